@@ -1,0 +1,68 @@
+#include "apps/common/app.hpp"
+
+#include <unistd.h>
+
+#include <boost/program_options/errors.hpp>
+#include <cstdio>
+#include <iostream>
+#include <new>
+
+#include "kernels/error.hpp"
+
+namespace perron::app {
+
+int run(const char* app_name, const std::function<int()>& body) {
+  auto fail = [&](int code, const std::string& msg) {
+    std::cerr << app_name << ": error: " << msg << '\n';
+    return code;
+  };
+  try {
+    return body();
+  } catch (const boost::program_options::error& e) {
+    return fail(usage, std::string(e.what()) + " (see --help)");
+  } catch (const io_error& e) {
+    return fail(no_input, e.what());
+  } catch (const parse_error& e) {
+    return fail(bad_input, e.what());
+  } catch (const invalid_argument& e) {
+    return fail(bad_input, e.what());
+  } catch (const dimension_error& e) {
+    return fail(bad_input, e.what());
+  } catch (const not_supported& e) {
+    return fail(unsupported, e.what());
+  } catch (const cuda_error& e) {
+    return fail(cuda_failure, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(internal, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(internal, e.what());
+  }
+}
+
+bool stdout_is_terminal() { return isatty(fileno(stdout)) != 0; }
+bool stderr_is_terminal() { return isatty(fileno(stderr)) != 0; }
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  o.reserve(s.size() + 2);
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          o += buf;
+        } else {
+          o += static_cast<char>(c);
+        }
+    }
+  }
+  return o;
+}
+
+}  // namespace perron::app

@@ -1,0 +1,33 @@
+// What every perron command line shares: one catch site that maps perron's
+// error hierarchy to one line on stderr and a distinct exit code.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace perron::app {
+
+// Exit codes, the same for every app (documented in README.md).
+enum exit_code : int {
+  ok = 0,
+  not_converged = 2,   // the solver stopped at its iteration limit; output still written
+  usage = 64,          // bad command line (EX_USAGE)
+  bad_input = 65,      // malformed input file or argument value (EX_DATAERR)
+  no_input = 66,       // missing / unreadable file (EX_NOINPUT)
+  unsupported = 69,    // well-formed but unsupported (complex MM, ...)
+  cuda_failure = 70,   // CUDA error or no GPU when one was demanded
+  internal = 71,       // anything else
+};
+
+// Runs body(), catching everything: prints "<app>: error: <message>" on
+// stderr and returns the matching exit code.
+int run(const char* app_name, const std::function<int()>& body);
+
+// True when stdout / stderr is a terminal (progress lines only then).
+bool stdout_is_terminal();
+bool stderr_is_terminal();
+
+// JSON string escaping for the --json outputs.
+std::string json_escape(const std::string& s);
+
+}  // namespace perron::app

@@ -1,0 +1,57 @@
+// Matrix Market (https://math.nist.gov/MatrixMarket/formats.html) reading and
+// writing. Plain and .gz files are read the same way (zlib, detected from the
+// gzip magic bytes, not the file name). Every malformed input throws
+// parse_error with the file and the 1-based line; unreadable files io_error;
+// complex/hermitian not_supported.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/formats.hpp"
+
+namespace perron::io {
+
+enum class mm_field { real, integer, pattern };
+enum class mm_symmetry { general, symmetric, skew_symmetric };
+
+struct mm_header {
+  bool coordinate = true;  // false: array (dense, column-major)
+  mm_field field = mm_field::real;
+  mm_symmetry symmetry = mm_symmetry::general;
+  index_t rows = 0;
+  index_t cols = 0;
+  std::uint64_t entries = 0;  // as declared on the size line (coordinate only)
+};
+
+struct read_options {
+  unsigned threads = 0;  // 0: all hardware threads
+};
+
+// A coordinate matrix as read: symmetric / skew-symmetric are expanded to
+// general (mirror entries added, diagonal once); pattern entries get value 1.
+// Duplicates are kept as given (the conversion layer merges them).
+struct mm_matrix {
+  mm_header header;  // as declared in the file
+  coo_matrix<double> matrix;
+};
+
+mm_matrix read_matrix_market(const std::string& path, const read_options& opt = {});
+
+// A dense `array` file (e.g. a vector): values column-major, rows*cols of them.
+struct mm_array {
+  mm_header header;
+  std::vector<double> values;
+};
+mm_array read_matrix_market_array(const std::string& path);
+
+// Writers. Values are written with enough digits to read back bit-identically.
+void write_matrix_market(const std::string& path, const coo_matrix<double>& a,
+                         mm_field field = mm_field::real);
+void write_matrix_market(const std::string& path, const csr_matrix<double>& a,
+                         mm_field field = mm_field::real);
+void write_matrix_market_array(const std::string& path, const std::vector<double>& values,
+                               index_t rows, index_t cols = 1);
+
+}  // namespace perron::io

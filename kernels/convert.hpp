@@ -1,0 +1,54 @@
+// The conversion layer. COO is the hub: every format converts to and from it;
+// transposition is an option of the COO -> CSR conversion (CSR of A^T comes
+// straight out of the same counting sort).
+#pragma once
+
+#include "kernels/formats.hpp"
+
+namespace perron {
+
+enum class duplicates {
+  sum,       // A(i,j) = sum of all entries given for (i,j)  (Matrix Market semantics)
+  keep_one,  // first value kept once (pattern matrices, unweighted graphs)
+};
+
+struct csr_options {
+  bool transpose = false;             // build CSR of A^T instead of A
+  duplicates dup = duplicates::sum;
+};
+
+// COO -> CSR from unsorted input; columns sorted within rows; duplicates merged.
+// Throws dimension_error if indices are out of range or nnz does not fit index_t.
+template <class T>
+csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt = {});
+
+// CSR -> COO (row-major order).
+template <class T>
+coo_matrix<T> to_coo(const csr_matrix<T>& a);
+
+// CSR of A^T.
+template <class T>
+csr_matrix<T> transpose(const csr_matrix<T>& a);
+
+// CSR -> column-major padded ELL. Refuses (dimension_error naming the widest
+// row and the fill ratio) when rows*width > max_fill * max(nnz, 1) and the
+// padded size is beyond a small absolute floor, so a single long row cannot
+// blow memory up.
+template <class T>
+ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill = 8.0);
+
+// ELL -> CSR (drops padding).
+template <class T>
+csr_matrix<T> to_csr(const ell_matrix<T>& a);
+
+// Value-type conversion (e.g. double as read -> float for the solver).
+template <class To, class From>
+coo_matrix<To> value_cast(const coo_matrix<From>& a);
+template <class To, class From>
+csr_matrix<To> value_cast(const csr_matrix<From>& a);
+
+// Dense row-major copy, for tests and tiny matrices only.
+template <class T>
+std::vector<T> to_dense(const csr_matrix<T>& a);
+
+}  // namespace perron

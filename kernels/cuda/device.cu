@@ -1,0 +1,56 @@
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#include "kernels/cuda/check.cuh"
+#include "kernels/device.hpp"
+
+namespace perron::cuda {
+
+bool built() noexcept { return true; }
+
+int device_count() noexcept {
+  // On a machine with nvcc but no GPU (or an old driver) this returns an error
+  // such as cudaErrorInsufficientDriver or cudaErrorNoDevice: all mean "none".
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();  // clear the sticky-free error state
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
+std::string device_description(int device) {
+  cudaDeviceProp p{};
+  PERRON_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %d SMs, %.0f MB L2)", p.name, p.major, p.minor,
+                p.multiProcessorCount, p.l2CacheSize / 1.0e6);
+  return buf;
+}
+
+void* malloc_bytes(std::size_t bytes) {
+  void* p = nullptr;
+  PERRON_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+
+void free_bytes(void* p) noexcept {
+  if (p) cudaFree(p);
+}
+
+void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  PERRON_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+void copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  PERRON_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+void copy_device_to_device(void* dst, const void* src, std::size_t bytes) {
+  PERRON_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+}
+void synchronize() { PERRON_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+}  // namespace perron::cuda

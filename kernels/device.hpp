@@ -1,0 +1,85 @@
+// What the rest of perron knows about the GPU: whether there is one, RAII device
+// memory and a stream handle. No CUDA header leaks from here: when perron is
+// built without CUDA, kernels/cuda/stub.cpp implements these functions by
+// throwing cuda_error("built without CUDA") and reporting zero devices.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct CUstream_st;
+
+namespace perron::cuda {
+
+using stream_t = CUstream_st*;  // == cudaStream_t; nullptr is the default stream
+
+// True when this binary contains the CUDA backend.
+bool built() noexcept;
+
+// Number of usable devices. Any CUDA error (no driver, insufficient driver,
+// no device) counts as zero: the CPU path is then used / GPU tests skip.
+int device_count() noexcept;
+inline bool available() noexcept { return device_count() > 0; }
+
+// "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MB L2)"
+std::string device_description(int device = 0);
+
+// Raw memory; every call is checked and throws cuda_error with file and line.
+void* malloc_bytes(std::size_t bytes);
+void free_bytes(void* p) noexcept;
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+void copy_device_to_device(void* dst, const void* src, std::size_t bytes);
+void synchronize();
+
+// Owning device array of trivially copyable T.
+template <class T>
+class device_buffer {
+ public:
+  device_buffer() = default;
+  explicit device_buffer(std::size_t n) : size_(n) {
+    if (n) data_ = static_cast<T*>(malloc_bytes(n * sizeof(T)));
+  }
+  explicit device_buffer(const std::vector<T>& h) : device_buffer(h.size()) { upload(h); }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  device_buffer(device_buffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    if (this != &o) {
+      free_bytes(data_);
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  ~device_buffer() { free_bytes(data_); }
+
+  T* data() noexcept { return data_; }
+  const T* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+  std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+
+  void upload(const std::vector<T>& h) { upload(h.data(), h.size()); }
+  void upload(const T* h, std::size_t n) {
+    if (n != size_) resize_discard(n);
+    if (n) copy_to_device(data_, h, n * sizeof(T));
+  }
+  std::vector<T> download() const {
+    std::vector<T> h(size_);
+    if (size_) copy_to_host(h.data(), data_, bytes());
+    return h;
+  }
+  void download(T* h) const {
+    if (size_) copy_to_host(h, data_, bytes());
+  }
+
+ private:
+  void resize_discard(std::size_t n) { *this = device_buffer(n); }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+}  // namespace perron::cuda

@@ -1,0 +1,53 @@
+// perron's error hierarchy. Library code throws these; only apps/ catch them,
+// print one line to stderr and return a distinct exit code (see apps/common.hpp).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace perron {
+
+// Base of everything perron throws on purpose.
+struct error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A file could not be opened / read (missing, directory, I/O failure, truncated .gz).
+struct io_error : error {
+  io_error(const std::string& file, const std::string& what)
+      : error(file + ": " + what), file(file) {}
+  std::string file;
+};
+
+// Malformed content. line == 0 means "no specific line" (e.g. empty file).
+struct parse_error : error {
+  parse_error(const std::string& file, std::uint64_t line, const std::string& what)
+      : error(file + (line ? ":" + std::to_string(line) : std::string()) + ": " + what),
+        file(file), line(line), reason(what) {}
+  std::string file;
+  std::uint64_t line;
+  std::string reason;
+};
+
+// Well-formed but outside what perron handles (complex, hermitian, ...).
+struct not_supported : error {
+  using error::error;
+};
+
+// Shapes that do not fit: mismatched dimensions, sizes beyond the 32-bit index type.
+struct dimension_error : error {
+  using error::error;
+};
+
+// Bad argument values (negative weights, alpha out of range, unknown kernel name, ...).
+struct invalid_argument : error {
+  using error::error;
+};
+
+// A CUDA / cuSPARSE call failed, or CUDA is not available in this build.
+struct cuda_error : error {
+  using error::error;
+};
+
+}  // namespace perron

@@ -1,0 +1,60 @@
+// Sparse containers: COO (the hub format every other converts through), CSR and
+// column-major padded ELL. 32-bit indices throughout; sizes that do not fit are
+// refused by the conversion layer and the readers, never wrapped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace perron {
+
+using index_t = std::int32_t;
+constexpr std::size_t max_index = static_cast<std::size_t>(std::numeric_limits<index_t>::max());
+
+// Unordered triplets; duplicates allowed until converted.
+template <class T>
+struct coo_matrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> row_idx;
+  std::vector<index_t> col_idx;
+  std::vector<T> values;
+
+  std::size_t nnz() const { return row_idx.size(); }
+};
+
+// Compressed sparse row: row r's entries are [row_ptr[r], row_ptr[r+1]),
+// column indices sorted ascending and unique within a row.
+template <class T>
+struct csr_matrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> row_ptr{0};  // rows + 1 entries
+  std::vector<index_t> col_idx;
+  std::vector<T> values;
+
+  std::size_t nnz() const { return col_idx.size(); }
+};
+
+// ELLPACK, column-major: slot n of row r lives at n * rows + r, so consecutive
+// threads (rows) read consecutive addresses. Padding slots have column
+// ell_padding and value 0, and kernels skip them.
+constexpr index_t ell_padding = -1;
+
+template <class T>
+struct ell_matrix {
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t width = 0;             // slots per row = longest row
+  std::size_t nnz = 0;           // real (non-padding) entries
+  std::vector<index_t> col_idx;  // rows * width
+  std::vector<T> values;         // rows * width
+
+  std::size_t at(index_t row, index_t slot) const {
+    return static_cast<std::size_t>(slot) * static_cast<std::size_t>(rows) + static_cast<std::size_t>(row);
+  }
+};
+
+}  // namespace perron

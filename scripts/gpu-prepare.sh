@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Run HERE (no GPU needed): builds everything for the H100 (sm_90, static cudart,
+# static Boost.Program_options and libstdc++) and gathers what a GPU run needs
+# into an ignored folder that the device tool carries:
+#   scripts/gpu-prepare.sh [CARRY_DIR=.gpu] [BUILD_DIR=build-gpu] [ninja targets...]
+# then on the device machine (one call):
+#   run(command="scripts/gpu-run.sh .gpu", carry=[".gpu"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+carry=${1:-.gpu}
+build=${2:-build-gpu}
+shift $(( $# > 2 ? 2 : $# )) || true
+scripts/install-deps.sh
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DPERRON_CUDA=ON -DPERRON_STATIC_RUNTIME=ON -DPERRON_LIBARCHIVE=OFF >/dev/null
+ninja -C "$build" "$@"
+rm -rf "$carry"
+mkdir -p "$carry/bin" "$carry/shared-data"
+for f in "$build"/bin/*; do
+  [ -x "$f" ] && [ -f "$f" ] && strip -o "$carry/bin/$(basename "$f")" "$f"
+done
+# The real matrices the GPU tests and benchmarks read (../shared does not travel).
+if [ -d ../shared/data ]; then
+  cp -r ../shared/data/. "$carry/shared-data/"
+fi
+du -sh "$carry" "$carry"/bin/* | sort -h | tail -n 8

@@ -13,7 +13,9 @@ TEST(DeviceDetection, CountIsNeverNegativeAndAvailableAgrees) {
   const int n = cuda::device_count();
   EXPECT_GE(n, 0);
   EXPECT_EQ(cuda::available(), n > 0);
-  if (!cuda::built()) EXPECT_EQ(n, 0);
+  if (!cuda::built()) {
+    EXPECT_EQ(n, 0);
+  }
 }
 
 TEST(DeviceDetection, WithoutDeviceAllocationThrowsCudaError) {

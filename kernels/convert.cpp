@@ -1,0 +1,449 @@
+// The conversion layer (declared in kernels/convert.hpp).
+//
+// COO -> CSR is a stable counting sort on the row (or, for A^T, the column):
+// O(nnz + rows) with OpenMP where it pays, followed by a per-row stable sort on
+// the column and a left-to-right merge of duplicates. Because both sorts are
+// stable, duplicates of (i, j) are met in input order, so `sum` adds them as
+// ((v1 + v2) + v3) ... in T, and `keep_one` keeps v1. The GPU conversion
+// (kernels/cuda/convert.cu) reproduces exactly this order, which is what makes
+// its results bit-identical to these.
+#include "kernels/convert.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "kernels/error.hpp"
+
+namespace perron {
+namespace {
+
+// Entries handled by one thread before a parallel loop is worth its start-up.
+constexpr std::size_t parallel_grain = 1 << 15;
+// ELL padding below this many slots is always accepted (small matrices with one
+// long row cost nothing worth refusing).
+constexpr std::size_t ell_padding_floor = std::size_t(1) << 20;
+// to_dense is for tests and tiny matrices; beyond this it refuses (1 GiB of doubles).
+constexpr std::size_t dense_limit = std::size_t(1) << 27;
+
+int threads_for(std::size_t work) {
+  const std::size_t by_work = std::max<std::size_t>(1, work / parallel_grain);
+  return static_cast<int>(std::min<std::size_t>(by_work, static_cast<std::size_t>(omp_get_max_threads())));
+}
+
+std::string dims(index_t rows, index_t cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
+
+void check_nnz_fits(std::size_t nnz, const char* who) {
+  if (nnz > max_index)
+    throw dimension_error(std::string(who) + ": " + std::to_string(nnz) +
+                          " entries exceed the 32-bit index limit " + std::to_string(max_index));
+}
+
+void check_dims(index_t rows, index_t cols, const char* who) {
+  if (rows < 0 || cols < 0)
+    throw dimension_error(std::string(who) + ": negative dimensions " + dims(rows, cols));
+}
+
+template <class T>
+void check_coo(const coo_matrix<T>& a, const char* who) {
+  check_dims(a.rows, a.cols, who);
+  if (a.col_idx.size() != a.row_idx.size() || a.values.size() != a.row_idx.size())
+    throw dimension_error(std::string(who) + ": COO arrays differ in length (row_idx " +
+                          std::to_string(a.row_idx.size()) + ", col_idx " + std::to_string(a.col_idx.size()) +
+                          ", values " + std::to_string(a.values.size()) + ")");
+  check_nnz_fits(a.nnz(), who);
+  const std::size_t n = a.nnz();
+  const index_t* r = a.row_idx.data();
+  const index_t* c = a.col_idx.data();
+  const index_t rows = a.rows, cols = a.cols;
+  // First offending entry (lowest k), so the message is the same however many threads ran.
+  std::size_t first_bad = n;
+#pragma omp parallel for reduction(min : first_bad) num_threads(threads_for(n)) schedule(static)
+  for (std::size_t k = 0; k < n; ++k)
+    if (r[k] < 0 || r[k] >= rows || c[k] < 0 || c[k] >= cols) first_bad = std::min(first_bad, k);
+  if (first_bad < n)
+    throw dimension_error(std::string(who) + ": entry " + std::to_string(first_bad) + " (0-based) at (" +
+                          std::to_string(r[first_bad]) + ", " + std::to_string(c[first_bad]) +
+                          ") lies outside the " + dims(rows, cols) + " matrix");
+}
+
+// A CSR whose arrays are consistent: row_ptr has rows + 1 non-decreasing entries
+// from 0 to nnz, columns in range. (Sortedness within rows is the producer's
+// promise and is not re-checked.) Everything reading a CSR by index calls this
+// first so a corrupt matrix is an error, not an out-of-bounds access.
+template <class T>
+void check_csr(const csr_matrix<T>& a, const char* who) {
+  check_dims(a.rows, a.cols, who);
+  const std::string w(who);
+  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
+    throw dimension_error(w + ": row_ptr has " + std::to_string(a.row_ptr.size()) + " entries for " +
+                          std::to_string(a.rows) + " rows (expected rows + 1)");
+  if (a.values.size() != a.col_idx.size())
+    throw dimension_error(w + ": col_idx has " + std::to_string(a.col_idx.size()) + " entries but values " +
+                          std::to_string(a.values.size()));
+  check_nnz_fits(a.nnz(), who);
+  if (a.row_ptr.front() != 0 || static_cast<std::size_t>(a.row_ptr.back()) != a.nnz())
+    throw dimension_error(w + ": row_ptr runs from " + std::to_string(a.row_ptr.front()) + " to " +
+                          std::to_string(a.row_ptr.back()) + ", expected 0 to nnz = " + std::to_string(a.nnz()));
+  bool monotone = true, in_range = true;
+  const index_t rows = a.rows, cols = a.cols;
+#pragma omp parallel for reduction(&& : monotone) num_threads(threads_for(a.row_ptr.size())) schedule(static)
+  for (index_t r = 0; r < rows; ++r) monotone = monotone && a.row_ptr[r] <= a.row_ptr[r + 1];
+  if (!monotone) throw dimension_error(w + ": row_ptr decreases");
+  const std::size_t n = a.nnz();
+#pragma omp parallel for reduction(&& : in_range) num_threads(threads_for(n)) schedule(static)
+  for (std::size_t k = 0; k < n; ++k) in_range = in_range && a.col_idx[k] >= 0 && a.col_idx[k] < cols;
+  if (!in_range) throw dimension_error(w + ": a column index lies outside [0, " + std::to_string(cols) + ")");
+}
+
+// Stable counting sort of entries k = 0..n-1 by key[k] in [0, buckets). Fills
+// ptr (buckets + 1: the exclusive prefix sum of the bucket sizes) and calls
+// place(k, pos) once per entry with its position in bucket order; entries of
+// one bucket keep their input order.
+//
+// Parallel version: thread t counts its contiguous chunk of the input into its
+// own histogram; entry k of thread t in bucket b then goes after everything
+// earlier threads put into b, which keeps the sort stable. It needs
+// threads * buckets counters, so it is used only when that is at most nnz
+// (otherwise the serial pass, O(nnz + buckets), is the cheaper one anyway).
+template <class Place>
+void stable_bucket(const index_t* key, std::size_t n, index_t buckets, std::vector<index_t>& ptr, Place place) {
+  const std::size_t b = static_cast<std::size_t>(buckets);
+  ptr.assign(b + 1, 0);
+  int p = threads_for(n);
+  while (p > 1 && static_cast<std::size_t>(p) * b > n) --p;
+  if (p <= 1) {
+    for (std::size_t k = 0; k < n; ++k) ++ptr[key[k] + 1];
+    for (std::size_t i = 0; i < b; ++i) ptr[i + 1] += ptr[i];
+    std::vector<index_t> next(ptr.begin(), ptr.end() - 1);
+    for (std::size_t k = 0; k < n; ++k) place(k, next[key[k]]++);
+    return;
+  }
+  std::vector<index_t> counts(static_cast<std::size_t>(p) * b, 0);  // thread t's at [t * b, (t + 1) * b)
+#pragma omp parallel num_threads(p)
+  {
+    const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
+    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+    const std::size_t lo = n * t / team, hi = n * (t + 1) / team;
+    index_t* mine = counts.data() + t * b;
+    for (std::size_t k = lo; k < hi; ++k) ++mine[key[k]];
+#pragma omp barrier
+    // Per bucket: turn the threads' counts into offsets within the bucket.
+#pragma omp for schedule(static)
+    for (std::size_t i = 0; i < b; ++i) {
+      index_t s = 0;
+      for (std::size_t u = 0; u < team; ++u) {
+        const index_t c = counts[u * b + i];
+        counts[u * b + i] = s;
+        s += c;
+      }
+      ptr[i + 1] = s;
+    }
+#pragma omp single
+    for (std::size_t i = 0; i < b; ++i) ptr[i + 1] += ptr[i];
+    // (implicit barrier after single)
+    for (std::size_t k = lo; k < hi; ++k) place(k, ptr[key[k]] + mine[key[k]]++);
+  }
+}
+
+// Rows of `out` hold their entries in input order: sort each row stably by
+// column (skipped for rows already strictly increasing, the common case), then
+// merge equal columns left to right (sum, or keep the first) and compact.
+template <class T>
+void sort_and_merge_rows(csr_matrix<T>& out, duplicates dup) {
+  const index_t rows = out.rows;
+  std::vector<index_t> kept(static_cast<std::size_t>(rows));
+  bool merged = false;
+  index_t* col = out.col_idx.data();
+  T* val = out.values.data();
+  const index_t* ptr = out.row_ptr.data();
+#pragma omp parallel num_threads(threads_for(out.nnz() + static_cast<std::size_t>(rows)))
+  {
+    std::vector<std::pair<index_t, T>> scratch;
+#pragma omp for schedule(dynamic, 512) reduction(|| : merged)
+    for (index_t r = 0; r < rows; ++r) {
+      const index_t lo = ptr[r], hi = ptr[r + 1];
+      bool increasing = true, sorted = true;
+      for (index_t i = lo + 1; i < hi; ++i) {
+        increasing = increasing && col[i - 1] < col[i];
+        sorted = sorted && col[i - 1] <= col[i];
+      }
+      if (increasing) {
+        kept[r] = hi - lo;
+        continue;
+      }
+      if (!sorted) {
+        scratch.resize(static_cast<std::size_t>(hi - lo));
+        for (index_t i = lo; i < hi; ++i) scratch[i - lo] = {col[i], val[i]};
+        std::stable_sort(scratch.begin(), scratch.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (index_t i = lo; i < hi; ++i) std::tie(col[i], val[i]) = scratch[i - lo];
+      }
+      index_t w = lo + 1;  // hi > lo: an empty row is increasing
+      for (index_t i = lo + 1; i < hi; ++i) {
+        if (col[i] == col[w - 1]) {
+          if (dup == duplicates::sum) val[w - 1] += val[i];
+        } else {
+          col[w] = col[i];
+          val[w] = val[i];
+          ++w;
+        }
+      }
+      kept[r] = w - lo;
+      merged = merged || w < hi;
+    }
+  }
+  if (!merged) return;
+  // Compact: new row_ptr from the kept counts, then copy each row's head.
+  std::vector<index_t> new_ptr(static_cast<std::size_t>(rows) + 1, 0);
+  for (index_t r = 0; r < rows; ++r) new_ptr[r + 1] = new_ptr[r] + kept[r];
+  const std::size_t m = static_cast<std::size_t>(new_ptr.back());
+  std::vector<index_t> new_col(m);
+  std::vector<T> new_val(m);
+#pragma omp parallel for schedule(dynamic, 512) num_threads(threads_for(m + static_cast<std::size_t>(rows)))
+  for (index_t r = 0; r < rows; ++r) {
+    std::copy(col + ptr[r], col + ptr[r] + kept[r], new_col.begin() + new_ptr[r]);
+    std::copy(val + ptr[r], val + ptr[r] + kept[r], new_val.begin() + new_ptr[r]);
+  }
+  out.row_ptr = std::move(new_ptr);
+  out.col_idx = std::move(new_col);
+  out.values = std::move(new_val);
+}
+
+// CSR with out_rows rows from n triplets given as (major, minor, value) arrays
+// (major = the output row). Inputs already validated.
+template <class T>
+csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const index_t* major,
+                        const index_t* minor, const T* vals, duplicates dup, bool rows_come_sorted) {
+  csr_matrix<T> out;
+  out.rows = out_rows;
+  out.cols = out_cols;
+  out.col_idx.resize(n);
+  out.values.resize(n);
+  index_t* col = out.col_idx.data();
+  T* val = out.values.data();
+  stable_bucket(major, n, out_rows, out.row_ptr, [&](std::size_t k, index_t pos) {
+    col[pos] = minor[k];
+    val[pos] = vals[k];
+  });
+  if (!rows_come_sorted) sort_and_merge_rows(out, dup);
+  return out;
+}
+
+// Row index of every entry (the COO row array of a CSR).
+template <class T>
+std::vector<index_t> expand_rows(const csr_matrix<T>& a) {
+  std::vector<index_t> row(a.nnz());
+#pragma omp parallel for schedule(dynamic, 512) num_threads(threads_for(a.nnz() + static_cast<std::size_t>(a.rows)))
+  for (index_t r = 0; r < a.rows; ++r) std::fill(row.begin() + a.row_ptr[r], row.begin() + a.row_ptr[r + 1], r);
+  return row;
+}
+
+std::string fixed1(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f", x);
+  return buf;
+}
+
+}  // namespace
+
+template <class T>
+csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt) {
+  check_coo(a, "to_csr");
+  const index_t* major = opt.transpose ? a.col_idx.data() : a.row_idx.data();
+  const index_t* minor = opt.transpose ? a.row_idx.data() : a.col_idx.data();
+  return opt.transpose ? build_csr(a.cols, a.rows, a.nnz(), major, minor, a.values.data(), opt.dup, false)
+                       : build_csr(a.rows, a.cols, a.nnz(), major, minor, a.values.data(), opt.dup, false);
+}
+
+template <class T>
+coo_matrix<T> to_coo(const csr_matrix<T>& a) {
+  check_csr(a, "to_coo");
+  coo_matrix<T> out;
+  out.rows = a.rows;
+  out.cols = a.cols;
+  out.row_idx = expand_rows(a);
+  out.col_idx = a.col_idx;
+  out.values = a.values;
+  return out;
+}
+
+template <class T>
+csr_matrix<T> transpose(const csr_matrix<T>& a) {
+  check_csr(a, "transpose");
+  // Bucketing A's entries by column, visited row by row, leaves each row of
+  // A^T with its columns (A's rows) ascending and unique: no per-row sort.
+  const std::vector<index_t> row = expand_rows(a);
+  return build_csr(a.cols, a.rows, a.nnz(), a.col_idx.data(), row.data(), a.values.data(), duplicates::sum,
+                   true);
+}
+
+template <class T>
+ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
+  check_csr(a, "to_ell");
+  if (!(max_fill >= 1.0))
+    throw invalid_argument("to_ell: max_fill must be >= 1 (got " + std::to_string(max_fill) + ")");
+  index_t width = 0, widest = 0;
+  for (index_t r = 0; r < a.rows; ++r) {
+    const index_t len = a.row_ptr[r + 1] - a.row_ptr[r];
+    if (len > width) width = len, widest = r;
+  }
+  const std::size_t rows = static_cast<std::size_t>(a.rows);
+  const std::size_t slots = rows * static_cast<std::size_t>(width);  // < 2^62: no overflow
+  const double fill = static_cast<double>(slots) / static_cast<double>(std::max<std::size_t>(a.nnz(), 1));
+  if (slots > ell_padding_floor && fill > max_fill)
+    throw dimension_error("to_ell: padding would be absurd: the widest row, row " + std::to_string(widest) +
+                          " (0-based), has " + std::to_string(width) + " entries, so ELL needs " +
+                          std::to_string(a.rows) + " x " + std::to_string(width) + " = " + std::to_string(slots) +
+                          " slots for " + std::to_string(a.nnz()) + " nonzeros (fill ratio " + fixed1(fill) +
+                          " > max_fill " + fixed1(max_fill) + "); use a CSR kernel for this matrix");
+  ell_matrix<T> out;
+  out.rows = a.rows;
+  out.cols = a.cols;
+  out.width = width;
+  out.nnz = a.nnz();
+  out.col_idx.resize(slots);
+  out.values.resize(slots);
+  index_t* col = out.col_idx.data();
+  T* val = out.values.data();
+  // Slot s of row r at s * rows + r (column-major); trailing slots are padding.
+#pragma omp parallel for schedule(static) num_threads(threads_for(slots))
+  for (index_t r = 0; r < a.rows; ++r) {
+    const index_t lo = a.row_ptr[r], len = a.row_ptr[r + 1] - lo;
+    for (index_t s = 0; s < width; ++s) {
+      const std::size_t at = static_cast<std::size_t>(s) * rows + static_cast<std::size_t>(r);
+      col[at] = s < len ? a.col_idx[lo + s] : ell_padding;
+      val[at] = s < len ? a.values[lo + s] : T(0);
+    }
+  }
+  return out;
+}
+
+template <class T>
+csr_matrix<T> to_csr(const ell_matrix<T>& a) {
+  check_dims(a.rows, a.cols, "to_csr(ell)");
+  if (a.width < 0) throw dimension_error("to_csr(ell): negative width " + std::to_string(a.width));
+  const std::size_t rows = static_cast<std::size_t>(a.rows);
+  const std::size_t slots = rows * static_cast<std::size_t>(a.width);
+  if (a.col_idx.size() != slots || a.values.size() != slots)
+    throw dimension_error("to_csr(ell): " + std::to_string(a.rows) + " rows x width " + std::to_string(a.width) +
+                          " needs " + std::to_string(slots) + " slots, but col_idx has " +
+                          std::to_string(a.col_idx.size()) + " and values " + std::to_string(a.values.size()));
+  // Pass 1: real entries per row, and the checks (columns in range, padding
+  // marked exactly, each row's columns strictly increasing).
+  std::vector<index_t> count(rows, 0);
+  bool valid = true, increasing = true;
+#pragma omp parallel for schedule(static) reduction(&& : valid, increasing) num_threads(threads_for(slots))
+  for (index_t r = 0; r < a.rows; ++r) {
+    index_t c = 0, last = -1;
+    for (index_t s = 0; s < a.width; ++s) {
+      const index_t j = a.col_idx[a.at(r, s)];
+      if (j == ell_padding) continue;
+      valid = valid && j >= 0 && j < a.cols;
+      increasing = increasing && j > last;
+      last = j;
+      ++c;
+    }
+    count[r] = c;
+  }
+  if (!valid)
+    throw dimension_error("to_csr(ell): a column index is neither padding nor inside [0, " +
+                          std::to_string(a.cols) + ")");
+  csr_matrix<T> out;
+  out.rows = a.rows;
+  out.cols = a.cols;
+  out.row_ptr.assign(rows + 1, 0);
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    total += static_cast<std::size_t>(count[r]);
+    check_nnz_fits(total, "to_csr(ell)");
+    out.row_ptr[r + 1] = static_cast<index_t>(total);
+  }
+  if (total != a.nnz)
+    throw dimension_error("to_csr(ell): the ELL says nnz = " + std::to_string(a.nnz) + " but holds " +
+                          std::to_string(total) + " non-padding entries");
+  out.col_idx.resize(total);
+  out.values.resize(total);
+#pragma omp parallel for schedule(static) num_threads(threads_for(slots))
+  for (index_t r = 0; r < a.rows; ++r) {
+    index_t w = out.row_ptr[r];
+    for (index_t s = 0; s < a.width; ++s) {
+      const std::size_t at = a.at(r, s);
+      if (a.col_idx[at] == ell_padding) continue;
+      out.col_idx[w] = a.col_idx[at];
+      out.values[w] = a.values[at];
+      ++w;
+    }
+  }
+  // A hand-built ELL may list a row's columns out of order or twice: put it
+  // right the same way COO input is (stable sort, duplicates summed).
+  if (!increasing) sort_and_merge_rows(out, duplicates::sum);
+  return out;
+}
+
+template <class To, class From>
+coo_matrix<To> value_cast(const coo_matrix<From>& a) {
+  coo_matrix<To> out;
+  out.rows = a.rows;
+  out.cols = a.cols;
+  out.row_idx = a.row_idx;
+  out.col_idx = a.col_idx;
+  out.values.assign(a.values.begin(), a.values.end());  // element-wise static_cast (rounds to nearest)
+  return out;
+}
+
+template <class To, class From>
+csr_matrix<To> value_cast(const csr_matrix<From>& a) {
+  csr_matrix<To> out;
+  out.rows = a.rows;
+  out.cols = a.cols;
+  out.row_ptr = a.row_ptr;
+  out.col_idx = a.col_idx;
+  out.values.assign(a.values.begin(), a.values.end());
+  return out;
+}
+
+template <class T>
+std::vector<T> to_dense(const csr_matrix<T>& a) {
+  check_csr(a, "to_dense");
+  const std::size_t cols = static_cast<std::size_t>(a.cols);
+  const std::size_t size = static_cast<std::size_t>(a.rows) * cols;
+  if (size > dense_limit)
+    throw dimension_error("to_dense: a dense " + dims(a.rows, a.cols) + " copy would hold " + std::to_string(size) +
+                          " values (limit " + std::to_string(dense_limit) + "); to_dense is for small matrices");
+  std::vector<T> d(size, T(0));
+  for (index_t r = 0; r < a.rows; ++r)
+    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      d[static_cast<std::size_t>(r) * cols + static_cast<std::size_t>(a.col_idx[k])] += a.values[k];
+  return d;
+}
+
+#define PERRON_CONVERT_INSTANTIATE(T)                                  \
+  template csr_matrix<T> to_csr<T>(const coo_matrix<T>&, csr_options); \
+  template coo_matrix<T> to_coo<T>(const csr_matrix<T>&);              \
+  template csr_matrix<T> transpose<T>(const csr_matrix<T>&);           \
+  template ell_matrix<T> to_ell<T>(const csr_matrix<T>&, double);      \
+  template csr_matrix<T> to_csr<T>(const ell_matrix<T>&);              \
+  template std::vector<T> to_dense<T>(const csr_matrix<T>&);
+
+PERRON_CONVERT_INSTANTIATE(float)
+PERRON_CONVERT_INSTANTIATE(double)
+#undef PERRON_CONVERT_INSTANTIATE
+
+#define PERRON_CAST_INSTANTIATE(To, From)                                       \
+  template coo_matrix<To> value_cast<To, From>(const coo_matrix<From>&); \
+  template csr_matrix<To> value_cast<To, From>(const csr_matrix<From>&);
+
+PERRON_CAST_INSTANTIATE(float, double)
+PERRON_CAST_INSTANTIATE(double, float)
+PERRON_CAST_INSTANTIATE(float, float)
+PERRON_CAST_INSTANTIATE(double, double)
+#undef PERRON_CAST_INSTANTIATE
+
+}  // namespace perron

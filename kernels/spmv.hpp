@@ -26,7 +26,7 @@ enum class spmv_kernel {
   merge,          // merge-path (Merrill & Garland)
   cusparse,       // cuSPARSE generic SpMV, CSR, ALG1
   cusparse_alg2,  // cuSPARSE generic SpMV, CSR, ALG2
-  automatic,      // picks per matrix (see kernels/cuda/auto_select)
+  automatic,      // picks per matrix by a short timed trial (kernels/cuda/spmv_auto.cu)
 };
 
 // "csr-scalar", "cusparse-alg2", "auto", ...
@@ -69,13 +69,34 @@ class spmv_plan {
   cuda::stream_t stream() const;
   // Device bytes held by the plan (matrix + preprocessing).
   std::size_t device_bytes() const;
-  // Why automatic chose this kernel (empty when not automatic).
+  // Why automatic chose this kernel (empty when not automatic): the timed
+  // trial's candidates and their times.
   const std::string& reason() const;
+  // The concrete kernel and its configuration, e.g. "csr-vector (16 lanes/row)".
+  std::string description() const;
 
   struct impl;
 
  private:
   std::unique_ptr<impl> impl_;
 };
+
+// ---- GPU timing (kernels/cuda/spmv_timing.cu), for spmv-bench and tuning ---
+// One sample per timed launch, in microseconds, from a pair of CUDA events
+// around that launch alone. Launches are queued behind a short spin kernel so
+// host-side launch overhead is not in the samples; with flush_l2 a scratch
+// buffer twice the L2 size is rewritten before each timed launch (outside the
+// events), so the matrix and x come from DRAM.
+struct gpu_timing {
+  std::vector<double> us;
+  double median_us() const;
+};
+template <class T>
+gpu_timing time_spmv(const spmv_plan<T>& plan, T alpha, const T* d_x, T beta, T* d_y, int warmup,
+                     int iterations, bool flush_l2 = false);
+
+// Device-to-device cudaMemcpy bandwidth in GB/s, counting bytes read plus
+// bytes written, median of `iterations` copies of `bytes` after one warm-up.
+double copy_bandwidth_gbs(std::size_t bytes = std::size_t(1) << 30, int iterations = 20);
 
 }  // namespace perron

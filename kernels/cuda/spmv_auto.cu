@@ -1,0 +1,123 @@
+// auto: a short timed trial, once per plan. Which kernel is fastest depends on
+// the row-length distribution, the column pattern (x locality), the size
+// relative to L2 and the precision, and the benchmark shows that no single
+// kernel wins everywhere; timing the candidates on the matrix itself costs a
+// few milliseconds, once, against the thousands of SpMVs a solver then does.
+//
+// Candidates: merge, csr-adaptive and cuSPARSE (ALG1, ALG2) always; the
+// others only where they cannot be pathological (a long row serialised on one
+// thread or warp, ELL padding): csr-vector and csr-cte when no row exceeds
+// 2^15 entries, csr-scalar and csr-cached when no row exceeds 32, ell when its
+// padded size is within 1.5x the nonzeros. Each candidate runs 2 warm-up
+// calls, then 5 rounds of `batch` calls (batch sized so a round lasts about
+// 200 us); its time is the median round divided by the batch. The fastest
+// wins; reason() lists every candidate's time.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "kernels/cuda/check.cuh"
+#include "kernels/cuda/spmv_engine.cuh"
+#include "kernels/error.hpp"
+
+namespace perron::cuda::spmv {
+namespace {
+
+constexpr int trial_warmup = 2;
+constexpr int trial_rounds = 5;
+constexpr float trial_round_us = 200.0f;
+constexpr int trial_max_batch = 32;
+
+// Two events around a stretch of the stream.
+struct event_pair {
+  cuda_event start, stop;
+  float elapsed_us() const {
+    PERRON_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    float ms = 0;
+    PERRON_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return ms * 1000.0f;
+  }
+};
+
+template <class T>
+float time_engine(const engine<T>& e, const T* d_x, T* d_y, cudaStream_t s) {
+  event_pair ev;
+  for (int i = 0; i < trial_warmup; ++i) e.apply(T(1), d_x, T(0), d_y);
+  PERRON_CUDA_CHECK(cudaEventRecord(ev.start.get(), s));
+  e.apply(T(1), d_x, T(0), d_y);
+  PERRON_CUDA_CHECK(cudaEventRecord(ev.stop.get(), s));
+  const float once = std::max(ev.elapsed_us(), 1.0f);
+  const int batch = std::clamp(static_cast<int>(trial_round_us / once), 1, trial_max_batch);
+  std::vector<float> rounds;
+  for (int r = 0; r < trial_rounds; ++r) {
+    PERRON_CUDA_CHECK(cudaEventRecord(ev.start.get(), s));
+    for (int i = 0; i < batch; ++i) e.apply(T(1), d_x, T(0), d_y);
+    PERRON_CUDA_CHECK(cudaEventRecord(ev.stop.get(), s));
+    rounds.push_back(ev.elapsed_us() / batch);
+  }
+  std::nth_element(rounds.begin(), rounds.begin() + trial_rounds / 2, rounds.end());
+  return rounds[trial_rounds / 2];
+}
+
+std::string fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+}  // namespace
+
+template <class T>
+auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st, cudaStream_t s) {
+  if (st.nnz == 0)
+    return {spmv_kernel::csr_scalar, make_scalar(a, s),
+            "no nonzeros: y = beta * y, no trial needed; csr-scalar (one pass over y)"};
+
+  std::vector<spmv_kernel> candidates = {spmv_kernel::merge, spmv_kernel::csr_adaptive, spmv_kernel::cusparse,
+                                         spmv_kernel::cusparse_alg2};
+  if (st.max_len <= (1 << 15)) {
+    candidates.push_back(spmv_kernel::csr_vector);
+    candidates.push_back(spmv_kernel::csr_cte);
+  }
+  if (st.max_len <= 32) {
+    candidates.push_back(spmv_kernel::csr_scalar);
+    candidates.push_back(spmv_kernel::csr_cached);
+  }
+  const double ell_fill = static_cast<double>(st.rows) * st.max_len / static_cast<double>(st.nnz);
+  if (ell_fill <= 1.5) candidates.push_back(spmv_kernel::ell);
+
+  device_buffer<T> d_x(static_cast<std::size_t>(h.cols)), d_y(static_cast<std::size_t>(h.rows));
+  fill(d_x.data(), d_x.size(), T(1), s);  // timing on zeros can flatter (METHOD.md); ones are neutral here
+  fill(d_y.data(), d_y.size(), T(0), s);
+
+  auto_choice<T> best{spmv_kernel::merge, nullptr, {}};
+  float best_us = 0;
+  std::string report;
+  for (spmv_kernel k : candidates) {
+    std::unique_ptr<engine<T>> e;
+    try {
+      e = make_engine<T>(k, h, a, st, s);
+    } catch (const dimension_error&) {
+      report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " refused";
+      continue;
+    }
+    const float us = time_engine(*e, d_x.data(), d_y.data(), s);
+    report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(us);
+    if (!best.engine || us < best_us) {
+      best_us = us;
+      best.kernel = k;
+      best.engine = std::move(e);
+    }
+  }
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(s));  // before d_x, d_y are freed
+  best.reason = "timed trial (us per call, median of " + std::to_string(trial_rounds) + " rounds): " + report +
+                " -> " + std::string(name(best.kernel));
+  return best;
+}
+
+template auto_choice<float> choose_automatic(const csr_matrix<float>&, const csr_ptr<float>&, const row_stats&,
+                                             cudaStream_t);
+template auto_choice<double> choose_automatic(const csr_matrix<double>&, const csr_ptr<double>&, const row_stats&,
+                                              cudaStream_t);
+
+}  // namespace perron::cuda::spmv

@@ -1,0 +1,82 @@
+// ell: column-major padded ELL, one thread per row (Bell & Garland's ELL
+// kernel). Slot n of row r sits at n * rows + r, so a warp's loads of one slot
+// are 32 consecutive words: perfectly coalesced, and no row_ptr at all.
+// to_ell puts each row's padding after its entries (column ell_padding), so a
+// thread stops at its first padding slot, and a warp whose 32 rows are all
+// padded from slot n on loads nothing more.
+//
+// Bytes: rows * width * (index + value) + x + y. For uniform rows (stencils,
+// tridiag: width 3) that is the CSR traffic minus row_ptr (4 bytes/row) with
+// ideal coalescing; the plan refuses (to_ell's dimension_error) when padding
+// would exceed 8x the nonzeros.
+#include "kernels/convert.hpp"
+#include "kernels/cuda/check.cuh"
+#include "kernels/cuda/spmv_common.cuh"
+#include "kernels/cuda/spmv_engine.cuh"
+
+namespace perron::cuda::spmv {
+namespace {
+
+constexpr unsigned ell_block = 256;
+constexpr int ell_unroll = 4;  // slots loaded before the first use: 4 loads in flight per array
+
+template <class T>
+__global__ void __launch_bounds__(ell_block)
+    ell_kernel(index_t rows, index_t width, const index_t* __restrict__ col_idx, const T* __restrict__ values,
+               const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
+  const std::size_t r = global_thread();
+  const std::size_t n = static_cast<std::size_t>(rows);
+  if (r >= n) return;
+  T sum = 0;
+  for (index_t slot = 0; slot < width; slot += ell_unroll) {
+    index_t c[ell_unroll];
+#pragma unroll
+    for (int u = 0; u < ell_unroll; ++u)
+      c[u] = slot + u < width ? load_stream(col_idx + static_cast<std::size_t>(slot + u) * n + r) : ell_padding;
+    T v[ell_unroll];
+#pragma unroll
+    for (int u = 0; u < ell_unroll; ++u)
+      v[u] = c[u] != ell_padding ? load_stream(values + static_cast<std::size_t>(slot + u) * n + r) : T(0);
+#pragma unroll
+    for (int u = 0; u < ell_unroll; ++u)
+      if (c[u] != ell_padding) sum += v[u] * load_x(x + c[u]);
+    if (c[ell_unroll - 1] == ell_padding) break;  // the rest of this row is padding
+  }
+  store_y(y, r, alpha, sum, beta);
+}
+
+template <class T>
+class ell_engine final : public engine<T> {
+ public:
+  ell_engine(const ell_matrix<T>& h, cudaStream_t s)
+      : rows_(h.rows), width_(h.width), col_idx_(h.col_idx), values_(h.values), stream_(s) {}
+
+  void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
+    const unsigned grid = grid_for(static_cast<std::size_t>(rows_), ell_block, "ell");
+    ell_kernel<T><<<grid, ell_block, 0, stream_>>>(rows_, width_, col_idx_.data(), values_.data(), d_x, alpha, beta,
+                                                  d_y);
+    PERRON_CUDA_CHECK_LAUNCH("ell_kernel");
+  }
+  std::size_t extra_bytes() const override { return col_idx_.bytes() + values_.bytes(); }
+  bool uses_csr() const override { return false; }
+  std::string description() const override { return "ell (width " + std::to_string(width_) + ")"; }
+
+ private:
+  index_t rows_;
+  index_t width_;
+  device_buffer<index_t> col_idx_;
+  device_buffer<T> values_;
+  cudaStream_t stream_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<engine<T>> make_ell(const csr_matrix<T>& h, cudaStream_t s) {
+  return std::make_unique<ell_engine<T>>(to_ell(h), s);
+}
+
+template std::unique_ptr<engine<float>> make_ell(const csr_matrix<float>&, cudaStream_t);
+template std::unique_ptr<engine<double>> make_ell(const csr_matrix<double>&, cudaStream_t);
+
+}  // namespace perron::cuda::spmv

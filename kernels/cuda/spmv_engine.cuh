@@ -1,0 +1,130 @@
+// Inside the SpMV plan: the matrix on the device and one "engine" per kernel
+// family. spmv_plan (spmv_plan.cu) owns an engine; each spmv_<family>.cu file
+// implements its make_* factory. Engines sharing the CSR arrays hold them
+// through a shared_ptr, so the auto trial uploads the matrix once.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "kernels/device.hpp"
+#include "kernels/formats.hpp"
+#include "kernels/spmv.hpp"
+
+namespace perron::cuda::spmv {
+
+// CSR arrays on the device, uploaded once.
+template <class T>
+struct device_csr {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::size_t nnz = 0;
+  device_buffer<index_t> row_ptr;
+  device_buffer<index_t> col_idx;
+  device_buffer<T> values;
+
+  std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
+};
+
+// Checks the CSR invariants (sizes, row_ptr monotone from 0, columns in
+// range): a plan never launches on indices that could fault. Throws
+// dimension_error naming what is wrong.
+template <class T>
+void validate_csr(const csr_matrix<T>& a);
+// Uploads a validated CSR.
+template <class T>
+std::shared_ptr<const device_csr<T>> upload_csr(const csr_matrix<T>& a);
+
+// Row-length statistics used by the factories and the auto trial.
+struct row_stats {
+  index_t rows = 0;
+  std::size_t nnz = 0;
+  index_t max_len = 0;
+  double mean_len = 0;
+};
+template <class T>
+row_stats stats_of(const csr_matrix<T>& a);
+
+// One configured kernel: y = alpha * A * x + beta * y on `stream`, no
+// allocation, no synchronization. Called only with rows > 0.
+template <class T>
+class engine {
+ public:
+  virtual ~engine() = default;
+  virtual void apply(T alpha, const T* d_x, T beta, T* d_y) const = 0;
+  // Device bytes owned by this engine beyond the shared CSR arrays.
+  virtual std::size_t extra_bytes() const = 0;
+  // Whether the engine reads the shared CSR arrays (ELL does not).
+  virtual bool uses_csr() const { return true; }
+  // "csr-vector (16 lanes/row)", ...
+  virtual std::string description() const = 0;
+};
+
+template <class T>
+using csr_ptr = std::shared_ptr<const device_csr<T>>;
+
+template <class T>
+std::unique_ptr<engine<T>> make_scalar(csr_ptr<T> a, cudaStream_t s);
+template <class T>
+std::unique_ptr<engine<T>> make_vector(csr_ptr<T> a, const row_stats& st, cudaStream_t s);
+template <class T>
+std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, cudaStream_t s);
+template <class T>
+std::unique_ptr<engine<T>> make_cached(csr_ptr<T> a, cudaStream_t s);
+template <class T>
+std::unique_ptr<engine<T>> make_cte(csr_ptr<T> a, cudaStream_t s);
+// Converts with to_ell (dimension_error when the padding would be absurd).
+template <class T>
+std::unique_ptr<engine<T>> make_ell(const csr_matrix<T>& h, cudaStream_t s);
+template <class T>
+std::unique_ptr<engine<T>> make_merge(csr_ptr<T> a, const csr_matrix<T>& h, cudaStream_t s);
+// alg2 == false: CUSPARSE_SPMV_CSR_ALG1, true: CUSPARSE_SPMV_CSR_ALG2.
+template <class T>
+std::unique_ptr<engine<T>> make_cusparse(csr_ptr<T> a, bool alg2, cudaStream_t s);
+
+// The engine for a concrete GPU kernel (not cpu, not automatic). `a` may be
+// null for ell, which builds its own arrays from `h`.
+template <class T>
+std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>& h, const csr_ptr<T>& a,
+                                       const row_stats& st, cudaStream_t s);
+
+// kernels/cuda/spmv_auto.cu: times the plausible kernels on this matrix and
+// keeps the fastest.
+template <class T>
+struct auto_choice {
+  spmv_kernel kernel;
+  std::unique_ptr<engine<T>> engine;
+  std::string reason;
+};
+template <class T>
+auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st, cudaStream_t s);
+
+// y = beta * y (beta != 0) or y = 0 (beta == 0): the whole SpMV of a matrix
+// without nonzeros, used where a library call would reject nnz == 0.
+template <class T>
+void scale_y(index_t rows, T beta, T* d_y, cudaStream_t s);
+// d[0, n) = value.
+template <class T>
+void fill(T* d, std::size_t n, T value, cudaStream_t s);
+
+// An owned CUDA event (timing enabled).
+class cuda_event {
+ public:
+  cuda_event();
+  ~cuda_event();
+  cuda_event(const cuda_event&) = delete;
+  cuda_event& operator=(const cuda_event&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Launch geometry: blocks for `threads` threads of `block` each; throws
+// dimension_error past the grid limit.
+unsigned grid_for(std::size_t threads, unsigned block, const char* kernel);
+
+}  // namespace perron::cuda::spmv

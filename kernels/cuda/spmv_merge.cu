@@ -1,0 +1,197 @@
+// merge: merge-path SpMV (Merrill & Garland, SC16). The rows' end offsets
+// (row_ptr[1..rows]) and the nonzero indices (0..nnz-1) form two sorted lists;
+// walking their merge, each step either consumes a nonzero or ends a row.
+// Every thread gets items_per_thread consecutive steps of that merge, so work
+// is equal per thread whatever the row lengths (one row of 10^6 entries or
+// 10^6 empty rows alike).
+//
+// Plan: the merge-path coordinates (rows done, nonzeros done) at the start of
+// each tile of 256 * items_per_thread steps, found once on the host.
+// Kernel, per tile: stage the tile's row ends and products a_k * x[col_k] in
+// shared memory (coalesced loads), each thread finds its own start by a
+// binary search in shared memory and walks its steps. A row completed inside
+// a thread is written at once; a thread's first completed row also collects
+// the partial sums that preceding threads of the tile carried into it. The
+// row still open at the tile's end is handed to a second, small kernel
+// (fix-up) as (row, partial); it adds the partials of every tile that row
+// spans, in tile order, to the y value its last tile wrote. Deterministic.
+//
+// Bytes: matrix streams fully coalesced plus one row_ptr read per row; 8 bytes
+// per tile of carry; a second launch.
+#include <algorithm>
+
+#include "kernels/cuda/check.cuh"
+#include "kernels/cuda/spmv_common.cuh"
+#include "kernels/cuda/spmv_engine.cuh"
+
+namespace perron::cuda::spmv {
+namespace {
+
+constexpr unsigned merge_block = 256;
+constexpr int items_per_thread = 8;
+constexpr int merge_tile = merge_block * items_per_thread;
+constexpr unsigned fixup_block = 256;
+
+struct merge_coord {
+  index_t row;  // rows completed before this tile
+  index_t nz;   // nonzeros consumed before this tile
+};
+
+template <class T>
+__global__ void __launch_bounds__(merge_block)
+    merge_kernel(const merge_coord* __restrict__ coords, const index_t* __restrict__ row_ptr,
+                 const index_t* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ x,
+                 T alpha, T beta, T* __restrict__ y, index_t* __restrict__ carry_row, T* __restrict__ carry_val) {
+  __shared__ index_t row_end[merge_tile];  // end of each row completed in this tile, relative to the tile's first nonzero
+  __shared__ T products[merge_tile];
+  __shared__ index_t open_row[merge_block];  // the row each thread leaves open, and its partial sum
+  __shared__ T open_sum[merge_block];
+
+  const merge_coord c0 = coords[blockIdx.x], c1 = coords[blockIdx.x + 1];
+  const int nrows = c1.row - c0.row;
+  const int nnz = c1.nz - c0.nz;
+  for (int i = threadIdx.x; i < nrows; i += merge_block)
+    row_end[i] = load_stream(row_ptr + c0.row + i + 1) - c0.nz;
+#pragma unroll
+  for (int j = 0; j < items_per_thread; ++j) {
+    const int i = threadIdx.x + j * merge_block;
+    if (i < nnz) {
+      const std::size_t k = static_cast<std::size_t>(c0.nz) + i;
+      products[i] = load_stream(values + k) * load_x(x + load_stream(col_idx + k));
+    }
+  }
+  __syncthreads();
+
+  // This thread's steps [d, d_end) of the tile's merge; r rows and k nonzeros
+  // precede step d: the first r whose row end comes after nonzero d - r - 1.
+  const int steps = nrows + nnz;
+  const int d = min(static_cast<int>(threadIdx.x) * items_per_thread, steps);
+  const int d_end = min(d + items_per_thread, steps);
+  int lo = max(0, d - nnz), hi = min(d, nrows);
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (row_end[mid] <= d - mid - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int r = lo, k = d - lo;
+  T sum = 0, first_sum = 0;
+  int first_row = -1;
+  for (int step = d; step < d_end; ++step) {
+    if (r < nrows && row_end[r] <= k) {  // row r ends here
+      if (first_row < 0) {
+        first_row = r;  // may have started in earlier threads: completed below
+        first_sum = sum;
+      } else {
+        store_y(y, static_cast<std::size_t>(c0.row) + r, alpha, sum, beta);
+      }
+      sum = 0;
+      ++r;
+    } else {
+      sum += products[k++];
+    }
+  }
+  open_row[threadIdx.x] = r;
+  open_sum[threadIdx.x] = sum;
+  __syncthreads();
+
+  if (first_row >= 0) {
+    for (int t = static_cast<int>(threadIdx.x) - 1; t >= 0 && open_row[t] == first_row; --t) first_sum += open_sum[t];
+    store_y(y, static_cast<std::size_t>(c0.row) + first_row, alpha, first_sum, beta);
+  }
+  if (threadIdx.x == merge_block - 1) {
+    const int open = open_row[merge_block - 1];
+    T carry = 0;
+    for (int t = merge_block - 1; t >= 0 && open_row[t] == open; --t) carry += open_sum[t];
+    carry_row[blockIdx.x] = c0.row + open;
+    carry_val[blockIdx.x] = carry;
+  }
+}
+
+// One thread per tile; the first tile of each run with the same open row adds
+// the run's partials (in tile order) to that row.
+template <class T>
+__global__ void __launch_bounds__(fixup_block)
+    merge_fixup_kernel(std::size_t tiles, index_t rows, const index_t* __restrict__ carry_row,
+                       const T* __restrict__ carry_val, T alpha, T* __restrict__ y) {
+  const std::size_t t = global_thread();
+  if (t >= tiles) return;
+  const index_t row = carry_row[t];
+  if (row >= rows || (t > 0 && carry_row[t - 1] == row)) return;
+  T carry = 0;
+  for (std::size_t u = t; u < tiles && carry_row[u] == row; ++u) carry += carry_val[u];
+  y[row] += alpha * carry;
+}
+
+template <class T>
+class merge_engine final : public engine<T> {
+ public:
+  merge_engine(csr_ptr<T> a, const std::vector<merge_coord>& coords, bool needs_fixup, cudaStream_t s)
+      : a_(std::move(a)),
+        tiles_(coords.size() - 1),
+        coords_(coords),
+        carry_row_(tiles_),
+        carry_val_(tiles_),
+        needs_fixup_(needs_fixup),
+        stream_(s) {}
+
+  void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
+    const unsigned grid = grid_for(tiles_ * merge_block, merge_block, "merge");
+    merge_kernel<T><<<grid, merge_block, 0, stream_>>>(coords_.data(), a_->row_ptr.data(), a_->col_idx.data(),
+                                                      a_->values.data(), d_x, alpha, beta, d_y, carry_row_.data(),
+                                                      carry_val_.data());
+    PERRON_CUDA_CHECK_LAUNCH("merge_kernel");
+    if (!needs_fixup_) return;
+    const unsigned fix_grid = grid_for(tiles_, fixup_block, "merge fix-up");
+    merge_fixup_kernel<T><<<fix_grid, fixup_block, 0, stream_>>>(tiles_, a_->rows, carry_row_.data(),
+                                                                carry_val_.data(), alpha, d_y);
+    PERRON_CUDA_CHECK_LAUNCH("merge_fixup_kernel");
+  }
+  std::size_t extra_bytes() const override { return coords_.bytes() + carry_row_.bytes() + carry_val_.bytes(); }
+  std::string description() const override {
+    return "merge (" + std::to_string(tiles_) + " tiles of " + std::to_string(merge_tile) + " steps" +
+           (needs_fixup_ ? ", fix-up pass)" : ")");
+  }
+
+ private:
+  csr_ptr<T> a_;
+  std::size_t tiles_;
+  device_buffer<merge_coord> coords_;
+  mutable device_buffer<index_t> carry_row_;  // scratch written by apply()
+  mutable device_buffer<T> carry_val_;
+  bool needs_fixup_;
+  cudaStream_t stream_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<engine<T>> make_merge(csr_ptr<T> a, const csr_matrix<T>& h, cudaStream_t s) {
+  const long long rows = h.rows, nnz = static_cast<long long>(h.nnz());
+  const long long total = rows + nnz;
+  const std::size_t tiles = static_cast<std::size_t>(std::max<long long>(1, (total + merge_tile - 1) / merge_tile));
+  std::vector<merge_coord> coords(tiles + 1);
+  bool needs_fixup = false;
+  for (std::size_t t = 0; t <= tiles; ++t) {
+    const long long d = std::min<long long>(static_cast<long long>(t) * merge_tile, total);
+    // Rows completed before step d: the first r whose end comes after nonzero d - r - 1.
+    long long lo = std::max<long long>(0, d - nnz), hi = std::min<long long>(d, rows);
+    while (lo < hi) {
+      const long long mid = (lo + hi) / 2;
+      if (h.row_ptr[static_cast<std::size_t>(mid) + 1] <= d - mid - 1)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    coords[t] = {static_cast<index_t>(lo), static_cast<index_t>(d - lo)};
+    // A tile boundary inside a row leaves a partial sum for the fix-up pass.
+    if (t > 0 && t < tiles && lo < rows && d - lo > h.row_ptr[static_cast<std::size_t>(lo)]) needs_fixup = true;
+  }
+  return std::make_unique<merge_engine<T>>(std::move(a), coords, needs_fixup, s);
+}
+
+template std::unique_ptr<engine<float>> make_merge(csr_ptr<float>, const csr_matrix<float>&, cudaStream_t);
+template std::unique_ptr<engine<double>> make_merge(csr_ptr<double>, const csr_matrix<double>&, cudaStream_t);
+
+}  // namespace perron::cuda::spmv

@@ -1,0 +1,238 @@
+// spmv_plan: validates and uploads the matrix once, builds the engine of the
+// requested kernel (or lets the auto trial pick one), and forwards apply().
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "kernels/cuda/check.cuh"
+#include "kernels/cuda/spmv_common.cuh"
+#include "kernels/cuda/spmv_engine.cuh"
+#include "kernels/error.hpp"
+#include "kernels/spmv.hpp"
+
+namespace perron {
+namespace cuda::spmv {
+namespace {
+
+template <class T>
+__global__ void scale_kernel(std::size_t n, T beta, T* __restrict__ y) {
+  const std::size_t i = global_thread();
+  if (i < n) y[i] = beta == T(0) ? T(0) : beta * y[i];  // beta == 0: y not read
+}
+
+template <class T>
+__global__ void fill_kernel(std::size_t n, T value, T* __restrict__ d) {
+  const std::size_t i = global_thread();
+  if (i < n) d[i] = value;
+}
+
+std::string dims(index_t rows, index_t cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
+
+}  // namespace
+
+cuda_event::cuda_event() { PERRON_CUDA_CHECK(cudaEventCreate(&e_)); }
+cuda_event::~cuda_event() {
+  if (e_) cudaEventDestroy(e_);
+}
+
+unsigned grid_for(std::size_t threads, unsigned block, const char* kernel) {
+  const std::size_t blocks = std::max<std::size_t>(1, (threads + block - 1) / block);
+  if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw dimension_error(std::string(kernel) + ": " + std::to_string(blocks) +
+                          " thread blocks exceed the CUDA grid limit 2^31 - 1");
+  return static_cast<unsigned>(blocks);
+}
+
+template <class T>
+void scale_y(index_t rows, T beta, T* d_y, cudaStream_t s) {
+  if (rows <= 0) return;
+  scale_kernel<T><<<grid_for(static_cast<std::size_t>(rows), 256, "scale"), 256, 0, s>>>(
+      static_cast<std::size_t>(rows), beta, d_y);
+  PERRON_CUDA_CHECK_LAUNCH("scale_kernel");
+}
+
+template <class T>
+void fill(T* d, std::size_t n, T value, cudaStream_t s) {
+  if (n == 0) return;
+  fill_kernel<T><<<grid_for(n, 256, "fill"), 256, 0, s>>>(n, value, d);
+  PERRON_CUDA_CHECK_LAUNCH("fill_kernel");
+}
+
+template <class T>
+void validate_csr(const csr_matrix<T>& a) {
+  const std::string what = "spmv_plan: CSR matrix " + dims(a.rows, a.cols);
+  if (a.rows < 0 || a.cols < 0) throw dimension_error(what + " has a negative dimension");
+  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
+    throw dimension_error(what + ": row_ptr has " + std::to_string(a.row_ptr.size()) + " entries, expected rows + 1 = " +
+                          std::to_string(static_cast<std::size_t>(a.rows) + 1));
+  if (a.col_idx.size() != a.values.size())
+    throw dimension_error(what + ": col_idx has " + std::to_string(a.col_idx.size()) + " entries but values has " +
+                          std::to_string(a.values.size()));
+  if (a.row_ptr.front() != 0 || static_cast<std::size_t>(a.row_ptr.back()) != a.col_idx.size())
+    throw dimension_error(what + ": row_ptr runs from " + std::to_string(a.row_ptr.front()) + " to " +
+                          std::to_string(a.row_ptr.back()) + ", expected 0 to nnz = " +
+                          std::to_string(a.col_idx.size()));
+  for (index_t r = 0; r < a.rows; ++r)
+    if (a.row_ptr[r + 1] < a.row_ptr[r])
+      throw dimension_error(what + ": row_ptr decreases at row " + std::to_string(r) + " (" +
+                            std::to_string(a.row_ptr[r]) + " -> " + std::to_string(a.row_ptr[r + 1]) + ")");
+  for (std::size_t k = 0; k < a.col_idx.size(); ++k)
+    if (a.col_idx[k] < 0 || a.col_idx[k] >= a.cols)
+      throw dimension_error(what + ": column index " + std::to_string(a.col_idx[k]) + " of nonzero " +
+                            std::to_string(k) + " is outside [0, " + std::to_string(a.cols) + ")");
+}
+
+template <class T>
+std::shared_ptr<const device_csr<T>> upload_csr(const csr_matrix<T>& a) {
+  auto d = std::make_shared<device_csr<T>>();
+  d->rows = a.rows;
+  d->cols = a.cols;
+  d->nnz = a.nnz();
+  d->row_ptr.upload(a.row_ptr);
+  d->col_idx.upload(a.col_idx);
+  d->values.upload(a.values);
+  return d;
+}
+
+template <class T>
+row_stats stats_of(const csr_matrix<T>& a) {
+  row_stats st;
+  st.rows = a.rows;
+  st.nnz = a.nnz();
+  for (index_t r = 0; r < a.rows; ++r) st.max_len = std::max(st.max_len, a.row_ptr[r + 1] - a.row_ptr[r]);
+  st.mean_len = a.rows > 0 ? static_cast<double>(st.nnz) / a.rows : 0.0;
+  return st;
+}
+
+template <class T>
+std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>& h, const csr_ptr<T>& a,
+                                       const row_stats& st, cudaStream_t s) {
+  switch (k) {
+    case spmv_kernel::csr_scalar: return make_scalar(a, s);
+    case spmv_kernel::csr_vector: return make_vector(a, st, s);
+    case spmv_kernel::csr_adaptive: return make_adaptive(a, h, s);
+    case spmv_kernel::csr_cached: return make_cached(a, s);
+    case spmv_kernel::csr_cte: return make_cte(a, s);
+    case spmv_kernel::ell: return make_ell(h, s);
+    case spmv_kernel::merge: return make_merge(a, h, s);
+    case spmv_kernel::cusparse: return make_cusparse(a, false, s);
+    case spmv_kernel::cusparse_alg2: return make_cusparse(a, true, s);
+    default: break;
+  }
+  throw invalid_argument("spmv_plan: kernel '" + std::string(name(k)) + "' has no GPU engine");
+}
+
+#define PERRON_SPMV_ENGINE_INSTANTIATE(T)                                                                  \
+  template void scale_y<T>(index_t, T, T*, cudaStream_t);                                                 \
+  template void fill<T>(T*, std::size_t, T, cudaStream_t);                                                \
+  template void validate_csr<T>(const csr_matrix<T>&);                                                    \
+  template std::shared_ptr<const device_csr<T>> upload_csr<T>(const csr_matrix<T>&);                      \
+  template row_stats stats_of<T>(const csr_matrix<T>&);                                                   \
+  template std::unique_ptr<engine<T>> make_engine<T>(spmv_kernel, const csr_matrix<T>&, const csr_ptr<T>&, \
+                                                     const row_stats&, cudaStream_t);
+PERRON_SPMV_ENGINE_INSTANTIATE(float)
+PERRON_SPMV_ENGINE_INSTANTIATE(double)
+#undef PERRON_SPMV_ENGINE_INSTANTIATE
+
+}  // namespace cuda::spmv
+
+// ---- the plan ------------------------------------------------------------------
+
+template <class T>
+struct spmv_plan<T>::impl {
+  spmv_kernel kernel = spmv_kernel::csr_scalar;
+  index_t rows = 0;
+  index_t cols = 0;
+  std::size_t nnz = 0;
+  cudaStream_t stream = nullptr;
+  std::string reason;
+  cuda::spmv::csr_ptr<T> csr;  // held only while the engine reads it
+  std::unique_ptr<cuda::spmv::engine<T>> engine;
+};
+
+template <class T>
+spmv_plan<T>::spmv_plan(const csr_matrix<T>& a, spmv_kernel kernel, cuda::stream_t stream) {
+  namespace sp = cuda::spmv;
+  if (!on_gpu(kernel))
+    throw invalid_argument("spmv_plan: kernel '" + std::string(name(kernel)) +
+                           "' runs on the host; call spmv(csr, alpha, x, beta, y) instead of building a GPU plan");
+  if (!cuda::available())
+    throw cuda_error(cuda::built() ? "spmv_plan: no usable CUDA device"
+                                   : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+  sp::validate_csr(a);
+  auto p = std::make_unique<impl>();
+  p->rows = a.rows;
+  p->cols = a.cols;
+  p->nnz = a.nnz();
+  p->stream = stream;
+  const sp::row_stats st = sp::stats_of(a);
+  if (kernel == spmv_kernel::ell) {
+    p->engine = sp::make_engine<T>(kernel, a, nullptr, st, stream);
+    p->kernel = kernel;
+  } else {
+    p->csr = sp::upload_csr(a);
+    if (kernel == spmv_kernel::automatic) {
+      auto choice = sp::choose_automatic(a, p->csr, st, stream);
+      p->kernel = choice.kernel;
+      p->engine = std::move(choice.engine);
+      p->reason = std::move(choice.reason);
+    } else {
+      p->engine = sp::make_engine<T>(kernel, a, p->csr, st, stream);
+      p->kernel = kernel;
+    }
+    if (!p->engine->uses_csr()) p->csr.reset();
+  }
+  // Set-up work (uploads, ticket resets) is queued on `stream`; apply() on the
+  // same stream is ordered after it.
+  impl_ = std::move(p);
+}
+
+template <class T>
+spmv_plan<T>::~spmv_plan() = default;
+template <class T>
+spmv_plan<T>::spmv_plan(spmv_plan&&) noexcept = default;
+template <class T>
+spmv_plan<T>& spmv_plan<T>::operator=(spmv_plan&&) noexcept = default;
+
+namespace {
+template <class Impl>
+const Impl& checked(const std::unique_ptr<Impl>& p) {
+  if (!p) throw invalid_argument("spmv_plan: use of a moved-from plan");
+  return *p;
+}
+}  // namespace
+
+template <class T>
+void spmv_plan<T>::apply(T alpha, const T* d_x, T beta, T* d_y) const {
+  const impl& p = checked(impl_);
+  if (p.rows == 0) return;
+  if (d_y == nullptr) throw invalid_argument("spmv_plan::apply: y is null for a matrix with " + std::to_string(p.rows) + " rows");
+  if (d_x == nullptr && p.nnz > 0)
+    throw invalid_argument("spmv_plan::apply: x is null for a matrix with " + std::to_string(p.cols) + " columns");
+  p.engine->apply(alpha, d_x, beta, d_y);
+}
+
+template <class T>
+spmv_kernel spmv_plan<T>::kernel() const { return checked(impl_).kernel; }
+template <class T>
+index_t spmv_plan<T>::rows() const { return checked(impl_).rows; }
+template <class T>
+index_t spmv_plan<T>::cols() const { return checked(impl_).cols; }
+template <class T>
+std::size_t spmv_plan<T>::nnz() const { return checked(impl_).nnz; }
+template <class T>
+cuda::stream_t spmv_plan<T>::stream() const { return checked(impl_).stream; }
+template <class T>
+std::size_t spmv_plan<T>::device_bytes() const {
+  const impl& p = checked(impl_);
+  return (p.csr ? p.csr->bytes() : 0) + p.engine->extra_bytes();
+}
+template <class T>
+const std::string& spmv_plan<T>::reason() const { return checked(impl_).reason; }
+template <class T>
+std::string spmv_plan<T>::description() const { return checked(impl_).engine->description(); }
+
+template class spmv_plan<float>;
+template class spmv_plan<double>;
+
+}  // namespace perron

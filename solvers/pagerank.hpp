@@ -1,0 +1,168 @@
+// PageRank by power iteration, on the CPU (OpenMP) and on the GPU.
+//
+// A graph is an n x n matrix A whose entry (i, j) is the arc i -> j (row =
+// source). With out-weights d_j = sum_i A(j, i) (the out-degree when
+// unweighted), P = D^-1 A is row-stochastic on the rows that have out-links;
+// the rows with none are the dangling vertices. Each step is a pull SpMV on
+// the CSR of P^T, built once:
+//
+//     r_{k+1} = alpha * P^T r_k + (alpha * sum_{j dangling} r_k(j) + (1 - alpha)) * v
+//
+// with v the uniform or a personalization distribution: dangling vertices and
+// the teleport both spread their mass by v. The iteration stops when
+// ||r_{k+1} - r_k||_1 < tol (not scaled by n) or after max_iter steps;
+// not converging is a result, not an error.
+//
+// Values are float or double (T); every reduction (residual, dangling mass)
+// accumulates in double either way.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/device.hpp"
+#include "kernels/formats.hpp"
+#include "kernels/spmv.hpp"
+
+namespace perron {
+
+// The PageRank operator of one graph: built once, solved many times.
+template <class T>
+struct pagerank_graph {
+  // CSR of P^T: row i lists the in-arcs j -> i with value A(j, i) / d_j.
+  csr_matrix<T> pt;
+  // dangling[j] != 0 iff j has no out-arc of positive weight.
+  std::vector<std::uint8_t> dangling;
+  index_t dangling_count = 0;
+
+  index_t vertices() const { return pt.rows; }
+  // Distinct arcs (self loops included; duplicates merged).
+  std::size_t links() const { return pt.nnz(); }
+};
+
+// Builds the CSR of P^T from a graph's adjacency matrix through the conversion
+// layer (COO -> CSR with transpose).
+//  - unweighted: values are ignored and duplicate arcs count once;
+//  - weighted: values are arc weights, duplicates summed; a negative, NaN or
+//    infinite weight is an invalid_argument naming the arc.
+// label: vertex names for messages (io::loaded_matrix::label; empty = 1-based).
+// Throws dimension_error for a non-square matrix, invalid_argument for 0 vertices.
+template <class T>
+pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted,
+                                      const std::vector<std::int64_t>& label = {});
+
+// How the GPU decides when to stop without the host waiting every iteration.
+enum class pagerank_loop {
+  automatic,    // graph_while where the SpMV captures into a conditional body, else check_every
+  graph_while,  // one CUDA graph whose conditional WHILE node loops on the device: 1 host sync per solve
+  check_every,  // batches of check_interval iterations, one host sync per batch; iterations after
+                // convergence inside a batch leave r untouched, so the result is the exact iterate
+  host,         // the CPU solver (reported by results only)
+};
+std::string_view name(pagerank_loop l);  // "auto", "graph-while", "check-every", "host"
+// Accepts "auto", "graph-while", "check-every"; throws invalid_argument otherwise.
+pagerank_loop parse_pagerank_loop(std::string_view s);
+
+struct pagerank_options {
+  double alpha = 0.85;  // damping, in [0, 1)
+  double tol = 1e-6;    // on ||r_{k+1} - r_k||_1, > 0
+  int max_iter = 1000;  // >= 1
+  // Empty: uniform. Otherwise one non-negative weight per vertex (not all zero);
+  // normalized to sum 1 by the solver.
+  std::vector<double> personalization;
+  // Starting vector; empty: uniform. Same rules as personalization.
+  std::vector<double> initial;
+  // GPU only.
+  pagerank_loop loop = pagerank_loop::automatic;
+  int check_interval = 8;  // iterations per host check in check_every mode, >= 1
+  // Called with (iteration, residual): by the CPU solver after every step, by
+  // the GPU solver while it waits (from values the device writes to mapped
+  // host memory; no extra synchronization). Leave empty for none.
+  std::function<void(int, double)> progress;
+};
+
+struct pagerank_result {
+  std::vector<double> rank;  // sums to 1 (up to rounding in T)
+  int iterations = 0;
+  double residual = std::numeric_limits<double>::infinity();  // ||r_k - r_{k-1}||_1 of the last step
+  bool converged = false;
+  // Times the host blocked on the device during the solve (0 on the CPU).
+  std::uint64_t host_syncs = 0;
+  bool on_gpu = false;
+  spmv_kernel kernel = spmv_kernel::cpu;  // concrete kernel that ran
+  std::string kernel_reason;              // why auto chose it (GPU, automatic only)
+  pagerank_loop loop = pagerank_loop::host;
+  std::string loop_note;  // why the loop mode differs from the one asked for, if it does
+  // Wall time of the solve: start vector to ranks on the host (GPU: uploads of
+  // v / r0, the loop and the download included; graph building excluded after
+  // the first solve of a pagerank_cuda).
+  double solve_seconds = 0;
+  double device_seconds = 0;  // GPU: CUDA-event time from the first kernel to the loop's end
+};
+
+// Checks alpha, tol, max_iter, check_interval and the vectors' lengths and
+// values against a graph of n vertices; throws invalid_argument naming the option.
+void validate(const pagerank_options& opt, index_t n);
+
+// Normalizes a weight vector to sum 1 after checking it (what: "personalization"
+// / "initial vector", for messages). Empty in: uniform out.
+std::vector<double> normalized_distribution(const std::vector<double>& w, index_t n, const char* what);
+
+// ---- CPU (solvers/pagerank.cpp) -------------------------------------------
+template <class T>
+pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt);
+
+// ---- GPU (solvers/cuda/pagerank.cu) ------------------------------------------
+// Owns P^T on the device (an spmv_plan on its own stream), the dangling mask,
+// the iterate and the CUDA graphs, built once and reused by every solve().
+template <class T>
+class pagerank_cuda {
+ public:
+  // kernel: any GPU kernel of spmv_kernels() (automatic resolves per matrix).
+  explicit pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel = spmv_kernel::automatic);
+  ~pagerank_cuda();
+  pagerank_cuda(pagerank_cuda&&) noexcept;
+  pagerank_cuda& operator=(pagerank_cuda&&) noexcept;
+
+  pagerank_result solve(const pagerank_options& opt);
+
+  spmv_kernel kernel() const;  // concrete
+  const std::string& kernel_reason() const;
+  std::size_t device_bytes() const;
+  const spmv_plan<T>& plan() const;  // P^T's plan (the benchmark times it alone)
+
+  struct impl;
+
+ private:
+  std::unique_ptr<impl> impl_;
+};
+
+// ---- dispatch ------------------------------------------------------------
+enum class pagerank_device { automatic, cpu, cuda };
+std::string_view name(pagerank_device d);           // "auto", "cpu", "cuda"
+pagerank_device parse_pagerank_device(std::string_view s);  // throws invalid_argument
+
+// automatic: the GPU when cuda::available() and kernel != cpu; kernel == cpu
+// forces the CPU path (and device == cuda with kernel == cpu is an error).
+template <class T>
+pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt,
+                         pagerank_device device = pagerank_device::automatic,
+                         spmv_kernel kernel = spmv_kernel::automatic);
+
+// ---- input of per-vertex vectors (--personalize, --initial) ------------------
+// Reads one weight per vertex from either a Matrix Market array file (n values
+// in vertex order) or text lines "vertex weight" (tab or spaces; '#' comments
+// and blank lines skipped) where vertex is named as in the graph file (label;
+// empty label = 1-based Matrix Market numbering); unlisted vertices get 0.
+// Errors (parse_error with file and line, dimension_error for a wrong length):
+// unknown or repeated vertex, malformed number, negative / NaN / infinite
+// weight, wrong count. All-zero is left to normalized_distribution().
+std::vector<double> read_vertex_weights(const std::string& path, index_t n,
+                                        const std::vector<std::int64_t>& label);
+
+}  // namespace perron

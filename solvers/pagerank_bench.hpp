@@ -1,0 +1,37 @@
+// The baseline that `pagerank --bench` compares perron's GPU solver with: a
+// PageRank written the way most people would (cuSPARSE SpMV, separate
+// reduction calls, the residual copied to the host every iteration).
+// (SpMV timing and copy bandwidth come from kernels/spmv.hpp.)
+// Implemented in solvers/cuda/pagerank_bench.cu (stub: "built without CUDA").
+#pragma once
+
+#include <memory>
+
+#include "kernels/spmv.hpp"
+#include "solvers/pagerank.hpp"
+
+namespace perron::bench {
+
+// The naive baseline. Per iteration: cusparseSpMV (y = alpha P^T r), a
+// thrust reduction for the dangling mass, a thrust transform for the teleport
+// term, a thrust reduction for ||y - r||_1, each reduction returning its
+// result to the host (a synchronization), then a swap. Same semantics and
+// stopping rule as perron's solver; setup (upload, descriptors, buffer) in
+// the constructor, outside solve().
+template <class T>
+class cusparse_baseline {
+ public:
+  explicit cusparse_baseline(const pagerank_graph<T>& g);
+  ~cusparse_baseline();
+  cusparse_baseline(cusparse_baseline&&) noexcept;
+  cusparse_baseline& operator=(cusparse_baseline&&) noexcept;
+  // Uniform teleport and start only (the benchmark's setting).
+  pagerank_result solve(double alpha, double tol, int max_iter);
+
+  struct impl;
+
+ private:
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace perron::bench

@@ -1,0 +1,296 @@
+// PageRank on the GPU: every GPU SpMV kernel, both convergence loops, float and
+// double, against the independent reference and against the CPU solver; the
+// exactness of the check-every loop; state reuse across solves.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <numeric>
+
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "solvers/pagerank.hpp"
+#include "tests/pagerank_reference.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron::test {
+namespace {
+
+double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+std::vector<spmv_kernel> gpu_kernels() {
+  std::vector<spmv_kernel> k;
+  for (spmv_kernel x : spmv_kernels())
+    if (on_gpu(x)) k.push_back(x);
+  return k;
+}
+
+std::string param_name(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+// A plan that refuses a matrix (e.g. ELL padding beyond its guard) is the
+// kernel's documented behaviour, not a PageRank failure.
+template <class T>
+std::optional<pagerank_cuda<T>> make_solver(const pagerank_graph<T>& g, spmv_kernel k) {
+  try {
+    return pagerank_cuda<T>(g, k);
+  } catch (const dimension_error& e) {
+    std::cout << "[ note ] " << name(k) << " refuses this graph: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+// ---- graph x kernel x precision x loop ----------------------------------------------
+
+using graph_param = std::tuple<std::string, spmv_kernel, bool, pagerank_loop>;
+class gpu_pagerank_graphs : public gpu_test_with_param<graph_param> {};
+
+template <class T>
+void check(const std::string& graph, spmv_kernel kernel, pagerank_loop loop) {
+  const test_graph* tg = get_test_graph(graph);
+  if (!tg) GTEST_SKIP() << graph << " not found in data/ or ../shared/data";
+  const pagerank_graph<T> g = make_pagerank_graph<T>(tg->matrix, false, tg->label);
+  auto solver = make_solver(g, kernel);
+  if (!solver) GTEST_SKIP();
+  pagerank_options o;
+  o.tol = solve_tolerance<T>::tol;
+  o.loop = loop;
+  o.check_interval = 5;
+  const pagerank_result r = solver->solve(o);
+  ASSERT_TRUE(r.on_gpu);
+  EXPECT_NE(r.kernel, spmv_kernel::automatic);
+  EXPECT_TRUE(r.converged) << "residual " << r.residual << " after " << r.iterations;
+  EXPECT_LT(r.residual, o.tol);
+  if (loop == pagerank_loop::graph_while) {
+    EXPECT_EQ(r.loop, pagerank_loop::graph_while);
+    EXPECT_EQ(r.host_syncs, 1u);
+  } else if (loop == pagerank_loop::check_every) {
+    EXPECT_EQ(r.loop, pagerank_loop::check_every);
+    // one sync per batch of 5, one for the download
+    EXPECT_EQ(r.host_syncs, static_cast<std::uint64_t>((r.iterations + 4) / 5 + 1));
+  } else if (r.loop != pagerank_loop::graph_while) {
+    EXPECT_EQ(r.loop, pagerank_loop::check_every);
+    EXPECT_FALSE(r.loop_note.empty());
+    std::cout << "[ note ] " << name(r.kernel) << ": " << r.loop_note << "\n";
+  }
+  EXPECT_NEAR(sum(r.rank), 1.0, 1e-6);
+  for (std::size_t i = 0; i < r.rank.size(); ++i) ASSERT_GT(r.rank[i], 0.0) << "vertex " << i;
+  EXPECT_LE(max_abs_diff(r.rank, tg->reference), solve_tolerance<T>::max_abs);
+  EXPECT_LE(l1_diff(r.rank, tg->reference), solve_tolerance<T>::l1());
+
+  // GPU == CPU: the same steps up to summation order, so each is within the
+  // bound of the fixed point, hence within twice of each other, and the step
+  // where tol is crossed can differ by at most one.
+  const pagerank_result c = pagerank_cpu(g, o);
+  EXPECT_LE(l1_diff(r.rank, c.rank), 2 * solve_tolerance<T>::l1());
+  EXPECT_LE(std::abs(r.iterations - c.iterations), 1);
+}
+
+TEST_P(gpu_pagerank_graphs, MatchesReferenceAndCpu) {
+  const auto& [graph, kernel, dbl, loop] = GetParam();
+  if (dbl)
+    check<double>(graph, kernel, loop);
+  else
+    check<float>(graph, kernel, loop);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    all, gpu_pagerank_graphs,
+    ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::ValuesIn(gpu_kernels()),
+                       ::testing::Bool(),
+                       ::testing::Values(pagerank_loop::automatic, pagerank_loop::check_every)),
+    [](const auto& info) {
+      return param_name(std::get<0>(info.param) + "_" + std::string(name(std::get<1>(info.param))) +
+                        (std::get<2>(info.param) ? "_double_" : "_float_") +
+                        std::string(name(std::get<3>(info.param))));
+    });
+
+// ---- the loops ------------------------------------------------------------------------
+
+template <class T>
+class gpu_pagerank : public gpu_test {};
+using value_types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(gpu_pagerank, value_types);
+
+TYPED_TEST(gpu_pagerank, GraphWhileWithOwnKernelsIsOneSync) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(2000, 20000, 31), false);
+  pagerank_cuda<T> s(g, spmv_kernel::csr_vector);
+  pagerank_options o;
+  o.loop = pagerank_loop::graph_while;
+  const auto r = s.solve(o);
+  EXPECT_EQ(r.loop, pagerank_loop::graph_while);
+  EXPECT_EQ(r.host_syncs, 1u);
+  EXPECT_TRUE(r.converged);
+  EXPECT_GT(r.iterations, 10);
+  EXPECT_GT(r.device_seconds, 0.0);
+}
+
+// The check-every loop stops on the exact step: max_iter not a multiple of the
+// interval, and convergence inside a batch, give the same iterate, count and
+// residual as the one-sync loop.
+TYPED_TEST(gpu_pagerank, CheckEveryIsExact) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 37), false);
+  pagerank_cuda<T> s(g, spmv_kernel::csr_scalar);
+  pagerank_options o;
+  o.max_iter = 10;
+  o.loop = pagerank_loop::check_every;
+  o.check_interval = 4;
+  const auto a = s.solve(o);
+  EXPECT_EQ(a.iterations, 10);
+  EXPECT_FALSE(a.converged);
+  EXPECT_EQ(a.host_syncs, 3u + 1u);
+  // residual is ||r_10 - r_9||_1 of the returned iterates
+  o.max_iter = 9;
+  const auto a9 = s.solve(o);
+  EXPECT_EQ(a9.iterations, 9);
+  // (up to the last bits of r that the order of the dangling-sum atomics moves)
+  const double largest9 = *std::max_element(a9.rank.begin(), a9.rank.end());
+  EXPECT_NEAR(a.residual, l1_diff(a.rank, a9.rank),
+              1e-12 * a.residual + 8.0 * 3000 * std::numeric_limits<T>::epsilon() * largest9);
+
+  for (int interval : {1, 3, 7, 16}) {
+    pagerank_options e;
+    e.loop = pagerank_loop::check_every;
+    e.check_interval = interval;
+    const auto every = s.solve(e);
+    pagerank_options w;
+    w.loop = pagerank_loop::graph_while;
+    const auto once = s.solve(w);
+    EXPECT_TRUE(every.converged);
+    EXPECT_EQ(every.iterations, once.iterations) << "interval " << interval;
+    // The same steps; only the order of the double atomics in the residual and
+    // dangling sums differs, which moves the last bits (of c_k, hence of r).
+    EXPECT_NEAR(every.residual, once.residual, 1e-12 * once.residual) << "interval " << interval;
+    const double largest = *std::max_element(once.rank.begin(), once.rank.end());
+    EXPECT_LE(max_abs_diff(every.rank, once.rank), 4 * std::numeric_limits<T>::epsilon() * largest)
+        << "interval " << interval;
+  }
+}
+
+TYPED_TEST(gpu_pagerank, NotConverged) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(1000, 8000, 41), false);
+  pagerank_cuda<T> s(g);
+  pagerank_options o;
+  o.max_iter = 5;
+  const auto r = s.solve(o);
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.iterations, 5);
+  EXPECT_GE(r.residual, o.tol);
+  EXPECT_NEAR(sum(r.rank), 1.0, 1e-6);
+}
+
+// One solver, many solves with different options: the device state is reset
+// each time and the graphs (built once) see the new personalization.
+TYPED_TEST(gpu_pagerank, ReuseAcrossOptions) {
+  using T = TypeParam;
+  const auto a = random_graph(1500, 12000, 43);
+  const auto g = make_pagerank_graph<T>(a, false);
+  const auto ref_g = reference_from_coo(a, false);
+  pagerank_cuda<T> s(g);
+  pagerank_options o;
+  o.tol = solve_tolerance<T>::tol;
+  const auto plain_ref = reference_pagerank(ref_g, 0.85);
+  for (int round = 0; round < 2; ++round) {
+    for (pagerank_loop loop : {pagerank_loop::automatic, pagerank_loop::check_every}) {
+      o.loop = loop;
+      o.personalization.clear();
+      o.initial.clear();
+      auto r = s.solve(o);
+      EXPECT_LE(max_abs_diff(r.rank, plain_ref), solve_tolerance<T>::max_abs);
+
+      o.personalization = random_vector(1500, 47 + round, 0.0, 1.0);
+      r = s.solve(o);
+      EXPECT_TRUE(r.converged);
+      EXPECT_LE(max_abs_diff(r.rank, reference_pagerank(ref_g, 0.85, normalized(o.personalization))),
+                solve_tolerance<T>::max_abs);
+      EXPECT_LE(l1_diff(r.rank, reference_pagerank(ref_g, 0.85, normalized(o.personalization))),
+                solve_tolerance<T>::l1());
+
+      o.personalization.clear();
+      o.initial = random_vector(1500, 53 + round, 0.0, 1.0);
+      o.alpha = 0.6;
+      r = s.solve(o);
+      EXPECT_LE(l1_diff(r.rank, reference_pagerank(ref_g, 0.6)), solve_tolerance<T>::l1(0.6));
+      o.alpha = 0.85;
+    }
+  }
+}
+
+TYPED_TEST(gpu_pagerank, WeightedPersonalizedMatchesCpu) {
+  using T = TypeParam;
+  const auto a = random_graph(2500, 20000, 59);
+  const auto g = make_pagerank_graph<T>(a, true);
+  pagerank_options o;
+  o.tol = solve_tolerance<T>::tol;
+  o.personalization = random_vector(2500, 61, 0.0, 1.0);
+  for (std::size_t i = 0; i < 2500; i += 2) o.personalization[i] = 0;
+  const auto ref = reference_pagerank(reference_from_coo(a, true), 0.85, normalized(o.personalization));
+  for (spmv_kernel k : gpu_kernels()) {
+    auto s = make_solver(g, k);
+    if (!s) continue;
+    const auto r = s->solve(o);
+    EXPECT_TRUE(r.converged) << name(k);
+    EXPECT_LE(max_abs_diff(r.rank, ref), solve_tolerance<T>::max_abs) << name(k);
+    EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << name(k);
+    for (double x : r.rank) ASSERT_GE(x, 0.0);
+  }
+  const auto c = pagerank_cpu(g, o);
+  EXPECT_LE(l1_diff(c.rank, ref), solve_tolerance<T>::l1());
+}
+
+TYPED_TEST(gpu_pagerank, OnlyDanglingAndSingleVertex) {
+  using T = TypeParam;
+  for (index_t n : {1, 2, 1000}) {
+    const auto g = make_pagerank_graph<T>(graph_from_arcs(n, {}), false);
+    pagerank_cuda<T> s(g);
+    pagerank_options o;
+    o.tol = 1e-12;
+    const auto r = s.solve(o);
+    EXPECT_TRUE(r.converged);
+    for (double x : r.rank) EXPECT_NEAR(x, 1.0 / n, 64 * std::numeric_limits<T>::epsilon() / n);
+  }
+}
+
+TYPED_TEST(gpu_pagerank, CheckEveryReportsProgressPerBatch) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(1000, 8000, 67), false);
+  pagerank_cuda<T> s(g);
+  pagerank_options o;
+  o.loop = pagerank_loop::check_every;
+  o.check_interval = 6;
+  std::vector<int> seen;
+  o.progress = [&](int k, double) { seen.push_back(k); };
+  const auto r = s.solve(o);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), r.iterations);
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i], seen[i - 1]);
+  // and the graph-while loop with a progress callback still solves correctly
+  o.loop = pagerank_loop::graph_while;
+  seen.clear();
+  const auto w = s.solve(o);
+  EXPECT_EQ(w.iterations, r.iterations);
+  for (int k : seen) EXPECT_LE(k, w.iterations);
+}
+
+TEST(gpu_pagerank_errors, CpuKernelIsRefused) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const auto g = make_pagerank_graph<float>(cycle_graph(4), false);
+  EXPECT_THROW(pagerank_cuda<float>(g, spmv_kernel::cpu), invalid_argument);
+}
+
+TEST(gpu_pagerank_errors, NoDeviceIsACudaError) {
+  if (cuda::available()) GTEST_SKIP() << "a device is present";
+  const auto g = make_pagerank_graph<float>(cycle_graph(4), false);
+  EXPECT_THROW(pagerank_cuda<float>(g, spmv_kernel::automatic), cuda_error);
+}
+
+}  // namespace
+}  // namespace perron::test

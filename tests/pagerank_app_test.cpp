@@ -1,0 +1,310 @@
+// The pagerank app as a user runs it: the built binary in a subprocess, its
+// exit codes, its one-line errors, the TSV and JSON outputs.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "kernels/device.hpp"
+#include "tests/pagerank_reference.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The app lives beside the test binaries (both in <build>/bin, and together in
+// the folder carried to the GPU machine).
+std::string app_path() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && fs::exists(self.parent_path() / "pagerank")) return (self.parent_path() / "pagerank").string();
+  return std::string(PERRON_BIN_DIR) + "/pagerank";
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct outcome {
+  int code = -1;
+  std::string out, err;
+  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
+};
+
+class pagerank_app : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(app_path())) FAIL() << "the pagerank app is not built: " << app_path();
+    dir_ = fs::temp_directory_path() / ("perron_pagerank_app_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string file(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  outcome run(const std::vector<std::string>& args) {
+    std::string cmd = quote(app_path());
+    for (const auto& a : args) cmd += " " + quote(a);
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
+    const int status = std::system(cmd.c_str());
+    outcome o;
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = slurp(out);
+    o.err = slurp(err);
+    return o;
+  }
+
+  fs::path dir_;
+};
+
+// 0 -> 1 -> 2 -> 0, 2 -> 3, 4 isolated (dangling), 3 dangling.
+const char* small_mtx =
+    "%%MatrixMarket matrix coordinate pattern general\n"
+    "% a comment\n"
+    "5 5 4\n"
+    "1 2\n2 3\n3 1\n3 4\n";
+
+std::map<long long, double> parse_tsv(const std::string& text, std::vector<long long>* order = nullptr) {
+  std::map<long long, double> m;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto tab = line.find('\t');
+    EXPECT_NE(tab, std::string::npos) << "not TSV: " << line;
+    if (tab == std::string::npos) continue;
+    const long long id = std::stoll(line.substr(0, tab));
+    m[id] = std::stod(line.substr(tab + 1));
+    if (order) order->push_back(id);
+  }
+  return m;
+}
+
+TEST_F(pagerank_app, Help) {
+  const outcome o = run({"--help"});
+  EXPECT_EQ(o.code, 0);
+  for (const char* s : {"Usage: pagerank", "--alpha", "--tol", "--max-iter", "--precision", "--device", "--kernel",
+                        "--weighted", "--personalize", "--initial", "--top", "--output", "--json", "--loop",
+                        "--bench", "Exit codes", "csr-vector"})
+    EXPECT_NE(o.out.find(s), std::string::npos) << s;
+  EXPECT_TRUE(o.err.empty());
+}
+
+TEST_F(pagerank_app, SummaryAndTop) {
+  const std::string g = file("small.mtx", small_mtx);
+  const outcome o = run({g, "--top", "3"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* s : {"vertices    5", "links       4", "dangling    2", "device", "kernel", "iterations",
+                        "residual", "converged   yes", "time", "load", "convert", "transfer", "solve",
+                        "top 3 vertices"})
+    EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
+  // Piped: no progress line, nothing on stderr at all.
+  EXPECT_TRUE(o.err.empty()) << o.err;
+  // The top list ranks vertex 1 (the 3 -> 1 target, part of the cycle) above the isolated 5.
+  EXPECT_EQ(o.out.find("\n     4  "), std::string::npos);  // only 3 rows
+}
+
+TEST_F(pagerank_app, TsvOutputMatchesReference) {
+  const auto karate = find_graph("karate.mtx");
+  if (!karate) GTEST_SKIP() << "karate.mtx not found";
+  const test_graph* tg = get_test_graph("karate");
+  ASSERT_NE(tg, nullptr);
+  for (const char* precision : {"float", "double"}) {
+    const std::string out = path(std::string("ranks_") + precision + ".tsv");
+    const outcome o = run({*karate, "--output", out, "--precision", precision, "--tol",
+                           std::string(precision) == "float" ? "1e-6" : "1e-10"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    std::vector<long long> order;
+    const auto ranks = parse_tsv(slurp(out), &order);
+    ASSERT_EQ(order.size(), 34u);
+    for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], static_cast<long long>(i) + 1);
+    double total = 0, max_err = 0;
+    for (const auto& [id, r] : ranks) {
+      EXPECT_GT(r, 0);
+      total += r;
+      max_err = std::max(max_err, std::fabs(r - tg->reference[static_cast<std::size_t>(id - 1)]));
+    }
+    EXPECT_NEAR(total, 1.0, 1e-6);
+    EXPECT_LE(max_err, std::string(precision) == "float" ? 1e-5 : 1e-6) << precision;
+  }
+}
+
+TEST_F(pagerank_app, SnapKeepsOriginalIds) {
+  // ids 7, 30, 1000, 42: remapped internally, named as in the file on output.
+  const std::string g = file("g.txt", "# Nodes: 4 Edges: 4\n7\t30\n30\t1000\n1000\t7\n42\t7\n");
+  const std::string out = path("r.tsv");
+  const outcome o = run({g, "--output", out, "--top", "1"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::vector<long long> order;
+  const auto ranks = parse_tsv(slurp(out), &order);
+  EXPECT_EQ(order, (std::vector<long long>{7, 30, 42, 1000}));
+  // 7 has two in-links: it is the top vertex.
+  EXPECT_NE(o.out.find("           7  "), std::string::npos) << o.out;
+  EXPECT_GT(ranks.at(7), ranks.at(42));
+}
+
+TEST_F(pagerank_app, Json) {
+  const std::string g = file("small.mtx", small_mtx);
+  const outcome o = run({g, "--json", "--top", "3"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  ASSERT_FALSE(o.out.empty());
+  EXPECT_EQ(o.out.front(), '{');
+  EXPECT_EQ(o.out.substr(o.out.size() - 2), "}\n");
+  for (const char* s : {"\"vertices\": 5", "\"links\": 4", "\"dangling\": 2", "\"converged\": true",
+                        "\"iterations\": ", "\"residual\": ", "\"host_syncs\": ", "\"host_syncs_per_iteration\": ",
+                        "\"kernel\": ", "\"device\": ", "\"seconds\": {\"load\": ", "\"top\": [", "\"vertex\": 1"})
+    EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
+  EXPECT_EQ(o.out.find(": inf"), std::string::npos);
+  EXPECT_EQ(o.out.find(": nan"), std::string::npos);
+}
+
+TEST_F(pagerank_app, NotConvergedStillWritesAndExits2) {
+  const std::string g = file("small.mtx", small_mtx);
+  const std::string out = path("r.tsv");
+  const outcome o = run({g, "--max-iter", "2", "--output", out});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("not converged"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("converged   no"), std::string::npos) << o.out;
+  EXPECT_EQ(parse_tsv(slurp(out)).size(), 5u);
+}
+
+TEST_F(pagerank_app, PersonalizeAndInitial) {
+  const std::string g = file("small.mtx", small_mtx);
+  const std::string out = path("r.tsv");
+  const std::string v = file("v.tsv", "# teleport to vertex 5 only\n5\t1\n");
+  outcome o = run({g, "--personalize", v, "--output", out, "--precision", "double", "--tol", "1e-12"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  // v = e_5 and 5 is isolated/dangling: all mass stays on 5.
+  auto ranks = parse_tsv(slurp(out));
+  EXPECT_NEAR(ranks.at(5), 1.0, 1e-10);
+  EXPECT_NEAR(ranks.at(1), 0.0, 1e-10);
+
+  const std::string r0 = file("r0.tsv", "1 1\n2 1\n");
+  o = run({g, "--initial", r0, "--output", out});
+  ASSERT_EQ(o.code, 0) << o.err;
+
+  const std::string short_v = file("short.mtx", "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n");
+  o = run({g, "--personalize", short_v});
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+
+  o = run({g, "--personalize", file("neg.tsv", "1 -1\n")});
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_NE(o.err.find("neg.tsv:1"), std::string::npos) << o.err;
+
+  o = run({g, "--personalize", file("zero.tsv", "1 0\n2 0\n")});
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_NE(o.err.find("zero"), std::string::npos) << o.err;
+
+  o = run({g, "--initial", file("unknown.tsv", "9 1\n")});
+  EXPECT_EQ(o.code, 65) << o.err;
+}
+
+TEST_F(pagerank_app, Weighted) {
+  const std::string g = file("w.mtx",
+                             "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 2 1.0\n1 3 3.0\n2 1 1\n3 1 2\n");
+  const std::string out = path("r.tsv");
+  EXPECT_EQ(run({g, "--weighted", "--output", out}).code, 0);
+  const std::string bad = file("neg.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n2 3 -3\n");
+  const outcome o = run({bad, "--weighted"});
+  EXPECT_EQ(o.code, 65);
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("2 -> 3"), std::string::npos) << o.err;
+  EXPECT_EQ(run({bad}).code, 0);  // unweighted: values ignored
+}
+
+TEST_F(pagerank_app, BadInputs) {
+  struct bad_case {
+    std::vector<std::string> args;
+    int code;
+    const char* says;
+  };
+  const std::string g = file("small.mtx", small_mtx);
+  const std::string rect = file("rect.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 4 1\n1 4\n");
+  const std::string empty = file("empty.mtx", "%%MatrixMarket matrix coordinate pattern general\n0 0 0\n");
+  const std::vector<bad_case> cases = {
+      {{}, 64, "GRAPH"},
+      {{g, "--alpha", "1"}, 64, "--alpha"},
+      {{g, "--alpha", "-0.5"}, 64, "--alpha"},
+      {{g, "--alpha", "abc"}, 64, "alpha"},
+      {{g, "--tol", "0"}, 64, "--tol"},
+      {{g, "--max-iter", "0"}, 64, "--max-iter"},
+      {{g, "--precision", "half"}, 64, "--precision"},
+      {{g, "--kernel", "bogus"}, 64, "csr-vector"},
+      {{g, "--device", "tpu"}, 64, "cuda"},
+      {{g, "--device", "cuda", "--kernel", "cpu"}, 64, "cpu"},
+      {{g, "--loop", "sometimes"}, 64, "graph-while"},
+      {{g, "--no-such-option"}, 64, "no-such-option"},
+      {{g, g}, 64, ""},
+      {{path("missing.mtx")}, 66, "missing.mtx"},
+      {{rect}, 65, "square"},
+      {{empty}, 65, ""},
+  };
+  for (const bad_case& c : cases) {
+    const outcome o = run(c.args);
+    std::string what;
+    for (const auto& a : c.args) what += a + " ";
+    EXPECT_EQ(o.code, c.code) << what << "\n" << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << what << "\n" << o.err;
+    EXPECT_EQ(o.err.rfind("pagerank: error: ", 0), 0u) << what << "\n" << o.err;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << what << "\n" << o.err;
+    EXPECT_TRUE(o.out.empty()) << what << "\n" << o.out;
+  }
+}
+
+TEST_F(pagerank_app, DevicesAndKernels) {
+  const std::string g = file("small.mtx", small_mtx);
+  outcome o = run({g, "--device", "cpu", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"device\": \"cpu\""), std::string::npos);
+  EXPECT_NE(o.out.find("\"host_syncs\": 0"), std::string::npos);
+  o = run({g, "--kernel", "cpu", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"device\": \"cpu\""), std::string::npos);
+  if (!cuda::available()) {
+    o = run({g, "--device", "cuda"});
+    EXPECT_EQ(o.code, 70) << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    o = run({g});  // auto falls back to the CPU
+    EXPECT_EQ(o.code, 0) << o.err;
+    return;
+  }
+  for (const char* k : {"auto", "csr-scalar", "csr-vector", "cusparse", "merge"}) {
+    o = run({g, "--device", "cuda", "--kernel", k, "--json"});
+    ASSERT_EQ(o.code, 0) << k << ": " << o.err;
+    EXPECT_NE(o.out.find("\"device\": \"cuda\""), std::string::npos) << k;
+    EXPECT_NE(o.out.find("\"converged\": true"), std::string::npos) << k;
+  }
+  o = run({g, "--device", "cuda", "--loop", "check-every", "--check-every", "3", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"loop\": \"check-every\""), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace perron::test

@@ -1,0 +1,409 @@
+// PageRank on the CPU against the independent reference (tests/pagerank_reference.hpp),
+// the P^T build, option checks and the per-vertex vector files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <unistd.h>
+
+#include "io/matrix_market.hpp"
+#include "kernels/error.hpp"
+#include "solvers/pagerank.hpp"
+#include "tests/pagerank_reference.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron::test {
+namespace {
+
+double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
+// Dense row-major copy of a CSR, written here so the build test checks values only.
+std::vector<double> to_dense_pt(const csr_matrix<double>& a) {
+  std::vector<double> d(static_cast<std::size_t>(a.rows) * a.cols, 0.0);
+  for (index_t i = 0; i < a.rows; ++i)
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) d[static_cast<std::size_t>(i) * a.cols + a.col_idx[k]] += a.values[k];
+  return d;
+}
+
+template <class T>
+void expect_distribution(const std::vector<double>& r, bool positive) {
+  EXPECT_NEAR(sum(r), 1.0, 1e-6);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (positive)
+      ASSERT_GT(r[i], 0.0) << "vertex " << i;
+    else
+      ASSERT_GE(r[i], 0.0) << "vertex " << i;
+  }
+}
+
+template <class T>
+void expect_close_to(const std::vector<double>& r, const std::vector<double>& ref, double alpha = 0.85) {
+  EXPECT_LE(max_abs_diff(r, ref), solve_tolerance<T>::max_abs);
+  EXPECT_LE(l1_diff(r, ref), solve_tolerance<T>::l1(alpha));
+}
+
+pagerank_options tight(double tol) {
+  pagerank_options o;
+  o.tol = tol;
+  return o;
+}
+
+// ---- every verification graph, float and double ------------------------------
+
+class pagerank_cpu_graphs : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
+
+template <class T>
+void check_graph(const std::string& name) {
+  const test_graph* tg = get_test_graph(name);
+  if (!tg) GTEST_SKIP() << name << " not found in data/ or ../shared/data";
+  const pagerank_graph<T> g = make_pagerank_graph<T>(tg->matrix, false, tg->label);
+  const pagerank_result r = pagerank_cpu(g, tight(solve_tolerance<T>::tol));
+  EXPECT_TRUE(r.converged);
+  EXPECT_LT(r.residual, solve_tolerance<T>::tol);
+  EXPECT_GE(r.iterations, 1);
+  EXPECT_EQ(r.host_syncs, 0u);
+  EXPECT_EQ(r.loop, pagerank_loop::host);
+  expect_distribution<T>(r.rank, true);
+  expect_close_to<T>(r.rank, tg->reference);
+}
+
+TEST_P(pagerank_cpu_graphs, MatchesReference) {
+  const auto& [name, dbl] = GetParam();
+  if (dbl)
+    check_graph<double>(name);
+  else
+    check_graph<float>(name);
+}
+
+INSTANTIATE_TEST_SUITE_P(all, pagerank_cpu_graphs,
+                         ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool()),
+                         [](const auto& info) {
+                           std::string s = std::get<0>(info.param) + (std::get<1>(info.param) ? "_double" : "_float");
+                           for (char& c : s)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return s;
+                         });
+
+// ---- graphs with known answers ---------------------------------------------------
+
+TEST(pagerank_cpu, CycleIsUniform) {
+  const auto g = make_pagerank_graph<double>(cycle_graph(11), false);
+  const auto r = pagerank_cpu(g, tight(1e-12));
+  for (double x : r.rank) EXPECT_NEAR(x, 1.0 / 11, 1e-15);
+  // Uniform start is the fixed point: the first step already changes nothing.
+  EXPECT_EQ(r.iterations, 1);
+}
+
+TEST(pagerank_cpu, StarMatchesClosedForm) {
+  for (double alpha : {0.5, 0.85, 0.99}) {
+    const auto g = make_pagerank_graph<double>(star_graph(12), false);
+    pagerank_options o = tight(1e-13);
+    o.alpha = alpha;
+    o.max_iter = 100000;
+    const auto r = pagerank_cpu(g, o);
+    ASSERT_TRUE(r.converged);
+    // ||r - r*||_1 <= alpha / (1 - alpha) tol (+ rounding)
+    EXPECT_LE(l1_diff(r.rank, star_exact(12, alpha)), alpha / (1 - alpha) * 1e-13 + 1e-14) << "alpha " << alpha;
+  }
+}
+
+TEST(pagerank_cpu, OnlyDanglingGivesV) {
+  const auto g = make_pagerank_graph<double>(graph_from_arcs(5, {}), false);
+  EXPECT_EQ(g.dangling_count, 5);
+  EXPECT_EQ(g.links(), 0u);
+  auto r = pagerank_cpu(g, tight(1e-12));
+  for (double x : r.rank) EXPECT_NEAR(x, 0.2, 1e-15);
+  pagerank_options o = tight(1e-12);
+  o.personalization = {1, 0, 3, 0, 4};
+  r = pagerank_cpu(g, o);
+  const std::vector<double> v = normalized(o.personalization);
+  EXPECT_LE(max_abs_diff(r.rank, v), 1e-14);
+}
+
+TEST(pagerank_cpu, AlphaZeroIsV) {
+  const auto g = make_pagerank_graph<double>(random_graph(50, 300, 3), false);
+  pagerank_options o = tight(1e-12);
+  o.alpha = 0;
+  o.personalization = random_vector(50, 5, 0.0, 1.0);
+  const auto r = pagerank_cpu(g, o);
+  EXPECT_LE(max_abs_diff(r.rank, normalized(o.personalization)), 1e-15);
+  EXPECT_EQ(r.iterations, 2);  // step 1 lands on v, step 2 measures a zero change
+}
+
+// ---- the P^T build -------------------------------------------------------------------
+
+TEST(pagerank_graph, TransposeScaledByOutDegree) {
+  // 0 -> 1, 0 -> 2, 0 -> 2 (duplicate), 1 -> 1 (self loop), 2 -> 0; 3 dangling.
+  const auto a = graph_from_arcs(4, {{0, 1}, {0, 2}, {0, 2}, {1, 1}, {2, 0}}, {5, 1, 2, 7, 3});
+  const auto g = make_pagerank_graph<double>(a, false);
+  EXPECT_EQ(g.vertices(), 4);
+  EXPECT_EQ(g.links(), 4u);  // the duplicate counts once
+  EXPECT_EQ(g.dangling_count, 1);
+  EXPECT_EQ(g.dangling, (std::vector<std::uint8_t>{0, 0, 0, 1}));
+  const auto d = to_dense_pt(g.pt);
+  // P^T(i, j) = 1 / outdeg(j) for j -> i
+  EXPECT_DOUBLE_EQ(d[1 * 4 + 0], 0.5);
+  EXPECT_DOUBLE_EQ(d[2 * 4 + 0], 0.5);
+  EXPECT_DOUBLE_EQ(d[1 * 4 + 1], 1.0);  // self loop kept
+  EXPECT_DOUBLE_EQ(d[0 * 4 + 2], 1.0);
+  EXPECT_DOUBLE_EQ(d[3 * 4 + 3], 0.0);
+
+  // Weighted: parallel arcs summed, scaled by out-weight.
+  const auto w = make_pagerank_graph<double>(a, true);
+  EXPECT_EQ(w.links(), 4u);
+  const auto dw = to_dense_pt(w.pt);
+  EXPECT_DOUBLE_EQ(dw[1 * 4 + 0], 5.0 / 8.0);
+  EXPECT_DOUBLE_EQ(dw[2 * 4 + 0], 3.0 / 8.0);
+  EXPECT_DOUBLE_EQ(dw[1 * 4 + 1], 1.0);
+}
+
+TEST(pagerank_graph, ZeroWeightOutArcsMakeADanglingVertex) {
+  const auto a = graph_from_arcs(3, {{0, 1}, {1, 2}, {1, 0}}, {1, 0, 0});
+  const auto g = make_pagerank_graph<double>(a, true);
+  EXPECT_EQ(g.dangling, (std::vector<std::uint8_t>{0, 1, 1}));
+  for (double x : g.pt.values) EXPECT_TRUE(std::isfinite(x));
+  const auto r = pagerank_cpu(g, tight(1e-12));
+  EXPECT_LE(max_abs_diff(r.rank, reference_pagerank(reference_from_coo(a, true), 0.85)), 1e-10);
+}
+
+TEST(pagerank_graph, Errors) {
+  coo_matrix<double> rect;
+  rect.rows = 3;
+  rect.cols = 4;
+  EXPECT_THROW(make_pagerank_graph<double>(rect, false), dimension_error);
+  EXPECT_THROW(make_pagerank_graph<float>(coo_matrix<double>{}, false), invalid_argument);
+
+  const auto neg = graph_from_arcs(3, {{0, 1}, {1, 2}}, {1, -2});
+  EXPECT_NO_THROW(make_pagerank_graph<double>(neg, false));  // values ignored when unweighted
+  try {
+    make_pagerank_graph<double>(neg, true, {10, 20, 30});
+    FAIL() << "negative weight accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("20 -> 30"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("-2"), std::string::npos) << e.what();
+  }
+  const auto nan = graph_from_arcs(2, {{0, 1}}, {std::nan("")});
+  EXPECT_THROW(make_pagerank_graph<double>(nan, true), invalid_argument);
+  const auto inf = graph_from_arcs(2, {{0, 1}}, {HUGE_VAL});
+  EXPECT_THROW(make_pagerank_graph<double>(inf, true), invalid_argument);
+}
+
+// ---- variants against the reference -------------------------------------------------
+
+template <class T>
+class pagerank_cpu_variants : public ::testing::Test {};
+using value_types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(pagerank_cpu_variants, value_types);
+
+TYPED_TEST(pagerank_cpu_variants, Personalized) {
+  using T = TypeParam;
+  const auto a = random_graph(400, 3000, 7);
+  const auto g = make_pagerank_graph<T>(a, false);
+  pagerank_options o = tight(solve_tolerance<T>::tol);
+  o.personalization = random_vector(400, 11, 0.0, 1.0);
+  for (std::size_t i = 0; i < 400; i += 3) o.personalization[i] = 0;  // zeros allowed
+  const auto r = pagerank_cpu(g, o);
+  ASSERT_TRUE(r.converged);
+  expect_distribution<T>(r.rank, false);
+  expect_close_to<T>(r.rank,
+                     reference_pagerank(reference_from_coo(a, false), 0.85, normalized(o.personalization)));
+}
+
+TYPED_TEST(pagerank_cpu_variants, WeightedSumsParallelArcs) {
+  using T = TypeParam;
+  const auto a = random_graph(400, 3000, 9);
+  const auto g = make_pagerank_graph<T>(a, true);
+  const auto r = pagerank_cpu(g, tight(solve_tolerance<T>::tol));
+  ASSERT_TRUE(r.converged);
+  expect_distribution<T>(r.rank, true);
+  const auto ref_w = reference_pagerank(reference_from_coo(a, true), 0.85);
+  expect_close_to<T>(r.rank, ref_w);
+  // and it is not the unweighted answer
+  EXPECT_GT(max_abs_diff(ref_w, reference_pagerank(reference_from_coo(a, false), 0.85)), 1e-5);
+}
+
+TYPED_TEST(pagerank_cpu_variants, UnweightedIgnoresValuesAndDuplicates) {
+  using T = TypeParam;
+  auto a = random_graph(300, 2000, 13);
+  const auto r1 = pagerank_cpu(make_pagerank_graph<T>(a, false), tight(solve_tolerance<T>::tol));
+  for (double& x : a.values) x = 1.0;
+  // append every arc a second time: duplicates count once
+  const std::size_t m = a.nnz();
+  for (std::size_t k = 0; k < m; ++k) {
+    a.row_idx.push_back(a.row_idx[k]);
+    a.col_idx.push_back(a.col_idx[k]);
+    a.values.push_back(1.0);
+  }
+  const auto r2 = pagerank_cpu(make_pagerank_graph<T>(a, false), tight(solve_tolerance<T>::tol));
+  EXPECT_EQ(r1.iterations, r2.iterations);
+  EXPECT_EQ(max_abs_diff(r1.rank, r2.rank), 0.0);
+}
+
+TYPED_TEST(pagerank_cpu_variants, InitialVector) {
+  using T = TypeParam;
+  const auto a = random_graph(300, 2500, 17);
+  const auto g = make_pagerank_graph<T>(a, false);
+  const auto ref_g = reference_from_coo(a, false);
+  pagerank_options o = tight(solve_tolerance<T>::tol);
+  o.initial = random_vector(300, 19, 0.0, 1.0);
+  const auto r = pagerank_cpu(g, o);
+  ASSERT_TRUE(r.converged);
+  expect_close_to<T>(r.rank, reference_pagerank(ref_g, 0.85));
+  // One step from r0 is exactly the reference's one step (up to rounding in T).
+  o.max_iter = 1;
+  const auto one = pagerank_cpu(g, o);
+  EXPECT_EQ(one.iterations, 1);
+  EXPECT_FALSE(one.converged);
+  const auto ref_one = reference_step(ref_g, 0.85, uniform(300), normalized(o.initial));
+  // rounding: a few (in-degree + 2 <= ~30) eps of the largest entry
+  const double largest = *std::max_element(ref_one.begin(), ref_one.end());
+  EXPECT_LE(max_abs_diff(one.rank, ref_one), 30 * std::numeric_limits<T>::epsilon() * largest);
+}
+
+TYPED_TEST(pagerank_cpu_variants, NotConvergedIsAResultWithTheExactResidual) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(200, 1500, 23), false);
+  pagerank_options o;
+  o.max_iter = 6;
+  const auto r6 = pagerank_cpu(g, o);
+  EXPECT_FALSE(r6.converged);
+  EXPECT_EQ(r6.iterations, 6);
+  EXPECT_GE(r6.residual, o.tol);
+  expect_distribution<T>(r6.rank, true);
+  o.max_iter = 5;
+  const auto r5 = pagerank_cpu(g, o);
+  // residual = ||r_6 - r_5||_1 of the stored values
+  EXPECT_NEAR(r6.residual, l1_diff(r6.rank, r5.rank), 1e-12 * r6.residual + 1e-300);
+}
+
+TYPED_TEST(pagerank_cpu_variants, ProgressEveryIteration) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(100, 600, 29), false);
+  pagerank_options o;
+  std::vector<std::pair<int, double>> seen;
+  o.progress = [&](int k, double res) { seen.push_back({k, res}); };
+  const auto r = pagerank_cpu(g, o);
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(r.iterations));
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].first, static_cast<int>(i) + 1);
+  EXPECT_EQ(seen.back().second, r.residual);
+}
+
+// ---- options ------------------------------------------------------------------------------
+
+TEST(pagerank_options, Validation) {
+  const auto g = make_pagerank_graph<double>(cycle_graph(4), false);
+  const auto bad = [&](auto tweak) {
+    pagerank_options o;
+    tweak(o);
+    EXPECT_THROW(pagerank_cpu(g, o), invalid_argument);
+  };
+  bad([](auto& o) { o.alpha = 1.0; });
+  bad([](auto& o) { o.alpha = -0.1; });
+  bad([](auto& o) { o.alpha = std::nan(""); });
+  bad([](auto& o) { o.tol = 0; });
+  bad([](auto& o) { o.tol = -1; });
+  bad([](auto& o) { o.tol = std::nan(""); });
+  bad([](auto& o) { o.max_iter = 0; });
+  bad([](auto& o) { o.check_interval = 0; });
+  bad([](auto& o) { o.personalization = {1, 2, 3}; });        // wrong length
+  bad([](auto& o) { o.personalization = {1, -1, 1, 1}; });    // negative
+  bad([](auto& o) { o.personalization = {0, 0, 0, 0}; });     // all zero
+  bad([](auto& o) { o.personalization = {1, std::nan(""), 1, 1}; });
+  bad([](auto& o) { o.initial = {1, 2, 3, 4, 5}; });
+  bad([](auto& o) { o.initial = {0, 0, 0, 0}; });
+  try {
+    pagerank_options o;
+    o.personalization = {1, 2, 3};
+    pagerank_cpu(g, o);
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("3 values for a graph of 4 vertices"), std::string::npos) << e.what();
+  }
+}
+
+TEST(pagerank_options, Names) {
+  EXPECT_EQ(parse_pagerank_device("cuda"), pagerank_device::cuda);
+  EXPECT_EQ(parse_pagerank_device("auto"), pagerank_device::automatic);
+  EXPECT_THROW(parse_pagerank_device("gpu"), invalid_argument);
+  EXPECT_EQ(parse_pagerank_loop("check-every"), pagerank_loop::check_every);
+  EXPECT_THROW(parse_pagerank_loop("host"), invalid_argument);
+}
+
+TEST(pagerank_dispatch, CpuKernelForcesTheCpu) {
+  const auto g = make_pagerank_graph<double>(cycle_graph(4), false);
+  const auto r = pagerank(g, pagerank_options{}, pagerank_device::automatic, spmv_kernel::cpu);
+  EXPECT_FALSE(r.on_gpu);
+  EXPECT_THROW(pagerank(g, pagerank_options{}, pagerank_device::cuda, spmv_kernel::cpu), invalid_argument);
+  if (!cuda::available()) {
+    EXPECT_FALSE(pagerank(g, pagerank_options{}).on_gpu);  // auto falls back to the CPU
+    EXPECT_THROW(pagerank(g, pagerank_options{}, pagerank_device::cuda), cuda_error);
+  }
+}
+
+// ---- per-vertex vector files ------------------------------------------------------------
+
+class vertex_file : public ::testing::Test {
+ protected:
+  std::string path(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / ("perron_pagerank_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    dirs_.push_back(dir);
+    return (dir / name).string();
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string p = path(name);
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  void TearDown() override {
+    for (const auto& d : dirs_) std::filesystem::remove_all(d);
+  }
+  std::vector<std::filesystem::path> dirs_;
+};
+
+TEST_F(vertex_file, TsvWithLabels) {
+  const std::string p = write("v.tsv", "# comment\r\n35\t2.5\r\n\r\n10 0.5\n  % also a comment\n");
+  const auto w = read_vertex_weights(p, 3, {10, 20, 35});
+  EXPECT_EQ(w, (std::vector<double>{0.5, 0.0, 2.5}));
+}
+
+TEST_F(vertex_file, TsvOneBasedWithoutLabels) {
+  const auto w = read_vertex_weights(write("v.tsv", "1 1\n4 3\n"), 4, {});
+  EXPECT_EQ(w, (std::vector<double>{1, 0, 0, 3}));
+}
+
+TEST_F(vertex_file, TsvErrorsNameTheLine) {
+  const auto expect_line = [&](const std::string& text, std::uint64_t line, const char* what) {
+    try {
+      read_vertex_weights(write("bad.tsv", text), 4, {});
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const parse_error& e) {
+      EXPECT_EQ(e.line, line) << what << ": " << e.what();
+    }
+  };
+  expect_line("1 1\n5 1\n", 2, "vertex beyond n");
+  expect_line("1 1\n0 1\n", 2, "vertex 0 in 1-based numbering");
+  expect_line("1 1\n1 2\n", 2, "repeated vertex");
+  expect_line("x 1\n", 1, "vertex not a number");
+  expect_line("2 abc\n", 1, "weight not a number");
+  expect_line("2\n", 1, "weight missing");
+  expect_line("2 1 3\n", 1, "extra field");
+  expect_line("# ok\n3 -1\n", 2, "negative weight");
+  expect_line("3 nan\n", 1, "NaN weight");
+  EXPECT_THROW(read_vertex_weights(write("v.tsv", "7 1\n"), 3, {5, 6, 8}), parse_error);  // unknown label
+  EXPECT_THROW(read_vertex_weights(path("missing.tsv"), 3, {}), io_error);
+}
+
+TEST_F(vertex_file, MatrixMarketArray) {
+  const std::string p = path("v.mtx");
+  io::write_matrix_market_array(p, {1, 2, 3, 4}, 4, 1);
+  EXPECT_EQ(read_vertex_weights(p, 4, {}), (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_THROW(read_vertex_weights(p, 5, {}), dimension_error);  // wrong length
+  io::write_matrix_market_array(p, {1, -2, 3}, 3, 1);
+  EXPECT_THROW(read_vertex_weights(p, 3, {}), parse_error);  // negative
+}
+
+}  // namespace
+}  // namespace perron::test

@@ -1,11 +1,19 @@
 // One entry point for "a matrix or graph file a user gave us": picks the reader
-// from the content/extension (.mtx, .mtx.gz, .tar.gz -> Matrix Market;
-// .txt, .txt.gz, .el, .tsv -> SNAP edge list) and returns the COO plus the
-// labels that outputs use for vertex i.
+// from the content/extension and returns the COO plus the labels that outputs
+// use for vertex i. Dispatch, in order:
+//   synthetic:..., rmat:..., tridiag:...    -> io::generate_synthetic (no file)
+//   *.tar.gz, *.tgz                          -> the main .mtx inside (libarchive)
+//   a %%MatrixMarket banner (plain or .gz)   -> Matrix Market
+//   *.txt, *.el, *.tsv, *.edges (+ .gz)      -> SNAP edge list
+//   anything else: the first non-comment line decides ('%' banner -> MM, two
+//   integers -> SNAP), else parse_error "unrecognized format".
+// With opt.cache.enabled the parsed result is kept in a binary cache keyed by
+// the file's absolute path, size and modification time (io/cache.hpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/matrix_market.hpp"
@@ -13,19 +21,34 @@
 
 namespace perron::io {
 
-enum class input_format { matrix_market, snap };
+enum class input_format { matrix_market, snap, synthetic };
+
+// Where the load time went (the apps' --timings / --json show it).
+struct load_timings {
+  double read_seconds = 0;       // reading the file: disk, gunzip, untar
+  double parse_seconds = 0;      // text -> COO (symmetric expansion, SNAP remap included)
+  double cache_seconds = 0;      // reading the cache (hit) or writing it (miss)
+  std::uint64_t file_bytes = 0;  // size on disk (of the cache file on a hit)
+  std::uint64_t text_bytes = 0;  // uncompressed text parsed; 0 on a cache hit
+  bool from_cache = false;
+};
 
 struct loaded_matrix {
   input_format format = input_format::matrix_market;
   coo_matrix<double> matrix;
-  bool pattern = false;                // values carry no information (MM pattern, SNAP)
-  bool symmetric = false;              // the file was symmetric (already expanded)
-  std::vector<std::int64_t> label;     // SNAP: original ids; empty for MM (label = index + 1)
-  double read_seconds = 0;             // time to read + parse
+  bool pattern = false;             // values carry no information (MM pattern, SNAP, rmat)
+  bool symmetric = false;           // the file was symmetric / skew (already expanded)
+  std::vector<std::int64_t> label;  // SNAP: original ids; empty for MM (label = index + 1)
+  double read_seconds = 0;          // total time to load (read + parse, or the cache)
+  load_timings timings;
 
   std::int64_t label_of(index_t i) const { return label.empty() ? std::int64_t(i) + 1 : label[i]; }
 };
 
 loaded_matrix load_matrix(const std::string& path, const read_options& opt = {});
+
+// The same dispatch over text already in memory (no cache, no archives);
+// `name` decides by extension as a path would.
+loaded_matrix parse_matrix(std::string_view text, const std::string& name, const read_options& opt = {});
 
 }  // namespace perron::io

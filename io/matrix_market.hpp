@@ -5,8 +5,10 @@
 // complex/hermitian not_supported.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/formats.hpp"
@@ -25,11 +27,21 @@ struct mm_header {
   std::uint64_t entries = 0;  // as declared on the size line (coordinate only)
 };
 
-struct read_options {
-  unsigned threads = 0;  // 0: all hardware threads
+// The binary cache of parsed files (load_matrix only; see io/cache.hpp). Off
+// unless the caller turns it on: the apps do, with --no-cache / --cache-dir.
+struct cache_options {
+  bool enabled = false;
+  std::string dir;  // empty: default_cache_dir() ($XDG_CACHE_HOME/perron or ~/.cache/perron)
 };
 
-// A coordinate matrix as read: symmetric / skew-symmetric are expanded to
+struct read_options {
+  unsigned threads = 0;         // 0: all hardware threads (omp_get_max_threads())
+  std::size_t chunk_bytes = 0;  // parallel parse chunk size; 0: automatic (tests force small chunks)
+  cache_options cache;          // used by load_matrix only
+};
+
+// A coordinate matrix as read (an `array` file is accepted too and gives its
+// nonzero entries): symmetric / skew-symmetric are expanded to
 // general (mirror entries added, diagonal once); pattern entries get value 1.
 // Duplicates are kept as given (the conversion layer merges them).
 struct mm_matrix {
@@ -46,12 +58,21 @@ struct mm_array {
 };
 mm_array read_matrix_market_array(const std::string& path);
 
-// Writers. Values are written with enough digits to read back bit-identically.
+// The same readers over text already in memory (decompressed); `name` is what
+// errors call the input. The file readers above are these plus read/gunzip.
+mm_matrix parse_matrix_market(std::string_view text, const std::string& name, const read_options& opt = {});
+mm_array parse_matrix_market_array(std::string_view text, const std::string& name,
+                                   const read_options& opt = {});
+
+// Writers. Values are written with enough digits to read back bit-identically
+// (shortest round-trip form); a path ending in .gz is written gzipped. `field`
+// integer requires integral values, pattern drops them. io_error when the file
+// cannot be written.
 void write_matrix_market(const std::string& path, const coo_matrix<double>& a,
                          mm_field field = mm_field::real);
 void write_matrix_market(const std::string& path, const csr_matrix<double>& a,
                          mm_field field = mm_field::real);
-void write_matrix_market_array(const std::string& path, const std::vector<double>& values,
-                               index_t rows, index_t cols = 1);
+void write_matrix_market_array(const std::string& path, const std::vector<double>& values, index_t rows,
+                               index_t cols = 1);
 
 }  // namespace perron::io

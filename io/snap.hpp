@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "io/matrix_market.hpp"
@@ -18,6 +19,11 @@ struct snap_graph {
   std::vector<std::int64_t> original_id;  // original_id[new id] = id in the file
 };
 
+// '%' lines count as comments too (KONECT-style lists); each data line holds
+// exactly two non-negative integer ids. Self loops and duplicates are kept.
 snap_graph read_snap(const std::string& path, const read_options& opt = {});
+
+// The same over text in memory; `name` is what errors call the input.
+snap_graph parse_snap(std::string_view text, const std::string& name, const read_options& opt = {});
 
 }  // namespace perron::io

@@ -1,0 +1,400 @@
+#include "io/cache.hpp"
+
+#include <fcntl.h>
+#include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <type_traits>
+
+#include "io/text_input.hpp"
+#include "kernels/error.hpp"
+
+namespace perron::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---- checksum -----------------------------------------------------------------------
+// A 4-lane multiply-rotate hash (the xxHash64 round) per 1 MiB block, blocks
+// combined by a position-dependent sum, so it runs in parallel at memory
+// speed and still notices reordered, truncated or flipped data.
+
+constexpr std::uint64_t p1 = 0x9E3779B185EBCA87ULL;
+constexpr std::uint64_t p2 = 0xC2B2AE3D27D4EB4FULL;
+constexpr std::uint64_t p3 = 0x165667B19E3779F9ULL;
+constexpr std::size_t block_bytes = std::size_t(1) << 20;
+
+inline std::uint64_t rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+inline std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+inline std::uint64_t round64(std::uint64_t acc, std::uint64_t w) { return rotl(acc + w * p2, 31) * p1; }
+
+std::uint64_t block_hash(const unsigned char* p, std::size_t n, std::uint64_t index) {
+  std::uint64_t a = p1 + p2 + index, b = p2 ^ index, c = index * p3, d = ~index;
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    std::uint64_t w[4];
+    std::memcpy(w, p + i, 32);
+    a = round64(a, w[0]);
+    b = round64(b, w[1]);
+    c = round64(c, w[2]);
+    d = round64(d, w[3]);
+  }
+  if (i < n) {
+    std::uint64_t w[4] = {0, 0, 0, 0};
+    std::memcpy(w, p + i, n - i);
+    a = round64(a, w[0]);
+    b = round64(b, w[1]);
+    c = round64(c, w[2]);
+    d = round64(d, w[3]);
+  }
+  return mix64(rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18) + n * p3);
+}
+
+std::uint64_t block_term(const void* p, std::size_t n, std::uint64_t index) {
+  return mix64(block_hash(static_cast<const unsigned char*>(p), n, index) + index * p1);
+}
+
+std::uint64_t region_hash(const void* data, std::size_t bytes, unsigned threads) {
+  const auto blocks = static_cast<std::int64_t>((bytes + block_bytes - 1) / block_bytes);
+  std::uint64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static) num_threads(threads) if (blocks > 1)
+  for (std::int64_t k = 0; k < blocks; ++k) {
+    const std::size_t off = static_cast<std::size_t>(k) * block_bytes;
+    sum += block_term(static_cast<const char*>(data) + off, std::min(block_bytes, bytes - off),
+                      static_cast<std::uint64_t>(k));
+  }
+  return mix64(sum + bytes);
+}
+
+std::uint64_t combine(std::uint64_t h, std::uint64_t region) { return mix64(h ^ (region + p3)); }
+
+// ---- file layout ----------------------------------------------------------------------
+
+constexpr char magic[8] = {'P', 'E', 'R', 'R', 'O', 'N', 'C', 'A'};
+constexpr std::uint32_t endian_mark = 0x01020304;
+
+struct file_header {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t endian;
+  std::uint64_t source_size;
+  std::int64_t source_mtime_ns;
+  std::uint64_t path_bytes;
+  std::uint64_t nnz;
+  std::uint64_t labels;
+  std::int32_t rows;
+  std::int32_t cols;
+  std::uint8_t format;
+  std::uint8_t pattern;
+  std::uint8_t symmetric;
+  std::uint8_t has_values;
+  std::uint8_t reserved[4];
+  std::uint64_t payload_checksum;
+  std::uint64_t header_checksum;  // of the fields above and the path
+};
+static_assert(sizeof(file_header) == 88, "cache header layout");
+static_assert(std::is_trivially_copyable_v<file_header>);
+
+std::uint64_t pad8(std::uint64_t n) { return (n + 7) / 8 * 8; }
+
+std::uint64_t header_hash(const file_header& h, const std::string& path) {
+  std::uint64_t x = block_term(&h, offsetof(file_header, header_checksum), 0);
+  return combine(x, block_term(path.data(), path.size(), 1));
+}
+
+struct source_key {
+  std::string path;  // absolute, symlinks resolved
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+};
+
+std::optional<source_key> key_of(const std::string& source) {
+  std::error_code ec;
+  const fs::path canon = fs::canonical(source, ec);
+  if (ec) return std::nullopt;
+  struct stat st {};
+  if (::stat(canon.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  source_key k;
+  k.path = canon.string();
+  k.size = static_cast<std::uint64_t>(st.st_size);
+  k.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return k;
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+std::string file_name_for(const source_key& k) {
+  std::string base = fs::path(k.path).filename().string();
+  for (char& c : base)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  if (base.size() > 80) base.resize(80);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(k.path)));
+  return base + "." + hex + ".perron-cache";
+}
+
+void warn(const std::string& msg) { std::cerr << "perron: warning: " << msg << '\n'; }
+
+class fd_guard {
+ public:
+  explicit fd_guard(int fd) : fd_(fd) {}
+  ~fd_guard() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  fd_guard(const fd_guard&) = delete;
+  fd_guard& operator=(const fd_guard&) = delete;
+  int get() const { return fd_; }
+  int release() {
+    const int f = fd_;
+    fd_ = -1;
+    return f;
+  }
+
+ private:
+  int fd_;
+};
+
+bool pread_all(int fd, void* out, std::size_t n, std::uint64_t off) {
+  auto* p = static_cast<char*>(out);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(off));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::size_t>(r);
+    off += static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
+bool write_all(int fd, const void* data, std::size_t n) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t r = ::write(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+// Reads `bytes` at `offset` into `out` in parallel blocks, hashing each block
+// while it is in cache. Returns false on a short read.
+bool read_region(int fd, void* out, std::size_t bytes, std::uint64_t offset, unsigned threads,
+                 std::uint64_t& hash) {
+  const auto blocks = static_cast<std::int64_t>((bytes + block_bytes - 1) / block_bytes);
+  std::uint64_t sum = 0;
+  std::atomic<bool> ok{true};
+#pragma omp parallel for reduction(+ : sum) schedule(static) num_threads(threads) if (blocks > 1)
+  for (std::int64_t k = 0; k < blocks; ++k) {
+    const std::size_t off = static_cast<std::size_t>(k) * block_bytes;
+    const std::size_t n = std::min(block_bytes, bytes - off);
+    char* dst = static_cast<char*>(out) + off;
+    if (!pread_all(fd, dst, n, offset + off)) {
+      ok = false;
+      continue;
+    }
+    sum += block_term(dst, n, static_cast<std::uint64_t>(k));
+  }
+  hash = mix64(sum + bytes);
+  return ok;
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/perron";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/perron";
+  return {};
+}
+
+std::string cache_dir(const cache_options& opt) { return opt.dir.empty() ? default_cache_dir() : opt.dir; }
+
+std::string cache_file_for(const std::string& source, const std::string& dir) {
+  const auto key = key_of(source);
+  if (!key) throw io_error(source, "no such file");
+  return dir + "/" + file_name_for(*key);
+}
+
+std::optional<loaded_matrix> cache_load(const std::string& source, const cache_options& opt,
+                                        unsigned threads) {
+  if (!opt.enabled) return std::nullopt;
+  const std::string dir = cache_dir(opt);
+  if (dir.empty()) return std::nullopt;
+  const auto key = key_of(source);
+  if (!key) return std::nullopt;  // the reader will say what is wrong with the source
+  const std::string file = dir + "/" + file_name_for(*key);
+  threads = detail::thread_count(threads);
+
+  fd_guard fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;  // no cache yet: not worth a warning
+  auto refuse = [&](const std::string& why) -> std::optional<loaded_matrix> {
+    warn("ignoring the cache " + file + " of " + source + ": " + why + "; re-reading the source");
+    return std::nullopt;
+  };
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return refuse("not a regular file");
+  const auto file_bytes = static_cast<std::uint64_t>(st.st_size);
+  file_header h{};
+  if (file_bytes < sizeof h || !pread_all(fd.get(), &h, sizeof h, 0))
+    return refuse("truncated (" + std::to_string(file_bytes) + " bytes, shorter than its header)");
+  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return refuse("not a perron cache file");
+  if (h.version != cache_format_version || h.endian != endian_mark)
+    return refuse("written by another cache format (version " + std::to_string(h.version) + ", this is " +
+                  std::to_string(cache_format_version) + ")");
+  if (h.path_bytes > 65536) return refuse("corrupt header");
+  std::string path(static_cast<std::size_t>(h.path_bytes), '\0');
+  if (!pread_all(fd.get(), path.data(), path.size(), sizeof h)) return refuse("truncated header");
+  if (header_hash(h, path) != h.header_checksum) return refuse("header checksum mismatch (corrupt)");
+  if (path != key->path) return refuse("it belongs to another file (" + path + ")");
+  if (h.source_size != key->size || h.source_mtime_ns != key->mtime_ns)
+    return refuse("stale: the source changed since it was cached");
+
+  // Every size is checked against the file's real length before anything is allocated.
+  const std::uint64_t begin = sizeof h + pad8(h.path_bytes);
+  const std::uint64_t per_entry = 8 + (h.has_values ? 8 : 0);
+  if (h.nnz > file_bytes / per_entry || h.labels > file_bytes / 8 || h.rows < 0 || h.cols < 0 ||
+      h.format > 2 || begin + h.nnz * per_entry + h.labels * 8 != file_bytes)
+    return refuse("truncated or corrupt (" + std::to_string(file_bytes) + " bytes do not match its header)");
+
+  loaded_matrix m;
+  m.format = static_cast<input_format>(h.format);
+  m.pattern = h.pattern != 0;
+  m.symmetric = h.symmetric != 0;
+  auto& a = m.matrix;
+  a.rows = h.rows;
+  a.cols = h.cols;
+  const auto nnz = static_cast<std::size_t>(h.nnz);
+  a.row_idx.resize(nnz);
+  a.col_idx.resize(nnz);
+  a.values.resize(nnz, 1.0);
+  m.label.resize(static_cast<std::size_t>(h.labels));
+  std::uint64_t sum = 0, part = 0;
+  std::uint64_t off = begin;
+  bool ok = read_region(fd.get(), a.row_idx.data(), nnz * 4, off, threads, part);
+  sum = combine(sum, part);
+  off += nnz * 4;
+  ok = ok && read_region(fd.get(), a.col_idx.data(), nnz * 4, off, threads, part);
+  sum = combine(sum, part);
+  off += nnz * 4;
+  if (h.has_values) {
+    ok = ok && read_region(fd.get(), a.values.data(), nnz * 8, off, threads, part);
+    sum = combine(sum, part);
+    off += nnz * 8;
+  }
+  ok = ok && read_region(fd.get(), m.label.data(), m.label.size() * 8, off, threads, part);
+  sum = combine(sum, part);
+  if (!ok) return refuse("truncated while reading");
+  if (sum != h.payload_checksum) return refuse("checksum mismatch (corrupt)");
+
+  // Cheap structural check: a corrupt file with a matching checksum is
+  // astronomically unlikely, but indices out of range would crash a kernel.
+  std::atomic<bool> in_range{true};
+  const auto n = static_cast<std::int64_t>(nnz);
+#pragma omp parallel for schedule(static) num_threads(threads) if (n > 65536)
+  for (std::int64_t e = 0; e < n; ++e) {
+    const auto i = a.row_idx[static_cast<std::size_t>(e)], j = a.col_idx[static_cast<std::size_t>(e)];
+    if (i < 0 || i >= a.rows || j < 0 || j >= a.cols) in_range.store(false, std::memory_order_relaxed);
+  }
+  if (!in_range) return refuse("indices out of range (corrupt)");
+  m.timings.from_cache = true;
+  m.timings.file_bytes = file_bytes;
+  return m;
+}
+
+bool cache_store(const std::string& source, const loaded_matrix& m, const cache_options& opt,
+                 unsigned threads) {
+  if (!opt.enabled) return false;
+  const std::string dir = cache_dir(opt);
+  if (dir.empty()) {
+    warn("no cache directory (neither XDG_CACHE_HOME nor HOME is set); not caching " + source);
+    return false;
+  }
+  const auto key = key_of(source);
+  if (!key) return false;
+  threads = detail::thread_count(threads);
+  const std::string file = dir + "/" + file_name_for(*key);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    warn("cannot create the cache directory " + dir + " (" + ec.message() + "); not caching " + source);
+    return false;
+  }
+  const auto& a = m.matrix;
+  const bool has_values = !m.pattern;
+  file_header h{};
+  std::memcpy(h.magic, magic, sizeof magic);
+  h.version = cache_format_version;
+  h.endian = endian_mark;
+  h.source_size = key->size;
+  h.source_mtime_ns = key->mtime_ns;
+  h.path_bytes = key->path.size();
+  h.nnz = a.nnz();
+  h.labels = m.label.size();
+  h.rows = a.rows;
+  h.cols = a.cols;
+  h.format = static_cast<std::uint8_t>(m.format);
+  h.pattern = m.pattern;
+  h.symmetric = m.symmetric;
+  h.has_values = has_values;
+  std::uint64_t sum = 0;
+  sum = combine(sum, region_hash(a.row_idx.data(), a.nnz() * 4, threads));
+  sum = combine(sum, region_hash(a.col_idx.data(), a.nnz() * 4, threads));
+  if (has_values) sum = combine(sum, region_hash(a.values.data(), a.nnz() * 8, threads));
+  sum = combine(sum, region_hash(m.label.data(), m.label.size() * 8, threads));
+  h.payload_checksum = sum;
+  h.header_checksum = header_hash(h, key->path);
+
+  // Temporary name in the same directory, then rename: atomic on POSIX.
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  fd_guard fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) {
+    warn("cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source);
+    return false;
+  }
+  const char zeros[8] = {};
+  bool ok = write_all(fd.get(), &h, sizeof h) && write_all(fd.get(), key->path.data(), key->path.size()) &&
+            write_all(fd.get(), zeros, pad8(key->path.size()) - key->path.size()) &&
+            write_all(fd.get(), a.row_idx.data(), a.nnz() * 4) &&
+            write_all(fd.get(), a.col_idx.data(), a.nnz() * 4) &&
+            (!has_values || write_all(fd.get(), a.values.data(), a.nnz() * 8)) &&
+            write_all(fd.get(), m.label.data(), m.label.size() * 8);
+  const int err = errno;
+  ok = (::close(fd.release()) == 0) && ok;
+  if (ok && std::rename(tmp.c_str(), file.c_str()) != 0) ok = false;
+  if (!ok) {
+    warn("cannot write the cache " + file + " (" + std::strerror(err ? err : errno) + "); not caching " +
+         source);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace perron::io

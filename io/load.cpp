@@ -1,0 +1,153 @@
+#include "io/load.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "io/archive.hpp"
+#include "io/cache.hpp"
+#include "io/snap.hpp"
+#include "io/synthetic.hpp"
+#include "io/text_input.hpp"
+#include "kernels/error.hpp"
+
+namespace perron::io {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The extension that names the format, ignoring a trailing .gz.
+std::string format_extension(const std::string& name) {
+  std::string n = lower(name);
+  if (ends_with(n, ".gz")) n.resize(n.size() - 3);
+  const auto slash = n.find_last_of('/');
+  const auto dot = n.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+  return n.substr(dot);
+}
+
+bool snap_extension(const std::string& ext) {
+  return ext == ".txt" || ext == ".el" || ext == ".tsv" || ext == ".edges";
+}
+
+input_format detect(std::string_view text, const std::string& name) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  if (text.size() >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
+  if (end - p >= 2 && p[0] == '%' && p[1] == '%') return input_format::matrix_market;
+  const std::string ext = format_extension(name);
+  if (ext == ".mtx" || ext == ".mm")
+    return input_format::matrix_market;  // the MM reader names what is missing
+  if (snap_extension(ext)) return input_format::snap;
+  if (text.empty()) throw parse_error(name, 0, "empty file");
+  // Sniff the first line that is not a comment or blank: two integers make an edge list.
+  std::uint64_t line = 1;
+  while (p != end) {
+    const char* q = detail::skip_blanks(p, end);
+    if (q != end && *q != '\n' && *q != '#' && *q != '%' && *q != '\r') {
+      const auto tokens = detail::line_tokens(p, end);
+      std::uint64_t v = 0;
+      auto is_id = [&](std::string_view t) {
+        return detail::scan_unsigned(t.data(), t.data() + t.size(), v) == t.data() + t.size();
+      };
+      if (tokens.size() == 2 && is_id(tokens[0]) && is_id(tokens[1])) return input_format::snap;
+      throw parse_error(
+          name, line,
+          "unrecognized format: neither a Matrix Market banner (%%MatrixMarket ...) nor an edge list "
+          "of two ids per line");
+    }
+    p = detail::next_line(p, end);
+    ++line;
+  }
+  return input_format::snap;  // comments only: an empty edge list
+}
+
+loaded_matrix from_text(std::string_view text, const std::string& name, const read_options& opt,
+                        bool force_mm) {
+  loaded_matrix m;
+  const input_format f = force_mm ? input_format::matrix_market : detect(text, name);
+  m.format = f;
+  if (f == input_format::matrix_market) {
+    mm_matrix mm = parse_matrix_market(text, name, opt);
+    m.matrix = std::move(mm.matrix);
+    m.pattern = mm.header.field == mm_field::pattern;
+    m.symmetric = mm.header.symmetry != mm_symmetry::general;
+  } else {
+    snap_graph g = parse_snap(text, name, opt);
+    m.matrix = std::move(g.matrix);
+    m.label = std::move(g.original_id);
+    m.pattern = true;
+  }
+  return m;
+}
+
+}  // namespace
+
+loaded_matrix parse_matrix(std::string_view text, const std::string& name, const read_options& opt) {
+  const auto start = clock_type::now();
+  loaded_matrix m = from_text(text, name, opt, false);
+  m.timings.parse_seconds = seconds_since(start);
+  m.timings.text_bytes = text.size();
+  m.read_seconds = m.timings.parse_seconds;
+  return m;
+}
+
+loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
+  const auto start = clock_type::now();
+  if (is_synthetic_spec(path)) {
+    loaded_matrix m;
+    m.format = input_format::synthetic;
+    m.matrix = generate_synthetic(path);
+    m.pattern = path.rfind("rmat:", 0) == 0;
+    m.read_seconds = m.timings.parse_seconds = seconds_since(start);
+    return m;
+  }
+  const unsigned threads = detail::thread_count(opt.threads);
+  if (opt.cache.enabled) {
+    if (auto cached = cache_load(path, opt.cache, threads)) {
+      cached->timings.cache_seconds = seconds_since(start);
+      cached->read_seconds = cached->timings.cache_seconds;
+      return std::move(*cached);
+    }
+  }
+  detail::read_stats rs;
+  detail::text_buffer text;
+  std::string name = path;
+  const bool archive = detail::is_archive_name(path);
+  if (archive) {
+    std::string member;
+    text = detail::read_archive_matrix(path, member, &rs);
+    name = path + ":" + member;
+  } else {
+    text = detail::read_file(path, threads, &rs);
+  }
+  const auto parse_start = clock_type::now();
+  loaded_matrix m = from_text(text.view(), name, opt, archive);
+  m.timings.parse_seconds = seconds_since(parse_start);
+  m.timings.read_seconds = rs.seconds;
+  m.timings.file_bytes = rs.file_bytes;
+  m.timings.text_bytes = text.size();
+  text = detail::text_buffer();  // release the text before the cache copy is written
+  if (opt.cache.enabled) {
+    const auto cache_start = clock_type::now();
+    cache_store(path, m, opt.cache, threads);
+    m.timings.cache_seconds = seconds_since(cache_start);
+  }
+  m.read_seconds = seconds_since(start);
+  return m;
+}
+
+}  // namespace perron::io

@@ -1,0 +1,764 @@
+// Matrix Market reader and writer. The body is parsed in line-aligned chunks
+// in parallel (io/text_input.hpp): each chunk writes its entries into its own
+// slots of the output arrays, sized by the number of lines actually present,
+// never by the size line; the size line is checked against the data after.
+#include "io/matrix_market.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "io/text_input.hpp"
+#include "kernels/error.hpp"
+
+namespace perron::io {
+namespace {
+
+using detail::line_chunk;
+
+constexpr const char* banner_form =
+    "%%MatrixMarket matrix coordinate|array real|integer|pattern general|symmetric|skew-symmetric";
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+std::string quoted(std::string_view s) { return detail::quote_token(s.data(), s.data() + s.size()); }
+
+// ---- header ---------------------------------------------------------------------
+
+struct parsed_header {
+  mm_header h;
+  const char* body = nullptr;   // first byte after the size line
+  std::uint64_t body_line = 0;  // its line number
+  std::uint64_t size_line = 0;
+};
+
+// Lines of the header, one at a time, with their 1-based numbers.
+struct line_cursor {
+  const char* p;
+  const char* end;
+  std::uint64_t line = 0;
+
+  bool next(const char*& line_begin, const char*& line_end) {
+    if (p == end) return false;
+    line_begin = p;
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    line_end = nl ? nl : end;
+    p = nl ? nl + 1 : end;
+    ++line;
+    return true;
+  }
+};
+
+index_t checked_size(std::string_view token, const char* what, const std::string& name, std::uint64_t line) {
+  std::uint64_t v = 0;
+  const char* b = token.data();
+  const char* e = b + token.size();
+  if (!token.empty() && token[0] == '-') {
+    std::int64_t s = 0;
+    const char* q = detail::scan_signed(b, e, s);
+    if (q == e)
+      throw parse_error(name, line, std::string("size line: ") + what + " " + quoted(token) + " is negative");
+  }
+  const char* q = detail::scan_unsigned(b, e, v);
+  if (q != e) {
+    if (q == nullptr && !token.empty() &&
+        std::all_of(token.begin() + (token[0] == '+'), token.end(),
+                    [](char c) { return c >= '0' && c <= '9'; }) &&
+        token.size() > (token[0] == '+' ? 1u : 0u))
+      throw parse_error(name, line,
+                        std::string("size line: ") + what + " " + quoted(token) +
+                            " exceeds perron's 32-bit index limit (" + std::to_string(max_index) + ")");
+    throw parse_error(name, line,
+                      std::string("size line: ") + what + " " + quoted(token) + " is not a number");
+  }
+  if (v > max_index)
+    throw parse_error(name, line,
+                      std::string("size line: ") + what + " " + std::to_string(v) +
+                          " exceeds perron's 32-bit index limit (" + std::to_string(max_index) + ")");
+  return static_cast<index_t>(v);
+}
+
+parsed_header parse_header(std::string_view text, const std::string& name) {
+  if (text.empty()) throw parse_error(name, 0, "empty file");
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte order mark
+  line_cursor cur{begin, end};
+  const char* lb = nullptr;
+  const char* le = nullptr;
+  cur.next(lb, le);
+  const auto banner = detail::line_tokens(lb, le);
+  if (banner.empty() || banner[0].size() < 2 || banner[0].substr(0, 2) != "%%")
+    throw parse_error(
+        name, 1, std::string("missing Matrix Market banner: the first line must read '") + banner_form + "'");
+  if (!iequals(banner[0], "%%MatrixMarket"))
+    throw parse_error(name, 1,
+                      "garbled Matrix Market banner: " + quoted(banner[0]) + " (expected '%%MatrixMarket')");
+  if (banner.size() != 5)
+    throw parse_error(name, 1,
+                      "the banner must have 5 words ('" + std::string(banner_form) + "'), found " +
+                          std::to_string(banner.size()));
+  parsed_header out;
+  mm_header& h = out.h;
+  if (!iequals(banner[1], "matrix"))
+    throw parse_error(name, 1, "unknown object " + quoted(banner[1]) + " in the banner (expected 'matrix')");
+  if (iequals(banner[2], "coordinate"))
+    h.coordinate = true;
+  else if (iequals(banner[2], "array"))
+    h.coordinate = false;
+  else
+    throw parse_error(
+        name, 1, "unknown format " + quoted(banner[2]) + " in the banner (expected 'coordinate' or 'array')");
+  if (iequals(banner[3], "real") || iequals(banner[3], "double"))
+    h.field = mm_field::real;
+  else if (iequals(banner[3], "integer"))
+    h.field = mm_field::integer;
+  else if (iequals(banner[3], "pattern"))
+    h.field = mm_field::pattern;
+  else if (iequals(banner[3], "complex"))
+    throw not_supported(
+        name + ": complex Matrix Market matrices are not supported (perron reads real, integer and pattern)");
+  else
+    throw parse_error(
+        name, 1,
+        "unknown field " + quoted(banner[3]) + " in the banner (expected 'real', 'integer' or 'pattern')");
+  if (iequals(banner[4], "general"))
+    h.symmetry = mm_symmetry::general;
+  else if (iequals(banner[4], "symmetric"))
+    h.symmetry = mm_symmetry::symmetric;
+  else if (iequals(banner[4], "skew-symmetric"))
+    h.symmetry = mm_symmetry::skew_symmetric;
+  else if (iequals(banner[4], "hermitian"))
+    throw not_supported(name + ": hermitian Matrix Market matrices are not supported (they are complex)");
+  else
+    throw parse_error(name, 1,
+                      "unknown symmetry " + quoted(banner[4]) +
+                          " in the banner (expected 'general', 'symmetric' or 'skew-symmetric')");
+  if (!h.coordinate && h.field == mm_field::pattern)
+    throw parse_error(name, 1, "an 'array' file cannot be 'pattern' (a dense array needs values)");
+  if (h.field == mm_field::pattern && h.symmetry == mm_symmetry::skew_symmetric)
+    throw parse_error(name, 1, "a 'pattern' matrix cannot be 'skew-symmetric' (it has no signs to flip)");
+
+  // Comments and blank lines, then the size line.
+  for (;;) {
+    if (!cur.next(lb, le))
+      throw parse_error(name, cur.line + 1,
+                        std::string("missing size line (") +
+                            (h.coordinate ? "rows columns entries" : "rows columns") +
+                            ") after the banner and comments");
+    const char* q = detail::skip_blanks(lb, le);
+    if (q == le || (*q == '\r' && q + 1 == le)) continue;
+    if (*q == '%') continue;
+    break;
+  }
+  out.size_line = cur.line;
+  const auto sizes = detail::line_tokens(lb, le);
+  const std::size_t want = h.coordinate ? 3 : 2;
+  if (sizes.size() != want)
+    throw parse_error(name, cur.line,
+                      std::string("size line: expected ") + std::to_string(want) + " numbers (" +
+                          (h.coordinate ? "rows columns entries" : "rows columns") + "), found " +
+                          std::to_string(sizes.size()));
+  h.rows = checked_size(sizes[0], "rows", name, cur.line);
+  h.cols = checked_size(sizes[1], "columns", name, cur.line);
+  if (h.coordinate) {
+    std::uint64_t e = 0;
+    const char* b = sizes[2].data();
+    const char* x = b + sizes[2].size();
+    std::int64_t s = 0;
+    if (sizes[2][0] == '-' && detail::scan_signed(b, x, s) == x)
+      throw parse_error(name, cur.line, "size line: entries " + quoted(sizes[2]) + " is negative");
+    if (detail::scan_unsigned(b, x, e) != x)
+      throw parse_error(name, cur.line, "size line: entries " + quoted(sizes[2]) + " is not a number");
+    h.entries = e;
+  } else {
+    h.entries = static_cast<std::uint64_t>(h.rows) * static_cast<std::uint64_t>(h.cols);
+  }
+  if (h.symmetry != mm_symmetry::general && h.rows != h.cols)
+    throw parse_error(name, cur.line,
+                      "a " +
+                          std::string(h.symmetry == mm_symmetry::symmetric ? "symmetric" : "skew-symmetric") +
+                          " matrix must be square, the size line says " + std::to_string(h.rows) + " x " +
+                          std::to_string(h.cols));
+  out.body = cur.p;
+  out.body_line = cur.line + 1;
+  return out;
+}
+
+// ---- body -------------------------------------------------------------------------
+
+bool is_mm_data(const char* p) { return *p != '\n' && *p != '%' && !(*p == '\r' && p[1] == '\n'); }
+
+std::string range_message(const char* what, std::uint64_t v, index_t n) {
+  if (n == 0)
+    return std::string(what) + " " + std::to_string(v) + " out of range (the matrix has no " +
+           (what[0] == 'r' ? "rows" : "columns") + ")";
+  return std::string(what) + " " + std::to_string(v) + " out of range 1.." + std::to_string(n);
+}
+
+// Why a data line failed the fast path, in words. Slow; runs once per error.
+std::string diagnose_entry(const char* line, const char* end, const mm_header& h) {
+  const auto tokens = detail::line_tokens(line, end);
+  const bool has_value = h.field != mm_field::pattern;
+  const std::size_t want = h.coordinate ? (has_value ? 3 : 2) : 1;
+  const char* names[3] = {"row index", "column index", "value"};
+  const char* const* name = h.coordinate ? names : names + 2;
+  const char* fields = h.coordinate ? (has_value ? "(row column value)" : "(row column)") : "(value)";
+  // Each field present is checked first (a bad byte can merge two fields),
+  // then the count.
+  for (std::size_t k = 0; k < std::min(want, tokens.size()); ++k) {
+    const char* b = tokens[k].data();
+    const char* e = b + tokens[k].size();
+    const bool is_index = h.coordinate && k < 2;
+    if (is_index) {
+      std::uint64_t v = 0;
+      std::int64_t s = 0;
+      if (*b == '-' && detail::scan_signed(b, e, s) == e)
+        return std::string(name[k]) + " " + quoted(tokens[k]) + " is negative";
+      const char* q = detail::scan_unsigned(b, e, v);
+      if (q == e) continue;
+      if (q == nullptr && std::all_of(b + (*b == '+'), e, [](char c) { return c >= '0' && c <= '9'; }) &&
+          e - b > (*b == '+'))
+        return std::string(name[k]) + " " + quoted(tokens[k]) + " out of range 1.." +
+               std::to_string(k == 0 ? h.rows : h.cols);
+      return std::string(name[k]) + " " + quoted(tokens[k]) + " is not a positive integer";
+    }
+    if (h.field == mm_field::integer) {
+      std::int64_t v = 0;
+      const char* q = detail::scan_signed(b, e, v);
+      if (q == e) continue;
+      if (q == nullptr &&
+          std::all_of(b + (*b == '+' || *b == '-'), e, [](char c) { return c >= '0' && c <= '9'; }) &&
+          e - b > (*b == '+' || *b == '-'))
+        return std::string(name[k]) + " " + quoted(tokens[k]) + " does not fit a 64-bit integer";
+      return std::string(name[k]) + " " + quoted(tokens[k]) +
+             " is not an integer (the banner says 'integer')";
+    }
+    double v = 0;
+    const char* q = detail::scan_real(b, e, v);
+    if (q == e) continue;
+    const std::string why = detail::real_problem(b, e);
+    return std::string(name[k]) + " " + quoted(tokens[k]) + " " + (why.empty() ? "is not a number" : why);
+  }
+  if (tokens.size() < want)
+    return "expected " + std::to_string(want) + (want == 1 ? " field " : " fields ") + fields + ", found " +
+           std::to_string(tokens.size());
+  if (tokens.size() > want)
+    return "expected " + std::to_string(want) + (want == 1 ? " field " : " fields ") + fields + ", found " +
+           std::to_string(tokens.size()) + " (unexpected " + quoted(tokens[want]) + ")";
+  return "malformed entry line";
+}
+
+struct chunk_result {
+  std::size_t entries = 0;
+  std::size_t off_diagonal = 0;
+  detail::chunk_error error;
+};
+
+// The one parse loop for coordinate lines, used for every chunk.
+template <mm_field Field>
+void parse_coordinate_chunk(const line_chunk& c, const mm_header& h, index_t* row, index_t* col, double* val,
+                            chunk_result& res) {
+  const char* p = c.begin;
+  const char* const end = c.end;
+  const std::uint64_t rows = static_cast<std::uint64_t>(h.rows);
+  const std::uint64_t cols = static_cast<std::uint64_t>(h.cols);
+  const bool skew = h.symmetry == mm_symmetry::skew_symmetric;
+  std::size_t n = 0;
+  std::size_t off = 0;
+  auto fail = [&](const char* line, std::string why) {
+    res.error.line = line;
+    res.error.reason = std::move(why);
+    res.entries = n;
+    res.off_diagonal = off;
+  };
+  while (p != end) {
+    const char* line = p;
+    p = detail::skip_blanks(p, end);
+    if (p == end) break;
+    if (*p == '\n') {
+      ++p;
+      continue;
+    }
+    if (*p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
+      p = detail::next_line(p, end);
+      continue;
+    }
+    std::uint64_t i = 0, j = 0;
+    double v = 1.0;
+    const char* q = detail::scan_unsigned(p, end, i);
+    if (!q || !detail::at_delimiter(q, end)) return fail(line, diagnose_entry(line, end, h));
+    q = detail::scan_unsigned(detail::skip_blanks(q, end), end, j);
+    if (!q || !detail::at_delimiter(q, end)) return fail(line, diagnose_entry(line, end, h));
+    if constexpr (Field == mm_field::real) {
+      q = detail::scan_real(detail::skip_blanks(q, end), end, v);
+      if (!q || !detail::at_delimiter(q, end)) return fail(line, diagnose_entry(line, end, h));
+    } else if constexpr (Field == mm_field::integer) {
+      std::int64_t iv = 0;
+      q = detail::scan_signed(detail::skip_blanks(q, end), end, iv);
+      if (!q || !detail::at_delimiter(q, end)) return fail(line, diagnose_entry(line, end, h));
+      v = static_cast<double>(iv);
+    }
+    const char* next = detail::end_of_line(q, end);
+    if (!next) return fail(line, diagnose_entry(line, end, h));
+    // Unsigned wrap makes index 0 fail the same test as index > rows.
+    if (i - 1 >= rows) return fail(line, range_message("row index", i, h.rows));
+    if (j - 1 >= cols) return fail(line, range_message("column index", j, h.cols));
+    if (i != j) {
+      ++off;
+    } else if (skew && v != 0.0) {
+      return fail(line, "entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                            ") is nonzero, but the diagonal of a skew-symmetric matrix is zero");
+    }
+    row[n] = static_cast<index_t>(i - 1);
+    col[n] = static_cast<index_t>(j - 1);
+    if constexpr (Field != mm_field::pattern) val[n] = v;
+    ++n;
+    p = next;
+  }
+  res.entries = n;
+  res.off_diagonal = off;
+}
+
+template <mm_field Field>
+void parse_array_chunk(const line_chunk& c, const mm_header& h, double* val, chunk_result& res) {
+  const char* p = c.begin;
+  const char* const end = c.end;
+  std::size_t n = 0;
+  while (p != end) {
+    const char* line = p;
+    p = detail::skip_blanks(p, end);
+    if (p == end) break;
+    if (*p == '\n') {
+      ++p;
+      continue;
+    }
+    if (*p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
+      p = detail::next_line(p, end);
+      continue;
+    }
+    double v = 0;
+    const char* q;
+    if constexpr (Field == mm_field::integer) {
+      std::int64_t iv = 0;
+      q = detail::scan_signed(p, end, iv);
+      v = static_cast<double>(iv);
+    } else {
+      q = detail::scan_real(p, end, v);
+    }
+    const char* next = q && detail::at_delimiter(q, end) ? detail::end_of_line(q, end) : nullptr;
+    if (!next) {
+      res.entries = n;
+      res.error.line = line;
+      res.error.reason = diagnose_entry(line, end, h);
+      return;
+    }
+    val[n++] = v;
+    p = next;
+  }
+  res.entries = n;
+}
+
+// Parses the body into per-line slots, checks the declared count, packs.
+// `run(chunk, slot_offset, result)` parses one chunk.
+template <class Run>
+std::vector<chunk_result> parse_body(const std::string& name, const parsed_header& ph,
+                                     const std::vector<line_chunk>& chunks, unsigned threads, Run run) {
+  const auto n = static_cast<std::int64_t>(chunks.size());
+  std::vector<chunk_result> res(chunks.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
+  for (std::int64_t k = 0; k < n; ++k)
+    run(chunks[static_cast<std::size_t>(k)], res[static_cast<std::size_t>(k)]);
+
+  std::vector<detail::chunk_error> errors(res.size());
+  bool any = false;
+  for (std::size_t k = 0; k < res.size(); ++k)
+    if (res[k].error) {
+      errors[k] = res[k].error;
+      any = true;
+      break;  // later chunks cannot hold an earlier line
+    }
+  // An error after the declared count is really "too many entries": report that.
+  std::uint64_t seen = 0;
+  const std::uint64_t declared = ph.h.entries;
+  for (std::size_t k = 0; k < res.size(); ++k) {
+    if (seen + res[k].entries > declared) {
+      const char* extra =
+          detail::nth_data_line(chunks[k], static_cast<std::size_t>(declared - seen), is_mm_data);
+      throw parse_error(name, detail::line_of(chunks[k], extra),
+                        "entry " + std::to_string(declared + 1) + " is one more than the " +
+                            std::to_string(declared) + " the size line (line " +
+                            std::to_string(ph.size_line) + ") declares");
+    }
+    if (errors[k]) break;
+    seen += res[k].entries;
+  }
+  if (any) detail::throw_first_error(name, chunks, errors);
+  if (seen < declared)
+    throw parse_error(
+        name, ph.size_line,
+        "the size line declares " + std::to_string(declared) + " entries, but the file ends after " +
+            std::to_string(seen) + (seen == 1 ? " entry" : " entries") + " (line " +
+            std::to_string(chunks.empty() ? ph.body_line - 1
+                                          : chunks.back().first_line + chunks.back().lines - 1) +
+            ")");
+  return res;
+}
+
+mm_matrix parse_coordinate(const parsed_header& ph, const char* end, const std::string& name,
+                           const read_options& opt) {
+  const mm_header& h = ph.h;
+  const unsigned threads = detail::thread_count(opt.threads);
+  const auto chunks = detail::split_lines(ph.body, end, ph.body_line, threads, opt.chunk_bytes);
+  std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
+
+  mm_matrix out;
+  out.header = h;
+  coo_matrix<double>& a = out.matrix;
+  a.rows = h.rows;
+  a.cols = h.cols;
+  // Sized by the lines present (an upper bound on the entries the data can
+  // hold), never by the size line; mirrors need at most as many again.
+  const bool mirrored = h.symmetry != mm_symmetry::general;
+  if (mirrored) {
+    a.row_idx.reserve(2 * slots);
+    a.col_idx.reserve(2 * slots);
+    a.values.reserve(2 * slots);
+  }
+  a.row_idx.resize(slots);
+  a.col_idx.resize(slots);
+  a.values.resize(slots, h.field == mm_field::pattern ? 1.0 : 0.0);
+
+  index_t* r = a.row_idx.data();
+  index_t* c = a.col_idx.data();
+  double* v = a.values.data();
+  auto res = parse_body(name, ph, chunks, threads, [&](const line_chunk& ch, chunk_result& cr) {
+    const std::size_t s = ch.first_slot;
+    switch (h.field) {
+      case mm_field::real:
+        parse_coordinate_chunk<mm_field::real>(ch, h, r + s, c + s, v + s, cr);
+        break;
+      case mm_field::integer:
+        parse_coordinate_chunk<mm_field::integer>(ch, h, r + s, c + s, v + s, cr);
+        break;
+      case mm_field::pattern:
+        parse_coordinate_chunk<mm_field::pattern>(ch, h, r + s, c + s, v + s, cr);
+        break;
+    }
+  });
+
+  std::vector<std::size_t> count(res.size());
+  std::vector<std::size_t> off_diag(res.size());
+  for (std::size_t k = 0; k < res.size(); ++k) {
+    count[k] = res[k].entries;
+    off_diag[k] = res[k].off_diagonal;
+  }
+  const std::size_t nnz = detail::pack_slots(r, chunks, count);
+  detail::pack_slots(c, chunks, count);
+  if (h.field != mm_field::pattern) detail::pack_slots(v, chunks, count);
+  a.row_idx.resize(nnz);
+  a.col_idx.resize(nnz);
+  a.values.resize(nnz);
+
+  if (mirrored) {
+    // Each off-diagonal (i, j, v) gains (j, i, v), or (j, i, -v) when skew.
+    const auto first = detail::offsets_of(count);
+    const auto mirror_at = detail::offsets_of(off_diag);
+    const std::size_t total = nnz + mirror_at.back();
+    a.row_idx.resize(total);
+    a.col_idx.resize(total);
+    a.values.resize(total);
+    r = a.row_idx.data();
+    c = a.col_idx.data();
+    v = a.values.data();
+    const double sign = h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0;
+    const auto n = static_cast<std::int64_t>(chunks.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
+    for (std::int64_t k = 0; k < n; ++k) {
+      std::size_t o = nnz + mirror_at[static_cast<std::size_t>(k)];
+      for (std::size_t e = first[static_cast<std::size_t>(k)]; e < first[static_cast<std::size_t>(k) + 1];
+           ++e) {
+        if (r[e] == c[e]) continue;
+        r[o] = c[e];
+        c[o] = r[e];
+        v[o] = sign * v[e];
+        ++o;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<double> parse_array_values(const parsed_header& ph, const char* end, const std::string& name,
+                                       const read_options& opt) {
+  const mm_header& h = ph.h;
+  const unsigned threads = detail::thread_count(opt.threads);
+  const auto chunks = detail::split_lines(ph.body, end, ph.body_line, threads, opt.chunk_bytes);
+  const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
+  // Stored values: all of them (general), the lower triangle with the
+  // diagonal (symmetric) or without it (skew-symmetric), column by column.
+  const auto n = static_cast<std::uint64_t>(h.rows);
+  parsed_header declared = ph;
+  if (h.symmetry == mm_symmetry::symmetric) declared.h.entries = n * (n + 1) / 2;
+  if (h.symmetry == mm_symmetry::skew_symmetric) declared.h.entries = n * (n - 1) / 2;
+
+  std::vector<double> stored(slots);
+  double* v = stored.data();
+  auto res = parse_body(name, declared, chunks, threads, [&](const line_chunk& ch, chunk_result& cr) {
+    if (h.field == mm_field::integer)
+      parse_array_chunk<mm_field::integer>(ch, h, v + ch.first_slot, cr);
+    else
+      parse_array_chunk<mm_field::real>(ch, h, v + ch.first_slot, cr);
+  });
+  std::vector<std::size_t> count(res.size());
+  for (std::size_t k = 0; k < res.size(); ++k) count[k] = res[k].entries;
+  stored.resize(detail::pack_slots(v, chunks, count));
+  if (h.symmetry == mm_symmetry::general) return stored;
+
+  // The count matched the declared triangle, so n * n is confirmed by the data.
+  std::vector<double> full(static_cast<std::size_t>(n * n), 0.0);
+  const double sign = h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0;
+  std::size_t k = 0;
+  for (std::uint64_t j = 0; j < n; ++j)
+    for (std::uint64_t i = h.symmetry == mm_symmetry::symmetric ? j : j + 1; i < n; ++i) {
+      full[j * n + i] = stored[k];
+      full[i * n + j] = i == j ? stored[k] : sign * stored[k];
+      ++k;
+    }
+  return full;
+}
+
+// ---- writing ----------------------------------------------------------------------
+
+// Buffered output to a plain or gzip file; every failure is an io_error.
+class text_sink {
+ public:
+  explicit text_sink(const std::string& path) : path_(path) {
+    gz_ = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    if (gz_) {
+      gzf_ = gzopen(path.c_str(), "wb6");
+      if (!gzf_) fail();
+    } else {
+      f_ = std::fopen(path.c_str(), "wb");
+      if (!f_) fail();
+    }
+    buf_.reserve(1 << 20);
+  }
+  ~text_sink() {
+    if (f_) std::fclose(f_);
+    if (gzf_) gzclose(gzf_);
+  }
+  text_sink(const text_sink&) = delete;
+  text_sink& operator=(const text_sink&) = delete;
+
+  std::string& buffer() { return buf_; }
+  void flush_if_full() {
+    if (buf_.size() >= (1 << 20)) flush();
+  }
+  void flush() {
+    if (buf_.empty()) return;
+    if (gz_) {
+      if (gzwrite(gzf_, buf_.data(), static_cast<unsigned>(buf_.size())) != static_cast<int>(buf_.size()))
+        fail();
+    } else if (std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) {
+      fail();
+    }
+    buf_.clear();
+  }
+  void close() {
+    flush();
+    int rc = 0;
+    if (gz_) {
+      rc = gzclose(gzf_) == Z_OK ? 0 : -1;
+      gzf_ = nullptr;
+    } else {
+      rc = std::fclose(f_);
+      f_ = nullptr;
+    }
+    if (rc != 0) fail();
+  }
+
+ private:
+  [[noreturn]] void fail() {
+    const int err = errno;
+    throw io_error(path_, std::string("cannot write: ") + (err ? std::strerror(err) : "write failed"));
+  }
+  std::string path_;
+  bool gz_ = false;
+  std::FILE* f_ = nullptr;
+  gzFile gzf_ = nullptr;
+  std::string buf_;
+};
+
+const char* field_word(mm_field f) {
+  switch (f) {
+    case mm_field::integer:
+      return "integer";
+    case mm_field::pattern:
+      return "pattern";
+    default:
+      return "real";
+  }
+}
+
+void append_number(std::string& s, std::uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  s.append(buf, r.ptr);
+}
+
+void append_value(std::string& s, double v, mm_field field, const std::string& path) {
+  char buf[40];
+  if (field == mm_field::integer) {
+    if (!(std::nearbyint(v) == v) || std::fabs(v) > 9.2e18)
+      throw invalid_argument(path + ": value " + std::to_string(v) +
+                             " cannot be written to an 'integer' Matrix Market file");
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(v));
+    s.append(buf, r.ptr);
+    return;
+  }
+  if (!std::isfinite(v))
+    throw invalid_argument(path + ": value " + std::to_string(v) +
+                           " cannot be written (Matrix Market values are finite)");
+  auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest form that reads back exactly
+  s.append(buf, r.ptr);
+}
+
+template <class Entry>
+void write_coordinate(const std::string& path, index_t rows, index_t cols, std::size_t nnz, mm_field field,
+                      Entry entry) {
+  text_sink out(path);
+  std::string& s = out.buffer();
+  s += "%%MatrixMarket matrix coordinate ";
+  s += field_word(field);
+  s += " general\n% written by perron\n";
+  append_number(s, static_cast<std::uint64_t>(rows));
+  s += ' ';
+  append_number(s, static_cast<std::uint64_t>(cols));
+  s += ' ';
+  append_number(s, nnz);
+  s += '\n';
+  for (std::size_t k = 0; k < nnz; ++k) {
+    index_t i, j;
+    double v;
+    entry(k, i, j, v);
+    append_number(s, static_cast<std::uint64_t>(i) + 1);
+    s += ' ';
+    append_number(s, static_cast<std::uint64_t>(j) + 1);
+    if (field != mm_field::pattern) {
+      s += ' ';
+      append_value(s, v, field, path);
+    }
+    s += '\n';
+    out.flush_if_full();
+  }
+  out.close();
+}
+
+}  // namespace
+
+mm_matrix parse_matrix_market(std::string_view text, const std::string& name, const read_options& opt) {
+  const parsed_header ph = parse_header(text, name);
+  const char* end = text.data() + text.size();
+  if (ph.h.coordinate) return parse_coordinate(ph, end, name, opt);
+  // An array read as a sparse matrix: its nonzeros, column by column.
+  mm_matrix out;
+  out.header = ph.h;
+  const auto values = parse_array_values(ph, end, name, opt);
+  auto& a = out.matrix;
+  a.rows = ph.h.rows;
+  a.cols = ph.h.cols;
+  const auto rows = static_cast<std::size_t>(ph.h.rows);
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (values[k] != 0.0) {
+      a.row_idx.push_back(static_cast<index_t>(k % rows));
+      a.col_idx.push_back(static_cast<index_t>(k / rows));
+      a.values.push_back(values[k]);
+    }
+  return out;
+}
+
+mm_array parse_matrix_market_array(std::string_view text, const std::string& name, const read_options& opt) {
+  const parsed_header ph = parse_header(text, name);
+  if (ph.h.coordinate)
+    throw parse_error(name, 1, "expected a dense 'array' Matrix Market file, found 'coordinate'");
+  mm_array out;
+  out.header = ph.h;
+  out.values = parse_array_values(ph, text.data() + text.size(), name, opt);
+  return out;
+}
+
+mm_matrix read_matrix_market(const std::string& path, const read_options& opt) {
+  const auto text = detail::read_file(path, detail::thread_count(opt.threads));
+  return parse_matrix_market(text.view(), path, opt);
+}
+
+mm_array read_matrix_market_array(const std::string& path) {
+  const auto text = detail::read_file(path, detail::thread_count(0));
+  return parse_matrix_market_array(text.view(), path);
+}
+
+void write_matrix_market(const std::string& path, const coo_matrix<double>& a, mm_field field) {
+  if (a.col_idx.size() != a.nnz() || (field != mm_field::pattern && a.values.size() != a.nnz()))
+    throw dimension_error(path + ": COO arrays differ in length (row_idx " +
+                          std::to_string(a.row_idx.size()) + ", col_idx " + std::to_string(a.col_idx.size()) +
+                          ", values " + std::to_string(a.values.size()) + ")");
+  write_coordinate(path, a.rows, a.cols, a.nnz(), field,
+                   [&](std::size_t k, index_t& i, index_t& j, double& v) {
+                     i = a.row_idx[k];
+                     j = a.col_idx[k];
+                     v = field == mm_field::pattern ? 1.0 : a.values[k];
+                   });
+}
+
+void write_matrix_market(const std::string& path, const csr_matrix<double>& a, mm_field field) {
+  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
+    throw dimension_error(path + ": CSR row_ptr has " + std::to_string(a.row_ptr.size()) + " entries for " +
+                          std::to_string(a.rows) + " rows");
+  index_t row = 0;
+  write_coordinate(path, a.rows, a.cols, a.nnz(), field,
+                   [&](std::size_t k, index_t& i, index_t& j, double& v) {
+                     while (static_cast<std::size_t>(a.row_ptr[static_cast<std::size_t>(row) + 1]) <= k)
+                       ++row;
+                     i = row;
+                     j = a.col_idx[k];
+                     v = field == mm_field::pattern ? 1.0 : a.values[k];
+                   });
+}
+
+void write_matrix_market_array(const std::string& path, const std::vector<double>& values, index_t rows,
+                               index_t cols) {
+  if (rows < 0 || cols < 0 ||
+      values.size() != static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols))
+    throw dimension_error(path + ": " + std::to_string(values.size()) + " values for a " +
+                          std::to_string(rows) + " x " + std::to_string(cols) + " array");
+  text_sink out(path);
+  std::string& s = out.buffer();
+  s += "%%MatrixMarket matrix array real general\n% written by perron\n";
+  append_number(s, static_cast<std::uint64_t>(rows));
+  s += ' ';
+  append_number(s, static_cast<std::uint64_t>(cols));
+  s += '\n';
+  for (double v : values) {
+    append_value(s, v, mm_field::real, path);
+    s += '\n';
+    out.flush_if_full();
+  }
+  out.close();
+}
+
+}  // namespace perron::io

@@ -1,0 +1,189 @@
+// SNAP edge-list reader: the same chunked parallel parse as the Matrix Market
+// reader (io/text_input.hpp), then a monotone remap of the original ids.
+#include "io/snap.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "io/text_input.hpp"
+#include "kernels/error.hpp"
+
+namespace perron::io {
+namespace {
+
+using detail::line_chunk;
+
+std::string diagnose_edge(const char* line, const char* end) {
+  const auto tokens = detail::line_tokens(line, end);
+  const char* names[2] = {"source id", "target id"};
+  for (std::size_t k = 0; k < std::min<std::size_t>(2, tokens.size()); ++k) {
+    const char* b = tokens[k].data();
+    const char* e = b + tokens[k].size();
+    std::uint64_t v = 0;
+    if (detail::scan_unsigned(b, e, v) == e) continue;
+    std::int64_t s = 0;
+    const std::string q = detail::quote_token(b, e);
+    if (*b == '-' && detail::scan_signed(b, e, s) == e)
+      return std::string(names[k]) + " " + q + " is negative";
+    const bool digits =
+        std::all_of(b + (*b == '+'), e, [](char c) { return c >= '0' && c <= '9'; }) && e - b > (*b == '+');
+    if (digits) return std::string(names[k]) + " " + q + " does not fit a 63-bit integer";
+    return std::string(names[k]) + " " + q + " is not a non-negative integer";
+  }
+  if (tokens.size() < 2) return "expected 2 fields (from to), found " + std::to_string(tokens.size());
+  if (tokens.size() > 2)
+    return "expected 2 fields (from to), found " + std::to_string(tokens.size()) + " (unexpected " +
+           detail::quote_token(tokens[2].data(), tokens[2].data() + tokens[2].size()) + ")";
+  return "malformed edge line";
+}
+
+struct chunk_result {
+  std::size_t edges = 0;
+  std::uint64_t max_id = 0;
+  detail::chunk_error error;
+};
+
+void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst, chunk_result& res) {
+  const char* p = c.begin;
+  const char* const end = c.end;
+  std::size_t n = 0;
+  std::uint64_t max_id = 0;
+  while (p != end) {
+    const char* line = p;
+    p = detail::skip_blanks(p, end);
+    if (p == end) break;
+    if (*p == '\n') {
+      ++p;
+      continue;
+    }
+    if (*p == '#' || *p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
+      p = detail::next_line(p, end);
+      continue;
+    }
+    std::uint64_t a = 0, b = 0;
+    const char* q = detail::scan_unsigned(p, end, a);
+    if (q && detail::at_delimiter(q, end)) q = detail::scan_unsigned(detail::skip_blanks(q, end), end, b);
+    const char* next = q && detail::at_delimiter(q, end) ? detail::end_of_line(q, end) : nullptr;
+    if (!next) {
+      res.edges = n;
+      res.max_id = max_id;
+      res.error.line = line;
+      res.error.reason = diagnose_edge(line, end);
+      return;
+    }
+    src[n] = static_cast<std::int64_t>(a);
+    dst[n] = static_cast<std::int64_t>(b);
+    max_id = std::max(max_id, std::max(a, b));
+    ++n;
+    p = next;
+  }
+  res.edges = n;
+  res.max_id = max_id;
+}
+
+}  // namespace
+
+snap_graph parse_snap(std::string_view text, const std::string& name, const read_options& opt) {
+  if (text.empty()) throw parse_error(name, 0, "empty file");
+  const unsigned threads = detail::thread_count(opt.threads);
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte order mark
+  const auto chunks = detail::split_lines(begin, end, 1, threads, opt.chunk_bytes);
+  const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
+
+  // 64-bit original ids, one slot per line (sized by the data, not a header).
+  std::vector<std::int64_t> src(slots), dst(slots);
+  std::vector<chunk_result> res(chunks.size());
+  const auto nchunks = static_cast<std::int64_t>(chunks.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nchunks > 1)
+  for (std::int64_t k = 0; k < nchunks; ++k) {
+    const auto& c = chunks[static_cast<std::size_t>(k)];
+    parse_edge_chunk(c, src.data() + c.first_slot, dst.data() + c.first_slot,
+                     res[static_cast<std::size_t>(k)]);
+  }
+  std::vector<detail::chunk_error> errors(res.size());
+  std::vector<std::size_t> count(res.size());
+  std::uint64_t max_id = 0;
+  for (std::size_t k = 0; k < res.size(); ++k) {
+    errors[k] = res[k].error;
+    count[k] = res[k].edges;
+    max_id = std::max(max_id, res[k].max_id);
+  }
+  detail::throw_first_error(name, chunks, errors);
+  const std::size_t edges = detail::pack_slots(src.data(), chunks, count);
+  detail::pack_slots(dst.data(), chunks, count);
+  src.resize(edges);
+  dst.resize(edges);
+  if (edges > max_index)
+    throw dimension_error(name + ": " + std::to_string(edges) +
+                          " edges exceed perron's 32-bit index limit (" + std::to_string(max_index) + ")");
+
+  // Monotone remap: new id = rank of the original id among the distinct ids.
+  snap_graph g;
+  std::vector<index_t> rank_of;  // dense path: indexed by original id
+  std::vector<std::int64_t>& ids = g.original_id;
+  const std::uint64_t ids_seen = 2 * static_cast<std::uint64_t>(edges);
+  const bool dense = edges > 0 && max_id < max_index && max_id + 1 <= ids_seen + (1 << 16);
+  if (dense) {
+    // Ids are small next to the edge count: mark, then prefix-sum to ranks.
+    // Memory: max_id + 1 slots, bounded by the data (at most 2 per edge).
+    std::vector<std::atomic<unsigned char>> present(static_cast<std::size_t>(max_id) + 1);
+    const auto ne = static_cast<std::int64_t>(edges);
+#pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
+    for (std::int64_t e = 0; e < ne; ++e) {
+      present[static_cast<std::size_t>(src[static_cast<std::size_t>(e)])].store(1, std::memory_order_relaxed);
+      present[static_cast<std::size_t>(dst[static_cast<std::size_t>(e)])].store(1, std::memory_order_relaxed);
+    }
+    rank_of.assign(static_cast<std::size_t>(max_id) + 1, -1);
+    index_t next = 0;
+    for (std::size_t id = 0; id <= max_id; ++id)
+      if (present[id].load(std::memory_order_relaxed)) {
+        rank_of[id] = next++;
+        ids.push_back(static_cast<std::int64_t>(id));
+      }
+  } else if (edges > 0) {
+    // Sparse, huge ids: sort the distinct ids and binary-search each.
+    ids.reserve(2 * edges);
+    ids.insert(ids.end(), src.begin(), src.end());
+    ids.insert(ids.end(), dst.begin(), dst.end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    ids.shrink_to_fit();
+    if (ids.size() > max_index)
+      throw dimension_error(name + ": " + std::to_string(ids.size()) +
+                            " distinct vertex ids exceed perron's 32-bit index limit");
+  }
+  auto remap = [&](const std::vector<std::int64_t>& from, std::vector<index_t>& to) {
+    to.resize(edges);
+    const auto ne = static_cast<std::int64_t>(edges);
+#pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
+    for (std::int64_t e = 0; e < ne; ++e) {
+      const std::int64_t id = from[static_cast<std::size_t>(e)];
+      to[static_cast<std::size_t>(e)] =
+          dense ? rank_of[static_cast<std::size_t>(id)]
+                : static_cast<index_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+    }
+  };
+  coo_matrix<double>& a = g.matrix;
+  // One id array at a time, freed as soon as it is mapped, to keep the peak low.
+  remap(src, a.row_idx);
+  std::vector<std::int64_t>().swap(src);
+  remap(dst, a.col_idx);
+  std::vector<std::int64_t>().swap(dst);
+  a.values.assign(edges, 1.0);
+  a.rows = a.cols = static_cast<index_t>(ids.size());
+  return g;
+}
+
+snap_graph read_snap(const std::string& path, const read_options& opt) {
+  const auto text = detail::read_file(path, detail::thread_count(opt.threads));
+  return parse_snap(text.view(), path, opt);
+}
+
+}  // namespace perron::io

@@ -1,0 +1,442 @@
+#include "io/text_input.hpp"
+
+#include <fcntl.h>
+#include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "kernels/error.hpp"
+
+namespace perron::io::detail {
+namespace {
+
+// Deflate cannot expand data by more than about 1032:1, so no gzip stream of
+// n bytes inflates to more than this: an upper bound confirmed by the data,
+// used to cap what a (possibly forged) size trailer makes us reserve.
+constexpr std::uint64_t max_inflate_ratio = 1032;
+constexpr std::size_t read_piece = std::size_t(1) << 20;  // compressed bytes per read
+
+class file_descriptor {
+ public:
+  explicit file_descriptor(int fd) : fd_(fd) {}
+  ~file_descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  file_descriptor(const file_descriptor&) = delete;
+  file_descriptor& operator=(const file_descriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+[[noreturn]] void throw_errno(const std::string& path, int err) {
+  if (err == ENOENT) throw io_error(path, "no such file");
+  if (err == EACCES) throw io_error(path, "permission denied");
+  if (err == EISDIR) throw io_error(path, "is a directory, not a file");
+  throw io_error(path, std::strerror(err));
+}
+
+// read() until `size` bytes or end of file; returns the bytes read.
+std::size_t read_fully(int fd, char* out, std::size_t size, const std::string& path) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t r = ::read(fd, out + done, size - done);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw_errno(path, errno);
+    }
+    if (r == 0) break;
+    done += static_cast<std::size_t>(r);
+  }
+  return done;
+}
+
+std::size_t pread_fully(int fd, char* out, std::size_t size, std::uint64_t offset, int& err) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t r = ::pread(fd, out + done, size - done, static_cast<off_t>(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      return done;
+    }
+    if (r == 0) break;
+    done += static_cast<std::size_t>(r);
+  }
+  return done;
+}
+
+// A regular file of known size: parallel pread of large pieces straight into
+// the buffer, so page faults and copies are spread over the threads.
+text_buffer read_regular(int fd, const std::string& path, std::uint64_t size, unsigned threads) {
+  text_buffer buf(static_cast<std::size_t>(size));
+  constexpr std::uint64_t piece = std::uint64_t(4) << 20;
+  const std::int64_t pieces = static_cast<std::int64_t>((size + piece - 1) / piece);
+  int first_err = 0;
+  bool short_read = false;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (pieces > 1)
+  for (std::int64_t k = 0; k < pieces; ++k) {
+    const std::uint64_t off = static_cast<std::uint64_t>(k) * piece;
+    const std::size_t len = static_cast<std::size_t>(std::min(piece, size - off));
+    int err = 0;
+    const std::size_t got = pread_fully(fd, buf.mutable_data() + off, len, off, err);
+    if (err != 0 || got != len) {
+#pragma omp critical(perron_read_regular)
+      {
+        if (err != 0 && first_err == 0) first_err = err;
+        if (got != len) short_read = true;
+      }
+    }
+  }
+  if (first_err != 0) throw_errno(path, first_err);
+  if (short_read) throw io_error(path, "the file became shorter while it was being read");
+  buf.set_size(static_cast<std::size_t>(size));
+  return buf;
+}
+
+// Pipes, /dev/stdin and the like: read to the end, growing geometrically.
+text_buffer read_stream(int fd, const std::string& path) {
+  text_buffer buf(read_piece);
+  for (;;) {
+    if (buf.room() == 0) buf.reserve(buf.capacity() * 2);
+    const std::size_t room = buf.room();
+    const std::size_t got = read_fully(fd, buf.tail(), room, path);
+    buf.set_size(buf.size() + got);
+    if (got < room) break;  // read_fully stops short only at end of file
+  }
+  return buf;
+}
+
+// Streams compressed bytes from `pull` (which fills a buffer, returning 0 at
+// end of input) through zlib into one text buffer. Only one piece of the
+// compressed input is held at a time. Concatenated gzip members (pigz,
+// bgzip) are read one after another, as gzip -d does.
+template <class Pull>
+text_buffer inflate_stream(const std::string& name, std::uint64_t expected_size, Pull pull) {
+  z_stream zs{};
+  // 15 + 32: the largest window, and zlib detects a gzip or zlib header.
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) throw std::bad_alloc();
+  struct guard {
+    z_stream* zs;
+    ~guard() { inflateEnd(zs); }
+  } g{&zs};
+
+  text_buffer out(static_cast<std::size_t>(std::max<std::uint64_t>(expected_size, 1 << 16)));
+  std::unique_ptr<unsigned char[]> in(new unsigned char[read_piece]);
+  bool input_done = false;
+  bool stream_end = false;
+  for (;;) {
+    if (zs.avail_in == 0 && !input_done) {
+      const std::size_t got = pull(in.get(), read_piece);
+      if (got == 0) input_done = true;
+      zs.next_in = in.get();
+      zs.avail_in = static_cast<uInt>(got);
+    }
+    if (stream_end) {
+      // Between members: more input must be another gzip member.
+      if (zs.avail_in == 0 && input_done) break;
+      if (zs.avail_in == 0) continue;
+      if (zs.avail_in < 2 && !input_done) {
+        // Need two bytes to check the magic; pull more behind the one left.
+        unsigned char keep = zs.next_in[0];
+        in[0] = keep;
+        const std::size_t got = pull(in.get() + 1, read_piece - 1);
+        if (got == 0) input_done = true;
+        zs.next_in = in.get();
+        zs.avail_in = static_cast<uInt>(got + 1);
+      }
+      if (!has_gzip_magic(zs.next_in, zs.avail_in))
+        throw io_error(name, "unexpected data after the end of the gzip stream");
+      if (inflateReset(&zs) != Z_OK) throw io_error(name, "corrupt gzip data");
+      stream_end = false;
+    }
+    if (out.room() == 0) out.reserve(out.capacity() + std::max<std::size_t>(out.capacity() / 2, 1 << 16));
+    zs.next_out = reinterpret_cast<Bytef*>(out.tail());
+    const std::size_t room = std::min<std::size_t>(out.room(), std::numeric_limits<uInt>::max());
+    zs.avail_out = static_cast<uInt>(room);
+    const int rc = inflate(&zs, Z_NO_FLUSH);
+    out.set_size(out.size() + (room - zs.avail_out));
+    if (rc == Z_STREAM_END) {
+      stream_end = true;
+      continue;
+    }
+    if (rc == Z_OK) continue;
+    if (rc == Z_BUF_ERROR) {
+      // No progress possible: either more input is needed or the output is full.
+      if (zs.avail_in == 0 && input_done)
+        throw io_error(name, "truncated gzip file: the compressed data ends early (after " +
+                                 std::to_string(out.size()) + " uncompressed bytes)");
+      continue;
+    }
+    if (rc == Z_MEM_ERROR) throw std::bad_alloc();
+    throw io_error(name, std::string("corrupt gzip data (") + (zs.msg ? zs.msg : "inflate failed") + ")");
+  }
+  return out;
+}
+
+// Initial output guess for a gzip file: its size trailer (the uncompressed
+// size mod 2^32 of the last member), never more than deflate could produce.
+std::uint64_t gzip_size_hint(std::uint64_t compressed, std::uint32_t trailer) {
+  const std::uint64_t cap = compressed * max_inflate_ratio + (1 << 20);
+  std::uint64_t hint = trailer;
+  if (hint < compressed) hint = compressed * 4;  // wrapped past 4 GiB, or several members
+  return std::min(hint, cap) + 1;
+}
+
+}  // namespace
+
+void text_buffer::reserve(std::size_t capacity) {
+  if (capacity <= capacity_ && data_) return;
+  if (capacity > std::numeric_limits<std::size_t>::max() - 1) throw std::bad_alloc();
+  char* old = data_.release();
+  char* p = static_cast<char*>(std::realloc(old, capacity + 1));
+  if (!p) {
+    data_.reset(old);
+    throw std::bad_alloc();
+  }
+  data_.reset(p);
+  capacity_ = capacity;
+  p[size_] = '\0';
+}
+
+void text_buffer::set_size(std::size_t size) {
+  if (!data_) reserve(size);
+  size_ = size;
+  data_.get()[size_] = '\0';
+}
+
+bool has_gzip_magic(const void* data, std::size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  return size >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+unsigned thread_count(unsigned requested) {
+  if (requested != 0) return requested;
+  const int t = omp_get_max_threads();
+  return t > 0 ? static_cast<unsigned>(t) : 1u;
+}
+
+text_buffer read_file(const std::string& path, unsigned threads, read_stats* stats) {
+  const auto start = std::chrono::steady_clock::now();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw_errno(path, errno);
+  if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
+  file_descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw_errno(path, errno);
+
+  unsigned char magic[2] = {0, 0};
+  bool regular = S_ISREG(st.st_mode);
+  std::size_t magic_bytes = 0;
+  if (regular) {
+    int err = 0;
+    magic_bytes = pread_fully(fd.get(), reinterpret_cast<char*>(magic), 2, 0, err);
+    if (err != 0) throw_errno(path, err);
+  }
+
+  text_buffer text;
+  const bool gzip = regular ? has_gzip_magic(magic, magic_bytes) : false;
+  if (regular && gzip) {
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    std::uint32_t trailer = 0;
+    if (size >= 18) {
+      unsigned char t[4];
+      int err = 0;
+      if (pread_fully(fd.get(), reinterpret_cast<char*>(t), 4, size - 4, err) == 4)
+        trailer = std::uint32_t(t[0]) | std::uint32_t(t[1]) << 8 | std::uint32_t(t[2]) << 16 |
+                  std::uint32_t(t[3]) << 24;
+    }
+    const int f = fd.get();
+    text = inflate_stream(path, gzip_size_hint(size, trailer), [&](unsigned char* out, std::size_t n) {
+      return read_fully(f, reinterpret_cast<char*>(out), n, path);
+    });
+  } else if (regular) {
+    text = read_regular(fd.get(), path, static_cast<std::uint64_t>(st.st_size), thread_count(threads));
+  } else {
+    text = read_stream(fd.get(), path);
+    if (has_gzip_magic(text.data(), text.size())) text = gunzip(path, text.data(), text.size());
+  }
+  if (stats) {
+    stats->file_bytes = static_cast<std::uint64_t>(st.st_size);
+    stats->gzip = gzip;
+    stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return text;
+}
+
+text_buffer gunzip(const std::string& name, const void* data, std::size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint32_t trailer = 0;
+  if (size >= 18)
+    trailer = std::uint32_t(p[size - 4]) | std::uint32_t(p[size - 3]) << 8 |
+              std::uint32_t(p[size - 2]) << 16 | std::uint32_t(p[size - 1]) << 24;
+  std::size_t pos = 0;
+  return inflate_stream(name, gzip_size_hint(size, trailer), [&](unsigned char* out, std::size_t n) {
+    const std::size_t k = std::min(n, size - pos);
+    std::memcpy(out, p + pos, k);
+    pos += k;
+    return k;
+  });
+}
+
+std::vector<line_chunk> split_lines(const char* begin, const char* end, std::uint64_t first_line,
+                                    unsigned threads, std::size_t chunk_bytes) {
+  std::vector<line_chunk> chunks;
+  const std::size_t bytes = static_cast<std::size_t>(end - begin);
+  if (bytes == 0) return chunks;
+  std::size_t count;
+  if (chunk_bytes != 0) {
+    count = (bytes + chunk_bytes - 1) / chunk_bytes;
+  } else {
+    // A few chunks per thread balance uneven lines; below ~256 KiB a chunk is
+    // not worth a thread.
+    constexpr std::size_t min_chunk = std::size_t(256) << 10;
+    count = std::min<std::size_t>(std::size_t(threads) * 4, std::max<std::size_t>(1, bytes / min_chunk));
+  }
+  count = std::max<std::size_t>(count, 1);
+  const char* cut = begin;
+  for (std::size_t k = 1; k <= count && cut != end; ++k) {
+    const char* target = k == count ? end : begin + bytes / count * k;
+    if (target < cut) continue;
+    const char* stop = target == end ? end : next_line(target, end);
+    if (target != end && target != begin && target[-1] == '\n') stop = target;  // already at a line start
+    if (stop == cut) continue;
+    line_chunk c;
+    c.begin = cut;
+    c.end = stop;
+    chunks.push_back(c);
+    cut = stop;
+  }
+  const auto n = static_cast<std::int64_t>(chunks.size());
+#pragma omp parallel for schedule(static) num_threads(threads) if (n > 1)
+  for (std::int64_t k = 0; k < n; ++k) {
+    auto& c = chunks[static_cast<std::size_t>(k)];
+    const auto newlines = static_cast<std::size_t>(std::count(c.begin, c.end, '\n'));
+    c.lines = newlines + (c.end[-1] == '\n' ? 0 : 1);
+  }
+  std::uint64_t line = first_line;
+  std::size_t slot = 0;
+  for (auto& c : chunks) {
+    c.first_line = line;
+    c.first_slot = slot;
+    // Only the last chunk can end without a newline, so lines == newlines elsewhere.
+    line += c.lines;
+    slot += c.lines;
+  }
+  return chunks;
+}
+
+std::uint64_t line_of(const line_chunk& chunk, const char* pos) {
+  return chunk.first_line + static_cast<std::uint64_t>(std::count(chunk.begin, pos, '\n'));
+}
+
+void throw_first_error(const std::string& file, const std::vector<line_chunk>& chunks,
+                       const std::vector<chunk_error>& errors) {
+  for (std::size_t k = 0; k < errors.size(); ++k)
+    if (errors[k]) throw parse_error(file, line_of(chunks[k], errors[k].line), errors[k].reason);
+}
+
+std::string describe_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u >= 0x21 && u < 0x7f) return std::string("'") + c + "'";
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02x", u);
+  return buf;
+}
+
+std::string quote_token(const char* p, const char* end) {
+  const char* q = p;
+  while (q != end && !is_blank(*q) && *q != '\n' && !(*q == '\r' && (q + 1 == end || q[1] == '\n'))) ++q;
+  constexpr std::size_t max_shown = 24;
+  std::string s;
+  for (const char* c = p; c != q && s.size() < max_shown; ++c) {
+    const auto u = static_cast<unsigned char>(*c);
+    if (u < 0x20 || u >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      s += buf;
+    } else {
+      s += *c;
+    }
+  }
+  if (static_cast<std::size_t>(q - p) > max_shown) s += "...";
+  return "'" + s + "'";
+}
+
+const char* scan_signed(const char* p, const char* end, std::int64_t& value) {
+  bool negative = false;
+  if (p != end && (*p == '-' || *p == '+')) {
+    negative = *p == '-';
+    ++p;
+  }
+  if (p != end && (*p == '+' || *p == '-')) return nullptr;
+  std::uint64_t magnitude = 0;
+  const char* q = scan_unsigned(p, end, magnitude);
+  if (!q) return nullptr;
+  value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
+  return q;
+}
+
+const char* scan_real(const char* p, const char* end, double& value) {
+  // from_chars takes no '+'; a second sign after it is still refused below.
+  if (p != end && *p == '+') {
+    ++p;
+    if (p != end && (*p == '-' || *p == '+')) return nullptr;
+  }
+  const auto [q, ec] = std::from_chars(p, end, value, std::chars_format::general);
+  if (ec == std::errc()) return std::isfinite(value) ? q : nullptr;
+  if (ec != std::errc::result_out_of_range) return nullptr;
+  // Out of range: overflow is an error, underflow rounds (to a subnormal or
+  // zero) as strtod does. Rare, so the slow path is fine here.
+  std::string token(p, static_cast<std::size_t>(q - p));
+  errno = 0;
+  const double v = std::strtod(token.c_str(), nullptr);
+  if (!std::isfinite(v)) return nullptr;
+  value = v;
+  return q;
+}
+
+std::string real_problem(const char* p, const char* end) {
+  const char* s = p;
+  if (s != end && *s == '+') {
+    ++s;
+    if (s != end && (*s == '-' || *s == '+')) return "is not a number";
+  }
+  double v = 0;
+  const auto [q, ec] = std::from_chars(s, end, v, std::chars_format::general);
+  if (ec == std::errc::invalid_argument) return "is not a number";
+  if (ec == std::errc() && !std::isfinite(v)) return "is not a finite number";
+  if (ec == std::errc::result_out_of_range) {
+    std::string token(s, static_cast<std::size_t>(q - s));
+    if (!std::isfinite(std::strtod(token.c_str(), nullptr))) return "overflows double precision";
+  }
+  if (!at_delimiter(q, end)) return "is not a number (unexpected " + describe_char(*q) + ")";
+  return "";
+}
+
+std::vector<std::string_view> line_tokens(const char* line, const char* end) {
+  std::vector<std::string_view> tokens;
+  const char* p = line;
+  for (;;) {
+    p = skip_blanks(p, end);
+    if (p == end || *p == '\n' || (*p == '\r' && (p + 1 == end || p[1] == '\n'))) break;
+    const char* q = p;
+    while (q != end && !is_blank(*q) && *q != '\n' && !(*q == '\r' && (q + 1 == end || q[1] == '\n'))) ++q;
+    tokens.emplace_back(p, static_cast<std::size_t>(q - p));
+    p = q;
+  }
+  return tokens;
+}
+
+}  // namespace perron::io::detail

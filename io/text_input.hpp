@@ -1,0 +1,221 @@
+// Machinery shared by the text readers (Matrix Market, SNAP), internal to io/:
+// reading a whole file into one buffer (plain, or gzip streamed through zlib,
+// told apart by the magic bytes), splitting a buffer into line-aligned chunks
+// for the parallel parse, turning a position back into an exact line number,
+// and the small number scanners the parse loops are built from.
+//
+// The readers parse every chunk with the same function whether there is one
+// chunk (a small file, threads = 1) or many, so the single-threaded and the
+// parallel path cannot disagree.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace perron::io::detail {
+
+// A malloc'ed byte buffer with one NUL kept past the end. malloc/realloc
+// rather than std::vector: no zero-fill of bytes about to be overwritten, and
+// glibc grows large blocks with mremap instead of copying.
+class text_buffer {
+ public:
+  text_buffer() = default;
+  explicit text_buffer(std::size_t capacity) { reserve(capacity); }
+  text_buffer(text_buffer&& o) noexcept
+      : data_(std::move(o.data_)),
+        size_(std::exchange(o.size_, 0)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
+  text_buffer& operator=(text_buffer&& o) noexcept {
+    data_ = std::move(o.data_);
+    size_ = std::exchange(o.size_, 0);
+    capacity_ = std::exchange(o.capacity_, 0);
+    return *this;
+  }
+
+  const char* data() const { return data_ ? data_.get() : ""; }
+  char* mutable_data() { return data_.get(); }
+  std::size_t size() const { return size_; }
+  std::size_t capacity() const { return capacity_; }
+  std::string_view view() const { return {data(), size_}; }
+
+  void reserve(std::size_t capacity);           // keeps the contents
+  void set_size(std::size_t size);              // size <= capacity; writes the NUL
+  char* tail() { return data_.get() + size_; }  // first unused byte
+  std::size_t room() const { return capacity_ - size_; }
+
+ private:
+  struct free_deleter {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, free_deleter> data_;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;  // usable bytes, not counting the NUL
+};
+
+struct read_stats {
+  std::uint64_t file_bytes = 0;  // bytes on disk
+  bool gzip = false;
+  double seconds = 0;  // reading (and decompressing)
+};
+
+// Reads the whole file. io_error (naming the file) when it is missing, a
+// directory, unreadable, or a gzip stream that is corrupt or truncated.
+text_buffer read_file(const std::string& path, unsigned threads, read_stats* stats = nullptr);
+
+// True when the bytes start with the gzip magic number 1f 8b.
+bool has_gzip_magic(const void* data, std::size_t size);
+
+// Inflates an in-memory gzip (or zlib) stream; `name` is used in errors.
+text_buffer gunzip(const std::string& name, const void* data, std::size_t size);
+
+// std::thread-free helpers around OpenMP.
+unsigned thread_count(unsigned requested);  // 0 -> omp_get_max_threads()
+
+// A run of whole lines. `lines` counts line starts in [begin, end): the
+// newlines, plus one when the chunk ends without a newline (end of buffer).
+struct line_chunk {
+  const char* begin = nullptr;
+  const char* end = nullptr;
+  std::uint64_t first_line = 0;  // 1-based number of the line at `begin`
+  std::size_t lines = 0;
+  std::size_t first_slot = 0;  // prefix sum of `lines` over earlier chunks
+};
+
+// Splits [begin, end) at newlines into about `threads * 4` chunks (or chunks
+// of about `chunk_bytes` when nonzero); the newline counts are taken in
+// parallel and prefix-summed into first_line / first_slot.
+std::vector<line_chunk> split_lines(const char* begin, const char* end, std::uint64_t first_line,
+                                    unsigned threads, std::size_t chunk_bytes);
+
+// 1-based line number of `pos` inside `chunk`.
+std::uint64_t line_of(const line_chunk& chunk, const char* pos);
+
+// Where a chunk's parse stopped: the start of the offending line and why.
+struct chunk_error {
+  const char* line = nullptr;  // nullptr: no error
+  std::string reason;
+  explicit operator bool() const { return line != nullptr; }
+};
+
+// Throws parse_error for the first (in file order) chunk error, if any.
+void throw_first_error(const std::string& file, const std::vector<line_chunk>& chunks,
+                       const std::vector<chunk_error>& errors);
+
+// The token at p, quoted and shortened for a message: 'abc', '1e99...'.
+std::string quote_token(const char* p, const char* end);
+// A byte for a message: 'x', or 0x0d for control characters.
+std::string describe_char(char c);
+
+// ---- scanners (hot loop) ------------------------------------------------------
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// End of a token: a blank, a line end, or the end of the buffer.
+inline bool at_delimiter(const char* p, const char* end) {
+  return p == end || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+}
+
+inline const char* skip_blanks(const char* p, const char* end) {
+  while (p != end && is_blank(*p)) ++p;
+  return p;
+}
+
+// Past the next '\n' (or end).
+inline const char* next_line(const char* p, const char* end) {
+  while (p != end && *p != '\n') ++p;
+  return p == end ? p : p + 1;
+}
+
+// If p is at the end of a line (blanks, an optional '\r', then '\n' or the end
+// of the buffer), returns the start of the next line; else nullptr.
+inline const char* end_of_line(const char* p, const char* end) {
+  p = skip_blanks(p, end);
+  if (p == end) return p;
+  if (*p == '\n') return p + 1;
+  if (*p == '\r' && p + 1 != end && p[1] == '\n') return p + 2;
+  if (*p == '\r' && p + 1 == end) return p + 1;
+  return nullptr;
+}
+
+// Unsigned decimal with an optional '+'. Returns the position after the
+// digits, or nullptr when there are none or the value exceeds 2^63 - 1.
+inline const char* scan_unsigned(const char* p, const char* end, std::uint64_t& value) {
+  if (p != end && *p == '+') ++p;
+  const char* first = p;
+  std::uint64_t v = 0;
+  while (p != end && static_cast<unsigned char>(*p - '0') < 10) {
+    if (v > (UINT64_C(0x7fffffffffffffff) - 9) / 10) return nullptr;  // next step could overflow
+    v = v * 10 + static_cast<unsigned>(*p - '0');
+    ++p;
+  }
+  if (p == first) return nullptr;
+  value = v;
+  return p;
+}
+
+// Signed decimal integer (optional '+' or '-') that fits int64.
+const char* scan_signed(const char* p, const char* end, std::int64_t& value);
+
+// Finite double: optional sign ('+' too), decimal or exponent notation, as
+// std::from_chars reads it; underflow gives the nearest representable value.
+// Returns nullptr on anything else (nan, inf, overflow, no digits).
+const char* scan_real(const char* p, const char* end, double& value);
+
+// Why a token is not a finite double, for messages ("is not a number",
+// "is not finite", "overflows double").
+std::string real_problem(const char* p, const char* end);
+
+// Tokens of one line (blank-separated, up to the line end), for diagnosis.
+std::vector<std::string_view> line_tokens(const char* line, const char* end);
+
+}  // namespace perron::io::detail
+
+namespace perron::io::detail {
+
+// Chunk k parsed its entries into slots [first_slot, first_slot + count[k])
+// (one slot per line, so comment and blank lines leave holes). Packs them to
+// the front in file order and returns the total. Destinations never pass
+// their sources, so a forward pass of memmoves is safe.
+template <class T>
+std::size_t pack_slots(T* data, const std::vector<line_chunk>& chunks,
+                       const std::vector<std::size_t>& count) {
+  std::size_t out = 0;
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const std::size_t from = chunks[k].first_slot;
+    if (from != out && count[k] != 0) std::memmove(data + out, data + from, count[k] * sizeof(T));
+    out += count[k];
+  }
+  return out;
+}
+
+// Exclusive prefix sum of per-chunk counts (entry offsets after packing).
+inline std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& count) {
+  std::vector<std::size_t> off(count.size() + 1, 0);
+  for (std::size_t k = 0; k < count.size(); ++k) off[k + 1] = off[k] + count[k];
+  return off;
+}
+
+// Start of the n-th (0-based) data line of a chunk, where `is_data` tells a
+// data line (given its first non-blank byte) from a comment or blank line.
+template <class IsData>
+const char* nth_data_line(const line_chunk& chunk, std::size_t n, IsData is_data) {
+  const char* p = chunk.begin;
+  while (p != chunk.end) {
+    const char* q = skip_blanks(p, chunk.end);
+    if (q != chunk.end && is_data(q)) {
+      if (n == 0) return p;
+      --n;
+    }
+    p = next_line(p, chunk.end);
+  }
+  return chunk.end;
+}
+
+}  // namespace perron::io::detail

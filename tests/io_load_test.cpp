@@ -1,0 +1,149 @@
+// io::load_matrix dispatch: synthetic specs, Matrix Market by banner, SNAP by
+// extension or by sniffing, gzip by magic bytes (not by name), SuiteSparse
+// .tar.gz through libarchive; and what the result carries (labels, flags,
+// timings).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "io/load.hpp"
+#include "io/snap.hpp"
+#include "io/synthetic.hpp"
+#include "kernels/error.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron {
+namespace {
+
+namespace fs = std::filesystem;
+
+class io_load : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("perron-io-load-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& content) {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  }
+  std::string copy(const std::string& from, const std::string& name) {
+    const std::string p = (dir_ / name).string();
+    fs::copy_file(from, p);
+    return p;
+  }
+  fs::path dir_;
+};
+
+const std::string mm_text = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 4\n3 1 -1\n";
+const std::string edge_text = "# g\n10 20\n20 30\n";
+
+TEST_F(io_load, MatrixMarketIsFoundByItsBannerWhateverTheName) {
+  for (const char* name : {"a.mtx", "a.dat", "a", "a.txt"}) {
+    const auto m = io::load_matrix(write(name, mm_text));
+    EXPECT_EQ(m.format, io::input_format::matrix_market) << name;
+    EXPECT_TRUE(m.symmetric);
+    EXPECT_FALSE(m.pattern);
+    EXPECT_EQ(m.matrix.nnz(), 3u);
+    EXPECT_TRUE(m.label.empty());
+    EXPECT_EQ(m.label_of(2), 3);  // Matrix Market vertices are named 1..n
+  }
+}
+
+TEST_F(io_load, SnapByExtensionOrBySniffing) {
+  for (const char* name : {"g.txt", "g.el", "g.tsv", "g.edges", "g.TXT", "graph"}) {
+    const auto m = io::load_matrix(write(name, edge_text));
+    EXPECT_EQ(m.format, io::input_format::snap) << name;
+    EXPECT_TRUE(m.pattern);
+    EXPECT_EQ(m.matrix.rows, 3);
+    EXPECT_EQ(m.label, (std::vector<std::int64_t>{10, 20, 30}));
+    EXPECT_EQ(m.label_of(1), 20);
+  }
+}
+
+TEST_F(io_load, MtxNameWithoutBannerSaysSo) {
+  try {
+    io::load_matrix(write("edges.mtx", edge_text));
+    FAIL();
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_NE(e.reason.find("missing Matrix Market banner"), std::string::npos);
+  }
+}
+
+// gzip is told by its magic bytes: a gzipped file without .gz in its name
+// reads, and so does the bundled email-Eu-core.txt.gz.
+TEST_F(io_load, GzipByMagicBytes) {
+  const auto plain = io::load_matrix(test::data_dir() + "/karate.mtx");
+  const std::string gz = (dir_ / "karate.mtx.gz").string();
+  ASSERT_EQ(std::system(("gzip -c '" + test::data_dir() + "/karate.mtx' > '" + gz + "'").c_str()), 0);
+  const std::string renamed = (dir_ / "karate-compressed.mtx").string();
+  fs::copy_file(gz, renamed);
+  for (const auto& p : {gz, renamed}) {
+    const auto m = io::load_matrix(p);
+    EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx) << p;
+    EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx);
+    EXPECT_GT(m.timings.text_bytes, m.timings.file_bytes);  // it was inflated
+  }
+  const auto email = io::load_matrix(test::data_dir() + "/email-Eu-core.txt.gz");
+  EXPECT_EQ(email.format, io::input_format::snap);
+  EXPECT_EQ(email.matrix.rows, 1005);
+  EXPECT_EQ(email.matrix.nnz(), 25571u);
+}
+
+TEST_F(io_load, SuiteSparseTarGzReadsTheMainMatrix) {
+  const std::string archive = test::data_dir() + "/karate.tar.gz";
+  io::loaded_matrix m;
+  try {
+    m = io::load_matrix(archive);
+  } catch (const not_supported& e) {
+    GTEST_SKIP() << e.what();  // built without libarchive
+  }
+  const auto plain = io::load_matrix(test::data_dir() + "/karate.mtx");
+  EXPECT_EQ(m.format, io::input_format::matrix_market);
+  EXPECT_TRUE(m.pattern);
+  EXPECT_TRUE(m.symmetric);
+  EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx);
+  EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx);
+  EXPECT_EQ(m.matrix.values, plain.matrix.values);
+  // A .tgz of the same content, named differently: the only .mtx is taken.
+  const auto other = io::load_matrix(copy(archive, "club.tgz"));
+  EXPECT_EQ(other.matrix.row_idx, plain.matrix.row_idx);
+}
+
+TEST_F(io_load, SyntheticSpecsNeedNoFile) {
+  const auto t = io::load_matrix("tridiag:5");
+  EXPECT_EQ(t.format, io::input_format::synthetic);
+  EXPECT_FALSE(t.pattern);
+  EXPECT_EQ(t.matrix.rows, 5);
+  EXPECT_EQ(t.matrix.nnz(), 13u);
+  const auto r = io::load_matrix("rmat:8:1000");
+  EXPECT_TRUE(r.pattern);
+  EXPECT_EQ(r.matrix.rows, 256);
+  EXPECT_THROW(io::load_matrix("tridiag:x"), invalid_argument);
+}
+
+TEST_F(io_load, TimingsAreFilledIn) {
+  const auto m = io::load_matrix(test::data_dir() + "/wiki-Vote.txt");
+  EXPECT_FALSE(m.timings.from_cache);
+  EXPECT_EQ(m.timings.file_bytes, fs::file_size(test::data_dir() + "/wiki-Vote.txt"));
+  EXPECT_EQ(m.timings.text_bytes, m.timings.file_bytes);
+  EXPECT_GT(m.timings.parse_seconds, 0.0);
+  EXPECT_GE(m.read_seconds, m.timings.parse_seconds + m.timings.read_seconds);
+}
+
+TEST_F(io_load, ParseMatrixDispatchesInMemory) {
+  EXPECT_EQ(io::parse_matrix(mm_text, "x").format, io::input_format::matrix_market);
+  EXPECT_EQ(io::parse_matrix(edge_text, "x.txt").format, io::input_format::snap);
+  EXPECT_THROW(io::parse_matrix("", "x"), parse_error);
+  EXPECT_THROW(io::parse_matrix("a b c\n", "x"), parse_error);
+}
+
+}  // namespace
+}  // namespace perron

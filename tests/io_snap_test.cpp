@@ -1,0 +1,143 @@
+// SNAP edge lists: the real files (CRLF, no header, gzip) against an
+// independent reader and the published node / edge counts; the monotone id
+// remap; separators, comments and self loops; parallel == single-threaded.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "io/snap.hpp"
+#include "kernels/error.hpp"
+#include "tests/io_reference.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron {
+namespace {
+
+void expect_same_graph(const io::snap_graph& a, const io::snap_graph& b) {
+  ASSERT_EQ(a.matrix.rows, b.matrix.rows);
+  ASSERT_EQ(a.original_id, b.original_id);
+  ASSERT_EQ(a.matrix.row_idx, b.matrix.row_idx);
+  ASSERT_EQ(a.matrix.col_idx, b.matrix.col_idx);
+  ASSERT_EQ(a.matrix.values, b.matrix.values);
+}
+
+// Every edge maps back to the original pair, ids ascend, the matrix is square.
+void expect_matches_reference(const io::snap_graph& g, const std::string& path) {
+  const auto ref = test::reference_read_snap(path);
+  ASSERT_EQ(g.original_id, ref.ids);
+  ASSERT_EQ(g.matrix.rows, static_cast<index_t>(ref.ids.size()));
+  ASSERT_EQ(g.matrix.cols, g.matrix.rows);
+  ASSERT_EQ(g.matrix.nnz(), ref.from.size());
+  for (std::size_t e = 0; e < ref.from.size(); ++e) {
+    ASSERT_EQ(g.original_id[g.matrix.row_idx[e]], ref.from[e]) << "edge " << e;
+    ASSERT_EQ(g.original_id[g.matrix.col_idx[e]], ref.to[e]) << "edge " << e;
+  }
+  EXPECT_TRUE(std::all_of(g.matrix.values.begin(), g.matrix.values.end(), [](double v) { return v == 1.0; }));
+}
+
+struct snap_file {
+  const char* path;
+  bool shared;
+  index_t nodes;
+  std::size_t edges;
+};
+
+class io_snap_real : public ::testing::TestWithParam<snap_file> {};
+
+TEST_P(io_snap_real, PublishedCountsAndReference) {
+  const auto f = GetParam();
+  std::string path = test::data_dir() + "/" + f.path;
+  if (f.shared) {
+    const auto p = test::shared_file(f.path);
+    if (!p) GTEST_SKIP() << "../shared/data not present";
+    path = *p;
+  }
+  const auto g = io::read_snap(path);
+  EXPECT_EQ(g.matrix.rows, f.nodes);
+  EXPECT_EQ(g.matrix.nnz(), f.edges);
+  expect_matches_reference(g, path);
+  for (auto [threads, chunk] : {std::pair<unsigned, std::size_t>{1, 0}, {2, 333}, {5, 4096}}) {
+    io::read_options opt;
+    opt.threads = threads;
+    opt.chunk_bytes = chunk;
+    expect_same_graph(io::read_snap(path, opt), g);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Real, io_snap_real,
+                         ::testing::Values(snap_file{"wiki-Vote.txt", false, 7115, 103689},  // CRLF line ends
+                                           snap_file{"p2p-Gnutella05.txt", false, 8846, 31839},
+                                           snap_file{"email-Eu-core.txt.gz", false, 1005,
+                                                     25571},  // no header, gzip
+                                           snap_file{"graphs/email-Eu-core.txt.gz", true, 1005, 25571}),
+                         [](const auto& info) {
+                           std::string n = std::string(info.param.shared ? "shared_" : "") + info.param.path;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+TEST(io_snap, RemapIsMonotoneAndKeepsOriginalIds) {
+  const auto g = io::parse_snap("# Nodes: 4 Edges: 5\n1000 7\n7 42\n42 1000\n7 7\n99999999999 7\n", "g.txt");
+  EXPECT_EQ(g.original_id, (std::vector<std::int64_t>{7, 42, 1000, 99999999999}));
+  EXPECT_EQ(g.matrix.rows, 4);
+  EXPECT_EQ(g.matrix.row_idx, (std::vector<index_t>{2, 0, 1, 0, 3}));
+  EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{0, 1, 2, 0, 0}));  // the self loop 7 -> 7 is kept
+}
+
+TEST(io_snap, SeparatorsCommentsCrlfAndBlankLines) {
+  const auto g = io::parse_snap(
+      "\xEF\xBB\xBF# header\r\n\r\n0\t1\r\n  1   2  \r\n% konect-style comment\n2 \t 0\n\n3 3", "g.txt");
+  EXPECT_EQ(g.matrix.rows, 4);
+  EXPECT_EQ(g.matrix.row_idx, (std::vector<index_t>{0, 1, 2, 3}));
+  EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{1, 2, 0, 3}));
+}
+
+TEST(io_snap, CommentsOnlyIsAnEmptyGraph) {
+  const auto g = io::parse_snap("# nothing\n# at all\n", "g.txt");
+  EXPECT_EQ(g.matrix.rows, 0);
+  EXPECT_EQ(g.matrix.nnz(), 0u);
+  EXPECT_TRUE(g.original_id.empty());
+}
+
+// Ids far apart take the sort-based remap; it must agree with the dense one.
+TEST(io_snap, SparseAndDenseRemapAgree) {
+  std::string dense_text, sparse_text;
+  for (int k = 0; k < 2000; ++k) {
+    const int a = (k * 37) % 1500, b = (k * 91 + 5) % 1500;
+    dense_text += std::to_string(a) + " " + std::to_string(b) + "\n";
+    sparse_text += std::to_string(a * 1000000007LL) + " " + std::to_string(b * 1000000007LL) + "\n";
+  }
+  const auto d = io::parse_snap(dense_text, "d.txt");
+  const auto s = io::parse_snap(sparse_text, "s.txt");
+  EXPECT_EQ(d.matrix.row_idx, s.matrix.row_idx);
+  EXPECT_EQ(d.matrix.col_idx, s.matrix.col_idx);
+  ASSERT_EQ(d.original_id.size(), s.original_id.size());
+  for (std::size_t i = 0; i < d.original_id.size(); ++i)
+    EXPECT_EQ(d.original_id[i] * 1000000007LL, s.original_id[i]);
+}
+
+TEST(io_snap, ErrorLineIsExactInEveryChunk) {
+  for (int bad : {1, 500, 2999}) {
+    std::string text;
+    for (int k = 1; k <= 3000; ++k)
+      text += k == bad ? "1 x\n" : std::to_string(k) + "\t" + std::to_string(k + 1) + "\n";
+    for (std::size_t chunk : {std::size_t(0), std::size_t(50), std::size_t(2000)}) {
+      io::read_options opt;
+      opt.threads = 3;
+      opt.chunk_bytes = chunk;
+      try {
+        io::parse_snap(text, "g.txt", opt);
+        FAIL();
+      } catch (const parse_error& e) {
+        EXPECT_EQ(e.line, static_cast<std::uint64_t>(bad)) << e.what();
+        EXPECT_EQ(e.reason, "target id 'x' is not a non-negative integer");
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace perron

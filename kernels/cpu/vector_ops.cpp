@@ -1,0 +1,90 @@
+// OpenMP vector operations (declared in kernels/vector_ops.hpp). Reductions
+// accumulate in double; the static schedule keeps the summation order fixed for
+// a given thread count, so repeated runs give identical results.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/vector_ops.hpp"
+
+namespace perron {
+
+namespace {
+// Parallel loops only pay beyond a few thousand elements.
+constexpr std::int64_t parallel_threshold = 1 << 14;
+}  // namespace
+
+template <class T>
+double dot(std::size_t n, const T* x, const T* y) {
+  const auto m = static_cast<std::int64_t>(n);
+  double s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s) if (m > parallel_threshold)
+  for (std::int64_t i = 0; i < m; ++i) s += static_cast<double>(x[i]) * static_cast<double>(y[i]);
+  return s;
+}
+
+template <class T>
+double nrm2(std::size_t n, const T* x) {
+  return std::sqrt(dot(n, x, x));
+}
+
+template <class T>
+double norm_inf(std::size_t n, const T* x) {
+  const auto m = static_cast<std::int64_t>(n);
+  double s = 0;
+  bool nan = false;
+#pragma omp parallel for schedule(static) reduction(max : s) reduction(|| : nan) if (m > parallel_threshold)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const double a = std::abs(static_cast<double>(x[i]));
+    if (std::isnan(a)) nan = true;
+    s = a > s ? a : s;
+  }
+  return nan ? std::numeric_limits<double>::quiet_NaN() : s;
+}
+
+template <class T>
+void axpby(std::size_t n, T alpha, const T* x, T beta, T* y) {
+  const auto m = static_cast<std::int64_t>(n);
+  if (beta == T(0)) {
+#pragma omp parallel for schedule(static) if (m > parallel_threshold)
+    for (std::int64_t i = 0; i < m; ++i) y[i] = alpha * x[i];
+  } else {
+#pragma omp parallel for schedule(static) if (m > parallel_threshold)
+    for (std::int64_t i = 0; i < m; ++i) y[i] = alpha * x[i] + beta * y[i];
+  }
+}
+
+template <class T>
+void copy(std::size_t n, const T* x, T* y) {
+  const auto m = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) if (m > parallel_threshold)
+  for (std::int64_t i = 0; i < m; ++i) y[i] = x[i];
+}
+
+template <class T>
+void fill(std::size_t n, T value, T* x) {
+  const auto m = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) if (m > parallel_threshold)
+  for (std::int64_t i = 0; i < m; ++i) x[i] = value;
+}
+
+template <class T>
+void scale(std::size_t n, T alpha, T* x) {
+  const auto m = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) if (m > parallel_threshold)
+  for (std::int64_t i = 0; i < m; ++i) x[i] *= alpha;
+}
+
+#define PERRON_VECTOR_OPS(T)                                          \
+  template double dot<T>(std::size_t, const T*, const T*);            \
+  template double nrm2<T>(std::size_t, const T*);                     \
+  template double norm_inf<T>(std::size_t, const T*);                 \
+  template void axpby<T>(std::size_t, T, const T*, T, T*);            \
+  template void copy<T>(std::size_t, const T*, T*);                   \
+  template void fill<T>(std::size_t, T, T*);                          \
+  template void scale<T>(std::size_t, T, T*);
+PERRON_VECTOR_OPS(float)
+PERRON_VECTOR_OPS(double)
+#undef PERRON_VECTOR_OPS
+
+}  // namespace perron

@@ -1,0 +1,264 @@
+// The 1D heat equation u_t = kappa u_xx on [0, L], solved by the method of lines.
+//
+// Grid: N points x_i = i dx, dx = L / (N - 1), both ends on the grid.
+// Second-order central differences: (u_xx)_i ~ (u_{i-1} - 2 u_i + u_{i+1}) / dx^2.
+//
+// Boundary conditions, at each end independently:
+//   dirichlet:V  u = V at that end. The end node is not an unknown: its row is
+//                the identity (u stays V; the initial profile is overwritten
+//                there), and its coupling V / dx^2 into the neighbouring row
+//                moves to the right-hand side, so the column is eliminated too.
+//   neumann:G    du/dn = G, the OUTWARD normal derivative (G = -u_x at x = 0,
+//                G = u_x at x = L); G > 0 lets heat in at rate kappa G;
+//                neumann:0 (= insulated) is the default Neumann value.
+//                Ghost point: u_{-1} = u_1 + 2 dx G (second order), so row 0
+//                reads (2 u_1 - 2 u_0 + 2 dx G) / dx^2 (likewise at x = L).
+//
+// Written as  du/dt = kappa / dx^2 (S u + g),  S the integer stencil matrix with
+// the conditions above and g the boundary forcing (g_0 = 2 dx G_left at a
+// Neumann end, g_1 = V_left next to a Dirichlet end; mirrored on the right).
+// S is not symmetric at a Neumann end (row 0 is [-2, 2], row 1 starts [1, ...]),
+// but W S is, for W = diag(1/2, 1, ..., 1, 1/2) at Neumann ends (1 elsewhere):
+// K = W S is minus the weighted graph Laplacian of the path (rows sum to zero
+// away from Dirichlet ends), symmetric negative semi-definite. W is the
+// trapezoid rule's weight vector: this is the half-cell (finite-volume)
+// treatment of the end cells.
+//
+// theta-scheme (theta = 0 explicit/FTCS, 1 implicit/backward Euler, 1/2
+// Crank-Nicolson), r = kappa dt / dx^2, multiplied through by W:
+//
+//   (W - theta r K) u^{n+1} = (W + (1 - theta) r K) u^n + r W g
+//         A (the lhs)                B (the rhs)          c
+//
+// A is symmetric positive definite (W > 0, -K >= 0), so CG applies, and it is
+// strictly diagonally dominant with positive diagonal (an M-matrix), so
+// Jacobi with omega = 1 converges and the implicit scheme obeys the discrete
+// maximum principle. Conservation: with both ends insulated, 1^T K = 0, so
+// 1^T W u^{n+1} = 1^T W u^n exactly: the trapezoid integral dx sum_i w_i u_i
+// is conserved by every theta (up to the linear solver's residual).
+// Explicit steps use the unscaled form u^{n+1} = (I + r S) u^n + r g, stable
+// (and monotone) for r <= 1/2.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "kernels/formats.hpp"
+#include "kernels/spmv.hpp"
+#include "solvers/linear_solver.hpp"
+
+namespace perron::heat {
+
+// ---- the problem ----------------------------------------------------------
+enum class boundary_kind { dirichlet, neumann };
+
+struct boundary_condition {
+  boundary_kind kind = boundary_kind::dirichlet;
+  double value = 0;
+};
+// "dirichlet", "dirichlet:V", "neumann", "neumann:G", "insulated" (= neumann:0).
+boundary_condition parse_boundary(std::string_view spec);
+std::string describe(const boundary_condition& bc);
+
+struct grid_problem {
+  index_t n = 101;
+  double length = 1.0;
+  double kappa = 1.0;
+  boundary_condition left, right;
+
+  double dx() const { return length / double(n - 1); }
+  double x(index_t i) const { return i == n - 1 ? length : double(i) * dx(); }
+  // Throws invalid_argument: n < 3, L not finite > 0, kappa not finite >= 0,
+  // boundary values not finite.
+  void validate() const;
+};
+
+// Initial conditions: "sin:K" (sin(K pi x / L), K >= 1), "gauss:x0:width"
+// (exp(-(x - x0)^2 / (2 width^2))), "step:x0" (1 left of x0, 0 right, 1/2 at
+// x0), "file:PATH" (N numbers, whitespace separated, '#' comments allowed).
+struct initial_condition {
+  enum class kind { sine, gauss, step, file };
+  kind type = kind::sine;
+  int mode = 1;
+  double x0 = 0.5;
+  double width = 0.1;
+  std::string path;
+};
+initial_condition parse_initial_condition(std::string_view spec);
+std::string describe(const initial_condition& ic);
+
+// u(x_i, 0), with Dirichlet end values imposed. Throws io_error (file
+// unreadable), parse_error (not a number, with line), dimension_error (count != N).
+std::vector<double> initial_profile(const initial_condition& ic, const grid_problem& p);
+
+// The exact solution at time t where one is known in closed form: sin:K with
+// both ends dirichlet:0 gives exp(-kappa (K pi / L)^2 t) sin(K pi x / L).
+std::optional<std::vector<double>> exact_solution(const grid_problem& p, const initial_condition& ic, double t);
+// The steady state where it exists: linear in x (satisfied exactly by the
+// discrete scheme too). With two Neumann ends it exists only for zero net
+// flux (G_left + G_right = 0) and is fixed by the conserved integral of u0.
+std::optional<std::vector<double>> exact_steady_state(const grid_problem& p, const std::vector<double>& u0);
+// Why there is no steady state ("" when there is one).
+std::string steady_state_obstacle(const grid_problem& p);
+
+// Trapezoid weights dx * w_i: integral of u ~ sum_i q_i u_i.
+std::vector<double> quadrature_weights(const grid_problem& p);
+
+// ---- the discretization ----------------------------------------------------
+enum class method { explicit_euler, implicit_euler, crank_nicolson };
+std::string_view name(method m);
+method parse_method(std::string_view s);  // "explicit", "implicit", "cn"
+double theta(method m);
+
+// Largest r = kappa dt / dx^2 for which FTCS is stable (and monotone): 1/2.
+constexpr double max_stable_r = 0.5;
+double max_stable_dt(const grid_problem& p);
+
+// One time step as  lhs u^{n+1} = rhs u^n + forcing  (explicit: lhs = I, not stored).
+template <class T>
+struct step_matrices {
+  csr_matrix<T> lhs;  // A = W - theta r K (symmetric positive definite); empty for explicit
+  csr_matrix<T> rhs;  // B = W + (1 - theta) r K; explicit: I + r S
+  std::vector<std::pair<index_t, double>> forcing;  // the nonzeros of c (at most 4)
+  double r = 0;
+};
+// S assembled as COO triplets and converted by the conversion layer (to_csr);
+// A and B share its pattern (every row keeps its diagonal entry).
+template <class T>
+step_matrices<T> assemble_step(const grid_problem& p, method m, double dt);
+
+// A tridiagonal operator as the GPU stencil path and the direct solvers use it:
+// constant interior coefficients, rows 0, 1, n-2, n-1 given in full, plus a
+// constant added to those rows (the forcing). Extracted from the CSR, so the
+// stencil path applies exactly the assembled matrix.
+struct tridiagonal_stencil {
+  index_t n = 0;
+  double lower = 0, diag = 0, upper = 0;  // rows 2 .. n-3
+  double edge[4][3] = {};                  // rows 0, 1, n-2, n-1: (lower, diag, upper)
+  double edge_constant[4] = {};            // added to rows 0, 1, n-2, n-1
+};
+template <class T>
+tridiagonal_stencil stencil_of(const csr_matrix<T>& a, const std::vector<std::pair<index_t, double>>& forcing = {});
+
+// Diagonals of a tridiagonal CSR (lower[0] = upper[n-1] = 0, as gtsv2 wants).
+template <class T>
+struct tridiagonal {
+  std::vector<T> lower, diag, upper;
+};
+template <class T>
+tridiagonal<T> diagonals_of(const csr_matrix<T>& a);
+// Thomas algorithm (no pivoting: for diagonally dominant matrices), in place on d.
+template <class T>
+void thomas_solve(const tridiagonal<T>& a, T* d);
+
+// ---- time stepping ----------------------------------------------------------
+enum class step_solver { cg, jacobi, direct };
+std::string_view name(step_solver s);
+step_solver parse_step_solver(std::string_view s);  // "cg", "jacobi", "direct"
+
+enum class device { cpu, cuda };
+std::string_view name(device d);
+
+// How the GPU applies the tridiagonal operators: through an spmv_plan of the
+// CSR (any kernel of spmv_kernels()), or the heat solver's own 3-point stencil
+// kernel (reads only the vector: 2 s bytes per row instead of ~3 (s + 4) + 2 s).
+enum class operator_form { csr, stencil };
+std::string_view name(operator_form f);
+operator_form parse_operator_form(std::string_view s);
+
+struct step_options {
+  method scheme = method::crank_nicolson;
+  step_solver solver = step_solver::cg;
+  double dt = 1e-3;
+  stop_criterion stop;  // rel_tol: callers pick default_rel_tol<T>()
+  double omega = 1.0;   // Jacobi weight
+  device where = device::cpu;
+  spmv_kernel kernel = spmv_kernel::automatic;  // GPU only; cpu on the CPU path
+  operator_form form = operator_form::csr;      // GPU only
+  bool force = false;   // allow explicit steps with r > 1/2
+  int check_interval = 4;  // GPU solvers: minimum iterations between host checks
+};
+
+struct step_report {
+  int iterations = 0;
+  double residual = 0;          // relative ||b - A u|| / ||b|| (0 for explicit/direct)
+  bool converged = true;
+  solve_status status = solve_status::converged;
+  int host_syncs = 0;
+  double change = -1;           // ||u^{n+1} - u^n||_inf when asked for, else -1
+};
+
+struct bench_report {
+  double copy_bandwidth_gbs = 0;  // device-to-device copy, read + write bytes over time
+  double step_ms_median = 0;
+  double step_ms_min = 0;
+  int steps_timed = 0;
+  double iterations_per_step = 0;
+  double host_syncs_per_step = 0;
+  double bytes_per_step = 0;        // explicit / direct: the step's own minimum traffic
+  double cg_iteration_ms = 0;       // cg: one iteration, from a differenced blind run
+  double bytes_per_cg_iteration = 0;
+  double operator_bytes = 0;        // one application of A (matrix + x + y, or the stencil)
+};
+
+namespace detail {
+// A backend owns the state u^n and advances it; the CPU one lives in
+// solvers/heat1d.cpp, the GPU one in solvers/cuda/heat1d.cu.
+template <class T>
+class backend {
+ public:
+  virtual ~backend() = default;
+  // Advances one step unless the linear solver fails (then u is unchanged).
+  virtual step_report step(bool measure_change) = 0;
+  virtual std::vector<T> solution() const = 0;
+  virtual spmv_kernel kernel() const = 0;
+  virtual bench_report bench(int warmup, int reps) = 0;
+};
+template <class T>
+struct setup {
+  grid_problem problem;
+  step_options options;
+  step_matrices<T> mats;
+  std::vector<T> u0;
+};
+template <class T>
+std::unique_ptr<backend<T>> make_cpu_backend(setup<T> s);
+template <class T>
+std::unique_ptr<backend<T>> make_cuda_backend(setup<T> s);
+}  // namespace detail
+
+// Advances u^n step by step on the chosen device in precision T.
+template <class T>
+class time_stepper {
+ public:
+  // Validates everything (throws invalid_argument with the reason: r > 1/2 for
+  // explicit without force, naming the largest stable dt; bad dt; a GPU kernel
+  // on the CPU path; ...), assembles the operators and uploads u0.
+  time_stepper(const grid_problem& p, const step_options& opt, const std::vector<double>& u0);
+  ~time_stepper();
+  time_stepper(time_stepper&&) noexcept;
+  time_stepper& operator=(time_stepper&&) noexcept;
+
+  // One step. If the linear solver does not converge, the report says so and
+  // u keeps its last good value (the caller stops and writes it).
+  step_report step(bool measure_change = false);
+  std::vector<double> solution() const;
+  long steps() const { return steps_; }
+  double time() const { return double(steps_) * dt_; }
+  double r() const { return r_; }
+  spmv_kernel kernel() const;  // concrete kernel (GPU csr form); cpu otherwise
+  // GPU: times `reps` steps after `warmup` (CUDA events); advances the state.
+  bench_report bench(int warmup, int reps);
+
+ private:
+  std::unique_ptr<detail::backend<T>> impl_;
+  long steps_ = 0;
+  double dt_ = 0;
+  double r_ = 0;
+};
+
+}  // namespace perron::heat

@@ -1,0 +1,554 @@
+// The heat solver on the CPU: assembly properties, observed orders of accuracy
+// against the exact solution, exact discrete amplitudes, conservation, the
+// maximum principle, iterative vs direct, steady states, input errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/convert.hpp"
+#include "kernels/error.hpp"
+#include "solvers/heat1d.hpp"
+
+namespace perron::heat {
+namespace {
+
+constexpr double pi = 3.14159265358979323846;
+
+grid_problem dirichlet_problem(index_t n, double kappa = 1.0) {
+  grid_problem p;
+  p.n = n;
+  p.kappa = kappa;
+  return p;
+}
+
+step_options options(method m, step_solver s, double dt) {
+  step_options o;
+  o.scheme = m;
+  o.solver = s;
+  o.dt = dt;
+  o.stop.rel_tol = 1e-12;
+  o.stop.max_iterations = 100000;
+  o.where = device::cpu;
+  o.kernel = spmv_kernel::cpu;
+  return o;
+}
+
+std::vector<double> run(const grid_problem& p, const step_options& o, std::vector<double> u0, long steps) {
+  time_stepper<double> ts(p, o, u0);
+  for (long k = 0; k < steps; ++k) {
+    const step_report r = ts.step();
+    EXPECT_TRUE(r.converged) << "step " << k;
+  }
+  return ts.solution();
+}
+
+double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+double integral(const grid_problem& p, const std::vector<double>& u) {
+  const auto q = quadrature_weights(p);
+  return std::inner_product(q.begin(), q.end(), u.begin(), 0.0);
+}
+
+// Max error at T of the sin:1 Dirichlet problem.
+double sine_error(index_t n, method m, double T, long steps, step_solver s = step_solver::direct) {
+  const grid_problem p = dirichlet_problem(n);
+  initial_condition ic;  // sin:1
+  const auto u = run(p, options(m, s, T / double(steps)), initial_profile(ic, p), steps);
+  return max_diff(u, *exact_solution(p, ic, T));
+}
+
+// ---- assembly --------------------------------------------------------------------
+
+class assembly : public ::testing::TestWithParam<std::tuple<method, std::string, std::string>> {};
+
+TEST_P(assembly, LhsIsSymmetricDiagonallyDominantAndBoundaryRowsAreRight) {
+  const auto [m, left, right] = GetParam();
+  grid_problem p;
+  p.n = 9;
+  p.kappa = 0.7;
+  p.left = parse_boundary(left);
+  p.right = parse_boundary(right);
+  const auto s = assemble_step<double>(p, m, 0.01);
+  if (m == method::explicit_euler) {
+    EXPECT_EQ(s.lhs.rows, 0);
+    // Explicit rows of I + r S sum to 1 away from Dirichlet neighbours (constants are preserved).
+    const auto d = to_dense(s.rhs);
+    for (index_t i = 2; i < p.n - 2; ++i) {
+      double sum = 0;
+      for (index_t j = 0; j < p.n; ++j) sum += d[i * p.n + j];
+      EXPECT_NEAR(sum, 1.0, 1e-14);
+    }
+    return;
+  }
+  const auto a = to_dense(s.lhs);
+  const index_t n = p.n;
+  for (index_t i = 0; i < n; ++i) {
+    double off = 0;
+    for (index_t j = 0; j < n; ++j) {
+      EXPECT_EQ(a[i * n + j], a[j * n + i]) << "A(" << i << "," << j << ")";
+      if (j != i) off += std::abs(a[i * n + j]);
+    }
+    EXPECT_GT(a[i * n + i], off) << "row " << i << " is not strictly diagonally dominant";
+  }
+  // Dirichlet rows are identity rows.
+  if (p.left.kind == boundary_kind::dirichlet) {
+    EXPECT_EQ(a[0], 1.0);
+  }
+  if (p.right.kind == boundary_kind::dirichlet) {
+    EXPECT_EQ(a[n * n - 1], 1.0);
+  }
+  // With Neumann ends, the half weight: A(0,0) = 1/2 + theta r.
+  const double th = theta(m);
+  if (p.left.kind == boundary_kind::neumann) {
+    EXPECT_NEAR(a[0], 0.5 + th * s.r, 1e-14);
+  }
+  // Two insulated ends: 1^T A = 1^T W, 1^T B = 1^T W (the integral is conserved).
+  if (left == "insulated" && right == "insulated") {
+    const auto b = to_dense(s.rhs);
+    for (index_t j = 0; j < n; ++j) {
+      double ca = 0, cb = 0;
+      for (index_t i = 0; i < n; ++i) ca += a[i * n + j], cb += b[i * n + j];
+      const double w = (j == 0 || j == n - 1) ? 0.5 : 1.0;
+      EXPECT_NEAR(ca, w, 1e-13);
+      EXPECT_NEAR(cb, w, 1e-13);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(all, assembly,
+                         ::testing::Combine(::testing::Values(method::explicit_euler, method::implicit_euler,
+                                                              method::crank_nicolson),
+                                            ::testing::Values("dirichlet", "dirichlet:2", "neumann:0.5", "insulated"),
+                                            ::testing::Values("dirichlet:-1", "insulated", "neumann:-0.25")));
+
+TEST(heat_assembly, StencilAndDiagonalsReproduceTheMatrix) {
+  grid_problem p;
+  p.n = 12;
+  p.left = parse_boundary("neumann:1");
+  p.right = parse_boundary("dirichlet:3");
+  const auto s = assemble_step<double>(p, method::crank_nicolson, 0.02);
+  const tridiagonal_stencil st = stencil_of(s.rhs, s.forcing);
+  const auto d = to_dense(s.rhs);
+  const index_t n = p.n;
+  std::vector<double> x(n);
+  for (index_t i = 0; i < n; ++i) x[i] = std::cos(0.3 * i) + 0.1 * i;
+  for (index_t i = 0; i < n; ++i) {
+    double ref = 0;
+    for (index_t j = 0; j < n; ++j) ref += d[i * n + j] * x[j];
+    for (const auto& [fi, fv] : s.forcing)
+      if (fi == i) ref += fv;
+    const int e = i == 0 ? 0 : i == 1 ? 1 : i == n - 2 ? 2 : i == n - 1 ? 3 : -1;
+    const double xl = i > 0 ? x[i - 1] : 0, xr = i + 1 < n ? x[i + 1] : 0;
+    const double got = e < 0 ? st.lower * xl + st.diag * x[i] + st.upper * xr
+                             : st.edge[e][0] * xl + st.edge[e][1] * x[i] + st.edge[e][2] * xr + st.edge_constant[e];
+    EXPECT_NEAR(got, ref, 1e-13) << "row " << i;
+  }
+  // Thomas solves A x = b.
+  const auto t = diagonals_of(s.lhs);
+  const auto a = to_dense(s.lhs);
+  std::vector<double> b(n);
+  for (index_t i = 0; i < n; ++i) {
+    b[i] = 0;
+    for (index_t j = 0; j < n; ++j) b[i] += a[i * n + j] * x[j];
+  }
+  thomas_solve(t, b.data());
+  EXPECT_LT(max_diff(b, x), 1e-13);
+}
+
+// ---- accuracy ------------------------------------------------------------------
+
+// Space: Crank-Nicolson with dt so small that the time error (~ T lambda^3
+// dt^2 / 12 ~ 1e-9) is far below the space error (~ T lambda (pi dx)^2 / 12
+// e^{-lambda T} ~ 1e-4 .. 1e-6).
+TEST(heat_accuracy, SecondOrderInSpace) {
+  const double T = 0.1;
+  std::vector<double> e;
+  for (index_t n : {11, 21, 41, 81}) e.push_back(sine_error(n, method::crank_nicolson, T, 2000));
+  for (std::size_t k = 1; k < e.size(); ++k) {
+    const double order = std::log2(e[k - 1] / e[k]);  // dx halves from one grid to the next
+    EXPECT_NEAR(order, 2.0, 0.2) << "errors " << e[k - 1] << " -> " << e[k];
+  }
+}
+
+// Time: N = 2001 makes the space error ~1e-7, far below the time errors
+// (implicit ~ 1.8 dt, CN ~ 3 dt^2 at T = 0.1). The steps are solved directly:
+// r = kappa dt / dx^2 reaches 4e4 here, where a relative residual of 1e-12
+// is below what any iterative solve can reach in double (~ eps cond(A)).
+TEST(heat_accuracy, FirstOrderInTimeImplicit) {
+  const double T = 0.1;
+  std::vector<double> e;
+  for (long steps : {10, 20, 40, 80}) e.push_back(sine_error(2001, method::implicit_euler, T, steps));
+  for (std::size_t k = 1; k < e.size(); ++k)
+    EXPECT_NEAR(std::log2(e[k - 1] / e[k]), 1.0, 0.2) << e[k - 1] << " -> " << e[k];
+}
+
+TEST(heat_accuracy, SecondOrderInTimeCrankNicolson) {
+  const double T = 0.1;
+  std::vector<double> e;
+  for (long steps : {10, 20, 40, 80}) e.push_back(sine_error(2001, method::crank_nicolson, T, steps));
+  for (std::size_t k = 1; k < e.size(); ++k)
+    EXPECT_NEAR(std::log2(e[k - 1] / e[k]), 2.0, 0.2) << e[k - 1] << " -> " << e[k];
+}
+
+// The discrete sine is an eigenvector of S with eigenvalue -mu, mu = 4 sin^2(pi dx / 2L):
+// each scheme multiplies it by a known factor per step, so the computed
+// solution must match amplitude * sin exactly (to rounding), and explicit and
+// implicit differ by exactly the difference of their factors.
+TEST(heat_accuracy, ExplicitAndImplicitMatchTheirDiscreteAmplitudesAndEachOther) {
+  const grid_problem p = dirichlet_problem(51, 0.8);
+  initial_condition ic;
+  ic.mode = 2;
+  const double dx = p.dx();
+  const double dt = 0.4 * dx * dx / p.kappa;  // r = 0.4: stable explicit step
+  const double r = p.kappa * dt / (dx * dx);
+  const long steps = 400;
+  const double mu = 4 * std::pow(std::sin(ic.mode * pi * dx / (2 * p.length)), 2);
+  const auto u0 = initial_profile(ic, p);
+  const auto fe = run(p, options(method::explicit_euler, step_solver::direct, dt), u0, steps);
+  const auto be = run(p, options(method::implicit_euler, step_solver::direct, dt), u0, steps);
+  const auto cn = run(p, options(method::crank_nicolson, step_solver::cg, dt), u0, steps);
+  const double g_fe = std::pow(1 - r * mu, steps);
+  const double g_be = std::pow(1 / (1 + r * mu), steps);
+  const double g_cn = std::pow((1 - r * mu / 2) / (1 + r * mu / 2), steps);
+  std::vector<double> a_fe(u0.size()), a_be(u0.size()), a_cn(u0.size());
+  for (std::size_t i = 0; i < u0.size(); ++i) {
+    a_fe[i] = g_fe * u0[i];
+    a_be[i] = g_be * u0[i];
+    a_cn[i] = g_cn * u0[i];
+  }
+  EXPECT_LT(max_diff(fe, a_fe), 1e-13);
+  EXPECT_LT(max_diff(be, a_be), 1e-13);
+  EXPECT_LT(max_diff(cn, a_cn), 1e-10);  // CG to rel_tol 1e-12 per step
+  // Explicit vs implicit on a stable step: they agree to O(dt), by exactly
+  // |g_fe - g_be| max|u0| (~ steps (r mu)^2 ~ 1e-3 here).
+  const double u0_max = *std::max_element(u0.begin(), u0.end());
+  EXPECT_NEAR(max_diff(fe, be), std::abs(g_fe - g_be) * u0_max, 1e-12);
+  // And both are close to the continuous solution.
+  const auto exact = *exact_solution(p, ic, steps * dt);
+  EXPECT_LT(max_diff(fe, exact), 2e-3);
+  EXPECT_LT(max_diff(be, exact), 2e-3);
+}
+
+// ---- conservation and flux ----------------------------------------------------------
+
+// 1^T W u^{n+1} = 1^T (b - r) = 1^T W u^n - 1^T r: a direct or explicit step
+// conserves the trapezoid integral to rounding, an iterative one to
+// dx |1^T r| <= dx sqrt(N) rel_tol ||b||_2 per step. Checked both ways: the
+// integral to 1e-10 relative (iterative solvers at rel_tol 1e-12), and the
+// drift at the default 1e-10 within that bound.
+class conservation : public ::testing::TestWithParam<std::tuple<method, step_solver>> {};
+
+TEST_P(conservation, InsulatedEndsConserveTheIntegral) {
+  const auto [m, s] = GetParam();
+  grid_problem p;
+  p.n = 201;
+  p.left = parse_boundary("insulated");
+  p.right = parse_boundary("neumann");
+  initial_condition ic = parse_initial_condition("gauss:0.3:0.05");
+  const auto u0 = initial_profile(ic, p);
+  const double dt = m == method::explicit_euler ? 0.5 * p.dx() * p.dx() : 1e-3;
+  const long steps = 300;
+  const bool iterative = m != method::explicit_euler && s != step_solver::direct;
+  for (double rtol : {1e-12, 1e-10}) {
+    step_options o = options(m, s, dt);
+    o.stop.rel_tol = rtol;
+    const auto u = run(p, o, u0, steps);
+    const double i0 = integral(p, u0), i1 = integral(p, u);
+    EXPECT_GT(max_diff(u, u0), 0.1);  // it did diffuse
+    if (!iterative || rtol == 1e-12) {
+      EXPECT_LE(std::abs(i1 - i0), 1e-10 * std::abs(i0)) << "integral " << i0 << " -> " << i1;
+    } else {
+      // ||b||_2 <= ||B||_inf ||u||_2 <= (1 + 2 r) ||u0||_2 (the max principle bounds ||u||).
+      double u2 = 0;
+      for (double v : u0) u2 += v * v;
+      const double r = p.kappa * dt / (p.dx() * p.dx());
+      const double bound = steps * p.dx() * std::sqrt(double(p.n)) * rtol * (1 + 2 * r) * std::sqrt(u2);
+      EXPECT_LE(std::abs(i1 - i0), bound);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(all, conservation,
+                         ::testing::Values(std::make_tuple(method::explicit_euler, step_solver::direct),
+                                           std::make_tuple(method::implicit_euler, step_solver::direct),
+                                           std::make_tuple(method::implicit_euler, step_solver::cg),
+                                           std::make_tuple(method::crank_nicolson, step_solver::cg),
+                                           std::make_tuple(method::crank_nicolson, step_solver::jacobi),
+                                           std::make_tuple(method::crank_nicolson, step_solver::direct)));
+
+// With fluxes G_left, G_right (outward derivative) the integral grows at
+// exactly kappa (G_left + G_right) per unit time, discretely too.
+TEST(heat_conservation, NeumannFluxChangesTheIntegralAtTheExactRate) {
+  grid_problem p;
+  p.n = 101;
+  p.kappa = 0.5;
+  p.left = parse_boundary("neumann:0.75");
+  p.right = parse_boundary("neumann:-0.25");
+  const auto u0 = initial_profile(parse_initial_condition("step:0.5"), p);
+  for (method m : {method::explicit_euler, method::implicit_euler, method::crank_nicolson}) {
+    const double dt = m == method::explicit_euler ? 0.4 * p.dx() * p.dx() / p.kappa : 1e-3;
+    const long steps = 200;
+    const auto u = run(p, options(m, step_solver::direct, dt), u0, steps);
+    const double expected = integral(p, u0) + p.kappa * (0.75 - 0.25) * dt * steps;
+    EXPECT_NEAR(integral(p, u), expected, 1e-10 * std::abs(expected)) << name(m);
+  }
+}
+
+// ---- maximum principle -----------------------------------------------------------
+
+TEST(heat_maximum_principle, StepProfileStaysWithinItsInitialBounds) {
+  const grid_problem p = dirichlet_problem(101);
+  const auto u0 = initial_profile(parse_initial_condition("step:0.37"), p);
+  const double dx = p.dx();
+  // Explicit at r = 1/2, implicit at r = 50, CN at r = 1 (CN is monotone for r <= 1).
+  const std::vector<std::pair<method, double>> cases = {
+      {method::explicit_euler, 0.5}, {method::implicit_euler, 50.0}, {method::crank_nicolson, 1.0}};
+  for (const auto& [m, r] : cases) {
+    time_stepper<double> ts(p, options(m, step_solver::cg, r * dx * dx / p.kappa), u0);
+    for (int k = 0; k < 200; ++k) {
+      ASSERT_TRUE(ts.step().converged);
+      const auto u = ts.solution();
+      const auto [lo, hi] = std::minmax_element(u.begin(), u.end());
+      ASSERT_GE(*lo, -1e-12) << name(m) << " step " << k;
+      ASSERT_LE(*hi, 1 + 1e-12) << name(m) << " step " << k;
+    }
+  }
+}
+
+// ---- iterative vs direct ----------------------------------------------------------
+
+// A = W - theta r K has eigenvalues >= 1/2 (Gershgorin: every row's diagonal
+// exceeds its off-diagonal sum by w_i >= 1/2), so ||x - x*||_2 <= 2 ||b - A x||_2
+// <= 2 rel_tol ||b||_2.
+TEST(heat_solvers, CgAndJacobiAgreeWithDirectToTheSolverTolerance) {
+  grid_problem p;
+  p.n = 301;
+  p.left = parse_boundary("dirichlet:1");
+  p.right = parse_boundary("neumann:0.5");
+  const auto u0 = initial_profile(parse_initial_condition("gauss:0.6:0.1"), p);
+  for (method m : {method::implicit_euler, method::crank_nicolson}) {
+    for (double rtol : {1e-6, 1e-10}) {
+      step_options od = options(m, step_solver::direct, 2e-4);
+      time_stepper<double> direct(p, od, u0);
+      direct.step();
+      const auto ref = direct.solution();
+      const auto s = assemble_step<double>(p, m, od.dt);
+      std::vector<double> b(u0.size());
+      spmv(s.rhs, 1.0, u0.data(), 0.0, b.data());
+      for (const auto& [i, v] : s.forcing) b[i] += v;
+      double bnorm = 0;
+      for (double v : b) bnorm += v * v;
+      bnorm = std::sqrt(bnorm);
+      for (step_solver sv : {step_solver::cg, step_solver::jacobi}) {
+        step_options o = options(m, sv, od.dt);
+        o.stop.rel_tol = rtol;
+        time_stepper<double> it(p, o, u0);
+        const step_report rep = it.step();
+        ASSERT_TRUE(rep.converged);
+        EXPECT_LE(rep.residual, rtol);
+        EXPECT_LE(max_diff(it.solution(), ref), 2 * rtol * bnorm + 1e-13) << name(sv) << " rtol " << rtol;
+      }
+    }
+  }
+}
+
+// ---- steady state --------------------------------------------------------------
+
+TEST(heat_steady, ReachesTheLinearSteadyState) {
+  for (auto [l, r] : std::vector<std::pair<const char*, const char*>>{
+           {"dirichlet:1", "dirichlet:3"}, {"dirichlet:2", "neumann:0.5"}, {"neumann:1", "dirichlet:0"},
+           {"neumann:0.3", "neumann:-0.3"}}) {
+    grid_problem p;
+    p.n = 41;
+    p.left = parse_boundary(l);
+    p.right = parse_boundary(r);
+    const auto u0 = initial_profile(parse_initial_condition("gauss:0.5:0.1"), p);
+    const auto exact = exact_steady_state(p, u0);
+    ASSERT_TRUE(exact.has_value()) << l << " " << r;
+    time_stepper<double> ts(p, options(method::implicit_euler, step_solver::cg, 0.05), u0);
+    double change = 1;
+    for (int k = 0; k < 2000 && change >= 1e-13; ++k) change = ts.step(true).change;
+    EXPECT_LT(change, 1e-13);
+    // Each step is solved to rel_tol 1e-12: error <= 2e-12 ||b|| ~ 3e-11; the
+    // steady iteration contracts by 1 / (1 + dt lambda_1) >= 0.89 per step, so
+    // the fixed point can sit ~ 10x that off the exact one.
+    EXPECT_LT(max_diff(ts.solution(), *exact), 1e-9) << l << " " << r;
+  }
+  grid_problem p;
+  p.left = parse_boundary("neumann:1");
+  p.right = parse_boundary("neumann:1");
+  EXPECT_FALSE(steady_state_obstacle(p).empty());
+  EXPECT_FALSE(exact_steady_state(p, std::vector<double>(p.n, 0.0)).has_value());
+}
+
+// ---- float -------------------------------------------------------------------
+
+TEST(heat_float, CrankNicolsonInFloatTracksTheExactSolution) {
+  const grid_problem p = dirichlet_problem(101);
+  initial_condition ic;
+  step_options o = options(method::crank_nicolson, step_solver::cg, 1e-3);
+  o.stop.rel_tol = default_rel_tol<float>();
+  time_stepper<float> ts(p, o, initial_profile(ic, p));
+  for (int k = 0; k < 100; ++k) ASSERT_TRUE(ts.step().converged);
+  // Double gives ~3e-5 here (space + time error); float adds rounding ~1e-5 relative.
+  EXPECT_LT(max_diff(ts.solution(), *exact_solution(p, ic, 0.1)), 1e-4);
+}
+
+// ---- failures and input errors ----------------------------------------------------------
+
+TEST(heat_errors, NonConvergenceLeavesTheStateAtTheLastGoodStep) {
+  const grid_problem p = dirichlet_problem(101);
+  const auto u0 = initial_profile(initial_condition{}, p);
+  step_options o = options(method::implicit_euler, step_solver::jacobi, 0.1);  // r = 1000: Jacobi is slow
+  o.stop.max_iterations = 3;
+  time_stepper<double> ts(p, o, u0);
+  const step_report rep = ts.step();
+  EXPECT_FALSE(rep.converged);
+  EXPECT_EQ(rep.status, solve_status::max_iterations);
+  EXPECT_EQ(rep.iterations, 3);
+  EXPECT_GT(rep.residual, o.stop.rel_tol);
+  EXPECT_EQ(ts.steps(), 0);
+  EXPECT_EQ(ts.solution(), u0);
+}
+
+TEST(heat_errors, ExplicitRefusesUnstableStepsUnlessForced) {
+  const grid_problem p = dirichlet_problem(11);  // dx = 0.1: largest stable dt = 0.005
+  const auto u0 = initial_profile(initial_condition{}, p);
+  try {
+    time_stepper<double> ts(p, options(method::explicit_euler, step_solver::direct, 0.006), u0);
+    FAIL() << "accepted r = 0.6";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("0.005"), std::string::npos) << e.what();
+  }
+  step_options o = options(method::explicit_euler, step_solver::direct, 0.006);
+  o.force = true;
+  EXPECT_NO_THROW(time_stepper<double>(p, o, u0));
+  EXPECT_NO_THROW(time_stepper<double>(p, options(method::explicit_euler, step_solver::direct, 0.005), u0));
+  EXPECT_DOUBLE_EQ(max_stable_dt(p), 0.005);
+}
+
+TEST(heat_errors, BadProblemsAndOptionsAreRefused) {
+  grid_problem p;
+  p.n = 2;
+  EXPECT_THROW(p.validate(), invalid_argument);
+  p = grid_problem{};
+  p.kappa = -1;
+  EXPECT_THROW(p.validate(), invalid_argument);
+  p.kappa = std::nan("");
+  EXPECT_THROW(p.validate(), invalid_argument);
+  p = grid_problem{};
+  p.length = 0;
+  EXPECT_THROW(p.validate(), invalid_argument);
+  p.length = INFINITY;
+  EXPECT_THROW(p.validate(), invalid_argument);
+  p = grid_problem{};
+  const auto u0 = initial_profile(initial_condition{}, p);
+  for (double dt : {0.0, -1e-3, std::nan("")})
+    EXPECT_THROW(time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, dt), u0), invalid_argument);
+  EXPECT_THROW(time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, 1e-3), std::vector<double>(5)),
+               dimension_error);
+  step_options o = options(method::crank_nicolson, step_solver::cg, 1e-3);
+  o.kernel = spmv_kernel::csr_vector;  // a GPU kernel on the CPU path
+  EXPECT_THROW(time_stepper<double>(p, o, u0), invalid_argument);
+  o = options(method::crank_nicolson, step_solver::jacobi, 1e-3);
+  o.omega = 2.5;
+  EXPECT_THROW(time_stepper<double>(p, o, u0), invalid_argument);
+}
+
+TEST(heat_parse, BoundaryConditions) {
+  EXPECT_EQ(parse_boundary("dirichlet").kind, boundary_kind::dirichlet);
+  EXPECT_EQ(parse_boundary("dirichlet:2.5").value, 2.5);
+  EXPECT_EQ(parse_boundary("neumann").kind, boundary_kind::neumann);
+  EXPECT_EQ(parse_boundary("neumann:-1e-2").value, -1e-2);
+  EXPECT_EQ(parse_boundary("insulated").kind, boundary_kind::neumann);
+  EXPECT_EQ(parse_boundary("insulated").value, 0.0);
+  for (const char* bad : {"", "robin", "dirichlet:", "dirichlet:x", "neumann:1:2", "dirichlet:nan", "insulated:1"})
+    EXPECT_THROW(parse_boundary(bad), invalid_argument) << bad;
+}
+
+TEST(heat_parse, InitialConditions) {
+  EXPECT_EQ(parse_initial_condition("sin:3").mode, 3);
+  EXPECT_EQ(parse_initial_condition("sin").mode, 1);
+  const auto g = parse_initial_condition("gauss:0.25:0.05");
+  EXPECT_EQ(g.type, initial_condition::kind::gauss);
+  EXPECT_EQ(g.x0, 0.25);
+  EXPECT_EQ(g.width, 0.05);
+  EXPECT_EQ(parse_initial_condition("step:0.5").x0, 0.5);
+  EXPECT_EQ(parse_initial_condition("file:/tmp/a:b.txt").path, "/tmp/a:b.txt");
+  for (const char* bad : {"", "cos:1", "sin:0", "sin:1.5", "sin:-2", "gauss:0.5", "gauss:0.5:0", "gauss:a:b",
+                          "step", "step:", "file:", "file"})
+    EXPECT_THROW(parse_initial_condition(bad), invalid_argument) << bad;
+  EXPECT_THROW(parse_method("rk4"), invalid_argument);
+  EXPECT_THROW(parse_step_solver("gmres"), invalid_argument);
+  EXPECT_THROW(parse_operator_form("dense"), invalid_argument);
+}
+
+TEST(heat_parse, InitialProfilesImposeDirichletValuesAndShapes) {
+  grid_problem p;
+  p.n = 5;
+  p.left = parse_boundary("dirichlet:7");
+  p.right = parse_boundary("insulated");
+  const auto s = initial_profile(parse_initial_condition("step:0.5"), p);
+  EXPECT_EQ(s, (std::vector<double>{7, 1, 0.5, 0, 0}));
+  const auto g = initial_profile(parse_initial_condition("gauss:1:0.25"), p);
+  EXPECT_DOUBLE_EQ(g[4], 1.0);
+  EXPECT_NEAR(g[3], std::exp(-0.5), 1e-15);
+}
+
+class ic_file : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("perron_heat_ic_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const auto path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ic_file, ReadsOneValuePerPoint) {
+  grid_problem p;
+  p.n = 4;
+  p.left = p.right = parse_boundary("insulated");
+  const auto path = write("u0.txt", "# initial values\n1 2\n3.5\n\n-4e-1  # last\n");
+  initial_condition ic = parse_initial_condition("file:" + path);
+  EXPECT_EQ(initial_profile(ic, p), (std::vector<double>{1, 2, 3.5, -0.4}));
+}
+
+TEST_F(ic_file, WrongLengthBadTokensAndMissingFilesAreErrors) {
+  grid_problem p;
+  p.n = 4;
+  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("short.txt", "1 2 3\n")), p), dimension_error);
+  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("long.txt", "1 2 3 4 5\n")), p),
+               dimension_error);
+  try {
+    initial_profile(parse_initial_condition("file:" + write("bad.txt", "1\n2\nthree\n4\n")), p);
+    FAIL();
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 3u);
+  }
+  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("nan.txt", "1 nan 3 4")), p), parse_error);
+  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + (dir_ / "missing.txt").string()), p), io_error);
+  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + dir_.string()), p), io_error);
+}
+
+}  // namespace
+}  // namespace perron::heat

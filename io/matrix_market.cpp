@@ -326,7 +326,7 @@ void parse_coordinate_chunk(const line_chunk& c, const mm_header& h, index_t* ro
     }
     row[n] = static_cast<index_t>(i - 1);
     col[n] = static_cast<index_t>(j - 1);
-    if constexpr (Field != mm_field::pattern) val[n] = v;
+    val[n] = v;  // 1 for pattern
     ++n;
     p = next;
   }
@@ -439,9 +439,7 @@ mm_matrix parse_coordinate(const parsed_header& ph, const char* end, const std::
     a.col_idx.reserve(2 * slots);
     a.values.reserve(2 * slots);
   }
-  a.row_idx.resize(slots);
-  a.col_idx.resize(slots);
-  a.values.resize(slots, h.field == mm_field::pattern ? 1.0 : 0.0);
+  detail::resize_outputs(slots, threads, a.row_idx, a.col_idx, a.values);
 
   index_t* r = a.row_idx.data();
   index_t* c = a.col_idx.data();
@@ -469,7 +467,7 @@ mm_matrix parse_coordinate(const parsed_header& ph, const char* end, const std::
   }
   const std::size_t nnz = detail::pack_slots(r, chunks, count);
   detail::pack_slots(c, chunks, count);
-  if (h.field != mm_field::pattern) detail::pack_slots(v, chunks, count);
+  detail::pack_slots(v, chunks, count);
   a.row_idx.resize(nnz);
   a.col_idx.resize(nnz);
   a.values.resize(nnz);

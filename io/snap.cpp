@@ -98,7 +98,8 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
 
   // 64-bit original ids, one slot per line (sized by the data, not a header).
-  std::vector<std::int64_t> src(slots), dst(slots);
+  std::vector<std::int64_t> src, dst;
+  detail::resize_outputs(slots, threads, src, dst);
   std::vector<chunk_result> res(chunks.size());
   const auto nchunks = static_cast<std::int64_t>(chunks.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nchunks > 1)
@@ -160,7 +161,7 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
                             " distinct vertex ids exceed perron's 32-bit index limit");
   }
   auto remap = [&](const std::vector<std::int64_t>& from, std::vector<index_t>& to) {
-    to.resize(edges);
+    detail::resize_outputs(edges, threads, to);
     const auto ne = static_cast<std::int64_t>(edges);
 #pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
     for (std::int64_t e = 0; e < ne; ++e) {
@@ -176,6 +177,8 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
   std::vector<std::int64_t>().swap(src);
   remap(dst, a.col_idx);
   std::vector<std::int64_t>().swap(dst);
+  a.values.reserve(edges);
+  detail::advise_huge_pages(a.values.data(), edges * sizeof(double));
   a.values.assign(edges, 1.0);
   a.rows = a.cols = static_cast<index_t>(ids.size());
   return g;

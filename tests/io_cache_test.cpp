@@ -1,0 +1,196 @@
+// The binary cache: off unless asked; a second load comes from the cache and
+// equals the text parse exactly; corrupt, truncated, foreign-version and
+// stale caches are refused with a warning and rebuilt; an unwritable cache
+// directory only warns. Every test uses its own temporary cache directory.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "io/cache.hpp"
+#include "io/load.hpp"
+#include "kernels/error.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron {
+namespace {
+
+namespace fs = std::filesystem;
+
+class io_cache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("perron-io-cache-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "src");
+    opt_.cache.enabled = true;
+    opt_.cache.dir = (root_ / "cache").string();
+  }
+  void TearDown() override {
+    fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add);
+    fs::remove_all(root_);
+  }
+  std::string source(const std::string& name, const std::string& from) {
+    const auto p = root_ / "src" / name;
+    fs::copy_file(from, p, fs::copy_options::overwrite_existing);
+    return p.string();
+  }
+  std::string cache_file(const std::string& src) { return io::cache_file_for(src, opt_.cache.dir); }
+
+  // Loads with stderr captured; returns (matrix, stderr text).
+  std::pair<io::loaded_matrix, std::string> load(const std::string& p) {
+    ::testing::internal::CaptureStderr();
+    auto m = io::load_matrix(p, opt_);
+    return {std::move(m), ::testing::internal::GetCapturedStderr()};
+  }
+
+  fs::path root_;
+  io::read_options opt_;
+};
+
+void expect_same(const io::loaded_matrix& a, const io::loaded_matrix& b) {
+  EXPECT_EQ(a.format, b.format);
+  EXPECT_EQ(a.pattern, b.pattern);
+  EXPECT_EQ(a.symmetric, b.symmetric);
+  EXPECT_EQ(a.label, b.label);
+  EXPECT_EQ(a.matrix.rows, b.matrix.rows);
+  EXPECT_EQ(a.matrix.cols, b.matrix.cols);
+  EXPECT_EQ(a.matrix.row_idx, b.matrix.row_idx);
+  EXPECT_EQ(a.matrix.col_idx, b.matrix.col_idx);
+  EXPECT_EQ(a.matrix.values, b.matrix.values);
+}
+
+TEST_F(io_cache, OffByDefaultInLibraryCalls) {
+  // Point the default directory here: a default load must write nothing.
+  const char* old = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old ? old : "";
+  ::setenv("XDG_CACHE_HOME", (root_ / "xdg").c_str(), 1);
+  EXPECT_EQ(io::default_cache_dir(), (root_ / "xdg" / "perron").string());
+  io::load_matrix(source("karate.mtx", test::data_dir() + "/karate.mtx"));
+  EXPECT_FALSE(fs::exists(root_ / "xdg"));
+  io::read_options on;
+  on.cache.enabled = true;  // default directory: $XDG_CACHE_HOME/perron
+  io::load_matrix(root_ / "src" / "karate.mtx", on);
+  EXPECT_TRUE(fs::exists(root_ / "xdg" / "perron"));
+  if (old)
+    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  else
+    ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST_F(io_cache, SecondLoadComesFromTheCacheAndIsIdentical) {
+  for (const char* f :
+       {"wiki-Vote.txt", "bcsstk13.mtx", "netscience.mtx", "email-Eu-core.txt.gz", "karate.tar.gz"}) {
+    const std::string p = source(f, test::data_dir() + "/" + f);
+    io::loaded_matrix first;
+    try {
+      first = load(p).first;
+    } catch (const not_supported&) {
+      continue;  // .tar.gz without libarchive
+    }
+    EXPECT_FALSE(first.timings.from_cache) << f;
+    ASSERT_TRUE(fs::exists(cache_file(p))) << f;
+    const auto [second, err] = load(p);
+    EXPECT_TRUE(second.timings.from_cache) << f;
+    EXPECT_EQ(err, "") << f;
+    expect_same(second, first);
+    // And both equal a load with the cache off.
+    expect_same(second, io::load_matrix(p));
+  }
+}
+
+TEST_F(io_cache, CorruptCacheIsRefusedWithAWarningAndRebuilt) {
+  const std::string p = source("cage8.mtx", test::data_dir() + "/cage8.mtx");
+  const auto truth = load(p).first;
+  const std::string c = cache_file(p);
+  const auto size = fs::file_size(c);
+  for (std::uint64_t offset : {std::uint64_t(3), std::uint64_t(40), size / 2, size - 1}) {
+    {
+      std::fstream f(c, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(static_cast<std::streamoff>(offset));
+      char b = 0;
+      f.read(&b, 1);
+      b = static_cast<char>(b ^ 0x10);
+      f.seekp(static_cast<std::streamoff>(offset));
+      f.write(&b, 1);
+    }
+    const auto [m, err] = load(p);
+    EXPECT_FALSE(m.timings.from_cache) << "byte " << offset;
+    EXPECT_NE(err.find("warning"), std::string::npos) << err;
+    EXPECT_NE(err.find(c), std::string::npos) << err;
+    expect_same(m, truth);
+    const auto [again, err2] = load(p);  // rebuilt: clean hit
+    EXPECT_TRUE(again.timings.from_cache);
+    EXPECT_EQ(err2, "");
+  }
+}
+
+TEST_F(io_cache, TruncatedOrForeignCacheIsRebuilt) {
+  const std::string p = source("bcsstk06.mtx", test::data_dir() + "/bcsstk06.mtx");
+  const auto truth = load(p).first;
+  const std::string c = cache_file(p);
+  for (std::uintmax_t keep :
+       {std::uintmax_t(0), std::uintmax_t(10), std::uintmax_t(100), fs::file_size(c) - 8}) {
+    fs::resize_file(c, keep);
+    const auto [m, err] = load(p);
+    EXPECT_FALSE(m.timings.from_cache);
+    EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+    expect_same(m, truth);
+  }
+  std::ofstream(c, std::ios::binary)
+      << "not a cache at all, but long enough to hold a header......................"
+         "....................";
+  const auto [m, err] = load(p);
+  EXPECT_NE(err.find("not a perron cache file"), std::string::npos) << err;
+  expect_same(m, truth);
+}
+
+TEST_F(io_cache, StaleCacheIsRebuiltFromTheChangedSource) {
+  const std::string p = (root_ / "src" / "g.txt").string();
+  std::ofstream(p) << "0 1\n1 2\n";
+  EXPECT_EQ(load(p).first.matrix.nnz(), 2u);
+  EXPECT_TRUE(load(p).first.timings.from_cache);
+  // Same size, different content and modification time.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::ofstream(p) << "5 6\n6 5\n";
+  const auto [m, err] = load(p);
+  EXPECT_FALSE(m.timings.from_cache);
+  EXPECT_NE(err.find("stale"), std::string::npos) << err;
+  EXPECT_EQ(m.label, (std::vector<std::int64_t>{5, 6}));
+  const auto [again, err2] = load(p);
+  EXPECT_TRUE(again.timings.from_cache);
+  EXPECT_EQ(again.label, (std::vector<std::int64_t>{5, 6}));
+}
+
+TEST_F(io_cache, UnwritableCacheDirectoryOnlyWarns) {
+  if (::geteuid() == 0) {
+    // root ignores permissions: use a path under a regular file instead.
+    std::ofstream(root_ / "file") << "x";
+    opt_.cache.dir = (root_ / "file" / "cache").string();
+  } else {
+    fs::create_directories(opt_.cache.dir);
+    fs::permissions(opt_.cache.dir, fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  const std::string p = source("karate.mtx", test::data_dir() + "/karate.mtx");
+  const auto [m, err] = load(p);
+  EXPECT_EQ(m.matrix.nnz(), 156u);
+  EXPECT_NE(err.find("warning"), std::string::npos);
+  EXPECT_NE(err.find("not caching"), std::string::npos) << err;
+}
+
+TEST_F(io_cache, ErrorsAreNotCachedAndMissingFilesStillSaySo) {
+  EXPECT_THROW(io::load_matrix((root_ / "src" / "nope.mtx").string(), opt_), io_error);
+  const std::string bad = source("bad.mtx", test::data_dir() + "/invalid/row-index-zero.mtx");
+  EXPECT_THROW(io::load_matrix(bad, opt_), parse_error);
+  EXPECT_FALSE(fs::exists(opt_.cache.dir) && !fs::is_empty(opt_.cache.dir));
+}
+
+}  // namespace
+}  // namespace perron

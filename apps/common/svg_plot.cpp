@@ -1,0 +1,231 @@
+#include "apps/common/svg_plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "kernels/error.hpp"
+
+namespace perron::app {
+
+namespace {
+
+// Colour-blind-safe palette (Okabe & Ito), darkest first.
+const char* const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+// Tick label: as few digits as the tick step needs.
+std::string tick_label(double v, double step) {
+  if (std::abs(v) < step * 1e-9) v = 0;
+  char buf[64];
+  const double mag = std::max(std::abs(v), step);
+  if (mag >= 1e5 || mag < 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  } else {
+    const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  }
+  return buf;
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<double> nice_ticks(double lo, double hi, int target) {
+  std::vector<double> ticks;
+  if (!std::isfinite(lo) || !std::isfinite(hi) || hi <= lo || target < 2) return ticks;
+  const double raw = (hi - lo) / target;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = p;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= raw) {
+      step = m * p;
+      break;
+    }
+  const double first = std::ceil(lo / step - 1e-9) * step;
+  for (double t = first; t <= hi + step * 1e-9; t += step) ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+  return ticks;
+}
+
+void decimate(std::vector<double>& x, std::vector<double>& y, int buckets) {
+  const std::size_t n = std::min(x.size(), y.size());
+  if (buckets < 1 || n <= std::size_t(4) * std::size_t(buckets)) return;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(x[i])) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+  if (!(hi > lo)) return;
+  std::vector<double> ox, oy;
+  std::size_t i = 0;
+  while (i < n) {
+    const int b = std::min(buckets - 1, static_cast<int>((x[i] - lo) / (hi - lo) * buckets));
+    std::size_t j = i, imin = i, imax = i;
+    while (j < n && std::min(buckets - 1, static_cast<int>((x[j] - lo) / (hi - lo) * buckets)) == b) {
+      if (y[j] < y[imin]) imin = j;
+      if (y[j] > y[imax]) imax = j;
+      ++j;
+    }
+    std::size_t keep[4] = {i, std::min(imin, imax), std::max(imin, imax), j - 1};
+    std::size_t last = n;
+    for (std::size_t k : keep)
+      if (k != last) {
+        ox.push_back(x[k]);
+        oy.push_back(y[k]);
+        last = k;
+      }
+    i = j;
+  }
+  x.swap(ox);
+  y.swap(oy);
+}
+
+std::string svg_line_plot(const std::vector<plot_series>& series, const plot_options& opt) {
+  const double w = opt.width, h = opt.height;
+  const double left = 78, right = 24, top = opt.title.empty() ? 24 : 48, bottom = 58;
+  const double pw = w - left - right, ph = h - top - bottom;
+
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  for (const auto& s : series)
+    for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
+      if (std::isfinite(s.x[i]) && std::isfinite(s.y[i])) {
+        xlo = std::min(xlo, s.x[i]), xhi = std::max(xhi, s.x[i]);
+        ylo = std::min(ylo, s.y[i]), yhi = std::max(yhi, s.y[i]);
+      }
+  if (!std::isfinite(xlo)) xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+  if (xhi <= xlo) xlo -= 0.5, xhi += 0.5;
+  if (yhi <= ylo) {
+    const double pad = std::abs(ylo) > 0 ? 0.1 * std::abs(ylo) : 0.5;
+    ylo -= pad, yhi += pad;
+  } else {
+    const double pad = 0.05 * (yhi - ylo);  // breathing room above and below the data
+    ylo -= pad, yhi += pad;
+  }
+  const auto xt = nice_ticks(xlo, xhi, 8), yt = nice_ticks(ylo, yhi, 6);
+  auto sx = [&](double x) { return left + (x - xlo) / (xhi - xlo) * pw; };
+  auto sy = [&](double y) { return top + (yhi - y) / (yhi - ylo) * ph; };
+
+  std::ostringstream o;
+  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << opt.width << "\" height=\"" << opt.height
+    << "\" viewBox=\"0 0 " << opt.width << ' ' << opt.height << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  if (!opt.title.empty())
+    o << "<text x=\"" << fmt(left + pw / 2) << "\" y=\"30\" text-anchor=\"middle\" font-size=\"17\">"
+      << xml_escape(opt.title) << "</text>\n";
+  // Grid and ticks.
+  o << "<g stroke=\"#e3e3e3\" stroke-width=\"1\">\n";
+  for (double t : xt) o << "<line x1=\"" << fmt(sx(t)) << "\" y1=\"" << fmt(top) << "\" x2=\"" << fmt(sx(t)) << "\" y2=\"" << fmt(top + ph) << "\"/>\n";
+  for (double t : yt) o << "<line x1=\"" << fmt(left) << "\" y1=\"" << fmt(sy(t)) << "\" x2=\"" << fmt(left + pw) << "\" y2=\"" << fmt(sy(t)) << "\"/>\n";
+  o << "</g>\n<g font-size=\"13\" fill=\"#222\">\n";
+  const double xstep = xt.size() > 1 ? xt[1] - xt[0] : 1, ystep = yt.size() > 1 ? yt[1] - yt[0] : 1;
+  for (double t : xt)
+    o << "<line x1=\"" << fmt(sx(t)) << "\" y1=\"" << fmt(top + ph) << "\" x2=\"" << fmt(sx(t)) << "\" y2=\""
+      << fmt(top + ph + 5) << "\" stroke=\"#222\"/><text x=\"" << fmt(sx(t)) << "\" y=\"" << fmt(top + ph + 20)
+      << "\" text-anchor=\"middle\">" << tick_label(t, xstep) << "</text>\n";
+  for (double t : yt)
+    o << "<line x1=\"" << fmt(left - 5) << "\" y1=\"" << fmt(sy(t)) << "\" x2=\"" << fmt(left) << "\" y2=\"" << fmt(sy(t))
+      << "\" stroke=\"#222\"/><text x=\"" << fmt(left - 8) << "\" y=\"" << fmt(sy(t) + 4.5)
+      << "\" text-anchor=\"end\">" << tick_label(t, ystep) << "</text>\n";
+  o << "</g>\n";
+  o << "<rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\"" << fmt(pw) << "\" height=\"" << fmt(ph)
+    << "\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.2\"/>\n";
+  if (!opt.x_label.empty())
+    o << "<text x=\"" << fmt(left + pw / 2) << "\" y=\"" << fmt(h - 14) << "\" text-anchor=\"middle\" font-size=\"14\">"
+      << xml_escape(opt.x_label) << "</text>\n";
+  if (!opt.y_label.empty())
+    o << "<text transform=\"translate(20 " << fmt(top + ph / 2) << ") rotate(-90)\" text-anchor=\"middle\" font-size=\"14\">"
+      << xml_escape(opt.y_label) << "</text>\n";
+
+  // Curves, clipped to the plot area.
+  o << "<defs><clipPath id=\"plot\"><rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\"" << fmt(pw)
+    << "\" height=\"" << fmt(ph) << "\"/></clipPath></defs>\n<g clip-path=\"url(#plot)\" fill=\"none\" stroke-linejoin=\"round\">\n";
+  std::vector<std::string> colors;
+  int next = 0;
+  for (const auto& s : series) {
+    const std::string color = s.color.empty() ? palette[next++ % 8] : s.color;
+    colors.push_back(color);
+    std::vector<double> x = s.x, y = s.y;
+    x.resize(std::min(x.size(), y.size()));
+    y.resize(x.size());
+    decimate(x, y, static_cast<int>(pw));
+    o << "<path stroke=\"" << color << "\" stroke-width=\"" << s.width << "\""
+      << (s.dashed ? " stroke-dasharray=\"7 5\"" : "") << " d=\"";
+    bool pen_down = false;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (!std::isfinite(x[i]) || !std::isfinite(y[i])) {
+        pen_down = false;
+        continue;
+      }
+      o << (pen_down ? 'L' : 'M') << fmt(sx(x[i])) << ' ' << fmt(sy(y[i])) << ' ';
+      pen_down = true;
+    }
+    o << "\"/>\n";
+  }
+  o << "</g>\n";
+
+  // Legend in the corner that hides the fewest data points.
+  std::size_t labelled = 0, longest = 0;
+  for (const auto& s : series)
+    if (!s.label.empty()) ++labelled, longest = std::max(longest, s.label.size());
+  if (labelled) {
+    const double lw = 44 + 7.4 * double(longest), lh = 10 + 20 * double(labelled);
+    const double corners[4][2] = {{left + pw - lw - 10, top + 10}, {left + 10, top + 10},
+                                  {left + pw - lw - 10, top + ph - lh - 10}, {left + 10, top + ph - lh - 10}};
+    std::size_t best_hits = std::numeric_limits<std::size_t>::max();
+    double lx = corners[0][0], ly = corners[0][1];
+    for (const auto& c : corners) {
+      std::size_t hits = 0;
+      for (const auto& sr : series)
+        for (std::size_t i = 0; i < std::min(sr.x.size(), sr.y.size()); ++i) {
+          const double px = sx(sr.x[i]), py = sy(sr.y[i]);
+          hits += px >= c[0] - 6 && px <= c[0] + lw + 6 && py >= c[1] - 6 && py <= c[1] + lh + 6;
+        }
+      if (hits < best_hits) best_hits = hits, lx = c[0], ly = c[1];
+    }
+    o << "<g font-size=\"13\"><rect x=\"" << fmt(lx) << "\" y=\"" << fmt(ly) << "\" width=\"" << fmt(lw)
+      << "\" height=\"" << fmt(lh) << "\" fill=\"white\" fill-opacity=\"0.9\" stroke=\"#999\"/>\n";
+    double yy = ly + 18;
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      if (series[k].label.empty()) continue;
+      o << "<line x1=\"" << fmt(lx + 8) << "\" y1=\"" << fmt(yy - 4) << "\" x2=\"" << fmt(lx + 34) << "\" y2=\"" << fmt(yy - 4)
+        << "\" stroke=\"" << colors[k] << "\" stroke-width=\"" << series[k].width << "\""
+        << (series[k].dashed ? " stroke-dasharray=\"7 5\"" : "") << "/><text x=\"" << fmt(lx + 40) << "\" y=\""
+        << fmt(yy) << "\">" << xml_escape(series[k].label) << "</text>\n";
+      yy += 20;
+    }
+    o << "</g>\n";
+  }
+  o << "</svg>\n";
+  return o.str();
+}
+
+void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series, const plot_options& opt) {
+  const std::string svg = svg_line_plot(series, opt);
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw io_error(path, "cannot open the plot file for writing");
+  f << svg;
+  f.close();
+  if (!f) throw io_error(path, "write error");
+}
+
+}  // namespace perron::app

@@ -1,0 +1,40 @@
+// A small line-chart writer producing standalone SVG (Debian has no small C++
+// plotting library): axes with "nice" ticks (1, 2, 5 x 10^k), a light grid,
+// a title, axis labels and a legend. Long series are decimated per pixel
+// column to their first/min/max/last points, so the picture keeps every peak
+// and step while the file stays small.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace perron::app {
+
+struct plot_series {
+  std::string label;
+  std::vector<double> x, y;  // same length; non-finite points break the line
+  std::string color;         // "" = next colour of the palette
+  bool dashed = false;
+  double width = 1.8;
+};
+
+struct plot_options {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  int width = 900;
+  int height = 560;
+};
+
+// Tick positions covering [lo, hi] at a 1-2-5 step, about `target` of them.
+std::vector<double> nice_ticks(double lo, double hi, int target = 6);
+
+// Keeps at most ~4 points per bucket of `buckets` equal x-ranges (first, min,
+// max, last in x order): the shape a `buckets`-pixel-wide plot can show.
+void decimate(std::vector<double>& x, std::vector<double>& y, int buckets);
+
+std::string svg_line_plot(const std::vector<plot_series>& series, const plot_options& opt);
+// Writes the SVG to path; throws perron::io_error when the file cannot be written.
+void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series, const plot_options& opt);
+
+}  // namespace perron::app

@@ -1,0 +1,281 @@
+// GPU CG and Jacobi: the true residual criterion on random and real SPD
+// matrices, every GPU SpMV kernel, exact iteration accounting however often the
+// host looks, agreement with the CPU solvers, host syncs, reported outcomes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "io/matrix_market.hpp"
+#include "kernels/convert.hpp"
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "kernels/spmv.hpp"
+#include "solvers/cg.hpp"
+#include "solvers/jacobi.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron {
+namespace {
+
+template <class T>
+double true_residual(const csr_matrix<T>& a, const std::vector<T>& b, const std::vector<T>& x) {
+  const auto ad = value_cast<double>(a);
+  std::vector<double> r(b.begin(), b.end());
+  const std::vector<double> xd(x.begin(), x.end());
+  spmv(ad, -1.0, xd.data(), 1.0, r.data());
+  double s = 0;
+  for (double v : r) s += v * v;
+  return std::sqrt(s);
+}
+
+template <class T>
+double norm(const std::vector<T>& v) {
+  double s = 0;
+  for (T x : v) s += double(x) * double(x);
+  return std::sqrt(s);
+}
+
+csr_matrix<double> laplacian_1d(index_t n, double shift) {
+  coo_matrix<double> c;
+  c.rows = c.cols = n;
+  for (index_t i = 0; i < n; ++i) {
+    c.row_idx.push_back(i), c.col_idx.push_back(i), c.values.push_back(2 + shift);
+    if (i > 0) c.row_idx.push_back(i), c.col_idx.push_back(i - 1), c.values.push_back(-1);
+    if (i + 1 < n) c.row_idx.push_back(i), c.col_idx.push_back(i + 1), c.values.push_back(-1);
+  }
+  return to_csr(c);
+}
+
+std::vector<spmv_kernel> gpu_kernels() {
+  std::vector<spmv_kernel> k;
+  for (spmv_kernel x : spmv_kernels())
+    if (on_gpu(x)) k.push_back(x);
+  return k;
+}
+
+// ---- every kernel, float and double ---------------------------------------------
+
+class gpu_cg_kernels : public test::gpu_test_with_param<std::tuple<spmv_kernel, bool>> {};
+
+TEST_P(gpu_cg_kernels, ConvergesToTheTrueResidualAndMatchesTheCpu) {
+  const auto [kernel, is_float] = GetParam();
+  const index_t n = 3001;
+  const auto ad = laplacian_1d(n, 0.01);  // condition ~ 400
+  const auto bd = test::random_vector(n, 17);
+  auto check = [&](auto tag) {
+    using T = decltype(tag);
+    const auto a = value_cast<T>(ad);
+    const std::vector<T> b(bd.begin(), bd.end());
+    const stop_criterion stop{5000, default_rel_tol<T>(), 0};
+    cuda::cg_solver<T> solver(a, kernel);
+    EXPECT_NE(solver.kernel(), spmv_kernel::automatic);
+    cuda::device_buffer<T> db(b), dx(std::vector<T>(n, T(0)));
+    const solve_result r = solver.solve(db.data(), dx.data(), stop);
+    ASSERT_TRUE(r.converged) << name(kernel) << " residual " << r.relative_residual();
+    const auto x = dx.download();
+    // float: the float-precision residual the solver saw vs the double one here differ by ~eps n.
+    EXPECT_LE(true_residual(a, b, x), stop.rel_tol * norm(b) * (sizeof(T) == 4 ? 2.0 : 1.0 + 1e-6));
+    EXPECT_GE(r.host_syncs, 1);
+    EXPECT_LE(r.host_syncs, 4 + r.iterations / 4);
+    // CPU CG on the same system: the same iteration count up to rounding-order effects.
+    std::vector<T> xc(n, T(0));
+    const solve_result rc = cg(a, b, xc, stop);
+    ASSERT_TRUE(rc.converged);
+    EXPECT_NEAR(r.iterations, rc.iterations, 2 + 0.02 * rc.iterations);
+    // Jacobi with the same kernel (diagonally dominant: converges).
+    cuda::jacobi_solver<T> jac(a, kernel);
+    cuda::device_buffer<T> dxj(std::vector<T>(n, T(0)));
+    const stop_criterion jstop{200000, sizeof(T) == 4 ? 1e-4 : 1e-8, 0};
+    const solve_result rj = jac.solve(db.data(), dxj.data(), jstop);
+    ASSERT_TRUE(rj.converged) << rj.relative_residual();
+    EXPECT_LE(true_residual(a, b, dxj.download()), jstop.rel_tol * norm(b) * (sizeof(T) == 4 ? 2.0 : 1.0 + 1e-6));
+  };
+  if (is_float)
+    check(float{});
+  else
+    check(double{});
+}
+
+INSTANTIATE_TEST_SUITE_P(all, gpu_cg_kernels, ::testing::Combine(::testing::ValuesIn(gpu_kernels()), ::testing::Bool()),
+                         [](const auto& info) {
+                           std::string s(name(std::get<0>(info.param)));
+                           for (char& c : s)
+                             if (c == '-') c = '_';
+                           return s + (std::get<1>(info.param) ? "_float" : "_double");
+                         });
+
+// ---- exact iteration accounting ------------------------------------------------------
+
+class gpu_cg : public test::gpu_test {};
+
+// The device stops itself; the host may look after every iteration or only
+// after many: same iteration count, bit-identical solution.
+TEST_F(gpu_cg, IterationCountAndResultDoNotDependOnHowOftenTheHostLooks) {
+  const auto a = laplacian_1d(20000, 1e-3);
+  const auto b = test::random_vector(20000, 5);
+  cuda::device_buffer<double> db(b);
+  const stop_criterion stop{10000, 1e-10, 0};
+  std::vector<double> first;
+  int iterations = -1;
+  for (const cuda::check_schedule& s : {cuda::check_schedule{1, 1, 1, false}, cuda::check_schedule{7, 3, 3, false},
+                                        cuda::check_schedule{5000, 5000, 5000, false}, cuda::check_schedule{}}) {
+    cuda::cg_solver<double> solver(a, spmv_kernel::csr_vector);
+    solver.schedule() = s;
+    cuda::device_buffer<double> dx(std::vector<double>(b.size(), 0.0));
+    const solve_result r = solver.solve(db.data(), dx.data(), stop);
+    ASSERT_TRUE(r.converged);
+    if (iterations < 0) {
+      iterations = r.iterations;
+      first = dx.download();
+      EXPECT_GE(r.host_syncs, r.iterations);  // looked after every iteration
+    } else {
+      EXPECT_EQ(r.iterations, iterations) << "first check " << s.first;
+      EXPECT_EQ(dx.download(), first);
+    }
+    if (s.first == 5000) {
+      EXPECT_EQ(r.host_syncs, 1);  // one blind batch, one look
+    }
+  }
+  // The limit is honoured exactly.
+  cuda::cg_solver<double> solver(a, spmv_kernel::cusparse);
+  solver.schedule() = cuda::check_schedule{100, 100, 100, false};
+  cuda::device_buffer<double> dx(std::vector<double>(b.size(), 0.0));
+  const solve_result r = solver.solve(db.data(), dx.data(), stop_criterion{37, 1e-14, 0});
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.status, solve_status::max_iterations);
+  EXPECT_EQ(r.iterations, 37);
+  EXPECT_NEAR(r.residual, true_residual(a, b, dx.download()), 1e-9 * norm(b));
+}
+
+// Warm-started repeated solves: the prediction makes one host look per solve.
+TEST_F(gpu_cg, PredictedChecksCostOneSyncPerWarmSolve) {
+  const auto a = laplacian_1d(5000, 0.5);
+  cuda::cg_solver<double> solver(a, spmv_kernel::automatic);
+  auto b = test::random_vector(5000, 6);
+  cuda::device_buffer<double> db(b), dx(std::vector<double>(5000, 0.0));
+  solver.solve(db.data(), dx.data(), stop_criterion{});
+  int one_sync = 0;
+  for (int k = 0; k < 10; ++k) {
+    // The same system again from scratch: exactly the predicted count.
+    dx.upload(std::vector<double>(5000, 0.0));
+    const solve_result r = solver.solve(db.data(), dx.data(), stop_criterion{});
+    ASSERT_TRUE(r.converged);
+    one_sync += r.host_syncs == 1;
+  }
+  EXPECT_EQ(one_sync, 10);
+}
+
+TEST_F(gpu_cg, OutcomesAndBadInput) {
+  // Indefinite: breakdown reported, not thrown.
+  coo_matrix<double> c;
+  c.rows = c.cols = 2;
+  c.row_idx = {0, 1};
+  c.col_idx = {0, 1};
+  c.values = {1, -1};
+  cuda::cg_solver<double> solver(to_csr(c), spmv_kernel::csr_scalar);
+  cuda::device_buffer<double> db(std::vector<double>{1, 1}), dx(std::vector<double>{0, 0});
+  const solve_result r = solver.solve(db.data(), dx.data(), stop_criterion{});
+  EXPECT_EQ(r.status, solve_status::breakdown);
+  EXPECT_FALSE(r.converged);
+  // Zero right-hand side and guess: converged with no iteration.
+  const auto a = laplacian_1d(100, 0.1);
+  cuda::cg_solver<double> s2(a, spmv_kernel::csr_vector);
+  cuda::device_buffer<double> z(std::vector<double>(100, 0.0)), x(std::vector<double>(100, 0.0));
+  const solve_result r2 = s2.solve(z.data(), x.data(), stop_criterion{});
+  EXPECT_TRUE(r2.converged);
+  EXPECT_EQ(r2.iterations, 0);
+  EXPECT_THROW(s2.solve(z.data(), x.data(), stop_criterion{-1, 1e-10, 0}), invalid_argument);
+  EXPECT_THROW(cuda::cg_solver<double>(a, spmv_kernel::cpu), invalid_argument);
+  csr_matrix<double> rect;
+  rect.rows = 2;
+  rect.cols = 3;
+  rect.row_ptr = {0, 0, 0};
+  EXPECT_THROW(cuda::cg_solver<double>(rect, spmv_kernel::csr_vector), dimension_error);
+  EXPECT_THROW(cuda::jacobi_solver<double>(a, spmv_kernel::csr_vector, jacobi_options{2.0}), invalid_argument);
+}
+
+// ---- real SPD matrices -------------------------------------------------------------
+
+struct spd_case {
+  const char* file;
+  double rtol;
+  int max_iterations;
+};
+
+class gpu_cg_real : public test::gpu_test_with_param<spd_case> {};
+
+TEST_P(gpu_cg_real, ResidualBelowRtolTimesRhs) {
+  const spd_case c = GetParam();
+  const auto path = test::shared_file(std::string("matrices/") + c.file);
+  if (!path) GTEST_SKIP() << "shared data not present";
+  const auto a = to_csr(io::read_matrix_market(*path).matrix);
+  const auto xt = test::random_vector(a.rows, 42);
+  std::vector<double> b(a.rows);
+  spmv(a, 1.0, xt.data(), 0.0, b.data());
+  cuda::cg_solver<double> solver(a, spmv_kernel::automatic);
+  cuda::device_buffer<double> db(b), dx(std::vector<double>(a.rows, 0.0));
+  const solve_result r = solver.solve(db.data(), dx.data(), stop_criterion{c.max_iterations, c.rtol, 0});
+  ASSERT_TRUE(r.converged) << c.file << ": " << r.iterations << " iterations, residual " << r.relative_residual();
+  EXPECT_LE(true_residual(a, b, dx.download()), c.rtol * norm(b)) << c.file;
+  // Host looks grow like log(iterations), not like iterations.
+  EXPECT_LE(r.host_syncs, 8 + 8 * std::log2(1.0 + r.iterations)) << r.iterations << " iterations";
+  // Jacobi on bcsstk01 with omega = 0.85 (< 2 / lambda_max(D^-1 A) ~ 0.95): converges.
+  if (std::string(c.file) == "bcsstk01.mtx") {
+    cuda::jacobi_solver<double> jac(a, spmv_kernel::automatic, jacobi_options{0.85});
+    cuda::device_buffer<double> dxj(std::vector<double>(a.rows, 0.0));
+    const solve_result rj = jac.solve(db.data(), dxj.data(), stop_criterion{20000, 1e-10, 0});
+    ASSERT_TRUE(rj.converged) << rj.relative_residual();
+    EXPECT_LE(true_residual(a, b, dxj.download()), 1e-10 * norm(b));
+    // Plain Jacobi diverges there (lambda_max(D^-1 A) ~ 2.1 > 2): reported as such.
+    cuda::jacobi_solver<double> plain(a, spmv_kernel::automatic);
+    dxj.upload(std::vector<double>(a.rows, 0.0));
+    EXPECT_EQ(plain.solve(db.data(), dxj.data(), stop_criterion{20000, 1e-10, 0}).status, solve_status::diverged);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(shared, gpu_cg_real,
+                         ::testing::Values(spd_case{"bcsstk01.mtx", 1e-10, 5000}, spd_case{"bcsstk06.mtx", 1e-10, 40000},
+                                           spd_case{"1138_bus.mtx", 1e-10, 40000},
+                                           spd_case{"bcsstk13.mtx", 1e-8, 100000}),
+                         [](const auto& info) {
+                           std::string s = info.param.file;
+                           return s.substr(0, s.find('.'));
+                         });
+
+// ---- Jacobi specifics --------------------------------------------------------------
+
+class gpu_jacobi : public test::gpu_test {};
+
+TEST_F(gpu_jacobi, MatchesTheCpuIterationForIteration) {
+  const auto a = laplacian_1d(10000, 0.3);
+  const auto b = test::random_vector(10000, 8);
+  for (int limit : {0, 1, 2, 25}) {
+    std::vector<double> xc(b.size(), 0.0);
+    const solve_result rc = jacobi(a, b, xc, stop_criterion{limit, 0.0, 0}, jacobi_options{0.9});
+    cuda::jacobi_solver<double> jac(a, spmv_kernel::csr_vector, jacobi_options{0.9});
+    cuda::device_buffer<double> db(b), dx(std::vector<double>(b.size(), 0.0));
+    const solve_result r = jac.solve(db.data(), dx.data(), stop_criterion{limit, 0.0, 0});
+    EXPECT_EQ(r.iterations, limit);
+    EXPECT_EQ(rc.iterations, limit);
+    const auto x = dx.download();
+    double d = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) d = std::max(d, std::abs(x[i] - xc[i]));
+    EXPECT_LT(d, 1e-12) << "limit " << limit;  // the returned buffer is the right one (odd and even counts)
+    EXPECT_NEAR(r.residual, rc.residual, 1e-9 * rc.residual + 1e-12);
+  }
+  // Converged runs: counts agree.
+  std::vector<double> xc(b.size(), 0.0);
+  const solve_result rc = jacobi(a, b, xc, stop_criterion{100000, 1e-9, 0});
+  cuda::jacobi_solver<double> jac(a, spmv_kernel::csr_vector);
+  cuda::device_buffer<double> db(b), dx(std::vector<double>(b.size(), 0.0));
+  const solve_result r = jac.solve(db.data(), dx.data(), stop_criterion{100000, 1e-9, 0});
+  ASSERT_TRUE(r.converged);
+  EXPECT_NEAR(r.iterations, rc.iterations, 2);
+  EXPECT_LE(true_residual(a, b, dx.download()), 1e-9 * norm(b));
+}
+
+}  // namespace
+}  // namespace perron

@@ -1,0 +1,233 @@
+// The heat solver on the GPU against the CPU path: every method, solver,
+// operator form and GPU SpMV kernel, float and double; conservation; host
+// syncs per step; non-convergence; the benchmark mode.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kernels/device.hpp"
+#include "kernels/error.hpp"
+#include "solvers/heat1d.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron::heat {
+namespace {
+
+struct gpu_case {
+  method scheme;
+  step_solver solver;
+  operator_form form;
+  spmv_kernel kernel;
+  bool is_float;
+};
+
+std::string case_name(const gpu_case& c) {
+  std::string s = std::string(name(c.scheme)) + "_" + std::string(name(c.solver)) + "_" +
+                  (c.form == operator_form::stencil ? std::string("stencil") : std::string(name(c.kernel))) +
+                  (c.is_float ? "_float" : "_double");
+  for (char& ch : s)
+    if (ch == '-') ch = '_';
+  return s;
+}
+
+std::vector<gpu_case> all_cases() {
+  std::vector<gpu_case> v;
+  for (bool f : {false, true}) {
+    for (spmv_kernel k : spmv_kernels()) {
+      if (!on_gpu(k)) continue;
+      v.push_back({method::explicit_euler, step_solver::direct, operator_form::csr, k, f});
+      v.push_back({method::crank_nicolson, step_solver::cg, operator_form::csr, k, f});
+    }
+    v.push_back({method::explicit_euler, step_solver::direct, operator_form::stencil, spmv_kernel::automatic, f});
+    for (method m : {method::implicit_euler, method::crank_nicolson})
+      for (step_solver s : {step_solver::cg, step_solver::jacobi, step_solver::direct})
+        for (operator_form form : {operator_form::csr, operator_form::stencil})
+          if (!(m == method::crank_nicolson && s == step_solver::cg && form == operator_form::csr))  // listed above
+            v.push_back({m, s, form, spmv_kernel::automatic, f});
+  }
+  return v;
+}
+
+double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+double norm2(const std::vector<double>& a) { return std::sqrt(std::inner_product(a.begin(), a.end(), a.begin(), 0.0)); }
+
+class gpu_heat : public test::gpu_test_with_param<gpu_case> {};
+
+TEST_P(gpu_heat, AgreesWithTheCpuPath) {
+  const gpu_case c = GetParam();
+  grid_problem p;
+  p.n = 1001;
+  p.kappa = 0.5;
+  p.left = parse_boundary("dirichlet:1");
+  p.right = parse_boundary("neumann:0.5");
+  const auto u0 = initial_profile(parse_initial_condition("gauss:0.6:0.1"), p);
+  step_options o;
+  o.scheme = c.scheme;
+  o.solver = c.solver;
+  o.dt = c.scheme == method::explicit_euler ? 0.45 * p.dx() * p.dx() / p.kappa : 2e-4;  // r = 0.45 / 100
+  o.stop.rel_tol = c.is_float ? 1e-6 : 1e-12;
+  o.stop.max_iterations = 100000;
+  const long steps = 40;
+  auto run = [&](auto tag, device where) {
+    using T = decltype(tag);
+    step_options oo = o;
+    oo.where = where;
+    oo.kernel = where == device::cpu ? spmv_kernel::cpu : c.kernel;
+    oo.form = where == device::cpu ? operator_form::csr : c.form;
+    time_stepper<T> ts(p, oo, u0);
+    int syncs = 0;
+    for (long k = 0; k < steps; ++k) {
+      const step_report r = ts.step();
+      EXPECT_TRUE(r.converged) << "step " << k << " residual " << r.residual;
+      if (where == device::cuda && c.solver != step_solver::direct && c.scheme != method::explicit_euler) {
+        EXPECT_LE(r.residual, oo.stop.rel_tol);
+      }
+      syncs += r.host_syncs;
+    }
+    if (where == device::cuda && c.scheme != method::explicit_euler && c.solver != step_solver::direct) {
+      // Warm-started steps: the predicted look is usually the only one.
+      EXPECT_LE(double(syncs) / steps, 3.0);
+    }
+    return ts.solution();
+  };
+  std::vector<double> gpu, cpu;
+  if (c.is_float) {
+    gpu = run(float{}, device::cuda);
+    cpu = run(float{}, device::cpu);
+  } else {
+    gpu = run(double{}, device::cuda);
+    cpu = run(double{}, device::cpu);
+  }
+  // Explicit and direct: the same arithmetic up to summation order (a few ulps
+  // per step). Iterative: each side within 2 rtol ||b|| of the exact step
+  // (eigenvalues of A >= 1/2), ||b|| <= (1 + 2r) ||u||, summed over the steps.
+  const double eps = c.is_float ? 6e-8 : 1.1e-16;
+  const double r = p.kappa * o.dt / (p.dx() * p.dx());
+  const double scale = norm2(u0) + norm2(cpu);
+  double bound = steps * 50 * eps * (1 + 2 * r) * scale;
+  if (c.scheme != method::explicit_euler && c.solver != step_solver::direct)
+    bound += steps * 4 * o.stop.rel_tol * (1 + 2 * r) * scale;
+  EXPECT_LE(max_diff(gpu, cpu), bound) << case_name(c);
+  EXPECT_GT(max_diff(gpu, u0), 1e-3);  // something happened
+}
+
+INSTANTIATE_TEST_SUITE_P(all, gpu_heat, ::testing::ValuesIn(all_cases()),
+                         [](const auto& info) { return case_name(info.param); });
+
+class gpu_heat_misc : public test::gpu_test {};
+
+TEST_F(gpu_heat_misc, InsulatedEndsConserveTheIntegralOnTheGpu) {
+  grid_problem p;
+  p.n = 4001;
+  p.left = parse_boundary("insulated");
+  p.right = parse_boundary("insulated");
+  const auto u0 = initial_profile(parse_initial_condition("step:0.3"), p);
+  const auto q = quadrature_weights(p);
+  const double i0 = std::inner_product(q.begin(), q.end(), u0.begin(), 0.0);
+  for (operator_form form : {operator_form::csr, operator_form::stencil}) {
+    for (auto [m, s] : std::vector<std::pair<method, step_solver>>{{method::explicit_euler, step_solver::direct},
+                                                                   {method::crank_nicolson, step_solver::cg},
+                                                                   {method::implicit_euler, step_solver::direct}}) {
+      step_options o;
+      o.scheme = m;
+      o.solver = s;
+      o.where = device::cuda;
+      o.form = form;
+      o.dt = m == method::explicit_euler ? 0.5 * p.dx() * p.dx() : 1e-4;
+      o.stop.rel_tol = 1e-12;
+      time_stepper<double> ts(p, o, u0);
+      for (int k = 0; k < 200; ++k) ASSERT_TRUE(ts.step().converged);
+      const auto u = ts.solution();
+      const double i1 = std::inner_product(q.begin(), q.end(), u.begin(), 0.0);
+      EXPECT_LE(std::abs(i1 - i0), 1e-10 * i0) << name(m) << " " << name(form);
+    }
+  }
+}
+
+TEST_F(gpu_heat_misc, SteadyStateAndMeasuredChange) {
+  grid_problem p;
+  p.n = 201;
+  p.left = parse_boundary("dirichlet:2");
+  p.right = parse_boundary("neumann:-1");
+  const auto u0 = initial_profile(parse_initial_condition("sin:3"), p);
+  step_options o;
+  o.scheme = method::implicit_euler;
+  o.dt = 0.05;
+  o.where = device::cuda;
+  o.stop.rel_tol = 1e-12;
+  time_stepper<double> ts(p, o, u0);
+  double change = 1;
+  for (int k = 0; k < 3000 && change >= 1e-12; ++k) {
+    const step_report r = ts.step(true);
+    ASSERT_TRUE(r.converged);
+    ASSERT_GE(r.change, 0);
+    change = r.change;
+  }
+  EXPECT_LT(change, 1e-12);
+  EXPECT_LT(max_diff(ts.solution(), *exact_steady_state(p, u0)), 1e-8);
+}
+
+TEST_F(gpu_heat_misc, NonConvergenceKeepsTheLastGoodState) {
+  grid_problem p;
+  p.n = 1001;
+  const auto u0 = initial_profile(initial_condition{}, p);
+  step_options o;
+  o.scheme = method::implicit_euler;
+  o.solver = step_solver::cg;
+  o.dt = 0.01;
+  o.where = device::cuda;
+  time_stepper<double> ts(p, o, u0);
+  ASSERT_TRUE(ts.step().converged);
+  const auto good = ts.solution();
+  step_options tight = o;
+  tight.stop.max_iterations = 2;
+  time_stepper<double> ts2(p, tight, good);
+  const step_report r = ts2.step();
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.iterations, 2);
+  EXPECT_GT(r.residual, tight.stop.rel_tol);
+  EXPECT_EQ(ts2.solution(), good);
+  EXPECT_EQ(ts2.steps(), 0);
+}
+
+TEST_F(gpu_heat_misc, BenchReportsConsistentFigures) {
+  grid_problem p;
+  p.n = 1 << 20;
+  const auto u0 = initial_profile(initial_condition{}, p);
+  step_options o;
+  o.where = device::cuda;
+  o.scheme = method::explicit_euler;
+  o.dt = 0.4 * p.dx() * p.dx();
+  time_stepper<double> ex(p, o, u0);
+  const bench_report b = ex.bench(3, 20);
+  EXPECT_GT(b.copy_bandwidth_gbs, 10);
+  EXPECT_GT(b.step_ms_median, 0);
+  EXPECT_LE(b.step_ms_min, b.step_ms_median);
+  EXPECT_GT(b.bytes_per_step, 40.0 * p.n);  // CSR: ~3 (8 + 4) + 4 + 16 bytes per row
+  o.scheme = method::crank_nicolson;
+  o.dt = 10 * p.dx() * p.dx();  // r = 10
+  time_stepper<double> cn(p, o, u0);
+  const bench_report c = cn.bench(2, 10);
+  EXPECT_GT(c.iterations_per_step, 0);
+  EXPECT_GT(c.cg_iteration_ms, 0);
+  EXPECT_GT(c.bytes_per_cg_iteration, c.operator_bytes);
+}
+
+TEST_F(gpu_heat_misc, RejectsTheCpuKernelOnTheGpuPath) {
+  grid_problem p;
+  step_options o;
+  o.where = device::cuda;
+  o.kernel = spmv_kernel::cpu;
+  EXPECT_THROW(time_stepper<double>(p, o, initial_profile(initial_condition{}, p)), invalid_argument);
+}
+
+}  // namespace
+}  // namespace perron::heat

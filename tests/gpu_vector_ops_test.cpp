@@ -1,0 +1,100 @@
+// Device vector operations vs the CPU ones: sizes around the pack width and
+// the block count, misaligned pointers (scalar path), NaN poisoning,
+// determinism of the device reductions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/device.hpp"
+#include "kernels/vector_ops.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron {
+namespace {
+
+template <class T>
+class gpu_vector_ops : public test::gpu_test {};
+using value_types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(gpu_vector_ops, value_types);
+
+TYPED_TEST(gpu_vector_ops, MatchTheCpuOperations) {
+  using T = TypeParam;
+  cuda::reduction_scratch scratch;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(4), std::size_t(5),
+                        std::size_t(1000), std::size_t(262145), std::size_t(3000001)}) {
+    for (std::size_t offset : {std::size_t(0), std::size_t(1)}) {  // 1: not 16-byte aligned
+      const auto xd = test::random_vector(n + offset, 3 + n), yd = test::random_vector(n + offset, 4 + n);
+      const std::vector<T> x(xd.begin(), xd.end()), y(yd.begin(), yd.end());
+      cuda::device_buffer<T> dx(x), dy(y);
+      const T* px = dx.data() + offset;
+      T* py = dy.data() + offset;
+      const double tol = 1e-12 * (1 + double(n));
+      SCOPED_TRACE(testing::Message() << "n " << n << " offset " << offset);
+      EXPECT_NEAR(cuda::dot_value(n, px, static_cast<const T*>(py), scratch), dot(n, x.data() + offset, y.data() + offset), tol);
+      EXPECT_NEAR(cuda::nrm2_value(n, px, scratch), nrm2(n, x.data() + offset), tol);
+      EXPECT_EQ(cuda::norm_inf_value(n, px, scratch), norm_inf(n, x.data() + offset));
+      double diff_ref = 0;
+      for (std::size_t i = offset; i < n + offset; ++i) diff_ref = std::max(diff_ref, std::abs(double(x[i]) - double(y[i])));
+      EXPECT_EQ(cuda::diff_norm_inf_value(n, px, static_cast<const T*>(py), scratch), diff_ref);
+      // Determinism: the same reduction twice gives the same bits.
+      EXPECT_EQ(cuda::dot_value(n, px, px, scratch), cuda::dot_value(n, px, px, scratch));
+
+      cuda::axpby(n, T(2), px, T(-0.5), py);
+      auto got = dy.download();
+      for (std::size_t i = offset; i < n + offset; ++i) ASSERT_EQ(got[i], T(2) * x[i] + T(-0.5) * y[i]) << i;
+      // beta = 0 with NaN-poisoned y.
+      std::vector<T> poison(n + offset, std::numeric_limits<T>::quiet_NaN());
+      dy.upload(poison);
+      py = dy.data() + offset;
+      cuda::axpby(n, T(3), px, T(0), py);
+      got = dy.download();
+      for (std::size_t i = offset; i < n + offset; ++i) ASSERT_EQ(got[i], T(3) * x[i]) << i;
+      if (offset) {
+        EXPECT_TRUE(std::isnan(got[0]));  // nothing outside the range was written
+      }
+      cuda::scale(n, T(-2), py);
+      got = dy.download();
+      for (std::size_t i = offset; i < n + offset; ++i) ASSERT_EQ(got[i], T(-6) * x[i]) << i;
+      cuda::fill(n, T(0.25), py);
+      cuda::copy(n, px, py);
+      got = dy.download();
+      for (std::size_t i = offset; i < n + offset; ++i) ASSERT_EQ(got[i], x[i]) << i;
+      cuda::fill(n, T(0.25), py);
+      got = dy.download();
+      for (std::size_t i = offset; i < n + offset; ++i) ASSERT_EQ(got[i], T(0.25)) << i;
+    }
+  }
+}
+
+class gpu_vector_ops_nan : public test::gpu_test {};
+
+TEST_F(gpu_vector_ops_nan, NormInfPropagatesNan) {
+  cuda::reduction_scratch scratch;
+  std::vector<double> x(1 << 20, 1.0);
+  x[777777] = std::nan("");
+  cuda::device_buffer<double> dx(x);
+  EXPECT_TRUE(std::isnan(cuda::norm_inf_value(x.size(), dx.data(), scratch)));
+  x[777777] = 5.0;
+  dx.upload(x);
+  EXPECT_EQ(cuda::norm_inf_value(x.size(), dx.data(), scratch), 5.0);
+}
+
+TEST_F(gpu_vector_ops_nan, ResultsStayInDeviceMemoryUntilRead) {
+  // The asynchronous forms write into device memory; several queued
+  // reductions on one scratch do not disturb each other.
+  cuda::reduction_scratch scratch;
+  const auto x = test::random_vector(100000, 9);
+  cuda::device_buffer<double> dx(x), out(3);
+  cuda::dot(x.size(), dx.data(), dx.data(), out.data(), scratch);
+  cuda::nrm2(x.size(), dx.data(), out.data() + 1, scratch);
+  cuda::norm_inf(x.size(), dx.data(), out.data() + 2, scratch);
+  const auto h = out.download();
+  EXPECT_NEAR(h[0], dot(x.size(), x.data(), x.data()), 1e-9);
+  EXPECT_NEAR(h[1], nrm2(x.size(), x.data()), 1e-12);
+  EXPECT_EQ(h[2], norm_inf(x.size(), x.data()));
+}
+
+}  // namespace
+}  // namespace perron

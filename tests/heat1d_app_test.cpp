@@ -1,0 +1,256 @@
+// The heat1d app as a user runs it: the built binary in a subprocess, its exit
+// codes, its one-line errors, the TSV, JSON and SVG outputs.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/device.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The app lives beside the test binaries (both in <build>/bin, and together in
+// the folder carried to the GPU machine).
+std::string app_path() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec && fs::exists(self.parent_path() / "heat1d")) return (self.parent_path() / "heat1d").string();
+  return std::string(PERRON_BIN_DIR) + "/heat1d";
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct outcome {
+  int code = -1;
+  std::string out, err;
+  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
+};
+
+// The number after "key": in a flat JSON text (enough for these tests).
+double json_number(const std::string& js, const std::string& key) {
+  const auto k = js.find("\"" + key + "\":");
+  if (k == std::string::npos) return std::nan("");
+  return std::strtod(js.c_str() + k + key.size() + 3, nullptr);
+}
+
+class heat1d_app : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(app_path())) FAIL() << "the heat1d app is not built: " << app_path();
+    dir_ = fs::temp_directory_path() / ("perron_heat1d_app_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  outcome run(const std::string& args) {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string cmd = quote(app_path()) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string());
+    const int status = std::system(cmd.c_str());
+    outcome o;
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = slurp(out);
+    o.err = slurp(err);
+    return o;
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(heat1d_app, DefaultRunReportsTheErrorAgainstTheExactSolution) {
+  const outcome o = run("--device cpu");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err, "");  // no progress bar when stderr is not a terminal
+  const auto k = o.out.find("max error vs exact solution at t = 0.1: ");
+  ASSERT_NE(k, std::string::npos) << o.out;
+  const double err = std::strtod(o.out.c_str() + k + 40, nullptr);
+  // N = 101, CN, dt = 1e-3: space error T lambda (pi dx)^2 / 12 e^{-lambda T} ~ 3e-5.
+  EXPECT_GT(err, 1e-6);
+  EXPECT_LT(err, 1e-4);
+}
+
+TEST_F(heat1d_app, HelpDocumentsEveryOption) {
+  const outcome o = run("--help");
+  EXPECT_EQ(o.code, 0);
+  for (const char* opt : {"--N", "--L", "--kappa", "--T", "--dt", "--steps", "--method", "--solver", "--kernel",
+                          "--operator", "--precision", "--device", "--bc", "--left", "--right", "--ic", "--rtol",
+                          "--max-iter", "--omega", "--steady", "--steady-tol", "--force", "--output", "--snapshot",
+                          "--snapshot-every", "--json", "--plot", "--bench", "Exit codes", "csr-vector", "gauss:X0:W"})
+    EXPECT_NE(o.out.find(opt), std::string::npos) << opt;
+}
+
+TEST_F(heat1d_app, OutputsSnapshotsJsonAndPlot) {
+  const outcome o = run("--device cpu --N 51 --T 0.02 --steps 20 --method implicit --solver cg --ic gauss:0.4:0.1 "
+                        "--bc insulated -o " + quote(path("u.tsv")) + " --snapshot " + quote(path("s.tsv")) +
+                        " --snapshot-every 5 --json " + quote(path("r.json")) + " --plot " + quote(path("p.svg")));
+  ASSERT_EQ(o.code, 0) << o.err;
+  // Final profile: 51 lines "x<TAB>u", x from 0 to 1.
+  std::ifstream u(path("u.tsv"));
+  std::vector<double> xs, us;
+  double x, v;
+  while (u >> x >> v) xs.push_back(x), us.push_back(v);
+  ASSERT_EQ(xs.size(), 51u);
+  EXPECT_EQ(xs.front(), 0.0);
+  EXPECT_EQ(xs.back(), 1.0);
+  EXPECT_EQ(slurp(path("u.tsv")).find('\t') != std::string::npos, true);
+  // Snapshots at steps 0, 5, 10, 15, 20: 5 blocks of 51 rows "t x u".
+  const std::string snap = slurp(path("s.tsv"));
+  EXPECT_EQ(std::count(snap.begin(), snap.end(), '\n'), 5 * 52);
+  EXPECT_EQ(snap.rfind("0.02\t1\t", std::string::npos) != std::string::npos, true);
+  // JSON summary.
+  const std::string js = slurp(path("r.json"));
+  EXPECT_EQ(json_number(js, "N"), 51);
+  EXPECT_EQ(json_number(js, "steps"), 20);
+  EXPECT_NE(js.find("\"method\": \"implicit\""), std::string::npos);
+  EXPECT_NE(js.find("\"solver\": \"cg\""), std::string::npos);
+  EXPECT_GT(json_number(js, "mean"), 0);
+  EXPECT_NE(js.find("\"max_error\": null"), std::string::npos);  // no closed form for a Gaussian
+  EXPECT_NEAR(json_number(js, "final"), json_number(js, "initial"), 1e-8);
+  EXPECT_NE(js.find("\"timings\""), std::string::npos);
+  // SVG: a document with axes, six curves and a legend.
+  const std::string svg = slurp(path("p.svg"));
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_EQ(std::count(svg.begin(), svg.end(), 'M') >= 6, true);
+  EXPECT_NE(svg.find("t = 0.02"), std::string::npos);
+}
+
+TEST_F(heat1d_app, JsonOnStdoutWithTheErrorForSineModes) {
+  const outcome o = run("--device cpu --method explicit --N 41 --ic sin:2 --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.front(), '{');
+  EXPECT_GT(json_number(o.out, "max_error"), 0);
+  EXPECT_LT(json_number(o.out, "max_error"), 1e-3);
+  EXPECT_LE(json_number(o.out, "r"), 0.5);
+  EXPECT_NE(o.out.find("\"solver\": \"none\""), std::string::npos);
+}
+
+TEST_F(heat1d_app, SteadyStateReachesTheLinearProfile) {
+  const outcome o = run("--device cpu --steady --method implicit --dt 0.05 --left dirichlet:1 --right neumann:2 "
+                        "--steady-tol 1e-12 --rtol 1e-13 --json -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"reached\": true"), std::string::npos);
+  EXPECT_LT(json_number(o.out, "max_error"), 1e-9);
+}
+
+TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
+  struct bad {
+    std::string args;
+    int code;
+    std::string says;
+  };
+  const std::vector<bad> cases = {
+      {"--N 2", 64, "at least 3"},
+      {"--kappa -1", 64, "kappa"},
+      {"--kappa nan", 64, "kappa"},
+      {"--L 0", 64, "length"},
+      {"--T -1", 64, "final time"},
+      {"--dt -0.1", 64, "dt"},
+      {"--dt nan", 64, "dt"},
+      {"--dt 0.01 --steps 5", 64, "not both"},
+      {"--bc robin", 64, "boundary condition"},
+      {"--left dirichlet:x", 64, "boundary condition"},
+      {"--ic cos:1", 64, "initial condition"},
+      {"--method rk4", 64, "method"},
+      {"--solver gmres", 64, "solver"},
+      {"--kernel nosuch", 64, "csr-vector"},
+      {"--precision half", 64, "precision"},
+      {"--omega 3 --solver jacobi", 64, "omega"},
+      {"--method explicit --dt 0.001", 64, "largest stable dt is 5e-05"},
+      {"--steady --bc neumann:1", 64, "no steady state"},
+      {"--snapshot-every 3", 64, "--snapshot"},
+      {"--nosuchoption", 64, "nosuchoption"},
+      {"--ic file:/nonexistent/u0.txt", 66, "/nonexistent/u0.txt"},
+  };
+  for (const auto& c : cases) {
+    const outcome o = run("--device cpu " + c.args);
+    EXPECT_EQ(o.code, c.code) << c.args << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << c.args << ": " << o.err;
+    EXPECT_EQ(o.err.rfind("heat1d: error: ", 0), 0u) << o.err;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << c.args << ": " << o.err;
+    EXPECT_EQ(o.out, "") << c.args;
+  }
+  // --force runs the unstable explicit step anyway.
+  EXPECT_EQ(run("--device cpu --method explicit --dt 0.001 --force").code, 0);
+}
+
+TEST_F(heat1d_app, InitialConditionFiles) {
+  {
+    std::ofstream f(path("u0.txt"));
+    for (int i = 0; i < 11; ++i) f << (i < 5 ? 1.0 : 0.0) << '\n';
+    std::ofstream(path("short.txt")) << "1 2 3\n";
+    std::ofstream(path("bad.txt")) << "1\n2\nx3\n";
+  }
+  outcome o = run("--device cpu --N 11 --bc insulated --ic file:" + quote(path("u0.txt")) + " -o " + quote(path("u.tsv")));
+  EXPECT_EQ(o.code, 0) << o.err;
+  o = run("--device cpu --N 11 --ic file:" + quote(path("short.txt")));
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_NE(o.err.find("3 values"), std::string::npos) << o.err;
+  o = run("--device cpu --N 11 --ic file:" + quote(path("bad.txt")));
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_NE(o.err.find(":3:"), std::string::npos) << o.err;  // file:line
+  o = run("--device cpu --N 11 --ic file:" + quote(dir_.string()));
+  EXPECT_EQ(o.code, 66) << o.err;
+}
+
+TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
+  const outcome o = run("--device cpu --method implicit --solver jacobi --max-iter 5 --steps 10 -o " + quote(path("u.tsv")) +
+                        " --json " + quote(path("r.json")));
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("step 1 "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("relative residual"), std::string::npos) << o.err;
+  // The profile at the last good step (here the initial one) is written.
+  std::ifstream u(path("u.tsv"));
+  int lines = 0;
+  double x, v;
+  while (u >> x >> v) ++lines;
+  EXPECT_EQ(lines, 101);
+  const std::string js = slurp(path("r.json"));
+  EXPECT_NE(js.find("\"converged\": false"), std::string::npos);
+  EXPECT_EQ(json_number(js, "failed_step"), 1);
+}
+
+TEST_F(heat1d_app, GpuRunMatchesTheCpuRun) {
+  if (!cuda::available()) {
+    if (gpu_required()) FAIL() << "PERRON_REQUIRE_GPU=1 but no usable CUDA device";
+    GTEST_SKIP() << "no CUDA device";
+  }
+  const outcome g = run("--device cuda --N 2001 --steps 50 --json -");
+  const outcome c = run("--device cpu --N 2001 --steps 50 --json -");
+  ASSERT_EQ(g.code, 0) << g.err;
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NEAR(json_number(g.out, "max_error"), json_number(c.out, "max_error"), 1e-9);
+  EXPECT_GE(json_number(g.out, "per_step"), 1);  // host syncs per step on the GPU
+  EXPECT_LE(json_number(g.out, "per_step"), 3);
+  const outcome b = run("--device cuda --N 100000 --method explicit --bench --bench-steps 20 --json -");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_GT(json_number(b.out, "copy_bandwidth_gbs"), 0);
+  EXPECT_GT(json_number(b.out, "step_ms_median"), 0);
+}
+
+}  // namespace
+}  // namespace perron::test

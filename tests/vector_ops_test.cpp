@@ -1,0 +1,57 @@
+// CPU vector operations against plain loops in long double.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/vector_ops.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron {
+namespace {
+
+template <class T>
+class vector_ops_cpu : public ::testing::Test {};
+using value_types = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(vector_ops_cpu, value_types);
+
+TYPED_TEST(vector_ops_cpu, MatchLongDoubleReferences) {
+  using T = TypeParam;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(100003)}) {
+    const auto xd = test::random_vector(n, 1), yd = test::random_vector(n, 2);
+    const std::vector<T> x(xd.begin(), xd.end()), y(yd.begin(), yd.end());
+    long double dot_ref = 0, inf_ref = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      dot_ref += (long double)x[i] * (long double)y[i];
+      inf_ref = std::max(inf_ref, std::abs((long double)x[i]));
+    }
+    // Products of T are exact in double; the sum's rounding is ~n eps_double.
+    EXPECT_NEAR(dot(n, x.data(), y.data()), double(dot_ref), 1e-12 * (1 + double(n)));
+    EXPECT_NEAR(nrm2(n, x.data()), std::sqrt(double(dot(n, x.data(), x.data()))), 1e-12);
+    EXPECT_EQ(norm_inf(n, x.data()), double(inf_ref));
+    std::vector<T> z(y);
+    axpby(n, T(2), x.data(), T(-0.5), z.data());
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(z[i], T(2) * x[i] + T(-0.5) * y[i]);
+    z.assign(n, std::numeric_limits<T>::quiet_NaN());
+    axpby(n, T(3), x.data(), T(0), z.data());  // beta = 0: old NaNs never leak
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(z[i], T(3) * x[i]);
+    fill(n, T(1.5), z.data());
+    for (T v : z) ASSERT_EQ(v, T(1.5));
+    copy(n, x.data(), z.data());
+    EXPECT_EQ(z, x);
+    scale(n, T(-2), z.data());
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(z[i], T(-2) * x[i]);
+  }
+}
+
+TEST(vector_ops_cpu, NormInfPropagatesNan) {
+  std::vector<double> x(50000, 1.0);
+  x[31337] = std::nan("");
+  EXPECT_TRUE(std::isnan(norm_inf(x.size(), x.data())));
+  x[31337] = -INFINITY;
+  EXPECT_EQ(norm_inf(x.size(), x.data()), INFINITY);
+}
+
+}  // namespace
+}  // namespace perron

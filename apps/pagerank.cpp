@@ -45,6 +45,7 @@ struct settings {
   spmv_kernel kernel = spmv_kernel::automatic;
   pagerank_loop loop = pagerank_loop::automatic;
   int check_every = 8;
+  int graph_unroll = 4;
   bool weighted = false;
   std::string personalize, initial, output;
   int top = 10;
@@ -117,6 +118,8 @@ po::options_description make_options(settings& s, std::string& precision, std::s
      "per solve) | check-every (one host sync every --check-every iterations) | auto (graph-while "
      "when the SpMV captures into it)")
     ("check-every", po::value<int>(&s.check_every)->default_value(8), "iterations per host check for --loop check-every")
+    ("graph-unroll", po::value<int>(&s.graph_unroll)->default_value(4),
+     "iterations per trip of the WHILE loop for --loop graph-while (results stay exact)")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
      "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision)")
@@ -148,6 +151,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   if (s.max_iter < 1) throw usage_error("--max-iter must be at least 1");
   if (s.top < 0) throw usage_error("--top must be at least 0");
   if (s.check_every < 1) throw usage_error("--check-every must be at least 1");
+  if (s.graph_unroll < 1) throw usage_error("--graph-unroll must be at least 1");
   if (s.bench_runs < 1) throw usage_error("--bench-runs must be at least 1");
   if (precision != "float" && precision != "double") throw usage_error("--precision must be float or double");
   s.precision = precision;
@@ -331,6 +335,7 @@ int solve(const settings& s) {
   opt.max_iter = s.max_iter;
   opt.loop = s.loop;
   opt.check_interval = s.check_every;
+  opt.graph_unroll = s.graph_unroll;
   opt.personalization = vertex_file(s.personalize, graph);
   opt.initial = vertex_file(s.initial, graph);
   validate(opt, g.vertices());
@@ -397,9 +402,7 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 // max_iter (tol far below reach), timed by CUDA events, differenced so the
 // per-solve fixed costs (init kernel, graph launch) cancel.
 template <class T>
-double iteration_seconds(pagerank_cuda<T>& solver, const settings& s, int runs) {
-  pagerank_options opt;
-  opt.alpha = s.alpha;
+double iteration_seconds(pagerank_cuda<T>& solver, pagerank_options opt, int runs) {
   opt.tol = 1e-300;
   std::vector<double> per;
   for (int i = 0; i < runs; ++i) {
@@ -483,12 +486,16 @@ int bench(const settings& s) {
     double wall = 0, device = 0, iter = 0;
   };
   std::vector<row> rows;
-  const auto run_perron = [&](spmv_kernel k, pagerank_loop loop) {
+  const auto run_perron = [&](spmv_kernel k, pagerank_loop loop, int unroll) {
     pagerank_cuda<T> solver(g, k);
     opt.loop = loop;
+    opt.graph_unroll = unroll;
+    opt.check_interval = s.check_every;
     row x;
     x.what = "perron " + std::string(name(solver.kernel())) + (k == spmv_kernel::automatic ? " (auto)" : "") +
-             " " + std::string(name(loop));
+             " " + std::string(name(loop)) +
+             (loop == pagerank_loop::check_every ? " " + std::to_string(s.check_every)
+                                                 : unroll > 1 ? " x" + std::to_string(unroll) : "");
     x.r = solver.solve(opt);  // warm-up: builds the graphs
     std::vector<double> wall, dev;
     for (int i = 0; i < runs; ++i) {
@@ -498,12 +505,14 @@ int bench(const settings& s) {
     }
     x.wall = median(wall);
     x.device = median(dev);
-    x.iter = iteration_seconds(solver, s, std::max(5, runs / 10));
+    x.iter = iteration_seconds(solver, opt, std::max(5, runs / 10));
     rows.push_back(std::move(x));
   };
-  run_perron(spmv_kernel::automatic, pagerank_loop::automatic);
-  if (rows.back().r.kernel != best) run_perron(best, pagerank_loop::automatic);
-  run_perron(best, pagerank_loop::check_every);
+  run_perron(spmv_kernel::automatic, pagerank_loop::automatic, s.graph_unroll);
+  if (rows.back().r.kernel != best) run_perron(best, pagerank_loop::automatic, s.graph_unroll);
+  for (int unroll : {1, 2, 4})
+    if (unroll != s.graph_unroll) run_perron(best, pagerank_loop::automatic, unroll);
+  run_perron(best, pagerank_loop::check_every, 1);
 
   // 3. The naive baseline.
   bench::cusparse_baseline<T> base(g);

@@ -153,10 +153,13 @@ void validate(const pagerank_options& opt, index_t n) {
   if (opt.max_iter < 1) throw invalid_argument("max_iter must be >= 1, got " + std::to_string(opt.max_iter));
   if (opt.check_interval < 1)
     throw invalid_argument("check_interval must be >= 1, got " + std::to_string(opt.check_interval));
+  if (opt.graph_unroll < 1)
+    throw invalid_argument("graph_unroll must be >= 1, got " + std::to_string(opt.graph_unroll));
   if (opt.loop == pagerank_loop::host)
     throw invalid_argument("loop mode 'host' is what the CPU solver reports; ask for auto, graph-while or check-every");
-  normalized_distribution(opt.personalization, n, "personalization");
-  normalized_distribution(opt.initial, n, "initial vector");
+  // (empty means uniform: nothing to check, and no n-sized vector to build)
+  if (!opt.personalization.empty()) normalized_distribution(opt.personalization, n, "personalization");
+  if (!opt.initial.empty()) normalized_distribution(opt.initial, n, "initial vector");
 }
 
 // ---- CPU power iteration -----------------------------------------------------

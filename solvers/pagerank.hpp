@@ -80,6 +80,11 @@ struct pagerank_options {
   // GPU only.
   pagerank_loop loop = pagerank_loop::automatic;
   int check_interval = 8;  // iterations per host check in check_every mode, >= 1
+  // Steps per trip of the WHILE body in graph_while mode, >= 1. Each trip costs
+  // a device-side relaunch of the body graph; with U > 1 that cost is shared
+  // by U steps, and the steps after the stopping one inside a trip run only
+  // their SpMV (the update is a no-op), so results stay exact.
+  int graph_unroll = 4;  // measured: see docs/PERFORMANCE.md, PageRank
   // Called with (iteration, residual): by the CPU solver after every step, by
   // the GPU solver while it waits (from values the device writes to mapped
   // host memory; no extra synchronization). Leave empty for none.
@@ -105,7 +110,7 @@ struct pagerank_result {
   double device_seconds = 0;  // GPU: CUDA-event time from the first kernel to the loop's end
 };
 
-// Checks alpha, tol, max_iter, check_interval and the vectors' lengths and
+// Checks alpha, tol, max_iter, check_interval, graph_unroll and the vectors' lengths and
 // values against a graph of n vertices; throws invalid_argument naming the option.
 void validate(const pagerank_options& opt, index_t n);
 

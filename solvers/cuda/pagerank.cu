@@ -16,9 +16,10 @@
 //
 // The loop (pagerank_loop):
 //  - graph_while: a CUDA graph holding one conditional WHILE node whose body is
-//    the two launches above, captured with cudaStreamBeginCaptureToGraph. The
-//    last block sets the condition to 0 when residual < tol or k == max_iter,
-//    so the host launches once and synchronizes once per solve.
+//    the two launches above (graph_unroll times), captured with
+//    cudaStreamBeginCaptureToGraph. The last block sets the condition to 0
+//    when residual < tol or k == max_iter, so the host launches once and
+//    synchronizes once per solve.
 //  - check_every: a graph of check_interval copies of the body, launched
 //    until the state says done, one host sync per launch. Once a step
 //    converges (or reaches max_iter) it sets `done` and the remaining update
@@ -29,7 +30,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cub/block/block_reduce.cuh>
 #include <cuda/atomic>
 #include <limits>
 #include <memory>
@@ -74,12 +74,6 @@ struct pagerank_progress {
   double residual;
 };
 
-struct sum_pair {
-  __device__ double2 operator()(const double2& a, const double2& b) const {
-    return make_double2(a.x + b.x, a.y + b.y);
-  }
-};
-
 __device__ __forceinline__ bool is_dangling(const std::uint32_t* bits, long long i) {
   return (__ldg(bits + (i >> 5)) >> (i & 31)) & 1u;
 }
@@ -89,9 +83,24 @@ __device__ __forceinline__ bool is_dangling(const std::uint32_t* bits, long long
 // block to arrive, which then sees every block's contribution (the relaxed adds
 // precede each block's release on the ticket; the last ticket is an acquire).
 __device__ bool accumulate_grid(double2 local, pagerank_state* st) {
-  using block_reduce = cub::BlockReduce<double2, block_threads>;
-  __shared__ typename block_reduce::TempStorage tmp;
-  const double2 sum = block_reduce(tmp).Reduce(local, sum_pair{});
+  // Block sum of both components: shuffles within each warp, the warps' sums
+  // through shared memory, shuffles again in warp 0. Valid in thread 0.
+  constexpr int warps = block_threads / 32;
+  __shared__ double2 warp_sum[warps];
+  double2 sum = local;
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    sum.x += __shfl_down_sync(0xffffffffu, sum.x, offset);
+    sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) warp_sum[warp] = sum;
+  __syncthreads();
+  if (warp != 0) return false;
+  sum = lane < warps ? warp_sum[lane] : make_double2(0.0, 0.0);
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    sum.x += __shfl_down_sync(0xffffffffu, sum.x, offset);
+    sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);
+  }
   if (threadIdx.x != 0) return false;
   ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->residual_acc).fetch_add(sum.x, ::cuda::memory_order_relaxed);
   ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->dangling_acc).fetch_add(sum.y, ::cuda::memory_order_relaxed);
@@ -238,6 +247,7 @@ struct pagerank_cuda<T>::impl {
   int grid = 1;
 
   graph_exec_ptr while_exec;
+  int while_unroll = 0;
   bool while_tried = false;
   std::string while_error;  // why graph_while is unavailable
   graph_exec_ptr batch_exec;
@@ -282,9 +292,11 @@ struct pagerank_cuda<T>::impl {
 
   // The graph_while loop: built on first use; false (with while_error) when the
   // SpMV cannot be captured into a conditional body.
-  bool ensure_while_graph() {
-    if (while_tried) return static_cast<bool>(while_exec);
+  bool ensure_while_graph(int unroll) {
+    if (while_tried && (!while_exec || while_unroll == unroll)) return static_cast<bool>(while_exec);
+    while_exec.reset();
     while_tried = true;
+    while_unroll = unroll;
     graph_ptr graph;
     try {
       cudaGraph_t g = nullptr;
@@ -304,7 +316,7 @@ struct pagerank_cuda<T>::impl {
       PERRON_CUDA_CHECK(
           cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
       try {
-        launch_step(handle, true);
+        for (int u = 0; u < unroll; ++u) launch_step(handle, true);
       } catch (...) {
         abandon_capture();
         throw;
@@ -463,7 +475,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   // Which loop: graph_while unless asked otherwise or the SpMV does not capture.
   pagerank_loop loop = opt.loop;
   if (loop == pagerank_loop::automatic || loop == pagerank_loop::graph_while) {
-    if (m.ensure_while_graph()) {
+    if (m.ensure_while_graph(opt.graph_unroll)) {
       loop = pagerank_loop::graph_while;
     } else if (loop == pagerank_loop::graph_while) {
       throw cuda_error("loop graph-while: " + m.while_error);
@@ -497,7 +509,9 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   hs.tol = opt.tol;
   hs.max_iter = opt.max_iter;
   hs.personalized = personalized ? 1 : 0;
-  hs.report_progress = opt.progress ? 1 : 0;
+  // The mapped progress record is for the one-sync loop; check_every reports
+  // from the state it fetches after each batch anyway.
+  hs.report_progress = opt.progress && loop == pagerank_loop::graph_while ? 1 : 0;
   hs.residual = std::numeric_limits<double>::infinity();
   *m.h_progress = pagerank_progress{0, 0.0};
   PERRON_CUDA_CHECK(
@@ -513,6 +527,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     PERRON_CUDA_CHECK(cudaMemcpyAsync(m.h_rank.get(), m.d_r.data(), nn * sizeof(T), cudaMemcpyDeviceToHost, m.stream));
   };
 
+  const pagerank_options no_progress;
   if (loop == pagerank_loop::graph_while) {
     // The whole loop, the state and the ranks: one launch, one wait.
     PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream));
@@ -529,14 +544,14 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
         for (int s = 0; s < opt.check_interval; ++s) m.launch_step(0, false);
       }
       fetch_state();
-      m.wait(opt);
+      m.wait(no_progress);
       ++res.host_syncs;
       if (opt.progress) opt.progress(hs.iteration, hs.residual);
       if (hs.done) break;
     }
     PERRON_CUDA_CHECK(cudaEventRecord(m.ev_stop, m.stream));
     fetch_rank();
-    m.wait(pagerank_options{});
+    m.wait(no_progress);
     ++res.host_syncs;
   }
   float ms = 0.0f;

@@ -40,6 +40,7 @@ struct settings {
   std::string json;  // "": not asked; "-": stdout instead of the table; else a file
   std::string csv;
   bool check = true;
+  bool floors = false;
   int copy_mib = 1024;
 };
 
@@ -102,6 +103,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     ("csv", po::value<std::string>(&s.csv)->implicit_value("-")->value_name("[FILE]"),
      "CSV on stdout instead of the table, or (--csv=FILE) into FILE as well as the table")
     ("no-check", "skip the comparison with the CPU reference")
+    ("floors", po::bool_switch(&s.floors),
+     "also time x-gather-floor: a kernel streaming only col_idx and gathering x[col] per nonzero")
     ("copy-mib", po::value<int>(&s.copy_mib)->default_value(1024), "MiB per copy in the bandwidth measurement");
   // clang-format on
   po::options_description all;
@@ -270,6 +273,18 @@ void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, s
   };
 
   const result baseline = run_kernel(spmv_kernel::cusparse);
+  if (s.floors) {
+    result r = make_result(spmv_kernel::cusparse);
+    r.kernel = r.resolved = "x-gather-floor";
+    r.description = "col_idx stream + one x gather per nonzero (no values, row_ptr or y)";
+    const gpu_timing t = time_gather_floor(a, d_x.data(), s.warmup, s.iterations, s.cold);
+    r.median_us = t.median_us();
+    r.min_us = *std::min_element(t.us.begin(), t.us.end());
+    r.gbs = bytes / (r.median_us * 1e3);
+    r.pct_copy = 100.0 * r.gbs / copy_gbs;
+    r.vs_alg1 = baseline.median_us / r.median_us;
+    out.push_back(std::move(r));
+  }
   for (spmv_kernel k : s.kernels) {
     result r = k == spmv_kernel::cusparse ? baseline : run_kernel(k);
     if (!r.refused && baseline.median_us > 0) r.vs_alg1 = baseline.median_us / r.median_us;

@@ -95,6 +95,13 @@ template <class T>
 gpu_timing time_spmv(const spmv_plan<T>& plan, T alpha, const T* d_x, T beta, T* d_y, int warmup,
                      int iterations, bool flush_l2 = false);
 
+// Diagnostic floor for a CSR matrix: the time of a kernel that streams only
+// col_idx and gathers x[col] once per nonzero (no values, no row_ptr, no y),
+// with d_x on the device (cols entries), timed like time_spmv.
+template <class T>
+gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, int iterations,
+                             bool flush_l2 = false);
+
 // Device-to-device cudaMemcpy bandwidth in GB/s, counting bytes read plus
 // bytes written, median of `iterations` copies of `bytes` after one warm-up.
 double copy_bandwidth_gbs(std::size_t bytes = std::size_t(1) << 30, int iterations = 20);

@@ -418,6 +418,9 @@ TEST_F(SpmvPlanGpu, TimingHelpersMeasureSomething) {
   EXPECT_GT(t.median_us(), 0.0);
   const gpu_timing cold = time_spmv(plan, 1.0f, d_x.data(), 0.0f, d_y.data(), 1, 5, true);
   EXPECT_EQ(cold.us.size(), 5u);
+  const gpu_timing floor = time_gather_floor(a, d_x.data(), 1, 100);
+  EXPECT_EQ(floor.us.size(), 100u);
+  EXPECT_GT(floor.median_us(), 0.0);
   EXPECT_GT(copy_bandwidth_gbs(std::size_t(64) << 20, 3), 10.0);  // GB/s; any GPU copies faster than this
 }
 

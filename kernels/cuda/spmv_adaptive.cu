@@ -1,11 +1,12 @@
 // csr-adaptive (Greathouse & Daga, SC14): rows are grouped once, on the host,
 // into row blocks, and each thread block takes one:
 //  * stream block: consecutive rows holding at most stream_nnz nonzeros in
-//    all (and at most stream_rows rows). The block loads those nonzeros'
-//    products a_k * x[col_k] into shared memory with fully coalesced loads,
-//    then reduces them row by row: with R rows, groups of
-//    clamp(pow2floor(256 / R), 1, 32) lanes per row, a shuffle reduction in
-//    each group.
+//    all (and at most stream_rows rows). The block loads its row offsets and
+//    the products a_k * x[col_k] of its nonzeros into shared memory (all
+//    loads coalesced and independent: the block's nonzero range is in its
+//    descriptor, so nothing waits for row_ptr), then reduces row by row: with
+//    R rows, groups of clamp(pow2floor(256 / R), 1, 32) lanes per row and a
+//    shuffle reduction in each group.
 //  * long-row part: a row with more than stream_nnz nonzeros is split into
 //    parts of long_part_nnz; each part is reduced by the whole block (warp
 //    shuffles, then the block's 8 warp sums). A row of one part writes y
@@ -16,8 +17,9 @@
 // This avoids the seed listing's defects (y written inside the accumulation
 // loop, partitioner edge cases, long rows without a block-wide reduction).
 //
-// Bytes: matrix streams fully coalesced whatever the row lengths; x gathered
-// once per nonzero; balanced to within one row block.
+// Bytes: matrix streams fully coalesced whatever the row lengths, x gathered
+// once per nonzero, row_ptr read once; two dependent memory round trips per
+// block (streams, then x); balanced to within one row block.
 #include <algorithm>
 
 #include "kernels/cuda/check.cuh"
@@ -29,17 +31,21 @@ namespace perron::cuda::spmv {
 namespace {
 
 constexpr unsigned adaptive_block = 256;
-constexpr int stream_nnz = 1024;           // shared-memory products per stream block (4 per thread)
-constexpr int stream_rows = 1024;          // rows per stream block at most (empty rows cost a store each)
-constexpr int long_part_nnz = 16 * 1024;   // nonzeros per block for long rows (64 per thread)
+constexpr int stream_nnz = 2048;                               // products in shared memory per stream block
+constexpr int per_thread = stream_nnz / adaptive_block;        // 8 loads in flight per thread
+constexpr int stream_rows = 1024;                              // rows per stream block at most
+constexpr int long_part_nnz = 16 * 1024;                       // nonzeros per block for long rows
+constexpr int long_unroll = 4;                                 // loads in flight per thread, long rows
 
 struct row_block {
   index_t row_begin;
-  index_t row_end;  // stream block: one past its last row; long-row part: row_begin + 1
-  index_t part;     // -1: stream block; else this part's index within its row
-  index_t parts;    // long row: number of parts
-  index_t slot;     // long row with parts > 1: first partial-sum slot
-  index_t ticket;   // long row with parts > 1: its ticket counter
+  index_t row_end;    // stream block: one past its last row; long-row part: row_begin + 1
+  index_t nnz_begin;  // this block's nonzeros [nnz_begin, nnz_end)
+  index_t nnz_end;
+  index_t part;    // -1: stream block; else this part's index within its row
+  index_t parts;   // long row: number of parts
+  index_t slot;    // long row with parts > 1: first partial-sum slot
+  index_t ticket;  // long row with parts > 1: its ticket counter
 };
 
 template <class T>
@@ -61,21 +67,42 @@ __global__ void __launch_bounds__(adaptive_block)
                         const T* __restrict__ x, T alpha, T beta, T* __restrict__ y, T* __restrict__ partials,
                         unsigned* __restrict__ tickets) {
   __shared__ T products[stream_nnz];
+  __shared__ index_t offsets[stream_rows + 1];  // row starts relative to nnz_begin
   __shared__ T warp_sums[adaptive_block / 32];
   __shared__ bool last_part;
   const row_block b = blocks[blockIdx.x];
 
   if (b.part < 0) {
     // ---- stream block --------------------------------------------------------
-    const index_t first = load_stream(row_ptr + b.row_begin);
-    const int count = load_stream(row_ptr + b.row_end) - first;  // <= stream_nnz
+    const int nrows = b.row_end - b.row_begin;
+    const int count = b.nnz_end - b.nnz_begin;  // <= stream_nnz
+    // Every load of the block is issued before the first one is used.
+    constexpr int offset_loads = (stream_rows + adaptive_block) / adaptive_block;  // ceil((stream_rows + 1) / 256)
+    index_t o[offset_loads];
 #pragma unroll
-    for (int j = 0; j < stream_nnz / static_cast<int>(adaptive_block); ++j) {
+    for (int j = 0; j < offset_loads; ++j) {
       const int i = threadIdx.x + j * adaptive_block;
-      if (i < count) products[i] = load_stream(values + first + i) * load_x(x + load_stream(col_idx + first + i));
+      o[j] = i <= nrows ? load_stream(row_ptr + b.row_begin + i) : 0;
+    }
+    index_t c[per_thread];
+    T v[per_thread];
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int i = threadIdx.x + j * adaptive_block;
+      c[j] = i < count ? load_stream(col_idx + b.nnz_begin + i) : 0;
+      v[j] = i < count ? load_stream(values + b.nnz_begin + i) : T(0);
+    }
+#pragma unroll
+    for (int j = 0; j < offset_loads; ++j) {
+      const int i = threadIdx.x + j * adaptive_block;
+      if (i <= nrows) offsets[i] = o[j] - b.nnz_begin;
+    }
+#pragma unroll
+    for (int j = 0; j < per_thread; ++j) {
+      const int i = threadIdx.x + j * adaptive_block;
+      if (i < count) products[i] = v[j] * load_x(x + c[j]);
     }
     __syncthreads();
-    const int nrows = b.row_end - b.row_begin;
     int lanes = 1;  // lanes per row: pow2floor(256 / nrows), within [1, 32]
     while (lanes < 32 && lanes * 2 * nrows <= static_cast<int>(adaptive_block)) lanes *= 2;
     const int groups = adaptive_block / lanes;
@@ -84,11 +111,8 @@ __global__ void __launch_bounds__(adaptive_block)
     for (int base = 0; base < nrows; base += groups) {
       const int local = base + group;
       T sum = 0;
-      if (local < nrows) {
-        const index_t r = b.row_begin + local;
-        const int lo = load_stream(row_ptr + r) - first, hi = load_stream(row_ptr + r + 1) - first;
-        for (int i = lo + lane; i < hi; i += lanes) sum += products[i];
-      }
+      if (local < nrows)
+        for (int i = offsets[local] + lane; i < offsets[local + 1]; i += lanes) sum += products[i];
       sum = group_sum(sum, lanes);
       if (lane == 0 && local < nrows) store_y(y, static_cast<std::size_t>(b.row_begin) + local, alpha, sum, beta);
     }
@@ -96,19 +120,20 @@ __global__ void __launch_bounds__(adaptive_block)
   }
 
   // ---- one part of a long row ------------------------------------------------
-  const long long row_first = load_stream(row_ptr + b.row_begin);
-  const long long row_last = load_stream(row_ptr + b.row_begin + 1);
-  const long long lo = row_first + static_cast<long long>(b.part) * long_part_nnz;
-  const long long hi = min(lo + long_part_nnz, row_last);
   T sum = 0;
-  long long k = lo + threadIdx.x;
-  for (; k + adaptive_block < hi; k += 2 * adaptive_block) {
-    const index_t c0 = load_stream(col_idx + k), c1 = load_stream(col_idx + k + adaptive_block);
-    const T v0 = load_stream(values + k), v1 = load_stream(values + k + adaptive_block);
-    sum += v0 * load_x(x + c0);
-    sum += v1 * load_x(x + c1);
+  for (long long base = b.nnz_begin; base < b.nnz_end; base += long_unroll * adaptive_block) {
+    index_t c[long_unroll];
+    T v[long_unroll];
+#pragma unroll
+    for (int u = 0; u < long_unroll; ++u) {
+      const long long k = base + threadIdx.x + u * adaptive_block;
+      c[u] = k < b.nnz_end ? load_stream(col_idx + k) : -1;
+      v[u] = k < b.nnz_end ? load_stream(values + k) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < long_unroll; ++u)
+      if (c[u] >= 0) sum += v[u] * load_x(x + c[u]);
   }
-  if (k < hi) sum += load_stream(values + k) * load_x(x + load_stream(col_idx + k));
   const T total = block_sum(sum, warp_sums);
   if (b.parts == 1) {
     if (threadIdx.x == 0) store_y(y, b.row_begin, alpha, total, beta);
@@ -146,15 +171,15 @@ class adaptive_engine final : public engine<T> {
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     if (blocks_.size() == 0) return;
     const unsigned grid = grid_for(blocks_.size() * adaptive_block, adaptive_block, "csr-adaptive");
-    csr_adaptive_kernel<T><<<grid, adaptive_block, 0, stream_>>>(
-        blocks_.data(), a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), d_x, alpha, beta, d_y,
-        partials_.data(), tickets_.data());
+    csr_adaptive_kernel<T><<<grid, adaptive_block, 0, stream_>>>(blocks_.data(), a_->row_ptr.data(),
+                                                                a_->col_idx.data(), a_->values.data(), d_x, alpha,
+                                                                beta, d_y, partials_.data(), tickets_.data());
     PERRON_CUDA_CHECK_LAUNCH("csr_adaptive_kernel");
   }
   std::size_t extra_bytes() const override { return blocks_.bytes() + partials_.bytes() + tickets_.bytes(); }
   std::string description() const override {
-    return "csr-adaptive (" + std::to_string(blocks_.size()) + " row blocks, " + std::to_string(long_rows_) +
-           " long rows)";
+    return "csr-adaptive (" + std::to_string(blocks_.size()) + " row blocks of <= " + std::to_string(stream_nnz) +
+           " nonzeros, " + std::to_string(long_rows_) + " long rows)";
   }
 
  private:
@@ -175,9 +200,10 @@ std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, c
   std::vector<row_block> blocks;
   index_t slots = 0, tickets = 0, long_rows = 0;
   const index_t rows = h.rows;
+  const auto& rp = h.row_ptr;
   index_t r = 0;
   while (r < rows) {
-    const index_t len = h.row_ptr[r + 1] - h.row_ptr[r];
+    const index_t len = rp[r + 1] - rp[r];
     if (len > stream_nnz) {
       const index_t parts = static_cast<index_t>((static_cast<long long>(len) + long_part_nnz - 1) / long_part_nnz);
       const index_t slot = parts > 1 ? slots : 0, ticket = parts > 1 ? tickets : 0;
@@ -185,7 +211,11 @@ std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, c
         slots += parts;
         ++tickets;
       }
-      for (index_t p = 0; p < parts; ++p) blocks.push_back({r, r + 1, p, parts, slot, ticket});
+      for (index_t p = 0; p < parts; ++p) {
+        const index_t lo = rp[r] + p * long_part_nnz;
+        const index_t hi = p + 1 == parts ? rp[r + 1] : lo + long_part_nnz;
+        blocks.push_back({r, r + 1, lo, hi, p, parts, slot, ticket});
+      }
       ++long_rows;
       ++r;
       continue;
@@ -193,9 +223,8 @@ std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, c
     // Greedy: add rows while their nonzeros fit in shared memory. The first
     // row always fits (len <= stream_nnz), so every block makes progress.
     const index_t begin = r;
-    const index_t first = h.row_ptr[r];
-    while (r < rows && r - begin < stream_rows && h.row_ptr[r + 1] - first <= stream_nnz) ++r;
-    blocks.push_back({begin, r, -1, 0, 0, 0});
+    while (r < rows && r - begin < stream_rows && rp[r + 1] - rp[begin] <= stream_nnz) ++r;
+    blocks.push_back({begin, r, rp[begin], rp[r], -1, 0, 0, 0});
   }
   return std::make_unique<adaptive_engine<T>>(std::move(a), blocks, slots, tickets, long_rows, s);
 }

@@ -9,9 +9,9 @@
 // thread or warp, ELL padding): csr-vector and csr-cte when no row exceeds
 // 2^15 entries, csr-scalar and csr-cached when no row exceeds 32, ell when its
 // padded size is within 1.5x the nonzeros. Each candidate runs 2 warm-up
-// calls, then 5 rounds of `batch` calls (batch sized so a round lasts about
-// 200 us); its time is the median round divided by the batch. The fastest
-// wins; reason() lists every candidate's time.
+// calls, then 15 calls timed one by one with CUDA events, queued behind a
+// spin kernel (as spmv-bench times them: GPU time, not host launch cost); its
+// time is the median. The fastest wins; reason() lists every candidate's time.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -24,39 +24,12 @@ namespace perron::cuda::spmv {
 namespace {
 
 constexpr int trial_warmup = 2;
-constexpr int trial_rounds = 5;
-constexpr float trial_round_us = 200.0f;
-constexpr int trial_max_batch = 32;
+constexpr int trial_calls = 15;
 
-// Two events around a stretch of the stream.
-struct event_pair {
-  cuda_event start, stop;
-  float elapsed_us() const {
-    PERRON_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0;
-    PERRON_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    return ms * 1000.0f;
-  }
-};
-
+// Median GPU time of one call, measured like spmv-bench (time_calls).
 template <class T>
-float time_engine(const engine<T>& e, const T* d_x, T* d_y, cudaStream_t s) {
-  event_pair ev;
-  for (int i = 0; i < trial_warmup; ++i) e.apply(T(1), d_x, T(0), d_y);
-  PERRON_CUDA_CHECK(cudaEventRecord(ev.start.get(), s));
-  e.apply(T(1), d_x, T(0), d_y);
-  PERRON_CUDA_CHECK(cudaEventRecord(ev.stop.get(), s));
-  const float once = std::max(ev.elapsed_us(), 1.0f);
-  const int batch = std::clamp(static_cast<int>(trial_round_us / once), 1, trial_max_batch);
-  std::vector<float> rounds;
-  for (int r = 0; r < trial_rounds; ++r) {
-    PERRON_CUDA_CHECK(cudaEventRecord(ev.start.get(), s));
-    for (int i = 0; i < batch; ++i) e.apply(T(1), d_x, T(0), d_y);
-    PERRON_CUDA_CHECK(cudaEventRecord(ev.stop.get(), s));
-    rounds.push_back(ev.elapsed_us() / batch);
-  }
-  std::nth_element(rounds.begin(), rounds.begin() + trial_rounds / 2, rounds.end());
-  return rounds[trial_rounds / 2];
+double time_engine(const engine<T>& e, const T* d_x, T* d_y, cudaStream_t s) {
+  return median(time_calls([&] { e.apply(T(1), d_x, T(0), d_y); }, s, trial_warmup, trial_calls));
 }
 
 std::string fixed(double v) {
@@ -91,7 +64,7 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
   fill(d_y.data(), d_y.size(), T(0), s);
 
   auto_choice<T> best{spmv_kernel::merge, nullptr, {}};
-  float best_us = 0;
+  double best_us = 0;
   std::string report;
   for (spmv_kernel k : candidates) {
     std::unique_ptr<engine<T>> e;
@@ -101,7 +74,7 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
       report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " refused";
       continue;
     }
-    const float us = time_engine(*e, d_x.data(), d_y.data(), s);
+    const double us = time_engine(*e, d_x.data(), d_y.data(), s);
     report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(us);
     if (!best.engine || us < best_us) {
       best_us = us;
@@ -110,7 +83,7 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
     }
   }
   PERRON_CUDA_CHECK(cudaStreamSynchronize(s));  // before d_x, d_y are freed
-  best.reason = "timed trial (us per call, median of " + std::to_string(trial_rounds) + " rounds): " + report +
+  best.reason = "timed trial (us per call, median of " + std::to_string(trial_calls) + "): " + report +
                 " -> " + std::string(name(best.kernel));
   return best;
 }

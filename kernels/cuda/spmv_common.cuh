@@ -11,11 +11,15 @@ namespace perron::cuda::spmv {
 
 constexpr unsigned full_mask = 0xffffffffu;
 
-// The matrix streams (row_ptr, col_idx, values) are read once per SpMV:
-// load them evict-first so they do not push the reused x out of L1/L2.
+// The matrix streams (row_ptr, col_idx, values): read-only cached path.
+// (Tuning experiment: PERRON_SPMV_STREAM_LDCS loads them evict-first instead.)
 template <class T>
 __device__ __forceinline__ T load_stream(const T* p) {
+#ifdef PERRON_SPMV_STREAM_LDCS
   return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
 }
 // x is gathered and reused across rows: read-only cached path.
 template <class T>

@@ -7,8 +7,10 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/device.hpp"
 #include "kernels/formats.hpp"
@@ -122,6 +124,15 @@ class cuda_event {
  private:
   cudaEvent_t e_ = nullptr;
 };
+
+// GPU time of single calls (kernels/cuda/spmv_timing.cu): `iterations` calls
+// of launch() on stream s after `warmup` untimed ones, each between its own
+// pair of events, queued behind a spin kernel so that host-side launch cost is
+// not measured. With flush_bytes > 0, that much of `flush` is rewritten before
+// each timed call (outside its events). Microseconds, in call order.
+std::vector<double> time_calls(const std::function<void()>& launch, cudaStream_t s, int warmup, int iterations,
+                               void* flush = nullptr, std::size_t flush_bytes = 0);
+double median(std::vector<double> v);
 
 // Launch geometry: blocks for `threads` threads of `block` each; throws
 // dimension_error past the grid limit.

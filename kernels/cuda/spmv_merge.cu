@@ -11,7 +11,8 @@
 // shared memory (coalesced loads), each thread finds its own start by a
 // binary search in shared memory and walks its steps. A row completed inside
 // a thread is written at once; a thread's first completed row also collects
-// the partial sums that preceding threads of the tile carried into it. The
+// the partial sums that preceding threads of the tile carried into it (a
+// block-wide scan segmented by row). The
 // row still open at the tile's end is handed to a second, small kernel
 // (fix-up) as (row, partial); it adds the partials of every tile that row
 // spans, in tile order, to the y value its last tile wrote. Deterministic.
@@ -44,21 +45,30 @@ __global__ void __launch_bounds__(merge_block)
                  T alpha, T beta, T* __restrict__ y, index_t* __restrict__ carry_row, T* __restrict__ carry_val) {
   __shared__ index_t row_end[merge_tile];  // end of each row completed in this tile, relative to the tile's first nonzero
   __shared__ T products[merge_tile];
-  __shared__ index_t open_row[merge_block];  // the row each thread leaves open, and its partial sum
+  __shared__ index_t open_row[merge_block];  // the row each thread leaves open, and its scanned partial sum
   __shared__ T open_sum[merge_block];
+  __shared__ index_t warp_first[merge_block / 32], warp_last[merge_block / 32];
+  __shared__ T warp_scan[merge_block / 32];
 
   const merge_coord c0 = coords[blockIdx.x], c1 = coords[blockIdx.x + 1];
   const int nrows = c1.row - c0.row;
   const int nnz = c1.nz - c0.nz;
-  for (int i = threadIdx.x; i < nrows; i += merge_block)
-    row_end[i] = load_stream(row_ptr + c0.row + i + 1) - c0.nz;
+  // Every load of the tile is issued before the first one is used.
+  index_t e[items_per_thread], c[items_per_thread];
+  T v[items_per_thread];
 #pragma unroll
   for (int j = 0; j < items_per_thread; ++j) {
     const int i = threadIdx.x + j * merge_block;
-    if (i < nnz) {
-      const std::size_t k = static_cast<std::size_t>(c0.nz) + i;
-      products[i] = load_stream(values + k) * load_x(x + load_stream(col_idx + k));
-    }
+    const std::size_t k = static_cast<std::size_t>(c0.nz) + i;
+    e[j] = i < nrows ? load_stream(row_ptr + c0.row + i + 1) : 0;
+    c[j] = i < nnz ? load_stream(col_idx + k) : 0;
+    v[j] = i < nnz ? load_stream(values + k) : T(0);
+  }
+#pragma unroll
+  for (int j = 0; j < items_per_thread; ++j) {
+    const int i = threadIdx.x + j * merge_block;
+    if (i < nrows) row_end[i] = e[j] - c0.nz;
+    if (i < nnz) products[i] = v[j] * load_x(x + c[j]);
   }
   __syncthreads();
 
@@ -92,20 +102,40 @@ __global__ void __launch_bounds__(merge_block)
       sum += products[k++];
     }
   }
+  // Each thread leaves row r open with partial `sum`. Rows are non-decreasing
+  // over threads, so an inclusive scan segmented by row gives every thread the
+  // sum of its open row over itself and the preceding threads of the tile:
+  // shuffles within a warp, then the warps' tails through shared memory.
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  T scan = sum;
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const T u = __shfl_up_sync(full_mask, scan, offset);
+    const int key = __shfl_up_sync(full_mask, r, offset);
+    if (lane >= offset && key == r) scan += u;
+  }
+  if (lane == 0) warp_first[warp] = r;
+  if (lane == 31) {
+    warp_last[warp] = r;
+    warp_scan[warp] = scan;
+  }
+  __syncthreads();
+  for (int w = warp - 1; w >= 0 && warp_last[w] == r; --w) {
+    scan += warp_scan[w];
+    if (warp_first[w] != r) break;  // the row starts inside warp w
+  }
   open_row[threadIdx.x] = r;
-  open_sum[threadIdx.x] = sum;
+  open_sum[threadIdx.x] = scan;
   __syncthreads();
 
   if (first_row >= 0) {
-    for (int t = static_cast<int>(threadIdx.x) - 1; t >= 0 && open_row[t] == first_row; --t) first_sum += open_sum[t];
+    // Preceding threads' parts of this row: the scan of the thread just before.
+    if (threadIdx.x > 0 && open_row[threadIdx.x - 1] == first_row) first_sum += open_sum[threadIdx.x - 1];
     store_y(y, static_cast<std::size_t>(c0.row) + first_row, alpha, first_sum, beta);
   }
   if (threadIdx.x == merge_block - 1) {
-    const int open = open_row[merge_block - 1];
-    T carry = 0;
-    for (int t = merge_block - 1; t >= 0 && open_row[t] == open; --t) carry += open_sum[t];
-    carry_row[blockIdx.x] = c0.row + open;
-    carry_val[blockIdx.x] = carry;
+    carry_row[blockIdx.x] = c0.row + r;
+    carry_val[blockIdx.x] = scan;
   }
 }
 

@@ -85,6 +85,9 @@ struct pagerank_options {
   // by U steps, and the steps after the stopping one inside a trip run only
   // their SpMV (the update is a no-op), so results stay exact.
   int graph_unroll = 4;  // measured: see docs/PERFORMANCE.md, PageRank
+  // false: no CUDA graphs at all (check_every, each step launched directly),
+  // for tools that do not follow graph launches, and to test that path.
+  bool use_graphs = true;
   // Called with (iteration, residual): by the CPU solver after every step, by
   // the GPU solver while it waits (from values the device writes to mapped
   // host memory; no extra synchronization). Leave empty for none.

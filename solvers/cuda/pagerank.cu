@@ -474,6 +474,10 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
 
   // Which loop: graph_while unless asked otherwise or the SpMV does not capture.
   pagerank_loop loop = opt.loop;
+  if (!opt.use_graphs) {
+    if (loop == pagerank_loop::graph_while) throw invalid_argument("loop graph-while needs use_graphs");
+    loop = pagerank_loop::check_every;
+  }
   if (loop == pagerank_loop::automatic || loop == pagerank_loop::graph_while) {
     if (m.ensure_while_graph(opt.graph_unroll)) {
       loop = pagerank_loop::graph_while;
@@ -485,8 +489,9 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     }
   }
   res.loop = loop;
-  const bool batch_graph = loop == pagerank_loop::check_every && m.ensure_batch_graph(opt.check_interval);
-  if (loop == pagerank_loop::check_every && !batch_graph)
+  const bool batch_graph =
+      loop == pagerank_loop::check_every && opt.use_graphs && m.ensure_batch_graph(opt.check_interval);
+  if (loop == pagerank_loop::check_every && opt.use_graphs && !batch_graph)
     res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") +
                      "the SpMV does not capture into a CUDA graph: steps are launched one by one";
 

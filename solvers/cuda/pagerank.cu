@@ -85,18 +85,23 @@ __device__ __forceinline__ bool is_dangling(const std::uint32_t* bits, long long
 __device__ bool accumulate_grid(double2 local, pagerank_state* st) {
   // Block sum of both components: shuffles within each warp, the warps' sums
   // through shared memory, shuffles again in warp 0. Valid in thread 0.
+  // (Two arrays of double rather than one of double2: compute-sanitizer's
+  // racecheck reported the 16-byte shared accesses across the barrier below.)
   constexpr int warps = block_threads / 32;
-  __shared__ double2 warp_sum[warps];
+  __shared__ double warp_sum_x[warps], warp_sum_y[warps];
   double2 sum = local;
   for (int offset = 16; offset > 0; offset >>= 1) {
     sum.x += __shfl_down_sync(0xffffffffu, sum.x, offset);
     sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);
   }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) warp_sum[warp] = sum;
+  if (lane == 0) {
+    warp_sum_x[warp] = sum.x;
+    warp_sum_y[warp] = sum.y;
+  }
   __syncthreads();
   if (warp != 0) return false;
-  sum = lane < warps ? warp_sum[lane] : make_double2(0.0, 0.0);
+  sum = lane < warps ? make_double2(warp_sum_x[lane], warp_sum_y[lane]) : make_double2(0.0, 0.0);
   for (int offset = 16; offset > 0; offset >>= 1) {
     sum.x += __shfl_down_sync(0xffffffffu, sum.x, offset);
     sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);

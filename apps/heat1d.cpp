@@ -141,7 +141,7 @@ po::options_description make_options(settings& s) {
     ("left", po::value<std::string>(&s.left), "boundary condition at x = 0 (default dirichlet:0)")
     ("right", po::value<std::string>(&s.right), "boundary condition at x = L (default dirichlet:0)")
     ("ic", po::value<std::string>(&s.ic)->default_value("sin:1"), "initial condition (see above)")
-    ("rtol", po::value<double>(), "relative residual per step for cg / jacobi (default 1e-10 double, 1e-5 float)")
+    ("rtol", po::value<double>(), "relative residual per step for cg / jacobi (default 1e-10 double; float: max(1e-5, 5e-7 (1 + 4 theta r)), near what float rounding allows)")
     ("atol", po::value<double>(&s.atol)->default_value(0.0, "0"), "absolute residual: a step is solved when ||b - A u|| <= max(rtol ||b||, atol)")
     ("max-iter", po::value<int>(&s.max_iter)->default_value(1000), "iterations per step for cg / jacobi")
     ("omega", po::value<double>(&s.omega)->default_value(1.0, "1"), "Jacobi weight, in (0, 2)")
@@ -242,11 +242,10 @@ plan make_plan(const settings& s) {
     }
     if (s.bench && o.where != heat::device::cuda) throw invalid_argument("--bench times the GPU: no CUDA device in use");
 
-    o.stop.rel_tol = s.rtol ? *s.rtol : (p.is_float ? default_rel_tol<float>() : default_rel_tol<double>());
     o.stop.abs_tol = s.atol;
     o.stop.max_iterations = s.max_iter;
     if (s.max_iter < 1) throw invalid_argument("--max-iter must be >= 1");
-    o.stop.validate();
+    if (!(s.atol >= 0) || !std::isfinite(s.atol)) throw invalid_argument("--atol must be a finite number >= 0");
     o.omega = s.omega;
     if (!(s.omega > 0 && s.omega < 2)) throw invalid_argument("--omega must be in (0, 2) (got " + num(s.omega) + ")");
     o.check_interval = s.check_interval;
@@ -288,6 +287,23 @@ plan make_plan(const settings& s) {
                              num(p.problem.kappa * o.dt / (p.problem.dx() * p.problem.dx())) +
                              " > 1/2. The largest stable dt is " + num(dt_max, 10) +
                              " (use --dt <= that, fewer grid points, --method implicit or cn, or --force)");
+    // Default rtol: 1e-10 in double; in float max(1e-5, 5e-7 (1 + 4 theta r)): a
+    // row of A = W - theta r K sums 1 + 2 theta r against 2 theta r, so float
+    // rounding alone puts ||b - A x|| near eps_float (1 + 4 theta r) ||x||.
+    // Past a floor of 1e-3 a float solve would accept the warm start itself
+    // (its residual is about kappa dt pi^2 ||b||): refuse instead of returning
+    // an unchanged profile with exit 0.
+    const double r = p.problem.kappa * o.dt / (p.problem.dx() * p.problem.dx());
+    const double float_floor = 5e-7 * (1 + 4 * heat::theta(o.scheme) * r);
+    const bool iterative = o.scheme != heat::method::explicit_euler && o.solver != heat::step_solver::direct;
+    if (p.is_float && iterative && !s.rtol && float_floor > 1e-3)
+      throw invalid_argument("float cannot resolve implicit steps at r = kappa dt / dx^2 = " + num(r) +
+                             ": rounding alone leaves a relative residual near " + num(float_floor) +
+                             " (use --precision double, --solver direct, a smaller --dt, or set --rtol yourself)");
+    o.stop.rel_tol = s.rtol ? *s.rtol
+                            : (p.is_float ? std::max(default_rel_tol<float>(), float_floor) : default_rel_tol<double>());
+    if (!(o.stop.rel_tol >= 0) || !std::isfinite(o.stop.rel_tol))
+      throw invalid_argument("--rtol must be a finite number >= 0");
     if (s.steady) {
       if (!(s.steady_tol > 0) || !std::isfinite(s.steady_tol)) throw invalid_argument("--steady-tol must be > 0");
       if (s.max_steps < 1) throw invalid_argument("--max-steps must be >= 1");
@@ -380,6 +396,10 @@ int simulate(const settings& s, const plan& pl) {
     bench = ts.bench(s.bench_warmup, s.bench_steps);
     run_s = sw.lap();
     st.steps = s.bench_warmup + s.bench_steps;
+    // The summary's per-step figures are the timed steps' (the bench ran them).
+    st.iterations = std::lround(bench->iterations_per_step * double(st.steps));
+    st.host_syncs = std::lround(bench->host_syncs_per_step * double(st.steps));
+    st.max_iterations = static_cast<int>(std::ceil(bench->iterations_per_step));
     u = ts.solution();
   } else {
     if (!s.snapshot.empty()) {
@@ -555,7 +575,7 @@ int simulate(const settings& s, const plan& pl) {
     o << '\n';
     o << "time: dt = " << num(pl.step.dt) << ", r = kappa dt / dx^2 = " << num(r) << ", " << st.steps << " steps to t = "
       << num(t_end) << '\n';
-    if (iterative)
+    if (iterative && !bench)
       o << "iterations per step: mean " << num(mean_it, 4) << ", max " << st.max_iterations << "; host syncs per step "
         << num(syncs_per_step, 3) << '\n';
     if (s.steady)
@@ -564,7 +584,7 @@ int simulate(const settings& s, const plan& pl) {
     if (exact) o << "max error vs " << reference << ": " << num(max_error, 4) << '\n';
     o << "integral of u: " << num(integral(u0), 12) << " -> " << num(integral(u), 12) << '\n';
     o << "time: setup " << num(setup_s, 3) << " s, stepping " << num(run_s, 3) << " s";
-    if (st.steps) o << " (" << num(run_s / double(st.steps) * 1e3, 3) << " ms/step)";
+    if (st.steps && !bench) o << " (" << num(run_s / double(st.steps) * 1e3, 3) << " ms/step)";
     o << '\n';
     if (bench) {
       const auto& b = *bench;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/input_options.hpp"
 #include "apps/common/progress.hpp"
 #include "apps/common/timer.hpp"
 #include "io/load.hpp"
@@ -52,6 +53,7 @@ struct settings {
   bool json = false;
   bool bench = false;
   int bench_runs = 100;
+  app::input_settings input;
 };
 
 const char* usage_text =
@@ -125,6 +127,7 @@ po::options_description make_options(settings& s, std::string& precision, std::s
      "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision)")
     ("bench-runs", po::value<int>(&s.bench_runs)->default_value(100), "timed repetitions per measurement in --bench");
   // clang-format on
+  app::add_input_options(o, s.input);
   return o;
 }
 
@@ -249,6 +252,7 @@ void print_summary(const settings& s, const io::loaded_matrix& graph, const page
     line("loop", std::string(name(r.loop)) + ", " + std::to_string(r.host_syncs) + " host sync" +
                      (r.host_syncs == 1 ? "" : "s") + (r.loop_note.empty() ? "" : " (" + r.loop_note + ")"));
   }
+  line("load", app::describe_load(graph.timings));
   line("time", "load " + num(t.load, 3) + " s, convert " + num(t.convert, 3) + " s, transfer " +
                    num(t.transfer, 3) + " s, solve " + num(t.solve, 3) + " s" +
                    (s.output.empty() ? "" : ", output " + num(t.output, 3) + " s") + ", total " + num(t.total, 3) +
@@ -299,6 +303,7 @@ void print_json(const settings& s, const io::loaded_matrix& graph, const pageran
   o << "  \"host_syncs\": " << r.host_syncs << ",\n";
   o << "  \"host_syncs_per_iteration\": "
     << real(r.iterations ? static_cast<double>(r.host_syncs) / r.iterations : 0.0, 6) << ",\n";
+  o << "  \"load\": " << app::load_json(graph.timings) << ",\n";
   o << "  \"seconds\": {\"load\": " << real(t.load, 6) << ", \"convert\": " << real(t.convert, 6)
     << ", \"transfer\": " << real(t.transfer, 6) << ", \"solve\": " << real(t.solve, 6)
     << ", \"device\": " << real(r.device_seconds, 6) << ", \"output\": " << real(t.output, 6)
@@ -324,7 +329,7 @@ template <class T>
 int solve(const settings& s) {
   stopwatch total, step;
   timings t;
-  io::loaded_matrix graph = io::load_matrix(s.graph);
+  io::loaded_matrix graph = io::load_matrix(s.graph, app::read_options_for(s.input));
   t.load = step.lap();
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label);
   t.convert = step.lap();
@@ -423,7 +428,7 @@ int bench(const settings& s) {
                                    : "--bench: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
   std::ostream& o = std::cout;
   stopwatch step;
-  io::loaded_matrix graph = io::load_matrix(s.graph);
+  io::loaded_matrix graph = io::load_matrix(s.graph, app::read_options_for(s.input));
   const double t_load = step.lap();
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label);
   const double t_convert = step.lap();

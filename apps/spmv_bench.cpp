@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/common/input_options.hpp"
 #include "apps/common/app.hpp"
 #include "apps/common/timer.hpp"
 #include "io/load.hpp"
@@ -42,6 +43,7 @@ struct settings {
   bool check = true;
   bool floors = false;
   int copy_mib = 1024;
+  app::input_settings input;
 };
 
 const char* usage_text =
@@ -107,6 +109,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
      "also time x-gather-floor: a kernel streaming only col_idx and gathering x[col] per nonzero")
     ("copy-mib", po::value<int>(&s.copy_mib)->default_value(1024), "MiB per copy in the bandwidth measurement");
   // clang-format on
+  app::add_input_options(o, s.input);
   po::options_description all;
   all.add(o);
   all.add_options()("matrix", po::value<std::vector<std::string>>(&s.matrices));
@@ -182,7 +185,7 @@ void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, s
   stopwatch clock;
   csr_matrix<T> a;
   {
-    io::loaded_matrix loaded = io::load_matrix(spec);
+    io::loaded_matrix loaded = io::load_matrix(spec, app::read_options_for(s.input));
     a = value_cast<T>(to_csr(loaded.matrix));
   }
   std::cerr << "spmv-bench: " << base_name(spec) << ": " << a.rows << " x " << a.cols << ", " << a.nnz()

@@ -141,6 +141,16 @@ std::optional<source_key> key_of(const std::string& source) {
   return k;
 }
 
+}  // namespace
+
+std::optional<source_stamp> stamp_of(const std::string& source) {
+  const auto k = key_of(source);
+  if (!k) return std::nullopt;
+  return source_stamp{k->size, k->mtime_ns};
+}
+
+namespace {
+
 std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
@@ -327,8 +337,8 @@ std::optional<loaded_matrix> cache_load(const std::string& source, const cache_o
   return m;
 }
 
-bool cache_store(const std::string& source, const loaded_matrix& m, const cache_options& opt,
-                 unsigned threads) {
+bool cache_store(const std::string& source, const source_stamp& before, const loaded_matrix& m,
+                 const cache_options& opt, unsigned threads) {
   if (!opt.enabled) return false;
   const std::string dir = cache_dir(opt);
   if (dir.empty()) {
@@ -337,6 +347,10 @@ bool cache_store(const std::string& source, const loaded_matrix& m, const cache_
   }
   const auto key = key_of(source);
   if (!key) return false;
+  if (key->size != before.size || key->mtime_ns != before.mtime_ns) {
+    warn(source + " changed while it was read; not caching it");
+    return false;
+  }
   threads = detail::thread_count(threads);
   const std::string file = dir + "/" + file_name_for(*key);
   std::error_code ec;

@@ -10,6 +10,7 @@
 // the apps turn it on and offer --no-cache and --cache-dir.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -31,10 +32,21 @@ std::string cache_file_for(const std::string& source, const std::string& dir);
 std::optional<loaded_matrix> cache_load(const std::string& source, const cache_options& opt,
                                         unsigned threads);
 
-// Writes the cache of `source`; on failure (read-only directory, full disk)
-// a warning on stderr, never an exception. Returns true when written.
-bool cache_store(const std::string& source, const loaded_matrix& m, const cache_options& opt,
-                 unsigned threads);
+// The size and modification time of `source` (symlinks followed), taken
+// before it is read: a file that changes while it is parsed must not be
+// cached under its new stamp with its old content.
+struct source_stamp {
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+};
+std::optional<source_stamp> stamp_of(const std::string& source);
+
+// Writes the cache of `source`, parsed from the file as it was at `before`;
+// when the file's stamp has changed since, nothing is written (a warning
+// says so). On failure (read-only directory, full disk) a warning on
+// stderr, never an exception. Returns true when written.
+bool cache_store(const std::string& source, const source_stamp& before, const loaded_matrix& m,
+                 const cache_options& opt, unsigned threads);
 
 // Format version of the cache files (bumped whenever the layout or the
 // parser's output changes, so old caches are rebuilt).

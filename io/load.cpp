@@ -123,6 +123,8 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
       return std::move(*cached);
     }
   }
+  // Stamped before reading: cache_store refuses a file that changed meanwhile.
+  const std::optional<source_stamp> stamp = opt.cache.enabled ? stamp_of(path) : std::nullopt;
   detail::read_stats rs;
   detail::text_buffer text;
   std::string name = path;
@@ -141,9 +143,9 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
   m.timings.file_bytes = rs.file_bytes;
   m.timings.text_bytes = text.size();
   text = detail::text_buffer();  // release the text before the cache copy is written
-  if (opt.cache.enabled) {
+  if (opt.cache.enabled && stamp) {
     const auto cache_start = clock_type::now();
-    cache_store(path, m, opt.cache, threads);
+    cache_store(path, *stamp, m, opt.cache, threads);
     m.timings.cache_seconds = seconds_since(cache_start);
   }
   m.read_seconds = seconds_since(start);

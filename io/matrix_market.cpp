@@ -131,7 +131,7 @@ parsed_header parse_header(std::string_view text, const std::string& name) {
     h.field = mm_field::pattern;
   else if (iequals(banner[3], "complex"))
     throw not_supported(
-        name + ": complex Matrix Market matrices are not supported (perron reads real, integer and pattern)");
+        name + ":1: complex Matrix Market matrices are not supported (perron reads real, integer and pattern)");
   else
     throw parse_error(
         name, 1,
@@ -143,7 +143,7 @@ parsed_header parse_header(std::string_view text, const std::string& name) {
   else if (iequals(banner[4], "skew-symmetric"))
     h.symmetry = mm_symmetry::skew_symmetric;
   else if (iequals(banner[4], "hermitian"))
-    throw not_supported(name + ": hermitian Matrix Market matrices are not supported (they are complex)");
+    throw not_supported(name + ":1: hermitian Matrix Market matrices are not supported (they are complex)");
   else
     throw parse_error(name, 1,
                       "unknown symmetry " + quoted(banner[4]) +

@@ -157,9 +157,11 @@ TEST_F(io_cache, StaleCacheIsRebuiltFromTheChangedSource) {
   std::ofstream(p) << "0 1\n1 2\n";
   EXPECT_EQ(load(p).first.matrix.nnz(), 2u);
   EXPECT_TRUE(load(p).first.timings.from_cache);
-  // Same size, different content and modification time.
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Same size, different content and modification time (set explicitly: a
+  // coarse file-system clock could otherwise leave it unchanged).
+  const auto written = fs::last_write_time(p);
   std::ofstream(p) << "5 6\n6 5\n";
+  fs::last_write_time(p, written + std::chrono::seconds(2));
   const auto [m, err] = load(p);
   EXPECT_FALSE(m.timings.from_cache);
   EXPECT_NE(err.find("stale"), std::string::npos) << err;
@@ -167,6 +169,28 @@ TEST_F(io_cache, StaleCacheIsRebuiltFromTheChangedSource) {
   const auto [again, err2] = load(p);
   EXPECT_TRUE(again.timings.from_cache);
   EXPECT_EQ(again.label, (std::vector<std::int64_t>{5, 6}));
+}
+
+TEST_F(io_cache, FileChangedWhileReadIsNotCached) {
+  const std::string p = source("karate.mtx", test::data_dir() + "/karate.mtx");
+  const auto before = io::stamp_of(p);
+  ASSERT_TRUE(before);
+  const auto m = io::load_matrix(p);  // the content as read, cache off
+  // The file changes after it was read and before the cache is written.
+  fs::last_write_time(p, fs::last_write_time(p) + std::chrono::seconds(2));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(io::cache_store(p, *before, m, opt_.cache, 1));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("changed while it was read"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(cache_file(p)));
+  // With the stamp it really had, the store goes through and leaves no temporary file.
+  EXPECT_TRUE(io::cache_store(p, *io::stamp_of(p), m, opt_.cache, 1));
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(opt_.cache.dir)) {
+    ++files;
+    EXPECT_EQ(e.path().string(), cache_file(p));
+  }
+  EXPECT_EQ(files, 1u);
 }
 
 TEST_F(io_cache, UnwritableCacheDirectoryOnlyWarns) {

@@ -68,7 +68,8 @@ class pagerank_app : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   outcome run(const std::vector<std::string>& args) {
-    std::string cmd = quote(app_path());
+    // The binary cache (on by default) goes to this test's own folder.
+    std::string cmd = "XDG_CACHE_HOME=" + quote((dir_ / "xdg-cache").string()) + " " + quote(app_path());
     for (const auto& a : args) cmd += " " + quote(a);
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
     cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
@@ -276,6 +277,65 @@ TEST_F(pagerank_app, BadInputs) {
     EXPECT_NE(o.err.find(c.says), std::string::npos) << what << "\n" << o.err;
     EXPECT_TRUE(o.out.empty()) << what << "\n" << o.out;
   }
+}
+
+// Every file of the bad-input suite, as a user would meet it: one line on
+// stderr naming the file (and the line where there is one), the exit code of
+// its error kind, nothing on stdout.
+TEST_F(pagerank_app, EveryInvalidFileGivesOneLineAndItsExitCode) {
+  const std::string dir = data_dir() + "/invalid";
+  std::ifstream manifest(dir + "/MANIFEST.tsv");
+  ASSERT_TRUE(manifest) << dir;
+  const std::map<std::string, int> code_of = {{"io_error", 66}, {"parse_error", 65}, {"not_supported", 69}};
+  std::string row;
+  int cases = 0;
+  while (std::getline(manifest, row)) {
+    if (row.empty() || row[0] == '#') continue;
+    std::istringstream fields(row);
+    std::string name, kind, line;
+    std::getline(fields, name, '\t');
+    std::getline(fields, kind, '\t');
+    std::getline(fields, line, '\t');
+    ASSERT_TRUE(code_of.count(kind)) << row;
+    const std::string p = dir + "/" + name;
+    const outcome o = run({p, "--no-cache"});
+    if (o.code == 69 && o.err.find("libarchive") != std::string::npos && name.find(".tar") != std::string::npos)
+      continue;  // built without libarchive (the GPU bundle): that is what it says
+    EXPECT_EQ(o.code, code_of.at(kind)) << name << "\n" << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << name << "\n" << o.err;
+    EXPECT_EQ(o.err.rfind("pagerank: error: ", 0), 0u) << name << "\n" << o.err;
+    // file:line: (an archive's member sits between: archive:member:line:)
+    const auto at = o.err.find(p);
+    EXPECT_NE(at, std::string::npos) << name << "\n" << o.err;
+    if (std::stoi(line) > 0 && at != std::string::npos)
+      EXPECT_NE(o.err.find(":" + line + ": ", at + p.size()), std::string::npos) << name << ":" << line << "\n" << o.err;
+    EXPECT_TRUE(o.out.empty()) << name << "\n" << o.out;
+    ++cases;
+  }
+  EXPECT_GT(cases, 60);
+}
+
+// The binary cache: on by default, a second run loads from it with the same
+// ranks; --no-cache neither reads nor writes it; --cache-dir moves it.
+TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
+  const std::string g = file("small.mtx", small_mtx);
+  const fs::path xdg = dir_ / "xdg-cache" / "perron";
+  outcome o = run({g, "--no-cache", "--device", "cpu", "--output", path("a.tsv")});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_FALSE(fs::exists(xdg));
+  o = run({g, "--device", "cpu", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"from_cache\": false"), std::string::npos) << o.out;
+  ASSERT_TRUE(fs::exists(xdg));
+  EXPECT_FALSE(fs::is_empty(xdg));
+  o = run({g, "--device", "cpu", "--output", path("b.tsv")});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("from the cache"), std::string::npos) << o.out;
+  EXPECT_EQ(slurp(path("a.tsv")), slurp(path("b.tsv")));
+  o = run({g, "--device", "cpu", "--cache-dir", path("elsewhere")});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("parse"), std::string::npos) << o.out;
+  EXPECT_FALSE(fs::is_empty(path("elsewhere")));
 }
 
 TEST_F(pagerank_app, DevicesAndKernels) {

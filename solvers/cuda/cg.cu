@@ -250,19 +250,21 @@ struct cg_solver<T>::impl {
     init_state_kernel<<<1, 1, 0, stream>>>(state.data(), stop.max_iterations);
     PERRON_CUDA_CHECK_LAUNCH("cg init_state_kernel");
     residual<W>(d_b, d_x, stop, mode_restart);
-    int enqueued = 0;
+    // Scheduling counts the device's iterations, not the host's launches:
+    // launches after a stop (or before a restart from b - A x) do nothing.
+    int done = 0;
     for (int checks = 0;; ++checks) {
-      const int k = next_batch(schedule, checks, enqueued, previous_iterations, stop.max_iterations - enqueued);
+      const int k = next_batch(schedule, checks, done, previous_iterations, stop.max_iterations - done);
       for (int i = 0; i < k; ++i) iteration<W>(d_x);
-      enqueued += k;
       // Speculative verification: does nothing unless the recurrence converged
       // in this batch; then b - A x decides (and restarts CG if it says no).
       residual<W>(d_b, d_x, stop, mode_verify);
       h_state.read(state.data(), stream);
       ++res.host_syncs;
       if (h_state->status != st_running) break;
-      if (enqueued >= stop.max_iterations)  // cannot happen: the device flags the limit itself
-        throw cuda_error("cg: device state still running after " + std::to_string(enqueued) + " iterations");
+      done = h_state->iterations;
+      if (done >= stop.max_iterations)  // cannot happen: the device flags the limit itself
+        throw cuda_error("cg: device state still running after " + std::to_string(done) + " iterations");
     }
     if (h_state->status != st_converged) {
       // Report the true residual of the x we return.

@@ -113,9 +113,10 @@ struct jacobi_solver<T>::impl {
     const int grid = grid_for(n / W + 1);
     // Step j checks x_j and, below the limit, makes x_{j+1}: max_iterations + 1 steps at most.
     const int max_steps = stop.max_iterations + 1;
-    int enqueued = 0;
+    int enqueued = 0;  // launches: buffer parity follows them; the device counts iterations
+    int done = 0;
     for (int checks = 0;; ++checks) {
-      int k = next_batch(schedule, checks, enqueued, previous_iterations + 1, max_steps - enqueued);
+      int k = next_batch(schedule, checks, done, previous_iterations + 1, max_steps - done);
       if (k == 0) k = 1;
       for (int i = 0; i < k; ++i, ++enqueued) {
         const T* x = buf[enqueued % 2];
@@ -128,8 +129,9 @@ struct jacobi_solver<T>::impl {
       h_state.read(state.data(), stream);
       ++res.host_syncs;
       if (h_state->status != st_running) break;
-      if (enqueued >= max_steps)
-        throw cuda_error("jacobi: device state still running after " + std::to_string(enqueued) + " steps");
+      done = h_state->iterations;  // == enqueued while running
+      if (done >= max_steps)
+        throw cuda_error("jacobi: device state still running after " + std::to_string(done) + " steps");
     }
     res.iterations = h_state->iterations;
     if (res.iterations % 2 == 1) copy(std::size_t(n), static_cast<const T*>(x_other.data()), d_x, stream);

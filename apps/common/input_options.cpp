@@ -1,0 +1,56 @@
+#include "apps/common/input_options.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "io/cache.hpp"
+
+namespace perron::app {
+
+namespace po = boost::program_options;
+
+void add_input_options(po::options_description& o, input_settings& s) {
+  // clang-format off
+  o.add_options()
+    ("no-cache", po::bool_switch(&s.no_cache),
+     "do not read or write the binary cache of parsed input files")
+    ("cache-dir", po::value<std::string>(&s.cache_dir)->value_name("DIR"),
+     "where the binary cache of parsed input files lives (default $XDG_CACHE_HOME/perron, "
+     "else ~/.cache/perron); an input's cache is rebuilt whenever the file changes");
+  // clang-format on
+}
+
+io::read_options read_options_for(const input_settings& s) {
+  io::read_options r;
+  r.cache.enabled = !s.no_cache;
+  r.cache.dir = s.cache_dir;
+  return r;
+}
+
+namespace {
+std::string seconds(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", x);
+  return buf;
+}
+std::string real(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", std::isfinite(x) ? x : 0.0);
+  return buf;
+}
+}  // namespace
+
+std::string describe_load(const io::load_timings& t) {
+  if (t.from_cache) return "from the cache in " + seconds(t.cache_seconds);
+  std::string s = "read " + seconds(t.read_seconds) + ", parse " + seconds(t.parse_seconds);
+  if (t.cache_seconds > 0) s += ", cache write " + seconds(t.cache_seconds);
+  return s;
+}
+
+std::string load_json(const io::load_timings& t) {
+  return std::string("{\"read\": ") + real(t.read_seconds) + ", \"parse\": " + real(t.parse_seconds) +
+         ", \"cache\": " + real(t.cache_seconds) + ", \"from_cache\": " + (t.from_cache ? "true" : "false") +
+         ", \"text_bytes\": " + std::to_string(t.text_bytes) + "}";
+}
+
+}  // namespace perron::app

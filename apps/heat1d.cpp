@@ -141,7 +141,7 @@ po::options_description make_options(settings& s) {
     ("left", po::value<std::string>(&s.left), "boundary condition at x = 0 (default dirichlet:0)")
     ("right", po::value<std::string>(&s.right), "boundary condition at x = L (default dirichlet:0)")
     ("ic", po::value<std::string>(&s.ic)->default_value("sin:1"), "initial condition (see above)")
-    ("rtol", po::value<double>(), "relative residual per step for cg / jacobi (default 1e-10 double; float: max(1e-5, 5e-7 (1 + 4 theta r)), near what float rounding allows)")
+    ("rtol", po::value<double>(), "relative residual per step for cg / jacobi (default 1e-10 double; float: max(1e-5, 5e-7 (1 + 4 theta r)), near what float rounding allows; past 1e-3 the run is refused)")
     ("atol", po::value<double>(&s.atol)->default_value(0.0, "0"), "absolute residual: a step is solved when ||b - A u|| <= max(rtol ||b||, atol)")
     ("max-iter", po::value<int>(&s.max_iter)->default_value(1000), "iterations per step for cg / jacobi")
     ("omega", po::value<double>(&s.omega)->default_value(1.0, "1"), "Jacobi weight, in (0, 2)")

@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -215,6 +216,7 @@ void write_ranks(const std::string& path, const io::loaded_matrix& graph, const 
 
 struct timings {
   double load = 0, convert = 0, transfer = 0, solve = 0, output = 0, total = 0;
+  bool convert_on_gpu = false;  // COO -> CSR of P^T sorted on the GPU
 };
 
 std::string format_name(const io::loaded_matrix& g) {
@@ -253,7 +255,8 @@ void print_summary(const settings& s, const io::loaded_matrix& graph, const page
                      (r.host_syncs == 1 ? "" : "s") + (r.loop_note.empty() ? "" : " (" + r.loop_note + ")"));
   }
   line("load", app::describe_load(graph.timings));
-  line("time", "load " + num(t.load, 3) + " s, convert " + num(t.convert, 3) + " s, transfer " +
+  line("time", "load " + num(t.load, 3) + " s, convert " + num(t.convert, 3) + (t.convert_on_gpu ? " s (GPU)" : " s") +
+                   ", transfer " +
                    num(t.transfer, 3) + " s, solve " + num(t.solve, 3) + " s" +
                    (s.output.empty() ? "" : ", output " + num(t.output, 3) + " s") + ", total " + num(t.total, 3) +
                    " s");
@@ -304,6 +307,7 @@ void print_json(const settings& s, const io::loaded_matrix& graph, const pageran
   o << "  \"host_syncs_per_iteration\": "
     << real(r.iterations ? static_cast<double>(r.host_syncs) / r.iterations : 0.0, 6) << ",\n";
   o << "  \"load\": " << app::load_json(graph.timings) << ",\n";
+  o << "  \"convert_on\": " << str(t.convert_on_gpu ? "cuda" : "cpu") << ",\n";
   o << "  \"seconds\": {\"load\": " << real(t.load, 6) << ", \"convert\": " << real(t.convert, 6)
     << ", \"transfer\": " << real(t.transfer, 6) << ", \"solve\": " << real(t.solve, 6)
     << ", \"device\": " << real(r.device_seconds, 6) << ", \"output\": " << real(t.output, 6)
@@ -329,10 +333,21 @@ template <class T>
 int solve(const settings& s) {
   stopwatch total, step;
   timings t;
+  bool gpu = false;
+  switch (s.device) {
+    case pagerank_device::cpu: gpu = false; break;
+    case pagerank_device::cuda: gpu = true; break;
+    case pagerank_device::automatic: gpu = s.kernel != spmv_kernel::cpu && cuda::available(); break;
+  }
+  if (gpu && !cuda::available())
+    throw cuda_error(cuda::built() ? "--device cuda: no usable CUDA device"
+                                   : "--device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
   io::loaded_matrix graph = io::load_matrix(s.graph, app::read_options_for(s.input));
   t.load = step.lap();
-  const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label);
+  // A GPU solve gets its P^T sorted on the GPU (the same bits as on the host).
+  const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, gpu);
   t.convert = step.lap();
+  t.convert_on_gpu = gpu;
 
   pagerank_options opt;
   opt.alpha = s.alpha;
@@ -352,15 +367,6 @@ int solve(const settings& s) {
       progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + num(res, 3));
     };
 
-  bool gpu = false;
-  switch (s.device) {
-    case pagerank_device::cpu: gpu = false; break;
-    case pagerank_device::cuda: gpu = true; break;
-    case pagerank_device::automatic: gpu = s.kernel != spmv_kernel::cpu && cuda::available(); break;
-  }
-  if (gpu && !cuda::available())
-    throw cuda_error(cuda::built() ? "--device cuda: no usable CUDA device"
-                                   : "--device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
   step.restart();
   pagerank_result r;
   if (gpu) {
@@ -430,8 +436,18 @@ int bench(const settings& s) {
   stopwatch step;
   io::loaded_matrix graph = io::load_matrix(s.graph, app::read_options_for(s.input));
   const double t_load = step.lap();
+  // P^T built on the host and on the GPU (the second GPU build timed: the
+  // first one pays for the CUDA context); they must agree bit for bit.
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label);
   const double t_convert = step.lap();
+  make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, true);
+  step.restart();
+  const pagerank_graph<T> g_gpu = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, true);
+  const double t_convert_gpu = step.lap();
+  const bool same = g_gpu.pt.row_ptr == g.pt.row_ptr && g_gpu.pt.col_idx == g.pt.col_idx &&
+                    std::memcmp(g_gpu.pt.values.data(), g.pt.values.data(), g.pt.values.size() * sizeof(T)) == 0 &&
+                    g_gpu.dangling == g.dangling;
+  if (!same) throw error("--bench: P^T built on the GPU differs from the host's");
   graph.matrix = coo_matrix<double>{};
   const int runs = s.bench_runs;
   const double n = g.vertices(), nnz = static_cast<double>(g.links());
@@ -442,7 +458,8 @@ int bench(const settings& s) {
 
   o << "pagerank --bench " << s.graph << "\n";
   o << "graph      " << g.vertices() << " vertices, " << g.links() << " links, " << g.dangling_count
-    << " dangling (load " << num(t_load, 3) << " s, convert " << num(t_convert, 3) << " s)\n";
+    << " dangling (load " << num(t_load, 3) << " s, convert " << num(t_convert, 3) << " s on the CPU, "
+    << num(t_convert_gpu, 3) << " s on the GPU, identical)\n";
   o << "device     " << cuda::device_description(0) << "\n";
   const double copy_gbs = copy_bandwidth_gbs(std::size_t(1) << 30, 20);
   o << "copy       " << num(copy_gbs, 4) << " GB/s device-to-device (read + write)\n";

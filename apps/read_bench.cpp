@@ -5,6 +5,7 @@
 // --cache it also times the reload from the binary cache. --write makes a
 // benchmark input (e.g. a flickr-sized R-MAT graph) as a Matrix Market file.
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -155,7 +156,10 @@ int main_body(int argc, char** argv) {
       if (cache)
         std::printf(", \"cache_bytes\": %llu, \"cache_s\": %.6f, \"cache_GB_per_s\": %.2f",
                     static_cast<unsigned long long>(cache_bytes), cache_s, cache_gbs);
-      std::printf("}\n");
+      // Peak resident memory of the process so far (one FILE per run measures that file's load).
+      struct rusage ru {};
+      ::getrusage(RUSAGE_SELF, &ru);
+      std::printf(", \"peak_rss_MB\": %.1f}\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
     } else {
       std::printf("%-28s %8u %10.1f %10llu %9.4f %9.4f %9.4f %9.0f", fs::path(file).filename().c_str(), used,
                   static_cast<double>(f.text_bytes) / 1e6, static_cast<unsigned long long>(f.nnz), f.read,

@@ -32,7 +32,7 @@ struct stream_rng {
   std::uint64_t next() { return state = splitmix64(state); }
   // Uniform in [0, n) by the multiply-shift method (no modulo bias worth noting for n < 2^32).
   std::uint32_t below(std::uint32_t n) {
-    return static_cast<std::uint32_t>((static_cast<unsigned __int128>(next() >> 32) * n) >> 32);
+    return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32);  // < 2^32 * 2^32: fits 64 bits
   }
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };

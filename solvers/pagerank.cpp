@@ -15,6 +15,7 @@
 #include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/error.hpp"
+#include "kernels/gpu_convert.hpp"
 
 namespace perron {
 namespace {
@@ -36,7 +37,7 @@ std::string fmt(double x) {
 
 template <class T>
 pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted,
-                                      const std::vector<std::int64_t>& label) {
+                                      const std::vector<std::int64_t>& label, bool on_gpu) {
   if (a.rows != a.cols)
     throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
                           std::to_string(a.rows) + " x " + std::to_string(a.cols));
@@ -59,7 +60,7 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
   csr_options opt;
   opt.transpose = true;
   opt.dup = weighted ? duplicates::sum : duplicates::keep_one;
-  csr_matrix<double> at = to_csr(a, opt);
+  csr_matrix<double> at = on_gpu ? to_csr_on_gpu(a, opt) : to_csr(a, opt);
 
   // d_j = out-weight (or out-degree) of j = column sums of A^T.
   const index_t n = a.rows;
@@ -325,9 +326,9 @@ std::vector<double> read_vertex_weights(const std::string& path, index_t n,
 // ---- instantiations --------------------------------------------------------------
 
 template pagerank_graph<float> make_pagerank_graph<float>(const coo_matrix<double>&, bool,
-                                                          const std::vector<std::int64_t>&);
+                                                          const std::vector<std::int64_t>&, bool);
 template pagerank_graph<double> make_pagerank_graph<double>(const coo_matrix<double>&, bool,
-                                                            const std::vector<std::int64_t>&);
+                                                            const std::vector<std::int64_t>&, bool);
 template pagerank_result pagerank_cpu<float>(const pagerank_graph<float>&, const pagerank_options&);
 template pagerank_result pagerank_cpu<double>(const pagerank_graph<double>&, const pagerank_options&);
 template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&, pagerank_device,

@@ -51,10 +51,12 @@ struct pagerank_graph {
 //  - weighted: values are arc weights, duplicates summed; a negative, NaN or
 //    infinite weight is an invalid_argument naming the arc.
 // label: vertex names for messages (io::loaded_matrix::label; empty = 1-based).
+// on_gpu: the COO -> CSR sort runs on the GPU (kernels/gpu_convert.hpp;
+// bit-identical to the host conversion), for a solve that will run there.
 // Throws dimension_error for a non-square matrix, invalid_argument for 0 vertices.
 template <class T>
 pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted,
-                                      const std::vector<std::int64_t>& label = {});
+                                      const std::vector<std::int64_t>& label = {}, bool on_gpu = false);
 
 // How the GPU decides when to stop without the host waiting every iteration.
 enum class pagerank_loop {

@@ -24,6 +24,7 @@
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -332,6 +333,47 @@ void check_kernel(spmv_kernel kernel, const csr_matrix<double>& a64) {
   }
 }
 
+// Exact check. The rounding bound above grows with the row length, so for a
+// float row of 10^6 entries it would pass even a kernel that dropped a whole
+// chunk of the row. With values in {-2, -1, 1, 2} and x in {-2, ..., 2} every
+// product and every partial sum is an integer of magnitude at most 4 * 10^6 <
+// 2^24, exact in float and double whatever the summation order: y must equal
+// the integer sum, bit for bit.
+template <class T>
+void check_exact(spmv_kernel kernel, const csr_matrix<double>& a64) {
+  csr_matrix<T> a = value_cast<T>(a64);
+  for (std::size_t k = 0; k < a.nnz(); ++k) {
+    const int v = static_cast<int>((k * 2654435761u >> 7) % 4);
+    a.values[k] = static_cast<T>(v < 2 ? v - 2 : v - 1);
+  }
+  std::vector<T> x(static_cast<std::size_t>(a.cols));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(static_cast<int>((i * 40503u >> 3) % 5) - 2);
+  std::vector<T> exact(static_cast<std::size_t>(a.rows));
+  for (index_t r = 0; r < a.rows; ++r) {
+    long long s = 0;
+    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      s += static_cast<long long>(a.values[k]) * static_cast<long long>(x[a.col_idx[k]]);
+    ASSERT_LT(std::llabs(s), 1LL << 24);
+    exact[r] = static_cast<T>(s);
+  }
+  std::unique_ptr<spmv_plan<T>> plan;
+  try {
+    plan = std::make_unique<spmv_plan<T>>(a, kernel);
+  } catch (const dimension_error&) {
+    if (kernel == spmv_kernel::ell) return;  // padding refused: check_kernel tested when that is allowed
+    throw;
+  }
+  cuda::device_buffer<T> d_x(x);
+  cuda::device_buffer<T> d_y(std::vector<T>(exact.size(), std::numeric_limits<T>::quiet_NaN()));
+  plan->apply(T(1), d_x.data(), T(0), d_y.data());
+  const std::vector<T> y = d_y.download();
+  std::size_t bad = 0;
+  std::ostringstream why;
+  for (std::size_t i = 0; i < y.size(); ++i)
+    if (!(y[i] == exact[i]) && ++bad <= 5) why << " row " << i << ": gpu " << y[i] << " exact " << exact[i] << ";";
+  EXPECT_EQ(bad, 0u) << name(plan->kernel()) << " (integer values, exact sums):" << why.str();
+}
+
 using param = std::tuple<spmv_kernel, precision, std::string>;
 
 class GpuSpmv : public test::gpu_test_with_param<param> {};
@@ -340,10 +382,13 @@ TEST_P(GpuSpmv, MatchesCpuReference) {
   const auto& [kernel, prec, matrix_name] = GetParam();
   const csr_matrix<double>* a = matrix(matrix_name);
   if (!a) GTEST_SKIP() << matrix_name << " is not available (../shared/data absent)";
-  if (prec == precision::f32)
+  if (prec == precision::f32) {
     check_kernel<float>(kernel, *a);
-  else
+    check_exact<float>(kernel, *a);
+  } else {
     check_kernel<double>(kernel, *a);
+    check_exact<double>(kernel, *a);
+  }
 }
 
 std::string test_name(const ::testing::TestParamInfo<param>& info) {

@@ -54,7 +54,9 @@ class io_invalid : public ::testing::TestWithParam<invalid_case> {};
 TEST_P(io_invalid, GivesTheRightErrorKindLineAndMessage) {
   const auto& c = GetParam();
   const std::string path = invalid_dir() + "/" + c.file;
-  if (c.file == "missing-file.mtx") ASSERT_FALSE(fs::exists(path));
+  if (c.file == "missing-file.mtx") {
+    ASSERT_FALSE(fs::exists(path));
+  }
   io::read_options opt;
   opt.threads = 2;
   opt.chunk_bytes = 16;  // many chunks even in these small files

@@ -267,7 +267,9 @@ TEST_P(io_mm_real, MatchesReferenceReader) {
   EXPECT_EQ(m.header.entries, f.declared);
   const auto ref = test::reference_read_mm(p);
   expect_same_coo(m.matrix, ref.matrix);
-  if (m.header.symmetry == mm_symmetry::general) EXPECT_EQ(m.matrix.nnz(), f.declared);
+  if (m.header.symmetry == mm_symmetry::general) {
+    EXPECT_EQ(m.matrix.nnz(), f.declared);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -307,8 +307,9 @@ TEST_F(pagerank_app, EveryInvalidFileGivesOneLineAndItsExitCode) {
     // file:line: (an archive's member sits between: archive:member:line:)
     const auto at = o.err.find(p);
     EXPECT_NE(at, std::string::npos) << name << "\n" << o.err;
-    if (std::stoi(line) > 0 && at != std::string::npos)
+    if (std::stoi(line) > 0 && at != std::string::npos) {
       EXPECT_NE(o.err.find(":" + line + ": ", at + p.size()), std::string::npos) << name << ":" << line << "\n" << o.err;
+    }
     EXPECT_TRUE(o.out.empty()) << name << "\n" << o.out;
     ++cases;
   }

@@ -1,5 +1,5 @@
-// Replays the committed fuzz corpus (fuzz/corpus/) through the same checks
-// the libFuzzer targets run (fuzz/fuzz_checks.hpp), without fuzzing: every
+// Replays the committed fuzz corpus (tests/fuzz/corpus/) through the same checks
+// the libFuzzer targets run (tests/fuzz/fuzz_checks.hpp), without fuzzing: every
 // input must parse into a consistent matrix or be refused with a
 // perron::error, identically for the one-chunk and the many-chunk parse.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/fuzz_checks.hpp"
+#include "tests/fuzz/fuzz_checks.hpp"
 
 namespace perron {
 namespace {
@@ -24,7 +24,7 @@ struct corpus_file {
 
 std::vector<corpus_file> corpus() {
   std::vector<corpus_file> files;
-  const fs::path root = fs::path(PERRON_SOURCE_DIR) / "fuzz" / "corpus";
+  const fs::path root = fs::path(PERRON_SOURCE_DIR) / "tests" / "fuzz" / "corpus";
   for (const char* target : {"matrix_market", "snap", "gzip"})
     if (fs::is_directory(root / target))
       for (const auto& e : fs::directory_iterator(root / target))

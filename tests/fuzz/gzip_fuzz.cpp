@@ -1,9 +1,9 @@
-// libFuzzer target: see fuzz/fuzz_checks.hpp for what is checked.
+// libFuzzer target: see tests/fuzz/fuzz_checks.hpp for what is checked.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
-#include "fuzz/fuzz_checks.hpp"
+#include "tests/fuzz/fuzz_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bug = perron::fuzz::check_gzip_input({reinterpret_cast<const char*>(data), size});

@@ -1,12 +1,13 @@
-// libFuzzer target: see fuzz/fuzz_checks.hpp for what is checked.
+// libFuzzer target: see tests/fuzz/fuzz_checks.hpp for what is checked.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
-#include "fuzz/fuzz_checks.hpp"
+#include "tests/fuzz/fuzz_checks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string bug = perron::fuzz::check_snap_input({reinterpret_cast<const char*>(data), size});
+  const std::string bug =
+      perron::fuzz::check_matrix_market_input({reinterpret_cast<const char*>(data), size});
   if (!bug.empty()) {
     std::fprintf(stderr, "perron fuzz: %s\n", bug.c_str());
     std::abort();

@@ -223,20 +223,6 @@ void text_buffer::set_size(std::size_t size) {
   data_.get()[size_] = '\0';
 }
 
-void advise_huge_pages(void* data, std::size_t bytes) {
-#if defined(MADV_HUGEPAGE)
-  constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
-  if (bytes < 2 * huge) return;
-  const auto begin = reinterpret_cast<std::uintptr_t>(data);
-  const std::uintptr_t first = (begin + huge - 1) & ~(huge - 1);
-  const std::uintptr_t last = (begin + bytes) & ~(huge - 1);
-  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
 std::size_t count_newlines(const char* p, const char* end) {
   std::size_t n = 0;
 #if defined(__SSE2__)

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/memory.hpp"
+
 namespace perron::io::detail {
 
 // A malloc'ed byte buffer with one NUL kept past the end. malloc/realloc
@@ -78,10 +80,8 @@ text_buffer gunzip(const std::string& name, const void* data, std::size_t size);
 // std::thread-free helpers around OpenMP.
 unsigned thread_count(unsigned requested);  // 0 -> omp_get_max_threads()
 
-// Asks the kernel for transparent huge pages over the 2 MiB-aligned interior
-// of a large fresh allocation: first-touch page faults, a large share of a
-// load's time (one per 4 KiB otherwise), drop about 500-fold. A hint only.
-void advise_huge_pages(void* data, std::size_t bytes);
+// Huge-page advice for large fresh allocations (kernels/memory.hpp).
+using perron::advise_huge_pages;
 
 // Newlines in [begin, end) (16 bytes at a time where SSE2 is available).
 std::size_t count_newlines(const char* begin, const char* end);

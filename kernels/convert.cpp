@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "kernels/error.hpp"
+#include "kernels/memory.hpp"
 
 namespace perron {
 namespace {
@@ -125,7 +126,7 @@ void stable_bucket(const index_t* key, std::size_t n, index_t buckets, std::vect
     for (std::size_t k = 0; k < n; ++k) place(k, next[key[k]]++);
     return;
   }
-  std::vector<index_t> counts(static_cast<std::size_t>(p) * b, 0);  // thread t's at [t * b, (t + 1) * b)
+  std::vector<index_t> counts = fresh_vector<index_t>(static_cast<std::size_t>(p) * b, 0);  // thread t's at [t * b, (t + 1) * b)
 #pragma omp parallel num_threads(p)
   {
     const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
@@ -204,8 +205,8 @@ void sort_and_merge_rows(csr_matrix<T>& out, duplicates dup) {
   std::vector<index_t> new_ptr(static_cast<std::size_t>(rows) + 1, 0);
   for (index_t r = 0; r < rows; ++r) new_ptr[r + 1] = new_ptr[r] + kept[r];
   const std::size_t m = static_cast<std::size_t>(new_ptr.back());
-  std::vector<index_t> new_col(m);
-  std::vector<T> new_val(m);
+  std::vector<index_t> new_col = fresh_vector<index_t>(m);
+  std::vector<T> new_val = fresh_vector<T>(m);
 #pragma omp parallel for schedule(dynamic, 512) num_threads(threads_for(m + static_cast<std::size_t>(rows)))
   for (index_t r = 0; r < rows; ++r) {
     std::copy(col + ptr[r], col + ptr[r] + kept[r], new_col.begin() + new_ptr[r]);
@@ -224,8 +225,8 @@ csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const
   csr_matrix<T> out;
   out.rows = out_rows;
   out.cols = out_cols;
-  out.col_idx.resize(n);
-  out.values.resize(n);
+  out.col_idx = fresh_vector<index_t>(n);
+  out.values = fresh_vector<T>(n);
   index_t* col = out.col_idx.data();
   T* val = out.values.data();
   stable_bucket(major, n, out_rows, out.row_ptr, [&](std::size_t k, index_t pos) {
@@ -392,9 +393,9 @@ coo_matrix<To> value_cast(const coo_matrix<From>& a) {
   coo_matrix<To> out;
   out.rows = a.rows;
   out.cols = a.cols;
-  out.row_idx = a.row_idx;
-  out.col_idx = a.col_idx;
-  out.values.assign(a.values.begin(), a.values.end());  // element-wise static_cast (rounds to nearest)
+  out.row_idx = fresh_copy<index_t>(a.row_idx.begin(), a.row_idx.end());
+  out.col_idx = fresh_copy<index_t>(a.col_idx.begin(), a.col_idx.end());
+  out.values = fresh_copy<To>(a.values.begin(), a.values.end());  // element-wise static_cast (rounds to nearest)
   return out;
 }
 
@@ -403,9 +404,9 @@ csr_matrix<To> value_cast(const csr_matrix<From>& a) {
   csr_matrix<To> out;
   out.rows = a.rows;
   out.cols = a.cols;
-  out.row_ptr = a.row_ptr;
-  out.col_idx = a.col_idx;
-  out.values.assign(a.values.begin(), a.values.end());
+  out.row_ptr = fresh_copy<index_t>(a.row_ptr.begin(), a.row_ptr.end());
+  out.col_idx = fresh_copy<index_t>(a.col_idx.begin(), a.col_idx.end());
+  out.values = fresh_copy<To>(a.values.begin(), a.values.end());
   return out;
 }
 

@@ -257,6 +257,10 @@ std::string fixed1(double x) {
 template <class T>
 csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt) {
   check_coo(a, "to_csr");
+  // row_ptr, col_idx, values, and as much again while rows are sorted and merged.
+  const double out_rows = opt.transpose ? a.cols : a.rows;
+  check_host_memory(2.0 * ((out_rows + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T))),
+                    "the CSR of a " + dims(a.rows, a.cols) + " matrix with " + std::to_string(a.nnz()) + " entries");
   const index_t* major = opt.transpose ? a.col_idx.data() : a.row_idx.data();
   const index_t* minor = opt.transpose ? a.row_idx.data() : a.col_idx.data();
   return opt.transpose ? build_csr(a.cols, a.rows, a.nnz(), major, minor, a.values.data(), opt.dup, false)

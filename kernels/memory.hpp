@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace perron {
@@ -35,5 +36,15 @@ std::vector<T> fresh_copy(Iterator first, Iterator last) {
   v.assign(first, last);
   return v;
 }
+
+// The memory perron may plan to use on this host: physical memory, or less
+// when the environment variable PERRON_MEMORY_LIMIT gives a byte count.
+std::size_t host_memory_limit();
+
+// Throws dimension_error ("<what> needs about X GB of memory, more than the
+// Y GB this machine has") when `bytes` exceeds host_memory_limit(): a small
+// file that declares 2^31 - 1 vertices must end in a clear error, not in
+// the out-of-memory killer half-way through filling arrays.
+void check_host_memory(double bytes, const std::string& what);
 
 }  // namespace perron

@@ -16,6 +16,7 @@
 #include "kernels/convert.hpp"
 #include "kernels/error.hpp"
 #include "kernels/gpu_convert.hpp"
+#include "kernels/memory.hpp"
 
 namespace perron {
 namespace {
@@ -45,6 +46,12 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
   if (!label.empty() && label.size() != static_cast<std::size_t>(a.rows))
     throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
                           std::to_string(a.rows) + " vertices");
+  // Per vertex: out-degree, dangling flag, the solver's vectors and the ranks
+  // (about 48 bytes); per link: P^T in double and in T, and the conversion's
+  // scratch (about 32). Checked before anything of that size is allocated.
+  check_host_memory(48.0 * double(a.rows) + 32.0 * double(a.nnz()),
+                    "PageRank of a graph of " + std::to_string(a.rows) + " vertices and " + std::to_string(a.nnz()) +
+                        " links");
   if (weighted) {
     for (std::size_t k = 0; k < a.nnz(); ++k) {
       const double w = a.values[k];

@@ -4,6 +4,8 @@
 // real matrices; round trips and algebraic identities; every refusal.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "kernels/convert.hpp"
+#include "kernels/memory.hpp"
 #include "kernels/error.hpp"
 #include "tests/convert_reference.hpp"
 #include "tests/support/support.hpp"
@@ -485,6 +488,27 @@ TEST(ConvertEmpty, ZeroByZeroEverywhere) {
   EXPECT_EQ(e.width, 0);
   EXPECT_TRUE(test::same_csr(to_csr(e), c));
   EXPECT_TRUE(to_dense(c).empty());
+}
+
+// The memory guard: a conversion that would need more than the host may
+// give is refused up front, naming the shape and the sizes.
+TEST(ConvertMemory, MoreThanTheHostAllowsIsADimensionError) {
+  coo_matrix<double> a;
+  a.rows = a.cols = 1000000;
+  a.row_idx = {0, 999999};
+  a.col_idx = {5, 7};
+  a.values = {1.0, 2.0};
+  ::setenv("PERRON_MEMORY_LIMIT", "1e6", 1);  // 1 MB: row_ptr alone is 4 MB
+  try {
+    to_csr(a);
+    ADD_FAILURE() << "to_csr accepted a matrix beyond PERRON_MEMORY_LIMIT";
+  } catch (const dimension_error& e) {
+    EXPECT_NE(std::string(e.what()).find("1000000 x 1000000"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("PERRON_MEMORY_LIMIT"), std::string::npos) << e.what();
+  }
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_EQ(to_csr(a).nnz(), 2u);  // within the machine's memory: fine
+  EXPECT_GT(host_memory_limit(), std::size_t(1) << 20);
 }
 
 }  // namespace

@@ -316,6 +316,21 @@ TEST_F(pagerank_app, EveryInvalidFileGivesOneLineAndItsExitCode) {
   EXPECT_GT(cases, 60);
 }
 
+// A small file declaring 2^31 - 1 vertices: one clear error at once, no
+// attempt to allocate ~100 GB (the limit is pinned so that the GPU host's
+// 128 GB give the same answer as CI's 24 GB).
+TEST_F(pagerank_app, TooLargeForThisMachineIsOneClearError) {
+  const std::string g = file("huge.mtx", "%%MatrixMarket matrix coordinate pattern general\n2147483647 2147483647 1\n1 1\n");
+  ::setenv("PERRON_MEMORY_LIMIT", "20e9", 1);
+  const outcome o = run({g, "--no-cache"});
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("2147483647 vertices"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("GB of memory"), std::string::npos) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
+}
+
 // The binary cache: on by default, a second run loads from it with the same
 // ranks; --no-cache neither reads nor writes it; --cache-dir moves it.
 TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "io/text_input.hpp"
+#include "kernels/convert.hpp"
 #include "kernels/error.hpp"
 
 namespace perron::io {
@@ -715,6 +716,12 @@ void write_matrix_market(const std::string& path, const coo_matrix<double>& a, m
     throw dimension_error(path + ": COO arrays differ in length (row_idx " +
                           std::to_string(a.row_idx.size()) + ", col_idx " + std::to_string(a.col_idx.size()) +
                           ", values " + std::to_string(a.values.size()) + ")");
+  // Indices in range before anything is written (a pattern write may come without values).
+  for (std::size_t k = 0; k < a.nnz(); ++k)
+    if (a.row_idx[k] < 0 || a.row_idx[k] >= a.rows || a.col_idx[k] < 0 || a.col_idx[k] >= a.cols)
+      throw dimension_error(path + ": entry " + std::to_string(k) + " (0-based) at (" + std::to_string(a.row_idx[k]) +
+                            ", " + std::to_string(a.col_idx[k]) + ") lies outside the " + std::to_string(a.rows) +
+                            " x " + std::to_string(a.cols) + " matrix; nothing written");
   write_coordinate(path, a.rows, a.cols, a.nnz(), field,
                    [&](std::size_t k, index_t& i, index_t& j, double& v) {
                      i = a.row_idx[k];
@@ -724,9 +731,7 @@ void write_matrix_market(const std::string& path, const coo_matrix<double>& a, m
 }
 
 void write_matrix_market(const std::string& path, const csr_matrix<double>& a, mm_field field) {
-  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
-    throw dimension_error(path + ": CSR row_ptr has " + std::to_string(a.row_ptr.size()) + " entries for " +
-                          std::to_string(a.rows) + " rows");
+  validate(a, (path + ": CSR to write").c_str());
   index_t row = 0;
   write_coordinate(path, a.rows, a.cols, a.nnz(), field,
                    [&](std::size_t k, index_t& i, index_t& j, double& v) {

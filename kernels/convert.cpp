@@ -76,8 +76,9 @@ void check_coo(const coo_matrix<T>& a, const char* who) {
 
 // A CSR whose arrays are consistent: row_ptr has rows + 1 non-decreasing entries
 // from 0 to nnz, columns in range. (Sortedness within rows is the producer's
-// promise and is not re-checked.) Everything reading a CSR by index calls this
-// first so a corrupt matrix is an error, not an out-of-bounds access.
+// promise and is not re-checked.) The conversions and writers call this before
+// indexing a caller's CSR, so a corrupt matrix is an error, not an
+// out-of-bounds access; the SpMV hot paths check array sizes only (O(1) per call).
 template <class T>
 void check_csr(const csr_matrix<T>& a, const char* who) {
   check_dims(a.rows, a.cols, who);
@@ -429,8 +430,19 @@ std::vector<T> to_dense(const csr_matrix<T>& a) {
   return d;
 }
 
+template <class T>
+void validate(const coo_matrix<T>& a, const char* who) {
+  check_coo(a, who);
+}
+template <class T>
+void validate(const csr_matrix<T>& a, const char* who) {
+  check_csr(a, who);
+}
+
 #define PERRON_CONVERT_INSTANTIATE(T)                                  \
   template csr_matrix<T> to_csr<T>(const coo_matrix<T>&, csr_options); \
+  template void validate<T>(const coo_matrix<T>&, const char*);         \
+  template void validate<T>(const csr_matrix<T>&, const char*);         \
   template coo_matrix<T> to_coo<T>(const csr_matrix<T>&);              \
   template csr_matrix<T> transpose<T>(const csr_matrix<T>&);           \
   template ell_matrix<T> to_ell<T>(const csr_matrix<T>&, double);      \

@@ -51,4 +51,14 @@ csr_matrix<To> value_cast(const csr_matrix<From>& a);
 template <class T>
 std::vector<T> to_dense(const csr_matrix<T>& a);
 
+// Consistency checks, O(nnz): array lengths, dimensions, every index in range,
+// and for CSR a row_ptr of rows + 1 non-decreasing entries from 0 to nnz.
+// dimension_error naming `who` and the first offending entry otherwise. The
+// conversions run them on their input; writers and other consumers of
+// caller-built matrices call them before indexing.
+template <class T>
+void validate(const coo_matrix<T>& a, const char* who);
+template <class T>
+void validate(const csr_matrix<T>& a, const char* who);
+
 }  // namespace perron

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/matrix_market.hpp"
+#include "kernels/convert.hpp"
 #include "kernels/error.hpp"
 #include "tests/io_reference.hpp"
 #include "tests/support/support.hpp"
@@ -246,6 +247,29 @@ TEST_F(io_mm, RoundTripArray) {
 TEST_F(io_mm, WriteToMissingDirectoryIsIoError) {
   const auto a = test::random_coo(3, 3, 0.5, 1);
   EXPECT_THROW(io::write_matrix_market(path("no/such/dir/a.mtx"), a), io_error);
+}
+
+// The writers check what they are given before writing a byte: an index out
+// of range or an inconsistent row_ptr is a dimension_error and no file appears.
+TEST_F(io_mm, WritersRefuseInconsistentMatrices) {
+  coo_matrix<double> a = test::random_coo(4, 5, 0.5, 2);
+  ASSERT_GT(a.nnz(), 2u);
+  a.col_idx[1] = 5;  // == cols
+  EXPECT_THROW(io::write_matrix_market(path("a.mtx"), a), dimension_error);
+  a.col_idx[1] = 0;
+  a.row_idx[2] = -1;
+  EXPECT_THROW(io::write_matrix_market(path("a.mtx"), a, io::mm_field::pattern), dimension_error);
+  EXPECT_FALSE(fs::exists(path("a.mtx")));
+
+  csr_matrix<double> c = to_csr(test::random_coo(6, 6, 0.5, 3));
+  ASSERT_GT(c.nnz(), 4u);
+  std::swap(c.row_ptr[2], c.row_ptr[4]);  // decreasing
+  if (c.row_ptr[2] == c.row_ptr[4]) c.row_ptr[3] = c.row_ptr.back() + 1;
+  EXPECT_THROW(io::write_matrix_market(path("c.mtx"), c), dimension_error);
+  c = to_csr(test::random_coo(6, 6, 0.5, 3));
+  c.row_ptr.back() -= 1;  // does not end at nnz
+  EXPECT_THROW(io::write_matrix_market(path("c.mtx"), c), dimension_error);
+  EXPECT_FALSE(fs::exists(path("c.mtx")));
 }
 
 // Every bundled real matrix: size line as published (data/README.md) and the

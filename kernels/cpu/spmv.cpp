@@ -15,6 +15,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "kernels/error.hpp"
@@ -120,7 +121,7 @@ void spmv(const ell_matrix<T>& a, T alpha, const T* x, T beta, T* y) {
   // a block of rows slot by slot with one accumulator per row; each pass reads
   // whole cache lines of col_idx and values instead of one element per line.
   constexpr index_t block = 64;
-  const index_t blocks = (a.rows + block - 1) / block;
+  const auto blocks = static_cast<index_t>((static_cast<std::int64_t>(a.rows) + block - 1) / block);  // no int32 overflow near 2^31 rows
 #pragma omp parallel for schedule(static) num_threads(threads_for(slots + rows))
   for (index_t b = 0; b < blocks; ++b) {
     const index_t r0 = b * block, n = std::min<index_t>(block, a.rows - r0);

@@ -126,30 +126,53 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
                           " edges exceed perron's 32-bit index limit (" + std::to_string(max_index) + ")");
 
   // Monotone remap: new id = rank of the original id among the distinct ids.
+  // Unless the ids are astronomically sparse (hashed 64-bit ids), a bitmap of
+  // the ids present plus the count of set bits before each 64-bit word give
+  //   rank(id) = before[id / 64] + popcount(bits[id / 64] & (2^(id % 64) - 1))
+  // in O(1): max_id / 64 words of 12 bytes, allowed up to 3 bytes per id seen
+  // (max_id < 16 per endpoint). Otherwise sort the distinct ids and
+  // binary-search each (measured on a flickr-sized graph with ids spread 37x:
+  // 2.1 s and 455 MB peak by sorting, against the bitmap's fraction of that).
   snap_graph g;
-  std::vector<index_t> rank_of;  // dense path: indexed by original id
   std::vector<std::int64_t>& ids = g.original_id;
   const std::uint64_t ids_seen = 2 * static_cast<std::uint64_t>(edges);
-  const bool dense = edges > 0 && max_id < max_index && max_id + 1 <= ids_seen + (1 << 16);
-  if (dense) {
-    // Ids are small next to the edge count: mark, then prefix-sum to ranks.
-    // Memory: max_id + 1 slots, bounded by the data (at most 2 per edge).
-    std::vector<std::atomic<unsigned char>> present(static_cast<std::size_t>(max_id) + 1);
+  const bool bitmap = edges > 0 && max_id / 64 < ids_seen / 4 + 1024;
+  std::vector<std::atomic<std::uint64_t>> bits;  // value-initialized: all zero
+  std::vector<std::uint64_t> before;             // set bits in the words before this one
+  if (bitmap) {
+    const std::size_t words = static_cast<std::size_t>(max_id / 64) + 1;
+    std::vector<std::atomic<std::uint64_t>>(words).swap(bits);
     const auto ne = static_cast<std::int64_t>(edges);
 #pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
     for (std::int64_t e = 0; e < ne; ++e) {
-      present[static_cast<std::size_t>(src[static_cast<std::size_t>(e)])].store(1, std::memory_order_relaxed);
-      present[static_cast<std::size_t>(dst[static_cast<std::size_t>(e)])].store(1, std::memory_order_relaxed);
-    }
-    rank_of.assign(static_cast<std::size_t>(max_id) + 1, -1);
-    index_t next = 0;
-    for (std::size_t id = 0; id <= max_id; ++id)
-      if (present[id].load(std::memory_order_relaxed)) {
-        rank_of[id] = next++;
-        ids.push_back(static_cast<std::int64_t>(id));
+      for (const std::int64_t id : {src[static_cast<std::size_t>(e)], dst[static_cast<std::size_t>(e)]}) {
+        // A locked read-modify-write only for a bit not yet set: most ids repeat.
+        std::atomic<std::uint64_t>& word = bits[static_cast<std::size_t>(id) >> 6];
+        const std::uint64_t bit = std::uint64_t(1) << (id & 63);
+        if (!(word.load(std::memory_order_relaxed) & bit)) word.fetch_or(bit, std::memory_order_relaxed);
       }
+    }
+    before.resize(words);
+    std::uint64_t count = 0;
+    for (std::size_t w = 0; w < words; ++w) {
+      before[w] = count;
+      count += static_cast<std::uint64_t>(__builtin_popcountll(bits[w].load(std::memory_order_relaxed)));
+    }
+    if (count > max_index)
+      throw dimension_error(name + ": " + std::to_string(count) +
+                            " distinct vertex ids exceed perron's 32-bit index limit");
+    ids.resize(static_cast<std::size_t>(count));
+    const auto nw = static_cast<std::int64_t>(words);
+#pragma omp parallel for schedule(static) num_threads(threads) if (nw > 4096)
+    for (std::int64_t w = 0; w < nw; ++w) {
+      std::uint64_t word = bits[static_cast<std::size_t>(w)].load(std::memory_order_relaxed);
+      std::size_t at = static_cast<std::size_t>(before[static_cast<std::size_t>(w)]);
+      while (word) {
+        ids[at++] = w * 64 + __builtin_ctzll(word);
+        word &= word - 1;
+      }
+    }
   } else if (edges > 0) {
-    // Sparse, huge ids: sort the distinct ids and binary-search each.
     ids.reserve(2 * edges);
     ids.insert(ids.end(), src.begin(), src.end());
     ids.insert(ids.end(), dst.begin(), dst.end());
@@ -166,9 +189,16 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
 #pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
     for (std::int64_t e = 0; e < ne; ++e) {
       const std::int64_t id = from[static_cast<std::size_t>(e)];
-      to[static_cast<std::size_t>(e)] =
-          dense ? rank_of[static_cast<std::size_t>(id)]
-                : static_cast<index_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+      if (bitmap) {
+        const std::size_t w = static_cast<std::size_t>(id) >> 6;
+        const std::uint64_t below = (std::uint64_t(1) << (id & 63)) - 1;
+        to[static_cast<std::size_t>(e)] = static_cast<index_t>(
+            before[w] + static_cast<std::uint64_t>(
+                            __builtin_popcountll(bits[w].load(std::memory_order_relaxed) & below)));
+      } else {
+        to[static_cast<std::size_t>(e)] =
+            static_cast<index_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+      }
     }
   };
   coo_matrix<double>& a = g.matrix;

@@ -102,21 +102,30 @@ TEST(io_snap, CommentsOnlyIsAnEmptyGraph) {
   EXPECT_TRUE(g.original_id.empty());
 }
 
-// Ids far apart take the sort-based remap; it must agree with the dense one.
+// The remap is monotone whatever the spacing of the ids: contiguous ids,
+// ids with gaps (the bitmap-rank path: 13 x spread, ids straddling 64-bit
+// words) and ids far apart (the sort path) give the same matrix, and the
+// original ids come back scaled.
 TEST(io_snap, SparseAndDenseRemapAgree) {
-  std::string dense_text, sparse_text;
+  std::string dense_text;
   for (int k = 0; k < 2000; ++k) {
     const int a = (k * 37) % 1500, b = (k * 91 + 5) % 1500;
     dense_text += std::to_string(a) + " " + std::to_string(b) + "\n";
-    sparse_text += std::to_string(a * 1000000007LL) + " " + std::to_string(b * 1000000007LL) + "\n";
   }
   const auto d = io::parse_snap(dense_text, "d.txt");
-  const auto s = io::parse_snap(sparse_text, "s.txt");
-  EXPECT_EQ(d.matrix.row_idx, s.matrix.row_idx);
-  EXPECT_EQ(d.matrix.col_idx, s.matrix.col_idx);
-  ASSERT_EQ(d.original_id.size(), s.original_id.size());
-  for (std::size_t i = 0; i < d.original_id.size(); ++i)
-    EXPECT_EQ(d.original_id[i] * 1000000007LL, s.original_id[i]);
+  for (long long spread : {13LL, 1000000007LL}) {
+    std::string text;
+    for (int k = 0; k < 2000; ++k) {
+      const long long a = (k * 37) % 1500, b = (k * 91 + 5) % 1500;
+      text += std::to_string(a * spread + 1) + " " + std::to_string(b * spread + 1) + "\n";
+    }
+    const auto s = io::parse_snap(text, "s.txt");
+    EXPECT_EQ(d.matrix.row_idx, s.matrix.row_idx) << spread;
+    EXPECT_EQ(d.matrix.col_idx, s.matrix.col_idx) << spread;
+    ASSERT_EQ(d.original_id.size(), s.original_id.size()) << spread;
+    for (std::size_t i = 0; i < d.original_id.size(); ++i)
+      EXPECT_EQ(d.original_id[i] * spread + 1, s.original_id[i]) << spread;
+  }
 }
 
 TEST(io_snap, ErrorLineIsExactInEveryChunk) {

@@ -208,7 +208,7 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
   remap(dst, a.col_idx);
   std::vector<std::int64_t>().swap(dst);
   a.values.reserve(edges);
-  detail::advise_huge_pages(a.values.data(), edges * sizeof(double));
+  perron::advise_huge_pages(a.values.data(), edges * sizeof(double));
   a.values.assign(edges, 1.0);
   a.rows = a.cols = static_cast<index_t>(ids.size());
   return g;

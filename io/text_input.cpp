@@ -214,7 +214,7 @@ void text_buffer::reserve(std::size_t capacity) {
   data_.reset(p);
   capacity_ = capacity;
   p[size_] = '\0';
-  advise_huge_pages(p, capacity + 1);
+  perron::advise_huge_pages(p, capacity + 1);
 }
 
 void text_buffer::set_size(std::size_t size) {

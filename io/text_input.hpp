@@ -80,9 +80,6 @@ text_buffer gunzip(const std::string& name, const void* data, std::size_t size);
 // std::thread-free helpers around OpenMP.
 unsigned thread_count(unsigned requested);  // 0 -> omp_get_max_threads()
 
-// Huge-page advice for large fresh allocations (kernels/memory.hpp).
-using perron::advise_huge_pages;
-
 // Newlines in [begin, end) (16 bytes at a time where SSE2 is available).
 std::size_t count_newlines(const char* begin, const char* end);
 
@@ -92,7 +89,7 @@ std::size_t count_newlines(const char* begin, const char* end);
 template <class... Vectors>
 void resize_outputs(std::size_t n, unsigned threads, Vectors&... v) {
   (v.reserve(n), ...);
-  (advise_huge_pages(v.data(), v.capacity() * sizeof(*v.data())), ...);
+  (perron::advise_huge_pages(v.data(), v.capacity() * sizeof(*v.data())), ...);
   constexpr int count = sizeof...(Vectors);
   auto resize_one = [n](int k, auto&... all) {
     int i = 0;

@@ -214,9 +214,11 @@ bool write_all(int fd, const void* data, std::size_t n) {
 }
 
 // Reads `bytes` at `offset` into `out` in parallel blocks, hashing each block
-// while it is in cache. Returns false on a short read.
+// while it is in cache and handing it to `check(data, bytes)`. Returns false
+// on a short read.
+template <class Check>
 bool read_region(int fd, void* out, std::size_t bytes, std::uint64_t offset, unsigned threads,
-                 std::uint64_t& hash) {
+                 std::uint64_t& hash, Check check) {
   const auto blocks = static_cast<std::int64_t>((bytes + block_bytes - 1) / block_bytes);
   std::uint64_t sum = 0;
   std::atomic<bool> ok{true};
@@ -230,6 +232,7 @@ bool read_region(int fd, void* out, std::size_t bytes, std::uint64_t offset, uns
       continue;
     }
     sum += block_term(dst, n, static_cast<std::uint64_t>(k));
+    check(dst, n);
   }
   hash = mix64(sum + bytes);
   return ok;
@@ -310,33 +313,39 @@ std::optional<loaded_matrix> cache_load(const std::string& source, const cache_o
 #pragma omp parallel for schedule(static) num_threads(threads) if (nnz > 65536)
     for (std::int64_t e = 0; e < static_cast<std::int64_t>(nnz); ++e) v[e] = 1.0;
   }
+  // Indices are range-checked block by block while the block is in cache: a
+  // corrupt file with a matching checksum is astronomically unlikely, but an
+  // index out of range would crash a kernel. Which check failed is told apart
+  // from a bad checksum after the whole file is read.
+  std::atomic<bool> in_range{true};
+  const auto indices_below = [&in_range](index_t bound) {
+    return [&in_range, bound](const void* p, std::size_t bytes) {
+      // One unsigned compare per index (a negative one wraps above any bound).
+      const auto* x = static_cast<const std::uint32_t*>(p);
+      const auto limit = static_cast<std::uint32_t>(bound);
+      std::uint32_t bad = 0;
+      for (std::size_t e = 0; e < bytes / sizeof(index_t); ++e) bad |= x[e] >= limit;
+      if (bad) in_range.store(false, std::memory_order_relaxed);
+    };
+  };
+  const auto any = [](const void*, std::size_t) {};
   std::uint64_t sum = 0, part = 0;
   std::uint64_t off = begin;
-  bool ok = read_region(fd.get(), a.row_idx.data(), nnz * 4, off, threads, part);
+  bool ok = read_region(fd.get(), a.row_idx.data(), nnz * 4, off, threads, part, indices_below(a.rows));
   sum = combine(sum, part);
   off += nnz * 4;
-  ok = ok && read_region(fd.get(), a.col_idx.data(), nnz * 4, off, threads, part);
+  ok = ok && read_region(fd.get(), a.col_idx.data(), nnz * 4, off, threads, part, indices_below(a.cols));
   sum = combine(sum, part);
   off += nnz * 4;
   if (h.has_values) {
-    ok = ok && read_region(fd.get(), a.values.data(), nnz * 8, off, threads, part);
+    ok = ok && read_region(fd.get(), a.values.data(), nnz * 8, off, threads, part, any);
     sum = combine(sum, part);
     off += nnz * 8;
   }
-  ok = ok && read_region(fd.get(), m.label.data(), m.label.size() * 8, off, threads, part);
+  ok = ok && read_region(fd.get(), m.label.data(), m.label.size() * 8, off, threads, part, any);
   sum = combine(sum, part);
   if (!ok) return refuse("truncated while reading");
   if (sum != h.payload_checksum) return refuse("checksum mismatch (corrupt)");
-
-  // Cheap structural check: a corrupt file with a matching checksum is
-  // astronomically unlikely, but indices out of range would crash a kernel.
-  std::atomic<bool> in_range{true};
-  const auto n = static_cast<std::int64_t>(nnz);
-#pragma omp parallel for schedule(static) num_threads(threads) if (n > 65536)
-  for (std::int64_t e = 0; e < n; ++e) {
-    const auto i = a.row_idx[static_cast<std::size_t>(e)], j = a.col_idx[static_cast<std::size_t>(e)];
-    if (i < 0 || i >= a.rows || j < 0 || j >= a.cols) in_range.store(false, std::memory_order_relaxed);
-  }
   if (!in_range) return refuse("indices out of range (corrupt)");
   m.timings.from_cache = true;
   m.timings.file_bytes = file_bytes;

@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -23,6 +25,28 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 #else
   (void)data;
   (void)bytes;
+#endif
+}
+
+void prefault(const std::vector<byte_span>& spans, unsigned threads) {
+#if defined(MADV_POPULATE_WRITE)
+  constexpr std::uintptr_t page = 4096, piece = std::uintptr_t(8) << 20;  // 8 MiB: four huge pages
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pieces;
+  for (const byte_span& s : spans) {
+    if (s.data == nullptr || s.bytes < piece) continue;  // small arrays: not worth a call
+    // Page-aligned outwards: the pages at either end belong to the same mapping.
+    const auto begin = reinterpret_cast<std::uintptr_t>(s.data) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(s.data) + s.bytes + page - 1) & ~(page - 1);
+    for (std::uintptr_t p = begin; p < end; p += piece) pieces.emplace_back(p, std::min(end, p + piece));
+  }
+  const auto count = static_cast<std::int64_t>(pieces.size());
+  // Failure (an older kernel: EINVAL) only means the fill will fault the pages as before.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1) if (count > 1)
+  for (std::int64_t k = 0; k < count; ++k)
+    ::madvise(reinterpret_cast<void*>(pieces[k].first), pieces[k].second - pieces[k].first, MADV_POPULATE_WRITE);
+#else
+  (void)spans;
+  (void)threads;
 #endif
 }
 

@@ -23,6 +23,11 @@ bool built() noexcept;
 int device_count() noexcept;
 inline bool available() noexcept { return device_count() > 0; }
 
+// Creates the device's primary context now (a few hundred ms on a cold
+// process), so that a caller can overlap it with host work on another thread.
+// Errors are left for the first real call to report.
+void initialize() noexcept;
+
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MB L2)"
 std::string device_description(int device = 0);
 

@@ -1,5 +1,5 @@
 // Dense vector operations of the iterative solvers, declared once for every
-// backend: dot, nrm2, norm_inf, axpby, copy, fill, scale.
+// backend: dot, nrm2, norm_inf, axpby, copy, fill, scale (and widen, CPU only).
 //
 // CPU (kernels/cpu/vector_ops.cpp): OpenMP over host pointers; reductions
 // accumulate in double whatever T is, and return the value.
@@ -42,6 +42,9 @@ template <class T>
 void fill(std::size_t n, T value, T* x);
 template <class T>
 void scale(std::size_t n, T alpha, T* x);
+// y = x converted to double, on every core (a solver's result leaving pinned memory).
+template <class T>
+void widen(std::size_t n, const T* x, double* y);
 
 // ---- GPU -------------------------------------------------------------------
 namespace cuda {

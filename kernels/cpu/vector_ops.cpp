@@ -75,6 +75,13 @@ void scale(std::size_t n, T alpha, T* x) {
   for (std::int64_t i = 0; i < m; ++i) x[i] *= alpha;
 }
 
+template <class T>
+void widen(std::size_t n, const T* x, double* y) {
+  const auto m = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) if (m > parallel_threshold)
+  for (std::int64_t i = 0; i < m; ++i) y[i] = static_cast<double>(x[i]);
+}
+
 #define PERRON_VECTOR_OPS(T)                                          \
   template double dot<T>(std::size_t, const T*, const T*);            \
   template double nrm2<T>(std::size_t, const T*);                     \
@@ -82,7 +89,8 @@ void scale(std::size_t n, T alpha, T* x) {
   template void axpby<T>(std::size_t, T, const T*, T, T*);            \
   template void copy<T>(std::size_t, const T*, T*);                   \
   template void fill<T>(std::size_t, T, T*);                          \
-  template void scale<T>(std::size_t, T, T*);
+  template void scale<T>(std::size_t, T, T*);                        \
+  template void widen<T>(std::size_t, const T*, double*);
 PERRON_VECTOR_OPS(float)
 PERRON_VECTOR_OPS(double)
 #undef PERRON_VECTOR_OPS

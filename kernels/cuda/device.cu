@@ -23,6 +23,12 @@ int device_count() noexcept {
   return count;
 }
 
+void initialize() noexcept {
+  if (device_count() == 0) return;
+  cudaFree(nullptr);  // the idiomatic way to force context creation
+  cudaGetLastError();
+}
+
 std::string device_description(int device) {
   cudaDeviceProp p{};
   PERRON_CUDA_CHECK(cudaGetDeviceProperties(&p, device));

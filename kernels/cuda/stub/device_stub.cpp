@@ -10,6 +10,7 @@ namespace {
 
 bool built() noexcept { return false; }
 int device_count() noexcept { return 0; }
+void initialize() noexcept {}
 std::string device_description(int) { no_cuda(); }
 void* malloc_bytes(std::size_t) { no_cuda(); }
 void free_bytes(void*) noexcept {}

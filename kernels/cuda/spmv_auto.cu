@@ -11,7 +11,8 @@
 // padded size is within 1.5x the nonzeros. Each candidate runs 2 warm-up
 // calls, then 31 calls timed one by one with CUDA events, queued behind a
 // spin kernel (as spmv-bench times them: GPU time, not host launch cost); its
-// time is the median. The fastest wins, except that cuSPARSE ALG1 is kept
+// time is the median. A candidate whose first 3 timed calls already take more
+// than twice the best median so far is dropped without the 31. The fastest wins, except that cuSPARSE ALG1 is kept
 // unless the fastest beats it by more than 3%: medians of 31 calls still move
 // by a percent or two between runs, and a near-tie must not make auto slower
 // than the library it is measured against. reason() lists every candidate.
@@ -29,6 +30,7 @@ namespace {
 constexpr int trial_warmup = 2;
 constexpr int trial_calls = 31;
 constexpr double keep_alg1_within = 0.97;  // another kernel must take < 97% of ALG1's time
+constexpr double probe_drop = 2.0;         // a probe this many times the best so far ends a candidate
 
 // Median GPU time of one call, measured like spmv-bench (time_calls).
 template <class T>
@@ -50,7 +52,9 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
     return {spmv_kernel::csr_scalar, make_scalar(a, s),
             "no nonzeros: y = beta * y, no trial needed; csr-scalar (one pass over y)"};
 
-  std::vector<spmv_kernel> candidates = {spmv_kernel::merge, spmv_kernel::csr_adaptive, spmv_kernel::cusparse,
+  // cuSPARSE ALG1 first: it is the reference every other candidate must beat,
+  // and an early fast time lets the probe below drop hopeless ones quickly.
+  std::vector<spmv_kernel> candidates = {spmv_kernel::cusparse, spmv_kernel::merge, spmv_kernel::csr_adaptive,
                                          spmv_kernel::cusparse_alg2};
   if (st.max_len <= (1 << 15)) {
     candidates.push_back(spmv_kernel::csr_vector);
@@ -79,6 +83,16 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
     } catch (const dimension_error&) {
       report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " refused";
       continue;
+    }
+    if (best.engine) {
+      // Probe: 3 calls after 1 warm-up. A candidate already twice as slow as
+      // the best cannot win, and timing it 33 times cost most of the trial
+      // (csr-cte takes 2.5 ms a call on cnr-2000: 80 ms of a 0.12 s trial).
+      const double probe = median(time_calls([&] { e->apply(T(1), d_x.data(), T(0), d_y.data()); }, s, 1, 3));
+      if (probe > probe_drop * best_us) {
+        report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(probe) + " (3 calls)";
+        continue;
+      }
     }
     const double us = time_engine(*e, d_x.data(), d_y.data(), s);
     report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(us);

@@ -48,7 +48,7 @@ struct settings {
   spmv_kernel kernel = spmv_kernel::automatic;
   pagerank_loop loop = pagerank_loop::automatic;
   int check_every = 8;
-  int graph_unroll = 4;
+  int graph_unroll = 0;
   bool weighted = false;
   std::string personalize, initial, output;
   int top = 10;
@@ -122,8 +122,9 @@ po::options_description make_options(settings& s, std::string& precision, std::s
      "per solve) | check-every (one host sync every --check-every iterations) | auto (graph-while "
      "when the SpMV captures into it)")
     ("check-every", po::value<int>(&s.check_every)->default_value(8), "iterations per host check for --loop check-every")
-    ("graph-unroll", po::value<int>(&s.graph_unroll)->default_value(4),
-     "iterations per trip of the WHILE loop for --loop graph-while (results stay exact)")
+    ("graph-unroll", po::value<int>(&s.graph_unroll)->default_value(0),
+     "iterations per trip of the WHILE loop for --loop graph-while (results stay exact); 0: chosen "
+     "from the measured SpMV time (1 to 8)")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
      "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision)")
@@ -156,7 +157,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   if (s.max_iter < 1) throw usage_error("--max-iter must be at least 1");
   if (s.top < 0) throw usage_error("--top must be at least 0");
   if (s.check_every < 1) throw usage_error("--check-every must be at least 1");
-  if (s.graph_unroll < 1) throw usage_error("--graph-unroll must be at least 1");
+  if (s.graph_unroll < 0) throw usage_error("--graph-unroll must be 0 (automatic) or more");
   if (s.bench_runs < 1) throw usage_error("--bench-runs must be at least 1");
   if (precision != "float" && precision != "double") throw usage_error("--precision must be float or double");
   s.precision = precision;
@@ -252,7 +253,9 @@ void print_summary(const settings& s, const io::loaded_matrix& graph, const page
   line("residual", num(r.residual, 4));
   line("converged", r.converged ? "yes" : "no (reached --max-iter " + std::to_string(s.max_iter) + ")");
   if (r.on_gpu) {
-    line("loop", std::string(name(r.loop)) + ", " + std::to_string(r.host_syncs) + " host sync" +
+    line("loop", std::string(name(r.loop)) +
+                     (r.graph_unroll > 0 ? " (" + std::to_string(r.graph_unroll) + " steps per trip)" : "") + ", " +
+                     std::to_string(r.host_syncs) + " host sync" +
                      (r.host_syncs == 1 ? "" : "s") + (r.loop_note.empty() ? "" : " (" + r.loop_note + ")"));
   }
   line("load", app::describe_load(graph.timings));
@@ -304,6 +307,7 @@ void print_json(const settings& s, const io::loaded_matrix& graph, const pageran
   o << "  \"converged\": " << (r.converged ? "true" : "false") << ",\n";
   o << "  \"loop\": " << str(std::string(name(r.loop))) << ",\n";
   o << "  \"loop_note\": " << str(r.loop_note) << ",\n";
+  o << "  \"graph_unroll\": " << r.graph_unroll << ",\n";
   o << "  \"host_syncs\": " << r.host_syncs << ",\n";
   o << "  \"host_syncs_per_iteration\": "
     << real(r.iterations ? static_cast<double>(r.host_syncs) / r.iterations : 0.0, 6) << ",\n";
@@ -527,11 +531,12 @@ int bench(const settings& s) {
     opt.graph_unroll = unroll;
     opt.check_interval = s.check_every;
     row x;
-    x.what = "perron " + std::string(name(solver.kernel())) + (k == spmv_kernel::automatic ? " (auto)" : "") +
-             " " + std::string(name(loop)) +
-             (loop == pagerank_loop::check_every ? " " + std::to_string(s.check_every)
-                                                 : unroll > 1 ? " x" + std::to_string(unroll) : "");
     x.r = solver.solve(opt);  // warm-up: builds the graphs
+    x.what = "perron " + std::string(name(solver.kernel())) + (k == spmv_kernel::automatic ? " (auto)" : "") +
+             " " + std::string(name(x.r.loop)) +
+             (x.r.loop == pagerank_loop::check_every ? " " + std::to_string(s.check_every)
+                                                     : " x" + std::to_string(x.r.graph_unroll) +
+                                                           (unroll == 0 ? " (auto)" : ""));
     std::vector<double> wall, dev;
     for (int i = 0; i < runs; ++i) {
       const pagerank_result r = solver.solve(opt);
@@ -545,7 +550,7 @@ int bench(const settings& s) {
   };
   run_perron(spmv_kernel::automatic, pagerank_loop::automatic, s.graph_unroll);
   if (rows.back().r.kernel != best) run_perron(best, pagerank_loop::automatic, s.graph_unroll);
-  for (int unroll : {1, 2, 4})
+  for (int unroll : {1, 2, 4, 8})
     if (unroll != s.graph_unroll) run_perron(best, pagerank_loop::automatic, unroll);
   run_perron(best, pagerank_loop::check_every, 1);
 

@@ -161,8 +161,8 @@ void validate(const pagerank_options& opt, index_t n) {
   if (opt.max_iter < 1) throw invalid_argument("max_iter must be >= 1, got " + std::to_string(opt.max_iter));
   if (opt.check_interval < 1)
     throw invalid_argument("check_interval must be >= 1, got " + std::to_string(opt.check_interval));
-  if (opt.graph_unroll < 1)
-    throw invalid_argument("graph_unroll must be >= 1, got " + std::to_string(opt.graph_unroll));
+  if (opt.graph_unroll < 0)
+    throw invalid_argument("graph_unroll must be >= 0 (0: automatic), got " + std::to_string(opt.graph_unroll));
   if (opt.loop == pagerank_loop::host)
     throw invalid_argument("loop mode 'host' is what the CPU solver reports; ask for auto, graph-while or check-every");
   // (empty means uniform: nothing to check, and no n-sized vector to build)

@@ -82,11 +82,15 @@ struct pagerank_options {
   // GPU only.
   pagerank_loop loop = pagerank_loop::automatic;
   int check_interval = 8;  // iterations per host check in check_every mode, >= 1
-  // Steps per trip of the WHILE body in graph_while mode, >= 1. Each trip costs
-  // a device-side relaunch of the body graph; with U > 1 that cost is shared
-  // by U steps, and the steps after the stopping one inside a trip run only
-  // their SpMV (the update is a no-op), so results stay exact.
-  int graph_unroll = 4;  // measured: see docs/PERFORMANCE.md, PageRank
+  // Steps per trip of the WHILE body in graph_while mode. Each trip costs
+  // a device-side relaunch of the body graph (~4 us on an H100); with U > 1
+  // that cost is shared by U steps, and the steps after the stopping one
+  // inside a trip run only their SpMV (the update is a no-op), so results
+  // stay exact but those SpMVs are spent. 0 (default): chosen per graph from
+  // the SpMV's measured time s, U = sqrt(2 K c / s) rounded, in [1, 8], which
+  // minimises K c / U + (U - 1) s / 2 (trips plus the expected spent steps)
+  // for K = 30 iterations and c = 4 us (see docs/PERFORMANCE.md, PageRank).
+  int graph_unroll = 0;
   // false: no CUDA graphs at all (check_every, each step launched directly),
   // for tools that do not follow graph launches, and to test that path.
   bool use_graphs = true;
@@ -107,6 +111,7 @@ struct pagerank_result {
   spmv_kernel kernel = spmv_kernel::cpu;  // concrete kernel that ran
   std::string kernel_reason;              // why auto chose it (GPU, automatic only)
   pagerank_loop loop = pagerank_loop::host;
+  int graph_unroll = 0;   // steps per WHILE trip that ran (graph_while only)
   std::string loop_note;  // why the loop mode differs from the one asked for, if it does
   // Wall time of the solve: start vector to ranks on the host (GPU: uploads of
   // v / r0, the loop and the download included; graph building excluded after

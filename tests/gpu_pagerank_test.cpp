@@ -92,6 +92,8 @@ void check(const std::string& graph, spmv_kernel kernel, pagerank_loop loop) {
   EXPECT_LT(r.residual, o.tol);
   if (loop == pagerank_loop::graph_while) {
     EXPECT_EQ(r.loop, pagerank_loop::graph_while);
+    EXPECT_GE(r.graph_unroll, 1);  // o.graph_unroll = 0: chosen in [1, 8]
+    EXPECT_LE(r.graph_unroll, 8);
     EXPECT_EQ(r.host_syncs, 1u);
   } else if (loop == pagerank_loop::check_every) {
     EXPECT_EQ(r.loop, pagerank_loop::check_every);
@@ -249,11 +251,17 @@ TYPED_TEST(gpu_pagerank, GraphUnrollIsExact) {
   const auto one = s.solve(o);
   ASSERT_TRUE(one.converged);
   const double largest = *std::max_element(one.rank.begin(), one.rank.end());
-  for (int unroll : {2, 3, 5}) {
+  for (int unroll : {2, 3, 5, 0}) {  // 0: chosen from the SpMV's time
     o.graph_unroll = unroll;
     o.max_iter = 1000;
     const auto r = s.solve(o);
     EXPECT_EQ(r.loop, pagerank_loop::graph_while);
+    if (unroll > 0) {
+      EXPECT_EQ(r.graph_unroll, unroll);
+    } else {
+      EXPECT_GE(r.graph_unroll, 1);
+      EXPECT_LE(r.graph_unroll, 8);
+    }
     EXPECT_EQ(r.host_syncs, 1u);
     EXPECT_EQ(r.iterations, one.iterations) << "unroll " << unroll;
     // The residual sums n differences of nearly equal numbers: the last-bit

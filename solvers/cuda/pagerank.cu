@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cuda/atomic>
 #include <limits>
 #include <memory>
@@ -255,6 +256,7 @@ struct pagerank_cuda<T>::impl {
 
   graph_exec_ptr while_exec;
   int while_unroll = 0;
+  int auto_unroll = 0;  // automatic_unroll()'s choice, once measured
   bool while_tried = false;
   std::string while_error;  // why graph_while is unavailable
   graph_exec_ptr batch_exec;
@@ -367,6 +369,17 @@ struct pagerank_cuda<T>::impl {
       abandon_capture();
       return false;
     }
+  }
+
+  // Steps per WHILE trip for graph_unroll == 0 (pagerank.hpp gives the model).
+  int automatic_unroll() {
+    if (auto_unroll == 0) {
+      constexpr double typical_iterations = 30, trip_us = 4;
+      const double spmv_us = std::max(1.0, time_spmv(*plan, T(1), d_r.data(), T(0), d_y.data(), 1, 5).median_us());
+      const long u = std::lround(std::sqrt(2 * typical_iterations * trip_us / spmv_us));
+      auto_unroll = static_cast<int>(std::clamp(u, 1L, 8L));
+    }
+    return auto_unroll;
   }
 
   // Blocks until the stream is idle; with a progress callback, polls the
@@ -486,8 +499,10 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     loop = pagerank_loop::check_every;
   }
   if (loop == pagerank_loop::automatic || loop == pagerank_loop::graph_while) {
-    if (m.ensure_while_graph(opt.graph_unroll)) {
+    const int unroll = opt.graph_unroll > 0 ? opt.graph_unroll : m.automatic_unroll();
+    if (m.ensure_while_graph(unroll)) {
       loop = pagerank_loop::graph_while;
+      res.graph_unroll = unroll;
     } else if (loop == pagerank_loop::graph_while) {
       throw cuda_error("loop graph-while: " + m.while_error);
     } else {

@@ -12,10 +12,11 @@
 // calls, then 31 calls timed one by one with CUDA events, queued behind a
 // spin kernel (as spmv-bench times them: GPU time, not host launch cost); its
 // time is the median. A candidate whose first 3 timed calls already take more
-// than twice the best median so far is dropped without the 31. The fastest wins, except that cuSPARSE ALG1 is kept
-// unless the fastest beats it by more than 3%: medians of 31 calls still move
-// by a percent or two between runs, and a near-tie must not make auto slower
-// than the library it is measured against. reason() lists every candidate.
+// than twice the best median so far is dropped without the 31. The fastest
+// wins, except that cuSPARSE ALG1 is kept unless the fastest beats it by more
+// than 3%: medians of 31 calls still move by a percent or two between runs,
+// and a near-tie must not make auto slower than the library it is measured
+// against. reason() lists every candidate.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -34,8 +35,8 @@ constexpr double probe_drop = 2.0;         // a probe this many times the best s
 
 // Median GPU time of one call, measured like spmv-bench (time_calls).
 template <class T>
-double time_engine(const engine<T>& e, const T* d_x, T* d_y, cudaStream_t s) {
-  return median(time_calls([&] { e.apply(T(1), d_x, T(0), d_y); }, s, trial_warmup, trial_calls));
+double time_engine(const engine<T>& e, const T* d_x, T* d_y, cudaStream_t s, int warmup, int calls) {
+  return median(time_calls([&] { e.apply(T(1), d_x, T(0), d_y); }, s, warmup, calls));
 }
 
 std::string fixed(double v) {
@@ -88,13 +89,13 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
       // Probe: 3 calls after 1 warm-up. A candidate already twice as slow as
       // the best cannot win, and timing it 33 times cost most of the trial
       // (csr-cte takes 2.5 ms a call on cnr-2000: 80 ms of a 0.12 s trial).
-      const double probe = median(time_calls([&] { e->apply(T(1), d_x.data(), T(0), d_y.data()); }, s, 1, 3));
+      const double probe = time_engine(*e, d_x.data(), d_y.data(), s, 1, 3);
       if (probe > probe_drop * best_us) {
         report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(probe) + " (3 calls)";
         continue;
       }
     }
-    const double us = time_engine(*e, d_x.data(), d_y.data(), s);
+    const double us = time_engine(*e, d_x.data(), d_y.data(), s, trial_warmup, trial_calls);
     report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(us);
     if (k == spmv_kernel::cusparse) alg1_us = us;
     if (!best.engine || us < best_us) {

@@ -46,6 +46,7 @@ struct settings {
   std::string precision = "float";
   pagerank_device device = pagerank_device::automatic;
   spmv_kernel kernel = spmv_kernel::automatic;
+  pagerank_pull pull = pagerank_pull::spmv;
   pagerank_loop loop = pagerank_loop::automatic;
   int check_every = 8;
   int graph_unroll = 0;
@@ -93,7 +94,7 @@ const char* exit_text =
 // ---- command line ------------------------------------------------------------
 
 po::options_description make_options(settings& s, std::string& precision, std::string& device,
-                                     std::string& kernel, std::string& loop) {
+                                     std::string& kernel, std::string& pull, std::string& loop) {
   po::options_description o(usage_text);
   // clang-format off
   o.add_options()
@@ -108,6 +109,10 @@ po::options_description make_options(settings& s, std::string& precision, std::s
      "auto | cpu | cuda; auto: the GPU when one is usable")
     ("kernel,k", po::value<std::string>(&kernel)->default_value("auto"),
      ("SpMV kernel: " + spmv_kernel_names() + "; cpu forces the CPU path").c_str())
+    ("pull", po::value<std::string>(&pull)->default_value("spmv"),
+     "GPU step: spmv (the --kernel SpMV, then an update kernel) | fused (one kernel per iteration "
+     "pulling over the pattern of an unweighted graph with the update fused, vertices relabelled by "
+     "out-degree; faster per iteration on power-law graphs, slower to set up)")
     ("weighted,w", po::bool_switch(&s.weighted),
      "use the matrix values as arc weights (duplicates summed); negative or NaN weights are errors")
     ("personalize", po::value<std::string>(&s.personalize)->value_name("FILE"),
@@ -136,8 +141,8 @@ po::options_description make_options(settings& s, std::string& precision, std::s
 
 // Returns false when --help was asked for (help already printed).
 bool parse_command_line(int argc, char** argv, settings& s) {
-  std::string precision, device, kernel, loop;
-  po::options_description visible = make_options(s, precision, device, kernel, loop);
+  std::string precision, device, kernel, pull, loop;
+  po::options_description visible = make_options(s, precision, device, kernel, pull, loop);
   po::options_description all;
   all.add(visible);
   all.add_options()("graph", po::value<std::string>(&s.graph));
@@ -164,6 +169,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   try {
     s.device = parse_pagerank_device(device);
     s.kernel = parse_spmv_kernel(kernel);
+    s.pull = parse_pagerank_pull(pull);
     s.loop = parse_pagerank_loop(loop);
   } catch (const invalid_argument& e) {
     throw usage_error(e.what());
@@ -173,6 +179,13 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   if (s.device == pagerank_device::cpu && s.kernel != spmv_kernel::cpu && s.kernel != spmv_kernel::automatic)
     throw usage_error("--device cpu runs the cpu kernel; --kernel " + std::string(name(s.kernel)) +
                       " needs --device cuda or auto");
+  if (s.pull == pagerank_pull::fused && s.weighted)
+    throw usage_error("--pull fused needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
+  if (s.pull == pagerank_pull::fused && s.kernel != spmv_kernel::automatic)
+    throw usage_error("--pull fused runs its own kernel; --kernel " + std::string(name(s.kernel)) +
+                      " needs --pull spmv");
+  if (s.pull == pagerank_pull::fused && s.device == pagerank_device::cpu)
+    throw usage_error("--pull fused is a GPU step; it cannot run with --device cpu");
   if (s.bench && (s.device == pagerank_device::cpu || s.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
   return true;
@@ -245,7 +258,9 @@ void print_summary(const settings& s, const io::loaded_matrix& graph, const page
   line("links", std::to_string(g.links()));
   line("dangling", std::to_string(g.dangling_count));
   line("device", device_text(r));
-  line("kernel", std::string(name(r.kernel)) + (r.on_gpu && s.kernel == spmv_kernel::automatic ? " (auto)" : ""));
+  line("kernel", r.fused_pull ? "pull-fused (" + std::to_string(r.hub_entries) + " entries of x in shared memory)"
+                              : std::string(name(r.kernel)) +
+                                    (r.on_gpu && s.kernel == spmv_kernel::automatic ? " (auto)" : ""));
   line("precision", s.precision);
   line("alpha", num(s.alpha));
   line("tol", num(s.tol));
@@ -295,7 +310,8 @@ void print_json(const settings& s, const io::loaded_matrix& graph, const pageran
   o << "  \"dangling\": " << g.dangling_count << ",\n";
   o << "  \"device\": " << str(r.on_gpu ? "cuda" : "cpu") << ",\n";
   o << "  \"device_name\": " << str(device_text(r)) << ",\n";
-  o << "  \"kernel\": " << str(std::string(name(r.kernel))) << ",\n";
+  o << "  \"kernel\": " << str(r.fused_pull ? std::string("pull-fused") : std::string(name(r.kernel))) << ",\n";
+  o << "  \"hub_entries\": " << r.hub_entries << ",\n";
   o << "  \"kernel_reason\": " << str(r.kernel_reason) << ",\n";
   o << "  \"precision\": " << str(s.precision) << ",\n";
   o << "  \"alpha\": " << real(s.alpha, 15) << ",\n";
@@ -387,7 +403,7 @@ int solve(const settings& s) {
   step.restart();
   pagerank_result r;
   if (gpu) {
-    pagerank_cuda<T> solver(g, s.kernel);
+    pagerank_cuda<T> solver(g, s.kernel, s.pull);
     t.transfer = step.lap();
     r = solver.solve(opt);
   } else {
@@ -525,14 +541,17 @@ int bench(const settings& s) {
     double wall = 0, device = 0, iter = 0;
   };
   std::vector<row> rows;
-  const auto run_perron = [&](spmv_kernel k, pagerank_loop loop, int unroll) {
-    pagerank_cuda<T> solver(g, k);
+  std::string fused_note;
+  const auto run_perron = [&](spmv_kernel k, pagerank_loop loop, int unroll,
+                              pagerank_pull pull = pagerank_pull::spmv) {
+    pagerank_cuda<T> solver(g, k, pull);
+    if (solver.fused()) fused_note = solver.kernel_reason();
     opt.loop = loop;
     opt.graph_unroll = unroll;
     opt.check_interval = s.check_every;
     row x;
     x.r = solver.solve(opt);  // warm-up: builds the graphs
-    x.what = "perron " + std::string(name(solver.kernel())) + (k == spmv_kernel::automatic ? " (auto)" : "") +
+    x.what = "perron " + solver.kernel_name() + (k == spmv_kernel::automatic ? " (auto)" : "") +
              " " + std::string(name(x.r.loop)) +
              (x.r.loop == pagerank_loop::check_every ? " " + std::to_string(s.check_every)
                                                      : " x" + std::to_string(x.r.graph_unroll) +
@@ -553,6 +572,13 @@ int bench(const settings& s) {
   for (int unroll : {1, 2, 4, 8})
     if (unroll != s.graph_unroll) run_perron(best, pagerank_loop::automatic, unroll);
   run_perron(best, pagerank_loop::check_every, 1);
+  if (g.pattern) {
+    try {
+      run_perron(spmv_kernel::automatic, pagerank_loop::automatic, s.graph_unroll, pagerank_pull::fused);
+    } catch (const error& e) {
+      fused_note = std::string("--pull fused could not run: ") + e.what();
+    }
+  }
 
   // 3. The naive baseline.
   bench::cusparse_baseline<T> base(g);
@@ -590,6 +616,7 @@ int bench(const settings& s) {
   o << "target  whole solve >= 5 x faster than the baseline: " << num(speedup, 3) << " x  -> "
     << (speedup >= 5 ? "met" : "MISSED") << "\n";
   if (!p.r.loop_note.empty()) o << "note    " << p.r.loop_note << "\n";
+  if (!fused_note.empty()) o << "fused   " << fused_note << "\n";
   return ok;
 }
 

@@ -75,6 +75,7 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
   for (std::size_t k = 0; k < at.nnz(); ++k) out[at.col_idx[k]] += weighted ? at.values[k] : 1.0;
 
   pagerank_graph<T> g;
+  g.pattern = !weighted;
   g.dangling.assign(static_cast<std::size_t>(n), 0);
   for (index_t j = 0; j < n; ++j) {
     if (!std::isfinite(out[j]))
@@ -115,6 +116,20 @@ pagerank_loop parse_pagerank_loop(std::string_view s) {
   for (auto l : {pagerank_loop::automatic, pagerank_loop::graph_while, pagerank_loop::check_every})
     if (name(l) == s) return l;
   throw invalid_argument("unknown loop mode '" + std::string(s) + "' (valid: auto, graph-while, check-every)");
+}
+
+std::string_view name(pagerank_pull p) {
+  switch (p) {
+    case pagerank_pull::fused: return "fused";
+    case pagerank_pull::spmv: return "spmv";
+  }
+  return "unknown";
+}
+
+pagerank_pull parse_pagerank_pull(std::string_view s) {
+  for (auto p : {pagerank_pull::spmv, pagerank_pull::fused})
+    if (name(p) == s) return p;
+  throw invalid_argument("unknown pull '" + std::string(s) + "' (valid: spmv, fused)");
 }
 
 std::string_view name(pagerank_device d) {
@@ -226,7 +241,7 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
 
 template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt, pagerank_device device,
-                         spmv_kernel kernel) {
+                         spmv_kernel kernel, pagerank_pull pull) {
   if (device == pagerank_device::cuda && kernel == spmv_kernel::cpu)
     throw invalid_argument("device cuda with kernel cpu: the cpu kernel runs on the host");
   bool gpu = false;
@@ -240,7 +255,7 @@ pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt
     throw cuda_error(cuda::built() ? "device cuda: no usable CUDA device"
                                    : "device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
   validate(opt, g.vertices());
-  pagerank_cuda<T> solver(g, kernel);
+  pagerank_cuda<T> solver(g, kernel, pull);
   return solver.solve(opt);
 }
 
@@ -339,8 +354,8 @@ template pagerank_graph<double> make_pagerank_graph<double>(const coo_matrix<dou
 template pagerank_result pagerank_cpu<float>(const pagerank_graph<float>&, const pagerank_options&);
 template pagerank_result pagerank_cpu<double>(const pagerank_graph<double>&, const pagerank_options&);
 template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&, pagerank_device,
-                                         spmv_kernel);
+                                         spmv_kernel, pagerank_pull);
 template pagerank_result pagerank<double>(const pagerank_graph<double>&, const pagerank_options&, pagerank_device,
-                                          spmv_kernel);
+                                          spmv_kernel, pagerank_pull);
 
 }  // namespace perron

@@ -39,6 +39,10 @@ struct pagerank_graph {
   // dangling[j] != 0 iff j has no out-arc of positive weight.
   std::vector<std::uint8_t> dangling;
   index_t dangling_count = 0;
+  // True when every stored P^T(i, j) is 1 / d_j with d_j the count of column
+  // j (an unweighted graph; make_pagerank_graph sets it): the GPU solver may
+  // then pull over the pattern alone (pagerank_pull::fused).
+  bool pattern = false;
 
   index_t vertices() const { return pt.rows; }
   // Distinct arcs (self loops included; duplicates merged).
@@ -67,6 +71,18 @@ enum class pagerank_loop {
   host,         // the CPU solver (reported by results only)
 };
 std::string_view name(pagerank_loop l);  // "auto", "graph-while", "check-every", "host"
+
+// What one GPU step runs.
+enum class pagerank_pull {
+  spmv,   // the plan's SpMV kernel, then the fused update kernel (the default)
+  fused,  // one kernel per step: a pull over the pattern of P^T with the update fused, vertices
+          // relabelled by out-degree and the most-gathered part of x in shared memory
+          // (solvers/cuda/pagerank_fused.cuh); pattern graphs only. Faster per step than
+          // cuSPARSE + update on R-MAT graphs, slower on cnr-2000; its setup (the relabelling)
+          // costs more than it saves in one solve (docs/PERFORMANCE.md)
+};
+std::string_view name(pagerank_pull p);              // "spmv", "fused"
+pagerank_pull parse_pagerank_pull(std::string_view s);  // throws invalid_argument
 // Accepts "auto", "graph-while", "check-every"; throws invalid_argument otherwise.
 pagerank_loop parse_pagerank_loop(std::string_view s);
 
@@ -108,7 +124,9 @@ struct pagerank_result {
   // Times the host blocked on the device during the solve (0 on the CPU).
   std::uint64_t host_syncs = 0;
   bool on_gpu = false;
-  spmv_kernel kernel = spmv_kernel::cpu;  // concrete kernel that ran
+  spmv_kernel kernel = spmv_kernel::cpu;  // concrete kernel that ran (automatic when fused_pull)
+  bool fused_pull = false;                 // pagerank_pull::fused ran
+  int hub_entries = 0;                     // fused_pull: entries of x kept in shared memory
   std::string kernel_reason;              // why auto chose it (GPU, automatic only)
   pagerank_loop loop = pagerank_loop::host;
   int graph_unroll = 0;   // steps per WHILE trip that ran (graph_while only)
@@ -139,17 +157,21 @@ template <class T>
 class pagerank_cuda {
  public:
   // kernel: any GPU kernel of spmv_kernels() (automatic resolves per matrix).
-  explicit pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel = spmv_kernel::automatic);
+  // pull: fused needs g.pattern and the automatic kernel (invalid_argument
+  // otherwise), and a device with room for its shared memory (cuda_error).
+  explicit pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel = spmv_kernel::automatic,
+                         pagerank_pull pull = pagerank_pull::spmv);
   ~pagerank_cuda();
   pagerank_cuda(pagerank_cuda&&) noexcept;
   pagerank_cuda& operator=(pagerank_cuda&&) noexcept;
 
   pagerank_result solve(const pagerank_options& opt);
 
-  spmv_kernel kernel() const;  // concrete
+  spmv_kernel kernel() const;  // concrete; automatic when fused()
+  bool fused() const;          // pagerank_pull::fused runs
+  std::string kernel_name() const;  // the kernel's name, or "pull-fused"
   const std::string& kernel_reason() const;
   std::size_t device_bytes() const;
-  const spmv_plan<T>& plan() const;  // P^T's plan (the benchmark times it alone)
 
   struct impl;
 
@@ -167,7 +189,7 @@ pagerank_device parse_pagerank_device(std::string_view s);  // throws invalid_ar
 template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt,
                          pagerank_device device = pagerank_device::automatic,
-                         spmv_kernel kernel = spmv_kernel::automatic);
+                         spmv_kernel kernel = spmv_kernel::automatic, pagerank_pull pull = pagerank_pull::spmv);
 
 // ---- input of per-vertex vectors (--personalize, --initial) ------------------
 // Reads one weight per vertex from either a Matrix Market array file (n values

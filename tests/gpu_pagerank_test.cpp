@@ -75,11 +75,16 @@ using graph_param = std::tuple<std::string, spmv_kernel, bool, pagerank_loop>;
 class gpu_pagerank_graphs : public gpu_test_with_param<graph_param> {};
 
 template <class T>
-void check(const std::string& graph, spmv_kernel kernel, pagerank_loop loop) {
+void check(const std::string& graph, spmv_kernel kernel, pagerank_loop loop,
+           pagerank_pull pull = pagerank_pull::spmv) {
   const test_graph* tg = get_test_graph(graph);
   if (!tg) GTEST_SKIP() << graph << " not found in data/ or ../shared/data";
   const pagerank_graph<T> g = make_pagerank_graph<T>(tg->matrix, false, tg->label);
-  auto solver = make_solver(g, kernel);
+  std::optional<pagerank_cuda<T>> solver;
+  if (pull == pagerank_pull::fused)
+    solver.emplace(g, kernel, pull);
+  else
+    solver = make_solver(g, kernel);
   if (!solver) GTEST_SKIP();
   pagerank_options o;
   o.tol = solve_tolerance<T>::tol;
@@ -87,7 +92,10 @@ void check(const std::string& graph, spmv_kernel kernel, pagerank_loop loop) {
   o.check_interval = 5;
   const pagerank_result r = solver->solve(o);
   ASSERT_TRUE(r.on_gpu);
-  EXPECT_NE(r.kernel, spmv_kernel::automatic);
+  EXPECT_EQ(r.fused_pull, pull == pagerank_pull::fused);
+  if (!r.fused_pull) {
+    EXPECT_NE(r.kernel, spmv_kernel::automatic);
+  }
   EXPECT_TRUE(r.converged) << "residual " << r.residual << " after " << r.iterations;
   EXPECT_LT(r.residual, o.tol);
   if (loop == pagerank_loop::graph_while) {
@@ -147,6 +155,27 @@ INSTANTIATE_TEST_SUITE_P(
       return param_name(std::get<0>(info.param) + "_" + std::string(name(std::get<1>(info.param))) +
                         (std::get<2>(info.param) ? "_double_" : "_float_") +
                         std::string(name(std::get<3>(info.param))));
+    });
+
+// The fused pull on the same graphs (its own kernel; kernel stays automatic).
+using fused_param = std::tuple<std::string, bool, pagerank_loop>;
+class gpu_pagerank_fused_graphs : public gpu_test_with_param<fused_param> {};
+
+TEST_P(gpu_pagerank_fused_graphs, MatchesReferenceAndCpu) {
+  const auto& [graph, dbl, loop] = GetParam();
+  if (dbl)
+    check<double>(graph, spmv_kernel::automatic, loop, pagerank_pull::fused);
+  else
+    check<float>(graph, spmv_kernel::automatic, loop, pagerank_pull::fused);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    all, gpu_pagerank_fused_graphs,
+    ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool(),
+                       ::testing::Values(pagerank_loop::automatic, pagerank_loop::check_every)),
+    [](const auto& info) {
+      return param_name(std::get<0>(info.param) + (std::get<1>(info.param) ? "_double_" : "_float_") +
+                        std::string(name(std::get<2>(info.param))));
     });
 
 // ---- the loops ------------------------------------------------------------------------
@@ -399,6 +428,109 @@ TYPED_TEST(gpu_pagerank, CheckEveryReportsProgressPerBatch) {
   const auto w = s.solve(o);
   EXPECT_EQ(w.iterations, r.iterations);
   for (int k : seen) EXPECT_LE(k, w.iterations);
+}
+
+// ---- the fused pull -------------------------------------------------------------
+
+// A graph whose rows cross many merge-path tiles (256 items each): vertex 0 is
+// linked from everyone (a row of n - 1 links), vertex 1 links to everyone (the
+// largest out-degree: new id 0, in the shared-memory hub), vertex 2 gets links
+// from the first 600 vertices (a row over about 3 tiles), a random graph
+// underneath, dangling vertices throughout.
+coo_matrix<double> long_rows_graph(index_t n) {
+  coo_matrix<double> a = random_graph(n, 8 * static_cast<std::size_t>(n), 83);
+  const auto arc = [&](index_t i, index_t j) {
+    a.row_idx.push_back(i);
+    a.col_idx.push_back(j);
+    a.values.push_back(1.0);
+  };
+  for (index_t i = 1; i < n; ++i) arc(i, 0);
+  for (index_t j = 0; j < n; ++j) arc(1, j);
+  for (index_t i = 3; i < 603 && i < n; ++i) arc(i, 2);
+  return a;
+}
+
+TYPED_TEST(gpu_pagerank, FusedPullMatchesReferenceOnLongRows) {
+  using T = TypeParam;
+  for (index_t n : {700, 5000, 40000}) {
+    const auto a = long_rows_graph(n);
+    const auto g = make_pagerank_graph<T>(a, false);
+    const auto ref_g = reference_from_coo(a, false);
+    pagerank_cuda<T> fused(g, spmv_kernel::automatic, pagerank_pull::fused);
+    ASSERT_TRUE(fused.fused());
+    EXPECT_EQ(fused.kernel_name(), "pull-fused");
+    pagerank_cuda<T> spmv(g, spmv_kernel::automatic, pagerank_pull::spmv);
+    EXPECT_FALSE(spmv.fused());
+    pagerank_options o;
+    o.tol = solve_tolerance<T>::tol;
+    for (bool personalized : {false, true}) {
+      o.personalization = personalized ? random_vector(n, 89, 0.0, 1.0) : std::vector<double>{};
+      const auto ref = reference_pagerank(ref_g, 0.85, normalized(o.personalization));
+      for (pagerank_loop loop : {pagerank_loop::graph_while, pagerank_loop::check_every}) {
+        o.loop = loop;
+        const auto r = fused.solve(o);
+        EXPECT_TRUE(r.fused_pull);
+        EXPECT_GE(r.hub_entries, 0);
+        EXPECT_LE(r.hub_entries, n);
+        EXPECT_TRUE(r.converged) << "n " << n;
+        EXPECT_NEAR(sum(r.rank), 1.0, 1e-6) << "n " << n;
+        EXPECT_LE(max_abs_diff(r.rank, ref), solve_tolerance<T>::max_abs) << "n " << n;
+        EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << "n " << n;
+        for (double x : r.rank) ASSERT_GT(x, 0.0);
+        const auto p = spmv.solve(o);
+        EXPECT_LE(std::abs(r.iterations - p.iterations), 1) << "n " << n;
+        EXPECT_LE(l1_diff(r.rank, p.rank), 2 * solve_tolerance<T>::l1()) << "n " << n;
+      }
+    }
+  }
+}
+
+// The fused loop's stopping step is exact whatever the steps per trip, and
+// steps after it change nothing; a start vector is honoured.
+TYPED_TEST(gpu_pagerank, FusedPullUnrollAndStartAreExact) {
+  using T = TypeParam;
+  const auto a = long_rows_graph(3000);
+  const auto g = make_pagerank_graph<T>(a, false);
+  pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
+  ASSERT_TRUE(s.fused());
+  pagerank_options o;
+  o.loop = pagerank_loop::graph_while;
+  o.graph_unroll = 1;
+  const auto one = s.solve(o);
+  ASSERT_TRUE(one.converged);
+  const double largest = *std::max_element(one.rank.begin(), one.rank.end());
+  for (int unroll : {2, 5, 0}) {
+    o.graph_unroll = unroll;
+    o.max_iter = 1000;
+    const auto r = s.solve(o);
+    EXPECT_EQ(r.graph_unroll, unroll == 0 ? 8 : unroll);
+    EXPECT_EQ(r.iterations, one.iterations) << "unroll " << unroll;
+    EXPECT_LE(max_abs_diff(r.rank, one.rank), 4 * std::numeric_limits<T>::epsilon() * largest);
+    o.max_iter = 7;
+    EXPECT_EQ(s.solve(o).iterations, 7) << "unroll " << unroll;
+  }
+  // Starting from the fixed point it stops after one step.
+  o.graph_unroll = 0;
+  o.max_iter = 1000;
+  o.initial = one.rank;
+  o.tol = 1e-4;
+  const auto again = s.solve(o);
+  EXPECT_EQ(again.iterations, 1);
+  EXPECT_LE(max_abs_diff(again.rank, one.rank), 1e-5);
+}
+
+TYPED_TEST(gpu_pagerank, FusedPullIsRefusedWhereItCannotRun) {
+  using T = TypeParam;
+  const auto a = random_graph(500, 3000, 97);
+  const auto weighted = make_pagerank_graph<T>(a, true);
+  EXPECT_THROW(pagerank_cuda<T>(weighted, spmv_kernel::automatic, pagerank_pull::fused), invalid_argument);
+  pagerank_cuda<T> plain(weighted);  // the SpMV pull, the default
+  EXPECT_FALSE(plain.fused());
+  const auto unweighted = make_pagerank_graph<T>(a, false);
+  EXPECT_THROW(pagerank_cuda<T>(unweighted, spmv_kernel::csr_vector, pagerank_pull::fused), invalid_argument);
+  pagerank_cuda<T> chosen(unweighted, spmv_kernel::csr_vector);  // a named kernel: the SpMV pull
+  EXPECT_FALSE(chosen.fused());
+  EXPECT_EQ(chosen.kernel(), spmv_kernel::csr_vector);
 }
 
 TEST(gpu_pagerank_errors, CpuKernelIsRefused) {

@@ -261,6 +261,10 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--device", "tpu"}, 64, "cuda"},
       {{g, "--device", "cuda", "--kernel", "cpu"}, 64, "cpu"},
       {{g, "--loop", "sometimes"}, 64, "graph-while"},
+      {{g, "--pull", "sideways"}, 64, "fused"},
+      {{g, "--pull", "fused", "--weighted"}, 64, "--pull spmv"},
+      {{g, "--pull", "fused", "--kernel", "merge"}, 64, "--kernel merge"},
+      {{g, "--pull", "fused", "--device", "cpu"}, 64, "--device cpu"},
       {{g, "--no-such-option"}, 64, "no-such-option"},
       {{g, g}, 64, ""},
       {{path("missing.mtx")}, 66, "missing.mtx"},
@@ -376,6 +380,15 @@ TEST_F(pagerank_app, DevicesAndKernels) {
     ASSERT_EQ(o.code, 0) << k << ": " << o.err;
     EXPECT_NE(o.out.find("\"device\": \"cuda\""), std::string::npos) << k;
     EXPECT_NE(o.out.find("\"converged\": true"), std::string::npos) << k;
+  }
+  o = run({g, "--device", "cuda", "--json"});  // the SpMV pull by default
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.find("\"kernel\": \"pull-fused\""), std::string::npos) << o.out;
+  for (const char* p : {"fused", "spmv"}) {
+    o = run({g, "--device", "cuda", "--pull", p, "--json"});
+    ASSERT_EQ(o.code, 0) << p << ": " << o.err;
+    EXPECT_NE(o.out.find("\"converged\": true"), std::string::npos) << p;
+    EXPECT_EQ(o.out.find("\"kernel\": \"pull-fused\"") != std::string::npos, std::string(p) == "fused") << o.out;
   }
   o = run({g, "--device", "cuda", "--loop", "check-every", "--check-every", "3", "--json"});
   ASSERT_EQ(o.code, 0) << o.err;

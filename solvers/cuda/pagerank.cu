@@ -1,5 +1,7 @@
 // PageRank on the GPU: the SpMV of the plan, then one fused kernel per step,
-// looped on the device.
+// looped on the device. (pagerank_pull::fused replaces both launches of a
+// step with one kernel of its own, pagerank_fused.cuh; the loops below are
+// the same for it.)
 //
 // One step k -> k+1 is two launches on the solver's stream:
 //   1. y = P^T r_k                                  (spmv_plan::apply, any kernel)
@@ -40,81 +42,21 @@
 #include "kernels/error.hpp"
 #include "kernels/memory.hpp"
 #include "kernels/vector_ops.hpp"
+#include "solvers/cuda/pagerank_device.cuh"
+#include "solvers/cuda/pagerank_fused.cuh"
 #include "solvers/pagerank.hpp"
 
 namespace perron {
 namespace {
 
+using namespace pagerank_gpu;
+
 constexpr int block_threads = 256;
 constexpr int items_per_thread = 4;  // independent loads in flight per thread
 constexpr int tile = block_threads * items_per_thread;
 
-// Device-resident state of one solve. The host writes all of it once before a
-// solve and reads it back at checks; in between only the device touches it.
-struct pagerank_state {
-  // parameters of this solve
-  double alpha;
-  double tol;
-  int max_iter;
-  int personalized;     // v read from d_v; else uniform 1/n
-  int report_progress;  // write (iteration, residual) to mapped host memory every step
-  // the iteration
-  int iteration;  // k: steps completed
-  int done;       // converged or at max_iter: later update launches are no-ops
-  int converged;
-  double dangling;  // sum_{j dangling} r_k(j)
-  double residual;  // ||r_k - r_{k-1}||_1
-  // grid-reduction scratch, zero between launches
-  double residual_acc;
-  double dangling_acc;
-  unsigned int blocks_done;
-};
-
-// Written by the device in mapped pinned host memory, polled by the host for the
-// progress line while it waits (never a synchronization).
-struct pagerank_progress {
-  int iteration;
-  double residual;
-};
-
 __device__ __forceinline__ bool is_dangling(const std::uint32_t* bits, long long i) {
   return (__ldg(bits + (i >> 5)) >> (i & 31)) & 1u;
-}
-
-// Adds this block's (residual, dangling) sums to the state's accumulators.
-// Returns true in exactly one thread of the whole grid: thread 0 of the last
-// block to arrive, which then sees every block's contribution (the relaxed adds
-// precede each block's release on the ticket; the last ticket is an acquire).
-__device__ bool accumulate_grid(double2 local, pagerank_state* st) {
-  // Block sum of both components: shuffles within each warp, the warps' sums
-  // through shared memory, shuffles again in warp 0. Valid in thread 0.
-  // (Two arrays of double rather than one of double2: compute-sanitizer's
-  // racecheck reported the 16-byte shared accesses across the barrier below.)
-  constexpr int warps = block_threads / 32;
-  __shared__ double warp_sum_x[warps], warp_sum_y[warps];
-  double2 sum = local;
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    sum.x += __shfl_down_sync(0xffffffffu, sum.x, offset);
-    sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);
-  }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) {
-    warp_sum_x[warp] = sum.x;
-    warp_sum_y[warp] = sum.y;
-  }
-  __syncthreads();
-  if (warp != 0) return false;
-  sum = lane < warps ? make_double2(warp_sum_x[lane], warp_sum_y[lane]) : make_double2(0.0, 0.0);
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    sum.x += __shfl_down_sync(0xffffffffu, sum.x, offset);
-    sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);
-  }
-  if (threadIdx.x != 0) return false;
-  ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->residual_acc).fetch_add(sum.x, ::cuda::memory_order_relaxed);
-  ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->dangling_acc).fetch_add(sum.y, ::cuda::memory_order_relaxed);
-  const unsigned ticket = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(st->blocks_done)
-                              .fetch_add(1u, ::cuda::memory_order_acq_rel);
-  return ticket == gridDim.x - 1;
 }
 
 // r_0: uniform (written here) or uploaded before; dangling_0 = sum_{j dangling} r_0(j).
@@ -135,7 +77,7 @@ __global__ void __launch_bounds__(block_threads)
     }
     if (is_dangling(bits, i)) dangling += static_cast<double>(ri);
   }
-  if (accumulate_grid(make_double2(0.0, dangling), st)) {
+  if (accumulate_grid<block_threads>(make_double2(0.0, dangling), st)) {
     st->dangling = st->dangling_acc;
     st->dangling_acc = 0.0;
     st->residual_acc = 0.0;
@@ -185,26 +127,8 @@ __global__ void __launch_bounds__(block_threads)
     }
   }
 
-  if (!accumulate_grid(make_double2(l1, dangling), st)) return;
-  // Last block, thread 0: close step k+1.
-  const double residual = st->residual_acc;
-  st->dangling = st->dangling_acc;
-  st->residual_acc = 0.0;
-  st->dangling_acc = 0.0;
-  st->blocks_done = 0;
-  const int k = st->iteration + 1;
-  st->iteration = k;
-  st->residual = residual;
-  const bool converged = residual < st->tol;
-  const bool stop = converged || k >= st->max_iter;
-  st->converged = converged;
-  st->done = stop;
-  if (st->report_progress) {
-    volatile pagerank_progress* p = progress;
-    p->residual = residual;
-    p->iteration = k;
-  }
-  if (set_condition) cudaGraphSetConditional(handle, stop ? 0u : 1u);
+  if (!accumulate_grid<block_threads>(make_double2(l1, dangling), st)) return;
+  close_step(st, progress, handle, set_condition);  // last block, thread 0
 }
 
 // Host-side RAII for the pinned / mapped host allocations and graphs.
@@ -244,7 +168,9 @@ struct pagerank_cuda<T>::impl {
   index_t n = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
-  std::unique_ptr<spmv_plan<T>> plan;
+  std::unique_ptr<spmv_plan<T>> plan;    // pagerank_pull::spmv
+  std::unique_ptr<fused_pull<T>> fused;  // pagerank_pull::fused
+  std::string reason;                    // why this kernel / pull
   cuda::device_buffer<T> d_r, d_y, d_v;
   cuda::device_buffer<std::uint32_t> d_bits;
   cuda::device_buffer<pagerank_state> d_state;
@@ -268,12 +194,19 @@ struct pagerank_cuda<T>::impl {
     while_exec.reset();
     batch_exec.reset();
     plan.reset();
+    fused.reset();
     if (ev_start) cudaEventDestroy(ev_start);
     if (ev_stop) cudaEventDestroy(ev_stop);
     if (stream) cudaStreamDestroy(stream);
   }
 
+  std::string kernel_name() const { return fused ? "pull-fused" : std::string(name(plan->kernel())); }
+
   void launch_init(bool uniform) {
+    if (fused) {
+      fused->launch_init(d_r.data(), uniform ? 1 : 0, d_state.data());
+      return;
+    }
     init_kernel<T><<<grid, block_threads, 0, stream>>>(d_r.data(), d_bits.data(), n, uniform ? 1 : 0,
                                                        d_state.data());
     PERRON_CUDA_CHECK_LAUNCH("pagerank init_kernel");
@@ -281,6 +214,10 @@ struct pagerank_cuda<T>::impl {
 
   // One step: y = P^T r, then the fused update.
   void launch_step(cudaGraphConditionalHandle handle, bool set_condition) {
+    if (fused) {
+      fused->launch_step(d_state.data(), d_progress, handle, set_condition ? 1 : 0);
+      return;
+    }
     plan->apply(T(1), d_r.data(), T(0), d_y.data());
     update_kernel<T><<<grid, block_threads, 0, stream>>>(d_y.data(), d_r.data(), d_v.data(), d_bits.data(), n,
                                                          d_state.data(), d_progress, handle,
@@ -338,7 +275,7 @@ struct pagerank_cuda<T>::impl {
       return true;
     } catch (const error& e) {
       abandon_capture();
-      while_error = std::string("the ") + std::string(name(plan->kernel())) +
+      while_error = "the " + kernel_name() +
                     " SpMV could not run inside a conditional CUDA graph (" + e.what() + ")";
       return false;
     }
@@ -373,6 +310,9 @@ struct pagerank_cuda<T>::impl {
 
   // Steps per WHILE trip for graph_unroll == 0 (pagerank.hpp gives the model).
   int automatic_unroll() {
+    // The fused step returns at once after the stopping step, so a long trip
+    // costs a few empty launches, not SpMVs: the most steps per trip.
+    if (fused) return 8;
     if (auto_unroll == 0) {
       constexpr double typical_iterations = 30, trip_us = 4;
       const double spmv_us = std::max(1.0, time_spmv(*plan, T(1), d_r.data(), T(0), d_y.data(), 1, 5).median_us());
@@ -405,7 +345,8 @@ struct pagerank_cuda<T>::impl {
 };
 
 template <class T>
-pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel) : impl_(std::make_unique<impl>()) {
+pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel, pagerank_pull pull)
+    : impl_(std::make_unique<impl>()) {
   if (kernel == spmv_kernel::cpu)
     throw invalid_argument("the cpu kernel runs on the host; the GPU solver needs a GPU kernel (" +
                            spmv_kernel_names() + ")");
@@ -420,17 +361,33 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel) 
   PERRON_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
   PERRON_CUDA_CHECK(cudaEventCreate(&m.ev_start));
   PERRON_CUDA_CHECK(cudaEventCreate(&m.ev_stop));
-  m.plan = std::make_unique<spmv_plan<T>>(g.pt, kernel, m.stream);
+  if (pull == pagerank_pull::fused) {
+    if (!g.pattern)
+      throw invalid_argument("the fused pull needs an unweighted graph (P^T(i, j) = 1/outdeg(j)); use the spmv pull");
+    if (kernel != spmv_kernel::automatic)
+      throw invalid_argument("the fused pull runs its own kernel; --kernel " + std::string(name(kernel)) +
+                             " needs the spmv pull");
+  }
+  if (pull == pagerank_pull::fused) {
+    m.fused = std::make_unique<fused_pull<T>>(g.pt, m.stream);
+    m.reason = "pattern pull with the update fused, vertices by out-degree, " + std::to_string(m.fused->hub()) +
+               " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")";
+  } else {
+    m.plan = std::make_unique<spmv_plan<T>>(g.pt, kernel, m.stream);
+    m.reason = m.plan->reason();
+  }
 
   // Every buffer the graphs point at is allocated here, once: a captured graph
   // keeps the addresses it saw.
   m.d_r = cuda::device_buffer<T>(nn);
-  m.d_y = cuda::device_buffer<T>(nn);
   m.d_v = cuda::device_buffer<T>(nn);
-  std::vector<std::uint32_t> bits((nn + 31) / 32, 0u);
-  for (std::size_t j = 0; j < nn; ++j)
-    if (g.dangling[j]) bits[j >> 5] |= 1u << (j & 31);
-  m.d_bits = cuda::device_buffer<std::uint32_t>(bits);
+  if (m.plan) {
+    m.d_y = cuda::device_buffer<T>(nn);
+    std::vector<std::uint32_t> bits((nn + 31) / 32, 0u);
+    for (std::size_t j = 0; j < nn; ++j)
+      if (g.dangling[j]) bits[j >> 5] |= 1u << (j & 31);
+    m.d_bits = cuda::device_buffer<std::uint32_t>(bits);
+  }
   m.d_state = cuda::device_buffer<pagerank_state>(1);
   m.h_state = pinned_alloc<pagerank_state>(1);
   m.h_progress = pinned_alloc<pagerank_progress>(1, cudaHostAllocMapped);
@@ -450,7 +407,7 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel) 
   // happens here, then wait for every upload (some went through the legacy
   // default stream, which our non-blocking stream does not follow).
   PERRON_CUDA_CHECK(cudaMemsetAsync(m.d_r.data(), 0, m.d_r.bytes(), m.stream));
-  m.plan->apply(T(1), m.d_r.data(), T(0), m.d_y.data());
+  if (m.plan) m.plan->apply(T(1), m.d_r.data(), T(0), m.d_y.data());
   cuda::synchronize();
 }
 
@@ -463,20 +420,24 @@ pagerank_cuda<T>& pagerank_cuda<T>::operator=(pagerank_cuda&&) noexcept = defaul
 
 template <class T>
 spmv_kernel pagerank_cuda<T>::kernel() const {
-  return impl_->plan->kernel();
+  return impl_->plan ? impl_->plan->kernel() : spmv_kernel::automatic;
+}
+template <class T>
+bool pagerank_cuda<T>::fused() const {
+  return static_cast<bool>(impl_->fused);
+}
+template <class T>
+std::string pagerank_cuda<T>::kernel_name() const {
+  return impl_->kernel_name();
 }
 template <class T>
 const std::string& pagerank_cuda<T>::kernel_reason() const {
-  return impl_->plan->reason();
-}
-template <class T>
-const spmv_plan<T>& pagerank_cuda<T>::plan() const {
-  return *impl_->plan;
+  return impl_->reason;
 }
 template <class T>
 std::size_t pagerank_cuda<T>::device_bytes() const {
   const impl& m = *impl_;
-  return m.plan->device_bytes() + m.d_r.bytes() + m.d_y.bytes() + m.d_v.bytes() + m.d_bits.bytes() +
+  return (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) + m.d_r.bytes() + m.d_y.bytes() + m.d_v.bytes() + m.d_bits.bytes() +
          m.d_state.bytes();
 }
 
@@ -489,8 +450,10 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
 
   pagerank_result res;
   res.on_gpu = true;
-  res.kernel = m.plan->kernel();
-  res.kernel_reason = m.plan->reason();
+  res.kernel = kernel();
+  res.fused_pull = static_cast<bool>(m.fused);
+  res.hub_entries = m.fused ? m.fused->hub() : 0;
+  res.kernel_reason = m.reason;
 
   // Which loop: graph_while unless asked otherwise or the SpMV does not capture.
   pagerank_loop loop = opt.loop;
@@ -523,6 +486,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     const std::vector<double> v = normalized_distribution(opt.personalization, m.n, "personalization");
     std::vector<T> vt(v.begin(), v.end());
     PERRON_CUDA_CHECK(cudaMemcpyAsync(m.d_v.data(), vt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+    if (m.fused) m.fused->launch_personalization(m.d_v.data());
   }
   const bool uniform_start = opt.initial.empty();
   if (!uniform_start) {
@@ -551,6 +515,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
         cudaMemcpyAsync(m.h_state.get(), m.d_state.data(), sizeof(pagerank_state), cudaMemcpyDeviceToHost, m.stream));
   };
   const auto fetch_rank = [&] {
+    if (m.fused) m.fused->launch_ranks(m.d_r.data(), m.d_state.data());  // back in the graph's order
     PERRON_CUDA_CHECK(cudaMemcpyAsync(m.h_rank.get(), m.d_r.data(), nn * sizeof(T), cudaMemcpyDeviceToHost, m.stream));
   };
 

@@ -13,7 +13,7 @@ template <class T>
 struct pagerank_cuda<T>::impl {};
 
 template <class T>
-pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>&, spmv_kernel) {
+pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>&, spmv_kernel, pagerank_pull) {
   no_cuda();
 }
 template <class T>
@@ -39,7 +39,11 @@ std::size_t pagerank_cuda<T>::device_bytes() const {
   no_cuda();
 }
 template <class T>
-const spmv_plan<T>& pagerank_cuda<T>::plan() const {
+bool pagerank_cuda<T>::fused() const {
+  no_cuda();
+}
+template <class T>
+std::string pagerank_cuda<T>::kernel_name() const {
   no_cuda();
 }
 

@@ -1,0 +1,640 @@
+// The fused pattern pull (pagerank_fused.cuh gives the math and the layout).
+#include "solvers/cuda/pagerank_fused.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cuda/check.cuh"
+#include "kernels/error.hpp"
+
+namespace perron::pagerank_gpu {
+namespace {
+
+constexpr int step_threads = 1024;  // one block per SM: one copy of the hub per SM
+constexpr int step_warps = step_threads / 32;
+constexpr int items = 8;             // merge-path items per lane
+constexpr int tile_items = 32 * items;  // per warp
+constexpr int setup_threads = 256;
+
+int blocks_for(long long count) {
+  return static_cast<int>(std::max<long long>(1, std::min<long long>((count + setup_threads - 1) / setup_threads, 1 << 20)));
+}
+
+// Per warp: gathered x (tile_items), row sums (tile_items + 1), row_ptr
+// entries (tile_items + 2), rounded to 16 bytes.
+template <class T>
+constexpr std::size_t warp_scratch_bytes() {
+  return ((2 * tile_items + 1) * sizeof(T) + (tile_items + 2) * sizeof(index_t) + 15) / 16 * 16;
+}
+
+template <class T>
+struct fused_args {
+  const index_t* row_ptr;   // n + 1, relabelled P^T
+  const index_t* col;       // nnz, relabelled
+  const long long* tile_start;  // tiles + 1: first item of each tile (tile_start[tiles] = n + nnz)
+  const index_t* lane_row;      // 32 tiles + 1: the row at lane g's first item
+  const index_t* deg;       // n: out-degree, 0 for dangling
+  const index_t* parts;       // n: tiles holding items of the row (> 1: cut)
+  const index_t* first_tile;  // n: the tile holding the row's first item
+  unsigned* count;          // n: partials received this step, for cut rows
+  T* tail;                  // per tile: partial of the row still open at its end
+  T* head;                  // per tile: partial of the row open at its start that ends in it
+  T* x0;                    // x_k for even k
+  T* x1;                    // x_k for odd k
+  const T* v;               // personalization in the relabelled order
+  long long items_total;    // n + nnz
+  long long lanes;
+  long long tiles;
+  index_t n;
+  int hub;
+};
+
+// ---- setup ------------------------------------------------------------------
+
+__global__ void count_degrees(std::size_t nnz, const index_t* __restrict__ col, index_t* __restrict__ deg) {
+  for (std::size_t q = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; q < nnz;
+       q += std::size_t(gridDim.x) * blockDim.x)
+    atomicAdd(deg + col[q], 1);
+}
+
+__global__ void iota(index_t n, index_t* __restrict__ out) {
+  for (index_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = i;
+}
+
+// new_id[perm[k]] = k; len[k] = length of old row perm[k] (len[n] = 0 for the scan).
+__global__ void relabel_rows(index_t n, const index_t* __restrict__ perm, const index_t* __restrict__ row_ptr,
+                             index_t* __restrict__ new_id, index_t* __restrict__ len) {
+  for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k <= n; k += gridDim.x * blockDim.x) {
+    if (k == n) {
+      len[n] = 0;
+      continue;
+    }
+    const index_t j = perm[k];
+    new_id[j] = k;
+    len[k] = row_ptr[j + 1] - row_ptr[j];
+  }
+}
+
+// One warp per new row: its links, renamed.
+__global__ void relabel_links(index_t n, const index_t* __restrict__ perm, const index_t* __restrict__ row_ptr,
+                              const index_t* __restrict__ col, const index_t* __restrict__ new_id,
+                              const index_t* __restrict__ new_row_ptr, index_t* __restrict__ new_col) {
+  const int lane = threadIdx.x & 31;
+  for (long long k = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; k < n;
+       k += (gridDim.x * (long long)blockDim.x) >> 5) {
+    const index_t src = row_ptr[perm[k]], dst = new_row_ptr[k], len = new_row_ptr[k + 1] - dst;
+    for (index_t t = lane; t < len; t += 32) new_col[dst + t] = new_id[col[src + t]];
+  }
+}
+
+// The tile holding item position p: the last t with tile_start[t] <= p.
+__device__ long long tile_of(const long long* __restrict__ tile_start, long long tiles, long long p) {
+  long long lo = 0, hi = tiles - 1;
+  while (lo < hi) {
+    const long long mid = (lo + hi + 1) / 2;
+    if (tile_start[mid] <= p)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// Lane l of tile t starts at item min(tile_start[t] + l items, tile_start[t + 1]);
+// lane_row[32 t + l] = the number of rows whose end item lies before it (row
+// R's end item sits at position row_ptr[R + 1] + R).
+__global__ void find_lane_rows(long long tiles, const long long* __restrict__ tile_start, index_t n,
+                               const index_t* __restrict__ row_ptr, index_t* __restrict__ lane_row) {
+  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g <= 32 * tiles;
+       g += gridDim.x * (long long)blockDim.x) {
+    const long long t = g / 32;
+    const long long d = t == tiles ? tile_start[tiles] : std::min(tile_start[t] + (g % 32) * items, tile_start[t + 1]);
+    index_t lo = 0, hi = n;
+    while (lo < hi) {
+      const index_t mid = lo + (hi - lo) / 2;
+      if (row_ptr[mid + 1] + (long long)mid < d)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    lane_row[g] = lo;
+  }
+}
+
+// parts[R]: tiles from the one holding R's first item (first_tile[R]) to the
+// one holding its end.
+__global__ void count_parts(index_t n, long long tiles, const long long* __restrict__ tile_start,
+                            const index_t* __restrict__ row_ptr, index_t* __restrict__ parts,
+                            index_t* __restrict__ first_tile) {
+  for (index_t r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
+    const long long t0 = tile_of(tile_start, tiles, row_ptr[r] + (long long)r);
+    const long long t1 = tile_of(tile_start, tiles, row_ptr[r + 1] + (long long)r);
+    parts[r] = static_cast<index_t>(t1 - t0 + 1);
+    first_tile[r] = static_cast<index_t>(t0);
+  }
+}
+
+// dst[k] = src[perm[k]]
+template <class T>
+__global__ void gather_by(index_t n, const index_t* __restrict__ perm, const T* __restrict__ src, T* __restrict__ dst) {
+  for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) dst[k] = src[perm[k]];
+}
+
+// ---- the solve ----------------------------------------------------------------
+
+// x_0 from r_0, and the dangling mass of the stored r~_0.
+template <class T>
+__global__ void __launch_bounds__(setup_threads)
+    init_x(fused_args<T> a, const index_t* __restrict__ perm, const T* __restrict__ r0, int uniform,
+           pagerank_state* st) {
+  double dangling = 0.0;
+  const double r_uniform = 1.0 / static_cast<double>(a.n);
+  for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k < a.n; k += gridDim.x * blockDim.x) {
+    const double r = uniform ? r_uniform : static_cast<double>(r0[perm[k]]);
+    const index_t d = a.deg[k];
+    const T x = static_cast<T>(d > 0 ? r / d : r);
+    a.x0[k] = x;
+    if (d == 0) dangling += static_cast<double>(x);
+  }
+  if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st)) {
+    st->dangling = st->dangling_acc;
+    st->dangling_acc = 0.0;
+    st->residual_acc = 0.0;
+    st->blocks_done = 0;
+  }
+}
+
+struct step_sums {
+  double l1 = 0.0, dangling = 0.0;
+};
+
+// What a step reads of row R besides its pull: out-degree, x_k(R), v(R).
+template <class T>
+struct row_data {
+  index_t d;
+  T x;
+  double v;
+};
+
+template <class T>
+__device__ __forceinline__ row_data<T> load_row(const fused_args<T>& a, const T* __restrict__ x, index_t R,
+                                                bool personalized, double v_uniform) {
+  return {__ldg(a.deg + R), __ldg(x + R), personalized ? static_cast<double>(__ldg(a.v + R)) : v_uniform};
+}
+
+// Row R's pull is y: writes x_{k+1}(R) and adds to the sums.
+template <class T>
+__device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, T y, row_data<T> rd, double alpha,
+                                           double c, step_sums& s) {
+  const index_t d = rd.d;
+  const double r = alpha * static_cast<double>(y) + c * rd.v;
+  const double xo = static_cast<double>(rd.x);
+  if (d > 0) {
+    const T xs = static_cast<T>(r / d);
+    s.l1 += d * fabs(static_cast<double>(xs) - xo);  // |r~_{k+1} - r~_k| = d |x_{k+1} - x_k|
+    xn[R] = xs;
+  } else {
+    const T xs = static_cast<T>(r);
+    s.l1 += fabs(static_cast<double>(xs) - xo);
+    s.dangling += static_cast<double>(xs);
+    xn[R] = xs;
+  }
+}
+
+// A tile's partial of a cut row (longer than a tile) is in its slot, written
+// by lane 0. The last partial to arrive sums the slots in tile order (lanes
+// take slots round-robin, then a butterfly: a fixed order) and finishes the
+// row. Called by the whole warp.
+template <class T>
+__device__ void contribute(const fused_args<T>& a, index_t R, const T* __restrict__ x, T* __restrict__ xn,
+                           double alpha, double c, bool personalized, double v_uniform, step_sums& s) {
+  const int lane = threadIdx.x & 31;
+  const index_t parts = __ldg(a.parts + R), t0 = __ldg(a.first_tile + R), t1 = t0 + parts - 1;
+  unsigned last = 0;
+  if (lane == 0) {
+    __threadfence();  // the slot before the count
+    last = atomicAdd(a.count + R, 1u) + 1 == static_cast<unsigned>(parts);
+  }
+  if (!__shfl_sync(0xffffffffu, last, 0)) return;
+  __threadfence();  // every slot after the count
+  T y = 0;
+  for (index_t t = t0 + lane; t < t1; t += 32) y += __ldcg(a.tail + t);
+  for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(0xffffffffu, y, off);
+  if (lane != 0) return;
+  y += __ldcg(a.head + t1);
+  a.count[R] = 0;
+  finish_row(xn, R, y, load_row(a, x, R, personalized, v_uniform), alpha, c, s);
+}
+
+template <class T>
+__global__ void __launch_bounds__(step_threads, 1)
+    fused_step(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
+               int set_condition) {
+  if (st->done) return;  // written by the previous launch's last block: uniform across this grid
+  const int k = st->iteration;
+  const T* __restrict__ x = (k & 1) ? a.x1 : a.x0;
+  T* __restrict__ xn = (k & 1) ? a.x0 : a.x1;
+  const double alpha = st->alpha;
+  const double c = alpha * st->dangling + (1.0 - alpha);
+  const bool personalized = st->personalized != 0;
+  const double v_uniform = 1.0 / static_cast<double>(a.n);
+
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* hub = reinterpret_cast<T*>(smem);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  // This warp's scratch for one tile: the gathered x of its links, its rows'
+  // sums, and its rows' row_ptr entries (a tile closes at most tile_items rows).
+  unsigned char* mine = smem + a.hub * sizeof(T) + warp * warp_scratch_bytes<T>();
+  T* stage = reinterpret_cast<T*>(mine);
+  T* row_sum = stage + tile_items;
+  index_t* ptr = reinterpret_cast<index_t*>(row_sum + tile_items + 1);
+  {
+    // The hub: 16-byte loads, up to 8 per thread in flight before any store
+    // (a plain copy loop waits on each load in turn: ~20 us for 33K floats).
+    using vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
+    const vec* src = reinterpret_cast<const vec*>(x);
+    vec* dst = reinterpret_cast<vec*>(hub);
+    const int count = a.hub / static_cast<int>(sizeof(vec) / sizeof(T));
+    for (int base = threadIdx.x; base < count; base += 8 * step_threads) {
+      vec v[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        if (base + j * step_threads < count) v[j] = __ldg(src + base + j * step_threads);
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        if (base + j * step_threads < count) dst[base + j * step_threads] = v[j];
+    }
+  }
+  __syncthreads();
+
+  constexpr unsigned full = 0xffffffffu;
+  step_sums s;
+  const index_t n = a.n;
+  for (long long t = static_cast<long long>(blockIdx.x) * step_warps + warp; t < a.tiles;
+       t += static_cast<long long>(gridDim.x) * step_warps) {
+    const long long g = t * 32 + lane;
+    const long long tile_d0 = __ldg(a.tile_start + t), tile_d1 = __ldg(a.tile_start + t + 1);
+    const long long d0 = std::min(tile_d0 + lane * items, tile_d1), d1 = std::min(d0 + items, tile_d1);
+    const index_t r0 = __ldg(a.lane_row + g);
+    const index_t r1 = __ldg(a.lane_row + g + 1);
+    const long long k0 = d0 - r0, k1 = d1 - r1;  // this lane's links [k0, k1)
+    const long long tile_k0 = __shfl_sync(full, k0, 0), tile_k1 = __shfl_sync(full, k1, 31);
+    // Rows [first_row, last_row) end in this tile; last_row (< n) is open at its end.
+    const index_t first_row = __shfl_sync(full, r0, 0), last_row = __shfl_sync(full, r1, 31);
+    // The first 32 closed rows' data, loaded now so that it arrives with the links.
+    row_data<T> early{};
+    if (lane < last_row - first_row) early = load_row(a, x, first_row + lane, personalized, v_uniform);
+
+    // Coalesced: the tile's row_ptr entries, its links' columns (streamed,
+    // read once), then the gathers, all issued before any is used.
+    for (index_t i = lane; i <= last_row - first_row; i += 32) ptr[i] = __ldg(a.row_ptr + first_row + i);
+    index_t cj[items];
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const long long q = tile_k0 + j * 32 + lane;
+      cj[j] = q < tile_k1 ? __ldcs(a.col + q) : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < items; ++j) {
+      const long long q = tile_k0 + j * 32 + lane;
+      if (q < tile_k1) stage[j * 32 + lane] = cj[j] < a.hub ? hub[cj[j]] : __ldg(x + cj[j]);
+    }
+    __syncwarp();
+
+    // This lane's walk: a link adds to the open row; an end item closes it.
+    // The first row closed may have begun in earlier lanes (its sum is
+    // completed below); the rows after it are whole here.
+    T acc = 0, first = 0;
+    bool closed = false;
+    index_t row = r0;
+    long long q = k0;
+    long long row_end = r0 < r1 ? ptr[r0 - first_row + 1] : LLONG_MAX;
+#pragma unroll
+    for (int i = 0; i < items; ++i) {
+      if (d0 + i < d1) {
+        if (q == row_end) {
+          if (!closed) {
+            first = acc;
+            closed = true;
+          } else {
+            row_sum[row - first_row] = acc;
+          }
+          acc = 0;
+          ++row;
+          row_end = row < r1 ? ptr[row - first_row + 1] : LLONG_MAX;
+        } else {
+          acc += stage[q - tile_k0];
+          ++q;
+        }
+      }
+    }
+
+    // Segmented inclusive scan of the lanes' open partials (acc, of row r1):
+    // rows are non-decreasing across lanes, so equal keys are contiguous.
+    T open = acc;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const T o = __shfl_up_sync(full, open, off);
+      const index_t key = __shfl_up_sync(full, r1, off);
+      if (lane >= off && key == r1) open += o;
+    }
+    // Lane l begins in the row lane l - 1 left open (r0 = its r1).
+    const T before = __shfl_up_sync(full, open, 1);
+    // Tiles end at row ends except inside a row longer than a tile: only such
+    // a row can begin before this tile (head_cut) or go on after it.
+    const bool head_cut = ptr[0] + static_cast<long long>(first_row) < tile_d0;
+    const T y = (lane > 0 ? before : T(0)) + first;
+    const bool head_here = closed && r0 == first_row && head_cut;
+    if (closed && !head_here) row_sum[r0 - first_row] = y;
+    const unsigned head_lanes = __ballot_sync(full, head_here);
+    if (head_lanes) {
+      const T h = __shfl_sync(full, y, __ffs(head_lanes) - 1);
+      if (lane == 0) a.head[t] = h;
+      contribute(a, first_row, x, xn, alpha, c, personalized, v_uniform, s);
+    }
+    const T tail = __shfl_sync(full, open, 31);
+    if (last_row < n && ptr[last_row - first_row] + static_cast<long long>(last_row) < tile_d1) {
+      if (lane == 0) a.tail[t] = tail;  // the row goes on in the next tile
+      contribute(a, last_row, x, xn, alpha, c, personalized, v_uniform, s);
+    }
+    __syncwarp();
+    // The closed rows' updates, coalesced.
+    for (index_t i = lane; i < last_row - first_row; i += 32)
+      if (i > 0 || !head_cut)
+        finish_row(xn, first_row + i, row_sum[i], i < 32 ? early : load_row(a, x, first_row + i, personalized, v_uniform),
+                   alpha, c, s);
+    __syncwarp();  // the scratch is rewritten by the next tile
+  }
+
+  if (!accumulate_grid<step_threads>(make_double2(s.l1, s.dangling), st)) return;
+  close_step(st, progress, handle, set_condition);  // last block, thread 0
+}
+
+// r~_K(perm[k]) = x_K(k) d_k (x_K(k) itself for a dangling k).
+template <class T>
+__global__ void ranks_out(fused_args<T> a, const index_t* __restrict__ perm, const pagerank_state* st,
+                          T* __restrict__ r) {
+  const T* __restrict__ x = (st->iteration & 1) ? a.x1 : a.x0;
+  for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k < a.n; k += gridDim.x * blockDim.x) {
+    const index_t d = a.deg[k];
+    r[perm[k]] = static_cast<T>(d > 0 ? static_cast<double>(x[k]) * d : static_cast<double>(x[k]));
+  }
+}
+
+struct temp_bytes {
+  cuda::device_buffer<unsigned char> buf;
+  void* get(std::size_t bytes) {
+    if (buf.size() < bytes) buf = cuda::device_buffer<unsigned char>(bytes);
+    return buf.data();
+  }
+};
+
+int bit_width(unsigned long long v) {
+  int b = 0;
+  while (v) {
+    ++b;
+    v >>= 1;
+  }
+  return std::max(b, 1);
+}
+
+template <class T>
+fused_args<T> args_of(index_t n, std::size_t nnz, long long lanes, long long tiles, int hub,
+                      cuda::device_buffer<long long>& tile_start, cuda::device_buffer<index_t>& row_ptr,
+                      cuda::device_buffer<index_t>& col,
+                      cuda::device_buffer<index_t>& lane_row, cuda::device_buffer<index_t>& deg,
+                      cuda::device_buffer<index_t>& parts, cuda::device_buffer<index_t>& first_tile,
+                      cuda::device_buffer<unsigned>& count,
+                      cuda::device_buffer<T>& tail, cuda::device_buffer<T>& head, cuda::device_buffer<T>* x,
+                      cuda::device_buffer<T>& v) {
+  fused_args<T> a;
+  a.row_ptr = row_ptr.data();
+  a.col = col.data();
+  a.tile_start = tile_start.data();
+  a.lane_row = lane_row.data();
+  a.deg = deg.data();
+  a.parts = parts.data();
+  a.first_tile = first_tile.data();
+  a.count = count.data();
+  a.tail = tail.data();
+  a.head = head.data();
+  a.x0 = x[0].data();
+  a.x1 = x[1].data();
+  a.v = v.data();
+  a.items_total = static_cast<long long>(n) + static_cast<long long>(nnz);
+  a.lanes = lanes;
+  a.tiles = tiles;
+  a.n = n;
+  a.hub = hub;
+  return a;
+}
+
+std::size_t step_smem(int hub, std::size_t value_bytes) {
+  const std::size_t scratch = value_bytes == sizeof(float) ? warp_scratch_bytes<float>() : warp_scratch_bytes<double>();
+  return static_cast<std::size_t>(hub) * value_bytes + static_cast<std::size_t>(step_warps) * scratch;
+}
+
+}  // namespace
+
+template <class T>
+fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream_(stream) {
+  n_ = pt.rows;
+  nnz_ = pt.nnz();
+  if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
+  const auto n = static_cast<std::size_t>(n_);
+  const long long total = static_cast<long long>(n_) + static_cast<long long>(nnz_);
+
+  // Upload the pattern only; values are 1/d_j by construction.
+  cuda::device_buffer<index_t> old_ptr(pt.row_ptr), old_col(pt.col_idx);
+  deg_ = cuda::device_buffer<index_t>(n);
+  perm_ = cuda::device_buffer<index_t>(n);
+  cuda::device_buffer<index_t> deg_old(n), ids(n), new_id(n), len(n + 1);
+  PERRON_CUDA_CHECK(cudaMemsetAsync(deg_old.data(), 0, deg_old.bytes(), stream_));
+  count_degrees<<<blocks_for(static_cast<long long>(nnz_)), setup_threads, 0, stream_>>>(nnz_, old_col.data(),
+                                                                                         deg_old.data());
+  PERRON_CUDA_CHECK_LAUNCH("count_degrees");
+  iota<<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, ids.data());
+  PERRON_CUDA_CHECK_LAUNCH("iota");
+  // Stable sort by decreasing out-degree: perm[k] = old id of new vertex k.
+  temp_bytes temp;
+  std::size_t bytes = 0;
+  const int end_bit = bit_width(static_cast<unsigned long long>(n_));
+  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, deg_old.data(), deg_.data(), ids.data(),
+                                                              perm_.data(), n_, 0, end_bit, stream_));
+  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.get(bytes), bytes, deg_old.data(), deg_.data(),
+                                                              ids.data(), perm_.data(), n_, 0, end_bit, stream_));
+  relabel_rows<<<blocks_for(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(), new_id.data(),
+                                                                    len.data());
+  PERRON_CUDA_CHECK_LAUNCH("relabel_rows");
+  row_ptr_ = cuda::device_buffer<index_t>(n + 1);
+  temp_bytes scan_temp;  // its own: freeing the sort's while the sort may still run would not be safe
+  PERRON_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len.data(), row_ptr_.data(), n_ + 1, stream_));
+  PERRON_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(scan_temp.get(bytes), bytes, len.data(), row_ptr_.data(), n_ + 1, stream_));
+  col_ = cuda::device_buffer<index_t>(nnz_);
+  relabel_links<<<blocks_for(32LL * n_), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
+                                                                      old_col.data(), new_id.data(), row_ptr_.data(),
+                                                                      col_.data());
+  PERRON_CUDA_CHECK_LAUNCH("relabel_links");
+  // Tiles of at most tile_items items that end at a row's end, except inside
+  // a row longer than a tile (greedy, on the host: one pass over the rows).
+  {
+    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const std::vector<index_t> rp = row_ptr_.download();
+    std::vector<long long> start;
+    start.reserve(static_cast<std::size_t>(total / (tile_items / 2) + 2));
+    long long p = 0;
+    index_t r = 0;  // the row holding item p
+    while (p < total) {
+      start.push_back(p);
+      const long long limit = p + tile_items;
+      if (limit >= total) break;
+      index_t next = r;
+      while (next < n_ && rp[next + 1] + static_cast<long long>(next) < limit) ++next;
+      if (next > r) {
+        p = rp[next] + static_cast<long long>(next);  // just after row next - 1's end
+        r = next;
+      } else {
+        p = limit;  // row r is longer than a tile: cut it
+      }
+    }
+    start.push_back(total);
+    tiles_ = static_cast<long long>(start.size()) - 1;
+    lanes_ = 32 * tiles_;
+    tile_start_ = cuda::device_buffer<long long>(start);
+  }
+  lane_row_ = cuda::device_buffer<index_t>(static_cast<std::size_t>(lanes_) + 1);
+  find_lane_rows<<<blocks_for(lanes_ + 1), setup_threads, 0, stream_>>>(tiles_, tile_start_.data(), n_,
+                                                                        row_ptr_.data(), lane_row_.data());
+  PERRON_CUDA_CHECK_LAUNCH("find_lane_rows");
+  parts_ = cuda::device_buffer<index_t>(n);
+  if (static_cast<std::size_t>(tiles_) > max_index) throw dimension_error("fused pull: more tiles than index_t counts");
+  first_tile_ = cuda::device_buffer<index_t>(n);
+  count_parts<<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, tiles_, tile_start_.data(), row_ptr_.data(),
+                                                             parts_.data(), first_tile_.data());
+  PERRON_CUDA_CHECK_LAUNCH("count_parts");
+  count_ = cuda::device_buffer<unsigned>(n);
+  PERRON_CUDA_CHECK(cudaMemsetAsync(count_.data(), 0, count_.bytes(), stream_));
+  tail_ = cuda::device_buffer<T>(static_cast<std::size_t>(tiles_));
+  head_ = cuda::device_buffer<T>(static_cast<std::size_t>(tiles_));
+  x_[0] = cuda::device_buffer<T>(n);
+  x_[1] = cuda::device_buffer<T>(n);
+  v_ = cuda::device_buffer<T>(n);
+
+  // The hub: as much of x as shared memory holds next to the warps' stages.
+  int device = 0, optin = 0, sms = 1;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  cudaFuncAttributes fa{};
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, fused_step<T>));
+  const long long room = (static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes) -
+                          static_cast<long long>(step_smem(0, sizeof(T)))) /
+                         static_cast<long long>(sizeof(T));
+  if (room < 0) throw cuda_error("the device has too little shared memory per block for the fused pull's stages");
+  max_hub_ = static_cast<int>(std::min<long long>(room, n_) / 32 * 32);  // whole 16-byte vectors
+  PERRON_CUDA_CHECK(cudaFuncSetAttribute(fused_step<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(step_smem(max_hub_, sizeof(T)))));
+  grid_ = sms;  // one block of 1024 threads per SM (__launch_bounds__(1024, 1))
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  choose_hub();
+}
+
+template <class T>
+void fused_pull<T>::choose_hub() {
+  // A scratch state that never stops, steps from the uniform start, and the
+  // median of 5 timed steps per candidate after 2 untimed.
+  pagerank_state h{};
+  h.alpha = 0.85;
+  h.tol = 0.0;
+  h.max_iter = INT_MAX;
+  h.residual = 0.0;
+  cuda::device_buffer<pagerank_state> st(1);
+  PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
+  launch_init(nullptr, 1, st.data());
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  PERRON_CUDA_CHECK(cudaEventCreate(&e0));
+  PERRON_CUDA_CHECK(cudaEventCreate(&e1));
+  struct events {
+    cudaEvent_t a, b;
+    ~events() {
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+    }
+  } guard{e0, e1};
+  std::vector<int> candidates{0, max_hub_ / 4 / 32 * 32, max_hub_};
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  float best = 0;
+  int best_hub = max_hub_;
+  for (int c : candidates) {
+    hub_ = c;
+    std::vector<float> ms;
+    for (int i = 0; i < 7; ++i) {
+      PERRON_CUDA_CHECK(cudaEventRecord(e0, stream_));
+      launch_step(st.data(), nullptr, 0, 0);
+      PERRON_CUDA_CHECK(cudaEventRecord(e1, stream_));
+      PERRON_CUDA_CHECK(cudaEventSynchronize(e1));
+      float t = 0;
+      PERRON_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
+      if (i >= 2) ms.push_back(t);
+    }
+    std::sort(ms.begin(), ms.end());
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%d: %.1f us", trial_.empty() ? "" : ", ", c, 1e3 * ms[ms.size() / 2]);
+    trial_ += buf;
+    if (c == candidates.front() || ms[ms.size() / 2] < best) {
+      best = ms[ms.size() / 2];
+      best_hub = c;
+    }
+  }
+  hub_ = best_hub;
+}
+
+template <class T>
+void fused_pull<T>::launch_init(const T* d_r0, int uniform, pagerank_state* st) {
+  fused_args<T> a = args_of<T>(n_, nnz_, lanes_, tiles_, hub_, tile_start_, row_ptr_, col_, lane_row_, deg_, parts_, first_tile_, count_,
+                               tail_, head_, x_, v_);
+  init_x<T><<<std::min(blocks_for(n_), 4096), setup_threads, 0, stream_>>>(a, perm_.data(), d_r0, uniform, st);
+  PERRON_CUDA_CHECK_LAUNCH("pagerank init_x");
+}
+
+template <class T>
+void fused_pull<T>::launch_personalization(const T* d_v) {
+  gather_by<T><<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), d_v, v_.data());
+  PERRON_CUDA_CHECK_LAUNCH("pagerank gather_by");
+}
+
+template <class T>
+void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
+                                int set_condition) {
+  fused_args<T> a = args_of<T>(n_, nnz_, lanes_, tiles_, hub_, tile_start_, row_ptr_, col_, lane_row_, deg_, parts_, first_tile_, count_,
+                               tail_, head_, x_, v_);
+  fused_step<T><<<grid_, step_threads, step_smem(hub_, sizeof(T)), stream_>>>(a, st, progress, handle,
+                                                                             set_condition);
+  PERRON_CUDA_CHECK_LAUNCH("pagerank fused_step");
+}
+
+template <class T>
+void fused_pull<T>::launch_ranks(T* d_r, const pagerank_state* st) {
+  fused_args<T> a = args_of<T>(n_, nnz_, lanes_, tiles_, hub_, tile_start_, row_ptr_, col_, lane_row_, deg_, parts_, first_tile_, count_,
+                               tail_, head_, x_, v_);
+  ranks_out<T><<<blocks_for(n_), setup_threads, 0, stream_>>>(a, perm_.data(), st, d_r);
+  PERRON_CUDA_CHECK_LAUNCH("pagerank ranks_out");
+}
+
+template <class T>
+std::size_t fused_pull<T>::device_bytes() const {
+  return tile_start_.bytes() + row_ptr_.bytes() + col_.bytes() + lane_row_.bytes() + deg_.bytes() + perm_.bytes() + parts_.bytes() + first_tile_.bytes() +
+         count_.bytes() + x_[0].bytes() + x_[1].bytes() + v_.bytes() + tail_.bytes() + head_.bytes();
+}
+
+template class fused_pull<float>;
+template class fused_pull<double>;
+
+}  // namespace perron::pagerank_gpu

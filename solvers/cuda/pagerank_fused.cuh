@@ -1,0 +1,84 @@
+// The fused pattern pull: one kernel per PageRank step for unweighted graphs.
+//
+// For an unweighted graph every entry of column j of P^T is 1/d_j, so
+//     (P^T r)(i) = sum_{j -> i} r(j) / d_j = sum_{j -> i} x(j),   x(j) = r(j) / d_j,
+// a pull over the pattern alone: 4 bytes per link instead of 4 + sizeof(T).
+// The solver keeps x instead of r (x(j) = r(j) for a dangling j, which no row
+// reads), and each step writes x_{k+1} from x_k:
+//     r_{k+1}(i) = alpha (P^T r_k)(i) + c_k v(i),   x_{k+1}(i) = r_{k+1}(i) / d_i,
+// with the residual and the dangling mass summed on the stored values
+// (r~(i) = x(i) d_i in double), in the same launch as the pull.
+//
+// Vertices are relabelled once, on the GPU, by decreasing out-degree (stable,
+// so equal degrees keep their order). The most-gathered entries of x then
+// sit together at the front: on an R-MAT graph of 2^20 vertices the first 64K
+// ids draw 82% of the gathers (docs/PERFORMANCE.md). The first `hub` of them
+// are copied into shared memory by every block at the start of a step, and
+// the gathers that hit them never leave the SM. Dangling vertices come last.
+//
+// Work is split evenly by merge path over rows + links (Merrill & Garland,
+// "Merge-based parallel sparse matrix-vector multiplication", SC16): the
+// sequence "row 0's links, row 0's end, row 1's links, ..." is cut into tiles
+// of at most 256 items that end at a row's end, except inside a row longer
+// than a tile; a warp takes a tile, each lane 8 consecutive items of it.
+// Tiles and lane starts are computed once at setup. A row longer than a tile
+// gets one partial per tile it touches, written to that tile's slot; the last
+// of them to arrive (a per-row counter) sums the slots in tile order, so the
+// result does not depend on which block ran first, and finishes the row.
+// Rows that close in a tile are updated together, with coalesced accesses.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "kernels/device.hpp"
+#include "kernels/formats.hpp"
+#include "solvers/cuda/pagerank_device.cuh"
+
+namespace perron::pagerank_gpu {
+
+template <class T>
+class fused_pull {
+ public:
+  // The pattern of pt (the CSR of P^T of an unweighted graph) is uploaded,
+  // relabelled and split on `stream`; returns when that is done.
+  fused_pull(const csr_matrix<T>& pt, cudaStream_t stream);
+
+  // r_0 from d_r0 (n values in the graph's order; unused when uniform), and
+  // the state's dangling mass of it.
+  void launch_init(const T* d_r0, int uniform, pagerank_state* st);
+  // Copies v (n values in the graph's order) into the solver's order; the
+  // steps read it when the state says personalized.
+  void launch_personalization(const T* d_v);
+  // One step k -> k+1 (k = st->iteration), closed like update_kernel's: a
+  // no-op once st->done.
+  void launch_step(pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
+                   int set_condition);
+  // r_K (K = st->iteration) into d_r, n values in the graph's order.
+  void launch_ranks(T* d_r, const pagerank_state* st);
+
+  int hub() const { return hub_; }  // entries of x kept in shared memory
+  // The hub trial: "entries: median step time" per candidate.
+  const std::string& trial() const { return trial_; }
+  std::size_t device_bytes() const;
+
+ private:
+  // Times steps with each candidate hub size and keeps the fastest.
+  void choose_hub();
+
+  cudaStream_t stream_ = nullptr;
+  index_t n_ = 0;
+  std::size_t nnz_ = 0;
+  long long lanes_ = 0, tiles_ = 0;
+  int hub_ = 0, max_hub_ = 0;
+  int grid_ = 1;
+  std::string trial_;
+  cuda::device_buffer<long long> tile_start_;
+  cuda::device_buffer<index_t> row_ptr_, col_, lane_row_, deg_, perm_, parts_, first_tile_;
+  cuda::device_buffer<unsigned> count_;
+  cuda::device_buffer<T> x_[2], v_, tail_, head_;
+};
+
+}  // namespace perron::pagerank_gpu

@@ -14,7 +14,30 @@
 #include "kernels/error.hpp"
 
 namespace perron::pagerank_gpu {
+
+// The kernels' view of a fused_pull (declared in the header).
+template <class T>
+struct fused_args {
+  const index_t* row_ptr;       // n + 1, relabelled P^T
+  const index_t* col;           // nnz, relabelled
+  const long long* tile_start;  // tiles + 1: first item of each tile (tile_start[tiles] = n + nnz)
+  const index_t* lane_row;      // 32 tiles + 1: the row at lane g's first item
+  const index_t* deg;           // n: out-degree, 0 for dangling
+  const index_t* parts;         // n: tiles holding items of the row (> 1: cut)
+  const index_t* first_tile;    // n: the tile holding the row's first item
+  unsigned* count;              // n: partials received this step, for cut rows
+  T* tail;                      // per tile: partial of the row still open at its end
+  T* head;                      // per tile: partial of the row open at its start that ends in it
+  T* x0;                        // x_k for even k
+  T* x1;                        // x_k for odd k
+  const T* v;                   // personalization in the relabelled order
+  long long tiles;
+  index_t n;
+  int hub;
+};
+
 namespace {
+
 
 constexpr int step_threads = 1024;  // one block per SM: one copy of the hub per SM
 constexpr int step_warps = step_threads / 32;
@@ -32,28 +55,6 @@ template <class T>
 constexpr std::size_t warp_scratch_bytes() {
   return ((2 * tile_items + 1) * sizeof(T) + (tile_items + 2) * sizeof(index_t) + 15) / 16 * 16;
 }
-
-template <class T>
-struct fused_args {
-  const index_t* row_ptr;   // n + 1, relabelled P^T
-  const index_t* col;       // nnz, relabelled
-  const long long* tile_start;  // tiles + 1: first item of each tile (tile_start[tiles] = n + nnz)
-  const index_t* lane_row;      // 32 tiles + 1: the row at lane g's first item
-  const index_t* deg;       // n: out-degree, 0 for dangling
-  const index_t* parts;       // n: tiles holding items of the row (> 1: cut)
-  const index_t* first_tile;  // n: the tile holding the row's first item
-  unsigned* count;          // n: partials received this step, for cut rows
-  T* tail;                  // per tile: partial of the row still open at its end
-  T* head;                  // per tile: partial of the row open at its start that ends in it
-  T* x0;                    // x_k for even k
-  T* x1;                    // x_k for odd k
-  const T* v;               // personalization in the relabelled order
-  long long items_total;    // n + nnz
-  long long lanes;
-  long long tiles;
-  index_t n;
-  int hub;
-};
 
 // ---- setup ------------------------------------------------------------------
 
@@ -404,43 +405,34 @@ int bit_width(unsigned long long v) {
   return std::max(b, 1);
 }
 
-template <class T>
-fused_args<T> args_of(index_t n, std::size_t nnz, long long lanes, long long tiles, int hub,
-                      cuda::device_buffer<long long>& tile_start, cuda::device_buffer<index_t>& row_ptr,
-                      cuda::device_buffer<index_t>& col,
-                      cuda::device_buffer<index_t>& lane_row, cuda::device_buffer<index_t>& deg,
-                      cuda::device_buffer<index_t>& parts, cuda::device_buffer<index_t>& first_tile,
-                      cuda::device_buffer<unsigned>& count,
-                      cuda::device_buffer<T>& tail, cuda::device_buffer<T>& head, cuda::device_buffer<T>* x,
-                      cuda::device_buffer<T>& v) {
-  fused_args<T> a;
-  a.row_ptr = row_ptr.data();
-  a.col = col.data();
-  a.tile_start = tile_start.data();
-  a.lane_row = lane_row.data();
-  a.deg = deg.data();
-  a.parts = parts.data();
-  a.first_tile = first_tile.data();
-  a.count = count.data();
-  a.tail = tail.data();
-  a.head = head.data();
-  a.x0 = x[0].data();
-  a.x1 = x[1].data();
-  a.v = v.data();
-  a.items_total = static_cast<long long>(n) + static_cast<long long>(nnz);
-  a.lanes = lanes;
-  a.tiles = tiles;
-  a.n = n;
-  a.hub = hub;
-  return a;
-}
-
 std::size_t step_smem(int hub, std::size_t value_bytes) {
   const std::size_t scratch = value_bytes == sizeof(float) ? warp_scratch_bytes<float>() : warp_scratch_bytes<double>();
   return static_cast<std::size_t>(hub) * value_bytes + static_cast<std::size_t>(step_warps) * scratch;
 }
 
 }  // namespace
+
+template <class T>
+fused_args<T> fused_pull<T>::args() {
+  fused_args<T> a;
+  a.row_ptr = row_ptr_.data();
+  a.col = col_.data();
+  a.tile_start = tile_start_.data();
+  a.lane_row = lane_row_.data();
+  a.deg = deg_.data();
+  a.parts = parts_.data();
+  a.first_tile = first_tile_.data();
+  a.count = count_.data();
+  a.tail = tail_.data();
+  a.head = head_.data();
+  a.x0 = x_[0].data();
+  a.x1 = x_[1].data();
+  a.v = v_.data();
+  a.tiles = tiles_;
+  a.n = n_;
+  a.hub = hub_;
+  return a;
+}
 
 template <class T>
 fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream_(stream) {
@@ -598,8 +590,7 @@ void fused_pull<T>::choose_hub() {
 
 template <class T>
 void fused_pull<T>::launch_init(const T* d_r0, int uniform, pagerank_state* st) {
-  fused_args<T> a = args_of<T>(n_, nnz_, lanes_, tiles_, hub_, tile_start_, row_ptr_, col_, lane_row_, deg_, parts_, first_tile_, count_,
-                               tail_, head_, x_, v_);
+  const fused_args<T> a = args();
   init_x<T><<<std::min(blocks_for(n_), 4096), setup_threads, 0, stream_>>>(a, perm_.data(), d_r0, uniform, st);
   PERRON_CUDA_CHECK_LAUNCH("pagerank init_x");
 }
@@ -613,8 +604,7 @@ void fused_pull<T>::launch_personalization(const T* d_v) {
 template <class T>
 void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
                                 int set_condition) {
-  fused_args<T> a = args_of<T>(n_, nnz_, lanes_, tiles_, hub_, tile_start_, row_ptr_, col_, lane_row_, deg_, parts_, first_tile_, count_,
-                               tail_, head_, x_, v_);
+  const fused_args<T> a = args();
   fused_step<T><<<grid_, step_threads, step_smem(hub_, sizeof(T)), stream_>>>(a, st, progress, handle,
                                                                              set_condition);
   PERRON_CUDA_CHECK_LAUNCH("pagerank fused_step");
@@ -622,8 +612,7 @@ void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
 
 template <class T>
 void fused_pull<T>::launch_ranks(T* d_r, const pagerank_state* st) {
-  fused_args<T> a = args_of<T>(n_, nnz_, lanes_, tiles_, hub_, tile_start_, row_ptr_, col_, lane_row_, deg_, parts_, first_tile_, count_,
-                               tail_, head_, x_, v_);
+  const fused_args<T> a = args();
   ranks_out<T><<<blocks_for(n_), setup_threads, 0, stream_>>>(a, perm_.data(), st, d_r);
   PERRON_CUDA_CHECK_LAUNCH("pagerank ranks_out");
 }

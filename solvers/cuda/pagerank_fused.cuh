@@ -40,6 +40,9 @@
 namespace perron::pagerank_gpu {
 
 template <class T>
+struct fused_args;
+
+template <class T>
 class fused_pull {
  public:
   // The pattern of pt (the CSR of P^T of an unweighted graph) is uploaded,
@@ -67,6 +70,7 @@ class fused_pull {
  private:
   // Times steps with each candidate hub size and keeps the fastest.
   void choose_hub();
+  fused_args<T> args();
 
   cudaStream_t stream_ = nullptr;
   index_t n_ = 0;

@@ -77,12 +77,7 @@ __global__ void __launch_bounds__(block_threads)
     }
     if (is_dangling(bits, i)) dangling += static_cast<double>(ri);
   }
-  if (accumulate_grid<block_threads>(make_double2(0.0, dangling), st)) {
-    st->dangling = st->dangling_acc;
-    st->dangling_acc = 0.0;
-    st->residual_acc = 0.0;
-    st->blocks_done = 0;
-  }
+  if (accumulate_grid<block_threads>(make_double2(0.0, dangling), st)) close_init(st);
 }
 
 // The fused step (see the top of the file). y = P^T r_k on entry.

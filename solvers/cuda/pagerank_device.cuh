@@ -75,6 +75,15 @@ __device__ inline bool accumulate_grid(double2 local, pagerank_state* st) {
   return ticket == gridDim.x - 1;
 }
 
+// Closes the start of a solve in the thread accumulate_grid() elected: the
+// dangling mass of r_0 becomes the state's, the accumulators are reset.
+__device__ inline void close_init(pagerank_state* st) {
+  st->dangling = st->dangling_acc;
+  st->dangling_acc = 0.0;
+  st->residual_acc = 0.0;
+  st->blocks_done = 0;
+}
+
 // Closes step k -> k+1 in the thread accumulate_grid() elected: publishes the
 // residual and the dangling mass, resets the accumulators, counts the step and
 // decides whether the loop goes on (the state's done flag, and the WHILE

@@ -163,12 +163,7 @@ __global__ void __launch_bounds__(setup_threads)
     a.x0[k] = x;
     if (d == 0) dangling += static_cast<double>(x);
   }
-  if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st)) {
-    st->dangling = st->dangling_acc;
-    st->dangling_acc = 0.0;
-    st->residual_acc = 0.0;
-    st->blocks_done = 0;
-  }
+  if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st)) close_init(st);
 }
 
 struct step_sums {

@@ -20,7 +20,7 @@ template <class T>
 struct fused_args {
   const index_t* row_ptr;       // n + 1, relabelled P^T
   const index_t* col;           // nnz, relabelled
-  const long long* tile_start;  // tiles + 1: first item of each tile (tile_start[tiles] = n + nnz)
+  const unsigned* tile_start;   // tiles + 1: first item of each tile (tile_start[tiles] = n + nnz < 2^32)
   const index_t* lane_row;      // 32 tiles + 1: the row at lane g's first item
   const index_t* deg;           // n: out-degree, 0 for dangling
   const index_t* parts;         // n: tiles holding items of the row (> 1: cut)
@@ -31,7 +31,7 @@ struct fused_args {
   T* x0;                        // x_k for even k
   T* x1;                        // x_k for odd k
   const T* v;                   // personalization in the relabelled order
-  long long tiles;
+  index_t tiles;
   index_t n;
   int hub;
 };
@@ -39,7 +39,9 @@ struct fused_args {
 namespace {
 
 
-constexpr int step_threads = 1024;  // one block per SM: one copy of the hub per SM
+// One block per SM: one copy of the hub per SM. (768 and 512 threads, with
+// more registers each and room for a larger hub, measured slower on the H100.)
+constexpr int step_threads = 1024;
 constexpr int step_warps = step_threads / 32;
 constexpr int items = 8;             // merge-path items per lane
 constexpr int tile_items = 32 * items;  // per warp
@@ -49,11 +51,11 @@ int blocks_for(long long count) {
   return static_cast<int>(std::max<long long>(1, std::min<long long>((count + setup_threads - 1) / setup_threads, 1 << 20)));
 }
 
-// Per warp: gathered x (tile_items), row sums (tile_items + 1), row_ptr
-// entries (tile_items + 2), rounded to 16 bytes.
+// Per warp: the sums of the rows a tile closes (at most tile_items), rounded
+// to 16 bytes. Everything else of a tile lives in registers.
 template <class T>
 constexpr std::size_t warp_scratch_bytes() {
-  return ((2 * tile_items + 1) * sizeof(T) + (tile_items + 2) * sizeof(index_t) + 15) / 16 * 16;
+  return ((tile_items + 1) * sizeof(T) + 15) / 16 * 16;
 }
 
 // ---- setup ------------------------------------------------------------------
@@ -95,10 +97,10 @@ __global__ void relabel_links(index_t n, const index_t* __restrict__ perm, const
 }
 
 // The tile holding item position p: the last t with tile_start[t] <= p.
-__device__ long long tile_of(const long long* __restrict__ tile_start, long long tiles, long long p) {
-  long long lo = 0, hi = tiles - 1;
+__device__ index_t tile_of(const unsigned* __restrict__ tile_start, index_t tiles, unsigned p) {
+  index_t lo = 0, hi = tiles - 1;
   while (lo < hi) {
-    const long long mid = (lo + hi + 1) / 2;
+    const index_t mid = lo + (hi - lo + 1) / 2;
     if (tile_start[mid] <= p)
       lo = mid;
     else
@@ -107,19 +109,25 @@ __device__ long long tile_of(const long long* __restrict__ tile_start, long long
   return lo;
 }
 
+// Item positions: row R's end item sits at row_ptr[R + 1] + R, which is below
+// 2^32 because row_ptr and R are both index_t.
+__device__ __forceinline__ unsigned end_item(const index_t* __restrict__ row_ptr, index_t r) {
+  return static_cast<unsigned>(row_ptr[r + 1]) + static_cast<unsigned>(r);
+}
+
 // Lane l of tile t starts at item min(tile_start[t] + l items, tile_start[t + 1]);
-// lane_row[32 t + l] = the number of rows whose end item lies before it (row
-// R's end item sits at position row_ptr[R + 1] + R).
-__global__ void find_lane_rows(long long tiles, const long long* __restrict__ tile_start, index_t n,
+// lane_row[32 t + l] = the number of rows whose end item lies before it.
+__global__ void find_lane_rows(index_t tiles, const unsigned* __restrict__ tile_start, index_t n,
                                const index_t* __restrict__ row_ptr, index_t* __restrict__ lane_row) {
-  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g <= 32 * tiles;
+  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g <= 32LL * tiles;
        g += gridDim.x * (long long)blockDim.x) {
     const long long t = g / 32;
-    const long long d = t == tiles ? tile_start[tiles] : std::min(tile_start[t] + (g % 32) * items, tile_start[t + 1]);
+    const unsigned d =
+        t == tiles ? tile_start[tiles] : std::min(tile_start[t] + static_cast<unsigned>(g % 32) * items, tile_start[t + 1]);
     index_t lo = 0, hi = n;
     while (lo < hi) {
       const index_t mid = lo + (hi - lo) / 2;
-      if (row_ptr[mid + 1] + (long long)mid < d)
+      if (end_item(row_ptr, mid) < d)
         lo = mid + 1;
       else
         hi = mid;
@@ -130,14 +138,14 @@ __global__ void find_lane_rows(long long tiles, const long long* __restrict__ ti
 
 // parts[R]: tiles from the one holding R's first item (first_tile[R]) to the
 // one holding its end.
-__global__ void count_parts(index_t n, long long tiles, const long long* __restrict__ tile_start,
+__global__ void count_parts(index_t n, index_t tiles, const unsigned* __restrict__ tile_start,
                             const index_t* __restrict__ row_ptr, index_t* __restrict__ parts,
                             index_t* __restrict__ first_tile) {
   for (index_t r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) {
-    const long long t0 = tile_of(tile_start, tiles, row_ptr[r] + (long long)r);
-    const long long t1 = tile_of(tile_start, tiles, row_ptr[r + 1] + (long long)r);
-    parts[r] = static_cast<index_t>(t1 - t0 + 1);
-    first_tile[r] = static_cast<index_t>(t0);
+    const index_t t0 = tile_of(tile_start, tiles, static_cast<unsigned>(row_ptr[r]) + static_cast<unsigned>(r));
+    const index_t t1 = tile_of(tile_start, tiles, end_item(row_ptr, r));
+    parts[r] = t1 - t0 + 1;
+    first_tile[r] = t0;
   }
 }
 
@@ -228,6 +236,48 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
   finish_row(xn, R, y, load_row(a, x, R, personalized, v_uniform), alpha, c, s);
 }
 
+// Tile t as lane `lane` sees it: its items [d0, d1) and the rows r0, r1 at
+// their ends; its links are [d0 - r0, d1 - r1).
+struct tile_lanes {
+  unsigned d0 = 0, d1 = 0;
+  index_t r0 = 0, r1 = 0;
+  __device__ unsigned k0() const { return d0 - static_cast<unsigned>(r0); }
+  __device__ unsigned k1() const { return d1 - static_cast<unsigned>(r1); }
+};
+
+template <class T>
+__device__ __forceinline__ tile_lanes load_lanes(const fused_args<T>& a, index_t t, int lane) {
+  const unsigned tile_d0 = __ldg(a.tile_start + t), tile_d1 = __ldg(a.tile_start + t + 1);
+  tile_lanes m;
+  m.d0 = min(tile_d0 + lane * items, tile_d1);
+  m.d1 = min(m.d0 + items, tile_d1);
+  const index_t g = t * 32 + lane;
+  m.r0 = __ldg(a.lane_row + g);
+  m.r1 = __ldg(a.lane_row + g + 1);
+  return m;
+}
+
+// This lane's links [k0, k0 + 8) (some past its own end, read but unused),
+// as three aligned 16-byte loads shifted by k0 mod 4. The col array is padded
+// so that the last window stays inside it. Streamed: read once per step.
+template <class T>
+__device__ __forceinline__ void load_links(const fused_args<T>& a, unsigned k0, index_t (&c)[items]) {
+  const int4* w = reinterpret_cast<const int4*>(a.col + (k0 & ~3u));
+  const int4 w0 = __ldcs(w), w1 = __ldcs(w + 1), w2 = __ldcs(w + 2);
+  index_t v[12] = {w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w, w2.x, w2.y, w2.z, w2.w};
+  const unsigned off = k0 & 3u;
+  if (off & 1u) {
+#pragma unroll
+    for (int i = 0; i < 10; ++i) v[i] = v[i + 1];
+  }
+  if (off & 2u) {
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = v[i + 2];
+  }
+#pragma unroll
+  for (int i = 0; i < items; ++i) c[i] = v[i];
+}
+
 template <class T>
 __global__ void __launch_bounds__(step_threads, 1)
     fused_step(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
@@ -244,12 +294,8 @@ __global__ void __launch_bounds__(step_threads, 1)
   extern __shared__ __align__(16) unsigned char smem[];
   T* hub = reinterpret_cast<T*>(smem);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  // This warp's scratch for one tile: the gathered x of its links, its rows'
-  // sums, and its rows' row_ptr entries (a tile closes at most tile_items rows).
-  unsigned char* mine = smem + a.hub * sizeof(T) + warp * warp_scratch_bytes<T>();
-  T* stage = reinterpret_cast<T*>(mine);
-  T* row_sum = stage + tile_items;
-  index_t* ptr = reinterpret_cast<index_t*>(row_sum + tile_items + 1);
+  // This warp's scratch: the sums of the rows a tile closes.
+  T* row_sum = reinterpret_cast<T*>(smem + a.hub * sizeof(T) + warp * warp_scratch_bytes<T>());
   {
     // The hub: 16-byte loads, up to 8 per thread in flight before any store
     // (a plain copy loop waits on each load in turn: ~20 us for 33K floats).
@@ -272,64 +318,55 @@ __global__ void __launch_bounds__(step_threads, 1)
   constexpr unsigned full = 0xffffffffu;
   step_sums s;
   const index_t n = a.n;
-  for (long long t = static_cast<long long>(blockIdx.x) * step_warps + warp; t < a.tiles;
-       t += static_cast<long long>(gridDim.x) * step_warps) {
-    const long long g = t * 32 + lane;
-    const long long tile_d0 = __ldg(a.tile_start + t), tile_d1 = __ldg(a.tile_start + t + 1);
-    const long long d0 = std::min(tile_d0 + lane * items, tile_d1), d1 = std::min(d0 + items, tile_d1);
-    const index_t r0 = __ldg(a.lane_row + g);
-    const index_t r1 = __ldg(a.lane_row + g + 1);
-    const long long k0 = d0 - r0, k1 = d1 - r1;  // this lane's links [k0, k1)
-    const long long tile_k0 = __shfl_sync(full, k0, 0), tile_k1 = __shfl_sync(full, k1, 31);
+  for (index_t t = static_cast<index_t>(blockIdx.x) * step_warps + warp; t < a.tiles;
+       t += static_cast<index_t>(gridDim.x) * step_warps) {
+    const tile_lanes m = load_lanes(a, t, lane);
+    const unsigned k0 = m.k0(), k1 = m.k1();  // this lane's links [k0, k1): at most 8
+    const index_t r0 = m.r0, r1 = m.r1;
+    const unsigned tile_d0 = __shfl_sync(full, m.d0, 0), tile_d1 = __shfl_sync(full, m.d1, 31);
     // Rows [first_row, last_row) end in this tile; last_row (< n) is open at its end.
     const index_t first_row = __shfl_sync(full, r0, 0), last_row = __shfl_sync(full, r1, 31);
+    const index_t rows = last_row - first_row;
+    index_t cj[items];
+    load_links(a, k0, cj);
     // The first 32 closed rows' data, loaded now so that it arrives with the links.
     row_data<T> early{};
-    if (lane < last_row - first_row) early = load_row(a, x, first_row + lane, personalized, v_uniform);
-
-    // Coalesced: the tile's row_ptr entries, its links' columns (streamed,
-    // read once), then the gathers, all issued before any is used.
-    for (index_t i = lane; i <= last_row - first_row; i += 32) ptr[i] = __ldg(a.row_ptr + first_row + i);
-    index_t cj[items];
+    if (lane < rows) early = load_row(a, x, first_row + lane, personalized, v_uniform);
+    const unsigned links = k1 - k0;
+    T gx[items];
 #pragma unroll
-    for (int j = 0; j < items; ++j) {
-      const long long q = tile_k0 + j * 32 + lane;
-      cj[j] = q < tile_k1 ? __ldcs(a.col + q) : 0;
-    }
-#pragma unroll
-    for (int j = 0; j < items; ++j) {
-      const long long q = tile_k0 + j * 32 + lane;
-      if (q < tile_k1) stage[j * 32 + lane] = cj[j] < a.hub ? hub[cj[j]] : __ldg(x + cj[j]);
-    }
-    __syncwarp();
+    for (int j = 0; j < items; ++j)
+      if (j < links) gx[j] = cj[j] < a.hub ? hub[cj[j]] : __ldg(x + cj[j]);
 
-    // This lane's walk: a link adds to the open row; an end item closes it.
-    // The first row closed may have begun in earlier lanes (its sum is
-    // completed below); the rows after it are whole here.
+    // This lane's walk over its links: row R closes before link row_ptr[R + 1]
+    // (rows r0 .. r1 - 1 close here, empty ones included). The first row closed
+    // may have begun in earlier lanes (its sum is completed below); the rows
+    // after it are whole here.
     T acc = 0, first = 0;
     bool closed = false;
     index_t row = r0;
-    long long q = k0;
-    long long row_end = r0 < r1 ? ptr[r0 - first_row + 1] : LLONG_MAX;
+    auto close = [&] {
+      if (!closed) {
+        first = acc;
+        closed = true;
+      } else {
+        row_sum[row - first_row] = acc;
+      }
+      acc = 0;
+      ++row;
+    };
+    unsigned end = r0 < r1 ? static_cast<unsigned>(__ldg(a.row_ptr + r0 + 1)) : UINT_MAX;
 #pragma unroll
-    for (int i = 0; i < items; ++i) {
-      if (d0 + i < d1) {
-        if (q == row_end) {
-          if (!closed) {
-            first = acc;
-            closed = true;
-          } else {
-            row_sum[row - first_row] = acc;
-          }
-          acc = 0;
-          ++row;
-          row_end = row < r1 ? ptr[row - first_row + 1] : LLONG_MAX;
-        } else {
-          acc += stage[q - tile_k0];
-          ++q;
+    for (int j = 0; j < items; ++j) {
+      if (j < links) {
+        while (k0 + j == end) {
+          close();
+          end = row < r1 ? static_cast<unsigned>(__ldg(a.row_ptr + row + 1)) : UINT_MAX;
         }
+        acc += gx[j];
       }
     }
+    while (row < r1) close();
 
     // Segmented inclusive scan of the lanes' open partials (acc, of row r1):
     // rows are non-decreasing across lanes, so equal keys are contiguous.
@@ -344,7 +381,7 @@ __global__ void __launch_bounds__(step_threads, 1)
     const T before = __shfl_up_sync(full, open, 1);
     // Tiles end at row ends except inside a row longer than a tile: only such
     // a row can begin before this tile (head_cut) or go on after it.
-    const bool head_cut = ptr[0] + static_cast<long long>(first_row) < tile_d0;
+    const bool head_cut = static_cast<unsigned>(__ldg(a.row_ptr + first_row)) + static_cast<unsigned>(first_row) < tile_d0;
     const T y = (lane > 0 ? before : T(0)) + first;
     const bool head_here = closed && r0 == first_row && head_cut;
     if (closed && !head_here) row_sum[r0 - first_row] = y;
@@ -355,13 +392,13 @@ __global__ void __launch_bounds__(step_threads, 1)
       contribute(a, first_row, x, xn, alpha, c, personalized, v_uniform, s);
     }
     const T tail = __shfl_sync(full, open, 31);
-    if (last_row < n && ptr[last_row - first_row] + static_cast<long long>(last_row) < tile_d1) {
+    if (last_row < n && static_cast<unsigned>(__ldg(a.row_ptr + last_row)) + static_cast<unsigned>(last_row) < tile_d1) {
       if (lane == 0) a.tail[t] = tail;  // the row goes on in the next tile
       contribute(a, last_row, x, xn, alpha, c, personalized, v_uniform, s);
     }
     __syncwarp();
     // The closed rows' updates, coalesced.
-    for (index_t i = lane; i < last_row - first_row; i += 32)
+    for (index_t i = lane; i < rows; i += 32)
       if (i > 0 || !head_cut)
         finish_row(xn, first_row + i, row_sum[i], i < 32 ? early : load_row(a, x, first_row + i, personalized, v_uniform),
                    alpha, c, s);
@@ -464,7 +501,9 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   PERRON_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len.data(), row_ptr_.data(), n_ + 1, stream_));
   PERRON_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(scan_temp.get(bytes), bytes, len.data(), row_ptr_.data(), n_ + 1, stream_));
-  col_ = cuda::device_buffer<index_t>(nnz_);
+  // Padded: a lane reads its links as three aligned 16-byte windows.
+  col_ = cuda::device_buffer<index_t>(nnz_ + 16);
+  PERRON_CUDA_CHECK(cudaMemsetAsync(col_.data() + nnz_, 0, 16 * sizeof(index_t), stream_));
   relabel_links<<<blocks_for(32LL * n_), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
                                                                       old_col.data(), new_id.data(), row_ptr_.data(),
                                                                       col_.data());
@@ -474,12 +513,12 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   {
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const std::vector<index_t> rp = row_ptr_.download();
-    std::vector<long long> start;
+    std::vector<unsigned> start;
     start.reserve(static_cast<std::size_t>(total / (tile_items / 2) + 2));
     long long p = 0;
     index_t r = 0;  // the row holding item p
     while (p < total) {
-      start.push_back(p);
+      start.push_back(static_cast<unsigned>(p));
       const long long limit = p + tile_items;
       if (limit >= total) break;
       index_t next = r;
@@ -491,17 +530,17 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
         p = limit;  // row r is longer than a tile: cut it
       }
     }
-    start.push_back(total);
-    tiles_ = static_cast<long long>(start.size()) - 1;
-    lanes_ = 32 * tiles_;
-    tile_start_ = cuda::device_buffer<long long>(start);
+    start.push_back(static_cast<unsigned>(total));
+    if (start.size() - 1 > max_index / 32) throw dimension_error("fused pull: more tiles than index_t counts");
+    tiles_ = static_cast<index_t>(start.size() - 1);
+    lanes_ = 32LL * tiles_;
+    tile_start_ = cuda::device_buffer<unsigned>(start);
   }
   lane_row_ = cuda::device_buffer<index_t>(static_cast<std::size_t>(lanes_) + 1);
   find_lane_rows<<<blocks_for(lanes_ + 1), setup_threads, 0, stream_>>>(tiles_, tile_start_.data(), n_,
                                                                         row_ptr_.data(), lane_row_.data());
   PERRON_CUDA_CHECK_LAUNCH("find_lane_rows");
   parts_ = cuda::device_buffer<index_t>(n);
-  if (static_cast<std::size_t>(tiles_) > max_index) throw dimension_error("fused pull: more tiles than index_t counts");
   first_tile_ = cuda::device_buffer<index_t>(n);
   count_parts<<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, tiles_, tile_start_.data(), row_ptr_.data(),
                                                              parts_.data(), first_tile_.data());
@@ -514,7 +553,7 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   x_[1] = cuda::device_buffer<T>(n);
   v_ = cuda::device_buffer<T>(n);
 
-  // The hub: as much of x as shared memory holds next to the warps' stages.
+  // The hub: as much of x as shared memory holds next to the warps' row sums.
   int device = 0, optin = 0, sms = 1;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -524,7 +563,7 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   const long long room = (static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes) -
                           static_cast<long long>(step_smem(0, sizeof(T)))) /
                          static_cast<long long>(sizeof(T));
-  if (room < 0) throw cuda_error("the device has too little shared memory per block for the fused pull's stages");
+  if (room < 0) throw cuda_error("the device has too little shared memory per block for the fused pull's row sums");
   max_hub_ = static_cast<int>(std::min<long long>(room, n_) / 32 * 32);  // whole 16-byte vectors
   PERRON_CUDA_CHECK(cudaFuncSetAttribute(fused_step<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(step_smem(max_hub_, sizeof(T)))));

@@ -75,11 +75,12 @@ class fused_pull {
   cudaStream_t stream_ = nullptr;
   index_t n_ = 0;
   std::size_t nnz_ = 0;
-  long long lanes_ = 0, tiles_ = 0;
+  long long lanes_ = 0;
+  index_t tiles_ = 0;
   int hub_ = 0, max_hub_ = 0;
   int grid_ = 1;
   std::string trial_;
-  cuda::device_buffer<long long> tile_start_;
+  cuda::device_buffer<unsigned> tile_start_;  // item positions: n + nnz < 2^32
   cuda::device_buffer<index_t> row_ptr_, col_, lane_row_, deg_, perm_, parts_, first_tile_;
   cuda::device_buffer<unsigned> count_;
   cuda::device_buffer<T> x_[2], v_, tail_, head_;

@@ -221,12 +221,12 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
   const int lane = threadIdx.x & 31;
   const index_t parts = __ldg(a.parts + R), t0 = __ldg(a.first_tile + R), t1 = t0 + parts - 1;
   unsigned last = 0;
-  if (lane == 0) {
-    __threadfence();  // the slot before the count
-    last = atomicAdd(a.count + R, 1u) + 1 == static_cast<unsigned>(parts);
-  }
+  if (lane == 0)  // release: lane 0's slot before the count
+    last = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(a.count[R]).fetch_add(1u, ::cuda::memory_order_acq_rel) +
+               1 ==
+           static_cast<unsigned>(parts);
   if (!__shfl_sync(0xffffffffu, last, 0)) return;
-  __threadfence();  // every slot after the count
+  ::cuda::atomic_thread_fence(::cuda::memory_order_acquire, ::cuda::thread_scope_device);  // every slot after the count
   T y = 0;
   for (index_t t = t0 + lane; t < t1; t += 32) y += __ldcg(a.tail + t);
   for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(0xffffffffu, y, off);
@@ -318,6 +318,9 @@ __global__ void __launch_bounds__(step_threads, 1)
   constexpr unsigned full = 0xffffffffu;
   step_sums s;
   const index_t n = a.n;
+  // (Loading the next tile's bounds one tile ahead, with its links asked of
+  // L2 by cp.async.bulk.prefetch, measured 2-4% slower: the registers it
+  // holds cost more than the latency it hides.)
   for (index_t t = static_cast<index_t>(blockIdx.x) * step_warps + warp; t < a.tiles;
        t += static_cast<index_t>(gridDim.x) * step_warps) {
     const tile_lanes m = load_lanes(a, t, lane);
@@ -334,9 +337,12 @@ __global__ void __launch_bounds__(step_threads, 1)
     if (lane < rows) early = load_row(a, x, first_row + lane, personalized, v_uniform);
     const unsigned links = k1 - k0;
     T gx[items];
+    // One generic load per link, from the hub or from x: no divergent branch
+    // (1-3% faster on the H100 than a branch with LDS / LDG, or than both
+    // loads predicated).
 #pragma unroll
     for (int j = 0; j < items; ++j)
-      if (j < links) gx[j] = cj[j] < a.hub ? hub[cj[j]] : __ldg(x + cj[j]);
+      if (j < links) gx[j] = *(cj[j] < a.hub ? hub + cj[j] : x + cj[j]);
 
     // This lane's walk over its links: row R closes before link row_ptr[R + 1]
     // (rows r0 .. r1 - 1 close here, empty ones included). The first row closed

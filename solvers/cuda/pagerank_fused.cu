@@ -221,10 +221,11 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
   const int lane = threadIdx.x & 31;
   const index_t parts = __ldg(a.parts + R), t0 = __ldg(a.first_tile + R), t1 = t0 + parts - 1;
   unsigned last = 0;
-  if (lane == 0)  // release: lane 0's slot before the count
-    last = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(a.count[R]).fetch_add(1u, ::cuda::memory_order_acq_rel) +
-               1 ==
-           static_cast<unsigned>(parts);
+  if (lane == 0) {  // release: lane 0's slot before the count
+    const unsigned arrived =
+        ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(a.count[R]).fetch_add(1u, ::cuda::memory_order_acq_rel);
+    last = arrived + 1 == static_cast<unsigned>(parts);
+  }
   if (!__shfl_sync(0xffffffffu, last, 0)) return;
   ::cuda::atomic_thread_fence(::cuda::memory_order_acquire, ::cuda::thread_scope_device);  // every slot after the count
   T y = 0;
@@ -479,6 +480,8 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
   const auto n = static_cast<std::size_t>(n_);
   const long long total = static_cast<long long>(n_) + static_cast<long long>(nnz_);
+  if (nnz_ > max_index || total > static_cast<long long>(UINT_MAX) - 16)
+    throw dimension_error("fused pull: rows + links must stay below 2^32 (item positions are 32-bit)");
 
   // Upload the pattern only; values are 1/d_j by construction.
   cuda::device_buffer<index_t> old_ptr(pt.row_ptr), old_col(pt.col_idx);

@@ -20,8 +20,10 @@
 // "Merge-based parallel sparse matrix-vector multiplication", SC16): the
 // sequence "row 0's links, row 0's end, row 1's links, ..." is cut into tiles
 // of at most 256 items that end at a row's end, except inside a row longer
-// than a tile; a warp takes a tile, each lane 8 consecutive items of it.
-// Tiles and lane starts are computed once at setup. A row longer than a tile
+// than a tile; a warp takes a tile, each lane 8 consecutive items of it,
+// whose links it reads into registers (aligned 16-byte loads), gathers and
+// sums. Item positions are 32-bit (rows + links < 2^32). Tiles and lane starts
+// are computed once at setup. A row longer than a tile
 // gets one partial per tile it touches, written to that tile's slot; the last
 // of them to arrive (a per-row counter) sums the slots in tile order, so the
 // result does not depend on which block ran first, and finishes the row.

@@ -163,6 +163,10 @@ struct pagerank_cuda<T>::impl {
   index_t n = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+  // The ranks come back in up to rank_chunks pieces, each with its event, so
+  // that the host widens one piece while the next is still on its way.
+  static constexpr int rank_chunks = 8;
+  cudaEvent_t ev_chunk[rank_chunks] = {};
   std::unique_ptr<spmv_plan<T>> plan;    // pagerank_pull::spmv
   std::unique_ptr<fused_pull<T>> fused;  // pagerank_pull::fused
   std::string reason;                    // why this kernel / pull
@@ -192,6 +196,8 @@ struct pagerank_cuda<T>::impl {
     fused.reset();
     if (ev_start) cudaEventDestroy(ev_start);
     if (ev_stop) cudaEventDestroy(ev_stop);
+    for (cudaEvent_t e : ev_chunk)
+      if (e) cudaEventDestroy(e);
     if (stream) cudaStreamDestroy(stream);
   }
 
@@ -317,13 +323,14 @@ struct pagerank_cuda<T>::impl {
     return auto_unroll;
   }
 
-  // Blocks until the stream is idle; with a progress callback, polls the
-  // mapped progress record meanwhile (reading it needs no synchronization).
-  void wait(const pagerank_options& opt) {
+  // Blocks until `done` has happened (the stream is idle when null); with a
+  // progress callback, polls the mapped progress record meanwhile (reading
+  // it needs no synchronization).
+  void wait(const pagerank_options& opt, cudaEvent_t done = nullptr) {
     if (opt.progress) {
       int shown = 0;
       for (;;) {
-        const cudaError_t q = cudaStreamQuery(stream);
+        const cudaError_t q = done ? cudaEventQuery(done) : cudaStreamQuery(stream);
         if (q == cudaSuccess) break;
         if (q != cudaErrorNotReady) PERRON_CUDA_CHECK(q);
         const volatile pagerank_progress* p = h_progress.get();
@@ -335,7 +342,7 @@ struct pagerank_cuda<T>::impl {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
     }
-    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));
+    PERRON_CUDA_CHECK(done ? cudaEventSynchronize(done) : cudaStreamSynchronize(stream));
   }
 };
 
@@ -356,6 +363,7 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel, 
   PERRON_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
   PERRON_CUDA_CHECK(cudaEventCreate(&m.ev_start));
   PERRON_CUDA_CHECK(cudaEventCreate(&m.ev_stop));
+  for (cudaEvent_t& e : m.ev_chunk) PERRON_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   if (pull == pagerank_pull::fused) {
     if (!g.pattern)
       throw invalid_argument("the fused pull needs an unweighted graph (P^T(i, j) = 1/outdeg(j)); use the spmv pull");
@@ -509,9 +517,27 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     PERRON_CUDA_CHECK(
         cudaMemcpyAsync(m.h_state.get(), m.d_state.data(), sizeof(pagerank_state), cudaMemcpyDeviceToHost, m.stream));
   };
+  // Pieces of at least 256K values (1 MB in float): fewer would not pay for
+  // their copies' and events' fixed costs.
+  const std::size_t chunks = std::clamp<std::size_t>(nn >> 18, 1, impl::rank_chunks);
+  const auto chunk_begin = [&](std::size_t c) { return nn * c / chunks; };
   const auto fetch_rank = [&] {
     if (m.fused) m.fused->launch_ranks(m.d_r.data(), m.d_state.data());  // back in the graph's order
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(m.h_rank.get(), m.d_r.data(), nn * sizeof(T), cudaMemcpyDeviceToHost, m.stream));
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const std::size_t b = chunk_begin(c), e = chunk_begin(c + 1);
+      PERRON_CUDA_CHECK(cudaMemcpyAsync(m.h_rank.get() + b, m.d_r.data() + b, (e - b) * sizeof(T),
+                                        cudaMemcpyDeviceToHost, m.stream));
+      PERRON_CUDA_CHECK(cudaEventRecord(m.ev_chunk[c], m.stream));
+    }
+  };
+  // Widened on every core, piece by piece as they arrive: this runs after the
+  // device has finished, so only the last piece's share adds to the wall time.
+  const auto receive_rank = [&] {
+    for (std::size_t c = 0; c < chunks; ++c) {
+      PERRON_CUDA_CHECK(cudaEventSynchronize(m.ev_chunk[c]));
+      const std::size_t b = chunk_begin(c), e = chunk_begin(c + 1);
+      widen(e - b, m.h_rank.get() + b, res.rank.data() + b);
+    }
   };
 
   // The result's memory is allocated and first touched while the device
@@ -527,7 +553,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     fetch_state();
     fetch_rank();
     allocate_rank();
-    m.wait(opt);
+    m.wait(opt, m.ev_chunk[0]);  // the state and the first piece of the ranks
     res.host_syncs = 1;
   } else {
     for (;;) {
@@ -545,19 +571,15 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     }
     PERRON_CUDA_CHECK(cudaEventRecord(m.ev_stop, m.stream));
     fetch_rank();
-    m.wait(no_progress);
-    ++res.host_syncs;
+    ++res.host_syncs;  // receive_rank() below
   }
+  receive_rank();  // every event recorded above has completed after this
   float ms = 0.0f;
   PERRON_CUDA_CHECK(cudaEventElapsedTime(&ms, m.ev_start, m.ev_stop));
   res.device_seconds = ms * 1e-3;
-
   res.iterations = hs.iteration;
   res.residual = hs.residual;
   res.converged = hs.converged != 0;
-  // Converted on every core: this runs after the device has finished, so
-  // it adds to the solve's wall time in full.
-  widen(nn, m.h_rank.get(), res.rank.data());
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

@@ -112,7 +112,7 @@ po::options_description make_options(settings& s, std::string& precision, std::s
     ("pull", po::value<std::string>(&pull)->default_value("spmv"),
      "GPU step: spmv (the --kernel SpMV, then an update kernel) | fused (one kernel per iteration "
      "pulling over the pattern of an unweighted graph with the update fused, vertices relabelled by "
-     "out-degree; faster per iteration on power-law graphs, slower to set up)")
+     "in-degree; faster per iteration on power-law graphs, cheaper to set up)")
     ("weighted,w", po::bool_switch(&s.weighted),
      "use the matrix values as arc weights (duplicates summed); negative or NaN weights are errors")
     ("personalize", po::value<std::string>(&s.personalize)->value_name("FILE"),

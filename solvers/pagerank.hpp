@@ -76,10 +76,10 @@ std::string_view name(pagerank_loop l);  // "auto", "graph-while", "check-every"
 enum class pagerank_pull {
   spmv,   // the plan's SpMV kernel, then the fused update kernel (the default)
   fused,  // one kernel per step: a pull over the pattern of P^T with the update fused, vertices
-          // relabelled by out-degree and the most-gathered part of x in shared memory
-          // (solvers/cuda/pagerank_fused.cuh); pattern graphs only. Faster per step than
-          // cuSPARSE + update on R-MAT graphs, slower on cnr-2000; its setup (the relabelling)
-          // costs more than it saves in one solve (docs/PERFORMANCE.md)
+          // relabelled by in-degree, rows in slices of 32 virtual rows, the most-gathered part
+          // of x in shared memory (solvers/cuda/pagerank_fused.cuh); pattern graphs only.
+          // Faster per step than cuSPARSE + update on R-MAT graphs, slower on cnr-2000 in
+          // float; its setup is cheaper than the SpMV pull's (docs/PERFORMANCE.md)
 };
 std::string_view name(pagerank_pull p);              // "spmv", "fused"
 pagerank_pull parse_pagerank_pull(std::string_view s);  // throws invalid_argument

@@ -432,11 +432,11 @@ TYPED_TEST(gpu_pagerank, CheckEveryReportsProgressPerBatch) {
 
 // ---- the fused pull -------------------------------------------------------------
 
-// A graph whose rows cross many merge-path tiles (256 items each): vertex 0 is
-// linked from everyone (a row of n - 1 links), vertex 1 links to everyone (the
-// largest out-degree: new id 0, in the shared-memory hub), vertex 2 gets links
-// from the first 600 vertices (a row over about 3 tiles), a random graph
-// underneath, dangling vertices throughout.
+// A graph whose rows cross many slices (32 virtual rows of at most 64 links
+// each): vertex 0 is linked from everyone (a row of n - 1 links), vertex 1
+// links to everyone (the largest out-degree), vertex 2 gets links from the
+// first 600 vertices (10 virtual rows), a random graph underneath, dangling
+// vertices throughout.
 coo_matrix<double> long_rows_graph(index_t n) {
   coo_matrix<double> a = random_graph(n, 8 * static_cast<std::size_t>(n), 83);
   const auto arc = [&](index_t i, index_t j) {
@@ -450,10 +450,29 @@ coo_matrix<double> long_rows_graph(index_t n) {
   return a;
 }
 
+// Rows whose lengths sit on the fused pull's edges: one link short of, at and
+// one past a virtual row (64), two of them, a whole slice of them (2048), and
+// rows of equal length side by side, so that rows split into virtual rows
+// begin and end at every position within a slice.
+coo_matrix<double> slice_edges_graph() {
+  const index_t n = 6000;
+  coo_matrix<double> a = random_graph(n, 4 * static_cast<std::size_t>(n), 101);
+  index_t target = 0;
+  for (index_t len : {63, 64, 65, 127, 128, 129, 2047, 2048, 2049, 4097, 65, 65, 65, 130, 130, 130, 700, 700}) {
+    for (index_t k = 0; k < len; ++k) {
+      a.row_idx.push_back((target * 7919 + k * 13) % n);
+      a.col_idx.push_back(target);
+      a.values.push_back(1.0);
+    }
+    target += 3;
+  }
+  return a;
+}
+
 TYPED_TEST(gpu_pagerank, FusedPullMatchesReferenceOnLongRows) {
   using T = TypeParam;
-  for (index_t n : {700, 5000, 40000}) {
-    const auto a = long_rows_graph(n);
+  for (const auto& a : {long_rows_graph(700), long_rows_graph(5000), long_rows_graph(40000), slice_edges_graph()}) {
+    const index_t n = a.rows;
     const auto g = make_pagerank_graph<T>(a, false);
     const auto ref_g = reference_from_coo(a, false);
     pagerank_cuda<T> fused(g, spmv_kernel::automatic, pagerank_pull::fused);

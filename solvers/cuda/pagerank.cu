@@ -373,7 +373,7 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel, 
   }
   if (pull == pagerank_pull::fused) {
     m.fused = std::make_unique<fused_pull<T>>(g.pt, m.stream);
-    m.reason = "pattern pull with the update fused, vertices by out-degree, " + std::to_string(m.fused->hub()) +
+    m.reason = "pattern pull with the update fused, vertices by in-degree, sliced, " + std::to_string(m.fused->hub()) +
                " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")";
   } else {
     m.plan = std::make_unique<spmv_plan<T>>(g.pt, kernel, m.stream);

@@ -9,25 +9,30 @@
 // with the residual and the dangling mass summed on the stored values
 // (r~(i) = x(i) d_i in double), in the same launch as the pull.
 //
-// Vertices are relabelled once, on the GPU, by decreasing out-degree (stable,
-// so equal degrees keep their order). The most-gathered entries of x then
-// sit together at the front: on an R-MAT graph of 2^20 vertices the first 64K
-// ids draw 82% of the gathers (docs/PERFORMANCE.md). The first `hub` of them
-// are copied into shared memory by every block at the start of a step, and
-// the gathers that hit them never leave the SM. Dangling vertices come last.
+// Vertices are relabelled once, on the GPU, by decreasing in-degree (the
+// length of their row of P^T; stable, so equal lengths keep their order).
+// Rows then come sorted by length, and on graphs whose in- and out-degrees go
+// together (R-MAT, social graphs) the most-gathered entries of x sit at the
+// front: on an R-MAT graph of 2^20 vertices the first 50K ids draw 77% of the
+// gathers. The first `hub` of them are copied into shared memory by every
+// block at the start of a step, and the gathers that hit them never leave the
+// SM. Rows of no in-links come last.
 //
-// Work is split evenly by merge path over rows + links (Merrill & Garland,
-// "Merge-based parallel sparse matrix-vector multiplication", SC16): the
-// sequence "row 0's links, row 0's end, row 1's links, ..." is cut into tiles
-// of at most 256 items that end at a row's end, except inside a row longer
-// than a tile; a warp takes a tile, each lane 8 consecutive items of it,
-// whose links it reads into registers (aligned 16-byte loads), gathers and
-// sums. Item positions are 32-bit (rows + links < 2^32). Tiles and lane starts
-// are computed once at setup. A row longer than a tile
-// gets one partial per tile it touches, written to that tile's slot; the last
-// of them to arrive (a per-row counter) sums the slots in tile order, so the
-// result does not depend on which block ran first, and finishes the row.
-// Rows that close in a tile are updated together, with coalesced accesses.
+// Layout: sliced ELL over "virtual rows". A row longer than W = 64 links is
+// split into ceil(len / W) virtual rows of nearly equal length, the others are
+// one each; 32 consecutive virtual rows make a slice, stored column-major
+// (entry j of lane l at 32 j + l) and 32 x its longest virtual row wide. Rows
+// sorted by length make the slices nearly rectangular (about 1% padding on
+// R-MAT and cnr-2000). A lane sums its virtual row with all its loads
+// coalesced and `unroll` of them in flight; a segmented scan over the lanes
+// joins a row's virtual rows, and the lane holding a row's sum updates it
+// (one lane per row on short-row slices: coalesced). A row whose virtual rows
+// span several slices gets one partial per slice, written to that slice's
+// slot; the last of them to arrive (a per-row counter) sums the slots in
+// slice order, so the result does not depend on which block ran first, and
+// finishes the row. Block b takes slices b, b + grid, b + 2 grid, ... (the
+// same mix of lengths in every block), its warps in turn from a shared
+// counter, longest first.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -77,13 +82,13 @@ class fused_pull {
   cudaStream_t stream_ = nullptr;
   index_t n_ = 0;
   std::size_t nnz_ = 0;
-  long long lanes_ = 0;
-  index_t tiles_ = 0;
+  index_t slices_ = 0;
   int hub_ = 0, max_hub_ = 0;
   int grid_ = 1;
   std::string trial_;
-  cuda::device_buffer<unsigned> tile_start_;  // item positions: n + nnz < 2^32
-  cuda::device_buffer<index_t> row_ptr_, col_, lane_row_, deg_, perm_, parts_, first_tile_;
+  cuda::device_buffer<unsigned> slice_start_;  // stored links < 2^32
+  cuda::device_buffer<index_t> col_, vrow_, deg_, perm_, parts_, first_slice_;
+  cuda::device_buffer<unsigned short> vlen_;
   cuda::device_buffer<unsigned> count_;
   cuda::device_buffer<T> x_[2], v_, tail_, head_;
 };

@@ -381,9 +381,16 @@ TEST_F(pagerank_app, DevicesAndKernels) {
     EXPECT_NE(o.out.find("\"device\": \"cuda\""), std::string::npos) << k;
     EXPECT_NE(o.out.find("\"converged\": true"), std::string::npos) << k;
   }
-  o = run({g, "--device", "cuda", "--json"});  // the SpMV pull by default
+  o = run({g, "--device", "cuda", "--json"});  // auto: the fused pull for an unweighted graph
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(o.out.find("\"kernel\": \"pull-fused\""), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"kernel\": \"pull-fused\""), std::string::npos) << o.out;
+  for (const auto& args : {std::vector<std::string>{"--weighted"}, std::vector<std::string>{"--kernel", "merge"}}) {
+    std::vector<std::string> cmd{g, "--device", "cuda", "--json"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    o = run(cmd);  // auto: the SpMV pull for a weighted graph or a named kernel
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(o.out.find("\"kernel\": \"pull-fused\""), std::string::npos) << o.out;
+  }
   for (const char* p : {"fused", "spmv"}) {
     o = run({g, "--device", "cuda", "--pull", p, "--json"});
     ASSERT_EQ(o.code, 0) << p << ": " << o.err;

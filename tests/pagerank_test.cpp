@@ -330,6 +330,14 @@ TEST(pagerank_options, Names) {
   EXPECT_THROW(parse_pagerank_device("gpu"), invalid_argument);
   EXPECT_EQ(parse_pagerank_loop("check-every"), pagerank_loop::check_every);
   EXPECT_THROW(parse_pagerank_loop("host"), invalid_argument);
+  EXPECT_EQ(parse_pagerank_pull("auto"), pagerank_pull::automatic);
+  EXPECT_EQ(parse_pagerank_pull("fused"), pagerank_pull::fused);
+  EXPECT_THROW(parse_pagerank_pull("sideways"), invalid_argument);
+  // auto: fused only for an unweighted graph with no named kernel
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::automatic), pagerank_pull::fused);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, false, spmv_kernel::automatic), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::merge), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::spmv, true, spmv_kernel::automatic), pagerank_pull::spmv);
 }
 
 TEST(pagerank_dispatch, CpuKernelForcesTheCpu) {

@@ -349,6 +349,7 @@ struct pagerank_cuda<T>::impl {
 template <class T>
 pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel, pagerank_pull pull)
     : impl_(std::make_unique<impl>()) {
+  pull = resolve_pull(pull, g.pattern, kernel);
   if (kernel == spmv_kernel::cpu)
     throw invalid_argument("the cpu kernel runs on the host; the GPU solver needs a GPU kernel (" +
                            spmv_kernel_names() + ")");

@@ -3,6 +3,8 @@
 // Jacobi or a tridiagonal direct solver, on the GPU or the CPU. Reports the
 // error against the exact solution when one is known; writes the final profile,
 // snapshots, a JSON summary and an SVG plot; has a benchmark mode.
+#include "solvers/heat1d.hpp"
+
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -20,10 +22,9 @@
 #include "apps/common/progress.hpp"
 #include "apps/common/svg_plot.hpp"
 #include "apps/common/timer.hpp"
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "kernels/spmv.hpp"
-#include "solvers/heat1d.hpp"
 
 namespace po = boost::program_options;
 
@@ -104,7 +105,8 @@ struct settings {
   double length = 1.0, kappa = 1.0, final_time = 0.1;
   std::optional<double> dt;
   std::optional<long> steps;
-  std::string method = "cn", solver = "cg", kernel = "auto", form = "csr", precision = "double", device = "auto";
+  std::string method = "cn", solver = "cg", kernel = "auto", form = "csr", precision = "double",
+              device = "auto";
   std::string bc, left, right, ic = "sin:1";
   std::optional<double> rtol;
   double atol = 0, omega = 1.0;
@@ -202,7 +204,8 @@ plan make_plan(const settings& s) {
   plan p;
   try {
     if (s.n < 3) throw invalid_argument("N must be at least 3 grid points (got " + std::to_string(s.n) + ")");
-    if (s.n > long(max_index)) throw invalid_argument("N = " + std::to_string(s.n) + " exceeds the 32-bit index limit");
+    if (s.n > long(max_index))
+      throw invalid_argument("N = " + std::to_string(s.n) + " exceeds the 32-bit index limit");
     p.problem.n = static_cast<index_t>(s.n);
     p.problem.length = s.length;
     p.problem.kappa = s.kappa;
@@ -240,14 +243,17 @@ plan make_plan(const settings& s) {
     } else {
       o.kernel = kernel;
     }
-    if (s.bench && o.where != heat::device::cuda) throw invalid_argument("--bench times the GPU: no CUDA device in use");
+    if (s.bench && o.where != heat::device::cuda)
+      throw invalid_argument("--bench times the GPU: no CUDA device in use");
 
     o.stop.abs_tol = s.atol;
     o.stop.max_iterations = s.max_iter;
     if (s.max_iter < 1) throw invalid_argument("--max-iter must be >= 1");
-    if (!(s.atol >= 0) || !std::isfinite(s.atol)) throw invalid_argument("--atol must be a finite number >= 0");
+    if (!(s.atol >= 0) || !std::isfinite(s.atol))
+      throw invalid_argument("--atol must be a finite number >= 0");
     o.omega = s.omega;
-    if (!(s.omega > 0 && s.omega < 2)) throw invalid_argument("--omega must be in (0, 2) (got " + num(s.omega) + ")");
+    if (!(s.omega > 0 && s.omega < 2))
+      throw invalid_argument("--omega must be in (0, 2) (got " + num(s.omega) + ")");
     o.check_interval = s.check_interval;
     if (s.check_interval < 1) throw invalid_argument("--check-interval must be >= 1");
     o.force = s.force;
@@ -274,7 +280,8 @@ plan make_plan(const settings& s) {
       o.dt = s.final_time / double(p.steps);
     } else {
       const double target = o.scheme == heat::method::explicit_euler ? 0.9 * dt_max : s.final_time / 100;
-      const double base = target > 0 && std::isfinite(target) ? target : (s.final_time > 0 ? s.final_time / 100 : 1e-3);
+      const double base =
+          target > 0 && std::isfinite(target) ? target : (s.final_time > 0 ? s.final_time / 100 : 1e-3);
       if (s.steady) {
         o.dt = base;
       } else {
@@ -297,24 +304,30 @@ plan make_plan(const settings& s) {
     const double float_floor = 5e-7 * (1 + 4 * heat::theta(o.scheme) * r);
     const bool iterative = o.scheme != heat::method::explicit_euler && o.solver != heat::step_solver::direct;
     if (p.is_float && iterative && !s.rtol && float_floor > 1e-3)
-      throw invalid_argument("float cannot resolve implicit steps at r = kappa dt / dx^2 = " + num(r) +
-                             ": rounding alone leaves a relative residual near " + num(float_floor) +
-                             " (use --precision double, --solver direct, a smaller --dt, or set --rtol yourself)");
-    o.stop.rel_tol = s.rtol ? *s.rtol
-                            : (p.is_float ? std::max(default_rel_tol<float>(), float_floor) : default_rel_tol<double>());
+      throw invalid_argument(
+          "float cannot resolve implicit steps at r = kappa dt / dx^2 = " + num(r) +
+          ": rounding alone leaves a relative residual near " + num(float_floor) +
+          " (use --precision double, --solver direct, a smaller --dt, or set --rtol yourself)");
+    o.stop.rel_tol =
+        s.rtol ? *s.rtol
+               : (p.is_float ? std::max(default_rel_tol<float>(), float_floor) : default_rel_tol<double>());
     if (!(o.stop.rel_tol >= 0) || !std::isfinite(o.stop.rel_tol))
       throw invalid_argument("--rtol must be a finite number >= 0");
     if (s.steady) {
-      if (!(s.steady_tol > 0) || !std::isfinite(s.steady_tol)) throw invalid_argument("--steady-tol must be > 0");
+      if (!(s.steady_tol > 0) || !std::isfinite(s.steady_tol))
+        throw invalid_argument("--steady-tol must be > 0");
       if (s.max_steps < 1) throw invalid_argument("--max-steps must be >= 1");
       const std::string why = heat::steady_state_obstacle(p.problem);
       if (!why.empty()) throw invalid_argument("--steady: " + why);
     }
     if (s.snapshot_every < 0) throw invalid_argument("--snapshot-every must be >= 0");
-    if (s.snapshot_every > 0 && s.snapshot.empty()) throw invalid_argument("--snapshot-every needs --snapshot FILE");
-    if (!s.snapshot.empty() && s.snapshot_every == 0) throw invalid_argument("--snapshot needs --snapshot-every K");
+    if (s.snapshot_every > 0 && s.snapshot.empty())
+      throw invalid_argument("--snapshot-every needs --snapshot FILE");
+    if (!s.snapshot.empty() && s.snapshot_every == 0)
+      throw invalid_argument("--snapshot needs --snapshot-every K");
     if (s.plot_curves < 2 || s.plot_curves > 12) throw invalid_argument("--plot-curves must be in 2 .. 12");
-    if (s.bench && (s.bench_steps < 1 || s.bench_warmup < 0)) throw invalid_argument("--bench-steps must be >= 1, --bench-warmup >= 0");
+    if (s.bench && (s.bench_steps < 1 || s.bench_warmup < 0))
+      throw invalid_argument("--bench-steps must be >= 1, --bench-warmup >= 0");
   } catch (const invalid_argument& e) {
     throw usage_error(e.what());
   }
@@ -376,9 +389,11 @@ int simulate(const settings& s, const plan& pl) {
   const double setup_s = sw.lap();
   const bool on_gpu = pl.step.where == heat::device::cuda;
   const std::string kernel_name =
-      on_gpu ? (pl.step.form == heat::operator_form::stencil ? std::string("stencil") : std::string(name(ts.kernel())))
+      on_gpu ? (pl.step.form == heat::operator_form::stencil ? std::string("stencil")
+                                                             : std::string(name(ts.kernel())))
              : std::string("cpu");
-  const bool iterative = pl.step.scheme != heat::method::explicit_euler && pl.step.solver != heat::step_solver::direct;
+  const bool iterative =
+      pl.step.scheme != heat::method::explicit_euler && pl.step.solver != heat::step_solver::direct;
 
   std::optional<heat::bench_report> bench;
   run_stats st;
@@ -410,7 +425,8 @@ int simulate(const settings& s, const plan& pl) {
     const bool plotting = !s.plot.empty();
     std::vector<long> plot_at;
     if (plotting && !s.steady)
-      for (int k = 1; k < s.plot_curves; ++k) plot_at.push_back(std::lround(double(pl.steps) * k / (s.plot_curves - 1)));
+      for (int k = 1; k < s.plot_curves; ++k)
+        plot_at.push_back(std::lround(double(pl.steps) * k / (s.plot_curves - 1)));
     if (plotting) curves.push_back(make_curve(p, 0, u0));
     long next_power = 1;
 
@@ -434,9 +450,11 @@ int simulate(const settings& s, const plan& pl) {
       const bool last = k == limit || done_steady;
       if (snap.is_open() && (k % s.snapshot_every == 0 || last)) write_snapshot(t, ts.solution());
       if (plotting) {
-        const bool take = s.steady ? (k == next_power || last) : std::find(plot_at.begin(), plot_at.end(), k) != plot_at.end();
+        const bool take = s.steady ? (k == next_power || last)
+                                   : std::find(plot_at.begin(), plot_at.end(), k) != plot_at.end();
         if (s.steady && k == next_power) next_power *= 2;
-        if (take && (curves.empty() || curves.back().t != t)) curves.push_back(make_curve(p, t, ts.solution()));
+        if (take && (curves.empty() || curves.back().t != t))
+          curves.push_back(make_curve(p, t, ts.solution()));
       }
       if (progress.enabled()) {
         const double el = sw.seconds();
@@ -447,8 +465,9 @@ int simulate(const settings& s, const plan& pl) {
         } else {
           const double f = double(k) / double(limit);
           const int width = 30, fill = static_cast<int>(f * width);
-          line << '[' << std::string(fill, '#') << std::string(width - fill, ' ') << "] " << int(f * 100) << "%  step "
-               << k << '/' << limit << "  t = " << num(t, 4) << "  ETA " << format_seconds(el / f * (1 - f));
+          line << '[' << std::string(fill, '#') << std::string(width - fill, ' ') << "] " << int(f * 100)
+               << "%  step " << k << '/' << limit << "  t = " << num(t, 4) << "  ETA "
+               << format_seconds(el / f * (1 - f));
         }
         if (iterative) line << "  it " << r.iterations;
         progress.update(line.str(), last);
@@ -495,15 +514,17 @@ int simulate(const settings& s, const plan& pl) {
   }
   if (!s.plot.empty()) {
     std::vector<plot_series> series;
-    for (const auto& c : curves) series.push_back(plot_series{"t = " + num(c.t, 4), c.x, c.u, "", false, 1.8});
+    for (const auto& c : curves)
+      series.push_back(plot_series{"t = " + num(c.t, 4), c.x, c.u, "", false, 1.8});
     if (exact && !curves.empty()) {
       curve e = make_curve(p, t_end, *exact);
-      series.push_back(plot_series{s.steady ? "steady state (exact)" : "exact, t = " + num(t_end, 4), e.x, e.u, "#444444", true, 1.4});
+      series.push_back(plot_series{s.steady ? "steady state (exact)" : "exact, t = " + num(t_end, 4), e.x,
+                                   e.u, "#444444", true, 1.4});
     }
     plot_options po_;
-    po_.title = "heat1d: " + std::string(heat::name(pl.step.scheme)) + ", N = " + std::to_string(p.n) + ", kappa = " +
-                num(p.kappa) + ", " + heat::describe(pl.ic) + ", left " + heat::describe(p.left) + ", right " +
-                heat::describe(p.right);
+    po_.title = "heat1d: " + std::string(heat::name(pl.step.scheme)) + ", N = " + std::to_string(p.n) +
+                ", kappa = " + num(p.kappa) + ", " + heat::describe(pl.ic) + ", left " +
+                heat::describe(p.left) + ", right " + heat::describe(p.right);
     po_.x_label = "x";
     po_.y_label = "u(x, t)";
     write_svg_line_plot(s.plot, series, po_);
@@ -518,36 +539,47 @@ int simulate(const settings& s, const plan& pl) {
   std::ostringstream js;
   if (!s.json.empty()) {
     js << "{\n"
-       << "  \"N\": " << p.n << ",\n  \"L\": " << json_num(p.length) << ",\n  \"kappa\": " << json_num(p.kappa)
-       << ",\n  \"dx\": " << json_num(p.dx()) << ",\n  \"dt\": " << json_num(pl.step.dt) << ",\n  \"r\": " << json_num(r)
-       << ",\n  \"T\": " << json_num(s.steady || s.bench ? t_end : s.final_time) << ",\n  \"t_final\": " << json_num(t_end)
-       << ",\n  \"steps\": " << st.steps << ",\n  \"method\": \"" << heat::name(pl.step.scheme) << "\",\n  \"solver\": \""
-       << (pl.step.scheme == heat::method::explicit_euler ? std::string("none") : std::string(heat::name(pl.step.solver)))
+       << "  \"N\": " << p.n << ",\n  \"L\": " << json_num(p.length)
+       << ",\n  \"kappa\": " << json_num(p.kappa) << ",\n  \"dx\": " << json_num(p.dx())
+       << ",\n  \"dt\": " << json_num(pl.step.dt) << ",\n  \"r\": " << json_num(r)
+       << ",\n  \"T\": " << json_num(s.steady || s.bench ? t_end : s.final_time)
+       << ",\n  \"t_final\": " << json_num(t_end) << ",\n  \"steps\": " << st.steps << ",\n  \"method\": \""
+       << heat::name(pl.step.scheme) << "\",\n  \"solver\": \""
+       << (pl.step.scheme == heat::method::explicit_euler ? std::string("none")
+                                                          : std::string(heat::name(pl.step.solver)))
        << "\",\n  \"precision\": \"" << precision << "\",\n  \"device\": \"" << heat::name(pl.step.where)
-       << "\",\n  \"kernel\": \"" << json_escape(kernel_name) << "\",\n  \"operator\": \"" << heat::name(pl.step.form)
-       << "\",\n  \"left\": \"" << json_escape(heat::describe(p.left)) << "\",\n  \"right\": \""
-       << json_escape(heat::describe(p.right)) << "\",\n  \"ic\": \"" << json_escape(heat::describe(pl.ic))
-       << "\",\n  \"rtol\": " << json_num(pl.step.stop.rel_tol) << ",\n  \"max_iter\": " << pl.step.stop.max_iterations
-       << ",\n  \"iterations_per_step\": {\"mean\": " << json_num(mean_it) << ", \"max\": " << st.max_iterations
-       << ", \"total\": " << st.iterations << "},\n  \"host_syncs\": {\"total\": " << st.host_syncs
-       << ", \"per_step\": " << json_num(syncs_per_step) << "},\n  \"converged\": " << (st.failed ? "false" : "true")
+       << "\",\n  \"kernel\": \"" << json_escape(kernel_name) << "\",\n  \"operator\": \""
+       << heat::name(pl.step.form) << "\",\n  \"left\": \"" << json_escape(heat::describe(p.left))
+       << "\",\n  \"right\": \"" << json_escape(heat::describe(p.right)) << "\",\n  \"ic\": \""
+       << json_escape(heat::describe(pl.ic)) << "\",\n  \"rtol\": " << json_num(pl.step.stop.rel_tol)
+       << ",\n  \"max_iter\": " << pl.step.stop.max_iterations
+       << ",\n  \"iterations_per_step\": {\"mean\": " << json_num(mean_it)
+       << ", \"max\": " << st.max_iterations << ", \"total\": " << st.iterations
+       << "},\n  \"host_syncs\": {\"total\": " << st.host_syncs
+       << ", \"per_step\": " << json_num(syncs_per_step)
+       << "},\n  \"converged\": " << (st.failed ? "false" : "true")
        << ",\n  \"failed_step\": " << (st.failed ? std::to_string(st.failed_step) : "null")
        << ",\n  \"failure_residual\": " << (st.failed ? json_num(st.failure.residual) : "null");
     if (s.steady)
-      js << ",\n  \"steady\": {\"tol\": " << json_num(s.steady_tol) << ", \"reached\": " << (st.steady_reached ? "true" : "false")
+      js << ",\n  \"steady\": {\"tol\": " << json_num(s.steady_tol)
+         << ", \"reached\": " << (st.steady_reached ? "true" : "false")
          << ", \"final_change\": " << json_num(st.last_change) << "}";
-    js << ",\n  \"max_error\": " << json_num(max_error) << ",\n  \"error_reference\": "
-       << (exact ? "\"" + json_escape(reference) + "\"" : std::string("null")) << ",\n  \"integral\": {\"initial\": "
-       << json_num(integral(u0)) << ", \"final\": " << json_num(integral(u)) << "},\n  \"timings\": {\"setup_s\": "
-       << json_num(setup_s) << ", \"run_s\": " << json_num(run_s) << ", \"per_step_ms\": "
-       << json_num(st.steps ? run_s / double(st.steps) * 1e3 : 0.0) << ", \"total_s\": " << json_num(total_s) << "}";
+    js << ",\n  \"max_error\": " << json_num(max_error)
+       << ",\n  \"error_reference\": " << (exact ? "\"" + json_escape(reference) + "\"" : std::string("null"))
+       << ",\n  \"integral\": {\"initial\": " << json_num(integral(u0))
+       << ", \"final\": " << json_num(integral(u)) << "},\n  \"timings\": {\"setup_s\": " << json_num(setup_s)
+       << ", \"run_s\": " << json_num(run_s)
+       << ", \"per_step_ms\": " << json_num(st.steps ? run_s / double(st.steps) * 1e3 : 0.0)
+       << ", \"total_s\": " << json_num(total_s) << "}";
     if (bench) {
       const auto& b = *bench;
       js << ",\n  \"bench\": {\"copy_bandwidth_gbs\": " << json_num(b.copy_bandwidth_gbs)
-         << ", \"step_ms_median\": " << json_num(b.step_ms_median) << ", \"step_ms_min\": " << json_num(b.step_ms_min)
-         << ", \"steps_timed\": " << b.steps_timed << ", \"iterations_per_step\": " << json_num(b.iterations_per_step)
+         << ", \"step_ms_median\": " << json_num(b.step_ms_median)
+         << ", \"step_ms_min\": " << json_num(b.step_ms_min) << ", \"steps_timed\": " << b.steps_timed
+         << ", \"iterations_per_step\": " << json_num(b.iterations_per_step)
          << ", \"host_syncs_per_step\": " << json_num(b.host_syncs_per_step)
-         << ", \"operator_bytes\": " << json_num(b.operator_bytes) << ", \"bytes_per_step\": " << json_num(b.bytes_per_step)
+         << ", \"operator_bytes\": " << json_num(b.operator_bytes)
+         << ", \"bytes_per_step\": " << json_num(b.bytes_per_step)
          << ", \"cg_iteration_ms\": " << json_num(b.cg_iteration_ms)
          << ", \"bytes_per_cg_iteration\": " << json_num(b.bytes_per_cg_iteration) << "}";
     }
@@ -562,25 +594,27 @@ int simulate(const settings& s, const plan& pl) {
       if (!f) throw io_error(s.json, "write error");
     }
     std::ostringstream o;
-    o << "heat1d: N = " << p.n << ", L = " << num(p.length) << ", kappa = " << num(p.kappa) << ", dx = " << num(p.dx())
-      << "; left " << heat::describe(p.left) << ", right " << heat::describe(p.right) << "; initial "
-      << heat::describe(pl.ic) << '\n';
+    o << "heat1d: N = " << p.n << ", L = " << num(p.length) << ", kappa = " << num(p.kappa)
+      << ", dx = " << num(p.dx()) << "; left " << heat::describe(p.left) << ", right "
+      << heat::describe(p.right) << "; initial " << heat::describe(pl.ic) << '\n';
     o << "method " << heat::name(pl.step.scheme);
     if (pl.step.scheme != heat::method::explicit_euler) {
       o << ", solver " << heat::name(pl.step.solver);
       if (iterative) o << " (rtol " << num(pl.step.stop.rel_tol) << ")";
     }
     o << ", " << precision << " on " << heat::name(pl.step.where);
-    if (on_gpu) o << " (" << (pl.step.form == heat::operator_form::stencil ? "stencil operator" : "SpMV " + kernel_name) << ")";
+    if (on_gpu)
+      o << " (" << (pl.step.form == heat::operator_form::stencil ? "stencil operator" : "SpMV " + kernel_name)
+        << ")";
     o << '\n';
-    o << "time: dt = " << num(pl.step.dt) << ", r = kappa dt / dx^2 = " << num(r) << ", " << st.steps << " steps to t = "
-      << num(t_end) << '\n';
+    o << "time: dt = " << num(pl.step.dt) << ", r = kappa dt / dx^2 = " << num(r) << ", " << st.steps
+      << " steps to t = " << num(t_end) << '\n';
     if (iterative && !bench)
-      o << "iterations per step: mean " << num(mean_it, 4) << ", max " << st.max_iterations << "; host syncs per step "
-        << num(syncs_per_step, 3) << '\n';
+      o << "iterations per step: mean " << num(mean_it, 4) << ", max " << st.max_iterations
+        << "; host syncs per step " << num(syncs_per_step, 3) << '\n';
     if (s.steady)
-      o << "steady state: " << (st.steady_reached ? "reached" : "NOT reached") << ", last max|du| = "
-        << num(st.last_change, 3) << " (tol " << num(s.steady_tol) << ")\n";
+      o << "steady state: " << (st.steady_reached ? "reached" : "NOT reached")
+        << ", last max|du| = " << num(st.last_change, 3) << " (tol " << num(s.steady_tol) << ")\n";
     if (exact) o << "max error vs " << reference << ": " << num(max_error, 4) << '\n';
     o << "integral of u: " << num(integral(u0), 12) << " -> " << num(integral(u), 12) << '\n';
     o << "time: setup " << num(setup_s, 3) << " s, stepping " << num(run_s, 3) << " s";
@@ -589,36 +623,41 @@ int simulate(const settings& s, const plan& pl) {
     if (bench) {
       const auto& b = *bench;
       const double floor_ms = b.bytes_per_step / (b.copy_bandwidth_gbs * 1e9) * 1e3;
-      o << "bench (" << cuda::device_description() << "): device copy " << num(b.copy_bandwidth_gbs, 4) << " GB/s\n"
-        << "  step: median " << num(b.step_ms_median, 4) << " ms, min " << num(b.step_ms_min, 4) << " ms over "
-        << b.steps_timed << " steps";
-      if (iterative) o << "; " << num(b.iterations_per_step, 4) << " iterations, " << num(b.host_syncs_per_step, 3) << " host syncs per step";
+      o << "bench (" << cuda::device_description() << "): device copy " << num(b.copy_bandwidth_gbs, 4)
+        << " GB/s\n"
+        << "  step: median " << num(b.step_ms_median, 4) << " ms, min " << num(b.step_ms_min, 4)
+        << " ms over " << b.steps_timed << " steps";
+      if (iterative)
+        o << "; " << num(b.iterations_per_step, 4) << " iterations, " << num(b.host_syncs_per_step, 3)
+          << " host syncs per step";
       o << '\n';
       if (b.bytes_per_step > 0)
-        o << "  step bytes " << num(b.bytes_per_step / 1e9, 4) << " GB: floor " << num(floor_ms, 4) << " ms; achieved "
-          << num(b.bytes_per_step / (b.step_ms_median * 1e-3) / 1e9, 4) << " GB/s = "
-          << num(100 * floor_ms / b.step_ms_median, 3) << "% of copy bandwidth\n";
+        o << "  step bytes " << num(b.bytes_per_step / 1e9, 4) << " GB: floor " << num(floor_ms, 4)
+          << " ms; achieved " << num(b.bytes_per_step / (b.step_ms_median * 1e-3) / 1e9, 4)
+          << " GB/s = " << num(100 * floor_ms / b.step_ms_median, 3) << "% of copy bandwidth\n";
       if (b.cg_iteration_ms > 0) {
         const double it_floor = b.bytes_per_cg_iteration / (b.copy_bandwidth_gbs * 1e9) * 1e3;
-        o << "  CG iteration: " << num(b.cg_iteration_ms, 4) << " ms; bytes " << num(b.bytes_per_cg_iteration / 1e9, 4)
-          << " GB (operator " << num(b.operator_bytes / 1e9, 4) << " GB): floor " << num(it_floor, 4) << " ms; ratio "
-          << num(b.cg_iteration_ms / it_floor, 3) << "x\n";
+        o << "  CG iteration: " << num(b.cg_iteration_ms, 4) << " ms; bytes "
+          << num(b.bytes_per_cg_iteration / 1e9, 4) << " GB (operator " << num(b.operator_bytes / 1e9, 4)
+          << " GB): floor " << num(it_floor, 4) << " ms; ratio " << num(b.cg_iteration_ms / it_floor, 3)
+          << "x\n";
       }
     }
     std::cout << o.str();
   }
 
   if (st.failed) {
-    std::cerr << "heat1d: error: step " << st.failed_step << " (t = " << num(t_end + pl.step.dt) << "): "
-              << heat::name(pl.step.solver) << " did not converge: relative residual " << num(st.failure.residual, 3)
-              << " > rtol " << num(pl.step.stop.rel_tol) << " after " << st.failure.iterations << " iterations ("
-              << name(st.failure.status) << "); outputs hold the profile at t = " << num(t_end) << " (step "
-              << st.steps << ")\n";
+    std::cerr << "heat1d: error: step " << st.failed_step << " (t = " << num(t_end + pl.step.dt)
+              << "): " << heat::name(pl.step.solver) << " did not converge: relative residual "
+              << num(st.failure.residual, 3) << " > rtol " << num(pl.step.stop.rel_tol) << " after "
+              << st.failure.iterations << " iterations (" << name(st.failure.status)
+              << "); outputs hold the profile at t = " << num(t_end) << " (step " << st.steps << ")\n";
     return not_converged;
   }
   if (s.steady && !st.steady_reached) {
-    std::cerr << "heat1d: error: steady state not reached in " << st.steps << " steps (last max|du| = "
-              << num(st.last_change, 3) << ", --steady-tol " << num(s.steady_tol) << "); outputs hold the last profile\n";
+    std::cerr << "heat1d: error: steady state not reached in " << st.steps
+              << " steps (last max|du| = " << num(st.last_change, 3) << ", --steady-tol " << num(s.steady_tol)
+              << "); outputs hold the last profile\n";
     return not_converged;
   }
   return ok;

@@ -1,6 +1,8 @@
 // pagerank: PageRank of a graph file (Matrix Market or SNAP edge list) on the
 // GPU or the CPU, with a summary, the top-ranked vertices, optional TSV/JSON
 // output, and a benchmark mode (--bench) against a naive cuSPARSE baseline.
+#include "solvers/pagerank.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -21,12 +23,13 @@
 #include "apps/common/input_options.hpp"
 #include "apps/common/progress.hpp"
 #include "apps/common/timer.hpp"
+#include "bench/pagerank_bench.hpp"
+#include "bench/spmv_timing.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/stats.hpp"
 #include "io/load.hpp"
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
 #include "kernels/spmv.hpp"
-#include "solvers/pagerank.hpp"
-#include "solvers/pagerank_bench.hpp"
 
 namespace po = boost::program_options;
 
@@ -181,7 +184,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     throw usage_error("--device cpu runs the cpu kernel; --kernel " + std::string(name(s.kernel)) +
                       " needs --device cuda or auto");
   if (s.pull == pagerank_pull::fused && s.weighted)
-    throw usage_error("--pull fused needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
+    throw usage_error(
+        "--pull fused needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
   if (s.pull == pagerank_pull::fused && s.kernel != spmv_kernel::automatic)
     throw usage_error("--pull fused runs its own kernel; --kernel " + std::string(name(s.kernel)) +
                       " needs --pull spmv");
@@ -259,9 +263,10 @@ void print_summary(const settings& s, const io::loaded_matrix& graph, const page
   line("links", std::to_string(g.links()));
   line("dangling", std::to_string(g.dangling_count));
   line("device", device_text(r));
-  line("kernel", r.fused_pull ? "pull-fused (" + std::to_string(r.hub_entries) + " entries of x in shared memory)"
-                              : std::string(name(r.kernel)) +
-                                    (r.on_gpu && s.kernel == spmv_kernel::automatic ? " (auto)" : ""));
+  line("kernel",
+       r.fused_pull
+           ? "pull-fused (" + std::to_string(r.hub_entries) + " entries of x in shared memory)"
+           : std::string(name(r.kernel)) + (r.on_gpu && s.kernel == spmv_kernel::automatic ? " (auto)" : ""));
   line("precision", s.precision);
   line("alpha", num(s.alpha));
   line("tol", num(s.tol));
@@ -270,16 +275,16 @@ void print_summary(const settings& s, const io::loaded_matrix& graph, const page
   line("converged", r.converged ? "yes" : "no (reached --max-iter " + std::to_string(s.max_iter) + ")");
   if (r.on_gpu) {
     line("loop", std::string(name(r.loop)) +
-                     (r.graph_unroll > 0 ? " (" + std::to_string(r.graph_unroll) + " steps per trip)" : "") + ", " +
-                     std::to_string(r.host_syncs) + " host sync" +
-                     (r.host_syncs == 1 ? "" : "s") + (r.loop_note.empty() ? "" : " (" + r.loop_note + ")"));
+                     (r.graph_unroll > 0 ? " (" + std::to_string(r.graph_unroll) + " steps per trip)" : "") +
+                     ", " + std::to_string(r.host_syncs) + " host sync" + (r.host_syncs == 1 ? "" : "s") +
+                     (r.loop_note.empty() ? "" : " (" + r.loop_note + ")"));
   }
   line("load", app::describe_load(graph.timings));
-  line("time", "load " + num(t.load, 3) + " s, convert " + num(t.convert, 3) + (t.convert_on_gpu ? " s (GPU)" : " s") +
-                   ", transfer " +
-                   num(t.transfer, 3) + " s, solve " + num(t.solve, 3) + " s" +
-                   (s.output.empty() ? "" : ", output " + num(t.output, 3) + " s") + ", total " + num(t.total, 3) +
-                   " s");
+  line("time", "load " + num(t.load, 3) + " s, convert " + num(t.convert, 3) +
+                   (t.convert_on_gpu ? " s (GPU)" : " s") + ", transfer " + num(t.transfer, 3) +
+                   " s, solve " + num(t.solve, 3) + " s" +
+                   (s.output.empty() ? "" : ", output " + num(t.output, 3) + " s") + ", total " +
+                   num(t.total, 3) + " s");
   if (!s.output.empty()) line("output", s.output);
   const auto top = top_vertices(r.rank, s.top);
   if (top.empty()) return;
@@ -288,8 +293,8 @@ void print_summary(const settings& s, const io::loaded_matrix& graph, const page
   std::snprintf(buf, sizeof buf, "%6s  %12s  %s\n", "#", "vertex", "pagerank");
   o << buf;
   for (std::size_t k = 0; k < top.size(); ++k) {
-    std::snprintf(buf, sizeof buf, "%6zu  %12lld  %.*g\n", k + 1, static_cast<long long>(graph.label_of(top[k])),
-                  rank_digits<T>(), r.rank[top[k]]);
+    std::snprintf(buf, sizeof buf, "%6zu  %12lld  %.*g\n", k + 1,
+                  static_cast<long long>(graph.label_of(top[k])), rank_digits<T>(), r.rank[top[k]]);
     o << buf;
   }
 }
@@ -311,7 +316,8 @@ void print_json(const settings& s, const io::loaded_matrix& graph, const pageran
   o << "  \"dangling\": " << g.dangling_count << ",\n";
   o << "  \"device\": " << str(r.on_gpu ? "cuda" : "cpu") << ",\n";
   o << "  \"device_name\": " << str(device_text(r)) << ",\n";
-  o << "  \"kernel\": " << str(r.fused_pull ? std::string("pull-fused") : std::string(name(r.kernel))) << ",\n";
+  o << "  \"kernel\": " << str(r.fused_pull ? std::string("pull-fused") : std::string(name(r.kernel)))
+    << ",\n";
   o << "  \"hub_entries\": " << r.hub_entries << ",\n";
   o << "  \"kernel_reason\": " << str(r.kernel_reason) << ",\n";
   o << "  \"precision\": " << str(s.precision) << ",\n";
@@ -371,13 +377,20 @@ int solve(const settings& s) {
   if (context.joinable()) context.join();
   bool gpu = false;
   switch (s.device) {
-    case pagerank_device::cpu: gpu = false; break;
-    case pagerank_device::cuda: gpu = true; break;
-    case pagerank_device::automatic: gpu = s.kernel != spmv_kernel::cpu && cuda::available(); break;
+    case pagerank_device::cpu:
+      gpu = false;
+      break;
+    case pagerank_device::cuda:
+      gpu = true;
+      break;
+    case pagerank_device::automatic:
+      gpu = s.kernel != spmv_kernel::cpu && cuda::available();
+      break;
   }
   if (gpu && !cuda::available())
-    throw cuda_error(cuda::built() ? "--device cuda: no usable CUDA device"
-                                   : "--device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+    throw cuda_error(cuda::built()
+                         ? "--device cuda: no usable CUDA device"
+                         : "--device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
   // A GPU solve gets its P^T sorted on the GPU (the same bits as on the host).
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, gpu);
   t.convert = step.lap();
@@ -422,20 +435,14 @@ int solve(const settings& s) {
     print_summary(s, graph, g, r, t);
   std::cout.flush();
   if (!r.converged) {
-    std::cerr << "pagerank: warning: not converged: residual " << num(r.residual, 4) << " >= tol " << num(s.tol)
-              << " after " << r.iterations << " iterations (--max-iter)\n";
+    std::cerr << "pagerank: warning: not converged: residual " << num(r.residual, 4) << " >= tol "
+              << num(s.tol) << " after " << r.iterations << " iterations (--max-iter)\n";
     return not_converged;
   }
   return ok;
 }
 
 // ---- the benchmark ---------------------------------------------------------------
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.empty() ? 0.0 : (v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]));
-}
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double m = 0;
@@ -478,9 +485,10 @@ int bench(const settings& s) {
   step.restart();
   const pagerank_graph<T> g_gpu = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, true);
   const double t_convert_gpu = step.lap();
-  const bool same = g_gpu.pt.row_ptr == g.pt.row_ptr && g_gpu.pt.col_idx == g.pt.col_idx &&
-                    std::memcmp(g_gpu.pt.values.data(), g.pt.values.data(), g.pt.values.size() * sizeof(T)) == 0 &&
-                    g_gpu.dangling == g.dangling;
+  const bool same =
+      g_gpu.pt.row_ptr == g.pt.row_ptr && g_gpu.pt.col_idx == g.pt.col_idx &&
+      std::memcmp(g_gpu.pt.values.data(), g.pt.values.data(), g.pt.values.size() * sizeof(T)) == 0 &&
+      g_gpu.dangling == g.dangling;
   if (!same) throw error("--bench: P^T built on the GPU differs from the host's");
   graph.matrix = coo_matrix<double>{};
   const int runs = s.bench_runs;
@@ -497,10 +505,11 @@ int bench(const settings& s) {
   o << "device     " << cuda::device_description(0) << "\n";
   const double copy_gbs = copy_bandwidth_gbs(std::size_t(1) << 30, 20);
   o << "copy       " << num(copy_gbs, 4) << " GB/s device-to-device (read + write)\n";
-  o << "precision  " << s.precision << ", alpha " << num(s.alpha) << ", tol " << num(s.tol) << ", runs " << runs
-    << "\n";
-  o << "bytes      SpMV >= " << num(spmv_bytes / 1e6, 4) << " MB (floor " << num(spmv_bytes / copy_gbs / 1e3, 3)
-    << " us at copy bandwidth), update " << num(update_bytes / 1e6, 4) << " MB\n\n";
+  o << "precision  " << s.precision << ", alpha " << num(s.alpha) << ", tol " << num(s.tol) << ", runs "
+    << runs << "\n";
+  o << "bytes      SpMV >= " << num(spmv_bytes / 1e6, 4) << " MB (floor "
+    << num(spmv_bytes / copy_gbs / 1e3, 3) << " us at copy bandwidth), update " << num(update_bytes / 1e6, 4)
+    << " MB\n\n";
 
   // 1. Every GPU SpMV kernel on P^T.
   o << "SpMV y = P^T x, one launch (median of " << runs << ", CUDA events)\n";
@@ -552,11 +561,11 @@ int bench(const settings& s) {
     opt.check_interval = s.check_every;
     row x;
     x.r = solver.solve(opt);  // warm-up: builds the graphs
-    x.what = "perron " + solver.kernel_name() + (k == spmv_kernel::automatic ? " (auto)" : "") +
-             " " + std::string(name(x.r.loop)) +
-             (x.r.loop == pagerank_loop::check_every ? " " + std::to_string(s.check_every)
-                                                     : " x" + std::to_string(x.r.graph_unroll) +
-                                                           (unroll == 0 ? " (auto)" : ""));
+    x.what = "perron " + solver.kernel_name() + (k == spmv_kernel::automatic ? " (auto)" : "") + " " +
+             std::string(name(x.r.loop)) +
+             (x.r.loop == pagerank_loop::check_every
+                  ? " " + std::to_string(s.check_every)
+                  : " x" + std::to_string(x.r.graph_unroll) + (unroll == 0 ? " (auto)" : ""));
     std::vector<double> wall, dev;
     for (int i = 0; i < runs; ++i) {
       const pagerank_result r = solver.solve(opt);
@@ -573,7 +582,8 @@ int bench(const settings& s) {
   // pull with the best kernel and each loop, and the other pull.
   const pagerank_pull pull = resolve_pull(s.pull, g.pattern, s.kernel);
   run_perron(s.kernel, pagerank_loop::automatic, s.graph_unroll, pull);
-  if (pull != pagerank_pull::spmv) run_perron(spmv_kernel::automatic, pagerank_loop::automatic, s.graph_unroll);
+  if (pull != pagerank_pull::spmv)
+    run_perron(spmv_kernel::automatic, pagerank_loop::automatic, s.graph_unroll);
   if (rows.back().r.kernel != best) run_perron(best, pagerank_loop::automatic, s.graph_unroll);
   for (int unroll : {1, 2, 4, 8})
     if (unroll != s.graph_unroll) run_perron(best, pagerank_loop::automatic, unroll);
@@ -598,10 +608,11 @@ int bench(const settings& s) {
     b.iter = b.wall / std::max(1, b.r.iterations);
   }
 
-  o << "Solves to tol " << num(s.tol) << " (median of " << runs << "; wall = start vector to ranks on the host)\n";
+  o << "Solves to tol " << num(s.tol) << " (median of " << runs
+    << "; wall = start vector to ranks on the host)\n";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "  %-44s %5s %10s %10s %12s %8s %8s %10s\n", "solver", "iter", "wall ms", "device ms",
-                "us/iter", "xSpMV", "syncs", "max|dr|");
+  std::snprintf(buf, sizeof buf, "  %-44s %5s %10s %10s %12s %8s %8s %10s\n", "solver", "iter", "wall ms",
+                "device ms", "us/iter", "xSpMV", "syncs", "max|dr|");
   o << buf;
   const auto print_row = [&](const row& x) {
     std::snprintf(buf, sizeof buf, "  %-44s %5d %10.3f %10.3f %12.2f %8.2f %8llu %10.2e\n", x.what.c_str(),
@@ -611,7 +622,8 @@ int bench(const settings& s) {
   };
   for (const row& x : rows) print_row(x);
   print_row(b);
-  o << "  (us/iter: perron = marginal device time per iteration from 10- and 60-iteration solves; baseline = wall / "
+  o << "  (us/iter: perron = marginal device time per iteration from 10- and 60-iteration solves; baseline = "
+       "wall / "
        "iterations. xSpMV = us/iter over the best SpMV. max|dr| vs the baseline's ranks)\n\n";
 
   const row& p = rows.front();

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 
 #ifdef PERRON_HAVE_LIBARCHIVE
 #include <archive.h>

@@ -20,8 +20,8 @@
 #include <optional>
 #include <type_traits>
 
+#include "core/error.hpp"
 #include "io/text_input.hpp"
-#include "kernels/error.hpp"
 
 namespace perron::io {
 namespace {

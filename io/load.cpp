@@ -4,12 +4,12 @@
 #include <chrono>
 #include <cstring>
 
+#include "core/error.hpp"
 #include "io/archive.hpp"
 #include "io/cache.hpp"
 #include "io/snap.hpp"
 #include "io/synthetic.hpp"
 #include "io/text_input.hpp"
-#include "kernels/error.hpp"
 
 namespace perron::io {
 namespace {

@@ -16,9 +16,9 @@
 #include <limits>
 #include <memory>
 
+#include "core/error.hpp"
+#include "core/formats.hpp"
 #include "io/text_input.hpp"
-#include "kernels/convert.hpp"
-#include "kernels/error.hpp"
 
 namespace perron::io {
 namespace {
@@ -132,7 +132,8 @@ parsed_header parse_header(std::string_view text, const std::string& name) {
     h.field = mm_field::pattern;
   else if (iequals(banner[3], "complex"))
     throw not_supported(
-        name + ":1: complex Matrix Market matrices are not supported (perron reads real, integer and pattern)");
+        name +
+        ":1: complex Matrix Market matrices are not supported (perron reads real, integer and pattern)");
   else
     throw parse_error(
         name, 1,
@@ -719,9 +720,10 @@ void write_matrix_market(const std::string& path, const coo_matrix<double>& a, m
   // Indices in range before anything is written (a pattern write may come without values).
   for (std::size_t k = 0; k < a.nnz(); ++k)
     if (a.row_idx[k] < 0 || a.row_idx[k] >= a.rows || a.col_idx[k] < 0 || a.col_idx[k] >= a.cols)
-      throw dimension_error(path + ": entry " + std::to_string(k) + " (0-based) at (" + std::to_string(a.row_idx[k]) +
-                            ", " + std::to_string(a.col_idx[k]) + ") lies outside the " + std::to_string(a.rows) +
-                            " x " + std::to_string(a.cols) + " matrix; nothing written");
+      throw dimension_error(path + ": entry " + std::to_string(k) + " (0-based) at (" +
+                            std::to_string(a.row_idx[k]) + ", " + std::to_string(a.col_idx[k]) +
+                            ") lies outside the " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
+                            " matrix; nothing written");
   write_coordinate(path, a.rows, a.cols, a.nnz(), field,
                    [&](std::size_t k, index_t& i, index_t& j, double& v) {
                      i = a.row_idx[k];

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/formats.hpp"
+#include "core/formats.hpp"
 
 namespace perron::io {
 

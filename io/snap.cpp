@@ -10,8 +10,8 @@
 #include <cstring>
 #include <limits>
 
+#include "core/error.hpp"
 #include "io/text_input.hpp"
-#include "kernels/error.hpp"
 
 namespace perron::io {
 namespace {
@@ -192,9 +192,9 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
       if (bitmap) {
         const std::size_t w = static_cast<std::size_t>(id) >> 6;
         const std::uint64_t below = (std::uint64_t(1) << (id & 63)) - 1;
-        to[static_cast<std::size_t>(e)] = static_cast<index_t>(
-            before[w] + static_cast<std::uint64_t>(
-                            __builtin_popcountll(bits[w].load(std::memory_order_relaxed) & below)));
+        to[static_cast<std::size_t>(e)] =
+            static_cast<index_t>(before[w] + static_cast<std::uint64_t>(__builtin_popcountll(
+                                                 bits[w].load(std::memory_order_relaxed) & below)));
       } else {
         to[static_cast<std::size_t>(e)] =
             static_cast<index_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());

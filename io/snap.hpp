@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/formats.hpp"
 #include "io/matrix_market.hpp"
-#include "kernels/formats.hpp"
 
 namespace perron::io {
 

@@ -11,13 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 
 namespace perron::io {
 namespace {
 
-constexpr std::string_view forms =
-    "expected synthetic:seedSSS:N, rmat:SCALE:EDGES or tridiag:N";
+constexpr std::string_view forms = "expected synthetic:seedSSS:N, rmat:SCALE:EDGES or tridiag:N";
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -109,7 +108,8 @@ coo_matrix<double> seeded_random(std::uint64_t seed, index_t n) {
 // Graph500 probabilities; duplicates merged, values 1 (a pattern graph).
 coo_matrix<double> rmat(unsigned scale, std::uint64_t edges, const std::string& spec) {
   const index_t n = checked_dim(std::uint64_t{1} << scale, spec);
-  if (edges > max_index) throw invalid_argument("synthetic matrix '" + spec + "': too many edges for 32-bit indices");
+  if (edges > max_index)
+    throw invalid_argument("synthetic matrix '" + spec + "': too many edges for 32-bit indices");
   constexpr double a = 0.57, b = 0.19, c = 0.19;
   std::vector<std::uint64_t> key(edges);  // row << 32 | col
 #pragma omp parallel for schedule(static)
@@ -164,7 +164,8 @@ coo_matrix<double> tridiag(index_t n) {
   coo_matrix<double> a;
   a.rows = a.cols = n;
   const std::uint64_t nnz = n == 0 ? 0 : 3 * static_cast<std::uint64_t>(n) - 2;
-  if (nnz > max_index) throw invalid_argument("synthetic matrix tridiag: too many nonzeros for 32-bit indices");
+  if (nnz > max_index)
+    throw invalid_argument("synthetic matrix tridiag: too many nonzeros for 32-bit indices");
   a.row_idx.resize(nnz);
   a.col_idx.resize(nnz);
   a.values.resize(nnz);

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "kernels/formats.hpp"
+#include "core/formats.hpp"
 
 namespace perron::io {
 

@@ -17,7 +17,7 @@
 #include <limits>
 #include <new>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

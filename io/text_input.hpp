@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/memory.hpp"
+#include "core/memory.hpp"
 
 namespace perron::io::detail {
 

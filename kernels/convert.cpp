@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/error.hpp"
-#include "kernels/memory.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace perron {
 namespace {
@@ -38,72 +38,6 @@ int threads_for(std::size_t work) {
   return static_cast<int>(std::min<std::size_t>(by_work, static_cast<std::size_t>(omp_get_max_threads())));
 }
 
-std::string dims(index_t rows, index_t cols) { return std::to_string(rows) + " x " + std::to_string(cols); }
-
-void check_nnz_fits(std::size_t nnz, const char* who) {
-  if (nnz > max_index)
-    throw dimension_error(std::string(who) + ": " + std::to_string(nnz) +
-                          " entries exceed the 32-bit index limit " + std::to_string(max_index));
-}
-
-void check_dims(index_t rows, index_t cols, const char* who) {
-  if (rows < 0 || cols < 0)
-    throw dimension_error(std::string(who) + ": negative dimensions " + dims(rows, cols));
-}
-
-template <class T>
-void check_coo(const coo_matrix<T>& a, const char* who) {
-  check_dims(a.rows, a.cols, who);
-  if (a.col_idx.size() != a.row_idx.size() || a.values.size() != a.row_idx.size())
-    throw dimension_error(std::string(who) + ": COO arrays differ in length (row_idx " +
-                          std::to_string(a.row_idx.size()) + ", col_idx " + std::to_string(a.col_idx.size()) +
-                          ", values " + std::to_string(a.values.size()) + ")");
-  check_nnz_fits(a.nnz(), who);
-  const std::size_t n = a.nnz();
-  const index_t* r = a.row_idx.data();
-  const index_t* c = a.col_idx.data();
-  const index_t rows = a.rows, cols = a.cols;
-  // First offending entry (lowest k), so the message is the same however many threads ran.
-  std::size_t first_bad = n;
-#pragma omp parallel for reduction(min : first_bad) num_threads(threads_for(n)) schedule(static)
-  for (std::size_t k = 0; k < n; ++k)
-    if (r[k] < 0 || r[k] >= rows || c[k] < 0 || c[k] >= cols) first_bad = std::min(first_bad, k);
-  if (first_bad < n)
-    throw dimension_error(std::string(who) + ": entry " + std::to_string(first_bad) + " (0-based) at (" +
-                          std::to_string(r[first_bad]) + ", " + std::to_string(c[first_bad]) +
-                          ") lies outside the " + dims(rows, cols) + " matrix");
-}
-
-// A CSR whose arrays are consistent: row_ptr has rows + 1 non-decreasing entries
-// from 0 to nnz, columns in range. (Sortedness within rows is the producer's
-// promise and is not re-checked.) The conversions and writers call this before
-// indexing a caller's CSR, so a corrupt matrix is an error, not an
-// out-of-bounds access; the SpMV hot paths check array sizes only (O(1) per call).
-template <class T>
-void check_csr(const csr_matrix<T>& a, const char* who) {
-  check_dims(a.rows, a.cols, who);
-  const std::string w(who);
-  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
-    throw dimension_error(w + ": row_ptr has " + std::to_string(a.row_ptr.size()) + " entries for " +
-                          std::to_string(a.rows) + " rows (expected rows + 1)");
-  if (a.values.size() != a.col_idx.size())
-    throw dimension_error(w + ": col_idx has " + std::to_string(a.col_idx.size()) + " entries but values " +
-                          std::to_string(a.values.size()));
-  check_nnz_fits(a.nnz(), who);
-  if (a.row_ptr.front() != 0 || static_cast<std::size_t>(a.row_ptr.back()) != a.nnz())
-    throw dimension_error(w + ": row_ptr runs from " + std::to_string(a.row_ptr.front()) + " to " +
-                          std::to_string(a.row_ptr.back()) + ", expected 0 to nnz = " + std::to_string(a.nnz()));
-  bool monotone = true, in_range = true;
-  const index_t rows = a.rows, cols = a.cols;
-#pragma omp parallel for reduction(&& : monotone) num_threads(threads_for(a.row_ptr.size())) schedule(static)
-  for (index_t r = 0; r < rows; ++r) monotone = monotone && a.row_ptr[r] <= a.row_ptr[r + 1];
-  if (!monotone) throw dimension_error(w + ": row_ptr decreases");
-  const std::size_t n = a.nnz();
-#pragma omp parallel for reduction(&& : in_range) num_threads(threads_for(n)) schedule(static)
-  for (std::size_t k = 0; k < n; ++k) in_range = in_range && a.col_idx[k] >= 0 && a.col_idx[k] < cols;
-  if (!in_range) throw dimension_error(w + ": a column index lies outside [0, " + std::to_string(cols) + ")");
-}
-
 // Stable counting sort of entries k = 0..n-1 by key[k] in [0, buckets). Fills
 // ptr (buckets + 1: the exclusive prefix sum of the bucket sizes) and calls
 // place(k, pos) once per entry with its position in bucket order; entries of
@@ -115,7 +49,8 @@ void check_csr(const csr_matrix<T>& a, const char* who) {
 // threads * buckets counters, so it is used only when that is at most nnz
 // (otherwise the serial pass, O(nnz + buckets), is the cheaper one anyway).
 template <class Place>
-void stable_bucket(const index_t* key, std::size_t n, index_t buckets, std::vector<index_t>& ptr, Place place) {
+void stable_bucket(const index_t* key, std::size_t n, index_t buckets, std::vector<index_t>& ptr,
+                   Place place) {
   const std::size_t b = static_cast<std::size_t>(buckets);
   ptr.assign(b + 1, 0);
   int p = threads_for(n);
@@ -127,7 +62,8 @@ void stable_bucket(const index_t* key, std::size_t n, index_t buckets, std::vect
     for (std::size_t k = 0; k < n; ++k) place(k, next[key[k]]++);
     return;
   }
-  std::vector<index_t> counts = fresh_vector<index_t>(static_cast<std::size_t>(p) * b, 0);  // thread t's at [t * b, (t + 1) * b)
+  std::vector<index_t> counts =
+      fresh_vector<index_t>(static_cast<std::size_t>(p) * b, 0);  // thread t's at [t * b, (t + 1) * b)
 #pragma omp parallel num_threads(p)
   {
     const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
@@ -136,7 +72,7 @@ void stable_bucket(const index_t* key, std::size_t n, index_t buckets, std::vect
     index_t* mine = counts.data() + t * b;
     for (std::size_t k = lo; k < hi; ++k) ++mine[key[k]];
 #pragma omp barrier
-    // Per bucket: turn the threads' counts into offsets within the bucket.
+      // Per bucket: turn the threads' counts into offsets within the bucket.
 #pragma omp for schedule(static)
     for (std::size_t i = 0; i < b; ++i) {
       index_t s = 0;
@@ -165,7 +101,7 @@ void sort_and_merge_rows(csr_matrix<T>& out, duplicates dup) {
   index_t* col = out.col_idx.data();
   T* val = out.values.data();
   const index_t* ptr = out.row_ptr.data();
-#pragma omp parallel num_threads(threads_for(out.nnz() + static_cast<std::size_t>(rows)))
+#pragma omp parallel num_threads(threads_for(out.nnz() + static_cast <std::size_t>(rows)))
   {
     std::vector<std::pair<index_t, T>> scratch;
 #pragma omp for schedule(dynamic, 512) reduction(|| : merged)
@@ -208,7 +144,7 @@ void sort_and_merge_rows(csr_matrix<T>& out, duplicates dup) {
   const std::size_t m = static_cast<std::size_t>(new_ptr.back());
   std::vector<index_t> new_col = fresh_vector<index_t>(m);
   std::vector<T> new_val = fresh_vector<T>(m);
-#pragma omp parallel for schedule(dynamic, 512) num_threads(threads_for(m + static_cast<std::size_t>(rows)))
+#pragma omp parallel for schedule(dynamic, 512) num_threads(threads_for(m + static_cast <std::size_t>(rows)))
   for (index_t r = 0; r < rows; ++r) {
     std::copy(col + ptr[r], col + ptr[r] + kept[r], new_col.begin() + new_ptr[r]);
     std::copy(val + ptr[r], val + ptr[r] + kept[r], new_val.begin() + new_ptr[r]);
@@ -242,8 +178,10 @@ csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const
 template <class T>
 std::vector<index_t> expand_rows(const csr_matrix<T>& a) {
   std::vector<index_t> row(a.nnz());
-#pragma omp parallel for schedule(dynamic, 512) num_threads(threads_for(a.nnz() + static_cast<std::size_t>(a.rows)))
-  for (index_t r = 0; r < a.rows; ++r) std::fill(row.begin() + a.row_ptr[r], row.begin() + a.row_ptr[r + 1], r);
+#pragma omp parallel for schedule(dynamic, 512) \
+    num_threads(threads_for(a.nnz() + static_cast <std::size_t>(a.rows)))
+  for (index_t r = 0; r < a.rows; ++r)
+    std::fill(row.begin() + a.row_ptr[r], row.begin() + a.row_ptr[r + 1], r);
   return row;
 }
 
@@ -257,11 +195,12 @@ std::string fixed1(double x) {
 
 template <class T>
 csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt) {
-  check_coo(a, "to_csr");
+  validate(a, "to_csr");
   // row_ptr, col_idx, values, and as much again while rows are sorted and merged.
   const double out_rows = opt.transpose ? a.cols : a.rows;
-  check_host_memory(2.0 * ((out_rows + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T))),
-                    "the CSR of a " + dims(a.rows, a.cols) + " matrix with " + std::to_string(a.nnz()) + " entries");
+  check_host_memory(
+      2.0 * ((out_rows + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T))),
+      "the CSR of a " + dimensions(a.rows, a.cols) + " matrix with " + std::to_string(a.nnz()) + " entries");
   const index_t* major = opt.transpose ? a.col_idx.data() : a.row_idx.data();
   const index_t* minor = opt.transpose ? a.row_idx.data() : a.col_idx.data();
   return opt.transpose ? build_csr(a.cols, a.rows, a.nnz(), major, minor, a.values.data(), opt.dup, false)
@@ -270,7 +209,7 @@ csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt) {
 
 template <class T>
 coo_matrix<T> to_coo(const csr_matrix<T>& a) {
-  check_csr(a, "to_coo");
+  validate(a, "to_coo");
   coo_matrix<T> out;
   out.rows = a.rows;
   out.cols = a.cols;
@@ -282,7 +221,7 @@ coo_matrix<T> to_coo(const csr_matrix<T>& a) {
 
 template <class T>
 csr_matrix<T> transpose(const csr_matrix<T>& a) {
-  check_csr(a, "transpose");
+  validate(a, "transpose");
   // Bucketing A's entries by column, visited row by row, leaves each row of
   // A^T with its columns (A's rows) ascending and unique: no per-row sort.
   const std::vector<index_t> row = expand_rows(a);
@@ -292,7 +231,7 @@ csr_matrix<T> transpose(const csr_matrix<T>& a) {
 
 template <class T>
 ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
-  check_csr(a, "to_ell");
+  validate(a, "to_ell");
   if (!(max_fill >= 1.0))
     throw invalid_argument("to_ell: max_fill must be >= 1 (got " + std::to_string(max_fill) + ")");
   index_t width = 0, widest = 0;
@@ -306,9 +245,10 @@ ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
   if (slots > ell_padding_floor && fill > max_fill)
     throw dimension_error("to_ell: padding would be absurd: the widest row, row " + std::to_string(widest) +
                           " (0-based), has " + std::to_string(width) + " entries, so ELL needs " +
-                          std::to_string(a.rows) + " x " + std::to_string(width) + " = " + std::to_string(slots) +
-                          " slots for " + std::to_string(a.nnz()) + " nonzeros (fill ratio " + fixed1(fill) +
-                          " > max_fill " + fixed1(max_fill) + "); use a CSR kernel for this matrix");
+                          std::to_string(a.rows) + " x " + std::to_string(width) + " = " +
+                          std::to_string(slots) + " slots for " + std::to_string(a.nnz()) +
+                          " nonzeros (fill ratio " + fixed1(fill) + " > max_fill " + fixed1(max_fill) +
+                          "); use a CSR kernel for this matrix");
   ell_matrix<T> out;
   out.rows = a.rows;
   out.cols = a.cols;
@@ -333,14 +273,15 @@ ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
 
 template <class T>
 csr_matrix<T> to_csr(const ell_matrix<T>& a) {
-  check_dims(a.rows, a.cols, "to_csr(ell)");
+  check_dimensions(a.rows, a.cols, "to_csr(ell)");
   if (a.width < 0) throw dimension_error("to_csr(ell): negative width " + std::to_string(a.width));
   const std::size_t rows = static_cast<std::size_t>(a.rows);
   const std::size_t slots = rows * static_cast<std::size_t>(a.width);
   if (a.col_idx.size() != slots || a.values.size() != slots)
-    throw dimension_error("to_csr(ell): " + std::to_string(a.rows) + " rows x width " + std::to_string(a.width) +
-                          " needs " + std::to_string(slots) + " slots, but col_idx has " +
-                          std::to_string(a.col_idx.size()) + " and values " + std::to_string(a.values.size()));
+    throw dimension_error("to_csr(ell): " + std::to_string(a.rows) + " rows x width " +
+                          std::to_string(a.width) + " needs " + std::to_string(slots) +
+                          " slots, but col_idx has " + std::to_string(a.col_idx.size()) + " and values " +
+                          std::to_string(a.values.size()));
   // Pass 1: real entries per row, and the checks (columns in range, padding
   // marked exactly, each row's columns strictly increasing).
   std::vector<index_t> count(rows, 0);
@@ -400,7 +341,8 @@ coo_matrix<To> value_cast(const coo_matrix<From>& a) {
   out.cols = a.cols;
   out.row_idx = fresh_copy<index_t>(a.row_idx.begin(), a.row_idx.end());
   out.col_idx = fresh_copy<index_t>(a.col_idx.begin(), a.col_idx.end());
-  out.values = fresh_copy<To>(a.values.begin(), a.values.end());  // element-wise static_cast (rounds to nearest)
+  out.values =
+      fresh_copy<To>(a.values.begin(), a.values.end());  // element-wise static_cast (rounds to nearest)
   return out;
 }
 
@@ -417,12 +359,13 @@ csr_matrix<To> value_cast(const csr_matrix<From>& a) {
 
 template <class T>
 std::vector<T> to_dense(const csr_matrix<T>& a) {
-  check_csr(a, "to_dense");
+  validate(a, "to_dense");
   const std::size_t cols = static_cast<std::size_t>(a.cols);
   const std::size_t size = static_cast<std::size_t>(a.rows) * cols;
   if (size > dense_limit)
-    throw dimension_error("to_dense: a dense " + dims(a.rows, a.cols) + " copy would hold " + std::to_string(size) +
-                          " values (limit " + std::to_string(dense_limit) + "); to_dense is for small matrices");
+    throw dimension_error("to_dense: a dense " + dimensions(a.rows, a.cols) + " copy would hold " +
+                          std::to_string(size) + " values (limit " + std::to_string(dense_limit) +
+                          "); to_dense is for small matrices");
   std::vector<T> d(size, T(0));
   for (index_t r = 0; r < a.rows; ++r)
     for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
@@ -430,19 +373,8 @@ std::vector<T> to_dense(const csr_matrix<T>& a) {
   return d;
 }
 
-template <class T>
-void validate(const coo_matrix<T>& a, const char* who) {
-  check_coo(a, who);
-}
-template <class T>
-void validate(const csr_matrix<T>& a, const char* who) {
-  check_csr(a, who);
-}
-
 #define PERRON_CONVERT_INSTANTIATE(T)                                  \
   template csr_matrix<T> to_csr<T>(const coo_matrix<T>&, csr_options); \
-  template void validate<T>(const coo_matrix<T>&, const char*);         \
-  template void validate<T>(const csr_matrix<T>&, const char*);         \
   template coo_matrix<T> to_coo<T>(const csr_matrix<T>&);              \
   template csr_matrix<T> transpose<T>(const csr_matrix<T>&);           \
   template ell_matrix<T> to_ell<T>(const csr_matrix<T>&, double);      \
@@ -453,7 +385,7 @@ PERRON_CONVERT_INSTANTIATE(float)
 PERRON_CONVERT_INSTANTIATE(double)
 #undef PERRON_CONVERT_INSTANTIATE
 
-#define PERRON_CAST_INSTANTIATE(To, From)                                       \
+#define PERRON_CAST_INSTANTIATE(To, From)                                \
   template coo_matrix<To> value_cast<To, From>(const coo_matrix<From>&); \
   template csr_matrix<To> value_cast<To, From>(const csr_matrix<From>&);
 

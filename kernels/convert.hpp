@@ -3,7 +3,7 @@
 // straight out of the same counting sort).
 #pragma once
 
-#include "kernels/formats.hpp"
+#include "core/formats.hpp"
 
 namespace perron {
 
@@ -13,7 +13,7 @@ enum class duplicates {
 };
 
 struct csr_options {
-  bool transpose = false;             // build CSR of A^T instead of A
+  bool transpose = false;  // build CSR of A^T instead of A
   duplicates dup = duplicates::sum;
 };
 
@@ -50,15 +50,5 @@ csr_matrix<To> value_cast(const csr_matrix<From>& a);
 // Dense row-major copy, for tests and tiny matrices only.
 template <class T>
 std::vector<T> to_dense(const csr_matrix<T>& a);
-
-// Consistency checks, O(nnz): array lengths, dimensions, every index in range,
-// and for CSR a row_ptr of rows + 1 non-decreasing entries from 0 to nnz.
-// dimension_error naming `who` and the first offending entry otherwise. The
-// conversions run them on their input; writers and other consumers of
-// caller-built matrices call them before indexing.
-template <class T>
-void validate(const coo_matrix<T>& a, const char* who);
-template <class T>
-void validate(const csr_matrix<T>& a, const char* who);
 
 }  // namespace perron

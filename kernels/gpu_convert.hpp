@@ -13,9 +13,9 @@
 // Built without CUDA, these throw cuda_error (kernels/cuda/stub/convert_stub.cpp).
 #pragma once
 
+#include "core/device.hpp"
+#include "core/formats.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/device.hpp"
-#include "kernels/formats.hpp"
 
 namespace perron {
 namespace cuda {
@@ -50,7 +50,8 @@ struct device_csr {
 // names the first such entry), cuda_error on any CUDA failure. Returns after
 // the conversion has finished on `stream`.
 template <class T>
-cuda::device_csr<T> to_device_csr(const coo_matrix<T>& a, csr_options opt = {}, cuda::stream_t stream = nullptr);
+cuda::device_csr<T> to_device_csr(const coo_matrix<T>& a, csr_options opt = {},
+                                  cuda::stream_t stream = nullptr);
 
 // COO already on the device (nnz entries at d_row, d_col, d_values; read only).
 template <class T>

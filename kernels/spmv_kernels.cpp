@@ -2,7 +2,7 @@
 #include <array>
 #include <utility>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 #include "kernels/spmv.hpp"
 
 namespace perron {

@@ -21,7 +21,7 @@
 
 #include <cstddef>
 
-#include "kernels/device.hpp"
+#include "core/device.hpp"
 
 namespace perron {
 
@@ -49,22 +49,6 @@ void widen(std::size_t n, const T* x, double* y);
 // ---- GPU -------------------------------------------------------------------
 namespace cuda {
 
-// Scratch of the device reductions: room for the per-block partials of up to
-// max_values simultaneous sums, and a counter the last block resets to zero.
-class reduction_scratch {
- public:
-  static constexpr int max_blocks = 1024;
-  static constexpr int max_values = 4;
-  reduction_scratch() : partials_(max_blocks * max_values), counter_(1) { reset_counter(); }
-  double* partials() noexcept { return partials_.data(); }
-  unsigned* counter() noexcept { return counter_.data(); }
-
- private:
-  void reset_counter();
-  device_buffer<double> partials_;
-  device_buffer<unsigned> counter_;
-};
-
 template <class T>
 void dot(std::size_t n, const T* d_x, const T* d_y, double* d_result, reduction_scratch& scratch,
          stream_t stream = nullptr);
@@ -76,8 +60,8 @@ void norm_inf(std::size_t n, const T* d_x, double* d_result, reduction_scratch& 
               stream_t stream = nullptr);
 // max_i |x_i - y_i| (e.g. the change of a time step), without a temporary.
 template <class T>
-void diff_norm_inf(std::size_t n, const T* d_x, const T* d_y, double* d_result,
-                   reduction_scratch& scratch, stream_t stream = nullptr);
+void diff_norm_inf(std::size_t n, const T* d_x, const T* d_y, double* d_result, reduction_scratch& scratch,
+                   stream_t stream = nullptr);
 
 // Blocking conveniences: enqueue, then copy the double back (one host sync).
 template <class T>
@@ -86,8 +70,7 @@ double dot_value(std::size_t n, const T* d_x, const T* d_y, reduction_scratch& s
 template <class T>
 double nrm2_value(std::size_t n, const T* d_x, reduction_scratch& scratch, stream_t stream = nullptr);
 template <class T>
-double norm_inf_value(std::size_t n, const T* d_x, reduction_scratch& scratch,
-                      stream_t stream = nullptr);
+double norm_inf_value(std::size_t n, const T* d_x, reduction_scratch& scratch, stream_t stream = nullptr);
 template <class T>
 double diff_norm_inf_value(std::size_t n, const T* d_x, const T* d_y, reduction_scratch& scratch,
                            stream_t stream = nullptr);

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
 
@@ -14,8 +14,8 @@ namespace {
 template <class T>
 void check_square(const csr_matrix<T>& a, std::size_t nb, std::size_t nx, const char* who) {
   if (a.rows != a.cols)
-    throw dimension_error(std::string(who) + ": matrix must be square (got " + std::to_string(a.rows) + " x " +
-                          std::to_string(a.cols) + ")");
+    throw dimension_error(std::string(who) + ": matrix must be square (got " + std::to_string(a.rows) +
+                          " x " + std::to_string(a.cols) + ")");
   if (nb != std::size_t(a.rows) || nx != std::size_t(a.rows))
     throw dimension_error(std::string(who) + ": matrix is " + std::to_string(a.rows) + " x " +
                           std::to_string(a.cols) + " but b has " + std::to_string(nb) + " and x " +
@@ -88,7 +88,8 @@ solve_result cg(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& 
 }
 
 template <class T>
-solve_result cg(const csr_matrix<T>& a, const std::vector<T>& b, std::vector<T>& x, const stop_criterion& stop) {
+solve_result cg(const csr_matrix<T>& a, const std::vector<T>& b, std::vector<T>& x,
+                const stop_criterion& stop) {
   check_square(a, b.size(), x.size(), "cg");
   return cg(a, b.data(), x.data(), stop);
 }

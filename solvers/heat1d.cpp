@@ -12,9 +12,9 @@
 #include <sstream>
 #include <string>
 
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/jacobi.hpp"
@@ -135,10 +135,14 @@ initial_condition parse_initial_condition(std::string_view spec) {
 
 std::string describe(const initial_condition& ic) {
   switch (ic.type) {
-    case initial_condition::kind::sine: return "sin:" + std::to_string(ic.mode);
-    case initial_condition::kind::gauss: return "gauss:" + num(ic.x0) + ":" + num(ic.width);
-    case initial_condition::kind::step: return "step:" + num(ic.x0);
-    case initial_condition::kind::file: return "file:" + ic.path;
+    case initial_condition::kind::sine:
+      return "sin:" + std::to_string(ic.mode);
+    case initial_condition::kind::gauss:
+      return "gauss:" + num(ic.x0) + ":" + num(ic.width);
+    case initial_condition::kind::step:
+      return "step:" + num(ic.x0);
+    case initial_condition::kind::file:
+      return "file:" + ic.path;
   }
   return "?";
 }
@@ -146,7 +150,8 @@ std::string describe(const initial_condition& ic) {
 namespace {
 std::vector<double> read_profile_file(const std::string& path, index_t n) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw io_error(path, "is a directory, not an initial-condition file");
+  if (std::filesystem::is_directory(path, ec))
+    throw io_error(path, "is a directory, not an initial-condition file");
   std::ifstream in(path);
   if (!in) throw io_error(path, "cannot open the initial-condition file");
   std::vector<double> v;
@@ -200,14 +205,17 @@ std::vector<double> initial_profile(const initial_condition& ic, const grid_prob
         u[i] = x < ic.x0 ? 1.0 : (x > ic.x0 ? 0.0 : 0.5);
       }
       break;
-    case initial_condition::kind::file: u = read_profile_file(ic.path, p.n); break;
+    case initial_condition::kind::file:
+      u = read_profile_file(ic.path, p.n);
+      break;
   }
   if (is_dirichlet(p.left)) u[0] = p.left.value;
   if (is_dirichlet(p.right)) u[n - 1] = p.right.value;
   return u;
 }
 
-std::optional<std::vector<double>> exact_solution(const grid_problem& p, const initial_condition& ic, double t) {
+std::optional<std::vector<double>> exact_solution(const grid_problem& p, const initial_condition& ic,
+                                                  double t) {
   if (ic.type != initial_condition::kind::sine) return std::nullopt;
   if (!is_dirichlet(p.left) || !is_dirichlet(p.right) || p.left.value != 0 || p.right.value != 0)
     return std::nullopt;
@@ -223,7 +231,8 @@ std::optional<std::vector<double>> exact_solution(const grid_problem& p, const i
 std::string steady_state_obstacle(const grid_problem& p) {
   if (is_neumann(p.left) && is_neumann(p.right) && p.left.value + p.right.value != 0)
     return "no steady state exists: with two Neumann ends the net inflow kappa (G_left + G_right) = " +
-           num(p.kappa * (p.left.value + p.right.value)) + " is not zero, so the integral of u changes forever";
+           num(p.kappa * (p.left.value + p.right.value)) +
+           " is not zero, so the integral of u changes forever";
   if (p.kappa == 0) return "no steady state is approached with kappa = 0";
   return "";
 }
@@ -270,9 +279,12 @@ std::vector<double> quadrature_weights(const grid_problem& p) {
 
 std::string_view name(method m) {
   switch (m) {
-    case method::explicit_euler: return "explicit";
-    case method::implicit_euler: return "implicit";
-    case method::crank_nicolson: return "cn";
+    case method::explicit_euler:
+      return "explicit";
+    case method::implicit_euler:
+      return "implicit";
+    case method::crank_nicolson:
+      return "cn";
   }
   return "?";
 }
@@ -284,9 +296,12 @@ method parse_method(std::string_view s) {
 }
 double theta(method m) {
   switch (m) {
-    case method::explicit_euler: return 0.0;
-    case method::implicit_euler: return 1.0;
-    case method::crank_nicolson: return 0.5;
+    case method::explicit_euler:
+      return 0.0;
+    case method::implicit_euler:
+      return 1.0;
+    case method::crank_nicolson:
+      return 0.5;
   }
   return 0.0;
 }
@@ -299,7 +314,8 @@ double max_stable_dt(const grid_problem& p) {
 template <class T>
 step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
   p.validate();
-  if (!(dt > 0) || !std::isfinite(dt)) throw invalid_argument("time step dt must be a finite number > 0 (got " + num(dt) + ")");
+  if (!(dt > 0) || !std::isfinite(dt))
+    throw invalid_argument("time step dt must be a finite number > 0 (got " + num(dt) + ")");
   const index_t n = p.n;
   const double dx = p.dx();
   const double r = p.kappa * dt / (dx * dx);
@@ -403,7 +419,8 @@ step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
 }
 
 template <class T>
-tridiagonal_stencil stencil_of(const csr_matrix<T>& a, const std::vector<std::pair<index_t, double>>& forcing) {
+tridiagonal_stencil stencil_of(const csr_matrix<T>& a,
+                               const std::vector<std::pair<index_t, double>>& forcing) {
   const index_t n = a.rows;
   if (n < 3 || a.cols != n) throw dimension_error("stencil_of: need a square matrix with n >= 3");
   auto entry = [&](index_t i, index_t j) -> double {
@@ -438,7 +455,8 @@ tridiagonal_stencil stencil_of(const csr_matrix<T>& a, const std::vector<std::pa
     if (len != 3 || a.col_idx[k] != i - 1 || a.col_idx[k + 2] != i + 1 ||
         static_cast<double>(a.values[k]) != st.lower || static_cast<double>(a.values[k + 1]) != st.diag ||
         static_cast<double>(a.values[k + 2]) != st.upper)
-      throw invalid_argument("stencil_of: row " + std::to_string(i) + " differs from the constant interior stencil");
+      throw invalid_argument("stencil_of: row " + std::to_string(i) +
+                             " differs from the constant interior stencil");
   }
   return st;
 }
@@ -469,13 +487,15 @@ namespace {
 template <class T>
 struct thomas_factor {
   std::vector<T> lower, c_prime, inv_m;
-  explicit thomas_factor(const tridiagonal<T>& a) : lower(a.lower), c_prime(a.diag.size()), inv_m(a.diag.size()) {
+  explicit thomas_factor(const tridiagonal<T>& a)
+      : lower(a.lower), c_prime(a.diag.size()), inv_m(a.diag.size()) {
     const std::size_t n = a.diag.size();
     double c_prev = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const double m = double(a.diag[i]) - (i ? double(a.lower[i]) * c_prev : 0.0);
       if (m == 0 || !std::isfinite(m))
-        throw invalid_argument("thomas: zero pivot at row " + std::to_string(i) + " (matrix not diagonally dominant)");
+        throw invalid_argument("thomas: zero pivot at row " + std::to_string(i) +
+                               " (matrix not diagonally dominant)");
       inv_m[i] = T(1.0 / m);
       c_prev = double(a.upper[i]) / m;
       c_prime[i] = T(c_prev);
@@ -500,9 +520,12 @@ void thomas_solve(const tridiagonal<T>& a, T* d) {
 
 std::string_view name(step_solver s) {
   switch (s) {
-    case step_solver::cg: return "cg";
-    case step_solver::jacobi: return "jacobi";
-    case step_solver::direct: return "direct";
+    case step_solver::cg:
+      return "cg";
+    case step_solver::jacobi:
+      return "jacobi";
+    case step_solver::direct:
+      return "direct";
   }
   return "?";
 }
@@ -526,8 +549,7 @@ namespace {
 template <class T>
 class cpu_backend final : public backend<T> {
  public:
-  explicit cpu_backend(setup<T> s)
-      : s_(std::move(s)), u_(std::move(s_.u0)), next_(u_.size()), b_(u_.size()) {
+  explicit cpu_backend(setup<T> s) : s_(std::move(s)), u_(std::move(s_.u0)), next_(u_.size()), b_(u_.size()) {
     if (s_.options.scheme != method::explicit_euler && s_.options.solver == step_solver::direct)
       thomas_.emplace(diagonals_of(s_.mats.lhs));
   }
@@ -603,8 +625,8 @@ time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, co
   if (!(opt.dt > 0) || !std::isfinite(opt.dt))
     throw invalid_argument("time step dt must be a finite number > 0 (got " + num(opt.dt) + ")");
   if (u0.size() != static_cast<std::size_t>(p.n))
-    throw dimension_error("initial profile has " + std::to_string(u0.size()) + " values for N = " +
-                          std::to_string(p.n));
+    throw dimension_error("initial profile has " + std::to_string(u0.size()) +
+                          " values for N = " + std::to_string(p.n));
   for (double v : u0)
     if (!std::isfinite(v)) throw invalid_argument("initial profile contains a non-finite value");
   const double dx = p.dx();
@@ -666,13 +688,13 @@ bench_report time_stepper<T>::bench(int warmup, int reps) {
   return b;
 }
 
-#define PERRON_HEAT(T)                                                                                   \
-  template step_matrices<T> assemble_step<T>(const grid_problem&, method, double);                       \
-  template tridiagonal_stencil stencil_of<T>(const csr_matrix<T>&,                                       \
-                                             const std::vector<std::pair<index_t, double>>&);            \
-  template tridiagonal<T> diagonals_of<T>(const csr_matrix<T>&);                                         \
-  template void thomas_solve<T>(const tridiagonal<T>&, T*);                                              \
-  template std::unique_ptr<detail::backend<T>> detail::make_cpu_backend<T>(detail::setup<T>);            \
+#define PERRON_HEAT(T)                                                                        \
+  template step_matrices<T> assemble_step<T>(const grid_problem&, method, double);            \
+  template tridiagonal_stencil stencil_of<T>(const csr_matrix<T>&,                            \
+                                             const std::vector<std::pair<index_t, double>>&); \
+  template tridiagonal<T> diagonals_of<T>(const csr_matrix<T>&);                              \
+  template void thomas_solve<T>(const tridiagonal<T>&, T*);                                   \
+  template std::unique_ptr<detail::backend<T>> detail::make_cpu_backend<T>(detail::setup<T>); \
   template class time_stepper<T>;
 PERRON_HEAT(float)
 PERRON_HEAT(double)

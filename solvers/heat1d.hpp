@@ -47,7 +47,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/formats.hpp"
+#include "core/formats.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/linear_solver.hpp"
 
@@ -97,7 +97,8 @@ std::vector<double> initial_profile(const initial_condition& ic, const grid_prob
 
 // The exact solution at time t where one is known in closed form: sin:K with
 // both ends dirichlet:0 gives exp(-kappa (K pi / L)^2 t) sin(K pi x / L).
-std::optional<std::vector<double>> exact_solution(const grid_problem& p, const initial_condition& ic, double t);
+std::optional<std::vector<double>> exact_solution(const grid_problem& p, const initial_condition& ic,
+                                                  double t);
 // The steady state where it exists: linear in x (satisfied exactly by the
 // discrete scheme too). With two Neumann ends it exists only for zero net
 // flux (G_left + G_right = 0) and is fixed by the conserved integral of u0.
@@ -138,11 +139,12 @@ step_matrices<T> assemble_step(const grid_problem& p, method m, double dt);
 struct tridiagonal_stencil {
   index_t n = 0;
   double lower = 0, diag = 0, upper = 0;  // rows 2 .. n-3
-  double edge[4][3] = {};                  // rows 0, 1, n-2, n-1: (lower, diag, upper)
-  double edge_constant[4] = {};            // added to rows 0, 1, n-2, n-1
+  double edge[4][3] = {};                 // rows 0, 1, n-2, n-1: (lower, diag, upper)
+  double edge_constant[4] = {};           // added to rows 0, 1, n-2, n-1
 };
 template <class T>
-tridiagonal_stencil stencil_of(const csr_matrix<T>& a, const std::vector<std::pair<index_t, double>>& forcing = {});
+tridiagonal_stencil stencil_of(const csr_matrix<T>& a,
+                               const std::vector<std::pair<index_t, double>>& forcing = {});
 
 // Diagonals of a tridiagonal CSR (lower[0] = upper[n-1] = 0, as gtsv2 wants).
 template <class T>
@@ -179,17 +181,17 @@ struct step_options {
   device where = device::cpu;
   spmv_kernel kernel = spmv_kernel::automatic;  // GPU only; cpu on the CPU path
   operator_form form = operator_form::csr;      // GPU only
-  bool force = false;   // allow explicit steps with r > 1/2
-  int check_interval = 4;  // GPU solvers: minimum iterations between host checks
+  bool force = false;                           // allow explicit steps with r > 1/2
+  int check_interval = 4;                       // GPU solvers: minimum iterations between host checks
 };
 
 struct step_report {
   int iterations = 0;
-  double residual = 0;          // relative ||b - A u|| / ||b|| (0 for explicit/direct)
+  double residual = 0;  // relative ||b - A u|| / ||b|| (0 for explicit/direct)
   bool converged = true;
   solve_status status = solve_status::converged;
   int host_syncs = 0;
-  double change = -1;           // ||u^{n+1} - u^n||_inf when asked for, else -1
+  double change = -1;  // ||u^{n+1} - u^n||_inf when asked for, else -1
 };
 
 struct bench_report {
@@ -199,10 +201,10 @@ struct bench_report {
   int steps_timed = 0;
   double iterations_per_step = 0;
   double host_syncs_per_step = 0;
-  double bytes_per_step = 0;        // explicit / direct: the step's own minimum traffic
-  double cg_iteration_ms = 0;       // cg: one iteration, from a differenced blind run
+  double bytes_per_step = 0;   // explicit / direct: the step's own minimum traffic
+  double cg_iteration_ms = 0;  // cg: one iteration, from a differenced blind run
   double bytes_per_cg_iteration = 0;
-  double operator_bytes = 0;        // one application of A (matrix + x + y, or the stencil)
+  double operator_bytes = 0;  // one application of A (matrix + x + y, or the stencil)
 };
 
 namespace detail {

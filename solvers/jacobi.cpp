@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
 
@@ -82,11 +82,11 @@ solve_result jacobi(const csr_matrix<T>& a, const std::vector<T>& b, std::vector
   return jacobi(a, b.data(), x.data(), stop, opt);
 }
 
-#define PERRON_JACOBI(T)                                                                                  \
-  template std::vector<T> jacobi_diagonal<T>(const csr_matrix<T>&);                                       \
-  template solve_result jacobi<T>(const csr_matrix<T>&, const T*, T*, const stop_criterion&,              \
-                                  const jacobi_options&);                                                 \
-  template solve_result jacobi<T>(const csr_matrix<T>&, const std::vector<T>&, std::vector<T>&,           \
+#define PERRON_JACOBI(T)                                                                        \
+  template std::vector<T> jacobi_diagonal<T>(const csr_matrix<T>&);                             \
+  template solve_result jacobi<T>(const csr_matrix<T>&, const T*, T*, const stop_criterion&,    \
+                                  const jacobi_options&);                                       \
+  template solve_result jacobi<T>(const csr_matrix<T>&, const std::vector<T>&, std::vector<T>&, \
                                   const stop_criterion&, const jacobi_options&);
 PERRON_JACOBI(float)
 PERRON_JACOBI(double)

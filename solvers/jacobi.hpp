@@ -14,8 +14,8 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/device.hpp"
-#include "kernels/formats.hpp"
+#include "core/device.hpp"
+#include "core/formats.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/linear_solver.hpp"

@@ -42,12 +42,12 @@ std::string_view name(solve_status s);
 
 // Results are values, not exceptions: not converging is an outcome to report.
 struct solve_result {
-  int iterations = 0;     // updates of x, counted exactly (also on the GPU)
-  double residual = 0;    // ||b - A x||_2 of the returned x
-  double rhs_norm = 0;    // ||b||_2
+  int iterations = 0;   // updates of x, counted exactly (also on the GPU)
+  double residual = 0;  // ||b - A x||_2 of the returned x
+  double rhs_norm = 0;  // ||b||_2
   bool converged = false;
   solve_status status = solve_status::max_iterations;
-  int host_syncs = 0;     // times the host waited for the device (0 on the CPU)
+  int host_syncs = 0;  // times the host waited for the device (0 on the CPU)
 
   double relative_residual() const { return rhs_norm > 0 ? residual / rhs_norm : residual; }
 };

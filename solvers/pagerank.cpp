@@ -12,11 +12,11 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/error.hpp"
 #include "kernels/gpu_convert.hpp"
-#include "kernels/memory.hpp"
 
 namespace perron {
 namespace {
@@ -50,8 +50,8 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
   // (about 48 bytes); per link: P^T in double and in T, and the conversion's
   // scratch (about 32). Checked before anything of that size is allocated.
   check_host_memory(48.0 * double(a.rows) + 32.0 * double(a.nnz()),
-                    "PageRank of a graph of " + std::to_string(a.rows) + " vertices and " + std::to_string(a.nnz()) +
-                        " links");
+                    "PageRank of a graph of " + std::to_string(a.rows) + " vertices and " +
+                        std::to_string(a.nnz()) + " links");
   if (weighted) {
     for (std::size_t k = 0; k < a.nnz(); ++k) {
       const double w = a.values[k];
@@ -104,10 +104,14 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
 
 std::string_view name(pagerank_loop l) {
   switch (l) {
-    case pagerank_loop::automatic: return "auto";
-    case pagerank_loop::graph_while: return "graph-while";
-    case pagerank_loop::check_every: return "check-every";
-    case pagerank_loop::host: return "host";
+    case pagerank_loop::automatic:
+      return "auto";
+    case pagerank_loop::graph_while:
+      return "graph-while";
+    case pagerank_loop::check_every:
+      return "check-every";
+    case pagerank_loop::host:
+      return "host";
   }
   return "unknown";
 }
@@ -115,14 +119,18 @@ std::string_view name(pagerank_loop l) {
 pagerank_loop parse_pagerank_loop(std::string_view s) {
   for (auto l : {pagerank_loop::automatic, pagerank_loop::graph_while, pagerank_loop::check_every})
     if (name(l) == s) return l;
-  throw invalid_argument("unknown loop mode '" + std::string(s) + "' (valid: auto, graph-while, check-every)");
+  throw invalid_argument("unknown loop mode '" + std::string(s) +
+                         "' (valid: auto, graph-while, check-every)");
 }
 
 std::string_view name(pagerank_pull p) {
   switch (p) {
-    case pagerank_pull::automatic: return "auto";
-    case pagerank_pull::fused: return "fused";
-    case pagerank_pull::spmv: return "spmv";
+    case pagerank_pull::automatic:
+      return "auto";
+    case pagerank_pull::fused:
+      return "fused";
+    case pagerank_pull::spmv:
+      return "spmv";
   }
   return "unknown";
 }
@@ -140,9 +148,12 @@ pagerank_pull resolve_pull(pagerank_pull p, bool pattern, spmv_kernel kernel) {
 
 std::string_view name(pagerank_device d) {
   switch (d) {
-    case pagerank_device::automatic: return "auto";
-    case pagerank_device::cpu: return "cpu";
-    case pagerank_device::cuda: return "cuda";
+    case pagerank_device::automatic:
+      return "auto";
+    case pagerank_device::cpu:
+      return "cpu";
+    case pagerank_device::cuda:
+      return "cuda";
   }
   return "unknown";
 }
@@ -183,9 +194,11 @@ void validate(const pagerank_options& opt, index_t n) {
   if (opt.check_interval < 1)
     throw invalid_argument("check_interval must be >= 1, got " + std::to_string(opt.check_interval));
   if (opt.graph_unroll < 0)
-    throw invalid_argument("graph_unroll must be >= 0 (0: automatic), got " + std::to_string(opt.graph_unroll));
+    throw invalid_argument("graph_unroll must be >= 0 (0: automatic), got " +
+                           std::to_string(opt.graph_unroll));
   if (opt.loop == pagerank_loop::host)
-    throw invalid_argument("loop mode 'host' is what the CPU solver reports; ask for auto, graph-while or check-every");
+    throw invalid_argument(
+        "loop mode 'host' is what the CPU solver reports; ask for auto, graph-while or check-every");
   // (empty means uniform: nothing to check, and no n-sized vector to build)
   if (!opt.personalization.empty()) normalized_distribution(opt.personalization, n, "personalization");
   if (!opt.initial.empty()) normalized_distribution(opt.initial, n, "initial vector");
@@ -252,14 +265,21 @@ pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt
     throw invalid_argument("device cuda with kernel cpu: the cpu kernel runs on the host");
   bool gpu = false;
   switch (device) {
-    case pagerank_device::cpu: gpu = false; break;
-    case pagerank_device::cuda: gpu = true; break;
-    case pagerank_device::automatic: gpu = kernel != spmv_kernel::cpu && cuda::available(); break;
+    case pagerank_device::cpu:
+      gpu = false;
+      break;
+    case pagerank_device::cuda:
+      gpu = true;
+      break;
+    case pagerank_device::automatic:
+      gpu = kernel != spmv_kernel::cpu && cuda::available();
+      break;
   }
   if (!gpu) return pagerank_cpu(g, opt);
   if (!cuda::available())
-    throw cuda_error(cuda::built() ? "device cuda: no usable CUDA device"
-                                   : "device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+    throw cuda_error(cuda::built()
+                         ? "device cuda: no usable CUDA device"
+                         : "device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
   validate(opt, g.vertices());
   pagerank_cuda<T> solver(g, kernel, pull);
   return solver.solve(opt);
@@ -293,13 +313,14 @@ std::vector<double> read_vertex_weights(const std::string& path, index_t n,
     io::mm_array arr = io::read_matrix_market_array(path);
     const auto rows = arr.header.rows, cols = arr.header.cols;
     if (!((rows == n && cols == 1) || (rows == 1 && cols == n)) || arr.values.size() != nn)
-      throw dimension_error(path + ": a vector of " + std::to_string(n) + " values (one per vertex) is needed, got " +
-                            std::to_string(rows) + " x " + std::to_string(cols));
+      throw dimension_error(path + ": a vector of " + std::to_string(n) +
+                            " values (one per vertex) is needed, got " + std::to_string(rows) + " x " +
+                            std::to_string(cols));
     for (std::size_t i = 0; i < nn; ++i)
       if (!(arr.values[i] >= 0.0) || !std::isfinite(arr.values[i]))
         throw parse_error(path, 0,
-                          "value " + std::to_string(i + 1) + " (vertex " + vertex_name(label, index_t(i)) + ") is " +
-                              fmt(arr.values[i]) + "; weights must be finite and non-negative");
+                          "value " + std::to_string(i + 1) + " (vertex " + vertex_name(label, index_t(i)) +
+                              ") is " + fmt(arr.values[i]) + "; weights must be finite and non-negative");
     return std::move(arr.values);
   }
 
@@ -322,12 +343,14 @@ std::vector<double> read_vertex_weights(const std::string& path, index_t n,
     char* end = nullptr;
     errno = 0;
     const long long id = std::strtoll(p, &end, 10);
-    if (end != p && *end == '\0') throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing");
+    if (end != p && *end == '\0')
+      throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing");
     if (end == p || (*end != ' ' && *end != '\t') || errno == ERANGE)
       throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
     p = end;
     const double x = std::strtod(p, &end);
-    if (end == p) throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing or not a number");
+    if (end == p)
+      throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing or not a number");
     for (p = end; *p == ' ' || *p == '\t'; ++p) {
     }
     if (*p != '\0') throw parse_error(path, lineno, "expected 'vertex weight', found more on the line");
@@ -340,9 +363,10 @@ std::vector<double> read_vertex_weights(const std::string& path, index_t n,
       i = it->second;
     }
     if (i < 0)
-      throw parse_error(path, lineno,
-                        "vertex " + std::to_string(id) + " is not in the graph" +
-                            (label.empty() ? " (vertices are numbered 1.." + std::to_string(n) + ")" : std::string()));
+      throw parse_error(
+          path, lineno,
+          "vertex " + std::to_string(id) + " is not in the graph" +
+              (label.empty() ? " (vertices are numbered 1.." + std::to_string(n) + ")" : std::string()));
     if (seen[i]) throw parse_error(path, lineno, "vertex " + std::to_string(id) + " is listed twice");
     seen[i] = 1;
     w[i] = x;
@@ -359,9 +383,9 @@ template pagerank_graph<double> make_pagerank_graph<double>(const coo_matrix<dou
                                                             const std::vector<std::int64_t>&, bool);
 template pagerank_result pagerank_cpu<float>(const pagerank_graph<float>&, const pagerank_options&);
 template pagerank_result pagerank_cpu<double>(const pagerank_graph<double>&, const pagerank_options&);
-template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&, pagerank_device,
-                                         spmv_kernel, pagerank_pull);
-template pagerank_result pagerank<double>(const pagerank_graph<double>&, const pagerank_options&, pagerank_device,
-                                          spmv_kernel, pagerank_pull);
+template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&,
+                                         pagerank_device, spmv_kernel, pagerank_pull);
+template pagerank_result pagerank<double>(const pagerank_graph<double>&, const pagerank_options&,
+                                          pagerank_device, spmv_kernel, pagerank_pull);
 
 }  // namespace perron

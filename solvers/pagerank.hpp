@@ -25,8 +25,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/device.hpp"
-#include "kernels/formats.hpp"
+#include "core/device.hpp"
+#include "core/formats.hpp"
 #include "kernels/spmv.hpp"
 
 namespace perron {
@@ -75,14 +75,14 @@ std::string_view name(pagerank_loop l);  // "auto", "graph-while", "check-every"
 // What one GPU step runs.
 enum class pagerank_pull {
   automatic,  // fused for an unweighted graph when no SpMV kernel is named, else spmv
-  spmv,   // the plan's SpMV kernel, then the fused update kernel
-  fused,  // one kernel per step: a pull over the pattern of P^T with the update fused, vertices
-          // relabelled by in-degree, rows in slices of 32 virtual rows, the most-gathered part
-          // of x in shared memory (solvers/cuda/pagerank_fused.cuh); pattern graphs only.
-          // Faster per step than cuSPARSE + update on R-MAT graphs, slower on cnr-2000 in
-          // float; its setup is cheaper than the SpMV pull's (docs/PERFORMANCE.md)
+  spmv,       // the plan's SpMV kernel, then the fused update kernel
+  fused,      // one kernel per step: a pull over the pattern of P^T with the update fused, vertices
+              // relabelled by in-degree, rows in slices of 32 virtual rows, the most-gathered part
+              // of x in shared memory (solvers/cuda/pagerank_fused.cuh); pattern graphs only.
+              // Faster per step than cuSPARSE + update on R-MAT graphs, slower on cnr-2000 in
+              // float; its setup is cheaper than the SpMV pull's (docs/PERFORMANCE.md)
 };
-std::string_view name(pagerank_pull p);              // "auto", "spmv", "fused"
+std::string_view name(pagerank_pull p);                 // "auto", "spmv", "fused"
 pagerank_pull parse_pagerank_pull(std::string_view s);  // throws invalid_argument
 // What `automatic` runs for a graph (pattern: unweighted) and a kernel choice:
 // the fused pull needs both an unweighted graph and no named kernel. On the
@@ -131,8 +131,8 @@ struct pagerank_result {
   std::uint64_t host_syncs = 0;
   bool on_gpu = false;
   spmv_kernel kernel = spmv_kernel::cpu;  // concrete kernel that ran (automatic when fused_pull)
-  bool fused_pull = false;                 // pagerank_pull::fused ran
-  int hub_entries = 0;                     // fused_pull: entries of x kept in shared memory
+  bool fused_pull = false;                // pagerank_pull::fused ran
+  int hub_entries = 0;                    // fused_pull: entries of x kept in shared memory
   std::string kernel_reason;              // why auto chose it (GPU, automatic only)
   pagerank_loop loop = pagerank_loop::host;
   int graph_unroll = 0;   // steps per WHILE trip that ran (graph_while only)
@@ -175,8 +175,8 @@ class pagerank_cuda {
 
   pagerank_result solve(const pagerank_options& opt);
 
-  spmv_kernel kernel() const;  // concrete; automatic when fused()
-  bool fused() const;          // pagerank_pull::fused runs
+  spmv_kernel kernel() const;       // concrete; automatic when fused()
+  bool fused() const;               // pagerank_pull::fused runs
   std::string kernel_name() const;  // the kernel's name, or "pull-fused"
   const std::string& kernel_reason() const;
   std::size_t device_bytes() const;
@@ -189,7 +189,7 @@ class pagerank_cuda {
 
 // ---- dispatch ------------------------------------------------------------
 enum class pagerank_device { automatic, cpu, cuda };
-std::string_view name(pagerank_device d);           // "auto", "cpu", "cuda"
+std::string_view name(pagerank_device d);                   // "auto", "cpu", "cuda"
 pagerank_device parse_pagerank_device(std::string_view s);  // throws invalid_argument
 
 // automatic: the GPU when cuda::available() and kernel != cpu; kernel == cpu

@@ -1,6 +1,8 @@
 // CPU conjugate gradients: hand-checked systems, the stopping criterion,
 // breakdown on indefinite matrices, and real SPD matrices from SuiteSparse
 // (bcsstk01, bcsstk06, bcsstk13, 1138_bus) with ||b - A x|| <= rtol ||b||.
+#include "solvers/cg.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,11 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/error.hpp"
 #include "kernels/spmv.hpp"
-#include "solvers/cg.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {
@@ -185,13 +186,15 @@ TEST_P(cg_real, ResidualBelowRtolTimesRhs) {
   std::vector<double> b(a.rows), x(a.rows, 0.0);
   spmv(a, 1.0, xt.data(), 0.0, b.data());
   const solve_result r = cg(a, b, x, stop_criterion{c.max_iterations, c.rtol, 0});
-  ASSERT_TRUE(r.converged) << c.file << ": " << r.iterations << " iterations, residual " << r.relative_residual();
+  ASSERT_TRUE(r.converged) << c.file << ": " << r.iterations << " iterations, residual "
+                           << r.relative_residual();
   EXPECT_LE(true_residual(a, b, x), c.rtol * norm(b)) << c.file;
   EXPECT_LE(r.relative_residual(), c.rtol);
 }
 
 INSTANTIATE_TEST_SUITE_P(shared, cg_real,
-                         ::testing::Values(spd_case{"bcsstk01.mtx", 1e-10, 5000}, spd_case{"bcsstk06.mtx", 1e-10, 40000},
+                         ::testing::Values(spd_case{"bcsstk01.mtx", 1e-10, 5000},
+                                           spd_case{"bcsstk06.mtx", 1e-10, 40000},
                                            spd_case{"1138_bus.mtx", 1e-10, 40000},
                                            spd_case{"bcsstk13.mtx", 1e-8, 100000}),
                          [](const auto& info) {

@@ -67,13 +67,13 @@ bool same_bits(T x, T y) {
 template <class T>
 ::testing::AssertionResult same_csr(const csr_matrix<T>& got, const csr_matrix<T>& want) {
   if (got.rows != want.rows || got.cols != want.cols)
-    return ::testing::AssertionFailure() << "shape " << got.rows << "x" << got.cols << ", want " << want.rows
-                                         << "x" << want.cols;
+    return ::testing::AssertionFailure()
+           << "shape " << got.rows << "x" << got.cols << ", want " << want.rows << "x" << want.cols;
   if (got.row_ptr != want.row_ptr) {
     std::size_t i = 0;
     while (i < std::min(got.row_ptr.size(), want.row_ptr.size()) && got.row_ptr[i] == want.row_ptr[i]) ++i;
-    return ::testing::AssertionFailure() << "row_ptr differs first at " << i << " (sizes " << got.row_ptr.size()
-                                         << ", " << want.row_ptr.size() << ")";
+    return ::testing::AssertionFailure() << "row_ptr differs first at " << i << " (sizes "
+                                         << got.row_ptr.size() << ", " << want.row_ptr.size() << ")";
   }
   if (got.col_idx != want.col_idx) {
     std::size_t i = 0;
@@ -85,8 +85,8 @@ template <class T>
     return ::testing::AssertionFailure() << "values: " << got.values.size() << " vs " << want.values.size();
   for (std::size_t i = 0; i < got.values.size(); ++i)
     if (!same_bits(got.values[i], want.values[i]))
-      return ::testing::AssertionFailure() << "value " << i << " is " << got.values[i] << ", want "
-                                           << want.values[i];
+      return ::testing::AssertionFailure()
+             << "value " << i << " is " << got.values[i] << ", want " << want.values[i];
   return ::testing::AssertionSuccess();
 }
 
@@ -94,7 +94,8 @@ template <class T>
 template <class T>
 ::testing::AssertionResult valid_csr(const csr_matrix<T>& a) {
   if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
-    return ::testing::AssertionFailure() << "row_ptr size " << a.row_ptr.size() << " for " << a.rows << " rows";
+    return ::testing::AssertionFailure()
+           << "row_ptr size " << a.row_ptr.size() << " for " << a.rows << " rows";
   if (a.row_ptr.front() != 0 || static_cast<std::size_t>(a.row_ptr.back()) != a.nnz() ||
       a.values.size() != a.nnz())
     return ::testing::AssertionFailure() << "row_ptr ends / array sizes inconsistent";
@@ -153,7 +154,8 @@ inline std::vector<real_matrix> real_matrices(bool include_large = false) {
   for (std::string f : {"matrices/west0067.mtx", "matrices/lp_afiro.mtx", "matrices/bcsstk13.mtx",
                         "matrices/cage11.mtx.gz", "matrices/bcsstk33.mtx.gz", "graphs/wb-cs-stanford.mtx"}) {
     const std::string base = f.substr(f.find('/') + 1);
-    if (std::find(bundled.begin(), bundled.end(), base) == bundled.end()) out.push_back({gtest_safe(f), f, true});
+    if (std::find(bundled.begin(), bundled.end(), base) == bundled.end())
+      out.push_back({gtest_safe(f), f, true});
   }
   if (include_large) out.push_back({"graphs_cnr_2000", "graphs/cnr-2000.mtx.gz", true});
   return out;

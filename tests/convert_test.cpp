@@ -2,21 +2,21 @@
 // code with it: a dense matrix built from the triplets for random matrices of
 // many shapes, and a stable-sort reference (tests/convert_reference.hpp) for
 // real matrices; round trips and algebraic identities; every refusal.
-#include <gtest/gtest.h>
+#include "kernels/convert.hpp"
 
-#include <cstdlib>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "kernels/convert.hpp"
-#include "kernels/memory.hpp"
-#include "kernels/error.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
 #include "tests/convert_reference.hpp"
 #include "tests/support/support.hpp"
 
@@ -65,7 +65,8 @@ coo_matrix<T> random_matrix(const shape& s) {
 // Dense reference of A (or A^T) in T, combining repeated positions in input
 // order exactly as the conversion promises; also counts distinct positions.
 template <class T>
-std::vector<T> dense_reference(const coo_matrix<T>& a, bool transpose, duplicates dup, std::size_t& distinct) {
+std::vector<T> dense_reference(const coo_matrix<T>& a, bool transpose, duplicates dup,
+                               std::size_t& distinct) {
   const std::size_t cols = static_cast<std::size_t>(transpose ? a.rows : a.cols);
   const std::size_t rows = static_cast<std::size_t>(transpose ? a.cols : a.rows);
   std::vector<T> d(rows * cols, T(0));
@@ -88,7 +89,8 @@ std::vector<T> dense_reference(const coo_matrix<T>& a, bool transpose, duplicate
 
 template <class T>
 ::testing::AssertionResult same_dense(const std::vector<T>& got, const std::vector<T>& want) {
-  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
   for (std::size_t i = 0; i < got.size(); ++i)
     if (!test::same_bits(got[i], want[i]))
       return ::testing::AssertionFailure() << "dense entry " << i << ": " << got[i] << " vs " << want[i];
@@ -115,8 +117,9 @@ template <class T>
       const index_t want_col = s < len ? a.col_idx[lo + s] : ell_padding;
       const T want_val = s < len ? a.values[lo + s] : T(0);
       if (e.col_idx[at] != want_col || !test::same_bits(e.values[at], want_val))
-        return ::testing::AssertionFailure() << "row " << r << " slot " << s << ": (" << e.col_idx[at] << ", "
-                                             << e.values[at] << "), want (" << want_col << ", " << want_val << ")";
+        return ::testing::AssertionFailure()
+               << "row " << r << " slot " << s << ": (" << e.col_idx[at] << ", " << e.values[at]
+               << "), want (" << want_col << ", " << want_val << ")";
     }
   }
   return ::testing::AssertionSuccess();
@@ -144,8 +147,10 @@ void check_to_csr(const shape& s, bool transpose, duplicates dup) {
 
 TEST_P(ConvertRandom, ToCsrMatchesDenseReference) {
   const auto& [s, transpose, dup, kind] = GetParam();
-  if (kind == value_kind::f32) check_to_csr<float>(s, transpose, dup);
-  else check_to_csr<double>(s, transpose, dup);
+  if (kind == value_kind::f32)
+    check_to_csr<float>(s, transpose, dup);
+  else
+    check_to_csr<double>(s, transpose, dup);
 }
 
 std::string shape_param_name(const shape& s) { return s.name; }
@@ -156,8 +161,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ConvertRandom,
                                             ::testing::Values(value_kind::f32, value_kind::f64)),
                          [](const ::testing::TestParamInfo<random_param>& i) {
                            return shape_param_name(std::get<0>(i.param)) +
-                                  (std::get<1>(i.param) ? "_T_" : "_") + dup_name(std::get<2>(i.param)) + "_" +
-                                  kind_name(std::get<3>(i.param));
+                                  (std::get<1>(i.param) ? "_T_" : "_") + dup_name(std::get<2>(i.param)) +
+                                  "_" + kind_name(std::get<3>(i.param));
                          });
 
 // ---------------------------------------------------------------------------
@@ -192,20 +197,24 @@ void check_identities(const coo_matrix<T>& a) {
   const csr_matrix<T> cb = value_cast<T>(cf);
   EXPECT_EQ(cb.row_ptr, c.row_ptr);
   EXPECT_EQ(cb.col_idx, c.col_idx);
-  for (std::size_t k = 0; k < c.nnz(); ++k) EXPECT_EQ(cb.values[k], static_cast<T>(static_cast<float>(c.values[k])));
+  for (std::size_t k = 0; k < c.nnz(); ++k)
+    EXPECT_EQ(cb.values[k], static_cast<T>(static_cast<float>(c.values[k])));
 }
 
 TEST_P(ConvertIdentities, RoundTripsTransposeAndEll) {
   const auto& [s, kind] = GetParam();
-  if (kind == value_kind::f32) check_identities(random_matrix<float>(s));
-  else check_identities(random_matrix<double>(s));
+  if (kind == value_kind::f32)
+    check_identities(random_matrix<float>(s));
+  else
+    check_identities(random_matrix<double>(s));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ConvertIdentities,
                          ::testing::Combine(::testing::ValuesIn(shapes),
                                             ::testing::Values(value_kind::f32, value_kind::f64)),
                          [](const ::testing::TestParamInfo<shape_param>& i) {
-                           return shape_param_name(std::get<0>(i.param)) + "_" + kind_name(std::get<1>(i.param));
+                           return shape_param_name(std::get<0>(i.param)) + "_" +
+                                  kind_name(std::get<1>(i.param));
                          });
 
 // ---------------------------------------------------------------------------
@@ -242,8 +251,10 @@ TEST_P(ConvertReal, ToCsrMatchesReferenceAndRoundTrips) {
       EXPECT_EQ(c.nnz(), distinct);
     }
   };
-  if (kind == value_kind::f32) run(float{});
-  else run(double{});
+  if (kind == value_kind::f32)
+    run(float{});
+  else
+    run(double{});
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, ConvertReal,
@@ -304,7 +315,8 @@ TEST(ConvertHugeRow, MillionEntryRowUnsortedWithDuplicates) {
   std::mt19937_64 gen(99);
   std::shuffle(cols.begin(), cols.end(), gen);
   for (index_t j : cols) a.row_idx.push_back(1), a.col_idx.push_back(j), a.values.push_back(j + 0.5);
-  for (index_t j = 0; j < n; j += n / 1000) a.row_idx.push_back(1), a.col_idx.push_back(j), a.values.push_back(1.0);
+  for (index_t j = 0; j < n; j += n / 1000)
+    a.row_idx.push_back(1), a.col_idx.push_back(j), a.values.push_back(1.0);
   const auto c = to_csr(a);
   ASSERT_TRUE(test::valid_csr(c));
   EXPECT_EQ(c.row_ptr, (std::vector<index_t>{0, 0, n, n}));
@@ -404,7 +416,8 @@ TEST(ConvertErrors, EllRefusesAbsurdPaddingNamingTheWidestRow) {
   a.cols = 20000;
   for (index_t r = 0; r < a.rows; ++r)
     if (r != 7) a.row_idx.push_back(r), a.col_idx.push_back(r), a.values.push_back(1.0);
-  for (index_t j = 0; j < 10000; ++j) a.row_idx.push_back(7), a.col_idx.push_back(2 * j), a.values.push_back(2.0);
+  for (index_t j = 0; j < 10000; ++j)
+    a.row_idx.push_back(7), a.col_idx.push_back(2 * j), a.values.push_back(2.0);
   const auto c = to_csr(a);
   try {
     to_ell(c);

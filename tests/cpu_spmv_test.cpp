@@ -21,8 +21,8 @@
 #include <tuple>
 #include <vector>
 
+#include "core/error.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/error.hpp"
 #include "kernels/spmv.hpp"
 #include "tests/convert_reference.hpp"
 #include "tests/support/support.hpp"
@@ -90,7 +90,8 @@ std::vector<matrix_case> matrix_cases() {
       {"zero_by_zero", random(0, 0, 0.0, 36)},
       {"one_by_one", random(1, 1, 1.0, 37)},
       {"dense_rows", random(40, 3000, 0.5, 38)},  // rows of ~1500 entries
-      {"huge_row", [](coo_matrix<double>& a) {
+      {"huge_row",
+       [](coo_matrix<double>& a) {
          a = huge_row_matrix();
          return true;
        }},
@@ -120,7 +121,8 @@ void check_spmv(const coo_matrix<double>& a64, format f, const coefficients& co,
     // lift the guard then (the refusal itself is covered by convert_test).
     index_t width = 0;
     for (index_t r = 0; r < a.rows; ++r) width = std::max(width, a.row_ptr[r + 1] - a.row_ptr[r]);
-    const bool small = static_cast<std::size_t>(a.rows) * static_cast<std::size_t>(width) <= (std::size_t(1) << 26);
+    const bool small =
+        static_cast<std::size_t>(a.rows) * static_cast<std::size_t>(width) <= (std::size_t(1) << 26);
     if (!small) GTEST_SKIP() << "ELL of " << a.rows << " x " << width << " slots is too large for a test";
     spmv(to_ell(a, std::numeric_limits<double>::infinity()), alpha, x.data(), beta, y.data());
   }
@@ -144,8 +146,9 @@ void check_spmv(const coo_matrix<double>& a64, format f, const coefficients& co,
                             static_cast<long double>(std::numeric_limits<T>::min());
     const long double err = std::fabs(static_cast<long double>(y[i]) - want);
     if (!(err <= tol) && bad++ < 5)
-      ADD_FAILURE() << "row " << i << " (" << n << " entries): got " << y[i] << ", want " << static_cast<double>(want)
-                    << ", |err| " << static_cast<double>(err) << " > tol " << static_cast<double>(tol);
+      ADD_FAILURE() << "row " << i << " (" << n << " entries): got " << y[i] << ", want "
+                    << static_cast<double>(want) << ", |err| " << static_cast<double>(err) << " > tol "
+                    << static_cast<double>(tol);
   }
   EXPECT_EQ(bad, 0u) << "rows outside the bound";
 }
@@ -163,8 +166,10 @@ TEST_P(CpuSpmv, MatchesLongDoubleReference) {
     it = cache.emplace(mc.name, std::move(a)).first;
   }
   const std::uint64_t seed = std::hash<std::string>{}(mc.name) % 1000 + 1;
-  if (kind == value_kind::f32) check_spmv<float>(it->second, f, co, seed);
-  else check_spmv<double>(it->second, f, co, seed);
+  if (kind == value_kind::f32)
+    check_spmv<float>(it->second, f, co, seed);
+  else
+    check_spmv<double>(it->second, f, co, seed);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CpuSpmv,

@@ -8,10 +8,10 @@
 #include <tuple>
 #include <vector>
 
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/jacobi.hpp"
@@ -91,7 +91,8 @@ TEST_P(gpu_cg_kernels, ConvergesToTheTrueResidualAndMatchesTheCpu) {
     const stop_criterion jstop{200000, sizeof(T) == 4 ? 1e-4 : 1e-8, 0};
     const solve_result rj = jac.solve(db.data(), dxj.data(), jstop);
     ASSERT_TRUE(rj.converged) << rj.relative_residual();
-    EXPECT_LE(true_residual(a, b, dxj.download()), jstop.rel_tol * norm(b) * (sizeof(T) == 4 ? 2.0 : 1.0 + 1e-6));
+    EXPECT_LE(true_residual(a, b, dxj.download()),
+              jstop.rel_tol * norm(b) * (sizeof(T) == 4 ? 2.0 : 1.0 + 1e-6));
   };
   if (is_float)
     check(float{});
@@ -99,7 +100,8 @@ TEST_P(gpu_cg_kernels, ConvergesToTheTrueResidualAndMatchesTheCpu) {
     check(double{});
 }
 
-INSTANTIATE_TEST_SUITE_P(all, gpu_cg_kernels, ::testing::Combine(::testing::ValuesIn(gpu_kernels()), ::testing::Bool()),
+INSTANTIATE_TEST_SUITE_P(all, gpu_cg_kernels,
+                         ::testing::Combine(::testing::ValuesIn(gpu_kernels()), ::testing::Bool()),
                          [](const auto& info) {
                            std::string s(name(std::get<0>(info.param)));
                            for (char& c : s)
@@ -120,8 +122,9 @@ TEST_F(gpu_cg, IterationCountAndResultDoNotDependOnHowOftenTheHostLooks) {
   const stop_criterion stop{10000, 1e-10, 0};
   std::vector<double> first;
   int iterations = -1;
-  for (const cuda::check_schedule& s : {cuda::check_schedule{1, 1, 1, false}, cuda::check_schedule{7, 3, 3, false},
-                                        cuda::check_schedule{5000, 5000, 5000, false}, cuda::check_schedule{}}) {
+  for (const cuda::check_schedule& s :
+       {cuda::check_schedule{1, 1, 1, false}, cuda::check_schedule{7, 3, 3, false},
+        cuda::check_schedule{5000, 5000, 5000, false}, cuda::check_schedule{}}) {
     cuda::cg_solver<double> solver(a, spmv_kernel::csr_vector);
     solver.schedule() = s;
     cuda::device_buffer<double> dx(std::vector<double>(b.size(), 0.0));
@@ -194,7 +197,8 @@ TEST_F(gpu_cg, OutcomesAndBadInput) {
   rect.cols = 3;
   rect.row_ptr = {0, 0, 0};
   EXPECT_THROW(cuda::cg_solver<double>(rect, spmv_kernel::csr_vector), dimension_error);
-  EXPECT_THROW(cuda::jacobi_solver<double>(a, spmv_kernel::csr_vector, jacobi_options{2.0}), invalid_argument);
+  EXPECT_THROW(cuda::jacobi_solver<double>(a, spmv_kernel::csr_vector, jacobi_options{2.0}),
+               invalid_argument);
 }
 
 // ---- real SPD matrices -------------------------------------------------------------
@@ -218,7 +222,8 @@ TEST_P(gpu_cg_real, ResidualBelowRtolTimesRhs) {
   cuda::cg_solver<double> solver(a, spmv_kernel::automatic);
   cuda::device_buffer<double> db(b), dx(std::vector<double>(a.rows, 0.0));
   const solve_result r = solver.solve(db.data(), dx.data(), stop_criterion{c.max_iterations, c.rtol, 0});
-  ASSERT_TRUE(r.converged) << c.file << ": " << r.iterations << " iterations, residual " << r.relative_residual();
+  ASSERT_TRUE(r.converged) << c.file << ": " << r.iterations << " iterations, residual "
+                           << r.relative_residual();
   EXPECT_LE(true_residual(a, b, dx.download()), c.rtol * norm(b)) << c.file;
   // Host looks grow like log(iterations), not like iterations.
   EXPECT_LE(r.host_syncs, 8 + 8 * std::log2(1.0 + r.iterations)) << r.iterations << " iterations";
@@ -232,12 +237,14 @@ TEST_P(gpu_cg_real, ResidualBelowRtolTimesRhs) {
     // Plain Jacobi diverges there (lambda_max(D^-1 A) ~ 2.1 > 2): reported as such.
     cuda::jacobi_solver<double> plain(a, spmv_kernel::automatic);
     dxj.upload(std::vector<double>(a.rows, 0.0));
-    EXPECT_EQ(plain.solve(db.data(), dxj.data(), stop_criterion{20000, 1e-10, 0}).status, solve_status::diverged);
+    EXPECT_EQ(plain.solve(db.data(), dxj.data(), stop_criterion{20000, 1e-10, 0}).status,
+              solve_status::diverged);
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(shared, gpu_cg_real,
-                         ::testing::Values(spd_case{"bcsstk01.mtx", 1e-10, 5000}, spd_case{"bcsstk06.mtx", 1e-10, 40000},
+                         ::testing::Values(spd_case{"bcsstk01.mtx", 1e-10, 5000},
+                                           spd_case{"bcsstk06.mtx", 1e-10, 40000},
                                            spd_case{"1138_bus.mtx", 1e-10, 40000},
                                            spd_case{"bcsstk13.mtx", 1e-8, 100000}),
                          [](const auto& info) {

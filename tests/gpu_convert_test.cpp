@@ -7,6 +7,8 @@
 // PERRON_CONVERT_TIMING=1 (it is a measurement, not a check worth its time in
 // every test run):
 //   PERRON_CONVERT_TIMING=1 gpu_convert_test --gtest_filter='GpuConvertTiming.*'
+#include "kernels/gpu_convert.hpp"
+
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -22,10 +24,9 @@
 #include <tuple>
 #include <vector>
 
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
-#include "kernels/gpu_convert.hpp"
 #include "tests/convert_reference.hpp"
 #include "tests/support/support.hpp"
 
@@ -72,7 +73,8 @@ coo_matrix<double> huge_row() {
   std::shuffle(cols.begin(), cols.end(), gen);
   std::uniform_real_distribution<double> v(-1.0, 1.0);
   for (index_t j : cols) a.row_idx.push_back(2), a.col_idx.push_back(j), a.values.push_back(v(gen));
-  for (index_t j = 0; j < n; j += 100) a.row_idx.push_back(2), a.col_idx.push_back(j), a.values.push_back(v(gen));
+  for (index_t j = 0; j < n; j += 100)
+    a.row_idx.push_back(2), a.col_idx.push_back(j), a.values.push_back(v(gen));
   a.row_idx.push_back(0), a.col_idx.push_back(n - 1), a.values.push_back(3.0);
   return a;
 }
@@ -131,8 +133,10 @@ TEST_P(GpuConvert, IdenticalToHostConversion) {
   const auto& [mc, transpose, dup, kind] = GetParam();
   const coo_matrix<double>* a = cached(mc);
   if (!a) GTEST_SKIP() << mc.name << " not present";
-  if (kind == value_kind::f32) check_identical<float>(*a, {transpose, dup});
-  else check_identical<double>(*a, {transpose, dup});
+  if (kind == value_kind::f32)
+    check_identical<float>(*a, {transpose, dup});
+  else
+    check_identical<double>(*a, {transpose, dup});
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GpuConvert,
@@ -166,8 +170,8 @@ TEST_F(GpuConvertApi, FromCooAlreadyOnTheDevice) {
   const cuda::device_buffer<index_t> d_row(a.row_idx), d_col(a.col_idx);
   const cuda::device_buffer<double> d_val(a.values);
   for (bool transpose : {false, true}) {
-    const cuda::device_csr<double> d =
-        to_device_csr(a.rows, a.cols, a.nnz(), d_row.data(), d_col.data(), d_val.data(), {transpose, duplicates::sum});
+    const cuda::device_csr<double> d = to_device_csr(a.rows, a.cols, a.nnz(), d_row.data(), d_col.data(),
+                                                     d_val.data(), {transpose, duplicates::sum});
     EXPECT_EQ(d.rows, transpose ? a.cols : a.rows);
     EXPECT_EQ(d.nnz(), to_csr(a).nnz());
     EXPECT_TRUE(test::same_csr(d.download(), to_csr(a, {transpose, duplicates::sum})));
@@ -259,8 +263,9 @@ TEST_F(GpuConvertTiming, Cnr2000) {
     cuda::device_buffer<float> v(a.values);
   });
 
-  std::printf("\ncnr-2000: %d x %d, %zu entries (float values; COO %.1f MB); %s; CPU threads %d; median of %d\n",
-              a.rows, a.cols, a.nnz(), in_mb, cuda::device_description().c_str(), omp_get_max_threads(), reps);
+  std::printf(
+      "\ncnr-2000: %d x %d, %zu entries (float values; COO %.1f MB); %s; CPU threads %d; median of %d\n",
+      a.rows, a.cols, a.nnz(), in_mb, cuda::device_description().c_str(), omp_get_max_threads(), reps);
   std::printf("upload of the COO arrays alone (pageable, 3 cudaMemcpy): %.2f ms (%.1f GB/s)\n", upload_ms,
               in_mb / upload_ms / 1e3);
   std::printf("%-10s %12s %16s %16s %16s %10s\n", "option", "cpu to_csr", "gpu host->host", "gpu host->dev",
@@ -275,8 +280,8 @@ TEST_F(GpuConvertTiming, Cnr2000) {
     const double d2d = median_ms(reps, [&] {
       (void)to_device_csr(a.rows, a.cols, a.nnz(), d_row.data(), d_col.data(), d_val.data(), opt);
     });
-    std::printf("%-10s %9.2f ms %13.2f ms %13.2f ms %13.2f ms %9.1fx\n", transpose ? "A^T" : "A", cpu, h2h, h2d,
-                d2d, cpu / d2d);
+    std::printf("%-10s %9.2f ms %13.2f ms %13.2f ms %13.2f ms %9.1fx\n", transpose ? "A^T" : "A", cpu, h2h,
+                h2d, d2d, cpu / d2d);
     RecordProperty(transpose ? "cpu_ms_transpose" : "cpu_ms", std::to_string(cpu));
     RecordProperty(transpose ? "gpu_dev_ms_transpose" : "gpu_dev_ms", std::to_string(d2d));
   }

@@ -3,8 +3,8 @@
 
 #include <numeric>
 
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "tests/support/support.hpp"
 
 using namespace perron;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/heat1d.hpp"
 #include "tests/support/support.hpp"
@@ -43,11 +43,13 @@ std::vector<gpu_case> all_cases() {
       v.push_back({method::explicit_euler, step_solver::direct, operator_form::csr, k, f});
       v.push_back({method::crank_nicolson, step_solver::cg, operator_form::csr, k, f});
     }
-    v.push_back({method::explicit_euler, step_solver::direct, operator_form::stencil, spmv_kernel::automatic, f});
+    v.push_back(
+        {method::explicit_euler, step_solver::direct, operator_form::stencil, spmv_kernel::automatic, f});
     for (method m : {method::implicit_euler, method::crank_nicolson})
       for (step_solver s : {step_solver::cg, step_solver::jacobi, step_solver::direct})
         for (operator_form form : {operator_form::csr, operator_form::stencil})
-          if (!(m == method::crank_nicolson && s == step_solver::cg && form == operator_form::csr))  // listed above
+          if (!(m == method::crank_nicolson && s == step_solver::cg &&
+                form == operator_form::csr))  // listed above
             v.push_back({m, s, form, spmv_kernel::automatic, f});
   }
   return v;
@@ -64,7 +66,9 @@ double max_abs(const std::vector<double>& a) {
   for (double v : a) m = std::max(m, std::abs(v));
   return m;
 }
-double norm2(const std::vector<double>& a) { return std::sqrt(std::inner_product(a.begin(), a.end(), a.begin(), 0.0)); }
+double norm2(const std::vector<double>& a) {
+  return std::sqrt(std::inner_product(a.begin(), a.end(), a.begin(), 0.0));
+}
 
 class gpu_heat : public test::gpu_test_with_param<gpu_case> {};
 
@@ -154,9 +158,10 @@ TEST_F(gpu_heat_misc, InsulatedEndsConserveTheIntegralOnTheGpu) {
   const auto q = quadrature_weights(p);
   const double i0 = std::inner_product(q.begin(), q.end(), u0.begin(), 0.0);
   for (operator_form form : {operator_form::csr, operator_form::stencil}) {
-    for (auto [m, s] : std::vector<std::pair<method, step_solver>>{{method::explicit_euler, step_solver::direct},
-                                                                   {method::crank_nicolson, step_solver::cg},
-                                                                   {method::implicit_euler, step_solver::direct}}) {
+    for (auto [m, s] :
+         std::vector<std::pair<method, step_solver>>{{method::explicit_euler, step_solver::direct},
+                                                     {method::crank_nicolson, step_solver::cg},
+                                                     {method::implicit_euler, step_solver::direct}}) {
       step_options o;
       o.scheme = m;
       o.solver = s;

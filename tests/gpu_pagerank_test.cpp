@@ -3,17 +3,16 @@
 // exactness of the check-every loop; state reuse across solves.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <type_traits>
-#include <numeric>
 
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "solvers/pagerank.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
@@ -146,16 +145,17 @@ TEST_P(gpu_pagerank_graphs, MatchesReferenceAndCpu) {
     check<float>(graph, kernel, loop);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    all, gpu_pagerank_graphs,
-    ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::ValuesIn(gpu_kernels()),
-                       ::testing::Bool(),
-                       ::testing::Values(pagerank_loop::automatic, pagerank_loop::check_every)),
-    [](const auto& info) {
-      return param_name(std::get<0>(info.param) + "_" + std::string(name(std::get<1>(info.param))) +
-                        (std::get<2>(info.param) ? "_double_" : "_float_") +
-                        std::string(name(std::get<3>(info.param))));
-    });
+INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_graphs,
+                         ::testing::Combine(::testing::ValuesIn(test_graph_names()),
+                                            ::testing::ValuesIn(gpu_kernels()), ::testing::Bool(),
+                                            ::testing::Values(pagerank_loop::automatic,
+                                                              pagerank_loop::check_every)),
+                         [](const auto& info) {
+                           return param_name(std::get<0>(info.param) + "_" +
+                                             std::string(name(std::get<1>(info.param))) +
+                                             (std::get<2>(info.param) ? "_double_" : "_float_") +
+                                             std::string(name(std::get<3>(info.param))));
+                         });
 
 // The fused pull on the same graphs (its own kernel; kernel stays automatic).
 using fused_param = std::tuple<std::string, bool, pagerank_loop>;
@@ -169,14 +169,15 @@ TEST_P(gpu_pagerank_fused_graphs, MatchesReferenceAndCpu) {
     check<float>(graph, spmv_kernel::automatic, loop, pagerank_pull::fused);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    all, gpu_pagerank_fused_graphs,
-    ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool(),
-                       ::testing::Values(pagerank_loop::automatic, pagerank_loop::check_every)),
-    [](const auto& info) {
-      return param_name(std::get<0>(info.param) + (std::get<1>(info.param) ? "_double_" : "_float_") +
-                        std::string(name(std::get<2>(info.param))));
-    });
+INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_fused_graphs,
+                         ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool(),
+                                            ::testing::Values(pagerank_loop::automatic,
+                                                              pagerank_loop::check_every)),
+                         [](const auto& info) {
+                           return param_name(std::get<0>(info.param) +
+                                             (std::get<1>(info.param) ? "_double_" : "_float_") +
+                                             std::string(name(std::get<2>(info.param))));
+                         });
 
 // ---- the loops ------------------------------------------------------------------------
 
@@ -203,7 +204,8 @@ TYPED_TEST(gpu_pagerank, GraphBuiltOnTheGpuIsTheHostGraph) {
       EXPECT_EQ(dev.pt.row_ptr, host.pt.row_ptr);
       EXPECT_EQ(dev.pt.col_idx, host.pt.col_idx);
       ASSERT_EQ(dev.pt.values.size(), host.pt.values.size());
-      EXPECT_EQ(std::memcmp(dev.pt.values.data(), host.pt.values.data(), host.pt.values.size() * sizeof(T)), 0);
+      EXPECT_EQ(std::memcmp(dev.pt.values.data(), host.pt.values.data(), host.pt.values.size() * sizeof(T)),
+                0);
       EXPECT_EQ(dev.dangling, host.dangling);
       EXPECT_EQ(dev.dangling_count, host.dangling_count);
     }
@@ -458,7 +460,8 @@ coo_matrix<double> slice_edges_graph() {
   const index_t n = 6000;
   coo_matrix<double> a = random_graph(n, 4 * static_cast<std::size_t>(n), 101);
   index_t target = 0;
-  for (index_t len : {63, 64, 65, 127, 128, 129, 2047, 2048, 2049, 4097, 65, 65, 65, 130, 130, 130, 700, 700}) {
+  for (index_t len :
+       {63, 64, 65, 127, 128, 129, 2047, 2048, 2049, 4097, 65, 65, 65, 130, 130, 130, 700, 700}) {
     for (index_t k = 0; k < len; ++k) {
       a.row_idx.push_back((target * 7919 + k * 13) % n);
       a.col_idx.push_back(target);
@@ -471,7 +474,8 @@ coo_matrix<double> slice_edges_graph() {
 
 TYPED_TEST(gpu_pagerank, FusedPullMatchesReferenceOnLongRows) {
   using T = TypeParam;
-  for (const auto& a : {long_rows_graph(700), long_rows_graph(5000), long_rows_graph(40000), slice_edges_graph()}) {
+  for (const auto& a :
+       {long_rows_graph(700), long_rows_graph(5000), long_rows_graph(40000), slice_edges_graph()}) {
     const index_t n = a.rows;
     const auto g = make_pagerank_graph<T>(a, false);
     const auto ref_g = reference_from_coo(a, false);

@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -24,17 +26,16 @@
 #include <numeric>
 #include <random>
 #include <sstream>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "bench/spmv_timing.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "io/load.hpp"
 #include "io/synthetic.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
 #include "kernels/spmv.hpp"
 #include "tests/support/support.hpp"
 
@@ -100,7 +101,8 @@ csr_matrix<double> banded(index_t n, index_t half_width, std::uint64_t seed) {
   a.rows = a.cols = n;
   a.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
   for (index_t r = 0; r < n; ++r) {
-    for (index_t c = std::max<index_t>(0, r - half_width); c <= std::min<index_t>(n - 1, r + half_width); ++c) {
+    for (index_t c = std::max<index_t>(0, r - half_width); c <= std::min<index_t>(n - 1, r + half_width);
+         ++c) {
       a.col_idx.push_back(c);
       a.values.push_back(c == r ? 4.0 : val(gen));
     }
@@ -126,7 +128,11 @@ struct named_maker {
 
 const std::vector<named_maker>& generated() {
   static const std::vector<named_maker> list = {
-      {"one_by_one", [] { return rows_of_length(1, 1, [](index_t) { return 1; }, 1); }},
+      {"one_by_one",
+       [] {
+         return rows_of_length(
+             1, 1, [](index_t) { return 1; }, 1);
+       }},
       {"single_row_1x300", [] { return csr_of(test::random_coo(1, 300, 0.5, 101)); }},
       {"single_col_300x1", [] { return csr_of(test::random_coo(300, 1, 0.5, 102)); }},
       {"dense_37x53", [] { return csr_of(test::random_coo(37, 53, 0.4, 103)); }},
@@ -139,18 +145,26 @@ const std::vector<named_maker>& generated() {
        [] {
          return rows_of_length(
              5000, 50000,
-             [](index_t i) { return i % 1700 == 0 ? 40000 : i % 97 == 5 ? 1500 : (i * 7919) % 97; }, 107);
+             [](index_t i) { return i % 1700 == 0 ? 40000
+                                    : i % 97 == 5 ? 1500
+                                                  : (i * 7919) % 97; }, 107);
        }},
       // Every third row empty, the others 1..20 entries.
       {"empty_rows",
-       [] { return rows_of_length(4000, 3000, [](index_t i) { return i % 3 == 0 ? 0 : 1 + (i * 31) % 20; }, 108); }},
+       [] {
+         return rows_of_length(
+             4000, 3000, [](index_t i) { return i % 3 == 0 ? 0 : 1 + (i * 31) % 20; }, 108);
+       }},
       {"all_empty_1000x800", [] { return empty_matrix(1000, 800); }},
       {"zero_by_zero", [] { return empty_matrix(0, 0); }},
       {"zero_rows_0x5", [] { return empty_matrix(0, 5); }},
       {"zero_cols_5x0", [] { return empty_matrix(5, 0); }},
       // Row 17 holds every one of 10^6 columns; the other 63 rows 3 entries.
       {"huge_row",
-       [] { return rows_of_length(64, huge_row_length, [](index_t i) { return i == 17 ? huge_row_length : 3; }, 109); }},
+       [] {
+         return rows_of_length(
+             64, huge_row_length, [](index_t i) { return i == 17 ? huge_row_length : 3; }, 109);
+       }},
       {"rmat_16", [] { return csr_of(io::generate_synthetic("rmat:16:500000")); }},
       {"seed002_50000", [] { return csr_of(io::generate_synthetic("synthetic:seed002:50000")); }},
       {"tridiag_100000", [] { return csr_of(io::generate_synthetic("tridiag:100000")); }},
@@ -162,15 +176,15 @@ const std::vector<named_maker>& generated() {
 // Every matrix and graph in ../shared/data (README.md there); skipped when absent.
 const std::vector<std::string>& shared_files() {
   static const std::vector<std::string> list = {
-      "matrices/1138_bus.mtx",        "matrices/LFAT5.mtx",         "matrices/arc130.mtx",
-      "matrices/bcspwr01.mtx",        "matrices/bcsstk01.mtx",      "matrices/bcsstk06.mtx",
-      "matrices/bcsstk13.mtx",        "matrices/bcsstk33.mtx.gz",   "matrices/cage11.mtx.gz",
-      "matrices/cage8.mtx",           "matrices/can_24.mtx",        "matrices/curtis54.mtx",
-      "matrices/delaunay_n16.mtx.gz", "matrices/dwt_59.mtx",        "matrices/lp_afiro.mtx",
-      "matrices/qh882.mtx",           "matrices/rajat11.mtx",       "matrices/west0067.mtx",
-      "graphs/cnr-2000.mtx.gz",       "graphs/dolphins.mtx",        "graphs/email-Eu-core.txt.gz",
-      "graphs/harvard500.mtx",        "graphs/karate.mtx",          "graphs/netscience.mtx",
-      "graphs/p2p-Gnutella05.txt",    "graphs/polbooks.mtx",        "graphs/wb-cs-stanford.mtx",
+      "matrices/1138_bus.mtx",        "matrices/LFAT5.mtx",       "matrices/arc130.mtx",
+      "matrices/bcspwr01.mtx",        "matrices/bcsstk01.mtx",    "matrices/bcsstk06.mtx",
+      "matrices/bcsstk13.mtx",        "matrices/bcsstk33.mtx.gz", "matrices/cage11.mtx.gz",
+      "matrices/cage8.mtx",           "matrices/can_24.mtx",      "matrices/curtis54.mtx",
+      "matrices/delaunay_n16.mtx.gz", "matrices/dwt_59.mtx",      "matrices/lp_afiro.mtx",
+      "matrices/qh882.mtx",           "matrices/rajat11.mtx",     "matrices/west0067.mtx",
+      "graphs/cnr-2000.mtx.gz",       "graphs/dolphins.mtx",      "graphs/email-Eu-core.txt.gz",
+      "graphs/harvard500.mtx",        "graphs/karate.mtx",        "graphs/netscience.mtx",
+      "graphs/p2p-Gnutella05.txt",    "graphs/polbooks.mtx",      "graphs/wb-cs-stanford.mtx",
       "graphs/wiki-Vote.txt",
   };
   return list;
@@ -243,7 +257,8 @@ std::size_t rows_outside(const std::vector<T>& y, const std::vector<T>& ref, con
     const double err = std::abs(static_cast<double>(y[i]) - static_cast<double>(ref[i]));
     if (!(err <= tol)) {  // NaN fails too
       if (++bad <= 5)
-        os << " row " << i << ": gpu " << y[i] << " ref " << ref[i] << " |err| " << err << " > tol " << tol << ";";
+        os << " row " << i << ": gpu " << y[i] << " ref " << ref[i] << " |err| " << err << " > tol " << tol
+           << ";";
     }
   }
   why = os.str();
@@ -262,7 +277,8 @@ void check_kernel(spmv_kernel kernel, const csr_matrix<double>& a64) {
   if (kernel == spmv_kernel::ell) {
     index_t width = 0;
     for (index_t r = 0; r < a.rows; ++r) width = std::max(width, a.row_ptr[r + 1] - a.row_ptr[r]);
-    const double fill = static_cast<double>(a.rows) * width / static_cast<double>(std::max<std::size_t>(a.nnz(), 1));
+    const double fill =
+        static_cast<double>(a.rows) * width / static_cast<double>(std::max<std::size_t>(a.nnz(), 1));
     if (width == huge_row_length) {  // 64 x 10^6 slots for ~10^6 nonzeros: to_ell must refuse
       EXPECT_THROW(spmv_plan<T>(a, kernel), dimension_error);
       return;
@@ -293,7 +309,8 @@ void check_kernel(spmv_kernel kernel, const csr_matrix<double>& a64) {
   }
 
   const std::vector<T> x = cast_vector<T>(test::random_vector(static_cast<std::size_t>(a.cols), 7));
-  const std::vector<T> y0 = cast_vector<T>(test::random_vector(static_cast<std::size_t>(a.rows), 8, -2.0, 2.0));
+  const std::vector<T> y0 =
+      cast_vector<T>(test::random_vector(static_cast<std::size_t>(a.rows), 8, -2.0, 2.0));
   const std::vector<T> nan(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
   const row_bounds<T> b = bounds_of(a, x);
   cuda::device_buffer<T> d_x(x), d_y(static_cast<std::size_t>(a.rows));
@@ -302,7 +319,8 @@ void check_kernel(spmv_kernel kernel, const csr_matrix<double>& a64) {
     T alpha, beta;
     const std::vector<T>* y_before;
   };
-  const call calls[] = {{T(1), T(0), &nan}, {T(-0.75), T(0), &nan}, {T(1.5), T(-0.5), &y0}, {T(1), T(1), &y0}};
+  const call calls[] = {
+      {T(1), T(0), &nan}, {T(-0.75), T(0), &nan}, {T(1.5), T(-0.5), &y0}, {T(1), T(1), &y0}};
   std::vector<T> last;
   for (const call& c : calls) {
     d_y.upload(*c.y_before);
@@ -347,7 +365,8 @@ void check_exact(spmv_kernel kernel, const csr_matrix<double>& a64) {
     a.values[k] = static_cast<T>(v < 2 ? v - 2 : v - 1);
   }
   std::vector<T> x(static_cast<std::size_t>(a.cols));
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(static_cast<int>((i * 40503u >> 3) % 5) - 2);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<T>(static_cast<int>((i * 40503u >> 3) % 5) - 2);
   std::vector<T> exact(static_cast<std::size_t>(a.rows));
   for (index_t r = 0; r < a.rows; ++r) {
     long long s = 0;
@@ -370,7 +389,8 @@ void check_exact(spmv_kernel kernel, const csr_matrix<double>& a64) {
   std::size_t bad = 0;
   std::ostringstream why;
   for (std::size_t i = 0; i < y.size(); ++i)
-    if (!(y[i] == exact[i]) && ++bad <= 5) why << " row " << i << ": gpu " << y[i] << " exact " << exact[i] << ";";
+    if (!(y[i] == exact[i]) && ++bad <= 5)
+      why << " row " << i << ": gpu " << y[i] << " exact " << exact[i] << ";";
   EXPECT_EQ(bad, 0u) << name(plan->kernel()) << " (integer values, exact sums):" << why.str();
 }
 
@@ -394,7 +414,8 @@ TEST_P(GpuSpmv, MatchesCpuReference) {
 std::string test_name(const ::testing::TestParamInfo<param>& info) {
   const spmv_kernel k = std::get<0>(info.param);
   const precision p = std::get<1>(info.param);
-  return safe(std::string(name(k))) + (p == precision::f32 ? "_f32_" : "_f64_") + safe(std::get<2>(info.param));
+  return safe(std::string(name(k))) + (p == precision::f32 ? "_f32_" : "_f64_") +
+         safe(std::get<2>(info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GpuSpmv,
@@ -444,7 +465,8 @@ TEST_F(SpmvPlanGpu, NullVectorsAndMovedFromPlanAreRefused) {
   EXPECT_THROW(plan.apply(1.0f, d_x.data(), 0.0f, nullptr), invalid_argument);
   spmv_plan<float> moved(std::move(plan));
   EXPECT_EQ(moved.rows(), 10);
-  EXPECT_THROW(plan.apply(1.0f, d_x.data(), 0.0f, d_y.data()), invalid_argument);  // NOLINT(bugprone-use-after-move)
+  EXPECT_THROW(plan.apply(1.0f, d_x.data(), 0.0f, d_y.data()),
+               invalid_argument);  // NOLINT(bugprone-use-after-move)
 }
 
 TEST_F(SpmvPlanGpu, AutoReportsItsTrial) {

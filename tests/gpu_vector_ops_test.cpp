@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/device.hpp"
+#include "core/device.hpp"
 #include "kernels/vector_ops.hpp"
 #include "tests/support/support.hpp"
 
@@ -32,11 +32,13 @@ TYPED_TEST(gpu_vector_ops, MatchTheCpuOperations) {
       T* py = dy.data() + offset;
       const double tol = 1e-12 * (1 + double(n));
       SCOPED_TRACE(testing::Message() << "n " << n << " offset " << offset);
-      EXPECT_NEAR(cuda::dot_value(n, px, static_cast<const T*>(py), scratch), dot(n, x.data() + offset, y.data() + offset), tol);
+      EXPECT_NEAR(cuda::dot_value(n, px, static_cast<const T*>(py), scratch),
+                  dot(n, x.data() + offset, y.data() + offset), tol);
       EXPECT_NEAR(cuda::nrm2_value(n, px, scratch), nrm2(n, x.data() + offset), tol);
       EXPECT_EQ(cuda::norm_inf_value(n, px, scratch), norm_inf(n, x.data() + offset));
       double diff_ref = 0;
-      for (std::size_t i = offset; i < n + offset; ++i) diff_ref = std::max(diff_ref, std::abs(double(x[i]) - double(y[i])));
+      for (std::size_t i = offset; i < n + offset; ++i)
+        diff_ref = std::max(diff_ref, std::abs(double(x[i]) - double(y[i])));
       EXPECT_EQ(cuda::diff_norm_inf_value(n, px, static_cast<const T*>(py), scratch), diff_ref);
       // Determinism: the same reduction twice gives the same bits.
       EXPECT_EQ(cuda::dot_value(n, px, px, scratch), cuda::dot_value(n, px, px, scratch));

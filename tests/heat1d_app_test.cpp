@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/device.hpp"
+#include "core/device.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron::test {
@@ -68,7 +68,8 @@ class heat1d_app : public ::testing::Test {
 
   outcome run(const std::string& args) {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = quote(app_path()) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string());
+    const std::string cmd =
+        quote(app_path()) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string());
     const int status = std::system(cmd.c_str());
     outcome o;
     o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -95,17 +96,22 @@ TEST_F(heat1d_app, DefaultRunReportsTheErrorAgainstTheExactSolution) {
 TEST_F(heat1d_app, HelpDocumentsEveryOption) {
   const outcome o = run("--help");
   EXPECT_EQ(o.code, 0);
-  for (const char* opt : {"--N", "--L", "--kappa", "--T", "--dt", "--steps", "--method", "--solver", "--kernel",
-                          "--operator", "--precision", "--device", "--bc", "--left", "--right", "--ic", "--rtol",
-                          "--max-iter", "--omega", "--steady", "--steady-tol", "--force", "--output", "--snapshot",
-                          "--snapshot-every", "--json", "--plot", "--bench", "Exit codes", "csr-vector", "gauss:X0:W"})
+  for (const char* opt : {"--N",          "--L",      "--kappa",    "--T",        "--dt",
+                          "--steps",      "--method", "--solver",   "--kernel",   "--operator",
+                          "--precision",  "--device", "--bc",       "--left",     "--right",
+                          "--ic",         "--rtol",   "--max-iter", "--omega",    "--steady",
+                          "--steady-tol", "--force",  "--output",   "--snapshot", "--snapshot-every",
+                          "--json",       "--plot",   "--bench",    "Exit codes", "csr-vector",
+                          "gauss:X0:W"})
     EXPECT_NE(o.out.find(opt), std::string::npos) << opt;
 }
 
 TEST_F(heat1d_app, OutputsSnapshotsJsonAndPlot) {
-  const outcome o = run("--device cpu --N 51 --T 0.02 --steps 20 --method implicit --solver cg --ic gauss:0.4:0.1 "
-                        "--bc insulated -o " + quote(path("u.tsv")) + " --snapshot " + quote(path("s.tsv")) +
-                        " --snapshot-every 5 --json " + quote(path("r.json")) + " --plot " + quote(path("p.svg")));
+  const outcome o =
+      run("--device cpu --N 51 --T 0.02 --steps 20 --method implicit --solver cg --ic gauss:0.4:0.1 "
+          "--bc insulated -o " +
+          quote(path("u.tsv")) + " --snapshot " + quote(path("s.tsv")) + " --snapshot-every 5 --json " +
+          quote(path("r.json")) + " --plot " + quote(path("p.svg")));
   ASSERT_EQ(o.code, 0) << o.err;
   // Final profile: 51 lines "x<TAB>u", x from 0 to 1.
   std::ifstream u(path("u.tsv"));
@@ -149,8 +155,9 @@ TEST_F(heat1d_app, JsonOnStdoutWithTheErrorForSineModes) {
 }
 
 TEST_F(heat1d_app, SteadyStateReachesTheLinearProfile) {
-  const outcome o = run("--device cpu --steady --method implicit --dt 0.05 --left dirichlet:1 --right neumann:2 "
-                        "--steady-tol 1e-12 --rtol 1e-13 --json -");
+  const outcome o =
+      run("--device cpu --steady --method implicit --dt 0.05 --left dirichlet:1 --right neumann:2 "
+          "--steady-tol 1e-12 --rtol 1e-13 --json -");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"reached\": true"), std::string::npos);
   EXPECT_LT(json_number(o.out, "max_error"), 1e-9);
@@ -204,7 +211,8 @@ TEST_F(heat1d_app, InitialConditionFiles) {
     std::ofstream(path("short.txt")) << "1 2 3\n";
     std::ofstream(path("bad.txt")) << "1\n2\nx3\n";
   }
-  outcome o = run("--device cpu --N 11 --bc insulated --ic file:" + quote(path("u0.txt")) + " -o " + quote(path("u.tsv")));
+  outcome o = run("--device cpu --N 11 --bc insulated --ic file:" + quote(path("u0.txt")) + " -o " +
+                  quote(path("u.tsv")));
   EXPECT_EQ(o.code, 0) << o.err;
   o = run("--device cpu --N 11 --ic file:" + quote(path("short.txt")));
   EXPECT_EQ(o.code, 65) << o.err;
@@ -217,8 +225,8 @@ TEST_F(heat1d_app, InitialConditionFiles) {
 }
 
 TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
-  const outcome o = run("--device cpu --method implicit --solver jacobi --max-iter 5 --steps 10 -o " + quote(path("u.tsv")) +
-                        " --json " + quote(path("r.json")));
+  const outcome o = run("--device cpu --method implicit --solver jacobi --max-iter 5 --steps 10 -o " +
+                        quote(path("u.tsv")) + " --json " + quote(path("r.json")));
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_EQ(o.err_lines(), 1) << o.err;
   EXPECT_NE(o.err.find("step 1 "), std::string::npos) << o.err;

@@ -1,6 +1,8 @@
 // The heat solver on the CPU: assembly properties, observed orders of accuracy
 // against the exact solution, exact discrete amplitudes, conservation, the
 // maximum principle, iterative vs direct, steady states, input errors.
+#include "solvers/heat1d.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,9 +15,8 @@
 #include <tuple>
 #include <vector>
 
+#include "core/error.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/error.hpp"
-#include "solvers/heat1d.hpp"
 
 namespace perron::heat {
 namespace {
@@ -130,7 +131,8 @@ TEST_P(assembly, LhsIsSymmetricDiagonallyDominantAndBoundaryRowsAreRight) {
 INSTANTIATE_TEST_SUITE_P(all, assembly,
                          ::testing::Combine(::testing::Values(method::explicit_euler, method::implicit_euler,
                                                               method::crank_nicolson),
-                                            ::testing::Values("dirichlet", "dirichlet:2", "neumann:0.5", "insulated"),
+                                            ::testing::Values("dirichlet", "dirichlet:2", "neumann:0.5",
+                                                              "insulated"),
                                             ::testing::Values("dirichlet:-1", "insulated", "neumann:-0.25")));
 
 TEST(heat_assembly, StencilAndDiagonalsReproduceTheMatrix) {
@@ -151,8 +153,9 @@ TEST(heat_assembly, StencilAndDiagonalsReproduceTheMatrix) {
       if (fi == i) ref += fv;
     const int e = i == 0 ? 0 : i == 1 ? 1 : i == n - 2 ? 2 : i == n - 1 ? 3 : -1;
     const double xl = i > 0 ? x[i - 1] : 0, xr = i + 1 < n ? x[i + 1] : 0;
-    const double got = e < 0 ? st.lower * xl + st.diag * x[i] + st.upper * xr
-                             : st.edge[e][0] * xl + st.edge[e][1] * x[i] + st.edge[e][2] * xr + st.edge_constant[e];
+    const double got =
+        e < 0 ? st.lower * xl + st.diag * x[i] + st.upper * xr
+              : st.edge[e][0] * xl + st.edge[e][1] * x[i] + st.edge[e][2] * xr + st.edge_constant[e];
     EXPECT_NEAR(got, ref, 1e-13) << "row " << i;
   }
   // Thomas solves A x = b.
@@ -367,9 +370,10 @@ TEST(heat_solvers, CgAndJacobiAgreeWithDirectToTheSolverTolerance) {
 // ---- steady state --------------------------------------------------------------
 
 TEST(heat_steady, ReachesTheLinearSteadyState) {
-  for (auto [l, r] : std::vector<std::pair<const char*, const char*>>{
-           {"dirichlet:1", "dirichlet:3"}, {"dirichlet:2", "neumann:0.5"}, {"neumann:1", "dirichlet:0"},
-           {"neumann:0.3", "neumann:-0.3"}}) {
+  for (auto [l, r] : std::vector<std::pair<const char*, const char*>>{{"dirichlet:1", "dirichlet:3"},
+                                                                      {"dirichlet:2", "neumann:0.5"},
+                                                                      {"neumann:1", "dirichlet:0"},
+                                                                      {"neumann:0.3", "neumann:-0.3"}}) {
     grid_problem p;
     p.n = 41;
     p.left = parse_boundary(l);
@@ -456,9 +460,11 @@ TEST(heat_errors, BadProblemsAndOptionsAreRefused) {
   p = grid_problem{};
   const auto u0 = initial_profile(initial_condition{}, p);
   for (double dt : {0.0, -1e-3, std::nan("")})
-    EXPECT_THROW(time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, dt), u0), invalid_argument);
-  EXPECT_THROW(time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, 1e-3), std::vector<double>(5)),
-               dimension_error);
+    EXPECT_THROW(time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, dt), u0),
+                 invalid_argument);
+  EXPECT_THROW(
+      time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, 1e-3), std::vector<double>(5)),
+      dimension_error);
   step_options o = options(method::crank_nicolson, step_solver::cg, 1e-3);
   o.kernel = spmv_kernel::csr_vector;  // a GPU kernel on the CPU path
   EXPECT_THROW(time_stepper<double>(p, o, u0), invalid_argument);
@@ -474,7 +480,8 @@ TEST(heat_parse, BoundaryConditions) {
   EXPECT_EQ(parse_boundary("neumann:-1e-2").value, -1e-2);
   EXPECT_EQ(parse_boundary("insulated").kind, boundary_kind::neumann);
   EXPECT_EQ(parse_boundary("insulated").value, 0.0);
-  for (const char* bad : {"", "robin", "dirichlet:", "dirichlet:x", "neumann:1:2", "dirichlet:nan", "insulated:1"})
+  for (const char* bad :
+       {"", "robin", "dirichlet:", "dirichlet:x", "neumann:1:2", "dirichlet:nan", "insulated:1"})
     EXPECT_THROW(parse_boundary(bad), invalid_argument) << bad;
 }
 
@@ -536,7 +543,8 @@ TEST_F(ic_file, ReadsOneValuePerPoint) {
 TEST_F(ic_file, WrongLengthBadTokensAndMissingFilesAreErrors) {
   grid_problem p;
   p.n = 4;
-  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("short.txt", "1 2 3\n")), p), dimension_error);
+  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("short.txt", "1 2 3\n")), p),
+               dimension_error);
   EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("long.txt", "1 2 3 4 5\n")), p),
                dimension_error);
   try {
@@ -545,8 +553,10 @@ TEST_F(ic_file, WrongLengthBadTokensAndMissingFilesAreErrors) {
   } catch (const parse_error& e) {
     EXPECT_EQ(e.line, 3u);
   }
-  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("nan.txt", "1 nan 3 4")), p), parse_error);
-  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + (dir_ / "missing.txt").string()), p), io_error);
+  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("nan.txt", "1 nan 3 4")), p),
+               parse_error);
+  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + (dir_ / "missing.txt").string()), p),
+               io_error);
   EXPECT_THROW(initial_profile(parse_initial_condition("file:" + dir_.string()), p), io_error);
 }
 

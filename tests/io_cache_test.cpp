@@ -13,9 +13,9 @@
 #include <string>
 #include <thread>
 
+#include "core/error.hpp"
 #include "io/cache.hpp"
 #include "io/load.hpp"
-#include "kernels/error.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {

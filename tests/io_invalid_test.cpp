@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "io/load.hpp"
-#include "kernels/error.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {

@@ -9,10 +9,10 @@
 #include <fstream>
 #include <string>
 
+#include "core/error.hpp"
 #include "io/load.hpp"
 #include "io/snap.hpp"
 #include "io/synthetic.hpp"
-#include "kernels/error.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/error.hpp"
 #include "tests/io_reference.hpp"
 #include "tests/support/support.hpp"
 

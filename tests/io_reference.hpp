@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/formats.hpp"
+#include "core/formats.hpp"
 
 namespace perron::test {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "io/snap.hpp"
-#include "kernels/error.hpp"
 #include "tests/io_reference.hpp"
 #include "tests/support/support.hpp"
 

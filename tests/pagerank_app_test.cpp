@@ -13,7 +13,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "kernels/device.hpp"
+#include "core/device.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
 
@@ -109,9 +109,9 @@ std::map<long long, double> parse_tsv(const std::string& text, std::vector<long 
 TEST_F(pagerank_app, Help) {
   const outcome o = run({"--help"});
   EXPECT_EQ(o.code, 0);
-  for (const char* s : {"Usage: pagerank", "--alpha", "--tol", "--max-iter", "--precision", "--device", "--kernel",
-                        "--weighted", "--personalize", "--initial", "--top", "--output", "--json", "--loop",
-                        "--bench", "Exit codes", "csr-vector"})
+  for (const char* s : {"Usage: pagerank", "--alpha", "--tol", "--max-iter", "--precision", "--device",
+                        "--kernel", "--weighted", "--personalize", "--initial", "--top", "--output", "--json",
+                        "--loop", "--bench", "Exit codes", "csr-vector"})
     EXPECT_NE(o.out.find(s), std::string::npos) << s;
   EXPECT_TRUE(o.err.empty());
 }
@@ -120,9 +120,9 @@ TEST_F(pagerank_app, SummaryAndTop) {
   const std::string g = file("small.mtx", small_mtx);
   const outcome o = run({g, "--top", "3"});
   ASSERT_EQ(o.code, 0) << o.err;
-  for (const char* s : {"vertices    5", "links       4", "dangling    2", "device", "kernel", "iterations",
-                        "residual", "converged   yes", "time", "load", "convert", "transfer", "solve",
-                        "top 3 vertices"})
+  for (const char* s :
+       {"vertices    5", "links       4", "dangling    2", "device", "kernel", "iterations", "residual",
+        "converged   yes", "time", "load", "convert", "transfer", "solve", "top 3 vertices"})
     EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
   // Piped: no progress line, nothing on stderr at all.
   EXPECT_TRUE(o.err.empty()) << o.err;
@@ -176,9 +176,10 @@ TEST_F(pagerank_app, Json) {
   ASSERT_FALSE(o.out.empty());
   EXPECT_EQ(o.out.front(), '{');
   EXPECT_EQ(o.out.substr(o.out.size() - 2), "}\n");
-  for (const char* s : {"\"vertices\": 5", "\"links\": 4", "\"dangling\": 2", "\"converged\": true",
-                        "\"iterations\": ", "\"residual\": ", "\"host_syncs\": ", "\"host_syncs_per_iteration\": ",
-                        "\"kernel\": ", "\"device\": ", "\"seconds\": {\"load\": ", "\"top\": [", "\"vertex\": 1"})
+  for (const char* s :
+       {"\"vertices\": 5", "\"links\": 4", "\"dangling\": 2", "\"converged\": true",
+        "\"iterations\": ", "\"residual\": ", "\"host_syncs\": ", "\"host_syncs_per_iteration\": ",
+        "\"kernel\": ", "\"device\": ", "\"seconds\": {\"load\": ", "\"top\": [", "\"vertex\": 1"})
     EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
   EXPECT_EQ(o.out.find(": inf"), std::string::npos);
   EXPECT_EQ(o.out.find(": nan"), std::string::npos);
@@ -228,11 +229,12 @@ TEST_F(pagerank_app, PersonalizeAndInitial) {
 }
 
 TEST_F(pagerank_app, Weighted) {
-  const std::string g = file("w.mtx",
-                             "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 2 1.0\n1 3 3.0\n2 1 1\n3 1 2\n");
+  const std::string g =
+      file("w.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 2 1.0\n1 3 3.0\n2 1 1\n3 1 2\n");
   const std::string out = path("r.tsv");
   EXPECT_EQ(run({g, "--weighted", "--output", out}).code, 0);
-  const std::string bad = file("neg.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n2 3 -3\n");
+  const std::string bad =
+      file("neg.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n2 3 -3\n");
   const outcome o = run({bad, "--weighted"});
   EXPECT_EQ(o.code, 65);
   EXPECT_EQ(o.err_lines(), 1) << o.err;
@@ -303,7 +305,8 @@ TEST_F(pagerank_app, EveryInvalidFileGivesOneLineAndItsExitCode) {
     ASSERT_TRUE(code_of.count(kind)) << row;
     const std::string p = dir + "/" + name;
     const outcome o = run({p, "--no-cache"});
-    if (o.code == 69 && o.err.find("libarchive") != std::string::npos && name.find(".tar") != std::string::npos)
+    if (o.code == 69 && o.err.find("libarchive") != std::string::npos &&
+        name.find(".tar") != std::string::npos)
       continue;  // built without libarchive (the GPU bundle): that is what it says
     EXPECT_EQ(o.code, code_of.at(kind)) << name << "\n" << o.err;
     EXPECT_EQ(o.err_lines(), 1) << name << "\n" << o.err;
@@ -312,7 +315,9 @@ TEST_F(pagerank_app, EveryInvalidFileGivesOneLineAndItsExitCode) {
     const auto at = o.err.find(p);
     EXPECT_NE(at, std::string::npos) << name << "\n" << o.err;
     if (std::stoi(line) > 0 && at != std::string::npos) {
-      EXPECT_NE(o.err.find(":" + line + ": ", at + p.size()), std::string::npos) << name << ":" << line << "\n" << o.err;
+      EXPECT_NE(o.err.find(":" + line + ": ", at + p.size()), std::string::npos)
+          << name << ":" << line << "\n"
+          << o.err;
     }
     EXPECT_TRUE(o.out.empty()) << name << "\n" << o.out;
     ++cases;
@@ -324,7 +329,8 @@ TEST_F(pagerank_app, EveryInvalidFileGivesOneLineAndItsExitCode) {
 // attempt to allocate ~100 GB (the limit is pinned so that the GPU host's
 // 128 GB give the same answer as CI's 24 GB).
 TEST_F(pagerank_app, TooLargeForThisMachineIsOneClearError) {
-  const std::string g = file("huge.mtx", "%%MatrixMarket matrix coordinate pattern general\n2147483647 2147483647 1\n1 1\n");
+  const std::string g =
+      file("huge.mtx", "%%MatrixMarket matrix coordinate pattern general\n2147483647 2147483647 1\n1 1\n");
   ::setenv("PERRON_MEMORY_LIMIT", "20e9", 1);
   const outcome o = run({g, "--no-cache"});
   ::unsetenv("PERRON_MEMORY_LIMIT");
@@ -384,7 +390,8 @@ TEST_F(pagerank_app, DevicesAndKernels) {
   o = run({g, "--device", "cuda", "--json"});  // auto: the fused pull for an unweighted graph
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"kernel\": \"pull-fused\""), std::string::npos) << o.out;
-  for (const auto& args : {std::vector<std::string>{"--weighted"}, std::vector<std::string>{"--kernel", "merge"}}) {
+  for (const auto& args :
+       {std::vector<std::string>{"--weighted"}, std::vector<std::string>{"--kernel", "merge"}}) {
     std::vector<std::string> cmd{g, "--device", "cuda", "--json"};
     cmd.insert(cmd.end(), args.begin(), args.end());
     o = run(cmd);  // auto: the SpMV pull for a weighted graph or a named kernel
@@ -395,7 +402,8 @@ TEST_F(pagerank_app, DevicesAndKernels) {
     o = run({g, "--device", "cuda", "--pull", p, "--json"});
     ASSERT_EQ(o.code, 0) << p << ": " << o.err;
     EXPECT_NE(o.out.find("\"converged\": true"), std::string::npos) << p;
-    EXPECT_EQ(o.out.find("\"kernel\": \"pull-fused\"") != std::string::npos, std::string(p) == "fused") << o.out;
+    EXPECT_EQ(o.out.find("\"kernel\": \"pull-fused\"") != std::string::npos, std::string(p) == "fused")
+        << o.out;
   }
   o = run({g, "--device", "cuda", "--loop", "check-every", "--check-every", "3", "--json"});
   ASSERT_EQ(o.code, 0) << o.err;

@@ -13,14 +13,14 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <type_traits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "core/formats.hpp"
 #include "io/load.hpp"
-#include "kernels/formats.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron::test {
@@ -51,8 +51,8 @@ inline reference_graph reference_from_coo(const coo_matrix<double>& a, bool weig
 }
 
 // One step from r: alpha (P^T r + dangling(r) v) + (1 - alpha) v.
-inline std::vector<double> reference_step(const reference_graph& g, double alpha, const std::vector<double>& v,
-                                          const std::vector<double>& r) {
+inline std::vector<double> reference_step(const reference_graph& g, double alpha,
+                                          const std::vector<double>& v, const std::vector<double>& r) {
   std::vector<double> next(r.size(), 0.0);
   double dangling = 0;
   for (index_t i = 0; i < g.n; ++i) {
@@ -68,7 +68,9 @@ inline std::vector<double> reference_step(const reference_graph& g, double alpha
   return next;
 }
 
-inline std::vector<double> uniform(index_t n) { return std::vector<double>(static_cast<std::size_t>(n), 1.0 / n); }
+inline std::vector<double> uniform(index_t n) {
+  return std::vector<double>(static_cast<std::size_t>(n), 1.0 / n);
+}
 
 inline std::vector<double> normalized(std::vector<double> w) {
   const double s = std::accumulate(w.begin(), w.end(), 0.0);
@@ -77,8 +79,8 @@ inline std::vector<double> normalized(std::vector<double> w) {
 }
 
 // Power iteration to ||r_{k+1} - r_k||_1 < 1e-12 (FAILs the test if it does not get there).
-inline std::vector<double> reference_pagerank(const reference_graph& g, double alpha, std::vector<double> v = {},
-                                              std::vector<double> r = {}) {
+inline std::vector<double> reference_pagerank(const reference_graph& g, double alpha,
+                                              std::vector<double> v = {}, std::vector<double> r = {}) {
   if (v.empty()) v = uniform(g.n);
   if (r.empty()) r = uniform(g.n);
   for (int k = 0; k < 100000; ++k) {
@@ -181,9 +183,9 @@ struct test_graph {
 };
 
 inline const std::vector<std::string>& test_graph_names() {
-  static const std::vector<std::string> names{"cycle",         "star",        "dangling-only",
-                                              "random",        "karate",      "harvard500",
-                                              "wiki-Vote",     "p2p-Gnutella05", "cnr-2000"};
+  static const std::vector<std::string> names{"cycle",     "star",           "dangling-only",
+                                              "random",    "karate",         "harvard500",
+                                              "wiki-Vote", "p2p-Gnutella05", "cnr-2000"};
   return names;
 }
 
@@ -198,16 +200,26 @@ inline const test_graph* get_test_graph(const std::string& name) {
         g = test_graph{std::move(m.matrix), std::move(m.label), {}};
       }
     };
-    if (name == "cycle") g = test_graph{cycle_graph(7), {}, {}};
-    else if (name == "star") g = test_graph{star_graph(9), {}, {}};
-    else if (name == "dangling-only") g = test_graph{graph_from_arcs(6, {}), {}, {}};
-    else if (name == "random") g = test_graph{random_graph(300, 2000, 42), {}, {}};
-    else if (name == "karate") from_file("karate.mtx");
-    else if (name == "harvard500") from_file("harvard500.mtx");
-    else if (name == "wiki-Vote") from_file("wiki-Vote.txt");
-    else if (name == "p2p-Gnutella05") from_file("p2p-Gnutella05.txt");
-    else if (name == "cnr-2000") from_file("cnr-2000.mtx.gz");
-    else ADD_FAILURE() << "unknown test graph " << name;
+    if (name == "cycle")
+      g = test_graph{cycle_graph(7), {}, {}};
+    else if (name == "star")
+      g = test_graph{star_graph(9), {}, {}};
+    else if (name == "dangling-only")
+      g = test_graph{graph_from_arcs(6, {}), {}, {}};
+    else if (name == "random")
+      g = test_graph{random_graph(300, 2000, 42), {}, {}};
+    else if (name == "karate")
+      from_file("karate.mtx");
+    else if (name == "harvard500")
+      from_file("harvard500.mtx");
+    else if (name == "wiki-Vote")
+      from_file("wiki-Vote.txt");
+    else if (name == "p2p-Gnutella05")
+      from_file("p2p-Gnutella05.txt");
+    else if (name == "cnr-2000")
+      from_file("cnr-2000.mtx.gz");
+    else
+      ADD_FAILURE() << "unknown test graph " << name;
     if (g) g->reference = reference_pagerank(reference_from_coo(g->matrix, false), 0.85);
     it = cache.emplace(name, std::move(g)).first;
   }

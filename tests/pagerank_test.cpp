@@ -1,17 +1,18 @@
 // PageRank on the CPU against the independent reference (tests/pagerank_reference.hpp),
 // the P^T build, option checks and the per-vertex vector files.
+#include "solvers/pagerank.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <unistd.h>
 
+#include "core/error.hpp"
 #include "io/matrix_market.hpp"
-#include "kernels/error.hpp"
-#include "solvers/pagerank.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
 
@@ -24,7 +25,8 @@ double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.e
 std::vector<double> to_dense_pt(const csr_matrix<double>& a) {
   std::vector<double> d(static_cast<std::size_t>(a.rows) * a.cols, 0.0);
   for (index_t i = 0; i < a.rows; ++i)
-    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) d[static_cast<std::size_t>(i) * a.cols + a.col_idx[k]] += a.values[k];
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+      d[static_cast<std::size_t>(i) * a.cols + a.col_idx[k]] += a.values[k];
   return d;
 }
 
@@ -81,7 +83,8 @@ TEST_P(pagerank_cpu_graphs, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(all, pagerank_cpu_graphs,
                          ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool()),
                          [](const auto& info) {
-                           std::string s = std::get<0>(info.param) + (std::get<1>(info.param) ? "_double" : "_float");
+                           std::string s =
+                               std::get<0>(info.param) + (std::get<1>(info.param) ? "_double" : "_float");
                            for (char& c : s)
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return s;
@@ -106,7 +109,8 @@ TEST(pagerank_cpu, StarMatchesClosedForm) {
     const auto r = pagerank_cpu(g, o);
     ASSERT_TRUE(r.converged);
     // ||r - r*||_1 <= alpha / (1 - alpha) tol (+ rounding)
-    EXPECT_LE(l1_diff(r.rank, star_exact(12, alpha)), alpha / (1 - alpha) * 1e-13 + 1e-14) << "alpha " << alpha;
+    EXPECT_LE(l1_diff(r.rank, star_exact(12, alpha)), alpha / (1 - alpha) * 1e-13 + 1e-14)
+        << "alpha " << alpha;
   }
 }
 
@@ -309,9 +313,9 @@ TEST(pagerank_options, Validation) {
   bad([](auto& o) { o.max_iter = 0; });
   bad([](auto& o) { o.check_interval = 0; });
   bad([](auto& o) { o.graph_unroll = -1; });
-  bad([](auto& o) { o.personalization = {1, 2, 3}; });        // wrong length
-  bad([](auto& o) { o.personalization = {1, -1, 1, 1}; });    // negative
-  bad([](auto& o) { o.personalization = {0, 0, 0, 0}; });     // all zero
+  bad([](auto& o) { o.personalization = {1, 2, 3}; });      // wrong length
+  bad([](auto& o) { o.personalization = {1, -1, 1, 1}; });  // negative
+  bad([](auto& o) { o.personalization = {0, 0, 0, 0}; });   // all zero
   bad([](auto& o) { o.personalization = {1, std::nan(""), 1, 1}; });
   bad([](auto& o) { o.initial = {1, 2, 3, 4, 5}; });
   bad([](auto& o) { o.initial = {0, 0, 0, 0}; });
@@ -320,7 +324,8 @@ TEST(pagerank_options, Validation) {
     o.personalization = {1, 2, 3};
     pagerank_cpu(g, o);
   } catch (const invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("3 values for a graph of 4 vertices"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("3 values for a graph of 4 vertices"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -356,7 +361,8 @@ TEST(pagerank_dispatch, CpuKernelForcesTheCpu) {
 class vertex_file : public ::testing::Test {
  protected:
   std::string path(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("perron_pagerank_test_" + std::to_string(::getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("perron_pagerank_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     dirs_.push_back(dir);
     return (dir / name).string();

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 #include "kernels/spmv.hpp"
 
 using namespace perron;

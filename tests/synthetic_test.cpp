@@ -1,10 +1,11 @@
 // The built-in generators the benchmarks name: shape, determinism, bad specs.
+#include "io/synthetic.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "io/synthetic.hpp"
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 
 using namespace perron;
 
@@ -98,8 +99,8 @@ TEST(Synthetic, RecognisesOnlyItsPrefixes) {
 }
 
 TEST(Synthetic, MalformedSpecsAreClearErrors) {
-  for (const char* bad : {"tridiag:", "tridiag:-3", "tridiag:1e5", "rmat:20", "rmat:31:10",
-                          "synthetic:7:100", "synthetic:seedX:100", "tridiag:3000000000", "rmat:x:1"}) {
+  for (const char* bad : {"tridiag:", "tridiag:-3", "tridiag:1e5", "rmat:20", "rmat:31:10", "synthetic:7:100",
+                          "synthetic:seedX:100", "tridiag:3000000000", "rmat:x:1"}) {
     try {
       io::generate_synthetic(bad);
       ADD_FAILURE() << bad << " accepted";

@@ -1,11 +1,12 @@
 // CPU vector operations against plain loops in long double.
+#include "kernels/vector_ops.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "kernels/vector_ops.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <new>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 
 namespace perron::app {
 
@@ -47,11 +47,21 @@ std::string json_escape(const std::string& s) {
   o.reserve(s.size() + 2);
   for (unsigned char c : s) {
     switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];

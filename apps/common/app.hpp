@@ -10,13 +10,13 @@ namespace perron::app {
 // Exit codes, the same for every app (documented in README.md).
 enum exit_code : int {
   ok = 0,
-  not_converged = 2,   // the solver stopped at its iteration limit; output still written
-  usage = 64,          // bad command line (EX_USAGE)
-  bad_input = 65,      // malformed input file or argument value (EX_DATAERR)
-  no_input = 66,       // missing / unreadable file (EX_NOINPUT)
-  unsupported = 69,    // well-formed but unsupported (complex MM, ...)
-  cuda_failure = 70,   // CUDA error or no GPU when one was demanded
-  internal = 71,       // anything else
+  not_converged = 2,  // the solver stopped at its iteration limit; output still written
+  usage = 64,         // bad command line (EX_USAGE)
+  bad_input = 65,     // malformed input file or argument value (EX_DATAERR)
+  no_input = 66,      // missing / unreadable file (EX_NOINPUT)
+  unsupported = 69,   // well-formed but unsupported (complex MM, ...)
+  cuda_failure = 70,  // CUDA error or no GPU when one was demanded
+  internal = 71,      // anything else
 };
 
 // Runs body(), catching everything: prints "<app>: error: <message>" on

@@ -7,24 +7,34 @@
 #include <limits>
 #include <sstream>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 
 namespace perron::app {
 
 namespace {
 
 // Colour-blind-safe palette (Okabe & Ito), darkest first.
-const char* const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+const char* const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                               "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 
 std::string xml_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -64,7 +74,8 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
       break;
     }
   const double first = std::ceil(lo / step - 1e-9) * step;
-  for (double t = first; t <= hi + step * 1e-9; t += step) ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+  for (double t = first; t <= hi + step * 1e-9; t += step)
+    ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
   return ticks;
 }
 
@@ -127,38 +138,44 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
     << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << opt.width << "\" height=\"" << opt.height
-    << "\" viewBox=\"0 0 " << opt.width << ' ' << opt.height << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+    << "\" viewBox=\"0 0 " << opt.width << ' ' << opt.height
+    << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   if (!opt.title.empty())
     o << "<text x=\"" << fmt(left + pw / 2) << "\" y=\"30\" text-anchor=\"middle\" font-size=\"17\">"
       << xml_escape(opt.title) << "</text>\n";
   // Grid and ticks.
   o << "<g stroke=\"#e3e3e3\" stroke-width=\"1\">\n";
-  for (double t : xt) o << "<line x1=\"" << fmt(sx(t)) << "\" y1=\"" << fmt(top) << "\" x2=\"" << fmt(sx(t)) << "\" y2=\"" << fmt(top + ph) << "\"/>\n";
-  for (double t : yt) o << "<line x1=\"" << fmt(left) << "\" y1=\"" << fmt(sy(t)) << "\" x2=\"" << fmt(left + pw) << "\" y2=\"" << fmt(sy(t)) << "\"/>\n";
+  for (double t : xt)
+    o << "<line x1=\"" << fmt(sx(t)) << "\" y1=\"" << fmt(top) << "\" x2=\"" << fmt(sx(t)) << "\" y2=\""
+      << fmt(top + ph) << "\"/>\n";
+  for (double t : yt)
+    o << "<line x1=\"" << fmt(left) << "\" y1=\"" << fmt(sy(t)) << "\" x2=\"" << fmt(left + pw) << "\" y2=\""
+      << fmt(sy(t)) << "\"/>\n";
   o << "</g>\n<g font-size=\"13\" fill=\"#222\">\n";
   const double xstep = xt.size() > 1 ? xt[1] - xt[0] : 1, ystep = yt.size() > 1 ? yt[1] - yt[0] : 1;
   for (double t : xt)
     o << "<line x1=\"" << fmt(sx(t)) << "\" y1=\"" << fmt(top + ph) << "\" x2=\"" << fmt(sx(t)) << "\" y2=\""
-      << fmt(top + ph + 5) << "\" stroke=\"#222\"/><text x=\"" << fmt(sx(t)) << "\" y=\"" << fmt(top + ph + 20)
-      << "\" text-anchor=\"middle\">" << tick_label(t, xstep) << "</text>\n";
+      << fmt(top + ph + 5) << "\" stroke=\"#222\"/><text x=\"" << fmt(sx(t)) << "\" y=\""
+      << fmt(top + ph + 20) << "\" text-anchor=\"middle\">" << tick_label(t, xstep) << "</text>\n";
   for (double t : yt)
-    o << "<line x1=\"" << fmt(left - 5) << "\" y1=\"" << fmt(sy(t)) << "\" x2=\"" << fmt(left) << "\" y2=\"" << fmt(sy(t))
-      << "\" stroke=\"#222\"/><text x=\"" << fmt(left - 8) << "\" y=\"" << fmt(sy(t) + 4.5)
+    o << "<line x1=\"" << fmt(left - 5) << "\" y1=\"" << fmt(sy(t)) << "\" x2=\"" << fmt(left) << "\" y2=\""
+      << fmt(sy(t)) << "\" stroke=\"#222\"/><text x=\"" << fmt(left - 8) << "\" y=\"" << fmt(sy(t) + 4.5)
       << "\" text-anchor=\"end\">" << tick_label(t, ystep) << "</text>\n";
   o << "</g>\n";
-  o << "<rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\"" << fmt(pw) << "\" height=\"" << fmt(ph)
-    << "\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.2\"/>\n";
+  o << "<rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\"" << fmt(pw) << "\" height=\""
+    << fmt(ph) << "\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.2\"/>\n";
   if (!opt.x_label.empty())
-    o << "<text x=\"" << fmt(left + pw / 2) << "\" y=\"" << fmt(h - 14) << "\" text-anchor=\"middle\" font-size=\"14\">"
-      << xml_escape(opt.x_label) << "</text>\n";
+    o << "<text x=\"" << fmt(left + pw / 2) << "\" y=\"" << fmt(h - 14)
+      << "\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(opt.x_label) << "</text>\n";
   if (!opt.y_label.empty())
-    o << "<text transform=\"translate(20 " << fmt(top + ph / 2) << ") rotate(-90)\" text-anchor=\"middle\" font-size=\"14\">"
-      << xml_escape(opt.y_label) << "</text>\n";
+    o << "<text transform=\"translate(20 " << fmt(top + ph / 2)
+      << ") rotate(-90)\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(opt.y_label) << "</text>\n";
 
   // Curves, clipped to the plot area.
-  o << "<defs><clipPath id=\"plot\"><rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\"" << fmt(pw)
-    << "\" height=\"" << fmt(ph) << "\"/></clipPath></defs>\n<g clip-path=\"url(#plot)\" fill=\"none\" stroke-linejoin=\"round\">\n";
+  o << "<defs><clipPath id=\"plot\"><rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\""
+    << fmt(pw) << "\" height=\"" << fmt(ph)
+    << "\"/></clipPath></defs>\n<g clip-path=\"url(#plot)\" fill=\"none\" stroke-linejoin=\"round\">\n";
   std::vector<std::string> colors;
   int next = 0;
   for (const auto& s : series) {
@@ -189,8 +206,10 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
     if (!s.label.empty()) ++labelled, longest = std::max(longest, s.label.size());
   if (labelled) {
     const double lw = 44 + 7.4 * double(longest), lh = 10 + 20 * double(labelled);
-    const double corners[4][2] = {{left + pw - lw - 10, top + 10}, {left + 10, top + 10},
-                                  {left + pw - lw - 10, top + ph - lh - 10}, {left + 10, top + ph - lh - 10}};
+    const double corners[4][2] = {{left + pw - lw - 10, top + 10},
+                                  {left + 10, top + 10},
+                                  {left + pw - lw - 10, top + ph - lh - 10},
+                                  {left + 10, top + ph - lh - 10}};
     std::size_t best_hits = std::numeric_limits<std::size_t>::max();
     double lx = corners[0][0], ly = corners[0][1];
     for (const auto& c : corners) {
@@ -207,10 +226,10 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
     double yy = ly + 18;
     for (std::size_t k = 0; k < series.size(); ++k) {
       if (series[k].label.empty()) continue;
-      o << "<line x1=\"" << fmt(lx + 8) << "\" y1=\"" << fmt(yy - 4) << "\" x2=\"" << fmt(lx + 34) << "\" y2=\"" << fmt(yy - 4)
-        << "\" stroke=\"" << colors[k] << "\" stroke-width=\"" << series[k].width << "\""
-        << (series[k].dashed ? " stroke-dasharray=\"7 5\"" : "") << "/><text x=\"" << fmt(lx + 40) << "\" y=\""
-        << fmt(yy) << "\">" << xml_escape(series[k].label) << "</text>\n";
+      o << "<line x1=\"" << fmt(lx + 8) << "\" y1=\"" << fmt(yy - 4) << "\" x2=\"" << fmt(lx + 34)
+        << "\" y2=\"" << fmt(yy - 4) << "\" stroke=\"" << colors[k] << "\" stroke-width=\"" << series[k].width
+        << "\"" << (series[k].dashed ? " stroke-dasharray=\"7 5\"" : "") << "/><text x=\"" << fmt(lx + 40)
+        << "\" y=\"" << fmt(yy) << "\">" << xml_escape(series[k].label) << "</text>\n";
       yy += 20;
     }
     o << "</g>\n";
@@ -219,7 +238,8 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
   return o.str();
 }
 
-void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series, const plot_options& opt) {
+void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series,
+                         const plot_options& opt) {
   const std::string svg = svg_line_plot(series, opt);
   std::ofstream f(path, std::ios::binary);
   if (!f) throw io_error(path, "cannot open the plot file for writing");

@@ -35,6 +35,7 @@ void decimate(std::vector<double>& x, std::vector<double>& y, int buckets);
 
 std::string svg_line_plot(const std::vector<plot_series>& series, const plot_options& opt);
 // Writes the SVG to path; throws perron::io_error when the file cannot be written.
-void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series, const plot_options& opt);
+void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series,
+                         const plot_options& opt);
 
 }  // namespace perron::app

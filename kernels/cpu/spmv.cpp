@@ -12,14 +12,15 @@
 //
 // beta == 0: y is write-only (its old contents, NaN included, never reach the
 // result). alpha == 0: A and x are not read, y = beta * y (the BLAS convention).
+#include "kernels/spmv.hpp"
+
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
-#include "kernels/error.hpp"
-#include "kernels/spmv.hpp"
+#include "core/error.hpp"
 
 namespace perron {
 namespace {
@@ -52,13 +53,15 @@ inline T combine(Acc ax, Acc alpha, Acc beta, T y_old) {
 // alpha == 0: y = beta * y without touching A or x.
 template <class T>
 void scale_only(index_t rows, T beta, T* y) {
-#pragma omp parallel for schedule(static) num_threads(threads_for(static_cast<std::size_t>(rows)))
+#pragma omp parallel for schedule(static) num_threads(threads_for(static_cast <std::size_t>(rows)))
   for (index_t r = 0; r < rows; ++r) y[r] = beta == T(0) ? T(0) : beta * y[r];
 }
 
 void check_vectors(const char* who, index_t rows, index_t cols, const void* x, const void* y) {
-  if (rows > 0 && y == nullptr) throw invalid_argument(std::string(who) + ": y is null for " + std::to_string(rows) + " rows");
-  if (cols > 0 && x == nullptr) throw invalid_argument(std::string(who) + ": x is null for " + std::to_string(cols) + " columns");
+  if (rows > 0 && y == nullptr)
+    throw invalid_argument(std::string(who) + ": y is null for " + std::to_string(rows) + " rows");
+  if (cols > 0 && x == nullptr)
+    throw invalid_argument(std::string(who) + ": x is null for " + std::to_string(cols) + " columns");
 }
 
 }  // namespace
@@ -69,8 +72,9 @@ void spmv(const csr_matrix<T>& a, T alpha, const T* x, T beta, T* y) {
   if (a.rows < 0 || a.cols < 0 || a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1 ||
       a.values.size() != a.col_idx.size() || static_cast<std::size_t>(a.row_ptr.back()) != a.nnz())
     throw dimension_error("spmv(csr): inconsistent matrix (" + std::to_string(a.rows) + " x " +
-                          std::to_string(a.cols) + ", row_ptr " + std::to_string(a.row_ptr.size()) + ", col_idx " +
-                          std::to_string(a.col_idx.size()) + ", values " + std::to_string(a.values.size()) + ")");
+                          std::to_string(a.cols) + ", row_ptr " + std::to_string(a.row_ptr.size()) +
+                          ", col_idx " + std::to_string(a.col_idx.size()) + ", values " +
+                          std::to_string(a.values.size()) + ")");
   check_vectors("spmv(csr)", a.rows, a.cols, x, y);
   if (alpha == T(0)) return scale_only(a.rows, beta, y);
   const index_t* ptr = a.row_ptr.data();
@@ -89,15 +93,18 @@ void spmv(const csr_matrix<T>& a, T alpha, const T* x, T beta, T* y) {
       index_t lo = 0, hi = a.rows;  // smallest r in [0, rows] with f(r) >= target
       while (lo < hi) {
         const index_t mid = lo + (hi - lo) / 2;
-        if (static_cast<std::size_t>(ptr[mid]) + static_cast<std::size_t>(mid) >= target) hi = mid;
-        else lo = mid + 1;
+        if (static_cast<std::size_t>(ptr[mid]) + static_cast<std::size_t>(mid) >= target)
+          hi = mid;
+        else
+          lo = mid + 1;
       }
       return lo;
     };
     const index_t r_lo = first_row(work * t / team), r_hi = first_row(work * (t + 1) / team);
     for (index_t r = r_lo; r < r_hi; ++r) {
       acc_t s = 0;
-      for (index_t k = ptr[r]; k < ptr[r + 1]; ++k) s += static_cast<acc_t>(val[k]) * static_cast<acc_t>(x[col[k]]);
+      for (index_t k = ptr[r]; k < ptr[r + 1]; ++k)
+        s += static_cast<acc_t>(val[k]) * static_cast<acc_t>(x[col[k]]);
       y[r] = combine(s, al, be, beta == T(0) ? T(0) : y[r]);
     }
   }
@@ -111,7 +118,8 @@ void spmv(const ell_matrix<T>& a, T alpha, const T* x, T beta, T* y) {
   if (a.rows < 0 || a.cols < 0 || a.width < 0 || a.col_idx.size() != slots || a.values.size() != slots)
     throw dimension_error("spmv(ell): inconsistent matrix (" + std::to_string(a.rows) + " x " +
                           std::to_string(a.cols) + ", width " + std::to_string(a.width) + ", col_idx " +
-                          std::to_string(a.col_idx.size()) + ", values " + std::to_string(a.values.size()) + ")");
+                          std::to_string(a.col_idx.size()) + ", values " + std::to_string(a.values.size()) +
+                          ")");
   check_vectors("spmv(ell)", a.rows, a.cols, x, y);
   if (alpha == T(0)) return scale_only(a.rows, beta, y);
   const index_t* col = a.col_idx.data();
@@ -121,7 +129,8 @@ void spmv(const ell_matrix<T>& a, T alpha, const T* x, T beta, T* y) {
   // a block of rows slot by slot with one accumulator per row; each pass reads
   // whole cache lines of col_idx and values instead of one element per line.
   constexpr index_t block = 64;
-  const auto blocks = static_cast<index_t>((static_cast<std::int64_t>(a.rows) + block - 1) / block);  // no int32 overflow near 2^31 rows
+  const auto blocks = static_cast<index_t>((static_cast<std::int64_t>(a.rows) + block - 1) /
+                                           block);  // no int32 overflow near 2^31 rows
 #pragma omp parallel for schedule(static) num_threads(threads_for(slots + rows))
   for (index_t b = 0; b < blocks; ++b) {
     const index_t r0 = b * block, n = std::min<index_t>(block, a.rows - r0);

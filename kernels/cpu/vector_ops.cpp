@@ -1,11 +1,11 @@
 // OpenMP vector operations (declared in kernels/vector_ops.hpp). Reductions
 // accumulate in double; the static schedule keeps the summation order fixed for
 // a given thread count, so repeated runs give identical results.
+#include "kernels/vector_ops.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
-
-#include "kernels/vector_ops.hpp"
 
 namespace perron {
 
@@ -82,14 +82,14 @@ void widen(std::size_t n, const T* x, double* y) {
   for (std::int64_t i = 0; i < m; ++i) y[i] = static_cast<double>(x[i]);
 }
 
-#define PERRON_VECTOR_OPS(T)                                          \
-  template double dot<T>(std::size_t, const T*, const T*);            \
-  template double nrm2<T>(std::size_t, const T*);                     \
-  template double norm_inf<T>(std::size_t, const T*);                 \
-  template void axpby<T>(std::size_t, T, const T*, T, T*);            \
-  template void copy<T>(std::size_t, const T*, T*);                   \
-  template void fill<T>(std::size_t, T, T*);                          \
-  template void scale<T>(std::size_t, T, T*);                        \
+#define PERRON_VECTOR_OPS(T)                               \
+  template double dot<T>(std::size_t, const T*, const T*); \
+  template double nrm2<T>(std::size_t, const T*);          \
+  template double norm_inf<T>(std::size_t, const T*);      \
+  template void axpby<T>(std::size_t, T, const T*, T, T*); \
+  template void copy<T>(std::size_t, const T*, T*);        \
+  template void fill<T>(std::size_t, T, T*);               \
+  template void scale<T>(std::size_t, T, T*);              \
   template void widen<T>(std::size_t, const T*, double*);
 PERRON_VECTOR_OPS(float)
 PERRON_VECTOR_OPS(double)

@@ -9,16 +9,15 @@
 //     reduce-by-key would reassociate the adds and change the last bits.
 // Plain adds (no multiply) cannot be contracted into FMAs, and nvcc keeps
 // denormals without --use_fast_math, so the device adds round like the host's.
+#include <algorithm>
+#include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
-
-#include <algorithm>
-#include <cstdint>
 #include <string>
 
-#include "kernels/cuda/check.cuh"
-#include "kernels/error.hpp"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
 #include "kernels/gpu_convert.hpp"
 
 namespace perron {
@@ -29,7 +28,8 @@ constexpr int block_threads = 256;
 
 int grid_for(std::size_t n) {
   // Grid-stride loops below; 2^16 blocks of 256 threads keep any GPU busy.
-  return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>((n + block_threads - 1) / block_threads, 1 << 16)));
+  return static_cast<int>(
+      std::max<std::size_t>(1, std::min<std::size_t>((n + block_threads - 1) / block_threads, 1 << 16)));
 }
 
 // Number of bits that hold every key in [0, max_key].
@@ -61,7 +61,8 @@ __global__ void make_keys(std::size_t n, const index_t* __restrict__ d_row, cons
 template <class T>
 __global__ void merge_runs(int m, const key_t* __restrict__ d_unique, const int* __restrict__ d_count,
                            const int* __restrict__ d_offset, const T* __restrict__ d_sorted_values,
-                           index_t out_cols, bool sum, index_t* __restrict__ d_col_out, T* __restrict__ d_val_out) {
+                           index_t out_cols, bool sum, index_t* __restrict__ d_col_out,
+                           T* __restrict__ d_val_out) {
   for (std::size_t u = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; u < std::size_t(m);
        u += std::size_t(gridDim.x) * blockDim.x) {
     const T* run = d_sorted_values + d_offset[u];
@@ -83,8 +84,10 @@ __global__ void row_pointers(index_t out_rows, index_t out_cols, int m, const ke
     int lo = 0, hi = m;
     while (lo < hi) {
       const int mid = lo + (hi - lo) / 2;
-      if (d_unique[mid] < first) lo = mid + 1;
-      else hi = mid;
+      if (d_unique[mid] < first)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     d_row_ptr[r] = lo;
   }
@@ -103,17 +106,19 @@ struct temp_storage {
 
 void check_shape(index_t rows, index_t cols, std::size_t nnz) {
   if (rows < 0 || cols < 0)
-    throw dimension_error("to_csr_on_gpu: negative dimensions " + std::to_string(rows) + " x " + std::to_string(cols));
+    throw dimension_error("to_csr_on_gpu: negative dimensions " + std::to_string(rows) + " x " +
+                          std::to_string(cols));
   if (nnz > max_index)
-    throw dimension_error("to_csr_on_gpu: " + std::to_string(nnz) + " entries exceed the 32-bit index limit " +
-                          std::to_string(max_index));
+    throw dimension_error("to_csr_on_gpu: " + std::to_string(nnz) +
+                          " entries exceed the 32-bit index limit " + std::to_string(max_index));
 }
 
 }  // namespace
 
 template <class T>
 cuda::device_csr<T> to_device_csr(index_t rows, index_t cols, std::size_t nnz, const index_t* d_row,
-                                  const index_t* d_col, const T* d_values, csr_options opt, cuda::stream_t stream) {
+                                  const index_t* d_col, const T* d_values, csr_options opt,
+                                  cuda::stream_t stream) {
   check_shape(rows, cols, nnz);
   if (nnz > 0 && (!d_row || !d_col || !d_values))
     throw invalid_argument("to_csr_on_gpu: null device array for " + std::to_string(nnz) + " entries");
@@ -140,7 +145,8 @@ cuda::device_csr<T> to_device_csr(index_t rows, index_t cols, std::size_t nnz, c
                                                          d_keys.data(), d_first_bad.data());
   PERRON_CUDA_CHECK_LAUNCH("make_keys");
   unsigned long long first_bad = none;
-  PERRON_CUDA_CHECK(cudaMemcpyAsync(&first_bad, d_first_bad.data(), sizeof first_bad, cudaMemcpyDeviceToHost, stream));
+  PERRON_CUDA_CHECK(
+      cudaMemcpyAsync(&first_bad, d_first_bad.data(), sizeof first_bad, cudaMemcpyDeviceToHost, stream));
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (first_bad < none) {
     index_t r = 0, c = 0;
@@ -157,10 +163,11 @@ cuda::device_csr<T> to_device_csr(index_t rows, index_t cols, std::size_t nnz, c
   cuda::device_buffer<T> d_values_sorted(nnz);
   temp_storage temp;
   std::size_t bytes = 0;
-  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d_keys.data(), d_keys_sorted.data(), d_values,
-                                                    d_values_sorted.data(), n, 0, end_bit, stream));
-  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, d_keys.data(), d_keys_sorted.data(),
+  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d_keys.data(), d_keys_sorted.data(),
                                                     d_values, d_values_sorted.data(), n, 0, end_bit, stream));
+  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, d_keys.data(),
+                                                    d_keys_sorted.data(), d_values, d_values_sorted.data(), n,
+                                                    0, end_bit, stream));
 
   // 3. Runs of equal keys: distinct positions (into the no longer needed
   //    d_keys), their lengths, and where each run starts.
@@ -176,7 +183,8 @@ cuda::device_csr<T> to_device_csr(index_t rows, index_t cols, std::size_t nnz, c
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));
   cuda::device_buffer<int> d_offset(static_cast<std::size_t>(m));
   bytes = 0;
-  PERRON_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, d_count.data(), d_offset.data(), m, stream));
+  PERRON_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, bytes, d_count.data(), d_offset.data(), m, stream));
   PERRON_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(temp.get(bytes), bytes, d_count.data(), d_offset.data(), m, stream));
 
@@ -184,8 +192,8 @@ cuda::device_csr<T> to_device_csr(index_t rows, index_t cols, std::size_t nnz, c
   out.col_idx = cuda::device_buffer<index_t>(static_cast<std::size_t>(m));
   out.values = cuda::device_buffer<T>(static_cast<std::size_t>(m));
   merge_runs<<<grid_for(static_cast<std::size_t>(m)), block_threads, 0, stream>>>(
-      m, d_unique, d_count.data(), d_offset.data(), d_values_sorted.data(), out_cols, opt.dup == duplicates::sum,
-      out.col_idx.data(), out.values.data());
+      m, d_unique, d_count.data(), d_offset.data(), d_values_sorted.data(), out_cols,
+      opt.dup == duplicates::sum, out.col_idx.data(), out.values.data());
   PERRON_CUDA_CHECK_LAUNCH("merge_runs");
   row_pointers<<<grid_for(static_cast<std::size_t>(out_rows) + 1), block_threads, 0, stream>>>(
       out_rows, out_cols, m, d_unique, out.row_ptr.data());
@@ -200,9 +208,9 @@ template <class T>
 cuda::device_csr<T> to_device_csr(const coo_matrix<T>& a, csr_options opt, cuda::stream_t stream) {
   check_shape(a.rows, a.cols, a.nnz());
   if (a.col_idx.size() != a.row_idx.size() || a.values.size() != a.row_idx.size())
-    throw dimension_error("to_csr_on_gpu: COO arrays differ in length (row_idx " + std::to_string(a.row_idx.size()) +
-                          ", col_idx " + std::to_string(a.col_idx.size()) + ", values " +
-                          std::to_string(a.values.size()) + ")");
+    throw dimension_error("to_csr_on_gpu: COO arrays differ in length (row_idx " +
+                          std::to_string(a.row_idx.size()) + ", col_idx " + std::to_string(a.col_idx.size()) +
+                          ", values " + std::to_string(a.values.size()) + ")");
   const cuda::device_buffer<index_t> d_row(a.row_idx), d_col(a.col_idx);
   const cuda::device_buffer<T> d_val(a.values);
   return to_device_csr(a.rows, a.cols, a.nnz(), d_row.data(), d_col.data(), d_val.data(), opt, stream);
@@ -213,10 +221,10 @@ csr_matrix<T> to_csr_on_gpu(const coo_matrix<T>& a, csr_options opt, cuda::strea
   return to_device_csr(a, opt, stream).download();
 }
 
-#define PERRON_GPU_CONVERT_INSTANTIATE(T)                                                                      \
-  template cuda::device_csr<T> to_device_csr<T>(const coo_matrix<T>&, csr_options, cuda::stream_t);          \
-  template cuda::device_csr<T> to_device_csr<T>(index_t, index_t, std::size_t, const index_t*, const index_t*, \
-                                                const T*, csr_options, cuda::stream_t);                       \
+#define PERRON_GPU_CONVERT_INSTANTIATE(T)                                                               \
+  template cuda::device_csr<T> to_device_csr<T>(const coo_matrix<T>&, csr_options, cuda::stream_t);     \
+  template cuda::device_csr<T> to_device_csr<T>(index_t, index_t, std::size_t, const index_t*,          \
+                                                const index_t*, const T*, csr_options, cuda::stream_t); \
   template csr_matrix<T> to_csr_on_gpu<T>(const coo_matrix<T>&, csr_options, cuda::stream_t);
 
 PERRON_GPU_CONVERT_INSTANTIATE(float)

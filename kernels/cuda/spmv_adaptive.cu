@@ -22,20 +22,20 @@
 // block (streams, then x); balanced to within one row block.
 #include <algorithm>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
-#include "kernels/error.hpp"
 
 namespace perron::cuda::spmv {
 namespace {
 
 constexpr unsigned adaptive_block = 256;
-constexpr int stream_nnz = 2048;                               // products in shared memory per stream block
-constexpr int per_thread = stream_nnz / adaptive_block;        // 8 loads in flight per thread
-constexpr int stream_rows = 1024;                              // rows per stream block at most
-constexpr int long_part_nnz = 16 * 1024;                       // nonzeros per block for long rows
-constexpr int long_unroll = 4;                                 // loads in flight per thread, long rows
+constexpr int stream_nnz = 2048;                         // products in shared memory per stream block
+constexpr int per_thread = stream_nnz / adaptive_block;  // 8 loads in flight per thread
+constexpr int stream_rows = 1024;                        // rows per stream block at most
+constexpr int long_part_nnz = 16 * 1024;                 // nonzeros per block for long rows
+constexpr int long_unroll = 4;                           // loads in flight per thread, long rows
 
 struct row_block {
   index_t row_begin;
@@ -77,7 +77,8 @@ __global__ void __launch_bounds__(adaptive_block)
     const int nrows = b.row_end - b.row_begin;
     const int count = b.nnz_end - b.nnz_begin;  // <= stream_nnz
     // Every load of the block is issued before the first one is used.
-    constexpr int offset_loads = (stream_rows + adaptive_block) / adaptive_block;  // ceil((stream_rows + 1) / 256)
+    constexpr int offset_loads =
+        (stream_rows + adaptive_block) / adaptive_block;  // ceil((stream_rows + 1) / 256)
     index_t o[offset_loads];
 #pragma unroll
     for (int j = 0; j < offset_loads; ++j) {
@@ -114,7 +115,8 @@ __global__ void __launch_bounds__(adaptive_block)
       if (local < nrows)
         for (int i = offsets[local] + lane; i < offsets[local + 1]; i += lanes) sum += products[i];
       sum = group_sum(sum, lanes);
-      if (lane == 0 && local < nrows) store_y(y, static_cast<std::size_t>(b.row_begin) + local, alpha, sum, beta);
+      if (lane == 0 && local < nrows)
+        store_y(y, static_cast<std::size_t>(b.row_begin) + local, alpha, sum, beta);
     }
     return;
   }
@@ -171,15 +173,16 @@ class adaptive_engine final : public engine<T> {
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     if (blocks_.size() == 0) return;
     const unsigned grid = grid_for(blocks_.size() * adaptive_block, adaptive_block, "csr-adaptive");
-    csr_adaptive_kernel<T><<<grid, adaptive_block, 0, stream_>>>(blocks_.data(), a_->row_ptr.data(),
-                                                                a_->col_idx.data(), a_->values.data(), d_x, alpha,
-                                                                beta, d_y, partials_.data(), tickets_.data());
+    csr_adaptive_kernel<T><<<grid, adaptive_block, 0, stream_>>>(
+        blocks_.data(), a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), d_x, alpha, beta, d_y,
+        partials_.data(), tickets_.data());
     PERRON_CUDA_CHECK_LAUNCH("csr_adaptive_kernel");
   }
   std::size_t extra_bytes() const override { return blocks_.bytes() + partials_.bytes() + tickets_.bytes(); }
   std::string description() const override {
-    return "csr-adaptive (" + std::to_string(blocks_.size()) + " row blocks of <= " + std::to_string(stream_nnz) +
-           " nonzeros, " + std::to_string(long_rows_) + " long rows)";
+    return "csr-adaptive (" + std::to_string(blocks_.size()) +
+           " row blocks of <= " + std::to_string(stream_nnz) + " nonzeros, " + std::to_string(long_rows_) +
+           " long rows)";
   }
 
  private:
@@ -205,7 +208,8 @@ std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, c
   while (r < rows) {
     const index_t len = rp[r + 1] - rp[r];
     if (len > stream_nnz) {
-      const index_t parts = static_cast<index_t>((static_cast<long long>(len) + long_part_nnz - 1) / long_part_nnz);
+      const index_t parts =
+          static_cast<index_t>((static_cast<long long>(len) + long_part_nnz - 1) / long_part_nnz);
       const index_t slot = parts > 1 ? slots : 0, ticket = parts > 1 ? tickets : 0;
       if (parts > 1) {
         slots += parts;
@@ -230,6 +234,7 @@ std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, c
 }
 
 template std::unique_ptr<engine<float>> make_adaptive(csr_ptr<float>, const csr_matrix<float>&, cudaStream_t);
-template std::unique_ptr<engine<double>> make_adaptive(csr_ptr<double>, const csr_matrix<double>&, cudaStream_t);
+template std::unique_ptr<engine<double>> make_adaptive(csr_ptr<double>, const csr_matrix<double>&,
+                                                       cudaStream_t);
 
 }  // namespace perron::cuda::spmv

@@ -21,9 +21,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
 #include "kernels/cuda/spmv_engine.cuh"
-#include "kernels/error.hpp"
 
 namespace perron::cuda::spmv {
 namespace {
@@ -48,7 +48,8 @@ std::string fixed(double v) {
 }  // namespace
 
 template <class T>
-auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st, cudaStream_t s) {
+auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st,
+                                cudaStream_t s) {
   if (st.nnz == 0)
     return {spmv_kernel::csr_scalar, make_scalar(a, s),
             "no nonzeros: y = beta * y, no trial needed; csr-scalar (one pass over y)"};
@@ -91,7 +92,8 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
       // (csr-cte takes 2.5 ms a call on cnr-2000: 80 ms of a 0.12 s trial).
       const double probe = time_engine(*e, d_x.data(), d_y.data(), s, 1, 3);
       if (probe > probe_drop * best_us) {
-        report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(probe) + " (3 calls)";
+        report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(probe) +
+                  " (3 calls)";
         continue;
       }
     }
@@ -119,9 +121,9 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
   return best;
 }
 
-template auto_choice<float> choose_automatic(const csr_matrix<float>&, const csr_ptr<float>&, const row_stats&,
-                                             cudaStream_t);
-template auto_choice<double> choose_automatic(const csr_matrix<double>&, const csr_ptr<double>&, const row_stats&,
-                                              cudaStream_t);
+template auto_choice<float> choose_automatic(const csr_matrix<float>&, const csr_ptr<float>&,
+                                             const row_stats&, cudaStream_t);
+template auto_choice<double> choose_automatic(const csr_matrix<double>&, const csr_ptr<double>&,
+                                              const row_stats&, cudaStream_t);
 
 }  // namespace perron::cuda::spmv

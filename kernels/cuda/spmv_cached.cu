@@ -5,7 +5,7 @@
 //
 // Bytes: the same matrix traffic as csr-scalar; it saves only x gathers, and
 // only for near-diagonal entries of square-ish matrices (banded, FEM).
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 
@@ -17,8 +17,8 @@ constexpr unsigned cached_block = 256;
 template <class T>
 __global__ void __launch_bounds__(cached_block)
     csr_cached_kernel(index_t rows, index_t cols, const index_t* __restrict__ row_ptr,
-                      const index_t* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ x,
-                      T alpha, T beta, T* __restrict__ y) {
+                      const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                      const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
   __shared__ T window[cached_block];
   const std::size_t window_begin = static_cast<std::size_t>(blockIdx.x) * cached_block;
   const std::size_t window_end = min(window_begin + cached_block, static_cast<std::size_t>(cols));
@@ -44,9 +44,8 @@ class cached_engine final : public engine<T> {
 
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const unsigned grid = grid_for(static_cast<std::size_t>(a_->rows), cached_block, "csr-cached");
-    csr_cached_kernel<T><<<grid, cached_block, 0, stream_>>>(a_->rows, a_->cols, a_->row_ptr.data(),
-                                                            a_->col_idx.data(), a_->values.data(), d_x, alpha,
-                                                            beta, d_y);
+    csr_cached_kernel<T><<<grid, cached_block, 0, stream_>>>(
+        a_->rows, a_->cols, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), d_x, alpha, beta, d_y);
     PERRON_CUDA_CHECK_LAUNCH("csr_cached_kernel");
   }
   std::size_t extra_bytes() const override { return 0; }

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "kernels/formats.hpp"
+#include "core/formats.hpp"
 
 namespace perron::cuda::spmv {
 

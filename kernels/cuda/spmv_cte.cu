@@ -12,7 +12,7 @@
 //
 // Bytes: matrix streams fully coalesced; about 12 shuffles per 32 nonzeros.
 // A warp with one very long row serialises it (32 nonzeros per step).
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 
@@ -24,7 +24,8 @@ constexpr unsigned cte_block = 256;
 template <class T>
 __global__ void __launch_bounds__(cte_block)
     csr_cte_kernel(index_t rows, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-                   const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
+                   const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
+                   T* __restrict__ y) {
   const std::size_t first_row = global_thread() / 32 * 32;
   if (first_row >= static_cast<std::size_t>(rows)) return;  // uniform across the warp
   const int lane = static_cast<int>(threadIdx.x % 32);
@@ -77,7 +78,7 @@ class cte_engine final : public engine<T> {
     const std::size_t warps = (static_cast<std::size_t>(a_->rows) + 31) / 32;
     const unsigned grid = grid_for(warps * 32, cte_block, "csr-cte");
     csr_cte_kernel<T><<<grid, cte_block, 0, stream_>>>(a_->rows, a_->row_ptr.data(), a_->col_idx.data(),
-                                                      a_->values.data(), d_x, alpha, beta, d_y);
+                                                       a_->values.data(), d_x, alpha, beta, d_y);
     PERRON_CUDA_CHECK_LAUNCH("csr_cte_kernel");
   }
   std::size_t extra_bytes() const override { return 0; }

@@ -5,7 +5,7 @@
 // only points the dense-vector descriptors at x and y and calls cusparseSpMV.
 #include <cusparse.h>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 
 namespace perron::cuda::spmv {
@@ -18,29 +18,33 @@ template <class T>
 class cusparse_engine final : public engine<T> {
  public:
   cusparse_engine(csr_ptr<T> a, bool alg2, cudaStream_t s)
-      : a_(std::move(a)), alg_(alg2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1), alg2_(alg2), stream_(s) {
+      : a_(std::move(a)),
+        alg_(alg2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1),
+        alg2_(alg2),
+        stream_(s) {
     // cuSPARSE rejects some empty shapes; a matrix without nonzeros is y = beta y.
     if (a_->nnz == 0) return;
     try {
       PERRON_CUSPARSE_CHECK(cusparseCreate(&handle_));
       PERRON_CUSPARSE_CHECK(cusparseSetStream(handle_, stream_));
-      PERRON_CUSPARSE_CHECK(cusparseCreateCsr(&mat_, a_->rows, a_->cols, static_cast<int64_t>(a_->nnz),
-                                              const_cast<index_t*>(a_->row_ptr.data()),
-                                              const_cast<index_t*>(a_->col_idx.data()),
-                                              const_cast<T*>(a_->values.data()), CUSPARSE_INDEX_32I,
-                                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type<T>));
+      PERRON_CUSPARSE_CHECK(cusparseCreateCsr(
+          &mat_, a_->rows, a_->cols, static_cast<int64_t>(a_->nnz), const_cast<index_t*>(a_->row_ptr.data()),
+          const_cast<index_t*>(a_->col_idx.data()), const_cast<T*>(a_->values.data()), CUSPARSE_INDEX_32I,
+          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, value_type<T>));
       // Placeholder vectors for the set-up calls only; apply() points the
       // descriptors at the caller's x and y before every cusparseSpMV.
-      device_buffer<T> scratch_x(static_cast<std::size_t>(a_->cols)), scratch_y(static_cast<std::size_t>(a_->rows));
+      device_buffer<T> scratch_x(static_cast<std::size_t>(a_->cols)),
+          scratch_y(static_cast<std::size_t>(a_->rows));
       PERRON_CUSPARSE_CHECK(cusparseCreateDnVec(&vec_x_, a_->cols, scratch_x.data(), value_type<T>));
       PERRON_CUSPARSE_CHECK(cusparseCreateDnVec(&vec_y_, a_->rows, scratch_y.data(), value_type<T>));
       const T one = 1, zero = 0;
       std::size_t bytes = 0;
-      PERRON_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vec_x_,
-                                                    &zero, vec_y_, value_type<T>, alg_, &bytes));
+      PERRON_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_,
+                                                    vec_x_, &zero, vec_y_, value_type<T>, alg_, &bytes));
       buffer_ = device_buffer<unsigned char>(bytes);
-      PERRON_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vec_x_,
-                                                    &zero, vec_y_, value_type<T>, alg_, buffer_.data()));
+      PERRON_CUSPARSE_CHECK(cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_,
+                                                    vec_x_, &zero, vec_y_, value_type<T>, alg_,
+                                                    buffer_.data()));
       PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before the placeholders are freed
     } catch (...) {
       release();
@@ -55,8 +59,8 @@ class cusparse_engine final : public engine<T> {
     if (a_->nnz == 0) return scale_y(a_->rows, beta, d_y, stream_);
     PERRON_CUSPARSE_CHECK(cusparseDnVecSetValues(vec_x_, const_cast<T*>(d_x)));
     PERRON_CUSPARSE_CHECK(cusparseDnVecSetValues(vec_y_, d_y));
-    PERRON_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_, vec_x_, &beta, vec_y_,
-                                       value_type<T>, alg_, buffer_.data()));
+    PERRON_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_, vec_x_, &beta,
+                                       vec_y_, value_type<T>, alg_, buffer_.data()));
   }
   std::size_t extra_bytes() const override { return buffer_.bytes(); }
   std::string description() const override {

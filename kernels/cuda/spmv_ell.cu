@@ -9,8 +9,8 @@
 // tridiag: width 3) that is the CSR traffic minus row_ptr (4 bytes/row) with
 // ideal coalescing; the plan refuses (to_ell's dimension_error) when padding
 // would exceed 8x the nonzeros.
+#include "core/cuda/check.cuh"
 #include "kernels/convert.hpp"
-#include "kernels/cuda/check.cuh"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 
@@ -32,7 +32,8 @@ __global__ void __launch_bounds__(ell_block)
     index_t c[ell_unroll];
 #pragma unroll
     for (int u = 0; u < ell_unroll; ++u)
-      c[u] = slot + u < width ? load_stream(col_idx + static_cast<std::size_t>(slot + u) * n + r) : ell_padding;
+      c[u] =
+          slot + u < width ? load_stream(col_idx + static_cast<std::size_t>(slot + u) * n + r) : ell_padding;
     T v[ell_unroll];
 #pragma unroll
     for (int u = 0; u < ell_unroll; ++u)
@@ -53,8 +54,8 @@ class ell_engine final : public engine<T> {
 
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const unsigned grid = grid_for(static_cast<std::size_t>(rows_), ell_block, "ell");
-    ell_kernel<T><<<grid, ell_block, 0, stream_>>>(rows_, width_, col_idx_.data(), values_.data(), d_x, alpha, beta,
-                                                  d_y);
+    ell_kernel<T><<<grid, ell_block, 0, stream_>>>(rows_, width_, col_idx_.data(), values_.data(), d_x, alpha,
+                                                   beta, d_y);
     PERRON_CUDA_CHECK_LAUNCH("ell_kernel");
   }
   std::size_t extra_bytes() const override { return col_idx_.bytes() + values_.bytes(); }

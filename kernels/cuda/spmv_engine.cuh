@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/device.hpp"
-#include "kernels/formats.hpp"
+#include "core/cuda/support.cuh"
+#include "core/device.hpp"
+#include "core/formats.hpp"
 #include "kernels/spmv.hpp"
 
 namespace perron::cuda::spmv {
@@ -102,7 +103,8 @@ struct auto_choice {
   std::string reason;
 };
 template <class T>
-auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st, cudaStream_t s);
+auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st,
+                                cudaStream_t s);
 
 // y = beta * y (beta != 0) or y = 0 (beta == 0): the whole SpMV of a matrix
 // without nonzeros, used where a library call would reject nnz == 0.
@@ -111,31 +113,5 @@ void scale_y(index_t rows, T beta, T* d_y, cudaStream_t s);
 // d[0, n) = value.
 template <class T>
 void fill(T* d, std::size_t n, T value, cudaStream_t s);
-
-// An owned CUDA event (timing enabled).
-class cuda_event {
- public:
-  cuda_event();
-  ~cuda_event();
-  cuda_event(const cuda_event&) = delete;
-  cuda_event& operator=(const cuda_event&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
-// GPU time of single calls (kernels/cuda/spmv_timing.cu): `iterations` calls
-// of launch() on stream s after `warmup` untimed ones, each between its own
-// pair of events, queued behind a spin kernel so that host-side launch cost is
-// not measured. With flush_bytes > 0, that much of `flush` is rewritten before
-// each timed call (outside its events). Microseconds, in call order.
-std::vector<double> time_calls(const std::function<void()>& launch, cudaStream_t s, int warmup, int iterations,
-                               void* flush = nullptr, std::size_t flush_bytes = 0);
-double median(std::vector<double> v);
-
-// Launch geometry: blocks for `threads` threads of `block` each; throws
-// dimension_error past the grid limit.
-unsigned grid_for(std::size_t threads, unsigned block, const char* kernel);
 
 }  // namespace perron::cuda::spmv

@@ -21,7 +21,7 @@
 // per tile of carry; a second launch.
 #include <algorithm>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 
@@ -42,8 +42,10 @@ template <class T>
 __global__ void __launch_bounds__(merge_block)
     merge_kernel(const merge_coord* __restrict__ coords, const index_t* __restrict__ row_ptr,
                  const index_t* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ x,
-                 T alpha, T beta, T* __restrict__ y, index_t* __restrict__ carry_row, T* __restrict__ carry_val) {
-  __shared__ index_t row_end[merge_tile];  // end of each row completed in this tile, relative to the tile's first nonzero
+                 T alpha, T beta, T* __restrict__ y, index_t* __restrict__ carry_row,
+                 T* __restrict__ carry_val) {
+  __shared__ index_t
+      row_end[merge_tile];  // end of each row completed in this tile, relative to the tile's first nonzero
   __shared__ T products[merge_tile];
   __shared__ index_t open_row[merge_block];  // the row each thread leaves open, and its scanned partial sum
   __shared__ T open_sum[merge_block];
@@ -169,16 +171,18 @@ class merge_engine final : public engine<T> {
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const unsigned grid = grid_for(tiles_ * merge_block, merge_block, "merge");
     merge_kernel<T><<<grid, merge_block, 0, stream_>>>(coords_.data(), a_->row_ptr.data(), a_->col_idx.data(),
-                                                      a_->values.data(), d_x, alpha, beta, d_y, carry_row_.data(),
-                                                      carry_val_.data());
+                                                       a_->values.data(), d_x, alpha, beta, d_y,
+                                                       carry_row_.data(), carry_val_.data());
     PERRON_CUDA_CHECK_LAUNCH("merge_kernel");
     if (!needs_fixup_) return;
     const unsigned fix_grid = grid_for(tiles_, fixup_block, "merge fix-up");
     merge_fixup_kernel<T><<<fix_grid, fixup_block, 0, stream_>>>(tiles_, a_->rows, carry_row_.data(),
-                                                                carry_val_.data(), alpha, d_y);
+                                                                 carry_val_.data(), alpha, d_y);
     PERRON_CUDA_CHECK_LAUNCH("merge_fixup_kernel");
   }
-  std::size_t extra_bytes() const override { return coords_.bytes() + carry_row_.bytes() + carry_val_.bytes(); }
+  std::size_t extra_bytes() const override {
+    return coords_.bytes() + carry_row_.bytes() + carry_val_.bytes();
+  }
   std::string description() const override {
     return "merge (" + std::to_string(tiles_) + " tiles of " + std::to_string(merge_tile) + " steps" +
            (needs_fixup_ ? ", fix-up pass)" : ")");
@@ -200,7 +204,8 @@ template <class T>
 std::unique_ptr<engine<T>> make_merge(csr_ptr<T> a, const csr_matrix<T>& h, cudaStream_t s) {
   const long long rows = h.rows, nnz = static_cast<long long>(h.nnz());
   const long long total = rows + nnz;
-  const std::size_t tiles = static_cast<std::size_t>(std::max<long long>(1, (total + merge_tile - 1) / merge_tile));
+  const std::size_t tiles =
+      static_cast<std::size_t>(std::max<long long>(1, (total + merge_tile - 1) / merge_tile));
   std::vector<merge_coord> coords(tiles + 1);
   bool needs_fixup = false;
   for (std::size_t t = 0; t <= tiles; ++t) {
@@ -216,7 +221,8 @@ std::unique_ptr<engine<T>> make_merge(csr_ptr<T> a, const csr_matrix<T>& h, cuda
     }
     coords[t] = {static_cast<index_t>(lo), static_cast<index_t>(d - lo)};
     // A tile boundary inside a row leaves a partial sum for the fix-up pass.
-    if (t > 0 && t < tiles && lo < rows && d - lo > h.row_ptr[static_cast<std::size_t>(lo)]) needs_fixup = true;
+    if (t > 0 && t < tiles && lo < rows && d - lo > h.row_ptr[static_cast<std::size_t>(lo)])
+      needs_fixup = true;
   }
   return std::make_unique<merge_engine<T>>(std::move(a), coords, needs_fixup, s);
 }

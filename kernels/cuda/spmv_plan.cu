@@ -4,10 +4,10 @@
 #include <limits>
 #include <string>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
-#include "kernels/error.hpp"
 #include "kernels/spmv.hpp"
 
 namespace perron {
@@ -30,19 +30,6 @@ std::string dims(index_t rows, index_t cols) { return std::to_string(rows) + " x
 
 }  // namespace
 
-cuda_event::cuda_event() { PERRON_CUDA_CHECK(cudaEventCreate(&e_)); }
-cuda_event::~cuda_event() {
-  if (e_) cudaEventDestroy(e_);
-}
-
-unsigned grid_for(std::size_t threads, unsigned block, const char* kernel) {
-  const std::size_t blocks = std::max<std::size_t>(1, (threads + block - 1) / block);
-  if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw dimension_error(std::string(kernel) + ": " + std::to_string(blocks) +
-                          " thread blocks exceed the CUDA grid limit 2^31 - 1");
-  return static_cast<unsigned>(blocks);
-}
-
 template <class T>
 void scale_y(index_t rows, T beta, T* d_y, cudaStream_t s) {
   if (rows <= 0) return;
@@ -63,15 +50,16 @@ void validate_csr(const csr_matrix<T>& a) {
   const std::string what = "spmv_plan: CSR matrix " + dims(a.rows, a.cols);
   if (a.rows < 0 || a.cols < 0) throw dimension_error(what + " has a negative dimension");
   if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
-    throw dimension_error(what + ": row_ptr has " + std::to_string(a.row_ptr.size()) + " entries, expected rows + 1 = " +
-                          std::to_string(static_cast<std::size_t>(a.rows) + 1));
+    throw dimension_error(
+        what + ": row_ptr has " + std::to_string(a.row_ptr.size()) +
+        " entries, expected rows + 1 = " + std::to_string(static_cast<std::size_t>(a.rows) + 1));
   if (a.col_idx.size() != a.values.size())
-    throw dimension_error(what + ": col_idx has " + std::to_string(a.col_idx.size()) + " entries but values has " +
-                          std::to_string(a.values.size()));
+    throw dimension_error(what + ": col_idx has " + std::to_string(a.col_idx.size()) +
+                          " entries but values has " + std::to_string(a.values.size()));
   if (a.row_ptr.front() != 0 || static_cast<std::size_t>(a.row_ptr.back()) != a.col_idx.size())
     throw dimension_error(what + ": row_ptr runs from " + std::to_string(a.row_ptr.front()) + " to " +
-                          std::to_string(a.row_ptr.back()) + ", expected 0 to nnz = " +
-                          std::to_string(a.col_idx.size()));
+                          std::to_string(a.row_ptr.back()) +
+                          ", expected 0 to nnz = " + std::to_string(a.col_idx.size()));
   for (index_t r = 0; r < a.rows; ++r)
     if (a.row_ptr[r + 1] < a.row_ptr[r])
       throw dimension_error(what + ": row_ptr decreases at row " + std::to_string(r) + " (" +
@@ -108,26 +96,36 @@ template <class T>
 std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>& h, const csr_ptr<T>& a,
                                        const row_stats& st, cudaStream_t s) {
   switch (k) {
-    case spmv_kernel::csr_scalar: return make_scalar(a, s);
-    case spmv_kernel::csr_vector: return make_vector(a, st, s);
-    case spmv_kernel::csr_adaptive: return make_adaptive(a, h, s);
-    case spmv_kernel::csr_cached: return make_cached(a, s);
-    case spmv_kernel::csr_cte: return make_cte(a, s);
-    case spmv_kernel::ell: return make_ell(h, s);
-    case spmv_kernel::merge: return make_merge(a, h, s);
-    case spmv_kernel::cusparse: return make_cusparse(a, false, s);
-    case spmv_kernel::cusparse_alg2: return make_cusparse(a, true, s);
-    default: break;
+    case spmv_kernel::csr_scalar:
+      return make_scalar(a, s);
+    case spmv_kernel::csr_vector:
+      return make_vector(a, st, s);
+    case spmv_kernel::csr_adaptive:
+      return make_adaptive(a, h, s);
+    case spmv_kernel::csr_cached:
+      return make_cached(a, s);
+    case spmv_kernel::csr_cte:
+      return make_cte(a, s);
+    case spmv_kernel::ell:
+      return make_ell(h, s);
+    case spmv_kernel::merge:
+      return make_merge(a, h, s);
+    case spmv_kernel::cusparse:
+      return make_cusparse(a, false, s);
+    case spmv_kernel::cusparse_alg2:
+      return make_cusparse(a, true, s);
+    default:
+      break;
   }
   throw invalid_argument("spmv_plan: kernel '" + std::string(name(k)) + "' has no GPU engine");
 }
 
 #define PERRON_SPMV_ENGINE_INSTANTIATE(T)                                                                  \
-  template void scale_y<T>(index_t, T, T*, cudaStream_t);                                                 \
-  template void fill<T>(T*, std::size_t, T, cudaStream_t);                                                \
-  template void validate_csr<T>(const csr_matrix<T>&);                                                    \
-  template std::shared_ptr<const device_csr<T>> upload_csr<T>(const csr_matrix<T>&);                      \
-  template row_stats stats_of<T>(const csr_matrix<T>&);                                                   \
+  template void scale_y<T>(index_t, T, T*, cudaStream_t);                                                  \
+  template void fill<T>(T*, std::size_t, T, cudaStream_t);                                                 \
+  template void validate_csr<T>(const csr_matrix<T>&);                                                     \
+  template std::shared_ptr<const device_csr<T>> upload_csr<T>(const csr_matrix<T>&);                       \
+  template row_stats stats_of<T>(const csr_matrix<T>&);                                                    \
   template std::unique_ptr<engine<T>> make_engine<T>(spmv_kernel, const csr_matrix<T>&, const csr_ptr<T>&, \
                                                      const row_stats&, cudaStream_t);
 PERRON_SPMV_ENGINE_INSTANTIATE(float)
@@ -154,8 +152,9 @@ template <class T>
 spmv_plan<T>::spmv_plan(const csr_matrix<T>& a, spmv_kernel kernel, cuda::stream_t stream) {
   namespace sp = cuda::spmv;
   if (!on_gpu(kernel))
-    throw invalid_argument("spmv_plan: kernel '" + std::string(name(kernel)) +
-                           "' runs on the host; call spmv(csr, alpha, x, beta, y) instead of building a GPU plan");
+    throw invalid_argument(
+        "spmv_plan: kernel '" + std::string(name(kernel)) +
+        "' runs on the host; call spmv(csr, alpha, x, beta, y) instead of building a GPU plan");
   if (!cuda::available())
     throw cuda_error(cuda::built() ? "spmv_plan: no usable CUDA device"
                                    : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
@@ -206,31 +205,48 @@ template <class T>
 void spmv_plan<T>::apply(T alpha, const T* d_x, T beta, T* d_y) const {
   const impl& p = checked(impl_);
   if (p.rows == 0) return;
-  if (d_y == nullptr) throw invalid_argument("spmv_plan::apply: y is null for a matrix with " + std::to_string(p.rows) + " rows");
+  if (d_y == nullptr)
+    throw invalid_argument("spmv_plan::apply: y is null for a matrix with " + std::to_string(p.rows) +
+                           " rows");
   if (d_x == nullptr && p.nnz > 0)
-    throw invalid_argument("spmv_plan::apply: x is null for a matrix with " + std::to_string(p.cols) + " columns");
+    throw invalid_argument("spmv_plan::apply: x is null for a matrix with " + std::to_string(p.cols) +
+                           " columns");
   p.engine->apply(alpha, d_x, beta, d_y);
 }
 
 template <class T>
-spmv_kernel spmv_plan<T>::kernel() const { return checked(impl_).kernel; }
+spmv_kernel spmv_plan<T>::kernel() const {
+  return checked(impl_).kernel;
+}
 template <class T>
-index_t spmv_plan<T>::rows() const { return checked(impl_).rows; }
+index_t spmv_plan<T>::rows() const {
+  return checked(impl_).rows;
+}
 template <class T>
-index_t spmv_plan<T>::cols() const { return checked(impl_).cols; }
+index_t spmv_plan<T>::cols() const {
+  return checked(impl_).cols;
+}
 template <class T>
-std::size_t spmv_plan<T>::nnz() const { return checked(impl_).nnz; }
+std::size_t spmv_plan<T>::nnz() const {
+  return checked(impl_).nnz;
+}
 template <class T>
-cuda::stream_t spmv_plan<T>::stream() const { return checked(impl_).stream; }
+cuda::stream_t spmv_plan<T>::stream() const {
+  return checked(impl_).stream;
+}
 template <class T>
 std::size_t spmv_plan<T>::device_bytes() const {
   const impl& p = checked(impl_);
   return (p.csr ? p.csr->bytes() : 0) + p.engine->extra_bytes();
 }
 template <class T>
-const std::string& spmv_plan<T>::reason() const { return checked(impl_).reason; }
+const std::string& spmv_plan<T>::reason() const {
+  return checked(impl_).reason;
+}
 template <class T>
-std::string spmv_plan<T>::description() const { return checked(impl_).engine->description(); }
+std::string spmv_plan<T>::description() const {
+  return checked(impl_).engine->description();
+}
 
 template class spmv_plan<float>;
 template class spmv_plan<double>;

@@ -5,7 +5,7 @@
 // lines per step; for short rows (<= ~4) L1 merges them and the kernel streams
 // the matrix once; for longer rows it wastes sectors and serialises long rows
 // on one thread. Wins only on very short, uniform rows.
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 
@@ -17,7 +17,8 @@ constexpr unsigned scalar_block = 256;
 template <class T>
 __global__ void __launch_bounds__(scalar_block)
     csr_scalar_kernel(index_t rows, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-                      const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
+                      const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
+                      T* __restrict__ y) {
   const std::size_t r = global_thread();
   if (r >= static_cast<std::size_t>(rows)) return;
   // 64-bit positions: k + 4 must not overflow near nnz = 2^31 - 1.
@@ -47,7 +48,7 @@ class scalar_engine final : public engine<T> {
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const unsigned grid = grid_for(static_cast<std::size_t>(a_->rows), scalar_block, "csr-scalar");
     csr_scalar_kernel<T><<<grid, scalar_block, 0, stream_>>>(a_->rows, a_->row_ptr.data(), a_->col_idx.data(),
-                                                            a_->values.data(), d_x, alpha, beta, d_y);
+                                                             a_->values.data(), d_x, alpha, beta, d_y);
     PERRON_CUDA_CHECK_LAUNCH("csr_scalar_kernel");
   }
   std::size_t extra_bytes() const override { return 0; }

@@ -8,7 +8,7 @@
 // much longer ones serialise on one group.
 #include <algorithm>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 
@@ -20,7 +20,8 @@ constexpr unsigned vector_block = 256;
 template <int V, class T>
 __global__ void __launch_bounds__(vector_block)
     csr_vector_kernel(index_t rows, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-                      const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
+                      const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
+                      T* __restrict__ y) {
   const std::size_t t = global_thread();
   const std::size_t r = t / V;
   const int lane = static_cast<int>(t % V);
@@ -50,11 +51,16 @@ class vector_engine final : public engine<T> {
 
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     switch (lanes_) {
-      case 2: return launch<2>(alpha, d_x, beta, d_y);
-      case 4: return launch<4>(alpha, d_x, beta, d_y);
-      case 8: return launch<8>(alpha, d_x, beta, d_y);
-      case 16: return launch<16>(alpha, d_x, beta, d_y);
-      default: return launch<32>(alpha, d_x, beta, d_y);
+      case 2:
+        return launch<2>(alpha, d_x, beta, d_y);
+      case 4:
+        return launch<4>(alpha, d_x, beta, d_y);
+      case 8:
+        return launch<8>(alpha, d_x, beta, d_y);
+      case 16:
+        return launch<16>(alpha, d_x, beta, d_y);
+      default:
+        return launch<32>(alpha, d_x, beta, d_y);
     }
   }
   std::size_t extra_bytes() const override { return 0; }
@@ -64,8 +70,8 @@ class vector_engine final : public engine<T> {
   template <int V>
   void launch(T alpha, const T* d_x, T beta, T* d_y) const {
     const unsigned grid = grid_for(static_cast<std::size_t>(a_->rows) * V, vector_block, "csr-vector");
-    csr_vector_kernel<V, T><<<grid, vector_block, 0, stream_>>>(a_->rows, a_->row_ptr.data(), a_->col_idx.data(),
-                                                               a_->values.data(), d_x, alpha, beta, d_y);
+    csr_vector_kernel<V, T><<<grid, vector_block, 0, stream_>>>(
+        a_->rows, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), d_x, alpha, beta, d_y);
     PERRON_CUDA_CHECK_LAUNCH("csr_vector_kernel");
   }
 

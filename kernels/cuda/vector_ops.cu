@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
 #include "kernels/cuda/vector_ops.cuh"
 #include "kernels/vector_ops.hpp"
 
@@ -20,10 +20,6 @@ using detail::pack;
 using detail::pack_width;
 using detail::store_pack;
 
-void reduction_scratch::reset_counter() {
-  PERRON_CUDA_CHECK(cudaMemset(counter_.data(), 0, sizeof(unsigned)));
-}
-
 namespace {
 
 struct store_result {
@@ -33,8 +29,8 @@ struct store_result {
 };
 
 template <class T, int W>
-__global__ void dot_kernel(std::size_t n, const T* __restrict__ x, const T* __restrict__ y,
-                           double* partials, unsigned* counter, store_result out) {
+__global__ void dot_kernel(std::size_t n, const T* __restrict__ x, const T* __restrict__ y, double* partials,
+                           unsigned* counter, store_result out) {
   double s[1] = {0.0};
   grid_stride<W>(
       n,
@@ -93,7 +89,8 @@ __global__ void fill_kernel(std::size_t n, T value, T* __restrict__ x) {
   pack<T, W> v;
 #pragma unroll
   for (int k = 0; k < W; ++k) v.v[k] = value;
-  grid_stride<W>(n, [&](std::size_t i) { store_pack(x + i, v); }, [&](std::size_t i) { x[i] = value; });
+  grid_stride<W>(
+      n, [&](std::size_t i) { store_pack(x + i, v); }, [&](std::size_t i) { x[i] = value; });
 }
 
 template <class T, int W>
@@ -121,7 +118,8 @@ void launch_dot(std::size_t n, const T* d_x, const T* d_y, double* d_result, red
   const int grid = items<T>(n, packed);
   const store_result out{d_result, take_sqrt};
   if (packed)
-    dot_kernel<T, pack_width<T>><<<grid, block_size, 0, stream>>>(n, d_x, d_y, s.partials(), s.counter(), out);
+    dot_kernel<T, pack_width<T>>
+        <<<grid, block_size, 0, stream>>>(n, d_x, d_y, s.partials(), s.counter(), out);
   else
     dot_kernel<T, 1><<<grid, block_size, 0, stream>>>(n, d_x, d_y, s.partials(), s.counter(), out);
   PERRON_CUDA_CHECK_LAUNCH("dot_kernel");
@@ -134,7 +132,8 @@ void launch_diff_max(std::size_t n, const T* d_x, const T* d_y, double* d_result
   const int grid = items<T>(n, packed);
   const store_result out{d_result, false};
   if (packed)
-    diff_max_kernel<T, pack_width<T>><<<grid, block_size, 0, stream>>>(n, d_x, d_y, s.partials(), s.counter(), out);
+    diff_max_kernel<T, pack_width<T>>
+        <<<grid, block_size, 0, stream>>>(n, d_x, d_y, s.partials(), s.counter(), out);
   else
     diff_max_kernel<T, 1><<<grid, block_size, 0, stream>>>(n, d_x, d_y, s.partials(), s.counter(), out);
   PERRON_CUDA_CHECK_LAUNCH("diff_max_kernel");
@@ -156,8 +155,8 @@ void norm_inf(std::size_t n, const T* d_x, double* d_result, reduction_scratch& 
   launch_diff_max<T>(n, d_x, nullptr, d_result, scratch, stream);
 }
 template <class T>
-void diff_norm_inf(std::size_t n, const T* d_x, const T* d_y, double* d_result,
-                   reduction_scratch& scratch, stream_t stream) {
+void diff_norm_inf(std::size_t n, const T* d_x, const T* d_y, double* d_result, reduction_scratch& scratch,
+                   stream_t stream) {
   launch_diff_max(n, d_x, d_y, d_result, scratch, stream);
 }
 
@@ -242,20 +241,18 @@ void scale(std::size_t n, T alpha, T* d_x, stream_t stream) {
   PERRON_CUDA_CHECK_LAUNCH("scale_kernel");
 }
 
-#define PERRON_DEVICE_VECTOR_OPS(T)                                                                   \
-  template void dot<T>(std::size_t, const T*, const T*, double*, reduction_scratch&, stream_t);       \
-  template void nrm2<T>(std::size_t, const T*, double*, reduction_scratch&, stream_t);                \
-  template void norm_inf<T>(std::size_t, const T*, double*, reduction_scratch&, stream_t);            \
-  template void diff_norm_inf<T>(std::size_t, const T*, const T*, double*, reduction_scratch&,        \
-                                 stream_t);                                                           \
-  template double dot_value<T>(std::size_t, const T*, const T*, reduction_scratch&, stream_t);        \
-  template double nrm2_value<T>(std::size_t, const T*, reduction_scratch&, stream_t);                 \
-  template double norm_inf_value<T>(std::size_t, const T*, reduction_scratch&, stream_t);             \
-  template double diff_norm_inf_value<T>(std::size_t, const T*, const T*, reduction_scratch&,         \
-                                         stream_t);                                                   \
-  template void axpby<T>(std::size_t, T, const T*, T, T*, stream_t);                                  \
-  template void copy<T>(std::size_t, const T*, T*, stream_t);                                         \
-  template void fill<T>(std::size_t, T, T*, stream_t);                                                \
+#define PERRON_DEVICE_VECTOR_OPS(T)                                                                       \
+  template void dot<T>(std::size_t, const T*, const T*, double*, reduction_scratch&, stream_t);           \
+  template void nrm2<T>(std::size_t, const T*, double*, reduction_scratch&, stream_t);                    \
+  template void norm_inf<T>(std::size_t, const T*, double*, reduction_scratch&, stream_t);                \
+  template void diff_norm_inf<T>(std::size_t, const T*, const T*, double*, reduction_scratch&, stream_t); \
+  template double dot_value<T>(std::size_t, const T*, const T*, reduction_scratch&, stream_t);            \
+  template double nrm2_value<T>(std::size_t, const T*, reduction_scratch&, stream_t);                     \
+  template double norm_inf_value<T>(std::size_t, const T*, reduction_scratch&, stream_t);                 \
+  template double diff_norm_inf_value<T>(std::size_t, const T*, const T*, reduction_scratch&, stream_t);  \
+  template void axpby<T>(std::size_t, T, const T*, T, T*, stream_t);                                      \
+  template void copy<T>(std::size_t, const T*, T*, stream_t);                                             \
+  template void fill<T>(std::size_t, T, T*, stream_t);                                                    \
   template void scale<T>(std::size_t, T, T*, stream_t);
 PERRON_DEVICE_VECTOR_OPS(float)
 PERRON_DEVICE_VECTOR_OPS(double)

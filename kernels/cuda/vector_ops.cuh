@@ -1,13 +1,6 @@
 // Device-side building blocks of the vector operations and of the solvers'
-// fused kernels (solvers/cuda/): 16-byte packed grid-stride loops and a
-// deterministic grid reduction in double that finishes on the device.
-//
-// Grid reduction: every block reduces its values (warp shuffles, then one
-// warp over the per-warp sums), writes them to scratch, and takes a ticket;
-// the block holding the last ticket sums the partials in block order and hands
-// the totals to a `finish` functor (thread 0), which stores them or derives
-// solver scalars from them. No host round trip, no atomics on the values, so
-// the result does not depend on block scheduling.
+// fused kernels (solvers/cuda/): 16-byte packed grid-stride loops; the
+// reductions they end in are core/cuda/reduce.cuh's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -15,12 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/cuda/reduce.cuh"
 #include "kernels/vector_ops.hpp"
 
 namespace perron::cuda::detail {
-
-constexpr int block_size = 256;
-constexpr int warps_per_block = block_size / 32;
 
 // Blocks for a grid-stride pass over `items` work items (at least one block,
 // at most what the reduction scratch can hold: enough to fill an H100).
@@ -60,72 +51,6 @@ __device__ __forceinline__ void grid_stride(std::size_t n, PackF on_pack, Scalar
   const std::size_t tid = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   for (std::size_t p = tid; p < packs; p += stride) on_pack(p * W);
   for (std::size_t i = packs * W + tid; i < n; i += stride) on_scalar(i);
-}
-
-struct sum_op {
-  __device__ static double identity() { return 0.0; }
-  __device__ static double apply(double a, double b) { return a + b; }
-};
-// max that propagates NaN (fmax would drop it, and a diverged run would look converged).
-struct max_nan_op {
-  __device__ static double identity() { return 0.0; }
-  __device__ static double apply(double a, double b) { return (a > b || a != a) ? a : b; }
-};
-
-// Reduces v[0..K) over the block; the result is valid in thread 0.
-template <int K, class Op>
-__device__ __forceinline__ void block_reduce(double (&v)[K], double* smem /* K * warps_per_block */) {
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  __syncthreads();  // smem may still be read from a previous call
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v[k] = Op::apply(v[k], __shfl_down_sync(0xffffffffu, v[k], off));
-    if (lane == 0) smem[k * warps_per_block + warp] = v[k];
-  }
-  __syncthreads();
-  if (warp == 0) {
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      v[k] = lane < warps_per_block ? smem[k * warps_per_block + lane] : Op::identity();
-#pragma unroll
-      for (int off = 16; off > 0; off >>= 1) v[k] = Op::apply(v[k], __shfl_down_sync(0xffffffffu, v[k], off));
-    }
-  }
-}
-
-// Grid-wide reduction of v[0..K) (each thread's contribution). The last block
-// to finish calls finish(totals) in its thread 0 and re-arms the counter.
-// Must be reached by every thread of every block (no early return before it).
-template <int K, class Op, class Finish>
-__device__ __forceinline__ void grid_reduce(double (&v)[K], double* partials, unsigned* counter,
-                                            Finish finish) {
-  static_assert(K <= reduction_scratch::max_values, "too many simultaneous reductions");
-  __shared__ double smem[K * warps_per_block];
-  __shared__ bool last;
-  block_reduce<K, Op>(v, smem);
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int k = 0; k < K; ++k) partials[k * reduction_scratch::max_blocks + blockIdx.x] = v[k];
-    __threadfence();  // partials visible device-wide before the ticket is taken
-    last = atomicAdd(counter, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
-  double t[K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    t[k] = Op::identity();
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
-      t[k] = Op::apply(t[k], __ldcg(partials + k * reduction_scratch::max_blocks + b));
-  }
-  block_reduce<K, Op>(t, smem);
-  if (threadIdx.x == 0) {
-    finish(t);
-    *counter = 0u;
-  }
 }
 
 }  // namespace perron::cuda::detail

@@ -23,9 +23,9 @@
 #include <cmath>
 #include <string>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
 #include "kernels/cuda/vector_ops.cuh"
-#include "kernels/error.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/cuda/solver_common.cuh"
@@ -91,7 +91,7 @@ __global__ void residual_kernel(std::size_t n, const T* __restrict__ b, const T*
         acc[0] += double(rv) * double(rv);
         acc[1] += double(b[i]) * double(b[i]);
       });
-  grid_reduce<2, sum_op>(acc, partials, counter, [=](const double (&t)[2]) {
+  grid_reduce<2, sum_op>(acc, partials, counter, [=](const double(&t)[2]) {
     s->rho = t[0];
     s->bnorm2 = t[1];
     s->tol2 = threshold_squared(t[1], rel_tol, abs_tol);
@@ -124,7 +124,7 @@ __global__ void pq_kernel(std::size_t n, const T* __restrict__ p, const T* __res
         for (int k = 0; k < W; ++k) acc[0] += double(pv.v[k]) * double(qv.v[k]);
       },
       [&](std::size_t i) { acc[0] += double(p[i]) * double(q[i]); });
-  grid_reduce<1, sum_op>(acc, partials, counter, [=](const double (&t)[1]) {
+  grid_reduce<1, sum_op>(acc, partials, counter, [=](const double(&t)[1]) {
     s->pq = t[0];
     const double alpha = s->rho / t[0];
     if (!(t[0] > 0) || !isfinite(alpha)) {  // A not SPD along p
@@ -160,7 +160,7 @@ __global__ void update_r_kernel(std::size_t n, const T* __restrict__ q, T* __res
         r[i] = rv;
         acc[0] += double(rv) * double(rv);
       });
-  grid_reduce<1, sum_op>(acc, partials, counter, [=](const double (&t)[1]) {
+  grid_reduce<1, sum_op>(acc, partials, counter, [=](const double(&t)[1]) {
     s->rho_prev = s->rho;
     s->rho = t[0];
     s->iterations += 1;
@@ -234,13 +234,13 @@ struct cg_solver<T>::impl {
     const int grid = grid_for(n / W + 1);
     apply(p.data(), q.data());
     pq_kernel<T, W><<<grid, block_size, 0, stream>>>(std::size_t(n), p.data(), q.data(), state.data(),
-                                                      scratch.partials(), scratch.counter());
+                                                     scratch.partials(), scratch.counter());
     PERRON_CUDA_CHECK_LAUNCH("cg pq_kernel");
     update_r_kernel<T, W><<<grid, block_size, 0, stream>>>(std::size_t(n), q.data(), r.data(), state.data(),
-                                                            scratch.partials(), scratch.counter());
+                                                           scratch.partials(), scratch.counter());
     PERRON_CUDA_CHECK_LAUNCH("cg update_r_kernel");
-    update_xp_kernel<T, W><<<grid, block_size, 0, stream>>>(std::size_t(n), d_x, p.data(), r.data(),
-                                                             state.data());
+    update_xp_kernel<T, W>
+        <<<grid, block_size, 0, stream>>>(std::size_t(n), d_x, p.data(), r.data(), state.data());
     PERRON_CUDA_CHECK_LAUNCH("cg update_xp_kernel");
   }
 

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
 #include "kernels/cuda/vector_ops.cuh"
-#include "kernels/error.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/heat1d.hpp"
@@ -120,8 +120,8 @@ cusparseStatus_t gtsv(cusparseHandle_t h, int m, const float* dl, const float* d
                       void* buf) {
   return cusparseSgtsv2_nopivot(h, m, 1, dl, d, du, b, m, buf);
 }
-cusparseStatus_t gtsv(cusparseHandle_t h, int m, const double* dl, const double* d, const double* du, double* b,
-                      void* buf) {
+cusparseStatus_t gtsv(cusparseHandle_t h, int m, const double* dl, const double* d, const double* du,
+                      double* b, void* buf) {
   return cusparseDgtsv2_nopivot(h, m, 1, dl, d, du, b, m, buf);
 }
 
@@ -166,8 +166,8 @@ std::size_t csr_bytes(const csr_matrix<T>& a) {
 template <class T>
 class device_op {
  public:
-  device_op(const csr_matrix<T>& m, const std::vector<std::pair<index_t, double>>& forcing, operator_form form,
-            spmv_kernel kernel, cudaStream_t stream)
+  device_op(const csr_matrix<T>& m, const std::vector<std::pair<index_t, double>>& forcing,
+            operator_form form, spmv_kernel kernel, cudaStream_t stream)
       : n_(m.rows), form_(form), stream_(stream) {
     if (forcing.size() > 4) throw error("heat: internal error: more than 4 forcing entries");
     for (const auto& [i, v] : forcing) {
@@ -199,9 +199,11 @@ class device_op {
     const bool packed = cuda::detail::aligned16(d_x) && cuda::detail::aligned16(d_y);
     constexpr int w = cuda::detail::pack_width<T>;
     if (packed)
-      stencil_kernel<T, w><<<grid_for(std::size_t(n_) / w + 1), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
+      stencil_kernel<T, w>
+          <<<grid_for(std::size_t(n_) / w + 1), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
     else
-      stencil_kernel<T, 1><<<grid_for(std::size_t(n_)), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
+      stencil_kernel<T, 1>
+          <<<grid_for(std::size_t(n_)), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
     PERRON_CUDA_CHECK_LAUNCH("stencil_kernel");
   }
   spmv_kernel kernel() const { return plan_ ? plan_->kernel() : spmv_kernel::cpu; }
@@ -233,7 +235,8 @@ class cuda_backend final : public backend<T> {
         if (o.form == operator_form::stencil) {
           lhs_.emplace(m.lhs, std::vector<std::pair<index_t, double>>{}, o.form, o.kernel, stream_);
           const device_op<T>* op = &*lhs_;
-          cg_.emplace(n_, [op](const T* d_x, T* d_y) { op->apply(d_x, d_y, false); }, stream_);
+          cg_.emplace(
+              n_, [op](const T* d_x, T* d_y) { op->apply(d_x, d_y, false); }, stream_);
           lhs_bytes_ = lhs_->bytes();
         } else {
           cg_.emplace(m.lhs, o.kernel, stream_);
@@ -245,8 +248,9 @@ class cuda_backend final : public backend<T> {
         if (o.form == operator_form::stencil) {
           lhs_.emplace(m.lhs, std::vector<std::pair<index_t, double>>{}, o.form, o.kernel, stream_);
           const device_op<T>* op = &*lhs_;
-          jacobi_.emplace(jacobi_diagonal(m.lhs), [op](const T* d_x, T* d_y) { op->apply(d_x, d_y, false); },
-                          jacobi_options{o.omega}, stream_);
+          jacobi_.emplace(
+              jacobi_diagonal(m.lhs), [op](const T* d_x, T* d_y) { op->apply(d_x, d_y, false); },
+              jacobi_options{o.omega}, stream_);
           lhs_bytes_ = lhs_->bytes();
         } else {
           jacobi_.emplace(m.lhs, o.kernel, jacobi_options{o.omega}, stream_);
@@ -262,7 +266,8 @@ class cuda_backend final : public backend<T> {
         PERRON_CUSPARSE_CHECK(cusparseCreate(&sparse_));
         PERRON_CUSPARSE_CHECK(cusparseSetStream(sparse_, stream_));
         std::size_t bytes = 0;
-        PERRON_CUSPARSE_CHECK(gtsv_buffer(sparse_, int(n_), dl_.data(), d_.data(), du_.data(), x_.data(), &bytes));
+        PERRON_CUSPARSE_CHECK(
+            gtsv_buffer(sparse_, int(n_), dl_.data(), d_.data(), du_.data(), x_.data(), &bytes));
         gtsv_buffer_ = device_buffer<char>(std::max<std::size_t>(bytes, 1));
         break;
       }
@@ -281,12 +286,13 @@ class cuda_backend final : public backend<T> {
       rhs_->apply(u_.data(), x_.data(), true);
     } else if (o.solver == step_solver::direct) {
       rhs_->apply(u_.data(), x_.data(), true);
-      PERRON_CUSPARSE_CHECK(gtsv(sparse_, int(n_), dl_.data(), d_.data(), du_.data(), x_.data(), gtsv_buffer_.data()));
+      PERRON_CUSPARSE_CHECK(
+          gtsv(sparse_, int(n_), dl_.data(), d_.data(), du_.data(), x_.data(), gtsv_buffer_.data()));
     } else {
       rhs_->apply(u_.data(), b_.data(), true);
       cuda::copy(n, static_cast<const T*>(u_.data()), x_.data(), stream_);  // warm start from u^n
-      const solve_result res = cg_ ? cg_->solve(b_.data(), x_.data(), o.stop)
-                                   : jacobi_->solve(b_.data(), x_.data(), o.stop);
+      const solve_result res =
+          cg_ ? cg_->solve(b_.data(), x_.data(), o.stop) : jacobi_->solve(b_.data(), x_.data(), o.stop);
       rep.iterations = res.iterations;
       rep.residual = res.relative_residual();
       rep.converged = res.converged;
@@ -296,7 +302,7 @@ class cuda_backend final : public backend<T> {
     }
     if (measure_change) {
       rep.change = cuda::diff_norm_inf_value(n, static_cast<const T*>(x_.data()),
-                                              static_cast<const T*>(u_.data()), scratch_, stream_);
+                                             static_cast<const T*>(u_.data()), scratch_, stream_);
       ++rep.host_syncs;
     }
     std::swap(u_, x_);
@@ -325,7 +331,8 @@ class cuda_backend final : public backend<T> {
       std::vector<double> t;
       for (int i = 0; i < warmup + reps; ++i) {
         timer.start(stream_);
-        PERRON_CUDA_CHECK(cudaMemcpyAsync(b_or_x(), u_.data(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+        PERRON_CUDA_CHECK(
+            cudaMemcpyAsync(b_or_x(), u_.data(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
         const double ms = timer.stop_ms(stream_);
         if (i >= warmup) t.push_back(ms);
       }
@@ -340,8 +347,8 @@ class cuda_backend final : public backend<T> {
         const step_report rep = step(false);
         const double ms = timer.stop_ms(stream_);
         if (!rep.converged)
-          throw invalid_argument("--bench: the linear solver did not converge in step " + std::to_string(i + 1) +
-                                 " (residual " + std::to_string(rep.residual) +
+          throw invalid_argument("--bench: the linear solver did not converge in step " +
+                                 std::to_string(i + 1) + " (residual " + std::to_string(rep.residual) +
                                  "); use a smaller --dt, a larger --max-iter or --rtol");
         if (i >= warmup) {
           t.push_back(ms);
@@ -360,7 +367,7 @@ class cuda_backend final : public backend<T> {
     if (o.scheme == method::explicit_euler) {
       r.bytes_per_step = rhs_->bytes();
     } else if (o.solver == step_solver::direct) {
-      r.operator_bytes = 5 * vec;            // gtsv2 reads dl, d, du, b and writes x at the least
+      r.operator_bytes = 5 * vec;  // gtsv2 reads dl, d, du, b and writes x at the least
       r.bytes_per_step = rhs_->bytes() + 5 * vec;
     }
     if (cg_) {

@@ -12,9 +12,9 @@
 #include <cmath>
 #include <string>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
 #include "kernels/cuda/vector_ops.cuh"
-#include "kernels/error.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cuda/solver_common.cuh"
 #include "solvers/jacobi.hpp"
@@ -69,7 +69,7 @@ __global__ void jacobi_step_kernel(std::size_t n, const T* __restrict__ b, const
         acc[1] += double(b[i]) * double(b[i]);
         x_next[i] = x[i] + omega * r / d[i];
       });
-  grid_reduce<2, sum_op>(acc, partials, counter, [=](const double (&t)[2]) {
+  grid_reduce<2, sum_op>(acc, partials, counter, [=](const double(&t)[2]) {
     s->rho = t[0];
     s->bnorm2 = t[1];
     if (t[0] <= threshold_squared(t[1], rel_tol, abs_tol))
@@ -101,8 +101,12 @@ struct jacobi_solver<T>::impl {
   int previous_iterations = -1;
 
   impl(const std::vector<T>& diagonal, double w, stream_t s)
-      : n(static_cast<index_t>(diagonal.size())), stream(s), omega(static_cast<T>(w)), d(diagonal),
-        x_other(diagonal.size()), q(diagonal.size()) {}
+      : n(static_cast<index_t>(diagonal.size())),
+        stream(s),
+        omega(static_cast<T>(w)),
+        d(diagonal),
+        x_other(diagonal.size()),
+        q(diagonal.size()) {}
 
   template <int W>
   solve_result run(const T* d_b, T* d_x, const stop_criterion& stop) {
@@ -156,7 +160,8 @@ jacobi_solver<T>::jacobi_solver(const csr_matrix<T>& a, spmv_kernel kernel, cons
                                 stream_t stream) {
   check_omega(opt.omega);
   if (!on_gpu(kernel))
-    throw invalid_argument("jacobi on the GPU needs a GPU SpMV kernel (got '" + std::string(name(kernel)) + "')");
+    throw invalid_argument("jacobi on the GPU needs a GPU SpMV kernel (got '" + std::string(name(kernel)) +
+                           "')");
   impl_ = std::make_unique<impl>(jacobi_diagonal(a), opt.omega, stream);
   impl_->plan = std::make_unique<spmv_plan<T>>(a, kernel, stream);
   impl_->kernel = impl_->plan->kernel();

@@ -38,9 +38,10 @@
 #include <memory>
 #include <thread>
 
-#include "kernels/cuda/check.cuh"
-#include "kernels/error.hpp"
-#include "kernels/memory.hpp"
+#include "core/cuda/check.cuh"
+#include "core/cuda/support.cuh"
+#include "core/error.hpp"
+#include "core/memory.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cuda/pagerank_device.cuh"
 #include "solvers/cuda/pagerank_fused.cuh"
@@ -208,8 +209,8 @@ struct pagerank_cuda<T>::impl {
       fused->launch_init(d_r.data(), uniform ? 1 : 0, d_state.data());
       return;
     }
-    init_kernel<T><<<grid, block_threads, 0, stream>>>(d_r.data(), d_bits.data(), n, uniform ? 1 : 0,
-                                                       d_state.data());
+    init_kernel<T>
+        <<<grid, block_threads, 0, stream>>>(d_r.data(), d_bits.data(), n, uniform ? 1 : 0, d_state.data());
     PERRON_CUDA_CHECK_LAUNCH("pagerank init_kernel");
   }
 
@@ -276,8 +277,8 @@ struct pagerank_cuda<T>::impl {
       return true;
     } catch (const error& e) {
       abandon_capture();
-      while_error = "the " + kernel_name() +
-                    " SpMV could not run inside a conditional CUDA graph (" + e.what() + ")";
+      while_error =
+          "the " + kernel_name() + " SpMV could not run inside a conditional CUDA graph (" + e.what() + ")";
       return false;
     }
   }
@@ -316,7 +317,9 @@ struct pagerank_cuda<T>::impl {
     if (fused) return 8;
     if (auto_unroll == 0) {
       constexpr double typical_iterations = 30, trip_us = 4;
-      const double spmv_us = std::max(1.0, time_spmv(*plan, T(1), d_r.data(), T(0), d_y.data(), 1, 5).median_us());
+      const double spmv_us =
+          std::max(1.0, median(cuda::time_calls([&] { plan->apply(T(1), d_r.data(), T(0), d_y.data()); },
+                                                plan->stream(), 1, 5)));
       const long u = std::lround(std::sqrt(2 * typical_iterations * trip_us / spmv_us));
       auto_unroll = static_cast<int>(std::clamp(u, 1L, 8L));
     }
@@ -367,14 +370,16 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel, 
   for (cudaEvent_t& e : m.ev_chunk) PERRON_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   if (pull == pagerank_pull::fused) {
     if (!g.pattern)
-      throw invalid_argument("the fused pull needs an unweighted graph (P^T(i, j) = 1/outdeg(j)); use the spmv pull");
+      throw invalid_argument(
+          "the fused pull needs an unweighted graph (P^T(i, j) = 1/outdeg(j)); use the spmv pull");
     if (kernel != spmv_kernel::automatic)
       throw invalid_argument("the fused pull runs its own kernel; --kernel " + std::string(name(kernel)) +
                              " needs the spmv pull");
   }
   if (pull == pagerank_pull::fused) {
     m.fused = std::make_unique<fused_pull<T>>(g.pt, m.stream);
-    m.reason = "pattern pull with the update fused, vertices by in-degree, sliced, " + std::to_string(m.fused->hub()) +
+    m.reason = "pattern pull with the update fused, vertices by in-degree, sliced, " +
+               std::to_string(m.fused->hub()) +
                " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")";
   } else {
     m.plan = std::make_unique<spmv_plan<T>>(g.pt, kernel, m.stream);
@@ -441,8 +446,8 @@ const std::string& pagerank_cuda<T>::kernel_reason() const {
 template <class T>
 std::size_t pagerank_cuda<T>::device_bytes() const {
   const impl& m = *impl_;
-  return (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) + m.d_r.bytes() + m.d_y.bytes() + m.d_v.bytes() + m.d_bits.bytes() +
-         m.d_state.bytes();
+  return (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) + m.d_r.bytes() + m.d_y.bytes() +
+         m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes();
 }
 
 template <class T>
@@ -474,7 +479,8 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
       throw cuda_error("loop graph-while: " + m.while_error);
     } else {
       loop = pagerank_loop::check_every;
-      res.loop_note = m.while_error + "; checking every " + std::to_string(opt.check_interval) + " iterations instead";
+      res.loop_note =
+          m.while_error + "; checking every " + std::to_string(opt.check_interval) + " iterations instead";
     }
   }
   res.loop = loop;
@@ -489,14 +495,16 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   if (personalized) {
     const std::vector<double> v = normalized_distribution(opt.personalization, m.n, "personalization");
     std::vector<T> vt(v.begin(), v.end());
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(m.d_v.data(), vt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+    PERRON_CUDA_CHECK(
+        cudaMemcpyAsync(m.d_v.data(), vt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, m.stream));
     if (m.fused) m.fused->launch_personalization(m.d_v.data());
   }
   const bool uniform_start = opt.initial.empty();
   if (!uniform_start) {
     const std::vector<double> r0 = normalized_distribution(opt.initial, m.n, "initial vector");
     std::vector<T> rt(r0.begin(), r0.end());
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(m.d_r.data(), rt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+    PERRON_CUDA_CHECK(
+        cudaMemcpyAsync(m.d_r.data(), rt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, m.stream));
   }
   pagerank_state& hs = *m.h_state;
   hs = pagerank_state{};
@@ -509,14 +517,14 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   hs.report_progress = opt.progress && loop == pagerank_loop::graph_while ? 1 : 0;
   hs.residual = std::numeric_limits<double>::infinity();
   *m.h_progress = pagerank_progress{0, 0.0};
-  PERRON_CUDA_CHECK(
-      cudaMemcpyAsync(m.d_state.data(), m.h_state.get(), sizeof(pagerank_state), cudaMemcpyHostToDevice, m.stream));
+  PERRON_CUDA_CHECK(cudaMemcpyAsync(m.d_state.data(), m.h_state.get(), sizeof(pagerank_state),
+                                    cudaMemcpyHostToDevice, m.stream));
 
   PERRON_CUDA_CHECK(cudaEventRecord(m.ev_start, m.stream));
   m.launch_init(uniform_start);
   const auto fetch_state = [&] {
-    PERRON_CUDA_CHECK(
-        cudaMemcpyAsync(m.h_state.get(), m.d_state.data(), sizeof(pagerank_state), cudaMemcpyDeviceToHost, m.stream));
+    PERRON_CUDA_CHECK(cudaMemcpyAsync(m.h_state.get(), m.d_state.data(), sizeof(pagerank_state),
+                                      cudaMemcpyDeviceToHost, m.stream));
   };
   // Pieces of at least 256K values (1 MB in float): fewer would not pay for
   // their copies' and events' fixed costs.

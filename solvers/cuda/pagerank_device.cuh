@@ -68,8 +68,10 @@ __device__ inline bool accumulate_grid(double2 local, pagerank_state* st) {
     sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);
   }
   if (threadIdx.x != 0) return false;
-  ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->residual_acc).fetch_add(sum.x, ::cuda::memory_order_relaxed);
-  ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->dangling_acc).fetch_add(sum.y, ::cuda::memory_order_relaxed);
+  ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->residual_acc)
+      .fetch_add(sum.x, ::cuda::memory_order_relaxed);
+  ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->dangling_acc)
+      .fetch_add(sum.y, ::cuda::memory_order_relaxed);
   const unsigned ticket = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(st->blocks_done)
                               .fetch_add(1u, ::cuda::memory_order_acq_rel);
   return ticket == gridDim.x - 1;

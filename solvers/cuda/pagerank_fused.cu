@@ -1,17 +1,15 @@
 // The fused pattern pull (pagerank_fused.cuh gives the math and the layout).
-#include "solvers/cuda/pagerank_fused.cuh"
-
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <type_traits>
 #include <vector>
 
-#include "kernels/cuda/check.cuh"
-#include "kernels/error.hpp"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
+#include "solvers/cuda/pagerank_fused.cuh"
 
 namespace perron::pagerank_gpu {
 
@@ -52,7 +50,8 @@ constexpr int vrow_links = 64;
 constexpr int setup_threads = 256;
 
 int blocks_for(long long count) {
-  return static_cast<int>(std::max<long long>(1, std::min<long long>((count + setup_threads - 1) / setup_threads, 1 << 20)));
+  return static_cast<int>(
+      std::max<long long>(1, std::min<long long>((count + setup_threads - 1) / setup_threads, 1 << 20)));
 }
 
 // ---- setup ------------------------------------------------------------------
@@ -87,9 +86,10 @@ __global__ void relabel_rows(index_t n, const index_t* __restrict__ perm, const 
 }
 
 // One warp per new row: its links, renamed.
-__global__ void relabel_links(index_t n, const index_t* __restrict__ perm, const index_t* __restrict__ row_ptr,
-                              const index_t* __restrict__ col, const index_t* __restrict__ new_id,
-                              const index_t* __restrict__ new_row_ptr, index_t* __restrict__ new_col) {
+__global__ void relabel_links(index_t n, const index_t* __restrict__ perm,
+                              const index_t* __restrict__ row_ptr, const index_t* __restrict__ col,
+                              const index_t* __restrict__ new_id, const index_t* __restrict__ new_row_ptr,
+                              index_t* __restrict__ new_col) {
   const int lane = threadIdx.x & 31;
   for (long long k = (blockIdx.x * (long long)blockDim.x + threadIdx.x) >> 5; k < n;
        k += (gridDim.x * (long long)blockDim.x) >> 5) {
@@ -113,8 +113,10 @@ __global__ void fill_slices(long long vrows, const unsigned* __restrict__ slice_
 
 // dst[k] = src[perm[k]]
 template <class T>
-__global__ void gather_by(index_t n, const index_t* __restrict__ perm, const T* __restrict__ src, T* __restrict__ dst) {
-  for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) dst[k] = src[perm[k]];
+__global__ void gather_by(index_t n, const index_t* __restrict__ perm, const T* __restrict__ src,
+                          T* __restrict__ dst) {
+  for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x)
+    dst[k] = src[perm[k]];
 }
 
 // ---- the solve ----------------------------------------------------------------
@@ -190,7 +192,8 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
     last = arrived + 1 == static_cast<unsigned>(parts);
   }
   if (!__shfl_sync(0xffffffffu, last, 0)) return;
-  ::cuda::atomic_thread_fence(::cuda::memory_order_acquire, ::cuda::thread_scope_device);  // every slot after the count
+  ::cuda::atomic_thread_fence(::cuda::memory_order_acquire,
+                              ::cuda::thread_scope_device);  // every slot after the count
   T y = 0;
   for (index_t t = t0 + lane; t < t1; t += 32) y += __ldcg(a.tail + t);
   for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(0xffffffffu, y, off);
@@ -206,9 +209,10 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
 // or, for a row cut by the slice's ends, hands the partial to contribute().
 // Called by the whole warp.
 template <class T>
-__device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, T acc, row_data<T> rd,
-                                             const T* __restrict__ x, T* __restrict__ xn, double alpha, double c,
-                                             bool personalized, double v_uniform, step_sums& s) {
+__device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, T acc,
+                                             row_data<T> rd, const T* __restrict__ x, T* __restrict__ xn,
+                                             double alpha, double c, bool personalized, double v_uniform,
+                                             step_sums& s) {
   constexpr unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
   const index_t n = a.n;
@@ -247,8 +251,8 @@ __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, 
 
 template <class T>
 __global__ void __launch_bounds__(step_threads, 1)
-    fused_step(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
-               int set_condition) {
+    fused_step(fused_args<T> a, pagerank_state* st, pagerank_progress* progress,
+               cudaGraphConditionalHandle handle, int set_condition) {
   if (st->done) return;  // written by the previous launch's last block: uniform across this grid
   const int k = st->iteration;
   const T* __restrict__ x = (k & 1) ? a.x1 : a.x0;
@@ -398,31 +402,33 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   count_degrees<<<blocks_for(static_cast<long long>(nnz_)), setup_threads, 0, stream_>>>(nnz_, old_col.data(),
                                                                                          deg_old.data());
   PERRON_CUDA_CHECK_LAUNCH("count_degrees");
-  ids_and_lengths<<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, old_ptr.data(), ids.data(), len_old.data());
+  ids_and_lengths<<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, old_ptr.data(), ids.data(),
+                                                                 len_old.data());
   PERRON_CUDA_CHECK_LAUNCH("ids_and_lengths");
   // Stable sort by decreasing in-degree (row length of P^T): perm[k] = old id
   // of new vertex k.
   temp_bytes temp;
   std::size_t bytes = 0;
   const int end_bit = bit_width(static_cast<unsigned long long>(n_));  // an in-degree is at most n
-  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, len_old.data(), len_sorted.data(),
-                                                              ids.data(), perm_.data(), n_, 0, end_bit, stream_));
+  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
+      nullptr, bytes, len_old.data(), len_sorted.data(), ids.data(), perm_.data(), n_, 0, end_bit, stream_));
   PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.get(bytes), bytes, len_old.data(),
-                                                              len_sorted.data(), ids.data(), perm_.data(), n_, 0,
-                                                              end_bit, stream_));
-  gather_by<index_t><<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());
+                                                              len_sorted.data(), ids.data(), perm_.data(), n_,
+                                                              0, end_bit, stream_));
+  gather_by<index_t>
+      <<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());
   PERRON_CUDA_CHECK_LAUNCH("gather_by");
-  relabel_rows<<<blocks_for(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(), new_id.data(),
-                                                                    len.data());
+  relabel_rows<<<blocks_for(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
+                                                                    new_id.data(), len.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_rows");
   cuda::device_buffer<index_t> row_ptr(n + 1), csr_col(std::max<std::size_t>(nnz_, 1));
   temp_bytes scan_temp;  // its own: freeing the sort's while the sort may still run would not be safe
-  PERRON_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, len.data(), row_ptr.data(), n_ + 1, stream_));
   PERRON_CUDA_CHECK(
-      cub::DeviceScan::ExclusiveSum(scan_temp.get(bytes), bytes, len.data(), row_ptr.data(), n_ + 1, stream_));
-  relabel_links<<<blocks_for(32LL * n_), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
-                                                                      old_col.data(), new_id.data(), row_ptr.data(),
-                                                                      csr_col.data());
+      cub::DeviceScan::ExclusiveSum(nullptr, bytes, len.data(), row_ptr.data(), n_ + 1, stream_));
+  PERRON_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.get(bytes), bytes, len.data(), row_ptr.data(),
+                                                  n_ + 1, stream_));
+  relabel_links<<<blocks_for(32LL * n_), setup_threads, 0, stream_>>>(
+      n_, perm_.data(), old_ptr.data(), old_col.data(), new_id.data(), row_ptr.data(), csr_col.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_links");
 
   // Virtual rows and slices, on the host (one pass over the rows): row k of
@@ -452,7 +458,8 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
       vbegin.push_back(b);
       b += l;
     }
-    if (vrow.size() > max_index / 2) throw dimension_error("fused pull: more virtual rows than index_t counts");
+    if (vrow.size() > max_index / 2)
+      throw dimension_error("fused pull: more virtual rows than index_t counts");
     first_slice[k] = static_cast<index_t>(first / 32);
     parts[k] = static_cast<index_t>((vrow.size() - 1) / 32 - first / 32 + 1);
   }
@@ -476,7 +483,8 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   {
     cuda::device_buffer<index_t> d_vbegin(vbegin);
     fill_slices<<<blocks_for(static_cast<long long>(vrows)), setup_threads, 0, stream_>>>(
-        static_cast<long long>(vrows), slice_start_.data(), vlen_.data(), d_vbegin.data(), csr_col.data(), col_.data());
+        static_cast<long long>(vrows), slice_start_.data(), vlen_.data(), d_vbegin.data(), csr_col.data(),
+        col_.data());
     PERRON_CUDA_CHECK_LAUNCH("fill_slices");
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
@@ -493,9 +501,10 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   // The hub: as much of x as shared memory holds.
   cudaFuncAttributes fa{};
   PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, fused_step<T>));
-  const long long room =
-      (static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)) / static_cast<long long>(sizeof(T));
-  max_hub_ = static_cast<int>(std::max<long long>(0, std::min<long long>(room, n_)) / 32 * 32);  // whole 16-byte vectors
+  const long long room = (static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)) /
+                         static_cast<long long>(sizeof(T));
+  max_hub_ = static_cast<int>(std::max<long long>(0, std::min<long long>(room, n_)) / 32 *
+                              32);  // whole 16-byte vectors
   PERRON_CUDA_CHECK(cudaFuncSetAttribute(fused_step<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(static_cast<std::size_t>(max_hub_) * sizeof(T))));
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -554,7 +563,8 @@ void fused_pull<T>::choose_hub() {
 template <class T>
 void fused_pull<T>::launch_init(const T* d_r0, int uniform, pagerank_state* st) {
   const fused_args<T> a = args();
-  init_x<T><<<std::min(blocks_for(n_), 4096), setup_threads, 0, stream_>>>(a, perm_.data(), d_r0, uniform, st);
+  init_x<T>
+      <<<std::min(blocks_for(n_), 4096), setup_threads, 0, stream_>>>(a, perm_.data(), d_r0, uniform, st);
   PERRON_CUDA_CHECK_LAUNCH("pagerank init_x");
 }
 
@@ -565,11 +575,11 @@ void fused_pull<T>::launch_personalization(const T* d_v) {
 }
 
 template <class T>
-void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
-                                int set_condition) {
+void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
+                                cudaGraphConditionalHandle handle, int set_condition) {
   const fused_args<T> a = args();
-  fused_step<T><<<grid_, step_threads, static_cast<std::size_t>(hub_) * sizeof(T), stream_>>>(a, st, progress, handle,
-                                                                                             set_condition);
+  fused_step<T><<<grid_, step_threads, static_cast<std::size_t>(hub_) * sizeof(T), stream_>>>(
+      a, st, progress, handle, set_condition);
   PERRON_CUDA_CHECK_LAUNCH("pagerank fused_step");
 }
 
@@ -582,9 +592,9 @@ void fused_pull<T>::launch_ranks(T* d_r, const pagerank_state* st) {
 
 template <class T>
 std::size_t fused_pull<T>::device_bytes() const {
-  return col_.bytes() + slice_start_.bytes() + vrow_.bytes() + vlen_.bytes() + deg_.bytes() +
-         perm_.bytes() + parts_.bytes() + first_slice_.bytes() + count_.bytes() + x_[0].bytes() + x_[1].bytes() +
-         v_.bytes() + tail_.bytes() + head_.bytes();
+  return col_.bytes() + slice_start_.bytes() + vrow_.bytes() + vlen_.bytes() + deg_.bytes() + perm_.bytes() +
+         parts_.bytes() + first_slice_.bytes() + count_.bytes() + x_[0].bytes() + x_[1].bytes() + v_.bytes() +
+         tail_.bytes() + head_.bytes();
 }
 
 template class fused_pull<float>;

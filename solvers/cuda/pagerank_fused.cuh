@@ -40,8 +40,8 @@
 #include <cstddef>
 #include <string>
 
-#include "kernels/device.hpp"
-#include "kernels/formats.hpp"
+#include "core/device.hpp"
+#include "core/formats.hpp"
 #include "solvers/cuda/pagerank_device.cuh"
 
 namespace perron::pagerank_gpu {

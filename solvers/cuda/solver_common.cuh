@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "kernels/cuda/check.cuh"
+#include "core/cuda/check.cuh"
 #include "solvers/cg.hpp"
 #include "solvers/linear_solver.hpp"
 
@@ -25,10 +25,14 @@ enum device_status : int {
 
 inline solve_status to_status(int s) {
   switch (s) {
-    case st_converged: return solve_status::converged;
-    case st_breakdown: return solve_status::breakdown;
-    case st_diverged: return solve_status::diverged;
-    default: return solve_status::max_iterations;
+    case st_converged:
+      return solve_status::converged;
+    case st_breakdown:
+      return solve_status::breakdown;
+    case st_diverged:
+      return solve_status::diverged;
+    default:
+      return solve_status::max_iterations;
   }
 }
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/error.hpp"
 #include "io/load.hpp"
 #include "io/matrix_market.hpp"
 #include "io/snap.hpp"
 #include "io/text_input.hpp"
-#include "kernels/error.hpp"
 
 namespace perron::fuzz {
 

@@ -71,7 +71,8 @@ std::vector<double> dense_spmv(const std::vector<double>& d, index_t rows, index
   std::vector<double> out(rows);
   for (index_t i = 0; i < rows; ++i) {
     long double s = 0;
-    for (index_t j = 0; j < cols; ++j) s += static_cast<long double>(d[static_cast<std::size_t>(i) * cols + j]) * x[j];
+    for (index_t j = 0; j < cols; ++j)
+      s += static_cast<long double>(d[static_cast<std::size_t>(i) * cols + j]) * x[j];
     out[i] = static_cast<double>(alpha * s) + (beta == 0.0 ? 0.0 : beta * y[i]);
   }
   return out;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/formats.hpp"
+#include "core/formats.hpp"
 
 namespace perron::test {
 
@@ -33,9 +33,8 @@ coo_matrix<double> random_coo(index_t rows, index_t cols, double density, std::u
 // Dense row-major reference built by summing COO triplets.
 std::vector<double> dense_from_coo(const coo_matrix<double>& a);
 // y = alpha * D * x + beta * y with a dense row-major D (long double accumulation).
-std::vector<double> dense_spmv(const std::vector<double>& d, index_t rows, index_t cols,
-                               double alpha, const std::vector<double>& x, double beta,
-                               const std::vector<double>& y);
+std::vector<double> dense_spmv(const std::vector<double>& d, index_t rows, index_t cols, double alpha,
+                               const std::vector<double>& x, double beta, const std::vector<double>& y);
 
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed, double lo = -1.0, double hi = 1.0);
 
@@ -43,18 +42,18 @@ std::vector<double> random_vector(std::size_t n, std::uint64_t seed, double lo =
 
 // Base fixture for tests that need a GPU. Use GPU_FIXTURE_SETUP() in SetUp of
 // parameterized fixtures, or derive from perron::test::gpu_test.
-#define PERRON_REQUIRE_DEVICE_OR_SKIP()                                                   \
-  do {                                                                                    \
-    if (!::perron::cuda::available()) {                                                   \
-      if (::perron::test::gpu_required())                                                 \
-        FAIL() << "PERRON_REQUIRE_GPU=1 but no usable CUDA device (built with CUDA: "     \
-               << (::perron::cuda::built() ? "yes" : "no") << ")";                       \
-      else                                                                                \
-        GTEST_SKIP() << "no CUDA device";                                                 \
-    }                                                                                     \
+#define PERRON_REQUIRE_DEVICE_OR_SKIP()                                               \
+  do {                                                                                \
+    if (!::perron::cuda::available()) {                                               \
+      if (::perron::test::gpu_required())                                             \
+        FAIL() << "PERRON_REQUIRE_GPU=1 but no usable CUDA device (built with CUDA: " \
+               << (::perron::cuda::built() ? "yes" : "no") << ")";                    \
+      else                                                                            \
+        GTEST_SKIP() << "no CUDA device";                                             \
+    }                                                                                 \
   } while (0)
 
-#include "kernels/device.hpp"
+#include "core/device.hpp"
 
 namespace perron::test {
 class gpu_test : public ::testing::Test {

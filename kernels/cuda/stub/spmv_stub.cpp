@@ -1,13 +1,13 @@
-// CPU-only builds: spmv_plan and the GPU timing exist but throw a clear error
+// CPU-only builds: spmv_plan exists but throws a clear error
 // (a plan for the cpu kernel is refused the same way as in CUDA builds).
-#include <algorithm>
-
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 #include "kernels/spmv.hpp"
 
 namespace perron {
 namespace {
-[[noreturn]] void no_cuda() { throw cuda_error("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)"); }
+[[noreturn]] void no_cuda() {
+  throw cuda_error("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+}
 }  // namespace
 
 template <class T>
@@ -16,8 +16,9 @@ struct spmv_plan<T>::impl {};
 template <class T>
 spmv_plan<T>::spmv_plan(const csr_matrix<T>&, spmv_kernel kernel, cuda::stream_t) {
   if (!on_gpu(kernel))
-    throw invalid_argument("spmv_plan: kernel '" + std::string(name(kernel)) +
-                           "' runs on the host; call spmv(csr, alpha, x, beta, y) instead of building a GPU plan");
+    throw invalid_argument(
+        "spmv_plan: kernel '" + std::string(name(kernel)) +
+        "' runs on the host; call spmv(csr, alpha, x, beta, y) instead of building a GPU plan");
   no_cuda();
 }
 template <class T>
@@ -30,49 +31,43 @@ spmv_plan<T>& spmv_plan<T>::operator=(spmv_plan&&) noexcept = default;
 // A plan cannot be constructed in this build, so these are unreachable; they
 // still throw rather than return something made up.
 template <class T>
-void spmv_plan<T>::apply(T, const T*, T, T*) const { no_cuda(); }
+void spmv_plan<T>::apply(T, const T*, T, T*) const {
+  no_cuda();
+}
 template <class T>
-spmv_kernel spmv_plan<T>::kernel() const { no_cuda(); }
+spmv_kernel spmv_plan<T>::kernel() const {
+  no_cuda();
+}
 template <class T>
-index_t spmv_plan<T>::rows() const { no_cuda(); }
+index_t spmv_plan<T>::rows() const {
+  no_cuda();
+}
 template <class T>
-index_t spmv_plan<T>::cols() const { no_cuda(); }
+index_t spmv_plan<T>::cols() const {
+  no_cuda();
+}
 template <class T>
-std::size_t spmv_plan<T>::nnz() const { no_cuda(); }
+std::size_t spmv_plan<T>::nnz() const {
+  no_cuda();
+}
 template <class T>
-cuda::stream_t spmv_plan<T>::stream() const { no_cuda(); }
+cuda::stream_t spmv_plan<T>::stream() const {
+  no_cuda();
+}
 template <class T>
-std::size_t spmv_plan<T>::device_bytes() const { no_cuda(); }
+std::size_t spmv_plan<T>::device_bytes() const {
+  no_cuda();
+}
 template <class T>
-const std::string& spmv_plan<T>::reason() const { no_cuda(); }
+const std::string& spmv_plan<T>::reason() const {
+  no_cuda();
+}
 template <class T>
-std::string spmv_plan<T>::description() const { no_cuda(); }
+std::string spmv_plan<T>::description() const {
+  no_cuda();
+}
 
 template class spmv_plan<float>;
 template class spmv_plan<double>;
-
-double gpu_timing::median_us() const {
-  if (us.empty()) return 0;
-  std::vector<double> v = us;
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
-
-template <class T>
-gpu_timing time_spmv(const spmv_plan<T>&, T, const T*, T, T*, int, int, bool) {
-  no_cuda();
-}
-template gpu_timing time_spmv(const spmv_plan<float>&, float, const float*, float, float*, int, int, bool);
-template gpu_timing time_spmv(const spmv_plan<double>&, double, const double*, double, double*, int, int, bool);
-
-template <class T>
-gpu_timing time_gather_floor(const csr_matrix<T>&, const T*, int, int, bool) {
-  no_cuda();
-}
-template gpu_timing time_gather_floor(const csr_matrix<float>&, const float*, int, int, bool);
-template gpu_timing time_gather_floor(const csr_matrix<double>&, const double*, int, int, bool);
-
-double copy_bandwidth_gbs(std::size_t, int) { no_cuda(); }
 
 }  // namespace perron

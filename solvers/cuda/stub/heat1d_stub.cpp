@@ -1,5 +1,5 @@
 // CPU-only builds: the GPU heat backend exists but throws.
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 #include "solvers/heat1d.hpp"
 
 namespace perron::heat::detail {

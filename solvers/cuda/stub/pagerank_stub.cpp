@@ -1,11 +1,12 @@
 // CPU-only builds: the GPU PageRank solver exists but refuses to start.
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 #include "solvers/pagerank.hpp"
 
 namespace perron {
 namespace {
 [[noreturn]] void no_cuda() {
-  throw cuda_error("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): the GPU PageRank solver is unavailable");
+  throw cuda_error(
+      "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): the GPU PageRank solver is unavailable");
 }
 }  // namespace
 

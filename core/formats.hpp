@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace perron {
@@ -56,5 +57,22 @@ struct ell_matrix {
     return static_cast<std::size_t>(slot) * static_cast<std::size_t>(rows) + static_cast<std::size_t>(row);
   }
 };
+
+// "rows x cols", for messages.
+std::string dimensions(index_t rows, index_t cols);
+// dimension_error naming `who` when nnz does not fit index_t / rows or cols is negative.
+void check_nnz_fits(std::size_t nnz, const char* who);
+void check_dimensions(index_t rows, index_t cols, const char* who);
+
+// Consistency checks, O(nnz): array lengths, dimensions, every index in range,
+// and for CSR a row_ptr of rows + 1 non-decreasing entries from 0 to nnz
+// (sortedness within rows is the producer's promise and is not re-checked).
+// dimension_error naming `who` and the first offending entry otherwise. The
+// conversions run them on their input; writers and other consumers of
+// caller-built matrices call them before indexing.
+template <class T>
+void validate(const coo_matrix<T>& a, const char* who);
+template <class T>
+void validate(const csr_matrix<T>& a, const char* who);
 
 }  // namespace perron

@@ -15,8 +15,7 @@ struct error : std::runtime_error {
 
 // A file could not be opened / read (missing, directory, I/O failure, truncated .gz).
 struct io_error : error {
-  io_error(const std::string& file, const std::string& what)
-      : error(file + ": " + what), file(file) {}
+  io_error(const std::string& file, const std::string& what) : error(file + ": " + what), file(file) {}
   std::string file;
 };
 
@@ -24,7 +23,9 @@ struct io_error : error {
 struct parse_error : error {
   parse_error(const std::string& file, std::uint64_t line, const std::string& what)
       : error(file + (line ? ":" + std::to_string(line) : std::string()) + ": " + what),
-        file(file), line(line), reason(what) {}
+        file(file),
+        line(line),
+        reason(what) {}
   std::string file;
   std::uint64_t line;
   std::string reason;

@@ -1,16 +1,16 @@
-#include "kernels/memory.hpp"
+#include "core/memory.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
-#include "kernels/error.hpp"
+#include "core/error.hpp"
 
 namespace perron {
 
@@ -43,7 +43,8 @@ void prefault(const std::vector<byte_span>& spans, unsigned threads) {
   // Failure (an older kernel: EINVAL) only means the fill will fault the pages as before.
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1) if (count > 1)
   for (std::int64_t k = 0; k < count; ++k)
-    ::madvise(reinterpret_cast<void*>(pieces[k].first), pieces[k].second - pieces[k].first, MADV_POPULATE_WRITE);
+    ::madvise(reinterpret_cast<void*>(pieces[k].first), pieces[k].second - pieces[k].first,
+              MADV_POPULATE_WRITE);
 #else
   (void)spans;
   (void)threads;
@@ -75,7 +76,8 @@ void check_host_memory(double bytes, const std::string& what) {
     return std::string(out);
   };
   const bool by_env = std::getenv("PERRON_MEMORY_LIMIT") != nullptr;
-  throw dimension_error(what + " needs about " + size(bytes) + " of memory, more than the " + size(double(limit)) +
+  throw dimension_error(what + " needs about " + size(bytes) + " of memory, more than the " +
+                        size(double(limit)) +
                         (by_env ? " that PERRON_MEMORY_LIMIT allows" : " this machine has"));
 }
 

@@ -13,13 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "apps/common/input_options.hpp"
 #include "apps/common/app.hpp"
+#include "apps/common/input_options.hpp"
 #include "apps/common/timer.hpp"
+#include "bench/spmv_timing.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
 #include "io/load.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/device.hpp"
-#include "kernels/error.hpp"
 #include "kernels/spmv.hpp"
 
 namespace po = boost::program_options;
@@ -125,7 +126,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   if (s.matrices.empty()) throw usage_error("no MATRIX given");
   if (s.precision != "float" && s.precision != "double")
     throw usage_error("--precision must be float or double (got '" + s.precision + "')");
-  if (s.iterations < 100) throw usage_error("--iterations must be >= 100 (got " + std::to_string(s.iterations) + ")");
+  if (s.iterations < 100)
+    throw usage_error("--iterations must be >= 100 (got " + std::to_string(s.iterations) + ")");
   if (s.warmup < 1) throw usage_error("--warmup must be >= 1 (got " + std::to_string(s.warmup) + ")");
   if (s.copy_mib < 64) throw usage_error("--copy-mib must be >= 64 (got " + std::to_string(s.copy_mib) + ")");
   if (s.json == "-" && s.csv == "-") throw usage_error("--json and --csv cannot both go to stdout");
@@ -308,42 +310,47 @@ void print_table(const std::vector<result>& rs) {
               "kernel", "ran", "median_us", "GB/s", "%copy", "vs_alg1", "max_rel", "check");
   for (const result& r : rs) {
     if (r.refused) {
-      std::printf("%-26s %10d %10d %11zu  %-14s %-14s %10s %8s %6s %7s %9s %5s\n", r.matrix.c_str(), r.rows, r.cols,
-                  r.nnz, r.kernel.c_str(), "refused", "-", "-", "-", "-", "-", "-");
+      std::printf("%-26s %10d %10d %11zu  %-14s %-14s %10s %8s %6s %7s %9s %5s\n", r.matrix.c_str(), r.rows,
+                  r.cols, r.nnz, r.kernel.c_str(), "refused", "-", "-", "-", "-", "-", "-");
       continue;
     }
-    std::printf("%-26s %10d %10d %11zu  %-14s %-14s %10.2f %8.1f %6.1f %7.2f %9s %5s\n", r.matrix.c_str(), r.rows,
-                r.cols, r.nnz, r.kernel.c_str(), r.resolved.c_str(), r.median_us, r.gbs, r.pct_copy, r.vs_alg1,
-                r.check == "-" ? "-" : sci(r.max_rel_err).c_str(), r.check.c_str());
+    std::printf("%-26s %10d %10d %11zu  %-14s %-14s %10.2f %8.1f %6.1f %7.2f %9s %5s\n", r.matrix.c_str(),
+                r.rows, r.cols, r.nnz, r.kernel.c_str(), r.resolved.c_str(), r.median_us, r.gbs, r.pct_copy,
+                r.vs_alg1, r.check == "-" ? "-" : sci(r.max_rel_err).c_str(), r.check.c_str());
   }
 }
 
 void print_csv(std::FILE* f, const std::vector<result>& rs) {
-  std::fprintf(f, "matrix,rows,cols,nnz,bytes,kernel,ran,median_us,min_us,gbs,pct_copy,vs_cusparse_alg1,max_rel_err,"
-              "check,refused\n");
+  std::fprintf(
+      f,
+      "matrix,rows,cols,nnz,bytes,kernel,ran,median_us,min_us,gbs,pct_copy,vs_cusparse_alg1,max_rel_err,"
+      "check,refused\n");
   for (const result& r : rs)
-    std::fprintf(f, "%s,%d,%d,%zu,%.0f,%s,%s,%.3f,%.3f,%.2f,%.2f,%.4f,%.3e,%s,%d\n", r.matrix.c_str(), r.rows, r.cols,
-                r.nnz, r.bytes, r.kernel.c_str(), r.refused ? "" : r.resolved.c_str(), r.median_us, r.min_us, r.gbs,
-                r.pct_copy, r.vs_alg1, r.max_rel_err, r.check.c_str(), r.refused ? 1 : 0);
+    std::fprintf(f, "%s,%d,%d,%zu,%.0f,%s,%s,%.3f,%.3f,%.2f,%.2f,%.4f,%.3e,%s,%d\n", r.matrix.c_str(), r.rows,
+                 r.cols, r.nnz, r.bytes, r.kernel.c_str(), r.refused ? "" : r.resolved.c_str(), r.median_us,
+                 r.min_us, r.gbs, r.pct_copy, r.vs_alg1, r.max_rel_err, r.check.c_str(), r.refused ? 1 : 0);
 }
 
 void print_json(std::FILE* f, const settings& s, const std::string& device, double copy_gbs,
                 const std::vector<result>& rs) {
-  std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"copy_gbs\": %.1f,\n  \"precision\": \"%s\",\n", json_escape(device).c_str(),
-              copy_gbs, s.precision.c_str());
+  std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"copy_gbs\": %.1f,\n  \"precision\": \"%s\",\n",
+               json_escape(device).c_str(), copy_gbs, s.precision.c_str());
   std::fprintf(f, "  \"iterations\": %d,\n  \"warmup\": %d,\n  \"cold\": %s,\n", s.iterations, s.warmup,
-              s.cold ? "true" : "false");
-  std::fprintf(f, "  \"bytes\": \"nnz*(value+index) + (rows+1)*4 + cols*value + rows*value\",\n  \"results\": [");
+               s.cold ? "true" : "false");
+  std::fprintf(
+      f, "  \"bytes\": \"nnz*(value+index) + (rows+1)*4 + cols*value + rows*value\",\n  \"results\": [");
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const result& r = rs[i];
-    std::fprintf(f, "%s\n    {\"matrix\": \"%s\", \"rows\": %d, \"cols\": %d, \"nnz\": %zu, \"bytes\": %.0f, "
-                "\"kernel\": \"%s\", \"ran\": \"%s\", \"description\": \"%s\", \"reason\": \"%s\", "
-                "\"refused\": %s, \"median_us\": %.3f, \"min_us\": %.3f, \"gbs\": %.2f, \"pct_copy\": %.2f, "
-                "\"vs_cusparse_alg1\": %.4f, \"max_rel_err\": %.3e, \"check\": \"%s\"}",
-                i ? "," : "", json_escape(r.matrix).c_str(), r.rows, r.cols, r.nnz, r.bytes,
-                json_escape(r.kernel).c_str(), json_escape(r.resolved).c_str(), json_escape(r.description).c_str(),
-                json_escape(r.reason).c_str(), r.refused ? "true" : "false", r.median_us, r.min_us, r.gbs,
-                r.pct_copy, r.vs_alg1, std::isfinite(r.max_rel_err) ? r.max_rel_err : 1e300, r.check.c_str());
+    std::fprintf(f,
+                 "%s\n    {\"matrix\": \"%s\", \"rows\": %d, \"cols\": %d, \"nnz\": %zu, \"bytes\": %.0f, "
+                 "\"kernel\": \"%s\", \"ran\": \"%s\", \"description\": \"%s\", \"reason\": \"%s\", "
+                 "\"refused\": %s, \"median_us\": %.3f, \"min_us\": %.3f, \"gbs\": %.2f, \"pct_copy\": %.2f, "
+                 "\"vs_cusparse_alg1\": %.4f, \"max_rel_err\": %.3e, \"check\": \"%s\"}",
+                 i ? "," : "", json_escape(r.matrix).c_str(), r.rows, r.cols, r.nnz, r.bytes,
+                 json_escape(r.kernel).c_str(), json_escape(r.resolved).c_str(),
+                 json_escape(r.description).c_str(), json_escape(r.reason).c_str(),
+                 r.refused ? "true" : "false", r.median_us, r.min_us, r.gbs, r.pct_copy, r.vs_alg1,
+                 std::isfinite(r.max_rel_err) ? r.max_rel_err : 1e300, r.check.c_str());
   }
   std::fprintf(f, "\n  ]\n}\n");
 }
@@ -378,20 +385,26 @@ int main_body(int argc, char** argv) {
   } else if (s.csv == "-") {
     print_csv(stdout, results);
   } else {
-    std::printf("device: %s\ncopy bandwidth: %.0f GB/s (cudaMemcpy D2D of %d MiB, read + written, median of 20)\n",
-                device.c_str(), copy_gbs, s.copy_mib);
+    std::printf(
+        "device: %s\ncopy bandwidth: %.0f GB/s (cudaMemcpy D2D of %d MiB, read + written, median of 20)\n",
+        device.c_str(), copy_gbs, s.copy_mib);
     const std::size_t value = s.precision == "double" ? sizeof(double) : sizeof(float);
-    std::printf("precision %s; bytes = nnz*(%zu+4) + (rows+1)*4 + cols*%zu + rows*%zu; median of %d launches after %d "
-                "warm-up%s; vs_alg1 = cuSPARSE CSR ALG1 time / kernel time\n",
-                s.precision.c_str(), value, value, value, s.iterations, s.warmup,
-                s.cold ? ", L2 flushed before each" : "");
+    std::printf(
+        "precision %s; bytes = nnz*(%zu+4) + (rows+1)*4 + cols*%zu + rows*%zu; median of %d launches after "
+        "%d "
+        "warm-up%s; vs_alg1 = cuSPARSE CSR ALG1 time / kernel time\n",
+        s.precision.c_str(), value, value, value, s.iterations, s.warmup,
+        s.cold ? ", L2 flushed before each" : "");
     print_table(results);
     for (const result& r : results)
-      if (!r.reason.empty() && r.kernel == "auto") std::printf("auto on %s: %s\n", r.matrix.c_str(), r.reason.c_str());
+      if (!r.reason.empty() && r.kernel == "auto")
+        std::printf("auto on %s: %s\n", r.matrix.c_str(), r.reason.c_str());
   }
-  const auto failed = std::count_if(results.begin(), results.end(), [](const result& r) { return r.check == "FAIL"; });
+  const auto failed =
+      std::count_if(results.begin(), results.end(), [](const result& r) { return r.check == "FAIL"; });
   if (failed > 0) {
-    std::cerr << "spmv-bench: error: " << failed << " result(s) differ from the CPU reference beyond the bound\n";
+    std::cerr << "spmv-bench: error: " << failed
+              << " result(s) differ from the CPU reference beyond the bound\n";
     return internal;
   }
   return ok;

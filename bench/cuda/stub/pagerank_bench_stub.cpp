@@ -1,11 +1,12 @@
 // CPU-only builds: the GPU benchmark helpers exist but refuse to run.
-#include "kernels/error.hpp"
-#include "solvers/pagerank_bench.hpp"
+#include "bench/pagerank_bench.hpp"
+#include "core/error.hpp"
 
 namespace perron::bench {
 namespace {
 [[noreturn]] void no_cuda() {
-  throw cuda_error("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): the GPU benchmark is unavailable");
+  throw cuda_error(
+      "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): the GPU benchmark is unavailable");
 }
 }  // namespace
 

@@ -16,11 +16,12 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "core/error.hpp"
+#include "core/stats.hpp"
 #include "io/cache.hpp"
 #include "io/load.hpp"
 #include "io/matrix_market.hpp"
 #include "io/synthetic.hpp"
-#include "kernels/error.hpp"
 
 namespace po = boost::program_options;
 
@@ -30,12 +31,6 @@ namespace {
 struct usage_error : po::error {
   using po::error::error;
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct figures {
   double read = 0, parse = 0, total = 0;

@@ -18,9 +18,9 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/cuda/check.cuh"
-#include "kernels/error.hpp"
-#include "solvers/pagerank_bench.hpp"
+#include "bench/pagerank_bench.hpp"
+#include "core/cuda/check.cuh"
+#include "core/error.hpp"
 
 namespace perron::bench {
 namespace {
@@ -83,16 +83,16 @@ cusparse_baseline<T>::cusparse_baseline(const pagerank_graph<T>& g) : impl_(std:
   m.d_mask = cuda::device_buffer<T>(mask);
 
   PERRON_CUSPARSE_CHECK(cusparseCreate(&m.handle));
-  PERRON_CUSPARSE_CHECK(cusparseCreateCsr(&m.mat, m.n, m.n, static_cast<std::int64_t>(g.pt.nnz()),
-                                          m.d_row_ptr.data(), m.d_col.data(), m.d_val.data(), CUSPARSE_INDEX_32I,
-                                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<T>()));
+  PERRON_CUSPARSE_CHECK(cusparseCreateCsr(
+      &m.mat, m.n, m.n, static_cast<std::int64_t>(g.pt.nnz()), m.d_row_ptr.data(), m.d_col.data(),
+      m.d_val.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, cuda_type<T>()));
   PERRON_CUSPARSE_CHECK(cusparseCreateDnVec(&m.vec_r, m.n, m.d_r.data(), cuda_type<T>()));
   PERRON_CUSPARSE_CHECK(cusparseCreateDnVec(&m.vec_y, m.n, m.d_y.data(), cuda_type<T>()));
   const T one = 1, zero = 0;
   std::size_t buffer_bytes = 0;
-  PERRON_CUSPARSE_CHECK(cusparseSpMV_bufferSize(m.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, m.mat, m.vec_r,
-                                                &zero, m.vec_y, cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT,
-                                                &buffer_bytes));
+  PERRON_CUSPARSE_CHECK(cusparseSpMV_bufferSize(m.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, m.mat,
+                                                m.vec_r, &zero, m.vec_y, cuda_type<T>(),
+                                                CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes));
   m.d_buffer = cuda::device_buffer<unsigned char>(std::max<std::size_t>(buffer_bytes, 1));
   cuda::synchronize();
 }
@@ -120,8 +120,9 @@ pagerank_result cusparse_baseline<T>::solve(double alpha, double tol, int max_it
     // y = alpha P^T r
     PERRON_CUSPARSE_CHECK(cusparseDnVecSetValues(m.vec_r, r));
     PERRON_CUSPARSE_CHECK(cusparseDnVecSetValues(m.vec_y, y));
-    PERRON_CUSPARSE_CHECK(cusparseSpMV(m.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_t, m.mat, m.vec_r, &zero,
-                                       m.vec_y, cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT, m.d_buffer.data()));
+    PERRON_CUSPARSE_CHECK(cusparseSpMV(m.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_t, m.mat, m.vec_r,
+                                       &zero, m.vec_y, cuda_type<T>(), CUSPARSE_SPMV_ALG_DEFAULT,
+                                       m.d_buffer.data()));
     // y += (alpha * dangling + 1 - alpha) / n
     const double c = (alpha * dangling + (1.0 - alpha)) / n;
     thrust::transform(thrust::device, y, y + n, y, add_scalar<T>{c});

@@ -87,4 +87,20 @@ class device_buffer {
   std::size_t size_ = 0;
 };
 
+// Scratch of the deterministic device reductions (core/cuda/reduce.cuh): room for the per-block partials of
+// up to max_values simultaneous sums, and a counter the last block resets to zero.
+class reduction_scratch {
+ public:
+  static constexpr int max_blocks = 1024;
+  static constexpr int max_values = 4;
+  reduction_scratch() : partials_(max_blocks * max_values), counter_(1) { reset_counter(); }
+  double* partials() noexcept { return partials_.data(); }
+  unsigned* counter() noexcept { return counter_.data(); }
+
+ private:
+  void reset_counter();
+  device_buffer<double> partials_;
+  device_buffer<unsigned> counter_;
+};
+
 }  // namespace perron::cuda

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "kernels/cuda/check.cuh"
-#include "kernels/device.hpp"
+#include "core/cuda/check.cuh"
+#include "core/device.hpp"
 
 namespace perron::cuda {
 
@@ -36,6 +36,10 @@ std::string device_description(int device) {
   std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %d SMs, %.0f MB L2)", p.name, p.major, p.minor,
                 p.multiProcessorCount, p.l2CacheSize / 1.0e6);
   return buf;
+}
+
+void reduction_scratch::reset_counter() {
+  PERRON_CUDA_CHECK(cudaMemset(counter_.data(), 0, sizeof(unsigned)));
 }
 
 void* malloc_bytes(std::size_t bytes) {

@@ -1,0 +1,36 @@
+// GPU timing harness of the benchmarks (spmv-bench, pagerank --bench): not part
+// of the libraries users link. Stub without CUDA: "built without CUDA".
+#pragma once
+
+#include <vector>
+
+#include "core/stats.hpp"
+#include "kernels/spmv.hpp"
+
+namespace perron {
+
+// One sample per timed launch, in microseconds, from a pair of CUDA events
+// around that launch alone. Launches are queued behind a short spin kernel so
+// host-side launch overhead is not in the samples; with flush_l2 a scratch
+// buffer twice the L2 size is rewritten before each timed launch (outside the
+// events), so the matrix and x come from DRAM.
+struct gpu_timing {
+  std::vector<double> us;
+  double median_us() const { return median(us); }
+};
+template <class T>
+gpu_timing time_spmv(const spmv_plan<T>& plan, T alpha, const T* d_x, T beta, T* d_y, int warmup,
+                     int iterations, bool flush_l2 = false);
+
+// Diagnostic floor for a CSR matrix: the time of a kernel that streams only
+// col_idx and gathers x[col] once per nonzero (no values, no row_ptr, no y),
+// with d_x on the device (cols entries), timed like time_spmv.
+template <class T>
+gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, int iterations,
+                             bool flush_l2 = false);
+
+// Device-to-device cudaMemcpy bandwidth in GB/s, counting bytes read plus
+// bytes written, median of `iterations` copies of `bytes` after one warm-up.
+double copy_bandwidth_gbs(std::size_t bytes = std::size_t(1) << 30, int iterations = 20);
+
+}  // namespace perron

@@ -1,0 +1,91 @@
+// The one deterministic reduction of perron's GPU code: every residual, dot
+// product and norm goes through it.
+//
+// Every block reduces its values (warp shuffles, then one warp over the
+// per-warp sums), writes them to scratch, and takes a ticket; the block holding
+// the last ticket sums the partials in block order and hands the totals to a
+// `finish` functor (thread 0), which stores them or derives solver scalars from
+// them. No host round trip and no atomics on the values: the partials are
+// combined in a fixed order, so the result is bitwise the same run to run
+// whatever order the blocks ran in (for a fixed grid size).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/device.hpp"
+
+namespace perron::cuda::detail {
+
+constexpr int block_size = 256;
+constexpr int warps_per_block = block_size / 32;
+
+struct sum_op {
+  __device__ static double identity() { return 0.0; }
+  __device__ static double apply(double a, double b) { return a + b; }
+};
+// max that propagates NaN (fmax would drop it, and a diverged run would look converged).
+struct max_nan_op {
+  __device__ static double identity() { return 0.0; }
+  __device__ static double apply(double a, double b) { return (a > b || a != a) ? a : b; }
+};
+
+// Reduces v[0..K) over a block of `threads` threads (a multiple of 32, at most
+// 1024); the result is valid in thread 0.
+template <int K, class Op, int threads = block_size>
+__device__ __forceinline__ void block_reduce(double (&v)[K], double* smem /* K * threads / 32 */) {
+  constexpr int warps = threads / 32;
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  __syncthreads();  // smem may still be read from a previous call
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v[k] = Op::apply(v[k], __shfl_down_sync(0xffffffffu, v[k], off));
+    if (lane == 0) smem[k * warps + warp] = v[k];
+  }
+  __syncthreads();
+  if (warp == 0) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      v[k] = lane < warps ? smem[k * warps + lane] : Op::identity();
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) v[k] = Op::apply(v[k], __shfl_down_sync(0xffffffffu, v[k], off));
+    }
+  }
+}
+
+// Grid-wide reduction of v[0..K) (each thread's contribution) over a grid of
+// at most reduction_scratch::max_blocks blocks of `threads` threads. The last
+// block to finish calls finish(totals) in its thread 0 and re-arms the counter.
+// Must be reached by every thread of every block (no early return before it).
+template <int K, class Op, int threads = block_size, class Finish>
+__device__ __forceinline__ void grid_reduce(double (&v)[K], double* partials, unsigned* counter,
+                                            Finish finish) {
+  static_assert(K <= reduction_scratch::max_values, "too many simultaneous reductions");
+  __shared__ double smem[K * (threads / 32)];
+  __shared__ bool last;
+  block_reduce<K, Op, threads>(v, smem);
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) partials[k * reduction_scratch::max_blocks + blockIdx.x] = v[k];
+    __threadfence();  // partials visible device-wide before the ticket is taken
+    last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  double t[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    t[k] = Op::identity();
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+      t[k] = Op::apply(t[k], __ldcg(partials + k * reduction_scratch::max_blocks + b));
+  }
+  block_reduce<K, Op, threads>(t, smem);
+  if (threadIdx.x == 0) {
+    finish(t);
+    *counter = 0u;
+  }
+}
+
+}  // namespace perron::cuda::detail

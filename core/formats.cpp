@@ -1,0 +1,100 @@
+// Consistency checks of the containers (declared in core/formats.hpp).
+#include "core/formats.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace perron {
+namespace {
+
+// Entries one thread checks before a parallel loop is worth its start-up.
+constexpr std::size_t parallel_grain = 1 << 15;
+
+int threads_for(std::size_t work) {
+  const std::size_t by_work = std::max<std::size_t>(1, work / parallel_grain);
+  return static_cast<int>(std::min<std::size_t>(by_work, static_cast<std::size_t>(omp_get_max_threads())));
+}
+
+}  // namespace
+
+std::string dimensions(index_t rows, index_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
+}
+
+void check_nnz_fits(std::size_t nnz, const char* who) {
+  if (nnz > max_index)
+    throw dimension_error(std::string(who) + ": " + std::to_string(nnz) +
+                          " entries exceed the 32-bit index limit " + std::to_string(max_index));
+}
+
+void check_dimensions(index_t rows, index_t cols, const char* who) {
+  if (rows < 0 || cols < 0)
+    throw dimension_error(std::string(who) + ": negative dimensions " + dimensions(rows, cols));
+}
+
+template <class T>
+void validate(const coo_matrix<T>& a, const char* who) {
+  check_dimensions(a.rows, a.cols, who);
+  if (a.col_idx.size() != a.row_idx.size() || a.values.size() != a.row_idx.size())
+    throw dimension_error(std::string(who) + ": COO arrays differ in length (row_idx " +
+                          std::to_string(a.row_idx.size()) + ", col_idx " + std::to_string(a.col_idx.size()) +
+                          ", values " + std::to_string(a.values.size()) + ")");
+  check_nnz_fits(a.nnz(), who);
+  const std::size_t n = a.nnz();
+  const index_t* r = a.row_idx.data();
+  const index_t* c = a.col_idx.data();
+  const index_t rows = a.rows, cols = a.cols;
+  // First offending entry (lowest k), so the message is the same however many threads ran.
+  std::size_t first_bad = n;
+#pragma omp parallel for reduction(min : first_bad) num_threads(threads_for(n)) schedule(static)
+  for (std::size_t k = 0; k < n; ++k)
+    if (r[k] < 0 || r[k] >= rows || c[k] < 0 || c[k] >= cols) first_bad = std::min(first_bad, k);
+  if (first_bad < n)
+    throw dimension_error(std::string(who) + ": entry " + std::to_string(first_bad) + " (0-based) at (" +
+                          std::to_string(r[first_bad]) + ", " + std::to_string(c[first_bad]) +
+                          ") lies outside the " + dimensions(rows, cols) + " matrix");
+}
+
+// A CSR whose arrays are consistent: row_ptr has rows + 1 non-decreasing entries
+// from 0 to nnz, columns in range. (Sortedness within rows is the producer's
+// promise and is not re-checked.) The conversions and writers call this before
+// indexing a caller's CSR, so a corrupt matrix is an error, not an
+// out-of-bounds access; the SpMV hot paths check array sizes only (O(1) per call).
+template <class T>
+void validate(const csr_matrix<T>& a, const char* who) {
+  check_dimensions(a.rows, a.cols, who);
+  const std::string w(who);
+  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
+    throw dimension_error(w + ": row_ptr has " + std::to_string(a.row_ptr.size()) + " entries for " +
+                          std::to_string(a.rows) + " rows (expected rows + 1)");
+  if (a.values.size() != a.col_idx.size())
+    throw dimension_error(w + ": col_idx has " + std::to_string(a.col_idx.size()) + " entries but values " +
+                          std::to_string(a.values.size()));
+  check_nnz_fits(a.nnz(), who);
+  if (a.row_ptr.front() != 0 || static_cast<std::size_t>(a.row_ptr.back()) != a.nnz())
+    throw dimension_error(w + ": row_ptr runs from " + std::to_string(a.row_ptr.front()) + " to " +
+                          std::to_string(a.row_ptr.back()) +
+                          ", expected 0 to nnz = " + std::to_string(a.nnz()));
+  bool monotone = true, in_range = true;
+  const index_t rows = a.rows, cols = a.cols;
+#pragma omp parallel for reduction(&& : monotone) num_threads(threads_for(a.row_ptr.size())) schedule(static)
+  for (index_t r = 0; r < rows; ++r) monotone = monotone && a.row_ptr[r] <= a.row_ptr[r + 1];
+  if (!monotone) throw dimension_error(w + ": row_ptr decreases");
+  const std::size_t n = a.nnz();
+#pragma omp parallel for reduction(&& : in_range) num_threads(threads_for(n)) schedule(static)
+  for (std::size_t k = 0; k < n; ++k) in_range = in_range && a.col_idx[k] >= 0 && a.col_idx[k] < cols;
+  if (!in_range) throw dimension_error(w + ": a column index lies outside [0, " + std::to_string(cols) + ")");
+}
+
+#define PERRON_VALIDATE_INSTANTIATE(T)                          \
+  template void validate<T>(const coo_matrix<T>&, const char*); \
+  template void validate<T>(const csr_matrix<T>&, const char*);
+PERRON_VALIDATE_INSTANTIATE(float)
+PERRON_VALIDATE_INSTANTIATE(double)
+#undef PERRON_VALIDATE_INSTANTIATE
+
+}  // namespace perron

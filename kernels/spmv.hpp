@@ -1,7 +1,8 @@
 // y = alpha * A * x + beta * y, declared once for every backend.
 //
-// Kernels are named by spmv_kernel; spmv_kernels() is THE list that the apps'
-// --kernel validation, the auto-selector, the tests and the benchmark iterate.
+// Kernels are named by spmv_kernel (core/registry.hpp); spmv_kernels() is THE
+// list that the apps' --kernel validation, the auto-selector, the tests and
+// the benchmark iterate.
 // With beta == 0, y is write-only: its old contents (even NaN) never reach the result.
 #pragma once
 
@@ -12,33 +13,9 @@
 
 #include "core/device.hpp"
 #include "core/formats.hpp"
+#include "core/registry.hpp"
 
 namespace perron {
-
-enum class spmv_kernel {
-  cpu,            // OpenMP, host memory
-  csr_scalar,     // one thread per row
-  csr_vector,     // one (sub-)warp per row, shuffle reduction
-  csr_adaptive,   // Greathouse & Daga row blocks
-  csr_cached,     // thread per row, block's window of x in shared memory (Garland)
-  csr_cte,        // warp takes 32 rows, nonzeros spread evenly, segmented reduction
-  ell,            // column-major padded ELL
-  merge,          // merge-path (Merrill & Garland)
-  cusparse,       // cuSPARSE generic SpMV, CSR, ALG1
-  cusparse_alg2,  // cuSPARSE generic SpMV, CSR, ALG2
-  automatic,      // picks per matrix by a short timed trial (kernels/cuda/spmv_auto.cu)
-};
-
-// "csr-scalar", "cusparse-alg2", "auto", ...
-std::string_view name(spmv_kernel k);
-// Inverse of name(); throws invalid_argument listing every valid name.
-spmv_kernel parse_spmv_kernel(std::string_view s);
-// Every kernel, in a fixed order (cpu first, automatic last).
-const std::vector<spmv_kernel>& spmv_kernels();
-// Runs on the GPU (everything but cpu)?
-bool on_gpu(spmv_kernel k);
-// "cpu, csr-scalar, ..., auto" for help texts.
-std::string spmv_kernel_names();
 
 // ---- CPU (kernels/cpu/spmv.cpp) -----------------------------------------
 template <class T>

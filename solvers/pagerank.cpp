@@ -123,24 +123,6 @@ pagerank_loop parse_pagerank_loop(std::string_view s) {
                          "' (valid: auto, graph-while, check-every)");
 }
 
-std::string_view name(pagerank_pull p) {
-  switch (p) {
-    case pagerank_pull::automatic:
-      return "auto";
-    case pagerank_pull::fused:
-      return "fused";
-    case pagerank_pull::spmv:
-      return "spmv";
-  }
-  return "unknown";
-}
-
-pagerank_pull parse_pagerank_pull(std::string_view s) {
-  for (auto p : {pagerank_pull::automatic, pagerank_pull::spmv, pagerank_pull::fused})
-    if (name(p) == s) return p;
-  throw invalid_argument("unknown pull '" + std::string(s) + "' (valid: auto, spmv, fused)");
-}
-
 pagerank_pull resolve_pull(pagerank_pull p, bool pattern, spmv_kernel kernel) {
   if (p != pagerank_pull::automatic) return p;
   return pattern && kernel == spmv_kernel::automatic ? pagerank_pull::fused : pagerank_pull::spmv;

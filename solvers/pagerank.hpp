@@ -27,6 +27,7 @@
 
 #include "core/device.hpp"
 #include "core/formats.hpp"
+#include "core/registry.hpp"
 #include "kernels/spmv.hpp"
 
 namespace perron {
@@ -72,18 +73,6 @@ enum class pagerank_loop {
 };
 std::string_view name(pagerank_loop l);  // "auto", "graph-while", "check-every", "host"
 
-// What one GPU step runs.
-enum class pagerank_pull {
-  automatic,  // fused for an unweighted graph when no SpMV kernel is named, else spmv
-  spmv,       // the plan's SpMV kernel, then the fused update kernel
-  fused,      // one kernel per step: a pull over the pattern of P^T with the update fused, vertices
-              // relabelled by in-degree, rows in slices of 32 virtual rows, the most-gathered part
-              // of x in shared memory (solvers/cuda/pagerank_fused.cuh); pattern graphs only.
-              // Faster per step than cuSPARSE + update on R-MAT graphs, slower on cnr-2000 in
-              // float; its setup is cheaper than the SpMV pull's (docs/PERFORMANCE.md)
-};
-std::string_view name(pagerank_pull p);                 // "auto", "spmv", "fused"
-pagerank_pull parse_pagerank_pull(std::string_view s);  // throws invalid_argument
 // What `automatic` runs for a graph (pattern: unweighted) and a kernel choice:
 // the fused pull needs both an unweighted graph and no named kernel. On the
 // H100 it is 2.3x faster per step on R-MAT, and its setup and first solve are

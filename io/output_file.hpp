@@ -1,0 +1,46 @@
+// Every file perron writes (ranks, JSON, plots, snapshots, matrices) goes
+// through output_file: the bytes go to a temporary file in the target's own
+// folder, which commit() renames over the target in one step. An error or an
+// interrupted run therefore never leaves a truncated file, and never damages
+// a file that was there before. "-" names standard output, as Unix tools read it.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perron::io {
+
+class output_file {
+ public:
+  // Creates the temporary file beside `path` (io_error naming `path` if the
+  // folder is missing or not writable); "-" writes to stdout directly.
+  explicit output_file(std::string path);
+  ~output_file();  // without commit(): the temporary is removed
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+
+  // The stream to write to (fprintf, fwrite); its errors are caught at commit().
+  std::FILE* get() const { return f_; }
+  void write(std::string_view bytes);
+  // Flushes, syncs and closes the temporary, then renames it over the target;
+  // io_error ("cannot write ...: No space left on device") on any failure,
+  // in which case the target is as it was.
+  void commit();
+
+  const std::string& path() const { return path_; }
+  bool is_stdout() const { return path_ == "-"; }
+
+ private:
+  std::string path_, temp_;
+  std::FILE* f_ = nullptr;
+};
+
+// invalid_argument when `output` ("-" excepted) is the same file as one of
+// `inputs` (same device and inode, so through links and other spellings too):
+// "<option> FILE is the input graph; refusing to overwrite it".
+void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs,
+                        std::string_view option);
+
+}  // namespace perron::io

@@ -385,19 +385,12 @@ fused_args<T> fused_pull<T>::args() {
   return a;
 }
 
+// Relabels the vertices by decreasing in-degree on the GPU: perm_, deg_, and
+// the relabelled CSR of the pattern (row_ptr, csr_col).
 template <class T>
-fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream_(stream) {
-  n_ = pt.rows;
-  nnz_ = pt.nnz();
-  if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
-  if (nnz_ > max_index) throw dimension_error("fused pull: more links than index_t counts");
+void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t>& row_ptr,
+                            cuda::device_buffer<index_t>& csr_col) {
   const auto n = static_cast<std::size_t>(n_);
-  int device = 0, optin = 0, sms = 1;
-  PERRON_CUDA_CHECK(cudaGetDevice(&device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  grid_ = sms;  // one block of 1024 threads per SM (__launch_bounds__(1024, 1))
-
   // Upload the pattern only; values are 1/d_j by construction.
   cuda::device_buffer<index_t> old_ptr(pt.row_ptr), old_col(pt.col_idx);
   perm_ = cuda::device_buffer<index_t>(n);
@@ -426,7 +419,8 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   relabel_rows<<<blocks_for(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
                                                                     new_id.data(), len.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_rows");
-  cuda::device_buffer<index_t> row_ptr(n + 1), csr_col(std::max<std::size_t>(nnz_, 1));
+  row_ptr = cuda::device_buffer<index_t>(n + 1);
+  csr_col = cuda::device_buffer<index_t>(std::max<std::size_t>(nnz_, 1));
   temp_bytes scan_temp;  // its own: freeing the sort's while the sort may still run would not be safe
   PERRON_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(nullptr, bytes, len.data(), row_ptr.data(), n_ + 1, stream_));
@@ -435,13 +429,19 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   relabel_links<<<blocks_for(32LL * n_), setup_threads, 0, stream_>>>(
       n_, perm_.data(), old_ptr.data(), old_col.data(), new_id.data(), row_ptr.data(), csr_col.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_links");
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before this function's buffers are freed
+}
 
+// Virtual rows and slices of the relabelled CSR, and the slice storage col_.
+template <class T>
+void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
+                                 const cuda::device_buffer<index_t>& csr_col) {
+  const auto n = static_cast<std::size_t>(n_);
   // Virtual rows and slices, on the host (one pass over the rows): row k of
   // length L > W becomes ceil(L / W) virtual rows of nearly equal length, the
   // others one each; 32 consecutive virtual rows make a slice, stored 32 x its
   // widest virtual row. Rows are sorted by length, so a slice's lanes have
   // nearly equal work (about 1% padding on R-MAT and cnr-2000).
-  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const std::vector<index_t> rp = row_ptr.download();
   constexpr int W = vrow_links;
   std::vector<index_t> vrow, vbegin, parts(n), first_slice(n);
@@ -495,6 +495,25 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   }
   parts_ = cuda::device_buffer<index_t>(parts);
   first_slice_ = cuda::device_buffer<index_t>(first_slice);
+}
+
+template <class T>
+fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream_(stream) {
+  n_ = pt.rows;
+  nnz_ = pt.nnz();
+  if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
+  if (nnz_ > max_index) throw dimension_error("fused pull: more links than index_t counts");
+  const auto n = static_cast<std::size_t>(n_);
+  int device = 0, optin = 0, sms = 1;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  grid_ = sms;  // one block of 1024 threads per SM (__launch_bounds__(1024, 1))
+  {
+    cuda::device_buffer<index_t> row_ptr, csr_col;
+    relabel(pt, row_ptr, csr_col);
+    build_slices(row_ptr, csr_col);
+  }
   count_ = cuda::device_buffer<unsigned>(n);
   PERRON_CUDA_CHECK(cudaMemsetAsync(count_.data(), 0, count_.bytes(), stream_));
   tail_ = cuda::device_buffer<T>(static_cast<std::size_t>(slices_));

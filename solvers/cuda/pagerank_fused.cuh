@@ -79,6 +79,9 @@ class fused_pull {
 
  private:
   // Times steps with each candidate hub size and keeps the fastest.
+  void relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t>& row_ptr,
+               cuda::device_buffer<index_t>& csr_col);
+  void build_slices(const cuda::device_buffer<index_t>& row_ptr, const cuda::device_buffer<index_t>& csr_col);
   void choose_hub();
   unsigned init_grid() const;
   fused_args<T> args();

@@ -49,12 +49,13 @@ constexpr int unroll = 8;
 // of the best step time on both R-MAT and cnr-2000 (docs/PERFORMANCE.md).
 constexpr int vrow_links = 64;
 constexpr int setup_threads = 256;
-// The setup kernels are grid-stride loops: at most this many blocks.
+// The setup kernels are grid-stride loops of setup_threads: at most this many blocks.
 constexpr unsigned max_setup_blocks = 1u << 20;
 // init_x's grid cap: it reduces the dangling mass, one partial per block.
 constexpr unsigned max_init_blocks = 4096;
 
-unsigned blocks_for(long long count) {
+// The setup kernels' launch shape for `count` items.
+unsigned setup_grid(long long count) {
   return cuda::grid_for(static_cast<std::size_t>(count), setup_threads, max_setup_blocks);
 }
 
@@ -397,10 +398,10 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
   deg_ = cuda::device_buffer<index_t>(n);
   cuda::device_buffer<index_t> deg_old(n), ids(n), len_old(n), len_sorted(n), new_id(n), len(n + 1);
   PERRON_CUDA_CHECK(cudaMemsetAsync(deg_old.data(), 0, deg_old.bytes(), stream_));
-  count_degrees<<<blocks_for(static_cast<long long>(nnz_)), setup_threads, 0, stream_>>>(nnz_, old_col.data(),
+  count_degrees<<<setup_grid(static_cast<long long>(nnz_)), setup_threads, 0, stream_>>>(nnz_, old_col.data(),
                                                                                          deg_old.data());
   PERRON_CUDA_CHECK_LAUNCH("count_degrees");
-  ids_and_lengths<<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, old_ptr.data(), ids.data(),
+  ids_and_lengths<<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, old_ptr.data(), ids.data(),
                                                                  len_old.data());
   PERRON_CUDA_CHECK_LAUNCH("ids_and_lengths");
   // Stable sort by decreasing in-degree (row length of P^T): perm[k] = old id
@@ -414,9 +415,9 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
                                                               len_sorted.data(), ids.data(), perm_.data(), n_,
                                                               0, end_bit, stream_));
   gather_by<index_t>
-      <<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());
+      <<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());
   PERRON_CUDA_CHECK_LAUNCH("gather_by");
-  relabel_rows<<<blocks_for(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
+  relabel_rows<<<setup_grid(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
                                                                     new_id.data(), len.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_rows");
   row_ptr = cuda::device_buffer<index_t>(n + 1);
@@ -426,7 +427,7 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
       cub::DeviceScan::ExclusiveSum(nullptr, bytes, len.data(), row_ptr.data(), n_ + 1, stream_));
   PERRON_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.get(bytes), bytes, len.data(), row_ptr.data(),
                                                   n_ + 1, stream_));
-  relabel_links<<<blocks_for(32LL * n_), setup_threads, 0, stream_>>>(
+  relabel_links<<<setup_grid(32LL * n_), setup_threads, 0, stream_>>>(
       n_, perm_.data(), old_ptr.data(), old_col.data(), new_id.data(), row_ptr.data(), csr_col.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_links");
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before this function's buffers are freed
@@ -487,7 +488,7 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
   vlen_ = cuda::device_buffer<unsigned short>(vlen);
   {
     cuda::device_buffer<index_t> d_vbegin(vbegin);
-    fill_slices<<<blocks_for(static_cast<long long>(vrows)), setup_threads, 0, stream_>>>(
+    fill_slices<<<setup_grid(static_cast<long long>(vrows)), setup_threads, 0, stream_>>>(
         static_cast<long long>(vrows), slice_start_.data(), vlen_.data(), d_vbegin.data(), csr_col.data(),
         col_.data());
     PERRON_CUDA_CHECK_LAUNCH("fill_slices");
@@ -584,7 +585,7 @@ void fused_pull<T>::launch_init(const T* d_r0, int uniform, pagerank_state* st) 
 
 template <class T>
 void fused_pull<T>::launch_personalization(const T* d_v) {
-  gather_by<T><<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), d_v, v_.data());
+  gather_by<T><<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), d_v, v_.data());
   PERRON_CUDA_CHECK_LAUNCH("pagerank gather_by");
 }
 
@@ -600,7 +601,7 @@ void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
 template <class T>
 void fused_pull<T>::launch_ranks(T* d_r, const pagerank_state* st) {
   const fused_args<T> a = args();
-  ranks_out<T><<<blocks_for(n_), setup_threads, 0, stream_>>>(a, perm_.data(), st, d_r);
+  ranks_out<T><<<setup_grid(n_), setup_threads, 0, stream_>>>(a, perm_.data(), st, d_r);
   PERRON_CUDA_CHECK_LAUNCH("pagerank ranks_out");
 }
 

@@ -2,7 +2,7 @@
 // PageRank written the way most people would (cuSPARSE SpMV, separate
 // reduction calls, the residual copied to the host every iteration).
 // (SpMV timing and copy bandwidth come from kernels/spmv.hpp.)
-// Implemented in solvers/cuda/pagerank_bench.cu (stub: "built without CUDA").
+// Implemented in bench/cuda/pagerank_bench.cu (stub: "built without CUDA").
 #pragma once
 
 #include <memory>
@@ -22,16 +22,14 @@ template <class T>
 class cusparse_baseline {
  public:
   explicit cusparse_baseline(const pagerank_graph<T>& g);
-  ~cusparse_baseline();
-  cusparse_baseline(cusparse_baseline&&) noexcept;
-  cusparse_baseline& operator=(cusparse_baseline&&) noexcept;
   // Uniform teleport and start only (the benchmark's setting).
   pagerank_result solve(double alpha, double tol, int max_iter);
 
   struct impl;
 
  private:
-  std::unique_ptr<impl> impl_;
+  // The deleter comes from the constructor: the special members need no definition of impl.
+  std::unique_ptr<impl, void (*)(impl*)> impl_{nullptr, nullptr};
 };
 
 }  // namespace perron::bench

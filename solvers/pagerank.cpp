@@ -1,20 +1,16 @@
-// PageRank: the P^T build, option checks, per-vertex vector input, the CPU
-// (OpenMP) power iteration and the CPU/GPU dispatch.
+// PageRank: the P^T build, option checks, the CPU (OpenMP) power iteration and
+// the CPU/GPU dispatch.
 #include "solvers/pagerank.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <type_traits>
-#include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
-#include "io/matrix_market.hpp"
+#include "core/names.hpp"
+#include "core/text.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/gpu_convert.hpp"
 
@@ -23,13 +19,6 @@ namespace {
 
 std::string vertex_name(const std::vector<std::int64_t>& label, index_t i) {
   return std::to_string(label.empty() ? std::int64_t(i) + 1 : label[static_cast<std::size_t>(i)]);
-}
-
-std::string fmt(double x) {
-  std::ostringstream s;
-  s.precision(17);
-  s << x;
-  return s.str();
 }
 
 }  // namespace
@@ -57,7 +46,7 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
       const double w = a.values[k];
       if (!(w >= 0.0) || !std::isfinite(w))
         throw invalid_argument("arc " + vertex_name(label, a.row_idx[k]) + " -> " +
-                               vertex_name(label, a.col_idx[k]) + " has weight " + fmt(w) +
+                               vertex_name(label, a.col_idx[k]) + " has weight " + format_g(w, 17) +
                                ": --weighted needs finite, non-negative weights");
     }
   }
@@ -102,48 +91,38 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
 
 // ---- options -----------------------------------------------------------------
 
-std::string_view name(pagerank_loop l) {
-  switch (l) {
-    case pagerank_loop::automatic:
-      return "auto";
-    case pagerank_loop::graph_while:
-      return "graph-while";
-    case pagerank_loop::check_every:
-      return "check-every";
-    case pagerank_loop::host:
-      return "host";
-  }
-  return "unknown";
-}
+namespace {
 
-pagerank_loop parse_pagerank_loop(std::string_view s) {
-  for (auto l : {pagerank_loop::automatic, pagerank_loop::graph_while, pagerank_loop::check_every})
-    if (name(l) == s) return l;
-  throw invalid_argument("unknown loop mode '" + std::string(s) +
-                         "' (valid: auto, graph-while, check-every)");
-}
+constexpr name_table<pagerank_loop, 4> loop_names{{
+    {pagerank_loop::automatic, "auto"},
+    {pagerank_loop::graph_while, "graph-while"},
+    {pagerank_loop::check_every, "check-every"},
+    {pagerank_loop::host, "host"},
+}};
+// What --loop accepts: host is reported by the CPU solver, never asked for.
+constexpr name_table<pagerank_loop, 3> loop_choices{{loop_names[0], loop_names[1], loop_names[2]}};
 
-pagerank_pull resolve_pull(pagerank_pull p, bool pattern, spmv_kernel kernel) {
+constexpr name_table<pagerank_device, 3> device_names{{
+    {pagerank_device::automatic, "auto"},
+    {pagerank_device::cpu, "cpu"},
+    {pagerank_device::cuda, "cuda"},
+}};
+
+}  // namespace
+
+std::string_view name(pagerank_loop l) { return name_in(loop_names, l); }
+pagerank_loop parse_pagerank_loop(std::string_view s) { return parse_in(loop_choices, s, "loop mode"); }
+std::string_view name(pagerank_device d) { return name_in(device_names, d); }
+pagerank_device parse_pagerank_device(std::string_view s) { return parse_in(device_names, s, "device"); }
+
+pagerank_pull resolve_pull(pagerank_pull p, bool pattern, std::optional<spmv_kernel> kernel) {
   if (p != pagerank_pull::automatic) return p;
-  return pattern && kernel == spmv_kernel::automatic ? pagerank_pull::fused : pagerank_pull::spmv;
+  return pattern && !kernel ? pagerank_pull::fused : pagerank_pull::spmv;
 }
 
-std::string_view name(pagerank_device d) {
-  switch (d) {
-    case pagerank_device::automatic:
-      return "auto";
-    case pagerank_device::cpu:
-      return "cpu";
-    case pagerank_device::cuda:
-      return "cuda";
-  }
-  return "unknown";
-}
-
-pagerank_device parse_pagerank_device(std::string_view s) {
-  for (auto d : {pagerank_device::automatic, pagerank_device::cpu, pagerank_device::cuda})
-    if (name(d) == s) return d;
-  throw invalid_argument("unknown device '" + std::string(s) + "' (valid: auto, cpu, cuda)");
+std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel) {
+  if (pull == pagerank_pull::fused) return "pull-fused";
+  return std::string(name(kernel.value_or(spmv_kernel::automatic)));
 }
 
 std::vector<double> normalized_distribution(const std::vector<double>& w, index_t n, const char* what) {
@@ -155,8 +134,8 @@ std::vector<double> normalized_distribution(const std::vector<double>& w, index_
   double sum = 0.0;
   for (std::size_t i = 0; i < nn; ++i) {
     if (!(w[i] >= 0.0) || !std::isfinite(w[i]))
-      throw invalid_argument(std::string(what) + ": entry " + std::to_string(i + 1) + " is " + fmt(w[i]) +
-                             " (weights must be finite and non-negative)");
+      throw invalid_argument(std::string(what) + ": entry " + std::to_string(i + 1) + " is " +
+                             format_g(w[i], 17) + " (weights must be finite and non-negative)");
     sum += w[i];
   }
   if (!(sum > 0.0) || !std::isfinite(sum))
@@ -167,65 +146,122 @@ std::vector<double> normalized_distribution(const std::vector<double>& w, index_
   return out;
 }
 
-void validate(const pagerank_options& opt, index_t n) {
-  if (!(opt.alpha >= 0.0 && opt.alpha < 1.0))
-    throw invalid_argument("alpha must be in [0, 1), got " + fmt(opt.alpha));
-  if (!(opt.tol > 0.0) || !std::isfinite(opt.tol))
-    throw invalid_argument("tol must be a positive number, got " + fmt(opt.tol));
-  if (opt.max_iter < 1) throw invalid_argument("max_iter must be >= 1, got " + std::to_string(opt.max_iter));
-  if (opt.check_interval < 1)
-    throw invalid_argument("check_interval must be >= 1, got " + std::to_string(opt.check_interval));
-  if (opt.graph_unroll < 0)
-    throw invalid_argument("graph_unroll must be >= 0 (0: automatic), got " +
-                           std::to_string(opt.graph_unroll));
-  if (opt.loop == pagerank_loop::host)
-    throw invalid_argument(
-        "loop mode 'host' is what the CPU solver reports; ask for auto, graph-while or check-every");
+namespace {
+
+// The device / kernel / pull combination, named by the flags.
+void validate_machinery(const pagerank_options& o) {
+  const bool cpu_kernel = o.kernel == spmv_kernel::cpu;
+  const bool concrete_kernel = o.kernel && *o.kernel != spmv_kernel::automatic;
+  if (o.device == pagerank_device::cuda && cpu_kernel)
+    throw invalid_argument("--device cuda cannot use --kernel cpu (the cpu kernel runs on the host)");
+  if (o.device == pagerank_device::cpu && concrete_kernel && !cpu_kernel)
+    throw invalid_argument("--device cpu runs the cpu kernel; --kernel " + std::string(name(*o.kernel)) +
+                           " needs --device cuda or auto");
+  if (o.pull == pagerank_pull::fused && concrete_kernel)
+    throw invalid_argument("--pull fused runs its own kernel; --kernel " + std::string(name(*o.kernel)) +
+                           " needs --pull spmv");
+  if (o.pull == pagerank_pull::fused && o.device == pagerank_device::cpu)
+    throw invalid_argument("--pull fused is a GPU step; it cannot run with --device cpu");
+}
+
+}  // namespace
+
+void pagerank_options::validate() const {
+  if (!(alpha >= 0.0 && alpha < 1.0))
+    throw invalid_argument("--alpha must be in [0, 1), got " + format_g(alpha, 17));
+  if (!(tol > 0.0) || !std::isfinite(tol))
+    throw invalid_argument("--tol must be a positive number, got " + format_g(tol, 17));
+  if (max_iter < 1) throw invalid_argument("--max-iter must be at least 1, got " + std::to_string(max_iter));
+  if (check_interval < 1)
+    throw invalid_argument("--check-every must be at least 1, got " + std::to_string(check_interval));
+  if (graph_unroll < 0)
+    throw invalid_argument("--graph-unroll must be 0 (automatic) or more, got " +
+                           std::to_string(graph_unroll));
+  if (loop == pagerank_loop::host)
+    throw invalid_argument("--loop host is what the CPU solver reports; ask for " + names_in(loop_choices));
+  if (loop == pagerank_loop::graph_while && !use_graphs)
+    throw invalid_argument("--loop graph-while needs CUDA graphs (use_graphs)");
+  validate_machinery(*this);
+}
+
+void pagerank_options::validate(index_t n) const {
+  validate();
   // (empty means uniform: nothing to check, and no n-sized vector to build)
-  if (!opt.personalization.empty()) normalized_distribution(opt.personalization, n, "personalization");
-  if (!opt.initial.empty()) normalized_distribution(opt.initial, n, "initial vector");
+  if (!personalization.empty())
+    normalized_distribution(personalization, n, "personalization (--personalize)");
+  if (!initial.empty()) normalized_distribution(initial, n, "initial vector (--initial)");
 }
 
 // ---- CPU power iteration -----------------------------------------------------
 
+namespace {
+
+// Vertices per partial sum of a step: the partials are added in block order,
+// so the residual and the dangling mass (which feeds the ranks) are the same
+// bits whatever the thread count or the order the threads finish in.
+constexpr index_t sum_block = 4096;
+
+struct step_sums {
+  double l1 = 0.0, dangling = 0.0;
+};
+
+// r_{k+1} = alpha y + c v over r in place, with ||r_{k+1} - r_k||_1 and the
+// next dangling mass taken on the stored (rounded) values, in double.
+template <class T>
+step_sums update_step(std::vector<T>& r, const std::vector<T>& y, const std::vector<double>& v,
+                      const std::uint8_t* dangling, double alpha, double c, std::vector<step_sums>& part) {
+  const auto n = static_cast<index_t>(r.size());
+  const index_t blocks = static_cast<index_t>(part.size());
+#pragma omp parallel for schedule(static) if (n >= 16384)
+  for (index_t b = 0; b < blocks; ++b) {
+    step_sums s;
+    const index_t end = std::min<index_t>(n, (b + 1) * sum_block);
+    for (index_t i = b * sum_block; i < end; ++i) {
+      const T rn = static_cast<T>(alpha * static_cast<double>(y[i]) + c * v[i]);
+      s.l1 += std::fabs(static_cast<double>(rn) - static_cast<double>(r[i]));
+      r[i] = rn;
+      if (dangling[i]) s.dangling += static_cast<double>(rn);
+    }
+    part[static_cast<std::size_t>(b)] = s;
+  }
+  step_sums total;
+  for (const step_sums& s : part) {
+    total.l1 += s.l1;
+    total.dangling += s.dangling;
+  }
+  return total;
+}
+
+}  // namespace
+
 template <class T>
 pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt) {
   const index_t n = g.vertices();
-  validate(opt, n);
+  opt.validate(n);
   const auto nn = static_cast<std::size_t>(n);
   const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
   const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
-  const double alpha = opt.alpha;
-  const std::uint8_t* dangling = g.dangling.data();
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<T> r(nn), y(nn);
   double dangling_mass = 0.0;  // sum_{j dangling} r_k(j)
   for (std::size_t i = 0; i < nn; ++i) {
     r[i] = static_cast<T>(r0[i]);
-    if (dangling[i]) dangling_mass += static_cast<double>(r[i]);
+    if (g.dangling[i]) dangling_mass += static_cast<double>(r[i]);
   }
+  std::vector<step_sums> part(static_cast<std::size_t>((n + sum_block - 1) / sum_block));
 
   pagerank_result res;
   for (int k = 1; k <= opt.max_iter; ++k) {
-    // y = P^T r_k
-    spmv(g.pt, T(1), r.data(), T(0), y.data());
-    // r_{k+1} = alpha y + (alpha * dangling mass + 1 - alpha) v; residual and the
-    // next dangling mass from the stored (rounded) values, accumulated in double.
-    const double c = alpha * dangling_mass + (1.0 - alpha);
-    double l1 = 0.0, next_dangling = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : l1, next_dangling) if (n >= 16384)
-    for (index_t i = 0; i < n; ++i) {
-      const T rn = static_cast<T>(alpha * static_cast<double>(y[i]) + c * v[i]);
-      l1 += std::fabs(static_cast<double>(rn) - static_cast<double>(r[i]));
-      r[i] = rn;
-      if (dangling[i]) next_dangling += static_cast<double>(rn);
-    }
-    dangling_mass = next_dangling;
+    spmv(g.pt, T(1), r.data(), T(0), y.data());  // y = P^T r_k
+    // The dangling mass and the teleport, both spread by v.
+    const double c = opt.alpha * dangling_mass + (1.0 - opt.alpha);
+    const step_sums s = update_step(r, y, v, g.dangling.data(), opt.alpha, c, part);
+    dangling_mass = s.dangling;
     res.iterations = k;
-    res.residual = l1;
-    if (opt.progress) opt.progress(k, l1);
-    if (l1 < opt.tol) {
+    res.residual = s.l1;
+    if (opt.progress) opt.progress(k, s.l1);
+    if (s.l1 < opt.tol) {
       res.converged = true;
       break;
     }
@@ -233,6 +269,7 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.rank.assign(r.begin(), r.end());
   res.on_gpu = false;
+  res.pull = pagerank_pull::spmv;
   res.kernel = spmv_kernel::cpu;
   res.loop = pagerank_loop::host;
   return res;
@@ -240,121 +277,23 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
 
 // ---- dispatch --------------------------------------------------------------------
 
-template <class T>
-pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt, pagerank_device device,
-                         spmv_kernel kernel, pagerank_pull pull) {
-  if (device == pagerank_device::cuda && kernel == spmv_kernel::cpu)
-    throw invalid_argument("device cuda with kernel cpu: the cpu kernel runs on the host");
-  bool gpu = false;
-  switch (device) {
-    case pagerank_device::cpu:
-      gpu = false;
-      break;
-    case pagerank_device::cuda:
-      gpu = true;
-      break;
-    case pagerank_device::automatic:
-      gpu = kernel != spmv_kernel::cpu && cuda::available();
-      break;
-  }
-  if (!gpu) return pagerank_cpu(g, opt);
-  if (!cuda::available())
+bool pagerank_runs_on_gpu(const pagerank_options& opt) {
+  const bool gpu =
+      opt.device == pagerank_device::cuda ||
+      (opt.device == pagerank_device::automatic && opt.kernel != spmv_kernel::cpu && cuda::available());
+  if (gpu && !cuda::available())
     throw cuda_error(cuda::built()
-                         ? "device cuda: no usable CUDA device"
-                         : "device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
-  validate(opt, g.vertices());
-  pagerank_cuda<T> solver(g, kernel, pull);
+                         ? "--device cuda: no usable CUDA device"
+                         : "--device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+  return gpu;
+}
+
+template <class T>
+pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt) {
+  opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
+  if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
+  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g.pattern, opt.kernel));
   return solver.solve(opt);
-}
-
-// ---- per-vertex vectors from files ---------------------------------------------------
-
-namespace {
-
-bool starts_like_matrix_market(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[14] = {};
-  in.read(head, sizeof head);
-  const std::string h(head, static_cast<std::size_t>(in.gcount()));
-  // gzip magic: only the Matrix Market reader reads compressed files.
-  if (h.size() >= 2 && static_cast<unsigned char>(h[0]) == 0x1f && static_cast<unsigned char>(h[1]) == 0x8b)
-    return true;
-  return h.rfind("%%MatrixMarket", 0) == 0;
-}
-
-}  // namespace
-
-std::vector<double> read_vertex_weights(const std::string& path, index_t n,
-                                        const std::vector<std::int64_t>& label) {
-  {
-    std::ifstream probe(path);
-    if (!probe) throw io_error(path, "cannot open");
-  }
-  const auto nn = static_cast<std::size_t>(n);
-  if (starts_like_matrix_market(path)) {
-    io::mm_array arr = io::read_matrix_market_array(path);
-    const auto rows = arr.header.rows, cols = arr.header.cols;
-    if (!((rows == n && cols == 1) || (rows == 1 && cols == n)) || arr.values.size() != nn)
-      throw dimension_error(path + ": a vector of " + std::to_string(n) +
-                            " values (one per vertex) is needed, got " + std::to_string(rows) + " x " +
-                            std::to_string(cols));
-    for (std::size_t i = 0; i < nn; ++i)
-      if (!(arr.values[i] >= 0.0) || !std::isfinite(arr.values[i]))
-        throw parse_error(path, 0,
-                          "value " + std::to_string(i + 1) + " (vertex " + vertex_name(label, index_t(i)) +
-                              ") is " + fmt(arr.values[i]) + "; weights must be finite and non-negative");
-    return std::move(arr.values);
-  }
-
-  std::unordered_map<std::int64_t, index_t> index_of;
-  if (!label.empty()) {
-    index_of.reserve(label.size());
-    for (std::size_t i = 0; i < label.size(); ++i) index_of.emplace(label[i], static_cast<index_t>(i));
-  }
-  std::vector<double> w(nn, 0.0);
-  std::vector<std::uint8_t> seen(nn, 0);
-  std::ifstream in(path);
-  std::string line;
-  std::uint64_t lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const auto first = line.find_first_not_of(" \t");
-    if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
-    const char* p = line.c_str() + first;
-    char* end = nullptr;
-    errno = 0;
-    const long long id = std::strtoll(p, &end, 10);
-    if (end != p && *end == '\0')
-      throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing");
-    if (end == p || (*end != ' ' && *end != '\t') || errno == ERANGE)
-      throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
-    p = end;
-    const double x = std::strtod(p, &end);
-    if (end == p)
-      throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing or not a number");
-    for (p = end; *p == ' ' || *p == '\t'; ++p) {
-    }
-    if (*p != '\0') throw parse_error(path, lineno, "expected 'vertex weight', found more on the line");
-    if (!(x >= 0.0) || !std::isfinite(x))
-      throw parse_error(path, lineno, "weight " + fmt(x) + ": weights must be finite and non-negative");
-    index_t i = -1;
-    if (label.empty()) {
-      if (id >= 1 && id <= static_cast<long long>(n)) i = static_cast<index_t>(id - 1);
-    } else if (auto it = index_of.find(id); it != index_of.end()) {
-      i = it->second;
-    }
-    if (i < 0)
-      throw parse_error(
-          path, lineno,
-          "vertex " + std::to_string(id) + " is not in the graph" +
-              (label.empty() ? " (vertices are numbered 1.." + std::to_string(n) + ")" : std::string()));
-    if (seen[i]) throw parse_error(path, lineno, "vertex " + std::to_string(id) + " is listed twice");
-    seen[i] = 1;
-    w[i] = x;
-  }
-  if (in.bad()) throw io_error(path, "read error");
-  return w;
 }
 
 // ---- instantiations --------------------------------------------------------------
@@ -365,9 +304,7 @@ template pagerank_graph<double> make_pagerank_graph<double>(const coo_matrix<dou
                                                             const std::vector<std::int64_t>&, bool);
 template pagerank_result pagerank_cpu<float>(const pagerank_graph<float>&, const pagerank_options&);
 template pagerank_result pagerank_cpu<double>(const pagerank_graph<double>&, const pagerank_options&);
-template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&,
-                                         pagerank_device, spmv_kernel, pagerank_pull);
-template pagerank_result pagerank<double>(const pagerank_graph<double>&, const pagerank_options&,
-                                          pagerank_device, spmv_kernel, pagerank_pull);
+template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&);
+template pagerank_result pagerank<double>(const pagerank_graph<double>&, const pagerank_options&);
 
 }  // namespace perron

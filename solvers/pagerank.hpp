@@ -21,6 +21,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,35 +73,52 @@ enum class pagerank_loop {
   host,         // the CPU solver (reported by results only)
 };
 std::string_view name(pagerank_loop l);  // "auto", "graph-while", "check-every", "host"
-
-// What `automatic` runs for a graph (pattern: unweighted) and a kernel choice:
-// the fused pull needs both an unweighted graph and no named kernel. On the
-// H100 it is 2.3x faster per step on R-MAT, and its setup and first solve are
-// cheaper on cnr-2000 too (docs/PERFORMANCE.md). Other values pass through.
-pagerank_pull resolve_pull(pagerank_pull p, bool pattern, spmv_kernel kernel);
 // Accepts "auto", "graph-while", "check-every"; throws invalid_argument otherwise.
 pagerank_loop parse_pagerank_loop(std::string_view s);
 
+// Where pagerank() runs.
+enum class pagerank_device { automatic, cpu, cuda };
+std::string_view name(pagerank_device d);                   // "auto", "cpu", "cuda"
+pagerank_device parse_pagerank_device(std::string_view s);  // throws invalid_argument
+
+// What `automatic` runs for a graph (pattern: unweighted) and a kernel choice
+// (empty: none named): the fused pull needs both an unweighted graph and no
+// named kernel; it is faster per step on power-law graphs and cheaper to set
+// up (docs/PERFORMANCE.md). spmv and fused pass through.
+pagerank_pull resolve_pull(pagerank_pull p, bool pattern, std::optional<spmv_kernel> kernel);
+
+// Every option of a PageRank solve, each default written here once. The
+// command line maps its flags onto these fields (apps/pagerank.cpp); the
+// messages of validate() name the flags.
 struct pagerank_options {
-  double alpha = 0.85;  // damping, in [0, 1)
-  double tol = 1e-6;    // on ||r_{k+1} - r_k||_1, > 0
-  int max_iter = 1000;  // >= 1
-  // Empty: uniform. Otherwise one non-negative weight per vertex (not all zero);
-  // normalized to sum 1 by the solver.
+  double alpha = 0.85;  // --alpha: damping, in [0, 1)
+  double tol = 1e-6;    // --tol: on ||r_{k+1} - r_k||_1, > 0
+  int max_iter = 1000;  // --max-iter: >= 1
+  // --personalize: empty = uniform; else one non-negative weight per vertex
+  // (not all zero), normalized to sum 1 by the solver.
   std::vector<double> personalization;
-  // Starting vector; empty: uniform. Same rules as personalization.
+  // --initial: the starting vector; empty = uniform. Same rules as personalization.
   std::vector<double> initial;
-  // GPU only.
-  pagerank_loop loop = pagerank_loop::automatic;
-  int check_interval = 8;  // iterations per host check in check_every mode, >= 1
-  // Steps per trip of the WHILE body in graph_while mode. Each trip costs
-  // a device-side relaunch of the body graph (~4 us on an H100); with U > 1
-  // that cost is shared by U steps, and the steps after the stopping one
-  // inside a trip run only their SpMV (the update is a no-op), so results
-  // stay exact but those SpMVs are spent. 0 (default): chosen per graph from
-  // the SpMV's measured time s, U = sqrt(2 K c / s) rounded, in [1, 8], which
-  // minimises K c / U + (U - 1) s / 2 (trips plus the expected spent steps)
-  // for K = 30 iterations and c = 4 us (see docs/PERFORMANCE.md, PageRank).
+
+  // ---- the machinery (pagerank() reads these three; the solvers are built with them)
+  pagerank_device device = pagerank_device::automatic;  // --device
+  // --kernel: the SpMV kernel of the SpMV pull. Empty: none named, so the
+  // automatic pull may choose the fused pull, and the SpMV pull picks its
+  // kernel per matrix (spmv_kernel::automatic). cpu forces the CPU solver.
+  std::optional<spmv_kernel> kernel;
+  pagerank_pull pull = pagerank_pull::automatic;  // --pull; resolve_pull() gives the rule
+
+  // ---- GPU loop
+  pagerank_loop loop = pagerank_loop::automatic;  // --loop
+  int check_interval = 8;                         // --check-every: iterations per host check, >= 1
+  // --graph-unroll: steps per trip of the WHILE body in graph_while mode. A
+  // trip costs a device-side relaunch of the body graph, c; with U > 1 that
+  // cost is shared by U steps, and the steps after the stopping one inside a
+  // trip run only their SpMV (the update is a no-op), so results stay exact
+  // but those SpMVs are spent. 0: chosen per graph from the SpMV's measured
+  // time s, U = sqrt(2 K c / s) rounded, in [1, 8], which minimises
+  // K c / U + (U - 1) s / 2 (trips plus the expected spent steps) for
+  // K = 30 iterations and c = 4 us (docs/PERFORMANCE.md, PageRank).
   int graph_unroll = 0;
   // false: no CUDA graphs at all (check_every, each step launched directly),
   // for tools that do not follow graph launches, and to test that path.
@@ -109,6 +127,13 @@ struct pagerank_options {
   // the GPU solver while it waits (from values the device writes to mapped
   // host memory; no extra synchronization). Leave empty for none.
   std::function<void(int, double)> progress;
+
+  // Every check that needs no graph: the numbers, the loop, and the
+  // device / kernel / pull combination. Throws invalid_argument naming the
+  // command-line flag ("--tol must be a positive number, got -1").
+  void validate() const;
+  // validate() plus the personalization and initial vectors against a graph of n vertices.
+  void validate(index_t n) const;
 };
 
 struct pagerank_result {
@@ -119,10 +144,10 @@ struct pagerank_result {
   // Times the host blocked on the device during the solve (0 on the CPU).
   std::uint64_t host_syncs = 0;
   bool on_gpu = false;
-  spmv_kernel kernel = spmv_kernel::cpu;  // concrete kernel that ran (automatic when fused_pull)
-  bool fused_pull = false;                // pagerank_pull::fused ran
-  int hub_entries = 0;                    // fused_pull: entries of x kept in shared memory
-  std::string kernel_reason;              // why auto chose it (GPU, automatic only)
+  pagerank_pull pull = pagerank_pull::spmv;  // the pull that ran (spmv on the CPU)
+  std::optional<spmv_kernel> kernel;         // the SpMV kernel that ran; empty for the fused pull
+  int hub_entries = 0;                       // fused pull: entries of x kept in shared memory
+  std::string kernel_reason;                 // why this pull / kernel (GPU only)
   pagerank_loop loop = pagerank_loop::host;
   int graph_unroll = 0;   // steps per WHILE trip that ran (graph_while only)
   std::string loop_note;  // why the loop mode differs from the one asked for, if it does
@@ -133,9 +158,8 @@ struct pagerank_result {
   double device_seconds = 0;  // GPU: CUDA-event time from the first kernel to the loop's end
 };
 
-// Checks alpha, tol, max_iter, check_interval, graph_unroll and the vectors' lengths and
-// values against a graph of n vertices; throws invalid_argument naming the option.
-void validate(const pagerank_options& opt, index_t n);
+// "pull-fused" for the fused pull, else the kernel's name.
+std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel);
 
 // Normalizes a weight vector to sum 1 after checking it (what: "personalization"
 // / "initial vector", for messages). Empty in: uniform out.
@@ -151,53 +175,41 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
 template <class T>
 class pagerank_cuda {
  public:
-  // kernel: any GPU kernel of spmv_kernels() (automatic resolves per matrix).
-  // pull: fused needs g.pattern and the automatic kernel (invalid_argument
+  // kernel: any GPU kernel of spmv_kernels(); empty or automatic: chosen per
+  // matrix. pull: fused needs g.pattern and no concrete kernel (invalid_argument
   // otherwise), and a device with room for its shared memory (cuda_error);
   // automatic resolves by resolve_pull(). The default stays spmv here: a
   // solver object names its machinery; pagerank() and the app default to auto.
-  explicit pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel = spmv_kernel::automatic,
+  explicit pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel = std::nullopt,
                          pagerank_pull pull = pagerank_pull::spmv);
-  ~pagerank_cuda();
-  pagerank_cuda(pagerank_cuda&&) noexcept;
-  pagerank_cuda& operator=(pagerank_cuda&&) noexcept;
 
   pagerank_result solve(const pagerank_options& opt);
 
-  spmv_kernel kernel() const;       // concrete; automatic when fused()
-  bool fused() const;               // pagerank_pull::fused runs
-  std::string kernel_name() const;  // the kernel's name, or "pull-fused"
-  const std::string& kernel_reason() const;
-  std::size_t device_bytes() const;
+  pagerank_pull pull() const { return pull_; }                             // spmv or fused
+  std::optional<spmv_kernel> kernel() const { return kernel_; }            // concrete; empty for fused
+  std::string kernel_name() const { return kernel_text(pull_, kernel_); }  // or "pull-fused"
+  const std::string& kernel_reason() const { return reason_; }
+  std::size_t device_bytes() const { return device_bytes_; }  // everything it holds on the device
 
   struct impl;
 
  private:
-  std::unique_ptr<impl> impl_;
+  // The deleter comes from the constructor (solvers/cuda/pagerank.cu), so the
+  // special members need no definition of impl.
+  std::unique_ptr<impl, void (*)(impl*)> impl_{nullptr, nullptr};
+  pagerank_pull pull_ = pagerank_pull::spmv;
+  std::optional<spmv_kernel> kernel_;
+  std::string reason_;
+  std::size_t device_bytes_ = 0;
 };
 
 // ---- dispatch ------------------------------------------------------------
-enum class pagerank_device { automatic, cpu, cuda };
-std::string_view name(pagerank_device d);                   // "auto", "cpu", "cuda"
-pagerank_device parse_pagerank_device(std::string_view s);  // throws invalid_argument
-
-// automatic: the GPU when cuda::available() and kernel != cpu; kernel == cpu
-// forces the CPU path (and device == cuda with kernel == cpu is an error).
+// opt.device automatic: the GPU when cuda::available() and opt.kernel is not
+// cpu; kernel cpu forces the CPU path (and device cuda with kernel cpu is an error).
 template <class T>
-pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt,
-                         pagerank_device device = pagerank_device::automatic,
-                         spmv_kernel kernel = spmv_kernel::automatic,
-                         pagerank_pull pull = pagerank_pull::automatic);
+pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt);
 
-// ---- input of per-vertex vectors (--personalize, --initial) ------------------
-// Reads one weight per vertex from either a Matrix Market array file (n values
-// in vertex order) or text lines "vertex weight" (tab or spaces; '#' comments
-// and blank lines skipped) where vertex is named as in the graph file (label;
-// empty label = 1-based Matrix Market numbering); unlisted vertices get 0.
-// Errors (parse_error with file and line, dimension_error for a wrong length):
-// unknown or repeated vertex, malformed number, negative / NaN / infinite
-// weight, wrong count. All-zero is left to normalized_distribution().
-std::vector<double> read_vertex_weights(const std::string& path, index_t n,
-                                        const std::vector<std::int64_t>& label);
+// Whether pagerank() runs opt on the GPU; cuda_error for device cuda without a usable GPU.
+bool pagerank_runs_on_gpu(const pagerank_options& opt);
 
 }  // namespace perron

@@ -1,18 +1,14 @@
 // PageRank on the CPU against the independent reference (tests/pagerank_reference.hpp),
-// the P^T build, option checks and the per-vertex vector files.
+// the P^T build, option checks and bitwise-reproducible solves.
 #include "solvers/pagerank.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <numeric>
 
 #include "core/error.hpp"
-#include "io/matrix_market.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
 
@@ -319,6 +315,11 @@ TEST(pagerank_options, Validation) {
   bad([](auto& o) { o.personalization = {1, std::nan(""), 1, 1}; });
   bad([](auto& o) { o.initial = {1, 2, 3, 4, 5}; });
   bad([](auto& o) { o.initial = {0, 0, 0, 0}; });
+  bad([](auto& o) { o.loop = pagerank_loop::host; });
+  bad([](auto& o) { o.pull = pagerank_pull::fused, o.kernel = spmv_kernel::merge; });
+  bad([](auto& o) { o.pull = pagerank_pull::fused, o.device = pagerank_device::cpu; });
+  bad([](auto& o) { o.device = pagerank_device::cuda, o.kernel = spmv_kernel::cpu; });
+  bad([](auto& o) { o.device = pagerank_device::cpu, o.kernel = spmv_kernel::merge; });
   try {
     pagerank_options o;
     o.personalization = {1, 2, 3};
@@ -327,6 +328,40 @@ TEST(pagerank_options, Validation) {
     EXPECT_NE(std::string(e.what()).find("3 values for a graph of 4 vertices"), std::string::npos)
         << e.what();
   }
+}
+
+// Each message names the command-line flag and the value it got.
+TEST(pagerank_options, MessagesNameTheFlag) {
+  const auto message = [](auto tweak) {
+    pagerank_options o;
+    tweak(o);
+    try {
+      o.validate();
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message([](auto& o) { o.tol = -1; }), "--tol must be a positive number, got -1");
+  EXPECT_EQ(message([](auto& o) { o.alpha = 1.5; }), "--alpha must be in [0, 1), got 1.5");
+  EXPECT_EQ(message([](auto& o) { o.max_iter = 0; }), "--max-iter must be at least 1, got 0");
+  EXPECT_EQ(message([](auto& o) { o.check_interval = 0; }), "--check-every must be at least 1, got 0");
+  EXPECT_NE(message([](auto& o) { o.graph_unroll = -2; }).find("--graph-unroll"), std::string::npos);
+  EXPECT_EQ(message([](auto&) {}), "accepted");
+  EXPECT_NO_THROW(pagerank_options{}.validate(4));
+}
+
+// Two solves of one graph agree bit for bit: ranks, residual and iteration count.
+TYPED_TEST(pagerank_cpu_variants, BitwiseReproducible) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(20000, 160000, 31), false);
+  pagerank_options o = tight(solve_tolerance<T>::tol);
+  o.personalization = random_vector(20000, 37, 0.0, 1.0);
+  const auto a = pagerank_cpu(g, o), b = pagerank_cpu(g, o);
+  EXPECT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(std::memcmp(&a.residual, &b.residual, sizeof(double)), 0);
+  ASSERT_EQ(a.rank.size(), b.rank.size());
+  EXPECT_EQ(std::memcmp(a.rank.data(), b.rank.data(), a.rank.size() * sizeof(double)), 0);
 }
 
 TEST(pagerank_options, Names) {
@@ -339,85 +374,31 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(parse_pagerank_pull("fused"), pagerank_pull::fused);
   EXPECT_THROW(parse_pagerank_pull("sideways"), invalid_argument);
   // auto: fused only for an unweighted graph with no named kernel
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::automatic), pagerank_pull::fused);
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, false, spmv_kernel::automatic), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, std::nullopt), pagerank_pull::fused);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, false, std::nullopt), pagerank_pull::spmv);
   EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::merge), pagerank_pull::spmv);
-  EXPECT_EQ(resolve_pull(pagerank_pull::spmv, true, spmv_kernel::automatic), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::automatic), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::spmv, true, std::nullopt), pagerank_pull::spmv);
+  EXPECT_EQ(kernel_text(pagerank_pull::fused, std::nullopt), "pull-fused");
+  EXPECT_EQ(kernel_text(pagerank_pull::spmv, spmv_kernel::merge), "merge");
 }
 
 TEST(pagerank_dispatch, CpuKernelForcesTheCpu) {
   const auto g = make_pagerank_graph<double>(cycle_graph(4), false);
-  const auto r = pagerank(g, pagerank_options{}, pagerank_device::automatic, spmv_kernel::cpu);
+  pagerank_options o;
+  o.kernel = spmv_kernel::cpu;
+  const auto r = pagerank(g, o);
   EXPECT_FALSE(r.on_gpu);
-  EXPECT_THROW(pagerank(g, pagerank_options{}, pagerank_device::cuda, spmv_kernel::cpu), invalid_argument);
+  EXPECT_EQ(r.kernel, spmv_kernel::cpu);
+  EXPECT_EQ(r.pull, pagerank_pull::spmv);
+  o.device = pagerank_device::cuda;
+  EXPECT_THROW(pagerank(g, o), invalid_argument);
   if (!cuda::available()) {
     EXPECT_FALSE(pagerank(g, pagerank_options{}).on_gpu);  // auto falls back to the CPU
-    EXPECT_THROW(pagerank(g, pagerank_options{}, pagerank_device::cuda), cuda_error);
+    pagerank_options cuda_only;
+    cuda_only.device = pagerank_device::cuda;
+    EXPECT_THROW(pagerank(g, cuda_only), cuda_error);
   }
-}
-
-// ---- per-vertex vector files ------------------------------------------------------------
-
-class vertex_file : public ::testing::Test {
- protected:
-  std::string path(const std::string& name) {
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("perron_pagerank_test_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    dirs_.push_back(dir);
-    return (dir / name).string();
-  }
-  std::string write(const std::string& name, const std::string& text) {
-    const std::string p = path(name);
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-  void TearDown() override {
-    for (const auto& d : dirs_) std::filesystem::remove_all(d);
-  }
-  std::vector<std::filesystem::path> dirs_;
-};
-
-TEST_F(vertex_file, TsvWithLabels) {
-  const std::string p = write("v.tsv", "# comment\r\n35\t2.5\r\n\r\n10 0.5\n  % also a comment\n");
-  const auto w = read_vertex_weights(p, 3, {10, 20, 35});
-  EXPECT_EQ(w, (std::vector<double>{0.5, 0.0, 2.5}));
-}
-
-TEST_F(vertex_file, TsvOneBasedWithoutLabels) {
-  const auto w = read_vertex_weights(write("v.tsv", "1 1\n4 3\n"), 4, {});
-  EXPECT_EQ(w, (std::vector<double>{1, 0, 0, 3}));
-}
-
-TEST_F(vertex_file, TsvErrorsNameTheLine) {
-  const auto expect_line = [&](const std::string& text, std::uint64_t line, const char* what) {
-    try {
-      read_vertex_weights(write("bad.tsv", text), 4, {});
-      ADD_FAILURE() << "accepted: " << what;
-    } catch (const parse_error& e) {
-      EXPECT_EQ(e.line, line) << what << ": " << e.what();
-    }
-  };
-  expect_line("1 1\n5 1\n", 2, "vertex beyond n");
-  expect_line("1 1\n0 1\n", 2, "vertex 0 in 1-based numbering");
-  expect_line("1 1\n1 2\n", 2, "repeated vertex");
-  expect_line("x 1\n", 1, "vertex not a number");
-  expect_line("2 abc\n", 1, "weight not a number");
-  expect_line("2\n", 1, "weight missing");
-  expect_line("2 1 3\n", 1, "extra field");
-  expect_line("# ok\n3 -1\n", 2, "negative weight");
-  expect_line("3 nan\n", 1, "NaN weight");
-  EXPECT_THROW(read_vertex_weights(write("v.tsv", "7 1\n"), 3, {5, 6, 8}), parse_error);  // unknown label
-  EXPECT_THROW(read_vertex_weights(path("missing.tsv"), 3, {}), io_error);
-}
-
-TEST_F(vertex_file, MatrixMarketArray) {
-  const std::string p = path("v.mtx");
-  io::write_matrix_market_array(p, {1, 2, 3, 4}, 4, 1);
-  EXPECT_EQ(read_vertex_weights(p, 4, {}), (std::vector<double>{1, 2, 3, 4}));
-  EXPECT_THROW(read_vertex_weights(p, 5, {}), dimension_error);  // wrong length
-  io::write_matrix_market_array(p, {1, -2, 3}, 3, 1);
-  EXPECT_THROW(read_vertex_weights(p, 3, {}), parse_error);  // negative
 }
 
 }  // namespace

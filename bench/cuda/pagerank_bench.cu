@@ -64,7 +64,8 @@ struct cusparse_baseline<T>::impl {
 };
 
 template <class T>
-cusparse_baseline<T>::cusparse_baseline(const pagerank_graph<T>& g) : impl_(std::make_unique<impl>()) {
+cusparse_baseline<T>::cusparse_baseline(const pagerank_graph<T>& g)
+    : impl_(new impl, [](impl* p) { delete p; }) {
   impl& m = *impl_;
   m.n = g.vertices();
   if (m.n <= 0) throw invalid_argument("the graph is empty (0 vertices)");
@@ -96,13 +97,6 @@ cusparse_baseline<T>::cusparse_baseline(const pagerank_graph<T>& g) : impl_(std:
   m.d_buffer = cuda::device_buffer<unsigned char>(std::max<std::size_t>(buffer_bytes, 1));
   cuda::synchronize();
 }
-
-template <class T>
-cusparse_baseline<T>::~cusparse_baseline() = default;
-template <class T>
-cusparse_baseline<T>::cusparse_baseline(cusparse_baseline&&) noexcept = default;
-template <class T>
-cusparse_baseline<T>& cusparse_baseline<T>::operator=(cusparse_baseline&&) noexcept = default;
 
 template <class T>
 pagerank_result cusparse_baseline<T>::solve(double alpha, double tol, int max_iter) {

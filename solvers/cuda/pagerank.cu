@@ -8,10 +8,10 @@
 //   2. update_kernel, fused: r_{k+1} = alpha y + c_k v with c_k = alpha * dangling_k + 1 - alpha,
 //      written over r_k in place (each thread reads its own r_k(i) first), while
 //      accumulating in double  ||r_{k+1} - r_k||_1  and  dangling_{k+1} = sum_{j dangling} r_{k+1}(j).
-//      The block sums go to two device-scope atomics; the last block to finish
-//      (a ticket counter) closes the step: it publishes residual and dangling
-//      mass, resets the accumulators, counts the iteration and decides whether
-//      to go on. No third launch, no host involvement.
+//      The block sums go to per-block slots; the last block to finish (a
+//      ticket counter) adds them in block order (deterministic) and closes the
+//      step: it publishes residual and dangling mass, counts the iteration and
+//      decides whether to go on. No third launch, no host involvement.
 // Per step that is one read of P^T plus, in the update, 3 n values of T
 // (read y and r, write r), n/8 bytes of dangling bit mask, and n values of v
 // only when personalized.
@@ -33,7 +33,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cuda/atomic>
 #include <limits>
 #include <memory>
 #include <thread>
@@ -78,7 +77,8 @@ __global__ void __launch_bounds__(block_threads)
     }
     if (is_dangling(bits, i)) dangling += static_cast<double>(ri);
   }
-  if (accumulate_grid<block_threads>(make_double2(0.0, dangling), st)) close_init(st);
+  double2 totals;
+  if (accumulate_grid<block_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
 }
 
 // The fused step (see the top of the file). y = P^T r_k on entry.
@@ -123,26 +123,12 @@ __global__ void __launch_bounds__(block_threads)
     }
   }
 
-  if (!accumulate_grid<block_threads>(make_double2(l1, dangling), st)) return;
-  close_step(st, progress, handle, set_condition);  // last block, thread 0
+  double2 totals;
+  if (!accumulate_grid<block_threads>(make_double2(l1, dangling), st, totals)) return;
+  close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 
-// Host-side RAII for the pinned / mapped host allocations and graphs.
-struct pinned_deleter {
-  void operator()(void* p) const noexcept {
-    if (p) cudaFreeHost(p);
-  }
-};
-template <class X>
-using pinned_ptr = std::unique_ptr<X, pinned_deleter>;
-
-template <class X>
-pinned_ptr<X> pinned_alloc(std::size_t count, unsigned flags = cudaHostAllocDefault) {
-  void* p = nullptr;
-  PERRON_CUDA_CHECK(cudaHostAlloc(&p, std::max<std::size_t>(count, 1) * sizeof(X), flags));
-  return pinned_ptr<X>(static_cast<X*>(p));
-}
-
+// Host-side RAII for the CUDA graphs.
 struct graph_exec_deleter {
   void operator()(cudaGraphExec_t g) const noexcept {
     if (g) cudaGraphExecDestroy(g);
@@ -162,23 +148,24 @@ using graph_ptr = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, graph_dele
 template <class T>
 struct pagerank_cuda<T>::impl {
   index_t n = 0;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+  // Declared first, destroyed last: the plan's and the graphs' work is on it.
+  cuda::stream stream;
+  cuda::event ev_start, ev_stop;
   // The ranks come back in up to rank_chunks pieces, each with its event, so
   // that the host widens one piece while the next is still on its way.
   static constexpr int rank_chunks = 8;
-  cudaEvent_t ev_chunk[rank_chunks] = {};
+  std::vector<cuda::event> ev_chunk;
   std::unique_ptr<spmv_plan<T>> plan;    // pagerank_pull::spmv
   std::unique_ptr<fused_pull<T>> fused;  // pagerank_pull::fused
-  std::string reason;                    // why this kernel / pull
   cuda::device_buffer<T> d_r, d_y, d_v;
   cuda::device_buffer<std::uint32_t> d_bits;
   cuda::device_buffer<pagerank_state> d_state;
-  pinned_ptr<pagerank_state> h_state;
-  pinned_ptr<pagerank_progress> h_progress;  // mapped
-  pagerank_progress* d_progress = nullptr;   // its device address
-  pinned_ptr<T> h_rank;
-  int grid = 1;
+  cuda::device_buffer<double> d_partials;  // the state's reduction slots
+  cuda::pinned_buffer<pagerank_state> h_state;
+  cuda::pinned_buffer<pagerank_progress> h_progress;  // mapped
+  pagerank_progress* d_progress = nullptr;            // its device address
+  cuda::pinned_buffer<T> h_rank;
+  unsigned grid = 1;
 
   graph_exec_ptr while_exec;
   int while_unroll = 0;
@@ -189,17 +176,15 @@ struct pagerank_cuda<T>::impl {
   int batch_size = 0;
   bool batch_tried = false;
 
+  impl() {
+    for (int c = 0; c < rank_chunks; ++c) ev_chunk.emplace_back(cudaEventDisableTiming);
+  }
   ~impl() {
-    // The plan's work is on our stream: drop it before the stream.
+    // The plan's work is on our stream: drop it (and the graphs) before the stream.
     while_exec.reset();
     batch_exec.reset();
     plan.reset();
     fused.reset();
-    if (ev_start) cudaEventDestroy(ev_start);
-    if (ev_stop) cudaEventDestroy(ev_stop);
-    for (cudaEvent_t e : ev_chunk)
-      if (e) cudaEventDestroy(e);
-    if (stream) cudaStreamDestroy(stream);
   }
 
   std::string kernel_name() const { return fused ? "pull-fused" : std::string(name(plan->kernel())); }
@@ -209,8 +194,8 @@ struct pagerank_cuda<T>::impl {
       fused->launch_init(d_r.data(), uniform ? 1 : 0, d_state.data());
       return;
     }
-    init_kernel<T>
-        <<<grid, block_threads, 0, stream>>>(d_r.data(), d_bits.data(), n, uniform ? 1 : 0, d_state.data());
+    init_kernel<T><<<grid, block_threads, 0, stream.get()>>>(d_r.data(), d_bits.data(), n, uniform ? 1 : 0,
+                                                             d_state.data());
     PERRON_CUDA_CHECK_LAUNCH("pagerank init_kernel");
   }
 
@@ -221,18 +206,19 @@ struct pagerank_cuda<T>::impl {
       return;
     }
     plan->apply(T(1), d_r.data(), T(0), d_y.data());
-    update_kernel<T><<<grid, block_threads, 0, stream>>>(d_y.data(), d_r.data(), d_v.data(), d_bits.data(), n,
-                                                         d_state.data(), d_progress, handle,
-                                                         set_condition ? 1 : 0);
+    update_kernel<T><<<grid, block_threads, 0, stream.get()>>>(d_y.data(), d_r.data(), d_v.data(),
+                                                               d_bits.data(), n, d_state.data(), d_progress,
+                                                               handle, set_condition ? 1 : 0);
     PERRON_CUDA_CHECK_LAUNCH("pagerank update_kernel");
   }
 
   // Ends a capture that failed half-way so the stream is usable again.
   void abandon_capture() noexcept {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+    if (cudaStreamIsCapturing(stream.get(), &status) == cudaSuccess &&
+        status != cudaStreamCaptureStatusNone) {
       cudaGraph_t g = nullptr;
-      cudaStreamEndCapture(stream, &g);
+      cudaStreamEndCapture(stream.get(), &g);
       if (g) cudaGraphDestroy(g);
     }
     cudaGetLastError();  // capture errors are not sticky; clear the last-error slot
@@ -261,8 +247,8 @@ struct pagerank_cuda<T>::impl {
       cudaGraphNode_t node = nullptr;
       PERRON_CUDA_CHECK(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &params));
       cudaGraph_t body = params.conditional.phGraph_out[0];
-      PERRON_CUDA_CHECK(
-          cudaStreamBeginCaptureToGraph(stream, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
+      PERRON_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream.get(), body, nullptr, nullptr, 0,
+                                                      cudaStreamCaptureModeThreadLocal));
       try {
         for (int u = 0; u < unroll; ++u) launch_step(handle, true);
       } catch (...) {
@@ -270,7 +256,7 @@ struct pagerank_cuda<T>::impl {
         throw;
       }
       cudaGraph_t captured = nullptr;
-      PERRON_CUDA_CHECK(cudaStreamEndCapture(stream, &captured));
+      PERRON_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &captured));
       cudaGraphExec_t exec = nullptr;
       PERRON_CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
       while_exec.reset(exec);
@@ -290,7 +276,7 @@ struct pagerank_cuda<T>::impl {
     batch_tried = true;
     batch_size = size;
     try {
-      PERRON_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+      PERRON_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
       try {
         for (int s = 0; s < size; ++s) launch_step(0, false);
       } catch (...) {
@@ -298,7 +284,7 @@ struct pagerank_cuda<T>::impl {
         throw;
       }
       cudaGraph_t g = nullptr;
-      PERRON_CUDA_CHECK(cudaStreamEndCapture(stream, &g));
+      PERRON_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &g));
       graph_ptr graph(g);
       cudaGraphExec_t exec = nullptr;
       PERRON_CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
@@ -329,14 +315,14 @@ struct pagerank_cuda<T>::impl {
   // Blocks until `done` has happened (the stream is idle when null); with a
   // progress callback, polls the mapped progress record meanwhile (reading
   // it needs no synchronization).
-  void wait(const pagerank_options& opt, cudaEvent_t done = nullptr) {
+  void wait(const pagerank_options& opt, const cuda::event* done = nullptr) {
     if (opt.progress) {
       int shown = 0;
       for (;;) {
-        const cudaError_t q = done ? cudaEventQuery(done) : cudaStreamQuery(stream);
+        const cudaError_t q = done ? cudaEventQuery(done->get()) : cudaStreamQuery(stream.get());
         if (q == cudaSuccess) break;
         if (q != cudaErrorNotReady) PERRON_CUDA_CHECK(q);
-        const volatile pagerank_progress* p = h_progress.get();
+        const volatile pagerank_progress* p = h_progress.data();
         const int k = p->iteration;
         if (k > shown) {
           shown = k;
@@ -345,168 +331,142 @@ struct pagerank_cuda<T>::impl {
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
       }
     }
-    PERRON_CUDA_CHECK(done ? cudaEventSynchronize(done) : cudaStreamSynchronize(stream));
+    if (done)
+      done->synchronize();
+    else
+      stream.synchronize();
   }
+
+  void build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, pagerank_pull pull);
+  void allocate(const pagerank_graph<T>& g);
+  pagerank_loop choose_loop(const pagerank_options& opt, pagerank_result& res);
+  void upload(const pagerank_options& opt, pagerank_loop loop);
+  void fetch_state();
+  void fetch_rank(std::size_t chunks);
+  void receive_rank(std::size_t chunks, pagerank_result& res);
 };
 
+// The pull's machinery on the solver's stream: the fused pull, or the plan.
 template <class T>
-pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, spmv_kernel kernel, pagerank_pull pull)
-    : impl_(std::make_unique<impl>()) {
+void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
+                                   pagerank_pull pull) {
+  if (pull == pagerank_pull::fused) {
+    if (!g.pattern)
+      throw invalid_argument(
+          "the fused pull needs an unweighted graph (P^T(i, j) = 1/outdeg(j)); use the spmv pull");
+    if (kernel && *kernel != spmv_kernel::automatic)
+      throw invalid_argument("the fused pull runs its own kernel; --kernel " + std::string(name(*kernel)) +
+                             " needs the spmv pull");
+    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get());
+  } else {
+    plan = std::make_unique<spmv_plan<T>>(g.pt, kernel.value_or(spmv_kernel::automatic), stream.get());
+  }
+}
+
+// Every buffer the graphs point at is allocated here, once: a captured graph
+// keeps the addresses it saw.
+template <class T>
+void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
+  const auto nn = static_cast<std::size_t>(n);
+  d_r = cuda::device_buffer<T>(nn);
+  d_v = cuda::device_buffer<T>(nn);
+  if (plan) {
+    d_y = cuda::device_buffer<T>(nn);
+    std::vector<std::uint32_t> bits((nn + 31) / 32, 0u);
+    for (std::size_t j = 0; j < nn; ++j)
+      if (g.dangling[j]) bits[j >> 5] |= 1u << (j & 31);
+    d_bits = cuda::device_buffer<std::uint32_t>(bits);
+  }
+  int device = 0, sms = 1;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // Enough blocks to fill the GPU (8 x 256 threads per SM), no more: every
+  // block adds one ticket and one slot to each step's reduction.
+  grid = cuda::grid_for(nn, tile, 8u * static_cast<unsigned>(sms));
+  d_partials = cuda::device_buffer<double>(reduction_partials(fused ? fused->reduction_blocks() : grid));
+  d_state = cuda::device_buffer<pagerank_state>(1);
+  h_state = cuda::pinned_buffer<pagerank_state>(1);
+  h_progress = cuda::pinned_buffer<pagerank_progress>(1, cudaHostAllocMapped);
+  h_progress[0] = pagerank_progress{0, 0.0};
+  d_progress = h_progress.device_pointer();
+  h_rank = cuda::pinned_buffer<T>(nn);
+}
+
+template <class T>
+pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
+                                pagerank_pull pull) {
   pull = resolve_pull(pull, g.pattern, kernel);
   if (kernel == spmv_kernel::cpu)
     throw invalid_argument("the cpu kernel runs on the host; the GPU solver needs a GPU kernel (" +
                            spmv_kernel_names() + ")");
   if (!cuda::available()) throw cuda_error("no usable CUDA device");
+  if (g.vertices() <= 0) throw invalid_argument("the graph is empty (0 vertices)");
+  if (g.dangling.size() != static_cast<std::size_t>(g.vertices()))
+    throw dimension_error("pagerank_graph: dangling mask of " + std::to_string(g.dangling.size()) +
+                          " entries for " + std::to_string(g.vertices()) + " vertices");
+  impl_ = std::unique_ptr<impl, void (*)(impl*)>(new impl, [](impl* p) { delete p; });
   impl& m = *impl_;
   m.n = g.vertices();
-  if (m.n <= 0) throw invalid_argument("the graph is empty (0 vertices)");
-  if (g.dangling.size() != static_cast<std::size_t>(m.n))
-    throw dimension_error("pagerank_graph: dangling mask of " + std::to_string(g.dangling.size()) +
-                          " entries for " + std::to_string(m.n) + " vertices");
-  const auto nn = static_cast<std::size_t>(m.n);
-  PERRON_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
-  PERRON_CUDA_CHECK(cudaEventCreate(&m.ev_start));
-  PERRON_CUDA_CHECK(cudaEventCreate(&m.ev_stop));
-  for (cudaEvent_t& e : m.ev_chunk) PERRON_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-  if (pull == pagerank_pull::fused) {
-    if (!g.pattern)
-      throw invalid_argument(
-          "the fused pull needs an unweighted graph (P^T(i, j) = 1/outdeg(j)); use the spmv pull");
-    if (kernel != spmv_kernel::automatic)
-      throw invalid_argument("the fused pull runs its own kernel; --kernel " + std::string(name(kernel)) +
-                             " needs the spmv pull");
-  }
-  if (pull == pagerank_pull::fused) {
-    m.fused = std::make_unique<fused_pull<T>>(g.pt, m.stream);
-    m.reason = "pattern pull with the update fused, vertices by in-degree, sliced, " +
-               std::to_string(m.fused->hub()) +
-               " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")";
-  } else {
-    m.plan = std::make_unique<spmv_plan<T>>(g.pt, kernel, m.stream);
-    m.reason = m.plan->reason();
-  }
-
-  // Every buffer the graphs point at is allocated here, once: a captured graph
-  // keeps the addresses it saw.
-  m.d_r = cuda::device_buffer<T>(nn);
-  m.d_v = cuda::device_buffer<T>(nn);
-  if (m.plan) {
-    m.d_y = cuda::device_buffer<T>(nn);
-    std::vector<std::uint32_t> bits((nn + 31) / 32, 0u);
-    for (std::size_t j = 0; j < nn; ++j)
-      if (g.dangling[j]) bits[j >> 5] |= 1u << (j & 31);
-    m.d_bits = cuda::device_buffer<std::uint32_t>(bits);
-  }
-  m.d_state = cuda::device_buffer<pagerank_state>(1);
-  m.h_state = pinned_alloc<pagerank_state>(1);
-  m.h_progress = pinned_alloc<pagerank_progress>(1, cudaHostAllocMapped);
-  *m.h_progress = pagerank_progress{0, 0.0};
-  PERRON_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&m.d_progress), m.h_progress.get(), 0));
-  m.h_rank = pinned_alloc<T>(nn);
-
-  int device = 0, sms = 1;
-  PERRON_CUDA_CHECK(cudaGetDevice(&device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  // Enough blocks to fill the GPU (8 x 256 threads per SM), no more: every
-  // block adds one ticket and two atomics per step.
-  const long long tiles = (static_cast<long long>(m.n) + tile - 1) / tile;
-  m.grid = static_cast<int>(std::max<long long>(1, std::min<long long>(tiles, 8LL * sms)));
-
+  m.build(g, kernel, pull);
+  m.allocate(g);
   // One SpMV outside any capture so that whatever the plan sets up lazily
   // happens here, then wait for every upload (some went through the legacy
   // default stream, which our non-blocking stream does not follow).
-  PERRON_CUDA_CHECK(cudaMemsetAsync(m.d_r.data(), 0, m.d_r.bytes(), m.stream));
+  PERRON_CUDA_CHECK(cudaMemsetAsync(m.d_r.data(), 0, m.d_r.bytes(), m.stream.get()));
   if (m.plan) m.plan->apply(T(1), m.d_r.data(), T(0), m.d_y.data());
   cuda::synchronize();
+
+  pull_ = m.fused ? pagerank_pull::fused : pagerank_pull::spmv;
+  if (m.plan) kernel_ = m.plan->kernel();
+  reason_ = m.fused ? "pattern pull with the update fused, vertices by in-degree, sliced, " +
+                          std::to_string(m.fused->hub()) +
+                          " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
+                    : m.plan->reason();
+  device_bytes_ = (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) + m.d_r.bytes() +
+                  m.d_y.bytes() + m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes() + m.d_partials.bytes();
 }
 
+// Which loop runs: graph_while unless asked otherwise or the SpMV does not
+// capture; the notes say why it differs from the one asked for.
 template <class T>
-pagerank_cuda<T>::~pagerank_cuda() = default;
-template <class T>
-pagerank_cuda<T>::pagerank_cuda(pagerank_cuda&&) noexcept = default;
-template <class T>
-pagerank_cuda<T>& pagerank_cuda<T>::operator=(pagerank_cuda&&) noexcept = default;
-
-template <class T>
-spmv_kernel pagerank_cuda<T>::kernel() const {
-  return impl_->plan ? impl_->plan->kernel() : spmv_kernel::automatic;
-}
-template <class T>
-bool pagerank_cuda<T>::fused() const {
-  return static_cast<bool>(impl_->fused);
-}
-template <class T>
-std::string pagerank_cuda<T>::kernel_name() const {
-  return impl_->kernel_name();
-}
-template <class T>
-const std::string& pagerank_cuda<T>::kernel_reason() const {
-  return impl_->reason;
-}
-template <class T>
-std::size_t pagerank_cuda<T>::device_bytes() const {
-  const impl& m = *impl_;
-  return (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) + m.d_r.bytes() + m.d_y.bytes() +
-         m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes();
-}
-
-template <class T>
-pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
-  impl& m = *impl_;
-  validate(opt, m.n);
-  const auto nn = static_cast<std::size_t>(m.n);
-  const auto t0 = std::chrono::steady_clock::now();
-
-  pagerank_result res;
-  res.on_gpu = true;
-  res.kernel = kernel();
-  res.fused_pull = static_cast<bool>(m.fused);
-  res.hub_entries = m.fused ? m.fused->hub() : 0;
-  res.kernel_reason = m.reason;
-
-  // Which loop: graph_while unless asked otherwise or the SpMV does not capture.
-  pagerank_loop loop = opt.loop;
-  if (!opt.use_graphs) {
-    if (loop == pagerank_loop::graph_while) throw invalid_argument("loop graph-while needs use_graphs");
-    loop = pagerank_loop::check_every;
-  }
+pagerank_loop pagerank_cuda<T>::impl::choose_loop(const pagerank_options& opt, pagerank_result& res) {
+  pagerank_loop loop = opt.use_graphs ? opt.loop : pagerank_loop::check_every;
   if (loop == pagerank_loop::automatic || loop == pagerank_loop::graph_while) {
-    const int unroll = opt.graph_unroll > 0 ? opt.graph_unroll : m.automatic_unroll();
-    if (m.ensure_while_graph(unroll)) {
+    const int unroll = opt.graph_unroll > 0 ? opt.graph_unroll : automatic_unroll();
+    if (ensure_while_graph(unroll)) {
       loop = pagerank_loop::graph_while;
       res.graph_unroll = unroll;
     } else if (loop == pagerank_loop::graph_while) {
-      throw cuda_error("loop graph-while: " + m.while_error);
+      throw cuda_error("loop graph-while: " + while_error);
     } else {
       loop = pagerank_loop::check_every;
       res.loop_note =
-          m.while_error + "; checking every " + std::to_string(opt.check_interval) + " iterations instead";
+          while_error + "; checking every " + std::to_string(opt.check_interval) + " iterations instead";
     }
   }
-  res.loop = loop;
-  const bool batch_graph =
-      loop == pagerank_loop::check_every && opt.use_graphs && m.ensure_batch_graph(opt.check_interval);
-  if (loop == pagerank_loop::check_every && opt.use_graphs && !batch_graph)
-    res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") +
-                     "the SpMV does not capture into a CUDA graph: steps are launched one by one";
+  return loop;
+}
 
-  // Uploads (pageable sources: cudaMemcpyAsync stages them before returning).
+// v and r_0 (pageable sources: cudaMemcpyAsync stages them before returning),
+// then the state of a fresh solve.
+template <class T>
+void pagerank_cuda<T>::impl::upload(const pagerank_options& opt, pagerank_loop loop) {
+  const auto nn = static_cast<std::size_t>(n);
   const bool personalized = !opt.personalization.empty();
   if (personalized) {
-    const std::vector<double> v = normalized_distribution(opt.personalization, m.n, "personalization");
+    const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
     std::vector<T> vt(v.begin(), v.end());
     PERRON_CUDA_CHECK(
-        cudaMemcpyAsync(m.d_v.data(), vt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, m.stream));
-    if (m.fused) m.fused->launch_personalization(m.d_v.data());
+        cudaMemcpyAsync(d_v.data(), vt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, stream.get()));
+    if (fused) fused->launch_personalization(d_v.data());
   }
-  const bool uniform_start = opt.initial.empty();
-  if (!uniform_start) {
-    const std::vector<double> r0 = normalized_distribution(opt.initial, m.n, "initial vector");
+  if (!opt.initial.empty()) {
+    const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
     std::vector<T> rt(r0.begin(), r0.end());
     PERRON_CUDA_CHECK(
-        cudaMemcpyAsync(m.d_r.data(), rt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, m.stream));
+        cudaMemcpyAsync(d_r.data(), rt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, stream.get()));
   }
-  pagerank_state& hs = *m.h_state;
+  pagerank_state& hs = h_state[0];
   hs = pagerank_state{};
   hs.alpha = opt.alpha;
   hs.tol = opt.tol;
@@ -516,76 +476,106 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   // from the state it fetches after each batch anyway.
   hs.report_progress = opt.progress && loop == pagerank_loop::graph_while ? 1 : 0;
   hs.residual = std::numeric_limits<double>::infinity();
-  *m.h_progress = pagerank_progress{0, 0.0};
-  PERRON_CUDA_CHECK(cudaMemcpyAsync(m.d_state.data(), m.h_state.get(), sizeof(pagerank_state),
-                                    cudaMemcpyHostToDevice, m.stream));
+  hs.partials = d_partials.data();
+  h_progress[0] = pagerank_progress{0, 0.0};
+  PERRON_CUDA_CHECK(cudaMemcpyAsync(d_state.data(), h_state.data(), sizeof(pagerank_state),
+                                    cudaMemcpyHostToDevice, stream.get()));
+}
 
-  PERRON_CUDA_CHECK(cudaEventRecord(m.ev_start, m.stream));
-  m.launch_init(uniform_start);
-  const auto fetch_state = [&] {
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(m.h_state.get(), m.d_state.data(), sizeof(pagerank_state),
-                                      cudaMemcpyDeviceToHost, m.stream));
-  };
+template <class T>
+void pagerank_cuda<T>::impl::fetch_state() {
+  PERRON_CUDA_CHECK(cudaMemcpyAsync(h_state.data(), d_state.data(), sizeof(pagerank_state),
+                                    cudaMemcpyDeviceToHost, stream.get()));
+}
+
+// The ranks in `chunks` pieces, each followed by its event.
+template <class T>
+void pagerank_cuda<T>::impl::fetch_rank(std::size_t chunks) {
+  const auto nn = static_cast<std::size_t>(n);
+  if (fused) fused->launch_ranks(d_r.data(), d_state.data());  // back in the graph's order
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
+    PERRON_CUDA_CHECK(cudaMemcpyAsync(h_rank.data() + b, d_r.data() + b, (e - b) * sizeof(T),
+                                      cudaMemcpyDeviceToHost, stream.get()));
+    ev_chunk[c].record(stream.get());
+  }
+}
+
+// Widened on every core, piece by piece as they arrive: this runs after the
+// device has finished, so only the last piece's share adds to the wall time.
+template <class T>
+void pagerank_cuda<T>::impl::receive_rank(std::size_t chunks, pagerank_result& res) {
+  const auto nn = static_cast<std::size_t>(n);
+  for (std::size_t c = 0; c < chunks; ++c) {
+    ev_chunk[c].synchronize();
+    const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
+    widen(e - b, h_rank.data() + b, res.rank.data() + b);
+  }
+}
+
+template <class T>
+pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
+  impl& m = *impl_;
+  opt.validate(m.n);
+  const auto nn = static_cast<std::size_t>(m.n);
+  const auto t0 = std::chrono::steady_clock::now();
+
+  pagerank_result res;
+  res.on_gpu = true;
+  res.pull = pull_;
+  res.kernel = kernel_;
+  res.hub_entries = m.fused ? m.fused->hub() : 0;
+  res.kernel_reason = reason_;
+  const pagerank_loop loop = m.choose_loop(opt, res);
+  res.loop = loop;
+  const bool batch_graph =
+      loop == pagerank_loop::check_every && opt.use_graphs && m.ensure_batch_graph(opt.check_interval);
+  if (loop == pagerank_loop::check_every && opt.use_graphs && !batch_graph)
+    res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") +
+                     "the SpMV does not capture into a CUDA graph: steps are launched one by one";
+
+  m.upload(opt, loop);
+  m.ev_start.record(m.stream.get());
+  m.launch_init(opt.initial.empty());
   // Pieces of at least 256K values (1 MB in float): fewer would not pay for
   // their copies' and events' fixed costs.
   const std::size_t chunks = std::clamp<std::size_t>(nn >> 18, 1, impl::rank_chunks);
-  const auto chunk_begin = [&](std::size_t c) { return nn * c / chunks; };
-  const auto fetch_rank = [&] {
-    if (m.fused) m.fused->launch_ranks(m.d_r.data(), m.d_state.data());  // back in the graph's order
-    for (std::size_t c = 0; c < chunks; ++c) {
-      const std::size_t b = chunk_begin(c), e = chunk_begin(c + 1);
-      PERRON_CUDA_CHECK(cudaMemcpyAsync(m.h_rank.get() + b, m.d_r.data() + b, (e - b) * sizeof(T),
-                                        cudaMemcpyDeviceToHost, m.stream));
-      PERRON_CUDA_CHECK(cudaEventRecord(m.ev_chunk[c], m.stream));
-    }
-  };
-  // Widened on every core, piece by piece as they arrive: this runs after the
-  // device has finished, so only the last piece's share adds to the wall time.
-  const auto receive_rank = [&] {
-    for (std::size_t c = 0; c < chunks; ++c) {
-      PERRON_CUDA_CHECK(cudaEventSynchronize(m.ev_chunk[c]));
-      const std::size_t b = chunk_begin(c), e = chunk_begin(c + 1);
-      widen(e - b, m.h_rank.get() + b, res.rank.data() + b);
-    }
-  };
-
-  // The result's memory is allocated and first touched while the device
-  // runs: page faults on a fresh 8 MB vector took 1-4 ms on the H100 host,
-  // more than rmat:20's whole device time.
+  // The result's memory is allocated and first touched while the device runs:
+  // page faults on a fresh vector of that size cost about as much as a small
+  // graph's whole device time.
   const auto allocate_rank = [&] { res.rank = fresh_vector<double>(nn); };
 
-  const pagerank_options no_progress;
+  const pagerank_state& hs = m.h_state[0];
   if (loop == pagerank_loop::graph_while) {
     // The whole loop, the state and the ranks: one launch, one wait.
-    PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream));
-    PERRON_CUDA_CHECK(cudaEventRecord(m.ev_stop, m.stream));
-    fetch_state();
-    fetch_rank();
+    PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
+    m.ev_stop.record(m.stream.get());
+    m.fetch_state();
+    m.fetch_rank(chunks);
     allocate_rank();
-    m.wait(opt, m.ev_chunk[0]);  // the state and the first piece of the ranks
+    m.wait(opt, &m.ev_chunk[0]);  // the state and the first piece of the ranks
     res.host_syncs = 1;
   } else {
+    const pagerank_options no_progress;
     for (;;) {
       if (batch_graph) {
-        PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream));
+        PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
       } else {
         for (int s = 0; s < opt.check_interval; ++s) m.launch_step(0, false);
       }
-      fetch_state();
+      m.fetch_state();
       if (res.host_syncs == 0) allocate_rank();
       m.wait(no_progress);
       ++res.host_syncs;
       if (opt.progress) opt.progress(hs.iteration, hs.residual);
       if (hs.done) break;
     }
-    PERRON_CUDA_CHECK(cudaEventRecord(m.ev_stop, m.stream));
-    fetch_rank();
+    m.ev_stop.record(m.stream.get());
+    m.fetch_rank(chunks);
     ++res.host_syncs;  // receive_rank() below
   }
-  receive_rank();  // every event recorded above has completed after this
-  float ms = 0.0f;
-  PERRON_CUDA_CHECK(cudaEventElapsedTime(&ms, m.ev_start, m.ev_stop));
-  res.device_seconds = ms * 1e-3;
+  m.receive_rank(chunks, res);  // every event recorded above has completed after this
+  res.device_seconds = m.ev_stop.ms_since(m.ev_start) * 1e-3;
   res.iterations = hs.iteration;
   res.residual = hs.residual;
   res.converged = hs.converged != 0;

@@ -1,12 +1,12 @@
 // Device side shared by the two GPU PageRank steps (pagerank.cu: SpMV plan +
 // update kernel; pagerank_fused.cu: the fused pattern pull): the state a solve
-// keeps in device memory, the grid-wide reduction that closes a step without a
-// second launch, and the step's closing logic.
+// keeps in device memory, the deterministic grid-wide reduction that closes a
+// step without a second launch, and the step's closing logic.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <cuda/atomic>
+#include "core/cuda/reduce.cuh"
 
 namespace perron::pagerank_gpu {
 
@@ -25,11 +25,14 @@ struct pagerank_state {
   int converged;
   double dangling;  // sum_{j dangling} r_k(j)
   double residual;  // ||r_k - r_{k-1}||_1
-  // grid-reduction scratch, zero between launches
-  double residual_acc;
-  double dangling_acc;
+  // grid-reduction scratch: 2 doubles per block of the widest grid launched
+  // (reduction_partials()), and the ticket counter, zero between launches
+  double* partials;
   unsigned int blocks_done;
 };
+
+// Doubles of pagerank_state::partials for grids of up to `blocks` blocks.
+constexpr std::size_t reduction_partials(unsigned blocks) { return 2 * static_cast<std::size_t>(blocks); }
 
 // Written by the device in mapped pinned host memory, polled by the host for the
 // progress line while it waits (never a synchronization).
@@ -38,65 +41,56 @@ struct pagerank_progress {
   double residual;
 };
 
-// Adds this block's (residual, dangling) sums to the state's accumulators.
-// Returns true in exactly one thread of the whole grid: thread 0 of the last
-// block to arrive, which then sees every block's contribution (the relaxed adds
-// precede each block's release on the ticket; the last ticket is an acquire).
+// Sums (residual, dangling) over the grid deterministically, the scheme of
+// core/cuda/reduce.cuh: each block reduces its pair (detail::block_reduce),
+// writes it to its own slot of st->partials and takes a ticket; the block with
+// the last ticket adds the slots in block order, so the totals are the same
+// bits whatever order the blocks ran in. The slots are per launch (indexed by
+// blockIdx.x), so any grid up to the partials' size works. Returns true in
+// exactly one thread of the grid (thread 0 of the last block), with the totals
+// in `totals`. Every thread of every block must call it.
 template <int block_threads>
-__device__ inline bool accumulate_grid(double2 local, pagerank_state* st) {
-  // Block sum of both components: shuffles within each warp, the warps' sums
-  // through shared memory, shuffles again in warp 0. Valid in thread 0.
-  // (Two arrays of double rather than one of double2: compute-sanitizer's
-  // racecheck reported the 16-byte shared accesses across the barrier below.)
-  constexpr int warps = block_threads / 32;
-  __shared__ double warp_sum_x[warps], warp_sum_y[warps];
-  double2 sum = local;
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    sum.x += __shfl_down_sync(0xffffffffu, sum.x, offset);
-    sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);
-  }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) {
-    warp_sum_x[warp] = sum.x;
-    warp_sum_y[warp] = sum.y;
+__device__ inline bool accumulate_grid(double2 local, pagerank_state* st, double2& totals) {
+  using cuda::detail::block_reduce;
+  using cuda::detail::sum_op;
+  __shared__ double smem[2 * (block_threads / 32)];
+  __shared__ bool last;
+  double v[2] = {local.x, local.y};
+  block_reduce<2, sum_op, block_threads>(v, smem);
+  double* partials = st->partials;
+  if (threadIdx.x == 0) {
+    partials[2 * blockIdx.x] = v[0];
+    partials[2 * blockIdx.x + 1] = v[1];
+    __threadfence();  // the slot visible device-wide before the ticket is taken
+    last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
   }
   __syncthreads();
-  if (warp != 0) return false;
-  sum = lane < warps ? make_double2(warp_sum_x[lane], warp_sum_y[lane]) : make_double2(0.0, 0.0);
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    sum.x += __shfl_down_sync(0xffffffffu, sum.x, offset);
-    sum.y += __shfl_down_sync(0xffffffffu, sum.y, offset);
+  if (!last) return false;
+  __threadfence();
+  double t[2] = {0.0, 0.0};
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+    t[0] += __ldcg(partials + 2 * b);
+    t[1] += __ldcg(partials + 2 * b + 1);
   }
+  block_reduce<2, sum_op, block_threads>(t, smem);
   if (threadIdx.x != 0) return false;
-  ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->residual_acc)
-      .fetch_add(sum.x, ::cuda::memory_order_relaxed);
-  ::cuda::atomic_ref<double, ::cuda::thread_scope_device>(st->dangling_acc)
-      .fetch_add(sum.y, ::cuda::memory_order_relaxed);
-  const unsigned ticket = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(st->blocks_done)
-                              .fetch_add(1u, ::cuda::memory_order_acq_rel);
-  return ticket == gridDim.x - 1;
+  st->blocks_done = 0;
+  totals = make_double2(t[0], t[1]);
+  return true;
 }
 
 // Closes the start of a solve in the thread accumulate_grid() elected: the
-// dangling mass of r_0 becomes the state's, the accumulators are reset.
-__device__ inline void close_init(pagerank_state* st) {
-  st->dangling = st->dangling_acc;
-  st->dangling_acc = 0.0;
-  st->residual_acc = 0.0;
-  st->blocks_done = 0;
-}
+// dangling mass of r_0 becomes the state's.
+__device__ inline void close_init(pagerank_state* st, double2 totals) { st->dangling = totals.y; }
 
 // Closes step k -> k+1 in the thread accumulate_grid() elected: publishes the
-// residual and the dangling mass, resets the accumulators, counts the step and
-// decides whether the loop goes on (the state's done flag, and the WHILE
-// node's condition when set_condition).
-__device__ inline void close_step(pagerank_state* st, pagerank_progress* progress,
+// residual and the dangling mass, counts the step and decides whether the
+// loop goes on (the state's done flag, and the WHILE node's condition when
+// set_condition).
+__device__ inline void close_step(pagerank_state* st, double2 totals, pagerank_progress* progress,
                                   cudaGraphConditionalHandle handle, int set_condition) {
-  const double residual = st->residual_acc;
-  st->dangling = st->dangling_acc;
-  st->residual_acc = 0.0;
-  st->dangling_acc = 0.0;
-  st->blocks_done = 0;
+  const double residual = totals.x;
+  st->dangling = totals.y;
   const int k = st->iteration + 1;
   st->iteration = k;
   st->residual = residual;

@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cuda/atomic>
 #include <type_traits>
 #include <vector>
 
 #include "core/cuda/check.cuh"
+#include "core/cuda/support.cuh"
 #include "core/error.hpp"
 #include "solvers/cuda/pagerank_fused.cuh"
 
@@ -43,15 +45,18 @@ constexpr int step_warps = step_threads / 32;
 // level parallelism of a warp).
 constexpr int unroll = 8;
 // A row longer than this is split into ceil(len / vrow_links) virtual rows of
-// nearly equal length, so a slice's lanes have similar work. (On the H100,
-// rmat:20 / cnr-2000 steps: 32 links 52.3 / 25.4 us, 64: 48.8 / 26.3 us,
-// 96: 46.5 / 28.7 us; 64 is within 5% of the best on both.)
+// nearly equal length, so a slice's lanes have similar work. 64 is within 5%
+// of the best step time on both R-MAT and cnr-2000 (docs/PERFORMANCE.md).
 constexpr int vrow_links = 64;
 constexpr int setup_threads = 256;
+// The setup kernels are grid-stride loops of setup_threads: at most this many blocks.
+constexpr unsigned max_setup_blocks = 1u << 20;
+// init_x's grid cap: it reduces the dangling mass, one partial per block.
+constexpr unsigned max_init_blocks = 4096;
 
-int blocks_for(long long count) {
-  return static_cast<int>(
-      std::max<long long>(1, std::min<long long>((count + setup_threads - 1) / setup_threads, 1 << 20)));
+// The setup kernels' launch shape for `count` items.
+unsigned setup_grid(long long count) {
+  return cuda::grid_for(static_cast<std::size_t>(count), setup_threads, max_setup_blocks);
 }
 
 // ---- setup ------------------------------------------------------------------
@@ -135,7 +140,8 @@ __global__ void __launch_bounds__(setup_threads)
     a.x0[k] = x;
     if (d == 0) dangling += static_cast<double>(x);
   }
-  if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st)) close_init(st);
+  double2 totals;
+  if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
 }
 
 struct step_sums {
@@ -269,7 +275,7 @@ __global__ void __launch_bounds__(step_threads, 1)
   if (threadIdx.x == 0) next_slice = step_warps;  // warp w starts with the block's slice w
   {
     // The hub: 16-byte loads, up to 8 per thread in flight before any store
-    // (a plain copy loop waits on each load in turn: ~20 us for 33K floats).
+    // (a plain copy loop waits on each load in turn).
     using vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
     const vec* src = reinterpret_cast<const vec*>(x);
     vec* dst = reinterpret_cast<vec*>(hub);
@@ -307,8 +313,7 @@ __global__ void __launch_bounds__(step_threads, 1)
     if (R < n) rd = load_row(a, x, R, personalized, v_uniform);
     // The lane's links: entry j of its virtual row at p0 + 32 j + lane (a warp
     // reads 128 contiguous bytes per j), `unroll` loads in flight before the
-    // gathers, each one generic load from the hub or from x. (Two slices per
-    // warp at once, or 16 loads in flight, measured slower on the H100.)
+    // gathers, each one generic load from the hub or from x.
     const index_t* __restrict__ cp = a.col + p0 + lane;
     T acc = 0;
     for (unsigned j = 0; j < width; j += unroll) {
@@ -324,8 +329,9 @@ __global__ void __launch_bounds__(step_threads, 1)
     i = __shfl_sync(full, grab, 0);
   }
 
-  if (!accumulate_grid<step_threads>(make_double2(s.l1, s.dangling), st)) return;
-  close_step(st, progress, handle, set_condition);  // last block, thread 0
+  double2 totals;
+  if (!accumulate_grid<step_threads>(make_double2(s.l1, s.dangling), st, totals)) return;
+  close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 
 // r~_K(perm[k]) = x_K(k) d_k (x_K(k) itself for a dangling k).
@@ -380,29 +386,22 @@ fused_args<T> fused_pull<T>::args() {
   return a;
 }
 
+// Relabels the vertices by decreasing in-degree on the GPU: perm_, deg_, and
+// the relabelled CSR of the pattern (row_ptr, csr_col).
 template <class T>
-fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream_(stream) {
-  n_ = pt.rows;
-  nnz_ = pt.nnz();
-  if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
-  if (nnz_ > max_index) throw dimension_error("fused pull: more links than index_t counts");
+void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t>& row_ptr,
+                            cuda::device_buffer<index_t>& csr_col) {
   const auto n = static_cast<std::size_t>(n_);
-  int device = 0, optin = 0, sms = 1;
-  PERRON_CUDA_CHECK(cudaGetDevice(&device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  grid_ = sms;  // one block of 1024 threads per SM (__launch_bounds__(1024, 1))
-
   // Upload the pattern only; values are 1/d_j by construction.
   cuda::device_buffer<index_t> old_ptr(pt.row_ptr), old_col(pt.col_idx);
   perm_ = cuda::device_buffer<index_t>(n);
   deg_ = cuda::device_buffer<index_t>(n);
   cuda::device_buffer<index_t> deg_old(n), ids(n), len_old(n), len_sorted(n), new_id(n), len(n + 1);
   PERRON_CUDA_CHECK(cudaMemsetAsync(deg_old.data(), 0, deg_old.bytes(), stream_));
-  count_degrees<<<blocks_for(static_cast<long long>(nnz_)), setup_threads, 0, stream_>>>(nnz_, old_col.data(),
+  count_degrees<<<setup_grid(static_cast<long long>(nnz_)), setup_threads, 0, stream_>>>(nnz_, old_col.data(),
                                                                                          deg_old.data());
   PERRON_CUDA_CHECK_LAUNCH("count_degrees");
-  ids_and_lengths<<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, old_ptr.data(), ids.data(),
+  ids_and_lengths<<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, old_ptr.data(), ids.data(),
                                                                  len_old.data());
   PERRON_CUDA_CHECK_LAUNCH("ids_and_lengths");
   // Stable sort by decreasing in-degree (row length of P^T): perm[k] = old id
@@ -416,27 +415,34 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
                                                               len_sorted.data(), ids.data(), perm_.data(), n_,
                                                               0, end_bit, stream_));
   gather_by<index_t>
-      <<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());
+      <<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());
   PERRON_CUDA_CHECK_LAUNCH("gather_by");
-  relabel_rows<<<blocks_for(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
+  relabel_rows<<<setup_grid(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
                                                                     new_id.data(), len.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_rows");
-  cuda::device_buffer<index_t> row_ptr(n + 1), csr_col(std::max<std::size_t>(nnz_, 1));
+  row_ptr = cuda::device_buffer<index_t>(n + 1);
+  csr_col = cuda::device_buffer<index_t>(std::max<std::size_t>(nnz_, 1));
   temp_bytes scan_temp;  // its own: freeing the sort's while the sort may still run would not be safe
   PERRON_CUDA_CHECK(
       cub::DeviceScan::ExclusiveSum(nullptr, bytes, len.data(), row_ptr.data(), n_ + 1, stream_));
   PERRON_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.get(bytes), bytes, len.data(), row_ptr.data(),
                                                   n_ + 1, stream_));
-  relabel_links<<<blocks_for(32LL * n_), setup_threads, 0, stream_>>>(
+  relabel_links<<<setup_grid(32LL * n_), setup_threads, 0, stream_>>>(
       n_, perm_.data(), old_ptr.data(), old_col.data(), new_id.data(), row_ptr.data(), csr_col.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_links");
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before this function's buffers are freed
+}
 
+// Virtual rows and slices of the relabelled CSR, and the slice storage col_.
+template <class T>
+void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
+                                 const cuda::device_buffer<index_t>& csr_col) {
+  const auto n = static_cast<std::size_t>(n_);
   // Virtual rows and slices, on the host (one pass over the rows): row k of
   // length L > W becomes ceil(L / W) virtual rows of nearly equal length, the
   // others one each; 32 consecutive virtual rows make a slice, stored 32 x its
   // widest virtual row. Rows are sorted by length, so a slice's lanes have
   // nearly equal work (about 1% padding on R-MAT and cnr-2000).
-  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   const std::vector<index_t> rp = row_ptr.download();
   constexpr int W = vrow_links;
   std::vector<index_t> vrow, vbegin, parts(n), first_slice(n);
@@ -482,7 +488,7 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   vlen_ = cuda::device_buffer<unsigned short>(vlen);
   {
     cuda::device_buffer<index_t> d_vbegin(vbegin);
-    fill_slices<<<blocks_for(static_cast<long long>(vrows)), setup_threads, 0, stream_>>>(
+    fill_slices<<<setup_grid(static_cast<long long>(vrows)), setup_threads, 0, stream_>>>(
         static_cast<long long>(vrows), slice_start_.data(), vlen_.data(), d_vbegin.data(), csr_col.data(),
         col_.data());
     PERRON_CUDA_CHECK_LAUNCH("fill_slices");
@@ -490,6 +496,25 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream
   }
   parts_ = cuda::device_buffer<index_t>(parts);
   first_slice_ = cuda::device_buffer<index_t>(first_slice);
+}
+
+template <class T>
+fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream_(stream) {
+  n_ = pt.rows;
+  nnz_ = pt.nnz();
+  if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
+  if (nnz_ > max_index) throw dimension_error("fused pull: more links than index_t counts");
+  const auto n = static_cast<std::size_t>(n_);
+  int device = 0, optin = 0, sms = 1;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  grid_ = sms;  // one block of 1024 threads per SM (__launch_bounds__(1024, 1))
+  {
+    cuda::device_buffer<index_t> row_ptr, csr_col;
+    relabel(pt, row_ptr, csr_col);
+    build_slices(row_ptr, csr_col);
+  }
   count_ = cuda::device_buffer<unsigned>(n);
   PERRON_CUDA_CHECK(cudaMemsetAsync(count_.data(), 0, count_.bytes(), stream_));
   tail_ = cuda::device_buffer<T>(static_cast<std::size_t>(slices_));
@@ -519,19 +544,12 @@ void fused_pull<T>::choose_hub() {
   h.tol = 0.0;
   h.max_iter = INT_MAX;
   h.residual = 0.0;
+  cuda::device_buffer<double> partials(reduction_partials(reduction_blocks()));
+  h.partials = partials.data();
   cuda::device_buffer<pagerank_state> st(1);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
   launch_init(nullptr, 1, st.data());
-  cudaEvent_t e0 = nullptr, e1 = nullptr;
-  PERRON_CUDA_CHECK(cudaEventCreate(&e0));
-  PERRON_CUDA_CHECK(cudaEventCreate(&e1));
-  struct events {
-    cudaEvent_t a, b;
-    ~events() {
-      cudaEventDestroy(a);
-      cudaEventDestroy(b);
-    }
-  } guard{e0, e1};
+  cuda::event e0, e1;
   std::vector<int> candidates{0, max_hub_ / 4 / 32 * 32, max_hub_ / 2 / 32 * 32, max_hub_};
   candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   float best = 0;
@@ -540,13 +558,11 @@ void fused_pull<T>::choose_hub() {
     hub_ = c;
     std::vector<float> ms;
     for (int i = 0; i < 7; ++i) {
-      PERRON_CUDA_CHECK(cudaEventRecord(e0, stream_));
+      e0.record(stream_);
       launch_step(st.data(), nullptr, 0, 0);
-      PERRON_CUDA_CHECK(cudaEventRecord(e1, stream_));
-      PERRON_CUDA_CHECK(cudaEventSynchronize(e1));
-      float t = 0;
-      PERRON_CUDA_CHECK(cudaEventElapsedTime(&t, e0, e1));
-      if (i >= 2) ms.push_back(t);
+      e1.record(stream_);
+      e1.synchronize();
+      if (i >= 2) ms.push_back(e1.ms_since(e0));
     }
     std::sort(ms.begin(), ms.end());
     char buf[64];
@@ -563,14 +579,13 @@ void fused_pull<T>::choose_hub() {
 template <class T>
 void fused_pull<T>::launch_init(const T* d_r0, int uniform, pagerank_state* st) {
   const fused_args<T> a = args();
-  init_x<T>
-      <<<std::min(blocks_for(n_), 4096), setup_threads, 0, stream_>>>(a, perm_.data(), d_r0, uniform, st);
+  init_x<T><<<init_grid(), setup_threads, 0, stream_>>>(a, perm_.data(), d_r0, uniform, st);
   PERRON_CUDA_CHECK_LAUNCH("pagerank init_x");
 }
 
 template <class T>
 void fused_pull<T>::launch_personalization(const T* d_v) {
-  gather_by<T><<<blocks_for(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), d_v, v_.data());
+  gather_by<T><<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), d_v, v_.data());
   PERRON_CUDA_CHECK_LAUNCH("pagerank gather_by");
 }
 
@@ -586,8 +601,18 @@ void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
 template <class T>
 void fused_pull<T>::launch_ranks(T* d_r, const pagerank_state* st) {
   const fused_args<T> a = args();
-  ranks_out<T><<<blocks_for(n_), setup_threads, 0, stream_>>>(a, perm_.data(), st, d_r);
+  ranks_out<T><<<setup_grid(n_), setup_threads, 0, stream_>>>(a, perm_.data(), st, d_r);
   PERRON_CUDA_CHECK_LAUNCH("pagerank ranks_out");
+}
+
+template <class T>
+unsigned fused_pull<T>::init_grid() const {
+  return cuda::grid_for(static_cast<std::size_t>(n_), setup_threads, max_init_blocks);
+}
+
+template <class T>
+unsigned fused_pull<T>::reduction_blocks() const {
+  return std::max(init_grid(), static_cast<unsigned>(grid_));
 }
 
 template <class T>

@@ -70,13 +70,20 @@ class fused_pull {
   void launch_ranks(T* d_r, const pagerank_state* st);
 
   int hub() const { return hub_; }  // entries of x kept in shared memory
+  // The widest grid of a launch that reduces (init or step): the state's
+  // partials need reduction_partials() of it.
+  unsigned reduction_blocks() const;
   // The hub trial: "entries: median step time" per candidate.
   const std::string& trial() const { return trial_; }
   std::size_t device_bytes() const;
 
  private:
   // Times steps with each candidate hub size and keeps the fastest.
+  void relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t>& row_ptr,
+               cuda::device_buffer<index_t>& csr_col);
+  void build_slices(const cuda::device_buffer<index_t>& row_ptr, const cuda::device_buffer<index_t>& csr_col);
   void choose_hub();
+  unsigned init_grid() const;
   fused_args<T> args();
 
   cudaStream_t stream_ = nullptr;

@@ -1,0 +1,122 @@
+// Per-vertex weight files: a Matrix Market array, or "vertex weight" lines.
+#include "io/vector_file.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/matrix_market.hpp"
+
+namespace perron::io {
+namespace {
+
+std::string vertex_name(const std::vector<std::int64_t>& label, index_t i) {
+  return std::to_string(label.empty() ? std::int64_t(i) + 1 : label[static_cast<std::size_t>(i)]);
+}
+
+bool starts_like_matrix_market(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[14] = {};
+  in.read(head, sizeof head);
+  const std::string h(head, static_cast<std::size_t>(in.gcount()));
+  // gzip magic: only the Matrix Market reader reads compressed files.
+  if (h.size() >= 2 && static_cast<unsigned char>(h[0]) == 0x1f && static_cast<unsigned char>(h[1]) == 0x8b)
+    return true;
+  return h.rfind("%%MatrixMarket", 0) == 0;
+}
+
+std::vector<double> read_array_weights(const std::string& path, index_t n,
+                                       const std::vector<std::int64_t>& label) {
+  const auto nn = static_cast<std::size_t>(n);
+  mm_array arr = read_matrix_market_array(path);
+  const auto rows = arr.header.rows, cols = arr.header.cols;
+  if (!((rows == n && cols == 1) || (rows == 1 && cols == n)) || arr.values.size() != nn)
+    throw dimension_error(path + ": a vector of " + std::to_string(n) +
+                          " values (one per vertex) is needed, got " + std::to_string(rows) + " x " +
+                          std::to_string(cols));
+  for (std::size_t i = 0; i < nn; ++i)
+    if (!(arr.values[i] >= 0.0) || !std::isfinite(arr.values[i]))
+      throw parse_error(path, 0,
+                        "value " + std::to_string(i + 1) + " (vertex " + vertex_name(label, index_t(i)) +
+                            ") is " + format_g(arr.values[i], 17) +
+                            "; weights must be finite and non-negative");
+  return std::move(arr.values);
+}
+
+struct weight_line {
+  long long id;
+  double weight;
+};
+
+// One non-comment line "vertex weight" (the text from its first non-blank character).
+weight_line parse_weight_line(const char* p, const std::string& path, std::uint64_t lineno) {
+  char* end = nullptr;
+  errno = 0;
+  const long long id = std::strtoll(p, &end, 10);
+  if (end != p && *end == '\0')
+    throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing");
+  if (end == p || (*end != ' ' && *end != '\t') || errno == ERANGE)
+    throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
+  p = end;
+  const double x = std::strtod(p, &end);
+  if (end == p)
+    throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing or not a number");
+  for (p = end; *p == ' ' || *p == '\t'; ++p) {
+  }
+  if (*p != '\0') throw parse_error(path, lineno, "expected 'vertex weight', found more on the line");
+  if (!(x >= 0.0) || !std::isfinite(x))
+    throw parse_error(path, lineno,
+                      "weight " + format_g(x, 17) + ": weights must be finite and non-negative");
+  return {id, x};
+}
+
+std::vector<double> read_text_weights(const std::string& path, index_t n,
+                                      const std::vector<std::int64_t>& label) {
+  const auto nn = static_cast<std::size_t>(n);
+  std::unordered_map<std::int64_t, index_t> index_of;
+  index_of.reserve(label.size());
+  for (std::size_t i = 0; i < label.size(); ++i) index_of.emplace(label[i], static_cast<index_t>(i));
+  std::vector<double> w(nn, 0.0);
+  std::vector<std::uint8_t> seen(nn, 0);
+  std::ifstream in(path);
+  std::string line;
+  std::uint64_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
+    const weight_line wl = parse_weight_line(line.c_str() + first, path, lineno);
+    index_t i = -1;
+    if (label.empty()) {
+      if (wl.id >= 1 && wl.id <= static_cast<long long>(n)) i = static_cast<index_t>(wl.id - 1);
+    } else if (auto it = index_of.find(wl.id); it != index_of.end()) {
+      i = it->second;
+    }
+    if (i < 0)
+      throw parse_error(
+          path, lineno,
+          "vertex " + std::to_string(wl.id) + " is not in the graph" +
+              (label.empty() ? " (vertices are numbered 1.." + std::to_string(n) + ")" : std::string()));
+    if (seen[i]) throw parse_error(path, lineno, "vertex " + std::to_string(wl.id) + " is listed twice");
+    seen[i] = 1;
+    w[i] = wl.weight;
+  }
+  if (in.bad()) throw io_error(path, "read error");
+  return w;
+}
+
+}  // namespace
+
+std::vector<double> read_vertex_weights(const std::string& path, index_t n,
+                                        const std::vector<std::int64_t>& label) {
+  if (!std::ifstream(path)) throw io_error(path, "cannot open");
+  if (starts_like_matrix_market(path)) return read_array_weights(path, n, label);
+  return read_text_weights(path, n, label);
+}
+
+}  // namespace perron::io

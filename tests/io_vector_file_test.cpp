@@ -1,0 +1,81 @@
+// Per-vertex vector files (io/vector_file.hpp): the PageRank personalization
+// and initial vector, as Matrix Market arrays or "vertex weight" lines.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "io/matrix_market.hpp"
+#include "io/vector_file.hpp"
+
+namespace perron::test {
+namespace {
+
+// ---- per-vertex vector files ------------------------------------------------------------
+
+class vertex_file : public ::testing::Test {
+ protected:
+  std::string path(const std::string& name) {
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("perron_io_vector_file_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    dirs_.push_back(dir);
+    return (dir / name).string();
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string p = path(name);
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  void TearDown() override {
+    for (const auto& d : dirs_) std::filesystem::remove_all(d);
+  }
+  std::vector<std::filesystem::path> dirs_;
+};
+
+TEST_F(vertex_file, TsvWithLabels) {
+  const std::string p = write("v.tsv", "# comment\r\n35\t2.5\r\n\r\n10 0.5\n  % also a comment\n");
+  const auto w = io::read_vertex_weights(p, 3, {10, 20, 35});
+  EXPECT_EQ(w, (std::vector<double>{0.5, 0.0, 2.5}));
+}
+
+TEST_F(vertex_file, TsvOneBasedWithoutLabels) {
+  const auto w = io::read_vertex_weights(write("v.tsv", "1 1\n4 3\n"), 4, {});
+  EXPECT_EQ(w, (std::vector<double>{1, 0, 0, 3}));
+}
+
+TEST_F(vertex_file, TsvErrorsNameTheLine) {
+  const auto expect_line = [&](const std::string& text, std::uint64_t line, const char* what) {
+    try {
+      io::read_vertex_weights(write("bad.tsv", text), 4, {});
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const parse_error& e) {
+      EXPECT_EQ(e.line, line) << what << ": " << e.what();
+    }
+  };
+  expect_line("1 1\n5 1\n", 2, "vertex beyond n");
+  expect_line("1 1\n0 1\n", 2, "vertex 0 in 1-based numbering");
+  expect_line("1 1\n1 2\n", 2, "repeated vertex");
+  expect_line("x 1\n", 1, "vertex not a number");
+  expect_line("2 abc\n", 1, "weight not a number");
+  expect_line("2\n", 1, "weight missing");
+  expect_line("2 1 3\n", 1, "extra field");
+  expect_line("# ok\n3 -1\n", 2, "negative weight");
+  expect_line("3 nan\n", 1, "NaN weight");
+  EXPECT_THROW(io::read_vertex_weights(write("v.tsv", "7 1\n"), 3, {5, 6, 8}), parse_error);  // unknown label
+  EXPECT_THROW(io::read_vertex_weights(path("missing.tsv"), 3, {}), io_error);
+}
+
+TEST_F(vertex_file, MatrixMarketArray) {
+  const std::string p = path("v.mtx");
+  io::write_matrix_market_array(p, {1, 2, 3, 4}, 4, 1);
+  EXPECT_EQ(io::read_vertex_weights(p, 4, {}), (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_THROW(io::read_vertex_weights(p, 5, {}), dimension_error);  // wrong length
+  io::write_matrix_market_array(p, {1, -2, 3}, 3, 1);
+  EXPECT_THROW(io::read_vertex_weights(p, 3, {}), parse_error);  // negative
+}
+
+}  // namespace
+}  // namespace perron::test

@@ -17,8 +17,57 @@
 namespace perron {
 namespace {
 
+// The row of entry k of a CSR (binary search in row_ptr; for messages only).
+template <class T>
+index_t row_of(const csr_matrix<T>& a, std::size_t k) {
+  const auto it = std::upper_bound(a.row_ptr.begin(), a.row_ptr.end(), static_cast<index_t>(k));
+  return static_cast<index_t>(it - a.row_ptr.begin()) - 1;
+}
+
 std::string vertex_name(const std::vector<std::int64_t>& label, index_t i) {
   return std::to_string(label.empty() ? std::int64_t(i) + 1 : label[static_cast<std::size_t>(i)]);
+}
+
+// P^T from a consistent, square, non-empty CSR of A^T (the checks are the callers').
+template <class T>
+pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
+                                       const std::vector<std::int64_t>& label) {
+  // d_j = out-weight (or out-degree) of j = column sums of A^T.
+  const index_t n = at.rows;
+  std::vector<double> out(static_cast<std::size_t>(n), 0.0);
+  for (std::size_t k = 0; k < at.nnz(); ++k) {
+    const double w = at.values[k];
+    if (weighted && (!(w >= 0.0) || !std::isfinite(w)))
+      throw invalid_argument("arc " + vertex_name(label, at.col_idx[k]) + " -> " +
+                             vertex_name(label, row_of(at, k)) + " has weight " + format_g(w, 17) +
+                             ": --weighted needs finite, non-negative weights");
+    out[at.col_idx[k]] += weighted ? w : 1.0;
+  }
+
+  pagerank_graph<T> g;
+  g.pattern = !weighted;
+  g.dangling.assign(static_cast<std::size_t>(n), 0);
+  for (index_t j = 0; j < n; ++j) {
+    if (!std::isfinite(out[j]))
+      throw invalid_argument("vertex " + vertex_name(label, j) +
+                             ": the sum of its out-arc weights overflows a double");
+    if (out[j] == 0.0) {
+      g.dangling[j] = 1;
+      ++g.dangling_count;
+    }
+  }
+  // P^T(i, j) = A(j, i) / d_j. An arc of weight 0 out of a vertex whose every
+  // out-arc weighs 0 stays an explicit 0 (that vertex is dangling).
+  for (std::size_t k = 0; k < at.nnz(); ++k) {
+    const double d = out[at.col_idx[k]];
+    at.values[k] = d == 0.0 ? 0.0 : (weighted ? at.values[k] : 1.0) / d;
+  }
+  if constexpr (std::is_same_v<T, double>) {
+    g.pt = std::move(at);
+  } else {
+    g.pt = value_cast<T>(at);
+  }
+  return g;
 }
 
 }  // namespace
@@ -56,37 +105,21 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
   csr_options opt;
   opt.transpose = true;
   opt.dup = weighted ? duplicates::sum : duplicates::keep_one;
-  csr_matrix<double> at = on_gpu ? to_csr_on_gpu(a, opt) : to_csr(a, opt);
+  return graph_from_transpose<T>(on_gpu ? to_csr_on_gpu(a, opt) : to_csr(a, opt), weighted, label);
+}
 
-  // d_j = out-weight (or out-degree) of j = column sums of A^T.
-  const index_t n = a.rows;
-  std::vector<double> out(static_cast<std::size_t>(n), 0.0);
-  for (std::size_t k = 0; k < at.nnz(); ++k) out[at.col_idx[k]] += weighted ? at.values[k] : 1.0;
-
-  pagerank_graph<T> g;
-  g.pattern = !weighted;
-  g.dangling.assign(static_cast<std::size_t>(n), 0);
-  for (index_t j = 0; j < n; ++j) {
-    if (!std::isfinite(out[j]))
-      throw invalid_argument("vertex " + vertex_name(label, j) +
-                             ": the sum of its out-arc weights overflows a double");
-    if (out[j] == 0.0) {
-      g.dangling[j] = 1;
-      ++g.dangling_count;
-    }
-  }
-  // P^T(i, j) = A(j, i) / d_j. An arc of weight 0 out of a vertex whose every
-  // out-arc weighs 0 stays an explicit 0 (that vertex is dangling).
-  for (std::size_t k = 0; k < at.nnz(); ++k) {
-    const double d = out[at.col_idx[k]];
-    at.values[k] = d == 0.0 ? 0.0 : (weighted ? at.values[k] : 1.0) / d;
-  }
-  if constexpr (std::is_same_v<T, double>) {
-    g.pt = std::move(at);
-  } else {
-    g.pt = value_cast<T>(at);
-  }
-  return g;
+template <class T>
+pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weighted,
+                                                const std::vector<std::int64_t>& label) {
+  validate(at, "PageRank graph (CSR of A^T)");
+  if (at.rows != at.cols)
+    throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
+                          std::to_string(at.cols) + " x " + std::to_string(at.rows));
+  if (at.rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
+  if (!label.empty() && label.size() != static_cast<std::size_t>(at.rows))
+    throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
+                          std::to_string(at.rows) + " vertices");
+  return graph_from_transpose<T>(std::move(at), weighted, label);
 }
 
 // ---- options -----------------------------------------------------------------
@@ -302,6 +335,10 @@ template pagerank_graph<float> make_pagerank_graph<float>(const coo_matrix<doubl
                                                           const std::vector<std::int64_t>&, bool);
 template pagerank_graph<double> make_pagerank_graph<double>(const coo_matrix<double>&, bool,
                                                             const std::vector<std::int64_t>&, bool);
+template pagerank_graph<float> pagerank_graph_from_transpose<float>(csr_matrix<double>, bool,
+                                                                    const std::vector<std::int64_t>&);
+template pagerank_graph<double> pagerank_graph_from_transpose<double>(csr_matrix<double>, bool,
+                                                                      const std::vector<std::int64_t>&);
 template pagerank_result pagerank_cpu<float>(const pagerank_graph<float>&, const pagerank_options&);
 template pagerank_result pagerank_cpu<double>(const pagerank_graph<double>&, const pagerank_options&);
 template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&);

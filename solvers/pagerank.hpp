@@ -64,6 +64,14 @@ template <class T>
 pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted,
                                       const std::vector<std::int64_t>& label = {}, bool on_gpu = false);
 
+// The same from the CSR of A^T (row i = target, its columns the sources: a
+// CSC adjacency matrix as it is stored), without a conversion: its rows'
+// columns must be sorted and unique (duplicates already merged), which
+// validate() does not check. Weights as above.
+template <class T>
+pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weighted,
+                                                const std::vector<std::int64_t>& label = {});
+
 // How the GPU decides when to stop without the host waiting every iteration.
 enum class pagerank_loop {
   automatic,    // graph_while where the SpMV captures into a conditional body, else check_every

@@ -1,0 +1,145 @@
+"""perron: PageRank and sparse kernels on the GPU (CUDA) or the CPU (OpenMP).
+
+    import perron, scipy.sparse as sp
+    ranks, info = perron.pagerank(A)            # A: any scipy.sparse matrix, row = source
+    A = perron.read_matrix("graph.mtx.gz")      # Matrix Market, .gz, .tar.gz, SNAP -> scipy CSR
+    y = perron.spmv(A, x, kernel="auto")
+
+perron's tol bounds the L1 change of the rank vector between two steps,
+||r_k+1 - r_k||_1 < tol. networkx.pagerank stops when that change is below
+N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).
+"""
+
+import numpy as _np
+import scipy.sparse as _sp
+
+from . import _perron
+
+__all__ = ["pagerank", "read_matrix", "spmv", "gpu_available", "kernels", "PageRankInfo", "CudaError"]
+
+CudaError = _perron.CudaError
+
+
+def gpu_available():
+    """True when perron was built with CUDA and a GPU is usable."""
+    return _perron.gpu_available()
+
+
+def kernels():
+    """The SpMV kernels spmv() accepts, in perron's order ("cpu" first, "auto" last)."""
+    return _perron.kernels()
+
+
+class PageRankInfo:
+    """What a solve did: iterations, residual (L1 change of the last step),
+    converged, device ("cpu" / "cuda"), pull, kernel, and timings in seconds."""
+
+    def __init__(self, d):
+        self.iterations = d["iterations"]
+        self.residual = d["residual"]
+        self.converged = d["converged"]
+        self.device = d["device"]
+        self.pull = d["pull"]
+        self.kernel = d["kernel"]
+        self.timings = {"solve": d["solve_seconds"], "device": d["device_seconds"]}
+        self.host_syncs = d["host_syncs"]
+
+    def __repr__(self):
+        state = "converged" if self.converged else "not converged"
+        return (f"PageRankInfo({state} in {self.iterations} iterations, residual {self.residual:.3g}, "
+                f"{self.device}, {self.kernel}, {self.timings['solve'] * 1e3:.3f} ms)")
+
+
+def _index_array(a):
+    a = _np.asarray(a)
+    if a.size and (a.min() < 0 or a.max() > _np.iinfo(_np.int32).max):
+        raise ValueError("perron uses 32-bit indices; an index array holds a value outside [0, 2^31)")
+    return _np.ascontiguousarray(a, dtype=_np.int32)
+
+
+def _graph_arrays(A):
+    """(n, indptr, indices, data, transposed): CSC is already the CSR of A^T and
+    CSR is passed as is; other formats convert to CSR (a copy)."""
+    if isinstance(A, tuple):
+        if len(A) != 2:
+            raise ValueError("a graph given as a tuple is (indptr, indices) of its CSR")
+        indptr, indices = (_np.asarray(x) for x in A)
+        n = len(indptr) - 1
+        if n < 0:
+            raise ValueError("indptr must hold n + 1 entries")
+        return n, _index_array(indptr), _index_array(indices), _np.ones(len(indices)), False
+    if not _sp.issparse(A):
+        raise ValueError("A must be a scipy.sparse matrix or an (indptr, indices) tuple")
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"PageRank needs a square adjacency matrix, got {A.shape[0]} x {A.shape[1]}")
+    if A.format not in ("csr", "csc"):
+        A = A.tocsr()
+    if not A.has_canonical_format:  # unsorted indices or duplicates: a canonical copy
+        A = A.copy()
+        A.sum_duplicates()
+    data = _np.ascontiguousarray(A.data, dtype=_np.float64)
+    return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
+
+
+def _vertex_vector(v, n, what):
+    if v is None:
+        return []
+    if isinstance(v, dict):  # networkx style: {vertex: weight}, unlisted vertices 0
+        out = _np.zeros(n)
+        for k, w in v.items():
+            if not 0 <= int(k) < n:
+                raise ValueError(f"{what}: vertex {k} is not in the graph (0 .. {n - 1})")
+            out[int(k)] = w
+        return out.tolist()
+    v = _np.asarray(v, dtype=_np.float64).ravel()
+    if len(v) != n:
+        raise ValueError(f"{what}: {len(v)} values for a graph of {n} vertices")
+    return v.tolist()
+
+
+def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=False,
+             device="auto", precision="float", kernel="auto", pull="auto"):
+    """PageRank of the graph whose adjacency matrix is A (A[i, j] != 0: an arc i -> j).
+
+    Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo.
+    personalization / nstart: None (uniform), an array of n non-negative weights, or a
+    dict {vertex: weight}. weighted: use A's values as arc weights (else every stored
+    arc counts once). device: "auto", "cpu" or "cuda"; precision: "float" or "double"
+    (reductions are in double either way). Not converging within max_iter is reported
+    in info.converged, not raised. The solve releases the GIL.
+    """
+    n, indptr, indices, data, transposed = _graph_arrays(A)
+    req = _perron.PageRankRequest()
+    req.n, req.transposed, req.weighted = n, transposed, bool(weighted)
+    req.device, req.precision, req.kernel, req.pull = str(device), str(precision), str(kernel), str(pull)
+    opt = _perron.PageRankOptions()
+    opt.alpha, opt.tol, opt.max_iter = float(alpha), float(tol), int(max_iter)
+    opt.personalization = _vertex_vector(personalization, n, "personalization")
+    opt.initial = _vertex_vector(nstart, n, "nstart")
+    ranks, info = _perron.pagerank_csr(indptr, indices, data, req, opt)
+    return ranks, PageRankInfo(info)
+
+
+def read_matrix(path, cache=True, labels=False):
+    """Reads a Matrix Market (.mtx, .mtx.gz, SuiteSparse .tar.gz) or SNAP edge-list file
+    through perron's parallel parser and binary cache; returns a scipy CSR matrix
+    (duplicates summed), and with labels=True also the original vertex ids of a SNAP
+    file (empty for Matrix Market, where vertex i is i + 1)."""
+    shape, indptr, indices, data, ids = _perron.read_matrix(str(path), bool(cache))
+    A = _sp.csr_matrix((data, indices, indptr), shape=shape)
+    return (A, ids) if labels else A
+
+
+def spmv(A, x, kernel="auto"):
+    """y = A x with one of perron's SpMV kernels (kernels() lists them; "auto" picks per
+    matrix on the GPU, or runs on the CPU without one). x's dtype (float32 or float64)
+    chooses the precision."""
+    if not _sp.issparse(A):
+        raise ValueError("A must be a scipy.sparse matrix")
+    A = A.tocsr()
+    x = _np.asarray(x)
+    if x.dtype != _np.float32:
+        x = _np.ascontiguousarray(x, dtype=_np.float64)
+    data = _np.ascontiguousarray(A.data, dtype=_np.float64)
+    return _perron.spmv_csr(A.shape[0], A.shape[1], _index_array(A.indptr), _index_array(A.indices), data,
+                            _np.ascontiguousarray(x), str(kernel))

@@ -1,0 +1,201 @@
+// perron's Python extension (_perron): the C++ entry points the package
+// perron (python/perron/__init__.py) wraps. Arrays cross as numpy arrays;
+// perron's errors become ValueError / FileNotFoundError / OSError /
+// RuntimeError; solves and reads run with the GIL released.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "io/load.hpp"
+#include "kernels/convert.hpp"
+#include "kernels/spmv.hpp"
+#include "solvers/pagerank.hpp"
+
+namespace py = pybind11;
+
+namespace perron::python {
+namespace {
+
+template <class T>
+using array = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+template <class T>
+std::vector<T> to_vector(const array<T>& a) {
+  return std::vector<T>(a.data(), a.data() + a.size());
+}
+
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& v) {
+  // The vector moves into a capsule that the array keeps alive: no copy.
+  auto* owner = new std::vector<T>(std::move(v));
+  py::capsule free_when_done(owner, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>({owner->size()}, {sizeof(T)}, owner->data(), free_when_done);
+}
+
+// CSR arrays (indptr, indices, data) and a shape as perron's CSR.
+csr_matrix<double> csr_from(index_t rows, index_t cols, const array<index_t>& indptr,
+                            const array<index_t>& indices, const array<double>& data) {
+  csr_matrix<double> a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_ptr = to_vector(indptr);
+  a.col_idx = to_vector(indices);
+  a.values = to_vector(data);
+  validate(a, "the sparse matrix");
+  return a;
+}
+
+// Reads a matrix file (Matrix Market, .gz, .tar.gz, SNAP) into CSR arrays,
+// duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market).
+py::tuple read_matrix(const std::string& path, bool cache) {
+  io::read_options opt;
+  opt.cache.enabled = cache;
+  io::loaded_matrix m;
+  csr_matrix<double> a;
+  {
+    py::gil_scoped_release free;
+    m = io::load_matrix(path, opt);
+    a = to_csr(m.matrix);
+  }
+  return py::make_tuple(py::make_tuple(a.rows, a.cols), to_numpy(std::move(a.row_ptr)),
+                        to_numpy(std::move(a.col_idx)), to_numpy(std::move(a.values)),
+                        to_numpy(std::move(m.label)));
+}
+
+struct pagerank_request {
+  index_t n = 0;
+  bool transposed = false;  // the arrays are CSR of A^T (CSC of A)
+  bool weighted = false;
+  std::string device = "auto", precision = "float", kernel = "auto", pull = "auto";
+};
+
+template <class T>
+py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, const pagerank_options& opt) {
+  pagerank_result r;
+  {
+    py::gil_scoped_release free;
+    r = pagerank(pagerank_graph_from_transpose<T>(std::move(at), req.weighted), opt);
+  }
+  py::dict info;
+  info["iterations"] = r.iterations;
+  info["residual"] = r.residual;
+  info["converged"] = r.converged;
+  info["device"] = r.on_gpu ? "cuda" : "cpu";
+  info["pull"] = std::string(name(r.pull));
+  info["kernel"] = r.on_gpu ? kernel_text(r.pull, r.kernel) : std::string("cpu");
+  info["solve_seconds"] = r.solve_seconds;
+  info["device_seconds"] = r.device_seconds;
+  info["host_syncs"] = r.host_syncs;
+  return py::make_tuple(to_numpy(std::move(r.rank)), info);
+}
+
+py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indices, const array<double>& data,
+                       const pagerank_request& req, const pagerank_options& base) {
+  pagerank_options opt = base;
+  opt.device = parse_pagerank_device(req.device);
+  opt.pull = parse_pagerank_pull(req.pull);
+  if (req.kernel != "auto") opt.kernel = parse_spmv_kernel(req.kernel);
+  csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
+  if (!req.transposed) {
+    py::gil_scoped_release free;
+    a = transpose(a);
+  }
+  if (req.precision == "double") return solve<double>(std::move(a), req, opt);
+  if (req.precision == "float") return solve<float>(std::move(a), req, opt);
+  throw invalid_argument("precision must be 'float' or 'double', got '" + req.precision + "'");
+}
+
+// y = A x through the named kernel ("cpu", a GPU kernel, or "auto": the GPU's
+// automatic choice when a GPU is present, else the CPU).
+template <class T>
+py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std::string& kernel_name) {
+  if (static_cast<std::size_t>(x.size()) != static_cast<std::size_t>(a64.cols))
+    throw dimension_error("spmv: x has " + std::to_string(x.size()) + " entries for a matrix of " +
+                          std::to_string(a64.cols) + " columns");
+  spmv_kernel k = parse_spmv_kernel(kernel_name);
+  if (k == spmv_kernel::automatic && !cuda::available()) k = spmv_kernel::cpu;
+  csr_matrix<T> a = value_cast<T>(a64);
+  std::vector<T> y(static_cast<std::size_t>(a.rows));
+  {
+    py::gil_scoped_release free;
+    if (k == spmv_kernel::cpu) {
+      spmv(a, T(1), x.data(), T(0), y.data());
+    } else {
+      spmv_plan<T> plan(a, k);
+      cuda::device_buffer<T> d_x(static_cast<std::size_t>(a.cols)), d_y(y.size());
+      d_x.upload(x.data(), static_cast<std::size_t>(x.size()));
+      plan.apply(T(1), d_x.data(), T(0), d_y.data());
+      d_y.download(y.data());
+    }
+  }
+  return to_numpy(std::move(y));
+}
+
+py::object spmv_csr(index_t rows, index_t cols, const array<index_t>& indptr, const array<index_t>& indices,
+                    const array<double>& data, const py::array& x, const std::string& kernel) {
+  csr_matrix<double> a = csr_from(rows, cols, indptr, indices, data);
+  if (py::isinstance<py::array_t<float>>(x)) return spmv_typed<float>(std::move(a), x.cast<array<float>>(), kernel);
+  return spmv_typed<double>(std::move(a), x.cast<array<double>>(), kernel);
+}
+
+void register_errors(py::module_& m) {
+  static py::exception<cuda_error> cuda_exc(m, "CudaError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const io_error& e) {
+      if (!std::filesystem::exists(e.file))
+        PyErr_SetString(PyExc_FileNotFoundError, e.what());
+      else
+        PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const cuda_error& e) {
+      cuda_exc(e.what());
+    } catch (const error& e) {  // parse, dimension, not_supported, invalid_argument
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+}
+
+}  // namespace
+}  // namespace perron::python
+
+PYBIND11_MODULE(_perron, m) {
+  using namespace perron;
+  using namespace perron::python;
+  m.doc() = "perron's C++ core (use the package perron, which wraps it)";
+  register_errors(m);
+  py::class_<pagerank_request>(m, "PageRankRequest")
+      .def(py::init<>())
+      .def_readwrite("n", &pagerank_request::n)
+      .def_readwrite("transposed", &pagerank_request::transposed)
+      .def_readwrite("weighted", &pagerank_request::weighted)
+      .def_readwrite("device", &pagerank_request::device)
+      .def_readwrite("precision", &pagerank_request::precision)
+      .def_readwrite("kernel", &pagerank_request::kernel)
+      .def_readwrite("pull", &pagerank_request::pull);
+  py::class_<pagerank_options>(m, "PageRankOptions")
+      .def(py::init<>())
+      .def_readwrite("alpha", &pagerank_options::alpha)
+      .def_readwrite("tol", &pagerank_options::tol)
+      .def_readwrite("max_iter", &pagerank_options::max_iter)
+      .def_readwrite("personalization", &pagerank_options::personalization)
+      .def_readwrite("initial", &pagerank_options::initial);
+  m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true);
+  m.def("pagerank_csr", &pagerank_csr);
+  m.def("spmv_csr", &spmv_csr);
+  m.def("gpu_available", [] { return cuda::available(); });
+  m.def("kernels", [] {
+    std::vector<std::string> names;
+    for (spmv_kernel k : spmv_kernels()) names.emplace_back(name(k));
+    return names;
+  });
+}

@@ -1,0 +1,146 @@
+"""The Python module against scipy (SpMV, reading) and networkx (PageRank)."""
+import os
+import pathlib
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+
+import perron
+
+DATA = pathlib.Path(os.environ.get("PERRON_SOURCE_DIR", pathlib.Path(__file__).parents[2])) / "data"
+DEVICES = ["cpu"] + (["cuda"] if perron.gpu_available() else [])
+
+
+def karate():
+    return scipy.io.mmread(DATA / "karate.mtx").tocsr()
+
+
+def nx_ranks(A, **kw):
+    G = nx.from_scipy_sparse_array(A, create_using=nx.DiGraph)
+    r = nx.pagerank(G, tol=1e-13, max_iter=10000, **kw)
+    return np.array([r[i] for i in range(A.shape[0])])
+
+
+def random_digraph(n, links, seed):
+    rng = np.random.default_rng(seed)
+    rows, cols = rng.integers(0, n, links), rng.integers(0, n, links)
+    return sp.coo_matrix((np.ones(links), (rows, cols)), shape=(n, n)).tocsr()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "tuple"])
+def test_pagerank_matches_networkx(device, fmt):
+    A = random_digraph(300, 1500, 7)
+    A.data[:] = 1.0  # duplicates summed by tocsr: networkx keeps one unweighted arc
+    A = (A != 0).astype(np.float64)
+    want = nx_ranks(A)
+    given = (A.indptr, A.indices) if fmt == "tuple" else A.asformat(fmt)
+    ranks, info = perron.pagerank(given, tol=1e-12, precision="double", device=device)
+    assert info.converged and info.device == device
+    assert ranks.shape == (300,)
+    np.testing.assert_allclose(ranks, want, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_float_is_close_and_result_reports(device):
+    A = karate()
+    want = nx_ranks(A)
+    ranks, info = perron.pagerank(A, device=device)  # float, tol 1e-6 (L1)
+    assert ranks.dtype == np.float64 and abs(ranks.sum() - 1) < 1e-6
+    np.testing.assert_allclose(ranks, want, atol=1e-5)
+    assert info.iterations > 0 and info.residual < 1e-6 and info.timings["solve"] >= 0
+    assert "converged" in repr(info)
+
+
+def test_personalization_nstart_and_weights():
+    A = karate().astype(np.float64)
+    rng = np.random.default_rng(3)
+    A.data = rng.uniform(0.5, 2.0, A.nnz)
+    pers = {0: 1.0, 33: 3.0}
+    want = nx_ranks(A, personalization=pers, weight="weight")
+    ranks, _ = perron.pagerank(A, personalization=pers, weighted=True, tol=1e-12, precision="double",
+                               device="cpu")
+    np.testing.assert_allclose(ranks, want, atol=1e-10)
+    start = np.full(A.shape[0], 1.0)
+    ranks2, info = perron.pagerank(A, personalization=pers, nstart=start, weighted=True, tol=1e-12,
+                                   precision="double", device="cpu")
+    np.testing.assert_allclose(ranks2, want, atol=1e-10)
+
+
+def test_dangling_vertices_match_networkx():
+    A = sp.csr_matrix(([1.0, 1.0, 1.0], ([0, 1, 1], [1, 2, 3])), shape=(5, 5))  # 2, 3, 4 dangling
+    ranks, _ = perron.pagerank(A, tol=1e-13, precision="double", device="cpu")
+    np.testing.assert_allclose(ranks, nx_ranks(A), atol=1e-11)
+
+
+def test_not_converged_is_reported_not_raised():
+    ranks, info = perron.pagerank(karate(), max_iter=2, tol=1e-12, device="cpu")
+    assert not info.converged and info.iterations == 2 and ranks.shape == (34,)
+
+
+def test_bad_arguments_raise_value_error():
+    A = karate()
+    with pytest.raises(ValueError, match="alpha"):
+        perron.pagerank(A, alpha=1.5)
+    with pytest.raises(ValueError, match="tol"):
+        perron.pagerank(A, tol=-1)
+    with pytest.raises(ValueError, match="square"):
+        perron.pagerank(sp.csr_matrix((3, 4)))
+    with pytest.raises(ValueError, match="personalization"):
+        perron.pagerank(A, personalization=np.ones(3))
+    with pytest.raises(ValueError):
+        perron.pagerank(A, personalization=-np.ones(34))
+    with pytest.raises(ValueError, match="precision"):
+        perron.pagerank(A, precision="half", device="cpu")
+    with pytest.raises(ValueError, match="device"):
+        perron.pagerank(A, device="tpu")
+    with pytest.raises(ValueError):
+        perron.pagerank(np.eye(3))
+
+
+def test_read_matrix_matches_scipy(tmp_path):
+    for name in ["karate.mtx", "wb-cs-stanford.mtx"]:
+        A = perron.read_matrix(DATA / name, cache=False)
+        B = scipy.io.mmread(DATA / name).tocsr()
+        B.sum_duplicates()
+        assert A.shape == B.shape
+        assert abs(A - B).max() == 0
+    snap = tmp_path / "edges.txt"
+    snap.write_text("# a SNAP edge list\n10\t20\n20\t30\n30\t10\n")
+    A, ids = perron.read_matrix(snap, labels=True)
+    assert A.shape == (3, 3) and A.nnz == 3 and list(ids) == [10, 20, 30]
+
+
+def test_read_matrix_errors():
+    with pytest.raises(FileNotFoundError):
+        perron.read_matrix("/no/such/file.mtx")
+    with pytest.raises(OSError, match="directory"):
+        perron.read_matrix(DATA / "invalid" / "a-directory.mtx")
+    with pytest.raises(ValueError, match=r"banner-short\.mtx:1"):  # file and line
+        perron.read_matrix(DATA / "invalid" / "banner-short.mtx", cache=False)
+    with pytest.raises(ValueError, match="complex"):
+        perron.read_matrix(DATA / "invalid" / "complex.mtx", cache=False)
+
+
+@pytest.mark.parametrize("kernel", ["cpu", "auto"] + (["csr-vector", "merge"] if perron.gpu_available() else []))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_spmv_matches_scipy(kernel, dtype):
+    A = random_digraph(500, 4000, 11)
+    A.data = np.random.default_rng(1).uniform(-1, 1, A.nnz)
+    x = np.random.default_rng(2).uniform(-1, 1, 500).astype(dtype)
+    y = perron.spmv(A, x, kernel=kernel)
+    assert y.dtype == dtype
+    tol = 1e-12 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(y, A @ x.astype(np.float64), atol=tol)
+
+
+def test_spmv_errors():
+    A = random_digraph(10, 30, 1)
+    with pytest.raises(ValueError, match="x has"):
+        perron.spmv(A, np.ones(9))
+    with pytest.raises(ValueError, match="kernel"):
+        perron.spmv(A, np.ones(10), kernel="nope")
+    assert "cpu" in perron.kernels() and perron.kernels()[-1] == "auto"

@@ -174,6 +174,28 @@ inline const char* end_of_line(const char* p, const char* end) {
   return nullptr;
 }
 
+// The parse loops' walk to the next data line: moves p past empty lines,
+// blank-only lines and comment lines (first non-blank byte `comment` or '%',
+// or a lone "\r\n"), to the first non-blank byte of a data line, and sets
+// `line` to that line's start. False at the end of the chunk.
+inline bool next_data_line(const char*& p, const char* end, const char*& line, char comment) {
+  while (p != end) {
+    line = p;
+    p = skip_blanks(p, end);
+    if (p == end) return false;
+    if (*p == '\n') {
+      ++p;
+      continue;
+    }
+    if (*p == comment || *p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
+      p = next_line(p, end);
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
 // Unsigned decimal with an optional '+'. Returns the position after the
 // digits, or nullptr when there are none or the value exceeds 2^63 - 1.
 inline const char* scan_unsigned(const char* p, const char* end, std::uint64_t& value) {

@@ -62,6 +62,25 @@ class text_buffer {
   std::size_t capacity_ = 0;  // usable bytes, not counting the NUL
 };
 
+// An open file descriptor, closed when the guard goes out of scope.
+class file_descriptor {
+ public:
+  explicit file_descriptor(int fd) : fd_(fd) {}
+  ~file_descriptor();
+  file_descriptor(const file_descriptor&) = delete;
+  file_descriptor& operator=(const file_descriptor&) = delete;
+  int get() const { return fd_; }
+  // Hands the descriptor over (to close it and see the error); the guard forgets it.
+  int release() {
+    const int f = fd_;
+    fd_ = -1;
+    return f;
+  }
+
+ private:
+  int fd_;
+};
+
 struct read_stats {
   std::uint64_t file_bytes = 0;  // bytes on disk
   bool gzip = false;

@@ -19,6 +19,7 @@
 #include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
 #include "tests/io_reference.hpp"
+#include "tests/support/scratch.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {
@@ -29,16 +30,9 @@ using io::mm_field;
 using io::mm_symmetry;
 
 // A scratch directory removed at the end of each test.
-class io_mm : public ::testing::Test {
+class io_mm : public test::scratch_test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("perron-io-mm-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  io_mm() : scratch_test("io-mm") {}
 };
 
 // Shortest decimal that reads back to exactly v.

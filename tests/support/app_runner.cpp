@@ -1,7 +1,6 @@
 #include "tests/support/app_runner.hpp"
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -44,11 +43,7 @@ outcome run_command(const std::string& command, const fs::path& dir) {
 
 void app_test::SetUp() {
   if (!fs::exists(app_path(app_))) FAIL() << "the " << app_ << " app is not built: " << app_path(app_);
-  dir_ = fs::temp_directory_path() / ("perron_" + app_ + "_app_" + std::to_string(::getpid()) + "_" +
-                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::create_directories(dir_);
+  scratch_test::SetUp();
 }
-
-void app_test::TearDown() { fs::remove_all(dir_); }
 
 }  // namespace perron::test

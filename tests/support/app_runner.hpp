@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/support/scratch.hpp"
+
 namespace perron::test {
 
 // The built app `name`: beside the test binary (both live in <build>/bin, and
@@ -32,15 +34,12 @@ outcome run_command(const std::string& command, const std::filesystem::path& dir
 
 // A fixture for an app's tests: fails when the app is not built, and gives
 // each test a scratch folder `dir_` that is removed afterwards.
-class app_test : public ::testing::Test {
+class app_test : public scratch_test {
  protected:
-  explicit app_test(std::string app) : app_(std::move(app)) {}
+  explicit app_test(std::string app) : scratch_test(app + "-app"), app_(std::move(app)) {}
   void SetUp() override;
-  void TearDown() override;
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   std::string app_;
-  std::filesystem::path dir_;
 };
 
 }  // namespace perron::test

@@ -21,15 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class io_load : public test::scratch_test {
- protected:
-  io_load() : scratch_test("io-load") {}
-  std::string copy(const std::string& from, const std::string& name) {
-    const std::string p = (dir_ / name).string();
-    fs::copy_file(from, p);
-    return p;
-  }
-};
+using io_load = test::scratch_test;
 
 const std::string mm_text = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 4\n3 1 -1\n";
 const std::string edge_text = "# g\n10 20\n20 30\n";

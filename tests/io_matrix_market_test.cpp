@@ -30,10 +30,7 @@ using io::mm_field;
 using io::mm_symmetry;
 
 // A scratch directory removed at the end of each test.
-class io_mm : public test::scratch_test {
- protected:
-  io_mm() : scratch_test("io-mm") {}
-};
+using io_mm = test::scratch_test;
 
 // Shortest decimal that reads back to exactly v.
 std::string exact(double v) {

@@ -3,11 +3,12 @@
 # build folder of their own and runs each for a few seconds on a scratch copy of
 # its committed corpus, so that they cannot stop building or start failing
 # unseen. Exits 77 (ctest: skipped) when clang or its libFuzzer is missing.
-# Usage: tests/fuzz/smoke.sh SOURCE_DIR BUILD_DIR [SECONDS_PER_TARGET]
+# Usage: [CMAKE=cmake] tests/fuzz/smoke.sh SOURCE_DIR BUILD_DIR [SECONDS_PER_TARGET]
 set -euo pipefail
 src=$1
 build=$2
 seconds=${3:-20}
+cmake=${CMAKE:-cmake}
 
 if ! command -v clang >/dev/null || ! command -v clang++ >/dev/null; then
   echo "fuzz_smoke: clang not found; skipped"
@@ -25,10 +26,10 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-CC=clang CXX=clang++ cmake -S "$src" -B "$build" "${generator[@]}" "${launcher[@]}" -DPERRON_FUZZ=ON \
+CC=clang CXX=clang++ "$cmake" -S "$src" -B "$build" "${generator[@]}" "${launcher[@]}" -DPERRON_FUZZ=ON \
   -DPERRON_CUDA=OFF -DPERRON_BUILD_APPS=OFF -DPERRON_BUILD_TESTS=OFF >"$build/configure.log" ||
   { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" --parallel "$(nproc)" --target fuzz_matrix_market fuzz_snap fuzz_gzip
+"$cmake" --build "$build" --parallel "$(nproc)" --target fuzz_matrix_market fuzz_snap fuzz_gzip
 
 status=0
 for target in matrix_market snap gzip; do

@@ -298,8 +298,11 @@ void parse_coordinate_chunk(const line_chunk& c, const mm_header& h, index_t* ro
     res.entries = n;
     res.off_diagonal = off;
   };
-  const char* line = p;
-  while (detail::next_data_line(p, end, line, '%')) {
+  while (p != end) {
+    const char* line = p;
+    p = detail::skip_blanks(p, end);
+    if (p == end) break;
+    if (detail::skip_empty_or_comment(p, end, '%')) continue;
     std::uint64_t i = 0, j = 0;
     double v = 1.0;
     const char* q = detail::scan_unsigned(p, end, i);
@@ -341,8 +344,11 @@ void parse_array_chunk(const line_chunk& c, const mm_header& h, double* val, chu
   const char* p = c.begin;
   const char* const end = c.end;
   std::size_t n = 0;
-  const char* line = p;
-  while (detail::next_data_line(p, end, line, '%')) {
+  while (p != end) {
+    const char* line = p;
+    p = detail::skip_blanks(p, end);
+    if (p == end) break;
+    if (detail::skip_empty_or_comment(p, end, '%')) continue;
     double v = 0;
     const char* q;
     if constexpr (Field == mm_field::integer) {

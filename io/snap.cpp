@@ -53,8 +53,11 @@ void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst,
   const char* const end = c.end;
   std::size_t n = 0;
   std::uint64_t max_id = 0;
-  const char* line = p;
-  while (detail::next_data_line(p, end, line, '#')) {
+  while (p != end) {
+    const char* line = p;
+    p = detail::skip_blanks(p, end);
+    if (p == end) break;
+    if (detail::skip_empty_or_comment(p, end, '#')) continue;
     std::uint64_t a = 0, b = 0;
     const char* q = detail::scan_unsigned(p, end, a);
     if (q && detail::at_delimiter(q, end)) q = detail::scan_unsigned(detail::skip_blanks(q, end), end, b);

@@ -193,23 +193,17 @@ inline const char* end_of_line(const char* p, const char* end) {
   return nullptr;
 }
 
-// The parse loops' walk to the next data line: moves p past empty lines,
-// blank-only lines and comment lines (first non-blank byte `comment` or '%',
-// or a lone "\r\n"), to the first non-blank byte of a data line, and sets
-// `line` to that line's start. False at the end of the chunk.
-inline bool next_data_line(const char*& p, const char* end, const char*& line, char comment) {
-  while (p != end) {
-    line = p;
-    p = skip_blanks(p, end);
-    if (p == end) return false;
-    if (*p == '\n') {
-      ++p;
-      continue;
-    }
-    if (*p == comment || *p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
-      p = next_line(p, end);
-      continue;
-    }
+// The parse loops' step over lines without data: at the first non-blank
+// byte of a line, moves p past the line and returns true when the line is
+// empty or a comment (first non-blank byte `comment` or '%', or a lone
+// "\r\n"); else leaves p and returns false.
+inline bool skip_empty_or_comment(const char*& p, const char* end, char comment) {
+  if (*p == '\n') {
+    ++p;
+    return true;
+  }
+  if (*p == comment || *p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
+    p = next_line(p, end);
     return true;
   }
   return false;

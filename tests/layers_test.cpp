@@ -81,8 +81,10 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 TEST(layers, NoFileIncludesAcrossAForbiddenLayer) {
-  const fs::path root = PERRON_SOURCE_DIR;
-  ASSERT_TRUE(fs::is_directory(root / "core")) << "no source tree at " << root;
+  // The tree beside the data folder: this checkout, or the copy that
+  // PERRON_DATA_DIR points at when the binaries run on another machine.
+  const fs::path root = fs::path(data_dir()).parent_path();
+  if (!fs::is_directory(root / "core")) GTEST_SKIP() << "no source tree at " << root;
   const auto errors = layer_violations(root);
   EXPECT_TRUE(errors.empty()) << "forbidden includes (see docs/ARCHITECTURE.md):\n" << joined(errors);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/usage.hpp"
 #include "core/error.hpp"
 #include "core/stats.hpp"
 #include "io/cache.hpp"
@@ -27,10 +28,6 @@ namespace po = boost::program_options;
 
 namespace perron::app {
 namespace {
-
-struct usage_error : po::error {
-  using po::error::error;
-};
 
 struct figures {
   double read = 0, parse = 0, total = 0;
@@ -66,23 +63,27 @@ const char* usage_text =
     "\n"
     "Options";
 
-int main_body(int argc, char** argv) {
+struct settings {
   int threads = 0, repeat = 5;
   bool cache = false, json = false;
   std::string cache_dir, write_spec;
   std::vector<std::string> files;
+};
+
+// The command line into s; false when it asked for --help (printed).
+bool parse_command_line(int argc, char** argv, settings& s) {
   po::options_description o(usage_text);
-  o.add_options()("help,h", "this help")("threads,j", po::value<int>(&threads)->default_value(0),
+  o.add_options()("help,h", "this help")("threads,j", po::value<int>(&s.threads)->default_value(0),
                                          "parser threads (0: all hardware threads)")(
-      "repeat,r", po::value<int>(&repeat)->default_value(5), "timed loads per file (median reported)")(
-      "cache", po::bool_switch(&cache), "also time the reload from the binary cache")(
-      "cache-dir", po::value<std::string>(&cache_dir)->value_name("DIR"),
+      "repeat,r", po::value<int>(&s.repeat)->default_value(5), "timed loads per file (median reported)")(
+      "cache", po::bool_switch(&s.cache), "also time the reload from the binary cache")(
+      "cache-dir", po::value<std::string>(&s.cache_dir)->value_name("DIR"),
       "cache directory for --cache (default: a fresh temporary directory, removed after)")(
-      "json", po::bool_switch(&json), "one JSON object per file instead of the table")(
-      "write", po::value<std::string>(&write_spec)->value_name("SPEC"),
+      "json", po::bool_switch(&s.json), "one JSON object per file instead of the table")(
+      "write", po::value<std::string>(&s.write_spec)->value_name("SPEC"),
       "write the synthetic matrix SPEC (e.g. rmat:20:10000000) to the one FILE as Matrix Market");
   po::options_description all;
-  all.add(o).add_options()("file", po::value<std::vector<std::string>>(&files));
+  all.add(o).add_options()("file", po::value<std::vector<std::string>>(&s.files));
   po::positional_options_description pos;
   pos.add("file", -1);
   po::variables_map vm;
@@ -90,78 +91,103 @@ int main_body(int argc, char** argv) {
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << o << '\n';
-    return ok;
+    return false;
   }
-  if (files.empty()) throw usage_error("no FILE given");
-  if (threads < 0) throw usage_error("--threads must be >= 0");
-  if (repeat < 1) throw usage_error("--repeat must be >= 1");
+  if (s.files.empty()) throw usage_error("no FILE given");
+  if (s.threads < 0) throw usage_error("--threads must be >= 0");
+  if (s.repeat < 1) throw usage_error("--repeat must be >= 1");
+  return true;
+}
 
-  if (!write_spec.empty()) {
-    if (files.size() != 1) throw usage_error("--write takes exactly one output FILE");
-    if (!io::is_synthetic_spec(write_spec))
-      throw usage_error("--write needs a synthetic spec such as rmat:20:10000000");
-    const auto a = io::generate_synthetic(write_spec);
-    const bool pattern = write_spec.rfind("rmat:", 0) == 0;
-    io::write_matrix_market(files[0], a, pattern ? io::mm_field::pattern : io::mm_field::real);
-    std::cout << "wrote " << files[0] << ": " << a.rows << " x " << a.cols << ", " << a.nnz() << " entries\n";
-    return ok;
+int write_synthetic(const settings& s) {
+  if (s.files.size() != 1) throw usage_error("--write takes exactly one output FILE");
+  if (!io::is_synthetic_spec(s.write_spec))
+    throw usage_error("--write needs a synthetic spec such as rmat:20:10000000");
+  const auto a = io::generate_synthetic(s.write_spec);
+  const bool pattern = s.write_spec.rfind("rmat:", 0) == 0;
+  io::write_matrix_market(s.files[0], a, pattern ? io::mm_field::pattern : io::mm_field::real);
+  std::cout << "wrote " << s.files[0] << ": " << a.rows << " x " << a.cols << ", " << a.nnz() << " entries\n";
+  return ok;
+}
+
+struct cache_figures {
+  double seconds = 0, gb_per_s = 0;
+  std::uint64_t bytes = 0;
+};
+
+// Writes the cache of `file` once, then times --repeat reloads from it.
+cache_figures time_cache(const std::string& file, const io::read_options& opt, const std::string& dir,
+                         int repeat) {
+  io::read_options c = opt;
+  c.cache.enabled = true;
+  c.cache.dir = dir;
+  io::load_matrix(file, c);  // writes the cache
+  cache_figures cf;
+  cf.bytes = std::filesystem::file_size(io::cache_file_for(file, dir));
+  std::vector<double> t;
+  for (int r = 0; r < repeat; ++r) {
+    const auto m = io::load_matrix(file, c);
+    if (!m.timings.from_cache) throw std::runtime_error("the cache was not used for " + file);
+    t.push_back(m.read_seconds);
   }
+  cf.seconds = median(t);
+  cf.gb_per_s = static_cast<double>(cf.bytes) / cf.seconds / 1e9;
+  return cf;
+}
+
+void print_json(const std::string& file, unsigned used, const settings& s, const figures& f, double mbs,
+                const cache_figures& cf) {
+  std::printf(
+      "{\"file\": \"%s\", \"threads\": %u, \"repeat\": %d, \"file_bytes\": %llu, \"text_bytes\": %llu, "
+      "\"nnz\": %llu, \"read_s\": %.6f, \"parse_s\": %.6f, \"total_s\": %.6f, \"text_MB_per_s\": %.1f",
+      json_escape(file).c_str(), used, s.repeat, static_cast<unsigned long long>(f.file_bytes),
+      static_cast<unsigned long long>(f.text_bytes), static_cast<unsigned long long>(f.nnz), f.read, f.parse,
+      f.total, mbs);
+  if (s.cache)
+    std::printf(", \"cache_bytes\": %llu, \"cache_s\": %.6f, \"cache_GB_per_s\": %.2f",
+                static_cast<unsigned long long>(cf.bytes), cf.seconds, cf.gb_per_s);
+  // Peak resident memory of the process so far (one FILE per run measures that file's load).
+  struct rusage ru {};
+  ::getrusage(RUSAGE_SELF, &ru);
+  std::printf(", \"peak_rss_MB\": %.1f}\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
+}
+
+void print_row(const std::string& file, unsigned used, const settings& s, const figures& f, double mbs,
+               const cache_figures& cf) {
+  std::printf("%-28s %8u %10.1f %10llu %9.4f %9.4f %9.4f %9.0f",
+              std::filesystem::path(file).filename().c_str(), used, static_cast<double>(f.text_bytes) / 1e6,
+              static_cast<unsigned long long>(f.nnz), f.read, f.parse, f.total, mbs);
+  if (s.cache) std::printf(" %9.4f %11.2f", cf.seconds, cf.gb_per_s);
+  std::printf("\n");
+}
+
+int main_body(int argc, char** argv) {
+  settings s;
+  if (!parse_command_line(argc, argv, s)) return ok;
+  if (!s.write_spec.empty()) return write_synthetic(s);
 
   io::read_options opt;
-  opt.threads = static_cast<unsigned>(threads);
+  opt.threads = static_cast<unsigned>(s.threads);
   const unsigned used =
-      threads ? static_cast<unsigned>(threads) : static_cast<unsigned>(omp_get_max_threads());
+      s.threads ? static_cast<unsigned>(s.threads) : static_cast<unsigned>(omp_get_max_threads());
   namespace fs = std::filesystem;
   fs::path temp_cache;
-  if (cache && cache_dir.empty()) {
+  if (s.cache && s.cache_dir.empty()) {
     temp_cache = fs::temp_directory_path() / ("perron-read-bench-" + std::to_string(::getpid()));
-    cache_dir = temp_cache.string();
+    s.cache_dir = temp_cache.string();
   }
-  if (!json)
+  if (!s.json)
     std::printf("%-28s %8s %10s %10s %9s %9s %9s %9s%s\n", "file", "threads", "text MB", "nnz", "read s",
-                "parse s", "total s", "MB/s", cache ? "   cache s   cache GB/s" : "");
-  for (const auto& file : files) {
+                "parse s", "total s", "MB/s", s.cache ? "   cache s   cache GB/s" : "");
+  for (const auto& file : s.files) {
     io::load_matrix(file, opt);  // warm-up: the file into the page cache
-    const figures f = time_loads(file, opt, repeat);
-    double cache_s = 0, cache_gbs = 0;
-    std::uint64_t cache_bytes = 0;
-    if (cache) {
-      io::read_options c = opt;
-      c.cache.enabled = true;
-      c.cache.dir = cache_dir;
-      io::load_matrix(file, c);  // writes the cache
-      cache_bytes = fs::file_size(io::cache_file_for(file, cache_dir));
-      std::vector<double> t;
-      for (int r = 0; r < repeat; ++r) {
-        const auto m = io::load_matrix(file, c);
-        if (!m.timings.from_cache) throw std::runtime_error("the cache was not used for " + file);
-        t.push_back(m.read_seconds);
-      }
-      cache_s = median(t);
-      cache_gbs = static_cast<double>(cache_bytes) / cache_s / 1e9;
-    }
+    const figures f = time_loads(file, opt, s.repeat);
+    const cache_figures cf = s.cache ? time_cache(file, opt, s.cache_dir, s.repeat) : cache_figures{};
     const double mbs = static_cast<double>(f.text_bytes) / f.total / 1e6;
-    if (json) {
-      std::printf(
-          "{\"file\": \"%s\", \"threads\": %u, \"repeat\": %d, \"file_bytes\": %llu, \"text_bytes\": %llu, "
-          "\"nnz\": %llu, \"read_s\": %.6f, \"parse_s\": %.6f, \"total_s\": %.6f, \"text_MB_per_s\": %.1f",
-          json_escape(file).c_str(), used, repeat, static_cast<unsigned long long>(f.file_bytes),
-          static_cast<unsigned long long>(f.text_bytes), static_cast<unsigned long long>(f.nnz), f.read,
-          f.parse, f.total, mbs);
-      if (cache)
-        std::printf(", \"cache_bytes\": %llu, \"cache_s\": %.6f, \"cache_GB_per_s\": %.2f",
-                    static_cast<unsigned long long>(cache_bytes), cache_s, cache_gbs);
-      // Peak resident memory of the process so far (one FILE per run measures that file's load).
-      struct rusage ru {};
-      ::getrusage(RUSAGE_SELF, &ru);
-      std::printf(", \"peak_rss_MB\": %.1f}\n", static_cast<double>(ru.ru_maxrss) / 1024.0);
-    } else {
-      std::printf("%-28s %8u %10.1f %10llu %9.4f %9.4f %9.4f %9.0f", fs::path(file).filename().c_str(), used,
-                  static_cast<double>(f.text_bytes) / 1e6, static_cast<unsigned long long>(f.nnz), f.read,
-                  f.parse, f.total, mbs);
-      if (cache) std::printf(" %9.4f %11.2f", cache_s, cache_gbs);
-      std::printf("\n");
-    }
+    if (s.json)
+      print_json(file, used, s, f, mbs, cf);
+    else
+      print_row(file, used, s, f, mbs, cf);
     std::fflush(stdout);
   }
   if (!temp_cache.empty()) fs::remove_all(temp_cache);

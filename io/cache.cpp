@@ -169,25 +169,6 @@ std::string file_name_for(const source_key& k) {
 
 void warn(const std::string& msg) { std::cerr << "perron: warning: " << msg << '\n'; }
 
-class fd_guard {
- public:
-  explicit fd_guard(int fd) : fd_(fd) {}
-  ~fd_guard() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  fd_guard(const fd_guard&) = delete;
-  fd_guard& operator=(const fd_guard&) = delete;
-  int get() const { return fd_; }
-  int release() {
-    const int f = fd_;
-    fd_ = -1;
-    return f;
-  }
-
- private:
-  int fd_;
-};
-
 bool pread_all(int fd, void* out, std::size_t n, std::uint64_t off) {
   auto* p = static_cast<char*>(out);
   while (n > 0) {
@@ -254,48 +235,35 @@ std::string cache_file_for(const std::string& source, const std::string& dir) {
   return dir + "/" + file_name_for(*key);
 }
 
-std::optional<loaded_matrix> cache_load(const std::string& source, const cache_options& opt,
-                                        unsigned threads) {
-  if (!opt.enabled) return std::nullopt;
-  const std::string dir = cache_dir(opt);
-  if (dir.empty()) return std::nullopt;
-  const auto key = key_of(source);
-  if (!key) return std::nullopt;  // the reader will say what is wrong with the source
-  const std::string file = dir + "/" + file_name_for(*key);
-  threads = detail::thread_count(threads);
+namespace {
 
-  fd_guard fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return std::nullopt;  // no cache yet: not worth a warning
-  auto refuse = [&](const std::string& why) -> std::optional<loaded_matrix> {
-    warn("ignoring the cache " + file + " of " + source + ": " + why + "; re-reading the source");
-    return std::nullopt;
-  };
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return refuse("not a regular file");
-  const auto file_bytes = static_cast<std::uint64_t>(st.st_size);
-  file_header h{};
-  if (file_bytes < sizeof h || !pread_all(fd.get(), &h, sizeof h, 0))
-    return refuse("truncated (" + std::to_string(file_bytes) + " bytes, shorter than its header)");
-  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return refuse("not a perron cache file");
+// Why the header of an open cache file cannot serve `key` ("" when it can):
+// reads and checks it, and every size in it against the file's real length,
+// before anything is allocated.
+std::string header_problem(int fd, std::uint64_t file_bytes, const source_key& key, file_header& h) {
+  if (file_bytes < sizeof h || !pread_all(fd, &h, sizeof h, 0))
+    return "truncated (" + std::to_string(file_bytes) + " bytes, shorter than its header)";
+  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return "not a perron cache file";
   if (h.version != cache_format_version || h.endian != endian_mark)
-    return refuse("written by another cache format (version " + std::to_string(h.version) + ", this is " +
-                  std::to_string(cache_format_version) + ")");
-  if (h.path_bytes > 65536) return refuse("corrupt header");
+    return "written by another cache format (version " + std::to_string(h.version) + ", this is " +
+           std::to_string(cache_format_version) + ")";
+  if (h.path_bytes > 65536) return "corrupt header";
   std::string path(static_cast<std::size_t>(h.path_bytes), '\0');
-  if (!pread_all(fd.get(), path.data(), path.size(), sizeof h)) return refuse("truncated header");
-  if (header_hash(h, path) != h.header_checksum) return refuse("header checksum mismatch (corrupt)");
-  if (path != key->path) return refuse("it belongs to another file (" + path + ")");
-  if (h.source_size != key->size || h.source_mtime_ns != key->mtime_ns)
-    return refuse("stale: the source changed since it was cached");
-
-  // Every size is checked against the file's real length before anything is allocated.
+  if (!pread_all(fd, path.data(), path.size(), sizeof h)) return "truncated header";
+  if (header_hash(h, path) != h.header_checksum) return "header checksum mismatch (corrupt)";
+  if (path != key.path) return "it belongs to another file (" + path + ")";
+  if (h.source_size != key.size || h.source_mtime_ns != key.mtime_ns)
+    return "stale: the source changed since it was cached";
   const std::uint64_t begin = sizeof h + pad8(h.path_bytes);
   const std::uint64_t per_entry = 8 + (h.has_values ? 8 : 0);
   if (h.nnz > file_bytes / per_entry || h.labels > file_bytes / 8 || h.rows < 0 || h.cols < 0 ||
       h.format > 2 || begin + h.nnz * per_entry + h.labels * 8 != file_bytes)
-    return refuse("truncated or corrupt (" + std::to_string(file_bytes) + " bytes do not match its header)");
+    return "truncated or corrupt (" + std::to_string(file_bytes) + " bytes do not match its header)";
+  return {};
+}
 
-  loaded_matrix m;
+// Reads the payload after a checked header into m; why it cannot be used, or "".
+std::string read_payload(int fd, const file_header& h, unsigned threads, loaded_matrix& m) {
   m.format = static_cast<input_format>(h.format);
   m.pattern = h.pattern != 0;
   m.symmetric = h.symmetric != 0;
@@ -303,9 +271,8 @@ std::optional<loaded_matrix> cache_load(const std::string& source, const cache_o
   a.rows = h.rows;
   a.cols = h.cols;
   const auto nnz = static_cast<std::size_t>(h.nnz);
-  // Huge-page advice before first touch (detail::resize_outputs): the first
-  // reload of a process spent 66 of its 70 ms faulting cnr-2000's 51 MB in
-  // 4 KiB pages; with the advice, 9 ms.
+  // Huge-page advice before first touch (detail::resize_outputs): faulting a
+  // reload in 4 KiB pages would cost most of its time.
   detail::resize_outputs(nnz, threads, a.row_idx, a.col_idx, a.values);
   detail::resize_outputs(static_cast<std::size_t>(h.labels), threads, m.label);
   if (!h.has_values) {
@@ -330,27 +297,100 @@ std::optional<loaded_matrix> cache_load(const std::string& source, const cache_o
   };
   const auto any = [](const void*, std::size_t) {};
   std::uint64_t sum = 0, part = 0;
-  std::uint64_t off = begin;
-  bool ok = read_region(fd.get(), a.row_idx.data(), nnz * 4, off, threads, part, indices_below(a.rows));
+  std::uint64_t off = sizeof h + pad8(h.path_bytes);
+  bool ok = read_region(fd, a.row_idx.data(), nnz * 4, off, threads, part, indices_below(a.rows));
   sum = combine(sum, part);
   off += nnz * 4;
-  ok = ok && read_region(fd.get(), a.col_idx.data(), nnz * 4, off, threads, part, indices_below(a.cols));
+  ok = ok && read_region(fd, a.col_idx.data(), nnz * 4, off, threads, part, indices_below(a.cols));
   sum = combine(sum, part);
   off += nnz * 4;
   if (h.has_values) {
-    ok = ok && read_region(fd.get(), a.values.data(), nnz * 8, off, threads, part, any);
+    ok = ok && read_region(fd, a.values.data(), nnz * 8, off, threads, part, any);
     sum = combine(sum, part);
     off += nnz * 8;
   }
-  ok = ok && read_region(fd.get(), m.label.data(), m.label.size() * 8, off, threads, part, any);
+  ok = ok && read_region(fd, m.label.data(), m.label.size() * 8, off, threads, part, any);
   sum = combine(sum, part);
-  if (!ok) return refuse("truncated while reading");
-  if (sum != h.payload_checksum) return refuse("checksum mismatch (corrupt)");
-  if (!in_range) return refuse("indices out of range (corrupt)");
+  if (!ok) return "truncated while reading";
+  if (sum != h.payload_checksum) return "checksum mismatch (corrupt)";
+  if (!in_range) return "indices out of range (corrupt)";
+  return {};
+}
+
+}  // namespace
+
+std::optional<loaded_matrix> cache_load(const std::string& source, const cache_options& opt,
+                                        unsigned threads) {
+  if (!opt.enabled) return std::nullopt;
+  const std::string dir = cache_dir(opt);
+  if (dir.empty()) return std::nullopt;
+  const auto key = key_of(source);
+  if (!key) return std::nullopt;  // the reader will say what is wrong with the source
+  const std::string file = dir + "/" + file_name_for(*key);
+  threads = detail::thread_count(threads);
+
+  detail::file_descriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;  // no cache yet: not worth a warning
+  auto refuse = [&](const std::string& why) -> std::optional<loaded_matrix> {
+    warn("ignoring the cache " + file + " of " + source + ": " + why + "; re-reading the source");
+    return std::nullopt;
+  };
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return refuse("not a regular file");
+  const auto file_bytes = static_cast<std::uint64_t>(st.st_size);
+  file_header h{};
+  if (const std::string why = header_problem(fd.get(), file_bytes, *key, h); !why.empty()) return refuse(why);
+  loaded_matrix m;
+  if (const std::string why = read_payload(fd.get(), h, threads, m); !why.empty()) return refuse(why);
   m.timings.from_cache = true;
   m.timings.file_bytes = file_bytes;
   return m;
 }
+
+namespace {
+
+// The header of the cache file of m, with both checksums.
+file_header header_for(const source_key& key, const loaded_matrix& m, unsigned threads) {
+  const auto& a = m.matrix;
+  const bool has_values = !m.pattern;
+  file_header h{};
+  std::memcpy(h.magic, magic, sizeof magic);
+  h.version = cache_format_version;
+  h.endian = endian_mark;
+  h.source_size = key.size;
+  h.source_mtime_ns = key.mtime_ns;
+  h.path_bytes = key.path.size();
+  h.nnz = a.nnz();
+  h.labels = m.label.size();
+  h.rows = a.rows;
+  h.cols = a.cols;
+  h.format = static_cast<std::uint8_t>(m.format);
+  h.pattern = m.pattern;
+  h.symmetric = m.symmetric;
+  h.has_values = has_values;
+  std::uint64_t sum = 0;
+  sum = combine(sum, region_hash(a.row_idx.data(), a.nnz() * 4, threads));
+  sum = combine(sum, region_hash(a.col_idx.data(), a.nnz() * 4, threads));
+  if (has_values) sum = combine(sum, region_hash(a.values.data(), a.nnz() * 8, threads));
+  sum = combine(sum, region_hash(m.label.data(), m.label.size() * 8, threads));
+  h.payload_checksum = sum;
+  h.header_checksum = header_hash(h, key.path);
+  return h;
+}
+
+// Header, source path, padding and payload, in the order cache_load reads them.
+bool write_cache_file(int fd, const file_header& h, const std::string& path, const loaded_matrix& m) {
+  const auto& a = m.matrix;
+  const bool has_values = h.has_values != 0;
+  const char zeros[8] = {};
+  return write_all(fd, &h, sizeof h) && write_all(fd, path.data(), path.size()) &&
+         write_all(fd, zeros, pad8(path.size()) - path.size()) &&
+         write_all(fd, a.row_idx.data(), a.nnz() * 4) && write_all(fd, a.col_idx.data(), a.nnz() * 4) &&
+         (!has_values || write_all(fd, a.values.data(), a.nnz() * 8)) &&
+         write_all(fd, m.label.data(), m.label.size() * 8);
+}
+
+}  // namespace
 
 bool cache_store(const std::string& source, const source_stamp& before, const loaded_matrix& m,
                  const cache_options& opt, unsigned threads) {
@@ -374,46 +414,17 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
     warn("cannot create the cache directory " + dir + " (" + ec.message() + "); not caching " + source);
     return false;
   }
-  const auto& a = m.matrix;
-  const bool has_values = !m.pattern;
-  file_header h{};
-  std::memcpy(h.magic, magic, sizeof magic);
-  h.version = cache_format_version;
-  h.endian = endian_mark;
-  h.source_size = key->size;
-  h.source_mtime_ns = key->mtime_ns;
-  h.path_bytes = key->path.size();
-  h.nnz = a.nnz();
-  h.labels = m.label.size();
-  h.rows = a.rows;
-  h.cols = a.cols;
-  h.format = static_cast<std::uint8_t>(m.format);
-  h.pattern = m.pattern;
-  h.symmetric = m.symmetric;
-  h.has_values = has_values;
-  std::uint64_t sum = 0;
-  sum = combine(sum, region_hash(a.row_idx.data(), a.nnz() * 4, threads));
-  sum = combine(sum, region_hash(a.col_idx.data(), a.nnz() * 4, threads));
-  if (has_values) sum = combine(sum, region_hash(a.values.data(), a.nnz() * 8, threads));
-  sum = combine(sum, region_hash(m.label.data(), m.label.size() * 8, threads));
-  h.payload_checksum = sum;
-  h.header_checksum = header_hash(h, key->path);
+  const file_header h = header_for(*key, m, threads);
 
   // Temporary name in the same directory, then rename: atomic on POSIX.
   const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  fd_guard fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  detail::file_descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (fd.get() < 0) {
     warn("cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source);
     return false;
   }
-  const char zeros[8] = {};
-  bool ok = write_all(fd.get(), &h, sizeof h) && write_all(fd.get(), key->path.data(), key->path.size()) &&
-            write_all(fd.get(), zeros, pad8(key->path.size()) - key->path.size()) &&
-            write_all(fd.get(), a.row_idx.data(), a.nnz() * 4) &&
-            write_all(fd.get(), a.col_idx.data(), a.nnz() * 4) &&
-            (!has_values || write_all(fd.get(), a.values.data(), a.nnz() * 8)) &&
-            write_all(fd.get(), m.label.data(), m.label.size() * 8);
+  bool ok = write_cache_file(fd.get(), h, key->path, m);
   const int err = errno;
   ok = (::close(fd.release()) == 0) && ok;
   if (ok && std::rename(tmp.c_str(), file.c_str()) != 0) ok = false;

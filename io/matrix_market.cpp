@@ -93,16 +93,8 @@ index_t checked_size(std::string_view token, const char* what, const std::string
   return static_cast<index_t>(v);
 }
 
-parsed_header parse_header(std::string_view text, const std::string& name) {
-  if (text.empty()) throw parse_error(name, 0, "empty file");
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte order mark
-  line_cursor cur{begin, end};
-  const char* lb = nullptr;
-  const char* le = nullptr;
-  cur.next(lb, le);
-  const auto banner = detail::line_tokens(lb, le);
+// The banner's words: object, format, field and symmetry, each checked.
+mm_header parse_banner(const std::vector<std::string_view>& banner, const std::string& name) {
   if (banner.empty() || banner[0].size() < 2 || banner[0].substr(0, 2) != "%%")
     throw parse_error(
         name, 1, std::string("missing Matrix Market banner: the first line must read '") + banner_form + "'");
@@ -113,8 +105,7 @@ parsed_header parse_header(std::string_view text, const std::string& name) {
     throw parse_error(name, 1,
                       "the banner must have 5 words ('" + std::string(banner_form) + "'), found " +
                           std::to_string(banner.size()));
-  parsed_header out;
-  mm_header& h = out.h;
+  mm_header h;
   if (!iequals(banner[1], "matrix"))
     throw parse_error(name, 1, "unknown object " + quoted(banner[1]) + " in the banner (expected 'matrix')");
   if (iequals(banner[2], "coordinate"))
@@ -154,13 +145,59 @@ parsed_header parse_header(std::string_view text, const std::string& name) {
     throw parse_error(name, 1, "an 'array' file cannot be 'pattern' (a dense array needs values)");
   if (h.field == mm_field::pattern && h.symmetry == mm_symmetry::skew_symmetric)
     throw parse_error(name, 1, "a 'pattern' matrix cannot be 'skew-symmetric' (it has no signs to flip)");
+  return h;
+}
+
+// The size line's numbers into h: rows, columns and (coordinate) entries.
+void parse_size_line(const std::vector<std::string_view>& sizes, mm_header& h, const std::string& name,
+                     std::uint64_t line) {
+  const std::size_t want = h.coordinate ? 3 : 2;
+  if (sizes.size() != want)
+    throw parse_error(name, line,
+                      std::string("size line: expected ") + std::to_string(want) + " numbers (" +
+                          (h.coordinate ? "rows columns entries" : "rows columns") + "), found " +
+                          std::to_string(sizes.size()));
+  h.rows = checked_size(sizes[0], "rows", name, line);
+  h.cols = checked_size(sizes[1], "columns", name, line);
+  if (h.coordinate) {
+    std::uint64_t e = 0;
+    const char* b = sizes[2].data();
+    const char* x = b + sizes[2].size();
+    std::int64_t s = 0;
+    if (sizes[2][0] == '-' && detail::scan_signed(b, x, s) == x)
+      throw parse_error(name, line, "size line: entries " + quoted(sizes[2]) + " is negative");
+    if (detail::scan_unsigned(b, x, e) != x)
+      throw parse_error(name, line, "size line: entries " + quoted(sizes[2]) + " is not a number");
+    h.entries = e;
+  } else {
+    h.entries = static_cast<std::uint64_t>(h.rows) * static_cast<std::uint64_t>(h.cols);
+  }
+  if (h.symmetry != mm_symmetry::general && h.rows != h.cols)
+    throw parse_error(name, line,
+                      "a " +
+                          std::string(h.symmetry == mm_symmetry::symmetric ? "symmetric" : "skew-symmetric") +
+                          " matrix must be square, the size line says " + std::to_string(h.rows) + " x " +
+                          std::to_string(h.cols));
+}
+
+parsed_header parse_header(std::string_view text, const std::string& name) {
+  if (text.empty()) throw parse_error(name, 0, "empty file");
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte order mark
+  line_cursor cur{begin, end};
+  const char* lb = nullptr;
+  const char* le = nullptr;
+  cur.next(lb, le);
+  parsed_header out;
+  out.h = parse_banner(detail::line_tokens(lb, le), name);
 
   // Comments and blank lines, then the size line.
   for (;;) {
     if (!cur.next(lb, le))
       throw parse_error(name, cur.line + 1,
                         std::string("missing size line (") +
-                            (h.coordinate ? "rows columns entries" : "rows columns") +
+                            (out.h.coordinate ? "rows columns entries" : "rows columns") +
                             ") after the banner and comments");
     const char* q = detail::skip_blanks(lb, le);
     if (q == le || (*q == '\r' && q + 1 == le)) continue;
@@ -168,34 +205,7 @@ parsed_header parse_header(std::string_view text, const std::string& name) {
     break;
   }
   out.size_line = cur.line;
-  const auto sizes = detail::line_tokens(lb, le);
-  const std::size_t want = h.coordinate ? 3 : 2;
-  if (sizes.size() != want)
-    throw parse_error(name, cur.line,
-                      std::string("size line: expected ") + std::to_string(want) + " numbers (" +
-                          (h.coordinate ? "rows columns entries" : "rows columns") + "), found " +
-                          std::to_string(sizes.size()));
-  h.rows = checked_size(sizes[0], "rows", name, cur.line);
-  h.cols = checked_size(sizes[1], "columns", name, cur.line);
-  if (h.coordinate) {
-    std::uint64_t e = 0;
-    const char* b = sizes[2].data();
-    const char* x = b + sizes[2].size();
-    std::int64_t s = 0;
-    if (sizes[2][0] == '-' && detail::scan_signed(b, x, s) == x)
-      throw parse_error(name, cur.line, "size line: entries " + quoted(sizes[2]) + " is negative");
-    if (detail::scan_unsigned(b, x, e) != x)
-      throw parse_error(name, cur.line, "size line: entries " + quoted(sizes[2]) + " is not a number");
-    h.entries = e;
-  } else {
-    h.entries = static_cast<std::uint64_t>(h.rows) * static_cast<std::uint64_t>(h.cols);
-  }
-  if (h.symmetry != mm_symmetry::general && h.rows != h.cols)
-    throw parse_error(name, cur.line,
-                      "a " +
-                          std::string(h.symmetry == mm_symmetry::symmetric ? "symmetric" : "skew-symmetric") +
-                          " matrix must be square, the size line says " + std::to_string(h.rows) + " x " +
-                          std::to_string(h.cols));
+  parse_size_line(detail::line_tokens(lb, le), out.h, name, cur.line);
   out.body = cur.p;
   out.body_line = cur.line + 1;
   return out;
@@ -292,14 +302,7 @@ void parse_coordinate_chunk(const line_chunk& c, const mm_header& h, index_t* ro
     const char* line = p;
     p = detail::skip_blanks(p, end);
     if (p == end) break;
-    if (*p == '\n') {
-      ++p;
-      continue;
-    }
-    if (*p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
-      p = detail::next_line(p, end);
-      continue;
-    }
+    if (detail::skip_empty_or_comment(p, end, '%')) continue;
     std::uint64_t i = 0, j = 0;
     double v = 1.0;
     const char* q = detail::scan_unsigned(p, end, i);
@@ -345,14 +348,7 @@ void parse_array_chunk(const line_chunk& c, const mm_header& h, double* val, chu
     const char* line = p;
     p = detail::skip_blanks(p, end);
     if (p == end) break;
-    if (*p == '\n') {
-      ++p;
-      continue;
-    }
-    if (*p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
-      p = detail::next_line(p, end);
-      continue;
-    }
+    if (detail::skip_empty_or_comment(p, end, '%')) continue;
     double v = 0;
     const char* q;
     if constexpr (Field == mm_field::integer) {
@@ -421,6 +417,36 @@ std::vector<chunk_result> parse_body(const std::string& name, const parsed_heade
   return res;
 }
 
+// Each off-diagonal (i, j, v) of a symmetric file gains (j, i, sign * v),
+// appended after the packed entries, chunk by chunk in parallel.
+void mirror_entries(coo_matrix<double>& a, const std::vector<line_chunk>& chunks,
+                    const std::vector<std::size_t>& count, const std::vector<std::size_t>& off_diag,
+                    double sign, unsigned threads) {
+  const std::size_t nnz = a.row_idx.size();
+  const auto first = detail::offsets_of(count);
+  const auto mirror_at = detail::offsets_of(off_diag);
+  const std::size_t total = nnz + mirror_at.back();
+  a.row_idx.resize(total);
+  a.col_idx.resize(total);
+  a.values.resize(total);
+  index_t* r = a.row_idx.data();
+  index_t* c = a.col_idx.data();
+  double* v = a.values.data();
+  const auto n = static_cast<std::int64_t>(chunks.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::size_t o = nnz + mirror_at[static_cast<std::size_t>(k)];
+    for (std::size_t e = first[static_cast<std::size_t>(k)]; e < first[static_cast<std::size_t>(k) + 1];
+         ++e) {
+      if (r[e] == c[e]) continue;
+      r[o] = c[e];
+      c[o] = r[e];
+      v[o] = sign * v[e];
+      ++o;
+    }
+  }
+}
+
 mm_matrix parse_coordinate(const parsed_header& ph, const char* end, const std::string& name,
                            const read_options& opt) {
   const mm_header& h = ph.h;
@@ -474,32 +500,9 @@ mm_matrix parse_coordinate(const parsed_header& ph, const char* end, const std::
   a.col_idx.resize(nnz);
   a.values.resize(nnz);
 
-  if (mirrored) {
-    // Each off-diagonal (i, j, v) gains (j, i, v), or (j, i, -v) when skew.
-    const auto first = detail::offsets_of(count);
-    const auto mirror_at = detail::offsets_of(off_diag);
-    const std::size_t total = nnz + mirror_at.back();
-    a.row_idx.resize(total);
-    a.col_idx.resize(total);
-    a.values.resize(total);
-    r = a.row_idx.data();
-    c = a.col_idx.data();
-    v = a.values.data();
-    const double sign = h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0;
-    const auto n = static_cast<std::int64_t>(chunks.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
-    for (std::int64_t k = 0; k < n; ++k) {
-      std::size_t o = nnz + mirror_at[static_cast<std::size_t>(k)];
-      for (std::size_t e = first[static_cast<std::size_t>(k)]; e < first[static_cast<std::size_t>(k) + 1];
-           ++e) {
-        if (r[e] == c[e]) continue;
-        r[o] = c[e];
-        c[o] = r[e];
-        v[o] = sign * v[e];
-        ++o;
-      }
-    }
-  }
+  if (mirrored)
+    mirror_entries(a, chunks, count, off_diag, h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0,
+                   threads);
   return out;
 }
 

@@ -57,14 +57,7 @@ void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst,
     const char* line = p;
     p = detail::skip_blanks(p, end);
     if (p == end) break;
-    if (*p == '\n') {
-      ++p;
-      continue;
-    }
-    if (*p == '#' || *p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
-      p = detail::next_line(p, end);
-      continue;
-    }
+    if (detail::skip_empty_or_comment(p, end, '#')) continue;
     std::uint64_t a = 0, b = 0;
     const char* q = detail::scan_unsigned(p, end, a);
     if (q && detail::at_delimiter(q, end)) q = detail::scan_unsigned(detail::skip_blanks(q, end), end, b);
@@ -86,19 +79,21 @@ void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst,
   res.max_id = max_id;
 }
 
-}  // namespace
+// The edges in file order, as their original 64-bit ids.
+struct edge_list {
+  std::vector<std::int64_t> src, dst;
+  std::uint64_t max_id = 0;
+};
 
-snap_graph parse_snap(std::string_view text, const std::string& name, const read_options& opt) {
-  if (text.empty()) throw parse_error(name, 0, "empty file");
-  const unsigned threads = detail::thread_count(opt.threads);
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte order mark
+// Parses the lines in parallel chunks, one slot per line (sized by the data,
+// not a header), then packs the slots.
+edge_list parse_edges(const char* begin, const char* end, const std::string& name, const read_options& opt,
+                      unsigned threads) {
   const auto chunks = detail::split_lines(begin, end, 1, threads, opt.chunk_bytes);
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
-
-  // 64-bit original ids, one slot per line (sized by the data, not a header).
-  std::vector<std::int64_t> src, dst;
+  edge_list el;
+  std::vector<std::int64_t>& src = el.src;
+  std::vector<std::int64_t>& dst = el.dst;
   detail::resize_outputs(slots, threads, src, dst);
   std::vector<chunk_result> res(chunks.size());
   const auto nchunks = static_cast<std::int64_t>(chunks.size());
@@ -110,11 +105,10 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
   }
   std::vector<detail::chunk_error> errors(res.size());
   std::vector<std::size_t> count(res.size());
-  std::uint64_t max_id = 0;
   for (std::size_t k = 0; k < res.size(); ++k) {
     errors[k] = res[k].error;
     count[k] = res[k].edges;
-    max_id = std::max(max_id, res[k].max_id);
+    el.max_id = std::max(el.max_id, res[k].max_id);
   }
   detail::throw_first_error(name, chunks, errors);
   const std::size_t edges = detail::pack_slots(src.data(), chunks, count);
@@ -124,89 +118,128 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
   if (edges > max_index)
     throw dimension_error(name + ": " + std::to_string(edges) +
                           " edges exceed perron's 32-bit index limit (" + std::to_string(max_index) + ")");
+  return el;
+}
+
+// The rank of each original id among the distinct ids (the new vertex id),
+// and the distinct ids in order (snap_graph::original_id).
+//
+// Unless the ids are astronomically sparse (hashed 64-bit ids), a bitmap of
+// the ids present plus the count of set bits before each 64-bit word give
+//   rank(id) = before[id / 64] + popcount(bits[id / 64] & (2^(id % 64) - 1))
+// in O(1): max_id / 64 words of 12 bytes, allowed up to 3 bytes per id seen
+// (max_id < 16 per endpoint). Otherwise sort the distinct ids and
+// binary-search each, which takes several times the time and memory.
+struct id_ranks {
+  bool bitmap = false;
+  std::vector<std::atomic<std::uint64_t>> bits;  // value-initialized: all zero
+  std::vector<std::uint64_t> before;             // set bits in the words before this one
+};
+
+void rank_by_bitmap(const edge_list& el, const std::string& name, unsigned threads, id_ranks& r,
+                    std::vector<std::int64_t>& ids) {
+  const std::vector<std::int64_t>& src = el.src;
+  const std::vector<std::int64_t>& dst = el.dst;
+  const std::size_t words = static_cast<std::size_t>(el.max_id / 64) + 1;
+  std::vector<std::atomic<std::uint64_t>>(words).swap(r.bits);
+  auto& bits = r.bits;
+  const auto ne = static_cast<std::int64_t>(src.size());
+#pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
+  for (std::int64_t e = 0; e < ne; ++e) {
+    for (const std::int64_t id : {src[static_cast<std::size_t>(e)], dst[static_cast<std::size_t>(e)]}) {
+      // A locked read-modify-write only for a bit not yet set: most ids repeat.
+      std::atomic<std::uint64_t>& word = bits[static_cast<std::size_t>(id) >> 6];
+      const std::uint64_t bit = std::uint64_t(1) << (id & 63);
+      if (!(word.load(std::memory_order_relaxed) & bit)) word.fetch_or(bit, std::memory_order_relaxed);
+    }
+  }
+  auto& before = r.before;
+  before.resize(words);
+  std::uint64_t count = 0;
+  for (std::size_t w = 0; w < words; ++w) {
+    before[w] = count;
+    count += static_cast<std::uint64_t>(__builtin_popcountll(bits[w].load(std::memory_order_relaxed)));
+  }
+  if (count > max_index)
+    throw dimension_error(name + ": " + std::to_string(count) +
+                          " distinct vertex ids exceed perron's 32-bit index limit");
+  ids.resize(static_cast<std::size_t>(count));
+  const auto nw = static_cast<std::int64_t>(words);
+#pragma omp parallel for schedule(static) num_threads(threads) if (nw > 4096)
+  for (std::int64_t w = 0; w < nw; ++w) {
+    std::uint64_t word = bits[static_cast<std::size_t>(w)].load(std::memory_order_relaxed);
+    std::size_t at = static_cast<std::size_t>(before[static_cast<std::size_t>(w)]);
+    while (word) {
+      ids[at++] = w * 64 + __builtin_ctzll(word);
+      word &= word - 1;
+    }
+  }
+}
+
+void rank_by_sorting(const edge_list& el, const std::string& name, std::vector<std::int64_t>& ids) {
+  ids.reserve(2 * el.src.size());
+  ids.insert(ids.end(), el.src.begin(), el.src.end());
+  ids.insert(ids.end(), el.dst.begin(), el.dst.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  ids.shrink_to_fit();
+  if (ids.size() > max_index)
+    throw dimension_error(name + ": " + std::to_string(ids.size()) +
+                          " distinct vertex ids exceed perron's 32-bit index limit");
+}
+
+// to[e] = the rank of from[e].
+void remap(const std::vector<std::int64_t>& from, const id_ranks& r, const std::vector<std::int64_t>& ids,
+           unsigned threads, std::vector<index_t>& to) {
+  const std::size_t edges = from.size();
+  detail::resize_outputs(edges, threads, to);
+  const bool bitmap = r.bitmap;
+  const auto& bits = r.bits;
+  const auto& before = r.before;
+  const auto ne = static_cast<std::int64_t>(edges);
+#pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
+  for (std::int64_t e = 0; e < ne; ++e) {
+    const std::int64_t id = from[static_cast<std::size_t>(e)];
+    if (bitmap) {
+      const std::size_t w = static_cast<std::size_t>(id) >> 6;
+      const std::uint64_t below = (std::uint64_t(1) << (id & 63)) - 1;
+      to[static_cast<std::size_t>(e)] = static_cast<index_t>(
+          before[w] +
+          static_cast<std::uint64_t>(__builtin_popcountll(bits[w].load(std::memory_order_relaxed) & below)));
+    } else {
+      to[static_cast<std::size_t>(e)] =
+          static_cast<index_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
+    }
+  }
+}
+
+}  // namespace
+
+snap_graph parse_snap(std::string_view text, const std::string& name, const read_options& opt) {
+  if (text.empty()) throw parse_error(name, 0, "empty file");
+  const unsigned threads = detail::thread_count(opt.threads);
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte order mark
+  edge_list el = parse_edges(begin, end, name, opt, threads);
+  const std::size_t edges = el.src.size();
 
   // Monotone remap: new id = rank of the original id among the distinct ids.
-  // Unless the ids are astronomically sparse (hashed 64-bit ids), a bitmap of
-  // the ids present plus the count of set bits before each 64-bit word give
-  //   rank(id) = before[id / 64] + popcount(bits[id / 64] & (2^(id % 64) - 1))
-  // in O(1): max_id / 64 words of 12 bytes, allowed up to 3 bytes per id seen
-  // (max_id < 16 per endpoint). Otherwise sort the distinct ids and
-  // binary-search each (measured on a flickr-sized graph with ids spread 37x:
-  // 2.1 s and 455 MB peak by sorting, against the bitmap's fraction of that).
   snap_graph g;
   std::vector<std::int64_t>& ids = g.original_id;
   const std::uint64_t ids_seen = 2 * static_cast<std::uint64_t>(edges);
-  const bool bitmap = edges > 0 && max_id / 64 < ids_seen / 4 + 1024;
-  std::vector<std::atomic<std::uint64_t>> bits;  // value-initialized: all zero
-  std::vector<std::uint64_t> before;             // set bits in the words before this one
-  if (bitmap) {
-    const std::size_t words = static_cast<std::size_t>(max_id / 64) + 1;
-    std::vector<std::atomic<std::uint64_t>>(words).swap(bits);
-    const auto ne = static_cast<std::int64_t>(edges);
-#pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
-    for (std::int64_t e = 0; e < ne; ++e) {
-      for (const std::int64_t id : {src[static_cast<std::size_t>(e)], dst[static_cast<std::size_t>(e)]}) {
-        // A locked read-modify-write only for a bit not yet set: most ids repeat.
-        std::atomic<std::uint64_t>& word = bits[static_cast<std::size_t>(id) >> 6];
-        const std::uint64_t bit = std::uint64_t(1) << (id & 63);
-        if (!(word.load(std::memory_order_relaxed) & bit)) word.fetch_or(bit, std::memory_order_relaxed);
-      }
-    }
-    before.resize(words);
-    std::uint64_t count = 0;
-    for (std::size_t w = 0; w < words; ++w) {
-      before[w] = count;
-      count += static_cast<std::uint64_t>(__builtin_popcountll(bits[w].load(std::memory_order_relaxed)));
-    }
-    if (count > max_index)
-      throw dimension_error(name + ": " + std::to_string(count) +
-                            " distinct vertex ids exceed perron's 32-bit index limit");
-    ids.resize(static_cast<std::size_t>(count));
-    const auto nw = static_cast<std::int64_t>(words);
-#pragma omp parallel for schedule(static) num_threads(threads) if (nw > 4096)
-    for (std::int64_t w = 0; w < nw; ++w) {
-      std::uint64_t word = bits[static_cast<std::size_t>(w)].load(std::memory_order_relaxed);
-      std::size_t at = static_cast<std::size_t>(before[static_cast<std::size_t>(w)]);
-      while (word) {
-        ids[at++] = w * 64 + __builtin_ctzll(word);
-        word &= word - 1;
-      }
-    }
-  } else if (edges > 0) {
-    ids.reserve(2 * edges);
-    ids.insert(ids.end(), src.begin(), src.end());
-    ids.insert(ids.end(), dst.begin(), dst.end());
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    ids.shrink_to_fit();
-    if (ids.size() > max_index)
-      throw dimension_error(name + ": " + std::to_string(ids.size()) +
-                            " distinct vertex ids exceed perron's 32-bit index limit");
-  }
-  auto remap = [&](const std::vector<std::int64_t>& from, std::vector<index_t>& to) {
-    detail::resize_outputs(edges, threads, to);
-    const auto ne = static_cast<std::int64_t>(edges);
-#pragma omp parallel for schedule(static) num_threads(threads) if (ne > 65536)
-    for (std::int64_t e = 0; e < ne; ++e) {
-      const std::int64_t id = from[static_cast<std::size_t>(e)];
-      if (bitmap) {
-        const std::size_t w = static_cast<std::size_t>(id) >> 6;
-        const std::uint64_t below = (std::uint64_t(1) << (id & 63)) - 1;
-        to[static_cast<std::size_t>(e)] =
-            static_cast<index_t>(before[w] + static_cast<std::uint64_t>(__builtin_popcountll(
-                                                 bits[w].load(std::memory_order_relaxed) & below)));
-      } else {
-        to[static_cast<std::size_t>(e)] =
-            static_cast<index_t>(std::lower_bound(ids.begin(), ids.end(), id) - ids.begin());
-      }
-    }
-  };
+  id_ranks ranks;
+  ranks.bitmap = edges > 0 && el.max_id / 64 < ids_seen / 4 + 1024;
+  if (ranks.bitmap)
+    rank_by_bitmap(el, name, threads, ranks, ids);
+  else if (edges > 0)
+    rank_by_sorting(el, name, ids);
   coo_matrix<double>& a = g.matrix;
   // One id array at a time, freed as soon as it is mapped, to keep the peak low.
-  remap(src, a.row_idx);
-  std::vector<std::int64_t>().swap(src);
-  remap(dst, a.col_idx);
-  std::vector<std::int64_t>().swap(dst);
+  remap(el.src, ranks, ids, threads, a.row_idx);
+  std::vector<std::int64_t>().swap(el.src);
+  remap(el.dst, ranks, ids, threads, a.col_idx);
+  std::vector<std::int64_t>().swap(el.dst);
   a.values.reserve(edges);
   perron::advise_huge_pages(a.values.data(), edges * sizeof(double));
   a.values.assign(edges, 1.0);

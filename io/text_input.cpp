@@ -32,20 +32,6 @@ namespace {
 constexpr std::uint64_t max_inflate_ratio = 1032;
 constexpr std::size_t read_piece = std::size_t(1) << 20;  // compressed bytes per read
 
-class file_descriptor {
- public:
-  explicit file_descriptor(int fd) : fd_(fd) {}
-  ~file_descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  file_descriptor(const file_descriptor&) = delete;
-  file_descriptor& operator=(const file_descriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 [[noreturn]] void throw_errno(const std::string& path, int err) {
   if (err == ENOENT) throw io_error(path, "no such file");
   if (err == EACCES) throw io_error(path, "permission denied");
@@ -201,6 +187,10 @@ std::uint64_t gzip_size_hint(std::uint64_t compressed, std::uint32_t trailer) {
 }
 
 }  // namespace
+
+file_descriptor::~file_descriptor() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 void text_buffer::reserve(std::size_t capacity) {
   if (capacity <= capacity_ && data_) return;

@@ -62,6 +62,25 @@ class text_buffer {
   std::size_t capacity_ = 0;  // usable bytes, not counting the NUL
 };
 
+// An open file descriptor, closed when the guard goes out of scope.
+class file_descriptor {
+ public:
+  explicit file_descriptor(int fd) : fd_(fd) {}
+  ~file_descriptor();
+  file_descriptor(const file_descriptor&) = delete;
+  file_descriptor& operator=(const file_descriptor&) = delete;
+  int get() const { return fd_; }
+  // Hands the descriptor over (to close it and see the error); the guard forgets it.
+  int release() {
+    const int f = fd_;
+    fd_ = -1;
+    return f;
+  }
+
+ private:
+  int fd_;
+};
+
 struct read_stats {
   std::uint64_t file_bytes = 0;  // bytes on disk
   bool gzip = false;
@@ -172,6 +191,22 @@ inline const char* end_of_line(const char* p, const char* end) {
   if (*p == '\r' && p + 1 != end && p[1] == '\n') return p + 2;
   if (*p == '\r' && p + 1 == end) return p + 1;
   return nullptr;
+}
+
+// The parse loops' step over lines without data: at the first non-blank
+// byte of a line, moves p past the line and returns true when the line is
+// empty or a comment (first non-blank byte `comment` or '%', or a lone
+// "\r\n"); else leaves p and returns false.
+inline bool skip_empty_or_comment(const char*& p, const char* end, char comment) {
+  if (*p == '\n') {
+    ++p;
+    return true;
+  }
+  if (*p == comment || *p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
+    p = next_line(p, end);
+    return true;
+  }
+  return false;
 }
 
 // Unsigned decimal with an optional '+'. Returns the position after the

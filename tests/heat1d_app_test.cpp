@@ -14,40 +14,13 @@
 #include <vector>
 
 #include "core/device.hpp"
+#include "tests/support/app_runner.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The app lives beside the test binaries (both in <build>/bin, and together in
-// the folder carried to the GPU machine).
-std::string app_path() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(self.parent_path() / "heat1d")) return (self.parent_path() / "heat1d").string();
-  return std::string(PERRON_BIN_DIR) + "/heat1d";
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct outcome {
-  int code = -1;
-  std::string out, err;
-  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
-};
 
 // The number after "key": in a flat JSON text (enough for these tests).
 double json_number(const std::string& js, const std::string& key) {
@@ -56,29 +29,10 @@ double json_number(const std::string& js, const std::string& key) {
   return std::strtod(js.c_str() + k + key.size() + 3, nullptr);
 }
 
-class heat1d_app : public ::testing::Test {
+class heat1d_app : public app_test {
  protected:
-  void SetUp() override {
-    if (!fs::exists(app_path())) FAIL() << "the heat1d app is not built: " << app_path();
-    dir_ = fs::temp_directory_path() / ("perron_heat1d_app_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  outcome run(const std::string& args) {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd =
-        quote(app_path()) + " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string());
-    const int status = std::system(cmd.c_str());
-    outcome o;
-    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  heat1d_app() : app_test("heat1d") {}
+  outcome run(const std::string& args) { return run_command(quote(app_path("heat1d")) + " " + args, dir_); }
 };
 
 TEST_F(heat1d_app, DefaultRunReportsTheErrorAgainstTheExactSolution) {

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "io/cache.hpp"
 #include "io/load.hpp"
+#include "tests/support/scratch.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {
@@ -23,22 +24,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class io_cache : public ::testing::Test {
+class io_cache : public test::scratch_test {
  protected:
+  io_cache() : scratch_test("io-cache") {}
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("perron-io-cache-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_ / "src");
+    scratch_test::SetUp();
+    fs::create_directories(dir_ / "src");
     opt_.cache.enabled = true;
-    opt_.cache.dir = (root_ / "cache").string();
-  }
-  void TearDown() override {
-    fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add);
-    fs::remove_all(root_);
+    opt_.cache.dir = (dir_ / "cache").string();
   }
   std::string source(const std::string& name, const std::string& from) {
-    const auto p = root_ / "src" / name;
+    const auto p = dir_ / "src" / name;
     fs::copy_file(from, p, fs::copy_options::overwrite_existing);
     return p.string();
   }
@@ -58,7 +54,6 @@ class io_cache : public ::testing::Test {
     }
   }
 
-  fs::path root_;
   io::read_options opt_;
 };
 
@@ -78,14 +73,14 @@ TEST_F(io_cache, OffByDefaultInLibraryCalls) {
   // Point the default directory here: a default load must write nothing.
   const char* old = std::getenv("XDG_CACHE_HOME");
   const std::string saved = old ? old : "";
-  ::setenv("XDG_CACHE_HOME", (root_ / "xdg").c_str(), 1);
-  EXPECT_EQ(io::default_cache_dir(), (root_ / "xdg" / "perron").string());
+  ::setenv("XDG_CACHE_HOME", (dir_ / "xdg").c_str(), 1);
+  EXPECT_EQ(io::default_cache_dir(), (dir_ / "xdg" / "perron").string());
   io::load_matrix(source("karate.mtx", test::data_dir() + "/karate.mtx"));
-  EXPECT_FALSE(fs::exists(root_ / "xdg"));
+  EXPECT_FALSE(fs::exists(dir_ / "xdg"));
   io::read_options on;
   on.cache.enabled = true;  // default directory: $XDG_CACHE_HOME/perron
-  io::load_matrix(root_ / "src" / "karate.mtx", on);
-  EXPECT_TRUE(fs::exists(root_ / "xdg" / "perron"));
+  io::load_matrix(dir_ / "src" / "karate.mtx", on);
+  EXPECT_TRUE(fs::exists(dir_ / "xdg" / "perron"));
   if (old)
     ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
   else
@@ -160,7 +155,7 @@ TEST_F(io_cache, TruncatedOrForeignCacheIsRebuilt) {
 }
 
 TEST_F(io_cache, StaleCacheIsRebuiltFromTheChangedSource) {
-  const std::string p = (root_ / "src" / "g.txt").string();
+  const std::string p = (dir_ / "src" / "g.txt").string();
   std::ofstream(p) << "0 1\n1 2\n";
   EXPECT_EQ(load(p).first.matrix.nnz(), 2u);
   EXPECT_TRUE(load(p).first.timings.from_cache);
@@ -203,8 +198,8 @@ TEST_F(io_cache, FileChangedWhileReadIsNotCached) {
 TEST_F(io_cache, UnwritableCacheDirectoryOnlyWarns) {
   if (::geteuid() == 0) {
     // root ignores permissions: use a path under a regular file instead.
-    std::ofstream(root_ / "file") << "x";
-    opt_.cache.dir = (root_ / "file" / "cache").string();
+    std::ofstream(dir_ / "file") << "x";
+    opt_.cache.dir = (dir_ / "file" / "cache").string();
   } else {
     fs::create_directories(opt_.cache.dir);
     fs::permissions(opt_.cache.dir, fs::perms::owner_read | fs::perms::owner_exec);
@@ -217,7 +212,7 @@ TEST_F(io_cache, UnwritableCacheDirectoryOnlyWarns) {
 }
 
 TEST_F(io_cache, ErrorsAreNotCachedAndMissingFilesStillSaySo) {
-  EXPECT_THROW(io::load_matrix((root_ / "src" / "nope.mtx").string(), opt_), io_error);
+  EXPECT_THROW(io::load_matrix((dir_ / "src" / "nope.mtx").string(), opt_), io_error);
   const std::string bad = source("bad.mtx", test::data_dir() + "/invalid/row-index-zero.mtx");
   EXPECT_THROW(io::load_matrix(bad, opt_), parse_error);
   EXPECT_FALSE(fs::exists(opt_.cache.dir) && !fs::is_empty(opt_.cache.dir));

@@ -13,6 +13,7 @@
 #include "io/load.hpp"
 #include "io/snap.hpp"
 #include "io/synthetic.hpp"
+#include "tests/support/scratch.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {
@@ -20,26 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class io_load : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("perron-io-load-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& content) {
-    const std::string p = (dir_ / name).string();
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-  std::string copy(const std::string& from, const std::string& name) {
-    const std::string p = (dir_ / name).string();
-    fs::copy_file(from, p);
-    return p;
-  }
-  fs::path dir_;
-};
+using io_load = test::scratch_test;
 
 const std::string mm_text = "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 4\n3 1 -1\n";
 const std::string edge_text = "# g\n10 20\n20 30\n";

@@ -19,6 +19,7 @@
 #include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
 #include "tests/io_reference.hpp"
+#include "tests/support/scratch.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {
@@ -29,17 +30,7 @@ using io::mm_field;
 using io::mm_symmetry;
 
 // A scratch directory removed at the end of each test.
-class io_mm : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("perron-io-mm-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+using io_mm = test::scratch_test;
 
 // Shortest decimal that reads back to exactly v.
 std::string exact(double v) {

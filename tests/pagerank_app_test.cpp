@@ -15,6 +15,7 @@
 
 #include "core/device.hpp"
 #include "tests/pagerank_reference.hpp"
+#include "tests/support/app_runner.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron::test {
@@ -22,66 +23,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The app lives beside the test binaries (both in <build>/bin, and together in
-// the folder carried to the GPU machine).
-std::string app_path() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec && fs::exists(self.parent_path() / "pagerank")) return (self.parent_path() / "pagerank").string();
-  return std::string(PERRON_BIN_DIR) + "/pagerank";
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct outcome {
-  int code = -1;
-  std::string out, err;
-  int err_lines() const { return static_cast<int>(std::count(err.begin(), err.end(), '\n')); }
-};
-
-class pagerank_app : public ::testing::Test {
+class pagerank_app : public app_test {
  protected:
-  void SetUp() override {
-    if (!fs::exists(app_path())) FAIL() << "the pagerank app is not built: " << app_path();
-    dir_ = fs::temp_directory_path() / ("perron_pagerank_app_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  pagerank_app() : app_test("pagerank") {}
 
   std::string file(const std::string& name, const std::string& text) {
     const fs::path p = dir_ / name;
     std::ofstream(p, std::ios::binary) << text;
     return p.string();
   }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   outcome run(const std::vector<std::string>& args) {
     // The binary cache (on by default) goes to this test's own folder.
-    std::string cmd = "XDG_CACHE_HOME=" + quote((dir_ / "xdg-cache").string()) + " " + quote(app_path());
+    std::string cmd =
+        "XDG_CACHE_HOME=" + quote((dir_ / "xdg-cache").string()) + " " + quote(app_path("pagerank"));
     for (const auto& a : args) cmd += " " + quote(a);
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string()) + " </dev/null";
-    const int status = std::system(cmd.c_str());
-    outcome o;
-    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
+    return run_command(cmd, dir_);
   }
-
-  fs::path dir_;
 };
 
 // 0 -> 1 -> 2 -> 0, 2 -> 3, 4 isolated (dangling), 3 dangling.

@@ -1,8 +1,8 @@
 #include "apps/common/input_options.hpp"
 
 #include <cmath>
-#include <cstdio>
 
+#include "core/text.hpp"
 #include "io/cache.hpp"
 
 namespace perron::app {
@@ -28,16 +28,9 @@ io::read_options read_options_for(const input_settings& s) {
 }
 
 namespace {
-std::string seconds(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f s", x);
-  return buf;
-}
-std::string real(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", std::isfinite(x) ? x : 0.0);
-  return buf;
-}
+std::string seconds(double x) { return format_fixed(x, 3) + " s"; }
+// A time in the JSON summary ("%.6g"; 0 stands for a time not measured).
+std::string real(double x) { return format_g(std::isfinite(x) ? x : 0.0, 6); }
 }  // namespace
 
 std::string describe_load(const io::load_timings& t) {

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace perron::app {
 
@@ -43,22 +43,13 @@ std::string xml_escape(const std::string& s) {
 // Tick label: as few digits as the tick step needs.
 std::string tick_label(double v, double step) {
   if (std::abs(v) < step * 1e-9) v = 0;
-  char buf[64];
   const double mag = std::max(std::abs(v), step);
-  if (mag >= 1e5 || mag < 1e-3) {
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-  } else {
-    const int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  }
-  return buf;
+  if (mag >= 1e5 || mag < 1e-3) return format_g(v, 3);
+  return format_fixed(v, std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9))));
 }
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
+// SVG coordinates: two decimals.
+std::string fmt(double v) { return format_fixed(v, 2); }
 
 }  // namespace
 
@@ -110,11 +101,18 @@ void decimate(std::vector<double>& x, std::vector<double>& y, int buckets) {
   y.swap(oy);
 }
 
-std::string svg_line_plot(const std::vector<plot_series>& series, const plot_options& opt) {
-  const double w = opt.width, h = opt.height;
-  const double left = 78, right = 24, top = opt.title.empty() ? 24 : 48, bottom = 58;
-  const double pw = w - left - right, ph = h - top - bottom;
+namespace {
 
+// The plot area in SVG coordinates and the data range it shows.
+struct frame {
+  double left, top, pw, ph;
+  double xlo, xhi, ylo, yhi;
+  double sx(double x) const { return left + (x - xlo) / (xhi - xlo) * pw; }
+  double sy(double y) const { return top + (yhi - y) / (yhi - ylo) * ph; }
+};
+
+frame frame_for(const std::vector<plot_series>& series, const plot_options& opt) {
+  const double left = 78, right = 24, top = opt.title.empty() ? 24 : 48, bottom = 58;
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   for (const auto& s : series)
     for (std::size_t i = 0; i < std::min(s.x.size(), s.y.size()); ++i)
@@ -131,36 +129,32 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
     const double pad = 0.05 * (yhi - ylo);  // breathing room above and below the data
     ylo -= pad, yhi += pad;
   }
-  const auto xt = nice_ticks(xlo, xhi, 8), yt = nice_ticks(ylo, yhi, 6);
-  auto sx = [&](double x) { return left + (x - xlo) / (xhi - xlo) * pw; };
-  auto sy = [&](double y) { return top + (yhi - y) / (yhi - ylo) * ph; };
+  return {left, top, opt.width - left - right, opt.height - top - bottom, xlo, xhi, ylo, yhi};
+}
 
-  std::ostringstream o;
-  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << opt.width << "\" height=\"" << opt.height
-    << "\" viewBox=\"0 0 " << opt.width << ' ' << opt.height
-    << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
-    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+// Title, grid, ticks with their labels, the plot's border and the axis labels.
+void write_axes(std::ostream& o, const frame& f, const plot_options& opt) {
+  const double left = f.left, top = f.top, pw = f.pw, ph = f.ph, h = opt.height;
+  const auto xt = nice_ticks(f.xlo, f.xhi, 8), yt = nice_ticks(f.ylo, f.yhi, 6);
   if (!opt.title.empty())
     o << "<text x=\"" << fmt(left + pw / 2) << "\" y=\"30\" text-anchor=\"middle\" font-size=\"17\">"
       << xml_escape(opt.title) << "</text>\n";
-  // Grid and ticks.
   o << "<g stroke=\"#e3e3e3\" stroke-width=\"1\">\n";
   for (double t : xt)
-    o << "<line x1=\"" << fmt(sx(t)) << "\" y1=\"" << fmt(top) << "\" x2=\"" << fmt(sx(t)) << "\" y2=\""
+    o << "<line x1=\"" << fmt(f.sx(t)) << "\" y1=\"" << fmt(top) << "\" x2=\"" << fmt(f.sx(t)) << "\" y2=\""
       << fmt(top + ph) << "\"/>\n";
   for (double t : yt)
-    o << "<line x1=\"" << fmt(left) << "\" y1=\"" << fmt(sy(t)) << "\" x2=\"" << fmt(left + pw) << "\" y2=\""
-      << fmt(sy(t)) << "\"/>\n";
+    o << "<line x1=\"" << fmt(left) << "\" y1=\"" << fmt(f.sy(t)) << "\" x2=\"" << fmt(left + pw)
+      << "\" y2=\"" << fmt(f.sy(t)) << "\"/>\n";
   o << "</g>\n<g font-size=\"13\" fill=\"#222\">\n";
   const double xstep = xt.size() > 1 ? xt[1] - xt[0] : 1, ystep = yt.size() > 1 ? yt[1] - yt[0] : 1;
   for (double t : xt)
-    o << "<line x1=\"" << fmt(sx(t)) << "\" y1=\"" << fmt(top + ph) << "\" x2=\"" << fmt(sx(t)) << "\" y2=\""
-      << fmt(top + ph + 5) << "\" stroke=\"#222\"/><text x=\"" << fmt(sx(t)) << "\" y=\""
+    o << "<line x1=\"" << fmt(f.sx(t)) << "\" y1=\"" << fmt(top + ph) << "\" x2=\"" << fmt(f.sx(t))
+      << "\" y2=\"" << fmt(top + ph + 5) << "\" stroke=\"#222\"/><text x=\"" << fmt(f.sx(t)) << "\" y=\""
       << fmt(top + ph + 20) << "\" text-anchor=\"middle\">" << tick_label(t, xstep) << "</text>\n";
   for (double t : yt)
-    o << "<line x1=\"" << fmt(left - 5) << "\" y1=\"" << fmt(sy(t)) << "\" x2=\"" << fmt(left) << "\" y2=\""
-      << fmt(sy(t)) << "\" stroke=\"#222\"/><text x=\"" << fmt(left - 8) << "\" y=\"" << fmt(sy(t) + 4.5)
+    o << "<line x1=\"" << fmt(left - 5) << "\" y1=\"" << fmt(f.sy(t)) << "\" x2=\"" << fmt(left) << "\" y2=\""
+      << fmt(f.sy(t)) << "\" stroke=\"#222\"/><text x=\"" << fmt(left - 8) << "\" y=\"" << fmt(f.sy(t) + 4.5)
       << "\" text-anchor=\"end\">" << tick_label(t, ystep) << "</text>\n";
   o << "</g>\n";
   o << "<rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\"" << fmt(pw) << "\" height=\""
@@ -171,10 +165,13 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
   if (!opt.y_label.empty())
     o << "<text transform=\"translate(20 " << fmt(top + ph / 2)
       << ") rotate(-90)\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(opt.y_label) << "</text>\n";
+}
 
-  // Curves, clipped to the plot area.
-  o << "<defs><clipPath id=\"plot\"><rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\""
-    << fmt(pw) << "\" height=\"" << fmt(ph)
+// The curves, clipped to the plot area; returns each series' colour.
+std::vector<std::string> write_curves(std::ostream& o, const frame& f,
+                                      const std::vector<plot_series>& series) {
+  o << "<defs><clipPath id=\"plot\"><rect x=\"" << fmt(f.left) << "\" y=\"" << fmt(f.top) << "\" width=\""
+    << fmt(f.pw) << "\" height=\"" << fmt(f.ph)
     << "\"/></clipPath></defs>\n<g clip-path=\"url(#plot)\" fill=\"none\" stroke-linejoin=\"round\">\n";
   std::vector<std::string> colors;
   int next = 0;
@@ -184,7 +181,7 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
     std::vector<double> x = s.x, y = s.y;
     x.resize(std::min(x.size(), y.size()));
     y.resize(x.size());
-    decimate(x, y, static_cast<int>(pw));
+    decimate(x, y, static_cast<int>(f.pw));
     o << "<path stroke=\"" << color << "\" stroke-width=\"" << s.width << "\""
       << (s.dashed ? " stroke-dasharray=\"7 5\"" : "") << " d=\"";
     bool pen_down = false;
@@ -193,47 +190,66 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
         pen_down = false;
         continue;
       }
-      o << (pen_down ? 'L' : 'M') << fmt(sx(x[i])) << ' ' << fmt(sy(y[i])) << ' ';
+      o << (pen_down ? 'L' : 'M') << fmt(f.sx(x[i])) << ' ' << fmt(f.sy(y[i])) << ' ';
       pen_down = true;
     }
     o << "\"/>\n";
   }
   o << "</g>\n";
+  return colors;
+}
 
-  // Legend in the corner that hides the fewest data points.
+// The legend, in the corner that hides the fewest data points.
+void write_legend(std::ostream& o, const frame& f, const std::vector<plot_series>& series,
+                  const std::vector<std::string>& colors) {
   std::size_t labelled = 0, longest = 0;
   for (const auto& s : series)
     if (!s.label.empty()) ++labelled, longest = std::max(longest, s.label.size());
-  if (labelled) {
-    const double lw = 44 + 7.4 * double(longest), lh = 10 + 20 * double(labelled);
-    const double corners[4][2] = {{left + pw - lw - 10, top + 10},
-                                  {left + 10, top + 10},
-                                  {left + pw - lw - 10, top + ph - lh - 10},
-                                  {left + 10, top + ph - lh - 10}};
-    std::size_t best_hits = std::numeric_limits<std::size_t>::max();
-    double lx = corners[0][0], ly = corners[0][1];
-    for (const auto& c : corners) {
-      std::size_t hits = 0;
-      for (const auto& sr : series)
-        for (std::size_t i = 0; i < std::min(sr.x.size(), sr.y.size()); ++i) {
-          const double px = sx(sr.x[i]), py = sy(sr.y[i]);
-          hits += px >= c[0] - 6 && px <= c[0] + lw + 6 && py >= c[1] - 6 && py <= c[1] + lh + 6;
-        }
-      if (hits < best_hits) best_hits = hits, lx = c[0], ly = c[1];
-    }
-    o << "<g font-size=\"13\"><rect x=\"" << fmt(lx) << "\" y=\"" << fmt(ly) << "\" width=\"" << fmt(lw)
-      << "\" height=\"" << fmt(lh) << "\" fill=\"white\" fill-opacity=\"0.9\" stroke=\"#999\"/>\n";
-    double yy = ly + 18;
-    for (std::size_t k = 0; k < series.size(); ++k) {
-      if (series[k].label.empty()) continue;
-      o << "<line x1=\"" << fmt(lx + 8) << "\" y1=\"" << fmt(yy - 4) << "\" x2=\"" << fmt(lx + 34)
-        << "\" y2=\"" << fmt(yy - 4) << "\" stroke=\"" << colors[k] << "\" stroke-width=\"" << series[k].width
-        << "\"" << (series[k].dashed ? " stroke-dasharray=\"7 5\"" : "") << "/><text x=\"" << fmt(lx + 40)
-        << "\" y=\"" << fmt(yy) << "\">" << xml_escape(series[k].label) << "</text>\n";
-      yy += 20;
-    }
-    o << "</g>\n";
+  if (!labelled) return;
+  const double left = f.left, top = f.top, pw = f.pw, ph = f.ph;
+  const double lw = 44 + 7.4 * double(longest), lh = 10 + 20 * double(labelled);
+  const double corners[4][2] = {{left + pw - lw - 10, top + 10},
+                                {left + 10, top + 10},
+                                {left + pw - lw - 10, top + ph - lh - 10},
+                                {left + 10, top + ph - lh - 10}};
+  std::size_t best_hits = std::numeric_limits<std::size_t>::max();
+  double lx = corners[0][0], ly = corners[0][1];
+  for (const auto& c : corners) {
+    std::size_t hits = 0;
+    for (const auto& sr : series)
+      for (std::size_t i = 0; i < std::min(sr.x.size(), sr.y.size()); ++i) {
+        const double px = f.sx(sr.x[i]), py = f.sy(sr.y[i]);
+        hits += px >= c[0] - 6 && px <= c[0] + lw + 6 && py >= c[1] - 6 && py <= c[1] + lh + 6;
+      }
+    if (hits < best_hits) best_hits = hits, lx = c[0], ly = c[1];
   }
+  o << "<g font-size=\"13\"><rect x=\"" << fmt(lx) << "\" y=\"" << fmt(ly) << "\" width=\"" << fmt(lw)
+    << "\" height=\"" << fmt(lh) << "\" fill=\"white\" fill-opacity=\"0.9\" stroke=\"#999\"/>\n";
+  double yy = ly + 18;
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    if (series[k].label.empty()) continue;
+    o << "<line x1=\"" << fmt(lx + 8) << "\" y1=\"" << fmt(yy - 4) << "\" x2=\"" << fmt(lx + 34) << "\" y2=\""
+      << fmt(yy - 4) << "\" stroke=\"" << colors[k] << "\" stroke-width=\"" << series[k].width << "\""
+      << (series[k].dashed ? " stroke-dasharray=\"7 5\"" : "") << "/><text x=\"" << fmt(lx + 40) << "\" y=\""
+      << fmt(yy) << "\">" << xml_escape(series[k].label) << "</text>\n";
+    yy += 20;
+  }
+  o << "</g>\n";
+}
+
+}  // namespace
+
+std::string svg_line_plot(const std::vector<plot_series>& series, const plot_options& opt) {
+  const frame f = frame_for(series, opt);
+  std::ostringstream o;
+  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << opt.width << "\" height=\"" << opt.height
+    << "\" viewBox=\"0 0 " << opt.width << ' ' << opt.height
+    << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  write_axes(o, f, opt);
+  const auto colors = write_curves(o, f, series);
+  write_legend(o, f, series, colors);
   o << "</svg>\n";
   return o.str();
 }

@@ -143,7 +143,8 @@ py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std
 py::object spmv_csr(index_t rows, index_t cols, const array<index_t>& indptr, const array<index_t>& indices,
                     const array<double>& data, const py::array& x, const std::string& kernel) {
   csr_matrix<double> a = csr_from(rows, cols, indptr, indices, data);
-  if (py::isinstance<py::array_t<float>>(x)) return spmv_typed<float>(std::move(a), x.cast<array<float>>(), kernel);
+  if (py::isinstance<py::array_t<float>>(x))
+    return spmv_typed<float>(std::move(a), x.cast<array<float>>(), kernel);
   return spmv_typed<double>(std::move(a), x.cast<array<double>>(), kernel);
 }
 

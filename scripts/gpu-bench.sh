@@ -74,7 +74,7 @@ for section in ${PERRON_BENCH:-spmv pagerank heat read}; do
         for f in "$tmp/cnr-2000.mtx" "$tmp/rmat20.mtx" "$cnr"; do  # one file a process: peak RSS is its own
           run "$log" read-bench --threads $th --repeat 5 --cache --json "$f"
         done
-        run "$log" python3 bench/read_bench_scipy.py --threads $th --repeat 5 "$tmp/cnr-2000.mtx" "$tmp/rmat20.mtx"
+        run "$log" python3 apps/read_bench_scipy.py --threads $th --repeat 5 "$tmp/cnr-2000.mtx" "$tmp/rmat20.mtx"
       done
       grep -E "^\\{" "$log" | cut -c1-400 ;;
     *) echo "unknown section $section"; status=1 ;;

@@ -23,8 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::set<std::string> project_folders = {"core", "kernels", "io",    "solvers",
-                                               "apps", "bench",   "tests", "examples"};
+const std::set<std::string> project_folders = {"core",  "kernels", "io",       "solvers", "apps",
+                                               "bench", "tests",   "examples", "python"};
 
 // What each restricted layer may include; the other folders are unrestricted.
 const std::map<std::string, std::set<std::string>> allowed = {
@@ -32,6 +32,7 @@ const std::map<std::string, std::set<std::string>> allowed = {
     {"kernels", {"core", "kernels"}},
     {"io", {"core", "io"}},
     {"solvers", {"core", "kernels", "solvers"}},
+    {"bench", {"core", "kernels", "io", "solvers", "bench"}},
 };
 
 bool is_source(const fs::path& p) {

@@ -26,6 +26,7 @@
 #include "apps/common/svg_plot.hpp"
 #include "apps/common/timer.hpp"
 #include "apps/common/usage.hpp"
+#include "bench/heat1d_bench.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/names.hpp"
@@ -402,7 +403,7 @@ struct run_record {
   std::vector<double> u0, u;
   run_stats st;
   std::vector<curve> curves;
-  std::optional<heat::bench_report> bench;
+  std::optional<bench::heat_bench_report> bench;
   double setup_s = 0, run_s = 0;
   double t_end = 0, r = 0;
   std::string kernel_name;
@@ -432,12 +433,12 @@ std::string progress_text(const plan& pl, long k, long limit, double t, const he
   return line.str();
 }
 
-// --bench: the stepper times its own steps; the summary's per-step figures are
+// --bench: bench/heat1d_bench times the steps; the summary's per-step figures are
 // the timed steps'.
 template <class T>
 void run_bench(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopwatch& sw) {
   const app_options& a = pl.s.app;
-  rec.bench = ts.bench(a.bench_warmup, a.bench_steps);
+  rec.bench = bench::time_heat_steps(ts, a.bench_warmup, a.bench_steps);
   rec.run_s = sw.lap();
   run_stats& st = rec.st;
   st.steps = a.bench_warmup + a.bench_steps;
@@ -536,7 +537,7 @@ double integral(const std::vector<double>& quad, const std::vector<double>& u) {
 
 const char* precision_name(bool is_float) { return is_float ? "float" : "double"; }
 
-std::string json_bench(const heat::bench_report& b) {
+std::string json_bench(const bench::heat_bench_report& b) {
   std::ostringstream js;
   js << ",\n  \"bench\": {\"copy_bandwidth_gbs\": " << json_number(b.copy_bandwidth_gbs)
      << ", \"step_ms_median\": " << json_number(b.step_ms_median)
@@ -598,7 +599,7 @@ std::string json_summary(const plan& pl, const run_record& rec, const std::vecto
 
 // Each step's bytes against the copy bandwidth: the floor a step (or a CG
 // iteration) could reach if it only moved its minimum traffic.
-std::string text_bench(const heat::bench_report& b, bool iterative_steps) {
+std::string text_bench(const bench::heat_bench_report& b, bool iterative_steps) {
   std::ostringstream o;
   const double floor_ms = b.bytes_per_step / (b.copy_bandwidth_gbs * 1e9) * 1e3;
   o << "bench (" << cuda::device_description() << "): device copy " << format_g(b.copy_bandwidth_gbs, 4)

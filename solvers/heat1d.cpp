@@ -676,9 +676,6 @@ class cpu_backend final : public backend<T> {
 
   std::vector<T> solution() const override { return u_; }
   spmv_kernel kernel() const override { return spmv_kernel::cpu; }
-  bench_report bench(int, int) override {
-    throw invalid_argument("the benchmark mode times the GPU (use the cuda device)");
-  }
 
  private:
   void add_forcing(T* y) const {
@@ -709,6 +706,7 @@ time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, co
     if (!std::isfinite(v)) throw invalid_argument("initial profile contains a non-finite value");
   r_ = mesh_ratio(p, opt.dt);
   dt_ = opt.dt;
+  options_ = opt;
   detail::setup<T> s;
   s.problem = p;
   s.options = opt;
@@ -744,10 +742,10 @@ spmv_kernel time_stepper<T>::kernel() const {
 }
 
 template <class T>
-bench_report time_stepper<T>::bench(int warmup, int reps) {
-  bench_report b = impl_->bench(warmup, reps);
-  steps_ += warmup + reps;
-  return b;
+device_probe& time_stepper<T>::probe() {
+  device_probe* p = impl_->probe();
+  if (!p) throw invalid_argument("the benchmark mode times the GPU (use the cuda device)");
+  return *p;
 }
 
 #define PERRON_HEAT(T)                                                                        \

@@ -247,17 +247,31 @@ struct step_report {
   double change = -1;  // ||u^{n+1} - u^n||_inf when asked for, else -1
 };
 
-struct bench_report {
-  double copy_bandwidth_gbs = 0;  // device-to-device copy, read + write bytes over time
-  double step_ms_median = 0;
-  double step_ms_min = 0;
-  int steps_timed = 0;
-  double iterations_per_step = 0;
-  double host_syncs_per_step = 0;
-  double bytes_per_step = 0;   // explicit / direct: the step's own minimum traffic
-  double cg_iteration_ms = 0;  // cg: one iteration, from a differenced blind run
-  double bytes_per_cg_iteration = 0;
-  double operator_bytes = 0;  // one application of A (matrix + x + y, or the stencil)
+// What a timing harness (bench/heat1d_bench.hpp) needs of the GPU backend
+// beyond step(): its stream, a device copy the size of the state, the bytes
+// each operator moves, and CG runs of exactly k iterations. GPU path only.
+struct step_traffic {
+  double vector_bytes = 0;  // one n-vector: n sizeof(T)
+  double rhs_bytes = 0;     // one application of B (CSR: row_ptr + col_idx + values + x + y; stencil: x + y)
+  double lhs_bytes = 0;     // one application of A in the iterative solvers (0 for explicit / direct)
+};
+class device_probe {
+ public:
+  virtual ~device_probe() = default;
+  virtual void* stream() const = 0;  // the cudaStream_t every step runs on
+  // Enqueues a device-to-device copy of the state u into scratch (n values).
+  virtual void copy_state() = 0;
+  virtual step_traffic traffic() const = 0;
+  // CG only: begin sets b = B u + c (this step's system) and keeps the check
+  // schedule; reset sets x = 0 (from x = 0, not the warm start, k iterations
+  // stay far above underflow); blind(k) runs exactly k iterations (tolerance
+  // 0: nothing but the limit stops them) and returns the count done; end
+  // restores the schedule. The state u is untouched.
+  virtual bool has_cg() const = 0;
+  virtual void begin_blind_cg() = 0;
+  virtual void reset_blind_cg() = 0;
+  virtual int blind_cg(int k) = 0;
+  virtual void end_blind_cg() = 0;
 };
 
 namespace detail {
@@ -271,7 +285,7 @@ class backend {
   virtual step_report step(bool measure_change) = 0;
   virtual std::vector<T> solution() const = 0;
   virtual spmv_kernel kernel() const = 0;
-  virtual bench_report bench(int warmup, int reps) = 0;
+  virtual device_probe* probe() { return nullptr; }  // GPU backends only
 };
 template <class T>
 struct setup {
@@ -305,12 +319,15 @@ class time_stepper {
   long steps() const { return steps_; }
   double time() const { return double(steps_) * dt_; }
   double r() const { return r_; }
+  const step_options& options() const { return options_; }
   spmv_kernel kernel() const;  // concrete kernel (GPU csr form); cpu otherwise
-  // GPU: times `reps` steps after `warmup` (CUDA events); advances the state.
-  bench_report bench(int warmup, int reps);
+  // The GPU backend's hooks for benchmarks (bench/heat1d_bench.hpp); throws
+  // invalid_argument on the CPU path.
+  device_probe& probe();
 
  private:
   std::unique_ptr<detail::backend<T>> impl_;
+  step_options options_;
   long steps_ = 0;
   double dt_ = 0;
   double r_ = 0;

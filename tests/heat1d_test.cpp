@@ -21,6 +21,11 @@ namespace {
 
 constexpr double pi = 3.14159265358979323846;
 
+// A grid of n points with the given boundary conditions.
+grid_problem problem(index_t n, const std::string& left, const std::string& right, double kappa = 1.0) {
+  return grid_problem{n, 1.0, kappa, parse_boundary(left), parse_boundary(right)};
+}
+
 grid_problem dirichlet_problem(index_t n, double kappa = 1.0) {
   grid_problem p;
   p.n = n;
@@ -74,11 +79,7 @@ class assembly : public ::testing::TestWithParam<std::tuple<method, std::string,
 
 TEST_P(assembly, LhsIsSymmetricDiagonallyDominantAndBoundaryRowsAreRight) {
   const auto [m, left, right] = GetParam();
-  grid_problem p;
-  p.n = 9;
-  p.kappa = 0.7;
-  p.left = parse_boundary(left);
-  p.right = parse_boundary(right);
+  const grid_problem p = problem(9, left, right, 0.7);
   const auto s = assemble_step<double>(p, m, 0.01);
   if (m == method::explicit_euler) {
     EXPECT_EQ(s.lhs.rows, 0);
@@ -134,10 +135,7 @@ INSTANTIATE_TEST_SUITE_P(all, assembly,
                                             ::testing::Values("dirichlet:-1", "insulated", "neumann:-0.25")));
 
 TEST(heat_assembly, StencilAndDiagonalsReproduceTheMatrix) {
-  grid_problem p;
-  p.n = 12;
-  p.left = parse_boundary("neumann:1");
-  p.right = parse_boundary("dirichlet:3");
+  const grid_problem p = problem(12, "neumann:1", "dirichlet:3");
   const auto s = assemble_step<double>(p, method::crank_nicolson, 0.02);
   const tridiagonal_stencil st = stencil_of(s.rhs, s.forcing);
   const auto d = to_dense(s.rhs);
@@ -187,21 +185,17 @@ TEST(heat_accuracy, SecondOrderInSpace) {
 // (implicit ~ 1.8 dt, CN ~ 3 dt^2 at T = 0.1). The steps are solved directly:
 // r = kappa dt / dx^2 reaches 4e4 here, where a relative residual of 1e-12
 // is below what any iterative solve can reach in double (~ eps cond(A)).
-TEST(heat_accuracy, FirstOrderInTimeImplicit) {
+void expect_order_in_time(method m, double order) {
   const double T = 0.1;
   std::vector<double> e;
-  for (long steps : {10, 20, 40, 80}) e.push_back(sine_error(2001, method::implicit_euler, T, steps));
+  for (long steps : {10, 20, 40, 80}) e.push_back(sine_error(2001, m, T, steps));
   for (std::size_t k = 1; k < e.size(); ++k)
-    EXPECT_NEAR(std::log2(e[k - 1] / e[k]), 1.0, 0.2) << e[k - 1] << " -> " << e[k];
+    EXPECT_NEAR(std::log2(e[k - 1] / e[k]), order, 0.2) << e[k - 1] << " -> " << e[k];
 }
 
-TEST(heat_accuracy, SecondOrderInTimeCrankNicolson) {
-  const double T = 0.1;
-  std::vector<double> e;
-  for (long steps : {10, 20, 40, 80}) e.push_back(sine_error(2001, method::crank_nicolson, T, steps));
-  for (std::size_t k = 1; k < e.size(); ++k)
-    EXPECT_NEAR(std::log2(e[k - 1] / e[k]), 2.0, 0.2) << e[k - 1] << " -> " << e[k];
-}
+TEST(heat_accuracy, FirstOrderInTimeImplicit) { expect_order_in_time(method::implicit_euler, 1.0); }
+
+TEST(heat_accuracy, SecondOrderInTimeCrankNicolson) { expect_order_in_time(method::crank_nicolson, 2.0); }
 
 // The discrete sine is an eigenvector of S with eigenvalue -mu, mu = 4 sin^2(pi dx / 2L):
 // each scheme multiplies it by a known factor per step, so the computed
@@ -253,10 +247,7 @@ class conservation : public ::testing::TestWithParam<std::tuple<method, step_sol
 
 TEST_P(conservation, InsulatedEndsConserveTheIntegral) {
   const auto [m, s] = GetParam();
-  grid_problem p;
-  p.n = 201;
-  p.left = parse_boundary("insulated");
-  p.right = parse_boundary("neumann");
+  const grid_problem p = problem(201, "insulated", "neumann");
   initial_condition ic = parse_initial_condition("gauss:0.3:0.05");
   const auto u0 = initial_profile(ic, p);
   const double dt = m == method::explicit_euler ? 0.5 * p.dx() * p.dx() : 1e-3;
@@ -292,11 +283,7 @@ INSTANTIATE_TEST_SUITE_P(all, conservation,
 // With fluxes G_left, G_right (outward derivative) the integral grows at
 // exactly kappa (G_left + G_right) per unit time, discretely too.
 TEST(heat_conservation, NeumannFluxChangesTheIntegralAtTheExactRate) {
-  grid_problem p;
-  p.n = 101;
-  p.kappa = 0.5;
-  p.left = parse_boundary("neumann:0.75");
-  p.right = parse_boundary("neumann:-0.25");
+  const grid_problem p = problem(101, "neumann:0.75", "neumann:-0.25", 0.5);
   const auto u0 = initial_profile(parse_initial_condition("step:0.5"), p);
   for (method m : {method::explicit_euler, method::implicit_euler, method::crank_nicolson}) {
     const double dt = m == method::explicit_euler ? 0.4 * p.dx() * p.dx() / p.kappa : 1e-3;
@@ -334,10 +321,7 @@ TEST(heat_maximum_principle, StepProfileStaysWithinItsInitialBounds) {
 // exceeds its off-diagonal sum by w_i >= 1/2), so ||x - x*||_2 <= 2 ||b - A x||_2
 // <= 2 rel_tol ||b||_2.
 TEST(heat_solvers, CgAndJacobiAgreeWithDirectToTheSolverTolerance) {
-  grid_problem p;
-  p.n = 301;
-  p.left = parse_boundary("dirichlet:1");
-  p.right = parse_boundary("neumann:0.5");
+  const grid_problem p = problem(301, "dirichlet:1", "neumann:0.5");
   const auto u0 = initial_profile(parse_initial_condition("gauss:0.6:0.1"), p);
   for (method m : {method::implicit_euler, method::crank_nicolson}) {
     for (double rtol : {1e-6, 1e-10}) {
@@ -372,10 +356,7 @@ TEST(heat_steady, ReachesTheLinearSteadyState) {
                                                                       {"dirichlet:2", "neumann:0.5"},
                                                                       {"neumann:1", "dirichlet:0"},
                                                                       {"neumann:0.3", "neumann:-0.3"}}) {
-    grid_problem p;
-    p.n = 41;
-    p.left = parse_boundary(l);
-    p.right = parse_boundary(r);
+    const grid_problem p = problem(41, l, r);
     const auto u0 = initial_profile(parse_initial_condition("gauss:0.5:0.1"), p);
     const auto exact = exact_steady_state(p, u0);
     ASSERT_TRUE(exact.has_value()) << l << " " << r;
@@ -501,10 +482,7 @@ TEST(heat_parse, InitialConditions) {
 }
 
 TEST(heat_parse, InitialProfilesImposeDirichletValuesAndShapes) {
-  grid_problem p;
-  p.n = 5;
-  p.left = parse_boundary("dirichlet:7");
-  p.right = parse_boundary("insulated");
+  const grid_problem p = problem(5, "dirichlet:7", "insulated");
   const auto s = initial_profile(parse_initial_condition("step:0.5"), p);
   EXPECT_EQ(s, (std::vector<double>{7, 1, 0.5, 0, 0}));
   const auto g = initial_profile(parse_initial_condition("gauss:1:0.25"), p);
@@ -513,10 +491,7 @@ TEST(heat_parse, InitialProfilesImposeDirichletValuesAndShapes) {
 }
 
 TEST(heat_parse, FileProfilesAreTheGivenValuesOnePerPoint) {
-  grid_problem p;
-  p.n = 4;
-  p.left = parse_boundary("dirichlet:9");
-  p.right = parse_boundary("insulated");
+  const grid_problem p = problem(4, "dirichlet:9", "insulated");
   initial_condition ic = parse_initial_condition("file:u0.txt");
   EXPECT_EQ(describe(ic), "file:u0.txt");
   ic.values = {1, 2, 3.5, -0.4};  // as io::read_profile reads them; the solver opens no file

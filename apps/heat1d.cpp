@@ -202,6 +202,11 @@ po::options_description make_options(command_line& c) {
   app_options& a = s.app;
   po::options_description o(usage_text(s));
   const std::string default_end = " (default " + heat::describe(s.problem.left) + ")";
+  const std::string rtol_help =
+      "relative residual per step for cg / jacobi (default " + default_text(default_rel_tol<double>()) +
+      " double; float: max(" + default_text(default_rel_tol<float>()) +
+      ", 5e-7 (1 + 4 theta r)), near what float rounding allows; past 1e-3 the run is "
+      "refused)";
   // clang-format off
   o.add_options()
     ("help,h", "print this help and exit")
@@ -225,7 +230,7 @@ po::options_description make_options(command_line& c) {
     ("ic", po::value<std::string>()->default_value(heat::describe(s.ic))
                ->notifier([&s](const std::string& v) { s.ic = heat::parse_initial_condition(v); }),
      "initial condition (see above)")
-    ("rtol", given(c.rtol), "relative residual per step for cg / jacobi (default 1e-10 double; float: max(1e-5, 5e-7 (1 + 4 theta r)), near what float rounding allows; past 1e-3 the run is refused)")
+    ("rtol", given(c.rtol), rtol_help.c_str())
     ("atol", stored(st.stop.abs_tol), "absolute residual: a step is solved when ||b - A u|| <= max(rtol ||b||, atol)")
     ("max-iter", stored(st.stop.max_iterations), "iterations per step for cg / jacobi")
     ("omega", stored(st.omega), "Jacobi weight, in (0, 2)")

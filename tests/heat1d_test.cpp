@@ -452,6 +452,75 @@ TEST(heat_errors, BadProblemsAndOptionsAreRefused) {
   EXPECT_THROW(time_stepper<double>(p, o, u0), invalid_argument);
 }
 
+// Each option is checked once, by its struct, and the message names the
+// command-line option.
+TEST(heat_options, ValidateNamesTheOption) {
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  const grid_problem p;
+  grid_problem bad_n;
+  bad_n.n = 2;
+  EXPECT_NE(message([&] { bad_n.validate(); }).find("--N must be at least 3"), std::string::npos);
+  step_options o;
+  o.stop.max_iterations = 0;
+  EXPECT_NE(message([&] { o.validate(p); }).find("--max-iter must be >= 1"), std::string::npos);
+  o = step_options{};
+  o.omega = 2;
+  EXPECT_NE(message([&] { o.validate(p); }).find("--omega"), std::string::npos);
+  o = step_options{};
+  o.form = operator_form::stencil;
+  EXPECT_NE(message([&] { o.validate(p); }).find("--operator stencil"), std::string::npos);
+  run_options r;
+  r.dt = 0.01;
+  r.steps = 5;
+  EXPECT_NE(message([&] { r.validate(p); }).find("not both"), std::string::npos);
+  r = run_options{};
+  r.steps = 0;
+  EXPECT_NE(message([&] { r.validate(p); }).find("--steps must be >= 1"), std::string::npos);
+  r = run_options{};
+  r.steady = true;
+  grid_problem flux = p;
+  flux.left = flux.right = parse_boundary("neumann:1");
+  EXPECT_NE(message([&] { r.validate(flux); }).find("--steady: no steady state"), std::string::npos);
+  EXPECT_EQ(message([&] { run_options{}.validate(p); }), "(accepted)");
+  EXPECT_EQ(message([&] { step_options{}.validate(p); }), "(accepted)");
+}
+
+TEST(heat_options, TimePlanEndsExactlyAtT) {
+  const grid_problem p;  // N = 101: dx = 0.01, largest stable dt 5e-5
+  run_options r;         // T = 0.1
+  time_plan t = plan_time(p, method::crank_nicolson, r);
+  EXPECT_EQ(t.steps, 100);
+  EXPECT_DOUBLE_EQ(t.dt, 1e-3);
+  t = plan_time(p, method::explicit_euler, r);  // 0.9 of the stable step, rounded to reach T
+  EXPECT_EQ(t.steps, static_cast<long>(std::ceil(0.1 / (0.9 * 5e-5) * (1 - 1e-12))));
+  EXPECT_DOUBLE_EQ(t.dt * double(t.steps), 0.1);
+  r.dt = 0.03;  // 4 steps of 0.025
+  t = plan_time(p, method::implicit_euler, r);
+  EXPECT_EQ(t.steps, 4);
+  EXPECT_DOUBLE_EQ(t.dt, 0.025);
+  r.dt.reset();
+  r.steps = 7;
+  EXPECT_DOUBLE_EQ(plan_time(p, method::implicit_euler, r).dt, 0.1 / 7);
+}
+
+TEST(heat_options, DefaultToleranceFollowsThePrecision) {
+  const grid_problem p;
+  step_options o;  // CN, CG, dt = 1e-3: r = 10
+  EXPECT_EQ(default_step_rel_tol(p, o, false), 1e-10);
+  EXPECT_DOUBLE_EQ(default_step_rel_tol(p, o, true), 5e-7 * (1 + 4 * 0.5 * 10));  // above 1e-5
+  o.dt = 1.0;  // r = 1e4: the float floor passes 1e-3
+  EXPECT_THROW(default_step_rel_tol(p, o, true), invalid_argument);
+  o.solver = step_solver::direct;  // no iterative solve to refuse
+  EXPECT_NO_THROW(default_step_rel_tol(p, o, true));
+}
+
 TEST(heat_parse, BoundaryConditions) {
   EXPECT_EQ(parse_boundary("dirichlet").kind, boundary_kind::dirichlet);
   EXPECT_EQ(parse_boundary("dirichlet:2.5").value, 2.5);

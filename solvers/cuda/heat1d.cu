@@ -12,7 +12,6 @@
 #include <cusparse.h>
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>

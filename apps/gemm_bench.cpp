@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "apps/common/app.hpp"
 #include "apps/common/usage.hpp"
+#include "bench/compare.hpp"
 #include "bench/gemm.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
@@ -76,26 +76,6 @@ struct row {
   double us = 0, tflops = 0, percent = 0, error = 0;
 };
 
-std::vector<float> random_matrix(std::size_t count, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(count);
-  for (float& x : v) x = u(gen);
-  return v;
-}
-
-// max |c - ref| / max |ref|; NaN anywhere gives NaN.
-double max_relative_error(const std::vector<float>& c, const std::vector<float>& ref) {
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    const double d = std::fabs(static_cast<double>(c[i]) - ref[i]);
-    if (std::isnan(d)) return NAN;
-    diff = std::max(diff, d);
-    scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
-
 // Median microseconds of f, with the run count cut so that one step spends about a second.
 double time_us(const std::function<void()>& f, const settings& s) {
   const double once = median_gpu_us(f, nullptr, 1, 1);
@@ -105,8 +85,9 @@ double time_us(const std::function<void()>& f, const settings& s) {
 
 void bench_size(int n, const settings& s, std::vector<row>& rows) {
   const std::size_t count = static_cast<std::size_t>(n) * n;
-  const std::vector<float> c0 = random_matrix(count, 3u * n + 2);
-  cuda::device_buffer<float> a(random_matrix(count, 3u * n)), b(random_matrix(count, 3u * n + 1)), c(c0);
+  const std::vector<float> c0 = random_values<float>(count, 3u * n + 2);
+  cuda::device_buffer<float> a(random_values<float>(count, 3u * n)),
+      b(random_values<float>(count, 3u * n + 1)), c(c0);
   const cublas_sgemm cublas;
   const float alpha = 1.25f, beta = -0.5f;
   cublas(n, n, n, alpha, a.data(), b.data(), beta, c.data());

@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "apps/common/app.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/usage.hpp"
+#include "bench/compare.hpp"
 #include "bench/gemm.hpp"
 #include "bench/spmm_baseline.hpp"
 #include "core/device.hpp"
@@ -92,24 +92,9 @@ struct row {
 };
 
 template <class T>
-double max_relative_error(const std::vector<T>& y, const std::vector<T>& ref) {
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    const double d = std::fabs(static_cast<double>(y[i]) - static_cast<double>(ref[i]));
-    if (std::isnan(d)) return NAN;
-    diff = std::max(diff, d);
-    scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
-
-template <class T>
 void bench_k(const std::string& graph, const csr_matrix<T>& a, const spmm_plan<T>& plan, int k,
              const settings& s, std::vector<row>& rows) {
-  std::vector<T> x(static_cast<std::size_t>(a.cols) * k);
-  std::mt19937 gen(static_cast<unsigned>(k));
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (T& v : x) v = static_cast<T>(u(gen));
+  const std::vector<T> x = random_values<T>(static_cast<std::size_t>(a.cols) * k, static_cast<unsigned>(k));
   std::vector<T> ref(static_cast<std::size_t>(a.rows) * k);
   spmm(a, T(1), x.data(), T(0), ref.data(), k);
   cuda::device_buffer<T> d_x(x), d_y(ref.size());

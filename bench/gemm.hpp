@@ -22,7 +22,7 @@ enum class gemm_step {
   naive,        // 0: one thread per element of C, operands from global memory
   shared_tile,  // 1: 32 x 32 tiles of A and B staged in shared memory
   coarsened,    // 2: each thread computes 8 elements of a column of C
-  wide_loads,   // 3: float4 loads and stores, 8 elements of a row of C per thread
+  wide_loads,   // 3: step 2 with the tiles moved by float4 loads and stores
   rectangular,  // 4: step 3 with 64 x 64 tiles of C and a shorter K tile (BK = 16)
   register_2d,  // 5: 128 x 128 x 8 tiles, 8 x 8 register block per thread, A transposed in shared
   warp_tiled,   // 6: step 5 with 64 x 32 warp tiles and double-buffered shared memory

@@ -15,7 +15,7 @@ namespace perron {
 
 // The GPU splits rows longer than this many entries into pieces summed
 // atomically: bitwise reproducible results only for rows up to this length.
-inline constexpr index_t spmm_split_length = 256;
+inline constexpr index_t spmm_split_length = 64;
 
 // ---- CPU (kernels/cpu/spmm.cpp, OpenMP over rows) -------------------------
 template <class T>

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "bench/compare.hpp"
 #include "bench/gemm.hpp"
 #include "core/device.hpp"
 #include "tests/support/support.hpp"
@@ -25,26 +25,6 @@ struct shape {
   int m, n, k;
   int offset;  // floats added to each device pointer (1: not 16-byte aligned)
 };
-
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(gen);
-  return v;
-}
-
-// max |c - ref| / max |ref| (NaN anywhere: NaN).
-double relative_error(const std::vector<float>& c, const std::vector<float>& ref) {
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    const double d = std::fabs(static_cast<double>(c[i]) - ref[i]);
-    if (std::isnan(d)) return NAN;
-    diff = std::max(diff, d);
-    scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
 
 // v after `offset` zeros: the device copy's data() + offset is v.
 std::vector<float> padded(int offset, const std::vector<float>& v) {
@@ -68,19 +48,19 @@ TEST_P(gpu_gemm, matches_cublas) {
   const auto [step, s] = GetParam();
   const std::size_t na = static_cast<std::size_t>(s.m) * s.k, nb = static_cast<std::size_t>(s.k) * s.n,
                     nc = static_cast<std::size_t>(s.m) * s.n;
-  const cuda::device_buffer<float> a(padded(s.offset, random_floats(na, 1)));
-  const cuda::device_buffer<float> b(padded(s.offset, random_floats(nb, 2)));
+  const cuda::device_buffer<float> a(padded(s.offset, random_values<float>(na, 1)));
+  const cuda::device_buffer<float> b(padded(s.offset, random_values<float>(nb, 2)));
   const float* pa = a.data() + s.offset;
   const float* pb = b.data() + s.offset;
   const cublas_sgemm cublas;
-  const std::vector<float> c0 = random_floats(nc, 3), nan(nc, std::numeric_limits<float>::quiet_NaN());
+  const std::vector<float> c0 = random_values<float>(nc, 3), nan(nc, std::numeric_limits<float>::quiet_NaN());
   const std::string what = std::string(name(step)) + " " + std::to_string(s.m) + "x" + std::to_string(s.n) +
                            "x" + std::to_string(s.k) + (s.offset ? " misaligned" : "");
   for (const auto& [alpha, beta] : {std::pair{1.25f, -0.5f}, std::pair{1.f, 0.f}}) {
     const std::vector<float>& start = beta == 0.f ? nan : c0;
     const auto ref = product(s, c0, [&](float* c) { cublas(s.m, s.n, s.k, alpha, pa, pb, beta, c); });
     const auto got = product(s, start, [&](float* c) { gemm(step, s.m, s.n, s.k, alpha, pa, pb, beta, c); });
-    EXPECT_LT(relative_error(got, ref), 1e-5) << what << " alpha=" << alpha << " beta=" << beta;
+    EXPECT_LT(max_relative_error(got, ref), 1e-5) << what << " alpha=" << alpha << " beta=" << beta;
   }
 }
 

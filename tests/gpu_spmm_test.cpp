@@ -24,8 +24,8 @@ namespace {
 template <class T>
 void check_gpu(const std::string& label, const csr_matrix<T>& a, index_t k) {
   const std::size_t xs = static_cast<std::size_t>(a.cols) * k, ys = static_cast<std::size_t>(a.rows) * k;
-  const std::vector<T> x = test::as<T>(test::spmm_random(xs, 17 + k));
-  const std::vector<T> y0 = test::as<T>(test::spmm_random(ys, 19 + k));
+  const std::vector<T> x = random_values<T>(xs, 17 + k);
+  const std::vector<T> y0 = random_values<T>(ys, 19 + k);
   const std::string what = label + " k=" + std::to_string(k);
   const double eps = std::numeric_limits<T>::epsilon() / 2;
   const spmm_plan<T> plan(a);

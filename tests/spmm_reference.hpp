@@ -1,5 +1,5 @@
-// SpMM test support shared by the CPU and GPU tests: the odd shapes, random
-// dense blocks, the plain-loop reference and the error bound.
+// SpMM test support shared by the CPU and GPU tests: the odd shapes, the
+// plain-loop reference and the error bound (random blocks: bench/compare.hpp).
 //
 // Bound, per element (i, j), with n_i the row length and
 // S_ij = |alpha| sum_e |a_ie x_(col e, j)| + |beta y0_ij| (in long double):
@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/compare.hpp"
 #include "core/formats.hpp"
 #include "kernels/convert.hpp"
 #include "tests/support/support.hpp"
@@ -42,7 +44,8 @@ inline csr_matrix<double> rows_of(const std::vector<index_t>& lengths, index_t c
   return to_csr(a);
 }
 
-// The shapes every SpMM test runs: random, empty rows, no entries, one huge row.
+// The shapes every SpMM test runs: random, empty rows, no entries, one huge
+// row, rows around the GPU's split length (64: one piece, two pieces, ...).
 inline std::vector<std::pair<std::string, csr_matrix<double>>> spmm_shapes() {
   std::vector<std::pair<std::string, csr_matrix<double>>> v;
   v.emplace_back("random-37x53", to_csr(random_coo(37, 53, 0.1, 7)));
@@ -51,20 +54,8 @@ inline std::vector<std::pair<std::string, csr_matrix<double>>> spmm_shapes() {
   v.emplace_back("empty-rows", rows_of(some_empty, 41, 8));
   v.emplace_back("no-entries", rows_of(std::vector<index_t>(9, 0), 11, 9));
   v.emplace_back("one-huge-row", rows_of({3, 20000, 0, 5}, 20000, 10));
+  v.emplace_back("split-boundaries", rows_of({64, 65, 1, 128, 129, 0, 63}, 300, 11));
   return v;
-}
-
-inline std::vector<double> spmm_random(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(n);
-  for (double& x : v) x = u(gen);
-  return v;
-}
-
-template <class T>
-std::vector<T> as(const std::vector<double>& v) {
-  return std::vector<T>(v.begin(), v.end());
 }
 
 // Checks y (rows x k) against the plain loop from x and y0 (y0 not read when beta == 0).

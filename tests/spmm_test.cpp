@@ -22,8 +22,8 @@ void check_cpu(index_t k) {
   for (const auto& [label, shape] : test::spmm_shapes()) {
     const csr_matrix<T> a = value_cast<T>(shape);
     const std::size_t xs = static_cast<std::size_t>(a.cols) * k, ys = static_cast<std::size_t>(a.rows) * k;
-    const std::vector<T> x = test::as<T>(test::spmm_random(xs, 11 + k));
-    const std::vector<T> y0 = test::as<T>(test::spmm_random(ys, 13 + k));
+    const std::vector<T> x = random_values<T>(xs, 11 + k);
+    const std::vector<T> y0 = random_values<T>(ys, 13 + k);
     const std::string what = label + " k=" + std::to_string(k);
     // beta == 0: Y is write-only.
     std::vector<T> y(ys, std::numeric_limits<T>::quiet_NaN());

@@ -6,10 +6,10 @@
 //   1 shared-tile  2 shared loads per FMA; global traffic / 32 (each element of
 //                  a 32 x 32 tile is loaded once and used 32 times).
 //   2 coarsened    (1 + 8) shared loads per 8 FMAs: one B value serves 8 rows.
-//   3 wide-loads   16-byte global and shared accesses: 3 shared instructions
-//                  (1 scalar + 2 float4) per 8 FMAs, a quarter of the load instructions.
+//   3 wide-loads   step 2 with the tiles moved by 16-byte loads and stores: a
+//                  quarter of the global load and shared store instructions.
 //   4 rectangular  64 x 64 tiles of C from 64 x 16 and 16 x 64 tiles: half the
-//                  global bytes per FLOP of a 32 x 32 tile, half the barriers per FLOP.
+//                  global bytes per FLOP of a 32 x 32 tile.
 //   5 register-2d  128 x 128 x 8 tiles, an 8 x 8 block of C in registers per
 //                  thread: 4 float4 shared loads per 64 FMAs (outer products).
 //   6 warp-tiled   step 5 with each warp owning a 64 x 32 tile (conflict-free,
@@ -148,26 +148,24 @@ __global__ void gemm_coarsened(int m, int n, int k, float alpha, const float* __
 }
 
 // ---- steps 3 and 4: wide loads, rectangular tiles -------------------------------------
-// A BM x BN tile of C, K in steps of BK; BM * BN / 8 threads, each owning 8
-// elements of one row as two float4, BN / 2 columns apart (so that a
-// quarter-warp's float4 reads of B are consecutive: no bank conflicts). A is stored transposed in
-// shared memory (padded by one word against bank conflicts of the transposing
-// stores), so that a warp's A reads are consecutive words.
+// Step 2's scheme (thread (tx, ty) owns rows ty + w * BM / 8, w < 8, of
+// column tx: each B value read from shared memory serves 8 rows, the A reads
+// are warp-wide broadcasts) with the tiles moved by 16-byte loads and
+// stores, on a BM x BN tile of C with K in steps of BK; BM * BN / 8 threads.
 template <int BM, int BN, int BK, bool VEC>
 __global__ void __launch_bounds__(BM* BN / 8)
     gemm_wide(int m, int n, int k, float alpha, const float* __restrict__ a, const float* __restrict__ b,
               float beta, float* __restrict__ c) {
-  constexpr int threads = BM * BN / 8;
-  __shared__ float at[BK][BM + 1];
+  constexpr int threads = BM * BN / 8, rstep = BM / 8;
+  __shared__ __align__(16) float as[BM][BK];
   __shared__ __align__(16) float bs[BK][BN];
-  const int tid = threadIdx.x, tr = tid / (BN / 8), tc = (tid % (BN / 8)) * 4;
+  const int tid = threadIdx.x, tx = tid % BN, ty = tid / BN;
   const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
-  float4 acc0 = zero4(), acc1 = zero4();
+  float acc[8] = {};
   for (int p0 = 0; p0 < k; p0 += BK) {
     for (int l = tid; l < BM * BK / 4; l += threads) {
       const int r = l / (BK / 4), q = (l % (BK / 4)) * 4;
-      const float4 v = load4<VEC>(a, m, k, row0 + r, p0 + q);
-      at[q][r] = v.x, at[q + 1][r] = v.y, at[q + 2][r] = v.z, at[q + 3][r] = v.w;
+      *reinterpret_cast<float4*>(&as[r][q]) = load4<VEC>(a, m, k, row0 + r, p0 + q);
     }
     for (int l = tid; l < BK * BN / 4; l += threads) {
       const int r = l / (BN / 4), q = (l % (BN / 4)) * 4;
@@ -177,14 +175,17 @@ __global__ void __launch_bounds__(BM* BN / 8)
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < BK; ++q) {
-      const float av = at[q][tr];
-      fma4(acc0, av, *reinterpret_cast<const float4*>(&bs[q][tc]));
-      fma4(acc1, av, *reinterpret_cast<const float4*>(&bs[q][tc + BN / 2]));
+      const float bv = bs[q][tx];
+#pragma unroll
+      for (int w = 0; w < 8; ++w) acc[w] += as[ty + w * rstep][q] * bv;
     }
     __syncthreads();
   }
-  store4<VEC>(c, m, n, row0 + tr, col0 + tc, acc0, alpha, beta);
-  store4<VEC>(c, m, n, row0 + tr, col0 + tc + BN / 2, acc1, alpha, beta);
+#pragma unroll
+  for (int w = 0; w < 8; ++w) {
+    const int row = row0 + ty + w * rstep, col = col0 + tx;
+    if (row < m && col < n) write_c(c, n, row, col, acc[w], alpha, beta);
+  }
 }
 
 // ---- steps 5 and 6: 2D register blocking, warp tiles ----------------------------------

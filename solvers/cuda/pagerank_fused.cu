@@ -144,9 +144,24 @@ __global__ void __launch_bounds__(setup_threads)
   if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
 }
 
+// A slice's (or a cut row's) share of ||x_{k+1} - x_k||_1 and of the dangling mass.
 struct step_sums {
   double l1 = 0.0, dangling = 0.0;
 };
+
+// Each warp's running totals, exact (core/cuda/reduce.cuh's fixed_sum): warps
+// take slices in whatever order they finish, and cut rows are finished by
+// whichever slice arrives last, so only sums whose value does not depend on
+// the order of their terms are the same bits run to run.
+struct warp_totals {
+  cuda::detail::fixed_sum l1, dangling;
+};
+
+// Adds lane 0's step_sums to the warp's totals (lane 0 only).
+__device__ __forceinline__ void add_exact(warp_totals& w, const step_sums& s) {
+  w.l1 += cuda::detail::to_fixed(s.l1);
+  w.dangling += cuda::detail::to_fixed(s.dangling);
+}
 
 // What a step reads of row R besides its pull: out-degree, x_k(R), v(R).
 template <class T>
@@ -188,7 +203,7 @@ __device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, T y, r
 // by the whole warp.
 template <class T>
 __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restrict__ x, T* __restrict__ xn,
-                           double alpha, double c, bool personalized, double v_uniform, step_sums& s) {
+                           double alpha, double c, bool personalized, double v_uniform, warp_totals& w) {
   const int lane = threadIdx.x & 31;
   const index_t parts = __ldg(a.parts + R), t0 = __ldg(a.first_slice + R), t1 = t0 + parts - 1;
   unsigned last = 0;
@@ -206,7 +221,9 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
   if (lane != 0) return;
   y += __ldcg(a.head + t1);
   a.count[R] = 0;
+  step_sums s;
   finish_row(xn, R, y, load_row(a, x, R, personalized, v_uniform), alpha, c, s);
+  add_exact(w, s);  // the row's share, apart from the slice it happened to finish in
 }
 
 // After a slice's sums: a segmented inclusive scan over the lanes joins each
@@ -218,7 +235,7 @@ template <class T>
 __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, T acc,
                                              row_data<T> rd, const T* __restrict__ x, T* __restrict__ xn,
                                              double alpha, double c, bool personalized, double v_uniform,
-                                             step_sums& s) {
+                                             warp_totals& w) {
   constexpr unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
   const index_t n = a.n;
@@ -241,17 +258,24 @@ __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, 
   const bool seg_end = lane == 31 || next != R;  // this lane holds its row's sum over the slice
   const bool is_tail = seg_end && tail_cut && R == last_row;
   const bool is_head = seg_end && head_cut && R == first_row && !is_tail;
+  step_sums s;  // this slice's rows, each finished by a fixed lane
   if (seg_end && !is_tail && !is_head && R < n) finish_row(xn, R, sum, rd, alpha, c, s);
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) {  // a butterfly: the same order every time
+    s.l1 += __shfl_xor_sync(full, s.l1, off);
+    s.dangling += __shfl_xor_sync(full, s.dangling, off);
+  }
+  if (lane == 0) add_exact(w, s);
   const unsigned head_lane = __ballot_sync(full, is_head);
   if (head_lane) {  // the row that began before this slice ends in it
     const T h = __shfl_sync(full, sum, __ffs(head_lane) - 1);
     if (lane == 0) a.head[q] = h;
-    contribute(a, first_row, x, xn, alpha, c, personalized, v_uniform, s);
+    contribute(a, first_row, x, xn, alpha, c, personalized, v_uniform, w);
   }
   if (tail_cut) {  // the row goes on in the next slice
     const T t = __shfl_sync(full, sum, 31);
     if (lane == 0) a.tail[q] = t;
-    contribute(a, last_row, x, xn, alpha, c, personalized, v_uniform, s);
+    contribute(a, last_row, x, xn, alpha, c, personalized, v_uniform, w);
   }
 }
 
@@ -271,8 +295,10 @@ __global__ void __launch_bounds__(step_threads, 1)
   extern __shared__ __align__(16) unsigned char smem[];
   T* hub = reinterpret_cast<T*>(smem);
   __shared__ unsigned next_slice;  // this block's next slice (counted in its own sequence)
+  __shared__ warp_totals totals_of[step_warps];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   if (threadIdx.x == 0) next_slice = step_warps;  // warp w starts with the block's slice w
+  if (lane == 0) totals_of[warp] = {0, 0};
   {
     // The hub: 16-byte loads, up to 8 per thread in flight before any store
     // (a plain copy loop waits on each load in turn).
@@ -294,7 +320,6 @@ __global__ void __launch_bounds__(step_threads, 1)
   __syncthreads();
 
   constexpr unsigned full = 0xffffffffu;
-  step_sums s;
   const index_t n = a.n;
   // Block b takes slices b, b + grid, b + 2 grid, ...: every block gets the
   // same mix of long and short rows. Its warps take them in that order from a
@@ -325,12 +350,23 @@ __global__ void __launch_bounds__(step_threads, 1)
       for (int u = 0; u < unroll; ++u)
         if (j + u < len) acc += *(cj[u] < a.hub ? hub + cj[u] : x + cj[u]);
     }
-    finish_slice(a, q, R, acc, rd, x, xn, alpha, c, personalized, v_uniform, s);
+    finish_slice(a, q, R, acc, rd, x, xn, alpha, c, personalized, v_uniform, totals_of[warp]);
     i = __shfl_sync(full, grab, 0);
   }
 
+  // The block's exact totals, in thread 0 (the others add zeros below).
+  __syncthreads();
+  double2 local = make_double2(0.0, 0.0);
+  if (threadIdx.x == 0) {
+    warp_totals b{0, 0};
+    for (int w = 0; w < step_warps; ++w) {
+      b.l1 += totals_of[w].l1;
+      b.dangling += totals_of[w].dangling;
+    }
+    local = make_double2(cuda::detail::from_fixed(b.l1), cuda::detail::from_fixed(b.dangling));
+  }
   double2 totals;
-  if (!accumulate_grid<step_threads>(make_double2(s.l1, s.dangling), st, totals)) return;
+  if (!accumulate_grid<step_threads>(local, st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 

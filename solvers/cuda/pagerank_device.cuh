@@ -42,41 +42,70 @@ struct pagerank_progress {
 };
 
 // Sums (residual, dangling) over the grid deterministically, the scheme of
-// core/cuda/reduce.cuh: each block reduces its pair (detail::block_reduce),
-// writes it to its own slot of st->partials and takes a ticket; the block with
-// the last ticket adds the slots in block order, so the totals are the same
-// bits whatever order the blocks ran in. The slots are per launch (indexed by
-// blockIdx.x), so any grid up to the partials' size works. Returns true in
-// exactly one thread of the grid (thread 0 of the last block), with the totals
-// in `totals`. Every thread of every block must call it.
-template <int block_threads>
-__device__ inline bool accumulate_grid(double2 local, pagerank_state* st, double2& totals) {
-  using cuda::detail::block_reduce;
-  using cuda::detail::sum_op;
-  __shared__ double smem[2 * (block_threads / 32)];
-  __shared__ bool last;
-  double v[2] = {local.x, local.y};
-  block_reduce<2, sum_op, block_threads>(v, smem);
+// core/cuda/reduce.cuh: each block's pair goes to its own slot of st->partials
+// (indexed by blockIdx.x, so any grid up to the partials' size works) and the
+// block takes a ticket; the block with the last ticket adds the slots in a
+// fixed order, so the totals are the same bits whatever order the blocks ran
+// in. This is the closing half, run by warp 0 of every block with the block's
+// pair in lane 0; it returns true in lane 0 of the last block, with the totals.
+// Warp 0 alone does it, so a step pays one block-wide barrier for its sums.
+__device__ inline bool close_grid_sums(double2 block_sums, pagerank_state* st, double2& totals) {
+  constexpr unsigned full = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
   double* partials = st->partials;
-  if (threadIdx.x == 0) {
-    partials[2 * blockIdx.x] = v[0];
-    partials[2 * blockIdx.x + 1] = v[1];
+  unsigned last = 0;
+  if (lane == 0) {
+    partials[2 * blockIdx.x] = block_sums.x;
+    partials[2 * blockIdx.x + 1] = block_sums.y;
     __threadfence();  // the slot visible device-wide before the ticket is taken
     last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
   }
-  __syncthreads();
-  if (!last) return false;
+  if (!__shfl_sync(full, last, 0)) return false;
   __threadfence();
-  double t[2] = {0.0, 0.0};
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
-    t[0] += __ldcg(partials + 2 * b);
-    t[1] += __ldcg(partials + 2 * b + 1);
+  // Lane l adds slots l, l + 32, ... in order, then a fixed tree to lane 0.
+  double x = 0.0, y = 0.0;
+  for (unsigned b = lane; b < gridDim.x; b += 32) {
+    x += __ldcg(partials + 2 * b);
+    y += __ldcg(partials + 2 * b + 1);
   }
-  block_reduce<2, sum_op, block_threads>(t, smem);
-  if (threadIdx.x != 0) return false;
+  for (int off = 16; off > 0; off >>= 1) {
+    x += __shfl_down_sync(full, x, off);
+    y += __shfl_down_sync(full, y, off);
+  }
+  if (lane != 0) return false;
   st->blocks_done = 0;
-  totals = make_double2(t[0], t[1]);
+  totals = make_double2(x, y);
   return true;
+}
+
+// The whole reduction for kernels whose every thread holds a pair: warp sums
+// (a fixed shuffle tree), the warps' sums through shared memory, warp 0's sum,
+// then close_grid_sums(). Every thread of every block must call it; true in
+// exactly one thread of the grid (thread 0 of the last block).
+template <int block_threads>
+__device__ inline bool accumulate_grid(double2 local, pagerank_state* st, double2& totals) {
+  constexpr unsigned full = 0xffffffffu;
+  constexpr int warps = block_threads / 32;
+  __shared__ double warp_x[warps], warp_y[warps];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double x = local.x, y = local.y;
+  for (int off = 16; off > 0; off >>= 1) {
+    x += __shfl_down_sync(full, x, off);
+    y += __shfl_down_sync(full, y, off);
+  }
+  if (lane == 0) {
+    warp_x[warp] = x;
+    warp_y[warp] = y;
+  }
+  __syncthreads();
+  if (warp != 0) return false;
+  x = lane < warps ? warp_x[lane] : 0.0;
+  y = lane < warps ? warp_y[lane] : 0.0;
+  for (int off = 16; off > 0; off >>= 1) {
+    x += __shfl_down_sync(full, x, off);
+    y += __shfl_down_sync(full, y, off);
+  }
+  return close_grid_sums(make_double2(x, y), st, totals);
 }
 
 // Closes the start of a solve in the thread accumulate_grid() elected: the

@@ -354,19 +354,21 @@ __global__ void __launch_bounds__(step_threads, 1)
     i = __shfl_sync(full, grab, 0);
   }
 
-  // The block's exact totals, in thread 0 (the others add zeros below).
+  // The block's exact totals, summed by lane 0 of warp 0, which then closes
+  // the grid's sums with the rest of warp 0.
   __syncthreads();
-  double2 local = make_double2(0.0, 0.0);
-  if (threadIdx.x == 0) {
+  if (warp != 0) return;
+  double2 block_sums = make_double2(0.0, 0.0);
+  if (lane == 0) {
     warp_totals b{0, 0};
     for (int w = 0; w < step_warps; ++w) {
       b.l1 += totals_of[w].l1;
       b.dangling += totals_of[w].dangling;
     }
-    local = make_double2(cuda::detail::from_fixed(b.l1), cuda::detail::from_fixed(b.dangling));
+    block_sums = make_double2(cuda::detail::from_fixed(b.l1), cuda::detail::from_fixed(b.dangling));
   }
   double2 totals;
-  if (!accumulate_grid<step_threads>(local, st, totals)) return;
+  if (!close_grid_sums(block_sums, st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 

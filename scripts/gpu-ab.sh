@@ -5,7 +5,7 @@
 #   scripts/gpu-ab.sh OLD_BIN_DIR NEW_BIN_DIR [DATA_DIR=$PERRON_SHARED_DATA]
 # Each bin dir holds pagerank and spmv-bench. Output: one log per build and
 # round under $PERRON_LOG_DIR (default /tmp/perron-out)/ab/, and a table of the
-# headline figures of each.
+# headline figures of each. PERRON_AB=pagerank skips the SpMV runs.
 set -uo pipefail
 old=$1 new=$2 data=${3:-${PERRON_SHARED_DATA:-../shared/data}}
 out=${PERRON_LOG_DIR:-/tmp/perron-out}/ab; mkdir -p "$out"
@@ -20,6 +20,7 @@ for round in 1 2; do
       # shellcheck disable=SC2086
       "$bin/pagerank" $args >>"$log" 2>&1 || echo "FAILED: pagerank $args" | tee -a "$log"
     done
+    [ "${PERRON_AB:-pagerank spmv}" = pagerank ] && continue
     echo "\$ spmv-bench anchors" >>"$log"
     "$bin/spmv-bench" --no-cache --kernel auto,cusparse rmat:20:10000000 synthetic:seed002:1000000 "$cnr" \
       >>"$log" 2>&1 || echo "FAILED: spmv-bench" | tee -a "$log"

@@ -41,6 +41,7 @@ namespace {
 // One block per SM: one copy of the hub per SM.
 constexpr int step_threads = 1024;
 constexpr int step_warps = step_threads / 32;
+static_assert(step_warps == 32, "the step's block sums take one warp's sum per lane");
 // Links a lane loads before it gathers them (all independent: the memory
 // level parallelism of a warp).
 constexpr int unroll = 8;
@@ -144,24 +145,14 @@ __global__ void __launch_bounds__(setup_threads)
   if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
 }
 
-// A slice's (or a cut row's) share of ||x_{k+1} - x_k||_1 and of the dangling mass.
+// A thread's shares of ||x_{k+1} - x_k||_1 and of the dangling mass, as
+// 64-bit counts of 2^-60 (core/cuda/reduce.cuh): warps take slices in whatever
+// order they finish and a cut row is finished by whichever slice arrives
+// last, so a thread's terms vary from run to run; integer sums of them do not
+// depend on that order, so the totals are the same bits every run.
 struct step_sums {
-  double l1 = 0.0, dangling = 0.0;
+  cuda::detail::fixed60 l1 = 0, dangling = 0;
 };
-
-// Each warp's running totals, exact (core/cuda/reduce.cuh's fixed_sum): warps
-// take slices in whatever order they finish, and cut rows are finished by
-// whichever slice arrives last, so only sums whose value does not depend on
-// the order of their terms are the same bits run to run.
-struct warp_totals {
-  cuda::detail::fixed_sum l1, dangling;
-};
-
-// Adds lane 0's step_sums to the warp's totals (lane 0 only).
-__device__ __forceinline__ void add_exact(warp_totals& w, const step_sums& s) {
-  w.l1 += cuda::detail::to_fixed(s.l1);
-  w.dangling += cuda::detail::to_fixed(s.dangling);
-}
 
 // What a step reads of row R besides its pull: out-degree, x_k(R), v(R).
 template <class T>
@@ -186,12 +177,12 @@ __device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, T y, r
   const double xo = static_cast<double>(rd.x);
   if (d > 0) {
     const T xs = static_cast<T>(r / d);
-    s.l1 += d * fabs(static_cast<double>(xs) - xo);  // |r~_{k+1} - r~_k| = d |x_{k+1} - x_k|
+    s.l1 += cuda::detail::to_fixed60(d * fabs(static_cast<double>(xs) - xo));  // |r~_{k+1} - r~_k|
     xn[R] = xs;
   } else {
     const T xs = static_cast<T>(r);
-    s.l1 += fabs(static_cast<double>(xs) - xo);
-    s.dangling += static_cast<double>(xs);
+    s.l1 += cuda::detail::to_fixed60(fabs(static_cast<double>(xs) - xo));
+    s.dangling += cuda::detail::to_fixed60(static_cast<double>(xs));
     xn[R] = xs;
   }
 }
@@ -203,7 +194,7 @@ __device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, T y, r
 // by the whole warp.
 template <class T>
 __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restrict__ x, T* __restrict__ xn,
-                           double alpha, double c, bool personalized, double v_uniform, warp_totals& w) {
+                           double alpha, double c, bool personalized, double v_uniform, step_sums& s) {
   const int lane = threadIdx.x & 31;
   const index_t parts = __ldg(a.parts + R), t0 = __ldg(a.first_slice + R), t1 = t0 + parts - 1;
   unsigned last = 0;
@@ -221,9 +212,7 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
   if (lane != 0) return;
   y += __ldcg(a.head + t1);
   a.count[R] = 0;
-  step_sums s;
   finish_row(xn, R, y, load_row(a, x, R, personalized, v_uniform), alpha, c, s);
-  add_exact(w, s);  // the row's share, apart from the slice it happened to finish in
 }
 
 // After a slice's sums: a segmented inclusive scan over the lanes joins each
@@ -235,7 +224,7 @@ template <class T>
 __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, T acc,
                                              row_data<T> rd, const T* __restrict__ x, T* __restrict__ xn,
                                              double alpha, double c, bool personalized, double v_uniform,
-                                             warp_totals& w) {
+                                             step_sums& s) {
   constexpr unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
   const index_t n = a.n;
@@ -258,24 +247,17 @@ __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, 
   const bool seg_end = lane == 31 || next != R;  // this lane holds its row's sum over the slice
   const bool is_tail = seg_end && tail_cut && R == last_row;
   const bool is_head = seg_end && head_cut && R == first_row && !is_tail;
-  step_sums s;  // this slice's rows, each finished by a fixed lane
   if (seg_end && !is_tail && !is_head && R < n) finish_row(xn, R, sum, rd, alpha, c, s);
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) {  // a butterfly: the same order every time
-    s.l1 += __shfl_xor_sync(full, s.l1, off);
-    s.dangling += __shfl_xor_sync(full, s.dangling, off);
-  }
-  if (lane == 0) add_exact(w, s);
   const unsigned head_lane = __ballot_sync(full, is_head);
   if (head_lane) {  // the row that began before this slice ends in it
     const T h = __shfl_sync(full, sum, __ffs(head_lane) - 1);
     if (lane == 0) a.head[q] = h;
-    contribute(a, first_row, x, xn, alpha, c, personalized, v_uniform, w);
+    contribute(a, first_row, x, xn, alpha, c, personalized, v_uniform, s);
   }
   if (tail_cut) {  // the row goes on in the next slice
     const T t = __shfl_sync(full, sum, 31);
     if (lane == 0) a.tail[q] = t;
-    contribute(a, last_row, x, xn, alpha, c, personalized, v_uniform, w);
+    contribute(a, last_row, x, xn, alpha, c, personalized, v_uniform, s);
   }
 }
 
@@ -295,10 +277,8 @@ __global__ void __launch_bounds__(step_threads, 1)
   extern __shared__ __align__(16) unsigned char smem[];
   T* hub = reinterpret_cast<T*>(smem);
   __shared__ unsigned next_slice;  // this block's next slice (counted in its own sequence)
-  __shared__ warp_totals totals_of[step_warps];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   if (threadIdx.x == 0) next_slice = step_warps;  // warp w starts with the block's slice w
-  if (lane == 0) totals_of[warp] = {0, 0};
   {
     // The hub: 16-byte loads, up to 8 per thread in flight before any store
     // (a plain copy loop waits on each load in turn).
@@ -320,6 +300,7 @@ __global__ void __launch_bounds__(step_threads, 1)
   __syncthreads();
 
   constexpr unsigned full = 0xffffffffu;
+  step_sums s;
   const index_t n = a.n;
   // Block b takes slices b, b + grid, b + 2 grid, ...: every block gets the
   // same mix of long and short rows. Its warps take them in that order from a
@@ -350,24 +331,32 @@ __global__ void __launch_bounds__(step_threads, 1)
       for (int u = 0; u < unroll; ++u)
         if (j + u < len) acc += *(cj[u] < a.hub ? hub + cj[u] : x + cj[u]);
     }
-    finish_slice(a, q, R, acc, rd, x, xn, alpha, c, personalized, v_uniform, totals_of[warp]);
+    finish_slice(a, q, R, acc, rd, x, xn, alpha, c, personalized, v_uniform, s);
     i = __shfl_sync(full, grab, 0);
   }
 
-  // The block's exact totals, summed by lane 0 of warp 0, which then closes
-  // the grid's sums with the rest of warp 0.
+  // The block's sums, exactly (integers; then one conversion), in warp 0,
+  // which closes the grid's sums.
+  __shared__ cuda::detail::fixed60 warp_l1[step_warps], warp_dangling[step_warps];
+  for (int off = 16; off > 0; off >>= 1) {
+    s.l1 += __shfl_down_sync(full, s.l1, off);
+    s.dangling += __shfl_down_sync(full, s.dangling, off);
+  }
+  if (lane == 0) {
+    warp_l1[warp] = s.l1;
+    warp_dangling[warp] = s.dangling;
+  }
   __syncthreads();
   if (warp != 0) return;
-  double2 block_sums = make_double2(0.0, 0.0);
-  if (lane == 0) {
-    warp_totals b{0, 0};
-    for (int w = 0; w < step_warps; ++w) {
-      b.l1 += totals_of[w].l1;
-      b.dangling += totals_of[w].dangling;
-    }
-    block_sums = make_double2(cuda::detail::from_fixed(b.l1), cuda::detail::from_fixed(b.dangling));
+  s.l1 = warp_l1[lane];  // step_warps == 32: one per lane
+  s.dangling = warp_dangling[lane];
+  for (int off = 16; off > 0; off >>= 1) {
+    s.l1 += __shfl_down_sync(full, s.l1, off);
+    s.dangling += __shfl_down_sync(full, s.dangling, off);
   }
   double2 totals;
+  const double2 block_sums =
+      make_double2(cuda::detail::from_fixed60(s.l1), cuda::detail::from_fixed60(s.dangling));
   if (!close_grid_sums(block_sums, st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }

@@ -63,10 +63,24 @@ __device__ inline bool close_grid_sums(double2 block_sums, pagerank_state* st, d
   if (!__shfl_sync(full, last, 0)) return false;
   __threadfence();
   // Lane l adds slots l, l + 32, ... in order, then a fixed tree to lane 0.
+  // The slots of up to 8 rounds are loaded before the first add: one L2
+  // round trip for the grids of one or two blocks per SM, not one per round
+  // (this sum is on every step's critical path).
+  constexpr int rounds = 8;
   double x = 0.0, y = 0.0;
-  for (unsigned b = lane; b < gridDim.x; b += 32) {
-    x += __ldcg(partials + 2 * b);
-    y += __ldcg(partials + 2 * b + 1);
+  for (unsigned base = 0; base < gridDim.x; base += 32 * rounds) {
+    double px[rounds], py[rounds];
+#pragma unroll
+    for (int j = 0; j < rounds; ++j) {
+      const unsigned b = base + 32 * j + lane;
+      px[j] = b < gridDim.x ? __ldcg(partials + 2 * b) : 0.0;
+      py[j] = b < gridDim.x ? __ldcg(partials + 2 * b + 1) : 0.0;
+    }
+#pragma unroll
+    for (int j = 0; j < rounds; ++j) {
+      x += px[j];
+      y += py[j];
+    }
   }
   for (int off = 16; off > 0; off >>= 1) {
     x += __shfl_down_sync(full, x, off);
@@ -78,34 +92,74 @@ __device__ inline bool close_grid_sums(double2 block_sums, pagerank_state* st, d
   return true;
 }
 
-// The whole reduction for kernels whose every thread holds a pair: warp sums
-// (a fixed shuffle tree), the warps' sums through shared memory, warp 0's sum,
-// then close_grid_sums(). Every thread of every block must call it; true in
-// exactly one thread of the grid (thread 0 of the last block).
+// The whole reduction for kernels whose every thread holds a pair and whose
+// grids are large (the SpMV pull's update: up to 8 blocks per SM): warp sums
+// (a fixed shuffle tree), the warps' sums through shared memory, the block's
+// slot and ticket; in the last block every thread loads its share of the
+// slots at once and the block sums them in a fixed order. Every thread of
+// every block must call it; true in exactly one thread of the grid (thread 0
+// of the last block), with the totals.
 template <int block_threads>
 __device__ inline bool accumulate_grid(double2 local, pagerank_state* st, double2& totals) {
   constexpr unsigned full = 0xffffffffu;
   constexpr int warps = block_threads / 32;
   __shared__ double warp_x[warps], warp_y[warps];
+  __shared__ int last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const auto block_sum = [&](double& x, double& y) {  // valid in thread 0
+    for (int off = 16; off > 0; off >>= 1) {
+      x += __shfl_down_sync(full, x, off);
+      y += __shfl_down_sync(full, y, off);
+    }
+    if (lane == 0) {
+      warp_x[warp] = x;
+      warp_y[warp] = y;
+    }
+    __syncthreads();
+    x = lane < warps ? warp_x[lane] : 0.0;
+    y = lane < warps ? warp_y[lane] : 0.0;
+    for (int off = 16; off > 0; off >>= 1) {
+      x += __shfl_down_sync(full, x, off);
+      y += __shfl_down_sync(full, y, off);
+    }
+  };
   double x = local.x, y = local.y;
-  for (int off = 16; off > 0; off >>= 1) {
-    x += __shfl_down_sync(full, x, off);
-    y += __shfl_down_sync(full, y, off);
-  }
-  if (lane == 0) {
-    warp_x[warp] = x;
-    warp_y[warp] = y;
+  block_sum(x, y);
+  double* partials = st->partials;
+  if (threadIdx.x == 0) {
+    partials[2 * blockIdx.x] = x;
+    partials[2 * blockIdx.x + 1] = y;
+    __threadfence();  // the slot visible device-wide before the ticket is taken
+    last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
   }
   __syncthreads();
-  if (warp != 0) return false;
-  x = lane < warps ? warp_x[lane] : 0.0;
-  y = lane < warps ? warp_y[lane] : 0.0;
-  for (int off = 16; off > 0; off >>= 1) {
-    x += __shfl_down_sync(full, x, off);
-    y += __shfl_down_sync(full, y, off);
+  if (!last) return false;
+  __threadfence();
+  // Thread t adds slots t, t + block_threads, ... in order (up to 8 loads in
+  // flight), then the same fixed block sum.
+  constexpr int rounds = 8;
+  x = 0.0;
+  y = 0.0;
+  for (unsigned base = 0; base < gridDim.x; base += block_threads * rounds) {
+    double px[rounds], py[rounds];
+#pragma unroll
+    for (int j = 0; j < rounds; ++j) {
+      const unsigned b = base + block_threads * j + threadIdx.x;
+      px[j] = b < gridDim.x ? __ldcg(partials + 2 * b) : 0.0;
+      py[j] = b < gridDim.x ? __ldcg(partials + 2 * b + 1) : 0.0;
+    }
+#pragma unroll
+    for (int j = 0; j < rounds; ++j) {
+      x += px[j];
+      y += py[j];
+    }
   }
-  return close_grid_sums(make_double2(x, y), st, totals);
+  __syncthreads();  // warp_x / warp_y are read above by warp 0 of this block
+  block_sum(x, y);
+  if (threadIdx.x != 0) return false;
+  st->blocks_done = 0;
+  totals = make_double2(x, y);
+  return true;
 }
 
 // Closes the start of a solve in the thread accumulate_grid() elected: the

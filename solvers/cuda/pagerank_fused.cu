@@ -355,9 +355,7 @@ __global__ void __launch_bounds__(step_threads, 1)
     s.dangling += __shfl_down_sync(full, s.dangling, off);
   }
   double2 totals;
-  const double2 block_sums =
-      make_double2(cuda::detail::from_fixed60(s.l1), cuda::detail::from_fixed60(s.dangling));
-  if (!close_grid_sums(block_sums, st, totals)) return;
+  if (lane != 0 || !close_grid_sums(s.l1, s.dangling, st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 
@@ -571,8 +569,6 @@ void fused_pull<T>::choose_hub() {
   h.tol = 0.0;
   h.max_iter = INT_MAX;
   h.residual = 0.0;
-  cuda::device_buffer<double> partials(reduction_partials(reduction_blocks()));
-  h.partials = partials.data();
   cuda::device_buffer<pagerank_state> st(1);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
   launch_init(nullptr, 1, st.data());
@@ -635,11 +631,6 @@ void fused_pull<T>::launch_ranks(T* d_r, const pagerank_state* st) {
 template <class T>
 unsigned fused_pull<T>::init_grid() const {
   return cuda::grid_for(static_cast<std::size_t>(n_), setup_threads, max_init_blocks);
-}
-
-template <class T>
-unsigned fused_pull<T>::reduction_blocks() const {
-  return std::max(init_grid(), static_cast<unsigned>(grid_));
 }
 
 template <class T>

@@ -117,12 +117,7 @@ TEST(cg, StoppingCriterion) {
 }
 
 TEST(cg, IndefiniteMatrixBreaksDown) {
-  coo_matrix<double> c;
-  c.rows = c.cols = 2;
-  c.row_idx = {0, 1};
-  c.col_idx = {0, 1};
-  c.values = {1, -1};
-  const auto a = to_csr(c);
+  const auto a = test::indefinite_2x2();
   std::vector<double> b{1, 1}, x{0, 0};  // p0 = b: p'Ap = 0
   const solve_result r = cg(a, b, x, stop_criterion{});
   EXPECT_FALSE(r.converged);

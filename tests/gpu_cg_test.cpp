@@ -187,12 +187,7 @@ TEST_F(gpu_cg, PredictedChecksCostOneSyncPerWarmSolve) {
 
 TEST_F(gpu_cg, OutcomesAndBadInput) {
   // Indefinite: breakdown reported, not thrown.
-  coo_matrix<double> c;
-  c.rows = c.cols = 2;
-  c.row_idx = {0, 1};
-  c.col_idx = {0, 1};
-  c.values = {1, -1};
-  cuda::cg_solver<double> solver(to_csr(c), spmv_kernel::csr_scalar);
+  cuda::cg_solver<double> solver(test::indefinite_2x2(), spmv_kernel::csr_scalar);
   cuda::device_buffer<double> db(std::vector<double>{1, 1}), dx(std::vector<double>{0, 0});
   const solve_result r = solver.solve(db.data(), dx.data(), stop_criterion{});
   EXPECT_EQ(r.status, solve_status::breakdown);

@@ -46,6 +46,17 @@ inline csr_matrix<double> laplacian_1d(index_t n, double shift) {
   return to_csr(c);
 }
 
+// diag(1, -1): indefinite; with b = (1, 1) and x0 = 0, CG's first p'Ap is 0
+// (a breakdown).
+inline csr_matrix<double> indefinite_2x2() {
+  coo_matrix<double> c;
+  c.rows = c.cols = 2;
+  c.row_idx = {0, 1};
+  c.col_idx = {0, 1};
+  c.values = {1, -1};
+  return to_csr(c);
+}
+
 struct linear_system {
   csr_matrix<double> a;
   std::vector<double> b, x_true;

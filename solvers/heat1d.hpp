@@ -152,6 +152,27 @@ template <class T>
 tridiagonal_stencil stencil_of(const csr_matrix<T>& a,
                                const std::vector<std::pair<index_t, double>>& forcing = {});
 
+// The stencils of one step straight from the problem, no matrix built: rhs is
+// B with the forcing c in its edge constants, lhs is A (all zero for explicit).
+// Equal to stencil_of(assemble_step(p, m, dt)) in double, entry by entry: the
+// same expressions in the same order. Costs O(1); the GPU path and the CPU
+// direct path run on these alone.
+struct step_stencils {
+  tridiagonal_stencil lhs, rhs;
+  double r = 0;
+};
+step_stencils make_step_stencils(const grid_problem& p, method m, double dt);
+// Row i of a stencil: (lower, diag, upper) and the constant.
+inline void stencil_row(const tridiagonal_stencil& s, index_t i, double& l, double& d, double& u, double& c) {
+  const index_t n = s.n;
+  if (i >= 2 && i + 2 < n) {
+    l = s.lower, d = s.diag, u = s.upper, c = 0;
+    return;
+  }
+  const int e = i == 0 ? 0 : (i == 1 ? 1 : (i == n - 2 ? 2 : 3));
+  l = s.edge[e][0], d = s.edge[e][1], u = s.edge[e][2], c = s.edge_constant[e];
+}
+
 // Diagonals of a tridiagonal CSR (lower[0] = upper[n-1] = 0, as gtsv2 wants).
 template <class T>
 struct tridiagonal {
@@ -162,6 +183,9 @@ tridiagonal<T> diagonals_of(const csr_matrix<T>& a);
 // Thomas algorithm (no pivoting: for diagonally dominant matrices), in place on d.
 template <class T>
 void thomas_solve(const tridiagonal<T>& a, T* d);
+// The three diagonals of a stencil, its coefficients rounded to T.
+template <class T>
+tridiagonal<T> diagonals_of(const tridiagonal_stencil& s);
 
 // ---- time stepping ----------------------------------------------------------
 enum class step_solver { cg, jacobi, direct };
@@ -287,11 +311,15 @@ class backend {
   virtual spmv_kernel kernel() const = 0;
   virtual device_probe* probe() { return nullptr; }  // GPU backends only
 };
+// What a backend starts from: the stencils always; the CSR forms only where
+// the method applies them (lhs: cg / jacobi through a CSR, on the CPU or with
+// --operator csr; rhs: the GPU's --operator csr), otherwise empty.
 template <class T>
 struct setup {
   grid_problem problem;
   step_options options;
-  step_matrices<T> mats;
+  step_stencils stencils;
+  csr_matrix<T> lhs, rhs;
   std::vector<T> u0;
 };
 template <class T>

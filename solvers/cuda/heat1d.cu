@@ -112,6 +112,21 @@ __global__ void add_forcing_kernel(T* y, forcing_entries f) {
   if (k < f.count) y[f.index[k]] += static_cast<T>(f.value[k]);
 }
 
+// The three diagonals of a stencil, for gtsv2 (lower[0] = upper[n-1] = 0:
+// the edge rows hold no entry outside the matrix).
+template <class T>
+__global__ void diagonals_kernel(std::size_t n, stencil_coefficients<T> c, T* dl, T* d, T* du) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (i >= 2 && i + 2 < n) {
+      dl[i] = T(c.lower), d[i] = T(c.diag), du[i] = T(c.upper);
+      continue;
+    }
+    const int e = i == 0 ? 0 : (i == 1 ? 1 : (i == n - 2 ? 2 : 3));
+    dl[i] = T(c.edge[e][0]), d[i] = T(c.edge[e][1]), du[i] = T(c.edge[e][2]);
+  }
+}
+
 // cuSPARSE tridiagonal solve without pivoting (A is diagonally dominant).
 cusparseStatus_t gtsv_buffer(cusparseHandle_t h, int m, const float* dl, const float* d, const float* du,
                              const float* b, std::size_t* bytes) {
@@ -138,21 +153,29 @@ double csr_apply_bytes(const csr_matrix<T>& a) {
   return matrix + 2.0 * double(a.rows) * sizeof(T);
 }
 
-// One operator y = M x (+ forcing): a plan of the CSR, or the stencil kernel.
+// The forcing as entries: the distinct edge rows' nonzero constants.
+forcing_entries forcing_of(const tridiagonal_stencil& st) {
+  forcing_entries f;
+  const index_t rows[4] = {0, 1, st.n - 2, st.n - 1};
+  for (int e = 0; e < 4; ++e) {
+    if ((e > 0 && rows[e] == rows[e - 1]) || st.edge_constant[e] == 0) continue;
+    f.index[f.count] = rows[e];
+    f.value[f.count] = st.edge_constant[e];
+    ++f.count;
+  }
+  return f;
+}
+
+// One operator y = M x (+ forcing): a plan of the CSR m (csr form), or the
+// stencil kernel on st (its edge constants are the forcing in both forms).
 template <class T>
 class device_op {
  public:
-  device_op(const csr_matrix<T>& m, const std::vector<std::pair<index_t, double>>& forcing,
-            operator_form form, spmv_kernel kernel, cudaStream_t stream)
-      : n_(m.rows), form_(form), stream_(stream) {
-    if (forcing.size() > 4) throw error("heat: internal error: more than 4 forcing entries");
-    for (const auto& [i, v] : forcing) {
-      forcing_.index[forcing_.count] = i;
-      forcing_.value[forcing_.count] = v;
-      ++forcing_.count;
-    }
+  device_op(const tridiagonal_stencil& st, const csr_matrix<T>& m, operator_form form, spmv_kernel kernel,
+            cudaStream_t stream)
+      : n_(st.n), form_(form), stream_(stream), forcing_(forcing_of(st)) {
     if (form == operator_form::stencil) {
-      coeff_ = to_coefficients<T>(stencil_of(m, forcing));
+      coeff_ = to_coefficients<T>(st);
       bytes_ = 2.0 * double(n_) * sizeof(T);
     } else {
       plan_.emplace(m, kernel, stream);
@@ -201,14 +224,18 @@ class cuda_backend final : public backend<T>, public device_probe {
   explicit cuda_backend(setup<T> s) : s_(std::move(s)), n_(s_.problem.n) {
     const auto& o = s_.options;
     u_.upload(s_.u0);
+    s_.u0 = {};
     x_ = device_buffer<T>(std::size_t(n_));
-    rhs_.emplace(s_.mats.rhs, s_.mats.forcing, o.form, o.kernel, stream_);
+    rhs_.emplace(s_.stencils.rhs, s_.rhs, o.form, o.kernel, stream_);
+    s_.rhs = {};
     if (o.scheme == method::explicit_euler) return;
-    b_ = device_buffer<T>(std::size_t(n_));
-    if (o.solver == step_solver::direct)
+    if (o.solver == step_solver::direct) {
       setup_direct();
-    else
-      setup_iterative();
+      return;
+    }
+    b_ = device_buffer<T>(std::size_t(n_));
+    setup_iterative();
+    s_.lhs = {};
   }
 
   ~cuda_backend() override {
@@ -287,11 +314,13 @@ class cuda_backend final : public backend<T>, public device_probe {
   // cg / jacobi on A: through the solver's own plan of the CSR, or the stencil kernel.
   void setup_iterative() {
     const auto& o = s_.options;
-    const csr_matrix<T>& a = s_.mats.lhs;
+    const csr_matrix<T>& a = s_.lhs;
     const bool stencil = o.form == operator_form::stencil;
     device_operator<T> apply;
     if (stencil) {
-      lhs_.emplace(a, std::vector<std::pair<index_t, double>>{}, o.form, o.kernel, stream_);
+      tridiagonal_stencil st = s_.stencils.lhs;
+      for (double& c : st.edge_constant) c = 0;
+      lhs_.emplace(st, a, o.form, o.kernel, stream_);
       apply = [op = &*lhs_](const T* d_x, T* d_y) { op->apply(d_x, d_y, false); };
     }
     lhs_bytes_ = stencil ? lhs_->bytes() : csr_apply_bytes(a);
@@ -304,19 +333,23 @@ class cuda_backend final : public backend<T>, public device_probe {
       cg_->schedule().min_interval = std::max(1, o.check_interval);
     } else {
       if (stencil)
-        jacobi_.emplace(jacobi_diagonal(a), apply, jo, stream_);
+        jacobi_.emplace(diagonals_of<T>(s_.stencils.lhs).diag, apply, jo, stream_);
       else
         jacobi_.emplace(a, o.kernel, jo, stream_);
       jacobi_->schedule().min_interval = std::max(1, o.check_interval);
     }
   }
 
-  // cuSPARSE gtsv2 on the three diagonals of A, its buffer sized once.
+  // cuSPARSE gtsv2 on the three diagonals of A, built on the device from its
+  // stencil; its buffer sized once.
   void setup_direct() {
-    const tridiagonal<T> t = diagonals_of(s_.mats.lhs);
-    dl_.upload(t.lower);
-    d_.upload(t.diag);
-    du_.upload(t.upper);
+    const std::size_t n = std::size_t(n_);
+    dl_ = device_buffer<T>(n);
+    d_ = device_buffer<T>(n);
+    du_ = device_buffer<T>(n);
+    diagonals_kernel<T><<<stencil_blocks(n), block_size, 0, stream_>>>(n, to_coefficients<T>(s_.stencils.lhs),
+                                                                       dl_.data(), d_.data(), du_.data());
+    PERRON_CUDA_CHECK_LAUNCH("diagonals_kernel");
     PERRON_CUSPARSE_CHECK(cusparseCreate(&sparse_));
     PERRON_CUSPARSE_CHECK(cusparseSetStream(sparse_, stream_));
     std::size_t bytes = 0;

@@ -665,13 +665,14 @@ tridiagonal<T> diagonals_of(const tridiagonal_stencil& st) {
 namespace {
 // LU of a tridiagonal matrix without pivoting (Thomas): c'_i = u_i / m_i,
 // m_i = d_i - l_i c'_{i-1}; forward d_i = (d_i - l_i d_{i-1}) / m_i, back
-// d_i -= c'_i d_{i+1}. Stable for diagonally dominant matrices. Row(i) gives
-// (l_i, d_i, u_i) in T; only c' and 1/m are stored (2 n values).
+// d_i -= c'_i d_{i+1}. Stable for diagonally dominant matrices. Row(i, l, d, u)
+// gives row i in T; only c' is stored (n values): m_i is recomputed in the
+// forward sweep, off its dependency chain.
 template <class T>
 struct thomas_factor {
-  std::vector<T> c_prime, inv_m;
+  std::vector<T> c_prime;
   template <class Row>
-  thomas_factor(std::size_t n, const Row& row) : c_prime(n), inv_m(n) {
+  thomas_factor(std::size_t n, const Row& row) : c_prime(n) {
     double c_prev = 0;
     for (std::size_t i = 0; i < n; ++i) {
       T l, d, u;
@@ -680,17 +681,20 @@ struct thomas_factor {
       if (m == 0 || !std::isfinite(m))
         throw invalid_argument("thomas: zero pivot at row " + std::to_string(i) +
                                " (matrix not diagonally dominant)");
-      inv_m[i] = T(1.0 / m);
       c_prev = double(u) / m;
       c_prime[i] = T(c_prev);
     }
   }
-  template <class Lower>
-  void solve(T* d, const Lower& lower) const {
-    const std::size_t n = inv_m.size();
-    d[0] *= inv_m[0];
-    for (std::size_t i = 1; i < n; ++i) d[i] = (d[i] - lower(i) * d[i - 1]) * inv_m[i];
-    for (std::size_t i = n - 1; i-- > 0;) d[i] -= c_prime[i] * d[i + 1];
+  template <class Row>
+  void solve(T* x, const Row& row) const {
+    const std::size_t n = c_prime.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      T l, d, u;
+      row(i, l, d, u);
+      const double m = double(d) - (i ? double(l) * double(c_prime[i - 1]) : 0.0);
+      x[i] = (i ? x[i] - l * x[i - 1] : x[i]) * T(1.0 / m);
+    }
+    for (std::size_t i = n - 1; i-- > 0;) x[i] -= c_prime[i] * x[i + 1];
   }
 };
 
@@ -703,21 +707,13 @@ tridiagonal_stencil rounded(tridiagonal_stencil s) {
   return s;
 }
 
-template <class T>
-T stencil_lower(const tridiagonal_stencil& s, std::size_t i) {
-  double l, d, u, c;
-  stencil_row(s, index_t(i), l, d, u, c);
-  return T(l);
-}
 }  // namespace
 
 template <class T>
 void thomas_solve(const tridiagonal<T>& a, T* d) {
   if (a.diag.empty()) return;
-  const thomas_factor<T> f(a.diag.size(), [&](std::size_t i, T& l, T& dd, T& u) {
-    l = a.lower[i], dd = a.diag[i], u = a.upper[i];
-  });
-  f.solve(d, [&](std::size_t i) { return a.lower[i]; });
+  auto row = [&](std::size_t i, T& l, T& dd, T& u) { l = a.lower[i], dd = a.diag[i], u = a.upper[i]; };
+  thomas_factor<T>(a.diag.size(), row).solve(d, row);
 }
 
 // ---- time stepping -------------------------------------------------------------
@@ -758,11 +754,7 @@ class cpu_backend final : public backend<T> {
     const auto& o = s_.options;
     if (o.scheme == method::explicit_euler) return;
     if (o.solver == step_solver::direct)
-      thomas_.emplace(u_.size(), [&](std::size_t i, T& l, T& d, T& u) {
-        double dl, dd, du, c;
-        stencil_row(lhs_, index_t(i), dl, dd, du, c);
-        l = T(dl), d = T(dd), u = T(du);
-      });
+      thomas_.emplace(u_.size(), lhs_row());
     else
       b_.resize(u_.size());
   }
@@ -775,7 +767,7 @@ class cpu_backend final : public backend<T> {
       apply_stencil(rhs_, u_.data(), next_.data(), true);  // u' = (I + r S) u + r g
     } else if (o.solver == step_solver::direct) {
       apply_stencil(rhs_, u_.data(), next_.data(), true);  // b = B u + c, solved in place
-      thomas_->solve(next_.data(), [&](std::size_t i) { return stencil_lower<T>(lhs_, i); });
+      thomas_->solve(next_.data(), lhs_row());
     } else {
       apply_stencil(rhs_, u_.data(), b_.data(), true);  // b = B u + c
       copy(n, u_.data(), next_.data());                 // warm start from u^n
@@ -801,6 +793,13 @@ class cpu_backend final : public backend<T> {
   spmv_kernel kernel() const override { return spmv_kernel::cpu; }
 
  private:
+  auto lhs_row() const {
+    return [this](std::size_t i, T& l, T& d, T& u) {
+      double dl, dd, du, c;
+      stencil_row(lhs_, index_t(i), dl, dd, du, c);
+      l = T(dl), d = T(dd), u = T(du);
+    };
+  }
   setup<T> s_;
   tridiagonal_stencil rhs_, lhs_;
   std::vector<T> u_, next_, b_;

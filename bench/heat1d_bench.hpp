@@ -5,6 +5,9 @@
 // Implemented in bench/cuda/heat1d_bench.cu (stub: "built without CUDA").
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "solvers/heat1d.hpp"
 
 namespace perron::bench {
@@ -20,6 +23,8 @@ struct heat_bench_report {
   double cg_iteration_ms = 0;  // cg: one iteration, from a differenced blind run
   double bytes_per_cg_iteration = 0;
   double operator_bytes = 0;  // one application of A (matrix + x + y, or the stencil)
+  // Explicit stencil: ms per step with k steps per pass (temporal blocking), k = 1, 2, 4, .., 32.
+  std::vector<std::pair<int, double>> blocked_ms_per_step;
 };
 
 // Times `reps` steps after `warmup` untimed ones, one event pair per step (the

@@ -859,6 +859,13 @@ step_report time_stepper<T>::step(bool measure_change) {
 }
 
 template <class T>
+step_report time_stepper<T>::advance(long k) {
+  step_report last;
+  steps_ += impl_->advance(k, last);
+  return last;
+}
+
+template <class T>
 std::vector<double> time_stepper<T>::solution() const {
   const std::vector<T> u = impl_->solution();
   return std::vector<double>(u.begin(), u.end());

@@ -285,12 +285,19 @@ class device_probe {
   virtual void* stream() const = 0;  // the cudaStream_t every step runs on
   // Enqueues a device-to-device copy of the state u into scratch (n values).
   virtual void copy_state() = 0;
+  // Enqueues the copy back: u = scratch (what copy_state saved, if nothing
+  // but blocked steps ran since).
+  virtual void restore_state() = 0;
   virtual step_traffic traffic() const = 0;
   // CG only: begin sets b = B u + c (this step's system) and keeps the check
   // schedule; reset sets x = 0 (from x = 0, not the warm start, k iterations
   // stay far above underflow); blind(k) runs exactly k iterations (tolerance
   // 0: nothing but the limit stops them) and returns the count done; end
   // restores the schedule. The state u is untouched.
+  // Explicit steps with --operator stencil only: advance the state by
+  // `steps`, `per_pass` of them per pass over memory (temporal blocking).
+  virtual bool can_block() const = 0;
+  virtual void advance_blocked(long steps, int per_pass) = 0;
   virtual bool has_cg() const = 0;
   virtual void begin_blind_cg() = 0;
   virtual void reset_blind_cg() = 0;
@@ -307,6 +314,16 @@ class backend {
   virtual ~backend() = default;
   // Advances one step unless the linear solver fails (then u is unchanged).
   virtual step_report step(bool measure_change) = 0;
+  // k steps; stops after a failed one. Returns the steps done, `last` the
+  // last step's report. The GPU's explicit stencil overrides it with several
+  // steps per pass over memory.
+  virtual long advance(long k, step_report& last) {
+    for (long i = 0; i < k; ++i) {
+      last = step(false);
+      if (!last.converged) return i;
+    }
+    return k;
+  }
   virtual std::vector<T> solution() const = 0;
   virtual spmv_kernel kernel() const = 0;
   virtual device_probe* probe() { return nullptr; }  // GPU backends only
@@ -343,6 +360,11 @@ class time_stepper {
   // One step. If the linear solver does not converge, the report says so and
   // u keeps its last good value (the caller stops and writes it).
   step_report step(bool measure_change = false);
+  // k >= 1 steps in one call, the same as k calls of step() to rounding; the
+  // GPU's explicit stencil takes several per pass over memory (temporal
+  // blocking, solvers/cuda/heat1d.cu). Stops after a failed step; returns the
+  // last step's report.
+  step_report advance(long k);
   std::vector<double> solution() const;
   long steps() const { return steps_; }
   double time() const { return double(steps_) * dt_; }

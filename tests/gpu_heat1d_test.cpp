@@ -245,6 +245,53 @@ TEST_F(gpu_heat_misc, BenchReportsConsistentFigures) {
   EXPECT_GT(c.bytes_per_cg_iteration, c.operator_bytes);
 }
 
+// Temporal blocking (several explicit steps per pass) against one step per
+// pass: 1000 steps, odd N (not multiples of the 2048-cell tile), N = 3, tiles
+// at both ends, every kind of end condition, passes of 1 .. 32 steps.
+TEST_F(gpu_heat_misc, BlockedExplicitStepsEqualOneStepPasses) {
+  const char* ends[][2] = {
+      {"dirichlet:1", "neumann:0.5"}, {"insulated", "insulated"}, {"neumann:-1", "dirichlet:2"}};
+  for (index_t n : {3, 4, 5, 2047, 2049, 4099, 100003})
+    for (const auto& e : ends) {
+      const grid_problem p = problem(n, e[0], e[1], 0.5);
+      const auto u0 = initial_profile(parse_initial_condition("gauss:0.3:0.05"), p);
+      step_options o;
+      o.where = device::cuda;
+      o.scheme = method::explicit_euler;
+      o.form = operator_form::stencil;
+      o.dt = 0.45 * p.dx() * p.dx() / p.kappa;
+      const long steps = 1000;
+      time_stepper<double> one(p, o, u0);
+      for (long k = 0; k < steps; ++k) one.step();
+      const std::vector<double> ref = one.solution();
+      const double scale = max_abs(ref);
+      const std::string where = std::to_string(n) + " " + e[0] + " " + e[1];
+      time_stepper<double> batched(p, o, u0);
+      batched.advance(steps);
+      EXPECT_EQ(batched.steps(), steps);
+      EXPECT_LE(max_diff(batched.solution(), ref), 1e-12 * scale) << where;
+      for (int per_pass : {1, 7, 32}) {
+        time_stepper<double> blocked(p, o, u0);
+        blocked.probe().advance_blocked(steps, per_pass);
+        EXPECT_LE(max_diff(blocked.solution(), ref), 1e-12 * scale) << where << " per pass " << per_pass;
+      }
+    }
+}
+
+TEST_F(gpu_heat_misc, BlockedExplicitStepsInFloat) {
+  const grid_problem p = problem(50001, "neumann:0.5", "dirichlet:1", 0.5);
+  const auto u0 = initial_profile(parse_initial_condition("step:0.4"), p);
+  step_options o;
+  o.where = device::cuda;
+  o.scheme = method::explicit_euler;
+  o.form = operator_form::stencil;
+  o.dt = 0.45 * p.dx() * p.dx() / p.kappa;
+  time_stepper<float> one(p, o, u0), blocked(p, o, u0);
+  for (int k = 0; k < 300; ++k) one.step();
+  blocked.advance(300);
+  EXPECT_LE(max_diff(blocked.solution(), one.solution()), 1e-5);
+}
+
 TEST_F(gpu_heat_misc, RejectsTheCpuKernelOnTheGpuPath) {
   grid_problem p;
   step_options o;

@@ -100,6 +100,54 @@ __global__ void stencil_kernel(std::size_t n, stencil_coefficients<T> c, const T
   }
 }
 
+// Temporal blocking: `steps` explicit steps u <- B u + c per pass over memory.
+// Block b owns the tile [t0, t0 + tile), t0 = b tile, and loads the window
+// [t0 - K, t0 + tile + K) (K = steps; cells outside [0, n) are 0 and never
+// written) into shared memory. Step s = 1 .. K updates the window cells j in
+// [s, width - s): their neighbours j +- 1 were updated by step s - 1, so after
+// K steps the tile holds what K one-step passes give, each row summed as
+// stencil_kernel sums it. DRAM traffic: 2 n s bytes per K steps (plus the
+// 2K halo cells per tile); the steps themselves run in shared memory.
+constexpr int blocked_threads = 256;
+constexpr int blocked_tile = blocked_threads * 8;
+constexpr int max_steps_per_pass = 32;
+
+template <class T>
+__device__ T stencil_row_value(std::size_t n, std::size_t i, const stencil_coefficients<T>& c, T xl, T xc,
+                               T xr) {
+  if (i >= 2 && i + 2 < n) return T(c.lower * double(xl) + c.diag * double(xc) + c.upper * double(xr));
+  const int e = i == 0 ? 0 : (i == 1 ? 1 : (i == n - 2 ? 2 : 3));
+  return T(c.edge[e][0] * xl + c.edge[e][1] * xc + c.edge[e][2] * xr + c.edge_constant[e]);
+}
+
+template <class T>
+__global__ void __launch_bounds__(blocked_threads)
+    stencil_steps_kernel(std::size_t n, stencil_coefficients<T> c, int steps, const T* __restrict__ x,
+                         T* __restrict__ y) {
+  __shared__ T buffer[2][blocked_tile + 2 * max_steps_per_pass];
+  T* a = buffer[0];
+  T* b = buffer[1];
+  const int width = blocked_tile + 2 * steps;
+  const long long lo = (long long)(blockIdx.x) * blocked_tile - steps;  // global index of window cell 0
+  const auto inside = [&](long long g) { return g >= 0 && g < (long long)(n); };
+  for (int j = threadIdx.x; j < width; j += blocked_threads) {
+    const T v = inside(lo + j) ? x[lo + j] : T(0);
+    a[j] = v;
+    b[j] = v;
+  }
+  __syncthreads();
+  for (int s = 1; s <= steps; ++s) {
+    for (int j = s + threadIdx.x; j < width - s; j += blocked_threads)
+      if (inside(lo + j)) b[j] = stencil_row_value(n, std::size_t(lo + j), c, a[j - 1], a[j], a[j + 1]);
+    __syncthreads();
+    T* t = a;
+    a = b;
+    b = t;
+  }
+  for (int j = steps + threadIdx.x; j < steps + blocked_tile; j += blocked_threads)
+    if (inside(lo + j)) y[lo + j] = a[j];
+}
+
 struct forcing_entries {
   int count = 0;
   index_t index[4] = {};
@@ -205,6 +253,13 @@ class device_op {
           <<<stencil_blocks(std::size_t(n_)), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
     PERRON_CUDA_CHECK_LAUNCH("stencil_kernel");
   }
+  // x -> y by `steps` explicit steps in one pass (stencil form, 1 <= steps <= max_steps_per_pass).
+  void apply_steps(const T* d_x, T* d_y, int steps) const {
+    const std::size_t blocks = (std::size_t(n_) + blocked_tile - 1) / blocked_tile;
+    stencil_steps_kernel<T>
+        <<<unsigned(blocks), blocked_threads, 0, stream_>>>(std::size_t(n_), coeff_, steps, d_x, d_y);
+    PERRON_CUDA_CHECK_LAUNCH("stencil_steps_kernel");
+  }
   spmv_kernel kernel() const { return plan_ ? plan_->kernel() : spmv_kernel::cpu; }
   double bytes() const { return bytes_; }
 
@@ -217,6 +272,9 @@ class device_op {
   forcing_entries forcing_;
   double bytes_ = 0;
 };
+
+// Steps per pass of the blocked explicit stencil (heat1d --bench measures 1 .. 32).
+constexpr int default_steps_per_pass = 16;
 
 template <class T>
 class cuda_backend final : public backend<T>, public device_probe {
@@ -275,6 +333,14 @@ class cuda_backend final : public backend<T>, public device_probe {
     return rep;
   }
 
+  // Explicit stencil steps go default_steps_per_pass at a time (temporal blocking).
+  long advance(long k, step_report& last) override {
+    if (!can_block()) return backend<T>::advance(k, last);
+    advance_blocked(k, default_steps_per_pass);
+    last = step_report{};
+    return k;
+  }
+
   std::vector<T> solution() const override {
     cuda::stream_synchronize(stream_);
     return u_.download();
@@ -291,12 +357,29 @@ class cuda_backend final : public backend<T>, public device_probe {
   device_probe* probe() override { return this; }
   void* stream() const override { return stream_; }
   void copy_state() override {
-    T* scratch = b_.size() ? b_.data() : x_.data();
-    PERRON_CUDA_CHECK(
-        cudaMemcpyAsync(scratch, u_.data(), std::size_t(n_) * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+    if (!b_.size()) b_ = device_buffer<T>(std::size_t(n_));  // explicit / direct: a scratch for benchmarks
+    PERRON_CUDA_CHECK(cudaMemcpyAsync(b_.data(), u_.data(), std::size_t(n_) * sizeof(T),
+                                      cudaMemcpyDeviceToDevice, stream_));
+  }
+  void restore_state() override {
+    PERRON_CUDA_CHECK(cudaMemcpyAsync(u_.data(), b_.data(), std::size_t(n_) * sizeof(T),
+                                      cudaMemcpyDeviceToDevice, stream_));
   }
   step_traffic traffic() const override {
     return step_traffic{double(n_) * sizeof(T), rhs_->bytes(), lhs_bytes_};
+  }
+  bool can_block() const override {
+    return s_.options.scheme == method::explicit_euler && s_.options.form == operator_form::stencil;
+  }
+  void advance_blocked(long steps, int per_pass) override {
+    if (!can_block()) throw invalid_argument("heat: blocked steps need --method explicit --operator stencil");
+    per_pass = std::clamp(per_pass, 1, max_steps_per_pass);
+    for (long done = 0; done < steps;) {
+      const int k = int(std::min<long>(per_pass, steps - done));
+      rhs_->apply_steps(u_.data(), x_.data(), k);
+      std::swap(u_, x_);
+      done += k;
+    }
   }
   bool has_cg() const override { return cg_.has_value(); }
   void begin_blind_cg() override {

@@ -25,11 +25,14 @@ struct heat_bench_report {
   double operator_bytes = 0;  // one application of A (matrix + x + y, or the stencil)
   // Explicit stencil: ms per step with k steps per pass (temporal blocking), k = 1, 2, 4, .., 32.
   std::vector<std::pair<int, double>> blocked_ms_per_step;
+  // --solver direct: the same steps through cuSPARSE gtsv2_nopivot (median ms).
+  double library_direct_step_ms = 0;
 };
 
 // Times `reps` steps after `warmup` untimed ones, one event pair per step (the
 // host's waits inside CG are part of the step); the stepper advances by
-// warmup + reps steps. Throws invalid_argument if a step does not converge,
+// warmup + reps steps (twice that for --solver direct: the gtsv2 baseline
+// steps too). Throws invalid_argument if a step does not converge,
 // or on the CPU path.
 template <class T>
 heat_bench_report time_heat_steps(heat::time_stepper<T>& ts, int warmup, int reps);

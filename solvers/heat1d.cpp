@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include "core/device.hpp"
 #include "core/error.hpp"
@@ -344,8 +345,6 @@ void step_options::validate(const grid_problem& p) const {
       throw invalid_argument("--kernel " + std::string(name(kernel)) +
                              " runs on the GPU, but the CPU path was chosen (--device cpu, or no usable "
                              "CUDA device)");
-    if (form == operator_form::stencil)
-      throw invalid_argument("--operator stencil is a GPU path (the CPU applies the CSR matrix)");
   } else if (kernel == spmv_kernel::cpu) {
     throw invalid_argument("--kernel cpu cannot run on the GPU path");
   }
@@ -749,7 +748,7 @@ class cpu_backend final : public backend<T> {
       : s_(std::move(s)),
         rhs_(rounded<T>(s_.stencils.rhs)),
         lhs_(rounded<T>(s_.stencils.lhs)),
-        u_(std::move(s_.u0)),
+        u_(s_.u0->begin(), s_.u0->end()),
         next_(u_.size()) {
     const auto& o = s_.options;
     if (o.scheme == method::explicit_euler) return;
@@ -839,7 +838,7 @@ time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, co
     if (iterative) s.lhs = std::move(m.lhs);
     if (gpu_csr) s.rhs = std::move(m.rhs);
   }
-  s.u0.assign(u0.begin(), u0.end());
+  s.u0 = &u0;
   impl_ = opt.where == device::cpu ? detail::make_cpu_backend<T>(std::move(s))
                                    : detail::make_cuda_backend<T>(std::move(s));
 }
@@ -867,8 +866,12 @@ step_report time_stepper<T>::advance(long k) {
 
 template <class T>
 std::vector<double> time_stepper<T>::solution() const {
-  const std::vector<T> u = impl_->solution();
-  return std::vector<double>(u.begin(), u.end());
+  if constexpr (std::is_same_v<T, double>) {
+    return impl_->solution();
+  } else {
+    const std::vector<T> u = impl_->solution();
+    return std::vector<double>(u.begin(), u.end());
+  }
 }
 
 template <class T>

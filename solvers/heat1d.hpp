@@ -197,7 +197,8 @@ std::string_view name(device d);
 
 // How the GPU applies the tridiagonal operators: through an spmv_plan of the
 // CSR (any kernel of spmv_kernels()), or the heat solver's own 3-point stencil
-// kernel (reads only the vector: 2 s bytes per row instead of ~3 (s + 4) + 2 s).
+// kernel (reads only the vector: 2 s bytes per row instead of ~3 (s + 4) + 2 s;
+// the default: no matrix is built). The CPU applies B as a stencil either way.
 enum class operator_form { csr, stencil };
 std::string_view name(operator_form f);
 operator_form parse_operator_form(std::string_view s);
@@ -214,13 +215,13 @@ struct step_options {
   double omega = 1.0;   // Jacobi weight
   device where = device::cpu;
   spmv_kernel kernel = spmv_kernel::automatic;  // GPU only; cpu on the CPU path
-  operator_form form = operator_form::csr;      // GPU only
+  operator_form form = operator_form::stencil;  // GPU: csr runs --kernel's SpMV
   bool force = false;                           // allow explicit steps with r > 1/2
   int check_interval = 4;                       // GPU solvers: minimum iterations between host checks
 
   // The one check of these options on grid p (valid itself): throws
   // invalid_argument naming the option (--dt, --max-iter, --rtol, --atol,
-  // --omega, --check-interval, --kernel, --operator), and for explicit steps
+  // --omega, --check-interval, --kernel), and for explicit steps
   // with r > 1/2 without force, the largest stable dt.
   void validate(const grid_problem& p) const;
 };
@@ -298,6 +299,10 @@ class device_probe {
   // `steps`, `per_pass` of them per pass over memory (temporal blocking).
   virtual bool can_block() const = 0;
   virtual void advance_blocked(long steps, int per_pass) = 0;
+  // --solver direct only: the step's solve by cuSPARSE gtsv2_nopivot (on) or
+  // the solver's own partitioned solve (off, the default).
+  virtual bool has_direct() const = 0;
+  virtual void use_library_direct(bool on) = 0;
   virtual bool has_cg() const = 0;
   virtual void begin_blind_cg() = 0;
   virtual void reset_blind_cg() = 0;
@@ -337,7 +342,7 @@ struct setup {
   step_options options;
   step_stencils stencils;
   csr_matrix<T> lhs, rhs;
-  std::vector<T> u0;
+  const std::vector<double>* u0 = nullptr;  // the caller's, valid while the backend is built
 };
 template <class T>
 std::unique_ptr<backend<T>> make_cpu_backend(setup<T> s);

@@ -278,6 +278,42 @@ TEST_F(gpu_heat_misc, BlockedExplicitStepsEqualOneStepPasses) {
     }
 }
 
+// The own partitioned direct solve against the CPU's Thomas and against
+// cuSPARSE gtsv2 in the same process: N not a multiple of the 32-row chunk,
+// N = 3 (a reduced system of one), a last chunk of one row (N = 65, 97),
+// every end condition, implicit and CN at r = 1 and r = 10^4.
+TEST_F(gpu_heat_misc, OwnDirectSolveMatchesThomasAndGtsv) {
+  const char* ends[][2] = {
+      {"dirichlet:1", "neumann:0.5"}, {"insulated", "insulated"}, {"neumann:-1", "dirichlet:2"}};
+  for (index_t n : {3, 4, 5, 31, 32, 33, 65, 97, 1001, 100003})
+    for (const auto& e : ends)
+      for (method m : {method::implicit_euler, method::crank_nicolson})
+        for (double r : {1.0, 1e4}) {
+          const grid_problem p = problem(n, e[0], e[1]);
+          const auto u0 = initial_profile(parse_initial_condition("gauss:0.4:0.1"), p);
+          step_options o;
+          o.scheme = m;
+          o.solver = step_solver::direct;
+          o.dt = r * p.dx() * p.dx();
+          auto run = [&](device where, bool library) {
+            step_options oo = o;
+            oo.where = where;
+            oo.kernel = where == device::cpu ? spmv_kernel::cpu : spmv_kernel::automatic;
+            time_stepper<double> ts(p, oo, u0);
+            if (library) ts.probe().use_library_direct(true);
+            for (int k = 0; k < 5; ++k) ts.step();
+            return ts.solution();
+          };
+          const auto cpu = run(device::cpu, false), own = run(device::cuda, false),
+                     lib = run(device::cuda, true);
+          const double scale = max_abs(cpu);
+          const std::string where = std::to_string(n) + " " + e[0] + " " + e[1] + " " + std::string(name(m)) +
+                                    " r " + std::to_string(r);
+          EXPECT_LE(max_diff(own, cpu), 1e-12 * scale) << where;
+          EXPECT_LE(max_diff(lib, cpu), 1e-12 * scale) << where;
+        }
+}
+
 TEST_F(gpu_heat_misc, BlockedExplicitStepsInFloat) {
   const grid_problem p = problem(50001, "neumann:0.5", "dirichlet:1", 0.5);
   const auto u0 = initial_profile(parse_initial_condition("step:0.4"), p);

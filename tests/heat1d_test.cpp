@@ -515,9 +515,6 @@ TEST(heat_options, ValidateNamesTheOption) {
   o = step_options{};
   o.omega = 2;
   EXPECT_NE(message([&] { o.validate(p); }).find("--omega"), std::string::npos);
-  o = step_options{};
-  o.form = operator_form::stencil;
-  EXPECT_NE(message([&] { o.validate(p); }).find("--operator stencil"), std::string::npos);
   run_options r;
   r.dt = 0.01;
   r.steps = 5;

@@ -131,6 +131,13 @@ heat_bench_report time_heat_steps(heat::time_stepper<T>& ts, int warmup, int rep
     r.bytes_per_step = tr.rhs_bytes + 5 * tr.vector_bytes;
   }
   if (probe.can_block()) r.blocked_ms_per_step = blocked_table(probe, s, reps);
+  if (probe.has_direct()) {  // the same steps through gtsv2_nopivot, in this process
+    heat_bench_report library;
+    probe.use_library_direct(true);
+    time_steps(ts, s, warmup, reps, library);
+    probe.use_library_direct(false);
+    r.library_direct_step_ms = library.step_ms_median;
+  }
   if (probe.has_cg()) {
     r.bytes_per_cg_iteration = tr.lhs_bytes + 10 * tr.vector_bytes;
     r.cg_iteration_ms = cg_iteration_ms(probe, s, reps);

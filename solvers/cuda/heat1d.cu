@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/cuda/check.cuh"
@@ -148,6 +149,14 @@ __global__ void __launch_bounds__(blocked_threads)
     if (inside(lo + j)) y[lo + j] = a[j];
 }
 
+}  // namespace
+}  // namespace perron::heat::detail
+
+#include "solvers/cuda/heat1d_tridiagonal.cuh"
+
+namespace perron::heat::detail {
+namespace {
+
 struct forcing_entries {
   int count = 0;
   index_t index[4] = {};
@@ -191,6 +200,21 @@ cusparseStatus_t gtsv(cusparseHandle_t h, int m, const float* dl, const float* d
 cusparseStatus_t gtsv(cusparseHandle_t h, int m, const double* dl, const double* d, const double* du,
                       double* b, void* buf) {
   return cusparseDgtsv2_nopivot(h, m, 1, dl, d, du, b, m, buf);
+}
+
+// Thomas on a small system (the reduced system below gtsv2's minimum of 3), one thread.
+template <class T>
+__global__ void small_thomas_kernel(int m, const T* dl, const T* d, const T* du, T* r) {
+  double cp[3], dp[3];
+  for (int j = 0; j < m; ++j) {
+    const double mm = double(d[j]) - (j ? double(dl[j]) * cp[j - 1] : 0.0);
+    cp[j] = double(du[j]) / mm;
+    dp[j] = (double(r[j]) - (j ? double(dl[j]) * dp[j - 1] : 0.0)) / mm;
+  }
+  for (int j = m - 1; j >= 0; --j) {
+    if (j + 1 < m) dp[j] -= cp[j] * dp[j + 1];
+    r[j] = T(dp[j]);
+  }
 }
 
 // Bytes of one y = M x through the CSR: row_ptr, col_idx and values once, x and y once each.
@@ -281,14 +305,18 @@ class cuda_backend final : public backend<T>, public device_probe {
  public:
   explicit cuda_backend(setup<T> s) : s_(std::move(s)), n_(s_.problem.n) {
     const auto& o = s_.options;
-    u_.upload(s_.u0);
-    s_.u0 = {};
+    if constexpr (std::is_same_v<T, double>) {
+      u_.upload(*s_.u0);
+    } else {
+      u_.upload(std::vector<T>(s_.u0->begin(), s_.u0->end()));
+    }
+    s_.u0 = nullptr;
     x_ = device_buffer<T>(std::size_t(n_));
     rhs_.emplace(s_.stencils.rhs, s_.rhs, o.form, o.kernel, stream_);
     s_.rhs = {};
     if (o.scheme == method::explicit_euler) return;
     if (o.solver == step_solver::direct) {
-      setup_direct();
+      setup_own_direct();
       return;
     }
     b_ = device_buffer<T>(std::size_t(n_));
@@ -308,6 +336,8 @@ class cuda_backend final : public backend<T>, public device_probe {
     const auto& o = s_.options;
     if (o.scheme == method::explicit_euler) {
       rhs_->apply(u_.data(), x_.data(), true);
+    } else if (o.solver == step_solver::direct && !library_direct_) {
+      own_direct_step();
     } else if (o.solver == step_solver::direct) {
       rhs_->apply(u_.data(), x_.data(), true);
       PERRON_CUSPARSE_CHECK(
@@ -381,6 +411,12 @@ class cuda_backend final : public backend<T>, public device_probe {
       done += k;
     }
   }
+  bool has_direct() const override { return s_.options.solver == step_solver::direct && sparse_; }
+  void use_library_direct(bool on) override {
+    if (!has_direct()) throw invalid_argument("heat: no direct solve to switch (--solver direct)");
+    if (on && !dl_.size()) setup_library_direct();
+    library_direct_ = on;
+  }
   bool has_cg() const override { return cg_.has_value(); }
   void begin_blind_cg() override {
     rhs_->apply(u_.data(), b_.data(), true);
@@ -423,9 +459,60 @@ class cuda_backend final : public backend<T>, public device_probe {
     }
   }
 
-  // cuSPARSE gtsv2 on the three diagonals of A, built on the device from its
-  // stencil; its buffer sized once.
-  void setup_direct() {
+  // The partitioned solve (solvers/cuda/heat1d_tridiagonal.cuh): the spikes
+  // and the reduced matrix once; gtsv2 for the reduced system (n / M rows).
+  void setup_own_direct() {
+    const std::size_t n = std::size_t(n_);
+    chunks_ = (n + chunk_rows - 1) / chunk_rows;
+    a_ = to_coefficients<T>(s_.stencils.lhs);
+    b_coeff_ = to_coefficients<T>(s_.stencils.rhs);
+    device_buffer<double> spikes(4 * chunks_);
+    ends_ = device_buffer<double>(3 * chunks_);
+    rdl_ = device_buffer<T>(chunks_);
+    rd_ = device_buffer<T>(chunks_);
+    rdu_ = device_buffer<T>(chunks_);
+    sep_ = device_buffer<T>(chunks_);
+    const unsigned blocks = cuda::grid_for(chunks_, chunk_threads, "heat: direct solve chunks");
+    chunk_spikes_kernel<T><<<blocks, chunk_threads, 0, stream_>>>(n, chunks_, a_, spikes.data());
+    PERRON_CUDA_CHECK_LAUNCH("chunk_spikes_kernel");
+    reduced_matrix_kernel<T><<<blocks, chunk_threads, 0, stream_>>>(n, chunks_, a_, spikes.data(),
+                                                                    rdl_.data(), rd_.data(), rdu_.data());
+    PERRON_CUDA_CHECK_LAUNCH("reduced_matrix_kernel");
+    PERRON_CUSPARSE_CHECK(cusparseCreate(&sparse_));
+    PERRON_CUSPARSE_CHECK(cusparseSetStream(sparse_, stream_));
+    std::size_t bytes = 0;
+    if (chunks_ >= 3)
+      PERRON_CUSPARSE_CHECK(
+          gtsv_buffer(sparse_, int(chunks_), rdl_.data(), rd_.data(), rdu_.data(), sep_.data(), &bytes));
+    reduced_buffer_ = device_buffer<char>(std::max<std::size_t>(bytes, 1));
+    cuda::stream_synchronize(stream_);  // `spikes` is freed on return
+  }
+
+  // x = A^{-1} (B u + c): pass 1, the reduced system, pass 2.
+  void own_direct_step() {
+    const std::size_t n = std::size_t(n_);
+    const unsigned blocks = cuda::grid_for(chunks_, chunk_threads, "heat: direct solve chunks");
+    chunk_forward_kernel<T>
+        <<<blocks, chunk_threads, 0, stream_>>>(n, chunks_, a_, b_coeff_, u_.data(), ends_.data());
+    PERRON_CUDA_CHECK_LAUNCH("chunk_forward_kernel");
+    reduced_rhs_kernel<T><<<blocks, chunk_threads, 0, stream_>>>(n, chunks_, a_, ends_.data(), sep_.data());
+    PERRON_CUDA_CHECK_LAUNCH("reduced_rhs_kernel");
+    if (chunks_ >= 3) {
+      PERRON_CUSPARSE_CHECK(gtsv(sparse_, int(chunks_), rdl_.data(), rd_.data(), rdu_.data(), sep_.data(),
+                                 reduced_buffer_.data()));
+    } else {
+      small_thomas_kernel<T>
+          <<<1, 1, 0, stream_>>>(int(chunks_), rdl_.data(), rd_.data(), rdu_.data(), sep_.data());
+      PERRON_CUDA_CHECK_LAUNCH("small_thomas_kernel");
+    }
+    chunk_back_kernel<T>
+        <<<blocks, chunk_threads, 0, stream_>>>(n, chunks_, a_, b_coeff_, u_.data(), sep_.data(), x_.data());
+    PERRON_CUDA_CHECK_LAUNCH("chunk_back_kernel");
+  }
+
+  // cuSPARSE gtsv2 on the three diagonals of A (the benchmark's baseline),
+  // built on the device from its stencil; its buffer sized once.
+  void setup_library_direct() {
     const std::size_t n = std::size_t(n_);
     dl_ = device_buffer<T>(n);
     d_ = device_buffer<T>(n);
@@ -433,8 +520,6 @@ class cuda_backend final : public backend<T>, public device_probe {
     diagonals_kernel<T><<<stencil_blocks(n), block_size, 0, stream_>>>(n, to_coefficients<T>(s_.stencils.lhs),
                                                                        dl_.data(), d_.data(), du_.data());
     PERRON_CUDA_CHECK_LAUNCH("diagonals_kernel");
-    PERRON_CUSPARSE_CHECK(cusparseCreate(&sparse_));
-    PERRON_CUSPARSE_CHECK(cusparseSetStream(sparse_, stream_));
     std::size_t bytes = 0;
     PERRON_CUSPARSE_CHECK(
         gtsv_buffer(sparse_, int(n_), dl_.data(), d_.data(), du_.data(), x_.data(), &bytes));
@@ -452,6 +537,12 @@ class cuda_backend final : public backend<T>, public device_probe {
   double lhs_bytes_ = 0;
   device_buffer<T> dl_, d_, du_;
   device_buffer<char> gtsv_buffer_;
+  bool library_direct_ = false;
+  std::size_t chunks_ = 0;
+  stencil_coefficients<T> a_{}, b_coeff_{};
+  device_buffer<double> ends_;
+  device_buffer<T> rdl_, rd_, rdu_, sep_;
+  device_buffer<char> reduced_buffer_;
   cusparseHandle_t sparse_ = nullptr;
   cuda::reduction_scratch scratch_;
 };

@@ -756,6 +756,8 @@ int simulate(const plan& pl) {
   if (!pl.s.app.output.empty()) write_profile(pl.s.app.output, p, rec.u);
   if (!pl.s.app.plot.empty()) write_plot(pl, rec);
   write_summaries(pl, rec, heat::quadrature_weights(p), total.seconds());
+  // The whole run, outputs included (the JSON records it as timings.total_s).
+  if (pl.s.app.json != "-") std::cout << "time: whole run " << format_g(total.seconds(), 3) << " s\n";
   return report_end(pl, rec);
 }
 

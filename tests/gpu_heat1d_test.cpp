@@ -309,8 +309,11 @@ TEST_F(gpu_heat_misc, OwnDirectSolveMatchesThomasAndGtsv) {
           const double scale = max_abs(cpu);
           const std::string where = std::to_string(n) + " " + e[0] + " " + e[1] + " " + std::string(name(m)) +
                                     " r " + std::to_string(r);
-          EXPECT_LE(max_diff(own, cpu), 1e-12 * scale) << where;
-          EXPECT_LE(max_diff(lib, cpu), 1e-12 * scale) << where;
+          // r = 1: well conditioned, 1e-12. r = 10^4: cond(A) ~ 4 r, so any
+          // method's rounding reaches ~ 4 r eps per step (gtsv2's too).
+          const double bound = (r <= 1 ? 1e-12 : 5 * 4 * r * 1.1e-16 * 5) * scale;
+          EXPECT_LE(max_diff(own, cpu), bound) << where;
+          EXPECT_LE(max_diff(lib, cpu), bound) << where;
         }
 }
 

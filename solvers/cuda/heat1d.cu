@@ -466,7 +466,7 @@ class cuda_backend final : public backend<T>, public device_probe {
     chunks_ = (n + chunk_rows - 1) / chunk_rows;
     a_ = to_coefficients<T>(s_.stencils.lhs);
     b_coeff_ = to_coefficients<T>(s_.stencils.rhs);
-    device_buffer<double> spikes(4 * chunks_);
+    device_buffer<double> spikes(spike_values * chunks_);
     ends_ = device_buffer<double>(3 * chunks_);
     rdl_ = device_buffer<T>(chunks_);
     rd_ = device_buffer<T>(chunks_);

@@ -15,7 +15,14 @@
 //   (l_q alpha^k_l) x_{q_{k-1}} + (d_q + l_q beta^k_l + u_q alpha^{k+1}_f) x_{q_k}
 //     + (u_q beta^{k+1}_f) x_{q_{k+1}} = b_q - l_q y^k_l - u_q y^{k+1}_f,
 // a tridiagonal system of n / M unknowns, diagonally dominant when A is (a
-// Schur complement of it), solved by gtsv2_nopivot. An empty interior (a last
+// Schur complement of it), solved by gtsv2_nopivot. Its diagonal is formed
+// from its row sum, not by the sum above: with r >> 1 that sum cancels to
+// ~1/r of its terms and the rounding of alpha, beta would swamp the row sum
+// (the identity part that carries the smooth modes). With z = 1 - alpha -
+// beta on the interior, T_k z = sigma (the row sums of A there: exact, no
+// cancellation), and the reduced row sums to
+//   sigma_q - l_q z^k_l - u_q z^{k+1}_f  (all terms >= 0 for an M-matrix),
+// so diagonal = that - lower - upper. An empty interior (a last
 // chunk of one row) reads x_{q-1} = x_{q_{k-1}} (alpha_l = 1) and
 // x_{s_k} = x_{q_k} (beta_f = 1).
 //
@@ -28,6 +35,7 @@ namespace {
 
 constexpr int chunk_rows = 32;  // M
 constexpr int chunk_threads = 128;
+constexpr int spike_values = 6;  // per chunk: alpha_f, alpha_l, beta_f, beta_l, z_f, z_l
 
 // Row i of a stencil (lower, diag, upper; the constant apart).
 template <class T>
@@ -90,7 +98,7 @@ __global__ void chunk_spikes_kernel(std::size_t n, std::size_t chunks, stencil_c
   const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= chunks) return;
   const chunk_span c = chunk_of(n, k);
-  double af = 0, al = 1, bf = 1, bl = 0;  // empty interior
+  double af = 0, al = 1, bf = 1, bl = 0, zf = 0, zl = 0;  // empty interior
   if (c.q > c.s) {
     double l, d, u;
     stencil_lhs_row(n, c.s, a, l, d, u);
@@ -101,8 +109,15 @@ __global__ void chunk_spikes_kernel(std::size_t n, std::size_t chunks, stencil_c
         n, a, c.s, c.q, [&](std::size_t i) { return i == c.s ? -ls : 0.0; }, af, al, (T*)nullptr);
     interior_solve<T>(
         n, a, c.s, c.q, [&](std::size_t i) { return i == c.q - 1 ? -uq : 0.0; }, bf, bl, (T*)nullptr);
+    const auto sigma = [&](std::size_t i) {
+      double li, di, ui;
+      stencil_lhs_row(n, i, a, li, di, ui);
+      return di + (li + ui);
+    };
+    interior_solve<T>(n, a, c.s, c.q, sigma, zf, zl, (T*)nullptr);
   }
-  spikes[4 * k] = af, spikes[4 * k + 1] = al, spikes[4 * k + 2] = bf, spikes[4 * k + 3] = bl;
+  double* out = spikes + spike_values * k;
+  out[0] = af, out[1] = al, out[2] = bf, out[3] = bl, out[4] = zf, out[5] = zl;
 }
 
 template <class T>
@@ -114,9 +129,13 @@ __global__ void reduced_matrix_kernel(std::size_t n, std::size_t chunks, stencil
   double lq, dq, uq;
   stencil_lhs_row(n, q, a, lq, dq, uq);
   const bool has_next = k + 1 < chunks;
-  dl[k] = T(k ? lq * spikes[4 * k + 1] : 0.0);
-  d[k] = T(dq + lq * spikes[4 * k + 3] + (has_next ? uq * spikes[4 * (k + 1)] : 0.0));
-  du[k] = T(has_next ? uq * spikes[4 * (k + 1) + 2] : 0.0);
+  const double* own = spikes + spike_values * k;
+  const double* next = own + spike_values;
+  const double lower = k ? lq * own[1] : 0.0, upper = has_next ? uq * next[2] : 0.0;
+  const double row_sum = dq + (lq + uq) - lq * own[5] - (has_next ? uq * next[4] : 0.0);
+  dl[k] = T(lower);
+  d[k] = T(row_sum - lower - upper);
+  du[k] = T(upper);
 }
 
 // b_i = (B u)_i + c_i, rounded to T as the step's right-hand side is.

@@ -665,11 +665,12 @@ namespace {
 // LU of a tridiagonal matrix without pivoting (Thomas): c'_i = u_i / m_i,
 // m_i = d_i - l_i c'_{i-1}; forward d_i = (d_i - l_i d_{i-1}) / m_i, back
 // d_i -= c'_i d_{i+1}. Stable for diagonally dominant matrices. Row(i, l, d, u)
-// gives row i in T; only c' is stored (n values): m_i is recomputed in the
-// forward sweep, off its dependency chain.
+// gives row i in T; only c' is stored (n doubles: m_i is recomputed from it
+// in the forward sweep, off its dependency chain, exactly as the factor
+// computed it, so a float factor stays the float factor).
 template <class T>
 struct thomas_factor {
-  std::vector<T> c_prime;
+  std::vector<double> c_prime;
   template <class Row>
   thomas_factor(std::size_t n, const Row& row) : c_prime(n) {
     double c_prev = 0;
@@ -681,7 +682,7 @@ struct thomas_factor {
         throw invalid_argument("thomas: zero pivot at row " + std::to_string(i) +
                                " (matrix not diagonally dominant)");
       c_prev = double(u) / m;
-      c_prime[i] = T(c_prev);
+      c_prime[i] = c_prev;
     }
   }
   template <class Row>
@@ -690,10 +691,10 @@ struct thomas_factor {
     for (std::size_t i = 0; i < n; ++i) {
       T l, d, u;
       row(i, l, d, u);
-      const double m = double(d) - (i ? double(l) * double(c_prime[i - 1]) : 0.0);
+      const double m = double(d) - (i ? double(l) * c_prime[i - 1] : 0.0);
       x[i] = (i ? x[i] - l * x[i - 1] : x[i]) * T(1.0 / m);
     }
-    for (std::size_t i = n - 1; i-- > 0;) x[i] -= c_prime[i] * x[i + 1];
+    for (std::size_t i = n - 1; i-- > 0;) x[i] -= T(c_prime[i]) * x[i + 1];
   }
 };
 

@@ -246,6 +246,16 @@ TEST_F(gpu_heat_misc, BenchReportsConsistentFigures) {
   EXPECT_GT(c.bytes_per_cg_iteration, c.operator_bytes);
 }
 
+// Explicit steps at r = 0.45 through the GPU stencil.
+step_options explicit_stencil(const grid_problem& p) {
+  step_options o;
+  o.where = device::cuda;
+  o.scheme = method::explicit_euler;
+  o.form = operator_form::stencil;
+  o.dt = 0.45 * p.dx() * p.dx() / p.kappa;
+  return o;
+}
+
 // Temporal blocking (several explicit steps per pass) against one step per
 // pass: 1000 steps, odd N (not multiples of the 2048-cell tile), N = 3, tiles
 // at both ends, every kind of end condition, passes of 1 .. 32 steps.
@@ -256,11 +266,7 @@ TEST_F(gpu_heat_misc, BlockedExplicitStepsEqualOneStepPasses) {
     for (const auto& e : ends) {
       const grid_problem p = problem(n, e[0], e[1], 0.5);
       const auto u0 = initial_profile(parse_initial_condition("gauss:0.3:0.05"), p);
-      step_options o;
-      o.where = device::cuda;
-      o.scheme = method::explicit_euler;
-      o.form = operator_form::stencil;
-      o.dt = 0.45 * p.dx() * p.dx() / p.kappa;
+      const step_options o = explicit_stencil(p);
       const long steps = 1000;
       time_stepper<double> one(p, o, u0);
       for (long k = 0; k < steps; ++k) one.step();
@@ -321,11 +327,7 @@ TEST_F(gpu_heat_misc, OwnDirectSolveMatchesThomasAndGtsv) {
 TEST_F(gpu_heat_misc, BlockedExplicitStepsInFloat) {
   const grid_problem p = problem(50001, "neumann:0.5", "dirichlet:1", 0.5);
   const auto u0 = initial_profile(parse_initial_condition("step:0.4"), p);
-  step_options o;
-  o.where = device::cuda;
-  o.scheme = method::explicit_euler;
-  o.form = operator_form::stencil;
-  o.dt = 0.45 * p.dx() * p.dx() / p.kappa;
+  const step_options o = explicit_stencil(p);
   time_stepper<float> one(p, o, u0), blocked(p, o, u0);
   for (int k = 0; k < 300; ++k) one.step();
   blocked.advance(300);

@@ -90,6 +90,19 @@ __device__ inline chunk_span chunk_of(std::size_t n, std::size_t k) {
   return {s, e - 1};
 }
 
+// The interior's couplings to the separators: l_{s_k} (to x_{q_{k-1}}) and
+// u_{q_k - 1} (to x_{q_k}).
+struct coupling_pair {
+  double lower_first, upper_last;
+};
+template <class T>
+__device__ coupling_pair couplings(std::size_t n, const stencil_coefficients<T>& a, const chunk_span& c) {
+  double l, d, u, unused;
+  stencil_lhs_row(n, c.s, a, l, d, unused);
+  stencil_lhs_row(n, c.q - 1, a, unused, d, u);
+  return {l, u};
+}
+
 // Set-up, one thread per chunk: alpha and beta at the interior's ends, then
 // the reduced matrix (needs the next chunk's: a second kernel).
 template <class T>
@@ -100,11 +113,7 @@ __global__ void chunk_spikes_kernel(std::size_t n, std::size_t chunks, stencil_c
   const chunk_span c = chunk_of(n, k);
   double af = 0, al = 1, bf = 1, bl = 0, zf = 0, zl = 0;  // empty interior
   if (c.q > c.s) {
-    double l, d, u;
-    stencil_lhs_row(n, c.s, a, l, d, u);
-    const double ls = l;
-    stencil_lhs_row(n, c.q - 1, a, l, d, u);
-    const double uq = u;
+    const auto [ls, uq] = couplings(n, a, c);
     interior_solve<T>(
         n, a, c.s, c.q, [&](std::size_t i) { return i == c.s ? -ls : 0.0; }, af, al, (T*)nullptr);
     interior_solve<T>(
@@ -181,11 +190,7 @@ __global__ void chunk_back_kernel(std::size_t n, std::size_t chunks, stencil_coe
   const chunk_span c = chunk_of(n, k);
   const double left = k ? double(sep[k - 1]) : 0.0, right = double(sep[k]);
   if (c.q > c.s) {
-    double l, d, uu;
-    stencil_lhs_row(n, c.s, a, l, d, uu);
-    const double ls = l;
-    stencil_lhs_row(n, c.q - 1, a, l, d, uu);
-    const double uq = uu;
+    const auto [ls, uq] = couplings(n, a, c);
     double f, z;
     interior_solve<T>(
         n, a, c.s, c.q,

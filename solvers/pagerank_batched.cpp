@@ -232,7 +232,7 @@ void cpu_backend<T>::step(std::vector<double>& l1) {
   for (std::size_t c = 0; c < k; ++c) coef[c] = alpha_ * dangling_[c] + (1.0 - alpha_);
   const index_t blocks = (n + sum_rows - 1) / sum_rows;
   part_.assign(static_cast<std::size_t>(blocks) * 2 * k, 0.0);
-#pragma omp parallel
+#pragma omp parallel if (static_cast <std::size_t>(n) * k >= 16384)
   {
     std::vector<double> t(k);
 #pragma omp for schedule(static)

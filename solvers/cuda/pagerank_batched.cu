@@ -167,7 +167,7 @@ class gpu_backend final : public detail::batched_backend {
 
   void compact(const std::vector<index_t>& keep, const detail::teleport_rows& v) override {
     const int kn = static_cast<int>(keep.size());
-    device_buffer<index_t> d_keep(keep);
+    cuda::device_buffer<index_t> d_keep(keep);
     const std::size_t count = static_cast<std::size_t>(n_) * static_cast<std::size_t>(kn);
     gather_kernel<T><<<cuda::grid_for(count, threads, max_blocks), threads>>>(r_.data(), y_.data(), n_, k_,
                                                                               kn, d_keep.data());
@@ -193,11 +193,11 @@ class gpu_backend final : public detail::batched_backend {
   double alpha_;
   int k_ = 0;
   spmm_plan<T> plan_;
-  device_buffer<std::uint8_t> dangling_;
-  device_buffer<T> r_, y_;  // n x width, row-major; y_ also receives compactions
-  device_buffer<double> coef_, l1_, column_, partials_;
-  device_buffer<index_t> v_ptr_, v_slot_;
-  device_buffer<double> v_weight_;
+  cuda::device_buffer<std::uint8_t> dangling_;
+  cuda::device_buffer<T> r_, y_;  // n x width, row-major; y_ also receives compactions
+  cuda::device_buffer<double> coef_, l1_, column_, partials_;
+  cuda::device_buffer<index_t> v_ptr_, v_slot_;
+  cuda::device_buffer<double> v_weight_;
   cuda::pinned_buffer<double> host_l1_;
 };
 

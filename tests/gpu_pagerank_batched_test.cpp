@@ -15,11 +15,7 @@ namespace {
 class gpu_pagerank_batched : public gpu_test {};
 
 pagerank_batched_options options(double tol, int max_iter) {
-  pagerank_batched_options o;
-  o.base.tol = tol;
-  o.base.max_iter = max_iter;
-  o.base.device = pagerank_device::cuda;
-  return o;
+  return batched_options(tol, max_iter, pagerank_device::cuda);
 }
 
 template <class T>

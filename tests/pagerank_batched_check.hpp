@@ -28,6 +28,15 @@ inline std::vector<source_set> random_sources(index_t n, std::size_t s, std::uin
   return out;
 }
 
+// The options of the tests: tol, max_iter and the device; the rest default.
+inline pagerank_batched_options batched_options(double tol, int max_iter, pagerank_device device) {
+  pagerank_batched_options o;
+  o.base.tol = tol;
+  o.base.max_iter = max_iter;
+  o.base.device = device;
+  return o;
+}
+
 // Every column of r against pagerank_cpu with opt.base and v_c (max-abs <= tol).
 template <class T>
 void expect_columns_match(const pagerank_graph<T>& g, const std::vector<source_set>& sources,

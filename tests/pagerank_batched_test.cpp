@@ -15,11 +15,7 @@ const char* const graphs[] = {"cycle",  "star",       "dangling-only", "random",
                               "karate", "harvard500", "wiki-Vote"};
 
 pagerank_batched_options options(double tol, int max_iter) {
-  pagerank_batched_options o;
-  o.base.tol = tol;
-  o.base.max_iter = max_iter;
-  o.base.device = pagerank_device::cpu;
-  return o;
+  return batched_options(tol, max_iter, pagerank_device::cpu);
 }
 
 template <class T>

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "solvers/pagerank.hpp"
@@ -50,6 +51,10 @@ void expect_columns_match(const pagerank_graph<T>& g, const std::vector<source_s
     const pagerank_result single = pagerank_cpu(g, one);
     const std::vector<double> column(r.column(c), r.column(c) + g.vertices());
     EXPECT_LE(max_abs_diff(column, single.rank), tol) << "column " << c;
+    // Step counts only in double: a float iterate can become exactly stationary
+    // on the CPU (residual 0) while the GPU's atomically added row pieces keep
+    // it moving in the last bit, so float columns are compared by their ranks.
+    if (!std::is_same_v<T, double>) continue;
     EXPECT_EQ(r.converged[c] != 0, single.converged) << "column " << c;
     if (single.converged) EXPECT_NEAR(r.iterations[c], single.iterations, 1) << "column " << c;
   }

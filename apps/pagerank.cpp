@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/batched_pagerank.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/progress.hpp"
 #include "apps/common/timer.hpp"
@@ -47,6 +48,7 @@ struct settings {
   bool bench = false;
   int bench_runs = 100;
   app::input_settings input;
+  app::batched_request batched;  // --sources, --output-matrix, --bench-sources (the batched mode)
 };
 
 const char* usage_text =
@@ -137,7 +139,16 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
      "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision)")
     ("bench-runs", po::value(&s.bench_runs)->default_value(s.bench_runs),
-     "timed repetitions per measurement in --bench");
+     "timed repetitions per measurement in --bench")
+    ("sources", po::value(&s.batched.sources)->value_name("FILE"),
+     "personalized PageRank of every source set in FILE at once (one set per line: vertices as in "
+     "GRAPH, each optionally ':weight', e.g. '7 19:0.5'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
+     "of the --top vertices per set (to --output FILE if given)")
+    ("output-matrix", po::value(&s.batched.output_matrix)->value_name("FILE"),
+     "with --sources: every rank as a Matrix Market array, vertices x sets")
+    ("bench-sources", po::value(&s.batched.bench_sources)->value_name("S"),
+     "time S personalized solves as one batched solve against S single solves (sources: the first "
+     "S sets of --sources, else S random vertices)");
   // clang-format on
   app::add_input_options(o, s.input);
   return o;
@@ -435,9 +446,27 @@ int bench(const settings& s) {
   return ok;
 }
 
+// The batched mode's view of the command line (apps/common/batched_pagerank.hpp).
+app::batched_request batched_request_of(const settings& s) {
+  if (!s.personalize.empty() || !s.initial.empty() || s.bench)
+    throw usage_error(
+        "--sources and --bench-sources cannot be combined with --personalize, --initial or --bench");
+  app::batched_request r = s.batched;
+  r.graph = s.graph;
+  r.opt = s.opt;
+  r.double_precision = s.precision == "double";
+  r.weighted = s.weighted;
+  r.output = s.output;
+  r.top = s.top;
+  r.json = s.json;
+  r.input = s.input;
+  return r;
+}
+
 int main_body(int argc, char** argv) {
   settings s;
   if (!parse_command_line(argc, argv, s)) return ok;
+  if (app::batched_mode(s.batched)) return app::batched_pagerank(batched_request_of(s));
   if (s.bench) return s.precision == "double" ? bench<double>(s) : bench<float>(s);
   return s.precision == "double" ? solve<double>(s) : solve<float>(s);
 }

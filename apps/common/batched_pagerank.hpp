@@ -1,0 +1,38 @@
+// The batched mode of the pagerank app: `pagerank GRAPH --sources FILE`
+// (personalized PageRank of every source set of FILE at once,
+// solvers/pagerank_batched.hpp) and `--bench-sources S` (the batched solve
+// against S single solves in one process).
+#pragma once
+
+#include <string>
+
+#include "apps/common/input_options.hpp"
+#include "solvers/pagerank.hpp"
+
+namespace perron::app {
+
+// What the batched mode takes from the pagerank command line.
+struct batched_request {
+  std::string graph;
+  pagerank_options opt;  // alpha, tol, max-iter, device, kernel, pull, loop (singles of the benchmark)
+  bool double_precision = false;
+  bool weighted = false;
+  std::string sources;        // --sources FILE
+  std::string output;         // --output FILE: the top-K TSV there instead of stdout
+  std::string output_matrix;  // --output-matrix FILE: every rank, Matrix Market array n x s
+  int top = 10;               // --top K per source
+  int bench_sources = 0;      // --bench-sources S (0: no benchmark)
+  bool json = false;          // refused: the batched mode prints TSV
+  input_settings input;
+};
+
+// Whether the command line asks for the batched mode.
+inline bool batched_mode(const batched_request& r) { return !r.sources.empty() || r.bench_sources > 0; }
+
+// Runs it: an exit code of apps/common/app.hpp (not_converged when a column
+// stopped at --max-iter). Output: TSV "source_line<TAB>vertex<TAB>rank", the
+// top --top vertices of each set (source_line: the set's line in FILE), on
+// stdout or --output; a summary on stderr.
+int batched_pagerank(const batched_request& r);
+
+}  // namespace perron::app

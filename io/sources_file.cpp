@@ -1,0 +1,107 @@
+// Source-set files: "vertex[:weight] ..." per line.
+#include "io/sources_file.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+
+namespace perron::io {
+namespace {
+
+// Vertex names (as in the graph file) to 0-based indices.
+class vertex_names {
+ public:
+  vertex_names(index_t n, const std::vector<std::int64_t>& label) : n_(n), labelled_(!label.empty()) {
+    index_of_.reserve(label.size());
+    for (std::size_t i = 0; i < label.size(); ++i) index_of_.emplace(label[i], static_cast<index_t>(i));
+  }
+  // -1 when no vertex has this name.
+  index_t find(long long id) const {
+    if (!labelled_) return id >= 1 && id <= static_cast<long long>(n_) ? static_cast<index_t>(id - 1) : -1;
+    const auto it = index_of_.find(id);
+    return it == index_of_.end() ? -1 : it->second;
+  }
+  std::string range() const {
+    return labelled_ ? std::string() : " (vertices are numbered 1.." + std::to_string(n_) + ")";
+  }
+
+ private:
+  index_t n_;
+  bool labelled_;
+  std::unordered_map<std::int64_t, index_t> index_of_;
+};
+
+bool blank(char c) { return c == ' ' || c == '\t'; }
+
+// The token at p (up to the next blank), quoted, for messages.
+std::string token_at(const char* p) {
+  const char* e = p;
+  while (*e != '\0' && !blank(*e)) ++e;
+  return "'" + std::string(p, e) + "'";
+}
+
+// One line's "vertex[:weight]" tokens.
+std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_names& names,
+                                                  const std::string& path, std::uint64_t line) {
+  std::vector<std::pair<index_t, double>> set;
+  double sum = 0.0;
+  while (*p != '\0') {
+    char* end = nullptr;
+    errno = 0;
+    const long long id = std::strtoll(p, &end, 10);
+    if (end == p || errno == ERANGE || (*end != '\0' && *end != ':' && !blank(*end)))
+      throw parse_error(path, line, "expected 'vertex' or 'vertex:weight', got " + token_at(p));
+    const index_t v = names.find(id);
+    if (v < 0)
+      throw parse_error(path, line, "vertex " + std::to_string(id) + " is not in the graph" + names.range());
+    double w = 1.0;
+    p = end;
+    if (*p == ':') {
+      const char* start = ++p;
+      w = std::strtod(start, &end);
+      if (end == start || (*end != '\0' && !blank(*end)))
+        throw parse_error(path, line, "vertex " + std::to_string(id) + ": the weight is not a number");
+      if (!(w >= 0.0) || !std::isfinite(w))
+        throw parse_error(path, line,
+                          "vertex " + std::to_string(id) + ": weight " + format_g(w, 17) +
+                              " (weights must be finite and non-negative)");
+      p = end;
+    }
+    set.emplace_back(v, w);
+    sum += w;
+    while (blank(*p)) ++p;
+  }
+  if (!(sum > 0.0)) throw parse_error(path, line, "all weights of the set are zero");
+  if (!std::isfinite(sum)) throw parse_error(path, line, "the weights' sum overflows");
+  return set;
+}
+
+}  // namespace
+
+source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label) {
+  std::ifstream in(path);
+  if (!in) throw io_error(path, "cannot open for reading");
+  const vertex_names names(n, label);
+  source_sets out;
+  std::string text;
+  std::uint64_t line = 0;
+  while (std::getline(in, text)) {
+    ++line;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) throw parse_error(path, line, "empty line (one source set per line)");
+    if (text[first] == '#') continue;
+    out.sets.push_back(parse_set(text.c_str() + first, names, path, line));
+    out.line.push_back(line);
+  }
+  if (in.bad()) throw io_error(path, "read error");
+  if (out.sets.empty()) throw parse_error(path, 0, "no source sets (one set of vertices per line)");
+  return out;
+}
+
+}  // namespace perron::io

@@ -1,0 +1,30 @@
+// Source sets for batched personalized PageRank (pagerank --sources FILE):
+// one set per line, vertices named as in the graph file and separated by
+// blanks, each optionally followed by ':weight', e.g. "7 19:0.5". A vertex
+// without a weight weighs 1, so a set without weights shares its teleport
+// equally. Lines starting with '#' are comments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/formats.hpp"
+
+namespace perron::io {
+
+struct source_sets {
+  // sets[s]: (0-based vertex, weight) pairs as written (not normalized).
+  std::vector<std::vector<std::pair<index_t, double>>> sets;
+  std::vector<std::uint64_t> line;  // line[s]: the set's 1-based line in the file
+};
+
+// Reads FILE for a graph of n vertices named by label (io::loaded_matrix::label;
+// empty: 1-based Matrix Market numbering). io_error when it cannot be read;
+// parse_error with the file and line for an empty line, an unknown vertex, a
+// malformed number, a negative / NaN / infinite weight or a set whose weights
+// are all zero, and for a file without sets (line 0).
+source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label);
+
+}  // namespace perron::io

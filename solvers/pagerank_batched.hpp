@@ -1,0 +1,121 @@
+// Personalized PageRank for a block of s sources at once. Column c of the
+// n x s block R has its own teleport distribution v_c and iterates
+//
+//     R_c <- alpha P^T R_c + (alpha * sum_{j dangling} R_c(j) + (1 - alpha)) v_c
+//
+// (the update of solvers/pagerank.hpp, one column per source). A step is one
+// SpMM over the shared P^T (kernels/spmm.hpp): the graph is read once for all
+// active columns instead of once per source. Each column stops on its own when
+// ||R_c,k+1 - R_c,k||_1 < tol; its iterate at that step is the result. A
+// converged column is copied out at once and dropped from the block at the next
+// compaction (every compact_every steps at most), which gathers the live
+// columns into a narrower block: from then on it costs neither SpMM nor update work.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "core/formats.hpp"
+#include "solvers/pagerank.hpp"
+
+namespace perron {
+
+// One source set: (vertex, weight) pairs, vertices 0-based; weights finite,
+// non-negative, not all zero, normalized to sum 1 by the solver (repeated
+// vertices add up). The same type io::read_sources_file returns.
+using source_set = std::vector<std::pair<index_t, double>>;
+
+struct pagerank_batched_options {
+  // alpha, tol, max_iter, device, kernel (cpu forces the CPU) as for a single
+  // solve; personalization and initial must stay empty (the sources replace
+  // them; every column starts from its own v_c).
+  pagerank_options base;
+  // At most this many steps between compactions of the block (>= 1); a large
+  // value keeps converged columns in the block until the end.
+  int compact_every = 4;
+  // Columns per block (1 to 256: the SpMM's widest); more sources are solved
+  // in consecutive blocks.
+  int block_columns = 128;
+
+  void validate() const;  // messages name the flags (--alpha, --sources, ...)
+  // validate() plus every set against a graph of n vertices ("--sources: set 3: ...").
+  void validate(index_t n, const std::vector<source_set>& sources) const;
+};
+
+struct pagerank_batched_result {
+  index_t vertices = 0;
+  std::size_t sources = 0;
+  // rank[c * vertices + i]: rank of vertex i for source c (column-major n x s).
+  std::vector<double> rank;
+  std::vector<int> iterations;  // per source
+  std::vector<double> residual;
+  std::vector<std::uint8_t> converged;
+  bool on_gpu = false;
+  // Sum over steps of the block width: the column-steps the solve paid for
+  // (without compaction, steps x s).
+  std::uint64_t column_steps = 0;
+  int compactions = 0;
+  double solve_seconds = 0;
+
+  const double* column(std::size_t c) const { return rank.data() + c * static_cast<std::size_t>(vertices); }
+  bool all_converged() const;
+};
+
+// ---- CPU (solvers/pagerank_batched.cpp; OpenMP, kernels' spmm) --------------
+template <class T>
+pagerank_batched_result pagerank_batched_cpu(const pagerank_graph<T>& g,
+                                             const std::vector<source_set>& sources,
+                                             const pagerank_batched_options& opt);
+
+// ---- GPU (solvers/cuda/pagerank_batched.cu; spmm_plan + fused update) --------
+template <class T>
+pagerank_batched_result pagerank_batched_cuda(const pagerank_graph<T>& g,
+                                              const std::vector<source_set>& sources,
+                                              const pagerank_batched_options& opt);
+
+// opt.base.device / kernel decide as pagerank() does (pagerank_runs_on_gpu).
+template <class T>
+pagerank_batched_result pagerank_batched(const pagerank_graph<T>& g, const std::vector<source_set>& sources,
+                                         const pagerank_batched_options& opt);
+
+namespace detail {
+
+// The personalization of the live columns of a block, by vertex: row i's
+// entries are (slot, weight) for the columns whose v has vertex i (CSR).
+struct teleport_rows {
+  std::vector<index_t> row_ptr;
+  std::vector<index_t> slot;
+  std::vector<double> weight;
+};
+// For the columns `live` (indices into sources), normalized; n vertices.
+teleport_rows make_teleport_rows(const std::vector<source_set>& sources, const std::vector<std::size_t>& live,
+                                 index_t n);
+// The normalized dense v of one source (for the single-solve reference).
+std::vector<double> dense_personalization(const source_set& s, index_t n);
+
+// What a backend does to a block of k live columns, each starting (like a
+// single solve without --initial) from the uniform vector.
+class batched_backend {
+ public:
+  virtual ~batched_backend() = default;
+  // A fresh block: R = 1/n in every column, v from `v` (slots 0..k).
+  virtual void begin(const teleport_rows& v, index_t k) = 0;
+  // One step of every column; l1[slot] = ||R_new - R||_1 of that column.
+  virtual void step(std::vector<double>& l1) = 0;
+  // The column of `slot` as it is now, into out[0..n) (double).
+  virtual void extract(index_t slot, double* out) = 0;
+  // Keeps the slots `keep` (in order; their iterates and dangling masses)
+  // as the new block, whose v is `v`.
+  virtual void compact(const std::vector<index_t>& keep, const teleport_rows& v) = 0;
+};
+
+// The loop shared by the backends: blocks of opt.block_columns sources,
+// per-column stopping, compaction. Fills everything of `res` but on_gpu.
+void run_batched(batched_backend& b, index_t n, const std::vector<source_set>& sources,
+                 const pagerank_batched_options& opt, pagerank_batched_result& res);
+
+}  // namespace detail
+
+}  // namespace perron

@@ -1,0 +1,94 @@
+// Batched personalized PageRank on the GPU (solvers/cuda/pagerank_batched.cu):
+// every column equals the single-source CPU solve with the same
+// personalization. The SpMM adds pieces of rows over spmm_split_length entries
+// atomically, so GPU results are compared with tolerances, never bitwise.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/pagerank_batched_check.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron::test {
+namespace {
+
+class gpu_pagerank_batched : public gpu_test {};
+
+pagerank_batched_options options(double tol, int max_iter) {
+  return batched_options(tol, max_iter, pagerank_device::cuda);
+}
+
+template <class T>
+void check_graph(const std::string& name, std::size_t s, double tol_rank, int max_iter) {
+  const test_graph* tg = get_test_graph(name);
+  if (!tg) GTEST_SKIP() << name << " not available";
+  const auto g = make_pagerank_graph<T>(tg->matrix, false);
+  const auto sources = random_sources(g.vertices(), s, 5);
+  const auto opt = options(1e-10, max_iter);
+  const auto r = pagerank_batched_cuda(g, sources, opt);
+  EXPECT_TRUE(r.on_gpu);
+  expect_columns_match(g, sources, r, opt, tol_rank);
+}
+
+const char* const graphs[] = {"cycle",      "star",      "dangling-only",  "random",  "karate",
+                              "harvard500", "wiki-Vote", "p2p-Gnutella05", "cnr-2000"};
+
+TEST_F(gpu_pagerank_batched, ColumnsEqualSingleSolvesDouble) {
+  for (const char* name : graphs) {
+    SCOPED_TRACE(name);
+    check_graph<double>(name, 12, 1e-9, 1000);
+  }
+}
+
+TEST_F(gpu_pagerank_batched, ColumnsEqualSingleSolvesFloat) {
+  for (const char* name : graphs) {
+    SCOPED_TRACE(name);
+    check_graph<float>(name, 12, 1e-6, 200);
+  }
+}
+
+// Block widths that do not divide the 256 threads of the update (100: two rows
+// per pass, 56 threads idle), the widest block (256) and more sources than a
+// block (300 in blocks of 128, 128 and 44), on weighted graphs with dangling vertices.
+TEST_F(gpu_pagerank_batched, WidthsAndBlocks) {
+  const auto g = make_pagerank_graph<double>(random_graph(700, 5000, 2), true);
+  ASSERT_GT(g.dangling_count, 0);
+  for (int width : {100, 256}) {
+    const auto sources = random_sources(g.vertices(), static_cast<std::size_t>(width), 7);
+    auto opt = options(1e-10, 1000);
+    opt.block_columns = width;
+    expect_columns_match(g, sources, pagerank_batched_cuda(g, sources, opt), opt, 1e-9);
+  }
+  const auto sources = random_sources(g.vertices(), 300, 8);
+  const auto opt = options(1e-10, 1000);
+  expect_columns_match(g, sources, pagerank_batched_cuda(g, sources, opt), opt, 1e-9);
+}
+
+// Compaction changes the work, not the results; the GPU agrees with the CPU.
+TEST_F(gpu_pagerank_batched, CompactionAndCpuAgree) {
+  const auto g = make_pagerank_graph<double>(random_graph(2000, 30000, 4), false);
+  const auto sources = random_sources(g.vertices(), 40, 3);
+  auto opt = options(1e-10, 1000);
+  opt.compact_every = 1000000;
+  const auto never = pagerank_batched_cuda(g, sources, opt);
+  opt.compact_every = 1;
+  const auto every = pagerank_batched_cuda(g, sources, opt);
+  const auto cpu = pagerank_batched_cpu(g, sources, opt);
+  EXPECT_EQ(never.compactions, 0);
+  EXPECT_GT(every.compactions, 0);
+  EXPECT_LT(every.column_steps, never.column_steps);
+  EXPECT_LE(max_abs_diff(every.rank, never.rank), 1e-12);
+  EXPECT_LE(max_abs_diff(every.rank, cpu.rank), 1e-12);
+  EXPECT_TRUE(every.all_converged());
+}
+
+TEST_F(gpu_pagerank_batched, DispatchRunsOnTheGpu) {
+  const auto g = make_pagerank_graph<float>(random_graph(100, 500, 1), false);
+  pagerank_batched_options opt;
+  EXPECT_TRUE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);
+  opt.base.device = pagerank_device::cpu;
+  EXPECT_FALSE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);
+}
+
+}  // namespace
+}  // namespace perron::test

@@ -1,0 +1,71 @@
+// Source-set files of batched PageRank (io/sources_file.hpp): one set per line,
+// "vertex[:weight]" tokens, vertices named as in the graph file.
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/sources_file.hpp"
+#include "tests/support/scratch.hpp"
+
+namespace perron::test {
+namespace {
+
+using sources_file = scratch_test;
+using set = std::vector<std::pair<index_t, double>>;
+
+TEST_F(sources_file, OneBasedSetsWithAndWithoutWeights) {
+  const auto s =
+      io::read_sources_file(write("s.txt", "7 19:0.5\r\n# a comment\n  3\t4:2  \n1:0 2\n"), 20, {});
+  ASSERT_EQ(s.sets.size(), 3u);
+  EXPECT_EQ(s.sets[0], (set{{6, 1.0}, {18, 0.5}}));
+  EXPECT_EQ(s.sets[1], (set{{2, 1.0}, {3, 2.0}}));
+  EXPECT_EQ(s.sets[2], (set{{0, 0.0}, {1, 1.0}}));
+  EXPECT_EQ(s.line, (std::vector<std::uint64_t>{1, 3, 4}));
+}
+
+TEST_F(sources_file, LabelsNameTheVertices) {
+  const auto s = io::read_sources_file(write("s.txt", "35 10:3\n"), 3, {10, 20, 35});
+  ASSERT_EQ(s.sets.size(), 1u);
+  EXPECT_EQ(s.sets[0], (set{{2, 1.0}, {0, 3.0}}));
+  // 1 is not a label, although it would be a 1-based index
+  EXPECT_THROW(io::read_sources_file(write("t.txt", "1\n"), 3, {10, 20, 35}), parse_error);
+}
+
+// Every bad file: a parse_error naming the file and the line.
+TEST_F(sources_file, BadFilesNameTheLine) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1 2\n\n3\n", ":2: empty line"},
+      {"1\n2 99\n", ":2: vertex 99 is not in the graph (vertices are numbered 1..20)"},
+      {"1\n0\n", ":2: vertex 0 is not in the graph"},
+      {"1 2:-1\n", ":1: vertex 2: weight -1"},
+      {"1 2:nan\n", ":1: vertex 2: weight nan"},
+      {"1 2:inf\n", ":1: vertex 2: weight inf"},
+      {"1 2:x\n", ":1: vertex 2: the weight is not a number"},
+      {"1 2:\n", ":1: vertex 2: the weight is not a number"},
+      {"1 2:0.5x\n", ":1: vertex 2: the weight is not a number"},
+      {"1\n2x\n", ":2: expected 'vertex' or 'vertex:weight', got '2x'"},
+      {"a\n", ":1: expected 'vertex' or 'vertex:weight', got 'a'"},
+      {"1:0 2:0\n", ":1: all weights of the set are zero"},
+      {"# only a comment\n", ": no source sets"},
+      {"", ": no source sets"},
+  };
+  for (const auto& [text, message] : cases) {
+    const std::string p = write("bad.txt", text);
+    try {
+      io::read_sources_file(p, 20, {});
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const parse_error& e) {
+      EXPECT_NE(std::string(e.what()).find(p + message), std::string::npos)
+          << e.what() << " (wanted " << message << ")";
+    }
+  }
+}
+
+TEST_F(sources_file, MissingFileIsAnIoError) {
+  EXPECT_THROW(io::read_sources_file(path("absent.txt"), 5, {}), io_error);
+}
+
+}  // namespace
+}  // namespace perron::test

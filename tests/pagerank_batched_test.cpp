@@ -1,0 +1,123 @@
+// Batched personalized PageRank on the CPU (solvers/pagerank_batched.hpp):
+// every column equals the single-source solve with the same personalization;
+// compaction and block splitting change the work, not the results.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "tests/pagerank_batched_check.hpp"
+
+namespace perron::test {
+namespace {
+
+const char* const graphs[] = {"cycle",  "star",       "dangling-only", "random",
+                              "karate", "harvard500", "wiki-Vote"};
+
+pagerank_batched_options options(double tol, int max_iter) {
+  return batched_options(tol, max_iter, pagerank_device::cpu);
+}
+
+template <class T>
+void check_graph(const std::string& name, double tol_rank, int max_iter) {
+  const test_graph* tg = get_test_graph(name);
+  if (!tg) GTEST_SKIP() << name << " not available";
+  const auto g = make_pagerank_graph<T>(tg->matrix, false);
+  const auto sources = random_sources(g.vertices(), 12, 5);
+  const auto opt = options(1e-10, max_iter);
+  const auto r = pagerank_batched_cpu(g, sources, opt);
+  EXPECT_FALSE(r.on_gpu);
+  expect_columns_match(g, sources, r, opt, tol_rank);
+}
+
+TEST(pagerank_batched, ColumnsEqualSingleSolvesDouble) {
+  for (const char* name : graphs) {
+    SCOPED_TRACE(name);
+    check_graph<double>(name, 1e-9, 1000);
+  }
+}
+
+TEST(pagerank_batched, ColumnsEqualSingleSolvesFloat) {
+  for (const char* name : graphs) {
+    SCOPED_TRACE(name);
+    check_graph<float>(name, 1e-6, 200);
+  }
+}
+
+// Weighted random graphs with dangling vertices, several seeds.
+TEST(pagerank_batched, RandomWeightedGraphs) {
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    const auto g = make_pagerank_graph<double>(random_graph(500, 2500, seed), true);
+    ASSERT_GT(g.dangling_count, 0);
+    const auto sources = random_sources(g.vertices(), 20, seed + 10);
+    const auto opt = options(1e-10, 1000);
+    expect_columns_match(g, sources, pagerank_batched_cpu(g, sources, opt), opt, 1e-9);
+  }
+}
+
+// Compacting every step, never, and blocks narrower than the source count:
+// the same bits per column (each column's arithmetic does not depend on its slot).
+TEST(pagerank_batched, CompactionAndBlocksKeepTheResults) {
+  const auto g = make_pagerank_graph<double>(random_graph(800, 6000, 9), false);
+  const auto sources = random_sources(g.vertices(), 30, 4);
+  auto opt = options(1e-10, 1000);
+  opt.compact_every = 1000000;
+  const auto never = pagerank_batched_cpu(g, sources, opt);
+  opt.compact_every = 1;
+  const auto every = pagerank_batched_cpu(g, sources, opt);
+  opt.block_columns = 7;
+  opt.compact_every = 3;
+  const auto blocks = pagerank_batched_cpu(g, sources, opt);
+  EXPECT_EQ(never.compactions, 0);
+  EXPECT_GT(every.compactions, 0);
+  EXPECT_LT(every.column_steps, never.column_steps);
+  EXPECT_EQ(every.rank, never.rank);
+  EXPECT_EQ(blocks.rank, never.rank);
+  EXPECT_EQ(every.iterations, never.iterations);
+  EXPECT_EQ(blocks.iterations, never.iterations);
+  EXPECT_TRUE(never.all_converged());
+}
+
+TEST(pagerank_batched, NotConvergingIsAResult) {
+  const auto g = make_pagerank_graph<double>(random_graph(200, 1000, 3), false);
+  const auto sources = random_sources(g.vertices(), 4, 1);
+  const auto r = pagerank_batched_cpu(g, sources, options(1e-14, 3));
+  for (std::size_t c = 0; c < 4; ++c) {
+    EXPECT_FALSE(r.converged[c]);
+    EXPECT_EQ(r.iterations[c], 3);
+  }
+  expect_columns_match(g, sources, r, options(1e-14, 3), 1e-12);
+}
+
+void expect_invalid(const pagerank_batched_options& o, const std::vector<source_set>& s,
+                    const std::string& what) {
+  try {
+    o.validate(10, s);
+    ADD_FAILURE() << "accepted; wanted " << what;
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
+TEST(pagerank_batched, BadOptionsNameTheFlag) {
+  const std::vector<source_set> good{{{0, 1.0}}};
+  auto o = options(1e-6, 100);
+  expect_invalid(o, {}, "--sources: no source sets");
+  expect_invalid(o, {{{0, 1.0}}, {}}, "--sources: set 2: no vertices");
+  expect_invalid(o, {{{10, 1.0}}}, "--sources: set 1: vertex index 10");
+  expect_invalid(o, {{{1, -1.0}}}, "--sources: set 1: weight -1");
+  expect_invalid(o, {{{1, 0.0}}}, "--sources: set 1: all weights are zero");
+  o.compact_every = 0;
+  expect_invalid(o, good, "--compact-every");
+  o = options(1e-6, 100);
+  o.block_columns = 257;
+  expect_invalid(o, good, "--block-columns");
+  o = options(-1, 100);
+  expect_invalid(o, good, "--tol");
+  o = options(1e-6, 100);
+  o.base.personalization = std::vector<double>(10, 1.0);
+  expect_invalid(o, good, "--personalize");
+}
+
+}  // namespace
+}  // namespace perron::test

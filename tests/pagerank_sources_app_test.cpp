@@ -1,0 +1,127 @@
+// pagerank --sources as a user runs it: the top-K TSV per source line, the
+// rank matrix of --output-matrix, and one clear error with the line for bad files.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "io/load.hpp"
+#include "io/matrix_market.hpp"
+#include "solvers/pagerank_batched.hpp"
+#include "tests/pagerank_reference.hpp"
+#include "tests/support/app_runner.hpp"
+
+namespace perron::test {
+namespace {
+
+class pagerank_sources_app : public app_test {
+ protected:
+  pagerank_sources_app() : app_test("pagerank") {}
+
+  outcome run(const std::vector<std::string>& args) {
+    std::string cmd =
+        "XDG_CACHE_HOME=" + quote((dir_ / "xdg-cache").string()) + " " + quote(app_path("pagerank"));
+    for (const auto& a : args) cmd += " " + quote(a);
+    return run_command(cmd, dir_);
+  }
+};
+
+// The single-source solve of graph `g` with personalization `s` (double, tol 1e-12).
+std::vector<double> single(const std::string& graph, const source_set& s) {
+  const io::loaded_matrix m = io::load_matrix(graph);
+  const auto g = make_pagerank_graph<double>(m.matrix, false);
+  pagerank_options o;
+  o.tol = 1e-12;
+  o.personalization = detail::dense_personalization(s, g.vertices());
+  return pagerank_cpu(g, o).rank;
+}
+
+TEST_F(pagerank_sources_app, TopPerSourceAndMatrix) {
+  const auto karate = find_graph("karate.mtx");
+  if (!karate) GTEST_SKIP() << "karate.mtx not found";
+  const std::string sources = write("s.txt", "1 2:0.5\n# a comment\n34\n");
+  const std::string matrix = path("ranks.mtx");
+  const outcome o = run({*karate, "--sources", sources, "--top", "2", "--precision", "double", "--tol",
+                         "1e-12", "--device", "cpu", "--output-matrix", matrix});
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::istringstream tsv(o.out);
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(tsv, line)) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u) << o.out;
+  EXPECT_EQ(lines[0], "source_line\tvertex\trank");
+  EXPECT_EQ(lines[1].substr(0, 4), "1\t1\t");  // a source ranks highest in its own set
+  EXPECT_EQ(lines[3].substr(0, 5), "3\t34\t");
+  EXPECT_NE(o.err.find("2 of 2 converged"), std::string::npos) << o.err;
+
+  const io::mm_array m = io::read_matrix_market_array(matrix);
+  ASSERT_EQ(m.header.rows, 34);
+  ASSERT_EQ(m.header.cols, 2);
+  const std::vector<source_set> sets{{{0, 1.0}, {1, 0.5}}, {{33, 1.0}}};
+  for (std::size_t c = 0; c < 2; ++c) {
+    const auto ref = single(*karate, sets[c]);
+    for (std::size_t i = 0; i < 34; ++i)
+      EXPECT_NEAR(m.values[c * 34 + i], ref[i], 1e-9) << "vertex " << i + 1 << ", set " << c;
+  }
+}
+
+TEST_F(pagerank_sources_app, SnapIdsAndOutputFile) {
+  const std::string graph = write("g.txt", "# SNAP\n10 20\n20 30\n30 10\n30 40\n");
+  const std::string out = path("top.tsv");
+  const outcome o = run({graph, "--sources", write("s.txt", "40\n10 30:2\n"), "--top", "1", "--output", out});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
+  const std::string tsv = slurp(out);
+  EXPECT_EQ(tsv.substr(0, tsv.find('\n')), "source_line\tvertex\trank");
+  EXPECT_NE(tsv.find("\n1\t40\t"), std::string::npos) << tsv;
+  EXPECT_NE(tsv.find("\n2\t"), std::string::npos) << tsv;
+}
+
+TEST_F(pagerank_sources_app, BadFilesNameTheLine) {
+  const std::string graph =
+      write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3 1\n3 4\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1\n\n2\n", ":2: empty line"},
+      {"1 2\n6\n", ":2: vertex 6 is not in the graph"},
+      {"1:-2\n", ":1: vertex 1: weight -2"},
+      {"1 2:nan\n", ":1: vertex 2: weight nan"},
+      {"1 2.5\n", ":1: expected 'vertex' or 'vertex:weight', got '2.5'"},
+  };
+  for (const auto& [text, message] : cases) {
+    const std::string sources = write("bad.txt", text);
+    const outcome o = run({graph, "--sources", sources});
+    EXPECT_EQ(o.code, 65) << text;
+    EXPECT_NE(o.err.find(sources + message), std::string::npos) << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+  }
+}
+
+TEST_F(pagerank_sources_app, ConflictsAreUsageErrors) {
+  const std::string graph =
+      write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");
+  const std::string sources = write("s.txt", "1\n");
+  const std::string v = write("v.txt", "1 1\n");
+  for (const auto& extra :
+       std::vector<std::vector<std::string>>{{"--personalize", v},
+                                             {"--initial", v},
+                                             {"--json"},
+                                             {"--output-matrix", path("m.mtx"), "--bench-sources", "2"}}) {
+    std::vector<std::string> args{graph, "--sources", sources};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const outcome o = run(args);
+    EXPECT_EQ(o.code, 64) << extra[0] << ": " << o.err;
+  }
+}
+
+TEST_F(pagerank_sources_app, BenchSourcesOnTheCpu) {
+  const std::string graph =
+      write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3 1\n3 4\n");
+  const outcome o = run({graph, "--bench-sources", "3", "--device", "cpu"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* s : {"batched", "singles", "speedup", "max |diff|"})
+    EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
+}
+
+}  // namespace
+}  // namespace perron::test

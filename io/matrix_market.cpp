@@ -4,6 +4,7 @@
 // never by the size line; the size line is checked against the data after.
 #include "io/matrix_market.hpp"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -15,9 +16,11 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/formats.hpp"
+#include "io/output_file.hpp"
 #include "io/text_input.hpp"
 
 namespace perron::io {
@@ -547,22 +550,27 @@ std::vector<double> parse_array_values(const parsed_header& ph, const char* end,
 
 // ---- writing ----------------------------------------------------------------------
 
-// Buffered output to a plain or gzip file; every failure is an io_error.
+// Buffered output to a plain or gzip file through io::output_file (a
+// temporary renamed into place at close(); "-" is standard output); every
+// failure is an io_error. A .gz name is compressed by zlib writing to a
+// duplicate of the temporary's descriptor, so the rename still publishes the
+// file only when complete.
 class text_sink {
  public:
-  explicit text_sink(const std::string& path) : path_(path) {
+  explicit text_sink(const std::string& path) : path_(path), out_(path) {
     gz_ = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
     if (gz_) {
-      gzf_ = gzopen(path.c_str(), "wb6");
-      if (!gzf_) fail();
-    } else {
-      f_ = std::fopen(path.c_str(), "wb");
-      if (!f_) fail();
+      const int fd = ::dup(::fileno(out_.get()));
+      if (fd < 0) fail();
+      gzf_ = gzdopen(fd, "wb6");
+      if (!gzf_) {
+        ::close(fd);
+        fail();
+      }
     }
     buf_.reserve(1 << 20);
   }
   ~text_sink() {
-    if (f_) std::fclose(f_);
     if (gzf_) gzclose(gzf_);
   }
   text_sink(const text_sink&) = delete;
@@ -577,22 +585,15 @@ class text_sink {
     if (gz_) {
       if (gzwrite(gzf_, buf_.data(), static_cast<unsigned>(buf_.size())) != static_cast<int>(buf_.size()))
         fail();
-    } else if (std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) {
-      fail();
+    } else {
+      out_.write(buf_);
     }
     buf_.clear();
   }
   void close() {
     flush();
-    int rc = 0;
-    if (gz_) {
-      rc = gzclose(gzf_) == Z_OK ? 0 : -1;
-      gzf_ = nullptr;
-    } else {
-      rc = std::fclose(f_);
-      f_ = nullptr;
-    }
-    if (rc != 0) fail();
+    if (gz_ && gzclose(std::exchange(gzf_, nullptr)) != Z_OK) fail();
+    out_.commit();
   }
 
  private:
@@ -601,8 +602,8 @@ class text_sink {
     throw io_error(path_, std::string("cannot write: ") + (err ? std::strerror(err) : "write failed"));
   }
   std::string path_;
+  output_file out_;
   bool gz_ = false;
-  std::FILE* f_ = nullptr;
   gzFile gzf_ = nullptr;
   std::string buf_;
 };

@@ -83,9 +83,46 @@ class file_descriptor {
 
 struct read_stats {
   std::uint64_t file_bytes = 0;  // bytes on disk
+  std::uint64_t text_bytes = 0;  // bytes of text (after decompressing)
   bool gzip = false;
   double seconds = 0;  // reading (and decompressing)
 };
+
+// Text handed to a parser in windows of whole lines: a plain file is one
+// window; a gzip file is inflated window by window on a second thread while
+// the parser works on the window before (so memory holds a few windows, not
+// the whole text, and a bad header is found in the first window).
+class text_windows {
+ public:
+  virtual ~text_windows() = default;
+  // The next run of whole lines (the very first window, and the last, may end
+  // without a newline), or an empty view after the last. Valid until the
+  // next call.
+  virtual std::string_view next() = 0;
+  // Complete once next() has returned the empty view.
+  virtual const read_stats& stats() const = 0;
+};
+
+// One window: the whole text.
+class whole_text final : public text_windows {
+ public:
+  explicit whole_text(std::string_view text) : text_(text) { stats_.text_bytes = text.size(); }
+  std::string_view next() override { return std::exchange(text_, std::string_view()); }
+  const read_stats& stats() const override { return stats_; }
+
+ private:
+  std::string_view text_;
+  read_stats stats_;
+};
+
+// Windows of about `window` bytes of the inflated gzip file `path` (io_error
+// for a missing, corrupt or truncated file, or for a line longer than a
+// window past the first one).
+constexpr std::size_t default_window = std::size_t(8) << 20;
+std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = default_window);
+
+// True when `path` is a regular file starting with the gzip magic number.
+bool is_gzip_file(const std::string& path);
 
 // Reads the whole file. io_error (naming the file) when it is missing, a
 // directory, unreadable, or a gzip stream that is corrupt or truncated.
@@ -107,11 +144,20 @@ std::size_t count_newlines(const char* begin, const char* end);
 // advised for huge pages and its pages mapped by all threads (prefault) before
 // it is first touched, and several arrays are filled concurrently
 // (std::vector cannot skip the fill itself).
+//
+// Growing arrays that hold data (a later text window) keeps it, grows the
+// capacity geometrically (appends stay linear) and maps only the new part.
 template <class... Vectors>
 void resize_outputs(std::size_t n, unsigned threads, Vectors&... v) {
-  (v.reserve(n), ...);
-  (perron::advise_huge_pages(v.data(), v.capacity() * sizeof(*v.data())), ...);
-  perron::prefault({perron::byte_span{v.data(), n * sizeof(*v.data())}...}, threads);
+  const auto grow = [n](auto& x) {
+    if (n <= x.capacity()) return;
+    x.reserve(x.empty() ? n : std::max(n, x.capacity() + x.capacity() / 2));
+    perron::advise_huge_pages(x.data(), x.capacity() * sizeof(*x.data()));
+  };
+  (grow(v), ...);
+  perron::prefault({perron::byte_span{v.data() + std::min(n, v.size()),
+                                      (n - std::min(n, v.size())) * sizeof(*v.data())}...},
+                   threads);
   // Widest element first, handed out dynamically: with 2 threads and (int, int,
   // double) arrays each thread fills the same number of bytes.
   constexpr int count = sizeof...(Vectors);

@@ -81,6 +81,7 @@ class first_again final : public detail::text_windows {
   first_again(detail::text_windows& w, std::string_view first) : w_(w), first_(first) {}
   std::string_view next() override { return given_ ? w_.next() : (given_ = true, first_); }
   const detail::read_stats& stats() const override { return w_.stats(); }
+  unsigned busy_threads() const override { return w_.busy_threads(); }
 
  private:
   detail::text_windows& w_;

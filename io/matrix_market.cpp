@@ -506,7 +506,7 @@ std::uint64_t line_after(const char* begin, const char* end, std::uint64_t first
 // The body: [body, end) of the first window, then every later window.
 mm_matrix parse_coordinate(const parsed_header& ph, const char* end, detail::text_windows& more,
                            const std::string& name, const read_options& opt) {
-  const unsigned threads = detail::thread_count(opt.threads);
+  const unsigned threads = more.parse_threads(opt.threads);
   mm_matrix out;
   out.header = ph.h;
   coo_matrix<double>& a = out.matrix;

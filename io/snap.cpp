@@ -236,7 +236,7 @@ namespace detail {
 snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt) {
   std::string_view text = windows.next();
   if (text.empty()) throw parse_error(name, 0, "empty file");
-  const unsigned threads = detail::thread_count(opt.threads);
+  const unsigned threads = windows.parse_threads(opt.threads);
   if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
     text.remove_prefix(3);  // UTF-8 byte order mark
   edge_list el = parse_edges(text, windows, name, opt, threads);

@@ -456,6 +456,7 @@ class gzip_windows final : public text_windows {
     return buf_[held_].view();
   }
   const read_stats& stats() const override { return stats_; }
+  unsigned busy_threads() const override { return 1; }
 
  private:
   static constexpr int slots = 3;

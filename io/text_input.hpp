@@ -81,6 +81,9 @@ class file_descriptor {
   int fd_;
 };
 
+// std::thread-free helpers around OpenMP.
+unsigned thread_count(unsigned requested);  // 0 -> omp_get_max_threads()
+
 struct read_stats {
   std::uint64_t file_bytes = 0;  // bytes on disk
   std::uint64_t text_bytes = 0;  // bytes of text (after decompressing)
@@ -101,6 +104,14 @@ class text_windows {
   virtual std::string_view next() = 0;
   // Complete once next() has returned the empty view.
   virtual const read_stats& stats() const = 0;
+  // Cores busy producing the windows meanwhile (the inflater thread): the
+  // parse leaves them free, since OpenMP threads waiting at a barrier spin.
+  virtual unsigned busy_threads() const { return 0; }
+  // The parse's thread count for `requested` (0: all).
+  unsigned parse_threads(unsigned requested) const {
+    const unsigned t = thread_count(requested);
+    return t > busy_threads() ? t - busy_threads() : 1;
+  }
 };
 
 // One window: the whole text.
@@ -133,9 +144,6 @@ bool has_gzip_magic(const void* data, std::size_t size);
 
 // Inflates an in-memory gzip (or zlib) stream; `name` is used in errors.
 text_buffer gunzip(const std::string& name, const void* data, std::size_t size);
-
-// std::thread-free helpers around OpenMP.
-unsigned thread_count(unsigned requested);  // 0 -> omp_get_max_threads()
 
 // Newlines in [begin, end) (16 bytes at a time where SSE2 is available).
 std::size_t count_newlines(const char* begin, const char* end);

@@ -3,16 +3,19 @@
 // Jacobi or a tridiagonal direct solver, on the GPU or the CPU. Reports the
 // error against the exact solution when one is known; writes the final profile,
 // snapshots, a JSON summary and an SVG plot; has a benchmark mode.
+//
+// The solver's options and their defaults are solvers/heat1d.hpp's structs
+// (grid_problem, step_options, run_options); this file maps the command line
+// onto them, and owns only what is the app's: precision, device choice,
+// outputs, progress and the benchmark run.
 #include "solvers/heat1d.hpp"
 
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -22,8 +25,13 @@
 #include "apps/common/progress.hpp"
 #include "apps/common/svg_plot.hpp"
 #include "apps/common/timer.hpp"
+#include "apps/common/usage.hpp"
+#include "bench/heat1d_bench.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/names.hpp"
+#include "core/text.hpp"
+#include "io/profile.hpp"
 #include "kernels/spmv.hpp"
 
 namespace po = boost::program_options;
@@ -31,43 +39,101 @@ namespace po = boost::program_options;
 namespace perron::app {
 namespace {
 
-// A bad option value: reported like every other command-line error (exit 64).
-struct usage_error : po::error {
-  using po::error::error;
+// ---- the options --------------------------------------------------------------
+
+enum class precision { double_precision, single_precision };
+constexpr name_table<precision, 2> precision_names{{
+    {precision::double_precision, "double"},
+    {precision::single_precision, "float"},
+}};
+std::string_view name(precision p) { return name_in(precision_names, p); }
+precision parse_precision(std::string_view s) { return parse_in(precision_names, s, "precision"); }
+
+// auto: the GPU when one is usable (and no --kernel cpu), else the CPU.
+enum class device_choice { automatic, cpu, cuda };
+constexpr name_table<device_choice, 3> device_choice_names{{
+    {device_choice::automatic, "auto"},
+    {device_choice::cpu, "cpu"},
+    {device_choice::cuda, "cuda"},
+}};
+std::string_view name(device_choice d) { return name_in(device_choice_names, d); }
+device_choice parse_device_choice(std::string_view s) { return parse_in(device_choice_names, s, "device"); }
+
+// What only the app decides; the solver's options are heat1d.hpp's structs.
+struct app_options {
+  precision prec = precision::double_precision;
+  device_choice device = device_choice::automatic;
+  std::string output, snapshot, json, plot;
+  long snapshot_every = 0;
+  int plot_curves = 6;
+  bool bench = false, no_progress = false;
+  int bench_steps = 100, bench_warmup = 5;
+
+  // Throws invalid_argument naming the option.
+  void validate() const {
+    if (snapshot_every < 0) throw invalid_argument("--snapshot-every must be >= 0");
+    if (snapshot_every > 0 && snapshot.empty())
+      throw invalid_argument("--snapshot-every needs --snapshot FILE");
+    if (!snapshot.empty() && snapshot_every == 0)
+      throw invalid_argument("--snapshot needs --snapshot-every K");
+    if (plot_curves < 2 || plot_curves > 12) throw invalid_argument("--plot-curves must be in 2 .. 12");
+    if (bench && (bench_steps < 1 || bench_warmup < 0))
+      throw invalid_argument("--bench-steps must be >= 1, --bench-warmup >= 0");
+  }
 };
 
-const char* usage_text =
-    "Usage: heat1d [options]\n"
-    "\n"
-    "Solves the heat equation u_t = kappa u_xx on [0, L] for 0 <= t <= T on a grid of N\n"
-    "points x_i = i L / (N - 1) (second-order central differences), and prints a summary.\n"
-    "With no options: N = 101, sin:1 initial profile, zero Dirichlet ends, T = 0.1,\n"
-    "Crank-Nicolson with CG, 100 steps; the error against the exact solution\n"
-    "exp(-kappa pi^2 t / L^2) sin(pi x / L) is reported.\n"
-    "\n"
-    "Methods (r = kappa dt / dx^2):\n"
-    "  explicit  u' = u + r S u (forward Euler); stable only for r <= 1/2: larger steps\n"
-    "            are refused with the largest stable dt, unless --force\n"
-    "  implicit  (I - r S) u' = u (backward Euler), first order in time\n"
-    "  cn        (I - r/2 S) u' = (I + r/2 S) u (Crank-Nicolson), second order in time\n"
-    "Each implicit step is a symmetric positive definite tridiagonal system (the\n"
-    "half-cell weights at Neumann ends keep it symmetric), solved by --solver:\n"
-    "  cg        conjugate gradients, warm-started from u, to ||b - A u|| <= rtol ||b||\n"
-    "  jacobi    weighted Jacobi (--omega), warm-started, same criterion\n"
-    "  direct    tridiagonal elimination: Thomas on the CPU, cuSPARSE gtsv2 on the GPU\n"
-    "\n"
-    "Boundary conditions (--left, --right, or --bc for both):\n"
-    "  dirichlet[:V]   u = V at that end (default V = 0)\n"
-    "  neumann[:G]     outward normal derivative du/dn = G (-u_x at x = 0, u_x at x = L);\n"
-    "                  G > 0 lets heat in; default 0 (insulated); 'insulated' = neumann:0\n"
-    "Initial conditions (--ic):\n"
-    "  sin:K           sin(K pi x / L), K = 1, 2, ...\n"
-    "  gauss:X0:W      exp(-(x - X0)^2 / (2 W^2))\n"
-    "  step:X0         1 for x < X0, 0 for x > X0 (1/2 at X0)\n"
-    "  file:PATH       N numbers (whitespace separated, '#' comments), one per grid point\n"
-    "Dirichlet ends override the initial value there.\n"
-    "\n"
-    "Options";
+struct settings {
+  heat::grid_problem problem;
+  heat::initial_condition ic;
+  heat::step_options step;
+  heat::run_options run;
+  app_options app;
+};
+
+// The command line as given, before it is resolved into settings.
+struct command_line {
+  settings s;
+  long n = s.problem.n;  // wider than index_t, to name a too-large N
+  std::string bc, left, right;
+  std::optional<double> rtol;
+};
+
+std::string usage_text(const settings& d) {
+  return "Usage: heat1d [options]\n"
+         "\n"
+         "Solves the heat equation u_t = kappa u_xx on [0, L] for 0 <= t <= T on a grid of N\n"
+         "points x_i = i L / (N - 1) (second-order central differences), and prints a summary.\n"
+         "With no options: N = " +
+         std::to_string(d.problem.n) + ", " + heat::describe(d.ic) +
+         " initial profile, zero Dirichlet ends, T = " + format_g(d.run.final_time) +
+         ",\n"
+         "Crank-Nicolson with CG, 100 steps; the error against the exact solution\n"
+         "exp(-kappa pi^2 t / L^2) sin(pi x / L) is reported.\n"
+         "\n"
+         "Methods (r = kappa dt / dx^2):\n"
+         "  explicit  u' = u + r S u (forward Euler); stable only for r <= 1/2: larger steps\n"
+         "            are refused with the largest stable dt, unless --force\n"
+         "  implicit  (I - r S) u' = u (backward Euler), first order in time\n"
+         "  cn        (I - r/2 S) u' = (I + r/2 S) u (Crank-Nicolson), second order in time\n"
+         "Each implicit step is a symmetric positive definite tridiagonal system (the\n"
+         "half-cell weights at Neumann ends keep it symmetric), solved by --solver:\n"
+         "  cg        conjugate gradients, warm-started from u, to ||b - A u|| <= rtol ||b||\n"
+         "  jacobi    weighted Jacobi (--omega), warm-started, same criterion\n"
+         "  direct    tridiagonal elimination: Thomas on the CPU, cuSPARSE gtsv2 on the GPU\n"
+         "\n"
+         "Boundary conditions (--left, --right, or --bc for both):\n"
+         "  dirichlet[:V]   u = V at that end (default V = 0)\n"
+         "  neumann[:G]     outward normal derivative du/dn = G (-u_x at x = 0, u_x at x = L);\n"
+         "                  G > 0 lets heat in; default 0 (insulated); 'insulated' = neumann:0\n"
+         "Initial conditions (--ic):\n"
+         "  sin:K           sin(K pi x / L), K = 1, 2, ...\n"
+         "  gauss:X0:W      exp(-(x - X0)^2 / (2 W^2))\n"
+         "  step:X0         1 for x < X0, 0 for x > X0 (1/2 at X0)\n"
+         "  file:PATH       N numbers (whitespace separated, '#' comments), one per grid point\n"
+         "Dirichlet ends override the initial value there.\n"
+         "\n"
+         "Options";
+}
 
 const char* trailer_text =
     "\n"
@@ -100,239 +166,142 @@ const char* trailer_text =
     "line or option value; 65 bad initial-condition file content; 66 unreadable file;\n"
     "70 CUDA failure or no GPU for --device cuda; 71 internal error.\n";
 
-struct settings {
-  long n = 101;
-  double length = 1.0, kappa = 1.0, final_time = 0.1;
-  std::optional<double> dt;
-  std::optional<long> steps;
-  std::string method = "cn", solver = "cg", kernel = "auto", form = "csr", precision = "double",
-              device = "auto";
-  std::string bc, left, right, ic = "sin:1";
-  std::optional<double> rtol;
-  double atol = 0, omega = 1.0;
-  int max_iter = 1000, check_interval = 4;
-  bool steady = false, force = false, bench = false, no_progress = false;
-  double steady_tol = 1e-8;
-  long max_steps = 1000000;
-  std::string output, snapshot, json, plot;
-  long snapshot_every = 0;
-  int plot_curves = 6;
-  int bench_steps = 100, bench_warmup = 5;
-};
+// A numeric option stored straight into its field; --help prints the field's
+// value, the struct's default.
+std::string default_text(double v) {
+  std::string s = format_g(v);  // "1e-08" prints as "1e-8"
+  const std::size_t e = s.find("e-0");
+  if (e != std::string::npos) s.erase(e + 2, 1);
+  return s;
+}
+std::string default_text(long v) { return std::to_string(v); }
+std::string default_text(int v) { return std::to_string(v); }
+template <class V>
+po::typed_value<V>* stored(V& field) {
+  return po::value<V>(&field)->default_value(field, default_text(field));
+}
 
-po::options_description make_options(settings& s) {
-  po::options_description o(usage_text);
+// An enum option given by name: --help prints the default's name, the
+// notifier parses into the field (invalid_argument on an unknown name).
+template <class E, class Parse>
+po::typed_value<std::string>* named(E& field, Parse parse) {
+  return po::value<std::string>()
+      ->default_value(std::string(name(field)))
+      ->notifier([&field, parse](const std::string& s) { field = parse(s); });
+}
+
+// An option without a default: the notifier sets the optional field.
+template <class V>
+po::typed_value<V>* given(std::optional<V>& field) {
+  return po::value<V>()->notifier([&field](const V& v) { field = v; });
+}
+
+po::options_description make_options(command_line& c) {
+  settings& s = c.s;
+  heat::step_options& st = s.step;
+  app_options& a = s.app;
+  po::options_description o(usage_text(s));
+  const std::string default_end = " (default " + heat::describe(s.problem.left) + ")";
+  const std::string rtol_help =
+      "relative residual per step for cg / jacobi (default " + default_text(default_rel_tol<double>()) +
+      " double; float: max(" + default_text(default_rel_tol<float>()) +
+      ", 5e-7 (1 + 4 theta r)), near what float rounding allows; past 1e-3 the run is "
+      "refused)";
   // clang-format off
   o.add_options()
     ("help,h", "print this help and exit")
-    ("N,n", po::value<long>(&s.n)->default_value(101), "grid points, >= 3 (both ends included)")
-    ("L", po::value<double>(&s.length)->default_value(1.0, "1"), "domain length, > 0")
-    ("kappa", po::value<double>(&s.kappa)->default_value(1.0, "1"), "diffusivity, >= 0")
-    ("T", po::value<double>(&s.final_time)->default_value(0.1, "0.1"), "final time, >= 0")
-    ("dt", po::value<double>(), "time step, > 0")
-    ("steps", po::value<long>(), "number of steps to reach T, >= 1")
-    ("method,m", po::value<std::string>(&s.method)->default_value("cn"), "explicit | implicit | cn")
-    ("solver,s", po::value<std::string>(&s.solver)->default_value("cg"), "cg | jacobi | direct (implicit and cn)")
-    ("kernel,k", po::value<std::string>(&s.kernel)->default_value("auto"),
+    ("N,n", stored(c.n), "grid points, >= 3 (both ends included)")
+    ("L", stored(s.problem.length), "domain length, > 0")
+    ("kappa", stored(s.problem.kappa), "diffusivity, >= 0")
+    ("T", stored(s.run.final_time), "final time, >= 0")
+    ("dt", given(s.run.dt), "time step, > 0")
+    ("steps", given(s.run.steps), "number of steps to reach T, >= 1")
+    ("method,m", named(st.scheme, heat::parse_method), "explicit | implicit | cn")
+    ("solver,s", named(st.solver, heat::parse_step_solver), "cg | jacobi | direct (implicit and cn)")
+    ("kernel,k", named(st.kernel, parse_spmv_kernel),
      ("SpMV kernel on the GPU: " + spmv_kernel_names() + " (cpu forces the CPU path)").c_str())
-    ("operator", po::value<std::string>(&s.form)->default_value("csr"),
+    ("operator", named(st.form, heat::parse_operator_form),
      "csr (assembled matrix through --kernel) | stencil (GPU 3-point stencil kernel)")
-    ("precision,p", po::value<std::string>(&s.precision)->default_value("double"), "double | float")
-    ("device,d", po::value<std::string>(&s.device)->default_value("auto"), "auto | cpu | cuda; auto: the GPU when usable")
-    ("bc", po::value<std::string>(&s.bc), "boundary condition at both ends (see above)")
-    ("left", po::value<std::string>(&s.left), "boundary condition at x = 0 (default dirichlet:0)")
-    ("right", po::value<std::string>(&s.right), "boundary condition at x = L (default dirichlet:0)")
-    ("ic", po::value<std::string>(&s.ic)->default_value("sin:1"), "initial condition (see above)")
-    ("rtol", po::value<double>(), "relative residual per step for cg / jacobi (default 1e-10 double; float: max(1e-5, 5e-7 (1 + 4 theta r)), near what float rounding allows; past 1e-3 the run is refused)")
-    ("atol", po::value<double>(&s.atol)->default_value(0.0, "0"), "absolute residual: a step is solved when ||b - A u|| <= max(rtol ||b||, atol)")
-    ("max-iter", po::value<int>(&s.max_iter)->default_value(1000), "iterations per step for cg / jacobi")
-    ("omega", po::value<double>(&s.omega)->default_value(1.0, "1"), "Jacobi weight, in (0, 2)")
-    ("check-interval", po::value<int>(&s.check_interval)->default_value(4), "GPU: fewest iterations between two host looks at the convergence flag")
-    ("steady", po::bool_switch(&s.steady), "run to the steady state instead of to T")
-    ("steady-tol", po::value<double>(&s.steady_tol)->default_value(1e-8, "1e-8"), "--steady stops when max |u' - u| < this")
-    ("max-steps", po::value<long>(&s.max_steps)->default_value(1000000), "--steady gives up after this many steps")
-    ("force", po::bool_switch(&s.force), "run explicit steps even when r > 1/2 (unstable)")
-    ("output,o", po::value<std::string>(&s.output)->value_name("FILE"), "final profile as TSV 'x<TAB>u'")
-    ("snapshot", po::value<std::string>(&s.snapshot)->value_name("FILE"), "snapshots as TSV 't<TAB>x<TAB>u'")
-    ("snapshot-every", po::value<long>(&s.snapshot_every)->default_value(0), "steps between snapshots (needs --snapshot)")
-    ("json", po::value<std::string>(&s.json)->value_name("FILE"), "JSON summary to FILE ('-': stdout)")
-    ("plot", po::value<std::string>(&s.plot)->value_name("FILE.svg"), "SVG plot of u(x) at several times")
-    ("plot-curves", po::value<int>(&s.plot_curves)->default_value(6), "profiles in the plot (2 .. 12)")
-    ("bench", po::bool_switch(&s.bench), "GPU benchmark: time --bench-steps steps after --bench-warmup")
-    ("bench-steps", po::value<int>(&s.bench_steps)->default_value(100), "timed steps for --bench")
-    ("bench-warmup", po::value<int>(&s.bench_warmup)->default_value(5), "untimed steps before --bench timing")
-    ("no-progress", po::bool_switch(&s.no_progress), "never draw the progress bar");
+    ("precision,p", named(a.prec, parse_precision), "double | float")
+    ("device,d", named(a.device, parse_device_choice), "auto | cpu | cuda; auto: the GPU when usable")
+    ("bc", po::value<std::string>(&c.bc), "boundary condition at both ends (see above)")
+    ("left", po::value<std::string>(&c.left), ("boundary condition at x = 0" + default_end).c_str())
+    ("right", po::value<std::string>(&c.right), ("boundary condition at x = L" + default_end).c_str())
+    ("ic", po::value<std::string>()->default_value(heat::describe(s.ic))
+               ->notifier([&s](const std::string& v) { s.ic = heat::parse_initial_condition(v); }),
+     "initial condition (see above)")
+    ("rtol", given(c.rtol), rtol_help.c_str())
+    ("atol", stored(st.stop.abs_tol), "absolute residual: a step is solved when ||b - A u|| <= max(rtol ||b||, atol)")
+    ("max-iter", stored(st.stop.max_iterations), "iterations per step for cg / jacobi")
+    ("omega", stored(st.omega), "Jacobi weight, in (0, 2)")
+    ("check-interval", stored(st.check_interval), "GPU: fewest iterations between two host looks at the convergence flag")
+    ("steady", po::bool_switch(&s.run.steady), "run to the steady state instead of to T")
+    ("steady-tol", stored(s.run.steady_tol), "--steady stops when max |u' - u| < this")
+    ("max-steps", stored(s.run.max_steps), "--steady gives up after this many steps")
+    ("force", po::bool_switch(&st.force), "run explicit steps even when r > 1/2 (unstable)")
+    ("output,o", po::value<std::string>(&a.output)->value_name("FILE"), "final profile as TSV 'x<TAB>u'")
+    ("snapshot", po::value<std::string>(&a.snapshot)->value_name("FILE"), "snapshots as TSV 't<TAB>x<TAB>u'")
+    ("snapshot-every", stored(a.snapshot_every), "steps between snapshots (needs --snapshot)")
+    ("json", po::value<std::string>(&a.json)->value_name("FILE"), "JSON summary to FILE ('-': stdout)")
+    ("plot", po::value<std::string>(&a.plot)->value_name("FILE.svg"), "SVG plot of u(x) at several times")
+    ("plot-curves", stored(a.plot_curves), "profiles in the plot (2 .. 12)")
+    ("bench", po::bool_switch(&a.bench), "GPU benchmark: time --bench-steps steps after --bench-warmup")
+    ("bench-steps", stored(a.bench_steps), "timed steps for --bench")
+    ("bench-warmup", stored(a.bench_warmup), "untimed steps before --bench timing")
+    ("no-progress", po::bool_switch(&a.no_progress), "never draw the progress bar");
   // clang-format on
   return o;
 }
 
-std::string num(double v, int digits = 6) {
-  std::ostringstream o;
-  o.precision(digits);
-  o << v;
-  return o.str();
-}
-
-std::string json_num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-std::string format_seconds(double s) {
-  char buf[32];
-  if (s < 60)
-    std::snprintf(buf, sizeof buf, "%.1fs", s);
-  else if (s < 3600)
-    std::snprintf(buf, sizeof buf, "%dm%02ds", int(s) / 60, int(s) % 60);
-  else
-    std::snprintf(buf, sizeof buf, "%dh%02dm", int(s) / 3600, int(s) / 60 % 60);
-  return buf;
-}
-
-// Everything decided from the command line, validated (usage errors otherwise).
+// The settings resolved: the device and kernel chosen, the step size and
+// count planned, the default tolerance applied, every option checked once
+// (by its struct's validate()).
 struct plan {
-  heat::grid_problem problem;
-  heat::initial_condition ic;
-  heat::step_options step;
+  settings s;
   long steps = 0;  // to T (not --steady)
-  bool is_float = false;
+  bool is_float() const { return s.app.prec == precision::single_precision; }
 };
 
-plan make_plan(const settings& s) {
-  plan p;
+heat::device resolve_device(device_choice d, spmv_kernel kernel) {
+  if (d == device_choice::cpu || kernel == spmv_kernel::cpu) {
+    if (d == device_choice::cuda) throw invalid_argument("--kernel cpu contradicts --device cuda");
+    return heat::device::cpu;
+  }
+  if (d == device_choice::cuda) return heat::device::cuda;
+  return cuda::available() ? heat::device::cuda : heat::device::cpu;
+}
+
+// Bad values are usage errors (exit 64): invalid_argument becomes usage_error.
+plan make_plan(const command_line& c) {
+  plan pl{c.s};
+  settings& s = pl.s;
   try {
-    if (s.n < 3) throw invalid_argument("N must be at least 3 grid points (got " + std::to_string(s.n) + ")");
-    if (s.n > long(max_index))
-      throw invalid_argument("N = " + std::to_string(s.n) + " exceeds the 32-bit index limit");
-    p.problem.n = static_cast<index_t>(s.n);
-    p.problem.length = s.length;
-    p.problem.kappa = s.kappa;
-    const std::string both = s.bc.empty() ? "dirichlet" : s.bc;
-    p.problem.left = heat::parse_boundary(s.left.empty() ? both : s.left);
-    p.problem.right = heat::parse_boundary(s.right.empty() ? both : s.right);
-    p.problem.validate();
-    p.ic = heat::parse_initial_condition(s.ic);
-
-    auto& o = p.step;
-    o.scheme = heat::parse_method(s.method);
-    o.solver = heat::parse_step_solver(s.solver);
-    o.form = heat::parse_operator_form(s.form);
-    if (s.precision != "double" && s.precision != "float")
-      throw invalid_argument("unknown precision '" + s.precision + "' (valid: double, float)");
-    p.is_float = s.precision == "float";
-    const spmv_kernel kernel = parse_spmv_kernel(s.kernel);
-    if (s.device == "cpu" || kernel == spmv_kernel::cpu) {
-      if (s.device == "cuda") throw invalid_argument("--kernel cpu contradicts --device cuda");
-      o.where = heat::device::cpu;
-    } else if (s.device == "cuda") {
-      o.where = heat::device::cuda;
-    } else if (s.device == "auto") {
-      o.where = cuda::available() ? heat::device::cuda : heat::device::cpu;
-    } else {
-      throw invalid_argument("unknown device '" + s.device + "' (valid: auto, cpu, cuda)");
-    }
-    if (o.where == heat::device::cpu) {
-      if (kernel != spmv_kernel::cpu && kernel != spmv_kernel::automatic)
-        throw invalid_argument("--kernel " + s.kernel + " runs on the GPU, but the CPU path was chosen" +
-                               (s.device == "auto" ? " (no usable CUDA device)" : ""));
-      if (o.form == heat::operator_form::stencil)
-        throw invalid_argument("--operator stencil is a GPU path (no GPU in use)");
-      o.kernel = spmv_kernel::cpu;
-    } else {
-      o.kernel = kernel;
-    }
-    if (s.bench && o.where != heat::device::cuda)
+    if (c.n > long(max_index))
+      throw invalid_argument("--N = " + std::to_string(c.n) + " exceeds the 32-bit index limit");
+    s.problem.n = static_cast<index_t>(std::max<long>(c.n, std::numeric_limits<index_t>::min()));
+    if (!c.bc.empty()) s.problem.left = s.problem.right = heat::parse_boundary(c.bc);
+    if (!c.left.empty()) s.problem.left = heat::parse_boundary(c.left);
+    if (!c.right.empty()) s.problem.right = heat::parse_boundary(c.right);
+    s.problem.validate();
+    s.step.where = resolve_device(s.app.device, s.step.kernel);
+    if (s.step.where == heat::device::cpu && s.step.kernel == spmv_kernel::automatic)
+      s.step.kernel = spmv_kernel::cpu;
+    if (s.app.bench && s.step.where != heat::device::cuda)
       throw invalid_argument("--bench times the GPU: no CUDA device in use");
-
-    o.stop.abs_tol = s.atol;
-    o.stop.max_iterations = s.max_iter;
-    if (s.max_iter < 1) throw invalid_argument("--max-iter must be >= 1");
-    if (!(s.atol >= 0) || !std::isfinite(s.atol))
-      throw invalid_argument("--atol must be a finite number >= 0");
-    o.omega = s.omega;
-    if (!(s.omega > 0 && s.omega < 2))
-      throw invalid_argument("--omega must be in (0, 2) (got " + num(s.omega) + ")");
-    o.check_interval = s.check_interval;
-    if (s.check_interval < 1) throw invalid_argument("--check-interval must be >= 1");
-    o.force = s.force;
-
-    if (!(s.final_time >= 0) || !std::isfinite(s.final_time))
-      throw invalid_argument("final time T must be a finite number >= 0 (got " + num(s.final_time) + ")");
-    if (s.dt && s.steps) throw invalid_argument("give --dt or --steps, not both");
-    const double dt_max = heat::max_stable_dt(p.problem);
-    if (s.dt) {
-      if (!(*s.dt > 0) || !std::isfinite(*s.dt))
-        throw invalid_argument("time step dt must be a finite number > 0 (got " + num(*s.dt) + ")");
-      if (s.steady) {
-        o.dt = *s.dt;
-      } else {
-        const double k = std::ceil(s.final_time / *s.dt * (1 - 1e-12));
-        if (k > 1e15) throw invalid_argument("T / dt = " + num(s.final_time / *s.dt) + " steps is too many");
-        p.steps = static_cast<long>(k);
-        o.dt = p.steps > 0 ? s.final_time / double(p.steps) : *s.dt;
-      }
-    } else if (s.steps) {
-      if (*s.steps < 1) throw invalid_argument("--steps must be >= 1 (got " + std::to_string(*s.steps) + ")");
-      p.steps = *s.steps;
-      if (s.final_time == 0) throw invalid_argument("--steps with T = 0 gives no step size; give --dt");
-      o.dt = s.final_time / double(p.steps);
-    } else {
-      const double target = o.scheme == heat::method::explicit_euler ? 0.9 * dt_max : s.final_time / 100;
-      const double base =
-          target > 0 && std::isfinite(target) ? target : (s.final_time > 0 ? s.final_time / 100 : 1e-3);
-      if (s.steady) {
-        o.dt = base;
-      } else {
-        p.steps = s.final_time > 0 ? static_cast<long>(std::ceil(s.final_time / base * (1 - 1e-12))) : 0;
-        o.dt = p.steps > 0 ? s.final_time / double(p.steps) : base;
-      }
-    }
-    if (o.scheme == heat::method::explicit_euler && o.dt > dt_max * (1 + 1e-12) && !s.force)
-      throw invalid_argument("explicit steps are unstable here: r = kappa dt / dx^2 = " +
-                             num(p.problem.kappa * o.dt / (p.problem.dx() * p.problem.dx())) +
-                             " > 1/2. The largest stable dt is " + num(dt_max, 10) +
-                             " (use --dt <= that, fewer grid points, --method implicit or cn, or --force)");
-    // Default rtol: 1e-10 in double; in float max(1e-5, 5e-7 (1 + 4 theta r)): a
-    // row of A = W - theta r K sums 1 + 2 theta r against 2 theta r, so float
-    // rounding alone puts ||b - A x|| near eps_float (1 + 4 theta r) ||x||.
-    // Past a floor of 1e-3 a float solve would accept the warm start itself
-    // (its residual is about kappa dt pi^2 ||b||): refuse instead of returning
-    // an unchanged profile with exit 0.
-    const double r = p.problem.kappa * o.dt / (p.problem.dx() * p.problem.dx());
-    const double float_floor = 5e-7 * (1 + 4 * heat::theta(o.scheme) * r);
-    const bool iterative = o.scheme != heat::method::explicit_euler && o.solver != heat::step_solver::direct;
-    if (p.is_float && iterative && !s.rtol && float_floor > 1e-3)
-      throw invalid_argument(
-          "float cannot resolve implicit steps at r = kappa dt / dx^2 = " + num(r) +
-          ": rounding alone leaves a relative residual near " + num(float_floor) +
-          " (use --precision double, --solver direct, a smaller --dt, or set --rtol yourself)");
-    o.stop.rel_tol =
-        s.rtol ? *s.rtol
-               : (p.is_float ? std::max(default_rel_tol<float>(), float_floor) : default_rel_tol<double>());
-    if (!(o.stop.rel_tol >= 0) || !std::isfinite(o.stop.rel_tol))
-      throw invalid_argument("--rtol must be a finite number >= 0");
-    if (s.steady) {
-      if (!(s.steady_tol > 0) || !std::isfinite(s.steady_tol))
-        throw invalid_argument("--steady-tol must be > 0");
-      if (s.max_steps < 1) throw invalid_argument("--max-steps must be >= 1");
-      const std::string why = heat::steady_state_obstacle(p.problem);
-      if (!why.empty()) throw invalid_argument("--steady: " + why);
-    }
-    if (s.snapshot_every < 0) throw invalid_argument("--snapshot-every must be >= 0");
-    if (s.snapshot_every > 0 && s.snapshot.empty())
-      throw invalid_argument("--snapshot-every needs --snapshot FILE");
-    if (!s.snapshot.empty() && s.snapshot_every == 0)
-      throw invalid_argument("--snapshot needs --snapshot-every K");
-    if (s.plot_curves < 2 || s.plot_curves > 12) throw invalid_argument("--plot-curves must be in 2 .. 12");
-    if (s.bench && (s.bench_steps < 1 || s.bench_warmup < 0))
-      throw invalid_argument("--bench-steps must be >= 1, --bench-warmup >= 0");
+    s.run.validate(s.problem);
+    const heat::time_plan tp = heat::plan_time(s.problem, s.step.scheme, s.run);
+    s.step.dt = tp.dt;
+    pl.steps = tp.steps;
+    s.step.stop.rel_tol = c.rtol ? *c.rtol : heat::default_step_rel_tol(s.problem, s.step, pl.is_float());
+    s.step.validate(s.problem);
+    s.app.validate();
   } catch (const invalid_argument& e) {
     throw usage_error(e.what());
   }
-  return p;
+  return pl;
 }
+
+// ---- outputs ----------------------------------------------------------------------
 
 std::ofstream open_output(const std::string& path) {
   std::ofstream f(path);
@@ -341,12 +310,40 @@ std::ofstream open_output(const std::string& path) {
   return f;
 }
 
-void write_profile(const std::string& path, const heat::grid_problem& p, const std::vector<double>& u) {
-  std::ofstream f = open_output(path);
-  for (index_t i = 0; i < p.n; ++i) f << p.x(i) << '\t' << u[i] << '\n';
+void close_output(std::ofstream& f, const std::string& path) {
   f.close();
   if (!f) throw io_error(path, "write error");
 }
+
+void write_profile(const std::string& path, const heat::grid_problem& p, const std::vector<double>& u) {
+  std::ofstream f = open_output(path);
+  for (index_t i = 0; i < p.n; ++i) f << p.x(i) << '\t' << u[i] << '\n';
+  close_output(f, path);
+}
+
+// --snapshot: blocks of 't<TAB>x<TAB>u' lines, a blank line after each.
+class snapshot_file {
+ public:
+  snapshot_file(const app_options& a, const heat::grid_problem& p)
+      : path_(a.snapshot), every_(a.snapshot_every), p_(p) {
+    if (!path_.empty()) f_ = open_output(path_);
+  }
+  bool due(long k, bool last) const { return f_.is_open() && (k % every_ == 0 || last); }
+  void write(double t, const std::vector<double>& u) {
+    if (!f_.is_open()) return;
+    for (index_t i = 0; i < p_.n; ++i) f_ << t << '\t' << p_.x(i) << '\t' << u[i] << '\n';
+    f_ << '\n';
+  }
+  void close() {
+    if (f_.is_open()) close_output(f_, path_);
+  }
+
+ private:
+  std::string path_;
+  long every_;
+  const heat::grid_problem& p_;
+  std::ofstream f_;
+};
 
 struct curve {
   double t;
@@ -360,6 +357,40 @@ curve make_curve(const heat::grid_problem& p, double t, const std::vector<double
   return c;
 }
 
+// Which steps feed the plot: evenly spaced to T, or 0, 1, 2, 4, ... when steady.
+class plot_sampler {
+ public:
+  explicit plot_sampler(const plan& pl) : enabled_(!pl.s.app.plot.empty()), steady_(pl.s.run.steady) {
+    const int curves = pl.s.app.plot_curves;
+    if (enabled_ && !steady_)
+      for (int k = 1; k < curves; ++k) at_.push_back(std::lround(double(pl.steps) * k / (curves - 1)));
+  }
+  bool enabled() const { return enabled_; }
+  bool take(long k, bool last) {
+    if (!enabled_) return false;
+    if (!steady_) return std::find(at_.begin(), at_.end(), k) != at_.end();
+    const bool power = k == next_power_;
+    if (power) next_power_ *= 2;
+    return power || last;
+  }
+
+ private:
+  bool enabled_, steady_;
+  std::vector<long> at_;
+  long next_power_ = 1;
+};
+
+// Keeps `count` of the curves, evenly spaced, the first and the last among them.
+void thin_curves(std::vector<curve>& curves, int count) {
+  if (curves.size() <= std::size_t(count)) return;
+  std::vector<curve> keep;
+  for (int k = 0; k < count; ++k)
+    keep.push_back(curves[std::size_t(std::lround(double(curves.size() - 1) * k / (count - 1)))]);
+  curves.swap(keep);
+}
+
+// ---- the run ----------------------------------------------------------------------
+
 struct run_stats {
   long steps = 0;
   long iterations = 0;
@@ -372,312 +403,358 @@ struct run_stats {
   bool steady_reached = false;
 };
 
-template <class T>
-int simulate(const settings& s, const plan& pl) {
-  stopwatch total;
-  const auto& p = pl.problem;
-  const std::vector<double> u0 = heat::initial_profile(pl.ic, p);
-  const std::vector<double> quad = heat::quadrature_weights(p);
-  auto integral = [&](const std::vector<double>& u) {
-    double v = 0;
-    for (std::size_t i = 0; i < u.size(); ++i) v += quad[i] * u[i];
-    return v;
-  };
-
-  stopwatch sw;
-  heat::time_stepper<T> ts(p, pl.step, u0);
-  const double setup_s = sw.lap();
-  const bool on_gpu = pl.step.where == heat::device::cuda;
-  const std::string kernel_name =
-      on_gpu ? (pl.step.form == heat::operator_form::stencil ? std::string("stencil")
-                                                             : std::string(name(ts.kernel())))
-             : std::string("cpu");
-  const bool iterative =
-      pl.step.scheme != heat::method::explicit_euler && pl.step.solver != heat::step_solver::direct;
-
-  std::optional<heat::bench_report> bench;
+// What a run produced: everything the summaries and the plot report.
+struct run_record {
+  std::vector<double> u0, u;
   run_stats st;
   std::vector<curve> curves;
-  std::vector<double> u = u0;
-  double run_s = 0;
-
-  std::ofstream snap;
-  auto write_snapshot = [&](double t, const std::vector<double>& v) {
-    for (index_t i = 0; i < p.n; ++i) snap << t << '\t' << p.x(i) << '\t' << v[i] << '\n';
-    snap << '\n';
-  };
-
-  if (s.bench) {
-    bench = ts.bench(s.bench_warmup, s.bench_steps);
-    run_s = sw.lap();
-    st.steps = s.bench_warmup + s.bench_steps;
-    // The summary's per-step figures are the timed steps' (the bench ran them).
-    st.iterations = std::lround(bench->iterations_per_step * double(st.steps));
-    st.host_syncs = std::lround(bench->host_syncs_per_step * double(st.steps));
-    st.max_iterations = static_cast<int>(std::ceil(bench->iterations_per_step));
-    u = ts.solution();
-  } else {
-    if (!s.snapshot.empty()) {
-      snap = open_output(s.snapshot);
-      write_snapshot(0, u0);
-    }
-    // Which steps feed the plot: evenly spaced to T, or 0, 1, 2, 4, ... when steady.
-    const bool plotting = !s.plot.empty();
-    std::vector<long> plot_at;
-    if (plotting && !s.steady)
-      for (int k = 1; k < s.plot_curves; ++k)
-        plot_at.push_back(std::lround(double(pl.steps) * k / (s.plot_curves - 1)));
-    if (plotting) curves.push_back(make_curve(p, 0, u0));
-    long next_power = 1;
-
-    progress_line progress(!s.no_progress && stderr_is_terminal());
-    const long limit = s.steady ? s.max_steps : pl.steps;
-    for (long k = 1; k <= limit; ++k) {
-      const heat::step_report r = ts.step(s.steady);
-      if (!r.converged) {
-        st.failed = true;
-        st.failed_step = k;
-        st.failure = r;
-        break;
-      }
-      st.steps = k;
-      st.iterations += r.iterations;
-      st.max_iterations = std::max(st.max_iterations, r.iterations);
-      st.host_syncs += r.host_syncs;
-      st.last_change = r.change;
-      const bool done_steady = s.steady && r.change < s.steady_tol;
-      const double t = ts.time();
-      const bool last = k == limit || done_steady;
-      if (snap.is_open() && (k % s.snapshot_every == 0 || last)) write_snapshot(t, ts.solution());
-      if (plotting) {
-        const bool take = s.steady ? (k == next_power || last)
-                                   : std::find(plot_at.begin(), plot_at.end(), k) != plot_at.end();
-        if (s.steady && k == next_power) next_power *= 2;
-        if (take && (curves.empty() || curves.back().t != t))
-          curves.push_back(make_curve(p, t, ts.solution()));
-      }
-      if (progress.enabled()) {
-        const double el = sw.seconds();
-        std::ostringstream line;
-        if (s.steady) {
-          line << "step " << k << "  t = " << num(t, 4) << "  max|du| = " << num(r.change, 3) << " (target "
-               << num(s.steady_tol, 3) << ")  " << format_seconds(el);
-        } else {
-          const double f = double(k) / double(limit);
-          const int width = 30, fill = static_cast<int>(f * width);
-          line << '[' << std::string(fill, '#') << std::string(width - fill, ' ') << "] " << int(f * 100)
-               << "%  step " << k << '/' << limit << "  t = " << num(t, 4) << "  ETA "
-               << format_seconds(el / f * (1 - f));
-        }
-        if (iterative) line << "  it " << r.iterations;
-        progress.update(line.str(), last);
-      }
-      if (done_steady) {
-        st.steady_reached = true;
-        break;
-      }
-    }
-    progress.clear();
-    u = ts.solution();  // also waits for the device
-    run_s = sw.lap();
-  }
-
-  // Thin out the steady curves to plot_curves, keeping the first and the last.
-  if (curves.size() > std::size_t(s.plot_curves)) {
-    std::vector<curve> keep;
-    for (int k = 0; k < s.plot_curves; ++k)
-      keep.push_back(curves[std::size_t(std::lround(double(curves.size() - 1) * k / (s.plot_curves - 1)))]);
-    curves.swap(keep);
-  }
-
-  // Error against the exact solution (or the steady state) where one is known.
-  const double t_end = ts.time();
+  std::optional<bench::heat_bench_report> bench;
+  double setup_s = 0, run_s = 0;
+  double t_end = 0, r = 0;
+  std::string kernel_name;
   std::optional<std::vector<double>> exact;
   std::string reference;
-  if (s.steady && st.steady_reached) {
-    exact = heat::exact_steady_state(p, u0);
-    reference = "steady state";
-  } else if (!s.steady) {
-    exact = heat::exact_solution(p, pl.ic, t_end);
-    reference = "exact solution at t = " + num(t_end);
-  }
   double max_error = std::nan("");
-  if (exact) {
-    max_error = 0;
-    for (index_t i = 0; i < p.n; ++i) max_error = std::max(max_error, std::abs(u[i] - (*exact)[i]));
-  }
+};
 
-  if (!s.output.empty()) write_profile(s.output, p, u);
-  if (snap.is_open()) {
-    snap.close();
-    if (!snap) throw io_error(s.snapshot, "write error");
+bool iterative(const heat::step_options& o) {
+  return o.scheme != heat::method::explicit_euler && o.solver != heat::step_solver::direct;
+}
+
+std::string progress_text(const plan& pl, long k, long limit, double t, const heat::step_report& r,
+                          double elapsed) {
+  std::ostringstream line;
+  if (pl.s.run.steady) {
+    line << "step " << k << "  t = " << format_g(t, 4) << "  max|du| = " << format_g(r.change, 3)
+         << " (target " << format_g(pl.s.run.steady_tol, 3) << ")  " << format_duration(elapsed);
+  } else {
+    const double f = double(k) / double(limit);
+    const int width = 30, fill = static_cast<int>(f * width);
+    line << '[' << std::string(fill, '#') << std::string(width - fill, ' ') << "] " << int(f * 100)
+         << "%  step " << k << '/' << limit << "  t = " << format_g(t, 4) << "  ETA "
+         << format_duration(elapsed / f * (1 - f));
   }
-  if (!s.plot.empty()) {
-    std::vector<plot_series> series;
-    for (const auto& c : curves)
-      series.push_back(plot_series{"t = " + num(c.t, 4), c.x, c.u, "", false, 1.8});
-    if (exact && !curves.empty()) {
-      curve e = make_curve(p, t_end, *exact);
-      series.push_back(plot_series{s.steady ? "steady state (exact)" : "exact, t = " + num(t_end, 4), e.x,
-                                   e.u, "#444444", true, 1.4});
+  if (iterative(pl.s.step)) line << "  it " << r.iterations;
+  return line.str();
+}
+
+// --bench: bench/heat1d_bench times the steps; the summary's per-step figures are
+// the timed steps'.
+template <class T>
+void run_bench(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopwatch& sw) {
+  const app_options& a = pl.s.app;
+  rec.bench = bench::time_heat_steps(ts, a.bench_warmup, a.bench_steps);
+  rec.run_s = sw.lap();
+  run_stats& st = rec.st;
+  st.steps = a.bench_warmup + a.bench_steps;
+  st.iterations = std::lround(rec.bench->iterations_per_step * double(st.steps));
+  st.host_syncs = std::lround(rec.bench->host_syncs_per_step * double(st.steps));
+  st.max_iterations = static_cast<int>(std::ceil(rec.bench->iterations_per_step));
+  rec.u = ts.solution();
+}
+
+// Steps to T (or to the steady state), writing snapshots and sampling the plot.
+template <class T>
+void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopwatch& sw) {
+  const heat::grid_problem& p = pl.s.problem;
+  const heat::run_options& run = pl.s.run;
+  snapshot_file snap(pl.s.app, p);
+  snap.write(0, rec.u0);
+  plot_sampler plot(pl);
+  if (plot.enabled()) rec.curves.push_back(make_curve(p, 0, rec.u0));
+  progress_line progress(!pl.s.app.no_progress && stderr_is_terminal());
+  run_stats& st = rec.st;
+  const long limit = run.steady ? run.max_steps : pl.steps;
+  for (long k = 1; k <= limit; ++k) {
+    const heat::step_report r = ts.step(run.steady);
+    if (!r.converged) {
+      st.failed = true;
+      st.failed_step = k;
+      st.failure = r;
+      break;
     }
-    plot_options po_;
-    po_.title = "heat1d: " + std::string(heat::name(pl.step.scheme)) + ", N = " + std::to_string(p.n) +
-                ", kappa = " + num(p.kappa) + ", " + heat::describe(pl.ic) + ", left " +
-                heat::describe(p.left) + ", right " + heat::describe(p.right);
-    po_.x_label = "x";
-    po_.y_label = "u(x, t)";
-    write_svg_line_plot(s.plot, series, po_);
+    st.steps = k;
+    st.iterations += r.iterations;
+    st.max_iterations = std::max(st.max_iterations, r.iterations);
+    st.host_syncs += r.host_syncs;
+    st.last_change = r.change;
+    const bool done_steady = run.steady && r.change < run.steady_tol;
+    const double t = ts.time();
+    const bool last = k == limit || done_steady;
+    if (snap.due(k, last)) snap.write(t, ts.solution());
+    if (plot.take(k, last) && (rec.curves.empty() || rec.curves.back().t != t))
+      rec.curves.push_back(make_curve(p, t, ts.solution()));
+    if (progress.enabled()) progress.update(progress_text(pl, k, limit, t, r, sw.seconds()), last);
+    if (done_steady) {
+      st.steady_reached = true;
+      break;
+    }
   }
+  progress.clear();
+  rec.u = ts.solution();  // also waits for the device
+  rec.run_s = sw.lap();
+  snap.close();
+}
 
-  const double total_s = total.seconds();
+// The error against the exact solution (or the steady state) where one is known.
+void compare_with_exact(const plan& pl, run_record& rec) {
+  const heat::grid_problem& p = pl.s.problem;
+  if (pl.s.run.steady && rec.st.steady_reached) {
+    rec.exact = heat::exact_steady_state(p, rec.u0);
+    rec.reference = "steady state";
+  } else if (!pl.s.run.steady) {
+    rec.exact = heat::exact_solution(p, pl.s.ic, rec.t_end);
+    rec.reference = "exact solution at t = " + format_g(rec.t_end);
+  }
+  if (!rec.exact) return;
+  rec.max_error = 0;
+  for (index_t i = 0; i < p.n; ++i)
+    rec.max_error = std::max(rec.max_error, std::abs(rec.u[i] - (*rec.exact)[i]));
+}
+
+void write_plot(const plan& pl, const run_record& rec) {
+  const heat::grid_problem& p = pl.s.problem;
+  std::vector<plot_series> series;
+  for (const auto& c : rec.curves)
+    series.push_back(plot_series{"t = " + format_g(c.t, 4), c.x, c.u, "", false, 1.8});
+  if (rec.exact && !rec.curves.empty()) {
+    curve e = make_curve(p, rec.t_end, *rec.exact);
+    series.push_back(
+        plot_series{pl.s.run.steady ? "steady state (exact)" : "exact, t = " + format_g(rec.t_end, 4), e.x,
+                    e.u, "#444444", true, 1.4});
+  }
+  plot_options po_;
+  po_.title = "heat1d: " + std::string(heat::name(pl.s.step.scheme)) + ", N = " + std::to_string(p.n) +
+              ", kappa = " + format_g(p.kappa) + ", " + heat::describe(pl.s.ic) + ", left " +
+              heat::describe(p.left) + ", right " + heat::describe(p.right);
+  po_.x_label = "x";
+  po_.y_label = "u(x, t)";
+  write_svg_line_plot(pl.s.app.plot, series, po_);
+}
+
+// ---- summaries ----------------------------------------------------------------------
+
+double integral(const std::vector<double>& quad, const std::vector<double>& u) {
+  double v = 0;
+  for (std::size_t i = 0; i < u.size(); ++i) v += quad[i] * u[i];
+  return v;
+}
+
+const char* precision_name(bool is_float) { return is_float ? "float" : "double"; }
+
+std::string json_bench(const bench::heat_bench_report& b) {
+  std::ostringstream js;
+  js << ",\n  \"bench\": {\"copy_bandwidth_gbs\": " << json_number(b.copy_bandwidth_gbs)
+     << ", \"step_ms_median\": " << json_number(b.step_ms_median)
+     << ", \"step_ms_min\": " << json_number(b.step_ms_min) << ", \"steps_timed\": " << b.steps_timed
+     << ", \"iterations_per_step\": " << json_number(b.iterations_per_step)
+     << ", \"host_syncs_per_step\": " << json_number(b.host_syncs_per_step)
+     << ", \"operator_bytes\": " << json_number(b.operator_bytes)
+     << ", \"bytes_per_step\": " << json_number(b.bytes_per_step)
+     << ", \"cg_iteration_ms\": " << json_number(b.cg_iteration_ms)
+     << ", \"bytes_per_cg_iteration\": " << json_number(b.bytes_per_cg_iteration) << "}";
+  return js.str();
+}
+
+std::string json_summary(const plan& pl, const run_record& rec, const std::vector<double>& quad,
+                         double total_s) {
+  const heat::grid_problem& p = pl.s.problem;
+  const heat::step_options& o = pl.s.step;
+  const run_stats& st = rec.st;
   const double mean_it = st.steps ? double(st.iterations) / double(st.steps) : 0;
   const double syncs_per_step = st.steps ? double(st.host_syncs) / double(st.steps) : 0;
-  const double r = ts.r();
-  const std::string precision = sizeof(T) == 4 ? "float" : "double";
-
   std::ostringstream js;
-  if (!s.json.empty()) {
-    js << "{\n"
-       << "  \"N\": " << p.n << ",\n  \"L\": " << json_num(p.length)
-       << ",\n  \"kappa\": " << json_num(p.kappa) << ",\n  \"dx\": " << json_num(p.dx())
-       << ",\n  \"dt\": " << json_num(pl.step.dt) << ",\n  \"r\": " << json_num(r)
-       << ",\n  \"T\": " << json_num(s.steady || s.bench ? t_end : s.final_time)
-       << ",\n  \"t_final\": " << json_num(t_end) << ",\n  \"steps\": " << st.steps << ",\n  \"method\": \""
-       << heat::name(pl.step.scheme) << "\",\n  \"solver\": \""
-       << (pl.step.scheme == heat::method::explicit_euler ? std::string("none")
-                                                          : std::string(heat::name(pl.step.solver)))
-       << "\",\n  \"precision\": \"" << precision << "\",\n  \"device\": \"" << heat::name(pl.step.where)
-       << "\",\n  \"kernel\": \"" << json_escape(kernel_name) << "\",\n  \"operator\": \""
-       << heat::name(pl.step.form) << "\",\n  \"left\": \"" << json_escape(heat::describe(p.left))
-       << "\",\n  \"right\": \"" << json_escape(heat::describe(p.right)) << "\",\n  \"ic\": \""
-       << json_escape(heat::describe(pl.ic)) << "\",\n  \"rtol\": " << json_num(pl.step.stop.rel_tol)
-       << ",\n  \"max_iter\": " << pl.step.stop.max_iterations
-       << ",\n  \"iterations_per_step\": {\"mean\": " << json_num(mean_it)
-       << ", \"max\": " << st.max_iterations << ", \"total\": " << st.iterations
-       << "},\n  \"host_syncs\": {\"total\": " << st.host_syncs
-       << ", \"per_step\": " << json_num(syncs_per_step)
-       << "},\n  \"converged\": " << (st.failed ? "false" : "true")
-       << ",\n  \"failed_step\": " << (st.failed ? std::to_string(st.failed_step) : "null")
-       << ",\n  \"failure_residual\": " << (st.failed ? json_num(st.failure.residual) : "null");
-    if (s.steady)
-      js << ",\n  \"steady\": {\"tol\": " << json_num(s.steady_tol)
-         << ", \"reached\": " << (st.steady_reached ? "true" : "false")
-         << ", \"final_change\": " << json_num(st.last_change) << "}";
-    js << ",\n  \"max_error\": " << json_num(max_error)
-       << ",\n  \"error_reference\": " << (exact ? "\"" + json_escape(reference) + "\"" : std::string("null"))
-       << ",\n  \"integral\": {\"initial\": " << json_num(integral(u0))
-       << ", \"final\": " << json_num(integral(u)) << "},\n  \"timings\": {\"setup_s\": " << json_num(setup_s)
-       << ", \"run_s\": " << json_num(run_s)
-       << ", \"per_step_ms\": " << json_num(st.steps ? run_s / double(st.steps) * 1e3 : 0.0)
-       << ", \"total_s\": " << json_num(total_s) << "}";
-    if (bench) {
-      const auto& b = *bench;
-      js << ",\n  \"bench\": {\"copy_bandwidth_gbs\": " << json_num(b.copy_bandwidth_gbs)
-         << ", \"step_ms_median\": " << json_num(b.step_ms_median)
-         << ", \"step_ms_min\": " << json_num(b.step_ms_min) << ", \"steps_timed\": " << b.steps_timed
-         << ", \"iterations_per_step\": " << json_num(b.iterations_per_step)
-         << ", \"host_syncs_per_step\": " << json_num(b.host_syncs_per_step)
-         << ", \"operator_bytes\": " << json_num(b.operator_bytes)
-         << ", \"bytes_per_step\": " << json_num(b.bytes_per_step)
-         << ", \"cg_iteration_ms\": " << json_num(b.cg_iteration_ms)
-         << ", \"bytes_per_cg_iteration\": " << json_num(b.bytes_per_cg_iteration) << "}";
-    }
-    js << "\n}\n";
-  }
-  if (s.json == "-") {
-    std::cout << js.str();
-  } else {
-    if (!s.json.empty()) {
-      std::ofstream f = open_output(s.json);
-      f << js.str();
-      if (!f) throw io_error(s.json, "write error");
-    }
-    std::ostringstream o;
-    o << "heat1d: N = " << p.n << ", L = " << num(p.length) << ", kappa = " << num(p.kappa)
-      << ", dx = " << num(p.dx()) << "; left " << heat::describe(p.left) << ", right "
-      << heat::describe(p.right) << "; initial " << heat::describe(pl.ic) << '\n';
-    o << "method " << heat::name(pl.step.scheme);
-    if (pl.step.scheme != heat::method::explicit_euler) {
-      o << ", solver " << heat::name(pl.step.solver);
-      if (iterative) o << " (rtol " << num(pl.step.stop.rel_tol) << ")";
-    }
-    o << ", " << precision << " on " << heat::name(pl.step.where);
-    if (on_gpu)
-      o << " (" << (pl.step.form == heat::operator_form::stencil ? "stencil operator" : "SpMV " + kernel_name)
-        << ")";
-    o << '\n';
-    o << "time: dt = " << num(pl.step.dt) << ", r = kappa dt / dx^2 = " << num(r) << ", " << st.steps
-      << " steps to t = " << num(t_end) << '\n';
-    if (iterative && !bench)
-      o << "iterations per step: mean " << num(mean_it, 4) << ", max " << st.max_iterations
-        << "; host syncs per step " << num(syncs_per_step, 3) << '\n';
-    if (s.steady)
-      o << "steady state: " << (st.steady_reached ? "reached" : "NOT reached")
-        << ", last max|du| = " << num(st.last_change, 3) << " (tol " << num(s.steady_tol) << ")\n";
-    if (exact) o << "max error vs " << reference << ": " << num(max_error, 4) << '\n';
-    o << "integral of u: " << num(integral(u0), 12) << " -> " << num(integral(u), 12) << '\n';
-    o << "time: setup " << num(setup_s, 3) << " s, stepping " << num(run_s, 3) << " s";
-    if (st.steps && !bench) o << " (" << num(run_s / double(st.steps) * 1e3, 3) << " ms/step)";
-    o << '\n';
-    if (bench) {
-      const auto& b = *bench;
-      const double floor_ms = b.bytes_per_step / (b.copy_bandwidth_gbs * 1e9) * 1e3;
-      o << "bench (" << cuda::device_description() << "): device copy " << num(b.copy_bandwidth_gbs, 4)
-        << " GB/s\n"
-        << "  step: median " << num(b.step_ms_median, 4) << " ms, min " << num(b.step_ms_min, 4)
-        << " ms over " << b.steps_timed << " steps";
-      if (iterative)
-        o << "; " << num(b.iterations_per_step, 4) << " iterations, " << num(b.host_syncs_per_step, 3)
-          << " host syncs per step";
-      o << '\n';
-      if (b.bytes_per_step > 0)
-        o << "  step bytes " << num(b.bytes_per_step / 1e9, 4) << " GB: floor " << num(floor_ms, 4)
-          << " ms; achieved " << num(b.bytes_per_step / (b.step_ms_median * 1e-3) / 1e9, 4)
-          << " GB/s = " << num(100 * floor_ms / b.step_ms_median, 3) << "% of copy bandwidth\n";
-      if (b.cg_iteration_ms > 0) {
-        const double it_floor = b.bytes_per_cg_iteration / (b.copy_bandwidth_gbs * 1e9) * 1e3;
-        o << "  CG iteration: " << num(b.cg_iteration_ms, 4) << " ms; bytes "
-          << num(b.bytes_per_cg_iteration / 1e9, 4) << " GB (operator " << num(b.operator_bytes / 1e9, 4)
-          << " GB): floor " << num(it_floor, 4) << " ms; ratio " << num(b.cg_iteration_ms / it_floor, 3)
-          << "x\n";
-      }
-    }
-    std::cout << o.str();
-  }
+  js << "{\n"
+     << "  \"N\": " << p.n << ",\n  \"L\": " << json_number(p.length)
+     << ",\n  \"kappa\": " << json_number(p.kappa) << ",\n  \"dx\": " << json_number(p.dx())
+     << ",\n  \"dt\": " << json_number(o.dt) << ",\n  \"r\": " << json_number(rec.r)
+     << ",\n  \"T\": " << json_number(pl.s.run.steady || rec.bench ? rec.t_end : pl.s.run.final_time)
+     << ",\n  \"t_final\": " << json_number(rec.t_end) << ",\n  \"steps\": " << st.steps
+     << ",\n  \"method\": \"" << heat::name(o.scheme) << "\",\n  \"solver\": \""
+     << (o.scheme == heat::method::explicit_euler ? std::string("none") : std::string(heat::name(o.solver)))
+     << "\",\n  \"precision\": \"" << precision_name(pl.is_float()) << "\",\n  \"device\": \""
+     << heat::name(o.where) << "\",\n  \"kernel\": \"" << json_escape(rec.kernel_name)
+     << "\",\n  \"operator\": \"" << heat::name(o.form) << "\",\n  \"left\": \""
+     << json_escape(heat::describe(p.left)) << "\",\n  \"right\": \"" << json_escape(heat::describe(p.right))
+     << "\",\n  \"ic\": \"" << json_escape(heat::describe(pl.s.ic))
+     << "\",\n  \"rtol\": " << json_number(o.stop.rel_tol) << ",\n  \"max_iter\": " << o.stop.max_iterations
+     << ",\n  \"iterations_per_step\": {\"mean\": " << json_number(mean_it)
+     << ", \"max\": " << st.max_iterations << ", \"total\": " << st.iterations
+     << "},\n  \"host_syncs\": {\"total\": " << st.host_syncs
+     << ", \"per_step\": " << json_number(syncs_per_step)
+     << "},\n  \"converged\": " << (st.failed ? "false" : "true")
+     << ",\n  \"failed_step\": " << (st.failed ? std::to_string(st.failed_step) : "null")
+     << ",\n  \"failure_residual\": " << (st.failed ? json_number(st.failure.residual) : "null");
+  if (pl.s.run.steady)
+    js << ",\n  \"steady\": {\"tol\": " << json_number(pl.s.run.steady_tol)
+       << ", \"reached\": " << (st.steady_reached ? "true" : "false")
+       << ", \"final_change\": " << json_number(st.last_change) << "}";
+  js << ",\n  \"max_error\": " << json_number(rec.max_error) << ",\n  \"error_reference\": "
+     << (rec.exact ? "\"" + json_escape(rec.reference) + "\"" : std::string("null"))
+     << ",\n  \"integral\": {\"initial\": " << json_number(integral(quad, rec.u0))
+     << ", \"final\": " << json_number(integral(quad, rec.u))
+     << "},\n  \"timings\": {\"setup_s\": " << json_number(rec.setup_s)
+     << ", \"run_s\": " << json_number(rec.run_s)
+     << ", \"per_step_ms\": " << json_number(st.steps ? rec.run_s / double(st.steps) * 1e3 : 0.0)
+     << ", \"total_s\": " << json_number(total_s) << "}";
+  if (rec.bench) js << json_bench(*rec.bench);
+  js << "\n}\n";
+  return js.str();
+}
 
+// Each step's bytes against the copy bandwidth: the floor a step (or a CG
+// iteration) could reach if it only moved its minimum traffic.
+std::string text_bench(const bench::heat_bench_report& b, bool iterative_steps) {
+  std::ostringstream o;
+  const double floor_ms = b.bytes_per_step / (b.copy_bandwidth_gbs * 1e9) * 1e3;
+  o << "bench (" << cuda::device_description() << "): device copy " << format_g(b.copy_bandwidth_gbs, 4)
+    << " GB/s\n"
+    << "  step: median " << format_g(b.step_ms_median, 4) << " ms, min " << format_g(b.step_ms_min, 4)
+    << " ms over " << b.steps_timed << " steps";
+  if (iterative_steps)
+    o << "; " << format_g(b.iterations_per_step, 4) << " iterations, " << format_g(b.host_syncs_per_step, 3)
+      << " host syncs per step";
+  o << '\n';
+  if (b.bytes_per_step > 0)
+    o << "  step bytes " << format_g(b.bytes_per_step / 1e9, 4) << " GB: floor " << format_g(floor_ms, 4)
+      << " ms; achieved " << format_g(b.bytes_per_step / (b.step_ms_median * 1e-3) / 1e9, 4)
+      << " GB/s = " << format_g(100 * floor_ms / b.step_ms_median, 3) << "% of copy bandwidth\n";
+  if (b.cg_iteration_ms > 0) {
+    const double it_floor = b.bytes_per_cg_iteration / (b.copy_bandwidth_gbs * 1e9) * 1e3;
+    o << "  CG iteration: " << format_g(b.cg_iteration_ms, 4) << " ms; bytes "
+      << format_g(b.bytes_per_cg_iteration / 1e9, 4) << " GB (operator "
+      << format_g(b.operator_bytes / 1e9, 4) << " GB): floor " << format_g(it_floor, 4) << " ms; ratio "
+      << format_g(b.cg_iteration_ms / it_floor, 3) << "x\n";
+  }
+  return o.str();
+}
+
+std::string text_summary(const plan& pl, const run_record& rec, const std::vector<double>& quad) {
+  const heat::grid_problem& p = pl.s.problem;
+  const heat::step_options& s = pl.s.step;
+  const run_stats& st = rec.st;
+  const bool it = iterative(s);
+  std::ostringstream o;
+  o << "heat1d: N = " << p.n << ", L = " << format_g(p.length) << ", kappa = " << format_g(p.kappa)
+    << ", dx = " << format_g(p.dx()) << "; left " << heat::describe(p.left) << ", right "
+    << heat::describe(p.right) << "; initial " << heat::describe(pl.s.ic) << '\n';
+  o << "method " << heat::name(s.scheme);
+  if (s.scheme != heat::method::explicit_euler) {
+    o << ", solver " << heat::name(s.solver);
+    if (it) o << " (rtol " << format_g(s.stop.rel_tol) << ")";
+  }
+  o << ", " << precision_name(pl.is_float()) << " on " << heat::name(s.where);
+  if (s.where == heat::device::cuda)
+    o << " (" << (s.form == heat::operator_form::stencil ? "stencil operator" : "SpMV " + rec.kernel_name)
+      << ")";
+  o << '\n';
+  o << "time: dt = " << format_g(s.dt) << ", r = kappa dt / dx^2 = " << format_g(rec.r) << ", " << st.steps
+    << " steps to t = " << format_g(rec.t_end) << '\n';
+  if (it && !rec.bench)
+    o << "iterations per step: mean " << format_g(st.steps ? double(st.iterations) / double(st.steps) : 0, 4)
+      << ", max " << st.max_iterations << "; host syncs per step "
+      << format_g(st.steps ? double(st.host_syncs) / double(st.steps) : 0, 3) << '\n';
+  if (pl.s.run.steady)
+    o << "steady state: " << (st.steady_reached ? "reached" : "NOT reached")
+      << ", last max|du| = " << format_g(st.last_change, 3) << " (tol " << format_g(pl.s.run.steady_tol)
+      << ")\n";
+  if (rec.exact) o << "max error vs " << rec.reference << ": " << format_g(rec.max_error, 4) << '\n';
+  o << "integral of u: " << format_g(integral(quad, rec.u0), 12) << " -> "
+    << format_g(integral(quad, rec.u), 12) << '\n';
+  o << "time: setup " << format_g(rec.setup_s, 3) << " s, stepping " << format_g(rec.run_s, 3) << " s";
+  if (st.steps && !rec.bench) o << " (" << format_g(rec.run_s / double(st.steps) * 1e3, 3) << " ms/step)";
+  o << '\n';
+  if (rec.bench) o << text_bench(*rec.bench, it);
+  return o.str();
+}
+
+// A failed step or an unreached steady state: one line on stderr, exit 2.
+int report_end(const plan& pl, const run_record& rec) {
+  const run_stats& st = rec.st;
+  const heat::step_options& o = pl.s.step;
   if (st.failed) {
-    std::cerr << "heat1d: error: step " << st.failed_step << " (t = " << num(t_end + pl.step.dt)
-              << "): " << heat::name(pl.step.solver) << " did not converge: relative residual "
-              << num(st.failure.residual, 3) << " > rtol " << num(pl.step.stop.rel_tol) << " after "
+    std::cerr << "heat1d: error: step " << st.failed_step << " (t = " << format_g(rec.t_end + o.dt)
+              << "): " << heat::name(o.solver) << " did not converge: relative residual "
+              << format_g(st.failure.residual, 3) << " > rtol " << format_g(o.stop.rel_tol) << " after "
               << st.failure.iterations << " iterations (" << name(st.failure.status)
-              << "); outputs hold the profile at t = " << num(t_end) << " (step " << st.steps << ")\n";
+              << "); outputs hold the profile at t = " << format_g(rec.t_end) << " (step " << st.steps
+              << ")\n";
     return not_converged;
   }
-  if (s.steady && !st.steady_reached) {
+  if (pl.s.run.steady && !st.steady_reached) {
     std::cerr << "heat1d: error: steady state not reached in " << st.steps
-              << " steps (last max|du| = " << num(st.last_change, 3) << ", --steady-tol " << num(s.steady_tol)
-              << "); outputs hold the last profile\n";
+              << " steps (last max|du| = " << format_g(st.last_change, 3) << ", --steady-tol "
+              << format_g(pl.s.run.steady_tol) << "); outputs hold the last profile\n";
     return not_converged;
   }
   return ok;
 }
 
+// The summaries: JSON to stdout ('-'), or JSON to a file and the text to stdout.
+void write_summaries(const plan& pl, const run_record& rec, const std::vector<double>& quad, double total_s) {
+  const std::string& json = pl.s.app.json;
+  const std::string js = json.empty() ? std::string() : json_summary(pl, rec, quad, total_s);
+  if (json == "-") {
+    std::cout << js;
+    return;
+  }
+  if (!json.empty()) {
+    std::ofstream f = open_output(json);
+    f << js;
+    if (!f) throw io_error(json, "write error");
+  }
+  std::cout << text_summary(pl, rec, quad);
+}
+
+std::string kernel_label(const heat::step_options& o, spmv_kernel used) {
+  if (o.where != heat::device::cuda) return "cpu";
+  return o.form == heat::operator_form::stencil ? "stencil" : std::string(name(used));
+}
+
+template <class T>
+int simulate(const plan& pl) {
+  stopwatch total;
+  const heat::grid_problem& p = pl.s.problem;
+  run_record rec;
+  heat::initial_condition ic = pl.s.ic;
+  if (ic.type == heat::initial_condition::kind::file) ic.values = io::read_profile(ic.path, std::size_t(p.n));
+  rec.u0 = heat::initial_profile(ic, p);
+
+  stopwatch sw;
+  heat::time_stepper<T> ts(p, pl.s.step, rec.u0);
+  rec.setup_s = sw.lap();
+  rec.kernel_name = kernel_label(pl.s.step, ts.kernel());
+  if (pl.s.app.bench)
+    run_bench(ts, pl, rec, sw);
+  else
+    run_steps(ts, pl, rec, sw);
+  thin_curves(rec.curves, pl.s.app.plot_curves);
+  rec.t_end = ts.time();
+  rec.r = ts.r();
+  compare_with_exact(pl, rec);
+
+  if (!pl.s.app.output.empty()) write_profile(pl.s.app.output, p, rec.u);
+  if (!pl.s.app.plot.empty()) write_plot(pl, rec);
+  write_summaries(pl, rec, heat::quadrature_weights(p), total.seconds());
+  return report_end(pl, rec);
+}
+
 int main_body(int argc, char** argv) {
-  settings s;
-  po::options_description opts = make_options(s);
+  command_line c;
+  po::options_description opts = make_options(c);
   po::variables_map vm;
   po::store(po::parse_command_line(argc, argv, opts), vm);
   if (vm.count("help")) {
     std::cout << opts << trailer_text;
     return ok;
   }
-  po::notify(vm);
-  if (vm.count("dt")) s.dt = vm["dt"].as<double>();
-  if (vm.count("steps")) s.steps = vm["steps"].as<long>();
-  if (vm.count("rtol")) s.rtol = vm["rtol"].as<double>();
-  const plan pl = make_plan(s);
-  return pl.is_float ? simulate<float>(s, pl) : simulate<double>(s, pl);
+  try {
+    po::notify(vm);
+  } catch (const invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  const plan pl = make_plan(c);
+  return pl.is_float() ? simulate<float>(pl) : simulate<double>(pl);
 }
 
 }  // namespace

@@ -17,6 +17,9 @@ using stream_t = CUstream_st*;  // == cudaStream_t; nullptr is the default strea
 
 // True when this binary contains the CUDA backend.
 bool built() noexcept;
+// Throws cuda_error "perron was built without CUDA (...)[: <what> unavailable]":
+// the one body of every CPU-only stand-in (the cuda/stub/ files).
+[[noreturn]] void throw_no_cuda(const char* what = nullptr);
 
 // Number of usable devices. Any CUDA error (no driver, insufficient driver,
 // no device) counts as zero: the CPU path is then used / GPU tests skip.

@@ -7,18 +7,18 @@ namespace perron {
 namespace {
 
 constexpr name_table<spmv_kernel, 0
-#define PERRON_SPMV_KERNEL(id, text, what) +1
+#define PERRON_SPMV_KERNEL(id, text, what, ...) +1
 #include "core/spmv_kernels.def"
 #undef PERRON_SPMV_KERNEL
                      >
     kernel_names{{
-#define PERRON_SPMV_KERNEL(id, text, what) {spmv_kernel::id, text},
+#define PERRON_SPMV_KERNEL(id, text, what, ...) {spmv_kernel::id, text},
 #include "core/spmv_kernels.def"
 #undef PERRON_SPMV_KERNEL
     }};
 
 constexpr std::string_view kernel_descriptions[] = {
-#define PERRON_SPMV_KERNEL(id, text, what) what,
+#define PERRON_SPMV_KERNEL(id, text, what, ...) what,
 #include "core/spmv_kernels.def"
 #undef PERRON_SPMV_KERNEL
 };

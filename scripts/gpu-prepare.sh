@@ -12,7 +12,7 @@ build=${2:-build-gpu}
 shift $(( $# > 2 ? 2 : $# )) || true
 scripts/install-deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DPERRON_CUDA=ON -DPERRON_STATIC_RUNTIME=ON -DPERRON_LIBARCHIVE=OFF >/dev/null
+  -DPERRON_CUDA=ON -DPERRON_STATIC_RUNTIME=ON -DPERRON_LIBARCHIVE=OFF -DPERRON_PYTHON=OFF >/dev/null
 ninja -C "$build" "$@"
 rm -rf "$carry"
 mkdir -p "$carry/bin" "$carry/shared-data"

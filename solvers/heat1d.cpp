@@ -1,19 +1,17 @@
 // The 1D heat equation: problem description, initial conditions, exact
-// solutions, assembly of the step matrices (math in solvers/heat1d.hpp), the
-// CPU backend and the time stepper.
+// solutions, the options' one validation and the time plan, assembly of the
+// step matrices (math in solvers/heat1d.hpp), the CPU backend and the time
+// stepper.
 #include "solvers/heat1d.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/names.hpp"
+#include "core/text.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cg.hpp"
@@ -25,12 +23,31 @@ namespace {
 
 constexpr double pi = 3.14159265358979323846;
 
-std::string num(double v) {
-  std::ostringstream o;
-  o.precision(6);
-  o << v;
-  return o.str();
-}
+constexpr name_table<boundary_kind, 2> boundary_names{{
+    {boundary_kind::dirichlet, "dirichlet"},
+    {boundary_kind::neumann, "neumann"},
+}};
+constexpr name_table<initial_condition::kind, 4> initial_condition_names{{
+    {initial_condition::kind::sine, "sin"},
+    {initial_condition::kind::gauss, "gauss"},
+    {initial_condition::kind::step, "step"},
+    {initial_condition::kind::file, "file"},
+}};
+constexpr name_table<method, 3> method_names{{
+    {method::explicit_euler, "explicit"},
+    {method::implicit_euler, "implicit"},
+    {method::crank_nicolson, "cn"},
+}};
+constexpr name_table<step_solver, 3> step_solver_names{{
+    {step_solver::cg, "cg"},
+    {step_solver::jacobi, "jacobi"},
+    {step_solver::direct, "direct"},
+}};
+constexpr name_table<device, 2> device_names{{{device::cpu, "cpu"}, {device::cuda, "cuda"}}};
+constexpr name_table<operator_form, 2> operator_form_names{{
+    {operator_form::csr, "csr"},
+    {operator_form::stencil, "stencil"},
+}};
 
 // Whole string as a finite double, or invalid_argument naming `what`.
 double parse_number(std::string_view s, const std::string& what) {
@@ -58,6 +75,9 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 bool is_neumann(const boundary_condition& b) { return b.kind == boundary_kind::neumann; }
 bool is_dirichlet(const boundary_condition& b) { return b.kind == boundary_kind::dirichlet; }
 
+bool finite_at_least(double v, double low) { return v >= low && std::isfinite(v); }
+bool finite_above(double v, double low) { return v > low && std::isfinite(v); }
+
 }  // namespace
 
 // ---- problem ------------------------------------------------------------------
@@ -66,33 +86,34 @@ boundary_condition parse_boundary(std::string_view spec) {
   const auto parts = split(spec, ':');
   const std::string where = "boundary condition '" + std::string(spec) + "'";
   boundary_condition bc;
-  if (parts[0] == "dirichlet") {
-    bc.kind = boundary_kind::dirichlet;
-  } else if (parts[0] == "neumann") {
-    bc.kind = boundary_kind::neumann;
-  } else if (parts[0] == "insulated" && parts.size() == 1) {
+  if (parts[0] == "insulated" && parts.size() == 1) {
     bc.kind = boundary_kind::neumann;
     return bc;
-  } else {
-    throw invalid_argument("unknown " + where + " (valid: dirichlet[:VALUE], neumann[:DU_DN], insulated)");
   }
+  const auto known = std::find_if(boundary_names.begin(), boundary_names.end(),
+                                  [&](const auto& e) { return e.second == parts[0]; });
+  if (known == boundary_names.end())
+    throw invalid_argument("unknown " + where + " (valid: dirichlet[:VALUE], neumann[:DU_DN], insulated)");
+  bc.kind = known->first;
   if (parts.size() > 2) throw invalid_argument(where + ": expected KIND or KIND:VALUE");
   if (parts.size() == 2) bc.value = parse_number(parts[1], where);
   return bc;
 }
 
 std::string describe(const boundary_condition& bc) {
-  return std::string(bc.kind == boundary_kind::dirichlet ? "dirichlet:" : "neumann:") + num(bc.value);
+  return std::string(name_in(boundary_names, bc.kind)) + ":" + format_g(bc.value);
 }
 
 void grid_problem::validate() const {
-  if (n < 3) throw invalid_argument("N must be at least 3 grid points (got " + std::to_string(n) + ")");
-  if (!(length > 0) || !std::isfinite(length))
-    throw invalid_argument("length L must be a finite number > 0 (got " + num(length) + ")");
-  if (!(kappa >= 0) || !std::isfinite(kappa))
-    throw invalid_argument("diffusivity kappa must be a finite number >= 0 (got " + num(kappa) + ")");
+  if (n < 3) throw invalid_argument("--N must be at least 3 grid points (got " + std::to_string(n) + ")");
+  if (!finite_above(length, 0))
+    throw invalid_argument("--L, the domain length, must be a finite number > 0 (got " + format_g(length) +
+                           ")");
+  if (!finite_at_least(kappa, 0))
+    throw invalid_argument("--kappa, the diffusivity, must be a finite number >= 0 (got " + format_g(kappa) +
+                           ")");
   if (!std::isfinite(left.value) || !std::isfinite(right.value))
-    throw invalid_argument("boundary values must be finite");
+    throw invalid_argument("--left / --right: boundary values must be finite");
 }
 
 initial_condition parse_initial_condition(std::string_view spec) {
@@ -100,16 +121,19 @@ initial_condition parse_initial_condition(std::string_view spec) {
   initial_condition ic;
   const std::size_t colon = spec.find(':');
   const std::string_view head = spec.substr(0, colon);
-  if (head == "file") {
+  const auto known = std::find_if(initial_condition_names.begin(), initial_condition_names.end(),
+                                  [&](const auto& e) { return e.second == head; });
+  if (known == initial_condition_names.end())
+    throw invalid_argument("unknown " + where + " (valid: sin:K, gauss:X0:WIDTH, step:X0, file:PATH)");
+  ic.type = known->first;
+  if (ic.type == initial_condition::kind::file) {  // the path may hold ':'
     if (colon == std::string_view::npos || colon + 1 == spec.size())
       throw invalid_argument(where + ": expected file:PATH");
-    ic.type = initial_condition::kind::file;
     ic.path = std::string(spec.substr(colon + 1));
     return ic;
   }
   const auto parts = split(spec, ':');
-  if (parts[0] == "sin") {
-    ic.type = initial_condition::kind::sine;
+  if (ic.type == initial_condition::kind::sine) {
     if (parts.size() > 2) throw invalid_argument(where + ": expected sin:K");
     if (parts.size() == 2) {
       const double k = parse_number(parts[1], where);
@@ -117,73 +141,34 @@ initial_condition parse_initial_condition(std::string_view spec) {
         throw invalid_argument(where + ": the mode K must be a positive integer");
       ic.mode = static_cast<int>(k);
     }
-  } else if (parts[0] == "gauss") {
-    ic.type = initial_condition::kind::gauss;
+  } else if (ic.type == initial_condition::kind::gauss) {
     if (parts.size() != 3) throw invalid_argument(where + ": expected gauss:X0:WIDTH");
     ic.x0 = parse_number(parts[1], where);
     ic.width = parse_number(parts[2], where);
     if (!(ic.width > 0)) throw invalid_argument(where + ": WIDTH must be > 0");
-  } else if (parts[0] == "step") {
-    ic.type = initial_condition::kind::step;
+  } else {
     if (parts.size() != 2) throw invalid_argument(where + ": expected step:X0");
     ic.x0 = parse_number(parts[1], where);
-  } else {
-    throw invalid_argument("unknown " + where + " (valid: sin:K, gauss:X0:WIDTH, step:X0, file:PATH)");
   }
   return ic;
 }
 
 std::string describe(const initial_condition& ic) {
+  const std::string head = std::string(name_in(initial_condition_names, ic.type)) + ":";
   switch (ic.type) {
     case initial_condition::kind::sine:
-      return "sin:" + std::to_string(ic.mode);
+      return head + std::to_string(ic.mode);
     case initial_condition::kind::gauss:
-      return "gauss:" + num(ic.x0) + ":" + num(ic.width);
+      return head + format_g(ic.x0) + ":" + format_g(ic.width);
     case initial_condition::kind::step:
-      return "step:" + num(ic.x0);
+      return head + format_g(ic.x0);
     case initial_condition::kind::file:
-      return "file:" + ic.path;
+      return head + ic.path;
   }
-  return "?";
+  return head;
 }
-
-namespace {
-std::vector<double> read_profile_file(const std::string& path, index_t n) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw io_error(path, "is a directory, not an initial-condition file");
-  std::ifstream in(path);
-  if (!in) throw io_error(path, "cannot open the initial-condition file");
-  std::vector<double> v;
-  v.reserve(static_cast<std::size_t>(n));
-  std::string line;
-  std::uint64_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    const std::size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream words(line);
-    std::string w;
-    while (words >> w) {
-      char* end = nullptr;
-      const double x = std::strtod(w.c_str(), &end);
-      if (end != w.c_str() + w.size() || !std::isfinite(x))
-        throw parse_error(path, line_no, "'" + w + "' is not a finite number");
-      if (v.size() == static_cast<std::size_t>(n))
-        throw dimension_error(path + ": more than N = " + std::to_string(n) + " values (one per grid point)");
-      v.push_back(x);
-    }
-  }
-  if (in.bad()) throw io_error(path, "read error");
-  if (v.size() != static_cast<std::size_t>(n))
-    throw dimension_error(path + ": " + std::to_string(v.size()) + " values, but the grid has N = " +
-                          std::to_string(n) + " points (one value per point)");
-  return v;
-}
-}  // namespace
 
 std::vector<double> initial_profile(const initial_condition& ic, const grid_problem& p) {
-  p.validate();
   const auto n = static_cast<std::size_t>(p.n);
   std::vector<double> u(n);
   switch (ic.type) {
@@ -206,7 +191,11 @@ std::vector<double> initial_profile(const initial_condition& ic, const grid_prob
       }
       break;
     case initial_condition::kind::file:
-      u = read_profile_file(ic.path, p.n);
+      if (ic.values.size() != n)
+        throw dimension_error(ic.path + ": " + std::to_string(ic.values.size()) +
+                              " values, but the grid has N = " + std::to_string(p.n) +
+                              " points (one value per point)");
+      u = ic.values;
       break;
   }
   if (is_dirichlet(p.left)) u[0] = p.left.value;
@@ -231,7 +220,7 @@ std::optional<std::vector<double>> exact_solution(const grid_problem& p, const i
 std::string steady_state_obstacle(const grid_problem& p) {
   if (is_neumann(p.left) && is_neumann(p.right) && p.left.value + p.right.value != 0)
     return "no steady state exists: with two Neumann ends the net inflow kappa (G_left + G_right) = " +
-           num(p.kappa * (p.left.value + p.right.value)) +
+           format_g(p.kappa * (p.left.value + p.right.value)) +
            " is not zero, so the integral of u changes forever";
   if (p.kappa == 0) return "no steady state is approached with kappa = 0";
   return "";
@@ -277,22 +266,10 @@ std::vector<double> quadrature_weights(const grid_problem& p) {
 
 // ---- discretization ----------------------------------------------------------
 
-std::string_view name(method m) {
-  switch (m) {
-    case method::explicit_euler:
-      return "explicit";
-    case method::implicit_euler:
-      return "implicit";
-    case method::crank_nicolson:
-      return "cn";
-  }
-  return "?";
-}
+std::string_view name(method m) { return name_in(method_names, m); }
 method parse_method(std::string_view s) {
-  if (s == "explicit") return method::explicit_euler;
-  if (s == "implicit") return method::implicit_euler;
-  if (s == "cn" || s == "crank-nicolson") return method::crank_nicolson;
-  throw invalid_argument("unknown method '" + std::string(s) + "' (valid: explicit, implicit, cn)");
+  if (s == "crank-nicolson") return method::crank_nicolson;
+  return parse_in(method_names, s, "method");
 }
 double theta(method m) {
   switch (m) {
@@ -311,17 +288,130 @@ double max_stable_dt(const grid_problem& p) {
   return p.kappa > 0 ? max_stable_r * dx * dx / p.kappa : INFINITY;
 }
 
-template <class T>
-step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
-  p.validate();
-  if (!(dt > 0) || !std::isfinite(dt))
-    throw invalid_argument("time step dt must be a finite number > 0 (got " + num(dt) + ")");
+namespace {
+double mesh_ratio(const grid_problem& p, double dt) { return p.kappa * dt / (p.dx() * p.dx()); }
+}  // namespace
+
+// ---- options ---------------------------------------------------------------------
+
+std::string_view name(step_solver s) { return name_in(step_solver_names, s); }
+step_solver parse_step_solver(std::string_view s) { return parse_in(step_solver_names, s, "solver"); }
+std::string_view name(device d) { return name_in(device_names, d); }
+std::string_view name(operator_form f) { return name_in(operator_form_names, f); }
+operator_form parse_operator_form(std::string_view s) {
+  return parse_in(operator_form_names, s, "operator form");
+}
+
+void step_options::validate(const grid_problem& p) const {
+  if (!finite_above(dt, 0))
+    throw invalid_argument("--dt, the time step, must be a finite number > 0 (got " + format_g(dt) + ")");
+  if (stop.max_iterations < 1)
+    throw invalid_argument("--max-iter must be >= 1 (got " + std::to_string(stop.max_iterations) + ")");
+  if (!finite_at_least(stop.rel_tol, 0))
+    throw invalid_argument("--rtol must be a finite number >= 0 (got " + format_g(stop.rel_tol) + ")");
+  if (!finite_at_least(stop.abs_tol, 0))
+    throw invalid_argument("--atol must be a finite number >= 0 (got " + format_g(stop.abs_tol) + ")");
+  if (!(omega > 0 && omega < 2))
+    throw invalid_argument("--omega, the Jacobi weight, must be in (0, 2) (got " + format_g(omega) + ")");
+  if (check_interval < 1)
+    throw invalid_argument("--check-interval must be >= 1 (got " + std::to_string(check_interval) + ")");
+  if (where == device::cpu) {
+    if (kernel != spmv_kernel::cpu && kernel != spmv_kernel::automatic)
+      throw invalid_argument("--kernel " + std::string(name(kernel)) +
+                             " runs on the GPU, but the CPU path was chosen (--device cpu, or no usable "
+                             "CUDA device)");
+    if (form == operator_form::stencil)
+      throw invalid_argument("--operator stencil is a GPU path (the CPU applies the CSR matrix)");
+  } else if (kernel == spmv_kernel::cpu) {
+    throw invalid_argument("--kernel cpu cannot run on the GPU path");
+  }
+  const double r = mesh_ratio(p, dt);
+  if (scheme == method::explicit_euler && r > max_stable_r * (1 + 1e-12) && !force)
+    throw invalid_argument("explicit steps are unstable here: r = kappa dt / dx^2 = " + format_g(r) +
+                           " > 1/2. The largest stable dt is " + format_g(max_stable_dt(p), 10) +
+                           " (use --dt <= that, fewer grid points, --method implicit or cn, or --force)");
+}
+
+// A row of A = W - theta r K sums 1 + 2 theta r against 2 theta r, so float
+// rounding alone puts ||b - A x|| near eps_float (1 + 4 theta r) ||x||. The
+// warm start's own residual is about kappa dt pi^2 ||b||: past a floor of 1e-3
+// a float solve would accept it and return an unchanged profile with exit 0.
+double default_step_rel_tol(const grid_problem& p, const step_options& o, bool single_precision) {
+  if (!single_precision) return default_rel_tol<double>();
+  const double r = mesh_ratio(p, o.dt);
+  const double floor = 5e-7 * (1 + 4 * theta(o.scheme) * r);
+  const bool iterative = o.scheme != method::explicit_euler && o.solver != step_solver::direct;
+  if (iterative && floor > 1e-3)
+    throw invalid_argument("float cannot resolve implicit steps at r = kappa dt / dx^2 = " + format_g(r) +
+                           ": rounding alone leaves a relative residual near " + format_g(floor) +
+                           " (use --precision double, --solver direct, a smaller --dt, or set --rtol "
+                           "yourself)");
+  return std::max(default_rel_tol<float>(), floor);
+}
+
+namespace {
+// Steps of dt to reach t (at least t / dt less a rounding allowance).
+double steps_to(double t, double dt) { return std::ceil(t / dt * (1 - 1e-12)); }
+}  // namespace
+
+void run_options::validate(const grid_problem& p) const {
+  if (!finite_at_least(final_time, 0))
+    throw invalid_argument("--T, the final time, must be a finite number >= 0 (got " + format_g(final_time) +
+                           ")");
+  if (dt && steps) throw invalid_argument("give --dt or --steps, not both");
+  if (dt && !finite_above(*dt, 0))
+    throw invalid_argument("--dt, the time step, must be a finite number > 0 (got " + format_g(*dt) + ")");
+  if (dt && !steady && steps_to(final_time, *dt) > 1e15)
+    throw invalid_argument("--T / --dt = " + format_g(final_time / *dt) + " steps is too many");
+  if (steps && *steps < 1)
+    throw invalid_argument("--steps must be >= 1 (got " + std::to_string(*steps) + ")");
+  if (steps && final_time == 0) throw invalid_argument("--steps with T = 0 gives no step size; give --dt");
+  if (!steady) return;
+  if (!finite_above(steady_tol, 0))
+    throw invalid_argument("--steady-tol must be a finite number > 0 (got " + format_g(steady_tol) + ")");
+  if (max_steps < 1)
+    throw invalid_argument("--max-steps must be >= 1 (got " + std::to_string(max_steps) + ")");
+  const std::string why = steady_state_obstacle(p);
+  if (!why.empty()) throw invalid_argument("--steady: " + why);
+}
+
+time_plan plan_time(const grid_problem& p, method m, const run_options& r) {
+  const double t = r.final_time;
+  time_plan plan;
+  if (r.steps) {
+    plan.steps = *r.steps;
+    plan.dt = t / double(plan.steps);
+    return plan;
+  }
+  double dt = 0;
+  if (r.dt) {
+    dt = *r.dt;
+  } else {
+    const double target = m == method::explicit_euler ? 0.9 * max_stable_dt(p) : t / 100;
+    dt = target > 0 && std::isfinite(target) ? target : (t > 0 ? t / 100 : 1e-3);
+  }
+  if (r.steady || t == 0) {
+    plan.dt = dt;
+    return plan;
+  }
+  plan.steps = static_cast<long>(steps_to(t, dt));
+  plan.dt = t / double(plan.steps);
+  return plan;
+}
+
+namespace {
+
+// S (the integer stencil with the boundary conditions, as CSR) and the
+// nonzeros of the forcing g: du/dt = kappa / dx^2 (S u + g).
+struct stencil_system {
+  csr_matrix<double> s;
+  std::vector<std::pair<index_t, double>> g;
+};
+
+stencil_system assemble_stencil(const grid_problem& p) {
   const index_t n = p.n;
   const double dx = p.dx();
-  const double r = p.kappa * dt / (dx * dx);
   const bool dl = is_dirichlet(p.left), dr = is_dirichlet(p.right);
-
-  // S (integer stencil with the boundary conditions) and g, as COO.
   coo_matrix<double> s;
   s.rows = s.cols = n;
   const std::size_t nnz = 3 * static_cast<std::size_t>(n);
@@ -333,17 +423,17 @@ step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
     s.col_idx.push_back(j);
     s.values.push_back(v);
   };
-  std::vector<std::pair<index_t, double>> g;  // nonzeros of the forcing g
+  stencil_system out;
   auto add_g = [&](index_t i, double v) {
     if (v == 0) return;
-    for (auto& e : g)
+    for (auto& e : out.g)
       if (e.first == i) {
         e.second += v;
         return;
       }
-    g.emplace_back(i, v);
+    out.g.emplace_back(i, v);
   };
-  // Row 0.
+  // Row 0: Neumann ghost point u_{-1} = u_1 + 2 dx G_left.
   if (dl) {
     put(0, 0, 0.0);  // identity row of A and B; the diagonal stays in the pattern
   } else {
@@ -363,7 +453,7 @@ step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
     else
       put(i, i + 1, 1.0);
   }
-  // Row n-1.
+  // Row n-1, mirrored.
   if (dr) {
     put(n - 1, n - 1, 0.0);
   } else {
@@ -371,8 +461,30 @@ step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
     put(n - 1, n - 2, 2.0);
     add_g(n - 1, 2 * dx * p.right.value);
   }
-  const csr_matrix<double> sc = to_csr(s);
-  s = coo_matrix<double>{};
+  out.s = to_csr(s);
+  return out;
+}
+
+template <class T>
+csr_matrix<T> same_pattern(const csr_matrix<double>& s) {
+  csr_matrix<T> a;
+  a.rows = s.rows;
+  a.cols = s.cols;
+  a.row_ptr = s.row_ptr;
+  a.col_idx = s.col_idx;
+  a.values.resize(s.nnz());
+  return a;
+}
+
+}  // namespace
+
+template <class T>
+step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
+  const index_t n = p.n;
+  const double r = mesh_ratio(p, dt);
+  const bool dl = is_dirichlet(p.left), dr = is_dirichlet(p.right);
+  const stencil_system sys = assemble_stencil(p);
+  const csr_matrix<double>& sc = sys.s;
 
   // W: 1/2 on Neumann end rows (trapezoid weights), 1 elsewhere.
   auto w = [&](index_t i) { return ((i == 0 && !dl) || (i == n - 1 && !dr)) ? 0.5 : 1.0; };
@@ -381,16 +493,8 @@ step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
 
   step_matrices<T> out;
   out.r = r;
-  csr_matrix<T> a, b;
-  a.rows = a.cols = b.rows = b.cols = n;
-  b.row_ptr = sc.row_ptr;
-  b.col_idx = sc.col_idx;
-  b.values.resize(sc.nnz());
-  if (!expl) {
-    a.row_ptr = sc.row_ptr;
-    a.col_idx = sc.col_idx;
-    a.values.resize(sc.nnz());
-  }
+  csr_matrix<T> a = expl ? csr_matrix<T>{} : same_pattern<T>(sc);
+  csr_matrix<T> b = same_pattern<T>(sc);
   index_t missing_diagonals = 0;
 #pragma omp parallel for schedule(static) reduction(+ : missing_diagonals) if (n > (1 << 16))
   for (index_t i = 0; i < n; ++i) {
@@ -403,16 +507,17 @@ step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
       if (expl) {
         b.values[k] = static_cast<T>((diag ? 1.0 : 0.0) + r * sv);  // I + r S
       } else {
-        const double kv = wi * sv;  // K = W S
-        a.values[k] = static_cast<T>((diag ? wi : 0.0) - th * r * kv);
-        b.values[k] = static_cast<T>((diag ? wi : 0.0) + (1 - th) * r * kv);
+        const double kv = wi * sv;                                            // K = W S
+        a.values[k] = static_cast<T>((diag ? wi : 0.0) - th * r * kv);        // A = W - theta r K
+        b.values[k] = static_cast<T>((diag ? wi : 0.0) + (1 - th) * r * kv);  // B = W + (1 - theta) r K
       }
     }
     if (!has_diag) ++missing_diagonals;
   }
   if (missing_diagonals)
     throw error("heat: internal error: the conversion layer dropped a diagonal entry of the stencil");
-  for (const auto& [i, gv] : g) out.forcing.emplace_back(i, r * (expl ? 1.0 : w(i)) * gv);
+  // c = r W g (explicit: r g).
+  for (const auto& [i, gv] : sys.g) out.forcing.emplace_back(i, r * (expl ? 1.0 : w(i)) * gv);
   if (!expl) out.lhs = std::move(a);
   out.rhs = std::move(b);
   return out;
@@ -518,31 +623,6 @@ void thomas_solve(const tridiagonal<T>& a, T* d) {
 
 // ---- time stepping -------------------------------------------------------------
 
-std::string_view name(step_solver s) {
-  switch (s) {
-    case step_solver::cg:
-      return "cg";
-    case step_solver::jacobi:
-      return "jacobi";
-    case step_solver::direct:
-      return "direct";
-  }
-  return "?";
-}
-step_solver parse_step_solver(std::string_view s) {
-  if (s == "cg") return step_solver::cg;
-  if (s == "jacobi") return step_solver::jacobi;
-  if (s == "direct") return step_solver::direct;
-  throw invalid_argument("unknown solver '" + std::string(s) + "' (valid: cg, jacobi, direct)");
-}
-std::string_view name(device d) { return d == device::cpu ? "cpu" : "cuda"; }
-std::string_view name(operator_form f) { return f == operator_form::csr ? "csr" : "stencil"; }
-operator_form parse_operator_form(std::string_view s) {
-  if (s == "csr") return operator_form::csr;
-  if (s == "stencil") return operator_form::stencil;
-  throw invalid_argument("unknown operator form '" + std::string(s) + "' (valid: csr, stencil)");
-}
-
 namespace detail {
 namespace {
 
@@ -596,9 +676,6 @@ class cpu_backend final : public backend<T> {
 
   std::vector<T> solution() const override { return u_; }
   spmv_kernel kernel() const override { return spmv_kernel::cpu; }
-  bench_report bench(int, int) override {
-    throw invalid_argument("the benchmark mode times the GPU (use the cuda device)");
-  }
 
  private:
   void add_forcing(T* y) const {
@@ -621,32 +698,15 @@ std::unique_ptr<backend<T>> make_cpu_backend(setup<T> s) {
 template <class T>
 time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, const std::vector<double>& u0) {
   p.validate();
-  opt.stop.validate();
-  if (!(opt.dt > 0) || !std::isfinite(opt.dt))
-    throw invalid_argument("time step dt must be a finite number > 0 (got " + num(opt.dt) + ")");
+  opt.validate(p);
   if (u0.size() != static_cast<std::size_t>(p.n))
     throw dimension_error("initial profile has " + std::to_string(u0.size()) +
                           " values for N = " + std::to_string(p.n));
   for (double v : u0)
     if (!std::isfinite(v)) throw invalid_argument("initial profile contains a non-finite value");
-  const double dx = p.dx();
-  r_ = p.kappa * opt.dt / (dx * dx);
+  r_ = mesh_ratio(p, opt.dt);
   dt_ = opt.dt;
-  if (opt.scheme == method::explicit_euler && r_ > max_stable_r * (1 + 1e-12) && !opt.force)
-    throw invalid_argument("explicit (FTCS) steps are unstable for r = kappa dt / dx^2 = " + num(r_) +
-                           " > 1/2: the largest stable dt is " + num(max_stable_dt(p)) +
-                           " (use a smaller dt, an implicit method, or force)");
-  if (opt.solver == step_solver::jacobi && !(opt.omega > 0 && opt.omega < 2))
-    throw invalid_argument("Jacobi weight omega must be in (0, 2) (got " + num(opt.omega) + ")");
-  if (opt.where == device::cpu) {
-    if (opt.kernel != spmv_kernel::cpu && opt.kernel != spmv_kernel::automatic)
-      throw invalid_argument("SpMV kernel '" + std::string(name(opt.kernel)) +
-                             "' runs on the GPU, but the CPU path was chosen");
-    if (opt.form == operator_form::stencil)
-      throw invalid_argument("the stencil operator form is a GPU path (the CPU uses the CSR matrix)");
-  } else if (opt.kernel == spmv_kernel::cpu) {
-    throw invalid_argument("SpMV kernel 'cpu' cannot run on the GPU path");
-  }
+  options_ = opt;
   detail::setup<T> s;
   s.problem = p;
   s.options = opt;
@@ -682,10 +742,10 @@ spmv_kernel time_stepper<T>::kernel() const {
 }
 
 template <class T>
-bench_report time_stepper<T>::bench(int warmup, int reps) {
-  bench_report b = impl_->bench(warmup, reps);
-  steps_ += warmup + reps;
-  return b;
+device_probe& time_stepper<T>::probe() {
+  device_probe* p = impl_->probe();
+  if (!p) throw invalid_argument("the benchmark mode times the GPU (use the cuda device)");
+  return *p;
 }
 
 #define PERRON_HEAT(T)                                                                        \

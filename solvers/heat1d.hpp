@@ -64,6 +64,8 @@ struct boundary_condition {
 boundary_condition parse_boundary(std::string_view spec);
 std::string describe(const boundary_condition& bc);
 
+// The grid and the physics. Defaults are the command line's (--N, --L,
+// --kappa, --left / --right); the app prints them from here.
 struct grid_problem {
   index_t n = 101;
   double length = 1.0;
@@ -72,27 +74,30 @@ struct grid_problem {
 
   double dx() const { return length / double(n - 1); }
   double x(index_t i) const { return i == n - 1 ? length : double(i) * dx(); }
-  // Throws invalid_argument: n < 3, L not finite > 0, kappa not finite >= 0,
-  // boundary values not finite.
+  // Throws invalid_argument naming the option: --N < 3, --L not finite > 0,
+  // --kappa not finite >= 0, boundary values not finite.
   void validate() const;
 };
 
 // Initial conditions: "sin:K" (sin(K pi x / L), K >= 1), "gauss:x0:width"
 // (exp(-(x - x0)^2 / (2 width^2))), "step:x0" (1 left of x0, 0 right, 1/2 at
-// x0), "file:PATH" (N numbers, whitespace separated, '#' comments allowed).
+// x0), "file:PATH" (one value per grid point, read by io::read_profile into
+// `values`: the solver never opens the file).
 struct initial_condition {
   enum class kind { sine, gauss, step, file };
   kind type = kind::sine;
   int mode = 1;
   double x0 = 0.5;
   double width = 0.1;
-  std::string path;
+  std::string path;            // file: where the values came from (for messages and describe)
+  std::vector<double> values;  // file: u(x_i, 0), one per grid point
 };
 initial_condition parse_initial_condition(std::string_view spec);
 std::string describe(const initial_condition& ic);
 
-// u(x_i, 0), with Dirichlet end values imposed. Throws io_error (file
-// unreadable), parse_error (not a number, with line), dimension_error (count != N).
+// u(x_i, 0) on a valid grid (grid_problem::validate), with Dirichlet end
+// values imposed. Throws dimension_error when a file profile's value count is
+// not N.
 std::vector<double> initial_profile(const initial_condition& ic, const grid_problem& p);
 
 // The exact solution at time t where one is known in closed form: sin:K with
@@ -128,7 +133,8 @@ struct step_matrices {
   double r = 0;
 };
 // S assembled as COO triplets and converted by the conversion layer (to_csr);
-// A and B share its pattern (every row keeps its diagonal entry).
+// A and B share its pattern (every row keeps its diagonal entry). p valid
+// (grid_problem::validate), dt finite > 0 (step_options::validate).
 template <class T>
 step_matrices<T> assemble_step(const grid_problem& p, method m, double dt);
 
@@ -172,18 +178,65 @@ enum class operator_form { csr, stencil };
 std::string_view name(operator_form f);
 operator_form parse_operator_form(std::string_view s);
 
+// How each step is taken. Defaults are the command line's (--method,
+// --solver, --max-iter, --atol, --omega, --kernel, --operator,
+// --check-interval); dt is the resolved step (plan_time), the relative
+// tolerance a caller's choice or default_step_rel_tol.
 struct step_options {
   method scheme = method::crank_nicolson;
   step_solver solver = step_solver::cg;
   double dt = 1e-3;
-  stop_criterion stop;  // rel_tol: callers pick default_rel_tol<T>()
+  stop_criterion stop;  // rel_tol: callers pick default_step_rel_tol
   double omega = 1.0;   // Jacobi weight
   device where = device::cpu;
   spmv_kernel kernel = spmv_kernel::automatic;  // GPU only; cpu on the CPU path
   operator_form form = operator_form::csr;      // GPU only
   bool force = false;                           // allow explicit steps with r > 1/2
   int check_interval = 4;                       // GPU solvers: minimum iterations between host checks
+
+  // The one check of these options on grid p (valid itself): throws
+  // invalid_argument naming the option (--dt, --max-iter, --rtol, --atol,
+  // --omega, --check-interval, --kernel, --operator), and for explicit steps
+  // with r > 1/2 without force, the largest stable dt.
+  void validate(const grid_problem& p) const;
 };
+
+// The default relative residual of a step's solve: 1e-10 in double; in float
+// max(1e-5, 5e-7 (1 + 4 theta r)), near what float rounding allows. Throws
+// invalid_argument where that floor passes 1e-3 (a float solve would then
+// accept the warm start itself).
+double default_step_rel_tol(const grid_problem& p, const step_options& o, bool single_precision);
+
+// How long to run: to final_time in steps of dt (or a given number of
+// steps), or with steady to the steady state. Defaults are the command
+// line's (--T, --dt, --steps, --steady, --steady-tol, --max-steps).
+struct run_options {
+  double final_time = 0.1;
+  std::optional<double> dt;
+  std::optional<long> steps;
+  bool steady = false;
+  double steady_tol = 1e-8;
+  long max_steps = 1000000;
+
+  // The one check of these options on grid p (valid itself): throws
+  // invalid_argument naming the option; --steady where no steady state
+  // exists (steady_state_obstacle).
+  void validate(const grid_problem& p) const;
+};
+
+// The step size and count a run takes (validated run_options):
+// - dt given: steps = ceil(T / dt), then dt = T / steps, so that the run
+//   ends exactly at T;
+// - steps given: dt = T / steps;
+// - neither: 100 steps for implicit / cn, 0.9 of the largest stable dt for
+//   explicit.
+// With steady the count is not a limit (the run stops on the steady state or
+// at max_steps).
+struct time_plan {
+  double dt = 0;
+  long steps = 0;
+};
+time_plan plan_time(const grid_problem& p, method m, const run_options& r);
 
 struct step_report {
   int iterations = 0;
@@ -194,17 +247,31 @@ struct step_report {
   double change = -1;  // ||u^{n+1} - u^n||_inf when asked for, else -1
 };
 
-struct bench_report {
-  double copy_bandwidth_gbs = 0;  // device-to-device copy, read + write bytes over time
-  double step_ms_median = 0;
-  double step_ms_min = 0;
-  int steps_timed = 0;
-  double iterations_per_step = 0;
-  double host_syncs_per_step = 0;
-  double bytes_per_step = 0;   // explicit / direct: the step's own minimum traffic
-  double cg_iteration_ms = 0;  // cg: one iteration, from a differenced blind run
-  double bytes_per_cg_iteration = 0;
-  double operator_bytes = 0;  // one application of A (matrix + x + y, or the stencil)
+// What a timing harness (bench/heat1d_bench.hpp) needs of the GPU backend
+// beyond step(): its stream, a device copy the size of the state, the bytes
+// each operator moves, and CG runs of exactly k iterations. GPU path only.
+struct step_traffic {
+  double vector_bytes = 0;  // one n-vector: n sizeof(T)
+  double rhs_bytes = 0;     // one application of B (CSR: row_ptr + col_idx + values + x + y; stencil: x + y)
+  double lhs_bytes = 0;     // one application of A in the iterative solvers (0 for explicit / direct)
+};
+class device_probe {
+ public:
+  virtual ~device_probe() = default;
+  virtual void* stream() const = 0;  // the cudaStream_t every step runs on
+  // Enqueues a device-to-device copy of the state u into scratch (n values).
+  virtual void copy_state() = 0;
+  virtual step_traffic traffic() const = 0;
+  // CG only: begin sets b = B u + c (this step's system) and keeps the check
+  // schedule; reset sets x = 0 (from x = 0, not the warm start, k iterations
+  // stay far above underflow); blind(k) runs exactly k iterations (tolerance
+  // 0: nothing but the limit stops them) and returns the count done; end
+  // restores the schedule. The state u is untouched.
+  virtual bool has_cg() const = 0;
+  virtual void begin_blind_cg() = 0;
+  virtual void reset_blind_cg() = 0;
+  virtual int blind_cg(int k) = 0;
+  virtual void end_blind_cg() = 0;
 };
 
 namespace detail {
@@ -218,7 +285,7 @@ class backend {
   virtual step_report step(bool measure_change) = 0;
   virtual std::vector<T> solution() const = 0;
   virtual spmv_kernel kernel() const = 0;
-  virtual bench_report bench(int warmup, int reps) = 0;
+  virtual device_probe* probe() { return nullptr; }  // GPU backends only
 };
 template <class T>
 struct setup {
@@ -237,9 +304,9 @@ std::unique_ptr<backend<T>> make_cuda_backend(setup<T> s);
 template <class T>
 class time_stepper {
  public:
-  // Validates everything (throws invalid_argument with the reason: r > 1/2 for
-  // explicit without force, naming the largest stable dt; bad dt; a GPU kernel
-  // on the CPU path; ...), assembles the operators and uploads u0.
+  // Validates p and opt (their validate(): invalid_argument naming the
+  // option) and u0 (dimension_error for a count other than N, invalid_argument
+  // for a non-finite value), assembles the operators and uploads u0.
   time_stepper(const grid_problem& p, const step_options& opt, const std::vector<double>& u0);
   ~time_stepper();
   time_stepper(time_stepper&&) noexcept;
@@ -252,12 +319,15 @@ class time_stepper {
   long steps() const { return steps_; }
   double time() const { return double(steps_) * dt_; }
   double r() const { return r_; }
+  const step_options& options() const { return options_; }
   spmv_kernel kernel() const;  // concrete kernel (GPU csr form); cpu otherwise
-  // GPU: times `reps` steps after `warmup` (CUDA events); advances the state.
-  bench_report bench(int warmup, int reps);
+  // The GPU backend's hooks for benchmarks (bench/heat1d_bench.hpp); throws
+  // invalid_argument on the CPU path.
+  device_probe& probe();
 
  private:
   std::unique_ptr<detail::backend<T>> impl_;
+  step_options options_;
   long steps_ = 0;
   double dt_ = 0;
   double r_ = 0;

@@ -1,4 +1,4 @@
-// CPU weighted Jacobi (declared in solvers/jacobi.hpp).
+// CPU weighted Jacobi (declared in solvers/jacobi.hpp) on the CPU shell.
 #include "solvers/jacobi.hpp"
 
 #include <cmath>
@@ -6,10 +6,25 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
+#include "solvers/iterative_shell.hpp"
 
 namespace perron {
+
+void jacobi_options::validate() const {
+  if (!(omega > 0 && omega < 2))
+    throw invalid_argument("Jacobi weight omega (--omega) must be in (0, 2) (got " + format_g(omega) + ")");
+}
+
+template <class T>
+void check_jacobi_diagonal(const std::vector<T>& d) {
+  for (std::size_t i = 0; i < d.size(); ++i)
+    if (!(d[i] != T(0)) || !std::isfinite(static_cast<double>(d[i])))
+      throw invalid_argument("jacobi: diagonal entry of row " + std::to_string(i + 1) +
+                             " is zero, missing or not finite (Jacobi divides by it)");
+}
 
 template <class T>
 std::vector<T> jacobi_diagonal(const csr_matrix<T>& a) {
@@ -20,70 +35,60 @@ std::vector<T> jacobi_diagonal(const csr_matrix<T>& a) {
   for (index_t i = 0; i < a.rows; ++i)
     for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
       if (a.col_idx[k] == i) d[i] += a.values[k];
-  for (index_t i = 0; i < a.rows; ++i)
-    if (!(d[i] != T(0)) || !std::isfinite(static_cast<double>(d[i])))
-      throw invalid_argument("jacobi: diagonal entry of row " + std::to_string(i + 1) +
-                             " is zero, missing or not finite (Jacobi divides by it)");
+  check_jacobi_diagonal(d);
   return d;
 }
 
 namespace {
-void check_omega(double omega) {
-  if (!(omega > 0 && omega < 2))
-    throw invalid_argument("jacobi: weight omega must be in (0, 2) (got " + std::to_string(omega) + ")");
-}
+
+// x_{k+1} = x_k + omega D^{-1} r_k per step; r = b - A x_k is formed every
+// step anyway, so the residual deciding the stop is always the true one.
+template <class T>
+struct jacobi_method {
+  const csr_matrix<T>& a;
+  const T* b;
+  T* x;
+  std::vector<T> d, r;
+  T omega;
+
+  double residual() {
+    const std::size_t n = d.size();
+    copy(n, b, r.data());
+    spmv(a, T(-1), static_cast<const T*>(x), T(1), r.data());
+    return dot(n, r.data(), r.data());
+  }
+  double start() { return residual(); }
+  detail::step_outcome step(double, double) {
+    const auto m = static_cast<std::int64_t>(d.size());
+#pragma omp parallel for schedule(static) if (m > (1 << 14))
+    for (std::int64_t i = 0; i < m; ++i) x[i] += omega * r[i] / d[i];
+    return {residual(), false};
+  }
+};
+
 }  // namespace
 
 template <class T>
 solve_result jacobi(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop,
                     const jacobi_options& opt) {
   stop.validate();
-  check_omega(opt.omega);
-  const std::vector<T> d = jacobi_diagonal(a);
+  opt.validate();
+  std::vector<T> d = jacobi_diagonal(a);
   const std::size_t n = d.size();
-  const auto m = static_cast<std::int64_t>(n);
-  std::vector<T> r(n);
-  solve_result res;
-  res.rhs_norm = nrm2(n, b);
-  const double tol = stop.threshold(res.rhs_norm);
-  const T omega = static_cast<T>(opt.omega);
-  for (;;) {
-    // r = b - A x_k: the residual of the current iterate decides first.
-    copy(n, b, r.data());
-    spmv(a, T(-1), static_cast<const T*>(x), T(1), r.data());
-    const double rho = dot(n, r.data(), r.data());
-    res.residual = std::sqrt(rho);
-    if (!std::isfinite(rho)) {
-      res.status = solve_status::diverged;
-      return res;
-    }
-    if (res.residual <= tol) break;
-    if (res.iterations >= stop.max_iterations) {
-      res.status = solve_status::max_iterations;
-      return res;
-    }
-    // x_{k+1} = x_k + omega D^{-1} r_k
-#pragma omp parallel for schedule(static) if (m > (1 << 14))
-    for (std::int64_t i = 0; i < m; ++i) x[i] += omega * r[i] / d[i];
-    ++res.iterations;
-  }
-  res.converged = true;
-  res.status = solve_status::converged;
-  return res;
+  return detail::run_shell(
+      n, b, stop, jacobi_method<T>{a, b, x, std::move(d), std::vector<T>(n), static_cast<T>(opt.omega)});
 }
 
 template <class T>
 solve_result jacobi(const csr_matrix<T>& a, const std::vector<T>& b, std::vector<T>& x,
                     const stop_criterion& stop, const jacobi_options& opt) {
-  if (b.size() != std::size_t(a.rows) || x.size() != std::size_t(a.rows) || a.rows != a.cols)
-    throw dimension_error("jacobi: matrix is " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
-                          " but b has " + std::to_string(b.size()) + " and x " + std::to_string(x.size()) +
-                          " entries");
+  detail::check_system(a, b.size(), x.size(), "jacobi");
   return jacobi(a, b.data(), x.data(), stop, opt);
 }
 
 #define PERRON_JACOBI(T)                                                                        \
   template std::vector<T> jacobi_diagonal<T>(const csr_matrix<T>&);                             \
+  template void check_jacobi_diagonal<T>(const std::vector<T>&);                                \
   template solve_result jacobi<T>(const csr_matrix<T>&, const T*, T*, const stop_criterion&,    \
                                   const jacobi_options&);                                       \
   template solve_result jacobi<T>(const csr_matrix<T>&, const std::vector<T>&, std::vector<T>&, \

@@ -23,13 +23,19 @@
 namespace perron {
 
 struct jacobi_options {
-  double omega = 1.0;  // weight, in (0, 2)
+  double omega = 1.0;  // weight, in (0, 2): --omega
+
+  // Throws invalid_argument naming --omega when omega is outside (0, 2).
+  void validate() const;
 };
 
 // The diagonal of a; throws invalid_argument naming the first row whose
 // diagonal entry is missing or zero (Jacobi cannot divide by it).
 template <class T>
 std::vector<T> jacobi_diagonal(const csr_matrix<T>& a);
+// Throws that invalid_argument for the first zero or non-finite entry of d.
+template <class T>
+void check_jacobi_diagonal(const std::vector<T>& d);
 
 // ---- CPU (solvers/jacobi.cpp) --------------------------------------------------
 template <class T>
@@ -41,34 +47,19 @@ solve_result jacobi(const csr_matrix<T>& a, const std::vector<T>& b, std::vector
 
 namespace cuda {
 
-// GPU weighted Jacobi. Per iteration: q = A x_k (the operator), then one fused
-// kernel r = b - q, x_{k+1} = x_k + omega r / d, (r, r) into device memory,
-// writing x_{k+1} to the other of two buffers, so that when (r, r) shows x_k
-// has converged, x_k is still there and is returned. The host checks the
-// device flag on the same schedule as CG (check_schedule).
+// GPU weighted Jacobi on the shell of linear_solver.hpp. Per iteration: q = A
+// x_k (the operator), then one fused kernel r = b - q, x_{k+1} = x_k + omega r
+// / d, (r, r) into device memory, writing x_{k+1} to the other of two buffers,
+// so that when (r, r) shows x_k has converged, x_k is still there and is
+// returned.
 template <class T>
-class jacobi_solver {
+class jacobi_solver : public iterative_solver<T> {
  public:
   jacobi_solver(const csr_matrix<T>& a, spmv_kernel kernel, const jacobi_options& opt = {},
                 stream_t stream = nullptr);
   // Matrix-free: the diagonal of A (host) and y = A x.
   jacobi_solver(const std::vector<T>& diagonal, device_operator<T> apply, const jacobi_options& opt = {},
                 stream_t stream = nullptr);
-  ~jacobi_solver();
-  jacobi_solver(jacobi_solver&&) noexcept;
-  jacobi_solver& operator=(jacobi_solver&&) noexcept;
-
-  solve_result solve(const T* d_b, T* d_x, const stop_criterion& stop);
-
-  check_schedule& schedule();
-  index_t size() const;
-  spmv_kernel kernel() const;
-  stream_t stream() const;
-
-  struct impl;
-
- private:
-  std::unique_ptr<impl> impl_;
 };
 
 }  // namespace cuda

@@ -3,33 +3,36 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/names.hpp"
 
 namespace perron {
 
-void stop_criterion::validate() const {
-  if (max_iterations < 0)
-    throw invalid_argument("maximum number of iterations must be >= 0 (got " +
-                           std::to_string(max_iterations) + ")");
-  if (!(rel_tol >= 0) || !std::isfinite(rel_tol))
-    throw invalid_argument("relative tolerance must be a finite number >= 0 (got " + std::to_string(rel_tol) +
-                           ")");
-  if (!(abs_tol >= 0) || !std::isfinite(abs_tol))
-    throw invalid_argument("absolute tolerance must be a finite number >= 0 (got " + std::to_string(abs_tol) +
+namespace {
+
+// A finite tolerance >= 0; `what` names it and its CLI option.
+void check_tolerance(double v, const char* what) {
+  if (!(v >= 0) || !std::isfinite(v))
+    throw invalid_argument(std::string(what) + " must be a finite number >= 0 (got " + std::to_string(v) +
                            ")");
 }
 
-std::string_view name(solve_status s) {
-  switch (s) {
-    case solve_status::converged:
-      return "converged";
-    case solve_status::max_iterations:
-      return "max-iterations";
-    case solve_status::breakdown:
-      return "breakdown";
-    case solve_status::diverged:
-      return "diverged";
-  }
-  return "unknown";
+constexpr name_table<solve_status, 4> status_names{{
+    {solve_status::converged, "converged"},
+    {solve_status::max_iterations, "max-iterations"},
+    {solve_status::breakdown, "breakdown"},
+    {solve_status::diverged, "diverged"},
+}};
+
+}  // namespace
+
+void stop_criterion::validate() const {
+  if (max_iterations < 0)
+    throw invalid_argument("maximum number of iterations (--max-iter) must be >= 0 (got " +
+                           std::to_string(max_iterations) + ")");
+  check_tolerance(rel_tol, "relative tolerance (--rtol)");
+  check_tolerance(abs_tol, "absolute tolerance (--atol)");
 }
+
+std::string_view name(solve_status s) { return name_in(status_names, s); }
 
 }  // namespace perron

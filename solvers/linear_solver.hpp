@@ -1,10 +1,16 @@
 // What the iterative linear solvers (solvers/cg.hpp, solvers/jacobi.hpp) share:
-// the stopping criterion, the result value, and the device-side operator type.
+// the stopping criterion, the result value, the device-side operator type, and
+// the one GPU solver shell (iterative_solver) whose method CG or Jacobi supplies.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+
+#include "core/device.hpp"
+#include "core/formats.hpp"
+#include "core/registry.hpp"
 
 namespace perron {
 
@@ -13,15 +19,16 @@ namespace perron {
 // the decision rests on is the true one, b - A x recomputed, not only the
 // recurrence's estimate (which drifts from it in finite precision).
 struct stop_criterion {
-  int max_iterations = 1000;
-  double rel_tol = 1e-10;
-  double abs_tol = 0;
+  int max_iterations = 1000;  // --max-iter
+  double rel_tol = 1e-10;     // --rtol
+  double abs_tol = 0;         // --atol
 
   double threshold(double rhs_norm) const {
     const double rel = rel_tol * rhs_norm;
     return rel > abs_tol ? rel : abs_tol;
   }
-  // Throws invalid_argument for negative / NaN tolerances or a negative limit.
+  // Throws invalid_argument, naming the CLI option, for negative / NaN
+  // tolerances or a negative limit.
   void validate() const;
 };
 
@@ -57,4 +64,63 @@ struct solve_result {
 template <class T>
 using device_operator = std::function<void(const T* d_x, T* d_y)>;
 
+namespace cuda {
+
+// When the host looks at the device's convergence flag. Every iteration's
+// kernels read their scalars from device memory and, once the device has
+// flagged convergence, do nothing; so the host can enqueue several iterations
+// blind and the iteration count stays exact. Checks (each one host sync) come
+// after `first` iterations (or, with `predict`, after as many as the previous
+// solve needed: warm-started time steps need about the same), then every
+// max(min_interval, iterations so far / 8) iterations, capped at max_interval,
+// so blind iterations past convergence cost at most ~1/8 of the work.
+struct check_schedule {
+  int first = 8;
+  int min_interval = 4;
+  int max_interval = 512;
+  bool predict = true;
+};
+
+// The GPU solver shell shared by cuda::cg_solver and cuda::jacobi_solver (the
+// way Ginkgo separates a solver from its stopping criterion): the shell owns
+// the stop rule, the host's check schedule, the workspace's lifetime and the
+// result; the method (solvers/cuda/solver_common.cuh's shell<>, specialised by
+// cg.cu and jacobi.cu) supplies the device kernels of one step. All vectors
+// live on the device; one solver object reuses its workspace for every solve.
+template <class T>
+class iterative_solver {
+ public:
+  // The method behind the shell; defined in solvers/cuda/ (CPU-only builds
+  // never make one: the constructors throw).
+  class method {
+   public:
+    virtual ~method() = default;
+    // Solves with a validated criterion.
+    virtual solve_result solve(const T* d_b, T* d_x, const stop_criterion& stop) = 0;
+
+    index_t n = 0;
+    stream_t stream = nullptr;
+    spmv_kernel kernel = spmv_kernel::cpu;  // concrete kernel (auto resolved); cpu when matrix-free
+    check_schedule schedule;
+  };
+
+  // Solves A x = b; d_x holds the initial guess. Throws dimension_error /
+  // invalid_argument for bad sizes or criteria; never throws for
+  // non-convergence (see the result).
+  solve_result solve(const T* d_b, T* d_x, const stop_criterion& stop) {
+    stop.validate();
+    return m_->solve(d_b, d_x, stop);
+  }
+  check_schedule& schedule() { return m_->schedule; }
+  index_t size() const { return m_->n; }
+  // The concrete SpMV kernel in use (automatic resolved); cpu when matrix-free.
+  spmv_kernel kernel() const { return m_->kernel; }
+  stream_t stream() const { return m_->stream; }
+
+ protected:
+  iterative_solver() = default;
+  std::unique_ptr<method> m_;
+};
+
+}  // namespace cuda
 }  // namespace perron

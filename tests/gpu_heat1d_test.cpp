@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/heat1d_bench.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "kernels/spmv.hpp"
@@ -66,6 +67,19 @@ double max_abs(const std::vector<double>& a) {
   for (double v : a) m = std::max(m, std::abs(v));
   return m;
 }
+// A grid of n points with the given boundary conditions.
+grid_problem problem(index_t n, const std::string& left, const std::string& right, double kappa = 1.0) {
+  return grid_problem{n, 1.0, kappa, parse_boundary(left), parse_boundary(right)};
+}
+
+// GPU steps solved to a relative residual of 1e-12.
+step_options on_gpu(method m, step_solver s, double dt) {
+  step_options o;
+  o.scheme = m, o.solver = s, o.dt = dt, o.where = device::cuda;
+  o.stop.rel_tol = 1e-12;
+  return o;
+}
+
 double norm2(const std::vector<double>& a) {
   return std::sqrt(std::inner_product(a.begin(), a.end(), a.begin(), 0.0));
 }
@@ -74,11 +88,7 @@ class gpu_heat : public test::gpu_test_with_param<gpu_case> {};
 
 TEST_P(gpu_heat, AgreesWithTheCpuPath) {
   const gpu_case c = GetParam();
-  grid_problem p;
-  p.n = 1001;
-  p.kappa = 0.5;
-  p.left = parse_boundary("dirichlet:1");
-  p.right = parse_boundary("neumann:0.5");
+  const grid_problem p = problem(1001, "dirichlet:1", "neumann:0.5", 0.5);
   const auto u0 = initial_profile(parse_initial_condition("gauss:0.6:0.1"), p);
   step_options o;
   o.scheme = c.scheme;
@@ -150,10 +160,7 @@ INSTANTIATE_TEST_SUITE_P(all, gpu_heat, ::testing::ValuesIn(all_cases()),
 class gpu_heat_misc : public test::gpu_test {};
 
 TEST_F(gpu_heat_misc, InsulatedEndsConserveTheIntegralOnTheGpu) {
-  grid_problem p;
-  p.n = 4001;
-  p.left = parse_boundary("insulated");
-  p.right = parse_boundary("insulated");
+  const grid_problem p = problem(4001, "insulated", "insulated");
   const auto u0 = initial_profile(parse_initial_condition("step:0.3"), p);
   const auto q = quadrature_weights(p);
   const double i0 = std::inner_product(q.begin(), q.end(), u0.begin(), 0.0);
@@ -162,13 +169,8 @@ TEST_F(gpu_heat_misc, InsulatedEndsConserveTheIntegralOnTheGpu) {
          std::vector<std::pair<method, step_solver>>{{method::explicit_euler, step_solver::direct},
                                                      {method::crank_nicolson, step_solver::cg},
                                                      {method::implicit_euler, step_solver::direct}}) {
-      step_options o;
-      o.scheme = m;
-      o.solver = s;
-      o.where = device::cuda;
+      step_options o = on_gpu(m, s, m == method::explicit_euler ? 0.5 * p.dx() * p.dx() : 1e-4);
       o.form = form;
-      o.dt = m == method::explicit_euler ? 0.5 * p.dx() * p.dx() : 1e-4;
-      o.stop.rel_tol = 1e-12;
       time_stepper<double> ts(p, o, u0);
       for (int k = 0; k < 200; ++k) ASSERT_TRUE(ts.step().converged);
       const auto u = ts.solution();
@@ -179,16 +181,9 @@ TEST_F(gpu_heat_misc, InsulatedEndsConserveTheIntegralOnTheGpu) {
 }
 
 TEST_F(gpu_heat_misc, SteadyStateAndMeasuredChange) {
-  grid_problem p;
-  p.n = 201;
-  p.left = parse_boundary("dirichlet:2");
-  p.right = parse_boundary("neumann:-1");
+  const grid_problem p = problem(201, "dirichlet:2", "neumann:-1");
   const auto u0 = initial_profile(parse_initial_condition("sin:3"), p);
-  step_options o;
-  o.scheme = method::implicit_euler;
-  o.dt = 0.05;
-  o.where = device::cuda;
-  o.stop.rel_tol = 1e-12;
+  const step_options o = on_gpu(method::implicit_euler, step_solver::cg, 0.05);
   time_stepper<double> ts(p, o, u0);
   double change = 1;
   for (int k = 0; k < 3000 && change >= 1e-12; ++k) {
@@ -235,7 +230,8 @@ TEST_F(gpu_heat_misc, BenchReportsConsistentFigures) {
   o.scheme = method::explicit_euler;
   o.dt = 0.4 * p.dx() * p.dx();
   time_stepper<double> ex(p, o, u0);
-  const bench_report b = ex.bench(3, 20);
+  const bench::heat_bench_report b = bench::time_heat_steps(ex, 3, 20);
+  EXPECT_EQ(ex.steps(), 23);  // the timed steps advance the state
   EXPECT_GT(b.copy_bandwidth_gbs, 10);
   EXPECT_GT(b.step_ms_median, 0);
   EXPECT_LE(b.step_ms_min, b.step_ms_median);
@@ -243,7 +239,7 @@ TEST_F(gpu_heat_misc, BenchReportsConsistentFigures) {
   o.scheme = method::crank_nicolson;
   o.dt = 10 * p.dx() * p.dx();  // r = 10
   time_stepper<double> cn(p, o, u0);
-  const bench_report c = cn.bench(2, 10);
+  const bench::heat_bench_report c = bench::time_heat_steps(cn, 2, 10);
   EXPECT_GT(c.iterations_per_step, 0);
   EXPECT_GT(c.cg_iteration_ms, 0);
   EXPECT_GT(c.bytes_per_cg_iteration, c.operator_bytes);

@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -22,6 +20,11 @@ namespace perron::heat {
 namespace {
 
 constexpr double pi = 3.14159265358979323846;
+
+// A grid of n points with the given boundary conditions.
+grid_problem problem(index_t n, const std::string& left, const std::string& right, double kappa = 1.0) {
+  return grid_problem{n, 1.0, kappa, parse_boundary(left), parse_boundary(right)};
+}
 
 grid_problem dirichlet_problem(index_t n, double kappa = 1.0) {
   grid_problem p;
@@ -76,11 +79,7 @@ class assembly : public ::testing::TestWithParam<std::tuple<method, std::string,
 
 TEST_P(assembly, LhsIsSymmetricDiagonallyDominantAndBoundaryRowsAreRight) {
   const auto [m, left, right] = GetParam();
-  grid_problem p;
-  p.n = 9;
-  p.kappa = 0.7;
-  p.left = parse_boundary(left);
-  p.right = parse_boundary(right);
+  const grid_problem p = problem(9, left, right, 0.7);
   const auto s = assemble_step<double>(p, m, 0.01);
   if (m == method::explicit_euler) {
     EXPECT_EQ(s.lhs.rows, 0);
@@ -136,10 +135,7 @@ INSTANTIATE_TEST_SUITE_P(all, assembly,
                                             ::testing::Values("dirichlet:-1", "insulated", "neumann:-0.25")));
 
 TEST(heat_assembly, StencilAndDiagonalsReproduceTheMatrix) {
-  grid_problem p;
-  p.n = 12;
-  p.left = parse_boundary("neumann:1");
-  p.right = parse_boundary("dirichlet:3");
+  const grid_problem p = problem(12, "neumann:1", "dirichlet:3");
   const auto s = assemble_step<double>(p, method::crank_nicolson, 0.02);
   const tridiagonal_stencil st = stencil_of(s.rhs, s.forcing);
   const auto d = to_dense(s.rhs);
@@ -189,21 +185,17 @@ TEST(heat_accuracy, SecondOrderInSpace) {
 // (implicit ~ 1.8 dt, CN ~ 3 dt^2 at T = 0.1). The steps are solved directly:
 // r = kappa dt / dx^2 reaches 4e4 here, where a relative residual of 1e-12
 // is below what any iterative solve can reach in double (~ eps cond(A)).
-TEST(heat_accuracy, FirstOrderInTimeImplicit) {
+void expect_order_in_time(method m, double order) {
   const double T = 0.1;
   std::vector<double> e;
-  for (long steps : {10, 20, 40, 80}) e.push_back(sine_error(2001, method::implicit_euler, T, steps));
+  for (long steps : {10, 20, 40, 80}) e.push_back(sine_error(2001, m, T, steps));
   for (std::size_t k = 1; k < e.size(); ++k)
-    EXPECT_NEAR(std::log2(e[k - 1] / e[k]), 1.0, 0.2) << e[k - 1] << " -> " << e[k];
+    EXPECT_NEAR(std::log2(e[k - 1] / e[k]), order, 0.2) << e[k - 1] << " -> " << e[k];
 }
 
-TEST(heat_accuracy, SecondOrderInTimeCrankNicolson) {
-  const double T = 0.1;
-  std::vector<double> e;
-  for (long steps : {10, 20, 40, 80}) e.push_back(sine_error(2001, method::crank_nicolson, T, steps));
-  for (std::size_t k = 1; k < e.size(); ++k)
-    EXPECT_NEAR(std::log2(e[k - 1] / e[k]), 2.0, 0.2) << e[k - 1] << " -> " << e[k];
-}
+TEST(heat_accuracy, FirstOrderInTimeImplicit) { expect_order_in_time(method::implicit_euler, 1.0); }
+
+TEST(heat_accuracy, SecondOrderInTimeCrankNicolson) { expect_order_in_time(method::crank_nicolson, 2.0); }
 
 // The discrete sine is an eigenvector of S with eigenvalue -mu, mu = 4 sin^2(pi dx / 2L):
 // each scheme multiplies it by a known factor per step, so the computed
@@ -255,10 +247,7 @@ class conservation : public ::testing::TestWithParam<std::tuple<method, step_sol
 
 TEST_P(conservation, InsulatedEndsConserveTheIntegral) {
   const auto [m, s] = GetParam();
-  grid_problem p;
-  p.n = 201;
-  p.left = parse_boundary("insulated");
-  p.right = parse_boundary("neumann");
+  const grid_problem p = problem(201, "insulated", "neumann");
   initial_condition ic = parse_initial_condition("gauss:0.3:0.05");
   const auto u0 = initial_profile(ic, p);
   const double dt = m == method::explicit_euler ? 0.5 * p.dx() * p.dx() : 1e-3;
@@ -294,11 +283,7 @@ INSTANTIATE_TEST_SUITE_P(all, conservation,
 // With fluxes G_left, G_right (outward derivative) the integral grows at
 // exactly kappa (G_left + G_right) per unit time, discretely too.
 TEST(heat_conservation, NeumannFluxChangesTheIntegralAtTheExactRate) {
-  grid_problem p;
-  p.n = 101;
-  p.kappa = 0.5;
-  p.left = parse_boundary("neumann:0.75");
-  p.right = parse_boundary("neumann:-0.25");
+  const grid_problem p = problem(101, "neumann:0.75", "neumann:-0.25", 0.5);
   const auto u0 = initial_profile(parse_initial_condition("step:0.5"), p);
   for (method m : {method::explicit_euler, method::implicit_euler, method::crank_nicolson}) {
     const double dt = m == method::explicit_euler ? 0.4 * p.dx() * p.dx() / p.kappa : 1e-3;
@@ -336,10 +321,7 @@ TEST(heat_maximum_principle, StepProfileStaysWithinItsInitialBounds) {
 // exceeds its off-diagonal sum by w_i >= 1/2), so ||x - x*||_2 <= 2 ||b - A x||_2
 // <= 2 rel_tol ||b||_2.
 TEST(heat_solvers, CgAndJacobiAgreeWithDirectToTheSolverTolerance) {
-  grid_problem p;
-  p.n = 301;
-  p.left = parse_boundary("dirichlet:1");
-  p.right = parse_boundary("neumann:0.5");
+  const grid_problem p = problem(301, "dirichlet:1", "neumann:0.5");
   const auto u0 = initial_profile(parse_initial_condition("gauss:0.6:0.1"), p);
   for (method m : {method::implicit_euler, method::crank_nicolson}) {
     for (double rtol : {1e-6, 1e-10}) {
@@ -374,10 +356,7 @@ TEST(heat_steady, ReachesTheLinearSteadyState) {
                                                                       {"dirichlet:2", "neumann:0.5"},
                                                                       {"neumann:1", "dirichlet:0"},
                                                                       {"neumann:0.3", "neumann:-0.3"}}) {
-    grid_problem p;
-    p.n = 41;
-    p.left = parse_boundary(l);
-    p.right = parse_boundary(r);
+    const grid_problem p = problem(41, l, r);
     const auto u0 = initial_profile(parse_initial_condition("gauss:0.5:0.1"), p);
     const auto exact = exact_steady_state(p, u0);
     ASSERT_TRUE(exact.has_value()) << l << " " << r;
@@ -473,6 +452,75 @@ TEST(heat_errors, BadProblemsAndOptionsAreRefused) {
   EXPECT_THROW(time_stepper<double>(p, o, u0), invalid_argument);
 }
 
+// Each option is checked once, by its struct, and the message names the
+// command-line option.
+TEST(heat_options, ValidateNamesTheOption) {
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  const grid_problem p;
+  grid_problem bad_n;
+  bad_n.n = 2;
+  EXPECT_NE(message([&] { bad_n.validate(); }).find("--N must be at least 3"), std::string::npos);
+  step_options o;
+  o.stop.max_iterations = 0;
+  EXPECT_NE(message([&] { o.validate(p); }).find("--max-iter must be >= 1"), std::string::npos);
+  o = step_options{};
+  o.omega = 2;
+  EXPECT_NE(message([&] { o.validate(p); }).find("--omega"), std::string::npos);
+  o = step_options{};
+  o.form = operator_form::stencil;
+  EXPECT_NE(message([&] { o.validate(p); }).find("--operator stencil"), std::string::npos);
+  run_options r;
+  r.dt = 0.01;
+  r.steps = 5;
+  EXPECT_NE(message([&] { r.validate(p); }).find("not both"), std::string::npos);
+  r = run_options{};
+  r.steps = 0;
+  EXPECT_NE(message([&] { r.validate(p); }).find("--steps must be >= 1"), std::string::npos);
+  r = run_options{};
+  r.steady = true;
+  grid_problem flux = p;
+  flux.left = flux.right = parse_boundary("neumann:1");
+  EXPECT_NE(message([&] { r.validate(flux); }).find("--steady: no steady state"), std::string::npos);
+  EXPECT_EQ(message([&] { run_options{}.validate(p); }), "(accepted)");
+  EXPECT_EQ(message([&] { step_options{}.validate(p); }), "(accepted)");
+}
+
+TEST(heat_options, TimePlanEndsExactlyAtT) {
+  const grid_problem p;  // N = 101: dx = 0.01, largest stable dt 5e-5
+  run_options r;         // T = 0.1
+  time_plan t = plan_time(p, method::crank_nicolson, r);
+  EXPECT_EQ(t.steps, 100);
+  EXPECT_DOUBLE_EQ(t.dt, 1e-3);
+  t = plan_time(p, method::explicit_euler, r);  // 0.9 of the stable step, rounded to reach T
+  EXPECT_EQ(t.steps, static_cast<long>(std::ceil(0.1 / (0.9 * 5e-5) * (1 - 1e-12))));
+  EXPECT_DOUBLE_EQ(t.dt * double(t.steps), 0.1);
+  r.dt = 0.03;  // 4 steps of 0.025
+  t = plan_time(p, method::implicit_euler, r);
+  EXPECT_EQ(t.steps, 4);
+  EXPECT_DOUBLE_EQ(t.dt, 0.025);
+  r.dt.reset();
+  r.steps = 7;
+  EXPECT_DOUBLE_EQ(plan_time(p, method::implicit_euler, r).dt, 0.1 / 7);
+}
+
+TEST(heat_options, DefaultToleranceFollowsThePrecision) {
+  const grid_problem p;
+  step_options o;  // CN, CG, dt = 1e-3: r = 10
+  EXPECT_EQ(default_step_rel_tol(p, o, false), 1e-10);
+  EXPECT_DOUBLE_EQ(default_step_rel_tol(p, o, true), 5e-7 * (1 + 4 * 0.5 * 10));  // above 1e-5
+  o.dt = 1.0;  // r = 1e4: the float floor passes 1e-3
+  EXPECT_THROW(default_step_rel_tol(p, o, true), invalid_argument);
+  o.solver = step_solver::direct;  // no iterative solve to refuse
+  EXPECT_NO_THROW(default_step_rel_tol(p, o, true));
+}
+
 TEST(heat_parse, BoundaryConditions) {
   EXPECT_EQ(parse_boundary("dirichlet").kind, boundary_kind::dirichlet);
   EXPECT_EQ(parse_boundary("dirichlet:2.5").value, 2.5);
@@ -503,10 +551,7 @@ TEST(heat_parse, InitialConditions) {
 }
 
 TEST(heat_parse, InitialProfilesImposeDirichletValuesAndShapes) {
-  grid_problem p;
-  p.n = 5;
-  p.left = parse_boundary("dirichlet:7");
-  p.right = parse_boundary("insulated");
+  const grid_problem p = problem(5, "dirichlet:7", "insulated");
   const auto s = initial_profile(parse_initial_condition("step:0.5"), p);
   EXPECT_EQ(s, (std::vector<double>{7, 1, 0.5, 0, 0}));
   const auto g = initial_profile(parse_initial_condition("gauss:1:0.25"), p);
@@ -514,50 +559,19 @@ TEST(heat_parse, InitialProfilesImposeDirichletValuesAndShapes) {
   EXPECT_NEAR(g[3], std::exp(-0.5), 1e-15);
 }
 
-class ic_file : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("perron_heat_ic_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    const auto path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-  std::filesystem::path dir_;
-};
-
-TEST_F(ic_file, ReadsOneValuePerPoint) {
-  grid_problem p;
-  p.n = 4;
-  p.left = p.right = parse_boundary("insulated");
-  const auto path = write("u0.txt", "# initial values\n1 2\n3.5\n\n-4e-1  # last\n");
-  initial_condition ic = parse_initial_condition("file:" + path);
-  EXPECT_EQ(initial_profile(ic, p), (std::vector<double>{1, 2, 3.5, -0.4}));
-}
-
-TEST_F(ic_file, WrongLengthBadTokensAndMissingFilesAreErrors) {
-  grid_problem p;
-  p.n = 4;
-  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("short.txt", "1 2 3\n")), p),
-               dimension_error);
-  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("long.txt", "1 2 3 4 5\n")), p),
-               dimension_error);
+TEST(heat_parse, FileProfilesAreTheGivenValuesOnePerPoint) {
+  const grid_problem p = problem(4, "dirichlet:9", "insulated");
+  initial_condition ic = parse_initial_condition("file:u0.txt");
+  EXPECT_EQ(describe(ic), "file:u0.txt");
+  ic.values = {1, 2, 3.5, -0.4};  // as io::read_profile reads them; the solver opens no file
+  EXPECT_EQ(initial_profile(ic, p), (std::vector<double>{9, 2, 3.5, -0.4}));
+  ic.values = {1, 2, 3};
   try {
-    initial_profile(parse_initial_condition("file:" + write("bad.txt", "1\n2\nthree\n4\n")), p);
-    FAIL();
-  } catch (const parse_error& e) {
-    EXPECT_EQ(e.line, 3u);
+    initial_profile(ic, p);
+    FAIL() << "accepted 3 values for N = 4";
+  } catch (const dimension_error& e) {
+    EXPECT_NE(std::string(e.what()).find("u0.txt: 3 values"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + write("nan.txt", "1 nan 3 4")), p),
-               parse_error);
-  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + (dir_ / "missing.txt").string()), p),
-               io_error);
-  EXPECT_THROW(initial_profile(parse_initial_condition("file:" + dir_.string()), p), io_error);
 }
 
 }  // namespace

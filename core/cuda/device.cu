@@ -9,6 +9,11 @@ namespace perron::cuda {
 
 bool built() noexcept { return true; }
 
+[[noreturn]] void throw_no_cuda(const char* what) {
+  throw cuda_error(std::string("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)") +
+                   (what ? std::string(": ") + what + " unavailable" : std::string()));
+}
+
 int device_count() noexcept {
   // On a machine with nvcc but no GPU (or an old driver) this returns an error
   // such as cudaErrorInsufficientDriver or cudaErrorNoDevice: all mean "none".

@@ -88,4 +88,17 @@ __device__ __forceinline__ void grid_reduce(double (&v)[K], double* partials, un
   }
 }
 
+// ---- order-independent sums of small non-negative terms ------------------
+// A non-negative double as a 64-bit count of 2^-60: integer addition is
+// associative, so a sum of these is the same bits in any order of its terms.
+// For kernels whose threads take work dynamically (the fused PageRank pull),
+// where the fixed-order reductions above cannot fix which thread adds what.
+// Valid while every partial sum stays below 16 (probability masses and L1
+// distances of distributions: at most 2); each term is rounded by at most
+// 2^-61 (4.3e-19), the same order as a double's rounding of a sum near 1e-3.
+using fixed60 = unsigned long long;
+
+__device__ __forceinline__ fixed60 to_fixed60(double x) { return __double2ull_rn(x * 0x1p60); }
+__device__ __forceinline__ double from_fixed60(fixed60 v) { return static_cast<double>(v) * 0x1p-60; }
+
 }  // namespace perron::cuda::detail

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/cuda/check.cuh"
+#include "core/cuda/support.cuh"
 #include "core/error.hpp"
 #include "kernels/gpu_convert.hpp"
 
@@ -26,11 +27,8 @@ namespace {
 using key_t = unsigned long long;
 constexpr int block_threads = 256;
 
-int grid_for(std::size_t n) {
-  // Grid-stride loops below; 2^16 blocks of 256 threads keep any GPU busy.
-  return static_cast<int>(
-      std::max<std::size_t>(1, std::min<std::size_t>((n + block_threads - 1) / block_threads, 1 << 16)));
-}
+// Grid-stride loops below; 2^16 blocks of 256 threads keep any GPU busy.
+unsigned grid_for(std::size_t n) { return cuda::grid_for(n, block_threads, 1u << 16); }
 
 // Number of bits that hold every key in [0, max_key].
 int key_bits(key_t max_key) {

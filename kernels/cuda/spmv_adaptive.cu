@@ -199,7 +199,8 @@ class adaptive_engine final : public engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, cudaStream_t s) {
+std::unique_ptr<engine<T>> make_csr_adaptive(const engine_args<T>& x) {
+  const csr_matrix<T>& h = x.host;
   std::vector<row_block> blocks;
   index_t slots = 0, tickets = 0, long_rows = 0;
   const index_t rows = h.rows;
@@ -230,11 +231,9 @@ std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, c
     while (r < rows && r - begin < stream_rows && rp[r + 1] - rp[begin] <= stream_nnz) ++r;
     blocks.push_back({begin, r, rp[begin], rp[r], -1, 0, 0, 0});
   }
-  return std::make_unique<adaptive_engine<T>>(std::move(a), blocks, slots, tickets, long_rows, s);
+  return std::make_unique<adaptive_engine<T>>(x.csr, blocks, slots, tickets, long_rows, x.stream);
 }
 
-template std::unique_ptr<engine<float>> make_adaptive(csr_ptr<float>, const csr_matrix<float>&, cudaStream_t);
-template std::unique_ptr<engine<double>> make_adaptive(csr_ptr<double>, const csr_matrix<double>&,
-                                                       cudaStream_t);
+PERRON_SPMV_INSTANTIATE_MAKE(csr_adaptive)
 
 }  // namespace perron::cuda::spmv

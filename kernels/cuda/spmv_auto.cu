@@ -4,11 +4,14 @@
 // kernel wins everywhere; timing the candidates on the matrix itself costs a
 // few milliseconds, once, against the thousands of SpMVs a solver then does.
 //
-// Candidates: merge, csr-adaptive and cuSPARSE (ALG1, ALG2) always; the
+// Candidates come from the registry (core/spmv_kernels.def: the trial order
+// and rule columns): merge, csr-adaptive and cuSPARSE (ALG1, ALG2) always; the
 // others only where they cannot be pathological (a long row serialised on one
 // thread or warp, ELL padding): csr-vector and csr-cte when no row exceeds
 // 2^15 entries, csr-scalar and csr-cached when no row exceeds 32, ell when its
-// padded size is within 1.5x the nonzeros. Each candidate runs 2 warm-up
+// padded size is within 1.5x the nonzeros. cuSPARSE ALG1 goes first: it is the
+// reference every other candidate must beat, and an early fast time lets the
+// probe drop hopeless ones quickly. Each candidate runs 2 warm-up
 // calls, then 31 calls timed one by one with CUDA events, queued behind a
 // spin kernel (as spmv-bench times them: GPU time, not host launch cost); its
 // time is the median. A candidate whose first 3 timed calls already take more
@@ -18,11 +21,12 @@
 // and a near-tie must not make auto slower than the library it is measured
 // against. reason() lists every candidate.
 #include <algorithm>
-#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/cuda/check.cuh"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "kernels/cuda/spmv_engine.cuh"
 
 namespace perron::cuda::spmv {
@@ -39,10 +43,50 @@ double time_engine(const engine<T>& e, const T* d_x, T* d_y, cudaStream_t s, int
   return median(time_calls([&] { e.apply(T(1), d_x, T(0), d_y); }, s, warmup, calls));
 }
 
-std::string fixed(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+// The trial rules of core/spmv_kernels.def.
+enum class trial_rule { never, always, bounded_rows, short_rows, low_padding };
+
+bool admits(trial_rule rule, const row_stats& st) {
+  switch (rule) {
+    case trial_rule::always:
+      return true;
+    case trial_rule::bounded_rows:
+      return st.max_len <= (1 << 15);
+    case trial_rule::short_rows:
+      return st.max_len <= 32;
+    case trial_rule::low_padding:  // ELL's padded size over the nonzeros (nnz > 0 here)
+      return static_cast<double>(st.rows) * st.max_len / static_cast<double>(st.nnz) <= 1.5;
+    case trial_rule::never:
+      break;
+  }
+  return false;
+}
+
+// The kernels auto times on a matrix with these row statistics, in trial order.
+std::vector<spmv_kernel> candidates_for(const row_stats& st) {
+  struct entry {
+    spmv_kernel kernel;
+    int trial;
+    trial_rule rule;
+  };
+  static constexpr entry registry[] = {
+#define PERRON_SPMV_KERNEL(id, text, what, trial, rule) {spmv_kernel::id, trial, trial_rule::rule},
+#include "core/spmv_kernels.def"
+#undef PERRON_SPMV_KERNEL
+  };
+  std::vector<entry> picked;
+  for (const entry& e : registry)
+    if (e.trial > 0 && admits(e.rule, st)) picked.push_back(e);
+  std::stable_sort(picked.begin(), picked.end(),
+                   [](const entry& a, const entry& b) { return a.trial < b.trial; });
+  std::vector<spmv_kernel> out;
+  for (const entry& e : picked) out.push_back(e.kernel);
+  return out;
+}
+
+// "name time" into the trial's report.
+void note(std::string& report, spmv_kernel k, const std::string& what) {
+  report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + what;
 }
 
 }  // namespace
@@ -51,23 +95,9 @@ template <class T>
 auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st,
                                 cudaStream_t s) {
   if (st.nnz == 0)
-    return {spmv_kernel::csr_scalar, make_scalar(a, s),
+    return {spmv_kernel::csr_scalar, make_engine<T>(spmv_kernel::csr_scalar, h, a, st, s),
             "no nonzeros: y = beta * y, no trial needed; csr-scalar (one pass over y)"};
-
-  // cuSPARSE ALG1 first: it is the reference every other candidate must beat,
-  // and an early fast time lets the probe below drop hopeless ones quickly.
-  std::vector<spmv_kernel> candidates = {spmv_kernel::cusparse, spmv_kernel::merge, spmv_kernel::csr_adaptive,
-                                         spmv_kernel::cusparse_alg2};
-  if (st.max_len <= (1 << 15)) {
-    candidates.push_back(spmv_kernel::csr_vector);
-    candidates.push_back(spmv_kernel::csr_cte);
-  }
-  if (st.max_len <= 32) {
-    candidates.push_back(spmv_kernel::csr_scalar);
-    candidates.push_back(spmv_kernel::csr_cached);
-  }
-  const double ell_fill = static_cast<double>(st.rows) * st.max_len / static_cast<double>(st.nnz);
-  if (ell_fill <= 1.5) candidates.push_back(spmv_kernel::ell);
+  const std::vector<spmv_kernel> candidates = candidates_for(st);
 
   device_buffer<T> d_x(static_cast<std::size_t>(h.cols)), d_y(static_cast<std::size_t>(h.rows));
   fill(d_x.data(), d_x.size(), T(1), s);  // timing on zeros can flatter (METHOD.md); ones are neutral here
@@ -83,22 +113,21 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
     try {
       e = make_engine<T>(k, h, a, st, s);
     } catch (const dimension_error&) {
-      report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " refused";
+      note(report, k, "refused");
       continue;
     }
     if (best.engine) {
       // Probe: 3 calls after 1 warm-up. A candidate already twice as slow as
-      // the best cannot win, and timing it 33 times cost most of the trial
-      // (csr-cte takes 2.5 ms a call on cnr-2000: 80 ms of a 0.12 s trial).
+      // the best cannot win, and timing all 33 calls of a slow one would cost
+      // most of the trial.
       const double probe = time_engine(*e, d_x.data(), d_y.data(), s, 1, 3);
       if (probe > probe_drop * best_us) {
-        report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(probe) +
-                  " (3 calls)";
+        note(report, k, format_fixed(probe, 1) + " (3 calls)");
         continue;
       }
     }
     const double us = time_engine(*e, d_x.data(), d_y.data(), s, trial_warmup, trial_calls);
-    report += std::string(report.empty() ? "" : ", ") + std::string(name(k)) + " " + fixed(us);
+    note(report, k, format_fixed(us, 1));
     if (k == spmv_kernel::cusparse) alg1_us = us;
     if (!best.engine || us < best_us) {
       if (best.engine && best.kernel == spmv_kernel::cusparse) alg1 = std::move(best.engine);

@@ -59,11 +59,10 @@ class cached_engine final : public engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<engine<T>> make_cached(csr_ptr<T> a, cudaStream_t s) {
-  return std::make_unique<cached_engine<T>>(std::move(a), s);
+std::unique_ptr<engine<T>> make_csr_cached(const engine_args<T>& x) {
+  return std::make_unique<cached_engine<T>>(x.csr, x.stream);
 }
 
-template std::unique_ptr<engine<float>> make_cached(csr_ptr<float>, cudaStream_t);
-template std::unique_ptr<engine<double>> make_cached(csr_ptr<double>, cudaStream_t);
+PERRON_SPMV_INSTANTIATE_MAKE(csr_cached)
 
 }  // namespace perron::cuda::spmv

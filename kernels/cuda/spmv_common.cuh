@@ -11,15 +11,16 @@ namespace perron::cuda::spmv {
 
 constexpr unsigned full_mask = 0xffffffffu;
 
-// The matrix streams (row_ptr, col_idx, values): read-only cached path.
-// (Tuning experiment: PERRON_SPMV_STREAM_LDCS loads them evict-first instead.)
+// The matrix streams (row_ptr, col_idx, values): read-only cached path by
+// default. Each nonzero is read once per SpMV, so evict-first loads (__ldcs)
+// are the alternative worth timing; flip this constant to try them.
+constexpr bool stream_evict_first = false;
 template <class T>
 __device__ __forceinline__ T load_stream(const T* p) {
-#ifdef PERRON_SPMV_STREAM_LDCS
-  return __ldcs(p);
-#else
-  return __ldg(p);
-#endif
+  if constexpr (stream_evict_first)
+    return __ldcs(p);
+  else
+    return __ldg(p);
 }
 // x is gathered and reused across rows: read-only cached path.
 template <class T>

@@ -92,11 +92,10 @@ class cte_engine final : public engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<engine<T>> make_cte(csr_ptr<T> a, cudaStream_t s) {
-  return std::make_unique<cte_engine<T>>(std::move(a), s);
+std::unique_ptr<engine<T>> make_csr_cte(const engine_args<T>& x) {
+  return std::make_unique<cte_engine<T>>(x.csr, x.stream);
 }
 
-template std::unique_ptr<engine<float>> make_cte(csr_ptr<float>, cudaStream_t);
-template std::unique_ptr<engine<double>> make_cte(csr_ptr<double>, cudaStream_t);
+PERRON_SPMV_INSTANTIATE_MAKE(csr_cte)
 
 }  // namespace perron::cuda::spmv

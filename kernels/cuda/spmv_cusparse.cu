@@ -93,11 +93,15 @@ class cusparse_engine final : public engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<engine<T>> make_cusparse(csr_ptr<T> a, bool alg2, cudaStream_t s) {
-  return std::make_unique<cusparse_engine<T>>(std::move(a), alg2, s);
+std::unique_ptr<engine<T>> make_cusparse(const engine_args<T>& x) {
+  return std::make_unique<cusparse_engine<T>>(x.csr, false, x.stream);
+}
+template <class T>
+std::unique_ptr<engine<T>> make_cusparse_alg2(const engine_args<T>& x) {
+  return std::make_unique<cusparse_engine<T>>(x.csr, true, x.stream);
 }
 
-template std::unique_ptr<engine<float>> make_cusparse(csr_ptr<float>, bool, cudaStream_t);
-template std::unique_ptr<engine<double>> make_cusparse(csr_ptr<double>, bool, cudaStream_t);
+PERRON_SPMV_INSTANTIATE_MAKE(cusparse)
+PERRON_SPMV_INSTANTIATE_MAKE(cusparse_alg2)
 
 }  // namespace perron::cuda::spmv

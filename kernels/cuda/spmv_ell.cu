@@ -73,11 +73,10 @@ class ell_engine final : public engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<engine<T>> make_ell(const csr_matrix<T>& h, cudaStream_t s) {
-  return std::make_unique<ell_engine<T>>(to_ell(h), s);
+std::unique_ptr<engine<T>> make_ell(const engine_args<T>& x) {
+  return std::make_unique<ell_engine<T>>(to_ell(x.host), x.stream);
 }
 
-template std::unique_ptr<engine<float>> make_ell(const csr_matrix<float>&, cudaStream_t);
-template std::unique_ptr<engine<double>> make_ell(const csr_matrix<double>&, cudaStream_t);
+PERRON_SPMV_INSTANTIATE_MAKE(ell)
 
 }  // namespace perron::cuda::spmv

@@ -69,27 +69,32 @@ class engine {
 template <class T>
 using csr_ptr = std::shared_ptr<const device_csr<T>>;
 
+// What a kernel's factory may use to configure its engine.
 template <class T>
-std::unique_ptr<engine<T>> make_scalar(csr_ptr<T> a, cudaStream_t s);
-template <class T>
-std::unique_ptr<engine<T>> make_vector(csr_ptr<T> a, const row_stats& st, cudaStream_t s);
-template <class T>
-std::unique_ptr<engine<T>> make_adaptive(csr_ptr<T> a, const csr_matrix<T>& h, cudaStream_t s);
-template <class T>
-std::unique_ptr<engine<T>> make_cached(csr_ptr<T> a, cudaStream_t s);
-template <class T>
-std::unique_ptr<engine<T>> make_cte(csr_ptr<T> a, cudaStream_t s);
-// Converts with to_ell (dimension_error when the padding would be absurd).
-template <class T>
-std::unique_ptr<engine<T>> make_ell(const csr_matrix<T>& h, cudaStream_t s);
-template <class T>
-std::unique_ptr<engine<T>> make_merge(csr_ptr<T> a, const csr_matrix<T>& h, cudaStream_t s);
-// alg2 == false: CUSPARSE_SPMV_CSR_ALG1, true: CUSPARSE_SPMV_CSR_ALG2.
-template <class T>
-std::unique_ptr<engine<T>> make_cusparse(csr_ptr<T> a, bool alg2, cudaStream_t s);
+struct engine_args {
+  const csr_matrix<T>& host;  // the matrix (row structure for planning; ell converts it)
+  const csr_ptr<T>& csr;      // its uploaded CSR arrays; null for ell, which builds its own
+  const row_stats& stats;
+  cudaStream_t stream;
+};
 
-// The engine for a concrete GPU kernel (not cpu, not automatic). `a` may be
-// null for ell, which builds its own arrays from `h`.
+// One factory per line of core/spmv_kernels.def, each defined in its kernel's
+// own file (spmv_<family>.cu: make_csr_scalar, make_merge, ...); those of cpu
+// and automatic, which have no engine, throw (spmv_plan.cu). Factories throw
+// dimension_error for a matrix their kernel refuses (ell's padding).
+#define PERRON_SPMV_KERNEL(id, ...) \
+  template <class T>                \
+  std::unique_ptr<engine<T>> make_##id(const engine_args<T>& args);
+#include "core/spmv_kernels.def"
+#undef PERRON_SPMV_KERNEL
+
+// Instantiates a kernel file's factory for float and double.
+#define PERRON_SPMV_INSTANTIATE_MAKE(id)                                                    \
+  template std::unique_ptr<engine<float>> make_##id<float>(const engine_args<float>& args); \
+  template std::unique_ptr<engine<double>> make_##id<double>(const engine_args<double>& args);
+
+// The engine of kernel k through the registry's factories. `a` may be null
+// for ell, which builds its own arrays from `h`.
 template <class T>
 std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>& h, const csr_ptr<T>& a,
                                        const row_stats& st, cudaStream_t s);

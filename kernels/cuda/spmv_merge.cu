@@ -201,7 +201,8 @@ class merge_engine final : public engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<engine<T>> make_merge(csr_ptr<T> a, const csr_matrix<T>& h, cudaStream_t s) {
+std::unique_ptr<engine<T>> make_merge(const engine_args<T>& x) {
+  const csr_matrix<T>& h = x.host;
   const long long rows = h.rows, nnz = static_cast<long long>(h.nnz());
   const long long total = rows + nnz;
   const std::size_t tiles =
@@ -224,10 +225,9 @@ std::unique_ptr<engine<T>> make_merge(csr_ptr<T> a, const csr_matrix<T>& h, cuda
     if (t > 0 && t < tiles && lo < rows && d - lo > h.row_ptr[static_cast<std::size_t>(lo)])
       needs_fixup = true;
   }
-  return std::make_unique<merge_engine<T>>(std::move(a), coords, needs_fixup, s);
+  return std::make_unique<merge_engine<T>>(x.csr, coords, needs_fixup, x.stream);
 }
 
-template std::unique_ptr<engine<float>> make_merge(csr_ptr<float>, const csr_matrix<float>&, cudaStream_t);
-template std::unique_ptr<engine<double>> make_merge(csr_ptr<double>, const csr_matrix<double>&, cudaStream_t);
+PERRON_SPMV_INSTANTIATE_MAKE(merge)
 
 }  // namespace perron::cuda::spmv

@@ -92,32 +92,35 @@ row_stats stats_of(const csr_matrix<T>& a) {
   return st;
 }
 
+namespace {
+[[noreturn]] void no_engine(spmv_kernel k) {
+  throw invalid_argument("spmv_plan: kernel '" + std::string(name(k)) + "' has no GPU engine");
+}
+}  // namespace
+
+// cpu runs on the host and automatic picks another kernel (spmv_auto.cu): the
+// plan handles both before it dispatches.
+template <class T>
+std::unique_ptr<engine<T>> make_cpu(const engine_args<T>&) {
+  no_engine(spmv_kernel::cpu);
+}
+template <class T>
+std::unique_ptr<engine<T>> make_automatic(const engine_args<T>&) {
+  no_engine(spmv_kernel::automatic);
+}
+
 template <class T>
 std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>& h, const csr_ptr<T>& a,
                                        const row_stats& st, cudaStream_t s) {
+  const engine_args<T> args{h, a, st, s};
   switch (k) {
-    case spmv_kernel::csr_scalar:
-      return make_scalar(a, s);
-    case spmv_kernel::csr_vector:
-      return make_vector(a, st, s);
-    case spmv_kernel::csr_adaptive:
-      return make_adaptive(a, h, s);
-    case spmv_kernel::csr_cached:
-      return make_cached(a, s);
-    case spmv_kernel::csr_cte:
-      return make_cte(a, s);
-    case spmv_kernel::ell:
-      return make_ell(h, s);
-    case spmv_kernel::merge:
-      return make_merge(a, h, s);
-    case spmv_kernel::cusparse:
-      return make_cusparse(a, false, s);
-    case spmv_kernel::cusparse_alg2:
-      return make_cusparse(a, true, s);
-    default:
-      break;
+#define PERRON_SPMV_KERNEL(id, ...) \
+  case spmv_kernel::id:             \
+    return make_##id<T>(args);
+#include "core/spmv_kernels.def"
+#undef PERRON_SPMV_KERNEL
   }
-  throw invalid_argument("spmv_plan: kernel '" + std::string(name(k)) + "' has no GPU engine");
+  no_engine(k);
 }
 
 #define PERRON_SPMV_ENGINE_INSTANTIATE(T)                                                                  \

@@ -62,11 +62,10 @@ class scalar_engine final : public engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<engine<T>> make_scalar(csr_ptr<T> a, cudaStream_t s) {
-  return std::make_unique<scalar_engine<T>>(std::move(a), s);
+std::unique_ptr<engine<T>> make_csr_scalar(const engine_args<T>& x) {
+  return std::make_unique<scalar_engine<T>>(x.csr, x.stream);
 }
 
-template std::unique_ptr<engine<float>> make_scalar(csr_ptr<float>, cudaStream_t);
-template std::unique_ptr<engine<double>> make_scalar(csr_ptr<double>, cudaStream_t);
+PERRON_SPMV_INSTANTIATE_MAKE(csr_scalar)
 
 }  // namespace perron::cuda::spmv

@@ -83,14 +83,13 @@ class vector_engine final : public engine<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<engine<T>> make_vector(csr_ptr<T> a, const row_stats& st, cudaStream_t s) {
+std::unique_ptr<engine<T>> make_csr_vector(const engine_args<T>& x) {
   // Smallest power of two >= the mean row length, within [2, 32].
   int lanes = 2;
-  while (lanes < 32 && lanes < st.mean_len) lanes *= 2;
-  return std::make_unique<vector_engine<T>>(std::move(a), lanes, s);
+  while (lanes < 32 && lanes < x.stats.mean_len) lanes *= 2;
+  return std::make_unique<vector_engine<T>>(x.csr, lanes, x.stream);
 }
 
-template std::unique_ptr<engine<float>> make_vector(csr_ptr<float>, const row_stats&, cudaStream_t);
-template std::unique_ptr<engine<double>> make_vector(csr_ptr<double>, const row_stats&, cudaStream_t);
+PERRON_SPMV_INSTANTIATE_MAKE(csr_vector)
 
 }  // namespace perron::cuda::spmv

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/cuda/reduce.cuh"
+#include "core/cuda/support.cuh"
 #include "kernels/vector_ops.hpp"
 
 namespace perron::cuda::detail {
@@ -16,10 +17,8 @@ namespace perron::cuda::detail {
 // Blocks for a grid-stride pass over `items` work items (at least one block,
 // at most what the reduction scratch can hold: enough to fill an H100).
 inline int grid_for(std::size_t items) {
-  const std::size_t blocks = (items + block_size - 1) / block_size;
-  if (blocks < 1) return 1;
-  return blocks > std::size_t(reduction_scratch::max_blocks) ? reduction_scratch::max_blocks
-                                                             : static_cast<int>(blocks);
+  return static_cast<int>(
+      cuda::grid_for(items, block_size, static_cast<unsigned>(reduction_scratch::max_blocks)));
 }
 
 // 16 bytes of T: loads and stores of a pack compile to one 128-bit access.

@@ -36,24 +36,14 @@ namespace {
 
 using namespace detail;
 
-struct cg_state {
-  double rho;       // (r, r) of the current residual
+// rho: (r, r) of the current residual.
+struct cg_state : base_state {
   double rho_prev;  // (r, r) before the last r update
   double pq;
   double alpha;
-  double bnorm2;
   double tol2;  // stop when rho <= tol2
-  int iterations;
-  int status;  // device_status
-  int update;  // this iteration's r/x/p updates run (set by pq_kernel)
-  int max_iterations;
+  int update;   // this iteration's r/x/p updates run (set by pq_kernel)
 };
-
-__global__ void init_state_kernel(cg_state* s, int max_iterations) {
-  *s = cg_state{};
-  s->max_iterations = max_iterations;
-  s->status = st_running;
-}
 
 enum residual_mode : int {
   mode_restart = 0,  // r = b - q, p = r, decide the status (start of a solve)
@@ -202,146 +192,89 @@ __global__ void update_xp_kernel(std::size_t n, T* __restrict__ x, T* __restrict
       });
 }
 
-}  // namespace
-
+// CG's step on the shell (solvers/cuda/solver_common.cuh).
 template <class T>
-struct cg_solver<T>::impl {
-  index_t n = 0;
-  stream_t stream = nullptr;
-  std::unique_ptr<spmv_plan<T>> plan;
-  device_operator<T> apply;
-  spmv_kernel kernel = spmv_kernel::cpu;
-  device_buffer<T> r, p, q;
-  device_buffer<cg_state> state{1};
-  reduction_scratch scratch;
-  pinned<cg_state> h_state;
-  check_schedule schedule;
-  int previous_iterations = -1;
+class cg_method final : public shell<T, cg_state, cg_method<T>> {
+  using base = shell<T, cg_state, cg_method<T>>;
 
-  impl(index_t size, stream_t s) : n(size), stream(s), r(size), p(size), q(size) {}
+ public:
+  static constexpr const char* label = "cg";
+  static constexpr int lead = 0;
+
+  cg_method(index_t size, stream_t s) : base(size, s), r(size), p(size), q(size) {}
 
   template <int W>
+  void start(const T* d_b, T* d_x, const stop_criterion& stop) {
+    residual<W>(d_b, d_x, stop, mode_restart);
+  }
+
+  template <int W>
+  void enqueue(const T* d_b, T* d_x, const stop_criterion& stop, int k) {
+    for (int i = 0; i < k; ++i) iteration<W>(d_x);
+    // Speculative verification: does nothing unless the recurrence converged
+    // in this batch; then b - A x decides (and restarts CG if it says no).
+    residual<W>(d_b, d_x, stop, mode_verify);
+  }
+
+  template <int W>
+  void finish(const T* d_b, T* d_x, const stop_criterion& stop, solve_result& res) {
+    if (this->h_state->status == st_converged) return;
+    // Report the true residual of the x we return.
+    const int status = this->h_state->status;
+    residual<W>(d_b, d_x, stop, mode_measure);
+    this->read_state(res);
+    this->h_state->status = status;
+  }
+
+ private:
+  template <int W>
   void residual(const T* d_b, const T* d_x, const stop_criterion& stop, int mode) {
-    apply(d_x, q.data());
-    residual_kernel<T, W><<<grid_for(n / W + 1), block_size, 0, stream>>>(
-        std::size_t(n), d_b, q.data(), r.data(), p.data(), state.data(), stop.rel_tol, stop.abs_tol, mode,
-        scratch.partials(), scratch.counter());
+    this->apply_(d_x, q.data());
+    residual_kernel<T, W><<<this->grid(W), block_size, 0, this->stream>>>(
+        std::size_t(this->n), d_b, q.data(), r.data(), p.data(), this->state.data(), stop.rel_tol,
+        stop.abs_tol, mode, this->scratch.partials(), this->scratch.counter());
     PERRON_CUDA_CHECK_LAUNCH("cg residual_kernel");
   }
 
   template <int W>
   void iteration(T* d_x) {
-    const int grid = grid_for(n / W + 1);
-    apply(p.data(), q.data());
-    pq_kernel<T, W><<<grid, block_size, 0, stream>>>(std::size_t(n), p.data(), q.data(), state.data(),
-                                                     scratch.partials(), scratch.counter());
+    const std::size_t n = std::size_t(this->n);
+    const int grid = this->grid(W);
+    cg_state* s = this->state.data();
+    double* partials = this->scratch.partials();
+    unsigned* counter = this->scratch.counter();
+    this->apply_(p.data(), q.data());
+    pq_kernel<T, W><<<grid, block_size, 0, this->stream>>>(n, p.data(), q.data(), s, partials, counter);
     PERRON_CUDA_CHECK_LAUNCH("cg pq_kernel");
-    update_r_kernel<T, W><<<grid, block_size, 0, stream>>>(std::size_t(n), q.data(), r.data(), state.data(),
-                                                           scratch.partials(), scratch.counter());
+    update_r_kernel<T, W><<<grid, block_size, 0, this->stream>>>(n, q.data(), r.data(), s, partials, counter);
     PERRON_CUDA_CHECK_LAUNCH("cg update_r_kernel");
-    update_xp_kernel<T, W>
-        <<<grid, block_size, 0, stream>>>(std::size_t(n), d_x, p.data(), r.data(), state.data());
+    update_xp_kernel<T, W><<<grid, block_size, 0, this->stream>>>(n, d_x, p.data(), r.data(), s);
     PERRON_CUDA_CHECK_LAUNCH("cg update_xp_kernel");
   }
 
-  template <int W>
-  solve_result run(const T* d_b, T* d_x, const stop_criterion& stop) {
-    solve_result res;
-    init_state_kernel<<<1, 1, 0, stream>>>(state.data(), stop.max_iterations);
-    PERRON_CUDA_CHECK_LAUNCH("cg init_state_kernel");
-    residual<W>(d_b, d_x, stop, mode_restart);
-    // Scheduling counts the device's iterations, not the host's launches:
-    // launches after a stop (or before a restart from b - A x) do nothing.
-    int done = 0;
-    for (int checks = 0;; ++checks) {
-      const int k = next_batch(schedule, checks, done, previous_iterations, stop.max_iterations - done);
-      for (int i = 0; i < k; ++i) iteration<W>(d_x);
-      // Speculative verification: does nothing unless the recurrence converged
-      // in this batch; then b - A x decides (and restarts CG if it says no).
-      residual<W>(d_b, d_x, stop, mode_verify);
-      h_state.read(state.data(), stream);
-      ++res.host_syncs;
-      if (h_state->status != st_running) break;
-      done = h_state->iterations;
-      if (done >= stop.max_iterations)  // cannot happen: the device flags the limit itself
-        throw cuda_error("cg: device state still running after " + std::to_string(done) + " iterations");
-    }
-    if (h_state->status != st_converged) {
-      // Report the true residual of the x we return.
-      const int status = h_state->status;
-      residual<W>(d_b, d_x, stop, mode_measure);
-      h_state.read(state.data(), stream);
-      ++res.host_syncs;
-      h_state->status = status;
-    }
-    res.iterations = h_state->iterations;
-    res.residual = std::sqrt(h_state->rho);
-    res.rhs_norm = std::sqrt(h_state->bnorm2);
-    res.status = to_status(h_state->status);
-    res.converged = res.status == solve_status::converged;
-    previous_iterations = res.iterations;
-    return res;
-  }
+  device_buffer<T> r, p, q;
 };
+
+}  // namespace
 
 template <class T>
 cg_solver<T>::cg_solver(const csr_matrix<T>& a, spmv_kernel kernel, stream_t stream) {
   if (a.rows != a.cols)
     throw dimension_error("cg: matrix must be square (got " + std::to_string(a.rows) + " x " +
                           std::to_string(a.cols) + ")");
-  if (!on_gpu(kernel))
-    throw invalid_argument("cg on the GPU needs a GPU SpMV kernel (got '" + std::string(name(kernel)) + "')");
-  impl_ = std::make_unique<impl>(a.rows, stream);
-  impl_->plan = std::make_unique<spmv_plan<T>>(a, kernel, stream);
-  impl_->kernel = impl_->plan->kernel();
-  const spmv_plan<T>* plan = impl_->plan.get();
-  impl_->apply = [plan](const T* d_x, T* d_y) { plan->apply(T(1), d_x, T(0), d_y); };
+  require_gpu_kernel(kernel, "cg");
+  auto m = std::make_unique<cg_method<T>>(a.rows, stream);
+  m->use_plan(a, kernel);
+  this->m_ = std::move(m);
 }
 
 template <class T>
 cg_solver<T>::cg_solver(index_t n, device_operator<T> apply, stream_t stream) {
   if (n < 0) throw dimension_error("cg: negative size " + std::to_string(n));
   if (!apply) throw invalid_argument("cg: empty operator");
-  impl_ = std::make_unique<impl>(n, stream);
-  impl_->apply = std::move(apply);
-}
-
-template <class T>
-cg_solver<T>::~cg_solver() = default;
-template <class T>
-cg_solver<T>::cg_solver(cg_solver&&) noexcept = default;
-template <class T>
-cg_solver<T>& cg_solver<T>::operator=(cg_solver&&) noexcept = default;
-
-template <class T>
-solve_result cg_solver<T>::solve(const T* d_b, T* d_x, const stop_criterion& stop) {
-  stop.validate();
-  impl& m = *impl_;
-  if (m.n == 0) {
-    solve_result res;
-    res.converged = true;
-    res.status = solve_status::converged;
-    return res;
-  }
-  const bool packed = aligned16(d_b) && aligned16(d_x);  // own buffers always are
-  return packed ? m.template run<pack_width<T>>(d_b, d_x, stop) : m.template run<1>(d_b, d_x, stop);
-}
-
-template <class T>
-check_schedule& cg_solver<T>::schedule() {
-  return impl_->schedule;
-}
-template <class T>
-index_t cg_solver<T>::size() const {
-  return impl_->n;
-}
-template <class T>
-spmv_kernel cg_solver<T>::kernel() const {
-  return impl_->kernel;
-}
-template <class T>
-stream_t cg_solver<T>::stream() const {
-  return impl_->stream;
+  auto m = std::make_unique<cg_method<T>>(n, stream);
+  m->use_operator(std::move(apply));
+  this->m_ = std::move(m);
 }
 
 template class cg_solver<float>;

@@ -12,12 +12,12 @@
 #include <cusparse.h>
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/cuda/check.cuh"
+#include "core/cuda/support.cuh"
 #include "core/error.hpp"
 #include "kernels/cuda/vector_ops.cuh"
 #include "kernels/vector_ops.hpp"
@@ -31,7 +31,12 @@ namespace {
 
 using cuda::device_buffer;
 using cuda::detail::block_size;
-using cuda::detail::grid_for;
+
+// Blocks for the grid-stride stencil kernel over `items` work items: one per
+// item up to what fills the GPU (the reduction scratch's block count).
+unsigned stencil_blocks(std::size_t items) {
+  return cuda::grid_for(items, block_size, unsigned(cuda::reduction_scratch::max_blocks));
+}
 
 // The stencil, passed by value to the kernel. Rows are summed in double also
 // for float vectors and rounded once: with r >> 1 the row sum cancels ~log2(4r)
@@ -125,41 +130,12 @@ cusparseStatus_t gtsv(cusparseHandle_t h, int m, const double* dl, const double*
   return cusparseDgtsv2_nopivot(h, m, 1, dl, d, du, b, m, buf);
 }
 
-class event_timer {
- public:
-  event_timer() {
-    PERRON_CUDA_CHECK(cudaEventCreate(&start_));
-    PERRON_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~event_timer() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  event_timer(const event_timer&) = delete;
-  event_timer& operator=(const event_timer&) = delete;
-  void start(cudaStream_t s) { PERRON_CUDA_CHECK(cudaEventRecord(start_, s)); }
-  double stop_ms(cudaStream_t s) {
-    PERRON_CUDA_CHECK(cudaEventRecord(stop_, s));
-    PERRON_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    PERRON_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms;
-  }
-
- private:
-  cudaEvent_t start_{}, stop_{};
-};
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
+// Bytes of one y = M x through the CSR: row_ptr, col_idx and values once, x and y once each.
 template <class T>
-std::size_t csr_bytes(const csr_matrix<T>& a) {
-  return (std::size_t(a.rows) + 1) * sizeof(index_t) + a.nnz() * (sizeof(index_t) + sizeof(T));
+double csr_apply_bytes(const csr_matrix<T>& a) {
+  const double matrix =
+      (double(a.rows) + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T));
+  return matrix + 2.0 * double(a.rows) * sizeof(T);
 }
 
 // One operator y = M x (+ forcing): a plan of the CSR, or the stencil kernel.
@@ -180,7 +156,7 @@ class device_op {
       bytes_ = 2.0 * double(n_) * sizeof(T);
     } else {
       plan_.emplace(m, kernel, stream);
-      bytes_ = double(csr_bytes(m)) + 2.0 * double(n_) * sizeof(T);
+      bytes_ = csr_apply_bytes(m);
     }
   }
   // y = M x, plus the forcing when with_forcing (the stencil folds it in).
@@ -200,10 +176,10 @@ class device_op {
     constexpr int w = cuda::detail::pack_width<T>;
     if (packed)
       stencil_kernel<T, w>
-          <<<grid_for(std::size_t(n_) / w + 1), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
+          <<<stencil_blocks(std::size_t(n_) / w + 1), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
     else
       stencil_kernel<T, 1>
-          <<<grid_for(std::size_t(n_)), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
+          <<<stencil_blocks(std::size_t(n_)), block_size, 0, stream_>>>(std::size_t(n_), c, d_x, d_y);
     PERRON_CUDA_CHECK_LAUNCH("stencil_kernel");
   }
   spmv_kernel kernel() const { return plan_ ? plan_->kernel() : spmv_kernel::cpu; }
@@ -220,64 +196,27 @@ class device_op {
 };
 
 template <class T>
-class cuda_backend final : public backend<T> {
+class cuda_backend final : public backend<T>, public device_probe {
  public:
   explicit cuda_backend(setup<T> s) : s_(std::move(s)), n_(s_.problem.n) {
     const auto& o = s_.options;
-    const auto& m = s_.mats;
     u_.upload(s_.u0);
     x_ = device_buffer<T>(std::size_t(n_));
-    rhs_.emplace(m.rhs, m.forcing, o.form, o.kernel, stream_);
+    rhs_.emplace(s_.mats.rhs, s_.mats.forcing, o.form, o.kernel, stream_);
     if (o.scheme == method::explicit_euler) return;
     b_ = device_buffer<T>(std::size_t(n_));
-    switch (o.solver) {
-      case step_solver::cg:
-        if (o.form == operator_form::stencil) {
-          lhs_.emplace(m.lhs, std::vector<std::pair<index_t, double>>{}, o.form, o.kernel, stream_);
-          const device_op<T>* op = &*lhs_;
-          cg_.emplace(
-              n_, [op](const T* d_x, T* d_y) { op->apply(d_x, d_y, false); }, stream_);
-          lhs_bytes_ = lhs_->bytes();
-        } else {
-          cg_.emplace(m.lhs, o.kernel, stream_);
-          lhs_bytes_ = double(csr_bytes(m.lhs)) + 2.0 * double(n_) * sizeof(T);
-        }
-        cg_->schedule().min_interval = std::max(1, o.check_interval);
-        break;
-      case step_solver::jacobi:
-        if (o.form == operator_form::stencil) {
-          lhs_.emplace(m.lhs, std::vector<std::pair<index_t, double>>{}, o.form, o.kernel, stream_);
-          const device_op<T>* op = &*lhs_;
-          jacobi_.emplace(
-              jacobi_diagonal(m.lhs), [op](const T* d_x, T* d_y) { op->apply(d_x, d_y, false); },
-              jacobi_options{o.omega}, stream_);
-          lhs_bytes_ = lhs_->bytes();
-        } else {
-          jacobi_.emplace(m.lhs, o.kernel, jacobi_options{o.omega}, stream_);
-          lhs_bytes_ = double(csr_bytes(m.lhs)) + 2.0 * double(n_) * sizeof(T);
-        }
-        jacobi_->schedule().min_interval = std::max(1, o.check_interval);
-        break;
-      case step_solver::direct: {
-        const tridiagonal<T> t = diagonals_of(m.lhs);
-        dl_.upload(t.lower);
-        d_.upload(t.diag);
-        du_.upload(t.upper);
-        PERRON_CUSPARSE_CHECK(cusparseCreate(&sparse_));
-        PERRON_CUSPARSE_CHECK(cusparseSetStream(sparse_, stream_));
-        std::size_t bytes = 0;
-        PERRON_CUSPARSE_CHECK(
-            gtsv_buffer(sparse_, int(n_), dl_.data(), d_.data(), du_.data(), x_.data(), &bytes));
-        gtsv_buffer_ = device_buffer<char>(std::max<std::size_t>(bytes, 1));
-        break;
-      }
-    }
+    if (o.solver == step_solver::direct)
+      setup_direct();
+    else
+      setup_iterative();
   }
 
   ~cuda_backend() override {
     if (sparse_) cusparseDestroy(sparse_);
   }
 
+  // explicit: u' = B u + c; direct: x = B u + c, gtsv2(A, x);
+  // cg / jacobi: b = B u + c, x = u (warm start), solve A x = b. Then swap(u, x).
   step_report step(bool measure_change) override {
     step_report rep;
     const std::size_t n = std::size_t(n_);
@@ -321,90 +260,70 @@ class cuda_backend final : public backend<T> {
     return rhs_->kernel();
   }
 
-  bench_report bench(int warmup, int reps) override {
-    bench_report r;
-    const std::size_t n = std::size_t(n_);
-    const double vec = double(n) * sizeof(T);
-    event_timer timer;
-    // Device copy bandwidth in this process: bytes read + written over time.
-    {
-      std::vector<double> t;
-      for (int i = 0; i < warmup + reps; ++i) {
-        timer.start(stream_);
-        PERRON_CUDA_CHECK(
-            cudaMemcpyAsync(b_or_x(), u_.data(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
-        const double ms = timer.stop_ms(stream_);
-        if (i >= warmup) t.push_back(ms);
-      }
-      r.copy_bandwidth_gbs = 2 * vec / (median(t) * 1e-3) / 1e9;
-    }
-    // Whole steps, one event pair each (host waits inside CG are part of the step).
-    {
-      std::vector<double> t;
-      double iters = 0, syncs = 0;
-      for (int i = 0; i < warmup + reps; ++i) {
-        timer.start(stream_);
-        const step_report rep = step(false);
-        const double ms = timer.stop_ms(stream_);
-        if (!rep.converged)
-          throw invalid_argument("--bench: the linear solver did not converge in step " +
-                                 std::to_string(i + 1) + " (residual " + std::to_string(rep.residual) +
-                                 "); use a smaller --dt, a larger --max-iter or --rtol");
-        if (i >= warmup) {
-          t.push_back(ms);
-          iters += rep.iterations;
-          syncs += rep.host_syncs;
-        }
-      }
-      r.steps_timed = reps;
-      r.step_ms_median = median(t);
-      r.step_ms_min = t.empty() ? 0 : *std::min_element(t.begin(), t.end());
-      r.iterations_per_step = reps ? iters / reps : 0;
-      r.host_syncs_per_step = reps ? syncs / reps : 0;
-    }
-    const auto& o = s_.options;
-    r.operator_bytes = o.scheme == method::explicit_euler ? rhs_->bytes() : lhs_bytes_;
-    if (o.scheme == method::explicit_euler) {
-      r.bytes_per_step = rhs_->bytes();
-    } else if (o.solver == step_solver::direct) {
-      r.operator_bytes = 5 * vec;  // gtsv2 reads dl, d, du, b and writes x at the least
-      r.bytes_per_step = rhs_->bytes() + 5 * vec;
-    }
-    if (cg_) {
-      // One CG iteration, from two blind runs of k1 and k2 iterations (no
-      // convergence test can stop them: tolerance 0) on this step's system:
-      // (t(k2) - t(k1)) / (k2 - k1) cancels the per-solve overhead.
-      r.bytes_per_cg_iteration = lhs_bytes_ + 10 * vec;
-      rhs_->apply(u_.data(), b_.data(), true);
-      const cuda::check_schedule saved = cg_->schedule();
-      bool valid = true;
-      auto blind = [&](int k) {
-        std::vector<double> t;
-        for (int i = 0; i < 1 + std::max(3, reps / 10); ++i) {
-          // From x = 0 (not the warm start): k iterations then stay far above
-          // underflow, so nothing but the limit can stop the run.
-          cuda::fill(n, T(0), x_.data(), stream_);
-          cg_->schedule() = cuda::check_schedule{k, 1, 1 << 20, false};
-          const stop_criterion stop{k, 0.0, 0.0};
-          timer.start(stream_);
-          const solve_result res = cg_->solve(b_.data(), x_.data(), stop);
-          const double ms = timer.stop_ms(stream_);
-          if (res.iterations != k) valid = false;
-          if (i > 0) t.push_back(ms);
-        }
-        return median(t);
-      };
-      const int k1 = 5, k2 = 45;
-      r.cg_iteration_ms = (blind(k2) - blind(k1)) / double(k2 - k1);
-      if (!valid) r.cg_iteration_ms = std::nan("");  // a run stopped early: no clean difference
-      cg_->schedule() = saved;
-      // The blind runs overwrote x; u (the state) is untouched.
-    }
-    return r;
+  // ---- device_probe ----
+  device_probe* probe() override { return this; }
+  void* stream() const override { return stream_; }
+  void copy_state() override {
+    T* scratch = b_.size() ? b_.data() : x_.data();
+    PERRON_CUDA_CHECK(
+        cudaMemcpyAsync(scratch, u_.data(), std::size_t(n_) * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
   }
+  step_traffic traffic() const override {
+    return step_traffic{double(n_) * sizeof(T), rhs_->bytes(), lhs_bytes_};
+  }
+  bool has_cg() const override { return cg_.has_value(); }
+  void begin_blind_cg() override {
+    rhs_->apply(u_.data(), b_.data(), true);
+    saved_schedule_ = cg_->schedule();
+  }
+  void reset_blind_cg() override { cuda::fill(std::size_t(n_), T(0), x_.data(), stream_); }
+  int blind_cg(int k) override {
+    cg_->schedule() = cuda::check_schedule{k, 1, 1 << 20, false};  // one look, after k iterations
+    return cg_->solve(b_.data(), x_.data(), stop_criterion{k, 0.0, 0.0}).iterations;
+  }
+  void end_blind_cg() override { cg_->schedule() = saved_schedule_; }
 
  private:
-  T* b_or_x() { return b_.size() ? b_.data() : x_.data(); }
+  // cg / jacobi on A: through the solver's own plan of the CSR, or the stencil kernel.
+  void setup_iterative() {
+    const auto& o = s_.options;
+    const csr_matrix<T>& a = s_.mats.lhs;
+    const bool stencil = o.form == operator_form::stencil;
+    device_operator<T> apply;
+    if (stencil) {
+      lhs_.emplace(a, std::vector<std::pair<index_t, double>>{}, o.form, o.kernel, stream_);
+      apply = [op = &*lhs_](const T* d_x, T* d_y) { op->apply(d_x, d_y, false); };
+    }
+    lhs_bytes_ = stencil ? lhs_->bytes() : csr_apply_bytes(a);
+    const jacobi_options jo{o.omega};
+    if (o.solver == step_solver::cg) {
+      if (stencil)
+        cg_.emplace(n_, apply, stream_);
+      else
+        cg_.emplace(a, o.kernel, stream_);
+      cg_->schedule().min_interval = std::max(1, o.check_interval);
+    } else {
+      if (stencil)
+        jacobi_.emplace(jacobi_diagonal(a), apply, jo, stream_);
+      else
+        jacobi_.emplace(a, o.kernel, jo, stream_);
+      jacobi_->schedule().min_interval = std::max(1, o.check_interval);
+    }
+  }
+
+  // cuSPARSE gtsv2 on the three diagonals of A, its buffer sized once.
+  void setup_direct() {
+    const tridiagonal<T> t = diagonals_of(s_.mats.lhs);
+    dl_.upload(t.lower);
+    d_.upload(t.diag);
+    du_.upload(t.upper);
+    PERRON_CUSPARSE_CHECK(cusparseCreate(&sparse_));
+    PERRON_CUSPARSE_CHECK(cusparseSetStream(sparse_, stream_));
+    std::size_t bytes = 0;
+    PERRON_CUSPARSE_CHECK(
+        gtsv_buffer(sparse_, int(n_), dl_.data(), d_.data(), du_.data(), x_.data(), &bytes));
+    gtsv_buffer_ = device_buffer<char>(std::max<std::size_t>(bytes, 1));
+  }
 
   setup<T> s_;
   index_t n_;
@@ -413,6 +332,7 @@ class cuda_backend final : public backend<T> {
   std::optional<device_op<T>> rhs_, lhs_;
   std::optional<cuda::cg_solver<T>> cg_;
   std::optional<cuda::jacobi_solver<T>> jacobi_;
+  cuda::check_schedule saved_schedule_;
   double lhs_bytes_ = 0;
   device_buffer<T> dl_, d_, du_;
   device_buffer<char> gtsv_buffer_;

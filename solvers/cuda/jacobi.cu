@@ -25,19 +25,7 @@ namespace {
 
 using namespace detail;
 
-struct jacobi_state {
-  double rho;
-  double bnorm2;
-  int iterations;
-  int status;
-  int max_iterations;
-};
-
-__global__ void jacobi_init_kernel(jacobi_state* s, int max_iterations) {
-  *s = jacobi_state{};
-  s->max_iterations = max_iterations;
-  s->status = st_running;
-}
+struct jacobi_state : base_state {};
 
 template <class T, int W>
 __global__ void jacobi_step_kernel(std::size_t n, const T* __restrict__ b, const T* __restrict__ q,
@@ -83,140 +71,79 @@ __global__ void jacobi_step_kernel(std::size_t n, const T* __restrict__ b, const
   });
 }
 
-}  // namespace
-
+// Jacobi's step on the shell (solvers/cuda/solver_common.cuh). Step j checks
+// x_j and, below the limit, makes x_{j+1}: max_iterations + 1 steps at most
+// (lead 1). The buffer parity follows the launches; the device counts the
+// iterations.
 template <class T>
-struct jacobi_solver<T>::impl {
-  index_t n = 0;
-  stream_t stream = nullptr;
-  std::unique_ptr<spmv_plan<T>> plan;
-  device_operator<T> apply;
-  spmv_kernel kernel = spmv_kernel::cpu;
-  T omega = T(1);
-  device_buffer<T> d, x_other, q;
-  device_buffer<jacobi_state> state{1};
-  reduction_scratch scratch;
-  pinned<jacobi_state> h_state;
-  check_schedule schedule;
-  int previous_iterations = -1;
+class jacobi_method final : public shell<T, jacobi_state, jacobi_method<T>> {
+  using base = shell<T, jacobi_state, jacobi_method<T>>;
 
-  impl(const std::vector<T>& diagonal, double w, stream_t s)
-      : n(static_cast<index_t>(diagonal.size())),
-        stream(s),
+ public:
+  static constexpr const char* label = "jacobi";
+  static constexpr int lead = 1;
+
+  jacobi_method(const std::vector<T>& diagonal, double w, stream_t s)
+      : base(static_cast<index_t>(diagonal.size()), s),
         omega(static_cast<T>(w)),
         d(diagonal),
         x_other(diagonal.size()),
         q(diagonal.size()) {}
 
   template <int W>
-  solve_result run(const T* d_b, T* d_x, const stop_criterion& stop) {
-    solve_result res;
-    jacobi_init_kernel<<<1, 1, 0, stream>>>(state.data(), stop.max_iterations);
-    PERRON_CUDA_CHECK_LAUNCH("jacobi_init_kernel");
-    T* buf[2] = {d_x, x_other.data()};
-    const int grid = grid_for(n / W + 1);
-    // Step j checks x_j and, below the limit, makes x_{j+1}: max_iterations + 1 steps at most.
-    const int max_steps = stop.max_iterations + 1;
-    int enqueued = 0;  // launches: buffer parity follows them; the device counts iterations
-    int done = 0;
-    for (int checks = 0;; ++checks) {
-      int k = next_batch(schedule, checks, done, previous_iterations + 1, max_steps - done);
-      if (k == 0) k = 1;
-      for (int i = 0; i < k; ++i, ++enqueued) {
-        const T* x = buf[enqueued % 2];
-        apply(x, q.data());
-        jacobi_step_kernel<T, W><<<grid, block_size, 0, stream>>>(
-            std::size_t(n), d_b, q.data(), x, buf[(enqueued + 1) % 2], d.data(), omega, state.data(),
-            stop.rel_tol, stop.abs_tol, scratch.partials(), scratch.counter());
-        PERRON_CUDA_CHECK_LAUNCH("jacobi_step_kernel");
-      }
-      h_state.read(state.data(), stream);
-      ++res.host_syncs;
-      if (h_state->status != st_running) break;
-      done = h_state->iterations;  // == enqueued while running
-      if (done >= max_steps)
-        throw cuda_error("jacobi: device state still running after " + std::to_string(done) + " steps");
-    }
-    res.iterations = h_state->iterations;
-    if (res.iterations % 2 == 1) copy(std::size_t(n), static_cast<const T*>(x_other.data()), d_x, stream);
-    res.residual = std::sqrt(h_state->rho);
-    res.rhs_norm = std::sqrt(h_state->bnorm2);
-    res.status = to_status(h_state->status);
-    res.converged = res.status == solve_status::converged;
-    previous_iterations = res.iterations;
-    return res;
+  void start(const T*, T* d_x, const stop_criterion&) {
+    buf[0] = d_x;
+    buf[1] = x_other.data();
+    enqueued = 0;
   }
+
+  template <int W>
+  void enqueue(const T* d_b, T*, const stop_criterion& stop, int k) {
+    const int grid = this->grid(W);
+    for (int i = 0; i < k; ++i, ++enqueued) {
+      const T* x = buf[enqueued % 2];
+      this->apply_(x, q.data());
+      jacobi_step_kernel<T, W><<<grid, block_size, 0, this->stream>>>(
+          std::size_t(this->n), d_b, q.data(), x, buf[(enqueued + 1) % 2], d.data(), omega,
+          this->state.data(), stop.rel_tol, stop.abs_tol, this->scratch.partials(), this->scratch.counter());
+      PERRON_CUDA_CHECK_LAUNCH("jacobi_step_kernel");
+    }
+  }
+
+  template <int W>
+  void finish(const T*, T* d_x, const stop_criterion&, solve_result&) {
+    if (this->h_state->iterations % 2 == 1)
+      copy(std::size_t(this->n), static_cast<const T*>(x_other.data()), d_x, this->stream);
+  }
+
+ private:
+  T omega = T(1);
+  device_buffer<T> d, x_other, q;
+  T* buf[2] = {nullptr, nullptr};
+  int enqueued = 0;  // launches since start()
 };
 
-namespace {
-void check_omega(double omega) {
-  if (!(omega > 0 && omega < 2))
-    throw invalid_argument("jacobi: weight omega must be in (0, 2) (got " + std::to_string(omega) + ")");
-}
 }  // namespace
 
 template <class T>
 jacobi_solver<T>::jacobi_solver(const csr_matrix<T>& a, spmv_kernel kernel, const jacobi_options& opt,
                                 stream_t stream) {
-  check_omega(opt.omega);
-  if (!on_gpu(kernel))
-    throw invalid_argument("jacobi on the GPU needs a GPU SpMV kernel (got '" + std::string(name(kernel)) +
-                           "')");
-  impl_ = std::make_unique<impl>(jacobi_diagonal(a), opt.omega, stream);
-  impl_->plan = std::make_unique<spmv_plan<T>>(a, kernel, stream);
-  impl_->kernel = impl_->plan->kernel();
-  const spmv_plan<T>* plan = impl_->plan.get();
-  impl_->apply = [plan](const T* d_x, T* d_y) { plan->apply(T(1), d_x, T(0), d_y); };
+  opt.validate();
+  require_gpu_kernel(kernel, "jacobi");
+  auto m = std::make_unique<jacobi_method<T>>(jacobi_diagonal(a), opt.omega, stream);
+  m->use_plan(a, kernel);
+  this->m_ = std::move(m);
 }
 
 template <class T>
 jacobi_solver<T>::jacobi_solver(const std::vector<T>& diagonal, device_operator<T> apply,
                                 const jacobi_options& opt, stream_t stream) {
-  check_omega(opt.omega);
+  opt.validate();
   if (!apply) throw invalid_argument("jacobi: empty operator");
-  for (std::size_t i = 0; i < diagonal.size(); ++i)
-    if (!(diagonal[i] != T(0)) || !std::isfinite(double(diagonal[i])))
-      throw invalid_argument("jacobi: diagonal entry " + std::to_string(i + 1) + " is zero or not finite");
-  impl_ = std::make_unique<impl>(diagonal, opt.omega, stream);
-  impl_->apply = std::move(apply);
-}
-
-template <class T>
-jacobi_solver<T>::~jacobi_solver() = default;
-template <class T>
-jacobi_solver<T>::jacobi_solver(jacobi_solver&&) noexcept = default;
-template <class T>
-jacobi_solver<T>& jacobi_solver<T>::operator=(jacobi_solver&&) noexcept = default;
-
-template <class T>
-solve_result jacobi_solver<T>::solve(const T* d_b, T* d_x, const stop_criterion& stop) {
-  stop.validate();
-  impl& m = *impl_;
-  if (m.n == 0) {
-    solve_result res;
-    res.converged = true;
-    res.status = solve_status::converged;
-    return res;
-  }
-  const bool packed = aligned16(d_b) && aligned16(d_x);
-  return packed ? m.template run<pack_width<T>>(d_b, d_x, stop) : m.template run<1>(d_b, d_x, stop);
-}
-
-template <class T>
-check_schedule& jacobi_solver<T>::schedule() {
-  return impl_->schedule;
-}
-template <class T>
-index_t jacobi_solver<T>::size() const {
-  return impl_->n;
-}
-template <class T>
-spmv_kernel jacobi_solver<T>::kernel() const {
-  return impl_->kernel;
-}
-template <class T>
-stream_t jacobi_solver<T>::stream() const {
-  return impl_->stream;
+  check_jacobi_diagonal(diagonal);
+  auto m = std::make_unique<jacobi_method<T>>(diagonal, opt.omega, stream);
+  m->use_operator(std::move(apply));
+  this->m_ = std::move(m);
 }
 
 template class jacobi_solver<float>;

@@ -160,7 +160,6 @@ struct pagerank_cuda<T>::impl {
   cuda::device_buffer<T> d_r, d_y, d_v;
   cuda::device_buffer<std::uint32_t> d_bits;
   cuda::device_buffer<pagerank_state> d_state;
-  cuda::device_buffer<double> d_partials;  // the state's reduction slots
   cuda::pinned_buffer<pagerank_state> h_state;
   cuda::pinned_buffer<pagerank_progress> h_progress;  // mapped
   pagerank_progress* d_progress = nullptr;            // its device address
@@ -383,7 +382,6 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
   // Enough blocks to fill the GPU (8 x 256 threads per SM), no more: every
   // block adds one ticket and one slot to each step's reduction.
   grid = cuda::grid_for(nn, tile, 8u * static_cast<unsigned>(sms));
-  d_partials = cuda::device_buffer<double>(reduction_partials(fused ? fused->reduction_blocks() : grid));
   d_state = cuda::device_buffer<pagerank_state>(1);
   h_state = cuda::pinned_buffer<pagerank_state>(1);
   h_progress = cuda::pinned_buffer<pagerank_progress>(1, cudaHostAllocMapped);
@@ -423,7 +421,7 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
                           " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
                     : m.plan->reason();
   device_bytes_ = (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) + m.d_r.bytes() +
-                  m.d_y.bytes() + m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes() + m.d_partials.bytes();
+                  m.d_y.bytes() + m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes();
 }
 
 // Which loop runs: graph_while unless asked otherwise or the SpMV does not
@@ -476,7 +474,6 @@ void pagerank_cuda<T>::impl::upload(const pagerank_options& opt, pagerank_loop l
   // from the state it fetches after each batch anyway.
   hs.report_progress = opt.progress && loop == pagerank_loop::graph_while ? 1 : 0;
   hs.residual = std::numeric_limits<double>::infinity();
-  hs.partials = d_partials.data();
   h_progress[0] = pagerank_progress{0, 0.0};
   PERRON_CUDA_CHECK(cudaMemcpyAsync(d_state.data(), h_state.data(), sizeof(pagerank_state),
                                     cudaMemcpyHostToDevice, stream.get()));

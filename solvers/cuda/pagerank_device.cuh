@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cuda/atomic>
+
 #include "core/cuda/reduce.cuh"
 
 namespace perron::pagerank_gpu {
@@ -25,14 +27,12 @@ struct pagerank_state {
   int converged;
   double dangling;  // sum_{j dangling} r_k(j)
   double residual;  // ||r_k - r_{k-1}||_1
-  // grid-reduction scratch: 2 doubles per block of the widest grid launched
-  // (reduction_partials()), and the ticket counter, zero between launches
-  double* partials;
+  // grid-reduction scratch, zero between launches: the sums as counts of
+  // 2^-60 (core/cuda/reduce.cuh fixed60) and the ticket counter
+  unsigned long long residual_acc;
+  unsigned long long dangling_acc;
   unsigned int blocks_done;
 };
-
-// Doubles of pagerank_state::partials for grids of up to `blocks` blocks.
-constexpr std::size_t reduction_partials(unsigned blocks) { return 2 * static_cast<std::size_t>(blocks); }
 
 // Written by the device in mapped pinned host memory, polled by the host for the
 // progress line while it waits (never a synchronization).
@@ -41,42 +41,60 @@ struct pagerank_progress {
   double residual;
 };
 
-// Sums (residual, dangling) over the grid deterministically, the scheme of
-// core/cuda/reduce.cuh: each block reduces its pair (detail::block_reduce),
-// writes it to its own slot of st->partials and takes a ticket; the block with
-// the last ticket adds the slots in block order, so the totals are the same
-// bits whatever order the blocks ran in. The slots are per launch (indexed by
-// blockIdx.x), so any grid up to the partials' size works. Returns true in
-// exactly one thread of the grid (thread 0 of the last block), with the totals
-// in `totals`. Every thread of every block must call it.
+// Sums (residual, dangling) over the grid, the same bits every run: each
+// block's pair (a sum in a fixed order within the block) becomes a count of
+// 2^-60 (core/cuda/reduce.cuh fixed60) and is added to the state's
+// accumulators with integer atomics, whose total does not depend on the order
+// the blocks arrive in; the block with the last ticket reads it. Both sums are
+// non-negative and at most 2 (an L1 distance and a mass of distributions).
+// Called by one thread per block (thread 0); true in the last block's.
+__device__ inline bool close_grid_sums(cuda::detail::fixed60 residual, cuda::detail::fixed60 dangling,
+                                       pagerank_state* st, double2& totals) {
+  using counter = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
+  counter(st->residual_acc).fetch_add(residual, ::cuda::memory_order_relaxed);
+  counter(st->dangling_acc).fetch_add(dangling, ::cuda::memory_order_relaxed);
+  // acq_rel: this block's adds before its ticket; the last ticket sees every add.
+  const unsigned ticket = ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(st->blocks_done)
+                              .fetch_add(1u, ::cuda::memory_order_acq_rel);
+  if (ticket != gridDim.x - 1) return false;
+  totals = make_double2(cuda::detail::from_fixed60(st->residual_acc),
+                        cuda::detail::from_fixed60(st->dangling_acc));
+  st->residual_acc = 0;
+  st->dangling_acc = 0;
+  st->blocks_done = 0;
+  return true;
+}
+
+// The whole reduction for kernels whose every thread holds a pair of doubles
+// and whose work per thread is fixed: warp sums (a fixed shuffle tree), the
+// warps' sums through shared memory, warp 0's sum, then close_grid_sums().
+// Every thread of every block must call it; true in exactly one thread of the
+// grid (thread 0 of the last block), with the totals.
 template <int block_threads>
 __device__ inline bool accumulate_grid(double2 local, pagerank_state* st, double2& totals) {
-  using cuda::detail::block_reduce;
-  using cuda::detail::sum_op;
-  __shared__ double smem[2 * (block_threads / 32)];
-  __shared__ bool last;
-  double v[2] = {local.x, local.y};
-  block_reduce<2, sum_op, block_threads>(v, smem);
-  double* partials = st->partials;
-  if (threadIdx.x == 0) {
-    partials[2 * blockIdx.x] = v[0];
-    partials[2 * blockIdx.x + 1] = v[1];
-    __threadfence();  // the slot visible device-wide before the ticket is taken
-    last = atomicAdd(&st->blocks_done, 1u) == gridDim.x - 1;
+  constexpr unsigned full = 0xffffffffu;
+  constexpr int warps = block_threads / 32;
+  __shared__ double warp_x[warps], warp_y[warps];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double x = local.x, y = local.y;
+  for (int off = 16; off > 0; off >>= 1) {
+    x += __shfl_down_sync(full, x, off);
+    y += __shfl_down_sync(full, y, off);
+  }
+  if (lane == 0) {
+    warp_x[warp] = x;
+    warp_y[warp] = y;
   }
   __syncthreads();
-  if (!last) return false;
-  __threadfence();
-  double t[2] = {0.0, 0.0};
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
-    t[0] += __ldcg(partials + 2 * b);
-    t[1] += __ldcg(partials + 2 * b + 1);
+  if (warp != 0) return false;
+  x = lane < warps ? warp_x[lane] : 0.0;
+  y = lane < warps ? warp_y[lane] : 0.0;
+  for (int off = 16; off > 0; off >>= 1) {
+    x += __shfl_down_sync(full, x, off);
+    y += __shfl_down_sync(full, y, off);
   }
-  block_reduce<2, sum_op, block_threads>(t, smem);
-  if (threadIdx.x != 0) return false;
-  st->blocks_done = 0;
-  totals = make_double2(t[0], t[1]);
-  return true;
+  if (lane != 0) return false;
+  return close_grid_sums(cuda::detail::to_fixed60(x), cuda::detail::to_fixed60(y), st, totals);
 }
 
 // Closes the start of a solve in the thread accumulate_grid() elected: the

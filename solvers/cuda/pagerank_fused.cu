@@ -41,6 +41,7 @@ namespace {
 // One block per SM: one copy of the hub per SM.
 constexpr int step_threads = 1024;
 constexpr int step_warps = step_threads / 32;
+static_assert(step_warps == 32, "the step's block sums take one warp's sum per lane");
 // Links a lane loads before it gathers them (all independent: the memory
 // level parallelism of a warp).
 constexpr int unroll = 8;
@@ -144,8 +145,13 @@ __global__ void __launch_bounds__(setup_threads)
   if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
 }
 
+// A thread's shares of ||x_{k+1} - x_k||_1 and of the dangling mass, as
+// 64-bit counts of 2^-60 (core/cuda/reduce.cuh): warps take slices in whatever
+// order they finish and a cut row is finished by whichever slice arrives
+// last, so a thread's terms vary from run to run; integer sums of them do not
+// depend on that order, so the totals are the same bits every run.
 struct step_sums {
-  double l1 = 0.0, dangling = 0.0;
+  cuda::detail::fixed60 l1 = 0, dangling = 0;
 };
 
 // What a step reads of row R besides its pull: out-degree, x_k(R), v(R).
@@ -171,12 +177,12 @@ __device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, T y, r
   const double xo = static_cast<double>(rd.x);
   if (d > 0) {
     const T xs = static_cast<T>(r / d);
-    s.l1 += d * fabs(static_cast<double>(xs) - xo);  // |r~_{k+1} - r~_k| = d |x_{k+1} - x_k|
+    s.l1 += cuda::detail::to_fixed60(d * fabs(static_cast<double>(xs) - xo));  // |r~_{k+1} - r~_k|
     xn[R] = xs;
   } else {
     const T xs = static_cast<T>(r);
-    s.l1 += fabs(static_cast<double>(xs) - xo);
-    s.dangling += static_cast<double>(xs);
+    s.l1 += cuda::detail::to_fixed60(fabs(static_cast<double>(xs) - xo));
+    s.dangling += cuda::detail::to_fixed60(static_cast<double>(xs));
     xn[R] = xs;
   }
 }
@@ -329,8 +335,27 @@ __global__ void __launch_bounds__(step_threads, 1)
     i = __shfl_sync(full, grab, 0);
   }
 
+  // The block's sums, exactly (integers; then one conversion), in warp 0,
+  // which closes the grid's sums.
+  __shared__ cuda::detail::fixed60 warp_l1[step_warps], warp_dangling[step_warps];
+  for (int off = 16; off > 0; off >>= 1) {
+    s.l1 += __shfl_down_sync(full, s.l1, off);
+    s.dangling += __shfl_down_sync(full, s.dangling, off);
+  }
+  if (lane == 0) {
+    warp_l1[warp] = s.l1;
+    warp_dangling[warp] = s.dangling;
+  }
+  __syncthreads();
+  if (warp != 0) return;
+  s.l1 = warp_l1[lane];  // step_warps == 32: one per lane
+  s.dangling = warp_dangling[lane];
+  for (int off = 16; off > 0; off >>= 1) {
+    s.l1 += __shfl_down_sync(full, s.l1, off);
+    s.dangling += __shfl_down_sync(full, s.dangling, off);
+  }
   double2 totals;
-  if (!accumulate_grid<step_threads>(make_double2(s.l1, s.dangling), st, totals)) return;
+  if (lane != 0 || !close_grid_sums(s.l1, s.dangling, st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 
@@ -544,8 +569,6 @@ void fused_pull<T>::choose_hub() {
   h.tol = 0.0;
   h.max_iter = INT_MAX;
   h.residual = 0.0;
-  cuda::device_buffer<double> partials(reduction_partials(reduction_blocks()));
-  h.partials = partials.data();
   cuda::device_buffer<pagerank_state> st(1);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
   launch_init(nullptr, 1, st.data());
@@ -608,11 +631,6 @@ void fused_pull<T>::launch_ranks(T* d_r, const pagerank_state* st) {
 template <class T>
 unsigned fused_pull<T>::init_grid() const {
   return cuda::grid_for(static_cast<std::size_t>(n_), setup_threads, max_init_blocks);
-}
-
-template <class T>
-unsigned fused_pull<T>::reduction_blocks() const {
-  return std::max(init_grid(), static_cast<unsigned>(grid_));
 }
 
 template <class T>

@@ -70,9 +70,6 @@ class fused_pull {
   void launch_ranks(T* d_r, const pagerank_state* st);
 
   int hub() const { return hub_; }  // entries of x kept in shared memory
-  // The widest grid of a launch that reduces (init or step): the state's
-  // partials need reduction_partials() of it.
-  unsigned reduction_blocks() const;
   // The hub trial: "entries: median step time" per candidate.
   const std::string& trial() const { return trial_; }
   std::size_t device_bytes() const;

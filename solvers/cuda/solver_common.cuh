@@ -1,14 +1,31 @@
-// Shared by the GPU iterative solvers (cg.cu, jacobi.cu): the status codes the
-// kernels keep in device memory, pinned host mirrors for reading them, and the
-// host's check schedule.
+// The GPU solver shell behind cuda::cg_solver and cuda::jacobi_solver
+// (solvers/linear_solver.hpp's iterative_solver<T>::method): the device
+// status codes, the device scalars every method keeps, the host's check
+// schedule and the solve loop that owns them. A method (cg.cu, jacobi.cu)
+// derives from shell<> and supplies its kernels:
+//
+//   static constexpr const char* label;  "cg", "jacobi": messages
+//   static constexpr int lead;           launches past max_iterations the method
+//                                        needs (Jacobi's last step only measures)
+//   template <int W> void start(b, x, stop);         enqueued once per solve
+//   template <int W> void enqueue(b, x, stop, k);    k more iterations, blind
+//   template <int W> void finish(b, x, stop, res);   after the stop (host side)
+//
+// W is the pack width of the vector kernels (kernels/cuda/vector_ops.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
 
 #include "core/cuda/check.cuh"
-#include "solvers/cg.hpp"
+#include "core/cuda/support.cuh"
+#include "core/error.hpp"
+#include "kernels/cuda/vector_ops.cuh"
+#include "kernels/spmv.hpp"
 #include "solvers/linear_solver.hpp"
 
 namespace perron::cuda::detail {
@@ -43,29 +60,21 @@ __device__ inline double threshold_squared(double bb, double rel_tol, double abs
   return t * t;
 }
 
-// Page-locked host copy of a device struct: read back with cudaMemcpyAsync and
-// one stream synchronization (the only host waits of a solve).
-template <class S>
-class pinned {
- public:
-  pinned() { PERRON_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), sizeof(S))); }
-  ~pinned() {
-    if (p_) cudaFreeHost(p_);
-  }
-  pinned(const pinned&) = delete;
-  pinned& operator=(const pinned&) = delete;
-  S* get() const { return p_; }
-  S* operator->() const { return p_; }
-
-  // Copies d_src into this mirror after the work queued on stream; waits.
-  void read(const S* d_src, cudaStream_t stream) {
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(p_, d_src, sizeof(S), cudaMemcpyDeviceToHost, stream));
-    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-
- private:
-  S* p_ = nullptr;
+// The device scalars the shell reads; a method's state derives from it.
+struct base_state {
+  double rho;     // (r, r) of the residual the status rests on
+  double bnorm2;  // (b, b)
+  int iterations;
+  int status;  // device_status
+  int max_iterations;
 };
+
+template <class State>
+__global__ void init_state_kernel(State* s, int max_iterations) {
+  *s = State{};
+  s->max_iterations = max_iterations;
+  s->status = st_running;
+}
 
 // Iterations to enqueue before the next look at the device flag. checks: looks
 // taken so far in this solve; done: iterations enqueued so far; previous: the
@@ -80,5 +89,92 @@ inline int next_batch(const check_schedule& s, int checks, int done, int previou
   }
   return std::clamp(k, 0, std::max(0, remaining));
 }
+
+// Throws invalid_argument unless k runs on the GPU.
+inline void require_gpu_kernel(spmv_kernel k, const char* label) {
+  if (!on_gpu(k))
+    throw invalid_argument(std::string(label) + " on the GPU needs a GPU SpMV kernel (got '" +
+                           std::string(name(k)) + "')");
+}
+
+template <class T, class State, class Method>
+class shell : public iterative_solver<T>::method {
+ public:
+  solve_result solve(const T* d_b, T* d_x, const stop_criterion& stop) override {
+    if (this->n == 0) {
+      solve_result res;
+      res.converged = true;
+      res.status = solve_status::converged;
+      return res;
+    }
+    const bool packed = aligned16(d_b) && aligned16(d_x);  // own buffers always are
+    return packed ? run<pack_width<T>>(d_b, d_x, stop) : run<1>(d_b, d_x, stop);
+  }
+
+  // The operator: an spmv_plan of a (kernel already checked by require_gpu_kernel) ...
+  void use_plan(const csr_matrix<T>& a, spmv_kernel kernel) {
+    plan_ = std::make_unique<spmv_plan<T>>(a, kernel, this->stream);
+    this->kernel = plan_->kernel();
+    const spmv_plan<T>* plan = plan_.get();
+    apply_ = [plan](const T* d_x, T* d_y) { plan->apply(T(1), d_x, T(0), d_y); };
+  }
+  // ... or matrix-free.
+  void use_operator(device_operator<T> apply) { apply_ = std::move(apply); }
+
+ protected:
+  shell(index_t size, stream_t s) {
+    this->n = size;
+    this->stream = s;
+  }
+
+  // Blocks of the vector kernels (grid-stride, packs of W).
+  int grid(int W) const { return grid_for(std::size_t(this->n) / W + 1); }
+  // h_state = the device's state, after the work queued so far: one host sync.
+  void read_state(solve_result& res) {
+    h_state.read(state.data(), this->stream);
+    ++res.host_syncs;
+  }
+
+  device_operator<T> apply_;
+  device_buffer<State> state{1};
+  reduction_scratch scratch;
+  pinned_buffer<State> h_state{1};
+
+ private:
+  template <int W>
+  solve_result run(const T* d_b, T* d_x, const stop_criterion& stop) {
+    Method& m = static_cast<Method&>(*this);
+    solve_result res;
+    init_state_kernel<State><<<1, 1, 0, this->stream>>>(state.data(), stop.max_iterations);
+    PERRON_CUDA_CHECK_LAUNCH("init_state_kernel");
+    m.template start<W>(d_b, d_x, stop);
+    // Scheduling counts the device's iterations, not the host's launches:
+    // launches after a stop (or before a restart from b - A x) do nothing.
+    const int limit = stop.max_iterations + Method::lead;
+    int done = 0;
+    for (int checks = 0;; ++checks) {
+      const int k =
+          next_batch(this->schedule, checks, done, previous_iterations_ + Method::lead, limit - done);
+      m.template enqueue<W>(d_b, d_x, stop, std::max(Method::lead, k));
+      read_state(res);
+      if (h_state->status != st_running) break;
+      done = h_state->iterations;
+      if (done >= limit)  // cannot happen: the device flags the limit itself
+        throw cuda_error(std::string(Method::label) + ": device state still running after " +
+                         std::to_string(done) + " iterations");
+    }
+    m.template finish<W>(d_b, d_x, stop, res);
+    res.iterations = h_state->iterations;
+    res.residual = std::sqrt(h_state->rho);
+    res.rhs_norm = std::sqrt(h_state->bnorm2);
+    res.status = to_status(h_state->status);
+    res.converged = res.status == solve_status::converged;
+    previous_iterations_ = res.iterations;
+    return res;
+  }
+
+  std::unique_ptr<spmv_plan<T>> plan_;
+  int previous_iterations_ = -1;
+};
 
 }  // namespace perron::cuda::detail

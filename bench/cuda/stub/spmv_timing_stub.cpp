@@ -1,17 +1,12 @@
 // CPU-only builds: the benchmarks' GPU timing exists but throws a clear error.
 #include "bench/spmv_timing.hpp"
+#include "core/device.hpp"
 #include "core/error.hpp"
 
 namespace perron {
-namespace {
-[[noreturn]] void no_cuda() {
-  throw cuda_error("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
-}
-}  // namespace
-
 template <class T>
 gpu_timing time_spmv(const spmv_plan<T>&, T, const T*, T, T*, int, int, bool) {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template gpu_timing time_spmv(const spmv_plan<float>&, float, const float*, float, float*, int, int, bool);
 template gpu_timing time_spmv(const spmv_plan<double>&, double, const double*, double, double*, int, int,
@@ -19,11 +14,11 @@ template gpu_timing time_spmv(const spmv_plan<double>&, double, const double*, d
 
 template <class T>
 gpu_timing time_gather_floor(const csr_matrix<T>&, const T*, int, int, bool) {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template gpu_timing time_gather_floor(const csr_matrix<float>&, const float*, int, int, bool);
 template gpu_timing time_gather_floor(const csr_matrix<double>&, const double*, int, int, bool);
 
-double copy_bandwidth_gbs(std::size_t, int) { no_cuda(); }
+double copy_bandwidth_gbs(std::size_t, int) { cuda::throw_no_cuda(); }
 
 }  // namespace perron

@@ -4,22 +4,21 @@
 #include "core/error.hpp"
 
 namespace perron::cuda {
-namespace {
-[[noreturn]] void no_cuda() {
-  throw cuda_error("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+[[noreturn]] void throw_no_cuda(const char* what) {
+  throw cuda_error(std::string("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)") +
+                   (what ? std::string(": ") + what + " unavailable" : std::string()));
 }
-}  // namespace
 
 bool built() noexcept { return false; }
 int device_count() noexcept { return 0; }
 void initialize() noexcept {}
-std::string device_description(int) { no_cuda(); }
-void* malloc_bytes(std::size_t) { no_cuda(); }
+std::string device_description(int) { throw_no_cuda(); }
+void* malloc_bytes(std::size_t) { throw_no_cuda(); }
 void free_bytes(void*) noexcept {}
-void copy_to_device(void*, const void*, std::size_t) { no_cuda(); }
-void copy_to_host(void*, const void*, std::size_t) { no_cuda(); }
-void copy_device_to_device(void*, const void*, std::size_t) { no_cuda(); }
-void synchronize() { no_cuda(); }
-void reduction_scratch::reset_counter() { no_cuda(); }
+void copy_to_device(void*, const void*, std::size_t) { throw_no_cuda(); }
+void copy_to_host(void*, const void*, std::size_t) { throw_no_cuda(); }
+void copy_device_to_device(void*, const void*, std::size_t) { throw_no_cuda(); }
+void synchronize() { throw_no_cuda(); }
+void reduction_scratch::reset_counter() { throw_no_cuda(); }
 
 }  // namespace perron::cuda

@@ -1,27 +1,21 @@
 // CPU-only builds: the GPU conversion exists but says clearly that it cannot run.
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "kernels/gpu_convert.hpp"
 
 namespace perron {
-namespace {
-[[noreturn]] void no_cuda() {
-  throw cuda_error(
-      "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): to_csr_on_gpu is unavailable");
-}
-}  // namespace
-
 template <class T>
 cuda::device_csr<T> to_device_csr(const coo_matrix<T>&, csr_options, cuda::stream_t) {
-  no_cuda();
+  cuda::throw_no_cuda("to_csr_on_gpu");
 }
 template <class T>
 cuda::device_csr<T> to_device_csr(index_t, index_t, std::size_t, const index_t*, const index_t*, const T*,
                                   csr_options, cuda::stream_t) {
-  no_cuda();
+  cuda::throw_no_cuda("to_csr_on_gpu");
 }
 template <class T>
 csr_matrix<T> to_csr_on_gpu(const coo_matrix<T>&, csr_options, cuda::stream_t) {
-  no_cuda();
+  cuda::throw_no_cuda("to_csr_on_gpu");
 }
 
 #define PERRON_GPU_CONVERT_INSTANTIATE(T)                                                               \

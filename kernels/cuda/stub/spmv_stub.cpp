@@ -1,15 +1,10 @@
 // CPU-only builds: spmv_plan exists but throws a clear error
 // (a plan for the cpu kernel is refused the same way as in CUDA builds).
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "kernels/spmv.hpp"
 
 namespace perron {
-namespace {
-[[noreturn]] void no_cuda() {
-  throw cuda_error("perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
-}
-}  // namespace
-
 template <class T>
 struct spmv_plan<T>::impl {};
 
@@ -19,7 +14,7 @@ spmv_plan<T>::spmv_plan(const csr_matrix<T>&, spmv_kernel kernel, cuda::stream_t
     throw invalid_argument(
         "spmv_plan: kernel '" + std::string(name(kernel)) +
         "' runs on the host; call spmv(csr, alpha, x, beta, y) instead of building a GPU plan");
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 spmv_plan<T>::~spmv_plan() = default;
@@ -32,39 +27,39 @@ spmv_plan<T>& spmv_plan<T>::operator=(spmv_plan&&) noexcept = default;
 // still throw rather than return something made up.
 template <class T>
 void spmv_plan<T>::apply(T, const T*, T, T*) const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 spmv_kernel spmv_plan<T>::kernel() const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 index_t spmv_plan<T>::rows() const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 index_t spmv_plan<T>::cols() const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 std::size_t spmv_plan<T>::nnz() const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 cuda::stream_t spmv_plan<T>::stream() const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 std::size_t spmv_plan<T>::device_bytes() const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 const std::string& spmv_plan<T>::reason() const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 template <class T>
 std::string spmv_plan<T>::description() const {
-  no_cuda();
+  cuda::throw_no_cuda();
 }
 
 template class spmv_plan<float>;

@@ -1,0 +1,186 @@
+// spmm-bench: perron's GPU SpMM (kernels/spmm.hpp) against every CSR
+// algorithm of cuSPARSE SpMM, in the same process, on each GRAPH and k.
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "apps/common/app.hpp"
+#include "apps/common/input_options.hpp"
+#include "apps/common/usage.hpp"
+#include "bench/compare.hpp"
+#include "bench/gemm.hpp"
+#include "bench/spmm_baseline.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/load.hpp"
+#include "kernels/convert.hpp"
+#include "kernels/spmm.hpp"
+
+namespace po = boost::program_options;
+
+namespace perron::app {
+namespace {
+
+struct settings {
+  std::vector<std::string> graphs;
+  std::vector<int> ks{8, 32, 128};
+  std::string precision = "float";
+  int runs = 50;
+  int warmup = 5;
+  bool json = false;
+  app::input_settings input;
+};
+
+const char* usage_text =
+    "Usage: spmm-bench [options] GRAPH...\n"
+    "\n"
+    "Y = A X for the sparse matrix in each GRAPH (Matrix Market, SNAP, or a spec\n"
+    "such as rmat:20:10000000) and a random dense row-major block X of k columns:\n"
+    "perron's spmm_plan and cuSPARSE SpMM with each CSR algorithm, timed in one\n"
+    "process (CUDA events, median of --runs after --warmup). Each result is checked\n"
+    "against the CPU SpMM: error = max |Y - Y_cpu| / max |Y_cpu|. speedup = the\n"
+    "implementation's time / perron's time (> 1: perron is faster).\n"
+    "\n"
+    "Options";
+
+bool parse_command_line(int argc, char** argv, settings& s) {
+  po::options_description o(usage_text);
+  // clang-format off
+  o.add_options()
+    ("help,h", "print this help and exit")
+    ("k", po::value<std::vector<int>>(&s.ks)->multitoken()->value_name("K..."),
+     "columns of X, each in [1, 1024]; default 8 32 128")
+    ("precision,p", po::value<std::string>(&s.precision)->default_value("float"), "float or double")
+    ("runs,n", po::value<int>(&s.runs)->default_value(50), "timed calls per implementation (>= 3)")
+    ("warmup,w", po::value<int>(&s.warmup)->default_value(5), "untimed calls before timing (>= 1)")
+    ("json", po::bool_switch(&s.json), "JSON on stdout instead of the table");
+  // clang-format on
+  app::add_input_options(o, s.input);
+  po::options_description all;
+  all.add(o);
+  all.add_options()("graph", po::value<std::vector<std::string>>(&s.graphs));
+  po::positional_options_description pos;
+  pos.add("graph", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << o << '\n';
+    return false;
+  }
+  po::notify(vm);
+  if (s.graphs.empty()) throw usage_error("no GRAPH given");
+  for (int k : s.ks)
+    if (k < 1 || k > 1024)
+      throw usage_error("--k: each k must be in [1, 1024] (got " + std::to_string(k) + ")");
+  if (s.precision != "float" && s.precision != "double")
+    throw usage_error("--precision must be float or double (got '" + s.precision + "')");
+  if (s.runs < 3) throw usage_error("--runs must be >= 3 (got " + std::to_string(s.runs) + ")");
+  if (s.warmup < 1) throw usage_error("--warmup must be >= 1 (got " + std::to_string(s.warmup) + ")");
+  return true;
+}
+
+struct row {
+  std::string graph, impl;
+  int k = 0;
+  double us = NAN, gflops = NAN, speedup = NAN, error = NAN;  // NaN: unsupported
+};
+
+template <class T>
+void bench_k(const std::string& graph, const csr_matrix<T>& a, const spmm_plan<T>& plan, int k,
+             const settings& s, std::vector<row>& rows) {
+  const std::vector<T> x = random_values<T>(static_cast<std::size_t>(a.cols) * k, static_cast<unsigned>(k));
+  std::vector<T> ref(static_cast<std::size_t>(a.rows) * k);
+  spmm(a, T(1), x.data(), T(0), ref.data(), k);
+  cuda::device_buffer<T> d_x(x), d_y(ref.size());
+  const double flop = 2.0 * static_cast<double>(a.nnz()) * k;
+  auto measure = [&](const std::string& impl, const std::function<void()>& f) {
+    f();
+    row r{graph, impl, k};
+    r.error = max_relative_error(d_y.download(), ref);
+    r.us = median_gpu_us(f, plan.stream(), s.warmup, s.runs);
+    r.gflops = flop / r.us * 1e-3;
+    rows.push_back(r);
+  };
+  measure("perron", [&] { plan.apply(T(1), d_x.data(), T(0), d_y.data(), k); });
+  const double perron_us = rows.back().us;
+  for (const auto& [alg, alg_name] : cusparse_spmm_alg_names) {
+    try {
+      const cusparse_spmm<T> cs(plan, k, alg, d_x.data(), d_y.data());
+      measure(std::string(alg_name), [&] { cs(T(1), T(0)); });
+      rows.back().speedup = rows.back().us / perron_us;
+    } catch (const cuda_error& e) {  // the algorithm does not support this case
+      rows.push_back(row{graph, std::string(alg_name) + " (unsupported)", k});
+    }
+  }
+}
+
+template <class T>
+void bench_graph(const std::string& spec, const settings& s, std::vector<row>& rows) {
+  const io::loaded_matrix loaded = io::load_matrix(spec, app::read_options_for(s.input));
+  const csr_matrix<T> a = value_cast<T>(to_csr(loaded.matrix));
+  const spmm_plan<T> plan(a);
+  if (!s.json)
+    std::printf("%s: %d x %d, %zu nonzeros\n", spec.c_str(), static_cast<int>(a.rows),
+                static_cast<int>(a.cols), a.nnz());
+  for (int k : s.ks) bench_k(spec, a, plan, k, s, rows);
+}
+
+void print_table(const std::vector<row>& rows) {
+  std::printf("%-28s %5s  %-34s %10s %9s %8s %10s\n", "graph", "k", "implementation", "time_us", "GFLOP/s",
+              "speedup", "max_rel_err");
+  for (const row& r : rows) {
+    const std::string g = r.graph.size() > 28 ? "..." + r.graph.substr(r.graph.size() - 25) : r.graph;
+    std::printf("%-28s %5d  %-34s %10.1f %9.1f %8.2f %10.2e\n", g.c_str(), r.k, r.impl.c_str(), r.us,
+                r.gflops, r.speedup, r.error);
+  }
+}
+
+void print_json(const std::vector<row>& rows) {
+  std::printf("{\"device\": \"%s\", \"results\": [", json_escape(cuda::device_description()).c_str());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const row& r = rows[i];
+    std::printf(
+        "%s\n  {\"graph\": \"%s\", \"k\": %d, \"impl\": \"%s\", \"time_us\": %s, \"gflops\": %s, "
+        "\"speedup\": %s, \"max_rel_error\": %s}",
+        i ? "," : "", json_escape(r.graph).c_str(), r.k, r.impl.c_str(), json_number(r.us).c_str(),
+        json_number(r.gflops).c_str(), json_number(r.speedup).c_str(), json_number(r.error).c_str());
+  }
+  std::printf("\n]}\n");
+}
+
+int main_body(int argc, char** argv) {
+  settings s;
+  if (!parse_command_line(argc, argv, s)) return ok;
+  if (!cuda::available())
+    throw cuda_error(cuda::built() ? "spmm-bench needs a CUDA device and none is usable"
+                                   : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+  if (!s.json)
+    std::printf("device: %s; precision %s\n", cuda::device_description().c_str(), s.precision.c_str());
+  std::vector<row> rows;
+  for (const std::string& g : s.graphs) {
+    if (s.precision == "double")
+      bench_graph<double>(g, s, rows);
+    else
+      bench_graph<float>(g, s, rows);
+  }
+  s.json ? print_json(rows) : print_table(rows);
+  const double tol = s.precision == "double" ? 1e-10 : 1e-4;
+  const bool bad = std::any_of(rows.begin(), rows.end(), [&](const row& r) {
+    return r.impl.find("unsupported") == std::string::npos && !(r.error < tol);
+  });
+  if (bad) std::cerr << "spmm-bench: error: a result differs from the CPU SpMM beyond the tolerance\n";
+  return bad ? internal : ok;
+}
+
+}  // namespace
+}  // namespace perron::app
+
+int main(int argc, char** argv) {
+  return perron::app::run("spmm-bench", [&] { return perron::app::main_body(argc, argv); });
+}

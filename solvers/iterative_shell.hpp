@@ -1,0 +1,72 @@
+// The CPU solver shell behind cg() and jacobi() (internal to solvers/): the
+// stop rule and the result, around a method that supplies the residual of the
+// initial guess and one step. The GPU shell is solvers/cuda/solver_common.cuh.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+#include "core/error.hpp"
+#include "kernels/vector_ops.hpp"
+#include "solvers/linear_solver.hpp"
+
+namespace perron::detail {
+
+// What a method's step reports: the new (r, r), or that it cannot go on.
+struct step_outcome {
+  double rho = 0;
+  bool breakdown = false;
+};
+
+// Runs the stop rule of stop_criterion:
+//   rho = m.start(tol)                     (r, r) of b - A x0
+//   until sqrt(rho) <= tol: rho = m.step(rho, tol)
+// diverged when rho is not finite, max_iterations at the limit, breakdown
+// when the step says so. Each step is one update of x; `rho` is always the
+// (r, r) of the x the step leaves behind (a method whose recurrence drifts
+// must return the true residual when it claims convergence).
+template <class T, class Method>
+solve_result run_shell(std::size_t n, const T* b, const stop_criterion& stop, Method&& m) {
+  stop.validate();
+  solve_result res;
+  res.rhs_norm = nrm2(n, b);
+  const double tol = stop.threshold(res.rhs_norm);
+  double rho = m.start();
+  for (;;) {
+    res.residual = std::sqrt(rho);
+    if (!std::isfinite(rho)) {
+      res.status = solve_status::diverged;
+      return res;
+    }
+    if (res.residual <= tol) break;
+    if (res.iterations >= stop.max_iterations) {
+      res.status = solve_status::max_iterations;
+      return res;
+    }
+    const step_outcome o = m.step(rho, tol);
+    if (o.breakdown) {
+      res.status = solve_status::breakdown;
+      return res;
+    }
+    rho = o.rho;
+    ++res.iterations;
+  }
+  res.converged = true;
+  res.status = solve_status::converged;
+  return res;
+}
+
+// Throws dimension_error unless a is square and b and x have its size.
+template <class T>
+void check_system(const csr_matrix<T>& a, std::size_t nb, std::size_t nx, const char* who) {
+  if (a.rows != a.cols)
+    throw dimension_error(std::string(who) + ": matrix must be square (got " + std::to_string(a.rows) +
+                          " x " + std::to_string(a.cols) + ")");
+  if (nb != std::size_t(a.rows) || nx != std::size_t(a.rows))
+    throw dimension_error(std::string(who) + ": matrix is " + std::to_string(a.rows) + " x " +
+                          std::to_string(a.cols) + " but b has " + std::to_string(nb) + " and x " +
+                          std::to_string(nx) + " entries");
+}
+
+}  // namespace perron::detail

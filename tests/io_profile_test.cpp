@@ -1,0 +1,71 @@
+// Profile files (io/profile.hpp): numbers in any whitespace layout with '#'
+// comments; the expected count; bad tokens with file and line; unreadable paths.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/profile.hpp"
+
+namespace perron::io {
+namespace {
+
+class profile_file : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("perron_io_profile_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const auto path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(profile_file, ReadsNumbersInAnyLayoutWithComments) {
+  const auto path = write("u0.txt", "# initial values\n1 2\n3.5\n\n-4e-1  # last\n");
+  EXPECT_EQ(read_profile(path), (std::vector<double>{1, 2, 3.5, -0.4}));
+  EXPECT_EQ(read_profile(path, 4), (std::vector<double>{1, 2, 3.5, -0.4}));
+  EXPECT_EQ(read_profile(write("empty.txt", "# nothing\n")), std::vector<double>{});
+}
+
+TEST_F(profile_file, WrongCountIsADimensionErrorNamingTheCount) {
+  try {
+    read_profile(write("short.txt", "1 2 3\n"), 4);
+    FAIL() << "accepted 3 values for 4";
+  } catch (const dimension_error& e) {
+    EXPECT_NE(std::string(e.what()).find("3 values"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_profile(write("long.txt", "1 2 3 4 5\n"), 4), dimension_error);
+}
+
+TEST_F(profile_file, BadTokensAreParseErrorsWithFileAndLine) {
+  const auto bad = write("bad.txt", "1\n2\nthree\n4\n");
+  try {
+    read_profile(bad, 4);
+    FAIL() << "accepted 'three'";
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 3u);
+    EXPECT_EQ(e.file, bad);
+    EXPECT_NE(std::string(e.what()).find(bad + ":3:"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_profile(write("nan.txt", "1 nan 3 4")), parse_error);
+  EXPECT_THROW(read_profile(write("inf.txt", "1 2 inf 4"), 4), parse_error);
+  EXPECT_THROW(read_profile(write("glued.txt", "1 2x 3 4"), 4), parse_error);
+}
+
+TEST_F(profile_file, MissingFilesAndDirectoriesAreIoErrors) {
+  EXPECT_THROW(read_profile((dir_ / "missing.txt").string()), io_error);
+  EXPECT_THROW(read_profile(dir_.string()), io_error);
+}
+
+}  // namespace
+}  // namespace perron::io

@@ -82,6 +82,7 @@ class first_again final : public detail::text_windows {
   std::string_view next() override { return given_ ? w_.next() : (given_ = true, first_); }
   const detail::read_stats& stats() const override { return w_.stats(); }
   unsigned busy_threads() const override { return w_.busy_threads(); }
+  std::uint64_t size_hint() const override { return w_.size_hint(); }
 
  private:
   detail::text_windows& w_;

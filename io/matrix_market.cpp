@@ -513,6 +513,7 @@ mm_matrix parse_coordinate(const parsed_header& ph, const char* end, detail::tex
   a.rows = ph.h.rows;
   a.cols = ph.h.cols;
   std::uint64_t seen = 0, line = ph.body_line, last_line = ph.body_line - 1;
+  detail::reserve_for_windows(more.size_hint(), ph.body, end, a.row_idx, a.col_idx, a.values);
   for (std::string_view w(ph.body, static_cast<std::size_t>(end - ph.body));; w = more.next()) {
     if (w.empty() && w.data() != ph.body) break;  // the first window's body may be empty
     if (w.empty()) continue;

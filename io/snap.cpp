@@ -124,6 +124,7 @@ void parse_edge_window(const char* begin, const char* end, std::uint64_t first_l
 edge_list parse_edges(std::string_view first, detail::text_windows& more, const std::string& name,
                       const read_options& opt, unsigned threads) {
   edge_list el;
+  detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst);
   std::uint64_t line = 1;
   for (std::string_view w = first; !w.empty(); w = more.next()) {
     parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, el);

@@ -412,6 +412,17 @@ std::vector<std::string_view> line_tokens(const char* line, const char* end) {
 namespace perron::io::detail {
 namespace {
 
+// The uncompressed size a gzip file's trailer gives (capped by what deflate
+// can produce from its size; see gzip_size_hint).
+std::uint64_t size_hint_of(int fd, std::uint64_t size) {
+  if (size < 18) return 0;
+  unsigned char t[4];
+  int err = 0;
+  if (pread_fully(fd, reinterpret_cast<char*>(t), 4, size - 4, err) != 4) return 0;
+  return gzip_size_hint(size, std::uint32_t(t[0]) | std::uint32_t(t[1]) << 8 | std::uint32_t(t[2]) << 16 |
+                                  std::uint32_t(t[3]) << 24);
+}
+
 // Producer / consumer over three window buffers: the producer thread inflates
 // into a free buffer, cuts it after its last newline (the rest starts the next
 // window), and queues it; next() hands the oldest queued window to the parser
@@ -426,6 +437,7 @@ class gzip_windows final : public text_windows {
     if (fd_ < 0) throw_errno(path, errno);
     stats_.file_bytes = static_cast<std::uint64_t>(st.st_size);
     stats_.gzip = true;
+    hint_ = size_hint_of(fd_, stats_.file_bytes);
     for (int k = 0; k < slots; ++k) {
       buf_[k].reserve(window_);
       free_.push_back(k);
@@ -457,6 +469,7 @@ class gzip_windows final : public text_windows {
   }
   const read_stats& stats() const override { return stats_; }
   unsigned busy_threads() const override { return 1; }
+  std::uint64_t size_hint() const override { return hint_; }
 
  private:
   static constexpr int slots = 3;
@@ -490,6 +503,7 @@ class gzip_windows final : public text_windows {
   std::string path_;
   std::size_t window_;
   int fd_ = -1;
+  std::uint64_t hint_ = 0;
   read_stats stats_;
   text_buffer buf_[slots];
   std::mutex m_;

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -107,6 +108,9 @@ class text_windows {
   // Cores busy producing the windows meanwhile (the inflater thread): the
   // parse leaves them free, since OpenMP threads waiting at a barrier spin.
   virtual unsigned busy_threads() const { return 0; }
+  // About how many bytes of text all windows hold (0: unknown), for reserving
+  // the parse's arrays once instead of growing them window by window.
+  virtual std::uint64_t size_hint() const { return 0; }
   // The parse's thread count for `requested` (0: all).
   unsigned parse_threads(unsigned requested) const {
     const unsigned t = thread_count(requested);
@@ -179,6 +183,23 @@ void resize_outputs(std::size_t n, unsigned threads, Vectors&... v) {
   };
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && n > 65536)
   for (int k = 0; k < count; ++k) resize_one(order[k], v...);
+}
+
+// Reserves (virtual memory only; nothing is touched) one slot per line the
+// whole text is expected to hold, extrapolated from the lines of the first
+// window [begin, end) to `total` bytes; nothing when the window is the text.
+template <class... Vectors>
+void reserve_for_windows(std::uint64_t total, const char* begin, const char* end, Vectors&... v) {
+  const auto bytes = static_cast<std::uint64_t>(end - begin);
+  if (bytes == 0 || total <= bytes) return;
+  const double lines = double(count_newlines(begin, end) + 1) * (double(total) / double(bytes)) * 1.05;
+  const auto n = static_cast<std::size_t>(std::min(lines, double(total)));
+  try {
+    (v.reserve(n), ...);
+  } catch (const std::bad_alloc&) {
+    return;  // a forged size trailer: the arrays grow as the windows come
+  }
+  (perron::advise_huge_pages(v.data(), v.capacity() * sizeof(*v.data())), ...);
 }
 
 // A run of whole lines. `lines` counts line starts in [begin, end): the

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/bench_options.hpp"
 #include "apps/common/usage.hpp"
 #include "bench/compare.hpp"
 #include "bench/gemm.hpp"
@@ -44,29 +45,21 @@ const char* usage_text =
     "Options";
 
 bool parse_command_line(int argc, char** argv, settings& s) {
-  po::options_description o(usage_text);
+  po::options_description o = options_with_help(usage_text);
   // clang-format off
   o.add_options()
-    ("help,h", "print this help and exit")
     ("sizes", po::value<std::vector<int>>(&s.sizes)->multitoken()->value_name("N..."),
-     "matrix sizes n (M = N = K = n), each in [1, 16384]; default 1024 2048 4096 8192")
-    ("runs,n", po::value<int>(&s.runs)->default_value(20), "timed calls per step and size (>= 3)")
-    ("warmup,w", po::value<int>(&s.warmup)->default_value(3), "untimed calls before timing (>= 1)")
-    ("json", po::bool_switch(&s.json), "JSON on stdout instead of the table");
+     "matrix sizes n (M = N = K = n), each in [1, 16384]; default 1024 2048 4096 8192");
   // clang-format on
+  add_timing_options(o, s.runs, "timed calls per step and size (>= 3)", s.warmup, s.json);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(o).run(), vm);
-  if (vm.count("help")) {
-    std::cout << o << '\n';
-    return false;
-  }
-  po::notify(vm);
+  if (!parse_bench_command_line(argc, argv, o, vm)) return false;
   if (s.sizes.empty()) throw usage_error("--sizes needs at least one size");
   for (int n : s.sizes)
     if (n < 1 || n > 16384)
       throw usage_error("--sizes: each size must be in [1, 16384] (got " + std::to_string(n) + ")");
-  if (s.runs < 3) throw usage_error("--runs must be >= 3 (got " + std::to_string(s.runs) + ")");
-  if (s.warmup < 1) throw usage_error("--warmup must be >= 1 (got " + std::to_string(s.warmup) + ")");
+  require_at_least("runs", s.runs, 3);
+  require_at_least("warmup", s.warmup, 1);
   return true;
 }
 
@@ -112,24 +105,20 @@ void print_table(const std::vector<row>& rows) {
 }
 
 void print_json(const std::vector<row>& rows) {
-  std::printf("{\"device\": \"%s\", \"results\": [", json_escape(cuda::device_description()).c_str());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
+  print_json_results(rows.size(), [&](std::size_t i) {
     const row& r = rows[i];
     std::printf(
-        "%s\n  {\"n\": %d, \"step\": \"%s\", \"time_us\": %s, \"tflops\": %s, \"percent_cublas\": %s, "
+        "{\"n\": %d, \"step\": \"%s\", \"time_us\": %s, \"tflops\": %s, \"percent_cublas\": %s, "
         "\"max_rel_error\": %s}",
-        i ? "," : "", r.n, r.step.c_str(), json_number(r.us).c_str(), json_number(r.tflops).c_str(),
+        r.n, r.step.c_str(), json_number(r.us).c_str(), json_number(r.tflops).c_str(),
         json_number(r.percent).c_str(), json_number(r.error).c_str());
-  }
-  std::printf("\n]}\n");
+  });
 }
 
 int main_body(int argc, char** argv) {
   settings s;
   if (!parse_command_line(argc, argv, s)) return ok;
-  if (!cuda::available())
-    throw cuda_error(cuda::built() ? "gemm-bench needs a CUDA device and none is usable"
-                                   : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+  require_cuda_device("gemm-bench");
   std::vector<row> rows;
   for (int n : s.sizes) bench_size(n, s, rows);
   if (s.json) {

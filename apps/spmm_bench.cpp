@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/bench_options.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/usage.hpp"
 #include "bench/compare.hpp"
@@ -50,38 +51,24 @@ const char* usage_text =
     "Options";
 
 bool parse_command_line(int argc, char** argv, settings& s) {
-  po::options_description o(usage_text);
+  po::options_description o = options_with_help(usage_text);
   // clang-format off
   o.add_options()
-    ("help,h", "print this help and exit")
     ("k", po::value<std::vector<int>>(&s.ks)->multitoken()->value_name("K..."),
      "columns of X, each in [1, 1024]; default 8 32 128")
-    ("precision,p", po::value<std::string>(&s.precision)->default_value("float"), "float or double")
-    ("runs,n", po::value<int>(&s.runs)->default_value(50), "timed calls per implementation (>= 3)")
-    ("warmup,w", po::value<int>(&s.warmup)->default_value(5), "untimed calls before timing (>= 1)")
-    ("json", po::bool_switch(&s.json), "JSON on stdout instead of the table");
+    ("precision,p", po::value<std::string>(&s.precision)->default_value("float"), "float or double");
   // clang-format on
+  add_timing_options(o, s.runs, "timed calls per implementation (>= 3)", s.warmup, s.json);
   app::add_input_options(o, s.input);
-  po::options_description all;
-  all.add(o);
-  all.add_options()("graph", po::value<std::vector<std::string>>(&s.graphs));
-  po::positional_options_description pos;
-  pos.add("graph", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << o << '\n';
-    return false;
-  }
-  po::notify(vm);
+  if (!parse_bench_command_line(argc, argv, o, vm, "graph", &s.graphs)) return false;
   if (s.graphs.empty()) throw usage_error("no GRAPH given");
   for (int k : s.ks)
     if (k < 1 || k > 1024)
       throw usage_error("--k: each k must be in [1, 1024] (got " + std::to_string(k) + ")");
-  if (s.precision != "float" && s.precision != "double")
-    throw usage_error("--precision must be float or double (got '" + s.precision + "')");
-  if (s.runs < 3) throw usage_error("--runs must be >= 3 (got " + std::to_string(s.runs) + ")");
-  if (s.warmup < 1) throw usage_error("--warmup must be >= 1 (got " + std::to_string(s.warmup) + ")");
+  require_precision(s.precision);
+  require_at_least("runs", s.runs, 3);
+  require_at_least("warmup", s.warmup, 1);
   return true;
 }
 
@@ -142,24 +129,20 @@ void print_table(const std::vector<row>& rows) {
 }
 
 void print_json(const std::vector<row>& rows) {
-  std::printf("{\"device\": \"%s\", \"results\": [", json_escape(cuda::device_description()).c_str());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
+  print_json_results(rows.size(), [&](std::size_t i) {
     const row& r = rows[i];
     std::printf(
-        "%s\n  {\"graph\": \"%s\", \"k\": %d, \"impl\": \"%s\", \"time_us\": %s, \"gflops\": %s, "
+        "{\"graph\": \"%s\", \"k\": %d, \"impl\": \"%s\", \"time_us\": %s, \"gflops\": %s, "
         "\"speedup\": %s, \"max_rel_error\": %s}",
-        i ? "," : "", json_escape(r.graph).c_str(), r.k, r.impl.c_str(), json_number(r.us).c_str(),
+        json_escape(r.graph).c_str(), r.k, r.impl.c_str(), json_number(r.us).c_str(),
         json_number(r.gflops).c_str(), json_number(r.speedup).c_str(), json_number(r.error).c_str());
-  }
-  std::printf("\n]}\n");
+  });
 }
 
 int main_body(int argc, char** argv) {
   settings s;
   if (!parse_command_line(argc, argv, s)) return ok;
-  if (!cuda::available())
-    throw cuda_error(cuda::built() ? "spmm-bench needs a CUDA device and none is usable"
-                                   : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+  require_cuda_device("spmm-bench");
   if (!s.json)
     std::printf("device: %s; precision %s\n", cuda::device_description().c_str(), s.precision.c_str());
   std::vector<row> rows;

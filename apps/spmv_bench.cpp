@@ -14,8 +14,10 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/bench_options.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/timer.hpp"
+#include "apps/common/usage.hpp"
 #include "bench/spmv_timing.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
@@ -28,10 +30,6 @@ namespace po = boost::program_options;
 
 namespace perron::app {
 namespace {
-
-struct usage_error : po::error {
-  using po::error::error;
-};
 
 struct settings {
   std::vector<std::string> matrices;
@@ -112,25 +110,13 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     ("copy-mib", po::value<int>(&s.copy_mib)->default_value(1024), "MiB per copy in the bandwidth measurement");
   // clang-format on
   app::add_input_options(o, s.input);
-  po::options_description all;
-  all.add(o);
-  all.add_options()("matrix", po::value<std::vector<std::string>>(&s.matrices));
-  po::positional_options_description pos;
-  pos.add("matrix", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << o << '\n';
-    return false;
-  }
-  po::notify(vm);
+  if (!parse_bench_command_line(argc, argv, o, vm, "matrix", &s.matrices)) return false;
   if (s.matrices.empty()) throw usage_error("no MATRIX given");
-  if (s.precision != "float" && s.precision != "double")
-    throw usage_error("--precision must be float or double (got '" + s.precision + "')");
-  if (s.iterations < 100)
-    throw usage_error("--iterations must be >= 100 (got " + std::to_string(s.iterations) + ")");
-  if (s.warmup < 1) throw usage_error("--warmup must be >= 1 (got " + std::to_string(s.warmup) + ")");
-  if (s.copy_mib < 64) throw usage_error("--copy-mib must be >= 64 (got " + std::to_string(s.copy_mib) + ")");
+  require_precision(s.precision);
+  require_at_least("iterations", s.iterations, 100);
+  require_at_least("warmup", s.warmup, 1);
+  require_at_least("copy-mib", s.copy_mib, 64);
   if (s.json == "-" && s.csv == "-") throw usage_error("--json and --csv cannot both go to stdout");
   s.check = vm.count("no-check") == 0;
   s.kernels = parse_kernel_list(kernel_args);
@@ -159,10 +145,8 @@ std::string base_name(const std::string& spec) {
 }
 
 template <class T>
-struct reference {
+struct reference : spmv_row_bounds {
   std::vector<T> y;
-  std::vector<double> abs_ax;  // sum_j |a_ij x_j|
-  std::vector<index_t> len;
 };
 
 // Largest |y - ref| / sum_j |a_ij x_j| and whether every row is within the
@@ -183,47 +167,44 @@ std::pair<double, bool> compare(const std::vector<T>& y, const reference<T>& ref
   return {worst, pass};
 }
 
+// x: (cols) uniform in [-1, 1), seeded, the same for every kernel.
 template <class T>
-void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, std::vector<result>& out) {
-  stopwatch clock;
-  csr_matrix<T> a;
-  {
-    io::loaded_matrix loaded = io::load_matrix(spec, app::read_options_for(s.input));
-    a = value_cast<T>(to_csr(loaded.matrix));
-  }
-  std::cerr << "spmv-bench: " << base_name(spec) << ": " << a.rows << " x " << a.cols << ", " << a.nnz()
-            << " nonzeros, loaded in " << clock.lap() << " s\n";
+std::vector<T> random_x(index_t cols) {
+  std::vector<T> x(static_cast<std::size_t>(cols));
+  std::mt19937_64 gen(42);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (T& v : x) v = static_cast<T>(dist(gen));
+  return x;
+}
 
-  std::vector<T> x(static_cast<std::size_t>(a.cols));
-  {
-    std::mt19937_64 gen(42);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    for (T& v : x) v = static_cast<T>(dist(gen));
-  }
-  reference<T> ref;
-  if (s.check) {
-    ref.y.assign(static_cast<std::size_t>(a.rows), T(0));
-    spmv(a, T(1), x.data(), T(0), ref.y.data());
-    ref.abs_ax.resize(ref.y.size());
-    ref.len.resize(ref.y.size());
-    for (index_t r = 0; r < a.rows; ++r) {
-      double sum = 0;
-      for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-        sum += std::abs(static_cast<double>(a.values[k]) * static_cast<double>(x[a.col_idx[k]]));
-      ref.abs_ax[r] = sum;
-      ref.len[r] = a.row_ptr[r + 1] - a.row_ptr[r];
-    }
-  }
+// The CPU reference y = A x, with each row's sum_j |a_ij x_j| and length.
+template <class T>
+reference<T> make_reference(const csr_matrix<T>& a, const std::vector<T>& x) {
+  reference<T> ref{row_bounds_of(a, x), std::vector<T>(static_cast<std::size_t>(a.rows), T(0))};
+  spmv(a, T(1), x.data(), T(0), ref.y.data());
+  return ref;
+}
 
+// One matrix's runs: the data every kernel shares and the timing of one.
+template <class T>
+struct matrix_bench {
+  const settings& s;
+  const std::string matrix;
+  const csr_matrix<T>& a;
+  const std::vector<T> x;
+  const reference<T> ref;
+  const double copy_gbs;
+  // nnz * (value + index) + (rows + 1) * 4 + cols * value + rows * value: A, x and y once.
   const double bytes = static_cast<double>(a.nnz()) * (sizeof(T) + sizeof(index_t)) +
                        (static_cast<double>(a.rows) + 1) * sizeof(index_t) +
                        static_cast<double>(a.cols) * sizeof(T) + static_cast<double>(a.rows) * sizeof(T);
-  cuda::device_buffer<T> d_x(x), d_y(static_cast<std::size_t>(a.rows));
-  const std::vector<T> nan(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
+  cuda::device_buffer<T> d_x{x}, d_y{static_cast<std::size_t>(a.rows)};
+  const std::vector<T> nan =
+      std::vector<T>(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
 
-  auto make_result = [&](spmv_kernel k) {
+  result make_result(spmv_kernel k) const {
     result r;
-    r.matrix = base_name(spec);
+    r.matrix = matrix;
     r.rows = a.rows;
     r.cols = a.cols;
     r.nnz = a.nnz();
@@ -232,23 +213,41 @@ void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, s
     r.resolved = r.kernel;
     r.check = "-";
     return r;
-  };
+  }
+
+  // Medians, bandwidth and the check of one kernel's samples and result y.
+  void summarize(result& r, const std::vector<double>& samples, bool on_host, const std::vector<T>& y) const {
+    gpu_timing t{samples};
+    r.median_us = t.median_us();
+    r.min_us = *std::min_element(samples.begin(), samples.end());
+    r.gbs = bytes / (r.median_us * 1e3);
+    r.pct_copy = on_host ? 0 : 100.0 * r.gbs / copy_gbs;
+    if (s.check) {
+      const auto [err, pass] = compare(y, ref);
+      r.max_rel_err = err;
+      r.check = pass ? "PASS" : "FAIL";
+    }
+  }
+
+  std::vector<T> run_cpu(std::vector<double>& samples) const {
+    std::vector<T> y(static_cast<std::size_t>(a.rows));
+    for (int i = 0; i < s.warmup; ++i) spmv(a, T(1), x.data(), T(0), y.data());
+    for (int i = 0; i < s.iterations; ++i) {
+      stopwatch t;
+      spmv(a, T(1), x.data(), T(0), y.data());
+      samples.push_back(t.seconds() * 1e6);
+    }
+    return y;
+  }
 
   // Times one kernel; the baseline's median is needed before the others' ratios.
-  auto run_kernel = [&](spmv_kernel k) {
+  result run_kernel(spmv_kernel k) {
     result r = make_result(k);
     std::vector<double> samples;
     std::vector<T> y;
     if (k == spmv_kernel::cpu) {
-      std::vector<T> h_y(static_cast<std::size_t>(a.rows));
-      for (int i = 0; i < s.warmup; ++i) spmv(a, T(1), x.data(), T(0), h_y.data());
-      for (int i = 0; i < s.iterations; ++i) {
-        stopwatch t;
-        spmv(a, T(1), x.data(), T(0), h_y.data());
-        samples.push_back(t.seconds() * 1e6);
-      }
       r.description = "OpenMP CSR (host memory)";
-      y = std::move(h_y);
+      y = run_cpu(samples);
     } else {
       std::unique_ptr<spmv_plan<T>> plan;
       try {
@@ -265,21 +264,12 @@ void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, s
       samples = time_spmv(*plan, T(1), d_x.data(), T(0), d_y.data(), s.warmup, s.iterations, s.cold).us;
       y = d_y.download();
     }
-    gpu_timing t{samples};
-    r.median_us = t.median_us();
-    r.min_us = *std::min_element(samples.begin(), samples.end());
-    r.gbs = bytes / (r.median_us * 1e3);
-    r.pct_copy = k == spmv_kernel::cpu ? 0 : 100.0 * r.gbs / copy_gbs;
-    if (s.check) {
-      const auto [err, pass] = compare(y, ref);
-      r.max_rel_err = err;
-      r.check = pass ? "PASS" : "FAIL";
-    }
+    summarize(r, samples, k == spmv_kernel::cpu, y);
     return r;
-  };
+  }
 
-  const result baseline = run_kernel(spmv_kernel::cusparse);
-  if (s.floors) {
+  // The x-gather floor (--floors), against the baseline.
+  result gather_floor(const result& baseline) {
     result r = make_result(spmv_kernel::cusparse);
     r.kernel = r.resolved = "x-gather-floor";
     r.description = "col_idx stream + one x gather per nonzero (no values, row_ptr or y)";
@@ -289,10 +279,28 @@ void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, s
     r.gbs = bytes / (r.median_us * 1e3);
     r.pct_copy = 100.0 * r.gbs / copy_gbs;
     r.vs_alg1 = baseline.median_us / r.median_us;
-    out.push_back(std::move(r));
+    return r;
   }
+};
+
+template <class T>
+void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, std::vector<result>& out) {
+  stopwatch clock;
+  csr_matrix<T> a;
+  {
+    io::loaded_matrix loaded = io::load_matrix(spec, app::read_options_for(s.input));
+    a = value_cast<T>(to_csr(loaded.matrix));
+  }
+  std::cerr << "spmv-bench: " << base_name(spec) << ": " << a.rows << " x " << a.cols << ", " << a.nnz()
+            << " nonzeros, loaded in " << clock.lap() << " s\n";
+  std::vector<T> x = random_x<T>(a.cols);
+  reference<T> ref = s.check ? make_reference(a, x) : reference<T>{};
+  matrix_bench<T> bench{s, base_name(spec), a, std::move(x), std::move(ref), copy_gbs};
+
+  const result baseline = bench.run_kernel(spmv_kernel::cusparse);
+  if (s.floors) out.push_back(bench.gather_floor(baseline));
   for (spmv_kernel k : s.kernels) {
-    result r = k == spmv_kernel::cusparse ? baseline : run_kernel(k);
+    result r = k == spmv_kernel::cusparse ? baseline : bench.run_kernel(k);
     if (!r.refused && baseline.median_us > 0) r.vs_alg1 = baseline.median_us / r.median_us;
     std::cerr << "spmv-bench:   " << r.kernel << (r.resolved != r.kernel ? " -> " + r.resolved : "") << ": "
               << (r.refused ? "refused" : std::to_string(r.median_us) + " us") << '\n';
@@ -359,9 +367,7 @@ void print_json(std::FILE* f, const settings& s, const std::string& device, doub
 int main_body(int argc, char** argv) {
   settings s;
   if (!parse_command_line(argc, argv, s)) return ok;
-  if (!cuda::available())
-    throw cuda_error(cuda::built() ? "spmv-bench needs a CUDA device and none is usable"
-                                   : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+  require_cuda_device("spmv-bench");
   const std::string device = cuda::device_description();
   const double copy_gbs = copy_bandwidth_gbs(static_cast<std::size_t>(s.copy_mib) << 20, 20);
   std::vector<result> results;

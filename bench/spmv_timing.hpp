@@ -2,6 +2,7 @@
 // of the libraries users link. Stub without CUDA: "built without CUDA".
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "core/stats.hpp"
@@ -28,6 +29,28 @@ gpu_timing time_spmv(const spmv_plan<T>& plan, T alpha, const T* d_x, T beta, T*
 template <class T>
 gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, int iterations,
                              bool flush_l2 = false);
+
+// What checking an SpMV result y = A x needs per row: sum_j |a_ij x_j| and the
+// row length. A row accumulated in T is right when |y_i - exact_i| <=
+// 2 eps (len_i + 1) sum_j |a_ij x_j| (eps = unit roundoff of T).
+struct spmv_row_bounds {
+  std::vector<double> abs_ax;
+  std::vector<index_t> len;
+};
+template <class T>
+spmv_row_bounds row_bounds_of(const csr_matrix<T>& a, const std::vector<T>& x) {
+  spmv_row_bounds b;
+  b.abs_ax.resize(static_cast<std::size_t>(a.rows));
+  b.len.resize(static_cast<std::size_t>(a.rows));
+  for (index_t r = 0; r < a.rows; ++r) {
+    double s = 0;
+    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+      s += std::abs(static_cast<double>(a.values[k]) * static_cast<double>(x[a.col_idx[k]]));
+    b.abs_ax[r] = s;
+    b.len[r] = a.row_ptr[r + 1] - a.row_ptr[r];
+  }
+  return b;
+}
 
 // Device-to-device cudaMemcpy bandwidth in GB/s, counting bytes read plus
 // bytes written, median of `iterations` copies of `bytes` after one warm-up.

@@ -14,22 +14,17 @@ namespace {
 
 // One CG iteration per step; r, p, q = A p are the workspace.
 template <class T>
-struct cg_method {
-  const csr_matrix<T>& a;
-  const T* b;
-  T* x;
+struct cg_method : detail::csr_system<T> {
+  using detail::csr_system<T>::a;
+  using detail::csr_system<T>::x;
   std::size_t n;
   std::vector<T> r, p, q;
 
   cg_method(const csr_matrix<T>& m, const T* rhs, T* sol)
-      : a(m), b(rhs), x(sol), n(static_cast<std::size_t>(m.rows)), r(n), p(n), q(n) {}
+      : detail::csr_system<T>{m, rhs, sol}, n(this->size()), r(n), p(n), q(n) {}
 
   // r = b - A x: the start, and the verification of a recurrence-converged x.
-  double true_residual() {
-    copy(n, b, r.data());
-    spmv(a, T(-1), static_cast<const T*>(x), T(1), r.data());
-    return dot(n, r.data(), r.data());
-  }
+  double true_residual() { return this->residual(r.data()); }
 
   double start() {
     const double rho = true_residual();

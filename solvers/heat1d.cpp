@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
+#include <type_traits>
 
 #include "core/device.hpp"
 #include "core/error.hpp"
@@ -70,6 +72,23 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
     start = k + 1;
   }
   return parts;
+}
+
+// Runs f(begin, end) over [0, n) in contiguous chunks on the hardware threads
+// (one chunk, on this thread, below 2^16 items).
+template <class F>
+void parallel_for(std::size_t n, const F& f) {
+  const std::size_t most = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t parts = std::min(most, n / (std::size_t(1) << 16) + 1);
+  if (parts <= 1) {
+    f(std::size_t(0), n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (std::size_t k = 1; k < parts; ++k)
+    pool.emplace_back([&, k] { f(n * k / parts, n * (k + 1) / parts); });
+  f(0, n / parts);
+  for (auto& t : pool) t.join();
 }
 
 bool is_neumann(const boundary_condition& b) { return b.kind == boundary_kind::neumann; }
@@ -173,16 +192,20 @@ std::vector<double> initial_profile(const initial_condition& ic, const grid_prob
   std::vector<double> u(n);
   switch (ic.type) {
     case initial_condition::kind::sine:
-      for (std::size_t i = 0; i < n; ++i) u[i] = std::sin(ic.mode * pi * p.x(index_t(i)) / p.length);
+      parallel_for(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) u[i] = std::sin(ic.mode * pi * p.x(index_t(i)) / p.length);
+      });
       // sin(K pi) is ~1e-16, not 0: the ends are exactly zero.
       u[0] = 0;
       u[n - 1] = 0;
       break;
     case initial_condition::kind::gauss:
-      for (std::size_t i = 0; i < n; ++i) {
-        const double d = (p.x(index_t(i)) - ic.x0) / ic.width;
-        u[i] = std::exp(-0.5 * d * d);
-      }
+      parallel_for(n, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          const double d = (p.x(index_t(i)) - ic.x0) / ic.width;
+          u[i] = std::exp(-0.5 * d * d);
+        }
+      });
       break;
     case initial_condition::kind::step:
       for (std::size_t i = 0; i < n; ++i) {
@@ -211,7 +234,9 @@ std::optional<std::vector<double>> exact_solution(const grid_problem& p, const i
   const double k = ic.mode * pi / p.length;
   const double decay = std::exp(-p.kappa * k * k * t);
   std::vector<double> u(static_cast<std::size_t>(p.n));
-  for (index_t i = 0; i < p.n; ++i) u[i] = decay * std::sin(k * p.x(i));
+  parallel_for(u.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) u[i] = decay * std::sin(k * p.x(index_t(i)));
+  });
   u.front() = 0;
   u.back() = 0;
   return u;
@@ -320,8 +345,6 @@ void step_options::validate(const grid_problem& p) const {
       throw invalid_argument("--kernel " + std::string(name(kernel)) +
                              " runs on the GPU, but the CPU path was chosen (--device cpu, or no usable "
                              "CUDA device)");
-    if (form == operator_form::stencil)
-      throw invalid_argument("--operator stencil is a GPU path (the CPU applies the CSR matrix)");
   } else if (kernel == spmv_kernel::cpu) {
     throw invalid_argument("--kernel cpu cannot run on the GPU path");
   }
@@ -401,125 +424,163 @@ time_plan plan_time(const grid_problem& p, method m, const run_options& r) {
 
 namespace {
 
-// S (the integer stencil with the boundary conditions, as CSR) and the
-// nonzeros of the forcing g: du/dt = kappa / dx^2 (S u + g).
-struct stencil_system {
-  csr_matrix<double> s;
-  std::vector<std::pair<index_t, double>> g;
+// Row i of S, the integer stencil with the boundary conditions, and g_i:
+// du/dt = kappa / dx^2 (S u + g). has[0] / has[2]: the lower / upper entry is
+// in the pattern (an eliminated Dirichlet column is not); the diagonal always is.
+struct s_row {
+  double v[3] = {0, 0, 0};
+  bool has[3] = {false, true, false};
+  double g = 0;
+  index_t nnz() const { return 1 + index_t(has[0]) + index_t(has[2]); }
 };
 
-stencil_system assemble_stencil(const grid_problem& p) {
+s_row row_of_s(const grid_problem& p, index_t i) {
   const index_t n = p.n;
-  const double dx = p.dx();
   const bool dl = is_dirichlet(p.left), dr = is_dirichlet(p.right);
-  coo_matrix<double> s;
-  s.rows = s.cols = n;
-  const std::size_t nnz = 3 * static_cast<std::size_t>(n);
-  s.row_idx.reserve(nnz);
-  s.col_idx.reserve(nnz);
-  s.values.reserve(nnz);
-  auto put = [&](index_t i, index_t j, double v) {
-    s.row_idx.push_back(i);
-    s.col_idx.push_back(j);
-    s.values.push_back(v);
-  };
-  stencil_system out;
-  auto add_g = [&](index_t i, double v) {
-    if (v == 0) return;
-    for (auto& e : out.g)
-      if (e.first == i) {
-        e.second += v;
-        return;
-      }
-    out.g.emplace_back(i, v);
-  };
-  // Row 0: Neumann ghost point u_{-1} = u_1 + 2 dx G_left.
-  if (dl) {
-    put(0, 0, 0.0);  // identity row of A and B; the diagonal stays in the pattern
-  } else {
-    put(0, 0, -2.0);
-    put(0, 1, 2.0);
-    add_g(0, 2 * dx * p.left.value);
+  s_row r;
+  if (i == 0 || i == n - 1) {
+    // Dirichlet: the identity row of A and B (S row zero, diagonal kept).
+    // Neumann: ghost point u_{-1} = u_1 + 2 dx G, so the row is [-2, 2] + 2 dx G.
+    const bool left = i == 0;
+    if (left ? dl : dr) return r;
+    const int off = left ? 2 : 0;
+    r.v[1] = -2;
+    r.v[off] = 2;
+    r.has[off] = true;
+    r.g = 2 * p.dx() * (left ? p.left.value : p.right.value);
+    return r;
   }
-  // Interior rows (all of 1 .. n-2; the loop body is the hot part for n = 1e8).
-  for (index_t i = 1; i < n - 1; ++i) {
-    if (i - 1 == 0 && dl)
-      add_g(i, p.left.value);  // eliminated column: V_left / dx^2 moves to the right-hand side
-    else
-      put(i, i - 1, 1.0);
-    put(i, i, -2.0);
-    if (i + 1 == n - 1 && dr)
-      add_g(i, p.right.value);
-    else
-      put(i, i + 1, 1.0);
-  }
-  // Row n-1, mirrored.
-  if (dr) {
-    put(n - 1, n - 1, 0.0);
-  } else {
-    put(n - 1, n - 1, -2.0);
-    put(n - 1, n - 2, 2.0);
-    add_g(n - 1, 2 * dx * p.right.value);
-  }
-  out.s = to_csr(s);
-  return out;
+  r.v[1] = -2;
+  if (i == 1 && dl)
+    r.g += p.left.value;  // eliminated column: V_left / dx^2 moves to the right-hand side
+  else
+    r.v[0] = 1, r.has[0] = true;
+  if (i == n - 2 && dr)
+    r.g += p.right.value;
+  else
+    r.v[2] = 1, r.has[2] = true;
+  return r;
 }
 
-template <class T>
-csr_matrix<T> same_pattern(const csr_matrix<double>& s) {
-  csr_matrix<T> a;
-  a.rows = s.rows;
-  a.cols = s.cols;
-  a.row_ptr = s.row_ptr;
-  a.col_idx = s.col_idx;
-  a.values.resize(s.nnz());
-  return a;
+// The entries of A = W - theta r K and B = W + (1 - theta) r K (K = W S) for
+// an S entry sv (explicit: B = I + r S), w the row's weight.
+struct step_coefficients {
+  bool expl;
+  double th, r;
+  double weight_left, weight_right;  // W at rows 0 and n-1: 1/2 at a Neumann end
+  index_t n;
+  double w(index_t i) const { return i == 0 ? weight_left : (i == n - 1 ? weight_right : 1.0); }
+  void entry(double sv, bool diag, double wi, double& a, double& b) const {
+    if (expl) {
+      a = 0;
+      b = (diag ? 1.0 : 0.0) + r * sv;
+      return;
+    }
+    const double kv = wi * sv;
+    a = (diag ? wi : 0.0) - th * r * kv;
+    b = (diag ? wi : 0.0) + (1 - th) * r * kv;
+  }
+  double forcing(index_t i, double g) const { return r * (expl ? 1.0 : w(i)) * g; }
+};
+
+step_coefficients coefficients_of(const grid_problem& p, method m, double dt) {
+  const double r = mesh_ratio(p, dt);
+  return {m == method::explicit_euler,       theta(m), r, is_dirichlet(p.left) ? 1.0 : 0.5,
+          is_dirichlet(p.right) ? 1.0 : 0.5, p.n};
+}
+
+// Row i of A and B as stencil rows (absent entries 0) with their constants.
+void step_rows(const grid_problem& p, const step_coefficients& k, index_t i, double a[3], double b[3],
+               double& c) {
+  const s_row s = row_of_s(p, i);
+  const double wi = k.w(i);
+  for (int j = 0; j < 3; ++j) {
+    a[j] = b[j] = 0;
+    if (s.has[j]) k.entry(s.v[j], j == 1, wi, a[j], b[j]);
+  }
+  c = s.g != 0 ? k.forcing(i, s.g) : 0.0;
 }
 
 }  // namespace
 
+step_stencils make_step_stencils(const grid_problem& p, method m, double dt) {
+  const step_coefficients k = coefficients_of(p, m, dt);
+  const index_t n = p.n;
+  step_stencils out;
+  out.r = k.r;
+  out.lhs.n = out.rhs.n = n;
+  const index_t rows[4] = {0, 1, n - 2, n - 1};
+  double c = 0;
+  for (int e = 0; e < 4; ++e) {
+    step_rows(p, k, rows[e], out.lhs.edge[e], out.rhs.edge[e], c);
+    out.rhs.edge_constant[e] = c;
+  }
+  if (n >= 5) {
+    double a[3], b[3];
+    step_rows(p, k, 2, a, b, c);
+    out.lhs.lower = a[0], out.lhs.diag = a[1], out.lhs.upper = a[2];
+    out.rhs.lower = b[0], out.rhs.diag = b[1], out.rhs.upper = b[2];
+  }
+  return out;
+}
+
+// A and B as CSR straight from the rows of S, in parallel: every row but the
+// (at most four) edge rows has 3 entries, so row_ptr[i] = 3 i less the entries
+// the edge rows before i lack.
 template <class T>
 step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
   const index_t n = p.n;
-  const double r = mesh_ratio(p, dt);
-  const bool dl = is_dirichlet(p.left), dr = is_dirichlet(p.right);
-  const stencil_system sys = assemble_stencil(p);
-  const csr_matrix<double>& sc = sys.s;
-
-  // W: 1/2 on Neumann end rows (trapezoid weights), 1 elsewhere.
-  auto w = [&](index_t i) { return ((i == 0 && !dl) || (i == n - 1 && !dr)) ? 0.5 : 1.0; };
-  const double th = theta(m);
-  const bool expl = m == method::explicit_euler;
-
+  const step_coefficients k = coefficients_of(p, m, dt);
+  const index_t edge[4] = {0, 1, n - 2, n - 1};
+  index_t lack[4] = {};
+  for (int e = 0; e < 4; ++e)
+    if (e == 0 || edge[e] != edge[e - 1]) lack[e] = 3 - row_of_s(p, edge[e]).nnz();
+  auto row_start = [&](index_t i) {
+    index_t start = 3 * i;
+    for (int e = 0; e < 4; ++e)
+      if (edge[e] < i) start -= lack[e];
+    return start;
+  };
+  const index_t nnz = row_start(n);
+  check_nnz_fits(std::size_t(3) * std::size_t(n), "heat: the step matrices");
   step_matrices<T> out;
-  out.r = r;
-  csr_matrix<T> a = expl ? csr_matrix<T>{} : same_pattern<T>(sc);
-  csr_matrix<T> b = same_pattern<T>(sc);
-  index_t missing_diagonals = 0;
-#pragma omp parallel for schedule(static) reduction(+ : missing_diagonals) if (n > (1 << 16))
-  for (index_t i = 0; i < n; ++i) {
-    bool has_diag = false;
-    const double wi = w(i);
-    for (index_t k = sc.row_ptr[i]; k < sc.row_ptr[i + 1]; ++k) {
-      const bool diag = sc.col_idx[k] == i;
-      has_diag = has_diag || diag;
-      const double sv = sc.values[k];
-      if (expl) {
-        b.values[k] = static_cast<T>((diag ? 1.0 : 0.0) + r * sv);  // I + r S
-      } else {
-        const double kv = wi * sv;                                            // K = W S
-        a.values[k] = static_cast<T>((diag ? wi : 0.0) - th * r * kv);        // A = W - theta r K
-        b.values[k] = static_cast<T>((diag ? wi : 0.0) + (1 - th) * r * kv);  // B = W + (1 - theta) r K
+  out.r = k.r;
+  auto shape = [&](csr_matrix<T>& a) {
+    a.rows = a.cols = n;
+    a.row_ptr.resize(std::size_t(n) + 1);
+    a.col_idx.resize(std::size_t(nnz));
+    a.values.resize(std::size_t(nnz));
+  };
+  shape(out.rhs);
+  if (!k.expl) shape(out.lhs);
+  parallel_for(std::size_t(n) + 1, [&](std::size_t begin, std::size_t end) {
+    for (auto i = index_t(begin); i < index_t(end); ++i) {
+      const index_t start = row_start(i);
+      out.rhs.row_ptr[i] = start;
+      if (!k.expl) out.lhs.row_ptr[i] = start;
+      if (i == n) break;
+      const s_row s = row_of_s(p, i);
+      index_t at = start;
+      for (int j = 0; j < 3; ++j) {
+        if (!s.has[j]) continue;
+        double a = 0, b = 0;
+        k.entry(s.v[j], j == 1, k.w(i), a, b);
+        out.rhs.col_idx[at] = i - 1 + j;
+        out.rhs.values[at] = static_cast<T>(b);
+        if (!k.expl) {
+          out.lhs.col_idx[at] = i - 1 + j;
+          out.lhs.values[at] = static_cast<T>(a);
+        }
+        ++at;
       }
     }
-    if (!has_diag) ++missing_diagonals;
+  });
+  // c = r W g (explicit: r g), in row order, one entry per row.
+  for (int e = 0; e < 4; ++e) {
+    if (e > 0 && edge[e] == edge[e - 1]) continue;
+    const double g = row_of_s(p, edge[e]).g;
+    if (g != 0) out.forcing.emplace_back(edge[e], k.forcing(edge[e], g));
   }
-  if (missing_diagonals)
-    throw error("heat: internal error: the conversion layer dropped a diagonal entry of the stencil");
-  // c = r W g (explicit: r g).
-  for (const auto& [i, gv] : sys.g) out.forcing.emplace_back(i, r * (expl ? 1.0 : w(i)) * gv);
-  if (!expl) out.lhs = std::move(a);
-  out.rhs = std::move(b);
   return out;
 }
 
@@ -586,39 +647,73 @@ tridiagonal<T> diagonals_of(const csr_matrix<T>& a) {
   return t;
 }
 
+template <class T>
+tridiagonal<T> diagonals_of(const tridiagonal_stencil& st) {
+  const auto n = static_cast<std::size_t>(st.n);
+  tridiagonal<T> t{std::vector<T>(n), std::vector<T>(n), std::vector<T>(n)};
+  parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      double l, d, u, c;
+      stencil_row(st, index_t(i), l, d, u, c);
+      t.lower[i] = T(l), t.diag[i] = T(d), t.upper[i] = T(u);
+    }
+  });
+  return t;
+}
+
 namespace {
 // LU of a tridiagonal matrix without pivoting (Thomas): c'_i = u_i / m_i,
-// m_i = d_i - l_i c'_{i-1}. Stable for diagonally dominant matrices.
+// m_i = d_i - l_i c'_{i-1}; forward d_i = (d_i - l_i d_{i-1}) / m_i, back
+// d_i -= c'_i d_{i+1}. Stable for diagonally dominant matrices. Row(i, l, d, u)
+// gives row i in T; only c' is stored (n doubles: m_i is recomputed from it
+// in the forward sweep, off its dependency chain, exactly as the factor
+// computed it, so a float factor stays the float factor).
 template <class T>
 struct thomas_factor {
-  std::vector<T> lower, c_prime, inv_m;
-  explicit thomas_factor(const tridiagonal<T>& a)
-      : lower(a.lower), c_prime(a.diag.size()), inv_m(a.diag.size()) {
-    const std::size_t n = a.diag.size();
+  std::vector<double> c_prime;
+  template <class Row>
+  thomas_factor(std::size_t n, const Row& row) : c_prime(n) {
     double c_prev = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const double m = double(a.diag[i]) - (i ? double(a.lower[i]) * c_prev : 0.0);
+      T l, d, u;
+      row(i, l, d, u);
+      const double m = double(d) - (i ? double(l) * c_prev : 0.0);
       if (m == 0 || !std::isfinite(m))
         throw invalid_argument("thomas: zero pivot at row " + std::to_string(i) +
                                " (matrix not diagonally dominant)");
-      inv_m[i] = T(1.0 / m);
-      c_prev = double(a.upper[i]) / m;
-      c_prime[i] = T(c_prev);
+      c_prev = double(u) / m;
+      c_prime[i] = c_prev;
     }
   }
-  void solve(T* d) const {
-    const std::size_t n = inv_m.size();
-    d[0] *= inv_m[0];
-    for (std::size_t i = 1; i < n; ++i) d[i] = (d[i] - lower[i] * d[i - 1]) * inv_m[i];
-    for (std::size_t i = n - 1; i-- > 0;) d[i] -= c_prime[i] * d[i + 1];
+  template <class Row>
+  void solve(T* x, const Row& row) const {
+    const std::size_t n = c_prime.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      T l, d, u;
+      row(i, l, d, u);
+      const double m = double(d) - (i ? double(l) * c_prime[i - 1] : 0.0);
+      x[i] = (i ? x[i] - l * x[i - 1] : x[i]) * T(1.0 / m);
+    }
+    for (std::size_t i = n - 1; i-- > 0;) x[i] -= T(c_prime[i]) * x[i + 1];
   }
 };
+
+// The stencil with its coefficients rounded to T (the matrix the CSR would hold).
+template <class T>
+tridiagonal_stencil rounded(tridiagonal_stencil s) {
+  for (double* v : {&s.lower, &s.diag, &s.upper}) *v = double(T(*v));
+  for (auto& row : s.edge)
+    for (double& v : row) v = double(T(v));
+  return s;
+}
+
 }  // namespace
 
 template <class T>
 void thomas_solve(const tridiagonal<T>& a, T* d) {
   if (a.diag.empty()) return;
-  thomas_factor<T>(a).solve(d);
+  auto row = [&](std::size_t i, T& l, T& dd, T& u) { l = a.lower[i], dd = a.diag[i], u = a.upper[i]; };
+  thomas_factor<T>(a.diag.size(), row).solve(d, row);
 }
 
 // ---- time stepping -------------------------------------------------------------
@@ -626,44 +721,64 @@ void thomas_solve(const tridiagonal<T>& a, T* d) {
 namespace detail {
 namespace {
 
+// y = M x (+ the constants when with_constant), M a stencil rounded to T, each
+// row summed in double and rounded once; in parallel.
+template <class T>
+void apply_stencil(const tridiagonal_stencil& m, const T* x, T* y, bool with_constant) {
+  const auto n = static_cast<std::size_t>(m.n);
+  parallel_for(n, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (i >= 2 && i + 2 < n) {
+        y[i] = T(m.lower * double(x[i - 1]) + m.diag * double(x[i]) + m.upper * double(x[i + 1]));
+        continue;
+      }
+      double l, d, u, c;
+      stencil_row(m, index_t(i), l, d, u, c);
+      const double xl = i > 0 ? double(x[i - 1]) : 0.0, xr = i + 1 < n ? double(x[i + 1]) : 0.0;
+      y[i] = T(l * xl + d * double(x[i]) + u * xr + (with_constant ? c : 0.0));
+    }
+  });
+}
+
+// The CPU backend: B applied as the stencil; the direct solve factors A from
+// its stencil (2 n values); cg / jacobi use the CSR of A.
 template <class T>
 class cpu_backend final : public backend<T> {
  public:
-  explicit cpu_backend(setup<T> s) : s_(std::move(s)), u_(std::move(s_.u0)), next_(u_.size()), b_(u_.size()) {
-    if (s_.options.scheme != method::explicit_euler && s_.options.solver == step_solver::direct)
-      thomas_.emplace(diagonals_of(s_.mats.lhs));
+  explicit cpu_backend(setup<T> s)
+      : s_(std::move(s)),
+        rhs_(rounded<T>(s_.stencils.rhs)),
+        lhs_(rounded<T>(s_.stencils.lhs)),
+        u_(s_.u0->begin(), s_.u0->end()),
+        next_(u_.size()) {
+    const auto& o = s_.options;
+    if (o.scheme == method::explicit_euler) return;
+    if (o.solver == step_solver::direct)
+      thomas_.emplace(u_.size(), lhs_row());
+    else
+      b_.resize(u_.size());
   }
 
   step_report step(bool measure_change) override {
     step_report rep;
     const std::size_t n = u_.size();
-    const auto& m = s_.mats;
-    if (s_.options.scheme == method::explicit_euler) {
-      spmv(m.rhs, T(1), u_.data(), T(0), next_.data());  // u' = (I + r S) u + r g
-      add_forcing(next_.data());
+    const auto& o = s_.options;
+    if (o.scheme == method::explicit_euler) {
+      apply_stencil(rhs_, u_.data(), next_.data(), true);  // u' = (I + r S) u + r g
+    } else if (o.solver == step_solver::direct) {
+      apply_stencil(rhs_, u_.data(), next_.data(), true);  // b = B u + c, solved in place
+      thomas_->solve(next_.data(), lhs_row());
     } else {
-      spmv(m.rhs, T(1), u_.data(), T(0), b_.data());  // b = B u + c
-      add_forcing(b_.data());
-      switch (s_.options.solver) {
-        case step_solver::direct:
-          copy(n, b_.data(), next_.data());
-          thomas_->solve(next_.data());
-          break;
-        case step_solver::cg:
-        case step_solver::jacobi: {
-          copy(n, u_.data(), next_.data());  // warm start from u^n
-          const solve_result res =
-              s_.options.solver == step_solver::cg
-                  ? cg(m.lhs, b_.data(), next_.data(), s_.options.stop)
-                  : jacobi(m.lhs, b_.data(), next_.data(), s_.options.stop, jacobi_options{s_.options.omega});
-          rep.iterations = res.iterations;
-          rep.residual = res.relative_residual();
-          rep.converged = res.converged;
-          rep.status = res.status;
-          if (!res.converged) return rep;  // u^n stays
-          break;
-        }
-      }
+      apply_stencil(rhs_, u_.data(), b_.data(), true);  // b = B u + c
+      copy(n, u_.data(), next_.data());                 // warm start from u^n
+      const solve_result res = o.solver == step_solver::cg
+                                   ? cg(s_.lhs, b_.data(), next_.data(), o.stop)
+                                   : jacobi(s_.lhs, b_.data(), next_.data(), o.stop, jacobi_options{o.omega});
+      rep.iterations = res.iterations;
+      rep.residual = res.relative_residual();
+      rep.converged = res.converged;
+      rep.status = res.status;
+      if (!res.converged) return rep;  // u^n stays
     }
     if (measure_change) {
       double c = 0;
@@ -678,10 +793,15 @@ class cpu_backend final : public backend<T> {
   spmv_kernel kernel() const override { return spmv_kernel::cpu; }
 
  private:
-  void add_forcing(T* y) const {
-    for (const auto& [i, v] : s_.mats.forcing) y[i] += static_cast<T>(v);
+  auto lhs_row() const {
+    return [this](std::size_t i, T& l, T& d, T& u) {
+      double dl, dd, du, c;
+      stencil_row(lhs_, index_t(i), dl, dd, du, c);
+      l = T(dl), d = T(dd), u = T(du);
+    };
   }
   setup<T> s_;
+  tridiagonal_stencil rhs_, lhs_;
   std::vector<T> u_, next_, b_;
   std::optional<thomas_factor<T>> thomas_;
 };
@@ -710,8 +830,16 @@ time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, co
   detail::setup<T> s;
   s.problem = p;
   s.options = opt;
-  s.mats = assemble_step<T>(p, opt.scheme, opt.dt);
-  s.u0.assign(u0.begin(), u0.end());
+  s.stencils = make_step_stencils(p, opt.scheme, opt.dt);
+  // CSR only where a method applies one (setup<T>).
+  const bool gpu_csr = opt.where == device::cuda && opt.form == operator_form::csr;
+  const bool iterative = opt.scheme != method::explicit_euler && opt.solver != step_solver::direct;
+  if (gpu_csr || (iterative && opt.where == device::cpu)) {
+    step_matrices<T> m = assemble_step<T>(p, opt.scheme, opt.dt);
+    if (iterative) s.lhs = std::move(m.lhs);
+    if (gpu_csr) s.rhs = std::move(m.rhs);
+  }
+  s.u0 = &u0;
   impl_ = opt.where == device::cpu ? detail::make_cpu_backend<T>(std::move(s))
                                    : detail::make_cuda_backend<T>(std::move(s));
 }
@@ -731,9 +859,20 @@ step_report time_stepper<T>::step(bool measure_change) {
 }
 
 template <class T>
+step_report time_stepper<T>::advance(long k) {
+  step_report last;
+  steps_ += impl_->advance(k, last);
+  return last;
+}
+
+template <class T>
 std::vector<double> time_stepper<T>::solution() const {
-  const std::vector<T> u = impl_->solution();
-  return std::vector<double>(u.begin(), u.end());
+  if constexpr (std::is_same_v<T, double>) {
+    return impl_->solution();
+  } else {
+    const std::vector<T> u = impl_->solution();
+    return std::vector<double>(u.begin(), u.end());
+  }
 }
 
 template <class T>
@@ -754,6 +893,7 @@ device_probe& time_stepper<T>::probe() {
                                              const std::vector<std::pair<index_t, double>>&); \
   template tridiagonal<T> diagonals_of<T>(const csr_matrix<T>&);                              \
   template void thomas_solve<T>(const tridiagonal<T>&, T*);                                   \
+  template tridiagonal<T> diagonals_of<T>(const tridiagonal_stencil&);                        \
   template std::unique_ptr<detail::backend<T>> detail::make_cpu_backend<T>(detail::setup<T>); \
   template class time_stepper<T>;
 PERRON_HEAT(float)

@@ -152,6 +152,27 @@ template <class T>
 tridiagonal_stencil stencil_of(const csr_matrix<T>& a,
                                const std::vector<std::pair<index_t, double>>& forcing = {});
 
+// The stencils of one step straight from the problem, no matrix built: rhs is
+// B with the forcing c in its edge constants, lhs is A (all zero for explicit).
+// Equal to stencil_of(assemble_step(p, m, dt)) in double, entry by entry: the
+// same expressions in the same order. Costs O(1); the GPU path and the CPU
+// direct path run on these alone.
+struct step_stencils {
+  tridiagonal_stencil lhs, rhs;
+  double r = 0;
+};
+step_stencils make_step_stencils(const grid_problem& p, method m, double dt);
+// Row i of a stencil: (lower, diag, upper) and the constant.
+inline void stencil_row(const tridiagonal_stencil& s, index_t i, double& l, double& d, double& u, double& c) {
+  const index_t n = s.n;
+  if (i >= 2 && i + 2 < n) {
+    l = s.lower, d = s.diag, u = s.upper, c = 0;
+    return;
+  }
+  const int e = i == 0 ? 0 : (i == 1 ? 1 : (i == n - 2 ? 2 : 3));
+  l = s.edge[e][0], d = s.edge[e][1], u = s.edge[e][2], c = s.edge_constant[e];
+}
+
 // Diagonals of a tridiagonal CSR (lower[0] = upper[n-1] = 0, as gtsv2 wants).
 template <class T>
 struct tridiagonal {
@@ -162,6 +183,9 @@ tridiagonal<T> diagonals_of(const csr_matrix<T>& a);
 // Thomas algorithm (no pivoting: for diagonally dominant matrices), in place on d.
 template <class T>
 void thomas_solve(const tridiagonal<T>& a, T* d);
+// The three diagonals of a stencil, its coefficients rounded to T.
+template <class T>
+tridiagonal<T> diagonals_of(const tridiagonal_stencil& s);
 
 // ---- time stepping ----------------------------------------------------------
 enum class step_solver { cg, jacobi, direct };
@@ -173,7 +197,8 @@ std::string_view name(device d);
 
 // How the GPU applies the tridiagonal operators: through an spmv_plan of the
 // CSR (any kernel of spmv_kernels()), or the heat solver's own 3-point stencil
-// kernel (reads only the vector: 2 s bytes per row instead of ~3 (s + 4) + 2 s).
+// kernel (reads only the vector: 2 s bytes per row instead of ~3 (s + 4) + 2 s;
+// the default: no matrix is built). The CPU applies B as a stencil either way.
 enum class operator_form { csr, stencil };
 std::string_view name(operator_form f);
 operator_form parse_operator_form(std::string_view s);
@@ -190,13 +215,13 @@ struct step_options {
   double omega = 1.0;   // Jacobi weight
   device where = device::cpu;
   spmv_kernel kernel = spmv_kernel::automatic;  // GPU only; cpu on the CPU path
-  operator_form form = operator_form::csr;      // GPU only
+  operator_form form = operator_form::stencil;  // GPU: csr runs --kernel's SpMV
   bool force = false;                           // allow explicit steps with r > 1/2
   int check_interval = 4;                       // GPU solvers: minimum iterations between host checks
 
   // The one check of these options on grid p (valid itself): throws
   // invalid_argument naming the option (--dt, --max-iter, --rtol, --atol,
-  // --omega, --check-interval, --kernel, --operator), and for explicit steps
+  // --omega, --check-interval, --kernel), and for explicit steps
   // with r > 1/2 without force, the largest stable dt.
   void validate(const grid_problem& p) const;
 };
@@ -261,12 +286,23 @@ class device_probe {
   virtual void* stream() const = 0;  // the cudaStream_t every step runs on
   // Enqueues a device-to-device copy of the state u into scratch (n values).
   virtual void copy_state() = 0;
+  // Enqueues the copy back: u = scratch (what copy_state saved, if nothing
+  // but blocked steps ran since).
+  virtual void restore_state() = 0;
   virtual step_traffic traffic() const = 0;
   // CG only: begin sets b = B u + c (this step's system) and keeps the check
   // schedule; reset sets x = 0 (from x = 0, not the warm start, k iterations
   // stay far above underflow); blind(k) runs exactly k iterations (tolerance
   // 0: nothing but the limit stops them) and returns the count done; end
   // restores the schedule. The state u is untouched.
+  // Explicit steps with --operator stencil only: advance the state by
+  // `steps`, `per_pass` of them per pass over memory (temporal blocking).
+  virtual bool can_block() const = 0;
+  virtual void advance_blocked(long steps, int per_pass) = 0;
+  // --solver direct only: the step's solve by cuSPARSE gtsv2_nopivot (on) or
+  // the solver's own partitioned solve (off, the default).
+  virtual bool has_direct() const = 0;
+  virtual void use_library_direct(bool on) = 0;
   virtual bool has_cg() const = 0;
   virtual void begin_blind_cg() = 0;
   virtual void reset_blind_cg() = 0;
@@ -283,16 +319,30 @@ class backend {
   virtual ~backend() = default;
   // Advances one step unless the linear solver fails (then u is unchanged).
   virtual step_report step(bool measure_change) = 0;
+  // k steps; stops after a failed one. Returns the steps done, `last` the
+  // last step's report. The GPU's explicit stencil overrides it with several
+  // steps per pass over memory.
+  virtual long advance(long k, step_report& last) {
+    for (long i = 0; i < k; ++i) {
+      last = step(false);
+      if (!last.converged) return i;
+    }
+    return k;
+  }
   virtual std::vector<T> solution() const = 0;
   virtual spmv_kernel kernel() const = 0;
   virtual device_probe* probe() { return nullptr; }  // GPU backends only
 };
+// What a backend starts from: the stencils always; the CSR forms only where
+// the method applies them (lhs: cg / jacobi through a CSR, on the CPU or with
+// --operator csr; rhs: the GPU's --operator csr), otherwise empty.
 template <class T>
 struct setup {
   grid_problem problem;
   step_options options;
-  step_matrices<T> mats;
-  std::vector<T> u0;
+  step_stencils stencils;
+  csr_matrix<T> lhs, rhs;
+  const std::vector<double>* u0 = nullptr;  // the caller's, valid while the backend is built
 };
 template <class T>
 std::unique_ptr<backend<T>> make_cpu_backend(setup<T> s);
@@ -315,6 +365,11 @@ class time_stepper {
   // One step. If the linear solver does not converge, the report says so and
   // u keeps its last good value (the caller stops and writes it).
   step_report step(bool measure_change = false);
+  // k >= 1 steps in one call, the same as k calls of step() to rounding; the
+  // GPU's explicit stencil takes several per pass over memory (temporal
+  // blocking, solvers/cuda/heat1d.cu). Stops after a failed step; returns the
+  // last step's report.
+  step_report advance(long k);
   std::vector<double> solution() const;
   long steps() const { return steps_; }
   double time() const { return double(steps_) * dt_; }

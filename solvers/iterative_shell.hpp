@@ -8,10 +8,28 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/linear_solver.hpp"
 
 namespace perron::detail {
+
+// The system A x = b a CPU method works on, with r = b - A x and its (r, r):
+// every method needs them (at the start, and whenever the true residual
+// decides).
+template <class T>
+struct csr_system {
+  const csr_matrix<T>& a;
+  const T* b;
+  T* x;
+
+  std::size_t size() const { return static_cast<std::size_t>(a.rows); }
+  double residual(T* r) const {
+    copy(size(), b, r);
+    spmv(a, T(-1), static_cast<const T*>(x), T(1), r);
+    return dot(size(), r, r);
+  }
+};
 
 // What a method's step reports: the new (r, r), or that it cannot go on.
 struct step_outcome {

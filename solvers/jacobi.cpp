@@ -44,25 +44,16 @@ namespace {
 // x_{k+1} = x_k + omega D^{-1} r_k per step; r = b - A x_k is formed every
 // step anyway, so the residual deciding the stop is always the true one.
 template <class T>
-struct jacobi_method {
-  const csr_matrix<T>& a;
-  const T* b;
-  T* x;
+struct jacobi_method : detail::csr_system<T> {
   std::vector<T> d, r;
   T omega;
 
-  double residual() {
-    const std::size_t n = d.size();
-    copy(n, b, r.data());
-    spmv(a, T(-1), static_cast<const T*>(x), T(1), r.data());
-    return dot(n, r.data(), r.data());
-  }
-  double start() { return residual(); }
+  double start() { return this->residual(r.data()); }
   detail::step_outcome step(double, double) {
     const auto m = static_cast<std::int64_t>(d.size());
 #pragma omp parallel for schedule(static) if (m > (1 << 14))
-    for (std::int64_t i = 0; i < m; ++i) x[i] += omega * r[i] / d[i];
-    return {residual(), false};
+    for (std::int64_t i = 0; i < m; ++i) this->x[i] += omega * r[i] / d[i];
+    return {this->residual(r.data()), false};
   }
 };
 
@@ -76,7 +67,7 @@ solve_result jacobi(const csr_matrix<T>& a, const T* b, T* x, const stop_criteri
   std::vector<T> d = jacobi_diagonal(a);
   const std::size_t n = d.size();
   return detail::run_shell(
-      n, b, stop, jacobi_method<T>{a, b, x, std::move(d), std::vector<T>(n), static_cast<T>(opt.omega)});
+      n, b, stop, jacobi_method<T>{{a, b, x}, std::move(d), std::vector<T>(n), static_cast<T>(opt.omega)});
 }
 
 template <class T>

@@ -11,31 +11,14 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/spmv.hpp"
+#include "tests/support/linear_system.hpp"
 #include "tests/support/support.hpp"
+#include "tests/support/typed.hpp"
 
 namespace perron {
 namespace {
-
-template <class T>
-double true_residual(const csr_matrix<T>& a, const std::vector<T>& b, const std::vector<T>& x) {
-  std::vector<double> ax(b.size());
-  const auto ad = value_cast<double>(a);
-  const std::vector<double> xd(x.begin(), x.end());
-  spmv(ad, 1.0, xd.data(), 0.0, ax.data());
-  double s = 0;
-  for (std::size_t i = 0; i < b.size(); ++i) s += (double(b[i]) - ax[i]) * (double(b[i]) - ax[i]);
-  return std::sqrt(s);
-}
-
-template <class T>
-double norm(const std::vector<T>& v) {
-  double s = 0;
-  for (T x : v) s += double(x) * double(x);
-  return std::sqrt(s);
-}
 
 // Symmetric, strictly diagonally dominant with positive diagonal => SPD.
 csr_matrix<double> random_spd(index_t n, std::uint64_t seed) {
@@ -77,9 +60,8 @@ TEST(cg, SolvesATwoByTwoSystemInTwoIterations) {
 }
 
 template <class T>
-class cg_typed : public ::testing::Test {};
-using value_types = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(cg_typed, value_types);
+using cg_typed = test::typed<T>;
+TYPED_TEST_SUITE(cg_typed, test::value_types);
 
 TYPED_TEST(cg_typed, RandomSpdConvergesWithTheTrueResidualBelowTheThreshold) {
   using T = TypeParam;
@@ -93,9 +75,9 @@ TYPED_TEST(cg_typed, RandomSpdConvergesWithTheTrueResidualBelowTheThreshold) {
     ASSERT_TRUE(r.converged) << "seed " << seed << " residual " << r.relative_residual();
     EXPECT_EQ(r.status, solve_status::converged);
     EXPECT_GT(r.iterations, 0);
-    EXPECT_NEAR(r.rhs_norm, norm(b), 1e-6 * norm(b));
+    EXPECT_NEAR(r.rhs_norm, test::norm(b), 1e-6 * test::norm(b));
     // The reported residual is b - A x of the returned x (recomputed in working precision).
-    const double res = true_residual(a, b, x);
+    const double res = test::true_residual(a, b, x);
     EXPECT_LE(res, stop.rel_tol * r.rhs_norm * (sizeof(T) == 4 ? 1.5 : 1.0 + 1e-6));
     EXPECT_NEAR(r.residual, res, 1e-6 * r.rhs_norm + 0.1 * res);
   }
@@ -110,19 +92,19 @@ TEST(cg, StoppingCriterion) {
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.status, solve_status::max_iterations);
   EXPECT_EQ(r.iterations, 0);
-  EXPECT_NEAR(r.residual, norm(b), 1e-12);
+  EXPECT_NEAR(r.residual, test::norm(b), 1e-12);
   EXPECT_EQ(x, std::vector<double>(200, 0.0));
   // Limit reached: exactly max_iterations updates.
   r = cg(a, b, x, stop_criterion{3, 1e-14, 0});
   EXPECT_EQ(r.iterations, 3);
   EXPECT_FALSE(r.converged);
-  EXPECT_NEAR(r.residual, true_residual(a, b, x), 1e-12);
+  EXPECT_NEAR(r.residual, test::true_residual(a, b, x), 1e-12);
   // Absolute tolerance wins when it is the larger threshold.
   std::fill(x.begin(), x.end(), 0.0);
   r = cg(a, b, x, stop_criterion{1000, 0.0, 1e-3});
   EXPECT_TRUE(r.converged);
-  EXPECT_LE(true_residual(a, b, x), 1e-3);
-  EXPECT_GT(true_residual(a, b, x), 1e-3 * 1e-3);  // stopped early, not at 1e-10
+  EXPECT_LE(test::true_residual(a, b, x), 1e-3);
+  EXPECT_GT(test::true_residual(a, b, x), 1e-3 * 1e-3);  // stopped early, not at 1e-10
   // Warm start at the solution: zero iterations.
   r = cg(a, b, x, stop_criterion{1000, 1e-2, 0});
   EXPECT_EQ(r.iterations, 0);
@@ -135,12 +117,7 @@ TEST(cg, StoppingCriterion) {
 }
 
 TEST(cg, IndefiniteMatrixBreaksDown) {
-  coo_matrix<double> c;
-  c.rows = c.cols = 2;
-  c.row_idx = {0, 1};
-  c.col_idx = {0, 1};
-  c.values = {1, -1};
-  const auto a = to_csr(c);
+  const auto a = test::indefinite_2x2();
   std::vector<double> b{1, 1}, x{0, 0};  // p0 = b: p'Ap = 0
   const solve_result r = cg(a, b, x, stop_criterion{});
   EXPECT_FALSE(r.converged);
@@ -164,43 +141,23 @@ TEST(cg, BadArguments) {
   EXPECT_THROW(cg(rect, b2, x2, stop_criterion{}), dimension_error);
 }
 
-// Real SPD matrices. b = A x_true for a random x_true, so ||A|| ||x|| / ||b||
-// stays moderate and the attainable residual is near eps. Unpreconditioned CG
-// reaches 1e-10 on bcsstk01 (~150 iterations), bcsstk06 (~4000) and 1138_bus
-// (~2500); bcsstk13 (condition ~1e10) needs ~40000 for 1e-8 and ~95000 for
-// 1e-9, so it is held to 1e-8.
-struct spd_case {
-  const char* file;
-  double rtol;
-  int max_iterations;
-};
-
-class cg_real : public ::testing::TestWithParam<spd_case> {};
+// Real SPD matrices (test::cg_cases says which and why these tolerances).
+class cg_real : public ::testing::TestWithParam<test::cg_case> {};
 
 TEST_P(cg_real, ResidualBelowRtolTimesRhs) {
-  const spd_case c = GetParam();
-  const auto path = test::shared_file(std::string("matrices/") + c.file);
-  if (!path) GTEST_SKIP() << "shared data not present";
-  const auto a = to_csr(io::read_matrix_market(*path).matrix);
-  const auto xt = test::random_vector(a.rows, 42);
-  std::vector<double> b(a.rows), x(a.rows, 0.0);
-  spmv(a, 1.0, xt.data(), 0.0, b.data());
+  const test::cg_case c = GetParam();
+  const auto system = test::shared_system(c.file);
+  if (!system) GTEST_SKIP() << "shared data not present";
+  const auto& [a, b, xt] = *system;
+  std::vector<double> x(a.rows, 0.0);
   const solve_result r = cg(a, b, x, stop_criterion{c.max_iterations, c.rtol, 0});
   ASSERT_TRUE(r.converged) << c.file << ": " << r.iterations << " iterations, residual "
                            << r.relative_residual();
-  EXPECT_LE(true_residual(a, b, x), c.rtol * norm(b)) << c.file;
+  EXPECT_LE(test::true_residual(a, b, x), c.rtol * test::norm(b)) << c.file;
   EXPECT_LE(r.relative_residual(), c.rtol);
 }
 
-INSTANTIATE_TEST_SUITE_P(shared, cg_real,
-                         ::testing::Values(spd_case{"bcsstk01.mtx", 1e-10, 5000},
-                                           spd_case{"bcsstk06.mtx", 1e-10, 40000},
-                                           spd_case{"1138_bus.mtx", 1e-10, 40000},
-                                           spd_case{"bcsstk13.mtx", 1e-8, 100000}),
-                         [](const auto& info) {
-                           std::string s = info.param.file;
-                           return s.substr(0, s.find('.'));
-                         });
+INSTANTIATE_TEST_SUITE_P(shared, cg_real, ::testing::ValuesIn(test::cg_cases), test::file_stem());
 
 }  // namespace
 }  // namespace perron

@@ -26,6 +26,7 @@
 #include "kernels/spmv.hpp"
 #include "tests/convert_reference.hpp"
 #include "tests/support/support.hpp"
+#include "tests/support/typed.hpp"
 
 using namespace perron;
 
@@ -187,9 +188,8 @@ INSTANTIATE_TEST_SUITE_P(All, CpuSpmv,
 // ---------------------------------------------------------------------------
 
 template <class T>
-class CpuSpmvTyped : public ::testing::Test {};
-using value_types = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(CpuSpmvTyped, value_types);
+using CpuSpmvTyped = test::typed<T>;
+TYPED_TEST_SUITE(CpuSpmvTyped, test::value_types);
 
 TYPED_TEST(CpuSpmvTyped, HandComputed) {
   using T = TypeParam;

@@ -4,50 +4,23 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/device.hpp"
 #include "core/error.hpp"
-#include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/jacobi.hpp"
+#include "tests/support/linear_system.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {
 namespace {
-
-template <class T>
-double true_residual(const csr_matrix<T>& a, const std::vector<T>& b, const std::vector<T>& x) {
-  const auto ad = value_cast<double>(a);
-  std::vector<double> r(b.begin(), b.end());
-  const std::vector<double> xd(x.begin(), x.end());
-  spmv(ad, -1.0, xd.data(), 1.0, r.data());
-  double s = 0;
-  for (double v : r) s += v * v;
-  return std::sqrt(s);
-}
-
-template <class T>
-double norm(const std::vector<T>& v) {
-  double s = 0;
-  for (T x : v) s += double(x) * double(x);
-  return std::sqrt(s);
-}
-
-csr_matrix<double> laplacian_1d(index_t n, double shift) {
-  coo_matrix<double> c;
-  c.rows = c.cols = n;
-  for (index_t i = 0; i < n; ++i) {
-    c.row_idx.push_back(i), c.col_idx.push_back(i), c.values.push_back(2 + shift);
-    if (i > 0) c.row_idx.push_back(i), c.col_idx.push_back(i - 1), c.values.push_back(-1);
-    if (i + 1 < n) c.row_idx.push_back(i), c.col_idx.push_back(i + 1), c.values.push_back(-1);
-  }
-  return to_csr(c);
-}
 
 std::vector<spmv_kernel> gpu_kernels() {
   std::vector<spmv_kernel> k;
@@ -63,7 +36,7 @@ class gpu_cg_kernels : public test::gpu_test_with_param<std::tuple<spmv_kernel, 
 TEST_P(gpu_cg_kernels, ConvergesToTheTrueResidualAndMatchesTheCpu) {
   const auto [kernel, is_float] = GetParam();
   const index_t n = 3001;
-  const auto ad = laplacian_1d(n, 0.01);  // condition ~ 400
+  const auto ad = test::laplacian_1d(n, 0.01);  // condition ~ 400
   const auto bd = test::random_vector(n, 17);
   auto check = [&](auto tag) {
     using T = decltype(tag);
@@ -77,7 +50,8 @@ TEST_P(gpu_cg_kernels, ConvergesToTheTrueResidualAndMatchesTheCpu) {
     ASSERT_TRUE(r.converged) << name(kernel) << " residual " << r.relative_residual();
     const auto x = dx.download();
     // float: the float-precision residual the solver saw vs the double one here differ by ~eps n.
-    EXPECT_LE(true_residual(a, b, x), stop.rel_tol * norm(b) * (sizeof(T) == 4 ? 2.0 : 1.0 + 1e-6));
+    EXPECT_LE(test::true_residual(a, b, x),
+              stop.rel_tol * test::norm(b) * (sizeof(T) == 4 ? 2.0 : 1.0 + 1e-6));
     EXPECT_GE(r.host_syncs, 1);
     EXPECT_LE(r.host_syncs, 4 + r.iterations / 4);
     // CPU CG on the same system: the same iteration count up to rounding-order effects.
@@ -91,8 +65,8 @@ TEST_P(gpu_cg_kernels, ConvergesToTheTrueResidualAndMatchesTheCpu) {
     const stop_criterion jstop{200000, sizeof(T) == 4 ? 1e-4 : 1e-8, 0};
     const solve_result rj = jac.solve(db.data(), dxj.data(), jstop);
     ASSERT_TRUE(rj.converged) << rj.relative_residual();
-    EXPECT_LE(true_residual(a, b, dxj.download()),
-              jstop.rel_tol * norm(b) * (sizeof(T) == 4 ? 2.0 : 1.0 + 1e-6));
+    EXPECT_LE(test::true_residual(a, b, dxj.download()),
+              jstop.rel_tol * test::norm(b) * (sizeof(T) == 4 ? 2.0 : 1.0 + 1e-6));
   };
   if (is_float)
     check(float{});
@@ -116,7 +90,7 @@ class gpu_cg : public test::gpu_test {};
 // The device stops itself; the host may look after every iteration or only
 // after many: same iteration count, bit-identical solution.
 TEST_F(gpu_cg, IterationCountAndResultDoNotDependOnHowOftenTheHostLooks) {
-  const auto a = laplacian_1d(20000, 1e-3);
+  const auto a = test::laplacian_1d(20000, 1e-3);
   const auto b = test::random_vector(20000, 5);
   cuda::device_buffer<double> db(b);
   const stop_criterion stop{10000, 1e-10, 0};
@@ -150,12 +124,52 @@ TEST_F(gpu_cg, IterationCountAndResultDoNotDependOnHowOftenTheHostLooks) {
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.status, solve_status::max_iterations);
   EXPECT_EQ(r.iterations, 37);
-  EXPECT_NEAR(r.residual, true_residual(a, b, dx.download()), 1e-9 * norm(b));
+  EXPECT_NEAR(r.residual, test::true_residual(a, b, dx.download()), 1e-9 * test::norm(b));
+}
+
+// Issue 16: every residual, dot product and norm goes through the one
+// deterministic reduction, so the same system solved twice (two solver
+// objects, and the first one reused) gives the same bits: x, the residual and
+// the iteration count. A fixed kernel (auto may time its candidates).
+template <class Solver, class T>
+void expect_bitwise_reproducible_solves(const csr_matrix<T>& a, const std::vector<T>& b,
+                                        const stop_criterion& stop) {
+  cuda::device_buffer<T> db(b);
+  Solver first_solver(a, spmv_kernel::csr_vector), second_solver(a, spmv_kernel::csr_vector);
+  auto solve = [&](Solver& solver, std::vector<T>& x) {
+    cuda::device_buffer<T> dx(std::vector<T>(b.size(), T(0)));
+    const solve_result r = solver.solve(db.data(), dx.data(), stop);
+    x = dx.download();
+    return r;
+  };
+  std::vector<T> x0, x1, x2;
+  const solve_result r0 = solve(first_solver, x0);
+  ASSERT_TRUE(r0.converged) << r0.relative_residual();
+  const solve_result r1 = solve(second_solver, x1);
+  const solve_result r2 = solve(first_solver, x2);
+  for (const auto& [r, x] : {std::pair{r1, &x1}, std::pair{r2, &x2}}) {
+    EXPECT_EQ(r.iterations, r0.iterations);
+    EXPECT_EQ(std::memcmp(&r.residual, &r0.residual, sizeof(double)), 0)
+        << r.residual << " vs " << r0.residual;
+    ASSERT_EQ(x->size(), x0.size());
+    EXPECT_EQ(std::memcmp(x->data(), x0.data(), x0.size() * sizeof(T)), 0);
+  }
+}
+
+TEST_F(gpu_cg, RepeatedSolvesAreBitwiseIdentical) {
+  // The systems of the tests above that converge in double and in float.
+  const auto ad = test::laplacian_1d(20000, 1e-3);
+  expect_bitwise_reproducible_solves<cuda::cg_solver<double>>(ad, test::random_vector(20000, 11),
+                                                              stop_criterion{10000, 1e-10, 0});
+  const auto bd = test::random_vector(3001, 11);
+  expect_bitwise_reproducible_solves<cuda::cg_solver<float>>(
+      value_cast<float>(test::laplacian_1d(3001, 0.01)), std::vector<float>(bd.begin(), bd.end()),
+      stop_criterion{5000, 1e-5, 0});
 }
 
 // Warm-started repeated solves: the prediction makes one host look per solve.
 TEST_F(gpu_cg, PredictedChecksCostOneSyncPerWarmSolve) {
-  const auto a = laplacian_1d(5000, 0.5);
+  const auto a = test::laplacian_1d(5000, 0.5);
   cuda::cg_solver<double> solver(a, spmv_kernel::automatic);
   auto b = test::random_vector(5000, 6);
   cuda::device_buffer<double> db(b), dx(std::vector<double>(5000, 0.0));
@@ -173,18 +187,13 @@ TEST_F(gpu_cg, PredictedChecksCostOneSyncPerWarmSolve) {
 
 TEST_F(gpu_cg, OutcomesAndBadInput) {
   // Indefinite: breakdown reported, not thrown.
-  coo_matrix<double> c;
-  c.rows = c.cols = 2;
-  c.row_idx = {0, 1};
-  c.col_idx = {0, 1};
-  c.values = {1, -1};
-  cuda::cg_solver<double> solver(to_csr(c), spmv_kernel::csr_scalar);
+  cuda::cg_solver<double> solver(test::indefinite_2x2(), spmv_kernel::csr_scalar);
   cuda::device_buffer<double> db(std::vector<double>{1, 1}), dx(std::vector<double>{0, 0});
   const solve_result r = solver.solve(db.data(), dx.data(), stop_criterion{});
   EXPECT_EQ(r.status, solve_status::breakdown);
   EXPECT_FALSE(r.converged);
   // Zero right-hand side and guess: converged with no iteration.
-  const auto a = laplacian_1d(100, 0.1);
+  const auto a = test::laplacian_1d(100, 0.1);
   cuda::cg_solver<double> s2(a, spmv_kernel::csr_vector);
   cuda::device_buffer<double> z(std::vector<double>(100, 0.0)), x(std::vector<double>(100, 0.0));
   const solve_result r2 = s2.solve(z.data(), x.data(), stop_criterion{});
@@ -203,28 +212,20 @@ TEST_F(gpu_cg, OutcomesAndBadInput) {
 
 // ---- real SPD matrices -------------------------------------------------------------
 
-struct spd_case {
-  const char* file;
-  double rtol;
-  int max_iterations;
-};
-
-class gpu_cg_real : public test::gpu_test_with_param<spd_case> {};
+class gpu_cg_real : public test::gpu_test_with_param<test::cg_case> {};
 
 TEST_P(gpu_cg_real, ResidualBelowRtolTimesRhs) {
-  const spd_case c = GetParam();
-  const auto path = test::shared_file(std::string("matrices/") + c.file);
-  if (!path) GTEST_SKIP() << "shared data not present";
-  const auto a = to_csr(io::read_matrix_market(*path).matrix);
-  const auto xt = test::random_vector(a.rows, 42);
-  std::vector<double> b(a.rows);
-  spmv(a, 1.0, xt.data(), 0.0, b.data());
+  const test::cg_case c = GetParam();
+  const auto system = test::shared_system(c.file);
+  if (!system) GTEST_SKIP() << "shared data not present";
+  const csr_matrix<double>& a = system->a;
+  const std::vector<double>& b = system->b;
   cuda::cg_solver<double> solver(a, spmv_kernel::automatic);
   cuda::device_buffer<double> db(b), dx(std::vector<double>(a.rows, 0.0));
   const solve_result r = solver.solve(db.data(), dx.data(), stop_criterion{c.max_iterations, c.rtol, 0});
   ASSERT_TRUE(r.converged) << c.file << ": " << r.iterations << " iterations, residual "
                            << r.relative_residual();
-  EXPECT_LE(true_residual(a, b, dx.download()), c.rtol * norm(b)) << c.file;
+  EXPECT_LE(test::true_residual(a, b, dx.download()), c.rtol * test::norm(b)) << c.file;
   // Host looks grow like log(iterations), not like iterations.
   EXPECT_LE(r.host_syncs, 8 + 8 * std::log2(1.0 + r.iterations)) << r.iterations << " iterations";
   // Jacobi on bcsstk01 with omega = 0.85 (< 2 / lambda_max(D^-1 A) ~ 0.95): converges.
@@ -233,7 +234,7 @@ TEST_P(gpu_cg_real, ResidualBelowRtolTimesRhs) {
     cuda::device_buffer<double> dxj(std::vector<double>(a.rows, 0.0));
     const solve_result rj = jac.solve(db.data(), dxj.data(), stop_criterion{20000, 1e-10, 0});
     ASSERT_TRUE(rj.converged) << rj.relative_residual();
-    EXPECT_LE(true_residual(a, b, dxj.download()), 1e-10 * norm(b));
+    EXPECT_LE(test::true_residual(a, b, dxj.download()), 1e-10 * test::norm(b));
     // Plain Jacobi diverges there (lambda_max(D^-1 A) ~ 2.1 > 2): reported as such.
     cuda::jacobi_solver<double> plain(a, spmv_kernel::automatic);
     dxj.upload(std::vector<double>(a.rows, 0.0));
@@ -242,22 +243,14 @@ TEST_P(gpu_cg_real, ResidualBelowRtolTimesRhs) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(shared, gpu_cg_real,
-                         ::testing::Values(spd_case{"bcsstk01.mtx", 1e-10, 5000},
-                                           spd_case{"bcsstk06.mtx", 1e-10, 40000},
-                                           spd_case{"1138_bus.mtx", 1e-10, 40000},
-                                           spd_case{"bcsstk13.mtx", 1e-8, 100000}),
-                         [](const auto& info) {
-                           std::string s = info.param.file;
-                           return s.substr(0, s.find('.'));
-                         });
+INSTANTIATE_TEST_SUITE_P(shared, gpu_cg_real, ::testing::ValuesIn(test::cg_cases), test::file_stem());
 
 // ---- Jacobi specifics --------------------------------------------------------------
 
 class gpu_jacobi : public test::gpu_test {};
 
 TEST_F(gpu_jacobi, MatchesTheCpuIterationForIteration) {
-  const auto a = laplacian_1d(10000, 0.3);
+  const auto a = test::laplacian_1d(10000, 0.3);
   const auto b = test::random_vector(10000, 8);
   for (int limit : {0, 1, 2, 25}) {
     std::vector<double> xc(b.size(), 0.0);
@@ -281,7 +274,16 @@ TEST_F(gpu_jacobi, MatchesTheCpuIterationForIteration) {
   const solve_result r = jac.solve(db.data(), dx.data(), stop_criterion{100000, 1e-9, 0});
   ASSERT_TRUE(r.converged);
   EXPECT_NEAR(r.iterations, rc.iterations, 2);
-  EXPECT_LE(true_residual(a, b, dx.download()), 1e-9 * norm(b));
+  EXPECT_LE(test::true_residual(a, b, dx.download()), 1e-9 * test::norm(b));
+}
+
+TEST_F(gpu_jacobi, RepeatedSolvesAreBitwiseIdentical) {
+  const auto ad = test::laplacian_1d(10000, 0.3);
+  const auto bd = test::random_vector(10000, 12);
+  const std::vector<float> bf(bd.begin(), bd.end());
+  expect_bitwise_reproducible_solves<cuda::jacobi_solver<double>>(ad, bd, stop_criterion{100000, 1e-9, 0});
+  expect_bitwise_reproducible_solves<cuda::jacobi_solver<float>>(value_cast<float>(ad), bf,
+                                                                 stop_criterion{100000, 1e-4, 0});
 }
 
 }  // namespace

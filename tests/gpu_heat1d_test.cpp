@@ -228,6 +228,7 @@ TEST_F(gpu_heat_misc, BenchReportsConsistentFigures) {
   step_options o;
   o.where = device::cuda;
   o.scheme = method::explicit_euler;
+  o.form = operator_form::csr;  // the byte count below is the CSR's
   o.dt = 0.4 * p.dx() * p.dx();
   time_stepper<double> ex(p, o, u0);
   const bench::heat_bench_report b = bench::time_heat_steps(ex, 3, 20);
@@ -243,6 +244,94 @@ TEST_F(gpu_heat_misc, BenchReportsConsistentFigures) {
   EXPECT_GT(c.iterations_per_step, 0);
   EXPECT_GT(c.cg_iteration_ms, 0);
   EXPECT_GT(c.bytes_per_cg_iteration, c.operator_bytes);
+}
+
+// Explicit steps at r = 0.45 through the GPU stencil.
+step_options explicit_stencil(const grid_problem& p) {
+  step_options o;
+  o.where = device::cuda;
+  o.scheme = method::explicit_euler;
+  o.form = operator_form::stencil;
+  o.dt = 0.45 * p.dx() * p.dx() / p.kappa;
+  return o;
+}
+
+// Temporal blocking (several explicit steps per pass) against one step per
+// pass: 1000 steps, odd N (not multiples of the 2048-cell tile), N = 3, tiles
+// at both ends, every kind of end condition, passes of 1 .. 32 steps.
+TEST_F(gpu_heat_misc, BlockedExplicitStepsEqualOneStepPasses) {
+  const char* ends[][2] = {
+      {"dirichlet:1", "neumann:0.5"}, {"insulated", "insulated"}, {"neumann:-1", "dirichlet:2"}};
+  for (index_t n : {3, 4, 5, 2047, 2049, 4099, 100003})
+    for (const auto& e : ends) {
+      const grid_problem p = problem(n, e[0], e[1], 0.5);
+      const auto u0 = initial_profile(parse_initial_condition("gauss:0.3:0.05"), p);
+      const step_options o = explicit_stencil(p);
+      const long steps = 1000;
+      time_stepper<double> one(p, o, u0);
+      for (long k = 0; k < steps; ++k) one.step();
+      const std::vector<double> ref = one.solution();
+      const double scale = max_abs(ref);
+      const std::string where = std::to_string(n) + " " + e[0] + " " + e[1];
+      time_stepper<double> batched(p, o, u0);
+      batched.advance(steps);
+      EXPECT_EQ(batched.steps(), steps);
+      EXPECT_LE(max_diff(batched.solution(), ref), 1e-12 * scale) << where;
+      for (int per_pass : {1, 7, 32}) {
+        time_stepper<double> blocked(p, o, u0);
+        blocked.probe().advance_blocked(steps, per_pass);
+        EXPECT_LE(max_diff(blocked.solution(), ref), 1e-12 * scale) << where << " per pass " << per_pass;
+      }
+    }
+}
+
+// The own partitioned direct solve against the CPU's Thomas and against
+// cuSPARSE gtsv2 in the same process: N not a multiple of the 32-row chunk,
+// N = 3 (a reduced system of one), a last chunk of one row (N = 65, 97),
+// every end condition, implicit and CN at r = 1 and r = 10^4.
+TEST_F(gpu_heat_misc, OwnDirectSolveMatchesThomasAndGtsv) {
+  const char* ends[][2] = {
+      {"dirichlet:1", "neumann:0.5"}, {"insulated", "insulated"}, {"neumann:-1", "dirichlet:2"}};
+  for (index_t n : {3, 4, 5, 31, 32, 33, 65, 97, 1001, 100003})
+    for (const auto& e : ends)
+      for (method m : {method::implicit_euler, method::crank_nicolson})
+        for (double r : {1.0, 1e4}) {
+          const grid_problem p = problem(n, e[0], e[1]);
+          const auto u0 = initial_profile(parse_initial_condition("gauss:0.4:0.1"), p);
+          step_options o;
+          o.scheme = m;
+          o.solver = step_solver::direct;
+          o.dt = r * p.dx() * p.dx();
+          auto run = [&](device where, bool library) {
+            step_options oo = o;
+            oo.where = where;
+            oo.kernel = where == device::cpu ? spmv_kernel::cpu : spmv_kernel::automatic;
+            time_stepper<double> ts(p, oo, u0);
+            if (library) ts.probe().use_library_direct(true);
+            for (int k = 0; k < 5; ++k) ts.step();
+            return ts.solution();
+          };
+          const auto cpu = run(device::cpu, false), own = run(device::cuda, false),
+                     lib = run(device::cuda, true);
+          const double scale = max_abs(cpu);
+          const std::string where = std::to_string(n) + " " + e[0] + " " + e[1] + " " + std::string(name(m)) +
+                                    " r " + std::to_string(r);
+          // r = 1: well conditioned, 1e-12. r = 10^4: cond(A) ~ 4 r, so any
+          // method's rounding reaches ~ 4 r eps per step (gtsv2's too).
+          const double bound = (r <= 1 ? 1e-12 : 5 * 4 * r * 1.1e-16 * 5) * scale;
+          EXPECT_LE(max_diff(own, cpu), bound) << where;
+          EXPECT_LE(max_diff(lib, cpu), bound) << where;
+        }
+}
+
+TEST_F(gpu_heat_misc, BlockedExplicitStepsInFloat) {
+  const grid_problem p = problem(50001, "neumann:0.5", "dirichlet:1", 0.5);
+  const auto u0 = initial_profile(parse_initial_condition("step:0.4"), p);
+  const step_options o = explicit_stencil(p);
+  time_stepper<float> one(p, o, u0), blocked(p, o, u0);
+  for (int k = 0; k < 300; ++k) one.step();
+  blocked.advance(300);
+  EXPECT_LE(max_diff(blocked.solution(), one.solution()), 1e-5);
 }
 
 TEST_F(gpu_heat_misc, RejectsTheCpuKernelOnTheGpuPath) {

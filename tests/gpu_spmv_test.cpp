@@ -221,31 +221,10 @@ const csr_matrix<double>* matrix(const std::string& name) {
 
 // ---- checking --------------------------------------------------------------------
 
-template <class T>
-struct row_bounds {
-  std::vector<double> abs_ax;  // sum_j |a_ij x_j|
-  std::vector<index_t> len;
-};
-
-template <class T>
-row_bounds<T> bounds_of(const csr_matrix<T>& a, const std::vector<T>& x) {
-  row_bounds<T> b;
-  b.abs_ax.resize(static_cast<std::size_t>(a.rows));
-  b.len.resize(static_cast<std::size_t>(a.rows));
-  for (index_t r = 0; r < a.rows; ++r) {
-    double s = 0;
-    for (index_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-      s += std::abs(static_cast<double>(a.values[k]) * static_cast<double>(x[a.col_idx[k]]));
-    b.abs_ax[r] = s;
-    b.len[r] = a.row_ptr[r + 1] - a.row_ptr[r];
-  }
-  return b;
-}
-
 // Rows outside the tolerance (first few described in `why`).
 template <class T>
 std::size_t rows_outside(const std::vector<T>& y, const std::vector<T>& ref, const std::vector<T>& y_before,
-                         const row_bounds<T>& b, T alpha, T beta, std::string& why) {
+                         const spmv_row_bounds& b, T alpha, T beta, std::string& why) {
   constexpr double eps = std::numeric_limits<T>::epsilon() / 2;
   constexpr double floor = 8.0 * static_cast<double>(std::numeric_limits<T>::min());
   std::size_t bad = 0;
@@ -312,7 +291,7 @@ void check_kernel(spmv_kernel kernel, const csr_matrix<double>& a64) {
   const std::vector<T> y0 =
       cast_vector<T>(test::random_vector(static_cast<std::size_t>(a.rows), 8, -2.0, 2.0));
   const std::vector<T> nan(static_cast<std::size_t>(a.rows), std::numeric_limits<T>::quiet_NaN());
-  const row_bounds<T> b = bounds_of(a, x);
+  const spmv_row_bounds b = row_bounds_of(a, x);
   cuda::device_buffer<T> d_x(x), d_y(static_cast<std::size_t>(a.rows));
 
   struct call {

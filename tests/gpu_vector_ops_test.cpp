@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/device.hpp"
@@ -66,6 +68,41 @@ TYPED_TEST(gpu_vector_ops, MatchTheCpuOperations) {
       cuda::fill(n, T(0.25), py);
       got = dy.download();
       for (std::size_t i = offset; i < n + offset; ++i) ASSERT_EQ(got[i], T(0.25)) << i;
+    }
+  }
+}
+
+// Issue 16: every device reduction is bitwise reproducible run to run (the
+// partials are combined in block order, never by atomics). 20 calls of each on
+// ~10^6 random values must give the same bits (memcmp, so NaN or -0 would not
+// slip through an == comparison).
+TYPED_TEST(gpu_vector_ops, ReductionsAreBitwiseReproducible) {
+  using T = TypeParam;
+  constexpr std::size_t n = 1000003;
+  constexpr int calls = 20;
+  const auto xd = test::random_vector(n, 41), yd = test::random_vector(n, 42);
+  const std::vector<T> x(xd.begin(), xd.end()), y(yd.begin(), yd.end());
+  const cuda::device_buffer<T> dx(x), dy(y);
+  cuda::reduction_scratch scratch;
+  using reduce_fn = double (*)(std::size_t, const T*, const T*, cuda::reduction_scratch&);
+  const std::pair<const char*, reduce_fn> reductions[] = {
+      {"dot", [](std::size_t m, const T* a, const T* b,
+                 cuda::reduction_scratch& s) { return cuda::dot_value(m, a, b, s); }},
+      {"nrm2", [](std::size_t m, const T* a, const T*,
+                  cuda::reduction_scratch& s) { return cuda::nrm2_value(m, a, s); }},
+      {"norm_inf", [](std::size_t m, const T* a, const T*,
+                      cuda::reduction_scratch& s) { return cuda::norm_inf_value(m, a, s); }},
+      {"diff_norm_inf", [](std::size_t m, const T* a, const T* b,
+                           cuda::reduction_scratch& s) { return cuda::diff_norm_inf_value(m, a, b, s); }},
+  };
+  for (const auto& [name, reduce] : reductions) {
+    SCOPED_TRACE(name);
+    const double first = reduce(n, dx.data(), dy.data(), scratch);
+    EXPECT_TRUE(std::isfinite(first));
+    for (int k = 1; k < calls; ++k) {
+      const double again = reduce(n, dx.data(), dy.data(), scratch);
+      ASSERT_EQ(std::memcmp(&first, &again, sizeof(double)), 0)
+          << "call " << k << ": " << again << " vs " << first;
     }
   }
 }

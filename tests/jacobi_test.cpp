@@ -22,28 +22,13 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/matrix_market.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/spmv.hpp"
+#include "tests/support/linear_system.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {
 namespace {
-
-double residual_norm(const csr_matrix<double>& a, const std::vector<double>& b,
-                     const std::vector<double>& x) {
-  std::vector<double> r(b);
-  spmv(a, -1.0, x.data(), 1.0, r.data());
-  double s = 0;
-  for (double v : r) s += v * v;
-  return std::sqrt(s);
-}
-
-double norm(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x * x;
-  return std::sqrt(s);
-}
 
 // ||e||_A = sqrt(e' A e)
 double a_norm_error(const csr_matrix<double>& a, const std::vector<double>& x,
@@ -66,8 +51,8 @@ double lambda_max_jacobi(const csr_matrix<double>& a) {
   for (int it = 0; it < 3000; ++it) {
     spmv(a, 1.0, x.data(), 0.0, y.data());
     for (std::size_t i = 0; i < y.size(); ++i) y[i] /= d[i];
-    lambda = norm(y) / norm(x);
-    const double ny = norm(y);
+    lambda = test::norm(y) / test::norm(x);
+    const double ny = test::norm(y);
     for (std::size_t i = 0; i < y.size(); ++i) x[i] = y[i] / ny;
   }
   return lambda;
@@ -108,8 +93,8 @@ TEST(jacobi, DiagonallyDominantConvergesAndReportsTheResidualOfTheReturnedX) {
     ASSERT_TRUE(r.converged) << r.relative_residual();
     EXPECT_EQ(r.status, solve_status::converged);
     EXPECT_GT(r.iterations, 5);
-    EXPECT_NEAR(r.residual, residual_norm(a, b, x), 1e-14 * norm(b));
-    EXPECT_LE(r.residual, 1e-10 * norm(b));
+    EXPECT_NEAR(r.residual, test::true_residual(a, b, x), 1e-14 * test::norm(b));
+    EXPECT_LE(r.residual, 1e-10 * test::norm(b));
     EXPECT_EQ(r.host_syncs, 0);
   }
 }
@@ -132,7 +117,7 @@ TEST(jacobi, IterationCountIsExactAndWarmStartsWork) {
   solve_result r = jacobi(a, b, x, stop_criterion{7, 0.0, 0});
   EXPECT_EQ(r.iterations, 7);
   EXPECT_FALSE(r.converged);
-  EXPECT_NEAR(r.residual, residual_norm(a, b, x), 1e-14);
+  EXPECT_NEAR(r.residual, test::true_residual(a, b, x), 1e-14);
   // Continuing from x: the remaining iterations add up to a cold run's count.
   std::vector<double> cold(100, 0.0);
   const solve_result full = jacobi(a, b, cold, stop_criterion{5000, 1e-10, 0});
@@ -172,12 +157,9 @@ class jacobi_real : public ::testing::TestWithParam<spd_case> {};
 
 TEST_P(jacobi_real, ConvergesWhereTheoryPromisesAndSaysSoWhereItDoesNot) {
   const spd_case c = GetParam();
-  const auto path = test::shared_file(std::string("matrices/") + c.file);
-  if (!path) GTEST_SKIP() << "shared data not present";
-  const auto a = to_csr(io::read_matrix_market(*path).matrix);
-  const auto xt = test::random_vector(a.rows, 42);
-  std::vector<double> b(a.rows);
-  spmv(a, 1.0, xt.data(), 0.0, b.data());
+  const auto system = test::shared_system(c.file);
+  if (!system) GTEST_SKIP() << "shared data not present";
+  const auto& [a, b, xt] = *system;
   const double lmax = lambda_max_jacobi(a);
   EXPECT_EQ(lmax > 2, c.omega1_diverges) << c.file << ": lambda_max(D^-1 A) ~ " << lmax;
 
@@ -203,7 +185,7 @@ TEST_P(jacobi_real, ConvergesWhereTheoryPromisesAndSaysSoWhereItDoesNot) {
     std::fill(x.begin(), x.end(), 0.0);
     r = jacobi(a, b, x, stop_criterion{20000, 1e-10, 0}, weighted);
     ASSERT_TRUE(r.converged) << r.relative_residual();
-    EXPECT_LE(residual_norm(a, b, x), 1e-10 * norm(b));
+    EXPECT_LE(test::true_residual(a, b, x), 1e-10 * test::norm(b));
   }
 }
 
@@ -212,10 +194,7 @@ INSTANTIATE_TEST_SUITE_P(shared, jacobi_real,
                                            spd_case{"bcsstk06.mtx", true, false},
                                            spd_case{"1138_bus.mtx", false, false},
                                            spd_case{"bcsstk13.mtx", true, false}),
-                         [](const auto& info) {
-                           std::string s = info.param.file;
-                           return s.substr(0, s.find('.'));
-                         });
+                         test::file_stem());
 
 }  // namespace
 }  // namespace perron

@@ -4,18 +4,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "tests/support/support.hpp"
+#include "tests/support/typed.hpp"
 
 namespace perron {
 namespace {
 
 template <class T>
-class vector_ops_cpu : public ::testing::Test {};
-using value_types = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(vector_ops_cpu, value_types);
+using vector_ops_cpu = test::typed<T>;
+TYPED_TEST_SUITE(vector_ops_cpu, test::value_types);
 
 TYPED_TEST(vector_ops_cpu, MatchLongDoubleReferences) {
   using T = TypeParam;
@@ -43,6 +45,35 @@ TYPED_TEST(vector_ops_cpu, MatchLongDoubleReferences) {
     EXPECT_EQ(z, x);
     scale(n, T(-2), z.data());
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(z[i], T(-2) * x[i]);
+  }
+}
+
+// Issue 16: the reductions are bitwise reproducible run to run (chunk partials
+// added in chunk order, not in the order the threads finish). 20 calls of each
+// on ~10^6 random values must give the same bits.
+TYPED_TEST(vector_ops_cpu, ReductionsAreBitwiseReproducible) {
+  using T = TypeParam;
+  constexpr std::size_t n = 1000003;
+  constexpr int calls = 20;
+  const auto xd = test::random_vector(n, 41), yd = test::random_vector(n, 42);
+  const std::vector<T> x(xd.begin(), xd.end()), y(yd.begin(), yd.end());
+  using reduce_fn = double (*)(const std::vector<T>&, const std::vector<T>&);
+  const std::pair<const char*, reduce_fn> reductions[] = {
+      {"dot",
+       [](const std::vector<T>& a, const std::vector<T>& b) { return dot(a.size(), a.data(), b.data()); }},
+      {"nrm2", [](const std::vector<T>& a, const std::vector<T>&) { return nrm2(a.size(), a.data()); }},
+      {"norm_inf",
+       [](const std::vector<T>& a, const std::vector<T>&) { return norm_inf(a.size(), a.data()); }},
+  };
+  for (const auto& [name, reduce] : reductions) {
+    SCOPED_TRACE(name);
+    const double first = reduce(x, y);
+    EXPECT_TRUE(std::isfinite(first));
+    for (int k = 1; k < calls; ++k) {
+      const double again = reduce(x, y);
+      ASSERT_EQ(std::memcmp(&first, &again, sizeof(double)), 0)
+          << "call " << k << ": " << again << " vs " << first;
+    }
   }
 }
 

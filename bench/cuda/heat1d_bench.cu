@@ -85,6 +85,29 @@ double cg_iteration_ms(heat::device_probe& probe, cudaStream_t s, int reps) {
   return valid ? ms : std::nan("");
 }
 
+// Explicit stencil: ms per step of the blocked passes, k steps per pass, each
+// the median of runs of 64 steps after one untimed run.
+std::vector<std::pair<int, double>> blocked_table(heat::device_probe& probe, cudaStream_t s, int reps) {
+  std::vector<std::pair<int, double>> table;
+  cuda::event_timer timer;
+  const long steps = 64;
+  probe.copy_state();  // every run starts from the state the timed steps left
+  for (int k : {1, 2, 4, 8, 16, 32}) {
+    std::vector<double> t;
+    for (int i = 0; i < 1 + std::max(3, reps / 10); ++i) {
+      probe.restore_state();
+      timer.start(s);
+      probe.advance_blocked(steps, k);
+      timer.stop(s);
+      const double ms = timer.ms();
+      if (i > 0) t.push_back(ms / double(steps));
+    }
+    table.emplace_back(k, median(t));
+  }
+  probe.restore_state();
+  return table;
+}
+
 }  // namespace
 
 template <class T>
@@ -106,6 +129,14 @@ heat_bench_report time_heat_steps(heat::time_stepper<T>& ts, int warmup, int rep
   } else if (o.solver == heat::step_solver::direct) {
     r.operator_bytes = 5 * tr.vector_bytes;
     r.bytes_per_step = tr.rhs_bytes + 5 * tr.vector_bytes;
+  }
+  if (probe.can_block()) r.blocked_ms_per_step = blocked_table(probe, s, reps);
+  if (probe.has_direct()) {  // the same steps through gtsv2_nopivot, in this process
+    heat_bench_report library;
+    probe.use_library_direct(true);
+    time_steps(ts, s, warmup, reps, library);
+    probe.use_library_direct(false);
+    r.library_direct_step_ms = library.step_ms_median;
   }
   if (probe.has_cg()) {
     r.bytes_per_cg_iteration = tr.lhs_bytes + 10 * tr.vector_bytes;

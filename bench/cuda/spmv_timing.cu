@@ -68,8 +68,7 @@ gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, i
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::size_t nnz = a.nnz();
   // Enough threads to fill the GPU (8 blocks of 256 per SM), fewer when there is little work.
-  const unsigned grid = std::max<unsigned>(
-      1, static_cast<unsigned>(std::min<std::size_t>(static_cast<std::size_t>(sms) * 8, (nnz + 255) / 256)));
+  const unsigned grid = cuda::grid_for(nnz, 256, static_cast<unsigned>(sms) * 8);
   auto launch = [&] {
     cuda::spmv::gather_floor_kernel<T><<<grid, 256>>>(nnz, d_col.data(), d_x, d_sink.data());
     PERRON_CUDA_CHECK_LAUNCH("gather_floor_kernel");

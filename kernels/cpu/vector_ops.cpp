@@ -1,8 +1,12 @@
 // OpenMP vector operations (declared in kernels/vector_ops.hpp). Reductions
-// accumulate in double; the static schedule keeps the summation order fixed for
-// a given thread count, so repeated runs give identical results.
+// accumulate in double. Sums are bitwise reproducible whatever the thread count
+// or the order the threads finish in: the range is cut into a fixed number of
+// chunks (a function of n only), each chunk is summed in index order, and the
+// chunk partials are added in chunk order (an OpenMP reduction(+) would combine
+// the threads' partials in arrival order). Maxima are order-independent anyway.
 #include "kernels/vector_ops.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -12,15 +16,37 @@ namespace perron {
 namespace {
 // Parallel loops only pay beyond a few thousand elements.
 constexpr std::int64_t parallel_threshold = 1 << 14;
+
+// Chunks of a reproducible sum: at least min_chunk elements each, at most
+// max_chunks of them (enough to balance any core count this runs on).
+constexpr std::int64_t min_chunk = 1 << 12;
+constexpr std::int64_t max_chunks = 256;
+
+// sum_{i < m} term(i) in double, in the fixed chunk order described above.
+template <class Term>
+double ordered_sum(std::int64_t m, Term term) {
+  const std::int64_t chunks =
+      std::min(max_chunks, std::max<std::int64_t>(1, (m + min_chunk - 1) / min_chunk));
+  const std::int64_t chunk = (m + chunks - 1) / chunks;
+  double part[max_chunks];
+#pragma omp parallel for schedule(static) if (m > parallel_threshold)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::int64_t end = std::min(m, (c + 1) * chunk);
+    double s = 0;
+    for (std::int64_t i = c * chunk; i < end; ++i) s += term(i);
+    part[c] = s;
+  }
+  double s = 0;
+  for (std::int64_t c = 0; c < chunks; ++c) s += part[c];
+  return s;
+}
 }  // namespace
 
 template <class T>
 double dot(std::size_t n, const T* x, const T* y) {
-  const auto m = static_cast<std::int64_t>(n);
-  double s = 0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (m > parallel_threshold)
-  for (std::int64_t i = 0; i < m; ++i) s += static_cast<double>(x[i]) * static_cast<double>(y[i]);
-  return s;
+  return ordered_sum(static_cast<std::int64_t>(n), [x, y](std::int64_t i) {
+    return static_cast<double>(x[i]) * static_cast<double>(y[i]);
+  });
 }
 
 template <class T>

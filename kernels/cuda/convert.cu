@@ -111,6 +111,32 @@ void check_shape(index_t rows, index_t cols, std::size_t nnz) {
                           " entries exceed the 32-bit index limit " + std::to_string(max_index));
 }
 
+// Step 1 of to_device_csr: the entries' sort keys (of the transpose when
+// asked), or dimension_error naming the first entry outside rows x cols.
+cuda::device_buffer<key_t> checked_keys(index_t rows, index_t cols, std::size_t nnz, const index_t* d_row,
+                                        const index_t* d_col, bool transpose, cuda::stream_t stream) {
+  cuda::device_buffer<key_t> d_keys(nnz);
+  cuda::device_buffer<unsigned long long> d_first_bad(1);
+  const unsigned long long none = nnz;
+  PERRON_CUDA_CHECK(cudaMemcpyAsync(d_first_bad.data(), &none, sizeof none, cudaMemcpyHostToDevice, stream));
+  make_keys<<<grid_for(nnz), block_threads, 0, stream>>>(nnz, d_row, d_col, rows, cols, transpose,
+                                                         d_keys.data(), d_first_bad.data());
+  PERRON_CUDA_CHECK_LAUNCH("make_keys");
+  unsigned long long first_bad = none;
+  PERRON_CUDA_CHECK(
+      cudaMemcpyAsync(&first_bad, d_first_bad.data(), sizeof first_bad, cudaMemcpyDeviceToHost, stream));
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (first_bad < none) {
+    index_t r = 0, c = 0;
+    PERRON_CUDA_CHECK(cudaMemcpy(&r, d_row + first_bad, sizeof r, cudaMemcpyDeviceToHost));
+    PERRON_CUDA_CHECK(cudaMemcpy(&c, d_col + first_bad, sizeof c, cudaMemcpyDeviceToHost));
+    throw dimension_error("to_csr_on_gpu: entry " + std::to_string(first_bad) + " (0-based) at (" +
+                          std::to_string(r) + ", " + std::to_string(c) + ") lies outside the " +
+                          std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+  }
+  return d_keys;
+}
+
 }  // namespace
 
 template <class T>
@@ -135,25 +161,8 @@ cuda::device_csr<T> to_device_csr(index_t rows, index_t cols, std::size_t nnz, c
   }
 
   // 1. Keys, and the range check.
-  cuda::device_buffer<key_t> d_keys(nnz), d_keys_sorted(nnz);
-  cuda::device_buffer<unsigned long long> d_first_bad(1);
-  const unsigned long long none = nnz;
-  PERRON_CUDA_CHECK(cudaMemcpyAsync(d_first_bad.data(), &none, sizeof none, cudaMemcpyHostToDevice, stream));
-  make_keys<<<grid_for(nnz), block_threads, 0, stream>>>(nnz, d_row, d_col, rows, cols, opt.transpose,
-                                                         d_keys.data(), d_first_bad.data());
-  PERRON_CUDA_CHECK_LAUNCH("make_keys");
-  unsigned long long first_bad = none;
-  PERRON_CUDA_CHECK(
-      cudaMemcpyAsync(&first_bad, d_first_bad.data(), sizeof first_bad, cudaMemcpyDeviceToHost, stream));
-  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (first_bad < none) {
-    index_t r = 0, c = 0;
-    PERRON_CUDA_CHECK(cudaMemcpy(&r, d_row + first_bad, sizeof r, cudaMemcpyDeviceToHost));
-    PERRON_CUDA_CHECK(cudaMemcpy(&c, d_col + first_bad, sizeof c, cudaMemcpyDeviceToHost));
-    throw dimension_error("to_csr_on_gpu: entry " + std::to_string(first_bad) + " (0-based) at (" +
-                          std::to_string(r) + ", " + std::to_string(c) + ") lies outside the " +
-                          std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
-  }
+  cuda::device_buffer<key_t> d_keys = checked_keys(rows, cols, nnz, d_row, d_col, opt.transpose, stream),
+                             d_keys_sorted(nnz);
 
   // 2. Stable radix sort of (key, value) on the bits the keys use
   //    (rows * cols > 0 here, since an entry exists and lies inside).
@@ -219,14 +228,6 @@ csr_matrix<T> to_csr_on_gpu(const coo_matrix<T>& a, csr_options opt, cuda::strea
   return to_device_csr(a, opt, stream).download();
 }
 
-#define PERRON_GPU_CONVERT_INSTANTIATE(T)                                                               \
-  template cuda::device_csr<T> to_device_csr<T>(const coo_matrix<T>&, csr_options, cuda::stream_t);     \
-  template cuda::device_csr<T> to_device_csr<T>(index_t, index_t, std::size_t, const index_t*,          \
-                                                const index_t*, const T*, csr_options, cuda::stream_t); \
-  template csr_matrix<T> to_csr_on_gpu<T>(const coo_matrix<T>&, csr_options, cuda::stream_t);
-
-PERRON_GPU_CONVERT_INSTANTIATE(float)
-PERRON_GPU_CONVERT_INSTANTIATE(double)
-#undef PERRON_GPU_CONVERT_INSTANTIATE
+#include "kernels/cuda/convert_instances.def"
 
 }  // namespace perron

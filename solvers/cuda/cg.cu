@@ -86,14 +86,7 @@ __global__ void residual_kernel(std::size_t n, const T* __restrict__ b, const T*
     s->bnorm2 = t[1];
     s->tol2 = threshold_squared(t[1], rel_tol, abs_tol);
     if (mode == mode_measure) return;
-    if (t[0] <= s->tol2)
-      s->status = st_converged;
-    else if (!isfinite(t[0]))
-      s->status = st_diverged;
-    else if (s->iterations >= s->max_iterations)
-      s->status = st_max_iterations;
-    else
-      s->status = st_running;
+    s->status = stop_status(t[0], s->tol2, s->iterations, s->max_iterations);
   });
 }
 
@@ -195,13 +188,11 @@ __global__ void update_xp_kernel(std::size_t n, T* __restrict__ x, T* __restrict
 // CG's step on the shell (solvers/cuda/solver_common.cuh).
 template <class T>
 class cg_method final : public shell<T, cg_state, cg_method<T>> {
-  using base = shell<T, cg_state, cg_method<T>>;
-
  public:
   static constexpr const char* label = "cg";
   static constexpr int lead = 0;
 
-  cg_method(index_t size, stream_t s) : base(size, s), r(size), p(size), q(size) {}
+  cg_method(index_t size, stream_t s) : shell<T, cg_state, cg_method>(size, s), r(size), p(size), q(size) {}
 
   template <int W>
   void start(const T* d_b, T* d_x, const stop_criterion& stop) {
@@ -263,18 +254,13 @@ cg_solver<T>::cg_solver(const csr_matrix<T>& a, spmv_kernel kernel, stream_t str
     throw dimension_error("cg: matrix must be square (got " + std::to_string(a.rows) + " x " +
                           std::to_string(a.cols) + ")");
   require_gpu_kernel(kernel, "cg");
-  auto m = std::make_unique<cg_method<T>>(a.rows, stream);
-  m->use_plan(a, kernel);
-  this->m_ = std::move(m);
+  this->m_ = cg_method<T>::on_plan(a, kernel, a.rows, stream);
 }
 
 template <class T>
 cg_solver<T>::cg_solver(index_t n, device_operator<T> apply, stream_t stream) {
   if (n < 0) throw dimension_error("cg: negative size " + std::to_string(n));
-  if (!apply) throw invalid_argument("cg: empty operator");
-  auto m = std::make_unique<cg_method<T>>(n, stream);
-  m->use_operator(std::move(apply));
-  this->m_ = std::move(m);
+  this->m_ = cg_method<T>::on_operator(std::move(apply), n, stream);
 }
 
 template class cg_solver<float>;

@@ -60,12 +60,10 @@ __global__ void jacobi_step_kernel(std::size_t n, const T* __restrict__ b, const
   grid_reduce<2, sum_op>(acc, partials, counter, [=](const double(&t)[2]) {
     s->rho = t[0];
     s->bnorm2 = t[1];
-    if (t[0] <= threshold_squared(t[1], rel_tol, abs_tol))
-      s->status = st_converged;
-    else if (!isfinite(t[0]))
-      s->status = st_diverged;
-    else if (s->iterations >= s->max_iterations)
-      s->status = st_max_iterations;
+    const int status =
+        stop_status(t[0], threshold_squared(t[1], rel_tol, abs_tol), s->iterations, s->max_iterations);
+    if (status != st_running)
+      s->status = status;
     else
       s->iterations += 1;  // x_next becomes the current iterate
   });
@@ -77,14 +75,12 @@ __global__ void jacobi_step_kernel(std::size_t n, const T* __restrict__ b, const
 // iterations.
 template <class T>
 class jacobi_method final : public shell<T, jacobi_state, jacobi_method<T>> {
-  using base = shell<T, jacobi_state, jacobi_method<T>>;
-
  public:
   static constexpr const char* label = "jacobi";
   static constexpr int lead = 1;
 
   jacobi_method(const std::vector<T>& diagonal, double w, stream_t s)
-      : base(static_cast<index_t>(diagonal.size()), s),
+      : shell<T, jacobi_state, jacobi_method>(static_cast<index_t>(diagonal.size()), s),
         omega(static_cast<T>(w)),
         d(diagonal),
         x_other(diagonal.size()),
@@ -130,9 +126,7 @@ jacobi_solver<T>::jacobi_solver(const csr_matrix<T>& a, spmv_kernel kernel, cons
                                 stream_t stream) {
   opt.validate();
   require_gpu_kernel(kernel, "jacobi");
-  auto m = std::make_unique<jacobi_method<T>>(jacobi_diagonal(a), opt.omega, stream);
-  m->use_plan(a, kernel);
-  this->m_ = std::move(m);
+  this->m_ = jacobi_method<T>::on_plan(a, kernel, jacobi_diagonal(a), opt.omega, stream);
 }
 
 template <class T>
@@ -141,9 +135,7 @@ jacobi_solver<T>::jacobi_solver(const std::vector<T>& diagonal, device_operator<
   opt.validate();
   if (!apply) throw invalid_argument("jacobi: empty operator");
   check_jacobi_diagonal(diagonal);
-  auto m = std::make_unique<jacobi_method<T>>(diagonal, opt.omega, stream);
-  m->use_operator(std::move(apply));
-  this->m_ = std::move(m);
+  this->m_ = jacobi_method<T>::on_operator(std::move(apply), diagonal, opt.omega, stream);
 }
 
 template class jacobi_solver<float>;

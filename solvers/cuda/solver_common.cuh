@@ -20,6 +20,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/support.cuh"
@@ -58,6 +59,15 @@ __device__ inline double threshold_squared(double bb, double rel_tol, double abs
   const double rel = rel_tol * sqrt(bb);
   const double t = rel > abs_tol ? rel : abs_tol;
   return t * t;
+}
+
+// The stop rule on the device for rho = (r, r) against tol2 (the squared
+// threshold): the status it gives, st_running when the iteration goes on.
+__device__ inline int stop_status(double rho, double tol2, int iterations, int max_iterations) {
+  if (rho <= tol2) return st_converged;
+  if (!isfinite(rho)) return st_diverged;
+  if (iterations >= max_iterations) return st_max_iterations;
+  return st_running;
 }
 
 // The device scalars the shell reads; a method's state derives from it.
@@ -111,15 +121,25 @@ class shell : public iterative_solver<T>::method {
     return packed ? run<pack_width<T>>(d_b, d_x, stop) : run<1>(d_b, d_x, stop);
   }
 
-  // The operator: an spmv_plan of a (kernel already checked by require_gpu_kernel) ...
-  void use_plan(const csr_matrix<T>& a, spmv_kernel kernel) {
-    plan_ = std::make_unique<spmv_plan<T>>(a, kernel, this->stream);
-    this->kernel = plan_->kernel();
-    const spmv_plan<T>* plan = plan_.get();
-    apply_ = [plan](const T* d_x, T* d_y) { plan->apply(T(1), d_x, T(0), d_y); };
+  // A method built from args, whose operator is an spmv_plan of a (kernel
+  // already checked by require_gpu_kernel) ...
+  template <class... Args>
+  static std::unique_ptr<Method> on_plan(const csr_matrix<T>& a, spmv_kernel kernel, Args&&... args) {
+    auto m = std::make_unique<Method>(std::forward<Args>(args)...);
+    m->plan_ = std::make_unique<spmv_plan<T>>(a, kernel, m->stream);
+    m->kernel = m->plan_->kernel();
+    const spmv_plan<T>* plan = m->plan_.get();
+    m->apply_ = [plan](const T* d_x, T* d_y) { plan->apply(T(1), d_x, T(0), d_y); };
+    return m;
   }
   // ... or matrix-free.
-  void use_operator(device_operator<T> apply) { apply_ = std::move(apply); }
+  template <class... Args>
+  static std::unique_ptr<Method> on_operator(device_operator<T> apply, Args&&... args) {
+    if (!apply) throw invalid_argument(std::string(Method::label) + ": empty operator");
+    auto m = std::make_unique<Method>(std::forward<Args>(args)...);
+    m->apply_ = std::move(apply);
+    return m;
+  }
 
  protected:
   shell(index_t size, stream_t s) {

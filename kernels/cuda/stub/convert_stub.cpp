@@ -18,14 +18,6 @@ csr_matrix<T> to_csr_on_gpu(const coo_matrix<T>&, csr_options, cuda::stream_t) {
   cuda::throw_no_cuda("to_csr_on_gpu");
 }
 
-#define PERRON_GPU_CONVERT_INSTANTIATE(T)                                                               \
-  template cuda::device_csr<T> to_device_csr<T>(const coo_matrix<T>&, csr_options, cuda::stream_t);     \
-  template cuda::device_csr<T> to_device_csr<T>(index_t, index_t, std::size_t, const index_t*,          \
-                                                const index_t*, const T*, csr_options, cuda::stream_t); \
-  template csr_matrix<T> to_csr_on_gpu<T>(const coo_matrix<T>&, csr_options, cuda::stream_t);
-
-PERRON_GPU_CONVERT_INSTANTIATE(float)
-PERRON_GPU_CONVERT_INSTANTIATE(double)
-#undef PERRON_GPU_CONVERT_INSTANTIATE
+#include "kernels/cuda/convert_instances.def"
 
 }  // namespace perron

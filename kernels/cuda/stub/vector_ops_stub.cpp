@@ -56,21 +56,6 @@ void scale(std::size_t, T, T*, stream_t) {
 void stream_synchronize(stream_t) { cuda::throw_no_cuda("device vector operations"); }
 double read_scalar(const double*, stream_t) { cuda::throw_no_cuda("device vector operations"); }
 
-#define PERRON_DEVICE_VECTOR_OPS(T)                                                                       \
-  template void dot<T>(std::size_t, const T*, const T*, double*, reduction_scratch&, stream_t);           \
-  template void nrm2<T>(std::size_t, const T*, double*, reduction_scratch&, stream_t);                    \
-  template void norm_inf<T>(std::size_t, const T*, double*, reduction_scratch&, stream_t);                \
-  template void diff_norm_inf<T>(std::size_t, const T*, const T*, double*, reduction_scratch&, stream_t); \
-  template double dot_value<T>(std::size_t, const T*, const T*, reduction_scratch&, stream_t);            \
-  template double nrm2_value<T>(std::size_t, const T*, reduction_scratch&, stream_t);                     \
-  template double norm_inf_value<T>(std::size_t, const T*, reduction_scratch&, stream_t);                 \
-  template double diff_norm_inf_value<T>(std::size_t, const T*, const T*, reduction_scratch&, stream_t);  \
-  template void axpby<T>(std::size_t, T, const T*, T, T*, stream_t);                                      \
-  template void copy<T>(std::size_t, const T*, T*, stream_t);                                             \
-  template void fill<T>(std::size_t, T, T*, stream_t);                                                    \
-  template void scale<T>(std::size_t, T, T*, stream_t);
-PERRON_DEVICE_VECTOR_OPS(float)
-PERRON_DEVICE_VECTOR_OPS(double)
-#undef PERRON_DEVICE_VECTOR_OPS
+#include "kernels/cuda/vector_ops_instances.def"
 
 }  // namespace perron::cuda

@@ -1,0 +1,41 @@
+// What the GPU benchmark command lines (gemm-bench, spmm-bench, spmv-bench)
+// share: parsing with --help and positional inputs, the checks of their common
+// options (one usage_error naming the option), and the CUDA-device requirement.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace perron::app {
+
+// The options of a benchmark's usage text, starting with --help/-h.
+boost::program_options::options_description options_with_help(const char* usage_text);
+
+// Parses argv against `visible`; when `positional` is given, every positional
+// argument goes to *inputs (hidden from --help). On --help prints `visible`
+// and returns false; otherwise stores into vm, notifies, and returns true.
+bool parse_bench_command_line(int argc, char** argv,
+                              const boost::program_options::options_description& visible,
+                              boost::program_options::variables_map& vm, const char* positional = nullptr,
+                              std::vector<std::string>* inputs = nullptr);
+
+// --runs/-n (help: runs_help), --warmup/-w and --json, whose defaults are the
+// values runs and warmup hold now.
+void add_timing_options(boost::program_options::options_description& o, int& runs, const char* runs_help,
+                        int& warmup, bool& json);
+
+// usage_error "--<option> must be >= <min> (got <value>)" when value < min.
+void require_at_least(const char* option, int value, int min);
+// usage_error unless precision is "float" or "double".
+void require_precision(const std::string& precision);
+// {"device": "<this GPU>", "results": [row, ...]} on stdout; print_row(i)
+// prints the i-th row's JSON object.
+void print_json_results(std::size_t rows, const std::function<void(std::size_t)>& print_row);
+
+// cuda_error unless a CUDA device is usable ("<program> needs a CUDA device ...").
+void require_cuda_device(const char* program);
+
+}  // namespace perron::app

@@ -13,8 +13,9 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
-#include <fstream>
+#include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -31,6 +32,7 @@
 #include "core/error.hpp"
 #include "core/names.hpp"
 #include "core/text.hpp"
+#include "io/output_file.hpp"
 #include "io/profile.hpp"
 #include "kernels/spmv.hpp"
 
@@ -263,6 +265,24 @@ struct plan {
   bool is_float() const { return s.app.prec == precision::single_precision; }
 };
 
+// No output may be an input (the initial-condition file), nor two outputs one file.
+void check_outputs(const settings& s) {
+  const std::vector<std::string> inputs = {s.ic.path};
+  const std::pair<const char*, const std::string*> outputs[] = {{"--output", &s.app.output},
+                                                                {"--snapshot", &s.app.snapshot},
+                                                                {"--json", &s.app.json},
+                                                                {"--plot", &s.app.plot}};
+  for (std::size_t i = 0; i < std::size(outputs); ++i) {
+    const std::string& out = *outputs[i].second;
+    if (out.empty()) continue;
+    io::check_not_an_input(out, inputs, outputs[i].first);
+    for (std::size_t j = 0; j < i; ++j)
+      if (out != "-" && out == *outputs[j].second)
+        throw invalid_argument(std::string(outputs[j].first) + " and " + outputs[i].first +
+                               " name the same file " + out);
+  }
+}
+
 heat::device resolve_device(device_choice d, spmv_kernel kernel) {
   if (d == device_choice::cpu || kernel == spmv_kernel::cpu) {
     if (d == device_choice::cuda) throw invalid_argument("--kernel cpu contradicts --device cuda");
@@ -299,6 +319,7 @@ plan make_plan(const command_line& c) {
     s.step.stop.rel_tol = c.rtol ? *c.rtol : heat::default_step_rel_tol(s.problem, s.step, pl.is_float());
     s.step.validate(s.problem);
     s.app.validate();
+    check_outputs(s);
   } catch (const invalid_argument& e) {
     throw usage_error(e.what());
   }
@@ -307,22 +328,13 @@ plan make_plan(const command_line& c) {
 
 // ---- outputs ----------------------------------------------------------------------
 
-std::ofstream open_output(const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw io_error(path, "cannot open for writing");
-  f.precision(17);
-  return f;
-}
-
-void close_output(std::ofstream& f, const std::string& path) {
-  f.close();
-  if (!f) throw io_error(path, "write error");
-}
-
+// Every output goes through io::output_file: a temporary beside the target,
+// renamed into place when complete, so a failed run leaves no truncated file
+// and any earlier one intact. Numbers as "%.17g" (every bit of a double).
 void write_profile(const std::string& path, const heat::grid_problem& p, const std::vector<double>& u) {
-  std::ofstream f = open_output(path);
-  for (index_t i = 0; i < p.n; ++i) f << p.x(i) << '\t' << u[i] << '\n';
-  close_output(f, path);
+  io::output_file f(path);
+  for (index_t i = 0; i < p.n; ++i) std::fprintf(f.get(), "%.17g\t%.17g\n", p.x(i), u[i]);
+  f.commit();
 }
 
 // --snapshot: blocks of 't<TAB>x<TAB>u' lines, a blank line after each.
@@ -330,23 +342,24 @@ class snapshot_file {
  public:
   snapshot_file(const app_options& a, const heat::grid_problem& p)
       : path_(a.snapshot), every_(a.snapshot_every), p_(p) {
-    if (!path_.empty()) f_ = open_output(path_);
+    if (!path_.empty()) f_.emplace(path_);
   }
-  bool due(long k, bool last) const { return f_.is_open() && (k % every_ == 0 || last); }
+  bool due(long k, bool last) const { return f_ && (k % every_ == 0 || last); }
   void write(double t, const std::vector<double>& u) {
-    if (!f_.is_open()) return;
-    for (index_t i = 0; i < p_.n; ++i) f_ << t << '\t' << p_.x(i) << '\t' << u[i] << '\n';
-    f_ << '\n';
+    if (!f_) return;
+    for (index_t i = 0; i < p_.n; ++i) std::fprintf(f_->get(), "%.17g\t%.17g\t%.17g\n", t, p_.x(i), u[i]);
+    std::fputc('\n', f_->get());
   }
   void close() {
-    if (f_.is_open()) close_output(f_, path_);
+    if (f_) f_->commit();
+    f_.reset();
   }
 
  private:
   std::string path_;
   long every_;
   const heat::grid_problem& p_;
-  std::ofstream f_;
+  std::optional<io::output_file> f_;
 };
 
 struct curve {
@@ -719,9 +732,9 @@ void write_summaries(const plan& pl, const run_record& rec, const std::vector<do
     return;
   }
   if (!json.empty()) {
-    std::ofstream f = open_output(json);
-    f << js;
-    if (!f) throw io_error(json, "write error");
+    io::output_file f(json);
+    f.write(js);
+    f.commit();
   }
   std::cout << text_summary(pl, rec, quad);
 }

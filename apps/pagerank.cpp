@@ -21,6 +21,7 @@
 #include "apps/common/batched_pagerank.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/progress.hpp"
+#include "apps/common/svg_plot.hpp"
 #include "apps/common/timer.hpp"
 #include "apps/common/usage.hpp"
 #include "bench/pagerank_suite.hpp"
@@ -28,6 +29,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "io/load.hpp"
+#include "io/output_file.hpp"
 #include "io/vector_file.hpp"
 
 namespace po = boost::program_options;
@@ -42,7 +44,7 @@ struct settings {
   pagerank_options opt;
   std::string precision = "float";
   bool weighted = false;
-  std::string personalize, initial, output;
+  std::string personalize, initial, output, plot;
   int top = 10;
   bool json = false;
   bool bench = false;
@@ -133,7 +135,11 @@ po::options_description make_options(settings& s, enum_texts& e) {
     ("initial", po::value(&s.initial)->value_name("FILE"), "start vector from FILE instead of uniform")
     ("top,n", po::value(&s.top)->default_value(s.top), "print the K highest-ranked vertices (0: none)")
     ("output,o", po::value(&s.output)->value_name("FILE"),
-     "write every rank to FILE as TSV 'vertex<TAB>rank', one line per vertex in id order")
+     "write every rank to FILE as TSV 'vertex<TAB>rank', one line per vertex in id order; "
+     "'-': standard output, the summary (or --json) then goes to standard error")
+    ("plot", po::value(&s.plot)->value_name("FILE.svg"),
+     "draw the residual of every iteration (log scale) as an SVG line plot; on the GPU this runs "
+     "--loop check-every with --check-every 1 to see each iteration")
     ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
@@ -169,6 +175,20 @@ void parse_solver_options(pagerank_options& opt, const enum_texts& e) {
   }
 }
 
+// Every file written must differ from every file read (the data would be
+// lost), and from each other; "-" (standard output) at most once.
+void check_outputs(const settings& s) {
+  const std::vector<std::string> inputs = {s.graph, s.personalize, s.initial};
+  try {
+    if (!s.output.empty()) io::check_not_an_input(s.output, inputs, "--output");
+    if (!s.plot.empty()) io::check_not_an_input(s.plot, inputs, "--plot");
+    if (!s.plot.empty() && !s.output.empty()) io::check_not_an_input(s.plot, {s.output}, "--plot");
+  } catch (const invalid_argument& x) {
+    throw usage_error(x.what());
+  }
+  if (!s.plot.empty() && s.plot == s.output) throw usage_error("--plot and --output name the same file");
+}
+
 // The app's own options and their combinations with the solver's.
 void check_app_options(const settings& s) {
   if (s.top < 0) throw usage_error("--top must be at least 0");
@@ -180,6 +200,9 @@ void check_app_options(const settings& s) {
         "--pull fused needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
   if (s.bench && (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
+  if (s.bench && (!s.output.empty() || !s.plot.empty()))
+    throw usage_error("--bench writes no --output or --plot");
+  check_outputs(s);
 }
 
 // Returns false when --help was asked for (help already printed).
@@ -222,18 +245,34 @@ std::vector<index_t> top_vertices(const std::vector<double>& rank, int k) {
   return idx;
 }
 
+// Through io::output_file: a failed or interrupted run leaves any earlier
+// file as it was; write errors are caught at commit().
 template <class T>
 void write_ranks(const std::string& path, const io::loaded_matrix& graph, const std::vector<double>& rank) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) throw io_error(path, "cannot open for writing");
-  std::vector<char> buf(1 << 20);
-  std::setvbuf(f, buf.data(), _IOFBF, buf.size());
-  bool ok = true;
-  for (std::size_t i = 0; i < rank.size() && ok; ++i)
-    ok = std::fprintf(f, "%lld\t%.*g\n", static_cast<long long>(graph.label_of(static_cast<index_t>(i))),
-                      rank_digits<T>(), rank[i]) > 0;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) throw io_error(path, "write failed (disk full?)");
+  io::output_file out(path);
+  std::FILE* f = out.get();
+  for (std::size_t i = 0; i < rank.size(); ++i)
+    if (std::fprintf(f, "%lld\t%.*g\n", static_cast<long long>(graph.label_of(static_cast<index_t>(i))),
+                     rank_digits<T>(), rank[i]) < 0)
+      break;
+  out.commit();
+}
+
+// The residual after each iteration, log scale.
+void write_residual_plot(const std::string& path, const std::string& graph,
+                         const std::vector<std::pair<int, double>>& history) {
+  plot_series r;
+  r.label = "||r_k - r_(k-1)||_1";
+  for (const auto& [k, res] : history) {
+    r.x.push_back(k);
+    r.y.push_back(res);
+  }
+  plot_options po;
+  po.title = "PageRank residual: " + graph;
+  po.x_label = "iteration";
+  po.y_label = "residual (L1)";
+  po.log_y = true;
+  write_svg_line_plot(path, {r}, po);
 }
 
 struct timings {
@@ -252,9 +291,8 @@ std::string device_text(const pagerank_result& r) {
 }
 
 template <class T>
-void print_summary(const settings& s, const io::loaded_matrix& graph, const pagerank_graph<T>& g,
-                   const pagerank_result& r, const timings& t) {
-  std::ostream& o = std::cout;
+void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& graph,
+                   const pagerank_graph<T>& g, const pagerank_result& r, const timings& t) {
   const auto line = [&](const char* key, const std::string& value) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%-12s", key);
@@ -302,10 +340,9 @@ void print_summary(const settings& s, const io::loaded_matrix& graph, const page
 }
 
 template <class T>
-void print_json(const settings& s, const io::loaded_matrix& graph, const pagerank_graph<T>& g,
-                const pagerank_result& r, const timings& t) {
+void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& graph,
+                const pagerank_graph<T>& g, const pagerank_result& r, const timings& t) {
   const auto str = [](const std::string& x) { return "\"" + json_escape(x) + "\""; };
-  std::ostream& o = std::cout;
   o << "{\n";
   o << "  \"graph\": " << str(s.graph) << ",\n";
   o << "  \"format\": " << str(format_name(graph)) << ",\n";
@@ -402,22 +439,33 @@ int solve(settings& s) {
   opt.initial = vertex_file(s.initial, graph);
   graph.matrix = coo_matrix<double>{};  // the labels stay; the triplets are no longer needed
   progress_line progress;
-  if (progress.enabled())
+  std::vector<std::pair<int, double>> history;  // for --plot
+  if (!s.plot.empty() && gpu) {
+    // The GPU reports each batch's last residual: batches of one step.
+    opt.loop = pagerank_loop::check_every;
+    opt.check_interval = 1;
+  }
+  if (progress.enabled() || !s.plot.empty())
     opt.progress = [&](int k, double res) {
-      progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
+      if (!s.plot.empty()) history.emplace_back(k, res);
+      if (progress.enabled())
+        progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
     };
   const pagerank_result r = run_solver(g, opt, gpu, t);
   progress.clear();
 
   step.restart();
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);
+  if (!s.plot.empty()) write_residual_plot(s.plot, s.graph, history);
   t.output = step.lap();
   t.total = total.seconds();
+  // With --output - (or --plot -) standard output holds only that file.
+  std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
   if (s.json)
-    print_json(s, graph, g, r, t);
+    print_json(o, s, graph, g, r, t);
   else
-    print_summary(s, graph, g, r, t);
-  std::cout.flush();
+    print_summary(o, s, graph, g, r, t);
+  o.flush();
   if (!r.converged) {
     std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
               << format_g(opt.tol) << " after " << r.iterations << " iterations (--max-iter)\n";

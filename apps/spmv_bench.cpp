@@ -22,6 +22,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "io/load.hpp"
+#include "io/output_file.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/spmv.hpp"
 
@@ -378,10 +379,9 @@ int main_body(int argc, char** argv) {
   }
   // Files first, then stdout: the table unless JSON or CSV was asked there.
   auto to_file = [](const std::string& path, const std::function<void(std::FILE*)>& print) {
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) throw io_error(path, "cannot open for writing");
-    print(f);
-    if (std::fclose(f) != 0) throw io_error(path, "write failed");
+    io::output_file f(path);  // a temporary renamed into place when complete
+    print(f.get());
+    f.commit();
   };
   if (!s.json.empty() && s.json != "-")
     to_file(s.json, [&](std::FILE* f) { print_json(f, s, device, copy_gbs, results); });

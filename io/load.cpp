@@ -75,23 +75,47 @@ input_format detect(std::string_view text, const std::string& name) {
   return input_format::snap;  // comments only: an empty edge list
 }
 
-loaded_matrix from_text(std::string_view text, const std::string& name, const read_options& opt,
-                        bool force_mm) {
+// The windows with the first one handed out again (it was read to detect the format).
+class first_again final : public detail::text_windows {
+ public:
+  first_again(detail::text_windows& w, std::string_view first) : w_(w), first_(first) {}
+  std::string_view next() override { return given_ ? w_.next() : (given_ = true, first_); }
+  const detail::read_stats& stats() const override { return w_.stats(); }
+  unsigned busy_threads() const override { return w_.busy_threads(); }
+  std::uint64_t size_hint() const override { return w_.size_hint(); }
+
+ private:
+  detail::text_windows& w_;
+  std::string_view first_;
+  bool given_ = false;
+};
+
+// The format from the first window, then the parse over every window.
+loaded_matrix from_windows(detail::text_windows& windows, const std::string& name, const read_options& opt,
+                           bool force_mm) {
+  const std::string_view first = windows.next();
+  first_again all(windows, first);
   loaded_matrix m;
-  const input_format f = force_mm ? input_format::matrix_market : detect(text, name);
+  const input_format f = force_mm ? input_format::matrix_market : detect(first, name);
   m.format = f;
   if (f == input_format::matrix_market) {
-    mm_matrix mm = parse_matrix_market(text, name, opt);
+    mm_matrix mm = detail::parse_matrix_market_windows(all, name, opt);
     m.matrix = std::move(mm.matrix);
     m.pattern = mm.header.field == mm_field::pattern;
     m.symmetric = mm.header.symmetry != mm_symmetry::general;
   } else {
-    snap_graph g = parse_snap(text, name, opt);
+    snap_graph g = detail::parse_snap_windows(all, name, opt);
     m.matrix = std::move(g.matrix);
     m.label = std::move(g.original_id);
     m.pattern = true;
   }
   return m;
+}
+
+loaded_matrix from_text(std::string_view text, const std::string& name, const read_options& opt,
+                        bool force_mm) {
+  detail::whole_text one(text);
+  return from_windows(one, name, opt, force_mm);
 }
 
 }  // namespace
@@ -129,19 +153,31 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
   detail::text_buffer text;
   std::string name = path;
   const bool archive = detail::is_archive_name(path);
-  if (archive) {
-    std::string member;
-    text = detail::read_archive_matrix(path, member, &rs);
-    name = path + ":" + member;
+  loaded_matrix m;
+  if (!archive && detail::is_gzip_file(path)) {
+    // Inflated window by window on a second thread while the parse runs:
+    // parse_seconds is the whole pipeline, read_seconds the inflater's share.
+    const auto windows = detail::open_gzip_windows(path);
+    const auto parse_start = clock_type::now();
+    m = from_windows(*windows, name, opt, false);
+    m.timings.parse_seconds = seconds_since(parse_start);
+    rs = windows->stats();
   } else {
-    text = detail::read_file(path, threads, &rs);
+    if (archive) {
+      std::string member;
+      text = detail::read_archive_matrix(path, member, &rs);
+      name = path + ":" + member;
+    } else {
+      text = detail::read_file(path, threads, &rs);
+    }
+    rs.text_bytes = text.size();
+    const auto parse_start = clock_type::now();
+    m = from_text(text.view(), name, opt, archive);
+    m.timings.parse_seconds = seconds_since(parse_start);
   }
-  const auto parse_start = clock_type::now();
-  loaded_matrix m = from_text(text.view(), name, opt, archive);
-  m.timings.parse_seconds = seconds_since(parse_start);
   m.timings.read_seconds = rs.seconds;
   m.timings.file_bytes = rs.file_bytes;
-  m.timings.text_bytes = text.size();
+  m.timings.text_bytes = rs.text_bytes;
   text = detail::text_buffer();  // release the text before the cache copy is written
   if (opt.cache.enabled && stamp) {
     const auto cache_start = clock_type::now();

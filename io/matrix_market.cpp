@@ -4,6 +4,7 @@
 // never by the size line; the size line is checked against the data after.
 #include "io/matrix_market.hpp"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -15,9 +16,11 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/formats.hpp"
+#include "io/output_file.hpp"
 #include "io/text_input.hpp"
 
 namespace perron::io {
@@ -371,11 +374,13 @@ void parse_array_chunk(const line_chunk& c, const mm_header& h, double* val, chu
   res.entries = n;
 }
 
-// Parses the body into per-line slots, checks the declared count, packs.
-// `run(chunk, slot_offset, result)` parses one chunk.
+// Parses one window's chunks into per-line slots and checks them: the first
+// error in file order, or an entry past the declared count ("too many").
+// `seen` counts the entries of earlier windows and gains this window's.
 template <class Run>
 std::vector<chunk_result> parse_body(const std::string& name, const parsed_header& ph,
-                                     const std::vector<line_chunk>& chunks, unsigned threads, Run run) {
+                                     const std::vector<line_chunk>& chunks, unsigned threads,
+                                     std::uint64_t& seen, Run run) {
   const auto n = static_cast<std::int64_t>(chunks.size());
   std::vector<chunk_result> res(chunks.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
@@ -391,7 +396,6 @@ std::vector<chunk_result> parse_body(const std::string& name, const parsed_heade
       break;  // later chunks cannot hold an earlier line
     }
   // An error after the declared count is really "too many entries": report that.
-  std::uint64_t seen = 0;
   const std::uint64_t declared = ph.h.entries;
   for (std::size_t k = 0; k < res.size(); ++k) {
     if (seen + res[k].entries > declared) {
@@ -406,38 +410,45 @@ std::vector<chunk_result> parse_body(const std::string& name, const parsed_heade
     seen += res[k].entries;
   }
   if (any) detail::throw_first_error(name, chunks, errors);
-  if (seen < declared)
-    throw parse_error(
-        name, ph.size_line,
-        "the size line declares " + std::to_string(declared) + " entries, but the file ends after " +
-            std::to_string(seen) + (seen == 1 ? " entry" : " entries") + " (line " +
-            std::to_string(chunks.empty() ? ph.body_line - 1
-                                          : chunks.back().first_line + chunks.back().lines - 1) +
-            ")");
   return res;
 }
 
+// After the whole body: fewer entries than the size line declares.
+void check_count(const std::string& name, const parsed_header& ph, std::uint64_t seen,
+                 std::uint64_t last_line) {
+  const std::uint64_t declared = ph.h.entries;
+  if (seen < declared)
+    throw parse_error(name, ph.size_line,
+                      "the size line declares " + std::to_string(declared) +
+                          " entries, but the file ends after " + std::to_string(seen) +
+                          (seen == 1 ? " entry" : " entries") + " (line " + std::to_string(last_line) + ")");
+}
+
 // Each off-diagonal (i, j, v) of a symmetric file gains (j, i, sign * v),
-// appended after the packed entries, chunk by chunk in parallel.
-void mirror_entries(coo_matrix<double>& a, const std::vector<line_chunk>& chunks,
-                    const std::vector<std::size_t>& count, const std::vector<std::size_t>& off_diag,
-                    double sign, unsigned threads) {
+// appended after the entries in their order, in parallel pieces.
+void mirror_entries(coo_matrix<double>& a, double sign, unsigned threads) {
   const std::size_t nnz = a.row_idx.size();
-  const auto first = detail::offsets_of(count);
+  const std::size_t pieces = nnz < (std::size_t(1) << 16) ? 1 : std::size_t(threads) * 4;
+  std::vector<std::size_t> off_diag(pieces, 0);
+  const auto np = static_cast<std::int64_t>(pieces);
+  const auto first = [&](std::size_t k) { return nnz / pieces * k + std::min(k, nnz % pieces); };
+#pragma omp parallel for schedule(static) num_threads(threads) if (np > 1)
+  for (std::int64_t k = 0; k < np; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    std::size_t c = 0;
+    for (std::size_t e = first(kk); e < first(kk + 1); ++e) c += a.row_idx[e] != a.col_idx[e];
+    off_diag[kk] = c;
+  }
   const auto mirror_at = detail::offsets_of(off_diag);
-  const std::size_t total = nnz + mirror_at.back();
-  a.row_idx.resize(total);
-  a.col_idx.resize(total);
-  a.values.resize(total);
+  detail::resize_outputs(nnz + mirror_at.back(), threads, a.row_idx, a.col_idx, a.values);
   index_t* r = a.row_idx.data();
   index_t* c = a.col_idx.data();
   double* v = a.values.data();
-  const auto n = static_cast<std::int64_t>(chunks.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
-  for (std::int64_t k = 0; k < n; ++k) {
-    std::size_t o = nnz + mirror_at[static_cast<std::size_t>(k)];
-    for (std::size_t e = first[static_cast<std::size_t>(k)]; e < first[static_cast<std::size_t>(k) + 1];
-         ++e) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (np > 1)
+  for (std::int64_t k = 0; k < np; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    std::size_t o = nnz + mirror_at[kk];
+    for (std::size_t e = first(kk); e < first(kk + 1); ++e) {
       if (r[e] == c[e]) continue;
       r[o] = c[e];
       c[o] = r[e];
@@ -447,32 +458,22 @@ void mirror_entries(coo_matrix<double>& a, const std::vector<line_chunk>& chunks
   }
 }
 
-mm_matrix parse_coordinate(const parsed_header& ph, const char* end, const std::string& name,
-                           const read_options& opt) {
+// One window of coordinate lines appended to `a` (which holds the entries of
+// the windows before): parsed into per-line slots past the end, then packed.
+void parse_coordinate_window(const parsed_header& ph, const char* begin, const char* end,
+                             std::uint64_t first_line, const std::string& name, const read_options& opt,
+                             unsigned threads, coo_matrix<double>& a, std::uint64_t& seen) {
   const mm_header& h = ph.h;
-  const unsigned threads = detail::thread_count(opt.threads);
-  const auto chunks = detail::split_lines(ph.body, end, ph.body_line, threads, opt.chunk_bytes);
-  std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
-
-  mm_matrix out;
-  out.header = h;
-  coo_matrix<double>& a = out.matrix;
-  a.rows = h.rows;
-  a.cols = h.cols;
+  const auto chunks = detail::split_lines(begin, end, first_line, threads, opt.chunk_bytes);
+  const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
+  const std::size_t base = a.row_idx.size();
   // Sized by the lines present (an upper bound on the entries the data can
-  // hold), never by the size line; mirrors need at most as many again.
-  const bool mirrored = h.symmetry != mm_symmetry::general;
-  if (mirrored) {
-    a.row_idx.reserve(2 * slots);
-    a.col_idx.reserve(2 * slots);
-    a.values.reserve(2 * slots);
-  }
-  detail::resize_outputs(slots, threads, a.row_idx, a.col_idx, a.values);
-
-  index_t* r = a.row_idx.data();
-  index_t* c = a.col_idx.data();
-  double* v = a.values.data();
-  auto res = parse_body(name, ph, chunks, threads, [&](const line_chunk& ch, chunk_result& cr) {
+  // hold), never by the size line.
+  detail::resize_outputs(base + slots, threads, a.row_idx, a.col_idx, a.values);
+  index_t* r = a.row_idx.data() + base;
+  index_t* c = a.col_idx.data() + base;
+  double* v = a.values.data() + base;
+  auto res = parse_body(name, ph, chunks, threads, seen, [&](const line_chunk& ch, chunk_result& cr) {
     const std::size_t s = ch.first_slot;
     switch (h.field) {
       case mm_field::real:
@@ -486,23 +487,46 @@ mm_matrix parse_coordinate(const parsed_header& ph, const char* end, const std::
         break;
     }
   });
-
   std::vector<std::size_t> count(res.size());
-  std::vector<std::size_t> off_diag(res.size());
-  for (std::size_t k = 0; k < res.size(); ++k) {
-    count[k] = res[k].entries;
-    off_diag[k] = res[k].off_diagonal;
-  }
-  const std::size_t nnz = detail::pack_slots(r, chunks, count);
+  for (std::size_t k = 0; k < res.size(); ++k) count[k] = res[k].entries;
+  const std::size_t nnz = base + detail::pack_slots(r, chunks, count);
   detail::pack_slots(c, chunks, count);
   detail::pack_slots(v, chunks, count);
   a.row_idx.resize(nnz);
   a.col_idx.resize(nnz);
   a.values.resize(nnz);
+}
 
-  if (mirrored)
-    mirror_entries(a, chunks, count, off_diag, h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0,
-                   threads);
+// Number of the line after a window of text starting at line `first`.
+std::uint64_t line_after(const char* begin, const char* end, std::uint64_t first) {
+  const std::uint64_t nl = detail::count_newlines(begin, end);
+  return first + nl;
+}
+
+// The body: [body, end) of the first window, then every later window.
+mm_matrix parse_coordinate(const parsed_header& ph, const char* end, detail::text_windows& more,
+                           const std::string& name, const read_options& opt) {
+  const unsigned threads = more.parse_threads(opt.threads);
+  mm_matrix out;
+  out.header = ph.h;
+  coo_matrix<double>& a = out.matrix;
+  a.rows = ph.h.rows;
+  a.cols = ph.h.cols;
+  std::uint64_t seen = 0, line = ph.body_line, last_line = ph.body_line - 1;
+  detail::reserve_for_windows(more.size_hint(), ph.body, end, a.row_idx, a.col_idx, a.values);
+  for (std::string_view w(ph.body, static_cast<std::size_t>(end - ph.body));; w = more.next()) {
+    if (w.empty() && w.data() != ph.body) break;  // the first window's body may be empty
+    if (w.empty()) continue;
+    const char* b = w.data();
+    const char* e = b + w.size();
+    parse_coordinate_window(ph, b, e, line, name, opt, threads, a, seen);
+    const std::uint64_t next = line_after(b, e, line);
+    last_line = e[-1] == '\n' ? next - 1 : next;
+    line = next;
+  }
+  check_count(name, ph, seen, last_line);
+  if (ph.h.symmetry != mm_symmetry::general)
+    mirror_entries(a, ph.h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0, threads);
   return out;
 }
 
@@ -521,12 +545,15 @@ std::vector<double> parse_array_values(const parsed_header& ph, const char* end,
 
   std::vector<double> stored(slots);
   double* v = stored.data();
-  auto res = parse_body(name, declared, chunks, threads, [&](const line_chunk& ch, chunk_result& cr) {
+  std::uint64_t seen = 0;
+  auto res = parse_body(name, declared, chunks, threads, seen, [&](const line_chunk& ch, chunk_result& cr) {
     if (h.field == mm_field::integer)
       parse_array_chunk<mm_field::integer>(ch, h, v + ch.first_slot, cr);
     else
       parse_array_chunk<mm_field::real>(ch, h, v + ch.first_slot, cr);
   });
+  check_count(name, declared, seen,
+              chunks.empty() ? ph.body_line - 1 : chunks.back().first_line + chunks.back().lines - 1);
   std::vector<std::size_t> count(res.size());
   for (std::size_t k = 0; k < res.size(); ++k) count[k] = res[k].entries;
   stored.resize(detail::pack_slots(v, chunks, count));
@@ -547,22 +574,27 @@ std::vector<double> parse_array_values(const parsed_header& ph, const char* end,
 
 // ---- writing ----------------------------------------------------------------------
 
-// Buffered output to a plain or gzip file; every failure is an io_error.
+// Buffered output to a plain or gzip file through io::output_file (a
+// temporary renamed into place at close(); "-" is standard output); every
+// failure is an io_error. A .gz name is compressed by zlib writing to a
+// duplicate of the temporary's descriptor, so the rename still publishes the
+// file only when complete.
 class text_sink {
  public:
-  explicit text_sink(const std::string& path) : path_(path) {
+  explicit text_sink(const std::string& path) : path_(path), out_(path) {
     gz_ = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
     if (gz_) {
-      gzf_ = gzopen(path.c_str(), "wb6");
-      if (!gzf_) fail();
-    } else {
-      f_ = std::fopen(path.c_str(), "wb");
-      if (!f_) fail();
+      const int fd = ::dup(::fileno(out_.get()));
+      if (fd < 0) fail();
+      gzf_ = gzdopen(fd, "wb6");
+      if (!gzf_) {
+        ::close(fd);
+        fail();
+      }
     }
     buf_.reserve(1 << 20);
   }
   ~text_sink() {
-    if (f_) std::fclose(f_);
     if (gzf_) gzclose(gzf_);
   }
   text_sink(const text_sink&) = delete;
@@ -577,22 +609,15 @@ class text_sink {
     if (gz_) {
       if (gzwrite(gzf_, buf_.data(), static_cast<unsigned>(buf_.size())) != static_cast<int>(buf_.size()))
         fail();
-    } else if (std::fwrite(buf_.data(), 1, buf_.size(), f_) != buf_.size()) {
-      fail();
+    } else {
+      out_.write(buf_);
     }
     buf_.clear();
   }
   void close() {
     flush();
-    int rc = 0;
-    if (gz_) {
-      rc = gzclose(gzf_) == Z_OK ? 0 : -1;
-      gzf_ = nullptr;
-    } else {
-      rc = std::fclose(f_);
-      f_ = nullptr;
-    }
-    if (rc != 0) fail();
+    if (gz_ && gzclose(std::exchange(gzf_, nullptr)) != Z_OK) fail();
+    out_.commit();
   }
 
  private:
@@ -601,8 +626,8 @@ class text_sink {
     throw io_error(path_, std::string("cannot write: ") + (err ? std::strerror(err) : "write failed"));
   }
   std::string path_;
+  output_file out_;
   bool gz_ = false;
-  std::FILE* f_ = nullptr;
   gzFile gzf_ = nullptr;
   std::string buf_;
 };
@@ -675,9 +700,27 @@ void write_coordinate(const std::string& path, index_t rows, index_t cols, std::
 }  // namespace
 
 mm_matrix parse_matrix_market(std::string_view text, const std::string& name, const read_options& opt) {
+  detail::whole_text one(text);
+  return detail::parse_matrix_market_windows(one, name, opt);
+}
+
+namespace detail {
+
+// The header from the first window (so a file that is not Matrix Market
+// fails there); a coordinate body window by window; an array (a dense
+// vector or matrix, as large as its values) gathered whole.
+mm_matrix parse_matrix_market_windows(text_windows& windows, const std::string& name,
+                                      const read_options& opt) {
+  const std::string_view text = windows.next();
   const parsed_header ph = parse_header(text, name);
   const char* end = text.data() + text.size();
-  if (ph.h.coordinate) return parse_coordinate(ph, end, name, opt);
+  if (ph.h.coordinate) return parse_coordinate(ph, end, windows, name, opt);
+  std::string whole;
+  for (std::string_view w = windows.next(); !w.empty(); w = windows.next()) {
+    if (whole.empty()) whole.assign(text);
+    whole.append(w);
+  }
+  if (!whole.empty()) return parse_matrix_market(whole, name, opt);
   // An array read as a sparse matrix: its nonzeros, column by column.
   mm_matrix out;
   out.header = ph.h;
@@ -695,6 +738,8 @@ mm_matrix parse_matrix_market(std::string_view text, const std::string& name, co
   return out;
 }
 
+}  // namespace detail
+
 mm_array parse_matrix_market_array(std::string_view text, const std::string& name, const read_options& opt) {
   const parsed_header ph = parse_header(text, name);
   if (ph.h.coordinate)
@@ -706,6 +751,10 @@ mm_array parse_matrix_market_array(std::string_view text, const std::string& nam
 }
 
 mm_matrix read_matrix_market(const std::string& path, const read_options& opt) {
+  if (detail::is_gzip_file(path)) {
+    const auto windows = detail::open_gzip_windows(path);
+    return detail::parse_matrix_market_windows(*windows, path, opt);
+  }
   const auto text = detail::read_file(path, detail::thread_count(opt.threads));
   return parse_matrix_market(text.view(), path, opt);
 }

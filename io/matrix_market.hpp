@@ -64,6 +64,13 @@ mm_matrix parse_matrix_market(std::string_view text, const std::string& name, co
 mm_array parse_matrix_market_array(std::string_view text, const std::string& name,
                                    const read_options& opt = {});
 
+namespace detail {
+class text_windows;  // io/text_input.hpp
+// parse_matrix_market over text given window by window (a .gz file streamed).
+mm_matrix parse_matrix_market_windows(text_windows& windows, const std::string& name,
+                                      const read_options& opt);
+}  // namespace detail
+
 // Writers. Values are written with enough digits to read back bit-identically
 // (shortest round-trip form); a path ending in .gz is written gzipped. `field`
 // integer requires integral values, pattern drops them. io_error when the file

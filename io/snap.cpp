@@ -85,22 +85,22 @@ struct edge_list {
   std::uint64_t max_id = 0;
 };
 
-// Parses the lines in parallel chunks, one slot per line (sized by the data,
-// not a header), then packs the slots.
-edge_list parse_edges(const char* begin, const char* end, const std::string& name, const read_options& opt,
-                      unsigned threads) {
-  const auto chunks = detail::split_lines(begin, end, 1, threads, opt.chunk_bytes);
+// Parses one window's lines in parallel chunks, one slot per line (sized by
+// the data, not a header) past the edges of earlier windows, then packs them.
+void parse_edge_window(const char* begin, const char* end, std::uint64_t first_line, const std::string& name,
+                       const read_options& opt, unsigned threads, edge_list& el) {
+  const auto chunks = detail::split_lines(begin, end, first_line, threads, opt.chunk_bytes);
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
-  edge_list el;
   std::vector<std::int64_t>& src = el.src;
   std::vector<std::int64_t>& dst = el.dst;
-  detail::resize_outputs(slots, threads, src, dst);
+  const std::size_t base = src.size();
+  detail::resize_outputs(base + slots, threads, src, dst);
   std::vector<chunk_result> res(chunks.size());
   const auto nchunks = static_cast<std::int64_t>(chunks.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nchunks > 1)
   for (std::int64_t k = 0; k < nchunks; ++k) {
     const auto& c = chunks[static_cast<std::size_t>(k)];
-    parse_edge_chunk(c, src.data() + c.first_slot, dst.data() + c.first_slot,
+    parse_edge_chunk(c, src.data() + base + c.first_slot, dst.data() + base + c.first_slot,
                      res[static_cast<std::size_t>(k)]);
   }
   std::vector<detail::chunk_error> errors(res.size());
@@ -111,13 +111,25 @@ edge_list parse_edges(const char* begin, const char* end, const std::string& nam
     el.max_id = std::max(el.max_id, res[k].max_id);
   }
   detail::throw_first_error(name, chunks, errors);
-  const std::size_t edges = detail::pack_slots(src.data(), chunks, count);
-  detail::pack_slots(dst.data(), chunks, count);
+  const std::size_t edges = base + detail::pack_slots(src.data() + base, chunks, count);
+  detail::pack_slots(dst.data() + base, chunks, count);
   src.resize(edges);
   dst.resize(edges);
   if (edges > max_index)
     throw dimension_error(name + ": " + std::to_string(edges) +
                           " edges exceed perron's 32-bit index limit (" + std::to_string(max_index) + ")");
+}
+
+// Every window's edges, in file order.
+edge_list parse_edges(std::string_view first, detail::text_windows& more, const std::string& name,
+                      const read_options& opt, unsigned threads) {
+  edge_list el;
+  detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst);
+  std::uint64_t line = 1;
+  for (std::string_view w = first; !w.empty(); w = more.next()) {
+    parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, el);
+    line += detail::count_newlines(w.data(), w.data() + w.size());
+  }
   return el;
 }
 
@@ -216,12 +228,19 @@ void remap(const std::vector<std::int64_t>& from, const id_ranks& r, const std::
 }  // namespace
 
 snap_graph parse_snap(std::string_view text, const std::string& name, const read_options& opt) {
+  detail::whole_text one(text);
+  return detail::parse_snap_windows(one, name, opt);
+}
+
+namespace detail {
+
+snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt) {
+  std::string_view text = windows.next();
   if (text.empty()) throw parse_error(name, 0, "empty file");
-  const unsigned threads = detail::thread_count(opt.threads);
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  if (text.size() >= 3 && std::memcmp(begin, "\xEF\xBB\xBF", 3) == 0) begin += 3;  // UTF-8 byte order mark
-  edge_list el = parse_edges(begin, end, name, opt, threads);
+  const unsigned threads = windows.parse_threads(opt.threads);
+  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
+    text.remove_prefix(3);  // UTF-8 byte order mark
+  edge_list el = parse_edges(text, windows, name, opt, threads);
   const std::size_t edges = el.src.size();
 
   // Monotone remap: new id = rank of the original id among the distinct ids.
@@ -247,7 +266,13 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
   return g;
 }
 
+}  // namespace detail
+
 snap_graph read_snap(const std::string& path, const read_options& opt) {
+  if (detail::is_gzip_file(path)) {
+    const auto windows = detail::open_gzip_windows(path);
+    return detail::parse_snap_windows(*windows, path, opt);
+  }
   const auto text = detail::read_file(path, detail::thread_count(opt.threads));
   return parse_snap(text.view(), path, opt);
 }

@@ -26,4 +26,10 @@ snap_graph read_snap(const std::string& path, const read_options& opt = {});
 // The same over text in memory; `name` is what errors call the input.
 snap_graph parse_snap(std::string_view text, const std::string& name, const read_options& opt = {});
 
+namespace detail {
+class text_windows;  // io/text_input.hpp
+// parse_snap over text given window by window (a .gz file streamed).
+snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt);
+}  // namespace detail
+
 }  // namespace perron::io

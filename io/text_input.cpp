@@ -5,19 +5,24 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <new>
+#include <thread>
 
 #include "core/error.hpp"
+#include "io/inflate.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -110,71 +115,17 @@ text_buffer read_stream(int fd, const std::string& path) {
   return buf;
 }
 
-// Streams compressed bytes from `pull` (which fills a buffer, returning 0 at
-// end of input) through zlib into one text buffer. Only one piece of the
-// compressed input is held at a time. Concatenated gzip members (pigz,
-// bgzip) are read one after another, as gzip -d does.
-template <class Pull>
-text_buffer inflate_stream(const std::string& name, std::uint64_t expected_size, Pull pull) {
-  z_stream zs{};
-  // 15 + 32: the largest window, and zlib detects a gzip or zlib header.
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) throw std::bad_alloc();
-  struct guard {
-    z_stream* zs;
-    ~guard() { inflateEnd(zs); }
-  } g{&zs};
-
+// Inflates everything `pull` gives into one text buffer.
+text_buffer inflate_all(const std::string& name, std::uint64_t expected_size, gzip_inflater::pull_fn pull) {
+  gzip_inflater z(name, std::move(pull));
   text_buffer out(static_cast<std::size_t>(std::max<std::uint64_t>(expected_size, 1 << 16)));
-  std::unique_ptr<unsigned char[]> in(new unsigned char[read_piece]);
-  bool input_done = false;
-  bool stream_end = false;
   for (;;) {
-    if (zs.avail_in == 0 && !input_done) {
-      const std::size_t got = pull(in.get(), read_piece);
-      if (got == 0) input_done = true;
-      zs.next_in = in.get();
-      zs.avail_in = static_cast<uInt>(got);
-    }
-    if (stream_end) {
-      // Between members: more input must be another gzip member.
-      if (zs.avail_in == 0 && input_done) break;
-      if (zs.avail_in == 0) continue;
-      if (zs.avail_in < 2 && !input_done) {
-        // Need two bytes to check the magic; pull more behind the one left.
-        unsigned char keep = zs.next_in[0];
-        in[0] = keep;
-        const std::size_t got = pull(in.get() + 1, read_piece - 1);
-        if (got == 0) input_done = true;
-        zs.next_in = in.get();
-        zs.avail_in = static_cast<uInt>(got + 1);
-      }
-      if (!has_gzip_magic(zs.next_in, zs.avail_in))
-        throw io_error(name, "unexpected data after the end of the gzip stream");
-      if (inflateReset(&zs) != Z_OK) throw io_error(name, "corrupt gzip data");
-      stream_end = false;
-    }
     if (out.room() == 0) out.reserve(out.capacity() + std::max<std::size_t>(out.capacity() / 2, 1 << 16));
-    zs.next_out = reinterpret_cast<Bytef*>(out.tail());
-    const std::size_t room = std::min<std::size_t>(out.room(), std::numeric_limits<uInt>::max());
-    zs.avail_out = static_cast<uInt>(room);
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    out.set_size(out.size() + (room - zs.avail_out));
-    if (rc == Z_STREAM_END) {
-      stream_end = true;
-      continue;
-    }
-    if (rc == Z_OK) continue;
-    if (rc == Z_BUF_ERROR) {
-      // No progress possible: either more input is needed or the output is full.
-      if (zs.avail_in == 0 && input_done)
-        throw io_error(name, "truncated gzip file: the compressed data ends early (after " +
-                                 std::to_string(out.size()) + " uncompressed bytes)");
-      continue;
-    }
-    if (rc == Z_MEM_ERROR) throw std::bad_alloc();
-    throw io_error(name, std::string("corrupt gzip data (") + (zs.msg ? zs.msg : "inflate failed") + ")");
+    const std::size_t room = out.room();
+    const std::size_t got = z.read(out.tail(), room);
+    out.set_size(out.size() + got);
+    if (got < room) return out;
   }
-  return out;
 }
 
 // Initial output guess for a gzip file: its size trailer (the uncompressed
@@ -275,7 +226,7 @@ text_buffer read_file(const std::string& path, unsigned threads, read_stats* sta
                   std::uint32_t(t[3]) << 24;
     }
     const int f = fd.get();
-    text = inflate_stream(path, gzip_size_hint(size, trailer), [&](unsigned char* out, std::size_t n) {
+    text = inflate_all(path, gzip_size_hint(size, trailer), [&](unsigned char* out, std::size_t n) {
       return read_fully(f, reinterpret_cast<char*>(out), n, path);
     });
   } else if (regular) {
@@ -299,7 +250,7 @@ text_buffer gunzip(const std::string& name, const void* data, std::size_t size) 
     trailer = std::uint32_t(p[size - 4]) | std::uint32_t(p[size - 3]) << 8 |
               std::uint32_t(p[size - 2]) << 16 | std::uint32_t(p[size - 1]) << 24;
   std::size_t pos = 0;
-  return inflate_stream(name, gzip_size_hint(size, trailer), [&](unsigned char* out, std::size_t n) {
+  return inflate_all(name, gzip_size_hint(size, trailer), [&](unsigned char* out, std::size_t n) {
     const std::size_t k = std::min(n, size - pos);
     std::memcpy(out, p + pos, k);
     pos += k;
@@ -454,6 +405,175 @@ std::vector<std::string_view> line_tokens(const char* line, const char* end) {
     p = q;
   }
   return tokens;
+}
+
+}  // namespace perron::io::detail
+
+namespace perron::io::detail {
+namespace {
+
+// The uncompressed size a gzip file's trailer gives (capped by what deflate
+// can produce from its size; see gzip_size_hint).
+std::uint64_t size_hint_of(int fd, std::uint64_t size) {
+  if (size < 18) return 0;
+  unsigned char t[4];
+  int err = 0;
+  if (pread_fully(fd, reinterpret_cast<char*>(t), 4, size - 4, err) != 4) return 0;
+  return gzip_size_hint(size, std::uint32_t(t[0]) | std::uint32_t(t[1]) << 8 | std::uint32_t(t[2]) << 16 |
+                                  std::uint32_t(t[3]) << 24);
+}
+
+// Producer / consumer over three window buffers: the producer thread inflates
+// into a free buffer, cuts it after its last newline (the rest starts the next
+// window), and queues it; next() hands the oldest queued window to the parser
+// and frees the one it had. Errors on the producer are rethrown by next().
+class gzip_windows final : public text_windows {
+ public:
+  gzip_windows(const std::string& path, std::size_t window) : path_(path), window_(window) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw_errno(path, errno);
+    if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw_errno(path, errno);
+    stats_.file_bytes = static_cast<std::uint64_t>(st.st_size);
+    stats_.gzip = true;
+    hint_ = size_hint_of(fd_, stats_.file_bytes);
+    for (int k = 0; k < slots; ++k) {
+      buf_[k].reserve(window_);
+      free_.push_back(k);
+    }
+    producer_ = std::thread([this] { produce(); });
+  }
+  ~gzip_windows() override {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    producer_.join();
+    ::close(fd_);
+  }
+
+  std::string_view next() override {
+    std::unique_lock<std::mutex> lock(m_);
+    if (held_ >= 0) free_.push_back(std::exchange(held_, -1));
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return !full_.empty() || done_; });
+    if (full_.empty()) {
+      if (error_) std::rethrow_exception(error_);
+      return {};
+    }
+    held_ = full_.front();
+    full_.pop_front();
+    return buf_[held_].view();
+  }
+  const read_stats& stats() const override { return stats_; }
+  unsigned busy_threads() const override { return 1; }
+  std::uint64_t size_hint() const override { return hint_; }
+
+ private:
+  static constexpr int slots = 3;
+
+  int take_free() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return !free_.empty() || stop_; });
+    if (stop_) return -1;
+    const int k = free_.front();
+    free_.pop_front();
+    return k;
+  }
+  void queue(int k) {
+    std::lock_guard<std::mutex> lock(m_);
+    full_.push_back(k);
+    cv_.notify_all();
+  }
+  void produce() {
+    try {
+      produce_windows();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m_);
+      error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(m_);
+    done_ = true;
+    cv_.notify_all();
+  }
+  void produce_windows();
+
+  std::string path_;
+  std::size_t window_;
+  int fd_ = -1;
+  std::uint64_t hint_ = 0;
+  read_stats stats_;
+  text_buffer buf_[slots];
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<int> free_, full_;
+  int held_ = -1;
+  bool stop_ = false, done_ = false;
+  std::exception_ptr error_;
+  std::thread producer_;
+};
+
+void gzip_windows::produce_windows() {
+  const auto start = std::chrono::steady_clock::now();
+  double waited = 0;
+  gzip_inflater z(path_, [this](unsigned char* out, std::size_t n) {
+    return read_fully(fd_, reinterpret_cast<char*>(out), n, path_);
+  });
+  std::vector<char> carry;  // the partial last line of the previous window
+  bool first = true;
+  for (bool end = false; !end;) {
+    const auto wait_start = std::chrono::steady_clock::now();
+    const int k = take_free();
+    waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
+    if (k < 0) return;
+    text_buffer& b = buf_[k];
+    if (carry.size() >= window_) b.reserve(carry.size() + window_);
+    std::memcpy(b.mutable_data(), carry.data(), carry.size());
+    const std::size_t room = b.capacity() - carry.size();
+    const std::size_t got = z.read(b.mutable_data() + carry.size(), room);
+    end = got < room;
+    std::size_t size = carry.size() + got, cut = size;
+    if (!end) {
+      const char* nl = static_cast<const char*>(::memrchr(b.data(), '\n', size));
+      // The first window goes out whole even without a newline: its header
+      // check fails with the format's own message (a gzip bomb of zeros).
+      if (nl)
+        cut = static_cast<std::size_t>(nl - b.data()) + 1;
+      else if (!first)
+        throw io_error(path_, "a line longer than " + std::to_string(window_ >> 20) +
+                                  " MiB after uncompressed byte " + std::to_string(z.total_out() - size) +
+                                  ": not Matrix Market or SNAP text");
+    }
+    carry.assign(b.data() + cut, b.data() + size);
+    b.set_size(cut);
+    first = false;
+    if (cut > 0)
+      queue(k);
+    else {
+      std::lock_guard<std::mutex> lock(m_);
+      free_.push_back(k);
+    }
+  }
+  stats_.text_bytes = z.total_out();
+  stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - waited;
+}
+
+}  // namespace
+
+std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window) {
+  return std::make_unique<gzip_windows>(path, std::max<std::size_t>(window, 4096));
+}
+
+bool is_gzip_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  file_descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return false;
+  unsigned char magic[2] = {0, 0};
+  int err = 0;
+  return has_gzip_magic(magic, pread_fully(fd.get(), reinterpret_cast<char*>(magic), 2, 0, err));
 }
 
 }  // namespace perron::io::detail

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -81,11 +82,62 @@ class file_descriptor {
   int fd_;
 };
 
+// std::thread-free helpers around OpenMP.
+unsigned thread_count(unsigned requested);  // 0 -> omp_get_max_threads()
+
 struct read_stats {
   std::uint64_t file_bytes = 0;  // bytes on disk
+  std::uint64_t text_bytes = 0;  // bytes of text (after decompressing)
   bool gzip = false;
   double seconds = 0;  // reading (and decompressing)
 };
+
+// Text handed to a parser in windows of whole lines: a plain file is one
+// window; a gzip file is inflated window by window on a second thread while
+// the parser works on the window before (so memory holds a few windows, not
+// the whole text, and a bad header is found in the first window).
+class text_windows {
+ public:
+  virtual ~text_windows() = default;
+  // The next run of whole lines (the very first window, and the last, may end
+  // without a newline), or an empty view after the last. Valid until the
+  // next call.
+  virtual std::string_view next() = 0;
+  // Complete once next() has returned the empty view.
+  virtual const read_stats& stats() const = 0;
+  // Cores busy producing the windows meanwhile (the inflater thread): the
+  // parse leaves them free, since OpenMP threads waiting at a barrier spin.
+  virtual unsigned busy_threads() const { return 0; }
+  // About how many bytes of text all windows hold (0: unknown), for reserving
+  // the parse's arrays once instead of growing them window by window.
+  virtual std::uint64_t size_hint() const { return 0; }
+  // The parse's thread count for `requested` (0: all).
+  unsigned parse_threads(unsigned requested) const {
+    const unsigned t = thread_count(requested);
+    return t > busy_threads() ? t - busy_threads() : 1;
+  }
+};
+
+// One window: the whole text.
+class whole_text final : public text_windows {
+ public:
+  explicit whole_text(std::string_view text) : text_(text) { stats_.text_bytes = text.size(); }
+  std::string_view next() override { return std::exchange(text_, std::string_view()); }
+  const read_stats& stats() const override { return stats_; }
+
+ private:
+  std::string_view text_;
+  read_stats stats_;
+};
+
+// Windows of about `window` bytes of the inflated gzip file `path` (io_error
+// for a missing, corrupt or truncated file, or for a line longer than a
+// window past the first one).
+constexpr std::size_t default_window = std::size_t(8) << 20;
+std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = default_window);
+
+// True when `path` is a regular file starting with the gzip magic number.
+bool is_gzip_file(const std::string& path);
 
 // Reads the whole file. io_error (naming the file) when it is missing, a
 // directory, unreadable, or a gzip stream that is corrupt or truncated.
@@ -97,9 +149,6 @@ bool has_gzip_magic(const void* data, std::size_t size);
 // Inflates an in-memory gzip (or zlib) stream; `name` is used in errors.
 text_buffer gunzip(const std::string& name, const void* data, std::size_t size);
 
-// std::thread-free helpers around OpenMP.
-unsigned thread_count(unsigned requested);  // 0 -> omp_get_max_threads()
-
 // Newlines in [begin, end) (16 bytes at a time where SSE2 is available).
 std::size_t count_newlines(const char* begin, const char* end);
 
@@ -107,11 +156,20 @@ std::size_t count_newlines(const char* begin, const char* end);
 // advised for huge pages and its pages mapped by all threads (prefault) before
 // it is first touched, and several arrays are filled concurrently
 // (std::vector cannot skip the fill itself).
+//
+// Growing arrays that hold data (a later text window) keeps it, grows the
+// capacity geometrically (appends stay linear) and maps only the new part.
 template <class... Vectors>
 void resize_outputs(std::size_t n, unsigned threads, Vectors&... v) {
-  (v.reserve(n), ...);
-  (perron::advise_huge_pages(v.data(), v.capacity() * sizeof(*v.data())), ...);
-  perron::prefault({perron::byte_span{v.data(), n * sizeof(*v.data())}...}, threads);
+  const auto grow = [n](auto& x) {
+    if (n <= x.capacity()) return;
+    x.reserve(x.empty() ? n : std::max(n, x.capacity() + x.capacity() / 2));
+    perron::advise_huge_pages(x.data(), x.capacity() * sizeof(*x.data()));
+  };
+  (grow(v), ...);
+  perron::prefault({perron::byte_span{v.data() + std::min(n, v.size()),
+                                      (n - std::min(n, v.size())) * sizeof(*v.data())}...},
+                   threads);
   // Widest element first, handed out dynamically: with 2 threads and (int, int,
   // double) arrays each thread fills the same number of bytes.
   constexpr int count = sizeof...(Vectors);
@@ -125,6 +183,23 @@ void resize_outputs(std::size_t n, unsigned threads, Vectors&... v) {
   };
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && n > 65536)
   for (int k = 0; k < count; ++k) resize_one(order[k], v...);
+}
+
+// Reserves (virtual memory only; nothing is touched) one slot per line the
+// whole text is expected to hold, extrapolated from the lines of the first
+// window [begin, end) to `total` bytes; nothing when the window is the text.
+template <class... Vectors>
+void reserve_for_windows(std::uint64_t total, const char* begin, const char* end, Vectors&... v) {
+  const auto bytes = static_cast<std::uint64_t>(end - begin);
+  if (bytes == 0 || total <= bytes) return;
+  const double lines = double(count_newlines(begin, end) + 1) * (double(total) / double(bytes)) * 1.05;
+  const auto n = static_cast<std::size_t>(std::min(lines, double(total)));
+  try {
+    (v.reserve(n), ...);
+  } catch (const std::bad_alloc&) {
+    return;  // a forged size trailer: the arrays grow as the windows come
+  }
+  (perron::advise_huge_pages(v.data(), v.capacity() * sizeof(*v.data())), ...);
 }
 
 // A run of whole lines. `lines` counts line starts in [begin, end): the

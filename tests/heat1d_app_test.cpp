@@ -178,6 +178,27 @@ TEST_F(heat1d_app, InitialConditionFiles) {
   EXPECT_EQ(o.code, 66) << o.err;
 }
 
+// An output that is the initial-condition file (or another output) is refused
+// before anything runs; the file is left as it was, and no temporary remains.
+TEST_F(heat1d_app, OutputThatIsAnInputIsRefused) {
+  std::string u0;
+  for (int i = 0; i < 11; ++i) u0 += i < 5 ? "1\n" : "0\n";
+  std::ofstream(path("u0.txt")) << u0;
+  const std::string ic = " --device cpu --N 11 --ic file:" + quote(path("u0.txt"));
+  for (const std::string& opts : {" -o " + quote(path("u0.txt")), " --json " + quote(path("u0.txt")),
+                                  " --plot " + quote(path("u0.txt")),
+                                  " -o " + quote(path("a.tsv")) + " --json " + quote(path("a.tsv"))}) {
+    const outcome o = run(ic + opts);
+    EXPECT_EQ(o.code, 64) << opts << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_EQ(slurp(path("u0.txt")), u0);
+  }
+  const outcome o = run(ic + " -o " + quote(path("u.tsv")) + " --json " + quote(path("s.json")));
+  EXPECT_EQ(o.code, 0) << o.err;
+  for (const auto& e : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
 TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
   const outcome o = run("--device cpu --method implicit --solver jacobi --max-iter 5 --steps 10 -o " +
                         quote(path("u.tsv")) + " --json " + quote(path("r.json")));

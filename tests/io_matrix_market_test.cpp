@@ -235,6 +235,27 @@ TEST_F(io_mm, RoundTripArray) {
   EXPECT_THROW(io::write_matrix_market_array(path("x.mtx"), m, 4, 2), dimension_error);
 }
 
+// A write that fails half way (a value an integer file cannot hold, found
+// after the first megabyte) leaves the earlier file untouched and no
+// temporary beside it, plain and gzip alike.
+TEST_F(io_mm, FailedWriteLeavesTheOldFile) {
+  coo_matrix<double> a = test::random_coo(2000, 2000, 0.05, 3);
+  for (double& v : a.values) v = std::round(v * 100);
+  a.values.back() = 0.5;
+  for (const char* name : {"old.mtx", "old.mtx.gz"}) {
+    const std::vector<double> m = {1, 2};
+    io::write_matrix_market_array(path(name), m, 2, 1);
+    EXPECT_THROW(io::write_matrix_market(path(name), a, mm_field::integer), invalid_argument);
+    EXPECT_EQ(io::read_matrix_market_array(path(name)).values, m) << name;
+  }
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 2u);
+}
+
 TEST_F(io_mm, WriteToMissingDirectoryIsIoError) {
   const auto a = test::random_coo(3, 3, 0.5, 1);
   EXPECT_THROW(io::write_matrix_market(path("no/such/dir/a.mtx"), a), io_error);

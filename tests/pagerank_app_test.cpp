@@ -113,6 +113,60 @@ TEST_F(pagerank_app, TsvOutputMatchesReference) {
   }
 }
 
+// An output that is an input (directly or through a link) is refused before
+// anything is written: the graph stays as it was.
+TEST_F(pagerank_app, OutputThatIsAnInputIsRefused) {
+  const std::string g = file("small.mtx", small_mtx);
+  const std::string v = file("weights.txt", "1 1\n2 1\n");
+  fs::create_symlink(g, path("link.mtx"));
+  for (const std::vector<std::string>& args : {std::vector<std::string>{g, "--output", g},
+                                               {g, "--output", path("link.mtx")},
+                                               {g, "--personalize", v, "--output", v},
+                                               {g, "--plot", g},
+                                               {g, "--output", "-", "--plot", "-"}}) {
+    const outcome o = run(args);
+    EXPECT_EQ(o.code, 64) << args[2];
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_EQ(slurp(g), small_mtx);
+    EXPECT_EQ(slurp(v), "1 1\n2 1\n");
+  }
+}
+
+// --output - : standard output holds only the TSV, the summary goes to stderr;
+// no file named '-' and no temporary is left behind.
+TEST_F(pagerank_app, OutputDashIsStandardOutput) {
+  const std::string g = file("small.mtx", small_mtx);
+  const outcome o = run({g, "--output", "-"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(parse_tsv(o.out).size(), 5u);
+  EXPECT_NE(o.err.find("iterations"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    const std::string name = e.path().filename().string();
+    EXPECT_NE(name, "-");
+    EXPECT_EQ(name.find(".tmp-"), std::string::npos) << name;
+  }
+}
+
+// --plot: one point per iteration the solver ran, on a log axis.
+TEST_F(pagerank_app, PlotOfTheResidual) {
+  const std::string g = file("small.mtx", small_mtx);
+  const std::string svg = path("residual.svg");
+  const outcome o = run({g, "--plot", svg, "--json", "--device", "cpu"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string text = slurp(svg);
+  ASSERT_EQ(text.rfind("<?xml", 0), 0u);
+  EXPECT_NE(text.find("</svg>"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '<'), std::count(text.begin(), text.end(), '>'));
+  const auto at = o.out.find("\"iterations\": ");
+  ASSERT_NE(at, std::string::npos);
+  const int iterations = std::stoi(o.out.substr(at + 14));
+  // The residual curve is the first <path> drawn inside the clip group.
+  const auto curve = text.find("<path stroke=");
+  ASSERT_NE(curve, std::string::npos);
+  const std::string d = text.substr(curve, text.find("/>", curve) - curve);
+  EXPECT_EQ(std::count(d.begin(), d.end(), 'M') + std::count(d.begin(), d.end(), 'L'), iterations);
+}
+
 TEST_F(pagerank_app, SnapKeepsOriginalIds) {
   // ids 7, 30, 1000, 42: remapped internally, named as in the file on output.
   const std::string g = file("g.txt", "# Nodes: 4 Edges: 4\n7\t30\n30\t1000\n1000\t7\n42\t7\n");

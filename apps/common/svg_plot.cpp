@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/output_file.hpp"
 
 namespace perron::app {
 
@@ -132,10 +132,25 @@ frame frame_for(const std::vector<plot_series>& series, const plot_options& opt)
   return {left, top, opt.width - left - right, opt.height - top - bottom, xlo, xhi, ylo, yhi};
 }
 
+// y ticks: 1-2-5 steps, or on a log axis (y holds log10 of the data) whole
+// decades, thinned to at most about 8.
+std::vector<double> y_ticks(const frame& f, bool log_y) {
+  if (!log_y) return nice_ticks(f.ylo, f.yhi, 6);
+  const double lo = std::ceil(f.ylo - 1e-9), hi = std::floor(f.yhi + 1e-9);
+  const double step = std::max(1.0, std::ceil((hi - lo + 1) / 8));
+  std::vector<double> t;
+  for (double d = lo; d <= hi; d += step) t.push_back(d);
+  return t;
+}
+
+std::string y_label_of(double t, double step, bool log_y) {
+  return log_y ? format_g(std::pow(10.0, t), 3) : tick_label(t, step);
+}
+
 // Title, grid, ticks with their labels, the plot's border and the axis labels.
 void write_axes(std::ostream& o, const frame& f, const plot_options& opt) {
   const double left = f.left, top = f.top, pw = f.pw, ph = f.ph, h = opt.height;
-  const auto xt = nice_ticks(f.xlo, f.xhi, 8), yt = nice_ticks(f.ylo, f.yhi, 6);
+  const auto xt = nice_ticks(f.xlo, f.xhi, 8), yt = y_ticks(f, opt.log_y);
   if (!opt.title.empty())
     o << "<text x=\"" << fmt(left + pw / 2) << "\" y=\"30\" text-anchor=\"middle\" font-size=\"17\">"
       << xml_escape(opt.title) << "</text>\n";
@@ -155,7 +170,7 @@ void write_axes(std::ostream& o, const frame& f, const plot_options& opt) {
   for (double t : yt)
     o << "<line x1=\"" << fmt(left - 5) << "\" y1=\"" << fmt(f.sy(t)) << "\" x2=\"" << fmt(left) << "\" y2=\""
       << fmt(f.sy(t)) << "\" stroke=\"#222\"/><text x=\"" << fmt(left - 8) << "\" y=\"" << fmt(f.sy(t) + 4.5)
-      << "\" text-anchor=\"end\">" << tick_label(t, ystep) << "</text>\n";
+      << "\" text-anchor=\"end\">" << y_label_of(t, ystep, opt.log_y) << "</text>\n";
   o << "</g>\n";
   o << "<rect x=\"" << fmt(left) << "\" y=\"" << fmt(top) << "\" width=\"" << fmt(pw) << "\" height=\""
     << fmt(ph) << "\" fill=\"none\" stroke=\"#222\" stroke-width=\"1.2\"/>\n";
@@ -239,7 +254,14 @@ void write_legend(std::ostream& o, const frame& f, const std::vector<plot_series
 
 }  // namespace
 
-std::string svg_line_plot(const std::vector<plot_series>& series, const plot_options& opt) {
+std::string svg_line_plot(const std::vector<plot_series>& series_in, const plot_options& opt) {
+  std::vector<plot_series> logged;
+  if (opt.log_y) {
+    logged = series_in;
+    for (auto& s : logged)
+      for (double& y : s.y) y = y > 0 ? std::log10(y) : std::numeric_limits<double>::quiet_NaN();
+  }
+  const std::vector<plot_series>& series = opt.log_y ? logged : series_in;
   const frame f = frame_for(series, opt);
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -257,11 +279,9 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
 void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series,
                          const plot_options& opt) {
   const std::string svg = svg_line_plot(series, opt);
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw io_error(path, "cannot open the plot file for writing");
-  f << svg;
-  f.close();
-  if (!f) throw io_error(path, "write error");
+  io::output_file f(path);
+  f.write(svg);
+  f.commit();
 }
 
 }  // namespace perron::app

@@ -24,6 +24,8 @@ struct plot_options {
   std::string y_label;
   int width = 900;
   int height = 560;
+  // Logarithmic y axis (decades): points with y <= 0 break the line.
+  bool log_y = false;
 };
 
 // Tick positions covering [lo, hi] at a 1-2-5 step, about `target` of them.
@@ -34,7 +36,8 @@ std::vector<double> nice_ticks(double lo, double hi, int target = 6);
 void decimate(std::vector<double>& x, std::vector<double>& y, int buckets);
 
 std::string svg_line_plot(const std::vector<plot_series>& series, const plot_options& opt);
-// Writes the SVG to path; throws perron::io_error when the file cannot be written.
+// Writes the SVG to path through io::output_file (a temporary renamed into
+// place; "-" is standard output); perron::io_error when it cannot be written.
 void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series,
                          const plot_options& opt);
 

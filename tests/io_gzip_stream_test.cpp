@@ -1,0 +1,158 @@
+// .gz input streamed window by window (io/text_input.hpp open_gzip_windows,
+// inflated by ISA-L or zlib on a second thread): the same matrix as the
+// inflated text parsed whole, for every .gz in the data folders and with
+// windows small enough to cut every file many times; a gzip bomb fails on its
+// first window, and memory stays bounded by the windows, not the text.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/load.hpp"
+#include "io/matrix_market.hpp"
+#include "io/snap.hpp"
+#include "io/text_input.hpp"
+#include "tests/support/scratch.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron {
+namespace {
+
+namespace fs = std::filesystem;
+using io_gzip_stream = test::scratch_test;
+
+// Inflated by zlib's own gzread: independent of the inflater under test.
+std::string zlib_inflate(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  EXPECT_NE(f, nullptr) << path;
+  std::string out;
+  char buf[1 << 16];
+  for (int n; f && (n = gzread(f, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  if (f) gzclose(f);
+  return out;
+}
+
+std::vector<std::string> gz_files() {
+  std::vector<std::string> files;
+  for (const std::string& dir : {test::data_dir(), test::shared_data_dir()}) {
+    if (dir.empty() || !fs::is_directory(dir)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+      const std::string p = e.path().string();
+      if (p.find("/invalid/") == std::string::npos && p.size() > 3 &&
+          p.compare(p.size() - 3, 3, ".gz") == 0 && p.find(".tar.gz") == std::string::npos)
+        files.push_back(p);
+    }
+  }
+  return files;
+}
+
+bool is_snap(const std::string& p) { return p.find(".txt") != std::string::npos; }
+
+TEST(io_gzip_stream_files, SameMatrixAsTheWholeTextForEveryWindowSize) {
+  const auto files = gz_files();
+  if (files.empty()) GTEST_SKIP() << "no .gz files found";
+  for (const std::string& path : files) {
+    const std::string text = zlib_inflate(path);
+    io::read_options opt;
+    opt.cache.enabled = false;
+    const io::loaded_matrix whole = io::parse_matrix(text, path, opt);
+    const io::loaded_matrix loaded = io::load_matrix(path, opt);
+    EXPECT_EQ(loaded.timings.text_bytes, text.size()) << path;
+    for (std::size_t window : {std::size_t(0), std::size_t(4096), std::size_t(1) << 20}) {
+      if (window == 4096 && text.size() > (std::size_t(8) << 20)) continue;  // thousands of windows: slow
+      coo_matrix<double> a;
+      std::vector<std::int64_t> label;
+      if (window == 0) {
+        a = loaded.matrix;
+        label = loaded.label;
+      } else if (is_snap(path)) {
+        auto w = io::detail::open_gzip_windows(path, window);
+        auto g = io::detail::parse_snap_windows(*w, path, opt);
+        a = std::move(g.matrix);
+        label = std::move(g.original_id);
+      } else {
+        auto w = io::detail::open_gzip_windows(path, window);
+        a = io::detail::parse_matrix_market_windows(*w, path, opt).matrix;
+      }
+      EXPECT_EQ(a.rows, whole.matrix.rows) << path << " window " << window;
+      EXPECT_EQ(a.cols, whole.matrix.cols) << path;
+      EXPECT_EQ(a.row_idx, whole.matrix.row_idx) << path << " window " << window;
+      EXPECT_EQ(a.col_idx, whole.matrix.col_idx) << path << " window " << window;
+      EXPECT_EQ(a.values, whole.matrix.values) << path << " window " << window;
+      EXPECT_EQ(label, whole.label) << path;
+    }
+  }
+}
+
+// Writes `parts` as one gzip member (level 1), each part `times` times.
+void write_gz(const std::string& path, const std::vector<std::pair<std::string, std::size_t>>& parts) {
+  gzFile f = gzopen(path.c_str(), "wb1");
+  ASSERT_NE(f, nullptr);
+  for (const auto& [text, times] : parts)
+    for (std::size_t k = 0; k < times; ++k)
+      ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzclose(f), Z_OK);
+}
+
+long peak_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// 256 MiB of zero bytes (about 256 KiB compressed): the banner check on the
+// first window fails at once, having inflated a few windows at most.
+TEST_F(io_gzip_stream, ZeroBombFailsOnItsFirstWindow) {
+  const std::string bomb = path("bomb.mtx.gz");
+  write_gz(bomb, {{std::string(1 << 20, '\0'), 256}});
+  const long before = peak_rss_kib();
+  io::read_options opt;
+  opt.cache.enabled = false;
+  try {
+    io::load_matrix(bomb, opt);
+    FAIL() << "no error";
+  } catch (const parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("MatrixMarket"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(io::read_matrix_market(bomb), parse_error);
+  EXPECT_LT(peak_rss_kib() - before, 64 << 10) << "KiB of peak memory for the bomb";
+}
+
+// A valid file with 192 MiB of blank lines between its entries: the windows
+// are parsed and dropped, so memory grows by far less than the text.
+TEST_F(io_gzip_stream, LongRunOfBlankLinesStreams) {
+  const std::string f = path("blanks.mtx.gz");
+  write_gz(f, {{"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n", 1},
+               {std::string(1 << 20, ' ') + "\n", 192},
+               {"3 1\n", 1}});
+  const long before = peak_rss_kib();
+  io::read_options opt;
+  opt.cache.enabled = false;
+  const auto m = io::load_matrix(f, opt);
+  EXPECT_EQ(m.matrix.nnz(), 2u);
+  EXPECT_EQ(m.timings.text_bytes, 192u * ((1u << 20) + 1) + 63u);
+  EXPECT_LT(peak_rss_kib() - before, 96 << 10) << "KiB of peak memory for 192 MiB of blanks";
+}
+
+// Errors keep their line numbers across windows.
+TEST_F(io_gzip_stream, ErrorLineNumbersAcrossWindows) {
+  const std::string f = path("bad.mtx.gz");
+  std::string body = "%%MatrixMarket matrix coordinate real general\n1000 1000 5000\n";
+  for (int k = 0; k < 3000; ++k) body += "1 1 1.5\n";
+  body += "1 x 2\n";
+  write_gz(f, {{body, 1}});
+  auto w = io::detail::open_gzip_windows(f, 4096);
+  try {
+    io::detail::parse_matrix_market_windows(*w, f, {});
+    FAIL() << "no error";
+  } catch (const parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find(":3003"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace perron

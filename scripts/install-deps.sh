@@ -2,7 +2,7 @@
 # Installs the Debian packages perron builds against, if any is missing.
 # Idempotent: does nothing (and needs no network) when everything is present.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ zlib1g-dev libboost-program-options-dev libgtest-dev libarchive-dev)
+pkgs=(cmake ninja-build g++ zlib1g-dev libboost-program-options-dev libgtest-dev libarchive-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

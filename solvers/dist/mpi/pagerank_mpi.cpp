@@ -56,7 +56,10 @@ pagerank_result pagerank_mpi(const pagerank_graph<T>& g, const pagerank_options&
     cnt[p] = static_cast<int>(first[p + 1] - first[p]);
     off[p] = static_cast<int>(first[p]);
     boff[p] = static_cast<int>(2 * (first[p] / sum_block));
-    bcnt[p] = static_cast<int>(2 * ((first[p + 1] + sum_block - 1) / sum_block - first[p] / sum_block));
+    // Ranges start on block boundaries (an empty range may sit at n): no block is split.
+    bcnt[p] = first[p + 1] == first[p]
+                  ? 0
+                  : static_cast<int>(2 * ((first[p + 1] + sum_block - 1) / sum_block - first[p] / sum_block));
   }
   const auto t0 = std::chrono::steady_clock::now();
   const auto nn = static_cast<std::size_t>(n);

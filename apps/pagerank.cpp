@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -31,6 +32,7 @@
 #include "io/load.hpp"
 #include "io/output_file.hpp"
 #include "io/vector_file.hpp"
+#include "solvers/dist/pagerank_dist.hpp"
 
 namespace po = boost::program_options;
 
@@ -45,6 +47,7 @@ struct settings {
   std::string precision = "float";
   bool weighted = false;
   std::string personalize, initial, output, plot;
+  std::shared_ptr<dist::session> dist;  // set under mpirun with more than one rank
   int top = 10;
   bool json = false;
   bool bench = false;
@@ -426,7 +429,11 @@ template <class T>
 int solve(settings& s) {
   stopwatch total, step;
   timings t;
-  io::loaded_matrix graph = load_graph(s);
+  io::loaded_matrix graph;
+  if (s.dist)  // every rank stops with the failing rank's message (no rank left waiting)
+    dist::phase([&] { graph = load_graph(s); });
+  else
+    graph = load_graph(s);
   t.load = step.lap();
   const bool gpu = pagerank_runs_on_gpu(s.opt);
   // A GPU solve gets its P^T sorted on the GPU (the same bits as on the host).
@@ -451,10 +458,14 @@ int solve(settings& s) {
       if (progress.enabled())
         progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
     };
-  const pagerank_result r = run_solver(g, opt, gpu, t);
+  // Under mpirun with more than one rank: the distributed CPU solve
+  // (solvers/dist), every rank holding the ranks; rank 0 writes them.
+  const int mpi_rank = s.dist ? s.dist->rank() : 0;
+  const pagerank_result r = s.dist ? dist::pagerank_mpi(g, opt) : run_solver(g, opt, gpu, t);
   progress.clear();
 
   step.restart();
+  if (mpi_rank != 0) return r.converged ? ok : not_converged;  // rank 0 writes and reports
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);
   if (!s.plot.empty()) write_residual_plot(s.plot, s.graph, history);
   t.output = step.lap();
@@ -515,6 +526,10 @@ int main_body(int argc, char** argv) {
   settings s;
   if (!parse_command_line(argc, argv, s)) return ok;
   if (app::batched_mode(s.batched)) return app::batched_pagerank(batched_request_of(s));
+  if (dist::launched()) {
+    s.dist = std::make_shared<dist::session>();
+    if (s.dist->size() == 1) s.dist.reset();
+  }
   if (s.bench) return s.precision == "double" ? bench<double>(s) : bench<float>(s);
   return s.precision == "double" ? solve<double>(s) : solve<float>(s);
 }

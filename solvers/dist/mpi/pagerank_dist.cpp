@@ -1,0 +1,132 @@
+// Distributed PageRank over MPI (solvers/dist/pagerank_dist.hpp).
+#include "solvers/dist/pagerank_dist.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+
+#include "core/error.hpp"
+
+namespace perron::dist {
+namespace {
+
+// Vertices per partial sum: the same blocks as pagerank_cpu() (solvers/pagerank.cpp).
+constexpr index_t sum_block = 4096;
+
+int env_int(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : 0;
+}
+
+// The failure's kind, sent with its message so every rank throws the same type.
+enum failure_kind : int { none = 0, io, parse, unsupported, dimension, argument, cuda, other };
+
+failure_kind kind_of(std::exception_ptr e, std::string& what) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const io_error& x) {
+    what = x.what();
+    return io;
+  } catch (const parse_error& x) {
+    what = x.what();
+    return parse;
+  } catch (const not_supported& x) {
+    what = x.what();
+    return unsupported;
+  } catch (const dimension_error& x) {
+    what = x.what();
+    return dimension;
+  } catch (const invalid_argument& x) {
+    what = x.what();
+    return argument;
+  } catch (const cuda_error& x) {
+    what = x.what();
+    return cuda;
+  } catch (const std::bad_alloc&) {
+    what = "out of memory";
+    return other;
+  } catch (const std::exception& x) {
+    what = x.what();
+    return other;
+  }
+}
+
+[[noreturn]] void throw_as(failure_kind k, const std::string& msg) {
+  switch (k) {
+    case io:
+      throw io_error(msg.substr(0, msg.find(':')), msg.substr(msg.find(':') + 2));
+    case parse:
+      throw parse_error(msg.substr(0, msg.find(':')), 0, msg.substr(msg.find(':') + 2));
+    case unsupported:
+      throw not_supported(msg);
+    case dimension:
+      throw dimension_error(msg);
+    case argument:
+      throw invalid_argument(msg);
+    case cuda:
+      throw cuda_error(msg);
+    default:
+      throw error(msg);
+  }
+}
+
+}  // namespace
+
+bool launched() {
+  return std::max({env_int("OMPI_COMM_WORLD_SIZE"), env_int("PMI_SIZE"), env_int("PMIX_SIZE")}) > 1;
+}
+bool built() { return true; }
+
+session::session() {
+  int up = 0;
+  MPI_Initialized(&up);
+  if (!up) MPI_Init(nullptr, nullptr);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+session::~session() {
+  int down = 0;
+  MPI_Finalized(&down);
+  if (!down) MPI_Finalize();
+}
+
+void agree(std::exception_ptr failure) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // The lowest failing rank speaks (size = nobody failed).
+  int mine = failure ? rank : size, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == size) return;
+  std::string msg;
+  int kind = failure && rank == first ? kind_of(failure, msg) : none;
+  int len = static_cast<int>(msg.size());
+  MPI_Bcast(&kind, 1, MPI_INT, first, MPI_COMM_WORLD);
+  MPI_Bcast(&len, 1, MPI_INT, first, MPI_COMM_WORLD);
+  msg.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(msg.data(), len, MPI_CHAR, first, MPI_COMM_WORLD);
+  throw_as(static_cast<failure_kind>(kind), "rank " + std::to_string(first) + ": " + msg);
+}
+
+std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts) {
+  const auto n = static_cast<index_t>(row_ptr.size() - 1);
+  const index_t blocks = (n + sum_block - 1) / sum_block;
+  const double links = double(row_ptr.back());
+  std::vector<index_t> first(static_cast<std::size_t>(parts) + 1, n);
+  first[0] = 0;
+  index_t b = 0;
+  // Rank p starts at the first block boundary holding p / parts of the links.
+  for (int p = 1; p < parts; ++p) {
+    while (b < blocks && double(row_ptr[std::min(n, b * sum_block)]) < links * p / parts) ++b;
+    first[static_cast<std::size_t>(p)] = std::min(n, b * sum_block);
+  }
+  return first;
+}
+
+}  // namespace perron::dist

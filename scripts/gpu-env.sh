@@ -8,5 +8,5 @@ fi
 export PERRON_REQUIRE_GPU=1
 export PERRON_DATA_DIR="$PWD/data"
 export PERRON_SHARED_DATA="$PWD/$carry/shared-data"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$PWD/$carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PATH="$PWD/$carry/bin:$PATH"

@@ -12,19 +12,22 @@ build=${2:-build-gpu}
 shift $(( $# > 2 ? 2 : $# )) || true
 scripts/install-deps.sh
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DPERRON_CUDA=ON -DPERRON_STATIC_RUNTIME=ON -DPERRON_LIBARCHIVE=OFF -DPERRON_PYTHON=OFF >/dev/null
+  -DPERRON_CUDA=ON -DPERRON_STATIC_RUNTIME=ON -DPERRON_LIBARCHIVE=OFF -DPERRON_PYTHON=OFF -DPERRON_MPI=OFF >/dev/null
 ninja -C "$build" "$@"
 rm -rf "$carry"
-mkdir -p "$carry/bin" "$carry/shared-data"
+mkdir -p "$carry/bin" "$carry/shared-data" "$carry/lib"
 for f in "$build"/bin/*; do
   [ -x "$f" ] && [ -f "$f" ] && strip -o "$carry/bin/$(basename "$f")" "$f"
 done
+# Shared libraries Debian ships without a static archive (ISA-L's inflater)
+# travel beside the binaries; scripts/gpu-env.sh puts them on the library path.
+for so in $(ldd "$build"/bin/pagerank 2>/dev/null | awk '/libisal/ {print $3}'); do cp -L "$so" "$carry/lib/"; done
 # The real matrices the GPU tests and benchmarks read (../shared does not travel).
 if [ -d ../shared/data ]; then
   cp -r ../shared/data/. "$carry/shared-data/"
 fi
 # Static runtimes make each binary a few MB: ship one gzipped tarball (the
 # carried tree is limited to 64 MiB); scripts/gpu-env.sh unpacks it there.
-tar -C "$carry" -czf "$carry/bundle.tgz" bin shared-data
-rm -rf "$carry/bin" "$carry/shared-data"
+tar -C "$carry" -czf "$carry/bundle.tgz" bin lib shared-data
+rm -rf "$carry/bin" "$carry/lib" "$carry/shared-data"
 du -sh "$carry/bundle.tgz"

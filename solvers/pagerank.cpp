@@ -229,10 +229,7 @@ void pagerank_options::validate(index_t n) const {
 
 namespace {
 
-// Vertices per partial sum of a step: the partials are added in block order,
-// so the residual and the dangling mass (which feeds the ranks) are the same
-// bits whatever the thread count or the order the threads finish in.
-constexpr index_t sum_block = 4096;
+constexpr index_t sum_block = pagerank_sum_block;
 
 struct step_sums {
   double l1 = 0.0, dangling = 0.0;

@@ -174,6 +174,13 @@ std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel);
 std::vector<double> normalized_distribution(const std::vector<double>& w, index_t n, const char* what);
 
 // ---- CPU (solvers/pagerank.cpp) -------------------------------------------
+// Vertices per partial sum of a CPU step: the residual and the dangling mass
+// are summed per block and the blocks added in order, so results do not
+// depend on the thread count; the distributed solver (solvers/dist) cuts its
+// vertex ranges on these blocks and adds them in the same order, which makes
+// its ranks bitwise the single-process ones.
+inline constexpr index_t pagerank_sum_block = 4096;
+
 template <class T>
 pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt);
 

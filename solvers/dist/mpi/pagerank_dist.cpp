@@ -15,7 +15,7 @@ namespace perron::dist {
 namespace {
 
 // Vertices per partial sum: the same blocks as pagerank_cpu() (solvers/pagerank.cpp).
-constexpr index_t sum_block = 4096;
+constexpr index_t sum_block = pagerank_sum_block;  // solvers/pagerank.hpp
 
 int env_int(const char* name) {
   const char* v = std::getenv(name);

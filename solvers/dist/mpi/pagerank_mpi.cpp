@@ -10,7 +10,7 @@
 namespace perron::dist {
 namespace {
 
-constexpr index_t sum_block = 4096;  // as pagerank_cpu(): partials added in block order
+constexpr index_t sum_block = pagerank_sum_block;  // solvers/pagerank.hpp
 
 struct sums {
   double l1 = 0.0, dangling = 0.0;

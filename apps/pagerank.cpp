@@ -237,17 +237,6 @@ constexpr int rank_digits() {
   return std::numeric_limits<T>::max_digits10;  // every stored bit of the rank
 }
 
-// Indices of the k largest ranks, highest first (ties: lower index first).
-std::vector<index_t> top_vertices(const std::vector<double>& rank, int k) {
-  std::vector<index_t> idx(rank.size());
-  std::iota(idx.begin(), idx.end(), 0);
-  const auto kk = std::min<std::size_t>(static_cast<std::size_t>(k), idx.size());
-  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(kk), idx.end(),
-                    [&](index_t a, index_t b) { return rank[a] > rank[b] || (rank[a] == rank[b] && a < b); });
-  idx.resize(kk);
-  return idx;
-}
-
 // Through io::output_file: a failed or interrupted run leaves any earlier
 // file as it was; write errors are caught at commit().
 template <class T>
@@ -329,7 +318,7 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
                    (s.output.empty() ? "" : ", output " + format_g(t.output, 3) + " s") + ", total " +
                    format_g(t.total, 3) + " s");
   if (!s.output.empty()) line("output", s.output);
-  const auto top = top_vertices(r.rank, s.top);
+  const auto top = top_of(r.rank.data(), static_cast<index_t>(r.rank.size()), s.top);
   if (top.empty()) return;
   o << "\ntop " << top.size() << " vertices\n";
   char buf[128];
@@ -381,7 +370,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"rank_sum\": " << json_number(std::accumulate(r.rank.begin(), r.rank.end(), 0.0)) << ",\n";
   o << "  \"output\": " << (s.output.empty() ? "null" : str(s.output)) << ",\n";
   o << "  \"top\": [";
-  const auto top = top_vertices(r.rank, s.top);
+  const auto top = top_of(r.rank.data(), static_cast<index_t>(r.rank.size()), s.top);
   for (std::size_t k = 0; k < top.size(); ++k)
     o << (k ? ",\n    " : "\n    ") << "{\"vertex\": " << graph.label_of(top[k]) << ", \"rank\": "
       << (std::isfinite(r.rank[top[k]]) ? format_g(r.rank[top[k]], rank_digits<T>()) : "null") << "}";

@@ -44,17 +44,6 @@ pagerank_batched_options checked_options(const batched_request& r) {
   return o;
 }
 
-// Indices of the k largest of x[0..n), highest first (ties: lower index first).
-std::vector<index_t> top_of(const double* x, index_t n, int k) {
-  std::vector<index_t> idx(static_cast<std::size_t>(n));
-  std::iota(idx.begin(), idx.end(), 0);
-  const auto kk = std::min<std::size_t>(static_cast<std::size_t>(k), idx.size());
-  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(kk), idx.end(),
-                    [&](index_t a, index_t b) { return x[a] > x[b] || (x[a] == x[b] && a < b); });
-  idx.resize(kk);
-  return idx;
-}
-
 void write_top(const std::string& path, const io::loaded_matrix& graph, const io::source_sets& sets,
                const pagerank_batched_result& res, int top, int digits) {
   io::output_file out(path);
@@ -197,6 +186,17 @@ int batched_pagerank(const batched_request& r) {
   if (r.bench_sources > 0)
     return r.double_precision ? bench_sources<double>(r, opt) : bench_sources<float>(r, opt);
   return r.double_precision ? solve_sources<double>(r, opt) : solve_sources<float>(r, opt);
+}
+
+// Indices of the k largest of x[0..n), highest first (ties: lower index first).
+std::vector<index_t> top_of(const double* x, index_t n, int k) {
+  std::vector<index_t> idx(static_cast<std::size_t>(n));
+  std::iota(idx.begin(), idx.end(), 0);
+  const auto kk = std::min<std::size_t>(static_cast<std::size_t>(k), idx.size());
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(kk), idx.end(),
+                    [&](index_t a, index_t b) { return x[a] > x[b] || (x[a] == x[b] && a < b); });
+  idx.resize(kk);
+  return idx;
 }
 
 }  // namespace perron::app

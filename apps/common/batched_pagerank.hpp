@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "apps/common/input_options.hpp"
 #include "solvers/pagerank.hpp"
@@ -34,5 +35,9 @@ inline bool batched_mode(const batched_request& r) { return !r.sources.empty() |
 // top --top vertices of each set (source_line: the set's line in FILE), on
 // stdout or --output; a summary on stderr.
 int batched_pagerank(const batched_request& r);
+
+// Indices of the k largest of x[0..n), highest first (ties: lower index first):
+// the top-K lists of both pagerank modes.
+std::vector<index_t> top_of(const double* x, index_t n, int k);
 
 }  // namespace perron::app

@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -142,7 +143,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "'-': standard output, the summary (or --json) then goes to standard error")
     ("plot", po::value(&s.plot)->value_name("FILE.svg"),
      "draw the residual of every iteration (log scale) as an SVG line plot; on the GPU this runs "
-     "--loop check-every with --check-every 1 to see each iteration")
+     "--loop check-every with --check-every 1 to see each iteration; with --bench, a bar chart of "
+     "each solver's microseconds per iteration beside the best SpMV")
     ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
@@ -203,8 +205,7 @@ void check_app_options(const settings& s) {
         "--pull fused needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
   if (s.bench && (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
-  if (s.bench && (!s.output.empty() || !s.plot.empty()))
-    throw usage_error("--bench writes no --output or --plot");
+  if (s.bench && !s.output.empty()) throw usage_error("--bench writes no --output (only --plot)");
   check_outputs(s);
 }
 
@@ -250,6 +251,9 @@ void write_ranks(const std::string& path, const io::loaded_matrix& graph, const 
   out.commit();
 }
 
+// A graph's name in a plot's title: the file name without its folders.
+std::string plot_name(const std::string& graph) { return std::filesystem::path(graph).filename().string(); }
+
 // The residual after each iteration, log scale.
 void write_residual_plot(const std::string& path, const std::string& graph,
                          const std::vector<std::pair<int, double>>& history) {
@@ -265,6 +269,20 @@ void write_residual_plot(const std::string& path, const std::string& graph,
   po.y_label = "residual (L1)";
   po.log_y = true;
   write_svg_line_plot(path, {r}, po);
+}
+
+// --bench --plot: one bar per solver (microseconds per iteration), the best
+// SpMV first as the yardstick, the baseline last.
+void write_bench_plot(const std::string& path, const std::string& what,
+                      const bench::pagerank_suite_result& r) {
+  std::vector<plot_bar> bars;
+  bars.push_back({"best SpMV alone (" + r.best_kernel + ")", r.best_spmv_us, "#999999"});
+  for (const auto& row : r.rows)
+    bars.push_back({row.solver, row.us_per_iteration, row.baseline ? "#D55E00" : ""});
+  plot_options po;
+  po.title = "PageRank, microseconds per iteration: " + what;
+  po.x_label = "us per iteration (perron: marginal device time; baseline: wall / iterations)";
+  write_svg_bar_chart(path, bars, po);
 }
 
 struct timings {
@@ -456,7 +474,7 @@ int solve(settings& s) {
   step.restart();
   if (mpi_rank != 0) return r.converged ? ok : not_converged;  // rank 0 writes and reports
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);
-  if (!s.plot.empty()) write_residual_plot(s.plot, s.graph, history);
+  if (!s.plot.empty()) write_residual_plot(s.plot, plot_name(s.graph), history);
   t.output = step.lap();
   t.total = total.seconds();
   // With --output - (or --plot -) standard output holds only that file.
@@ -490,7 +508,8 @@ int bench(const settings& s) {
   in.precision = s.precision;
   in.options = s.opt;
   in.runs = s.bench_runs;
-  bench::pagerank_suite<T>(std::move(in), std::cout);
+  const bench::pagerank_suite_result r = bench::pagerank_suite<T>(std::move(in), std::cout);
+  if (!s.plot.empty()) write_bench_plot(s.plot, plot_name(s.graph) + ", " + s.precision, r);
   return ok;
 }
 

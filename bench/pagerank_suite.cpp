@@ -59,7 +59,7 @@ template <class T>
 class suite {
  public:
   suite(pagerank_suite_input& in, std::ostream& o) : in_(in), o_(o) {}
-  void run();
+  pagerank_suite_result run();
 
  private:
   void build_graph();
@@ -254,12 +254,19 @@ void suite<T>::print_solves(const row& b) {
 }
 
 template <class T>
-void suite<T>::run() {
+pagerank_suite_result suite<T>::run() {
   build_graph();
   print_header();
   time_kernels();
   run_perron_rows();
-  print_solves(run_baseline());
+  const row b = run_baseline();
+  print_solves(b);
+  pagerank_suite_result out;
+  out.best_kernel = std::string(name(best_));
+  out.best_spmv_us = best_s_ * 1e6;
+  for (const row& x : rows_) out.rows.push_back({x.what, x.iter * 1e6, x.wall * 1e3, false});
+  out.rows.push_back({b.what, b.iter * 1e6, b.wall * 1e3, true});
+  return out;
 }
 
 }  // namespace
@@ -272,11 +279,11 @@ void require_gpu(const char* what) {
 }
 
 template <class T>
-void pagerank_suite(pagerank_suite_input in, std::ostream& o) {
-  suite<T>(in, o).run();
+pagerank_suite_result pagerank_suite(pagerank_suite_input in, std::ostream& o) {
+  return suite<T>(in, o).run();
 }
 
-template void pagerank_suite<float>(pagerank_suite_input, std::ostream&);
-template void pagerank_suite<double>(pagerank_suite_input, std::ostream&);
+template pagerank_suite_result pagerank_suite<float>(pagerank_suite_input, std::ostream&);
+template pagerank_suite_result pagerank_suite<double>(pagerank_suite_input, std::ostream&);
 
 }  // namespace perron::bench

@@ -24,11 +24,26 @@ struct pagerank_suite_input {
   int runs = 100;            // timed repetitions per measurement
 };
 
+// What the suite measured, for pictures (`pagerank --bench --plot`): one row
+// per solver in the printed order (the command line's pull first), then the
+// baseline.
+struct pagerank_suite_row {
+  std::string solver;           // as printed, e.g. "perron pull-fused (auto) graph-while x2"
+  double us_per_iteration = 0;  // marginal device time (baseline: wall / iterations)
+  double wall_ms = 0;           // median whole solve
+  bool baseline = false;
+};
+struct pagerank_suite_result {
+  std::vector<pagerank_suite_row> rows;
+  std::string best_kernel;  // the fastest SpMV kernel on P^T and its time
+  double best_spmv_us = 0;
+};
+
 // cuda_error "<what>: no usable CUDA device" (or built without CUDA) unless a GPU can run the suite.
 void require_gpu(const char* what);
 
 // Runs the suite in precision T and prints it to o.
 template <class T>
-void pagerank_suite(pagerank_suite_input in, std::ostream& o);
+pagerank_suite_result pagerank_suite(pagerank_suite_input in, std::ostream& o);
 
 }  // namespace perron::bench

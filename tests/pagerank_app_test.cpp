@@ -167,6 +167,29 @@ TEST_F(pagerank_app, PlotOfTheResidual) {
   EXPECT_EQ(std::count(d.begin(), d.end(), 'M') + std::count(d.begin(), d.end(), 'L'), iterations);
 }
 
+// --bench --plot: a bar per solver (us per iteration), the best SpMV first and
+// the baseline last; --bench still refuses --output.
+TEST_F(pagerank_app, BenchPlotOfMicrosecondsPerIteration) {
+  const std::string g = file("small.mtx", small_mtx);
+  const std::string svg = path("bench.svg");
+  EXPECT_EQ(run({g, "--bench", "--output", path("r.tsv")}).code, 64);
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const outcome o = run({g, "--bench", "--bench-runs", "3", "--plot", svg});
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string text = slurp(svg);
+  ASSERT_EQ(text.rfind("<?xml", 0), 0u);
+  EXPECT_NE(text.find("</svg>"), std::string::npos);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '<'), std::count(text.begin(), text.end(), '>'));
+  const auto first = text.find("best SpMV alone"), last = text.find("baseline cusparse");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(last, std::string::npos);
+  EXPECT_LT(first, last);
+  // The background plus one bar per solver row: at least perron's two pulls, the best SpMV and the baseline.
+  std::size_t bars = 0;
+  for (auto at = text.find("<rect"); at != std::string::npos; at = text.find("<rect", at + 1)) ++bars;
+  EXPECT_GE(bars, 5u);
+}
+
 TEST_F(pagerank_app, SnapKeepsOriginalIds) {
   // ids 7, 30, 1000, 42: remapped internally, named as in the file on output.
   const std::string g = file("g.txt", "# Nodes: 4 Edges: 4\n7\t30\n30\t1000\n1000\t7\n42\t7\n");

@@ -276,12 +276,75 @@ std::string svg_line_plot(const std::vector<plot_series>& series_in, const plot_
   return o.str();
 }
 
-void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series,
-                         const plot_options& opt) {
-  const std::string svg = svg_line_plot(series, opt);
+namespace {
+
+void write_file(const std::string& path, const std::string& svg) {
   io::output_file f(path);
   f.write(svg);
   f.commit();
+}
+
+}  // namespace
+
+void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series,
+                         const plot_options& opt) {
+  write_file(path, svg_line_plot(series, opt));
+}
+
+std::string svg_bar_chart(const std::vector<plot_bar>& bars, const plot_options& opt) {
+  // Room on the left for the longest label (about 7 px a character at 13 px).
+  std::size_t longest = 0;
+  double hi = 0;
+  for (const auto& b : bars) {
+    longest = std::max(longest, b.label.size());
+    if (std::isfinite(b.value)) hi = std::max(hi, b.value);
+  }
+  const double row = 26, left = std::min(16 + 7.2 * double(longest), 0.55 * opt.width);
+  const double top = opt.title.empty() ? 24 : 48, bottom = 58, right = 90;
+  const double height = top + bottom + row * double(std::max<std::size_t>(bars.size(), 1));
+  const auto ticks = nice_ticks(0, hi > 0 ? hi : 1, 6);
+  const double xhi = ticks.empty() ? 1 : std::max(ticks.back(), hi);
+  const frame f{left, top, opt.width - left - right, height - top - bottom, 0, xhi, 0, 1};
+  std::ostringstream o;
+  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << opt.width << "\" height=\"" << fmt(height)
+    << "\" viewBox=\"0 0 " << opt.width << ' ' << fmt(height)
+    << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  if (!opt.title.empty())
+    o << "<text x=\"" << fmt(opt.width / 2.0) << "\" y=\"30\" text-anchor=\"middle\" font-size=\"17\">"
+      << xml_escape(opt.title) << "</text>\n";
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1;
+  o << "<g font-size=\"13\" fill=\"#222\">\n";
+  for (double t : ticks)
+    o << "<line x1=\"" << fmt(f.sx(t)) << "\" y1=\"" << fmt(top) << "\" x2=\"" << fmt(f.sx(t)) << "\" y2=\""
+      << fmt(top + f.ph + 5) << "\" stroke=\"#e3e3e3\"/><text x=\"" << fmt(f.sx(t)) << "\" y=\""
+      << fmt(top + f.ph + 20) << "\" text-anchor=\"middle\">" << tick_label(t, step) << "</text>\n";
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const plot_bar& b = bars[i];
+    const double y = top + row * double(i), mid = y + row / 2 + 4.5;
+    o << "<text x=\"" << fmt(left - 8) << "\" y=\"" << fmt(mid) << "\" text-anchor=\"end\">"
+      << xml_escape(b.label) << "</text>\n";
+    const bool drawn = std::isfinite(b.value) && b.value >= 0;
+    if (drawn)
+      o << "<rect x=\"" << fmt(left) << "\" y=\"" << fmt(y + 4) << "\" width=\"" << fmt(f.sx(b.value) - left)
+        << "\" height=\"" << fmt(row - 8) << "\" fill=\"" << (b.color.empty() ? palette[0] : b.color)
+        << "\"/>\n";
+    o << "<text x=\"" << fmt((drawn ? f.sx(b.value) : left) + 6) << "\" y=\"" << fmt(mid) << "\">"
+      << (drawn ? format_g(b.value, 4) : std::string("n/a")) << "</text>\n";
+  }
+  o << "</g>\n<line x1=\"" << fmt(left) << "\" y1=\"" << fmt(top) << "\" x2=\"" << fmt(left) << "\" y2=\""
+    << fmt(top + f.ph) << "\" stroke=\"#222\" stroke-width=\"1.2\"/>\n";
+  if (!opt.x_label.empty())
+    o << "<text x=\"" << fmt(left + f.pw / 2) << "\" y=\"" << fmt(height - 14)
+      << "\" text-anchor=\"middle\" font-size=\"14\">" << xml_escape(opt.x_label) << "</text>\n";
+  o << "</svg>\n";
+  return o.str();
+}
+
+void write_svg_bar_chart(const std::string& path, const std::vector<plot_bar>& bars,
+                         const plot_options& opt) {
+  write_file(path, svg_bar_chart(bars, opt));
 }
 
 }  // namespace perron::app

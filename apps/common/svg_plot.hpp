@@ -1,4 +1,4 @@
-// A small line-chart writer producing standalone SVG (Debian has no small C++
+// A small line- and bar-chart writer producing standalone SVG (Debian has no small C++
 // plotting library): axes with "nice" ticks (1, 2, 5 x 10^k), a light grid,
 // a title, axis labels and a legend. Long series are decimated per pixel
 // column to their first/min/max/last points, so the picture keeps every peak
@@ -40,5 +40,18 @@ std::string svg_line_plot(const std::vector<plot_series>& series, const plot_opt
 // place; "-" is standard output); perron::io_error when it cannot be written.
 void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series,
                          const plot_options& opt);
+
+// One bar of a horizontal bar chart: a measured value and its label.
+struct plot_bar {
+  std::string label;
+  double value = 0;   // >= 0; a non-finite value draws no bar and prints "n/a"
+  std::string color;  // "" = the palette's first colour
+};
+
+// Horizontal bars from 0, one per row in the given order, each labelled on
+// the left and its value printed at its end; opt.x_label names the value's
+// unit (log_y is ignored).
+std::string svg_bar_chart(const std::vector<plot_bar>& bars, const plot_options& opt);
+void write_svg_bar_chart(const std::string& path, const std::vector<plot_bar>& bars, const plot_options& opt);
 
 }  // namespace perron::app

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run ON THE GPU MACHINE over a folder made by scripts/gpu-prepare.sh:
-#   scripts/gpu-run.sh [CARRY_DIR=.gpu] [tests] [sanitize] [bench]   (default: all three)
+#   scripts/gpu-run.sh [CARRY_DIR=.gpu] [tests] [sanitize] [bench] [python]
+#   (default: tests sanitize bench)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=${1:-.gpu}; shift || true
@@ -57,6 +58,19 @@ for step in $steps; do
           tail -n 1 "$out/sanitize-racecheck-pagerank-$k-$p.log"
         done
       done ;;
+    python)
+      # `pip install .` there (that machine's Python is not the build machine's),
+      # then the module's tests, which add device="cuda" cases when a GPU is seen.
+      site=/tmp/perron-py; rm -rf "$site"
+      echo "== pip install . (CUDA, sm_90)"
+      CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPERRON_MPI=OFF" \
+        python3 -m pip install -q --no-build-isolation --no-deps --target "$site" . >"$out/python-install.log" 2>&1 \
+        || { status=1; tail -n 30 "$out/python-install.log"; }
+      echo "== pytest tests/python (GPU required)"
+      PYTHONPATH=$site python3 -c 'import perron, sys; sys.exit(0 if perron.gpu_available() else "perron sees no GPU")' \
+        && PYTHONPATH=$site python3 -m pytest -q -p no:cacheprovider tests/python >"$out/python-tests.log" 2>&1 \
+        || status=1
+      tail -n 3 "$out/python-tests.log" ;;
     bench)
       [ -x scripts/gpu-bench.sh ] && { PERRON_LOG_DIR=$out scripts/gpu-bench.sh "$carry" || status=1; } ;;
   esac

@@ -7,12 +7,17 @@
      auto's kernel; spmv with the best kernel where auto took another), the
      best SpMV kernel's us, the pull `auto` chose, its ratio to the best pull,
      one iteration over one best SpMV, the whole-solve speedup over the
-     cuSPARSE-loop baseline (auto's pull; in brackets the best of the pulls);
+     cuSPARSE-loop baseline: median wall of auto's pull against the baseline's,
+     (min) the same from the least wall of each, (best) the pull with the least
+     median wall.
+     Where every solve of a pull reached an exact fixed point within 10
+     iterations, its us per iteration is device time / iterations instead;
   3. how many graphs meet the issue's targets, and every one-threshold rule
      over the statistics that picks fused or spmv, ranked by the graphs where
      the picked pull is within 5% of the best (then by the worst ratio).
 
   scripts/pagerank_corpus_summary.py [--strip PREFIX] corpus.jsonl...
+(a graph in several files: the last measured record counts)
 """
 import json
 import math
@@ -33,13 +38,31 @@ def short(name, strip):
 
 
 def load(files):
-    recs = []
+    """Records in file order; a later record of the same graph (a second run
+    that re-measured it) replaces the earlier one in its place."""
+    recs, where = [], {}
     for f in files:
         for line in open(f):
             line = line.strip()
-            if line:
-                recs.append(json.loads(line))
+            if not line:
+                continue
+            r = json.loads(line)
+            key = os.path.basename(r["graph"])
+            if key in where:
+                if "stats" in r or "stats" not in recs[where[key]]:
+                    recs[where[key]] = r
+            else:
+                where[key] = len(recs)
+                recs.append(r)
     return recs
+
+
+def us_iter(p):
+    """us per iteration; where every solve reached an exact fixed point within
+    10 iterations (nothing to difference), device time / iterations instead."""
+    if p["us_iter"] is not None:
+        return p["us_iter"]
+    return 1e3 * p["device_ms"] / max(1, p["iterations"])
 
 
 def pull(rec, prec, which):
@@ -49,8 +72,16 @@ def pull(rec, prec, which):
     return None
 
 
+def best_us(rec, prec):
+    return min(us_iter(p) for p in rec[prec]["pulls"] if "error" not in p)
+
+
 def fmt(x, spec=".2f", width=8):
     return f"{'-':>{width}}" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:>{width}{spec}}"
+
+
+def times(x, width):
+    return f"{'-':>{width}}" if x is None else f"{x:>{width - 1}.2f}x"
 
 
 def features(rec, prec):
@@ -86,26 +117,33 @@ def print_stats(recs, strip):
 def print_pulls(recs, prec, strip):
     print(f"{prec}: us per iteration (marginal, CUDA events), best SpMV on P^T, auto's pull, speedups")
     print(f"{'graph':<34}{'fused':>8}{'spmv':>8}{'spmv kernel':>15}{'sp-best':>8}{'best SpMV':>10}"
-          f"{' kernel':<15}{'auto':>6}{'ratio':>7}{'xSpMV':>7}{'speedup':>9}{'(best)':>8}")
+          f"{' kernel':<15}{'auto':>6}{'ratio':>7}{'xSpMV':>7}{'speedup':>9}{'(min)':>8}{'(best)':>8}")
     for r in recs:
         d = r[prec]
         f, s, b = pull(r, prec, "fused"), pull(r, prec, "spmv"), pull(r, prec, "spmv-best")
         a = d["auto"]
-        print(f"{short(r['graph'], strip):<34}{fmt(f and f['us_iter'])}{fmt(s and s['us_iter'])}"
-              f"{(s['kernel'] if s else '-'):>15}{fmt(b and b['us_iter'])}{fmt(d['best_spmv_us'], width=10)}"
-              f" {d['best_kernel']:<14}{a['pull']:>6}{fmt(a['ratio_to_best'], '.3f', 7)}"
-              f"{fmt(a['x_best_spmv'], '.2f', 7)}{fmt(a['speedup'], '.2f', 8)}x{fmt(d['best_speedup'], '.2f', 7)}x")
+        print(f"{short(r['graph'], strip):<34}{fmt(f and us_iter(f))}{fmt(s and us_iter(s))}"
+              f"{(s['kernel'] if s else '-'):>15}{fmt(b and us_iter(b))}{fmt(d['best_spmv_us'], width=10)}"
+              f" {d['best_kernel']:<14}{a['pull']:>6}{fmt(ratio(r, prec), '.3f', 7)}"
+              f"{fmt(a['x_best_spmv'], '.2f', 7)}{times(a['speedup'], 9)}{times(a.get('speedup_min'), 8)}"
+              f"{times(d['best_speedup'], 8)}")
     print()
 
 
+def ratio(rec, prec):
+    """auto's pull over the best pull, per iteration."""
+    a = rec[prec]["auto"]
+    p = pull(rec, prec, a["pull"])
+    return us_iter(p) / best_us(rec, prec) if p else None
+
+
 def targets(recs, prec):
-    ok5 = sum(1 for r in recs if r[prec]["auto"]["ratio_to_best"] is not None
-              and r[prec]["auto"]["ratio_to_best"] <= 1.05)
+    ok5 = sum(1 for r in recs if ratio(r, prec) is not None and ratio(r, prec) <= 1.05)
     sp = [r[prec]["auto"]["speedup"] for r in recs if r[prec]["auto"]["speedup"] is not None]
     five = sum(1 for x in sp if x >= 5)
     small = [r[prec]["auto"]["speedup"] for r in recs if r["stats"]["links"] <= 5_000_000]
     eight = sum(1 for x in small if x is not None and x >= 8)
-    fused_best = sum(1 for r in recs if r[prec]["best_pull"]["pull"] == "fused")
+    fused_best = sum(1 for r in recs if pull(r, prec, "fused") and us_iter(pull(r, prec, "fused")) == best_us(r, prec))
     print(f"{prec}: auto's pull within 5% of the best pull on {ok5} of {len(recs)}; fused is the best pull "
           f"on {fused_best}; speedup >= 5x on {five} of {len(sp)} (range {min(sp):.2f}-{max(sp):.2f}x), "
           f">= 8x on {eight} of {len(small)} graphs <= 5 M links")
@@ -120,8 +158,7 @@ def fit_rules(recs):
             f, s = pull(r, prec, "fused"), pull(r, prec, "spmv")
             if not f or not s:
                 continue
-            best = min(p["us_iter"] for p in r[prec]["pulls"] if "error" not in p)
-            cases.append((features(r, prec), f["us_iter"], s["us_iter"], best, prec))
+            cases.append((features(r, prec), us_iter(f), us_iter(s), best_us(r, prec), prec))
     if not cases:
         return
     print(f"\nOne-threshold rules 'fused if FEATURE OP t, else spmv' over {len(cases)} (graph, precision) "

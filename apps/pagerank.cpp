@@ -66,10 +66,19 @@ const char* usage_text =
     "\n"
     "GRAPH is a Matrix Market file (.mtx, .mtx.gz; entry (i, j) is the arc i -> j;\n"
     "symmetric files are undirected graphs), a SNAP edge list (.txt, .txt.gz;\n"
-    "'from to' pairs, 0-based ids need not be contiguous), or a synthetic spec such\n"
-    "as rmat:20:10000000. Arcs are unweighted unless --weighted; self loops count.\n"
-    "Vertices are named as in the file: 1-based for Matrix Market, the original ids\n"
-    "for SNAP.\n"
+    "'from to' pairs, 0-based ids need not be contiguous), or a generated graph\n"
+    "(N vertices, M arc draws with duplicates merged; io/synthetic.hpp):\n"
+    "  rmat:S:M[:A,B,C]    R-MAT, 2^S vertices, quadrant probabilities A,B,C\n"
+    "                      (default .57,.19,.19; larger A, more skew)\n"
+    "  er:N:M              Erdos-Renyi, both ends uniform\n"
+    "  powerlaw:N:M:GAMMA  configuration model, degrees ~ d^-GAMMA (GAMMA > 2)\n"
+    "  grid:R:C            R x C lattice, 4 neighbours both ways (road-like)\n"
+    "  hub:N:M             every vertex links to vertex 0, plus M uniform arcs\n"
+    "  dangling:N:M:F      M uniform arcs from (1 - F) N vertices; F of them dangling\n"
+    "  chain:N:L           chains of L vertices, v -> v + 1\n"
+    "(also the matrices synthetic:seedS:N and tridiag:N). Arcs are unweighted unless\n"
+    "--weighted; self loops count. Vertices are named as in the file: 1-based for\n"
+    "Matrix Market, the original ids for SNAP, 1-based for generated graphs.\n"
     "\n"
     "The iteration is r <- alpha P^T r + (alpha * dangling mass + 1 - alpha) v, with\n"
     "P = D^-1 A and v uniform or --personalize; it stops when ||r_new - r||_1 < tol\n"
@@ -148,7 +157,9 @@ po::options_description make_options(settings& s, enum_texts& e) {
     ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
-     "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision)")
+     "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision); with --json one "
+     "line of JSON for the corpus benchmark (scripts/pagerank-corpus.sh): graph statistics, each "
+     "kernel and pull, auto's choice and the baseline, in float and double")
     ("bench-runs", po::value(&s.bench_runs)->default_value(s.bench_runs),
      "timed repetitions per measurement in --bench")
     ("sources", po::value(&s.batched.sources)->value_name("FILE"),
@@ -206,6 +217,7 @@ void check_app_options(const settings& s) {
   if (s.bench && (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
   if (s.bench && !s.output.empty()) throw usage_error("--bench writes no --output (only --plot)");
+  if (s.bench && s.json && !s.plot.empty()) throw usage_error("--bench --json writes no --plot");
   check_outputs(s);
 }
 
@@ -508,6 +520,10 @@ int bench(const settings& s) {
   in.precision = s.precision;
   in.options = s.opt;
   in.runs = s.bench_runs;
+  if (s.json) {
+    bench::pagerank_corpus_record(std::move(in), std::cout);  // both precisions
+    return ok;
+  }
   const bench::pagerank_suite_result r = bench::pagerank_suite<T>(std::move(in), std::cout);
   if (!s.plot.empty()) write_bench_plot(s.plot, plot_name(s.graph) + ", " + s.precision, r);
   return ok;

@@ -5,6 +5,7 @@
 // Implemented in bench/cuda/pagerank_bench.cu (stub: "built without CUDA").
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include "kernels/spmv.hpp"
@@ -31,5 +32,8 @@ class cusparse_baseline {
   // The deleter comes from the constructor: the special members need no definition of impl.
   std::unique_ptr<impl, void (*)(impl*)> impl_{nullptr, nullptr};
 };
+
+// The L2 cache of device 0 in bytes (0 when built without CUDA).
+std::size_t l2_cache_bytes();
 
 }  // namespace perron::bench

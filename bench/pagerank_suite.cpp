@@ -269,6 +269,209 @@ pagerank_suite_result suite<T>::run() {
   return out;
 }
 
+// ---- the corpus record (`pagerank --bench --json`, issue 17) -----------------
+
+// A JSON string.
+std::string quoted(const std::string& s) { return "\"" + json_escape(s) + "\""; }
+
+// Maximum, mean, coefficient of variation (standard deviation / mean) and
+// the fraction of zeros of a degree sequence.
+std::string degree_json(const std::vector<double>& d) {
+  double sum = 0, most = 0, zeros = 0;
+  for (const double x : d) {
+    sum += x;
+    most = std::max(most, x);
+    zeros += x == 0;
+  }
+  const double n = std::max<double>(1, static_cast<double>(d.size())), mean = sum / n;
+  double var = 0;
+  for (const double x : d) var += (x - mean) * (x - mean);
+  const double cv = mean > 0 ? std::sqrt(var / n) / mean : 0;
+  return "{\"max\": " + json_number(most) + ", \"mean\": " + json_number(mean) +
+         ", \"cv\": " + json_number(cv) + ", \"zero_fraction\": " + json_number(zeros / n) + "}";
+}
+
+// The cheap statistics a model of the pull could read (in-degree = a row of
+// P^T, what one pull gathers; out-degree = a column).
+template <class T>
+std::string graph_stats_json(const pagerank_graph<T>& g) {
+  const auto n = static_cast<std::size_t>(g.vertices());
+  std::vector<double> in(n), out(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<double>(g.pt.row_ptr[i + 1] - g.pt.row_ptr[i]);
+  for (const index_t j : g.pt.col_idx) out[static_cast<std::size_t>(j)] += 1;
+  return "{\"vertices\": " + std::to_string(n) + ", \"links\": " + std::to_string(g.links()) +
+         ", \"dangling\": " + std::to_string(g.dangling_count) + ", \"dangling_fraction\": " +
+         json_number(static_cast<double>(g.dangling_count) / std::max<double>(1, n)) +
+         ", \"mean_degree\": " + json_number(static_cast<double>(g.links()) / std::max<double>(1, n)) +
+         ", \"pattern\": " + (g.pattern ? "true" : "false") + ", \"in_degree\": " + degree_json(in) +
+         ", \"out_degree\": " + degree_json(out) + "}";
+}
+
+// µs per iteration as iteration_seconds measures it, from pairs of solves of
+// lo and hi iterations that both ran to their max_iter. The iterate of a
+// graph that converges in a few steps (mostly dangling) can reach an exact
+// fixed point before 60 iterations, where a solve stops early and the
+// difference means nothing; hi then ends where the first solve stopped. NaN:
+// fewer than 4 iterations to difference.
+template <class T>
+double marginal_us(pagerank_cuda<T>& solver, pagerank_options opt, int runs) {
+  opt.tol = 1e-300;
+  opt.max_iter = 60;
+  const int hi = solver.solve(opt).iterations;
+  const int lo = std::min(10, hi / 4);
+  std::vector<double> per;
+  for (int i = 0; i < runs && hi - lo >= 4; ++i) {
+    opt.max_iter = lo;
+    const pagerank_result a = solver.solve(opt);
+    opt.max_iter = hi;
+    const pagerank_result b = solver.solve(opt);
+    if (a.iterations == lo && b.iterations == hi)
+      per.push_back((b.device_seconds - a.device_seconds) / (hi - lo) * 1e6);
+  }
+  return per.empty() ? std::numeric_limits<double>::quiet_NaN() : median(per);
+}
+
+// One pull of perron's solver: median (and least) wall and device time of
+// `runs` solves after a warm-up, and the marginal µs per iteration.
+struct pull_row {
+  std::string pull, kernel, reason, error;
+  double us_iter = std::numeric_limits<double>::quiet_NaN(), wall = 0, wall_min = 0, device = 0;
+  int iterations = 0;
+  std::vector<double> rank;
+  bool ran() const { return error.empty(); }
+};
+
+template <class T>
+pull_row measure_pull(const pagerank_graph<T>& g, std::optional<spmv_kernel> k, pagerank_pull pull,
+                      const pagerank_options& opt, int runs) {
+  pull_row x;
+  x.pull = std::string(name(pull));
+  try {
+    pagerank_cuda<T> solver(g, k, pull);
+    x.kernel = solver.kernel_name();
+    x.reason = solver.kernel_reason();
+    const pagerank_result first = solver.solve(opt);
+    x.iterations = first.iterations;
+    x.rank = first.rank;
+    std::vector<double> wall, dev;
+    for (int i = 0; i < runs; ++i) {
+      const pagerank_result r = solver.solve(opt);
+      wall.push_back(r.solve_seconds);
+      dev.push_back(r.device_seconds);
+    }
+    x.wall = median(wall);
+    x.wall_min = *std::min_element(wall.begin(), wall.end());
+    x.device = median(dev);
+    x.us_iter = marginal_us(solver, opt, std::max(5, runs / 4));
+  } catch (const error& e) {
+    x.error = e.what();
+  }
+  return x;
+}
+
+std::string pull_json(const pull_row& x) {
+  if (!x.ran()) return "{\"pull\": " + quoted(x.pull) + ", \"error\": " + quoted(x.error) + "}";
+  return "{\"pull\": " + quoted(x.pull) + ", \"kernel\": " + quoted(x.kernel) +
+         ", \"us_iter\": " + json_number(x.us_iter) + ", \"wall_ms\": " + json_number(x.wall * 1e3) +
+         ", \"wall_min_ms\": " + json_number(x.wall_min * 1e3) +
+         ", \"device_ms\": " + json_number(x.device * 1e3) +
+         ", \"iterations\": " + std::to_string(x.iterations) + ", \"reason\": " + quoted(x.reason) + "}";
+}
+
+// Every GPU SpMV kernel on P^T (median µs, null where refused); sets best.
+template <class T>
+std::string kernels_json(const pagerank_graph<T>& g, int runs, spmv_kernel& best, double& best_us) {
+  const double n = g.vertices();
+  std::vector<T> hx(g.pt.cols);
+  for (std::size_t i = 0; i < hx.size(); ++i) hx[i] = static_cast<T>((1.0 + double(i % 7)) / (4.0 * n));
+  cuda::device_buffer<T> d_x(hx), d_y(static_cast<std::size_t>(g.pt.rows));
+  std::string j = "{";
+  best_us = std::numeric_limits<double>::infinity();
+  for (spmv_kernel k : spmv_kernels()) {
+    if (!on_gpu(k) || k == spmv_kernel::automatic) continue;
+    double us = std::numeric_limits<double>::quiet_NaN();
+    try {
+      spmv_plan<T> plan(g.pt, k);
+      us = time_spmv(plan, T(1), d_x.data(), T(0), d_y.data(), 10, runs).median_us();
+    } catch (const error&) {
+      // refused by this kernel: null
+    }
+    if (us < best_us) {
+      best_us = us;
+      best = k;
+    }
+    j += std::string(j.size() > 1 ? ", " : "") + quoted(std::string(name(k))) + ": " + json_number(us);
+  }
+  return j + "}";
+}
+
+// The record's part for precision T.
+template <class T>
+std::string precision_json(const pagerank_suite_input& in, std::size_t l2, std::string* stats) {
+  const pagerank_options& opt = in.options;
+  auto t0 = clock_type::now();
+  const pagerank_graph<T> g = make_pagerank_graph<T>(in.matrix, in.weighted, in.label, true);
+  const double convert = seconds_since(t0);
+  if (stats) *stats = graph_stats_json(g);
+  const double x_bytes = static_cast<double>(g.vertices()) * sizeof(T);
+  spmv_kernel best = spmv_kernel::automatic;
+  double best_us = 0;
+  const std::string kernels = kernels_json(g, in.runs, best, best_us);
+  if (best == spmv_kernel::automatic) throw cuda_error("--bench: no GPU SpMV kernel could run on this graph");
+
+  // The pulls: fused (unweighted graphs only), spmv as asked (auto's kernel
+  // unless --kernel), spmv with the best kernel when auto picked another.
+  std::vector<pull_row> rows;
+  const pagerank_pull chosen = resolve_pull(opt.pull, g.pattern, opt.kernel);
+  if (g.pattern) rows.push_back(measure_pull(g, std::nullopt, pagerank_pull::fused, opt, in.runs));
+  rows.push_back(measure_pull(g, opt.kernel, pagerank_pull::spmv, opt, in.runs));
+  const std::size_t spmv_row = rows.size() - 1;
+  if (rows.back().ran() && rows.back().kernel != name(best)) {
+    rows.push_back(measure_pull(g, best, pagerank_pull::spmv, opt, in.runs));
+    rows.back().pull = "spmv-best";
+  }
+  const pull_row& pick = chosen == pagerank_pull::fused ? rows.front() : rows[spmv_row];
+  const pull_row* fastest = nullptr;
+  const pull_row* quickest = nullptr;  // least wall per solve
+  for (const pull_row& r : rows) {
+    if (!r.ran()) continue;
+    if (!quickest || r.wall < quickest->wall) quickest = &r;
+    if (std::isfinite(r.us_iter) && (!fastest || r.us_iter < fastest->us_iter)) fastest = &r;
+  }
+  if (!fastest) fastest = quickest;
+  if (!fastest) throw cuda_error("--bench: no pull could run on this graph: " + rows.front().error);
+
+  cusparse_baseline<T> base(g);
+  const pagerank_result b = base.solve(opt.alpha, opt.tol, opt.max_iter);
+  std::vector<double> wall;
+  for (int i = 0; i < in.runs; ++i)
+    wall.push_back(base.solve(opt.alpha, opt.tol, opt.max_iter).solve_seconds);
+  const double base_wall = median(wall);
+  const double base_min = *std::min_element(wall.begin(), wall.end());
+
+  std::string j = "{\"x_bytes\": " + json_number(x_bytes) +
+                  ", \"x_fits_l2\": " + (x_bytes <= l2 ? "true" : "false") +
+                  ", \"convert_seconds\": " + json_number(convert) + ", \"spmv_us\": " + kernels +
+                  ", \"best_kernel\": " + quoted(std::string(name(best))) +
+                  ", \"best_spmv_us\": " + json_number(best_us) + ", \"pulls\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) j += (i ? ", " : "") + pull_json(rows[i]);
+  j += "], \"auto\": {\"pull\": " + quoted(pick.pull) + ", \"kernel\": " + quoted(pick.kernel) +
+       ", \"us_iter\": " + json_number(pick.us_iter) +
+       ", \"ratio_to_best\": " + json_number(pick.us_iter / fastest->us_iter) +
+       ", \"x_best_spmv\": " + json_number(pick.us_iter / best_us) +
+       ", \"speedup\": " + json_number(base_wall / pick.wall) +
+       ", \"speedup_min\": " + json_number(base_min / pick.wall_min) + ", \"max_dr\": " +
+       json_number(pick.ran() ? max_abs_diff(pick.rank, b.rank) : std::numeric_limits<double>::quiet_NaN()) +
+       "}";
+  j += ", \"best_pull\": {\"pull\": " + quoted(fastest->pull) + ", \"kernel\": " + quoted(fastest->kernel) +
+       ", \"us_iter\": " + json_number(fastest->us_iter) + "}";
+  j += ", \"best_speedup\": " + json_number(base_wall / quickest->wall);
+  j += ", \"baseline\": {\"wall_ms\": " + json_number(base_wall * 1e3) +
+       ", \"wall_min_ms\": " + json_number(base_min * 1e3) +
+       ", \"iterations\": " + std::to_string(b.iterations) + "}}";
+  return j;
+}
+
 }  // namespace
 
 void require_gpu(const char* what) {
@@ -285,5 +488,17 @@ pagerank_suite_result pagerank_suite(pagerank_suite_input in, std::ostream& o) {
 
 template pagerank_suite_result pagerank_suite<float>(pagerank_suite_input, std::ostream&);
 template pagerank_suite_result pagerank_suite<double>(pagerank_suite_input, std::ostream&);
+
+void pagerank_corpus_record(pagerank_suite_input in, std::ostream& o) {
+  const std::size_t l2 = l2_cache_bytes();
+  std::string stats;
+  const std::string f = precision_json<float>(in, l2, &stats);
+  const std::string d = precision_json<double>(in, l2, nullptr);
+  o << "{\"graph\": " << quoted(in.graph_name) << ", \"device\": " << quoted(cuda::device_description(0))
+    << ", \"l2_bytes\": " << l2 << ", \"load_seconds\": " << json_number(in.load_seconds)
+    << ", \"runs\": " << in.runs << ", \"alpha\": " << json_number(in.options.alpha)
+    << ", \"tol\": " << json_number(in.options.tol) << ", \"stats\": " << stats << ", \"float\": " << f
+    << ", \"double\": " << d << "}" << std::endl;
+}
 
 }  // namespace perron::bench

@@ -46,4 +46,15 @@ void require_gpu(const char* what);
 template <class T>
 pagerank_suite_result pagerank_suite(pagerank_suite_input in, std::ostream& o);
 
+// `pagerank --bench --json`: the corpus record of one graph, one JSON object
+// on one line (scripts/pagerank-corpus.sh collects them, issue 17). The graph's
+// statistics (vertices, links, dangling fraction, in- and out-degree maximum
+// and coefficient of variation, rows with no in-link, whether x fits in L2),
+// then for float and for double: every GPU SpMV kernel's median µs on P^T,
+// each pull's µs per iteration (fused; spmv with auto's kernel; spmv with the
+// best kernel), the pull `auto` resolves to and its ratio to the best, and
+// whole solves (median wall) against the cuSPARSE-loop baseline. in.precision
+// is ignored (both run); in.runs sets the repetitions.
+void pagerank_corpus_record(pagerank_suite_input in, std::ostream& o);
+
 }  // namespace perron::bench

@@ -1,5 +1,5 @@
-// Numbers as text, the same way everywhere: messages, tables, JSON and help
-// texts all format through these four functions.
+// Numbers and strings as text, the same way everywhere: messages, tables,
+// JSON and help texts all format through these functions.
 #pragma once
 
 #include <cmath>
@@ -25,6 +25,32 @@ inline std::string format_fixed(double v, int decimals) {
 // A JSON number that round-trips the double; null for NaN and infinities,
 // which JSON cannot write.
 inline std::string json_number(double v) { return std::isfinite(v) ? format_g(v, 17) : "null"; }
+
+// The contents of a JSON string (without its quotes): quote, backslash and
+// control characters escaped.
+inline std::string json_escape(const std::string& s) {
+  std::string o;
+  o.reserve(s.size() + 2);
+  for (const unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += static_cast<char>(c);
+    } else if (c == '\n') {
+      o += "\\n";
+    } else if (c == '\t') {
+      o += "\\t";
+    } else if (c == '\r') {
+      o += "\\r";
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      o += buf;
+    } else {
+      o += static_cast<char>(c);
+    }
+  }
+  return o;
+}
 
 // A duration for progress lines: "12.3s", "4m05s", "2h07m".
 inline std::string format_duration(double s) {

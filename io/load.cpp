@@ -135,7 +135,7 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
     loaded_matrix m;
     m.format = input_format::synthetic;
     m.matrix = generate_synthetic(path);
-    m.pattern = path.rfind("rmat:", 0) == 0;
+    m.pattern = is_synthetic_graph_spec(path);
     m.read_seconds = m.timings.parse_seconds = seconds_since(start);
     return m;
   }

@@ -42,37 +42,4 @@ int run(const char* app_name, const std::function<int()>& body) {
 bool stdout_is_terminal() { return isatty(fileno(stdout)) != 0; }
 bool stderr_is_terminal() { return isatty(fileno(stderr)) != 0; }
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  o.reserve(s.size() + 2);
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        o += "\\\"";
-        break;
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
-      case '\r':
-        o += "\\r";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          o += buf;
-        } else {
-          o += static_cast<char>(c);
-        }
-    }
-  }
-  return o;
-}
-
 }  // namespace perron::app

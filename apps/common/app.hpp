@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 
+#include "core/text.hpp"  // json_escape, used by every --json writer
+
 namespace perron::app {
 
 // Exit codes, the same for every app (documented in README.md).
@@ -26,8 +28,5 @@ int run(const char* app_name, const std::function<int()>& body);
 // True when stdout / stderr is a terminal (progress lines only then).
 bool stdout_is_terminal();
 bool stderr_is_terminal();
-
-// JSON string escaping for the --json outputs.
-std::string json_escape(const std::string& s);
 
 }  // namespace perron::app

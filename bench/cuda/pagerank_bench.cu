@@ -143,6 +143,13 @@ pagerank_result cusparse_baseline<T>::solve(double alpha, double tol, int max_it
   return res;
 }
 
+std::size_t l2_cache_bytes() {
+  int device = 0, bytes = 0;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+  return static_cast<std::size_t>(bytes);
+}
+
 template class cusparse_baseline<float>;
 template class cusparse_baseline<double>;
 

@@ -14,6 +14,8 @@ pagerank_result cusparse_baseline<T>::solve(double, double, int) {
   return {};  // unreachable: no object can be built
 }
 
+std::size_t l2_cache_bytes() { return 0; }
+
 template class cusparse_baseline<float>;
 template class cusparse_baseline<double>;
 

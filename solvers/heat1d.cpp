@@ -803,7 +803,7 @@ class cpu_backend final : public backend<T> {
       : s_(std::move(s)),
         rhs_(rounded<T>(s_.stencils.rhs)),
         lhs_(rounded<T>(s_.stencils.lhs)),
-        u_(s_.u0->begin(), s_.u0->end()),
+        u_(initial_state(s_)),
         next_(u_.size()) {
     const auto& o = s_.options;
     if (o.scheme == method::explicit_euler) return;
@@ -860,6 +860,16 @@ class cpu_backend final : public backend<T> {
   spmv_kernel kernel() const override { return spmv_kernel::cpu; }
 
  private:
+  // u0 as given, or ic's profile evaluated here.
+  static std::vector<T> initial_state(const setup<T>& s) {
+    if (s.u0) return std::vector<T>(s.u0->begin(), s.u0->end());
+    std::vector<double> u = initial_profile(*s.ic, s.problem);
+    if constexpr (std::is_same_v<T, double>) {
+      return u;
+    } else {
+      return std::vector<T>(u.begin(), u.end());
+    }
+  }
   auto lhs_row() const {
     return [this](std::size_t i, T& l, T& d, T& u) {
       double dl, dd, du, c;
@@ -890,9 +900,9 @@ time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, co
 template <class T>
 time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, const initial_condition& ic) {
   p.validate();
-  // Evaluated where the state lives: on the GPU by the backend (a file's
-  // values are uploaded, as is every profile on the CPU path).
-  if (opt.where == device::cuda && ic.type != initial_condition::kind::file) {
+  // Evaluated where the state lives, by the backend (finite by construction);
+  // a file's values are checked and uploaded as given values are.
+  if (ic.type != initial_condition::kind::file) {
     build(p, opt, nullptr, &ic);
   } else {
     const std::vector<double> u0 = initial_profile(ic, p);

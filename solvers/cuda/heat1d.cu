@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/cuda/check.cuh"
+#include "core/cuda/reduce.cuh"
 #include "core/cuda/support.cuh"
 #include "core/error.hpp"
 #include "kernels/cuda/vector_ops.cuh"

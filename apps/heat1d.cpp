@@ -121,7 +121,7 @@ std::string usage_text(const settings& d) {
          "half-cell weights at Neumann ends keep it symmetric), solved by --solver:\n"
          "  cg        conjugate gradients, warm-started from u, to ||b - A u|| <= rtol ||b||\n"
          "  jacobi    weighted Jacobi (--omega), warm-started, same criterion\n"
-         "  direct    tridiagonal elimination: Thomas on the CPU, cuSPARSE gtsv2 on the GPU\n"
+         "  direct    tridiagonal elimination: Thomas on the CPU, a partitioned Thomas on the GPU\n"
          "\n"
          "Boundary conditions (--left, --right, or --bc for both):\n"
          "  dirichlet[:V]   u = V at that end (default V = 0)\n"
@@ -164,10 +164,11 @@ const char* trailer_text =
     "warm-up, measures the device copy bandwidth in the same process, and reports bytes\n"
     "per step / per CG iteration against that bandwidth.\n"
     "\n"
-    "Exit codes: 0 ok; 2 a step's linear solve did not converge or the steady state was\n"
-    "not reached (outputs up to the last good step are still written); 64 bad command\n"
-    "line or option value; 65 bad initial-condition file content; 66 unreadable file;\n"
-    "70 CUDA failure or no GPU for --device cuda; 71 internal error.\n";
+    "Exit codes: 0 ok; 2 a step's linear solve did not converge, the solution became\n"
+    "NaN or inf, or the steady state was not reached (outputs up to the last good step\n"
+    "are still written); 64 bad command line or option value; 65 bad initial-condition\n"
+    "file content; 66 unreadable file; 70 CUDA failure or no GPU for --device cuda;\n"
+    "71 internal error.\n";
 
 // A numeric option stored straight into its field; --help prints the field's
 // value, the struct's default.
@@ -420,18 +421,23 @@ struct run_stats {
   bool steady_reached = false;
 };
 
-// What a run produced: everything the summaries and the plot report.
+// What a run produced: everything the summaries and the plot report. The
+// profiles u0 and u come to the host only for the outputs that print them
+// (snapshots, plot: u0; --output: u); integrals and errors are reduced where
+// the state lives.
 struct run_record {
-  std::vector<double> u0, u;
+  std::vector<double> u0;              // snapshots and plot only
+  double integral0 = 0, integral = 0;  // trapezoid integrals of u at the start and the end
   run_stats st;
   std::vector<curve> curves;
   std::optional<bench::heat_bench_report> bench;
   double setup_s = 0, run_s = 0;
   double t_end = 0, r = 0;
   std::string kernel_name;
-  std::optional<std::vector<double>> exact;
+  std::optional<heat::closed_form> exact;
   std::string reference;
   double max_error = std::nan("");
+  bool finite() const { return std::isfinite(integral); }  // a NaN or inf anywhere in u makes it so
 };
 
 bool iterative(const heat::step_options& o) {
@@ -473,7 +479,6 @@ void run_bench(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
   st.iterations = std::lround(rec.bench->iterations_per_step * double(st.steps));
   st.host_syncs = std::lround(rec.bench->host_syncs_per_step * double(st.steps));
   st.max_iterations = static_cast<int>(std::ceil(rec.bench->iterations_per_step));
-  rec.u = ts.solution();
 }
 
 // Steps to T (or to the steady state), writing snapshots and sampling the plot.
@@ -524,25 +529,25 @@ void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
     }
   }
   progress.clear();
-  rec.u = ts.solution();  // also waits for the device
+  rec.integral = ts.integral();  // also waits for the device
   rec.run_s = sw.lap();
   snap.close();
 }
 
-// The error against the exact solution (or the steady state) where one is known.
-void compare_with_exact(const plan& pl, run_record& rec) {
+// The error against the exact solution (or the steady state) where one is
+// known: max |u - exact| reduced where u lives, the exact solution evaluated
+// there from its closed form.
+template <class T>
+void compare_with_exact(const plan& pl, const heat::time_stepper<T>& ts, run_record& rec) {
   const heat::grid_problem& p = pl.s.problem;
   if (pl.s.run.steady && rec.st.steady_reached) {
-    rec.exact = heat::exact_steady_state(p, rec.u0);
+    rec.exact = heat::steady_form(p, rec.integral0);
     rec.reference = "steady state";
   } else if (!pl.s.run.steady) {
-    rec.exact = heat::exact_solution(p, pl.s.ic, rec.t_end);
+    rec.exact = heat::exact_form(p, pl.s.ic, rec.t_end);
     rec.reference = "exact solution at t = " + format_g(rec.t_end);
   }
-  if (!rec.exact) return;
-  rec.max_error = 0;
-  for (index_t i = 0; i < p.n; ++i)
-    rec.max_error = std::max(rec.max_error, std::abs(rec.u[i] - (*rec.exact)[i]));
+  if (rec.exact) rec.max_error = ts.max_error(*rec.exact);
 }
 
 void write_plot(const plan& pl, const run_record& rec) {
@@ -551,7 +556,7 @@ void write_plot(const plan& pl, const run_record& rec) {
   for (const auto& c : rec.curves)
     series.push_back(plot_series{"t = " + format_g(c.t, 4), c.x, c.u, "", false, 1.8});
   if (rec.exact && !rec.curves.empty()) {
-    curve e = make_curve(p, rec.t_end, *rec.exact);
+    curve e = make_curve(p, rec.t_end, heat::evaluate(*rec.exact, p));
     series.push_back(
         plot_series{pl.s.run.steady ? "steady state (exact)" : "exact, t = " + format_g(rec.t_end, 4), e.x,
                     e.u, "#444444", true, 1.4});
@@ -566,12 +571,6 @@ void write_plot(const plan& pl, const run_record& rec) {
 }
 
 // ---- summaries ----------------------------------------------------------------------
-
-double integral(const std::vector<double>& quad, const std::vector<double>& u) {
-  double v = 0;
-  for (std::size_t i = 0; i < u.size(); ++i) v += quad[i] * u[i];
-  return v;
-}
 
 const char* precision_name(bool is_float) { return is_float ? "float" : "double"; }
 
@@ -589,8 +588,7 @@ std::string json_bench(const bench::heat_bench_report& b) {
   return js.str();
 }
 
-std::string json_summary(const plan& pl, const run_record& rec, const std::vector<double>& quad,
-                         double total_s) {
+std::string json_summary(const plan& pl, const run_record& rec, double total_s) {
   const heat::grid_problem& p = pl.s.problem;
   const heat::step_options& o = pl.s.step;
   const run_stats& st = rec.st;
@@ -624,8 +622,9 @@ std::string json_summary(const plan& pl, const run_record& rec, const std::vecto
        << ", \"final_change\": " << json_number(st.last_change) << "}";
   js << ",\n  \"max_error\": " << json_number(rec.max_error) << ",\n  \"error_reference\": "
      << (rec.exact ? "\"" + json_escape(rec.reference) + "\"" : std::string("null"))
-     << ",\n  \"integral\": {\"initial\": " << json_number(integral(quad, rec.u0))
-     << ", \"final\": " << json_number(integral(quad, rec.u))
+     << ",\n  \"finite\": " << (rec.finite() ? "true" : "false")
+     << ",\n  \"integral\": {\"initial\": " << json_number(rec.integral0)
+     << ", \"final\": " << json_number(rec.integral)
      << "},\n  \"timings\": {\"setup_s\": " << json_number(rec.setup_s)
      << ", \"run_s\": " << json_number(rec.run_s)
      << ", \"per_step_ms\": " << json_number(st.steps ? rec.run_s / double(st.steps) * 1e3 : 0.0)
@@ -662,7 +661,7 @@ std::string text_bench(const bench::heat_bench_report& b, bool iterative_steps) 
   return o.str();
 }
 
-std::string text_summary(const plan& pl, const run_record& rec, const std::vector<double>& quad) {
+std::string text_summary(const plan& pl, const run_record& rec) {
   const heat::grid_problem& p = pl.s.problem;
   const heat::step_options& s = pl.s.step;
   const run_stats& st = rec.st;
@@ -692,8 +691,7 @@ std::string text_summary(const plan& pl, const run_record& rec, const std::vecto
       << ", last max|du| = " << format_g(st.last_change, 3) << " (tol " << format_g(pl.s.run.steady_tol)
       << ")\n";
   if (rec.exact) o << "max error vs " << rec.reference << ": " << format_g(rec.max_error, 4) << '\n';
-  o << "integral of u: " << format_g(integral(quad, rec.u0), 12) << " -> "
-    << format_g(integral(quad, rec.u), 12) << '\n';
+  o << "integral of u: " << format_g(rec.integral0, 12) << " -> " << format_g(rec.integral, 12) << '\n';
   o << "time: setup " << format_g(rec.setup_s, 3) << " s, stepping " << format_g(rec.run_s, 3) << " s";
   if (st.steps && !rec.bench) o << " (" << format_g(rec.run_s / double(st.steps) * 1e3, 3) << " ms/step)";
   o << '\n';
@@ -714,6 +712,17 @@ int report_end(const plan& pl, const run_record& rec) {
               << ")\n";
     return not_converged;
   }
+  if (!rec.finite()) {
+    const bool blown = o.scheme == heat::method::explicit_euler && rec.r > heat::max_stable_r;
+    std::cerr << "heat1d: error: the solution is not finite at t = " << format_g(rec.t_end) << " (step "
+              << st.steps << "): its integral is " << format_g(rec.integral) << ", NaN or inf values ("
+              << precision_name(pl.is_float()) << ", r = kappa dt / dx^2 = " << format_g(rec.r, 3) << ": "
+              << (blown           ? "explicit steps with r > 1/2 are unstable"
+                  : pl.is_float() ? "float cannot carry this step; use --precision double or a smaller --dt"
+                                  : "use a smaller --dt")
+              << "); outputs hold that profile\n";
+    return not_converged;
+  }
   if (pl.s.run.steady && !st.steady_reached) {
     std::cerr << "heat1d: error: steady state not reached in " << st.steps
               << " steps (last max|du| = " << format_g(st.last_change, 3) << ", --steady-tol "
@@ -724,9 +733,9 @@ int report_end(const plan& pl, const run_record& rec) {
 }
 
 // The summaries: JSON to stdout ('-'), or JSON to a file and the text to stdout.
-void write_summaries(const plan& pl, const run_record& rec, const std::vector<double>& quad, double total_s) {
+void write_summaries(const plan& pl, const run_record& rec, double total_s) {
   const std::string& json = pl.s.app.json;
-  const std::string js = json.empty() ? std::string() : json_summary(pl, rec, quad, total_s);
+  const std::string js = json.empty() ? std::string() : json_summary(pl, rec, total_s);
   if (json == "-") {
     std::cout << js;
     return;
@@ -736,7 +745,7 @@ void write_summaries(const plan& pl, const run_record& rec, const std::vector<do
     f.write(js);
     f.commit();
   }
-  std::cout << text_summary(pl, rec, quad);
+  std::cout << text_summary(pl, rec);
 }
 
 std::string kernel_label(const heat::step_options& o, spmv_kernel used) {
@@ -749,26 +758,32 @@ int simulate(const plan& pl) {
   stopwatch total;
   const heat::grid_problem& p = pl.s.problem;
   run_record rec;
+  const app_options& a = pl.s.app;
   heat::initial_condition ic = pl.s.ic;
   if (ic.type == heat::initial_condition::kind::file) ic.values = io::read_profile(ic.path, std::size_t(p.n));
-  rec.u0 = heat::initial_profile(ic, p);
 
   stopwatch sw;
-  heat::time_stepper<T> ts(p, pl.s.step, rec.u0);
+  // The profile is evaluated where the state lives (on the GPU: no host
+  // vector); the host gets its own copy only for the outputs that print it.
+  heat::time_stepper<T> ts(p, pl.s.step, ic);
+  rec.integral0 = ts.integral();
   rec.setup_s = sw.lap();
+  if (!a.snapshot.empty() || !a.plot.empty()) rec.u0 = heat::initial_profile(ic, p);
   rec.kernel_name = kernel_label(pl.s.step, ts.kernel());
-  if (pl.s.app.bench)
+  if (a.bench) {
     run_bench(ts, pl, rec, sw);
-  else
+    rec.integral = ts.integral();
+  } else {
     run_steps(ts, pl, rec, sw);
-  thin_curves(rec.curves, pl.s.app.plot_curves);
+  }
+  thin_curves(rec.curves, a.plot_curves);
   rec.t_end = ts.time();
   rec.r = ts.r();
-  compare_with_exact(pl, rec);
+  compare_with_exact(pl, ts, rec);
 
-  if (!pl.s.app.output.empty()) write_profile(pl.s.app.output, p, rec.u);
-  if (!pl.s.app.plot.empty()) write_plot(pl, rec);
-  write_summaries(pl, rec, heat::quadrature_weights(p), total.seconds());
+  if (!a.output.empty()) write_profile(a.output, p, ts.solution());
+  if (!a.plot.empty()) write_plot(pl, rec);
+  write_summaries(pl, rec, total.seconds());
   // The whole run, outputs included (the JSON records it as timings.total_s).
   if (pl.s.app.json != "-") std::cout << "time: whole run " << format_g(total.seconds(), 3) << " s\n";
   return report_end(pl, rec);

@@ -28,11 +28,28 @@ void spmv(const ell_matrix<T>& a, T alpha, const T* x, T beta, T* y);
 // kernel's preprocessing (row blocks, ELL padding, merge partitions, cuSPARSE
 // descriptors and buffer), built once and reused every call. apply()
 // allocates nothing and does not synchronize; x and y are device pointers.
+// A CSR matrix built on the device (by the caller's kernel), handed to a
+// plan without a host copy: the plan takes the arrays over. The caller
+// vouches for the CSR invariants (row_ptr non-decreasing from 0 to nnz,
+// columns in [0, cols)) and gives the longest row, which auto's candidate
+// rules need; the plan checks only the sizes (no pass over the entries).
+template <class T>
+struct device_csr_matrix {
+  index_t rows = 0, cols = 0;
+  index_t max_row_length = 0;
+  cuda::device_buffer<index_t> row_ptr;  // rows + 1
+  cuda::device_buffer<index_t> col_idx;  // nnz
+  cuda::device_buffer<T> values;         // nnz
+};
+
 template <class T>
 class spmv_plan {
  public:
   // kernel == automatic resolves to a concrete kernel here.
   spmv_plan(const csr_matrix<T>& a, spmv_kernel kernel, cuda::stream_t stream = nullptr);
+  // From a device CSR. Kernels that plan from the host matrix (csr-adaptive,
+  // merge, ell) refuse it with dimension_error; auto times the others.
+  spmv_plan(device_csr_matrix<T> a, spmv_kernel kernel, cuda::stream_t stream = nullptr);
   ~spmv_plan();
   spmv_plan(spmv_plan&&) noexcept;
   spmv_plan& operator=(spmv_plan&&) noexcept;

@@ -91,6 +91,30 @@ void parallel_for(std::size_t n, const F& f) {
   for (auto& t : pool) t.join();
 }
 
+// Combines f(i) over [0, n) with op on the hardware threads, in the chunks of
+// parallel_for: each chunk in index order, then the chunks' results in chunk
+// order (the same bits run to run on a machine).
+template <class F, class Op>
+double parallel_reduce(std::size_t n, double identity, const F& f, const Op& op) {
+  const std::size_t most = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t parts = std::min(most, n / (std::size_t(1) << 16) + 1);
+  std::vector<double> partial(parts, identity);
+  auto run = [&](std::size_t k) {
+    double v = identity;
+    for (std::size_t i = n * k / parts, end = n * (k + 1) / parts; i < end; ++i) v = op(v, f(i));
+    partial[k] = v;
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t k = 1; k < parts; ++k) pool.emplace_back(run, k);
+  run(0);
+  for (auto& t : pool) t.join();
+  double v = identity;
+  for (double x : partial) v = op(v, x);
+  return v;
+}
+// max that keeps a NaN (std::max would drop it, and a diverged run would look fine).
+double max_nan(double a, double b) { return (a > b || a != a) ? a : b; }
+
 bool is_neumann(const boundary_condition& b) { return b.kind == boundary_kind::neumann; }
 bool is_dirichlet(const boundary_condition& b) { return b.kind == boundary_kind::dirichlet; }
 
@@ -226,20 +250,30 @@ std::vector<double> initial_profile(const initial_condition& ic, const grid_prob
   return u;
 }
 
-std::optional<std::vector<double>> exact_solution(const grid_problem& p, const initial_condition& ic,
-                                                  double t) {
+std::vector<double> evaluate(const closed_form& f, const grid_problem& p) {
+  std::vector<double> u(static_cast<std::size_t>(p.n));
+  parallel_for(u.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) u[i] = f.at(p, index_t(i));
+  });
+  return u;
+}
+
+std::optional<closed_form> exact_form(const grid_problem& p, const initial_condition& ic, double t) {
   if (ic.type != initial_condition::kind::sine) return std::nullopt;
   if (!is_dirichlet(p.left) || !is_dirichlet(p.right) || p.left.value != 0 || p.right.value != 0)
     return std::nullopt;
-  const double k = ic.mode * pi / p.length;
-  const double decay = std::exp(-p.kappa * k * k * t);
-  std::vector<double> u(static_cast<std::size_t>(p.n));
-  parallel_for(u.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) u[i] = decay * std::sin(k * p.x(index_t(i)));
-  });
-  u.front() = 0;
-  u.back() = 0;
-  return u;
+  closed_form f;
+  f.wave = ic.mode * pi / p.length;
+  f.amplitude = std::exp(-p.kappa * f.wave * f.wave * t);
+  f.pin_left = f.pin_right = true;  // sin(K pi) is ~1e-16, not 0
+  return f;
+}
+
+std::optional<std::vector<double>> exact_solution(const grid_problem& p, const initial_condition& ic,
+                                                  double t) {
+  const auto f = exact_form(p, ic, t);
+  if (!f) return std::nullopt;
+  return evaluate(*f, p);
 }
 
 std::string steady_state_obstacle(const grid_problem& p) {
@@ -251,10 +285,8 @@ std::string steady_state_obstacle(const grid_problem& p) {
   return "";
 }
 
-std::optional<std::vector<double>> exact_steady_state(const grid_problem& p, const std::vector<double>& u0) {
+std::optional<closed_form> steady_form(const grid_problem& p, double integral_u0) {
   if (!steady_state_obstacle(p).empty()) return std::nullopt;
-  const auto n = static_cast<std::size_t>(p.n);
-  std::vector<double> u(n);
   const double len = p.length;
   // u = a + s x. du/dn = -s at x = 0, +s at x = L.
   double a = 0, s = 0;
@@ -269,17 +301,29 @@ std::optional<std::vector<double>> exact_steady_state(const grid_problem& p, con
     a = p.right.value - s * len;
   } else {
     // Zero net flux: slope G_right, level from the conserved trapezoid integral.
-    if (u0.size() != n) return std::nullopt;
     s = p.right.value;
-    const auto q = quadrature_weights(p);
-    double integral = 0;
-    for (std::size_t i = 0; i < n; ++i) integral += q[i] * u0[i];
-    a = integral / len - s * len / 2;
+    a = integral_u0 / len - s * len / 2;
   }
-  for (std::size_t i = 0; i < n; ++i) u[i] = a + s * p.x(index_t(i));
-  if (is_dirichlet(p.left)) u.front() = p.left.value;
-  if (is_dirichlet(p.right)) u.back() = p.right.value;
-  return u;
+  closed_form f;
+  f.level = a;
+  f.slope = s;
+  f.pin_left = is_dirichlet(p.left);
+  f.pin_right = is_dirichlet(p.right);
+  f.left = p.left.value;
+  f.right = p.right.value;
+  return f;
+}
+
+std::optional<std::vector<double>> exact_steady_state(const grid_problem& p, const std::vector<double>& u0) {
+  if (!steady_state_obstacle(p).empty()) return std::nullopt;
+  const auto n = static_cast<std::size_t>(p.n);
+  double integral = 0;
+  if (is_neumann(p.left) && is_neumann(p.right)) {
+    if (u0.size() != n) return std::nullopt;
+    const auto q = quadrature_weights(p);
+    for (std::size_t i = 0; i < n; ++i) integral += q[i] * u0[i];
+  }
+  return evaluate(*steady_form(p, integral), p);
 }
 
 std::vector<double> quadrature_weights(const grid_problem& p) {
@@ -502,6 +546,16 @@ void step_rows(const grid_problem& p, const step_coefficients& k, index_t i, dou
 }
 
 }  // namespace
+
+edge_pattern step_pattern(const grid_problem& p) {
+  const index_t rows[4] = {0, 1, p.n - 2, p.n - 1};
+  edge_pattern e;
+  for (int k = 0; k < 4; ++k) {
+    const s_row r = row_of_s(p, rows[k]);
+    for (int j = 0; j < 3; ++j) e.has[k][j] = r.has[j];
+  }
+  return e;
+}
 
 step_stencils make_step_stencils(const grid_problem& p, method m, double dt) {
   const step_coefficients k = coefficients_of(p, m, dt);
@@ -749,7 +803,7 @@ class cpu_backend final : public backend<T> {
       : s_(std::move(s)),
         rhs_(rounded<T>(s_.stencils.rhs)),
         lhs_(rounded<T>(s_.stencils.lhs)),
-        u_(s_.u0->begin(), s_.u0->end()),
+        u_(initial_state(s_)),
         next_(u_.size()) {
     const auto& o = s_.options;
     if (o.scheme == method::explicit_euler) return;
@@ -790,9 +844,32 @@ class cpu_backend final : public backend<T> {
   }
 
   std::vector<T> solution() const override { return u_; }
+  double integral() const override {
+    const grid_problem& p = s_.problem;
+    const double dx = p.dx();
+    const std::size_t last = u_.size() - 1;
+    return parallel_reduce(
+        u_.size(), 0.0, [&](std::size_t i) { return (i == 0 || i == last ? 0.5 * dx : dx) * double(u_[i]); },
+        [](double a, double b) { return a + b; });
+  }
+  double max_error(const closed_form& f) const override {
+    return parallel_reduce(
+        u_.size(), 0.0, [&](std::size_t i) { return std::abs(double(u_[i]) - f.at(s_.problem, index_t(i))); },
+        max_nan);
+  }
   spmv_kernel kernel() const override { return spmv_kernel::cpu; }
 
  private:
+  // u0 as given, or ic's profile evaluated here.
+  static std::vector<T> initial_state(const setup<T>& s) {
+    if (s.u0) return std::vector<T>(s.u0->begin(), s.u0->end());
+    std::vector<double> u = initial_profile(*s.ic, s.problem);
+    if constexpr (std::is_same_v<T, double>) {
+      return u;
+    } else {
+      return std::vector<T>(u.begin(), u.end());
+    }
+  }
   auto lhs_row() const {
     return [this](std::size_t i, T& l, T& d, T& u) {
       double dl, dd, du, c;
@@ -817,13 +894,36 @@ std::unique_ptr<backend<T>> make_cpu_backend(setup<T> s) {
 
 template <class T>
 time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, const std::vector<double>& u0) {
+  build(p, opt, &u0, nullptr);
+}
+
+template <class T>
+time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, const initial_condition& ic) {
+  p.validate();
+  // Evaluated where the state lives, by the backend (finite by construction);
+  // a file's values are checked and uploaded as given values are.
+  if (ic.type != initial_condition::kind::file) {
+    build(p, opt, nullptr, &ic);
+  } else {
+    const std::vector<double> u0 = initial_profile(ic, p);
+    build(p, opt, &u0, nullptr);
+  }
+}
+
+template <class T>
+void time_stepper<T>::build(const grid_problem& p, const step_options& opt, const std::vector<double>* u0,
+                            const initial_condition* ic) {
   p.validate();
   opt.validate(p);
-  if (u0.size() != static_cast<std::size_t>(p.n))
-    throw dimension_error("initial profile has " + std::to_string(u0.size()) +
-                          " values for N = " + std::to_string(p.n));
-  for (double v : u0)
-    if (!std::isfinite(v)) throw invalid_argument("initial profile contains a non-finite value");
+  if (u0) {
+    if (u0->size() != static_cast<std::size_t>(p.n))
+      throw dimension_error("initial profile has " + std::to_string(u0->size()) +
+                            " values for N = " + std::to_string(p.n));
+    const double bad = parallel_reduce(
+        u0->size(), 0.0, [&](std::size_t i) { return std::isfinite((*u0)[i]) ? 0.0 : 1.0; },
+        [](double a, double b) { return a + b; });
+    if (bad > 0) throw invalid_argument("initial profile contains a non-finite value");
+  }
   r_ = mesh_ratio(p, opt.dt);
   dt_ = opt.dt;
   options_ = opt;
@@ -831,15 +931,15 @@ time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, co
   s.problem = p;
   s.options = opt;
   s.stencils = make_step_stencils(p, opt.scheme, opt.dt);
-  // CSR only where a method applies one (setup<T>).
+  // Host CSR only where a method applies one (setup<T>): the CPU's cg /
+  // jacobi, and the GPU's cg / jacobi with --operator csr (their solvers plan
+  // a host CSR). The GPU's rhs with --operator csr is built on the device.
   const bool gpu_csr = opt.where == device::cuda && opt.form == operator_form::csr;
   const bool iterative = opt.scheme != method::explicit_euler && opt.solver != step_solver::direct;
-  if (gpu_csr || (iterative && opt.where == device::cpu)) {
-    step_matrices<T> m = assemble_step<T>(p, opt.scheme, opt.dt);
-    if (iterative) s.lhs = std::move(m.lhs);
-    if (gpu_csr) s.rhs = std::move(m.rhs);
-  }
-  s.u0 = &u0;
+  if (iterative && (gpu_csr || opt.where == device::cpu))
+    s.lhs = std::move(assemble_step<T>(p, opt.scheme, opt.dt).lhs);
+  s.u0 = u0;
+  s.ic = ic;
   impl_ = opt.where == device::cpu ? detail::make_cpu_backend<T>(std::move(s))
                                    : detail::make_cuda_backend<T>(std::move(s));
 }
@@ -873,6 +973,16 @@ std::vector<double> time_stepper<T>::solution() const {
     const std::vector<T> u = impl_->solution();
     return std::vector<double>(u.begin(), u.end());
   }
+}
+
+template <class T>
+double time_stepper<T>::integral() const {
+  return impl_->integral();
+}
+
+template <class T>
+double time_stepper<T>::max_error(const closed_form& f) const {
+  return impl_->max_error(f);
 }
 
 template <class T>

@@ -40,6 +40,7 @@
 // (and monotone) for r <= 1/2.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -100,13 +101,36 @@ std::string describe(const initial_condition& ic);
 // not N.
 std::vector<double> initial_profile(const initial_condition& ic, const grid_problem& p);
 
+// A profile in closed form, u(x) = amplitude sin(wave x) + level + slope x,
+// its end values pinned where pin_left / pin_right (Dirichlet ends, and the
+// exact zeros of a sine there). Every exact solution heat1d knows has this
+// form, so it can be evaluated where the state lives (the GPU) instead of as
+// a host vector of N values.
+struct closed_form {
+  double amplitude = 0, wave = 0, level = 0, slope = 0;
+  bool pin_left = false, pin_right = false;
+  double left = 0, right = 0;  // the pinned values
+  // u(x_i), as exact_solution / exact_steady_state evaluate it.
+  double at(const grid_problem& p, index_t i) const {
+    if (i == 0 && pin_left) return left;
+    if (i == p.n - 1 && pin_right) return right;
+    const double x = p.x(i);
+    return amplitude * std::sin(wave * x) + level + slope * x;
+  }
+};
+// The values at the N grid points.
+std::vector<double> evaluate(const closed_form& f, const grid_problem& p);
+
 // The exact solution at time t where one is known in closed form: sin:K with
 // both ends dirichlet:0 gives exp(-kappa (K pi / L)^2 t) sin(K pi x / L).
+std::optional<closed_form> exact_form(const grid_problem& p, const initial_condition& ic, double t);
 std::optional<std::vector<double>> exact_solution(const grid_problem& p, const initial_condition& ic,
                                                   double t);
 // The steady state where it exists: linear in x (satisfied exactly by the
 // discrete scheme too). With two Neumann ends it exists only for zero net
-// flux (G_left + G_right = 0) and is fixed by the conserved integral of u0.
+// flux (G_left + G_right = 0) and is fixed by the conserved integral of u0
+// (the trapezoid integral sum_i q_i u0_i, quadrature_weights).
+std::optional<closed_form> steady_form(const grid_problem& p, double integral_u0);
 std::optional<std::vector<double>> exact_steady_state(const grid_problem& p, const std::vector<double>& u0);
 // Why there is no steady state ("" when there is one).
 std::string steady_state_obstacle(const grid_problem& p);
@@ -263,6 +287,14 @@ struct time_plan {
 };
 time_plan plan_time(const grid_problem& p, method m, const run_options& r);
 
+// Which entries rows 0, 1, n-2, n-1 of the step matrices hold (the CSR
+// pattern of assemble_step: an eliminated Dirichlet column has no entry), as
+// (lower, diagonal, upper); the GPU builds the CSR from it and the stencils.
+struct edge_pattern {
+  bool has[4][3] = {};
+};
+edge_pattern step_pattern(const grid_problem& p);
+
 struct step_report {
   int iterations = 0;
   double residual = 0;  // relative ||b - A u|| / ||b|| (0 for explicit/direct)
@@ -330,19 +362,27 @@ class backend {
     return k;
   }
   virtual std::vector<T> solution() const = 0;
+  // The trapezoid integral sum_i q_i u_i and max_i |u_i - f(x_i)|, reduced
+  // where u lives; NaN / inf when u holds one (max_error: NaN for a NaN).
+  virtual double integral() const = 0;
+  virtual double max_error(const closed_form& f) const = 0;
   virtual spmv_kernel kernel() const = 0;
   virtual device_probe* probe() { return nullptr; }  // GPU backends only
 };
-// What a backend starts from: the stencils always; the CSR forms only where
-// the method applies them (lhs: cg / jacobi through a CSR, on the CPU or with
-// --operator csr; rhs: the GPU's --operator csr), otherwise empty.
+// What a backend starts from: the stencils always; the host CSR of A only
+// where cg / jacobi apply it (on the CPU, or with --operator csr), otherwise
+// empty. (The GPU's --operator csr builds B's CSR on the device.)
 template <class T>
 struct setup {
   grid_problem problem;
   step_options options;
   step_stencils stencils;
-  csr_matrix<T> lhs, rhs;
-  const std::vector<double>* u0 = nullptr;  // the caller's, valid while the backend is built
+  csr_matrix<T> lhs;
+  // The initial state: u0 values (the caller's, valid while the backend is
+  // built), or, when null, ic's profile evaluated where the state lives (ic
+  // not a file).
+  const std::vector<double>* u0 = nullptr;
+  const initial_condition* ic = nullptr;
 };
 template <class T>
 std::unique_ptr<backend<T>> make_cpu_backend(setup<T> s);
@@ -358,6 +398,11 @@ class time_stepper {
   // option) and u0 (dimension_error for a count other than N, invalid_argument
   // for a non-finite value), assembles the operators and uploads u0.
   time_stepper(const grid_problem& p, const step_options& opt, const std::vector<double>& u0);
+  // From the initial condition: initial_profile(ic, p), evaluated where the
+  // state lives (on the GPU by a kernel: no host vector of N values, no
+  // upload; a file profile's values are uploaded). dimension_error for a file
+  // profile of the wrong length.
+  time_stepper(const grid_problem& p, const step_options& opt, const initial_condition& ic);
   ~time_stepper();
   time_stepper(time_stepper&&) noexcept;
   time_stepper& operator=(time_stepper&&) noexcept;
@@ -370,7 +415,14 @@ class time_stepper {
   // blocking, solvers/cuda/heat1d.cu). Stops after a failed step; returns the
   // last step's report.
   step_report advance(long k);
+  // The state u^n, copied to the host (N values: only for outputs that need them).
   std::vector<double> solution() const;
+  // The trapezoid integral of u^n (sum_i q_i u_i, quadrature_weights) and its
+  // max error against f, reduced where the state lives (GPU: the
+  // deterministic reduction, one host sync each). A NaN or inf in u makes
+  // integral() NaN or inf: heat1d's check that the run stayed finite.
+  double integral() const;
+  double max_error(const closed_form& f) const;
   long steps() const { return steps_; }
   double time() const { return double(steps_) * dt_; }
   double r() const { return r_; }
@@ -381,6 +433,8 @@ class time_stepper {
   device_probe& probe();
 
  private:
+  void build(const grid_problem& p, const step_options& opt, const std::vector<double>* u0,
+             const initial_condition* ic);
   std::unique_ptr<detail::backend<T>> impl_;
   step_options options_;
   long steps_ = 0;

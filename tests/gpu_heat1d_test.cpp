@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -332,6 +333,95 @@ TEST_F(gpu_heat_misc, BlockedExplicitStepsInFloat) {
   for (int k = 0; k < 300; ++k) one.step();
   blocked.advance(300);
   EXPECT_LE(max_diff(blocked.solution(), one.solution()), 1e-5);
+}
+
+// The initial profile evaluated on the GPU (the stepper built from the
+// initial condition) against initial_profile on the host, and the integral and
+// max error reduced on the GPU against host sums: odd N, N = 3, every kind of
+// end, float and double.
+TEST_F(gpu_heat_misc, ProfileIntegralAndErrorOnTheGpu) {
+  const char* ends[][2] = {
+      {"dirichlet:1", "neumann:0.5"}, {"insulated", "insulated"}, {"dirichlet", "dirichlet"}};
+  for (index_t n : {3, 4, 1001, 300007})
+    for (const auto& e : ends)
+      for (const char* spec : {"sin:3", "gauss:0.4:0.1", "step:0.5"}) {
+        const grid_problem p = problem(n, e[0], e[1]);
+        const initial_condition ic = parse_initial_condition(spec);
+        const auto host = initial_profile(ic, p);
+        const std::string where = std::to_string(n) + " " + e[0] + " " + e[1] + " " + spec;
+        const step_options o = explicit_stencil(p);
+        time_stepper<double> ts(p, o, ic);
+        // Device sin / exp are within an ulp or two of the host's.
+        EXPECT_LE(max_diff(ts.solution(), host), 1e-15) << where;
+        const auto q = quadrature_weights(p);
+        const double i0 = std::inner_product(q.begin(), q.end(), host.begin(), 0.0);
+        // The host's serial sum rounds by up to (N - 1) eps sum q |u| (systematically
+        // for a step's equal terms); the GPU's tree of partial sums far less.
+        const double tol = double(n) * 1.2e-16 *
+                           (std::inner_product(q.begin(), q.end(), host.begin(), 0.0, std::plus<>(),
+                                               [](double a, double b) { return a * std::abs(b); }) +
+                            1e-3);
+        EXPECT_NEAR(ts.integral(), i0, tol) << where;
+        closed_form f;
+        f.amplitude = 0.7, f.wave = 2, f.level = 0.1, f.slope = -0.3, f.pin_right = true, f.right = 2;
+        EXPECT_NEAR(ts.max_error(f), max_diff(host, evaluate(f, p)), 1e-15) << where;
+        time_stepper<float> tf(p, o, ic);
+        const auto uf = tf.solution();
+        EXPECT_LE(max_diff(uf, host), 1e-7) << where;
+        const double fi = std::inner_product(q.begin(), q.end(), uf.begin(), 0.0);
+        EXPECT_NEAR(tf.integral(), fi, tol) << where;
+        EXPECT_NEAR(tf.max_error(f), max_diff(uf, evaluate(f, p)), 1e-15) << where;
+      }
+}
+
+// Forced explicit steps at r = 10 overflow to inf, then NaN: the integral
+// and the max error reduced on the GPU show it (heat1d's check of a run).
+TEST_F(gpu_heat_misc, ABlownUpStateShowsInItsIntegral) {
+  const grid_problem p = problem(4097, "dirichlet", "dirichlet");
+  step_options o = explicit_stencil(p);
+  o.dt = 10 * p.dx() * p.dx();
+  o.force = true;
+  for (operator_form form : {operator_form::stencil, operator_form::csr}) {
+    o.form = form;
+    time_stepper<float> f(p, o, initial_condition{});
+    time_stepper<double> d(p, o, initial_condition{});
+    EXPECT_TRUE(std::isfinite(f.integral()));
+    f.advance(1000);
+    d.advance(1000);
+    EXPECT_FALSE(std::isfinite(f.integral())) << name(form);
+    EXPECT_FALSE(std::isfinite(d.integral())) << name(form);
+    EXPECT_FALSE(std::isfinite(d.max_error(*exact_form(p, initial_condition{}, d.time())))) << name(form);
+  }
+}
+
+// --operator csr builds B's CSR on the device: the same matrix as the host's
+// assemble_step, entry for entry (the SpMV of every kernel, on a vector that
+// tells the columns apart, equals the CPU SpMV of the host CSR).
+TEST_F(gpu_heat_misc, DeviceCsrIsTheAssembledMatrix) {
+  const char* ends[][2] = {
+      {"dirichlet:1", "neumann:0.5"}, {"insulated", "insulated"}, {"neumann:-1", "dirichlet:2"}};
+  for (index_t n : {3, 4, 5, 6, 1001})
+    for (const auto& e : ends)
+      for (method m : {method::explicit_euler, method::crank_nicolson}) {
+        const grid_problem p = problem(n, e[0], e[1]);
+        const double dt = (m == method::explicit_euler ? 0.4 : 3.0) * p.dx() * p.dx();
+        const auto host = assemble_step<double>(p, m, dt);
+        std::vector<double> u0(static_cast<std::size_t>(n));
+        for (index_t i = 0; i < n; ++i) u0[std::size_t(i)] = 1.0 + 0.37 * i + 0.01 * i * i;
+        std::vector<double> want(u0.size());
+        spmv(host.rhs, 1.0, u0.data(), 0.0, want.data());
+        for (const auto& [i, v] : host.forcing) want[std::size_t(i)] += v;
+        for (spmv_kernel k : spmv_kernels()) {
+          if (!on_gpu(k)) continue;
+          step_options o = explicit_stencil(p);
+          o.scheme = m, o.solver = step_solver::direct, o.dt = dt, o.form = operator_form::csr, o.kernel = k;
+          time_stepper<double> ts(p, o, u0);
+          if (m != method::explicit_euler) continue;  // CN: B feeds the direct solve (AgreesWithTheCpuPath)
+          ts.step();
+          EXPECT_LE(max_diff(ts.solution(), want), 1e-13 * max_abs(want))
+              << n << " " << e[0] << " " << e[1] << " " << name(k);
+        }
+      }
 }
 
 TEST_F(gpu_heat_misc, RejectsTheCpuKernelOnTheGpuPath) {

@@ -217,6 +217,26 @@ TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
   EXPECT_EQ(json_number(js, "failed_step"), 1);
 }
 
+// A run that blows up (NaN or inf in u) is an error, not a result: one
+// line naming the time and the cause, exit 2, "finite": false in the JSON,
+// the profile still written.
+TEST_F(heat1d_app, ABlownUpSolutionIsAnError) {
+  for (const char* prec : {"double", "float"}) {
+    const outcome o = run(std::string("--device cpu --precision ") + prec +
+                          " --method explicit --force --N 101 --dt 1e-3 --T 1 -o " + quote(path("u.tsv")) +
+                          " --json " + quote(path("r.json")));
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("not finite at t = 1 (step 1000)"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("r > 1/2"), std::string::npos) << o.err;
+    EXPECT_NE(slurp(path("r.json")).find("\"finite\": false"), std::string::npos);
+    EXPECT_TRUE(fs::exists(path("u.tsv")));
+  }
+  const outcome ok = run("--device cpu --N 101 --json -");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("\"finite\": true"), std::string::npos);
+}
+
 TEST_F(heat1d_app, GpuRunMatchesTheCpuRun) {
   if (!cuda::available()) {
     if (gpu_required()) FAIL() << "PERRON_REQUIRE_GPU=1 but no usable CUDA device";

@@ -448,6 +448,78 @@ TEST(heat_errors, NonConvergenceLeavesTheStateAtTheLastGoodStep) {
   EXPECT_EQ(ts.solution(), u0);
 }
 
+// Forced explicit steps at r = 10 amplify the highest mode by |1 - 4 r| = 39
+// a step: the state overflows to inf and then NaN, and the summaries that
+// heat1d reduces anyway (the integral, the max error) say so.
+TEST(heat_errors, ABlownUpStateShowsInItsIntegral) {
+  const grid_problem p = dirichlet_problem(101);
+  step_options o = options(method::explicit_euler, step_solver::direct, 10 * p.dx() * p.dx());
+  o.force = true;
+  const initial_condition ic;
+  time_stepper<double> d(p, o, ic);
+  time_stepper<float> f(p, o, ic);
+  EXPECT_TRUE(std::isfinite(d.integral()));
+  d.advance(1000);
+  f.advance(1000);
+  EXPECT_FALSE(std::isfinite(d.integral()));
+  EXPECT_FALSE(std::isfinite(f.integral()));
+  EXPECT_FALSE(std::isfinite(d.max_error(*exact_form(p, ic, d.time()))));
+}
+
+// The stepper from the initial condition starts from initial_profile; its
+// integral is the trapezoid sum, its max error the host's max |u - exact|.
+TEST(heat_summaries, IntegralAndErrorOfTheState) {
+  const char* ends[][2] = {
+      {"dirichlet:1", "neumann:0.5"}, {"insulated", "insulated"}, {"dirichlet", "dirichlet"}};
+  for (const auto& e : ends)
+    for (const char* spec : {"sin:2", "gauss:0.4:0.1", "step:0.5"}) {
+      const grid_problem p = problem(300001, e[0], e[1]);  // past one chunk of the parallel reduction
+      const initial_condition ic = parse_initial_condition(spec);
+      const auto u0 = initial_profile(ic, p);
+      const step_options o = options(method::crank_nicolson, step_solver::direct, 1e-4);
+      time_stepper<double> ts(p, o, ic);
+      EXPECT_EQ(ts.solution(), u0) << spec;
+      const auto q = quadrature_weights(p);
+      const double i0 = std::inner_product(q.begin(), q.end(), u0.begin(), 0.0);
+      // The serial sum's own rounding bound, (N - 1) eps sum q |u0| (a step's
+      // equal terms make it systematic; sin:2 integrates to 0).
+      double mass = 0;
+      for (std::size_t i = 0; i < q.size(); ++i) mass += q[i] * std::abs(u0[i]);
+      EXPECT_NEAR(ts.integral(), i0, double(p.n) * 1.2e-16 * mass) << spec << " " << e[0];
+      ts.advance(3);
+      const auto u = ts.solution();
+      closed_form f;
+      f.amplitude = 0.7, f.wave = 2, f.level = 0.1, f.slope = -0.3, f.pin_left = true, f.left = 1;
+      EXPECT_EQ(ts.max_error(f), max_diff(u, evaluate(f, p))) << spec;
+      if (const auto ef = exact_form(p, ic, ts.time()))
+        EXPECT_EQ(ts.max_error(*ef), max_diff(u, *exact_solution(p, ic, ts.time())));
+    }
+}
+
+// The closed forms evaluate to the exact solutions they stand for.
+TEST(heat_summaries, ClosedFormsAreTheExactSolutions) {
+  const grid_problem p = dirichlet_problem(101, 0.5);
+  const initial_condition ic = parse_initial_condition("sin:3");
+  const auto f = exact_form(p, ic, 0.01);
+  ASSERT_TRUE(f);
+  const auto u = evaluate(*f, p);
+  EXPECT_EQ(u.front(), 0.0);
+  EXPECT_EQ(u.back(), 0.0);
+  for (index_t i = 1; i + 1 < p.n; ++i)
+    EXPECT_DOUBLE_EQ(u[i], std::exp(-0.5 * 9 * pi * pi * 0.01) * std::sin(3 * pi * p.x(i)));
+  EXPECT_FALSE(exact_form(problem(11, "insulated", "dirichlet"), ic, 0.1));
+  EXPECT_FALSE(exact_form(p, parse_initial_condition("step:0.5"), 0.1));
+  // Two insulated ends: the level is the mean of u0, from its integral.
+  const grid_problem q = problem(11, "insulated", "insulated");
+  const auto s = steady_form(q, 0.25);
+  ASSERT_TRUE(s);
+  for (double v : evaluate(*s, q)) EXPECT_DOUBLE_EQ(v, 0.25);
+  const auto d = evaluate(*steady_form(problem(11, "dirichlet:1", "dirichlet:3"), 0), q);
+  EXPECT_EQ(d.front(), 1.0);
+  EXPECT_EQ(d.back(), 3.0);
+  EXPECT_DOUBLE_EQ(d[5], 2.0);
+}
+
 TEST(heat_errors, ExplicitRefusesUnstableStepsUnlessForced) {
   const grid_problem p = dirichlet_problem(11);  // dx = 0.1: largest stable dt = 0.005
   const auto u0 = initial_profile(initial_condition{}, p);

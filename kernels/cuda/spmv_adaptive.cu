@@ -200,7 +200,7 @@ class adaptive_engine final : public engine<T> {
 
 template <class T>
 std::unique_ptr<engine<T>> make_csr_adaptive(const engine_args<T>& x) {
-  const csr_matrix<T>& h = x.host;
+  const csr_matrix<T>& h = x.host();
   std::vector<row_block> blocks;
   index_t slots = 0, tickets = 0, long_rows = 0;
   const index_t rows = h.rows;

@@ -11,15 +11,19 @@
 // 2^15 entries, csr-scalar and csr-cached when no row exceeds 32, ell when its
 // padded size is within 1.5x the nonzeros. cuSPARSE ALG1 goes first: it is the
 // reference every other candidate must beat, and an early fast time lets the
-// probe drop hopeless ones quickly. Each candidate runs 2 warm-up
-// calls, then 31 calls timed one by one with CUDA events, queued behind a
-// spin kernel (as spmv-bench times them: GPU time, not host launch cost); its
-// time is the median. A candidate whose first 3 timed calls already take more
-// than twice the best median so far is dropped without the 31. The fastest
-// wins, except that cuSPARSE ALG1 is kept unless the fastest beats it by more
-// than 3%: medians of 31 calls still move by a percent or two between runs,
-// and a near-tie must not make auto slower than the library it is measured
-// against. reason() lists every candidate.
+// probe drop hopeless ones quickly. Each candidate runs a probe (1 warm-up, 3
+// timed calls), then 2 warm-up calls and 31 calls timed one by one with CUDA
+// events, queued behind a spin kernel (as spmv-bench times them: GPU time, not
+// host launch cost); its time is the median. A candidate whose probe already
+// takes more than twice the best median so far is dropped without the 31.
+// Calls longer than 0.5 ms (matrices of ~10^8 nonzeros) get fewer timed calls,
+// at least 7, about 16 ms of them: their medians are steady to well under the
+// 3% margin below, and 31 calls of 2 ms for each of ~8 candidates would make
+// the trial half a second. The fastest wins, except that cuSPARSE ALG1 is
+// kept unless the fastest beats it by more than 3%: medians of 31 calls still
+// move by a percent or two between runs, and a near-tie must not make auto
+// slower than the library it is measured against. reason() lists every candidate. A plan built from a device
+// CSR has no host matrix: the kernels that plan from it (x.host()) are "refused".
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -36,6 +40,14 @@ constexpr int trial_warmup = 2;
 constexpr int trial_calls = 31;
 constexpr double keep_alg1_within = 0.97;  // another kernel must take < 97% of ALG1's time
 constexpr double probe_drop = 2.0;         // a probe this many times the best so far ends a candidate
+constexpr double trial_budget_us = 16000;  // timed calls of a candidate past which the count shrinks
+constexpr int min_trial_calls = 7;
+
+// Timed calls for a candidate whose probe took `probe_us` per call (odd: a true median).
+int trial_calls_for(double probe_us) {
+  if (probe_us * trial_calls <= trial_budget_us) return trial_calls;
+  return std::max(min_trial_calls, static_cast<int>(trial_budget_us / probe_us) | 1);
+}
 
 // Median GPU time of one call, measured like spmv-bench (time_calls).
 template <class T>
@@ -92,14 +104,14 @@ void note(std::string& report, spmv_kernel k, const std::string& what) {
 }  // namespace
 
 template <class T>
-auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st,
+auto_choice<T> choose_automatic(const csr_matrix<T>* h, const csr_ptr<T>& a, const row_stats& st,
                                 cudaStream_t s) {
   if (st.nnz == 0)
     return {spmv_kernel::csr_scalar, make_engine<T>(spmv_kernel::csr_scalar, h, a, st, s),
             "no nonzeros: y = beta * y, no trial needed; csr-scalar (one pass over y)"};
   const std::vector<spmv_kernel> candidates = candidates_for(st);
 
-  device_buffer<T> d_x(static_cast<std::size_t>(h.cols)), d_y(static_cast<std::size_t>(h.rows));
+  device_buffer<T> d_x(static_cast<std::size_t>(a->cols)), d_y(static_cast<std::size_t>(a->rows));
   fill(d_x.data(), d_x.size(), T(1), s);  // timing on zeros can flatter (METHOD.md); ones are neutral here
   fill(d_y.data(), d_y.size(), T(0), s);
 
@@ -116,18 +128,18 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
       note(report, k, "refused");
       continue;
     }
-    if (best.engine) {
-      // Probe: 3 calls after 1 warm-up. A candidate already twice as slow as
-      // the best cannot win, and timing all 33 calls of a slow one would cost
-      // most of the trial.
-      const double probe = time_engine(*e, d_x.data(), d_y.data(), s, 1, 3);
-      if (probe > probe_drop * best_us) {
-        note(report, k, format_fixed(probe, 1) + " (3 calls)");
-        continue;
-      }
+    // Probe: 3 calls after 1 warm-up. A candidate already twice as slow as
+    // the best cannot win, and timing all 33 calls of a slow one would cost
+    // most of the trial.
+    const double probe = time_engine(*e, d_x.data(), d_y.data(), s, 1, 3);
+    if (best.engine && probe > probe_drop * best_us) {
+      note(report, k, format_fixed(probe, 1) + " (3 calls)");
+      continue;
     }
-    const double us = time_engine(*e, d_x.data(), d_y.data(), s, trial_warmup, trial_calls);
-    note(report, k, format_fixed(us, 1));
+    const int calls = trial_calls_for(probe);
+    const double us = time_engine(*e, d_x.data(), d_y.data(), s, trial_warmup, calls);
+    note(report, k,
+         format_fixed(us, 1) + (calls == trial_calls ? "" : " (" + std::to_string(calls) + " calls)"));
     if (k == spmv_kernel::cusparse) alg1_us = us;
     if (!best.engine || us < best_us) {
       if (best.engine && best.kernel == spmv_kernel::cusparse) alg1 = std::move(best.engine);
@@ -150,9 +162,9 @@ auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, con
   return best;
 }
 
-template auto_choice<float> choose_automatic(const csr_matrix<float>&, const csr_ptr<float>&,
+template auto_choice<float> choose_automatic(const csr_matrix<float>*, const csr_ptr<float>&,
                                              const row_stats&, cudaStream_t);
-template auto_choice<double> choose_automatic(const csr_matrix<double>&, const csr_ptr<double>&,
+template auto_choice<double> choose_automatic(const csr_matrix<double>*, const csr_ptr<double>&,
                                               const row_stats&, cudaStream_t);
 
 }  // namespace perron::cuda::spmv

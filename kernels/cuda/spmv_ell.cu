@@ -74,7 +74,7 @@ class ell_engine final : public engine<T> {
 
 template <class T>
 std::unique_ptr<engine<T>> make_ell(const engine_args<T>& x) {
-  return std::make_unique<ell_engine<T>>(to_ell(x.host), x.stream);
+  return std::make_unique<ell_engine<T>>(to_ell(x.host()), x.stream);
 }
 
 PERRON_SPMV_INSTANTIATE_MAKE(ell)

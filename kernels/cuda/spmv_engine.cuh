@@ -14,6 +14,7 @@
 
 #include "core/cuda/support.cuh"
 #include "core/device.hpp"
+#include "core/error.hpp"
 #include "core/formats.hpp"
 #include "kernels/spmv.hpp"
 
@@ -72,10 +73,18 @@ using csr_ptr = std::shared_ptr<const device_csr<T>>;
 // What a kernel's factory may use to configure its engine.
 template <class T>
 struct engine_args {
-  const csr_matrix<T>& host;  // the matrix (row structure for planning; ell converts it)
-  const csr_ptr<T>& csr;      // its uploaded CSR arrays; null for ell, which builds its own
+  const csr_matrix<T>* host_csr;  // the host matrix; null for a plan built from a device CSR
+  const csr_ptr<T>& csr;          // its uploaded CSR arrays; null for ell, which builds its own
   const row_stats& stats;
   cudaStream_t stream;
+  // The host matrix (row structure for planning; ell converts it). A plan
+  // built from a device CSR has none: dimension_error, so the kernel is
+  // refused there (auto leaves it out) instead of reading what is not there.
+  const csr_matrix<T>& host() const {
+    if (!host_csr)
+      throw dimension_error("this kernel plans from the host CSR, and the matrix is on the device");
+    return *host_csr;
+  }
 };
 
 // One factory per line of core/spmv_kernels.def, each defined in its kernel's
@@ -94,9 +103,9 @@ struct engine_args {
   template std::unique_ptr<engine<double>> make_##id<double>(const engine_args<double>& args);
 
 // The engine of kernel k through the registry's factories. `a` may be null
-// for ell, which builds its own arrays from `h`.
+// for ell, which builds its own arrays from `h`; `h` is null for a device CSR.
 template <class T>
-std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>& h, const csr_ptr<T>& a,
+std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>* h, const csr_ptr<T>& a,
                                        const row_stats& st, cudaStream_t s);
 
 // kernels/cuda/spmv_auto.cu: times the plausible kernels on this matrix and
@@ -108,7 +117,7 @@ struct auto_choice {
   std::string reason;
 };
 template <class T>
-auto_choice<T> choose_automatic(const csr_matrix<T>& h, const csr_ptr<T>& a, const row_stats& st,
+auto_choice<T> choose_automatic(const csr_matrix<T>* h, const csr_ptr<T>& a, const row_stats& st,
                                 cudaStream_t s);
 
 // y = beta * y (beta != 0) or y = 0 (beta == 0): the whole SpMV of a matrix

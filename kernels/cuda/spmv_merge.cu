@@ -202,7 +202,7 @@ class merge_engine final : public engine<T> {
 
 template <class T>
 std::unique_ptr<engine<T>> make_merge(const engine_args<T>& x) {
-  const csr_matrix<T>& h = x.host;
+  const csr_matrix<T>& h = x.host();
   const long long rows = h.rows, nnz = static_cast<long long>(h.nnz());
   const long long total = rows + nnz;
   const std::size_t tiles =

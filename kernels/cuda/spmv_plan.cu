@@ -110,7 +110,7 @@ std::unique_ptr<engine<T>> make_automatic(const engine_args<T>&) {
 }
 
 template <class T>
-std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>& h, const csr_ptr<T>& a,
+std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>* h, const csr_ptr<T>& a,
                                        const row_stats& st, cudaStream_t s) {
   const engine_args<T> args{h, a, st, s};
   switch (k) {
@@ -129,7 +129,7 @@ std::unique_ptr<engine<T>> make_engine(spmv_kernel k, const csr_matrix<T>& h, co
   template void validate_csr<T>(const csr_matrix<T>&);                                                     \
   template std::shared_ptr<const device_csr<T>> upload_csr<T>(const csr_matrix<T>&);                       \
   template row_stats stats_of<T>(const csr_matrix<T>&);                                                    \
-  template std::unique_ptr<engine<T>> make_engine<T>(spmv_kernel, const csr_matrix<T>&, const csr_ptr<T>&, \
+  template std::unique_ptr<engine<T>> make_engine<T>(spmv_kernel, const csr_matrix<T>*, const csr_ptr<T>&, \
                                                      const row_stats&, cudaStream_t);
 PERRON_SPMV_ENGINE_INSTANTIATE(float)
 PERRON_SPMV_ENGINE_INSTANTIATE(double)
@@ -169,23 +169,74 @@ spmv_plan<T>::spmv_plan(const csr_matrix<T>& a, spmv_kernel kernel, cuda::stream
   p->stream = stream;
   const sp::row_stats st = sp::stats_of(a);
   if (kernel == spmv_kernel::ell) {
-    p->engine = sp::make_engine<T>(kernel, a, nullptr, st, stream);
+    p->engine = sp::make_engine<T>(kernel, &a, nullptr, st, stream);
     p->kernel = kernel;
   } else {
     p->csr = sp::upload_csr(a);
     if (kernel == spmv_kernel::automatic) {
-      auto choice = sp::choose_automatic(a, p->csr, st, stream);
+      auto choice = sp::choose_automatic(&a, p->csr, st, stream);
       p->kernel = choice.kernel;
       p->engine = std::move(choice.engine);
       p->reason = std::move(choice.reason);
     } else {
-      p->engine = sp::make_engine<T>(kernel, a, p->csr, st, stream);
+      p->engine = sp::make_engine<T>(kernel, &a, p->csr, st, stream);
       p->kernel = kernel;
     }
     if (!p->engine->uses_csr()) p->csr.reset();
   }
   // Set-up work (uploads, ticket resets) is queued on `stream`; apply() on the
   // same stream is ordered after it.
+  impl_ = std::move(p);
+}
+
+// A device CSR: no validation pass, no statistics pass, no upload (the caller
+// built the arrays and vouches for the CSR invariants; only the sizes are
+// checked here, which costs nothing).
+template <class T>
+spmv_plan<T>::spmv_plan(device_csr_matrix<T> a, spmv_kernel kernel, cuda::stream_t stream) {
+  namespace sp = cuda::spmv;
+  if (!on_gpu(kernel))
+    throw invalid_argument("spmv_plan: kernel '" + std::string(name(kernel)) +
+                           "' runs on the host, and this matrix is on the device");
+  if (!cuda::available()) throw cuda_error("spmv_plan: no usable CUDA device");
+  const std::string what = "spmv_plan: device CSR matrix " + sp::dims(a.rows, a.cols);
+  const std::size_t nnz = a.col_idx.size();
+  if (a.rows < 0 || a.cols < 0) throw dimension_error(what + " has a negative dimension");
+  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1 || a.values.size() != nnz)
+    throw dimension_error(what + ": " + std::to_string(a.row_ptr.size()) + " row pointers, " +
+                          std::to_string(nnz) + " column indices, " + std::to_string(a.values.size()) +
+                          " values");
+  if (a.max_row_length < 0 || a.max_row_length > a.cols ||
+      (a.rows > 0 && nnz > std::size_t(a.rows) * std::size_t(a.max_row_length)))
+    throw dimension_error(what + ": longest row " + std::to_string(a.max_row_length) + " cannot hold " +
+                          std::to_string(nnz) + " nonzeros");
+  auto p = std::make_unique<impl>();
+  p->rows = a.rows;
+  p->cols = a.cols;
+  p->nnz = nnz;
+  p->stream = stream;
+  auto d = std::make_shared<sp::device_csr<T>>();
+  d->rows = a.rows;
+  d->cols = a.cols;
+  d->nnz = nnz;
+  d->row_ptr = std::move(a.row_ptr);
+  d->col_idx = std::move(a.col_idx);
+  d->values = std::move(a.values);
+  p->csr = std::move(d);
+  const sp::row_stats st{a.rows, nnz, a.max_row_length, a.rows > 0 ? static_cast<double>(nnz) / a.rows : 0.0};
+  if (kernel == spmv_kernel::automatic) {
+    auto choice = sp::choose_automatic<T>(nullptr, p->csr, st, stream);
+    p->kernel = choice.kernel;
+    p->engine = std::move(choice.engine);
+    p->reason = std::move(choice.reason);
+  } else {
+    try {
+      p->engine = sp::make_engine<T>(kernel, nullptr, p->csr, st, stream);
+    } catch (const dimension_error& e) {
+      throw dimension_error("spmv_plan: kernel '" + std::string(name(kernel)) + "': " + e.what());
+    }
+    p->kernel = kernel;
+  }
   impl_ = std::move(p);
 }
 

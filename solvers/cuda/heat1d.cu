@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/cuda/check.cuh"
+#include "core/cuda/reduce.cuh"
 #include "core/cuda/support.cuh"
 #include "core/error.hpp"
 #include "kernels/cuda/vector_ops.cuh"
@@ -217,12 +218,154 @@ __global__ void small_thomas_kernel(int m, const T* dl, const T* d, const T* du,
   }
 }
 
+// ---- the state's profile and summaries, computed where it lives ----------------
+
+// x_i as grid_problem::x computes it.
+__device__ __forceinline__ double grid_x(std::size_t i, std::size_t n, double dx, double length) {
+  return i == n - 1 ? length : double(i) * dx;
+}
+
+// initial_profile(ic, p) (solvers/heat1d.cpp) with the same expressions:
+// sine, gauss or step, then the pinned ends (a sine's zeros, Dirichlet values).
+struct profile_params {
+  int kind = 0;  // 0 sine, 1 gauss, 2 step
+  double mode_pi = 0, x0 = 0, width = 1, length = 1, dx = 1;
+  bool pin_left = false, pin_right = false;
+  double left = 0, right = 0;
+};
+
+template <class T>
+__global__ void profile_kernel(std::size_t n, profile_params q, T* u) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const double x = grid_x(i, n, q.dx, q.length);
+    double v;
+    if (q.kind == 0) {
+      v = sin(q.mode_pi * x / q.length);
+    } else if (q.kind == 1) {
+      const double d = (x - q.x0) / q.width;
+      v = exp(-0.5 * d * d);
+    } else {
+      v = x < q.x0 ? 1.0 : (x > q.x0 ? 0.0 : 0.5);
+    }
+    if (i == 0 && q.pin_left) v = q.left;
+    if (i == n - 1 && q.pin_right) v = q.right;
+    u[i] = T(v);
+  }
+}
+
+struct store_total {
+  double* out;
+  __device__ void operator()(const double (&t)[1]) const { *out = t[0]; }
+};
+
+// sum_i q_i u_i, q the trapezoid weights (dx, halved at both ends).
+template <class T>
+__global__ void integral_kernel(std::size_t n, double dx, const T* __restrict__ u, double* partials,
+                                unsigned* counter, store_total out) {
+  double v[1] = {0.0};
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    v[0] += (i == 0 || i == n - 1 ? 0.5 * dx : dx) * double(u[i]);
+  cuda::detail::grid_reduce<1, cuda::detail::sum_op>(v, partials, counter, out);
+}
+
+// max_i |u_i - f(x_i)| for a closed_form f (its expression in closed_form::at), NaN kept.
+struct closed_form_params {
+  double amplitude, wave, level, slope, length, dx;
+  bool pin_left, pin_right;
+  double left, right;
+};
+
+template <class T>
+__global__ void max_error_kernel(std::size_t n, closed_form_params f, const T* __restrict__ u,
+                                 double* partials, unsigned* counter, store_total out) {
+  double m[1] = {0.0};
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const double x = grid_x(i, n, f.dx, f.length);
+    double e = f.amplitude * sin(f.wave * x) + f.level + f.slope * x;
+    if (i == 0 && f.pin_left) e = f.left;
+    if (i == n - 1 && f.pin_right) e = f.right;
+    m[0] = cuda::detail::max_nan_op::apply(m[0], fabs(double(u[i]) - e));
+  }
+  cuda::detail::grid_reduce<1, cuda::detail::max_nan_op>(m, partials, counter, out);
+}
+
+// The CSR of a stencil with the pattern of assemble_step, in parallel: every
+// row but the (at most four distinct) edge rows has 3 entries, so row_ptr[i]
+// is 3 i less the entries the edge rows before i lack. Values T(coefficient):
+// the bits assemble_step writes.
+struct csr_layout {
+  index_t rows[4] = {};
+  index_t lack[4] = {};  // 0 for a repeated edge row (n < 4)
+  bool has[4][3] = {};
+};
+
+template <class T>
+__global__ void csr_kernel(std::size_t n, stencil_coefficients<T> c, csr_layout l,
+                           index_t* __restrict__ row_ptr, index_t* __restrict__ col, T* __restrict__ val) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i <= n; i += stride) {
+    std::size_t at = 3 * i;
+    for (int e = 0; e < 4; ++e)
+      if (std::size_t(l.rows[e]) < i) at -= std::size_t(l.lack[e]);
+    row_ptr[i] = index_t(at);
+    if (i == n) continue;
+    if (i >= 2 && i + 2 < n) {
+      const index_t j = index_t(i) - 1;
+      col[at] = j, col[at + 1] = j + 1, col[at + 2] = j + 2;
+      val[at] = T(c.lower), val[at + 1] = T(c.diag), val[at + 2] = T(c.upper);
+      continue;
+    }
+    const int e = i == 0 ? 0 : (i == 1 ? 1 : (i == n - 2 ? 2 : 3));
+    for (int j = 0; j < 3; ++j) {
+      if (!l.has[e][j]) continue;
+      col[at] = index_t(i) - 1 + j;
+      val[at] = T(c.edge[e][j]);
+      ++at;
+    }
+  }
+}
+
+// The step's rhs operator B as a device CSR (no host copy), for a plan.
+template <class T>
+device_csr_matrix<T> device_csr_of(const grid_problem& p, const tridiagonal_stencil& st,
+                                   cudaStream_t stream) {
+  const index_t n = p.n;
+  const edge_pattern pat = step_pattern(p);
+  csr_layout l;
+  const index_t rows[4] = {0, 1, n - 2, n - 1};
+  index_t longest = n >= 5 ? 3 : 0;
+  for (int e = 0; e < 4; ++e) {
+    l.rows[e] = rows[e];
+    const index_t len = index_t(pat.has[e][0]) + index_t(pat.has[e][1]) + index_t(pat.has[e][2]);
+    longest = std::max(longest, len);
+    if (e == 0 || rows[e] != rows[e - 1]) l.lack[e] = 3 - len;
+    for (int j = 0; j < 3; ++j) l.has[e][j] = pat.has[e][j];
+  }
+  std::size_t nnz = 3 * std::size_t(n);
+  for (int e = 0; e < 4; ++e) nnz -= std::size_t(l.lack[e]);
+  check_nnz_fits(3 * std::size_t(n), "heat: the step matrices");
+  device_csr_matrix<T> m;
+  m.rows = m.cols = n;
+  m.max_row_length = longest;
+  m.row_ptr = device_buffer<index_t>(std::size_t(n) + 1);
+  m.col_idx = device_buffer<index_t>(nnz);
+  m.values = device_buffer<T>(nnz);
+  csr_kernel<T><<<stencil_blocks(std::size_t(n) + 1), block_size, 0, stream>>>(
+      std::size_t(n), to_coefficients<T>(st), l, m.row_ptr.data(), m.col_idx.data(), m.values.data());
+  PERRON_CUDA_CHECK_LAUNCH("csr_kernel");
+  return m;
+}
+
 // Bytes of one y = M x through the CSR: row_ptr, col_idx and values once, x and y once each.
+double csr_apply_bytes(double rows, double nnz, std::size_t value_bytes) {
+  return (rows + 1) * sizeof(index_t) + nnz * (sizeof(index_t) + value_bytes) + 2.0 * rows * value_bytes;
+}
 template <class T>
 double csr_apply_bytes(const csr_matrix<T>& a) {
-  const double matrix =
-      (double(a.rows) + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T));
-  return matrix + 2.0 * double(a.rows) * sizeof(T);
+  return csr_apply_bytes(double(a.rows), double(a.nnz()), sizeof(T));
 }
 
 // The forcing as entries: the distinct edge rows' nonzero constants.
@@ -253,6 +396,25 @@ class device_op {
       plan_.emplace(m, kernel, stream);
       bytes_ = csr_apply_bytes(m);
     }
+  }
+  // The step's B (stencil st, the problem's pattern): csr form from a CSR
+  // built on the device; a kernel that plans from the host matrix
+  // (spmv_plan's dimension_error) gets assemble_step's host CSR instead.
+  device_op(const grid_problem& p, const step_options& o, const tridiagonal_stencil& st, cudaStream_t stream)
+      : n_(st.n), form_(o.form), stream_(stream), forcing_(forcing_of(st)) {
+    if (o.form == operator_form::stencil) {
+      coeff_ = to_coefficients<T>(st);
+      bytes_ = 2.0 * double(n_) * sizeof(T);
+      return;
+    }
+    device_csr_matrix<T> m = device_csr_of<T>(p, st, stream);
+    const double nnz = double(m.values.size());
+    try {
+      plan_.emplace(std::move(m), o.kernel, stream);
+    } catch (const dimension_error&) {
+      plan_.emplace(assemble_step<T>(p, o.scheme, o.dt).rhs, o.kernel, stream);
+    }
+    bytes_ = csr_apply_bytes(double(n_), nnz, sizeof(T));
   }
   // y = M x, plus the forcing when with_forcing (the stencil folds it in).
   void apply(const T* d_x, T* d_y, bool with_forcing) const {
@@ -305,15 +467,20 @@ class cuda_backend final : public backend<T>, public device_probe {
  public:
   explicit cuda_backend(setup<T> s) : s_(std::move(s)), n_(s_.problem.n) {
     const auto& o = s_.options;
-    if constexpr (std::is_same_v<T, double>) {
-      u_.upload(*s_.u0);
+    if (s_.u0) {
+      if constexpr (std::is_same_v<T, double>) {
+        u_.upload(*s_.u0);
+      } else {
+        u_.upload(std::vector<T>(s_.u0->begin(), s_.u0->end()));
+      }
     } else {
-      u_.upload(std::vector<T>(s_.u0->begin(), s_.u0->end()));
+      u_ = device_buffer<T>(std::size_t(n_));
+      evaluate_profile(*s_.ic);
     }
     s_.u0 = nullptr;
+    s_.ic = nullptr;
     x_ = device_buffer<T>(std::size_t(n_));
-    rhs_.emplace(s_.stencils.rhs, s_.rhs, o.form, o.kernel, stream_);
-    s_.rhs = {};
+    rhs_.emplace(s_.problem, o, s_.stencils.rhs, stream_);
     if (o.scheme == method::explicit_euler) return;
     if (o.solver == step_solver::direct) {
       setup_own_direct();
@@ -376,6 +543,25 @@ class cuda_backend final : public backend<T>, public device_probe {
     return u_.download();
   }
 
+  double integral() const override {
+    const std::size_t n = std::size_t(n_);
+    integral_kernel<T><<<stencil_blocks(n), block_size, 0, stream_>>>(
+        n, s_.problem.dx(), u_.data(), scratch_.partials(), scratch_.counter(), store_total{result_.data()});
+    PERRON_CUDA_CHECK_LAUNCH("integral_kernel");
+    return cuda::read_scalar(result_.data(), stream_);
+  }
+
+  double max_error(const closed_form& f) const override {
+    const std::size_t n = std::size_t(n_);
+    const grid_problem& p = s_.problem;
+    const closed_form_params c{f.amplitude, f.wave,     f.level,     f.slope, p.length,
+                               p.dx(),      f.pin_left, f.pin_right, f.left,  f.right};
+    max_error_kernel<T><<<stencil_blocks(n), block_size, 0, stream_>>>(
+        n, c, u_.data(), scratch_.partials(), scratch_.counter(), store_total{result_.data()});
+    PERRON_CUDA_CHECK_LAUNCH("max_error_kernel");
+    return cuda::read_scalar(result_.data(), stream_);
+  }
+
   spmv_kernel kernel() const override {
     if (s_.options.form == operator_form::stencil) return spmv_kernel::cpu;
     if (cg_) return cg_->kernel();
@@ -430,6 +616,27 @@ class cuda_backend final : public backend<T>, public device_probe {
   void end_blind_cg() override { cg_->schedule() = saved_schedule_; }
 
  private:
+  // u = initial_profile(ic, p) on the device (ic not a file).
+  void evaluate_profile(const initial_condition& ic) {
+    const grid_problem& p = s_.problem;
+    profile_params q;
+    q.kind =
+        ic.type == initial_condition::kind::sine ? 0 : (ic.type == initial_condition::kind::gauss ? 1 : 2);
+    if (ic.type == initial_condition::kind::file) throw invalid_argument("heat: a file profile is uploaded");
+    q.mode_pi = ic.mode * 3.14159265358979323846;
+    q.x0 = ic.x0;
+    q.width = ic.width;
+    q.length = p.length;
+    q.dx = p.dx();
+    // A sine's ends are exactly zero (sin(K pi) is ~1e-16); Dirichlet values override.
+    q.pin_left = q.pin_right = q.kind == 0;
+    if (p.left.kind == boundary_kind::dirichlet) q.pin_left = true, q.left = p.left.value;
+    if (p.right.kind == boundary_kind::dirichlet) q.pin_right = true, q.right = p.right.value;
+    const std::size_t n = std::size_t(n_);
+    profile_kernel<T><<<stencil_blocks(n), block_size, 0, stream_>>>(n, q, u_.data());
+    PERRON_CUDA_CHECK_LAUNCH("profile_kernel");
+  }
+
   // cg / jacobi on A: through the solver's own plan of the CSR, or the stencil kernel.
   void setup_iterative() {
     const auto& o = s_.options;
@@ -544,7 +751,8 @@ class cuda_backend final : public backend<T>, public device_probe {
   device_buffer<T> rdl_, rd_, rdu_, sep_;
   device_buffer<char> reduced_buffer_;
   cusparseHandle_t sparse_ = nullptr;
-  cuda::reduction_scratch scratch_;
+  mutable cuda::reduction_scratch scratch_;
+  mutable device_buffer<double> result_{1};  // integral() / max_error()'s total
 };
 
 }  // namespace

@@ -17,6 +17,10 @@ spmv_plan<T>::spmv_plan(const csr_matrix<T>&, spmv_kernel kernel, cuda::stream_t
   cuda::throw_no_cuda();
 }
 template <class T>
+spmv_plan<T>::spmv_plan(device_csr_matrix<T>, spmv_kernel, cuda::stream_t) {
+  cuda::throw_no_cuda();
+}
+template <class T>
 spmv_plan<T>::~spmv_plan() = default;
 template <class T>
 spmv_plan<T>::spmv_plan(spmv_plan&&) noexcept = default;

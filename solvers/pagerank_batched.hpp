@@ -39,8 +39,11 @@ struct pagerank_batched_options {
   // looks at the columns' stop flags every min(compact_every, 8) steps.
   int compact_every = 4;
   // Columns per block (1 to 256: the SpMM's widest); more sources are solved
-  // in consecutive blocks.
-  int block_columns = 128;
+  // in consecutive blocks. 0: automatic, on the GPU the widest block whose R
+  // and Y fit in L2 with a third to spare (at least 8 columns; the first H100
+  // runs measured blocks of 8 cheapest per column on cnr-2000 and rmat:20,
+  // docs/PERFORMANCE.md), on the CPU 128.
+  int block_columns = 0;
 
   void validate() const;  // messages name the flags (--alpha, --sources, ...)
   // validate() plus every set against a graph of n vertices ("--sources: set 3: ...").
@@ -106,7 +109,7 @@ template <class T>
 class pagerank_batched_gpu {
  public:
   pagerank_batched_gpu(const pagerank_graph<T>& g, int width);
-  // Sources in blocks of at most min(width, opt.block_columns) columns.
+  // Sources in blocks of at most width columns (fewer when opt.block_columns says so).
   pagerank_batched_result solve(const std::vector<source_set>& sources, const pagerank_batched_options& opt);
   int width() const;
 
@@ -116,7 +119,10 @@ class pagerank_batched_gpu {
   std::unique_ptr<impl, void (*)(impl*)> impl_{nullptr, nullptr};
 };
 
-// One-shot: builds a pagerank_batched_gpu for min(sources, block_columns) columns and solves.
+// The automatic block width (opt.block_columns 0) for a graph of n vertices.
+int pagerank_batched_gpu_width(index_t n, bool double_precision);
+
+// One-shot: builds a pagerank_batched_gpu for min(sources, block width) columns and solves.
 template <class T>
 pagerank_batched_result pagerank_batched_cuda(const pagerank_graph<T>& g,
                                               const std::vector<source_set>& sources,

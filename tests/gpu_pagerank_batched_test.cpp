@@ -90,7 +90,7 @@ TEST_F(gpu_pagerank_batched, CompactionAndCpuAgree) {
 TEST_F(gpu_pagerank_batched, ReusedSolverMatchesFreshSolves) {
   const auto g = make_pagerank_graph<float>(random_graph(3000, 40000, 6), false);
   pagerank_batched_gpu<float> solver(g, 24);
-  const auto opt = options(1e-9, 1000);
+  const auto opt = options(1e-9, 200);  // float may stall above 1e-9: then 200 steps on both sides
   for (std::size_t s : {std::size_t(24), std::size_t(61), std::size_t(5)}) {
     SCOPED_TRACE(s);
     const auto sources = random_sources(g.vertices(), s, 20 + s);

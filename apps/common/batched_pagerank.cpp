@@ -174,8 +174,10 @@ pagerank_batched_result timed_batched(const pagerank_graph<T>& g, const std::vec
   // GPU: one solver object, built and warmed up before the clock (as the singles' is).
   std::unique_ptr<pagerank_batched_gpu<T>> solver;
   if (gpu) {
+    const int want =
+        opt.block_columns > 0 ? opt.block_columns : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8);
     solver = std::make_unique<pagerank_batched_gpu<T>>(
-        g, static_cast<int>(std::min<std::size_t>(sets.size(), static_cast<std::size_t>(opt.block_columns))));
+        g, static_cast<int>(std::min<std::size_t>(sets.size(), static_cast<std::size_t>(want))));
   }
   const auto once = [&] { return gpu ? solver->solve(sets, opt) : pagerank_batched_cpu(g, sets, opt); };
   once();  // warm-up: kernels loaded, clocks up, pages of the process mapped
@@ -196,6 +198,14 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   never.compact_every = std::numeric_limits<int>::max() / 2;
   const pagerank_batched_result a = timed_batched(g, sets, opt, gpu, 3);
   const pagerank_batched_result b = timed_batched(g, sets, never, gpu, 1);
+  // GPU: the block widths beside the automatic one, one timed solve each.
+  std::vector<std::pair<int, pagerank_batched_result>> sweep;
+  for (int w = 8; gpu && opt.block_columns == 0 && w <= 64 && static_cast<std::size_t>(w) <= sets.size();
+       w *= 2) {
+    pagerank_batched_options o = opt;
+    o.block_columns = w;
+    sweep.emplace_back(w, timed_batched(g, sets, o, gpu, 1));
+  }
   std::vector<singles_run<T>> runs;
   for (pagerank_pull p : single_pulls(gpu, g.pattern, opt.base))
     runs.push_back(singles(g, sets, opt.base, gpu, p));
@@ -214,6 +224,12 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
             << " compactions, check and compact every " << opt.compact_every << ")\n"
             << "no compact  " << format_g(b.solve_seconds, 4) << " s (" << b.column_steps
             << " column-steps)\n";
+  if (gpu && opt.block_columns == 0)
+    std::cout << "block width " << pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8)
+              << " (automatic: R and Y in two thirds of L2)\n";
+  for (const auto& [w, x] : sweep)
+    std::cout << "  width " << w << "    " << format_g(x.solve_seconds, 4) << " s (device "
+              << format_g(x.device_seconds, 4) << " s; " << x.column_steps << " column-steps)\n";
   for (const auto& run : runs)
     std::cout << "singles     " << format_g(run.seconds, 4) << " s, pull " << run.pull << " (device "
               << format_g(run.device_seconds, 4) << " s; " << run.iterations << " iterations in all)"

@@ -30,6 +30,7 @@
 #include <chrono>
 #include <limits>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/cuda/check.cuh"
@@ -547,15 +548,30 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   res.vertices = m.n;
   res.sources = s;
   m.ev_start.record(m.stream.get());
-  // Reserved and advised, never zeroed (rank_block): the widening writes each page first.
+  // Reserved and advised, never zeroed (rank_block), and mapped by a second
+  // thread while the device works: first touch costs about 0.25-0.45 ms per MB
+  // on the GPU hosts (docs/PERFORMANCE.md), ~200 ms for the 537 MB of 64
+  // columns of rmat:20 if the widening paid it; mapped this way on 8 threads it
+  // took 17-25 ms there, hidden behind the device.
   res.rank.reserve(s * nn);
   advise_huge_pages(res.rank.data(), s * nn * sizeof(double));
   res.rank.resize(s * nn);
+  std::thread mapper([&res, bytes = s * nn * sizeof(double)] {
+    prefault({byte_span{res.rank.data(), bytes}}, std::max(1u, std::thread::hardware_concurrency() / 2));
+  });
+  struct joiner {
+    std::thread& t;
+    ~joiner() {
+      if (t.joinable()) t.join();
+    }
+  } join_mapper{mapper};
   res.iterations.assign(s, 0);
   res.residual.assign(s, std::numeric_limits<double>::infinity());
   res.converged.assign(s, 0);
-  const auto w = static_cast<std::size_t>(std::min(m.width, opt.block_columns));
+  const auto w =
+      static_cast<std::size_t>(opt.block_columns > 0 ? std::min(m.width, opt.block_columns) : m.width);
   for (std::size_t b = 0; b < s; b += w) m.run_block(sources, b, std::min(s, b + w), opt, res);
+  mapper.join();
   m.ev_stop.record(m.stream.get());
   m.ev_stop.synchronize();
   res.device_seconds = m.ev_stop.ms_since(m.ev_start) * 1e-3;
@@ -563,12 +579,26 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   return res;
 }
 
+int pagerank_batched_gpu_width(index_t n, bool double_precision) {
+  int device = 0, l2 = 0;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  // R and Y, n x k each, in two thirds of L2: the SpMM's gathers of R then hit
+  // L2, and the update finds Y there.
+  const double per_column = 2.0 * static_cast<double>(n) * (double_precision ? 8.0 : 4.0);
+  int k = 8;
+  while (k < 256 && (2 * k) * per_column <= 2.0 / 3.0 * l2) k *= 2;
+  return k;
+}
+
 template <class T>
 pagerank_batched_result pagerank_batched_cuda(const pagerank_graph<T>& g,
                                               const std::vector<source_set>& sources,
                                               const pagerank_batched_options& opt) {
   opt.validate(g.vertices(), sources);
-  const int width = static_cast<int>(std::min<std::size_t>(sources.size(), std::size_t(opt.block_columns)));
+  const int want =
+      opt.block_columns > 0 ? opt.block_columns : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8);
+  const int width = static_cast<int>(std::min<std::size_t>(sources.size(), static_cast<std::size_t>(want)));
   pagerank_batched_gpu<T> solver(g, width);
   return solver.solve(sources, opt);
 }

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -33,22 +35,49 @@ struct pagerank_batched_options {
   // them; every column starts from its own v_c).
   pagerank_options base;
   // At most this many steps between compactions of the block (>= 1); a large
-  // value keeps converged columns in the block until the end.
+  // value keeps converged columns in the block until the end. The GPU also
+  // looks at the columns' stop flags every min(compact_every, 8) steps.
   int compact_every = 4;
   // Columns per block (1 to 256: the SpMM's widest); more sources are solved
-  // in consecutive blocks.
-  int block_columns = 128;
+  // in consecutive blocks. 0: automatic, on the GPU the widest block whose R
+  // and Y fit in L2 with a third to spare (at least 8 columns; the first H100
+  // runs measured blocks of 8 cheapest per column on cnr-2000 and rmat:20,
+  // docs/PERFORMANCE.md), on the CPU 128.
+  int block_columns = 0;
 
   void validate() const;  // messages name the flags (--alpha, --sources, ...)
   // validate() plus every set against a graph of n vertices ("--sources: set 3: ...").
   void validate(index_t n, const std::vector<source_set>& sources) const;
 };
 
+// An allocator whose value-initialization writes nothing: resize() of a
+// vector of s x n ranks (537 MB for 64 sources on rmat:20) then maps no page
+// and zeroes nothing; each page is first touched by the thread that writes
+// its ranks. Only for the result's ranks, every one of which the solver writes.
+template <class T>
+struct default_init_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = default_init_allocator<U>;
+  };
+  default_init_allocator() = default;
+  template <class U>
+  default_init_allocator(const default_init_allocator<U>&) noexcept {}
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using rank_block = std::vector<double, default_init_allocator<double>>;
+
 struct pagerank_batched_result {
   index_t vertices = 0;
   std::size_t sources = 0;
   // rank[c * vertices + i]: rank of vertex i for source c (column-major n x s).
-  std::vector<double> rank;
+  rank_block rank;
   std::vector<int> iterations;  // per source
   std::vector<double> residual;
   std::vector<std::uint8_t> converged;
@@ -57,7 +86,10 @@ struct pagerank_batched_result {
   // (without compaction, steps x s).
   std::uint64_t column_steps = 0;
   int compactions = 0;
+  // Wall time from the sources to every rank in `rank` (as a single solve's
+  // solve_seconds: the setup of a reused solver object excluded).
   double solve_seconds = 0;
+  double device_seconds = 0;  // GPU: CUDA-event time from the first kernel to the last
 
   const double* column(std::size_t c) const { return rank.data() + c * static_cast<std::size_t>(vertices); }
   bool all_converged() const;
@@ -70,6 +102,27 @@ pagerank_batched_result pagerank_batched_cpu(const pagerank_graph<T>& g,
                                              const pagerank_batched_options& opt);
 
 // ---- GPU (solvers/cuda/pagerank_batched.cu; spmm_plan + fused update) --------
+// Owns P^T on the device (an spmm_plan on its own stream) and every buffer of
+// a block up to `width` columns, built once and reused by every solve(), like
+// pagerank_cuda: the setup stays out of solve()'s time.
+template <class T>
+class pagerank_batched_gpu {
+ public:
+  pagerank_batched_gpu(const pagerank_graph<T>& g, int width);
+  // Sources in blocks of at most width columns (fewer when opt.block_columns says so).
+  pagerank_batched_result solve(const std::vector<source_set>& sources, const pagerank_batched_options& opt);
+  int width() const;
+
+  struct impl;
+
+ private:
+  std::unique_ptr<impl, void (*)(impl*)> impl_{nullptr, nullptr};
+};
+
+// The automatic block width (opt.block_columns 0) for a graph of n vertices.
+int pagerank_batched_gpu_width(index_t n, bool double_precision);
+
+// One-shot: builds a pagerank_batched_gpu for min(sources, block width) columns and solves.
 template <class T>
 pagerank_batched_result pagerank_batched_cuda(const pagerank_graph<T>& g,
                                               const std::vector<source_set>& sources,
@@ -92,6 +145,15 @@ struct teleport_rows {
 // For the columns `live` (indices into sources), normalized; n vertices.
 teleport_rows make_teleport_rows(const std::vector<source_set>& sources, const std::vector<std::size_t>& live,
                                  index_t n);
+// The personalization of sources [begin, end) as a list over the vertices
+// that carry some (sorted): vertex m's entries are ptr[m]..ptr[m+1], each a
+// slot (source - begin) and its normalized weight. O(entries log entries),
+// never O(n): the GPU builds it once per block.
+struct teleport_list {
+  std::vector<index_t> vertex, ptr, slot;
+  std::vector<double> weight;
+};
+teleport_list make_teleport_list(const std::vector<source_set>& sources, std::size_t begin, std::size_t end);
 // The normalized dense v of one source (for the single-solve reference).
 std::vector<double> dense_personalization(const source_set& s, index_t n);
 

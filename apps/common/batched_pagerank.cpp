@@ -124,24 +124,68 @@ std::vector<source_set> bench_set(const batched_request& r, index_t n,
   return sets;
 }
 
-// The S single solves, one after another (GPU: one solver object, built
-// before the clock starts; its fastest pull for the graph).
+// The S single solves, one after another, timed as a whole (each solve's
+// own wall time summed too). GPU: one solver object of the given pull, built
+// and warmed up by one untimed solve before the clock starts.
 template <class T>
-std::vector<pagerank_result> singles(const pagerank_graph<T>& g, const std::vector<source_set>& sets,
-                                     const pagerank_options& base, bool gpu, double& seconds) {
+struct singles_run {
+  std::vector<pagerank_result> results;
+  double seconds = 0, device_seconds = 0;
+  long iterations = 0;
+  std::string pull;
+};
+
+template <class T>
+singles_run<T> singles(const pagerank_graph<T>& g, const std::vector<source_set>& sets,
+                       const pagerank_options& base, bool gpu, pagerank_pull pull) {
   std::unique_ptr<pagerank_cuda<T>> solver;
-  if (gpu)
-    solver =
-        std::make_unique<pagerank_cuda<T>>(g, base.kernel, resolve_pull(base.pull, g.pattern, base.kernel));
-  std::vector<pagerank_result> out;
+  singles_run<T> run;
+  run.pull = "cpu";
+  if (gpu) {
+    solver = std::make_unique<pagerank_cuda<T>>(g, base.kernel, pull);
+    run.pull = solver->kernel_name();
+    pagerank_options o = base;
+    o.personalization = detail::dense_personalization(sets.front(), g.vertices());
+    solver->solve(o);  // warm-up: the loop's CUDA graph is built by the first solve
+  }
   stopwatch clock;
   for (const source_set& s : sets) {
     pagerank_options o = base;
     o.personalization = detail::dense_personalization(s, g.vertices());
-    out.push_back(gpu ? solver->solve(o) : pagerank_cpu(g, o));
+    run.results.push_back(gpu ? solver->solve(o) : pagerank_cpu(g, o));
+    run.device_seconds += run.results.back().device_seconds;
+    run.iterations += run.results.back().iterations;
   }
-  seconds = clock.seconds();
-  return out;
+  run.seconds = clock.seconds();
+  return run;
+}
+
+// The GPU pulls a single solve can run on this graph: the best one is the baseline.
+std::vector<pagerank_pull> single_pulls(bool gpu, bool pattern, const pagerank_options& base) {
+  if (!gpu) return {pagerank_pull::spmv};
+  if (base.pull != pagerank_pull::automatic) return {base.pull};
+  if (pattern && !base.kernel) return {pagerank_pull::fused, pagerank_pull::spmv};
+  return {pagerank_pull::spmv};
+}
+
+template <class T>
+pagerank_batched_result timed_batched(const pagerank_graph<T>& g, const std::vector<source_set>& sets,
+                                      const pagerank_batched_options& opt, bool gpu, int runs) {
+  // GPU: one solver object, built and warmed up before the clock (as the singles' is).
+  std::unique_ptr<pagerank_batched_gpu<T>> solver;
+  if (gpu) {
+    const int want =
+        opt.block_columns > 0 ? opt.block_columns : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8);
+    solver = std::make_unique<pagerank_batched_gpu<T>>(
+        g, static_cast<int>(std::min<std::size_t>(sets.size(), static_cast<std::size_t>(want))));
+  }
+  const auto once = [&] { return gpu ? solver->solve(sets, opt) : pagerank_batched_cpu(g, sets, opt); };
+  once();  // warm-up: kernels loaded, clocks up, pages of the process mapped
+  std::vector<pagerank_batched_result> all;
+  for (int i = 0; i < runs; ++i) all.push_back(once());
+  std::sort(all.begin(), all.end(),
+            [](const auto& a, const auto& b) { return a.solve_seconds < b.solve_seconds; });
+  return std::move(all[all.size() / 2]);  // the median run
 }
 
 template <class T>
@@ -151,31 +195,51 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu);
   const std::vector<source_set> sets = bench_set(r, g.vertices(), graph.label);
   pagerank_batched_options never = opt;
-  never.compact_every = std::numeric_limits<int>::max();
-  pagerank_batched(g, sets, opt);  // warm-up: kernels loaded, clocks up
-  const pagerank_batched_result a = pagerank_batched(g, sets, opt);
-  const pagerank_batched_result b = pagerank_batched(g, sets, never);
-  double single_s = 0;
-  const std::vector<pagerank_result> one = singles(g, sets, opt.base, gpu, single_s);
-  double diff = 0;
-  long single_steps = 0;
-  for (std::size_t c = 0; c < sets.size(); ++c) {
-    single_steps += one[c].iterations;
-    for (index_t i = 0; i < g.vertices(); ++i)
-      diff = std::max(diff, std::fabs(a.column(c)[i] - one[c].rank[static_cast<std::size_t>(i)]));
+  never.compact_every = std::numeric_limits<int>::max() / 2;
+  const pagerank_batched_result a = timed_batched(g, sets, opt, gpu, 3);
+  const pagerank_batched_result b = timed_batched(g, sets, never, gpu, 1);
+  // GPU: the block widths beside the automatic one, one timed solve each.
+  std::vector<std::pair<int, pagerank_batched_result>> sweep;
+  for (int w = 8; gpu && opt.block_columns == 0 && w <= 64 && static_cast<std::size_t>(w) <= sets.size();
+       w *= 2) {
+    pagerank_batched_options o = opt;
+    o.block_columns = w;
+    sweep.emplace_back(w, timed_batched(g, sets, o, gpu, 1));
   }
+  std::vector<singles_run<T>> runs;
+  for (pagerank_pull p : single_pulls(gpu, g.pattern, opt.base))
+    runs.push_back(singles(g, sets, opt.base, gpu, p));
+  const auto best = std::min_element(runs.begin(), runs.end(),
+                                     [](const auto& x, const auto& y) { return x.seconds < y.seconds; });
+  double diff = 0;
+  for (std::size_t c = 0; c < sets.size(); ++c)
+    for (index_t i = 0; i < g.vertices(); ++i)
+      diff = std::max(diff, std::fabs(a.column(c)[i] - best->results[c].rank[static_cast<std::size_t>(i)]));
   std::cout << "graph       " << r.graph << " (" << g.vertices() << " vertices, " << g.links() << " links)\n"
             << "device      " << device_text(gpu) << ", " << (r.double_precision ? "double" : "float") << "\n"
             << "sources     " << sets.size() << ", tol " << format_g(opt.base.tol) << ", alpha "
             << format_g(opt.base.alpha) << "\n"
-            << "batched     " << format_g(a.solve_seconds, 4) << " s (" << a.column_steps << " column-steps, "
-            << a.compactions << " compactions, compact every " << opt.compact_every << ")\n"
+            << "batched     " << format_g(a.solve_seconds, 4) << " s, median of 3 (device "
+            << format_g(a.device_seconds, 4) << " s; " << a.column_steps << " column-steps, " << a.compactions
+            << " compactions, check and compact every " << opt.compact_every << ")\n"
             << "no compact  " << format_g(b.solve_seconds, 4) << " s (" << b.column_steps
-            << " column-steps)\n"
-            << "singles     " << format_g(single_s, 4) << " s (" << single_steps << " iterations in all)\n"
-            << "speedup     " << format_fixed(single_s / a.solve_seconds, 2) << "x (compaction gain "
-            << format_fixed(b.solve_seconds / a.solve_seconds, 2) << "x)\n"
-            << "max |diff|  " << format_g(diff, 3) << " (batched vs singles)\n";
+            << " column-steps)\n";
+  if (gpu && opt.block_columns == 0)
+    std::cout << "block width " << pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8)
+              << " (automatic: R and Y in two thirds of L2)\n";
+  for (const auto& [w, x] : sweep)
+    std::cout << "  width " << w << "    " << format_g(x.solve_seconds, 4) << " s (device "
+              << format_g(x.device_seconds, 4) << " s; " << x.column_steps << " column-steps)\n";
+  for (const auto& run : runs)
+    std::cout << "singles     " << format_g(run.seconds, 4) << " s, pull " << run.pull << " (device "
+              << format_g(run.device_seconds, 4) << " s; " << run.iterations << " iterations in all)"
+              << (&run == &*best ? " <- baseline" : "") << "\n";
+  std::cout << "speedup     " << format_fixed(best->seconds / a.solve_seconds, 2) << "x (compaction gain "
+            << format_fixed(b.solve_seconds / a.solve_seconds, 2) << "x)\n";
+  if (gpu)
+    std::cout << "device only " << format_fixed(best->device_seconds / a.device_seconds, 2)
+              << "x (the singles' summed device time over the batched solve's)\n";
+  std::cout << "max |diff|  " << format_g(diff, 3) << " (batched vs singles)\n";
   return ok;
 }
 

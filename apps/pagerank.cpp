@@ -290,7 +290,7 @@ struct device_plan {
   bool convert_on_gpu = false;  // for a GPU run: convert there, else on the host during the wait
   std::string reason;           // "--device cpu", "auto: predicted cpu 0.12 s, cuda 0.31 s ..."
   int expected_iterations = 0;
-  std::optional<device_estimate> estimate;  // absent when the CPU was named
+  std::optional<device_estimate> estimate;  // absent for the distributed solve (mpirun)
 };
 
 std::string format_name(const io::loaded_matrix& g) {
@@ -303,7 +303,7 @@ std::string device_text(const pagerank_result& r) {
   return "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
 }
 
-// "load 0.005 s, context 0.31 s (waited 0.27 s), convert 0.04 s (cpu), ...":
+// "load 0.005 s, context 0.23 s (driver 0.11 s, waited 0.2 s), convert 0.04 s, ...":
 // the phases in the order they ran; the context overlaps the load.
 std::string time_text(const settings& s, const timings& t) {
   const auto sec = [](double x) { return format_g(x, 3) + " s"; };

@@ -9,14 +9,15 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/common/app.hpp"
@@ -27,12 +28,16 @@
 #include "apps/common/timer.hpp"
 #include "apps/common/usage.hpp"
 #include "bench/pagerank_suite.hpp"
+#include "core/context_start.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/cache.hpp"
 #include "io/load.hpp"
 #include "io/output_file.hpp"
+#include "io/synthetic.hpp"
 #include "io/vector_file.hpp"
+#include "solvers/device_choice.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
 
 namespace po = boost::program_options;
@@ -60,9 +65,9 @@ struct settings {
 const char* usage_text =
     "Usage: pagerank [options] GRAPH\n"
     "\n"
-    "PageRank of the directed graph in GRAPH by power iteration, on the GPU when one\n"
-    "is available, else on the CPU (OpenMP). Prints a summary and the top-ranked\n"
-    "vertices.\n"
+    "PageRank of the directed graph in GRAPH by power iteration, on the GPU or the\n"
+    "CPU (OpenMP), whichever is predicted to finish first. Prints a summary and the\n"
+    "top-ranked vertices.\n"
     "\n"
     "GRAPH is a Matrix Market file (.mtx, .mtx.gz; entry (i, j) is the arc i -> j;\n"
     "symmetric files are undirected graphs), a SNAP edge list (.txt, .txt.gz;\n"
@@ -113,7 +118,8 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "stop when the L1 norm of the change of r is below this (not scaled by the vertex count)")
     ("max-iter,m", po::value(&opt.max_iter)->default_value(opt.max_iter), "at most this many iterations (>= 1)")
     ("device,d", po::value(&e.device)->default_value(std::string(name(opt.device))),
-     "auto | cpu | cuda; auto: the GPU when one is usable")
+     "auto | cpu | cuda; auto: the one predicted to finish first (CUDA context, transfer and solve "
+     "against the CPU's conversion and solve, from the graph's size and the thread count)")
     ("kernel,k", po::value(&e.kernel)->default_value("auto"),
      ("SpMV kernel: " + spmv_kernel_names() + "; cpu forces the CPU path").c_str())
     ("pull", po::value(&e.pull)->default_value(std::string(name(opt.pull))),
@@ -300,6 +306,20 @@ void write_bench_plot(const std::string& path, const std::string& what,
 struct timings {
   double load = 0, convert = 0, transfer = 0, solve = 0, output = 0, total = 0;
   bool convert_on_gpu = false;  // COO -> CSR of P^T sorted on the GPU
+  // The CUDA context's creation (cuda::context_start, begun before the load):
+  // its own duration and the driver's share (when it finished while this run
+  // looked), and how long the solve waited for it after the load.
+  bool context_started = false, context_ready = false;
+  double context = 0, driver = 0, context_wait = 0;
+};
+
+// Where the solve runs and why: the summary's device line, "device_choice" in --json.
+struct device_plan {
+  bool gpu = false;
+  bool convert_on_gpu = false;  // for a GPU run: convert there, else on the host during the wait
+  std::string reason;           // "--device cpu", "auto: predicted cpu 0.12 s, cuda 0.31 s ..."
+  int expected_iterations = 0;
+  std::optional<device_estimate> estimate;  // absent for the distributed solve (mpirun)
 };
 
 std::string format_name(const io::loaded_matrix& g) {
@@ -312,9 +332,24 @@ std::string device_text(const pagerank_result& r) {
   return "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
 }
 
+// "load 0.005 s, context 0.23 s (driver 0.11 s, waited 0.2 s), convert 0.04 s, ...":
+// the phases in the order they ran; the context overlaps the load.
+std::string time_text(const settings& s, const timings& t) {
+  const auto sec = [](double x) { return format_g(x, 3) + " s"; };
+  std::string c;
+  if (t.context_started)
+    c = ", context " + (t.context_ready ? sec(t.context) + " (driver " + sec(t.driver) + ", waited " +
+                                              sec(t.context_wait) + ")"
+                                        : std::string("not waited for"));
+  return "load " + sec(t.load) + c + ", convert " + sec(t.convert) + (t.convert_on_gpu ? " (GPU)" : "") +
+         ", transfer " + sec(t.transfer) + ", solve " + sec(t.solve) +
+         (s.output.empty() ? "" : ", output " + sec(t.output)) + ", total " + sec(t.total);
+}
+
 template <class T>
 void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& graph,
-                   const pagerank_graph<T>& g, const pagerank_result& r, const timings& t) {
+                   const pagerank_graph<T>& g, const pagerank_result& r, const timings& t,
+                   const device_plan& plan) {
   const auto line = [&](const char* key, const std::string& value) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%-12s", key);
@@ -324,7 +359,7 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   line("vertices", std::to_string(g.vertices()));
   line("links", std::to_string(g.links()));
   line("dangling", std::to_string(g.dangling_count));
-  line("device", device_text(r));
+  line("device", device_text(r) + "; " + plan.reason);
   const bool auto_kernel = !s.opt.kernel || *s.opt.kernel == spmv_kernel::automatic;
   line("kernel", r.pull == pagerank_pull::fused
                      ? "pull-fused (" + std::to_string(r.hub_entries) + " entries of x in shared memory)"
@@ -342,11 +377,7 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
                      (r.loop_note.empty() ? "" : " (" + r.loop_note + ")"));
   }
   line("load", app::describe_load(graph.timings));
-  line("time", "load " + format_g(t.load, 3) + " s, convert " + format_g(t.convert, 3) +
-                   (t.convert_on_gpu ? " s (GPU)" : " s") + ", transfer " + format_g(t.transfer, 3) +
-                   " s, solve " + format_g(t.solve, 3) + " s" +
-                   (s.output.empty() ? "" : ", output " + format_g(t.output, 3) + " s") + ", total " +
-                   format_g(t.total, 3) + " s");
+  line("time", time_text(s, t));
   if (!s.output.empty()) line("output", s.output);
   const auto top = top_of(r.rank.data(), static_cast<index_t>(r.rank.size()), s.top);
   if (top.empty()) return;
@@ -361,9 +392,28 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   }
 }
 
+// {"asked": "auto", "chosen": "cpu", "reason": ..., "expected_iterations": K,
+//  "threads": p, "predicted": {seconds per phase and device}}
+std::string device_choice_json(const settings& s, const device_plan& plan) {
+  std::string j = "{\"asked\": \"" + std::string(name(s.opt.device)) + "\", \"chosen\": \"" +
+                  (plan.gpu ? "cuda" : "cpu") + "\", \"reason\": \"" + json_escape(plan.reason) +
+                  "\", \"threads\": " + std::to_string(omp_get_max_threads());
+  if (const auto& e = plan.estimate) {
+    const auto f = [](double x) { return format_g(x, 4); };
+    j += ", \"expected_iterations\": " + std::to_string(plan.expected_iterations) +
+         ", \"cuda_convert_on\": \"" + (e->convert_on_gpu ? "cuda" : "cpu") +
+         "\", \"predicted\": {\"cpu\": " + f(e->cpu) + ", \"cpu_convert\": " + f(e->cpu_convert) +
+         ", \"cpu_solve\": " + f(e->cpu_solve) + ", \"cuda\": " + f(e->gpu) +
+         ", \"context_left\": " + f(e->context_left) + ", \"cuda_convert\": " + f(e->gpu_convert) +
+         ", \"cuda_setup\": " + f(e->gpu_setup) + ", \"cuda_solve\": " + f(e->gpu_solve) + "}";
+  }
+  return j + "}";
+}
+
 template <class T>
 void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& graph,
-                const pagerank_graph<T>& g, const pagerank_result& r, const timings& t) {
+                const pagerank_graph<T>& g, const pagerank_result& r, const timings& t,
+                const device_plan& plan) {
   const auto str = [](const std::string& x) { return "\"" + json_escape(x) + "\""; };
   o << "{\n";
   o << "  \"graph\": " << str(s.graph) << ",\n";
@@ -374,6 +424,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"dangling\": " << g.dangling_count << ",\n";
   o << "  \"device\": " << str(r.on_gpu ? "cuda" : "cpu") << ",\n";
   o << "  \"device_name\": " << str(device_text(r)) << ",\n";
+  o << "  \"device_choice\": " << device_choice_json(s, plan) << ",\n";
   o << "  \"kernel\": " << str(kernel_text(r.pull, r.kernel)) << ",\n";
   o << "  \"hub_entries\": " << r.hub_entries << ",\n";
   o << "  \"kernel_reason\": " << str(r.kernel_reason) << ",\n";
@@ -393,7 +444,10 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
     << format_g(r.iterations ? static_cast<double>(r.host_syncs) / r.iterations : 0.0, 6) << ",\n";
   o << "  \"load\": " << app::load_json(graph.timings) << ",\n";
   o << "  \"convert_on\": " << str(t.convert_on_gpu ? "cuda" : "cpu") << ",\n";
-  o << "  \"seconds\": {\"load\": " << format_g(t.load, 6) << ", \"convert\": " << format_g(t.convert, 6)
+  o << "  \"seconds\": {\"load\": " << format_g(t.load, 6)
+    << ", \"context\": " << (t.context_ready ? format_g(t.context, 6) : "null")
+    << ", \"driver\": " << (t.context_ready ? format_g(t.driver, 6) : "null")
+    << ", \"context_wait\": " << format_g(t.context_wait, 6) << ", \"convert\": " << format_g(t.convert, 6)
     << ", \"transfer\": " << format_g(t.transfer, 6) << ", \"solve\": " << format_g(t.solve, 6)
     << ", \"device\": " << format_g(r.device_seconds, 6) << ", \"output\": " << format_g(t.output, 6)
     << ", \"total\": " << format_g(t.total, 6) << "},\n";
@@ -414,19 +468,108 @@ std::vector<double> vertex_file(const std::string& path, const io::loaded_matrix
   return io::read_vertex_weights(path, graph.matrix.rows, graph.label);
 }
 
-// Reads the graph; driver start-up and the CUDA context (a good part of a
-// second) come up on a second thread meanwhile when the solve may use the GPU.
-io::loaded_matrix load_graph(const settings& s) {
-  std::thread context;
-  if (s.opt.device != pagerank_device::cpu && s.opt.kernel != spmv_kernel::cpu)
-    context = std::thread([] { cuda::initialize(); });
-  struct joiner {
-    std::thread& t;
-    ~joiner() {
-      if (t.joinable()) t.join();
+// Whether the solve may run on the GPU: then driver start-up and the CUDA
+// context (a good part of a second) come up on a thread of their own while
+// the graph loads (cuda::context_start).
+bool may_use_gpu(const settings& s) {
+  return s.opt.device != pagerank_device::cpu && s.opt.kernel != spmv_kernel::cpu && !s.dist;
+}
+
+// The model's facts but for the graph's size (solvers/device_choice.hpp).
+device_facts solve_facts(const settings& s) {
+  device_facts f;
+  f.value_bytes = s.precision == "double" ? 8 : 4;
+  f.pattern = resolve_pull(s.opt.pull, !s.weighted, s.opt.kernel) == pagerank_pull::fused;
+  f.threads = omp_get_max_threads();
+  f.iterations = expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
+  return f;
+}
+
+// Before the load, for --device auto: the input's size and load time guessed
+// from its cache entry, its file or its synthetic spec; nullopt when there is
+// nothing to guess from (the load will say what is wrong).
+std::optional<input_guess> guess_graph(const settings& s) {
+  const int p = omp_get_max_threads();
+  if (io::is_synthetic_spec(s.graph)) {
+    unsigned scale = 0;
+    unsigned long long draws = 0;
+    if (std::sscanf(s.graph.c_str(), "rmat:%u:%llu", &scale, &draws) != 2 || scale > 31) return std::nullopt;
+    return guess_input(input_kind::synthetic, 0, draws, index_t(1) << std::min(scale, 30u), p);
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const io::read_options ro = app::read_options_for(s.input);
+  if (ro.cache.enabled) {
+    const std::string dir = io::cache_dir(ro.cache);
+    if (!dir.empty() && fs::is_regular_file(s.graph, ec)) {
+      const auto bytes = fs::file_size(io::cache_file_for(s.graph, dir), ec);
+      if (!ec) return guess_input(input_kind::cache, bytes, 0, 0, p);
     }
-  } join_context{context};
-  return io::load_matrix(s.graph, app::read_options_for(s.input));
+  }
+  const auto bytes = fs::file_size(s.graph, ec);
+  if (ec) return std::nullopt;
+  const auto ends = [&](const std::string& x) {
+    return s.graph.size() >= x.size() && s.graph.compare(s.graph.size() - x.size(), x.size(), x) == 0;
+  };
+  const bool gz = ends(".gz") || ends(".tgz");
+  return guess_input(gz ? input_kind::gz : input_kind::text, bytes, 0, 0, p);
+}
+
+// Whether to start the CUDA context at program start: for --device cuda, and
+// for auto when the model, on the guessed size, expects the GPU to finish
+// first. A context started and then not used costs about its whole creation
+// and teardown (docs/PERFORMANCE.md, "Device choice"): auto does not gamble.
+bool start_context_now(const settings& s) {
+  if (!may_use_gpu(s)) return false;
+  if (s.opt.device == pagerank_device::cuda) return true;
+  const std::optional<input_guess> guess = guess_graph(s);
+  if (!guess) return true;
+  device_facts f = solve_facts(s);
+  f.links = guess->links;
+  f.vertices = guess->vertices;
+  f.load_left = guess->load_seconds;
+  return estimate_devices(f).choose_gpu;
+}
+
+// Where the solve runs (solvers/device_choice.hpp has the model), decided
+// after the load from the graph's size, the thread count and how far the
+// context has come; the context is not waited for here.
+device_plan plan_device(const settings& s, const io::loaded_matrix& graph,
+                        const cuda::context_start& context) {
+  device_plan p;
+  const pagerank_options& o = s.opt;
+  if (s.dist) {
+    p.reason = "the distributed CPU solve (mpirun)";
+    return p;
+  }
+  device_facts f = solve_facts(s);
+  f.vertices = graph.matrix.rows;
+  f.links = graph.matrix.nnz();
+  p.expected_iterations = f.iterations;
+  f.context_started = context.started();
+  f.context_ready = context.ready();
+  f.context_elapsed = context.elapsed();
+  p.estimate = estimate_devices(f);
+  p.convert_on_gpu = p.estimate->convert_on_gpu;
+  // A device named on the command line is used; the prediction is still
+  // reported (what auto would have done).
+  const std::string named = " (auto would take " + std::string(p.estimate->choose_gpu ? "cuda" : "cpu") +
+                            ": " + p.estimate->reason + ")";
+  if (!may_use_gpu(s)) {
+    p.reason = (o.device == pagerank_device::cpu ? "--device cpu" : "--kernel cpu") + named;
+  } else if (o.device == pagerank_device::cuda) {
+    p.gpu = true;
+    p.reason = "--device cuda" + named;
+  } else if (f.context_ready && context.devices() == 0) {
+    p.reason = "auto: no usable CUDA device";
+  } else {
+    // A context not started at program start (the guessed size favoured the
+    // CPU) is started now if the real size favours the GPU after all.
+    p.gpu = p.estimate->choose_gpu;
+    p.reason =
+        "auto: " + p.estimate->reason + (f.context_started ? "" : ", context not started before the load");
+  }
+  return p;
 }
 
 template <class T>
@@ -444,21 +587,59 @@ pagerank_result run_solver(const pagerank_graph<T>& g, const pagerank_options& o
   return r;
 }
 
+// The device, the conversion and the wait for the context, in the order the
+// plan gives: a GPU run converts on the host while the context comes up when
+// that ends sooner, else on the device after it (the same bits either way).
+template <class T>
+pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph, device_plan& plan,
+                              cuda::context_start& context, timings& t) {
+  stopwatch step;
+  std::optional<pagerank_graph<T>> g;
+  if (plan.gpu) context.start();  // late, when only the graph's real size favoured the GPU
+  if (!plan.gpu || !plan.convert_on_gpu) {
+    g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, false);
+    t.convert = step.lap();
+  }
+  if (plan.gpu) {
+    t.context_started = true;
+    t.context_wait = context.wait();
+    step.restart();
+    if (s.opt.device == pagerank_device::automatic && !cuda::available()) {
+      plan.gpu = false;
+      plan.reason = "auto: no usable CUDA device";
+    } else {
+      pagerank_runs_on_gpu(s.opt);  // cuda_error for --device cuda without a usable GPU
+    }
+  }
+  t.context_ready = context.ready();
+  t.context = context.seconds();
+  t.driver = context.driver_seconds();
+  if (!g) {
+    t.convert_on_gpu = plan.gpu;
+    g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, plan.gpu);
+    t.convert = step.lap();
+  }
+  return std::move(*g);
+}
+
 template <class T>
 int solve(settings& s) {
   stopwatch total, step;
   timings t;
+  cuda::context_start context;
+  if (start_context_now(s)) context.start();
+  t.context_started = context.started();
   io::loaded_matrix graph;
+  const auto load = [&] { graph = io::load_matrix(s.graph, app::read_options_for(s.input)); };
   if (s.dist)  // every rank stops with the failing rank's message (no rank left waiting)
-    dist::phase([&] { graph = load_graph(s); });
+    dist::phase(load);
   else
-    graph = load_graph(s);
+    load();
   t.load = step.lap();
-  const bool gpu = pagerank_runs_on_gpu(s.opt);
-  // A GPU solve gets its P^T sorted on the GPU (the same bits as on the host).
-  const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, gpu);
-  t.convert = step.lap();
-  t.convert_on_gpu = gpu;
+  device_plan plan = plan_device(s, graph, context);
+  const pagerank_graph<T> g = convert_for<T>(s, graph, plan, context, t);
+  const bool gpu = plan.gpu;
+  step.restart();
 
   pagerank_options& opt = s.opt;
   opt.personalization = vertex_file(s.personalize, graph);
@@ -492,9 +673,9 @@ int solve(settings& s) {
   // With --output - (or --plot -) standard output holds only that file.
   std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
   if (s.json)
-    print_json(o, s, graph, g, r, t);
+    print_json(o, s, graph, g, r, t, plan);
   else
-    print_summary(o, s, graph, g, r, t);
+    print_summary(o, s, graph, g, r, t, plan);
   o.flush();
   if (!r.converged) {
     std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
@@ -562,5 +743,18 @@ int main_body(int argc, char** argv) {
 }  // namespace perron::app
 
 int main(int argc, char** argv) {
-  return perron::app::run("pagerank", [&] { return perron::app::main_body(argc, argv); });
+  const int code = perron::app::run("pagerank", [&] { return perron::app::main_body(argc, argv); });
+  // A process that started CUDA ends without its exit handlers: the start-up
+  // thread may still be running (a solve that did not need the GPU does not
+  // wait for it), and the runtime's handlers would tear its state down under
+  // it. Every output file has been committed by now; the streams are flushed
+  // here. (The context's teardown, ~0.1 s, happens in the driver when the
+  // process ends either way: docs/PERFORMANCE.md, "Device choice".)
+  if (perron::cuda::context_start::any_started()) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return code;
 }

@@ -84,6 +84,8 @@ TEST_F(pagerank_app, SummaryAndTop) {
     EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
   // Piped: no progress line, nothing on stderr at all.
   EXPECT_TRUE(o.err.empty()) << o.err;
+  // The device line says why: auto predicts both devices (or finds no GPU).
+  EXPECT_NE(o.out.find("; auto: "), std::string::npos) << o.out;
   // The top list ranks vertex 1 (the 3 -> 1 target, part of the cycle) above the isolated 5.
   EXPECT_EQ(o.out.find("\n     4  "), std::string::npos);  // only 3 rows
 }
@@ -214,7 +216,8 @@ TEST_F(pagerank_app, Json) {
   for (const char* s :
        {"\"vertices\": 5", "\"links\": 4", "\"dangling\": 2", "\"converged\": true",
         "\"iterations\": ", "\"residual\": ", "\"host_syncs\": ", "\"host_syncs_per_iteration\": ",
-        "\"kernel\": ", "\"device\": ", "\"seconds\": {\"load\": ", "\"top\": [", "\"vertex\": 1"})
+        "\"kernel\": ", "\"device\": ", "\"seconds\": {\"load\": ", "\"top\": [", "\"vertex\": 1",
+        "\"device_choice\": {\"asked\": \"auto\"", "\"context_wait\": ", "\"expected_iterations\": 90"})
     EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
   EXPECT_EQ(o.out.find(": inf"), std::string::npos);
   EXPECT_EQ(o.out.find(": nan"), std::string::npos);
@@ -404,6 +407,14 @@ TEST_F(pagerank_app, DevicesAndKernels) {
   outcome o = run({g, "--device", "cpu", "--json"});
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"device\": \"cpu\""), std::string::npos);
+  // A named device is used; the model's prediction is still reported.
+  EXPECT_NE(
+      o.out.find(
+          "\"device_choice\": {\"asked\": \"cpu\", \"chosen\": \"cpu\", \"reason\": \"--device cpu (auto "
+          "would take cpu: predicted cpu "),
+      std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("\"context\": null"), std::string::npos) << o.out;  // no context started
   EXPECT_NE(o.out.find("\"host_syncs\": 0"), std::string::npos);
   o = run({g, "--kernel", "cpu", "--json"});
   ASSERT_EQ(o.code, 0) << o.err;
@@ -422,6 +433,10 @@ TEST_F(pagerank_app, DevicesAndKernels) {
     EXPECT_NE(o.out.find("\"device\": \"cuda\""), std::string::npos) << k;
     EXPECT_NE(o.out.find("\"converged\": true"), std::string::npos) << k;
   }
+  o = run({g, "--json"});  // five vertices: the CPU is done before the CUDA context
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"device\": \"cpu\""), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"reason\": \"auto: predicted cpu "), std::string::npos) << o.out;
   o = run({g, "--device", "cuda", "--json"});  // auto: the fused pull for an unweighted graph
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"kernel\": \"pull-fused\""), std::string::npos) << o.out;

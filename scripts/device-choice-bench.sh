@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Device choice (issue 17, item 4; docs/PERFORMANCE.md "Device choice"): the
+# wall time of `pagerank --device cpu | cuda | auto` per graph, from the binary
+# cache (one run fills it first; XDG_CACHE_HOME is a fresh folder), three
+# rounds of the three devices; each run's --json (phases, the CUDA context's
+# own duration, the model's predictions) is kept in OUTDIR.
+# On the GPU machine, after `source scripts/gpu-env.sh .gpu`:
+#   scripts/device-choice-bench.sh OUTDIR [GRAPH...]
+# prints "graph device round exit wall_s" lines (also OUTDIR/walls.txt).
+set -uo pipefail
+out=${1:?usage: device-choice-bench.sh OUTDIR [GRAPH...]}
+shift
+mkdir -p "$out"
+XDG_CACHE_HOME=$(mktemp -d)
+export XDG_CACHE_HOME
+d=${PERRON_SHARED_DATA:-../shared/data}
+graphs=("$@")
+if [ ${#graphs[@]} -eq 0 ]; then
+  graphs=("$d/graphs/karate.mtx" "$d/graphs/wiki-Vote.txt" "$d/graphs/wb-cs-stanford.mtx"
+          "$d/graphs/email-Eu-core.txt.gz" "$d/matrices/cage11.mtx.gz" "$d/graphs/cnr-2000.mtx.gz"
+          rmat:20:10000000)
+fi
+now() { date +%s.%N; }
+for g in "${graphs[@]}"; do
+  name=$(basename "$g")
+  pagerank --top 0 --json "$g" >"$out/$name.fill.json" 2>&1
+  for round in 1 2 3; do
+    for dev in cpu cuda auto; do
+      t0=$(now)
+      pagerank --top 0 --json --device "$dev" "$g" >"$out/$name.$dev.$round.json" 2>&1
+      rc=$?
+      t1=$(now)
+      echo "$name $dev $round $rc $(awk "BEGIN {printf \"%.4f\", $t1 - $t0}")"
+    done
+  done
+done | tee "$out/walls.txt"

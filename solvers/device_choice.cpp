@@ -1,0 +1,116 @@
+// The end-to-end device model of solvers/device_choice.hpp.
+#include "solvers/device_choice.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/text.hpp"
+
+namespace perron {
+
+int expected_iterations(double alpha, double tol, int max_iter) {
+  max_iter = std::max(max_iter, 1);
+  // alpha = 0: r_1 = v, and the second step changes nothing.
+  if (!(alpha > 0.0) || !(tol > 0.0)) return std::min(2, max_iter);
+  if (tol >= 2.0) return 1;
+  const double k = std::ceil(std::log(tol / 2.0) / std::log(alpha));
+  return static_cast<int>(std::clamp(k, 1.0, static_cast<double>(max_iter)));
+}
+
+namespace {
+
+double ns(double x) { return x * 1e-9; }
+
+// Seconds the host conversion takes (make_pagerank_graph on the CPU).
+double cpu_convert_seconds(const device_facts& f, const device_rates& r, double p) {
+  return r.cpu_convert_fixed_s +
+         ns(double(f.links) * (r.cpu_convert_serial_ns + r.cpu_convert_parallel_ns / p) +
+            double(f.vertices) * r.cpu_convert_vertex_ns);
+}
+
+// One CPU power iteration: the pull scales with the threads until the memory
+// bandwidth that all of them share caps it.
+double cpu_step_seconds(const device_facts& f, const device_rates& r, double p) {
+  const double link = std::max(r.cpu_link_core_ns / p, r.cpu_link_memory_ns);
+  const double vertex = std::max(r.cpu_vertex_core_ns / p, r.cpu_vertex_memory_ns);
+  return ns(double(f.links) * link + double(f.vertices) * vertex) + r.cpu_step_thread_s * p;
+}
+
+// Bytes one GPU iteration streams: P^T's columns (and values for the SpMV
+// pull), row pointers, and about five vectors of n values (x, y, r, v, mask).
+double gpu_step_bytes(const device_facts& f) {
+  const double per_link = f.pattern ? 4.0 : 4.0 + f.value_bytes;
+  return double(f.links) * per_link + double(f.vertices) * (4.0 + 5.0 * f.value_bytes);
+}
+
+std::string seconds_text(double s) { return format_g(s, 2) + " s"; }
+
+}  // namespace
+
+device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
+  device_estimate e;
+  const double p = std::max(f.threads, 1);
+  const double k = std::max(f.iterations, 1);
+  const double load = std::max(f.load_left, 0.0);
+  e.cpu_convert = cpu_convert_seconds(f, r, p);
+  e.cpu_solve = k * cpu_step_seconds(f, r, p);
+
+  // What is left of the context's creation: all of it when not started, the
+  // rest of the expected time when under way (at least a little: it has not
+  // finished), nothing when ready.
+  if (!f.context_started)
+    e.context_left = r.context_s;
+  else if (!f.context_ready)
+    e.context_left = std::max(r.context_s - f.context_elapsed, 0.02 * r.context_s);
+
+  // A started context is paid for either way: the process ends only after
+  // the driver's start-up, and then tears the context down.
+  e.cpu = load + e.cpu_convert + e.cpu_solve;
+  if (f.context_started) e.cpu = std::max(e.cpu, e.context_left) + r.gpu_exit_s;
+
+  e.gpu_convert = r.gpu_convert_fixed_s + ns(double(f.links) * r.gpu_convert_link_ns);
+  e.gpu_setup = r.gpu_setup_fixed_s + ns(double(f.links) * r.gpu_setup_link_ns);
+  e.gpu_solve = r.gpu_solve_fixed_s + ns(double(f.vertices) * r.gpu_vertex_ns) +
+                k * std::max(r.gpu_step_s, gpu_step_bytes(f) / r.gpu_bandwidth);
+  // The context comes up during the load; the conversion runs on the host
+  // meanwhile, or on the device once the context is there: whichever ends first.
+  const double slowed = load + r.context_slowdown * std::min(load, e.context_left);
+  const double host_first = std::max(slowed + e.cpu_convert, e.context_left);
+  const double device_first = std::max(slowed, e.context_left) + e.gpu_convert;
+  e.convert_on_gpu = device_first < host_first;
+  e.gpu = std::min(host_first, device_first) + e.gpu_setup + e.gpu_solve + r.gpu_exit_s;
+
+  e.choose_gpu = e.gpu < e.cpu;
+  e.reason = "predicted cpu " + seconds_text(e.cpu) + ", cuda " + seconds_text(e.gpu);
+  if (e.context_left > 0) e.reason += " (" + seconds_text(e.context_left) + " of it the CUDA context)";
+  return e;
+}
+
+input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links, index_t vertices,
+                        int threads, const device_rates& r) {
+  input_guess g;
+  const double b = double(bytes);
+  switch (kind) {
+    case input_kind::cache:
+      g.links = static_cast<std::size_t>(b / 8.0);
+      g.load_seconds = b / r.cache_bytes_per_s;
+      break;
+    case input_kind::text:
+      g.links = static_cast<std::size_t>(b / 12.0);
+      g.load_seconds = b / r.text_bytes_per_s;
+      break;
+    case input_kind::gz:
+      g.links = static_cast<std::size_t>(b / 2.5);
+      g.load_seconds = b / r.gz_bytes_per_s;
+      break;
+    case input_kind::synthetic:
+      g.links = links;
+      g.vertices = vertices;
+      g.load_seconds = ns(double(links) * r.synthetic_link_ns / std::max(threads, 1));
+      return g;
+  }
+  g.vertices = static_cast<index_t>(std::min<std::size_t>(g.links / 10 + 1, 2'000'000'000));
+  return g;
+}
+
+}  // namespace perron

@@ -1,0 +1,136 @@
+// Which device runs a PageRank solve, by predicted end-to-end time.
+//
+// For a user the question is not which device iterates faster but which one
+// answers first. On the H100 machine (16 cores) creating the CUDA context
+// takes ~0.24 s and tearing it down at exit ~0.1 s, more than the whole CPU
+// run of most graphs; a context that was started and then not used still
+// costs that time (the process cannot end while the driver is mid-start-up),
+// and its thread slows the CPU's threads meanwhile (docs/PERFORMANCE.md,
+// "Device choice"). So the model is asked twice:
+//  1. before the load, from estimates of the input's size and load time
+//     (input_estimate): start the context only if the GPU may win;
+//  2. after the load, from the graph's real size and how far the context
+//     has come: which device solves.
+// Time each device still needs, from now (K iterations, p OpenMP threads):
+//
+//   cpu  = load + convert_cpu + K (links t_link(p) + n t_vertex(p) + t_step(p))
+//          (a context already under way: max(that, context_left) + exit)
+//   cuda = max(load' + convert_cpu, context_left)      the conversion on the host meanwhile,
+//          or max(load', context_left) + convert_gpu   or on the device once it is up
+//          + setup + t_solve + K max(t_step_gpu, bytes / bandwidth) + exit
+//
+// with load' the load slowed by the context's thread beside it, and
+// t_link(p) = max(t_link_core / p, t_link_memory): the pull scales with
+// the cores until the memory bandwidth they share caps it. Every rate is in
+// device_rates, with where it was measured.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/formats.hpp"
+
+namespace perron {
+
+// Measured rates. The defaults come from the H100 machine (16 cores, 2026-11-25,
+// scripts/device-choice-bench.sh over nine graphs: medians of three runs per
+// device) and, for the thread scaling, the 2-core development machine.
+struct device_rates {
+  // ---- CPU (OpenMP): the conversion (COO -> CSR of P^T, make_pagerank_graph).
+  // Mostly serial: 18 ns per link at 16 threads (cnr-2000 19, rmat:20 26 with
+  // its 1 M vertices, cage11 29), 18 at 2 (cnr-2000, 2-core machine, warm).
+  double cpu_convert_fixed_s = 0.0005;
+  double cpu_convert_serial_ns = 15.0;    // per link
+  double cpu_convert_parallel_ns = 48.0;  // per link and thread
+  double cpu_convert_vertex_ns = 50.0;    // per vertex (out-degrees, dangling flags, vectors)
+  // ---- CPU: one power iteration. 16 threads: 0.35-0.65 ns per link on
+  // cnr-2000, 0.6-0.9 on rmat:20 (memory bound); 2 threads: 0.77 (cnr-2000).
+  double cpu_link_core_ns = 1.5;      // per link on one thread
+  double cpu_link_memory_ns = 0.6;    // per link, the floor all threads reach together
+  double cpu_vertex_core_ns = 8.0;    // per vertex on one thread (update, residual, dangling mass)
+  double cpu_vertex_memory_ns = 1.5;  // per vertex, the floor
+  double cpu_step_thread_s = 4e-6;    // per iteration and thread: two OpenMP regions (16: ~60 us)
+
+  // ---- GPU: the CUDA context from a cold process: driver start-up 0.105-0.12 s
+  // plus the primary context, 0.22-0.26 s together (karate, nothing else running).
+  double context_s = 0.24;
+  // Tearing the context down when the process ends: wall time minus the
+  // in-process total, GPU runs 0.12-0.14 s against 0.02 s for CPU runs. The
+  // same for a context abandoned half-way (auto runs that chose the CPU late).
+  double gpu_exit_s = 0.10;
+  // The context's thread slows the host work it overlaps (one of the 16 cores,
+  // and OpenMP's barriers wait for the thread that lost it): loads ran 0.13 s
+  // longer on rmat:20 (0.71 s) and 0.025 s on cnr-2000 from the cache (0.02 s).
+  double context_slowdown = 0.5;  // extra seconds per second of overlap
+  // ---- GPU: the conversion on the device (upload the COO, sort, download,
+  // values on the host): rmat:20 0.25-0.31 s, no faster than the host's.
+  double gpu_convert_fixed_s = 0.005;
+  double gpu_convert_link_ns = 30.0;
+  // ---- GPU: setup (pagerank_cuda: upload P^T or its pattern, relabel or
+  // kernel trial): karate 4.5 ms, cnr-2000 18-22 ms, rmat:20 42-51 ms.
+  double gpu_setup_fixed_s = 0.0045;
+  double gpu_setup_link_ns = 4.3;
+  // ---- GPU: the solve (graph instantiation, the ranks' download and widening).
+  double gpu_solve_fixed_s = 0.001;
+  double gpu_vertex_ns = 15.0;    // rmat:20 (1 M vertices): 17-34 ms for 18 iterations
+  double gpu_step_s = 8e-6;       // per iteration, at least (a small graph's latency)
+  double gpu_bandwidth = 1.5e12;  // bytes per second one iteration streams, as achieved
+
+  // ---- Loading, for the estimate before it (input_estimate)
+  double cache_bytes_per_s = 2e9;     // binary cache: cnr-2000's 26 MB in 10-26 ms
+  double text_bytes_per_s = 1e9;      // Matrix Market / SNAP text, parallel parse
+  double gz_bytes_per_s = 5e7;        // .gz: compressed bytes (cnr-2000: 7.8 MB, gunzip + parse 0.19 s)
+  double synthetic_link_ns = 1100.0;  // per link and thread: rmat:20:10000000 0.66-0.74 s at 16
+};
+
+// What the choice is made from.
+struct device_facts {
+  index_t vertices = 0;
+  std::size_t links = 0;  // arcs as loaded (duplicates not yet merged)
+  int value_bytes = 4;    // float 4, double 8
+  bool pattern = true;    // unweighted: the GPU pulls over the pattern alone (4 bytes per link)
+  int threads = 1;        // omp_get_max_threads()
+  int iterations = 1;     // expected (expected_iterations)
+  double load_left = 0;   // seconds of loading still ahead (before the load: its estimate)
+  // The CUDA context: not started, under way for context_elapsed s, or ready.
+  bool context_started = false;
+  bool context_ready = false;
+  double context_elapsed = 0;
+};
+
+struct device_estimate {
+  double cpu_convert = 0, cpu_solve = 0, cpu = 0;  // seconds from now, on the CPU
+  double context_left = 0, gpu_convert = 0, gpu_setup = 0, gpu_solve = 0, gpu = 0;  // on the GPU
+  bool convert_on_gpu = false;  // for a GPU run: convert there (else on the host, during the wait)
+  bool choose_gpu = false;      // gpu < cpu
+  std::string reason;           // "predicted cpu 0.021 s, cuda 0.31 s (0.27 s of it the CUDA context)"
+};
+
+// Iterations expected to reach tol: the L1 change contracts at least by
+// alpha per step from at most 2, so K = log(tol / 2) / log(alpha), within
+// [1, max_iter]. An upper bound: the nine graphs measured stopped after 0.18
+// to 0.68 of it (rmat:20 18 against 90), which errs towards the device whose
+// iterations are cheaper (docs/PERFORMANCE.md, "Device choice").
+int expected_iterations(double alpha, double tol, int max_iter);
+
+// The prediction and the choice (one place: --device auto before and after
+// the load, and where a GPU run converts, all read it).
+device_estimate estimate_devices(const device_facts& f, const device_rates& r = {});
+
+// Before the load: the graph's size and load time guessed from what the input
+// is, for estimate_devices. kind: what the bytes are.
+enum class input_kind { cache, text, gz, synthetic };
+struct input_guess {
+  std::size_t links = 0;
+  index_t vertices = 0;
+  double load_seconds = 0;
+};
+// bytes: the file's size (cache, text, gz); synthetic: links and vertices of
+// the spec (bytes unused). A cache entry holds 8 bytes per link (pattern) or
+// 16; text about 12 bytes per link, .gz about a quarter of that: the guesses
+// lean high, so that the context is started when in doubt.
+input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links, index_t vertices,
+                        int threads, const device_rates& r = {});
+
+}  // namespace perron

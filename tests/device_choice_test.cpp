@@ -1,0 +1,196 @@
+// The end-to-end device model (solvers/device_choice.hpp): given a graph's
+// size, the thread count and the CUDA context's state, which device it picks,
+// and the properties that choice rests on. The cases are real runs of
+// docs/PERFORMANCE.md ("Device choice"), far enough from the crossover that
+// refitting the rates does not flip them.
+#include "solvers/device_choice.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace perron::test {
+namespace {
+
+device_facts graph(index_t n, std::size_t links, int threads) {
+  device_facts f;
+  f.vertices = n;
+  f.links = links;
+  f.threads = threads;
+  f.iterations = expected_iterations(0.85, 1e-6, 1000);
+  return f;
+}
+
+// The context under way since the program started, `elapsed` seconds ago.
+device_facts under_way(device_facts f, double elapsed) {
+  f.context_started = true;
+  f.context_elapsed = elapsed;
+  return f;
+}
+
+device_facts ready(device_facts f) {
+  f.context_started = f.context_ready = true;
+  return f;
+}
+
+TEST(DeviceChoice, ExpectedIterations) {
+  // log(tol / 2) / log(alpha) = log(5e-7) / log(0.85) = 89.3
+  EXPECT_EQ(expected_iterations(0.85, 1e-6, 1000), 90);
+  EXPECT_EQ(expected_iterations(0.85, 1e-6, 50), 50);  // capped by --max-iter
+  EXPECT_EQ(expected_iterations(0.85, 3.0, 1000), 1);
+  EXPECT_LE(expected_iterations(0.0, 1e-6, 1000), 2);  // alpha 0: r_1 = v
+  EXPECT_GE(expected_iterations(0.0, 1e-6, 1), 1);
+  EXPECT_LT(expected_iterations(0.5, 1e-6, 1000), expected_iterations(0.85, 1e-6, 1000));
+  EXPECT_LT(expected_iterations(0.85, 1e-3, 1000), expected_iterations(0.85, 1e-10, 1000));
+  EXPECT_EQ(expected_iterations(0.99, 1e-10, 1000), 1000);
+}
+
+// Before the load: the input's guessed size, nothing started yet.
+device_facts before_load(input_guess g, int threads) {
+  device_facts f = graph(g.vertices, g.links, threads);
+  f.load_left = g.load_seconds;
+  return f;
+}
+
+// cnr-2000 from the binary cache (25.7 MB: 8 bytes per link).
+constexpr std::uint64_t cnr_cache_bytes = 25729344;
+
+TEST(DeviceChoice, SmallGraphsNeverStartTheContext) {
+  // karate (156 links), wiki-Vote (103689), cage11 (559722): the CPU is done
+  // long before a context would exist, with any thread count.
+  for (int p : {1, 2, 16, 128})
+    for (std::uint64_t bytes : {1376ull, 1095061ull, 8ull * 559722}) {
+      const device_estimate e =
+          estimate_devices(before_load(guess_input(input_kind::cache, bytes, 0, 0, p), p));
+      EXPECT_FALSE(e.choose_gpu) << p << " threads, " << bytes << " bytes: " << e.reason;
+    }
+}
+
+TEST(DeviceChoice, CnrFromTheCacheDependsOnTheCores) {
+  // 16 cores: the CPU run (0.15-0.21 s measured) beats the GPU's (0.40 s).
+  const device_estimate e16 =
+      estimate_devices(before_load(guess_input(input_kind::cache, cnr_cache_bytes, 0, 0, 16), 16));
+  EXPECT_FALSE(e16.choose_gpu) << e16.reason;
+  // 2 cores: the CPU needs 0.3-0.5 s; the GPU is worth its context.
+  const device_estimate e2 =
+      estimate_devices(before_load(guess_input(input_kind::cache, cnr_cache_bytes, 0, 0, 2), 2));
+  EXPECT_TRUE(e2.choose_gpu) << e2.reason;
+  // Once a context exists (a process that already used the GPU), the GPU wins on 16 too.
+  const device_estimate warm = estimate_devices(ready(graph(325557, 3216152, 16)));
+  EXPECT_TRUE(warm.choose_gpu) << warm.reason;
+  EXPECT_EQ(warm.context_left, 0.0);
+}
+
+TEST(DeviceChoice, LargeGraphsStartTheContext) {
+  // 10^8 links: the CPU's conversion alone outlasts the context.
+  for (int p : {2, 16}) {
+    const device_estimate e =
+        estimate_devices(before_load(guess_input(input_kind::cache, 800'000'000, 0, 0, p), p));
+    EXPECT_TRUE(e.choose_gpu) << p << ": " << e.reason;
+    const device_estimate after = estimate_devices(under_way(graph(10'000'000, 100'000'000, p), 0.3));
+    EXPECT_TRUE(after.choose_gpu) << p << ": " << after.reason;
+  }
+}
+
+TEST(DeviceChoice, TheCpuScalesWithTheThreadCount) {
+  const device_facts g = graph(1 << 20, 10'000'000, 1);
+  double last = INFINITY;
+  for (int p : {1, 2, 4, 8, 16}) {
+    device_facts f = g;
+    f.threads = p;
+    const device_estimate e = estimate_devices(f);
+    EXPECT_LE(e.cpu, last) << p;
+    last = e.cpu;
+  }
+  // ... until memory bandwidth caps the solve: 64 threads are not 4x 16.
+  device_facts a = g, b = g;
+  a.threads = 16;
+  b.threads = 64;
+  EXPECT_GT(estimate_devices(b).cpu_solve, 0.25 * estimate_devices(a).cpu_solve);
+  // A graph the GPU wins on few cores and the CPU on many, never the other way.
+  bool cpu_before = false;
+  for (int p : {1, 2, 4, 8, 16}) {
+    const bool cpu =
+        !estimate_devices(before_load(guess_input(input_kind::cache, cnr_cache_bytes, 0, 0, p), p))
+             .choose_gpu;
+    EXPECT_TRUE(cpu || !cpu_before) << p;
+    cpu_before = cpu;
+  }
+  EXPECT_TRUE(cpu_before);
+}
+
+TEST(DeviceChoice, TheContextStateCounts) {
+  const device_facts g = graph(1 << 20, 10'000'000, 16);
+  const double all = estimate_devices(g).context_left;  // not started: all of it to come
+  EXPECT_EQ(all, device_rates{}.context_s);
+  double last = all;
+  for (double t : {0.0, 0.05, 0.1, 0.2}) {
+    const double left = estimate_devices(under_way(g, t)).context_left;
+    EXPECT_LE(left, last) << t;
+    EXPECT_GT(left, 0.0) << t;  // not finished yet
+    last = left;
+  }
+  // Past the expected time but still under way: a little left, not zero.
+  EXPECT_GT(estimate_devices(under_way(g, 10.0)).context_left, 0.0);
+  EXPECT_EQ(estimate_devices(ready(g)).context_left, 0.0);
+  EXPECT_LT(estimate_devices(ready(g)).gpu, estimate_devices(under_way(g, 0.0)).gpu);
+  // A started context is paid for on the CPU too: the process waits for the
+  // driver's start-up and tears the context down at exit.
+  const device_rates r;
+  const device_estimate small = estimate_devices(under_way(graph(34, 156, 16), 0.01));
+  EXPECT_GE(small.cpu, small.context_left + r.gpu_exit_s);
+  EXPECT_LT(estimate_devices(graph(34, 156, 16)).cpu, r.gpu_exit_s);
+}
+
+TEST(DeviceChoice, WhereAGpuRunConverts) {
+  // The context still far off: on the host meanwhile.
+  const device_estimate waiting = estimate_devices(under_way(graph(325557, 3216152, 16), 0.01));
+  EXPECT_FALSE(waiting.convert_on_gpu);
+  // Context ready: the device's sort (30 ns per link) against the host's,
+  // mostly serial (18 ns per link on 16 threads, 39 on 2).
+  EXPECT_FALSE(estimate_devices(ready(graph(1 << 20, 10'000'000, 16))).convert_on_gpu);
+  EXPECT_TRUE(estimate_devices(ready(graph(1 << 20, 10'000'000, 2))).convert_on_gpu);
+}
+
+TEST(DeviceChoice, MoreIterationsFavourTheGpu) {
+  // cnr-2000 after a cached load on 16 threads, the context just started:
+  // enough iterations (a tight tol, alpha near 1) make the GPU's cheaper
+  // steps pay for the wait.
+  device_facts f = under_way(graph(325557, 3216152, 16), 0.01);
+  f.iterations = 10;
+  EXPECT_FALSE(estimate_devices(f).choose_gpu);
+  f.iterations = 5000;
+  EXPECT_TRUE(estimate_devices(f).choose_gpu);
+}
+
+TEST(DeviceChoice, GuessesFromTheInput) {
+  const input_guess c = guess_input(input_kind::cache, cnr_cache_bytes, 0, 0, 16);
+  EXPECT_NEAR(double(c.links), 3216152.0, 0.01 * 3216152);
+  EXPECT_GT(c.load_seconds, 0.0);
+  EXPECT_LT(c.load_seconds, 0.05);
+  // cnr-2000.mtx.gz (7.8 MB): within a factor of two of its 3.2 M links.
+  const input_guess z = guess_input(input_kind::gz, 7791692, 0, 0, 16);
+  EXPECT_GT(z.links, 1'600'000u);
+  EXPECT_LT(z.links, 6'400'000u);
+  EXPECT_GT(z.load_seconds, c.load_seconds);
+  // A synthetic spec knows its size; generating it scales with the threads.
+  const input_guess s16 = guess_input(input_kind::synthetic, 0, 10'000'000, 1 << 20, 16);
+  const input_guess s2 = guess_input(input_kind::synthetic, 0, 10'000'000, 1 << 20, 2);
+  EXPECT_EQ(s16.links, 10'000'000u);
+  EXPECT_EQ(s16.vertices, 1 << 20);
+  EXPECT_NEAR(s2.load_seconds, 8 * s16.load_seconds, 1e-9);
+}
+
+TEST(DeviceChoice, ReasonNamesBothPredictions) {
+  const device_rates r;
+  const device_estimate e = estimate_devices(graph(34, 156, 2));
+  EXPECT_NE(e.reason.find("predicted cpu "), std::string::npos) << e.reason;
+  EXPECT_NE(e.reason.find("cuda "), std::string::npos) << e.reason;
+  EXPECT_NE(e.reason.find("CUDA context"), std::string::npos) << e.reason;
+  EXPECT_NEAR(e.cpu, e.cpu_convert + e.cpu_solve, 1e-12);  // nothing started: the CPU alone
+  EXPECT_GE(e.gpu, e.context_left + e.gpu_setup + e.gpu_solve + r.gpu_exit_s - 1e-12);
+}
+
+}  // namespace
+}  // namespace perron::test

@@ -20,6 +20,7 @@
 
 #include "apps/common/app.hpp"
 #include "apps/common/batched_pagerank.hpp"
+#include "apps/common/dist_load.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/progress.hpp"
 #include "apps/common/svg_plot.hpp"
@@ -48,10 +49,12 @@ struct settings {
   bool weighted = false;
   std::string personalize, initial, output, plot;
   std::shared_ptr<dist::session> dist;  // set under mpirun with more than one rank
+  std::string dist_note;                // the summary's "distributed" line
   int top = 10;
   bool json = false;
   bool bench = false;
   int bench_runs = 100;
+  bool bench_dist = false;  // --bench-dist: the distributed solve's timings per rank
   app::input_settings input;
   app::batched_request batched;  // --sources, --output-matrix, --bench-sources (the batched mode)
 };
@@ -82,6 +85,16 @@ const char* exit_text =
     "vertex, or text lines 'vertex weight' (vertices named as in GRAPH; unlisted\n"
     "vertices get 0). Weights must be non-negative and not all zero; they are\n"
     "normalized to sum 1.\n"
+    "\n"
+    "Distributed: started by mpirun -np P (P > 1), P processes solve on the CPU,\n"
+    "each owning a range of vertices (balanced by links) and their in-links; the\n"
+    "ranks are bitwise those of the single-process CPU solve. A plain coordinate\n"
+    "Matrix Market file is read in parts (each process parses 1/P of its bytes, so\n"
+    "none holds the whole graph); .gz, .tar.gz, SNAP edge lists and synthetic specs\n"
+    "are read whole by every process, which then keeps its 1/P of the arcs. Rank 0\n"
+    "prints and writes; a failure on any process stops all of them with one\n"
+    "message 'rank R: ...' and the exit code below, and no output file.\n"
+    "--bench-dist times the distributed solve (also alone, as one process).\n"
     "\n"
     "Exit codes: 0 converged; 2 not converged within --max-iter (results still\n"
     "printed and written); 64 bad command line; 65 bad input data; 66 missing or\n"
@@ -149,6 +162,10 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision)")
     ("bench-runs", po::value(&s.bench_runs)->default_value(s.bench_runs),
      "timed repetitions per measurement in --bench")
+    ("bench-dist", po::bool_switch(&s.bench_dist),
+     "benchmark the distributed CPU solve (under mpirun, or alone as one rank): per rank, the median "
+     "compute and communication time per iteration, bytes sent and received per iteration, GTEPS "
+     "(uses --alpha, --tol, --max-iter, --precision; writes --output if given)")
     ("sources", po::value(&s.batched.sources)->value_name("FILE"),
      "personalized PageRank of every source set in FILE at once (one set per line: vertices as in "
      "GRAPH, each optionally ':weight', e.g. '7 19:0.5'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
@@ -282,9 +299,9 @@ std::string device_text(const pagerank_result& r) {
   return "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
 }
 
-template <class T>
-void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& graph,
-                   const pagerank_graph<T>& g, const pagerank_result& r, const timings& t) {
+template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (distributed)
+void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& graph, const Graph& g,
+                   const pagerank_result& r, const timings& t) {
   const auto line = [&](const char* key, const std::string& value) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%-12s", key);
@@ -295,6 +312,7 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   line("links", std::to_string(g.links()));
   line("dangling", std::to_string(g.dangling_count));
   line("device", device_text(r));
+  if (!s.dist_note.empty()) line("distributed", s.dist_note);
   const bool auto_kernel = !s.opt.kernel || *s.opt.kernel == spmv_kernel::automatic;
   line("kernel", r.pull == pagerank_pull::fused
                      ? "pull-fused (" + std::to_string(r.hub_entries) + " entries of x in shared memory)"
@@ -331,9 +349,9 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   }
 }
 
-template <class T>
-void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& graph,
-                const pagerank_graph<T>& g, const pagerank_result& r, const timings& t) {
+template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (distributed)
+void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& graph, const Graph& g,
+                const pagerank_result& r, const timings& t) {
   const auto str = [](const std::string& x) { return "\"" + json_escape(x) + "\""; };
   o << "{\n";
   o << "  \"graph\": " << str(s.graph) << ",\n";
@@ -344,6 +362,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"dangling\": " << g.dangling_count << ",\n";
   o << "  \"device\": " << str(r.on_gpu ? "cuda" : "cpu") << ",\n";
   o << "  \"device_name\": " << str(device_text(r)) << ",\n";
+  if (!s.dist_note.empty()) o << "  \"distributed\": " << str(s.dist_note) << ",\n";
   o << "  \"kernel\": " << str(kernel_text(r.pull, r.kernel)) << ",\n";
   o << "  \"hub_entries\": " << r.hub_entries << ",\n";
   o << "  \"kernel_reason\": " << str(r.kernel_reason) << ",\n";
@@ -418,11 +437,7 @@ template <class T>
 int solve(settings& s) {
   stopwatch total, step;
   timings t;
-  io::loaded_matrix graph;
-  if (s.dist)  // every rank stops with the failing rank's message (no rank left waiting)
-    dist::phase([&] { graph = load_graph(s); });
-  else
-    graph = load_graph(s);
+  io::loaded_matrix graph = load_graph(s);
   t.load = step.lap();
   const bool gpu = pagerank_runs_on_gpu(s.opt);
   // A GPU solve gets its P^T sorted on the GPU (the same bits as on the host).
@@ -447,14 +462,10 @@ int solve(settings& s) {
       if (progress.enabled())
         progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
     };
-  // Under mpirun with more than one rank: the distributed CPU solve
-  // (solvers/dist), every rank holding the ranks; rank 0 writes them.
-  const int mpi_rank = s.dist ? s.dist->rank() : 0;
-  const pagerank_result r = s.dist ? dist::pagerank_mpi(g, opt) : run_solver(g, opt, gpu, t);
+  const pagerank_result r = run_solver(g, opt, gpu, t);
   progress.clear();
 
   step.restart();
-  if (mpi_rank != 0) return r.converged ? ok : not_converged;  // rank 0 writes and reports
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);
   if (!s.plot.empty()) write_residual_plot(s.plot, s.graph, history);
   t.output = step.lap();
@@ -462,9 +473,9 @@ int solve(settings& s) {
   // With --output - (or --plot -) standard output holds only that file.
   std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
   if (s.json)
-    print_json(o, s, graph, g, r, t);
+    print_json<T>(o, s, graph, g, r, t);
   else
-    print_summary(o, s, graph, g, r, t);
+    print_summary<T>(o, s, graph, g, r, t);
   o.flush();
   if (!r.converged) {
     std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
@@ -472,6 +483,133 @@ int solve(settings& s) {
     return not_converged;
   }
   return ok;
+}
+
+// ---- distributed: mpirun -np P pagerank (solvers/dist, apps/common/dist_load) -------
+// Each rank reads its share of the graph and owns the rows of P^T of a range of
+// vertices; after the solve every rank holds all ranks, and rank 0 writes and
+// prints. Each phase agrees on failures (dist::phase): one failing rank stops
+// every rank with its message, which rank 0 alone prints (main_body).
+
+// What the summary shows of a graph no rank holds whole.
+struct graph_counts {
+  index_t n = 0, dangling_count = 0;
+  std::uint64_t l = 0;
+  index_t vertices() const { return n; }
+  std::uint64_t links() const { return l; }
+};
+
+double median_of(std::vector<double> x) {
+  if (x.empty()) return 0;
+  std::sort(x.begin(), x.end());
+  return x.size() % 2 ? x[x.size() / 2] : 0.5 * (x[x.size() / 2 - 1] + x[x.size() / 2]);
+}
+
+// --bench-dist: per rank, the medians over the iterations after the first
+// (collective: every rank calls it; rank 0 prints).
+template <class T>
+void print_bench_dist(std::ostream& o, const settings& s, const dist::local_graph<T>& g,
+                      const dist::iteration_stats& st, const pagerank_result& r, const dist::session& world) {
+  const auto tail = [](const std::vector<double>& x) {
+    return std::vector<double>(x.begin() + (x.size() > 1 ? 1 : 0), x.end());
+  };
+  std::vector<double> step(st.compute_seconds.size());
+  for (std::size_t k = 0; k < step.size(); ++k) step[k] = st.compute_seconds[k] + st.comm_seconds[k];
+  const auto compute = dist::all_values(median_of(tail(st.compute_seconds)));
+  const auto comm = dist::all_values(median_of(tail(st.comm_seconds)));
+  const auto iter = dist::all_values(median_of(tail(step)));
+  const auto links = dist::all_values(double(g.rows.pt.nnz()));
+  const auto sent = dist::all_values(double(st.bytes_sent));
+  const auto received = dist::all_values(double(st.bytes_received));
+  const auto exchanged = dist::all_values(double(g.bytes_exchanged));
+  if (world.rank() != 0) return;
+  char buf[256];
+  o << "distributed PageRank: " << s.graph << ", " << world.size() << " ranks x " << omp_get_max_threads()
+    << " OpenMP threads, " << s.precision << ", " << g.n << " vertices, " << g.links << " links, "
+    << r.iterations << " iterations (medians over iterations 2..)\n";
+  std::snprintf(buf, sizeof buf, "%4s %10s %12s %11s %11s %13s %13s %12s\n", "rank", "vertices", "links",
+                "compute_ms", "comm_ms", "sent_MB/iter", "recv_MB/iter", "load_MB_sent");
+  o << buf;
+  for (int p = 0; p < world.size(); ++p) {
+    const std::size_t q = static_cast<std::size_t>(p);
+    std::snprintf(buf, sizeof buf, "%4d %10lld %12.0f %11.3f %11.3f %13.3f %13.3f %12.3f\n", p,
+                  static_cast<long long>(g.first[q + 1] - g.first[q]), links[q], compute[q] * 1e3,
+                  comm[q] * 1e3, sent[q] / 1e6, received[q] / 1e6, exchanged[q] / 1e6);
+    o << buf;
+  }
+  const double slowest = *std::max_element(iter.begin(), iter.end());
+  const double most_compute = *std::max_element(compute.begin(), compute.end());
+  std::snprintf(buf, sizeof buf,
+                "per iteration: %.3f ms (slowest rank; compute at most %.3f ms, the rest communication "
+                "and waiting), %.3f GTEPS\n",
+                slowest * 1e3, most_compute * 1e3, slowest > 0 ? double(g.links) / slowest / 1e9 : 0.0);
+  o << buf;
+}
+
+template <class T>
+int solve_distributed_as(settings& s) {
+  const dist::session& world = *s.dist;
+  if (s.bench) throw usage_error("--bench measures one GPU; under mpirun use --bench-dist");
+  if (s.opt.device == pagerank_device::cuda ||
+      (s.opt.kernel && *s.opt.kernel != spmv_kernel::cpu && *s.opt.kernel != spmv_kernel::automatic))
+    throw usage_error(
+        "the distributed solve (mpirun, --bench-dist) runs on the CPU: --device cuda and GPU "
+        "kernels cannot be used with it");
+  if (s.opt.pull == pagerank_pull::fused)
+    throw usage_error("--pull fused is a GPU step; mpirun runs on the CPU");
+  stopwatch total, step;
+  timings t;
+  app::dist_input in;
+  const dist::local_graph<T> g =
+      app::load_distributed<T>(s.graph, s.weighted, app::read_options_for(s.input), world, in);
+  t.load = in.load_seconds;
+  t.convert = in.build_seconds;
+  pagerank_options& opt = s.opt;
+  dist::phase([&] {
+    opt.personalization = vertex_file(s.personalize, in.meta);
+    opt.initial = vertex_file(s.initial, in.meta);
+  });
+  progress_line progress;
+  std::vector<std::pair<int, double>> history;  // for --plot (rank 0)
+  if (world.rank() == 0 && (progress.enabled() || !s.plot.empty()))
+    opt.progress = [&](int k, double res) {
+      if (!s.plot.empty()) history.emplace_back(k, res);
+      if (progress.enabled())
+        progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
+    };
+  dist::iteration_stats stats;
+  step.restart();
+  const pagerank_result r = dist::pagerank_mpi(g, opt, s.bench_dist ? &stats : nullptr);
+  t.solve = step.lap();
+  progress.clear();
+  dist::phase([&] {  // rank 0 writes; every rank learns whether it could
+    if (world.rank() != 0) return;
+    if (!s.output.empty()) write_ranks<T>(s.output, in.meta, r.rank);
+    if (!s.plot.empty()) write_residual_plot(s.plot, s.graph, history);
+  });
+  t.output = step.lap();
+  t.total = total.seconds();
+  std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
+  if (s.bench_dist) print_bench_dist(o, s, g, stats, r, world);
+  if (world.rank() != 0) return r.converged ? ok : not_converged;
+  s.dist_note = std::to_string(world.size()) + " MPI ranks, the input read " +
+                (in.in_parts ? "in parts (byte ranges)" : "whole by every rank");
+  const graph_counts counts{g.n, static_cast<index_t>(g.dangling_count), g.links};
+  if (s.json)
+    print_json<T>(o, s, in.meta, counts, r, t);
+  else if (!s.bench_dist)
+    print_summary<T>(o, s, in.meta, counts, r, t);
+  o.flush();
+  if (!r.converged) {
+    std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
+              << format_g(opt.tol) << " after " << r.iterations << " iterations (--max-iter)\n";
+    return not_converged;
+  }
+  return ok;
+}
+
+int solve_distributed(settings& s) {
+  return s.precision == "double" ? solve_distributed_as<double>(s) : solve_distributed_as<float>(s);
 }
 
 // ---- the benchmark (bench/pagerank_suite.hpp) ------------------------------------
@@ -513,12 +651,21 @@ app::batched_request batched_request_of(const settings& s) {
 
 int main_body(int argc, char** argv) {
   settings s;
-  if (!parse_command_line(argc, argv, s)) return ok;
-  if (app::batched_mode(s.batched)) return app::batched_pagerank(batched_request_of(s));
-  if (dist::launched()) {
-    s.dist = std::make_shared<dist::session>();
-    if (s.dist->size() == 1) s.dist.reset();
+  // Under mpirun every rank reaches the same errors (dist::phase agrees on
+  // them) and results: rank 0 alone speaks.
+  if (dist::launched() && dist::launch_rank() != 0) {
+    std::cout.rdbuf(nullptr);
+    std::cerr.rdbuf(nullptr);
   }
+  if (!parse_command_line(argc, argv, s)) return ok;
+  if (dist::launched() || s.bench_dist) {  // the distributed solve (see "distributed" above)
+    if (app::batched_mode(s.batched))
+      throw usage_error("--sources and --bench-sources run in one process, not under mpirun");
+    s.dist = std::make_shared<dist::session>();
+    if (s.dist->size() > 1 || s.bench_dist) return solve_distributed(s);
+    s.dist.reset();
+  }
+  if (app::batched_mode(s.batched)) return app::batched_pagerank(batched_request_of(s));
   if (s.bench) return s.precision == "double" ? bench<double>(s) : bench<float>(s);
   return s.precision == "double" ? solve<double>(s) : solve<float>(s);
 }

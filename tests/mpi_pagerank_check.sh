@@ -100,6 +100,11 @@ case $mode in
     compare "$dir/small.mtx"
     write_first_block "$dir/first-block.mtx"
     compare "$dir/first-block.mtx"
+    # --bench-dist: a row per rank and the per-iteration line
+    timeout 120 "${mpirun[@]}" -np "$np" "$pr" "$dir/uneven.mtx" --bench-dist >"$dir/bench.out" 2>&1 ||
+      fail "--bench-dist: $(cat "$dir/bench.out")"
+    [ "$(grep -c '^ *[0-9]\+ \+[0-9]\+ ' "$dir/bench.out")" -eq "$np" ] || fail "--bench-dist rows: $(cat "$dir/bench.out")"
+    grep -q "^per iteration: .* GTEPS" "$dir/bench.out" || fail "--bench-dist: $(cat "$dir/bench.out")"
     ;;
   faults)
     prefix=""

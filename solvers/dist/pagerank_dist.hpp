@@ -125,8 +125,10 @@ local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted,
 
 // Per-iteration timings of a distributed solve (--bench-dist), this rank's.
 struct iteration_stats {
-  std::vector<double> compute_seconds;  // local SpMV and update, per iteration
-  std::vector<double> comm_seconds;     // the all-gathers of partial sums and rank pieces
+  // Per iteration: the local SpMV and update; the wait for the slowest rank
+  // (a barrier, in benchmark runs only, so that the next figure is the
+  // transfer alone); the all-gathers of partial sums and rank pieces.
+  std::vector<double> compute_seconds, wait_seconds, comm_seconds;
   // Per iteration: this rank's piece of r and its block partials, once to
   // each other rank (a direct all-gather), and what it must receive whatever
   // the algorithm (every other rank's piece and partials).

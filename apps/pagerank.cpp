@@ -34,6 +34,7 @@
 #include "io/output_file.hpp"
 #include "io/vector_file.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
+#include "solvers/dist/pagerank_nccl.hpp"
 
 namespace po = boost::program_options;
 
@@ -55,6 +56,7 @@ struct settings {
   bool bench = false;
   int bench_runs = 100;
   bool bench_dist = false;  // --bench-dist: the distributed solve's timings per rank
+  int gpus = 0;             // --gpus N: N GPUs of this process through NCCL (0: not asked)
   app::input_settings input;
   app::batched_request batched;  // --sources, --output-matrix, --bench-sources (the batched mode)
 };
@@ -162,6 +164,10 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision)")
     ("bench-runs", po::value(&s.bench_runs)->default_value(s.bench_runs),
      "timed repetitions per measurement in --bench")
+    ("gpus", po::value(&s.gpus)->value_name("N"),
+     "solve on N GPUs of this machine from one process, each owning a vertex range balanced by links, "
+     "exchanging ranks by NCCL all-gather (libnccl.so.2 loaded at run time: put its folder on "
+     "LD_LIBRARY_PATH)")
     ("bench-dist", po::bool_switch(&s.bench_dist),
      "benchmark the distributed CPU solve (under mpirun, or alone as one rank): per rank, the median "
      "compute and communication time per iteration, bytes sent and received per iteration, GTEPS "
@@ -220,6 +226,13 @@ void check_app_options(const settings& s) {
         "--pull fused needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
   if (s.bench && (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
+  if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
+  if (s.gpus > 0 &&
+      (s.bench || s.bench_dist || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
+       s.opt.kernel || s.opt.pull == pagerank_pull::fused))
+    throw usage_error(
+        "--gpus runs its own GPU step: it cannot be combined with --bench, --bench-dist, --sources, "
+        "--device cpu, --kernel or --pull fused");
   if (s.bench && (!s.output.empty() || !s.plot.empty()))
     throw usage_error("--bench writes no --output or --plot");
   check_outputs(s);
@@ -433,13 +446,23 @@ pagerank_result run_solver(const pagerank_graph<T>& g, const pagerank_options& o
   return r;
 }
 
+// --gpus N (solvers/dist/pagerank_nccl.hpp): the graph's rows split over N GPUs of this process.
+template <class T>
+pagerank_result solve_on_gpus(const pagerank_graph<T>& g, settings& s, timings& t) {
+  stopwatch step;
+  pagerank_result r = dist::pagerank_nccl(g, s.opt, s.gpus);
+  t.solve = step.lap();
+  s.dist_note = std::to_string(s.gpus) + " GPU" + (s.gpus == 1 ? "" : "s") + " of one process through NCCL";
+  return r;
+}
+
 template <class T>
 int solve(settings& s) {
   stopwatch total, step;
   timings t;
   io::loaded_matrix graph = load_graph(s);
   t.load = step.lap();
-  const bool gpu = pagerank_runs_on_gpu(s.opt);
+  const bool gpu = s.gpus == 0 && pagerank_runs_on_gpu(s.opt);  // --gpus: P^T built on the host, then split
   // A GPU solve gets its P^T sorted on the GPU (the same bits as on the host).
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, gpu);
   t.convert = step.lap();
@@ -462,7 +485,7 @@ int solve(settings& s) {
       if (progress.enabled())
         progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
     };
-  const pagerank_result r = run_solver(g, opt, gpu, t);
+  const pagerank_result r = s.gpus ? solve_on_gpus(g, s, t) : run_solver(g, opt, gpu, t);
   progress.clear();
 
   step.restart();

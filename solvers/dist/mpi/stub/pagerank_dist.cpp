@@ -23,15 +23,6 @@ void agree(std::exception_ptr failure) {
   if (failure) std::rethrow_exception(failure);
 }
 
-std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>&, index_t n, int parts) {
-  std::vector<index_t> first(static_cast<std::size_t>(parts) + 1, n);
-  first[0] = 0;
-  return first;
-}
-std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts) {
-  return balanced_ranges(std::vector<std::uint64_t>{}, static_cast<index_t>(row_ptr.size() - 1), parts);
-}
-
 // One process: the sums of one value.
 std::uint64_t exclusive_sum(std::uint64_t) { return 0; }
 std::uint64_t total_sum(std::uint64_t mine) { return mine; }

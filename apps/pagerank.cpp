@@ -226,6 +226,13 @@ void check_app_options(const settings& s) {
         "--pull fused needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
   if (s.bench && (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
+  if (s.bench && (!s.output.empty() || !s.plot.empty()))
+    throw usage_error("--bench writes no --output or --plot");
+  check_outputs(s);
+}
+
+// --gpus and --bench-dist against the other options (the distributed modes).
+void check_dist_options(const settings& s) {
   if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
   if (s.gpus > 0 &&
       (s.bench || s.bench_dist || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
@@ -233,9 +240,6 @@ void check_app_options(const settings& s) {
     throw usage_error(
         "--gpus runs its own GPU step: it cannot be combined with --bench, --bench-dist, --sources, "
         "--device cpu, --kernel or --pull fused");
-  if (s.bench && (!s.output.empty() || !s.plot.empty()))
-    throw usage_error("--bench writes no --output or --plot");
-  check_outputs(s);
 }
 
 // Returns false when --help was asked for (help already printed).
@@ -257,6 +261,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   if (s.graph.empty()) throw usage_error("missing GRAPH (a .mtx, .mtx.gz, .txt or .txt.gz file)");
   parse_solver_options(s.opt, e);
   check_app_options(s);
+  check_dist_options(s);
   return true;
 }
 

@@ -22,6 +22,7 @@
 
 #include "apps/common/app.hpp"
 #include "apps/common/batched_pagerank.hpp"
+#include "apps/common/dist_load.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/progress.hpp"
 #include "apps/common/svg_plot.hpp"
@@ -39,6 +40,7 @@
 #include "io/vector_file.hpp"
 #include "solvers/device_choice.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
+#include "solvers/dist/pagerank_nccl.hpp"
 
 namespace po = boost::program_options;
 
@@ -54,10 +56,13 @@ struct settings {
   bool weighted = false;
   std::string personalize, initial, output, plot;
   std::shared_ptr<dist::session> dist;  // set under mpirun with more than one rank
+  std::string dist_note;                // the summary's "distributed" line
   int top = 10;
   bool json = false;
   bool bench = false;
   int bench_runs = 100;
+  bool bench_dist = false;  // --bench-dist: the distributed solve's timings per rank
+  int gpus = 0;             // --gpus N: N GPUs of this process through NCCL (0: not asked)
   app::input_settings input;
   app::batched_request batched;  // --sources, --output-matrix, --bench-sources (the batched mode)
 };
@@ -97,6 +102,16 @@ const char* exit_text =
     "vertex, or text lines 'vertex weight' (vertices named as in GRAPH; unlisted\n"
     "vertices get 0). Weights must be non-negative and not all zero; they are\n"
     "normalized to sum 1.\n"
+    "\n"
+    "Distributed: started by mpirun -np P (P > 1), P processes solve on the CPU,\n"
+    "each owning a range of vertices (balanced by links) and their in-links; the\n"
+    "ranks are bitwise those of the single-process CPU solve. A plain coordinate\n"
+    "Matrix Market file is read in parts (each process parses 1/P of its bytes, so\n"
+    "none holds the whole graph); .gz, .tar.gz, SNAP edge lists and synthetic specs\n"
+    "are read whole by every process, which then keeps its 1/P of the arcs. Rank 0\n"
+    "prints and writes; a failure on any process stops all of them with one\n"
+    "message 'rank R: ...' and the exit code below, and no output file.\n"
+    "--bench-dist times the distributed solve (also alone, as one process).\n"
     "\n"
     "Exit codes: 0 converged; 2 not converged within --max-iter (results still\n"
     "printed and written); 64 bad command line; 65 bad input data; 66 missing or\n"
@@ -168,6 +183,14 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "kernel and pull, auto's choice and the baseline, in float and double")
     ("bench-runs", po::value(&s.bench_runs)->default_value(s.bench_runs),
      "timed repetitions per measurement in --bench")
+    ("gpus", po::value(&s.gpus)->value_name("N"),
+     "solve on N GPUs of this machine from one process, each owning a vertex range balanced by links, "
+     "exchanging ranks by NCCL all-gather (libnccl.so.2 loaded at run time: put its folder on "
+     "LD_LIBRARY_PATH)")
+    ("bench-dist", po::bool_switch(&s.bench_dist),
+     "benchmark the distributed CPU solve (under mpirun, or alone as one rank): per rank, the median "
+     "compute and communication time per iteration, bytes sent and received per iteration, GTEPS "
+     "(uses --alpha, --tol, --max-iter, --precision; writes --output if given)")
     ("sources", po::value(&s.batched.sources)->value_name("FILE"),
      "personalized PageRank of every source set in FILE at once (one set per line: vertices as in "
      "GRAPH, each optionally ':weight', e.g. '7 19:0.5'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
@@ -227,6 +250,17 @@ void check_app_options(const settings& s) {
   check_outputs(s);
 }
 
+// --gpus and --bench-dist against the other options (the distributed modes).
+void check_dist_options(const settings& s) {
+  if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
+  if (s.gpus > 0 &&
+      (s.bench || s.bench_dist || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
+       s.opt.kernel || s.opt.pull == pagerank_pull::fused))
+    throw usage_error(
+        "--gpus runs its own GPU step: it cannot be combined with --bench, --bench-dist, --sources, "
+        "--device cpu, --kernel or --pull fused");
+}
+
 // Returns false when --help was asked for (help already printed).
 bool parse_command_line(int argc, char** argv, settings& s) {
   enum_texts e;
@@ -246,6 +280,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   if (s.graph.empty()) throw usage_error("missing GRAPH (a .mtx, .mtx.gz, .txt or .txt.gz file)");
   parse_solver_options(s.opt, e);
   check_app_options(s);
+  check_dist_options(s);
   return true;
 }
 
@@ -346,10 +381,9 @@ std::string time_text(const settings& s, const timings& t) {
          (s.output.empty() ? "" : ", output " + sec(t.output)) + ", total " + sec(t.total);
 }
 
-template <class T>
-void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& graph,
-                   const pagerank_graph<T>& g, const pagerank_result& r, const timings& t,
-                   const device_plan& plan) {
+template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (distributed)
+void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& graph, const Graph& g,
+                   const pagerank_result& r, const timings& t, const device_plan& plan) {
   const auto line = [&](const char* key, const std::string& value) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%-12s", key);
@@ -359,7 +393,8 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   line("vertices", std::to_string(g.vertices()));
   line("links", std::to_string(g.links()));
   line("dangling", std::to_string(g.dangling_count));
-  line("device", device_text(r) + "; " + plan.reason);
+  line("device", device_text(r) + (plan.reason.empty() ? "" : "; " + plan.reason));
+  if (!s.dist_note.empty()) line("distributed", s.dist_note);
   const bool auto_kernel = !s.opt.kernel || *s.opt.kernel == spmv_kernel::automatic;
   line("kernel", r.pull == pagerank_pull::fused
                      ? "pull-fused (" + std::to_string(r.hub_entries) + " entries of x in shared memory)"
@@ -410,10 +445,9 @@ std::string device_choice_json(const settings& s, const device_plan& plan) {
   return j + "}";
 }
 
-template <class T>
-void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& graph,
-                const pagerank_graph<T>& g, const pagerank_result& r, const timings& t,
-                const device_plan& plan) {
+template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (distributed)
+void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& graph, const Graph& g,
+                const pagerank_result& r, const timings& t, const device_plan& plan) {
   const auto str = [](const std::string& x) { return "\"" + json_escape(x) + "\""; };
   o << "{\n";
   o << "  \"graph\": " << str(s.graph) << ",\n";
@@ -425,6 +459,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"device\": " << str(r.on_gpu ? "cuda" : "cpu") << ",\n";
   o << "  \"device_name\": " << str(device_text(r)) << ",\n";
   o << "  \"device_choice\": " << device_choice_json(s, plan) << ",\n";
+  if (!s.dist_note.empty()) o << "  \"distributed\": " << str(s.dist_note) << ",\n";
   o << "  \"kernel\": " << str(kernel_text(r.pull, r.kernel)) << ",\n";
   o << "  \"hub_entries\": " << r.hub_entries << ",\n";
   o << "  \"kernel_reason\": " << str(r.kernel_reason) << ",\n";
@@ -622,21 +657,30 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
   return std::move(*g);
 }
 
+// --gpus N (solvers/dist/pagerank_nccl.hpp): the graph's rows split over N GPUs of this process.
+template <class T>
+pagerank_result solve_on_gpus(const pagerank_graph<T>& g, settings& s, timings& t) {
+  stopwatch step;
+  pagerank_result r = dist::pagerank_nccl(g, s.opt, s.gpus);
+  t.solve = step.lap();
+  s.dist_note = std::to_string(s.gpus) + " GPU" + (s.gpus == 1 ? "" : "s") + " of one process through NCCL";
+  return r;
+}
+
 template <class T>
 int solve(settings& s) {
   stopwatch total, step;
   timings t;
   cuda::context_start context;
-  if (start_context_now(s)) context.start();
+  if (s.gpus == 0 && start_context_now(s)) context.start();  // --gpus sets up its own devices
   t.context_started = context.started();
-  io::loaded_matrix graph;
-  const auto load = [&] { graph = io::load_matrix(s.graph, app::read_options_for(s.input)); };
-  if (s.dist)  // every rank stops with the failing rank's message (no rank left waiting)
-    dist::phase(load);
-  else
-    load();
+  io::loaded_matrix graph = io::load_matrix(s.graph, app::read_options_for(s.input));
   t.load = step.lap();
-  device_plan plan = plan_device(s, graph, context);
+  device_plan plan;
+  if (s.gpus > 0)  // P^T built on the host, then split over the GPUs
+    plan.reason = "--gpus " + std::to_string(s.gpus);
+  else
+    plan = plan_device(s, graph, context);
   const pagerank_graph<T> g = convert_for<T>(s, graph, plan, context, t);
   const bool gpu = plan.gpu;
   step.restart();
@@ -658,14 +702,10 @@ int solve(settings& s) {
       if (progress.enabled())
         progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
     };
-  // Under mpirun with more than one rank: the distributed CPU solve
-  // (solvers/dist), every rank holding the ranks; rank 0 writes them.
-  const int mpi_rank = s.dist ? s.dist->rank() : 0;
-  const pagerank_result r = s.dist ? dist::pagerank_mpi(g, opt) : run_solver(g, opt, gpu, t);
+  const pagerank_result r = s.gpus ? solve_on_gpus(g, s, t) : run_solver(g, opt, gpu, t);
   progress.clear();
 
   step.restart();
-  if (mpi_rank != 0) return r.converged ? ok : not_converged;  // rank 0 writes and reports
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);
   if (!s.plot.empty()) write_residual_plot(s.plot, plot_name(s.graph), history);
   t.output = step.lap();
@@ -673,9 +713,9 @@ int solve(settings& s) {
   // With --output - (or --plot -) standard output holds only that file.
   std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
   if (s.json)
-    print_json(o, s, graph, g, r, t, plan);
+    print_json<T>(o, s, graph, g, r, t, plan);
   else
-    print_summary(o, s, graph, g, r, t, plan);
+    print_summary<T>(o, s, graph, g, r, t, plan);
   o.flush();
   if (!r.converged) {
     std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
@@ -683,6 +723,139 @@ int solve(settings& s) {
     return not_converged;
   }
   return ok;
+}
+
+// ---- distributed: mpirun -np P pagerank (solvers/dist, apps/common/dist_load) -------
+// Each rank reads its share of the graph and owns the rows of P^T of a range of
+// vertices; after the solve every rank holds all ranks, and rank 0 writes and
+// prints. Each phase agrees on failures (dist::phase): one failing rank stops
+// every rank with its message, which rank 0 alone prints (main_body).
+
+// What the summary shows of a graph no rank holds whole.
+struct graph_counts {
+  index_t n = 0, dangling_count = 0;
+  std::uint64_t l = 0;
+  index_t vertices() const { return n; }
+  std::uint64_t links() const { return l; }
+};
+
+double median_of(std::vector<double> x) {
+  if (x.empty()) return 0;
+  std::sort(x.begin(), x.end());
+  return x.size() % 2 ? x[x.size() / 2] : 0.5 * (x[x.size() / 2 - 1] + x[x.size() / 2]);
+}
+
+// --bench-dist: per rank, the medians over the iterations after the first
+// (collective: every rank calls it; rank 0 prints).
+template <class T>
+void print_bench_dist(std::ostream& o, const settings& s, const dist::local_graph<T>& g,
+                      const dist::iteration_stats& st, const pagerank_result& r, const dist::session& world) {
+  const auto tail = [](const std::vector<double>& x) {
+    return std::vector<double>(x.begin() + (x.size() > 1 ? 1 : 0), x.end());
+  };
+  std::vector<double> step(st.compute_seconds.size());
+  for (std::size_t k = 0; k < step.size(); ++k)
+    step[k] = st.compute_seconds[k] + st.wait_seconds[k] + st.comm_seconds[k];
+  const auto compute = dist::all_values(median_of(tail(st.compute_seconds)));
+  const auto wait = dist::all_values(median_of(tail(st.wait_seconds)));
+  const auto comm = dist::all_values(median_of(tail(st.comm_seconds)));
+  const auto iter = dist::all_values(median_of(tail(step)));
+  const auto links = dist::all_values(double(g.rows.pt.nnz()));
+  const auto sent = dist::all_values(double(st.bytes_sent));
+  const auto received = dist::all_values(double(st.bytes_received));
+  const auto exchanged = dist::all_values(double(g.bytes_exchanged));
+  if (world.rank() != 0) return;
+  char buf[256];
+  o << "distributed PageRank: " << s.graph << ", " << world.size() << " ranks x " << omp_get_max_threads()
+    << " OpenMP threads, " << s.precision << ", " << g.n << " vertices, " << g.links << " links, "
+    << r.iterations << " iterations (medians over iterations 2..)\n";
+  std::snprintf(buf, sizeof buf, "%4s %10s %12s %11s %9s %9s %13s %13s %12s\n", "rank", "vertices", "links",
+                "compute_ms", "wait_ms", "comm_ms", "sent_MB/iter", "recv_MB/iter", "load_MB_sent");
+  o << buf;
+  for (int p = 0; p < world.size(); ++p) {
+    const std::size_t q = static_cast<std::size_t>(p);
+    std::snprintf(buf, sizeof buf, "%4d %10lld %12.0f %11.3f %9.3f %9.3f %13.3f %13.3f %12.3f\n", p,
+                  static_cast<long long>(g.first[q + 1] - g.first[q]), links[q], compute[q] * 1e3,
+                  wait[q] * 1e3, comm[q] * 1e3, sent[q] / 1e6, received[q] / 1e6, exchanged[q] / 1e6);
+    o << buf;
+  }
+  const double slowest = *std::max_element(iter.begin(), iter.end());
+  const double most_compute = *std::max_element(compute.begin(), compute.end());
+  const double most_comm = *std::max_element(comm.begin(), comm.end());
+  std::snprintf(buf, sizeof buf,
+                "per iteration: %.3f ms (slowest rank), compute at most %.3f ms, transfer at most %.3f ms; "
+                "%.3f GTEPS\n",
+                slowest * 1e3, most_compute * 1e3, most_comm * 1e3,
+                slowest > 0 ? double(g.links) / slowest / 1e9 : 0.0);
+  o << buf;
+}
+
+template <class T>
+int solve_distributed_as(settings& s) {
+  const dist::session& world = *s.dist;
+  if (s.bench) throw usage_error("--bench measures one GPU; under mpirun use --bench-dist");
+  if (s.opt.device == pagerank_device::cuda ||
+      (s.opt.kernel && *s.opt.kernel != spmv_kernel::cpu && *s.opt.kernel != spmv_kernel::automatic))
+    throw usage_error(
+        "the distributed solve (mpirun, --bench-dist) runs on the CPU: --device cuda and GPU "
+        "kernels cannot be used with it");
+  if (s.opt.pull == pagerank_pull::fused)
+    throw usage_error("--pull fused is a GPU step; mpirun runs on the CPU");
+  stopwatch total, step;
+  timings t;
+  app::dist_input in;
+  const dist::local_graph<T> g =
+      app::load_distributed<T>(s.graph, s.weighted, app::read_options_for(s.input), world, in);
+  t.load = in.load_seconds;
+  t.convert = in.build_seconds;
+  pagerank_options& opt = s.opt;
+  dist::phase([&] {
+    opt.personalization = vertex_file(s.personalize, in.meta);
+    opt.initial = vertex_file(s.initial, in.meta);
+  });
+  progress_line progress;
+  std::vector<std::pair<int, double>> history;  // for --plot (rank 0)
+  if (world.rank() == 0 && (progress.enabled() || !s.plot.empty()))
+    opt.progress = [&](int k, double res) {
+      if (!s.plot.empty()) history.emplace_back(k, res);
+      if (progress.enabled())
+        progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
+    };
+  dist::iteration_stats stats;
+  step.restart();
+  const pagerank_result r = dist::pagerank_mpi(g, opt, s.bench_dist ? &stats : nullptr);
+  t.solve = step.lap();
+  progress.clear();
+  dist::phase([&] {  // rank 0 writes; every rank learns whether it could
+    if (world.rank() != 0) return;
+    if (!s.output.empty()) write_ranks<T>(s.output, in.meta, r.rank);
+    if (!s.plot.empty()) write_residual_plot(s.plot, plot_name(s.graph), history);
+  });
+  t.output = step.lap();
+  t.total = total.seconds();
+  std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
+  if (s.bench_dist) print_bench_dist(o, s, g, stats, r, world);
+  if (world.rank() != 0) return r.converged ? ok : not_converged;
+  s.dist_note = std::to_string(world.size()) + " MPI ranks, the input read " +
+                (in.in_parts ? "in parts (byte ranges)" : "whole by every rank");
+  const graph_counts counts{g.n, static_cast<index_t>(g.dangling_count), g.links};
+  device_plan plan;
+  plan.reason = "the distributed CPU solve";
+  if (s.json)
+    print_json<T>(o, s, in.meta, counts, r, t, plan);
+  else if (!s.bench_dist)
+    print_summary<T>(o, s, in.meta, counts, r, t, plan);
+  o.flush();
+  if (!r.converged) {
+    std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
+              << format_g(opt.tol) << " after " << r.iterations << " iterations (--max-iter)\n";
+    return not_converged;
+  }
+  return ok;
+}
+
+int solve_distributed(settings& s) {
+  return s.precision == "double" ? solve_distributed_as<double>(s) : solve_distributed_as<float>(s);
 }
 
 // ---- the benchmark (bench/pagerank_suite.hpp) ------------------------------------
@@ -729,12 +902,21 @@ app::batched_request batched_request_of(const settings& s) {
 
 int main_body(int argc, char** argv) {
   settings s;
-  if (!parse_command_line(argc, argv, s)) return ok;
-  if (app::batched_mode(s.batched)) return app::batched_pagerank(batched_request_of(s));
-  if (dist::launched()) {
-    s.dist = std::make_shared<dist::session>();
-    if (s.dist->size() == 1) s.dist.reset();
+  // Under mpirun every rank reaches the same errors (dist::phase agrees on
+  // them) and results: rank 0 alone speaks.
+  if (dist::launched() && dist::launch_rank() != 0) {
+    std::cout.rdbuf(nullptr);
+    std::cerr.rdbuf(nullptr);
   }
+  if (!parse_command_line(argc, argv, s)) return ok;
+  if (dist::launched() || s.bench_dist) {  // the distributed solve (see "distributed" above)
+    if (app::batched_mode(s.batched))
+      throw usage_error("--sources and --bench-sources run in one process, not under mpirun");
+    s.dist = std::make_shared<dist::session>();
+    if (s.dist->size() > 1 || s.bench_dist) return solve_distributed(s);
+    s.dist.reset();
+  }
+  if (app::batched_mode(s.batched)) return app::batched_pagerank(batched_request_of(s));
   if (s.bench) return s.precision == "double" ? bench<double>(s) : bench<float>(s);
   return s.precision == "double" ? solve<double>(s) : solve<float>(s);
 }

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -762,6 +763,121 @@ mm_matrix read_matrix_market(const std::string& path, const read_options& opt) {
 mm_array read_matrix_market_array(const std::string& path) {
   const auto text = detail::read_file(path, detail::thread_count(0));
   return parse_matrix_market_array(text.view(), path);
+}
+
+// ---- parts of a file (distributed loading) -------------------------------------
+
+struct mm_file_part::text {
+  detail::text_buffer bytes;
+};
+void mm_file_part::text_deleter::operator()(text* t) const { delete t; }
+
+namespace {
+
+// The header from the file's first bytes: a prefix that grows until the
+// size line is complete (comment blocks can be long).
+parsed_header header_from_prefix(const detail::ranged_file& f, const std::string& path,
+                                 detail::text_buffer& prefix) {
+  for (std::uint64_t want = std::uint64_t(1) << 16;; want *= 4) {
+    const std::uint64_t n = std::min(want, f.size());
+    prefix = f.read(0, n);
+    const bool whole = n == f.size();
+    try {
+      const parsed_header ph = parse_header(prefix.view(), path);
+      const char* end = prefix.data() + prefix.size();
+      // A size line cut off by the prefix's end may have lost digits.
+      if (whole || (ph.body != end || end[-1] == '\n')) return ph;
+    } catch (const error&) {
+      if (whole) throw;
+    }
+  }
+}
+
+}  // namespace
+
+mm_file_part::mm_file_part(const std::string& path, int part, int parts)
+    : path_(path), part_(part), parts_(parts), text_(new text) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (parts < 1 || part < 0 || part >= parts)
+    throw invalid_argument("mm_file_part: part " + std::to_string(part) + " of " + std::to_string(parts));
+  if (detail::is_gzip_file(path))
+    throw not_supported(path + ": a gzip file cannot be read in parts (each process would inflate it all)");
+  const detail::ranged_file f(path);
+  file_bytes_ = f.size();
+  detail::text_buffer prefix;
+  const parsed_header ph = header_from_prefix(f, path, prefix);
+  if (!ph.h.coordinate) throw not_supported(path + ": an 'array' Matrix Market file cannot be read in parts");
+  header_ = ph.h;
+  size_line_ = ph.size_line;
+  body_line_ = ph.body_line;
+  // Part p holds the lines starting in [B + (S - B) p / P, B + (S - B) (p + 1) / P).
+  const auto body = static_cast<std::uint64_t>(ph.body - prefix.data());
+  const std::uint64_t span = f.size() - body;
+  const auto cut = [&](int p) {
+    // floor(span * p / parts) without overflow: (span / parts) p + floor((span % parts) p / parts).
+    const auto q = static_cast<std::uint64_t>(p), k = static_cast<std::uint64_t>(parts);
+    return f.line_start(body + span / k * q + span % k * q / k, body);
+  };
+  const std::uint64_t first = cut(part), last = cut(part + 1);
+  text_->bytes = f.read(first, last);
+  const detail::text_buffer& t = text_->bytes;
+  lines_ = detail::count_newlines(t.data(), t.data() + t.size()) +
+           (t.size() != 0 && t.data()[t.size() - 1] != '\n' ? 1 : 0);
+  read_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::uint64_t mm_file_part::text_bytes() const { return text_->bytes.size(); }
+
+coo_matrix<double> mm_file_part::parse(std::uint64_t first_line, const read_options& opt) const {
+  parsed_header ph;
+  ph.h = header_;
+  ph.h.entries = std::numeric_limits<std::uint64_t>::max();  // counted across parts (check_count)
+  ph.size_line = size_line_;
+  ph.body_line = first_line;
+  coo_matrix<double> a;
+  a.rows = header_.rows;
+  a.cols = header_.cols;
+  const detail::text_buffer& t = text_->bytes;
+  if (t.size() == 0) return a;
+  std::uint64_t seen = 0;
+  parse_coordinate_window(ph, t.data(), t.data() + t.size(), first_line, path_, opt,
+                          detail::thread_count(opt.threads), a, seen);
+  return a;
+}
+
+void mm_file_part::check_count(std::uint64_t entries_before, std::uint64_t mine, std::uint64_t total,
+                               std::uint64_t first_line) const {
+  const std::uint64_t declared = header_.entries;
+  if (entries_before <= declared && declared < entries_before + mine) {
+    const detail::text_buffer& t = text_->bytes;
+    detail::line_chunk c;
+    c.begin = t.data();
+    c.end = t.data() + t.size();
+    c.first_line = first_line;
+    const char* extra =
+        detail::nth_data_line(c, static_cast<std::size_t>(declared - entries_before), is_mm_data);
+    throw parse_error(path_, detail::line_of(c, extra),
+                      "entry " + std::to_string(declared + 1) + " is one more than the " +
+                          std::to_string(declared) + " the size line (line " + std::to_string(size_line_) +
+                          ") declares");
+  }
+  if (total < declared && part_ == parts_ - 1) {
+    parsed_header ph;
+    ph.h = header_;
+    ph.size_line = size_line_;
+    io::check_count(path_, ph, total, first_line + lines_ - 1);
+  }
+}
+
+bool mm_file_part::splittable(const std::string& path) {
+  try {
+    if (detail::is_gzip_file(path)) return false;
+    const detail::ranged_file f(path);
+    detail::text_buffer prefix;
+    return header_from_prefix(f, path, prefix).h.coordinate;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 void write_matrix_market(const std::string& path, const coo_matrix<double>& a, mm_field field) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,61 @@ class text_windows;  // io/text_input.hpp
 mm_matrix parse_matrix_market_windows(text_windows& windows, const std::string& name,
                                       const read_options& opt);
 }  // namespace detail
+
+// One part of a plain (uncompressed, regular) coordinate Matrix Market file,
+// for a load spread over `parts` processes none of which holds the whole file
+// (apps/common/dist_load.cpp): every part reads the header itself, then the
+// lines whose first byte lies in its 1/parts of the body's bytes, so every
+// line belongs to exactly one part. What needs the other parts (the entry
+// count against the size line, the line number a part starts at, the
+// symmetric expansion) the caller supplies: first_line is body_line() plus
+// the lines() of the parts before.
+class mm_file_part {
+ public:
+  // io_error for an unreadable file, parse_error / not_supported for a bad
+  // header (as read_matrix_market), not_supported for an `array` or gzip file.
+  mm_file_part(const std::string& path, int part, int parts);
+  mm_file_part(const mm_file_part&) = delete;
+  mm_file_part& operator=(const mm_file_part&) = delete;
+
+  const mm_header& header() const { return header_; }
+  std::uint64_t size_line() const { return size_line_; }  // line number of the size line
+  std::uint64_t body_line() const { return body_line_; }  // line number of the body's first line
+  std::uint64_t lines() const { return lines_; }          // lines starting in this part
+  std::uint64_t text_bytes() const;                       // bytes of this part's lines
+  std::uint64_t file_bytes() const { return file_bytes_; }
+  double read_seconds() const { return read_seconds_; }
+
+  // The part's entries in file order, 0-based, symmetric files not expanded.
+  // Every error read_matrix_market reports, with its line, except the
+  // entry count (check_count).
+  coo_matrix<double> parse(std::uint64_t first_line, const read_options& opt = {}) const;
+
+  // The entry count against the size line, as read_matrix_market words it:
+  // parse_error at the entry past the declared count when it lies in this
+  // part (entries_before: the entries of the parts before; mine: this
+  // part's); at the size line when the file holds fewer (thrown by the last
+  // part only, which knows the last line).
+  void check_count(std::uint64_t entries_before, std::uint64_t mine, std::uint64_t total,
+                   std::uint64_t first_line) const;
+
+  // True for a file that can be read in parts: a regular, uncompressed file
+  // whose banner says coordinate Matrix Market (any error: false; the whole-
+  // file reader then reports it).
+  static bool splittable(const std::string& path);
+
+ private:
+  struct text;
+  struct text_deleter {
+    void operator()(text*) const;
+  };
+  std::string path_;
+  int part_ = 0, parts_ = 1;
+  mm_header header_;
+  std::uint64_t size_line_ = 0, body_line_ = 0, lines_ = 0, file_bytes_ = 0;
+  double read_seconds_ = 0;
+  std::unique_ptr<text, text_deleter> text_;
+};
 
 // Writers. Values are written with enough digits to read back bit-identically
 // (shortest round-trip form); a path ending in .gz is written gzipped. `field`

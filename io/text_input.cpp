@@ -243,6 +243,50 @@ text_buffer read_file(const std::string& path, unsigned threads, read_stats* sta
   return text;
 }
 
+namespace {
+int open_or_throw(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw_errno(path, errno);
+  return fd;
+}
+}  // namespace
+
+ranged_file::ranged_file(const std::string& path) : path_(path), fd_(open_or_throw(path)) {
+  struct stat st {};
+  if (::fstat(fd_.get(), &st) != 0) throw_errno(path, errno);
+  if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
+  if (!S_ISREG(st.st_mode)) throw io_error(path, "is not a regular file (it cannot be read by byte ranges)");
+  size_ = static_cast<std::uint64_t>(st.st_size);
+}
+
+text_buffer ranged_file::read(std::uint64_t first, std::uint64_t last) const {
+  const auto n = static_cast<std::size_t>(last - first);
+  text_buffer buf(n);
+  int err = 0;
+  const std::size_t got = pread_fully(fd_.get(), buf.mutable_data(), n, first, err);
+  if (err != 0) throw_errno(path_, err);
+  if (got != n) throw io_error(path_, "the file became shorter while it was being read");
+  buf.set_size(n);
+  return buf;
+}
+
+std::uint64_t ranged_file::line_start(std::uint64_t pos, std::uint64_t lo) const {
+  if (pos <= lo) return lo;
+  if (pos >= size_) return size_;
+  char piece[1 << 16];
+  for (std::uint64_t at = pos - 1; at < size_;) {
+    int err = 0;
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof piece, size_ - at));
+    const std::size_t got = pread_fully(fd_.get(), piece, want, at, err);
+    if (err != 0) throw_errno(path_, err);
+    if (got == 0) break;
+    if (const void* nl = std::memchr(piece, '\n', got))
+      return at + static_cast<std::uint64_t>(static_cast<const char*>(nl) - piece) + 1;
+    at += got;
+  }
+  return size_;
+}
+
 text_buffer gunzip(const std::string& name, const void* data, std::size_t size) {
   const auto* p = static_cast<const unsigned char*>(data);
   std::uint32_t trailer = 0;

@@ -143,6 +143,25 @@ bool is_gzip_file(const std::string& path);
 // directory, unreadable, or a gzip stream that is corrupt or truncated.
 text_buffer read_file(const std::string& path, unsigned threads, read_stats* stats = nullptr);
 
+// A regular file read by byte ranges (the parts of a distributed load,
+// io/matrix_market.hpp mm_file_part). io_error naming the file when it is
+// missing, unreadable or not a regular file.
+class ranged_file {
+ public:
+  explicit ranged_file(const std::string& path);
+  std::uint64_t size() const { return size_; }
+  // Bytes [first, last) (io_error if the file became shorter).
+  text_buffer read(std::uint64_t first, std::uint64_t last) const;
+  // The first line start at or after pos, counting lo (where lines begin) and
+  // size() as line starts: pos itself when the byte before it is '\n'.
+  std::uint64_t line_start(std::uint64_t pos, std::uint64_t lo) const;
+
+ private:
+  std::string path_;
+  file_descriptor fd_;
+  std::uint64_t size_ = 0;
+};
+
 // True when the bytes start with the gzip magic number 1f 8b.
 bool has_gzip_magic(const void* data, std::size_t size);
 

@@ -1,11 +1,148 @@
-#!/bin/sh
-# Distributed PageRank under mpirun -np NP: ranks byte-identical to the single-process CPU solve.
-# usage: mpi_pagerank_check.sh PAGERANK MPIEXEC NP GRAPH
-set -e
-pr=$1 mpiexec=$2 np=$3 graph=$4
+#!/usr/bin/env bash
+# pagerank under mpirun -np NP against the single-process CPU solve, and its
+# fault cases. Run from the source folder (ctest does).
+#
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP compare GRAPH   ranks equal (double, |diff| <= 1e-10, and
+#                                                            byte-identical); exit 77 if GRAPH is absent
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP weighted        --weighted on real-valued files
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP uneven          10007 vertices; a graph whose links all enter
+#                                                            the first 4096 vertices (ranks with no vertices,
+#                                                            a rank with vertices but no links)
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a bad line and too many entries
+#                                                            in the last rank's bytes, too few, out of memory
+#                                                            on the last rank, an unwritable output: one
+#                                                            message naming the rank, the documented exit
+#                                                            code, no output file, no hang
+set -u
+pr=$1 mpiexec=$2 np=$3 mode=$4
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$pr" "$graph" --precision double --device cpu --tol 1e-10 -o "$dir/one.tsv" >/dev/null
-"$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$pr" "$graph" --precision double --device cpu \
-  --tol 1e-10 -o "$dir/dist.tsv" >/dev/null
-cmp "$dir/one.tsv" "$dir/dist.tsv"
+mpirun=("$mpiexec" --allow-run-as-root --oversubscribe)
+export OMP_NUM_THREADS=1
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# Single-process and distributed ranks of one graph agree. Extra args go to both runs.
+compare() {
+  local graph=$1
+  shift
+  timeout 240 "$pr" "$graph" --precision double --device cpu --tol 1e-10 --no-cache -o "$dir/one.tsv" "$@" \
+    >"$dir/one.out" 2>&1 || fail "single-process run on $graph: $(cat "$dir/one.out")"
+  timeout 240 "${mpirun[@]}" -np "$np" "$pr" "$graph" --precision double --device cpu --tol 1e-10 --no-cache \
+    -o "$dir/dist.tsv" "$@" >"$dir/dist.out" 2>&1 || fail "mpirun -np $np on $graph: $(cat "$dir/dist.out")"
+  awk -F'\t' 'NR == FNR { id[FNR] = $1; r[FNR] = $2; n = FNR; next }
+              { if ($1 != id[FNR]) { print "vertex " $1 " at line " FNR ", expected " id[FNR]; bad = 1; exit }
+                d = $2 - r[FNR]; if (d < 0) d = -d
+                if (d > 1e-10) { print "vertex " $1 ": " $2 " vs " r[FNR]; bad = 1; exit } m = FNR }
+              END { if (!bad && m != n) { print m " lines, expected " n; bad = 1 } exit bad }' \
+    "$dir/one.tsv" "$dir/dist.tsv" || fail "$graph: ranks differ beyond 1e-10 (np $np)"
+  cmp -s "$dir/one.tsv" "$dir/dist.tsv" || fail "$graph: ranks within 1e-10 but not bitwise equal (np $np)"
+  if [ "$np" -gt 1 ]; then
+    grep -q "^distributed *$np MPI ranks" "$dir/dist.out" || fail "$graph: no 'distributed' summary line"
+  fi
+}
+
+# A run that must fail: exit code, exactly one error line matching a pattern, no output file.
+expect_failure() {
+  local code=$1 pattern=$2
+  shift 2
+  rm -f "$dir/out.tsv"
+  timeout 120 "$@" >"$dir/fail.out" 2>"$dir/fail.err"
+  local got=$?
+  [ "$got" -ne 124 ] || fail "hung (killed after 120 s): $*"
+  [ "$got" -eq "$code" ] || fail "exit $got, expected $code: $* : $(cat "$dir/fail.err")"
+  local lines
+  lines=$(grep -c "pagerank: error:" "$dir/fail.err")
+  [ "$lines" -eq 1 ] || fail "$lines error lines, expected 1: $(cat "$dir/fail.err")"
+  grep -q -- "pagerank: error: $pattern" "$dir/fail.err" || fail "no 'pagerank: error: $pattern' in: $(cat "$dir/fail.err")"
+  ! ls -a "$dir" | grep -q 'out\.tsv' || fail "an output file was left: $(ls -a "$dir")"
+}
+
+# An uneven graph: n vertices, every fifth dangling, three out-arcs of the others.
+write_uneven() {
+  awk -v n="$2" 'BEGIN { m = 0; for (j = 1; j <= n; j++) if (j % 5) m += 3
+    print "%%MatrixMarket matrix coordinate pattern general"; print n, n, m
+    for (j = 1; j <= n; j++) if (j % 5) { print j, (j * 1 + 3) % n + 1; print j, (j * 7 + 3) % n + 1; print j, (j * 13 + 3) % n + 1 } }' >"$1"
+}
+
+# Every link into vertices 1..4096 of n = 3 * 4096 + 5.
+write_first_block() {
+  awk 'BEGIN { n = 3 * 4096 + 5; print "%%MatrixMarket matrix coordinate pattern general"; print n, n, n
+    for (j = 1; j <= n; j++) print j, (j - 1) % 4096 + 1 }' >"$1"
+}
+
+case $mode in
+  compare)
+    graph=$5
+    case $graph in *:*) ;; *) [ -e "$graph" ] || { echo "skipped: $graph is absent"; exit 77; } ;; esac
+    compare "$graph"
+    ;;
+  weighted)
+    for g in data/cage8.mtx data/netscience.mtx data/west0067.mtx; do
+      # west0067 has negative values: both runs must refuse it alike
+      if [ "$g" = data/west0067.mtx ]; then
+        single=$("$pr" "$g" --weighted --device cpu --no-cache 2>&1 >/dev/null)
+        want=${single#pagerank: error: }
+        [ "$np" -gt 1 ] && want="rank [0-9]*: $want"
+        expect_failure 65 "$want" "${mpirun[@]}" -np "$np" "$pr" "$g" --weighted --device cpu --no-cache \
+          -o "$dir/out.tsv"
+      else
+        compare "$g" --weighted
+      fi
+    done
+    ;;
+  uneven)
+    write_uneven "$dir/uneven.mtx" 10007
+    compare "$dir/uneven.mtx"
+    write_uneven "$dir/small.mtx" 100
+    compare "$dir/small.mtx"
+    write_first_block "$dir/first-block.mtx"
+    compare "$dir/first-block.mtx"
+    # --bench-dist: a row per rank and the per-iteration line
+    timeout 120 "${mpirun[@]}" -np "$np" "$pr" "$dir/uneven.mtx" --bench-dist >"$dir/bench.out" 2>&1 ||
+      fail "--bench-dist: $(cat "$dir/bench.out")"
+    [ "$(grep -c '^ *[0-9]\+ \+[0-9]\+ ' "$dir/bench.out")" -eq "$np" ] || fail "--bench-dist rows: $(cat "$dir/bench.out")"
+    grep -q "^per iteration: .* GTEPS" "$dir/bench.out" || fail "--bench-dist: $(cat "$dir/bench.out")"
+    ;;
+  faults)
+    prefix=""
+    last=$((np - 1))
+    [ "$np" -gt 1 ] && prefix="rank $last: "
+    run=("${mpirun[@]}" -np "$np" "$pr" --device cpu --no-cache)
+    # A missing file: every rank fails; the lowest speaks.
+    [ "$np" -gt 1 ] && p0="rank 0: " || p0=""
+    expect_failure 66 "${p0}$dir/missing.mtx: no such file" "${run[@]}" "$dir/missing.mtx" -o "$dir/out.tsv"
+    # A bad line at the end of the file: in the last rank's byte range.
+    write_uneven "$dir/bad.mtx" 10007
+    m=$(sed -n 2p "$dir/bad.mtx" | awk '{ print $3 }')
+    echo "17 x" >>"$dir/bad.mtx"
+    sed -i "2s/ [0-9]*\$/ $((m + 1))/" "$dir/bad.mtx"
+    line=$(wc -l <"$dir/bad.mtx")
+    expect_failure 65 "${prefix}$dir/bad.mtx:$line: column index 'x' is not a positive integer" \
+      "${run[@]}" "$dir/bad.mtx" -o "$dir/out.tsv"
+    # One entry more than declared, in the last rank's bytes; then fewer.
+    write_uneven "$dir/many.mtx" 10007
+    echo "17 18" >>"$dir/many.mtx"
+    line=$(wc -l <"$dir/many.mtx")
+    expect_failure 65 "${prefix}$dir/many.mtx:$line: entry $((m + 1)) is one more than the $m the size line (line 2) declares" \
+      "${run[@]}" "$dir/many.mtx" -o "$dir/out.tsv"
+    write_uneven "$dir/few.mtx" 10007
+    sed -i "2s/ [0-9]*\$/ $((m + 2))/" "$dir/few.mtx"
+    expect_failure 65 "${prefix}$dir/few.mtx:2: the size line declares $((m + 2)) entries, but the file ends after $m entries (line $((m + 2)))" \
+      "${run[@]}" "$dir/few.mtx" -o "$dir/out.tsv"
+    # Out of memory on the last rank only (its limit 1 kB): every rank stops.
+    if [ "$np" -gt 1 ]; then
+      expect_failure 65 "${prefix}.*PERRON_MEMORY_LIMIT allows" "${mpirun[@]}" -np "$last" "$pr" data/cage8.mtx \
+        --device cpu --no-cache -o "$dir/out.tsv" : -np 1 env PERRON_MEMORY_LIMIT=1000 "$pr" data/cage8.mtx \
+        --device cpu --no-cache -o "$dir/out.tsv"
+    fi
+    # The output cannot be written (rank 0's phase): every rank stops.
+    expect_failure 66 "${p0}$dir/no-such-folder/out.tsv" "${run[@]}" data/cage8.mtx -o "$dir/no-such-folder/out.tsv"
+    ;;
+  *)
+    fail "unknown mode $mode"
+    ;;
+esac
+echo "ok: np $np $mode ${5:-}"

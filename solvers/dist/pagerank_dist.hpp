@@ -6,10 +6,23 @@
 // does, so the ranks are bitwise identical to the single-process CPU solve
 // for every number of ranks.
 //
+// No rank holds the whole graph: each brings its share of the arcs (a byte
+// range of the file, parsed by io::mm_file_part, or a slice of a graph every
+// rank read), distribute_graph() sends each arc to the rank owning its target
+// (MPI_Alltoallv) and builds that rank's rows of P^T; the out-degrees 1/d_j
+// need all ranks' arcs and come from an all-reduce. What every rank holds in
+// full: vectors of n (the rank vector, the dangling flags).
+//
+// Every collective step agrees on failures first (agree()): a rank that
+// fails makes every rank throw the same error, "rank R: ...", so no rank is
+// left waiting in a collective the failed one never enters.
+//
 // The same API is declared whether or not perron was built with MPI
 // (PERRON_MPI); without it, launched() is false and the solver throws.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <vector>
@@ -22,6 +35,8 @@ namespace perron::dist {
 // True when this process was started by mpirun with more than one rank
 // (read from the launcher's environment, before MPI_Init).
 bool launched();
+// This process's rank as the launcher's environment gives it (0 when none).
+int launch_rank();
 // True when perron was built with MPI.
 bool built();
 
@@ -40,8 +55,12 @@ class session {
   int size_ = 1;
 };
 
-// [first[p], first[p + 1]) are the vertices of rank p: block-aligned (4096
-// vertices) ranges with about equal in-links. row_ptr: CSR row pointer of P^T.
+// [first[p], first[p + 1]) are the vertices of rank p: ranges cut on
+// pagerank_sum_block boundaries (so no partial sum is split between ranks)
+// holding about equal links. block_links[b]: the links into block b (all
+// ranks pass the same counts); n: the vertex count.
+std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_links, index_t n, int parts);
+// The same from the CSR row pointer of P^T (row i = the links into i).
 std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts);
 
 // Error agreement: every rank calls it after a phase with its own failure
@@ -62,9 +81,64 @@ void phase(F&& f) {
   agree(e);
 }
 
-// The distributed power iteration; every rank returns the full rank vector
-// (gathered in id order). g holds the rows of this rank only when local.
+// Small collectives for the loaders (apps/common/dist_load.cpp).
+std::uint64_t exclusive_sum(std::uint64_t mine);  // sum over the ranks before this one
+std::uint64_t total_sum(std::uint64_t mine);      // sum over all ranks
+std::vector<double> all_values(double mine);      // every rank's value, in rank order
+
+// A rank's share of a graph's arcs, source -> target (0-based, n vertices),
+// in the order the single-process reader keeps them: rank 0's arcs before
+// rank 1's, and so on. w: weights (only read for a weighted graph).
+struct arc_slice {
+  const index_t* source = nullptr;
+  const index_t* target = nullptr;
+  const double* weight = nullptr;
+  std::size_t count = 0;
+};
+
+// How a symmetric file's mirror arcs are made: none (the slices hold every
+// arc), symmetric ((i, j, w) gains (j, i, w)) or skew ((j, i, -w)); as the
+// single-process reader, the mirrors of all ranks come after all their arcs.
+enum class mirror { none, symmetric, skew };
+
+// This rank's rows of P^T and what the iteration needs of the rest.
 template <class T>
-pagerank_result pagerank_mpi(const pagerank_graph<T>& g, const pagerank_options& opt);
+struct local_graph {
+  // rows.pt: rows [lo, hi) of P^T (row i - lo), columns global (n);
+  // rows.dangling: all n vertices; rows.pattern as make_pagerank_graph.
+  pagerank_graph<T> rows;
+  index_t n = 0, lo = 0, hi = 0;
+  std::vector<index_t> first;  // every rank's range: first[p] .. first[p + 1]
+  std::uint64_t links = 0;     // distinct arcs of the whole graph
+  std::uint64_t dangling_count = 0;
+  std::uint64_t bytes_exchanged = 0;  // this rank's arcs sent to other ranks, in bytes
+};
+
+// Collective. The rows this rank owns, bitwise the rows [lo, hi) that
+// make_pagerank_graph() builds from all ranks' arcs in order (duplicates
+// merged or summed in that order, d_j summed over targets in increasing
+// order). Errors as make_pagerank_graph's (a bad weight: the first in arc
+// order), agreed by every rank; label names vertices in them (may be empty).
+template <class T>
+local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted, mirror m,
+                                const std::vector<std::int64_t>& label = {});
+
+// Per-iteration timings of a distributed solve (--bench-dist), this rank's.
+struct iteration_stats {
+  // Per iteration: the local SpMV and update; the wait for the slowest rank
+  // (a barrier, in benchmark runs only, so that the next figure is the
+  // transfer alone); the all-gathers of partial sums and rank pieces.
+  std::vector<double> compute_seconds, wait_seconds, comm_seconds;
+  // Per iteration: this rank's piece of r and its block partials, once to
+  // each other rank (a direct all-gather), and what it must receive whatever
+  // the algorithm (every other rank's piece and partials).
+  std::uint64_t bytes_sent = 0, bytes_received = 0;
+};
+
+// Collective: the distributed power iteration; every rank returns the full
+// rank vector (gathered in id order). stats: filled when not null.
+template <class T>
+pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& opt,
+                             iteration_stats* stats = nullptr);
 
 }  // namespace perron::dist

@@ -4,8 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -79,6 +78,9 @@ failure_kind kind_of(std::exception_ptr e, std::string& what) {
 bool launched() {
   return std::max({env_int("OMPI_COMM_WORLD_SIZE"), env_int("PMI_SIZE"), env_int("PMIX_SIZE")}) > 1;
 }
+int launch_rank() {
+  return std::max({env_int("OMPI_COMM_WORLD_RANK"), env_int("PMI_RANK"), env_int("PMIX_RANK")});
+}
 bool built() { return true; }
 
 session::session() {
@@ -114,19 +116,26 @@ void agree(std::exception_ptr failure) {
   throw_as(static_cast<failure_kind>(kind), "rank " + std::to_string(first) + ": " + msg);
 }
 
-std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts) {
-  const auto n = static_cast<index_t>(row_ptr.size() - 1);
-  const index_t blocks = (n + sum_block - 1) / sum_block;
-  const double links = double(row_ptr.back());
-  std::vector<index_t> first(static_cast<std::size_t>(parts) + 1, n);
-  first[0] = 0;
-  index_t b = 0;
-  // Rank p starts at the first block boundary holding p / parts of the links.
-  for (int p = 1; p < parts; ++p) {
-    while (b < blocks && double(row_ptr[std::min(n, b * sum_block)]) < links * p / parts) ++b;
-    first[static_cast<std::size_t>(p)] = std::min(n, b * sum_block);
-  }
-  return first;
+std::uint64_t exclusive_sum(std::uint64_t mine) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::uint64_t before = 0;
+  MPI_Exscan(&mine, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return rank == 0 ? 0 : before;  // undefined on rank 0
+}
+
+std::uint64_t total_sum(std::uint64_t mine) {
+  std::uint64_t all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+std::vector<double> all_values(double mine) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<double> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  return all;
 }
 
 }  // namespace perron::dist

@@ -16,83 +16,97 @@ struct sums {
   double l1 = 0.0, dangling = 0.0;
 };
 
-// Rows [lo, hi) of P^T as a CSR of its own (columns stay global).
-template <class T>
-csr_matrix<T> local_rows(const csr_matrix<T>& pt, index_t lo, index_t hi) {
-  csr_matrix<T> a;
-  a.rows = hi - lo;
-  a.cols = pt.cols;
-  const index_t b = pt.row_ptr[lo], e = pt.row_ptr[hi];
-  a.row_ptr.resize(static_cast<std::size_t>(a.rows) + 1);
-  for (index_t i = 0; i <= a.rows; ++i) a.row_ptr[i] = pt.row_ptr[lo + i] - b;
-  a.col_idx.assign(pt.col_idx.begin() + b, pt.col_idx.begin() + e);
-  a.values.assign(pt.values.begin() + b, pt.values.begin() + e);
-  return a;
-}
-
 template <class T>
 MPI_Datatype mpi_type() {
   return sizeof(T) == sizeof(double) ? MPI_DOUBLE : MPI_FLOAT;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 }  // namespace
 
 template <class T>
-pagerank_result pagerank_mpi(const pagerank_graph<T>& g, const pagerank_options& opt) {
+pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& opt, iteration_stats* stats) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const index_t n = g.vertices();
-  opt.validate(n);
-  const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
-  const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
-  const std::vector<index_t> first = balanced_ranges(g.pt.row_ptr, size);
-  const index_t lo = first[rank], hi = first[rank + 1];
-  const csr_matrix<T> a = local_rows(g.pt, lo, hi);
-
-  // Counts and offsets of the rank vector's pieces and of the block partials.
+  const index_t n = g.n, lo = g.lo, hi = g.hi;
+  const auto nn = static_cast<std::size_t>(n);
+  // Counts and offsets of the rank vector's pieces and of the block partials
+  // (l1, dangling) of each rank: ranges start on block boundaries (an empty
+  // one may sit at n), so no block is split.
   std::vector<int> cnt(size), off(size), bcnt(size), boff(size);
   for (int p = 0; p < size; ++p) {
-    cnt[p] = static_cast<int>(first[p + 1] - first[p]);
-    off[p] = static_cast<int>(first[p]);
-    boff[p] = static_cast<int>(2 * (first[p] / sum_block));
-    // Ranges start on block boundaries (an empty range may sit at n): no block is split.
-    bcnt[p] = first[p + 1] == first[p]
-                  ? 0
-                  : static_cast<int>(2 * ((first[p + 1] + sum_block - 1) / sum_block - first[p] / sum_block));
+    cnt[p] = static_cast<int>(g.first[p + 1] - g.first[p]);
+    off[p] = static_cast<int>(g.first[p]);
+    boff[p] = static_cast<int>(2 * (g.first[p] / sum_block));
+    bcnt[p] =
+        cnt[p] == 0
+            ? 0
+            : static_cast<int>(2 * ((g.first[p + 1] + sum_block - 1) / sum_block - g.first[p] / sum_block));
   }
+  std::vector<double> v, r0, part, mine;
+  std::vector<T> r, y, piece;
+  phase([&] {
+    opt.validate(n);
+    v = normalized_distribution(opt.personalization, n, "personalization");
+    r0 = normalized_distribution(opt.initial, n, "initial vector");
+    r.resize(nn);
+    y.resize(static_cast<std::size_t>(hi - lo));
+    piece.resize(static_cast<std::size_t>(hi - lo));
+    part.resize(static_cast<std::size_t>(2 * ((n + sum_block - 1) / sum_block)));
+    mine.resize(static_cast<std::size_t>(bcnt[rank]));
+  });
+  if (stats) {
+    *stats = iteration_stats{};
+    const std::uint64_t own =
+        std::uint64_t(cnt[rank]) * sizeof(T) + std::uint64_t(bcnt[rank]) * sizeof(double);
+    stats->bytes_sent = own * std::uint64_t(size - 1);
+    stats->bytes_received =
+        std::uint64_t(n - cnt[rank]) * sizeof(T) + (part.size() - mine.size()) * sizeof(double);
+  }
+
   const auto t0 = std::chrono::steady_clock::now();
-  const auto nn = static_cast<std::size_t>(n);
-  std::vector<T> r(nn), y(static_cast<std::size_t>(hi - lo));
-  double dangling_mass = 0.0;
+  double dangling_mass = 0.0;  // as pagerank_cpu: in vertex order
   for (std::size_t i = 0; i < nn; ++i) {
     r[i] = static_cast<T>(r0[i]);
-    if (g.dangling[i]) dangling_mass += static_cast<double>(r[i]);
+    if (g.rows.dangling[i]) dangling_mass += static_cast<double>(r[i]);
   }
-  std::vector<double> part(static_cast<std::size_t>(2 * ((n + sum_block - 1) / sum_block)));
-  std::vector<double> mine(static_cast<std::size_t>(bcnt[rank]));
-  std::vector<T> piece(static_cast<std::size_t>(hi - lo));
-
   pagerank_result res;
   for (int k = 1; k <= opt.max_iter; ++k) {
-    if (hi > lo) spmv(a, T(1), r.data(), T(0), y.data());
+    const auto tc = std::chrono::steady_clock::now();
+    // y = (P^T r_k) on this rank's rows
+    if (hi > lo) spmv(g.rows.pt, T(1), r.data(), T(0), y.data());
     const double c = opt.alpha * dangling_mass + (1.0 - opt.alpha);
-    for (index_t b = lo / sum_block; 2 * (b - lo / sum_block) < bcnt[rank]; ++b) {
+    // r_{k+1} = alpha y + c v on the rows, summed per block as pagerank_cpu does.
+    const index_t b0 = lo / sum_block;
+#pragma omp parallel for schedule(static) if (hi - lo >= 16384)
+    for (index_t b = b0; b < b0 + bcnt[rank] / 2; ++b) {
       sums s;
       for (index_t i = std::max(lo, b * sum_block); i < std::min(hi, (b + 1) * sum_block); ++i) {
         const T rn = static_cast<T>(opt.alpha * static_cast<double>(y[i - lo]) + c * v[i]);
         s.l1 += std::fabs(static_cast<double>(rn) - static_cast<double>(r[i]));
         piece[i - lo] = rn;
-        if (g.dangling[i]) s.dangling += static_cast<double>(rn);
+        if (g.rows.dangling[i]) s.dangling += static_cast<double>(rn);
       }
-      mine[2 * (b - lo / sum_block)] = s.l1;
-      mine[2 * (b - lo / sum_block) + 1] = s.dangling;
+      mine[2 * (b - b0)] = s.l1;
+      mine[2 * (b - b0) + 1] = s.dangling;
     }
+    const auto tw = std::chrono::steady_clock::now();
+    if (stats) MPI_Barrier(MPI_COMM_WORLD);  // waiting apart from transfer (benchmark runs only)
+    const auto tm = std::chrono::steady_clock::now();
     MPI_Allgatherv(mine.data(), bcnt[rank], MPI_DOUBLE, part.data(), bcnt.data(), boff.data(), MPI_DOUBLE,
                    MPI_COMM_WORLD);
     MPI_Allgatherv(piece.data(), cnt[rank], mpi_type<T>(), r.data(), cnt.data(), off.data(), mpi_type<T>(),
                    MPI_COMM_WORLD);
-    sums total;
+    if (stats) {
+      stats->compute_seconds.push_back(std::chrono::duration<double>(tw - tc).count());
+      stats->wait_seconds.push_back(std::chrono::duration<double>(tm - tw).count());
+      stats->comm_seconds.push_back(seconds_since(tm));
+    }
+    sums total;  // the blocks in order, as pagerank_cpu adds them
     for (std::size_t b = 0; b < part.size(); b += 2) {
       total.l1 += part[b];
       total.dangling += part[b + 1];
@@ -106,14 +120,16 @@ pagerank_result pagerank_mpi(const pagerank_graph<T>& g, const pagerank_options&
       break;
     }
   }
-  res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.solve_seconds = seconds_since(t0);
   res.rank.assign(r.begin(), r.end());
   res.kernel = spmv_kernel::cpu;
   res.loop = pagerank_loop::host;
   return res;
 }
 
-template pagerank_result pagerank_mpi<float>(const pagerank_graph<float>&, const pagerank_options&);
-template pagerank_result pagerank_mpi<double>(const pagerank_graph<double>&, const pagerank_options&);
+template pagerank_result pagerank_mpi<float>(const local_graph<float>&, const pagerank_options&,
+                                             iteration_stats*);
+template pagerank_result pagerank_mpi<double>(const local_graph<double>&, const pagerank_options&,
+                                              iteration_stats*);
 
 }  // namespace perron::dist

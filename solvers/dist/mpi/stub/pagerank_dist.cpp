@@ -5,8 +5,16 @@
 #include "core/error.hpp"
 
 namespace perron::dist {
+namespace {
+
+[[noreturn]] void no_mpi() {
+  throw not_supported("distributed PageRank: perron was built without MPI (PERRON_MPI=OFF or no MPI found)");
+}
+
+}  // namespace
 
 bool launched() { return false; }
+int launch_rank() { return 0; }
 bool built() { return false; }
 session::session() = default;
 session::~session() = default;
@@ -15,12 +23,28 @@ void agree(std::exception_ptr failure) {
   if (failure) std::rethrow_exception(failure);
 }
 
+// One process: the sums of one value.
+std::uint64_t exclusive_sum(std::uint64_t) { return 0; }
+std::uint64_t total_sum(std::uint64_t mine) { return mine; }
+std::vector<double> all_values(double mine) { return {mine}; }
+
 template <class T>
-pagerank_result pagerank_mpi(const pagerank_graph<T>&, const pagerank_options&) {
-  throw not_supported("distributed PageRank: perron was built without MPI (PERRON_MPI=OFF or no MPI found)");
+local_graph<T> distribute_graph(const arc_slice&, index_t, bool, mirror, const std::vector<std::int64_t>&) {
+  no_mpi();
 }
 
-template pagerank_result pagerank_mpi<float>(const pagerank_graph<float>&, const pagerank_options&);
-template pagerank_result pagerank_mpi<double>(const pagerank_graph<double>&, const pagerank_options&);
+template <class T>
+pagerank_result pagerank_mpi(const local_graph<T>&, const pagerank_options&, iteration_stats*) {
+  no_mpi();
+}
+
+template local_graph<float> distribute_graph<float>(const arc_slice&, index_t, bool, mirror,
+                                                    const std::vector<std::int64_t>&);
+template local_graph<double> distribute_graph<double>(const arc_slice&, index_t, bool, mirror,
+                                                      const std::vector<std::int64_t>&);
+template pagerank_result pagerank_mpi<float>(const local_graph<float>&, const pagerank_options&,
+                                             iteration_stats*);
+template pagerank_result pagerank_mpi<double>(const local_graph<double>&, const pagerank_options&,
+                                              iteration_stats*);
 
 }  // namespace perron::dist

@@ -1,0 +1,82 @@
+// pagerank_nccl (--gpus N) against the one-GPU solver and the CPU solve: the
+// same ranks up to the order of floating-point sums. Skips without a GPU (fails
+// under PERRON_REQUIRE_GPU=1), and without libnccl.so.2 on the library path
+// (fails under PERRON_REQUIRE_NCCL=1).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "io/synthetic.hpp"
+#include "solvers/dist/pagerank_nccl.hpp"
+#include "solvers/pagerank.hpp"
+#include "tests/support/support.hpp"
+
+namespace perron {
+namespace {
+
+double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
+  return d;
+}
+
+// Runs the NCCL solve, or skips when NCCL cannot be loaded.
+template <class T>
+bool nccl_solve(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus, pagerank_result& out) {
+  try {
+    out = dist::pagerank_nccl(g, opt, gpus);
+    return true;
+  } catch (const cuda_error& e) {
+    const std::string what = e.what();
+    const char* req = std::getenv("PERRON_REQUIRE_NCCL");
+    if (what.find("NCCL") == std::string::npos || (req && std::string(req) == "1")) throw;
+    return false;
+  }
+}
+
+TEST(GpuDistNccl, MatchesOneGpuAndTheCpuInDouble) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const pagerank_graph<double> g =
+      make_pagerank_graph<double>(io::generate_synthetic("rmat:16:500000"), false);
+  pagerank_options opt;
+  opt.tol = 1e-12;
+  const pagerank_result cpu = pagerank_cpu(g, opt);
+  pagerank_cuda<double> one(g);
+  const pagerank_result gpu = one.solve(opt);
+  for (int gpus : {1, cuda::device_count()}) {
+    pagerank_result r;
+    if (!nccl_solve(g, opt, gpus, r)) GTEST_SKIP() << "libnccl.so.2 not on the library path";
+    EXPECT_TRUE(r.converged);
+    // ||r - r*||_1 <= tol alpha / (1 - alpha) after the stop: 1e-12 * 5.7.
+    EXPECT_LE(max_difference(r.rank, cpu.rank), 1e-10) << gpus << " GPUs";
+    EXPECT_LE(max_difference(r.rank, gpu.rank), 1e-10) << gpus << " GPUs";
+    EXPECT_NEAR(r.iterations, cpu.iterations, 1);
+  }
+}
+
+TEST(GpuDistNccl, FloatDanglingAndPersonalized) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const pagerank_graph<float> g = make_pagerank_graph<float>(io::generate_synthetic("rmat:12:20000"), false);
+  pagerank_options opt;
+  opt.tol = 1e-6;
+  opt.personalization.assign(static_cast<std::size_t>(g.vertices()), 0.0);
+  opt.personalization[3] = 1;
+  opt.personalization[17] = 2;
+  const pagerank_result cpu = pagerank_cpu(g, opt);
+  pagerank_result r;
+  if (!nccl_solve(g, opt, 1, r)) GTEST_SKIP() << "libnccl.so.2 not on the library path";
+  EXPECT_LE(max_difference(r.rank, cpu.rank), 1e-5);
+}
+
+TEST(GpuDistNccl, RefusesMoreGpusThanPresent) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const pagerank_graph<float> g = make_pagerank_graph<float>(io::generate_synthetic("rmat:8:1000"), false);
+  EXPECT_THROW(dist::pagerank_nccl(g, pagerank_options{}, cuda::device_count() + 1), cuda_error);
+}
+
+}  // namespace
+}  // namespace perron

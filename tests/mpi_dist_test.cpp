@@ -1,0 +1,234 @@
+// The distributed PageRank's in-process parts under mpirun -np 1..4 (ctest
+// runs this executable through mpirun; it has its own main): each rank's rows
+// of P^T against make_pagerank_graph's, the solve against pagerank_cpu, both
+// bitwise; ranges; uneven vertex counts; ranks without vertices or arcs; a
+// failure on one rank reaching every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "core/error.hpp"
+#include "io/synthetic.hpp"
+#include "kernels/convert.hpp"
+#include "solvers/dist/pagerank_dist.hpp"
+#include "solvers/pagerank.hpp"
+
+namespace perron {
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// Rank p's contiguous slice of all arcs (every rank builds the same graph).
+dist::arc_slice slice_of(const coo_matrix<double>& a, int p, int parts) {
+  const std::size_t nnz = a.nnz(), P = static_cast<std::size_t>(parts), q = static_cast<std::size_t>(p);
+  const std::size_t from = nnz / P * q + std::min(q, nnz % P),
+                    to = nnz / P * (q + 1) + std::min(q + 1, nnz % P);
+  return {a.row_idx.data() + from, a.col_idx.data() + from, a.values.data() + from, to - from};
+}
+
+// The rows [lo, hi) of P^T of the whole graph equal this rank's, bit for bit.
+template <class T>
+void expect_rows_match(const pagerank_graph<T>& whole, const dist::local_graph<T>& mine) {
+  ASSERT_EQ(mine.rows.pt.rows, mine.hi - mine.lo);
+  ASSERT_EQ(mine.rows.pt.cols, whole.pt.cols);
+  const index_t base = whole.pt.row_ptr[mine.lo];
+  for (index_t i = 0; i <= mine.hi - mine.lo; ++i)
+    ASSERT_EQ(mine.rows.pt.row_ptr[i], whole.pt.row_ptr[mine.lo + i] - base) << "row " << mine.lo + i;
+  for (std::size_t k = 0; k < mine.rows.pt.nnz(); ++k) {
+    ASSERT_EQ(mine.rows.pt.col_idx[k], whole.pt.col_idx[base + k]) << "entry " << k;
+    ASSERT_EQ(std::memcmp(&mine.rows.pt.values[k], &whole.pt.values[base + k], sizeof(T)), 0)
+        << "entry " << k;
+  }
+  EXPECT_EQ(mine.rows.dangling, whole.dangling);
+  EXPECT_EQ(mine.dangling_count, static_cast<std::uint64_t>(whole.dangling_count));
+  EXPECT_EQ(mine.links, whole.links());
+}
+
+template <class T>
+void expect_solve_matches(const pagerank_graph<T>& whole, const dist::local_graph<T>& mine) {
+  pagerank_options opt;
+  opt.tol = 1e-10;
+  opt.max_iter = 200;
+  const pagerank_result one = pagerank_cpu(whole, opt);
+  dist::iteration_stats stats;
+  const pagerank_result many = dist::pagerank_mpi(mine, opt, &stats);
+  EXPECT_EQ(many.iterations, one.iterations);
+  EXPECT_EQ(many.converged, one.converged);
+  EXPECT_EQ(many.residual, one.residual);
+  ASSERT_EQ(many.rank.size(), one.rank.size());
+  for (std::size_t i = 0; i < one.rank.size(); ++i) ASSERT_EQ(many.rank[i], one.rank[i]) << "vertex " << i;
+  EXPECT_EQ(stats.compute_seconds.size(), static_cast<std::size_t>(many.iterations));
+}
+
+// Every arc's slice on its rank, then rows and solve against the whole graph.
+template <class T>
+void check_graph(const coo_matrix<double>& a, bool weighted) {
+  const pagerank_graph<T> whole = make_pagerank_graph<T>(a, weighted);
+  const dist::local_graph<T> mine = dist::distribute_graph<T>(slice_of(a, world_rank(), world_size()), a.rows,
+                                                              weighted, dist::mirror::none);
+  expect_rows_match(whole, mine);
+  expect_solve_matches(whole, mine);
+}
+
+coo_matrix<double> with_positive_weights(coo_matrix<double> a, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> w(0.0, 3.0);
+  for (double& v : a.values) v = w(gen);
+  return a;
+}
+
+TEST(DistGraph, RmatUnweightedDoubleAndFloat) {
+  const coo_matrix<double> a = io::generate_synthetic("rmat:15:200000");
+  check_graph<double>(a, false);
+  check_graph<float>(a, false);
+}
+
+TEST(DistGraph, WeightedWithDuplicatesSumsInArcOrder) {
+  // Duplicate arcs with different weights: summed in arc order across ranks;
+  // d_j summed over targets in order (the rank-by-rank chain).
+  coo_matrix<double> a = with_positive_weights(io::generate_synthetic("rmat:14:120000"), 7);
+  check_graph<double>(a, true);
+  check_graph<float>(a, true);
+}
+
+TEST(DistGraph, UnevenVertexCountsAndEmptyRanks) {
+  // 10007 vertices (not a multiple of the 4096-vertex block), and 100 (one
+  // block: every rank but one owns no vertex).
+  for (index_t n : {10007, 100}) {
+    coo_matrix<double> a;
+    a.rows = a.cols = n;
+    for (index_t j = 0; j < n; ++j)
+      for (index_t d : {1, 7, 13})
+        if (j % 5 != 0) {  // every fifth vertex dangling
+          a.row_idx.push_back(j);
+          a.col_idx.push_back((j * d + 3) % n);
+          a.values.push_back(1.0);
+        }
+    check_graph<double>(a, false);
+  }
+}
+
+TEST(DistGraph, RanksWithoutArcsOrLinks) {
+  // All arcs on rank 0 and all of them into the first block: the other ranks
+  // bring nothing, and those owning vertices own no links.
+  const index_t n = 3 * 4096 + 5;
+  coo_matrix<double> a;
+  a.rows = a.cols = n;
+  for (index_t j = 0; j < n; ++j) {
+    a.row_idx.push_back(j);
+    a.col_idx.push_back(j % 4096);
+    a.values.push_back(1.0);
+  }
+  const pagerank_graph<double> whole = make_pagerank_graph<double>(a, false);
+  dist::arc_slice none;
+  const dist::arc_slice all{a.row_idx.data(), a.col_idx.data(), a.values.data(), a.nnz()};
+  const auto mine =
+      dist::distribute_graph<double>(world_rank() == 0 ? all : none, n, false, dist::mirror::none);
+  expect_rows_match(whole, mine);
+  expect_solve_matches(whole, mine);
+}
+
+TEST(DistGraph, MirrorsComeAfterEveryRanksArcs) {
+  // A symmetric file: each rank mirrors its own entries; the whole graph has
+  // all entries first, then all mirrors (as io's reader expands them).
+  coo_matrix<double> half = with_positive_weights(io::generate_synthetic("rmat:13:40000"), 3);
+  coo_matrix<double> full = half;
+  for (std::size_t k = 0; k < half.nnz(); ++k)
+    if (half.row_idx[k] != half.col_idx[k]) {
+      full.row_idx.push_back(half.col_idx[k]);
+      full.col_idx.push_back(half.row_idx[k]);
+      full.values.push_back(half.values[k]);
+    }
+  for (bool weighted : {false, true}) {
+    const pagerank_graph<double> whole = make_pagerank_graph<double>(full, weighted);
+    const auto mine = dist::distribute_graph<double>(slice_of(half, world_rank(), world_size()), half.rows,
+                                                     weighted, dist::mirror::symmetric);
+    expect_rows_match(whole, mine);
+  }
+}
+
+TEST(DistGraph, RangesAreBlockAlignedAndCoverTheVertices) {
+  for (index_t n : {1, 4095, 4096, 4097, 100000}) {
+    const std::size_t blocks = static_cast<std::size_t>((n + 4095) / 4096);
+    std::vector<std::uint64_t> links(blocks);
+    for (std::size_t b = 0; b < blocks; ++b) links[b] = (b * 7919) % 13;
+    for (int parts : {1, 2, 3, 4, 7}) {
+      const auto first = dist::balanced_ranges(links, n, parts);
+      ASSERT_EQ(first.size(), static_cast<std::size_t>(parts) + 1);
+      EXPECT_EQ(first.front(), 0);
+      EXPECT_EQ(first.back(), n);
+      for (int p = 0; p < parts; ++p) {
+        EXPECT_LE(first[p], first[p + 1]);
+        EXPECT_TRUE(first[p] % pagerank_sum_block == 0 || first[p] == n) << first[p];
+      }
+    }
+  }
+}
+
+TEST(DistFaults, ABadWeightOnTheLastRankStopsEveryRank) {
+  coo_matrix<double> a = with_positive_weights(io::generate_synthetic("rmat:10:5000"), 1);
+  a.values.back() = -2.0;  // in the last rank's slice
+  const int last = world_size() - 1;
+  try {
+    dist::distribute_graph<double>(slice_of(a, world_rank(), world_size()), a.rows, true, dist::mirror::none);
+    FAIL() << "no error";
+  } catch (const invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("rank " + std::to_string(last) + ": arc ", 0), 0u) << what;
+    EXPECT_NE(what.find("has weight -2"), std::string::npos) << what;
+  }
+  // Every rank is still in step: a collective after the failure completes.
+  EXPECT_EQ(dist::total_sum(1), static_cast<std::uint64_t>(world_size()));
+}
+
+TEST(DistFaults, AgreeNamesTheLowestFailingRankAndKeepsTheType) {
+  const int size = world_size();
+  std::exception_ptr mine;
+  if (world_rank() == size - 1) mine = std::make_exception_ptr(io_error("graph.mtx", "no such file"));
+  if (size > 2 && world_rank() == size - 2)
+    mine = std::make_exception_ptr(parse_error("graph.mtx", 12, "row index 'x' is not a positive integer"));
+  try {
+    dist::agree(mine);
+    FAIL() << "no error";
+  } catch (const parse_error& e) {
+    EXPECT_GT(size, 2);
+    EXPECT_EQ(std::string(e.what()),
+              "rank " + std::to_string(size - 2) + ": graph.mtx:12: row index 'x' is not a positive integer");
+  } catch (const io_error& e) {
+    EXPECT_LE(size, 2);
+    EXPECT_EQ(std::string(e.what()), "rank " + std::to_string(size - 1) + ": graph.mtx: no such file");
+  }
+  EXPECT_NO_THROW(dist::agree(nullptr));
+}
+
+}  // namespace
+}  // namespace perron
+
+// One MPI session around all tests; rank 0 prints, and the exit status is
+// the worst over the ranks (a failure on any rank fails the test).
+int main(int argc, char** argv) {
+  perron::dist::session world;
+  ::testing::InitGoogleTest(&argc, argv);
+  if (world.rank() != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int mine = RUN_ALL_TESTS();
+  int worst = 0;
+  MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (mine != 0) std::fprintf(stderr, "mpi_dist_test: rank %d failed\n", world.rank());
+  return worst;
+}

@@ -148,13 +148,16 @@ pagerank_loop parse_pagerank_loop(std::string_view s) { return parse_in(loop_cho
 std::string_view name(pagerank_device d) { return name_in(device_names, d); }
 pagerank_device parse_pagerank_device(std::string_view s) { return parse_in(device_names, s, "device"); }
 
-pagerank_pull resolve_pull(pagerank_pull p, bool pattern, std::optional<spmv_kernel> kernel) {
+pagerank_pull resolve_pull(pagerank_pull p, bool pattern, std::optional<spmv_kernel> kernel,
+                           std::size_t links) {
   if (p != pagerank_pull::automatic) return p;
-  return pattern && !kernel ? pagerank_pull::fused : pagerank_pull::spmv;
+  if (!pattern || kernel) return pagerank_pull::spmv;
+  return links <= persistent_max_links ? pagerank_pull::persistent : pagerank_pull::fused;
 }
 
 std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel) {
   if (pull == pagerank_pull::fused) return "pull-fused";
+  if (pull == pagerank_pull::persistent) return "pull-persistent";
   return std::string(name(kernel.value_or(spmv_kernel::automatic)));
 }
 
@@ -190,11 +193,12 @@ void validate_machinery(const pagerank_options& o) {
   if (o.device == pagerank_device::cpu && concrete_kernel && !cpu_kernel)
     throw invalid_argument("--device cpu runs the cpu kernel; --kernel " + std::string(name(*o.kernel)) +
                            " needs --device cuda or auto");
-  if (o.pull == pagerank_pull::fused && concrete_kernel)
-    throw invalid_argument("--pull fused runs its own kernel; --kernel " + std::string(name(*o.kernel)) +
+  const std::string pull = "--pull " + std::string(name(o.pull));
+  if (pattern_pull(o.pull) && concrete_kernel)
+    throw invalid_argument(pull + " runs its own kernel; --kernel " + std::string(name(*o.kernel)) +
                            " needs --pull spmv");
-  if (o.pull == pagerank_pull::fused && o.device == pagerank_device::cpu)
-    throw invalid_argument("--pull fused is a GPU step; it cannot run with --device cpu");
+  if (pattern_pull(o.pull) && o.device == pagerank_device::cpu)
+    throw invalid_argument(pull + " is a GPU step; it cannot run with --device cpu");
 }
 
 }  // namespace
@@ -322,7 +326,7 @@ template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt) {
   opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
   if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
-  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g.pattern, opt.kernel));
+  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g.pattern, opt.kernel, g.links()));
   return solver.solve(opt);
 }
 

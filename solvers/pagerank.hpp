@@ -89,11 +89,28 @@ enum class pagerank_device { automatic, cpu, cuda };
 std::string_view name(pagerank_device d);                   // "auto", "cpu", "cuda"
 pagerank_device parse_pagerank_device(std::string_view s);  // throws invalid_argument
 
-// What `automatic` runs for a graph (pattern: unweighted) and a kernel choice
-// (empty: none named): the fused pull needs both an unweighted graph and no
-// named kernel; it is faster per step on power-law graphs and cheaper to set
-// up (docs/PERFORMANCE.md). spmv and fused pass through.
-pagerank_pull resolve_pull(pagerank_pull p, bool pattern, std::optional<spmv_kernel> kernel);
+// The pulls over the pattern of P^T alone (fused, persistent): unweighted graphs only.
+inline bool pattern_pull(pagerank_pull p) {
+  return p == pagerank_pull::fused || p == pagerank_pull::persistent;
+}
+
+// The largest graph (links) on which `automatic` takes the persistent pull
+// over the fused one. Measured per iteration on the H100 (docs/PERFORMANCE.md,
+// "Persistent pull (issue 17 item 3)"): up to 1 M links it was faster than the
+// fused pull on 5 of 6 shared graphs in float (by 3-27%; slower on cage11,
+// whose even degrees the fused layout already balances), on both graphs
+// above (3.2-3.9 M links) slower by 20-60%: its gathers go to L2 only (x is
+// rewritten during the launch) and its floor is about 10 us per step.
+inline constexpr std::size_t persistent_max_links = 1'000'000;
+
+// What `automatic` runs for a graph (pattern: unweighted; links: its links)
+// and a kernel choice (empty: none named): the pattern pulls need both an
+// unweighted graph and no named kernel; they are faster per step on
+// power-law graphs and cheaper to set up (docs/PERFORMANCE.md); of them the
+// persistent pull up to persistent_max_links, the fused one beyond. The
+// other values pass through.
+pagerank_pull resolve_pull(pagerank_pull p, bool pattern, std::optional<spmv_kernel> kernel,
+                           std::size_t links);
 
 // Every option of a PageRank solve, each default written here once. The
 // command line maps its flags onto these fields (apps/pagerank.cpp); the
@@ -166,7 +183,7 @@ struct pagerank_result {
   double device_seconds = 0;  // GPU: CUDA-event time from the first kernel to the loop's end
 };
 
-// "pull-fused" for the fused pull, else the kernel's name.
+// "pull-fused" / "pull-persistent" for the pattern pulls, else the kernel's name.
 std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel);
 
 // Normalizes a weight vector to sum 1 after checking it (what: "personalization"
@@ -191,8 +208,9 @@ template <class T>
 class pagerank_cuda {
  public:
   // kernel: any GPU kernel of spmv_kernels(); empty or automatic: chosen per
-  // matrix. pull: fused needs g.pattern and no concrete kernel (invalid_argument
-  // otherwise), and a device with room for its shared memory (cuda_error);
+  // matrix. pull: fused and persistent need g.pattern and no concrete kernel
+  // (invalid_argument otherwise), and a device with room for their shared
+  // memory (cuda_error; persistent also a cooperative launch);
   // automatic resolves by resolve_pull(). The default stays spmv here: a
   // solver object names its machinery; pagerank() and the app default to auto.
   explicit pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel = std::nullopt,
@@ -200,8 +218,8 @@ class pagerank_cuda {
 
   pagerank_result solve(const pagerank_options& opt);
 
-  pagerank_pull pull() const { return pull_; }                             // spmv or fused
-  std::optional<spmv_kernel> kernel() const { return kernel_; }            // concrete; empty for fused
+  pagerank_pull pull() const { return pull_; }                             // spmv, fused or persistent
+  std::optional<spmv_kernel> kernel() const { return kernel_; }            // concrete; empty for pattern
   std::string kernel_name() const { return kernel_text(pull_, kernel_); }  // or "pull-fused"
   const std::string& kernel_reason() const { return reason_; }
   std::size_t device_bytes() const { return device_bytes_; }  // everything it holds on the device

@@ -318,6 +318,8 @@ TEST(pagerank_options, Validation) {
   bad([](auto& o) { o.loop = pagerank_loop::host; });
   bad([](auto& o) { o.pull = pagerank_pull::fused, o.kernel = spmv_kernel::merge; });
   bad([](auto& o) { o.pull = pagerank_pull::fused, o.device = pagerank_device::cpu; });
+  bad([](auto& o) { o.pull = pagerank_pull::persistent, o.kernel = spmv_kernel::merge; });
+  bad([](auto& o) { o.pull = pagerank_pull::persistent, o.device = pagerank_device::cpu; });
   bad([](auto& o) { o.device = pagerank_device::cuda, o.kernel = spmv_kernel::cpu; });
   bad([](auto& o) { o.device = pagerank_device::cpu, o.kernel = spmv_kernel::merge; });
   try {
@@ -372,14 +374,23 @@ TEST(pagerank_options, Names) {
   EXPECT_THROW(parse_pagerank_loop("host"), invalid_argument);
   EXPECT_EQ(parse_pagerank_pull("auto"), pagerank_pull::automatic);
   EXPECT_EQ(parse_pagerank_pull("fused"), pagerank_pull::fused);
+  EXPECT_EQ(parse_pagerank_pull("persistent"), pagerank_pull::persistent);
   EXPECT_THROW(parse_pagerank_pull("sideways"), invalid_argument);
-  // auto: fused only for an unweighted graph with no named kernel
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, std::nullopt), pagerank_pull::fused);
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, false, std::nullopt), pagerank_pull::spmv);
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::merge), pagerank_pull::spmv);
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::automatic), pagerank_pull::spmv);
-  EXPECT_EQ(resolve_pull(pagerank_pull::spmv, true, std::nullopt), pagerank_pull::spmv);
+  // auto: a pattern pull only for an unweighted graph with no named kernel;
+  // persistent up to persistent_max_links, fused beyond
+  const std::size_t small = 1000, large = persistent_max_links + 1;
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, std::nullopt, small), pagerank_pull::persistent);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, std::nullopt, persistent_max_links),
+            pagerank_pull::persistent);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, std::nullopt, large), pagerank_pull::fused);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, false, std::nullopt, small), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::merge, small), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::automatic, small), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::spmv, true, std::nullopt, small), pagerank_pull::spmv);
+  EXPECT_EQ(resolve_pull(pagerank_pull::fused, true, std::nullopt, small), pagerank_pull::fused);
+  EXPECT_EQ(resolve_pull(pagerank_pull::persistent, true, std::nullopt, large), pagerank_pull::persistent);
   EXPECT_EQ(kernel_text(pagerank_pull::fused, std::nullopt), "pull-fused");
+  EXPECT_EQ(kernel_text(pagerank_pull::persistent, std::nullopt), "pull-persistent");
   EXPECT_EQ(kernel_text(pagerank_pull::spmv, spmv_kernel::merge), "merge");
 }
 

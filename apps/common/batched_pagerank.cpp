@@ -131,8 +131,8 @@ std::vector<pagerank_result> singles(const pagerank_graph<T>& g, const std::vect
                                      const pagerank_options& base, bool gpu, double& seconds) {
   std::unique_ptr<pagerank_cuda<T>> solver;
   if (gpu)
-    solver =
-        std::make_unique<pagerank_cuda<T>>(g, base.kernel, resolve_pull(base.pull, g.pattern, base.kernel));
+    solver = std::make_unique<pagerank_cuda<T>>(g, base.kernel,
+                                                resolve_pull(base.pull, g.pattern, base.kernel, g.links()));
   std::vector<pagerank_result> out;
   stopwatch clock;
   for (const source_set& s : sets) {

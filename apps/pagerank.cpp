@@ -138,10 +138,14 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
     ("kernel,k", po::value(&e.kernel)->default_value("auto"),
      ("SpMV kernel: " + spmv_kernel_names() + "; cpu forces the CPU path").c_str())
     ("pull", po::value(&e.pull)->default_value(std::string(name(opt.pull))),
-     "GPU step: spmv (the --kernel SpMV, then an update kernel) | fused (one kernel per iteration "
-     "pulling over the pattern of an unweighted graph with the update fused, vertices relabelled by "
-     "in-degree; faster per iteration on power-law graphs, cheaper to set up) | auto (fused for an "
-     "unweighted graph when no --kernel is named, else spmv)")
+     ("GPU step: spmv (the --kernel SpMV, then an update kernel) | fused (one kernel per iteration "
+      "pulling over the pattern of an unweighted graph with the update fused, vertices relabelled by "
+      "in-degree; faster per iteration on power-law graphs, cheaper to set up) | persistent (the "
+      "fused pull's iterations in one kernel per solve: no relaunch per iteration) | auto (for an "
+      "unweighted graph with no --kernel named: fused from " +
+      std::to_string(fused_min_links) + " links on, but spmv in float when every vertex has fewer than " +
+      std::to_string(fused_min_in_degree_float) + " in-links; spmv below, and for weighted graphs)")
+         .c_str())
     ("loop", po::value(&e.loop)->default_value(std::string(name(opt.loop))),
      "GPU convergence loop: graph-while (CUDA graph with a conditional WHILE node, one host sync "
      "per solve) | check-every (one host sync every --check-every iterations) | auto (graph-while "
@@ -240,9 +244,9 @@ void check_app_options(const settings& s) {
   if (s.bench_runs < 1) throw usage_error("--bench-runs must be at least 1");
   if (s.precision != "float" && s.precision != "double")
     throw usage_error("--precision must be float or double");
-  if (s.opt.pull == pagerank_pull::fused && s.weighted)
-    throw usage_error(
-        "--pull fused needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
+  if (pattern_pull(s.opt.pull) && s.weighted)
+    throw usage_error("--pull " + std::string(name(s.opt.pull)) +
+                      " needs an unweighted graph (values 1/outdeg); --weighted needs --pull spmv");
   if (s.bench && (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
   if (s.bench && !s.output.empty()) throw usage_error("--bench writes no --output (only --plot)");
@@ -396,8 +400,9 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   line("device", device_text(r) + (plan.reason.empty() ? "" : "; " + plan.reason));
   if (!s.dist_note.empty()) line("distributed", s.dist_note);
   const bool auto_kernel = !s.opt.kernel || *s.opt.kernel == spmv_kernel::automatic;
-  line("kernel", r.pull == pagerank_pull::fused
-                     ? "pull-fused (" + std::to_string(r.hub_entries) + " entries of x in shared memory)"
+  line("kernel", pattern_pull(r.pull)
+                     ? kernel_text(r.pull, r.kernel) + " (" + std::to_string(r.hub_entries) +
+                           " entries of x in shared memory)"
                      : kernel_text(r.pull, r.kernel) + (r.on_gpu && auto_kernel ? " (auto)" : ""));
   line("precision", s.precision);
   line("alpha", format_g(s.opt.alpha));
@@ -514,7 +519,8 @@ bool may_use_gpu(const settings& s) {
 device_facts solve_facts(const settings& s) {
   device_facts f;
   f.value_bytes = s.precision == "double" ? 8 : 4;
-  f.pattern = resolve_pull(s.opt.pull, !s.weighted, s.opt.kernel) == pagerank_pull::fused;
+  // A pattern pull may run (the graph's size decides: solvers/pagerank.hpp choose_pull).
+  f.pattern = !s.weighted && !s.opt.kernel && s.opt.pull != pagerank_pull::spmv;
   f.threads = omp_get_max_threads();
   f.iterations = expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
   return f;
@@ -615,7 +621,7 @@ pagerank_result run_solver(const pagerank_graph<T>& g, const pagerank_options& o
     t.solve = step.lap();
     return r;
   }
-  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g.pattern, opt.kernel));
+  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g, opt.kernel));
   t.transfer = step.lap();
   pagerank_result r = solver.solve(opt);
   t.solve = step.lap();

@@ -78,7 +78,7 @@ class suite {
   spmv_kernel best_ = spmv_kernel::automatic;
   double best_s_ = std::numeric_limits<double>::infinity();
   std::vector<row> rows_;
-  std::string fused_note_;
+  std::string fused_note_, persistent_note_;
 };
 
 // P^T built on the host and on the GPU (the second GPU build timed: the first
@@ -159,6 +159,7 @@ template <class T>
 void suite<T>::run_perron(std::optional<spmv_kernel> k, pagerank_loop loop, int unroll, pagerank_pull pull) {
   pagerank_cuda<T> solver(g_, k, pull);
   if (solver.pull() == pagerank_pull::fused) fused_note_ = solver.kernel_reason();
+  if (solver.pull() == pagerank_pull::persistent) persistent_note_ = solver.kernel_reason();
   pagerank_options opt = in_.options;
   opt.loop = loop;
   opt.graph_unroll = unroll;
@@ -189,7 +190,7 @@ template <class T>
 void suite<T>::run_perron_rows() {
   const pagerank_options& opt = in_.options;
   const int unroll = opt.graph_unroll;
-  const pagerank_pull pull = resolve_pull(opt.pull, g_.pattern, opt.kernel);
+  const pagerank_pull pull = resolve_pull(opt.pull, g_, opt.kernel);
   run_perron(opt.kernel, pagerank_loop::automatic, unroll, pull);
   if (pull != pagerank_pull::spmv) run_perron(std::nullopt, pagerank_loop::automatic, unroll);
   if (rows_.back().r.kernel != best_) run_perron(best_, pagerank_loop::automatic, unroll);
@@ -201,6 +202,14 @@ void suite<T>::run_perron_rows() {
       run_perron(std::nullopt, pagerank_loop::automatic, unroll, pagerank_pull::fused);
     } catch (const error& e) {
       fused_note_ = std::string("--pull fused could not run: ") + e.what();
+    }
+  }
+  // The persistent pull (issue 17 item 3): the whole solve in one cooperative kernel.
+  if (g_.pattern && pull != pagerank_pull::persistent) {
+    try {
+      run_perron(std::nullopt, pagerank_loop::automatic, unroll, pagerank_pull::persistent);
+    } catch (const error& e) {
+      persistent_note_ = std::string("--pull persistent could not run: ") + e.what();
     }
   }
 }
@@ -251,6 +260,7 @@ void suite<T>::print_solves(const row& b) {
      << (speedup >= 5 ? "met" : "MISSED") << "\n";
   if (!p.r.loop_note.empty()) o_ << "note    " << p.r.loop_note << "\n";
   if (!fused_note_.empty()) o_ << "fused   " << fused_note_ << "\n";
+  if (!persistent_note_.empty()) o_ << "persist " << persistent_note_ << "\n";
 }
 
 template <class T>
@@ -422,7 +432,7 @@ std::string precision_json(const pagerank_suite_input& in, std::size_t l2, std::
   // The pulls: fused (unweighted graphs only), spmv as asked (auto's kernel
   // unless --kernel), spmv with the best kernel when auto picked another.
   std::vector<pull_row> rows;
-  const pagerank_pull chosen = resolve_pull(opt.pull, g.pattern, opt.kernel);
+  const pagerank_pull chosen = resolve_pull(opt.pull, g, opt.kernel);
   if (g.pattern) rows.push_back(measure_pull(g, std::nullopt, pagerank_pull::fused, opt, in.runs));
   rows.push_back(measure_pull(g, opt.kernel, pagerank_pull::spmv, opt, in.runs));
   const std::size_t spmv_row = rows.size() - 1;

@@ -23,10 +23,11 @@ constexpr std::string_view kernel_descriptions[] = {
 #undef PERRON_SPMV_KERNEL
 };
 
-constexpr name_table<pagerank_pull, 3> pull_names{{
+constexpr name_table<pagerank_pull, 4> pull_names{{
     {pagerank_pull::automatic, "auto"},
     {pagerank_pull::spmv, "spmv"},
     {pagerank_pull::fused, "fused"},
+    {pagerank_pull::persistent, "persistent"},
 }};
 
 }  // namespace

@@ -30,14 +30,18 @@ std::string spmv_kernel_names();
 
 // What one GPU PageRank step runs: the pull, a separate question from the kernel.
 enum class pagerank_pull {
-  automatic,  // fused for an unweighted graph when no SpMV kernel is named, else spmv
-  spmv,       // the plan's SpMV kernel, then the fused update kernel
-  fused,      // one kernel per step: a pull over the pattern of P^T with the update fused, vertices
-              // relabelled by in-degree, rows in slices of 32 virtual rows, the most-gathered part
-              // of x in shared memory (solvers/cuda/pagerank_fused.cuh); pattern graphs only
+  automatic,   // by the graph's size and row lengths (choose_pull, solvers/pagerank.hpp): fused or
+               // spmv for an unweighted graph when no SpMV kernel is named, else spmv
+  spmv,        // the plan's SpMV kernel, then the fused update kernel
+  fused,       // one kernel per step: a pull over the pattern of P^T with the update fused, vertices
+               // relabelled by in-degree, rows in slices of 32 virtual rows, the most-gathered part
+               // of x in shared memory (solvers/cuda/pagerank_fused.cuh); pattern graphs only
+  persistent,  // the fused pull's layout and per-slice work in one cooperative kernel that runs the
+               // whole solve, a grid-wide barrier per step (solvers/cuda/pagerank_persistent.cuh);
+               // pattern graphs only
 };
-std::string_view name(pagerank_pull p);                 // "auto", "spmv", "fused"
+std::string_view name(pagerank_pull p);                 // "auto", "spmv", "fused", "persistent"
 pagerank_pull parse_pagerank_pull(std::string_view s);  // throws invalid_argument
-std::string pagerank_pull_names();                      // "auto, spmv, fused"
+std::string pagerank_pull_names();                      // "auto, spmv, fused, persistent"
 
 }  // namespace perron

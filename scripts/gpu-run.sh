@@ -57,6 +57,14 @@ for step in $steps; do
             || { status=1; tail -n 20 "$out/sanitize-racecheck-pagerank-$k-$p.log"; }
           tail -n 1 "$out/sanitize-racecheck-pagerank-$k-$p.log"
         done
+      done
+      # The persistent pull: one cooperative kernel per solve (no CUDA graph).
+      for p in float double; do
+        echo "== compute-sanitizer --tool racecheck pagerank --pull persistent -p $p"
+        compute-sanitizer --tool racecheck --error-exitcode 9 pagerank --no-cache --device cuda --pull persistent \
+          -p "$p" --top 0 data/wb-cs-stanford.mtx >"$out/sanitize-racecheck-pagerank-persistent-$p.log" 2>&1 \
+          || { status=1; tail -n 20 "$out/sanitize-racecheck-pagerank-persistent-$p.log"; }
+        tail -n 1 "$out/sanitize-racecheck-pagerank-persistent-$p.log"
       done ;;
     python)
       # `pip install .` there (that machine's Python is not the build machine's),

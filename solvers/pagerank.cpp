@@ -148,13 +148,35 @@ pagerank_loop parse_pagerank_loop(std::string_view s) { return parse_in(loop_cho
 std::string_view name(pagerank_device d) { return name_in(device_names, d); }
 pagerank_device parse_pagerank_device(std::string_view s) { return parse_in(device_names, s, "device"); }
 
-pagerank_pull resolve_pull(pagerank_pull p, bool pattern, std::optional<spmv_kernel> kernel) {
-  if (p != pagerank_pull::automatic) return p;
-  return pattern && !kernel ? pagerank_pull::fused : pagerank_pull::spmv;
+template <class T>
+pull_facts pull_facts_of(const pagerank_graph<T>& g) {
+  pull_facts f;
+  f.pattern = g.pattern;
+  f.links = g.links();
+  f.value_bytes = sizeof(T);
+  const auto& rp = g.pt.row_ptr;
+  for (std::size_t i = 0; i + 1 < rp.size(); ++i)
+    f.max_in_degree = std::max(f.max_in_degree, rp[i + 1] - rp[i]);
+  return f;
+}
+
+pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel) {
+  if (p != pagerank_pull::automatic) return {p, ""};
+  if (kernel) return {pagerank_pull::spmv, "auto pull: spmv, a kernel was named"};
+  if (!f.pattern) return {pagerank_pull::spmv, "auto pull: spmv, a weighted graph"};
+  const std::string size = std::to_string(f.links) + " links";
+  if (f.links < fused_min_links)
+    return {pagerank_pull::spmv, "auto pull: spmv, " + size + " < " + std::to_string(fused_min_links)};
+  if (f.value_bytes == 4 && f.max_in_degree < fused_min_in_degree_float)
+    return {pagerank_pull::spmv, "auto pull: spmv, float with every row short (max in-degree " +
+                                     std::to_string(f.max_in_degree) + " < " +
+                                     std::to_string(fused_min_in_degree_float) + ")"};
+  return {pagerank_pull::fused, "auto pull: fused, " + size + " >= " + std::to_string(fused_min_links)};
 }
 
 std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel) {
   if (pull == pagerank_pull::fused) return "pull-fused";
+  if (pull == pagerank_pull::persistent) return "pull-persistent";
   return std::string(name(kernel.value_or(spmv_kernel::automatic)));
 }
 
@@ -190,11 +212,12 @@ void validate_machinery(const pagerank_options& o) {
   if (o.device == pagerank_device::cpu && concrete_kernel && !cpu_kernel)
     throw invalid_argument("--device cpu runs the cpu kernel; --kernel " + std::string(name(*o.kernel)) +
                            " needs --device cuda or auto");
-  if (o.pull == pagerank_pull::fused && concrete_kernel)
-    throw invalid_argument("--pull fused runs its own kernel; --kernel " + std::string(name(*o.kernel)) +
+  const std::string pull = "--pull " + std::string(name(o.pull));
+  if (pattern_pull(o.pull) && concrete_kernel)
+    throw invalid_argument(pull + " runs its own kernel; --kernel " + std::string(name(*o.kernel)) +
                            " needs --pull spmv");
-  if (o.pull == pagerank_pull::fused && o.device == pagerank_device::cpu)
-    throw invalid_argument("--pull fused is a GPU step; it cannot run with --device cpu");
+  if (pattern_pull(o.pull) && o.device == pagerank_device::cpu)
+    throw invalid_argument(pull + " is a GPU step; it cannot run with --device cpu");
 }
 
 }  // namespace
@@ -322,11 +345,14 @@ template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt) {
   opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
   if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
-  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g.pattern, opt.kernel));
+  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g, opt.kernel));
   return solver.solve(opt);
 }
 
 // ---- instantiations --------------------------------------------------------------
+
+template pull_facts pull_facts_of<float>(const pagerank_graph<float>&);
+template pull_facts pull_facts_of<double>(const pagerank_graph<double>&);
 
 template pagerank_graph<float> make_pagerank_graph<float>(const coo_matrix<double>&, bool,
                                                           const std::vector<std::int64_t>&, bool);

@@ -89,11 +89,57 @@ enum class pagerank_device { automatic, cpu, cuda };
 std::string_view name(pagerank_device d);                   // "auto", "cpu", "cuda"
 pagerank_device parse_pagerank_device(std::string_view s);  // throws invalid_argument
 
-// What `automatic` runs for a graph (pattern: unweighted) and a kernel choice
-// (empty: none named): the fused pull needs both an unweighted graph and no
-// named kernel; it is faster per step on power-law graphs and cheaper to set
-// up (docs/PERFORMANCE.md). spmv and fused pass through.
-pagerank_pull resolve_pull(pagerank_pull p, bool pattern, std::optional<spmv_kernel> kernel);
+// The pulls over the pattern of P^T alone (fused, persistent): unweighted graphs only.
+inline bool pattern_pull(pagerank_pull p) {
+  return p == pagerank_pull::fused || p == pagerank_pull::persistent;
+}
+
+// What `automatic` reads of a graph to choose its pull: cheap facts, one
+// pass over the row pointer of P^T.
+struct pull_facts {
+  bool pattern = false;         // unweighted: the pattern pulls may run
+  std::size_t links = 0;        // nnz of P^T
+  index_t max_in_degree = 0;    // the longest row of P^T
+  std::size_t value_bytes = 4;  // sizeof(T): 4 float, 8 double
+};
+template <class T>
+pull_facts pull_facts_of(const pagerank_graph<T>& g);
+
+// The rule of `automatic`, fitted on the corpus of docs/PERFORMANCE.md
+// ("PageRank corpus (issue 17)": 61 graphs, shared and generated, 10^2-10^8
+// links, float and double, H100) and checked on all of it:
+//  - below fused_min_links links the SpMV pull (auto's kernel): P^T and x
+//    sit in L2, a step is a few microseconds of fixed costs, and the fused
+//    pull's per-step extras (the hub copy into shared memory, slice
+//    scheduling, cut-row counters) cost more than its saved value bytes;
+//  - from there on the fused pull: it streams 4 bytes per link instead of
+//    4 + sizeof(T), and its in-degree order keeps the gathers local
+//    (0.43-0.90x the SpMV pull's time per step on every such graph but
+//    the next case);
+//  - except in float when every row is short (max in-degree below
+//    fused_min_in_degree_float: grids, chains, meshes), where the fused
+//    pull's per-row work (segmented scan, row update) outweighs the 4 bytes
+//    per link it saves (the SpMV pull 0.67-0.86x its time per step).
+// On the corpus this is within 5% of the best pull per step in 110 of 122
+// (graph, precision) cases, at worst 1.16x. The persistent pull is never
+// chosen: slower than the SpMV pull on every graph up to 1 M links (9.8-14.3
+// against 7.0-13.7 us per step) and than the fused pull beyond.
+inline constexpr std::size_t fused_min_links = 1'000'000;
+inline constexpr index_t fused_min_in_degree_float = 15;
+
+struct pull_choice {
+  pagerank_pull pull = pagerank_pull::spmv;
+  std::string reason;  // why, for kernel_reason and --json; empty when the pull was named
+};
+// p other than automatic passes through; a named kernel (or a weighted graph)
+// means the SpMV pull.
+pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel);
+
+// choose_pull on a graph's facts.
+template <class T>
+pagerank_pull resolve_pull(pagerank_pull p, const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel) {
+  return choose_pull(p, pull_facts_of(g), kernel).pull;
+}
 
 // Every option of a PageRank solve, each default written here once. The
 // command line maps its flags onto these fields (apps/pagerank.cpp); the
@@ -166,7 +212,7 @@ struct pagerank_result {
   double device_seconds = 0;  // GPU: CUDA-event time from the first kernel to the loop's end
 };
 
-// "pull-fused" for the fused pull, else the kernel's name.
+// "pull-fused" / "pull-persistent" for the pattern pulls, else the kernel's name.
 std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel);
 
 // Normalizes a weight vector to sum 1 after checking it (what: "personalization"
@@ -191,8 +237,9 @@ template <class T>
 class pagerank_cuda {
  public:
   // kernel: any GPU kernel of spmv_kernels(); empty or automatic: chosen per
-  // matrix. pull: fused needs g.pattern and no concrete kernel (invalid_argument
-  // otherwise), and a device with room for its shared memory (cuda_error);
+  // matrix. pull: fused and persistent need g.pattern and no concrete kernel
+  // (invalid_argument otherwise), and a device with room for their shared
+  // memory (cuda_error; persistent also a cooperative launch);
   // automatic resolves by resolve_pull(). The default stays spmv here: a
   // solver object names its machinery; pagerank() and the app default to auto.
   explicit pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel = std::nullopt,
@@ -200,8 +247,8 @@ class pagerank_cuda {
 
   pagerank_result solve(const pagerank_options& opt);
 
-  pagerank_pull pull() const { return pull_; }                             // spmv or fused
-  std::optional<spmv_kernel> kernel() const { return kernel_; }            // concrete; empty for fused
+  pagerank_pull pull() const { return pull_; }                             // spmv, fused or persistent
+  std::optional<spmv_kernel> kernel() const { return kernel_; }            // concrete; empty for pattern
   std::string kernel_name() const { return kernel_text(pull_, kernel_); }  // or "pull-fused"
   const std::string& kernel_reason() const { return reason_; }
   std::size_t device_bytes() const { return device_bytes_; }  // everything it holds on the device

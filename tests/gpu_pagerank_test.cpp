@@ -80,7 +80,7 @@ void check(const std::string& graph, spmv_kernel kernel, pagerank_loop loop,
   if (!tg) GTEST_SKIP() << graph << " not found in data/ or ../shared/data";
   const pagerank_graph<T> g = make_pagerank_graph<T>(tg->matrix, false, tg->label);
   std::optional<pagerank_cuda<T>> solver;
-  if (pull == pagerank_pull::fused)
+  if (pattern_pull(pull))
     solver.emplace(g, kernel, pull);
   else
     solver = make_solver(g, kernel);
@@ -96,7 +96,7 @@ void check(const std::string& graph, spmv_kernel kernel, pagerank_loop loop,
     ASSERT_TRUE(r.kernel.has_value());
     EXPECT_NE(*r.kernel, spmv_kernel::automatic);  // the concrete kernel that ran
   } else {
-    EXPECT_FALSE(r.kernel.has_value());  // the fused pull runs no SpMV kernel
+    EXPECT_FALSE(r.kernel.has_value());  // the pattern pulls run no SpMV kernel
   }
   EXPECT_TRUE(r.converged) << "residual " << r.residual << " after " << r.iterations;
   EXPECT_LT(r.residual, o.tol);
@@ -173,6 +173,27 @@ TEST_P(gpu_pagerank_fused_graphs, MatchesReferenceAndCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_fused_graphs,
+                         ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool(),
+                                            ::testing::Values(pagerank_loop::automatic,
+                                                              pagerank_loop::check_every)),
+                         [](const auto& info) {
+                           return param_name(std::get<0>(info.param) +
+                                             (std::get<1>(info.param) ? "_double_" : "_float_") +
+                                             std::string(name(std::get<2>(info.param))));
+                         });
+
+// The persistent pull on the same graphs.
+class gpu_pagerank_persistent_graphs : public gpu_test_with_param<fused_param> {};
+
+TEST_P(gpu_pagerank_persistent_graphs, MatchesReferenceAndCpu) {
+  const auto& [graph, dbl, loop] = GetParam();
+  if (dbl)
+    check<double>(graph, spmv_kernel::automatic, loop, pagerank_pull::persistent);
+  else
+    check<float>(graph, spmv_kernel::automatic, loop, pagerank_pull::persistent);
+}
+
+INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_persistent_graphs,
                          ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool(),
                                             ::testing::Values(pagerank_loop::automatic,
                                                               pagerank_loop::check_every)),
@@ -568,7 +589,7 @@ TYPED_TEST(gpu_pagerank, SolvesAreBitwiseReproducible) {
            a.rank.size() == b.rank.size() &&
            std::memcmp(a.rank.data(), b.rank.data(), a.rank.size() * sizeof(double)) == 0;
   };
-  for (pagerank_pull pull : {pagerank_pull::fused, pagerank_pull::spmv}) {
+  for (pagerank_pull pull : {pagerank_pull::fused, pagerank_pull::persistent, pagerank_pull::spmv}) {
     // The SpMV pull with a kernel that is itself deterministic (a warp per
     // row, no atomics; cuSPARSE's default algorithm does not promise it).
     const std::optional<spmv_kernel> kernel =
@@ -589,6 +610,142 @@ TYPED_TEST(gpu_pagerank, SolvesAreBitwiseReproducible) {
       }
     }
   }
+}
+
+// ---- the persistent pull ------------------------------------------------------------
+
+// Edge shapes for the persistent kernel: one vertex (with and without a self
+// loop), sizes that are not a multiple of a block or a slice, every vertex
+// dangling, one vertex holding most links (every vertex links to it: a row
+// spanning many slices, hence many blocks), rows on the slice edges.
+std::vector<std::pair<std::string, coo_matrix<double>>> persistent_shapes() {
+  std::vector<std::pair<std::string, coo_matrix<double>>> v;
+  v.push_back({"one vertex", graph_from_arcs(1, {})});
+  v.push_back({"one vertex, self loop", graph_from_arcs(1, {{0, 0}})});
+  v.push_back({"all dangling 1", graph_from_arcs(1025, {})});
+  v.push_back({"all dangling 2", graph_from_arcs(33, {})});
+  v.push_back({"odd random", random_graph(3001, 25013, 131)});
+  // Every link into vertex 0 (a row spanning many slices, hence many blocks).
+  // Sizes keep the double reference's own summation noise (n eps) below its
+  // 1e-12 stop: at n = 70001 it stalled there.
+  v.push_back({"star", star_graph(2049)});
+  coo_matrix<double> hub = random_graph(5003, 2000, 137);  // and 5002 of 7002 links into vertex 0
+  for (index_t i = 1; i < hub.rows; ++i) {
+    hub.row_idx.push_back(i);
+    hub.col_idx.push_back(0);
+    hub.values.push_back(1);
+  }
+  v.push_back({"one vertex most links", std::move(hub)});
+  v.push_back({"long rows", long_rows_graph(5000)});
+  v.push_back({"slice edges", slice_edges_graph()});
+  return v;
+}
+
+// Same bits: iteration count, residual and ranks.
+bool same_bits(const pagerank_result& a, const pagerank_result& b) {
+  return a.iterations == b.iterations && std::memcmp(&a.residual, &b.residual, sizeof(double)) == 0 &&
+         a.rank.size() == b.rank.size() &&
+         std::memcmp(a.rank.data(), b.rank.data(), a.rank.size() * sizeof(double)) == 0;
+}
+
+// The persistent pull against the reference (double at tol 1e-10 within
+// 1e-9), the fused pull and the CPU solver, with personalization and a start
+// vector; its two loops (one launch, or one per batch of steps) give the same bits.
+TYPED_TEST(gpu_pagerank, PersistentPullMatchesReference) {
+  using T = TypeParam;
+  for (const auto& [what, a] : persistent_shapes()) {
+    const index_t n = a.rows;
+    const auto g = make_pagerank_graph<T>(a, false);
+    const auto ref_g = reference_from_coo(a, false);
+    pagerank_cuda<T> persistent(g, spmv_kernel::automatic, pagerank_pull::persistent);
+    ASSERT_EQ(persistent.pull(), pagerank_pull::persistent);
+    EXPECT_EQ(persistent.kernel_name(), "pull-persistent");
+    EXPECT_FALSE(persistent.kernel().has_value());
+    pagerank_cuda<T> fused(g, spmv_kernel::automatic, pagerank_pull::fused);
+    pagerank_options o;
+    o.tol = solve_tolerance<T>::tol;
+    o.check_interval = 3;
+    for (int variant = 0; variant < 3; ++variant) {
+      const std::string at = what + " variant " + std::to_string(variant);
+      o.personalization = variant == 1 ? random_vector(n, 139, 0.0, 1.0) : std::vector<double>{};
+      o.initial = variant == 2 ? random_vector(n, 149, 0.0, 1.0) : std::vector<double>{};
+      const auto ref = reference_pagerank(ref_g, 0.85, normalized(o.personalization));
+      o.loop = pagerank_loop::check_every;
+      const auto every = persistent.solve(o);
+      EXPECT_EQ(every.loop, pagerank_loop::check_every) << at;
+      EXPECT_EQ(every.host_syncs, static_cast<std::uint64_t>((every.iterations + 2) / 3 + 1)) << at;
+      o.loop = pagerank_loop::graph_while;
+      const auto r = persistent.solve(o);
+      EXPECT_EQ(r.pull, pagerank_pull::persistent) << at;
+      EXPECT_EQ(r.loop, pagerank_loop::graph_while) << at;
+      EXPECT_EQ(r.host_syncs, 1u) << at;
+      EXPECT_TRUE(same_bits(r, every)) << at;
+      EXPECT_TRUE(r.converged) << at;
+      EXPECT_LT(r.residual, o.tol) << at;
+      EXPECT_NEAR(sum(r.rank), 1.0, 1e-6) << at;
+      const double bound = std::is_same_v<T, double> ? 1e-9 : solve_tolerance<T>::max_abs;
+      EXPECT_LE(max_abs_diff(r.rank, ref), bound) << at;
+      EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << at;
+      // (The fused pull's float rounding can stall above tol on the star, whose
+      // one row it sums 64 links per lane: compared only where it converged.)
+      const auto f = fused.solve(o);
+      if (f.converged) {
+        EXPECT_LE(std::abs(r.iterations - f.iterations), 1) << at;
+        EXPECT_LE(l1_diff(r.rank, f.rank), 2 * solve_tolerance<T>::l1()) << at;
+      }
+    }
+    o.personalization.clear();
+    o.initial.clear();
+    const auto c = pagerank_cpu(g, o);
+    const auto r = persistent.solve(o);
+    EXPECT_LE(l1_diff(r.rank, c.rank), 2 * solve_tolerance<T>::l1()) << what;
+    EXPECT_LE(std::abs(r.iterations - c.iterations), 1) << what;
+  }
+}
+
+// max_iter reached: not converged, exactly max_iter steps in either loop (a
+// batch of the check-every loop not dividing it), the same bits in both.
+TYPED_TEST(gpu_pagerank, PersistentPullStopsAtMaxIter) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(long_rows_graph(3000), false);
+  pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::persistent);
+  pagerank_options o;
+  o.tol = 1e-300;
+  o.check_interval = 3;
+  for (int max_iter : {1, 2, 7, 15}) {  // float reaches an exact fixed point after 29
+    o.max_iter = max_iter;
+    o.loop = pagerank_loop::graph_while;
+    const auto r = s.solve(o);
+    EXPECT_FALSE(r.converged) << max_iter;
+    EXPECT_EQ(r.iterations, max_iter);
+    EXPECT_GT(r.residual, 0.0);
+    EXPECT_NEAR(sum(r.rank), 1.0, 1e-6);
+    o.loop = pagerank_loop::check_every;
+    EXPECT_TRUE(same_bits(r, s.solve(o))) << max_iter;
+  }
+  // A progress callback sees the steps in order, the last one the result's.
+  o.max_iter = 1000;
+  o.tol = 1e-6;
+  o.loop = pagerank_loop::graph_while;
+  std::vector<int> seen;
+  o.progress = [&](int k, double) { seen.push_back(k); };
+  const auto r = s.solve(o);
+  EXPECT_TRUE(r.converged);
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i], seen[i - 1]);
+  for (int k : seen) EXPECT_LE(k, r.iterations);
+}
+
+TYPED_TEST(gpu_pagerank, PersistentPullIsRefusedWhereItCannotRun) {
+  using T = TypeParam;
+  const auto a = random_graph(500, 3000, 97);
+  EXPECT_THROW(
+      pagerank_cuda<T>(make_pagerank_graph<T>(a, true), spmv_kernel::automatic, pagerank_pull::persistent),
+      invalid_argument);
+  const auto g = make_pagerank_graph<T>(a, false);
+  EXPECT_THROW(pagerank_cuda<T>(g, spmv_kernel::csr_vector, pagerank_pull::persistent), invalid_argument);
+  // auto: persistent on a small unweighted graph
+  pagerank_cuda<T> chosen(g, std::nullopt, pagerank_pull::automatic);
+  EXPECT_EQ(chosen.pull(), pagerank_pull::persistent);
 }
 
 TEST(gpu_pagerank_errors, CpuKernelIsRefused) {

@@ -305,6 +305,7 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--pull", "fused", "--weighted"}, 64, "--pull spmv"},
       {{g, "--pull", "fused", "--kernel", "merge"}, 64, "--kernel merge"},
       {{g, "--pull", "fused", "--device", "cpu"}, 64, "--device cpu"},
+      {{g, "--pull", "persistent", "--weighted"}, 64, "--pull spmv"},
       {{g, "--no-such-option"}, 64, "no-such-option"},
       {{g, g}, 64, ""},
       {{path("missing.mtx")}, 66, "missing.mtx"},
@@ -437,9 +438,10 @@ TEST_F(pagerank_app, DevicesAndKernels) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"device\": \"cpu\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"reason\": \"auto: predicted cpu "), std::string::npos) << o.out;
-  o = run({g, "--device", "cuda", "--json"});  // auto: the fused pull for an unweighted graph
+  o = run({g, "--device", "cuda", "--json"});  // auto: the SpMV pull for a graph under fused_min_links
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_NE(o.out.find("\"kernel\": \"pull-fused\""), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("\"kernel\": \"pull-"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("auto pull: spmv, 4 links < "), std::string::npos) << o.out;
   for (const auto& args :
        {std::vector<std::string>{"--weighted"}, std::vector<std::string>{"--kernel", "merge"}}) {
     std::vector<std::string> cmd{g, "--device", "cuda", "--json"};
@@ -447,13 +449,14 @@ TEST_F(pagerank_app, DevicesAndKernels) {
     o = run(cmd);  // auto: the SpMV pull for a weighted graph or a named kernel
     ASSERT_EQ(o.code, 0) << o.err;
     EXPECT_EQ(o.out.find("\"kernel\": \"pull-fused\""), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("\"kernel\": \"pull-persistent\""), std::string::npos) << o.out;
   }
-  for (const char* p : {"fused", "spmv"}) {
+  for (const char* p : {"fused", "persistent", "spmv"}) {
     o = run({g, "--device", "cuda", "--pull", p, "--json"});
     ASSERT_EQ(o.code, 0) << p << ": " << o.err;
     EXPECT_NE(o.out.find("\"converged\": true"), std::string::npos) << p;
-    EXPECT_EQ(o.out.find("\"kernel\": \"pull-fused\"") != std::string::npos, std::string(p) == "fused")
-        << o.out;
+    const std::string pattern = "\"kernel\": \"pull-" + std::string(p) + "\"";
+    EXPECT_EQ(o.out.find(pattern) != std::string::npos, std::string(p) != "spmv") << o.out;
   }
   o = run({g, "--device", "cuda", "--loop", "check-every", "--check-every", "3", "--json"});
   ASSERT_EQ(o.code, 0) << o.err;

@@ -318,6 +318,8 @@ TEST(pagerank_options, Validation) {
   bad([](auto& o) { o.loop = pagerank_loop::host; });
   bad([](auto& o) { o.pull = pagerank_pull::fused, o.kernel = spmv_kernel::merge; });
   bad([](auto& o) { o.pull = pagerank_pull::fused, o.device = pagerank_device::cpu; });
+  bad([](auto& o) { o.pull = pagerank_pull::persistent, o.kernel = spmv_kernel::merge; });
+  bad([](auto& o) { o.pull = pagerank_pull::persistent, o.device = pagerank_device::cpu; });
   bad([](auto& o) { o.device = pagerank_device::cuda, o.kernel = spmv_kernel::cpu; });
   bad([](auto& o) { o.device = pagerank_device::cpu, o.kernel = spmv_kernel::merge; });
   try {
@@ -372,14 +374,36 @@ TEST(pagerank_options, Names) {
   EXPECT_THROW(parse_pagerank_loop("host"), invalid_argument);
   EXPECT_EQ(parse_pagerank_pull("auto"), pagerank_pull::automatic);
   EXPECT_EQ(parse_pagerank_pull("fused"), pagerank_pull::fused);
+  EXPECT_EQ(parse_pagerank_pull("persistent"), pagerank_pull::persistent);
   EXPECT_THROW(parse_pagerank_pull("sideways"), invalid_argument);
-  // auto: fused only for an unweighted graph with no named kernel
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, std::nullopt), pagerank_pull::fused);
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, false, std::nullopt), pagerank_pull::spmv);
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::merge), pagerank_pull::spmv);
-  EXPECT_EQ(resolve_pull(pagerank_pull::automatic, true, spmv_kernel::automatic), pagerank_pull::spmv);
-  EXPECT_EQ(resolve_pull(pagerank_pull::spmv, true, std::nullopt), pagerank_pull::spmv);
+  // auto (choose_pull): the SpMV pull for small graphs, weighted graphs and a
+  // named kernel; the fused pull from fused_min_links on, but in float when
+  // every row is short; a named pull passes through.
+  const auto facts = [](bool pattern, std::size_t links, index_t max_in, std::size_t bytes) {
+    return pull_facts{pattern, links, max_in, bytes};
+  };
+  const auto pick = [](const pull_facts& f, std::optional<spmv_kernel> k = std::nullopt,
+                       pagerank_pull p = pagerank_pull::automatic) { return choose_pull(p, f, k).pull; };
+  const std::size_t small = 1000, large = fused_min_links;
+  EXPECT_EQ(pick(facts(true, small, 500, 4)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, large - 1, 500, 8)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, large, 500, 4)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, large, 500, 8)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, large, fused_min_in_degree_float - 1, 4)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, large, fused_min_in_degree_float - 1, 8)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, large, fused_min_in_degree_float, 4)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(false, large, 500, 8)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, large, 500, 8), spmv_kernel::merge), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, large, 500, 8), spmv_kernel::automatic), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, small, 5, 4), std::nullopt, pagerank_pull::fused), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, large, 500, 4), std::nullopt, pagerank_pull::persistent),
+            pagerank_pull::persistent);
+  EXPECT_NE(
+      choose_pull(pagerank_pull::automatic, facts(true, large, 500, 4), std::nullopt).reason.find("fused"),
+      std::string::npos);
+  EXPECT_TRUE(choose_pull(pagerank_pull::spmv, facts(true, large, 500, 4), std::nullopt).reason.empty());
   EXPECT_EQ(kernel_text(pagerank_pull::fused, std::nullopt), "pull-fused");
+  EXPECT_EQ(kernel_text(pagerank_pull::persistent, std::nullopt), "pull-persistent");
   EXPECT_EQ(kernel_text(pagerank_pull::spmv, spmv_kernel::merge), "merge");
 }
 

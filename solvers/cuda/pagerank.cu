@@ -1,7 +1,8 @@
 // PageRank on the GPU: the SpMV of the plan, then one fused kernel per step,
 // looped on the device. (pagerank_pull::fused replaces both launches of a
 // step with one kernel of its own, pagerank_fused.cuh; the loops below are
-// the same for it.)
+// the same for it. pagerank_pull::persistent runs the fused pull's steps in
+// one cooperative kernel per solve, pagerank_persistent.cuh: no loop here.)
 //
 // One step k -> k+1 is two launches on the solver's stream:
 //   1. y = P^T r_k                                  (spmv_plan::apply, any kernel)
@@ -32,6 +33,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -44,6 +46,7 @@
 #include "kernels/vector_ops.hpp"
 #include "solvers/cuda/pagerank_device.cuh"
 #include "solvers/cuda/pagerank_fused.cuh"
+#include "solvers/cuda/pagerank_persistent.cuh"
 #include "solvers/pagerank.hpp"
 
 namespace perron {
@@ -155,8 +158,9 @@ struct pagerank_cuda<T>::impl {
   // that the host widens one piece while the next is still on its way.
   static constexpr int rank_chunks = 8;
   std::vector<cuda::event> ev_chunk;
-  std::unique_ptr<spmv_plan<T>> plan;    // pagerank_pull::spmv
-  std::unique_ptr<fused_pull<T>> fused;  // pagerank_pull::fused
+  std::unique_ptr<spmv_plan<T>> plan;              // pagerank_pull::spmv
+  std::unique_ptr<fused_pull<T>> fused;            // pagerank_pull::fused (and persistent: its layout)
+  std::unique_ptr<persistent_pull<T>> persistent;  // pagerank_pull::persistent
   cuda::device_buffer<T> d_r, d_y, d_v;
   cuda::device_buffer<std::uint32_t> d_bits;
   cuda::device_buffer<pagerank_state> d_state;
@@ -183,10 +187,13 @@ struct pagerank_cuda<T>::impl {
     while_exec.reset();
     batch_exec.reset();
     plan.reset();
+    persistent.reset();
     fused.reset();
   }
 
-  std::string kernel_name() const { return fused ? "pull-fused" : std::string(name(plan->kernel())); }
+  std::string kernel_name() const {
+    return persistent ? "pull-persistent" : fused ? "pull-fused" : std::string(name(plan->kernel()));
+  }
 
   void launch_init(bool uniform) {
     if (fused) {
@@ -349,14 +356,20 @@ struct pagerank_cuda<T>::impl {
 template <class T>
 void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
                                    pagerank_pull pull) {
-  if (pull == pagerank_pull::fused) {
+  if (pattern_pull(pull)) {
+    const std::string which = "the " + std::string(name(pull)) + " pull";
     if (!g.pattern)
-      throw invalid_argument(
-          "the fused pull needs an unweighted graph (P^T(i, j) = 1/outdeg(j)); use the spmv pull");
+      throw invalid_argument(which +
+                             " needs an unweighted graph (P^T(i, j) = 1/outdeg(j)); use the spmv pull");
     if (kernel && *kernel != spmv_kernel::automatic)
-      throw invalid_argument("the fused pull runs its own kernel; --kernel " + std::string(name(*kernel)) +
+      throw invalid_argument(which + " runs its own kernel; --kernel " + std::string(name(*kernel)) +
                              " needs the spmv pull");
-    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get());
+    // The persistent pull runs the fused layout with its own row split.
+    const int vrow_links = pull == pagerank_pull::persistent ? persistent_pull<T>::vrow_links(g.links())
+                                                             : fused_pull<T>::default_vrow_links;
+    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links);
+    if (pull == pagerank_pull::persistent)
+      persistent = std::make_unique<persistent_pull<T>>(*fused, stream.get());
   } else {
     plan = std::make_unique<spmv_plan<T>>(g.pt, kernel.value_or(spmv_kernel::automatic), stream.get());
   }
@@ -393,7 +406,8 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
 template <class T>
 pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
                                 pagerank_pull pull) {
-  pull = resolve_pull(pull, g.pattern, kernel);
+  const pull_choice choice = choose_pull(pull, pull_facts_of(g), kernel);
+  pull = choice.pull;
   if (kernel == spmv_kernel::cpu)
     throw invalid_argument("the cpu kernel runs on the host; the GPU solver needs a GPU kernel (" +
                            spmv_kernel_names() + ")");
@@ -414,14 +428,21 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
   if (m.plan) m.plan->apply(T(1), m.d_r.data(), T(0), m.d_y.data());
   cuda::synchronize();
 
-  pull_ = m.fused ? pagerank_pull::fused : pagerank_pull::spmv;
+  pull_ = m.persistent ? pagerank_pull::persistent : m.fused ? pagerank_pull::fused : pagerank_pull::spmv;
   if (m.plan) kernel_ = m.plan->kernel();
-  reason_ = m.fused ? "pattern pull with the update fused, vertices by in-degree, sliced, " +
-                          std::to_string(m.fused->hub()) +
-                          " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
-                    : m.plan->reason();
-  device_bytes_ = (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) + m.d_r.bytes() +
-                  m.d_y.bytes() + m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes();
+  reason_ =
+      (choice.reason.empty() ? "" : choice.reason + "; ") +
+      (m.persistent
+           ? "the fused pull's steps in one cooperative kernel per solve, " +
+                 std::to_string(m.persistent->grid()) + " blocks, " + std::to_string(m.persistent->hub()) +
+                 " entries of x in shared memory (time per step by hub size: " + m.persistent->trial() + ")"
+       : m.fused ? "pattern pull with the update fused, vertices by in-degree, sliced, " +
+                       std::to_string(m.fused->hub()) +
+                       " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
+                 : m.plan->reason());
+  device_bytes_ = (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) +
+                  (m.persistent ? m.persistent->device_bytes() : 0) + m.d_r.bytes() + m.d_y.bytes() +
+                  m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes();
 }
 
 // Which loop runs: graph_while unless asked otherwise or the SpMV does not
@@ -521,13 +542,21 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.on_gpu = true;
   res.pull = pull_;
   res.kernel = kernel_;
-  res.hub_entries = m.fused ? m.fused->hub() : 0;
+  res.hub_entries = m.persistent ? m.persistent->hub() : m.fused ? m.fused->hub() : 0;
   res.kernel_reason = reason_;
-  const pagerank_loop loop = m.choose_loop(opt, res);
+  // The persistent pull loops in its kernel: one launch per solve (graph_while's
+  // one wait), or per check_interval steps when check_every is asked for.
+  const bool check_every = !opt.use_graphs || opt.loop == pagerank_loop::check_every;
+  const pagerank_loop loop = !m.persistent ? m.choose_loop(opt, res)
+                             : check_every ? pagerank_loop::check_every
+                                           : pagerank_loop::graph_while;
+  if (m.persistent)
+    res.loop_note = check_every ? "one persistent kernel per batch of steps (no CUDA graph)"
+                                : "one persistent kernel runs every step (no CUDA graph)";
   res.loop = loop;
-  const bool batch_graph =
-      loop == pagerank_loop::check_every && opt.use_graphs && m.ensure_batch_graph(opt.check_interval);
-  if (loop == pagerank_loop::check_every && opt.use_graphs && !batch_graph)
+  const bool batch_graph = loop == pagerank_loop::check_every && opt.use_graphs && !m.persistent &&
+                           m.ensure_batch_graph(opt.check_interval);
+  if (loop == pagerank_loop::check_every && opt.use_graphs && !m.persistent && !batch_graph)
     res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") +
                      "the SpMV does not capture into a CUDA graph: steps are launched one by one";
 
@@ -545,7 +574,10 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   const pagerank_state& hs = m.h_state[0];
   if (loop == pagerank_loop::graph_while) {
     // The whole loop, the state and the ranks: one launch, one wait.
-    PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
+    if (m.persistent)
+      m.persistent->launch_solve(m.d_state.data(), m.d_progress, INT_MAX);
+    else
+      PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
     m.ev_stop.record(m.stream.get());
     m.fetch_state();
     m.fetch_rank(chunks);
@@ -555,7 +587,9 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   } else {
     const pagerank_options no_progress;
     for (;;) {
-      if (batch_graph) {
+      if (m.persistent) {
+        m.persistent->launch_solve(m.d_state.data(), m.d_progress, opt.check_interval);
+      } else if (batch_graph) {
         PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
       } else {
         for (int s = 0; s < opt.check_interval; ++s) m.launch_step(0, false);

@@ -12,43 +12,12 @@
 #include "core/cuda/support.cuh"
 #include "core/error.hpp"
 #include "solvers/cuda/pagerank_fused.cuh"
+#include "solvers/cuda/pagerank_fused_slices.cuh"
 
 namespace perron::pagerank_gpu {
 
-// The kernels' view of a fused_pull (declared in the header).
-template <class T>
-struct fused_args {
-  const index_t* col;           // the links, slice by slice, column-major within a slice
-  const unsigned* slice_start;  // slices + 1: first stored entry of each slice (32 x its width apart)
-  const index_t* vrow;          // 32 slices + 1: the row of each virtual row (n past the last)
-  const unsigned short* vlen;   // 32 slices + 1: links of each virtual row (0 past the last)
-  const index_t* deg;           // n: out-degree, 0 for dangling
-  const index_t* parts;         // n: slices holding the row's virtual rows (> 1: cut)
-  const index_t* first_slice;   // n: the slice holding the row's first virtual row
-  unsigned* count;              // n: partials received this step, for cut rows
-  T* tail;                      // per slice: partial of the row that goes on after it
-  T* head;                      // per slice: partial of the row that began before it and ends in it
-  T* x0;                        // x_k for even k
-  T* x1;                        // x_k for odd k
-  const T* v;                   // personalization in the relabelled order
-  index_t slices;
-  index_t n;
-  int hub;
-};
-
 namespace {
 
-// One block per SM: one copy of the hub per SM.
-constexpr int step_threads = 1024;
-constexpr int step_warps = step_threads / 32;
-static_assert(step_warps == 32, "the step's block sums take one warp's sum per lane");
-// Links a lane loads before it gathers them (all independent: the memory
-// level parallelism of a warp).
-constexpr int unroll = 8;
-// A row longer than this is split into ceil(len / vrow_links) virtual rows of
-// nearly equal length, so a slice's lanes have similar work. 64 is within 5%
-// of the best step time on both R-MAT and cnr-2000 (docs/PERFORMANCE.md).
-constexpr int vrow_links = 64;
 constexpr int setup_threads = 256;
 // The setup kernels are grid-stride loops of setup_threads: at most this many blocks.
 constexpr unsigned max_setup_blocks = 1u << 20;
@@ -145,122 +114,6 @@ __global__ void __launch_bounds__(setup_threads)
   if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
 }
 
-// A thread's shares of ||x_{k+1} - x_k||_1 and of the dangling mass, as
-// 64-bit counts of 2^-60 (core/cuda/reduce.cuh): warps take slices in whatever
-// order they finish and a cut row is finished by whichever slice arrives
-// last, so a thread's terms vary from run to run; integer sums of them do not
-// depend on that order, so the totals are the same bits every run.
-struct step_sums {
-  cuda::detail::fixed60 l1 = 0, dangling = 0;
-};
-
-// What a step reads of row R besides its pull: out-degree, x_k(R), v(R).
-template <class T>
-struct row_data {
-  index_t d;
-  T x;
-  double v;
-};
-
-template <class T>
-__device__ __forceinline__ row_data<T> load_row(const fused_args<T>& a, const T* __restrict__ x, index_t R,
-                                                bool personalized, double v_uniform) {
-  return {__ldg(a.deg + R), __ldg(x + R), personalized ? static_cast<double>(__ldg(a.v + R)) : v_uniform};
-}
-
-// Row R's pull is y: writes x_{k+1}(R) and adds to the sums.
-template <class T>
-__device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, T y, row_data<T> rd, double alpha,
-                                           double c, step_sums& s) {
-  const index_t d = rd.d;
-  const double r = alpha * static_cast<double>(y) + c * rd.v;
-  const double xo = static_cast<double>(rd.x);
-  if (d > 0) {
-    const T xs = static_cast<T>(r / d);
-    s.l1 += cuda::detail::to_fixed60(d * fabs(static_cast<double>(xs) - xo));  // |r~_{k+1} - r~_k|
-    xn[R] = xs;
-  } else {
-    const T xs = static_cast<T>(r);
-    s.l1 += cuda::detail::to_fixed60(fabs(static_cast<double>(xs) - xo));
-    s.dangling += cuda::detail::to_fixed60(static_cast<double>(xs));
-    xn[R] = xs;
-  }
-}
-
-// A slice's partial of a cut row (one whose virtual rows lie in more than one
-// slice) is in its slot, written by lane 0. The last partial to arrive (a
-// per-row counter) sums the slots in slice order (lanes take slots
-// round-robin, then a butterfly: a fixed order) and finishes the row. Called
-// by the whole warp.
-template <class T>
-__device__ void contribute(const fused_args<T>& a, index_t R, const T* __restrict__ x, T* __restrict__ xn,
-                           double alpha, double c, bool personalized, double v_uniform, step_sums& s) {
-  const int lane = threadIdx.x & 31;
-  const index_t parts = __ldg(a.parts + R), t0 = __ldg(a.first_slice + R), t1 = t0 + parts - 1;
-  unsigned last = 0;
-  if (lane == 0) {  // release: lane 0's slot before the count
-    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> count(a.count[R]);
-    const unsigned arrived = count.fetch_add(1u, ::cuda::memory_order_acq_rel);
-    last = arrived + 1 == static_cast<unsigned>(parts);
-  }
-  if (!__shfl_sync(0xffffffffu, last, 0)) return;
-  ::cuda::atomic_thread_fence(::cuda::memory_order_acquire,
-                              ::cuda::thread_scope_device);  // every slot after the count
-  T y = 0;
-  for (index_t t = t0 + lane; t < t1; t += 32) y += __ldcg(a.tail + t);
-  for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(0xffffffffu, y, off);
-  if (lane != 0) return;
-  y += __ldcg(a.head + t1);
-  a.count[R] = 0;
-  finish_row(xn, R, y, load_row(a, x, R, personalized, v_uniform), alpha, c, s);
-}
-
-// After a slice's sums: a segmented inclusive scan over the lanes joins each
-// row's virtual rows (they are consecutive, so equal keys are contiguous; a
-// fixed order), and the lane holding a row's sum over the slice updates it,
-// or, for a row cut by the slice's ends, hands the partial to contribute().
-// Called by the whole warp.
-template <class T>
-__device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, T acc,
-                                             row_data<T> rd, const T* __restrict__ x, T* __restrict__ xn,
-                                             double alpha, double c, bool personalized, double v_uniform,
-                                             step_sums& s) {
-  constexpr unsigned full = 0xffffffffu;
-  const int lane = threadIdx.x & 31;
-  const index_t n = a.n;
-  // The rows just outside the slice: is its first row begun before it, its
-  // last row continued after it? (-1 before slice 0; n past the last.)
-  index_t outside = R;
-  if (lane == 0) outside = q > 0 ? __ldg(a.vrow + q * 32 - 1) : -1;
-  if (lane == 31) outside = __ldg(a.vrow + q * 32 + 32);
-  T sum = acc;
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const T o = __shfl_up_sync(full, sum, off);
-    const index_t key = __shfl_up_sync(full, R, off);
-    if (lane >= off && key == R) sum += o;
-  }
-  const index_t first_row = __shfl_sync(full, R, 0), last_row = __shfl_sync(full, R, 31);
-  const bool head_cut = __shfl_sync(full, outside, 0) == first_row;
-  const bool tail_cut = last_row < n && __shfl_sync(full, outside, 31) == last_row;  // warp-uniform
-  const index_t next = __shfl_down_sync(full, R, 1);
-  const bool seg_end = lane == 31 || next != R;  // this lane holds its row's sum over the slice
-  const bool is_tail = seg_end && tail_cut && R == last_row;
-  const bool is_head = seg_end && head_cut && R == first_row && !is_tail;
-  if (seg_end && !is_tail && !is_head && R < n) finish_row(xn, R, sum, rd, alpha, c, s);
-  const unsigned head_lane = __ballot_sync(full, is_head);
-  if (head_lane) {  // the row that began before this slice ends in it
-    const T h = __shfl_sync(full, sum, __ffs(head_lane) - 1);
-    if (lane == 0) a.head[q] = h;
-    contribute(a, first_row, x, xn, alpha, c, personalized, v_uniform, s);
-  }
-  if (tail_cut) {  // the row goes on in the next slice
-    const T t = __shfl_sync(full, sum, 31);
-    if (lane == 0) a.tail[q] = t;
-    contribute(a, last_row, x, xn, alpha, c, personalized, v_uniform, s);
-  }
-}
-
 template <class T>
 __global__ void __launch_bounds__(step_threads, 1)
     fused_step(fused_args<T> a, pagerank_state* st, pagerank_progress* progress,
@@ -276,86 +129,16 @@ __global__ void __launch_bounds__(step_threads, 1)
 
   extern __shared__ __align__(16) unsigned char smem[];
   T* hub = reinterpret_cast<T*>(smem);
-  __shared__ unsigned next_slice;  // this block's next slice (counted in its own sequence)
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  __shared__ unsigned next_slice;                 // this block's next slice (counted in its own sequence)
   if (threadIdx.x == 0) next_slice = step_warps;  // warp w starts with the block's slice w
-  {
-    // The hub: 16-byte loads, up to 8 per thread in flight before any store
-    // (a plain copy loop waits on each load in turn).
-    using vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
-    const vec* src = reinterpret_cast<const vec*>(x);
-    vec* dst = reinterpret_cast<vec*>(hub);
-    const int count = a.hub / static_cast<int>(sizeof(vec) / sizeof(T));
-    for (int base = threadIdx.x; base < count; base += 8 * step_threads) {
-      vec v[8];
-#pragma unroll
-      for (int j = 0; j < 8; ++j)
-        if (base + j * step_threads < count) v[j] = __ldg(src + base + j * step_threads);
-#pragma unroll
-      for (int j = 0; j < 8; ++j)
-        if (base + j * step_threads < count) dst[base + j * step_threads] = v[j];
-    }
-  }
-
+  load_hub<false>(hub, x, a.hub);
   __syncthreads();
 
-  constexpr unsigned full = 0xffffffffu;
   step_sums s;
-  const index_t n = a.n;
-  // Block b takes slices b, b + grid, b + 2 grid, ...: every block gets the
-  // same mix of long and short rows. Its warps take them in that order from a
-  // shared counter, the longest first (rows are sorted by length).
-  const index_t grid = static_cast<index_t>(gridDim.x);
-  for (unsigned i = warp;;) {
-    const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * grid;
-    if (q >= a.slices) break;
-    unsigned grab = 0;
-    if (lane == 0) grab = atomicAdd(&next_slice, 1u);  // the next one, asked for now
-    const unsigned p0 = __ldg(a.slice_start + q), width = (__ldg(a.slice_start + q + 1) - p0) >> 5;
-    const index_t R = __ldg(a.vrow + q * 32 + lane);  // this lane's virtual row's row and length
-    const unsigned len = __ldg(a.vlen + q * 32 + lane);
-    // The lane's row's data, asked for now so that it arrives with the links.
-    row_data<T> rd{};
-    if (R < n) rd = load_row(a, x, R, personalized, v_uniform);
-    // The lane's links: entry j of its virtual row at p0 + 32 j + lane (a warp
-    // reads 128 contiguous bytes per j), `unroll` loads in flight before the
-    // gathers, each one generic load from the hub or from x.
-    const index_t* __restrict__ cp = a.col + p0 + lane;
-    T acc = 0;
-    for (unsigned j = 0; j < width; j += unroll) {
-      index_t cj[unroll];
-#pragma unroll
-      for (int u = 0; u < unroll; ++u)
-        if (j + u < len) cj[u] = __ldcs(cp + (j + u) * 32);
-#pragma unroll
-      for (int u = 0; u < unroll; ++u)
-        if (j + u < len) acc += *(cj[u] < a.hub ? hub + cj[u] : x + cj[u]);
-    }
-    finish_slice(a, q, R, acc, rd, x, xn, alpha, c, personalized, v_uniform, s);
-    i = __shfl_sync(full, grab, 0);
-  }
-
-  // The block's sums, exactly (integers; then one conversion), in warp 0,
-  // which closes the grid's sums.
-  __shared__ cuda::detail::fixed60 warp_l1[step_warps], warp_dangling[step_warps];
-  for (int off = 16; off > 0; off >>= 1) {
-    s.l1 += __shfl_down_sync(full, s.l1, off);
-    s.dangling += __shfl_down_sync(full, s.dangling, off);
-  }
-  if (lane == 0) {
-    warp_l1[warp] = s.l1;
-    warp_dangling[warp] = s.dangling;
-  }
-  __syncthreads();
-  if (warp != 0) return;
-  s.l1 = warp_l1[lane];  // step_warps == 32: one per lane
-  s.dangling = warp_dangling[lane];
-  for (int off = 16; off > 0; off >>= 1) {
-    s.l1 += __shfl_down_sync(full, s.l1, off);
-    s.dangling += __shfl_down_sync(full, s.dangling, off);
-  }
+  pull_slices<false>(a, x, xn, hub, next_slice, alpha, c, personalized, v_uniform, s);
+  // The block's sums in thread 0, which closes the grid's sums.
   double2 totals;
-  if (lane != 0 || !close_grid_sums(s.l1, s.dangling, st, totals)) return;
+  if (!block_sums(s) || !close_grid_sums(s.l1, s.dangling, st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 
@@ -469,7 +252,7 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
   // widest virtual row. Rows are sorted by length, so a slice's lanes have
   // nearly equal work (about 1% padding on R-MAT and cnr-2000).
   const std::vector<index_t> rp = row_ptr.download();
-  constexpr int W = vrow_links;
+  const int W = vrow_links_;
   std::vector<index_t> vrow, vbegin, parts(n), first_slice(n);
   std::vector<unsigned short> vlen;
   const std::size_t reserve = n + nnz_ / static_cast<std::size_t>(W) + 64;
@@ -524,7 +307,10 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
 }
 
 template <class T>
-fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream) : stream_(stream) {
+fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links)
+    : stream_(stream), vrow_links_(vrow_links) {
+  if (vrow_links < 1 || vrow_links > 65535)
+    throw invalid_argument("fused pull: links per virtual row out of range");
   n_ = pt.rows;
   nnz_ = pt.nnz();
   if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");

@@ -18,7 +18,7 @@
 // block at the start of a step, and the gathers that hit them never leave the
 // SM. Rows of no in-links come last.
 //
-// Layout: sliced ELL over "virtual rows". A row longer than W = 64 links is
+// Layout: sliced ELL over "virtual rows". A row longer than W (64) links is
 // split into ceil(len / W) virtual rows of nearly equal length, the others are
 // one each; 32 consecutive virtual rows make a slice, stored column-major
 // (entry j of lane l at 32 j + l) and 32 x its longest virtual row wide. Rows
@@ -52,9 +52,15 @@ struct fused_args;
 template <class T>
 class fused_pull {
  public:
+  // A row longer than vrow_links is split into ceil(len / vrow_links) virtual
+  // rows of nearly equal length, so a slice's lanes have similar work. 64 is
+  // within 5% of the best step time on both R-MAT and cnr-2000
+  // (docs/PERFORMANCE.md); the persistent pull takes fewer on small graphs.
+  static constexpr int default_vrow_links = 64;
+
   // The pattern of pt (the CSR of P^T of an unweighted graph) is uploaded,
   // relabelled and split on `stream`; returns when that is done.
-  fused_pull(const csr_matrix<T>& pt, cudaStream_t stream);
+  fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links = default_vrow_links);
 
   // r_0 from d_r0 (n values in the graph's order; unused when uniform), and
   // the state's dangling mass of it.
@@ -69,7 +75,11 @@ class fused_pull {
   // r_K (K = st->iteration) into d_r, n values in the graph's order.
   void launch_ranks(T* d_r, const pagerank_state* st);
 
-  int hub() const { return hub_; }  // entries of x kept in shared memory
+  int hub() const { return hub_; }          // entries of x kept in shared memory
+  int max_hub() const { return max_hub_; }  // as many as shared memory holds
+  // The kernels' view of this pull (pagerank_fused_slices.cuh), for kernels
+  // that run its steps themselves (the persistent pull).
+  fused_args<T> args();
   // The hub trial: "entries: median step time" per candidate.
   const std::string& trial() const { return trial_; }
   std::size_t device_bytes() const;
@@ -81,12 +91,12 @@ class fused_pull {
   void build_slices(const cuda::device_buffer<index_t>& row_ptr, const cuda::device_buffer<index_t>& csr_col);
   void choose_hub();
   unsigned init_grid() const;
-  fused_args<T> args();
 
   cudaStream_t stream_ = nullptr;
   index_t n_ = 0;
   std::size_t nnz_ = 0;
   index_t slices_ = 0;
+  int vrow_links_ = default_vrow_links;
   int hub_ = 0, max_hub_ = 0;
   int grid_ = 1;
   std::string trial_;

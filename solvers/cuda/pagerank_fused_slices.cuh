@@ -1,0 +1,273 @@
+// The fused pull's per-step device work (pagerank_fused.cuh gives the math and
+// the layout), shared by the fused step (one launch per step,
+// pagerank_fused.cu) and the persistent kernel (the whole solve in one launch,
+// pagerank_persistent.cu). `coherent`: x is rewritten by other blocks during
+// the launch (persistent), so it is read through L2 rather than the read-only
+// path.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cuda/atomic>
+#include <type_traits>
+
+#include "core/cuda/reduce.cuh"
+#include "core/device.hpp"
+#include "solvers/cuda/pagerank_fused.cuh"
+
+namespace perron::pagerank_gpu {
+
+// The kernels' view of a fused_pull (declared in the header).
+template <class T>
+struct fused_args {
+  const index_t* col;           // the links, slice by slice, column-major within a slice
+  const unsigned* slice_start;  // slices + 1: first stored entry of each slice (32 x its width apart)
+  const index_t* vrow;          // 32 slices + 1: the row of each virtual row (n past the last)
+  const unsigned short* vlen;   // 32 slices + 1: links of each virtual row (0 past the last)
+  const index_t* deg;           // n: out-degree, 0 for dangling
+  const index_t* parts;         // n: slices holding the row's virtual rows (> 1: cut)
+  const index_t* first_slice;   // n: the slice holding the row's first virtual row
+  unsigned* count;              // n: partials received this step, for cut rows
+  T* tail;                      // per slice: partial of the row that goes on after it
+  T* head;                      // per slice: partial of the row that began before it and ends in it
+  T* x0;                        // x_k for even k
+  T* x1;                        // x_k for odd k
+  const T* v;                   // personalization in the relabelled order
+  index_t slices;
+  index_t n;
+  int hub;
+};
+
+// One block per SM: one copy of the hub per SM.
+constexpr int step_threads = 1024;
+constexpr int step_warps = step_threads / 32;
+static_assert(step_warps == 32, "the step's block sums take one warp's sum per lane");
+// Links a lane loads before it gathers them (all independent: the memory
+// level parallelism of a warp).
+constexpr int unroll = 8;
+
+// A thread's shares of ||x_{k+1} - x_k||_1 and of the dangling mass, as
+// 64-bit counts of 2^-60 (core/cuda/reduce.cuh): warps take slices in whatever
+// order they finish and a cut row is finished by whichever slice arrives
+// last, so a thread's terms vary from run to run; integer sums of them do not
+// depend on that order, so the totals are the same bits every run.
+struct step_sums {
+  cuda::detail::fixed60 l1 = 0, dangling = 0;
+};
+
+// What a step reads of row R besides its pull: out-degree, x_k(R), v(R).
+template <class T>
+struct row_data {
+  index_t d;
+  T x;
+  double v;
+};
+
+// x_k(j): through the read-only path where x is constant for the launch (the
+// fused step), through L2 where other blocks rewrite it during the launch (the
+// persistent kernel: the read-only path is not coherent with those writes).
+template <bool coherent, class T>
+__device__ __forceinline__ T load_x(const T* p) {
+  if constexpr (coherent)
+    return __ldcg(p);
+  else
+    return __ldg(p);
+}
+
+template <bool coherent, class T>
+__device__ __forceinline__ row_data<T> load_row(const fused_args<T>& a, const T* __restrict__ x, index_t R,
+                                                bool personalized, double v_uniform) {
+  return {__ldg(a.deg + R), load_x<coherent>(x + R),
+          personalized ? static_cast<double>(__ldg(a.v + R)) : v_uniform};
+}
+
+// Row R's pull is y: writes x_{k+1}(R) and adds to the sums.
+template <class T>
+__device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, T y, row_data<T> rd, double alpha,
+                                           double c, step_sums& s) {
+  const index_t d = rd.d;
+  const double r = alpha * static_cast<double>(y) + c * rd.v;
+  const double xo = static_cast<double>(rd.x);
+  if (d > 0) {
+    const T xs = static_cast<T>(r / d);
+    s.l1 += cuda::detail::to_fixed60(d * fabs(static_cast<double>(xs) - xo));  // |r~_{k+1} - r~_k|
+    xn[R] = xs;
+  } else {
+    const T xs = static_cast<T>(r);
+    s.l1 += cuda::detail::to_fixed60(fabs(static_cast<double>(xs) - xo));
+    s.dangling += cuda::detail::to_fixed60(static_cast<double>(xs));
+    xn[R] = xs;
+  }
+}
+
+// A slice's partial of a cut row (one whose virtual rows lie in more than one
+// slice) is in its slot, written by lane 0. The last partial to arrive (a
+// per-row counter) sums the slots in slice order (lanes take slots
+// round-robin, then a butterfly: a fixed order) and finishes the row. Called
+// by the whole warp.
+template <bool coherent, class T>
+__device__ void contribute(const fused_args<T>& a, index_t R, const T* __restrict__ x, T* __restrict__ xn,
+                           double alpha, double c, bool personalized, double v_uniform, step_sums& s) {
+  const int lane = threadIdx.x & 31;
+  const index_t parts = __ldg(a.parts + R), t0 = __ldg(a.first_slice + R), t1 = t0 + parts - 1;
+  unsigned last = 0;
+  if (lane == 0) {  // release: lane 0's slot before the count
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> count(a.count[R]);
+    const unsigned arrived = count.fetch_add(1u, ::cuda::memory_order_acq_rel);
+    last = arrived + 1 == static_cast<unsigned>(parts);
+  }
+  if (!__shfl_sync(0xffffffffu, last, 0)) return;
+  ::cuda::atomic_thread_fence(::cuda::memory_order_acquire,
+                              ::cuda::thread_scope_device);  // every slot after the count
+  T y = 0;
+  for (index_t t = t0 + lane; t < t1; t += 32) y += __ldcg(a.tail + t);
+  for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(0xffffffffu, y, off);
+  if (lane != 0) return;
+  y += __ldcg(a.head + t1);
+  a.count[R] = 0;
+  finish_row(xn, R, y, load_row<coherent>(a, x, R, personalized, v_uniform), alpha, c, s);
+}
+
+// After a slice's sums: a segmented inclusive scan over the lanes joins each
+// row's virtual rows (they are consecutive, so equal keys are contiguous; a
+// fixed order), and the lane holding a row's sum over the slice updates it,
+// or, for a row cut by the slice's ends, hands the partial to contribute().
+// Called by the whole warp.
+template <bool coherent, class T>
+__device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, T acc,
+                                             row_data<T> rd, const T* __restrict__ x, T* __restrict__ xn,
+                                             double alpha, double c, bool personalized, double v_uniform,
+                                             step_sums& s) {
+  constexpr unsigned full = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  const index_t n = a.n;
+  // The rows just outside the slice: is its first row begun before it, its
+  // last row continued after it? (-1 before slice 0; n past the last.)
+  index_t outside = R;
+  if (lane == 0) outside = q > 0 ? __ldg(a.vrow + q * 32 - 1) : -1;
+  if (lane == 31) outside = __ldg(a.vrow + q * 32 + 32);
+  T sum = acc;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const T o = __shfl_up_sync(full, sum, off);
+    const index_t key = __shfl_up_sync(full, R, off);
+    if (lane >= off && key == R) sum += o;
+  }
+  const index_t first_row = __shfl_sync(full, R, 0), last_row = __shfl_sync(full, R, 31);
+  const bool head_cut = __shfl_sync(full, outside, 0) == first_row;
+  const bool tail_cut = last_row < n && __shfl_sync(full, outside, 31) == last_row;  // warp-uniform
+  const index_t next = __shfl_down_sync(full, R, 1);
+  const bool seg_end = lane == 31 || next != R;  // this lane holds its row's sum over the slice
+  const bool is_tail = seg_end && tail_cut && R == last_row;
+  const bool is_head = seg_end && head_cut && R == first_row && !is_tail;
+  if (seg_end && !is_tail && !is_head && R < n) finish_row(xn, R, sum, rd, alpha, c, s);
+  const unsigned head_lane = __ballot_sync(full, is_head);
+  if (head_lane) {  // the row that began before this slice ends in it
+    const T h = __shfl_sync(full, sum, __ffs(head_lane) - 1);
+    if (lane == 0) a.head[q] = h;
+    contribute<coherent>(a, first_row, x, xn, alpha, c, personalized, v_uniform, s);
+  }
+  if (tail_cut) {  // the row goes on in the next slice
+    const T t = __shfl_sync(full, sum, 31);
+    if (lane == 0) a.tail[q] = t;
+    contribute<coherent>(a, last_row, x, xn, alpha, c, personalized, v_uniform, s);
+  }
+}
+
+// The first `count` entries of x into the block's shared hub: 16-byte loads,
+// up to 8 per thread in flight before any store (a plain copy loop waits on
+// each load in turn). count is a multiple of 32 (whole 16-byte vectors).
+template <bool coherent, class T>
+__device__ __forceinline__ void load_hub(T* hub, const T* x, int count) {
+  using vec = typename std::conditional<sizeof(T) == 4, float4, double2>::type;
+  const vec* src = reinterpret_cast<const vec*>(x);
+  vec* dst = reinterpret_cast<vec*>(hub);
+  const int vecs = count / static_cast<int>(sizeof(vec) / sizeof(T));
+  for (int base = threadIdx.x; base < vecs; base += 8 * step_threads) {
+    vec v[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      if (base + j * step_threads < vecs) v[j] = load_x<coherent>(src + base + j * step_threads);
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      if (base + j * step_threads < vecs) dst[base + j * step_threads] = v[j];
+  }
+}
+
+// One step's pull over the block's slices, x_k -> x_{k+1}, adding to s. The
+// hub (a.hub entries of x_k) is in shared memory and next_slice was set to
+// step_warps, both before a __syncthreads. Block b takes slices b, b + grid,
+// b + 2 grid, ...: every block gets the same mix of long and short rows. Its
+// warps take them in that order from the shared counter, the longest first
+// (rows are sorted by length).
+template <bool coherent, class T>
+__device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __restrict__ x,
+                                            T* __restrict__ xn, const T* hub, unsigned& next_slice,
+                                            double alpha, double c, bool personalized, double v_uniform,
+                                            step_sums& s) {
+  constexpr unsigned full = 0xffffffffu;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const index_t n = a.n;
+  const index_t grid = static_cast<index_t>(gridDim.x);
+  for (unsigned i = warp;;) {
+    const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * grid;
+    if (q >= a.slices) break;
+    unsigned grab = 0;
+    if (lane == 0) grab = atomicAdd(&next_slice, 1u);  // the next one, asked for now
+    const unsigned p0 = __ldg(a.slice_start + q), width = (__ldg(a.slice_start + q + 1) - p0) >> 5;
+    const index_t R = __ldg(a.vrow + q * 32 + lane);  // this lane's virtual row's row and length
+    const unsigned len = __ldg(a.vlen + q * 32 + lane);
+    // The lane's row's data, asked for now so that it arrives with the links.
+    row_data<T> rd{};
+    if (R < n) rd = load_row<coherent>(a, x, R, personalized, v_uniform);
+    // The lane's links: entry j of its virtual row at p0 + 32 j + lane (a warp
+    // reads 128 contiguous bytes per j), `unroll` loads in flight before the
+    // gathers, each one load from the hub or from x.
+    const index_t* __restrict__ cp = a.col + p0 + lane;
+    T acc = 0;
+    for (unsigned j = 0; j < width; j += unroll) {
+      index_t cj[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+        if (j + u < len) cj[u] = __ldcs(cp + (j + u) * 32);
+#pragma unroll
+      for (int u = 0; u < unroll; ++u)
+        if (j + u < len) {
+          if constexpr (coherent)
+            acc += cj[u] < a.hub ? hub[cj[u]] : __ldcg(x + cj[u]);
+          else
+            acc += *(cj[u] < a.hub ? hub + cj[u] : x + cj[u]);  // one generic load
+        }
+    }
+    finish_slice<coherent>(a, q, R, acc, rd, x, xn, alpha, c, personalized, v_uniform, s);
+    i = __shfl_sync(full, grab, 0);
+  }
+}
+
+// The block's sums, exactly (integers; then one conversion at the end of the
+// grid's sum), in warp 0. Every thread calls it; true in thread 0, whose s
+// then holds the block's totals.
+__device__ __forceinline__ bool block_sums(step_sums& s) {
+  constexpr unsigned full = 0xffffffffu;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  __shared__ cuda::detail::fixed60 warp_l1[step_warps], warp_dangling[step_warps];
+  for (int off = 16; off > 0; off >>= 1) {
+    s.l1 += __shfl_down_sync(full, s.l1, off);
+    s.dangling += __shfl_down_sync(full, s.dangling, off);
+  }
+  if (lane == 0) {
+    warp_l1[warp] = s.l1;
+    warp_dangling[warp] = s.dangling;
+  }
+  __syncthreads();
+  if (warp != 0) return false;
+  s.l1 = warp_l1[lane];  // step_warps == 32: one per lane
+  s.dangling = warp_dangling[lane];
+  for (int off = 16; off > 0; off >>= 1) {
+    s.l1 += __shfl_down_sync(full, s.l1, off);
+    s.dangling += __shfl_down_sync(full, s.dangling, off);
+  }
+  return lane == 0;
+}
+
+}  // namespace perron::pagerank_gpu

@@ -23,6 +23,7 @@
 
 #include "core/error.hpp"
 #include "io/inflate.hpp"
+#include "io/parallel_inflate.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -429,7 +430,8 @@ std::uint64_t size_hint_of(int fd, std::uint64_t size) {
 // and frees the one it had. Errors on the producer are rethrown by next().
 class gzip_windows final : public text_windows {
  public:
-  gzip_windows(const std::string& path, std::size_t window) : path_(path), window_(window) {
+  gzip_windows(const std::string& path, std::size_t window, unsigned threads, const gzip_tuning& tuning)
+      : path_(path), window_(window), threads_(threads), tuning_(tuning) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw_errno(path, errno);
     if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
@@ -451,6 +453,7 @@ class gzip_windows final : public text_windows {
     }
     cv_.notify_all();
     producer_.join();
+    if (map_) ::munmap(map_, map_size_);
     ::close(fd_);
   }
 
@@ -502,7 +505,11 @@ class gzip_windows final : public text_windows {
 
   std::string path_;
   std::size_t window_;
+  unsigned threads_;
+  gzip_tuning tuning_;
   int fd_ = -1;
+  void* map_ = nullptr;  // the compressed file, mapped for the parallel inflater
+  std::size_t map_size_ = 0;
   std::uint64_t hint_ = 0;
   read_stats stats_;
   text_buffer buf_[slots];
@@ -518,9 +525,43 @@ class gzip_windows final : public text_windows {
 void gzip_windows::produce_windows() {
   const auto start = std::chrono::steady_clock::now();
   double waited = 0;
-  gzip_inflater z(path_, [this](unsigned char* out, std::size_t n) {
-    return read_fully(fd_, reinterpret_cast<char*>(out), n, path_);
-  });
+  // A mapped file is inflated in parallel where it is large enough (the
+  // reader decides); pages behind the inflater are dropped as it goes, so
+  // the mapping does not grow the resident set by the whole file. A file
+  // that cannot be mapped is read piece by piece by the sequential inflater.
+  std::unique_ptr<parallel_gzip_reader> par;
+  std::unique_ptr<gzip_inflater> seq;
+  if (stats_.file_bytes > 0) {
+    map_size_ = static_cast<std::size_t>(stats_.file_bytes);
+    void* p = ::mmap(nullptr, map_size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (p != MAP_FAILED) {
+      map_ = p;
+      ::madvise(map_, map_size_, MADV_SEQUENTIAL);
+      parallel_inflate_options po;
+      po.threads = thread_count(threads_);
+      po.chunk_bytes = tuning_.chunk_bytes;
+      po.min_file_bytes = tuning_.min_file_bytes;
+      par = std::make_unique<parallel_gzip_reader>(path_, static_cast<const unsigned char*>(map_), map_size_,
+                                                   po);
+    }
+  }
+  if (!par)
+    seq = std::make_unique<gzip_inflater>(path_, [this](unsigned char* out, std::size_t n) {
+      return read_fully(fd_, reinterpret_cast<char*>(out), n, path_);
+    });
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::size_t dropped = 0;  // mapped bytes already given back
+  const auto inflate = [&](char* out, std::size_t room) {
+    if (!par) return seq->read(out, room);
+    const std::size_t got = par->read(out, room);
+    const std::size_t done = static_cast<std::size_t>(par->consumed_input()) / page * page;
+    if (done > dropped) {
+      ::madvise(static_cast<char*>(map_) + dropped, done - dropped, MADV_DONTNEED);
+      dropped = done;
+    }
+    return got;
+  };
+  const auto total_out = [&] { return par ? par->total_out() : seq->total_out(); };
   std::vector<char> carry;  // the partial last line of the previous window
   bool first = true;
   for (bool end = false; !end;) {
@@ -532,7 +573,7 @@ void gzip_windows::produce_windows() {
     if (carry.size() >= window_) b.reserve(carry.size() + window_);
     std::memcpy(b.mutable_data(), carry.data(), carry.size());
     const std::size_t room = b.capacity() - carry.size();
-    const std::size_t got = z.read(b.mutable_data() + carry.size(), room);
+    const std::size_t got = inflate(b.mutable_data() + carry.size(), room);
     end = got < room;
     std::size_t size = carry.size() + got, cut = size;
     if (!end) {
@@ -543,7 +584,7 @@ void gzip_windows::produce_windows() {
         cut = static_cast<std::size_t>(nl - b.data()) + 1;
       else if (!first)
         throw io_error(path_, "a line longer than " + std::to_string(window_ >> 20) +
-                                  " MiB after uncompressed byte " + std::to_string(z.total_out() - size) +
+                                  " MiB after uncompressed byte " + std::to_string(total_out() - size) +
                                   ": not Matrix Market or SNAP text");
     }
     carry.assign(b.data() + cut, b.data() + size);
@@ -556,14 +597,15 @@ void gzip_windows::produce_windows() {
       free_.push_back(k);
     }
   }
-  stats_.text_bytes = z.total_out();
+  stats_.text_bytes = total_out();
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - waited;
 }
 
 }  // namespace
 
-std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window) {
-  return std::make_unique<gzip_windows>(path, std::max<std::size_t>(window, 4096));
+std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window, unsigned threads,
+                                                const gzip_tuning& tuning) {
+  return std::make_unique<gzip_windows>(path, std::max<std::size_t>(window, 4096), threads, tuning);
 }
 
 bool is_gzip_file(const std::string& path) {

@@ -12,7 +12,6 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/inflate.hpp"
-#include "io/text_input.hpp"
 
 #if PERRON_HAVE_ISAL
 #include <isa-l/crc.h>
@@ -488,19 +487,27 @@ struct chunk_slot {
   unsigned char window[window_size];  // the bytes before it, once known
 };
 
+// The 32 KiB before the chunk after `c`: the end of c's window and bytes.
+void next_window(const chunk_slot& c, unsigned char* w) {
+  const std::size_t len = c.sym.size - window_size;
+  const std::size_t from_sym = std::min(len, window_size);
+  std::memmove(w, c.window + from_sym, window_size - from_sym);
+  resolve(c.sym.data + c.sym.size - from_sym, from_sym, c.window, w + window_size - from_sym);
+}
+
 }  // namespace
 
 struct parallel_gzip_reader::state {
   std::uint64_t bit = 0;              // the next block's first bit (a confirmed boundary)
   std::size_t window_len = 0;         // valid bytes at the end of `window`
   unsigned char window[window_size];  // the last 32 KiB handed out, at the end
-  std::uint32_t member_crc = 0;
+  std::uint32_t member_crc = 0;       // of the bytes handed out
   std::uint64_t member_size = 0;
   std::vector<std::unique_ptr<chunk_slot>> slots;
-  text_buffer out;  // the batch's bytes (malloc'ed: no zero fill)
-  std::size_t out_pos = 0;
-  bool member_done = false;
-  std::size_t member_end = 0;  // byte after the trailer
+  unsigned kept = 0;           // chunks of the batch
+  std::size_t batch_size = 0;  // its bytes
+  std::size_t batch_pos = 0;   // ... handed out so far
+  bool final = false;          // it ends the member
   std::atomic<bool> abort{false};
 };
 
@@ -540,7 +547,7 @@ void parallel_gzip_reader::fall_back(const char* why) {
   report_.fell_back = true;
   report_.why = why;
   skip_ = total_;
-  skip_crc_ = crc_;
+  skip_crc_ = s_->member_crc;
   s_.reset();
   mode_ = mode::sequential;
   seq_ = std::make_unique<gzip_inflater>(
@@ -581,7 +588,6 @@ void parallel_gzip_reader::start_tail(std::size_t member_end) {
 
 bool parallel_gzip_reader::run_batch() {
   state& st = *s_;
-  crc_ = st.member_crc;  // every batch before this one has been handed out
   const std::uint64_t n_bits = std::uint64_t(size_) * 8;
   const std::uint64_t first = st.bit / 8;
   // Chunk j covers nominal bytes [first + j*chunk, first + (j+1)*chunk); the
@@ -662,73 +668,77 @@ bool parallel_gzip_reader::run_batch() {
       }
     }
     kept = j + 1;
-    // The next chunk's window: the last 32 KiB of this one's window and bytes.
-    const std::size_t len = c.sym.size - window_size;
-    if (j + 1 < m) {
-      unsigned char* w = st.slots[j + 1]->window;
-      const std::size_t from_sym = std::min(len, window_size);
-      std::memcpy(w, c.window + from_sym, window_size - from_sym);
-      const std::uint16_t* s = c.sym.data + c.sym.size - from_sym;
-      unsigned char* d = w + window_size - from_sym;
-      for (std::size_t k = 0; k < from_sym; ++k)
-        d[k] = s[k] < 256 ? static_cast<unsigned char>(s[k]) : c.window[s[k] & 0x7fff];
-    }
+    if (j + 1 < m) next_window(c, st.slots[j + 1]->window);
     if (c.res.how == outcome::final) {
       final = true;
       break;
     }
   }
 
-  // Markers replaced and CRCs taken, chunk by chunk in parallel.
+  // Nothing is turned into bytes yet: read() does that straight into the
+  // caller's buffer, in parallel. Here only the bookkeeping for the next batch.
+  const chunk_slot& last = *st.slots[kept - 1];
+  next_window(last, st.window);
   std::size_t total = 0;
   for (unsigned j = 0; j < kept; ++j) {
     st.slots[j]->offset = total;
     total += st.slots[j]->sym.size - window_size;
   }
-  if (st.out.capacity() < total) st.out = text_buffer(total + total / 4);  // the old bytes are not needed
-  st.out.set_size(total);
-  st.out_pos = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(kept)
-  for (unsigned j = 0; j < kept; ++j) {
-    chunk_slot& c = *st.slots[j];
-    const std::uint16_t* s = c.sym.data + window_size;
-    const std::size_t len = c.sym.size - window_size;
-    auto* d = reinterpret_cast<unsigned char*>(st.out.mutable_data() + c.offset);
-    resolve(s, len, c.window, d);
-    c.crc = crc32_of(0, d, len);
-  }
-  for (unsigned j = 0; j < kept; ++j) {
-    const std::size_t len = st.slots[j]->sym.size - window_size;
-    st.member_crc =
-        static_cast<std::uint32_t>(crc32_combine(st.member_crc, st.slots[j]->crc, static_cast<z_off_t>(len)));
-    st.member_size += len;
-  }
-  const chunk_slot& last = *st.slots[kept - 1];
-  // The window for the next batch: the last 32 KiB of the output.
-  if (total >= window_size) {
-    std::memcpy(st.window, st.out.data() + total - window_size, window_size);
-  } else {
-    std::memmove(st.window, st.window + total, window_size - total);
-    std::memcpy(st.window + window_size - total, st.out.data(), total);
-  }
+  st.kept = kept;
+  st.batch_size = total;
+  st.batch_pos = 0;
   st.window_len = std::min<std::size_t>(window_size, st.window_len + total);
   st.bit = last.res.end;
+  st.final = final;
   consumed_ = static_cast<std::size_t>(st.bit / 8);
-  if (final) {
-    const std::size_t t = static_cast<std::size_t>((st.bit + 7) / 8);
-    if (t + 8 > size_ || le32(data_ + t) != st.member_crc ||
-        le32(data_ + t + 4) != static_cast<std::uint32_t>(st.member_size)) {
-      // Truncated or corrupt (or a bug here): the sequential inflater decides.
-      fall_back("the trailer does not match");
-      return false;
-    }
-    st.member_done = true;
-    st.member_end = t + 8;
-  } else if (st.bit >= n_bits) {
+  if (!final && st.bit >= n_bits) {
     fall_back("the data ends without a final block");
     return false;
   }
   return true;
+}
+
+// Bytes [batch_pos, batch_pos + n) of the batch into `out`: markers replaced
+// and CRC-32 taken in pieces, in parallel.
+void parallel_gzip_reader::hand_out(char* out, std::size_t n) {
+  state& st = *s_;
+  struct piece {
+    const std::uint16_t* sym;
+    std::size_t n;
+    const unsigned char* window;
+    unsigned char* out;
+    std::uint32_t crc;
+  };
+  std::vector<piece> pieces;
+  const std::size_t step = std::max<std::size_t>(std::size_t(64) << 10, n / (2 * threads_) + 1);
+  std::size_t pos = st.batch_pos, end = st.batch_pos + n;
+  for (unsigned j = 0; j < st.kept && pos < end; ++j) {
+    const chunk_slot& c = *st.slots[j];
+    const std::size_t len = c.sym.size - window_size;
+    if (pos >= c.offset + len) continue;
+    for (; pos < std::min(end, c.offset + len); pos += step) {
+      const std::size_t k = std::min({step, end - pos, c.offset + len - pos});
+      pieces.push_back({c.sym.data + window_size + (pos - c.offset), k, c.window,
+                        reinterpret_cast<unsigned char*>(out) + (pos - st.batch_pos), 0});
+      if (k < step) {
+        pos += k;
+        break;
+      }
+    }
+  }
+  const auto count = static_cast<std::int64_t>(pieces.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_) if (count > 1)
+  for (std::int64_t k = 0; k < count; ++k) {
+    piece& p = pieces[static_cast<std::size_t>(k)];
+    resolve(p.sym, p.n, p.window, p.out);
+    p.crc = crc32_of(0, p.out, p.n);
+  }
+  for (const piece& p : pieces) {
+    st.member_crc =
+        static_cast<std::uint32_t>(crc32_combine(st.member_crc, p.crc, static_cast<z_off_t>(p.n)));
+    st.member_size += p.n;
+  }
+  st.batch_pos += n;
 }
 
 std::size_t parallel_gzip_reader::read_sequential(char* out, std::size_t room) {
@@ -762,16 +772,23 @@ std::size_t parallel_gzip_reader::read(char* out, std::size_t room) {
       break;
     }
     state& st = *s_;
-    if (st.out_pos < st.out.size()) {
-      const std::size_t k = std::min(room - done, st.out.size() - st.out_pos);
-      std::memcpy(out + done, st.out.data() + st.out_pos, k);
-      st.out_pos += k;
+    if (st.batch_pos < st.batch_size) {
+      const std::size_t k = std::min(room - done, st.batch_size - st.batch_pos);
+      hand_out(out + done, k);
       done += k;
       total_ += k;
       continue;
     }
-    if (st.member_done) {
-      start_tail(st.member_end);
+    if (st.final) {
+      // The whole member is handed out: its trailer must agree, else (corrupt,
+      // truncated, or a bug here) the sequential inflater decides.
+      const std::size_t t = static_cast<std::size_t>((st.bit + 7) / 8);
+      if (t + 8 > size_ || le32(data_ + t) != st.member_crc ||
+          le32(data_ + t + 4) != static_cast<std::uint32_t>(st.member_size)) {
+        fall_back("the trailer does not match");
+        continue;
+      }
+      start_tail(t + 8);
       continue;
     }
     run_batch();

@@ -73,10 +73,10 @@ class parallel_gzip_reader {
   std::uint32_t skip_crc_ = 0;          // ... and their CRC-32, checked when dropped
   std::uint64_t total_ = 0;
   std::uint64_t consumed_ = 0;
-  std::uint32_t crc_ = 0;  // CRC-32 of what the batches before the current one handed out
   enum class mode { parallel, sequential, done } mode_ = mode::sequential;
 
-  bool run_batch();  // false: fell back or ended
+  bool run_batch();  // false: fell back
+  void hand_out(char* out, std::size_t n);
   void fall_back(const char* why);
   void start_tail(std::size_t member_end);
   std::size_t read_sequential(char* out, std::size_t room);

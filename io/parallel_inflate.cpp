@@ -532,7 +532,8 @@ parallel_gzip_reader::parallel_gzip_reader(std::string name, const unsigned char
                            : std::clamp<std::size_t>(size / std::max(1u, threads_), std::size_t(128) << 10,
                                                      std::size_t(512) << 10);
   const std::size_t header = gzip_header_end(data, size);
-  if (threads_ > 1 && size >= min_bytes && header != 0) {
+  const unsigned min_threads = std::max(2u, opt.min_threads ? opt.min_threads : 6u);
+  if (threads_ >= min_threads && size >= min_bytes && header != 0) {
     s_ = std::make_unique<state>();
     s_->bit = std::uint64_t(header) * 8;
     for (unsigned k = 0; k < threads_; ++k) s_->slots.push_back(std::make_unique<chunk_slot>());

@@ -137,9 +137,12 @@ class whole_text final : public text_windows {
 // threads (0: all) when it is large enough (io/parallel_inflate.hpp); tests
 // pass tiny chunk sizes through `tuning`.
 constexpr std::size_t default_window = std::size_t(8) << 20;
+// The environment variable PERRON_PARALLEL_GUNZIP=0 turns the parallel
+// inflater off, =1 on from 2 threads (default: from 6 threads), for comparing.
 struct gzip_tuning {
   std::size_t chunk_bytes = 0;       // 0: chosen from the size and threads
   std::uint64_t min_file_bytes = 0;  // 0: the default (1 MiB)
+  unsigned min_threads = 0;          // 0: the default (6)
 };
 std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = default_window,
                                                 unsigned threads = 0, const gzip_tuning& tuning = {});

@@ -85,6 +85,7 @@ result parallel_gunzip(const std::string& gz, unsigned threads, std::size_t chun
   opt.threads = threads;
   opt.chunk_bytes = chunk;
   opt.min_file_bytes = 1;
+  opt.min_threads = 2;
   try {
     parallel_gzip_reader z("t.gz", reinterpret_cast<const unsigned char*>(gz.data()), gz.size(), opt);
     std::size_t piece = 1000;
@@ -223,7 +224,7 @@ TEST(io_gzip_parallel, OneThreadAndSmallInputGoSequential) {
   EXPECT_FALSE(one.report.parallel);
   EXPECT_TRUE(one.text == zlib_gunzip(gz));
   parallel_inflate_options opt;
-  opt.threads = 4;  // default minimum size (1 MiB) not reached
+  opt.threads = 8;  // default minimum size (1 MiB) not reached
   parallel_gzip_reader z("t.gz", reinterpret_cast<const unsigned char*>(gz.data()), gz.size(), opt);
   EXPECT_FALSE(z.report().parallel);
 }
@@ -273,6 +274,7 @@ void write_gz(const std::string& path, const std::vector<std::pair<std::string, 
 TEST_F(io_gzip_parallel_windows, BombAndBlankRunStayBounded) {
   io::detail::gzip_tuning tune;
   tune.min_file_bytes = 1;
+  tune.min_threads = 2;
   const std::string bomb = path("bomb.mtx.gz");
   write_gz(bomb, {{std::string(1 << 20, '\0'), 256}});
   const std::string blanks = path("blanks.mtx.gz");
@@ -321,6 +323,7 @@ TEST_F(io_gzip_parallel_windows, ParsedMatrixUnchanged) {
   io::detail::gzip_tuning tune;
   tune.chunk_bytes = 4096;
   tune.min_file_bytes = 1;
+  tune.min_threads = 2;
   auto w = io::detail::open_gzip_windows(f, 65536, 3, tune);
   const io::mm_matrix streamed = io::detail::parse_matrix_market_windows(*w, f, {});
   EXPECT_EQ(streamed.matrix.row_idx, whole.matrix.row_idx);

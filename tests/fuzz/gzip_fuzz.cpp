@@ -20,6 +20,7 @@ std::string parallel_verdict(const std::uint8_t* data, std::size_t size, std::si
   opt.threads = threads;
   opt.chunk_bytes = chunk;
   opt.min_file_bytes = 1;
+  opt.min_threads = 2;
   try {
     perron::io::detail::parallel_gzip_reader z("fuzz.gz", data, size, opt);
     char buf[4096];

@@ -352,7 +352,7 @@ decode_result inflate_symbols(const unsigned char* in, std::size_t n, std::uint6
           }
           o = out.data + out.size;
           o_end = out.data + out.cap;
-          if (b.overrun()) return r;
+          if (b.overrun() || abort.load(std::memory_order_relaxed)) return r;
         }
         b.refill();
         int s = lit->decode(b);
@@ -600,18 +600,22 @@ bool parallel_gzip_reader::run_batch() {
   state& st = *s_;
   const std::uint64_t n_bits = std::uint64_t(size_) * 8;
   const std::uint64_t first = st.bit / 8;
+  // The first batch in small chunks: a gzip bomb (every chunk past its cap)
+  // then costs threads * 4 MiB before the sequential inflater takes over, and
+  // the first window (the banner check) comes sooner.
+  const std::size_t chunk = report_.batches == 0 ? std::min(chunk_, std::size_t(128) << 10) : chunk_;
   // Chunk j covers nominal bytes [first + j*chunk, first + (j+1)*chunk); the
   // last chunk of the batch stops at the first boundary past the batch.
   std::vector<std::uint64_t> nominal;
   for (unsigned j = 0; j <= threads_; ++j)
-    nominal.push_back(std::min<std::uint64_t>(first + std::uint64_t(j) * chunk_, size_));
+    nominal.push_back(std::min<std::uint64_t>(first + std::uint64_t(j) * chunk, size_));
   unsigned m = 1;
   while (m < threads_ && nominal[m] < size_) ++m;
   // Symbols a chunk may hold: twice what Matrix Market text compresses to
   // (3.4:1 for rmat20, 5.6 for cnr-2000, 6.7 for cage11); past it (a gzip
   // bomb, a run of blanks) the sequential inflater takes over, whose windows
   // bound memory. So a batch holds at most threads * 12 * chunk symbols.
-  const std::size_t limit = std::max<std::size_t>(chunk_ * 12, std::size_t(2) << 20);
+  const std::size_t limit = std::max<std::size_t>(chunk * 12, std::size_t(2) << 20);
   st.abort = false;
   const auto attempt = [&](chunk_slot& c, std::uint64_t start, const unsigned char* window,
                            std::size_t valid) {

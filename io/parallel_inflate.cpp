@@ -117,7 +117,8 @@ struct huffman {
   int max_len = 0;
 
   // Returns the Kraft slack: 0 complete, > 0 incomplete, < 0 over-subscribed.
-  int build(const std::uint8_t* len, int n) {
+  // `tables` false: only the counts and the slack (the block finder's check).
+  int build(const std::uint8_t* len, int n, bool tables = true) {
     std::memset(count, 0, sizeof count);
     for (int s = 0; s < n; ++s) ++count[len[s]];
     count[0] = 0;
@@ -129,6 +130,7 @@ struct huffman {
       if (left < 0) return left;
       if (count[l]) max_len = l;
     }
+    if (!tables) return left;
     std::uint16_t offs[16];
     offs[1] = 0;
     for (int l = 1; l < 15; ++l) offs[l + 1] = static_cast<std::uint16_t>(offs[l] + count[l]);
@@ -249,9 +251,9 @@ bool read_dynamic(bit_reader& b, huffman& lit, huffman& dist, bool strict) {
     k += rep;
   }
   if (len[256] == 0) return false;
-  const int l = lit.build(len, nlit);
+  const int l = lit.build(len, nlit, !strict);
   if (l < 0 || (l > 0 && (strict || lit.max_len != 1))) return false;
-  const int d = dist.build(len + nlit, ndist);
+  const int d = dist.build(len + nlit, ndist, !strict);
   if (d < 0 || (d > 0 && dist.max_len > 1)) return false;
   if (strict && d > 0 && dist.max_len == 0) return false;
   return !b.overrun();
@@ -412,27 +414,40 @@ std::uint64_t boundary_key(const unsigned char* in, std::size_t n, std::uint64_t
 std::uint64_t find_block(const unsigned char* in, std::size_t n, std::uint64_t from, std::uint64_t to) {
   to = std::min<std::uint64_t>(to, std::uint64_t(n) * 8);
   huffman lit, dist;
-  for (std::uint64_t b = from; b < to; ++b) {
-    const std::uint64_t w = load64(in, n, static_cast<std::size_t>(b >> 3)) >> (b & 7);  // >= 57 bits
-    if ((w & 7) == 4) {                                                                  // BFINAL 0, BTYPE 2
-      if (((w >> 3) & 31) <= 29 && ((w >> 8) & 31) <= 29) {
-        const unsigned ncl = static_cast<unsigned>((w >> 13) & 15) + 4;
-        const std::uint64_t c = load64(in, n, static_cast<std::size_t>((b + 17) >> 3)) >> ((b + 17) & 7);
-        unsigned kraft = 0, used = 0;
-        for (unsigned k = 0; k < ncl; ++k) {
-          const unsigned l = (c >> (3 * k)) & 7;
-          if (l) kraft += 128u >> l, ++used;
+  // 32 bit positions at a time: a mask of those whose first 13 bits could
+  // start a dynamic block (BFINAL 0, BTYPE 2, HLIT and HDIST at most 29: not
+  // 1111x) or a stored one (three zero bits ending at a byte), then the
+  // survivors one by one in order.
+  for (std::uint64_t base = from & ~std::uint64_t(7); base < to; base += 32) {
+    const std::uint64_t w = load64(in, n, static_cast<std::size_t>(base >> 3));
+    std::uint64_t dyn = ~w & ~(w >> 1) & (w >> 2);
+    dyn &= ~((w >> 4) & (w >> 5) & (w >> 6) & (w >> 7)) & ~((w >> 9) & (w >> 10) & (w >> 11) & (w >> 12));
+    const std::uint64_t stored = ~w & ~(w >> 1) & ~(w >> 2) & 0x20202020u;  // positions 8p - 3
+    std::uint64_t m = (dyn | stored) & 0xffffffffu;
+    if (base < from) m &= ~std::uint64_t(0) << (from - base);
+    if (to - base < 32) m &= (std::uint64_t(1) << (to - base)) - 1;
+    for (; m != 0; m &= m - 1) {
+      const unsigned k = static_cast<unsigned>(__builtin_ctzll(m));
+      const std::uint64_t b = base + k;
+      if ((stored >> k) & 1) {
+        const std::size_t p = static_cast<std::size_t>((b + 3) >> 3);
+        if (p + 4 <= n) {
+          const unsigned len = in[p] | unsigned(in[p + 1]) << 8, nlen = in[p + 2] | unsigned(in[p + 3]) << 8;
+          if (len == (~nlen & 0xffffu) && p + 4 + len <= n) return b;
         }
-        if (kraft == 128 && used > 1) {
-          bit_reader r(in, n, b + 3);
-          if (read_dynamic(r, lit, dist, true)) return b;
-        }
+        continue;
       }
-    } else if ((w & 7) == 0 && ((b + 3) & 7) == 0) {
-      const std::size_t p = static_cast<std::size_t>((b + 3) >> 3);
-      if (p + 4 <= n) {
-        const unsigned len = in[p] | unsigned(in[p + 1]) << 8, nlen = in[p + 2] | unsigned(in[p + 3]) << 8;
-        if (len == (~nlen & 0xffffu) && p + 4 + len <= n) return b;
+      const std::uint64_t h = load64(in, n, static_cast<std::size_t>(b >> 3)) >> (b & 7);
+      const unsigned ncl = static_cast<unsigned>((h >> 13) & 15) + 4;
+      const std::uint64_t c = load64(in, n, static_cast<std::size_t>((b + 17) >> 3)) >> ((b + 17) & 7);
+      unsigned kraft = 0, used = 0;
+      for (unsigned i = 0; i < ncl; ++i) {
+        const unsigned l = (c >> (3 * i)) & 7;
+        if (l) kraft += 128u >> l, ++used;
+      }
+      if (kraft == 128 && used > 1) {
+        bit_reader r(in, n, b + 3);
+        if (read_dynamic(r, lit, dist, true)) return b;
       }
     }
   }

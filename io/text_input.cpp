@@ -598,7 +598,7 @@ std::size_t gzip_windows::inflate(char* out, std::size_t room) {
 // nothing; `end` is set once the text has ended.
 bool gzip_windows::fill(text_buffer& b, bool& end) {
   if (carry_.size() >= window_) b.reserve(carry_.size() + window_);
-  std::memcpy(b.mutable_data(), carry_.data(), carry_.size());
+  if (!carry_.empty()) std::memcpy(b.mutable_data(), carry_.data(), carry_.size());
   const std::size_t room = b.capacity() - carry_.size();
   const std::size_t got = inflate(b.mutable_data() + carry_.size(), room);
   end = got < room;

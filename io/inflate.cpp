@@ -81,8 +81,12 @@ struct gzip_inflater::engine {
 const char* gzip_inflater::backend() { return "zlib"; }
 #endif
 
-gzip_inflater::gzip_inflater(std::string name, pull_fn pull)
-    : engine_(new engine), name_(std::move(name)), pull_(std::move(pull)), in_(new unsigned char[in_piece]) {}
+gzip_inflater::gzip_inflater(std::string name, pull_fn pull, std::size_t already_out)
+    : engine_(new engine),
+      name_(std::move(name)),
+      pull_(std::move(pull)),
+      in_(new unsigned char[in_piece]),
+      total_(already_out) {}
 
 gzip_inflater::~gzip_inflater() = default;
 

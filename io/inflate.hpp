@@ -14,9 +14,10 @@ namespace perron::io::detail {
 class gzip_inflater {
  public:
   // `pull(buffer, n)` fills up to n compressed bytes and returns how many (0 at
-  // the end of the input); `name` is used in errors.
+  // the end of the input); `name` is used in errors, which count
+  // uncompressed bytes from `already_out` (the members before, read elsewhere).
   using pull_fn = std::function<std::size_t(unsigned char*, std::size_t)>;
-  gzip_inflater(std::string name, pull_fn pull);
+  gzip_inflater(std::string name, pull_fn pull, std::size_t already_out = 0);
   ~gzip_inflater();
   gzip_inflater(const gzip_inflater&) = delete;
   gzip_inflater& operator=(const gzip_inflater&) = delete;
@@ -24,7 +25,7 @@ class gzip_inflater {
   // Inflates into [out, out + room); returns the bytes written, fewer than
   // `room` only at the end of the last member (0 once it has ended).
   std::size_t read(char* out, std::size_t room);
-  std::size_t total_out() const { return total_; }
+  std::size_t total_out() const { return total_; }  // including already_out
 
   static const char* backend();  // "isa-l" or "zlib"
 

@@ -270,7 +270,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
 
 snap_graph read_snap(const std::string& path, const read_options& opt) {
   if (detail::is_gzip_file(path)) {
-    const auto windows = detail::open_gzip_windows(path);
+    const auto windows = detail::open_gzip_windows(path, detail::default_window, opt.threads);
     return detail::parse_snap_windows(*windows, path, opt);
   }
   const auto text = detail::read_file(path, detail::thread_count(opt.threads));

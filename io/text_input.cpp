@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -23,6 +24,7 @@
 
 #include "core/error.hpp"
 #include "io/inflate.hpp"
+#include "io/parallel_inflate.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -467,13 +469,22 @@ std::uint64_t size_hint_of(int fd, std::uint64_t size) {
                                   std::uint32_t(t[3]) << 24);
 }
 
-// Producer / consumer over three window buffers: the producer thread inflates
-// into a free buffer, cuts it after its last newline (the rest starts the next
-// window), and queues it; next() hands the oldest queued window to the parser
-// and frees the one it had. Errors on the producer are rethrown by next().
+// Two ways to make the windows of a gzip file, by what inflates it:
+// - the sequential inflater (a small file, one thread, or a file that cannot
+//   be mapped): producer / consumer over three window buffers. The producer
+//   thread inflates into a free buffer, cuts it after its last newline (the
+//   rest starts the next window) and queues it; next() hands the oldest queued
+//   window to the parser and frees the one it had; errors on the producer are
+//   rethrown by next(). The parse leaves a core to the producer.
+// - the parallel inflater (io/parallel_inflate.hpp): next() itself inflates
+//   the next window, its OpenMP threads the parser's own pool. Inflating and
+//   parsing take turns on all cores instead of two thread teams fighting over
+//   them (idle OpenMP threads spin, so a second team would steal the first's
+//   cores).
 class gzip_windows final : public text_windows {
  public:
-  gzip_windows(const std::string& path, std::size_t window) : path_(path), window_(window) {
+  gzip_windows(const std::string& path, std::size_t window, unsigned threads, const gzip_tuning& tuning)
+      : path_(path), window_(window) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw_errno(path, errno);
     if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
@@ -482,6 +493,35 @@ class gzip_windows final : public text_windows {
     stats_.file_bytes = static_cast<std::uint64_t>(st.st_size);
     stats_.gzip = true;
     hint_ = size_hint_of(fd_, stats_.file_bytes);
+    // Mapped, the file can be inflated in parallel where it is large enough
+    // (the reader decides); pages behind the inflater are dropped as it goes,
+    // so the mapping does not grow the resident set by the whole file.
+    if (S_ISREG(st.st_mode) && stats_.file_bytes > 0) {
+      map_size_ = static_cast<std::size_t>(stats_.file_bytes);
+      void* p = ::mmap(nullptr, map_size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+      if (p != MAP_FAILED) {
+        map_ = p;
+        ::madvise(map_, map_size_, MADV_SEQUENTIAL);
+        parallel_inflate_options po;
+        po.threads = thread_count(threads);
+        po.chunk_bytes = tuning.chunk_bytes;
+        po.min_file_bytes = tuning.min_file_bytes;
+        po.min_threads = tuning.min_threads;
+        if (const char* e = std::getenv("PERRON_PARALLEL_GUNZIP"); e && *e)
+          po.min_threads = std::strcmp(e, "0") == 0 ? UINT_MAX : 2;
+        par_ = std::make_unique<parallel_gzip_reader>(path_, static_cast<const unsigned char*>(map_),
+                                                      map_size_, po);
+      }
+    }
+    if (par_ && par_->report().parallel) {
+      inline_ = true;
+      buf_[0].reserve(window_);
+      return;
+    }
+    if (!par_)
+      seq_ = std::make_unique<gzip_inflater>(path_, [this](unsigned char* out, std::size_t n) {
+        return read_fully(fd_, reinterpret_cast<char*>(out), n, path_);
+      });
     for (int k = 0; k < slots; ++k) {
       buf_[k].reserve(window_);
       free_.push_back(k);
@@ -489,16 +529,30 @@ class gzip_windows final : public text_windows {
     producer_ = std::thread([this] { produce(); });
   }
   ~gzip_windows() override {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
+    if (producer_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        stop_ = true;
+      }
+      cv_.notify_all();
+      producer_.join();
     }
-    cv_.notify_all();
-    producer_.join();
+    par_.reset();
+    if (map_) ::munmap(map_, map_size_);
     ::close(fd_);
   }
 
   std::string_view next() override {
+    if (inline_) {
+      if (ended_) return {};
+      const auto start = std::chrono::steady_clock::now();
+      // Empty windows (all carry) are skipped; the end comes as an empty view.
+      while (!ended_ && !fill(buf_[0], ended_)) {
+      }
+      stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (ended_) stats_.text_bytes = total_out();
+      return buf_[0].view();
+    }
     std::unique_lock<std::mutex> lock(m_);
     if (held_ >= 0) free_.push_back(std::exchange(held_, -1));
     cv_.notify_all();
@@ -512,7 +566,7 @@ class gzip_windows final : public text_windows {
     return buf_[held_].view();
   }
   const read_stats& stats() const override { return stats_; }
-  unsigned busy_threads() const override { return 1; }
+  unsigned busy_threads() const override { return inline_ ? 0 : 1; }
   std::uint64_t size_hint() const override { return hint_; }
 
  private:
@@ -543,10 +597,22 @@ class gzip_windows final : public text_windows {
     cv_.notify_all();
   }
   void produce_windows();
+  std::size_t inflate(char* out, std::size_t room);
+  std::uint64_t total_out() const { return par_ ? par_->total_out() : seq_->total_out(); }
+  bool fill(text_buffer& b, bool& end);
 
   std::string path_;
   std::size_t window_;
   int fd_ = -1;
+  void* map_ = nullptr;  // the compressed file, mapped for the parallel inflater
+  std::size_t map_size_ = 0;
+  std::size_t dropped_ = 0;  // mapped bytes already given back
+  std::unique_ptr<parallel_gzip_reader> par_;
+  std::unique_ptr<gzip_inflater> seq_;
+  bool inline_ = false;  // next() inflates (parallel), no producer thread
+  bool ended_ = false;
+  std::vector<char> carry_;  // the partial last line of the previous window
+  bool first_ = true;
   std::uint64_t hint_ = 0;
   read_stats stats_;
   text_buffer buf_[slots];
@@ -559,55 +625,69 @@ class gzip_windows final : public text_windows {
   std::thread producer_;
 };
 
+std::size_t gzip_windows::inflate(char* out, std::size_t room) {
+  if (!par_) return seq_->read(out, room);
+  const std::size_t got = par_->read(out, room);
+  static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t done = static_cast<std::size_t>(par_->consumed_input()) / page * page;
+  if (done > dropped_) {
+    ::madvise(static_cast<char*>(map_) + dropped_, done - dropped_, MADV_DONTNEED);
+    dropped_ = done;
+  }
+  return got;
+}
+
+// One window into `b`: the carried partial line, then inflated text up to
+// the window's size, cut after its last newline. Returns false when it holds
+// nothing; `end` is set once the text has ended.
+bool gzip_windows::fill(text_buffer& b, bool& end) {
+  if (carry_.size() >= window_) b.reserve(carry_.size() + window_);
+  if (!carry_.empty()) std::memcpy(b.mutable_data(), carry_.data(), carry_.size());
+  const std::size_t room = b.capacity() - carry_.size();
+  const std::size_t got = inflate(b.mutable_data() + carry_.size(), room);
+  end = got < room;
+  std::size_t size = carry_.size() + got, cut = size;
+  if (!end) {
+    const char* nl = static_cast<const char*>(::memrchr(b.data(), '\n', size));
+    // The first window goes out whole even without a newline: its header
+    // check fails with the format's own message (a gzip bomb of zeros).
+    if (nl)
+      cut = static_cast<std::size_t>(nl - b.data()) + 1;
+    else if (!first_)
+      throw io_error(path_, "a line longer than " + std::to_string(window_ >> 20) +
+                                " MiB after uncompressed byte " + std::to_string(total_out() - size) +
+                                ": not Matrix Market or SNAP text");
+  }
+  carry_.assign(b.data() + cut, b.data() + size);
+  b.set_size(cut);
+  first_ = false;
+  return cut > 0;
+}
+
 void gzip_windows::produce_windows() {
   const auto start = std::chrono::steady_clock::now();
   double waited = 0;
-  gzip_inflater z(path_, [this](unsigned char* out, std::size_t n) {
-    return read_fully(fd_, reinterpret_cast<char*>(out), n, path_);
-  });
-  std::vector<char> carry;  // the partial last line of the previous window
-  bool first = true;
   for (bool end = false; !end;) {
     const auto wait_start = std::chrono::steady_clock::now();
     const int k = take_free();
     waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
     if (k < 0) return;
-    text_buffer& b = buf_[k];
-    if (carry.size() >= window_) b.reserve(carry.size() + window_);
-    std::memcpy(b.mutable_data(), carry.data(), carry.size());
-    const std::size_t room = b.capacity() - carry.size();
-    const std::size_t got = z.read(b.mutable_data() + carry.size(), room);
-    end = got < room;
-    std::size_t size = carry.size() + got, cut = size;
-    if (!end) {
-      const char* nl = static_cast<const char*>(::memrchr(b.data(), '\n', size));
-      // The first window goes out whole even without a newline: its header
-      // check fails with the format's own message (a gzip bomb of zeros).
-      if (nl)
-        cut = static_cast<std::size_t>(nl - b.data()) + 1;
-      else if (!first)
-        throw io_error(path_, "a line longer than " + std::to_string(window_ >> 20) +
-                                  " MiB after uncompressed byte " + std::to_string(z.total_out() - size) +
-                                  ": not Matrix Market or SNAP text");
-    }
-    carry.assign(b.data() + cut, b.data() + size);
-    b.set_size(cut);
-    first = false;
-    if (cut > 0)
+    if (fill(buf_[k], end)) {
       queue(k);
-    else {
+    } else {
       std::lock_guard<std::mutex> lock(m_);
       free_.push_back(k);
     }
   }
-  stats_.text_bytes = z.total_out();
+  stats_.text_bytes = total_out();
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - waited;
 }
 
 }  // namespace
 
-std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window) {
-  return std::make_unique<gzip_windows>(path, std::max<std::size_t>(window, 4096));
+std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window, unsigned threads,
+                                                const gzip_tuning& tuning) {
+  return std::make_unique<gzip_windows>(path, std::max<std::size_t>(window, 4096), threads, tuning);
 }
 
 bool is_gzip_file(const std::string& path) {

@@ -93,7 +93,8 @@ struct read_stats {
 };
 
 // Text handed to a parser in windows of whole lines: a plain file is one
-// window; a gzip file is inflated window by window on a second thread while
+// window; a gzip file is inflated window by window on a second thread (and,
+// for a large file, its helpers; io/parallel_inflate.hpp) while
 // the parser works on the window before (so memory holds a few windows, not
 // the whole text, and a bad header is found in the first window).
 class text_windows {
@@ -132,9 +133,19 @@ class whole_text final : public text_windows {
 
 // Windows of about `window` bytes of the inflated gzip file `path` (io_error
 // for a missing, corrupt or truncated file, or for a line longer than a
-// window past the first one).
+// window past the first one). The file is inflated in parallel by `threads`
+// threads (0: all) when it is large enough (io/parallel_inflate.hpp); tests
+// pass tiny chunk sizes through `tuning`.
 constexpr std::size_t default_window = std::size_t(8) << 20;
-std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = default_window);
+// The environment variable PERRON_PARALLEL_GUNZIP=0 turns the parallel
+// inflater off, =1 on from 2 threads (default: from 6 threads), for comparing.
+struct gzip_tuning {
+  std::size_t chunk_bytes = 0;       // 0: chosen from the size and threads
+  std::uint64_t min_file_bytes = 0;  // 0: the default (1 MiB)
+  unsigned min_threads = 0;          // 0: the default (6)
+};
+std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = default_window,
+                                                unsigned threads = 0, const gzip_tuning& tuning = {});
 
 // True when `path` is a regular file starting with the gzip magic number.
 bool is_gzip_file(const std::string& path);

@@ -142,9 +142,9 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
       "pulling over the pattern of an unweighted graph with the update fused, vertices relabelled by "
       "in-degree; faster per iteration on power-law graphs, cheaper to set up) | persistent (the "
       "fused pull's iterations in one kernel per solve: no relaunch per iteration) | auto (for an "
-      "unweighted graph with no --kernel named: fused from " +
-      std::to_string(fused_min_links) + " links on, but spmv in float when every vertex has fewer than " +
-      std::to_string(fused_min_in_degree_float) + " in-links; spmv below, and for weighted graphs)")
+      "unweighted graph with no --kernel named: when every vertex has fewer than " +
+      std::to_string(short_rows_in_degree) + " in-links, fused in double and spmv in float; else fused from " +
+      std::to_string(fused_min_links) + " links on and spmv below; spmv for weighted graphs)")
          .c_str())
     ("loop", po::value(&e.loop)->default_value(std::string(name(opt.loop))),
      "GPU convergence loop: graph-while (CUDA graph with a conditional WHILE node, one host sync "

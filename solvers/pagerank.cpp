@@ -165,12 +165,14 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (kernel) return {pagerank_pull::spmv, "auto pull: spmv, a kernel was named"};
   if (!f.pattern) return {pagerank_pull::spmv, "auto pull: spmv, a weighted graph"};
   const std::string size = std::to_string(f.links) + " links";
+  if (f.max_in_degree < short_rows_in_degree) {
+    const std::string rows = "every row short (max in-degree " + std::to_string(f.max_in_degree) + " < " +
+                             std::to_string(short_rows_in_degree) + ")";
+    if (f.value_bytes == 4) return {pagerank_pull::spmv, "auto pull: spmv, float with " + rows};
+    return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
+  }
   if (f.links < fused_min_links)
     return {pagerank_pull::spmv, "auto pull: spmv, " + size + " < " + std::to_string(fused_min_links)};
-  if (f.value_bytes == 4 && f.max_in_degree < fused_min_in_degree_float)
-    return {pagerank_pull::spmv, "auto pull: spmv, float with every row short (max in-degree " +
-                                     std::to_string(f.max_in_degree) + " < " +
-                                     std::to_string(fused_min_in_degree_float) + ")"};
   return {pagerank_pull::fused, "auto pull: fused, " + size + " >= " + std::to_string(fused_min_links)};
 }
 

@@ -106,26 +106,29 @@ template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g);
 
 // The rule of `automatic`, fitted on the corpus of docs/PERFORMANCE.md
-// ("PageRank corpus (issue 17)": 61 graphs, shared and generated, 10^2-10^8
+// ("PageRank corpus (issue 17)": 61 graphs, shared and generated, 10^1-10^8
 // links, float and double, H100) and checked on all of it:
-//  - below fused_min_links links the SpMV pull (auto's kernel): P^T and x
-//    sit in L2, a step is a few microseconds of fixed costs, and the fused
-//    pull's per-step extras (the hub copy into shared memory, slice
+//  - when every row is short (max in-degree below short_rows_in_degree:
+//    grids, chains, meshes, circuits), the precision decides: the fused
+//    pull streams 4 bytes per link where the SpMV pull streams 4 + sizeof(T);
+//    in double that saving wins at every size, in float the fused pull's
+//    per-row work (segmented scan, row update) costs more than it saves
+//    (the SpMV pull 0.67-0.86x its time per step on the large ones);
+//  - otherwise, below fused_min_links links the SpMV pull (auto's kernel):
+//    P^T and x sit in L2, a step is a few microseconds of fixed costs, and
+//    the fused pull's per-step extras (the hub copy into shared memory, slice
 //    scheduling, cut-row counters) cost more than its saved value bytes;
-//  - from there on the fused pull: it streams 4 bytes per link instead of
-//    4 + sizeof(T), and its in-degree order keeps the gathers local
-//    (0.43-0.90x the SpMV pull's time per step on every such graph but
-//    the next case);
-//  - except in float when every row is short (max in-degree below
-//    fused_min_in_degree_float: grids, chains, meshes), where the fused
-//    pull's per-row work (segmented scan, row update) outweighs the 4 bytes
-//    per link it saves (the SpMV pull 0.67-0.86x its time per step).
-// On the corpus this is within 5% of the best pull per step in 110 of 122
-// (graph, precision) cases, at worst 1.16x. The persistent pull is never
-// chosen: slower than the SpMV pull on every graph up to 1 M links (9.8-14.3
-// against 7.0-13.7 us per step) and than the fused pull beyond.
+//  - from fused_min_links on the fused pull: fewer bytes per link, and its
+//    in-degree order keeps the gathers local (0.43-0.90x the SpMV pull's
+//    time per step on every such graph).
+// On the corpus the choice is within 5% of the better pull per step in 106
+// of 122 (graph, precision) cases, at worst 1.23x (the misses sit near
+// 10^6 links, where the two cross: an in-process trial there is left to do).
+// The persistent pull is never chosen: slower than the SpMV pull on every
+// graph up to 1 M links (9.8-14.3 against 7.0-13.7 us per step) and than
+// the fused pull beyond.
 inline constexpr std::size_t fused_min_links = 1'000'000;
-inline constexpr index_t fused_min_in_degree_float = 15;
+inline constexpr index_t short_rows_in_degree = 15;
 
 struct pull_choice {
   pagerank_pull pull = pagerank_pull::spmv;

@@ -376,22 +376,26 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(parse_pagerank_pull("fused"), pagerank_pull::fused);
   EXPECT_EQ(parse_pagerank_pull("persistent"), pagerank_pull::persistent);
   EXPECT_THROW(parse_pagerank_pull("sideways"), invalid_argument);
-  // auto (choose_pull): the SpMV pull for small graphs, weighted graphs and a
-  // named kernel; the fused pull from fused_min_links on, but in float when
-  // every row is short; a named pull passes through.
+  // auto (choose_pull): short rows (every in-degree under short_rows_in_degree)
+  // fused in double and spmv in float at any size; else spmv below
+  // fused_min_links and fused from there; a named pull passes through.
   const auto facts = [](bool pattern, std::size_t links, index_t max_in, std::size_t bytes) {
     return pull_facts{pattern, links, max_in, bytes};
   };
   const auto pick = [](const pull_facts& f, std::optional<spmv_kernel> k = std::nullopt,
                        pagerank_pull p = pagerank_pull::automatic) { return choose_pull(p, f, k).pull; };
   const std::size_t small = 1000, large = fused_min_links;
+  const index_t short_row = short_rows_in_degree - 1, long_row = short_rows_in_degree;
   EXPECT_EQ(pick(facts(true, small, 500, 4)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large - 1, 500, 8)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, 500, 4)), pagerank_pull::fused);
-  EXPECT_EQ(pick(facts(true, large, 500, 8)), pagerank_pull::fused);
-  EXPECT_EQ(pick(facts(true, large, fused_min_in_degree_float - 1, 4)), pagerank_pull::spmv);
-  EXPECT_EQ(pick(facts(true, large, fused_min_in_degree_float - 1, 8)), pagerank_pull::fused);
-  EXPECT_EQ(pick(facts(true, large, fused_min_in_degree_float, 4)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, large, long_row, 8)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, large, long_row, 4)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, large, short_row, 4)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, small, short_row, 4)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, large, short_row, 8)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, small, short_row, 8)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(false, small, short_row, 8)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(false, large, 500, 8)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, 500, 8), spmv_kernel::merge), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, 500, 8), spmv_kernel::automatic), pagerank_pull::spmv);

@@ -71,7 +71,7 @@ for step in $steps; do
       # then the module's tests, which add device="cuda" cases when a GPU is seen.
       site=/tmp/perron-py; rm -rf "$site"
       echo "== pip install . (CUDA, sm_90)"
-      CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPERRON_MPI=OFF" \
+      PATH=/usr/local/cuda/bin:$PATH CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DPERRON_MPI=OFF" \
         python3 -m pip install -q --no-build-isolation --no-deps --target "$site" . >"$out/python-install.log" 2>&1 \
         || { status=1; tail -n 30 "$out/python-install.log"; }
       echo "== pytest tests/python (GPU required)"

@@ -35,6 +35,7 @@ void initialize() noexcept;
 std::string device_description(int device = 0);
 
 // Raw memory; every call is checked and throws cuda_error with file and line.
+// The copies to the device have landed when they return (core/cuda/device.cu).
 void* malloc_bytes(std::size_t bytes);
 void free_bytes(void* p) noexcept;
 void copy_to_device(void* dst, const void* src, std::size_t bytes);

@@ -57,14 +57,25 @@ void free_bytes(void* p) noexcept {
   if (p) cudaFree(p);
 }
 
+// cudaMemcpy from pageable host memory returns once the bytes are staged, not
+// once they have landed, and a device-to-device cudaMemcpy returns at once;
+// both copies run on the legacy default stream, which the solvers'
+// non-blocking streams do not wait for. So each copy is waited for here: a
+// kernel launched after the call on any stream sees the data. (Without this
+// the fused and persistent pulls computed garbage ranks on graphs with long
+// rows whenever other processes shared the GPU: their setup kernels, on the
+// solver's stream, read slice tables still in flight. Session 14, H100: 4 of
+// 6 concurrent test processes failed before, 0 of 18 after.)
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   PERRON_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   PERRON_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
 void copy_device_to_device(void* dst, const void* src, std::size_t bytes) {
   PERRON_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 void synchronize() { PERRON_CUDA_CHECK(cudaDeviceSynchronize()); }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/atomic>
@@ -346,8 +347,20 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   choose_hub();
 }
+int forced_hub(int max_hub) {
+  const char* env = std::getenv("PERRON_FUSED_HUB");
+  if (env == nullptr || *env == '\0') return -1;
+  const long v = std::strtol(env, nullptr, 10);
+  return static_cast<int>(std::clamp<long>(v, 0, max_hub) / 32 * 32);
+}
+
 template <class T>
 void fused_pull<T>::choose_hub() {
+  if (const int h = forced_hub(max_hub_); h >= 0) {
+    hub_ = h;
+    trial_ = "fixed by PERRON_FUSED_HUB";
+    return;
+  }
   // A scratch state that never stops, steps from the uniform start, and the
   // median of 5 timed steps per candidate after 2 untimed.
   pagerank_state h{};

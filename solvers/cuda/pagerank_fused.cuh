@@ -49,6 +49,12 @@ namespace perron::pagerank_gpu {
 template <class T>
 struct fused_args;
 
+// The hub size fixed by the environment variable PERRON_FUSED_HUB (entries of
+// x, rounded down to whole 32s and capped at max_hub), for tests and
+// experiments that need one hub size instead of the timed trial's pick; -1
+// when it is not set.
+int forced_hub(int max_hub);
+
 template <class T>
 class fused_pull {
  public:

@@ -131,6 +131,11 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
 // small graph it can cost more than the gathers it saves.
 template <class T>
 void persistent_pull<T>::choose_hub() {
+  if (const int h = forced_hub(max_hub_); h >= 0) {
+    hub_ = h;
+    trial_ = "fixed by PERRON_FUSED_HUB";
+    return;
+  }
   pagerank_state h{};
   h.alpha = 0.85;
   h.tol = 0.0;

@@ -621,7 +621,7 @@ pagerank_result run_solver(const pagerank_graph<T>& g, const pagerank_options& o
     t.solve = step.lap();
     return r;
   }
-  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g, opt.kernel));
+  pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
   t.transfer = step.lap();
   pagerank_result r = solver.solve(opt);
   t.solve = step.lap();
@@ -671,6 +671,15 @@ pagerank_result solve_on_gpus(const pagerank_graph<T>& g, settings& s, timings& 
   t.solve = step.lap();
   s.dist_note = std::to_string(s.gpus) + " GPU" + (s.gpus == 1 ? "" : "s") + " of one process through NCCL";
   return r;
+}
+
+// ok, or not_converged with the one warning line a user sees (the results are
+// still printed and written).
+int exit_code(const pagerank_result& r, double tol) {
+  if (r.converged) return ok;
+  std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
+            << format_g(tol) << " after " << r.iterations << " iterations (--max-iter)\n";
+  return not_converged;
 }
 
 template <class T>
@@ -723,12 +732,7 @@ int solve(settings& s) {
   else
     print_summary<T>(o, s, graph, g, r, t, plan);
   o.flush();
-  if (!r.converged) {
-    std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
-              << format_g(opt.tol) << " after " << r.iterations << " iterations (--max-iter)\n";
-    return not_converged;
-  }
-  return ok;
+  return exit_code(r, opt.tol);
 }
 
 // ---- distributed: mpirun -np P pagerank (solvers/dist, apps/common/dist_load) -------
@@ -852,12 +856,7 @@ int solve_distributed_as(settings& s) {
   else if (!s.bench_dist)
     print_summary<T>(o, s, in.meta, counts, r, t, plan);
   o.flush();
-  if (!r.converged) {
-    std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
-              << format_g(opt.tol) << " after " << r.iterations << " iterations (--max-iter)\n";
-    return not_converged;
-  }
-  return ok;
+  return exit_code(r, opt.tol);
 }
 
 int solve_distributed(settings& s) {

@@ -555,18 +555,26 @@ parallel_gzip_reader::parallel_gzip_reader(std::string name, const unsigned char
     mode_ = mode::parallel;
     report_.parallel = true;
   } else {
-    seq_ = std::make_unique<gzip_inflater>(
-        name_, [this, pos = std::size_t(0)](unsigned char* o, std::size_t k) mutable {
-          const std::size_t m = std::min(k, size_ - pos);
-          std::memcpy(o, data_ + pos, m);
-          pos += m;
-          consumed_ = pos;
-          return m;
-        });
+    seq_ = sequential_from(0, 0);
   }
 }
 
 parallel_gzip_reader::~parallel_gzip_reader() = default;
+
+// The sequential inflater over the input from byte `from` on, its output
+// counted from `counted` (for messages after the first member).
+std::unique_ptr<gzip_inflater> parallel_gzip_reader::sequential_from(std::size_t from, std::size_t counted) {
+  return std::make_unique<gzip_inflater>(
+      name_,
+      [this, pos = from](unsigned char* o, std::size_t k) mutable {
+        const std::size_t m = std::min(k, size_ - pos);
+        std::memcpy(o, data_ + pos, m);
+        pos += m;
+        consumed_ = pos;
+        return m;
+      },
+      counted);
+}
 
 void parallel_gzip_reader::fall_back(const char* why) {
   report_.fell_back = true;
@@ -575,14 +583,7 @@ void parallel_gzip_reader::fall_back(const char* why) {
   skip_crc_ = s_->member_crc;
   s_.reset();
   mode_ = mode::sequential;
-  seq_ = std::make_unique<gzip_inflater>(
-      name_, [this, pos = std::size_t(0)](unsigned char* o, std::size_t k) mutable {
-        const std::size_t m = std::min(k, size_ - pos);
-        std::memcpy(o, data_ + pos, m);
-        pos += m;
-        consumed_ = pos;
-        return m;
-      });
+  seq_ = sequential_from(0, 0);
 }
 
 // After the first member: the rest, if any, must be more members (inflated
@@ -599,16 +600,7 @@ void parallel_gzip_reader::start_tail(std::size_t member_end) {
     throw io_error(name_, "unexpected data after the end of the gzip stream");
   }
   mode_ = mode::sequential;
-  seq_ = std::make_unique<gzip_inflater>(
-      name_,
-      [this, pos = member_end](unsigned char* o, std::size_t k) mutable {
-        const std::size_t m = std::min(k, size_ - pos);
-        std::memcpy(o, data_ + pos, m);
-        pos += m;
-        consumed_ = pos;
-        return m;
-      },
-      static_cast<std::size_t>(total_));
+  seq_ = sequential_from(member_end, static_cast<std::size_t>(total_));
 }
 
 bool parallel_gzip_reader::run_batch() {

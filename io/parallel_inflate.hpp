@@ -85,6 +85,7 @@ class parallel_gzip_reader {
   void hand_out(char* out, std::size_t n);
   void fall_back(const char* why);
   void start_tail(std::size_t member_end);
+  std::unique_ptr<gzip_inflater> sequential_from(std::size_t from, std::size_t counted);
   std::size_t read_sequential(char* out, std::size_t room);
 };
 

@@ -347,7 +347,7 @@ template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt) {
   opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
   if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
-  pagerank_cuda<T> solver(g, opt.kernel, resolve_pull(opt.pull, g, opt.kernel));
+  pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
   return solver.solve(opt);
 }
 

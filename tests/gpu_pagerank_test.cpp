@@ -160,48 +160,29 @@ INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_graphs,
                                              std::string(name(std::get<3>(info.param))));
                          });
 
-// The fused pull on the same graphs (its own kernel; kernel stays automatic).
-using fused_param = std::tuple<std::string, bool, pagerank_loop>;
-class gpu_pagerank_fused_graphs : public gpu_test_with_param<fused_param> {};
+// The pattern pulls (fused, persistent) on the same graphs: their own
+// kernels, so the SpMV kernel stays automatic.
+using pattern_param = std::tuple<std::string, bool, pagerank_loop, pagerank_pull>;
+class gpu_pagerank_pattern_graphs : public gpu_test_with_param<pattern_param> {};
 
-TEST_P(gpu_pagerank_fused_graphs, MatchesReferenceAndCpu) {
-  const auto& [graph, dbl, loop] = GetParam();
+TEST_P(gpu_pagerank_pattern_graphs, MatchesReferenceAndCpu) {
+  const auto& [graph, dbl, loop, pull] = GetParam();
   if (dbl)
-    check<double>(graph, spmv_kernel::automatic, loop, pagerank_pull::fused);
+    check<double>(graph, spmv_kernel::automatic, loop, pull);
   else
-    check<float>(graph, spmv_kernel::automatic, loop, pagerank_pull::fused);
+    check<float>(graph, spmv_kernel::automatic, loop, pull);
 }
 
-INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_fused_graphs,
-                         ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool(),
-                                            ::testing::Values(pagerank_loop::automatic,
-                                                              pagerank_loop::check_every)),
-                         [](const auto& info) {
-                           return param_name(std::get<0>(info.param) +
-                                             (std::get<1>(info.param) ? "_double_" : "_float_") +
-                                             std::string(name(std::get<2>(info.param))));
-                         });
-
-// The persistent pull on the same graphs.
-class gpu_pagerank_persistent_graphs : public gpu_test_with_param<fused_param> {};
-
-TEST_P(gpu_pagerank_persistent_graphs, MatchesReferenceAndCpu) {
-  const auto& [graph, dbl, loop] = GetParam();
-  if (dbl)
-    check<double>(graph, spmv_kernel::automatic, loop, pagerank_pull::persistent);
-  else
-    check<float>(graph, spmv_kernel::automatic, loop, pagerank_pull::persistent);
-}
-
-INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_persistent_graphs,
-                         ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool(),
-                                            ::testing::Values(pagerank_loop::automatic,
-                                                              pagerank_loop::check_every)),
-                         [](const auto& info) {
-                           return param_name(std::get<0>(info.param) +
-                                             (std::get<1>(info.param) ? "_double_" : "_float_") +
-                                             std::string(name(std::get<2>(info.param))));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    all, gpu_pagerank_pattern_graphs,
+    ::testing::Combine(::testing::ValuesIn(test_graph_names()), ::testing::Bool(),
+                       ::testing::Values(pagerank_loop::automatic, pagerank_loop::check_every),
+                       ::testing::Values(pagerank_pull::fused, pagerank_pull::persistent)),
+    [](const auto& info) {
+      return param_name(std::string(name(std::get<3>(info.param))) + "_" + std::get<0>(info.param) +
+                        (std::get<1>(info.param) ? "_double_" : "_float_") +
+                        std::string(name(std::get<2>(info.param))));
+    });
 
 // ---- the loops ------------------------------------------------------------------------
 
@@ -743,9 +724,11 @@ TYPED_TEST(gpu_pagerank, PersistentPullIsRefusedWhereItCannotRun) {
       invalid_argument);
   const auto g = make_pagerank_graph<T>(a, false);
   EXPECT_THROW(pagerank_cuda<T>(g, spmv_kernel::csr_vector, pagerank_pull::persistent), invalid_argument);
-  // auto: persistent on a small unweighted graph
+  // auto never takes the persistent pull (choose_pull); it says what it took and why
   pagerank_cuda<T> chosen(g, std::nullopt, pagerank_pull::automatic);
-  EXPECT_EQ(chosen.pull(), pagerank_pull::persistent);
+  EXPECT_EQ(chosen.pull(), choose_pull(pagerank_pull::automatic, pull_facts_of(g), std::nullopt).pull);
+  EXPECT_NE(chosen.pull(), pagerank_pull::persistent);
+  EXPECT_EQ(chosen.kernel_reason().rfind("auto pull: ", 0), 0u) << chosen.kernel_reason();
 }
 
 TEST(gpu_pagerank_errors, CpuKernelIsRefused) {

@@ -79,14 +79,22 @@ struct teleport {
   const double* weight;
 };
 
-// Thread t of a block owns column t % k of rows t / k, t / k + rpp, ... of the
-// block's row range (rpp = threads / k rows per pass), so a pass reads and
-// writes whole rows of the row-major block. Partials: l1 at [c * grid + b],
-// dangling at [(k + c) * grid + b].
+// Rows in flight per thread: every load of that many rows is issued before
+// any is used (as the single solver's update does with 4 items per thread).
+constexpr int rows_in_flight = 4;
+
+// Thread t of block b owns column c = t % k of the rows b rpp + t / k + j S,
+// j = 0, 1, ... (rpp = threads / k rows per block pass, S = grid x rpp rows per
+// grid pass), so each grid pass sweeps S contiguous rows of the row-major
+// block, and a thread loads rows_in_flight rows before it uses any. Per element:
+//   R(i, c) <- T(alpha Y(i, c) + coef_c v_c(i)),
+// with |R_new - R| and, for dangling i, R_new summed per thread, then per
+// column over the block's threads in thread order into partials
+// [l1: c * blocks + b], [dangling: (k + c) * blocks + b].
 template <class T>
 __global__ void __launch_bounds__(threads)
-    update_kernel(T* __restrict__ r, const T* __restrict__ y, index_t n, int k, index_t rows_per_block,
-                  double alpha, double tol, int max_iter, columns col, outcome out, teleport tp,
+    update_kernel(T* __restrict__ r, const T* __restrict__ y, index_t n, int k, double alpha, double tol,
+                  int max_iter, columns col, outcome out, teleport tp,
                   const std::uint8_t* __restrict__ dangling, double* __restrict__ partials,
                   unsigned* __restrict__ ticket) {
   __shared__ double s_l1[threads], s_d[threads];
@@ -96,22 +104,40 @@ __global__ void __launch_bounds__(threads)
   const int c = t % k;
   double l1 = 0.0, d = 0.0;
   if (t < rpp * k && !col.frozen[c]) {
-    const index_t first = static_cast<index_t>(blockIdx.x) * rows_per_block;
-    const index_t end = min(n, first + rows_per_block);
     const double cc = col.coef[c];
     const int src = col.source[c];
-    for (index_t i = first + t / k; i < end; i += rpp) {
-      const std::size_t at =
-          static_cast<std::size_t>(i) * static_cast<std::size_t>(k) + static_cast<std::size_t>(c);
-      double x = alpha * static_cast<double>(y[at]);
-      const int m = tp.row_of[i];
-      if (m >= 0)
-        for (index_t e = tp.ptr[m]; e < tp.ptr[m + 1]; ++e)
-          if (tp.slot[e] == src) x += cc * tp.weight[e];
-      const T rn = static_cast<T>(x);
-      l1 += fabs(static_cast<double>(rn) - static_cast<double>(r[at]));
-      r[at] = rn;
-      if (dangling[i]) d += static_cast<double>(rn);
+    const std::size_t kk = static_cast<std::size_t>(k);
+    const long long stride = static_cast<long long>(gridDim.x) * rpp;
+    for (long long i0 = static_cast<long long>(blockIdx.x) * rpp + t / k; i0 < n;
+         i0 += rows_in_flight * stride) {
+      T yv[rows_in_flight], rv[rows_in_flight];
+      int mv[rows_in_flight];
+      std::uint8_t dv[rows_in_flight];
+#pragma unroll
+      for (int u = 0; u < rows_in_flight; ++u) {
+        const long long i = i0 + u * stride;
+        if (i < n) {
+          const std::size_t at = static_cast<std::size_t>(i) * kk + static_cast<std::size_t>(c);
+          yv[u] = y[at];
+          rv[u] = r[at];
+          mv[u] = __ldg(tp.row_of + i);
+          dv[u] = __ldg(dangling + i);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < rows_in_flight; ++u) {
+        const long long i = i0 + u * stride;
+        if (i < n) {
+          double x = alpha * static_cast<double>(yv[u]);
+          if (mv[u] >= 0)
+            for (index_t e = tp.ptr[mv[u]]; e < tp.ptr[mv[u] + 1]; ++e)
+              if (tp.slot[e] == src) x += cc * tp.weight[e];
+          const T rn = static_cast<T>(x);
+          l1 += fabs(static_cast<double>(rn) - static_cast<double>(rv[u]));
+          r[static_cast<std::size_t>(i) * kk + static_cast<std::size_t>(c)] = rn;
+          if (dv[u]) d += static_cast<double>(rn);
+        }
+      }
     }
   }
   s_l1[t] = l1;
@@ -344,16 +370,13 @@ pagerank_batched_gpu<T>::impl::impl(const pagerank_graph<T>& g, int w)
 template <class T>
 void pagerank_batched_gpu<T>::impl::step(const pagerank_batched_options& opt) {
   plan->apply(T(1), r.data(), T(0), y.data(), k);
+  // One block pass covers threads / k rows; at most max_blocks blocks.
   const index_t rpp = threads / k;
-  // rows per block: a whole number of passes, at most max_blocks blocks
-  const index_t passes = (n + rpp - 1) / rpp;
-  const index_t per_block = (passes + max_blocks - 1) / max_blocks;
-  const index_t rows_per_block = per_block * rpp;
-  const auto blocks = static_cast<unsigned>((n + rows_per_block - 1) / rows_per_block);
+  const auto blocks = static_cast<unsigned>(std::min<index_t>(max_blocks, (n + rpp - 1) / rpp));
   update_kernel<T><<<blocks, threads, 0, stream.get()>>>(
-      r.data(), y.data(), n, k, rows_per_block, opt.base.alpha, opt.base.tol, opt.base.max_iter, cols(),
-      outs(), teleport{row_of.data(), ptr.data(), slot.data(), weight.data()}, dangling.data(),
-      partials.data(), ticket.data());
+      r.data(), y.data(), n, k, opt.base.alpha, opt.base.tol, opt.base.max_iter, cols(), outs(),
+      teleport{row_of.data(), ptr.data(), slot.data(), weight.data()}, dangling.data(), partials.data(),
+      ticket.data());
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank update_kernel");
 }
 

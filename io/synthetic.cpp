@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace perron::io {
 namespace {
@@ -82,6 +83,8 @@ coo_matrix<double> seeded_random(std::uint64_t seed, index_t n) {
   coo_matrix<double> a;
   a.rows = a.cols = n;
   // Pass 1: row lengths (min(k, n) so tiny matrices can hold distinct columns).
+  check_host_memory(8.0 * double(n), "synthetic matrix 'synthetic:seed" + std::to_string(seed) + ":" +
+                                         std::to_string(n) + "'");
   std::vector<std::uint64_t> offset(static_cast<std::size_t>(n) + 1, 0);
 #pragma omp parallel for schedule(static)
   for (index_t r = 0; r < n; ++r) {
@@ -91,6 +94,9 @@ coo_matrix<double> seeded_random(std::uint64_t seed, index_t n) {
   for (index_t r = 0; r < n; ++r) offset[r + 1] += offset[r];
   const std::uint64_t nnz = offset[n];
   if (nnz > max_index) throw invalid_argument("synthetic matrix: too many nonzeros for 32-bit indices");
+  check_host_memory(
+      16.0 * double(nnz) + 8.0 * double(n),
+      "synthetic matrix 'synthetic:seed" + std::to_string(seed) + ":" + std::to_string(n) + "'");
   a.row_idx.resize(nnz);
   a.col_idx.resize(nnz);
   a.values.resize(nnz);
@@ -125,6 +131,10 @@ coo_matrix<double> pattern_from_draws(index_t n, std::uint64_t m, const std::str
   if (m > max_index)
     throw invalid_argument("synthetic matrix '" + spec + "': " + std::to_string(m) +
                            " arcs exceed the 32-bit index limit " + std::to_string(max_index));
+  // Peak: the keys (8 m) with the row counts (8 n) and the bucketed columns
+  // (4 m), then those columns beside the result (16 per link) and its row
+  // offsets (8 n): about 20 m + 16 n bytes, checked before any of it.
+  check_host_memory(20.0 * double(m) + 16.0 * double(n), "synthetic graph '" + spec + "'");
   std::vector<std::uint64_t> key(m);  // row << 32 | col
 #pragma omp parallel for schedule(static)
   for (std::int64_t e = 0; e < static_cast<std::int64_t>(m); ++e)
@@ -303,9 +313,15 @@ coo_matrix<double> mostly_dangling(index_t n, std::uint64_t m, double f, const s
 }
 
 // Rows of a structured pattern, each listing its sorted columns through
-// cols(r, out) -> count (at most 4): counted, prefix-summed, filled in parallel.
+// cols(r, out) -> count (at most 4): counted, prefix-summed, filled in
+// parallel. arcs: their total, known in closed form, checked before anything
+// is allocated.
 template <class Cols>
-coo_matrix<double> structured(index_t n, const std::string& spec, Cols cols) {
+coo_matrix<double> structured(index_t n, std::uint64_t arcs, const std::string& spec, Cols cols) {
+  if (arcs > max_index)
+    throw invalid_argument("synthetic matrix '" + spec + "': " + std::to_string(arcs) +
+                           " arcs exceed the 32-bit index limit " + std::to_string(max_index));
+  check_host_memory(16.0 * double(arcs) + 8.0 * double(n), "synthetic graph '" + spec + "'");
   std::vector<std::uint64_t> offset(static_cast<std::size_t>(n) + 1, 0);
 #pragma omp parallel for schedule(static)
   for (index_t r = 0; r < n; ++r) {
@@ -313,9 +329,7 @@ coo_matrix<double> structured(index_t n, const std::string& spec, Cols cols) {
     offset[r + 1] = static_cast<std::uint64_t>(cols(r, c));
   }
   for (index_t r = 0; r < n; ++r) offset[r + 1] += offset[r];
-  if (offset[n] > max_index)
-    throw invalid_argument("synthetic matrix '" + spec + "': " + std::to_string(offset[n]) +
-                           " arcs exceed the 32-bit index limit " + std::to_string(max_index));
+  if (offset[n] != arcs) throw error("synthetic matrix '" + spec + "': arc count mismatch (internal)");
   coo_matrix<double> a;
   a.rows = a.cols = n;
   a.row_idx.resize(offset[n]);
@@ -337,7 +351,9 @@ coo_matrix<double> structured(index_t n, const std::string& spec, Cols cols) {
 // ways to its up to 4 neighbours: a road-like graph, in-degree <= 4, banded.
 coo_matrix<double> grid(index_t rows, index_t cols, const std::string& spec) {
   const index_t n = checked_dim(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), spec);
-  return structured(n, spec, [=](index_t v, index_t* c) {
+  const auto nr = static_cast<std::uint64_t>(rows), nc = static_cast<std::uint64_t>(cols);
+  const std::uint64_t arcs = n == 0 ? 0 : 2 * (nr * (nc - 1) + nc * (nr - 1));  // each lattice edge both ways
+  return structured(n, arcs, spec, [=](index_t v, index_t* c) {
     const index_t i = v / cols, j = v % cols;
     int k = 0;
     if (i > 0) c[k++] = v - cols;
@@ -351,7 +367,9 @@ coo_matrix<double> grid(index_t rows, index_t cols, const std::string& spec) {
 // chain:N:L — N vertices cut into chains of L (the last one shorter): arcs
 // v -> v + 1 inside a chain; each chain's end is dangling.
 coo_matrix<double> chains(index_t n, index_t length, const std::string& spec) {
-  return structured(n, spec, [=](index_t v, index_t* c) {
+  const auto nn = static_cast<std::uint64_t>(n), l = static_cast<std::uint64_t>(length);
+  const std::uint64_t arcs = nn - (nn + l - 1) / l;  // every vertex but each chain's last
+  return structured(n, arcs, spec, [=](index_t v, index_t* c) {
     if ((v + 1) % length == 0 || v + 1 == n) return 0;
     c[0] = v + 1;
     return 1;
@@ -365,6 +383,7 @@ coo_matrix<double> tridiag(index_t n) {
   const std::uint64_t nnz = n == 0 ? 0 : 3 * static_cast<std::uint64_t>(n) - 2;
   if (nnz > max_index)
     throw invalid_argument("synthetic matrix tridiag: too many nonzeros for 32-bit indices");
+  check_host_memory(16.0 * double(nnz), "synthetic matrix 'tridiag:" + std::to_string(n) + "'");
   a.row_idx.resize(nnz);
   a.col_idx.resize(nnz);
   a.values.resize(nnz);

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -190,6 +191,27 @@ TEST(Synthetic, ChainsLinkEachVertexToTheNext) {
   }
   EXPECT_EQ(io::generate_synthetic("chain:1000:1000").nnz(), 999u);
   EXPECT_EQ(io::generate_synthetic("chain:1000:1").nnz(), 0u);
+}
+
+// A spec larger than the memory perron may use (PERRON_MEMORY_LIMIT here) is
+// refused before anything large is allocated, with the bytes it needs; one
+// past the 32-bit index limit likewise.
+TEST(Synthetic, TooLargeForMemoryIsRefusedUpFront) {
+  ::setenv("PERRON_MEMORY_LIMIT", "100000000", 1);  // 100 MB
+  for (const char* spec : {"er:1000000:50000000", "rmat:22:50000000", "hub:10000000:1000", "grid:3000:3000",
+                           "chain:20000000:2", "tridiag:5000000", "synthetic:seed3:20000000"}) {
+    try {
+      (void)io::generate_synthetic(spec);
+      ADD_FAILURE() << spec << " was generated";
+    } catch (const dimension_error& e) {
+      EXPECT_NE(std::string(e.what()).find("B of memory, more than"), std::string::npos)
+          << spec << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find(spec), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(io::generate_synthetic("er:1000:5000").rows, 1000);  // small ones still fit
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_THROW(io::generate_synthetic("grid:50000:50000"), invalid_argument);  // 9.99e9 arcs
 }
 
 TEST(Synthetic, SameGraphForAnyThreadCount) {

@@ -123,18 +123,24 @@ coo_matrix<double> seeded_random(std::uint64_t seed, index_t n) {
   return a;
 }
 
+// Before a graph of `arcs` arcs is built: they fit 32-bit indices, and the
+// `bytes` its generation peaks at fit the memory perron may use.
+void check_arcs(std::uint64_t arcs, double bytes, const std::string& spec) {
+  if (arcs > max_index)
+    throw invalid_argument("synthetic matrix '" + spec + "': " + std::to_string(arcs) +
+                           " arcs exceed the 32-bit index limit " + std::to_string(max_index));
+  check_host_memory(bytes, "synthetic graph '" + spec + "'");
+}
+
 // Arcs e = 0..m-1 drawn by draw(e) -> (row << 32 | col), merged into a pattern
 // matrix (sorted rows, duplicates counted once, values 1). Draws run in
 // parallel; each row is sorted and deduplicated in parallel.
 template <class Draw>
 coo_matrix<double> pattern_from_draws(index_t n, std::uint64_t m, const std::string& spec, Draw draw) {
-  if (m > max_index)
-    throw invalid_argument("synthetic matrix '" + spec + "': " + std::to_string(m) +
-                           " arcs exceed the 32-bit index limit " + std::to_string(max_index));
   // Peak: the keys (8 m) with the row counts (8 n) and the bucketed columns
   // (4 m), then those columns beside the result (16 per link) and its row
-  // offsets (8 n): about 20 m + 16 n bytes, checked before any of it.
-  check_host_memory(20.0 * double(m) + 16.0 * double(n), "synthetic graph '" + spec + "'");
+  // offsets (8 n): about 20 m + 16 n bytes.
+  check_arcs(m, 20.0 * double(m) + 16.0 * double(n), spec);
   std::vector<std::uint64_t> key(m);  // row << 32 | col
 #pragma omp parallel for schedule(static)
   for (std::int64_t e = 0; e < static_cast<std::int64_t>(m); ++e)
@@ -318,10 +324,7 @@ coo_matrix<double> mostly_dangling(index_t n, std::uint64_t m, double f, const s
 // is allocated.
 template <class Cols>
 coo_matrix<double> structured(index_t n, std::uint64_t arcs, const std::string& spec, Cols cols) {
-  if (arcs > max_index)
-    throw invalid_argument("synthetic matrix '" + spec + "': " + std::to_string(arcs) +
-                           " arcs exceed the 32-bit index limit " + std::to_string(max_index));
-  check_host_memory(16.0 * double(arcs) + 8.0 * double(n), "synthetic graph '" + spec + "'");
+  check_arcs(arcs, 16.0 * double(arcs) + 8.0 * double(n), spec);
   std::vector<std::uint64_t> offset(static_cast<std::size_t>(n) + 1, 0);
 #pragma omp parallel for schedule(static)
   for (index_t r = 0; r < n; ++r) {

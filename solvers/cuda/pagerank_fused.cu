@@ -347,27 +347,29 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   choose_hub();
 }
-int forced_hub(int max_hub) {
+bool forced_hub(int max_hub, int& hub, std::string& trial) {
   const char* env = std::getenv("PERRON_FUSED_HUB");
-  if (env == nullptr || *env == '\0') return -1;
-  const long v = std::strtol(env, nullptr, 10);
-  return static_cast<int>(std::clamp<long>(v, 0, max_hub) / 32 * 32);
+  if (env == nullptr || *env == '\0') return false;
+  hub = static_cast<int>(std::clamp<long>(std::strtol(env, nullptr, 10), 0, max_hub) / 32 * 32);
+  trial = "fixed by PERRON_FUSED_HUB";
+  return true;
+}
+
+pagerank_state trial_state(int max_iter) {
+  pagerank_state h{};
+  h.alpha = 0.85;
+  h.tol = 0.0;
+  h.max_iter = max_iter;
+  h.residual = 0.0;
+  return h;
 }
 
 template <class T>
 void fused_pull<T>::choose_hub() {
-  if (const int h = forced_hub(max_hub_); h >= 0) {
-    hub_ = h;
-    trial_ = "fixed by PERRON_FUSED_HUB";
-    return;
-  }
-  // A scratch state that never stops, steps from the uniform start, and the
-  // median of 5 timed steps per candidate after 2 untimed.
-  pagerank_state h{};
-  h.alpha = 0.85;
-  h.tol = 0.0;
-  h.max_iter = INT_MAX;
-  h.residual = 0.0;
+  if (forced_hub(max_hub_, hub_, trial_)) return;
+  // A scratch state that never stops, and the median of 5 timed steps per
+  // candidate after 2 untimed.
+  const pagerank_state h = trial_state(INT_MAX);
   cuda::device_buffer<pagerank_state> st(1);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
   launch_init(nullptr, 1, st.data());

@@ -51,9 +51,14 @@ struct fused_args;
 
 // The hub size fixed by the environment variable PERRON_FUSED_HUB (entries of
 // x, rounded down to whole 32s and capped at max_hub), for tests and
-// experiments that need one hub size instead of the timed trial's pick; -1
-// when it is not set.
-int forced_hub(int max_hub);
+// experiments that need one hub size instead of the timed trial's pick: when
+// it is set, hub and trial (the text that reports the trial) say so and the
+// result is true.
+bool forced_hub(int max_hub, int& hub, std::string& trial);
+
+// The scratch state of a hub trial: steps from the uniform start that never
+// stop by tolerance, max_iter of them at most.
+pagerank_state trial_state(int max_iter);
 
 template <class T>
 class fused_pull {

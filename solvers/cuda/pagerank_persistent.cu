@@ -131,16 +131,8 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
 // small graph it can cost more than the gathers it saves.
 template <class T>
 void persistent_pull<T>::choose_hub() {
-  if (const int h = forced_hub(max_hub_); h >= 0) {
-    hub_ = h;
-    trial_ = "fixed by PERRON_FUSED_HUB";
-    return;
-  }
-  pagerank_state h{};
-  h.alpha = 0.85;
-  h.tol = 0.0;
-  h.max_iter = trial_steps;
-  h.residual = 0.0;
+  if (forced_hub(max_hub_, hub_, trial_)) return;
+  const pagerank_state h = trial_state(trial_steps);
   cuda::device_buffer<pagerank_state> st(1);
   cuda::event e0, e1;
   std::vector<int> candidates{0, fused_.hub() / 32 * 32, max_hub_ / 4 / 32 * 32, max_hub_};

@@ -131,17 +131,21 @@ inline constexpr index_t short_rows_in_degree = 15;
 // Checked before fused_min_links: on graphs of persistent_min_links to
 // persistent_max_links links whose longest row has at least
 // persistent_min_in_degree links, the persistent pull (its slices resident
-// in shared memory) took 0.71-0.98x the better of the SpMV and fused pulls'
-// time per step on every such graph measured (wiki-Vote, ca-AstroPh,
-// rmat:16, rmat:17, hub:1000000:200000, cnr-2000; float, and double on
-// three; H100, docs/PERFORMANCE.md "Persistent pull, resident"). It lost
-// where every row is short (delaunay_n16, cage11, er:100000:1000000: the
-// fused or SpMV pull within 2-12%), on the smallest graphs (email-Eu-core,
-// 25.6 k links: the SpMV pull 7% faster) and from rmat:18 (3.9 M links) on,
-// where the fused pull's wider rows win (20.2 against 24.8 us per step).
+// in shared memory) took 0.71-1.02x the better of the SpMV and fused pulls'
+// time per step on every such graph measured (as-caida, wiki-Vote,
+// facebook-combined (the 1.02, float), ca-AstroPh, rmat:16 at Graph500's and
+// a 0.7 skew, rmat:17, powerlaw:100000:1000000 at 2.2 and 3,
+// hub:1000000:200000, cnr-2000; float, and double on five; H100,
+// docs/PERFORMANCE.md "Persistent pull, resident mode"). Below the in-degree bound it lost on three of five
+// (bcsstk33, max in-degree 141: 1.13x in float, 1.09x in double; rmat:16 at
+// 0.45 skew, 280: 1.10x; ca-CondMat, 280: 1.04x float, 0.88x double), where
+// every row is short (delaunay_n16, cage11, er:100000:1000000: 1.03-1.13x),
+// on the smallest graphs (email-Eu-core, 25.6 k links: 1.07x) and from
+// rmat:18 (3.9 M links) on, where the fused pull's wider rows win (20.2
+// against 24.8 us per step).
 inline constexpr std::size_t persistent_min_links = 100'000;
 inline constexpr std::size_t persistent_max_links = 3'500'000;
-inline constexpr index_t persistent_min_in_degree = 64;
+inline constexpr index_t persistent_min_in_degree = 300;
 
 struct pull_choice {
   pagerank_pull pull = pagerank_pull::spmv;

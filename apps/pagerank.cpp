@@ -143,8 +143,11 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
       "in-degree; faster per iteration on power-law graphs, cheaper to set up) | persistent (the "
       "fused pull's iterations in one kernel per solve: no relaunch per iteration) | auto (for an "
       "unweighted graph with no --kernel named: when every vertex has fewer than " +
-      std::to_string(short_rows_in_degree) + " in-links, fused in double and spmv in float; else fused from " +
-      std::to_string(fused_min_links) + " links on and spmv below; spmv for weighted graphs)")
+      std::to_string(short_rows_in_degree) + " in-links, fused in double and spmv in float; else persistent "
+      "from " + std::to_string(persistent_min_links) + " to " + std::to_string(persistent_max_links) +
+      " links when a vertex has at least " + std::to_string(persistent_min_in_degree) +
+      " in-links, fused from " + std::to_string(fused_min_links) +
+      " links on and spmv below; spmv for weighted graphs)")
          .c_str())
     ("loop", po::value(&e.loop)->default_value(std::string(name(opt.loop))),
      "GPU convergence loop: graph-while (CUDA graph with a conditional WHILE node, one host sync "

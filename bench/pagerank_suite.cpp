@@ -440,7 +440,12 @@ std::string precision_json(const pagerank_suite_input& in, std::size_t l2, std::
     rows.push_back(measure_pull(g, best, pagerank_pull::spmv, opt, in.runs));
     rows.back().pull = "spmv-best";
   }
-  const pull_row& pick = chosen == pagerank_pull::fused ? rows.front() : rows[spmv_row];
+  // The persistent pull where auto takes it (solvers/pagerank.hpp, persistent_min_links).
+  if (g.pattern && chosen == pagerank_pull::persistent)
+    rows.push_back(measure_pull(g, std::nullopt, pagerank_pull::persistent, opt, in.runs));
+  const pull_row& pick = chosen == pagerank_pull::fused        ? rows.front()
+                         : chosen == pagerank_pull::persistent ? rows.back()
+                                                               : rows[spmv_row];
   const pull_row* fastest = nullptr;
   const pull_row* quickest = nullptr;  // least wall per solve
   for (const pull_row& r : rows) {

@@ -171,6 +171,13 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     if (f.value_bytes == 4) return {pagerank_pull::spmv, "auto pull: spmv, float with " + rows};
     return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
   }
+  // The persistent pull's range (solvers/pagerank.hpp says where it was measured).
+  if (f.links >= persistent_min_links && f.links <= persistent_max_links &&
+      f.max_in_degree >= persistent_min_in_degree)
+    return {pagerank_pull::persistent,
+            "auto pull: persistent, " + size + " in [" + std::to_string(persistent_min_links) + ", " +
+                std::to_string(persistent_max_links) + "], max in-degree " + std::to_string(f.max_in_degree) +
+                " >= " + std::to_string(persistent_min_in_degree)};
   if (f.links < fused_min_links)
     return {pagerank_pull::spmv, "auto pull: spmv, " + size + " < " + std::to_string(fused_min_links)};
   return {pagerank_pull::fused, "auto pull: fused, " + size + " >= " + std::to_string(fused_min_links)};

@@ -124,11 +124,28 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g);
 // On the corpus the choice is within 5% of the better pull per step in 106
 // of 122 (graph, precision) cases, at worst 1.23x (the misses sit near
 // 10^6 links, where the two cross: an in-process trial there is left to do).
-// The persistent pull is never chosen: slower than the SpMV pull on every
-// graph up to 1 M links (9.8-14.3 against 7.0-13.7 us per step) and than
-// the fused pull beyond.
 inline constexpr std::size_t fused_min_links = 1'000'000;
 inline constexpr index_t short_rows_in_degree = 15;
+
+// ---- the persistent pull's place in the rule (issue 17 item 3) ----
+// Checked before fused_min_links: on graphs of persistent_min_links to
+// persistent_max_links links whose longest row has at least
+// persistent_min_in_degree links, the persistent pull (its slices resident
+// in shared memory) took 0.71-1.02x the better of the SpMV and fused pulls'
+// time per step on every such graph measured (as-caida, wiki-Vote,
+// facebook-combined (the 1.02, float), ca-AstroPh, rmat:16 at Graph500's and
+// a 0.7 skew, rmat:17, powerlaw:100000:1000000 at 2.2 and 3,
+// hub:1000000:200000, cnr-2000; float, and double on five; H100,
+// docs/PERFORMANCE.md "Persistent pull, resident mode"). Below the in-degree bound it lost on three of five
+// (bcsstk33, max in-degree 141: 1.13x in float, 1.09x in double; rmat:16 at
+// 0.45 skew, 280: 1.10x; ca-CondMat, 280: 1.04x float, 0.88x double), where
+// every row is short (delaunay_n16, cage11, er:100000:1000000: 1.03-1.13x),
+// on the smallest graphs (email-Eu-core, 25.6 k links: 1.07x) and from
+// rmat:18 (3.9 M links) on, where the fused pull's wider rows win (20.2
+// against 24.8 us per step).
+inline constexpr std::size_t persistent_min_links = 100'000;
+inline constexpr std::size_t persistent_max_links = 3'500'000;
+inline constexpr index_t persistent_min_in_degree = 300;
 
 struct pull_choice {
   pagerank_pull pull = pagerank_pull::spmv;

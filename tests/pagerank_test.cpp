@@ -387,8 +387,10 @@ TEST(pagerank_options, Names) {
   const std::size_t small = 1000, large = fused_min_links;
   const index_t short_row = short_rows_in_degree - 1, long_row = short_rows_in_degree;
   EXPECT_EQ(pick(facts(true, small, 500, 4)), pagerank_pull::spmv);
-  EXPECT_EQ(pick(facts(true, large - 1, 500, 8)), pagerank_pull::spmv);
-  EXPECT_EQ(pick(facts(true, large, 500, 4)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, large - 1, 500, 8)), pagerank_pull::persistent);  // (the persistent clause)
+  EXPECT_EQ(pick(facts(true, large - 1, persistent_min_in_degree - 1, 8)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, large, 500, 4)), pagerank_pull::persistent);  // (the persistent clause)
+  EXPECT_EQ(pick(facts(true, large, persistent_min_in_degree - 1, 4)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(true, large, long_row, 8)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(true, large, long_row, 4)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(true, large, short_row, 4)), pagerank_pull::spmv);
@@ -402,9 +404,26 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(pick(facts(true, small, 5, 4), std::nullopt, pagerank_pull::fused), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(true, large, 500, 4), std::nullopt, pagerank_pull::persistent),
             pagerank_pull::persistent);
-  EXPECT_NE(
-      choose_pull(pagerank_pull::automatic, facts(true, large, 500, 4), std::nullopt).reason.find("fused"),
-      std::string::npos);
+  EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, persistent_max_links + 1, 500, 4), std::nullopt)
+                .reason.find("fused"),
+            std::string::npos);
+  // The persistent clause: persistent_min_links to persistent_max_links links
+  // (both ends in) with a row of persistent_min_in_degree links or more.
+  const std::size_t pmin = persistent_min_links, pmax = persistent_max_links;
+  const index_t deep = persistent_min_in_degree;
+  for (std::size_t bytes : {4u, 8u}) {
+    EXPECT_EQ(pick(facts(true, pmin, deep, bytes)), pagerank_pull::persistent);
+    EXPECT_EQ(pick(facts(true, pmax, deep, bytes)), pagerank_pull::persistent);
+    EXPECT_EQ(pick(facts(true, pmin - 1, deep, bytes)), pagerank_pull::spmv);
+    EXPECT_EQ(pick(facts(true, pmax + 1, deep, bytes)), pagerank_pull::fused);
+    EXPECT_EQ(pick(facts(false, pmin, deep, bytes)), pagerank_pull::spmv);
+    EXPECT_EQ(pick(facts(true, pmin, deep, bytes), spmv_kernel::merge), pagerank_pull::spmv);
+  }
+  EXPECT_EQ(pick(facts(true, pmin, short_row, 4)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, pmin, short_row, 8)), pagerank_pull::fused);
+  EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, pmin, deep, 4), std::nullopt)
+                .reason.find("auto pull: persistent"),
+            std::string::npos);
   EXPECT_TRUE(choose_pull(pagerank_pull::spmv, facts(true, large, 500, 4), std::nullopt).reason.empty());
   EXPECT_EQ(kernel_text(pagerank_pull::fused, std::nullopt), "pull-fused");
   EXPECT_EQ(kernel_text(pagerank_pull::persistent, std::nullopt), "pull-persistent");

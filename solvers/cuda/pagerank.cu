@@ -406,7 +406,8 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
 template <class T>
 pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
                                 pagerank_pull pull) {
-  const pull_choice choice = choose_pull(pull, pull_facts_of(g), kernel);
+  pull_choice choice = choose_pull(pull, pull_facts_of(g), kernel);
+  const bool chosen = pull == pagerank_pull::automatic;
   pull = choice.pull;
   if (kernel == spmv_kernel::cpu)
     throw invalid_argument("the cpu kernel runs on the host; the GPU solver needs a GPU kernel (" +
@@ -419,7 +420,18 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
   impl_ = std::unique_ptr<impl, void (*)(impl*)>(new impl, [](impl* p) { delete p; });
   impl& m = *impl_;
   m.n = g.vertices();
-  m.build(g, kernel, pull);
+  try {
+    m.build(g, kernel, pull);
+  } catch (const cuda_error& e) {
+    // auto's persistent pick needs a cooperative launch of a block on every
+    // SM (not every device or sharing mode gives one): the fused pull instead.
+    if (!chosen || pull != pagerank_pull::persistent) throw;
+    m.persistent.reset();
+    m.fused.reset();
+    pull = pagerank_pull::fused;
+    choice.reason += "; the persistent pull could not run here (" + std::string(e.what()) + "): fused";
+    m.build(g, kernel, pull);
+  }
   m.allocate(g);
   // One SpMV outside any capture so that whatever the plan sets up lazily
   // happens here, then wait for every upload (some went through the legacy
@@ -434,8 +446,11 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
       (choice.reason.empty() ? "" : choice.reason + "; ") +
       (m.persistent
            ? "the fused pull's steps in one cooperative kernel per solve, " +
-                 std::to_string(m.persistent->grid()) + " blocks, " + std::to_string(m.persistent->hub()) +
-                 " entries of x in shared memory (time per step by hub size: " + m.persistent->trial() + ")"
+                 std::to_string(m.persistent->grid()) + " blocks, " +
+                 (m.persistent->resident() ? std::string("resident (each block's slices in shared memory)")
+                                           : "streamed, " + std::to_string(m.persistent->hub()) +
+                                                 " entries of x in shared memory") +
+                 " (time per step by candidate: " + m.persistent->trial() + ")"
        : m.fused ? "pattern pull with the update fused, vertices by in-degree, sliced, " +
                        std::to_string(m.fused->hub()) +
                        " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"

@@ -329,8 +329,8 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   }
   count_ = cuda::device_buffer<unsigned>(n);
   PERRON_CUDA_CHECK(cudaMemsetAsync(count_.data(), 0, count_.bytes(), stream_));
-  tail_ = cuda::device_buffer<T>(static_cast<std::size_t>(slices_));
-  head_ = cuda::device_buffer<T>(static_cast<std::size_t>(slices_));
+  tail_ = cuda::device_buffer<double>(static_cast<std::size_t>(slices_));
+  head_ = cuda::device_buffer<double>(static_cast<std::size_t>(slices_));
   x_[0] = cuda::device_buffer<T>(n);
   x_[1] = cuda::device_buffer<T>(n);
   v_ = cuda::device_buffer<T>(n);

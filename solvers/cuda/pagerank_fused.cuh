@@ -115,7 +115,8 @@ class fused_pull {
   cuda::device_buffer<index_t> col_, vrow_, deg_, perm_, parts_, first_slice_;
   cuda::device_buffer<unsigned short> vlen_;
   cuda::device_buffer<unsigned> count_;
-  cuda::device_buffer<T> x_[2], v_, tail_, head_;
+  cuda::device_buffer<T> x_[2], v_;
+  cuda::device_buffer<double> tail_, head_;  // cut rows' slice partials, summed in double
 };
 
 }  // namespace perron::pagerank_gpu

@@ -28,8 +28,8 @@ struct fused_args {
   const index_t* parts;         // n: slices holding the row's virtual rows (> 1: cut)
   const index_t* first_slice;   // n: the slice holding the row's first virtual row
   unsigned* count;              // n: partials received this step, for cut rows
-  T* tail;                      // per slice: partial of the row that goes on after it
-  T* head;                      // per slice: partial of the row that began before it and ends in it
+  double* tail;                 // per slice: partial of the row that goes on after it
+  double* head;                 // per slice: partial of the row that began before it and ends in it
   T* x0;                        // x_k for even k
   T* x1;                        // x_k for odd k
   const T* v;                   // personalization in the relabelled order
@@ -64,12 +64,17 @@ struct row_data {
 };
 
 // x_k(j): through the read-only path where x is constant for the launch (the
-// fused step), through L2 where other blocks rewrite it during the launch (the
-// persistent kernel: the read-only path is not coherent with those writes).
+// fused step); where other blocks rewrite it during the launch (the persistent
+// kernel) the read-only path is not coherent with those writes, so a weak load
+// cached in L1 (ld.global.ca): every read of x_k follows the grid barrier that
+// ordered its writes, whose acquire (ld.acquire.gpu) makes them visible to
+// weak loads after it (the PTX memory model; the SM's L1 is invalidated
+// there), and repeated gathers of an entry within a step then hit L1 instead
+// of paying an L2 round trip each (the first version read through L2, __ldcg).
 template <bool coherent, class T>
 __device__ __forceinline__ T load_x(const T* p) {
   if constexpr (coherent)
-    return __ldcg(p);
+    return __ldca(p);
   else
     return __ldg(p);
 }
@@ -81,12 +86,26 @@ __device__ __forceinline__ row_data<T> load_row(const fused_args<T>& a, const T*
           personalized ? static_cast<double>(__ldg(a.v + R)) : v_uniform};
 }
 
-// Row R's pull is y: writes x_{k+1}(R) and adds to the sums.
+// Row R's pull is y: writes x_{k+1}(R) and adds to the sums. Every sum of a
+// row is in double whatever T is (a lane's links, the lanes' segmented scan,
+// a cut row's slice partials), because a float sum of x values that are
+// mostly equal rounds the same way at every addition: on hub:1000000:200000
+// (10^6 links into one dangling vertex; x(j) = c_k / n / d_j for the 80% of
+// vertices with no in-link) each lane's 64-term sum erred by up to ~60 ulps in
+// the same direction, so the hub's row carried errors up to ~1e-6 that jump
+// with tiny changes of c_k. The float iterate then settles on a 2-cycle
+// (even and odd steps at two different fixed points of the rounded two-step
+// map hub -> c -> x -> hub) with the residual flat at 1.35e-6 above tol 1e-6,
+// to max_iter. An emulation of this arithmetic on the CPU
+// (scripts/fused_float_emulation.cpp: eight random graphs of that shape)
+// stalled at 1.29-1.44e-6 in four of them with float sums, and also with
+// float lanes under a double scan; with every sum in double the residual's
+// floor was 0.8-2.4e-7 in all eight (the float rounding of x itself).
 template <class T>
-__device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, T y, row_data<T> rd, double alpha,
-                                           double c, step_sums& s) {
+__device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, double y, row_data<T> rd,
+                                           double alpha, double c, step_sums& s) {
   const index_t d = rd.d;
-  const double r = alpha * static_cast<double>(y) + c * rd.v;
+  const double r = alpha * y + c * rd.v;
   const double xo = static_cast<double>(rd.x);
   if (d > 0) {
     const T xs = static_cast<T>(r / d);
@@ -119,7 +138,7 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
   if (!__shfl_sync(0xffffffffu, last, 0)) return;
   ::cuda::atomic_thread_fence(::cuda::memory_order_acquire,
                               ::cuda::thread_scope_device);  // every slot after the count
-  T y = 0;
+  double y = 0;
   for (index_t t = t0 + lane; t < t1; t += 32) y += __ldcg(a.tail + t);
   for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(0xffffffffu, y, off);
   if (lane != 0) return;
@@ -128,28 +147,35 @@ __device__ void contribute(const fused_args<T>& a, index_t R, const T* __restric
   finish_row(xn, R, y, load_row<coherent>(a, x, R, personalized, v_uniform), alpha, c, s);
 }
 
+// The rows just outside slice q, which tell whether its first row began
+// before it and its last row goes on after it: lane 0 gets the row before the
+// slice (-1 before slice 0), lane 31 the row after it (n past the last), the
+// other lanes their own row R.
+__device__ __forceinline__ index_t slice_outside(const index_t* vrow, index_t q, index_t R) {
+  const int lane = threadIdx.x & 31;
+  if (lane == 0) return q > 0 ? __ldg(vrow + q * 32 - 1) : -1;
+  if (lane == 31) return __ldg(vrow + q * 32 + 32);
+  return R;
+}
+
 // After a slice's sums: a segmented inclusive scan over the lanes joins each
 // row's virtual rows (they are consecutive, so equal keys are contiguous; a
 // fixed order), and the lane holding a row's sum over the slice updates it,
 // or, for a row cut by the slice's ends, hands the partial to contribute().
-// Called by the whole warp.
+// The scan adds in double (finish_row says why). `outside` is
+// slice_outside()'s. Called by the whole warp.
 template <bool coherent, class T>
-__device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, T acc,
-                                             row_data<T> rd, const T* __restrict__ x, T* __restrict__ xn,
-                                             double alpha, double c, bool personalized, double v_uniform,
-                                             step_sums& s) {
+__device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, index_t outside,
+                                             double acc, row_data<T> rd, const T* __restrict__ x,
+                                             T* __restrict__ xn, double alpha, double c, bool personalized,
+                                             double v_uniform, step_sums& s) {
   constexpr unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
   const index_t n = a.n;
-  // The rows just outside the slice: is its first row begun before it, its
-  // last row continued after it? (-1 before slice 0; n past the last.)
-  index_t outside = R;
-  if (lane == 0) outside = q > 0 ? __ldg(a.vrow + q * 32 - 1) : -1;
-  if (lane == 31) outside = __ldg(a.vrow + q * 32 + 32);
-  T sum = acc;
+  double sum = acc;
 #pragma unroll
   for (int off = 1; off < 32; off <<= 1) {
-    const T o = __shfl_up_sync(full, sum, off);
+    const double o = __shfl_up_sync(full, sum, off);
     const index_t key = __shfl_up_sync(full, R, off);
     if (lane >= off && key == R) sum += o;
   }
@@ -163,12 +189,12 @@ __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, 
   if (seg_end && !is_tail && !is_head && R < n) finish_row(xn, R, sum, rd, alpha, c, s);
   const unsigned head_lane = __ballot_sync(full, is_head);
   if (head_lane) {  // the row that began before this slice ends in it
-    const T h = __shfl_sync(full, sum, __ffs(head_lane) - 1);
+    const double h = __shfl_sync(full, sum, __ffs(head_lane) - 1);
     if (lane == 0) a.head[q] = h;
     contribute<coherent>(a, first_row, x, xn, alpha, c, personalized, v_uniform, s);
   }
   if (tail_cut) {  // the row goes on in the next slice
-    const T t = __shfl_sync(full, sum, 31);
+    const double t = __shfl_sync(full, sum, 31);
     if (lane == 0) a.tail[q] = t;
     contribute<coherent>(a, last_row, x, xn, alpha, c, personalized, v_uniform, s);
   }
@@ -224,7 +250,7 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
     // reads 128 contiguous bytes per j), `unroll` loads in flight before the
     // gathers, each one load from the hub or from x.
     const index_t* __restrict__ cp = a.col + p0 + lane;
-    T acc = 0;
+    double acc = 0;  // finish_row says why double
     for (unsigned j = 0; j < width; j += unroll) {
       index_t cj[unroll];
 #pragma unroll
@@ -234,12 +260,13 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
       for (int u = 0; u < unroll; ++u)
         if (j + u < len) {
           if constexpr (coherent)
-            acc += cj[u] < a.hub ? hub[cj[u]] : __ldcg(x + cj[u]);
+            acc += static_cast<double>(cj[u] < a.hub ? hub[cj[u]] : load_x<true>(x + cj[u]));
           else
-            acc += *(cj[u] < a.hub ? hub + cj[u] : x + cj[u]);  // one generic load
+            acc += static_cast<double>(*(cj[u] < a.hub ? hub + cj[u] : x + cj[u]));  // one generic load
         }
     }
-    finish_slice<coherent>(a, q, R, acc, rd, x, xn, alpha, c, personalized, v_uniform, s);
+    finish_slice<coherent>(a, q, R, slice_outside(a.vrow, q, R), acc, rd, x, xn, alpha, c, personalized,
+                           v_uniform, s);
     i = __shfl_sync(full, grab, 0);
   }
 }

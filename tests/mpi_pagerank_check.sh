@@ -222,6 +222,11 @@ case $mode in
         --device cpu --no-cache -o "$dir/out.tsv" : -np 1 env PERRON_MEMORY_LIMIT=1000 "$pr" data/cage8.mtx \
         --device cpu --no-cache -o "$dir/out.tsv"
     fi
+    # --gpus is one process's GPUs: refused under mpirun with several ranks.
+    if [ "$np" -gt 1 ]; then
+      expect_failure 64 "--gpus drives the GPUs of one process" "${mpirun[@]}" -np "$np" "$pr" data/cage8.mtx \
+        --gpus 1 --no-cache -o "$dir/out.tsv"
+    fi
     # The output cannot be written (rank 0's phase): every rank stops.
     expect_failure 66 "${p0}$dir/no-such-folder/out.tsv" "${run[@]}" data/cage8.mtx -o "$dir/no-such-folder/out.tsv"
     ;;

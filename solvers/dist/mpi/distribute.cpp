@@ -240,7 +240,6 @@ local_graph<T> finish_graph(local_arcs&& a, bool weighted, const std::vector<std
   g.bytes_exchanged = a.bytes_exchanged;
   const std::vector<double> out = out_weights(at, n, weighted);
   phase([&] {
-    if (!weighted) at.values.resize(at.nnz());  // a cached pattern has none: each is 1 / d_j
     g.rows.pattern = !weighted;
     g.rows.dangling.assign(static_cast<std::size_t>(n), 0);
     for (index_t j = 0; j < n; ++j) {
@@ -253,15 +252,27 @@ local_graph<T> finish_graph(local_arcs&& a, bool weighted, const std::vector<std
       }
     }
     g.rows.dangling_count = static_cast<index_t>(g.dangling_count);
-    // P^T(i, j) = A(j, i) / d_j, as graph_from_transpose computes it.
+    // P^T(i, j) = A(j, i) / d_j in double, as graph_from_transpose computes it, then
+    // rounded to T; written straight into T storage (an unweighted at has no
+    // values to reuse: a cached pattern brings none), no double copy of P^T.
+    const bool in_place = std::is_same_v<T, double> && weighted;
+    std::vector<T> val = in_place ? std::vector<T>{} : fresh_vector<T>(at.nnz());
+    T* to = val.data();
+    if constexpr (std::is_same_v<T, double>)
+      if (in_place) to = at.values.data();
     for (std::size_t k = 0; k < at.nnz(); ++k) {
       const double d = out[static_cast<std::size_t>(at.col_idx[k])];
-      at.values[k] = d == 0.0 ? 0.0 : (weighted ? at.values[k] : 1.0) / d;
+      to[k] = static_cast<T>(d == 0.0 ? 0.0 : (weighted ? at.values[k] : 1.0) / d);
     }
+    csr_matrix<T>& pt = g.rows.pt;
+    pt.rows = at.rows;
+    pt.cols = at.cols;
+    pt.row_ptr = std::move(at.row_ptr);
+    pt.col_idx = std::move(at.col_idx);
     if constexpr (std::is_same_v<T, double>)
-      g.rows.pt = std::move(at);
+      pt.values = in_place ? std::move(at.values) : std::move(val);
     else
-      g.rows.pt = value_cast<T>(at);
+      pt.values = std::move(val);
   });
   g.links = total_sum(g.rows.pt.nnz());
   return g;

@@ -153,7 +153,7 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "per solve) | check-every (one host sync every --check-every iterations) | auto (graph-while "
      "when the SpMV captures into it)")
     ("check-every", po::value(&opt.check_interval)->default_value(opt.check_interval),
-     "iterations per host check for --loop check-every")
+     "iterations per host check for --loop check-every, and for --gpus")
     ("graph-unroll", po::value(&opt.graph_unroll)->default_value(opt.graph_unroll),
      "iterations per trip of the WHILE loop for --loop graph-while (results stay exact); 0: chosen "
      "from the measured SpMV time (1 to 8)");

@@ -108,7 +108,9 @@ const char* exit_text =
     "ranks are bitwise those of the single-process CPU solve. A plain coordinate\n"
     "Matrix Market file is read in parts (each process parses 1/P of its bytes, so\n"
     "none holds the whole graph); .gz, .tar.gz, SNAP edge lists and synthetic specs\n"
-    "are read whole by every process, which then keeps its 1/P of the arcs. Rank 0\n"
+    "are read whole by process 0, which sends each process its 1/P of the arcs. Each\n"
+    "process caches its part (--cache-dir; not for generated graphs), so the next\n"
+    "run on the same file with the same P skips the parse and the exchange. Rank 0\n"
     "prints and writes; a failure on any process stops all of them with one\n"
     "message 'rank R: ...' and the exit code below, and no output file.\n"
     "--bench-dist times the distributed solve (also alone, as one process).\n"
@@ -154,7 +156,7 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "per solve) | check-every (one host sync every --check-every iterations) | auto (graph-while "
      "when the SpMV captures into it)")
     ("check-every", po::value(&opt.check_interval)->default_value(opt.check_interval),
-     "iterations per host check for --loop check-every")
+     "iterations per host check for --loop check-every, and for --gpus")
     ("graph-unroll", po::value(&opt.graph_unroll)->default_value(opt.graph_unroll),
      "iterations per trip of the WHILE loop for --loop graph-while (results stay exact); 0: chosen "
      "from the measured SpMV time (1 to 8)");
@@ -195,9 +197,10 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "exchanging ranks by NCCL all-gather (libnccl.so.2 loaded at run time: put its folder on "
      "LD_LIBRARY_PATH)")
     ("bench-dist", po::bool_switch(&s.bench_dist),
-     "benchmark the distributed CPU solve (under mpirun, or alone as one rank): per rank, the median "
-     "compute and communication time per iteration, bytes sent and received per iteration, GTEPS "
-     "(uses --alpha, --tol, --max-iter, --precision; writes --output if given)")
+     "benchmark the distributed solve: the CPU one (under mpirun, or alone as one rank), or with --gpus "
+     "the GPUs' (CUDA events, the host checking every --check-every iterations): per rank or GPU, the "
+     "median compute and communication time per iteration, bytes sent and received per iteration, "
+     "GTEPS (uses --alpha, --tol, --max-iter, --precision; writes --output if given)")
     ("sources", po::value(&s.batched.sources)->value_name("FILE"),
      "personalized PageRank of every source set in FILE at once (one set per line: vertices as in "
      "GRAPH, each optionally ':weight', e.g. '7 19:0.5'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
@@ -260,11 +263,10 @@ void check_app_options(const settings& s) {
 // --gpus and --bench-dist against the other options (the distributed modes).
 void check_dist_options(const settings& s) {
   if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
-  if (s.gpus > 0 &&
-      (s.bench || s.bench_dist || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
-       s.opt.kernel || s.opt.pull == pagerank_pull::fused))
+  if (s.gpus > 0 && (s.bench || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
+                     s.opt.kernel || s.opt.pull == pagerank_pull::fused))
     throw usage_error(
-        "--gpus runs its own GPU step: it cannot be combined with --bench, --bench-dist, --sources, "
+        "--gpus runs its own GPU step: it cannot be combined with --bench, --sources, "
         "--device cpu, --kernel or --pull fused");
 }
 
@@ -668,12 +670,62 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
 
 // --gpus N (solvers/dist/pagerank_nccl.hpp): the graph's rows split over N GPUs of this process.
 template <class T>
-pagerank_result solve_on_gpus(const pagerank_graph<T>& g, settings& s, timings& t) {
+pagerank_result solve_on_gpus(const pagerank_graph<T>& g, settings& s, timings& t,
+                              std::vector<dist::iteration_stats>* stats) {
   stopwatch step;
-  pagerank_result r = dist::pagerank_nccl(g, s.opt, s.gpus);
+  pagerank_result r = dist::pagerank_nccl(g, s.opt, s.gpus, stats);
   t.solve = step.lap();
   s.dist_note = std::to_string(s.gpus) + " GPU" + (s.gpus == 1 ? "" : "s") + " of one process through NCCL";
   return r;
+}
+
+double median_of(std::vector<double> x) {
+  if (x.empty()) return 0;
+  std::sort(x.begin(), x.end());
+  return x.size() % 2 ? x[x.size() / 2] : 0.5 * (x[x.size() / 2 - 1] + x[x.size() / 2]);
+}
+
+// The iterations after the first (the warm-up: first touches, NCCL's first transfer).
+std::vector<double> after_first(const std::vector<double>& x) {
+  return std::vector<double>(x.begin() + (x.size() > 1 ? 1 : 0), x.end());
+}
+
+// --gpus N --bench-dist: per GPU, the medians of its CUDA-event times; the
+// loop's rate from GPU 0's events around the whole loop (launch gaps and the
+// host's checks included).
+template <class T>
+void print_bench_gpus(std::ostream& o, const settings& s, const pagerank_graph<T>& g,
+                      const std::vector<dist::iteration_stats>& st, const pagerank_result& r) {
+  char buf[256];
+  o << "distributed PageRank: " << s.graph << ", " << s.gpus << " GPU" << (s.gpus == 1 ? "" : "s")
+    << " through NCCL, " << s.precision << ", " << g.vertices() << " vertices, " << g.links() << " links, "
+    << r.iterations << " iterations, " << r.host_syncs << " host checks (every " << s.opt.check_interval
+    << " iterations; medians over iterations 2..)\n";
+  std::snprintf(buf, sizeof buf, "%4s %11s %9s %10s %13s %13s\n", "gpu", "compute_ms", "comm_ms", "step_ms",
+                "sent_MB/iter", "recv_MB/iter");
+  o << buf;
+  double slowest = 0, most_compute = 0, most_comm = 0;
+  for (std::size_t d = 0; d < st.size(); ++d) {
+    std::vector<double> step(st[d].compute_seconds.size());
+    for (std::size_t k = 0; k < step.size(); ++k) step[k] = st[d].compute_seconds[k] + st[d].comm_seconds[k];
+    const double c = median_of(after_first(st[d].compute_seconds)),
+                 m = median_of(after_first(st[d].comm_seconds)), it = median_of(after_first(step));
+    slowest = std::max(slowest, it);
+    most_compute = std::max(most_compute, c);
+    most_comm = std::max(most_comm, m);
+    std::snprintf(buf, sizeof buf, "%4zu %11.4f %9.4f %10.4f %13.3f %13.3f\n", d, c * 1e3, m * 1e3, it * 1e3,
+                  double(st[d].bytes_sent) / 1e6, double(st[d].bytes_received) / 1e6);
+    o << buf;
+  }
+  const double loop = r.iterations ? r.device_seconds / r.iterations : 0.0;
+  std::snprintf(
+      buf, sizeof buf,
+      "per iteration: %.4f ms (events, slowest GPU: compute at most %.4f ms, communication at most "
+      "%.4f ms), %.4f ms (the whole loop on GPU 0 / iterations); %.2f GTEPS (whole loop), %.2f GTEPS "
+      "(events)\n",
+      slowest * 1e3, most_compute * 1e3, most_comm * 1e3, loop * 1e3,
+      loop > 0 ? double(g.links()) / loop / 1e9 : 0.0, slowest > 0 ? double(g.links()) / slowest / 1e9 : 0.0);
+  o << buf;
 }
 
 // ok, or not_converged with the one warning line a user sees (the results are
@@ -720,7 +772,9 @@ int solve(settings& s) {
       if (progress.enabled())
         progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
     };
-  const pagerank_result r = s.gpus ? solve_on_gpus(g, s, t) : run_solver(g, opt, gpu, t);
+  std::vector<dist::iteration_stats> gpu_stats;
+  const pagerank_result r =
+      s.gpus ? solve_on_gpus(g, s, t, s.bench_dist ? &gpu_stats : nullptr) : run_solver(g, opt, gpu, t);
   progress.clear();
 
   step.restart();
@@ -730,9 +784,10 @@ int solve(settings& s) {
   t.total = total.seconds();
   // With --output - (or --plot -) standard output holds only that file.
   std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
+  if (s.bench_dist) print_bench_gpus<T>(o, s, g, gpu_stats, r);
   if (s.json)
     print_json<T>(o, s, graph, g, r, t, plan);
-  else
+  else if (!s.bench_dist)
     print_summary<T>(o, s, graph, g, r, t, plan);
   o.flush();
   return exit_code(r, opt.tol);
@@ -752,20 +807,12 @@ struct graph_counts {
   std::uint64_t links() const { return l; }
 };
 
-double median_of(std::vector<double> x) {
-  if (x.empty()) return 0;
-  std::sort(x.begin(), x.end());
-  return x.size() % 2 ? x[x.size() / 2] : 0.5 * (x[x.size() / 2 - 1] + x[x.size() / 2]);
-}
-
 // --bench-dist: per rank, the medians over the iterations after the first
 // (collective: every rank calls it; rank 0 prints).
 template <class T>
 void print_bench_dist(std::ostream& o, const settings& s, const dist::local_graph<T>& g,
                       const dist::iteration_stats& st, const pagerank_result& r, const dist::session& world) {
-  const auto tail = [](const std::vector<double>& x) {
-    return std::vector<double>(x.begin() + (x.size() > 1 ? 1 : 0), x.end());
-  };
+  const auto tail = after_first;
   std::vector<double> step(st.compute_seconds.size());
   for (std::size_t k = 0; k < step.size(); ++k)
     step[k] = st.compute_seconds[k] + st.wait_seconds[k] + st.comm_seconds[k];
@@ -807,6 +854,8 @@ template <class T>
 int solve_distributed_as(settings& s) {
   const dist::session& world = *s.dist;
   if (s.bench) throw usage_error("--bench measures one GPU; under mpirun use --bench-dist");
+  if (s.gpus > 0)
+    throw usage_error("--gpus drives the GPUs of one process: run it without mpirun (or -np 1)");
   if (s.opt.device == pagerank_device::cuda ||
       (s.opt.kernel && *s.opt.kernel != spmv_kernel::cpu && *s.opt.kernel != spmv_kernel::automatic))
     throw usage_error(
@@ -850,7 +899,9 @@ int solve_distributed_as(settings& s) {
   if (s.bench_dist) print_bench_dist(o, s, g, stats, r, world);
   if (world.rank() != 0) return r.converged ? ok : not_converged;
   s.dist_note = std::to_string(world.size()) + " MPI ranks, the input read " +
-                (in.in_parts ? "in parts (byte ranges)" : "whole by every rank");
+                (in.from_cache ? "from the per-rank cache"
+                 : in.in_parts ? "in parts (byte ranges)"
+                               : "whole by rank 0, sent out in slices");
   const graph_counts counts{g.n, static_cast<index_t>(g.dangling_count), g.links};
   device_plan plan;
   plan.reason = "the distributed CPU solve";
@@ -917,7 +968,7 @@ int main_body(int argc, char** argv) {
     std::cerr.rdbuf(nullptr);
   }
   if (!parse_command_line(argc, argv, s)) return ok;
-  if (dist::launched() || s.bench_dist) {  // the distributed solve (see "distributed" above)
+  if (dist::launched() || (s.bench_dist && s.gpus == 0)) {  // the distributed solve ("distributed" above)
     if (app::batched_mode(s.batched))
       throw usage_error("--sources and --bench-sources run in one process, not under mpirun");
     s.dist = std::make_shared<dist::session>();

@@ -157,15 +157,18 @@ std::uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-std::string file_name_for(const source_key& k) {
+// "<file name>.<hash of the path>": what every cache file of the source starts with.
+std::string stem_for(const source_key& k) {
   std::string base = fs::path(k.path).filename().string();
   for (char& c : base)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
   if (base.size() > 80) base.resize(80);
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(k.path)));
-  return base + "." + hex + ".perron-cache";
+  return base + "." + hex;
 }
+
+std::string file_name_for(const source_key& k) { return stem_for(k) + ".perron-cache"; }
 
 void warn(const std::string& msg) { std::cerr << "perron: warning: " << msg << '\n'; }
 
@@ -435,6 +438,274 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
     return false;
   }
   return true;
+}
+
+// ---- the per-rank cache (rank_part) ---------------------------------------------------
+
+namespace {
+
+constexpr char part_magic[8] = {'P', 'E', 'R', 'R', 'O', 'N', 'R', 'P'};
+
+struct part_header {
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t endian;
+  std::uint64_t source_size;
+  std::int64_t source_mtime_ns;
+  std::uint64_t path_bytes;
+  std::int32_t ranks;
+  std::int32_t rank;
+  std::int32_t n;
+  std::int32_t rows;
+  std::uint64_t nnz;
+  std::uint64_t labels;
+  std::uint8_t format;
+  std::uint8_t pattern;
+  std::uint8_t symmetric;
+  std::uint8_t weighted;
+  std::uint8_t reserved[4];
+  std::uint64_t payload_checksum;
+  std::uint64_t header_checksum;  // of the fields above and the path
+};
+static_assert(sizeof(part_header) == 96, "rank cache header layout");
+static_assert(std::is_trivially_copyable_v<part_header>);
+
+std::uint64_t part_header_hash(const part_header& h, const std::string& path) {
+  return combine(block_term(&h, offsetof(part_header, header_checksum), 0),
+                 block_term(path.data(), path.size(), 1));
+}
+
+std::string part_name_for(const source_key& k, const rank_part_key& key) {
+  return stem_for(k) + ".np" + std::to_string(key.ranks) + ".r" + std::to_string(key.rank) +
+         (key.weighted ? ".w" : "") + ".perron-part";
+}
+
+// The payload's regions in file order: every rank's range, the row pointer,
+// the columns, the weights (weighted only), the labels.
+template <class F>
+bool for_each_region(const part_header& h, F f) {
+  const auto r = static_cast<std::size_t>(h.ranks) + 1, rows = static_cast<std::size_t>(h.rows) + 1,
+             nnz = static_cast<std::size_t>(h.nnz);
+  return f(0, r * 4) && f(1, rows * 4) && f(2, nnz * 4) && (!h.weighted || f(3, nnz * 8)) &&
+         f(4, static_cast<std::size_t>(h.labels) * 8);
+}
+
+void* region_data(rank_part& p, int which) {
+  switch (which) {
+    case 0:
+      return p.first.data();
+    case 1:
+      return p.rows.row_ptr.data();
+    case 2:
+      return p.rows.col_idx.data();
+    case 3:
+      return p.rows.values.data();
+    default:
+      return p.label.data();
+  }
+}
+
+// Why the header cannot serve (source, key), checked against the file's
+// length before anything is allocated; "" when it can.
+std::string part_header_problem(int fd, std::uint64_t file_bytes, const source_key& src,
+                                const rank_part_key& key, part_header& h) {
+  if (file_bytes < sizeof h || !pread_all(fd, &h, sizeof h, 0))
+    return "truncated (" + std::to_string(file_bytes) + " bytes, shorter than its header)";
+  if (std::memcmp(h.magic, part_magic, sizeof part_magic) != 0) return "not a perron rank cache file";
+  if (h.version != rank_cache_format_version || h.endian != endian_mark)
+    return "written by another cache format (version " + std::to_string(h.version) + ", this is " +
+           std::to_string(rank_cache_format_version) + ")";
+  if (h.path_bytes > 65536) return "corrupt header";
+  std::string path(static_cast<std::size_t>(h.path_bytes), '\0');
+  if (!pread_all(fd, path.data(), path.size(), sizeof h)) return "truncated header";
+  if (part_header_hash(h, path) != h.header_checksum) return "header checksum mismatch (corrupt)";
+  if (path != src.path) return "it belongs to another file (" + path + ")";
+  if (h.source_size != src.size || h.source_mtime_ns != src.mtime_ns)
+    return "stale: the source changed since it was cached";
+  if (h.ranks != key.ranks || h.rank != key.rank || (h.weighted != 0) != key.weighted)
+    return "written for rank " + std::to_string(h.rank) + " of " + std::to_string(h.ranks);
+  if (h.n <= 0 || h.rows < 0 || h.rows > h.n || h.format > 2 || h.nnz > file_bytes / 4 ||
+      h.labels > file_bytes / 8)
+    return "corrupt header";
+  std::uint64_t end = sizeof h + pad8(h.path_bytes);
+  for_each_region(h, [&](int, std::size_t bytes) { return end += bytes, true; });
+  if (end != file_bytes)
+    return "truncated or corrupt (" + std::to_string(file_bytes) + " bytes do not match its header)";
+  return {};
+}
+
+// The part's own consistency, after its checksum matched: a wrong index
+// would crash the solve, so nothing is taken on trust.
+std::string part_problem(const part_header& h, const rank_part& p) {
+  const auto& f = p.first;
+  if (f.front() != 0 || f.back() != h.n) return "corrupt ranges";
+  for (std::size_t q = 0; q + 1 < f.size(); ++q)
+    if (f[q] > f[q + 1]) return "corrupt ranges";
+  if (f[static_cast<std::size_t>(h.rank) + 1] - f[static_cast<std::size_t>(h.rank)] != h.rows)
+    return "corrupt ranges";
+  const auto& rp = p.rows.row_ptr;
+  if (rp.front() != 0 || static_cast<std::uint64_t>(rp.back()) != h.nnz) return "corrupt row pointer";
+  for (std::size_t i = 0; i + 1 < rp.size(); ++i)
+    if (rp[i] > rp[i + 1]) return "corrupt row pointer";
+  for (index_t j : p.rows.col_idx)
+    if (j < 0 || j >= h.n) return "indices out of range (corrupt)";
+  if (!p.label.empty() && p.label.size() != static_cast<std::size_t>(h.n)) return "corrupt labels";
+  return {};
+}
+
+}  // namespace
+
+std::string rank_cache_file_for(const std::string& source, const rank_part_key& key, const std::string& dir) {
+  const auto k = key_of(source);
+  if (!k) throw io_error(source, "no such file");
+  return dir + "/" + part_name_for(*k, key);
+}
+
+std::optional<rank_part> rank_cache_load(const std::string& source, const rank_part_key& key,
+                                         const cache_options& opt, unsigned threads, std::string& why) {
+  why.clear();
+  if (!opt.enabled) return std::nullopt;
+  const std::string dir = cache_dir(opt);
+  const auto src = key_of(source);
+  if (dir.empty() || !src) return std::nullopt;
+  const std::string file = dir + "/" + part_name_for(*src, key);
+  threads = detail::thread_count(threads);
+  detail::file_descriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;  // none yet
+  const auto refuse = [&](const std::string& reason) -> std::optional<rank_part> {
+    why = "ignoring the cache " + file + " of " + source + ": " + reason;
+    return std::nullopt;
+  };
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return refuse("not a regular file");
+  const auto file_bytes = static_cast<std::uint64_t>(st.st_size);
+  part_header h{};
+  if (const std::string r = part_header_problem(fd.get(), file_bytes, *src, key, h); !r.empty())
+    return refuse(r);
+  rank_part p;
+  p.format = static_cast<input_format>(h.format);
+  p.pattern = h.pattern != 0;
+  p.symmetric = h.symmetric != 0;
+  p.n = h.n;
+  p.first.resize(static_cast<std::size_t>(h.ranks) + 1);
+  p.rows.rows = h.rows;
+  p.rows.cols = h.n;
+  p.rows.row_ptr.resize(static_cast<std::size_t>(h.rows) + 1);
+  detail::resize_outputs(static_cast<std::size_t>(h.nnz), threads, p.rows.col_idx);
+  if (h.weighted) detail::resize_outputs(static_cast<std::size_t>(h.nnz), threads, p.rows.values);
+  p.label.resize(static_cast<std::size_t>(h.labels));
+  std::uint64_t sum = 0, off = sizeof h + pad8(h.path_bytes);
+  const bool ok = for_each_region(h, [&](int which, std::size_t bytes) {
+    std::uint64_t part = 0;
+    if (!read_region(fd.get(), region_data(p, which), bytes, off, threads, part,
+                     [](const void*, std::size_t) {}))
+      return false;
+    sum = combine(sum, part);
+    off += bytes;
+    return true;
+  });
+  if (!ok) return refuse("truncated while reading");
+  if (sum != h.payload_checksum) return refuse("checksum mismatch (corrupt)");
+  if (const std::string r = part_problem(h, p); !r.empty()) return refuse(r);
+  return p;
+}
+
+std::string rank_cache_store(const std::string& source, const source_stamp& before, const rank_part_key& key,
+                             const rank_part& p, const cache_options& opt, unsigned threads) {
+  if (!opt.enabled) return {};
+  const std::string dir = cache_dir(opt);
+  if (dir.empty())
+    return "no cache directory (neither XDG_CACHE_HOME nor HOME is set); not caching " + source;
+  const auto src = key_of(source);
+  if (!src) return {};
+  if (src->size != before.size || src->mtime_ns != before.mtime_ns)
+    return source + " changed while it was read; not caching it";
+  // The header's sizes are the part's own (the writer reads exactly them).
+  const auto rows = static_cast<std::size_t>(p.rows.rows);
+  if (key.ranks < 1 || key.rank < 0 || key.rank >= key.ranks ||
+      p.first.size() != std::size_t(key.ranks) + 1 || p.rows.row_ptr.size() != rows + 1 ||
+      (key.weighted && p.rows.values.size() != p.rows.col_idx.size()) ||
+      (!p.label.empty() && p.label.size() != static_cast<std::size_t>(p.n)))
+    throw invalid_argument("rank_cache_store: the part's sizes do not match its key");
+  threads = detail::thread_count(threads);
+  const std::string file = dir + "/" + part_name_for(*src, key);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return "cannot create the cache directory " + dir + " (" + ec.message() + "); not caching " + source;
+  part_header h{};
+  std::memcpy(h.magic, part_magic, sizeof part_magic);
+  h.version = rank_cache_format_version;
+  h.endian = endian_mark;
+  h.source_size = src->size;
+  h.source_mtime_ns = src->mtime_ns;
+  h.path_bytes = src->path.size();
+  h.ranks = key.ranks;
+  h.rank = key.rank;
+  h.n = p.n;
+  h.rows = p.rows.rows;
+  h.nnz = p.rows.nnz();
+  h.labels = p.label.size();
+  h.format = static_cast<std::uint8_t>(p.format);
+  h.pattern = p.pattern;
+  h.symmetric = p.symmetric;
+  h.weighted = key.weighted;
+  rank_part& q = const_cast<rank_part&>(p);  // region_data's pointers; nothing is written through them
+  std::uint64_t sum = 0;
+  for_each_region(h, [&](int which, std::size_t bytes) {
+    sum = combine(sum, region_hash(region_data(q, which), bytes, threads));
+    return true;
+  });
+  h.payload_checksum = sum;
+  h.header_checksum = part_header_hash(h, src->path);
+
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  detail::file_descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0)
+    return "cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source;
+  const char zeros[8] = {};
+  bool ok = write_all(fd.get(), &h, sizeof h) && write_all(fd.get(), src->path.data(), src->path.size()) &&
+            write_all(fd.get(), zeros, pad8(src->path.size()) - src->path.size()) &&
+            for_each_region(h, [&](int which, std::size_t bytes) {
+              return write_all(fd.get(), region_data(q, which), bytes);
+            });
+  const int err = errno;
+  ok = (::close(fd.release()) == 0) && ok;
+  if (ok && std::rename(tmp.c_str(), file.c_str()) != 0) ok = false;
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    return "cannot write the cache " + file + " (" + std::strerror(err ? err : errno) + "); not caching " +
+           source;
+  }
+  return {};
+}
+
+int rank_cache_prune(const std::string& source, const rank_part_key& key, const cache_options& opt) {
+  if (!opt.enabled) return 0;
+  const std::string dir = cache_dir(opt);
+  const auto src = key_of(source);
+  if (dir.empty() || !src) return 0;
+  // <stem>.np<P>.r<R>[.w].perron-part with P != key.ranks and the same weighting.
+  const std::string prefix = stem_for(*src) + ".np",
+                    suffix = std::string(key.weighted ? ".w" : "") + ".perron-part";
+  int removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string mid = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    const std::size_t dot = mid.find(".r");  // "<P>.r<R>"
+    if (dot == std::string::npos || dot == 0 || mid.find_first_not_of("0123456789") != dot ||
+        mid.find_first_not_of("0123456789", dot + 2) != std::string::npos || dot + 2 == mid.size())
+      continue;
+    if (mid.substr(0, dot) == std::to_string(key.ranks)) continue;
+    std::error_code rm;
+    if (fs::remove(it->path(), rm)) ++removed;
+  }
+  return removed;
 }
 
 }  // namespace perron::io

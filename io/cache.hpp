@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "io/load.hpp"
 
@@ -48,8 +49,51 @@ std::optional<source_stamp> stamp_of(const std::string& source);
 bool cache_store(const std::string& source, const source_stamp& before, const loaded_matrix& m,
                  const cache_options& opt, unsigned threads);
 
+// ---- the per-rank cache of a distributed load (mpirun -np P pagerank) ----
+// Rank r of P keeps its own part: its rows of A^T after the all-to-all (the
+// arcs into its vertex range; apps/common/dist_load), so that the next run
+// with the same file and P skips the parse and the exchange. One file per
+// (source, P, rank, weighted), named <file>.<hash>.np<P>.r<rank>[.w].perron-part
+// beside the single-process entries; it records the source's size and
+// modification time, P, the rank, every rank's range (the partition, which
+// the app compares across ranks) and a checksum of its payload.
+struct rank_part_key {
+  int ranks = 1, rank = 0;
+  bool weighted = false;  // the values are summed weights (else a pattern: no values stored)
+};
+
+struct rank_part {
+  input_format format = input_format::matrix_market;
+  bool pattern = false, symmetric = false;  // what the summary shows of the input
+  index_t n = 0;                            // vertices of the whole graph
+  std::vector<index_t> first;               // every rank's range: first[p] .. first[p + 1]
+  csr_matrix<double> rows;                  // rows first[rank] .. first[rank + 1] of A^T, n columns;
+                                            // values only when weighted
+  std::vector<std::int64_t> label;          // the input's vertex names (SNAP), else empty
+};
+
+// Where rank `key.rank`'s part of `source` lives in `dir` (the source must exist).
+std::string rank_cache_file_for(const std::string& source, const rank_part_key& key, const std::string& dir);
+
+// The part, or nullopt with `why` set when a file existed but was refused
+// (corrupt, truncated, stale, another P or rank) and left empty when there
+// was none. Prints nothing: under mpirun only rank 0 prints, so the app
+// gathers every rank's reason.
+std::optional<rank_part> rank_cache_load(const std::string& source, const rank_part_key& key,
+                                         const cache_options& opt, unsigned threads, std::string& why);
+
+// Writes the part of `source` as read at `before` (nothing when the file has
+// changed since). Returns "" when written (or the cache is off), else why not.
+std::string rank_cache_store(const std::string& source, const source_stamp& before, const rank_part_key& key,
+                             const rank_part& part, const cache_options& opt, unsigned threads);
+
+// Removes the parts of `source` written for another number of ranks (the
+// same weighting): a change of P invalidates them. Returns the count removed.
+int rank_cache_prune(const std::string& source, const rank_part_key& key, const cache_options& opt);
+
 // Format version of the cache files (bumped whenever the layout or the
 // parser's output changes, so old caches are rebuilt).
 constexpr unsigned cache_format_version = 1;
+constexpr unsigned rank_cache_format_version = 1;
 
 }  // namespace perron::io

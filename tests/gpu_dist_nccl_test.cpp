@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/device.hpp"
 #include "core/error.hpp"
@@ -70,6 +72,47 @@ TEST(GpuDistNccl, FloatDanglingAndPersonalized) {
   pagerank_result r;
   if (!nccl_solve(g, opt, 1, r)) GTEST_SKIP() << "libnccl.so.2 not on the library path";
   EXPECT_LE(max_difference(r.rank, cpu.rank), 1e-5);
+}
+
+// The host checks every check_interval iterations; the stop test runs on the
+// GPUs, so the iterate, the residual and the iteration count do not depend on
+// the interval, every residual still reaches progress in order, and
+// --bench-dist's statistics cover each iteration run.
+TEST(GpuDistNccl, CheckIntervalChangesNothingAndStatsCoverEachIteration) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const pagerank_graph<double> g =
+      make_pagerank_graph<double>(io::generate_synthetic("rmat:14:100000"), false);
+  pagerank_options opt;
+  opt.tol = 1e-10;
+  opt.check_interval = 1;
+  pagerank_result every;
+  if (!nccl_solve(g, opt, 1, every)) GTEST_SKIP() << "libnccl.so.2 not on the library path";
+  std::vector<std::pair<int, double>> seen;
+  opt.check_interval = 7;
+  opt.progress = [&](int k, double res) { seen.emplace_back(k, res); };
+  std::vector<dist::iteration_stats> stats;
+  const pagerank_result batched = dist::pagerank_nccl(g, opt, 1, &stats);
+  EXPECT_TRUE(batched.converged);
+  EXPECT_EQ(batched.iterations, every.iterations);
+  EXPECT_EQ(batched.residual, every.residual);
+  EXPECT_EQ(batched.rank, every.rank);  // bitwise: iterations queued after the stop change nothing
+  EXPECT_EQ(every.host_syncs, static_cast<std::uint64_t>(every.iterations));
+  EXPECT_EQ(batched.host_syncs, static_cast<std::uint64_t>((batched.iterations + 6) / 7));
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(batched.iterations));
+  for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_EQ(seen[k].first, static_cast<int>(k) + 1);
+  EXPECT_EQ(seen.back().second, batched.residual);
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0].compute_seconds.size(), static_cast<std::size_t>(batched.iterations));
+  EXPECT_EQ(stats[0].comm_seconds.size(), static_cast<std::size_t>(batched.iterations));
+  EXPECT_EQ(stats[0].bytes_sent, 0u);  // one GPU sends nothing
+  for (double c : stats[0].compute_seconds) EXPECT_GT(c, 0.0);
+  // max_iter reached: not converged, the count and residual of the last iteration.
+  opt.max_iter = 5;
+  opt.progress = nullptr;
+  const pagerank_result cut = dist::pagerank_nccl(g, opt, 1);
+  EXPECT_FALSE(cut.converged);
+  EXPECT_EQ(cut.iterations, 5);
+  EXPECT_EQ(cut.host_syncs, 1u);
 }
 
 TEST(GpuDistNccl, RefusesMoreGpusThanPresent) {

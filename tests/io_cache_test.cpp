@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/error.hpp"
 #include "io/cache.hpp"
@@ -216,6 +217,98 @@ TEST_F(io_cache, ErrorsAreNotCachedAndMissingFilesStillSaySo) {
   const std::string bad = source("bad.mtx", test::data_dir() + "/invalid/row-index-zero.mtx");
   EXPECT_THROW(io::load_matrix(bad, opt_), parse_error);
   EXPECT_FALSE(fs::exists(opt_.cache.dir) && !fs::is_empty(opt_.cache.dir));
+}
+
+// ---- the per-rank cache of a distributed load (io::rank_part) --------------------
+
+io::rank_part some_part(bool weighted) {
+  io::rank_part p;
+  p.format = io::input_format::snap;
+  p.pattern = true;
+  p.n = 10;
+  p.first = {0, 4, 10};
+  p.rows.rows = 6;  // rank 1: vertices 4..9
+  p.rows.cols = 10;
+  p.rows.row_ptr = {0, 2, 2, 3, 5, 5, 6};
+  p.rows.col_idx = {1, 7, 0, 3, 9, 4};
+  if (weighted) p.rows.values = {0.5, 1, 2, 3, 4.25, 1e-3};
+  p.label = {10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+  return p;
+}
+
+TEST_F(io_cache, RankPartRoundTripsAndIsKeyedByRanksRankAndWeighting) {
+  const std::string src = source("g.txt", test::data_dir() + "/cage8.mtx");
+  for (bool weighted : {false, true}) {
+    const io::rank_part_key key{2, 1, weighted};
+    const io::rank_part p = some_part(weighted);
+    std::string why;
+    EXPECT_FALSE(io::rank_cache_load(src, key, opt_.cache, 1, why));
+    EXPECT_EQ(why, "");  // none yet: nothing to say
+    EXPECT_EQ(io::rank_cache_store(src, *io::stamp_of(src), key, p, opt_.cache, 1), "");
+    const auto q = io::rank_cache_load(src, key, opt_.cache, 1, why);
+    ASSERT_TRUE(q) << why;
+    EXPECT_EQ(q->format, p.format);
+    EXPECT_EQ(q->pattern, p.pattern);
+    EXPECT_EQ(q->n, p.n);
+    EXPECT_EQ(q->first, p.first);
+    EXPECT_EQ(q->rows.rows, 6);
+    EXPECT_EQ(q->rows.cols, 10);
+    EXPECT_EQ(q->rows.row_ptr, p.rows.row_ptr);
+    EXPECT_EQ(q->rows.col_idx, p.rows.col_idx);
+    EXPECT_EQ(q->rows.values, p.rows.values);  // empty for a pattern
+    EXPECT_EQ(q->label, p.label);
+    // Another rank, another P: other files, none there.
+    EXPECT_FALSE(io::rank_cache_load(src, {2, 0, weighted}, opt_.cache, 1, why));
+    EXPECT_FALSE(io::rank_cache_load(src, {3, 1, weighted}, opt_.cache, 1, why));
+    EXPECT_EQ(why, "");
+  }
+}
+
+TEST_F(io_cache, RankPartCorruptTruncatedOrStaleIsRefusedWithAReason) {
+  const std::string src = source("g.mtx", test::data_dir() + "/cage8.mtx");
+  const io::rank_part_key key{2, 1, true};
+  ASSERT_EQ(io::rank_cache_store(src, *io::stamp_of(src), key, some_part(true), opt_.cache, 1), "");
+  const std::string file = io::rank_cache_file_for(src, key, opt_.cache.dir);
+  std::string why;
+  {  // one payload byte flipped
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-20, std::ios::end);
+    f.put('\x7f');
+  }
+  EXPECT_FALSE(io::rank_cache_load(src, key, opt_.cache, 1, why));
+  EXPECT_NE(why.find("checksum mismatch"), std::string::npos) << why;
+  ASSERT_EQ(io::rank_cache_store(src, *io::stamp_of(src), key, some_part(true), opt_.cache, 1), "");
+  fs::resize_file(file, fs::file_size(file) - 8);
+  EXPECT_FALSE(io::rank_cache_load(src, key, opt_.cache, 1, why));
+  EXPECT_NE(why.find("truncated"), std::string::npos) << why;
+  ASSERT_EQ(io::rank_cache_store(src, *io::stamp_of(src), key, some_part(true), opt_.cache, 1), "");
+  fs::last_write_time(src, fs::last_write_time(src) - std::chrono::hours(1));
+  EXPECT_FALSE(io::rank_cache_load(src, key, opt_.cache, 1, why));
+  EXPECT_NE(why.find("stale"), std::string::npos) << why;
+  // A stamp taken before a change: not written.
+  io::source_stamp before = *io::stamp_of(src);
+  before.mtime_ns += 1;
+  EXPECT_NE(io::rank_cache_store(src, before, key, some_part(true), opt_.cache, 1).find("changed while"),
+            std::string::npos);
+}
+
+TEST_F(io_cache, RankPartPruneRemovesOnlyOtherRankCounts) {
+  const std::string src = source("g.mtx", test::data_dir() + "/cage8.mtx");
+  const auto stamp = *io::stamp_of(src);
+  io::rank_part p = some_part(true);  // its sizes stand for every rank's
+  for (int P : {2, 3}) {
+    p.first = P == 2 ? std::vector<index_t>{0, 4, 10} : std::vector<index_t>{0, 4, 10, 10};
+    for (int r = 0; r < P; ++r)
+      ASSERT_EQ(io::rank_cache_store(src, stamp, {P, r, false}, p, opt_.cache, 1), "");
+  }
+  ASSERT_EQ(io::rank_cache_store(src, stamp, {3, 0, true}, p, opt_.cache, 1), "");  // weighted: kept
+  // A part whose sizes do not match its key is a caller's bug, not a file to write.
+  EXPECT_THROW(io::rank_cache_store(src, stamp, {4, 0, true}, p, opt_.cache, 1), invalid_argument);
+  EXPECT_EQ(io::rank_cache_prune(src, {2, 0, false}, opt_.cache), 3);
+  std::string why;
+  EXPECT_TRUE(io::rank_cache_load(src, {2, 1, false}, opt_.cache, 1, why)) << why;
+  EXPECT_FALSE(io::rank_cache_load(src, {3, 1, false}, opt_.cache, 1, why));
+  EXPECT_TRUE(fs::exists(io::rank_cache_file_for(src, {3, 0, true}, opt_.cache.dir)));
 }
 
 }  // namespace

@@ -8,6 +8,11 @@
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP uneven          10007 vertices; a graph whose links all enter
 #                                                            the first 4096 vertices (ranks with no vertices,
 #                                                            a rank with vertices but no links)
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP cache           the per-rank cache (io/cache.hpp, rank_part) on a
+#                                                            plain .mtx (read in parts) and a SNAP .txt.gz (read
+#                                                            whole): the second run reads it ("from_cache"), same
+#                                                            ranks; a corrupt or truncated part, a changed file
+#                                                            and a change of NP make every rank read again
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a bad line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
 #                                                            on the last rank, an unwritable output: one
@@ -73,13 +78,92 @@ write_first_block() {
     for (j = 1; j <= n; j++) print j, (j - 1) % 4096 + 1 }' >"$1"
 }
 
+# One cached run: its --json's from_cache must be $1, its ranks those of $dir/ref.tsv, and its
+# stderr must match $2 ('' for no warning at all).
+cached_run() {
+  local want=$1 warning=$2 n=$3 graph=$4
+  shift 4
+  timeout 240 "${mpirun[@]}" -np "$n" "$pr" "$graph" --precision double --device cpu --tol 1e-10 \
+    --cache-dir "$dir/cache" --json -o "$dir/cached.tsv" "$@" >"$dir/cached.out" 2>"$dir/cached.err" ||
+    fail "mpirun -np $n on $graph: $(cat "$dir/cached.err")"
+  grep -q "\"from_cache\": $want" "$dir/cached.out" ||
+    fail "$graph, np $n: from_cache is not $want: $(cat "$dir/cached.out" "$dir/cached.err")"
+  if [ "$n" -gt 1 ] && [ "$want" = true ]; then
+    grep -q '"distributed": ".*from the per-rank cache"' "$dir/cached.out" || fail "$graph: no per-rank cache note"
+  fi
+  if [ -z "$warning" ]; then
+    [ ! -s "$dir/cached.err" ] || fail "$graph, np $n: unexpected stderr: $(cat "$dir/cached.err")"
+  else
+    grep -q -- "$warning" "$dir/cached.err" || fail "$graph, np $n: no warning '$warning' in: $(cat "$dir/cached.err")"
+  fi
+  cmp -s "$dir/ref.tsv" "$dir/cached.tsv" || fail "$graph, np $n: ranks differ from the single-process solve"
+}
+
+# Overwrites the last 4 bytes of a file (its payload) in place.
+corrupt_tail() {
+  local size
+  size=$(stat -c %s "$1")
+  printf '\377\377\377\177' | dd of="$1" bs=1 seek=$((size - 4)) conv=notrunc 2>/dev/null
+}
+
 case $mode in
+  cache)
+    # np 1 under mpirun is the single-process program and its cache (one .perron-cache file);
+    # np > 1 writes one .perron-part per rank.
+    [ "$np" -gt 1 ] && ext=perron-part || ext=perron-cache
+    [ "$np" -gt 1 ] && who="rank $((np - 1)): " || who=""
+    cp data/cage8.mtx "$dir/graph.mtx"
+    cp data/email-Eu-core.txt.gz "$dir/graph.txt.gz"
+    for g in "$dir/graph.mtx" "$dir/graph.txt.gz"; do
+      rm -rf "$dir/cache"
+      "$pr" "$g" --precision double --device cpu --tol 1e-10 --no-cache -o "$dir/ref.tsv" >/dev/null ||
+        fail "single-process run on $g"
+      cached_run false "" "$np" "$g"
+      [ "$(ls "$dir/cache" | grep -c "\.$ext\$")" -eq "$([ "$np" -gt 1 ] && echo "$np" || echo 1)" ] ||
+        fail "$g: cache files after the first run: $(ls "$dir/cache")"
+      cached_run true "" "$np" "$g"
+      # The last rank's part corrupt, then truncated: a warning naming it, the input read again, rewritten.
+      last=$(ls "$dir/cache"/*."$ext" | sort -V | tail -1)
+      corrupt_tail "$last"
+      cached_run false "warning: ${who}ignoring the cache .*checksum mismatch (corrupt)" "$np" "$g"
+      cached_run true "" "$np" "$g"
+      truncate -s 50 "$last"
+      cached_run false "warning: ${who}ignoring the cache .*truncated" "$np" "$g"
+      cached_run true "" "$np" "$g"
+      # The file changed (its modification time): stale everywhere.
+      touch -d '2001-01-01' "$g"
+      cached_run false "stale: the source changed" "$np" "$g"
+      cached_run true "" "$np" "$g"
+      # Another number of ranks: not served by these parts, which it removes (np + 1 > 1 always
+      # runs distributed); back at np, read again.
+      cached_run false "" $((np + 1)) "$g"
+      [ "$(ls "$dir/cache" | grep -c '\.perron-part$')" -eq $((np + 1)) ] ||
+        fail "$g: parts after np $((np + 1)): $(ls "$dir/cache")"
+      cached_run true "" $((np + 1)) "$g"
+      if [ "$np" -gt 1 ]; then
+        cached_run false "" "$np" "$g"
+        cached_run true "" "$np" "$g"
+      else  # the single-process entry is another file, still valid
+        cached_run true "" 1 "$g"
+      fi
+    done
+    # --weighted keeps its own parts (summed weights) beside the pattern ones.
+    rm -rf "$dir/cache"
+    cp data/cage8.mtx "$dir/graph.mtx"
+    "$pr" "$dir/graph.mtx" --weighted --precision double --device cpu --tol 1e-10 --no-cache -o "$dir/ref.tsv" \
+      >/dev/null || fail "single-process --weighted run"
+    cached_run false "" "$np" "$dir/graph.mtx" --weighted
+    cached_run true "" "$np" "$dir/graph.mtx" --weighted
+    ;;
   compare)
     graph=$5
     case $graph in *:*) ;; *) [ -e "$graph" ] || { echo "skipped: $graph is absent"; exit 77; } ;; esac
     compare "$graph"
     ;;
   weighted)
+    # A .gz is read whole by rank 0, which sends the weights with the arcs.
+    gzip -c data/cage8.mtx >"$dir/cage8.mtx.gz"
+    compare "$dir/cage8.mtx.gz" --weighted
     for g in data/cage8.mtx data/netscience.mtx data/west0067.mtx; do
       # west0067 has negative values: both runs must refuse it alike
       if [ "$g" = data/west0067.mtx ]; then
@@ -101,7 +185,7 @@ case $mode in
     write_first_block "$dir/first-block.mtx"
     compare "$dir/first-block.mtx"
     # --bench-dist: a row per rank and the per-iteration line
-    timeout 120 "${mpirun[@]}" -np "$np" "$pr" "$dir/uneven.mtx" --bench-dist >"$dir/bench.out" 2>&1 ||
+    timeout 120 "${mpirun[@]}" -np "$np" "$pr" "$dir/uneven.mtx" --bench-dist --no-cache >"$dir/bench.out" 2>&1 ||
       fail "--bench-dist: $(cat "$dir/bench.out")"
     [ "$(grep -c '^ *[0-9]\+ \+[0-9]\+ ' "$dir/bench.out")" -eq "$np" ] || fail "--bench-dist rows: $(cat "$dir/bench.out")"
     grep -q "^per iteration: .* GTEPS" "$dir/bench.out" || fail "--bench-dist: $(cat "$dir/bench.out")"
@@ -137,6 +221,11 @@ case $mode in
       expect_failure 65 "${prefix}.*PERRON_MEMORY_LIMIT allows" "${mpirun[@]}" -np "$last" "$pr" data/cage8.mtx \
         --device cpu --no-cache -o "$dir/out.tsv" : -np 1 env PERRON_MEMORY_LIMIT=1000 "$pr" data/cage8.mtx \
         --device cpu --no-cache -o "$dir/out.tsv"
+    fi
+    # --gpus is one process's GPUs: refused under mpirun with several ranks.
+    if [ "$np" -gt 1 ]; then
+      expect_failure 64 "--gpus drives the GPUs of one process" "${mpirun[@]}" -np "$np" "$pr" data/cage8.mtx \
+        --gpus 1 --no-cache -o "$dir/out.tsv"
     fi
     # The output cannot be written (rank 0's phase): every rank stops.
     expect_failure 66 "${p0}$dir/no-such-folder/out.tsv" "${run[@]}" data/cage8.mtx -o "$dir/no-such-folder/out.tsv"

@@ -82,9 +82,11 @@ void phase(F&& f) {
 }
 
 // Small collectives for the loaders (apps/common/dist_load.cpp).
-std::uint64_t exclusive_sum(std::uint64_t mine);  // sum over the ranks before this one
-std::uint64_t total_sum(std::uint64_t mine);      // sum over all ranks
-std::vector<double> all_values(double mine);      // every rank's value, in rank order
+std::uint64_t exclusive_sum(std::uint64_t mine);                // sum over the ranks before this one
+std::uint64_t total_sum(std::uint64_t mine);                    // sum over all ranks
+std::vector<double> all_values(double mine);                    // every rank's value, in rank order
+std::vector<std::string> all_strings(const std::string& mine);  // every rank's text, in rank order
+bool same_everywhere(std::uint64_t mine);                       // every rank passed the same value
 
 // A rank's share of a graph's arcs, source -> target (0-based, n vertices),
 // in the order the single-process reader keeps them: rank 0's arcs before
@@ -95,6 +97,19 @@ struct arc_slice {
   const double* weight = nullptr;
   std::size_t count = 0;
 };
+
+// Collective, for an input one rank reads whole (apps/common/dist_load): the
+// root's arcs (the other ranks pass an empty slice) cut into P contiguous
+// slices in order, rank p receiving slice p, so the ranks' slices are in the
+// reader's order as distribute_graph expects. Weights travel when weighted.
+struct arc_copy {
+  std::vector<index_t> source, target;
+  std::vector<double> weight;
+  arc_slice slice() const { return {source.data(), target.data(), weight.data(), source.size()}; }
+};
+arc_copy scatter_arcs(const arc_slice& all, bool weighted, int root = 0);
+// Collective: the root's values (and their count) on every rank.
+void broadcast(std::vector<std::int64_t>& values, int root = 0);
 
 // How a symmetric file's mirror arcs are made: none (the slices hold every
 // arc), symmetric ((i, j, w) gains (j, i, w)) or skew ((j, i, -w)); as the
@@ -119,9 +134,29 @@ struct local_graph {
 // merged or summed in that order, d_j summed over targets in increasing
 // order). Errors as make_pagerank_graph's (a bad weight: the first in arc
 // order), agreed by every rank; label names vertices in them (may be empty).
+// It is finish_graph(exchange_arcs(...)).
 template <class T>
 local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted, mirror m,
                                 const std::vector<std::int64_t>& label = {});
+
+// The two halves of distribute_graph, apart so that the app can keep this
+// rank's arcs in its per-rank cache (io/cache.hpp) and skip the parse and the
+// all-to-all next time. at: rows [lo, hi) of A^T (row i - lo: the arcs into
+// i, columns their sources, duplicates merged; values the summed weights, 1
+// when unweighted), what P^T is made of once the out-degrees are known.
+struct local_arcs {
+  csr_matrix<double> at;  // hi - lo rows, n columns
+  index_t n = 0, lo = 0, hi = 0;
+  std::vector<index_t> first;  // every rank's range
+  std::uint64_t bytes_exchanged = 0;
+};
+// Collective: the checks, the ranges and the all-to-all of distribute_graph.
+local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror m,
+                         const std::vector<std::int64_t>& label = {});
+// Collective: d_j over every rank's arcs (an all-reduce), the dangling flags
+// and P^T(i, j) = A(j, i) / d_j. a.at's values are read only when weighted.
+template <class T>
+local_graph<T> finish_graph(local_arcs&& a, bool weighted, const std::vector<std::int64_t>& label = {});
 
 // Per-iteration timings of a distributed solve (--bench-dist), this rank's.
 struct iteration_stats {

@@ -3,7 +3,7 @@
 // ranges of the MPI solver, dist::balanced_ranges), runs a warp-per-row pull
 // over them and its update, and each iteration ends with ncclAllGather of the
 // rank pieces and of the per-4096-vertex partial sums (residual, dangling
-// mass), which the host adds in block order. NCCL's all-gather takes equal
+// mass), which every GPU adds in block order. NCCL's all-gather takes equal
 // counts, so pieces are padded to the longest range and the column indices
 // point into that padded layout.
 //
@@ -12,6 +12,9 @@
 // Built only with CUDA and nccl.h (PERRON_NCCL); otherwise it throws.
 #pragma once
 
+#include <vector>
+
+#include "solvers/dist/pagerank_dist.hpp"
 #include "solvers/pagerank.hpp"
 
 namespace perron::dist {
@@ -20,9 +23,19 @@ bool nccl_built();
 
 // gpus >= 1 and at most the devices present (cuda_error otherwise); the
 // options as pagerank_cpu reads them (alpha, tol, max_iter, personalization,
-// initial, progress). The result's ranks are those of one GPU's solve up to
-// the order of floating-point sums.
+// initial, progress), plus check_interval: the host looks at the device's
+// residual every that many iterations (progress then reports each of them);
+// the sums and the stop test run on the GPUs, and iterations queued past
+// convergence change nothing. The result's ranks are those of one GPU's
+// solve up to the order of floating-point sums.
+//
+// stats (--bench-dist), when not null: one entry per GPU, CUDA-event times
+// of each of the first 1000 iterations (compute: pull, update and the sums;
+// communication: the two all-gathers, waiting for the other GPUs included;
+// no wait figure of its own) and the bytes each GPU sends and receives per
+// iteration.
 template <class T>
-pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus);
+pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
+                              std::vector<iteration_stats>* stats = nullptr);
 
 }  // namespace perron::dist

@@ -133,9 +133,8 @@ std::vector<double> out_weights(const csr_matrix<double>& at, index_t n, bool we
 
 }  // namespace
 
-template <class T>
-local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted, mirror m,
-                                const std::vector<std::int64_t>& label) {
+local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror m,
+                         const std::vector<std::int64_t>& label) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -173,7 +172,7 @@ local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted,
   MPI_Allreduce(MPI_IN_PLACE, block_links.data(), static_cast<int>(blocks), MPI_UINT64_T, MPI_SUM,
                 MPI_COMM_WORLD);
 
-  local_graph<T> g;
+  local_arcs g;
   g.n = n;
   g.first = balanced_ranges(block_links, n, size);
   g.lo = g.first[static_cast<std::size_t>(rank)];
@@ -208,7 +207,6 @@ local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted,
 
   // The local CSR of A^T (row i - lo = target i), as make_pagerank_graph
   // converts: a stable sort, so duplicates are merged in arc order.
-  csr_matrix<double> at;
   phase([&] {
     coo_matrix<double> local;
     local.rows = n;
@@ -225,9 +223,21 @@ local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted,
     csr_options opt;
     opt.transpose = true;
     opt.dup = weighted ? duplicates::sum : duplicates::keep_one;
-    at = to_csr(local, opt);  // rows hi - lo, columns n
+    g.at = to_csr(local, opt);  // rows hi - lo, columns n
   });
+  return g;
+}
 
+template <class T>
+local_graph<T> finish_graph(local_arcs&& a, bool weighted, const std::vector<std::int64_t>& label) {
+  const index_t n = a.n;
+  csr_matrix<double> at = std::move(a.at);
+  local_graph<T> g;
+  g.n = n;
+  g.lo = a.lo;
+  g.hi = a.hi;
+  g.first = std::move(a.first);
+  g.bytes_exchanged = a.bytes_exchanged;
   const std::vector<double> out = out_weights(at, n, weighted);
   phase([&] {
     g.rows.pattern = !weighted;
@@ -242,20 +252,107 @@ local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted,
       }
     }
     g.rows.dangling_count = static_cast<index_t>(g.dangling_count);
-    // P^T(i, j) = A(j, i) / d_j, as graph_from_transpose computes it.
+    // P^T(i, j) = A(j, i) / d_j in double, as graph_from_transpose computes it, then
+    // rounded to T; written straight into T storage (an unweighted at has no
+    // values to reuse: a cached pattern brings none), no double copy of P^T.
+    const bool in_place = std::is_same_v<T, double> && weighted;
+    std::vector<T> val = in_place ? std::vector<T>{} : fresh_vector<T>(at.nnz());
+    T* to = val.data();
+    if constexpr (std::is_same_v<T, double>)
+      if (in_place) to = at.values.data();
     for (std::size_t k = 0; k < at.nnz(); ++k) {
       const double d = out[static_cast<std::size_t>(at.col_idx[k])];
-      at.values[k] = d == 0.0 ? 0.0 : (weighted ? at.values[k] : 1.0) / d;
+      to[k] = static_cast<T>(d == 0.0 ? 0.0 : (weighted ? at.values[k] : 1.0) / d);
     }
+    csr_matrix<T>& pt = g.rows.pt;
+    pt.rows = at.rows;
+    pt.cols = at.cols;
+    pt.row_ptr = std::move(at.row_ptr);
+    pt.col_idx = std::move(at.col_idx);
     if constexpr (std::is_same_v<T, double>)
-      g.rows.pt = std::move(at);
+      pt.values = in_place ? std::move(at.values) : std::move(val);
     else
-      g.rows.pt = value_cast<T>(at);
+      pt.values = std::move(val);
   });
   g.links = total_sum(g.rows.pt.nnz());
   return g;
 }
 
+namespace {
+
+// Point to point, in messages of at most 2^30 values (MPI counts are int).
+template <class V>
+void send_values(const V* x, std::size_t count, MPI_Datatype type, int to) {
+  constexpr std::size_t most = std::size_t(1) << 30;
+  for (std::size_t at = 0; at < count; at += most)
+    MPI_Send(x + at, static_cast<int>(std::min(most, count - at)), type, to, 1, MPI_COMM_WORLD);
+}
+template <class V>
+void receive_values(V* x, std::size_t count, MPI_Datatype type, int from) {
+  constexpr std::size_t most = std::size_t(1) << 30;
+  for (std::size_t at = 0; at < count; at += most)
+    MPI_Recv(x + at, static_cast<int>(std::min(most, count - at)), type, from, 1, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+}
+
+}  // namespace
+
+arc_copy scatter_arcs(const arc_slice& all, bool weighted, int root) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::uint64_t total = all.count;
+  MPI_Bcast(&total, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  const std::uint64_t P = static_cast<std::uint64_t>(size);
+  const auto from = [&](int p) {
+    return total / P * std::uint64_t(p) + std::min<std::uint64_t>(p, total % P);
+  };
+  arc_copy out;
+  phase([&] {
+    const auto c = static_cast<std::size_t>(from(rank + 1) - from(rank));
+    out.source.resize(c);
+    out.target.resize(c);
+    if (weighted) out.weight.resize(c);
+  });
+  if (rank == root) {
+    for (int p = 0; p < size; ++p) {
+      const std::size_t at = from(p), c = from(p + 1) - at;
+      if (p == root) {
+        std::copy(all.source + at, all.source + at + c, out.source.begin());
+        std::copy(all.target + at, all.target + at + c, out.target.begin());
+        if (weighted) std::copy(all.weight + at, all.weight + at + c, out.weight.begin());
+        continue;
+      }
+      send_values(all.source + at, c, MPI_INT32_T, p);
+      send_values(all.target + at, c, MPI_INT32_T, p);
+      if (weighted) send_values(all.weight + at, c, MPI_DOUBLE, p);
+    }
+  } else {
+    receive_values(out.source.data(), out.source.size(), MPI_INT32_T, root);
+    receive_values(out.target.data(), out.target.size(), MPI_INT32_T, root);
+    if (weighted) receive_values(out.weight.data(), out.weight.size(), MPI_DOUBLE, root);
+  }
+  return out;
+}
+
+void broadcast(std::vector<std::int64_t>& values, int root) {
+  std::uint64_t count = values.size();
+  MPI_Bcast(&count, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+  phase([&] { values.resize(static_cast<std::size_t>(count)); });
+  constexpr std::size_t most = std::size_t(1) << 30;
+  for (std::size_t at = 0; at < values.size(); at += most)
+    MPI_Bcast(values.data() + at, static_cast<int>(std::min(most, values.size() - at)), MPI_INT64_T, root,
+              MPI_COMM_WORLD);
+}
+
+template <class T>
+local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted, mirror m,
+                                const std::vector<std::int64_t>& label) {
+  return finish_graph<T>(exchange_arcs(arcs, n, weighted, m, label), weighted, label);
+}
+
+template local_graph<float> finish_graph<float>(local_arcs&&, bool, const std::vector<std::int64_t>&);
+template local_graph<double> finish_graph<double>(local_arcs&&, bool, const std::vector<std::int64_t>&);
 template local_graph<float> distribute_graph<float>(const arc_slice&, index_t, bool, mirror,
                                                     const std::vector<std::int64_t>&);
 template local_graph<double> distribute_graph<double>(const arc_slice&, index_t, bool, mirror,

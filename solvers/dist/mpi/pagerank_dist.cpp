@@ -138,4 +138,27 @@ std::vector<double> all_values(double mine) {
   return all;
 }
 
+std::vector<std::string> all_strings(const std::string& mine) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto P = static_cast<std::size_t>(size);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(P), offs(P, 0);
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (std::size_t p = 1; p < P; ++p) offs[p] = offs[p - 1] + lens[p - 1];
+  std::string all(static_cast<std::size_t>(offs[P - 1] + lens[P - 1]), '\0');
+  MPI_Allgatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> out(P);
+  for (std::size_t p = 0; p < P; ++p)
+    out[p] = all.substr(static_cast<std::size_t>(offs[p]), static_cast<std::size_t>(lens[p]));
+  return out;
+}
+
+bool same_everywhere(std::uint64_t mine) {
+  std::uint64_t lo = 0, hi = 0;
+  MPI_Allreduce(&mine, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  return lo == hi;
+}
+
 }  // namespace perron::dist

@@ -22,6 +22,7 @@ namespace {
 
 constexpr index_t sum_block = pagerank_sum_block;  // solvers/pagerank.hpp
 constexpr int update_threads = 256;
+constexpr int max_timed_iterations = 1000;  // --bench-dist: events for at most this many iterations
 
 // The few NCCL entry points used, from libnccl.so.2 opened at run time.
 struct nccl_api {
@@ -60,14 +61,26 @@ void check(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw cuda_error(std::string(what) + " failed: " + nccl().error_string(r));
 }
 
+// The loop's scalars, on every GPU (each computes them from the same gathered
+// partials): the dangling mass and residual of the last iteration, and once
+// the residual is below tol, done (later launches of the batch return at once,
+// so r stays the converged iterate).
+struct loop_state {
+  double dangling_mass;
+  double l1;
+  int done;
+  int iterations;
+};
+
 // y[i] = sum_k P^T(i, k) r[col_k] over rows [0, rows): a warp per row, lanes
 // striding its entries, then a fixed shuffle tree (the same order every run).
 template <class T>
 __global__ void pull_rows(index_t rows, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col,
-                          const T* __restrict__ val, const T* __restrict__ r, T* __restrict__ y) {
+                          const T* __restrict__ val, const T* __restrict__ r, T* __restrict__ y,
+                          const loop_state* __restrict__ st) {
   const index_t row = static_cast<index_t>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
   const int lane = threadIdx.x % 32;
-  if (row >= rows) return;
+  if (row >= rows || st->done) return;
   T s = 0;
   for (index_t k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += 32) s += val[k] * r[col[k]];
   for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
@@ -79,9 +92,12 @@ __global__ void pull_rows(index_t rows, const index_t* __restrict__ row_ptr, con
 // dangling mass, summed by a fixed shared-memory tree into part[2b], part[2b + 1].
 template <class T>
 __global__ void update_rows(index_t lo, index_t hi, const T* __restrict__ y, const double* __restrict__ v,
-                            const std::uint8_t* __restrict__ dangling, double alpha, double c, T* piece,
-                            double* part) {
+                            const std::uint8_t* __restrict__ dangling, double alpha, double one_minus_alpha,
+                            T* piece, double* part, const loop_state* __restrict__ st) {
   __shared__ double l1s[update_threads], dms[update_threads];
+  if (st->done) return;  // the same for every thread of the grid
+  // c = alpha * dangling mass + (1 - alpha), rounded as the host computes it (no fused multiply-add)
+  const double c = __dadd_rn(__dmul_rn(alpha, st->dangling_mass), one_minus_alpha);
   const index_t b0 = lo / sum_block;
   const index_t first = std::max(lo, (b0 + static_cast<index_t>(blockIdx.x)) * sum_block);
   const index_t last = std::min(hi, (b0 + static_cast<index_t>(blockIdx.x) + 1) * sum_block);
@@ -109,6 +125,26 @@ __global__ void update_rows(index_t lo, index_t hi, const T* __restrict__ y, con
   }
 }
 
+// The gathered partials of every GPU added in block order (GPU 0's blocks,
+// then GPU 1's, ...), as pagerank_cpu adds its blocks: one thread, so the sums
+// are the host's bit for bit (about 2 n / 4096 dependent additions, a few
+// microseconds at n = 2^20). Then the stop test, on the device.
+__global__ void sum_partials(const double* __restrict__ part, index_t stride, const index_t* __restrict__ nb,
+                             int gpus, double tol, int k, loop_state* st, double* residuals) {
+  if (st->done) return;
+  double l1 = 0, dm = 0;
+  for (int d = 0; d < gpus; ++d)
+    for (index_t b = 0; b < nb[d]; ++b) {
+      l1 += part[static_cast<std::size_t>(d) * stride + 2 * b];
+      dm += part[static_cast<std::size_t>(d) * stride + 2 * b + 1];
+    }
+  st->l1 = l1;
+  st->dangling_mass = dm;
+  st->iterations = k;
+  residuals[k - 1] = l1;
+  if (l1 < tol) st->done = 1;
+}
+
 // One GPU's share: its rows of P^T (columns into the padded layout), the
 // whole padded r, its y, v, dangling flags and block partials.
 template <class T>
@@ -117,8 +153,11 @@ struct gpu_part {
   index_t lo = 0, hi = 0;
   cuda::device_buffer<index_t> row_ptr, col;
   cuda::device_buffer<T> val, r, y;
-  cuda::device_buffer<double> v, part;
+  cuda::device_buffer<double> v, part, residuals;
   cuda::device_buffer<std::uint8_t> dangling;
+  cuda::device_buffer<index_t> blocks_of;  // each GPU's count of partial pairs
+  cuda::device_buffer<loop_state> state;
+  std::vector<cuda::event> marks;  // --bench-dist: 4 per timed iteration
   std::unique_ptr<cuda::stream> stream;
   ncclComm_t comm = nullptr;
   ~gpu_part() {
@@ -132,44 +171,44 @@ ncclDataType_t nccl_type() {
   return std::is_same_v<T, double> ? ncclFloat64 : ncclFloat32;
 }
 
-}  // namespace
-
-bool nccl_built() { return true; }
+// The GPUs' shares of the graph and of r, laid out for the all-gathers.
+template <class T>
+struct nccl_setup {
+  std::vector<index_t> first;     // GPU d's rows: first[d] .. first[d + 1]
+  index_t piece = 1, blocks = 1;  // per GPU, padded: vertices of r, partial pairs
+  std::vector<gpu_part<T>> parts;
+};
 
 template <class T>
-pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus) {
+nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus, int timed) {
   const index_t n = g.vertices();
-  opt.validate(n);
-  if (gpus < 1) throw invalid_argument("--gpus must be at least 1, got " + std::to_string(gpus));
-  if (gpus > cuda::device_count())
-    throw cuda_error("--gpus " + std::to_string(gpus) + ": this machine has " +
-                     std::to_string(cuda::device_count()) + " usable GPU(s)");
-  const nccl_api& api = nccl();
   const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
   const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
-  const std::vector<index_t> first = balanced_ranges(g.pt.row_ptr, gpus);
+  nccl_setup<T> x;
+  x.first = balanced_ranges(g.pt.row_ptr, gpus);
+  const std::vector<index_t>& first = x.first;
   // Equal pieces for ncclAllGather: `piece` vertices and `blocks` partial pairs per GPU.
-  index_t piece = 1, blocks = 1;
+  std::vector<index_t> nb(static_cast<std::size_t>(gpus));
   for (int d = 0; d < gpus; ++d) {
-    piece = std::max(piece, first[d + 1] - first[d]);
-    blocks = std::max(blocks, (first[d + 1] - first[d] + sum_block - 1) / sum_block);
+    x.piece = std::max(x.piece, first[d + 1] - first[d]);
+    nb[d] = first[d + 1] == first[d] ? 0 : (first[d + 1] + sum_block - 1) / sum_block - first[d] / sum_block;
+    x.blocks = std::max(x.blocks, nb[d]);
   }
+  const index_t piece = x.piece;
   const auto padded = [&](index_t j) {  // vertex j's place in the padded r
     const int d = static_cast<int>(std::upper_bound(first.begin(), first.end(), j) - first.begin()) - 1;
     return static_cast<index_t>(d) * piece + (j - first[d]);
   };
   std::vector<T> r_host(static_cast<std::size_t>(piece) * gpus, T(0));
-  double dangling_mass = 0.0;  // as pagerank_cpu: in vertex order
+  loop_state st{0.0, 0.0, 0, 0};  // dangling mass as pagerank_cpu adds it: in vertex order
   for (index_t i = 0; i < n; ++i) {
     r_host[padded(i)] = static_cast<T>(r0[i]);
-    if (g.dangling[i]) dangling_mass += static_cast<double>(static_cast<T>(r0[i]));
+    if (g.dangling[i]) st.dangling_mass += static_cast<double>(static_cast<T>(r0[i]));
   }
-
-  std::vector<gpu_part<T>> parts(static_cast<std::size_t>(gpus));
-  std::vector<int> devices(static_cast<std::size_t>(gpus));
+  x.parts = std::vector<gpu_part<T>>(static_cast<std::size_t>(gpus));
   for (int d = 0; d < gpus; ++d) {
-    gpu_part<T>& p = parts[d];
-    p.device = devices[d] = d;
+    gpu_part<T>& p = x.parts[d];
+    p.device = d;
     p.lo = first[d];
     p.hi = first[d + 1];
     PERRON_CUDA_CHECK(cudaSetDevice(d));
@@ -187,77 +226,154 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
     p.dangling = cuda::device_buffer<std::uint8_t>(
         std::vector<std::uint8_t>(g.dangling.begin() + p.lo, g.dangling.begin() + p.hi));
     p.part =
-        cuda::device_buffer<double>(std::vector<double>(static_cast<std::size_t>(2 * blocks) * gpus, 0.0));
+        cuda::device_buffer<double>(std::vector<double>(static_cast<std::size_t>(2 * x.blocks) * gpus, 0.0));
+    p.residuals = cuda::device_buffer<double>(static_cast<std::size_t>(opt.max_iter));
+    p.blocks_of = cuda::device_buffer<index_t>(nb);
+    p.state = cuda::device_buffer<loop_state>(std::vector<loop_state>{st});
+    for (int k = 0; k < 4 * timed; ++k) p.marks.emplace_back();
   }
   std::vector<ncclComm_t> comms(static_cast<std::size_t>(gpus));
-  check(api.comm_init_all(comms.data(), gpus, devices.data()), "ncclCommInitAll");
-  for (int d = 0; d < gpus; ++d) parts[d].comm = comms[d];
+  std::vector<int> devices(static_cast<std::size_t>(gpus));
+  for (int d = 0; d < gpus; ++d) devices[d] = d;
+  check(nccl().comm_init_all(comms.data(), gpus, devices.data()), "ncclCommInitAll");
+  for (int d = 0; d < gpus; ++d) x.parts[d].comm = comms[d];
+  return x;
+}
 
-  cuda::pinned_buffer<double> part_host(static_cast<std::size_t>(2 * blocks) * gpus);
-  const auto t0 = std::chrono::steady_clock::now();
-  pagerank_result res;
-  for (int k = 1; k <= opt.max_iter; ++k) {
-    const double c = opt.alpha * dangling_mass + (1.0 - opt.alpha);
-    for (gpu_part<T>& p : parts) {
-      PERRON_CUDA_CHECK(cudaSetDevice(p.device));
-      const index_t rows = p.hi - p.lo;
-      if (rows == 0) continue;
-      const cudaStream_t s = p.stream->get();
-      const unsigned grid = static_cast<unsigned>((static_cast<std::size_t>(rows) * 32 + 255) / 256);
-      pull_rows<T>
-          <<<grid, 256, 0, s>>>(rows, p.row_ptr.data(), p.col.data(), p.val.data(), p.r.data(), p.y.data());
+// Iteration k on every GPU, queued without waiting: pull and update (events
+// 0 -> 1: compute), the all-gathers of r and of the partials (1 -> 2:
+// communication, the wait for the other GPUs included), the sums and the stop
+// test (2 -> 3: compute). Events only for the first `timed` iterations.
+template <class T>
+void queue_iteration(nccl_setup<T>& x, const pagerank_options& opt, int k, int timed) {
+  const int gpus = static_cast<int>(x.parts.size());
+  const auto mark = [&](gpu_part<T>& p, int e) {
+    if (k <= timed) p.marks[static_cast<std::size_t>(4 * (k - 1) + e)].record(p.stream->get());
+  };
+  for (gpu_part<T>& p : x.parts) {
+    PERRON_CUDA_CHECK(cudaSetDevice(p.device));
+    mark(p, 0);
+    const index_t rows = p.hi - p.lo;
+    const cudaStream_t s = p.stream->get();
+    if (rows > 0) {
+      pull_rows<T><<<cuda::grid_for(static_cast<std::size_t>(rows) * 32, 256, "pull_rows"), 256, 0, s>>>(
+          rows, p.row_ptr.data(), p.col.data(), p.val.data(), p.r.data(), p.y.data(), p.state.data());
       PERRON_CUDA_CHECK_LAUNCH("pull_rows");
       const auto my_blocks = static_cast<unsigned>((p.hi + sum_block - 1) / sum_block - p.lo / sum_block);
-      T* mine = p.r.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(piece);
+      T* mine = p.r.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(x.piece);
       update_rows<T><<<my_blocks, update_threads, 0, s>>>(
-          p.lo, p.hi, p.y.data(), p.v.data(), p.dangling.data(), opt.alpha, c, mine,
-          p.part.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(2 * blocks));
+          p.lo, p.hi, p.y.data(), p.v.data(), p.dangling.data(), opt.alpha, 1.0 - opt.alpha, mine,
+          p.part.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(2 * x.blocks),
+          p.state.data());
       PERRON_CUDA_CHECK_LAUNCH("update_rows");
     }
-    check(api.group_start(), "ncclGroupStart");
-    for (gpu_part<T>& p : parts) {
-      const std::size_t off = static_cast<std::size_t>(p.device);
-      check(api.all_gather(p.r.data() + off * piece, p.r.data(), static_cast<std::size_t>(piece),
-                           nccl_type<T>(), p.comm, p.stream->get()),
-            "ncclAllGather (ranks)");
-      check(api.all_gather(p.part.data() + off * 2 * blocks, p.part.data(),
-                           static_cast<std::size_t>(2 * blocks), ncclFloat64, p.comm, p.stream->get()),
-            "ncclAllGather (partial sums)");
-    }
-    check(api.group_end(), "ncclGroupEnd");
-    // The partials of every GPU, from GPU 0, added in block order.
-    PERRON_CUDA_CHECK(cudaSetDevice(0));
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(part_host.data(), parts[0].part.data(),
-                                      part_host.size() * sizeof(double), cudaMemcpyDeviceToHost,
-                                      parts[0].stream->get()));
-    parts[0].stream->synchronize();
-    ++res.host_syncs;
-    double l1 = 0, dm = 0;
-    for (int d = 0; d < gpus; ++d) {
-      const index_t nb =
-          first[d + 1] == first[d] ? 0 : (first[d + 1] + sum_block - 1) / sum_block - first[d] / sum_block;
-      for (index_t b = 0; b < nb; ++b) {
-        l1 += part_host[static_cast<std::size_t>(d) * 2 * blocks + 2 * b];
-        dm += part_host[static_cast<std::size_t>(d) * 2 * blocks + 2 * b + 1];
-      }
-    }
-    dangling_mass = dm;
-    res.iterations = k;
-    res.residual = l1;
-    if (opt.progress) opt.progress(k, l1);
-    if (l1 < opt.tol) {
-      res.converged = true;
-      break;
+    mark(p, 1);
+  }
+  check(nccl().group_start(), "ncclGroupStart");
+  for (gpu_part<T>& p : x.parts) {
+    const std::size_t off = static_cast<std::size_t>(p.device);
+    check(nccl().all_gather(p.r.data() + off * x.piece, p.r.data(), static_cast<std::size_t>(x.piece),
+                            nccl_type<T>(), p.comm, p.stream->get()),
+          "ncclAllGather (ranks)");
+    check(nccl().all_gather(p.part.data() + off * 2 * x.blocks, p.part.data(),
+                            static_cast<std::size_t>(2 * x.blocks), ncclFloat64, p.comm, p.stream->get()),
+          "ncclAllGather (partial sums)");
+  }
+  check(nccl().group_end(), "ncclGroupEnd");
+  for (gpu_part<T>& p : x.parts) {
+    PERRON_CUDA_CHECK(cudaSetDevice(p.device));
+    mark(p, 2);
+    sum_partials<<<1, 1, 0, p.stream->get()>>>(p.part.data(), 2 * x.blocks, p.blocks_of.data(), gpus, opt.tol,
+                                               k, p.state.data(), p.residuals.data());
+    PERRON_CUDA_CHECK_LAUNCH("sum_partials");
+    mark(p, 3);
+  }
+}
+
+// --bench-dist: each GPU's event times of the first `timed` iterations run,
+// and the bytes it sends and receives per iteration (padded pieces and
+// partials, once to each other GPU, as a direct all-gather moves them).
+template <class T>
+std::vector<iteration_stats> stats_of(const nccl_setup<T>& x, int iterations, int timed) {
+  const auto gpus = static_cast<std::uint64_t>(x.parts.size());
+  std::vector<iteration_stats> out(x.parts.size());
+  const std::uint64_t own = std::uint64_t(x.piece) * sizeof(T) + 2 * std::uint64_t(x.blocks) * sizeof(double);
+  for (std::size_t d = 0; d < x.parts.size(); ++d) {
+    const std::vector<cuda::event>& m = x.parts[d].marks;
+    iteration_stats& st = out[d];
+    st.bytes_sent = st.bytes_received = own * (gpus - 1);
+    for (int k = 0; k < std::min(iterations, timed); ++k) {
+      const auto e = [&](int i) -> const cuda::event& { return m[static_cast<std::size_t>(4 * k + i)]; };
+      st.compute_seconds.push_back((e(1).ms_since(e(0)) + e(3).ms_since(e(2))) * 1e-3);
+      st.wait_seconds.push_back(0.0);  // inside the all-gather: NCCL does not tell them apart
+      st.comm_seconds.push_back(e(2).ms_since(e(1)) * 1e-3);
     }
   }
-  for (gpu_part<T>& p : parts) {
+  return out;
+}
+
+}  // namespace
+
+bool nccl_built() { return true; }
+
+template <class T>
+pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
+                              std::vector<iteration_stats>* stats) {
+  const index_t n = g.vertices();
+  opt.validate(n);
+  if (gpus < 1) throw invalid_argument("--gpus must be at least 1, got " + std::to_string(gpus));
+  if (gpus > cuda::device_count())
+    throw cuda_error("--gpus " + std::to_string(gpus) + ": this machine has " +
+                     std::to_string(cuda::device_count()) + " usable GPU(s)");
+  nccl();  // loads libnccl, or says why it cannot
+  const int timed = stats ? std::min(opt.max_iter, max_timed_iterations) : 0;
+  nccl_setup<T> x = set_up(g, opt, gpus, timed);
+  gpu_part<T>& p0 = x.parts[0];
+  // The host looks at GPU 0's loop state every check_interval iterations (a
+  // pinned copy of it and of the new residuals): no round trip per iteration.
+  cuda::pinned_buffer<loop_state> st(1);
+  cuda::pinned_buffer<double> residuals(static_cast<std::size_t>(opt.max_iter));
+  PERRON_CUDA_CHECK(cudaSetDevice(0));
+  cuda::event start, stop;
+  start.record(p0.stream->get());
+  const auto t0 = std::chrono::steady_clock::now();
+  pagerank_result res;
+  int reported = 0;
+  for (int k = 1; k <= opt.max_iter; ++k) {
+    queue_iteration(x, opt, k, timed);
+    if (k % opt.check_interval != 0 && k != opt.max_iter) continue;
+    PERRON_CUDA_CHECK(cudaSetDevice(0));
+    PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), p0.state.data(), sizeof(loop_state), cudaMemcpyDeviceToHost,
+                                      p0.stream->get()));
+    p0.stream->synchronize();
+    ++res.host_syncs;
+    const int done = st->iterations;
+    if (opt.progress && done > reported) {
+      residuals.read(p0.residuals.data() + reported, p0.stream->get(),
+                     static_cast<std::size_t>(done - reported));
+      for (int i = reported; i < done; ++i)
+        opt.progress(i + 1, residuals[static_cast<std::size_t>(i - reported)]);
+    }
+    reported = done;
+    if (st->done) break;
+  }
+  PERRON_CUDA_CHECK(cudaSetDevice(0));
+  stop.record(p0.stream->get());
+  for (gpu_part<T>& p : x.parts) {
     PERRON_CUDA_CHECK(cudaSetDevice(p.device));
     p.stream->synchronize();
   }
+  res.iterations = st->iterations;
+  res.residual = st->l1;
+  res.converged = st->done != 0;
+  res.device_seconds = stop.ms_since(start) * 1e-3;
   PERRON_CUDA_CHECK(cudaSetDevice(0));
-  const std::vector<T> r = parts[0].r.download();
+  const std::vector<T> r = p0.r.download();
   res.rank.resize(static_cast<std::size_t>(n));
-  for (index_t i = 0; i < n; ++i) res.rank[i] = static_cast<double>(r[padded(i)]);
+  for (int d = 0; d < gpus; ++d)
+    for (index_t i = x.first[d]; i < x.first[d + 1]; ++i)
+      res.rank[i] = static_cast<double>(r[static_cast<std::size_t>(d) * x.piece + (i - x.first[d])]);
+  if (stats) *stats = stats_of(x, res.iterations, timed);
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.on_gpu = true;
   res.pull = pagerank_pull::spmv;
@@ -267,7 +383,9 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   return res;
 }
 
-template pagerank_result pagerank_nccl<float>(const pagerank_graph<float>&, const pagerank_options&, int);
-template pagerank_result pagerank_nccl<double>(const pagerank_graph<double>&, const pagerank_options&, int);
+template pagerank_result pagerank_nccl<float>(const pagerank_graph<float>&, const pagerank_options&, int,
+                                              std::vector<iteration_stats>*);
+template pagerank_result pagerank_nccl<double>(const pagerank_graph<double>&, const pagerank_options&, int,
+                                               std::vector<iteration_stats>*);
 
 }  // namespace perron::dist

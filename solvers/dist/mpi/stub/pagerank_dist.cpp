@@ -27,6 +27,20 @@ void agree(std::exception_ptr failure) {
 std::uint64_t exclusive_sum(std::uint64_t) { return 0; }
 std::uint64_t total_sum(std::uint64_t mine) { return mine; }
 std::vector<double> all_values(double mine) { return {mine}; }
+std::vector<std::string> all_strings(const std::string& mine) { return {mine}; }
+bool same_everywhere(std::uint64_t) { return true; }
+
+arc_copy scatter_arcs(const arc_slice&, bool, int) { no_mpi(); }
+void broadcast(std::vector<std::int64_t>&, int) { no_mpi(); }
+
+local_arcs exchange_arcs(const arc_slice&, index_t, bool, mirror, const std::vector<std::int64_t>&) {
+  no_mpi();
+}
+
+template <class T>
+local_graph<T> finish_graph(local_arcs&&, bool, const std::vector<std::int64_t>&) {
+  no_mpi();
+}
 
 template <class T>
 local_graph<T> distribute_graph(const arc_slice&, index_t, bool, mirror, const std::vector<std::int64_t>&) {
@@ -38,6 +52,8 @@ pagerank_result pagerank_mpi(const local_graph<T>&, const pagerank_options&, ite
   no_mpi();
 }
 
+template local_graph<float> finish_graph<float>(local_arcs&&, bool, const std::vector<std::int64_t>&);
+template local_graph<double> finish_graph<double>(local_arcs&&, bool, const std::vector<std::int64_t>&);
 template local_graph<float> distribute_graph<float>(const arc_slice&, index_t, bool, mirror,
                                                     const std::vector<std::int64_t>&);
 template local_graph<double> distribute_graph<double>(const arc_slice&, index_t, bool, mirror,

@@ -136,19 +136,21 @@ double trial_step_us(pagerank_cuda<T>& solver) {
   pagerank_options opt;
   opt.tol = 1e-300;  // out of reach: every solve runs to max_iter (or an exact fixed point)
   opt.max_iter = trial_hi;
-  solver.solve(opt);  // warm-up: builds the loop's graph
+  // The warm-up (it builds the loop's graph) also finds where the iterate of
+  // a mostly dangling graph reaches an exact fixed point: hi ends there.
+  const pagerank_result first = solver.solve(opt);
+  const int hi = first.iterations, lo = std::min(trial_lo, hi / 4);
   std::vector<double> per;
-  for (int i = 0; i < trial_pairs; ++i) {
-    opt.max_iter = trial_lo;
+  for (int i = 0; i < trial_pairs && hi - lo >= 4; ++i) {
+    opt.max_iter = lo;
     const pagerank_result a = solver.solve(opt);
-    opt.max_iter = trial_hi;
+    opt.max_iter = hi;
     const pagerank_result b = solver.solve(opt);
-    if (b.iterations - a.iterations >= 4)
-      per.push_back((b.device_seconds - a.device_seconds) / (b.iterations - a.iterations) * 1e6);
-    else  // an exact fixed point within trial_lo steps: the whole solve per step
-      per.push_back(b.device_seconds / std::max(1, b.iterations) * 1e6);
+    if (a.iterations == lo && b.iterations == hi)
+      per.push_back((b.device_seconds - a.device_seconds) / (hi - lo) * 1e6);
   }
-  return median(per);
+  // Too few steps to difference: the whole solve per step.
+  return per.empty() ? first.device_seconds / std::max(1, first.iterations) * 1e6 : median(per);
 }
 
 template double trial_step_us<float>(pagerank_cuda<float>&);
@@ -170,7 +172,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
           w.pull == pagerank_pull::spmv ? std::optional(parse_spmv_kernel(w.kernel)) : std::nullopt;
       *this = pagerank_cuda<T>(g, k, w.pull);
       decision_ = decision_cached(rec->times);
-      reason_ = "auto pull: " + decision_ + " (" + band + "); " + reason_;
+      reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
       return true;
     }
   }
@@ -199,7 +201,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
   built.clear();
   trial_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   decision_ = decision_trial(o.times);
-  reason_ = "auto pull: " + decision_ + " (" + band + "); " + reason_;
+  reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
   trial_record rec;
   rec.times.push_back(o.times[w]);
   for (std::size_t i = 0; i < o.times.size(); ++i)

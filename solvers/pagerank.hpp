@@ -123,7 +123,8 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g);
 //    time per step on every such graph).
 // On the corpus the choice is within 5% of the better pull per step in 106
 // of 122 (graph, precision) cases, at worst 1.23x (the misses sit near
-// 10^6 links, where the two cross: an in-process trial there is left to do).
+// 10^6 links, where the two cross; where the model is unsure, the GPU
+// solver may time both instead: solvers/pagerank_trial.hpp).
 // The persistent pull is never chosen: slower than the SpMV pull on every
 // graph up to 1 M links (9.8-14.3 against 7.0-13.7 us per step) and than
 // the fused pull beyond.

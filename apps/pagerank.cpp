@@ -41,6 +41,7 @@
 #include "solvers/device_choice.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
 #include "solvers/dist/pagerank_nccl.hpp"
+#include "solvers/pagerank_trial.hpp"
 
 namespace po = boost::program_options;
 
@@ -63,6 +64,9 @@ struct settings {
   int bench_runs = 100;
   bool bench_dist = false;  // --bench-dist: the distributed solve's timings per rank
   int gpus = 0;             // --gpus N: N GPUs of this process through NCCL (0: not asked)
+  // --pull-trial: auto (time the pulls where the model is unsure when the
+  // outcome can be kept beside the graph's cache entry), on, off.
+  std::string pull_trial = "auto";
   app::input_settings input;
   app::batched_request batched;  // --sources, --output-matrix, --bench-sources (the batched mode)
 };
@@ -184,6 +188,14 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "draw the residual of every iteration (log scale) as an SVG line plot; on the GPU this runs "
      "--loop check-every with --check-every 1 to see each iteration; with --bench, a bar chart of "
      "each solver's microseconds per iteration beside the best SpMV")
+    ("pull-trial", po::value(&s.pull_trial)->default_value(s.pull_trial),
+     ("auto | on | off: with --pull auto, where the model is unsure (fewer than " +
+     std::to_string(band_max_links) + " links, but for float graphs under " +
+     std::to_string(band_float_spmv_links) + " links with a row of " + std::to_string(short_rows_in_degree) +
+     " or more), time a few steps of the fused and the SpMV pull on the GPU and keep the faster; "
+     "the outcome is kept beside the graph's binary cache entry and reused by the next run. auto: "
+     "trial only where it can be kept (a file, the cache on); on: also without; off: the model alone")
+         .c_str())
     ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
@@ -256,6 +268,8 @@ void check_app_options(const settings& s) {
   if (s.bench && (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
   if (s.bench && !s.output.empty()) throw usage_error("--bench writes no --output (only --plot)");
+  if (s.pull_trial != "auto" && s.pull_trial != "on" && s.pull_trial != "off")
+    throw usage_error("--pull-trial must be auto, on or off, got '" + s.pull_trial + "'");
   if (s.bench && s.json && !s.plot.empty()) throw usage_error("--bench --json writes no --plot");
   check_outputs(s);
 }
@@ -409,6 +423,10 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
                      ? kernel_text(r.pull, r.kernel) + " (" + std::to_string(r.hub_entries) +
                            " entries of x in shared memory)"
                      : kernel_text(r.pull, r.kernel) + (r.on_gpu && auto_kernel ? " (auto)" : ""));
+  if (r.on_gpu && !r.pull_decision.empty())
+    line("pull", std::string(name(r.pull)) + " (" + r.pull_decision +
+                     (r.trial_seconds > 0 ? ", trial " + format_g(r.trial_seconds * 1e3, 3) + " ms" : "") +
+                     ")");
   line("precision", s.precision);
   line("alpha", format_g(s.opt.alpha));
   line("tol", format_g(s.opt.tol));
@@ -473,6 +491,11 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"kernel\": " << str(kernel_text(r.pull, r.kernel)) << ",\n";
   o << "  \"hub_entries\": " << r.hub_entries << ",\n";
   o << "  \"kernel_reason\": " << str(r.kernel_reason) << ",\n";
+  // How the pull and kernel were decided: "named", "model", "trial: ..." or "cached trial: ...".
+  o << "  \"pull_choice\": {\"pull\": " << str(std::string(name(r.pull)))
+    << ", \"kernel\": " << str(kernel_text(r.pull, r.kernel))
+    << ", \"reason\": " << (r.on_gpu ? str(r.pull_decision) : "null")
+    << ", \"trial_ms\": " << format_g(r.trial_seconds * 1e3, 4) << "},\n";
   o << "  \"precision\": " << str(s.precision) << ",\n";
   o << "  \"alpha\": " << format_g(s.opt.alpha, 15) << ",\n";
   o << "  \"tol\": " << format_g(s.opt.tol, 15) << ",\n";
@@ -619,17 +642,27 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph,
 }
 
 template <class T>
-pagerank_result run_solver(const pagerank_graph<T>& g, const pagerank_options& opt, bool gpu, timings& t) {
+pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const pagerank_options& opt,
+                           bool gpu, timings& t) {
   stopwatch step;
   if (!gpu) {
     pagerank_result r = pagerank_cpu(g, opt);
     t.solve = step.lap();
     return r;
   }
-  pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
+  // The pull trial's outcome lives beside the graph's cache entry, one per
+  // precision (solvers/pagerank_trial.hpp, io::side_load).
+  const io::cache_options cache = app::read_options_for(s.input).cache;
+  const std::string tag = "pull-" + s.precision;
+  const bool keep = cache.enabled && !io::cache_dir(cache).empty() && io::stamp_of(s.graph).has_value();
+  pull_trial_memo memo;
+  memo.may_trial = s.pull_trial == "on" || (s.pull_trial == "auto" && keep);
+  if (s.pull_trial != "off" && keep) memo.remembered = io::side_load(s.graph, cache, tag).value_or("");
+  pagerank_cuda<T> solver(g, opt.kernel, opt.pull, s.pull_trial == "off" ? nullptr : &memo);  // says why
   t.transfer = step.lap();
   pagerank_result r = solver.solve(opt);
   t.solve = step.lap();
+  if (!memo.record.empty() && keep) io::side_store(s.graph, cache, tag, memo.record);
   return r;
 }
 
@@ -774,7 +807,7 @@ int solve(settings& s) {
     };
   std::vector<dist::iteration_stats> gpu_stats;
   const pagerank_result r =
-      s.gpus ? solve_on_gpus(g, s, t, s.bench_dist ? &gpu_stats : nullptr) : run_solver(g, opt, gpu, t);
+      s.gpus ? solve_on_gpus(g, s, t, s.bench_dist ? &gpu_stats : nullptr) : run_solver(s, g, opt, gpu, t);
   progress.clear();
 
   step.restart();

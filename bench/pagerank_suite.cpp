@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/stats.hpp"
 #include "core/text.hpp"
+#include "solvers/pagerank_trial.hpp"
 
 namespace perron::bench {
 namespace {
@@ -432,20 +433,38 @@ std::string precision_json(const pagerank_suite_input& in, std::size_t l2, std::
   // The pulls: fused (unweighted graphs only), spmv as asked (auto's kernel
   // unless --kernel), spmv with the best kernel when auto picked another.
   std::vector<pull_row> rows;
-  const pagerank_pull chosen = resolve_pull(opt.pull, g, opt.kernel);
+  // auto as a first run decides: the model, or where it is unsure a trial
+  // (solvers/pagerank_trial.hpp; nothing remembered, --no-cache's case).
+  pull_trial_memo memo;
+  pagerank_pull chosen = pagerank_pull::spmv;
+  std::string chosen_kernel, decision;
+  double trial_ms = 0;
+  {
+    pagerank_cuda<T> a(g, opt.kernel, opt.pull, &memo);
+    chosen = a.pull();
+    chosen_kernel = a.kernel_name();
+    decision = a.pull_decision();
+    trial_ms = a.trial_seconds() * 1e3;
+  }
   if (g.pattern) rows.push_back(measure_pull(g, std::nullopt, pagerank_pull::fused, opt, in.runs));
   rows.push_back(measure_pull(g, opt.kernel, pagerank_pull::spmv, opt, in.runs));
-  const std::size_t spmv_row = rows.size() - 1;
   if (rows.back().ran() && rows.back().kernel != name(best)) {
     rows.push_back(measure_pull(g, best, pagerank_pull::spmv, opt, in.runs));
     rows.back().pull = "spmv-best";
   }
-  // The persistent pull where auto takes it (solvers/pagerank.hpp, persistent_min_links).
-  if (g.pattern && chosen == pagerank_pull::persistent)
-    rows.push_back(measure_pull(g, std::nullopt, pagerank_pull::persistent, opt, in.runs));
-  const pull_row& pick = chosen == pagerank_pull::fused        ? rows.front()
-                         : chosen == pagerank_pull::persistent ? rows.back()
-                                                               : rows[spmv_row];
+  // auto's row: the measured one with its pull and kernel, else measured now.
+  const auto same = [&](const pull_row& r) {
+    return r.ran() && r.kernel == chosen_kernel && (r.pull == name(chosen) || r.pull == "spmv-best");
+  };
+  auto it = std::find_if(rows.begin(), rows.end(), same);
+  if (it == rows.end()) {
+    const std::optional<spmv_kernel> k =
+        chosen == pagerank_pull::spmv ? std::optional(parse_spmv_kernel(chosen_kernel)) : std::nullopt;
+    rows.push_back(measure_pull(g, k, chosen, opt, in.runs));
+    if (chosen == pagerank_pull::spmv) rows.back().pull = "spmv-auto";
+    it = rows.end() - 1;
+  }
+  const pull_row& pick = *it;
   const pull_row* fastest = nullptr;
   const pull_row* quickest = nullptr;  // least wall per solve
   for (const pull_row& r : rows) {
@@ -470,8 +489,9 @@ std::string precision_json(const pagerank_suite_input& in, std::size_t l2, std::
                   ", \"best_kernel\": " + quoted(std::string(name(best))) +
                   ", \"best_spmv_us\": " + json_number(best_us) + ", \"pulls\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) j += (i ? ", " : "") + pull_json(rows[i]);
-  j += "], \"auto\": {\"pull\": " + quoted(pick.pull) + ", \"kernel\": " + quoted(pick.kernel) +
-       ", \"us_iter\": " + json_number(pick.us_iter) +
+  j += "], \"auto\": {\"pull\": " + quoted(std::string(name(chosen))) +
+       ", \"kernel\": " + quoted(pick.kernel) + ", \"decision\": " + quoted(decision) +
+       ", \"trial_ms\": " + json_number(trial_ms) + ", \"us_iter\": " + json_number(pick.us_iter) +
        ", \"ratio_to_best\": " + json_number(pick.us_iter / fastest->us_iter) +
        ", \"x_best_spmv\": " + json_number(pick.us_iter / best_us) +
        ", \"speedup\": " + json_number(base_wall / pick.wall) +

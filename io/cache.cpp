@@ -16,11 +16,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "io/output_file.hpp"
 #include "io/text_input.hpp"
 
 namespace perron::io {
@@ -555,6 +558,14 @@ std::string part_problem(const part_header& h, const rank_part& p) {
 
 }  // namespace
 
+namespace {
+
+std::string side_header(const source_key& k) {
+  return "perron-side 1\nstamp " + std::to_string(k.size) + " " + std::to_string(k.mtime_ns) + "\n";
+}
+
+}  // namespace
+
 std::string rank_cache_file_for(const std::string& source, const rank_part_key& key, const std::string& dir) {
   const auto k = key_of(source);
   if (!k) throw io_error(source, "no such file");
@@ -706,6 +717,51 @@ int rank_cache_prune(const std::string& source, const rank_part_key& key, const 
     if (fs::remove(it->path(), rm)) ++removed;
   }
   return removed;
+}
+
+std::optional<std::string> side_load(const std::string& source, const cache_options& opt,
+                                     const std::string& tag) {
+  if (!opt.enabled) return std::nullopt;
+  const std::string dir = cache_dir(opt);
+  const auto key = key_of(source);
+  if (dir.empty() || !key) return std::nullopt;
+  const std::string file = dir + "/" + file_name_for(*key) + "." + tag;
+  std::error_code ec;
+  const auto bytes = fs::file_size(file, ec);
+  if (ec) return std::nullopt;  // none yet
+  if (bytes > side_max_bytes + 256) {
+    warn(file + ": " + std::to_string(bytes) + " bytes, not a perron side file; ignored");
+    return std::nullopt;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string header = side_header(*key);
+  if (text.compare(0, header.size(), header) != 0) {
+    // Another stamp (the source changed: stale, silently) or not ours (a warning).
+    if (text.rfind("perron-side 1\nstamp ", 0) != 0) warn(file + ": not a perron side file; ignored");
+    return std::nullopt;
+  }
+  return text.substr(header.size());
+}
+
+bool side_store(const std::string& source, const cache_options& opt, const std::string& tag,
+                const std::string& text) {
+  if (!opt.enabled || text.size() > side_max_bytes) return false;
+  const std::string dir = cache_dir(opt);
+  const auto key = key_of(source);
+  if (dir.empty() || !key) return false;
+  const std::string file = dir + "/" + file_name_for(*key) + "." + tag;
+  try {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    output_file out(file);
+    out.write(side_header(*key) + text);
+    out.commit();
+    return true;
+  } catch (const error& e) {
+    warn(std::string("cannot keep ") + tag + " for " + source + ": " + e.what());
+    return false;
+  }
 }
 
 }  // namespace perron::io

@@ -10,6 +10,7 @@
 // the apps turn it on and offer --no-cache and --cache-dir.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -90,6 +91,19 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
 // Removes the parts of `source` written for another number of ranks (the
 // same weighting): a change of P invalidates them. Returns the count removed.
 int rank_cache_prune(const std::string& source, const rank_part_key& key, const cache_options& opt);
+// A small text kept beside a source's cache entry: what a solver learned
+// about the graph (the PageRank pull trial, solvers/pagerank_trial.hpp), keyed
+// like the entry (cache_file_for(source) + "." + tag) and stamped with the
+// source's size and modification time. side_load returns nullopt when the
+// cache is off, there is none, the source changed since (stale) or the file
+// is not one side_store wrote (a warning says so); side_store writes it
+// atomically, returns false (a warning) where it cannot, never throws.
+// Texts over side_max_bytes are refused.
+inline constexpr std::size_t side_max_bytes = 1 << 16;
+std::optional<std::string> side_load(const std::string& source, const cache_options& opt,
+                                     const std::string& tag);
+bool side_store(const std::string& source, const cache_options& opt, const std::string& tag,
+                const std::string& text);
 
 // Format version of the cache files (bumped whenever the layout or the
 // parser's output changes, so old caches are rebuilt).

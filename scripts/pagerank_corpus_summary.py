@@ -117,14 +117,14 @@ def print_stats(recs, strip):
 def print_pulls(recs, prec, strip):
     print(f"{prec}: us per iteration (marginal, CUDA events), best SpMV on P^T, auto's pull, speedups")
     print(f"{'graph':<34}{'fused':>8}{'spmv':>8}{'spmv kernel':>15}{'sp-best':>8}{'best SpMV':>10}"
-          f"{' kernel':<15}{'auto':>6}{'ratio':>7}{'xSpMV':>7}{'speedup':>9}{'(min)':>8}{'(best)':>8}")
+          f"{' kernel':<15}{'auto':>8}{'ratio':>7}{'xSpMV':>7}{'speedup':>9}{'(min)':>8}{'(best)':>8}")
     for r in recs:
         d = r[prec]
         f, s, b = pull(r, prec, "fused"), pull(r, prec, "spmv"), pull(r, prec, "spmv-best")
         a = d["auto"]
         print(f"{short(r['graph'], strip):<34}{fmt(f and us_iter(f))}{fmt(s and us_iter(s))}"
               f"{(s['kernel'] if s else '-'):>15}{fmt(b and us_iter(b))}{fmt(d['best_spmv_us'], width=10)}"
-              f" {d['best_kernel']:<14}{a['pull']:>6}{fmt(ratio(r, prec), '.3f', 7)}"
+              f" {d['best_kernel']:<14}{a['pull'] + '/' + how(r, prec)[0]:>8}{fmt(ratio(r, prec), '.3f', 7)}"
               f"{fmt(a['x_best_spmv'], '.2f', 7)}{times(a['speedup'], 9)}{times(a.get('speedup_min'), 8)}"
               f"{times(d['best_speedup'], 8)}")
     print()
@@ -133,8 +133,16 @@ def print_pulls(recs, prec, strip):
 def ratio(rec, prec):
     """auto's pull over the best pull, per iteration."""
     a = rec[prec]["auto"]
+    if "decision" in a:  # issue 17 item 2 records: auto's own row (pull and kernel), measured in the same run
+        return a.get("ratio_to_best")
     p = pull(rec, prec, a["pull"])
     return us_iter(p) / best_us(rec, prec) if p else None
+
+
+def how(rec, prec):
+    """How auto decided: model, trial or cached (records before item 2: model)."""
+    d = rec[prec]["auto"].get("decision", "model")
+    return "cached" if d.startswith("cached") else "trial" if d.startswith("trial") else "model"
 
 
 def targets(recs, prec):
@@ -144,6 +152,13 @@ def targets(recs, prec):
     small = [r[prec]["auto"]["speedup"] for r in recs if r["stats"]["links"] <= 5_000_000]
     eight = sum(1 for x in small if x is not None and x >= 8)
     fused_best = sum(1 for r in recs if pull(r, prec, "fused") and us_iter(pull(r, prec, "fused")) == best_us(r, prec))
+    for kind in ("model", "trial"):
+        ks = [r for r in recs if how(r, prec) == kind and ratio(r, prec) is not None]
+        if ks:
+            worst = max(ratio(r, prec) for r in ks)
+            cost = [r[prec]["auto"].get("trial_ms") or 0 for r in ks]
+            print(f"{prec}: decided by {kind}: {sum(1 for r in ks if ratio(r, prec) <= 1.05)} of {len(ks)} within "
+                  f"5%, worst {worst:.3f}" + (f"; trial {min(cost):.1f}-{max(cost):.1f} ms" if kind == "trial" else ""))
     print(f"{prec}: auto's pull within 5% of the best pull on {ok5} of {len(recs)}; fused is the best pull "
           f"on {fused_best}; speedup >= 5x on {five} of {len(sp)} (range {min(sp):.2f}-{max(sp):.2f}x), "
           f">= 8x on {eight} of {len(small)} graphs <= 5 M links")

@@ -123,7 +123,8 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g);
 //    time per step on every such graph).
 // On the corpus the choice is within 5% of the better pull per step in 106
 // of 122 (graph, precision) cases, at worst 1.23x (the misses sit near
-// 10^6 links, where the two cross: an in-process trial there is left to do).
+// 10^6 links, where the two cross; where the model is unsure, the GPU
+// solver may time the candidates instead: solvers/pagerank_trial.hpp).
 inline constexpr std::size_t fused_min_links = 1'000'000;
 inline constexpr index_t short_rows_in_degree = 15;
 
@@ -154,6 +155,11 @@ struct pull_choice {
 // p other than automatic passes through; a named kernel (or a weighted graph)
 // means the SpMV pull.
 pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel);
+
+// Where this model is unsure, a caller may let the GPU solver time the
+// candidates instead (solvers/pagerank_trial.hpp: the band, the trial and
+// the record kept with the graph's cache entry).
+struct pull_trial_memo;
 
 // choose_pull on a graph's facts.
 template <class T>
@@ -222,6 +228,12 @@ struct pagerank_result {
   std::optional<spmv_kernel> kernel;         // the SpMV kernel that ran; empty for the fused pull
   int hub_entries = 0;                       // fused pull: entries of x kept in shared memory
   std::string kernel_reason;                 // why this pull / kernel (GPU only)
+  // How the pull was decided (GPU only): "named" (--pull or --kernel), "model"
+  // (choose_pull), "trial: fused 18.2 us vs spmv (csr-vector) 19 us per step"
+  // (timed here, solvers/pagerank_trial.hpp) or "cached trial: ..." (an
+  // earlier run's trial, kept with the graph's cache entry).
+  std::string pull_decision;
+  double trial_seconds = 0;  // wall time the trial took (0: none ran)
   pagerank_loop loop = pagerank_loop::host;
   int graph_unroll = 0;   // steps per WHILE trip that ran (graph_while only)
   std::string loop_note;  // why the loop mode differs from the one asked for, if it does
@@ -262,8 +274,12 @@ class pagerank_cuda {
   // memory (cuda_error; persistent also a cooperative launch);
   // automatic resolves by resolve_pull(). The default stays spmv here: a
   // solver object names its machinery; pagerank() and the app default to auto.
+  // memo (automatic only; nullptr: the model alone): where the model is
+  // unsure (model_band), the pull a remembered trial chose, else a trial of
+  // the candidates whose record is left in memo->record
+  // (solvers/pagerank_trial.hpp).
   explicit pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel = std::nullopt,
-                         pagerank_pull pull = pagerank_pull::spmv);
+                         pagerank_pull pull = pagerank_pull::spmv, pull_trial_memo* memo = nullptr);
 
   pagerank_result solve(const pagerank_options& opt);
 
@@ -271,6 +287,8 @@ class pagerank_cuda {
   std::optional<spmv_kernel> kernel() const { return kernel_; }            // concrete; empty for pattern
   std::string kernel_name() const { return kernel_text(pull_, kernel_); }  // or "pull-fused"
   const std::string& kernel_reason() const { return reason_; }
+  const std::string& pull_decision() const { return decision_; }  // pagerank_result::pull_decision
+  double trial_seconds() const { return trial_seconds_; }
   std::size_t device_bytes() const { return device_bytes_; }  // everything it holds on the device
 
   struct impl;
@@ -283,6 +301,14 @@ class pagerank_cuda {
   std::optional<spmv_kernel> kernel_;
   std::string reason_;
   std::size_t device_bytes_ = 0;
+  std::string decision_;
+  double trial_seconds_ = 0;
+
+  // The constructor's two ways (solvers/cuda/pagerank.cu, solvers/pagerank_trial.cpp).
+  void build_chosen(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, const pull_choice& choice);
+  // False: nothing remembered and no trial ran (the model decides).
+  bool trial_pull(const pagerank_graph<T>& g, const pull_facts& f, const pull_choice& model,
+                  pull_trial_memo& memo);
 };
 
 // ---- dispatch ------------------------------------------------------------

@@ -17,6 +17,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "solvers/pagerank.hpp"
+#include "solvers/pagerank_trial.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
 
@@ -716,6 +717,67 @@ TYPED_TEST(gpu_pagerank, PersistentPullStopsAtMaxIter) {
   EXPECT_TRUE(r.converged);
   for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i], seen[i - 1]);
   for (int k : seen) EXPECT_LE(k, r.iterations);
+}
+
+// The pull trial (solvers/pagerank_trial.hpp) where the model is unsure:
+// times both pulls, keeps the faster, says so, leaves a record that the next
+// construction reuses without a trial; an invalid record with trials off
+// leaves the model's choice; a named pull is "named". Ranks as the reference.
+TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
+  using T = TypeParam;
+  const index_t n = 5003;  // short rows (in-degree <= 6): unsure in float and double
+  coo_matrix<double> a;
+  a.rows = a.cols = n;
+  for (index_t i = 0; i < n; ++i)
+    for (const index_t j : {(i + 1) % n, (2 * i + 1) % n, (3 * i + 7) % n}) {
+      a.row_idx.push_back(i);
+      a.col_idx.push_back(j);
+      a.values.push_back(1.0);
+    }
+  const auto g = make_pagerank_graph<T>(a, false);
+  const pull_facts f = pull_facts_of(g);
+  ASSERT_TRUE(model_band(f).unsure) << model_band(f).why;
+  pull_trial_memo memo;
+  pagerank_cuda<T> tried(g, std::nullopt, pagerank_pull::automatic, &memo);
+  EXPECT_EQ(tried.pull_decision().rfind("trial: ", 0), 0u) << tried.pull_decision();
+  EXPECT_EQ(tried.kernel_reason().rfind("auto pull: trial: ", 0), 0u) << tried.kernel_reason();
+  EXPECT_GT(tried.trial_seconds(), 0.0);
+  ASSERT_FALSE(memo.record.empty());
+  const auto rec = parse_trial_record(memo.record, f, g.vertices(), cuda::device_description(0));
+  ASSERT_TRUE(rec.has_value()) << memo.record;
+  ASSERT_EQ(rec->times.size(), 2u);
+  EXPECT_EQ(rec->times.front().pull, tried.pull());
+  EXPECT_EQ(rec->times.front().kernel, tried.kernel_name());
+  pagerank_options o;
+  o.tol = solve_tolerance<T>::tol;
+  const auto ref = reference_pagerank(reference_from_coo(a, false), 0.85, {});
+  const auto r = tried.solve(o);
+  EXPECT_EQ(r.pull_decision, tried.pull_decision());
+  EXPECT_EQ(r.pull, tried.pull());
+  EXPECT_TRUE(r.converged);
+  EXPECT_LE(max_abs_diff(r.rank, ref), solve_tolerance<T>::max_abs);
+
+  pull_trial_memo again;
+  again.remembered = memo.record;
+  pagerank_cuda<T> cached(g, std::nullopt, pagerank_pull::automatic, &again);
+  EXPECT_EQ(cached.pull_decision().rfind("cached trial: ", 0), 0u) << cached.pull_decision();
+  EXPECT_EQ(cached.pull(), tried.pull());
+  EXPECT_EQ(cached.kernel_name(), tried.kernel_name());
+  EXPECT_EQ(cached.trial_seconds(), 0.0);
+  EXPECT_TRUE(again.record.empty());
+  EXPECT_LE(max_abs_diff(cached.solve(o).rank, ref), solve_tolerance<T>::max_abs);
+
+  pull_trial_memo bad;
+  bad.remembered = "perron-pull-trial 1\nfacts 4 1 1\ndevice x\ntime fused pull-fused 1\n";
+  bad.may_trial = false;
+  pagerank_cuda<T> model(g, std::nullopt, pagerank_pull::automatic, &bad);
+  EXPECT_EQ(model.pull_decision(), "model");
+  EXPECT_EQ(model.pull(), choose_pull(pagerank_pull::automatic, f, std::nullopt).pull);
+  EXPECT_TRUE(bad.record.empty());
+  pull_trial_memo unused;
+  EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::fused, &unused).pull_decision(), "named");
+  EXPECT_TRUE(unused.record.empty());
+  EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::automatic).pull_decision(), "model");
 }
 
 TYPED_TEST(gpu_pagerank, PersistentPullIsRefusedWhereItCannotRun) {

@@ -311,5 +311,49 @@ TEST_F(io_cache, RankPartPruneRemovesOnlyOtherRankCounts) {
   EXPECT_TRUE(fs::exists(io::rank_cache_file_for(src, {3, 0, true}, opt_.cache.dir)));
 }
 
+// Side files (what a solver learned about a graph, e.g. the PageRank pull
+// trial): kept beside the cache entry, read back for the same source only;
+// stale after the source changes, refused when foreign or too large; off
+// with the cache; never for a path that is not a file.
+TEST_F(io_cache, SideFilesRoundTripAndGoStaleWithTheSource) {
+  const std::string p = source("karate.mtx", test::data_dir() + "/karate.mtx");
+  EXPECT_FALSE(io::side_load(p, opt_.cache, "pull-float").has_value());  // none yet
+  ASSERT_TRUE(io::side_store(p, opt_.cache, "pull-float", "line one\nline two\n"));
+  const std::string side = cache_file(p) + ".pull-float";
+  EXPECT_TRUE(fs::exists(side));
+  EXPECT_EQ(io::side_load(p, opt_.cache, "pull-float").value_or("?"), "line one\nline two\n");
+  EXPECT_FALSE(io::side_load(p, opt_.cache, "pull-double").has_value());  // another tag
+  // Rewritten in place.
+  ASSERT_TRUE(io::side_store(p, opt_.cache, "pull-float", "two"));
+  EXPECT_EQ(io::side_load(p, opt_.cache, "pull-float").value_or("?"), "two");
+  // Off with the cache; never for a spec or a missing file.
+  io::cache_options off = opt_.cache;
+  off.enabled = false;
+  EXPECT_FALSE(io::side_load(p, off, "pull-float").has_value());
+  EXPECT_FALSE(io::side_store(p, off, "pull-float", "x"));
+  EXPECT_FALSE(io::side_store("rmat:10:1000", opt_.cache, "pull-float", "x"));
+  EXPECT_FALSE(io::side_load("rmat:10:1000", opt_.cache, "pull-float").has_value());
+  EXPECT_FALSE(io::side_store(p, opt_.cache, "pull-float", std::string(io::side_max_bytes + 1, 'x')));
+  // Stale once the source changes (silently: a changed source is no error).
+  fs::last_write_time(p, fs::last_write_time(p) + std::chrono::seconds(2));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(io::side_load(p, opt_.cache, "pull-float").has_value());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
+TEST_F(io_cache, ForeignSideFilesAreRefusedWithAWarning) {
+  const std::string p = source("karate.mtx", test::data_dir() + "/karate.mtx");
+  ASSERT_TRUE(io::side_store(p, opt_.cache, "pull-float", "ok"));
+  const std::string side = cache_file(p) + ".pull-float";
+  std::ofstream(side, std::ios::trunc) << "not a side file";
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(io::side_load(p, opt_.cache, "pull-float").has_value());
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("not a perron side file"), std::string::npos);
+  std::ofstream(side, std::ios::trunc) << std::string(io::side_max_bytes + 1024, 'x');
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(io::side_load(p, opt_.cache, "pull-float").has_value());
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("warning"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace perron

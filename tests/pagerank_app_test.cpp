@@ -217,7 +217,8 @@ TEST_F(pagerank_app, Json) {
        {"\"vertices\": 5", "\"links\": 4", "\"dangling\": 2", "\"converged\": true",
         "\"iterations\": ", "\"residual\": ", "\"host_syncs\": ", "\"host_syncs_per_iteration\": ",
         "\"kernel\": ", "\"device\": ", "\"seconds\": {\"load\": ", "\"top\": [", "\"vertex\": 1",
-        "\"device_choice\": {\"asked\": \"auto\"", "\"context_wait\": ", "\"expected_iterations\": 90"})
+        "\"device_choice\": {\"asked\": \"auto\"", "\"context_wait\": ", "\"expected_iterations\": 90",
+        "\"pull_choice\": {\"pull\": "})
     EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
   EXPECT_EQ(o.out.find(": inf"), std::string::npos);
   EXPECT_EQ(o.out.find(": nan"), std::string::npos);
@@ -302,6 +303,7 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--device", "cuda", "--kernel", "cpu"}, 64, "cpu"},
       {{g, "--loop", "sometimes"}, 64, "graph-while"},
       {{g, "--pull", "sideways"}, 64, "fused"},
+      {{g, "--pull-trial", "sometimes"}, 64, "--pull-trial"},
       {{g, "--pull", "fused", "--weighted"}, 64, "--pull spmv"},
       {{g, "--pull", "fused", "--kernel", "merge"}, 64, "--kernel merge"},
       {{g, "--pull", "fused", "--device", "cpu"}, 64, "--device cpu"},
@@ -438,10 +440,34 @@ TEST_F(pagerank_app, DevicesAndKernels) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"device\": \"cpu\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"reason\": \"auto: predicted cpu "), std::string::npos) << o.out;
-  o = run({g, "--device", "cuda", "--json"});  // auto: the SpMV pull for a graph under fused_min_links
+  // The model alone: the SpMV pull for a float graph of short rows.
+  o = run({g, "--device", "cuda", "--json", "--pull-trial", "off"});
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(o.out.find("\"kernel\": \"pull-"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("auto pull: spmv, float with every row short"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"pull_choice\": {\"pull\": \"spmv\""), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"reason\": \"model\""), std::string::npos) << o.out;
+  // Where the model is unsure (this graph is), a trial; its outcome is kept
+  // beside the cache entry and the next run reuses it; --no-cache: no trial
+  // (nothing to keep it in) unless --pull-trial on.
+  // (The --kernel auto run above already kept one for g: a graph of its own.)
+  const std::string fresh = file("fresh.mtx", small_mtx);
+  o = run({fresh, "--device", "cuda", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"reason\": \"trial: "), std::string::npos) << o.out;
+  o = run({fresh, "--device", "cuda", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"reason\": \"cached trial: "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"trial_ms\": 0}"), std::string::npos) << o.out;
+  o = run({fresh, "--device", "cuda", "--json", "--no-cache"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"reason\": \"model\""), std::string::npos) << o.out;
+  o = run({fresh, "--device", "cuda", "--json", "--no-cache", "--pull-trial", "on"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"reason\": \"trial: "), std::string::npos) << o.out;
+  o = run({g, "--device", "cuda", "--pull", "fused", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"reason\": \"named\""), std::string::npos) << o.out;
   for (const auto& args :
        {std::vector<std::string>{"--weighted"}, std::vector<std::string>{"--kernel", "merge"}}) {
     std::vector<std::string> cmd{g, "--device", "cuda", "--json"};

@@ -48,6 +48,7 @@
 #include "solvers/cuda/pagerank_fused.cuh"
 #include "solvers/cuda/pagerank_persistent.cuh"
 #include "solvers/pagerank.hpp"
+#include "solvers/pagerank_trial.hpp"
 
 namespace perron {
 namespace {
@@ -405,10 +406,25 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
 
 template <class T>
 pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
-                                pagerank_pull pull) {
-  pull_choice choice = choose_pull(pull, pull_facts_of(g), kernel);
-  const bool chosen = pull == pagerank_pull::automatic;
-  pull = choice.pull;
+                                pagerank_pull pull, pull_trial_memo* memo) {
+  const pull_facts facts = pull_facts_of(g);
+  const pull_choice choice = choose_pull(pull, facts, kernel);
+  // The band and the trial (solvers/pagerank_trial.cpp) only for an automatic
+  // choice between the pattern pulls on a graph the solver accepts.
+  if (memo && pull == pagerank_pull::automatic && !kernel && facts.pattern && g.vertices() > 0 &&
+      g.dangling.size() == static_cast<std::size_t>(g.vertices()) && cuda::available() &&
+      model_band(facts).unsure && trial_pull(g, facts, choice, *memo))
+    return;
+  build_chosen(g, kernel, choice);
+  decision_ = choice.reason.empty() ? "named" : decision_model();
+}
+
+template <class T>
+void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
+                                    const pull_choice& chosen_by) {
+  pull_choice choice = chosen_by;
+  pagerank_pull pull = choice.pull;
+  const bool chosen = !choice.reason.empty();  // by auto's rule, not named
   if (kernel == spmv_kernel::cpu)
     throw invalid_argument("the cpu kernel runs on the host; the GPU solver needs a GPU kernel (" +
                            spmv_kernel_names() + ")");
@@ -559,6 +575,8 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.kernel = kernel_;
   res.hub_entries = m.persistent ? m.persistent->hub() : m.fused ? m.fused->hub() : 0;
   res.kernel_reason = reason_;
+  res.pull_decision = decision_;
+  res.trial_seconds = trial_seconds_;
   // The persistent pull loops in its kernel: one launch per solve (graph_while's
   // one wait), or per check_interval steps when check_every is asked for.
   const bool check_every = !opt.use_graphs || opt.loop == pagerank_loop::check_every;

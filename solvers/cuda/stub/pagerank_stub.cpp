@@ -6,7 +6,8 @@
 namespace perron {
 
 template <class T>
-pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>&, std::optional<spmv_kernel>, pagerank_pull) {
+pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>&, std::optional<spmv_kernel>, pagerank_pull,
+                                pull_trial_memo*) {
   throw cuda_error(
       "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): the GPU PageRank solver is unavailable");
 }

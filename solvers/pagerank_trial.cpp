@@ -1,0 +1,218 @@
+// The pull trial's band and bookkeeping (solvers/pagerank_trial.hpp).
+#include "solvers/pagerank_trial.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/stats.hpp"
+#include "core/text.hpp"
+
+namespace perron {
+
+pull_band model_band(const pull_facts& f) {
+  if (!f.pattern) return {false, "a weighted graph: the SpMV pull only"};
+  const std::string links = std::to_string(f.links) + " links";
+  if (f.links >= band_max_links)
+    return {false, links + " >= " + std::to_string(band_max_links) + ", the model's sure range"};
+  if (f.value_bytes == 4 && f.max_in_degree >= short_rows_in_degree && f.links < band_float_spmv_links)
+    return {false, "float, " + links + " < " + std::to_string(band_float_spmv_links) + " and a row of " +
+                       std::to_string(f.max_in_degree) + " links: the model's sure range"};
+  return {true, links + " < " + std::to_string(band_max_links) + ": the model is unsure"};
+}
+
+std::vector<pagerank_pull> trial_candidates(pagerank_pull model) {
+  std::vector<pagerank_pull> c{model};
+  for (const pagerank_pull p : {pagerank_pull::fused, pagerank_pull::spmv})
+    if (p != model) c.push_back(p);
+  return c;
+}
+
+int pick_trial(const std::vector<trial_time>& times, pagerank_pull model) {
+  int best = -1, own = -1;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (!std::isfinite(times[i].us_per_step) || !(times[i].us_per_step > 0)) continue;
+    if (best < 0 || times[i].us_per_step < times[static_cast<std::size_t>(best)].us_per_step)
+      best = static_cast<int>(i);
+    if (own < 0 && times[i].pull == model) own = static_cast<int>(i);
+  }
+  if (best >= 0 && own >= 0 &&
+      times[static_cast<std::size_t>(own)].us_per_step <=
+          times[static_cast<std::size_t>(best)].us_per_step * (1 + trial_tie_fraction))
+    return own;
+  return best;
+}
+
+std::string trial_text(const std::vector<trial_time>& times) {
+  std::string s;
+  for (const trial_time& t : times) {
+    if (!s.empty()) s += " vs ";
+    s += std::string(name(t.pull));
+    if (t.pull == pagerank_pull::spmv && !t.kernel.empty()) s += " (" + t.kernel + ")";
+    s += " " + (std::isfinite(t.us_per_step) ? format_g(t.us_per_step, 4) + " us" : std::string("failed"));
+  }
+  return s + " per step";
+}
+
+std::string decision_model() { return "model"; }
+std::string decision_trial(const std::vector<trial_time>& times) { return "trial: " + trial_text(times); }
+std::string decision_cached(const std::vector<trial_time>& times) {
+  return "cached trial: " + trial_text(times);
+}
+
+std::string format_trial_record(const trial_record& r, const pull_facts& f, index_t vertices,
+                                const std::string& device) {
+  std::string s = "perron-pull-trial " + std::to_string(trial_record_version) + "\n";
+  s += "facts " + std::to_string(f.value_bytes) + " " + std::to_string(vertices) + " " +
+       std::to_string(f.links) + "\n";
+  s += "device " + device + "\n";
+  for (const trial_time& t : r.times)
+    s += "time " + std::string(name(t.pull)) + " " + t.kernel + " " + format_g(t.us_per_step, 17) + "\n";
+  return s;
+}
+
+namespace {
+
+// A kernel name fits its pull: "pull-fused" / "pull-persistent", or a GPU SpMV kernel.
+bool kernel_fits(pagerank_pull p, const std::string& k) {
+  if (p != pagerank_pull::spmv) return k == kernel_text(p, std::nullopt);
+  try {
+    const spmv_kernel sk = parse_spmv_kernel(k);
+    return sk != spmv_kernel::automatic && sk != spmv_kernel::cpu;
+  } catch (const error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::optional<trial_record> parse_trial_record(std::string_view text, const pull_facts& f, index_t vertices,
+                                               const std::string& device) {
+  std::istringstream in{std::string(text)};
+  std::string line;
+  if (!std::getline(in, line) || line != "perron-pull-trial " + std::to_string(trial_record_version))
+    return std::nullopt;
+  if (!std::getline(in, line) || line != "facts " + std::to_string(f.value_bytes) + " " +
+                                             std::to_string(vertices) + " " + std::to_string(f.links))
+    return std::nullopt;
+  if (!std::getline(in, line) || line != "device " + device) return std::nullopt;
+  trial_record r;
+  while (std::getline(in, line)) {
+    std::istringstream w(line);
+    std::string tag, pull, kernel, rest;
+    double us = 0;
+    if (!(w >> tag >> pull >> kernel >> us) || tag != "time" || (w >> rest)) return std::nullopt;
+    trial_time t;
+    try {
+      t.pull = parse_pagerank_pull(pull);
+    } catch (const error&) {
+      return std::nullopt;
+    }
+    if (t.pull == pagerank_pull::automatic || !kernel_fits(t.pull, kernel)) return std::nullopt;
+    if (!std::isfinite(us) || !(us > 0)) return std::nullopt;
+    t.kernel = kernel;
+    t.us_per_step = us;
+    r.times.push_back(std::move(t));
+  }
+  if (r.times.empty()) return std::nullopt;
+  return r;
+}
+
+trial_outcome run_trial(const std::vector<pagerank_pull>& candidates, pagerank_pull model,
+                        const std::function<trial_time(pagerank_pull)>& measure) {
+  trial_outcome o;
+  for (const pagerank_pull p : candidates) o.times.push_back(measure(p));
+  o.winner = pick_trial(o.times, model);
+  return o;
+}
+
+template <class T>
+double trial_step_us(pagerank_cuda<T>& solver) {
+  pagerank_options opt;
+  opt.tol = 1e-300;  // out of reach: every solve runs to max_iter (or an exact fixed point)
+  opt.max_iter = trial_hi;
+  // The warm-up (it builds the loop's graph) also finds where the iterate of
+  // a mostly dangling graph reaches an exact fixed point: hi ends there.
+  const pagerank_result first = solver.solve(opt);
+  const int hi = first.iterations, lo = std::min(trial_lo, hi / 4);
+  std::vector<double> per;
+  for (int i = 0; i < trial_pairs && hi - lo >= 4; ++i) {
+    opt.max_iter = lo;
+    const pagerank_result a = solver.solve(opt);
+    opt.max_iter = hi;
+    const pagerank_result b = solver.solve(opt);
+    if (a.iterations == lo && b.iterations == hi)
+      per.push_back((b.device_seconds - a.device_seconds) / (hi - lo) * 1e6);
+  }
+  // Too few steps to difference: the whole solve per step.
+  return per.empty() ? first.device_seconds / std::max(1, first.iterations) * 1e6 : median(per);
+}
+
+template double trial_step_us<float>(pagerank_cuda<float>&);
+template double trial_step_us<double>(pagerank_cuda<double>&);
+
+// pagerank_cuda's way through the band (its constructor, solvers/cuda/pagerank.cu,
+// calls this where model_band is unsure). Plain C++ over the solver's public
+// face: every candidate is an ordinary pagerank_cuda with its pull named, and
+// the winner is moved into *this (the others are freed on return).
+template <class T>
+bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& f, const pull_choice& model,
+                                  pull_trial_memo& memo) {
+  const std::string device = cuda::device_description(0);
+  const std::string band = model_band(f).why + ", the model's " + std::string(name(model.pull));
+  if (!memo.remembered.empty()) {
+    if (const auto rec = parse_trial_record(memo.remembered, f, g.vertices(), device)) {
+      const trial_time& w = rec->times.front();
+      const std::optional<spmv_kernel> k =
+          w.pull == pagerank_pull::spmv ? std::optional(parse_spmv_kernel(w.kernel)) : std::nullopt;
+      *this = pagerank_cuda<T>(g, k, w.pull);
+      decision_ = decision_cached(rec->times);
+      reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
+      return true;
+    }
+  }
+  if (!memo.may_trial) return false;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<pagerank_cuda<T>>> built;
+  const auto measure = [&](pagerank_pull p) {
+    trial_time t;
+    t.pull = p;
+    t.us_per_step = std::numeric_limits<double>::quiet_NaN();
+    built.emplace_back();
+    try {
+      auto s = std::make_unique<pagerank_cuda<T>>(g, std::nullopt, p);
+      t.kernel = s->kernel_name();
+      t.us_per_step = trial_step_us(*s);
+      built.back() = std::move(s);
+    } catch (const error&) {
+      // this candidate cannot run here (e.g. no room for its shared memory): NaN
+    }
+    return t;
+  };
+  const trial_outcome o = run_trial(trial_candidates(model.pull), model.pull, measure);
+  if (o.winner < 0) return false;
+  const auto w = static_cast<std::size_t>(o.winner);
+  *this = std::move(*built[w]);
+  built.clear();
+  trial_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  decision_ = decision_trial(o.times);
+  reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
+  trial_record rec;
+  rec.times.push_back(o.times[w]);
+  for (std::size_t i = 0; i < o.times.size(); ++i)
+    if (i != w && std::isfinite(o.times[i].us_per_step)) rec.times.push_back(o.times[i]);
+  memo.record = format_trial_record(rec, f, g.vertices(), device);
+  return true;
+}
+
+template bool pagerank_cuda<float>::trial_pull(const pagerank_graph<float>&, const pull_facts&,
+                                               const pull_choice&, pull_trial_memo&);
+template bool pagerank_cuda<double>::trial_pull(const pagerank_graph<double>&, const pull_facts&,
+                                                const pull_choice&, pull_trial_memo&);
+
+}  // namespace perron

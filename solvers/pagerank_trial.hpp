@@ -1,0 +1,123 @@
+// Where choose_pull's model is unsure, a short timed trial of the pulls
+// (issue 17 item 2). choose_pull (solvers/pagerank.hpp) stays the model; this
+// file adds its confidence band, the trial's bookkeeping (pick, ties, the
+// record kept with the graph's cache entry) and the trial itself on the GPU
+// solver. The bookkeeping takes its timer as a function, so it is tested on
+// the CPU with a fake one (tests/pagerank_trial_test.cpp).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "solvers/pagerank.hpp"
+
+namespace perron {
+
+// ---- the confidence band ------------------------------------------------------
+// From the 122 (graph, precision) cases of the corpus (docs/pagerank-corpus.jsonl,
+// docs/PERFORMANCE.md "Pull trial"): every case where the model's pull was more
+// than 5% slower than the better one has between 400 and 3.2 M links, and at
+// or above band_max_links the model is within 3% on all 24 cases (chains in
+// double, 1.029x, the farthest). Below band_max_links the model is sure in one
+// cell only: float with a row of short_rows_in_degree links or more and fewer
+// than band_float_spmv_links links (21 cases, the SpMV pull within 5% of the
+// best on every one; the fused pull 0.957-1.91x its time). Everything else
+// below band_max_links (double at any size, float with only short rows,
+// float from band_float_spmv_links on: 77 cases) holds all 16 misses: there
+// the model is unsure, and a trial that picks the faster of the two pulls
+// would be within 5% on 76 of the 77 (the other: auto's SpMV kernel 5.1%
+// behind the best kernel's pull, dangling:1000000:1000000:0.99 float).
+inline constexpr std::size_t band_max_links = 4'000'000;
+inline constexpr std::size_t band_float_spmv_links = 300'000;
+
+struct pull_band {
+  bool unsure = false;  // time the candidates
+  std::string why;      // for the reason text
+};
+// Only for automatic choices on unweighted graphs (the pulls to choose from).
+pull_band model_band(const pull_facts& f);
+
+// The pulls a trial times: the model's choice first, then the other of
+// fused / spmv (persistent, when the model chose it, is timed against both).
+std::vector<pagerank_pull> trial_candidates(pagerank_pull model);
+
+// ---- the trial's bookkeeping -------------------------------------------------------
+// One candidate as timed: the pull, the kernel it ran ("pull-fused" or the
+// SpMV kernel's name) and its device time per step.
+struct trial_time {
+  pagerank_pull pull = pagerank_pull::spmv;
+  std::string kernel;
+  double us_per_step = 0;
+};
+
+// Two candidates closer than this fraction count as a tie, which the model's
+// choice wins: the trial's own spread (median of a few differenced solves) is
+// about 1-2%, and the target is 5%.
+inline constexpr double trial_tie_fraction = 0.02;
+
+// The index of the winner in `times`: the fastest finite time, unless the
+// model's own candidate is within trial_tie_fraction of it. -1 when no time
+// is finite (nothing could be measured: the caller keeps the model).
+int pick_trial(const std::vector<trial_time>& times, pagerank_pull model);
+
+// "fused 18.20 us vs spmv (csr-vector) 19.00 us per step".
+std::string trial_text(const std::vector<trial_time>& times);
+
+// The outcome kept with the graph's cache entry, one line of text:
+//   perron-pull-trial 1 <value bytes> <vertices> <links> <device...> | <pull> <kernel> <us> [...]
+// Times for every candidate, the winner first. The graph's facts and the GPU's
+// name are in it so that a record for another precision, graph or device is
+// refused (parse_trial_record returns nullopt; the trial then runs again).
+struct trial_record {
+  std::vector<trial_time> times;  // winner first
+};
+inline constexpr int trial_record_version = 1;
+std::string format_trial_record(const trial_record& r, const pull_facts& f, index_t vertices,
+                                const std::string& device);
+std::optional<trial_record> parse_trial_record(std::string_view text, const pull_facts& f, index_t vertices,
+                                               const std::string& device);
+
+// What a caller of pagerank_cuda's automatic pull passes to let it trial
+// (nullptr: the model alone, as before).
+struct pull_trial_memo {
+  bool may_trial = true;   // time the candidates when the model is unsure and nothing is remembered
+  std::string remembered;  // a record kept by an earlier run ("" none)
+  std::string record;      // out: the record of the trial that ran here ("" none ran)
+};
+
+// The decision, as pagerank_result::pull_decision reports it.
+std::string decision_model();                                       // "model"
+std::string decision_trial(const std::vector<trial_time>& times);   // "trial: ..."
+std::string decision_cached(const std::vector<trial_time>& times);  // "cached trial: ..."
+
+// Runs the trial: measure(pull) builds that candidate and returns its time
+// (a trial_time with a NaN time when it could not run); returns the times in
+// the order of `candidates` and the winner's index (pick_trial).
+struct trial_outcome {
+  std::vector<trial_time> times;
+  int winner = -1;
+};
+trial_outcome run_trial(const std::vector<pagerank_pull>& candidates, pagerank_pull model,
+                        const std::function<trial_time(pagerank_pull)>& measure);
+
+// The GPU's per-step time of one built solver, measured as the corpus
+// benchmark measures it (bench/pagerank_suite.cpp, marginal_us), so that the
+// trial and the judge agree: solves of lo and hi steps (tol out of reach)
+// after one warm-up solve of trial_hi, differenced so that the per-solve
+// costs cancel, median of trial_pairs pairs, CUDA events. hi = trial_hi, or
+// where the warm-up reached an exact fixed point; lo = min(trial_lo, hi / 4).
+// Both ends matter: a WHILE trip of U steps runs its SpMVs to the trip's end
+// (pagerank_options::graph_unroll), so fewer, shorter solves would count
+// those spent SpMVs differently from the judge (a first version with 5 and
+// 30 steps read 10.7 us per step where the benchmark read 13.4).
+// Cost: trial_hi + trial_pairs * (lo + hi) steps per candidate, a few ms on
+// the corpus graphs below band_max_links; building the candidates costs more.
+inline constexpr int trial_lo = 10, trial_hi = 60, trial_pairs = 5;
+template <class T>
+double trial_step_us(pagerank_cuda<T>& solver);
+
+}  // namespace perron

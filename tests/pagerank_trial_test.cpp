@@ -1,0 +1,164 @@
+// The pull trial (solvers/pagerank_trial.hpp) without a GPU: the model's
+// confidence band (statistics -> sure or unsure), the candidates, the pick
+// with a fake timer (fastest, ties to the model, failed candidates), the
+// decision texts, and the record kept with the cache entry (round trip,
+// every kind of invalid record refused).
+#include "solvers/pagerank_trial.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "solvers/pagerank.hpp"
+
+namespace perron {
+namespace {
+
+pull_facts facts(std::size_t links, index_t max_in, std::size_t bytes, bool pattern = true) {
+  return pull_facts{pattern, links, max_in, bytes};
+}
+
+TEST(pagerank_trial, BandFromTheCorpus) {
+  const index_t long_row = short_rows_in_degree, short_row = short_rows_in_degree - 1;
+  // Sure: from band_max_links links on, in both precisions and row shapes.
+  for (const std::size_t b : {4, 8})
+    for (const index_t m : {short_row, long_row, index_t(100000)}) {
+      EXPECT_FALSE(model_band(facts(band_max_links, m, b)).unsure) << b << " " << m;
+      EXPECT_FALSE(model_band(facts(99'000'000, m, b)).unsure);
+      EXPECT_TRUE(model_band(facts(band_max_links - 1, m, b)).unsure) << b << " " << m;
+    }
+  // Sure: float, a long row, under band_float_spmv_links links (the SpMV pull's cell).
+  EXPECT_FALSE(model_band(facts(band_float_spmv_links - 1, long_row, 4)).unsure);
+  EXPECT_FALSE(model_band(facts(10, 500, 4)).unsure);
+  // Unsure: the same in double, with short rows, or from band_float_spmv_links on.
+  EXPECT_TRUE(model_band(facts(band_float_spmv_links - 1, long_row, 8)).unsure);
+  EXPECT_TRUE(model_band(facts(band_float_spmv_links - 1, short_row, 4)).unsure);
+  EXPECT_TRUE(model_band(facts(band_float_spmv_links, long_row, 4)).unsure);
+  EXPECT_TRUE(model_band(facts(400, 12, 8)).unsure);            // bcsstk01 double, a corpus miss
+  EXPECT_TRUE(model_band(facts(3'216'152, 18235, 4)).unsure);   // cnr-2000 float, a corpus miss
+  EXPECT_TRUE(model_band(facts(999'949, 27, 4)).unsure);        // er:100000:1000000, a miss
+  EXPECT_FALSE(model_band(facts(25'571, 212, 4)).unsure);       // email-Eu-core float: spmv, 1.91x apart
+  EXPECT_FALSE(model_band(facts(9'711'274, 26819, 8)).unsure);  // rmat:20 double: fused
+  // A weighted graph has one pull: never unsure.
+  EXPECT_FALSE(model_band(facts(1000, 20, 8, false)).unsure);
+  EXPECT_FALSE(model_band(facts(1000, 20, 8)).why.empty());
+}
+
+TEST(pagerank_trial, CandidatesStartWithTheModelsChoice) {
+  EXPECT_EQ(trial_candidates(pagerank_pull::spmv),
+            (std::vector<pagerank_pull>{pagerank_pull::spmv, pagerank_pull::fused}));
+  EXPECT_EQ(trial_candidates(pagerank_pull::fused),
+            (std::vector<pagerank_pull>{pagerank_pull::fused, pagerank_pull::spmv}));
+  EXPECT_EQ(
+      trial_candidates(pagerank_pull::persistent),
+      (std::vector<pagerank_pull>{pagerank_pull::persistent, pagerank_pull::fused, pagerank_pull::spmv}));
+}
+
+trial_time tt(pagerank_pull p, double us, std::string k = "") {
+  if (k.empty()) k = p == pagerank_pull::spmv ? "csr-vector" : kernel_text(p, std::nullopt);
+  return trial_time{p, k, us};
+}
+
+TEST(pagerank_trial, PickTakesTheFastestAndGivesTiesToTheModel) {
+  const auto F = pagerank_pull::fused, S = pagerank_pull::spmv;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(pick_trial({tt(S, 19.0), tt(F, 18.2)}, S), 1);  // fused 4.4% faster
+  EXPECT_EQ(pick_trial({tt(F, 18.2), tt(S, 19.0)}, F), 0);
+  EXPECT_EQ(pick_trial({tt(S, 10.0), tt(F, 12.0)}, S), 0);
+  // Within trial_tie_fraction: the model's pull, whichever is first.
+  EXPECT_EQ(pick_trial({tt(S, 10.15), tt(F, 10.0)}, S), 0);
+  EXPECT_EQ(pick_trial({tt(F, 10.0), tt(S, 10.15)}, S), 1);
+  EXPECT_EQ(pick_trial({tt(S, 10.0), tt(F, 10.0)}, F), 1);
+  EXPECT_EQ(pick_trial({tt(S, 10.0 * (1 + trial_tie_fraction) * 1.001), tt(F, 10.0)}, S), 1);
+  // A candidate that failed (NaN, zero, negative, inf) never wins; none: -1.
+  EXPECT_EQ(pick_trial({tt(S, nan), tt(F, 30.0)}, S), 1);
+  EXPECT_EQ(pick_trial({tt(S, 0.0), tt(F, 30.0)}, S), 1);
+  EXPECT_EQ(pick_trial({tt(S, -1.0), tt(F, 30.0)}, S), 1);
+  EXPECT_EQ(pick_trial({tt(S, std::numeric_limits<double>::infinity()), tt(F, 30.0)}, S), 1);
+  EXPECT_EQ(pick_trial({tt(S, nan), tt(F, nan)}, S), -1);
+  EXPECT_EQ(pick_trial({}, S), -1);
+  // The model's pull not among the times: the fastest.
+  EXPECT_EQ(pick_trial({tt(S, 11.0), tt(F, 10.0)}, pagerank_pull::persistent), 1);
+}
+
+TEST(pagerank_trial, RunTrialTimesEveryCandidateOnceInOrder) {
+  std::map<pagerank_pull, double> fake{{pagerank_pull::spmv, 19.0}, {pagerank_pull::fused, 18.2}};
+  std::vector<pagerank_pull> asked;
+  const auto timer = [&](pagerank_pull p) {
+    asked.push_back(p);
+    return tt(p, fake.at(p));
+  };
+  const trial_outcome o = run_trial(trial_candidates(pagerank_pull::spmv), pagerank_pull::spmv, timer);
+  EXPECT_EQ(asked, (std::vector<pagerank_pull>{pagerank_pull::spmv, pagerank_pull::fused}));
+  ASSERT_EQ(o.times.size(), 2u);
+  EXPECT_EQ(o.winner, 1);
+  EXPECT_EQ(decision_trial(o.times), "trial: spmv (csr-vector) 19 us vs fused 18.2 us per step");
+  EXPECT_EQ(decision_cached(o.times).rfind("cached trial: spmv (csr-vector) 19 us", 0), 0u);
+  EXPECT_EQ(decision_model(), "model");
+  // A failing candidate is reported as such.
+  fake[pagerank_pull::fused] = std::numeric_limits<double>::quiet_NaN();
+  const trial_outcome f = run_trial(trial_candidates(pagerank_pull::spmv), pagerank_pull::spmv, timer);
+  EXPECT_EQ(f.winner, 0);
+  EXPECT_NE(trial_text(f.times).find("fused failed"), std::string::npos) << trial_text(f.times);
+}
+
+TEST(pagerank_trial, RecordRoundTripsForTheSameGraphPrecisionAndDevice) {
+  const pull_facts f = facts(3'216'152, 18235, 4);
+  const std::string dev = "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)";
+  trial_record r;
+  r.times = {tt(pagerank_pull::spmv, 18.54, "cusparse"), tt(pagerank_pull::fused, 19.91)};
+  const std::string text = format_trial_record(r, f, 325557, dev);
+  const auto back = parse_trial_record(text, f, 325557, dev);
+  ASSERT_TRUE(back.has_value()) << text;
+  ASSERT_EQ(back->times.size(), 2u);
+  EXPECT_EQ(back->times[0].pull, pagerank_pull::spmv);
+  EXPECT_EQ(back->times[0].kernel, "cusparse");
+  EXPECT_DOUBLE_EQ(back->times[0].us_per_step, 18.54);
+  EXPECT_EQ(back->times[1].pull, pagerank_pull::fused);
+  EXPECT_EQ(back->times[1].kernel, "pull-fused");
+  // Another precision, graph or device: refused.
+  EXPECT_FALSE(parse_trial_record(text, facts(3'216'152, 18235, 8), 325557, dev));
+  EXPECT_FALSE(parse_trial_record(text, facts(3'216'153, 18235, 4), 325557, dev));
+  EXPECT_FALSE(parse_trial_record(text, f, 325558, dev));
+  EXPECT_FALSE(parse_trial_record(text, f, 325557, "NVIDIA H200"));
+}
+
+TEST(pagerank_trial, InvalidRecordsAreRefused) {
+  const pull_facts f = facts(1000, 20, 8);
+  const std::string head =
+      "perron-pull-trial " + std::to_string(trial_record_version) + "\nfacts 8 100 1000\ndevice D\n";
+  ASSERT_TRUE(parse_trial_record(head + "time fused pull-fused 5.5\n", f, 100, "D"));
+  ASSERT_TRUE(parse_trial_record(head + "time spmv csr-vector 5.5\ntime fused pull-fused 6\n", f, 100, "D"));
+  for (const std::string& bad : std::vector<std::string>{
+           std::string(""),
+           std::string("garbage"),
+           head,  // no time
+           std::string(
+               "perron-pull-trial 0\nfacts 8 100 1000\ndevice D\ntime fused pull-fused 5.5\n"),  // version
+           std::string(
+               "perron-pull-trial 1\nfacts 8 100\ndevice D\ntime fused pull-fused 5.5\n"),  // short facts
+           head + "time sideways pull-fused 5.5\n",                                         // unknown pull
+           head + "time auto pull-fused 5.5\n",   // not a concrete pull
+           head + "time fused csr-vector 5.5\n",  // kernel of another pull
+           head + "time spmv pull-fused 5.5\n",
+           head + "time spmv no-such-kernel 5.5\n",  // unknown kernel
+           head + "time spmv cpu 5.5\n",             // not a GPU kernel
+           head + "time spmv auto 5.5\n",
+           head + "time fused pull-fused nan\n",  // bad times
+           head + "time fused pull-fused -1\n",
+           head + "time fused pull-fused 0\n",
+           head + "time fused pull-fused inf\n",
+           head + "time fused pull-fused\n",            // missing field
+           head + "time fused pull-fused 5.5 extra\n",  // extra field
+           head + "stamp fused pull-fused 5.5\n",       // wrong tag
+           head + "time fused pull-fused 5.5\n\n",      // blank line
+       })
+    EXPECT_FALSE(parse_trial_record(bad, f, 100, "D")) << bad;
+}
+
+}  // namespace
+}  // namespace perron

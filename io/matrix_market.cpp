@@ -753,7 +753,7 @@ mm_array parse_matrix_market_array(std::string_view text, const std::string& nam
 
 mm_matrix read_matrix_market(const std::string& path, const read_options& opt) {
   if (detail::is_gzip_file(path)) {
-    const auto windows = detail::open_gzip_windows(path, detail::default_window, opt.threads);
+    const auto windows = detail::open_gzip_windows(path, detail::auto_window, opt.threads);
     return detail::parse_matrix_market_windows(*windows, path, opt);
   }
   const auto text = detail::read_file(path, detail::thread_count(opt.threads));

@@ -539,13 +539,24 @@ parallel_gzip_reader::parallel_gzip_reader(std::string name, const unsigned char
                                            const parallel_inflate_options& opt)
     : name_(std::move(name)), data_(data), size_(size) {
   threads_ = opt.threads ? opt.threads : static_cast<unsigned>(std::max(1, omp_get_max_threads()));
-  const std::uint64_t min_bytes = opt.min_file_bytes ? opt.min_file_bytes : (std::uint64_t(1) << 20);
+  const std::uint64_t min_bytes =
+      opt.min_file_bytes ? opt.min_file_bytes : (std::uint64_t(opt.pipelined ? 128 : 1024) << 10);
   // A chunk per thread and batch: at least 128 KiB (finding the first block
   // costs up to a block's bits, tens of KiB), at most 512 KiB (a batch's
   // symbols are held at once: threads * 512 KiB * the text's ratio * 2 bytes).
-  chunk_ = opt.chunk_bytes ? opt.chunk_bytes
-                           : std::clamp<std::size_t>(size / std::max(1u, threads_), std::size_t(128) << 10,
-                                                     std::size_t(512) << 10);
+  // Pipelined, a batch is about a quarter of the file (at least 4 batches, so
+  // the parse of one overlaps the inflating of the next), in chunks of 32 to
+  // 256 KiB: zlib's level-6 blocks of Matrix Market text are about 10 KiB
+  // compressed, so even a 32 KiB chunk holds block starts to find.
+  if (opt.chunk_bytes)
+    chunk_ = opt.chunk_bytes;
+  else if (opt.pipelined)
+    chunk_ = std::clamp<std::size_t>(size / (4 * std::max(1u, threads_)), std::size_t(32) << 10,
+                                     std::size_t(256) << 10);
+  else
+    chunk_ = std::clamp<std::size_t>(size / std::max(1u, threads_), std::size_t(128) << 10,
+                                     std::size_t(512) << 10);
+  first_chunk_ = std::min(chunk_, std::size_t(opt.pipelined ? 32 : 128) << 10);
   const std::size_t header = gzip_header_end(data, size);
   const unsigned min_threads = std::max(2u, opt.min_threads ? opt.min_threads : 6u);
   if (threads_ >= min_threads && size >= min_bytes && header != 0) {
@@ -610,7 +621,7 @@ bool parallel_gzip_reader::run_batch() {
   // The first batch in small chunks: a gzip bomb (every chunk past its cap)
   // then costs threads * 4 MiB before the sequential inflater takes over, and
   // the first window (the banner check) comes sooner.
-  const std::size_t chunk = report_.batches == 0 ? std::min(chunk_, std::size_t(128) << 10) : chunk_;
+  const std::size_t chunk = report_.batches == 0 ? first_chunk_ : chunk_;
   // Chunk j covers nominal bytes [first + j*chunk, first + (j+1)*chunk); the
   // last chunk of the batch stops at the first boundary past the batch.
   std::vector<std::uint64_t> nominal;

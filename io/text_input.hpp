@@ -133,18 +133,31 @@ class whole_text final : public text_windows {
 
 // Windows of about `window` bytes of the inflated gzip file `path` (io_error
 // for a missing, corrupt or truncated file, or for a line longer than a
-// window past the first one). The file is inflated in parallel by `threads`
-// threads (0: all) when it is large enough (io/parallel_inflate.hpp); tests
-// pass tiny chunk sizes through `tuning`.
+// window past the first one). `window` 0 (auto_window) sizes the windows from
+// the file: a few windows per file, so that the parse of one overlaps the
+// inflating of the next even for a file of a few MiB, and lines up to
+// default_window long. The file is inflated in parallel when it is large
+// enough and there are threads enough (io/parallel_inflate.hpp); tests pass
+// tiny chunk sizes through `tuning`.
 constexpr std::size_t default_window = std::size_t(8) << 20;
-// The environment variable PERRON_PARALLEL_GUNZIP=0 turns the parallel
-// inflater off, =1 on from 2 threads (default: from 6 threads), for comparing.
+constexpr std::size_t auto_window = 0;
+// Who inflates, for `threads` T (0: all):
+// - T >= 6 (min_threads) and at least 128 KiB compressed: the parallel
+//   inflater on its own thread team of `inflate_threads` (default T - T/4)
+//   beside the parse on the other T/4, one window apart (pipelined). With
+//   pipeline off, it takes turns with the parse on all T threads instead.
+// - else ISA-L (or zlib) on one thread, a window ahead of the parse on T - 1.
+// The environment variables PERRON_PARALLEL_GUNZIP=0 (sequential) or =1
+// (parallel from 2 threads), PERRON_GUNZIP_PIPELINE=0 and
+// PERRON_GUNZIP_INFLATE_THREADS=N override these, for comparing.
 struct gzip_tuning {
   std::size_t chunk_bytes = 0;       // 0: chosen from the size and threads
-  std::uint64_t min_file_bytes = 0;  // 0: the default (1 MiB)
+  std::uint64_t min_file_bytes = 0;  // 0: the default (128 KiB pipelined, else 1 MiB)
   unsigned min_threads = 0;          // 0: the default (6)
+  bool pipeline = true;
+  unsigned inflate_threads = 0;  // 0: T - T/4
 };
-std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = default_window,
+std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = auto_window,
                                                 unsigned threads = 0, const gzip_tuning& tuning = {});
 
 // True when `path` is a regular file starting with the gzip magic number.

@@ -613,14 +613,12 @@ class gzip_windows final : public text_windows {
       return;
     }
     if (!parallel) busy_ = 1;
-    if (window == auto_window) {
+    if (window == auto_window && busy_ > 1) {
       // A few windows per file (the parse of one overlaps the inflating of
       // the next), lines still up to default_window long (fill() grows).
       max_line_ = default_window;
-      const std::size_t lo = parallel ? std::size_t(512) << 10 : std::size_t(256) << 10;
-      const std::size_t hi = parallel ? std::size_t(4) << 20 : default_window;
-      window_ = lo;
-      while (window_ < hi && window_ < hint_ / (parallel ? 8 : 4)) window_ *= 2;
+      window_ = std::size_t(512) << 10;
+      while (window_ < (std::size_t(4) << 20) && window_ < hint_ / 8) window_ *= 2;
     }
     if (!par_)
       seq_ = std::make_unique<gzip_inflater>(path_, [this](unsigned char* out, std::size_t n) {

@@ -342,6 +342,7 @@ io::detail::gzip_tuning pipelined_tuning(std::size_t chunk, unsigned inflate_thr
   tune.min_file_bytes = 1;
   tune.min_threads = 2;
   tune.inflate_threads = inflate_threads;
+  tune.pipeline = true;
   return tune;
 }
 

@@ -77,7 +77,10 @@ class parallel_gzip_reader {
   std::size_t size_;
   unsigned threads_;
   std::size_t chunk_;
-  std::size_t first_chunk_;  // the first batch's chunks (smaller: the banner check comes sooner)
+  bool fixed_chunk_ = false;  // chunk_bytes given (tests): every later batch uses it
+  std::size_t first_chunk_;
+  std::size_t min_chunk_;  // later batches' chunks are not cut smaller   // the first batch's chunks
+                           // (smaller: the banner check comes sooner)
   parallel_inflate_report report_;
   std::unique_ptr<state> s_;
   std::unique_ptr<gzip_inflater> seq_;  // sequential: small input, fallback, later members

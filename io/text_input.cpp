@@ -17,7 +17,6 @@
 #include <cstring>
 #include <deque>
 #include <exception>
-#include <functional>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -470,77 +469,6 @@ std::uint64_t size_hint_of(int fd, std::uint64_t size) {
                                   std::uint32_t(t[3]) << 24);
 }
 
-// A long-lived thread that runs the window producers: its OpenMP thread pool
-// (the parallel inflater's team) is then made once per process, not once per
-// load. A second producer while it is busy (two loads at once) gets a thread
-// of its own, so producers never wait for each other.
-class producer_runner {
- public:
-  // Runs `job` in the background; join() waits for it to return.
-  explicit producer_runner(std::function<void()> job) {
-    shared& w = shared::get();
-    std::unique_lock<std::mutex> lock(w.m);
-    if (w.job || w.running) {
-      lock.unlock();
-      own_ = std::thread(std::move(job));
-      return;
-    }
-    w.job = std::move(job);
-    ticket_ = ++w.started;
-    w.cv.notify_all();
-  }
-  ~producer_runner() { join(); }
-  producer_runner(const producer_runner&) = delete;
-  producer_runner& operator=(const producer_runner&) = delete;
-  void join() {
-    if (own_.joinable()) own_.join();
-    if (ticket_ == 0) return;
-    shared& w = shared::get();
-    std::unique_lock<std::mutex> lock(w.m);
-    w.cv.wait(lock, [&] { return w.finished >= ticket_; });
-    ticket_ = 0;
-  }
-
- private:
-  struct shared {
-    std::mutex m;
-    std::condition_variable cv;
-    std::function<void()> job;
-    bool running = false;
-    std::uint64_t started = 0, finished = 0;
-    // Never destroyed: the detached thread may still wait on it at exit.
-    static shared& get() {
-      static shared* s = [] {
-        auto* w = new shared;
-        std::thread([w] { w->loop(); }).detach();
-        return w;
-      }();
-      return *s;
-    }
-    void loop() {
-      for (;;) {
-        std::function<void()> j;
-        {
-          std::unique_lock<std::mutex> lock(m);
-          cv.wait(lock, [&] { return static_cast<bool>(job); });
-          j = std::move(job);
-          job = nullptr;
-          running = true;
-        }
-        j();  // produce() catches everything
-        {
-          std::lock_guard<std::mutex> lock(m);
-          running = false;
-          ++finished;
-        }
-        cv.notify_all();
-      }
-    }
-  };
-  std::thread own_;
-  std::uint64_t ticket_ = 0;
-};
-
 // Three ways to make the windows of a gzip file, by what inflates it. In the
 // first two, producer / consumer over three window buffers: the producer
 // thread inflates into a free buffer, cuts it after its last newline (the rest
@@ -549,14 +477,17 @@ class producer_runner {
 // by next(). The parse leaves the producer's cores to it.
 // - the sequential inflater (a small file, few threads, or a file that cannot
 //   be mapped) on the producer thread: one core.
-// - the parallel inflater (io/parallel_inflate.hpp), pipelined: the producer
-//   thread is the master of its own OpenMP team of `inflate_threads`, the
-//   parse runs on the other threads, so the parse of window k overlaps the
-//   inflating of window k + 1 on disjoint cores (a spinning idle OpenMP
-//   thread then spins on a core of its own team, not on the other's).
-// - the parallel inflater, not pipelined (PERRON_GUNZIP_PIPELINE=0): next()
-//   itself inflates the next window on the parser's own pool; inflating and
-//   parsing take turns on all cores (session 14).
+// - the parallel inflater (io/parallel_inflate.hpp), pipelined (opt-in:
+//   PERRON_GUNZIP_PIPELINE=1): the producer thread is the master of its own
+//   OpenMP team of `inflate_threads`, the parse runs on the other threads, so
+//   the parse of window k overlaps the inflating of window k + 1 on disjoint
+//   cores (an idle OpenMP thread then spins on a core of its own team, not on
+//   the other's). On the 16-core host it lost to the next way: both stages
+//   are CPU-bound and parallel, so splitting the cores only adds the wait for
+//   the first window and the parse of the last.
+// - the parallel inflater, taking turns (the default): next() itself
+//   inflates the next window on the parser's own pool; inflating and parsing
+//   take turns on all cores.
 class gzip_windows final : public text_windows {
  public:
   gzip_windows(const std::string& path, std::size_t window, unsigned threads, const gzip_tuning& tuning)
@@ -628,16 +559,16 @@ class gzip_windows final : public text_windows {
       buf_[k].reserve(window_);
       free_.push_back(k);
     }
-    producer_ = std::make_unique<producer_runner>([this] { produce(); });
+    producer_ = std::thread([this] { produce(); });
   }
   ~gzip_windows() override {
-    if (producer_) {
+    if (producer_.joinable()) {
       {
         std::lock_guard<std::mutex> lock(m_);
         stop_ = true;
       }
       cv_.notify_all();
-      producer_->join();
+      producer_.join();
     }
     par_.reset();
     if (map_) ::munmap(map_, map_size_);
@@ -724,9 +655,9 @@ class gzip_windows final : public text_windows {
   int held_ = -1;
   bool stop_ = false, done_ = false;
   std::exception_ptr error_;
-  unsigned busy_ = 0;                          // threads the producer keeps busy
-  std::size_t max_line_ = 0;                   // longest line a later window may carry
-  std::unique_ptr<producer_runner> producer_;  // last: stopped before the rest goes
+  unsigned busy_ = 0;         // threads the producer keeps busy
+  std::size_t max_line_ = 0;  // longest line a later window may carry
+  std::thread producer_;
 };
 
 std::size_t gzip_windows::inflate(char* out, std::size_t room) {

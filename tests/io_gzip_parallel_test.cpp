@@ -458,8 +458,8 @@ TEST_F(io_gzip_parallel_windows, LongLinesWithTheAutomaticWindow) {
   }
 }
 
-// Loads one after another, and two at once (the second producer gets a thread
-// of its own while the long-lived one is busy).
+// Loads one after another, and two at once (two producer threads, each the
+// master of its own inflater team), one of them dropped part way.
 TEST_F(io_gzip_parallel_windows, PipelinedLoadsAfterAndBesideEachOther) {
   const std::string text = matrix_text(1 << 20, 21);
   const io::mm_matrix whole = io::parse_matrix_market(text, "m.mtx", {});

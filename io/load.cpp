@@ -157,7 +157,7 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
   if (!archive && detail::is_gzip_file(path)) {
     // Inflated window by window on a second thread while the parse runs:
     // parse_seconds is the whole pipeline, read_seconds the inflater's share.
-    const auto windows = detail::open_gzip_windows(path, detail::default_window, threads);
+    const auto windows = detail::open_gzip_windows(path, detail::auto_window, threads);
     const auto parse_start = clock_type::now();
     m = from_windows(*windows, name, opt, false);
     m.timings.parse_seconds = seconds_since(parse_start);

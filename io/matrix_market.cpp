@@ -461,9 +461,11 @@ void mirror_entries(coo_matrix<double>& a, double sign, unsigned threads) {
 
 // One window of coordinate lines appended to `a` (which holds the entries of
 // the windows before): parsed into per-line slots past the end, then packed.
-void parse_coordinate_window(const parsed_header& ph, const char* begin, const char* end,
-                             std::uint64_t first_line, const std::string& name, const read_options& opt,
-                             unsigned threads, coo_matrix<double>& a, std::uint64_t& seen) {
+// Returns the newlines in [begin, end).
+std::uint64_t parse_coordinate_window(const parsed_header& ph, const char* begin, const char* end,
+                                      std::uint64_t first_line, const std::string& name,
+                                      const read_options& opt, unsigned threads, coo_matrix<double>& a,
+                                      std::uint64_t& seen) {
   const mm_header& h = ph.h;
   const auto chunks = detail::split_lines(begin, end, first_line, threads, opt.chunk_bytes);
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
@@ -496,12 +498,7 @@ void parse_coordinate_window(const parsed_header& ph, const char* begin, const c
   a.row_idx.resize(nnz);
   a.col_idx.resize(nnz);
   a.values.resize(nnz);
-}
-
-// Number of the line after a window of text starting at line `first`.
-std::uint64_t line_after(const char* begin, const char* end, std::uint64_t first) {
-  const std::uint64_t nl = detail::count_newlines(begin, end);
-  return first + nl;
+  return detail::newlines_in(chunks);
 }
 
 // The body: [body, end) of the first window, then every later window.
@@ -520,8 +517,7 @@ mm_matrix parse_coordinate(const parsed_header& ph, const char* end, detail::tex
     if (w.empty()) continue;
     const char* b = w.data();
     const char* e = b + w.size();
-    parse_coordinate_window(ph, b, e, line, name, opt, threads, a, seen);
-    const std::uint64_t next = line_after(b, e, line);
+    const std::uint64_t next = line + parse_coordinate_window(ph, b, e, line, name, opt, threads, a, seen);
     last_line = e[-1] == '\n' ? next - 1 : next;
     line = next;
   }
@@ -753,7 +749,7 @@ mm_array parse_matrix_market_array(std::string_view text, const std::string& nam
 
 mm_matrix read_matrix_market(const std::string& path, const read_options& opt) {
   if (detail::is_gzip_file(path)) {
-    const auto windows = detail::open_gzip_windows(path, detail::default_window, opt.threads);
+    const auto windows = detail::open_gzip_windows(path, detail::auto_window, opt.threads);
     return detail::parse_matrix_market_windows(*windows, path, opt);
   }
   const auto text = detail::read_file(path, detail::thread_count(opt.threads));

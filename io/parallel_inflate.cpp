@@ -272,8 +272,8 @@ struct symbols {
   // as symbols land, in huge pages where the system has them), so growing
   // never copies.
   bool grow(std::size_t need, std::size_t limit) {
+    if (need > limit + window_size) return false;  // this batch's cap, whatever is reserved
     if (need <= cap) return true;
-    if (need > limit + window_size) return false;
     const std::size_t c = limit + window_size;
     auto* p = static_cast<std::uint16_t*>(std::realloc(data, (c + 272) * sizeof(std::uint16_t)));
     if (!p) return false;
@@ -281,6 +281,21 @@ struct symbols {
     cap = c;  // 272 symbols of slack past cap for the 8-symbol copies' overshoot
     perron::advise_huge_pages(data, (c + 272) * sizeof(std::uint16_t));
     return true;
+  }
+  // Before a chunk's decode, whose first symbols overwrite everything: as
+  // grow(), without keeping the old contents. realloc copied them (glibc
+  // serves these 4-12 MB blocks from its arenas once its mmap threshold has
+  // risen): with the next batch's larger cap, that copy and the page faults
+  // of the new block were a quarter of the inflater's CPU time.
+  // `reserve` is the largest cap of any batch, so that the first batch's
+  // pages (its cap is smaller) are used again, not faulted anew.
+  bool fresh(std::size_t reserve) {
+    if (reserve + window_size <= cap) return true;
+    std::free(data);
+    data = nullptr;
+    cap = 0;
+    size = 0;
+    return grow(reserve + window_size, reserve);
   }
 };
 
@@ -539,13 +554,34 @@ parallel_gzip_reader::parallel_gzip_reader(std::string name, const unsigned char
                                            const parallel_inflate_options& opt)
     : name_(std::move(name)), data_(data), size_(size) {
   threads_ = opt.threads ? opt.threads : static_cast<unsigned>(std::max(1, omp_get_max_threads()));
-  const std::uint64_t min_bytes = opt.min_file_bytes ? opt.min_file_bytes : (std::uint64_t(1) << 20);
+  const std::uint64_t min_bytes =
+      opt.min_file_bytes ? opt.min_file_bytes : (std::uint64_t(opt.pipelined ? 128 : 1024) << 10);
   // A chunk per thread and batch: at least 128 KiB (finding the first block
   // costs up to a block's bits, tens of KiB), at most 512 KiB (a batch's
   // symbols are held at once: threads * 512 KiB * the text's ratio * 2 bytes).
-  chunk_ = opt.chunk_bytes ? opt.chunk_bytes
-                           : std::clamp<std::size_t>(size / std::max(1u, threads_), std::size_t(128) << 10,
-                                                     std::size_t(512) << 10);
+  // Pipelined, a batch is about a quarter of the file (at least 4 batches, so
+  // the parse of one overlaps the inflating of the next), in chunks of 32 to
+  // 256 KiB: zlib's level-6 blocks of Matrix Market text are about 10 KiB
+  // compressed, so even a 32 KiB chunk holds block starts to find.
+  fixed_chunk_ = opt.chunk_bytes != 0;
+  if (opt.chunk_bytes)
+    chunk_ = opt.chunk_bytes;
+  else if (opt.pipelined)
+    chunk_ = std::clamp<std::size_t>(size / (4 * std::max(1u, threads_)), std::size_t(32) << 10,
+                                     std::size_t(256) << 10);
+  else
+    chunk_ = std::clamp<std::size_t>(size / std::max(1u, threads_), std::size_t(128) << 10,
+                                     std::size_t(512) << 10);
+  // The first batch in small chunks (128 KiB; 32 KiB pipelined): a gzip bomb
+  // then costs little before the sequential inflater takes over, and the
+  // first window (the banner check) comes sooner. But a file that fits one
+  // batch of chunks up to 192 KiB is one batch (cage11, 2.5 MB: 16 chunks of
+  // 156 KiB, where 128 KiB chunks left a tail batch of 4 chunks for 16 threads).
+  min_chunk_ = std::size_t(opt.pipelined ? 32 : 128) << 10;
+  first_chunk_ = std::min(chunk_, min_chunk_);
+  if (!opt.pipelined && !opt.chunk_bytes && size <= std::size_t(threads_) * (std::size_t(192) << 10))
+    first_chunk_ =
+        std::max<std::size_t>((size + threads_ - 1) / std::max(1u, threads_), std::size_t(32) << 10);
   const std::size_t header = gzip_header_end(data, size);
   const unsigned min_threads = std::max(2u, opt.min_threads ? opt.min_threads : 6u);
   if (threads_ >= min_threads && size >= min_bytes && header != 0) {
@@ -607,10 +643,25 @@ bool parallel_gzip_reader::run_batch() {
   state& st = *s_;
   const std::uint64_t n_bits = std::uint64_t(size_) * 8;
   const std::uint64_t first = st.bit / 8;
-  // The first batch in small chunks: a gzip bomb (every chunk past its cap)
-  // then costs threads * 4 MiB before the sequential inflater takes over, and
-  // the first window (the banner check) comes sooner.
-  const std::size_t chunk = report_.batches == 0 ? std::min(chunk_, std::size_t(128) << 10) : chunk_;
+  // The first batch in small chunks (see the constructor): a gzip bomb
+  // (every chunk past its cap) then costs at most threads * 4.6 MiB before the
+  // sequential inflater takes over.
+  // Later batches: the rest of the file cut into whole batches of equal
+  // chunks (at most chunk_ each), so that no batch is a short tail that keeps
+  // most threads idle (rmat20.mtx.gz: 5 batches of 16 chunks of 425 KiB, not 4 of 512 KiB and a fifth of 2).
+  std::size_t chunk = chunk_;
+  if (report_.batches == 0) {
+    chunk = first_chunk_;
+  } else if (!fixed_chunk_) {
+    const std::size_t rest = size_ - static_cast<std::size_t>(first);
+    const std::size_t per_batch = std::size_t(threads_) * chunk_;
+    const std::size_t batches = (rest + per_batch - 1) / per_batch;
+    // Not below min_chunk_: a chunk must hold a block start for the finder
+    // (cage11's level-6 blocks are up to about 30 KiB compressed).
+    chunk = std::max((rest + std::size_t(threads_) * batches - 1) / (std::size_t(threads_) * batches),
+                     min_chunk_);
+    chunk = std::min(chunk, chunk_);
+  }
   // Chunk j covers nominal bytes [first + j*chunk, first + (j+1)*chunk); the
   // last chunk of the batch stops at the first boundary past the batch.
   std::vector<std::uint64_t> nominal;
@@ -623,10 +674,11 @@ bool parallel_gzip_reader::run_batch() {
   // bomb, a run of blanks) the sequential inflater takes over, whose windows
   // bound memory. So a batch holds at most threads * 12 * chunk symbols.
   const std::size_t limit = std::max<std::size_t>(chunk * 12, std::size_t(2) << 20);
+  const std::size_t reserve = std::max({limit, chunk_ * 12, first_chunk_ * 12});  // address space only
   st.abort = false;
   const auto attempt = [&](chunk_slot& c, std::uint64_t start, const unsigned char* window,
                            std::size_t valid) {
-    if (!c.sym.grow(window_size + 65536, limit)) return decode_result{};
+    if (!c.sym.fresh(reserve)) return decode_result{};
     if (window) {
       for (std::size_t k = 0; k < window_size; ++k) c.sym.data[k] = window[k];
     } else {

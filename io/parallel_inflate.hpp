@@ -34,6 +34,11 @@ struct parallel_inflate_options {
   // overlapping, so below about 6 threads ISA-L on its own thread, a window
   // ahead of the parse, is as fast.
   unsigned min_threads = 0;
+  // The reader runs on its own thread team beside the parser (the windows
+  // are pipelined, io/text_input.cpp): smaller chunks, so that a batch is a
+  // few MiB of text and the parse starts after the first small batch instead
+  // of after most of the file; and a lower default minimum size (128 KiB).
+  bool pipelined = false;
 };
 
 // What a reader did, for tests and read-bench.
@@ -72,6 +77,10 @@ class parallel_gzip_reader {
   std::size_t size_;
   unsigned threads_;
   std::size_t chunk_;
+  bool fixed_chunk_ = false;  // chunk_bytes given (tests): every later batch uses it
+  std::size_t first_chunk_;
+  std::size_t min_chunk_;  // later batches' chunks are not cut smaller   // the first batch's chunks
+                           // (smaller: the banner check comes sooner)
   parallel_inflate_report report_;
   std::unique_ptr<state> s_;
   std::unique_ptr<gzip_inflater> seq_;  // sequential: small input, fallback, later members

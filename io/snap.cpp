@@ -87,8 +87,10 @@ struct edge_list {
 
 // Parses one window's lines in parallel chunks, one slot per line (sized by
 // the data, not a header) past the edges of earlier windows, then packs them.
-void parse_edge_window(const char* begin, const char* end, std::uint64_t first_line, const std::string& name,
-                       const read_options& opt, unsigned threads, edge_list& el) {
+// Returns the newlines in [begin, end).
+std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_t first_line,
+                                const std::string& name, const read_options& opt, unsigned threads,
+                                edge_list& el) {
   const auto chunks = detail::split_lines(begin, end, first_line, threads, opt.chunk_bytes);
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
   std::vector<std::int64_t>& src = el.src;
@@ -118,6 +120,7 @@ void parse_edge_window(const char* begin, const char* end, std::uint64_t first_l
   if (edges > max_index)
     throw dimension_error(name + ": " + std::to_string(edges) +
                           " edges exceed perron's 32-bit index limit (" + std::to_string(max_index) + ")");
+  return detail::newlines_in(chunks);
 }
 
 // Every window's edges, in file order.
@@ -127,8 +130,7 @@ edge_list parse_edges(std::string_view first, detail::text_windows& more, const 
   detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst);
   std::uint64_t line = 1;
   for (std::string_view w = first; !w.empty(); w = more.next()) {
-    parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, el);
-    line += detail::count_newlines(w.data(), w.data() + w.size());
+    line += parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, el);
   }
   return el;
 }

@@ -469,22 +469,30 @@ std::uint64_t size_hint_of(int fd, std::uint64_t size) {
                                   std::uint32_t(t[3]) << 24);
 }
 
-// Two ways to make the windows of a gzip file, by what inflates it:
-// - the sequential inflater (a small file, one thread, or a file that cannot
-//   be mapped): producer / consumer over three window buffers. The producer
-//   thread inflates into a free buffer, cuts it after its last newline (the
-//   rest starts the next window) and queues it; next() hands the oldest queued
-//   window to the parser and frees the one it had; errors on the producer are
-//   rethrown by next(). The parse leaves a core to the producer.
-// - the parallel inflater (io/parallel_inflate.hpp): next() itself inflates
-//   the next window, its OpenMP threads the parser's own pool. Inflating and
-//   parsing take turns on all cores instead of two thread teams fighting over
-//   them (idle OpenMP threads spin, so a second team would steal the first's
-//   cores).
+// Three ways to make the windows of a gzip file, by what inflates it. In the
+// first two, producer / consumer over three window buffers: the producer
+// thread inflates into a free buffer, cuts it after its last newline (the rest
+// starts the next window) and queues it; next() hands the oldest queued window
+// to the parser and frees the one it had; errors on the producer are rethrown
+// by next(). The parse leaves the producer's cores to it.
+// - the sequential inflater (a small file, few threads, or a file that cannot
+//   be mapped) on the producer thread: one core.
+// - the parallel inflater (io/parallel_inflate.hpp), pipelined (opt-in:
+//   PERRON_GUNZIP_PIPELINE=1): the producer thread is the master of its own
+//   OpenMP team of `inflate_threads`, the parse runs on the other threads, so
+//   the parse of window k overlaps the inflating of window k + 1 on disjoint
+//   cores (an idle OpenMP thread then spins on a core of its own team, not on
+//   the other's). On the 16-core host it lost to the next way: both stages
+//   are CPU-bound and parallel, so splitting the cores only adds the wait for
+//   the first window and the parse of the last.
+// - the parallel inflater, taking turns (the default): next() itself
+//   inflates the next window on the parser's own pool; inflating and parsing
+//   take turns on all cores.
 class gzip_windows final : public text_windows {
  public:
   gzip_windows(const std::string& path, std::size_t window, unsigned threads, const gzip_tuning& tuning)
-      : path_(path), window_(window) {
+      : path_(path), window_(window == auto_window ? default_window : std::max<std::size_t>(window, 4096)) {
+    max_line_ = window_;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw_errno(path, errno);
     if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
@@ -493,6 +501,9 @@ class gzip_windows final : public text_windows {
     stats_.file_bytes = static_cast<std::uint64_t>(st.st_size);
     stats_.gzip = true;
     hint_ = size_hint_of(fd_, stats_.file_bytes);
+    const unsigned all = thread_count(threads);
+    bool pipeline = tuning.pipeline;
+    if (const char* e = std::getenv("PERRON_GUNZIP_PIPELINE"); e && *e) pipeline = std::strcmp(e, "0") != 0;
     // Mapped, the file can be inflated in parallel where it is large enough
     // (the reader decides); pages behind the inflater are dropped as it goes,
     // so the mapping does not grow the resident set by the whole file.
@@ -502,21 +513,43 @@ class gzip_windows final : public text_windows {
       if (p != MAP_FAILED) {
         map_ = p;
         ::madvise(map_, map_size_, MADV_SEQUENTIAL);
+        unsigned min_threads = std::max(2u, tuning.min_threads ? tuning.min_threads : 6u);
+        if (const char* e = std::getenv("PERRON_PARALLEL_GUNZIP"); e && *e)
+          min_threads = std::strcmp(e, "0") == 0 ? UINT_MAX : 2;
         parallel_inflate_options po;
-        po.threads = thread_count(threads);
+        po.threads = all;
         po.chunk_bytes = tuning.chunk_bytes;
         po.min_file_bytes = tuning.min_file_bytes;
-        po.min_threads = tuning.min_threads;
-        if (const char* e = std::getenv("PERRON_PARALLEL_GUNZIP"); e && *e)
-          po.min_threads = std::strcmp(e, "0") == 0 ? UINT_MAX : 2;
+        po.min_threads = all >= min_threads ? 2 : UINT_MAX;  // the decision is on all threads
+        if (pipeline && all >= min_threads) {
+          // Three quarters inflate (it costs about 3x the parse's CPU time per
+          // byte on Matrix Market text), at least 2; the parse gets the rest,
+          // at least 1 (2 threads forced parallel run 3 threads).
+          unsigned ti = tuning.inflate_threads ? tuning.inflate_threads : all - std::max(1u, all / 4);
+          if (const char* e = std::getenv("PERRON_GUNZIP_INFLATE_THREADS"); e && *e)
+            ti = static_cast<unsigned>(std::max(0L, std::strtol(e, nullptr, 10)));
+          ti = std::max(2u, ti);
+          po.threads = ti;
+          po.pipelined = true;
+        }
         par_ = std::make_unique<parallel_gzip_reader>(path_, static_cast<const unsigned char*>(map_),
                                                       map_size_, po);
+        if (par_->report().parallel && po.pipelined) busy_ = po.threads;
       }
     }
-    if (par_ && par_->report().parallel) {
+    const bool parallel = par_ && par_->report().parallel;
+    if (parallel && busy_ == 0) {
       inline_ = true;
       buf_[0].reserve(window_);
       return;
+    }
+    if (!parallel) busy_ = 1;
+    if (window == auto_window && busy_ > 1) {
+      // A few windows per file (the parse of one overlaps the inflating of
+      // the next), lines still up to default_window long (fill() grows).
+      max_line_ = default_window;
+      window_ = std::size_t(512) << 10;
+      while (window_ < (std::size_t(4) << 20) && window_ < hint_ / 8) window_ *= 2;
     }
     if (!par_)
       seq_ = std::make_unique<gzip_inflater>(path_, [this](unsigned char* out, std::size_t n) {
@@ -566,7 +599,7 @@ class gzip_windows final : public text_windows {
     return buf_[held_].view();
   }
   const read_stats& stats() const override { return stats_; }
-  unsigned busy_threads() const override { return inline_ ? 0 : 1; }
+  unsigned busy_threads() const override { return inline_ ? 0 : busy_; }
   std::uint64_t size_hint() const override { return hint_; }
 
  private:
@@ -622,6 +655,8 @@ class gzip_windows final : public text_windows {
   int held_ = -1;
   bool stop_ = false, done_ = false;
   std::exception_ptr error_;
+  unsigned busy_ = 0;         // threads the producer keeps busy
+  std::size_t max_line_ = 0;  // longest line a later window may carry
   std::thread producer_;
 };
 
@@ -637,6 +672,20 @@ std::size_t gzip_windows::inflate(char* out, std::size_t room) {
   return got;
 }
 
+// True when [p, p + n) holds only comment or blank lines ('%' or '#' first) as
+// far as it goes: the header it starts cannot have ended yet.
+bool only_comments(const char* p, std::size_t n) {
+  const char* end = p + n;
+  for (const char* line = p; line != end;) {
+    const char c = *line;
+    if (c != '%' && c != '#' && c != '\n' && c != '\r') return false;
+    const char* nl = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
+    if (!nl) return true;
+    line = nl + 1;
+  }
+  return true;
+}
+
 // One window into `b`: the carried partial line, then inflated text up to
 // the window's size, cut after its last newline. Returns false when it holds
 // nothing; `end` is set once the text has ended.
@@ -647,16 +696,29 @@ bool gzip_windows::fill(text_buffer& b, bool& end) {
   const std::size_t got = inflate(b.mutable_data() + carry_.size(), room);
   end = got < room;
   std::size_t size = carry_.size() + got, cut = size;
+  if (!end && first_ && size < max_line_ && only_comments(b.data(), size)) {
+    // The header (banner, comments, size line) must be in the first window:
+    // a long run of comments grows it, up to max_line_.
+    carry_.assign(b.data(), b.data() + size);
+    b.set_size(0);
+    return false;
+  }
   if (!end) {
     const char* nl = static_cast<const char*>(::memrchr(b.data(), '\n', size));
     // The first window goes out whole even without a newline: its header
     // check fails with the format's own message (a gzip bomb of zeros).
-    if (nl)
+    if (nl) {
       cut = static_cast<std::size_t>(nl - b.data()) + 1;
-    else if (!first_)
-      throw io_error(path_, "a line longer than " + std::to_string(window_ >> 20) +
-                                " MiB after uncompressed byte " + std::to_string(total_out() - size) +
-                                ": not Matrix Market or SNAP text");
+    } else if (!first_) {
+      // All one line: carried whole (the next window grows) up to max_line_.
+      if (size >= max_line_)
+        throw io_error(path_, "a line longer than " +
+                                  (max_line_ >= (1u << 20) ? std::to_string(max_line_ >> 20) + " MiB"
+                                                           : std::to_string(max_line_) + " bytes") +
+                                  " after uncompressed byte " + std::to_string(total_out() - size) +
+                                  ": not Matrix Market or SNAP text");
+      cut = 0;
+    }
   }
   carry_.assign(b.data() + cut, b.data() + size);
   b.set_size(cut);
@@ -687,7 +749,7 @@ void gzip_windows::produce_windows() {
 
 std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window, unsigned threads,
                                                 const gzip_tuning& tuning) {
-  return std::make_unique<gzip_windows>(path, std::max<std::size_t>(window, 4096), threads, tuning);
+  return std::make_unique<gzip_windows>(path, window, threads, tuning);
 }
 
 bool is_gzip_file(const std::string& path) {

@@ -133,18 +133,35 @@ class whole_text final : public text_windows {
 
 // Windows of about `window` bytes of the inflated gzip file `path` (io_error
 // for a missing, corrupt or truncated file, or for a line longer than a
-// window past the first one). The file is inflated in parallel by `threads`
-// threads (0: all) when it is large enough (io/parallel_inflate.hpp); tests
-// pass tiny chunk sizes through `tuning`.
+// window past the first one). `window` 0 (auto_window): default_window, or
+// with the pipelined inflater a few windows per file (512 KiB to 4 MiB), so
+// that the parse of one overlaps the inflating of the next, lines still up to
+// default_window long. The file is inflated in parallel when it is large
+// enough and there are threads enough (io/parallel_inflate.hpp); tests pass
+// tiny chunk sizes through `tuning`.
 constexpr std::size_t default_window = std::size_t(8) << 20;
-// The environment variable PERRON_PARALLEL_GUNZIP=0 turns the parallel
-// inflater off, =1 on from 2 threads (default: from 6 threads), for comparing.
+constexpr std::size_t auto_window = 0;
+// Who inflates, for `threads` T (0: all):
+// - T >= 6 (min_threads) and at least 1 MiB compressed: the parallel inflater,
+//   taking turns with the parse on all T threads (next() inflates a window).
+//   Pipelined instead (`pipeline`, or PERRON_GUNZIP_PIPELINE=1; from 128 KiB
+//   compressed): on its own thread team of `inflate_threads` (default
+//   T - T/4) beside the parse on the other T/4, one window apart. Off by
+//   default: on the 16-core GPU host it was slower (docs/PERFORMANCE.md, #22
+//   item 4): both stages are CPU-bound, and the inflater on 12 cores takes
+//   longer than both stages in turn on 16.
+// - else ISA-L (or zlib) on one thread, a window ahead of the parse on T - 1.
+// The environment variables PERRON_PARALLEL_GUNZIP=0 (sequential) or =1
+// (parallel from 2 threads), PERRON_GUNZIP_PIPELINE=0/1 and
+// PERRON_GUNZIP_INFLATE_THREADS=N override these, for comparing.
 struct gzip_tuning {
   std::size_t chunk_bytes = 0;       // 0: chosen from the size and threads
-  std::uint64_t min_file_bytes = 0;  // 0: the default (1 MiB)
+  std::uint64_t min_file_bytes = 0;  // 0: the default (128 KiB pipelined, else 1 MiB)
   unsigned min_threads = 0;          // 0: the default (6)
+  bool pipeline = false;
+  unsigned inflate_threads = 0;  // 0: T - T/4
 };
-std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = default_window,
+std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = auto_window,
                                                 unsigned threads = 0, const gzip_tuning& tuning = {});
 
 // True when `path` is a regular file starting with the gzip magic number.
@@ -222,6 +239,9 @@ template <class... Vectors>
 void reserve_for_windows(std::uint64_t total, const char* begin, const char* end, Vectors&... v) {
   const auto bytes = static_cast<std::uint64_t>(end - begin);
   if (bytes == 0 || total <= bytes) return;
+  // From the whole first window: an estimate from its first MiB alone was
+  // short on cage11 (longer lines later), and the arrays then grew by copies
+  // (twice the CPU time and 4x the page faults of the load at 2 threads).
   const double lines = double(count_newlines(begin, end) + 1) * (double(total) / double(bytes)) * 1.05;
   const auto n = static_cast<std::size_t>(std::min(lines, double(total)));
   try {
@@ -247,6 +267,15 @@ struct line_chunk {
 // parallel and prefix-summed into first_line / first_slot.
 std::vector<line_chunk> split_lines(const char* begin, const char* end, std::uint64_t first_line,
                                     unsigned threads, std::size_t chunk_bytes);
+
+// Newlines in the text the chunks cover, from the counts split_lines took
+// (no second pass over the text: serial, it cost several ms a file).
+inline std::uint64_t newlines_in(const std::vector<line_chunk>& chunks) {
+  std::uint64_t n = 0;
+  for (const line_chunk& c : chunks) n += c.lines;
+  if (!chunks.empty() && chunks.back().end[-1] != '\n') --n;  // the last line has no newline
+  return n;
+}
 
 // 1-based line number of `pos` inside `chunk`.
 std::uint64_t line_of(const line_chunk& chunk, const char* pos);

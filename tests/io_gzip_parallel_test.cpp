@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -330,6 +331,148 @@ TEST_F(io_gzip_parallel_windows, ParsedMatrixUnchanged) {
   EXPECT_EQ(streamed.matrix.col_idx, whole.matrix.col_idx);
   EXPECT_EQ(streamed.matrix.values, whole.matrix.values);
   EXPECT_EQ(w->stats().text_bytes, text.size());
+}
+
+// ---- the pipelined windows: the parallel inflater on its own thread team
+// beside the parse (io/text_input.cpp), against the text parsed whole.
+
+io::detail::gzip_tuning pipelined_tuning(std::size_t chunk, unsigned inflate_threads = 2) {
+  io::detail::gzip_tuning tune;
+  tune.chunk_bytes = chunk;
+  tune.min_file_bytes = 1;
+  tune.min_threads = 2;
+  tune.inflate_threads = inflate_threads;
+  tune.pipeline = true;
+  return tune;
+}
+
+// Odd chunk and window sizes (lines and deflate blocks cut everywhere), one
+// or several members, pipelined or taking turns: the same matrix as the text
+// parsed whole.
+TEST_F(io_gzip_parallel_windows, PipelinedSameMatrixForOddChunksAndWindows) {
+  const std::string text = matrix_text(3 << 20, 15);
+  const io::mm_matrix whole = io::parse_matrix_market(text, "m.mtx", {});
+  const std::size_t cut = text.size() / 3 + 17;
+  const std::string one = write("one.mtx.gz", gzip(text, 6));
+  const std::string members = write("members.mtx.gz", gzip(text.substr(0, cut), 6) + gzip("", 1) +
+                                                          gzip(text.substr(cut), 1, Z_DEFAULT_STRATEGY, 1));
+  for (const std::string& f : {one, members})
+    for (std::size_t chunk : {std::size_t(1000), std::size_t(4099), std::size_t(33333)})
+      for (std::size_t window : {std::size_t(4096), std::size_t(100003), io::detail::auto_window})
+        for (bool pipeline : {true, false}) {
+          io::detail::gzip_tuning tune = pipelined_tuning(chunk, chunk == 4099 ? 3 : 2);
+          tune.pipeline = pipeline;
+          auto w = io::detail::open_gzip_windows(f, window, 3, tune);
+          // Pipelined: the inflater's team is busy beside the parse.
+          EXPECT_EQ(w->busy_threads(), pipeline ? tune.inflate_threads : 0u) << f;
+          const io::mm_matrix m = io::detail::parse_matrix_market_windows(*w, f, {});
+          const std::string what = f + " chunk " + std::to_string(chunk) + " window " +
+                                   std::to_string(window) + (pipeline ? " pipelined" : " taking turns");
+          EXPECT_EQ(m.matrix.row_idx, whole.matrix.row_idx) << what;
+          EXPECT_EQ(m.matrix.col_idx, whole.matrix.col_idx) << what;
+          EXPECT_EQ(m.matrix.values, whole.matrix.values) << what;
+          EXPECT_EQ(w->stats().text_bytes, text.size()) << what;
+        }
+}
+
+// A bad entry near the end (in a late chunk, many windows in): the error names
+// its line, as the whole text's parse does.
+TEST_F(io_gzip_parallel_windows, PipelinedLateErrorNamesItsLine) {
+  std::string text = matrix_text(2 << 20, 16);
+  const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  text += "7 x 1\n";
+  for (int k = 0; k < 100; ++k) text += "1 1 1\n";
+  const std::string f = write("late.mtx.gz", gzip(text, 6));
+  std::string want;
+  try {
+    io::parse_matrix_market(text, f, {});
+  } catch (const parse_error& e) {
+    want = e.what();
+  }
+  ASSERT_NE(want.find(":" + std::to_string(lines + 1) + ":"), std::string::npos) << want;
+  for (std::size_t window : {std::size_t(4096), std::size_t(65537), io::detail::auto_window}) {
+    auto w = io::detail::open_gzip_windows(f, window, 3, pipelined_tuning(3001));
+    try {
+      io::detail::parse_matrix_market_windows(*w, f, {});
+      FAIL() << "no error, window " << window;
+    } catch (const parse_error& e) {
+      EXPECT_EQ(std::string(e.what()), want) << "window " << window;
+    }
+  }
+}
+
+// A truncated or corrupt member through the pipelined windows: the sequential
+// inflater's own error (the parallel one hands it over), raised by next() on
+// the parser's thread, never a wrong matrix.
+TEST_F(io_gzip_parallel_windows, PipelinedTruncatedAndCorruptMembers) {
+  const std::string text = matrix_text(1 << 20, 17);
+  const std::string good = gzip(text, 6) + gzip(text.substr(0, 5000), 6);
+  std::mt19937_64 rng(18);
+  for (int trial = 0; trial < 12; ++trial) {
+    std::string gz = good;
+    if (trial % 2 == 0)
+      gz.resize(gz.size() / 4 + rng() % (gz.size() * 3 / 4));  // truncated, often inside the first member
+    else
+      gz[200 + rng() % (gz.size() - 200)] ^= static_cast<char>(1 + rng() % 255);
+    const std::string f = write("bad" + std::to_string(trial) + ".mtx.gz", gz);
+    std::string want, got;
+    try {
+      io::mm_matrix m =
+          io::detail::parse_matrix_market_windows(*io::detail::open_gzip_windows(f, 65536, 1), f, {});
+    } catch (const std::exception& e) {
+      want = e.what();
+    }
+    try {
+      io::mm_matrix m = io::detail::parse_matrix_market_windows(
+          *io::detail::open_gzip_windows(f, 65536, 3, pipelined_tuning(5000)), f, {});
+    } catch (const std::exception& e) {
+      got = e.what();
+    }
+    EXPECT_EQ(got, want) << "trial " << trial;
+  }
+}
+
+// With the automatic window, a line longer than a window is carried into a
+// larger one (a long comment is valid); past default_window it is an error.
+TEST_F(io_gzip_parallel_windows, LongLinesWithTheAutomaticWindow) {
+  std::string text = matrix_text(1 << 20, 19);
+  const std::size_t nl = text.find('\n');
+  text.insert(nl + 1, "%" + std::string(3 << 20, 'c') + "\n");  // a 3 MiB comment after the banner
+  const std::string f = write("comment.mtx.gz", gzip(text, 6));
+  const io::mm_matrix whole = io::parse_matrix_market(text, f, {});
+  for (unsigned threads : {1u, 3u}) {
+    auto w = io::detail::open_gzip_windows(f, io::detail::auto_window, threads, pipelined_tuning(0));
+    EXPECT_EQ(io::detail::parse_matrix_market_windows(*w, f, {}).matrix.row_idx, whole.matrix.row_idx);
+  }
+  std::string longer = matrix_text(1 << 20, 20);
+  longer += std::string(9 << 20, '1') + "\n";
+  const std::string g = write("long.mtx.gz", gzip(longer, 6));
+  for (unsigned threads : {1u, 3u}) {
+    auto w = io::detail::open_gzip_windows(g, io::detail::auto_window, threads, pipelined_tuning(0));
+    try {
+      io::detail::parse_matrix_market_windows(*w, g, {});
+      FAIL() << "no error";
+    } catch (const io_error& e) {
+      EXPECT_NE(std::string(e.what()).find("a line longer than 8 MiB"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Loads one after another, and two at once (two producer threads, each the
+// master of its own inflater team), one of them dropped part way.
+TEST_F(io_gzip_parallel_windows, PipelinedLoadsAfterAndBesideEachOther) {
+  const std::string text = matrix_text(1 << 20, 21);
+  const io::mm_matrix whole = io::parse_matrix_market(text, "m.mtx", {});
+  const std::string f = write("a.mtx.gz", gzip(text, 6));
+  for (int k = 0; k < 3; ++k) {
+    auto a = io::detail::open_gzip_windows(f, 65536, 3, pipelined_tuning(4096));
+    auto b = io::detail::open_gzip_windows(f, 70001, 3, pipelined_tuning(5000));
+    // Interleaved: each window of a, then all of b, then the rest of a.
+    const std::string_view first = a->next();
+    ASSERT_FALSE(first.empty());
+    EXPECT_EQ(io::detail::parse_matrix_market_windows(*b, f, {}).matrix.col_idx, whole.matrix.col_idx);
+    a.reset();  // dropped part way: its producer stops
+  }
 }
 
 }  // namespace

@@ -39,20 +39,22 @@ struct pagerank_batched_options {
   // looks at the columns' stop flags every min(compact_every, 8) steps.
   int compact_every = 4;
   // Columns per block (1 to 256: the SpMM's widest); more sources are solved
-  // in consecutive blocks. 0: automatic, on the GPU the widest block whose R
-  // and Y fit in L2 with a third to spare (at least 8 columns; the first H100
-  // runs measured blocks of 8 cheapest per column on cnr-2000 and rmat:20,
-  // docs/PERFORMANCE.md), on the CPU 128.
+  // in consecutive blocks. 0: automatic, on the GPU 64 (fewer when the block's
+  // two n x k buffers would pass 4 GB; 64 was the fastest width measured on
+  // cnr-2000 and rmat:20 once the update ran at bandwidth, docs/PERFORMANCE.md),
+  // on the CPU 128.
   int block_columns = 0;
   // GPU: one kernel a step, the SpMM and the update fused, over the block in
-  // column chunks (true, the default); false: session 14's two kernels a
-  // step (the SpMM over the whole block into Y, then the update).
-  bool fused = true;
+  // column chunks (true); false (the default): two kernels a step, the SpMM
+  // over the whole block into Y, then the update. Measured on the H100 at 64
+  // columns the two kernels' steps took 26.8 ms against the fused step's best
+  // 28.1 ms on cnr-2000, 52 against 76 ms on rmat:20 (docs/PERFORMANCE.md).
+  bool fused = false;
   // Columns per chunk (a power of two, 1 to 32): R is stored chunk-major, each
   // chunk an n x C row-major block of its own, so one pass over P^T for it
-  // gathers from n C values. 0: automatic; on the GPU (fused step, at least
-  // 16 bytes a row) the widest chunk whose block fits in half of L2, on the
-  // CPU 64 bytes a row (docs/PERFORMANCE.md).
+  // gathers from n C values. 0: automatic, 128 bytes a row for the GPU's
+  // fused step (at least 16 bytes), 64 bytes a row on the CPU: the fastest
+  // measured on cnr-2000 and rmat:20 (docs/PERFORMANCE.md).
   int chunk_columns = 0;
 
   void validate() const;  // messages name the flags (--alpha, --sources, ...)
@@ -137,9 +139,9 @@ class pagerank_batched_gpu {
   std::unique_ptr<impl, void (*)(impl*)> impl_{nullptr, nullptr};
 };
 
-// The automatic block width (opt.block_columns 0) for a graph of n vertices,
-// for the fused step or the two-kernel one.
-int pagerank_batched_gpu_width(index_t n, bool double_precision, bool fused = true);
+// The automatic block width (opt.block_columns 0) for a graph of n vertices
+// (the same for the fused step and the two-kernel one).
+int pagerank_batched_gpu_width(index_t n, bool double_precision, bool fused = false);
 // The automatic chunk width of the fused step (opt.chunk_columns 0).
 int pagerank_batched_gpu_chunk(index_t n, bool double_precision);
 

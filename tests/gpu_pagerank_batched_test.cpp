@@ -149,13 +149,13 @@ TEST_F(gpu_pagerank_batched, FusedChunksAndOddWidths) {
   ASSERT_GT(g.dangling_count, 0);
   for (std::size_t s : {std::size_t(1), std::size_t(7), std::size_t(33), std::size_t(64), std::size_t(65)}) {
     const auto sources = random_sources(g.vertices(), s, 30 + s);
-    auto two = options(1e-10, 1000);
-    two.fused = false;
+    auto two = options(1e-10, 1000);  // the default step: two kernels
     const auto ref = pagerank_batched_cuda(g, sources, two);
     for (int chunk : {0, 1, 2, 4, 8, 16, 32}) {
       for (int every : {1, 4}) {
         SCOPED_TRACE(::testing::Message() << s << " sources, chunk " << chunk << ", compact every " << every);
         auto opt = options(1e-10, 1000);
+        opt.fused = true;
         opt.chunk_columns = chunk;
         opt.compact_every = every;
         const auto r = pagerank_batched_cuda(g, sources, opt);
@@ -178,6 +178,7 @@ TEST_F(gpu_pagerank_batched, FusedFloatIsReproducible) {
     for (int chunk : {4, 16, 32}) {
       SCOPED_TRACE(::testing::Message() << s << " sources, chunk " << chunk);
       auto opt = options(1e-7, 300);
+      opt.fused = true;
       opt.chunk_columns = chunk;
       pagerank_batched_gpu<float> solver(g, 64);
       const auto a = solver.solve(sources, opt);
@@ -194,6 +195,7 @@ TEST_F(gpu_pagerank_batched, FusedSmall) {
   const auto g = make_pagerank_graph<float>(hub_graph(300, 2000, 13), false);
   const auto sources = random_sources(g.vertices(), 33, 50);
   auto opt = options(1e-6, 100);
+  opt.fused = true;
   opt.chunk_columns = 16;
   opt.compact_every = 2;
   expect_columns_match(g, sources, pagerank_batched_cuda(g, sources, opt), opt, 1e-6);
@@ -216,7 +218,9 @@ TEST_F(gpu_pagerank_batched, TwoKernelStep) {
 TEST_F(gpu_pagerank_batched, DispatchRunsOnTheGpu) {
   const auto g = make_pagerank_graph<float>(random_graph(100, 500, 1), false);
   pagerank_batched_options opt;
-  EXPECT_TRUE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);
+  const auto r = pagerank_batched(g, random_sources(100, 3, 1), opt);
+  EXPECT_TRUE(r.on_gpu);
+  EXPECT_EQ(r.chunk_columns, 0) << "the default step: two kernels";
   opt.base.device = pagerank_device::cpu;
   EXPECT_FALSE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);
 }

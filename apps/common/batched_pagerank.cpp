@@ -229,9 +229,10 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
       o.chunk_columns = c;
       sweep.emplace_back("chunk " + std::to_string(c), timed_batched(g, sets, o, gpu, 1));
     }
-  if (gpu && opt.block_columns == 0 && opt.chunk_columns == 0 && opt.fused) {
+  if (gpu && opt.block_columns == 0 && opt.chunk_columns == 0) {
     for (int c = static_cast<int>(16 / sizeof(T)); c <= 32; c *= 2) {
       pagerank_batched_options o = opt;
+      o.fused = true;
       o.chunk_columns = c;
       sweep.emplace_back("fused, chunk " + std::to_string(c), timed_batched(g, sets, o, gpu, repeat));
     }
@@ -260,7 +261,7 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   if (gpu && opt.block_columns == 0)
     std::cout << "block width " << pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8, opt.fused)
               << (opt.fused ? ", fused step, chunk " + std::to_string(a.chunk_columns) + " (automatic)"
-                            : " (automatic, two kernels: R and Y in two thirds of L2)")
+                            : " (automatic), two kernels a step")
               << "\n";
   if (!gpu)
     std::cout << "chunk       "

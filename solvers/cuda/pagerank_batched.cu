@@ -1,13 +1,15 @@
 // Batched personalized PageRank on the GPU. A block of k columns (padded to a
 // multiple of 16 bytes per row so that rows are read with 16-byte loads)
 // takes per step, on the solver's stream, either
-//  - the fused step (the default; "the fused step" below): one kernel sweeps
-//    the block in column chunks whose n x C block fits in L2, computing each
-//    row's sums over P^T and the update in one pass into a second buffer, or
-//  - the two-kernel step (session 14's, pagerank_batched_options::fused false):
+//  - the two-kernel step (the default):
 //    1. Y = P^T R                    (spmm_plan::apply: P^T read once for all k columns)
 //    2. update_kernel, for every live column c and vertex i:
-//         R(i, c) <- T(alpha Y(i, c) + coef_c v_c(i)),  coef_c = alpha * dangling_c + 1 - alpha.
+//         R(i, c) <- T(alpha Y(i, c) + coef_c v_c(i)),  coef_c = alpha * dangling_c + 1 - alpha,
+//  - or the fused step (pagerank_batched_options::fused; "the fused step"
+//    below): one kernel sweeps the block in column chunks, computing each
+//    row's sums over P^T and the update in one pass into a second buffer. It
+//    saves Y's write and read but streams P^T once per chunk; on the H100 its
+//    steps were slower than the two kernels' at 64 columns (docs/PERFORMANCE.md).
 // Both keep ||R_new - R||_1 and the next dangling mass per column in per-block
 // partials; the last block to finish (a ticket, close_step) adds them in block
 // order (deterministic) and closes the step for every column: counts its
@@ -957,36 +959,25 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   return res;
 }
 
-int pagerank_batched_gpu_width(index_t n, bool double_precision, bool fused) {
+int pagerank_batched_gpu_width(index_t n, bool double_precision, bool /*fused*/) {
+  // 64 columns, fewer when the two n x k buffers (R and Y, or R and R') would
+  // pass 4 GB. H100, 64 sources (docs/PERFORMANCE.md): the two-kernel step's
+  // steps took 47-48 ms at width 8 and 26.8 ms at 64 on cnr-2000, 106 and 52
+  // ms on rmat:20; session 14's rule (R and Y in two thirds of L2, at least 8)
+  // chose 8, measured cheapest only while the update kernel ran at 5% of the
+  // bandwidth. The fused step's chunks keep its gathers in L2 at any width.
   const double value = double_precision ? 8.0 : 4.0;
-  if (fused) {
-    // Chunks keep the gathers in L2 whatever the width: the block's width only
-    // trades launches and checks against memory. 64 columns, fewer when the
-    // two buffers of R would pass 4 GB.
-    int k = 64;
-    while (k > 8 && 2.0 * k * static_cast<double>(n) * value > 4.0 * (1u << 30)) k /= 2;
-    return k;
-  }
-  int device = 0, l2 = 0;
-  PERRON_CUDA_CHECK(cudaGetDevice(&device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  // R and Y, n x k each, in two thirds of L2: the SpMM's gathers of R then hit
-  // L2, and the update finds Y there.
-  const double per_column = 2.0 * static_cast<double>(n) * value;
-  int k = 8;
-  while (k < 256 && (2 * k) * per_column <= 2.0 / 3.0 * l2) k *= 2;
+  int k = 64;
+  while (k > 8 && 2.0 * k * static_cast<double>(n) * value > 4.0 * (1u << 30)) k /= 2;
   return k;
 }
 
-int pagerank_batched_gpu_chunk(index_t n, bool double_precision) {
-  int device = 0, l2 = 0;
-  PERRON_CUDA_CHECK(cudaGetDevice(&device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  // The widest chunk (16 to 128 bytes a row) whose n x C block fits in half of L2.
-  const int value = double_precision ? 8 : 4;
-  int c = 16 / value;
-  while (c * 2 * value <= 128 && 2.0 * c * value * static_cast<double>(n) <= 0.5 * l2) c *= 2;
-  return c;
+int pagerank_batched_gpu_chunk(index_t /*n*/, bool double_precision) {
+  // 128 bytes a row (one cache line): H100, 64 sources, steps of the fused
+  // step by chunk of 4 / 8 / 16 / 32 floats: cnr-2000 46 / 36 / 33.5 / 28.1
+  // ms, rmat:20 110 / 87 / 76 / 78 ms. (A chunk whose n x C block fits in half
+  // of L2 was the first rule: 16 and 4 floats there, 33.5 and 110 ms.)
+  return double_precision ? 16 : 32;
 }
 
 template <class T>

@@ -22,6 +22,9 @@ void pagerank_batched_options::validate() const {
         "it cannot be combined with --personalize or --initial");
   if (compact_every < 1)
     throw invalid_argument("--compact-every must be at least 1, got " + std::to_string(compact_every));
+  if (chunk_columns < 0 || chunk_columns > 32 || (chunk_columns & (chunk_columns - 1)) != 0)
+    throw invalid_argument("--chunk-columns must be a power of two in [1, 32] (0: automatic), got " +
+                           std::to_string(chunk_columns));
   if (block_columns < 0 || block_columns > 256)
     throw invalid_argument("--block-columns must be in [1, 256] (0: automatic), got " +
                            std::to_string(block_columns));
@@ -104,6 +107,21 @@ teleport_list make_teleport_list(const std::vector<source_set>& sources, std::si
   t.ptr.push_back(static_cast<index_t>(all.size()));
   return t;
 }
+
+template <class T>
+void widen_columns(std::size_t n, const std::vector<std::pair<const T*, double*>>& columns) {
+  constexpr std::size_t piece = std::size_t(1) << 16;  // 256 KB of floats: tasks for every thread
+  const std::size_t per = (n + piece - 1) / piece;
+  const auto tasks = static_cast<std::int64_t>(per * columns.size());
+#pragma omp parallel for schedule(static) if (tasks > 1)
+  for (std::int64_t t = 0; t < tasks; ++t) {
+    const auto& [src, dst] = columns[static_cast<std::size_t>(t) / per];
+    const std::size_t b = static_cast<std::size_t>(t) % per * piece, e = std::min(n, b + piece);
+    for (std::size_t i = b; i < e; ++i) dst[i] = static_cast<double>(src[i]);
+  }
+}
+template void widen_columns<float>(std::size_t, const std::vector<std::pair<const float*, double*>>&);
+template void widen_columns<double>(std::size_t, const std::vector<std::pair<const double*, double*>>&);
 
 std::vector<double> dense_personalization(const source_set& s, index_t n) {
   std::vector<double> v(static_cast<std::size_t>(n), 0.0);
@@ -202,8 +220,14 @@ constexpr index_t sum_rows = 2048;
 // k = 64), and no line it loads carries another chunk's columns. Measured on
 // the H100 host (16 cores, cnr-2000, 64 sources): 16 floats a chunk 1.07 s,
 // 8 floats 1.18 s, 4 floats 1.41 s.
+// (opt.chunk_columns 0: 64 bytes a row; any power of two up to 32 columns).
 template <class T>
-constexpr int chunk_columns = static_cast<int>(64 / sizeof(T));
+constexpr int default_chunk = static_cast<int>(64 / sizeof(T));
+// Entries ahead whose row of R is prefetched: on rmat:20 (random gathers, 16
+// cores) a 64-source solve took 3.05 s with it and 4.43 s without (two device
+// calls, not one run); on cnr-2000, whose links mostly stay near, 1.068
+// against 1.077 s in one run (docs/PERFORMANCE.md).
+constexpr index_t prefetch_distance = 16;
 
 // What one step reads besides R.
 template <class T>
@@ -226,9 +250,14 @@ void fused_rows(const step_inputs<T>& in, const T* r, T* rn, std::size_t off, in
   const index_t* row_ptr = in.pt.row_ptr.data();
   const index_t* col_idx = in.pt.col_idx.data();
   const T* val = in.pt.values.data();
+  const auto nnz = static_cast<index_t>(in.pt.nnz());
   for (index_t i = i0; i < i1; ++i) {
     double acc[C] = {};
     for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+      // The row of R that entry e + prefetch_distance gathers (possibly one of
+      // a later row; none past the last entry).
+      if (e + prefetch_distance < nnz)
+        __builtin_prefetch(r + static_cast<std::size_t>(col_idx[e + prefetch_distance]) * C);
       const double a = static_cast<double>(val[e]);
       const T* x = r + static_cast<std::size_t>(col_idx[e]) * C;
 #pragma omp simd
@@ -255,6 +284,8 @@ template <class T>
 void fused_rows_any(int width, const step_inputs<T>& in, const T* r, T* rn, std::size_t off, index_t i0,
                     index_t i1, double* pl1, double* pd) {
   switch (width) {
+    case 32:
+      return fused_rows<T, 32>(in, r, rn, off, i0, i1, pl1, pd);
     case 16:
       return fused_rows<T, 16>(in, r, rn, off, i0, i1, pl1, pd);
     case 8:
@@ -268,12 +299,11 @@ void fused_rows_any(int width, const step_inputs<T>& in, const T* r, T* rn, std:
   }
 }
 
-// k columns as chunks of chunk_columns, then powers of two for the rest.
-template <class T>
-std::vector<std::pair<std::size_t, int>> column_chunks(std::size_t k) {
+// k columns as chunks of `chunk` columns, then powers of two for the rest.
+std::vector<std::pair<std::size_t, int>> column_chunks(std::size_t k, int chunk) {
   std::vector<std::pair<std::size_t, int>> out;
   std::size_t off = 0;
-  for (int w = chunk_columns<T>; w >= 1; w /= 2)
+  for (int w = chunk; w >= 1; w /= 2)
     for (; off + static_cast<std::size_t>(w) <= k; off += static_cast<std::size_t>(w))
       out.emplace_back(off, w);
   return out;
@@ -282,7 +312,8 @@ std::vector<std::pair<std::size_t, int>> column_chunks(std::size_t k) {
 template <class T>
 class cpu_backend final : public detail::batched_backend {
  public:
-  cpu_backend(const pagerank_graph<T>& g, double alpha) : g_(g), alpha_(alpha) {}
+  cpu_backend(const pagerank_graph<T>& g, double alpha, int chunk)
+      : g_(g), alpha_(alpha), chunk_(chunk > 0 ? chunk : default_chunk<T>) {}
 
   void begin(const detail::teleport_rows& v, index_t k) override {
     k_ = k;
@@ -329,7 +360,7 @@ class cpu_backend final : public detail::batched_backend {
  private:
   // Where column c of a block of k columns starts in the chunk-major layout, and its stride.
   std::pair<std::size_t, std::size_t> column_at(std::size_t k, std::size_t c) const {
-    for (const auto& [off, width] : column_chunks<T>(k))
+    for (const auto& [off, width] : column_chunks(k, chunk_))
       if (c < off + static_cast<std::size_t>(width))
         return {static_cast<std::size_t>(g_.vertices()) * off + (c - off), static_cast<std::size_t>(width)};
     return {0, 1};  // not reached: c < k
@@ -337,6 +368,7 @@ class cpu_backend final : public detail::batched_backend {
 
   const pagerank_graph<T>& g_;
   double alpha_;
+  int chunk_;  // columns per chunk
   index_t k_ = 0;
   detail::teleport_rows v_;
   std::vector<T> r_, next_;       // R_k and R_{k+1}, n x k chunk-major (column_chunks)
@@ -356,7 +388,7 @@ void cpu_backend<T>::step(std::vector<double>& l1) {
   std::vector<double> coef(k);
   for (std::size_t c = 0; c < k; ++c) coef[c] = alpha_ * dangling_[c] + (1.0 - alpha_);
   const step_inputs<T> in{g_.pt, g_.dangling.data(), v_, alpha_, coef.data()};
-  const auto chunks = column_chunks<T>(k);
+  const auto chunks = column_chunks(k, chunk_);
   const index_t blocks = (n + sum_rows - 1) / sum_rows;
   part_.assign(static_cast<std::size_t>(blocks) * 2 * k, 0.0);
   const auto tasks = static_cast<long>(chunks.size()) * blocks;
@@ -385,7 +417,7 @@ template <class T>
 pagerank_batched_result pagerank_batched_cpu(const pagerank_graph<T>& g,
                                              const std::vector<source_set>& sources,
                                              const pagerank_batched_options& opt) {
-  cpu_backend<T> b(g, opt.base.alpha);
+  cpu_backend<T> b(g, opt.base.alpha, opt.chunk_columns);
   pagerank_batched_result res;
   detail::run_batched(b, g.vertices(), sources, opt, res);
   res.on_gpu = false;

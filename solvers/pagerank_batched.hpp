@@ -39,11 +39,23 @@ struct pagerank_batched_options {
   // looks at the columns' stop flags every min(compact_every, 8) steps.
   int compact_every = 4;
   // Columns per block (1 to 256: the SpMM's widest); more sources are solved
-  // in consecutive blocks. 0: automatic, on the GPU the widest block whose R
-  // and Y fit in L2 with a third to spare (at least 8 columns; the first H100
-  // runs measured blocks of 8 cheapest per column on cnr-2000 and rmat:20,
-  // docs/PERFORMANCE.md), on the CPU 128.
+  // in consecutive blocks. 0: automatic, on the GPU 64 (fewer when the block's
+  // two n x k buffers would pass 4 GB; 64 was the fastest width measured on
+  // cnr-2000 and rmat:20 once the update ran at bandwidth, docs/PERFORMANCE.md),
+  // on the CPU 128.
   int block_columns = 0;
+  // GPU: one kernel a step, the SpMM and the update fused, over the block in
+  // column chunks (true); false (the default): two kernels a step, the SpMM
+  // over the whole block into Y, then the update. Measured on the H100 at 64
+  // columns the two kernels' steps took 26.8 ms against the fused step's best
+  // 28.1 ms on cnr-2000, 52 against 76 ms on rmat:20 (docs/PERFORMANCE.md).
+  bool fused = false;
+  // Columns per chunk (a power of two, 1 to 32): R is stored chunk-major, each
+  // chunk an n x C row-major block of its own, so one pass over P^T for it
+  // gathers from n C values. 0: automatic, 128 bytes a row for the GPU's
+  // fused step (at least 16 bytes), 64 bytes a row on the CPU: the fastest
+  // measured on cnr-2000 and rmat:20 (docs/PERFORMANCE.md).
+  int chunk_columns = 0;
 
   void validate() const;  // messages name the flags (--alpha, --sources, ...)
   // validate() plus every set against a graph of n vertices ("--sources: set 3: ...").
@@ -90,6 +102,14 @@ struct pagerank_batched_result {
   // solve_seconds: the setup of a reused solver object excluded).
   double solve_seconds = 0;
   double device_seconds = 0;  // GPU: CUDA-event time from the first kernel to the last
+  // GPU: the host's share of solve_seconds spent blocked on the device (its
+  // flags and the columns' copies) and widening columns to double; the rest
+  // is launching, bookkeeping and the start (the result's allocation).
+  double wait_seconds = 0, widen_seconds = 0;
+  // GPU: CUDA-event time of the steps' kernels alone (no copies, no host
+  // gaps), and how long the thread that maps the result's pages ran.
+  double step_seconds = 0, mapper_seconds = 0;
+  int chunk_columns = 0;  // GPU: the fused step's chunk width (0: the two-kernel step)
 
   const double* column(std::size_t c) const { return rank.data() + c * static_cast<std::size_t>(vertices); }
   bool all_converged() const;
@@ -119,8 +139,11 @@ class pagerank_batched_gpu {
   std::unique_ptr<impl, void (*)(impl*)> impl_{nullptr, nullptr};
 };
 
-// The automatic block width (opt.block_columns 0) for a graph of n vertices.
-int pagerank_batched_gpu_width(index_t n, bool double_precision);
+// The automatic block width (opt.block_columns 0) for a graph of n vertices
+// (the same for the fused step and the two-kernel one).
+int pagerank_batched_gpu_width(index_t n, bool double_precision, bool fused = false);
+// The automatic chunk width of the fused step (opt.chunk_columns 0).
+int pagerank_batched_gpu_chunk(index_t n, bool double_precision);
 
 // One-shot: builds a pagerank_batched_gpu for min(sources, block width) columns and solves.
 template <class T>
@@ -154,6 +177,10 @@ struct teleport_list {
   std::vector<double> weight;
 };
 teleport_list make_teleport_list(const std::vector<source_set>& sources, std::size_t begin, std::size_t end);
+// dst[c][i] = src[c][i] (widened to double) for i < n, every column c in one
+// parallel region (OpenMP): one barrier for a group of columns rather than one each.
+template <class T>
+void widen_columns(std::size_t n, const std::vector<std::pair<const T*, double*>>& columns);
 // The normalized dense v of one source (for the single-solve reference).
 std::vector<double> dense_personalization(const source_set& s, index_t n);
 

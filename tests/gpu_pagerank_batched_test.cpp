@@ -4,6 +4,7 @@
 // atomically, so GPU results are compared with tolerances, never bitwise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -118,10 +119,108 @@ TEST_F(gpu_pagerank_batched, NotConvergingIsAResult) {
   }
 }
 
+// random_graph plus three hubs whose rows of P^T pass the fused step's
+// 64-entry split (n - n / 5, about n / 3 and 70 in-arcs: pieces, one of them
+// short), dangling vertices kept dangling.
+coo_matrix<double> hub_graph(index_t n, std::size_t arcs, std::uint64_t seed) {
+  coo_matrix<double> a = random_graph(n, arcs, seed);
+  int third = 0;
+  for (index_t j = 1; j < n; ++j) {
+    if (j % 5 == 0) continue;
+    const index_t targets[] = {0, j % 3 == 0 ? 1 : -1, third < 70 && j % 2 == 1 ? 2 : -1};
+    for (index_t t : targets) {
+      if (t < 0) continue;
+      a.row_idx.push_back(j);
+      a.col_idx.push_back(t);
+      a.values.push_back(1.0 + 0.1 * static_cast<double>(j % 7));
+    }
+    if (j % 2 == 1) ++third;
+  }
+  return a;
+}
+
+// The fused step over every chunk width, block widths that are no multiple of
+// a chunk or of 16 bytes (1, 7, 33, 65: a last chunk narrower than the rest,
+// 65 in two blocks), long rows cut into pieces, checks and compaction every
+// step and every 4: each column equals its single solve, and the two-kernel
+// step (session 14's) agrees.
+TEST_F(gpu_pagerank_batched, FusedChunksAndOddWidths) {
+  const auto g = make_pagerank_graph<double>(hub_graph(900, 6000, 11), true);
+  ASSERT_GT(g.dangling_count, 0);
+  for (std::size_t s : {std::size_t(1), std::size_t(7), std::size_t(33), std::size_t(64), std::size_t(65)}) {
+    const auto sources = random_sources(g.vertices(), s, 30 + s);
+    auto two = options(1e-10, 1000);  // the default step: two kernels
+    const auto ref = pagerank_batched_cuda(g, sources, two);
+    for (int chunk : {0, 1, 2, 4, 8, 16, 32}) {
+      for (int every : {1, 4}) {
+        SCOPED_TRACE(::testing::Message() << s << " sources, chunk " << chunk << ", compact every " << every);
+        auto opt = options(1e-10, 1000);
+        opt.fused = true;
+        opt.chunk_columns = chunk;
+        opt.compact_every = every;
+        const auto r = pagerank_batched_cuda(g, sources, opt);
+        if (chunk > 0) {
+          EXPECT_EQ(r.chunk_columns, std::max(chunk, 2)) << "double: at least 16 bytes a row";
+        }
+        expect_columns_match(g, sources, r, opt, 1e-9);
+        EXPECT_LE(max_abs_diff(ranks(r), ranks(ref)), 1e-12);
+      }
+    }
+  }
+}
+
+// Float, the same shapes on fewer chunk widths; the fused step adds no atomics,
+// so a second solve gives the same bits.
+TEST_F(gpu_pagerank_batched, FusedFloatIsReproducible) {
+  const auto g = make_pagerank_graph<float>(hub_graph(1500, 12000, 12), false);
+  for (std::size_t s : {std::size_t(7), std::size_t(33), std::size_t(65)}) {
+    const auto sources = random_sources(g.vertices(), s, 40 + s);
+    for (int chunk : {4, 16, 32}) {
+      SCOPED_TRACE(::testing::Message() << s << " sources, chunk " << chunk);
+      auto opt = options(1e-7, 300);
+      opt.fused = true;
+      opt.chunk_columns = chunk;
+      pagerank_batched_gpu<float> solver(g, 64);
+      const auto a = solver.solve(sources, opt);
+      const auto b = solver.solve(sources, opt);
+      expect_columns_match(g, sources, a, opt, 1e-6);
+      EXPECT_EQ(ranks(a), ranks(b));
+    }
+  }
+}
+
+// One small fused solve (pieces, three chunks, compaction): the test that
+// compute-sanitizer racecheck runs, the others taking too long under it.
+TEST_F(gpu_pagerank_batched, FusedSmall) {
+  const auto g = make_pagerank_graph<float>(hub_graph(300, 2000, 13), false);
+  const auto sources = random_sources(g.vertices(), 33, 50);
+  auto opt = options(1e-6, 100);
+  opt.fused = true;
+  opt.chunk_columns = 16;
+  opt.compact_every = 2;
+  expect_columns_match(g, sources, pagerank_batched_cuda(g, sources, opt), opt, 1e-6);
+}
+
+// The two-kernel step stays selectable and correct (widths as WidthsAndBlocks).
+TEST_F(gpu_pagerank_batched, TwoKernelStep) {
+  const auto g = make_pagerank_graph<double>(random_graph(700, 5000, 2), true);
+  for (int width : {8, 100}) {
+    const auto sources = random_sources(g.vertices(), 150, 9);
+    auto opt = options(1e-10, 1000);
+    opt.fused = false;
+    opt.block_columns = width;
+    const auto r = pagerank_batched_cuda(g, sources, opt);
+    EXPECT_EQ(r.chunk_columns, 0);
+    expect_columns_match(g, sources, r, opt, 1e-9);
+  }
+}
+
 TEST_F(gpu_pagerank_batched, DispatchRunsOnTheGpu) {
   const auto g = make_pagerank_graph<float>(random_graph(100, 500, 1), false);
   pagerank_batched_options opt;
-  EXPECT_TRUE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);
+  const auto r = pagerank_batched(g, random_sources(100, 3, 1), opt);
+  EXPECT_TRUE(r.on_gpu);
+  EXPECT_EQ(r.chunk_columns, 0) << "the default step: two kernels";
   opt.base.device = pagerank_device::cpu;
   EXPECT_FALSE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);
 }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <string>
 
 #include "apps/common/app.hpp"
 #include "apps/common/timer.hpp"
@@ -174,8 +175,9 @@ pagerank_batched_result timed_batched(const pagerank_graph<T>& g, const std::vec
   // GPU: one solver object, built and warmed up before the clock (as the singles' is).
   std::unique_ptr<pagerank_batched_gpu<T>> solver;
   if (gpu) {
-    const int want =
-        opt.block_columns > 0 ? opt.block_columns : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8);
+    const int want = opt.block_columns > 0
+                         ? opt.block_columns
+                         : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8, opt.fused);
     solver = std::make_unique<pagerank_batched_gpu<T>>(
         g, static_cast<int>(std::min<std::size_t>(sets.size(), static_cast<std::size_t>(want))));
   }
@@ -188,6 +190,23 @@ pagerank_batched_result timed_batched(const pagerank_graph<T>& g, const std::vec
   return std::move(all[all.size() / 2]);  // the median run
 }
 
+// The largest |batched - single| over every rank.
+template <class T>
+double max_diff(const pagerank_batched_result& a, const singles_run<T>& singles) {
+  double diff = 0;
+  for (std::size_t c = 0; c < a.sources; ++c)
+    for (index_t i = 0; i < a.vertices; ++i)
+      diff = std::max(diff, std::fabs(a.column(c)[i] - singles.results[c].rank[static_cast<std::size_t>(i)]));
+  return diff;
+}
+
+std::string host_share(const pagerank_batched_result& x) {
+  if (!x.on_gpu) return "";
+  return "; steps " + format_g(x.step_seconds * 1e3, 3) + " ms on the device; host waits " +
+         format_g(x.wait_seconds * 1e3, 3) + " ms, widens " + format_g(x.widen_seconds * 1e3, 3) +
+         " ms; mapping " + format_g(x.mapper_seconds * 1e3, 3) + " ms";
+}
+
 template <class T>
 int bench_sources(const batched_request& r, const pagerank_batched_options& opt) {
   io::loaded_matrix graph = io::load_matrix(r.graph, read_options_for(r.input));
@@ -196,40 +215,62 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   const std::vector<source_set> sets = bench_set(r, g.vertices(), graph.label);
   pagerank_batched_options never = opt;
   never.compact_every = std::numeric_limits<int>::max() / 2;
-  const pagerank_batched_result a = timed_batched(g, sets, opt, gpu, 3);
+  const int repeat = gpu ? 5 : 3;  // a GPU solve takes 0.03-0.3 s: more runs for the median
+  const pagerank_batched_result a = timed_batched(g, sets, opt, gpu, repeat);
   const pagerank_batched_result b = timed_batched(g, sets, never, gpu, 1);
-  // GPU: the block widths beside the automatic one, one timed solve each.
-  std::vector<std::pair<int, pagerank_batched_result>> sweep;
-  for (int w = 8; gpu && opt.block_columns == 0 && w <= 64 && static_cast<std::size_t>(w) <= sets.size();
-       w *= 2) {
-    pagerank_batched_options o = opt;
-    o.block_columns = w;
-    sweep.emplace_back(w, timed_batched(g, sets, o, gpu, 1));
+  // GPU: the fused step's chunk widths and the two-kernel step's block widths
+  // beside the automatic choice, a median of `repeat` solves each. CPU: the other
+  // chunk widths, one solve each.
+  std::vector<std::pair<std::string, pagerank_batched_result>> sweep;
+  if (!gpu && opt.chunk_columns == 0)
+    for (int c : {4, 8, 16, 32}) {
+      if (c == static_cast<int>(64 / sizeof(T))) continue;  // the automatic chunk, timed above
+      pagerank_batched_options o = opt;
+      o.chunk_columns = c;
+      sweep.emplace_back("chunk " + std::to_string(c), timed_batched(g, sets, o, gpu, 1));
+    }
+  if (gpu && opt.block_columns == 0 && opt.chunk_columns == 0) {
+    for (int c = static_cast<int>(16 / sizeof(T)); c <= 32; c *= 2) {
+      pagerank_batched_options o = opt;
+      o.fused = true;
+      o.chunk_columns = c;
+      sweep.emplace_back("fused, chunk " + std::to_string(c), timed_batched(g, sets, o, gpu, repeat));
+    }
+    for (int w : {8, 64}) {
+      if (static_cast<std::size_t>(w) > sets.size()) continue;
+      pagerank_batched_options o = opt;
+      o.fused = false;
+      o.block_columns = w;
+      sweep.emplace_back("two kernels, width " + std::to_string(w), timed_batched(g, sets, o, gpu, repeat));
+    }
   }
   std::vector<singles_run<T>> runs;
   for (pagerank_pull p : single_pulls(gpu, g.pattern, opt.base))
     runs.push_back(singles(g, sets, opt.base, gpu, p));
   const auto best = std::min_element(runs.begin(), runs.end(),
                                      [](const auto& x, const auto& y) { return x.seconds < y.seconds; });
-  double diff = 0;
-  for (std::size_t c = 0; c < sets.size(); ++c)
-    for (index_t i = 0; i < g.vertices(); ++i)
-      diff = std::max(diff, std::fabs(a.column(c)[i] - best->results[c].rank[static_cast<std::size_t>(i)]));
   std::cout << "graph       " << r.graph << " (" << g.vertices() << " vertices, " << g.links() << " links)\n"
             << "device      " << device_text(gpu) << ", " << (r.double_precision ? "double" : "float") << "\n"
             << "sources     " << sets.size() << ", tol " << format_g(opt.base.tol) << ", alpha "
             << format_g(opt.base.alpha) << "\n"
-            << "batched     " << format_g(a.solve_seconds, 4) << " s, median of 3 (device "
+            << "batched     " << format_g(a.solve_seconds, 4) << " s, median of " << repeat << " (device "
             << format_g(a.device_seconds, 4) << " s; " << a.column_steps << " column-steps, " << a.compactions
-            << " compactions, check and compact every " << opt.compact_every << ")\n"
+            << " compactions, check and compact every " << opt.compact_every << host_share(a) << ")\n"
             << "no compact  " << format_g(b.solve_seconds, 4) << " s (" << b.column_steps
             << " column-steps)\n";
   if (gpu && opt.block_columns == 0)
-    std::cout << "block width " << pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8)
-              << " (automatic: R and Y in two thirds of L2)\n";
-  for (const auto& [w, x] : sweep)
-    std::cout << "  width " << w << "    " << format_g(x.solve_seconds, 4) << " s (device "
-              << format_g(x.device_seconds, 4) << " s; " << x.column_steps << " column-steps)\n";
+    std::cout << "block width " << pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8, opt.fused)
+              << (opt.fused ? ", fused step, chunk " + std::to_string(a.chunk_columns) + " (automatic)"
+                            : " (automatic), two kernels a step")
+              << "\n";
+  if (!gpu)
+    std::cout << "chunk       "
+              << (opt.chunk_columns > 0 ? opt.chunk_columns : static_cast<int>(64 / sizeof(T))) << " columns"
+              << (opt.chunk_columns > 0 ? "" : " (automatic: 64 bytes a row)") << "\n";
+  for (const auto& [what, x] : sweep)
+    std::cout << "  " << what << ": " << format_g(x.solve_seconds, 4) << " s (device "
+              << format_g(x.device_seconds, 4) << " s; " << x.column_steps << " column-steps" << host_share(x)
+              << "; max |diff| " << format_g(max_diff(x, *best), 3) << ")\n";
   for (const auto& run : runs)
     std::cout << "singles     " << format_g(run.seconds, 4) << " s, pull " << run.pull << " (device "
               << format_g(run.device_seconds, 4) << " s; " << run.iterations << " iterations in all)"
@@ -239,7 +280,7 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   if (gpu)
     std::cout << "device only " << format_fixed(best->device_seconds / a.device_seconds, 2)
               << "x (the singles' summed device time over the batched solve's)\n";
-  std::cout << "max |diff|  " << format_g(diff, 3) << " (batched vs singles)\n";
+  std::cout << "max |diff|  " << format_g(max_diff(a, *best), 3) << " (batched vs singles)\n";
   return ok;
 }
 

@@ -1,15 +1,22 @@
 // Batched personalized PageRank on the GPU. A block of k columns (padded to a
-// multiple of 16 bytes per row so that the SpMM reads R's rows with 16-byte
-// loads) takes per step two launches on the solver's stream:
-//   1. Y = P^T R                    (spmm_plan::apply: P^T read once for all k columns)
-//   2. update_kernel, for every live column c and vertex i:
-//        R(i, c) <- T(alpha Y(i, c) + coef_c v_c(i)),  coef_c = alpha * dangling_c + 1 - alpha,
-//      with ||R_new - R||_1 and the next dangling mass per column in per-block
-//      partials; the last block to finish (a ticket) adds them in block order
-//      (deterministic) and closes the step for every column: counts its
-//      iteration, and freezes it when it converged or reached max_iter. A
-//      frozen column is never written again, so it holds its stopping iterate
-//      exactly however many steps run before the host sees the flag.
+// multiple of 16 bytes per row so that rows are read with 16-byte loads)
+// takes per step, on the solver's stream, either
+//  - the two-kernel step (the default):
+//    1. Y = P^T R                    (spmm_plan::apply: P^T read once for all k columns)
+//    2. update_kernel, for every live column c and vertex i:
+//         R(i, c) <- T(alpha Y(i, c) + coef_c v_c(i)),  coef_c = alpha * dangling_c + 1 - alpha,
+//  - or the fused step (pagerank_batched_options::fused; "the fused step"
+//    below): one kernel sweeps the block in column chunks, computing each
+//    row's sums over P^T and the update in one pass into a second buffer. It
+//    saves Y's write and read but streams P^T once per chunk; on the H100 its
+//    steps were slower than the two kernels' at 64 columns (docs/PERFORMANCE.md).
+// Both keep ||R_new - R||_1 and the next dangling mass per column in per-block
+// partials; the last block to finish (a ticket, close_step) adds them in block
+// order (deterministic) and closes the step for every column: counts its
+// iteration, and freezes it when it converged or reached max_iter. A frozen
+// column keeps its value (never written again, or copied unchanged into the
+// fused step's second buffer), so it holds its stopping iterate exactly
+// however many steps run before the host sees the flag.
 // The host waits once per check (every compact_every steps, at most 8): it reads the k
 // frozen flags, copies newly frozen columns out (a transposing kernel into a
 // column-major stage, then asynchronous copies into pinned memory; the host
@@ -18,7 +25,7 @@
 // narrows it. Nothing else crosses the bus during a solve: the teleport is a
 // short list over the source vertices, uploaded once per block.
 //
-// Bytes per step (float, k columns, n vertices, m links): the SpMM reads P^T
+// Bytes per two-kernel step (float, k columns, n vertices, m links): the SpMM reads P^T
 // once (8 m bytes: index + value) and gathers 4 k bytes per link (R's rows,
 // from L2 where they fit) and writes Y (4 n k); the update reads Y and R and
 // writes R (12 n k). Per column that is 4 m + 16 n bytes plus 8 m / k, against
@@ -79,6 +86,48 @@ struct teleport {
   const double* weight;
 };
 
+// The end of a step's kernel, after every block wrote its partials
+// ([l1: c * per + b], [dangling: (k + c) * per + b], b < per for each of the k
+// columns): the last block to arrive (the threadFenceReduction pattern) adds
+// them in block order and closes the step for every column that is not
+// frozen: counts its iteration, sets its next coefficient, and freezes it when
+// it converged or reached max_iter.
+__device__ void close_step(int k, unsigned per, double alpha, double tol, int max_iter, columns col,
+                           outcome out, const double* partials, unsigned* ticket) {
+  __shared__ bool closing;
+  const int t = static_cast<int>(threadIdx.x);
+  __threadfence();
+  __syncthreads();
+  if (t == 0) closing = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!closing) return;
+  __threadfence();
+  const int lane = t & 31;
+  for (int j = t >> 5; j < k; j += static_cast<int>(blockDim.x) / 32) {
+    // lane sums blocks lane, lane + 32, ...; then a fixed butterfly: same bits every run
+    double a = 0.0, b = 0.0;
+    for (unsigned bl = static_cast<unsigned>(lane); bl < per; bl += 32) {
+      a += __ldcg(partials + static_cast<std::size_t>(j) * per + bl);
+      b += __ldcg(partials + static_cast<std::size_t>(k + j) * per + bl);
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+      a += __shfl_xor_sync(0xffffffffu, a, off);
+      b += __shfl_xor_sync(0xffffffffu, b, off);
+    }
+    if (lane != 0 || col.frozen[j]) continue;
+    const int it = ++col.iter[j];
+    col.coef[j] = alpha * b + (1.0 - alpha);
+    const int s = col.source[j];
+    out.iterations[s] = it;
+    out.residual[s] = a;
+    if (a < tol || it >= max_iter) {
+      col.frozen[j] = 1;
+      out.converged[s] = a < tol ? 1 : 0;
+    }
+  }
+  if (t == 0) *ticket = 0;
+}
+
 // Rows in flight per thread: every load of that many rows is issued before
 // any is used (as the single solver's update does with 4 items per thread).
 constexpr int rows_in_flight = 4;
@@ -98,7 +147,6 @@ __global__ void __launch_bounds__(threads)
                   const std::uint8_t* __restrict__ dangling, double* __restrict__ partials,
                   unsigned* __restrict__ ticket) {
   __shared__ double s_l1[threads], s_d[threads];
-  __shared__ bool closing;
   const int rpp = threads / k;
   const int t = static_cast<int>(threadIdx.x);
   const int c = t % k;
@@ -149,37 +197,222 @@ __global__ void __launch_bounds__(threads)
     partials[static_cast<std::size_t>(t) * gridDim.x + blockIdx.x] = a;
     partials[static_cast<std::size_t>(k + t) * gridDim.x + blockIdx.x] = b;
   }
-  // The last block to arrive closes the step (the threadFenceReduction pattern).
-  __threadfence();
-  __syncthreads();
-  if (t == 0) closing = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  __syncthreads();
-  if (!closing) return;
-  __threadfence();
-  const int lane = t & 31;
-  for (int j = t >> 5; j < k; j += threads / 32) {
-    // lane sums blocks lane, lane + 32, ...; then a fixed butterfly: same bits every run
-    double a = 0.0, b = 0.0;
-    for (unsigned bl = static_cast<unsigned>(lane); bl < gridDim.x; bl += 32) {
-      a += __ldcg(partials + static_cast<std::size_t>(j) * gridDim.x + bl);
-      b += __ldcg(partials + static_cast<std::size_t>(k + j) * gridDim.x + bl);
-    }
-    for (int off = 16; off > 0; off >>= 1) {
-      a += __shfl_xor_sync(0xffffffffu, a, off);
-      b += __shfl_xor_sync(0xffffffffu, b, off);
-    }
-    if (lane != 0 || col.frozen[j]) continue;
-    const int it = ++col.iter[j];
-    col.coef[j] = alpha * b + (1.0 - alpha);
-    const int s = col.source[j];
-    out.iterations[s] = it;
-    out.residual[s] = a;
-    if (a < tol || it >= max_iter) {
-      col.frozen[j] = 1;
-      out.converged[s] = a < tol ? 1 : 0;
-    }
+  close_step(k, gridDim.x, alpha, tol, max_iter, col, out, partials, ticket);
+}
+
+// ---- the fused step ----------------------------------------------------------------
+//
+// The block of k columns is stored chunk-major: chunk q holds columns
+// [q C, q C + w_q), w_q = min(C, k - q C), as an n x w_q row-major block at
+// R + n q C. (C >= k: one chunk, the row-major n x k block the two-kernel
+// step uses.) One launch a step sweeps the chunks in order (block index
+// chunk-major, so the resident blocks work on one chunk or two at a time):
+// for chunk q, a pass over P^T gathers one w_q-wide row of the chunk per link
+// from an n w_q block (cnr-2000, 16 floats: 21 MB, in L2) rather than from the
+// n k block (83 MB at k = 64), and each row's sum goes straight into the
+// update, into the second buffer R' (other rows still gather R):
+//   R'(i, c) = T(alpha sum_{j -> i} P^T(i, j) R(j, c) + coef_c v_c(i))   (R(i, c) if c is frozen)
+// with |R' - R| and, for dangling i, R' summed per column as the update kernel
+// does. Per column-step that is 4 m bytes gathered (L2) plus 8 m / C of
+// pattern and 8 n of R and R' (DRAM), against the two-kernel step's 8 m / k
+// + 16 n plus gathers that miss L2 once R outgrows it.
+//
+// Rows of more than fused_split entries take their sums from pieces of
+// fused_split entries computed first by fused_pieces (one warp a piece, its
+// sum stored per piece), added by the row's team in piece order: no atomics,
+// the same bits every run.
+
+// Where (i, c) of a chunk-major block lives; e <-> (i, c) in storage order.
+struct block_layout {
+  index_t n;
+  int k, chunk;
+  __host__ __device__ int width_of(int q) const {
+    const int w = k - q * chunk;
+    return w < chunk ? w : chunk;
   }
-  if (t == 0) *ticket = 0;
+  __host__ __device__ std::size_t at(std::size_t i, int c) const {
+    const int q = c / chunk, c0 = q * chunk;
+    return static_cast<std::size_t>(n) * static_cast<std::size_t>(c0) +
+           i * static_cast<std::size_t>(width_of(q)) + static_cast<std::size_t>(c - c0);
+  }
+  // The (row, column) stored at offset e.
+  __device__ void coords(std::size_t e, std::size_t& i, int& c) const {
+    const std::size_t nn = static_cast<std::size_t>(n), per = nn * static_cast<std::size_t>(chunk);
+    const int last = (k - 1) / chunk;
+    const int q = e / per < static_cast<std::size_t>(last) ? static_cast<int>(e / per) : last;
+    const std::size_t local = e - per * static_cast<std::size_t>(q);
+    const auto w = static_cast<std::size_t>(width_of(q));
+    i = local / w;
+    c = q * chunk + static_cast<int>(local % w);
+  }
+};
+
+constexpr index_t fused_split = 64;
+constexpr int fused_unroll = 4;  // entries of one slot in flight together
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) pack {
+  T v[V];
+};
+
+// acc += sum_e P^T(i, col_e) x[col_e * ld + (0..V)] for e = first, first + step, ... < end:
+// fused_unroll entries' indices, then their rows of x, in flight together.
+template <class T, int V>
+__device__ __forceinline__ void gather_sum(T (&acc)[V], index_t first, index_t end, index_t step,
+                                           const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                                           const T* __restrict__ x, int ld) {
+  const auto l = static_cast<std::size_t>(ld);
+  index_t e = first;
+  for (; e + (fused_unroll - 1) * step < end; e += fused_unroll * step) {
+    index_t col[fused_unroll];
+    T val[fused_unroll];
+#pragma unroll
+    for (int u = 0; u < fused_unroll; ++u) col[u] = col_idx[e + u * step], val[u] = values[e + u * step];
+    pack<T, V> p[fused_unroll];
+#pragma unroll
+    for (int u = 0; u < fused_unroll; ++u)
+      p[u] = *reinterpret_cast<const pack<T, V>*>(x + static_cast<std::size_t>(col[u]) * l);
+#pragma unroll
+    for (int u = 0; u < fused_unroll; ++u)
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[j] += val[u] * p[u].v[j];
+  }
+  for (; e < end; e += step) {
+    const pack<T, V> p = *reinterpret_cast<const pack<T, V>*>(x + static_cast<std::size_t>(col_idx[e]) * l);
+    const T val = values[e];
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[j] += val * p.v[j];
+  }
+}
+
+// A team of w lanes (a power of two <= 32) per row: g column lanes of V
+// columns each (g V = C) times w / g entry slots; per_chunk blocks per chunk.
+struct fused_shape {
+  int w, g;
+  unsigned per_chunk;
+};
+
+// piece_sum[p k + c] = sum over piece p's entries of P^T(i, j) R(j, c), every
+// column c of the block; one warp per (chunk, piece), block index chunk-major.
+template <class T, int V>
+__global__ void __launch_bounds__(threads)
+    fused_pieces(const T* __restrict__ r, block_layout lay, int g, unsigned per_chunk,
+                 const int2* __restrict__ pieces, std::size_t count, const index_t* __restrict__ row_ptr,
+                 const index_t* __restrict__ col_idx, const T* __restrict__ values,
+                 T* __restrict__ piece_sum) {
+  const int q = static_cast<int>(blockIdx.x / per_chunk);
+  const std::size_t p = static_cast<std::size_t>(blockIdx.x % per_chunk) * (threads / 32) + threadIdx.x / 32;
+  if (p >= count) return;  // the whole warp leaves together
+  const int lane = static_cast<int>(threadIdx.x & 31), slot = lane / g, gl = lane & (g - 1);
+  const int c0 = q * lay.chunk, wq = lay.width_of(q);
+  const bool active = gl * V < wq;
+  const int2 pc = pieces[p];
+  const index_t end = min(row_ptr[pc.x + 1], pc.y + fused_split);
+  T acc[V] = {};
+  if (active)
+    gather_sum<T, V>(acc, pc.y + slot, end, 32 / g, col_idx, values,
+                     r + static_cast<std::size_t>(lay.n) * static_cast<std::size_t>(c0) + gl * V, wq);
+  for (int off = g; off < 32; off *= 2)
+#pragma unroll
+    for (int j = 0; j < V; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off);
+  if (slot != 0 || !active) return;
+  pack<T, V> out;
+#pragma unroll
+  for (int j = 0; j < V; ++j) out.v[j] = acc[j];
+  *reinterpret_cast<pack<T, V>*>(piece_sum + p * static_cast<std::size_t>(lay.k) + c0 + gl * V) = out;
+}
+
+// One step of every column (the comment above): block b of chunk q sweeps the
+// row groups b, b + per_chunk, ... of threads / w rows, a team per row; per
+// column the |R' - R| and dangling sums go per thread, then per block in team
+// order into the partials, and close_step ends the step.
+// At most 64 registers (4 resident blocks, half the SM's threads): float's
+// 74 left 3 blocks for a kernel bound by the latency of its gathers.
+template <class T, int V>
+__global__ void __launch_bounds__(threads, 4)
+    fused_step(const T* __restrict__ r, T* __restrict__ rn, block_layout lay, fused_shape sh,
+               const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
+               const T* __restrict__ values, const index_t* __restrict__ piece_of,
+               const T* __restrict__ piece_sum, double alpha, double tol, int max_iter, columns col,
+               outcome out, teleport tp, const std::uint8_t* __restrict__ dangling,
+               double* __restrict__ partials, unsigned* __restrict__ ticket) {
+  __shared__ double s_l1[threads * V], s_d[threads * V];
+  const int q = static_cast<int>(blockIdx.x / sh.per_chunk);
+  const unsigned b = blockIdx.x % sh.per_chunk;
+  const int c0 = q * lay.chunk, wq = lay.width_of(q);
+  const int lane = static_cast<int>(threadIdx.x & 31), t = lane & (sh.w - 1), slot = t / sh.g,
+            gl = t & (sh.g - 1);
+  const unsigned mask = sh.w == 32 ? 0xffffffffu : ((1u << sh.w) - 1) << (lane & ~(sh.w - 1));
+  const int teams = threads / sh.w, team = static_cast<int>(threadIdx.x) / sh.w;
+  const bool active = gl * V < wq;
+  const int c = c0 + gl * V;  // this lane's first column
+  const std::size_t nn = static_cast<std::size_t>(lay.n), ld = static_cast<std::size_t>(wq);
+  const T* rq = r + nn * static_cast<std::size_t>(c0) + gl * V;  // row j of the lane's columns: rq + j ld
+  T* rnq = rn + nn * static_cast<std::size_t>(c0) + gl * V;
+  // Per column: |R' - R| and the dangling mass of R' over this thread's rows.
+  // The columns' coefficients, sources and frozen flags are read per row (L1
+  // hits) rather than held: registers go to the gathers in flight.
+  double l1[V], dm[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) l1[j] = dm[j] = 0.0;
+  const std::size_t stride = static_cast<std::size_t>(sh.per_chunk) * static_cast<std::size_t>(teams);
+  for (std::size_t i = static_cast<std::size_t>(b) * teams + team; i < nn; i += stride) {
+    const index_t begin = row_ptr[i], end = row_ptr[i + 1];
+    const bool is_long = end - begin > fused_split;
+    T acc[V] = {};
+    if (active && !is_long) gather_sum<T, V>(acc, begin + slot, end, sh.w / sh.g, col_idx, values, rq, wq);
+    for (int off = sh.g; off < sh.w; off *= 2)
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[j] += __shfl_xor_sync(mask, acc[j], off, sh.w);
+    if (slot != 0 || !active) continue;
+    double sum[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) sum[j] = static_cast<double>(acc[j]);
+    if (is_long) {
+      // The pieces added in double: a hub's hundreds of pieces summed in float
+      // lose about their count times float's epsilon (cnr-2000: 1.3e-6 against
+      // the single solves where the two-kernel step's atomics gave 6e-7).
+      const index_t p0 = piece_of[i], p1 = p0 + (end - begin + fused_split - 1) / fused_split;
+      for (index_t p = p0; p < p1; ++p) {
+        const pack<T, V> ps = *reinterpret_cast<const pack<T, V>*>(
+            piece_sum + static_cast<std::size_t>(p) * static_cast<std::size_t>(lay.k) + c);
+#pragma unroll
+        for (int j = 0; j < V; ++j) sum[j] += static_cast<double>(ps.v[j]);
+      }
+    }
+    const pack<T, V> old = *reinterpret_cast<const pack<T, V>*>(rq + i * ld);
+    const int m = __ldg(tp.row_of + i);
+    const bool dang = __ldg(dangling + i) != 0;
+    pack<T, V> nv;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      double x = alpha * sum[j];
+      if (m >= 0) {
+        const int src = col.source[c + j];
+        for (index_t e = tp.ptr[m]; e < tp.ptr[m + 1]; ++e)
+          if (tp.slot[e] == src) x += col.coef[c + j] * tp.weight[e];
+      }
+      nv.v[j] = col.frozen[c + j] ? old.v[j] : static_cast<T>(x);
+      l1[j] += fabs(static_cast<double>(nv.v[j]) - static_cast<double>(old.v[j]));
+      if (dang) dm[j] += static_cast<double>(nv.v[j]);
+    }
+    *reinterpret_cast<pack<T, V>*>(rnq + i * ld) = nv;
+  }
+  if (slot == 0 && active)
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      s_l1[team * lay.chunk + gl * V + j] = l1[j];
+      s_d[team * lay.chunk + gl * V + j] = dm[j];
+    }
+  __syncthreads();
+  const int ct = static_cast<int>(threadIdx.x);
+  if (ct < wq) {
+    double a = 0.0, d = 0.0;
+    for (int tm = 0; tm < teams; ++tm) a += s_l1[tm * lay.chunk + ct], d += s_d[tm * lay.chunk + ct];
+    partials[static_cast<std::size_t>(c0 + ct) * sh.per_chunk + b] = a;
+    partials[static_cast<std::size_t>(lay.k + c0 + ct) * sh.per_chunk + b] = d;
+  }
+  close_step(lay.k, sh.per_chunk, alpha, tol, max_iter, col, out, partials, ticket);
 }
 
 // A fresh block of `live` sources in k >= live columns (the rest padding):
@@ -199,12 +432,17 @@ __global__ void begin_columns(columns col, outcome out, int k, int live, double 
   }
 }
 
+// R = value in the columns below `live`, 0 in the rest (storage order).
 template <class T>
-__global__ void fill_block(T* __restrict__ r, index_t n, int k, int live, T value) {
-  const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(k);
+__global__ void fill_block(T* __restrict__ r, block_layout lay, int live, T value) {
+  const std::size_t count = static_cast<std::size_t>(lay.n) * static_cast<std::size_t>(lay.k);
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
-       e += std::size_t(gridDim.x) * blockDim.x)
-    r[e] = static_cast<int>(e % static_cast<std::size_t>(k)) < live ? value : T(0);
+       e += std::size_t(gridDim.x) * blockDim.x) {
+    std::size_t i;
+    int c;
+    lay.coords(e, i, c);
+    r[e] = c < live ? value : T(0);
+  }
 }
 
 // row_of[vertex[m]] = m (set) or -1 (clear), for the block's teleport vertices.
@@ -216,27 +454,29 @@ __global__ void mark_teleport(int* __restrict__ row_of, const index_t* __restric
 
 // stage[job.y * n + i] = R(i, job.x) for each of `count` jobs (column, stage slot).
 template <class T>
-__global__ void extract_columns(const T* __restrict__ r, index_t n, int k, const int2* __restrict__ jobs,
+__global__ void extract_columns(const T* __restrict__ r, block_layout lay, const int2* __restrict__ jobs,
                                 int count, T* __restrict__ stage) {
-  const std::size_t nn = static_cast<std::size_t>(n), total = nn * static_cast<std::size_t>(count);
+  const std::size_t nn = static_cast<std::size_t>(lay.n), total = nn * static_cast<std::size_t>(count);
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < total;
        e += std::size_t(gridDim.x) * blockDim.x) {
     const int2 job = jobs[e / nn];
     const std::size_t i = e % nn;
-    stage[static_cast<std::size_t>(job.y) * nn + i] = r[i * static_cast<std::size_t>(k) + job.x];
+    stage[static_cast<std::size_t>(job.y) * nn + i] = r[lay.at(i, job.x)];
   }
 }
 
-// out(i, j) = in(i, keep[j]) for j < kn, 0 for kn <= j < kp: the compacted block.
+// out(i, j) = in(i, keep[j]) for j < kn, 0 for the padding columns of out
+// (out's storage order): the compacted block.
 template <class T>
-__global__ void gather_block(const T* __restrict__ in, T* __restrict__ out, index_t n, int k, int kp, int kn,
-                             const int* __restrict__ keep) {
-  const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(kp);
+__global__ void gather_block(const T* __restrict__ in, block_layout from, T* __restrict__ out,
+                             block_layout to, int kn, const int* __restrict__ keep) {
+  const std::size_t count = static_cast<std::size_t>(to.n) * static_cast<std::size_t>(to.k);
   for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < count;
        e += std::size_t(gridDim.x) * blockDim.x) {
-    const std::size_t i = e / static_cast<std::size_t>(kp);
-    const int j = static_cast<int>(e % static_cast<std::size_t>(kp));
-    out[e] = j < kn ? in[i * static_cast<std::size_t>(k) + static_cast<std::size_t>(keep[j])] : T(0);
+    std::size_t i;
+    int j;
+    to.coords(e, i, j);
+    out[e] = j < kn ? in[from.at(i, keep[j])] : T(0);
   }
 }
 
@@ -275,55 +515,79 @@ void upload_async(cuda::device_buffer<T>& d, const std::vector<T>& h, cudaStream
     PERRON_CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
 }
 
+// The smallest power of two >= x, at most cap.
+int pow2_at_least(double x, int cap) {
+  int p = 1;
+  while (p < x && p < cap) p *= 2;
+  return p;
+}
+
 }  // namespace
 
 template <class T>
 struct pagerank_batched_gpu<T>::impl {
+  static constexpr int wide = static_cast<int>(16 / sizeof(T));  // V: values a 16-byte load holds
+
   // Declared first, destroyed last: the plan's work is on it.
   cuda::stream stream;
   index_t n = 0;
   index_t dangling_count = 0;
-  int width = 0;   // most sources per block
-  int padded = 0;  // width rounded up to whole 16-byte rows
-  std::unique_ptr<spmm_plan<T>> plan;
+  int width = 0;                       // most sources per block
+  int padded = 0;                      // width rounded up to whole 16-byte rows
+  double mean_row = 0;                 // entries per row of P^T over the rows of at most fused_split
+  unsigned fused_blocks = 0;           // resident blocks of fused_step on the device: its blocks per chunk
+  std::unique_ptr<spmm_plan<T>> plan;  // P^T on the device, also read by the fused step
   cuda::device_buffer<std::uint8_t> dangling;
-  cuda::device_buffer<T> r, y, stage;
+  cuda::device_buffer<T> r, y, stage, piece_sum;
   cuda::device_buffer<double> coef, residual, partials, weight;
   cuda::device_buffer<int> frozen, source, iter, iterations, converged, row_of, keep;
-  cuda::device_buffer<index_t> vertex, ptr, slot;
-  cuda::device_buffer<int2> jobs;
+  cuda::device_buffer<index_t> vertex, ptr, slot, piece_of;
+  cuda::device_buffer<int2> jobs, pieces;
   cuda::device_buffer<unsigned> ticket;
   cuda::pinned_buffer<int> h_frozen, h_keep, h_iterations, h_converged;
   cuda::pinned_buffer<double> h_residual;
   cuda::pinned_buffer<int2> h_jobs;
   cuda::pinned_buffer<T> h_stage;
-  cuda::event ev_check{cudaEventDisableTiming}, ev_start, ev_stop;
+  cuda::event ev_check{cudaEventDisableTiming}, ev_start, ev_stop, ev_steps_begin, ev_steps_end;
+  std::vector<cuda::event> slot_copied;  // per stage slot: its column's copy has landed
 
+  // The solve's step: fused (chunk columns a chunk) or the two kernels.
+  bool fused = true;
+  int chunk = 0;
   // The block being solved: k columns (padded); per column its source (-1:
   // none) and whether it still has to be copied out.
   int k = 0;
   std::vector<std::size_t> source_of;  // global source index per block column (when source >= 0)
   std::vector<std::uint8_t> pending;   // 1: a source column not yet copied out
 
-  // Stage slots of copied-out columns: free, queued after the last wait
-  // (in_flight), complete and waiting to be widened (ready).
+  // Stage slots of copied-out columns: free, or queued for a copy into pinned
+  // memory (in_flight, in queue order) and widened once that copy has landed.
   struct staged {
     int slot;
     std::size_t source;
   };
   std::vector<int> free_slots;
-  std::vector<staged> in_flight, ready;
+  std::vector<staged> in_flight;
+  double wait_s = 0, widen_s = 0;  // host time blocked on the device, widening
+  double step_s = 0;               // device time of the steps' kernels
+  bool steps_timed = false;        // a batch's step events are recorded and not yet read
 
-  static int pad(int columns) {
-    constexpr int wide = static_cast<int>(16 / sizeof(T));
-    return (columns + wide - 1) / wide * wide;
-  }
+  static int pad(int columns) { return (columns + wide - 1) / wide * wide; }
   columns cols() { return {coef.data(), frozen.data(), source.data(), iter.data()}; }
   outcome outs() { return {iterations.data(), residual.data(), converged.data()}; }
+  // The layout of a block of kk columns: chunk-major for the fused step (the
+  // chunk narrowed to a power of two times V that kk needs), row-major else.
+  block_layout layout(int kk) const {
+    if (!fused) return {n, kk, kk};
+    int c = chunk;
+    while (c > wide && c / 2 >= kk) c /= 2;
+    return {n, kk, c};
+  }
 
   impl(const pagerank_graph<T>& g, int w);
   void step(const pagerank_batched_options& opt);
-  void widen_ready(pagerank_batched_result& res);
+  void fused_step_launch(const pagerank_batched_options& opt);
+  void widen_landed(pagerank_batched_result& res);
   void wait_check();
   void extract(pagerank_batched_result& res);
   bool compact();
@@ -339,13 +603,40 @@ pagerank_batched_gpu<T>::impl::impl(const pagerank_graph<T>& g, int w)
   dangling = cuda::device_buffer<std::uint8_t>(g.dangling);
   r = cuda::device_buffer<T>(nn * kp);
   y = cuda::device_buffer<T>(nn * kp);
+  // The fused step's long rows: their pieces of fused_split entries (row,
+  // first entry), and per long row the index of its first piece.
+  std::vector<int2> h_pieces;
+  std::vector<index_t> h_piece_of(nn, 0);
+  std::size_t short_entries = 0, short_rows = 0;
+  for (index_t i = 0; i < n; ++i) {
+    const index_t b = g.pt.row_ptr[static_cast<std::size_t>(i)],
+                  e = g.pt.row_ptr[static_cast<std::size_t>(i) + 1];
+    if (e - b <= fused_split) {
+      short_entries += static_cast<std::size_t>(e - b);
+      ++short_rows;
+      continue;
+    }
+    h_piece_of[static_cast<std::size_t>(i)] = static_cast<index_t>(h_pieces.size());
+    for (index_t f = b; f < e; f += fused_split) h_pieces.push_back(make_int2(i, f));
+  }
+  mean_row = short_rows ? static_cast<double>(short_entries) / static_cast<double>(short_rows) : 0.0;
+  pieces = cuda::device_buffer<int2>(h_pieces);
+  piece_of = cuda::device_buffer<index_t>(h_piece_of);
+  piece_sum = cuda::device_buffer<T>(std::max<std::size_t>(1, h_pieces.size()) * kp);
+  int device = 0, sms = 0, per_sm = 0;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_step<T, wide>, threads, 0));
+  fused_blocks = static_cast<unsigned>(std::max(1, sms * std::max(1, per_sm)));
+
   const std::size_t stage_columns =
       std::clamp<std::size_t>(stage_bytes / (nn * sizeof(T)), 1, static_cast<std::size_t>(width));
   stage = cuda::device_buffer<T>(nn * stage_columns);
   h_stage = cuda::pinned_buffer<T>(nn * stage_columns);
   for (int s = static_cast<int>(stage_columns) - 1; s >= 0; --s) free_slots.push_back(s);
+  for (std::size_t s = 0; s < stage_columns; ++s) slot_copied.emplace_back(cudaEventDisableTiming);
   coef = cuda::device_buffer<double>(kp);
-  partials = cuda::device_buffer<double>(2 * kp * max_blocks);
+  partials = cuda::device_buffer<double>(2 * kp * std::max<std::size_t>(max_blocks, fused_blocks));
   for (auto* b : {&frozen, &source, &iter, &keep}) *b = cuda::device_buffer<int>(kp);
   for (auto* b : {&iterations, &converged}) *b = cuda::device_buffer<int>(static_cast<std::size_t>(width));
   residual = cuda::device_buffer<double>(static_cast<std::size_t>(width));
@@ -369,6 +660,7 @@ pagerank_batched_gpu<T>::impl::impl(const pagerank_graph<T>& g, int w)
 
 template <class T>
 void pagerank_batched_gpu<T>::impl::step(const pagerank_batched_options& opt) {
+  if (fused) return fused_step_launch(opt);
   plan->apply(T(1), r.data(), T(0), y.data(), k);
   // One block pass covers threads / k rows; at most max_blocks blocks.
   const index_t rpp = threads / k;
@@ -380,36 +672,87 @@ void pagerank_batched_gpu<T>::impl::step(const pagerank_batched_options& opt) {
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank update_kernel");
 }
 
+// One fused step (the pieces of the long rows first), R' into y, then the
+// buffers swapped: y holds R_k, r R_{k+1}.
 template <class T>
-void pagerank_batched_gpu<T>::impl::widen_ready(pagerank_batched_result& res) {
-  const auto nn = static_cast<std::size_t>(n);
-  for (const staged& s : ready) {
-    widen(nn, h_stage.data() + static_cast<std::size_t>(s.slot) * nn, res.rank.data() + s.source * nn);
-    free_slots.push_back(s.slot);
+void pagerank_batched_gpu<T>::impl::fused_step_launch(const pagerank_batched_options& opt) {
+  const block_layout lay = layout(k);
+  const int g = lay.chunk / wide;
+  const int chunks = (k + lay.chunk - 1) / lay.chunk;
+  // Slots so that the mean row gives each about 4 entries (as the SpMM's teams).
+  const int w = g * pow2_at_least(mean_row / 4.0, 32 / g);
+  const unsigned teams = threads / static_cast<unsigned>(w);
+  const auto per = static_cast<unsigned>(
+      std::min<std::size_t>(fused_blocks, (static_cast<std::size_t>(n) + teams - 1) / teams));
+  const index_t* row_ptr = plan->device_row_ptr();
+  const index_t* col_idx = plan->device_col_idx();
+  const T* values = plan->device_values();
+  if (pieces.size()) {
+    const auto piece_blocks = static_cast<unsigned>((pieces.size() + threads / 32 - 1) / (threads / 32));
+    fused_pieces<T, wide><<<static_cast<unsigned>(chunks) * piece_blocks, threads, 0, stream.get()>>>(
+        r.data(), lay, g, piece_blocks, pieces.data(), pieces.size(), row_ptr, col_idx, values,
+        piece_sum.data());
+    PERRON_CUDA_CHECK_LAUNCH("batched pagerank fused_pieces");
   }
-  ready.clear();
+  fused_step<T, wide><<<static_cast<unsigned>(chunks) * per, threads, 0, stream.get()>>>(
+      r.data(), y.data(), lay, fused_shape{w, g, per}, row_ptr, col_idx, values, piece_of.data(),
+      piece_sum.data(), opt.base.alpha, opt.base.tol, opt.base.max_iter, cols(), outs(),
+      teleport{row_of.data(), ptr.data(), slot.data(), weight.data()}, dangling.data(), partials.data(),
+      ticket.data());
+  PERRON_CUDA_CHECK_LAUNCH("batched pagerank fused_step");
+  std::swap(r, y);
 }
 
-// Waits for the check queued last (the frozen flags); every copy queued
-// before it has then landed.
+// Widens the copied-out columns in queue order once their copies have
+// landed: waits for the first, takes with it every later one already landed,
+// and widens that group in one parallel region (one barrier a group: a region
+// per column cost 5 to 45 ms over 64 columns of cnr-2000 on 16 cores). At the
+// end of a block this overlaps the widening of one group with later copies.
+template <class T>
+void pagerank_batched_gpu<T>::impl::widen_landed(pagerank_batched_result& res) {
+  const auto nn = static_cast<std::size_t>(n);
+  std::vector<std::pair<const T*, double*>> group;
+  for (std::size_t next = 0; next < in_flight.size();) {
+    const auto t0 = std::chrono::steady_clock::now();
+    slot_copied[static_cast<std::size_t>(in_flight[next].slot)].synchronize();
+    const auto t1 = std::chrono::steady_clock::now();
+    std::size_t end = next + 1;
+    while (end < in_flight.size() && slot_copied[static_cast<std::size_t>(in_flight[end].slot)].done()) ++end;
+    group.clear();
+    for (std::size_t d = next; d < end; ++d)
+      group.emplace_back(h_stage.data() + static_cast<std::size_t>(in_flight[d].slot) * nn,
+                         res.rank.data() + in_flight[d].source * nn);
+    detail::widen_columns(nn, group);
+    wait_s += std::chrono::duration<double>(t1 - t0).count();
+    widen_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    next = end;
+  }
+  for (const staged& s : in_flight) free_slots.push_back(s.slot);
+  in_flight.clear();
+}
+
+// Waits for the check queued last (the frozen flags).
 template <class T>
 void pagerank_batched_gpu<T>::impl::wait_check() {
+  const auto t0 = std::chrono::steady_clock::now();
   ev_check.synchronize();
-  ready.insert(ready.end(), in_flight.begin(), in_flight.end());
-  in_flight.clear();
+  wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (steps_timed) step_s += ev_steps_end.ms_since(ev_steps_begin) * 1e-3;
+  steps_timed = false;
 }
 
 // Copies out the frozen columns not yet copied, as far as stage slots allow
 // (the rest stay in the block, frozen, for the next check): a transposing
 // kernel into the stage, then one asynchronous copy per column into pinned
-// memory, widened at a later check while the device works.
+// memory, each followed by its slot's event; widened at the next check while
+// the device runs the next steps.
 template <class T>
 void pagerank_batched_gpu<T>::impl::extract(pagerank_batched_result& res) {
   std::vector<int> done;
   for (int j = 0; j < k; ++j)
     if (pending[static_cast<std::size_t>(j)] && h_frozen[static_cast<std::size_t>(j)]) done.push_back(j);
   if (done.empty()) return;
-  if (free_slots.size() < done.size()) widen_ready(res);  // not overlapped: only with a small stage
+  if (free_slots.size() < done.size()) widen_landed(res);  // not overlapped: only with a small stage
   const auto count = std::min(done.size(), free_slots.size());
   const std::size_t first = in_flight.size();
   for (std::size_t d = 0; d < count; ++d) {
@@ -423,12 +766,13 @@ void pagerank_batched_gpu<T>::impl::extract(pagerank_batched_result& res) {
                                     stream.get()));
   const auto nn = static_cast<std::size_t>(n);
   extract_columns<T><<<cuda::grid_for(nn * count, threads, 4 * max_blocks), threads, 0, stream.get()>>>(
-      r.data(), n, k, jobs.data(), static_cast<int>(count), stage.data());
+      r.data(), layout(k), jobs.data(), static_cast<int>(count), stage.data());
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank extract_columns");
   for (std::size_t d = first; d < in_flight.size(); ++d) {
     const std::size_t off = static_cast<std::size_t>(in_flight[d].slot) * nn;
     PERRON_CUDA_CHECK(cudaMemcpyAsync(h_stage.data() + off, stage.data() + off, nn * sizeof(T),
                                       cudaMemcpyDeviceToHost, stream.get()));
+    slot_copied[static_cast<std::size_t>(in_flight[d].slot)].record(stream.get());
   }
 }
 
@@ -447,7 +791,7 @@ bool pagerank_batched_gpu<T>::impl::compact() {
                                     cudaMemcpyHostToDevice, stream.get()));
   const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(kp);
   gather_block<T><<<cuda::grid_for(count, threads, 4 * max_blocks), threads, 0, stream.get()>>>(
-      r.data(), y.data(), n, k, kp, kn, this->keep.data());
+      r.data(), layout(k), y.data(), layout(kp), kn, this->keep.data());
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank gather_block");
   gather_columns<<<1, threads, 0, stream.get()>>>(cols(), kp, kn, this->keep.data());
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank gather_columns");
@@ -493,15 +837,18 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
       opt.base.alpha * static_cast<double>(dangling_count) * double(r0) + (1.0 - opt.base.alpha);
   begin_columns<<<1, threads, 0, stream.get()>>>(cols(), outs(), k, live, coef0);
   const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(k);
-  fill_block<T><<<cuda::grid_for(count, threads, 4 * max_blocks), threads, 0, stream.get()>>>(r.data(), n, k,
-                                                                                              live, r0);
+  fill_block<T><<<cuda::grid_for(count, threads, 4 * max_blocks), threads, 0, stream.get()>>>(
+      r.data(), layout(k), live, r0);
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank start");
 
   int steps = 0, since = 0;  // steps queued; steps since the last compaction
   const auto queue_batch = [&] {
     // Past max_iter every column is frozen: no step beyond it is queued.
     const int batch = std::min({opt.compact_every, max_check_steps, opt.base.max_iter - steps});
+    ev_steps_begin.record(stream.get());
     for (int s = 0; s < batch; ++s) step(opt);
+    ev_steps_end.record(stream.get());
+    steps_timed = true;
     steps += batch;
     since += batch;
     res.column_steps += static_cast<std::uint64_t>(batch) * static_cast<std::uint64_t>(k);
@@ -512,7 +859,7 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
   };
   queue_batch();
   for (;;) {
-    widen_ready(res);  // overlaps the batch on the device
+    widen_landed(res);  // copies queued before the batch: widened while it runs
     wait_check();
     extract(res);
     if (std::none_of(pending.begin(), pending.end(), [](std::uint8_t p) { return p != 0; })) break;
@@ -533,8 +880,8 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
   PERRON_CUDA_CHECK(cudaMemcpyAsync(h_residual.data(), residual.data(), w * sizeof(double),
                                     cudaMemcpyDeviceToHost, stream.get()));
   ev_check.record(stream.get());
+  widen_landed(res);  // the last columns, each as its copy lands
   wait_check();
-  widen_ready(res);
   for (std::size_t j = 0; j < w; ++j) {
     res.iterations[begin + j] = h_iterations[j];
     res.converged[begin + j] = static_cast<std::uint8_t>(h_converged[j] != 0);
@@ -570,6 +917,11 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   res.on_gpu = true;
   res.vertices = m.n;
   res.sources = s;
+  m.fused = opt.fused;
+  m.chunk = std::max(impl::wide, opt.chunk_columns > 0 ? opt.chunk_columns
+                                                       : pagerank_batched_gpu_chunk(m.n, sizeof(T) == 8));
+  res.chunk_columns = m.fused ? m.chunk : 0;
+  m.wait_s = m.widen_s = m.step_s = 0;
   m.ev_start.record(m.stream.get());
   // Reserved and advised, never zeroed (rank_block), and mapped by a second
   // thread while the device works: first touch costs about 0.25-0.45 ms per MB
@@ -580,7 +932,9 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   advise_huge_pages(res.rank.data(), s * nn * sizeof(double));
   res.rank.resize(s * nn);
   std::thread mapper([&res, bytes = s * nn * sizeof(double)] {
+    const auto begin = std::chrono::steady_clock::now();
     prefault({byte_span{res.rank.data(), bytes}}, std::max(1u, std::thread::hardware_concurrency() / 2));
+    res.mapper_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   });
   struct joiner {
     std::thread& t;
@@ -599,19 +953,31 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   m.ev_stop.synchronize();
   res.device_seconds = m.ev_stop.ms_since(m.ev_start) * 1e-3;
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.wait_seconds = m.wait_s;
+  res.widen_seconds = m.widen_s;
+  res.step_seconds = m.step_s;
   return res;
 }
 
-int pagerank_batched_gpu_width(index_t n, bool double_precision) {
-  int device = 0, l2 = 0;
-  PERRON_CUDA_CHECK(cudaGetDevice(&device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  // R and Y, n x k each, in two thirds of L2: the SpMM's gathers of R then hit
-  // L2, and the update finds Y there.
-  const double per_column = 2.0 * static_cast<double>(n) * (double_precision ? 8.0 : 4.0);
-  int k = 8;
-  while (k < 256 && (2 * k) * per_column <= 2.0 / 3.0 * l2) k *= 2;
+int pagerank_batched_gpu_width(index_t n, bool double_precision, bool /*fused*/) {
+  // 64 columns, fewer when the two n x k buffers (R and Y, or R and R') would
+  // pass 4 GB. H100, 64 sources (docs/PERFORMANCE.md): the two-kernel step's
+  // steps took 47-48 ms at width 8 and 26.8 ms at 64 on cnr-2000, 106 and 52
+  // ms on rmat:20; session 14's rule (R and Y in two thirds of L2, at least 8)
+  // chose 8, measured cheapest only while the update kernel ran at 5% of the
+  // bandwidth. The fused step's chunks keep its gathers in L2 at any width.
+  const double value = double_precision ? 8.0 : 4.0;
+  int k = 64;
+  while (k > 8 && 2.0 * k * static_cast<double>(n) * value > 4.0 * (1u << 30)) k /= 2;
   return k;
+}
+
+int pagerank_batched_gpu_chunk(index_t /*n*/, bool double_precision) {
+  // 128 bytes a row (one cache line): H100, 64 sources, steps of the fused
+  // step by chunk of 4 / 8 / 16 / 32 floats: cnr-2000 46 / 36 / 33.5 / 28.1
+  // ms, rmat:20 110 / 87 / 76 / 78 ms. (A chunk whose n x C block fits in half
+  // of L2 was the first rule: 16 and 4 floats there, 33.5 and 110 ms.)
+  return double_precision ? 16 : 32;
 }
 
 template <class T>
@@ -619,8 +985,9 @@ pagerank_batched_result pagerank_batched_cuda(const pagerank_graph<T>& g,
                                               const std::vector<source_set>& sources,
                                               const pagerank_batched_options& opt) {
   opt.validate(g.vertices(), sources);
-  const int want =
-      opt.block_columns > 0 ? opt.block_columns : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8);
+  const int want = opt.block_columns > 0
+                       ? opt.block_columns
+                       : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8, opt.fused);
   const int width = static_cast<int>(std::min<std::size_t>(sources.size(), static_cast<std::size_t>(want)));
   pagerank_batched_gpu<T> solver(g, width);
   return solver.solve(sources, opt);

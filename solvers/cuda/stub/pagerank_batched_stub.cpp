@@ -28,7 +28,8 @@ int pagerank_batched_gpu<T>::width() const {
   no_cuda();
 }
 
-int pagerank_batched_gpu_width(index_t, bool) { no_cuda(); }
+int pagerank_batched_gpu_width(index_t, bool, bool) { no_cuda(); }
+int pagerank_batched_gpu_chunk(index_t, bool) { no_cuda(); }
 
 template <class T>
 pagerank_batched_result pagerank_batched_cuda(const pagerank_graph<T>&, const std::vector<source_set>&,

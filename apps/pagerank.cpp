@@ -122,7 +122,7 @@ const char* exit_text =
 
 // The enum options' text, parsed after po::notify.
 struct enum_texts {
-  std::string device, kernel, pull, loop;
+  std::string device, kernel, pull, loop, accelerate;
 };
 
 void add_solver_options(po::options_description& o, pagerank_options& opt, enum_texts& e) {
@@ -154,7 +154,14 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "iterations per host check for --loop check-every")
     ("graph-unroll", po::value(&opt.graph_unroll)->default_value(opt.graph_unroll),
      "iterations per trip of the WHILE loop for --loop graph-while (results stay exact); 0: chosen "
-     "from the measured SpMV time (1 to 8)");
+     "from the measured SpMV time (1 to 8)")
+    ("accelerate", po::value(&e.accelerate)->default_value(std::string(name(opt.accelerate))),
+     "fewer iterations: none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from the last "
+     "four iterates) | aitken (Aitken delta^2 per vertex), applied after every --accelerate-every "
+     "plain iterations; only plain iterations decide convergence, so the result meets --tol as "
+     "without it (CPU and the GPU's spmv pull; --pull auto then runs spmv)")
+    ("accelerate-every", po::value(&opt.accelerate_every)->default_value(opt.accelerate_every),
+     "plain iterations per extrapolation for --accelerate (>= 4)");
   // clang-format on
 }
 
@@ -218,6 +225,7 @@ void parse_solver_options(pagerank_options& opt, const enum_texts& e) {
     opt.kernel = e.kernel == "auto" ? std::nullopt : std::optional(parse_spmv_kernel(e.kernel));
     opt.pull = parse_pagerank_pull(e.pull);
     opt.loop = parse_pagerank_loop(e.loop);
+    opt.accelerate = parse_pagerank_accel(e.accelerate);
     opt.validate();
   } catch (const invalid_argument& x) {
     throw usage_error(x.what());
@@ -250,6 +258,9 @@ void check_app_options(const settings& s) {
   if (s.bench && (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu))
     throw usage_error("--bench measures the GPU; it cannot run with --device cpu or --kernel cpu");
   if (s.bench && !s.output.empty()) throw usage_error("--bench writes no --output (only --plot)");
+  if (s.opt.accelerate != pagerank_accel::none && (s.bench || app::batched_mode(s.batched)))
+    throw usage_error(
+        "--accelerate runs in the single solve; it cannot be combined with --bench or --sources");
   if (s.bench && s.json && !s.plot.empty()) throw usage_error("--bench --json writes no --plot");
   check_outputs(s);
 }
@@ -259,10 +270,10 @@ void check_dist_options(const settings& s) {
   if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
   if (s.gpus > 0 &&
       (s.bench || s.bench_dist || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
-       s.opt.kernel || s.opt.pull == pagerank_pull::fused))
+       s.opt.kernel || s.opt.pull == pagerank_pull::fused || s.opt.accelerate != pagerank_accel::none))
     throw usage_error(
         "--gpus runs its own GPU step: it cannot be combined with --bench, --bench-dist, --sources, "
-        "--device cpu, --kernel or --pull fused");
+        "--device cpu, --kernel, --pull fused or --accelerate");
 }
 
 // Returns false when --help was asked for (help already printed).
@@ -410,6 +421,11 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   line("iterations", std::to_string(r.iterations));
   line("residual", format_g(r.residual, 4));
   line("converged", r.converged ? "yes" : "no (reached --max-iter " + std::to_string(s.opt.max_iter) + ")");
+  if (r.accelerate != pagerank_accel::none)
+    line("accelerate", std::string(name(r.accelerate)) + " every " + std::to_string(s.opt.accelerate_every) +
+                           " iterations, " + std::to_string(r.extrapolations) +
+                           " extrapolations (iterations counts plain steps; a plain step "
+                           "stopped the solve)");
   if (r.on_gpu) {
     line("loop", std::string(name(r.loop)) +
                      (r.graph_unroll > 0 ? " (" + std::to_string(r.graph_unroll) + " steps per trip)" : "") +
@@ -476,6 +492,9 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"iterations\": " << r.iterations << ",\n";
   o << "  \"residual\": " << json_number(r.residual) << ",\n";
   o << "  \"converged\": " << (r.converged ? "true" : "false") << ",\n";
+  o << "  \"accelerate\": " << str(std::string(name(r.accelerate))) << ",\n";
+  o << "  \"accelerate_every\": " << s.opt.accelerate_every << ",\n";
+  o << "  \"extrapolations\": " << r.extrapolations << ",\n";
   o << "  \"loop\": " << str(std::string(name(r.loop))) << ",\n";
   o << "  \"loop_note\": " << str(r.loop_note) << ",\n";
   o << "  \"graph_unroll\": " << r.graph_unroll << ",\n";
@@ -520,7 +539,7 @@ device_facts solve_facts(const settings& s) {
   device_facts f;
   f.value_bytes = s.precision == "double" ? 8 : 4;
   // A pattern pull may run (the graph's size decides: solvers/pagerank.hpp choose_pull).
-  f.pattern = !s.weighted && !s.opt.kernel && s.opt.pull != pagerank_pull::spmv;
+  f.pattern = !s.weighted && !s.opt.kernel && pull_for(s.opt) != pagerank_pull::spmv;
   f.threads = omp_get_max_threads();
   f.iterations = expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
   return f;
@@ -621,7 +640,7 @@ pagerank_result run_solver(const pagerank_graph<T>& g, const pagerank_options& o
     t.solve = step.lap();
     return r;
   }
-  pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
+  pagerank_cuda<T> solver(g, opt.kernel, pull_for(opt));  // it resolves auto and says why
   t.transfer = step.lap();
   pagerank_result r = solver.solve(opt);
   t.solve = step.lap();
@@ -811,6 +830,8 @@ int solve_distributed_as(settings& s) {
         "kernels cannot be used with it");
   if (s.opt.pull == pagerank_pull::fused)
     throw usage_error("--pull fused is a GPU step; mpirun runs on the CPU");
+  if (s.opt.accelerate != pagerank_accel::none)
+    throw usage_error("--accelerate runs in the single-process solve, not under mpirun or --bench-dist");
   stopwatch total, step;
   timings t;
   app::dist_input in;

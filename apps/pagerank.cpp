@@ -423,8 +423,9 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   line("converged", r.converged ? "yes" : "no (reached --max-iter " + std::to_string(s.opt.max_iter) + ")");
   if (r.accelerate != pagerank_accel::none)
     line("accelerate", std::string(name(r.accelerate)) + " every " + std::to_string(s.opt.accelerate_every) +
-                           " iterations, " + std::to_string(r.extrapolations) +
-                           " extrapolations (iterations counts plain steps; a plain step "
+                           " iterations, " + std::to_string(r.extrapolations) + " extrapolations" +
+                           (r.extrapolations_rejected ? ", 1 rejected (no more after it)" : "") +
+                           " (iterations counts plain steps; a plain step "
                            "stopped the solve)");
   if (r.on_gpu) {
     line("loop", std::string(name(r.loop)) +
@@ -495,6 +496,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"accelerate\": " << str(std::string(name(r.accelerate))) << ",\n";
   o << "  \"accelerate_every\": " << s.opt.accelerate_every << ",\n";
   o << "  \"extrapolations\": " << r.extrapolations << ",\n";
+  o << "  \"extrapolations_rejected\": " << r.extrapolations_rejected << ",\n";
   o << "  \"loop\": " << str(std::string(name(r.loop))) << ",\n";
   o << "  \"loop_note\": " << str(r.loop_note) << ",\n";
   o << "  \"graph_unroll\": " << r.graph_unroll << ",\n";

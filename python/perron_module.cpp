@@ -97,6 +97,7 @@ py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, const page
   info["host_syncs"] = r.host_syncs;
   info["accelerate"] = std::string(name(r.accelerate));
   info["extrapolations"] = r.extrapolations;
+  info["extrapolations_rejected"] = r.extrapolations_rejected;
   return py::make_tuple(to_numpy(std::move(r.rank)), info);
 }
 

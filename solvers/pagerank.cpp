@@ -392,13 +392,19 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
   }
   std::vector<step_sums> part(static_cast<std::size_t>((n + sum_block - 1) / sum_block));
   // --accelerate: x_{k-3}, x_{k-2}, x_{k-1} of the current run of plain steps
-  // (aitken reads the last two).
-  const bool accelerating = opt.accelerate != pagerank_accel::none;
+  // (aitken reads the last two), and kept: the x_k an extrapolation replaced,
+  // for the safeguard (solvers/pagerank_accel.hpp).
+  bool accelerating = opt.accelerate != pagerank_accel::none;
   const int every = opt.accelerate_every;
-  std::vector<T> hist[3];
-  if (accelerating)
-    for (int j = opt.accelerate == pagerank_accel::quadratic ? 0 : 1; j < 3; ++j) hist[j].resize(nn);
-  int run = 0;  // plain steps since the start or the last extrapolation
+  std::vector<T> hist[3], kept;
+  if (accelerating) {
+    for (auto& h : hist) h.resize(nn);
+    kept.resize(nn);
+  }
+  int run = 0;                 // plain steps since the start or the last extrapolation
+  bool checking = false;       // the run going on started from an extrapolation
+  double residual_before = 0;  // ||x_k - x_{k-1}||_1 of the step before it
+  double dangling_before = 0;  // x_k's dangling mass
 
   pagerank_result res;
   res.accelerate = opt.accelerate;
@@ -421,14 +427,28 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     // after step `every` the extrapolation replaces r (y is free until the
     // next SpMV), and the next plain step measures its true residual.
     ++run;
-    if (run >= every - 3 && run < every && !hist[run - (every - 3)].empty())
-      std::copy(r.begin(), r.end(), hist[run - (every - 3)].begin());
+    if (run >= every - 3 && run < every) std::copy(r.begin(), r.end(), hist[run - (every - 3)].begin());
+    if (run == every && checking) {
+      checking = false;
+      if (accel::reject_extrapolation(s.l1, residual_before)) {
+        r.swap(kept);  // on from x_k, a run of steps spent; no more extrapolations
+        dangling_mass = dangling_before;
+        --res.extrapolations;
+        ++res.extrapolations_rejected;
+        accelerating = false;
+        continue;
+      }
+    }
     if (run == every) {
       run = 0;
       double dangling = 0.0;
       if (extrapolate(opt.accelerate, hist, r, y, g.dangling.data(), opt.alpha, dangling)) {
-        r.swap(y);
+        kept.swap(r);  // x_k
+        r.swap(y);     // r = the extrapolation
+        residual_before = s.l1;
+        dangling_before = dangling_mass;
         dangling_mass = dangling;
+        checking = true;
         ++res.extrapolations;
       }
     }

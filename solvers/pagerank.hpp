@@ -219,8 +219,12 @@ struct pagerank_result {
   // --accelerate: the mode that ran and the extrapolations applied. iterations
   // counts plain steps only; the last step is always a plain one, so residual
   // is the true residual ||G(x) - x||_1 of the vector x it started from.
+  // An extrapolation whose vector's residual exceeded the one before it is
+  // dropped (the solve goes on from the iterate it replaced, with no more
+  // extrapolations): counted in extrapolations_rejected, not in extrapolations.
   pagerank_accel accelerate = pagerank_accel::none;
   int extrapolations = 0;
+  int extrapolations_rejected = 0;
   // Times the host blocked on the device during the solve (0 on the CPU).
   std::uint64_t host_syncs = 0;
   bool on_gpu = false;

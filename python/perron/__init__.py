@@ -45,6 +45,7 @@ class PageRankInfo:
         self.host_syncs = d["host_syncs"]
         self.accelerate = d["accelerate"]
         self.extrapolations = d["extrapolations"]
+        self.extrapolations_rejected = d["extrapolations_rejected"]
 
     def __repr__(self):
         state = "converged" if self.converged else "not converged"

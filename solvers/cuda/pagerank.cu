@@ -667,6 +667,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.residual = hs.residual;
   res.converged = hs.converged != 0;
   res.extrapolations = m.accel ? m.h_accel[0].extrapolations : 0;
+  res.extrapolations_rejected = m.accel ? m.h_accel[0].rejected : 0;
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

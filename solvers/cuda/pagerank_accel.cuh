@@ -10,14 +10,17 @@
 //
 // A run of P = accelerate_every steps (one WHILE trip, or one check_every batch):
 //   step, ..., step P-3, save x_{k-3}, step P-2, save x_{k-2}, step P-1, save x_{k-1}, step P,
-//   then  quadratic: dots_kernel (the 2 x 2 normal equations' five sums, two
+//   check_kernel (the safeguard, solvers/pagerank_accel.hpp: drops the run when
+//   the extrapolation that started it did not lower the residual), then
+//         quadratic: dots_kernel (the 2 x 2 normal equations' five sums, two
 //         deterministic grid reductions) and write_kernel (r = w0 x_{k-2} + w1 x_{k-1} + w2 x_k);
-//         aitken: sums_kernel (sum of x* and its dangling part) and write_kernel (r = x* / sum).
+//         aitken: sums_kernel (sum of x* and its dangling part) and write_kernel (r = x* / sum);
+//         write_kernel keeps x_k for the safeguard.
 // The dangling mass of the new r, which the next step needs, comes without a
 // pass of its own: for quadratic from the masses saved with the iterates (the
 // combination is linear), for aitken from the sums kernel.
 // Bytes per run beyond its P steps: 3 n values T written by the saves, 4 n
-// (quadratic) or 3 n (aitken) read twice and n written by the extrapolation.
+// (quadratic) or 3 n (aitken) read twice and 2 n written by the extrapolation.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,12 +39,17 @@ namespace perron::pagerank_gpu {
 
 // Device-resident record of the extrapolation, beside pagerank_state.
 struct accel_state {
-  double dangling[3];  // sum_{j dangling} of the saved x_{k-3}, x_{k-2}, x_{k-1}
-  double w[3];         // quadratic: weights of x_{k-2}, x_{k-1}, x_k
-  double first[4];     // quadratic: the first reduction's totals, for the second
-  double scale;        // aitken: 1 / sum_i x*(i)
-  int apply;           // the last extrapolation was not skipped: write_kernel replaces r
-  int extrapolations;  // applied in this solve
+  double dangling[3];                       // sum_{j dangling} of the saved x_{k-3}, x_{k-2}, x_{k-1}
+  double w[3];                              // quadratic: weights of x_{k-2}, x_{k-1}, x_k
+  double first[4];                          // quadratic: the first reduction's totals, for the second
+  double scale;                             // aitken: 1 / sum_i x*(i)
+  double residual_before, dangling_before;  // of x_k, for the safeguard
+  int apply;                                // the last extrapolation was not skipped: write_kernel replaces r
+  int check;                                // the run going on started from an extrapolation
+  int disabled;                             // the safeguard dropped one: no more in this solve
+  int extrapolations;                       // applied and kept in this solve
+  int rejected;                             // dropped by the safeguard
+  unsigned ticket;                          // check_kernel's block counter, zero between launches
 };
 
 namespace accel_detail {
@@ -63,7 +71,7 @@ template <class T>
 __global__ void __launch_bounds__(threads)
     save_kernel(const T* __restrict__ r, T* __restrict__ slot, index_t n, const pagerank_state* st,
                 accel_state* ac, int which) {
-  if (st->done) return;
+  if (st->done || ac->disabled) return;
   PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
   if (blockIdx.x == 0 && threadIdx.x == 0) ac->dangling[which] = st->dangling;
 }
@@ -78,7 +86,7 @@ __global__ void __launch_bounds__(threads)
     dots_kernel(const T* __restrict__ h0, const T* __restrict__ h1, const T* __restrict__ h2,
                 const T* __restrict__ r, index_t n, pagerank_state* st, accel_state* ac, double* partials_a,
                 unsigned* counter_a, double* partials_b, unsigned* counter_b) {
-  if (st->done) return;  // uniform over the grid: no block reaches the reductions
+  if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reductions
   double a[4] = {0.0, 0.0, 0.0, 0.0}, b[4] = {0.0, 0.0, 0.0, 0.0};
   PERRON_ACCEL_FOR(i, n) {
     const double x0 = static_cast<double>(h0[i]), x1 = static_cast<double>(h1[i]),
@@ -106,6 +114,9 @@ __global__ void __launch_bounds__(threads)
     ac->w[2] = q.w2;
     ac->apply = q.ok ? 1 : 0;
     if (q.ok) {
+      ac->residual_before = st->residual;
+      ac->dangling_before = st->dangling;
+      ac->check = 1;
       // The new r's dangling mass: the same combination of the iterates' masses.
       st->dangling = q.w0 * ac->dangling[1] + q.w1 * ac->dangling[2] + q.w2 * st->dangling;
       ++ac->extrapolations;
@@ -119,7 +130,7 @@ __global__ void __launch_bounds__(threads)
     sums_kernel(const T* __restrict__ h1, const T* __restrict__ h2, const T* __restrict__ r,
                 const std::uint32_t* __restrict__ bits, index_t n, pagerank_state* st, accel_state* ac,
                 double* partials, unsigned* counter) {
-  if (st->done) return;
+  if (st->done || ac->disabled) return;
   const double alpha = st->alpha;
   double s[2] = {0.0, 0.0};
   PERRON_ACCEL_FOR(i, n) {
@@ -133,25 +144,53 @@ __global__ void __launch_bounds__(threads)
     ac->apply = ok ? 1 : 0;
     if (ok) {
       ac->scale = 1.0 / t[0];
+      ac->residual_before = st->residual;
+      ac->dangling_before = st->dangling;
+      ac->check = 1;
       st->dangling = t[1] / t[0];
       ++ac->extrapolations;
     }
   });
 }
 
-// r = the extrapolated vector, rounded to T once.
+// kept = r = x_k, then r = the extrapolated vector, rounded to T once.
 template <class T>
 __global__ void __launch_bounds__(threads)
-    write_kernel(const T* __restrict__ h1, const T* __restrict__ h2, T* __restrict__ r, index_t n,
-                 const pagerank_state* st, const accel_state* ac, int aitken) {
-  if (st->done || !ac->apply) return;
+    write_kernel(const T* __restrict__ h1, const T* __restrict__ h2, T* __restrict__ r, T* __restrict__ kept,
+                 index_t n, const pagerank_state* st, const accel_state* ac, int aitken) {
+  if (st->done || ac->disabled || !ac->apply) return;
   const double alpha = st->alpha;
   const double w0 = ac->w[0], w1 = ac->w[1], w2 = ac->w[2], scale = ac->scale;
   PERRON_ACCEL_FOR(i, n) {
     const double x0 = static_cast<double>(h1[i]), x1 = static_cast<double>(h2[i]),
                  x2 = static_cast<double>(r[i]);
+    kept[i] = r[i];
     r[i] =
         static_cast<T>(aitken ? scale * accel::aitken_value(x0, x1, x2, alpha) : w0 * x0 + w1 * x1 + w2 * x2);
+  }
+}
+
+// The safeguard at the end of a run that started from an extrapolation: when
+// its last residual is not below the one before the extrapolation, r = kept
+// (x_k) and no more extrapolations. Every block reads the flags before it
+// takes its ticket; the last block alone writes them.
+template <class T>
+__global__ void __launch_bounds__(threads) check_kernel(const T* __restrict__ kept, T* __restrict__ r,
+                                                        index_t n, pagerank_state* st, accel_state* ac) {
+  if (st->done || ac->disabled || !ac->check) return;  // uniform over the grid
+  const bool reject = accel::reject_extrapolation(st->residual, ac->residual_before);
+  if (reject) PERRON_ACCEL_FOR(i, n) r[i] = kept[i];
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  __threadfence();
+  if (atomicAdd(&ac->ticket, 1u) != gridDim.x - 1) return;
+  ac->ticket = 0;
+  ac->check = 0;
+  if (reject) {
+    ac->disabled = 1;
+    st->dangling = ac->dangling_before;
+    --ac->extrapolations;
+    ++ac->rejected;
   }
 }
 
@@ -180,8 +219,12 @@ class accel_buffers {
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel save_kernel");
   }
 
-  // After step `every` of a run: r = the extrapolation (or r unchanged when skipped).
+  // After step `every` of a run: the safeguard, then r = the extrapolation (or
+  // r unchanged when skipped).
   void launch_extrapolate(pagerank_accel mode, T* d_r, const std::uint32_t* d_bits, pagerank_state* st) {
+    accel_detail::check_kernel<T>
+        <<<grid_, accel_detail::threads, 0, stream_>>>(hist_[3].data(), d_r, n_, st, state_.data());
+    PERRON_CUDA_CHECK_LAUNCH("pagerank accel check_kernel");
     const bool aitken = mode == pagerank_accel::aitken;
     if (aitken) {
       accel_detail::sums_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
@@ -195,12 +238,12 @@ class accel_buffers {
       PERRON_CUDA_CHECK_LAUNCH("pagerank accel dots_kernel");
     }
     accel_detail::write_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
-        hist_[1].data(), hist_[2].data(), d_r, n_, st, state_.data(), aitken ? 1 : 0);
+        hist_[1].data(), hist_[2].data(), d_r, hist_[3].data(), n_, st, state_.data(), aitken ? 1 : 0);
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel write_kernel");
   }
 
   accel_state* state() { return state_.data(); }
-  std::size_t device_bytes() const { return 3 * hist_[0].bytes() + state_.bytes() + 2 * scratch_bytes; }
+  std::size_t device_bytes() const { return 4 * hist_[0].bytes() + state_.bytes() + 2 * scratch_bytes; }
 
  private:
   static constexpr std::size_t scratch_bytes =
@@ -208,7 +251,7 @@ class accel_buffers {
   index_t n_;
   cudaStream_t stream_;
   unsigned grid_ = 1;
-  cuda::device_buffer<T> hist_[3];  // x_{k-3}, x_{k-2}, x_{k-1}
+  cuda::device_buffer<T> hist_[4];  // x_{k-3}, x_{k-2}, x_{k-1}; x_k kept by the last extrapolation
   cuda::device_buffer<accel_state> state_;
   cuda::reduction_scratch scratch_a_, scratch_b_;
 };

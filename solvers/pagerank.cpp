@@ -448,7 +448,7 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
         residual_before = s.l1;
         dangling_before = dangling_mass;
         dangling_mass = dangling;
-        checking = true;
+        checking = opt.accelerate == pagerank_accel::aitken;  // the safeguard: aitken's alone
         ++res.extrapolations;
       }
     }

@@ -34,14 +34,18 @@
 //     g_1 = x_{k-1} - x_{k-2},  g_2 = x_k - x_{k-1},  rho = g_2 / g_1,
 // then the vector is divided by its sum.
 //
-// The safeguard (both modes): at the end of the run of plain steps that
+// The safeguard (aitken only): at the end of the run of plain steps that
 // started from an extrapolation, when its last residual is not below the
 // residual of the last plain step before the extrapolation, the run is
 // dropped: the iteration goes on from the x_k the extrapolation replaced
 // (accelerate_every steps spent) and no later extrapolation runs in this
 // solve. Checked a whole run later, not at once: after a good extrapolation
 // the residual often rises for a few steps while the error falls (harvard500
-// at alpha 0.99: 2-6x on the first step, then far below).
+// at alpha 0.99: 2-6x on the first step, then far below). Quadratic
+// extrapolation runs without it: on the H100 it never stalled without one
+// (docs/PERFORMANCE.md), and with it false alarms cost it up to 2.8x its
+// steps (harvard500 in double at alpha 0.99: 865 instead of 309;
+// wb-cs-stanford in float: 575 instead of 271; cnr-2000: 913 instead of 719).
 // Without it Aitken stalled at alpha 0.99 on cnr-2000 and wb-cs-stanford
 // (residual 0.3 and 5e-3 after 20000 steps: their sequences oscillate, which
 // one real mode per vertex cannot follow).

@@ -200,8 +200,8 @@ INSTANTIATE_TEST_SUITE_P(all, pagerank_cpu_accelerated,
                          });
 
 // At alpha 0.99 on a slowly mixing graph the extrapolations pay: fewer plain
-// steps to the same tol (harvard500 in double: 1505 plain, 865 quadratic
-// (one extrapolation dropped by the safeguard, without it 309), 115 aitken).
+// steps to the same tol (harvard500 in double: 1505 plain, 309 quadratic,
+// 115 aitken).
 // Not a promise for every graph: where the power iteration already converges
 // in a few dozen steps (wiki-Vote, R-MAT) they can take a few more.
 TEST(pagerank_cpu_accelerate, FewerIterationsAtHighAlpha) {
@@ -212,7 +212,7 @@ TEST(pagerank_cpu_accelerate, FewerIterationsAtHighAlpha) {
   for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
     const auto r = pagerank_cpu(g, accelerated(mode, 0.99, 1e-10));
     EXPECT_GT(r.extrapolations, 0) << name(mode);
-    EXPECT_LT(r.iterations, plain.iterations) << name(mode);
+    EXPECT_LT(r.iterations, plain.iterations / 2) << name(mode);
   }
 }
 

@@ -10,8 +10,8 @@
 //
 // A run of P = accelerate_every steps (one WHILE trip, or one check_every batch):
 //   step, ..., step P-3, save x_{k-3}, step P-2, save x_{k-2}, step P-1, save x_{k-1}, step P,
-//   check_kernel (the safeguard, solvers/pagerank_accel.hpp: drops the run when
-//   the extrapolation that started it did not lower the residual), then
+//   check_kernel (aitken's safeguard, solvers/pagerank_accel.hpp: drops the run
+//   when the extrapolation that started it did not lower the residual), then
 //         quadratic: dots_kernel (the 2 x 2 normal equations' five sums, two
 //         deterministic grid reductions) and write_kernel (r = w0 x_{k-2} + w1 x_{k-1} + w2 x_k);
 //         aitken: sums_kernel (sum of x* and its dangling part) and write_kernel (r = x* / sum);
@@ -114,9 +114,7 @@ __global__ void __launch_bounds__(threads)
     ac->w[2] = q.w2;
     ac->apply = q.ok ? 1 : 0;
     if (q.ok) {
-      ac->residual_before = st->residual;
-      ac->dangling_before = st->dangling;
-      ac->check = 1;
+      // (the safeguard is aitken's alone: solvers/pagerank_accel.hpp)
       // The new r's dangling mass: the same combination of the iterates' masses.
       st->dangling = q.w0 * ac->dangling[1] + q.w1 * ac->dangling[2] + q.w2 * st->dangling;
       ++ac->extrapolations;

@@ -128,7 +128,7 @@ const char* exit_text =
 
 // The enum options' text, parsed after po::notify.
 struct enum_texts {
-  std::string device, kernel, pull, loop;
+  std::string device, kernel, pull, loop, accelerate;
 };
 
 void add_solver_options(po::options_description& o, pagerank_options& opt, enum_texts& e) {
@@ -163,7 +163,14 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "iterations per host check for --loop check-every, and for --gpus")
     ("graph-unroll", po::value(&opt.graph_unroll)->default_value(opt.graph_unroll),
      "iterations per trip of the WHILE loop for --loop graph-while (results stay exact); 0: chosen "
-     "from the measured SpMV time (1 to 8)");
+     "from the measured SpMV time (1 to 8)")
+    ("accelerate", po::value(&e.accelerate)->default_value(std::string(name(opt.accelerate))),
+     "fewer iterations: none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from the last "
+     "four iterates) | aitken (Aitken delta^2 per vertex), applied after every --accelerate-every "
+     "plain iterations; only plain iterations decide convergence, so the result meets --tol as "
+     "without it (CPU and the GPU's spmv pull; --pull auto then runs spmv)")
+    ("accelerate-every", po::value(&opt.accelerate_every)->default_value(opt.accelerate_every),
+     "plain iterations per extrapolation for --accelerate (>= 4)");
   // clang-format on
 }
 
@@ -236,6 +243,7 @@ void parse_solver_options(pagerank_options& opt, const enum_texts& e) {
     opt.kernel = e.kernel == "auto" ? std::nullopt : std::optional(parse_spmv_kernel(e.kernel));
     opt.pull = parse_pagerank_pull(e.pull);
     opt.loop = parse_pagerank_loop(e.loop);
+    opt.accelerate = parse_pagerank_accel(e.accelerate);
     opt.validate();
   } catch (const invalid_argument& x) {
     throw usage_error(x.what());
@@ -270,6 +278,9 @@ void check_app_options(const settings& s) {
   if (s.bench && !s.output.empty()) throw usage_error("--bench writes no --output (only --plot)");
   if (s.pull_trial != "auto" && s.pull_trial != "on" && s.pull_trial != "off")
     throw usage_error("--pull-trial must be auto, on or off, got '" + s.pull_trial + "'");
+  if (s.opt.accelerate != pagerank_accel::none && (s.bench || app::batched_mode(s.batched)))
+    throw usage_error(
+        "--accelerate runs in the single solve; it cannot be combined with --bench or --sources");
   if (s.bench && s.json && !s.plot.empty()) throw usage_error("--bench --json writes no --plot");
   check_outputs(s);
 }
@@ -277,11 +288,12 @@ void check_app_options(const settings& s) {
 // --gpus and --bench-dist against the other options (the distributed modes).
 void check_dist_options(const settings& s) {
   if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
-  if (s.gpus > 0 && (s.bench || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
-                     s.opt.kernel || s.opt.pull == pagerank_pull::fused))
+  if (s.gpus > 0 &&
+      (s.bench || s.bench_dist || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
+       s.opt.kernel || s.opt.pull == pagerank_pull::fused || s.opt.accelerate != pagerank_accel::none))
     throw usage_error(
-        "--gpus runs its own GPU step: it cannot be combined with --bench, --sources, "
-        "--device cpu, --kernel or --pull fused");
+        "--gpus runs its own GPU step: it cannot be combined with --bench, --bench-dist, --sources, "
+        "--device cpu, --kernel, --pull fused or --accelerate");
 }
 
 // Returns false when --help was asked for (help already printed).
@@ -433,6 +445,12 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   line("iterations", std::to_string(r.iterations));
   line("residual", format_g(r.residual, 4));
   line("converged", r.converged ? "yes" : "no (reached --max-iter " + std::to_string(s.opt.max_iter) + ")");
+  if (r.accelerate != pagerank_accel::none)
+    line("accelerate", std::string(name(r.accelerate)) + " every " + std::to_string(s.opt.accelerate_every) +
+                           " iterations, " + std::to_string(r.extrapolations) + " extrapolations" +
+                           (r.extrapolations_rejected ? ", 1 rejected (no more after it)" : "") +
+                           " (iterations counts plain steps; a plain step "
+                           "stopped the solve)");
   if (r.on_gpu) {
     line("loop", std::string(name(r.loop)) +
                      (r.graph_unroll > 0 ? " (" + std::to_string(r.graph_unroll) + " steps per trip)" : "") +
@@ -504,6 +522,10 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"iterations\": " << r.iterations << ",\n";
   o << "  \"residual\": " << json_number(r.residual) << ",\n";
   o << "  \"converged\": " << (r.converged ? "true" : "false") << ",\n";
+  o << "  \"accelerate\": " << str(std::string(name(r.accelerate))) << ",\n";
+  o << "  \"accelerate_every\": " << s.opt.accelerate_every << ",\n";
+  o << "  \"extrapolations\": " << r.extrapolations << ",\n";
+  o << "  \"extrapolations_rejected\": " << r.extrapolations_rejected << ",\n";
   o << "  \"loop\": " << str(std::string(name(r.loop))) << ",\n";
   o << "  \"loop_note\": " << str(r.loop_note) << ",\n";
   o << "  \"graph_unroll\": " << r.graph_unroll << ",\n";
@@ -548,7 +570,7 @@ device_facts solve_facts(const settings& s) {
   device_facts f;
   f.value_bytes = s.precision == "double" ? 8 : 4;
   // A pattern pull may run (the graph's size decides: solvers/pagerank.hpp choose_pull).
-  f.pattern = !s.weighted && !s.opt.kernel && s.opt.pull != pagerank_pull::spmv;
+  f.pattern = !s.weighted && !s.opt.kernel && pull_for(s.opt) != pagerank_pull::spmv;
   f.threads = omp_get_max_threads();
   f.iterations = expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
   return f;
@@ -658,7 +680,8 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
   pull_trial_memo memo;
   memo.may_trial = s.pull_trial == "on" || (s.pull_trial == "auto" && keep);
   if (s.pull_trial != "off" && keep) memo.remembered = io::side_load(s.graph, cache, tag).value_or("");
-  pagerank_cuda<T> solver(g, opt.kernel, opt.pull, s.pull_trial == "off" ? nullptr : &memo);  // says why
+  // --accelerate runs the spmv pull (pull_for), so no trial then.
+  pagerank_cuda<T> solver(g, opt.kernel, pull_for(opt), s.pull_trial == "off" ? nullptr : &memo);  // says why
   t.transfer = step.lap();
   pagerank_result r = solver.solve(opt);
   t.solve = step.lap();
@@ -896,6 +919,8 @@ int solve_distributed_as(settings& s) {
         "kernels cannot be used with it");
   if (s.opt.pull == pagerank_pull::fused)
     throw usage_error("--pull fused is a GPU step; mpirun runs on the CPU");
+  if (s.opt.accelerate != pagerank_accel::none)
+    throw usage_error("--accelerate runs in the single-process solve, not under mpirun or --bench-dist");
   stopwatch total, step;
   timings t;
   app::dist_input in;

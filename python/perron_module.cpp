@@ -75,7 +75,7 @@ struct pagerank_request {
   index_t n = 0;
   bool transposed = false;  // the arrays are CSR of A^T (CSC of A)
   bool weighted = false;
-  std::string device = "auto", precision = "float", kernel = "auto", pull = "auto";
+  std::string device = "auto", precision = "float", kernel = "auto", pull = "auto", accelerate = "none";
 };
 
 template <class T>
@@ -95,6 +95,9 @@ py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, const page
   info["solve_seconds"] = r.solve_seconds;
   info["device_seconds"] = r.device_seconds;
   info["host_syncs"] = r.host_syncs;
+  info["accelerate"] = std::string(name(r.accelerate));
+  info["extrapolations"] = r.extrapolations;
+  info["extrapolations_rejected"] = r.extrapolations_rejected;
   return py::make_tuple(to_numpy(std::move(r.rank)), info);
 }
 
@@ -103,6 +106,7 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
   pagerank_options opt = base;
   opt.device = parse_pagerank_device(req.device);
   opt.pull = parse_pagerank_pull(req.pull);
+  opt.accelerate = parse_pagerank_accel(req.accelerate);
   if (req.kernel != "auto") opt.kernel = parse_spmv_kernel(req.kernel);
   csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
   if (!req.transposed) {
@@ -182,12 +186,14 @@ PYBIND11_MODULE(_perron, m) {
       .def_readwrite("device", &pagerank_request::device)
       .def_readwrite("precision", &pagerank_request::precision)
       .def_readwrite("kernel", &pagerank_request::kernel)
-      .def_readwrite("pull", &pagerank_request::pull);
+      .def_readwrite("pull", &pagerank_request::pull)
+      .def_readwrite("accelerate", &pagerank_request::accelerate);
   py::class_<pagerank_options>(m, "PageRankOptions")
       .def(py::init<>())
       .def_readwrite("alpha", &pagerank_options::alpha)
       .def_readwrite("tol", &pagerank_options::tol)
       .def_readwrite("max_iter", &pagerank_options::max_iter)
+      .def_readwrite("accelerate_every", &pagerank_options::accelerate_every)
       .def_readwrite("personalization", &pagerank_options::personalization)
       .def_readwrite("initial", &pagerank_options::initial);
   m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true);

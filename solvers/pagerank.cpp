@@ -3,6 +3,7 @@
 #include "solvers/pagerank.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <type_traits>
@@ -13,6 +14,7 @@
 #include "core/text.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/gpu_convert.hpp"
+#include "solvers/pagerank_accel.hpp"
 
 namespace perron {
 namespace {
@@ -135,6 +137,12 @@ constexpr name_table<pagerank_loop, 4> loop_names{{
 // What --loop accepts: host is reported by the CPU solver, never asked for.
 constexpr name_table<pagerank_loop, 3> loop_choices{{loop_names[0], loop_names[1], loop_names[2]}};
 
+constexpr name_table<pagerank_accel, 3> accel_names{{
+    {pagerank_accel::none, "none"},
+    {pagerank_accel::quadratic, "quadratic"},
+    {pagerank_accel::aitken, "aitken"},
+}};
+
 constexpr name_table<pagerank_device, 3> device_names{{
     {pagerank_device::automatic, "auto"},
     {pagerank_device::cpu, "cpu"},
@@ -145,6 +153,8 @@ constexpr name_table<pagerank_device, 3> device_names{{
 
 std::string_view name(pagerank_loop l) { return name_in(loop_names, l); }
 pagerank_loop parse_pagerank_loop(std::string_view s) { return parse_in(loop_choices, s, "loop mode"); }
+std::string_view name(pagerank_accel a) { return name_in(accel_names, a); }
+pagerank_accel parse_pagerank_accel(std::string_view s) { return parse_in(accel_names, s, "acceleration"); }
 std::string_view name(pagerank_device d) { return name_in(device_names, d); }
 pagerank_device parse_pagerank_device(std::string_view s) { return parse_in(device_names, s, "device"); }
 
@@ -227,6 +237,11 @@ void validate_machinery(const pagerank_options& o) {
                            " needs --pull spmv");
   if (pattern_pull(o.pull) && o.device == pagerank_device::cpu)
     throw invalid_argument(pull + " is a GPU step; it cannot run with --device cpu");
+  if (pattern_pull(o.pull) && o.accelerate != pagerank_accel::none)
+    throw invalid_argument("--accelerate " + std::string(name(o.accelerate)) + " runs on the spmv pull; " +
+                           pull +
+                           " keeps its iterate scaled and in its own vertex order (use --pull spmv "
+                           "or auto)");
 }
 
 }  // namespace
@@ -242,6 +257,11 @@ void pagerank_options::validate() const {
   if (graph_unroll < 0)
     throw invalid_argument("--graph-unroll must be 0 (automatic) or more, got " +
                            std::to_string(graph_unroll));
+  if (accelerate_every < 4)
+    throw invalid_argument(
+        "--accelerate-every must be at least 4 (quadratic extrapolation reads the last "
+        "four iterates of one run of plain steps), got " +
+        std::to_string(accelerate_every));
   if (loop == pagerank_loop::host)
     throw invalid_argument("--loop host is what the CPU solver reports; ask for " + names_in(loop_choices));
   if (loop == pagerank_loop::graph_while && !use_graphs)
@@ -294,6 +314,72 @@ step_sums update_step(std::vector<T>& r, const std::vector<T>& y, const std::vec
   return total;
 }
 
+// K sums over the vertices, per block of sum_block vertices and the blocks
+// added in order (the same bits for any thread count). add(i, acc) adds
+// vertex i's terms to acc[0..K).
+template <int K, class Add>
+std::array<double, K> block_sums(index_t n, Add add) {
+  const index_t blocks = (n + sum_block - 1) / sum_block;
+  std::vector<std::array<double, K>> part(static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(static) if (n >= 16384)
+  for (index_t b = 0; b < blocks; ++b) {
+    std::array<double, K> acc{};
+    const index_t end = std::min<index_t>(n, (b + 1) * sum_block);
+    for (index_t i = b * sum_block; i < end; ++i) add(i, acc);
+    part[static_cast<std::size_t>(b)] = acc;
+  }
+  std::array<double, K> total{};
+  for (const auto& p : part)
+    for (int k = 0; k < K; ++k) total[k] += p[k];
+  return total;
+}
+
+// The extrapolation of --accelerate (solvers/pagerank_accel.hpp) from the
+// saved iterates h = (x_{k-3}, x_{k-2}, x_{k-1}) and r = x_k, written into
+// out (scratch); false when skipped. dangling: the new vector's dangling mass.
+template <class T>
+bool extrapolate(pagerank_accel mode, const std::vector<T> (&h)[3], const std::vector<T>& r,
+                 std::vector<T>& out, const std::uint8_t* dangling_mask, double alpha, double& dangling) {
+  const auto n = static_cast<index_t>(r.size());
+  const auto d = [](T x) { return static_cast<double>(x); };
+  if (mode == pagerank_accel::quadratic) {
+    // The normal equations of [y_1 y_2] g = -y_3, y_j = x_{k-3+j} - x_{k-3},
+    // and the masses of x_{k-2}, x_{k-1}, x_k.
+    const auto a = block_sums<8>(n, [&](index_t i, std::array<double, 8>& acc) {
+      const double y1 = d(h[1][i]) - d(h[0][i]), y2 = d(h[2][i]) - d(h[0][i]), y3 = d(r[i]) - d(h[0][i]);
+      acc[0] += y1 * y1;
+      acc[1] += y1 * y2;
+      acc[2] += y2 * y2;
+      acc[3] += y1 * y3;
+      acc[4] += y2 * y3;
+      acc[5] += d(h[1][i]);
+      acc[6] += d(h[2][i]);
+      acc[7] += d(r[i]);
+    });
+    const accel::quadratic_weights q =
+        accel::quadratic_extrapolation(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], alpha);
+    if (!q.ok) return false;
+    dangling = block_sums<1>(n, [&](index_t i, std::array<double, 1>& acc) {
+      out[i] = static_cast<T>(q.w0 * d(h[1][i]) + q.w1 * d(h[2][i]) + q.w2 * d(r[i]));
+      if (dangling_mask[i]) acc[0] += d(out[i]);
+    })[0];
+    return true;
+  }
+  // Aitken per vertex, then divided by the sum.
+  const auto s = block_sums<2>(n, [&](index_t i, std::array<double, 2>& acc) {
+    const double x = accel::aitken_value(d(h[1][i]), d(h[2][i]), d(r[i]), alpha);
+    acc[0] += x;
+    if (dangling_mask[i]) acc[1] += x;
+  });
+  if (!(s[0] > 0.0) || !accel::finite(s[0])) return false;
+  const double scale = 1.0 / s[0];
+  dangling = s[1] * scale;
+#pragma omp parallel for schedule(static) if (n >= 16384)
+  for (index_t i = 0; i < n; ++i)
+    out[i] = static_cast<T>(scale * accel::aitken_value(d(h[1][i]), d(h[2][i]), d(r[i]), alpha));
+  return true;
+}
+
 }  // namespace
 
 template <class T>
@@ -312,8 +398,23 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     if (g.dangling[i]) dangling_mass += static_cast<double>(r[i]);
   }
   std::vector<step_sums> part(static_cast<std::size_t>((n + sum_block - 1) / sum_block));
+  // --accelerate: x_{k-3}, x_{k-2}, x_{k-1} of the current run of plain steps
+  // (aitken reads the last two), and kept: the x_k an extrapolation replaced,
+  // for the safeguard (solvers/pagerank_accel.hpp).
+  bool accelerating = opt.accelerate != pagerank_accel::none;
+  const int every = opt.accelerate_every;
+  std::vector<T> hist[3], kept;
+  if (accelerating) {
+    for (auto& h : hist) h.resize(nn);
+    kept.resize(nn);
+  }
+  int run = 0;                 // plain steps since the start or the last extrapolation
+  bool checking = false;       // the run going on started from an extrapolation
+  double residual_before = 0;  // ||x_k - x_{k-1}||_1 of the step before it
+  double dangling_before = 0;  // x_k's dangling mass
 
   pagerank_result res;
+  res.accelerate = opt.accelerate;
   for (int k = 1; k <= opt.max_iter; ++k) {
     spmv(g.pt, T(1), r.data(), T(0), y.data());  // y = P^T r_k
     // The dangling mass and the teleport, both spread by v.
@@ -326,6 +427,37 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     if (s.l1 < opt.tol) {
       res.converged = true;
       break;
+    }
+    // (none after the last allowed step: no plain step would check it)
+    if (!accelerating || k == opt.max_iter) continue;
+    // After steps every-3, every-2, every-1 of a run its iterates are kept;
+    // after step `every` the extrapolation replaces r (y is free until the
+    // next SpMV), and the next plain step measures its true residual.
+    ++run;
+    if (run >= every - 3 && run < every) std::copy(r.begin(), r.end(), hist[run - (every - 3)].begin());
+    if (run == every && checking) {
+      checking = false;
+      if (accel::reject_extrapolation(s.l1, residual_before)) {
+        r.swap(kept);  // on from x_k, a run of steps spent; no more extrapolations
+        dangling_mass = dangling_before;
+        --res.extrapolations;
+        ++res.extrapolations_rejected;
+        accelerating = false;
+        continue;
+      }
+    }
+    if (run == every) {
+      run = 0;
+      double dangling = 0.0;
+      if (extrapolate(opt.accelerate, hist, r, y, g.dangling.data(), opt.alpha, dangling)) {
+        kept.swap(r);  // x_k
+        r.swap(y);     // r = the extrapolation
+        residual_before = s.l1;
+        dangling_before = dangling_mass;
+        dangling_mass = dangling;
+        checking = opt.accelerate == pagerank_accel::aitken;  // the safeguard: aitken's alone
+        ++res.extrapolations;
+      }
     }
   }
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -354,7 +486,7 @@ template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt) {
   opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
   if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
-  pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
+  pagerank_cuda<T> solver(g, opt.kernel, pull_for(opt));  // it resolves auto and says why
   return solver.solve(opt);
 }
 

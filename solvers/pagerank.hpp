@@ -84,6 +84,17 @@ std::string_view name(pagerank_loop l);  // "auto", "graph-while", "check-every"
 // Accepts "auto", "graph-while", "check-every"; throws invalid_argument otherwise.
 pagerank_loop parse_pagerank_loop(std::string_view s);
 
+// --accelerate: fewer iterations by extrapolating from the iterates
+// (solvers/pagerank_accel.hpp gives the math). Only plain power steps decide
+// convergence, so the returned vector meets --tol exactly as without it.
+enum class pagerank_accel {
+  none,       // plain power iteration
+  quadratic,  // quadratic extrapolation (Kamvar et al. 2003) every accelerate_every steps
+  aitken,     // Aitken delta^2, per vertex, every accelerate_every steps
+};
+std::string_view name(pagerank_accel a);                  // "none", "quadratic", "aitken"
+pagerank_accel parse_pagerank_accel(std::string_view s);  // throws invalid_argument
+
 // Where pagerank() runs.
 enum class pagerank_device { automatic, cpu, cuda };
 std::string_view name(pagerank_device d);                   // "auto", "cpu", "cuda"
@@ -203,6 +214,13 @@ struct pagerank_options {
   // false: no CUDA graphs at all (check_every, each step launched directly),
   // for tools that do not follow graph launches, and to test that path.
   bool use_graphs = true;
+  // --accelerate and --accelerate-every: extrapolate after every
+  // accelerate_every plain steps (>= 4: quadratic extrapolation needs the
+  // last four iterates of one run of plain steps). On the GPU only the spmv
+  // pull extrapolates (the pattern pulls keep a scaled iterate in their own
+  // vertex order), so pull auto resolves to spmv when accelerating.
+  pagerank_accel accelerate = pagerank_accel::none;
+  int accelerate_every = 10;
   // Called with (iteration, residual): by the CPU solver after every step, by
   // the GPU solver while it waits (from values the device writes to mapped
   // host memory; no extra synchronization). Leave empty for none.
@@ -221,6 +239,15 @@ struct pagerank_result {
   int iterations = 0;
   double residual = std::numeric_limits<double>::infinity();  // ||r_k - r_{k-1}||_1 of the last step
   bool converged = false;
+  // --accelerate: the mode that ran and the extrapolations applied. iterations
+  // counts plain steps only; the last step is always a plain one, so residual
+  // is the true residual ||G(x) - x||_1 of the vector x it started from.
+  // An extrapolation whose vector's residual exceeded the one before it is
+  // dropped (the solve goes on from the iterate it replaced, with no more
+  // extrapolations): counted in extrapolations_rejected, not in extrapolations.
+  pagerank_accel accelerate = pagerank_accel::none;
+  int extrapolations = 0;
+  int extrapolations_rejected = 0;
   // Times the host blocked on the device during the solve (0 on the CPU).
   std::uint64_t host_syncs = 0;
   bool on_gpu = false;
@@ -316,6 +343,13 @@ class pagerank_cuda {
 // cpu; kernel cpu forces the CPU path (and device cuda with kernel cpu is an error).
 template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt);
+
+// The pull a GPU solve of opt is built with: opt.pull, but spmv for auto when
+// accelerating (the only pull that extrapolates).
+inline pagerank_pull pull_for(const pagerank_options& opt) {
+  return opt.accelerate != pagerank_accel::none && opt.pull == pagerank_pull::automatic ? pagerank_pull::spmv
+                                                                                        : opt.pull;
+}
 
 // Whether pagerank() runs opt on the GPU; cuda_error for device cuda without a usable GPU.
 bool pagerank_runs_on_gpu(const pagerank_options& opt);

@@ -885,6 +885,187 @@ TYPED_TEST(gpu_pagerank, HubGraphConvergesInEveryPull) {
   }
 }
 
+// ---- --accelerate (the spmv pull) ------------------------------------------------------------
+
+pagerank_options accel_options(pagerank_accel mode, double alpha, double tol) {
+  pagerank_options o;
+  o.alpha = alpha;
+  o.tol = tol;
+  o.max_iter = 100000;
+  o.accelerate = mode;
+  return o;
+}
+
+bool same_result(const pagerank_result& a, const pagerank_result& b) {
+  return a.iterations == b.iterations && a.residual == b.residual && a.rank == b.rank &&
+         a.extrapolations == b.extrapolations;
+}
+
+// graph, double, mode, alpha
+using accel_param = std::tuple<std::string, bool, pagerank_accel, double>;
+class gpu_pagerank_accel_graphs : public gpu_test_with_param<accel_param> {};
+
+// The returned vector meets tol in its true residual and matches the fp64
+// reference (tests/pagerank_reference.hpp gives the bounds) and the CPU's
+// accelerated solve; one host sync per solve, as without acceleration.
+template <class T>
+void check_accel(const std::string& graph, pagerank_accel mode, double alpha) {
+  const accel_graph* ag = get_accel_graph(graph, alpha);
+  if (!ag) GTEST_SKIP() << graph << " absent, or too large for a reference at alpha " << alpha;
+  const pagerank_graph<T> g = make_pagerank_graph<T>(ag->matrix, false);
+  pagerank_cuda<T> s(g);
+  const double tol = solve_tolerance<T>::tol;
+  const pagerank_result r = s.solve(accel_options(mode, alpha, tol));
+  ASSERT_TRUE(r.on_gpu);
+  ASSERT_TRUE(r.converged) << r.iterations << " iterations, residual " << r.residual;
+  EXPECT_LT(r.residual, tol);
+  EXPECT_EQ(r.accelerate, mode);
+  EXPECT_EQ(r.pull, pagerank_pull::spmv);
+  if (r.loop == pagerank_loop::graph_while) {
+    EXPECT_EQ(r.host_syncs, 1u);
+    EXPECT_EQ(r.graph_unroll, 10);  // one run of accelerate_every steps per trip
+  }
+  const double truth = reference_residual(ag->ref, alpha, uniform(g.vertices()), r.rank);
+  EXPECT_LE(truth, accel_residual_bound<T>(alpha, tol));
+  EXPECT_NEAR(sum(r.rank), 1.0, 1e-6);
+  const double l1 = l1_diff(r.rank, ag->reference), err = max_abs_diff(r.rank, ag->reference);
+  EXPECT_LE(l1, accel_l1_bound<T>(alpha, tol));
+  if (alpha < 0.9) {
+    EXPECT_LE(err, (std::is_same_v<T, float> ? 1e-6 : 1e-9));
+  }
+  const pagerank_result c = pagerank_cpu(g, accel_options(mode, alpha, tol));
+  EXPECT_LE(l1_diff(r.rank, c.rank), 2 * accel_l1_bound<T>(alpha, tol));
+  const pagerank_result plain = s.solve(accel_options(pagerank_accel::none, alpha, tol));
+  std::cout << "[ note ] " << graph << (std::is_same_v<T, float> ? " float" : " double") << " alpha " << alpha
+            << " " << name(mode) << ": " << r.iterations << " iterations (" << r.extrapolations
+            << " extrapolations; CPU " << c.iterations << ") against " << plain.iterations
+            << " plain; true residual " << truth << ", max |r - ref| " << err << "\n";
+}
+
+TEST_P(gpu_pagerank_accel_graphs, MeetsTolAndMatchesReference) {
+  const auto& [graph, dbl, mode, alpha] = GetParam();
+  if (dbl)
+    check_accel<double>(graph, mode, alpha);
+  else
+    check_accel<float>(graph, mode, alpha);
+}
+
+INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_accel_graphs,
+                         ::testing::Combine(::testing::ValuesIn(accel_graph_names()), ::testing::Bool(),
+                                            ::testing::Values(pagerank_accel::quadratic,
+                                                              pagerank_accel::aitken),
+                                            ::testing::Values(0.85, 0.99)),
+                         [](const auto& info) {
+                           return param_name(std::get<0>(info.param) +
+                                             (std::get<1>(info.param) ? "_double_" : "_float_") +
+                                             std::string(name(std::get<2>(info.param))) +
+                                             (std::get<3>(info.param) > 0.9 ? "_a99" : "_a85"));
+                         });
+
+template <class T>
+class gpu_pagerank_accel : public gpu_test {};
+TYPED_TEST_SUITE(gpu_pagerank_accel, value_types);
+
+// The WHILE loop, the check-every batches (one run each) and direct launches
+// run the same kernels with the same grids: the same bits.
+TYPED_TEST(gpu_pagerank_accel, LoopsAgree) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 79), false);
+  pagerank_cuda<T> s(g, spmv_kernel::csr_vector);
+  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+    pagerank_options o = accel_options(mode, 0.99, std::is_same_v<T, float> ? 1e-6 : 1e-10);
+    o.accelerate_every = 7;
+    const auto w = s.solve(o);
+    EXPECT_TRUE(w.converged);
+    EXPECT_EQ(w.loop, pagerank_loop::graph_while);
+    EXPECT_EQ(w.graph_unroll, 7);
+    EXPECT_GT(w.extrapolations, 0);
+    o.loop = pagerank_loop::check_every;
+    const auto c = s.solve(o);
+    EXPECT_TRUE(same_result(w, c)) << name(mode);
+    EXPECT_EQ(c.host_syncs, static_cast<std::uint64_t>((c.iterations + 6) / 7 + 1));
+    o.use_graphs = false;
+    EXPECT_TRUE(same_result(w, s.solve(o))) << name(mode);
+  }
+}
+
+// Stopped by max_iter inside or at the end of the first run: the plain
+// solve's result, bit for bit (the extrapolation after the last step is skipped).
+TYPED_TEST(gpu_pagerank_accel, MaxIterEndsOnAPlainStep) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 83), false);
+  pagerank_cuda<T> s(g);
+  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+    for (int max_iter : {7, 10}) {
+      pagerank_options o = accel_options(mode, 0.99, 1e-12);
+      o.max_iter = max_iter;
+      const auto a = s.solve(o);
+      o.accelerate = pagerank_accel::none;
+      const auto p = s.solve(o);
+      EXPECT_FALSE(a.converged);
+      EXPECT_EQ(a.extrapolations, 0);
+      EXPECT_EQ(a.iterations, max_iter);
+      EXPECT_TRUE(same_result(a, p)) << name(mode) << " " << max_iter;
+    }
+  }
+}
+
+// One vertex, every vertex dangling, a start that already meets tol.
+TYPED_TEST(gpu_pagerank_accel, EdgeCases) {
+  using T = TypeParam;
+  const double eps = std::numeric_limits<T>::epsilon();
+  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+    for (index_t n : {1, 1000}) {
+      pagerank_cuda<T> s(make_pagerank_graph<T>(graph_from_arcs(n, {}), false));
+      const auto r = s.solve(accel_options(mode, 0.99, 1e-12));
+      EXPECT_TRUE(r.converged);
+      for (double x : r.rank) EXPECT_NEAR(x, 1.0 / n, 64 * eps / n);
+    }
+    pagerank_cuda<T> star(make_pagerank_graph<T>(star_graph(12), false));
+    pagerank_options o = accel_options(mode, 0.99, std::is_same_v<T, float> ? 1e-6 : 1e-10);
+    o.initial = star_exact(12, 0.99);
+    auto r = star.solve(o);
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 1);
+    EXPECT_EQ(r.extrapolations, 0);
+    o.initial.clear();
+    r = star.solve(o);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LE(l1_diff(r.rank, star_exact(12, 0.99)), 0.99 / 0.01 * o.tol + 1e4 * eps);
+  }
+}
+
+// The pattern pulls do not extrapolate: refused by the solver; pagerank()
+// builds the spmv pull for auto; a solver reused after an accelerated solve
+// gives the plain result again.
+TYPED_TEST(gpu_pagerank_accel, PullsAndReuse) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 89), false);
+  const pagerank_options acc = accel_options(pagerank_accel::quadratic, 0.99, 1e-6);
+  pagerank_cuda<T> fused(g, std::nullopt, pagerank_pull::fused);
+  EXPECT_THROW(fused.solve(acc), invalid_argument);
+  pagerank_options via = acc;
+  via.device = pagerank_device::cuda;
+  const auto d = pagerank(g, via);
+  EXPECT_TRUE(d.on_gpu);
+  EXPECT_EQ(d.pull, pagerank_pull::spmv);
+  EXPECT_TRUE(d.converged);
+
+  pagerank_cuda<T> s(g);
+  pagerank_options plain = acc;
+  plain.accelerate = pagerank_accel::none;
+  const auto p1 = s.solve(plain);
+  const auto a1 = s.solve(acc);
+  const auto p2 = s.solve(plain);
+  pagerank_options other = acc;
+  other.accelerate_every = 5;
+  s.solve(other);
+  const auto a2 = s.solve(acc);
+  EXPECT_TRUE(same_result(p1, p2));
+  EXPECT_TRUE(same_result(a1, a2));
+  EXPECT_EQ(p1.extrapolations, 0);
+}
+
 TEST(gpu_pagerank_errors, CpuKernelIsRefused) {
   PERRON_REQUIRE_DEVICE_OR_SKIP();
   const auto g = make_pagerank_graph<float>(cycle_graph(4), false);

@@ -67,9 +67,10 @@ std::map<long long, double> parse_tsv(const std::string& text, std::vector<long 
 TEST_F(pagerank_app, Help) {
   const outcome o = run({"--help"});
   EXPECT_EQ(o.code, 0);
-  for (const char* s : {"Usage: pagerank", "--alpha", "--tol", "--max-iter", "--precision", "--device",
-                        "--kernel", "--weighted", "--personalize", "--initial", "--top", "--output", "--json",
-                        "--loop", "--bench", "Exit codes", "csr-vector"})
+  for (const char* s :
+       {"Usage: pagerank", "--alpha", "--tol", "--max-iter", "--precision", "--device", "--kernel",
+        "--weighted", "--personalize", "--initial", "--top", "--output", "--json", "--loop", "--bench",
+        "Exit codes", "csr-vector", "--accelerate", "--accelerate-every"})
     EXPECT_NE(o.out.find(s), std::string::npos) << s;
   EXPECT_TRUE(o.err.empty());
 }
@@ -224,6 +225,36 @@ TEST_F(pagerank_app, Json) {
   EXPECT_EQ(o.out.find(": nan"), std::string::npos);
 }
 
+// --accelerate: the summary and the JSON say what ran; the ranks are the plain
+// solve's within the bound of two solves stopped at tol (harvard500 at alpha
+// 0.99, where the extrapolations cut the iterations).
+TEST_F(pagerank_app, Accelerate) {
+  const auto harvard = find_graph("harvard500.mtx");
+  if (!harvard) GTEST_SKIP() << "harvard500.mtx not found";
+  const std::vector<std::string> base = {*harvard, "--device",    "cpu",    "--alpha",    "0.99", "--tol",
+                                         "1e-10",  "--precision", "double", "--max-iter", "5000"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--accelerate", "quadratic", "--output", path("q.tsv")});
+  const outcome q = run(args);
+  ASSERT_EQ(q.code, 0) << q.err;
+  EXPECT_NE(q.out.find("accelerate  quadratic every 10 iterations, "), std::string::npos) << q.out;
+  args = base;
+  args.insert(args.end(), {"--output", path("p.tsv")});
+  ASSERT_EQ(run(args).code, 0);
+  const auto a = parse_tsv(slurp(path("q.tsv"))), b = parse_tsv(slurp(path("p.tsv")));
+  ASSERT_EQ(a.size(), b.size());
+  double l1 = 0;
+  for (const auto& [id, r] : a) l1 += std::fabs(r - b.at(id));
+  EXPECT_LE(l1, 2 * 0.99 / 0.01 * 1e-10 + 1e-11);
+  args = base;
+  args.insert(args.end(), {"--accelerate", "aitken", "--accelerate-every", "8", "--json"});
+  const outcome j = run(args);
+  ASSERT_EQ(j.code, 0) << j.err;
+  for (const char* s : {"\"accelerate\": \"aitken\"", "\"accelerate_every\": 8", "\"extrapolations\": "})
+    EXPECT_NE(j.out.find(s), std::string::npos) << s << "\n" << j.out;
+  EXPECT_NE(run({*harvard, "--json"}).out.find("\"accelerate\": \"none\""), std::string::npos);
+}
+
 TEST_F(pagerank_app, NotConvergedStillWritesAndExits2) {
   const std::string g = file("small.mtx", small_mtx);
   const std::string out = path("r.tsv");
@@ -308,6 +339,10 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--pull", "fused", "--kernel", "merge"}, 64, "--kernel merge"},
       {{g, "--pull", "fused", "--device", "cpu"}, 64, "--device cpu"},
       {{g, "--pull", "persistent", "--weighted"}, 64, "--pull spmv"},
+      {{g, "--accelerate", "cubic"}, 64, "quadratic"},
+      {{g, "--accelerate", "aitken", "--accelerate-every", "3"}, 64, "--accelerate-every must be at least 4"},
+      {{g, "--accelerate", "quadratic", "--pull", "fused"}, 64, "spmv pull"},
+      {{g, "--accelerate", "quadratic", "--sources", g}, 64, "--sources"},
       {{g, "--no-such-option"}, 64, "no-such-option"},
       {{g, g}, 64, ""},
       {{path("missing.mtx")}, 66, "missing.mtx"},

@@ -68,6 +68,15 @@ inline std::vector<double> reference_step(const reference_graph& g, double alpha
   return next;
 }
 
+// The true residual ||G(r) - r||_1 of a vector r, one exact step in double.
+inline double reference_residual(const reference_graph& g, double alpha, const std::vector<double>& v,
+                                 const std::vector<double>& r) {
+  const std::vector<double> next = reference_step(g, alpha, v, r);
+  double l1 = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) l1 += std::fabs(next[i] - r[i]);
+  return l1;
+}
+
 inline std::vector<double> uniform(index_t n) {
   return std::vector<double>(static_cast<std::size_t>(n), 1.0 / n);
 }
@@ -242,5 +251,64 @@ struct solve_tolerance {
   static constexpr double max_abs = std::is_same_v<T, float> ? 1e-5 : 1e-6;  // the acceptance bounds
   static double l1(double alpha = 0.85) { return alpha / (1 - alpha) * tol + rounding_l1; }
 };
+
+// --accelerate's tests (pagerank_test, gpu_pagerank_test): the verification
+// graphs plus R-MAT scale 16, each with its reference at alpha (0.85 or 0.99;
+// 0.99 only up to about 10^6 links, where the plain reference iteration takes
+// seconds, not minutes). Loaded once per (graph, alpha); nullptr when absent.
+struct accel_graph {
+  coo_matrix<double> matrix;
+  reference_graph ref;
+  std::vector<double> reference;
+};
+
+inline std::vector<std::string> accel_graph_names() {
+  std::vector<std::string> names = test_graph_names();
+  names.push_back("rmat:16:1048576");
+  return names;
+}
+
+inline const accel_graph* get_accel_graph(const std::string& name, double alpha) {
+  static std::map<std::pair<std::string, double>, std::optional<accel_graph>> cache;
+  const auto key = std::make_pair(name, alpha);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    std::optional<accel_graph> g;
+    coo_matrix<double> m;
+    bool found = true;
+    if (name.rfind("rmat:", 0) == 0) {
+      m = io::load_matrix(name).matrix;
+    } else if (const test_graph* tg = get_test_graph(name)) {
+      m = tg->matrix;
+    } else {
+      found = false;
+    }
+    if (found && (alpha < 0.9 || m.nnz() <= 1'100'000)) {
+      g = accel_graph{std::move(m), {}, {}};
+      g->ref = reference_from_coo(g->matrix, false);
+      g->reference = reference_pagerank(g->ref, alpha);
+    }
+    it = cache.emplace(key, std::move(g)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+// Bounds for an accelerated solve stopped at tol (the plain solve's, since a
+// plain step stops it), at any alpha: ||r - r*||_1 <= alpha / (1 - alpha) tol
+// plus the rounding floor of solve_tolerance, which grows like 1 / (1 - alpha)
+// (12 eps per step over 1 - alpha; written there for 0.85).
+template <class T>
+double accel_l1_bound(double alpha, double tol) {
+  return alpha / (1 - alpha) * tol + solve_tolerance<T>::rounding_l1 * 0.15 / (1 - alpha);
+}
+
+// The true residual of a returned vector: the last plain step r_K = G(r_{K-1})
+// had ||r_K - r_{K-1}||_1 < tol, and G contracts by alpha, so ||G(r_K) - r_K||_1
+// <= alpha tol, plus the rounding of one step in T (about 12 eps, L1; 1e-6 in
+// float, 1e-14 in double, with a margin).
+template <class T>
+double accel_residual_bound(double alpha, double tol) {
+  return alpha * tol + (std::is_same_v<T, float> ? 1e-6 : 1e-14);
+}
 
 }  // namespace perron::test

@@ -43,6 +43,9 @@ class PageRankInfo:
         self.kernel = d["kernel"]
         self.timings = {"solve": d["solve_seconds"], "device": d["device_seconds"]}
         self.host_syncs = d["host_syncs"]
+        self.accelerate = d["accelerate"]
+        self.extrapolations = d["extrapolations"]
+        self.extrapolations_rejected = d["extrapolations_rejected"]
 
     def __repr__(self):
         state = "converged" if self.converged else "not converged"
@@ -98,7 +101,8 @@ def _vertex_vector(v, n, what):
 
 
 def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=False,
-             device="auto", precision="float", kernel="auto", pull="auto"):
+             device="auto", precision="float", kernel="auto", pull="auto", accelerate="none",
+             accelerate_every=10):
     """PageRank of the graph whose adjacency matrix is A (A[i, j] != 0: an arc i -> j).
 
     Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo.
@@ -106,7 +110,10 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     dict {vertex: weight}. weighted: use A's values as arc weights (else every stored
     arc counts once). device: "auto", "cpu" or "cuda"; precision: "float" or "double"
     (reductions are in double either way). Not converging within max_iter is reported
-    in info.converged, not raised. The solve releases the GIL.
+    in info.converged, not raised. accelerate: "none", "quadratic" or "aitken", an
+    extrapolation after every accelerate_every plain steps (fewer steps at alpha near 1;
+    convergence is still decided by a plain step, so the result meets tol as without it;
+    info.extrapolations counts those applied). The solve releases the GIL.
     """
     n, indptr, indices, data, transposed = _graph_arrays(A)
     req = _perron.PageRankRequest()
@@ -114,6 +121,7 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     req.device, req.precision, req.kernel, req.pull = str(device), str(precision), str(kernel), str(pull)
     opt = _perron.PageRankOptions()
     opt.alpha, opt.tol, opt.max_iter = float(alpha), float(tol), int(max_iter)
+    req.accelerate, opt.accelerate_every = str(accelerate), int(accelerate_every)
     opt.personalization = _vertex_vector(personalization, n, "personalization")
     opt.initial = _vertex_vector(nstart, n, "nstart")
     ranks, info = _perron.pagerank_csr(indptr, indices, data, req, opt)

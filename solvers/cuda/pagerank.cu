@@ -29,6 +29,9 @@
 //    launches of the batch return at once, so r, the iteration count and the
 //    residual are exactly those of the step where the criterion was first met.
 //    Used when the plan's SpMV does not capture into a conditional body.
+// With --accelerate (spmv pull only) a WHILE trip or a check_every batch is one
+// run of accelerate_every steps and the extrapolation that ends it
+// (solvers/cuda/pagerank_accel.cuh): the same syncs as without it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -44,6 +47,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "kernels/vector_ops.hpp"
+#include "solvers/cuda/pagerank_accel.cuh"
 #include "solvers/cuda/pagerank_device.cuh"
 #include "solvers/cuda/pagerank_fused.cuh"
 #include "solvers/cuda/pagerank_persistent.cuh"
@@ -169,15 +173,26 @@ struct pagerank_cuda<T>::impl {
   cuda::pinned_buffer<pagerank_progress> h_progress;  // mapped
   pagerank_progress* d_progress = nullptr;            // its device address
   cuda::pinned_buffer<T> h_rank;
+  cuda::pinned_buffer<accel_state> h_accel;
   unsigned grid = 1;
 
+  std::unique_ptr<accel_buffers<T>> accel;  // --accelerate, allocated by the first such solve
+
+  // What one WHILE trip or one check_every batch runs: `steps` plain steps,
+  // then, unless mode is none, the extrapolation of that run.
+  struct body {
+    int steps = 0;
+    pagerank_accel mode = pagerank_accel::none;
+    bool operator==(const body& o) const { return steps == o.steps && mode == o.mode; }
+  };
+
   graph_exec_ptr while_exec;
-  int while_unroll = 0;
+  body while_body;
   int auto_unroll = 0;  // automatic_unroll()'s choice, once measured
   bool while_tried = false;
   std::string while_error;  // why graph_while is unavailable
   graph_exec_ptr batch_exec;
-  int batch_size = 0;
+  body batch_body;
   bool batch_tried = false;
 
   impl() {
@@ -187,6 +202,7 @@ struct pagerank_cuda<T>::impl {
     // The plan's work is on our stream: drop it (and the graphs) before the stream.
     while_exec.reset();
     batch_exec.reset();
+    accel.reset();
     plan.reset();
     persistent.reset();
     fused.reset();
@@ -219,6 +235,20 @@ struct pagerank_cuda<T>::impl {
     PERRON_CUDA_CHECK_LAUNCH("pagerank update_kernel");
   }
 
+  // A body (see struct body): the run's last three iterates are saved after
+  // its steps steps-3 .. steps-1 (aitken reads the last two).
+  void launch_body(const body& b, cudaGraphConditionalHandle handle, bool set_condition) {
+    for (int s = 1; s <= b.steps; ++s) {
+      launch_step(handle, set_condition);
+      const int which = s - (b.steps - 3);
+      if (b.mode != pagerank_accel::none && which >= 0 && which < 3 &&
+          !(which == 0 && b.mode == pagerank_accel::aitken))
+        accel->launch_save(d_r.data(), which, d_state.data());
+    }
+    if (b.mode != pagerank_accel::none)
+      accel->launch_extrapolate(b.mode, d_r.data(), d_bits.data(), d_state.data());
+  }
+
   // Ends a capture that failed half-way so the stream is usable again.
   void abandon_capture() noexcept {
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
@@ -233,11 +263,11 @@ struct pagerank_cuda<T>::impl {
 
   // The graph_while loop: built on first use; false (with while_error) when the
   // SpMV cannot be captured into a conditional body.
-  bool ensure_while_graph(int unroll) {
-    if (while_tried && (!while_exec || while_unroll == unroll)) return static_cast<bool>(while_exec);
+  bool ensure_while_graph(const body& b) {
+    if (while_tried && (!while_exec || while_body == b)) return static_cast<bool>(while_exec);
     while_exec.reset();
     while_tried = true;
-    while_unroll = unroll;
+    while_body = b;
     graph_ptr graph;
     try {
       cudaGraph_t g = nullptr;
@@ -257,7 +287,7 @@ struct pagerank_cuda<T>::impl {
       PERRON_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream.get(), body, nullptr, nullptr, 0,
                                                       cudaStreamCaptureModeThreadLocal));
       try {
-        for (int u = 0; u < unroll; ++u) launch_step(handle, true);
+        launch_body(b, handle, true);
       } catch (...) {
         abandon_capture();
         throw;
@@ -277,15 +307,15 @@ struct pagerank_cuda<T>::impl {
   }
 
   // The check_every loop's graph of `size` steps; false: launch them directly.
-  bool ensure_batch_graph(int size) {
-    if (batch_tried && batch_size == size) return static_cast<bool>(batch_exec);
+  bool ensure_batch_graph(const body& b) {
+    if (batch_tried && batch_body == b) return static_cast<bool>(batch_exec);
     batch_exec.reset();
     batch_tried = true;
-    batch_size = size;
+    batch_body = b;
     try {
       PERRON_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
       try {
-        for (int s = 0; s < size; ++s) launch_step(0, false);
+        launch_body(b, 0, false);
       } catch (...) {
         abandon_capture();
         throw;
@@ -346,7 +376,7 @@ struct pagerank_cuda<T>::impl {
 
   void build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, pagerank_pull pull);
   void allocate(const pagerank_graph<T>& g);
-  pagerank_loop choose_loop(const pagerank_options& opt, pagerank_result& res);
+  pagerank_loop choose_loop(const pagerank_options& opt, const body& accelerated, pagerank_result& res);
   void upload(const pagerank_options& opt, pagerank_loop loop);
   void fetch_state();
   void fetch_rank(std::size_t chunks);
@@ -402,6 +432,7 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
   h_progress[0] = pagerank_progress{0, 0.0};
   d_progress = h_progress.device_pointer();
   h_rank = cuda::pinned_buffer<T>(nn);
+  h_accel = cuda::pinned_buffer<accel_state>(1);
 }
 
 template <class T>
@@ -478,14 +509,18 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
 
 // Which loop runs: graph_while unless asked otherwise or the SpMV does not
 // capture; the notes say why it differs from the one asked for.
+// accelerated: the body of an accelerated solve (steps 0 when not accelerating).
 template <class T>
-pagerank_loop pagerank_cuda<T>::impl::choose_loop(const pagerank_options& opt, pagerank_result& res) {
+pagerank_loop pagerank_cuda<T>::impl::choose_loop(const pagerank_options& opt, const body& accelerated,
+                                                  pagerank_result& res) {
   pagerank_loop loop = opt.use_graphs ? opt.loop : pagerank_loop::check_every;
   if (loop == pagerank_loop::automatic || loop == pagerank_loop::graph_while) {
-    const int unroll = opt.graph_unroll > 0 ? opt.graph_unroll : automatic_unroll();
-    if (ensure_while_graph(unroll)) {
+    const body b = accelerated.steps > 0 ? accelerated
+                                         : body{opt.graph_unroll > 0 ? opt.graph_unroll : automatic_unroll(),
+                                                pagerank_accel::none};
+    if (ensure_while_graph(b)) {
       loop = pagerank_loop::graph_while;
-      res.graph_unroll = unroll;
+      res.graph_unroll = b.steps;
     } else if (loop == pagerank_loop::graph_while) {
       throw cuda_error("loop graph-while: " + while_error);
     } else {
@@ -529,12 +564,16 @@ void pagerank_cuda<T>::impl::upload(const pagerank_options& opt, pagerank_loop l
   h_progress[0] = pagerank_progress{0, 0.0};
   PERRON_CUDA_CHECK(cudaMemcpyAsync(d_state.data(), h_state.data(), sizeof(pagerank_state),
                                     cudaMemcpyHostToDevice, stream.get()));
+  if (accel) accel->reset();
 }
 
 template <class T>
 void pagerank_cuda<T>::impl::fetch_state() {
   PERRON_CUDA_CHECK(cudaMemcpyAsync(h_state.data(), d_state.data(), sizeof(pagerank_state),
                                     cudaMemcpyDeviceToHost, stream.get()));
+  if (accel)
+    PERRON_CUDA_CHECK(cudaMemcpyAsync(&h_accel[0], accel->state(), sizeof(accel_state),
+                                      cudaMemcpyDeviceToHost, stream.get()));
 }
 
 // The ranks in `chunks` pieces, each followed by its event.
@@ -577,18 +616,35 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.kernel_reason = reason_;
   res.pull_decision = decision_;
   res.trial_seconds = trial_seconds_;
+  res.accelerate = opt.accelerate;
+  const bool accelerating = opt.accelerate != pagerank_accel::none;
+  if (accelerating && m.fused)
+    throw invalid_argument("--accelerate " + std::string(name(opt.accelerate)) +
+                           " runs on the spmv pull; this " + "solver runs the " + kernel_name() +
+                           " (build it with pagerank_pull::spmv)");
+  if (accelerating && !m.accel) {
+    m.accel = std::make_unique<accel_buffers<T>>(m.n, m.stream.get());
+    device_bytes_ += m.accel->device_bytes();
+  }
+  const typename impl::body accelerated{accelerating ? opt.accelerate_every : 0, opt.accelerate};
   // The persistent pull loops in its kernel: one launch per solve (graph_while's
   // one wait), or per check_interval steps when check_every is asked for.
   const bool check_every = !opt.use_graphs || opt.loop == pagerank_loop::check_every;
-  const pagerank_loop loop = !m.persistent ? m.choose_loop(opt, res)
+  const pagerank_loop loop = !m.persistent ? m.choose_loop(opt, accelerated, res)
                              : check_every ? pagerank_loop::check_every
                                            : pagerank_loop::graph_while;
   if (m.persistent)
     res.loop_note = check_every ? "one persistent kernel per batch of steps (no CUDA graph)"
                                 : "one persistent kernel runs every step (no CUDA graph)";
   res.loop = loop;
-  const bool batch_graph = loop == pagerank_loop::check_every && opt.use_graphs && !m.persistent &&
-                           m.ensure_batch_graph(opt.check_interval);
+  const typename impl::body batch =
+      accelerating ? accelerated : typename impl::body{opt.check_interval, pagerank_accel::none};
+  const bool batch_graph =
+      loop == pagerank_loop::check_every && opt.use_graphs && !m.persistent && m.ensure_batch_graph(batch);
+  if (loop == pagerank_loop::check_every && accelerating)
+    res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") + "one host check per run of " +
+                     std::to_string(opt.accelerate_every) +
+                     " steps and its extrapolation (--accelerate-every)";
   if (loop == pagerank_loop::check_every && opt.use_graphs && !m.persistent && !batch_graph)
     res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") +
                      "the SpMV does not capture into a CUDA graph: steps are launched one by one";
@@ -625,7 +681,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
       } else if (batch_graph) {
         PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
       } else {
-        for (int s = 0; s < opt.check_interval; ++s) m.launch_step(0, false);
+        m.launch_body(batch, 0, false);
       }
       m.fetch_state();
       if (res.host_syncs == 0) allocate_rank();
@@ -643,6 +699,8 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.iterations = hs.iteration;
   res.residual = hs.residual;
   res.converged = hs.converged != 0;
+  res.extrapolations = m.accel ? m.h_accel[0].extrapolations : 0;
+  res.extrapolations_rejected = m.accel ? m.h_accel[0].rejected : 0;
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

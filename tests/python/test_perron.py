@@ -55,6 +55,22 @@ def test_float_is_close_and_result_reports(device):
     assert "converged" in repr(info)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["quadratic", "aitken"])
+def test_accelerate_meets_tol_and_reports(device, mode):
+    A = random_digraph(400, 2400, 11)
+    A = (A != 0).astype(np.float64)
+    want = nx_ranks(A, alpha=0.99)
+    ranks, info = perron.pagerank(A, alpha=0.99, tol=1e-10, precision="double", device=device,
+                                  accelerate=mode, accelerate_every=8)
+    assert info.converged and info.accelerate == mode and info.extrapolations >= 0
+    np.testing.assert_allclose(ranks, want, rtol=0, atol=3e-8)  # (tol + nx tol) / (1 - alpha)
+    with pytest.raises(ValueError, match="--accelerate-every"):
+        perron.pagerank(A, accelerate=mode, accelerate_every=3)
+    with pytest.raises(ValueError, match="acceleration"):
+        perron.pagerank(A, accelerate="cubic")
+
+
 def test_personalization_nstart_and_weights():
     A = karate().astype(np.float64)
     rng = np.random.default_rng(3)

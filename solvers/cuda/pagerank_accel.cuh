@@ -1,0 +1,257 @@
+// --accelerate on the GPU (the spmv pull): the iterates a run of plain steps
+// keeps and the extrapolation that ends the run, as kernels on the solver's
+// stream, captured into the same graphs as the steps (solvers/cuda/pagerank.cu),
+// so acceleration adds no host synchronization. The formulas are
+// solvers/pagerank_accel.hpp's, the same as the CPU solver's.
+//
+// Every kernel here returns at once when the state says done (converged or
+// at max_iter): after the stopping step, neither r nor the state changes, so
+// the result is the exact plain iterate of the stopping step.
+//
+// A run of P = accelerate_every steps (one WHILE trip, or one check_every batch):
+//   step, ..., step P-3, save x_{k-3}, step P-2, save x_{k-2}, step P-1, save x_{k-1}, step P,
+//   check_kernel (aitken's safeguard, solvers/pagerank_accel.hpp: drops the run
+//   when the extrapolation that started it did not lower the residual), then
+//         quadratic: dots_kernel (the 2 x 2 normal equations' five sums, two
+//         deterministic grid reductions) and write_kernel (r = w0 x_{k-2} + w1 x_{k-1} + w2 x_k);
+//         aitken: sums_kernel (sum of x* and its dangling part) and write_kernel (r = x* / sum);
+//         write_kernel keeps x_k for the safeguard.
+// The dangling mass of the new r, which the next step needs, comes without a
+// pass of its own: for quadratic from the masses saved with the iterates (the
+// combination is linear), for aitken from the sums kernel.
+// Bytes per run beyond its P steps: 3 n values T written by the saves, 4 n
+// (quadratic) or 3 n (aitken) read twice and 2 n written by the extrapolation.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/cuda/check.cuh"
+#include "core/cuda/reduce.cuh"
+#include "core/cuda/support.cuh"
+#include "core/device.hpp"
+#include "solvers/cuda/pagerank_device.cuh"
+#include "solvers/pagerank.hpp"
+#include "solvers/pagerank_accel.hpp"
+
+namespace perron::pagerank_gpu {
+
+// Device-resident record of the extrapolation, beside pagerank_state.
+struct accel_state {
+  double dangling[3];                       // sum_{j dangling} of the saved x_{k-3}, x_{k-2}, x_{k-1}
+  double w[3];                              // quadratic: weights of x_{k-2}, x_{k-1}, x_k
+  double first[4];                          // quadratic: the first reduction's totals, for the second
+  double scale;                             // aitken: 1 / sum_i x*(i)
+  double residual_before, dangling_before;  // of x_k, for the safeguard
+  int apply;                                // the last extrapolation was not skipped: write_kernel replaces r
+  int check;                                // the run going on started from an extrapolation
+  int disabled;                             // the safeguard dropped one: no more in this solve
+  int extrapolations;                       // applied and kept in this solve
+  int rejected;                             // dropped by the safeguard
+  unsigned ticket;                          // check_kernel's block counter, zero between launches
+};
+
+namespace accel_detail {
+
+constexpr int threads = cuda::detail::block_size;
+using cuda::detail::grid_reduce;
+using cuda::detail::sum_op;
+
+__device__ __forceinline__ bool dangling_bit(const std::uint32_t* bits, long long i) {
+  return (__ldg(bits + (i >> 5)) >> (i & 31)) & 1u;
+}
+
+#define PERRON_ACCEL_FOR(i, n)                                                               \
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+
+// slot = r and its dangling mass (the state's, closed by the step just run).
+template <class T>
+__global__ void __launch_bounds__(threads)
+    save_kernel(const T* __restrict__ r, T* __restrict__ slot, index_t n, const pagerank_state* st,
+                accel_state* ac, int which) {
+  if (st->done || ac->disabled) return;
+  PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
+  if (blockIdx.x == 0 && threadIdx.x == 0) ac->dangling[which] = st->dangling;
+}
+
+// The five sums of the normal equations of [y_1 y_2] g = -y_3 and the three
+// masses of x_{k-2}, x_{k-1}, x_k, then the weights from them
+// (solvers/pagerank_accel.hpp). grid_reduce holds four sums at most: two
+// reductions of four; the block closing the first stores its totals before
+// it takes its ticket of the second, so the block closing the second reads them.
+template <class T>
+__global__ void __launch_bounds__(threads)
+    dots_kernel(const T* __restrict__ h0, const T* __restrict__ h1, const T* __restrict__ h2,
+                const T* __restrict__ r, index_t n, pagerank_state* st, accel_state* ac, double* partials_a,
+                unsigned* counter_a, double* partials_b, unsigned* counter_b) {
+  if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reductions
+  double a[4] = {0.0, 0.0, 0.0, 0.0}, b[4] = {0.0, 0.0, 0.0, 0.0};
+  PERRON_ACCEL_FOR(i, n) {
+    const double x0 = static_cast<double>(h0[i]), x1 = static_cast<double>(h1[i]),
+                 x2 = static_cast<double>(h2[i]), x3 = static_cast<double>(r[i]);
+    const double y1 = x1 - x0, y2 = x2 - x0, y3 = x3 - x0;
+    a[0] += y1 * y1;
+    a[1] += y1 * y2;
+    a[2] += y2 * y2;
+    a[3] += y1 * y3;
+    b[0] += y2 * y3;
+    b[1] += x1;
+    b[2] += x2;
+    b[3] += x3;
+  }
+  grid_reduce<4, sum_op, threads>(a, partials_a, counter_a, [=](const double(&t)[4]) {
+    for (int k = 0; k < 4; ++k) ac->first[k] = t[k];
+    __threadfence();
+  });
+  grid_reduce<4, sum_op, threads>(b, partials_b, counter_b, [=](const double(&t)[4]) {
+    const volatile double* m = ac->first;
+    const accel::quadratic_weights q =
+        accel::quadratic_extrapolation(m[0], m[1], m[2], m[3], t[0], t[1], t[2], t[3], st->alpha);
+    ac->w[0] = q.w0;
+    ac->w[1] = q.w1;
+    ac->w[2] = q.w2;
+    ac->apply = q.ok ? 1 : 0;
+    if (q.ok) {
+      // (the safeguard is aitken's alone: solvers/pagerank_accel.hpp)
+      // The new r's dangling mass: the same combination of the iterates' masses.
+      st->dangling = q.w0 * ac->dangling[1] + q.w1 * ac->dangling[2] + q.w2 * st->dangling;
+      ++ac->extrapolations;
+    }
+  });
+}
+
+// Aitken: sum_i x*(i) and its dangling part, then the scale 1 / sum.
+template <class T>
+__global__ void __launch_bounds__(threads)
+    sums_kernel(const T* __restrict__ h1, const T* __restrict__ h2, const T* __restrict__ r,
+                const std::uint32_t* __restrict__ bits, index_t n, pagerank_state* st, accel_state* ac,
+                double* partials, unsigned* counter) {
+  if (st->done || ac->disabled) return;
+  const double alpha = st->alpha;
+  double s[2] = {0.0, 0.0};
+  PERRON_ACCEL_FOR(i, n) {
+    const double x = accel::aitken_value(static_cast<double>(h1[i]), static_cast<double>(h2[i]),
+                                         static_cast<double>(r[i]), alpha);
+    s[0] += x;
+    if (dangling_bit(bits, i)) s[1] += x;
+  }
+  grid_reduce<2, sum_op, threads>(s, partials, counter, [=](const double(&t)[2]) {
+    const bool ok = t[0] > 0.0 && accel::finite(t[0]);
+    ac->apply = ok ? 1 : 0;
+    if (ok) {
+      ac->scale = 1.0 / t[0];
+      ac->residual_before = st->residual;
+      ac->dangling_before = st->dangling;
+      ac->check = 1;
+      st->dangling = t[1] / t[0];
+      ++ac->extrapolations;
+    }
+  });
+}
+
+// kept = r = x_k, then r = the extrapolated vector, rounded to T once.
+template <class T>
+__global__ void __launch_bounds__(threads)
+    write_kernel(const T* __restrict__ h1, const T* __restrict__ h2, T* __restrict__ r, T* __restrict__ kept,
+                 index_t n, const pagerank_state* st, const accel_state* ac, int aitken) {
+  if (st->done || ac->disabled || !ac->apply) return;
+  const double alpha = st->alpha;
+  const double w0 = ac->w[0], w1 = ac->w[1], w2 = ac->w[2], scale = ac->scale;
+  PERRON_ACCEL_FOR(i, n) {
+    const double x0 = static_cast<double>(h1[i]), x1 = static_cast<double>(h2[i]),
+                 x2 = static_cast<double>(r[i]);
+    kept[i] = r[i];
+    r[i] =
+        static_cast<T>(aitken ? scale * accel::aitken_value(x0, x1, x2, alpha) : w0 * x0 + w1 * x1 + w2 * x2);
+  }
+}
+
+// The safeguard at the end of a run that started from an extrapolation: when
+// its last residual is not below the one before the extrapolation, r = kept
+// (x_k) and no more extrapolations. Every block reads the flags before it
+// takes its ticket; the last block alone writes them.
+template <class T>
+__global__ void __launch_bounds__(threads) check_kernel(const T* __restrict__ kept, T* __restrict__ r,
+                                                        index_t n, pagerank_state* st, accel_state* ac) {
+  if (st->done || ac->disabled || !ac->check) return;  // uniform over the grid
+  const bool reject = accel::reject_extrapolation(st->residual, ac->residual_before);
+  if (reject) PERRON_ACCEL_FOR(i, n) r[i] = kept[i];
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  __threadfence();
+  if (atomicAdd(&ac->ticket, 1u) != gridDim.x - 1) return;
+  ac->ticket = 0;
+  ac->check = 0;
+  if (reject) {
+    ac->disabled = 1;
+    st->dangling = ac->dangling_before;
+    --ac->extrapolations;
+    ++ac->rejected;
+  }
+}
+
+#undef PERRON_ACCEL_FOR
+
+}  // namespace accel_detail
+
+// The saved iterates and the extrapolation's scratch of one solver, allocated
+// once (the graphs capture their addresses).
+template <class T>
+class accel_buffers {
+ public:
+  accel_buffers(index_t n, cudaStream_t stream) : n_(n), stream_(stream), state_(1) {
+    for (auto& h : hist_) h = cuda::device_buffer<T>(static_cast<std::size_t>(n));
+    grid_ = cuda::grid_for(static_cast<std::size_t>(n), 4u * accel_detail::threads,
+                           unsigned(cuda::reduction_scratch::max_blocks));
+  }
+
+  // A fresh solve: no extrapolation yet.
+  void reset() { PERRON_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, sizeof(accel_state), stream_)); }
+
+  // After step `every` - 3 + which of a run: x_{k-3+which} = r.
+  void launch_save(const T* d_r, int which, const pagerank_state* st) {
+    accel_detail::save_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(d_r, hist_[which].data(), n_,
+                                                                               st, state_.data(), which);
+    PERRON_CUDA_CHECK_LAUNCH("pagerank accel save_kernel");
+  }
+
+  // After step `every` of a run: the safeguard, then r = the extrapolation (or
+  // r unchanged when skipped).
+  void launch_extrapolate(pagerank_accel mode, T* d_r, const std::uint32_t* d_bits, pagerank_state* st) {
+    accel_detail::check_kernel<T>
+        <<<grid_, accel_detail::threads, 0, stream_>>>(hist_[3].data(), d_r, n_, st, state_.data());
+    PERRON_CUDA_CHECK_LAUNCH("pagerank accel check_kernel");
+    const bool aitken = mode == pagerank_accel::aitken;
+    if (aitken) {
+      accel_detail::sums_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
+          hist_[1].data(), hist_[2].data(), d_r, d_bits, n_, st, state_.data(), scratch_a_.partials(),
+          scratch_a_.counter());
+      PERRON_CUDA_CHECK_LAUNCH("pagerank accel sums_kernel");
+    } else {
+      accel_detail::dots_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
+          hist_[0].data(), hist_[1].data(), hist_[2].data(), d_r, n_, st, state_.data(),
+          scratch_a_.partials(), scratch_a_.counter(), scratch_b_.partials(), scratch_b_.counter());
+      PERRON_CUDA_CHECK_LAUNCH("pagerank accel dots_kernel");
+    }
+    accel_detail::write_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
+        hist_[1].data(), hist_[2].data(), d_r, hist_[3].data(), n_, st, state_.data(), aitken ? 1 : 0);
+    PERRON_CUDA_CHECK_LAUNCH("pagerank accel write_kernel");
+  }
+
+  accel_state* state() { return state_.data(); }
+  std::size_t device_bytes() const { return 4 * hist_[0].bytes() + state_.bytes() + 2 * scratch_bytes; }
+
+ private:
+  static constexpr std::size_t scratch_bytes =
+      cuda::reduction_scratch::max_blocks * cuda::reduction_scratch::max_values * sizeof(double);
+  index_t n_;
+  cudaStream_t stream_;
+  unsigned grid_ = 1;
+  cuda::device_buffer<T> hist_[4];  // x_{k-3}, x_{k-2}, x_{k-1}; x_k kept by the last extrapolation
+  cuda::device_buffer<accel_state> state_;
+  cuda::reduction_scratch scratch_a_, scratch_b_;
+};
+
+}  // namespace perron::pagerank_gpu

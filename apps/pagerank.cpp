@@ -369,6 +369,7 @@ struct device_plan {
 
 std::string format_name(const io::loaded_matrix& g) {
   if (g.format == io::input_format::snap) return "SNAP edge list";
+  if (g.format == io::input_format::synthetic) return g.pattern ? "generated graph" : "generated matrix";
   return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") + (g.symmetric ? ", symmetric" : "");
 }
 

@@ -19,6 +19,8 @@
 //                        go to popular pages of popular sites (io/synthetic.cpp has the model)
 // Deterministic: the same spec gives the same matrix on every machine and for
 // every thread count (each draw has its own counter-based random stream).
+// R-MAT draws run as AVX-512 vectors where the CPU has them (the same
+// numbers; PERRON_RMAT_SCALAR=1 forces the portable loop, for tests).
 // Generation is parallel (OpenMP) throughout: draws, then a two-pass bucket
 // sort into rows; a graph peaks at about 16 bytes per draw plus 16 per vertex
 // (web: 24), checked against the memory free before anything large is allocated.

@@ -708,8 +708,9 @@ int exit_code(const pagerank_result& r, double tol) {
 
 // Whether GRAPH is generated straight as the CSR of A^T the build takes
 // (io::generate_graph_transpose): a generated graph solved unweighted in one
-// process. No COO of A (16 bytes per link) and no conversion: on rmat:26,
-// 1.07 G draws, that is the difference between a 17 GB and a 9 GB host peak.
+// process. No COO of A (16 bytes per link: 17 GB on rmat:26:1073741824) and
+// no COO -> CSR conversion beside it (37 GB more by make_pagerank_graph's own
+// check): the generation's 17 GB is the run's peak (docs/PERFORMANCE.md).
 bool generate_transposed(const settings& s) {
   return io::is_synthetic_graph_spec(s.graph) && !s.weighted && s.gpus == 0;
 }

@@ -166,6 +166,31 @@ void sized(std::vector<T>& v, std::size_t n, T fill = T()) {
 constexpr std::uint64_t low32 = 0xffffffffu;
 std::uint64_t arc(std::uint32_t row, std::uint32_t col) { return (std::uint64_t{row} << 32) | col; }
 
+// Sorts a row's columns (each < 2^bits): from 64 columns on by LSD radix, 8
+// bits a pass through tmp, a few streaming passes instead of std::sort's
+// log2(len) (R-MAT's busiest rows hold most links: 1e5 to 1e6 columns at
+// scale 26). The rows phase of rmat:22:67108864 here: 2.7 s of CPU with
+// std::sort alone, 1.7 s from 1024 columns on, 0.9 s from 64.
+void sort_row(index_t* row, std::size_t len, unsigned bits, std::vector<index_t>& tmp) {
+  if (len < 64) {
+    std::sort(row, row + len);
+    return;
+  }
+  tmp.resize(len);
+  index_t* from = row;
+  index_t* to = tmp.data();
+  for (unsigned shift = 0; shift < bits; shift += 8) {
+    std::size_t count[257] = {};
+    for (std::size_t k = 0; k < len; ++k)
+      ++count[((static_cast<std::uint32_t>(from[k]) >> shift) & 255u) + 1];
+    for (unsigned d = 0; d < 256; ++d) count[d + 1] += count[d];
+    for (std::size_t k = 0; k < len; ++k)
+      to[count[(static_cast<std::uint32_t>(from[k]) >> shift) & 255u]++] = from[k];
+    std::swap(from, to);
+  }
+  if (from != row) std::memcpy(row, from, len * sizeof(index_t));
+}
+
 // The rows of m keys (row << 32 | col, row < n): each row's columns sorted and
 // distinct. Sorted in two parallel passes, each cache-friendly:
 //  1. the keys are scattered into B coarse buckets of 2^shift consecutive rows
@@ -222,9 +247,11 @@ pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::
   sized(out.row_ptr, static_cast<std::size_t>(n) + 1, index_t{0});
   std::vector<std::uint64_t> kept(buckets + 1, 0);  // distinct columns per bucket, then their offsets
   unsigned char* packed = reinterpret_cast<unsigned char*>(scattered.get());
+  unsigned col_bits = 1;  // columns are < n (the graph is square)
+  while (col_bits < 32 && (std::uint64_t{1} << col_bits) < nn) ++col_bits;
 #pragma omp parallel
   {
-    std::vector<index_t> scratch;
+    std::vector<index_t> scratch, tmp;
     std::vector<std::uint64_t> at;
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t i = 0; i < buckets; ++i) {
@@ -242,7 +269,7 @@ pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::
       for (std::uint64_t r = r0; r < r1; ++r) {
         const std::uint64_t end = at[r - r0];
         index_t* row = scratch.data() + begin;
-        std::sort(row, scratch.data() + end);
+        sort_row(row, static_cast<std::size_t>(end - begin), col_bits, tmp);
         const auto distinct = static_cast<std::uint64_t>(std::unique(row, scratch.data() + end) - row);
         std::memcpy(packed + 8 * s + 4 * written, row, 4 * distinct);  // 4 * written <= 8 * (k - s)
         out.row_ptr[r + 1] = static_cast<index_t>(distinct);

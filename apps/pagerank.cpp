@@ -4,6 +4,7 @@
 #include "solvers/pagerank.hpp"
 
 #include <omp.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -32,6 +33,7 @@
 #include "core/context_start.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/text.hpp"
 #include "io/cache.hpp"
 #include "io/load.hpp"
@@ -90,6 +92,10 @@ const char* usage_text =
     "  hub:N:M             every vertex links to vertex 0, plus M uniform arcs\n"
     "  dangling:N:M:F      M uniform arcs from (1 - F) N vertices; F of them dangling\n"
     "  chain:N:L           chains of L vertices, v -> v + 1\n"
+    "  web:N:M[:LOCAL[,GAMMA]]  web-like: sites of consecutive pages (Zipf sizes),\n"
+    "                      a fraction LOCAL (0.9) of links inside their site to its\n"
+    "                      popular pages (power law GAMMA, 2.5), the rest to popular\n"
+    "                      pages of popular sites\n"
     "(also the matrices synthetic:seedS:N and tridiag:N). Arcs are unweighted unless\n"
     "--weighted; self loops count. Vertices are named as in the file: 1-based for\n"
     "Matrix Market, the original ids for SNAP, 1-based for generated graphs.\n"
@@ -394,6 +400,7 @@ struct device_plan {
 
 std::string format_name(const io::loaded_matrix& g) {
   if (g.format == io::input_format::snap) return "SNAP edge list";
+  if (g.format == io::input_format::synthetic) return g.pattern ? "generated graph" : "generated matrix";
   return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") + (g.symmetric ? ", symmetric" : "");
 }
 
@@ -491,6 +498,13 @@ std::string device_choice_json(const settings& s, const device_plan& plan) {
   return j + "}";
 }
 
+// The process's peak resident memory so far (getrusage; Linux counts KiB).
+long long peak_rss_bytes() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<long long>(u.ru_maxrss) * 1024;
+}
+
 template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (distributed)
 void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& graph, const Graph& g,
                 const pagerank_result& r, const timings& t, const device_plan& plan) {
@@ -541,6 +555,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
     << ", \"transfer\": " << format_g(t.transfer, 6) << ", \"solve\": " << format_g(t.solve, 6)
     << ", \"device\": " << format_g(r.device_seconds, 6) << ", \"output\": " << format_g(t.output, 6)
     << ", \"total\": " << format_g(t.total, 6) << "},\n";
+  o << "  \"peak_rss_bytes\": " << peak_rss_bytes() << ",\n";
   o << "  \"rank_sum\": " << json_number(std::accumulate(r.rank.begin(), r.rank.end(), 0.0)) << ",\n";
   o << "  \"output\": " << (s.output.empty() ? "null" : str(s.output)) << ",\n";
   o << "  \"top\": [";
@@ -582,10 +597,13 @@ device_facts solve_facts(const settings& s) {
 std::optional<input_guess> guess_graph(const settings& s) {
   const int p = omp_get_max_threads();
   if (io::is_synthetic_spec(s.graph)) {
-    unsigned scale = 0;
-    unsigned long long draws = 0;
-    if (std::sscanf(s.graph.c_str(), "rmat:%u:%llu", &scale, &draws) != 2 || scale > 31) return std::nullopt;
-    return guess_input(input_kind::synthetic, 0, draws, index_t(1) << std::min(scale, 30u), p);
+    if (!io::is_synthetic_graph_spec(s.graph)) return std::nullopt;
+    try {
+      const io::synthetic_size size = io::synthetic_graph_size(s.graph);
+      return guess_input(input_kind::synthetic, 0, size.arcs, size.vertices, p);
+    } catch (const invalid_argument&) {
+      return std::nullopt;  // the load says what is wrong
+    }
   }
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -625,7 +643,7 @@ bool start_context_now(const settings& s) {
 // Where the solve runs (solvers/device_choice.hpp has the model), decided
 // after the load from the graph's size, the thread count and how far the
 // context has come; the context is not waited for here.
-device_plan plan_device(const settings& s, const io::loaded_matrix& graph,
+device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::size_t links,
                         const cuda::context_start& context) {
   device_plan p;
   const pagerank_options& o = s.opt;
@@ -635,7 +653,7 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph,
   }
   device_facts f = solve_facts(s);
   f.vertices = graph.matrix.rows;
-  f.links = graph.matrix.nnz();
+  f.links = links;
   p.expected_iterations = f.iterations;
   f.context_started = context.started();
   f.context_ready = context.ready();
@@ -692,19 +710,25 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
 // The device, the conversion and the wait for the context, in the order the
 // plan gives: a GPU run converts on the host while the context comes up when
 // that ends sooner, else on the device after it (the same bits either way).
+// A graph generated as the CSR of A^T (at) becomes P^T in place on the host.
 template <class T>
-pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph, device_plan& plan,
+pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
+                              std::optional<csr_matrix<T>>& at, device_plan& plan,
                               cuda::context_start& context, timings& t) {
   stopwatch step;
   std::optional<pagerank_graph<T>> g;
   if (plan.gpu) context.start();  // late, when only the graph's real size favoured the GPU
-  if (!plan.gpu || !plan.convert_on_gpu) {
+  if (at) {
+    g = pagerank_graph_from_pattern<T>(std::move(*at));
+    at.reset();
+    t.convert = step.lap();
+  } else if (!plan.gpu || !plan.convert_on_gpu) {
     g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, false);
     t.convert = step.lap();
   }
   if (plan.gpu) {
     t.context_started = true;
-    t.context_wait = context.wait();
+    t.context_wait += context.wait();
     step.restart();
     if (s.opt.device == pagerank_device::automatic && !cuda::available()) {
       plan.gpu = false;
@@ -793,6 +817,32 @@ int exit_code(const pagerank_result& r, double tol) {
   return not_converged;
 }
 
+// Whether GRAPH is generated straight as the CSR of A^T the build takes
+// (io::generate_graph_transpose): a generated graph solved unweighted in one
+// process. No COO of A (16 bytes per link: 17 GB on rmat:26:1073741824) and
+// no COO -> CSR conversion beside it (37 GB more by make_pagerank_graph's own
+// check): the generation's 17 GB is the run's peak (docs/PERFORMANCE.md).
+bool generate_transposed(const settings& s) {
+  return io::is_synthetic_graph_spec(s.graph) && !s.weighted && s.gpus == 0;
+}
+
+// --device cuda on a generated graph: the GPU's free memory is checked from
+// the spec's size before the graph is generated (the host's is checked by
+// the generator), so a graph the GPU cannot hold fails in a moment, not
+// after the generation. This waits for the context (started at program
+// start) before the generation instead of beside it.
+template <class T>
+void check_gpu_room_first(const settings& s, cuda::context_start& context, timings& t) {
+  if (s.opt.device != pagerank_device::cuda || !io::is_synthetic_graph_spec(s.graph) || s.gpus > 0) return;
+  const io::synthetic_size size = io::synthetic_graph_size(s.graph);
+  t.context_wait += context.wait();
+  if (!cuda::available()) return;  // pagerank_runs_on_gpu reports it after the load
+  const pagerank_pull pull = s.weighted || s.opt.kernel ? pagerank_pull::spmv : s.opt.pull;
+  check_device_memory(pagerank_device_bytes(size.vertices, size.arcs, sizeof(T), pull),
+                      "PageRank on the GPU of '" + s.graph + "' (" + std::to_string(size.vertices) +
+                          " vertices, up to " + std::to_string(size.arcs) + " links)");
+}
+
 template <class T>
 int solve(settings& s) {
   stopwatch total, step;
@@ -800,14 +850,26 @@ int solve(settings& s) {
   cuda::context_start context;
   if (s.gpus == 0 && start_context_now(s)) context.start();  // --gpus sets up its own devices
   t.context_started = context.started();
-  io::loaded_matrix graph = io::load_matrix(s.graph, app::read_options_for(s.input));
+  check_gpu_room_first<T>(s, context, t);
+  step.restart();
+  io::loaded_matrix graph;
+  std::optional<csr_matrix<T>> at;  // a generated graph's CSR of A^T
+  if (generate_transposed(s)) {
+    at = io::generate_graph_transpose<T>(s.graph);
+    graph.format = io::input_format::synthetic;
+    graph.pattern = true;
+    graph.matrix.rows = graph.matrix.cols = at->rows;  // no arcs: they are in at
+    graph.read_seconds = graph.timings.parse_seconds = step.seconds();
+  } else {
+    graph = io::load_matrix(s.graph, app::read_options_for(s.input));
+  }
   t.load = step.lap();
   device_plan plan;
   if (s.gpus > 0)  // P^T built on the host, then split over the GPUs
     plan.reason = "--gpus " + std::to_string(s.gpus);
   else
-    plan = plan_device(s, graph, context);
-  const pagerank_graph<T> g = convert_for<T>(s, graph, plan, context, t);
+    plan = plan_device(s, graph, at ? at->nnz() : graph.matrix.nnz(), context);
+  const pagerank_graph<T> g = convert_for<T>(s, graph, at, plan, context, t);
   const bool gpu = plan.gpu;
   step.restart();
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "core/device.hpp"
 #include "core/error.hpp"
 
 namespace perron {
@@ -51,34 +52,81 @@ void prefault(const std::vector<byte_span>& spans, unsigned threads) {
 #endif
 }
 
+namespace {
+
+// A byte count from the environment variable `name`; 0 when unset or not a positive number.
+double env_bytes(const char* name) {
+  const char* env = std::getenv(name);
+  if (!env || !*env) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(env, &end);
+  return end != env && v > 0 ? v : 0;
+}
+
+// MemAvailable of /proc/meminfo in bytes; 0 where it cannot be read.
+double available_bytes() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib * 1024.0;
+}
+
+std::size_t to_size(double limit) { return limit >= 1.8e19 ? SIZE_MAX : static_cast<std::size_t>(limit); }
+
+std::string size_text(double b) {
+  char out[32];
+  if (b >= 1e9)
+    std::snprintf(out, sizeof out, "%.1f GB", b / 1e9);
+  else if (b >= 1e6)
+    std::snprintf(out, sizeof out, "%.1f MB", b / 1e6);
+  else
+    std::snprintf(out, sizeof out, "%.0f bytes", b);
+  return out;
+}
+
+}  // namespace
+
 std::size_t host_memory_limit() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   double limit = pages > 0 && page > 0 ? double(pages) * double(page) : 1e300;
-  if (const char* env = std::getenv("PERRON_MEMORY_LIMIT"); env && *env) {
-    char* end = nullptr;
-    const double v = std::strtod(env, &end);
-    if (end != env && v > 0 && v < limit) limit = v;
-  }
-  return limit >= 1.8e19 ? SIZE_MAX : static_cast<std::size_t>(limit);
+  if (const double free = available_bytes(); free > 0) limit = std::min(limit, free);
+  if (const double v = env_bytes("PERRON_MEMORY_LIMIT"); v > 0) limit = std::min(limit, v);
+  return to_size(limit);
+}
+
+std::string memory_refusal(double bytes, double limit, const std::string& what, const std::string& kind,
+                           const std::string& where) {
+  return what + " needs about " + size_text(bytes) + " of " + kind + ", more than the " + size_text(limit) +
+         " " + where;
 }
 
 void check_host_memory(double bytes, const std::string& what) {
   const std::size_t limit = host_memory_limit();
   if (!(bytes > double(limit))) return;
-  auto size = [](double b) {
-    char out[32];
-    if (b >= 1e9)
-      std::snprintf(out, sizeof out, "%.1f GB", b / 1e9);
-    else if (b >= 1e6)
-      std::snprintf(out, sizeof out, "%.1f MB", b / 1e6);
-    else
-      std::snprintf(out, sizeof out, "%.0f bytes", b);
-    return std::string(out);
-  };
-  const bool by_env = std::getenv("PERRON_MEMORY_LIMIT") != nullptr;
-  throw dimension_error(what + " needs about " + size(bytes) + " of memory, more than the " +
-                        size(double(limit)) +
-                        (by_env ? " that PERRON_MEMORY_LIMIT allows" : " this machine has"));
+  const double env = env_bytes("PERRON_MEMORY_LIMIT");
+  throw dimension_error(memory_refusal(
+      bytes, double(limit), what, "memory",
+      env > 0 && env <= double(limit) ? "that PERRON_MEMORY_LIMIT allows" : "free on this host"));
+}
+
+std::size_t device_memory_limit() {
+  double limit = 1e300;
+  if (cuda::available()) limit = double(cuda::free_memory());
+  if (const double v = env_bytes("PERRON_GPU_MEMORY_LIMIT"); v > 0) limit = std::min(limit, v);
+  return to_size(limit);
+}
+
+void check_device_memory(double bytes, const std::string& what) {
+  const std::size_t limit = device_memory_limit();
+  if (!(bytes > double(limit))) return;
+  const double env = env_bytes("PERRON_GPU_MEMORY_LIMIT");
+  throw dimension_error(memory_refusal(
+      bytes, double(limit), what, "GPU memory",
+      env > 0 && env <= double(limit) ? "that PERRON_GPU_MEMORY_LIMIT allows" : "free on the GPU"));
 }
 
 }  // namespace perron

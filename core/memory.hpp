@@ -48,14 +48,37 @@ std::vector<T> fresh_copy(Iterator first, Iterator last) {
   return v;
 }
 
-// The memory perron may plan to use on this host: physical memory, or less
-// when the environment variable PERRON_MEMORY_LIMIT gives a byte count.
+// The memory perron may plan to use on this host: the memory free now
+// (MemAvailable of /proc/meminfo: free pages plus the page cache the kernel
+// can drop; physical memory where that cannot be read), or less when the
+// environment variable PERRON_MEMORY_LIMIT gives a byte count.
 std::size_t host_memory_limit();
 
 // Throws dimension_error ("<what> needs about X GB of memory, more than the
-// Y GB this machine has") when `bytes` exceeds host_memory_limit(): a small
+// Y GB free on this host") when `bytes` exceeds host_memory_limit(): a small
 // file that declares 2^31 - 1 vertices must end in a clear error, not in
 // the out-of-memory killer half-way through filling arrays.
 void check_host_memory(double bytes, const std::string& what);
+
+namespace cuda {
+// Bytes free on the current device now (cudaMemGetInfo; core/cuda/device.cu,
+// cuda_error in CPU-only builds); creates the context if there is none yet.
+std::size_t free_memory();
+}  // namespace cuda
+
+// The GPU memory perron may plan to use: what device 0 has free now
+// (cudaMemGetInfo), or less when PERRON_GPU_MEMORY_LIMIT gives a byte count;
+// with no usable GPU, that count alone (SIZE_MAX when unset).
+std::size_t device_memory_limit();
+
+// The same refusal for the GPU: dimension_error ("<what> needs about X GB of
+// GPU memory, more than the Y GB free on the GPU") when `bytes` exceeds
+// device_memory_limit(). Called before a solve's large device allocations.
+void check_device_memory(double bytes, const std::string& what);
+
+// The refusal's text: "<what> needs about X of <kind>, more than the Y <where>"
+// ("1.2 GB", "350.0 MB", "512 bytes"); a pure function for tests.
+std::string memory_refusal(double bytes, double limit, const std::string& what, const std::string& kind,
+                           const std::string& where);
 
 }  // namespace perron

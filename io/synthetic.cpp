@@ -9,7 +9,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -20,7 +24,7 @@ namespace {
 
 constexpr std::string_view forms =
     "expected synthetic:seedS:N, tridiag:N, rmat:S:M[:A,B,C], er:N:M, powerlaw:N:M:GAMMA, grid:R:C, hub:N:M, "
-    "dangling:N:M:F or chain:N:L";
+    "dangling:N:M:F, chain:N:L or web:N:M[:LOCAL[,GAMMA]]";
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -132,54 +136,193 @@ void check_arcs(std::uint64_t arcs, double bytes, const std::string& spec) {
   check_host_memory(bytes, "synthetic graph '" + spec + "'");
 }
 
-// Arcs e = 0..m-1 drawn by draw(e) -> (row << 32 | col), merged into a pattern
-// matrix (sorted rows, duplicates counted once, values 1). Draws run in
-// parallel; each row is sorted and deduplicated in parallel.
-template <class Draw>
-coo_matrix<double> pattern_from_draws(index_t n, std::uint64_t m, const std::string& spec, Draw draw) {
-  // Peak: the keys (8 m) with the row counts (8 n) and the bucketed columns
-  // (4 m), then those columns beside the result (16 per link) and its row
-  // offsets (8 n): about 20 m + 16 n bytes.
-  check_arcs(m, 20.0 * double(m) + 16.0 * double(n), spec);
-  std::vector<std::uint64_t> key(m);  // row << 32 | col
-#pragma omp parallel for schedule(static)
-  for (std::int64_t e = 0; e < static_cast<std::int64_t>(m); ++e)
-    key[e] = draw(static_cast<std::uint64_t>(e));
-  // Bucket by row (counting sort), then sort + unique each row in parallel.
-  std::vector<std::uint64_t> start(static_cast<std::size_t>(n) + 1, 0);
-  for (std::uint64_t k : key) ++start[(k >> 32) + 1];
-  for (index_t r = 0; r < n; ++r) start[r + 1] += start[r];
-  std::vector<index_t> col_of(m);
-  {
-    std::vector<std::uint64_t> fill(start.begin(), start.end() - 1);
-    for (std::uint64_t k : key) col_of[fill[k >> 32]++] = static_cast<index_t>(k & 0xffffffffu);
-  }
-  key.clear();
-  key.shrink_to_fit();
-  std::vector<std::uint64_t> kept(static_cast<std::size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (index_t r = 0; r < n; ++r) {
-    auto first = col_of.begin() + static_cast<std::ptrdiff_t>(start[r]);
-    auto last = col_of.begin() + static_cast<std::ptrdiff_t>(start[r + 1]);
-    std::sort(first, last);
-    kept[r + 1] = static_cast<std::uint64_t>(std::unique(first, last) - first);
-  }
-  for (index_t r = 0; r < n; ++r) kept[r + 1] += kept[r];
-  coo_matrix<double> a;
-  a.rows = a.cols = n;
-  a.row_idx.resize(kept[n]);
-  a.col_idx.resize(kept[n]);
-  a.values.assign(kept[n], 1.0);
-#pragma omp parallel for schedule(dynamic, 1024)
-  for (index_t r = 0; r < n; ++r)
-    for (std::uint64_t i = 0; i < kept[r + 1] - kept[r]; ++i) {
-      a.row_idx[kept[r] + i] = r;
-      a.col_idx[kept[r] + i] = col_of[start[r] + i];
-    }
+// A graph's pattern by rows: row r's columns are col[row_ptr[r] .. row_ptr[r + 1]),
+// sorted and distinct. Rows are sources (A) or targets (A^T, transpose).
+struct pattern_rows {
+  index_t n = 0;
+  std::vector<index_t> row_ptr, col;
+};
+
+// n elements left uninitialised (no serial zero fill), advised for huge pages:
+// the parallel loop that writes them first maps their pages, on all threads.
+template <class T>
+std::unique_ptr<T[]> raw_array(std::size_t n) {
+  std::unique_ptr<T[]> a(new T[std::max<std::size_t>(n, 1)]);
+  advise_huge_pages(a.get(), n * sizeof(T));
   return a;
 }
 
+// A vector of n copies of `fill` whose pages are mapped by all threads first:
+// resize's fill is then a plain memory write, not one page fault per 4 KiB.
+template <class T>
+void sized(std::vector<T>& v, std::size_t n, T fill = T()) {
+  v.clear();
+  v.reserve(n);
+  advise_huge_pages(v.data(), n * sizeof(T));
+  prefault({byte_span{v.data(), n * sizeof(T)}}, static_cast<unsigned>(omp_get_max_threads()));
+  v.resize(n, fill);
+}
+
+constexpr std::uint64_t low32 = 0xffffffffu;
 std::uint64_t arc(std::uint32_t row, std::uint32_t col) { return (std::uint64_t{row} << 32) | col; }
+
+// Sorts a row's columns (each < 2^bits): from 64 columns on by LSD radix, 8
+// bits a pass through tmp, a few streaming passes instead of std::sort's
+// log2(len) (R-MAT's busiest rows hold most links: 1e5 to 1e6 columns at
+// scale 26). The rows phase of rmat:22:67108864 here: 2.7 s of CPU with
+// std::sort alone, 1.7 s from 1024 columns on, 0.9 s from 64.
+void sort_row(index_t* row, std::size_t len, unsigned bits, std::vector<index_t>& tmp) {
+  if (len < 64) {
+    std::sort(row, row + len);
+    return;
+  }
+  tmp.resize(len);
+  index_t* from = row;
+  index_t* to = tmp.data();
+  for (unsigned shift = 0; shift < bits; shift += 8) {
+    std::size_t count[257] = {};
+    for (std::size_t k = 0; k < len; ++k)
+      ++count[((static_cast<std::uint32_t>(from[k]) >> shift) & 255u) + 1];
+    for (unsigned d = 0; d < 256; ++d) count[d + 1] += count[d];
+    for (std::size_t k = 0; k < len; ++k)
+      to[count[(static_cast<std::uint32_t>(from[k]) >> shift) & 255u]++] = from[k];
+    std::swap(from, to);
+  }
+  if (from != row) std::memcpy(row, from, len * sizeof(index_t));
+}
+
+// The rows of m keys (row << 32 | col, row < n): each row's columns sorted and
+// distinct. Sorted in two parallel passes, each cache-friendly:
+//  1. the keys are scattered into B coarse buckets of 2^shift consecutive rows
+//     (B <= 4096), each of P parts of the keys (a static split) counting and
+//     then placing its own keys;
+//  2. each bucket, on one thread, is counting-sorted by row into a scratch
+//     array, each row sorted and deduplicated there, and its distinct columns
+//     written back, packed as 32-bit values, at the front of the bucket's
+//     own stretch of the keys.
+// A row prefix sum then places every bucket's columns in `col`. Where a key
+// lands inside its bucket depends on P (the thread count), a row's sorted
+// distinct columns do not: the result is the same for every thread count.
+// Peak: the keys and their scattered copy, 16 bytes per key.
+pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::uint64_t m) {
+  pattern_rows out;
+  out.n = n;
+  const auto nn = static_cast<std::uint64_t>(n);
+  unsigned shift = 0;
+  while ((nn >> shift) > 4096) ++shift;
+  const std::size_t buckets = nn == 0 ? 1 : static_cast<std::size_t>(((nn - 1) >> shift) + 1);
+  const std::size_t parts = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  const auto first = [&](std::size_t p) { return static_cast<std::int64_t>(m * p / parts); };
+  const auto bucket_of = [shift](std::uint64_t key) {
+    return static_cast<std::size_t>((key >> 32) >> shift);
+  };
+  // 1. Counts per (part, bucket), turned into each part's next place in each bucket.
+  std::vector<std::uint64_t> place(parts * buckets, 0);
+#pragma omp parallel for schedule(static, 1)
+  for (std::int64_t p = 0; p < static_cast<std::int64_t>(parts); ++p) {
+    std::uint64_t* count = &place[static_cast<std::size_t>(p) * buckets];
+    for (std::int64_t k = first(p); k < first(p + 1); ++k) ++count[bucket_of(keys[k])];
+  }
+  std::vector<std::uint64_t> bucket_start(buckets + 1, 0);
+  for (std::size_t b = 0, at = 0; b < buckets; ++b) {
+    bucket_start[b] = at;
+    for (std::size_t p = 0; p < parts; ++p) at += std::exchange(place[p * buckets + b], at);
+    bucket_start[b + 1] = at;
+  }
+  auto scattered = raw_array<std::uint64_t>(m);
+#pragma omp parallel for schedule(static, 1)
+  for (std::int64_t p = 0; p < static_cast<std::int64_t>(parts); ++p) {
+    std::uint64_t* next = &place[static_cast<std::size_t>(p) * buckets];
+    for (std::int64_t k = first(p); k < first(p + 1); ++k) scattered[next[bucket_of(keys[k])]++] = keys[k];
+  }
+  keys.reset();
+
+  // 2. Buckets largest first (dynamic): the busiest rows of a skewed graph
+  // share a bucket, which then starts at once instead of last.
+  std::vector<std::size_t> order(buckets);
+  for (std::size_t b = 0; b < buckets; ++b) order[b] = b;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return bucket_start[x + 1] - bucket_start[x] > bucket_start[y + 1] - bucket_start[y];
+  });
+  sized(out.row_ptr, static_cast<std::size_t>(n) + 1, index_t{0});
+  std::vector<std::uint64_t> kept(buckets + 1, 0);  // distinct columns per bucket, then their offsets
+  unsigned char* packed = reinterpret_cast<unsigned char*>(scattered.get());
+  unsigned col_bits = 1;  // columns are < n (the graph is square)
+  while (col_bits < 32 && (std::uint64_t{1} << col_bits) < nn) ++col_bits;
+#pragma omp parallel
+  {
+    std::vector<index_t> scratch, tmp;
+    std::vector<std::uint64_t> at;
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t i = 0; i < buckets; ++i) {
+      const std::size_t b = order[i];
+      const std::uint64_t s = bucket_start[b], e = bucket_start[b + 1];
+      const std::uint64_t r0 = std::uint64_t{b} << shift, r1 = std::min(nn, r0 + (std::uint64_t{1} << shift));
+      at.assign(static_cast<std::size_t>(r1 - r0) + 1, 0);
+      for (std::uint64_t k = s; k < e; ++k) ++at[(scattered[k] >> 32) - r0 + 1];
+      for (std::size_t r = 0; r + 1 < at.size(); ++r) at[r + 1] += at[r];
+      scratch.resize(static_cast<std::size_t>(e - s));
+      for (std::uint64_t k = s; k < e; ++k)
+        scratch[at[(scattered[k] >> 32) - r0]++] = static_cast<index_t>(scattered[k] & low32);
+      // at[r] is now the end of row r0 + r in scratch (its start: at[r - 1], or 0).
+      std::uint64_t written = 0, begin = 0;
+      for (std::uint64_t r = r0; r < r1; ++r) {
+        const std::uint64_t end = at[r - r0];
+        index_t* row = scratch.data() + begin;
+        sort_row(row, static_cast<std::size_t>(end - begin), col_bits, tmp);
+        const auto distinct = static_cast<std::uint64_t>(std::unique(row, scratch.data() + end) - row);
+        std::memcpy(packed + 8 * s + 4 * written, row, 4 * distinct);  // 4 * written <= 8 * (k - s)
+        out.row_ptr[r + 1] = static_cast<index_t>(distinct);
+        written += distinct;
+        begin = end;
+      }
+      kept[b + 1] = written;
+    }
+  }
+  for (std::size_t b = 0; b < buckets; ++b) kept[b + 1] += kept[b];
+  const std::uint64_t links = kept[buckets];
+  sized(out.col, static_cast<std::size_t>(links));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < buckets; ++b) {
+    const std::uint64_t r0 = std::uint64_t{b} << shift, r1 = std::min(nn, r0 + (std::uint64_t{1} << shift));
+    std::uint64_t sum = kept[b];
+    for (std::uint64_t r = r0; r < r1; ++r) {
+      sum += static_cast<std::uint64_t>(out.row_ptr[r + 1]);
+      out.row_ptr[r + 1] = static_cast<index_t>(sum);
+    }
+    std::memcpy(out.col.data() + kept[b], packed + 8 * bucket_start[b], 4 * (kept[b + 1] - kept[b]));
+  }
+  return out;
+}
+
+// Keys of draws e = 0..m-1, fill(e0, e1, out) writing draws e0..e1-1 to out
+// (row << 32 | col; swapped to col << 32 | row for the transpose), in
+// parallel over fixed blocks of draws, then sorted into rows.
+// Peak: 16 bytes per draw (sorted_rows), then the output's; with the n-sized
+// arrays, 16 m + 16 n bytes, checked before anything large is allocated.
+template <class Fill>
+pattern_rows rows_of_draws(index_t n, std::uint64_t m, bool transpose, const std::string& spec, Fill fill) {
+  check_arcs(m, 16.0 * double(m) + 16.0 * double(n), spec);
+  auto keys = raw_array<std::uint64_t>(m);
+  constexpr std::uint64_t block = 1 << 16;
+  const auto blocks = static_cast<std::int64_t>((m + block - 1) / block);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::uint64_t e0 = static_cast<std::uint64_t>(b) * block, e1 = std::min(m, e0 + block);
+    fill(e0, e1, keys.get() + e0);
+    if (transpose)
+      for (std::uint64_t e = e0; e < e1; ++e) keys[e] = (keys[e] << 32) | (keys[e] >> 32);
+  }
+  return sorted_rows(n, std::move(keys), m);
+}
+
+// A fill of one draw at a time: draw(e) -> key.
+template <class Draw>
+auto each_draw(Draw draw) {
+  return [=](std::uint64_t e0, std::uint64_t e1, std::uint64_t* out) {
+    for (std::uint64_t e = e0; e < e1; ++e) out[e - e0] = draw(e);
+  };
+}
 
 // The generator of draw e of a family: its own stream per (family, e).
 stream_rng draw_stream(std::uint64_t family, std::uint64_t e) {
@@ -242,80 +385,233 @@ rmat_skew parse_skew(std::string_view s, const std::string& spec) {
   return rmat_skew{p[0], p[1], p[2]};
 }
 
-coo_matrix<double> rmat(unsigned scale, std::uint64_t edges, rmat_skew q, const std::string& spec) {
+// R-MAT draws e0..e1-1 into out. Each level of a draw is one step of its
+// stream, a chain of dependent 64-bit multiplies; 4 draws advance side by
+// side so that their chains overlap in the core, each draw's row and column
+// bits shifted in together (row << 32 | col: the column has at most 30 bits,
+// so nothing crosses into the row's half). The same numbers as one draw at a
+// time.
+void rmat_draws_scalar(unsigned scale, double a, double ab, double abc, std::uint64_t e0, std::uint64_t e1,
+                       std::uint64_t* out) {
+  constexpr unsigned width = 4;
+  for (std::uint64_t e = e0; e < e1; e += width) {
+    std::uint64_t state[width], key[width] = {};
+    for (unsigned j = 0; j < width; ++j) state[j] = draw_stream(0x5eed0000ULL, e + j).state;
+    for (unsigned level = 0; level < scale; ++level)
+      for (unsigned j = 0; j < width; ++j) {
+        state[j] = splitmix64(state[j]);
+        // stream_rng::unit()'s number (53 bits fit a signed conversion).
+        const double p = static_cast<double>(static_cast<std::int64_t>(state[j] >> 11)) * 0x1.0p-53;
+        // Quadrants b, d go right; c, d go down (bitwise, not branches: the
+        // comparisons are coin flips no predictor learns).
+        const auto right = static_cast<std::uint64_t>((p >= a) & ((p < ab) | (p >= abc)));
+        const auto down = static_cast<std::uint64_t>(p >= ab);
+        key[j] = (key[j] << 1) | (down << 32) | right;
+      }
+    for (unsigned j = 0; j < width && e + j < e1; ++j) out[e + j - e0] = key[j];
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PERRON_RMAT_AVX512 1
+// The same draws, 16 at a time as 4 vectors of 4 lanes, compiled for
+// x86-64-v4 (AVX-512: vpmullq multiplies 64-bit lanes; four independent
+// vectors hide its latency) and taken where the CPU has it: 14 against 50 ns
+// of CPU per draw at scale 20 on the development machine's EPYC.
+using u64x4 = std::uint64_t __attribute__((vector_size(32)));
+using i64x4 = std::int64_t __attribute__((vector_size(32)));
+using f64x4 = double __attribute__((vector_size(32)));
+
+__attribute__((target("arch=x86-64-v4"))) void rmat_draws_avx512(unsigned scale, double a, double ab,
+                                                                 double abc, std::uint64_t e0,
+                                                                 std::uint64_t e1, std::uint64_t* out) {
+  constexpr unsigned vectors = 4, lanes = 4;
+  for (std::uint64_t e = e0; e < e1; e += vectors * lanes) {
+    u64x4 state[vectors], key[vectors];
+    for (unsigned v = 0; v < vectors; ++v) {
+      key[v] = u64x4{0, 0, 0, 0};
+      for (unsigned j = 0; j < lanes; ++j) state[v][j] = draw_stream(0x5eed0000ULL, e + lanes * v + j).state;
+    }
+    for (unsigned level = 0; level < scale; ++level)
+      for (unsigned v = 0; v < vectors; ++v) {
+        u64x4 x = state[v] + 0x9e3779b97f4a7c15ULL;  // splitmix64, lane by lane
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        x ^= x >> 31;
+        state[v] = x;
+        const f64x4 p = __builtin_convertvector((i64x4)(x >> 11), f64x4) * 0x1.0p-53;
+        const i64x4 right = (p >= a) & ((p < ab) | (p >= abc));  // -1 or 0 per lane
+        const i64x4 down = p >= ab;
+        key[v] = (key[v] << 1) | ((u64x4)(-down) << 32) | (u64x4)(-right);
+      }
+    for (unsigned v = 0; v < vectors; ++v)
+      for (unsigned j = 0; j < lanes && e + lanes * v + j < e1; ++j) out[e + lanes * v + j - e0] = key[v][j];
+  }
+}
+#endif
+
+void rmat_draws(unsigned scale, double a, double ab, double abc, std::uint64_t e0, std::uint64_t e1,
+                std::uint64_t* out) {
+#ifdef PERRON_RMAT_AVX512
+  static const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512cd");
+  if (avx512 && !std::getenv("PERRON_RMAT_SCALAR")) return rmat_draws_avx512(scale, a, ab, abc, e0, e1, out);
+#endif
+  rmat_draws_scalar(scale, a, ab, abc, e0, e1, out);
+}
+
+pattern_rows rmat(unsigned scale, std::uint64_t edges, rmat_skew q, bool transpose, const std::string& spec) {
   const index_t n = checked_dim(std::uint64_t{1} << scale, spec);
   const double a = q.a, ab = q.a + q.b, abc = q.a + q.b + q.c;
-  return pattern_from_draws(n, edges, spec, [=](std::uint64_t e) {
-    stream_rng g = draw_stream(0x5eed0000ULL, e);
-    std::uint32_t row = 0, col = 0;
-    for (unsigned level = 0; level < scale; ++level) {
-      const double p = g.unit();
-      const std::uint32_t right = p >= a && (p < ab || p >= abc);  // quadrants b, d
-      const std::uint32_t down = p >= ab;                          // quadrants c, d
-      row = (row << 1) | down;
-      col = (col << 1) | right;
-    }
-    return arc(row, col);
-  });
+  return rows_of_draws(n, edges, transpose, spec,
+                       [=](std::uint64_t e0, std::uint64_t e1, std::uint64_t* out) {
+                         rmat_draws(scale, a, ab, abc, e0, e1, out);
+                       });
 }
 
 // er:N:M — Erdos-Renyi G(n, m) with replacement: M arcs, both ends uniform.
-coo_matrix<double> erdos_renyi(index_t n, std::uint64_t m, const std::string& spec) {
+pattern_rows erdos_renyi(index_t n, std::uint64_t m, bool transpose, const std::string& spec) {
   const auto un = static_cast<std::uint32_t>(n);
-  return pattern_from_draws(n, m, spec, [=](std::uint64_t e) {
-    stream_rng g = draw_stream(0xe7d05000ULL, e);
-    const std::uint32_t row = g.below(un);
-    return arc(row, g.below(un));
-  });
+  return rows_of_draws(n, m, transpose, spec, each_draw([=](std::uint64_t e) {
+                         stream_rng g = draw_stream(0xe7d05000ULL, e);
+                         const std::uint32_t row = g.below(un);
+                         return arc(row, g.below(un));
+                       }));
 }
 
+// Rank k in [0, size) with P(k) ~ (k + 1)^-beta, beta = 1 / (gamma - 1): the
+// inverse CDF of the continuous density, k = floor(size u^(1 / (1 - beta)))
+// (gamma > 2 keeps beta < 1). As many draws land on rank k as a vertex of
+// degree ~ d^-gamma gets.
+struct power_rank {
+  double expo;
+  explicit power_rank(double gamma) : expo(1.0 / (1.0 - 1.0 / (gamma - 1.0))) {}
+  std::uint32_t operator()(stream_rng& g, std::uint32_t size) const {
+    const double k = std::floor(static_cast<double>(size) * std::pow(g.unit(), expo));
+    return std::min(size - 1, static_cast<std::uint32_t>(k));
+  }
+};
+
 // powerlaw:N:M:GAMMA — Chung & Lu's expected-degree configuration model:
-// both ends of each arc drawn with P(vertex of rank k) ~ (k + 1)^-beta,
-// beta = 1 / (GAMMA - 1), so the degrees follow P(d) ~ d^-GAMMA. Rank k is
-// the inverse CDF of the continuous density, k = floor(n u^(1 / (1 - beta)))
-// (GAMMA > 2 keeps beta < 1); one shuffle of ids for both ends, so a vertex
-// with many in-links also has many out-links, as in social graphs.
-coo_matrix<double> power_law(index_t n, std::uint64_t m, double gamma, const std::string& spec) {
-  const double expo = 1.0 / (1.0 - 1.0 / (gamma - 1.0));
+// both ends of each arc drawn by power_rank, so the degrees follow
+// P(d) ~ d^-GAMMA; one shuffle of ids for both ends, so a vertex with many
+// in-links also has many out-links, as in social graphs.
+pattern_rows power_law(index_t n, std::uint64_t m, double gamma, bool transpose, const std::string& spec) {
   const vertex_shuffle shuffle(n, 0x90e71a3ULL);
-  const auto last = static_cast<std::uint32_t>(n - 1);
-  const auto rank = [=](stream_rng& g) {
-    const double k = std::floor(static_cast<double>(n) * std::pow(g.unit(), expo));
-    return std::min(last, static_cast<std::uint32_t>(k));
-  };
-  return pattern_from_draws(n, m, spec, [=](std::uint64_t e) {
-    stream_rng g = draw_stream(0x90e71a3000ULL, e);
-    const std::uint32_t row = shuffle(rank(g));
-    return arc(row, shuffle(rank(g)));
-  });
+  const power_rank rank(gamma);
+  const auto un = static_cast<std::uint32_t>(n);
+  return rows_of_draws(n, m, transpose, spec, each_draw([=](std::uint64_t e) {
+                         stream_rng g = draw_stream(0x90e71a3000ULL, e);
+                         const std::uint32_t row = shuffle(rank(g, un));
+                         return arc(row, shuffle(rank(g, un)));
+                       }));
 }
 
 // hub:N:M — every vertex but 0 links to vertex 0 (N - 1 arcs: one row of P^T
 // holds them all), plus M uniform arcs as in er:N:M.
-coo_matrix<double> hub(index_t n, std::uint64_t m, const std::string& spec) {
+pattern_rows hub(index_t n, std::uint64_t m, bool transpose, const std::string& spec) {
   const auto un = static_cast<std::uint32_t>(n);
   const std::uint64_t spokes = static_cast<std::uint64_t>(n) - 1;
-  return pattern_from_draws(n, spokes + m, spec, [=](std::uint64_t e) {
-    if (e < spokes) return arc(static_cast<std::uint32_t>(e + 1), 0);
-    stream_rng g = draw_stream(0x4b0b000ULL, e);
-    const std::uint32_t row = g.below(un);
-    return arc(row, g.below(un));
-  });
+  return rows_of_draws(n, spokes + m, transpose, spec, each_draw([=](std::uint64_t e) {
+                         if (e < spokes) return arc(static_cast<std::uint32_t>(e + 1), 0);
+                         stream_rng g = draw_stream(0x4b0b000ULL, e);
+                         const std::uint32_t row = g.below(un);
+                         return arc(row, g.below(un));
+                       }));
 }
 
 // dangling:N:M:F — M uniform arcs whose sources are only the ceil((1 - F) N)
 // vertices that are not dangling (chosen by a shuffle of ids); the others
 // have no out-link.
-coo_matrix<double> mostly_dangling(index_t n, std::uint64_t m, double f, const std::string& spec) {
+pattern_rows mostly_dangling(index_t n, std::uint64_t m, double f, bool transpose, const std::string& spec) {
   const auto un = static_cast<std::uint32_t>(n);
   const auto live = static_cast<std::uint32_t>(
       std::max(1.0, std::ceil((1.0 - f) * static_cast<double>(n))));  // at least one source
   const vertex_shuffle shuffle(n, 0xda9a11ULL);
-  return pattern_from_draws(n, m, spec, [=](std::uint64_t e) {
-    stream_rng g = draw_stream(0xda9a11000ULL, e);
-    const std::uint32_t row = shuffle(g.below(live));
-    return arc(row, g.below(un));
-  });
+  return rows_of_draws(n, m, transpose, spec, each_draw([=](std::uint64_t e) {
+                         stream_rng g = draw_stream(0xda9a11000ULL, e);
+                         const std::uint32_t row = shuffle(g.below(live));
+                         return arc(row, g.below(un));
+                       }));
+}
+
+// web:N:M[:LOCAL[,GAMMA]] — a web crawl's shape: pages grouped into sites of
+// consecutive ids (a crawl numbered by URL keeps a host's pages together),
+// most links inside their site, the popular pages drawing most links.
+//  - Sites: sizes s = min(cap, floor(s_min / u)), u uniform in (0, 1], so
+//    P(size >= s) = s_min / s (Zipf's law for host sizes), s_min = 10,
+//    cap = 100000 pages (mean ~ s_min (1 + ln(cap / s_min)) ~ 100); drawn
+//    site after site until N pages are covered, the last site cut short.
+//  - A link's source: a uniform page u (out-degrees ~ Poisson(M / N)).
+//  - With probability LOCAL (default 0.9) the target is a page of u's own
+//    site, power_rank(GAMMA) over its pages in id order (default GAMMA 2.5:
+//    a site's first pages, its home and index pages, get most links; a
+//    target equal to u moves to the next page of the site). A site of one
+//    page has no other page: its links are all inter-site.
+//  - Otherwise the target is a popular page of a popular site: the site by
+//    power_rank(GAMMA) over all sites (shuffled, so popular sites lie
+//    anywhere in the id range), the page as above.
+struct web_model {
+  double local = 0.9, gamma = 2.5;
+  static constexpr std::uint64_t min_site = 10, max_site = 100000;
+};
+
+web_model parse_web(std::string_view s, const std::string& spec) {
+  web_model w;
+  const std::size_t comma = s.find(',');
+  w.local = parse_real(s.substr(0, comma), spec, "intra-site fraction");
+  if (comma != std::string_view::npos) w.gamma = parse_real(s.substr(comma + 1), spec, "degree exponent");
+  if (!(w.local >= 0.0 && w.local <= 1.0))
+    throw invalid_argument("synthetic matrix '" + spec + "': the intra-site fraction must be in [0, 1]");
+  if (!(w.gamma > 2.0 && w.gamma <= 100.0))
+    throw invalid_argument("synthetic matrix '" + spec + "': the degree exponent must be in (2, 100]");
+  return w;
+}
+
+// The first page of each site, then n: sites s = 0.. own [start[s], start[s + 1]).
+std::vector<index_t> web_site_starts(index_t n) {
+  std::vector<index_t> start{0};
+  for (std::uint64_t s = 0, at = 0; at < static_cast<std::uint64_t>(n); ++s) {
+    stream_rng g = draw_stream(0x5173000ULL, s);
+    const double u = 1.0 - g.unit();  // (0, 1]
+    const double size = std::min(double(web_model::max_site), std::floor(double(web_model::min_site) / u));
+    at = std::min<std::uint64_t>(static_cast<std::uint64_t>(n), at + static_cast<std::uint64_t>(size));
+    start.push_back(static_cast<index_t>(at));
+  }
+  return start;
+}
+
+pattern_rows web(index_t n, std::uint64_t m, web_model w, bool transpose, const std::string& spec) {
+  // The site of every page: 4 bytes per page beside the draws.
+  check_arcs(m, 16.0 * double(m) + 24.0 * double(n), spec);
+  const std::vector<index_t> start = web_site_starts(n);
+  const auto sites = static_cast<index_t>(start.size() - 1);
+  std::vector<index_t> site_of;
+  sized(site_of, static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (index_t s = 0; s < sites; ++s)
+    for (index_t p = start[s]; p < start[s + 1]; ++p) site_of[p] = s;
+  const vertex_shuffle shuffle(sites, 0x3eb51735ULL);
+  const power_rank rank(w.gamma);
+  const auto un = static_cast<std::uint32_t>(n), usites = static_cast<std::uint32_t>(sites);
+  const index_t* first = start.data();
+  const index_t* site = site_of.data();
+  const double local = w.local;
+  return rows_of_draws(n, m, transpose, spec, each_draw([=](std::uint64_t e) {
+                         stream_rng g = draw_stream(0x3eb000ULL, e);
+                         const std::uint32_t u = g.below(un);
+                         const index_t s = site[u];
+                         const auto size = static_cast<std::uint32_t>(first[s + 1] - first[s]);
+                         if (size > 1 && g.unit() < local) {
+                           std::uint32_t t = static_cast<std::uint32_t>(first[s]) + rank(g, size);
+                           if (t == u) t = static_cast<std::uint32_t>(first[s]) + (t - first[s] + 1) % size;
+                           return arc(u, t);
+                         }
+                         const index_t to = static_cast<index_t>(shuffle(rank(g, usites)));
+                         const auto to_size = static_cast<std::uint32_t>(first[to + 1] - first[to]);
+                         return arc(u, static_cast<std::uint32_t>(first[to]) + rank(g, to_size));
+                       }));
 }
 
 // Rows of a structured pattern, each listing its sorted columns through
@@ -323,36 +619,33 @@ coo_matrix<double> mostly_dangling(index_t n, std::uint64_t m, double f, const s
 // parallel. arcs: their total, known in closed form, checked before anything
 // is allocated.
 template <class Cols>
-coo_matrix<double> structured(index_t n, std::uint64_t arcs, const std::string& spec, Cols cols) {
-  check_arcs(arcs, 16.0 * double(arcs) + 8.0 * double(n), spec);
-  std::vector<std::uint64_t> offset(static_cast<std::size_t>(n) + 1, 0);
+pattern_rows structured(index_t n, std::uint64_t arcs, const std::string& spec, Cols cols) {
+  check_arcs(arcs, 12.0 * double(arcs) + 8.0 * double(n), spec);
+  pattern_rows a;
+  a.n = n;
+  sized(a.row_ptr, static_cast<std::size_t>(n) + 1, index_t{0});
 #pragma omp parallel for schedule(static)
   for (index_t r = 0; r < n; ++r) {
     index_t c[4];
-    offset[r + 1] = static_cast<std::uint64_t>(cols(r, c));
+    a.row_ptr[r + 1] = static_cast<index_t>(cols(r, c));
   }
-  for (index_t r = 0; r < n; ++r) offset[r + 1] += offset[r];
-  if (offset[n] != arcs) throw error("synthetic matrix '" + spec + "': arc count mismatch (internal)");
-  coo_matrix<double> a;
-  a.rows = a.cols = n;
-  a.row_idx.resize(offset[n]);
-  a.col_idx.resize(offset[n]);
-  a.values.assign(offset[n], 1.0);
+  for (index_t r = 0; r < n; ++r) a.row_ptr[r + 1] += a.row_ptr[r];
+  if (static_cast<std::uint64_t>(a.row_ptr[n]) != arcs)
+    throw error("synthetic matrix '" + spec + "': arc count mismatch (internal)");
+  sized(a.col, static_cast<std::size_t>(arcs));
 #pragma omp parallel for schedule(static)
   for (index_t r = 0; r < n; ++r) {
     index_t c[4];
     const int k = cols(r, c);
-    for (int i = 0; i < k; ++i) {
-      a.row_idx[offset[r] + i] = r;
-      a.col_idx[offset[r] + i] = c[i];
-    }
+    for (int i = 0; i < k; ++i) a.col[static_cast<std::size_t>(a.row_ptr[r]) + i] = c[i];
   }
   return a;
 }
 
 // grid:R:C — the R x C lattice (vertex i * C + j), each vertex linked both
 // ways to its up to 4 neighbours: a road-like graph, in-degree <= 4, banded.
-coo_matrix<double> grid(index_t rows, index_t cols, const std::string& spec) {
+// Symmetric: its transpose is itself.
+pattern_rows grid(index_t rows, index_t cols, const std::string& spec) {
   const index_t n = checked_dim(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), spec);
   const auto nr = static_cast<std::uint64_t>(rows), nc = static_cast<std::uint64_t>(cols);
   const std::uint64_t arcs = n == 0 ? 0 : 2 * (nr * (nc - 1) + nc * (nr - 1));  // each lattice edge both ways
@@ -368,15 +661,36 @@ coo_matrix<double> grid(index_t rows, index_t cols, const std::string& spec) {
 }
 
 // chain:N:L — N vertices cut into chains of L (the last one shorter): arcs
-// v -> v + 1 inside a chain; each chain's end is dangling.
-coo_matrix<double> chains(index_t n, index_t length, const std::string& spec) {
+// v -> v + 1 inside a chain; each chain's end is dangling. Transposed: row v
+// holds v - 1 unless v starts a chain.
+pattern_rows chains(index_t n, index_t length, bool transpose, const std::string& spec) {
   const auto nn = static_cast<std::uint64_t>(n), l = static_cast<std::uint64_t>(length);
   const std::uint64_t arcs = nn - (nn + l - 1) / l;  // every vertex but each chain's last
+  if (transpose)
+    return structured(n, arcs, spec, [=](index_t v, index_t* c) {
+      if (v % length == 0) return 0;
+      c[0] = v - 1;
+      return 1;
+    });
   return structured(n, arcs, spec, [=](index_t v, index_t* c) {
     if ((v + 1) % length == 0 || v + 1 == n) return 0;
     c[0] = v + 1;
     return 1;
   });
+}
+
+// A pattern's rows as the COO of its matrix (values 1); col becomes col_idx.
+coo_matrix<double> coo_of(pattern_rows p) {
+  coo_matrix<double> a;
+  a.rows = a.cols = p.n;
+  const std::size_t links = p.col.size();
+  a.col_idx = std::move(p.col);
+  sized(a.row_idx, links, index_t{0});
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (index_t r = 0; r < p.n; ++r)
+    std::fill(a.row_idx.begin() + p.row_ptr[r], a.row_idx.begin() + p.row_ptr[r + 1], r);
+  sized(a.values, links, 1.0);
+  return a;
 }
 
 // tridiag:N — the 1D Laplacian stencil [-1 2 -1].
@@ -414,12 +728,16 @@ bool is_synthetic_spec(const std::string& spec) {
 }
 
 bool is_synthetic_graph_spec(const std::string& spec) {
-  for (const char* prefix : {"rmat:", "er:", "powerlaw:", "grid:", "hub:", "dangling:", "chain:"})
+  for (const char* prefix : {"rmat:", "er:", "powerlaw:", "grid:", "hub:", "dangling:", "chain:", "web:"})
     if (spec.rfind(prefix, 0) == 0) return true;
   return false;
 }
 
-coo_matrix<double> generate_synthetic(const std::string& spec) {
+namespace {
+
+// The rows of a graph spec's A (sources) or, transposed, of A^T (targets);
+// invalid_argument for a malformed spec.
+pattern_rows graph_rows(const std::string& spec, bool transpose) {
   const auto parts = split(spec);
   const std::string_view family = parts[0];
   const std::size_t args = parts.size() - 1;
@@ -429,28 +747,25 @@ coo_matrix<double> generate_synthetic(const std::string& spec) {
     if (n < 1) throw invalid_argument("synthetic matrix '" + spec + "': the vertex count must be at least 1");
     return n;
   };
-  if (family == "synthetic" && args == 2 && parts[1].rfind("seed", 0) == 0)
-    return seeded_random(parse_count(parts[1].substr(4), spec, "seed"), checked_dim(count(2, "size"), spec));
-  if (family == "tridiag" && args == 1) return tridiag(checked_dim(count(1, "size"), spec));
   if (family == "rmat" && (args == 2 || args == 3)) {
     const std::uint64_t scale = count(1, "scale");
     if (scale > 30) throw invalid_argument("synthetic matrix '" + spec + "': scale must be at most 30");
     return rmat(static_cast<unsigned>(scale), count(2, "edge count"),
-                args == 3 ? parse_skew(parts[3], spec) : rmat_skew{}, spec);
+                args == 3 ? parse_skew(parts[3], spec) : rmat_skew{}, transpose, spec);
   }
-  if (family == "er" && args == 2) return erdos_renyi(vertices(1), count(2, "arc count"), spec);
+  if (family == "er" && args == 2) return erdos_renyi(vertices(1), count(2, "arc count"), transpose, spec);
   if (family == "powerlaw" && args == 3) {
     const double gamma = parse_real(parts[3], spec, "exponent");
     if (!(gamma > 2.0 && gamma <= 100.0))
       throw invalid_argument("synthetic matrix '" + spec + "': the degree exponent must be in (2, 100]");
-    return power_law(vertices(1), count(2, "arc count"), gamma, spec);
+    return power_law(vertices(1), count(2, "arc count"), gamma, transpose, spec);
   }
-  if (family == "hub" && args == 2) return hub(vertices(1), count(2, "arc count"), spec);
+  if (family == "hub" && args == 2) return hub(vertices(1), count(2, "arc count"), transpose, spec);
   if (family == "dangling" && args == 3) {
     const double f = parse_real(parts[3], spec, "dangling fraction");
     if (!(f >= 0.0 && f < 1.0))
       throw invalid_argument("synthetic matrix '" + spec + "': the dangling fraction must be in [0, 1)");
-    return mostly_dangling(vertices(1), count(2, "arc count"), f, spec);
+    return mostly_dangling(vertices(1), count(2, "arc count"), f, transpose, spec);
   }
   if (family == "grid" && args == 2)
     return grid(checked_dim(count(1, "row count"), spec), checked_dim(count(2, "column count"), spec), spec);
@@ -459,9 +774,76 @@ coo_matrix<double> generate_synthetic(const std::string& spec) {
     const index_t length = checked_dim(count(2, "chain length"), spec);
     if (length < 1)
       throw invalid_argument("synthetic matrix '" + spec + "': the chain length must be at least 1");
-    return chains(n, length, spec);
+    return chains(n, length, transpose, spec);
   }
+  if (family == "web" && (args == 2 || args == 3))
+    return web(vertices(1), count(2, "link count"), args == 3 ? parse_web(parts[3], spec) : web_model{},
+               transpose, spec);
   throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
+}
+
+}  // namespace
+
+coo_matrix<double> generate_synthetic(const std::string& spec) {
+  const auto parts = split(spec);
+  const std::string_view family = parts[0];
+  const std::size_t args = parts.size() - 1;
+  const auto count = [&](std::size_t i, const char* what) { return parse_count(parts[i], spec, what); };
+  if (family == "synthetic" && args == 2 && parts[1].rfind("seed", 0) == 0)
+    return seeded_random(parse_count(parts[1].substr(4), spec, "seed"), checked_dim(count(2, "size"), spec));
+  if (family == "tridiag" && args == 1) return tridiag(checked_dim(count(1, "size"), spec));
+  return coo_of(graph_rows(spec, false));
+}
+
+template <class T>
+csr_matrix<T> generate_graph_transpose(const std::string& spec) {
+  if (!is_synthetic_graph_spec(spec))
+    throw invalid_argument("'" + spec +
+                           "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
+                           "dangling:, chain:, web:)");
+  pattern_rows p = graph_rows(spec, true);
+  csr_matrix<T> at;
+  at.rows = at.cols = p.n;
+  at.row_ptr = std::move(p.row_ptr);
+  at.col_idx = std::move(p.col);
+  sized(at.values, at.col_idx.size(), T(1));
+  return at;
+}
+
+template csr_matrix<float> generate_graph_transpose<float>(const std::string&);
+template csr_matrix<double> generate_graph_transpose<double>(const std::string&);
+
+synthetic_size synthetic_graph_size(const std::string& spec) {
+  if (!is_synthetic_graph_spec(spec))
+    throw invalid_argument("'" + spec +
+                           "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
+                           "dangling:, chain:, web:)");
+  const auto parts = split(spec);
+  if (parts.size() < 3)
+    throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
+  const std::uint64_t x = parse_count(parts[1], spec, "size"), y = parse_count(parts[2], spec, "count");
+  const std::string_view family = parts[0];
+  if (family == "rmat") {
+    if (x > 30) throw invalid_argument("synthetic matrix '" + spec + "': scale must be at most 30");
+    return {checked_dim(std::uint64_t{1} << x, spec), y};
+  }
+  if (family == "grid") {
+    const index_t n = checked_dim(
+        static_cast<std::uint64_t>(checked_dim(x, spec)) * static_cast<std::uint64_t>(checked_dim(y, spec)),
+        spec);
+    return {n, n == 0 ? 0 : 2 * (x * (y - 1) + y * (x - 1))};
+  }
+  const index_t n = checked_dim(x, spec);
+  if (family == "chain") return {n, y == 0 ? 0 : x - (x + y - 1) / y};
+  if (family == "hub") return {n, (x > 0 ? x - 1 : 0) + y};
+  return {n, y};  // er, powerlaw, dangling, web: N:M
+}
+
+std::vector<index_t> web_sites(const std::string& spec) {
+  const auto parts = split(spec);
+  if (parts[0] != "web" || parts.size() < 3)
+    throw invalid_argument("malformed synthetic matrix '" + spec + "': expected web:N:M[:LOCAL[,GAMMA]]");
+  return web_site_starts(checked_dim(parse_count(parts[1], spec, "vertex count"), spec));
 }
 
 }  // namespace perron::io

@@ -13,11 +13,22 @@
 //                        M uniform arcs
 //   dangling:N:M:F       M uniform arcs from only (1 - F) N of the vertices: a fraction F is dangling
 //   chain:N:L            chains of L vertices, v -> v + 1 (chain:N:N is one chain of N)
+//   web:N:M[:LOCAL[,GAMMA]]  web-like: sites of consecutive pages, Zipf-sized (10 to 100000 pages);
+//                        a fraction LOCAL (default 0.9) of the links stay in their source's
+//                        site, to its popular pages (power law GAMMA, default 2.5), the others
+//                        go to popular pages of popular sites (io/synthetic.cpp has the model)
 // Deterministic: the same spec gives the same matrix on every machine and for
 // every thread count (each draw has its own counter-based random stream).
+// R-MAT draws run as AVX-512 vectors where the CPU has them (the same
+// numbers; PERRON_RMAT_SCALAR=1 forces the portable loop, for tests).
+// Generation is parallel (OpenMP) throughout: draws, then a two-pass bucket
+// sort into rows; a graph peaks at about 16 bytes per draw plus 16 per vertex
+// (web: 24), checked against the memory free before anything large is allocated.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/formats.hpp"
 
@@ -25,11 +36,31 @@ namespace perron::io {
 
 // Any of the prefixes above.
 bool is_synthetic_spec(const std::string& spec);
-// The graph families (rmat: to chain:), whose matrices are patterns.
+// The graph families (rmat: to chain:, web:), whose matrices are patterns.
 bool is_synthetic_graph_spec(const std::string& spec);
 
 // Throws invalid_argument naming the spec and the expected forms when malformed,
 // when a parameter is out of its range, or when the size does not fit 32-bit indices.
 coo_matrix<double> generate_synthetic(const std::string& spec);
+
+// A graph spec (rmat: to chain:, web:) as the CSR of A^T, the form the
+// PageRank build takes: row i lists the sources j of the arcs j -> i, sorted
+// and distinct, values 1. The same arcs as generate_synthetic's, without the
+// COO of A (4 + sizeof(T) bytes per link instead of 16).
+template <class T>
+csr_matrix<T> generate_graph_transpose(const std::string& spec);
+
+// A graph spec's vertices and its arcs before duplicates merge (at least its
+// links), read from the spec alone: sizes for memory checks and device
+// choice before generating. invalid_argument when malformed.
+struct synthetic_size {
+  index_t vertices = 0;
+  std::uint64_t arcs = 0;
+};
+synthetic_size synthetic_graph_size(const std::string& spec);
+
+// web:N:M[...]: the first page of each site, then N (site s owns pages
+// [sites[s], sites[s + 1])), for tests and measurements of locality.
+std::vector<index_t> web_sites(const std::string& spec);
 
 }  // namespace perron::io

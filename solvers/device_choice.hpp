@@ -78,10 +78,12 @@ struct device_rates {
   double gpu_bandwidth = 1.5e12;  // bytes per second one iteration streams, as achieved
 
   // ---- Loading, for the estimate before it (input_estimate)
-  double cache_bytes_per_s = 2e9;     // binary cache: cnr-2000's 26 MB in 10-26 ms
-  double text_bytes_per_s = 1e9;      // Matrix Market / SNAP text, parallel parse
-  double gz_bytes_per_s = 5e7;        // .gz: compressed bytes (cnr-2000: 7.8 MB, gunzip + parse 0.19 s)
-  double synthetic_link_ns = 1100.0;  // per link and thread: rmat:20:10000000 0.66-0.74 s at 16
+  double cache_bytes_per_s = 2e9;  // binary cache: cnr-2000's 26 MB in 10-26 ms
+  double text_bytes_per_s = 1e9;   // Matrix Market / SNAP text, parallel parse
+  double gz_bytes_per_s = 5e7;     // .gz: compressed bytes (cnr-2000: 7.8 MB, gunzip + parse 0.19 s)
+  // Per draw and thread, generating (io/synthetic.cpp, parallel since issue 18): rmat:22/24/26 at
+  // edge factor 16 in 0.64 / 2.59 / 11.2 s at 16 threads (H100 host); web: about twice that.
+  double synthetic_link_ns = 160.0;
 };
 
 // What the choice is made from.

@@ -124,6 +124,58 @@ pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weig
   return graph_from_transpose<T>(std::move(at), weighted, label);
 }
 
+template <class T>
+pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label) {
+  validate(at, "PageRank graph (CSR of A^T)");
+  if (at.rows != at.cols)
+    throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
+                          std::to_string(at.cols) + " x " + std::to_string(at.rows));
+  if (at.rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
+  if (!label.empty() && label.size() != static_cast<std::size_t>(at.rows))
+    throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
+                          std::to_string(at.rows) + " vertices");
+  // Per vertex: the out-degree, the dangling flag, the solver's vectors and
+  // the ranks; the links are already here and are written in place.
+  check_host_memory(48.0 * double(at.rows),
+                    "PageRank of a graph of " + std::to_string(at.rows) + " vertices");
+  const index_t n = at.rows;
+  const auto links = static_cast<std::int64_t>(at.nnz());
+  // d_j = out-degree of j = the count of column j in A^T.
+  std::vector<index_t> out(static_cast<std::size_t>(n), 0);
+  const index_t* col = at.col_idx.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < links; ++k) {
+#pragma omp atomic
+    ++out[col[k]];
+  }
+  pagerank_graph<T> g;
+  g.pattern = true;
+  g.dangling.assign(static_cast<std::size_t>(n), 0);
+  index_t dangling = 0;
+#pragma omp parallel for schedule(static) reduction(+ : dangling)
+  for (index_t j = 0; j < n; ++j)
+    if (out[j] == 0) {
+      g.dangling[j] = 1;
+      ++dangling;
+    }
+  g.dangling_count = dangling;
+  // P^T(i, j) = 1 / d_j, rounded from double as graph_from_transpose rounds it.
+  T* value = at.values.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < links; ++k) value[k] = static_cast<T>(1.0 / static_cast<double>(out[col[k]]));
+  g.pt = std::move(at);
+  return g;
+}
+
+double pagerank_device_bytes(index_t n, std::size_t links, std::size_t value_bytes, pagerank_pull pull) {
+  const double m = double(links), v = double(n), b = double(value_bytes);
+  const double pattern = 8.25 * m + 64.0 * v;
+  const double spmv = 2.0 * (4.0 + b) * m + (5.0 + 3.0 * b) * v;
+  if (pattern_pull(pull)) return pattern;
+  if (pull == pagerank_pull::spmv) return spmv;
+  return std::max(pattern, spmv);
+}
+
 // ---- options -----------------------------------------------------------------
 
 namespace {
@@ -503,6 +555,10 @@ template pagerank_graph<float> pagerank_graph_from_transpose<float>(csr_matrix<d
                                                                     const std::vector<std::int64_t>&);
 template pagerank_graph<double> pagerank_graph_from_transpose<double>(csr_matrix<double>, bool,
                                                                       const std::vector<std::int64_t>&);
+template pagerank_graph<float> pagerank_graph_from_pattern<float>(csr_matrix<float>,
+                                                                  const std::vector<std::int64_t>&);
+template pagerank_graph<double> pagerank_graph_from_pattern<double>(csr_matrix<double>,
+                                                                    const std::vector<std::int64_t>&);
 template pagerank_result pagerank_cpu<float>(const pagerank_graph<float>&, const pagerank_options&);
 template pagerank_result pagerank_cpu<double>(const pagerank_graph<double>&, const pagerank_options&);
 template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&);

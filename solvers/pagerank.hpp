@@ -72,6 +72,15 @@ template <class T>
 pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weighted,
                                                 const std::vector<std::int64_t>& label = {});
 
+// An unweighted graph given as the pattern of the CSR of A^T (row i = target,
+// its columns the sources, sorted and distinct: io::generate_graph_transpose),
+// its values ignored: P^T is written over them in place, in parallel (the
+// out-degrees counted by atomic integer increments, so the same for every
+// thread count). The same graph, bit for bit, as make_pagerank_graph of its
+// arcs, without a second copy of the links.
+template <class T>
+pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label = {});
+
 // How the GPU decides when to stop without the host waiting every iteration.
 enum class pagerank_loop {
   automatic,    // graph_while where the SpMV captures into a conditional body, else check_every
@@ -337,6 +346,19 @@ class pagerank_cuda {
   bool trial_pull(const pagerank_graph<T>& g, const pull_facts& f, const pull_choice& model,
                   pull_trial_memo& memo);
 };
+
+// The GPU memory a pagerank_cuda of a graph of n vertices and `links` links
+// holds at its peak, setup included (value_bytes = sizeof(T)); an estimate
+// from the allocations of solvers/cuda, on the high side:
+//  - fused, persistent: 8.25 bytes per link (the uploaded pattern and its
+//    relabelled copy, then that copy and the sliced layout with ~1% padding)
+//    and 64 per vertex (the relabel's index arrays and radix-sort buffers,
+//    then the iterates, v and the row counters);
+//  - spmv: 2 (4 + value_bytes) per link (P^T and the kernel's converted copy
+//    of it, which auto's trial may hold beside it) and 4 + 3 value_bytes + 1
+//    per vertex (row pointer, r, y, v, dangling bits);
+//  - automatic: the larger of the two (the pull is chosen from the graph).
+double pagerank_device_bytes(index_t n, std::size_t links, std::size_t value_bytes, pagerank_pull pull);
 
 // ---- dispatch ------------------------------------------------------------
 // opt.device automatic: the GPU when cuda::available() and opt.kernel is not

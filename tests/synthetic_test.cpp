@@ -5,12 +5,16 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
+#include "solvers/pagerank.hpp"
 
 using namespace perron;
 
@@ -295,4 +299,205 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
       EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
     }
   }
+}
+
+namespace {
+// The CSR of A^T of a COO of A, built the slow, obvious way: (col, row) pairs sorted.
+csr_matrix<float> transpose_of(const coo_matrix<double>& a) {
+  std::vector<std::pair<index_t, index_t>> arcs;
+  for (std::size_t k = 0; k < a.nnz(); ++k) arcs.emplace_back(a.col_idx[k], a.row_idx[k]);
+  std::sort(arcs.begin(), arcs.end());
+  csr_matrix<float> t;
+  t.rows = t.cols = a.rows;
+  t.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+  for (const auto& [i, j] : arcs) {
+    ++t.row_ptr[i + 1];
+    t.col_idx.push_back(j);
+  }
+  for (index_t i = 0; i < a.rows; ++i) t.row_ptr[i + 1] += t.row_ptr[i];
+  t.values.assign(t.col_idx.size(), 1.0f);
+  return t;
+}
+
+const char* const graph_specs[] = {
+    "rmat:12:40000",    "rmat:10:20000:0.7,0.1,0.1", "er:3000:20000", "powerlaw:4000:30000:2.3",
+    "hub:2000:500",     "dangling:3000:20000:0.6",   "grid:13:17",    "chain:100:7",
+    "web:20000:200000", "web:5000:40000:0.5,2.2"};
+}  // namespace
+
+// generate_graph_transpose is generate_synthetic's graph, transposed.
+TEST(Synthetic, TransposeIsTheSameGraph) {
+  for (const char* spec : graph_specs) {
+    const coo_matrix<double> a = io::generate_synthetic(spec);
+    expect_pattern(a);
+    const csr_matrix<float> want = transpose_of(a);
+    const csr_matrix<float> got = io::generate_graph_transpose<float>(spec);
+    EXPECT_EQ(got.rows, want.rows) << spec;
+    EXPECT_EQ(got.row_ptr, want.row_ptr) << spec;
+    EXPECT_EQ(got.col_idx, want.col_idx) << spec;
+    EXPECT_EQ(got.values, want.values) << spec;
+    EXPECT_EQ(io::generate_graph_transpose<double>(spec).col_idx, got.col_idx) << spec;
+  }
+  EXPECT_THROW(io::generate_graph_transpose<float>("tridiag:10"), invalid_argument);
+}
+
+// The same spec gives the same graph on 1, 2 or 3 threads, both forms (the
+// scatter's order inside a bucket changes with the thread count, the rows do not).
+TEST(Synthetic, EveryFamilySameGraphForAnyThreadCount) {
+  const int threads = omp_get_max_threads();
+  for (const char* spec : graph_specs) {
+    std::vector<index_t> cols[3], rows[3];
+    for (int p = 1; p <= 3; ++p) {
+      omp_set_num_threads(p);
+      const auto t = io::generate_graph_transpose<float>(spec);
+      cols[p - 1] = t.col_idx;
+      rows[p - 1] = t.row_ptr;
+    }
+    EXPECT_EQ(cols[0], cols[1]) << spec;
+    EXPECT_EQ(cols[0], cols[2]) << spec;
+    EXPECT_EQ(rows[0], rows[1]) << spec;
+    EXPECT_EQ(rows[0], rows[2]) << spec;
+  }
+  omp_set_num_threads(threads);
+}
+
+// The AVX-512 R-MAT draws (taken where the CPU has them) and the portable
+// ones (forced by PERRON_RMAT_SCALAR) give the same graph.
+TEST(Synthetic, RmatVectorAndScalarDrawsAgree) {
+  for (const char* spec : {"rmat:12:40001", "rmat:14:200000:0.7,0.1,0.1", "rmat:3:7"}) {
+    const auto fast = io::generate_graph_transpose<float>(spec);
+    ::setenv("PERRON_RMAT_SCALAR", "1", 1);
+    const auto plain = io::generate_graph_transpose<float>(spec);
+    ::unsetenv("PERRON_RMAT_SCALAR");
+    EXPECT_EQ(fast.row_ptr, plain.row_ptr) << spec;
+    EXPECT_EQ(fast.col_idx, plain.col_idx) << spec;
+  }
+}
+
+// Graph500's edge factor 16: 2^S vertices, 16 * 2^S draws, most distinct,
+// in-degrees skewed (the busiest target far above the mean of ~16).
+TEST(Synthetic, RmatEdgeFactor16Counts) {
+  const auto t = io::generate_graph_transpose<float>("rmat:16:1048576");
+  ASSERT_EQ(t.rows, 65536);
+  EXPECT_LE(t.nnz(), 1048576u);
+  EXPECT_GT(t.nnz(), 1048576u * 8 / 10);
+  index_t longest = 0, empty = 0;
+  for (index_t i = 0; i < t.rows; ++i) {
+    longest = std::max(longest, t.row_ptr[i + 1] - t.row_ptr[i]);
+    empty += t.row_ptr[i + 1] == t.row_ptr[i];
+  }
+  EXPECT_GT(longest, 1000);  // vs the mean 16: a power-law tail
+  EXPECT_GT(empty, 0);       // R-MAT leaves vertices without in-links
+  const io::synthetic_size size = io::synthetic_graph_size("rmat:16:1048576");
+  EXPECT_EQ(size.vertices, 65536);
+  EXPECT_EQ(size.arcs, 1048576u);
+}
+
+// web: sites of consecutive pages, Zipf-sized within [1, 100000] (the last
+// may be cut short), mean near 100; most links stay inside their site, and
+// LOCAL sets how many.
+TEST(Synthetic, WebLinksStayMostlyInTheirSite) {
+  const std::string spec = "web:200000:2000000";
+  const std::vector<index_t> start = io::web_sites(spec);
+  ASSERT_GE(start.size(), 2u);
+  EXPECT_EQ(start.front(), 0);
+  EXPECT_EQ(start.back(), 200000);
+  for (std::size_t s = 0; s + 1 < start.size(); ++s) {
+    ASSERT_LT(start[s], start[s + 1]);
+    ASSERT_LE(start[s + 1] - start[s], 100000);
+    if (s + 2 < start.size()) {
+      ASSERT_GE(start[s + 1] - start[s], 10);
+    }
+  }
+  const double mean_site = 200000.0 / double(start.size() - 1);
+  EXPECT_GT(mean_site, 30);
+  EXPECT_LT(mean_site, 300);
+  std::vector<index_t> site(200000);
+  for (std::size_t s = 0; s + 1 < start.size(); ++s)
+    for (index_t p = start[s]; p < start[s + 1]; ++p) site[p] = static_cast<index_t>(s);
+  const auto intra_fraction = [&](const std::string& g) {
+    const coo_matrix<double> a = io::generate_synthetic(g);
+    std::size_t intra = 0;
+    for (std::size_t k = 0; k < a.nnz(); ++k) intra += site[a.row_idx[k]] == site[a.col_idx[k]];
+    return double(intra) / double(a.nnz());
+  };
+  // Duplicates merge more often inside a site (the same popular pages), so
+  // the distinct links' fraction sits a little below LOCAL.
+  const double dflt = intra_fraction(spec), low = intra_fraction("web:200000:2000000:0.3");
+  EXPECT_GT(dflt, 0.8) << dflt;
+  EXPECT_LE(dflt, 0.92) << dflt;
+  EXPECT_GT(low, 0.2) << low;
+  EXPECT_LT(low, 0.4) << low;
+  // In-degrees follow a power law (home pages), out-degrees stay near the mean 10.
+  const coo_matrix<double> a = io::generate_synthetic(spec);
+  const degrees d(a);
+  EXPECT_GT(degrees::max(d.in), 1000);
+  EXPECT_LT(degrees::max(d.out), 40);
+  EXPECT_GT(a.nnz(), 1500000u);
+  // No self loops inside a site.
+  for (std::size_t k = 0; k < a.nnz(); ++k) ASSERT_NE(a.row_idx[k], a.col_idx[k]);
+}
+
+TEST(Synthetic, WebSpecErrors) {
+  for (const char* bad :
+       {"web:0:10", "web:10", "web:10:10:1.5", "web:10:10:0.5,2", "web:10:10:x", "web:10:-1"}) {
+    try {
+      io::generate_synthetic(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(io::is_synthetic_graph_spec("web:10:10"));
+}
+
+// P^T built in place from the generated transpose is make_pagerank_graph's,
+// bit for bit, in both precisions.
+TEST(Synthetic, PageRankGraphFromThePatternIsTheUsualOne) {
+  for (const char* spec : graph_specs) {
+    const coo_matrix<double> a = io::generate_synthetic(spec);
+    const auto want = make_pagerank_graph<float>(a, false);
+    const auto got = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>(spec));
+    EXPECT_EQ(got.pt.row_ptr, want.pt.row_ptr) << spec;
+    EXPECT_EQ(got.pt.col_idx, want.pt.col_idx) << spec;
+    EXPECT_EQ(got.pt.values, want.pt.values) << spec;
+    EXPECT_EQ(got.dangling, want.dangling) << spec;
+    EXPECT_EQ(got.dangling_count, want.dangling_count) << spec;
+    EXPECT_TRUE(got.pattern);
+    const auto want_d = make_pagerank_graph<double>(a, false);
+    const auto got_d = pagerank_graph_from_pattern<double>(io::generate_graph_transpose<double>(spec));
+    EXPECT_EQ(got_d.pt.values, want_d.pt.values) << spec;
+  }
+}
+
+// The GPU's refusal: from PERRON_GPU_MEMORY_LIMIT here (no GPU needed), with
+// the bytes needed and the bytes allowed; and the estimate that feeds it.
+TEST(Synthetic, GpuMemoryRefusalNamesBothSizes) {
+  EXPECT_EQ(memory_refusal(2.5e9, 1.0e9, "PageRank of X", "GPU memory", "free on the GPU"),
+            "PageRank of X needs about 2.5 GB of GPU memory, more than the 1.0 GB free on the GPU");
+  EXPECT_EQ(memory_refusal(3.0e6, 512, "Y", "memory", "free on this host"),
+            "Y needs about 3.0 MB of memory, more than the 512 bytes free on this host");
+  ::setenv("PERRON_GPU_MEMORY_LIMIT", "1000000000", 1);  // 1 GB
+  EXPECT_LE(device_memory_limit(), std::size_t(1000000000));
+  EXPECT_NO_THROW(check_device_memory(0.9e9, "small"));
+  try {
+    check_device_memory(2.0e9, "PageRank on the GPU of 'rmat:24:268435456'");
+    ADD_FAILURE() << "2 GB fitted a 1 GB limit";
+  } catch (const dimension_error& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("needs about 2.0 GB of GPU memory, more than the 1.0 GB"), std::string::npos) << w;
+    EXPECT_NE(w.find("PERRON_GPU_MEMORY_LIMIT"), std::string::npos) << w;
+    EXPECT_NE(w.find("rmat:24"), std::string::npos) << w;
+  }
+  ::unsetenv("PERRON_GPU_MEMORY_LIMIT");
+  // rmat:26, 2^26 vertices and at most 2^30 links, float: the fused pull's
+  // estimate (8.25 bytes per link + 64 per vertex) is 13.2 GB, the spmv pull's
+  // 17.2 GB: both fit an 80 GB H100.
+  const double fused = pagerank_device_bytes(index_t(1) << 26, std::size_t(1) << 30, 4, pagerank_pull::fused);
+  const double spmv = pagerank_device_bytes(index_t(1) << 26, std::size_t(1) << 30, 4, pagerank_pull::spmv);
+  EXPECT_NEAR(fused, 8.25 * 1073741824.0 + 64.0 * 67108864.0, 1.0);
+  EXPECT_NEAR(spmv, 16.0 * 1073741824.0 + 17.0 * 67108864.0, 1.0);
+  EXPECT_EQ(pagerank_device_bytes(index_t(1) << 26, std::size_t(1) << 30, 4, pagerank_pull::automatic),
+            std::max(fused, spmv));
+  EXPECT_LT(std::max(fused, spmv), 80e9);
 }

@@ -4,6 +4,7 @@
 
 #include "core/cuda/check.cuh"
 #include "core/device.hpp"
+#include "core/memory.hpp"
 
 namespace perron::cuda {
 
@@ -32,6 +33,12 @@ void initialize() noexcept {
   if (device_count() == 0) return;
   cudaFree(nullptr);  // the idiomatic way to force context creation
   cudaGetLastError();
+}
+
+std::size_t free_memory() {
+  std::size_t free = 0, total = 0;
+  PERRON_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return free;
 }
 
 std::string device_description(int device) {

@@ -464,6 +464,11 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   if (g.dangling.size() != static_cast<std::size_t>(g.vertices()))
     throw dimension_error("pagerank_graph: dangling mask of " + std::to_string(g.dangling.size()) +
                           " entries for " + std::to_string(g.vertices()) + " vertices");
+  // Refused before anything large is allocated on the device.
+  check_device_memory(pagerank_device_bytes(g.vertices(), g.links(), sizeof(T), pull),
+                      "PageRank on the GPU (" + std::string(name(pull)) + " pull) of a graph of " +
+                          std::to_string(g.vertices()) + " vertices and " + std::to_string(g.links()) +
+                          " links");
   impl_ = std::unique_ptr<impl, void (*)(impl*)>(new impl, [](impl* p) { delete p; });
   impl& m = *impl_;
   m.n = g.vertices();

@@ -2,6 +2,7 @@
 // a clear error if called anyway.
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace perron::cuda {
 [[noreturn]] void throw_no_cuda(const char* what) {
@@ -12,6 +13,7 @@ namespace perron::cuda {
 bool built() noexcept { return false; }
 int device_count() noexcept { return 0; }
 void initialize() noexcept {}
+std::size_t free_memory() { throw_no_cuda(); }
 std::string device_description(int) { throw_no_cuda(); }
 void* malloc_bytes(std::size_t) { throw_no_cuda(); }
 void free_bytes(void*) noexcept {}

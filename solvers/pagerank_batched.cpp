@@ -10,6 +10,19 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 
+// x86-64 with GCC or Clang: the step's loops also compiled for AVX2 and
+// AVX-512 (target attributes), chosen at run time.
+#if (defined(__x86_64__) || defined(_M_X64)) && defined(__GNUC__)
+#define PERRON_BATCHED_X86 1
+#else
+#define PERRON_BATCHED_X86 0
+#endif
+#if defined(__GNUC__)
+#define PERRON_BATCHED_INLINE inline __attribute__((always_inline))
+#else
+#define PERRON_BATCHED_INLINE inline
+#endif
+
 namespace perron {
 
 // ---- options -------------------------------------------------------------------
@@ -244,13 +257,20 @@ struct step_inputs {
 //   R'(i, c) = T(alpha Y + coef_c v_c(i)),
 // with |R' - R| and, for dangling i, R' added to the row block's partials.
 // r and rn point at the chunk's block (stride C).
+// Inlined into each instruction-set variant below (fused_rows_isa), so each
+// compiles this loop for its own vector width.
 template <class T, int C>
-void fused_rows(const step_inputs<T>& in, const T* r, T* rn, std::size_t off, index_t i0, index_t i1,
-                double* pl1, double* pd) {
+PERRON_BATCHED_INLINE void fused_rows(const step_inputs<T>& in, const T* r, T* rn, std::size_t off,
+                                      index_t i0, index_t i1, double* pl1, double* pd) {
   const index_t* row_ptr = in.pt.row_ptr.data();
   const index_t* col_idx = in.pt.col_idx.data();
   const T* val = in.pt.values.data();
   const auto nnz = static_cast<index_t>(in.pt.nnz());
+  // The partials in locals (pl1 and pd may alias rn as far as the compiler
+  // knows, which kept the update loop scalar); the task's partials start at
+  // zero, so copying in and out adds in the same order: the same bits.
+  double l1[C], dm[C];
+  for (int j = 0; j < C; ++j) l1[j] = pl1[j], dm[j] = pd[j];
   for (index_t i = i0; i < i1; ++i) {
     double acc[C] = {};
     for (index_t e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
@@ -273,16 +293,18 @@ void fused_rows(const step_inputs<T>& in, const T* r, T* rn, std::size_t off, in
     const bool dangling = in.dangling[i] != 0;
     for (int j = 0; j < C; ++j) {
       const T v = static_cast<T>(t[j]);
-      pl1[j] += std::fabs(static_cast<double>(v) - static_cast<double>(r[row + j]));
+      l1[j] += std::fabs(static_cast<double>(v) - static_cast<double>(r[row + j]));
       rn[row + j] = v;
-      if (dangling) pd[j] += static_cast<double>(v);
     }
+    if (dangling)
+      for (int j = 0; j < C; ++j) dm[j] += static_cast<double>(rn[row + j]);
   }
+  for (int j = 0; j < C; ++j) pl1[j] = l1[j], pd[j] = dm[j];
 }
 
 template <class T>
-void fused_rows_any(int width, const step_inputs<T>& in, const T* r, T* rn, std::size_t off, index_t i0,
-                    index_t i1, double* pl1, double* pd) {
+PERRON_BATCHED_INLINE void fused_rows_any(int width, const step_inputs<T>& in, const T* r, T* rn,
+                                          std::size_t off, index_t i0, index_t i1, double* pl1, double* pd) {
   switch (width) {
     case 32:
       return fused_rows<T, 32>(in, r, rn, off, i0, i1, pl1, pd);
@@ -299,6 +321,58 @@ void fused_rows_any(int width, const step_inputs<T>& in, const T* r, T* rn, std:
   }
 }
 
+// The step's loops per instruction set. The build is portable (SSE2 on
+// x86-64): a link of a 16-float chunk then takes 8 conversions, 8 multiplies
+// and 8 adds of 2 doubles; AVX2 4 of each, AVX-512 2. Chosen once per solve
+// (pagerank_batched_cpu_isa). The file compiles with -ffp-contract=off
+// (CMakeLists.txt), so every variant rounds the same products and sums (in
+// double the same bits; float moves in its last bits, <= 3e-8 measured).
+// H100 host, 16 cores, 64 sources: cnr-2000 0.80-0.89 s with AVX-512,
+// 0.85-0.93 s AVX2, 1.07-1.14 s portable (docs/PERFORMANCE.md).
+enum class cpu_isa { portable, avx2, avx512 };
+
+template <class T>
+using fused_rows_fn = void (*)(int, const step_inputs<T>&, const T*, T*, std::size_t, index_t, index_t,
+                               double*, double*);
+
+template <class T>
+void fused_rows_portable(int width, const step_inputs<T>& in, const T* r, T* rn, std::size_t off, index_t i0,
+                         index_t i1, double* pl1, double* pd) {
+  fused_rows_any<T>(width, in, r, rn, off, i0, i1, pl1, pd);
+}
+
+#if PERRON_BATCHED_X86
+template <class T>
+__attribute__((target("avx2,fma"))) void fused_rows_avx2(int width, const step_inputs<T>& in, const T* r,
+                                                         T* rn, std::size_t off, index_t i0, index_t i1,
+                                                         double* pl1, double* pd) {
+  fused_rows_any<T>(width, in, r, rn, off, i0, i1, pl1, pd);
+}
+
+template <class T>
+__attribute__((target("avx512f,fma,prefer-vector-width=512"))) void fused_rows_avx512(
+    int width, const step_inputs<T>& in, const T* r, T* rn, std::size_t off, index_t i0, index_t i1,
+    double* pl1, double* pd) {
+  fused_rows_any<T>(width, in, r, rn, off, i0, i1, pl1, pd);
+}
+#endif
+
+cpu_isa isa_of(const std::string& name) {
+  if (name == "default") return cpu_isa::portable;
+  if (name == "avx2") return cpu_isa::avx2;
+  return cpu_isa::avx512;
+}
+
+template <class T>
+fused_rows_fn<T> fused_rows_for(cpu_isa isa) {
+#if PERRON_BATCHED_X86
+  if (isa == cpu_isa::avx512) return &fused_rows_avx512<T>;
+  if (isa == cpu_isa::avx2) return &fused_rows_avx2<T>;
+#endif
+  (void)isa;
+  return &fused_rows_portable<T>;
+}
+
 // k columns as chunks of `chunk` columns, then powers of two for the rest.
 std::vector<std::pair<std::size_t, int>> column_chunks(std::size_t k, int chunk) {
   std::vector<std::pair<std::size_t, int>> out;
@@ -312,8 +386,8 @@ std::vector<std::pair<std::size_t, int>> column_chunks(std::size_t k, int chunk)
 template <class T>
 class cpu_backend final : public detail::batched_backend {
  public:
-  cpu_backend(const pagerank_graph<T>& g, double alpha, int chunk)
-      : g_(g), alpha_(alpha), chunk_(chunk > 0 ? chunk : default_chunk<T>) {}
+  cpu_backend(const pagerank_graph<T>& g, double alpha, int chunk, cpu_isa isa)
+      : g_(g), alpha_(alpha), chunk_(chunk > 0 ? chunk : default_chunk<T>), rows_(fused_rows_for<T>(isa)) {}
 
   void begin(const detail::teleport_rows& v, index_t k) override {
     k_ = k;
@@ -369,6 +443,7 @@ class cpu_backend final : public detail::batched_backend {
   const pagerank_graph<T>& g_;
   double alpha_;
   int chunk_;  // columns per chunk
+  fused_rows_fn<T> rows_;
   index_t k_ = 0;
   detail::teleport_rows v_;
   std::vector<T> r_, next_;       // R_k and R_{k+1}, n x k chunk-major (column_chunks)
@@ -399,8 +474,8 @@ void cpu_backend<T>::step(std::vector<double>& l1) {
     const auto b = static_cast<index_t>(task % blocks);
     double* pl1 = part_.data() + static_cast<std::size_t>(b) * 2 * k;
     const std::size_t base = static_cast<std::size_t>(n) * off;
-    fused_rows_any<T>(width, in, r_.data() + base, next_.data() + base, off, b * sum_rows,
-                      std::min(n, (b + 1) * sum_rows), pl1 + off, pl1 + k + off);
+    rows_(width, in, r_.data() + base, next_.data() + base, off, b * sum_rows,
+          std::min(n, (b + 1) * sum_rows), pl1 + off, pl1 + k + off);
   }
   r_.swap(next_);
   std::fill(dangling_.begin(), dangling_.end(), 0.0);
@@ -413,11 +488,25 @@ void cpu_backend<T>::step(std::vector<double>& l1) {
 
 }  // namespace
 
+std::string pagerank_batched_cpu_isa(const std::string& requested) {
+#if PERRON_BATCHED_X86
+  const bool avx512 = __builtin_cpu_supports("avx512f"), avx2 = __builtin_cpu_supports("avx2");
+#else
+  const bool avx512 = false, avx2 = false;
+#endif
+  if (requested.empty()) return avx512 ? "avx512" : avx2 ? "avx2" : "default";
+  if (requested != "default" && requested != "avx2" && requested != "avx512")
+    throw invalid_argument("cpu_isa must be default, avx2 or avx512, got '" + requested + "'");
+  if ((requested == "avx2" && !avx2) || (requested == "avx512" && !avx512))
+    throw invalid_argument("cpu_isa " + requested + ": this CPU (or build) does not run it");
+  return requested;
+}
+
 template <class T>
 pagerank_batched_result pagerank_batched_cpu(const pagerank_graph<T>& g,
                                              const std::vector<source_set>& sources,
                                              const pagerank_batched_options& opt) {
-  cpu_backend<T> b(g, opt.base.alpha, opt.chunk_columns);
+  cpu_backend<T> b(g, opt.base.alpha, opt.chunk_columns, isa_of(pagerank_batched_cpu_isa(opt.cpu_isa)));
   pagerank_batched_result res;
   detail::run_batched(b, g.vertices(), sources, opt, res);
   res.on_gpu = false;

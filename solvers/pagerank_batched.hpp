@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,12 @@ struct pagerank_batched_options {
   // fused step (at least 16 bytes), 64 bytes a row on the CPU: the fastest
   // measured on cnr-2000 and rmat:20 (docs/PERFORMANCE.md).
   int chunk_columns = 0;
+  // CPU: the instruction set of the step's loops, "" (automatic: the widest
+  // the CPU runs of avx512, avx2, default), "default" (the portable build's
+  // SSE2 on x86-64), "avx2" or "avx512". The same bits from every variant
+  // (no FMA contraction in ISO C++ mode, no reordering): only the speed
+  // changes (docs/PERFORMANCE.md).
+  std::string cpu_isa;
 
   void validate() const;  // messages name the flags (--alpha, --sources, ...)
   // validate() plus every set against a graph of n vertices ("--sources: set 3: ...").
@@ -144,6 +151,11 @@ class pagerank_batched_gpu {
 int pagerank_batched_gpu_width(index_t n, bool double_precision, bool fused = false);
 // The automatic chunk width of the fused step (opt.chunk_columns 0).
 int pagerank_batched_gpu_chunk(index_t n, bool double_precision);
+
+// The CPU step's instruction set for opt.cpu_isa ("" picks the widest the CPU
+// runs): "avx512", "avx2" or "default". Throws invalid_argument for an
+// unknown name or one this CPU (or build) cannot run.
+std::string pagerank_batched_cpu_isa(const std::string& requested);
 
 // One-shot: builds a pagerank_batched_gpu for min(sources, block width) columns and solves.
 template <class T>

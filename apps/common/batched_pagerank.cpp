@@ -219,15 +219,18 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   const pagerank_batched_result a = timed_batched(g, sets, opt, gpu, repeat);
   const pagerank_batched_result b = timed_batched(g, sets, never, gpu, 1);
   // GPU: the fused step's chunk widths and the two-kernel step's block widths
-  // beside the automatic choice, a median of `repeat` solves each. CPU: the other
-  // chunk widths, one solve each.
+  // beside the automatic choice, a median of `repeat` solves each. CPU: the
+  // narrower instruction sets than the one chosen, one solve each (the chunk
+  // widths 4 / 8 / 32 were slower than 16 on both graphs: docs/PERFORMANCE.md;
+  // --chunk-columns still picks one).
   std::vector<std::pair<std::string, pagerank_batched_result>> sweep;
-  if (!gpu && opt.chunk_columns == 0)
-    for (int c : {4, 8, 16, 32}) {
-      if (c == static_cast<int>(64 / sizeof(T))) continue;  // the automatic chunk, timed above
+  const std::string isa = gpu ? "" : pagerank_batched_cpu_isa(opt.cpu_isa);
+  if (!gpu)
+    for (const char* other : {"avx2", "default"}) {
+      if (isa == other || (isa == "default" && std::string(other) == "avx2")) continue;
       pagerank_batched_options o = opt;
-      o.chunk_columns = c;
-      sweep.emplace_back("chunk " + std::to_string(c), timed_batched(g, sets, o, gpu, 1));
+      o.cpu_isa = other;
+      sweep.emplace_back(std::string("isa ") + other, timed_batched(g, sets, o, gpu, 1));
     }
   if (gpu && opt.block_columns == 0 && opt.chunk_columns == 0) {
     for (int c = static_cast<int>(16 / sizeof(T)); c <= 32; c *= 2) {
@@ -266,7 +269,8 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   if (!gpu)
     std::cout << "chunk       "
               << (opt.chunk_columns > 0 ? opt.chunk_columns : static_cast<int>(64 / sizeof(T))) << " columns"
-              << (opt.chunk_columns > 0 ? "" : " (automatic: 64 bytes a row)") << "\n";
+              << (opt.chunk_columns > 0 ? "" : " (automatic: 64 bytes a row)") << "; loops for " << isa
+              << "\n";
   for (const auto& [what, x] : sweep)
     std::cout << "  " << what << ": " << format_g(x.solve_seconds, 4) << " s (device "
               << format_g(x.device_seconds, 4) << " s; " << x.column_steps << " column-steps" << host_share(x)

@@ -40,7 +40,8 @@ struct dist_input {
   // What the summary shows of the input (format, pattern, symmetric, labels;
   // the matrix holds only its dimensions).
   io::loaded_matrix meta;
-  bool in_parts = false;                       // read by byte ranges (else whole on every rank)
+  bool in_parts = false;                       // read by byte ranges
+  bool streamed = false;                       // streamed by rank 0 in windows (else whole by rank 0)
   bool from_cache = false;                     // every rank's part from the per-rank cache
   double load_seconds = 0, build_seconds = 0;  // this rank's: read and parse; exchange and P^T rows
   std::uint64_t text_bytes = 0;                // this rank's bytes of text (in parts)

@@ -111,6 +111,14 @@ arc_copy scatter_arcs(const arc_slice& all, bool weighted, int root = 0);
 // Collective: the root's values (and their count) on every rank.
 void broadcast(std::vector<std::int64_t>& values, int root = 0);
 
+// Point to point, blocking, for an input one rank streams to the others
+// (apps/common/dist_load.cpp): numbers and bytes, any count (sent in
+// messages of at most 2^30). A receive names the count the send had.
+void send_numbers(const std::uint64_t* v, std::size_t count, int to);
+void receive_numbers(std::uint64_t* v, std::size_t count, int from);
+void send_bytes(const char* p, std::size_t count, int to);
+void receive_bytes(char* p, std::size_t count, int from);
+
 // How a symmetric file's mirror arcs are made: none (the slices hold every
 // arc), symmetric ((i, j, w) gains (j, i, w)) or skew ((j, i, -w)); as the
 // single-process reader, the mirrors of all ranks come after all their arcs.

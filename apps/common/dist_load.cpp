@@ -64,7 +64,9 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
 }
 
 // Rank 0 reads the whole input and hands each rank its 1/P of the arcs in
-// order (dist::scatter_arcs): the other ranks never hold the whole graph.
+// order (dist::scatter_arcs): the other ranks never hold the whole graph,
+// rank 0 does while it reads. For archives, specs, `array` files and what is
+// not a regular file (dist_load.hpp).
 // Not through the single-process cache (the per-rank cache serves the next run).
 dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_options opt,
                             const dist::session& world, dist_input& info) {

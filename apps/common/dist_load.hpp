@@ -1,22 +1,38 @@
 // The input of a distributed PageRank (mpirun -np P pagerank): each rank
 // reads its share of the graph and solvers/dist builds its rows of P^T.
 //
-// A plain coordinate Matrix Market file is read in parts: rank p parses the
-// lines starting in the p-th 1/P of the body's bytes (io::mm_file_part), so
-// no rank ever holds the whole file or graph. The other inputs are read whole
-// by rank 0, which sends rank p its p-th 1/P of the arcs in order (then frees
-// its copy, before the all-to-all): the other ranks hold 1/P, rank 0 the
-// whole COO (16 bytes per arc, plus 8 per vertex of SNAP names) while it
-// reads. Why they are not read in parts:
-//   .gz, .tar.gz   a deflate stream decodes only from its start (blocks refer
-//                  32 KiB back, and begin at no known byte); io/parallel_inflate
-//                  guesses block starts within one process, not across hosts;
-//   SNAP (.txt)    ids are renumbered in order of first appearance over the
-//                  whole file, so no arc's id is known before the lines before it;
-//   specs (rmat:)  duplicates are merged over all draws (io/synthetic);
-//   array files    dense, small.
+// Which rank holds what while the input is read (first run, no cache):
+//   plain coordinate .mtx   in parts: rank p parses the lines starting in the
+//                           p-th 1/P of the body's bytes (io::mm_file_part);
+//   .mtx.gz, SNAP .txt and  streamed: rank 0 reads the text window by window
+//   .txt.gz (any gzip or    (a gzip file inflated as it goes; windows of
+//   plain text that is not  whole lines, a quarter of a rank's share, 1-32
+//   splittable .mtx)        MiB) and sends them out in order, the first 1/P
+//                           of the text to itself, the next 1/P to rank 1 and
+//                           so on, each with its first line's number (and,
+//                           for Matrix Market, the entry lines before it);
+//                           every rank parses its windows with the
+//                           single-process parse loops (io::detail::
+//                           parse_mm_stream_chunk, parse_snap_chunk). Rank 0
+//                           holds its own part plus a few windows, never the
+//                           whole graph. SNAP ids are renumbered as the single-
+//                           process reader does (by ascending original id):
+//                           the distinct ids merged rank after rank into a
+//                           list of n on every rank (the vertex names, which
+//                           every rank holds anyway);
+//   .tar.gz, specs (rmat:), read whole by rank 0, which sends rank p its p-th
+//   `array` files,          1/P of the arcs in order (dist::scatter_arcs)
+//   what is not a regular   and frees its copy before the all-to-all: rank 0
+//   file                    holds the whole COO (16 bytes per arc) while it
+//                           reads. Archives: the member is found by name among
+//                           all of them (not streamed yet); specs: duplicates
+//                           are merged over all draws (io/synthetic); arrays
+//                           are dense and small.
+// The arcs reach exchange_arcs in file order in every case (rank p's before
+// rank p + 1's), so the graph is bitwise the single-process one, and a bad
+// line is reported at its true line by the rank that parsed it.
 // A second run on the same file and P reads the per-rank cache instead, for
-// these inputs too: no rank reads the whole graph then.
+// every input that is a file: no rank reads the whole graph then.
 //
 // The per-rank cache (io/cache.hpp, rank_part; on unless --no-cache): after
 // the all-to-all each rank writes its arcs (rows of A^T), keyed by the file,

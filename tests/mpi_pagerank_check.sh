@@ -18,8 +18,9 @@
 #                                                            rank parses some: ranks bitwise those of one
 #                                                            process (pattern, --weighted, symmetric, SNAP);
 #                                                            a bad line, one entry too many deep in a .gz (the
-#                                                            last rank's windows), too few, a bad SNAP line, a
-#                                                            truncated .gz: one message with the true line
+#                                                            last rank's windows), too few, a bad line in a
+#                                                            .tar.gz's member, a bad SNAP line, a truncated
+#                                                            .gz: one message with the true line
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a bad line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
 #                                                            on the last rank, an unwritable output: one
@@ -251,10 +252,15 @@ case $mode in
     compare "$dir/cage8.mtx.gz" --weighted
     gzip -c data/netscience.mtx >"$dir/netscience.mtx.gz"
     compare "$dir/netscience.mtx.gz" --weighted
-    # A SuiteSparse .tar.gz (when built with libarchive): read whole by rank 0.
+    # A SuiteSparse .tar.gz (when built with libarchive): its member streamed too.
     mkdir -p "$dir/cage8" && cp data/cage8.mtx "$dir/cage8/" && tar -czf "$dir/cage8.tar.gz" -C "$dir" cage8
+    archives=false
     if "$pr" "$dir/cage8.tar.gz" --device cpu --no-cache -o "$dir/probe.tsv" >/dev/null 2>&1; then
+      archives=true
       compare "$dir/cage8.tar.gz"
+      if [ "$np" -gt 1 ]; then
+        grep -q "the input read by rank 0 as a stream" "$dir/dist.out" || fail ".tar.gz not streamed"
+      fi
     fi
     prefix=""
     last=$((np - 1))
@@ -280,6 +286,14 @@ case $mode in
     gzip "$dir/few.mtx"
     expect_failure 65 "${p0}$dir/few.mtx.gz:2: the size line declares $((m + 2)) entries, but the file ends after $m entries (line $((m + 2)))" \
       "${run[@]}" "$dir/few.mtx.gz" -o "$dir/out.tsv"
+    if $archives; then  # the same bad line in an archive's member: named path:member
+      write_uneven "$dir/bad.mtx" 10007
+      line=$(($(wc -l <"$dir/bad.mtx") - 30))
+      sed -i "${line}s/.*/17 x/" "$dir/bad.mtx"
+      mkdir -p "$dir/bad" && mv "$dir/bad.mtx" "$dir/bad/" && tar -czf "$dir/bad.tar.gz" -C "$dir" bad
+      expect_failure 65 "${prefix}$dir/bad.tar.gz:bad/bad.mtx:$line: column index 'x' is not a positive integer" \
+        "${run[@]}" "$dir/bad.tar.gz" -o "$dir/out.tsv"
+    fi
     # A SNAP list with a bad line near its end.
     gzip -dc data/email-Eu-core.txt.gz >"$dir/snap.txt"
     line=$(($(wc -l <"$dir/snap.txt") - 5))

@@ -65,8 +65,8 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
 
 // Rank 0 reads the whole input and hands each rank its 1/P of the arcs in
 // order (dist::scatter_arcs): the other ranks never hold the whole graph,
-// rank 0 does while it reads. For archives, specs, `array` files and what is
-// not a regular file (dist_load.hpp).
+// rank 0 does while it reads. For specs, `array` files, an archive whose
+// member is chosen after reading others, what is not a regular file.
 // Not through the single-process cache (the per-rank cache serves the next run).
 dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_options opt,
                             const dist::session& world, dist_input& info) {
@@ -224,7 +224,8 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
   stopwatch step;
   const int P = world.size(), me = world.rank();
   std::unique_ptr<io::detail::text_windows> windows;
-  std::string_view first;  // rank 0: the first window's body
+  std::string_view first;   // rank 0: the first window's body
+  std::string name = path;  // what errors call the input: an archive's member too
   stream_part part;
   std::vector<std::int64_t> facts(10, 0);
   dist::phase([&] {
@@ -232,13 +233,22 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // load_whole words the error
     const bool gzip = io::detail::is_gzip_file(path);
-    const std::uint64_t total = std::max<std::uint64_t>(announced_text_bytes(path, gzip), 1);
+    std::uint64_t total = std::max<std::uint64_t>(announced_text_bytes(path, gzip), 1);
     const std::size_t window = stream_window(total, P);
-    windows = gzip ? io::detail::open_gzip_windows(path, window, opt.threads)
-                   : io::detail::open_file_windows(path, window);
+    const bool archive = io::detail::is_archive_name(path);
+    if (archive) {  // a SuiteSparse .tar.gz: its main .mtx member, when it comes first
+      std::string member;
+      windows = io::detail::open_archive_windows(path, window, member);
+      if (!windows) return;  // read_archive_matrix picks the member (or says why not)
+      name = path + ":" + member;
+      if (windows->size_hint() > 0) total = windows->size_hint();
+    } else {
+      windows = gzip ? io::detail::open_gzip_windows(path, window, opt.threads)
+                     : io::detail::open_file_windows(path, window);
+    }
     first = windows->next();
-    if (io::detect_input_format(first, path) == io::input_format::matrix_market) {
-      part.mm = io::detail::parse_mm_stream_header(first, path);
+    if (archive || io::detect_input_format(first, name) == io::input_format::matrix_market) {
+      part.mm = io::detail::parse_mm_stream_header(first, name);
       if (!part.mm.header.coordinate) return;
       first.remove_prefix(part.mm.body_offset);
       const io::mm_header& h = part.mm.header;
@@ -253,7 +263,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
                static_cast<std::int64_t>(part.mm.body_line),
                static_cast<std::int64_t>(window)};
     } else {
-      if (first.empty()) throw parse_error(path, 0, "empty file");
+      if (first.empty()) throw parse_error(name, 0, "empty file");
       if (first.size() >= 3 && first.compare(0, 3, "\xEF\xBB\xBF") == 0) first.remove_prefix(3);
       facts = {static_cast<std::int64_t>(stream_mode::snap),
                static_cast<std::int64_t>(total),
@@ -269,6 +279,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     info.meta.timings.file_bytes = static_cast<std::uint64_t>(st.st_size);
   });
   dist::broadcast(facts);
+  name = dist::all_strings(name)[0];
   const auto mode = static_cast<stream_mode>(facts[0]);
   if (mode == stream_mode::whole) {
     windows.reset();
@@ -314,7 +325,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
             mode == stream_mode::matrix_market ? io::detail::count_mm_entry_lines(w) : 0;
         if (dest == 0) {
           try {
-            parse_window(mode, w, line, before, path, opt, part);
+            parse_window(mode, w, line, before, name, opt, part);
           } catch (...) {
             parse_failure = std::current_exception();
             break;  // rank 0's lines come first: its error is the one reported
@@ -352,7 +363,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
       buf.set_size(static_cast<std::size_t>(head[0]));
       if (parse_failure) continue;  // the rest is received and dropped: rank 0 is not left waiting
       try {
-        parse_window(mode, buf.view(), head[1], head[2], path, opt, part);
+        parse_window(mode, buf.view(), head[1], head[2], name, opt, part);
       } catch (...) {
         parse_failure = std::current_exception();
       }
@@ -368,13 +379,13 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
   dist::local_arcs a;
   if (mode == stream_mode::snap) {
     info.meta.pattern = true;
-    a = snap_arcs(part, weighted, path, world, info);
+    a = snap_arcs(part, weighted, name, world, info);
   } else {
     const io::mm_header& h = part.mm.header;
     const std::uint64_t entries = dist::total_sum(part.entries.nnz());
     dist::phase([&] {
       if (me != 0) return;
-      if (entries < h.entries) io::detail::check_mm_stream_count(part.mm, entries, last_line, path);
+      if (entries < h.entries) io::detail::check_mm_stream_count(part.mm, entries, last_line, name);
       check_square(h.rows, h.cols);
     });
     info.meta.pattern = h.field == io::mm_field::pattern;
@@ -502,8 +513,8 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
   }
   const bool mine = !io::is_synthetic_spec(path) && io::mm_file_part::splittable(path);
   info.in_parts = dist::total_sum(mine ? 1 : 0) == static_cast<std::uint64_t>(world.size());
-  // A compressed or SNAP text: streamed by rank 0 (not an archive, a spec).
-  const bool streamable = !io::is_synthetic_spec(path) && !io::detail::is_archive_name(path);
+  // A compressed or SNAP text, an archive's .mtx: streamed by rank 0 (not a spec).
+  const bool streamable = !io::is_synthetic_spec(path);
   dist::local_arcs a = info.in_parts ? load_in_parts(path, weighted, opt, world, info)
                        : streamable  ? load_streamed(path, weighted, opt, world, info)
                                      : load_whole(path, weighted, opt, world, info);

@@ -7,7 +7,9 @@
 //   .mtx.gz, SNAP .txt and  streamed: rank 0 reads the text window by window
 //   .txt.gz (any gzip or    (a gzip file inflated as it goes; windows of
 //   plain text that is not  whole lines, a quarter of a rank's share, 1-32
-//   splittable .mtx)        MiB) and sends them out in order, the first 1/P
+//   splittable .mtx), a     MiB) and sends them out in order, the first 1/P
+//   .tar.gz whose main .mtx
+//   comes before any other
 //                           of the text to itself, the next 1/P to rank 1 and
 //                           so on, each with its first line's number (and,
 //                           for Matrix Market, the entry lines before it);
@@ -20,14 +22,14 @@
 //                           the distinct ids merged rank after rank into a
 //                           list of n on every rank (the vertex names, which
 //                           every rank holds anyway);
-//   .tar.gz, specs (rmat:), read whole by rank 0, which sends rank p its p-th
-//   `array` files,          1/P of the arcs in order (dist::scatter_arcs)
-//   what is not a regular   and frees its copy before the all-to-all: rank 0
-//   file                    holds the whole COO (16 bytes per arc) while it
-//                           reads. Archives: the member is found by name among
-//                           all of them (not streamed yet); specs: duplicates
-//                           are merged over all draws (io/synthetic); arrays
-//                           are dense and small.
+//   specs (rmat:), `array`  read whole by rank 0, which sends rank p its p-th
+//   files, a .tar.gz whose  1/P of the arcs in order (dist::scatter_arcs)
+//   main .mtx comes after   and frees its copy before the all-to-all: rank 0
+//   another .mtx, what is   holds the whole COO (16 bytes per arc) while it
+//   not a regular file      reads. Specs: duplicates are merged over all draws
+//                           (io/synthetic; being rewritten elsewhere); arrays
+//                           are dense and small; such an archive's member is
+//                           chosen only after all members are seen.
 // The arcs reach exchange_arcs in file order in every case (rank p's before
 // rank p + 1's), so the graph is bitwise the single-process one, and a bad
 // line is reported at its true line by the rank that parsed it.

@@ -31,6 +31,11 @@ pr=$1 mpiexec=$2 np=$3 mode=$4
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mpirun=("$mpiexec" --allow-run-as-root --oversubscribe)
+# Open MPI 4 keeps a session folder per host and user, /tmp/ompi.<host>.<uid>, which concurrent
+# mpiruns create and remove: one that loses the race fails in orte_init ("A call to mkdir was
+# unable to create the desired directory ... File exists"; open-mpi/ompi#8510), which made these
+# tests flaky when ctest or other jobs ran mpirun beside them. Each test gets its own.
+export OMPI_MCA_orte_tmpdir_base="$dir"
 export OMP_NUM_THREADS=1
 fail() {
   echo "FAIL: $*" >&2

@@ -8,10 +8,10 @@
 //
 // Each rank brings its share of the arcs (a byte range of the file, parsed
 // by io::mm_file_part; the windows of text rank 0 streamed to it; or a slice
-// of a graph rank 0 read whole: apps/common/dist_load.hpp says which), distribute_graph() sends each arc to the rank owning its target
-// (MPI_Alltoallv) and builds that rank's rows of P^T; the out-degrees 1/d_j
-// need all ranks' arcs and come from an all-reduce. What every rank holds in
-// full: vectors of n (the rank vector, the dangling flags).
+// of a graph rank 0 read whole: apps/common/dist_load.hpp says which), distribute_graph() sends each arc to
+// the rank owning its target (MPI_Alltoallv) and builds that rank's rows of P^T; the out-degrees 1/d_j need
+// all ranks' arcs and come from an all-reduce. What every rank holds in full: vectors of n (the rank vector,
+// the dangling flags).
 //
 // Every collective step agrees on failures first (agree()): a rank that
 // fails makes every rank throw the same error, "rank R: ...", so no rank is

@@ -1021,6 +1021,7 @@ int solve_distributed_as(settings& s) {
   s.dist_note = std::to_string(world.size()) + " MPI ranks, the input read " +
                 (in.from_cache ? "from the per-rank cache"
                  : in.in_parts ? "in parts (byte ranges)"
+                 : in.streamed ? "by rank 0 as a stream, windows of lines sent out in order"
                                : "whole by rank 0, sent out in slices");
   const graph_counts counts{g.n, static_cast<index_t>(g.dangling_count), g.links};
   device_plan plan;

@@ -153,7 +153,108 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
   return tentative;
 }
 
+namespace {
+
+class archive_windows final : public text_windows {
+ public:
+  archive_windows(std::unique_ptr<archive_reader> r, archive_entry* e, std::string path, std::size_t window,
+                  std::uint64_t file_bytes)
+      : r_(std::move(r)),
+        path_(std::move(path)),
+        member_(archive_entry_pathname(e)),
+        window_(std::max<std::size_t>(window, 1)),
+        declared_(archive_entry_size_is_set(e) ? archive_entry_size(e) : 0) {
+    stats_.file_bytes = file_bytes;
+    stats_.gzip = true;
+  }
+  std::string_view next() override {
+    const auto start = std::chrono::steady_clock::now();
+    // The bytes after the last window's last newline move to the front.
+    if (cut_ < buf_.size()) std::memmove(buf_.mutable_data(), buf_.data() + cut_, buf_.size() - cut_);
+    buf_.set_size(buf_.size() - std::min(cut_, buf_.size()));
+    cut_ = 0;
+    while (!done_ && buf_.size() < window_) read_more();
+    for (std::size_t scanned = 0;;) {  // [0, scanned): no newline
+      if (done_) {
+        cut_ = buf_.size();  // the last window: all that is left
+        break;
+      }
+      const char* b = buf_.data();
+      std::size_t k = buf_.size();
+      while (k > scanned && b[k - 1] != '\n') --k;
+      if (k > scanned) {
+        cut_ = k;
+        break;
+      }
+      scanned = buf_.size();  // a line longer than the window: read on
+      read_more();
+    }
+    stats_.text_bytes += cut_;
+    stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return {buf_.data(), cut_};
+  }
+  const read_stats& stats() const override { return stats_; }
+  void read_more() {
+    if (buf_.room() < window_) buf_.reserve(buf_.size() + window_);
+    const la_ssize_t got = archive_read_data(r_->a, buf_.tail(), buf_.room());
+    if (got < 0)
+      throw io_error(path_, "cannot read " + member_ + " in the archive: " +
+                                archive_message(r_->a, "read failed (truncated or corrupt archive?)"));
+    if (got == 0) {
+      done_ = true;
+      const std::uint64_t total = stats_.text_bytes + buf_.size();
+      if (declared_ > 0 && total != static_cast<std::uint64_t>(declared_))
+        throw io_error(path_, member_ + " in the archive is truncated (" + std::to_string(total) + " of " +
+                                  std::to_string(declared_) + " bytes)");
+    }
+    buf_.set_size(buf_.size() + static_cast<std::size_t>(got));
+  }
+  std::uint64_t size_hint() const override {
+    return declared_ > 0 ? static_cast<std::uint64_t>(declared_) : 0;
+  }
+
+ private:
+  std::unique_ptr<archive_reader> r_;
+  std::string path_, member_;
+  std::size_t window_;
+  std::int64_t declared_;
+  text_buffer buf_;
+  std::size_t cut_ = 0;  // buf_[0, cut_) is the window handed out last
+  bool done_ = false;
+  read_stats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<text_windows> open_archive_windows(const std::string& path, std::size_t window,
+                                                   std::string& member) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
+  auto r = std::make_unique<archive_reader>();
+  archive_read_support_filter_all(r->a);
+  archive_read_support_format_all(r->a);
+  if (archive_read_open_filename(r->a, path.c_str(), std::size_t(1) << 20) != ARCHIVE_OK) return nullptr;
+  const std::string wanted = archive_stem(path) + ".mtx";
+  archive_entry* e = nullptr;
+  for (;;) {
+    const int rc = archive_read_next_header(r->a, &e);
+    if (rc == ARCHIVE_RETRY) continue;
+    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return nullptr;
+    if (archive_entry_filetype(e) != AE_IFREG) continue;
+    const std::string name = archive_entry_pathname(e);
+    if (!ends_with(name, ".mtx")) continue;
+    if (base_name(name) != wanted) return nullptr;  // read_archive_matrix decides
+    member = name;
+    return std::make_unique<archive_windows>(std::move(r), e, path, window,
+                                             static_cast<std::uint64_t>(st.st_size));
+  }
+}
+
 #else
+
+std::unique_ptr<text_windows> open_archive_windows(const std::string&, std::size_t, std::string&) {
+  return nullptr;
+}
 
 text_buffer read_archive_matrix(const std::string& path, std::string&, read_stats*) {
   throw not_supported(path +

@@ -2,6 +2,7 @@
 // extra files) read directly through libarchive, without unpacking to disk.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "io/text_input.hpp"
@@ -17,5 +18,15 @@ bool is_archive_name(const std::string& path);
 // unreadable or truncated; not_supported when built without libarchive.
 // `member` receives the chosen member's path inside the archive.
 text_buffer read_archive_matrix(const std::string& path, std::string& member, read_stats* stats = nullptr);
+
+// The same member as windows of about `window` bytes of whole lines, inflated
+// as they are asked for (size_hint(): the member's size from its header),
+// when read_archive_matrix would pick it without reading further: it is
+// named like the archive and no other .mtx comes before it. Else (or without
+// libarchive, or when the archive cannot be opened) nullptr: the caller reads
+// it with read_archive_matrix, which reports why. io_error from next() for a
+// corrupt or truncated archive.
+std::unique_ptr<text_windows> open_archive_windows(const std::string& path, std::size_t window,
+                                                   std::string& member);
 
 }  // namespace perron::io::detail

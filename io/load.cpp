@@ -120,6 +120,10 @@ loaded_matrix from_text(std::string_view text, const std::string& name, const re
 
 }  // namespace
 
+input_format detect_input_format(std::string_view first_window, const std::string& name) {
+  return detect(first_window, name);
+}
+
 loaded_matrix parse_matrix(std::string_view text, const std::string& name, const read_options& opt) {
   const auto start = clock_type::now();
   loaded_matrix m = from_text(text, name, opt, false);

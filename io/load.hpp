@@ -51,4 +51,9 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt = {})
 // `name` decides by extension as a path would.
 loaded_matrix parse_matrix(std::string_view text, const std::string& name, const read_options& opt = {});
 
+// The format load_matrix reads a text as, from its first window of whole
+// lines (a Matrix Market banner, else the name's extension, else a sniff of
+// the first data line); parse_error as load_matrix's for neither.
+input_format detect_input_format(std::string_view first_window, const std::string& name);
+
 }  // namespace perron::io

@@ -703,6 +703,52 @@ mm_matrix parse_matrix_market(std::string_view text, const std::string& name, co
 
 namespace detail {
 
+mm_stream_header parse_mm_stream_header(std::string_view first_window, const std::string& name) {
+  const parsed_header ph = parse_header(first_window, name);
+  mm_stream_header out;
+  out.header = ph.h;
+  out.size_line = ph.size_line;
+  out.body_line = ph.body_line;
+  out.body_offset = static_cast<std::size_t>(ph.body - first_window.data());
+  return out;
+}
+
+std::uint64_t count_mm_entry_lines(std::string_view text) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  std::uint64_t n = 0;
+  while (p != end) {
+    const char* q = skip_blanks(p, end);
+    // is_mm_data, without reading past the end on a last lone '\r'.
+    if (q != end && *q != '\n' && *q != '%' && !(*q == '\r' && (q + 1 == end || q[1] == '\n'))) ++n;
+    p = next_line(p, end);
+  }
+  return n;
+}
+
+void parse_mm_stream_chunk(const mm_stream_header& h, std::string_view text, std::uint64_t first_line,
+                           std::uint64_t entries_before, const std::string& name, const read_options& opt,
+                           coo_matrix<double>& a) {
+  parsed_header ph;
+  ph.h = h.header;
+  ph.size_line = h.size_line;
+  ph.body_line = first_line;
+  a.rows = h.header.rows;
+  a.cols = h.header.cols;
+  if (text.empty()) return;
+  std::uint64_t seen = entries_before;
+  parse_coordinate_window(ph, text.data(), text.data() + text.size(), first_line, name, opt,
+                          thread_count(opt.threads), a, seen);
+}
+
+void check_mm_stream_count(const mm_stream_header& h, std::uint64_t entries, std::uint64_t last_line,
+                           const std::string& name) {
+  parsed_header ph;
+  ph.h = h.header;
+  ph.size_line = h.size_line;
+  io::check_count(name, ph, entries, last_line);
+}
+
 // The header from the first window (so a file that is not Matrix Market
 // fails there); a coordinate body window by window; an array (a dense
 // vector or matrix, as large as its values) gathered whole.

@@ -70,6 +70,32 @@ class text_windows;  // io/text_input.hpp
 // parse_matrix_market over text given window by window (a .gz file streamed).
 mm_matrix parse_matrix_market_windows(text_windows& windows, const std::string& name,
                                       const read_options& opt);
+
+// A coordinate Matrix Market text streamed by one process in windows of
+// whole lines and parsed chunk by chunk by several (apps/common/dist_load.cpp,
+// a .gz file under mpirun): the same header and entry parse as
+// read_matrix_market, apart. The header from the first window (errors as
+// read_matrix_market's); body_offset: its bytes before the body.
+struct mm_stream_header {
+  mm_header header;
+  std::uint64_t size_line = 0, body_line = 0;
+  std::size_t body_offset = 0;
+};
+mm_stream_header parse_mm_stream_header(std::string_view first_window, const std::string& name);
+// Lines of `text` that the parse reads as entries (not blank, not comments):
+// the entries they hold when they are well formed.
+std::uint64_t count_mm_entry_lines(std::string_view text);
+// Appends the entries of `text` (whole body lines, the first one numbered
+// first_line; entries_before: entry lines of the text before it) to a, in
+// order, symmetric files not expanded. Every error read_matrix_market reports
+// with its line, the entry past the declared count included.
+void parse_mm_stream_chunk(const mm_stream_header& h, std::string_view text, std::uint64_t first_line,
+                           std::uint64_t entries_before, const std::string& name, const read_options& opt,
+                           coo_matrix<double>& a);
+// After the whole body (entries: all chunks', last_line: the body's last
+// line): fewer entries than declared, worded as read_matrix_market words it.
+void check_mm_stream_count(const mm_stream_header& h, std::uint64_t entries, std::uint64_t last_line,
+                           const std::string& name);
 }  // namespace detail
 
 // One part of a plain (uncompressed, regular) coordinate Matrix Market file,

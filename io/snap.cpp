@@ -268,6 +268,19 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
   return g;
 }
 
+void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std::string& name,
+                      const read_options& opt, std::vector<std::int64_t>& src,
+                      std::vector<std::int64_t>& dst) {
+  if (text.empty()) return;
+  edge_list el;
+  el.src.swap(src);
+  el.dst.swap(dst);
+  parse_edge_window(text.data(), text.data() + text.size(), first_line, name, opt, thread_count(opt.threads),
+                    el);
+  src.swap(el.src);
+  dst.swap(el.dst);
+}
+
 }  // namespace detail
 
 snap_graph read_snap(const std::string& path, const read_options& opt) {

@@ -30,6 +30,14 @@ namespace detail {
 class text_windows;  // io/text_input.hpp
 // parse_snap over text given window by window (a .gz file streamed).
 snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt);
+// The edges of `text` (whole lines of an edge list, the first one numbered
+// first_line) appended to src and dst as their original ids, in order: a
+// list streamed by one process and parsed chunk by chunk by several
+// (apps/common/dist_load.cpp), renumbered by the caller as parse_snap does
+// (ascending original id). Errors as read_snap's, with their lines.
+void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std::string& name,
+                      const read_options& opt, std::vector<std::int64_t>& src,
+                      std::vector<std::int64_t>& dst);
 }  // namespace detail
 
 }  // namespace perron::io

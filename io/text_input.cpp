@@ -289,6 +289,43 @@ std::uint64_t ranged_file::line_start(std::uint64_t pos, std::uint64_t lo) const
   return size_;
 }
 
+namespace {
+class file_windows final : public text_windows {
+ public:
+  file_windows(const std::string& path, std::size_t window)
+      : file_(path), window_(std::max<std::size_t>(window, 1)) {
+    stats_.file_bytes = file_.size();
+  }
+  std::string_view next() override {
+    const auto start = std::chrono::steady_clock::now();
+    const std::uint64_t size = file_.size();
+    if (at_ >= size) {
+      buf_ = text_buffer();
+      return {};
+    }
+    const std::uint64_t end = file_.line_start(std::min<std::uint64_t>(size, at_ + window_), at_);
+    buf_ = file_.read(at_, end);
+    at_ = end;
+    stats_.text_bytes += buf_.size();
+    stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return buf_.view();
+  }
+  const read_stats& stats() const override { return stats_; }
+  std::uint64_t size_hint() const override { return file_.size(); }
+
+ private:
+  ranged_file file_;
+  std::size_t window_;
+  std::uint64_t at_ = 0;
+  text_buffer buf_;
+  read_stats stats_;
+};
+}  // namespace
+
+std::unique_ptr<text_windows> open_file_windows(const std::string& path, std::size_t window) {
+  return std::make_unique<file_windows>(path, window);
+}
+
 text_buffer gunzip(const std::string& name, const void* data, std::size_t size) {
   const auto* p = static_cast<const unsigned char*>(data);
   std::uint32_t trailer = 0;

@@ -164,6 +164,12 @@ struct gzip_tuning {
 std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = auto_window,
                                                 unsigned threads = 0, const gzip_tuning& tuning = {});
 
+// Windows of about `window` bytes of whole lines of the plain (uncompressed,
+// regular) file `path`, read one after the other (a window ends at the first
+// line end past `window` bytes, so a long line makes a longer window);
+// size_hint() is the file's size. io_error as ranged_file.
+std::unique_ptr<text_windows> open_file_windows(const std::string& path, std::size_t window = default_window);
+
 // True when `path` is a regular file starting with the gzip magic number.
 bool is_gzip_file(const std::string& path);
 

@@ -13,6 +13,14 @@
 #                                                            whole): the second run reads it ("from_cache"), same
 #                                                            ranks; a corrupt or truncated part, a changed file
 #                                                            and a change of NP make every rank read again
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP stream          .gz, .tar.gz and SNAP text streamed by rank 0 in
+#                                                            small windows (PERRON_DIST_WINDOW) so that every
+#                                                            rank parses some: ranks bitwise those of one
+#                                                            process (pattern, --weighted, symmetric, SNAP);
+#                                                            a bad line, one entry too many deep in a .gz (the
+#                                                            last rank's windows), too few, a bad line in a
+#                                                            .tar.gz's member, a bad SNAP line, a truncated
+#                                                            .gz: one message with the true line
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a bad line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
 #                                                            on the last rank, an unwritable output: one
@@ -23,6 +31,11 @@ pr=$1 mpiexec=$2 np=$3 mode=$4
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mpirun=("$mpiexec" --allow-run-as-root --oversubscribe)
+# Open MPI 4 keeps a session folder per host and user, /tmp/ompi.<host>.<uid>, which concurrent
+# mpiruns create and remove: one that loses the race fails in orte_init ("A call to mkdir was
+# unable to create the desired directory ... File exists"; open-mpi/ompi#8510), which made these
+# tests flaky when ctest or other jobs ran mpirun beside them. Each test gets its own.
+export OMPI_MCA_orte_tmpdir_base="$dir"
 export OMP_NUM_THREADS=1
 fail() {
   echo "FAIL: $*" >&2
@@ -229,6 +242,75 @@ case $mode in
     fi
     # The output cannot be written (rank 0's phase): every rank stops.
     expect_failure 66 "${p0}$dir/no-such-folder/out.tsv" "${run[@]}" data/cage8.mtx -o "$dir/no-such-folder/out.tsv"
+    ;;
+  stream)
+    export PERRON_DIST_WINDOW=4096
+    gzip -c data/cage8.mtx >"$dir/cage8.mtx.gz"
+    gzip -c data/1138_bus.mtx >"$dir/bus.mtx.gz"
+    for g in "$dir/cage8.mtx.gz" "$dir/bus.mtx.gz" data/email-Eu-core.txt.gz data/wiki-Vote.txt; do
+      compare "$g"
+      if [ "$np" -gt 1 ]; then
+        grep -q "^distributed *$np MPI ranks, the input read by rank 0 as a stream" "$dir/dist.out" ||
+          fail "$g: not streamed: $(cat "$dir/dist.out")"
+      fi
+    done
+    compare "$dir/cage8.mtx.gz" --weighted
+    gzip -c data/netscience.mtx >"$dir/netscience.mtx.gz"
+    compare "$dir/netscience.mtx.gz" --weighted
+    # A SuiteSparse .tar.gz (when built with libarchive): its member streamed too.
+    mkdir -p "$dir/cage8" && cp data/cage8.mtx "$dir/cage8/" && tar -czf "$dir/cage8.tar.gz" -C "$dir" cage8
+    archives=false
+    if "$pr" "$dir/cage8.tar.gz" --device cpu --no-cache -o "$dir/probe.tsv" >/dev/null 2>&1; then
+      archives=true
+      compare "$dir/cage8.tar.gz"
+      if [ "$np" -gt 1 ]; then
+        grep -q "the input read by rank 0 as a stream" "$dir/dist.out" || fail ".tar.gz not streamed"
+      fi
+    fi
+    prefix=""
+    last=$((np - 1))
+    [ "$np" -gt 1 ] && prefix="rank $last: "
+    [ "$np" -gt 1 ] && p0="rank 0: " || p0=""
+    run=("${mpirun[@]}" -np "$np" "$pr" --device cpu --no-cache)
+    # A bad line near the end of a .gz: in the last rank's windows, at its line in the file.
+    write_uneven "$dir/bad.mtx" 10007
+    m=$(sed -n 2p "$dir/bad.mtx" | awk '{ print $3 }')
+    line=$(($(wc -l <"$dir/bad.mtx") - 30))
+    sed -i "${line}s/.*/17 x/" "$dir/bad.mtx"
+    gzip "$dir/bad.mtx"
+    expect_failure 65 "${prefix}$dir/bad.mtx.gz:$line: column index 'x' is not a positive integer" \
+      "${run[@]}" "$dir/bad.mtx.gz" -o "$dir/out.tsv"
+    write_uneven "$dir/many.mtx" 10007
+    echo "17 18" >>"$dir/many.mtx"
+    line=$(wc -l <"$dir/many.mtx")
+    gzip "$dir/many.mtx"
+    expect_failure 65 "${prefix}$dir/many.mtx.gz:$line: entry $((m + 1)) is one more than the $m the size line (line 2) declares" \
+      "${run[@]}" "$dir/many.mtx.gz" -o "$dir/out.tsv"
+    write_uneven "$dir/few.mtx" 10007
+    sed -i "2s/ [0-9]*\$/ $((m + 2))/" "$dir/few.mtx"
+    gzip "$dir/few.mtx"
+    expect_failure 65 "${p0}$dir/few.mtx.gz:2: the size line declares $((m + 2)) entries, but the file ends after $m entries (line $((m + 2)))" \
+      "${run[@]}" "$dir/few.mtx.gz" -o "$dir/out.tsv"
+    if $archives; then  # the same bad line in an archive's member: named path:member
+      write_uneven "$dir/bad.mtx" 10007
+      line=$(($(wc -l <"$dir/bad.mtx") - 30))
+      sed -i "${line}s/.*/17 x/" "$dir/bad.mtx"
+      mkdir -p "$dir/bad" && mv "$dir/bad.mtx" "$dir/bad/" && tar -czf "$dir/bad.tar.gz" -C "$dir" bad
+      expect_failure 65 "${prefix}$dir/bad.tar.gz:bad/bad.mtx:$line: column index 'x' is not a positive integer" \
+        "${run[@]}" "$dir/bad.tar.gz" -o "$dir/out.tsv"
+    fi
+    # A SNAP list with a bad line near its end.
+    gzip -dc data/email-Eu-core.txt.gz >"$dir/snap.txt"
+    line=$(($(wc -l <"$dir/snap.txt") - 5))
+    sed -i "${line}s/.*/12 -3/" "$dir/snap.txt"
+    gzip "$dir/snap.txt"
+    expect_failure 65 "${prefix}$dir/snap.txt.gz:$line: target id '-3' is negative" \
+      "${run[@]}" "$dir/snap.txt.gz" -o "$dir/out.tsv"
+    # A truncated .gz: rank 0 cannot read on; every rank stops.
+    write_uneven "$dir/cut.mtx" 10007
+    gzip "$dir/cut.mtx"
+    truncate -s $(($(stat -c %s "$dir/cut.mtx.gz") - 100)) "$dir/cut.mtx.gz"
+    expect_failure 66 "${p0}$dir/cut.mtx.gz" "${run[@]}" "$dir/cut.mtx.gz" -o "$dir/out.tsv"
     ;;
   *)
     fail "unknown mode $mode"

@@ -1,15 +1,22 @@
 #include "apps/common/dist_load.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include "apps/common/timer.hpp"
 #include "core/error.hpp"
+#include "io/archive.hpp"
 #include "io/cache.hpp"
 #include "io/matrix_market.hpp"
+#include "io/snap.hpp"
 #include "io/synthetic.hpp"
+#include "io/text_input.hpp"
 
 namespace perron::app {
 namespace {
@@ -57,7 +64,9 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
 }
 
 // Rank 0 reads the whole input and hands each rank its 1/P of the arcs in
-// order (dist::scatter_arcs): the other ranks never hold the whole graph.
+// order (dist::scatter_arcs): the other ranks never hold the whole graph,
+// rank 0 does while it reads. For specs, `array` files, an archive whose
+// member is chosen after reading others, what is not a regular file.
 // Not through the single-process cache (the per-rank cache serves the next run).
 dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_options opt,
                             const dist::session& world, dist_input& info) {
@@ -85,6 +94,311 @@ dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_opt
   m.matrix = coo_matrix<double>{};  // rank 0's whole graph, gone before the exchange
   m.matrix.rows = m.matrix.cols = n;
   dist::local_arcs a = dist::exchange_arcs(mine.slice(), n, weighted, dist::mirror::none, m.label);
+  info.build_seconds = step.lap();
+  return a;
+}
+
+// ---- a compressed or SNAP text streamed by rank 0 -------------------------------
+//
+// Rank 0 reads the text window by window (a gzip file inflated as it goes, a
+// plain file read a window at a time; each window whole lines) and hands
+// the windows out in order: the first 1/P of the text (by the size the file
+// announces: its length, or a gzip trailer's) to itself, the next to rank 1,
+// and so on, the last rank taking what is left. So every rank's arcs come in
+// file order, rank p's before rank p + 1's, as exchange_arcs expects, and
+// the graph is bitwise the one the single-process reader builds (duplicates
+// summed in the same order). Each window travels with the number of its
+// first line and the entry lines before it (rank 0 counts them), so a rank
+// reports a bad line, or the entry past the size line's count, at its true
+// line; the lowest failing rank holds the first bad line in file order.
+//
+// Memory: rank 0 holds its own part, the window being sent and the
+// inflater's few windows (io/text_input.hpp); the others their part and one
+// window. The window: a quarter of a rank's share, 1-32 MiB (so small files
+// still reach every rank); PERRON_DIST_WINDOW=bytes sets it (tests).
+
+enum class stream_mode : std::int64_t { whole = 0, matrix_market = 1, snap = 2 };
+
+// The text size the file announces: a gzip trailer's (mod 2^32: a larger
+// text leaves the last rank more than its share), else the file's length.
+std::uint64_t announced_text_bytes(const std::string& path, bool gzip) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (!gzip || size < 18) return size;
+  std::ifstream f(path, std::ios::binary);
+  unsigned char t[4] = {0, 0, 0, 0};
+  f.seekg(-4, std::ios::end);
+  f.read(reinterpret_cast<char*>(t), 4);
+  const std::uint64_t isize =
+      std::uint64_t(t[0]) | std::uint64_t(t[1]) << 8 | std::uint64_t(t[2]) << 16 | std::uint64_t(t[3]) << 24;
+  return isize < size ? size * 4 : isize;  // wrapped past 4 GiB: a guess
+}
+
+std::size_t stream_window(std::uint64_t text_bytes, int ranks) {
+  if (const char* e = std::getenv("PERRON_DIST_WINDOW"); e && *e) {
+    const long long v = std::atoll(e);
+    if (v > 0) return static_cast<std::size_t>(v);
+  }
+  const std::uint64_t share = text_bytes / (4 * static_cast<std::uint64_t>(ranks));
+  return static_cast<std::size_t>(
+      std::clamp<std::uint64_t>(share, std::uint64_t(1) << 20, std::uint64_t(32) << 20));
+}
+
+// What a rank parses of the stream: Matrix Market entries, or SNAP ids.
+struct stream_part {
+  io::detail::mm_stream_header mm;
+  coo_matrix<double> entries;
+  std::vector<std::int64_t> src, dst;
+  std::uint64_t text_bytes = 0;
+};
+
+void parse_window(stream_mode mode, std::string_view text, std::uint64_t first_line, std::uint64_t before,
+                  const std::string& path, const io::read_options& opt, stream_part& part) {
+  part.text_bytes += text.size();
+  if (mode == stream_mode::matrix_market)
+    io::detail::parse_mm_stream_chunk(part.mm, text, first_line, before, path, opt, part.entries);
+  else
+    io::detail::parse_snap_chunk(text, first_line, path, opt, part.src, part.dst);
+}
+
+// SNAP: the ids renumbered as parse_snap does (new id = rank among all
+// distinct ids), the distinct ids merged rank after rank into a list every
+// rank holds (n values: the vertex names, as every rank holds them anyway).
+dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& path,
+                           const dist::session& world, dist_input& info) {
+  const std::uint64_t edges = dist::total_sum(part.src.size());
+  dist::phase([&] {
+    if (world.rank() == 0 && edges > max_index)
+      throw dimension_error(path + ": " + std::to_string(edges) +
+                            " edges exceed perron's 32-bit index limit (" + std::to_string(max_index) + ")");
+  });
+  std::vector<std::int64_t> mine, all;
+  dist::phase([&] {
+    mine.reserve(2 * part.src.size());
+    mine.insert(mine.end(), part.src.begin(), part.src.end());
+    mine.insert(mine.end(), part.dst.begin(), part.dst.end());
+    std::sort(mine.begin(), mine.end());
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  });
+  for (int p = 0; p < world.size(); ++p) {
+    std::vector<std::int64_t> theirs;
+    std::vector<std::int64_t>& v = p == world.rank() ? mine : theirs;
+    dist::broadcast(v, p);
+    dist::phase([&] {
+      std::vector<std::int64_t> merged;
+      merged.reserve(all.size() + v.size());
+      std::set_union(all.begin(), all.end(), v.begin(), v.end(), std::back_inserter(merged));
+      all.swap(merged);
+    });
+  }
+  std::vector<std::int64_t>().swap(mine);
+  dist::phase([&] {
+    if (world.rank() == 0 && all.size() > max_index)
+      throw dimension_error(path + ": " + std::to_string(all.size()) +
+                            " distinct vertex ids exceed perron's 32-bit index limit");
+  });
+  dist::arc_copy a;
+  dist::phase([&] {
+    const auto map = [&](std::vector<std::int64_t>& from, std::vector<index_t>& to) {
+      to.resize(from.size());
+      for (std::size_t k = 0; k < from.size(); ++k)
+        to[k] = static_cast<index_t>(std::lower_bound(all.begin(), all.end(), from[k]) - all.begin());
+      std::vector<std::int64_t>().swap(from);
+    };
+    map(part.src, a.source);
+    map(part.dst, a.target);
+    if (weighted) a.weight.assign(a.source.size(), 1.0);
+  });
+  const auto n = static_cast<index_t>(all.size());
+  info.meta.label = std::move(all);
+  info.meta.matrix.rows = info.meta.matrix.cols = n;
+  return dist::exchange_arcs(a.slice(), n, weighted, dist::mirror::none, info.meta.label);
+}
+
+// Collective. Rank 0 opens the input and reads its header; an input it
+// cannot stream (not a regular file, an `array` Matrix Market file) goes to
+// load_whole.
+dist::local_arcs load_streamed(const std::string& path, bool weighted, const io::read_options& opt,
+                               const dist::session& world, dist_input& info) {
+  stopwatch step;
+  const int P = world.size(), me = world.rank();
+  std::unique_ptr<io::detail::text_windows> windows;
+  std::string_view first;   // rank 0: the first window's body
+  std::string name = path;  // what errors call the input: an archive's member too
+  stream_part part;
+  std::vector<std::int64_t> facts(10, 0);
+  dist::phase([&] {
+    if (me != 0) return;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // load_whole words the error
+    const bool gzip = io::detail::is_gzip_file(path);
+    std::uint64_t total = std::max<std::uint64_t>(announced_text_bytes(path, gzip), 1);
+    const std::size_t window = stream_window(total, P);
+    const bool archive = io::detail::is_archive_name(path);
+    if (archive) {  // a SuiteSparse .tar.gz: its main .mtx member, when it comes first
+      std::string member;
+      windows = io::detail::open_archive_windows(path, window, member);
+      if (!windows) return;  // read_archive_matrix picks the member (or says why not)
+      name = path + ":" + member;
+      if (windows->size_hint() > 0) total = windows->size_hint();
+    } else {
+      windows = gzip ? io::detail::open_gzip_windows(path, window, opt.threads)
+                     : io::detail::open_file_windows(path, window);
+    }
+    first = windows->next();
+    if (archive || io::detect_input_format(first, name) == io::input_format::matrix_market) {
+      part.mm = io::detail::parse_mm_stream_header(first, name);
+      if (!part.mm.header.coordinate) return;
+      first.remove_prefix(part.mm.body_offset);
+      const io::mm_header& h = part.mm.header;
+      facts = {static_cast<std::int64_t>(stream_mode::matrix_market),
+               static_cast<std::int64_t>(total),
+               h.rows,
+               h.cols,
+               static_cast<std::int64_t>(h.entries),
+               static_cast<std::int64_t>(h.field),
+               static_cast<std::int64_t>(h.symmetry),
+               static_cast<std::int64_t>(part.mm.size_line),
+               static_cast<std::int64_t>(part.mm.body_line),
+               static_cast<std::int64_t>(window)};
+    } else {
+      if (first.empty()) throw parse_error(name, 0, "empty file");
+      if (first.size() >= 3 && first.compare(0, 3, "\xEF\xBB\xBF") == 0) first.remove_prefix(3);
+      facts = {static_cast<std::int64_t>(stream_mode::snap),
+               static_cast<std::int64_t>(total),
+               0,
+               0,
+               0,
+               0,
+               0,
+               0,
+               1,
+               static_cast<std::int64_t>(window)};
+    }
+    info.meta.timings.file_bytes = static_cast<std::uint64_t>(st.st_size);
+  });
+  dist::broadcast(facts);
+  name = dist::all_strings(name)[0];
+  const auto mode = static_cast<stream_mode>(facts[0]);
+  if (mode == stream_mode::whole) {
+    windows.reset();
+    return load_whole(path, weighted, opt, world, info);
+  }
+  info.streamed = true;
+  const std::uint64_t total = static_cast<std::uint64_t>(facts[1]);
+  if (mode == stream_mode::matrix_market && me != 0) {
+    io::mm_header& h = part.mm.header;
+    h.coordinate = true;
+    h.rows = static_cast<index_t>(facts[2]);
+    h.cols = static_cast<index_t>(facts[3]);
+    h.entries = static_cast<std::uint64_t>(facts[4]);
+    h.field = static_cast<io::mm_field>(facts[5]);
+    h.symmetry = static_cast<io::mm_symmetry>(facts[6]);
+    part.mm.size_line = static_cast<std::uint64_t>(facts[7]);
+    part.mm.body_line = static_cast<std::uint64_t>(facts[8]);
+  }
+  const auto window = static_cast<std::size_t>(facts[9]);
+
+  // The stream. Each window: {bytes, first line, entry lines before} then
+  // its bytes; {0, 0, 0} ends a rank's part.
+  std::exception_ptr parse_failure, stream_failure;
+  std::uint64_t last_line = 0;
+  if (me == 0) {
+    int dest = 0;
+    std::uint64_t given = 0, before = 0, line = static_cast<std::uint64_t>(facts[8]);
+    last_line = line - 1;
+    const auto end_part = [](int p) {
+      const std::uint64_t none[3] = {0, 0, 0};
+      if (p > 0) dist::send_numbers(none, 3, p);
+    };
+    try {
+      // The first window's body may be empty; an empty window after it ends the text.
+      std::string_view w = first;
+      for (bool at_first = true; at_first || !w.empty(); at_first = false, w = windows->next()) {
+        if (w.empty()) continue;
+        while (dest < P - 1 &&
+               given >= total / static_cast<std::uint64_t>(P) * static_cast<std::uint64_t>(dest + 1))
+          end_part(dest++);
+        const std::uint64_t newlines = io::detail::count_newlines(w.data(), w.data() + w.size());
+        const std::uint64_t entries =
+            mode == stream_mode::matrix_market ? io::detail::count_mm_entry_lines(w) : 0;
+        if (dest == 0) {
+          try {
+            parse_window(mode, w, line, before, name, opt, part);
+          } catch (...) {
+            parse_failure = std::current_exception();
+            break;  // rank 0's lines come first: its error is the one reported
+          }
+        } else {
+          const std::uint64_t head[3] = {w.size(), line, before};
+          dist::send_numbers(head, 3, dest);
+          dist::send_bytes(w.data(), w.size(), dest);
+        }
+        given += w.size();
+        before += entries;
+        last_line = w.back() == '\n' ? line + newlines - 1 : line + newlines;
+        line += newlines;
+      }
+    } catch (...) {
+      stream_failure = std::current_exception();  // unreadable: after the parse errors of the lines before
+    }
+    for (int p = std::max(dest, 1); p < P; ++p) end_part(p);
+    info.meta.timings.read_seconds = windows->stats().seconds;
+    info.meta.timings.text_bytes = windows->stats().text_bytes;
+    windows.reset();
+  } else {
+    io::detail::text_buffer buf;
+    try {
+      buf.reserve(window + (std::size_t(1) << 20));
+    } catch (...) {
+      parse_failure = std::current_exception();
+    }
+    for (;;) {
+      std::uint64_t head[3];
+      dist::receive_numbers(head, 3, 0);
+      if (head[0] == 0) break;
+      buf.reserve(static_cast<std::size_t>(head[0]));  // a window past `window`: a line longer than it
+      dist::receive_bytes(buf.mutable_data(), static_cast<std::size_t>(head[0]), 0);
+      buf.set_size(static_cast<std::size_t>(head[0]));
+      if (parse_failure) continue;  // the rest is received and dropped: rank 0 is not left waiting
+      try {
+        parse_window(mode, buf.view(), head[1], head[2], name, opt, part);
+      } catch (...) {
+        parse_failure = std::current_exception();
+      }
+    }
+  }
+  dist::agree(parse_failure);
+  dist::agree(stream_failure);
+  info.text_bytes = part.text_bytes;
+  info.meta.format =
+      mode == stream_mode::matrix_market ? io::input_format::matrix_market : io::input_format::snap;
+  info.load_seconds = step.lap();
+  info.meta.timings.parse_seconds = info.load_seconds - info.meta.timings.read_seconds;
+  dist::local_arcs a;
+  if (mode == stream_mode::snap) {
+    info.meta.pattern = true;
+    a = snap_arcs(part, weighted, name, world, info);
+  } else {
+    const io::mm_header& h = part.mm.header;
+    const std::uint64_t entries = dist::total_sum(part.entries.nnz());
+    dist::phase([&] {
+      if (me != 0) return;
+      if (entries < h.entries) io::detail::check_mm_stream_count(part.mm, entries, last_line, name);
+      check_square(h.rows, h.cols);
+    });
+    info.meta.pattern = h.field == io::mm_field::pattern;
+    info.meta.symmetric = h.symmetry != io::mm_symmetry::general;
+    info.meta.matrix.rows = h.rows;
+    info.meta.matrix.cols = h.cols;
+    const dist::mirror m = h.symmetry == io::mm_symmetry::general     ? dist::mirror::none
+                           : h.symmetry == io::mm_symmetry::symmetric ? dist::mirror::symmetric
+                                                                      : dist::mirror::skew;
+    const coo_matrix<double>& e = part.entries;
+    const dist::arc_slice slice{e.row_idx.data(), e.col_idx.data(), e.values.data(), e.nnz()};
+    a = dist::exchange_arcs(slice, h.rows, weighted, m);
+  }
   info.build_seconds = step.lap();
   return a;
 }
@@ -199,7 +513,10 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
   }
   const bool mine = !io::is_synthetic_spec(path) && io::mm_file_part::splittable(path);
   info.in_parts = dist::total_sum(mine ? 1 : 0) == static_cast<std::uint64_t>(world.size());
+  // A compressed or SNAP text, an archive's .mtx: streamed by rank 0 (not a spec).
+  const bool streamable = !io::is_synthetic_spec(path);
   dist::local_arcs a = info.in_parts ? load_in_parts(path, weighted, opt, world, info)
+                       : streamable  ? load_streamed(path, weighted, opt, world, info)
                                      : load_whole(path, weighted, opt, world, info);
   if (cached && dist::total_sum(stamp ? 1 : 0) == static_cast<std::uint64_t>(world.size()))
     store_part(path, *stamp, key, opt, world, a, info);

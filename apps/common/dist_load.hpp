@@ -1,22 +1,40 @@
 // The input of a distributed PageRank (mpirun -np P pagerank): each rank
 // reads its share of the graph and solvers/dist builds its rows of P^T.
 //
-// A plain coordinate Matrix Market file is read in parts: rank p parses the
-// lines starting in the p-th 1/P of the body's bytes (io::mm_file_part), so
-// no rank ever holds the whole file or graph. The other inputs are read whole
-// by rank 0, which sends rank p its p-th 1/P of the arcs in order (then frees
-// its copy, before the all-to-all): the other ranks hold 1/P, rank 0 the
-// whole COO (16 bytes per arc, plus 8 per vertex of SNAP names) while it
-// reads. Why they are not read in parts:
-//   .gz, .tar.gz   a deflate stream decodes only from its start (blocks refer
-//                  32 KiB back, and begin at no known byte); io/parallel_inflate
-//                  guesses block starts within one process, not across hosts;
-//   SNAP (.txt)    ids are renumbered in order of first appearance over the
-//                  whole file, so no arc's id is known before the lines before it;
-//   specs (rmat:)  duplicates are merged over all draws (io/synthetic);
-//   array files    dense, small.
+// Which rank holds what while the input is read (first run, no cache):
+//   plain coordinate .mtx   in parts: rank p parses the lines starting in the
+//                           p-th 1/P of the body's bytes (io::mm_file_part);
+//   .mtx.gz, SNAP .txt and  streamed: rank 0 reads the text window by window
+//   .txt.gz (any gzip or    (a gzip file inflated as it goes; windows of
+//   plain text that is not  whole lines, a quarter of a rank's share, 1-32
+//   splittable .mtx), a     MiB) and sends them out in order, the first 1/P
+//   .tar.gz whose main .mtx
+//   comes before any other
+//                           of the text to itself, the next 1/P to rank 1 and
+//                           so on, each with its first line's number (and,
+//                           for Matrix Market, the entry lines before it);
+//                           every rank parses its windows with the
+//                           single-process parse loops (io::detail::
+//                           parse_mm_stream_chunk, parse_snap_chunk). Rank 0
+//                           holds its own part plus a few windows, never the
+//                           whole graph. SNAP ids are renumbered as the single-
+//                           process reader does (by ascending original id):
+//                           the distinct ids merged rank after rank into a
+//                           list of n on every rank (the vertex names, which
+//                           every rank holds anyway);
+//   specs (rmat:), `array`  read whole by rank 0, which sends rank p its p-th
+//   files, a .tar.gz whose  1/P of the arcs in order (dist::scatter_arcs)
+//   main .mtx comes after   and frees its copy before the all-to-all: rank 0
+//   another .mtx, what is   holds the whole COO (16 bytes per arc) while it
+//   not a regular file      reads. Specs: duplicates are merged over all draws
+//                           (io/synthetic; being rewritten elsewhere); arrays
+//                           are dense and small; such an archive's member is
+//                           chosen only after all members are seen.
+// The arcs reach exchange_arcs in file order in every case (rank p's before
+// rank p + 1's), so the graph is bitwise the single-process one, and a bad
+// line is reported at its true line by the rank that parsed it.
 // A second run on the same file and P reads the per-rank cache instead, for
-// these inputs too: no rank reads the whole graph then.
+// every input that is a file: no rank reads the whole graph then.
 //
 // The per-rank cache (io/cache.hpp, rank_part; on unless --no-cache): after
 // the all-to-all each rank writes its arcs (rows of A^T), keyed by the file,
@@ -40,7 +58,8 @@ struct dist_input {
   // What the summary shows of the input (format, pattern, symmetric, labels;
   // the matrix holds only its dimensions).
   io::loaded_matrix meta;
-  bool in_parts = false;                       // read by byte ranges (else whole on every rank)
+  bool in_parts = false;                       // read by byte ranges
+  bool streamed = false;                       // streamed by rank 0 in windows (else whole by rank 0)
   bool from_cache = false;                     // every rank's part from the per-rank cache
   double load_seconds = 0, build_seconds = 0;  // this rank's: read and parse; exchange and P^T rows
   std::uint64_t text_bytes = 0;                // this rank's bytes of text (in parts)

@@ -6,12 +6,12 @@
 // does, so the ranks are bitwise identical to the single-process CPU solve
 // for every number of ranks.
 //
-// No rank holds the whole graph: each brings its share of the arcs (a byte
-// range of the file, parsed by io::mm_file_part, or a slice of a graph every
-// rank read), distribute_graph() sends each arc to the rank owning its target
-// (MPI_Alltoallv) and builds that rank's rows of P^T; the out-degrees 1/d_j
-// need all ranks' arcs and come from an all-reduce. What every rank holds in
-// full: vectors of n (the rank vector, the dangling flags).
+// Each rank brings its share of the arcs (a byte range of the file, parsed
+// by io::mm_file_part; the windows of text rank 0 streamed to it; or a slice
+// of a graph rank 0 read whole: apps/common/dist_load.hpp says which), distribute_graph() sends each arc to
+// the rank owning its target (MPI_Alltoallv) and builds that rank's rows of P^T; the out-degrees 1/d_j need
+// all ranks' arcs and come from an all-reduce. What every rank holds in full: vectors of n (the rank vector,
+// the dangling flags).
 //
 // Every collective step agrees on failures first (agree()): a rank that
 // fails makes every rank throw the same error, "rank R: ...", so no rank is
@@ -110,6 +110,14 @@ struct arc_copy {
 arc_copy scatter_arcs(const arc_slice& all, bool weighted, int root = 0);
 // Collective: the root's values (and their count) on every rank.
 void broadcast(std::vector<std::int64_t>& values, int root = 0);
+
+// Point to point, blocking, for an input one rank streams to the others
+// (apps/common/dist_load.cpp): numbers and bytes, any count (sent in
+// messages of at most 2^30). A receive names the count the send had.
+void send_numbers(const std::uint64_t* v, std::size_t count, int to);
+void receive_numbers(std::uint64_t* v, std::size_t count, int from);
+void send_bytes(const char* p, std::size_t count, int to);
+void receive_bytes(char* p, std::size_t count, int from);
 
 // How a symmetric file's mirror arcs are made: none (the slices hold every
 // arc), symmetric ((i, j, w) gains (j, i, w)) or skew ((j, i, -w)); as the

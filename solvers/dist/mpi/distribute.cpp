@@ -335,6 +335,15 @@ arc_copy scatter_arcs(const arc_slice& all, bool weighted, int root) {
   return out;
 }
 
+void send_numbers(const std::uint64_t* v, std::size_t count, int to) {
+  send_values(v, count, MPI_UINT64_T, to);
+}
+void receive_numbers(std::uint64_t* v, std::size_t count, int from) {
+  receive_values(v, count, MPI_UINT64_T, from);
+}
+void send_bytes(const char* p, std::size_t count, int to) { send_values(p, count, MPI_CHAR, to); }
+void receive_bytes(char* p, std::size_t count, int from) { receive_values(p, count, MPI_CHAR, from); }
+
 void broadcast(std::vector<std::int64_t>& values, int root) {
   std::uint64_t count = values.size();
   MPI_Bcast(&count, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);

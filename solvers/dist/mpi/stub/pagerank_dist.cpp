@@ -32,6 +32,10 @@ bool same_everywhere(std::uint64_t) { return true; }
 
 arc_copy scatter_arcs(const arc_slice&, bool, int) { no_mpi(); }
 void broadcast(std::vector<std::int64_t>&, int) { no_mpi(); }
+void send_numbers(const std::uint64_t*, std::size_t, int) { no_mpi(); }
+void receive_numbers(std::uint64_t*, std::size_t, int) { no_mpi(); }
+void send_bytes(const char*, std::size_t, int) { no_mpi(); }
+void receive_bytes(char*, std::size_t, int) { no_mpi(); }
 
 local_arcs exchange_arcs(const arc_slice&, index_t, bool, mirror, const std::vector<std::int64_t>&) {
   no_mpi();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <new>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -13,7 +14,15 @@ namespace perron::app {
 
 int run(const char* app_name, const std::function<int()>& body) {
   auto fail = [&](int code, const std::string& msg) {
-    std::cerr << app_name << ": error: " << msg << '\n';
+    // One write(2) for the whole line: std::cerr writes each piece apart, and
+    // under mpirun another process's banner can land between them.
+    const std::string line = std::string(app_name) + ": error: " + msg + "\n";
+    std::cerr.flush();
+    for (std::size_t done = 0; done < line.size();) {
+      const ssize_t w = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
+      if (w <= 0) break;
+      done += static_cast<std::size_t>(w);
+    }
     return code;
   };
   try {

@@ -14,15 +14,10 @@ namespace perron::app {
 
 int run(const char* app_name, const std::function<int()>& body) {
   auto fail = [&](int code, const std::string& msg) {
-    // One write(2) for the whole line: std::cerr writes each piece apart, and
-    // under mpirun another process's banner can land between them.
-    const std::string line = std::string(app_name) + ": error: " + msg + "\n";
-    std::cerr.flush();
-    for (std::size_t done = 0; done < line.size();) {
-      const ssize_t w = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
-      if (w <= 0) break;
-      done += static_cast<std::size_t>(w);
-    }
+    // The whole line in one insertion (one write for the unbuffered stream):
+    // piece by piece, under mpirun another process's banner landed between
+    // them. Through std::cerr, which the distributed app silences on ranks > 0.
+    std::cerr << (std::string(app_name) + ": error: " + msg + "\n") << std::flush;
     return code;
   };
   try {

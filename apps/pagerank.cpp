@@ -1080,7 +1080,12 @@ app::batched_request batched_request_of(const settings& s) {
   return r;
 }
 
-int main_body(int argc, char** argv) {
+// `world` outlives main_body: the MPI session ends (MPI_Finalize, a barrier
+// on every rank) only after app::run has printed rank 0's error line. Ended
+// inside main_body, the unwinding let a rank > 0 exit with its code first, and
+// mpirun aborted rank 0 before it spoke (mpi_pagerank_np3_stream, one run in
+// a hundred).
+int main_body(int argc, char** argv, std::shared_ptr<dist::session>& world) {
   settings s;
   // Under mpirun every rank reaches the same errors (dist::phase agrees on
   // them) and results: rank 0 alone speaks.
@@ -1092,9 +1097,10 @@ int main_body(int argc, char** argv) {
   if (dist::launched() || (s.bench_dist && s.gpus == 0)) {  // the distributed solve ("distributed" above)
     if (app::batched_mode(s.batched))
       throw usage_error("--sources and --bench-sources run in one process, not under mpirun");
-    s.dist = std::make_shared<dist::session>();
+    s.dist = world = std::make_shared<dist::session>();
     if (s.dist->size() > 1 || s.bench_dist) return solve_distributed(s);
     s.dist.reset();
+    world.reset();
   }
   if (app::batched_mode(s.batched)) return app::batched_pagerank(batched_request_of(s));
   if (s.bench) return s.precision == "double" ? bench<double>(s) : bench<float>(s);
@@ -1105,7 +1111,9 @@ int main_body(int argc, char** argv) {
 }  // namespace perron::app
 
 int main(int argc, char** argv) {
-  const int code = perron::app::run("pagerank", [&] { return perron::app::main_body(argc, argv); });
+  std::shared_ptr<perron::dist::session> world;
+  const int code = perron::app::run("pagerank", [&] { return perron::app::main_body(argc, argv, world); });
+  world.reset();  // MPI_Finalize after the error line (main_body)
   // A process that started CUDA ends without its exit handlers: the start-up
   // thread may still be running (a solve that did not need the GPU does not
   // wait for it), and the runtime's handlers would tear its state down under

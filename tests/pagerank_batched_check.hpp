@@ -56,7 +56,9 @@ void expect_columns_match(const pagerank_graph<T>& g, const std::vector<source_s
     // it moving in the last bit, so float columns are compared by their ranks.
     if (!std::is_same_v<T, double>) continue;
     EXPECT_EQ(r.converged[c] != 0, single.converged) << "column " << c;
-    if (single.converged) EXPECT_NEAR(r.iterations[c], single.iterations, 1) << "column " << c;
+    if (single.converged) {
+      EXPECT_NEAR(r.iterations[c], single.iterations, 1) << "column " << c;
+    }
   }
 }
 

@@ -94,7 +94,11 @@ session::session() {
 session::~session() {
   int down = 0;
   MPI_Finalized(&down);
-  if (!down) MPI_Finalize();
+  if (down) return;
+  // No rank leaves before every rank is here: mpirun aborts the job at the
+  // first non-zero exit, and rank 0 may still be writing the agreed error.
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
 }
 
 void agree(std::exception_ptr failure) {

@@ -178,6 +178,27 @@ TEST(pagerank_batched, NotConvergingIsAResult) {
   expect_columns_match(g, sources, r, options(1e-14, 3), 1e-12);
 }
 
+// The GPU solver's widening of copied-out columns: pieces that span column
+// ends, groups of one column shorter than a piece, odd lengths.
+TEST(pagerank_batched, WideningCopiesEveryValue) {
+  for (const std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(4099), std::size_t(325557)})
+    for (const std::size_t cols : {std::size_t(1), std::size_t(3), std::size_t(64)}) {
+      if (n * cols > std::size_t(4) << 20) continue;
+      std::vector<float> src(n * cols);
+      for (std::size_t e = 0; e < src.size(); ++e) src[e] = static_cast<float>(e % 1000003) * 0.5f + 0.25f;
+      std::vector<double> dst(n * cols, -1.0);
+      std::vector<std::pair<const float*, double*>> group;
+      // Columns out of order in the destination, as stage slots are.
+      for (std::size_t c = 0; c < cols; ++c)
+        group.emplace_back(src.data() + c * n, dst.data() + (cols - 1 - c) * n);
+      detail::widen_columns(n, group);
+      for (std::size_t c = 0; c < cols; ++c)
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(dst[(cols - 1 - c) * n + i], static_cast<double>(src[c * n + i]))
+              << n << " " << cols << " " << c;
+    }
+}
+
 void expect_invalid(const pagerank_batched_options& o, const std::vector<source_set>& s,
                     const std::string& what) {
   try {

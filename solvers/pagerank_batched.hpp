@@ -116,6 +116,9 @@ struct pagerank_batched_result {
   // GPU: CUDA-event time of the steps' kernels alone (no copies, no host
   // gaps), and how long the thread that maps the result's pages ran.
   double step_seconds = 0, mapper_seconds = 0;
+  // GPU: host time after each block's last step had run (copying out and
+  // widening the columns that froze last, and the per-column outcome).
+  double tail_seconds = 0;
   int chunk_columns = 0;  // GPU: the fused step's chunk width (0: the two-kernel step)
 
   const double* column(std::size_t c) const { return rank.data() + c * static_cast<std::size_t>(vertices); }

@@ -204,7 +204,8 @@ std::string host_share(const pagerank_batched_result& x) {
   if (!x.on_gpu) return "";
   return "; steps " + format_g(x.step_seconds * 1e3, 3) + " ms on the device; host waits " +
          format_g(x.wait_seconds * 1e3, 3) + " ms, widens " + format_g(x.widen_seconds * 1e3, 3) +
-         " ms; mapping " + format_g(x.mapper_seconds * 1e3, 3) + " ms";
+         " ms; mapping " + format_g(x.mapper_seconds * 1e3, 3) + " ms; tail " +
+         format_g(x.tail_seconds * 1e3, 3) + " ms";
 }
 
 template <class T>
@@ -239,7 +240,7 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
       o.chunk_columns = c;
       sweep.emplace_back("fused, chunk " + std::to_string(c), timed_batched(g, sets, o, gpu, repeat));
     }
-    for (int w : {8, 64}) {
+    for (int w : {8, 16, 32, 64}) {
       if (static_cast<std::size_t>(w) > sets.size()) continue;
       pagerank_batched_options o = opt;
       o.fused = false;

@@ -19,7 +19,7 @@
 // however many steps run before the host sees the flag.
 // The host waits once per check (every compact_every steps, at most 8): it reads the k
 // frozen flags, copies newly frozen columns out (a transposing kernel into a
-// column-major stage, then asynchronous copies into pinned memory; the host
+// column-major stage, then asynchronous copies into pinned memory on a second stream; the host
 // widens them to double while the next batch of steps runs), and compacts the
 // block on the device (a gather of the live columns and their state) when that
 // narrows it. Nothing else crosses the bus during a solve: the teleport is a
@@ -530,6 +530,10 @@ struct pagerank_batched_gpu<T>::impl {
 
   // Declared first, destroyed last: the plan's work is on it.
   cuda::stream stream;
+  // The copies of frozen columns into pinned memory: on their own stream, so
+  // that the copy engine runs them beside the next steps (on the solver's
+  // stream they held the steps back: 83 MB a block on cnr-2000, ~3 ms).
+  cuda::stream copy_stream;
   index_t n = 0;
   index_t dangling_count = 0;
   int width = 0;                       // most sources per block
@@ -548,7 +552,8 @@ struct pagerank_batched_gpu<T>::impl {
   cuda::pinned_buffer<double> h_residual;
   cuda::pinned_buffer<int2> h_jobs;
   cuda::pinned_buffer<T> h_stage;
-  cuda::event ev_check{cudaEventDisableTiming}, ev_start, ev_stop, ev_steps_begin, ev_steps_end;
+  cuda::event ev_check{cudaEventDisableTiming}, ev_staged{cudaEventDisableTiming}, ev_start, ev_stop,
+      ev_steps_begin, ev_steps_end;
   std::vector<cuda::event> slot_copied;  // per stage slot: its column's copy has landed
 
   // The solve's step: fused (chunk columns a chunk) or the two kernels.
@@ -567,9 +572,11 @@ struct pagerank_batched_gpu<T>::impl {
     std::size_t source;
   };
   std::vector<int> free_slots;
+  std::vector<staged> staging;  // staged by extract(), copies not yet issued
   std::vector<staged> in_flight;
   double wait_s = 0, widen_s = 0;  // host time blocked on the device, widening
   double step_s = 0;               // device time of the steps' kernels
+  double tail_s = 0;               // host time after a block's last step
   bool steps_timed = false;        // a batch's step events are recorded and not yet read
 
   static int pad(int columns) { return (columns + wide - 1) / wide * wide; }
@@ -587,9 +594,10 @@ struct pagerank_batched_gpu<T>::impl {
   impl(const pagerank_graph<T>& g, int w);
   void step(const pagerank_batched_options& opt);
   void fused_step_launch(const pagerank_batched_options& opt);
-  void widen_landed(pagerank_batched_result& res);
+  void widen_landed(pagerank_batched_result& res, bool until_check = false);
   void wait_check();
   void extract(pagerank_batched_result& res);
+  void issue_copies();
   bool compact();
   void run_block(const std::vector<source_set>& sources, std::size_t begin, std::size_t end,
                  const pagerank_batched_options& opt, pagerank_batched_result& res);
@@ -704,31 +712,40 @@ void pagerank_batched_gpu<T>::impl::fused_step_launch(const pagerank_batched_opt
 }
 
 // Widens the copied-out columns in queue order once their copies have
-// landed: waits for the first, takes with it every later one already landed,
-// and widens that group in one parallel region (one barrier a group: a region
-// per column cost 5 to 45 ms over 64 columns of cnr-2000 on 16 cores). At the
-// end of a block this overlaps the widening of one group with later copies.
+// landed: waits for the first, takes with it every later one already landed
+// (at most widen_group values), and widens that group in one parallel region
+// (one barrier a group: a region per column cost 5 to 45 ms over 64 columns
+// of cnr-2000 on 16 cores). With until_check it stops as soon as the check
+// queued last has landed, so that the host queues the next steps at once:
+// widening all that had landed while 4 steps ran (1.4 ms on cnr-2000) left
+// the device idle for the rest (H100: 6.6 ms of a 33.5 ms solve off the
+// steps); what is left is widened while the next batch runs.
 template <class T>
-void pagerank_batched_gpu<T>::impl::widen_landed(pagerank_batched_result& res) {
+void pagerank_batched_gpu<T>::impl::widen_landed(pagerank_batched_result& res, bool until_check) {
+  constexpr std::size_t widen_group = std::size_t(1) << 21;  // 8 MB of floats: ~0.3 ms on 16 threads
   const auto nn = static_cast<std::size_t>(n);
   std::vector<std::pair<const T*, double*>> group;
-  for (std::size_t next = 0; next < in_flight.size();) {
+  std::size_t next = 0;
+  while (next < in_flight.size() && !(until_check && ev_check.done())) {
     const auto t0 = std::chrono::steady_clock::now();
     slot_copied[static_cast<std::size_t>(in_flight[next].slot)].synchronize();
     const auto t1 = std::chrono::steady_clock::now();
     std::size_t end = next + 1;
-    while (end < in_flight.size() && slot_copied[static_cast<std::size_t>(in_flight[end].slot)].done()) ++end;
+    while (end < in_flight.size() && (end - next + 1) * nn <= widen_group &&
+           slot_copied[static_cast<std::size_t>(in_flight[end].slot)].done())
+      ++end;
     group.clear();
-    for (std::size_t d = next; d < end; ++d)
+    for (std::size_t d = next; d < end; ++d) {
       group.emplace_back(h_stage.data() + static_cast<std::size_t>(in_flight[d].slot) * nn,
                          res.rank.data() + in_flight[d].source * nn);
+      free_slots.push_back(in_flight[d].slot);
+    }
     detail::widen_columns(nn, group);
     wait_s += std::chrono::duration<double>(t1 - t0).count();
     widen_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     next = end;
   }
-  for (const staged& s : in_flight) free_slots.push_back(s.slot);
-  in_flight.clear();
+  in_flight.erase(in_flight.begin(), in_flight.begin() + static_cast<std::ptrdiff_t>(next));
 }
 
 // Waits for the check queued last (the frozen flags).
@@ -743,9 +760,9 @@ void pagerank_batched_gpu<T>::impl::wait_check() {
 
 // Copies out the frozen columns not yet copied, as far as stage slots allow
 // (the rest stay in the block, frozen, for the next check): a transposing
-// kernel into the stage, then one asynchronous copy per column into pinned
-// memory, each followed by its slot's event; widened at the next check while
-// the device runs the next steps.
+// kernel into the stage here; the copies into pinned memory are issued by
+// issue_copies once the next steps are queued (the steps do not wait for the
+// host's copy calls); widened at the next check while the device runs.
 template <class T>
 void pagerank_batched_gpu<T>::impl::extract(pagerank_batched_result& res) {
   std::vector<int> done;
@@ -754,11 +771,10 @@ void pagerank_batched_gpu<T>::impl::extract(pagerank_batched_result& res) {
   if (done.empty()) return;
   if (free_slots.size() < done.size()) widen_landed(res);  // not overlapped: only with a small stage
   const auto count = std::min(done.size(), free_slots.size());
-  const std::size_t first = in_flight.size();
   for (std::size_t d = 0; d < count; ++d) {
     const int j = done[d];
     h_jobs[d] = make_int2(j, free_slots.back());
-    in_flight.push_back({free_slots.back(), source_of[static_cast<std::size_t>(j)]});
+    staging.push_back({free_slots.back(), source_of[static_cast<std::size_t>(j)]});
     free_slots.pop_back();
     pending[static_cast<std::size_t>(j)] = 0;
   }
@@ -768,12 +784,36 @@ void pagerank_batched_gpu<T>::impl::extract(pagerank_batched_result& res) {
   extract_columns<T><<<cuda::grid_for(nn * count, threads, 4 * max_blocks), threads, 0, stream.get()>>>(
       r.data(), layout(k), jobs.data(), static_cast<int>(count), stage.data());
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank extract_columns");
-  for (std::size_t d = first; d < in_flight.size(); ++d) {
-    const std::size_t off = static_cast<std::size_t>(in_flight[d].slot) * nn;
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(h_stage.data() + off, stage.data() + off, nn * sizeof(T),
-                                      cudaMemcpyDeviceToHost, stream.get()));
-    slot_copied[static_cast<std::size_t>(in_flight[d].slot)].record(stream.get());
+  // A slot is written only once free: its last copy has landed and been widened.
+  ev_staged.record(stream.get());
+}
+
+// The copies of the columns extract() staged, on the copy stream after the
+// staging kernel: one copy per run of adjacent slots (the free list hands
+// them out in order, so a check's columns are mostly one run), each slot's
+// event recorded after its run.
+template <class T>
+void pagerank_batched_gpu<T>::impl::issue_copies() {
+  if (staging.empty()) return;
+  PERRON_CUDA_CHECK(cudaStreamWaitEvent(copy_stream.get(), ev_staged.get(), 0));
+  const auto nn = static_cast<std::size_t>(n);
+  for (std::size_t a = 0; a < staging.size();) {
+    std::size_t b = a + 1;
+    int dir = 0;  // +1 or -1: slots come back to the free list in reverse
+    for (; b < staging.size(); ++b) {
+      const int step = staging[b].slot - staging[b - 1].slot;
+      if ((step != 1 && step != -1) || (dir != 0 && step != dir)) break;
+      dir = step;
+    }
+    const std::size_t off = static_cast<std::size_t>(std::min(staging[a].slot, staging[b - 1].slot)) * nn;
+    PERRON_CUDA_CHECK(cudaMemcpyAsync(h_stage.data() + off, stage.data() + off, (b - a) * nn * sizeof(T),
+                                      cudaMemcpyDeviceToHost, copy_stream.get()));
+    for (std::size_t d = a; d < b; ++d)
+      slot_copied[static_cast<std::size_t>(staging[d].slot)].record(copy_stream.get());
+    a = b;
   }
+  in_flight.insert(in_flight.end(), staging.begin(), staging.end());
+  staging.clear();
 }
 
 // Drops the copied-out columns when that narrows the padded block: the live
@@ -841,7 +881,8 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
       r.data(), layout(k), live, r0);
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank start");
 
-  int steps = 0, since = 0;  // steps queued; steps since the last compaction
+  int steps = 0, since = 0;                            // steps queued; steps since the last compaction
+  auto tail_begin = std::chrono::steady_clock::now();  // the last batch's steps done
   const auto queue_batch = [&] {
     // Past max_iter every column is frozen: no step beyond it is queued.
     const int batch = std::min({opt.compact_every, max_check_steps, opt.base.max_iter - steps});
@@ -859,15 +900,20 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
   };
   queue_batch();
   for (;;) {
-    widen_landed(res);  // copies queued before the batch: widened while it runs
+    widen_landed(res, true);  // copies queued before the batch: widened while it runs
     wait_check();
+    tail_begin = std::chrono::steady_clock::now();
     extract(res);
-    if (std::none_of(pending.begin(), pending.end(), [](std::uint8_t p) { return p != 0; })) break;
+    if (std::none_of(pending.begin(), pending.end(), [](std::uint8_t p) { return p != 0; })) {
+      issue_copies();
+      break;
+    }
     if (since >= opt.compact_every && compact()) {
       ++res.compactions;
       since = 0;
     }
     queue_batch();
+    issue_copies();
   }
   mark_teleport<<<cuda::grid_for(static_cast<std::size_t>(tv), threads, "teleport"), threads, 0,
                   stream.get()>>>(row_of.data(), vertex.data(), tv, 0);
@@ -887,6 +933,7 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
     res.converged[begin + j] = static_cast<std::uint8_t>(h_converged[j] != 0);
     res.residual[begin + j] = h_residual[j];
   }
+  tail_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - tail_begin).count();
 }
 
 template <class T>
@@ -921,7 +968,7 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   m.chunk = std::max(impl::wide, opt.chunk_columns > 0 ? opt.chunk_columns
                                                        : pagerank_batched_gpu_chunk(m.n, sizeof(T) == 8));
   res.chunk_columns = m.fused ? m.chunk : 0;
-  m.wait_s = m.widen_s = m.step_s = 0;
+  m.wait_s = m.widen_s = m.step_s = m.tail_s = 0;
   m.ev_start.record(m.stream.get());
   // Reserved and advised, never zeroed (rank_block), and mapped by a second
   // thread while the device works: first touch costs about 0.25-0.45 ms per MB
@@ -956,6 +1003,7 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   res.wait_seconds = m.wait_s;
   res.widen_seconds = m.widen_s;
   res.step_seconds = m.step_s;
+  res.tail_seconds = m.tail_s;
   return res;
 }
 

@@ -329,6 +329,38 @@ TEST(pagerank_graph, Errors) {
   EXPECT_THROW(make_pagerank_graph<double>(inf, true), invalid_argument);
 }
 
+// The three ways in name A's shape (A^T's transposed) and the labels alike.
+TEST(pagerank_graph, ShapeErrorsOfEveryEntryPoint) {
+  const auto message = [](const auto& make) {
+    try {
+      make();
+    } catch (const error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  coo_matrix<double> rect;
+  rect.rows = 3;
+  rect.cols = 2;
+  csr_matrix<double> rect_t;  // A^T of that A: 2 x 3
+  rect_t.rows = 2;
+  rect_t.cols = 3;
+  rect_t.row_ptr = {0, 0, 0};
+  csr_matrix<float> rect_tf;
+  rect_tf.rows = 2;
+  rect_tf.cols = 3;
+  rect_tf.row_ptr = {0, 0, 0};
+  for (const std::string& w : {message([&] { make_pagerank_graph<double>(rect, false); }),
+                               message([&] { pagerank_graph_from_transpose<double>(rect_t, false); }),
+                               message([&] { pagerank_graph_from_pattern<float>(rect_tf); })})
+    EXPECT_NE(w.find("square adjacency matrix (vertices x vertices), got 3 x 2"), std::string::npos) << w;
+  csr_matrix<double> sq;
+  sq.rows = sq.cols = 2;
+  sq.row_ptr = {0, 0, 0};
+  const std::string w = message([&] { pagerank_graph_from_transpose<double>(sq, false, {7, 8, 9}); });
+  EXPECT_NE(w.find("vertex labels: 3 labels for 2 vertices"), std::string::npos) << w;
+}
+
 // ---- variants against the reference -------------------------------------------------
 
 template <class T>

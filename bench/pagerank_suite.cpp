@@ -318,28 +318,16 @@ std::string graph_stats_json(const pagerank_graph<T>& g) {
          ", \"out_degree\": " + degree_json(out) + "}";
 }
 
-// µs per iteration as iteration_seconds measures it, from pairs of solves of
-// lo and hi iterations that both ran to their max_iter. The iterate of a
-// graph that converges in a few steps (mostly dangling) can reach an exact
-// fixed point before 60 iterations, where a solve stops early and the
-// difference means nothing; hi then ends where the first solve stopped. NaN:
-// fewer than 4 iterations to difference.
+// µs per iteration as iteration_seconds measures it, from `runs` pairs of
+// solves of 10 and 60 iterations (differenced_step_us, solvers/pagerank_trial.hpp:
+// the pull trial measures the same way). The iterate of a graph that
+// converges in a few steps (mostly dangling) can reach an exact fixed point
+// before 60 iterations; hi then ends where the warm-up stopped. NaN: fewer
+// than 4 iterations to difference.
 template <class T>
-double marginal_us(pagerank_cuda<T>& solver, pagerank_options opt, int runs) {
-  opt.tol = 1e-300;
-  opt.max_iter = 60;
-  const int hi = solver.solve(opt).iterations;
-  const int lo = std::min(10, hi / 4);
-  std::vector<double> per;
-  for (int i = 0; i < runs && hi - lo >= 4; ++i) {
-    opt.max_iter = lo;
-    const pagerank_result a = solver.solve(opt);
-    opt.max_iter = hi;
-    const pagerank_result b = solver.solve(opt);
-    if (a.iterations == lo && b.iterations == hi)
-      per.push_back((b.device_seconds - a.device_seconds) / (hi - lo) * 1e6);
-  }
-  return per.empty() ? std::numeric_limits<double>::quiet_NaN() : median(per);
+double marginal_us(pagerank_cuda<T>& solver, const pagerank_options& opt, int runs) {
+  const step_samples s = differenced_step_us(solver, opt, 10, 60, runs);
+  return s.us.empty() ? std::numeric_limits<double>::quiet_NaN() : median(s.us);
 }
 
 // One pull of perron's solver: median (and least) wall and device time of

@@ -104,13 +104,23 @@ std::string memory_refusal(double bytes, double limit, const std::string& what, 
          " " + where;
 }
 
-void check_host_memory(double bytes, const std::string& what) {
-  const std::size_t limit = host_memory_limit();
+namespace {
+
+// Refuses `bytes` above `limit`, naming what set the limit: the variable
+// `env_name` where it is at or below the free memory, else `free_where`.
+void check_limit(double bytes, std::size_t limit, const std::string& what, const char* kind,
+                 const char* env_name, const char* free_where) {
   if (!(bytes > double(limit))) return;
-  const double env = env_bytes("PERRON_MEMORY_LIMIT");
+  const double env = env_bytes(env_name);
   throw dimension_error(memory_refusal(
-      bytes, double(limit), what, "memory",
-      env > 0 && env <= double(limit) ? "that PERRON_MEMORY_LIMIT allows" : "free on this host"));
+      bytes, double(limit), what, kind,
+      env > 0 && env <= double(limit) ? std::string("that ") + env_name + " allows" : free_where));
+}
+
+}  // namespace
+
+void check_host_memory(double bytes, const std::string& what) {
+  check_limit(bytes, host_memory_limit(), what, "memory", "PERRON_MEMORY_LIMIT", "free on this host");
 }
 
 std::size_t device_memory_limit() {
@@ -121,12 +131,7 @@ std::size_t device_memory_limit() {
 }
 
 void check_device_memory(double bytes, const std::string& what) {
-  const std::size_t limit = device_memory_limit();
-  if (!(bytes > double(limit))) return;
-  const double env = env_bytes("PERRON_GPU_MEMORY_LIMIT");
-  throw dimension_error(memory_refusal(
-      bytes, double(limit), what, "GPU memory",
-      env > 0 && env <= double(limit) ? "that PERRON_GPU_MEMORY_LIMIT allows" : "free on the GPU"));
+  check_limit(bytes, device_memory_limit(), what, "GPU memory", "PERRON_GPU_MEMORY_LIMIT", "free on the GPU");
 }
 
 }  // namespace perron

@@ -120,8 +120,11 @@ static_assert(std::is_trivially_copyable_v<file_header>);
 
 std::uint64_t pad8(std::uint64_t n) { return (n + 7) / 8 * 8; }
 
-std::uint64_t header_hash(const file_header& h, const std::string& path) {
-  std::uint64_t x = block_term(&h, offsetof(file_header, header_checksum), 0);
+// A cache header's checksum (file_header here, part_header for the per-rank
+// cache): of its fields before header_checksum, and the source path.
+template <class Header>
+std::uint64_t header_hash(const Header& h, const std::string& path) {
+  std::uint64_t x = block_term(&h, offsetof(Header, header_checksum), 0);
   return combine(x, block_term(path.data(), path.size(), 1));
 }
 
@@ -130,6 +133,17 @@ struct source_key {
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
 };
+
+// The fields stamp_problem checks (below), for the source `key`.
+template <class Header>
+void stamp_header(Header& h, const char (&m)[8], std::uint32_t version, const source_key& key) {
+  std::memcpy(h.magic, m, sizeof m);
+  h.version = version;
+  h.endian = endian_mark;
+  h.source_size = key.size;
+  h.source_mtime_ns = key.mtime_ns;
+  h.path_bytes = key.path.size();
+}
 
 std::optional<source_key> key_of(const std::string& source) {
   std::error_code ec;
@@ -200,6 +214,28 @@ bool write_all(int fd, const void* data, std::size_t n) {
   return true;
 }
 
+// Writes a cache file through a temporary in the same directory, renamed
+// into place once complete (atomic on POSIX: a reader sees the old file or
+// the whole new one); write(fd) writes the content. Why it could not, or "".
+template <class Write>
+std::string write_atomically(const std::string& file, const std::string& source, Write write) {
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  detail::file_descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0)
+    return "cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source;
+  bool ok = write(fd.get());
+  const int err = errno;
+  ok = (::close(fd.release()) == 0) && ok;
+  if (ok && std::rename(tmp.c_str(), file.c_str()) != 0) ok = false;
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    return "cannot write the cache " + file + " (" + std::strerror(err ? err : errno) + "); not caching " +
+           source;
+  }
+  return {};
+}
+
 // Reads `bytes` at `offset` into `out` in parallel blocks, hashing each block
 // while it is in cache and handing it to `check(data, bytes)`. Returns false
 // on a short read.
@@ -243,16 +279,19 @@ std::string cache_file_for(const std::string& source, const std::string& dir) {
 
 namespace {
 
-// Why the header of an open cache file cannot serve `key` ("" when it can):
-// reads and checks it, and every size in it against the file's real length,
-// before anything is allocated.
-std::string header_problem(int fd, std::uint64_t file_bytes, const source_key& key, file_header& h) {
+// The checks both cache files' headers (file_header, part_header) start with,
+// in this order: its length, magic and format version, then the path it was
+// written for (read after it, bounded first), the header checksum over both,
+// and the source's stamp. Why h cannot serve `key`, or "".
+template <class Header>
+std::string stamp_problem(int fd, std::uint64_t file_bytes, const source_key& key, Header& h,
+                          const char (&want)[8], std::uint32_t version, const char* kind) {
   if (file_bytes < sizeof h || !pread_all(fd, &h, sizeof h, 0))
     return "truncated (" + std::to_string(file_bytes) + " bytes, shorter than its header)";
-  if (std::memcmp(h.magic, magic, sizeof magic) != 0) return "not a perron cache file";
-  if (h.version != cache_format_version || h.endian != endian_mark)
+  if (std::memcmp(h.magic, want, sizeof want) != 0) return std::string("not a perron ") + kind;
+  if (h.version != version || h.endian != endian_mark)
     return "written by another cache format (version " + std::to_string(h.version) + ", this is " +
-           std::to_string(cache_format_version) + ")";
+           std::to_string(version) + ")";
   if (h.path_bytes > 65536) return "corrupt header";
   std::string path(static_cast<std::size_t>(h.path_bytes), '\0');
   if (!pread_all(fd, path.data(), path.size(), sizeof h)) return "truncated header";
@@ -260,6 +299,16 @@ std::string header_problem(int fd, std::uint64_t file_bytes, const source_key& k
   if (path != key.path) return "it belongs to another file (" + path + ")";
   if (h.source_size != key.size || h.source_mtime_ns != key.mtime_ns)
     return "stale: the source changed since it was cached";
+  return {};
+}
+
+// Why the header of an open cache file cannot serve `key` ("" when it can):
+// reads and checks it, and every size in it against the file's real length,
+// before anything is allocated.
+std::string header_problem(int fd, std::uint64_t file_bytes, const source_key& key, file_header& h) {
+  if (std::string why = stamp_problem(fd, file_bytes, key, h, magic, cache_format_version, "cache file");
+      !why.empty())
+    return why;
   const std::uint64_t begin = sizeof h + pad8(h.path_bytes);
   const std::uint64_t per_entry = 8 + (h.has_values ? 8 : 0);
   if (h.nnz > file_bytes / per_entry || h.labels > file_bytes / 8 || h.rows < 0 || h.cols < 0 ||
@@ -360,12 +409,7 @@ file_header header_for(const source_key& key, const loaded_matrix& m, unsigned t
   const auto& a = m.matrix;
   const bool has_values = !m.pattern;
   file_header h{};
-  std::memcpy(h.magic, magic, sizeof magic);
-  h.version = cache_format_version;
-  h.endian = endian_mark;
-  h.source_size = key.size;
-  h.source_mtime_ns = key.mtime_ns;
-  h.path_bytes = key.path.size();
+  stamp_header(h, magic, cache_format_version, key);
   h.nnz = a.nnz();
   h.labels = m.label.size();
   h.rows = a.rows;
@@ -421,26 +465,10 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
     return false;
   }
   const file_header h = header_for(*key, m, threads);
-
-  // Temporary name in the same directory, then rename: atomic on POSIX.
-  const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  detail::file_descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0) {
-    warn("cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source);
-    return false;
-  }
-  bool ok = write_cache_file(fd.get(), h, key->path, m);
-  const int err = errno;
-  ok = (::close(fd.release()) == 0) && ok;
-  if (ok && std::rename(tmp.c_str(), file.c_str()) != 0) ok = false;
-  if (!ok) {
-    warn("cannot write the cache " + file + " (" + std::strerror(err ? err : errno) + "); not caching " +
-         source);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
+  const std::string why =
+      write_atomically(file, source, [&](int fd) { return write_cache_file(fd, h, key->path, m); });
+  if (!why.empty()) warn(why);
+  return why.empty();
 }
 
 // ---- the per-rank cache (rank_part) ---------------------------------------------------
@@ -472,11 +500,6 @@ struct part_header {
 };
 static_assert(sizeof(part_header) == 96, "rank cache header layout");
 static_assert(std::is_trivially_copyable_v<part_header>);
-
-std::uint64_t part_header_hash(const part_header& h, const std::string& path) {
-  return combine(block_term(&h, offsetof(part_header, header_checksum), 0),
-                 block_term(path.data(), path.size(), 1));
-}
 
 std::string part_name_for(const source_key& k, const rank_part_key& key) {
   return stem_for(k) + ".np" + std::to_string(key.ranks) + ".r" + std::to_string(key.rank) +
@@ -512,19 +535,10 @@ void* region_data(rank_part& p, int which) {
 // length before anything is allocated; "" when it can.
 std::string part_header_problem(int fd, std::uint64_t file_bytes, const source_key& src,
                                 const rank_part_key& key, part_header& h) {
-  if (file_bytes < sizeof h || !pread_all(fd, &h, sizeof h, 0))
-    return "truncated (" + std::to_string(file_bytes) + " bytes, shorter than its header)";
-  if (std::memcmp(h.magic, part_magic, sizeof part_magic) != 0) return "not a perron rank cache file";
-  if (h.version != rank_cache_format_version || h.endian != endian_mark)
-    return "written by another cache format (version " + std::to_string(h.version) + ", this is " +
-           std::to_string(rank_cache_format_version) + ")";
-  if (h.path_bytes > 65536) return "corrupt header";
-  std::string path(static_cast<std::size_t>(h.path_bytes), '\0');
-  if (!pread_all(fd, path.data(), path.size(), sizeof h)) return "truncated header";
-  if (part_header_hash(h, path) != h.header_checksum) return "header checksum mismatch (corrupt)";
-  if (path != src.path) return "it belongs to another file (" + path + ")";
-  if (h.source_size != src.size || h.source_mtime_ns != src.mtime_ns)
-    return "stale: the source changed since it was cached";
+  if (std::string why =
+          stamp_problem(fd, file_bytes, src, h, part_magic, rank_cache_format_version, "rank cache file");
+      !why.empty())
+    return why;
   if (h.ranks != key.ranks || h.rank != key.rank || (h.weighted != 0) != key.weighted)
     return "written for rank " + std::to_string(h.rank) + " of " + std::to_string(h.ranks);
   if (h.n <= 0 || h.rows < 0 || h.rows > h.n || h.format > 2 || h.nnz > file_bytes / 4 ||
@@ -645,12 +659,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
   if (ec)
     return "cannot create the cache directory " + dir + " (" + ec.message() + "); not caching " + source;
   part_header h{};
-  std::memcpy(h.magic, part_magic, sizeof part_magic);
-  h.version = rank_cache_format_version;
-  h.endian = endian_mark;
-  h.source_size = src->size;
-  h.source_mtime_ns = src->mtime_ns;
-  h.path_bytes = src->path.size();
+  stamp_header(h, part_magic, rank_cache_format_version, *src);
   h.ranks = key.ranks;
   h.rank = key.rank;
   h.n = p.n;
@@ -668,28 +677,14 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
     return true;
   });
   h.payload_checksum = sum;
-  h.header_checksum = part_header_hash(h, src->path);
-
-  const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-  detail::file_descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0)
-    return "cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source;
-  const char zeros[8] = {};
-  bool ok = write_all(fd.get(), &h, sizeof h) && write_all(fd.get(), src->path.data(), src->path.size()) &&
-            write_all(fd.get(), zeros, pad8(src->path.size()) - src->path.size()) &&
-            for_each_region(h, [&](int which, std::size_t bytes) {
-              return write_all(fd.get(), region_data(q, which), bytes);
-            });
-  const int err = errno;
-  ok = (::close(fd.release()) == 0) && ok;
-  if (ok && std::rename(tmp.c_str(), file.c_str()) != 0) ok = false;
-  if (!ok) {
-    ::unlink(tmp.c_str());
-    return "cannot write the cache " + file + " (" + std::strerror(err ? err : errno) + "); not caching " +
-           source;
-  }
-  return {};
+  h.header_checksum = header_hash(h, src->path);
+  return write_atomically(file, source, [&](int fd) {
+    const char zeros[8] = {};
+    return write_all(fd, &h, sizeof h) && write_all(fd, src->path.data(), src->path.size()) &&
+           write_all(fd, zeros, pad8(src->path.size()) - src->path.size()) &&
+           for_each_region(
+               h, [&](int which, std::size_t bytes) { return write_all(fd, region_data(q, which), bytes); });
+  });
 }
 
 int rank_cache_prune(const std::string& source, const rank_part_key& key, const cache_options& opt) {

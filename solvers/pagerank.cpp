@@ -72,6 +72,18 @@ pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
   return g;
 }
 
+// The adjacency matrix A, rows x cols, must be square and not empty, with
+// one label per vertex or none.
+void check_graph_shape(index_t rows, index_t cols, const std::vector<std::int64_t>& label) {
+  if (rows != cols)
+    throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
+                          std::to_string(rows) + " x " + std::to_string(cols));
+  if (rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
+  if (!label.empty() && label.size() != static_cast<std::size_t>(rows))
+    throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
+                          std::to_string(rows) + " vertices");
+}
+
 }  // namespace
 
 // ---- the operator ----------------------------------------------------------
@@ -79,13 +91,7 @@ pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
 template <class T>
 pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted,
                                       const std::vector<std::int64_t>& label, bool on_gpu) {
-  if (a.rows != a.cols)
-    throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
-                          std::to_string(a.rows) + " x " + std::to_string(a.cols));
-  if (a.rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
-  if (!label.empty() && label.size() != static_cast<std::size_t>(a.rows))
-    throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
-                          std::to_string(a.rows) + " vertices");
+  check_graph_shape(a.rows, a.cols, label);
   // Per vertex: out-degree, dangling flag, the solver's vectors and the ranks
   // (about 48 bytes); per link: P^T in double and in T, and the conversion's
   // scratch (about 32). Checked before anything of that size is allocated.
@@ -114,26 +120,14 @@ template <class T>
 pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weighted,
                                                 const std::vector<std::int64_t>& label) {
   validate(at, "PageRank graph (CSR of A^T)");
-  if (at.rows != at.cols)
-    throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
-                          std::to_string(at.cols) + " x " + std::to_string(at.rows));
-  if (at.rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
-  if (!label.empty() && label.size() != static_cast<std::size_t>(at.rows))
-    throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
-                          std::to_string(at.rows) + " vertices");
+  check_graph_shape(at.cols, at.rows, label);  // A is at.cols x at.rows
   return graph_from_transpose<T>(std::move(at), weighted, label);
 }
 
 template <class T>
 pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label) {
   validate(at, "PageRank graph (CSR of A^T)");
-  if (at.rows != at.cols)
-    throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
-                          std::to_string(at.cols) + " x " + std::to_string(at.rows));
-  if (at.rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
-  if (!label.empty() && label.size() != static_cast<std::size_t>(at.rows))
-    throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
-                          std::to_string(at.rows) + " vertices");
+  check_graph_shape(at.cols, at.rows, label);  // A is at.cols x at.rows
   // Per vertex: the out-degree, the dangling flag, the solver's vectors and
   // the ranks; the links are already here and are written in place.
   check_host_memory(48.0 * double(at.rows),

@@ -132,27 +132,37 @@ trial_outcome run_trial(const std::vector<pagerank_pull>& candidates, pagerank_p
 }
 
 template <class T>
-double trial_step_us(pagerank_cuda<T>& solver) {
-  pagerank_options opt;
+step_samples differenced_step_us(pagerank_cuda<T>& solver, pagerank_options opt, int lo, int hi, int pairs) {
   opt.tol = 1e-300;  // out of reach: every solve runs to max_iter (or an exact fixed point)
-  opt.max_iter = trial_hi;
+  opt.max_iter = hi;
   // The warm-up (it builds the loop's graph) also finds where the iterate of
   // a mostly dangling graph reaches an exact fixed point: hi ends there.
   const pagerank_result first = solver.solve(opt);
-  const int hi = first.iterations, lo = std::min(trial_lo, hi / 4);
-  std::vector<double> per;
-  for (int i = 0; i < trial_pairs && hi - lo >= 4; ++i) {
+  step_samples s;
+  s.warm_up_iterations = first.iterations;
+  s.warm_up_seconds = first.device_seconds;
+  hi = first.iterations;
+  lo = std::min(lo, hi / 4);
+  for (int i = 0; i < pairs && hi - lo >= 4; ++i) {
     opt.max_iter = lo;
     const pagerank_result a = solver.solve(opt);
     opt.max_iter = hi;
     const pagerank_result b = solver.solve(opt);
     if (a.iterations == lo && b.iterations == hi)
-      per.push_back((b.device_seconds - a.device_seconds) / (hi - lo) * 1e6);
+      s.us.push_back((b.device_seconds - a.device_seconds) / (hi - lo) * 1e6);
   }
-  // Too few steps to difference: the whole solve per step.
-  return per.empty() ? first.device_seconds / std::max(1, first.iterations) * 1e6 : median(per);
+  return s;
 }
 
+template <class T>
+double trial_step_us(pagerank_cuda<T>& solver) {
+  const step_samples s = differenced_step_us(solver, pagerank_options{}, trial_lo, trial_hi, trial_pairs);
+  // Too few steps to difference: the whole solve per step.
+  return s.us.empty() ? s.warm_up_seconds / std::max(1, s.warm_up_iterations) * 1e6 : median(s.us);
+}
+
+template step_samples differenced_step_us<float>(pagerank_cuda<float>&, pagerank_options, int, int, int);
+template step_samples differenced_step_us<double>(pagerank_cuda<double>&, pagerank_options, int, int, int);
 template double trial_step_us<float>(pagerank_cuda<float>&);
 template double trial_step_us<double>(pagerank_cuda<double>&);
 

@@ -104,14 +104,30 @@ struct trial_outcome {
 trial_outcome run_trial(const std::vector<pagerank_pull>& candidates, pagerank_pull model,
                         const std::function<trial_time(pagerank_pull)>& measure);
 
+// Per-step device times (us) of one built solver from differenced solves:
+// with opt's tol out of reach, a warm-up solve of hi steps (it builds the
+// loop's graph; the iterate of a mostly dangling graph can reach an exact
+// fixed point sooner, and hi then ends where it stopped), then `pairs` pairs
+// of solves of lo = min(lo, hi / 4) and hi steps, each pair's difference over
+// hi - lo steps kept when both ran to their max_iter (none when hi - lo < 4).
+// The trial (trial_step_us) and the corpus benchmark (bench/pagerank_suite.cpp,
+// marginal_us) both measure through it.
+struct step_samples {
+  int warm_up_iterations = 0;
+  double warm_up_seconds = 0;  // device time of the warm-up solve
+  std::vector<double> us;      // one per kept pair
+};
+template <class T>
+step_samples differenced_step_us(pagerank_cuda<T>& solver, pagerank_options opt, int lo, int hi, int pairs);
+
 // The GPU's per-step time of one built solver, measured as the corpus
-// benchmark measures it (bench/pagerank_suite.cpp, marginal_us), so that the
+// benchmark measures it (both through differenced_step_us), so that the
 // trial and the judge agree: solves of lo and hi steps (tol out of reach)
 // after one warm-up solve of trial_hi, differenced so that the per-solve
 // costs cancel, median of trial_pairs pairs, CUDA events. hi = trial_hi, or
-// where the warm-up reached an exact fixed point; lo = min(trial_lo, hi / 4).
-// Both ends matter: a WHILE trip of U steps runs its SpMVs to the trip's end
-// (pagerank_options::graph_unroll), so fewer, shorter solves would count
+// where the warm-up reached an exact fixed point; lo = min(trial_lo, hi / 4);
+// the warm-up's time per step when fewer than 4 steps lie between. Both ends matter: a WHILE trip of U steps
+// runs its SpMVs to the trip's end (pagerank_options::graph_unroll), so fewer, shorter solves would count
 // those spent SpMVs differently from the judge (a first version with 5 and
 // 30 steps read 10.7 us per step where the benchmark read 13.4).
 // Cost: trial_hi + trial_pairs * (lo + hi) steps per candidate, a few ms on

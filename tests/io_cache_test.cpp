@@ -281,6 +281,26 @@ TEST_F(io_cache, RankPartCorruptTruncatedOrStaleIsRefusedWithAReason) {
   fs::resize_file(file, fs::file_size(file) - 8);
   EXPECT_FALSE(io::rank_cache_load(src, key, opt_.cache, 1, why));
   EXPECT_NE(why.find("truncated"), std::string::npos) << why;
+  // The header checks it shares with the single-process cache, each naming
+  // the rank cache's own magic and format version.
+  const auto patched = [&](std::streamoff at, const std::string& bytes) {
+    EXPECT_EQ(io::rank_cache_store(src, *io::stamp_of(src), key, some_part(true), opt_.cache, 1), "");
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(at);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    std::string w;
+    EXPECT_FALSE(io::rank_cache_load(src, key, opt_.cache, 1, w));
+    return w;
+  };
+  why = patched(0, "PERRONCA");  // the single-process cache's magic
+  EXPECT_NE(why.find("not a perron rank cache file"), std::string::npos) << why;
+  why = patched(8, std::string("\x63\0\0\0", 4));  // version 99
+  EXPECT_NE(why.find("(version 99, this is " + std::to_string(io::rank_cache_format_version) + ")"),
+            std::string::npos)
+      << why;
+  why = patched(40, std::string("\x03", 1));  // ranks 2 -> 3
+  EXPECT_NE(why.find("header checksum mismatch"), std::string::npos) << why;
   ASSERT_EQ(io::rank_cache_store(src, *io::stamp_of(src), key, some_part(true), opt_.cache, 1), "");
   fs::last_write_time(src, fs::last_write_time(src) - std::chrono::hours(1));
   EXPECT_FALSE(io::rank_cache_load(src, key, opt_.cache, 1, why));

@@ -160,14 +160,7 @@ void check_accelerated(const std::string& name, pagerank_accel mode, double alph
   ASSERT_TRUE(r.converged) << r.iterations << " iterations, residual " << r.residual;
   EXPECT_LT(r.residual, tol);
   EXPECT_EQ(r.accelerate, mode);
-  const double truth = reference_residual(ag->ref, alpha, uniform(g.vertices()), r.rank);
-  EXPECT_LE(truth, accel_residual_bound<T>(alpha, tol));
-  EXPECT_NEAR(sum(r.rank), 1.0, 1e-6);
-  const double l1 = l1_diff(r.rank, ag->reference), err = max_abs_diff(r.rank, ag->reference);
-  EXPECT_LE(l1, accel_l1_bound<T>(alpha, tol));
-  if (alpha < 0.9) {
-    EXPECT_LE(err, (std::is_same_v<T, float> ? 1e-6 : 1e-9));
-  }
+  const auto [truth, err] = expect_accel_matches_reference<T>(*ag, alpha, tol, r.rank);
   const pagerank_result plain = pagerank_cpu(g, accelerated(pagerank_accel::none, alpha, tol));
   EXPECT_LE(l1_diff(r.rank, plain.rank), 2 * accel_l1_bound<T>(alpha, tol));
   std::cout << "[ note ] " << name << (std::is_same_v<T, float> ? " float" : " double") << " alpha " << alpha
@@ -327,6 +320,38 @@ TEST(pagerank_graph, Errors) {
   EXPECT_THROW(make_pagerank_graph<double>(nan, true), invalid_argument);
   const auto inf = graph_from_arcs(2, {{0, 1}}, {HUGE_VAL});
   EXPECT_THROW(make_pagerank_graph<double>(inf, true), invalid_argument);
+}
+
+// The three ways in name A's shape (A^T's transposed) and the labels alike.
+TEST(pagerank_graph, ShapeErrorsOfEveryEntryPoint) {
+  const auto message = [](const auto& make) {
+    try {
+      make();
+    } catch (const error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  coo_matrix<double> rect;
+  rect.rows = 3;
+  rect.cols = 2;
+  csr_matrix<double> rect_t;  // A^T of that A: 2 x 3
+  rect_t.rows = 2;
+  rect_t.cols = 3;
+  rect_t.row_ptr = {0, 0, 0};
+  csr_matrix<float> rect_tf;
+  rect_tf.rows = 2;
+  rect_tf.cols = 3;
+  rect_tf.row_ptr = {0, 0, 0};
+  for (const std::string& w : {message([&] { make_pagerank_graph<double>(rect, false); }),
+                               message([&] { pagerank_graph_from_transpose<double>(rect_t, false); }),
+                               message([&] { pagerank_graph_from_pattern<float>(rect_tf); })})
+    EXPECT_NE(w.find("square adjacency matrix (vertices x vertices), got 3 x 2"), std::string::npos) << w;
+  csr_matrix<double> sq;
+  sq.rows = sq.cols = 2;
+  sq.row_ptr = {0, 0, 0};
+  const std::string w = message([&] { pagerank_graph_from_transpose<double>(sq, false, {7, 8, 9}); });
+  EXPECT_NE(w.find("vertex labels: 3 labels for 2 vertices"), std::string::npos) << w;
 }
 
 // ---- variants against the reference -------------------------------------------------

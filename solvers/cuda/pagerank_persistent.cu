@@ -23,21 +23,32 @@ using cuda::detail::fixed60;
 // beside them, few enough that the trial stays a small part of a setup.
 constexpr int trial_steps = 20;
 
+// What a launch of either persistent kernel keeps for its steps, from the
+// state the setup (or the previous launch) wrote: the solve's parameters and
+// the last step it may take, at most `batch` after st->iteration (the
+// check_every loop's batch).
+struct launch_params {
+  double alpha, tol;
+  bool personalized;
+  double v_uniform;  // v_i = 1 / n unless personalized
+  int last;
+  __device__ __forceinline__ launch_params(const pagerank_state* st, index_t n, int batch)
+      : alpha(st->alpha),
+        tol(st->tol),
+        personalized(st->personalized != 0),
+        v_uniform(1.0 / static_cast<double>(n)),
+        last(st->max_iter - st->iteration > batch ? st->iteration + batch : st->max_iter) {}
+};
+
 template <class T>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_solve(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
                      int batch) {
   if (st->done) return;  // written by the previous launch: uniform across this grid
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  // The solve's parameters and r_0's dangling mass, written before the launch.
-  const double alpha = st->alpha, tol = st->tol;
-  const int max_iter = st->max_iter;
-  const bool personalized = st->personalized != 0;
-  const double v_uniform = 1.0 / static_cast<double>(a.n);
-  double dangling = st->dangling;
+  const launch_params p(st, a.n, batch);
+  double dangling = st->dangling;  // r_k's, written by the previous launch (or the setup)
   int k = st->iteration;
-  // At most `batch` steps in this launch (the check_every loop's batch).
-  const int last = max_iter - k > batch ? k + batch : max_iter;
 
   extern __shared__ __align__(16) unsigned char smem[];
   T* hub = reinterpret_cast<T*>(smem);
@@ -46,13 +57,13 @@ __global__ void __launch_bounds__(step_threads, 1)
     const T* x = (k & 1) ? a.x1 : a.x0;
     T* xn = (k & 1) ? a.x0 : a.x1;
     // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
-    const double c = alpha * dangling + (1.0 - alpha);
+    const double c = p.alpha * dangling + (1.0 - p.alpha);
     // The last step's readers of the hub and the counter are past the barrier.
     if (threadIdx.x == 0) next_slice = step_warps;
     load_hub<true>(hub, x, a.hub);
     __syncthreads();
     step_sums s;
-    pull_slices<true>(a, x, xn, hub, next_slice, alpha, c, personalized, v_uniform, s);
+    pull_slices<true>(a, x, xn, hub, next_slice, p.alpha, c, p.personalized, p.v_uniform, s);
     fixed60* slot = acc + 2 * (k % 3);
     if (block_sums(s)) {
       atomicAdd(slot, s.l1);
@@ -69,7 +80,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       close_step(st, make_double2(residual, dangling), progress, 0, 0);
     }
     // The same bits in every block: every block leaves after the same step.
-    if (residual < tol || k >= last) break;
+    if (residual < p.tol || k >= p.last) break;
   }
 }
 
@@ -148,13 +159,9 @@ __global__ void __launch_bounds__(step_threads, 1)
                         int batch) {
   if (st->done) return;  // written by the previous launch: uniform across this grid
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  const double alpha = st->alpha, tol = st->tol;
-  const int max_iter = st->max_iter;
-  const bool personalized = st->personalized != 0;
-  const double v_uniform = 1.0 / static_cast<double>(a.n);
+  const launch_params p(st, a.n, batch);
   double dangling = st->dangling;
   int k = st->iteration;
-  const int last = max_iter - k > batch ? k + batch : max_iter;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
 
   // Load the block's slices (once per launch).
@@ -204,7 +211,7 @@ __global__ void __launch_bounds__(step_threads, 1)
     index_t R = a.n;
     row_data<T> rd{};
     double sum = 0;
-    if (i < nb) sum = resident_gather(a, L, i, x, personalized, v_uniform, R, rd);
+    if (i < nb) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
     if (!first) {
       const double residual = cuda::detail::from_fixed60(prev_l1);
       dangling = cuda::detail::from_fixed60(prev_dangling);
@@ -218,16 +225,16 @@ __global__ void __launch_bounds__(step_threads, 1)
         close_step(st, make_double2(residual, dangling), progress, 0, 0);
       }
       // The same bits in every thread of the grid: all leave before step k.
-      if (residual < tol || k >= last) break;
+      if (residual < p.tol || k >= p.last) break;
     }
     // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
-    const double c = alpha * dangling + (1.0 - alpha);
+    const double c = p.alpha * dangling + (1.0 - p.alpha);
     step_sums s;
     for (; i < nb; i += step_warps) {
-      if (i != warp) sum = resident_gather(a, L, i, x, personalized, v_uniform, R, rd);
+      if (i != warp) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
       const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
       const index_t out = lane == 0 ? L.out[2 * i] : lane == 31 ? L.out[2 * i + 1] : R;
-      finish_slice<true>(a, q, R, out, sum, rd, x, xn, alpha, c, personalized, v_uniform, s);
+      finish_slice<true>(a, q, R, out, sum, rd, x, xn, p.alpha, c, p.personalized, p.v_uniform, s);
     }
     fixed60* slot = acc + 2 * (k % 3);
     if (block_sums(s)) {

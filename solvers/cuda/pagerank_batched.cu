@@ -969,6 +969,17 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
                                                        : pagerank_batched_gpu_chunk(m.n, sizeof(T) == 8));
   res.chunk_columns = m.fused ? m.chunk : 0;
   m.wait_s = m.widen_s = m.step_s = m.tail_s = 0;
+  // A solve that threw (a failed launch, bad_alloc) may have left columns
+  // staged or in flight: their slots come back once the copies are done.
+  if (!m.staging.empty() || !m.in_flight.empty()) {
+    m.stream.synchronize();
+    m.copy_stream.synchronize();
+    for (const auto* list : {&m.staging, &m.in_flight})
+      for (const auto& x : *list) m.free_slots.push_back(x.slot);
+    m.staging.clear();
+    m.in_flight.clear();
+  }
+  m.steps_timed = false;
   m.ev_start.record(m.stream.get());
   // Reserved and advised, never zeroed (rank_block), and mapped by a second
   // thread while the device works: first touch costs about 0.25-0.45 ms per MB

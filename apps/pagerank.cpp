@@ -212,10 +212,12 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "trial only where it can be kept (a file, the cache on); on: also without; off: the model alone")
          .c_str())
     ("reorder", po::value(&e.reorder)->default_value(std::string(name(s.reorder))),
-     "vertex order the solve runs in: none | rcm (reverse Cuthill-McKee on the graph made undirected, "
-     "computed in parallel: linked vertices get nearby ids, so the gathers of x hit cache; its cost "
-     "and the locality gained are reported). Results are in the graph's own ids either way "
-     "(single-process solves only)")
+     "vertex order the solve runs in, computed in parallel on the host: none | rcm (reverse "
+     "Cuthill-McKee on the graph made undirected: linked vertices get nearby ids, so the gathers of x "
+     "hit cache) | dbg (degree-based grouping: the most-linked-to vertices first, in 8 groups by "
+     "in-link count, each group in the input's order; cheap). Its time and the locality of the links "
+     "before and after are reported; results are in the graph's own ids either way (single-process "
+     "solves only)")
     ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "

@@ -106,6 +106,34 @@ std::vector<index_t> serial_rcm(const csr_matrix<double>& a) {
   return order;
 }
 
+// Degree-based grouping as the paper states it: a stable sort of the vertices
+// by group, group g holding the counts in [32 d / 2^g, 32 d / 2^(g-1)) (d the
+// mean count; group 0 unbounded above, group 7 down to 0).
+std::vector<index_t> serial_dbg(const csr_matrix<double>& a) {
+  std::vector<index_t> count(static_cast<std::size_t>(a.cols), 0);
+  for (index_t j : a.col_idx) ++count[j];
+  const double d = a.cols ? static_cast<double>(a.nnz()) / a.cols : 0.0;
+  const auto group = [&](index_t v) {
+    for (int g = 0; g < 7; ++g)
+      if (count[v] >= 32 * d / (1 << g)) return g;
+    return 7;
+  };
+  std::vector<index_t> order(static_cast<std::size_t>(a.cols));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return group(x) < group(y); });
+  return order;
+}
+
+std::vector<index_t> serial_order(const csr_matrix<double>& a, vertex_order o) {
+  if (o == vertex_order::rcm) return serial_rcm(a);
+  if (o == vertex_order::dbg) return serial_dbg(a);
+  std::vector<index_t> id(static_cast<std::size_t>(a.rows));
+  std::iota(id.begin(), id.end(), 0);
+  return id;
+}
+
+const std::vector<vertex_order> orders = {vertex_order::none, vertex_order::rcm, vertex_order::dbg};
+
 // Runs f with t OpenMP threads, then restores the count.
 template <class F>
 auto with_threads(int t, F&& f) {
@@ -159,22 +187,26 @@ TEST(reorder, BadInputsAreErrors) {
 
 // ---- reverse Cuthill-McKee ----------------------------------------------------------
 
-TEST(reorder, RcmIsSerialCuthillMcKeeForEveryThreadCount) {
-  // A random graph whose levels exceed parallel_level (so they are expanded
-  // by several threads), a shuffled grid (thousands of narrow levels), and
-  // small components with isolated vertices.
-  const std::vector<csr_matrix<double>> graphs = {random_csr(30000, 120000, 4), shuffled_grid(60, 90, 5),
-                                                  random_csr(3000, 1200, 6)};
-  for (const auto& a : graphs) {
-    const std::vector<index_t> want = serial_rcm(a);
-    for (int t : {1, 2, 3}) {
-      const permutation p = with_threads(t, [&] { return locality_order(a, vertex_order::rcm); });
-      EXPECT_EQ(p.old_id, want) << t << " threads, " << a.rows << " vertices";
+// Each order equals its serial statement for every thread count: a random
+// graph whose BFS levels exceed parallel_level (expanded by several threads)
+// and whose vertices span several of dbg's blocks, a shuffled grid (thousands
+// of narrow levels), small components with isolated vertices, a star.
+TEST(reorder, OrdersAreTheSerialOnesForEveryThreadCount) {
+  std::vector<std::pair<index_t, index_t>> star;
+  for (index_t v = 1; v < 1000; ++v) star.push_back({v, 0});
+  const std::vector<csr_matrix<double>> graphs = {random_csr(150000, 600000, 4), shuffled_grid(60, 90, 5),
+                                                  random_csr(3000, 1200, 6), csr_of(1000, star)};
+  for (const vertex_order o : orders)
+    for (const auto& a : graphs) {
+      const std::vector<index_t> want = serial_order(a, o);
+      for (int t : {1, 2, 3}) {
+        const permutation p = with_threads(t, [&] { return locality_order(a, o); });
+        EXPECT_EQ(p.old_id, want) << name(o) << ", " << t << " threads, " << a.rows << " vertices";
+      }
     }
-  }
 }
 
-TEST(reorder, RcmOnEdgeCases) {
+TEST(reorder, OrdersOnEdgeCases) {
   const std::vector<std::pair<std::string, csr_matrix<double>>> cases = {
       {"no vertices", csr_of(0, {})},
       {"one vertex", csr_of(1, {})},
@@ -184,14 +216,13 @@ TEST(reorder, RcmOnEdgeCases) {
       {"two components", csr_of(6, {{0, 1}, {1, 2}, {3, 4}, {4, 5}, {5, 3}})},
       {"a star into 0", csr_of(5, {{1, 0}, {2, 0}, {3, 0}, {4, 0}})},
   };
-  for (const auto& [what, a] : cases) {
-    const permutation p = locality_order(a, vertex_order::rcm);
-    EXPECT_EQ(p.old_id, serial_rcm(a)) << what;
-    EXPECT_EQ(p.size(), a.rows) << what;
-    expect_equal(permute(permute(a, p), p.inverse()), a);
-    const permutation id = locality_order(a, vertex_order::none);
-    for (index_t v = 0; v < a.rows; ++v) EXPECT_EQ(id.new_id[v], v) << what;
-  }
+  for (const vertex_order o : orders)
+    for (const auto& [what, a] : cases) {
+      const permutation p = locality_order(a, o);
+      EXPECT_EQ(p.old_id, serial_order(a, o)) << name(o) << ", " << what;
+      EXPECT_EQ(p.size(), a.rows) << what;
+      expect_equal(permute(permute(a, p), p.inverse()), a);
+    }
 }
 
 TEST(reorder, RcmBringsTheGridsNeighboursTogether) {
@@ -215,14 +246,15 @@ TEST(reorder, LocalityOfAKnownMatrix) {
 
 // ---- PageRank in the new order ----------------------------------------------------
 
-class reorder_pagerank : public ::testing::TestWithParam<std::string> {};
+class reorder_pagerank : public ::testing::TestWithParam<std::tuple<std::string, vertex_order>> {};
 
 // The reordered solve, mapped back, against the plain one (double): each row's
 // sum has its terms in another order, so they agree to rounding, far inside
 // 1e-12, and after the same number of steps.
 TEST_P(reorder_pagerank, EqualsThePlainSolveInTheCallersIds) {
-  const test_graph* tg = get_test_graph(GetParam());
-  if (!tg) GTEST_SKIP() << GetParam() << " not found in data/ or ../shared/data";
+  const auto& [graph, order] = GetParam();
+  const test_graph* tg = get_test_graph(graph);
+  if (!tg) GTEST_SKIP() << graph << " not found in data/ or ../shared/data";
   const pagerank_graph<double> g = make_pagerank_graph<double>(tg->matrix, false, tg->label);
   pagerank_options opt;
   opt.tol = 1e-10;
@@ -237,7 +269,7 @@ TEST_P(reorder_pagerank, EqualsThePlainSolveInTheCallersIds) {
       for (auto& x : opt.initial) x = w(gen);
     }
     const pagerank_result plain = pagerank_cpu(g, opt);
-    const permutation p = locality_order(g.pt, vertex_order::rcm);
+    const permutation p = locality_order(g.pt, order);
     const pagerank_graph<double> h = permuted(g, p);
     EXPECT_EQ(h.links(), g.links());
     EXPECT_EQ(h.dangling_count, g.dangling_count);
@@ -249,9 +281,12 @@ TEST_P(reorder_pagerank, EqualsThePlainSolveInTheCallersIds) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(all, reorder_pagerank, ::testing::ValuesIn(test_graph_names()),
+INSTANTIATE_TEST_SUITE_P(all, reorder_pagerank,
+                         ::testing::Combine(::testing::ValuesIn(test_graph_names()),
+                                            ::testing::Values(vertex_order::rcm, vertex_order::dbg)),
                          [](const auto& info) {
-                           std::string s = info.param;
+                           std::string s =
+                               std::get<0>(info.param) + "_" + std::string(name(std::get<1>(info.param)));
                            std::replace(s.begin(), s.end(), '-', '_');
                            return s;
                          });

@@ -477,7 +477,8 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
     line("reorder", std::string(name(reorder->order)) + ", " + format_g(t.reorder, 3) + " s; mean |i - j| " +
                         format_g(b.mean_gap, 4) + " -> " + format_g(a.mean_gap, 4) + ", |i - j| < " +
                         std::to_string(a.window) + ": " + format_g(100 * b.within_window, 3) + "% -> " +
-                        format_g(100 * a.within_window, 3) + "% of links");
+                        format_g(100 * a.within_window, 3) + "% of links, gathers hitting a 1 MiB cache: " +
+                        format_g(100 * b.cache_hits, 3) + "% -> " + format_g(100 * a.cache_hits, 3) + "%");
   }
   line("precision", s.precision);
   line("alpha", format_g(s.opt.alpha));
@@ -538,7 +539,8 @@ long long peak_rss_bytes() {
   return static_cast<long long>(u.ru_maxrss) * 1024;
 }
 
-// {"order": "rcm", "seconds": s, "mean_gap": [before, after], "within_window": [before, after], "window": w};
+// {"order": "rcm", "seconds": s, "mean_gap": [before, after], "within_window": [before, after],
+//  "window": w, "cache_hits": [before, after], "cache_bytes": c} (kernels/reorder.hpp locality_of);
 // the order alone for none.
 std::string reorder_json(const settings& s, const timings& t, const reorder_report* r) {
   std::string j =
@@ -546,7 +548,9 @@ std::string reorder_json(const settings& s, const timings& t, const reorder_repo
   if (r)
     j += ", \"mean_gap\": [" + format_g(r->before.mean_gap, 6) + ", " + format_g(r->after.mean_gap, 6) +
          "], \"within_window\": [" + format_g(r->before.within_window, 6) + ", " +
-         format_g(r->after.within_window, 6) + "], \"window\": " + std::to_string(r->after.window);
+         format_g(r->after.within_window, 6) + "], \"window\": " + std::to_string(r->after.window) +
+         ", \"cache_hits\": [" + format_g(r->before.cache_hits, 6) + ", " + format_g(r->after.cache_hits, 6) +
+         "], \"cache_bytes\": " + std::to_string(locality_cache_bytes);
   return j + "}";
 }
 

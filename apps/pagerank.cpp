@@ -214,8 +214,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
     ("reorder", po::value(&e.reorder)->default_value(std::string(name(s.reorder))),
      "vertex order the solve runs in, computed in parallel on the host: none | rcm (reverse "
      "Cuthill-McKee on the graph made undirected: linked vertices get nearby ids, so the gathers of x "
-     "hit cache) | dbg (degree-based grouping: the most-linked-to vertices first, in 8 groups by "
-     "in-link count, each group in the input's order; cheap). Its time and the locality of the links "
+     "hit cache) | dbg (degree-based grouping: the vertices whose rank the most others pull (most "
+     "out-links) first, in 8 groups by out-degree, each group in the input's order; cheap). Its time and the locality of the links "
      "before and after are reported; results are in the graph's own ids either way (single-process "
      "solves only)")
     ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")

@@ -307,6 +307,9 @@ TEST_F(pagerank_app, ReorderKeepsTheOutputInTheInputsIds) {
   EXPECT_EQ(bad.code, 64) << bad.err;
   EXPECT_EQ(bad.err_lines(), 1) << bad.err;
   EXPECT_EQ(run({*wiki, "--reorder", "rcm", "--sources", v}).code, 64);
+  const outcome dist = run({*wiki, "--reorder", "rcm", "--bench-dist"});
+  EXPECT_EQ(dist.code, 64) << dist.err;
+  EXPECT_NE(dist.err.find("--reorder runs in the single-process solve"), std::string::npos) << dist.err;
 }
 
 TEST_F(pagerank_app, NotConvergedStillWritesAndExits2) {

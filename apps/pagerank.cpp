@@ -215,9 +215,9 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "vertex order the solve runs in, computed in parallel on the host: none | rcm (reverse "
      "Cuthill-McKee on the graph made undirected: linked vertices get nearby ids, so the gathers of x "
      "hit cache) | dbg (degree-based grouping: the vertices whose rank the most others pull (most "
-     "out-links) first, in 8 groups by out-degree, each group in the input's order; cheap). Its time and the locality of the links "
-     "before and after are reported; results are in the graph's own ids either way (single-process "
-     "solves only)")
+     "out-links) first, in 8 groups by out-degree, each group in the input's order; cheap). Its time "
+     "and the locality of the links before and after are reported; results are in the graph's own ids "
+     "either way (single-process solves only)")
     ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
@@ -477,7 +477,8 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
     line("reorder", std::string(name(reorder->order)) + ", " + format_g(t.reorder, 3) + " s; mean |i - j| " +
                         format_g(b.mean_gap, 4) + " -> " + format_g(a.mean_gap, 4) + ", |i - j| < " +
                         std::to_string(a.window) + ": " + format_g(100 * b.within_window, 3) + "% -> " +
-                        format_g(100 * a.within_window, 3) + "% of links, gathers hitting a 1 MiB cache: " +
+                        format_g(100 * a.within_window, 3) + "% of links, gathers hitting a " +
+                        std::to_string(locality_cache_bytes >> 20) + " MiB cache: " +
                         format_g(100 * b.cache_hits, 3) + "% -> " + format_g(100 * a.cache_hits, 3) + "%");
   }
   line("precision", s.precision);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <numeric>
 #include <random>
@@ -183,6 +184,17 @@ TEST(reorder, BadInputsAreErrors) {
   EXPECT_THROW(locality_order(wide, vertex_order::rcm), dimension_error);
   EXPECT_THROW(parse_vertex_order("gorder"), invalid_argument);
   EXPECT_EQ(parse_vertex_order("rcm"), vertex_order::rcm);
+}
+
+// A graph too large for the host's memory is one clear error before anything large is allocated.
+TEST(reorder, NoRoomIsOneClearError) {
+  const csr_matrix<double> a = random_csr(1000, 5000, 8);
+  const permutation p = random_permutation(a.rows, 9);
+  ::setenv("PERRON_MEMORY_LIMIT", "1000", 1);
+  EXPECT_THROW(permute(a, p), dimension_error);
+  EXPECT_THROW(locality_order(a, vertex_order::rcm), dimension_error);
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_NO_THROW(permute(a, p));
 }
 
 // ---- reverse Cuthill-McKee ----------------------------------------------------------

@@ -21,6 +21,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/memory.hpp"
 #include "core/names.hpp"
 
 namespace perron {
@@ -286,6 +287,12 @@ permutation locality_order(const csr_matrix<T>& a, vertex_order o) {
   check_square(a, "locality_order");
   validate(a, "locality_order");
   const std::size_t n = static_cast<std::size_t>(a.rows);
+  // rcm's working set: the pattern of A^T (n + 1 + nnz indices), and per
+  // vertex its degree, parent, place in the order and in the permutation.
+  if (o == vertex_order::rcm)
+    check_host_memory(4.0 * (static_cast<double>(n) + 1 + static_cast<double>(a.nnz())) + 20.0 * n,
+                      "the " + std::string(name(o)) + " order of a graph of " + std::to_string(n) +
+                          " vertices and " + std::to_string(a.nnz()) + " links");
   std::vector<index_t> order(n);
   switch (o) {
     case vertex_order::none:
@@ -309,6 +316,9 @@ csr_matrix<T> permute(const csr_matrix<T>& a, const permutation& p) {
     throw dimension_error("permute: a " + dimensions(a.rows, a.cols) + " matrix and a permutation of " +
                           std::to_string(p.size()) + " vertices");
   const index_t n = a.rows;
+  check_host_memory(
+      4.0 * (n + 1) + (4.0 + sizeof(T)) * static_cast<double>(a.nnz()),
+      "the permuted copy of a " + dimensions(n, n) + " matrix with " + std::to_string(a.nnz()) + " entries");
   csr_matrix<T> b;
   b.rows = b.cols = n;
   b.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);

@@ -69,6 +69,8 @@ struct settings {
   // --pull-trial: auto (time the pulls where the model is unsure when the
   // outcome can be kept beside the graph's cache entry), on, off.
   std::string pull_trial = "auto";
+  // --reorder: the vertex order the solve runs in (kernels/reorder.hpp); results in the input's ids.
+  vertex_order reorder = vertex_order::none;
   app::input_settings input;
   app::batched_request batched;  // --sources, --output-matrix, --bench-sources (the batched mode)
 };
@@ -134,7 +136,7 @@ const char* exit_text =
 
 // The enum options' text, parsed after po::notify.
 struct enum_texts {
-  std::string device, kernel, pull, loop, accelerate;
+  std::string device, kernel, pull, loop, accelerate, reorder;
 };
 
 void add_solver_options(po::options_description& o, pagerank_options& opt, enum_texts& e) {
@@ -209,6 +211,13 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "the outcome is kept beside the graph's binary cache entry and reused by the next run. auto: "
      "trial only where it can be kept (a file, the cache on); on: also without; off: the model alone")
          .c_str())
+    ("reorder", po::value(&e.reorder)->default_value(std::string(name(s.reorder))),
+     "vertex order the solve runs in, computed in parallel on the host: none | rcm (reverse "
+     "Cuthill-McKee on the graph made undirected: linked vertices get nearby ids, so the gathers of x "
+     "hit cache) | dbg (degree-based grouping: the vertices whose rank the most others pull (most "
+     "out-links) first, in 8 groups by out-degree, each group in the input's order; cheap). Its time "
+     "and the locality of the links before and after are reported; results are in the graph's own ids "
+     "either way (single-process solves only)")
     ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
@@ -288,6 +297,8 @@ void check_app_options(const settings& s) {
     throw usage_error(
         "--accelerate runs in the single solve; it cannot be combined with --bench or --sources");
   if (s.bench && s.json && !s.plot.empty()) throw usage_error("--bench --json writes no --plot");
+  if (s.reorder != vertex_order::none && (s.bench || app::batched_mode(s.batched)))
+    throw usage_error("--reorder runs in the single solve; it cannot be combined with --bench or --sources");
   check_outputs(s);
 }
 
@@ -320,6 +331,11 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   po::notify(vm);
   if (s.graph.empty()) throw usage_error("missing GRAPH (a .mtx, .mtx.gz, .txt or .txt.gz file)");
   parse_solver_options(s.opt, e);
+  try {
+    s.reorder = parse_vertex_order(e.reorder);
+  } catch (const invalid_argument& x) {
+    throw usage_error(std::string("--reorder: ") + x.what());
+  }
   check_app_options(s);
   check_dist_options(s);
   return true;
@@ -380,7 +396,7 @@ void write_bench_plot(const std::string& path, const std::string& what,
 }
 
 struct timings {
-  double load = 0, convert = 0, transfer = 0, solve = 0, output = 0, total = 0;
+  double load = 0, convert = 0, reorder = 0, transfer = 0, solve = 0, output = 0, total = 0;
   bool convert_on_gpu = false;  // COO -> CSR of P^T sorted on the GPU
   // The CUDA context's creation (cuda::context_start, begun before the load):
   // its own duration and the driver's share (when it finished while this run
@@ -396,6 +412,14 @@ struct device_plan {
   std::string reason;           // "--device cpu", "auto: predicted cpu 0.12 s, cuda 0.31 s ..."
   int expected_iterations = 0;
   std::optional<device_estimate> estimate;  // absent for the distributed solve (mpirun)
+};
+
+// --reorder: the permutation the solve ran in, its cost and the gathers' locality
+// before and after (kernels/reorder.hpp locality_of, on P^T).
+struct reorder_report {
+  vertex_order order = vertex_order::none;
+  permutation perm;
+  locality_stats before, after;
 };
 
 std::string format_name(const io::loaded_matrix& g) {
@@ -419,13 +443,15 @@ std::string time_text(const settings& s, const timings& t) {
                                               sec(t.context_wait) + ")"
                                         : std::string("not waited for"));
   return "load " + sec(t.load) + c + ", convert " + sec(t.convert) + (t.convert_on_gpu ? " (GPU)" : "") +
-         ", transfer " + sec(t.transfer) + ", solve " + sec(t.solve) +
-         (s.output.empty() ? "" : ", output " + sec(t.output)) + ", total " + sec(t.total);
+         (s.reorder == vertex_order::none ? "" : ", reorder " + sec(t.reorder)) + ", transfer " +
+         sec(t.transfer) + ", solve " + sec(t.solve) + (s.output.empty() ? "" : ", output " + sec(t.output)) +
+         ", total " + sec(t.total);
 }
 
 template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (distributed)
 void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& graph, const Graph& g,
-                   const pagerank_result& r, const timings& t, const device_plan& plan) {
+                   const pagerank_result& r, const timings& t, const device_plan& plan,
+                   const reorder_report* reorder = nullptr) {
   const auto line = [&](const char* key, const std::string& value) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%-12s", key);
@@ -446,6 +472,15 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
     line("pull", std::string(name(r.pull)) + " (" + r.pull_decision +
                      (r.trial_seconds > 0 ? ", trial " + format_g(r.trial_seconds * 1e3, 3) + " ms" : "") +
                      ")");
+  if (reorder) {
+    const locality_stats &b = reorder->before, &a = reorder->after;
+    line("reorder", std::string(name(reorder->order)) + ", " + format_g(t.reorder, 3) + " s; mean |i - j| " +
+                        format_g(b.mean_gap, 4) + " -> " + format_g(a.mean_gap, 4) + ", |i - j| < " +
+                        std::to_string(a.window) + ": " + format_g(100 * b.within_window, 3) + "% -> " +
+                        format_g(100 * a.within_window, 3) + "% of links, gathers hitting a " +
+                        std::to_string(locality_cache_bytes >> 20) + " MiB cache: " +
+                        format_g(100 * b.cache_hits, 3) + "% -> " + format_g(100 * a.cache_hits, 3) + "%");
+  }
   line("precision", s.precision);
   line("alpha", format_g(s.opt.alpha));
   line("tol", format_g(s.opt.tol));
@@ -505,9 +540,25 @@ long long peak_rss_bytes() {
   return static_cast<long long>(u.ru_maxrss) * 1024;
 }
 
+// {"order": "rcm", "seconds": s, "mean_gap": [before, after], "within_window": [before, after],
+//  "window": w, "cache_hits": [before, after], "cache_bytes": c} (kernels/reorder.hpp locality_of);
+// the order alone for none.
+std::string reorder_json(const settings& s, const timings& t, const reorder_report* r) {
+  std::string j =
+      "{\"order\": \"" + std::string(name(s.reorder)) + "\", \"seconds\": " + format_g(t.reorder, 6);
+  if (r)
+    j += ", \"mean_gap\": [" + format_g(r->before.mean_gap, 6) + ", " + format_g(r->after.mean_gap, 6) +
+         "], \"within_window\": [" + format_g(r->before.within_window, 6) + ", " +
+         format_g(r->after.within_window, 6) + "], \"window\": " + std::to_string(r->after.window) +
+         ", \"cache_hits\": [" + format_g(r->before.cache_hits, 6) + ", " + format_g(r->after.cache_hits, 6) +
+         "], \"cache_bytes\": " + std::to_string(locality_cache_bytes);
+  return j + "}";
+}
+
 template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (distributed)
 void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& graph, const Graph& g,
-                const pagerank_result& r, const timings& t, const device_plan& plan) {
+                const pagerank_result& r, const timings& t, const device_plan& plan,
+                const reorder_report* reorder = nullptr) {
   const auto str = [](const std::string& x) { return "\"" + json_escape(x) + "\""; };
   o << "{\n";
   o << "  \"graph\": " << str(s.graph) << ",\n";
@@ -528,6 +579,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
     << ", \"kernel\": " << str(kernel_text(r.pull, r.kernel))
     << ", \"reason\": " << (r.on_gpu ? str(r.pull_decision) : "null")
     << ", \"trial_ms\": " << format_g(r.trial_seconds * 1e3, 4) << "},\n";
+  o << "  \"reorder\": " << reorder_json(s, t, reorder) << ",\n";
   o << "  \"precision\": " << str(s.precision) << ",\n";
   o << "  \"alpha\": " << format_g(s.opt.alpha, 15) << ",\n";
   o << "  \"tol\": " << format_g(s.opt.tol, 15) << ",\n";
@@ -552,9 +604,9 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
     << ", \"context\": " << (t.context_ready ? format_g(t.context, 6) : "null")
     << ", \"driver\": " << (t.context_ready ? format_g(t.driver, 6) : "null")
     << ", \"context_wait\": " << format_g(t.context_wait, 6) << ", \"convert\": " << format_g(t.convert, 6)
-    << ", \"transfer\": " << format_g(t.transfer, 6) << ", \"solve\": " << format_g(t.solve, 6)
-    << ", \"device\": " << format_g(r.device_seconds, 6) << ", \"output\": " << format_g(t.output, 6)
-    << ", \"total\": " << format_g(t.total, 6) << "},\n";
+    << ", \"reorder\": " << format_g(t.reorder, 6) << ", \"transfer\": " << format_g(t.transfer, 6)
+    << ", \"solve\": " << format_g(t.solve, 6) << ", \"device\": " << format_g(r.device_seconds, 6)
+    << ", \"output\": " << format_g(t.output, 6) << ", \"total\": " << format_g(t.total, 6) << "},\n";
   o << "  \"peak_rss_bytes\": " << peak_rss_bytes() << ",\n";
   o << "  \"rank_sum\": " << json_number(std::accumulate(r.rank.begin(), r.rank.end(), 0.0)) << ",\n";
   o << "  \"output\": " << (s.output.empty() ? "null" : str(s.output)) << ",\n";
@@ -693,7 +745,9 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
   // The pull trial's outcome lives beside the graph's cache entry, one per
   // precision (solvers/pagerank_trial.hpp, io::side_load).
   const io::cache_options cache = app::read_options_for(s.input).cache;
-  const std::string tag = "pull-" + s.precision;
+  // A reordered graph is another graph to the trial.
+  const std::string tag =
+      "pull-" + s.precision + (s.reorder == vertex_order::none ? "" : "-" + std::string(name(s.reorder)));
   const bool keep = cache.enabled && !io::cache_dir(cache).empty() && io::stamp_of(s.graph).has_value();
   pull_trial_memo memo;
   memo.may_trial = s.pull_trial == "on" || (s.pull_trial == "auto" && keep);
@@ -843,6 +897,21 @@ void check_gpu_room_first(const settings& s, cuda::context_start& context, timin
                           " vertices, up to " + std::to_string(size.arcs) + " links)");
 }
 
+// --reorder: g relabelled in place in the asked locality order; nullopt for none.
+template <class T>
+std::optional<reorder_report> reorder_graph(const settings& s, pagerank_graph<T>& g, timings& t) {
+  if (s.reorder == vertex_order::none) return std::nullopt;
+  reorder_report r;
+  r.order = s.reorder;
+  r.before = locality_of(g.pt);
+  stopwatch step;
+  r.perm = locality_order(g.pt, s.reorder);
+  g = permuted(g, r.perm);
+  t.reorder = step.seconds();
+  r.after = locality_of(g.pt);
+  return r;
+}
+
 template <class T>
 int solve(settings& s) {
   stopwatch total, step;
@@ -869,13 +938,15 @@ int solve(settings& s) {
     plan.reason = "--gpus " + std::to_string(s.gpus);
   else
     plan = plan_device(s, graph, at ? at->nnz() : graph.matrix.nnz(), context);
-  const pagerank_graph<T> g = convert_for<T>(s, graph, at, plan, context, t);
+  pagerank_graph<T> g = convert_for<T>(s, graph, at, plan, context, t);
+  const std::optional<reorder_report> reorder = reorder_graph(s, g, t);
   const bool gpu = plan.gpu;
   step.restart();
 
   pagerank_options& opt = s.opt;
   opt.personalization = vertex_file(s.personalize, graph);
   opt.initial = vertex_file(s.initial, graph);
+  if (reorder) opt = permuted(std::move(opt), reorder->perm);
   graph.matrix = coo_matrix<double>{};  // the labels stay; the triplets are no longer needed
   progress_line progress;
   std::vector<std::pair<int, double>> history;  // for --plot
@@ -891,9 +962,10 @@ int solve(settings& s) {
         progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
     };
   std::vector<dist::iteration_stats> gpu_stats;
-  const pagerank_result r =
+  pagerank_result r =
       s.gpus ? solve_on_gpus(g, s, t, s.bench_dist ? &gpu_stats : nullptr) : run_solver(s, g, opt, gpu, t);
   progress.clear();
+  if (reorder) r.rank = to_old(r.rank, reorder->perm);  // the input's ids from here on
 
   step.restart();
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);
@@ -903,10 +975,11 @@ int solve(settings& s) {
   // With --output - (or --plot -) standard output holds only that file.
   std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
   if (s.bench_dist) print_bench_gpus<T>(o, s, g, gpu_stats, r);
+  const reorder_report* ro = reorder ? &*reorder : nullptr;
   if (s.json)
-    print_json<T>(o, s, graph, g, r, t, plan);
+    print_json<T>(o, s, graph, g, r, t, plan, ro);
   else if (!s.bench_dist)
-    print_summary<T>(o, s, graph, g, r, t, plan);
+    print_summary<T>(o, s, graph, g, r, t, plan, ro);
   o.flush();
   return exit_code(r, opt.tol);
 }
@@ -983,6 +1056,8 @@ int solve_distributed_as(settings& s) {
     throw usage_error("--pull fused is a GPU step; mpirun runs on the CPU");
   if (s.opt.accelerate != pagerank_accel::none)
     throw usage_error("--accelerate runs in the single-process solve, not under mpirun or --bench-dist");
+  if (s.reorder != vertex_order::none)
+    throw usage_error("--reorder runs in the single-process solve, not under mpirun or --bench-dist");
   stopwatch total, step;
   timings t;
   app::dist_input in;

@@ -515,6 +515,24 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
   return res;
 }
 
+// ---- vertex order ------------------------------------------------------------
+
+template <class T>
+pagerank_graph<T> permuted(const pagerank_graph<T>& g, const permutation& p) {
+  pagerank_graph<T> out;
+  out.pt = permute(g.pt, p);
+  out.dangling = to_new(g.dangling, p);
+  out.dangling_count = g.dangling_count;
+  out.pattern = g.pattern;
+  return out;
+}
+
+pagerank_options permuted(pagerank_options opt, const permutation& p) {
+  if (!opt.personalization.empty()) opt.personalization = to_new(opt.personalization, p);
+  if (!opt.initial.empty()) opt.initial = to_new(opt.initial, p);
+  return opt;
+}
+
 // ---- dispatch --------------------------------------------------------------------
 
 bool pagerank_runs_on_gpu(const pagerank_options& opt) {
@@ -553,6 +571,8 @@ template pagerank_graph<float> pagerank_graph_from_pattern<float>(csr_matrix<flo
                                                                   const std::vector<std::int64_t>&);
 template pagerank_graph<double> pagerank_graph_from_pattern<double>(csr_matrix<double>,
                                                                     const std::vector<std::int64_t>&);
+template pagerank_graph<float> permuted<float>(const pagerank_graph<float>&, const permutation&);
+template pagerank_graph<double> permuted<double>(const pagerank_graph<double>&, const permutation&);
 template pagerank_result pagerank_cpu<float>(const pagerank_graph<float>&, const pagerank_options&);
 template pagerank_result pagerank_cpu<double>(const pagerank_graph<double>&, const pagerank_options&);
 template pagerank_result pagerank<float>(const pagerank_graph<float>&, const pagerank_options&);

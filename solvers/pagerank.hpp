@@ -29,6 +29,7 @@
 #include "core/device.hpp"
 #include "core/formats.hpp"
 #include "core/registry.hpp"
+#include "kernels/reorder.hpp"
 #include "kernels/spmv.hpp"
 
 namespace perron {
@@ -80,6 +81,14 @@ pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weig
 // arcs, without a second copy of the links.
 template <class T>
 pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label = {});
+
+// The same PageRank problem in another vertex order (kernels/reorder.hpp):
+// P^T becomes Q P^T Q^T (each column keeps its 1 / d_j, so a pattern graph
+// stays one) and the dangling mask moves along. Its ranks are the original
+// ranks relabelled: to_old(rank, p) gives them back in the caller's ids
+// (equal up to the rounding of the rows' sums, whose terms come in another order).
+template <class T>
+pagerank_graph<T> permuted(const pagerank_graph<T>& g, const permutation& p);
 
 // How the GPU decides when to stop without the host waiting every iteration.
 enum class pagerank_loop {
@@ -242,6 +251,10 @@ struct pagerank_options {
   // validate() plus the personalization and initial vectors against a graph of n vertices.
   void validate(index_t n) const;
 };
+
+// opt with its personalization and initial vectors (when given) relabelled
+// by p, for a solve of permuted(g, p).
+pagerank_options permuted(pagerank_options opt, const permutation& p);
 
 struct pagerank_result {
   std::vector<double> rank;  // sums to 1 (up to rounding in T)

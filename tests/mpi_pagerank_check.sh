@@ -240,6 +240,11 @@ case $mode in
       expect_failure 64 "--gpus drives the GPUs of one process" "${mpirun[@]}" -np "$np" "$pr" data/cage8.mtx \
         --gpus 1 --no-cache -o "$dir/out.tsv"
     fi
+    # --reorder relabels one process's graph: refused under mpirun with several ranks.
+    if [ "$np" -gt 1 ]; then
+      expect_failure 64 "--reorder runs in the single-process solve" "${mpirun[@]}" -np "$np" "$pr" data/cage8.mtx \
+        --reorder rcm --no-cache -o "$dir/out.tsv"
+    fi
     # The output cannot be written (rank 0's phase): every rank stops.
     expect_failure 66 "${p0}$dir/no-such-folder/out.tsv" "${run[@]}" data/cage8.mtx -o "$dir/no-such-folder/out.tsv"
     ;;

@@ -19,6 +19,7 @@
 #include "kernels/convert.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/pagerank.hpp"
+#include "solvers/pagerank_batched.hpp"
 
 namespace py = pybind11;
 
@@ -118,6 +119,50 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
   throw invalid_argument("precision must be 'float' or 'double', got '" + req.precision + "'");
 }
 
+// Personalized PageRank of many source sets at once (solvers/pagerank_batched.hpp):
+// R as an n x s array in column order (column c: the ranks for set c, no copy)
+// and per set its iterations, residual and whether it converged.
+template <class T>
+py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req,
+                        const pagerank_batched_options& opt, const std::vector<source_set>& sources) {
+  pagerank_batched_result r;
+  {
+    py::gil_scoped_release free;
+    r = pagerank_batched(pagerank_graph_from_transpose<T>(std::move(at), req.weighted), sources, opt);
+  }
+  py::dict info;
+  info["iterations"] = to_numpy(std::vector<int>(r.iterations));
+  info["residual"] = to_numpy(std::vector<double>(r.residual));
+  info["converged"] = to_numpy(std::vector<std::uint8_t>(r.converged));  // 0 / 1, bool in Python
+  info["device"] = r.on_gpu ? "cuda" : "cpu";
+  info["solve_seconds"] = r.solve_seconds;
+  info["device_seconds"] = r.device_seconds;
+  info["column_steps"] = r.column_steps;
+  info["compactions"] = r.compactions;
+  const auto n = static_cast<std::size_t>(r.vertices), cols = r.sources;
+  auto* owner = new rank_block(std::move(r.rank));
+  py::capsule free_when_done(owner, [](void* p) { delete static_cast<rank_block*>(p); });
+  py::array_t<double> ranks({n, cols}, {sizeof(double), n * sizeof(double)}, owner->data(), free_when_done);
+  return py::make_tuple(ranks, info);
+}
+
+py::tuple pagerank_batched_csr(const array<index_t>& indptr, const array<index_t>& indices,
+                               const array<double>& data, const pagerank_request& req,
+                               const pagerank_options& base, const std::vector<source_set>& sources) {
+  pagerank_batched_options opt;
+  opt.base = base;
+  opt.base.device = parse_pagerank_device(req.device);
+  opt.validate(req.n, sources);
+  csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
+  if (!req.transposed) {
+    py::gil_scoped_release free;
+    a = transpose(a);
+  }
+  if (req.precision == "double") return solve_batched<double>(std::move(a), req, opt, sources);
+  if (req.precision == "float") return solve_batched<float>(std::move(a), req, opt, sources);
+  throw invalid_argument("precision must be 'float' or 'double', got '" + req.precision + "'");
+}
+
 // y = A x through the named kernel ("cpu", a GPU kernel, or "auto": the GPU's
 // automatic choice when a GPU is present, else the CPU).
 template <class T>
@@ -198,6 +243,7 @@ PYBIND11_MODULE(_perron, m) {
       .def_readwrite("initial", &pagerank_options::initial);
   m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true);
   m.def("pagerank_csr", &pagerank_csr);
+  m.def("pagerank_batched_csr", &pagerank_batched_csr);
   m.def("spmv_csr", &spmv_csr);
   m.def("gpu_available", [] { return cuda::available(); });
   m.def("kernels", [] {

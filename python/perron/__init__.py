@@ -2,6 +2,7 @@
 
     import perron, scipy.sparse as sp
     ranks, info = perron.pagerank(A)            # A: any scipy.sparse matrix, row = source
+    R, info = perron.pagerank_batched(A, [[3], [7, 9]])  # personalized, one column per source set
     A = perron.read_matrix("graph.mtx.gz")      # Matrix Market, .gz, .tar.gz, SNAP -> scipy CSR
     y = perron.spmv(A, x, kernel="auto")
 
@@ -15,7 +16,7 @@ import scipy.sparse as _sp
 
 from . import _perron
 
-__all__ = ["pagerank", "read_matrix", "spmv", "gpu_available", "kernels", "PageRankInfo", "CudaError"]
+__all__ = ["pagerank", "pagerank_batched", "BatchedPageRankInfo", "read_matrix", "spmv", "gpu_available", "kernels", "PageRankInfo", "CudaError"]
 
 CudaError = _perron.CudaError
 
@@ -126,6 +127,84 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     opt.initial = _vertex_vector(nstart, n, "nstart")
     ranks, info = _perron.pagerank_csr(indptr, indices, data, req, opt)
     return ranks, PageRankInfo(info)
+
+
+class BatchedPageRankInfo:
+    """What a batched solve did: per source set (numpy arrays of length s) iterations,
+    residual and converged; device ("cpu" / "cuda"), column_steps (column-steps of
+    work), compactions, and timings in seconds."""
+
+    def __init__(self, d):
+        self.iterations = d["iterations"]
+        self.residual = d["residual"]
+        self.converged = d["converged"].astype(bool)
+        self.device = d["device"]
+        self.column_steps = d["column_steps"]
+        self.compactions = d["compactions"]
+        self.timings = {"solve": d["solve_seconds"], "device": d["device_seconds"]}
+
+    def __repr__(self):
+        return (f"BatchedPageRankInfo({len(self.iterations)} sources, {int(self.converged.sum())} converged, "
+                f"iterations {self.iterations.min() if len(self.iterations) else 0}-"
+                f"{self.iterations.max() if len(self.iterations) else 0}, {self.device}, "
+                f"{self.timings['solve'] * 1e3:.3f} ms)")
+
+
+def _source_set(item, n, c):
+    """One source set as [(vertex, weight)]: a vertex, a sequence of vertices (equal
+    weights) or a dict {vertex: weight}."""
+    if isinstance(item, dict):
+        pairs = [(k, float(w)) for k, w in item.items()]
+    elif isinstance(item, (int, _np.integer)):
+        pairs = [(item, 1.0)]
+    else:
+        try:
+            pairs = [(v, 1.0) for v in item]
+        except TypeError:
+            raise ValueError(f"sources[{c}]: a vertex, a sequence of vertices or a dict {{vertex: weight}}, "
+                             f"got {type(item).__name__}") from None
+    if not pairs:
+        raise ValueError(f"sources[{c}]: no vertices")
+    out = []
+    for v, w in pairs:
+        if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+            raise ValueError(f"sources[{c}]: vertex {v!r} is not an integer")
+        if not 0 <= int(v) < n:
+            raise ValueError(f"sources[{c}]: vertex {v} is not in the graph (0 .. {n - 1})")
+        if not _np.isfinite(w) or w < 0:
+            raise ValueError(f"sources[{c}]: weight {w} of vertex {v} is not a finite non-negative number")
+        out.append((int(v), w))
+    if not any(w > 0 for _, w in out):
+        raise ValueError(f"sources[{c}]: all weights are zero")
+    return out
+
+
+def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=False, device="auto",
+                     precision="float"):
+    """Personalized PageRank for many source sets at once: one sparse x dense-block
+    product per step reads the graph once for every set still iterating.
+
+    sources: a sequence of source sets, each a vertex, a sequence of vertices (sharing
+    the teleport equally) or a dict {vertex: weight} (weights normalized to sum 1).
+    Returns (R, info): R an n x s numpy array whose column c holds the ranks for
+    sources[c] (each column sums to 1; the same as pagerank(A, personalization=...)
+    for that set, within the precision), and a BatchedPageRankInfo. Each set stops on
+    its own when its L1 change falls below tol. device, precision, weighted, alpha,
+    tol and max_iter as for pagerank(). The solve releases the GIL.
+    """
+    n, indptr, indices, data, transposed = _graph_arrays(A)
+    if isinstance(sources, (int, _np.integer, dict)):
+        raise ValueError("sources: a sequence of source sets (e.g. [[3], [7, 9], {4: 0.5, 8: 1.5}])")
+    sets = [_source_set(item, n, c) for c, item in enumerate(sources)]
+    if not sets:
+        raise ValueError("sources: no source sets")
+    req = _perron.PageRankRequest()
+    req.n, req.transposed, req.weighted = n, transposed, bool(weighted)
+    req.device, req.precision = str(device), str(precision)
+    opt = _perron.PageRankOptions()
+    opt.alpha, opt.tol, opt.max_iter = float(alpha), float(tol), int(max_iter)
+    R, info = _perron.pagerank_batched_csr(indptr, indices, data, req, opt, sets)
+    return R, BatchedPageRankInfo(info)
 
 
 def read_matrix(path, cache=True, labels=False):

@@ -117,6 +117,50 @@ def test_bad_arguments_raise_value_error():
         perron.pagerank(np.eye(3))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("precision,bound", [("double", 1e-9), ("float", 1e-6)])
+def test_batched_columns_equal_single_solves(device, precision, bound):
+    A = random_digraph(500, 3000, 5)  # dangling vertices included
+    sets = [3, [7, 9], {4: 0.5, 8: 1.5}, np.int64(499), [11, 11]]
+    R, info = perron.pagerank_batched(A, sets, tol=1e-10, device=device, precision=precision)
+    assert R.shape == (500, len(sets)) and R.flags.f_contiguous
+    assert info.device == device and info.converged.all() and len(info.iterations) == len(sets)
+    assert np.allclose(R.sum(axis=0), 1.0, atol=1e-5)
+    for c, item in enumerate(sets):
+        if isinstance(item, dict):
+            v = item
+        else:
+            v = {}
+            for x in np.atleast_1d(item):
+                v[int(x)] = v.get(int(x), 0.0) + 1.0
+        single, sinfo = perron.pagerank(A, personalization=v, tol=1e-10, device=device, precision=precision)
+        assert np.abs(R[:, c] - single).max() <= bound, c
+        if precision == "double":
+            assert abs(int(info.iterations[c]) - sinfo.iterations) <= 1
+
+
+def test_batched_matches_networkx_personalized():
+    A = karate()
+    R, _ = perron.pagerank_batched(A, [[0], [33], {5: 1.0, 6: 3.0}], tol=1e-12, device="cpu", precision="double")
+    for c, v in enumerate([{0: 1}, {33: 1}, {5: 1.0, 6: 3.0}]):
+        assert np.abs(R[:, c] - nx_ranks(A, personalization=v)).max() < 1e-9
+
+
+def test_batched_not_converged_and_bad_sources():
+    A = karate()
+    R, info = perron.pagerank_batched(A, [[1], [2]], max_iter=2, tol=1e-14, device="cpu")
+    assert not info.converged.any() and (info.iterations == 2).all()
+    for bad, what in [([[]], "sources\\[0\\]: no vertices"), ([[1], [34]], "sources\\[1\\]: vertex 34"),
+                      ([{1: -1.0}], "weight"), ([{1: 0.0}], "all weights are zero"), ([], "no source sets"),
+                      ([[1.5]], "not an integer"), (5, "a sequence of source sets"), ([None], "sources\\[0\\]")]:
+        with pytest.raises(ValueError, match=what):
+            perron.pagerank_batched(A, bad, device="cpu")
+    with pytest.raises(ValueError, match="alpha"):
+        perron.pagerank_batched(A, [[1]], alpha=2.0, device="cpu")
+    with pytest.raises(ValueError, match="precision"):
+        perron.pagerank_batched(A, [[1]], precision="half", device="cpu")
+
+
 def test_read_matrix_matches_scipy(tmp_path):
     for name in ["karate.mtx", "wb-cs-stanford.mtx"]:
         A = perron.read_matrix(DATA / name, cache=False)

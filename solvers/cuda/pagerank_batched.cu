@@ -531,8 +531,9 @@ struct pagerank_batched_gpu<T>::impl {
   // Declared first, destroyed last: the plan's work is on it.
   cuda::stream stream;
   // The copies of frozen columns into pinned memory: on their own stream, so
-  // that the copy engine runs them beside the next steps (on the solver's
-  // stream they held the steps back: 83 MB a block on cnr-2000, ~3 ms).
+  // that the copy engine can run them beside the next steps rather than
+  // between them on the solver's stream (83 MB a block on cnr-2000; the
+  // solve's wall time moved within its run-to-run spread, docs/PERFORMANCE.md).
   cuda::stream copy_stream;
   index_t n = 0;
   index_t dangling_count = 0;
@@ -716,10 +717,11 @@ void pagerank_batched_gpu<T>::impl::fused_step_launch(const pagerank_batched_opt
 // (at most widen_group values), and widens that group in one parallel region
 // (one barrier a group: a region per column cost 5 to 45 ms over 64 columns
 // of cnr-2000 on 16 cores). With until_check it stops as soon as the check
-// queued last has landed, so that the host queues the next steps at once:
-// widening all that had landed while 4 steps ran (1.4 ms on cnr-2000) left
-// the device idle for the rest (H100: 6.6 ms of a 33.5 ms solve off the
-// steps); what is left is widened while the next batch runs.
+// queued last has landed, so that the host queues the next steps at once
+// rather than after widening all that had landed (a batch of 4 steps is
+// 1.4 ms on cnr-2000); what is left is widened while the next batch runs.
+// (Measured on the H100 it did not shorten cnr-2000's solve by itself:
+// about 6.5 ms of device time outside the steps stayed; docs/PERFORMANCE.md.)
 template <class T>
 void pagerank_batched_gpu<T>::impl::widen_landed(pagerank_batched_result& res, bool until_check) {
   constexpr std::size_t widen_group = std::size_t(1) << 21;  // 8 MB of floats: ~0.3 ms on 16 threads

@@ -37,8 +37,8 @@ void pagerank_batched_options::validate() const {
         "it cannot be combined with --personalize or --initial");
   if (compact_every < 1)
     throw invalid_argument("--compact-every must be at least 1, got " + std::to_string(compact_every));
-  if (chunk_columns < 0 || chunk_columns > 32 || (chunk_columns & (chunk_columns - 1)) != 0)
-    throw invalid_argument("--chunk-columns must be a power of two in [1, 32] (0: automatic), got " +
+  if (chunk_columns < 0 || chunk_columns > 128 || (chunk_columns & (chunk_columns - 1)) != 0)
+    throw invalid_argument("--chunk-columns must be a power of two in [1, 128] (0: automatic), got " +
                            std::to_string(chunk_columns));
   if (block_columns < 0 || block_columns > 256)
     throw invalid_argument("--block-columns must be in [1, 256] (0: automatic), got " +
@@ -526,6 +526,9 @@ template <class T>
 pagerank_batched_result pagerank_batched_cpu(const pagerank_graph<T>& g,
                                              const std::vector<source_set>& sources,
                                              const pagerank_batched_options& opt) {
+  if (opt.chunk_columns > 32)
+    throw invalid_argument("--chunk-columns " + std::to_string(opt.chunk_columns) +
+                           ": the CPU's chunks are at most 32 columns (wider ones are the GPU's fused step)");
   cpu_backend<T> b(g, opt.base.alpha, opt.chunk_columns, isa_of(pagerank_batched_cpu_isa(opt.cpu_isa)));
   pagerank_batched_result res;
   detail::run_batched(b, g.vertices(), sources, opt, res);

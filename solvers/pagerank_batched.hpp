@@ -48,10 +48,14 @@ struct pagerank_batched_options {
   // GPU: one kernel a step, the SpMM and the update fused, over the block in
   // column chunks (true); false (the default): two kernels a step, the SpMM
   // over the whole block into Y, then the update. Measured on the H100 at 64
-  // columns the two kernels' steps took 26.8 ms against the fused step's best
-  // 28.1 ms on cnr-2000, 52 against 76 ms on rmat:20 (docs/PERFORMANCE.md).
+  // columns (steps, ms, two kernels / the fused step at its best chunk): the
+  // fused step wins on cnr-2000 (26.9 / 25.7 at chunk 64; double 40.8 / 32.3)
+  // and a 2D grid (23.2 / 16.7), the two kernels on R-MAT 18-20, a power-law
+  // graph, web-like graphs and small matrices (rmat:20 52 / 72; powerlaw 17 /
+  // 41): no graph statistic we tried separates them (docs/PERFORMANCE.md).
   bool fused = false;
-  // Columns per chunk (a power of two, 1 to 32): R is stored chunk-major, each
+  // Columns per chunk (a power of two: 1 to 32 on the CPU; on the GPU up to 32
+  // 16-byte loads a row, 128 floats or 64 doubles): R is stored chunk-major, each
   // chunk an n x C row-major block of its own, so one pass over P^T for it
   // gathers from n C values. 0: automatic, 128 bytes a row for the GPU's
   // fused step (at least 16 bytes), 64 bytes a row on the CPU: the fastest

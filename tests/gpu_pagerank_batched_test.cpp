@@ -151,7 +151,7 @@ TEST_F(gpu_pagerank_batched, FusedChunksAndOddWidths) {
     const auto sources = random_sources(g.vertices(), s, 30 + s);
     auto two = options(1e-10, 1000);  // the default step: two kernels
     const auto ref = pagerank_batched_cuda(g, sources, two);
-    for (int chunk : {0, 1, 2, 4, 8, 16, 32}) {
+    for (int chunk : {0, 1, 2, 4, 8, 16, 32, 64}) {
       for (int every : {1, 4}) {
         SCOPED_TRACE(::testing::Message() << s << " sources, chunk " << chunk << ", compact every " << every);
         auto opt = options(1e-10, 1000);
@@ -175,7 +175,7 @@ TEST_F(gpu_pagerank_batched, FusedFloatIsReproducible) {
   const auto g = make_pagerank_graph<float>(hub_graph(1500, 12000, 12), false);
   for (std::size_t s : {std::size_t(7), std::size_t(33), std::size_t(65)}) {
     const auto sources = random_sources(g.vertices(), s, 40 + s);
-    for (int chunk : {4, 16, 32}) {
+    for (int chunk : {4, 16, 32, 64, 128}) {
       SCOPED_TRACE(::testing::Message() << s << " sources, chunk " << chunk);
       auto opt = options(1e-7, 300);
       opt.fused = true;
@@ -223,6 +223,20 @@ TEST_F(gpu_pagerank_batched, DispatchRunsOnTheGpu) {
   EXPECT_EQ(r.chunk_columns, 0) << "the default step: two kernels";
   opt.base.device = pagerank_device::cpu;
   EXPECT_FALSE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);
+}
+
+// A fused chunk is at most a warp of 16-byte loads a row: 128 floats, 64 doubles.
+TEST_F(gpu_pagerank_batched, WidestChunks) {
+  const auto g = make_pagerank_graph<double>(random_graph(100, 500, 1), false);
+  const auto sources = random_sources(100, 70, 2);
+  auto opt = options(1e-10, 1000);
+  opt.fused = true;
+  opt.chunk_columns = 64;
+  const auto r = pagerank_batched_cuda(g, sources, opt);
+  EXPECT_EQ(r.chunk_columns, 64);
+  expect_columns_match(g, sources, r, opt, 1e-9);
+  opt.chunk_columns = 128;
+  EXPECT_THROW(pagerank_batched_cuda(g, sources, opt), invalid_argument);
 }
 
 }  // namespace

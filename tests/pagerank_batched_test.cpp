@@ -222,10 +222,21 @@ TEST(pagerank_batched, BadOptionsNameTheFlag) {
   o = options(1e-6, 100);
   o.block_columns = 257;
   expect_invalid(o, good, "--block-columns");
-  for (int c : {-1, 3, 64}) {
+  for (int c : {-1, 3, 256}) {
     o = options(1e-6, 100);
     o.chunk_columns = c;
     expect_invalid(o, good, "--chunk-columns");
+  }
+  // 64 and 128 columns a chunk are the GPU fused step's; the CPU refuses them.
+  o = options(1e-6, 100);
+  o.chunk_columns = 64;
+  EXPECT_NO_THROW(o.validate(10, good));
+  const auto g = make_pagerank_graph<double>(random_graph(10, 30, 1), false);
+  try {
+    pagerank_batched_cpu(g, good, o);
+    ADD_FAILURE() << "the CPU accepted 64 columns a chunk";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--chunk-columns 64"), std::string::npos) << e.what();
   }
   o = options(-1, 100);
   expect_invalid(o, good, "--tol");

@@ -234,7 +234,7 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
       sweep.emplace_back(std::string("isa ") + other, timed_batched(g, sets, o, gpu, 1));
     }
   if (gpu && opt.block_columns == 0 && opt.chunk_columns == 0) {
-    for (int c = static_cast<int>(16 / sizeof(T)); c <= 32; c *= 2) {
+    for (int c = static_cast<int>(16 / sizeof(T)); c <= 64; c *= 2) {  // 64: the automatic block
       pagerank_batched_options o = opt;
       o.fused = true;
       o.chunk_columns = c;

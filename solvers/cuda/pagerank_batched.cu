@@ -716,7 +716,8 @@ void pagerank_batched_gpu<T>::impl::fused_step_launch(const pagerank_batched_opt
 // landed: waits for the first, takes with it every later one already landed
 // (at most widen_group values), and widens that group in one parallel region
 // (one barrier a group: a region per column cost 5 to 45 ms over 64 columns
-// of cnr-2000 on 16 cores). With until_check it stops as soon as the check
+// of cnr-2000 on 16 cores; one column a group, session 17: tails of 4-9 ms
+// against 2-2.7 ms). With until_check it stops as soon as the check
 // queued last has landed, so that the host queues the next steps at once
 // rather than after widening all that had landed (a batch of 4 steps is
 // 1.4 ms on cnr-2000); what is left is widened while the next batch runs.
@@ -960,6 +961,11 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
                                                        const pagerank_batched_options& opt) {
   impl& m = *impl_;
   opt.validate(m.n, sources);
+  // A fused step's team row is at most a warp of 16-byte loads.
+  if (opt.fused && opt.chunk_columns > 32 * impl::wide)
+    throw invalid_argument("--chunk-columns " + std::to_string(opt.chunk_columns) + ": at most " +
+                           std::to_string(32 * impl::wide) + " columns a chunk in " +
+                           (sizeof(T) == 8 ? "double" : "float") + " on the GPU");
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t s = sources.size(), nn = static_cast<std::size_t>(m.n);
   pagerank_batched_result res;

@@ -18,6 +18,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -411,6 +412,7 @@ struct device_plan {
   bool convert_on_gpu = false;  // for a GPU run: convert there, else on the host during the wait
   std::string reason;           // "--device cpu", "auto: predicted cpu 0.12 s, cuda 0.31 s ..."
   int expected_iterations = 0;
+  bool iterations_known = false;            // expected_iterations is the last solve's count, not the bound
   std::optional<device_estimate> estimate;  // absent for the distributed solve (mpirun)
 };
 
@@ -518,6 +520,7 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
 }
 
 // {"asked": "auto", "chosen": "cpu", "reason": ..., "expected_iterations": K,
+//  "iterations_from": "last solve" | "bound",
 //  "threads": p, "predicted": {seconds per phase and device}}
 std::string device_choice_json(const settings& s, const device_plan& plan) {
   std::string j = "{\"asked\": \"" + std::string(name(s.opt.device)) + "\", \"chosen\": \"" +
@@ -526,6 +529,7 @@ std::string device_choice_json(const settings& s, const device_plan& plan) {
   if (const auto& e = plan.estimate) {
     const auto f = [](double x) { return format_g(x, 4); };
     j += ", \"expected_iterations\": " + std::to_string(plan.expected_iterations) +
+         ", \"iterations_from\": \"" + (plan.iterations_known ? "last solve" : "bound") + "\"" +
          ", \"cuda_convert_on\": \"" + (e->convert_on_gpu ? "cuda" : "cpu") +
          "\", \"predicted\": {\"cpu\": " + f(e->cpu) + ", \"cpu_convert\": " + f(e->cpu_convert) +
          ", \"cpu_solve\": " + f(e->cpu_solve) + ", \"cuda\": " + f(e->gpu) +
@@ -635,6 +639,58 @@ bool may_use_gpu(const settings& s) {
   return s.opt.device != pagerank_device::cpu && s.opt.kernel != spmv_kernel::cpu && !s.dist;
 }
 
+// ---- the iterations of the last solve, kept for --device auto ----------------------
+// The one fact the device model cannot see in the graph's size is how many
+// iterations the solve takes: the bound (expected_iterations) is 1.5-5x the
+// count on real graphs, and on the R-MAT graphs near the CPU/GPU crossover it
+// decided wrongly (docs/PERFORMANCE.md, "Device choice"). So each solve of a
+// file or a generated graph keeps its count beside the graph's cache entry
+// (io::side_store; a line per alpha, tol and --accelerate), and the next run
+// of the same setting predicts with it. Not for personalized or warm-started
+// solves (their counts depend on the vectors).
+
+// The side file's tag and the line's key for s, or "" where no count is kept.
+std::pair<std::string, std::string> iterations_note_key(const settings& s) {
+  if (!s.personalize.empty() || !s.initial.empty() || s.dist || s.gpus > 0) return {};
+  if (app::batched_mode(s.batched)) return {};
+  return {"iterations-" + s.precision + (s.weighted ? "-weighted" : ""),
+          "alpha " + format_g(s.opt.alpha, 17) + " tol " + format_g(s.opt.tol, 17) + " accelerate " +
+              std::string(name(s.opt.accelerate)) + " iterations "};
+}
+
+// The count kept by the last solve of this setting, if any (and sane).
+std::optional<int> remembered_iterations(const settings& s) {
+  const auto [tag, key] = iterations_note_key(s);
+  if (tag.empty()) return std::nullopt;
+  const io::cache_options cache = app::read_options_for(s.input).cache;
+  const std::optional<std::string> text = io::side_load(s.graph, cache, tag);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
+  for (std::string line; std::getline(in, line);)
+    if (line.compare(0, key.size(), key) == 0) {
+      char* end = nullptr;
+      const long k = std::strtol(line.c_str() + key.size(), &end, 10);
+      if (end != line.c_str() + key.size() && k >= 1 && k <= s.opt.max_iter) return static_cast<int>(k);
+    }
+  return std::nullopt;
+}
+
+// Keeps r's count for the next run (this setting's line replaced, others kept, at most 16).
+void remember_iterations(const settings& s, int iterations) {
+  const auto [tag, key] = iterations_note_key(s);
+  if (tag.empty() || iterations < 1) return;
+  const io::cache_options cache = app::read_options_for(s.input).cache;
+  std::string kept = key + std::to_string(iterations) + "\n";
+  std::istringstream in(io::side_load(s.graph, cache, tag).value_or(""));
+  int lines = 1;
+  for (std::string line; std::getline(in, line) && lines < 16;)
+    if (!line.empty() && line.compare(0, key.size(), key) != 0) {
+      kept += line + "\n";
+      ++lines;
+    }
+  io::side_store(s.graph, cache, tag, kept);  // a hint: a warning where it cannot be kept
+}
+
 // The model's facts but for the graph's size (solvers/device_choice.hpp).
 device_facts solve_facts(const settings& s) {
   device_facts f;
@@ -642,7 +698,9 @@ device_facts solve_facts(const settings& s) {
   // A pattern pull may run (the graph's size decides: solvers/pagerank.hpp choose_pull).
   f.pattern = !s.weighted && !s.opt.kernel && pull_for(s.opt) != pagerank_pull::spmv;
   f.threads = omp_get_max_threads();
-  f.iterations = expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
+  const std::optional<int> known = remembered_iterations(s);
+  f.iterations = known ? *known : expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
+  f.iterations_known = known.has_value();
   return f;
 }
 
@@ -710,6 +768,7 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
   f.vertices = graph.matrix.rows;
   f.links = links;
   p.expected_iterations = f.iterations;
+  p.iterations_known = f.iterations_known;
   f.context_started = context.started();
   f.context_ready = context.ready();
   f.context_elapsed = context.elapsed();
@@ -973,6 +1032,7 @@ int solve(settings& s) {
       s.gpus ? solve_on_gpus(g, s, t, s.bench_dist ? &gpu_stats : nullptr) : run_solver(s, g, opt, gpu, t);
   progress.clear();
   if (reorder) r.rank = to_old(r.rank, reorder->perm);  // the input's ids from here on
+  remember_iterations(s, r.iterations);
 
   step.restart();
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);

@@ -24,6 +24,7 @@
 
 #include "core/error.hpp"
 #include "io/output_file.hpp"
+#include "io/synthetic.hpp"
 #include "io/text_input.hpp"
 
 namespace perron::io {
@@ -714,13 +715,34 @@ int rank_cache_prune(const std::string& source, const rank_part_key& key, const 
   return removed;
 }
 
+namespace {
+
+// Where source's side file `tag` lives in dir and the header it starts with:
+// beside a file's cache entry, stamped with its size and modification time;
+// for a generated graph's spec (the same graph every run, io/synthetic.hpp),
+// keyed and stamped by the spec itself. nullopt: neither.
+std::optional<std::pair<std::string, std::string>> side_file(const std::string& source,
+                                                             const std::string& dir, const std::string& tag) {
+  if (is_synthetic_spec(source)) {
+    char hash[17];
+    std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(source)));
+    return std::make_pair(dir + "/generated." + hash + ".perron-cache." + tag,
+                          "perron-side 1\nstamp spec " + source + "\n");
+  }
+  const auto key = key_of(source);
+  if (!key) return std::nullopt;
+  return std::make_pair(dir + "/" + file_name_for(*key) + "." + tag, side_header(*key));
+}
+
+}  // namespace
+
 std::optional<std::string> side_load(const std::string& source, const cache_options& opt,
                                      const std::string& tag) {
   if (!opt.enabled) return std::nullopt;
   const std::string dir = cache_dir(opt);
-  const auto key = key_of(source);
-  if (dir.empty() || !key) return std::nullopt;
-  const std::string file = dir + "/" + file_name_for(*key) + "." + tag;
+  const auto where = dir.empty() ? std::nullopt : side_file(source, dir, tag);
+  if (!where) return std::nullopt;
+  const auto& [file, header] = *where;
   std::error_code ec;
   const auto bytes = fs::file_size(file, ec);
   if (ec) return std::nullopt;  // none yet
@@ -730,7 +752,6 @@ std::optional<std::string> side_load(const std::string& source, const cache_opti
   }
   std::ifstream in(file, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string header = side_header(*key);
   if (text.compare(0, header.size(), header) != 0) {
     // Another stamp (the source changed: stale, silently) or not ours (a warning).
     if (text.rfind("perron-side 1\nstamp ", 0) != 0) warn(file + ": not a perron side file; ignored");
@@ -743,14 +764,14 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
                 const std::string& text) {
   if (!opt.enabled || text.size() > side_max_bytes) return false;
   const std::string dir = cache_dir(opt);
-  const auto key = key_of(source);
-  if (dir.empty() || !key) return false;
-  const std::string file = dir + "/" + file_name_for(*key) + "." + tag;
+  const auto where = dir.empty() ? std::nullopt : side_file(source, dir, tag);
+  if (!where) return false;
+  const auto& [file, header] = *where;
   try {
     std::error_code ec;
     fs::create_directories(dir, ec);
     output_file out(file);
-    out.write(side_header(*key) + text);
+    out.write(header + text);
     out.commit();
     return true;
   } catch (const error& e) {

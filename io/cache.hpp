@@ -92,9 +92,11 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
 // same weighting): a change of P invalidates them. Returns the count removed.
 int rank_cache_prune(const std::string& source, const rank_part_key& key, const cache_options& opt);
 // A small text kept beside a source's cache entry: what a solver learned
-// about the graph (the PageRank pull trial, solvers/pagerank_trial.hpp), keyed
-// like the entry (cache_file_for(source) + "." + tag) and stamped with the
-// source's size and modification time. side_load returns nullopt when the
+// about the graph (the PageRank pull trial, solvers/pagerank_trial.hpp; the
+// iterations of the last solve, apps/pagerank.cpp), keyed like the entry
+// (cache_file_for(source) + "." + tag) and stamped with the source's size and
+// modification time; a generated graph's spec (io/synthetic.hpp: the same
+// graph every run) is key and stamp of its own. side_load returns nullopt when the
 // cache is off, there is none, the source changed since (stale) or the file
 // is not one side_store wrote (a warning says so); side_store writes it
 // atomically, returns false (a warning) where it cannot, never throws.

@@ -83,6 +83,8 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   e.choose_gpu = e.gpu < e.cpu;
   e.reason = "predicted cpu " + seconds_text(e.cpu) + ", cuda " + seconds_text(e.gpu);
   if (e.context_left > 0) e.reason += " (" + seconds_text(e.context_left) + " of it the CUDA context)";
+  e.reason += " for " + std::to_string(f.iterations) +
+              (f.iterations_known ? " iterations (the last solve's)" : " iterations (the bound)");
   return e;
 }
 

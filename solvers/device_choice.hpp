@@ -89,12 +89,13 @@ struct device_rates {
 // What the choice is made from.
 struct device_facts {
   index_t vertices = 0;
-  std::size_t links = 0;  // arcs as loaded (duplicates not yet merged)
-  int value_bytes = 4;    // float 4, double 8
-  bool pattern = true;    // unweighted: the GPU pulls over the pattern alone (4 bytes per link)
-  int threads = 1;        // omp_get_max_threads()
-  int iterations = 1;     // expected (expected_iterations)
-  double load_left = 0;   // seconds of loading still ahead (before the load: its estimate)
+  std::size_t links = 0;          // arcs as loaded (duplicates not yet merged)
+  int value_bytes = 4;            // float 4, double 8
+  bool pattern = true;            // unweighted: the GPU pulls over the pattern alone (4 bytes per link)
+  int threads = 1;                // omp_get_max_threads()
+  int iterations = 1;             // expected (expected_iterations, or the last solve's count)
+  bool iterations_known = false;  // iterations is the last solve's count
+  double load_left = 0;           // seconds of loading still ahead (before the load: its estimate)
   // The CUDA context: not started, under way for context_elapsed s, or ready.
   bool context_started = false;
   bool context_ready = false;

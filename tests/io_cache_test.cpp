@@ -346,13 +346,19 @@ TEST_F(io_cache, SideFilesRoundTripAndGoStaleWithTheSource) {
   // Rewritten in place.
   ASSERT_TRUE(io::side_store(p, opt_.cache, "pull-float", "two"));
   EXPECT_EQ(io::side_load(p, opt_.cache, "pull-float").value_or("?"), "two");
-  // Off with the cache; never for a spec or a missing file.
+  // Off with the cache; never for a missing file.
   io::cache_options off = opt_.cache;
   off.enabled = false;
   EXPECT_FALSE(io::side_load(p, off, "pull-float").has_value());
   EXPECT_FALSE(io::side_store(p, off, "pull-float", "x"));
-  EXPECT_FALSE(io::side_store("rmat:10:1000", opt_.cache, "pull-float", "x"));
+  EXPECT_FALSE(io::side_store((dir_ / "src" / "missing.mtx").string(), opt_.cache, "pull-float", "x"));
+  EXPECT_FALSE(io::side_load((dir_ / "src" / "missing.mtx").string(), opt_.cache, "pull-float").has_value());
+  // A generated graph's spec is its own key and stamp (the same graph every run).
   EXPECT_FALSE(io::side_load("rmat:10:1000", opt_.cache, "pull-float").has_value());
+  ASSERT_TRUE(io::side_store("rmat:10:1000", opt_.cache, "pull-float", "spec"));
+  EXPECT_EQ(io::side_load("rmat:10:1000", opt_.cache, "pull-float").value_or("?"), "spec");
+  EXPECT_FALSE(io::side_load("rmat:10:1001", opt_.cache, "pull-float").has_value());
+  EXPECT_FALSE(io::side_load("rmat:10:1000", off, "pull-float").has_value());
   EXPECT_FALSE(io::side_store(p, opt_.cache, "pull-float", std::string(io::side_max_bytes + 1, 'x')));
   // Stale once the source changes (silently: a changed source is no error).
   fs::last_write_time(p, fs::last_write_time(p) + std::chrono::seconds(2));

@@ -497,6 +497,37 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   EXPECT_FALSE(fs::is_empty(path("elsewhere")));
 }
 
+// --device auto predicts with the iterations the last solve of the same
+// setting took (kept beside the cache entry; for a generated graph, by its
+// spec), and with the bound before there is one or for another setting.
+TEST_F(pagerank_app, DeviceChoiceRemembersTheIterations) {
+  const std::string g = file("small.mtx", small_mtx);
+  const auto from = [](const outcome& o) {
+    const std::string key = "\"iterations_from\": \"";
+    const auto at = o.out.find(key);
+    if (at == std::string::npos) return std::string("none");
+    const auto b = at + key.size();
+    return o.out.substr(b, o.out.find('"', b) - b);
+  };
+  for (const std::string& input : {g, std::string("rmat:8:2000")}) {
+    SCOPED_TRACE(input);
+    outcome o = run({input, "--device", "cpu", "--json"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(from(o), "bound") << o.out;
+    o = run({input, "--device", "cpu", "--json"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(from(o), "last solve") << o.out;
+    const auto it = o.out.find("\"iterations\": "), ex = o.out.find("\"expected_iterations\": ");
+    ASSERT_NE(it, std::string::npos);
+    ASSERT_NE(ex, std::string::npos);
+    EXPECT_EQ(std::atoi(o.out.c_str() + it + 14), std::atoi(o.out.c_str() + ex + 23)) << o.out;
+    o = run({input, "--device", "cpu", "--json", "--alpha", "0.7"});  // another setting
+    EXPECT_EQ(from(o), "bound") << o.out;
+    o = run({input, "--device", "cpu", "--json", "--no-cache"});
+    EXPECT_EQ(from(o), "bound") << o.out;
+  }
+}
+
 TEST_F(pagerank_app, DevicesAndKernels) {
   const std::string g = file("small.mtx", small_mtx);
   outcome o = run({g, "--device", "cpu", "--json"});

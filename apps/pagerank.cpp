@@ -691,6 +691,8 @@ void remember_iterations(const settings& s, int iterations) {
   io::side_store(s.graph, cache, tag, kept);  // a hint: a warning where it cannot be kept
 }
 
+bool generate_transposed(const settings& s);
+
 // The model's facts but for the graph's size (solvers/device_choice.hpp).
 device_facts solve_facts(const settings& s) {
   device_facts f;
@@ -701,6 +703,7 @@ device_facts solve_facts(const settings& s) {
   const std::optional<int> known = remembered_iterations(s);
   f.iterations = known ? *known : expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
   f.iterations_known = known.has_value();
+  f.from_pattern = generate_transposed(s);
   return f;
 }
 
@@ -938,6 +941,7 @@ int exit_code(const pagerank_result& r, double tol) {
 // process. No COO of A (16 bytes per link: 17 GB on rmat:26:1073741824) and
 // no COO -> CSR conversion beside it (37 GB more by make_pagerank_graph's own
 // check): the generation's 17 GB is the run's peak (docs/PERFORMANCE.md).
+// Whether the graph is generated straight as the CSR of A^T (no COO).
 bool generate_transposed(const settings& s) {
   return io::is_synthetic_graph_spec(s.graph) && !s.weighted && s.gpus == 0;
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/text.hpp"
 
@@ -52,7 +53,10 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   const double p = std::max(f.threads, 1);
   const double k = std::max(f.iterations, 1);
   const double load = std::max(f.load_left, 0.0);
-  e.cpu_convert = cpu_convert_seconds(f, r, p);
+  // A generated graph comes as the CSR of A^T and becomes P^T in place on the
+  // host, whichever device solves (apps/pagerank.cpp convert_for).
+  e.cpu_convert = f.from_pattern ? r.cpu_convert_fixed_s + ns(double(f.links) * r.cpu_pattern_convert_ns / p)
+                                 : cpu_convert_seconds(f, r, p);
   e.cpu_solve = k * cpu_step_seconds(f, r, p);
 
   // What is left of the context's creation: all of it when not started, the
@@ -76,7 +80,8 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   // meanwhile, or on the device once the context is there: whichever ends first.
   const double slowed = load + r.context_slowdown * std::min(load, e.context_left);
   const double host_first = std::max(slowed + e.cpu_convert, e.context_left);
-  const double device_first = std::max(slowed, e.context_left) + e.gpu_convert;
+  const double device_first = f.from_pattern ? std::numeric_limits<double>::infinity()
+                                             : std::max(slowed, e.context_left) + e.gpu_convert;
   e.convert_on_gpu = device_first < host_first;
   e.gpu = std::min(host_first, device_first) + e.gpu_setup + e.gpu_solve + r.gpu_exit_s;
 

@@ -44,6 +44,10 @@ struct device_rates {
   double cpu_convert_serial_ns = 15.0;    // per link
   double cpu_convert_parallel_ns = 48.0;  // per link and thread
   double cpu_convert_vertex_ns = 50.0;    // per vertex (out-degrees, dangling flags, vectors)
+  // A generated graph's P^T built in place from the CSR of A^T
+  // (pagerank_graph_from_pattern), per link and thread: 16 threads, H100 host,
+  // rmat:20 0.028-0.029 s (9.7 M links), rmat:21 0.051-0.055 s (19.5 M).
+  double cpu_pattern_convert_ns = 46.0;
   // ---- CPU: one power iteration. 16 threads: 0.35-0.65 ns per link on
   // cnr-2000, 0.6-0.9 on rmat:20 (memory bound); 2 threads: 0.77 (cnr-2000).
   double cpu_link_core_ns = 1.5;      // per link on one thread
@@ -95,6 +99,7 @@ struct device_facts {
   int threads = 1;                // omp_get_max_threads()
   int iterations = 1;             // expected (expected_iterations, or the last solve's count)
   bool iterations_known = false;  // iterations is the last solve's count
+  bool from_pattern = false;      // generated as the CSR of A^T: converted in place on the host
   double load_left = 0;           // seconds of loading still ahead (before the load: its estimate)
   // The CUDA context: not started, under way for context_elapsed s, or ready.
   bool context_started = false;

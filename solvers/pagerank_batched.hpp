@@ -123,6 +123,9 @@ struct pagerank_batched_result {
   // GPU: host time after each block's last step had run (copying out and
   // widening the columns that froze last, and the per-column outcome).
   double tail_seconds = 0;
+  // GPU: CUDA-event time the device sat between a check and the next
+  // batch's first step (the host's latency to read the flags and queue more).
+  double gap_seconds = 0;
   int chunk_columns = 0;  // GPU: the fused step's chunk width (0: the two-kernel step)
 
   const double* column(std::size_t c) const { return rank.data() + c * static_cast<std::size_t>(vertices); }

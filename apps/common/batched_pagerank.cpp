@@ -205,7 +205,7 @@ std::string host_share(const pagerank_batched_result& x) {
   return "; steps " + format_g(x.step_seconds * 1e3, 3) + " ms on the device; host waits " +
          format_g(x.wait_seconds * 1e3, 3) + " ms, widens " + format_g(x.widen_seconds * 1e3, 3) +
          " ms; mapping " + format_g(x.mapper_seconds * 1e3, 3) + " ms; tail " +
-         format_g(x.tail_seconds * 1e3, 3) + " ms";
+         format_g(x.tail_seconds * 1e3, 3) + " ms; gaps " + format_g(x.gap_seconds * 1e3, 3) + " ms";
 }
 
 template <class T>

@@ -578,6 +578,10 @@ struct pagerank_batched_gpu<T>::impl {
   double wait_s = 0, widen_s = 0;  // host time blocked on the device, widening
   double step_s = 0;               // device time of the steps' kernels
   double tail_s = 0;               // host time after a block's last step
+  double gap_s = 0;                // device time between a check and the next batch
+  cuda::event check_time[2];       // when the last two checks ran (timing events)
+  int check_parity = 0;            // check_time[check_parity]: the check queued last
+  bool gap_timed = false;          // the batch queued last follows a check of this block
   bool steps_timed = false;        // a batch's step events are recorded and not yet read
 
   static int pad(int columns) { return (columns + wide - 1) / wide * wide; }
@@ -723,6 +727,12 @@ void pagerank_batched_gpu<T>::impl::fused_step_launch(const pagerank_batched_opt
 // 1.4 ms on cnr-2000); what is left is widened while the next batch runs.
 // (Measured on the H100 it did not shorten cnr-2000's solve by itself:
 // about 6.5 ms of device time outside the steps stayed; docs/PERFORMANCE.md.)
+// The device then waits for the group in hand (gap_seconds: 0.6-1.1 ms a
+// solve on cnr-2000, 3-33 ms on rmat:20, whose columns are 8 MB of doubles).
+// A widening thread of its own (session 17) took rmat:20's gaps to 1 ms
+// and er:500000's solve from 44 to 21-24 ms, but made cnr-2000's tail 2-3x
+// longer (its OpenMP team beside the solving thread's on 16 cores): 33.6-38
+// ms against 31-32.6, and cnr-2000 is the graph whose 10x is marginal.
 template <class T>
 void pagerank_batched_gpu<T>::impl::widen_landed(pagerank_batched_result& res, bool until_check) {
   constexpr std::size_t widen_group = std::size_t(1) << 21;  // 8 MB of floats: ~0.3 ms on 16 threads
@@ -758,7 +768,9 @@ void pagerank_batched_gpu<T>::impl::wait_check() {
   ev_check.synchronize();
   wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (steps_timed) step_s += ev_steps_end.ms_since(ev_steps_begin) * 1e-3;
+  if (steps_timed && gap_timed) gap_s += ev_steps_begin.ms_since(check_time[check_parity ^ 1]) * 1e-3;
   steps_timed = false;
+  gap_timed = true;  // the next batch follows this check
 }
 
 // Copies out the frozen columns not yet copied, as far as stage slots allow
@@ -900,7 +912,10 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
                                       static_cast<std::size_t>(k) * sizeof(int), cudaMemcpyDeviceToHost,
                                       stream.get()));
     ev_check.record(stream.get());
+    check_parity ^= 1;
+    check_time[check_parity].record(stream.get());
   };
+  gap_timed = false;  // the first batch follows no check
   queue_batch();
   for (;;) {
     widen_landed(res, true);  // copies queued before the batch: widened while it runs
@@ -976,7 +991,7 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   m.chunk = std::max(impl::wide, opt.chunk_columns > 0 ? opt.chunk_columns
                                                        : pagerank_batched_gpu_chunk(m.n, sizeof(T) == 8));
   res.chunk_columns = m.fused ? m.chunk : 0;
-  m.wait_s = m.widen_s = m.step_s = m.tail_s = 0;
+  m.wait_s = m.widen_s = m.step_s = m.tail_s = m.gap_s = 0;
   // A solve that threw (a failed launch, bad_alloc) may have left columns
   // staged or in flight: their slots come back once the copies are done.
   if (!m.staging.empty() || !m.in_flight.empty()) {
@@ -1023,6 +1038,7 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   res.widen_seconds = m.widen_s;
   res.step_seconds = m.step_s;
   res.tail_seconds = m.tail_s;
+  res.gap_seconds = m.gap_s;
   return res;
 }
 

@@ -149,7 +149,8 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
     ("max-iter,m", po::value(&opt.max_iter)->default_value(opt.max_iter), "at most this many iterations (>= 1)")
     ("device,d", po::value(&e.device)->default_value(std::string(name(opt.device))),
      "auto | cpu | cuda; auto: the one predicted to finish first (CUDA context, transfer and solve "
-     "against the CPU's conversion and solve, from the graph's size and the thread count)")
+     "against the CPU's conversion and solve, from the graph's size, the thread count and the "
+     "iterations of the last solve of this graph and setting, kept beside its cache entry)")
     ("kernel,k", po::value(&e.kernel)->default_value("auto"),
      ("SpMV kernel: " + spmv_kernel_names() + "; cpu forces the CPU path").c_str())
     ("pull", po::value(&e.pull)->default_value(std::string(name(opt.pull))),

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Device choice (issue 17, item 4; docs/PERFORMANCE.md "Device choice"): the
 # wall time of `pagerank --device cpu | cuda | auto` per graph, from the binary
-# cache (one run fills it first; XDG_CACHE_HOME is a fresh folder), three
-# rounds of the three devices; each run's --json (phases, the CUDA context's
+# cache (one run fills it first; XDG_CACHE_HOME is a fresh folder), ROUNDS
+# rounds (default 3) of the three devices; each run's --json (phases, the CUDA context's
 # own duration, the model's predictions) is kept in OUTDIR.
 # On the GPU machine, after `source scripts/gpu-env.sh .gpu`:
 #   scripts/device-choice-bench.sh OUTDIR [GRAPH...]
@@ -24,7 +24,7 @@ now() { date +%s.%N; }
 for g in "${graphs[@]}"; do
   name=$(basename "$g")
   pagerank --top 0 --json "$g" >"$out/$name.fill.json" 2>&1
-  for round in 1 2 3; do
+  for round in $(seq 1 "${ROUNDS:-3}"); do
     for dev in cpu cuda auto; do
       t0=$(now)
       pagerank --top 0 --json --device "$dev" "$g" >"$out/$name.$dev.$round.json" 2>&1

@@ -72,7 +72,9 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   e.cpu = load + e.cpu_convert + e.cpu_solve;
   if (f.context_started) e.cpu = std::max(e.cpu, e.context_left) + r.gpu_exit_s;
 
-  e.gpu_convert = r.gpu_convert_fixed_s + ns(double(f.links) * r.gpu_convert_link_ns);
+  // (For a generated graph the GPU run converts on the host too: the same time.)
+  e.gpu_convert =
+      f.from_pattern ? e.cpu_convert : r.gpu_convert_fixed_s + ns(double(f.links) * r.gpu_convert_link_ns);
   e.gpu_setup = r.gpu_setup_fixed_s + ns(double(f.links) * r.gpu_setup_link_ns);
   e.gpu_solve = r.gpu_solve_fixed_s + ns(double(f.vertices) * r.gpu_vertex_ns) +
                 k * std::max(r.gpu_step_s, gpu_step_bytes(f) / r.gpu_bandwidth);

@@ -168,6 +168,7 @@ TEST(DeviceChoice, GeneratedGraphsConvertInPlaceOnTheHost) {
   EXPECT_LT(in_place.cpu_convert, coo.cpu_convert / 4);
   EXPECT_NEAR(in_place.cpu_convert, 0.056, 0.01);
   EXPECT_FALSE(in_place.convert_on_gpu);
+  EXPECT_EQ(in_place.gpu_convert, in_place.cpu_convert) << "the host converts for the GPU run too";
   EXPECT_FALSE(in_place.choose_gpu) << in_place.reason;
   // Many more iterations still favour the GPU.
   f.iterations = 400;

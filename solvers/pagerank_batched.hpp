@@ -45,21 +45,27 @@ struct pagerank_batched_options {
   // cnr-2000 and rmat:20 once the update ran at bandwidth, docs/PERFORMANCE.md),
   // on the CPU 128.
   int block_columns = 0;
-  // GPU: one kernel a step, the SpMM and the update fused, over the block in
-  // column chunks (true); false (the default): two kernels a step, the SpMM
-  // over the whole block into Y, then the update. Measured on the H100 at 64
-  // columns (steps, ms, two kernels / the fused step at its best chunk): the
-  // fused step wins on cnr-2000 (26.9 / 25.7 at chunk 64; double 40.8 / 32.3)
-  // and a 2D grid (23.2 / 16.7), the two kernels on R-MAT 18-20, a power-law
-  // graph, web-like graphs and small matrices (rmat:20 52 / 72; powerlaw 17 /
-  // 41): no graph statistic we tried separates them (docs/PERFORMANCE.md).
-  bool fused = false;
+  // GPU: the step. fused: one kernel a step, the SpMM and the update fused,
+  // over the block in column chunks; two_kernels: the SpMM over the whole
+  // block into Y, then the update kernel; automatic (the default): the first
+  // solve of a solver object times two steps of each on a block of its width
+  // and keeps the faster (both read the same layout at one chunk). Steps on
+  // the H100 at 64 columns (docs/PERFORMANCE.md, session 18): the fused step
+  // is 14-33% faster where gathers stay near (cnr-2000, a 2D grid, a hub,
+  // email-Eu-core), within 3% on power-law, web-like and small graphs, and
+  // 7-20% slower on R-MAT, a FEM matrix and graphs of uniform random links
+  // (its gathers wait at 75% occupancy against the SpMM's 100%); the trial
+  // picked the faster on each of 11 graphs. Where the two are within noise,
+  // two runs may pick differently, and their ranks then differ at rounding.
+  enum class step_kind { automatic, two_kernels, fused };
+  step_kind step = step_kind::automatic;
   // Columns per chunk (a power of two: 1 to 32 on the CPU; on the GPU up to 32
   // 16-byte loads a row, 128 floats or 64 doubles): R is stored chunk-major, each
   // chunk an n x C row-major block of its own, so one pass over P^T for it
-  // gathers from n C values. 0: automatic, 128 bytes a row for the GPU's
-  // fused step (at least 16 bytes), 64 bytes a row on the CPU: the fastest
-  // measured on cnr-2000 and rmat:20 (docs/PERFORMANCE.md).
+  // gathers from n C values. 0: automatic, on the GPU the widest (one chunk for
+  // blocks up to 128 floats or 64 doubles: 64 columns beat 32 on every graph
+  // measured once the step's sums left registers, session 18), 64 bytes a row
+  // on the CPU (docs/PERFORMANCE.md).
   int chunk_columns = 0;
   // CPU: the instruction set of the step's loops, "" (automatic: the widest
   // the CPU runs of avx512, avx2, default), "default" (the portable build's
@@ -127,6 +133,11 @@ struct pagerank_batched_result {
   // batch's first step (the host's latency to read the flags and queue more).
   double gap_seconds = 0;
   int chunk_columns = 0;  // GPU: the fused step's chunk width (0: the two-kernel step)
+  // GPU: which step ran and why ("fused, asked"; "two kernels: 0.35 ms a
+  // step against 0.29 for the fused step, timed on 64 columns"), and the
+  // host time of that trial when this solve ran it (the first automatic one).
+  std::string step_choice;
+  double trial_seconds = 0;
 
   const double* column(std::size_t c) const { return rank.data() + c * static_cast<std::size_t>(vertices); }
   bool all_converged() const;
@@ -158,7 +169,7 @@ class pagerank_batched_gpu {
 
 // The automatic block width (opt.block_columns 0) for a graph of n vertices
 // (the same for the fused step and the two-kernel one).
-int pagerank_batched_gpu_width(index_t n, bool double_precision, bool fused = false);
+int pagerank_batched_gpu_width(index_t n, bool double_precision);
 // The automatic chunk width of the fused step (opt.chunk_columns 0).
 int pagerank_batched_gpu_chunk(index_t n, bool double_precision);
 

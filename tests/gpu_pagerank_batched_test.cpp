@@ -149,13 +149,14 @@ TEST_F(gpu_pagerank_batched, FusedChunksAndOddWidths) {
   ASSERT_GT(g.dangling_count, 0);
   for (std::size_t s : {std::size_t(1), std::size_t(7), std::size_t(33), std::size_t(64), std::size_t(65)}) {
     const auto sources = random_sources(g.vertices(), s, 30 + s);
-    auto two = options(1e-10, 1000);  // the default step: two kernels
+    auto two = options(1e-10, 1000);
+    two.step = pagerank_batched_options::step_kind::two_kernels;
     const auto ref = pagerank_batched_cuda(g, sources, two);
     for (int chunk : {0, 1, 2, 4, 8, 16, 32, 64}) {
       for (int every : {1, 4}) {
         SCOPED_TRACE(::testing::Message() << s << " sources, chunk " << chunk << ", compact every " << every);
         auto opt = options(1e-10, 1000);
-        opt.fused = true;
+        opt.step = pagerank_batched_options::step_kind::fused;
         opt.chunk_columns = chunk;
         opt.compact_every = every;
         const auto r = pagerank_batched_cuda(g, sources, opt);
@@ -178,7 +179,7 @@ TEST_F(gpu_pagerank_batched, FusedFloatIsReproducible) {
     for (int chunk : {4, 16, 32, 64, 128}) {
       SCOPED_TRACE(::testing::Message() << s << " sources, chunk " << chunk);
       auto opt = options(1e-7, 300);
-      opt.fused = true;
+      opt.step = pagerank_batched_options::step_kind::fused;
       opt.chunk_columns = chunk;
       pagerank_batched_gpu<float> solver(g, 64);
       const auto a = solver.solve(sources, opt);
@@ -195,7 +196,7 @@ TEST_F(gpu_pagerank_batched, FusedSmall) {
   const auto g = make_pagerank_graph<float>(hub_graph(300, 2000, 13), false);
   const auto sources = random_sources(g.vertices(), 33, 50);
   auto opt = options(1e-6, 100);
-  opt.fused = true;
+  opt.step = pagerank_batched_options::step_kind::fused;
   opt.chunk_columns = 16;
   opt.compact_every = 2;
   expect_columns_match(g, sources, pagerank_batched_cuda(g, sources, opt), opt, 1e-6);
@@ -207,7 +208,7 @@ TEST_F(gpu_pagerank_batched, TwoKernelStep) {
   for (int width : {8, 100}) {
     const auto sources = random_sources(g.vertices(), 150, 9);
     auto opt = options(1e-10, 1000);
-    opt.fused = false;
+    opt.step = pagerank_batched_options::step_kind::two_kernels;
     opt.block_columns = width;
     const auto r = pagerank_batched_cuda(g, sources, opt);
     EXPECT_EQ(r.chunk_columns, 0);
@@ -220,9 +221,47 @@ TEST_F(gpu_pagerank_batched, DispatchRunsOnTheGpu) {
   pagerank_batched_options opt;
   const auto r = pagerank_batched(g, random_sources(100, 3, 1), opt);
   EXPECT_TRUE(r.on_gpu);
-  EXPECT_EQ(r.chunk_columns, 0) << "the default step: two kernels";
+  EXPECT_GT(r.trial_seconds, 0) << "the automatic step: a trial by the first solve";
   opt.base.device = pagerank_device::cpu;
   EXPECT_FALSE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);
+}
+
+// The automatic step: the first solve of a solver times both steps and says
+// which it kept; later solves reuse the choice without a trial, and their
+// ranks are those of that step asked for by name (same bits); a trial
+// leaves no trace in the results (every column equals its single solve).
+TEST_F(gpu_pagerank_batched, AutomaticStepKeepsItsTrial) {
+  for (int seed : {21, 22}) {
+    const auto g = make_pagerank_graph<double>(hub_graph(1200, 9000, seed), true);
+    const auto sources = random_sources(g.vertices(), 40, seed);
+    auto opt = options(1e-10, 1000);
+    pagerank_batched_gpu<double> solver(g, 64);
+    const auto first = solver.solve(sources, opt);
+    EXPECT_GT(first.trial_seconds, 0);
+    const bool fused = first.step_choice.rfind("fused", 0) == 0;
+    EXPECT_TRUE(fused || first.step_choice.rfind("two kernels", 0) == 0) << first.step_choice;
+    EXPECT_NE(first.step_choice.find("timed on 40 columns"), std::string::npos) << first.step_choice;
+    EXPECT_EQ(first.chunk_columns, fused ? 64 : 0);
+    expect_columns_match(g, sources, first, opt, 1e-9);
+    const auto second = solver.solve(sources, opt);
+    EXPECT_EQ(second.trial_seconds, 0) << "one trial per solver";
+    EXPECT_EQ(second.step_choice, first.step_choice);
+    EXPECT_EQ(ranks(second), ranks(first));
+    auto named = opt;
+    named.step =
+        fused ? pagerank_batched_options::step_kind::fused : pagerank_batched_options::step_kind::two_kernels;
+    const auto asked = solver.solve(sources, named);
+    EXPECT_EQ(asked.step_choice, fused ? "fused, asked" : "two kernels, asked");
+    EXPECT_EQ(ranks(asked), ranks(first));
+    // Another chunk: a trial of its own, which says the chunk.
+    auto narrow = opt;
+    narrow.chunk_columns = 16;
+    const auto third = solver.solve(sources, narrow);
+    EXPECT_GT(third.trial_seconds, 0);
+    EXPECT_NE(third.step_choice.find("in chunks of 16"), std::string::npos) << third.step_choice;
+    EXPECT_EQ(third.chunk_columns, third.step_choice.rfind("fused", 0) == 0 ? 16 : 0);
+    expect_columns_match(g, sources, third, narrow, 1e-9);
+  }
 }
 
 // A fused chunk is at most a warp of 16-byte loads a row: 128 floats, 64 doubles.
@@ -230,7 +269,7 @@ TEST_F(gpu_pagerank_batched, WidestChunks) {
   const auto g = make_pagerank_graph<double>(random_graph(100, 500, 1), false);
   const auto sources = random_sources(100, 70, 2);
   auto opt = options(1e-10, 1000);
-  opt.fused = true;
+  opt.step = pagerank_batched_options::step_kind::fused;
   opt.chunk_columns = 64;
   const auto r = pagerank_batched_cuda(g, sources, opt);
   EXPECT_EQ(r.chunk_columns, 64);

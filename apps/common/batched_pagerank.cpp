@@ -80,8 +80,12 @@ void print_summary(const batched_request& r, const pagerank_batched_result& res,
   const auto [lo, hi] = std::minmax_element(res.iterations.begin(), res.iterations.end());
   const auto conv = std::count(res.converged.begin(), res.converged.end(), std::uint8_t(1));
   std::cerr << "pagerank: " << res.sources << " source sets on " << r.graph << " (" << res.vertices
-            << " vertices), " << device_text(res.on_gpu) << "\n"
-            << "pagerank: " << conv << " of " << res.sources << " converged, iterations " << *lo << " to "
+            << " vertices), " << device_text(res.on_gpu) << "\n";
+  if (res.on_gpu)
+    std::cerr << "pagerank: step " << res.step_choice
+              << (res.trial_seconds > 0 ? " (trial " + format_g(res.trial_seconds * 1e3, 3) + " ms)" : "")
+              << "\n";
+  std::cerr << "pagerank: " << conv << " of " << res.sources << " converged, iterations " << *lo << " to "
             << *hi << ", " << res.compactions << " compactions, load " << format_g(load_s, 3) << " s, solve "
             << format_g(res.solve_seconds, 3) << " s\n";
 }
@@ -175,19 +179,22 @@ pagerank_batched_result timed_batched(const pagerank_graph<T>& g, const std::vec
   // GPU: one solver object, built and warmed up before the clock (as the singles' is).
   std::unique_ptr<pagerank_batched_gpu<T>> solver;
   if (gpu) {
-    const int want = opt.block_columns > 0
-                         ? opt.block_columns
-                         : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8, opt.fused);
+    const int want =
+        opt.block_columns > 0 ? opt.block_columns : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8);
     solver = std::make_unique<pagerank_batched_gpu<T>>(
         g, static_cast<int>(std::min<std::size_t>(sets.size(), static_cast<std::size_t>(want))));
   }
   const auto once = [&] { return gpu ? solver->solve(sets, opt) : pagerank_batched_cpu(g, sets, opt); };
-  once();  // warm-up: kernels loaded, clocks up, pages of the process mapped
+  // warm-up: kernels loaded, clocks up, pages of the process mapped, the
+  // automatic step's trial run (its time reported with the median run)
+  const double trial_s = once().trial_seconds;
   std::vector<pagerank_batched_result> all;
   for (int i = 0; i < runs; ++i) all.push_back(once());
   std::sort(all.begin(), all.end(),
             [](const auto& a, const auto& b) { return a.solve_seconds < b.solve_seconds; });
-  return std::move(all[all.size() / 2]);  // the median run
+  pagerank_batched_result median = std::move(all[all.size() / 2]);
+  median.trial_seconds = trial_s;
+  return median;
 }
 
 // The largest |batched - single| over every rank.
@@ -236,14 +243,14 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   if (gpu && opt.block_columns == 0 && opt.chunk_columns == 0) {
     for (int c = static_cast<int>(16 / sizeof(T)); c <= 64; c *= 2) {  // 64: the automatic block
       pagerank_batched_options o = opt;
-      o.fused = true;
+      o.step = pagerank_batched_options::step_kind::fused;
       o.chunk_columns = c;
       sweep.emplace_back("fused, chunk " + std::to_string(c), timed_batched(g, sets, o, gpu, repeat));
     }
     for (int w : {8, 16, 32, 64}) {
       if (static_cast<std::size_t>(w) > sets.size()) continue;
       pagerank_batched_options o = opt;
-      o.fused = false;
+      o.step = pagerank_batched_options::step_kind::two_kernels;
       o.block_columns = w;
       sweep.emplace_back("two kernels, width " + std::to_string(w), timed_batched(g, sets, o, gpu, repeat));
     }
@@ -262,11 +269,15 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
             << " compactions, check and compact every " << opt.compact_every << host_share(a) << ")\n"
             << "no compact  " << format_g(b.solve_seconds, 4) << " s (" << b.column_steps
             << " column-steps)\n";
-  if (gpu && opt.block_columns == 0)
-    std::cout << "block width " << pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8, opt.fused)
-              << (opt.fused ? ", fused step, chunk " + std::to_string(a.chunk_columns) + " (automatic)"
-                            : " (automatic), two kernels a step")
-              << "\n";
+  if (gpu)
+    std::cout << "step        " << a.step_choice
+              << (a.trial_seconds > 0
+                      ? " (trial " + format_g(a.trial_seconds * 1e3, 3) + " ms, in the warm-up solve)"
+                      : "")
+              << "; block width "
+              << (opt.block_columns > 0 ? opt.block_columns
+                                        : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8))
+              << (opt.block_columns == 0 ? " (automatic)" : "") << "\n";
   if (!gpu)
     std::cout << "chunk       "
               << (opt.chunk_columns > 0 ? opt.chunk_columns : static_cast<int>(64 / sizeof(T))) << " columns"

@@ -1,15 +1,16 @@
 // Batched personalized PageRank on the GPU. A block of k columns (padded to a
 // multiple of 16 bytes per row so that rows are read with 16-byte loads)
 // takes per step, on the solver's stream, either
-//  - the two-kernel step (the default):
+//  - the two-kernel step:
 //    1. Y = P^T R                    (spmm_plan::apply: P^T read once for all k columns)
 //    2. update_kernel, for every live column c and vertex i:
 //         R(i, c) <- T(alpha Y(i, c) + coef_c v_c(i)),  coef_c = alpha * dangling_c + 1 - alpha,
-//  - or the fused step (pagerank_batched_options::fused; "the fused step"
-//    below): one kernel sweeps the block in column chunks, computing each
-//    row's sums over P^T and the update in one pass into a second buffer. It
-//    saves Y's write and read but streams P^T once per chunk; on the H100 its
-//    steps were slower than the two kernels' at 64 columns (docs/PERFORMANCE.md).
+//  - or the fused step ("the fused step" below): one kernel sweeps the block
+//    in column chunks (one chunk by default), computing each row's sums over
+//    P^T and the update in one pass into a second buffer. It saves Y's write
+//    and read but runs at 75% occupancy where the SpMM runs at 100%.
+// The automatic step (the default) times both on the first solve and keeps
+// the faster (trial(), docs/PERFORMANCE.md).
 // Both keep ||R_new - R||_1 and the next dangling mass per column in per-block
 // partials; the last block to finish (a ticket, close_step) adds them in block
 // order (deterministic) and closes the step for every column: counts its
@@ -35,6 +36,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <thread>
@@ -219,8 +221,8 @@ __global__ void __launch_bounds__(threads)
 //
 // Rows of more than fused_split entries take their sums from pieces of
 // fused_split entries computed first by fused_pieces (one warp a piece, its
-// sum stored per piece), added by the row's team in piece order: no atomics,
-// the same bits every run.
+// sum stored per piece), added per row by fused_long_rows (a block a row, a
+// fixed order): no atomics, the same bits every run.
 
 // Where (i, c) of a chunk-major block lives; e <-> (i, c) in storage order.
 struct block_layout {
@@ -322,18 +324,57 @@ __global__ void __launch_bounds__(threads)
   *reinterpret_cast<pack<T, V>*>(piece_sum + p * static_cast<std::size_t>(lay.k) + c0 + gl * V) = out;
 }
 
+// long_sum[l k + c] = the sum of long row l's pieces (long_ptr[l] to
+// long_ptr[l + 1]) in column c, in double: a block a long row; thread t takes
+// the 16-byte pack t % (k / V) of the pieces t / (k / V), + S, + 2 S, ...
+// (S = threads / (k / V) slices), then the S partial sums are added in slice
+// order, so the same bits every run. The fused step then reads one sum per
+// long row: when its team added the pieces itself, a hub's thousands of
+// pieces were one lane's serial chain of loads that every step waited for.
+template <class T, int V>
+__global__ void __launch_bounds__(threads)
+    fused_long_rows(const T* __restrict__ piece_sum, const index_t* __restrict__ long_ptr, int k,
+                    double* __restrict__ long_sum) {
+  __shared__ double part[threads * V];
+  const std::size_t l = blockIdx.x, kk = static_cast<std::size_t>(k);
+  const int kv = k / V, t = static_cast<int>(threadIdx.x), slices = threads / kv;
+  const int c = (t % kv) * V, s = t / kv;
+  if (s < slices) {
+    double acc[V] = {};
+    for (index_t p = long_ptr[l] + s; p < long_ptr[l + 1]; p += slices) {
+      const pack<T, V> v =
+          *reinterpret_cast<const pack<T, V>*>(piece_sum + static_cast<std::size_t>(p) * kk + c);
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc[j] += static_cast<double>(v.v[j]);
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) part[s * k + c + j] = acc[j];
+  }
+  __syncthreads();
+  for (int cc = t; cc < k; cc += threads) {
+    double a = 0.0;
+    for (int s2 = 0; s2 < slices; ++s2) a += part[s2 * k + cc];
+    long_sum[l * kk + static_cast<std::size_t>(cc)] = a;
+  }
+}
+
 // One step of every column (the comment above): block b of chunk q sweeps the
 // row groups b, b + per_chunk, ... of threads / w rows, a team per row; per
 // column the |R' - R| and dangling sums go per thread, then per block in team
 // order into the partials, and close_step ends the step.
-// At most 64 registers (4 resident blocks, half the SM's threads): float's
-// 74 left 3 blocks for a kernel bound by the latency of its gathers.
+// The per-thread sums live in shared memory (each entry owned by one lane, so
+// no races): held in registers (2 V doubles) they took the kernel to 64
+// registers, half the SM's threads, for a kernel bound by the latency of its
+// gathers. At most 40 registers (6 resident blocks, 75%; a few bytes spill):
+// on the H100 at 64 columns cnr-2000's steps took 22.4 ms against 26.1 at 32
+// registers (more spills), rmat:20's 61.3 against 65.7 (docs/PERFORMANCE.md,
+// session 18).
 template <class T, int V>
-__global__ void __launch_bounds__(threads, 4)
+__global__ void __launch_bounds__(threads, 6)
     fused_step(const T* __restrict__ r, T* __restrict__ rn, block_layout lay, fused_shape sh,
                const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-               const T* __restrict__ values, const index_t* __restrict__ piece_of,
-               const T* __restrict__ piece_sum, double alpha, double tol, int max_iter, columns col,
+               const T* __restrict__ values, const index_t* __restrict__ long_of,
+               const double* __restrict__ long_sum, double alpha, double tol, int max_iter, columns col,
                outcome out, teleport tp, const std::uint8_t* __restrict__ dangling,
                double* __restrict__ partials, unsigned* __restrict__ ticket) {
   __shared__ double s_l1[threads * V], s_d[threads * V];
@@ -345,16 +386,18 @@ __global__ void __launch_bounds__(threads, 4)
   const unsigned mask = sh.w == 32 ? 0xffffffffu : ((1u << sh.w) - 1) << (lane & ~(sh.w - 1));
   const int teams = threads / sh.w, team = static_cast<int>(threadIdx.x) / sh.w;
   const bool active = gl * V < wq;
-  const int c = c0 + gl * V;  // this lane's first column
+  const bool owner = slot == 0 && active;  // this lane updates columns c .. c + V of its team's rows
+  const int c = c0 + gl * V;               // this lane's first column
   const std::size_t nn = static_cast<std::size_t>(lay.n), ld = static_cast<std::size_t>(wq);
   const T* rq = r + nn * static_cast<std::size_t>(c0) + gl * V;  // row j of the lane's columns: rq + j ld
   T* rnq = rn + nn * static_cast<std::size_t>(c0) + gl * V;
-  // Per column: |R' - R| and the dangling mass of R' over this thread's rows.
-  // The columns' coefficients, sources and frozen flags are read per row (L1
-  // hits) rather than held: registers go to the gathers in flight.
-  double l1[V], dm[V];
+  // Per column: |R' - R| and the dangling mass of R' over this team's rows,
+  // at s_*[team * chunk + column within the chunk]. The columns'
+  // coefficients, sources and frozen flags are read per row (L1 hits).
+  const int own = team * lay.chunk + gl * V;
+  if (owner)
 #pragma unroll
-  for (int j = 0; j < V; ++j) l1[j] = dm[j] = 0.0;
+    for (int j = 0; j < V; ++j) s_l1[own + j] = s_d[own + j] = 0.0;
   const std::size_t stride = static_cast<std::size_t>(sh.per_chunk) * static_cast<std::size_t>(teams);
   for (std::size_t i = static_cast<std::size_t>(b) * teams + team; i < nn; i += stride) {
     const index_t begin = row_ptr[i], end = row_ptr[i + 1];
@@ -364,21 +407,18 @@ __global__ void __launch_bounds__(threads, 4)
     for (int off = sh.g; off < sh.w; off *= 2)
 #pragma unroll
       for (int j = 0; j < V; ++j) acc[j] += __shfl_xor_sync(mask, acc[j], off, sh.w);
-    if (slot != 0 || !active) continue;
+    if (!owner) continue;
     double sum[V];
 #pragma unroll
     for (int j = 0; j < V; ++j) sum[j] = static_cast<double>(acc[j]);
     if (is_long) {
-      // The pieces added in double: a hub's hundreds of pieces summed in float
-      // lose about their count times float's epsilon (cnr-2000: 1.3e-6 against
-      // the single solves where the two-kernel step's atomics gave 6e-7).
-      const index_t p0 = piece_of[i], p1 = p0 + (end - begin + fused_split - 1) / fused_split;
-      for (index_t p = p0; p < p1; ++p) {
-        const pack<T, V> ps = *reinterpret_cast<const pack<T, V>*>(
-            piece_sum + static_cast<std::size_t>(p) * static_cast<std::size_t>(lay.k) + c);
+      // The row's pieces, added in double by fused_long_rows: a hub's
+      // hundreds of pieces summed in float lose about their count times
+      // float's epsilon (cnr-2000: 1.3e-6 against the single solves).
+      const double* ls =
+          long_sum + static_cast<std::size_t>(long_of[i]) * static_cast<std::size_t>(lay.k) + c;
 #pragma unroll
-        for (int j = 0; j < V; ++j) sum[j] += static_cast<double>(ps.v[j]);
-      }
+      for (int j = 0; j < V; ++j) sum[j] += ls[j];
     }
     const pack<T, V> old = *reinterpret_cast<const pack<T, V>*>(rq + i * ld);
     const int m = __ldg(tp.row_of + i);
@@ -393,17 +433,11 @@ __global__ void __launch_bounds__(threads, 4)
           if (tp.slot[e] == src) x += col.coef[c + j] * tp.weight[e];
       }
       nv.v[j] = col.frozen[c + j] ? old.v[j] : static_cast<T>(x);
-      l1[j] += fabs(static_cast<double>(nv.v[j]) - static_cast<double>(old.v[j]));
-      if (dang) dm[j] += static_cast<double>(nv.v[j]);
+      s_l1[own + j] += fabs(static_cast<double>(nv.v[j]) - static_cast<double>(old.v[j]));
+      if (dang) s_d[own + j] += static_cast<double>(nv.v[j]);
     }
     *reinterpret_cast<pack<T, V>*>(rnq + i * ld) = nv;
   }
-  if (slot == 0 && active)
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      s_l1[team * lay.chunk + gl * V + j] = l1[j];
-      s_d[team * lay.chunk + gl * V + j] = dm[j];
-    }
   __syncthreads();
   const int ct = static_cast<int>(threadIdx.x);
   if (ct < wq) {
@@ -544,9 +578,9 @@ struct pagerank_batched_gpu<T>::impl {
   std::unique_ptr<spmm_plan<T>> plan;  // P^T on the device, also read by the fused step
   cuda::device_buffer<std::uint8_t> dangling;
   cuda::device_buffer<T> r, y, stage, piece_sum;
-  cuda::device_buffer<double> coef, residual, partials, weight;
+  cuda::device_buffer<double> coef, residual, partials, weight, long_sum;
   cuda::device_buffer<int> frozen, source, iter, iterations, converged, row_of, keep;
-  cuda::device_buffer<index_t> vertex, ptr, slot, piece_of;
+  cuda::device_buffer<index_t> vertex, ptr, slot, long_of, long_ptr;
   cuda::device_buffer<int2> jobs, pieces;
   cuda::device_buffer<unsigned> ticket;
   cuda::pinned_buffer<int> h_frozen, h_keep, h_iterations, h_converged;
@@ -560,6 +594,10 @@ struct pagerank_batched_gpu<T>::impl {
   // The solve's step: fused (chunk columns a chunk) or the two kernels.
   bool fused = true;
   int chunk = 0;
+  // The automatic step's trial, run by the first solve that asks for it.
+  bool trial_fused = false;
+  int trial_chunk = 0;  // the chunk the trial timed the fused step at (0: none yet)
+  std::string trial_text;
   // The block being solved: k columns (padded); per column its source (-1:
   // none) and whether it still has to be copied out.
   int k = 0;
@@ -598,6 +636,7 @@ struct pagerank_batched_gpu<T>::impl {
 
   impl(const pagerank_graph<T>& g, int w);
   void step(const pagerank_batched_options& opt);
+  double trial(const pagerank_batched_options& opt, int live);
   void fused_step_launch(const pagerank_batched_options& opt);
   void widen_landed(pagerank_batched_result& res, bool until_check = false);
   void wait_check();
@@ -617,9 +656,10 @@ pagerank_batched_gpu<T>::impl::impl(const pagerank_graph<T>& g, int w)
   r = cuda::device_buffer<T>(nn * kp);
   y = cuda::device_buffer<T>(nn * kp);
   // The fused step's long rows: their pieces of fused_split entries (row,
-  // first entry), and per long row the index of its first piece.
+  // first entry); per row its index among the long rows, and per long row
+  // its first piece.
   std::vector<int2> h_pieces;
-  std::vector<index_t> h_piece_of(nn, 0);
+  std::vector<index_t> h_long_of(nn, 0), h_long_ptr{0};
   std::size_t short_entries = 0, short_rows = 0;
   for (index_t i = 0; i < n; ++i) {
     const index_t b = g.pt.row_ptr[static_cast<std::size_t>(i)],
@@ -629,13 +669,16 @@ pagerank_batched_gpu<T>::impl::impl(const pagerank_graph<T>& g, int w)
       ++short_rows;
       continue;
     }
-    h_piece_of[static_cast<std::size_t>(i)] = static_cast<index_t>(h_pieces.size());
+    h_long_of[static_cast<std::size_t>(i)] = static_cast<index_t>(h_long_ptr.size() - 1);
     for (index_t f = b; f < e; f += fused_split) h_pieces.push_back(make_int2(i, f));
+    h_long_ptr.push_back(static_cast<index_t>(h_pieces.size()));
   }
   mean_row = short_rows ? static_cast<double>(short_entries) / static_cast<double>(short_rows) : 0.0;
   pieces = cuda::device_buffer<int2>(h_pieces);
-  piece_of = cuda::device_buffer<index_t>(h_piece_of);
+  long_of = cuda::device_buffer<index_t>(h_long_of);
+  long_ptr = cuda::device_buffer<index_t>(h_long_ptr);
   piece_sum = cuda::device_buffer<T>(std::max<std::size_t>(1, h_pieces.size()) * kp);
+  long_sum = cuda::device_buffer<double>(std::max<std::size_t>(1, h_long_ptr.size() - 1) * kp);
   int device = 0, sms = 0, per_sm = 0;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -706,10 +749,13 @@ void pagerank_batched_gpu<T>::impl::fused_step_launch(const pagerank_batched_opt
         r.data(), lay, g, piece_blocks, pieces.data(), pieces.size(), row_ptr, col_idx, values,
         piece_sum.data());
     PERRON_CUDA_CHECK_LAUNCH("batched pagerank fused_pieces");
+    fused_long_rows<T, wide><<<static_cast<unsigned>(long_ptr.size() - 1), threads, 0, stream.get()>>>(
+        piece_sum.data(), long_ptr.data(), k, long_sum.data());
+    PERRON_CUDA_CHECK_LAUNCH("batched pagerank fused_long_rows");
   }
   fused_step<T, wide><<<static_cast<unsigned>(chunks) * per, threads, 0, stream.get()>>>(
-      r.data(), y.data(), lay, fused_shape{w, g, per}, row_ptr, col_idx, values, piece_of.data(),
-      piece_sum.data(), opt.base.alpha, opt.base.tol, opt.base.max_iter, cols(), outs(),
+      r.data(), y.data(), lay, fused_shape{w, g, per}, row_ptr, col_idx, values, long_of.data(),
+      long_sum.data(), opt.base.alpha, opt.base.tol, opt.base.max_iter, cols(), outs(),
       teleport{row_of.data(), ptr.data(), slot.data(), weight.data()}, dangling.data(), partials.data(),
       ticket.data());
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank fused_step");
@@ -863,6 +909,49 @@ bool pagerank_batched_gpu<T>::impl::compact() {
   return true;
 }
 
+// The automatic step: on a block as wide as the solve's first (R = 1/n, no
+// teleport, tol 0 so that no column freezes), for each step in its own layout
+// (the fused step's at the solve's chunk), one step to warm up, then two
+// timed steps (CUDA events); the faster is kept for later solves at that
+// chunk. Costs six steps and two fills (about 2 ms on cnr-2000, 6 ms on
+// rmat:20 at 64 columns). Returns its host time.
+template <class T>
+double pagerank_batched_gpu<T>::impl::trial(const pagerank_batched_options& opt, int live) {
+  const auto t0 = std::chrono::steady_clock::now();
+  pagerank_batched_options o = opt;
+  o.base.tol = 0.0;
+  o.base.max_iter = std::numeric_limits<int>::max();
+  k = pad(live);
+  const T r0 = static_cast<T>(1.0 / static_cast<double>(n));
+  const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(k);
+  constexpr int timed = 2;
+  double ms[2] = {0, 0};  // [0] two kernels, [1] fused
+  for (int f = 1; f >= 0; --f) {
+    fused = f == 1;
+    begin_columns<<<1, threads, 0, stream.get()>>>(cols(), outs(), k, live, 1.0 - opt.base.alpha);
+    fill_block<T><<<cuda::grid_for(count, threads, 4 * max_blocks), threads, 0, stream.get()>>>(
+        r.data(), layout(k), live, r0);
+    PERRON_CUDA_CHECK_LAUNCH("batched pagerank trial");
+    step(o);
+    ev_steps_begin.record(stream.get());
+    for (int i = 0; i < timed; ++i) step(o);
+    ev_steps_end.record(stream.get());
+    ev_steps_end.synchronize();
+    ms[f] = ev_steps_end.ms_since(ev_steps_begin) / timed;
+  }
+  trial_chunk = chunk;
+  trial_fused = ms[1] <= ms[0];
+  fused = true;
+  const int fc = layout(k).chunk;  // the fused step's chunk at this width
+  char text[200];
+  std::snprintf(text, sizeof text, "%s: %.3f ms a step against %.3f for %s, timed on %d columns",
+                trial_fused ? "fused" : "two kernels", ms[trial_fused ? 1 : 0], ms[trial_fused ? 0 : 1],
+                trial_fused ? "two kernels" : "the fused step", live);
+  trial_text = text;
+  if (fc < k) trial_text += " (the fused step in chunks of " + std::to_string(fc) + ")";
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Sources [begin, end) as one block: start it, then batches of compact_every
 // steps, each followed by one wait for the frozen flags, until every column
 // is copied out; then the per-source outcome.
@@ -977,7 +1066,7 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   impl& m = *impl_;
   opt.validate(m.n, sources);
   // A fused step's team row is at most a warp of 16-byte loads.
-  if (opt.fused && opt.chunk_columns > 32 * impl::wide)
+  if (opt.step != pagerank_batched_options::step_kind::two_kernels && opt.chunk_columns > 32 * impl::wide)
     throw invalid_argument("--chunk-columns " + std::to_string(opt.chunk_columns) + ": at most " +
                            std::to_string(32 * impl::wide) + " columns a chunk in " +
                            (sizeof(T) == 8 ? "double" : "float") + " on the GPU");
@@ -987,9 +1076,19 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   res.on_gpu = true;
   res.vertices = m.n;
   res.sources = s;
-  m.fused = opt.fused;
+  using step_kind = pagerank_batched_options::step_kind;
+  const auto block =
+      static_cast<std::size_t>(opt.block_columns > 0 ? std::min(m.width, opt.block_columns) : m.width);
   m.chunk = std::max(impl::wide, opt.chunk_columns > 0 ? opt.chunk_columns
                                                        : pagerank_batched_gpu_chunk(m.n, sizeof(T) == 8));
+  if (opt.step == step_kind::automatic) {
+    if (m.trial_chunk != m.chunk) res.trial_seconds = m.trial(opt, static_cast<int>(std::min(s, block)));
+    m.fused = m.trial_fused;
+    res.step_choice = m.trial_text;
+  } else {
+    m.fused = opt.step == step_kind::fused;
+    res.step_choice = m.fused ? "fused, asked" : "two kernels, asked";
+  }
   res.chunk_columns = m.fused ? m.chunk : 0;
   m.wait_s = m.widen_s = m.step_s = m.tail_s = m.gap_s = 0;
   // A solve that threw (a failed launch, bad_alloc) may have left columns
@@ -1026,9 +1125,7 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   res.iterations.assign(s, 0);
   res.residual.assign(s, std::numeric_limits<double>::infinity());
   res.converged.assign(s, 0);
-  const auto w =
-      static_cast<std::size_t>(opt.block_columns > 0 ? std::min(m.width, opt.block_columns) : m.width);
-  for (std::size_t b = 0; b < s; b += w) m.run_block(sources, b, std::min(s, b + w), opt, res);
+  for (std::size_t b = 0; b < s; b += block) m.run_block(sources, b, std::min(s, b + block), opt, res);
   mapper.join();
   m.ev_stop.record(m.stream.get());
   m.ev_stop.synchronize();
@@ -1042,7 +1139,7 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
   return res;
 }
 
-int pagerank_batched_gpu_width(index_t n, bool double_precision, bool /*fused*/) {
+int pagerank_batched_gpu_width(index_t n, bool double_precision) {
   // 64 columns, fewer when the two n x k buffers (R and Y, or R and R') would
   // pass 4 GB. H100, 64 sources (docs/PERFORMANCE.md): the two-kernel step's
   // steps took 47-48 ms at width 8 and 26.8 ms at 64 on cnr-2000, 106 and 52
@@ -1056,11 +1153,13 @@ int pagerank_batched_gpu_width(index_t n, bool double_precision, bool /*fused*/)
 }
 
 int pagerank_batched_gpu_chunk(index_t /*n*/, bool double_precision) {
-  // 128 bytes a row (one cache line): H100, 64 sources, steps of the fused
-  // step by chunk of 4 / 8 / 16 / 32 floats: cnr-2000 46 / 36 / 33.5 / 28.1
-  // ms, rmat:20 110 / 87 / 76 / 78 ms. (A chunk whose n x C block fits in half
-  // of L2 was the first rule: 16 and 4 floats there, 33.5 and 110 ms.)
-  return double_precision ? 16 : 32;
+  // The widest, a warp of 16-byte loads a row: one chunk for the automatic
+  // block of 64 columns. H100, 64 sources, steps of the fused step at chunks
+  // of 32 / 64 floats (session 18, its sums in shared memory): cnr-2000 25.1 /
+  // 22.4 ms, rmat:20 67.1 / 61.3, web:500000:6000000 38.7 / 28.2, a power-law
+  // graph 17.7 / 17.0. (Session 15's rule, 128 bytes a row, was measured
+  // while the step held its sums in registers at half occupancy.)
+  return double_precision ? 64 : 128;
 }
 
 template <class T>
@@ -1068,9 +1167,8 @@ pagerank_batched_result pagerank_batched_cuda(const pagerank_graph<T>& g,
                                               const std::vector<source_set>& sources,
                                               const pagerank_batched_options& opt) {
   opt.validate(g.vertices(), sources);
-  const int want = opt.block_columns > 0
-                       ? opt.block_columns
-                       : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8, opt.fused);
+  const int want =
+      opt.block_columns > 0 ? opt.block_columns : pagerank_batched_gpu_width(g.vertices(), sizeof(T) == 8);
   const int width = static_cast<int>(std::min<std::size_t>(sources.size(), static_cast<std::size_t>(want)));
   pagerank_batched_gpu<T> solver(g, width);
   return solver.solve(sources, opt);

@@ -28,7 +28,7 @@ int pagerank_batched_gpu<T>::width() const {
   no_cuda();
 }
 
-int pagerank_batched_gpu_width(index_t, bool, bool) { no_cuda(); }
+int pagerank_batched_gpu_width(index_t, bool) { no_cuda(); }
 int pagerank_batched_gpu_chunk(index_t, bool) { no_cuda(); }
 
 template <class T>

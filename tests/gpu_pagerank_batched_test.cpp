@@ -228,8 +228,10 @@ TEST_F(gpu_pagerank_batched, DispatchRunsOnTheGpu) {
 
 // The automatic step: the first solve of a solver times both steps and says
 // which it kept; later solves reuse the choice without a trial, and their
-// ranks are those of that step asked for by name (same bits); a trial
-// leaves no trace in the results (every column equals its single solve).
+// ranks are those of that step asked for by name (the same bits for the
+// fused step; the two-kernel step's SpMM adds a long row's pieces
+// atomically, so within 1e-12 there); a trial leaves no trace in the results
+// (every column equals its single solve).
 TEST_F(gpu_pagerank_batched, AutomaticStepKeepsItsTrial) {
   for (int seed : {21, 22}) {
     const auto g = make_pagerank_graph<double>(hub_graph(1200, 9000, seed), true);
@@ -246,13 +248,20 @@ TEST_F(gpu_pagerank_batched, AutomaticStepKeepsItsTrial) {
     const auto second = solver.solve(sources, opt);
     EXPECT_EQ(second.trial_seconds, 0) << "one trial per solver";
     EXPECT_EQ(second.step_choice, first.step_choice);
-    EXPECT_EQ(ranks(second), ranks(first));
+    const auto same = [fused](const pagerank_batched_result& a, const pagerank_batched_result& b) {
+      if (fused) {
+        EXPECT_EQ(ranks(a), ranks(b));
+      } else {
+        EXPECT_LE(max_abs_diff(ranks(a), ranks(b)), 1e-12);
+      }
+    };
+    same(second, first);
     auto named = opt;
     named.step =
         fused ? pagerank_batched_options::step_kind::fused : pagerank_batched_options::step_kind::two_kernels;
     const auto asked = solver.solve(sources, named);
     EXPECT_EQ(asked.step_choice, fused ? "fused, asked" : "two kernels, asked");
-    EXPECT_EQ(ranks(asked), ranks(first));
+    same(asked, first);
     // Another chunk: a trial of its own, which says the chunk.
     auto narrow = opt;
     narrow.chunk_columns = 16;

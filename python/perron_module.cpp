@@ -139,6 +139,7 @@ py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req,
   info["device_seconds"] = r.device_seconds;
   info["column_steps"] = r.column_steps;
   info["compactions"] = r.compactions;
+  if (r.on_gpu) info["step"] = r.step_choice;  // which step ran, and its trial's times
   const auto n = static_cast<std::size_t>(r.vertices), cols = r.sources;
   auto* owner = new rank_block(std::move(r.rank));
   py::capsule free_when_done(owner, [](void* p) { delete static_cast<rank_block*>(p); });

@@ -132,7 +132,8 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
 class BatchedPageRankInfo:
     """What a batched solve did: per source set (numpy arrays of length s) iterations,
     residual and converged; device ("cpu" / "cuda"), column_steps (column-steps of
-    work), compactions, and timings in seconds."""
+    work), compactions, timings in seconds, and on the GPU step: which step ran
+    ("fused" or "two kernels") and the times of the trial that chose it."""
 
     def __init__(self, d):
         self.iterations = d["iterations"]
@@ -141,6 +142,7 @@ class BatchedPageRankInfo:
         self.device = d["device"]
         self.column_steps = d["column_steps"]
         self.compactions = d["compactions"]
+        self.step = d.get("step", "")
         self.timings = {"solve": d["solve_seconds"], "device": d["device_seconds"]}
 
     def __repr__(self):

@@ -17,6 +17,21 @@ namespace perron {
 // atomically: bitwise reproducible results only for rows up to this length.
 inline constexpr index_t spmm_split_length = 64;
 
+// Entry slots of a GPU row team (g column lanes times the slots, at most a
+// warp): the largest power of two s <= resident_threads / (rows g), at least 1
+// and at most 32 / g. One slot when the rows alone fill the device (each lane
+// then keeps four of its row's entries in flight); more where rows are too
+// few, so that a row's entries are gathered side by side. The rule it
+// replaced (about 4 entries a slot) gave cnr-2000 four slots: 139 us at
+// k = 32 against 96 with one (H100; docs/PERFORMANCE.md, session 18). Also
+// the batched fused step's team (solvers/cuda/pagerank_batched.cu).
+inline int spmm_team_slots(index_t rows, int g, long long resident_threads) {
+  const long long lanes = static_cast<long long>(rows > 0 ? rows : 1) * (g > 0 ? g : 1);
+  int s = 1;
+  while (s * 2 <= 32 / (g > 0 ? g : 1) && lanes * s * 2 <= resident_threads) s *= 2;
+  return s;
+}
+
 // ---- CPU (kernels/cpu/spmm.cpp, OpenMP over rows) -------------------------
 template <class T>
 void spmm(const csr_matrix<T>& a, T alpha, const T* x, T beta, T* y, index_t k);

@@ -53,3 +53,19 @@ TEST(cpu_spmm_args, k_zero_does_nothing_and_negative_k_throws) {
 }
 
 }  // namespace
+
+// The GPU teams' entry slots (kernels/spmm.hpp), with the H100's 132 x 2048
+// resident threads: one where rows fill the device, up to a warp where they
+// are few, never more lanes than a warp.
+TEST(spmm_team_slots, fills_the_device_with_rows_first) {
+  constexpr long long h100 = 132LL * 2048;
+  EXPECT_EQ(spmm_team_slots(325557, 8, h100), 1);   // cnr-2000, k = 32
+  EXPECT_EQ(spmm_team_slots(1048576, 2, h100), 1);  // rmat:20, k = 8
+  EXPECT_EQ(spmm_team_slots(65536, 2, h100), 2);    // delaunay_n16, k = 8: 262144 lanes
+  EXPECT_EQ(spmm_team_slots(26475, 2, h100), 4);    // as-caida, k = 8
+  EXPECT_EQ(spmm_team_slots(26475, 8, h100), 1);    // as-caida, k = 32
+  EXPECT_EQ(spmm_team_slots(1005, 2, h100), 16);    // a warp: 32 / g
+  EXPECT_EQ(spmm_team_slots(1005, 32, h100), 1);    // g = 32 is a warp already
+  EXPECT_EQ(spmm_team_slots(0, 1, h100), 32);       // no rows: no overflow, a warp
+  EXPECT_EQ(spmm_team_slots(135, 4, 0), 1);         // nothing resident: one slot
+}

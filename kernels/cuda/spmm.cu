@@ -12,8 +12,8 @@
 //   slots read consecutive entries, coalesced), four at a time so that four
 //   index loads and then 4 R X loads are in flight together; the slots' sums
 //   are then combined by a butterfly of shuffles (fixed order: reproducible).
-//   S follows the mean row length (about 4 entries per slot), so short rows
-//   do not idle a warp and long rows are not one lane's serial chain;
+//   S is spmm_team_slots: one slot where the rows fill the device, more where
+//   they are too few;
 // - load balance: a row longer than split_length is cut into pieces of
 //   split_length entries, each its own team; their sums are added to Y
 //   atomically after a pass that sets those rows to beta * Y.
@@ -32,8 +32,7 @@ namespace perron {
 namespace {
 
 constexpr index_t split_length = spmm_split_length;
-constexpr int entries_per_slot = 4;  // the target for the mean row
-constexpr int unroll = 4;            // entries of one slot in flight together
+constexpr int unroll = 4;  // entries of one slot in flight together
 
 template <class T, int V>
 struct alignas(sizeof(T) * V) pack {
@@ -171,7 +170,7 @@ template <class T>
 struct spmm_plan<T>::impl {
   index_t rows = 0, cols = 0;
   std::size_t nnz = 0;
-  double mean_row = 0;  // entries per row, over the rows of at most split_length entries
+  long long resident_threads = 0;  // threads the device holds at once (SMs x threads per SM)
   cuda::stream_t stream = nullptr;
   cuda::device_buffer<index_t> row_ptr, col_idx;
   cuda::device_buffer<T> values;
@@ -205,13 +204,13 @@ int pow2_at_least(double n, int cap) {
   return p;
 }
 
-// G column lanes cover the chunks (two per lane past a warp); the slots fill
-// the team so that the mean row gives each slot about entries_per_slot entries.
+// G column lanes cover the chunks (two per lane past a warp), times
+// spmm_team_slots entry slots.
 template <class T, int V>
 void dispatch(const typename spmm_plan<T>::impl& m, int chunks, T alpha, const T* x, T beta, T* y, int k) {
   const bool two = chunks > 32;
   const int g = pow2_at_least(two ? (chunks + 1) / 2 : chunks, 32);
-  const team tm{g * pow2_at_least(m.mean_row / entries_per_slot, 32 / g), g};
+  const team tm{g * spmm_team_slots(m.rows, g, m.resident_threads), g};
   if (two)
     launch<T, V, 2>(m, tm, alpha, x, beta, y, k);
   else
@@ -238,10 +237,11 @@ spmm_plan<T>::spmm_plan(const csr_matrix<T>& a, cuda::stream_t stream) : impl_(s
     for (std::int64_t e = a.row_ptr[r]; e < a.row_ptr[r + 1]; e += split_length)
       pieces.push_back(make_int2(r, static_cast<int>(e)));
   }
-  std::size_t short_entries = a.nnz();
-  for (index_t r : long_rows) short_entries -= static_cast<std::size_t>(a.row_ptr[r + 1] - a.row_ptr[r]);
-  const std::size_t short_rows = static_cast<std::size_t>(a.rows) - long_rows.size();
-  m.mean_row = short_rows ? static_cast<double>(short_entries) / static_cast<double>(short_rows) : 0;
+  int device = 0, sms = 0, per_sm = 0;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  m.resident_threads = static_cast<long long>(sms) * per_sm;
   m.long_rows.upload(long_rows);
   m.pieces.upload(pieces);
 }

@@ -549,13 +549,6 @@ void upload_async(cuda::device_buffer<T>& d, const std::vector<T>& h, cudaStream
     PERRON_CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
 }
 
-// The smallest power of two >= x, at most cap.
-int pow2_at_least(double x, int cap) {
-  int p = 1;
-  while (p < x && p < cap) p *= 2;
-  return p;
-}
-
 }  // namespace
 
 template <class T>
@@ -573,7 +566,6 @@ struct pagerank_batched_gpu<T>::impl {
   index_t dangling_count = 0;
   int width = 0;                       // most sources per block
   int padded = 0;                      // width rounded up to whole 16-byte rows
-  double mean_row = 0;                 // entries per row of P^T over the rows of at most fused_split
   unsigned fused_blocks = 0;           // resident blocks of fused_step on the device: its blocks per chunk
   std::unique_ptr<spmm_plan<T>> plan;  // P^T on the device, also read by the fused step
   cuda::device_buffer<std::uint8_t> dangling;
@@ -660,20 +652,14 @@ pagerank_batched_gpu<T>::impl::impl(const pagerank_graph<T>& g, int w)
   // its first piece.
   std::vector<int2> h_pieces;
   std::vector<index_t> h_long_of(nn, 0), h_long_ptr{0};
-  std::size_t short_entries = 0, short_rows = 0;
   for (index_t i = 0; i < n; ++i) {
     const index_t b = g.pt.row_ptr[static_cast<std::size_t>(i)],
                   e = g.pt.row_ptr[static_cast<std::size_t>(i) + 1];
-    if (e - b <= fused_split) {
-      short_entries += static_cast<std::size_t>(e - b);
-      ++short_rows;
-      continue;
-    }
+    if (e - b <= fused_split) continue;
     h_long_of[static_cast<std::size_t>(i)] = static_cast<index_t>(h_long_ptr.size() - 1);
     for (index_t f = b; f < e; f += fused_split) h_pieces.push_back(make_int2(i, f));
     h_long_ptr.push_back(static_cast<index_t>(h_pieces.size()));
   }
-  mean_row = short_rows ? static_cast<double>(short_entries) / static_cast<double>(short_rows) : 0.0;
   pieces = cuda::device_buffer<int2>(h_pieces);
   long_of = cuda::device_buffer<index_t>(h_long_of);
   long_ptr = cuda::device_buffer<index_t>(h_long_ptr);
@@ -735,8 +721,8 @@ void pagerank_batched_gpu<T>::impl::fused_step_launch(const pagerank_batched_opt
   const block_layout lay = layout(k);
   const int g = lay.chunk / wide;
   const int chunks = (k + lay.chunk - 1) / lay.chunk;
-  // Slots so that the mean row gives each about 4 entries (as the SpMM's teams).
-  const int w = g * pow2_at_least(mean_row / 4.0, 32 / g);
+  // Entry slots as the SpMM's teams take them, for the step's resident threads.
+  const int w = g * spmm_team_slots(n, g, static_cast<long long>(fused_blocks) * threads);
   const unsigned teams = threads / static_cast<unsigned>(w);
   const auto per = static_cast<unsigned>(
       std::min<std::size_t>(fused_blocks, (static_cast<std::size_t>(n) + teams - 1) / teams));

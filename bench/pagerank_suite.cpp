@@ -191,7 +191,8 @@ template <class T>
 void suite<T>::run_perron_rows() {
   const pagerank_options& opt = in_.options;
   const int unroll = opt.graph_unroll;
-  const pagerank_pull pull = resolve_pull(opt.pull, g_, opt.kernel);
+  // The solver's own facts: auto's rule asks the device about the cluster mode.
+  const pagerank_pull pull = choose_pull(opt.pull, pagerank_cuda<T>::facts(g_), opt.kernel).pull;
   run_perron(opt.kernel, pagerank_loop::automatic, unroll, pull);
   if (pull != pagerank_pull::spmv) run_perron(std::nullopt, pagerank_loop::automatic, unroll);
   if (rows_.back().r.kernel != best_) run_perron(best_, pagerank_loop::automatic, unroll);

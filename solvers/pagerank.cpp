@@ -221,6 +221,11 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (kernel) return {pagerank_pull::spmv, "auto pull: spmv, a kernel was named"};
   if (!f.pattern) return {pagerank_pull::spmv, "auto pull: spmv, a weighted graph"};
   const std::string size = std::to_string(f.links) + " links";
+  // The persistent pull's cluster mode below its range (solvers/pagerank.hpp).
+  if (f.links < persistent_min_links && f.cluster_fits)
+    return {pagerank_pull::persistent, "auto pull: persistent, " + size + " < " +
+                                           std::to_string(persistent_min_links) +
+                                           " and x fits in a thread-block cluster's shared memory"};
   if (f.max_in_degree < short_rows_in_degree) {
     const std::string rows = "every row short (max in-degree " + std::to_string(f.max_in_degree) + " < " +
                              std::to_string(short_rows_in_degree) + ")";

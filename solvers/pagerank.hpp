@@ -130,6 +130,9 @@ struct pull_facts {
   std::size_t links = 0;        // nnz of P^T
   index_t max_in_degree = 0;    // the longest row of P^T
   std::size_t value_bytes = 4;  // sizeof(T): 4 float, 8 double
+  // The persistent pull's cluster mode can hold the graph on the solver's
+  // device (pagerank_cuda::facts sets it; false on the host alone).
+  bool cluster_fits = false;
 };
 template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g);
@@ -173,6 +176,16 @@ inline constexpr index_t short_rows_in_degree = 15;
 // on the smallest graphs (email-Eu-core, 25.6 k links: 1.07x) and from
 // rmat:18 (3.9 M links) on, where the fused pull's wider rows win (20.2
 // against 24.8 us per step).
+// Below persistent_min_links, short rows or not, the persistent pull is
+// taken where its cluster mode may hold the graph (x copied into the shared
+// memory of every block of one thread-block cluster, Hopper on: up to about
+// 25 k vertices in float, 12 k in double, fewer with more links): with the
+// mode its own trial picks (the cluster, or on the tiniest graphs a few
+// resident blocks) it took 0.45-0.98x the better of the other pulls' time per
+// step on all 33 graphs below 10^5 links measured, float and double (H100,
+// docs/PERFORMANCE.md "Persistent pull, cluster mode"). Where the exact
+// layout then holds no cluster, the resident mode alone lost to the SpMV
+// pull on such graphs (bcsstk13 1.4x), so the solver builds that instead.
 inline constexpr std::size_t persistent_min_links = 100'000;
 inline constexpr std::size_t persistent_max_links = 3'500'000;
 inline constexpr index_t persistent_min_in_degree = 300;
@@ -331,6 +344,10 @@ class pagerank_cuda {
                          pagerank_pull pull = pagerank_pull::spmv, pull_trial_memo* memo = nullptr);
 
   pagerank_result solve(const pagerank_options& opt);
+
+  // pull_facts_of(g) with what this device adds (cluster_fits); the host's
+  // facts where there is no device.
+  static pull_facts facts(const pagerank_graph<T>& g);
 
   pagerank_pull pull() const { return pull_; }                             // spmv, fused or persistent
   std::optional<spmv_kernel> kernel() const { return kernel_; }            // concrete; empty for pattern

@@ -720,7 +720,7 @@ TYPED_TEST(gpu_pagerank, PersistentPullStopsAtMaxIter) {
 }
 
 // The pull trial (solvers/pagerank_trial.hpp) where the model is unsure:
-// times both pulls, keeps the faster, says so, leaves a record that the next
+// times the candidates, keeps the fastest, says so, leaves a record that the next
 // construction reuses without a trial; an invalid record with trials off
 // leaves the model's choice; a named pull is "named". Ranks as the reference.
 TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
@@ -735,8 +735,9 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
       a.values.push_back(1.0);
     }
   const auto g = make_pagerank_graph<T>(a, false);
-  const pull_facts f = pull_facts_of(g);
+  const pull_facts f = pagerank_cuda<T>::facts(g);  // the rule's on this device
   ASSERT_TRUE(model_band(f).unsure) << model_band(f).why;
+  const pagerank_pull model_pull = choose_pull(pagerank_pull::automatic, f, std::nullopt).pull;
   pull_trial_memo memo;
   pagerank_cuda<T> tried(g, std::nullopt, pagerank_pull::automatic, &memo);
   EXPECT_EQ(tried.pull_decision().rfind("trial: ", 0), 0u) << tried.pull_decision();
@@ -745,7 +746,7 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
   ASSERT_FALSE(memo.record.empty());
   const auto rec = parse_trial_record(memo.record, f, g.vertices(), cuda::device_description(0));
   ASSERT_TRUE(rec.has_value()) << memo.record;
-  ASSERT_EQ(rec->times.size(), 2u);
+  ASSERT_EQ(rec->times.size(), trial_candidates(model_pull).size());
   EXPECT_EQ(rec->times.front().pull, tried.pull());
   EXPECT_EQ(rec->times.front().kernel, tried.kernel_name());
   pagerank_options o;
@@ -772,7 +773,7 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
   bad.may_trial = false;
   pagerank_cuda<T> model(g, std::nullopt, pagerank_pull::automatic, &bad);
   EXPECT_EQ(model.pull_decision(), "model");
-  EXPECT_EQ(model.pull(), choose_pull(pagerank_pull::automatic, f, std::nullopt).pull);
+  EXPECT_EQ(model.pull(), model_pull);
   EXPECT_TRUE(bad.record.empty());
   pull_trial_memo unused;
   EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::fused, &unused).pull_decision(), "named");
@@ -788,10 +789,19 @@ TYPED_TEST(gpu_pagerank, PersistentPullIsRefusedWhereItCannotRun) {
       invalid_argument);
   const auto g = make_pagerank_graph<T>(a, false);
   EXPECT_THROW(pagerank_cuda<T>(g, spmv_kernel::csr_vector, pagerank_pull::persistent), invalid_argument);
-  // auto never takes the persistent pull (choose_pull); it says what it took and why
+  // auto takes what choose_pull says on the device's facts: on this small
+  // graph the persistent pull where its cluster mode may hold it (Hopper on),
+  // with the mode its trial picks; it says what it took and why
+  const pull_facts f = pagerank_cuda<T>::facts(g);
   pagerank_cuda<T> chosen(g, std::nullopt, pagerank_pull::automatic);
-  EXPECT_EQ(chosen.pull(), choose_pull(pagerank_pull::automatic, pull_facts_of(g), std::nullopt).pull);
-  EXPECT_NE(chosen.pull(), pagerank_pull::persistent);
+  EXPECT_EQ(chosen.pull(), choose_pull(pagerank_pull::automatic, f, std::nullopt).pull);
+  EXPECT_EQ(chosen.pull() == pagerank_pull::persistent, f.cluster_fits) << chosen.kernel_reason();
+  if (f.cluster_fits) {
+    EXPECT_NE(chosen.kernel_reason().find("thread-block cluster"), std::string::npos)
+        << chosen.kernel_reason();
+    EXPECT_NE(chosen.kernel_reason().find("candidate: cluster "), std::string::npos)
+        << chosen.kernel_reason();
+  }
   EXPECT_EQ(chosen.kernel_reason().rfind("auto pull: ", 0), 0u) << chosen.kernel_reason();
 }
 
@@ -816,28 +826,46 @@ class scoped_env {
   std::optional<std::string> old_;
 };
 
-// The persistent pull's two modes (resident: each block's slices in shared
+// The persistent pull's three modes (resident: each block's slices in shared
 // memory, read the same way every step; streamed: read from L2 every step,
-// handed to warps by a counter, with a hub of x) sum every row in the same
-// order, so they give the same bits, on every edge shape and on a graph
-// spread over every SM, with personalization and in both loops; each solve
-// matches the reference.
+// handed to warps by a counter, with a hub of x; cluster: one thread-block
+// cluster, x copied into every block's shared memory, cut rows finished by
+// every block) sum every row in the same order, so they give the same bits,
+// on every edge shape and on a graph spread over every SM, with
+// personalization and in both loops; each solve matches the reference. The
+// cluster mode runs where the device launches clusters (sm_90 on) and x fits
+// in a block's shared memory (not the 60000-vertex graph: there it falls back
+// to the resident mode).
 TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
   using T = TypeParam;
   auto shapes = persistent_shapes();
   shapes.push_back({"random 60000", random_graph(60000, 700000, 151)});
+  shapes.push_back({"random 5000, 200000 links", random_graph(5000, 200000, 163)});
+  const char* modes[] = {"resident", "streamed", "cluster"};
+  const std::string device = cuda::device_description();  // "... (sm_90, ..."
+  const bool clusters = std::atoi(device.c_str() + device.find("(sm_") + 4) >= 90;
   for (const auto& [what, a] : shapes) {
     const auto g = make_pagerank_graph<T>(a, false);
     const auto ref_g = reference_from_coo(a, false);
     pagerank_options o;
     o.tol = solve_tolerance<T>::tol;
     o.check_interval = 4;
-    std::vector<pagerank_result> runs[2];
-    for (int mode = 0; mode < 2; ++mode) {
-      scoped_env env("PERRON_PERSISTENT", mode == 0 ? "resident" : "streamed");
+    std::vector<pagerank_result> runs[3];
+    for (int mode = 0; mode < 3; ++mode) {
+      scoped_env env("PERRON_PERSISTENT", modes[mode]);
       pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::persistent);
-      const bool resident = s.kernel_reason().find("resident (") != std::string::npos;
-      EXPECT_EQ(resident, mode == 0) << what << ": " << s.kernel_reason();
+      const std::string& why = s.kernel_reason();
+      const bool resident = why.find("resident (") != std::string::npos;
+      const bool cluster = why.find("cluster (") != std::string::npos;
+      if (mode == 2) {
+        // Every shape but the 60000-vertex graph fits a cluster's blocks.
+        const bool fits = clusters && a.rows < 60000;
+        EXPECT_EQ(cluster, fits) << what << ": " << why;
+        EXPECT_EQ(resident, !fits) << what << ": " << why;
+      } else {
+        EXPECT_EQ(resident, mode == 0) << what << ": " << why;
+        EXPECT_FALSE(cluster) << what << ": " << why;
+      }
       for (int variant = 0; variant < 2; ++variant) {
         o.personalization = variant == 1 ? random_vector(a.rows, 157, 0.0, 1.0) : std::vector<double>{};
         const auto ref = reference_pagerank(ref_g, 0.85, normalized(o.personalization));
@@ -845,16 +873,18 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
           o.loop = loop;
           runs[mode].push_back(s.solve(o));
           const auto& r = runs[mode].back();
-          const std::string at = what + (mode == 0 ? " resident" : " streamed") + " variant " +
-                                 std::to_string(variant) + " " + std::string(name(loop));
+          const std::string at = what + " " + modes[mode] + " variant " + std::to_string(variant) + " " +
+                                 std::string(name(loop));
           EXPECT_TRUE(r.converged) << at;
           EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << at;
         }
       }
     }
-    ASSERT_EQ(runs[0].size(), runs[1].size());
-    for (std::size_t i = 0; i < runs[0].size(); ++i)
-      EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << what << " " << i;
+    for (int mode = 1; mode < 3; ++mode) {
+      ASSERT_EQ(runs[0].size(), runs[mode].size());
+      for (std::size_t i = 0; i < runs[0].size(); ++i)
+        EXPECT_TRUE(same_bits(runs[0][i], runs[mode][i])) << what << " " << modes[mode] << " " << i;
+    }
   }
 }
 

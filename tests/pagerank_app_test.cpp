@@ -563,12 +563,19 @@ TEST_F(pagerank_app, DevicesAndKernels) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"device\": \"cpu\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"reason\": \"auto: predicted cpu "), std::string::npos) << o.out;
-  // The model alone: the SpMV pull for a float graph of short rows.
+  // The model alone: a graph this small goes to the persistent pull where its
+  // cluster mode may hold it (sm_90 on), else to the SpMV pull for a float
+  // graph of short rows.
   o = run({g, "--device", "cuda", "--json", "--pull-trial", "off"});
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(o.out.find("\"kernel\": \"pull-"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("auto pull: spmv, float with every row short"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("\"pull_choice\": {\"pull\": \"spmv\""), std::string::npos) << o.out;
+  if (o.out.find("thread-block cluster") != std::string::npos) {
+    EXPECT_NE(o.out.find("\"kernel\": \"pull-persistent\""), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\"pull_choice\": {\"pull\": \"persistent\""), std::string::npos) << o.out;
+  } else {
+    EXPECT_EQ(o.out.find("\"kernel\": \"pull-"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("auto pull: spmv, float with every row short"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\"pull_choice\": {\"pull\": \"spmv\""), std::string::npos) << o.out;
+  }
   EXPECT_NE(o.out.find("\"reason\": \"model\""), std::string::npos) << o.out;
   // Where the model is unsure (this graph is), a trial; its outcome is kept
   // beside the cache entry and the next run reuses it; --no-cache: no trial

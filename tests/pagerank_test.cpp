@@ -607,6 +607,29 @@ TEST(pagerank_options, Names) {
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, pmin, deep, 4), std::nullopt)
                 .reason.find("auto pull: persistent"),
             std::string::npos);
+  // Below persistent_min_links the persistent pull where the device says its
+  // cluster mode may hold the graph (cluster_fits), short rows or not.
+  for (std::size_t bytes : {4u, 8u}) {
+    pull_facts f = facts(true, small, 500, bytes);
+    f.cluster_fits = true;
+    EXPECT_EQ(pick(f), pagerank_pull::persistent);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, f, std::nullopt).reason.find("thread-block cluster"),
+              std::string::npos);
+    f.links = pmin - 1;
+    EXPECT_EQ(pick(f), pagerank_pull::persistent);
+    f.cluster_fits = false;
+    EXPECT_EQ(pick(f), pagerank_pull::spmv);
+    f.cluster_fits = true;
+    f.max_in_degree = short_row;
+    EXPECT_EQ(pick(f), pagerank_pull::persistent);
+    f.cluster_fits = false;
+    EXPECT_EQ(pick(f), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
+    f.cluster_fits = true;
+    f.max_in_degree = 500;
+    EXPECT_EQ(pick(f, spmv_kernel::merge), pagerank_pull::spmv);
+    f.pattern = false;
+    EXPECT_EQ(pick(f), pagerank_pull::spmv);
+  }
   EXPECT_TRUE(choose_pull(pagerank_pull::spmv, facts(true, large, 500, 4), std::nullopt).reason.empty());
   EXPECT_EQ(kernel_text(pagerank_pull::fused, std::nullopt), "pull-fused");
   EXPECT_EQ(kernel_text(pagerank_pull::persistent, std::nullopt), "pull-persistent");

@@ -436,9 +436,17 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
 }
 
 template <class T>
+pull_facts pagerank_cuda<T>::facts(const pagerank_graph<T>& g) {
+  pull_facts f = pull_facts_of(g);
+  f.cluster_fits = f.pattern && f.links < persistent_min_links && cuda::available() &&
+                   persistent_pull<T>::cluster_may_hold(g.vertices(), f.links);
+  return f;
+}
+
+template <class T>
 pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
                                 pagerank_pull pull, pull_trial_memo* memo) {
-  const pull_facts facts = pull_facts_of(g);
+  const pull_facts facts = pull == pagerank_pull::automatic ? pagerank_cuda<T>::facts(g) : pull_facts_of(g);
   const pull_choice choice = choose_pull(pull, facts, kernel);
   // The band and the trial (solvers/pagerank_trial.cpp) only for an automatic
   // choice between the pattern pulls on a graph the solver accepts.
@@ -484,6 +492,17 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
     choice.reason += "; the persistent pull could not run here (" + std::string(e.what()) + "): fused";
     m.build(g, kernel, pull);
   }
+  // auto took the persistent pull on a small graph for its cluster mode (the
+  // rule's estimate); where the exact layout holds no cluster, the SpMV pull
+  // is faster there than the other modes.
+  if (chosen && m.persistent && !m.persistent->cluster_tried() && g.links() < persistent_min_links) {
+    const std::string trial = m.persistent->trial();
+    m.persistent.reset();
+    m.fused.reset();
+    pull = pagerank_pull::spmv;
+    choice.reason += "; no cluster fits its layout (" + trial + "): spmv";
+    m.build(g, kernel, pull);
+  }
   m.allocate(g);
   // One SpMV outside any capture so that whatever the plan sets up lazily
   // happens here, then wait for every upload (some went through the legacy
@@ -496,13 +515,9 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   if (m.plan) kernel_ = m.plan->kernel();
   reason_ =
       (choice.reason.empty() ? "" : choice.reason + "; ") +
-      (m.persistent
-           ? "the fused pull's steps in one cooperative kernel per solve, " +
-                 std::to_string(m.persistent->grid()) + " blocks, " +
-                 (m.persistent->resident() ? std::string("resident (each block's slices in shared memory)")
-                                           : "streamed, " + std::to_string(m.persistent->hub()) +
-                                                 " entries of x in shared memory") +
-                 " (time per step by candidate: " + m.persistent->trial() + ")"
+      (m.persistent ? "the fused pull's steps in one kernel per solve, " +
+                          std::to_string(m.persistent->grid()) + " blocks, " + m.persistent->describe() +
+                          " (time per step by candidate: " + m.persistent->trial() + ")"
        : m.fused ? "pattern pull with the update fused, vertices by in-degree, sliced, " +
                        std::to_string(m.fused->hub()) +
                        " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
@@ -669,7 +684,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   if (loop == pagerank_loop::graph_while) {
     // The whole loop, the state and the ranks: one launch, one wait.
     if (m.persistent)
-      m.persistent->launch_solve(m.d_state.data(), m.d_progress, INT_MAX);
+      m.persistent->launch_solve(m.d_state.data(), hs.report_progress ? m.d_progress : nullptr, INT_MAX);
     else
       PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
     m.ev_stop.record(m.stream.get());
@@ -682,7 +697,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     const pagerank_options no_progress;
     for (;;) {
       if (m.persistent) {
-        m.persistent->launch_solve(m.d_state.data(), m.d_progress, opt.check_interval);
+        m.persistent->launch_solve(m.d_state.data(), nullptr, opt.check_interval);
       } else if (batch_graph) {
         PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
       } else {

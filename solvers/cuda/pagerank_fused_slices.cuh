@@ -101,22 +101,28 @@ __device__ __forceinline__ row_data<T> load_row(const fused_args<T>& a, const T*
 // stalled at 1.29-1.44e-6 in four of them with float sums, and also with
 // float lanes under a double scan; with every sum in double the residual's
 // floor was 0.8-2.4e-7 in all eight (the float rounding of x itself).
+// update_row() returns x_{k+1}(R); finish_row() stores it (the persistent
+// pull's cluster mode stores it into every block's copy of x instead).
 template <class T>
-__device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, double y, row_data<T> rd,
-                                           double alpha, double c, step_sums& s) {
+__device__ __forceinline__ T update_row(double y, row_data<T> rd, double alpha, double c, step_sums& s) {
   const index_t d = rd.d;
   const double r = alpha * y + c * rd.v;
   const double xo = static_cast<double>(rd.x);
   if (d > 0) {
     const T xs = static_cast<T>(r / d);
     s.l1 += cuda::detail::to_fixed60(d * fabs(static_cast<double>(xs) - xo));  // |r~_{k+1} - r~_k|
-    xn[R] = xs;
-  } else {
-    const T xs = static_cast<T>(r);
-    s.l1 += cuda::detail::to_fixed60(fabs(static_cast<double>(xs) - xo));
-    s.dangling += cuda::detail::to_fixed60(static_cast<double>(xs));
-    xn[R] = xs;
+    return xs;
   }
+  const T xs = static_cast<T>(r);
+  s.l1 += cuda::detail::to_fixed60(fabs(static_cast<double>(xs) - xo));
+  s.dangling += cuda::detail::to_fixed60(static_cast<double>(xs));
+  return xs;
+}
+
+template <class T>
+__device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, double y, row_data<T> rd,
+                                           double alpha, double c, step_sums& s) {
+  xn[R] = update_row(y, rd, alpha, c, s);
 }
 
 // A slice's partial of a cut row (one whose virtual rows lie in more than one
@@ -164,6 +170,41 @@ __device__ __forceinline__ index_t slice_outside(const index_t* vrow, index_t q,
 // or, for a row cut by the slice's ends, hands the partial to contribute().
 // The scan adds in double (finish_row says why). `outside` is
 // slice_outside()'s. Called by the whole warp.
+// What the scan of a slice gives each lane: the sum of its row over the
+// slice (its virtual row and the lanes before it of the same row), whether it
+// finishes that row here, and the slice's cut rows (warp-uniform).
+struct slice_scan {
+  double sum;
+  bool finishes;       // this lane holds an uncut row's whole sum: update it
+  unsigned head_lane;  // ballot: the lane holding the sum of the row that began before the slice
+  bool tail_cut;       // lane 31's row goes on in the next slice
+  index_t first_row, last_row;
+};
+
+__device__ __forceinline__ slice_scan scan_slice(index_t n, index_t R, index_t outside, double acc) {
+  constexpr unsigned full = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  slice_scan r;
+  r.sum = acc;
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const double o = __shfl_up_sync(full, r.sum, off);
+    const index_t key = __shfl_up_sync(full, R, off);
+    if (lane >= off && key == R) r.sum += o;
+  }
+  r.first_row = __shfl_sync(full, R, 0);
+  r.last_row = __shfl_sync(full, R, 31);
+  const bool head_cut = __shfl_sync(full, outside, 0) == r.first_row;
+  r.tail_cut = r.last_row < n && __shfl_sync(full, outside, 31) == r.last_row;  // warp-uniform
+  const index_t next = __shfl_down_sync(full, R, 1);
+  const bool seg_end = lane == 31 || next != R;  // this lane holds its row's sum over the slice
+  const bool is_tail = seg_end && r.tail_cut && R == r.last_row;
+  const bool is_head = seg_end && head_cut && R == r.first_row && !is_tail;
+  r.finishes = seg_end && !is_tail && !is_head && R < n;
+  r.head_lane = __ballot_sync(full, is_head);
+  return r;
+}
+
 template <bool coherent, class T>
 __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, index_t outside,
                                              double acc, row_data<T> rd, const T* __restrict__ x,
@@ -171,32 +212,17 @@ __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, 
                                              double v_uniform, step_sums& s) {
   constexpr unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
-  const index_t n = a.n;
-  double sum = acc;
-#pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const double o = __shfl_up_sync(full, sum, off);
-    const index_t key = __shfl_up_sync(full, R, off);
-    if (lane >= off && key == R) sum += o;
-  }
-  const index_t first_row = __shfl_sync(full, R, 0), last_row = __shfl_sync(full, R, 31);
-  const bool head_cut = __shfl_sync(full, outside, 0) == first_row;
-  const bool tail_cut = last_row < n && __shfl_sync(full, outside, 31) == last_row;  // warp-uniform
-  const index_t next = __shfl_down_sync(full, R, 1);
-  const bool seg_end = lane == 31 || next != R;  // this lane holds its row's sum over the slice
-  const bool is_tail = seg_end && tail_cut && R == last_row;
-  const bool is_head = seg_end && head_cut && R == first_row && !is_tail;
-  if (seg_end && !is_tail && !is_head && R < n) finish_row(xn, R, sum, rd, alpha, c, s);
-  const unsigned head_lane = __ballot_sync(full, is_head);
-  if (head_lane) {  // the row that began before this slice ends in it
-    const double h = __shfl_sync(full, sum, __ffs(head_lane) - 1);
+  const slice_scan sc = scan_slice(a.n, R, outside, acc);
+  if (sc.finishes) finish_row(xn, R, sc.sum, rd, alpha, c, s);
+  if (sc.head_lane) {  // the row that began before this slice ends in it
+    const double h = __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1);
     if (lane == 0) a.head[q] = h;
-    contribute<coherent>(a, first_row, x, xn, alpha, c, personalized, v_uniform, s);
+    contribute<coherent>(a, sc.first_row, x, xn, alpha, c, personalized, v_uniform, s);
   }
-  if (tail_cut) {  // the row goes on in the next slice
-    const double t = __shfl_sync(full, sum, 31);
+  if (sc.tail_cut) {  // the row goes on in the next slice
+    const double t = __shfl_sync(full, sc.sum, 31);
     if (lane == 0) a.tail[q] = t;
-    contribute<coherent>(a, last_row, x, xn, alpha, c, personalized, v_uniform, s);
+    contribute<coherent>(a, sc.last_row, x, xn, alpha, c, personalized, v_uniform, s);
   }
 }
 

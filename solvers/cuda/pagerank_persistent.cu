@@ -27,6 +27,16 @@ constexpr int trial_steps = 20;
 // state the setup (or the previous launch) wrote: the solve's parameters and
 // the last step it may take, at most `batch` after st->iteration (the
 // check_every loop's batch).
+//
+// The cluster kernel writes the state once, when the launch ends (publish():
+// what close_step() would have written after the last step), and the
+// progress after every step only where the host asked for it (a non-null
+// `progress`): there a per-step close_step() (a load of the state, an L2 round
+// trip, then stores that the next barrier's release waits for) sat on the
+// critical path of every step, in the thread that leads the block sums. The
+// grid kernels keep close_step() in a thread off that path: done there, the
+// resident kernel's extra live values spilled at its 64-register cap and
+// cnr-2000 took 11-16% longer per step (H100, same call).
 struct launch_params {
   double alpha, tol;
   bool personalized;
@@ -39,6 +49,24 @@ struct launch_params {
         v_uniform(1.0 / static_cast<double>(n)),
         last(st->max_iter - st->iteration > batch ? st->iteration + batch : st->max_iter) {}
 };
+
+// After step k - 1 -> k (k steps done): the progress line's values.
+__device__ __forceinline__ void report_step(pagerank_progress* pr, int k, double residual) {
+  if (!pr) return;
+  volatile pagerank_progress* v = pr;
+  v->residual = residual;
+  v->iteration = k;
+}
+
+// The launch's end after k steps: the state as close_step() leaves it.
+__device__ __forceinline__ void publish(pagerank_state* st, int k, double residual, double dangling) {
+  const bool converged = residual < st->tol;
+  st->dangling = dangling;
+  st->iteration = k;
+  st->residual = residual;
+  st->converged = converged;
+  st->done = converged || k >= st->max_iter;
+}
 
 template <class T>
 __global__ void __launch_bounds__(step_threads, 1)
@@ -119,6 +147,40 @@ __device__ __forceinline__ int block_slices(index_t slices) {
   return b < slices ? static_cast<int>((slices - 1 - b) / g + 1) : 0;
 }
 
+// Copies the block's nb slices into L (every thread calls it; afterwards a
+// warp may read the slices w, w + 32, ... it stored).
+template <class T>
+__device__ __forceinline__ void load_resident(const fused_args<T>& a, const resident_layout& L, int nb) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const auto g = static_cast<index_t>(gridDim.x);
+  {
+    using scan = cub::BlockScan<unsigned, step_threads>;
+    __shared__ typename scan::TempStorage temp;
+    unsigned entries = 0;
+    if (static_cast<int>(threadIdx.x) < nb) {
+      const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(threadIdx.x) * g;
+      entries = __ldg(a.slice_start + q + 1) - __ldg(a.slice_start + q);
+    }
+    unsigned first = 0, total = 0;
+    scan(temp).ExclusiveSum(entries, first, total);
+    if (static_cast<int>(threadIdx.x) < nb) L.off[threadIdx.x] = first;
+    if (threadIdx.x == 0) L.off[nb] = total;
+    __syncthreads();
+  }
+  for (int i = warp; i < nb; i += step_warps) {
+    const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
+    const unsigned p0 = __ldg(a.slice_start + q), o = L.off[i], e = L.off[i + 1] - o;
+    for (unsigned t = lane; t < e; t += 32) L.col[o + t] = __ldg(a.col + p0 + t);
+    const index_t R = __ldg(a.vrow + q * 32 + lane);
+    L.vrow[32 * i + lane] = R;
+    L.vlen[32 * i + lane] = __ldg(a.vlen + q * 32 + lane);
+    const index_t out = slice_outside(a.vrow, q, R);
+    if (lane == 0) L.out[2 * i] = out;
+    if (lane == 31) L.out[2 * i + 1] = out;
+  }
+  __syncwarp();  // a warp reads only the slices it stored
+}
+
 // Lane's sum of its virtual row of block slice i (links from shared memory,
 // gathers of x_k through L1), and its row's data.
 template <class T>
@@ -169,32 +231,7 @@ __global__ void __launch_bounds__(step_threads, 1)
   const int nb = block_slices(a.slices);  // <= step_threads (checked on the host)
   const resident_layout L(smem, nb);
   const auto g = static_cast<index_t>(gridDim.x);
-  {
-    using scan = cub::BlockScan<unsigned, step_threads>;
-    __shared__ typename scan::TempStorage temp;
-    unsigned entries = 0;
-    if (static_cast<int>(threadIdx.x) < nb) {
-      const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(threadIdx.x) * g;
-      entries = __ldg(a.slice_start + q + 1) - __ldg(a.slice_start + q);
-    }
-    unsigned first = 0, total = 0;
-    scan(temp).ExclusiveSum(entries, first, total);
-    if (static_cast<int>(threadIdx.x) < nb) L.off[threadIdx.x] = first;
-    if (threadIdx.x == 0) L.off[nb] = total;
-    __syncthreads();
-  }
-  for (int i = warp; i < nb; i += step_warps) {
-    const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
-    const unsigned p0 = __ldg(a.slice_start + q), o = L.off[i], e = L.off[i + 1] - o;
-    for (unsigned t = lane; t < e; t += 32) L.col[o + t] = __ldg(a.col + p0 + t);
-    const index_t R = __ldg(a.vrow + q * 32 + lane);
-    L.vrow[32 * i + lane] = R;
-    L.vlen[32 * i + lane] = __ldg(a.vlen + q * 32 + lane);
-    const index_t out = slice_outside(a.vrow, q, R);
-    if (lane == 0) L.out[2 * i] = out;
-    if (lane == 31) L.out[2 * i + 1] = out;
-  }
-  __syncwarp();  // a warp reads only the slices it stored
+  load_resident(a, L, nb);
 
   for (bool first = true;; first = false) {
     const T* x = (k & 1) ? a.x1 : a.x0;
@@ -246,6 +283,227 @@ __global__ void __launch_bounds__(step_threads, 1)
   }
 }
 
+// ---- cluster: x copied into every block's shared memory --------------------------
+//
+// For graphs whose x fits twice in one SM's shared memory (about 14 k vertices
+// in float on an H100, beside the links) the solve runs on one thread-block
+// cluster of C <= 16 blocks (Hopper's distributed shared memory) instead of a
+// grid: every block keeps the block's slices (as resident mode) and a whole
+// copy of x_k and x_{k+1}, so every gather is a shared-memory load, and a
+// block writes each row it finishes into every block's copy of x_{k+1}
+// (st.shared::cluster). The step's one barrier is the cluster's (hardware,
+// split arrive / wait with release / acquire), not the grid's (an L2 counter,
+// 1.2 us on the H100: docs/PERFORMANCE.md). Step k:
+//   A: each block pulls its slices from its copy of x_k, writes the rows it
+//      finishes into every copy of x_{k+1}, the partials of rows cut by slice
+//      ends into every block's partial slots, and its sums into every block's
+//      slot (me);
+//   cluster barrier;
+//   B: every block finishes every cut row itself from its own slots (the same
+//      arithmetic, in the same order, as contribute(): the same bits in every
+//      block and as the other modes), into its own copy of x_{k+1}, and adds
+//      the cut rows' sums to the C blocks' slots: every block gets the same
+//      totals (integers) and takes the same stop decision.
+// No L2 round trip is left in a step (the rows' degrees are copied in too);
+// phase-parity double buffers for x, the slots and the partials keep a block
+// that is one phase ahead from writing what a slower block still reads.
+
+// A cut row's facts, copied into every block: its row, the slices t0 <= t <
+// t1 whose tails it sums and the slice t1 whose head ends it, its out-degree.
+using cut_row = int4;  // {R, t0, t1, deg}
+
+// Shared memory of a cluster-mode block, in this order: the blocks' sums
+// (2 parities x C blocks x (residual, dangling)), the slices' partials
+// (2 parities x (tail, head) x slices doubles), the cut rows, x's two copies
+// (n rounded up to 4 entries each), the block's virtual rows' degrees (32 nb),
+// then the resident layout of its slices.
+template <class T>
+struct cluster_layout {
+  fixed60* sums;
+  double* part;
+  cut_row* cut;
+  T* x0;
+  T* x1;
+  index_t* vdeg;
+  resident_layout L;
+  __host__ __device__ static std::size_t x_entries(index_t n) {
+    return (static_cast<std::size_t>(n) + 3) / 4 * 4;
+  }
+  __host__ __device__ static std::size_t bytes(int blocks, index_t slices, index_t cuts, index_t n, int nb,
+                                               std::size_t entries) {
+    return 32 * static_cast<std::size_t>(blocks) + 32 * static_cast<std::size_t>(slices) +
+           sizeof(cut_row) * static_cast<std::size_t>(cuts) + 2 * x_entries(n) * sizeof(T) +
+           128 * static_cast<std::size_t>(nb) + resident_layout::bytes(nb, entries);
+  }
+  __device__ cluster_layout(unsigned char* smem, int blocks, index_t slices, index_t cuts, index_t n, int nb)
+      : sums(reinterpret_cast<fixed60*>(smem)),
+        part(reinterpret_cast<double*>(smem + 32 * blocks)),
+        cut(reinterpret_cast<cut_row*>(part + 4 * static_cast<std::size_t>(slices))),  // 16-byte aligned
+        x0(reinterpret_cast<T*>(cut + cuts)),
+        x1(x0 + x_entries(n)),
+        vdeg(reinterpret_cast<index_t*>(x1 + x_entries(n))),
+        L(reinterpret_cast<unsigned char*>(vdeg + 32 * static_cast<std::size_t>(nb)), nb) {}
+};
+
+template <class T>
+__global__ void __launch_bounds__(step_threads, 1)
+    persistent_cluster(fused_args<T> a, const cut_row* cut_rows, index_t cuts, pagerank_state* st,
+                       pagerank_progress* progress, int batch) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr unsigned full = 0xffffffffu;
+  if (st->done) return;  // written by the previous launch: uniform across the cluster
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  const int blocks = static_cast<int>(cluster.num_blocks());  // the grid is one cluster
+  const int me = static_cast<int>(cluster.block_rank());
+  const launch_params p(st, a.n, batch);
+  double dangling = st->dangling;
+  int k = st->iteration;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const index_t n = a.n;
+
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int nb = block_slices(a.slices);
+  const cluster_layout<T> Q(smem, blocks, a.slices, cuts, n, nb);
+  load_resident(a, Q.L, nb);
+  for (int i = warp; i < nb; i += step_warps) {
+    const index_t R = Q.L.vrow[32 * i + lane];
+    Q.vdeg[32 * i + lane] = R < n ? __ldg(a.deg + R) : 0;
+  }
+  for (index_t j = static_cast<index_t>(threadIdx.x); j < cuts; j += step_threads) Q.cut[j] = cut_rows[j];
+  {
+    const T* xg = (k & 1) ? a.x1 : a.x0;
+    T* xl = (k & 1) ? Q.x1 : Q.x0;
+    for (index_t i = static_cast<index_t>(threadIdx.x); i < n; i += step_threads) xl[i] = xg[i];
+  }
+  cluster.sync();  // every block started (its shared memory exists) and loaded
+
+  __shared__ fixed60 red_l1[step_warps], red_dangling[step_warps];
+  const std::size_t S = static_cast<std::size_t>(a.slices);
+  for (;;) {
+    const int par = k & 1;
+    const T* xc = par ? Q.x1 : Q.x0;
+    T* xn = par ? Q.x0 : Q.x1;
+    double* tail = Q.part + 2 * par * S;  // this step's partials (tail, then head)
+    double* head = tail + S;
+    // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
+    const double c = p.alpha * dangling + (1.0 - p.alpha);
+    step_sums s;
+    // A: the block's slices, in resident_gather's order.
+    for (int i = warp; i < nb; i += step_warps) {
+      const int at = 32 * i + lane;
+      const index_t R = Q.L.vrow[at];
+      const unsigned len = Q.L.vlen[at];
+      row_data<T> rd{};
+      if (R < n) rd = {Q.vdeg[at], xc[R], p.personalized ? static_cast<double>(__ldg(a.v + R)) : p.v_uniform};
+      const index_t* cp = Q.L.col + Q.L.off[i] + lane;
+      double acc = 0;
+      for (unsigned j = 0; j < len; j += unroll) {
+        index_t cj[unroll];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u)
+          if (j + u < len) cj[u] = cp[(j + u) * 32];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u)
+          if (j + u < len) acc += static_cast<double>(xc[cj[u]]);
+      }
+      const index_t q = static_cast<index_t>(me) + static_cast<index_t>(i) * static_cast<index_t>(blocks);
+      const index_t out = lane == 0 ? Q.L.out[2 * i] : lane == 31 ? Q.L.out[2 * i + 1] : R;
+      const slice_scan sc = scan_slice(n, R, out, acc);
+      if (sc.finishes) {
+        const T xs = update_row(sc.sum, rd, p.alpha, c, s);
+        for (int b = 0; b < blocks; ++b) cluster.map_shared_rank(xn, b)[R] = xs;
+      }
+      if (sc.head_lane) {  // lane b writes block b's slot
+        const double h = __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1);
+        if (lane < blocks) cluster.map_shared_rank(head, lane)[q] = h;
+      }
+      if (sc.tail_cut) {
+        const double t = __shfl_sync(full, sc.sum, 31);
+        if (lane < blocks) cluster.map_shared_rank(tail, lane)[q] = t;
+      }
+    }
+    fixed60* slot = Q.sums + 2 * (par * blocks + me);
+    if (block_sums(s)) {
+      for (int b = 0; b < blocks; ++b) {
+        fixed60* d = cluster.map_shared_rank(slot, b);
+        d[0] = s.l1;
+        d[1] = s.dangling;
+      }
+    }
+    cluster.sync();  // every block's rows, partials and sums of step k written and visible
+
+    // B: every cut row, in every block, into this copy, in contribute()'s
+    // order: the tails t0 <= t < t1 dealt to 32 lanes, a butterfly, then the
+    // head. A row of at most 8 tails (all but rows of thousands of links) is
+    // a thread's: the butterfly's pairs (i, i + 4), (i, i + 2), (0, 1) over
+    // its 8 values (the pairs at 16 and 8 add zeros), the same bits.
+    step_sums sb;
+    const auto finish_cut = [&](const cut_row& cr, double y) {
+      y += head[cr.z];
+      const row_data<T> rd{cr.w, xc[cr.x],
+                           p.personalized ? static_cast<double>(__ldg(a.v + cr.x)) : p.v_uniform};
+      xn[cr.x] = update_row(y, rd, p.alpha, c, sb);
+    };
+    for (index_t j = static_cast<index_t>(threadIdx.x); j < cuts; j += step_threads) {
+      const cut_row cr = Q.cut[j];
+      if (cr.z - cr.y > 8) continue;
+      double v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) v[u] = u < cr.z - cr.y ? tail[cr.y + u] : 0.0;
+#pragma unroll
+      for (int off = 4; off > 0; off >>= 1)
+#pragma unroll
+        for (int u = 0; u < off; ++u) v[u] += v[u + off];
+      finish_cut(cr, v[0]);
+    }
+    for (index_t j = warp; j < cuts; j += step_warps) {
+      const cut_row cr = Q.cut[j];
+      if (cr.z - cr.y <= 8) continue;
+      double y = 0;
+      for (index_t t = cr.y + lane; t < cr.z; t += 32) y += tail[t];
+      for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(full, y, off);
+      if (lane == 0) finish_cut(cr, y);
+    }
+    // Totals: the cut rows' sums (the same in every block) and the C blocks' slots.
+    for (int off = 16; off > 0; off >>= 1) {
+      sb.l1 += __shfl_down_sync(full, sb.l1, off);
+      sb.dangling += __shfl_down_sync(full, sb.dangling, off);
+    }
+    if (lane == 0) {
+      red_l1[warp] = sb.l1;
+      red_dangling[warp] = sb.dangling;
+    }
+    __syncthreads();  // also orders B's writes of x_{k+1} before the next step's gathers
+    const fixed60* slots = Q.sums + 2 * par * blocks;
+    fixed60 l1 = red_l1[lane] + (lane < blocks ? slots[2 * lane] : 0);
+    fixed60 dm = red_dangling[lane] + (lane < blocks ? slots[2 * lane + 1] : 0);
+    for (int off = 16; off > 0; off >>= 1) {
+      l1 += __shfl_xor_sync(full, l1, off);
+      dm += __shfl_xor_sync(full, dm, off);
+    }
+    const double residual = cuda::detail::from_fixed60(l1);
+    dangling = cuda::detail::from_fixed60(dm);
+    ++k;
+    const bool leader = me == 0 && threadIdx.x == 0;
+    if (leader) report_step(progress, k, residual);
+    // The same bits in every thread of the cluster: all leave after the same step.
+    if (residual < p.tol || k >= p.last) {
+      if (leader) publish(st, k, residual, dangling);
+      break;
+    }
+  }
+  // x_k back to global memory (every block holds all of it): its share.
+  {
+    T* xg = (k & 1) ? a.x1 : a.x0;
+    const T* xl = (k & 1) ? Q.x1 : Q.x0;
+    for (index_t i = static_cast<index_t>(me * step_threads) + static_cast<index_t>(threadIdx.x); i < n;
+         i += static_cast<index_t>(blocks * step_threads))
+      xg[i] = xl[i];
+  }
+  cluster.sync();  // no block leaves while another may still touch its shared memory
+#endif
+}
+
 }  // namespace
 
 template <class T>
@@ -289,7 +547,93 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream)
                                       stream_));
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
+  // Cluster mode: where the device launches clusters (sm_90 on), as large as
+  // it allows (16 blocks where non-portable sizes are), and x fits twice in
+  // a block's shared memory.
+  int clusters = 0;
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T>));
+  max_cluster_bytes_ = static_cast<std::size_t>(
+      std::max<long long>(0, static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)));
+  n_ = fused_.args().n;
+  if (clusters && 2 * cluster_layout<T>::x_entries(n_) * sizeof(T) < max_cluster_bytes_) {
+    PERRON_CUDA_CHECK(cudaFuncSetAttribute(persistent_cluster<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(max_cluster_bytes_)));
+    max_cluster_ = 8;  // portable
+    if (cudaFuncSetAttribute(persistent_cluster<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
+        cudaSuccess)
+      max_cluster_ = 16;
+    else
+      (void)cudaGetLastError();
+    find_cut_rows();
+  }
   choose_mode();
+}
+
+template <class T>
+void persistent_pull<T>::find_cut_rows() {
+  const fused_args<T> a = fused_.args();
+  const auto n = static_cast<std::size_t>(a.n);
+  std::vector<index_t> parts(n), first(n), deg(n);
+  PERRON_CUDA_CHECK(
+      cudaMemcpyAsync(parts.data(), a.parts, n * sizeof(index_t), cudaMemcpyDeviceToHost, stream_));
+  PERRON_CUDA_CHECK(
+      cudaMemcpyAsync(first.data(), a.first_slice, n * sizeof(index_t), cudaMemcpyDeviceToHost, stream_));
+  PERRON_CUDA_CHECK(cudaMemcpyAsync(deg.data(), a.deg, n * sizeof(index_t), cudaMemcpyDeviceToHost, stream_));
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::vector<int4> cut;
+  for (std::size_t r = 0; r < n; ++r)
+    if (parts[r] > 1)
+      cut.push_back(make_int4(static_cast<int>(r), first[r], first[r] + parts[r] - 1, deg[r]));
+  cut_ = cuda::device_buffer<int4>(cut.size());
+  if (!cut.empty()) cut_.upload(cut);
+}
+
+template <class T>
+std::size_t persistent_pull<T>::cluster_bytes(int blocks) const {
+  if (blocks > max_cluster_) return 0;
+  const auto slices = static_cast<long long>(slice_start_.size()) - 1;
+  const auto cuts = static_cast<index_t>(cut_.size());
+  const auto S = static_cast<index_t>(slices);
+  std::size_t most = cluster_layout<T>::bytes(blocks, S, cuts, n_, 0, 0);
+  for (long long b = 0; b < std::min<long long>(blocks, slices); ++b) {
+    const long long nb = (slices - 1 - b) / blocks + 1;
+    if (nb > step_threads) return 0;  // one slice per thread in the block's offset scan
+    std::size_t entries = 0;
+    for (long long q = b; q < slices; q += blocks) entries += slice_start_[q + 1] - slice_start_[q];
+    most = std::max(most, cluster_layout<T>::bytes(blocks, S, cuts, n_, static_cast<int>(nb), entries));
+  }
+  if (most > max_cluster_bytes_) return 0;
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(blocks);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(step_threads);
+  cfg.dynamicSmemBytes = most;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  int active = 0;
+  if (cudaOccupancyMaxActiveClusters(&active, persistent_cluster<T>, &cfg) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return active >= 1 ? std::max<std::size_t>(most, 16) : 0;
+}
+
+template <class T>
+std::string persistent_pull<T>::describe() const {
+  switch (mode_) {
+    case mode::cluster:
+      return "cluster (one thread-block cluster; each block's slices and a copy of x in its shared memory)";
+    case mode::resident:
+      return "resident (each block's slices in shared memory)";
+    case mode::streamed:
+      break;
+  }
+  return "streamed, " + std::to_string(hub_) + " entries of x in shared memory";
 }
 
 template <class T>
@@ -322,15 +666,57 @@ int persistent_pull<T>::vrow_links(std::size_t links) {
 }
 
 template <class T>
+bool persistent_pull<T>::cluster_may_hold(index_t n, std::size_t links) {
+  int device = 0, clusters = 0, optin = 0;
+  PERRON_CUDA_CHECK(cudaGetDevice(&device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  if (!clusters || n <= 0) return false;
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes fa{};
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T>));
+  const long long room = static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes);
+  // Virtual rows: ceil(len / W) per row, at most links / W + n; a slice holds
+  // 32 of them and at most 32 W links; blocks of the largest portable cluster.
+  const auto w = static_cast<std::size_t>(vrow_links(links));
+  const std::size_t vrows = links / w + static_cast<std::size_t>(n);
+  const std::size_t slices = (vrows + 31) / 32, blocks = 8, nb = (slices + blocks - 1) / blocks;
+  if (nb > static_cast<std::size_t>(step_threads) || slices > static_cast<std::size_t>(INT_MAX)) return false;
+  const std::size_t need =
+      cluster_layout<T>::bytes(static_cast<int>(blocks), static_cast<index_t>(slices),
+                               static_cast<index_t>(slices), n, static_cast<int>(nb), nb * 32 * w);
+  return static_cast<long long>(need) <= room;
+}
+
+template <class T>
 void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* progress, int batch) {
   fused_args<T> a = fused_.args();
-  a.hub = resident_ ? 0 : hub_;
+  a.hub = hub();
+  if (mode_ == mode::cluster) {
+    cudaLaunchConfig_t cfg{};
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = static_cast<unsigned>(grid_);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(static_cast<unsigned>(grid_));
+    cfg.blockDim = dim3(step_threads);
+    cfg.dynamicSmemBytes = smem_;
+    cfg.stream = stream_;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    const int4* cut = cut_.data();
+    const auto cuts = static_cast<index_t>(cut_.size());
+    PERRON_CUDA_CHECK(cudaLaunchKernelEx(&cfg, persistent_cluster<T>, a, cut, cuts, st, progress, batch));
+    PERRON_CUDA_CHECK_LAUNCH("pagerank persistent_cluster");
+    return;
+  }
   fixed60* acc = acc_.data();
   PERRON_CUDA_CHECK(cudaMemsetAsync(acc, 0, acc_.bytes(), stream_));
   void* params[] = {&a, &st, &progress, &acc, &batch};
-  const void* kernel = resident_ ? reinterpret_cast<const void*>(persistent_resident<T>)
-                                 : reinterpret_cast<const void*>(persistent_solve<T>);
-  const std::size_t smem = resident_ ? smem_ : static_cast<std::size_t>(hub_) * sizeof(T);
+  const bool resident = mode_ == mode::resident;
+  const void* kernel = resident ? reinterpret_cast<const void*>(persistent_resident<T>)
+                                : reinterpret_cast<const void*>(persistent_solve<T>);
+  const std::size_t smem = resident ? smem_ : static_cast<std::size_t>(hub_) * sizeof(T);
   PERRON_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(static_cast<unsigned>(grid_)),
                                                 dim3(step_threads), params, smem, stream_));
   PERRON_CUDA_CHECK_LAUNCH("pagerank persistent_solve");
@@ -349,7 +735,7 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
 template <class T>
 void persistent_pull<T>::choose_mode() {
   struct candidate {
-    bool resident;
+    mode how;
     int grid, hub;
     std::size_t smem;
   };
@@ -358,29 +744,38 @@ void persistent_pull<T>::choose_mode() {
   std::vector<candidate> candidates;
   std::string forced;
   const auto slices = static_cast<long long>(slice_start_.size()) - 1;
-  if (only != "streamed") {
+  if (only.empty() || only == "cluster") {
+    // Fewer blocks: fewer copies of each row to write, more links each.
+    for (int b = max_cluster_; b >= 4; b /= 2) {
+      const std::size_t bytes = cluster_bytes(b);
+      if (bytes > 0) candidates.push_back({mode::cluster, b, 0, bytes});
+    }
+    cluster_tried_ = !candidates.empty();
+  }
+  if (only.empty() || only == "resident" || (only == "cluster" && candidates.empty())) {
     const int fewest = static_cast<int>(std::clamp<long long>((slices + step_warps - 1) / step_warps, 1,
                                                               static_cast<long long>(streamed_grid_)));
     for (int g : {fewest, std::min(streamed_grid_, sms_)}) {
       const std::size_t bytes = resident_bytes(g);
-      if (bytes > 0 && (candidates.empty() || candidates.back().grid != g))
-        candidates.push_back({true, g, 0, bytes});
+      if (bytes > 0 &&
+          (candidates.empty() || candidates.back().how != mode::resident || candidates.back().grid != g))
+        candidates.push_back({mode::resident, g, 0, bytes});
     }
   }
-  if (only != "resident" || candidates.empty()) {
+  if (only.empty() || only == "streamed" || candidates.empty()) {
     int hub = 0;
     if (forced_hub(max_hub_, hub, forced)) {
-      candidates.push_back({false, streamed_grid_, hub, 0});
+      candidates.push_back({mode::streamed, streamed_grid_, hub, 0});
     } else {
       std::vector<int> hubs{0, fused_.hub() / 32 * 32, max_hub_ / 4 / 32 * 32, max_hub_};
       for (int& c : hubs) c = std::min(c, max_hub_);
       std::sort(hubs.begin(), hubs.end());
       hubs.erase(std::unique(hubs.begin(), hubs.end()), hubs.end());
-      for (int h : hubs) candidates.push_back({false, streamed_grid_, h, 0});
+      for (int h : hubs) candidates.push_back({mode::streamed, streamed_grid_, h, 0});
     }
   }
   const auto take = [&](const candidate& c) {
-    resident_ = c.resident;
+    mode_ = c.how;
     grid_ = c.grid;
     hub_ = c.hub;
     smem_ = c.smem;
@@ -412,9 +807,9 @@ void persistent_pull<T>::choose_mode() {
     std::sort(ms.begin(), ms.end());
     const float med = ms[ms.size() / 2];
     char buf[96];
-    if (c.resident)
-      std::snprintf(buf, sizeof buf, "%sresident %d blocks: %.2f us", trial_.empty() ? "" : ", ", c.grid,
-                    1e3 * med / trial_steps);
+    if (c.how != mode::streamed)
+      std::snprintf(buf, sizeof buf, "%s%s %d blocks: %.2f us", trial_.empty() ? "" : ", ",
+                    c.how == mode::cluster ? "cluster" : "resident", c.grid, 1e3 * med / trial_steps);
     else
       std::snprintf(buf, sizeof buf, "%shub %d: %.2f us", trial_.empty() ? "" : ", ", c.hub,
                     1e3 * med / trial_steps);

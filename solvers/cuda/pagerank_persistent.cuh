@@ -25,7 +25,7 @@
 // a step never writes what another block may still read. The host launches
 // the init kernel, this kernel and the rank copy, and waits once.
 //
-// Two modes, chosen by a short trial. Streamed: the loop above, each step
+// Three modes, chosen by a short trial. Streamed: the loop above, each step
 // reading the block's slices (links, rows, lengths) from L2 with a shared
 // counter handing them to warps. Resident (where they fit in shared memory,
 // up to about 5 M links on an H100): each block copies its slices into
@@ -34,7 +34,14 @@
 // updates, the block sums and the barrier; the previous step's sums are read
 // while the gathers are in flight, and the stop decision waits for them only
 // before the first write; the grid is as small as one slice per warp allows,
-// which makes the barrier cheaper on small graphs.
+// which makes the barrier cheaper on small graphs. Cluster (Hopper on, where
+// x fits twice in a block's shared memory: small graphs): not a grid but one
+// thread-block cluster of up to 16 blocks, each holding its slices and a
+// whole copy of x_k and x_{k+1}; a block writes each row it finishes into
+// every block's copy (distributed shared memory), so gathers never leave the
+// SM and the barrier is the cluster's (in hardware) instead of the grid's;
+// rows cut by slice ends are finished by every block from partials written
+// into every block (pagerank_persistent.cu has the step).
 //
 // Deterministic: a row's sum has a fixed order (the fused pull's), and the
 // residual and dangling sums are integers, so a solve gives the same bits on
@@ -73,40 +80,64 @@ class persistent_pull {
   // per SM) one virtual row, rounded up to a multiple of 8, in [8, 64].
   static int vrow_links(std::size_t links);
 
+  // Whether the cluster mode may hold a graph of n vertices and `links` links
+  // on this device: an upper bound of its shared memory (every slice as wide
+  // as a virtual row's links may be, every slice end cutting a row) against
+  // what a block may take. Cheap (no layout built): auto's rule asks it
+  // before building anything; the built pull's exact sizes then decide.
+  static bool cluster_may_hold(index_t n, std::size_t links);
+
   // Steps from the state's iterate (after fused.launch_init) until converged,
   // max_iter or `batch` steps (the check_every loop), closed like
   // fused_pull::launch_step's steps: one launch, a no-op once the state is done.
+  // progress: written after every step where not null (the host's progress line).
   void launch_solve(pagerank_state* st, pagerank_progress* progress, int batch);
 
-  int hub() const { return resident_ ? 0 : hub_; }  // entries of x kept in shared memory
-  int grid() const { return grid_; }                // blocks
-  // Resident mode: each block keeps its slices' links in shared memory for
-  // the whole solve (pagerank_persistent.cu); else they stream from L2 every
-  // step (with a hub of x in shared memory).
-  bool resident() const { return resident_; }
+  // Streamed: the slices stream from L2 every step, with a hub of x in shared
+  // memory. Resident: each block keeps its slices' links in shared memory for
+  // the whole solve. Cluster: one thread-block cluster whose every block
+  // also keeps a whole copy of x in shared memory (pagerank_persistent.cu).
+  enum class mode { streamed, resident, cluster };
+  mode how() const { return mode_; }
+  bool resident() const { return mode_ == mode::resident; }
+  int hub() const { return mode_ == mode::streamed ? hub_ : 0; }  // entries of x kept in shared memory
+  int grid() const { return grid_; }                              // blocks
+  // The mode in words, for the solver's reason.
+  std::string describe() const;
+  // Whether the cluster mode was among the candidates (its layout fits).
+  bool cluster_tried() const { return cluster_tried_; }
   // The mode trial: "candidate: median time per step" per candidate.
   const std::string& trial() const { return trial_; }
-  std::size_t device_bytes() const { return acc_.bytes(); }
+  std::size_t device_bytes() const { return acc_.bytes() + cut_.bytes(); }
 
  private:
   void choose_mode();
   // Dynamic shared memory a resident launch of `grid` blocks needs (its
   // fullest block's), or 0 where it does not fit.
   std::size_t resident_bytes(int grid) const;
+  // The same for a cluster of `blocks` blocks, or 0 where it does not fit or
+  // the device cannot launch such a cluster.
+  std::size_t cluster_bytes(int blocks) const;
+  // The rows cut by slice ends, for the cluster mode (cut_).
+  void find_cut_rows();
 
   fused_pull<T>& fused_;
   cudaStream_t stream_ = nullptr;
   int sms_ = 1;
   int streamed_grid_ = 1;  // streamed mode: every block that fits, with the largest hub
   int grid_ = 1;
-  bool resident_ = false;
-  std::size_t smem_ = 0;  // resident mode's dynamic shared memory per block
-  std::size_t max_resident_bytes_ = 0;
+  mode mode_ = mode::streamed;
+  std::size_t smem_ = 0;  // resident and cluster modes' dynamic shared memory per block
+  std::size_t max_resident_bytes_ = 0, max_cluster_bytes_ = 0;
+  int max_cluster_ = 0;  // the largest cluster the device launches (0: none)
+  index_t n_ = 0;
   int hub_ = 0, max_hub_ = 0;
+  bool cluster_tried_ = false;
   std::string trial_;
   std::vector<unsigned> slice_start_;  // the fused layout's, on the host: resident_bytes()
   // 3 slots of (residual, dangling) as 2^-60 counts: step k adds to slot k mod 3.
   cuda::device_buffer<cuda::detail::fixed60> acc_;
+  cuda::device_buffer<int4> cut_;  // cluster mode: {row, first slice, last slice, out-degree}
 };
 
 }  // namespace perron::pagerank_gpu

@@ -12,6 +12,10 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>&, std::optional<spmv_ker
       "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): the GPU PageRank solver is unavailable");
 }
 template <class T>
+pull_facts pagerank_cuda<T>::facts(const pagerank_graph<T>& g) {
+  return pull_facts_of(g);
+}
+template <class T>
 pagerank_result pagerank_cuda<T>::solve(const pagerank_options&) {
   return {};  // unreachable: no object can be built
 }

@@ -495,7 +495,7 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   // auto took the persistent pull on a small graph for its cluster mode (the
   // rule's estimate); where the exact layout holds no cluster, the SpMV pull
   // is faster there than the other modes.
-  if (chosen && m.persistent && !m.persistent->cluster_tried() && g.links() < persistent_min_links) {
+  if (chosen && m.persistent && !m.persistent->cluster_fits() && g.links() < persistent_min_links) {
     const std::string trial = m.persistent->trial();
     m.persistent.reset();
     m.fused.reset();

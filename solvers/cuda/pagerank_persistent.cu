@@ -48,25 +48,28 @@ struct launch_params {
         personalized(st->personalized != 0),
         v_uniform(1.0 / static_cast<double>(n)),
         last(st->max_iter - st->iteration > batch ? st->iteration + batch : st->max_iter) {}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // the cluster kernel's (sm_90 on)
+  // After step k - 1 -> k (k steps done): the progress line's values.
+  __device__ __forceinline__ static void report_step(pagerank_progress* pr, int k, double residual) {
+    if (!pr) return;
+    volatile pagerank_progress* v = pr;
+    v->residual = residual;
+    v->iteration = k;
+  }
+
+  // The launch's end after k steps: the state as close_step() leaves it.
+  __device__ __forceinline__ static void publish(pagerank_state* st, int k, double residual,
+                                                 double dangling) {
+    const bool converged = residual < st->tol;
+    st->dangling = dangling;
+    st->iteration = k;
+    st->residual = residual;
+    st->converged = converged;
+    st->done = converged || k >= st->max_iter;
+  }
+#endif
 };
-
-// After step k - 1 -> k (k steps done): the progress line's values.
-__device__ __forceinline__ void report_step(pagerank_progress* pr, int k, double residual) {
-  if (!pr) return;
-  volatile pagerank_progress* v = pr;
-  v->residual = residual;
-  v->iteration = k;
-}
-
-// The launch's end after k steps: the state as close_step() leaves it.
-__device__ __forceinline__ void publish(pagerank_state* st, int k, double residual, double dangling) {
-  const bool converged = residual < st->tol;
-  st->dangling = dangling;
-  st->iteration = k;
-  st->residual = residual;
-  st->converged = converged;
-  st->done = converged || k >= st->max_iter;
-}
 
 template <class T>
 __global__ void __launch_bounds__(step_threads, 1)
@@ -485,10 +488,10 @@ __global__ void __launch_bounds__(step_threads, 1)
     dangling = cuda::detail::from_fixed60(dm);
     ++k;
     const bool leader = me == 0 && threadIdx.x == 0;
-    if (leader) report_step(progress, k, residual);
+    if (leader) launch_params::report_step(progress, k, residual);
     // The same bits in every thread of the cluster: all leave after the same step.
     if (residual < p.tol || k >= p.last) {
-      if (leader) publish(st, k, residual, dangling);
+      if (leader) launch_params::publish(st, k, residual, dangling);
       break;
     }
   }
@@ -745,12 +748,19 @@ void persistent_pull<T>::choose_mode() {
   std::string forced;
   const auto slices = static_cast<long long>(slice_start_.size()) - 1;
   if (only.empty() || only == "cluster") {
-    // Fewer blocks: fewer copies of each row to write, more links each.
+    // Fewer blocks: fewer copies of each row to write, more links each. Only
+    // clusters whose every block holds a slice: a block without one only adds
+    // copies of x to write (on graphs of a few slices a few resident blocks
+    // were as fast, H100), and the one sanitizer run that failed (memcheck
+    // on the persistent tests: an illegal address reported at the trial's
+    // first wait, no access named) began on a graph of one slice with idle
+    // blocks in every cluster candidate, where every clean run (memcheck and
+    // synccheck of the app on real graphs) had a slice per block.
     for (int b = max_cluster_; b >= 4; b /= 2) {
       const std::size_t bytes = cluster_bytes(b);
-      if (bytes > 0) candidates.push_back({mode::cluster, b, 0, bytes});
+      cluster_fits_ = cluster_fits_ || bytes > 0;
+      if (bytes > 0 && b <= slices) candidates.push_back({mode::cluster, b, 0, bytes});
     }
-    cluster_tried_ = !candidates.empty();
   }
   if (only.empty() || only == "resident" || (only == "cluster" && candidates.empty())) {
     const int fewest = static_cast<int>(std::clamp<long long>((slices + step_warps - 1) / step_warps, 1,

@@ -104,8 +104,9 @@ class persistent_pull {
   int grid() const { return grid_; }                              // blocks
   // The mode in words, for the solver's reason.
   std::string describe() const;
-  // Whether the cluster mode was among the candidates (its layout fits).
-  bool cluster_tried() const { return cluster_tried_; }
+  // Whether the cluster mode's layout fits a cluster of this device (it ran
+  // in the trial where the graph has a slice for each block).
+  bool cluster_fits() const { return cluster_fits_; }
   // The mode trial: "candidate: median time per step" per candidate.
   const std::string& trial() const { return trial_; }
   std::size_t device_bytes() const { return acc_.bytes() + cut_.bytes(); }
@@ -132,7 +133,7 @@ class persistent_pull {
   int max_cluster_ = 0;  // the largest cluster the device launches (0: none)
   index_t n_ = 0;
   int hub_ = 0, max_hub_ = 0;
-  bool cluster_tried_ = false;
+  bool cluster_fits_ = false;
   std::string trial_;
   std::vector<unsigned> slice_start_;  // the fused layout's, on the host: resident_bytes()
   // 3 slots of (residual, dangling) as 2^-60 counts: step k adds to slot k mod 3.

@@ -179,13 +179,13 @@ inline constexpr index_t short_rows_in_degree = 15;
 // Below persistent_min_links, short rows or not, the persistent pull is
 // taken where its cluster mode may hold the graph (x copied into the shared
 // memory of every block of one thread-block cluster, Hopper on: up to about
-// 25 k vertices in float, 12 k in double, fewer with more links): with the
-// mode its own trial picks (the cluster, or on the tiniest graphs a few
-// resident blocks) it took 0.45-0.98x the better of the other pulls' time per
-// step on all 33 graphs below 10^5 links measured, float and double (H100,
+// 20 k vertices in float, 10 k in double when the links are few): with the
+// mode its own trial picks (a cluster, or on the tiniest graphs a few
+// resident blocks) it took 0.39-1.02x the better of the other pulls' time per
+// step on all 22 graphs below 10^5 links measured, float and double (H100,
 // docs/PERFORMANCE.md "Persistent pull, cluster mode"). Where the exact
-// layout then holds no cluster, the resident mode alone lost to the SpMV
-// pull on such graphs (bcsstk13 1.4x), so the solver builds that instead.
+// layout then fits no cluster, the resident mode alone lost to the SpMV pull
+// on such graphs (bcsstk13 1.4x), so the solver builds that instead.
 inline constexpr std::size_t persistent_min_links = 100'000;
 inline constexpr std::size_t persistent_max_links = 3'500'000;
 inline constexpr index_t persistent_min_in_degree = 300;

@@ -158,7 +158,9 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
       "pulling over the pattern of an unweighted graph with the update fused, vertices relabelled by "
       "in-degree; faster per iteration on power-law graphs, cheaper to set up) | persistent (the "
       "fused pull's iterations in one kernel per solve: no relaunch per iteration) | auto (for an "
-      "unweighted graph with no --kernel named: when every vertex has fewer than " +
+      "unweighted graph with no --kernel named: persistent under " + std::to_string(persistent_min_links) +
+      " links where one thread-block cluster's shared memory holds the graph (sm_90 on); else when every "
+      "vertex has fewer than " +
       std::to_string(short_rows_in_degree) + " in-links, fused in double and spmv in float; else persistent "
       "from " + std::to_string(persistent_min_links) + " to " + std::to_string(persistent_max_links) +
       " links when a vertex has at least " + std::to_string(persistent_min_in_degree) +

@@ -507,6 +507,26 @@ __global__ void __launch_bounds__(step_threads, 1)
 #endif
 }
 
+// A launch of one cluster of `blocks` blocks of step_threads (the whole grid).
+struct cluster_launch {
+  cudaLaunchAttribute attr{};
+  cudaLaunchConfig_t cfg{};
+  cluster_launch(int blocks, std::size_t smem, cudaStream_t stream) {
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = static_cast<unsigned>(blocks);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+    cfg.blockDim = dim3(step_threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+  }
+  cluster_launch(const cluster_launch&) = delete;  // cfg points at attr
+  cluster_launch& operator=(const cluster_launch&) = delete;
+};
+
 }  // namespace
 
 template <class T>
@@ -607,19 +627,9 @@ std::size_t persistent_pull<T>::cluster_bytes(int blocks) const {
     most = std::max(most, cluster_layout<T>::bytes(blocks, S, cuts, n_, static_cast<int>(nb), entries));
   }
   if (most > max_cluster_bytes_) return 0;
-  cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<unsigned>(blocks);
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-  cfg.blockDim = dim3(step_threads);
-  cfg.dynamicSmemBytes = most;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  const cluster_launch launch(blocks, most, nullptr);
   int active = 0;
-  if (cudaOccupancyMaxActiveClusters(&active, persistent_cluster<T>, &cfg) != cudaSuccess) {
+  if (cudaOccupancyMaxActiveClusters(&active, persistent_cluster<T>, &launch.cfg) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
@@ -695,21 +705,11 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
   fused_args<T> a = fused_.args();
   a.hub = hub();
   if (mode_ == mode::cluster) {
-    cudaLaunchConfig_t cfg{};
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = static_cast<unsigned>(grid_);
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.gridDim = dim3(static_cast<unsigned>(grid_));
-    cfg.blockDim = dim3(step_threads);
-    cfg.dynamicSmemBytes = smem_;
-    cfg.stream = stream_;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
+    const cluster_launch launch(grid_, smem_, stream_);
     const int4* cut = cut_.data();
     const auto cuts = static_cast<index_t>(cut_.size());
-    PERRON_CUDA_CHECK(cudaLaunchKernelEx(&cfg, persistent_cluster<T>, a, cut, cuts, st, progress, batch));
+    PERRON_CUDA_CHECK(
+        cudaLaunchKernelEx(&launch.cfg, persistent_cluster<T>, a, cut, cuts, st, progress, batch));
     PERRON_CUDA_CHECK_LAUNCH("pagerank persistent_cluster");
     return;
   }

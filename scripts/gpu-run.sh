@@ -23,8 +23,11 @@ for step in $steps; do
         tail -n 3 "$out/$(basename "$t").log"
       done ;;
     sanitize)
-      # One sanitizer process at a time: with several on one GPU, memcheck once
-      # flagged reads inside live allocations that solo runs never show.
+      # One sanitizer process at a time and nothing else on the GPU: beside any
+      # other process using it (another sanitizer, or a plain pagerank run),
+      # memcheck flags accesses "inside the nearest allocation" (live buffers)
+      # within a second and the context is lost; alone, the same tests give 0
+      # errors (H100, session 20: the fused and persistent tests, 12 s alone).
       # gpu_spmv_test is filtered to a representative set of matrices (every
       # kernel, both precisions); the full set takes over 10 minutes under memcheck.
       spmv_filter=${PERRON_SANITIZE_SPMV:-'*huge_row*:*varied_rows*:*empty_rows*:*rmat_16*:*zero*:*one_by_one*:*wiki_Vote*:*band_11*:*seed002*:SpmvPlan*'}

@@ -751,11 +751,7 @@ void persistent_pull<T>::choose_mode() {
     // Fewer blocks: fewer copies of each row to write, more links each. Only
     // clusters whose every block holds a slice: a block without one only adds
     // copies of x to write (on graphs of a few slices a few resident blocks
-    // were as fast, H100), and the one sanitizer run that failed (memcheck
-    // on the persistent tests: an illegal address reported at the trial's
-    // first wait, no access named) began on a graph of one slice with idle
-    // blocks in every cluster candidate, where every clean run (memcheck and
-    // synccheck of the app on real graphs) had a slice per block.
+    // were as fast, H100).
     for (int b = max_cluster_; b >= 4; b /= 2) {
       const std::size_t bytes = cluster_bytes(b);
       cluster_fits_ = cluster_fits_ || bytes > 0;

@@ -232,8 +232,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "timed repetitions per measurement in --bench")
     ("gpus", po::value(&s.gpus)->value_name("N"),
      "solve on N GPUs of this machine from one process, each owning a vertex range balanced by links, "
-     "exchanging ranks by NCCL all-gather (libnccl.so.2 loaded at run time: put its folder on "
-     "LD_LIBRARY_PATH)")
+     "exchanging ranks by NCCL all-gather; each GPU pulls its rows with an SpMV plan (--kernel, or auto's "
+     "trial on those rows) (libnccl.so.2 loaded at run time: put its folder on LD_LIBRARY_PATH)")
     ("bench-dist", po::bool_switch(&s.bench_dist),
      "benchmark the distributed solve: the CPU one (under mpirun, or alone as one rank), or with --gpus "
      "the GPUs' (CUDA events, the host checking every --check-every iterations): per rank or GPU, the "
@@ -309,12 +309,12 @@ void check_app_options(const settings& s) {
 // --gpus and --bench-dist against the other options (the distributed modes).
 void check_dist_options(const settings& s) {
   if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
-  if (s.gpus > 0 &&
-      (s.bench || s.bench_dist || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
-       s.opt.kernel || s.opt.pull == pagerank_pull::fused || s.opt.accelerate != pagerank_accel::none))
+  if (s.gpus > 0 && (s.bench || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
+                     (s.opt.kernel && !on_gpu(*s.opt.kernel)) || s.opt.pull == pagerank_pull::fused ||
+                     s.opt.pull == pagerank_pull::persistent || s.opt.accelerate != pagerank_accel::none))
     throw usage_error(
-        "--gpus runs its own GPU step: it cannot be combined with --bench, --bench-dist, --sources, "
-        "--device cpu, --kernel, --pull fused or --accelerate");
+        "--gpus runs its own GPU step (an SpMV pull, --kernel naming its kernel): it cannot be combined "
+        "with --bench, --sources, --device cpu, --kernel cpu, --pull fused or persistent, or --accelerate");
 }
 
 // Returns false when --help was asked for (help already printed).

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +86,7 @@ TEST(GpuDistNccl, CheckIntervalChangesNothingAndStatsCoverEachIteration) {
   pagerank_options opt;
   opt.tol = 1e-10;
   opt.check_interval = 1;
+  opt.kernel = spmv_kernel::csr_vector;  // named: auto's trial could pick another kernel in the second solve
   pagerank_result every;
   if (!nccl_solve(g, opt, 1, every)) GTEST_SKIP() << "libnccl.so.2 not on the library path";
   std::vector<std::pair<int, double>> seen;
@@ -113,6 +115,32 @@ TEST(GpuDistNccl, CheckIntervalChangesNothingAndStatsCoverEachIteration) {
   EXPECT_FALSE(cut.converged);
   EXPECT_EQ(cut.iterations, 5);
   EXPECT_EQ(cut.host_syncs, 1u);
+}
+
+// Each GPU pulls its rows through an SpMV plan: a named kernel runs as named,
+// auto's trial picks one per GPU, and the reason names each GPU's kernel.
+TEST(GpuDistNccl, NamedAndAutomaticKernelsMatchTheCpu) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const pagerank_graph<double> g =
+      make_pagerank_graph<double>(io::generate_synthetic("rmat:13:60000"), false);
+  pagerank_options opt;
+  opt.tol = 1e-12;
+  const pagerank_result cpu = pagerank_cpu(g, opt);
+  for (std::optional<spmv_kernel> k :
+       {std::optional<spmv_kernel>{}, std::optional{spmv_kernel::csr_vector},
+        std::optional{spmv_kernel::merge}, std::optional{spmv_kernel::cusparse}}) {
+    opt.kernel = k;
+    pagerank_result r;
+    if (!nccl_solve(g, opt, cuda::device_count(), r)) GTEST_SKIP() << "libnccl.so.2 not on the library path";
+    const std::string what = k ? std::string(name(*k)) : "auto";
+    EXPECT_TRUE(r.converged) << what;
+    EXPECT_LE(max_difference(r.rank, cpu.rank), 1e-10) << what;
+    ASSERT_TRUE(r.kernel.has_value()) << what;
+    if (k) {
+      EXPECT_EQ(*r.kernel, *k);
+    }
+    EXPECT_NE(r.kernel_reason.find("GPU 0: "), std::string::npos) << r.kernel_reason;
+  }
 }
 
 TEST(GpuDistNccl, RefusesMoreGpusThanPresent) {

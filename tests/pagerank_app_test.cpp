@@ -400,6 +400,9 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--accelerate", "aitken", "--accelerate-every", "3"}, 64, "--accelerate-every must be at least 4"},
       {{g, "--accelerate", "quadratic", "--pull", "fused"}, 64, "spmv pull"},
       {{g, "--accelerate", "quadratic", "--sources", g}, 64, "--sources"},
+      {{g, "--gpus", "1", "--pull", "fused"}, 64, "--pull fused"},
+      {{g, "--gpus", "1", "--kernel", "cpu"}, 64, "--kernel cpu"},
+      {{g, "--gpus", "1", "--bench"}, 64, "--bench"},
       {{g, "--no-such-option"}, 64, "no-such-option"},
       {{g, g}, 64, ""},
       {{path("missing.mtx")}, 66, "missing.mtx"},
@@ -415,6 +418,19 @@ TEST_F(pagerank_app, BadInputs) {
     EXPECT_EQ(o.err.rfind("pagerank: error: ", 0), 0u) << what << "\n" << o.err;
     EXPECT_NE(o.err.find(c.says), std::string::npos) << what << "\n" << o.err;
     EXPECT_TRUE(o.out.empty()) << what << "\n" << o.out;
+  }
+}
+
+// --gpus takes --bench-dist (per GPU timings) and a GPU --kernel: no usage
+// error (where no GPU or NCCL is present the error says that instead).
+TEST_F(pagerank_app, GpusTakesBenchDistAndAGpuKernel) {
+  const std::string g = file("small.mtx", small_mtx);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{g, "--gpus", "1", "--bench-dist"},
+        std::vector<std::string>{g, "--gpus", "1", "--kernel", "merge"}}) {
+    const outcome o = run(args);
+    EXPECT_NE(o.code, 64) << args[2] << " " << args[3] << "\n" << o.err;
+    EXPECT_EQ(o.err.find("cannot be combined"), std::string::npos) << o.err;
   }
 }
 

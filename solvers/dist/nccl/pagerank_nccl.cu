@@ -14,6 +14,7 @@
 #include "core/cuda/support.cuh"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "kernels/spmv.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
 #include "solvers/dist/pagerank_nccl.hpp"
 
@@ -71,21 +72,6 @@ struct loop_state {
   int done;
   int iterations;
 };
-
-// y[i] = sum_k P^T(i, k) r[col_k] over rows [0, rows): a warp per row, lanes
-// striding its entries, then a fixed shuffle tree (the same order every run).
-template <class T>
-__global__ void pull_rows(index_t rows, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col,
-                          const T* __restrict__ val, const T* __restrict__ r, T* __restrict__ y,
-                          const loop_state* __restrict__ st) {
-  const index_t row = static_cast<index_t>((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-  const int lane = threadIdx.x % 32;
-  if (row >= rows || st->done) return;
-  T s = 0;
-  for (index_t k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += 32) s += val[k] * r[col[k]];
-  for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-  if (lane == 0) y[row] = s;
-}
 
 // r_new = alpha y + c v on the rows, written into this GPU's piece of r, and
 // per 4096-vertex block (one CUDA block each) ||r_new - r||_1 and the new
@@ -145,14 +131,16 @@ __global__ void sum_partials(const double* __restrict__ part, index_t stride, co
   if (l1 < tol) st->done = 1;
 }
 
-// One GPU's share: its rows of P^T (columns into the padded layout), the
-// whole padded r, its y, v, dangling flags and block partials.
+// One GPU's share: its rows of P^T (columns into the padded layout) in an
+// SpMV plan of the kernels layer (--kernel, or auto's trial on this GPU's
+// rows: the pull is y = P^T_rows r, an SpMV), the whole padded r, its y, v,
+// dangling flags and block partials.
 template <class T>
 struct gpu_part {
   int device = 0;
   index_t lo = 0, hi = 0;
-  cuda::device_buffer<index_t> row_ptr, col;
-  cuda::device_buffer<T> val, r, y;
+  std::unique_ptr<spmv_plan<T>> pull;  // null when the GPU has no rows
+  cuda::device_buffer<T> r, y;
   cuda::device_buffer<double> v, part, residuals;
   cuda::device_buffer<std::uint8_t> dangling;
   cuda::device_buffer<index_t> blocks_of;  // each GPU's count of partial pairs
@@ -214,12 +202,18 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
     PERRON_CUDA_CHECK(cudaSetDevice(d));
     p.stream = std::make_unique<cuda::stream>();
     const index_t b = g.pt.row_ptr[p.lo], e = g.pt.row_ptr[p.hi];
-    std::vector<index_t> rp(static_cast<std::size_t>(p.hi - p.lo) + 1), col(static_cast<std::size_t>(e - b));
-    for (index_t i = p.lo; i <= p.hi; ++i) rp[i - p.lo] = g.pt.row_ptr[i] - b;
-    for (index_t k = b; k < e; ++k) col[k - b] = padded(g.pt.col_idx[k]);
-    p.row_ptr = cuda::device_buffer<index_t>(rp);
-    p.col = cuda::device_buffer<index_t>(col);
-    p.val = cuda::device_buffer<T>(std::vector<T>(g.pt.values.begin() + b, g.pt.values.begin() + e));
+    if (p.hi > p.lo) {
+      csr_matrix<T> rows;  // this GPU's rows, columns into the padded r
+      rows.rows = p.hi - p.lo;
+      rows.cols = piece * gpus;
+      rows.row_ptr.resize(static_cast<std::size_t>(rows.rows) + 1);
+      rows.col_idx.resize(static_cast<std::size_t>(e - b));
+      for (index_t i = p.lo; i <= p.hi; ++i) rows.row_ptr[i - p.lo] = g.pt.row_ptr[i] - b;
+      for (index_t k = b; k < e; ++k) rows.col_idx[k - b] = padded(g.pt.col_idx[k]);
+      rows.values.assign(g.pt.values.begin() + b, g.pt.values.begin() + e);
+      p.pull =
+          std::make_unique<spmv_plan<T>>(rows, opt.kernel.value_or(spmv_kernel::automatic), p.stream->get());
+    }
     p.r = cuda::device_buffer<T>(r_host);
     p.y = cuda::device_buffer<T>(std::max<std::size_t>(1, static_cast<std::size_t>(p.hi - p.lo)));
     p.v = cuda::device_buffer<double>(std::vector<double>(v.begin() + p.lo, v.begin() + p.hi));
@@ -256,9 +250,7 @@ void queue_iteration(nccl_setup<T>& x, const pagerank_options& opt, int k, int t
     const index_t rows = p.hi - p.lo;
     const cudaStream_t s = p.stream->get();
     if (rows > 0) {
-      pull_rows<T><<<cuda::grid_for(static_cast<std::size_t>(rows) * 32, 256, "pull_rows"), 256, 0, s>>>(
-          rows, p.row_ptr.data(), p.col.data(), p.val.data(), p.r.data(), p.y.data(), p.state.data());
-      PERRON_CUDA_CHECK_LAUNCH("pull_rows");
+      p.pull->apply(T(1), p.r.data(), T(0), p.y.data());
       const auto my_blocks = static_cast<unsigned>((p.hi + sum_block - 1) / sum_block - p.lo / sum_block);
       T* mine = p.r.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(x.piece);
       update_rows<T><<<my_blocks, update_threads, 0, s>>>(
@@ -377,8 +369,17 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.on_gpu = true;
   res.pull = pagerank_pull::spmv;
+  // The kernel that pulled: GPU 0's (auto's trial may pick another on another GPU's rows; the reason lists
+  // each).
   res.kernel.reset();
-  res.kernel_reason = "--gpus " + std::to_string(gpus) + ": a warp per row on each GPU's rows, ncclAllGather";
+  res.kernel_reason = "--gpus " + std::to_string(gpus) + ": each GPU's rows in an SpMV plan, ncclAllGather;";
+  for (const gpu_part<T>& p : x.parts) {
+    if (!p.pull) continue;
+    if (!res.kernel) res.kernel = p.pull->kernel();
+    res.kernel_reason += " GPU " + std::to_string(p.device) + ": " + p.pull->description() +
+                         (p.pull->reason().empty() ? "" : " (" + p.pull->reason() + ")") + ";";
+  }
+  res.kernel_reason.pop_back();
   res.loop = pagerank_loop::check_every;
   return res;
 }

@@ -944,10 +944,8 @@ int exit_code(const pagerank_result& r, double tol) {
 // process. No COO of A (16 bytes per link: 17 GB on rmat:26:1073741824) and
 // no COO -> CSR conversion beside it (37 GB more by make_pagerank_graph's own
 // check): the generation's 17 GB is the run's peak (docs/PERFORMANCE.md).
-// Whether the graph is generated straight as the CSR of A^T (no COO).
-bool generate_transposed(const settings& s) {
-  return io::is_synthetic_graph_spec(s.graph) && !s.weighted && s.gpus == 0;
-}
+// --gpus takes it too: it splits the rows of that P^T over the GPUs.
+bool generate_transposed(const settings& s) { return io::is_synthetic_graph_spec(s.graph) && !s.weighted; }
 
 // --device cuda on a generated graph: the GPU's free memory is checked from
 // the spec's size before the graph is generated (the host's is checked by

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Issue 20's run, ON A MACHINE WITH SEVERAL GPUs (nvidia-h200-x2 / -x4 / -x8), over a folder made
+# by scripts/gpu-prepare.sh (the device tool: run(command="bash scripts/multigpu-run.sh .gpu",
+# carry=[".gpu"], kind=...)):
+#   scripts/multigpu-run.sh [CARRY_DIR=.gpu] [parts...]      parts: correct scaling (default both)
+#   correct  the ranks of every shared graph and of rmat:20 on P GPUs (pagerank --gpus P) against
+#            the one-GPU solve (--device cuda --pull spmv), double, tol 1e-10: iterations and the
+#            largest |difference| (the issue's bound: 1e-12)
+#   scaling  pagerank rmat:S --gpus P --bench-dist: strong scaling at S = $PERRON_MG_STRONG (26) on
+#            every P, weak scaling at S = $PERRON_MG_WEAK (25) + log2 P; float, tol 1e-30, a fixed
+#            $PERRON_MG_ITER (60) iterations
+# P runs over 1 and the powers of two up to the GPUs present ($PERRON_MG_GPUS overrides, e.g.
+# "1 2"). Results: one TSV line per run in results.tsv (then scripts/multigpu_summary.py makes
+# the tables, the model's predictions beside them and the SVG); logs beside it, all in $OUT as
+# multigpu.tgz. Each part is timed; the whole run is sized for the device tool's 10 minutes on an
+# H200 host (generation and P^T on the host take most of it: rmat:26 59 s on the H100 host).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+carry=${1:-.gpu}; shift || true
+parts=${*:-correct scaling}
+source scripts/gpu-env.sh "$carry"
+export NCCL_NVLS_ENABLE=0  # NVLink multicast stays off on these machines (KINDS.md)
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/perron-mg-cache}
+nl=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null) &&
+  export LD_LIBRARY_PATH=$nl/lib:$LD_LIBRARY_PATH
+log=${PERRON_LOG_DIR:-/tmp/perron-mg}; mkdir -p "$log"
+[ -n "${OUT:-}" ] && trap 'tar -C "$log" -czf "$OUT/multigpu.tgz" .' EXIT
+res=$log/results.tsv
+printf 'part\tgraph\tgpus\tvertices\tlinks\titerations\tstep_ms\tcompute_ms\tcomm_ms\tloop_ms\tsent_mb\tmax_diff\trc\tseconds\n' >"$res"
+nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader | tee "$log/gpus.txt"
+have=$(wc -l <"$log/gpus.txt")
+if [ -n "${PERRON_MG_GPUS:-}" ]; then
+  counts=$PERRON_MG_GPUS
+else
+  counts=1; p=2; while [ $p -le "$have" ]; do counts="$counts $p"; p=$((p * 2)); done
+fi
+echo "GPUs present: $have; runs on: $counts"
+t0=$(date +%s)
+
+# The largest |a - b| over two rank files (vertex<TAB>rank, same order).
+max_diff() {
+  awk -F'\t' 'NR == FNR { a[FNR] = $2; next } { d = $2 - a[FNR]; if (d < 0) d = -d; if (d > m) m = d }
+              END { printf "%.3g", m + 0 }' "$1" "$2"
+}
+# A field of pagerank --json's output.
+json_field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], ''))" "$1" "$2" 2>/dev/null; }
+
+correct() {
+  local graphs=(rmat:20:10000000) g name ref p out rc t
+  for g in "$PERRON_SHARED_DATA"/graphs/*; do graphs+=("$g"); done
+  for g in "${graphs[@]}"; do
+    name=$(basename "$g")
+    ref=$log/one-$name
+    t=$(date +%s)
+    timeout 120 pagerank "$g" --device cuda --pull spmv -p double --tol 1e-10 -o "$ref.tsv" --json >"$ref.json" 2>"$ref.err"
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
+      echo "$name: one GPU rc $rc: $(head -c 300 "$ref.err")"
+      continue
+    fi
+    for p in $counts; do
+      out=$log/gpus$p-$name
+      t=$(date +%s)
+      timeout 120 pagerank "$g" --gpus "$p" -p double --tol 1e-10 -o "$out.tsv" --json >"$out.json" 2>"$out.err"
+      rc=$?
+      local d=nan
+      [ -s "$out.tsv" ] && d=$(max_diff "$ref.tsv" "$out.tsv")
+      printf 'correct\t%s\t%s\t%s\t%s\t%s\t\t\t\t\t\t%s\t%s\t%s\n' "$name" "$p" "$(json_field "$out.json" vertices)" \
+        "$(json_field "$out.json" links)" "$(json_field "$out.json" iterations)" "$d" "$rc" $(($(date +%s) - t)) >>"$res"
+      echo "$name on $p GPU(s): rc $rc, $(json_field "$out.json" iterations) iterations (one GPU: $(json_field "$ref.json" iterations)), max |diff| $d"
+      rm -f "$out.tsv"  # the ranks: compared, not brought back
+    done
+    rm -f "$ref.tsv"
+  done
+}
+
+# One --bench-dist run: its per-iteration figures into results.tsv.
+bench() {
+  local part=$1 spec=$2 p=$3 f t rc
+  f=$log/$part-$p-${spec//:/_}.txt
+  t=$(date +%s)
+  timeout 400 pagerank "$spec" --gpus "$p" --bench-dist --tol 1e-30 --max-iter "${PERRON_MG_ITER:-60}" >"$f" 2>&1
+  rc=$?
+  # "distributed PageRank: G, P GPUs through NCCL, float, V vertices, L links, I iterations, ..."
+  # per GPU: gpu compute_ms comm_ms step_ms sent_MB recv_MB; "per iteration: X ms (events, slowest
+  # GPU: compute at most C ms, communication at most M ms), W ms (the whole loop ...)"
+  awk -v part="$part" -v graph="$spec" -v p="$p" -v rc="$rc" -v secs=$(($(date +%s) - t)) '
+    /^distributed PageRank/ { for (i = 1; i <= NF; ++i) { if ($(i+1) ~ /^vertices/) v = $i; if ($(i+1) ~ /^links/) l = $i;
+                                                           if ($(i+1) ~ /^iterations/ && it == "") it = $i } }
+    /^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$/ { if ($5 > sent) sent = $5 }
+    /^per iteration:/ { step = $3; c = $11; m = $16; loop = $18 }
+    END { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t%s\t%s\n", part, graph, p, v, l, it, step, c, m, loop, sent, rc, secs }
+  ' "$f" >>"$res"
+  echo "$part $spec on $p GPU(s): rc $rc, $(($(date +%s) - t)) s: $(grep '^per iteration' "$f" | cut -c1-200)"
+  [ $rc -eq 0 ] || [ $rc -eq 2 ] || tail -n 5 "$f"
+}
+
+scaling() {
+  local strong=${PERRON_MG_STRONG:-26} weak=${PERRON_MG_WEAK:-25} p s
+  for p in $counts; do bench strong "rmat:$strong:$((16 << strong))" "$p"; done
+  for p in $counts; do
+    s=$((weak + $(awk -v p="$p" 'BEGIN { print int(log(p) / log(2) + 0.5) }')))
+    # The strong run already measured this graph on p GPUs: reuse it.
+    if [ "$s" = "$strong" ]; then
+      awk -F'\t' -v p="$p" -v g="rmat:$strong:$((16 << strong))" '$1 == "strong" && $2 == g && $3 == p { $1 = "weak"; print }' OFS='\t' "$res" >>"$res"
+      echo "weak rmat:$s on $p GPU(s): the strong run's"
+    else
+      bench weak "rmat:$s:$((16 << s))" "$p"
+    fi
+  done
+}
+
+for part in $parts; do
+  ts=$(date +%s)
+  case $part in
+    correct) correct ;;
+    scaling) scaling ;;
+    *) echo "unknown part '$part' (correct, scaling)"; exit 64 ;;
+  esac
+  echo "== $part: $(($(date +%s) - ts)) s"
+done
+echo "== total: $(($(date +%s) - t0)) s; results in $res"
+python3 scripts/multigpu_summary.py "$res" --svg "$log/efficiency.svg" | tee "$log/summary.md"

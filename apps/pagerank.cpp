@@ -341,6 +341,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     throw usage_error(std::string("--reorder: ") + x.what());
   }
   check_app_options(s);
+  // --gpus 0 is not "no --gpus": 0 is the unset value, so refuse it here.
+  if (vm.count("gpus") && s.gpus < 1) throw usage_error("--gpus must be at least 1");
   check_dist_options(s);
   return true;
 }

@@ -400,6 +400,7 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--accelerate", "aitken", "--accelerate-every", "3"}, 64, "--accelerate-every must be at least 4"},
       {{g, "--accelerate", "quadratic", "--pull", "fused"}, 64, "spmv pull"},
       {{g, "--accelerate", "quadratic", "--sources", g}, 64, "--sources"},
+      {{g, "--gpus", "0"}, 64, "--gpus must be at least 1"},
       {{g, "--gpus", "1", "--pull", "fused"}, 64, "--pull fused"},
       {{g, "--gpus", "1", "--kernel", "cpu"}, 64, "--kernel cpu"},
       {{g, "--gpus", "1", "--bench"}, 64, "--bench"},

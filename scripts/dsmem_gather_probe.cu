@@ -10,6 +10,9 @@
 //            network); the blocks load their shares first (timed with it)
 //   local    as dsmem, but every gather reads the block's own shared memory
 //            (columns folded into its share): the shared memory bound
+//   stripes  x of 1-8 MB (more than one SM holds) in column stripes: each block
+//            loads every stripe into its own shared memory and gathers the
+//            entries of that stripe from there (entries grouped by stripe)
 // H100 figures in docs/PERFORMANCE.md ("A probe: x from distributed shared memory").
 // nvcc -O3 -arch=sm_90 -o dsmem_gather_probe dsmem_gather_probe.cu; ./dsmem_gather_probe
 #include <cooperative_groups.h>
@@ -68,6 +71,30 @@ __global__ void __launch_bounds__(threads)
       s += val[k] * cluster.map_shared_rank(xs, owner)[off];
   }
   cluster.sync();  // no block leaves while others may read its shared memory
+  out[blockIdx.x * threads + threadIdx.x] = s;
+}
+
+// x of `n` values in stripes of `width` (the last may be shorter); the block's
+// entries come grouped by stripe, `seg` per stripe (columns inside it). For
+// each stripe the block loads it into its shared memory (coalesced), then
+// gathers from there: x crosses L2 once per block and stripe as whole lines.
+__global__ void __launch_bounds__(threads)
+    gather_stripes(long long nnz, const int* __restrict__ col, const float* __restrict__ val,
+                   const float* __restrict__ x, int n, int width, float* out) {
+  extern __shared__ float xs[];
+  const int stripes = (n + width - 1) / width;
+  const long long per = (nnz + gridDim.x - 1) / gridDim.x;
+  const long long b = per * blockIdx.x, e = b + per < nnz ? b + per : nnz;
+  const long long seg = (per + stripes - 1) / stripes;
+  float s = 0;
+  for (int t = 0; t < stripes; ++t) {
+    const int first = t * width, w = n - first < width ? n - first : width;
+    __syncthreads();  // the last stripe's gathers are done
+    for (int i = threadIdx.x; i < w; i += threads) xs[i] = x[first + i];
+    __syncthreads();
+    const long long sb = b + t * seg, se = sb + seg < e ? sb + seg : e;
+    for (long long k = sb + threadIdx.x; k < se; k += threads) s += val[k] * xs[col[k] - first];
+  }
   out[blockIdx.x * threads + threadIdx.x] = s;
 }
 
@@ -153,6 +180,36 @@ int main(int argc, char** argv) {
       });
       std::printf("%8d %8d %8d %10.2f %10.1f %12.1f %12.1f %12.2f\n", c, clusters * c, share, S * 4e-6, tg,
                   td, tl, td / tg);
+    }
+  }
+  // x larger than shared memory: striped through each block's own shared memory, against gathers
+  // from L2, one block per SM.
+  CHECK(cudaFuncSetAttribute(gather_stripes, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  std::printf("\n%10s %8s %8s %10s %12s %14s\n", "x (MB)", "stripes", "width", "global us", "stripes us",
+              "stripes/global");
+  for (int n : {1 << 18, 1 << 20, 1 << 21}) {
+    if (static_cast<size_t>(n) > h_x.size()) {
+      CHECK(cudaFree(d_x));
+      h_x.resize(n);
+      for (float& v : h_x) v = std::uniform_real_distribution<float>(0, 1)(rng);
+      CHECK(cudaMalloc(&d_x, static_cast<size_t>(n) * sizeof(float)));
+      CHECK(cudaMemcpy(d_x, h_x.data(), static_cast<size_t>(n) * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    for (int width : {max_share / 2, max_share}) {
+      const int stripes = (n + width - 1) / width, blocks = sms;
+      const long long per = (nnz + blocks - 1) / blocks, seg = (per + stripes - 1) / stripes;
+      for (long long k = 0; k < nnz; ++k) {  // block k / per, stripe (k % per) / seg
+        const long long t = std::min<long long>((k % per) / seg, stripes - 1);
+        const long long lo = t * width, hi = std::min<long long>(n, lo + width);
+        h_col[k] = static_cast<int>(lo + static_cast<long long>(rng() % (hi - lo)));
+      }
+      CHECK(cudaMemcpy(d_col, h_col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
+      const double tg = time([&] { gather_global<<<blocks, threads>>>(nnz, d_col, d_val, d_x, d_out); });
+      const double ts = time([&] {
+        gather_stripes<<<blocks, threads, static_cast<size_t>(width) * sizeof(float)>>>(nnz, d_col, d_val,
+                                                                                        d_x, n, width, d_out);
+      });
+      std::printf("%10.2f %8d %8d %10.1f %12.1f %14.2f\n", n * 4e-6, stripes, width, tg, ts, ts / tg);
     }
   }
   // The streaming alone: 8 bytes per entry from DRAM at the copy rate, for scale.

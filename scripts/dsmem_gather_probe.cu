@@ -14,12 +14,16 @@
 //            loads every stripe into its own shared memory and gathers the
 //            entries of that stripe from there (entries grouped by stripe)
 // H100 figures in docs/PERFORMANCE.md ("A probe: x from distributed shared memory").
-// nvcc -O3 -arch=sm_90 -o dsmem_gather_probe dsmem_gather_probe.cu; ./dsmem_gather_probe
+//   multicast as stripes, but each stripe crosses L2 once per cluster: TMA
+//            multicast into every member's shared memory, double-buffered
+// nvcc -O3 -arch=sm_90a -o dsmem_gather_probe dsmem_gather_probe.cu; ./dsmem_gather_probe
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cuda/ptx>
 #include <random>
 #include <vector>
 
@@ -95,6 +99,60 @@ __global__ void __launch_bounds__(threads)
     const long long sb = b + t * seg, se = sb + seg < e ? sb + seg : e;
     for (long long k = sb + threadIdx.x; k < se; k += threads) s += val[k] * xs[col[k] - first];
   }
+  out[blockIdx.x * threads + threadIdx.x] = s;
+}
+
+// As gather_stripes, but a cluster of C blocks shares each stripe's trip
+// across L2: block r copies the r-th C-th of the stripe into the same place
+// in every member's shared memory (cp.async.bulk ... multicast::cluster, one
+// mbarrier per buffer counting the bytes that land), two buffers so the next
+// stripe flies while this one is gathered; a cluster barrier per stripe keeps
+// a buffer from being refilled while any member still reads it. width: a
+// multiple of 4 C values (16-byte pieces), as is n.
+__global__ void __launch_bounds__(threads)
+    gather_multicast(long long nnz, const int* __restrict__ col, const float* __restrict__ val,
+                     const float* __restrict__ x, int n, int width, float* out) {
+  extern __shared__ __align__(16) float xs[];  // two buffers of width values
+  __shared__ __align__(8) std::uint64_t bar[2];
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned me = cluster.block_rank(), c = cluster.num_blocks();
+  const int stripes = (n + width - 1) / width;
+  const auto issue = [&](int t) {  // thread 0: this block's piece of stripe t, to every member
+    const int first = t * width, w = n - first < width ? n - first : width;
+    const int piece = (w / 4 + static_cast<int>(c) - 1) / static_cast<int>(c) * 4;
+    const int lo = static_cast<int>(me) * piece, hi = lo + piece < w ? lo + piece : w;
+    std::uint64_t* b = &bar[t & 1];
+    cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                         cuda::ptx::space_shared, b, static_cast<std::uint32_t>(w) * 4u);
+    if (hi > lo)
+      cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, xs + (t & 1) * width + lo,
+                               x + first + lo, static_cast<std::uint32_t>(hi - lo) * 4u, b,
+                               static_cast<std::uint16_t>((1u << c) - 1u));
+  };
+  if (threadIdx.x == 0) {
+    cuda::ptx::mbarrier_init(&bar[0], 1);
+    cuda::ptx::mbarrier_init(&bar[1], 1);
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+  }
+  cluster.sync();  // every member's barriers exist before any copy lands
+  if (threadIdx.x == 0) issue(0);
+  const long long per = (nnz + gridDim.x - 1) / gridDim.x;
+  const long long b = per * blockIdx.x, e = b + per < nnz ? b + per : nnz;
+  const long long seg = (per + stripes - 1) / stripes;
+  float s = 0;
+  for (int t = 0; t < stripes; ++t) {
+    if (t + 1 < stripes) {
+      cluster.sync();  // buffer (t + 1) & 1 (stripe t - 1) is read by no member any more
+      if (threadIdx.x == 0) issue(t + 1);
+    }
+    while (!cuda::ptx::mbarrier_try_wait_parity(&bar[t & 1], static_cast<std::uint32_t>((t >> 1) & 1))) {
+    }
+    const float* buf = xs + (t & 1) * width;
+    const int first = t * width;
+    const long long sb = b + t * seg, se = sb + seg < e ? sb + seg : e;
+    for (long long k = sb + threadIdx.x; k < se; k += threads) s += val[k] * buf[col[k] - first];
+  }
+  cluster.sync();  // no member leaves while copies into it may be in flight
   out[blockIdx.x * threads + threadIdx.x] = s;
 }
 
@@ -210,6 +268,61 @@ int main(int argc, char** argv) {
                                                                                         d_x, n, width, d_out);
       });
       std::printf("%10.2f %8d %8d %10.1f %12.1f %14.2f\n", n * 4e-6, stripes, width, tg, ts, ts / tg);
+    }
+  }
+  // Striped with the cluster's multicast: x crosses L2 once per cluster and stripe.
+  CHECK(cudaFuncSetAttribute(gather_multicast, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem - 1024));
+  CHECK(cudaFuncSetAttribute(gather_multicast, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  std::printf("\n%10s %8s %8s %8s %8s %10s %14s %16s\n", "x (MB)", "cluster", "blocks", "stripes", "width",
+              "global us", "multicast us", "multicast/global");
+  for (int n : {1 << 20, 1 << 21}) {
+    for (int c : {2, 4, 8, 16}) {
+      const int width = (max_smem - 1024) / 8 / (4 * 16) * (4 * 16);  // two buffers, pieces of 16 bytes
+      cudaLaunchConfig_t cfg{};
+      cfg.blockDim = dim3(threads);
+      cfg.dynamicSmemBytes = static_cast<size_t>(2 * width) * sizeof(float);
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = c;
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = 1;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      cfg.gridDim = dim3(c);
+      int clusters = 0;
+      CHECK(cudaOccupancyMaxActiveClusters(&clusters, gather_multicast, &cfg));
+      const int blocks = clusters * c;
+      cfg.gridDim = dim3(blocks);
+      const int stripes = (n + width - 1) / width;
+      const long long per = (nnz + blocks - 1) / blocks, seg = (per + stripes - 1) / stripes;
+      for (long long k = 0; k < nnz; ++k) {
+        const long long t = std::min<long long>((k % per) / seg, stripes - 1);
+        const long long lo = t * width, hi = std::min<long long>(n, lo + width);
+        h_col[k] = static_cast<int>(lo + static_cast<long long>(rng() % (hi - lo)));
+      }
+      CHECK(cudaMemcpy(d_col, h_col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
+      const double tg = time([&] { gather_global<<<blocks, threads>>>(nnz, d_col, d_val, d_x, d_out); });
+      const double tm = time([&] {
+        CHECK(cudaLaunchKernelEx(&cfg, gather_multicast, nnz, static_cast<const int*>(d_col),
+                                 static_cast<const float*>(d_val), static_cast<const float*>(d_x), n, width,
+                                 d_out));
+      });
+      // The same total as the global gathers: a check that every stripe landed.
+      std::vector<float> a(static_cast<size_t>(blocks) * threads), m(a.size());
+      gather_global<<<blocks, threads>>>(nnz, d_col, d_val, d_x, d_out);
+      CHECK(cudaMemcpy(a.data(), d_out, a.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      CHECK(cudaLaunchKernelEx(&cfg, gather_multicast, nnz, static_cast<const int*>(d_col),
+                               static_cast<const float*>(d_val), static_cast<const float*>(d_x), n, width,
+                               d_out));
+      CHECK(cudaMemcpy(m.data(), d_out, m.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      double sa = 0, sm = 0;  // each thread sums other entries in each kernel: compare the totals
+      for (size_t i = 0; i < a.size(); ++i) {
+        sa += a[i];
+        sm += m[i];
+      }
+      const double worst = std::abs(sa - sm) / std::abs(sa);
+      std::printf("%10.2f %8d %8d %8d %8d %10.1f %14.1f %16.2f   (totals differ by %.1e)\n", n * 4e-6, c,
+                  blocks, stripes, width, tg, tm, tm / tg, worst);
     }
   }
   // The streaming alone: 8 bytes per entry from DRAM at the copy rate, for scale.

@@ -156,6 +156,32 @@ __global__ void __launch_bounds__(threads)
   out[blockIdx.x * threads + threadIdx.x] = s;
 }
 
+// A cluster launch of `c` blocks per cluster with `smem` bytes of dynamic
+// shared memory, as many clusters as fit at once (a GPC holds whole clusters:
+// 7 of 16 blocks on the H100).
+struct cluster_launch {
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr{};
+  int blocks = 0;
+  template <class Kernel>
+  cluster_launch(Kernel kernel, int c, size_t smem) {
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = c;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    cfg.gridDim = dim3(c);
+    int clusters = 0;
+    CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    blocks = clusters * c;
+    cfg.gridDim = dim3(blocks);
+  }
+  cluster_launch(const cluster_launch&) = delete;  // cfg points at attr
+};
+
 int main(int argc, char** argv) {
   const long long nnz = argc > 1 ? std::atoll(argv[1]) : 16 << 20;
   cudaDeviceProp prop{};
@@ -209,21 +235,9 @@ int main(int argc, char** argv) {
       const long long S = static_cast<long long>(c) * share;
       for (long long k = 0; k < nnz; ++k) h_col[k] = static_cast<int>(rng() % S);
       CHECK(cudaMemcpy(d_col, h_col.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
-      // As many clusters as fit at once (a GPC holds whole clusters: 7 of 16 blocks on the H100).
-      cudaLaunchConfig_t cfg{};
-      cfg.blockDim = dim3(threads);
-      cfg.dynamicSmemBytes = static_cast<size_t>(share) * sizeof(float);
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = c;
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      cfg.attrs = &attr;
-      cfg.numAttrs = 1;
-      cfg.gridDim = dim3(c);
-      int clusters = 0;
-      CHECK(cudaOccupancyMaxActiveClusters(&clusters, gather_dsmem<false>, &cfg));
-      cfg.gridDim = dim3(clusters * c);
+      cluster_launch L(gather_dsmem<false>, c, static_cast<size_t>(share) * sizeof(float));
+      const cudaLaunchConfig_t& cfg = L.cfg;
+      const int clusters = L.blocks / c;
       const double tg =
           time([&] { gather_global<<<clusters * c, threads>>>(nnz, d_col, d_val, d_x, d_out); });
       const double td = time([&] {
@@ -278,21 +292,9 @@ int main(int argc, char** argv) {
   for (int n : {1 << 20, 1 << 21}) {
     for (int c : {2, 4, 8, 16}) {
       const int width = (max_smem - 1024) / 8 / (4 * 16) * (4 * 16);  // two buffers, pieces of 16 bytes
-      cudaLaunchConfig_t cfg{};
-      cfg.blockDim = dim3(threads);
-      cfg.dynamicSmemBytes = static_cast<size_t>(2 * width) * sizeof(float);
-      cudaLaunchAttribute attr{};
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = c;
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      cfg.attrs = &attr;
-      cfg.numAttrs = 1;
-      cfg.gridDim = dim3(c);
-      int clusters = 0;
-      CHECK(cudaOccupancyMaxActiveClusters(&clusters, gather_multicast, &cfg));
-      const int blocks = clusters * c;
-      cfg.gridDim = dim3(blocks);
+      cluster_launch L(gather_multicast, c, static_cast<size_t>(2 * width) * sizeof(float));
+      const cudaLaunchConfig_t& cfg = L.cfg;
+      const int blocks = L.blocks;
       const int stripes = (n + width - 1) / width;
       const long long per = (nnz + blocks - 1) / blocks, seg = (per + stripes - 1) / stripes;
       for (long long k = 0; k < nnz; ++k) {

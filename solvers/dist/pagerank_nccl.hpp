@@ -2,7 +2,8 @@
 // owns the rows of P^T of a block-aligned vertex range balanced by links (the
 // ranges of the MPI solver, dist::balanced_ranges), runs the pull
 // over them (an SpMV plan of the kernels layer: --kernel, or auto's trial on
-// its rows) and its update, and each iteration ends with ncclAllGather of the
+// its rows, in a conditional graph node that skips it once the loop has
+// stopped) and its update, and each iteration ends with ncclAllGather of the
 // rank pieces and of the per-4096-vertex partial sums (residual, dangling
 // mass), which every GPU adds in block order. NCCL's all-gather takes equal
 // counts, so pieces are padded to the longest range and the column indices

@@ -111,6 +111,13 @@ __global__ void update_rows(index_t lo, index_t hi, const T* __restrict__ y, con
   }
 }
 
+// The pull's IF node runs only while the loop does: iterations queued past
+// the stop (up to --check-every - 1 of them) skip their SpMV, as they skip
+// the update and the sums.
+__global__ void pull_while_running(cudaGraphConditionalHandle if_running, const loop_state* st) {
+  cudaGraphSetConditional(if_running, st->done ? 0u : 1u);
+}
+
 // The gathered partials of every GPU added in block order (GPU 0's blocks,
 // then GPU 1's, ...), as pagerank_cpu adds its blocks: one thread, so the sums
 // are the host's bit for bit (about 2 n / 4096 dependent additions, a few
@@ -131,6 +138,66 @@ __global__ void sum_partials(const double* __restrict__ part, index_t stride, co
   if (l1 < tol) st->done = 1;
 }
 
+struct graph_deleter {
+  void operator()(cudaGraph_t g) const noexcept {
+    if (g) cudaGraphDestroy(g);
+  }
+};
+struct graph_exec_deleter {
+  void operator()(cudaGraphExec_t g) const noexcept {
+    if (g) cudaGraphExecDestroy(g);
+  }
+};
+using graph_exec_ptr = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, graph_exec_deleter>;
+
+// y = P^T_rows r in a graph of two nodes: pull_while_running, then an IF node
+// whose body is the plan's SpMV (captured once; apply() allocates nothing and
+// does not synchronize). Null where the SpMV cannot be captured there: the
+// loop then launches it directly, and iterations past the stop pull in vain.
+template <class T>
+graph_exec_ptr pull_graph(const spmv_plan<T>& plan, const T* r, T* y, const loop_state* st, cudaStream_t s) {
+  const auto abandon_capture = [s] {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(s, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+      cudaGraph_t g = nullptr;
+      cudaStreamEndCapture(s, &g);
+    }
+    cudaGetLastError();  // capture errors are not sticky
+  };
+  try {
+    cudaGraph_t raw = nullptr;
+    PERRON_CUDA_CHECK(cudaGraphCreate(&raw, 0));
+    std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, graph_deleter> graph(raw);
+    cudaGraphConditionalHandle if_running{};
+    PERRON_CUDA_CHECK(cudaGraphConditionalHandleCreate(&if_running, raw, 0, 0));
+    PERRON_CUDA_CHECK(
+        cudaStreamBeginCaptureToGraph(s, raw, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
+    pull_while_running<<<1, 1, 0, s>>>(if_running, st);
+    cudaGraph_t same = nullptr;
+    PERRON_CUDA_CHECK(cudaStreamEndCapture(s, &same));
+    cudaGraphNode_t set = nullptr;
+    std::size_t nodes = 1;
+    PERRON_CUDA_CHECK(cudaGraphGetNodes(raw, &set, &nodes));
+    cudaGraphNodeParams params{};
+    params.type = cudaGraphNodeTypeConditional;
+    params.conditional.handle = if_running;
+    params.conditional.type = cudaGraphCondTypeIf;
+    params.conditional.size = 1;
+    cudaGraphNode_t node = nullptr;
+    PERRON_CUDA_CHECK(cudaGraphAddNode(&node, raw, &set, nullptr, 1, &params));
+    PERRON_CUDA_CHECK(cudaStreamBeginCaptureToGraph(s, params.conditional.phGraph_out[0], nullptr, nullptr, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    plan.apply(T(1), r, T(0), y);
+    PERRON_CUDA_CHECK(cudaStreamEndCapture(s, &same));
+    cudaGraphExec_t exec = nullptr;
+    PERRON_CUDA_CHECK(cudaGraphInstantiate(&exec, raw, 0));
+    return graph_exec_ptr(exec);
+  } catch (const error&) {
+    abandon_capture();
+    return nullptr;
+  }
+}
+
 // One GPU's share: its rows of P^T (columns into the padded layout) in an
 // SpMV plan of the kernels layer (--kernel, or auto's trial on this GPU's
 // rows: the pull is y = P^T_rows r, an SpMV), the whole padded r, its y, v,
@@ -141,6 +208,7 @@ struct gpu_part {
   index_t lo = 0, hi = 0;
   std::unique_ptr<spmv_plan<T>> pull;  // null when the GPU has no rows
   cuda::device_buffer<T> r, y;
+  graph_exec_ptr pull_if_running;  // pull_graph(): null where it could not be built
   cuda::device_buffer<double> v, part, residuals;
   cuda::device_buffer<std::uint8_t> dangling;
   cuda::device_buffer<index_t> blocks_of;  // each GPU's count of partial pairs
@@ -224,6 +292,8 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
     p.residuals = cuda::device_buffer<double>(static_cast<std::size_t>(opt.max_iter));
     p.blocks_of = cuda::device_buffer<index_t>(nb);
     p.state = cuda::device_buffer<loop_state>(std::vector<loop_state>{st});
+    if (p.pull)
+      p.pull_if_running = pull_graph(*p.pull, p.r.data(), p.y.data(), p.state.data(), p.stream->get());
     for (int k = 0; k < 4 * timed; ++k) p.marks.emplace_back();
   }
   std::vector<ncclComm_t> comms(static_cast<std::size_t>(gpus));
@@ -250,7 +320,10 @@ void queue_iteration(nccl_setup<T>& x, const pagerank_options& opt, int k, int t
     const index_t rows = p.hi - p.lo;
     const cudaStream_t s = p.stream->get();
     if (rows > 0) {
-      p.pull->apply(T(1), p.r.data(), T(0), p.y.data());
+      if (p.pull_if_running)
+        PERRON_CUDA_CHECK(cudaGraphLaunch(p.pull_if_running.get(), s));
+      else
+        p.pull->apply(T(1), p.r.data(), T(0), p.y.data());
       const auto my_blocks = static_cast<unsigned>((p.hi + sum_block - 1) / sum_block - p.lo / sum_block);
       T* mine = p.r.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(x.piece);
       update_rows<T><<<my_blocks, update_threads, 0, s>>>(

@@ -178,6 +178,32 @@ TEST(DistGraph, RangesAreBlockAlignedAndCoverTheVertices) {
   }
 }
 
+// pagerank --gpus's share of GPU d: its rows of P^T, each column at its place
+// in the layout of equal pieces (part q's vertex j at q * piece + j - first[q]).
+TEST(DistGraph, PaddedRowsPutEveryColumnInItsPartsPiece) {
+  const pagerank_graph<double> g =
+      make_pagerank_graph<double>(with_positive_weights(io::generate_synthetic("rmat:12:20000"), 3), true);
+  for (int parts : {1, 2, 3}) {
+    const auto first = dist::balanced_ranges(g.pt.row_ptr, parts);
+    index_t piece = 1;
+    for (int q = 0; q < parts; ++q) piece = std::max(piece, first[q + 1] - first[q]);
+    for (int q = 0; q < parts; ++q) {
+      const csr_matrix<double> rows = dist::padded_rows(g.pt, first, q, piece);
+      ASSERT_EQ(rows.rows, first[q + 1] - first[q]);
+      EXPECT_EQ(rows.cols, piece * parts);
+      const index_t b = g.pt.row_ptr[first[q]];
+      ASSERT_EQ(rows.nnz(), static_cast<std::size_t>(g.pt.row_ptr[first[q + 1]] - b));
+      for (index_t i = 0; i <= rows.rows; ++i) EXPECT_EQ(rows.row_ptr[i], g.pt.row_ptr[first[q] + i] - b);
+      for (std::size_t k = 0; k < rows.nnz(); ++k) {
+        const index_t c = rows.col_idx[k], owner = c / piece;
+        ASSERT_LT(owner, parts);
+        EXPECT_EQ(first[owner] + c % piece, g.pt.col_idx[b + k]) << k;
+        EXPECT_EQ(rows.values[k], g.pt.values[b + k]) << k;
+      }
+    }
+  }
+}
+
 TEST(DistFaults, ABadWeightOnTheLastRankStopsEveryRank) {
   coo_matrix<double> a = with_positive_weights(io::generate_synthetic("rmat:10:5000"), 1);
   a.values.back() = -2.0;  // in the last rank's slice

@@ -62,6 +62,13 @@ class session {
 std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_links, index_t n, int parts);
 // The same from the CSR row pointer of P^T (row i = the links into i).
 std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts);
+// Part `part`'s rows of P^T (first: the ranges above) with every column moved
+// to its place in a layout of equal pieces of `piece` vertices per part
+// (vertex j of part q at q * piece + j - first[q]): what pagerank --gpus gives
+// each GPU, whose all-gathers need equal counts.
+template <class T>
+csr_matrix<T> padded_rows(const csr_matrix<T>& pt, const std::vector<index_t>& first, int part,
+                          index_t piece);
 
 // Error agreement: every rank calls it after a phase with its own failure
 // (null: none). If any rank failed, every rank throws the same error, of the

@@ -1,5 +1,5 @@
-// dist::balanced_ranges (solvers/dist/pagerank_dist.hpp): plain arithmetic,
-// built with or without MPI (the NCCL solver uses it too).
+// dist::balanced_ranges and dist::padded_rows (solvers/dist/pagerank_dist.hpp):
+// plain arithmetic, built with or without MPI (the NCCL solver uses both).
 #include <algorithm>
 
 #include "solvers/dist/pagerank_dist.hpp"
@@ -37,5 +37,32 @@ std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int pa
         row_ptr[b * sum_block]);
   return balanced_ranges(block_links, n, parts);
 }
+
+template <class T>
+csr_matrix<T> padded_rows(const csr_matrix<T>& pt, const std::vector<index_t>& first, int part,
+                          index_t piece) {
+  const index_t lo = first[static_cast<std::size_t>(part)], hi = first[static_cast<std::size_t>(part) + 1];
+  const index_t b = pt.row_ptr[lo], e = pt.row_ptr[hi];
+  csr_matrix<T> rows;
+  rows.rows = hi - lo;
+  rows.cols = piece * static_cast<index_t>(first.size() - 1);
+  rows.row_ptr.resize(static_cast<std::size_t>(rows.rows) + 1);
+  rows.col_idx.resize(static_cast<std::size_t>(e - b));
+  rows.values.resize(static_cast<std::size_t>(e - b));
+  for (index_t i = lo; i <= hi; ++i) rows.row_ptr[i - lo] = pt.row_ptr[i] - b;
+    // Column j of part q sits at q * piece + (j - first[q]); a billion links on
+    // one thread took seconds of --gpus' start.
+#pragma omp parallel for schedule(static)
+  for (index_t k = b; k < e; ++k) {
+    const index_t j = pt.col_idx[k];
+    const auto q = static_cast<index_t>(std::upper_bound(first.begin(), first.end(), j) - first.begin()) - 1;
+    rows.col_idx[k - b] = q * piece + (j - first[static_cast<std::size_t>(q)]);
+    rows.values[k - b] = pt.values[k];
+  }
+  return rows;
+}
+
+template csr_matrix<float> padded_rows(const csr_matrix<float>&, const std::vector<index_t>&, int, index_t);
+template csr_matrix<double> padded_rows(const csr_matrix<double>&, const std::vector<index_t>&, int, index_t);
 
 }  // namespace perron::dist

@@ -6,8 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <string>
+#include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/cuda/check.cuh"
@@ -235,11 +238,42 @@ struct nccl_setup {
   std::vector<gpu_part<T>> parts;
 };
 
+// ncclCommInitAll on a thread of its own: NCCL's start (about a second on
+// the H100 host, most of what --gpus added to a one-GPU run's start) runs
+// beside the host's split of P^T and the uploads. take() joins it and hands
+// the communicators over; if set_up fails first, they are destroyed here.
+struct comm_start {
+  std::vector<ncclComm_t> comms;
+  ncclResult_t result = ncclSuccess;
+  std::thread worker;
+  explicit comm_start(int gpus) : comms(static_cast<std::size_t>(gpus)) {
+    worker = std::thread([this, gpus] {
+      std::vector<int> devices(static_cast<std::size_t>(gpus));
+      std::iota(devices.begin(), devices.end(), 0);
+      result = nccl().comm_init_all(comms.data(), gpus, devices.data());
+    });
+  }
+  comm_start(const comm_start&) = delete;
+  comm_start& operator=(const comm_start&) = delete;
+  std::vector<ncclComm_t> take() {
+    worker.join();
+    check(result, "ncclCommInitAll");
+    return std::exchange(comms, {});
+  }
+  ~comm_start() {
+    if (worker.joinable()) worker.join();
+    if (result == ncclSuccess)
+      for (ncclComm_t c : comms)
+        if (c) nccl().comm_destroy(c);
+  }
+};
+
 template <class T>
 nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus, int timed) {
   const index_t n = g.vertices();
   const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
   const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
+  comm_start start(gpus);
   nccl_setup<T> x;
   x.first = balanced_ranges(g.pt.row_ptr, gpus);
   const std::vector<index_t>& first = x.first;
@@ -269,19 +303,9 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
     p.hi = first[d + 1];
     PERRON_CUDA_CHECK(cudaSetDevice(d));
     p.stream = std::make_unique<cuda::stream>();
-    const index_t b = g.pt.row_ptr[p.lo], e = g.pt.row_ptr[p.hi];
-    if (p.hi > p.lo) {
-      csr_matrix<T> rows;  // this GPU's rows, columns into the padded r
-      rows.rows = p.hi - p.lo;
-      rows.cols = piece * gpus;
-      rows.row_ptr.resize(static_cast<std::size_t>(rows.rows) + 1);
-      rows.col_idx.resize(static_cast<std::size_t>(e - b));
-      for (index_t i = p.lo; i <= p.hi; ++i) rows.row_ptr[i - p.lo] = g.pt.row_ptr[i] - b;
-      for (index_t k = b; k < e; ++k) rows.col_idx[k - b] = padded(g.pt.col_idx[k]);
-      rows.values.assign(g.pt.values.begin() + b, g.pt.values.begin() + e);
-      p.pull =
-          std::make_unique<spmv_plan<T>>(rows, opt.kernel.value_or(spmv_kernel::automatic), p.stream->get());
-    }
+    if (p.hi > p.lo)
+      p.pull = std::make_unique<spmv_plan<T>>(padded_rows(g.pt, first, d, piece),
+                                              opt.kernel.value_or(spmv_kernel::automatic), p.stream->get());
     p.r = cuda::device_buffer<T>(r_host);
     p.y = cuda::device_buffer<T>(std::max<std::size_t>(1, static_cast<std::size_t>(p.hi - p.lo)));
     p.v = cuda::device_buffer<double>(std::vector<double>(v.begin() + p.lo, v.begin() + p.hi));
@@ -296,10 +320,7 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
       p.pull_if_running = pull_graph(*p.pull, p.r.data(), p.y.data(), p.state.data(), p.stream->get());
     for (int k = 0; k < 4 * timed; ++k) p.marks.emplace_back();
   }
-  std::vector<ncclComm_t> comms(static_cast<std::size_t>(gpus));
-  std::vector<int> devices(static_cast<std::size_t>(gpus));
-  for (int d = 0; d < gpus; ++d) devices[d] = d;
-  check(nccl().comm_init_all(comms.data(), gpus, devices.data()), "ncclCommInitAll");
+  const std::vector<ncclComm_t> comms = start.take();
   for (int d = 0; d < gpus; ++d) x.parts[d].comm = comms[d];
   return x;
 }

@@ -5,7 +5,7 @@
 // its rows, in a conditional graph node that skips it once the loop has
 // stopped) and its update, and each iteration ends with ncclAllGather of the
 // rank pieces and of the per-4096-vertex partial sums (residual, dangling
-// mass), which every GPU adds in block order. NCCL's all-gather takes equal
+// mass), which every GPU adds in one fixed order. NCCL's all-gather takes equal
 // counts, so pieces are padded to the longest range and the column indices
 // point into that padded layout.
 //

@@ -13,7 +13,8 @@
 # "1 2"). Results: one TSV line per run in results.tsv (then scripts/multigpu_summary.py makes
 # the tables, the model's predictions beside them and the SVG); logs beside it, all in $OUT as
 # multigpu.tgz. Each part is timed; the whole run is sized for the device tool's 10 minutes on an
-# H200 host (generation and P^T on the host take most of it: rmat:26 59 s on the H100 host).
+# H200 host (generation and P^T on the host take most of it: rmat:26 35 s on the H100 host), and a
+# run that would end past $PERRON_MG_BUDGET seconds (540) is skipped and named instead.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=${1:-.gpu}; shift || true
@@ -36,6 +37,15 @@ else
 fi
 echo "GPUs present: $have; runs on: $counts"
 t0=$(date +%s)
+# The device tool stops a command at 10 minutes, and a killed run brings nothing back: every run
+# below first checks that it can still finish inside $PERRON_MG_BUDGET seconds (default 540).
+budget=${PERRON_MG_BUDGET:-540}
+fits() {  # fits SECONDS WHAT: true if SECONDS more stay inside the budget, else says what is skipped
+  if [ $(($(date +%s) - t0 + $1)) -gt "$budget" ]; then
+    echo "skipped (the ${budget} s budget): $2"
+    return 1
+  fi
+}
 
 # The largest |a - b| over two rank files (vertex<TAB>rank, same order).
 max_diff() {
@@ -50,6 +60,7 @@ correct() {
   for g in "$PERRON_SHARED_DATA"/graphs/*; do graphs+=("$g"); done
   for g in "${graphs[@]}"; do
     name=$(basename "$g")
+    fits 20 "$name" || continue
     ref=$log/one-$name
     t=$(date +%s)
     timeout 120 pagerank "$g" --device cuda --pull spmv -p double --tol 1e-10 -o "$ref.tsv" --json >"$ref.json" 2>"$ref.err"
@@ -59,6 +70,7 @@ correct() {
       continue
     fi
     for p in $counts; do
+      fits 20 "$name on $p GPU(s)" || continue
       out=$log/gpus$p-$name
       t=$(date +%s)
       timeout 120 pagerank "$g" --gpus "$p" -p double --tol 1e-10 -o "$out.tsv" --json >"$out.json" 2>"$out.err"
@@ -76,7 +88,8 @@ correct() {
 
 # One --bench-dist run: its per-iteration figures into results.tsv.
 bench() {
-  local part=$1 spec=$2 p=$3 f t rc
+  local part=$1 spec=$2 p=$3 need=$4 f t rc
+  fits "$need" "$part $spec on $p GPU(s) (about $need s)" || return 0
   f=$log/$part-$p-${spec//:/_}.txt
   t=$(date +%s)
   timeout 400 pagerank "$spec" --gpus "$p" --bench-dist --tol 1e-30 --max-iter "${PERRON_MG_ITER:-60}" >"$f" 2>&1
@@ -95,17 +108,22 @@ bench() {
   [ $rc -eq 0 ] || [ $rc -eq 2 ] || tail -n 5 "$f"
 }
 
+# A run's seconds, guessed from one H100 host (rmat:26 --gpus 1: 35 s end to end), doubling per scale.
+guess() { awk -v s="$1" 'BEGIN { printf "%d", 15 + 40 * 2 ^ (s - 26) }'; }
+
 scaling() {
   local strong=${PERRON_MG_STRONG:-26} weak=${PERRON_MG_WEAK:-25} p s
-  for p in $counts; do bench strong "rmat:$strong:$((16 << strong))" "$p"; done
+  for p in $counts; do bench strong "rmat:$strong:$((16 << strong))" "$p" "$(guess "$strong")"; done
   for p in $counts; do
     s=$((weak + $(awk -v p="$p" 'BEGIN { print int(log(p) / log(2) + 0.5) }')))
     # The strong run already measured this graph on p GPUs: reuse it.
     if [ "$s" = "$strong" ]; then
-      awk -F'\t' -v p="$p" -v g="rmat:$strong:$((16 << strong))" '$1 == "strong" && $2 == g && $3 == p { $1 = "weak"; print }' OFS='\t' "$res" >>"$res"
-      echo "weak rmat:$s on $p GPU(s): the strong run's"
+      local reused
+      reused=$(awk -F'\t' -v p="$p" -v g="rmat:$strong:$((16 << strong))" \
+        '$1 == "strong" && $2 == g && $3 == p { $1 = "weak"; print }' OFS='\t' "$res")
+      [ -n "$reused" ] && echo "$reused" >>"$res" && echo "weak rmat:$s on $p GPU(s): the strong run's"
     else
-      bench weak "rmat:$s:$((16 << s))" "$p"
+      bench weak "rmat:$s:$((16 << s))" "$p" "$(guess "$s")"
     fi
   done
 }

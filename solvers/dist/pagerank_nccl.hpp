@@ -29,7 +29,8 @@ bool nccl_built();
 // residual every that many iterations (progress then reports each of them);
 // the sums and the stop test run on the GPUs, and iterations queued past
 // convergence change nothing. The result's ranks are those of one GPU's
-// solve up to the order of floating-point sums.
+// solve up to the order of floating-point sums; its solve_seconds are the
+// loop's and the download's (the set-up before them excluded).
 //
 // stats (--bench-dist), when not null: one entry per GPU, CUDA-event times
 // of each of the first 1000 iterations (compute: pull, update and the sums;

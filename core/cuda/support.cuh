@@ -8,6 +8,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -138,6 +140,34 @@ class pinned_buffer {
   T* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+// ---- CUDA graphs ------------------------------------------------------------
+struct graph_deleter {
+  void operator()(cudaGraph_t g) const noexcept {
+    if (g) cudaGraphDestroy(g);
+  }
+};
+struct graph_exec_deleter {
+  void operator()(cudaGraphExec_t g) const noexcept {
+    if (g) cudaGraphExecDestroy(g);
+  }
+};
+using graph_ptr = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, graph_deleter>;
+using graph_exec_ptr = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, graph_exec_deleter>;
+
+// Ends a capture on s that failed half-way, so the stream is usable again,
+// and clears the error it left (capture errors are not sticky). A graph the
+// capture made is destroyed; one it captured into (cudaStreamBeginCaptureToGraph:
+// a conditional node's body, say) belongs to the caller's graph.
+inline void abandon_capture(cudaStream_t s, bool into_callers_graph) noexcept {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(s, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+    cudaGraph_t g = nullptr;
+    cudaStreamEndCapture(s, &g);
+    if (g && !into_callers_graph) cudaGraphDestroy(g);
+  }
+  cudaGetLastError();
+}
 
 // ---- timing of GPU calls -----------------------------------------------------
 // `iterations` calls of launch() on stream s after `warmup` untimed ones, each

@@ -136,20 +136,8 @@ __global__ void __launch_bounds__(block_threads)
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 
-// Host-side RAII for the CUDA graphs.
-struct graph_exec_deleter {
-  void operator()(cudaGraphExec_t g) const noexcept {
-    if (g) cudaGraphExecDestroy(g);
-  }
-};
-using graph_exec_ptr = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, graph_exec_deleter>;
-
-struct graph_deleter {
-  void operator()(cudaGraph_t g) const noexcept {
-    if (g) cudaGraphDestroy(g);
-  }
-};
-using graph_ptr = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, graph_deleter>;
+using cuda::graph_exec_ptr;  // core/cuda/support.cuh
+using cuda::graph_ptr;
 
 }  // namespace
 
@@ -249,18 +237,6 @@ struct pagerank_cuda<T>::impl {
       accel->launch_extrapolate(b.mode, d_r.data(), d_bits.data(), d_state.data());
   }
 
-  // Ends a capture that failed half-way so the stream is usable again.
-  void abandon_capture() noexcept {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream.get(), &status) == cudaSuccess &&
-        status != cudaStreamCaptureStatusNone) {
-      cudaGraph_t g = nullptr;
-      cudaStreamEndCapture(stream.get(), &g);
-      if (g) cudaGraphDestroy(g);
-    }
-    cudaGetLastError();  // capture errors are not sticky; clear the last-error slot
-  }
-
   // The graph_while loop: built on first use; false (with while_error) when the
   // SpMV cannot be captured into a conditional body.
   bool ensure_while_graph(const body& b) {
@@ -289,7 +265,7 @@ struct pagerank_cuda<T>::impl {
       try {
         launch_body(b, handle, true);
       } catch (...) {
-        abandon_capture();
+        cuda::abandon_capture(stream.get(), true);
         throw;
       }
       cudaGraph_t captured = nullptr;
@@ -299,7 +275,7 @@ struct pagerank_cuda<T>::impl {
       while_exec.reset(exec);
       return true;
     } catch (const error& e) {
-      abandon_capture();
+      cuda::abandon_capture(stream.get(), true);
       while_error =
           "the " + kernel_name() + " SpMV could not run inside a conditional CUDA graph (" + e.what() + ")";
       return false;
@@ -317,7 +293,7 @@ struct pagerank_cuda<T>::impl {
       try {
         launch_body(b, 0, false);
       } catch (...) {
-        abandon_capture();
+        cuda::abandon_capture(stream.get(), false);
         throw;
       }
       cudaGraph_t g = nullptr;
@@ -328,7 +304,7 @@ struct pagerank_cuda<T>::impl {
       batch_exec.reset(exec);
       return true;
     } catch (const error&) {
-      abandon_capture();
+      cuda::abandon_capture(stream.get(), false);
       return false;
     }
   }

@@ -157,17 +157,8 @@ __global__ void __launch_bounds__(sum_threads)
   if (l1s[0] < tol) st->done = 1;
 }
 
-struct graph_deleter {
-  void operator()(cudaGraph_t g) const noexcept {
-    if (g) cudaGraphDestroy(g);
-  }
-};
-struct graph_exec_deleter {
-  void operator()(cudaGraphExec_t g) const noexcept {
-    if (g) cudaGraphExecDestroy(g);
-  }
-};
-using graph_exec_ptr = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, graph_exec_deleter>;
+using cuda::graph_exec_ptr;  // core/cuda/support.cuh
+using cuda::graph_ptr;
 
 // y = P^T_rows r in a graph of two nodes: pull_while_running, then an IF node
 // whose body is the plan's SpMV (captured once; apply() allocates nothing and
@@ -175,18 +166,10 @@ using graph_exec_ptr = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, g
 // loop then launches it directly, and iterations past the stop pull in vain.
 template <class T>
 graph_exec_ptr pull_graph(const spmv_plan<T>& plan, const T* r, T* y, const loop_state* st, cudaStream_t s) {
-  const auto abandon_capture = [s] {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(s, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
-      cudaGraph_t g = nullptr;
-      cudaStreamEndCapture(s, &g);
-    }
-    cudaGetLastError();  // capture errors are not sticky
-  };
   try {
     cudaGraph_t raw = nullptr;
     PERRON_CUDA_CHECK(cudaGraphCreate(&raw, 0));
-    std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, graph_deleter> graph(raw);
+    graph_ptr graph(raw);
     cudaGraphConditionalHandle if_running{};
     PERRON_CUDA_CHECK(cudaGraphConditionalHandleCreate(&if_running, raw, 0, 0));
     PERRON_CUDA_CHECK(
@@ -212,7 +195,7 @@ graph_exec_ptr pull_graph(const spmv_plan<T>& plan, const T* r, T* y, const loop
     PERRON_CUDA_CHECK(cudaGraphInstantiate(&exec, raw, 0));
     return graph_exec_ptr(exec);
   } catch (const error&) {
-    abandon_capture();
+    cuda::abandon_capture(s, true);  // both captures go into this graph
     return nullptr;
   }
 }

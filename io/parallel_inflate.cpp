@@ -470,7 +470,9 @@ std::uint64_t find_block(const unsigned char* in, std::size_t n, std::uint64_t f
 }
 
 // The byte after a gzip member's header, or 0 when the header is not one
-// this reader handles (the sequential inflater then reports what is wrong).
+// this reader handles or not a sound one (the sequential inflater then
+// reports what is wrong): with FHCRC set, the two bytes after the header must
+// be the low half of its CRC-32 (RFC 1952), which zlib checks.
 std::size_t gzip_header_end(const unsigned char* in, std::size_t n) {
   if (n < 18 || in[0] != 0x1f || in[1] != 0x8b || in[2] != 8 || (in[3] & 0xe0)) return 0;
   const unsigned flags = in[3];
@@ -484,7 +486,10 @@ std::size_t gzip_header_end(const unsigned char* in, std::size_t n) {
       while (p < n && in[p] != 0) ++p;
       ++p;
     }
-  if (flags & 2) p += 2;
+  if (flags & 2) {
+    if (p + 2 > n || (in[p] | unsigned(in[p + 1]) << 8) != (crc32_of(0, in, p) & 0xffffu)) return 0;
+    p += 2;
+  }
   return p < n ? p : 0;
 }
 

@@ -474,7 +474,8 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   const bool auto_kernel = !s.opt.kernel || *s.opt.kernel == spmv_kernel::automatic;
   line("kernel", pattern_pull(r.pull)
                      ? kernel_text(r.pull, r.kernel) + " (" + std::to_string(r.hub_entries) +
-                           " entries of x in shared memory)"
+                           " entries of x in shared memory, " + (r.index16 ? "16" : "32") +
+                           "-bit index: " + format_g(r.index_bytes_per_link, 3) + " bytes per link)"
                      : kernel_text(r.pull, r.kernel) + (r.on_gpu && auto_kernel ? " (auto)" : ""));
   if (r.on_gpu && !r.pull_decision.empty())
     line("pull", std::string(name(r.pull)) + " (" + r.pull_decision +
@@ -585,6 +586,8 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   if (!s.dist_note.empty()) o << "  \"distributed\": " << str(s.dist_note) << ",\n";
   o << "  \"kernel\": " << str(kernel_text(r.pull, r.kernel)) << ",\n";
   o << "  \"hub_entries\": " << r.hub_entries << ",\n";
+  o << "  \"index_bits\": " << (pattern_pull(r.pull) ? (r.index16 ? "16" : "32") : "null") << ",\n";
+  o << "  \"index_bytes_per_link\": " << r.index_bytes_per_link << ",\n";
   o << "  \"kernel_reason\": " << str(r.kernel_reason) << ",\n";
   // How the pull and kernel were decided: "named", "model", "trial: ..." or "cached trial: ...".
   o << "  \"pull_choice\": {\"pull\": " << str(std::string(name(r.pull)))

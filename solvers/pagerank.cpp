@@ -6,6 +6,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -161,13 +163,25 @@ pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vecto
   return g;
 }
 
+fused_index fused_index_choice() {
+  const char* env = std::getenv("PERRON_FUSED_INDEX");
+  if (env == nullptr || *env == '\0') return fused_index::bits32;
+  const std::string v = env;
+  if (v == "32") return fused_index::bits32;
+  if (v == "16") return fused_index::bits16;
+  if (v == "trial") return fused_index::trial;
+  throw invalid_argument("PERRON_FUSED_INDEX must be 16, 32 or trial, not '" + v + "'");
+}
+
 double pagerank_device_bytes(index_t n, std::size_t links, std::size_t value_bytes, pagerank_pull pull) {
   const double m = double(links), v = double(n), b = double(value_bytes);
   const double pattern = 8.25 * m + 64.0 * v;
+  const double fused = fused_index_choice() == fused_index::bits32 ? pattern : 12.25 * m + 80.0 * v;
   const double spmv = 2.0 * (4.0 + b) * m + (5.0 + 3.0 * b) * v;
-  if (pattern_pull(pull)) return pattern;
+  if (pull == pagerank_pull::persistent) return pattern;
+  if (pull == pagerank_pull::fused) return fused;
   if (pull == pagerank_pull::spmv) return spmv;
-  return std::max(pattern, spmv);
+  return std::max(fused, spmv);
 }
 
 // ---- options -----------------------------------------------------------------

@@ -289,7 +289,11 @@ struct pagerank_result {
   pagerank_pull pull = pagerank_pull::spmv;  // the pull that ran (spmv on the CPU)
   std::optional<spmv_kernel> kernel;         // the SpMV kernel that ran; empty for the fused pull
   int hub_entries = 0;                       // fused pull: entries of x kept in shared memory
-  std::string kernel_reason;                 // why this pull / kernel (GPU only)
+  // Pattern pulls: bytes of column index streamed per link per step, and
+  // whether they are the fused pull's 16-bit index (pagerank_fused.cuh).
+  double index_bytes_per_link = 0;
+  bool index16 = false;
+  std::string kernel_reason;  // why this pull / kernel (GPU only)
   // How the pull was decided (GPU only): "named" (--pull or --kernel), "model"
   // (choose_pull), "trial: fused 18.2 us vs spmv (csr-vector) 19 us per step"
   // (timed here, solvers/pagerank_trial.hpp) or "cached trial: ..." (an
@@ -377,13 +381,25 @@ class pagerank_cuda {
                   pull_trial_memo& memo);
 };
 
+// The fused pull's column index width (solvers/cuda/pagerank_fused.cuh),
+// from the environment variable PERRON_FUSED_INDEX: 32 (also when unset), 16,
+// or `trial` (both built, the faster per step kept); invalid_argument for any
+// other value. 32 by default: on the H100 the 16-bit index was slower on
+// every graph measured (docs/PERFORMANCE.md, "16-bit column indices"), and
+// building it costs a sort of every row.
+enum class fused_index { bits32, bits16, trial };
+fused_index fused_index_choice();
+
 // The GPU memory a pagerank_cuda of a graph of n vertices and `links` links
 // holds at its peak, setup included (value_bytes = sizeof(T)); an estimate
 // from the allocations of solvers/cuda, on the high side:
 //  - fused, persistent: 8.25 bytes per link (the uploaded pattern and its
 //    relabelled copy, then that copy and the sliced layout with ~1% padding)
 //    and 64 per vertex (the relabel's index arrays and radix-sort buffers,
-//    then the iterates, v and the row counters);
+//    then the iterates, v and the row counters); where the fused pull builds
+//    the 16-bit index too (fused_index_choice()), 12.25 bytes per link (the
+//    sorted copy beside both widths, escapes at most 2 more) and 80 per
+//    vertex (its per-virtual-row counts and offsets);
 //  - spmv: 2 (4 + value_bytes) per link (P^T and the kernel's converted copy
 //    of it, which auto's trial may hold beside it) and 4 + 3 value_bytes + 1
 //    per vertex (row pointer, r, y, v, dangling bits);

@@ -895,6 +895,83 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
   }
 }
 
+// The fused pull's two index widths (pagerank_fused.cuh: 32-bit columns, or
+// 16-bit differences with escapes to a per-slice array) built from the same
+// sorted rows read the same columns in the same order, so they give the same
+// bits: PERRON_FUSED_INDEX=16 against `trial` (both built, the faster kept:
+// the 32-bit one on the H100, where the 16-bit one was slower on every graph
+// measured), on the edge shapes and on graphs whose differences need high
+// halves (ids up to 2^21, so high halves up to 64; every virtual row's first
+// link escapes there), with personalization. Each solve matches the
+// reference (small shapes) or the CPU solver; the 16-bit index is smaller on
+// a random graph. Unset, the fused pull builds the 32-bit index alone.
+TYPED_TEST(gpu_pagerank, FusedIndexWidthsGiveTheSameBits) {
+  using T = TypeParam;
+  auto shapes = persistent_shapes();
+  shapes.push_back({"random 200000", random_graph(200000, 1500000, 171)});
+  shapes.push_back({"random 2^21 + 3", random_graph((1 << 21) + 3, 3000000, 173)});
+  coo_matrix<double> star = random_graph(100003, 50000, 179);  // and every vertex into 77777
+  for (index_t i = 0; i < star.rows; ++i) {
+    star.row_idx.push_back(i);
+    star.col_idx.push_back(77777);
+    star.values.push_back(1);
+  }
+  shapes.push_back({"star at 77777", std::move(star)});
+  pagerank_result random_run;  // random 200000, no personalization
+  int trial_took_16 = 0;
+  for (const auto& [what, a] : shapes) {
+    const auto g = make_pagerank_graph<T>(a, false);
+    const bool large = a.rows > 10000;
+    pagerank_options o;
+    o.tol = solve_tolerance<T>::tol;
+    std::vector<pagerank_result> runs[2];
+    for (int w = 0; w < 2; ++w) {
+      scoped_env env("PERRON_FUSED_INDEX", w == 0 ? "trial" : "16");
+      pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
+      if (w == 0) {
+        EXPECT_NE(s.kernel_reason().find("; index 16-bit ("), std::string::npos) << s.kernel_reason();
+      }
+      for (int variant = 0; variant < 2; ++variant) {
+        o.personalization = variant == 1 ? random_vector(a.rows, 181, 0.0, 1.0) : std::vector<double>{};
+        runs[w].push_back(s.solve(o));
+        const pagerank_result& r = runs[w].back();
+        const std::string at = what + (w ? " 16-bit" : " trial") + " variant " + std::to_string(variant);
+        if (w == 1) {
+          EXPECT_TRUE(r.index16) << at << ": " << r.kernel_reason;
+          if (what == "random 200000") {  // 7.5 links a row (at 2^21 1.4: there the count bytes cost more)
+            EXPECT_LT(r.index_bytes_per_link, 3.0) << at;
+          }
+        } else if (variant == 0) {
+          trial_took_16 += r.index16;
+        }
+        EXPECT_TRUE(r.converged) << at;
+        if (large) {
+          EXPECT_LE(l1_diff(r.rank, pagerank_cpu(g, o).rank), 2 * solve_tolerance<T>::l1()) << at;
+        } else {
+          const auto ref =
+              reference_pagerank(reference_from_coo(a, false), 0.85, normalized(o.personalization));
+          EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << at;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < runs[0].size(); ++i)
+      EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << what << " variant " << i;
+    if (what == "random 200000") random_run = runs[1][0];
+  }
+  std::cout << "[ note ] the trial kept the 16-bit index on " << trial_took_16 << " of " << shapes.size()
+            << " graphs\n";
+  // Unset: the 32-bit index alone, from unsorted rows.
+  const auto g = make_pagerank_graph<T>(random_graph(200000, 1500000, 171), false);
+  pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
+  EXPECT_EQ(s.kernel_reason().find("16-bit"), std::string::npos) << s.kernel_reason();
+  pagerank_options o;
+  o.tol = solve_tolerance<T>::tol;
+  const pagerank_result r = s.solve(o);
+  EXPECT_FALSE(r.index16);
+  EXPECT_GE(r.index_bytes_per_link, 4.0);
+  EXPECT_LE(l1_diff(r.rank, random_run.rank), 2 * solve_tolerance<T>::l1());
+}
+
 // hub:1000000:200000 (every vertex links to vertex 0, which is dangling, plus
 // 200000 random links): in float the fused pull's row sums once rounded so
 // that the iterate settled on a 2-cycle with the residual flat at 1.35e-6

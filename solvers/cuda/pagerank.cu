@@ -374,7 +374,7 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     // The persistent pull runs the fused layout with its own row split.
     const int vrow_links = pull == pagerank_pull::persistent ? persistent_pull<T>::vrow_links(g.links())
                                                              : fused_pull<T>::default_vrow_links;
-    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links);
+    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, pull == pagerank_pull::fused);
     if (pull == pagerank_pull::persistent)
       persistent = std::make_unique<persistent_pull<T>>(*fused, stream.get());
   } else {
@@ -609,6 +609,8 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.pull = pull_;
   res.kernel = kernel_;
   res.hub_entries = m.persistent ? m.persistent->hub() : m.fused ? m.fused->hub() : 0;
+  res.index_bytes_per_link = m.fused ? m.fused->index_bytes_per_link() : 0;
+  res.index16 = m.fused && !m.persistent && m.fused->index16();
   res.kernel_reason = reason_;
   res.pull_decision = decision_;
   res.trial_seconds = trial_seconds_;

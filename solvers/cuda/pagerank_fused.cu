@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <cuda/atomic>
 #include <type_traits>
 #include <vector>
@@ -87,6 +88,62 @@ __global__ void fill_slices(long long vrows, const unsigned* __restrict__ slice_
   }
 }
 
+// The 16-bit index (fused_args::word): the escaped links of each virtual row,
+// into vhigh (the kernels' count bytes) and counts (for the scan). A lane's
+// columns ascend (the rows are sorted), each difference from the one before
+// it (the first from 0), escaped from 2^15 on.
+constexpr unsigned index16_limit = 0x8000u;
+
+__global__ void count_high(long long vrows, const unsigned short* __restrict__ vlen,
+                           const index_t* __restrict__ vbegin, const index_t* __restrict__ csr_col,
+                           unsigned char* __restrict__ vhigh, unsigned* __restrict__ counts) {
+  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < vrows;
+       g += gridDim.x * (long long)blockDim.x) {
+    const index_t* c = csr_col + vbegin[g];
+    unsigned e = 0;
+    index_t prev = 0;
+    for (unsigned j = 0; j < vlen[g]; ++j) {
+      e += static_cast<unsigned>(c[j] - prev) >= index16_limit;
+      prev = c[j];
+    }
+    vhigh[g] = static_cast<unsigned char>(e);
+    counts[g] = e;
+  }
+}
+
+// The words at fill_slices' positions, and each escaped link's high bits at
+// off[g] + (escapes before it in its virtual row): off is the exclusive scan
+// of count_high's counts, so a slice's high halves follow each other lane by
+// lane.
+__global__ void fill_slices16(long long vrows, const unsigned* __restrict__ slice_start,
+                              const unsigned short* __restrict__ vlen, const index_t* __restrict__ vbegin,
+                              const index_t* __restrict__ csr_col, const unsigned* __restrict__ off,
+                              unsigned short* __restrict__ word, unsigned short* __restrict__ high) {
+  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < vrows;
+       g += gridDim.x * (long long)blockDim.x) {
+    const unsigned p = slice_start[g / 32] + static_cast<unsigned>(g % 32);
+    const index_t* c = csr_col + vbegin[g];
+    unsigned o = off[g];
+    index_t prev = 0;
+    for (unsigned j = 0; j < vlen[g]; ++j) {
+      const auto d = static_cast<unsigned>(c[j] - prev);
+      prev = c[j];
+      if (d >= index16_limit) {
+        word[p + 32 * j] = static_cast<unsigned short>(index16_limit | (d & (index16_limit - 1)));
+        high[o++] = static_cast<unsigned short>(d >> 15);
+      } else {
+        word[p + 32 * j] = static_cast<unsigned short>(d);
+      }
+    }
+  }
+}
+
+// start[q] = off[32 q], q <= slices.
+__global__ void every_32nd(index_t slices, const unsigned* __restrict__ off, unsigned* __restrict__ start) {
+  for (index_t q = blockIdx.x * blockDim.x + threadIdx.x; q <= slices; q += gridDim.x * blockDim.x)
+    start[q] = off[32 * static_cast<std::size_t>(q)];
+}
+
 // dst[k] = src[perm[k]]
 template <class T>
 __global__ void gather_by(index_t n, const index_t* __restrict__ perm, const T* __restrict__ src,
@@ -115,7 +172,7 @@ __global__ void __launch_bounds__(setup_threads)
   if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
 }
 
-template <class T>
+template <class T, bool packed>
 __global__ void __launch_bounds__(step_threads, 1)
     fused_step(fused_args<T> a, pagerank_state* st, pagerank_progress* progress,
                cudaGraphConditionalHandle handle, int set_condition) {
@@ -136,7 +193,7 @@ __global__ void __launch_bounds__(step_threads, 1)
   __syncthreads();
 
   step_sums s;
-  pull_slices<false>(a, x, xn, hub, next_slice, alpha, c, personalized, v_uniform, s);
+  pull_slices<false, T, packed>(a, x, xn, hub, next_slice, alpha, c, personalized, v_uniform, s);
   // The block's sums in thread 0, which closes the grid's sums.
   double2 totals;
   if (!block_sums(s) || !close_grid_sums(s.l1, s.dangling, st, totals)) return;
@@ -177,6 +234,10 @@ template <class T>
 fused_args<T> fused_pull<T>::args() {
   fused_args<T> a;
   a.col = col_.data();
+  a.word = packed_ ? word_.data() : nullptr;
+  a.high = high_.data();
+  a.high_start = high_start_.data();
+  a.vhigh = vhigh_.data();
   a.slice_start = slice_start_.data();
   a.vrow = vrow_.data();
   a.vlen = vlen_.data();
@@ -301,17 +362,77 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
         static_cast<long long>(vrows), slice_start_.data(), vlen_.data(), d_vbegin.data(), csr_col.data(),
         col_.data());
     PERRON_CUDA_CHECK_LAUNCH("fill_slices");
+    if (index16_) build_index16(csr_col, d_vbegin);
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   parts_ = cuda::device_buffer<index_t>(parts);
   first_slice_ = cuda::device_buffer<index_t>(first_slice);
 }
 
+// Sorts each row's columns (for the 16-bit index's small differences; the
+// 32-bit layout is filled from the same order, so both sum a row alike).
 template <class T>
-fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links)
-    : stream_(stream), vrow_links_(vrow_links) {
+void fused_pull<T>::sort_rows(const cuda::device_buffer<index_t>& row_ptr,
+                              cuda::device_buffer<index_t>& csr_col) {
+  cuda::device_buffer<index_t> alt(csr_col.size());
+  cub::DoubleBuffer<index_t> keys(csr_col.data(), alt.data());
+  temp_bytes temp;
+  std::size_t bytes = 0;
+  PERRON_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, bytes, keys, static_cast<long long>(nnz_), n_,
+                                                       row_ptr.data(), row_ptr.data() + 1, stream_));
+  PERRON_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(temp.get(bytes), bytes, keys,
+                                                       static_cast<long long>(nnz_), n_, row_ptr.data(),
+                                                       row_ptr.data() + 1, stream_));
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before the buffers are swapped or freed
+  if (keys.Current() != csr_col.data()) std::swap(csr_col, alt);
+}
+
+// The 16-bit index (fused_args::word) of the sorted rows, beside col_.
+template <class T>
+void fused_pull<T>::build_index16(const cuda::device_buffer<index_t>& csr_col,
+                                  const cuda::device_buffer<index_t>& d_vbegin) {
+  const auto vrows = static_cast<long long>(d_vbegin.size());
+  const std::size_t padded = 32 * static_cast<std::size_t>(slices_);
+  vhigh_ = cuda::device_buffer<unsigned char>(std::max<std::size_t>(padded, 1));
+  cuda::device_buffer<unsigned> counts(padded + 1), off(padded + 1);
+  PERRON_CUDA_CHECK(cudaMemsetAsync(vhigh_.data(), 0, vhigh_.bytes(), stream_));
+  PERRON_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream_));
+  count_high<<<setup_grid(vrows), setup_threads, 0, stream_>>>(vrows, vlen_.data(), d_vbegin.data(),
+                                                               csr_col.data(), vhigh_.data(), counts.data());
+  PERRON_CUDA_CHECK_LAUNCH("count_high");
+  temp_bytes temp;
+  std::size_t bytes = 0;
+  PERRON_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts.data(), off.data(), padded + 1, stream_));
+  PERRON_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(temp.get(bytes), bytes, counts.data(), off.data(), padded + 1, stream_));
+  unsigned escaped = 0;
+  PERRON_CUDA_CHECK(
+      cudaMemcpyAsync(&escaped, off.data() + padded, sizeof escaped, cudaMemcpyDeviceToHost, stream_));
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  high_ = cuda::device_buffer<unsigned short>(std::max<std::size_t>(escaped, 1));
+  high_start_ = cuda::device_buffer<unsigned>(static_cast<std::size_t>(slices_) + 1);
+  word_ = cuda::device_buffer<unsigned short>(col_.size());
+  PERRON_CUDA_CHECK(cudaMemsetAsync(word_.data(), 0, word_.bytes(), stream_));  // padding: never read
+  every_32nd<<<setup_grid(slices_ + 1LL), setup_threads, 0, stream_>>>(slices_, off.data(),
+                                                                       high_start_.data());
+  PERRON_CUDA_CHECK_LAUNCH("every_32nd");
+  fill_slices16<<<setup_grid(vrows), setup_threads, 0, stream_>>>(vrows, slice_start_.data(), vlen_.data(),
+                                                                  d_vbegin.data(), csr_col.data(), off.data(),
+                                                                  word_.data(), high_.data());
+  PERRON_CUDA_CHECK_LAUNCH("fill_slices16");
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+template <class T>
+fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links, bool index16)
+    : stream_(stream), vrow_links_(vrow_links), index16_(index16) {
   if (vrow_links < 1 || vrow_links > 65535)
     throw invalid_argument("fused pull: links per virtual row out of range");
+  // A virtual row's escapes are counted in a byte.
+  if (vrow_links > 255) index16_ = false;
+  index_ = index16_ ? fused_index_choice() : fused_index::bits32;
+  index16_ = index_ != fused_index::bits32;  // rows sorted and the 16-bit index built
   n_ = pt.rows;
   nnz_ = pt.nnz();
   if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
@@ -325,6 +446,7 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   {
     cuda::device_buffer<index_t> row_ptr, csr_col;
     relabel(pt, row_ptr, csr_col);
+    if (index16_) sort_rows(row_ptr, csr_col);
     build_slices(row_ptr, csr_col);
   }
   count_ = cuda::device_buffer<unsigned>(n);
@@ -336,16 +458,21 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   v_ = cuda::device_buffer<T>(n);
 
   // The hub: as much of x as shared memory holds.
-  cudaFuncAttributes fa{};
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, fused_step<T>));
-  const long long room = (static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)) /
+  cudaFuncAttributes fa32{}, fa16{};
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa32, fused_step<T, false>));
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa16, fused_step<T, true>));
+  const long long room = (static_cast<long long>(optin) -
+                          static_cast<long long>(std::max(fa32.sharedSizeBytes, fa16.sharedSizeBytes))) /
                          static_cast<long long>(sizeof(T));
   max_hub_ = static_cast<int>(std::max<long long>(0, std::min<long long>(room, n_)) / 32 *
                               32);  // whole 16-byte vectors
-  PERRON_CUDA_CHECK(cudaFuncSetAttribute(fused_step<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(static_cast<std::size_t>(max_hub_) * sizeof(T))));
+  const int hub_bytes = static_cast<int>(static_cast<std::size_t>(max_hub_) * sizeof(T));
+  PERRON_CUDA_CHECK(
+      cudaFuncSetAttribute(fused_step<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, hub_bytes));
+  PERRON_CUDA_CHECK(
+      cudaFuncSetAttribute(fused_step<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, hub_bytes));
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  choose_hub();
+  choose_layout();
 }
 bool forced_hub(int max_hub, int& hub, std::string& trial) {
   const char* env = std::getenv("PERRON_FUSED_HUB");
@@ -364,22 +491,18 @@ pagerank_state trial_state(int max_iter) {
   return h;
 }
 
+// The hub size by timing steps (the median of 5 after 2 untimed, from a
+// scratch state that never stops) with the 32-bit index; then, where the
+// 16-bit index was built, the width: the one named, or for `trial` the
+// faster at the chosen hub. The width not kept is freed.
 template <class T>
-void fused_pull<T>::choose_hub() {
-  if (forced_hub(max_hub_, hub_, trial_)) return;
-  // A scratch state that never stops, and the median of 5 timed steps per
-  // candidate after 2 untimed.
+void fused_pull<T>::choose_layout() {
   const pagerank_state h = trial_state(INT_MAX);
   cuda::device_buffer<pagerank_state> st(1);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
   launch_init(nullptr, 1, st.data());
   cuda::event e0, e1;
-  std::vector<int> candidates{0, max_hub_ / 4 / 32 * 32, max_hub_ / 2 / 32 * 32, max_hub_};
-  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  float best = 0;
-  int best_hub = max_hub_;
-  for (int c : candidates) {
-    hub_ = c;
+  const auto median_step = [&] {
     std::vector<float> ms;
     for (int i = 0; i < 7; ++i) {
       e0.record(stream_);
@@ -389,15 +512,57 @@ void fused_pull<T>::choose_hub() {
       if (i >= 2) ms.push_back(e1.ms_since(e0));
     }
     std::sort(ms.begin(), ms.end());
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s%d: %.1f us", trial_.empty() ? "" : ", ", c, 1e3 * ms[ms.size() / 2]);
-    trial_ += buf;
-    if (c == candidates.front() || ms[ms.size() / 2] < best) {
-      best = ms[ms.size() / 2];
-      best_hub = c;
+    return ms[ms.size() / 2];
+  };
+  packed_ = false;
+  float best = 0;
+  char buf[160];
+  if (!forced_hub(max_hub_, hub_, trial_)) {
+    std::vector<int> candidates{0, max_hub_ / 4 / 32 * 32, max_hub_ / 2 / 32 * 32, max_hub_};
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    int best_hub = max_hub_;
+    for (int c : candidates) {
+      hub_ = c;
+      const float t = median_step();
+      std::snprintf(buf, sizeof buf, "%s%d: %.1f us", trial_.empty() ? "" : ", ", c, 1e3 * t);
+      trial_ += buf;
+      if (c == candidates.front() || t < best) {
+        best = t;
+        best_hub = c;
+      }
     }
+    hub_ = best_hub;
+  } else if (index_ == fused_index::trial) {
+    best = median_step();
   }
-  hub_ = best_hub;
+  const double b32 = static_cast<double>(col_.bytes()) / static_cast<double>(std::max<std::size_t>(nnz_, 1));
+  if (!index16_) {
+    index_bytes_ = b32;
+    return;
+  }
+  const double b16 =
+      static_cast<double>(word_.bytes() + high_.bytes() + high_start_.bytes() + vhigh_.bytes()) /
+      static_cast<double>(std::max<std::size_t>(nnz_, 1));
+  if (index_ == fused_index::bits16) {
+    packed_ = true;
+    std::snprintf(buf, sizeof buf, "; 16-bit index (%.2f bytes per link) named by PERRON_FUSED_INDEX", b16);
+  } else {
+    packed_ = true;
+    const float t16 = median_step();
+    packed_ = t16 < best;
+    std::snprintf(buf, sizeof buf, "; index 16-bit (%.2f bytes per link): %.1f us, 32-bit (%.2f): %.1f us",
+                  b16, 1e3 * t16, b32, 1e3 * best);
+  }
+  trial_ += buf;
+  index_bytes_ = packed_ ? b16 : b32;
+  if (packed_) {
+    col_ = cuda::device_buffer<index_t>();
+  } else {
+    word_ = cuda::device_buffer<unsigned short>();
+    high_ = cuda::device_buffer<unsigned short>();
+    high_start_ = cuda::device_buffer<unsigned>();
+    vhigh_ = cuda::device_buffer<unsigned char>();
+  }
 }
 
 template <class T>
@@ -417,8 +582,11 @@ template <class T>
 void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
                                 cudaGraphConditionalHandle handle, int set_condition) {
   const fused_args<T> a = args();
-  fused_step<T><<<grid_, step_threads, static_cast<std::size_t>(hub_) * sizeof(T), stream_>>>(
-      a, st, progress, handle, set_condition);
+  const std::size_t hub_bytes = static_cast<std::size_t>(hub_) * sizeof(T);
+  if (packed_)
+    fused_step<T, true><<<grid_, step_threads, hub_bytes, stream_>>>(a, st, progress, handle, set_condition);
+  else
+    fused_step<T, false><<<grid_, step_threads, hub_bytes, stream_>>>(a, st, progress, handle, set_condition);
   PERRON_CUDA_CHECK_LAUNCH("pagerank fused_step");
 }
 
@@ -436,7 +604,8 @@ unsigned fused_pull<T>::init_grid() const {
 
 template <class T>
 std::size_t fused_pull<T>::device_bytes() const {
-  return col_.bytes() + slice_start_.bytes() + vrow_.bytes() + vlen_.bytes() + deg_.bytes() + perm_.bytes() +
+  return col_.bytes() + word_.bytes() + high_.bytes() + high_start_.bytes() + vhigh_.bytes() +
+         slice_start_.bytes() + vrow_.bytes() + vlen_.bytes() + deg_.bytes() + perm_.bytes() +
          parts_.bytes() + first_slice_.bytes() + count_.bytes() + x_[0].bytes() + x_[1].bytes() + v_.bytes() +
          tail_.bytes() + head_.bytes();
 }

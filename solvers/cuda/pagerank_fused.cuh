@@ -33,6 +33,18 @@
 // finishes the row. Block b takes slices b, b + grid, b + 2 grid, ... (the
 // same mix of lengths in every block), its warps in turn from a shared
 // counter, longest first.
+//
+// 16-bit index (issue 18 item 3): past L2 a step streams its column indices
+// beside the gathers, so each row's columns are sorted and a lane stores the
+// differences between its consecutive columns in 16-bit words at the same
+// positions (15 bits, and a flag for a difference of 2^15 or more whose high
+// bits go to a per-slice array, found by a scan of per-lane counts).
+// In-degree order puts the most-linked sources at small ids, so most
+// differences are small: 2.1-2.5 bytes per link against 4 on R-MAT 16-26
+// (scripts/compressed_index_model.cpp). Off by default (fused_index_choice() says
+// why); when asked for, both widths are built from the sorted rows, so they
+// sum a row's links in the same order and give the same bits, and one is
+// kept (choose_layout), the other freed.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,6 +55,7 @@
 #include "core/device.hpp"
 #include "core/formats.hpp"
 #include "solvers/cuda/pagerank_device.cuh"
+#include "solvers/pagerank.hpp"
 
 namespace perron::pagerank_gpu {
 
@@ -71,7 +84,11 @@ class fused_pull {
 
   // The pattern of pt (the CSR of P^T of an unweighted graph) is uploaded,
   // relabelled and split on `stream`; returns when that is done.
-  fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links = default_vrow_links);
+  // index16: the 16-bit index (fused_args::word) may be built, as
+  // fused_index_choice() says (the persistent pull passes false: its kernels read
+  // the 32-bit index).
+  fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links = default_vrow_links,
+             bool index16 = false);
 
   // r_0 from d_r0 (n values in the graph's order; unused when uniform), and
   // the state's dangling mass of it.
@@ -87,6 +104,10 @@ class fused_pull {
   void launch_ranks(T* d_r, const pagerank_state* st);
 
   int hub() const { return hub_; }          // entries of x kept in shared memory
+  bool index16() const { return packed_; }  // the steps read the 16-bit index
+  // Bytes of column index stored per link in the width kept (padding,
+  // escapes and their offsets included): what a step streams per link.
+  double index_bytes_per_link() const { return index_bytes_; }
   int max_hub() const { return max_hub_; }  // as many as shared memory holds
   // The kernels' view of this pull (pagerank_fused_slices.cuh), for kernels
   // that run its steps themselves (the persistent pull).
@@ -100,7 +121,10 @@ class fused_pull {
   void relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t>& row_ptr,
                cuda::device_buffer<index_t>& csr_col);
   void build_slices(const cuda::device_buffer<index_t>& row_ptr, const cuda::device_buffer<index_t>& csr_col);
-  void choose_hub();
+  void sort_rows(const cuda::device_buffer<index_t>& row_ptr, cuda::device_buffer<index_t>& csr_col);
+  void build_index16(const cuda::device_buffer<index_t>& csr_col,
+                     const cuda::device_buffer<index_t>& d_vbegin);
+  void choose_layout();
   unsigned init_grid() const;
 
   cudaStream_t stream_ = nullptr;
@@ -109,11 +133,18 @@ class fused_pull {
   index_t slices_ = 0;
   int vrow_links_ = default_vrow_links;
   int hub_ = 0, max_hub_ = 0;
+  fused_index index_ = fused_index::bits32;
+  bool index16_ = false;  // rows sorted and the 16-bit index built
+  bool packed_ = false;   // the steps read it
+  double index_bytes_ = 0;
   int grid_ = 1;
   std::string trial_;
   cuda::device_buffer<unsigned> slice_start_;  // stored links < 2^32
   cuda::device_buffer<index_t> col_, vrow_, deg_, perm_, parts_, first_slice_;
   cuda::device_buffer<unsigned short> vlen_;
+  cuda::device_buffer<unsigned short> word_, high_;  // the 16-bit index (fused_args gives the layout)
+  cuda::device_buffer<unsigned> high_start_;
+  cuda::device_buffer<unsigned char> vhigh_;
   cuda::device_buffer<unsigned> count_;
   cuda::device_buffer<T> x_[2], v_;
   cuda::device_buffer<double> tail_, head_;  // cut rows' slice partials, summed in double

@@ -20,7 +20,18 @@ namespace perron::pagerank_gpu {
 // The kernels' view of a fused_pull (declared in the header).
 template <class T>
 struct fused_args {
-  const index_t* col;           // the links, slice by slice, column-major within a slice
+  const index_t* col;  // the links, slice by slice, column-major within a slice
+  // The same links in 16 bits (pagerank_fused.cuh, "16-bit index"), at the
+  // same positions as col: a lane's columns ascend, and each word holds the
+  // low 15 bits of the difference from the lane's previous column (from 0 for
+  // its first) and in bit 15 whether the difference has more; those high
+  // bits (difference >> 15, < 2^16 since ids are below 2^31) follow each
+  // other in `high`, a slice's lanes in lane order from high_start[q], a lane
+  // finding its first from the counts vhigh of the lanes before it.
+  const unsigned short* word;  // null where the pull runs col
+  const unsigned short* high;
+  const unsigned* high_start;   // slices + 1
+  const unsigned char* vhigh;   // 32 slices: escaped links of each virtual row
   const unsigned* slice_start;  // slices + 1: first stored entry of each slice (32 x its width apart)
   const index_t* vrow;          // 32 slices + 1: the row of each virtual row (n past the last)
   const unsigned short* vlen;   // 32 slices + 1: links of each virtual row (0 past the last)
@@ -45,6 +56,10 @@ static_assert(step_warps == 32, "the step's block sums take one warp's sum per l
 // Links a lane loads before it gathers them (all independent: the memory
 // level parallelism of a warp).
 constexpr int unroll = 8;
+// High halves of the 16-bit index a lane asks for with each batch's words
+// (fused_args::word): a batch has more than 4 escapes in about 1% of
+// batches at R-MAT 26's 20% escaped links.
+constexpr int prefetch = 4;
 
 // A thread's shares of ||x_{k+1} - x_k||_1 and of the dangling mass, as
 // 64-bit counts of 2^-60 (core/cuda/reduce.cuh): warps take slices in whatever
@@ -246,13 +261,31 @@ __device__ __forceinline__ void load_hub(T* hub, const T* x, int count) {
   }
 }
 
+// Adds x over a batch of a lane's links cj[0..unroll) (those of them below
+// len from j) to acc in order, each one load from the hub or from x, all in
+// flight.
+template <bool coherent, class T>
+__device__ __forceinline__ void gather_links(const fused_args<T>& a, const T* __restrict__ x, const T* hub,
+                                             const index_t (&cj)[unroll], unsigned j, unsigned len,
+                                             double& acc) {
+#pragma unroll
+  for (int u = 0; u < unroll; ++u)
+    if (j + u < len) {
+      if constexpr (coherent)
+        acc += static_cast<double>(cj[u] < a.hub ? hub[cj[u]] : load_x<true>(x + cj[u]));
+      else
+        acc += static_cast<double>(*(cj[u] < a.hub ? hub + cj[u] : x + cj[u]));  // one generic load
+    }
+}
+
 // One step's pull over the block's slices, x_k -> x_{k+1}, adding to s. The
 // hub (a.hub entries of x_k) is in shared memory and next_slice was set to
 // step_warps, both before a __syncthreads. Block b takes slices b, b + grid,
 // b + 2 grid, ...: every block gets the same mix of long and short rows. Its
 // warps take them in that order from the shared counter, the longest first
-// (rows are sorted by length).
-template <bool coherent, class T>
+// (rows are sorted by length). `packed`: the links are read from the 16-bit
+// words (a.word) instead of a.col.
+template <bool coherent, class T, bool packed = false>
 __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __restrict__ x,
                                             T* __restrict__ xn, const T* hub, unsigned& next_slice,
                                             double alpha, double c, bool personalized, double v_uniform,
@@ -275,21 +308,61 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
     // The lane's links: entry j of its virtual row at p0 + 32 j + lane (a warp
     // reads 128 contiguous bytes per j), `unroll` loads in flight before the
     // gathers, each one load from the hub or from x.
-    const index_t* __restrict__ cp = a.col + p0 + lane;
     double acc = 0;  // finish_row says why double
-    for (unsigned j = 0; j < width; j += unroll) {
-      index_t cj[unroll];
+    if constexpr (!packed) {
+      const index_t* __restrict__ cp = a.col + p0 + lane;
+      for (unsigned j = 0; j < width; j += unroll) {
+        index_t cj[unroll];
 #pragma unroll
-      for (int u = 0; u < unroll; ++u)
-        if (j + u < len) cj[u] = __ldcs(cp + (j + u) * 32);
+        for (int u = 0; u < unroll; ++u)
+          if (j + u < len) cj[u] = __ldcs(cp + (j + u) * 32);
+        gather_links<coherent>(a, x, hub, cj, j, len, acc);
+      }
+    } else {
+      // The lane's first high half: the slice's first plus the lanes' before it.
+      const unsigned mine = __ldg(a.vhigh + q * 32 + lane);
+      unsigned before = mine;
 #pragma unroll
-      for (int u = 0; u < unroll; ++u)
-        if (j + u < len) {
-          if constexpr (coherent)
-            acc += static_cast<double>(cj[u] < a.hub ? hub[cj[u]] : load_x<true>(x + cj[u]));
-          else
-            acc += static_cast<double>(*(cj[u] < a.hub ? hub + cj[u] : x + cj[u]));  // one generic load
+      for (int off = 1; off < 32; off <<= 1) {
+        const unsigned o = __shfl_up_sync(full, before, off);
+        if (lane >= off) before += o;
+      }
+      const unsigned short* __restrict__ hp = a.high + __ldg(a.high_start + q) + (before - mine);
+      const unsigned short* __restrict__ wp = a.word + p0 + lane;
+      index_t col = 0;
+      unsigned left = mine;  // the lane's high halves not yet used
+      for (unsigned j = 0; j < width; j += unroll) {
+        unsigned w[unroll];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) w[u] = j + u < len ? __ldcs(wp + (j + u) * 32) : 0u;
+        // The batch's high halves are the lane's next ones, in order: the
+        // first prefetch of them are asked for with the words (their
+        // addresses do not wait for the flags), the rare rest after.
+        unsigned hv[prefetch];
+#pragma unroll
+        for (int t = 0; t < prefetch; ++t) hv[t] = static_cast<unsigned>(t) < left ? __ldg(hp + t) : 0u;
+        unsigned flags = 0;
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) flags |= ((w[u] >> 15) & 1u) << u;
+        index_t cj[unroll];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) {
+          unsigned hi = 0;
+          if (w[u] & 0x8000u) {
+            const int r = __popc(flags & ((1u << u) - 1u));  // escapes before it in the batch
+#pragma unroll
+            for (int t = 0; t < prefetch && t <= u; ++t)
+              if (r == t) hi = hv[t];
+            if (u >= prefetch && r >= prefetch) hi = __ldg(hp + r);
+          }
+          col += static_cast<index_t>((w[u] & 0x7fffu) | (hi << 15));
+          cj[u] = col;
         }
+        const int h = __popc(flags);
+        hp += h;
+        left -= static_cast<unsigned>(h);
+        gather_links<coherent>(a, x, hub, cj, j, len, acc);
+      }
     }
     finish_slice<coherent>(a, q, R, slice_outside(a.vrow, q, R), acc, rd, x, xn, alpha, c, personalized,
                            v_uniform, s);

@@ -180,7 +180,7 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "fewer iterations: none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from the last "
      "four iterates) | aitken (Aitken delta^2 per vertex), applied after every --accelerate-every "
      "plain iterations; only plain iterations decide convergence, so the result meets --tol as "
-     "without it (CPU and the GPU's spmv pull; --pull auto then runs spmv)")
+     "without it (CPU, and the GPU's spmv and fused pulls; the persistent pull runs its fused steps)")
     ("accelerate-every", po::value(&opt.accelerate_every)->default_value(opt.accelerate_every),
      "plain iterations per extrapolation for --accelerate (>= 4)");
   // clang-format on
@@ -297,9 +297,8 @@ void check_app_options(const settings& s) {
   if (s.bench && !s.output.empty()) throw usage_error("--bench writes no --output (only --plot)");
   if (s.pull_trial != "auto" && s.pull_trial != "on" && s.pull_trial != "off")
     throw usage_error("--pull-trial must be auto, on or off, got '" + s.pull_trial + "'");
-  if (s.opt.accelerate != pagerank_accel::none && (s.bench || app::batched_mode(s.batched)))
-    throw usage_error(
-        "--accelerate runs in the single solve; it cannot be combined with --bench or --sources");
+  if (s.opt.accelerate != pagerank_accel::none && app::batched_mode(s.batched))
+    throw usage_error("--accelerate runs in the single solve; it cannot be combined with --sources");
   if (s.bench && s.json && !s.plot.empty()) throw usage_error("--bench --json writes no --plot");
   if (s.reorder != vertex_order::none && (s.bench || app::batched_mode(s.batched)))
     throw usage_error("--reorder runs in the single solve; it cannot be combined with --bench or --sources");
@@ -706,7 +705,7 @@ device_facts solve_facts(const settings& s) {
   device_facts f;
   f.value_bytes = s.precision == "double" ? 8 : 4;
   // A pattern pull may run (the graph's size decides: solvers/pagerank.hpp choose_pull).
-  f.pattern = !s.weighted && !s.opt.kernel && pull_for(s.opt) != pagerank_pull::spmv;
+  f.pattern = !s.weighted && !s.opt.kernel && s.opt.pull != pagerank_pull::spmv;
   f.threads = omp_get_max_threads();
   const std::optional<int> known = remembered_iterations(s);
   f.iterations = known ? *known : expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
@@ -825,8 +824,7 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
   pull_trial_memo memo;
   memo.may_trial = s.pull_trial == "on" || (s.pull_trial == "auto" && keep);
   if (s.pull_trial != "off" && keep) memo.remembered = io::side_load(s.graph, cache, tag).value_or("");
-  // --accelerate runs the spmv pull (pull_for), so no trial then.
-  pagerank_cuda<T> solver(g, opt.kernel, pull_for(opt), s.pull_trial == "off" ? nullptr : &memo);  // says why
+  pagerank_cuda<T> solver(g, opt.kernel, opt.pull, s.pull_trial == "off" ? nullptr : &memo);  // says why
   t.transfer = step.lap();
   pagerank_result r = solver.solve(opt);
   t.solve = step.lap();

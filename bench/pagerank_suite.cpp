@@ -54,6 +54,7 @@ struct row {
   std::string what;
   pagerank_result r;
   double wall = 0, device = 0, iter = 0;
+  bool accelerated = false;  // solved with --accelerate
 };
 
 template <class T>
@@ -67,7 +68,7 @@ class suite {
   void print_header();
   void time_kernels();
   void run_perron(std::optional<spmv_kernel> k, pagerank_loop loop, int unroll,
-                  pagerank_pull pull = pagerank_pull::spmv);
+                  pagerank_pull pull = pagerank_pull::spmv, pagerank_accel accelerate = pagerank_accel::none);
   void run_perron_rows();
   row run_baseline();
   void print_solves(const row& b);
@@ -157,21 +158,27 @@ void suite<T>::time_kernels() {
 // One row: a warm-up solve (builds the graphs), `runs` timed solves, and the
 // marginal time per iteration.
 template <class T>
-void suite<T>::run_perron(std::optional<spmv_kernel> k, pagerank_loop loop, int unroll, pagerank_pull pull) {
+void suite<T>::run_perron(std::optional<spmv_kernel> k, pagerank_loop loop, int unroll, pagerank_pull pull,
+                          pagerank_accel accelerate) {
   pagerank_cuda<T> solver(g_, k, pull);
   if (solver.pull() == pagerank_pull::fused) fused_note_ = solver.kernel_reason();
   if (solver.pull() == pagerank_pull::persistent) persistent_note_ = solver.kernel_reason();
   pagerank_options opt = in_.options;
   opt.loop = loop;
   opt.graph_unroll = unroll;
+  opt.accelerate = accelerate;
   row x;
   x.r = solver.solve(opt);
   const bool auto_kernel = !k || *k == spmv_kernel::automatic;
-  x.what = "perron " + solver.kernel_name() + (auto_kernel ? " (auto)" : "") + " " +
-           std::string(name(x.r.loop)) +
+  // (an accelerated solve of a persistent solver runs its fused steps: the result names them)
+  const std::string kernel =
+      accelerate != pagerank_accel::none ? kernel_text(x.r.pull, x.r.kernel) : solver.kernel_name();
+  x.what = "perron " + kernel + (auto_kernel ? " (auto)" : "") + " " + std::string(name(x.r.loop)) +
            (x.r.loop == pagerank_loop::check_every
                 ? " " + std::to_string(opt.check_interval)
-                : " x" + std::to_string(x.r.graph_unroll) + (unroll == 0 ? " (auto)" : ""));
+                : " x" + std::to_string(x.r.graph_unroll) + (unroll == 0 ? " (auto)" : "")) +
+           (accelerate != pagerank_accel::none ? " + " + std::string(name(accelerate)) : "");
+  x.accelerated = accelerate != pagerank_accel::none;
   std::vector<double> wall, dev;
   for (int i = 0; i < in_.runs; ++i) {
     const pagerank_result r = solver.solve(opt);
@@ -194,6 +201,9 @@ void suite<T>::run_perron_rows() {
   // The solver's own facts: auto's rule asks the device about the cluster mode.
   const pagerank_pull pull = choose_pull(opt.pull, pagerank_cuda<T>::facts(g_), opt.kernel).pull;
   run_perron(opt.kernel, pagerank_loop::automatic, unroll, pull);
+  // --accelerate: the same solver with it, beside the plain rows.
+  if (opt.accelerate != pagerank_accel::none)
+    run_perron(opt.kernel, pagerank_loop::automatic, unroll, pull, opt.accelerate);
   if (pull != pagerank_pull::spmv) run_perron(std::nullopt, pagerank_loop::automatic, unroll);
   if (rows_.back().r.kernel != best_) run_perron(best_, pagerank_loop::automatic, unroll);
   for (int u : {1, 2, 4, 8})
@@ -260,6 +270,11 @@ void suite<T>::print_solves(const row& b) {
      << (ratio <= 1.2 ? "met" : "MISSED") << "\n";
   o_ << "target  whole solve >= 5 x faster than the baseline: " << format_g(speedup, 3) << " x  -> "
      << (speedup >= 5 ? "met" : "MISSED") << "\n";
+  for (const row& x : rows_)
+    if (x.accelerated)
+      o_ << "accel   whole solve with --accelerate " << name(in_.options.accelerate) << ": "
+         << format_g(b.wall / x.wall, 3) << " x the baseline (" << x.r.iterations << " iterations, "
+         << x.r.extrapolations << " extrapolations, against " << p.r.iterations << ")\n";
   if (!p.r.loop_note.empty()) o_ << "note    " << p.r.loop_note << "\n";
   if (!fused_note_.empty()) o_ << "fused   " << fused_note_ << "\n";
   if (!persistent_note_.empty()) o_ << "persist " << persistent_note_ << "\n";

@@ -3,9 +3,8 @@
 # (issue 18 item 4; docs/PERFORMANCE.md "PageRank --accelerate"):
 #   scripts/pagerank-accel-bench.sh DEVICE SECONDS GRAPH... > table.tsv
 # DEVICE cpu or cuda; for each graph, alpha 0.85 and 0.99, float at tol 1e-6
-# and double at tol 1e-10 (PRECS="float:1e-6" for one), modes none (the pull
-# auto takes), none-spmv (plain on the spmv pull, which --accelerate runs on;
-# cuda only), quadratic and aitken, one solve each
+# and double at tol 1e-10 (PRECS="float:1e-6" for one), modes none, quadratic
+# and aitken (MODES to choose), each with the pull auto takes, one solve each
 # (the ranks of a solve do not depend on the run: iterations are exact; the
 # time is the solve's, on the GPU its CUDA-event time). Stops starting solves
 # after SECONDS seconds (what ran is printed). --max-iter 20000, so plain
@@ -19,17 +18,13 @@ printf 'graph\tprecision\ttol\talpha\tmode\titerations\textrapolations\trejected
 for g in "$@"; do
   for prec in ${PRECS:-float:1e-6 double:1e-10}; do
     for alpha in 0.85 0.99; do
-      modes="none quadratic aitken"
-      [ "$device" = cuda ] && modes="none none-spmv quadratic aitken"
-      for mode in $modes; do
-        pull=auto
-        [ "$mode" = none-spmv ] && pull=spmv
+      for mode in ${MODES:-none quadratic aitken}; do
         if [ $(($(date +%s) - start)) -ge "$budget" ]; then
           echo "# stopped after $budget s" >&2
           exit 0
         fi
         pagerank "$g" --device "$device" --json --top 0 --alpha "$alpha" --precision "${prec%:*}" \
-          --tol "${prec#*:}" --max-iter 20000 --accelerate "${mode%-spmv}" --pull "$pull" 2>/dev/null |
+          --tol "${prec#*:}" --max-iter 20000 --accelerate "$mode" 2>/dev/null |
           python3 -c '
 import json, sys
 d = json.load(sys.stdin)

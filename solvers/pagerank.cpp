@@ -302,11 +302,12 @@ void validate_machinery(const pagerank_options& o) {
                            " needs --pull spmv");
   if (pattern_pull(o.pull) && o.device == pagerank_device::cpu)
     throw invalid_argument(pull + " is a GPU step; it cannot run with --device cpu");
-  if (pattern_pull(o.pull) && o.accelerate != pagerank_accel::none)
-    throw invalid_argument("--accelerate " + std::string(name(o.accelerate)) + " runs on the spmv pull; " +
-                           pull +
-                           " keeps its iterate scaled and in its own vertex order (use --pull spmv "
-                           "or auto)");
+  // (A solver that auto built with the persistent pull runs its fused steps
+  // for an accelerated solve; named, the persistent pull is refused.)
+  if (o.pull == pagerank_pull::persistent && o.accelerate != pagerank_accel::none)
+    throw invalid_argument("--accelerate " + std::string(name(o.accelerate)) +
+                           " extrapolates between steps; --pull persistent runs every step in one kernel "
+                           "(use --pull fused, spmv or auto)");
 }
 
 }  // namespace
@@ -569,7 +570,7 @@ template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt) {
   opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
   if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
-  pagerank_cuda<T> solver(g, opt.kernel, pull_for(opt));  // it resolves auto and says why
+  pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
   return solver.solve(opt);
 }
 

@@ -247,9 +247,10 @@ struct pagerank_options {
   bool use_graphs = true;
   // --accelerate and --accelerate-every: extrapolate after every
   // accelerate_every plain steps (>= 4: quadratic extrapolation needs the
-  // last four iterates of one run of plain steps). On the GPU only the spmv
-  // pull extrapolates (the pattern pulls keep a scaled iterate in their own
-  // vertex order), so pull auto resolves to spmv when accelerating.
+  // last four iterates of one run of plain steps). On the GPU the spmv and
+  // fused pulls extrapolate (the fused pull its scaled iterate, weighted:
+  // solvers/cuda/pagerank_accel.cuh); a persistent solver runs its fused
+  // pull's steps for an accelerated solve.
   pagerank_accel accelerate = pagerank_accel::none;
   int accelerate_every = 10;
   // Called with (iteration, residual): by the CPU solver after every step, by
@@ -411,13 +412,6 @@ double pagerank_device_bytes(index_t n, std::size_t links, std::size_t value_byt
 // cpu; kernel cpu forces the CPU path (and device cuda with kernel cpu is an error).
 template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt);
-
-// The pull a GPU solve of opt is built with: opt.pull, but spmv for auto when
-// accelerating (the only pull that extrapolates).
-inline pagerank_pull pull_for(const pagerank_options& opt) {
-  return opt.accelerate != pagerank_accel::none && opt.pull == pagerank_pull::automatic ? pagerank_pull::spmv
-                                                                                        : opt.pull;
-}
 
 // Whether pagerank() runs opt on the GPU; cuda_error for device cuda without a usable GPU.
 bool pagerank_runs_on_gpu(const pagerank_options& opt);

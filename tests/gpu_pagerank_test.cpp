@@ -999,7 +999,7 @@ TYPED_TEST(gpu_pagerank, HubGraphConvergesInEveryPull) {
   }
 }
 
-// ---- --accelerate (the spmv pull) ------------------------------------------------------------
+// ---- --accelerate (the spmv and fused pulls) ---------------------------------------------------
 
 pagerank_options accel_options(pagerank_accel mode, double alpha, double tol) {
   pagerank_options o;
@@ -1021,32 +1021,38 @@ class gpu_pagerank_accel_graphs : public gpu_test_with_param<accel_param> {};
 
 // The returned vector meets tol in its true residual and matches the fp64
 // reference (tests/pagerank_reference.hpp gives the bounds) and the CPU's
-// accelerated solve; one host sync per solve, as without acceleration.
+// accelerated solve; one host sync per solve, as without acceleration. The
+// spmv pull and the fused pull (which extrapolates its scaled iterate).
 template <class T>
 void check_accel(const std::string& graph, pagerank_accel mode, double alpha) {
   const accel_graph* ag = get_accel_graph(graph, alpha);
   if (!ag) GTEST_SKIP() << graph << " absent, or too large for a reference at alpha " << alpha;
   const pagerank_graph<T> g = make_pagerank_graph<T>(ag->matrix, false);
-  pagerank_cuda<T> s(g);
   const double tol = solve_tolerance<T>::tol;
-  const pagerank_result r = s.solve(accel_options(mode, alpha, tol));
-  ASSERT_TRUE(r.on_gpu);
-  ASSERT_TRUE(r.converged) << r.iterations << " iterations, residual " << r.residual;
-  EXPECT_LT(r.residual, tol);
-  EXPECT_EQ(r.accelerate, mode);
-  EXPECT_EQ(r.pull, pagerank_pull::spmv);
-  if (r.loop == pagerank_loop::graph_while) {
-    EXPECT_EQ(r.host_syncs, 1u);
-    EXPECT_EQ(r.graph_unroll, 10);  // one run of accelerate_every steps per trip
-  }
-  const auto [truth, err] = expect_accel_matches_reference<T>(*ag, alpha, tol, r.rank);
   const pagerank_result c = pagerank_cpu(g, accel_options(mode, alpha, tol));
-  EXPECT_LE(l1_diff(r.rank, c.rank), 2 * accel_l1_bound<T>(alpha, tol));
-  const pagerank_result plain = s.solve(accel_options(pagerank_accel::none, alpha, tol));
-  std::cout << "[ note ] " << graph << (std::is_same_v<T, float> ? " float" : " double") << " alpha " << alpha
-            << " " << name(mode) << ": " << r.iterations << " iterations (" << r.extrapolations
-            << " extrapolations; CPU " << c.iterations << ") against " << plain.iterations
-            << " plain; true residual " << truth << ", max |r - ref| " << err << "\n";
+  for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused}) {
+    if (pattern_pull(pull) && !g.pattern) continue;
+    pagerank_cuda<T> s(g, std::nullopt, pull);
+    const pagerank_result r = s.solve(accel_options(mode, alpha, tol));
+    const std::string at = std::string(name(pull)) + " pull";
+    ASSERT_TRUE(r.on_gpu);
+    ASSERT_TRUE(r.converged) << at << ": " << r.iterations << " iterations, residual " << r.residual;
+    EXPECT_LT(r.residual, tol) << at;
+    EXPECT_EQ(r.accelerate, mode);
+    EXPECT_EQ(r.pull, pull);
+    if (r.loop == pagerank_loop::graph_while) {
+      EXPECT_EQ(r.host_syncs, 1u) << at;
+      EXPECT_EQ(r.graph_unroll, 10) << at;  // one run of accelerate_every steps per trip
+    }
+    const auto [truth, err] = expect_accel_matches_reference<T>(*ag, alpha, tol, r.rank);
+    EXPECT_LE(l1_diff(r.rank, c.rank), 2 * accel_l1_bound<T>(alpha, tol)) << at;
+    const pagerank_result plain = s.solve(accel_options(pagerank_accel::none, alpha, tol));
+    std::cout << "[ note ] " << graph << (std::is_same_v<T, float> ? " float" : " double") << " alpha "
+              << alpha << " " << name(mode) << ", " << at << ": " << r.iterations << " iterations ("
+              << r.extrapolations << " extrapolations, " << r.extrapolations_rejected << " dropped; CPU "
+              << c.iterations << ") against " << plain.iterations << " plain; true residual " << truth
+              << ", max |r - ref| " << err << "\n";
+  }
 }
 
 TEST_P(gpu_pagerank_accel_graphs, MeetsTolAndMatchesReference) {
@@ -1074,45 +1080,56 @@ class gpu_pagerank_accel : public gpu_test {};
 TYPED_TEST_SUITE(gpu_pagerank_accel, value_types);
 
 // The WHILE loop, the check-every batches (one run each) and direct launches
-// run the same kernels with the same grids: the same bits.
+// run the same kernels with the same grids: the same bits; on the spmv and
+// the fused pull.
 TYPED_TEST(gpu_pagerank_accel, LoopsAgree) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 79), false);
-  pagerank_cuda<T> s(g, spmv_kernel::csr_vector);
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
-    pagerank_options o = accel_options(mode, 0.99, std::is_same_v<T, float> ? 1e-6 : 1e-10);
-    o.accelerate_every = 7;
-    const auto w = s.solve(o);
-    EXPECT_TRUE(w.converged);
-    EXPECT_EQ(w.loop, pagerank_loop::graph_while);
-    EXPECT_EQ(w.graph_unroll, 7);
-    EXPECT_GT(w.extrapolations, 0);
-    o.loop = pagerank_loop::check_every;
-    const auto c = s.solve(o);
-    EXPECT_TRUE(same_result(w, c)) << name(mode);
-    EXPECT_EQ(c.host_syncs, static_cast<std::uint64_t>((c.iterations + 6) / 7 + 1));
-    o.use_graphs = false;
-    EXPECT_TRUE(same_result(w, s.solve(o))) << name(mode);
+  for (int fused = 0; fused < 2; ++fused) {
+    std::optional<pagerank_cuda<T>> s;
+    if (fused)
+      s.emplace(g, std::nullopt, pagerank_pull::fused);
+    else
+      s.emplace(g, spmv_kernel::csr_vector);
+    for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+      const std::string at = std::string(name(mode)) + (fused ? " fused" : " spmv");
+      pagerank_options o = accel_options(mode, 0.99, std::is_same_v<T, float> ? 1e-6 : 1e-10);
+      o.accelerate_every = 7;
+      const auto w = s->solve(o);
+      EXPECT_TRUE(w.converged) << at;
+      EXPECT_EQ(w.loop, pagerank_loop::graph_while) << at;
+      EXPECT_EQ(w.graph_unroll, 7) << at;
+      EXPECT_GT(w.extrapolations, 0) << at;
+      o.loop = pagerank_loop::check_every;
+      const auto c = s->solve(o);
+      EXPECT_TRUE(same_result(w, c)) << at;
+      EXPECT_EQ(c.host_syncs, static_cast<std::uint64_t>((c.iterations + 6) / 7 + 1)) << at;
+      o.use_graphs = false;
+      EXPECT_TRUE(same_result(w, s->solve(o))) << at;
+    }
   }
 }
 
 // Stopped by max_iter inside or at the end of the first run: the plain
-// solve's result, bit for bit (the extrapolation after the last step is skipped).
+// solve's result, bit for bit (the extrapolation after the last step is
+// skipped); on the spmv and the fused pull.
 TYPED_TEST(gpu_pagerank_accel, MaxIterEndsOnAPlainStep) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 83), false);
-  pagerank_cuda<T> s(g);
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
-    for (int max_iter : {7, 10}) {
-      pagerank_options o = accel_options(mode, 0.99, 1e-12);
-      o.max_iter = max_iter;
-      const auto a = s.solve(o);
-      o.accelerate = pagerank_accel::none;
-      const auto p = s.solve(o);
-      EXPECT_FALSE(a.converged);
-      EXPECT_EQ(a.extrapolations, 0);
-      EXPECT_EQ(a.iterations, max_iter);
-      EXPECT_TRUE(same_result(a, p)) << name(mode) << " " << max_iter;
+  for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused}) {
+    pagerank_cuda<T> s(g, std::nullopt, pull);
+    for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+      for (int max_iter : {7, 10}) {
+        pagerank_options o = accel_options(mode, 0.99, 1e-12);
+        o.max_iter = max_iter;
+        const auto a = s.solve(o);
+        o.accelerate = pagerank_accel::none;
+        const auto p = s.solve(o);
+        EXPECT_FALSE(a.converged);
+        EXPECT_EQ(a.extrapolations, 0);
+        EXPECT_EQ(a.iterations, max_iter);
+        EXPECT_TRUE(same_result(a, p)) << name(mode) << " " << max_iter;
+      }
     }
   }
 }
@@ -1142,35 +1159,49 @@ TYPED_TEST(gpu_pagerank_accel, EdgeCases) {
   }
 }
 
-// The pattern pulls do not extrapolate: refused by the solver; pagerank()
-// builds the spmv pull for auto; a solver reused after an accelerated solve
-// gives the plain result again.
+// Every pull extrapolates: a persistent solver runs its fused pull's steps
+// for an accelerated solve (and says so), its persistent kernel again for a
+// plain one; pagerank() with auto; a solver reused after an accelerated
+// solve gives the plain result again, on the spmv and the fused pull.
 TYPED_TEST(gpu_pagerank_accel, PullsAndReuse) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 89), false);
   const pagerank_options acc = accel_options(pagerank_accel::quadratic, 0.99, 1e-6);
-  pagerank_cuda<T> fused(g, std::nullopt, pagerank_pull::fused);
-  EXPECT_THROW(fused.solve(acc), invalid_argument);
+  pagerank_options plain = acc;
+  plain.accelerate = pagerank_accel::none;
+  pagerank_cuda<T> persistent(g, std::nullopt, pagerank_pull::persistent);
+  const auto pa = persistent.solve(acc);
+  EXPECT_TRUE(pa.converged);
+  EXPECT_EQ(pa.pull, pagerank_pull::fused);
+  EXPECT_GT(pa.extrapolations, 0);
+  EXPECT_NE(pa.kernel_reason.find("the persistent kernel does not extrapolate"), std::string::npos)
+      << pa.kernel_reason;
+  const auto pp = persistent.solve(plain);
+  EXPECT_EQ(pp.pull, pagerank_pull::persistent);
+  EXPECT_TRUE(pp.converged);
+  EXPECT_LE(l1_diff(pa.rank, pp.rank), 2 * accel_l1_bound<T>(0.99, 1e-6));
   pagerank_options via = acc;
   via.device = pagerank_device::cuda;
   const auto d = pagerank(g, via);
   EXPECT_TRUE(d.on_gpu);
-  EXPECT_EQ(d.pull, pagerank_pull::spmv);
   EXPECT_TRUE(d.converged);
+  EXPECT_GT(d.extrapolations, 0);
 
-  pagerank_cuda<T> s(g);
-  pagerank_options plain = acc;
-  plain.accelerate = pagerank_accel::none;
-  const auto p1 = s.solve(plain);
-  const auto a1 = s.solve(acc);
-  const auto p2 = s.solve(plain);
-  pagerank_options other = acc;
-  other.accelerate_every = 5;
-  s.solve(other);
-  const auto a2 = s.solve(acc);
-  EXPECT_TRUE(same_result(p1, p2));
-  EXPECT_TRUE(same_result(a1, a2));
-  EXPECT_EQ(p1.extrapolations, 0);
+  for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused}) {
+    pagerank_cuda<T> s(g, std::nullopt, pull);
+    const auto p1 = s.solve(plain);
+    const auto a1 = s.solve(acc);
+    const auto p2 = s.solve(plain);
+    pagerank_options other = acc;
+    other.accelerate_every = 5;
+    s.solve(other);
+    const auto a2 = s.solve(acc);
+    EXPECT_TRUE(same_result(p1, p2)) << name(pull);
+    EXPECT_TRUE(same_result(a1, a2)) << name(pull);
+    EXPECT_EQ(p1.extrapolations, 0);
+    EXPECT_GT(a1.extrapolations, 0) << name(pull);
+    EXPECT_LT(a1.iterations, p1.iterations) << name(pull);
+  }
 }
 
 TEST(gpu_pagerank_errors, CpuKernelIsRefused) {

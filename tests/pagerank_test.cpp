@@ -486,7 +486,6 @@ TEST(pagerank_options, Validation) {
   bad([](auto& o) { o.device = pagerank_device::cuda, o.kernel = spmv_kernel::cpu; });
   bad([](auto& o) { o.device = pagerank_device::cpu, o.kernel = spmv_kernel::merge; });
   bad([](auto& o) { o.accelerate_every = 3; });
-  bad([](auto& o) { o.accelerate = pagerank_accel::quadratic, o.pull = pagerank_pull::fused; });
   bad([](auto& o) { o.accelerate = pagerank_accel::aitken, o.pull = pagerank_pull::persistent; });
   try {
     pagerank_options o;
@@ -519,8 +518,8 @@ TEST(pagerank_options, MessagesNameTheFlag) {
             std::string::npos);
   EXPECT_NE(message([](auto& o) {
               o.accelerate = pagerank_accel::quadratic;
-              o.pull = pagerank_pull::fused;
-            }).find("--accelerate quadratic runs on the spmv pull"),
+              o.pull = pagerank_pull::persistent;
+            }).find("--accelerate quadratic extrapolates between steps; --pull persistent"),
             std::string::npos);
   EXPECT_EQ(message([](auto&) {}), "accepted");
   EXPECT_NO_THROW(pagerank_options{}.validate(4));
@@ -554,11 +553,6 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(parse_pagerank_accel("aitken"), pagerank_accel::aitken);
   EXPECT_EQ(name(pagerank_accel::aitken), "aitken");
   EXPECT_THROW(parse_pagerank_accel("cubic"), invalid_argument);
-  // accelerating, auto resolves to the spmv pull; a named pull passes through
-  pagerank_options accel_opt;
-  accel_opt.accelerate = pagerank_accel::quadratic;
-  EXPECT_EQ(pull_for(accel_opt), pagerank_pull::spmv);
-  EXPECT_EQ(pull_for(pagerank_options{}), pagerank_pull::automatic);
   // auto (choose_pull): short rows (every in-degree under short_rows_in_degree)
   // fused in double and spmv in float at any size; else spmv below
   // fused_min_links and fused from there; a named pull passes through.

@@ -223,6 +223,13 @@ struct pagerank_cuda<T>::impl {
     PERRON_CUDA_CHECK_LAUNCH("pagerank update_kernel");
   }
 
+  // Where the steps keep the iterate, for --accelerate: r, or the fused
+  // pull's x (also the persistent pull's, whose fused steps then run).
+  accel_vec<T> accel_target() {
+    if (fused) return {fused->iterate(0), fused->iterate(1), fused->out_degrees(), nullptr};
+    return {d_r.data(), d_r.data(), nullptr, d_bits.data()};
+  }
+
   // A body (see struct body): the run's last three iterates are saved after
   // its steps steps-3 .. steps-1 (aitken reads the last two).
   void launch_body(const body& b, cudaGraphConditionalHandle handle, bool set_condition) {
@@ -231,10 +238,9 @@ struct pagerank_cuda<T>::impl {
       const int which = s - (b.steps - 3);
       if (b.mode != pagerank_accel::none && which >= 0 && which < 3 &&
           !(which == 0 && b.mode == pagerank_accel::aitken))
-        accel->launch_save(d_r.data(), which, d_state.data());
+        accel->launch_save(accel_target(), which, d_state.data());
     }
-    if (b.mode != pagerank_accel::none)
-      accel->launch_extrapolate(b.mode, d_r.data(), d_bits.data(), d_state.data());
+    if (b.mode != pagerank_accel::none) accel->launch_extrapolate(b.mode, accel_target(), d_state.data());
   }
 
   // The graph_while loop: built on first use; false (with while_error) when the
@@ -606,20 +612,22 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
 
   pagerank_result res;
   res.on_gpu = true;
-  res.pull = pull_;
+  const bool accelerating = opt.accelerate != pagerank_accel::none;
+  // The persistent kernel runs whole solves and does not extrapolate: an
+  // accelerated solve runs the steps of its fused pull (the same layout).
+  const bool persistent = m.persistent && !accelerating;
+  res.pull = m.persistent && !persistent ? pagerank_pull::fused : pull_;
   res.kernel = kernel_;
-  res.hub_entries = m.persistent ? m.persistent->hub() : m.fused ? m.fused->hub() : 0;
+  res.hub_entries = persistent ? m.persistent->hub() : m.fused ? m.fused->hub() : 0;
   res.index_bytes_per_link = m.fused ? m.fused->index_bytes_per_link() : 0;
   res.index16 = m.fused && !m.persistent && m.fused->index16();
-  res.kernel_reason = reason_;
+  res.kernel_reason = reason_ + (m.persistent && !persistent
+                                     ? "; --accelerate: the fused pull's steps on its layout (the persistent "
+                                       "kernel does not extrapolate)"
+                                     : "");
   res.pull_decision = decision_;
   res.trial_seconds = trial_seconds_;
   res.accelerate = opt.accelerate;
-  const bool accelerating = opt.accelerate != pagerank_accel::none;
-  if (accelerating && m.fused)
-    throw invalid_argument("--accelerate " + std::string(name(opt.accelerate)) +
-                           " runs on the spmv pull; this " + "solver runs the " + kernel_name() +
-                           " (build it with pagerank_pull::spmv)");
   if (accelerating && !m.accel) {
     m.accel = std::make_unique<accel_buffers<T>>(m.n, m.stream.get());
     device_bytes_ += m.accel->device_bytes();
@@ -628,22 +636,22 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   // The persistent pull loops in its kernel: one launch per solve (graph_while's
   // one wait), or per check_interval steps when check_every is asked for.
   const bool check_every = !opt.use_graphs || opt.loop == pagerank_loop::check_every;
-  const pagerank_loop loop = !m.persistent ? m.choose_loop(opt, accelerated, res)
+  const pagerank_loop loop = !persistent   ? m.choose_loop(opt, accelerated, res)
                              : check_every ? pagerank_loop::check_every
                                            : pagerank_loop::graph_while;
-  if (m.persistent)
+  if (persistent)
     res.loop_note = check_every ? "one persistent kernel per batch of steps (no CUDA graph)"
                                 : "one persistent kernel runs every step (no CUDA graph)";
   res.loop = loop;
   const typename impl::body batch =
       accelerating ? accelerated : typename impl::body{opt.check_interval, pagerank_accel::none};
   const bool batch_graph =
-      loop == pagerank_loop::check_every && opt.use_graphs && !m.persistent && m.ensure_batch_graph(batch);
+      loop == pagerank_loop::check_every && opt.use_graphs && !persistent && m.ensure_batch_graph(batch);
   if (loop == pagerank_loop::check_every && accelerating)
     res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") + "one host check per run of " +
                      std::to_string(opt.accelerate_every) +
                      " steps and its extrapolation (--accelerate-every)";
-  if (loop == pagerank_loop::check_every && opt.use_graphs && !m.persistent && !batch_graph)
+  if (loop == pagerank_loop::check_every && opt.use_graphs && !persistent && !batch_graph)
     res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") +
                      "the SpMV does not capture into a CUDA graph: steps are launched one by one";
 
@@ -661,7 +669,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   const pagerank_state& hs = m.h_state[0];
   if (loop == pagerank_loop::graph_while) {
     // The whole loop, the state and the ranks: one launch, one wait.
-    if (m.persistent)
+    if (persistent)
       m.persistent->launch_solve(m.d_state.data(), hs.report_progress ? m.d_progress : nullptr, INT_MAX);
     else
       PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
@@ -674,7 +682,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   } else {
     const pagerank_options no_progress;
     for (;;) {
-      if (m.persistent) {
+      if (persistent) {
         m.persistent->launch_solve(m.d_state.data(), nullptr, opt.check_interval);
       } else if (batch_graph) {
         PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));

@@ -1,4 +1,4 @@
-// --accelerate on the GPU (the spmv pull): the iterates a run of plain steps
+// --accelerate on the GPU (the spmv and fused pulls): the iterates a run of plain steps
 // keeps and the extrapolation that ends the run, as kernels on the solver's
 // stream, captured into the same graphs as the steps (solvers/cuda/pagerank.cu),
 // so acceleration adds no host synchronization. The formulas are
@@ -20,7 +20,8 @@
 // pass of its own: for quadratic from the masses saved with the iterates (the
 // combination is linear), for aitken from the sums kernel.
 // Bytes per run beyond its P steps: 3 n values T written by the saves, 4 n
-// (quadratic) or 3 n (aitken) read twice and 2 n written by the extrapolation.
+// (quadratic) or 3 n (aitken) read twice and 2 n written by the extrapolation
+// (and the out-degrees, read twice, for the fused pull).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -62,16 +63,46 @@ __device__ __forceinline__ bool dangling_bit(const std::uint32_t* bits, long lon
   return (__ldg(bits + (i >> 5)) >> (i & 31)) & 1u;
 }
 
+}  // namespace accel_detail
+
+// Where a pull keeps its iterate: the spmv pull's r (even == odd), or the
+// fused pull's x_k in its own vertex order, x(j) = r(j) / w_j with w_j the
+// out-degree (1 for a dangling j), in x0 or x1 by the parity of k
+// (pagerank_fused.cuh). The extrapolation is the same one in r for both: the
+// normal equations' sums weigh x by w, the quadratic combination is linear
+// and Aitken's per-vertex value homogeneous of degree 1, so the new vector
+// is written in x directly.
+template <class T>
+struct accel_vec {
+  T* even;
+  T* odd;
+  const index_t* deg;         // fused: out-degrees (0: dangling); null for the spmv pull
+  const std::uint32_t* bits;  // spmv pull: the dangling bits
+  __device__ __forceinline__ T* at(const pagerank_state* st) const {
+    return (st->iteration & 1) ? odd : even;
+  }
+  __device__ __forceinline__ double weight(long long i) const {
+    if (deg == nullptr) return 1.0;
+    const index_t d = __ldg(deg + i);
+    return d > 0 ? static_cast<double>(d) : 1.0;
+  }
+  __device__ __forceinline__ bool dangling(long long i) const {
+    return deg != nullptr ? __ldg(deg + i) == 0 : accel_detail::dangling_bit(bits, i);
+  }
+};
+
+namespace accel_detail {
+
 #define PERRON_ACCEL_FOR(i, n)                                                               \
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += static_cast<long long>(gridDim.x) * blockDim.x)
 
-// slot = r and its dangling mass (the state's, closed by the step just run).
+// slot = the iterate and its dangling mass (the state's, closed by the step just run).
 template <class T>
-__global__ void __launch_bounds__(threads)
-    save_kernel(const T* __restrict__ r, T* __restrict__ slot, index_t n, const pagerank_state* st,
-                accel_state* ac, int which) {
+__global__ void __launch_bounds__(threads) save_kernel(accel_vec<T> v, T* __restrict__ slot, index_t n,
+                                                       const pagerank_state* st, accel_state* ac, int which) {
   if (st->done || ac->disabled) return;
+  const T* __restrict__ r = v.at(st);
   PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
   if (blockIdx.x == 0 && threadIdx.x == 0) ac->dangling[which] = st->dangling;
 }
@@ -83,14 +114,16 @@ __global__ void __launch_bounds__(threads)
 // it takes its ticket of the second, so the block closing the second reads them.
 template <class T>
 __global__ void __launch_bounds__(threads)
-    dots_kernel(const T* __restrict__ h0, const T* __restrict__ h1, const T* __restrict__ h2,
-                const T* __restrict__ r, index_t n, pagerank_state* st, accel_state* ac, double* partials_a,
-                unsigned* counter_a, double* partials_b, unsigned* counter_b) {
+    dots_kernel(const T* __restrict__ h0, const T* __restrict__ h1, const T* __restrict__ h2, accel_vec<T> v,
+                index_t n, pagerank_state* st, accel_state* ac, double* partials_a, unsigned* counter_a,
+                double* partials_b, unsigned* counter_b) {
   if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reductions
+  const T* __restrict__ r = v.at(st);
   double a[4] = {0.0, 0.0, 0.0, 0.0}, b[4] = {0.0, 0.0, 0.0, 0.0};
   PERRON_ACCEL_FOR(i, n) {
-    const double x0 = static_cast<double>(h0[i]), x1 = static_cast<double>(h1[i]),
-                 x2 = static_cast<double>(h2[i]), x3 = static_cast<double>(r[i]);
+    const double w = v.weight(i);  // the iterates in r
+    const double x0 = w * static_cast<double>(h0[i]), x1 = w * static_cast<double>(h1[i]),
+                 x2 = w * static_cast<double>(h2[i]), x3 = w * static_cast<double>(r[i]);
     const double y1 = x1 - x0, y2 = x2 - x0, y3 = x3 - x0;
     a[0] += y1 * y1;
     a[1] += y1 * y2;
@@ -125,17 +158,17 @@ __global__ void __launch_bounds__(threads)
 // Aitken: sum_i x*(i) and its dangling part, then the scale 1 / sum.
 template <class T>
 __global__ void __launch_bounds__(threads)
-    sums_kernel(const T* __restrict__ h1, const T* __restrict__ h2, const T* __restrict__ r,
-                const std::uint32_t* __restrict__ bits, index_t n, pagerank_state* st, accel_state* ac,
-                double* partials, unsigned* counter) {
+    sums_kernel(const T* __restrict__ h1, const T* __restrict__ h2, accel_vec<T> v, index_t n,
+                pagerank_state* st, accel_state* ac, double* partials, unsigned* counter) {
   if (st->done || ac->disabled) return;
+  const T* __restrict__ r = v.at(st);
   const double alpha = st->alpha;
   double s[2] = {0.0, 0.0};
   PERRON_ACCEL_FOR(i, n) {
-    const double x = accel::aitken_value(static_cast<double>(h1[i]), static_cast<double>(h2[i]),
-                                         static_cast<double>(r[i]), alpha);
+    const double x = v.weight(i) * accel::aitken_value(static_cast<double>(h1[i]), static_cast<double>(h2[i]),
+                                                       static_cast<double>(r[i]), alpha);
     s[0] += x;
-    if (dangling_bit(bits, i)) s[1] += x;
+    if (v.dangling(i)) s[1] += x;
   }
   grid_reduce<2, sum_op, threads>(s, partials, counter, [=](const double(&t)[2]) {
     const bool ok = t[0] > 0.0 && accel::finite(t[0]);
@@ -154,9 +187,10 @@ __global__ void __launch_bounds__(threads)
 // kept = r = x_k, then r = the extrapolated vector, rounded to T once.
 template <class T>
 __global__ void __launch_bounds__(threads)
-    write_kernel(const T* __restrict__ h1, const T* __restrict__ h2, T* __restrict__ r, T* __restrict__ kept,
+    write_kernel(const T* __restrict__ h1, const T* __restrict__ h2, accel_vec<T> v, T* __restrict__ kept,
                  index_t n, const pagerank_state* st, const accel_state* ac, int aitken) {
   if (st->done || ac->disabled || !ac->apply) return;
+  T* __restrict__ r = v.at(st);
   const double alpha = st->alpha;
   const double w0 = ac->w[0], w1 = ac->w[1], w2 = ac->w[2], scale = ac->scale;
   PERRON_ACCEL_FOR(i, n) {
@@ -173,10 +207,11 @@ __global__ void __launch_bounds__(threads)
 // (x_k) and no more extrapolations. Every block reads the flags before it
 // takes its ticket; the last block alone writes them.
 template <class T>
-__global__ void __launch_bounds__(threads) check_kernel(const T* __restrict__ kept, T* __restrict__ r,
-                                                        index_t n, pagerank_state* st, accel_state* ac) {
+__global__ void __launch_bounds__(threads)
+    check_kernel(const T* __restrict__ kept, accel_vec<T> v, index_t n, pagerank_state* st, accel_state* ac) {
   if (st->done || ac->disabled || !ac->check) return;  // uniform over the grid
   const bool reject = accel::reject_extrapolation(st->residual, ac->residual_before);
+  T* __restrict__ r = v.at(st);
   if (reject) PERRON_ACCEL_FOR(i, n) r[i] = kept[i];
   __syncthreads();
   if (threadIdx.x != 0) return;
@@ -210,33 +245,33 @@ class accel_buffers {
   // A fresh solve: no extrapolation yet.
   void reset() { PERRON_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, sizeof(accel_state), stream_)); }
 
-  // After step `every` - 3 + which of a run: x_{k-3+which} = r.
-  void launch_save(const T* d_r, int which, const pagerank_state* st) {
-    accel_detail::save_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(d_r, hist_[which].data(), n_,
-                                                                               st, state_.data(), which);
+  // After step `every` - 3 + which of a run: x_{k-3+which} = the iterate.
+  void launch_save(const accel_vec<T>& v, int which, const pagerank_state* st) {
+    accel_detail::save_kernel<T>
+        <<<grid_, accel_detail::threads, 0, stream_>>>(v, hist_[which].data(), n_, st, state_.data(), which);
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel save_kernel");
   }
 
   // After step `every` of a run: the safeguard, then r = the extrapolation (or
   // r unchanged when skipped).
-  void launch_extrapolate(pagerank_accel mode, T* d_r, const std::uint32_t* d_bits, pagerank_state* st) {
+  void launch_extrapolate(pagerank_accel mode, const accel_vec<T>& v, pagerank_state* st) {
     accel_detail::check_kernel<T>
-        <<<grid_, accel_detail::threads, 0, stream_>>>(hist_[3].data(), d_r, n_, st, state_.data());
+        <<<grid_, accel_detail::threads, 0, stream_>>>(hist_[3].data(), v, n_, st, state_.data());
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel check_kernel");
     const bool aitken = mode == pagerank_accel::aitken;
     if (aitken) {
       accel_detail::sums_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
-          hist_[1].data(), hist_[2].data(), d_r, d_bits, n_, st, state_.data(), scratch_a_.partials(),
+          hist_[1].data(), hist_[2].data(), v, n_, st, state_.data(), scratch_a_.partials(),
           scratch_a_.counter());
       PERRON_CUDA_CHECK_LAUNCH("pagerank accel sums_kernel");
     } else {
       accel_detail::dots_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
-          hist_[0].data(), hist_[1].data(), hist_[2].data(), d_r, n_, st, state_.data(),
-          scratch_a_.partials(), scratch_a_.counter(), scratch_b_.partials(), scratch_b_.counter());
+          hist_[0].data(), hist_[1].data(), hist_[2].data(), v, n_, st, state_.data(), scratch_a_.partials(),
+          scratch_a_.counter(), scratch_b_.partials(), scratch_b_.counter());
       PERRON_CUDA_CHECK_LAUNCH("pagerank accel dots_kernel");
     }
     accel_detail::write_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
-        hist_[1].data(), hist_[2].data(), d_r, hist_[3].data(), n_, st, state_.data(), aitken ? 1 : 0);
+        hist_[1].data(), hist_[2].data(), v, hist_[3].data(), n_, st, state_.data(), aitken ? 1 : 0);
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel write_kernel");
   }
 

@@ -103,6 +103,10 @@ class fused_pull {
   // r_K (K = st->iteration) into d_r, n values in the graph's order.
   void launch_ranks(T* d_r, const pagerank_state* st);
 
+  // x_k for k of the given parity, and the out-degrees (0 for dangling),
+  // in the solver's order: what --accelerate extrapolates (pagerank_accel.cuh).
+  T* iterate(int parity) { return x_[parity & 1].data(); }
+  const index_t* out_degrees() const { return deg_.data(); }
   int hub() const { return hub_; }          // entries of x kept in shared memory
   bool index16() const { return packed_; }  // the steps read the 16-bit index
   // Bytes of column index stored per link in the width kept (padding,

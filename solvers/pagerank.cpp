@@ -227,6 +227,16 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   const auto& rp = g.pt.row_ptr;
   for (std::size_t i = 0; i + 1 < rp.size(); ++i)
     f.max_in_degree = std::max(f.max_in_degree, rp[i + 1] - rp[i]);
+  f.vertices = g.vertices();
+  const index_t stride = std::max<index_t>(1, f.vertices / local_sample_rows);
+  std::size_t sampled = 0, local = 0;
+  for (index_t i = 0; i < f.vertices; i += stride)
+    for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
+      const index_t j = g.pt.col_idx[q];
+      local += (i > j ? i - j : j - i) < locality_window;
+      ++sampled;
+    }
+  f.local_links = sampled ? static_cast<double>(local) / static_cast<double>(sampled) : 0.0;
   return f;
 }
 
@@ -255,6 +265,11 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                 " >= " + std::to_string(persistent_min_in_degree)};
   if (f.links < fused_min_links)
     return {pagerank_pull::spmv, "auto pull: spmv, " + size + " < " + std::to_string(fused_min_links)};
+  const double local_min = f.value_bytes == 4 ? local_min_fraction_float : local_min_fraction_double;
+  if (f.vertices >= local_min_vertices && f.local_links >= local_min)
+    return {pagerank_pull::spmv, "auto pull: spmv, " + size + " in an order already local (" +
+                                     format_g(100 * f.local_links, 3) + "% of links within " +
+                                     std::to_string(locality_window) + " ids)"};
   return {pagerank_pull::fused, "auto pull: fused, " + size + " >= " + std::to_string(fused_min_links)};
 }
 

@@ -133,7 +133,12 @@ struct pull_facts {
   // The persistent pull's cluster mode can hold the graph on the solver's
   // device (pagerank_cuda::facts sets it; false on the host alone).
   bool cluster_fits = false;
+  index_t vertices = 0;
+  // The fraction of links (i, j) with |i - j| < locality_window in the
+  // graph's own order, over up to local_sample_rows rows evenly spaced.
+  double local_links = 0;
 };
+inline constexpr index_t local_sample_rows = 1 << 16;
 template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g);
 
@@ -159,6 +164,20 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g);
 // solver may time the candidates instead: solvers/pagerank_trial.hpp).
 inline constexpr std::size_t fused_min_links = 1'000'000;
 inline constexpr index_t short_rows_in_degree = 15;
+// Except where the graph's own order is already local: from
+// local_min_vertices vertices (x past 1 MB in float), when a fraction of the
+// links join ids less than locality_window apart (web crawls numbered by
+// URL, sites of consecutive pages), the SpMV pull keeps that order and its
+// gathers hit L2, where the fused pull's in-degree order scatters them. The
+// SpMV pull streams 4 + sizeof(T) bytes per link against the fused pull's 4,
+// so double needs more locality to pay: measured on web:N:M[:LOCAL] at 2^20,
+// 2^22 and 2^24 vertices, 28-82% local (docs/PERFORMANCE.md "Local graphs"),
+// the SpMV pull took 0.50-0.97x the fused pull's time per step in float at
+// every locality measured, and in double 0.45-0.96x from 45% (1.01-1.04x
+// below). R-MAT, Erdos-Renyi, power-law and hub graphs are 4-13% local.
+inline constexpr index_t local_min_vertices = 1 << 18;
+inline constexpr double local_min_fraction_float = 0.25;
+inline constexpr double local_min_fraction_double = 0.5;
 
 // ---- the persistent pull's place in the rule (issue 17 item 3) ----
 // Checked before fused_min_links: on graphs of persistent_min_links to

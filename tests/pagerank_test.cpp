@@ -598,6 +598,37 @@ TEST(pagerank_options, Names) {
   }
   EXPECT_EQ(pick(facts(true, pmin, short_row, 4)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, pmin, short_row, 8)), pagerank_pull::fused);
+  // The local clause: from local_min_vertices, a fraction of the links
+  // within locality_window ids (lower in float) takes the SpMV pull where
+  // fused would run.
+  for (std::size_t bytes : {4u, 8u}) {
+    const double local_min = bytes == 4 ? local_min_fraction_float : local_min_fraction_double;
+    pull_facts loc = facts(true, large, long_row, bytes);
+    loc.vertices = local_min_vertices;
+    loc.local_links = local_min;
+    EXPECT_EQ(pick(loc), pagerank_pull::spmv);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, loc, std::nullopt).reason.find("already local"),
+              std::string::npos);
+    EXPECT_EQ(pick(loc, std::nullopt, pagerank_pull::fused), pagerank_pull::fused);
+    loc.local_links = local_min - 0.01;
+    EXPECT_EQ(pick(loc), pagerank_pull::fused);
+    loc.local_links = 0.99;
+    loc.vertices = local_min_vertices - 1;
+    EXPECT_EQ(pick(loc), pagerank_pull::fused);
+    loc.vertices = local_min_vertices;
+    loc.max_in_degree = deep;  // the persistent clause comes first
+    EXPECT_EQ(pick(loc), pagerank_pull::persistent);
+  }
+  // pull_facts_of: a path is all local, a random graph on 300000 vertices
+  // about 2 x 32768 / 300000 of it (random_graph's arcs are not all uniform).
+  std::vector<std::pair<index_t, index_t>> path;
+  for (index_t i = 0; i + 1 < 300000; ++i) path.push_back({i, i + 1});
+  const pull_facts pf = pull_facts_of(make_pagerank_graph<float>(graph_from_arcs(300000, path), false));
+  EXPECT_EQ(pf.vertices, 300000);
+  EXPECT_DOUBLE_EQ(pf.local_links, 1.0);
+  const pull_facts rf = pull_facts_of(make_pagerank_graph<float>(random_graph(300000, 1000000, 23), false));
+  EXPECT_GT(rf.local_links, 0.15);
+  EXPECT_LT(rf.local_links, 0.3);
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, pmin, deep, 4), std::nullopt)
                 .reason.find("auto pull: persistent"),
             std::string::npos);

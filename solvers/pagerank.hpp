@@ -174,7 +174,7 @@ inline constexpr index_t short_rows_in_degree = 15;
 // 2^22 and 2^24 vertices, 28-82% local (docs/PERFORMANCE.md "Local graphs"),
 // the SpMV pull took 0.50-0.97x the fused pull's time per step in float at
 // every locality measured, and in double 0.45-0.96x from 45% (1.01-1.04x
-// below). R-MAT, Erdos-Renyi, power-law and hub graphs are 4-13% local.
+// below). R-MAT, Erdos-Renyi, power-law and hub graphs are 2-13% local.
 inline constexpr index_t local_min_vertices = 1 << 18;
 inline constexpr double local_min_fraction_float = 0.25;
 inline constexpr double local_min_fraction_double = 0.5;

@@ -169,6 +169,22 @@ inline void abandon_capture(cudaStream_t s, bool into_callers_graph) noexcept {
   cudaGetLastError();
 }
 
+// Adds to g, after the ndeps nodes deps, a conditional node of `type` (a
+// WHILE loop or an IF) on handle, and returns its body: an empty graph that g
+// owns, to capture into (cudaStreamBeginCaptureToGraph).
+inline cudaGraph_t add_conditional(cudaGraph_t g, cudaGraphConditionalHandle handle,
+                                   cudaGraphConditionalNodeType type, const cudaGraphNode_t* deps = nullptr,
+                                   std::size_t ndeps = 0) {
+  cudaGraphNodeParams params{};
+  params.type = cudaGraphNodeTypeConditional;
+  params.conditional.handle = handle;
+  params.conditional.type = type;
+  params.conditional.size = 1;
+  cudaGraphNode_t node = nullptr;
+  PERRON_CUDA_CHECK(cudaGraphAddNode(&node, g, deps, nullptr, ndeps, &params));
+  return params.conditional.phGraph_out[0];
+}
+
 // ---- timing of GPU calls -----------------------------------------------------
 // `iterations` calls of launch() on stream s after `warmup` untimed ones, each
 // between its own pair of events, queued behind a spin kernel so that host-side

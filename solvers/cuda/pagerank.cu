@@ -258,14 +258,7 @@ struct pagerank_cuda<T>::impl {
       cudaGraphConditionalHandle handle{};
       // Reset to 1 at every launch: the body runs at least once (max_iter >= 1).
       PERRON_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, g, 1, cudaGraphCondAssignDefault));
-      cudaGraphNodeParams params{};
-      params.type = cudaGraphNodeTypeConditional;
-      params.conditional.handle = handle;
-      params.conditional.type = cudaGraphCondTypeWhile;
-      params.conditional.size = 1;
-      cudaGraphNode_t node = nullptr;
-      PERRON_CUDA_CHECK(cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &params));
-      cudaGraph_t body = params.conditional.phGraph_out[0];
+      cudaGraph_t body = cuda::add_conditional(g, handle, cudaGraphCondTypeWhile);
       PERRON_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream.get(), body, nullptr, nullptr, 0,
                                                       cudaStreamCaptureModeThreadLocal));
       try {

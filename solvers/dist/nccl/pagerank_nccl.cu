@@ -180,15 +180,9 @@ graph_exec_ptr pull_graph(const spmv_plan<T>& plan, const T* r, T* y, const loop
     cudaGraphNode_t set = nullptr;
     std::size_t nodes = 1;
     PERRON_CUDA_CHECK(cudaGraphGetNodes(raw, &set, &nodes));
-    cudaGraphNodeParams params{};
-    params.type = cudaGraphNodeTypeConditional;
-    params.conditional.handle = if_running;
-    params.conditional.type = cudaGraphCondTypeIf;
-    params.conditional.size = 1;
-    cudaGraphNode_t node = nullptr;
-    PERRON_CUDA_CHECK(cudaGraphAddNode(&node, raw, &set, nullptr, 1, &params));
-    PERRON_CUDA_CHECK(cudaStreamBeginCaptureToGraph(s, params.conditional.phGraph_out[0], nullptr, nullptr, 0,
-                                                    cudaStreamCaptureModeThreadLocal));
+    cudaGraph_t body = cuda::add_conditional(raw, if_running, cudaGraphCondTypeIf, &set, 1);
+    PERRON_CUDA_CHECK(
+        cudaStreamBeginCaptureToGraph(s, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
     plan.apply(T(1), r, T(0), y);
     PERRON_CUDA_CHECK(cudaStreamEndCapture(s, &same));
     cudaGraphExec_t exec = nullptr;

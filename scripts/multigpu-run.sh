@@ -2,10 +2,13 @@
 # Issue 20's run, ON A MACHINE WITH SEVERAL GPUs (nvidia-h200-x2 / -x4 / -x8), over a folder made
 # by scripts/gpu-prepare.sh (the device tool: run(command="bash scripts/multigpu-run.sh .gpu",
 # carry=[".gpu"], kind=...)):
-#   scripts/multigpu-run.sh [CARRY_DIR=.gpu] [parts...]      parts: correct scaling (default both)
+#   scripts/multigpu-run.sh [CARRY_DIR=.gpu] [parts...]      parts: tests correct scaling (default all)
+#   tests    gpu_dist_nccl_test on every GPU present, PERRON_REQUIRE_GPU=1 PERRON_REQUIRE_NCCL=1 (when
+#            the bundle has it: scripts/gpu-prepare.sh .gpu build-gpu pagerank gpu_dist_nccl_test)
 #   correct  the ranks of every shared graph and of rmat:20 on P GPUs (pagerank --gpus P) against
 #            the one-GPU solve (--device cuda --pull spmv), double, tol 1e-10: iterations and the
-#            largest |difference| (the issue's bound: 1e-12)
+#            largest |difference| (the issue's bound: 1e-12); $PERRON_MG_GRAPHS names a subset of
+#            the shared graphs (file names; rmat:20 always runs)
 #   scaling  pagerank rmat:S --gpus P --bench-dist: strong scaling at S = $PERRON_MG_STRONG (26) on
 #            every P, weak scaling at S = $PERRON_MG_WEAK (25) + log2 P; float, tol 1e-30, a fixed
 #            $PERRON_MG_ITER (60) iterations
@@ -20,7 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=${1:-.gpu}; shift || true
-parts=${*:-correct scaling}
+parts=${*:-tests correct scaling}
 source scripts/gpu-env.sh "$carry"
 export NCCL_NVLS_ENABLE=0  # NVLink multicast stays off on these machines (KINDS.md)
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-/tmp/perron-mg-cache}
@@ -65,7 +68,9 @@ json_field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).g
 
 correct() {
   local graphs=(rmat:20:10000000) g name ref p out rc t
-  for g in "$PERRON_SHARED_DATA"/graphs/*; do graphs+=("$g"); done
+  for g in "$PERRON_SHARED_DATA"/graphs/*; do
+    [ -z "${PERRON_MG_GRAPHS:-}" ] || [[ " $PERRON_MG_GRAPHS " == *" $(basename "$g") "* ]] && graphs+=("$g")
+  done
   for g in "${graphs[@]}"; do
     name=$(basename "$g")
     fits 20 "$name" || continue
@@ -127,8 +132,9 @@ bench() {
 
 # rmat:S with 16 arcs a vertex, at most 2^31 - 1 arcs (the 32-bit index limit).
 rmat() { awk -v s="$1" 'BEGIN { m = 16 * 2 ^ s; if (m > 2147483647) m = 2147483647; printf "rmat:%d:%d", s, m }'; }
-# A run's seconds, guessed from one H100 host (rmat:26 --gpus 1: 35 s end to end), doubling per scale.
-guess() { awk -v s="$1" 'BEGIN { printf "%d", 15 + 40 * 2 ^ (s - 26) }'; }
+# A run's seconds, guessed from the hosts seen (rmat:26 --gpus 1 end to end: 35 s on a 16-core H100
+# host; on the 64-core 4-H200 host 19-21 s at S = 26, 43 s at S = 27), doubling per scale.
+guess() { awk -v s="$1" 'BEGIN { printf "%d", 15 + 20 * 2 ^ (s - 26) }'; }
 
 scaling() {
   local strong=${PERRON_MG_STRONG:-26} weak=${PERRON_MG_WEAK:-25} p s
@@ -147,12 +153,24 @@ scaling() {
   done
 }
 
+tests() {
+  local t
+  for t in gpu_dist_nccl_test; do
+    command -v "$t" >/dev/null || { echo "$t: not in the bundle"; continue; }
+    fits 60 "$t" || continue
+    PERRON_REQUIRE_NCCL=1 timeout 300 "$t" --gtest_brief=1 >"$log/$t.txt" 2>&1
+    echo "$t: rc $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$log/$t.txt" | tr '\n' ' '))"
+    snapshot
+  done
+}
+
 for part in $parts; do
   ts=$(date +%s)
   case $part in
+    tests) tests ;;
     correct) correct ;;
     scaling) scaling ;;
-    *) echo "unknown part '$part' (correct, scaling)"; exit 64 ;;
+    *) echo "unknown part '$part' (tests, correct, scaling)"; exit 64 ;;
   esac
   echo "== $part: $(($(date +%s) - ts)) s"
 done

@@ -178,30 +178,45 @@ TEST(DistGraph, RangesAreBlockAlignedAndCoverTheVertices) {
   }
 }
 
-// pagerank --gpus's share of GPU d: its rows of P^T, each column at its place
-// in the layout of equal pieces (part q's vertex j at q * piece + j - first[q]).
-TEST(DistGraph, PaddedRowsPutEveryColumnInItsPartsPiece) {
+// pagerank --gpus's share of GPU d: its rows of P^T, columns unchanged; the
+// ranges cut at equal cost where a row also costs links_per_row links.
+TEST(DistGraph, RowRangesKeepEveryColumnAndBalanceRowsWithLinks) {
   const pagerank_graph<double> g =
-      make_pagerank_graph<double>(with_positive_weights(io::generate_synthetic("rmat:12:20000"), 3), true);
-  for (int parts : {1, 2, 3}) {
-    const auto first = dist::balanced_ranges(g.pt.row_ptr, parts);
-    index_t piece = 1;
-    for (int q = 0; q < parts; ++q) piece = std::max(piece, first[q + 1] - first[q]);
-    for (int q = 0; q < parts; ++q) {
-      const csr_matrix<double> rows = dist::padded_rows(g.pt, first, q, piece);
-      ASSERT_EQ(rows.rows, first[q + 1] - first[q]);
-      EXPECT_EQ(rows.cols, piece * parts);
-      const index_t b = g.pt.row_ptr[first[q]];
-      ASSERT_EQ(rows.nnz(), static_cast<std::size_t>(g.pt.row_ptr[first[q + 1]] - b));
-      for (index_t i = 0; i <= rows.rows; ++i) EXPECT_EQ(rows.row_ptr[i], g.pt.row_ptr[first[q] + i] - b);
-      for (std::size_t k = 0; k < rows.nnz(); ++k) {
-        const index_t c = rows.col_idx[k], owner = c / piece;
-        ASSERT_LT(owner, parts);
-        EXPECT_EQ(first[owner] + c % piece, g.pt.col_idx[b + k]) << k;
-        EXPECT_EQ(rows.values[k], g.pt.values[b + k]) << k;
+      make_pagerank_graph<double>(with_positive_weights(io::generate_synthetic("rmat:16:300000"), 3), true);
+  const index_t n = g.vertices();
+  for (std::uint64_t per_row : {0, 2, 1000}) {
+    for (int parts : {1, 2, 3, 4}) {
+      const auto first = dist::balanced_ranges(g.pt.row_ptr, parts, per_row);
+      ASSERT_EQ(first.size(), static_cast<std::size_t>(parts) + 1);
+      EXPECT_EQ(first.front(), 0);
+      EXPECT_EQ(first.back(), n);
+      // Each cut is the first block boundary with p / parts of the cost before it.
+      const auto cost = [&](index_t lo, index_t hi) {
+        return double(g.pt.row_ptr[hi] - g.pt.row_ptr[lo]) + double(per_row) * double(hi - lo);
+      };
+      const double total = cost(0, n);
+      for (int p = 1; p < parts; ++p) {
+        const index_t c = first[p];
+        EXPECT_TRUE(c % pagerank_sum_block == 0 || c == n) << c;
+        EXPECT_GE(cost(0, c), total * p / parts) << "parts " << parts << " cut " << p;
+        if (c > first[p - 1]) EXPECT_LT(cost(0, c - pagerank_sum_block), total * p / parts);  // moved here
+      }
+      for (int q = 0; q < parts; ++q) {
+        const csr_matrix<double> rows = dist::row_range(g.pt, first[q], first[q + 1]);
+        ASSERT_EQ(rows.rows, first[q + 1] - first[q]);
+        EXPECT_EQ(rows.cols, g.pt.cols);
+        const index_t b = g.pt.row_ptr[first[q]];
+        ASSERT_EQ(rows.nnz(), static_cast<std::size_t>(g.pt.row_ptr[first[q + 1]] - b));
+        for (index_t i = 0; i <= rows.rows; ++i) EXPECT_EQ(rows.row_ptr[i], g.pt.row_ptr[first[q] + i] - b);
+        for (std::size_t k = 0; k < rows.nnz(); ++k) {
+          ASSERT_EQ(rows.col_idx[k], g.pt.col_idx[b + k]) << k;
+          ASSERT_EQ(rows.values[k], g.pt.values[b + k]) << k;
+        }
       }
     }
   }
+  // R-MAT's in-links gather on low ids: counting rows moves the first cut up.
+  EXPECT_GT(dist::balanced_ranges(g.pt.row_ptr, 2, 2)[1], dist::balanced_ranges(g.pt.row_ptr, 2, 0)[1]);
 }
 
 TEST(DistFaults, ABadWeightOnTheLastRankStopsEveryRank) {

@@ -60,15 +60,14 @@ class session {
 // holding about equal links. block_links[b]: the links into block b (all
 // ranks pass the same counts); n: the vertex count.
 std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_links, index_t n, int parts);
-// The same from the CSR row pointer of P^T (row i = the links into i).
-std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts);
-// Part `part`'s rows of P^T (first: the ranges above) with every column moved
-// to its place in a layout of equal pieces of `piece` vertices per part
-// (vertex j of part q at q * piece + j - first[q]): what pagerank --gpus gives
-// each GPU, whose all-gathers need equal counts.
+// The same from the CSR row pointer of P^T (row i = the links into i), where
+// a row also costs `links_per_row` links (0: links alone).
+std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts,
+                                     std::uint64_t links_per_row = 0);
+// Rows [lo, hi) of P^T, columns unchanged (cols = P^T's): what pagerank --gpus
+// gives each GPU, which reads the whole r in the graph's own vertex order.
 template <class T>
-csr_matrix<T> padded_rows(const csr_matrix<T>& pt, const std::vector<index_t>& first, int part,
-                          index_t piece);
+csr_matrix<T> row_range(const csr_matrix<T>& pt, index_t lo, index_t hi);
 
 // Error agreement: every rank calls it after a phase with its own failure
 // (null: none). If any rank failed, every rank throws the same error, of the

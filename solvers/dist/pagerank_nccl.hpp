@@ -1,13 +1,13 @@
 // PageRank on N GPUs of one process through NCCL (pagerank --gpus N): GPU d
-// owns the rows of P^T of a block-aligned vertex range balanced by links (the
-// ranges of the MPI solver, dist::balanced_ranges), runs the pull
-// over them (an SpMV plan of the kernels layer: --kernel, or auto's trial on
-// its rows, in a conditional graph node that skips it once the loop has
-// stopped) and its update, and each iteration ends with ncclAllGather of the
-// rank pieces and of the per-4096-vertex partial sums (residual, dangling
-// mass), which every GPU adds in one fixed order. NCCL's all-gather takes equal
-// counts, so pieces are padded to the longest range and the column indices
-// point into that padded layout.
+// owns the rows of P^T of a block-aligned vertex range of about equal cost, a
+// row counting as two links (dist::balanced_ranges), runs the pull over them
+// (an SpMV plan of the kernels layer: --kernel, or auto's trial on its rows,
+// in a conditional graph node that skips it once the loop has stopped) and
+// its update, and each iteration ends with the exchange of r (every GPU
+// broadcasts its own rows, all in one NCCL group: an all-gather of unequal
+// pieces, r kept whole in the graph's vertex order on every GPU) and an
+// ncclAllGather of the per-4096-vertex partial sums (residual, dangling mass),
+// which every GPU adds in one fixed order.
 //
 // libnccl is opened at run time (dlopen "libnccl.so.2"), so programs built
 // with it still start where it is absent; --gpus then says what is missing.
@@ -34,7 +34,7 @@ bool nccl_built();
 //
 // stats (--bench-dist), when not null: one entry per GPU, CUDA-event times
 // of each of the first 1000 iterations (compute: pull, update and the sums;
-// communication: the two all-gathers, waiting for the other GPUs included;
+// communication: the exchange of r and the partials' all-gather, waiting for the other GPUs included;
 // no wait figure of its own) and the bytes each GPU sends and receives per
 // iteration.
 template <class T>

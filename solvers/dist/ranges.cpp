@@ -1,4 +1,4 @@
-// dist::balanced_ranges and dist::padded_rows (solvers/dist/pagerank_dist.hpp):
+// dist::balanced_ranges and dist::row_range (solvers/dist/pagerank_dist.hpp):
 // plain arithmetic, built with or without MPI (the NCCL solver uses both).
 #include <algorithm>
 
@@ -28,41 +28,38 @@ std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_lin
   return first;
 }
 
-std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts) {
+std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts,
+                                     std::uint64_t links_per_row) {
   const auto n = static_cast<index_t>(row_ptr.size() - 1);
-  std::vector<std::uint64_t> block_links(static_cast<std::size_t>((n + sum_block - 1) / sum_block));
-  for (std::size_t b = 0; b < block_links.size(); ++b)
-    block_links[b] = static_cast<std::uint64_t>(
-        row_ptr[std::min<std::size_t>(static_cast<std::size_t>(n), (b + 1) * sum_block)] -
-        row_ptr[b * sum_block]);
-  return balanced_ranges(block_links, n, parts);
+  std::vector<std::uint64_t> block_cost(static_cast<std::size_t>((n + sum_block - 1) / sum_block));
+  for (std::size_t b = 0; b < block_cost.size(); ++b) {
+    const auto end = std::min<std::size_t>(static_cast<std::size_t>(n), (b + 1) * sum_block);
+    block_cost[b] = static_cast<std::uint64_t>(row_ptr[end] - row_ptr[b * sum_block]) +
+                    links_per_row * static_cast<std::uint64_t>(end - b * sum_block);
+  }
+  return balanced_ranges(block_cost, n, parts);
 }
 
 template <class T>
-csr_matrix<T> padded_rows(const csr_matrix<T>& pt, const std::vector<index_t>& first, int part,
-                          index_t piece) {
-  const index_t lo = first[static_cast<std::size_t>(part)], hi = first[static_cast<std::size_t>(part) + 1];
+csr_matrix<T> row_range(const csr_matrix<T>& pt, index_t lo, index_t hi) {
   const index_t b = pt.row_ptr[lo], e = pt.row_ptr[hi];
   csr_matrix<T> rows;
   rows.rows = hi - lo;
-  rows.cols = piece * static_cast<index_t>(first.size() - 1);
+  rows.cols = pt.cols;
   rows.row_ptr.resize(static_cast<std::size_t>(rows.rows) + 1);
   rows.col_idx.resize(static_cast<std::size_t>(e - b));
   rows.values.resize(static_cast<std::size_t>(e - b));
   for (index_t i = lo; i <= hi; ++i) rows.row_ptr[i - lo] = pt.row_ptr[i] - b;
-    // Column j of part q sits at q * piece + (j - first[q]); a billion links on
-    // one thread took seconds of --gpus' start.
+    // On every core: a billion links on one thread took seconds of --gpus' start.
 #pragma omp parallel for schedule(static)
   for (index_t k = b; k < e; ++k) {
-    const index_t j = pt.col_idx[k];
-    const auto q = static_cast<index_t>(std::upper_bound(first.begin(), first.end(), j) - first.begin()) - 1;
-    rows.col_idx[k - b] = q * piece + (j - first[static_cast<std::size_t>(q)]);
+    rows.col_idx[k - b] = pt.col_idx[k];
     rows.values[k - b] = pt.values[k];
   }
   return rows;
 }
 
-template csr_matrix<float> padded_rows(const csr_matrix<float>&, const std::vector<index_t>&, int, index_t);
-template csr_matrix<double> padded_rows(const csr_matrix<double>&, const std::vector<index_t>&, int, index_t);
+template csr_matrix<float> row_range(const csr_matrix<float>&, index_t, index_t);
+template csr_matrix<double> row_range(const csr_matrix<double>&, index_t, index_t);
 
 }  // namespace perron::dist

@@ -27,12 +27,20 @@ namespace {
 constexpr index_t sum_block = pagerank_sum_block;  // solvers/pagerank.hpp
 constexpr int update_threads = 256;
 constexpr int max_timed_iterations = 1000;  // --bench-dist: events for at most this many iterations
+// The GPUs' rows are cut at equal cost, a row costing this many links: on 2
+// H200s (session 21) rmat:26's halves of 530 M links each took 4.60 ms with
+// 9.4 M rows and 5.41 ms with 57.7 M rows per pull and update: 8.4 ps a link,
+// 16.8 ps a row (the row's pointer, y, v, the flag and r read and written;
+// a link: its column, value and gather). Cut by links alone, the GPU holding
+// R-MAT's many short rows was the slowest of every step.
+constexpr std::uint64_t links_per_row = 2;
 
 // The few NCCL entry points used, from libnccl.so.2 opened at run time.
 struct nccl_api {
   decltype(&ncclCommInitAll) comm_init_all = nullptr;
   decltype(&ncclCommDestroy) comm_destroy = nullptr;
   decltype(&ncclAllGather) all_gather = nullptr;
+  decltype(&ncclBroadcast) broadcast = nullptr;
   decltype(&ncclGroupStart) group_start = nullptr;
   decltype(&ncclGroupEnd) group_end = nullptr;
   decltype(&ncclGetErrorString) error_string = nullptr;
@@ -53,6 +61,7 @@ const nccl_api& nccl() {
     get(a.comm_init_all, "ncclCommInitAll");
     get(a.comm_destroy, "ncclCommDestroy");
     get(a.all_gather, "ncclAllGather");
+    get(a.broadcast, "ncclBroadcast");
     get(a.group_start, "ncclGroupStart");
     get(a.group_end, "ncclGroupEnd");
     get(a.error_string, "ncclGetErrorString");
@@ -194,10 +203,10 @@ graph_exec_ptr pull_graph(const spmv_plan<T>& plan, const T* r, T* y, const loop
   }
 }
 
-// One GPU's share: its rows of P^T (columns into the padded layout) in an
-// SpMV plan of the kernels layer (--kernel, or auto's trial on this GPU's
-// rows: the pull is y = P^T_rows r, an SpMV), the whole padded r, its y, v,
-// dangling flags and block partials.
+// One GPU's share: its rows of P^T in an SpMV plan of the kernels layer
+// (--kernel, or auto's trial on this GPU's rows: the pull is y = P^T_rows r,
+// an SpMV), the whole r (the graph's vertex order), its y, v, dangling flags
+// and block partials.
 template <class T>
 struct gpu_part {
   int device = 0;
@@ -223,11 +232,11 @@ ncclDataType_t nccl_type() {
   return std::is_same_v<T, double> ? ncclFloat64 : ncclFloat32;
 }
 
-// The GPUs' shares of the graph and of r, laid out for the all-gathers.
+// The GPUs' shares of the graph and of r.
 template <class T>
 struct nccl_setup {
-  std::vector<index_t> first;     // GPU d's rows: first[d] .. first[d + 1]
-  index_t piece = 1, blocks = 1;  // per GPU, padded: vertices of r, partial pairs
+  std::vector<index_t> first;  // GPU d's rows: first[d] .. first[d + 1]
+  index_t blocks = 1;          // partial pairs per GPU, padded to equal counts for their all-gather
   std::vector<gpu_part<T>> parts;
 };
 
@@ -268,24 +277,19 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
   const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
   comm_start start(gpus);
   nccl_setup<T> x;
-  x.first = balanced_ranges(g.pt.row_ptr, gpus);
+  x.first = balanced_ranges(g.pt.row_ptr, gpus, links_per_row);
   const std::vector<index_t>& first = x.first;
-  // Equal pieces for ncclAllGather: `piece` vertices and `blocks` partial pairs per GPU.
+  // Equal counts of partial pairs per GPU for their ncclAllGather (r goes by broadcasts of each
+  // GPU's own rows, no padding: R-MAT's cut by cost gives one GPU 4-8x another's rows).
   std::vector<index_t> nb(static_cast<std::size_t>(gpus));
   for (int d = 0; d < gpus; ++d) {
-    x.piece = std::max(x.piece, first[d + 1] - first[d]);
     nb[d] = first[d + 1] == first[d] ? 0 : (first[d + 1] + sum_block - 1) / sum_block - first[d] / sum_block;
     x.blocks = std::max(x.blocks, nb[d]);
   }
-  const index_t piece = x.piece;
-  const auto padded = [&](index_t j) {  // vertex j's place in the padded r
-    const int d = static_cast<int>(std::upper_bound(first.begin(), first.end(), j) - first.begin()) - 1;
-    return static_cast<index_t>(d) * piece + (j - first[d]);
-  };
-  std::vector<T> r_host(static_cast<std::size_t>(piece) * gpus, T(0));
+  std::vector<T> r_host(std::max<std::size_t>(1, static_cast<std::size_t>(n)), T(0));
   loop_state st{0.0, 0.0, 0, 0};  // dangling mass as pagerank_cpu adds it: in vertex order
   for (index_t i = 0; i < n; ++i) {
-    r_host[padded(i)] = static_cast<T>(r0[i]);
+    r_host[i] = static_cast<T>(r0[i]);
     if (g.dangling[i]) st.dangling_mass += static_cast<double>(static_cast<T>(r0[i]));
   }
   x.parts = std::vector<gpu_part<T>>(static_cast<std::size_t>(gpus));
@@ -297,7 +301,7 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
     PERRON_CUDA_CHECK(cudaSetDevice(d));
     p.stream = std::make_unique<cuda::stream>();
     if (p.hi > p.lo)
-      p.pull = std::make_unique<spmv_plan<T>>(padded_rows(g.pt, first, d, piece),
+      p.pull = std::make_unique<spmv_plan<T>>(row_range(g.pt, p.lo, p.hi),
                                               opt.kernel.value_or(spmv_kernel::automatic), p.stream->get());
     p.r = cuda::device_buffer<T>(r_host);
     p.y = cuda::device_buffer<T>(std::max<std::size_t>(1, static_cast<std::size_t>(p.hi - p.lo)));
@@ -319,9 +323,14 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
 }
 
 // Iteration k on every GPU, queued without waiting: pull and update (events
-// 0 -> 1: compute), the all-gathers of r and of the partials (1 -> 2:
-// communication, the wait for the other GPUs included), the sums and the stop
-// test (2 -> 3: compute). Events only for the first `timed` iterations.
+// 0 -> 1: compute), the exchange of r and the all-gather of the partials
+// (1 -> 2: communication, the wait for the other GPUs included), the sums and
+// the stop test (2 -> 3: compute). Events only for the first `timed`
+// iterations. r is exchanged as an all-gather of unequal pieces: one
+// broadcast of its own rows from each GPU, all in one NCCL group (NCCL merges
+// them into one launch). Equal padded pieces through ncclAllGather moved P
+// times the largest piece: on rmat:26 over 4 H200s 453 MB per GPU and
+// iteration where r is 268 MB, 1.4 of the step's 4.2 ms.
 template <class T>
 void queue_iteration(nccl_setup<T>& x, const pagerank_options& opt, int k, int timed) {
   const int gpus = static_cast<int>(x.parts.size());
@@ -339,7 +348,7 @@ void queue_iteration(nccl_setup<T>& x, const pagerank_options& opt, int k, int t
       else
         p.pull->apply(T(1), p.r.data(), T(0), p.y.data());
       const auto my_blocks = static_cast<unsigned>((p.hi + sum_block - 1) / sum_block - p.lo / sum_block);
-      T* mine = p.r.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(x.piece);
+      T* mine = p.r.data() + p.lo;
       update_rows<T><<<my_blocks, update_threads, 0, s>>>(
           p.lo, p.hi, p.y.data(), p.v.data(), p.dangling.data(), opt.alpha, 1.0 - opt.alpha, mine,
           p.part.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(2 * x.blocks),
@@ -350,10 +359,15 @@ void queue_iteration(nccl_setup<T>& x, const pagerank_options& opt, int k, int t
   }
   check(nccl().group_start(), "ncclGroupStart");
   for (gpu_part<T>& p : x.parts) {
+    for (int root = 0; root < gpus; ++root) {  // every communicator: the same roots in the same order
+      const index_t lo = x.first[static_cast<std::size_t>(root)],
+                    hi = x.first[static_cast<std::size_t>(root) + 1];
+      if (hi == lo) continue;
+      check(nccl().broadcast(p.r.data() + lo, p.r.data() + lo, static_cast<std::size_t>(hi - lo),
+                             nccl_type<T>(), root, p.comm, p.stream->get()),
+            "ncclBroadcast (ranks)");
+    }
     const std::size_t off = static_cast<std::size_t>(p.device);
-    check(nccl().all_gather(p.r.data() + off * x.piece, p.r.data(), static_cast<std::size_t>(x.piece),
-                            nccl_type<T>(), p.comm, p.stream->get()),
-          "ncclAllGather (ranks)");
     check(nccl().all_gather(p.part.data() + off * 2 * x.blocks, p.part.data(),
                             static_cast<std::size_t>(2 * x.blocks), ncclFloat64, p.comm, p.stream->get()),
           "ncclAllGather (partial sums)");
@@ -371,17 +385,21 @@ void queue_iteration(nccl_setup<T>& x, const pagerank_options& opt, int k, int t
 }
 
 // --bench-dist: each GPU's event times of the first `timed` iterations run,
-// and the bytes it sends and receives per iteration (padded pieces and
-// partials, once to each other GPU, as a direct all-gather moves them).
+// and the bytes it sends and receives per iteration as a direct exchange
+// moves them: its rows of r to each other GPU, the other GPUs' rows from
+// them, and its padded partials both ways.
 template <class T>
 std::vector<iteration_stats> stats_of(const nccl_setup<T>& x, int iterations, int timed) {
   const auto gpus = static_cast<std::uint64_t>(x.parts.size());
   std::vector<iteration_stats> out(x.parts.size());
-  const std::uint64_t own = std::uint64_t(x.piece) * sizeof(T) + 2 * std::uint64_t(x.blocks) * sizeof(double);
+  const std::uint64_t partials = 2 * std::uint64_t(x.blocks) * sizeof(double) * (gpus - 1);
+  const auto n = static_cast<std::uint64_t>(x.first.back());
   for (std::size_t d = 0; d < x.parts.size(); ++d) {
     const std::vector<cuda::event>& m = x.parts[d].marks;
     iteration_stats& st = out[d];
-    st.bytes_sent = st.bytes_received = own * (gpus - 1);
+    const auto rows = static_cast<std::uint64_t>(x.parts[d].hi - x.parts[d].lo);
+    st.bytes_sent = rows * sizeof(T) * (gpus - 1) + partials;
+    st.bytes_received = (n - rows) * sizeof(T) + partials;
     for (int k = 0; k < std::min(iterations, timed); ++k) {
       const auto e = [&](int i) -> const cuda::event& { return m[static_cast<std::size_t>(4 * k + i)]; };
       st.compute_seconds.push_back((e(1).ms_since(e(0)) + e(3).ms_since(e(2))) * 1e-3);
@@ -449,10 +467,7 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   res.device_seconds = stop.ms_since(start) * 1e-3;
   PERRON_CUDA_CHECK(cudaSetDevice(0));
   const std::vector<T> r = p0.r.download();
-  res.rank.resize(static_cast<std::size_t>(n));
-  for (int d = 0; d < gpus; ++d)
-    for (index_t i = x.first[d]; i < x.first[d + 1]; ++i)
-      res.rank[i] = static_cast<double>(r[static_cast<std::size_t>(d) * x.piece + (i - x.first[d])]);
+  res.rank.assign(r.begin(), r.begin() + n);
   if (stats) *stats = stats_of(x, res.iterations, timed);
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.on_gpu = true;
@@ -460,7 +475,8 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   // The kernel that pulled: GPU 0's (auto's trial may pick another on another GPU's rows; the reason lists
   // each).
   res.kernel.reset();
-  res.kernel_reason = "--gpus " + std::to_string(gpus) + ": each GPU's rows in an SpMV plan, ncclAllGather;";
+  res.kernel_reason =
+      "--gpus " + std::to_string(gpus) + ": each GPU's rows in an SpMV plan, r by grouped ncclBroadcast;";
   for (const gpu_part<T>& p : x.parts) {
     if (!p.pull) continue;
     if (!res.kernel) res.kernel = p.pull->kernel();

@@ -65,8 +65,9 @@ struct settings {
   bool json = false;
   bool bench = false;
   int bench_runs = 100;
-  bool bench_dist = false;  // --bench-dist: the distributed solve's timings per rank
-  int gpus = 0;             // --gpus N: N GPUs of this process through NCCL (0: not asked)
+  bool bench_dist = false;      // --bench-dist: the distributed solve's timings per rank
+  int gpus = 0;                 // --gpus N: N GPUs of this process through NCCL (0: not asked)
+  dist::nccl_options gpus_cut;  // --exchange-chunks, --row-cost (with --gpus)
   // --pull-trial: auto (time the pulls where the model is unsure when the
   // outcome can be kept beside the graph's cache entry), on, off.
   std::string pull_trial = "auto";
@@ -235,6 +236,13 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "+ 2 x vertices), exchanging ranks by NCCL broadcasts; each GPU pulls its rows with an SpMV plan "
      "(--kernel, or auto's trial on those rows) (libnccl.so.2 loaded at run time: put its folder on "
      "LD_LIBRARY_PATH)")
+    ("row-cost", po::value(&s.gpus_cut.row_cost)->value_name("L")->default_value(s.gpus_cut.row_cost),
+     "with --gpus: what a vertex's row weighs, in links, when the rows are cut over the GPUs at equal cost "
+     "(links + L x rows)")
+    ("exchange-chunks", po::value(&s.gpus_cut.chunks)->value_name("K"),
+     "with --gpus: cut each GPU's rows into K chunks of equal cost (1-8), the exchange of each beside the "
+     "next one's pull; default: one chunk per 32 MB of ranks "
+     "a GPU receives per iteration")
     ("bench-dist", po::bool_switch(&s.bench_dist),
      "benchmark the distributed solve: the CPU one (under mpirun, or alone as one rank), or with --gpus "
      "the GPUs' (CUDA events, the host checking every --check-every iterations): per rank or GPU, the "
@@ -343,6 +351,16 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   check_app_options(s);
   // --gpus 0 is not "no --gpus": 0 is the unset value, so refuse it here.
   if (vm.count("gpus") && s.gpus < 1) throw usage_error("--gpus must be at least 1");
+  for (const char* o : {"exchange-chunks", "row-cost"})
+    if (!vm[o].defaulted() && vm.count(o) && s.gpus == 0)
+      throw usage_error(std::string("--") + o + " needs --gpus");
+  if (s.gpus_cut.chunks < 0 || s.gpus_cut.chunks > dist::max_exchange_chunks)
+    throw usage_error("--exchange-chunks must be 0 (automatic) to " +
+                      std::to_string(dist::max_exchange_chunks) + ", got " +
+                      std::to_string(s.gpus_cut.chunks));
+  if (!(s.gpus_cut.row_cost >= 0 && s.gpus_cut.row_cost <= 1e6))
+    throw usage_error("--row-cost must be a number of links from 0 to 1e6, got " +
+                      format_g(s.gpus_cut.row_cost));
   check_dist_options(s);
   return true;
 }
@@ -874,18 +892,26 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
   return std::move(*g);
 }
 
+// --exchange-chunks, or the solver's automatic count for this graph.
+template <class T>
+int exchange_chunks(const settings& s, const pagerank_graph<T>& g) {
+  return s.gpus_cut.chunks ? s.gpus_cut.chunks : dist::exchange_chunks(g.vertices(), s.gpus, sizeof(T));
+}
+
 // --gpus N (solvers/dist/pagerank_nccl.hpp): the graph's rows split over N GPUs of this process.
 template <class T>
 pagerank_result solve_on_gpus(const pagerank_graph<T>& g, settings& s, timings& t,
                               std::vector<dist::iteration_stats>* stats) {
   stopwatch step;
-  pagerank_result r = dist::pagerank_nccl(g, s.opt, s.gpus, stats);
+  pagerank_result r = dist::pagerank_nccl(g, s.opt, s.gpus, stats, s.gpus_cut);
   // The phases as for one GPU: "transfer" the set-up (the split of P^T, the
   // uploads, each GPU's SpMV plan and its trial, NCCL's start), "solve" the loop.
   const double whole = step.lap();
   t.solve = r.solve_seconds;
   t.transfer = std::max(0.0, whole - r.solve_seconds);
-  s.dist_note = std::to_string(s.gpus) + " GPU" + (s.gpus == 1 ? "" : "s") + " of one process through NCCL";
+  const int chunks = exchange_chunks<T>(s, g);
+  s.dist_note = std::to_string(s.gpus) + " GPU" + (s.gpus == 1 ? "" : "s") + " of one process through NCCL" +
+                (chunks > 1 ? ", rows and exchange in " + std::to_string(chunks) + " chunks" : std::string());
   return r;
 }
 
@@ -908,9 +934,10 @@ void print_bench_gpus(std::ostream& o, const settings& s, const pagerank_graph<T
                       const std::vector<dist::iteration_stats>& st, const pagerank_result& r) {
   char buf[256];
   o << "distributed PageRank: " << s.graph << ", " << s.gpus << " GPU" << (s.gpus == 1 ? "" : "s")
-    << " through NCCL, " << s.precision << ", " << g.vertices() << " vertices, " << g.links() << " links, "
-    << r.iterations << " iterations, " << r.host_syncs << " host checks (every " << s.opt.check_interval
-    << " iterations; medians over iterations 2..)\n";
+    << " through NCCL, " << exchange_chunks<T>(s, g) << " chunk(s) a GPU, row cost "
+    << format_g(s.gpus_cut.row_cost) << " links, " << s.precision << ", " << g.vertices() << " vertices, "
+    << g.links() << " links, " << r.iterations << " iterations, " << r.host_syncs << " host checks (every "
+    << s.opt.check_interval << " iterations; medians over iterations 2..)\n";
   std::snprintf(buf, sizeof buf, "%4s %11s %9s %10s %13s %13s\n", "gpu", "compute_ms", "comm_ms", "step_ms",
                 "sent_MB/iter", "recv_MB/iter");
   o << buf;
@@ -936,6 +963,7 @@ void print_bench_gpus(std::ostream& o, const settings& s, const pagerank_graph<T
       slowest * 1e3, most_compute * 1e3, most_comm * 1e3, loop * 1e3,
       loop > 0 ? double(g.links()) / loop / 1e9 : 0.0, slowest > 0 ? double(g.links()) / slowest / 1e9 : 0.0);
   o << buf;
+  o << "kernels: " << r.kernel_reason << "\n";
   // Where the loop's time outside the medians goes: iteration 1 (left out of
   // them) and GPU 0's time between its steps (launch gaps, the host's checks).
   if (st.empty() || st[0].compute_seconds.empty()) return;

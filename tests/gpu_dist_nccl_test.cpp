@@ -143,6 +143,53 @@ TEST(GpuDistNccl, NamedAndAutomaticKernelsMatchTheCpu) {
   }
 }
 
+// Chunked, each chunk's exchange beside the next chunk's pull: the pull
+// reads one buffer of r and the update writes the other, so the iterate is
+// the unchunked one's (up to each chunk's own kernel parameters), whatever
+// the chunk count, on every GPU present and on one; the returned ranks are
+// the last iteration's buffer also when iterations were queued past the stop.
+TEST(GpuDistNccl, ChunkedExchangeMatchesOneChunk) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const pagerank_graph<double> g =
+      make_pagerank_graph<double>(io::generate_synthetic("rmat:15:250000"), false);
+  pagerank_options opt;
+  opt.tol = 1e-12;
+  opt.check_interval = 5;
+  opt.kernel = spmv_kernel::merge;
+  const pagerank_result cpu = pagerank_cpu(g, opt);
+  for (int gpus : {1, cuda::device_count()}) {
+    pagerank_result one;
+    if (!nccl_solve(g, opt, gpus, one)) GTEST_SKIP() << "libnccl.so.2 not on the library path";
+    for (int chunks : {2, 3, 8}) {
+      std::vector<dist::iteration_stats> stats;
+      const pagerank_result r = dist::pagerank_nccl(g, opt, gpus, &stats, {chunks});
+      EXPECT_TRUE(r.converged) << gpus << " GPUs, " << chunks << " chunks";
+      EXPECT_EQ(r.iterations, one.iterations) << gpus << " GPUs, " << chunks << " chunks";
+      EXPECT_LE(max_difference(r.rank, one.rank), 1e-14) << gpus << " GPUs, " << chunks << " chunks";
+      EXPECT_LE(max_difference(r.rank, cpu.rank), 1e-10) << gpus << " GPUs, " << chunks << " chunks";
+      EXPECT_NE(r.kernel_reason.find(std::to_string(chunks) + " chunks"), std::string::npos)
+          << r.kernel_reason;
+      ASSERT_EQ(stats.size(), static_cast<std::size_t>(gpus));
+      EXPECT_EQ(stats[0].compute_seconds.size(), static_cast<std::size_t>(r.iterations));
+    }
+  }
+  // More chunks than 4096-vertex blocks: the empty chunks are skipped.
+  const pagerank_graph<double> small =
+      make_pagerank_graph<double>(io::generate_synthetic("rmat:12:30000"), false);
+  const pagerank_result ref = pagerank_cpu(small, opt);
+  const pagerank_result r = dist::pagerank_nccl(small, opt, cuda::device_count(), nullptr, {8});
+  EXPECT_TRUE(r.converged);
+  EXPECT_LE(max_difference(r.rank, ref.rank), 1e-10);
+  EXPECT_THROW(dist::pagerank_nccl(small, opt, 1, nullptr, {dist::max_exchange_chunks + 1}),
+               invalid_argument);
+  EXPECT_THROW(dist::pagerank_nccl(small, opt, 1, nullptr, {1, -1.0}), invalid_argument);
+  // Any row cost gives the same ranks (the cut moves, the sums per row do not).
+  for (double cost : {0.0, 0.5, 7.0}) {
+    const pagerank_result c = dist::pagerank_nccl(g, opt, cuda::device_count(), nullptr, {2, cost});
+    EXPECT_LE(max_difference(c.rank, cpu.rank), 1e-10) << cost;
+  }
+}
+
 TEST(GpuDistNccl, RefusesMoreGpusThanPresent) {
   PERRON_REQUIRE_DEVICE_OR_SKIP();
   const pagerank_graph<float> g = make_pagerank_graph<float>(io::generate_synthetic("rmat:8:1000"), false);

@@ -15,6 +15,7 @@
 #include "io/synthetic.hpp"
 #include "kernels/convert.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
+#include "solvers/dist/pagerank_nccl.hpp"
 #include "solvers/pagerank.hpp"
 
 namespace perron {
@@ -199,7 +200,9 @@ TEST(DistGraph, RowRangesKeepEveryColumnAndBalanceRowsWithLinks) {
         const index_t c = first[p];
         EXPECT_TRUE(c % pagerank_sum_block == 0 || c == n) << c;
         EXPECT_GE(cost(0, c), total * p / parts) << "parts " << parts << " cut " << p;
-        if (c > first[p - 1]) EXPECT_LT(cost(0, c - pagerank_sum_block), total * p / parts);  // moved here
+        if (c > first[p - 1]) {
+          EXPECT_LT(cost(0, c - pagerank_sum_block), total * p / parts);  // moved here
+        }
       }
       for (int q = 0; q < parts; ++q) {
         const csr_matrix<double> rows = dist::row_range(g.pt, first[q], first[q + 1]);
@@ -217,6 +220,33 @@ TEST(DistGraph, RowRangesKeepEveryColumnAndBalanceRowsWithLinks) {
   }
   // R-MAT's in-links gather on low ids: counting rows moves the first cut up.
   EXPECT_GT(dist::balanced_ranges(g.pt.row_ptr, 2, 2)[1], dist::balanced_ranges(g.pt.row_ptr, 2, 0)[1]);
+}
+
+// --gpus' chunks: a GPU's rows [lo, hi) cut as the whole graph is cut, on
+// block boundaries of the graph's ids; and the automatic chunk count.
+TEST(DistGraph, ChunksOfAGpusRowsAndTheirCount) {
+  const pagerank_graph<double> g =
+      make_pagerank_graph<double>(io::generate_synthetic("rmat:15:200000"), false);
+  const index_t n = g.vertices();
+  const auto gpu = dist::balanced_ranges(g.pt.row_ptr, 3, 2);
+  for (int q = 0; q < 3; ++q)
+    for (int chunks : {1, 2, 5}) {
+      const auto c = dist::balanced_ranges(g.pt.row_ptr, gpu[q], gpu[q + 1], chunks, 2);
+      ASSERT_EQ(c.size(), static_cast<std::size_t>(chunks) + 1);
+      EXPECT_EQ(c.front(), gpu[q]);
+      EXPECT_EQ(c.back(), gpu[q + 1]);
+      for (int k = 1; k < chunks; ++k) {
+        EXPECT_LE(c[k - 1], c[k]);
+        EXPECT_TRUE(c[k] % pagerank_sum_block == 0 || c[k] == n) << c[k];
+      }
+    }
+  // Whole graph = one GPU's rows [0, n).
+  EXPECT_EQ(dist::balanced_ranges(g.pt.row_ptr, 0, n, 4, 2), dist::balanced_ranges(g.pt.row_ptr, 4, 2));
+  EXPECT_EQ(dist::exchange_chunks(1 << 26, 1, 4), 1);  // one GPU: nothing to exchange
+  EXPECT_EQ(dist::exchange_chunks(1 << 20, 4, 4), 1);  // 3 MB received: one chunk
+  EXPECT_EQ(dist::exchange_chunks(1 << 26, 2, 4), 4);  // 134 MB received: 4 chunks of 32 MB
+  EXPECT_EQ(dist::exchange_chunks(1 << 26, 4, 4), 6);  // 201 MB
+  EXPECT_EQ(dist::exchange_chunks(1 << 27, 4, 8), dist::max_exchange_chunks);
 }
 
 TEST(DistFaults, ABadWeightOnTheLastRankStopsEveryRank) {

@@ -61,9 +61,13 @@ class session {
 // ranks pass the same counts); n: the vertex count.
 std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_links, index_t n, int parts);
 // The same from the CSR row pointer of P^T (row i = the links into i), where
-// a row also costs `links_per_row` links (0: links alone).
+// a row also costs `links_per_row` links (0: links alone; rounded per block).
 std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts,
-                                     std::uint64_t links_per_row = 0);
+                                     double links_per_row = 0);
+// Rows [lo, hi) of that row pointer (lo on a block boundary) cut the same
+// way into `parts` ranges: first[0] = lo, first[parts] = hi.
+std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, index_t lo, index_t hi, int parts,
+                                     double links_per_row);
 // Rows [lo, hi) of P^T, columns unchanged (cols = P^T's): what pagerank --gpus
 // gives each GPU, which reads the whole r in the graph's own vertex order.
 template <class T>

@@ -1,13 +1,16 @@
 // PageRank on N GPUs of one process through NCCL (pagerank --gpus N): GPU d
 // owns the rows of P^T of a block-aligned vertex range of about equal cost, a
-// row counting as two links (dist::balanced_ranges), runs the pull over them
+// row counting as --row-cost links (dist::balanced_ranges), runs the pull over them
 // (an SpMV plan of the kernels layer: --kernel, or auto's trial on its rows,
 // in a conditional graph node that skips it once the loop has stopped) and
 // its update, and each iteration ends with the exchange of r (every GPU
 // broadcasts its own rows, all in one NCCL group: an all-gather of unequal
 // pieces, r kept whole in the graph's vertex order on every GPU) and an
 // ncclAllGather of the per-4096-vertex partial sums (residual, dangling mass),
-// which every GPU adds in one fixed order.
+// which every GPU adds in one fixed order. Chunked (--exchange-chunks), each
+// GPU's rows are cut into pieces of equal cost and the exchange of piece c
+// runs on a stream of its own beside the pull and update of piece c + 1.
+// The pull reads one buffer of r while the update writes the other.
 //
 // libnccl is opened at run time (dlopen "libnccl.so.2"), so programs built
 // with it still start where it is absent; --gpus then says what is missing.
@@ -37,8 +40,25 @@ bool nccl_built();
 // communication: the exchange of r and the partials' all-gather, waiting for the other GPUs included;
 // no wait figure of its own) and the bytes each GPU sends and receives per
 // iteration.
+//
+// How the rows are cut (invalid_argument when out of range).
+struct nccl_options {
+  // --exchange-chunks: row chunks per GPU, 1 to max_exchange_chunks, or 0 for exchange_chunks()' choice.
+  int chunks = 0;
+  // --row-cost: what a row weighs in links when the GPUs' ranges and their
+  // chunks are cut at equal cost (links + row_cost x rows), >= 0. On 4 H100s
+  // with the exchange chunked, rmat:26 and rmat:27 ran fastest at 0.5-1 of
+  // {0.5, 1, 2} (docs/PERFORMANCE.md, session 22).
+  double row_cost = 1;
+};
 template <class T>
 pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
-                              std::vector<iteration_stats>* stats = nullptr);
+                              std::vector<iteration_stats>* stats = nullptr, const nccl_options& how = {});
+
+// The automatic chunk count (solvers/dist/ranges.cpp): 1 on one GPU, else
+// one chunk per 32 MB of r each GPU receives per iteration (value_bytes per
+// vertex), 1 to max_exchange_chunks.
+inline constexpr int max_exchange_chunks = 8;
+int exchange_chunks(index_t vertices, int gpus, std::size_t value_bytes);
 
 }  // namespace perron::dist

@@ -1,8 +1,10 @@
 // dist::balanced_ranges and dist::row_range (solvers/dist/pagerank_dist.hpp):
 // plain arithmetic, built with or without MPI (the NCCL solver uses both).
 #include <algorithm>
+#include <cmath>
 
 #include "solvers/dist/pagerank_dist.hpp"
+#include "solvers/dist/pagerank_nccl.hpp"
 
 namespace perron::dist {
 namespace {
@@ -28,16 +30,34 @@ std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_lin
   return first;
 }
 
-std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts,
-                                     std::uint64_t links_per_row) {
+std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts, double links_per_row) {
   const auto n = static_cast<index_t>(row_ptr.size() - 1);
   std::vector<std::uint64_t> block_cost(static_cast<std::size_t>((n + sum_block - 1) / sum_block));
   for (std::size_t b = 0; b < block_cost.size(); ++b) {
     const auto end = std::min<std::size_t>(static_cast<std::size_t>(n), (b + 1) * sum_block);
     block_cost[b] = static_cast<std::uint64_t>(row_ptr[end] - row_ptr[b * sum_block]) +
-                    links_per_row * static_cast<std::uint64_t>(end - b * sum_block);
+                    static_cast<std::uint64_t>(std::llround(links_per_row * double(end - b * sum_block)));
   }
   return balanced_ranges(block_cost, n, parts);
+}
+
+std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, index_t lo, index_t hi, int parts,
+                                     double links_per_row) {
+  std::vector<index_t> sub(static_cast<std::size_t>(hi - lo) + 1);
+  for (index_t i = lo; i <= hi; ++i) sub[static_cast<std::size_t>(i - lo)] = row_ptr[i] - row_ptr[lo];
+  std::vector<index_t> first = balanced_ranges(sub, parts, links_per_row);
+  for (index_t& f : first) f += lo;  // lo is a multiple of sum_block: so are the cuts
+  return first;
+}
+
+// A chunk of r's exchange per 32 MB each GPU receives: a chunk costs a pull
+// launch, an update and an NCCL group (tens of us); at ~300 GB/s between
+// GPUs 32 MB move in ~0.1 ms, so each chunk's exchange hides behind the next
+// chunk's pull and only the last one's stays in the step.
+int exchange_chunks(index_t vertices, int gpus, std::size_t value_bytes) {
+  if (gpus < 2) return 1;  // nothing to exchange
+  const double received = double(vertices) * double(value_bytes) * (1.0 - 1.0 / gpus);
+  return static_cast<int>(std::clamp(std::floor(received / 32e6), 1.0, double(max_exchange_chunks)));
 }
 
 template <class T>

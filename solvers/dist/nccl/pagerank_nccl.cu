@@ -27,13 +27,6 @@ namespace {
 constexpr index_t sum_block = pagerank_sum_block;  // solvers/pagerank.hpp
 constexpr int update_threads = 256;
 constexpr int max_timed_iterations = 1000;  // --bench-dist: events for at most this many iterations
-// The GPUs' rows are cut at equal cost, a row costing this many links: on 2
-// H200s (session 21) rmat:26's halves of 530 M links each took 4.60 ms with
-// 9.4 M rows and 5.41 ms with 57.7 M rows per pull and update: 8.4 ps a link,
-// 16.8 ps a row (the row's pointer, y, v, the flag and r read and written;
-// a link: its column, value and gather). Cut by links alone, the GPU holding
-// R-MAT's many short rows was the slowest of every step.
-constexpr std::uint64_t links_per_row = 2;
 
 // The few NCCL entry points used, from libnccl.so.2 opened at run time.
 struct nccl_api {
@@ -85,13 +78,16 @@ struct loop_state {
   int iterations;
 };
 
-// r_new = alpha y + c v on the rows, written into this GPU's piece of r, and
-// per 4096-vertex block (one CUDA block each) ||r_new - r||_1 and the new
-// dangling mass, summed by a fixed shared-memory tree into part[2b], part[2b + 1].
+// r_new = alpha y + c v on the rows [lo, hi), written into `piece` (this
+// GPU's rows of r_new; `old` the same rows of r, in the other buffer), and
+// per 4096-vertex block (one CUDA block each)
+// ||r_new - r||_1 and the new dangling mass, summed by a fixed shared-memory
+// tree into part[2b], part[2b + 1]. y, v and dangling start at row lo.
 template <class T>
 __global__ void update_rows(index_t lo, index_t hi, const T* __restrict__ y, const double* __restrict__ v,
                             const std::uint8_t* __restrict__ dangling, double alpha, double one_minus_alpha,
-                            T* piece, double* part, const loop_state* __restrict__ st) {
+                            const T* __restrict__ old, T* __restrict__ piece, double* part,
+                            const loop_state* __restrict__ st) {
   __shared__ double l1s[update_threads], dms[update_threads];
   if (st->done) return;  // the same for every thread of the grid
   // c = alpha * dangling mass + (1 - alpha), rounded as the host computes it (no fused multiply-add)
@@ -103,7 +99,7 @@ __global__ void update_rows(index_t lo, index_t hi, const T* __restrict__ y, con
   for (index_t i = first + static_cast<index_t>(threadIdx.x); i < last; i += update_threads) {
     const index_t k = i - lo;
     const T rn = static_cast<T>(alpha * static_cast<double>(y[k]) + c * v[k]);
-    l1 += fabs(static_cast<double>(rn) - static_cast<double>(piece[k]));
+    l1 += fabs(static_cast<double>(rn) - static_cast<double>(old[k]));
     piece[k] = rn;
     if (dangling[k]) dm += static_cast<double>(rn);
   }
@@ -203,27 +199,49 @@ graph_exec_ptr pull_graph(const spmv_plan<T>& plan, const T* r, T* y, const loop
   }
 }
 
-// One GPU's share: its rows of P^T in an SpMV plan of the kernels layer
-// (--kernel, or auto's trial on this GPU's rows: the pull is y = P^T_rows r,
-// an SpMV), the whole r (the graph's vertex order), its y, v, dangling flags
-// and block partials.
+// A piece of one GPU's rows, [lo, hi) in the graph's vertex ids, on
+// 4096-vertex block boundaries: its rows of P^T in an SpMV plan of the
+// kernels layer (--kernel, or auto's trial on those rows: the pull is
+// y = P^T_rows r, an SpMV), one pull graph per r buffer it reads, and the
+// event its exchange waits for.
+template <class T>
+struct row_chunk {
+  index_t lo = 0, hi = 0;
+  std::unique_ptr<spmv_plan<T>> pull;  // null when the chunk has no rows
+  graph_exec_ptr pull_if_running[2];   // pull_graph() reading r buffer 0, 1: null where not built
+  cuda::event updated{cudaEventDisableTiming};
+};
+
+// One GPU's share: its rows in chunks (one, or --exchange-chunks of them, the
+// exchange of each overlapping the next one's pull and update), r whole (the
+// graph's vertex order) in two buffers, read by the pull and written by the
+// update in turn (the pull of a later chunk must not see rows an earlier
+// chunk's update already wrote; and in place, the update's store behind its
+// load of the same r entry ran at a tenth of the bandwidth: 1.33 ms against
+// 2 x 0.133 ms for grid:6000:6000's 36 M rows on an H100, ncu, session 22),
+// its y, v, dangling flags and block partials.
 template <class T>
 struct gpu_part {
   int device = 0;
   index_t lo = 0, hi = 0;
-  std::unique_ptr<spmv_plan<T>> pull;  // null when the GPU has no rows
-  cuda::device_buffer<T> r, y;
-  graph_exec_ptr pull_if_running;  // pull_graph(): null where it could not be built
+  std::vector<row_chunk<T>> chunks;
+  cuda::device_buffer<T> r0, r1;
+  cuda::device_buffer<T> y;
   cuda::device_buffer<double> v, part, residuals;
   cuda::device_buffer<std::uint8_t> dangling;
   cuda::device_buffer<index_t> blocks_of;  // each GPU's count of partial pairs
   cuda::device_buffer<loop_state> state;
-  std::vector<cuda::event> marks;  // --bench-dist: 4 per timed iteration
-  std::unique_ptr<cuda::stream> stream;
-  ncclComm_t comm = nullptr;
+  std::vector<cuda::event> marks;        // --bench-dist: 4 per timed iteration
+  std::unique_ptr<cuda::stream> stream;  // the pulls, updates and sums
+  std::unique_ptr<cuda::stream> comm;    // the exchange, when chunked (else on `stream`)
+  cuda::event exchanged{cudaEventDisableTiming};
+  ncclComm_t comm_handle = nullptr;
+  // The r that iteration k reads (q = (k - 1) % 2) or writes (q = k % 2).
+  T* r(int q) { return q % 2 ? r1.data() : r0.data(); }
+  cudaStream_t exchange_stream() const { return comm ? comm->get() : stream->get(); }
   ~gpu_part() {
     cudaSetDevice(device);  // the buffers (destroyed after this body) belong to it
-    if (comm) nccl().comm_destroy(comm);
+    if (comm_handle) nccl().comm_destroy(comm_handle);
   }
 };
 
@@ -237,6 +255,7 @@ template <class T>
 struct nccl_setup {
   std::vector<index_t> first;  // GPU d's rows: first[d] .. first[d + 1]
   index_t blocks = 1;          // partial pairs per GPU, padded to equal counts for their all-gather
+  int chunks = 1;              // row chunks per GPU (the same count on every GPU, some maybe empty)
   std::vector<gpu_part<T>> parts;
 };
 
@@ -270,14 +289,42 @@ struct comm_start {
   }
 };
 
+// Queues, on every GPU, the exchange of rows [first[g] + chunk c] of r
+// buffer q from each GPU g to all, in one NCCL group (an all-gather of
+// unequal pieces; NCCL merges the broadcasts into one launch), and with it,
+// when `partials`, the all-gather of the block partials.
 template <class T>
-nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus, int timed) {
+void queue_exchange(nccl_setup<T>& x, int c, int q, bool partials) {
+  const int gpus = static_cast<int>(x.parts.size());
+  check(nccl().group_start(), "ncclGroupStart");
+  for (gpu_part<T>& p : x.parts) {
+    for (int root = 0; root < gpus; ++root) {  // every communicator: the same roots in the same order
+      const row_chunk<T>& rc = x.parts[static_cast<std::size_t>(root)].chunks[static_cast<std::size_t>(c)];
+      if (rc.hi == rc.lo) continue;
+      check(nccl().broadcast(p.r(q) + rc.lo, p.r(q) + rc.lo, static_cast<std::size_t>(rc.hi - rc.lo),
+                             nccl_type<T>(), root, p.comm_handle, p.exchange_stream()),
+            "ncclBroadcast (ranks)");
+    }
+    if (!partials) continue;
+    const std::size_t off = static_cast<std::size_t>(p.device);
+    check(nccl().all_gather(p.part.data() + off * 2 * x.blocks, p.part.data(),
+                            static_cast<std::size_t>(2 * x.blocks), ncclFloat64, p.comm_handle,
+                            p.exchange_stream()),
+          "ncclAllGather (partial sums)");
+  }
+  check(nccl().group_end(), "ncclGroupEnd");
+}
+
+template <class T>
+nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus, int chunks,
+                     double links_per_row, int timed) {
   const index_t n = g.vertices();
   const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
   const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
   comm_start start(gpus);
   nccl_setup<T> x;
   x.first = balanced_ranges(g.pt.row_ptr, gpus, links_per_row);
+  x.chunks = chunks;
   const std::vector<index_t>& first = x.first;
   // Equal counts of partial pairs per GPU for their ncclAllGather (r goes by broadcasts of each
   // GPU's own rows, no padding: R-MAT's cut by cost gives one GPU 4-8x another's rows).
@@ -300,10 +347,10 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
     p.hi = first[d + 1];
     PERRON_CUDA_CHECK(cudaSetDevice(d));
     p.stream = std::make_unique<cuda::stream>();
-    if (p.hi > p.lo)
-      p.pull = std::make_unique<spmv_plan<T>>(row_range(g.pt, p.lo, p.hi),
-                                              opt.kernel.value_or(spmv_kernel::automatic), p.stream->get());
-    p.r = cuda::device_buffer<T>(r_host);
+    if (chunks > 1) p.comm = std::make_unique<cuda::stream>();
+    p.exchanged = cuda::event(cudaEventDisableTiming);  // made on this GPU
+    p.r0 = cuda::device_buffer<T>(r_host);
+    p.r1 = cuda::device_buffer<T>(r_host);
     p.y = cuda::device_buffer<T>(std::max<std::size_t>(1, static_cast<std::size_t>(p.hi - p.lo)));
     p.v = cuda::device_buffer<double>(std::vector<double>(v.begin() + p.lo, v.begin() + p.hi));
     p.dangling = cuda::device_buffer<std::uint8_t>(
@@ -313,68 +360,94 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, in
     p.residuals = cuda::device_buffer<double>(static_cast<std::size_t>(opt.max_iter));
     p.blocks_of = cuda::device_buffer<index_t>(nb);
     p.state = cuda::device_buffer<loop_state>(std::vector<loop_state>{st});
-    if (p.pull)
-      p.pull_if_running = pull_graph(*p.pull, p.r.data(), p.y.data(), p.state.data(), p.stream->get());
+    const std::vector<index_t> bounds = balanced_ranges(g.pt.row_ptr, p.lo, p.hi, chunks, links_per_row);
+    p.chunks = std::vector<row_chunk<T>>(static_cast<std::size_t>(chunks));
+    for (int c = 0; c < chunks; ++c) {
+      row_chunk<T>& rc = p.chunks[static_cast<std::size_t>(c)];
+      rc.lo = bounds[static_cast<std::size_t>(c)];
+      rc.hi = bounds[static_cast<std::size_t>(c) + 1];
+      rc.updated = cuda::event(cudaEventDisableTiming);
+      if (rc.hi == rc.lo) continue;
+      rc.pull = std::make_unique<spmv_plan<T>>(row_range(g.pt, rc.lo, rc.hi),
+                                               opt.kernel.value_or(spmv_kernel::automatic), p.stream->get());
+      for (int q = 0; q < 2; ++q)
+        rc.pull_if_running[q] =
+            pull_graph(*rc.pull, p.r(q), p.y.data() + (rc.lo - p.lo), p.state.data(), p.stream->get());
+    }
     for (int k = 0; k < 4 * timed; ++k) p.marks.emplace_back();
   }
   const std::vector<ncclComm_t> comms = start.take();
-  for (int d = 0; d < gpus; ++d) x.parts[d].comm = comms[d];
+  for (int d = 0; d < gpus; ++d) x.parts[d].comm_handle = comms[d];
+  // NCCL connects the GPUs at their first collective (tens of ms): one whole
+  // exchange of r (the same r0 on every GPU: it changes nothing) and of the
+  // (zero) partials here, so that cost stays in the set-up, not in iteration 1.
+  for (int c = 0; c < chunks; ++c) queue_exchange(x, c, 0, c == chunks - 1);
+  for (gpu_part<T>& p : x.parts) {
+    PERRON_CUDA_CHECK(cudaSetDevice(p.device));
+    PERRON_CUDA_CHECK(cudaStreamSynchronize(p.exchange_stream()));
+  }
   return x;
 }
 
-// Iteration k on every GPU, queued without waiting: pull and update (events
-// 0 -> 1: compute), the exchange of r and the all-gather of the partials
-// (1 -> 2: communication, the wait for the other GPUs included), the sums and
-// the stop test (2 -> 3: compute). Events only for the first `timed`
-// iterations. r is exchanged as an all-gather of unequal pieces: one
-// broadcast of its own rows from each GPU, all in one NCCL group (NCCL merges
-// them into one launch). Equal padded pieces through ncclAllGather moved P
-// times the largest piece: on rmat:26 over 4 H200s 453 MB per GPU and
-// iteration where r is 268 MB, 1.4 of the step's 4.2 ms.
+// Iteration k on every GPU, queued without waiting. Reads r buffer
+// q = (k - 1) % 2, writes buffer k % 2.
+// Per chunk: its pull and update on the GPU's stream, then (on the exchange
+// stream, after the update) the exchange of every GPU's same chunk, so that
+// chunk c's exchange runs beside chunk c + 1's pull; the last chunk's group
+// carries the partials' all-gather. Then, once the exchange is all done, the
+// sums and the stop test. Events (first `timed` iterations): 0 -> 1 the
+// pulls and updates, 1 -> 2 the exchange still running after the last update
+// (waiting for the other GPUs included), 2 -> 3 the sums. One chunk: no
+// overlap, the exchange whole after the update. Unchunked, on rmat:26 over 4
+// H200s the exchange was 0.72 of a step's 3.32 ms (session 21).
 template <class T>
 void queue_iteration(nccl_setup<T>& x, const pagerank_options& opt, int k, int timed) {
   const int gpus = static_cast<int>(x.parts.size());
+  const int read = (k - 1) % 2, write = k % 2;
   const auto mark = [&](gpu_part<T>& p, int e) {
     if (k <= timed) p.marks[static_cast<std::size_t>(4 * (k - 1) + e)].record(p.stream->get());
   };
   for (gpu_part<T>& p : x.parts) {
     PERRON_CUDA_CHECK(cudaSetDevice(p.device));
     mark(p, 0);
-    const index_t rows = p.hi - p.lo;
     const cudaStream_t s = p.stream->get();
-    if (rows > 0) {
-      if (p.pull_if_running)
-        PERRON_CUDA_CHECK(cudaGraphLaunch(p.pull_if_running.get(), s));
-      else
-        p.pull->apply(T(1), p.r.data(), T(0), p.y.data());
-      const auto my_blocks = static_cast<unsigned>((p.hi + sum_block - 1) / sum_block - p.lo / sum_block);
-      T* mine = p.r.data() + p.lo;
-      update_rows<T><<<my_blocks, update_threads, 0, s>>>(
-          p.lo, p.hi, p.y.data(), p.v.data(), p.dangling.data(), opt.alpha, 1.0 - opt.alpha, mine,
-          p.part.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(2 * x.blocks),
-          p.state.data());
-      PERRON_CUDA_CHECK_LAUNCH("update_rows");
+    for (row_chunk<T>& rc : p.chunks) {
+      if (rc.hi > rc.lo) {
+        const graph_exec_ptr& pull = rc.pull_if_running[read];
+        T* y = p.y.data() + (rc.lo - p.lo);
+        if (pull)
+          PERRON_CUDA_CHECK(cudaGraphLaunch(pull.get(), s));
+        else
+          rc.pull->apply(T(1), p.r(read), T(0), y);
+        const index_t first_block = rc.lo / sum_block, my_block = p.lo / sum_block;
+        const auto blocks = static_cast<unsigned>((rc.hi + sum_block - 1) / sum_block - first_block);
+        update_rows<T><<<blocks, update_threads, 0, s>>>(
+            rc.lo, rc.hi, y, p.v.data() + (rc.lo - p.lo), p.dangling.data() + (rc.lo - p.lo), opt.alpha,
+            1.0 - opt.alpha, p.r(read) + rc.lo, p.r(write) + rc.lo,
+            p.part.data() + static_cast<std::size_t>(p.device) * static_cast<std::size_t>(2 * x.blocks) +
+                2 * static_cast<std::size_t>(first_block - my_block),
+            p.state.data());
+        PERRON_CUDA_CHECK_LAUNCH("update_rows");
+      }
+      if (p.comm) rc.updated.record(s);
     }
     mark(p, 1);
   }
-  check(nccl().group_start(), "ncclGroupStart");
-  for (gpu_part<T>& p : x.parts) {
-    for (int root = 0; root < gpus; ++root) {  // every communicator: the same roots in the same order
-      const index_t lo = x.first[static_cast<std::size_t>(root)],
-                    hi = x.first[static_cast<std::size_t>(root) + 1];
-      if (hi == lo) continue;
-      check(nccl().broadcast(p.r.data() + lo, p.r.data() + lo, static_cast<std::size_t>(hi - lo),
-                             nccl_type<T>(), root, p.comm, p.stream->get()),
-            "ncclBroadcast (ranks)");
-    }
-    const std::size_t off = static_cast<std::size_t>(p.device);
-    check(nccl().all_gather(p.part.data() + off * 2 * x.blocks, p.part.data(),
-                            static_cast<std::size_t>(2 * x.blocks), ncclFloat64, p.comm, p.stream->get()),
-          "ncclAllGather (partial sums)");
+  for (int c = 0; c < x.chunks; ++c) {
+    for (gpu_part<T>& p : x.parts)
+      if (p.comm) {
+        PERRON_CUDA_CHECK(cudaSetDevice(p.device));
+        PERRON_CUDA_CHECK(
+            cudaStreamWaitEvent(p.comm->get(), p.chunks[static_cast<std::size_t>(c)].updated.get()));
+      }
+    queue_exchange(x, c, write, c == x.chunks - 1);
   }
-  check(nccl().group_end(), "ncclGroupEnd");
   for (gpu_part<T>& p : x.parts) {
     PERRON_CUDA_CHECK(cudaSetDevice(p.device));
+    if (p.comm) {
+      p.exchanged.record(p.comm->get());
+      PERRON_CUDA_CHECK(cudaStreamWaitEvent(p.stream->get(), p.exchanged.get()));
+    }
     mark(p, 2);
     sum_partials<<<1, sum_threads, 0, p.stream->get()>>>(p.part.data(), 2 * x.blocks, p.blocks_of.data(),
                                                          gpus, opt.tol, k, p.state.data(),
@@ -416,16 +489,24 @@ bool nccl_built() { return true; }
 
 template <class T>
 pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
-                              std::vector<iteration_stats>* stats) {
+                              std::vector<iteration_stats>* stats, const nccl_options& how) {
   const index_t n = g.vertices();
   opt.validate(n);
   if (gpus < 1) throw invalid_argument("--gpus must be at least 1, got " + std::to_string(gpus));
+  int chunks = how.chunks;
+  if (chunks < 0 || chunks > max_exchange_chunks)
+    throw invalid_argument("--exchange-chunks must be 0 (automatic) to " +
+                           std::to_string(max_exchange_chunks) + ", got " + std::to_string(chunks));
+  if (chunks == 0) chunks = exchange_chunks(n, gpus, sizeof(T));
+  if (!(how.row_cost >= 0 && how.row_cost <= 1e6))
+    throw invalid_argument("--row-cost must be a number of links from 0 to 1e6, got " +
+                           std::to_string(how.row_cost));
   if (gpus > cuda::device_count())
     throw cuda_error("--gpus " + std::to_string(gpus) + ": this machine has " +
                      std::to_string(cuda::device_count()) + " usable GPU(s)");
   nccl();  // loads libnccl, or says why it cannot
   const int timed = stats ? std::min(opt.max_iter, max_timed_iterations) : 0;
-  nccl_setup<T> x = set_up(g, opt, gpus, timed);
+  nccl_setup<T> x = set_up(g, opt, gpus, chunks, how.row_cost, timed);
   gpu_part<T>& p0 = x.parts[0];
   // The host looks at GPU 0's loop state every check_interval iterations (a
   // pinned copy of it and of the new residuals): no round trip per iteration.
@@ -466,8 +547,12 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   res.converged = st->done != 0;
   res.device_seconds = stop.ms_since(start) * 1e-3;
   PERRON_CUDA_CHECK(cudaSetDevice(0));
-  const std::vector<T> r = p0.r.download();
-  res.rank.assign(r.begin(), r.begin() + n);
+  // Iteration k wrote r buffer k % 2; iterations queued past the stop
+  // exchange that buffer's values unchanged (their updates return at once).
+  std::vector<T> r(static_cast<std::size_t>(n));
+  PERRON_CUDA_CHECK(
+      cudaMemcpy(r.data(), p0.r(res.iterations % 2), r.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  res.rank.assign(r.begin(), r.end());
   if (stats) *stats = stats_of(x, res.iterations, timed);
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.on_gpu = true;
@@ -475,13 +560,25 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   // The kernel that pulled: GPU 0's (auto's trial may pick another on another GPU's rows; the reason lists
   // each).
   res.kernel.reset();
-  res.kernel_reason =
-      "--gpus " + std::to_string(gpus) + ": each GPU's rows in an SpMV plan, r by grouped ncclBroadcast;";
+  res.kernel_reason = "--gpus " + std::to_string(gpus) + ": each GPU's rows in " +
+                      (chunks > 1 ? std::to_string(chunks) + " chunks, each an" : std::string("one")) +
+                      " SpMV plan, r by grouped ncclBroadcast" +
+                      (chunks > 1 ? " of each chunk beside the next one's pull;" : ";");
   for (const gpu_part<T>& p : x.parts) {
-    if (!p.pull) continue;
-    if (!res.kernel) res.kernel = p.pull->kernel();
-    res.kernel_reason += " GPU " + std::to_string(p.device) + ": " + p.pull->description() +
-                         (p.pull->reason().empty() ? "" : " (" + p.pull->reason() + ")") + ";";
+    std::string kernels;  // the chunks' kernels after the first's, when another
+    const spmv_plan<T>* lead = nullptr;
+    for (const row_chunk<T>& rc : p.chunks) {
+      if (!rc.pull) continue;
+      if (!lead)
+        lead = rc.pull.get();
+      else if (rc.pull->kernel() != lead->kernel())
+        kernels += " " + std::string(name(rc.pull->kernel()));
+    }
+    if (!lead) continue;
+    if (!res.kernel) res.kernel = lead->kernel();
+    res.kernel_reason += " GPU " + std::to_string(p.device) + ": " + lead->description() +
+                         (lead->reason().empty() ? "" : " (" + lead->reason() + ")") +
+                         (kernels.empty() ? "" : "; its other chunks:" + kernels) + ";";
   }
   res.kernel_reason.pop_back();
   res.loop = pagerank_loop::check_every;
@@ -489,8 +586,8 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
 }
 
 template pagerank_result pagerank_nccl<float>(const pagerank_graph<float>&, const pagerank_options&, int,
-                                              std::vector<iteration_stats>*);
+                                              std::vector<iteration_stats>*, const nccl_options&);
 template pagerank_result pagerank_nccl<double>(const pagerank_graph<double>&, const pagerank_options&, int,
-                                               std::vector<iteration_stats>*);
+                                               std::vector<iteration_stats>*, const nccl_options&);
 
 }  // namespace perron::dist

@@ -8,13 +8,13 @@ bool nccl_built() { return false; }
 
 template <class T>
 pagerank_result pagerank_nccl(const pagerank_graph<T>&, const pagerank_options&, int,
-                              std::vector<iteration_stats>*) {
+                              std::vector<iteration_stats>*, const nccl_options&) {
   throw cuda_error("--gpus: perron was built without NCCL (PERRON_NCCL=OFF, or no CUDA or nccl.h found)");
 }
 
 template pagerank_result pagerank_nccl<float>(const pagerank_graph<float>&, const pagerank_options&, int,
-                                              std::vector<iteration_stats>*);
+                                              std::vector<iteration_stats>*, const nccl_options&);
 template pagerank_result pagerank_nccl<double>(const pagerank_graph<double>&, const pagerank_options&, int,
-                                               std::vector<iteration_stats>*);
+                                               std::vector<iteration_stats>*, const nccl_options&);
 
 }  // namespace perron::dist

@@ -2,16 +2,26 @@
 # Issue 20's run, ON A MACHINE WITH SEVERAL GPUs (nvidia-h200-x2 / -x4 / -x8), over a folder made
 # by scripts/gpu-prepare.sh (the device tool: run(command="bash scripts/multigpu-run.sh .gpu",
 # carry=[".gpu"], kind=...)):
-#   scripts/multigpu-run.sh [CARRY_DIR=.gpu] [parts...]      parts: tests correct scaling (default all)
+#   scripts/multigpu-run.sh [CARRY_DIR=.gpu] [parts...]
+#            parts: tests correct scaling chunks shapes (default: tests correct scaling)
 #   tests    gpu_dist_nccl_test on every GPU present, PERRON_REQUIRE_GPU=1 PERRON_REQUIRE_NCCL=1 (when
-#            the bundle has it: scripts/gpu-prepare.sh .gpu build-gpu pagerank gpu_dist_nccl_test)
+#            the bundle has it: scripts/gpu-prepare.sh .gpu build-gpu pagerank gpu_dist_nccl_test),
+#            then its chunked and matching cases under compute-sanitizer memcheck; a failure ends the
+#            run (no device time spent timing a wrong solver); PERRON_MG_MEMCHECK=0 skips memcheck
 #   correct  the ranks of every shared graph and of rmat:20 on P GPUs (pagerank --gpus P) against
 #            the one-GPU solve (--device cuda --pull spmv), double, tol 1e-10: iterations and the
 #            largest |difference| (the issue's bound: 1e-12); $PERRON_MG_GRAPHS names a subset of
-#            the shared graphs (file names; rmat:20 always runs)
+#            the shared graphs (file names; rmat:20 always runs); $PERRON_MG_CORRECT_ARGS go to each
+#            --gpus run (e.g. "--exchange-chunks 3": chunked on graphs auto would not chunk)
 #   scaling  pagerank rmat:S --gpus P --bench-dist: strong scaling at S = $PERRON_MG_STRONG (26) on
 #            every P, weak scaling at S = $PERRON_MG_WEAK (25) + log2 P; float, tol 1e-30, a fixed
 #            $PERRON_MG_ITER (60) iterations
+#   chunks   rmat:$PERRON_MG_STRONG on the most GPUs (and 2) with --exchange-chunks K for K in
+#            $PERRON_MG_CHUNK_LIST (1 2 4 8): the overlap of the exchange against none (K = 1)
+#   cost     --row-cost L for L in $PERRON_MG_ROW_COSTS (0.5 1 2) on the most GPUs: rmat:$PERRON_MG_STRONG
+#            and the weak-scaling graph there (the cut's balance)
+#   shapes   other graph shapes on every P (web-like, grid, Erdos-Renyi: $PERRON_MG_SHAPES), automatic
+#            chunks: the cut by cost and the overlap beyond R-MAT
 # P runs over 1 and the powers of two up to the GPUs present ($PERRON_MG_GPUS overrides, e.g.
 # "1 2"); `correct` skips P = 1 on a machine of several GPUs ($PERRON_MG_CORRECT_GPUS overrides: the
 # one-GPU case was checked on every shared graph in session 20). An R-MAT spec draws 16 arcs a vertex,
@@ -86,7 +96,7 @@ correct() {
       fits 20 "$name on $p GPU(s)" || continue
       out=$log/gpus$p-$name
       t=$(date +%s)
-      timeout 120 pagerank "$g" --gpus "$p" -p double --tol 1e-10 -o "$out.tsv" --json >"$out.json" 2>"$out.err"
+      timeout 120 pagerank "$g" --gpus "$p" -p double --tol 1e-10 ${PERRON_MG_CORRECT_ARGS:-} -o "$out.tsv" --json >"$out.json" 2>"$out.err"
       rc=$?
       local d=nan
       [ -s "$out.tsv" ] && d=$(max_diff "$ref.tsv" "$out.tsv")
@@ -100,9 +110,10 @@ correct() {
   done
 }
 
-# One --bench-dist run: its per-iteration figures into results.tsv.
+# One --bench-dist run: its per-iteration figures into results.tsv (further arguments go to pagerank).
 bench() {
   local part=$1 spec=$2 p=$3 need=$4 f t rc
+  shift 4
   fits "$need" "$part $spec on $p GPU(s) (about $need s)" || return 0
   f=$log/$part-$p-${spec//:/_}.txt
   t=$(date +%s)
@@ -110,7 +121,7 @@ bench() {
   # (issue 20 item 4's bytes per GPU, the CUDA context's ~0.5 GB included).
   nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 200 >"$f.mem" 2>/dev/null &
   local sampler=$!
-  timeout 400 pagerank "$spec" --gpus "$p" --bench-dist --tol 1e-30 --max-iter "${PERRON_MG_ITER:-60}" >"$f" 2>&1
+  timeout 400 pagerank "$spec" --gpus "$p" --bench-dist --tol 1e-30 --max-iter "${PERRON_MG_ITER:-60}" "$@" >"$f" 2>&1
   rc=$?
   kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
   local peak
@@ -136,8 +147,32 @@ rmat() { awk -v s="$1" 'BEGIN { m = 16 * 2 ^ s; if (m > 2147483647) m = 21474836
 # host; on the 64-core 4-H200 host 19-21 s at S = 26, 43 s at S = 27), doubling per scale.
 guess() { awk -v s="$1" 'BEGIN { printf "%d", 15 + 20 * 2 ^ (s - 26) }'; }
 
+# The one-GPU solver (no --gpus: its automatic pull, the fused one where it chooses it) on GRAPH:
+# ms per iteration from its device seconds, the best one GPU does, beside --gpus 1.
+one_gpu() {
+  local spec=$1 need=$2 f t rc
+  fits "$need" "one-GPU solver on $spec" || return 0
+  f=$log/onegpu-${spec//:/_}.json
+  t=$(date +%s)
+  timeout 300 pagerank "$spec" --device cuda --tol 1e-30 --max-iter "${PERRON_MG_ITER:-60}" --json >"$f" 2>"$f.err"
+  rc=$?
+  python3 - "$f" "$spec" "$rc" $(($(date +%s) - t)) >>"$res" <<'PY'
+import json, sys
+f, spec, rc, secs = sys.argv[1:]
+try:
+    j = json.load(open(f))
+    it = j["iterations"]; step = j["seconds"]["device"] / it * 1e3
+    print(f"onegpu\t{spec}\t1\t{j['vertices']}\t{j['links']}\t{it}\t{step:.4f}\t{step:.4f}\t0\t{step:.4f}\t0\t{j['pull_choice']['pull']}\t{rc}\t{secs}\t")
+except Exception as e:
+    print(f"onegpu\t{spec}\t1\t\t\t\t\t\t\t\t\t{e}\t{rc}\t{secs}\t")
+PY
+  echo "one-GPU solver $spec: rc $rc, $(tail -1 "$res" | cut -f6,7,12)"
+  snapshot
+}
+
 scaling() {
   local strong=${PERRON_MG_STRONG:-26} weak=${PERRON_MG_WEAK:-25} p s
+  one_gpu "$(rmat "$strong")" "$(guess "$strong")"
   for p in $counts; do bench strong "$(rmat "$strong")" "$p" "$(guess "$strong")"; done
   for p in $counts; do
     s=$((weak + $(awk -v p="$p" 'BEGIN { print int(log(p) / log(2) + 0.5) }')))
@@ -154,13 +189,54 @@ scaling() {
 }
 
 tests() {
-  local t
+  local t rc
   for t in gpu_dist_nccl_test; do
     command -v "$t" >/dev/null || { echo "$t: not in the bundle"; continue; }
     fits 60 "$t" || continue
-    PERRON_REQUIRE_NCCL=1 timeout 300 "$t" --gtest_brief=1 >"$log/$t.txt" 2>&1
-    echo "$t: rc $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$log/$t.txt" | tr '\n' ' '))"
+    PERRON_REQUIRE_GPU=1 PERRON_REQUIRE_NCCL=1 timeout 300 "$t" --gtest_brief=1 >"$log/$t.txt" 2>&1
+    rc=$?
+    echo "$t: rc $rc ($(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$log/$t.txt" | tr '\n' ' '))"
     snapshot
+    if [ $rc -ne 0 ]; then grep -E '(Failure|error|Expected|Which is|FAILED)' "$log/$t.txt" | head -20; exit 1; fi
+    [ "${PERRON_MG_MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer >/dev/null || continue
+    fits 150 "$t under memcheck" || continue
+    # NCCL's own start-up probes make API errors (session 20): not ours, not reported.
+    PERRON_REQUIRE_GPU=1 PERRON_REQUIRE_NCCL=1 timeout 150 compute-sanitizer --tool memcheck --report-api-errors no \
+      "$t" --gtest_brief=1 --gtest_filter='*Chunked*:*MatchesOneGpu*' >"$log/$t.memcheck.txt" 2>&1
+    echo "$t memcheck: rc $? ($(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED)' "$log/$t.memcheck.txt" | tr '\n' ' '))"
+    snapshot
+  done
+}
+
+# --exchange-chunks K against K = 1 (no overlap) on the strong-scaling graph.
+chunks() {
+  local strong=${PERRON_MG_STRONG:-26} p k top
+  top=$(echo $counts | awk '{ print $NF }')
+  for p in $( [ "$top" -gt 2 ] && echo 2) $top; do
+    [ "$p" -gt 1 ] || continue
+    for k in ${PERRON_MG_CHUNK_LIST:-1 2 4 8}; do
+      bench "chunks$k" "$(rmat "$strong")" "$p" "$(guess "$strong")" --exchange-chunks "$k"
+    done
+  done
+}
+
+# The row's weight in the cut, on the most GPUs, strong and weak graphs.
+cost() {
+  local strong=${PERRON_MG_STRONG:-26} weak=${PERRON_MG_WEAK:-25} top l s
+  top=$(echo $counts | awk '{ print $NF }')
+  s=$((weak + $(awk -v p="$top" 'BEGIN { print int(log(p) / log(2) + 0.5) }')))
+  for l in ${PERRON_MG_ROW_COSTS:-0.5 1 2}; do
+    bench "cost$l" "$(rmat "$strong")" "$top" "$(guess "$strong")" --row-cost "$l"
+    [ "$s" = "$strong" ] || bench "cost$l" "$(rmat "$s")" "$top" "$(guess "$s")" --row-cost "$l"
+  done
+}
+
+# Graph shapes beyond R-MAT on every P: the cut by cost (links + 2 x rows, fitted on rmat:26) and the
+# automatic chunks where rows are not R-MAT's (web-like sites, a road-like grid, uniform arcs).
+shapes() {
+  local spec p
+  for spec in ${PERRON_MG_SHAPES:-web:40000000:640000000 grid:6000:6000 er:33554432:536870912}; do
+    for p in $counts; do bench "shape" "$spec" "$p" 30; done
   done
 }
 
@@ -170,7 +246,10 @@ for part in $parts; do
     tests) tests ;;
     correct) correct ;;
     scaling) scaling ;;
-    *) echo "unknown part '$part' (tests, correct, scaling)"; exit 64 ;;
+    chunks) chunks ;;
+    cost) cost ;;
+    shapes) shapes ;;
+    *) echo "unknown part '$part' (tests, correct, scaling, chunks, cost, shapes)"; exit 64 ;;
   esac
   echo "== $part: $(($(date +%s) - ts)) s"
 done

@@ -135,8 +135,47 @@ def main():
             print(f"| {q['graph']} | {q['gpus']} | {q['links'] / 1e6:.0f} M | {q['step']:.3f} | {q['compute']:.3f} | "
                   f"{q['comm']:.3f} | {q['gteps_gpu']:.1f} | {q['eff']:.0%} | {q['model_step']:.3f} | {q['model_eff']:.0%} |")
         print()
+        one = [r for r in rows if r["part"] == "onegpu" and r["graph"] == pts[0]["graph"] and number(r["step_ms"]) > 0]
+        if one and part == "strong":
+            t = number(one[0]["step_ms"])
+            print(f"The one-GPU solver on {pts[0]['graph']} (no --gpus, its {one[0]['max_diff']} pull): {t:.3f} ms per "
+                  "iteration; against it, " + ", ".join(f"{q['gpus']} GPUs {t / (q['gpus'] * q['step']):.0%}" for q in pts) + ".\n")
         series.append((f"{part}, measured", [(q["gpus"], q["eff"]) for q in pts], False))
         series.append((f"{part}, model", [(q["gpus"], q["model_eff"]) for q in pts], True))
+    chunk_rows = sorted((r for r in rows if r["part"].startswith("chunks") and number(r["step_ms"]) > 0),
+                        key=lambda r: (int(r["gpus"]), int(r["part"][6:])))
+    if chunk_rows:
+        print("## The exchange in K chunks beside the pull (--exchange-chunks K; K = 1: no overlap)\n")
+        print("| graph | GPUs | K | ms/iteration (events) | compute ms | exchange left ms | loop ms/iteration | vs K = 1 |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in chunk_rows:
+            base = [b for b in chunk_rows if b["gpus"] == r["gpus"] and b["part"] == "chunks1"]
+            ratio = number(base[0]["step_ms"]) / number(r["step_ms"]) if base else float("nan")
+            print(f"| {r['graph']} | {r['gpus']} | {r['part'][6:]} | {number(r['step_ms']):.3f} | "
+                  f"{number(r['compute_ms']):.3f} | {number(r['comm_ms']):.3f} | {number(r['loop_ms']):.3f} | {ratio:.2f}x |")
+        print()
+    cost_rows = sorted((r for r in rows if r["part"].startswith("cost") and number(r["step_ms"]) > 0),
+                       key=lambda r: (r["graph"], number(r["part"][4:])))
+    if cost_rows:
+        print("## The row's weight in the cut (--row-cost L: links + L x rows per GPU)\n")
+        print("| graph | GPUs | L | ms/iteration (events) | compute ms (slowest GPU) | exchange left ms (most) | loop ms/iteration |")
+        print("|---|---|---|---|---|---|---|")
+        for r in cost_rows:
+            print(f"| {r['graph']} | {r['gpus']} | {r['part'][4:]} | {number(r['step_ms']):.3f} | "
+                  f"{number(r['compute_ms']):.3f} | {number(r['comm_ms']):.3f} | {number(r['loop_ms']):.3f} |")
+        print()
+    shape_rows = [r for r in rows if r["part"] == "shape" and number(r["step_ms"]) > 0]
+    if shape_rows:
+        print("## Other graph shapes: strong scaling of each (automatic chunks)\n")
+        print("| graph | GPUs | links | ms/iteration | compute ms | comm ms | loop ms/iteration | efficiency |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in shape_rows:
+            one = [b for b in shape_rows if b["graph"] == r["graph"] and b["gpus"] == "1"]
+            p = int(r["gpus"])
+            eff = number(one[0]["step_ms"]) / (p * number(r["step_ms"])) if one else float("nan")
+            print(f"| {r['graph']} | {p} | {number(r['links']) / 1e6:.0f} M | {number(r['step_ms']):.3f} | "
+                  f"{number(r['compute_ms']):.3f} | {number(r['comm_ms']):.3f} | {number(r['loop_ms']):.3f} | {eff:.0%} |")
+        print()
     if a.svg and series:
         svg(a.svg, series, "PageRank on R-MAT, pagerank --gpus P: efficiency")
         print(f"(plot: {a.svg})")

@@ -190,6 +190,27 @@ TEST(GpuDistNccl, ChunkedExchangeMatchesOneChunk) {
   }
 }
 
+// Each GPU's share is checked against its free memory before anything is
+// allocated: the refusal names the GPU, its share and the bytes.
+TEST(GpuDistNccl, RefusesAShareTheGpuCannotHold) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const pagerank_graph<float> g = make_pagerank_graph<float>(io::generate_synthetic("rmat:12:30000"), false);
+  ::setenv("PERRON_GPU_MEMORY_LIMIT", "100000000", 1);  // 100 MB: below the 768 MB kept for NCCL
+  try {
+    dist::pagerank_nccl(g, pagerank_options{}, cuda::device_count());
+    ADD_FAILURE() << "no refusal";
+  } catch (const dimension_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("GPU 0's share"), std::string::npos) << what;
+    EXPECT_NE(what.find("PERRON_GPU_MEMORY_LIMIT"), std::string::npos) << what;
+  }
+  ::unsetenv("PERRON_GPU_MEMORY_LIMIT");
+  pagerank_result r;
+  if (!nccl_solve(g, pagerank_options{}, cuda::device_count(), r))
+    GTEST_SKIP() << "libnccl.so.2 not on the library path";
+  EXPECT_TRUE(r.converged);
+}
+
 TEST(GpuDistNccl, RefusesMoreGpusThanPresent) {
   PERRON_REQUIRE_DEVICE_OR_SKIP();
   const pagerank_graph<float> g = make_pagerank_graph<float>(io::generate_synthetic("rmat:8:1000"), false);

@@ -249,6 +249,22 @@ TEST(DistGraph, ChunksOfAGpusRowsAndTheirCount) {
   EXPECT_EQ(dist::exchange_chunks(1 << 27, 4, 8), dist::max_exchange_chunks);
 }
 
+// --gpus' memory model per GPU: session 22's fullest H100 on rmat:26 over 4
+// GPUs (2.27 M rows, 294 M links, chunks of ~49 M) peaked at 4.44 GB with its
+// ~0.5 GB context; the model must not be below what was measured less the
+// context, and each term counts.
+TEST(DistGraph, GpuShareBytes) {
+  const index_t n = 67108864;
+  const double rmat26 = dist::nccl_gpu_bytes(n, 2270000, 294000000, 49000000, 4, 4, 60);
+  EXPECT_GT(rmat26, 3.9e9);
+  EXPECT_LT(rmat26, 4.5e9);
+  EXPECT_GT(dist::nccl_gpu_bytes(n, 2270000, 294000000, 49000000, 4, 8, 60), rmat26);  // double
+  EXPECT_GT(dist::nccl_gpu_bytes(n, 3270000, 294000000, 49000000, 4, 4, 60), rmat26);  // more rows
+  EXPECT_GT(dist::nccl_gpu_bytes(n, 2270000, 294000000, 98000000, 4, 4, 60), rmat26);  // larger chunk
+  // A huge --max-iter costs its residual history (8 bytes an iteration).
+  EXPECT_GT(dist::nccl_gpu_bytes(n, 2270000, 294000000, 49000000, 4, 4, 1000000000), 8e9);
+}
+
 TEST(DistFaults, ABadWeightOnTheLastRankStopsEveryRank) {
   coo_matrix<double> a = with_positive_weights(io::generate_synthetic("rmat:10:5000"), 1);
   a.values.back() = -2.0;  // in the last rank's slice

@@ -61,4 +61,17 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
 inline constexpr int max_exchange_chunks = 8;
 int exchange_chunks(index_t vertices, int gpus, std::size_t value_bytes);
 
+// The GPU memory one GPU's share takes (solvers/dist/ranges.cpp), on the high
+// side, beyond its CUDA context: its rows of P^T, (4 + value_bytes) a link,
+// plus one converted copy of its largest chunk (auto's trial, or the kernel's
+// format); per row the row pointer, y, v (double) and the dangling flag; r
+// whole twice (n x value_bytes each); the partial pairs of every GPU, the
+// residual history; and 768 MB for NCCL's buffers, cuSPARSE's workspace and
+// the trial's temporaries. Checked against each GPU's free memory (and
+// PERRON_GPU_MEMORY_LIMIT) before anything is allocated. On 4 H100s the
+// fullest GPU's peak (nvidia-smi, its ~0.55 GB context included) was 4.44 GB
+// on rmat:26 (model 4.09) and 7.55 GB on rmat:27 (model 7.22; session 22).
+double nccl_gpu_bytes(index_t vertices, index_t rows, std::uint64_t links, std::uint64_t largest_chunk_links,
+                      int gpus, std::size_t value_bytes, int max_iter);
+
 }  // namespace perron::dist

@@ -60,6 +60,14 @@ int exchange_chunks(index_t vertices, int gpus, std::size_t value_bytes) {
   return static_cast<int>(std::clamp(std::floor(received / 32e6), 1.0, double(max_exchange_chunks)));
 }
 
+double nccl_gpu_bytes(index_t vertices, index_t rows, std::uint64_t links, std::uint64_t largest_chunk_links,
+                      int gpus, std::size_t value_bytes, int max_iter) {
+  const double b = double(value_bytes), n = double(vertices);
+  const double blocks = std::ceil(n / sum_block) + 1;  // a GPU's partial pairs, padded: at most all
+  return (4.0 + b) * double(links + largest_chunk_links) + (4.0 + b + 8.0 + 1.0) * double(rows) +
+         2.0 * b * n + 16.0 * blocks * gpus + 8.0 * max_iter + 768e6;
+}
+
 template <class T>
 csr_matrix<T> row_range(const csr_matrix<T>& pt, index_t lo, index_t hi) {
   const index_t b = pt.row_ptr[lo], e = pt.row_ptr[hi];

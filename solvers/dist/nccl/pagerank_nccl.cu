@@ -17,6 +17,7 @@
 #include "core/cuda/support.cuh"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
 #include "solvers/dist/pagerank_nccl.hpp"
@@ -315,15 +316,39 @@ void queue_exchange(nccl_setup<T>& x, int c, int q, bool partials) {
   check(nccl().group_end(), "ncclGroupEnd");
 }
 
+// Each GPU's memory checked (nccl_gpu_bytes against what is free on it)
+// before NCCL starts or anything is allocated: a graph the GPUs cannot hold
+// fails with the bytes it needs, not with an out-of-memory error part-way.
 template <class T>
-nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus, int chunks,
-                     double links_per_row, int timed) {
+void check_room(const pagerank_graph<T>& g, const pagerank_options& opt, const std::vector<index_t>& first,
+                int chunks, double links_per_row) {
+  const auto gpus = static_cast<int>(first.size() - 1);
+  const std::vector<index_t>& rp = g.pt.row_ptr;
+  for (int d = 0; d < gpus; ++d) {
+    const index_t lo = first[d], hi = first[d + 1];
+    const std::vector<index_t> c = balanced_ranges(rp, lo, hi, chunks, links_per_row);
+    std::uint64_t largest = 0;
+    for (int k = 0; k < chunks; ++k) largest = std::max<std::uint64_t>(largest, rp[c[k + 1]] - rp[c[k]]);
+    const double bytes = nccl_gpu_bytes(g.vertices(), hi - lo, static_cast<std::uint64_t>(rp[hi] - rp[lo]),
+                                        largest, gpus, sizeof(T), opt.max_iter);
+    PERRON_CUDA_CHECK(cudaSetDevice(d));
+    check_device_memory(bytes, "--gpus " + std::to_string(gpus) + ": GPU " + std::to_string(d) +
+                                   "'s share (" + std::to_string(hi - lo) + " of " +
+                                   std::to_string(g.vertices()) + " vertices, " +
+                                   std::to_string(rp[hi] - rp[lo]) + " links)");
+  }
+}
+
+template <class T>
+nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, std::vector<index_t> first_rows,
+                     int chunks, double links_per_row, int timed) {
   const index_t n = g.vertices();
+  const auto gpus = static_cast<int>(first_rows.size() - 1);
   const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
   const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
   comm_start start(gpus);
   nccl_setup<T> x;
-  x.first = balanced_ranges(g.pt.row_ptr, gpus, links_per_row);
+  x.first = std::move(first_rows);
   x.chunks = chunks;
   const std::vector<index_t>& first = x.first;
   // Equal counts of partial pairs per GPU for their ncclAllGather (r goes by broadcasts of each
@@ -506,7 +531,9 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
                      std::to_string(cuda::device_count()) + " usable GPU(s)");
   nccl();  // loads libnccl, or says why it cannot
   const int timed = stats ? std::min(opt.max_iter, max_timed_iterations) : 0;
-  nccl_setup<T> x = set_up(g, opt, gpus, chunks, how.row_cost, timed);
+  std::vector<index_t> first = balanced_ranges(g.pt.row_ptr, gpus, how.row_cost);
+  check_room(g, opt, first, chunks, how.row_cost);
+  nccl_setup<T> x = set_up(g, opt, std::move(first), chunks, how.row_cost, timed);
   gpu_part<T>& p0 = x.parts[0];
   // The host looks at GPU 0's loop state every check_interval iterations (a
   // pinned copy of it and of the new residuals): no round trip per iteration.

@@ -103,6 +103,24 @@ def svg(path, series, title):
         f.write("\n".join(out) + "\n")
 
 
+def sweep(rows, prefix, name, title, base_value):
+    """A table of the runs of parts PREFIX<value> (one option swept), each against the value base_value."""
+    runs = sorted((r for r in rows if r["part"].startswith(prefix) and number(r["step_ms"]) > 0),
+                  key=lambda r: (r["graph"], int(r["gpus"]), number(r["part"][len(prefix):])))
+    if not runs:
+        return
+    print(f"## {title}\n")
+    print(f"| graph | GPUs | {name} | ms/iteration (events) | compute ms (slowest GPU) | exchange left ms (most) | "
+          f"loop ms/iteration | vs {name} = {base_value} |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        base = [b for b in runs if b["graph"] == r["graph"] and b["gpus"] == r["gpus"] and b["part"] == prefix + base_value]
+        ratio = number(base[0]["step_ms"]) / number(r["step_ms"]) if base else float("nan")
+        print(f"| {r['graph']} | {r['gpus']} | {r['part'][len(prefix):]} | {number(r['step_ms']):.3f} | "
+              f"{number(r['compute_ms']):.3f} | {number(r['comm_ms']):.3f} | {number(r['loop_ms']):.3f} | {ratio:.2f}x |")
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results")
@@ -142,28 +160,8 @@ def main():
                   "iteration; against it, " + ", ".join(f"{q['gpus']} GPUs {t / (q['gpus'] * q['step']):.0%}" for q in pts) + ".\n")
         series.append((f"{part}, measured", [(q["gpus"], q["eff"]) for q in pts], False))
         series.append((f"{part}, model", [(q["gpus"], q["model_eff"]) for q in pts], True))
-    chunk_rows = sorted((r for r in rows if r["part"].startswith("chunks") and number(r["step_ms"]) > 0),
-                        key=lambda r: (int(r["gpus"]), int(r["part"][6:])))
-    if chunk_rows:
-        print("## The exchange in K chunks beside the pull (--exchange-chunks K; K = 1: no overlap)\n")
-        print("| graph | GPUs | K | ms/iteration (events) | compute ms | exchange left ms | loop ms/iteration | vs K = 1 |")
-        print("|---|---|---|---|---|---|---|---|")
-        for r in chunk_rows:
-            base = [b for b in chunk_rows if b["gpus"] == r["gpus"] and b["part"] == "chunks1"]
-            ratio = number(base[0]["step_ms"]) / number(r["step_ms"]) if base else float("nan")
-            print(f"| {r['graph']} | {r['gpus']} | {r['part'][6:]} | {number(r['step_ms']):.3f} | "
-                  f"{number(r['compute_ms']):.3f} | {number(r['comm_ms']):.3f} | {number(r['loop_ms']):.3f} | {ratio:.2f}x |")
-        print()
-    cost_rows = sorted((r for r in rows if r["part"].startswith("cost") and number(r["step_ms"]) > 0),
-                       key=lambda r: (r["graph"], number(r["part"][4:])))
-    if cost_rows:
-        print("## The row's weight in the cut (--row-cost L: links + L x rows per GPU)\n")
-        print("| graph | GPUs | L | ms/iteration (events) | compute ms (slowest GPU) | exchange left ms (most) | loop ms/iteration |")
-        print("|---|---|---|---|---|---|---|")
-        for r in cost_rows:
-            print(f"| {r['graph']} | {r['gpus']} | {r['part'][4:]} | {number(r['step_ms']):.3f} | "
-                  f"{number(r['compute_ms']):.3f} | {number(r['comm_ms']):.3f} | {number(r['loop_ms']):.3f} |")
-        print()
+    sweep(rows, "chunks", "K", "The exchange in K chunks beside the pull (--exchange-chunks K; K = 1: no overlap)", "1")
+    sweep(rows, "cost", "L", "The row's weight in the cut (--row-cost L: links + L x rows per GPU)", "2")
     shape_rows = [r for r in rows if r["part"] == "shape" and number(r["step_ms"]) > 0]
     if shape_rows:
         print("## Other graph shapes: strong scaling of each (automatic chunks)\n")

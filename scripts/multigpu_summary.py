@@ -9,7 +9,9 @@ communication of the slowest GPU, GTEPS per GPU, efficiency t(1) / (P t(P)). Wea
 scale S0 + log2 P on P GPUs): efficiency t(1) / t(P) scaled by the links per GPU. Beside each
 measured point, the 1D model of docs/PERFORMANCE.md ("Distributed PageRank ... Model"): compute
 m / (P G) with G the measured one-GPU rate of the same run, plus the all-gather of r, 4 n (P - 1) / P
-bytes at the NCCL bus bandwidth busbw (GB/s, an input: 360 inside an NVLink node) and 8 us per peer.
+bytes at the NCCL bus bandwidth busbw (GB/s, an input: 360 inside an NVLink node) and 8 us per peer,
+divided by --gpus' automatic chunk count K (only the last chunk's exchange is left in the step;
+--no-overlap for the model without it, as the runs before session 22 were).
 """
 import argparse
 import csv
@@ -29,14 +31,22 @@ def load(path):
         return list(csv.DictReader(f, delimiter="\t"))
 
 
-def model_ms(links, vertices, p, g_per_ms, busbw_gbs, value_bytes=4):
-    """The 1D model's ms per iteration on p GPUs: compute + all-gather (no overlap)."""
+def exchange_chunks(vertices, p, value_bytes=4):
+    """--gpus' automatic chunk count (solvers/dist/ranges.cpp, dist::exchange_chunks)."""
+    if p < 2:
+        return 1
+    return int(min(8, max(1, math.floor(vertices * value_bytes * (1 - 1 / p) / 32e6))))
+
+
+def model_ms(links, vertices, p, g_per_ms, busbw_gbs, value_bytes=4, chunks=1):
+    """The 1D model's ms per iteration on p GPUs: compute + the all-gather of r, of which only the last of
+    `chunks` pieces is left in the step (the others run beside the pull; chunks = 1: no overlap)."""
     compute = links / (p * g_per_ms)
-    transfer = value_bytes * vertices * (p - 1) / p / (busbw_gbs * 1e6) + (p - 1) * 0.008
+    transfer = value_bytes * vertices * (p - 1) / p / (busbw_gbs * 1e6) / chunks + (p - 1) * 0.008
     return compute + transfer
 
 
-def scaling_rows(rows, part, busbw):
+def scaling_rows(rows, part, busbw, overlap=True):
     runs = sorted((r for r in rows if r["part"] == part and number(r["step_ms"]) > 0), key=lambda r: int(r["gpus"]))
     if not runs:
         return []
@@ -51,7 +61,7 @@ def scaling_rows(rows, part, busbw):
         p, t, m, n = int(r["gpus"]), number(r["step_ms"]), number(r["links"]), number(r["vertices"])
         # Strong: same graph, ideal t1 / p. Weak: links per GPU about constant, ideal t1 scaled by it.
         ideal = t1 / p if part == "strong" else t1 * (m / p) / m1
-        predicted = model_ms(m, n, p, g, busbw)
+        predicted = model_ms(m, n, p, g, busbw, chunks=exchange_chunks(n, p) if overlap else 1)
         ideal_model = m / (p * g)
         out.append(
             {
@@ -126,6 +136,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--svg")
     ap.add_argument("--busbw", type=float, default=360.0, help="NCCL all-gather bus bandwidth, GB/s (model input)")
+    ap.add_argument("--no-overlap", action="store_true", help="the model without chunks (runs before session 22)")
     a = ap.parse_args()
     rows = load(a.results)
 
@@ -143,7 +154,7 @@ def main():
 
     series = []
     for part, target in (("strong", "efficiency >= 80% on 4 GPUs"), ("weak", ">= 80% at 4 GPUs, >= 15 GTEPS per GPU")):
-        pts = scaling_rows(rows, part, a.busbw)
+        pts = scaling_rows(rows, part, a.busbw, overlap=not a.no_overlap)
         if not pts:
             continue
         print(f"## {part.capitalize()} scaling (float; target: {target}; model busbw {a.busbw:g} GB/s)\n")

@@ -474,6 +474,14 @@ std::string time_text(const settings& s, const timings& t) {
          ", total " + sec(t.total);
 }
 
+// What the summary needs of a graph held apart (distributed, or in pieces).
+struct graph_counts {
+  index_t n = 0, dangling_count = 0;
+  std::uint64_t l = 0;
+  index_t vertices() const { return n; }
+  std::uint64_t links() const { return l; }
+};
+
 template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (distributed)
 void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& graph, const Graph& g,
                    const pagerank_result& r, const timings& t, const device_plan& plan,
@@ -893,8 +901,8 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
 }
 
 // --exchange-chunks, or the solver's automatic count for this graph.
-template <class T>
-int exchange_chunks(const settings& s, const pagerank_graph<T>& g) {
+template <class T, class Graph>  // pagerank_graph<T>, or graph_counts
+int exchange_chunks(const settings& s, const Graph& g) {
   return s.gpus_cut.chunks ? s.gpus_cut.chunks : dist::exchange_chunks(g.vertices(), s.gpus, sizeof(T));
 }
 
@@ -929,8 +937,8 @@ std::vector<double> after_first(const std::vector<double>& x) {
 // --gpus N --bench-dist: per GPU, the medians of its CUDA-event times; the
 // loop's rate from GPU 0's events around the whole loop (launch gaps and the
 // host's checks included).
-template <class T>
-void print_bench_gpus(std::ostream& o, const settings& s, const pagerank_graph<T>& g,
+template <class T, class Graph>  // pagerank_graph<T>, or graph_counts (a graph in pieces)
+void print_bench_gpus(std::ostream& o, const settings& s, const Graph& g,
                       const std::vector<dist::iteration_stats>& st, const pagerank_result& r) {
   char buf[256];
   o << "distributed PageRank: " << s.graph << ", " << s.gpus << " GPU" << (s.gpus == 1 ? "" : "s")
@@ -1034,8 +1042,78 @@ std::optional<reorder_report> reorder_graph(const settings& s, pagerank_graph<T>
   return r;
 }
 
+// --gpus on a generated graph past 2^31 links, which no one CSR holds: each
+// GPU's chunks generated as pieces of A^T (io::generate_transpose_pieces, cut
+// by dist::nccl_cut from the draws per 4096-row block), never the whole P^T.
+// What needs the whole graph in one process is refused.
+template <class T>
+int solve_in_pieces(settings& s) {
+  if (!s.personalize.empty() || !s.initial.empty() || s.reorder != vertex_order::none || s.weighted ||
+      !s.plot.empty())
+    throw usage_error("'" + s.graph + "' has more than " + std::to_string(max_index) +
+                      " links: --gpus generates it in pieces, without --personalize, --initial, --reorder, "
+                      "--weighted or --plot");
+  stopwatch total, step;
+  timings t;
+  const io::synthetic_size size = io::synthetic_graph_size(s.graph);
+  const index_t n = size.vertices;
+  const int chunks = exchange_chunks<T>(s, graph_counts{n, 0, 0});
+  // Before minutes of generation: the GPUs exist, and each has room for about its share (the
+  // arcs before duplicates merge, evenly; the solver checks each GPU's exact share again).
+  if (s.gpus > cuda::device_count())
+    throw cuda_error("--gpus " + std::to_string(s.gpus) + ": this machine has " +
+                     std::to_string(cuda::device_count()) + " usable GPU(s)");
+  for (int d = 0; d < s.gpus; ++d) {
+    cuda::set_device(d);
+    check_device_memory(dist::nccl_gpu_bytes(n, n / s.gpus, size.arcs / s.gpus, size.arcs / (s.gpus * chunks),
+                                             s.gpus, sizeof(T), s.opt.max_iter),
+                        "--gpus " + std::to_string(s.gpus) + ": GPU " + std::to_string(d) + "'s share of '" +
+                            s.graph + "' (about " + std::to_string(size.arcs / s.gpus) + " links)");
+  }
+  io::transpose_pieces p = io::generate_transpose_pieces(s.graph, [&](const std::vector<std::uint64_t>& b) {
+    return dist::nccl_cut(b, n, s.gpus, chunks, s.gpus_cut.row_cost);
+  });
+  t.load = step.lap();
+  io::loaded_matrix graph;  // what the output needs: no labels, n vertices
+  graph.format = io::input_format::synthetic;
+  graph.pattern = true;
+  graph.matrix.rows = graph.matrix.cols = n;
+  graph_counts counts{n, 0, p.links};
+  for (std::uint32_t d : p.out_degree) counts.dangling_count += d == 0;
+  progress_line progress;
+  if (progress.enabled())
+    s.opt.progress = [&](int k, double res) {
+      progress.update("pagerank: iteration " + std::to_string(k) + ", residual " + format_g(res, 3));
+    };
+  std::vector<dist::iteration_stats> stats;
+  pagerank_result r = dist::pagerank_nccl<T>(std::move(p.at), p.out_degree, s.opt, s.gpus, chunks,
+                                             s.bench_dist ? &stats : nullptr);
+  const double whole = step.lap();
+  progress.clear();
+  t.solve = r.solve_seconds;
+  t.transfer = std::max(0.0, whole - r.solve_seconds);
+  s.dist_note = std::to_string(s.gpus) + " GPUs of one process through NCCL, generated in " +
+                std::to_string(s.gpus * chunks) + " pieces of A^T (past the 32-bit limit of one CSR)";
+  remember_iterations(s, r.iterations);
+  if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);
+  t.output = step.lap();
+  t.total = total.seconds();
+  std::ostream& o = s.output == "-" ? std::cerr : std::cout;
+  if (s.bench_dist) print_bench_gpus<T>(o, s, counts, stats, r);
+  device_plan plan;
+  plan.reason = "--gpus " + std::to_string(s.gpus);
+  if (s.json)
+    print_json<T>(o, s, graph, counts, r, t, plan);
+  else if (!s.bench_dist)
+    print_summary<T>(o, s, graph, counts, r, t, plan);
+  o.flush();
+  return exit_code(r, s.opt.tol);
+}
+
 template <class T>
 int solve(settings& s) {
+  if (s.gpus > 0 && generate_transposed(s) && io::synthetic_graph_size(s.graph).arcs > max_index)
+    return solve_in_pieces<T>(s);
   stopwatch total, step;
   timings t;
   cuda::context_start context;
@@ -1114,12 +1192,6 @@ int solve(settings& s) {
 // every rank with its message, which rank 0 alone prints (main_body).
 
 // What the summary shows of a graph no rank holds whole.
-struct graph_counts {
-  index_t n = 0, dangling_count = 0;
-  std::uint64_t l = 0;
-  index_t vertices() const { return n; }
-  std::uint64_t links() const { return l; }
-};
 
 // --bench-dist: per rank, the medians over the iterations after the first
 // (collective: every rank calls it; rank 0 prints).

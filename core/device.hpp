@@ -31,6 +31,10 @@ inline bool available() noexcept { return device_count() > 0; }
 // Errors are left for the first real call to report.
 void initialize() noexcept;
 
+// Makes `device` the calling thread's current one (cudaSetDevice): the
+// device free_memory() and the allocations then speak of.
+void set_device(int device);
+
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MB L2)"
 std::string device_description(int device = 0);
 

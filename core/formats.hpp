@@ -58,6 +58,24 @@ struct ell_matrix {
   }
 };
 
+// A CSR pattern cut into row pieces, each with 32-bit offsets of its own: for
+// matrices past 2^31 entries, which one csr_matrix cannot hold. Piece k holds
+// rows first[k] .. first[k + 1] (its row i - first[k]: entries
+// col_idx[k][row_ptr[k][i - first[k]] ..]), columns < cols, sorted and unique.
+struct csr_pieces {
+  index_t rows = 0;
+  index_t cols = 0;
+  std::vector<index_t> first;                          // pieces + 1 entries
+  std::vector<std::vector<index_t>> row_ptr, col_idx;  // per piece
+
+  std::size_t pieces() const { return row_ptr.size(); }
+  std::uint64_t nnz() const {
+    std::uint64_t n = 0;
+    for (const auto& c : col_idx) n += c.size();
+    return n;
+  }
+};
+
 // "rows x cols", for messages.
 std::string dimensions(index_t rows, index_t cols);
 // dimension_error naming `who` when nnz does not fit index_t / rows or cols is negative.

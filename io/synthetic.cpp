@@ -204,7 +204,8 @@ void sort_row(index_t* row, std::size_t len, unsigned bits, std::vector<index_t>
 // lands inside its bucket depends on P (the thread count), a row's sorted
 // distinct columns do not: the result is the same for every thread count.
 // Peak: the keys and their scattered copy, 16 bytes per key.
-pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::uint64_t m) {
+pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::uint64_t m,
+                         index_t cols = -1) {
   pattern_rows out;
   out.n = n;
   const auto nn = static_cast<std::uint64_t>(n);
@@ -247,8 +248,9 @@ pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::
   sized(out.row_ptr, static_cast<std::size_t>(n) + 1, index_t{0});
   std::vector<std::uint64_t> kept(buckets + 1, 0);  // distinct columns per bucket, then their offsets
   unsigned char* packed = reinterpret_cast<unsigned char*>(scattered.get());
-  unsigned col_bits = 1;  // columns are < n (the graph is square)
-  while (col_bits < 32 && (std::uint64_t{1} << col_bits) < nn) ++col_bits;
+  const auto nc = static_cast<std::uint64_t>(cols < 0 ? n : cols);  // columns are < cols (n: square)
+  unsigned col_bits = 1;
+  while (col_bits < 32 && (std::uint64_t{1} << col_bits) < nc) ++col_bits;
 #pragma omp parallel
   {
     std::vector<index_t> scratch, tmp;
@@ -295,13 +297,143 @@ pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::
   return out;
 }
 
+// cut()'s boundaries, checked: from 0 to n, nondecreasing, on 4096-row blocks.
+std::vector<index_t> checked_cut(std::vector<index_t> first, index_t n, const std::string& what) {
+  bool ok = first.size() >= 2 && first.front() == 0 && first.back() == n;
+  for (std::size_t k = 1; ok && k < first.size(); ++k)
+    ok = first[k] >= first[k - 1] && (first[k] % piece_rows == 0 || first[k] == n);
+  if (!ok) throw invalid_argument(what + ": the pieces' boundaries must run from 0 to n on 4096-row blocks");
+  return first;
+}
+
+// Where a family's draws go: the rows of A (or of A^T when transpose), or,
+// when cut is set, A^T in row pieces (pieces_of_draws) into *pieces.
+struct draw_target {
+  bool transpose = false;
+  const piece_cut* cut = nullptr;
+  transpose_pieces* pieces = nullptr;
+};
+
+constexpr std::uint64_t draw_block = 1 << 16;  // draws per parallel block, in every pass
+
+// Runs f(db, keys, count) on each block db of draws (keys: A's row << 32 | col),
+// in parallel, each thread with its own key buffer.
+template <class Fill, class F>
+void for_each_draw_block(std::uint64_t m, Fill& fill, F f) {
+  const auto blocks = static_cast<std::int64_t>((m + draw_block - 1) / draw_block);
+#pragma omp parallel
+  {
+    std::vector<std::uint64_t> keys(draw_block);
+#pragma omp for schedule(static)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::uint64_t e0 = static_cast<std::uint64_t>(b) * draw_block, e1 = std::min(m, e0 + draw_block);
+      fill(e0, e1, keys.data());
+      f(static_cast<std::uint64_t>(b), keys.data(), e1 - e0);
+    }
+  }
+}
+
+// A^T of m draws in row pieces, past 2^31 links if need be (each piece under
+// it): 1. the draws into each 4096-row block of A^T (its targets) counted,
+// cut() choosing the pieces from them; 2. each draw block's draws per piece
+// counted; 3. the draws placed in their piece's keys (target - first << 32 |
+// source), each piece then sorted into rows as the whole graph is
+// (sorted_rows: the same rows, whatever the cut) and its columns counted into
+// the out-degrees. The draws are made three times (a few ns each) instead of
+// being kept between the passes. Peak: every draw's key (8 bytes), one
+// piece's scattered copy, the columns built so far and the n-sized counts.
+template <class Fill>
+transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cut, const std::string& spec,
+                                 Fill& fill) {
+  const std::string what = "synthetic graph '" + spec + "'";
+  check_host_memory(16.0 * double(m) + 16.0 * double(n), what + " in pieces");
+  const auto nn = static_cast<std::uint64_t>(n);
+  const std::size_t row_blocks = static_cast<std::size_t>((nn + piece_rows - 1) / piece_rows);
+  // 1.
+  std::vector<std::uint64_t> block_draws(row_blocks, 0);
+#pragma omp parallel
+  {
+    std::vector<std::uint64_t> mine(row_blocks, 0);
+    const auto blocks = static_cast<std::int64_t>((m + draw_block - 1) / draw_block);
+    std::vector<std::uint64_t> keys(draw_block);
+#pragma omp for schedule(static)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::uint64_t e0 = static_cast<std::uint64_t>(b) * draw_block, e1 = std::min(m, e0 + draw_block);
+      fill(e0, e1, keys.data());
+      for (std::uint64_t k = 0; k < e1 - e0; ++k) ++mine[(keys[k] & low32) / piece_rows];
+    }
+#pragma omp critical
+    for (std::size_t b = 0; b < row_blocks; ++b) block_draws[b] += mine[b];
+  }
+  transpose_pieces out;
+  out.at.rows = out.at.cols = n;
+  out.at.first = checked_cut(cut(block_draws), n, what);
+  const std::vector<index_t>& first = out.at.first;
+  const std::size_t pieces = first.size() - 1;
+  std::vector<std::uint32_t> piece_of(row_blocks);
+  for (std::size_t k = 0; k < pieces; ++k)
+    for (auto b = static_cast<std::size_t>(first[k] / piece_rows);
+         b < row_blocks && b * piece_rows < static_cast<std::uint64_t>(first[k + 1]); ++b)
+      piece_of[b] = static_cast<std::uint32_t>(k);
+  // 2.
+  const std::uint64_t draw_blocks = (m + draw_block - 1) / draw_block;
+  std::vector<std::uint64_t> place(static_cast<std::size_t>(draw_blocks * pieces), 0);
+  for_each_draw_block(m, fill, [&](std::uint64_t db, const std::uint64_t* keys, std::uint64_t count) {
+    std::uint64_t* c = &place[static_cast<std::size_t>(db * pieces)];
+    for (std::uint64_t k = 0; k < count; ++k) ++c[piece_of[(keys[k] & low32) / piece_rows]];
+  });
+  std::vector<std::uint64_t> size(pieces, 0);
+  for (std::uint64_t db = 0; db < draw_blocks; ++db)
+    for (std::size_t k = 0; k < pieces; ++k) size[k] += std::exchange(place[db * pieces + k], size[k]);
+  for (std::size_t k = 0; k < pieces; ++k)
+    if (size[k] > max_index)
+      throw invalid_argument(what + ": piece " + std::to_string(k) + " (rows " + std::to_string(first[k]) +
+                             " to " + std::to_string(first[k + 1]) + ") draws " + std::to_string(size[k]) +
+                             " arcs, more than one piece's 32-bit limit " + std::to_string(max_index) +
+                             ": cut it finer (more GPUs or chunks)");
+  // 3.
+  std::vector<std::unique_ptr<std::uint64_t[]>> keys(pieces);
+  for (std::size_t k = 0; k < pieces; ++k)
+    keys[k] = raw_array<std::uint64_t>(std::max<std::uint64_t>(1, size[k]));
+  for_each_draw_block(m, fill, [&](std::uint64_t db, const std::uint64_t* d, std::uint64_t count) {
+    std::uint64_t* next = &place[static_cast<std::size_t>(db * pieces)];
+    for (std::uint64_t k = 0; k < count; ++k) {
+      const std::uint64_t target = d[k] & low32, source = d[k] >> 32;
+      const std::uint32_t q = piece_of[target / piece_rows];
+      keys[q][next[q]++] = ((target - static_cast<std::uint64_t>(first[q])) << 32) | source;
+    }
+  });
+  place = {};
+  out.out_degree.assign(static_cast<std::size_t>(n), 0);
+  for (std::size_t k = 0; k < pieces; ++k) {
+    pattern_rows p = sorted_rows(first[k + 1] - first[k], std::move(keys[k]), size[k], n);
+    out.links += p.col.size();
+    std::uint32_t* degree = out.out_degree.data();
+    const index_t* col = p.col.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t e = 0; e < static_cast<std::int64_t>(p.col.size()); ++e) {
+#pragma omp atomic update
+      ++degree[col[e]];
+    }
+    out.at.row_ptr.push_back(std::move(p.row_ptr));
+    out.at.col_idx.push_back(std::move(p.col));
+  }
+  return out;
+}
+
 // Keys of draws e = 0..m-1, fill(e0, e1, out) writing draws e0..e1-1 to out
 // (row << 32 | col; swapped to col << 32 | row for the transpose), in
 // parallel over fixed blocks of draws, then sorted into rows.
 // Peak: 16 bytes per draw (sorted_rows), then the output's; with the n-sized
 // arrays, 16 m + 16 n bytes, checked before anything large is allocated.
 template <class Fill>
-pattern_rows rows_of_draws(index_t n, std::uint64_t m, bool transpose, const std::string& spec, Fill fill) {
+pattern_rows rows_of_draws(index_t n, std::uint64_t m, const draw_target& to, const std::string& spec,
+                           Fill fill) {
+  if (to.cut) {
+    *to.pieces = pieces_of_draws(n, m, *to.cut, spec, fill);
+    return {};
+  }
+  const bool transpose = to.transpose;
   check_arcs(m, 16.0 * double(m) + 16.0 * double(n), spec);
   auto keys = raw_array<std::uint64_t>(m);
   constexpr std::uint64_t block = 1 << 16;
@@ -461,19 +593,19 @@ void rmat_draws(unsigned scale, double a, double ab, double abc, std::uint64_t e
   rmat_draws_scalar(scale, a, ab, abc, e0, e1, out);
 }
 
-pattern_rows rmat(unsigned scale, std::uint64_t edges, rmat_skew q, bool transpose, const std::string& spec) {
+pattern_rows rmat(unsigned scale, std::uint64_t edges, rmat_skew q, const draw_target& to,
+                  const std::string& spec) {
   const index_t n = checked_dim(std::uint64_t{1} << scale, spec);
   const double a = q.a, ab = q.a + q.b, abc = q.a + q.b + q.c;
-  return rows_of_draws(n, edges, transpose, spec,
-                       [=](std::uint64_t e0, std::uint64_t e1, std::uint64_t* out) {
-                         rmat_draws(scale, a, ab, abc, e0, e1, out);
-                       });
+  return rows_of_draws(n, edges, to, spec, [=](std::uint64_t e0, std::uint64_t e1, std::uint64_t* out) {
+    rmat_draws(scale, a, ab, abc, e0, e1, out);
+  });
 }
 
 // er:N:M — Erdos-Renyi G(n, m) with replacement: M arcs, both ends uniform.
-pattern_rows erdos_renyi(index_t n, std::uint64_t m, bool transpose, const std::string& spec) {
+pattern_rows erdos_renyi(index_t n, std::uint64_t m, const draw_target& to, const std::string& spec) {
   const auto un = static_cast<std::uint32_t>(n);
-  return rows_of_draws(n, m, transpose, spec, each_draw([=](std::uint64_t e) {
+  return rows_of_draws(n, m, to, spec, each_draw([=](std::uint64_t e) {
                          stream_rng g = draw_stream(0xe7d05000ULL, e);
                          const std::uint32_t row = g.below(un);
                          return arc(row, g.below(un));
@@ -497,11 +629,12 @@ struct power_rank {
 // both ends of each arc drawn by power_rank, so the degrees follow
 // P(d) ~ d^-GAMMA; one shuffle of ids for both ends, so a vertex with many
 // in-links also has many out-links, as in social graphs.
-pattern_rows power_law(index_t n, std::uint64_t m, double gamma, bool transpose, const std::string& spec) {
+pattern_rows power_law(index_t n, std::uint64_t m, double gamma, const draw_target& to,
+                       const std::string& spec) {
   const vertex_shuffle shuffle(n, 0x90e71a3ULL);
   const power_rank rank(gamma);
   const auto un = static_cast<std::uint32_t>(n);
-  return rows_of_draws(n, m, transpose, spec, each_draw([=](std::uint64_t e) {
+  return rows_of_draws(n, m, to, spec, each_draw([=](std::uint64_t e) {
                          stream_rng g = draw_stream(0x90e71a3000ULL, e);
                          const std::uint32_t row = shuffle(rank(g, un));
                          return arc(row, shuffle(rank(g, un)));
@@ -510,10 +643,10 @@ pattern_rows power_law(index_t n, std::uint64_t m, double gamma, bool transpose,
 
 // hub:N:M — every vertex but 0 links to vertex 0 (N - 1 arcs: one row of P^T
 // holds them all), plus M uniform arcs as in er:N:M.
-pattern_rows hub(index_t n, std::uint64_t m, bool transpose, const std::string& spec) {
+pattern_rows hub(index_t n, std::uint64_t m, const draw_target& to, const std::string& spec) {
   const auto un = static_cast<std::uint32_t>(n);
   const std::uint64_t spokes = static_cast<std::uint64_t>(n) - 1;
-  return rows_of_draws(n, spokes + m, transpose, spec, each_draw([=](std::uint64_t e) {
+  return rows_of_draws(n, spokes + m, to, spec, each_draw([=](std::uint64_t e) {
                          if (e < spokes) return arc(static_cast<std::uint32_t>(e + 1), 0);
                          stream_rng g = draw_stream(0x4b0b000ULL, e);
                          const std::uint32_t row = g.below(un);
@@ -524,12 +657,13 @@ pattern_rows hub(index_t n, std::uint64_t m, bool transpose, const std::string& 
 // dangling:N:M:F — M uniform arcs whose sources are only the ceil((1 - F) N)
 // vertices that are not dangling (chosen by a shuffle of ids); the others
 // have no out-link.
-pattern_rows mostly_dangling(index_t n, std::uint64_t m, double f, bool transpose, const std::string& spec) {
+pattern_rows mostly_dangling(index_t n, std::uint64_t m, double f, const draw_target& to,
+                             const std::string& spec) {
   const auto un = static_cast<std::uint32_t>(n);
   const auto live = static_cast<std::uint32_t>(
       std::max(1.0, std::ceil((1.0 - f) * static_cast<double>(n))));  // at least one source
   const vertex_shuffle shuffle(n, 0xda9a11ULL);
-  return rows_of_draws(n, m, transpose, spec, each_draw([=](std::uint64_t e) {
+  return rows_of_draws(n, m, to, spec, each_draw([=](std::uint64_t e) {
                          stream_rng g = draw_stream(0xda9a11000ULL, e);
                          const std::uint32_t row = shuffle(g.below(live));
                          return arc(row, g.below(un));
@@ -582,9 +716,12 @@ std::vector<index_t> web_site_starts(index_t n) {
   return start;
 }
 
-pattern_rows web(index_t n, std::uint64_t m, web_model w, bool transpose, const std::string& spec) {
-  // The site of every page: 4 bytes per page beside the draws.
-  check_arcs(m, 16.0 * double(m) + 24.0 * double(n), spec);
+pattern_rows web(index_t n, std::uint64_t m, web_model w, const draw_target& to, const std::string& spec) {
+  // The site of every page: 4 bytes per page beside the draws (pieces_of_draws checks its own).
+  if (to.cut)
+    check_host_memory(16.0 * double(m) + 24.0 * double(n), "synthetic graph '" + spec + "' in pieces");
+  else
+    check_arcs(m, 16.0 * double(m) + 24.0 * double(n), spec);
   const std::vector<index_t> start = web_site_starts(n);
   const auto sites = static_cast<index_t>(start.size() - 1);
   std::vector<index_t> site_of;
@@ -598,7 +735,7 @@ pattern_rows web(index_t n, std::uint64_t m, web_model w, bool transpose, const 
   const index_t* first = start.data();
   const index_t* site = site_of.data();
   const double local = w.local;
-  return rows_of_draws(n, m, transpose, spec, each_draw([=](std::uint64_t e) {
+  return rows_of_draws(n, m, to, spec, each_draw([=](std::uint64_t e) {
                          stream_rng g = draw_stream(0x3eb000ULL, e);
                          const std::uint32_t u = g.below(un);
                          const index_t s = site[u];
@@ -737,7 +874,7 @@ namespace {
 
 // The rows of a graph spec's A (sources) or, transposed, of A^T (targets);
 // invalid_argument for a malformed spec.
-pattern_rows graph_rows(const std::string& spec, bool transpose) {
+pattern_rows graph_rows(const std::string& spec, const draw_target& to) {
   const auto parts = split(spec);
   const std::string_view family = parts[0];
   const std::size_t args = parts.size() - 1;
@@ -751,21 +888,21 @@ pattern_rows graph_rows(const std::string& spec, bool transpose) {
     const std::uint64_t scale = count(1, "scale");
     if (scale > 30) throw invalid_argument("synthetic matrix '" + spec + "': scale must be at most 30");
     return rmat(static_cast<unsigned>(scale), count(2, "edge count"),
-                args == 3 ? parse_skew(parts[3], spec) : rmat_skew{}, transpose, spec);
+                args == 3 ? parse_skew(parts[3], spec) : rmat_skew{}, to, spec);
   }
-  if (family == "er" && args == 2) return erdos_renyi(vertices(1), count(2, "arc count"), transpose, spec);
+  if (family == "er" && args == 2) return erdos_renyi(vertices(1), count(2, "arc count"), to, spec);
   if (family == "powerlaw" && args == 3) {
     const double gamma = parse_real(parts[3], spec, "exponent");
     if (!(gamma > 2.0 && gamma <= 100.0))
       throw invalid_argument("synthetic matrix '" + spec + "': the degree exponent must be in (2, 100]");
-    return power_law(vertices(1), count(2, "arc count"), gamma, transpose, spec);
+    return power_law(vertices(1), count(2, "arc count"), gamma, to, spec);
   }
-  if (family == "hub" && args == 2) return hub(vertices(1), count(2, "arc count"), transpose, spec);
+  if (family == "hub" && args == 2) return hub(vertices(1), count(2, "arc count"), to, spec);
   if (family == "dangling" && args == 3) {
     const double f = parse_real(parts[3], spec, "dangling fraction");
     if (!(f >= 0.0 && f < 1.0))
       throw invalid_argument("synthetic matrix '" + spec + "': the dangling fraction must be in [0, 1)");
-    return mostly_dangling(vertices(1), count(2, "arc count"), f, transpose, spec);
+    return mostly_dangling(vertices(1), count(2, "arc count"), f, to, spec);
   }
   if (family == "grid" && args == 2)
     return grid(checked_dim(count(1, "row count"), spec), checked_dim(count(2, "column count"), spec), spec);
@@ -774,11 +911,11 @@ pattern_rows graph_rows(const std::string& spec, bool transpose) {
     const index_t length = checked_dim(count(2, "chain length"), spec);
     if (length < 1)
       throw invalid_argument("synthetic matrix '" + spec + "': the chain length must be at least 1");
-    return chains(n, length, transpose, spec);
+    return chains(n, length, to.transpose, spec);
   }
   if (family == "web" && (args == 2 || args == 3))
-    return web(vertices(1), count(2, "link count"), args == 3 ? parse_web(parts[3], spec) : web_model{},
-               transpose, spec);
+    return web(vertices(1), count(2, "link count"), args == 3 ? parse_web(parts[3], spec) : web_model{}, to,
+               spec);
   throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
 }
 
@@ -792,7 +929,7 @@ coo_matrix<double> generate_synthetic(const std::string& spec) {
   if (family == "synthetic" && args == 2 && parts[1].rfind("seed", 0) == 0)
     return seeded_random(parse_count(parts[1].substr(4), spec, "seed"), checked_dim(count(2, "size"), spec));
   if (family == "tridiag" && args == 1) return tridiag(checked_dim(count(1, "size"), spec));
-  return coo_of(graph_rows(spec, false));
+  return coo_of(graph_rows(spec, draw_target{}));
 }
 
 template <class T>
@@ -801,7 +938,7 @@ csr_matrix<T> generate_graph_transpose(const std::string& spec) {
     throw invalid_argument("'" + spec +
                            "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
                            "dangling:, chain:, web:)");
-  pattern_rows p = graph_rows(spec, true);
+  pattern_rows p = graph_rows(spec, draw_target{true});
   csr_matrix<T> at;
   at.rows = at.cols = p.n;
   at.row_ptr = std::move(p.row_ptr);
@@ -812,6 +949,36 @@ csr_matrix<T> generate_graph_transpose(const std::string& spec) {
 
 template csr_matrix<float> generate_graph_transpose<float>(const std::string&);
 template csr_matrix<double> generate_graph_transpose<double>(const std::string&);
+
+transpose_pieces generate_transpose_pieces(const std::string& spec, const piece_cut& cut) {
+  if (!is_synthetic_graph_spec(spec))
+    throw invalid_argument("'" + spec +
+                           "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
+                           "dangling:, chain:, web:)");
+  transpose_pieces out;
+  pattern_rows whole = graph_rows(spec, draw_target{true, &cut, &out});
+  if (!out.at.first.empty()) return out;  // a family of draws: built in pieces
+  // grid:, chain: (built whole, under 2^31 links by check_arcs): cut as the draws would be.
+  const index_t n = whole.n;
+  const auto nn = static_cast<std::size_t>(n);
+  std::vector<std::uint64_t> block_links((nn + piece_rows - 1) / piece_rows);
+  for (std::size_t b = 0; b < block_links.size(); ++b)
+    block_links[b] = static_cast<std::uint64_t>(whole.row_ptr[std::min(nn, (b + 1) * piece_rows)] -
+                                                whole.row_ptr[b * piece_rows]);
+  out.at.rows = out.at.cols = n;
+  out.at.first = checked_cut(cut(block_links), n, "synthetic graph '" + spec + "'");
+  out.out_degree.assign(nn, 0);
+  for (index_t c : whole.col) ++out.out_degree[static_cast<std::size_t>(c)];
+  out.links = whole.col.size();
+  for (std::size_t k = 0; k + 1 < out.at.first.size(); ++k) {
+    const index_t lo = out.at.first[k], hi = out.at.first[k + 1], b = whole.row_ptr[lo];
+    std::vector<index_t> rp(static_cast<std::size_t>(hi - lo) + 1);
+    for (index_t i = lo; i <= hi; ++i) rp[static_cast<std::size_t>(i - lo)] = whole.row_ptr[i] - b;
+    out.at.row_ptr.push_back(std::move(rp));
+    out.at.col_idx.emplace_back(whole.col.begin() + b, whole.col.begin() + whole.row_ptr[hi]);
+  }
+  return out;
+}
 
 synthetic_size synthetic_graph_size(const std::string& spec) {
   if (!is_synthetic_graph_spec(spec))

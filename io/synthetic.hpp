@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,26 @@ coo_matrix<double> generate_synthetic(const std::string& spec);
 // COO of A (4 + sizeof(T) bytes per link instead of 16).
 template <class T>
 csr_matrix<T> generate_graph_transpose(const std::string& spec);
+
+// A generated graph's A^T in row pieces, for graphs past 2^31 links (no one
+// CSR of 32-bit offsets holds them): cut(block_draws) gets the arcs drawn
+// into each 4096-row block of A^T (before duplicates merge: each block's cost,
+// known before any row is built) and returns the pieces' boundaries, 0 to n
+// on 4096-row blocks (invalid_argument otherwise, and when a piece would pass
+// 2^31 draws). Piece k's rows are generate_graph_transpose's rows
+// first[k] .. first[k + 1], whatever the cut; out_degree[j] counts j's
+// distinct out-links (its column entries over all pieces). The families of
+// draws (rmat, er, powerlaw, hub, dangling, web) are built piece by piece,
+// their draws made three times (count, count per piece, place); grid and
+// chain are built whole and cut. The host memory is checked first.
+inline constexpr std::uint64_t piece_rows = 4096;
+using piece_cut = std::function<std::vector<index_t>(const std::vector<std::uint64_t>& block_draws)>;
+struct transpose_pieces {
+  csr_pieces at;                          // A^T's pattern
+  std::vector<std::uint32_t> out_degree;  // n
+  std::uint64_t links = 0;
+};
+transpose_pieces generate_transpose_pieces(const std::string& spec, const piece_cut& cut);
 
 // A graph spec's vertices and its arcs before duplicates merge (at least its
 // links), read from the spec alone: sizes for memory checks and device

@@ -20,6 +20,11 @@
 #            $PERRON_MG_CHUNK_LIST (1 2 4 8): the overlap of the exchange against none (K = 1)
 #   cost     --row-cost L for L in $PERRON_MG_ROW_COSTS (0.5 1 2) on the most GPUs: rmat:$PERRON_MG_STRONG
 #            and the weak-scaling graph there (the cut's balance)
+#   big      issue 20 item 4: the R-MAT graph the memory model puts on the GPUs present and not on
+#            one (rmat:30, 17.2 G draws, on GPUs of >= 130 GB; else rmat:29, 8.6 G), generated in
+#            pieces (past 2^31 links): first `--gpus 1` (refused by the memory check before the
+#            generation, with the bytes), then `--gpus P --bench-dist` on all P, peak memory per GPU;
+#            $PERRON_MG_BIG overrides the spec
 #   shapes   other graph shapes on every P (web-like, grid, Erdos-Renyi: $PERRON_MG_SHAPES), automatic
 #            chunks: the cut by cost and the overlap beyond R-MAT
 # P runs over 1 and the powers of two up to the GPUs present ($PERRON_MG_GPUS overrides, e.g.
@@ -231,6 +236,20 @@ cost() {
   done
 }
 
+big() {
+  local top mem spec f rc t
+  top=$(echo $counts | awk '{ print $NF }')
+  mem=$(awk -F', *' 'NR == 1 { print $3 }' "$log/gpus.txt")  # MiB of GPU 0
+  if [ "$mem" -ge 130000 ]; then spec=rmat:30:17179869184; else spec=rmat:29:8589934592; fi
+  spec=${PERRON_MG_BIG:-$spec}
+  f=$log/big-1-${spec//:/_}.txt
+  timeout 60 pagerank "$spec" --gpus 1 >"$f" 2>&1
+  rc=$?
+  printf 'big-one\t%s\t1\t\t\t\t\t\t\t\t\t%s\t%s\t0\t\n' "$spec" "$(tail -1 "$f" | tr '\t' ' ' | cut -c1-300)" "$rc" >>"$res"
+  echo "big $spec on 1 GPU: rc $rc: $(tail -1 "$f" | cut -c1-300)"
+  PERRON_MG_ITER=${PERRON_MG_BIG_ITER:-20} bench big "$spec" "$top" 420
+}
+
 # Graph shapes beyond R-MAT on every P: the cut by cost (links + 2 x rows, fitted on rmat:26) and the
 # automatic chunks where rows are not R-MAT's (web-like sites, a road-like grid, uniform arcs).
 shapes() {
@@ -248,8 +267,9 @@ for part in $parts; do
     scaling) scaling ;;
     chunks) chunks ;;
     cost) cost ;;
+    big) big ;;
     shapes) shapes ;;
-    *) echo "unknown part '$part' (tests, correct, scaling, chunks, cost, shapes)"; exit 64 ;;
+    *) echo "unknown part '$part' (tests, correct, scaling, chunks, cost, big, shapes)"; exit 64 ;;
   esac
   echo "== $part: $(($(date +%s) - ts)) s"
 done

@@ -211,6 +211,36 @@ TEST(GpuDistNccl, RefusesAShareTheGpuCannotHold) {
   EXPECT_TRUE(r.converged);
 }
 
+// A generated graph in pieces (the path past 2^31 links): the same rows (cut
+// by the draws, not the links: the cut may differ), the same ranks up to the
+// order of each row's sum.
+TEST(GpuDistNccl, PiecesSolveAsTheWholeGraph) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const std::string spec = "rmat:14:120000";
+  const pagerank_graph<double> g = make_pagerank_graph<double>(io::generate_synthetic(spec), false);
+  pagerank_options opt;
+  opt.tol = 1e-12;
+  opt.kernel = spmv_kernel::csr_vector;
+  const int gpus = cuda::device_count();
+  for (int chunks : {1, 3}) {
+    pagerank_result whole;
+    try {
+      whole = dist::pagerank_nccl(g, opt, gpus, nullptr, {chunks});
+    } catch (const cuda_error& e) {
+      if (std::string(e.what()).find("NCCL") == std::string::npos || std::getenv("PERRON_REQUIRE_NCCL"))
+        throw;
+      GTEST_SKIP() << "libnccl.so.2 not on the library path";
+    }
+    io::transpose_pieces p = io::generate_transpose_pieces(spec, [&](const std::vector<std::uint64_t>& b) {
+      return dist::nccl_cut(b, g.vertices(), gpus, chunks, dist::nccl_options{}.row_cost);
+    });
+    const pagerank_result r = dist::pagerank_nccl<double>(std::move(p.at), p.out_degree, opt, gpus, chunks);
+    EXPECT_TRUE(r.converged);
+    EXPECT_NEAR(r.iterations, whole.iterations, 1);
+    EXPECT_LE(max_difference(r.rank, whole.rank), 1e-13) << chunks << " chunks";
+  }
+}
+
 TEST(GpuDistNccl, RefusesMoreGpusThanPresent) {
   PERRON_REQUIRE_DEVICE_OR_SKIP();
   const pagerank_graph<float> g = make_pagerank_graph<float>(io::generate_synthetic("rmat:8:1000"), false);

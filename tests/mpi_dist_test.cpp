@@ -265,6 +265,55 @@ TEST(DistGraph, GpuShareBytes) {
   EXPECT_GT(dist::nccl_gpu_bytes(n, 2270000, 294000000, 49000000, 4, 4, 1000000000), 8e9);
 }
 
+// --gpus' cut before any row is built (from links per 4096-row block) is the
+// cut of the whole graph: its GPU ranges, then each range's chunks.
+TEST(DistGraph, NcclCutIsTheWholeGraphsCut) {
+  const pagerank_graph<double> g =
+      make_pagerank_graph<double>(io::generate_synthetic("rmat:15:200000"), false);
+  const index_t n = g.vertices();
+  const std::vector<index_t>& rp = g.pt.row_ptr;
+  std::vector<std::uint64_t> block_links((static_cast<std::size_t>(n) + 4095) / 4096);
+  for (std::size_t b = 0; b < block_links.size(); ++b)
+    block_links[b] = static_cast<std::uint64_t>(rp[std::min<std::size_t>(n, (b + 1) * 4096)] - rp[b * 4096]);
+  for (int gpus : {1, 2, 3, 4})
+    for (int chunks : {1, 2, 5})
+      for (double cost : {0.0, 1.0, 2.5}) {
+        const std::vector<index_t> cut = dist::nccl_cut(block_links, n, gpus, chunks, cost);
+        ASSERT_EQ(cut.size(), static_cast<std::size_t>(gpus * chunks) + 1);
+        EXPECT_EQ(cut.back(), n);
+        const auto first = dist::balanced_ranges(rp, gpus, cost);
+        for (int d = 0; d < gpus; ++d) {
+          const auto c = dist::balanced_ranges(rp, first[d], first[d + 1], chunks, cost);
+          for (int k = 0; k < chunks; ++k)
+            EXPECT_EQ(cut[static_cast<std::size_t>(d * chunks + k)], c[k])
+                << gpus << " GPUs, " << chunks << " chunks, cost " << cost << ", GPU " << d << " chunk " << k;
+        }
+      }
+}
+
+// A generated graph in pieces, each piece's rows of P^T (pt_rows) bitwise
+// the rows make_pagerank_graph builds from the whole graph.
+TEST(DistGraph, PiecesGiveTheGraphsRowsOfPt) {
+  const std::string spec = "rmat:13:60000";
+  const pagerank_graph<float> g = make_pagerank_graph<float>(io::generate_synthetic(spec), false);
+  const index_t n = g.vertices();
+  io::transpose_pieces p = io::generate_transpose_pieces(
+      spec, [&](const std::vector<std::uint64_t>& b) { return dist::nccl_cut(b, n, 2, 3, 1.0); });
+  ASSERT_EQ(p.at.pieces(), 6u);
+  EXPECT_EQ(p.links, g.links());
+  for (index_t i = 0; i < n; ++i) EXPECT_EQ(p.out_degree[i] == 0, g.dangling[i] != 0) << i;
+  const std::vector<index_t> cut = p.at.first;
+  for (std::size_t k = 0; k < 6; ++k) {
+    const csr_matrix<float> mine = dist::pt_rows<float>(p.at, k, p.out_degree);
+    const csr_matrix<float> whole = dist::row_range(g.pt, cut[k], cut[k + 1]);
+    EXPECT_EQ(mine.rows, whole.rows);
+    EXPECT_EQ(mine.cols, n);
+    EXPECT_EQ(mine.row_ptr, whole.row_ptr) << k;
+    EXPECT_EQ(mine.col_idx, whole.col_idx) << k;
+    EXPECT_EQ(mine.values, whole.values) << k;
+  }
+}
+
 TEST(DistFaults, ABadWeightOnTheLastRankStopsEveryRank) {
   coo_matrix<double> a = with_positive_weights(io::generate_synthetic("rmat:10:5000"), 1);
   a.values.back() = -2.0;  // in the last rank's slice

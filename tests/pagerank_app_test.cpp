@@ -408,6 +408,9 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--gpus", "1", "--exchange-chunks", "9"}, 64, "--exchange-chunks must be 0 (automatic) to 8"},
       {{g, "--gpus", "1", "--exchange-chunks", "-1"}, 64, "--exchange-chunks must be"},
       {{g, "--row-cost", "1"}, 64, "--row-cost needs --gpus"},
+      // Past 2^31 links, --gpus generates the graph in pieces: what needs it whole is refused first.
+      {{"rmat:27:2147483648", "--gpus", "2", "--reorder", "rcm"}, 64, "generates it in pieces"},
+      {{"rmat:27:2147483648", "--gpus", "2", "--plot", "x.svg"}, 64, "generates it in pieces"},
       {{g, "--gpus", "1", "--row-cost", "-2"}, 64, "--row-cost must be a number of links"},
       {{g, "--gpus", "1", "--row-cost", "nan"}, 64, "--row-cost must be a number of links"},
       {{g, "--no-such-option"}, 64, "no-such-option"},

@@ -514,3 +514,85 @@ TEST(Synthetic, GpuMemoryRefusalNamesBothSizes) {
             std::max(fused, spmv));
   EXPECT_LT(std::max(fused, spmv), 80e9);
 }
+
+// A^T in row pieces (for graphs past 2^31 links): every piece holds exactly
+// the rows of the whole A^T, whatever the cut (even, uneven, empty pieces)
+// and the thread count; the out-degrees are the columns' counts.
+TEST(Synthetic, PiecesAreTheWholeTransposeCut) {
+  const int threads = omp_get_max_threads();
+  // Cuts on 4096-row blocks: thirds of the blocks, all in the last piece, one piece.
+  const std::vector<io::piece_cut> cuts = {
+      [](const std::vector<std::uint64_t>& b) {
+        const auto n = static_cast<index_t>(b.size() * io::piece_rows);
+        std::vector<index_t> f{0};
+        for (std::size_t k = 1; k < 3; ++k)
+          f.push_back(static_cast<index_t>(b.size() * k / 3 * io::piece_rows));
+        f.push_back(n);
+        return f;
+      },
+      [](const std::vector<std::uint64_t>& b) {
+        return std::vector<index_t>{0, 0, static_cast<index_t>(b.size() * io::piece_rows)};
+      },
+  };
+  for (const char* spec : {"rmat:14:150000", "er:9000:60000", "powerlaw:10000:80000:2.5", "hub:9000:20000",
+                           "dangling:9000:30000:0.5", "web:13000:90000", "grid:70:90", "chain:9000:7"}) {
+    const csr_matrix<float> whole = io::generate_graph_transpose<float>(spec);
+    for (std::size_t c = 0; c < cuts.size(); ++c) {
+      omp_set_num_threads(c == 0 ? 1 : threads);
+      // The last boundary is n, not the blocks' end.
+      const io::piece_cut cut = [&](const std::vector<std::uint64_t>& b) {
+        std::uint64_t draws = 0;
+        for (std::uint64_t d : b) draws += d;
+        EXPECT_GE(draws, whole.nnz()) << spec;  // draws before duplicates merge
+        std::vector<index_t> f = cuts[c](b);
+        for (index_t& x : f) x = std::min(x, whole.rows);
+        return f;
+      };
+      const io::transpose_pieces p = io::generate_transpose_pieces(spec, cut);
+      ASSERT_EQ(p.at.rows, whole.rows) << spec;
+      ASSERT_EQ(p.at.first.front(), 0);
+      ASSERT_EQ(p.at.first.back(), whole.rows);
+      ASSERT_EQ(p.at.pieces(), p.at.first.size() - 1);
+      EXPECT_EQ(p.links, whole.nnz());
+      EXPECT_EQ(p.at.nnz(), whole.nnz());
+      std::vector<index_t> row_ptr{0}, col;
+      for (std::size_t k = 0; k < p.at.pieces(); ++k) {
+        ASSERT_EQ(p.at.row_ptr[k].size(), static_cast<std::size_t>(p.at.first[k + 1] - p.at.first[k]) + 1);
+        for (std::size_t i = 1; i < p.at.row_ptr[k].size(); ++i)
+          row_ptr.push_back(col.size() + p.at.row_ptr[k][i]);
+        col.insert(col.end(), p.at.col_idx[k].begin(), p.at.col_idx[k].end());
+      }
+      EXPECT_EQ(row_ptr, whole.row_ptr) << spec << " cut " << c;
+      EXPECT_EQ(col, whole.col_idx) << spec << " cut " << c;
+      std::vector<std::uint32_t> degree(static_cast<std::size_t>(whole.rows), 0);
+      for (index_t j : whole.col_idx) ++degree[static_cast<std::size_t>(j)];
+      EXPECT_EQ(p.out_degree, degree) << spec;
+    }
+  }
+  omp_set_num_threads(threads);
+}
+
+// A cut off the 4096-row blocks, or not from 0 to n, is refused; a graph past
+// the 32-bit limit is not refused for that in pieces, only by memory (checked
+// before anything large is allocated).
+TEST(Synthetic, PiecesRefuseBadCutsAndCheckMemoryFirst) {
+  const auto bad = [](std::vector<index_t> f) {
+    return [f](const std::vector<std::uint64_t>&) { return f; };
+  };
+  EXPECT_THROW(io::generate_transpose_pieces("er:9000:30000", bad({0, 100, 9000})), invalid_argument);
+  EXPECT_THROW(io::generate_transpose_pieces("er:9000:30000", bad({0, 4096})), invalid_argument);
+  EXPECT_THROW(io::generate_transpose_pieces("er:9000:30000", bad({0, 8192, 4096, 9000})), invalid_argument);
+  EXPECT_THROW(io::generate_transpose_pieces("grid:70:90", bad({1, 6300})), invalid_argument);
+  EXPECT_THROW(io::generate_transpose_pieces("data/karate.mtx", bad({0, 34})), invalid_argument);
+  ::setenv("PERRON_MEMORY_LIMIT", "100000000", 1);  // 100 MB
+  for (const char* spec : {"rmat:30:17179869184", "web:100000000:4000000000"}) {
+    try {
+      (void)io::generate_transpose_pieces(spec, bad({0}));
+      ADD_FAILURE() << spec << " was generated";
+    } catch (const dimension_error& e) {
+      EXPECT_NE(std::string(e.what()).find("B of memory, more than"), std::string::npos)
+          << spec << ": " << e.what();
+    }
+  }
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+}

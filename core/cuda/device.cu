@@ -35,6 +35,8 @@ void initialize() noexcept {
   cudaGetLastError();
 }
 
+void set_device(int device) { PERRON_CUDA_CHECK(cudaSetDevice(device)); }
+
 std::size_t free_memory() {
   std::size_t free = 0, total = 0;
   PERRON_CUDA_CHECK(cudaMemGetInfo(&free, &total));

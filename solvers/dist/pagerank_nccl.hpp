@@ -17,8 +17,10 @@
 // Built only with CUDA and nccl.h (PERRON_NCCL); otherwise it throws.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
+#include "core/formats.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
 #include "solvers/pagerank.hpp"
 
@@ -54,6 +56,29 @@ struct nccl_options {
 template <class T>
 pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
                               std::vector<iteration_stats>* stats = nullptr, const nccl_options& how = {});
+
+// The same solve from P^T's pattern in pieces (io::generate_transpose_pieces:
+// a generated graph past 2^31 links, which no one CSR holds), unweighted:
+// P^T(i, j) = 1 / out_degree[j]. The pieces are the cut nccl_cut() gave,
+// gpus x chunks of them in order (chunk c of GPU d is piece d * chunks + c);
+// each piece's arrays are moved into its GPU's plan as it is set up.
+template <class T>
+pagerank_result pagerank_nccl(csr_pieces&& at, const std::vector<std::uint32_t>& out_degree,
+                              const pagerank_options& opt, int gpus, int chunks,
+                              std::vector<iteration_stats>* stats = nullptr);
+
+// The rows of every GPU and their chunks, cut before any row is built:
+// block_links[b] = the links (or their estimate) into rows 4096 b .. of an
+// n-vertex graph; the GPUs' ranges at equal links + row_cost x rows, each
+// range's chunks likewise; gpus x chunks + 1 boundaries (solvers/dist/ranges.cpp).
+// Whole graphs are cut the same way (their links counted from P^T).
+std::vector<index_t> nccl_cut(const std::vector<std::uint64_t>& block_links, index_t n, int gpus, int chunks,
+                              double row_cost);
+
+// Piece k of `at` as rows of P^T (values 1 / out_degree[column] in T, as
+// make_pagerank_graph computes them), its arrays moved out of `at`.
+template <class T>
+csr_matrix<T> pt_rows(csr_pieces& at, std::size_t k, const std::vector<std::uint32_t>& out_degree);
 
 // The automatic chunk count (solvers/dist/ranges.cpp): 1 on one GPU, else
 // one chunk per 32 MB of r each GPU receives per iteration (value_bytes per

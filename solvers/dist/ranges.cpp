@@ -68,6 +68,49 @@ double nccl_gpu_bytes(index_t vertices, index_t rows, std::uint64_t links, std::
          2.0 * b * n + 16.0 * blocks * gpus + 8.0 * max_iter + 768e6;
 }
 
+std::vector<index_t> nccl_cut(const std::vector<std::uint64_t>& block_links, index_t n, int gpus, int chunks,
+                              double row_cost) {
+  const auto nn = static_cast<std::size_t>(n);
+  std::vector<std::uint64_t> cost(block_links.size());
+  for (std::size_t b = 0; b < cost.size(); ++b) {
+    const std::size_t rows = std::min(nn, (b + 1) * sum_block) - std::min(nn, b * sum_block);
+    cost[b] = block_links[b] + static_cast<std::uint64_t>(std::llround(row_cost * double(rows)));
+  }
+  const std::vector<index_t> first = balanced_ranges(cost, n, gpus);
+  std::vector<index_t> cut;
+  for (int d = 0; d < gpus; ++d) {
+    const index_t lo = first[d], hi = first[d + 1];  // lo: on a block
+    const auto b0 = static_cast<std::size_t>(lo / sum_block);
+    const std::size_t b1 = std::max(b0, static_cast<std::size_t>((hi + sum_block - 1) / sum_block));
+    const std::vector<std::uint64_t> sub(
+        cost.begin() + static_cast<std::ptrdiff_t>(std::min(b0, cost.size())),
+        cost.begin() + static_cast<std::ptrdiff_t>(std::min(b1, cost.size())));
+    const std::vector<index_t> c = balanced_ranges(sub, hi - lo, chunks);
+    for (int k = 0; k < chunks; ++k) cut.push_back(lo + c[k]);
+  }
+  cut.push_back(n);
+  return cut;
+}
+
+template <class T>
+csr_matrix<T> pt_rows(csr_pieces& at, std::size_t k, const std::vector<std::uint32_t>& out_degree) {
+  csr_matrix<T> m;
+  m.rows = at.first[k + 1] - at.first[k];
+  m.cols = at.cols;
+  m.row_ptr = std::move(at.row_ptr[k]);
+  m.col_idx = std::move(at.col_idx[k]);
+  m.values.resize(m.col_idx.size());
+  const index_t* col = m.col_idx.data();
+  T* value = m.values.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t e = 0; e < static_cast<std::int64_t>(m.col_idx.size()); ++e)
+    value[e] = static_cast<T>(1.0 / static_cast<double>(out_degree[static_cast<std::size_t>(col[e])]));
+  return m;
+}
+
+template csr_matrix<float> pt_rows(csr_pieces&, std::size_t, const std::vector<std::uint32_t>&);
+template csr_matrix<double> pt_rows(csr_pieces&, std::size_t, const std::vector<std::uint32_t>&);
+
 template <class T>
 csr_matrix<T> row_range(const csr_matrix<T>& pt, index_t lo, index_t hi) {
   const index_t b = pt.row_ptr[lo], e = pt.row_ptr[hi];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -316,39 +317,50 @@ void queue_exchange(nccl_setup<T>& x, int c, int q, bool partials) {
   check(nccl().group_end(), "ncclGroupEnd");
 }
 
+// What the set-up takes from a graph, whole (pagerank_graph) or in pieces
+// (csr_pieces): n, the dangling flags, the cut (chunk c of GPU d is piece
+// d * chunks + c: rows cut[d * chunks + c] .. the next boundary), each piece's
+// links, and a piece's rows of P^T (asked once per piece).
+template <class T>
+struct pt_source {
+  index_t n = 0;
+  const std::vector<std::uint8_t>* dangling = nullptr;
+  std::vector<index_t> cut;
+  std::vector<std::uint64_t> piece_links;
+  std::function<csr_matrix<T>(std::size_t piece)> rows;
+};
+
 // Each GPU's memory checked (nccl_gpu_bytes against what is free on it)
 // before NCCL starts or anything is allocated: a graph the GPUs cannot hold
 // fails with the bytes it needs, not with an out-of-memory error part-way.
 template <class T>
-void check_room(const pagerank_graph<T>& g, const pagerank_options& opt, const std::vector<index_t>& first,
-                int chunks, double links_per_row) {
-  const auto gpus = static_cast<int>(first.size() - 1);
-  const std::vector<index_t>& rp = g.pt.row_ptr;
+void check_room(const pt_source<T>& src, const pagerank_options& opt, int gpus, int chunks) {
   for (int d = 0; d < gpus; ++d) {
-    const index_t lo = first[d], hi = first[d + 1];
-    const std::vector<index_t> c = balanced_ranges(rp, lo, hi, chunks, links_per_row);
-    std::uint64_t largest = 0;
-    for (int k = 0; k < chunks; ++k) largest = std::max<std::uint64_t>(largest, rp[c[k + 1]] - rp[c[k]]);
-    const double bytes = nccl_gpu_bytes(g.vertices(), hi - lo, static_cast<std::uint64_t>(rp[hi] - rp[lo]),
-                                        largest, gpus, sizeof(T), opt.max_iter);
+    const std::size_t p0 = static_cast<std::size_t>(d) * chunks;
+    const index_t lo = src.cut[p0], hi = src.cut[p0 + chunks];
+    std::uint64_t links = 0, largest = 0;
+    for (int c = 0; c < chunks; ++c) {
+      links += src.piece_links[p0 + c];
+      largest = std::max(largest, src.piece_links[p0 + c]);
+    }
+    const double bytes = nccl_gpu_bytes(src.n, hi - lo, links, largest, gpus, sizeof(T), opt.max_iter);
     PERRON_CUDA_CHECK(cudaSetDevice(d));
     check_device_memory(bytes, "--gpus " + std::to_string(gpus) + ": GPU " + std::to_string(d) +
-                                   "'s share (" + std::to_string(hi - lo) + " of " +
-                                   std::to_string(g.vertices()) + " vertices, " +
-                                   std::to_string(rp[hi] - rp[lo]) + " links)");
+                                   "'s share (" + std::to_string(hi - lo) + " of " + std::to_string(src.n) +
+                                   " vertices, " + std::to_string(links) + " links)");
   }
 }
 
 template <class T>
-nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, std::vector<index_t> first_rows,
-                     int chunks, double links_per_row, int timed) {
-  const index_t n = g.vertices();
-  const auto gpus = static_cast<int>(first_rows.size() - 1);
+nccl_setup<T> set_up(const pt_source<T>& src, const pagerank_options& opt, int gpus, int chunks, int timed) {
+  const index_t n = src.n;
+  const std::vector<std::uint8_t>& dangling = *src.dangling;
   const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
   const std::vector<double> r0 = normalized_distribution(opt.initial, n, "initial vector");
   comm_start start(gpus);
   nccl_setup<T> x;
-  x.first = std::move(first_rows);
+  x.first.resize(static_cast<std::size_t>(gpus) + 1);
+  for (int d = 0; d <= gpus; ++d) x.first[d] = src.cut[static_cast<std::size_t>(d) * chunks];
   x.chunks = chunks;
   const std::vector<index_t>& first = x.first;
   // Equal counts of partial pairs per GPU for their ncclAllGather (r goes by broadcasts of each
@@ -362,7 +374,7 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, st
   loop_state st{0.0, 0.0, 0, 0};  // dangling mass as pagerank_cpu adds it: in vertex order
   for (index_t i = 0; i < n; ++i) {
     r_host[i] = static_cast<T>(r0[i]);
-    if (g.dangling[i]) st.dangling_mass += static_cast<double>(static_cast<T>(r0[i]));
+    if (dangling[i]) st.dangling_mass += static_cast<double>(static_cast<T>(r0[i]));
   }
   x.parts = std::vector<gpu_part<T>>(static_cast<std::size_t>(gpus));
   for (int d = 0; d < gpus; ++d) {
@@ -379,22 +391,22 @@ nccl_setup<T> set_up(const pagerank_graph<T>& g, const pagerank_options& opt, st
     p.y = cuda::device_buffer<T>(std::max<std::size_t>(1, static_cast<std::size_t>(p.hi - p.lo)));
     p.v = cuda::device_buffer<double>(std::vector<double>(v.begin() + p.lo, v.begin() + p.hi));
     p.dangling = cuda::device_buffer<std::uint8_t>(
-        std::vector<std::uint8_t>(g.dangling.begin() + p.lo, g.dangling.begin() + p.hi));
+        std::vector<std::uint8_t>(dangling.begin() + p.lo, dangling.begin() + p.hi));
     p.part =
         cuda::device_buffer<double>(std::vector<double>(static_cast<std::size_t>(2 * x.blocks) * gpus, 0.0));
     p.residuals = cuda::device_buffer<double>(static_cast<std::size_t>(opt.max_iter));
     p.blocks_of = cuda::device_buffer<index_t>(nb);
     p.state = cuda::device_buffer<loop_state>(std::vector<loop_state>{st});
-    const std::vector<index_t> bounds = balanced_ranges(g.pt.row_ptr, p.lo, p.hi, chunks, links_per_row);
     p.chunks = std::vector<row_chunk<T>>(static_cast<std::size_t>(chunks));
     for (int c = 0; c < chunks; ++c) {
       row_chunk<T>& rc = p.chunks[static_cast<std::size_t>(c)];
-      rc.lo = bounds[static_cast<std::size_t>(c)];
-      rc.hi = bounds[static_cast<std::size_t>(c) + 1];
+      const std::size_t piece = static_cast<std::size_t>(d) * chunks + c;
+      rc.lo = src.cut[piece];
+      rc.hi = src.cut[piece + 1];
       rc.updated = cuda::event(cudaEventDisableTiming);
       if (rc.hi == rc.lo) continue;
-      rc.pull = std::make_unique<spmv_plan<T>>(row_range(g.pt, rc.lo, rc.hi),
-                                               opt.kernel.value_or(spmv_kernel::automatic), p.stream->get());
+      rc.pull = std::make_unique<spmv_plan<T>>(src.rows(piece), opt.kernel.value_or(spmv_kernel::automatic),
+                                               p.stream->get());
       for (int q = 0; q < 2; ++q)
         rc.pull_if_running[q] =
             pull_graph(*rc.pull, p.r(q), p.y.data() + (rc.lo - p.lo), p.state.data(), p.stream->get());
@@ -508,32 +520,25 @@ std::vector<iteration_stats> stats_of(const nccl_setup<T>& x, int iterations, in
   return out;
 }
 
-}  // namespace
-
-bool nccl_built() { return true; }
-
-template <class T>
-pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
-                              std::vector<iteration_stats>* stats, const nccl_options& how) {
-  const index_t n = g.vertices();
-  opt.validate(n);
+// gpus and chunks checked against their ranges and the machine; NCCL loaded.
+void check_gpus(int gpus, int chunks) {
   if (gpus < 1) throw invalid_argument("--gpus must be at least 1, got " + std::to_string(gpus));
-  int chunks = how.chunks;
   if (chunks < 0 || chunks > max_exchange_chunks)
     throw invalid_argument("--exchange-chunks must be 0 (automatic) to " +
                            std::to_string(max_exchange_chunks) + ", got " + std::to_string(chunks));
-  if (chunks == 0) chunks = exchange_chunks(n, gpus, sizeof(T));
-  if (!(how.row_cost >= 0 && how.row_cost <= 1e6))
-    throw invalid_argument("--row-cost must be a number of links from 0 to 1e6, got " +
-                           std::to_string(how.row_cost));
   if (gpus > cuda::device_count())
     throw cuda_error("--gpus " + std::to_string(gpus) + ": this machine has " +
                      std::to_string(cuda::device_count()) + " usable GPU(s)");
   nccl();  // loads libnccl, or says why it cannot
+}
+
+template <class T>
+pagerank_result solve(const pt_source<T>& src, const pagerank_options& opt, int gpus, int chunks,
+                      std::vector<iteration_stats>* stats) {
+  const index_t n = src.n;
   const int timed = stats ? std::min(opt.max_iter, max_timed_iterations) : 0;
-  std::vector<index_t> first = balanced_ranges(g.pt.row_ptr, gpus, how.row_cost);
-  check_room(g, opt, first, chunks, how.row_cost);
-  nccl_setup<T> x = set_up(g, opt, std::move(first), chunks, how.row_cost, timed);
+  check_room(src, opt, gpus, chunks);
+  nccl_setup<T> x = set_up(src, opt, gpus, chunks, timed);
   gpu_part<T>& p0 = x.parts[0];
   // The host looks at GPU 0's loop state every check_interval iterations (a
   // pinned copy of it and of the new residuals): no round trip per iteration.
@@ -612,6 +617,63 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   return res;
 }
 
+}  // namespace
+
+bool nccl_built() { return true; }
+
+template <class T>
+pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
+                              std::vector<iteration_stats>* stats, const nccl_options& how) {
+  const index_t n = g.vertices();
+  opt.validate(n);
+  if (!(how.row_cost >= 0 && how.row_cost <= 1e6))
+    throw invalid_argument("--row-cost must be a number of links from 0 to 1e6, got " +
+                           std::to_string(how.row_cost));
+  check_gpus(gpus, how.chunks);
+  const int chunks = how.chunks ? how.chunks : exchange_chunks(n, gpus, sizeof(T));
+  pt_source<T> src;
+  src.n = n;
+  src.dangling = &g.dangling;
+  const std::vector<index_t>& rp = g.pt.row_ptr;
+  std::vector<std::uint64_t> block_links((static_cast<std::size_t>(n) + sum_block - 1) / sum_block);
+  for (std::size_t b = 0; b < block_links.size(); ++b)
+    block_links[b] = static_cast<std::uint64_t>(
+        rp[std::min<std::size_t>(static_cast<std::size_t>(n), (b + 1) * sum_block)] - rp[b * sum_block]);
+  src.cut = nccl_cut(block_links, n, gpus, chunks, how.row_cost);
+  for (std::size_t k = 0; k + 1 < src.cut.size(); ++k)
+    src.piece_links.push_back(static_cast<std::uint64_t>(rp[src.cut[k + 1]] - rp[src.cut[k]]));
+  src.rows = [&](std::size_t k) { return row_range(g.pt, src.cut[k], src.cut[k + 1]); };
+  return solve(src, opt, gpus, chunks, stats);
+}
+
+template <class T>
+pagerank_result pagerank_nccl(csr_pieces&& at, const std::vector<std::uint32_t>& out_degree,
+                              const pagerank_options& opt, int gpus, int chunks,
+                              std::vector<iteration_stats>* stats) {
+  const index_t n = at.rows;
+  opt.validate(n);
+  check_gpus(gpus, chunks);
+  if (chunks < 1 || at.pieces() != static_cast<std::size_t>(gpus) * chunks || at.cols != n ||
+      out_degree.size() != static_cast<std::size_t>(n))
+    throw invalid_argument("--gpus " + std::to_string(gpus) + ": " + std::to_string(at.pieces()) +
+                           " pieces of P^T for " + std::to_string(chunks) + " chunks a GPU");
+  std::vector<std::uint8_t> dangling(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < dangling.size(); ++i) dangling[i] = out_degree[i] == 0;
+  pt_source<T> src;
+  src.n = n;
+  src.dangling = &dangling;
+  src.cut = at.first;
+  for (const std::vector<index_t>& c : at.col_idx) src.piece_links.push_back(c.size());
+  src.rows = [&](std::size_t k) { return pt_rows<T>(at, k, out_degree); };
+  return solve(src, opt, gpus, chunks, stats);
+}
+
+template pagerank_result pagerank_nccl<float>(csr_pieces&&, const std::vector<std::uint32_t>&,
+                                              const pagerank_options&, int, int,
+                                              std::vector<iteration_stats>*);
+template pagerank_result pagerank_nccl<double>(csr_pieces&&, const std::vector<std::uint32_t>&,
+                                               const pagerank_options&, int, int,
+                                               std::vector<iteration_stats>*);
 template pagerank_result pagerank_nccl<float>(const pagerank_graph<float>&, const pagerank_options&, int,
                                               std::vector<iteration_stats>*, const nccl_options&);
 template pagerank_result pagerank_nccl<double>(const pagerank_graph<double>&, const pagerank_options&, int,

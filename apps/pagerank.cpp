@@ -233,9 +233,9 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "timed repetitions per measurement in --bench")
     ("gpus", po::value(&s.gpus)->value_name("N"),
      "solve on N GPUs of this machine from one process, each owning a vertex range of equal cost (links "
-     "+ 2 x vertices), exchanging ranks by NCCL broadcasts; each GPU pulls its rows with an SpMV plan "
-     "(--kernel, or auto's trial on those rows) (libnccl.so.2 loaded at run time: put its folder on "
-     "LD_LIBRARY_PATH)")
+     "+ --row-cost x vertices), exchanging ranks by NCCL broadcasts; each GPU pulls its rows with an SpMV plan "
+     "(--kernel, or auto's trial on those rows); a generated graph past 2^31 links is built as one piece per "
+     "GPU chunk, never whole (libnccl.so.2 loaded at run time: put its folder on LD_LIBRARY_PATH)")
     ("row-cost", po::value(&s.gpus_cut.row_cost)->value_name("L")->default_value(s.gpus_cut.row_cost),
      "with --gpus: what a vertex's row weighs, in links, when the rows are cut over the GPUs at equal cost "
      "(links + L x rows)")

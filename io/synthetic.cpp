@@ -312,6 +312,10 @@ struct draw_target {
   bool transpose = false;
   const piece_cut* cut = nullptr;
   transpose_pieces* pieces = nullptr;
+  // Set: draws e0 .. e1 - 1 as arcs into *source, *target (synthetic_draws), nothing built.
+  std::vector<index_t>* source = nullptr;
+  std::vector<index_t>* target = nullptr;
+  std::uint64_t e0 = 0, e1 = 0;
 };
 
 constexpr std::uint64_t draw_block = 1 << 16;  // draws per parallel block, in every pass
@@ -431,6 +435,31 @@ pattern_rows rows_of_draws(index_t n, std::uint64_t m, const draw_target& to, co
                            Fill fill) {
   if (to.cut) {
     *to.pieces = pieces_of_draws(n, m, *to.cut, spec, fill);
+    return {};
+  }
+  if (to.source) {
+    const std::uint64_t e0 = std::min(to.e0, m), e1 = std::min(std::max(to.e1, e0), m);
+    check_host_memory(8.0 * double(e1 - e0) + 16.0 * double(n),
+                      "synthetic graph '" + spec + "', a share of its draws");
+    to.source->resize(static_cast<std::size_t>(e1 - e0));
+    to.target->resize(static_cast<std::size_t>(e1 - e0));
+    index_t* src = to.source->data();
+    index_t* dst = to.target->data();
+    const auto blocks = static_cast<std::int64_t>((e1 - e0 + draw_block - 1) / draw_block);
+#pragma omp parallel
+    {
+      std::vector<std::uint64_t> keys(draw_block);
+#pragma omp for schedule(static)
+      for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::uint64_t a = e0 + static_cast<std::uint64_t>(b) * draw_block,
+                            z = std::min(e1, a + draw_block);
+        fill(a, z, keys.data());
+        for (std::uint64_t k = 0; k < z - a; ++k) {
+          src[a - e0 + k] = static_cast<index_t>(keys[k] >> 32);
+          dst[a - e0 + k] = static_cast<index_t>(keys[k] & low32);
+        }
+      }
+    }
     return {};
   }
   const bool transpose = to.transpose;
@@ -718,8 +747,8 @@ std::vector<index_t> web_site_starts(index_t n) {
 
 pattern_rows web(index_t n, std::uint64_t m, web_model w, const draw_target& to, const std::string& spec) {
   // The site of every page: 4 bytes per page beside the draws (pieces_of_draws checks its own).
-  if (to.cut)
-    check_host_memory(16.0 * double(m) + 24.0 * double(n), "synthetic graph '" + spec + "' in pieces");
+  if (to.cut || to.source)
+    check_host_memory(24.0 * double(n), "synthetic graph '" + spec + "' (its sites)");
   else
     check_arcs(m, 16.0 * double(m) + 24.0 * double(n), spec);
   const std::vector<index_t> start = web_site_starts(n);
@@ -949,6 +978,23 @@ csr_matrix<T> generate_graph_transpose(const std::string& spec) {
 
 template csr_matrix<float> generate_graph_transpose<float>(const std::string&);
 template csr_matrix<double> generate_graph_transpose<double>(const std::string&);
+
+bool synthetic_draws(const std::string& spec, std::uint64_t e0, std::uint64_t e1,
+                     std::vector<index_t>& source, std::vector<index_t>& target) {
+  if (!is_synthetic_graph_spec(spec))
+    throw invalid_argument("'" + spec +
+                           "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
+                           "dangling:, chain:, web:)");
+  const std::string_view family = split(spec)[0];
+  if (family == "grid" || family == "chain") return false;  // not drawn: built whole
+  draw_target to;
+  to.source = &source;
+  to.target = &target;
+  to.e0 = e0;
+  to.e1 = e1;
+  (void)graph_rows(spec, to);
+  return true;
+}
 
 transpose_pieces generate_transpose_pieces(const std::string& spec, const piece_cut& cut) {
   if (!is_synthetic_graph_spec(spec))

@@ -71,6 +71,14 @@ struct transpose_pieces {
 };
 transpose_pieces generate_transpose_pieces(const std::string& spec, const piece_cut& cut);
 
+// Draws e0 .. e1 - 1 (clamped to the spec's draw count, synthetic_graph_size's
+// arcs) of a generated graph of draws (rmat, er, powerlaw, hub, dangling,
+// web) as arcs source[k] -> target[k], in draw order, duplicates kept (the
+// whole graph merges them): one process's share of a graph generated across
+// processes (mpirun). false, and nothing drawn, for grid: and chain:.
+bool synthetic_draws(const std::string& spec, std::uint64_t e0, std::uint64_t e1,
+                     std::vector<index_t>& source, std::vector<index_t>& target);
+
 // A graph spec's vertices and its arcs before duplicates merge (at least its
 // links), read from the spec alone: sizes for memory checks and device
 // choice before generating. invalid_argument when malformed.

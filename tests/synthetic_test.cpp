@@ -596,3 +596,33 @@ TEST(Synthetic, PiecesRefuseBadCutsAndCheckMemoryFirst) {
   }
   ::unsetenv("PERRON_MEMORY_LIMIT");
 }
+
+// A graph's draws in shares (one per process under mpirun): in draw order,
+// duplicates kept; together exactly the arcs of the whole graph once merged.
+TEST(Synthetic, DrawSharesMakeTheWholeGraph) {
+  for (const char* spec : {"rmat:12:40000", "er:5000:30000", "hub:3000:6000", "web:6000:40000",
+                           "dangling:4000:20000:0.3", "powerlaw:4000:20000:2.5"}) {
+    const csr_matrix<float> whole = io::generate_graph_transpose<float>(spec);
+    const std::uint64_t m = io::synthetic_graph_size(spec).arcs;
+    std::set<std::pair<index_t, index_t>> arcs;  // (target, source)
+    std::uint64_t drawn = 0;
+    for (std::uint64_t p = 0; p < 3; ++p) {
+      std::vector<index_t> source, target;
+      ASSERT_TRUE(io::synthetic_draws(spec, m * p / 3, m * (p + 1) / 3, source, target)) << spec;
+      ASSERT_EQ(source.size(), target.size());
+      drawn += source.size();
+      for (std::size_t k = 0; k < source.size(); ++k) arcs.emplace(target[k], source[k]);
+    }
+    EXPECT_EQ(drawn, m) << spec;
+    std::set<std::pair<index_t, index_t>> expected;
+    for (index_t i = 0; i < whole.rows; ++i)
+      for (index_t k = whole.row_ptr[i]; k < whole.row_ptr[i + 1]; ++k) expected.emplace(i, whole.col_idx[k]);
+    EXPECT_EQ(arcs, expected) << spec;
+  }
+  std::vector<index_t> s, t;
+  EXPECT_FALSE(io::synthetic_draws("grid:10:10", 0, 10, s, t));
+  EXPECT_TRUE(s.empty());
+  EXPECT_TRUE(io::synthetic_draws("er:100:50", 40, 1000, s, t));  // clamped to the 50 draws
+  EXPECT_EQ(s.size(), 10u);
+  EXPECT_THROW(io::synthetic_draws("data/karate.mtx", 0, 1, s, t), invalid_argument);
+}

@@ -64,6 +64,39 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
 }
 
 // Rank 0 reads the whole input and hands each rank its 1/P of the arcs in
+// A generated graph of draws (rmat:, er:, powerlaw:, hub:, dangling:, web:):
+// each rank draws its own contiguous share of the draws (io::synthetic_draws,
+// in draw order, rank p's before rank p + 1's as exchange_arcs expects) and
+// exchange_arcs sends each arc to its target's rank, which merges the
+// duplicates: the rows the single process builds (bitwise the same ranks),
+// while no rank ever holds the whole graph (rank 0 generating it whole and
+// sending out slices held 16 bytes a link on one host).
+dist::local_arcs load_generated(const std::string& spec, const dist::session& world, dist_input& info) {
+  stopwatch step;
+  io::loaded_matrix& m = info.meta;
+  io::synthetic_size size;
+  std::vector<index_t> source, target;
+  dist::phase([&] {
+    size = io::synthetic_graph_size(spec);  // a malformed spec: one agreed error
+    const auto p = static_cast<std::uint64_t>(world.rank()), P = static_cast<std::uint64_t>(world.size());
+    const std::uint64_t e0 = size.arcs / P * p + std::min(p, size.arcs % P);
+    const std::uint64_t e1 = e0 + size.arcs / P + (p < size.arcs % P ? 1 : 0);
+    if (e1 - e0 > max_index)
+      throw invalid_argument("'" + spec + "': " + std::to_string(e1 - e0) + " draws on rank " +
+                             std::to_string(p) + ", more than its 32-bit limit: run more ranks");
+    io::synthetic_draws(spec, e0, e1, source, target);
+  });
+  m.format = io::input_format::synthetic;
+  m.pattern = true;
+  m.matrix.rows = m.matrix.cols = size.vertices;
+  info.generated = true;
+  info.load_seconds = step.lap();
+  const dist::arc_slice mine{source.data(), target.data(), nullptr, source.size()};
+  dist::local_arcs a = dist::exchange_arcs(mine, size.vertices, false, dist::mirror::none, m.label);
+  info.build_seconds = step.lap();
+  return a;
+}
+
 // order (dist::scatter_arcs): the other ranks never hold the whole graph,
 // rank 0 does while it reads. For specs, `array` files, an archive whose
 // member is chosen after reading others, what is not a regular file.
@@ -515,8 +548,12 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
   info.in_parts = dist::total_sum(mine ? 1 : 0) == static_cast<std::uint64_t>(world.size());
   // A compressed or SNAP text, an archive's .mtx: streamed by rank 0 (not a spec).
   const bool streamable = !io::is_synthetic_spec(path);
+  // Generated and drawn (not grid: or chain:, built whole): each rank draws its share.
+  const bool drawn = !weighted && io::is_synthetic_graph_spec(path) && path.rfind("grid:", 0) != 0 &&
+                     path.rfind("chain:", 0) != 0;
   dist::local_arcs a = info.in_parts ? load_in_parts(path, weighted, opt, world, info)
                        : streamable  ? load_streamed(path, weighted, opt, world, info)
+                       : drawn       ? load_generated(path, world, info)
                                      : load_whole(path, weighted, opt, world, info);
   if (cached && dist::total_sum(stamp ? 1 : 0) == static_cast<std::uint64_t>(world.size()))
     store_part(path, *stamp, key, opt, world, a, info);

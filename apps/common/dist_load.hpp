@@ -61,6 +61,7 @@ struct dist_input {
   bool in_parts = false;                       // read by byte ranges
   bool streamed = false;                       // streamed by rank 0 in windows (else whole by rank 0)
   bool from_cache = false;                     // every rank's part from the per-rank cache
+  bool generated = false;                      // a generated graph, each rank drawing its share
   double load_seconds = 0, build_seconds = 0;  // this rank's: read and parse; exchange and P^T rows
   std::uint64_t text_bytes = 0;                // this rank's bytes of text (in parts)
 };

@@ -22,14 +22,17 @@
 //                           the distinct ids merged rank after rank into a
 //                           list of n on every rank (the vertex names, which
 //                           every rank holds anyway);
-//   specs (rmat:), `array`  read whole by rank 0, which sends rank p its p-th
-//   files, a .tar.gz whose  1/P of the arcs in order (dist::scatter_arcs)
-//   main .mtx comes after   and frees its copy before the all-to-all: rank 0
-//   another .mtx, what is   holds the whole COO (16 bytes per arc) while it
-//   not a regular file      reads. Specs: duplicates are merged over all draws
-//                           (io/synthetic; being rewritten elsewhere); arrays
-//                           are dense and small; such an archive's member is
-//                           chosen only after all members are seen.
+//   generated graphs of     drawn by every rank: rank p makes its p-th 1/P
+//   draws (rmat:, er:,      of the draws (io::synthetic_draws), in draw order,
+//   powerlaw:, hub:,        duplicates kept for exchange_arcs to merge; no
+//   dangling:, web:)        rank generates the whole graph;
+//   grid:, chain:, --weighted read whole by rank 0, which sends rank p its p-th
+//   specs, `array` files,   1/P of the arcs in order (dist::scatter_arcs)
+//   a .tar.gz whose main    and frees its copy before the all-to-all: rank 0
+//   .mtx comes after        holds the whole COO (16 bytes per arc) while it
+//   another .mtx, what is   reads. Arrays are dense and small; such an
+//   not a regular file      archive's member is chosen only after all members
+//                           are seen.
 // The arcs reach exchange_arcs in file order in every case (rank p's before
 // rank p + 1's), so the graph is bitwise the single-process one, and a bad
 // line is reported at its true line by the rank that parsed it.

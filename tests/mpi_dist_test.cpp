@@ -272,9 +272,11 @@ TEST(DistGraph, NcclCutIsTheWholeGraphsCut) {
       make_pagerank_graph<double>(io::generate_synthetic("rmat:15:200000"), false);
   const index_t n = g.vertices();
   const std::vector<index_t>& rp = g.pt.row_ptr;
-  std::vector<std::uint64_t> block_links((static_cast<std::size_t>(n) + 4095) / 4096);
+  const std::vector<std::uint64_t> block_links = dist::block_links_of(rp);
+  ASSERT_EQ(block_links.size(), (static_cast<std::size_t>(n) + 4095) / 4096);
   for (std::size_t b = 0; b < block_links.size(); ++b)
-    block_links[b] = static_cast<std::uint64_t>(rp[std::min<std::size_t>(n, (b + 1) * 4096)] - rp[b * 4096]);
+    ASSERT_EQ(block_links[b],
+              static_cast<std::uint64_t>(rp[std::min<std::size_t>(n, (b + 1) * 4096)] - rp[b * 4096]));
   for (int gpus : {1, 2, 3, 4})
     for (int chunks : {1, 2, 5})
       for (double cost : {0.0, 1.0, 2.5}) {

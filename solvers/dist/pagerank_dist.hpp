@@ -60,6 +60,8 @@ class session {
 // holding about equal links. block_links[b]: the links into block b (all
 // ranks pass the same counts); n: the vertex count.
 std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_links, index_t n, int parts);
+// The links into each 4096-row block of a CSR row pointer (row i = the links into i).
+std::vector<std::uint64_t> block_links_of(const std::vector<index_t>& row_ptr);
 // The same from the CSR row pointer of P^T (row i = the links into i), where
 // a row also costs `links_per_row` links (0: links alone; rounded per block).
 std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts,

@@ -30,24 +30,52 @@ std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_lin
   return first;
 }
 
+std::vector<std::uint64_t> block_links_of(const std::vector<index_t>& row_ptr) {
+  const auto n = static_cast<std::size_t>(row_ptr.size() - 1);
+  std::vector<std::uint64_t> links((n + sum_block - 1) / sum_block);
+  for (std::size_t b = 0; b < links.size(); ++b)
+    links[b] = static_cast<std::uint64_t>(row_ptr[std::min(n, (b + 1) * sum_block)] - row_ptr[b * sum_block]);
+  return links;
+}
+
+namespace {
+
+// Each block's cost: its links plus links_per_row for each of its rows.
+std::vector<std::uint64_t> with_row_cost(const std::vector<std::uint64_t>& block_links, index_t n,
+                                         double links_per_row) {
+  const auto nn = static_cast<std::size_t>(n);
+  std::vector<std::uint64_t> cost(block_links.size());
+  for (std::size_t b = 0; b < cost.size(); ++b) {
+    const std::size_t rows = std::min(nn, (b + 1) * sum_block) - std::min(nn, b * sum_block);
+    cost[b] = block_links[b] + static_cast<std::uint64_t>(std::llround(links_per_row * double(rows)));
+  }
+  return cost;
+}
+
+// Rows [lo, hi) (lo on a block) cut into `parts` ranges of equal cost.
+std::vector<index_t> cut_range(const std::vector<std::uint64_t>& cost, index_t lo, index_t hi, int parts) {
+  const auto b0 = std::min(cost.size(), static_cast<std::size_t>(lo / sum_block));
+  const auto b1 =
+      std::min(cost.size(), std::max(b0, static_cast<std::size_t>((hi + sum_block - 1) / sum_block)));
+  std::vector<index_t> first =
+      balanced_ranges(std::vector<std::uint64_t>(cost.begin() + static_cast<std::ptrdiff_t>(b0),
+                                                 cost.begin() + static_cast<std::ptrdiff_t>(b1)),
+                      hi - lo, parts);
+  for (index_t& f : first) f += lo;  // lo is a multiple of sum_block: so are the cuts
+  return first;
+}
+
+}  // namespace
+
 std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, int parts, double links_per_row) {
   const auto n = static_cast<index_t>(row_ptr.size() - 1);
-  std::vector<std::uint64_t> block_cost(static_cast<std::size_t>((n + sum_block - 1) / sum_block));
-  for (std::size_t b = 0; b < block_cost.size(); ++b) {
-    const auto end = std::min<std::size_t>(static_cast<std::size_t>(n), (b + 1) * sum_block);
-    block_cost[b] = static_cast<std::uint64_t>(row_ptr[end] - row_ptr[b * sum_block]) +
-                    static_cast<std::uint64_t>(std::llround(links_per_row * double(end - b * sum_block)));
-  }
-  return balanced_ranges(block_cost, n, parts);
+  return balanced_ranges(with_row_cost(block_links_of(row_ptr), n, links_per_row), n, parts);
 }
 
 std::vector<index_t> balanced_ranges(const std::vector<index_t>& row_ptr, index_t lo, index_t hi, int parts,
                                      double links_per_row) {
-  std::vector<index_t> sub(static_cast<std::size_t>(hi - lo) + 1);
-  for (index_t i = lo; i <= hi; ++i) sub[static_cast<std::size_t>(i - lo)] = row_ptr[i] - row_ptr[lo];
-  std::vector<index_t> first = balanced_ranges(sub, parts, links_per_row);
-  for (index_t& f : first) f += lo;  // lo is a multiple of sum_block: so are the cuts
-  return first;
+  const auto n = static_cast<index_t>(row_ptr.size() - 1);
+  return cut_range(with_row_cost(block_links_of(row_ptr), n, links_per_row), lo, hi, parts);
 }
 
 // A chunk of r's exchange per 32 MB each GPU receives: a chunk costs a pull
@@ -70,23 +98,12 @@ double nccl_gpu_bytes(index_t vertices, index_t rows, std::uint64_t links, std::
 
 std::vector<index_t> nccl_cut(const std::vector<std::uint64_t>& block_links, index_t n, int gpus, int chunks,
                               double row_cost) {
-  const auto nn = static_cast<std::size_t>(n);
-  std::vector<std::uint64_t> cost(block_links.size());
-  for (std::size_t b = 0; b < cost.size(); ++b) {
-    const std::size_t rows = std::min(nn, (b + 1) * sum_block) - std::min(nn, b * sum_block);
-    cost[b] = block_links[b] + static_cast<std::uint64_t>(std::llround(row_cost * double(rows)));
-  }
+  const std::vector<std::uint64_t> cost = with_row_cost(block_links, n, row_cost);
   const std::vector<index_t> first = balanced_ranges(cost, n, gpus);
   std::vector<index_t> cut;
   for (int d = 0; d < gpus; ++d) {
-    const index_t lo = first[d], hi = first[d + 1];  // lo: on a block
-    const auto b0 = static_cast<std::size_t>(lo / sum_block);
-    const std::size_t b1 = std::max(b0, static_cast<std::size_t>((hi + sum_block - 1) / sum_block));
-    const std::vector<std::uint64_t> sub(
-        cost.begin() + static_cast<std::ptrdiff_t>(std::min(b0, cost.size())),
-        cost.begin() + static_cast<std::ptrdiff_t>(std::min(b1, cost.size())));
-    const std::vector<index_t> c = balanced_ranges(sub, hi - lo, chunks);
-    for (int k = 0; k < chunks; ++k) cut.push_back(lo + c[k]);
+    const std::vector<index_t> c = cut_range(cost, first[d], first[d + 1], chunks);
+    cut.insert(cut.end(), c.begin(), c.end() - 1);
   }
   cut.push_back(n);
   return cut;

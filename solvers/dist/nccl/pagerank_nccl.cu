@@ -635,11 +635,7 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   src.n = n;
   src.dangling = &g.dangling;
   const std::vector<index_t>& rp = g.pt.row_ptr;
-  std::vector<std::uint64_t> block_links((static_cast<std::size_t>(n) + sum_block - 1) / sum_block);
-  for (std::size_t b = 0; b < block_links.size(); ++b)
-    block_links[b] = static_cast<std::uint64_t>(
-        rp[std::min<std::size_t>(static_cast<std::size_t>(n), (b + 1) * sum_block)] - rp[b * sum_block]);
-  src.cut = nccl_cut(block_links, n, gpus, chunks, how.row_cost);
+  src.cut = nccl_cut(block_links_of(rp), n, gpus, chunks, how.row_cost);
   for (std::size_t k = 0; k + 1 < src.cut.size(); ++k)
     src.piece_links.push_back(static_cast<std::uint64_t>(rp[src.cut[k + 1]] - rp[src.cut[k]]));
   src.rows = [&](std::size_t k) { return row_range(g.pt, src.cut[k], src.cut[k + 1]); };

@@ -320,19 +320,22 @@ struct draw_target {
 
 constexpr std::uint64_t draw_block = 1 << 16;  // draws per parallel block, in every pass
 
-// Runs f(db, keys, count) on each block db of draws (keys: A's row << 32 | col),
-// in parallel, each thread with its own key buffer.
+// Runs f(db, e, keys, count, thread) on each block db of draws e .. e + count
+// - 1 of [first, last) (keys: A's row << 32 | col), in parallel, each thread
+// (0 .. omp_get_max_threads() - 1) with its own key buffer.
 template <class Fill, class F>
-void for_each_draw_block(std::uint64_t m, Fill& fill, F f) {
-  const auto blocks = static_cast<std::int64_t>((m + draw_block - 1) / draw_block);
+void for_each_draw_block(std::uint64_t first, std::uint64_t last, Fill& fill, F f) {
+  const auto blocks = static_cast<std::int64_t>((last - first + draw_block - 1) / draw_block);
 #pragma omp parallel
   {
     std::vector<std::uint64_t> keys(draw_block);
+    const int thread = omp_get_thread_num();
 #pragma omp for schedule(static)
     for (std::int64_t b = 0; b < blocks; ++b) {
-      const std::uint64_t e0 = static_cast<std::uint64_t>(b) * draw_block, e1 = std::min(m, e0 + draw_block);
+      const std::uint64_t e0 = first + static_cast<std::uint64_t>(b) * draw_block,
+                          e1 = std::min(last, e0 + draw_block);
       fill(e0, e1, keys.data());
-      f(static_cast<std::uint64_t>(b), keys.data(), e1 - e0);
+      f(static_cast<std::uint64_t>(b), e0, keys.data(), e1 - e0, thread);
     }
   }
 }
@@ -354,21 +357,17 @@ transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cu
   const auto nn = static_cast<std::uint64_t>(n);
   const std::size_t row_blocks = static_cast<std::size_t>((nn + piece_rows - 1) / piece_rows);
   // 1.
+  const auto threads = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  std::vector<std::uint64_t> per_thread(threads * row_blocks, 0);
+  for_each_draw_block(
+      0, m, fill, [&](std::uint64_t, std::uint64_t, const std::uint64_t* keys, std::uint64_t count, int t) {
+        std::uint64_t* mine = &per_thread[static_cast<std::size_t>(t) * row_blocks];
+        for (std::uint64_t k = 0; k < count; ++k) ++mine[(keys[k] & low32) / piece_rows];
+      });
   std::vector<std::uint64_t> block_draws(row_blocks, 0);
-#pragma omp parallel
-  {
-    std::vector<std::uint64_t> mine(row_blocks, 0);
-    const auto blocks = static_cast<std::int64_t>((m + draw_block - 1) / draw_block);
-    std::vector<std::uint64_t> keys(draw_block);
-#pragma omp for schedule(static)
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      const std::uint64_t e0 = static_cast<std::uint64_t>(b) * draw_block, e1 = std::min(m, e0 + draw_block);
-      fill(e0, e1, keys.data());
-      for (std::uint64_t k = 0; k < e1 - e0; ++k) ++mine[(keys[k] & low32) / piece_rows];
-    }
-#pragma omp critical
-    for (std::size_t b = 0; b < row_blocks; ++b) block_draws[b] += mine[b];
-  }
+  for (std::size_t t = 0; t < threads; ++t)
+    for (std::size_t b = 0; b < row_blocks; ++b) block_draws[b] += per_thread[t * row_blocks + b];
+  per_thread = {};
   transpose_pieces out;
   out.at.rows = out.at.cols = n;
   out.at.first = checked_cut(cut(block_draws), n, what);
@@ -382,10 +381,11 @@ transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cu
   // 2.
   const std::uint64_t draw_blocks = (m + draw_block - 1) / draw_block;
   std::vector<std::uint64_t> place(static_cast<std::size_t>(draw_blocks * pieces), 0);
-  for_each_draw_block(m, fill, [&](std::uint64_t db, const std::uint64_t* keys, std::uint64_t count) {
-    std::uint64_t* c = &place[static_cast<std::size_t>(db * pieces)];
-    for (std::uint64_t k = 0; k < count; ++k) ++c[piece_of[(keys[k] & low32) / piece_rows]];
-  });
+  for_each_draw_block(
+      0, m, fill, [&](std::uint64_t db, std::uint64_t, const std::uint64_t* keys, std::uint64_t count, int) {
+        std::uint64_t* c = &place[static_cast<std::size_t>(db * pieces)];
+        for (std::uint64_t k = 0; k < count; ++k) ++c[piece_of[(keys[k] & low32) / piece_rows]];
+      });
   std::vector<std::uint64_t> size(pieces, 0);
   for (std::uint64_t db = 0; db < draw_blocks; ++db)
     for (std::size_t k = 0; k < pieces; ++k) size[k] += std::exchange(place[db * pieces + k], size[k]);
@@ -399,14 +399,15 @@ transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cu
   std::vector<std::unique_ptr<std::uint64_t[]>> keys(pieces);
   for (std::size_t k = 0; k < pieces; ++k)
     keys[k] = raw_array<std::uint64_t>(std::max<std::uint64_t>(1, size[k]));
-  for_each_draw_block(m, fill, [&](std::uint64_t db, const std::uint64_t* d, std::uint64_t count) {
-    std::uint64_t* next = &place[static_cast<std::size_t>(db * pieces)];
-    for (std::uint64_t k = 0; k < count; ++k) {
-      const std::uint64_t target = d[k] & low32, source = d[k] >> 32;
-      const std::uint32_t q = piece_of[target / piece_rows];
-      keys[q][next[q]++] = ((target - static_cast<std::uint64_t>(first[q])) << 32) | source;
-    }
-  });
+  for_each_draw_block(
+      0, m, fill, [&](std::uint64_t db, std::uint64_t, const std::uint64_t* d, std::uint64_t count, int) {
+        std::uint64_t* next = &place[static_cast<std::size_t>(db * pieces)];
+        for (std::uint64_t k = 0; k < count; ++k) {
+          const std::uint64_t target = d[k] & low32, source = d[k] >> 32;
+          const std::uint32_t q = piece_of[target / piece_rows];
+          keys[q][next[q]++] = ((target - static_cast<std::uint64_t>(first[q])) << 32) | source;
+        }
+      });
   place = {};
   out.out_degree.assign(static_cast<std::size_t>(n), 0);
   for (std::size_t k = 0; k < pieces; ++k) {
@@ -445,21 +446,14 @@ pattern_rows rows_of_draws(index_t n, std::uint64_t m, const draw_target& to, co
     to.target->resize(static_cast<std::size_t>(e1 - e0));
     index_t* src = to.source->data();
     index_t* dst = to.target->data();
-    const auto blocks = static_cast<std::int64_t>((e1 - e0 + draw_block - 1) / draw_block);
-#pragma omp parallel
-    {
-      std::vector<std::uint64_t> keys(draw_block);
-#pragma omp for schedule(static)
-      for (std::int64_t b = 0; b < blocks; ++b) {
-        const std::uint64_t a = e0 + static_cast<std::uint64_t>(b) * draw_block,
-                            z = std::min(e1, a + draw_block);
-        fill(a, z, keys.data());
-        for (std::uint64_t k = 0; k < z - a; ++k) {
-          src[a - e0 + k] = static_cast<index_t>(keys[k] >> 32);
-          dst[a - e0 + k] = static_cast<index_t>(keys[k] & low32);
-        }
-      }
-    }
+    for_each_draw_block(
+        e0, e1, fill,
+        [&](std::uint64_t, std::uint64_t e, const std::uint64_t* keys, std::uint64_t count, int) {
+          for (std::uint64_t k = 0; k < count; ++k) {
+            src[e - e0 + k] = static_cast<index_t>(keys[k] >> 32);
+            dst[e - e0 + k] = static_cast<index_t>(keys[k] & low32);
+          }
+        });
     return {};
   }
   const bool transpose = to.transpose;

@@ -1057,19 +1057,40 @@ int solve_in_pieces(settings& s) {
   timings t;
   const io::synthetic_size size = io::synthetic_graph_size(s.graph);
   const index_t n = size.vertices;
-  const int chunks = exchange_chunks<T>(s, graph_counts{n, 0, 0});
   // Before minutes of generation: the GPUs exist, and each has room for about its share (the
   // arcs before duplicates merge, evenly; the solver checks each GPU's exact share again).
   if (s.gpus > cuda::device_count())
     throw cuda_error("--gpus " + std::to_string(s.gpus) + ": this machine has " +
                      std::to_string(cuda::device_count()) + " usable GPU(s)");
+  const std::uint64_t share = size.arcs / static_cast<std::uint64_t>(s.gpus);
+  const auto need = [&](int chunks) {
+    return dist::nccl_gpu_bytes(n, n / s.gpus, share, share / static_cast<std::uint64_t>(chunks), s.gpus,
+                                sizeof(T), s.opt.max_iter);
+  };
+  double room = 1e300;  // the least free memory of the GPUs
   for (int d = 0; d < s.gpus; ++d) {
     cuda::set_device(d);
-    check_device_memory(dist::nccl_gpu_bytes(n, n / s.gpus, size.arcs / s.gpus, size.arcs / (s.gpus * chunks),
-                                             s.gpus, sizeof(T), s.opt.max_iter),
-                        "--gpus " + std::to_string(s.gpus) + ": GPU " + std::to_string(d) + "'s share of '" +
-                            s.graph + "' (about " + std::to_string(size.arcs / s.gpus) + " links)");
+    room = std::min(room, double(device_memory_limit()));
   }
+  int chunks = exchange_chunks<T>(s, graph_counts{n, 0, 0});
+  // Automatic: as many more chunks as keep each under 2^31 links and, where one GPU's converted
+  // copy of a chunk is what does not fit, smaller chunks (R-MAT 29 on one H200: 5 chunks, not 1).
+  if (s.gpus_cut.chunks == 0)
+    chunks = dist::piece_chunks(chunks, share, [&](int k) { return need(k) <= room; });
+  // The memory first (at the most chunks where no count keeps them indexable): the bytes are what
+  // a user compares with other machines.
+  const int checked = chunks ? chunks : dist::max_exchange_chunks;
+  for (int d = 0; d < s.gpus; ++d) {
+    cuda::set_device(d);
+    check_device_memory(need(checked), "--gpus " + std::to_string(s.gpus) + ": GPU " + std::to_string(d) +
+                                           "'s share of '" + s.graph + "' (about " + std::to_string(share) +
+                                           " links in " + std::to_string(checked) + " chunk(s))");
+  }
+  if (chunks == 0)
+    throw dimension_error("--gpus " + std::to_string(s.gpus) + ": '" + s.graph + "' puts about " +
+                          std::to_string(share) + " links on each GPU, more than " +
+                          std::to_string(dist::max_exchange_chunks) +
+                          " chunks of under 2^31 links hold; use more GPUs");
   io::transpose_pieces p = io::generate_transpose_pieces(s.graph, [&](const std::vector<std::uint64_t>& b) {
     return dist::nccl_cut(b, n, s.gpus, chunks, s.gpus_cut.row_cost);
   });

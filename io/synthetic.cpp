@@ -347,13 +347,17 @@ void for_each_draw_block(std::uint64_t first, std::uint64_t last, Fill& fill, F 
 // source), each piece then sorted into rows as the whole graph is
 // (sorted_rows: the same rows, whatever the cut) and its columns counted into
 // the out-degrees. The draws are made three times (a few ns each) instead of
-// being kept between the passes. Peak: every draw's key (8 bytes), one
-// piece's scattered copy, the columns built so far and the n-sized counts.
+// being kept between the passes. Peak, while piece k is sorted: the keys of
+// pieces k.. (8 bytes a draw), piece k's scattered copy and its columns (8 + 4
+// a draw), the columns of the pieces before it (4 bytes a link, where their
+// keys were) and the n-sized arrays (out-degrees, row pointers): at most
+// 8 m + 12 (largest piece) + 8 n, checked once the pieces' sizes are known,
+// before the keys are allocated (and 8 m + 8 n before the first pass).
 template <class Fill>
 transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cut, const std::string& spec,
                                  Fill& fill) {
   const std::string what = "synthetic graph '" + spec + "'";
-  check_host_memory(16.0 * double(m) + 16.0 * double(n), what + " in pieces");
+  check_host_memory(8.0 * double(m) + 8.0 * double(n), what + " in pieces");
   const auto nn = static_cast<std::uint64_t>(n);
   const std::size_t row_blocks = static_cast<std::size_t>((nn + piece_rows - 1) / piece_rows);
   // 1.
@@ -395,6 +399,9 @@ transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cu
                              " to " + std::to_string(first[k + 1]) + ") draws " + std::to_string(size[k]) +
                              " arcs, more than one piece's 32-bit limit " + std::to_string(max_index) +
                              ": cut it finer (more GPUs or chunks)");
+  check_host_memory(
+      8.0 * double(m) + 12.0 * double(*std::max_element(size.begin(), size.end())) + 8.0 * double(n),
+      what + " in " + std::to_string(pieces) + " pieces");
   // 3.
   std::vector<std::unique_ptr<std::uint64_t[]>> keys(pieces);
   for (std::size_t k = 0; k < pieces; ++k)

@@ -265,6 +265,34 @@ TEST(DistGraph, GpuShareBytes) {
   EXPECT_GT(dist::nccl_gpu_bytes(n, 2270000, 294000000, 49000000, 4, 4, 1000000000), 8e9);
 }
 
+// The chunks of a graph built in pieces: enough to keep each under 2^31 links,
+// then enough for the share to fit. Session 23 on 2 H200s (143 GB, 149.6 GB
+// free by cudaMemGetInfo): R-MAT 29 (8.59 G draws) peaked at 48.5 GB a GPU
+// with 8 chunks (the model: 48.3 GB, context not included); on one GPU it was
+// refused with one chunk (151.6 GB: a converted copy of the whole share) and
+// fits in five.
+TEST(DistGraph, PieceChunksKeepChunksIndexableAndTheShareInMemory) {
+  const auto always = [](int) { return true; };
+  const auto never = [](int) { return false; };
+  EXPECT_EQ(dist::piece_chunks(1, 1000000, always), 1);
+  EXPECT_EQ(dist::piece_chunks(0, 1000000, always), 1);
+  EXPECT_EQ(dist::piece_chunks(4, 1000000, always), 4);                         // the exchange's count kept
+  EXPECT_EQ(dist::piece_chunks(1, 4294967296ull, always), 3);                   // 1.43 G links a chunk
+  EXPECT_EQ(dist::piece_chunks(8, 8589934592ull, always), 8);                   // R-MAT 30 on 2 GPUs
+  EXPECT_EQ(dist::piece_chunks(1, 17179869184ull, always), 0);                  // R-MAT 30 on one: no count
+  EXPECT_EQ(dist::piece_chunks(1, 1000000, never), dist::max_exchange_chunks);  // the check then refuses
+  const index_t n = index_t(1) << 29;
+  const std::uint64_t draws = 8589934592ull;
+  const auto need = [&](int gpus, int k) {
+    return dist::nccl_gpu_bytes(n, n / gpus, draws / gpus, draws / gpus / k, gpus, 4, 20);
+  };
+  EXPECT_GT(need(2, 8), 48.5e9 - 0.6e9);  // measured less the context
+  EXPECT_LT(need(2, 8), 50e9);
+  EXPECT_GT(need(1, 1), 149.6e9);  // the refusal
+  EXPECT_EQ(dist::piece_chunks(1, draws, [&](int k) { return need(1, k) <= 149.6e9; }), 5);
+  EXPECT_LT(need(1, 5), 149.6e9);
+}
+
 // --gpus' cut before any row is built (from links per 4096-row block) is the
 // cut of the whole graph: its GPU ranges, then each range's chunks.
 TEST(DistGraph, NcclCutIsTheWholeGraphsCut) {

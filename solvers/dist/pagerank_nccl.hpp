@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/formats.hpp"
@@ -85,6 +86,15 @@ csr_matrix<T> pt_rows(csr_pieces& at, std::size_t k, const std::vector<std::uint
 // vertex), 1 to max_exchange_chunks.
 inline constexpr int max_exchange_chunks = 8;
 int exchange_chunks(index_t vertices, int gpus, std::size_t value_bytes);
+
+// The automatic chunk count of a generated graph built in pieces (past 2^31
+// links): `chunks` (exchange_chunks()' count) raised until a GPU's
+// links_per_gpu, in chunks, keep each chunk under 2^31 links (one CSR of
+// 32-bit offsets, a tenth to spare for an uneven cut), then until fits(k)
+// (a GPU's share with k chunks fits its memory: the converted copy of the
+// largest chunk shrinks as k grows); at most max_exchange_chunks. 0 when no
+// count keeps the chunks under 2^31 links (more GPUs needed).
+int piece_chunks(int chunks, std::uint64_t links_per_gpu, const std::function<bool(int)>& fits);
 
 // The GPU memory one GPU's share takes (solvers/dist/ranges.cpp), on the high
 // side, beyond its CUDA context: its rows of P^T, (4 + value_bytes) a link,

@@ -88,6 +88,17 @@ int exchange_chunks(index_t vertices, int gpus, std::size_t value_bytes) {
   return static_cast<int>(std::clamp(std::floor(received / 32e6), 1.0, double(max_exchange_chunks)));
 }
 
+int piece_chunks(int chunks, std::uint64_t links_per_gpu, const std::function<bool(int)>& fits) {
+  // A tenth to spare: the cut balances links plus rows, so a GPU may hold a
+  // little more than the average of links.
+  const double limit = 0.9 * double(max_index), links = double(links_per_gpu);
+  int k = std::max(chunks, 1);
+  while (k < max_exchange_chunks && links / k > limit) ++k;
+  if (links / k > limit) return 0;
+  while (k < max_exchange_chunks && !fits(k)) ++k;
+  return k;
+}
+
 double nccl_gpu_bytes(index_t vertices, index_t rows, std::uint64_t links, std::uint64_t largest_chunk_links,
                       int gpus, std::size_t value_bytes, int max_iter) {
   const double b = double(value_bytes), n = double(vertices);

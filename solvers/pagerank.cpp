@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
@@ -237,6 +238,26 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
       ++sampled;
     }
   f.local_links = sampled ? static_cast<double>(local) / static_cast<double>(sampled) : 0.0;
+  if (f.vertices < local_min_vertices ||
+      f.local_links < std::min(local_min_fraction_float, local_min_fraction_double))
+    return f;
+  // Each vertex's place in the fused pull's order, by a counting sort on the
+  // in-degree: first[d] = the vertices of in-degree above d, then by id.
+  const auto nn = static_cast<std::size_t>(f.vertices);
+  std::vector<index_t> first(static_cast<std::size_t>(f.max_in_degree) + 2, 0);
+  for (std::size_t i = 0; i < nn; ++i) ++first[static_cast<std::size_t>(rp[i + 1] - rp[i])];
+  index_t above = 0;
+  for (std::size_t d = first.size(); d-- > 0;) above += std::exchange(first[d], above);
+  std::vector<index_t> place(nn);
+  for (std::size_t i = 0; i < nn; ++i) place[i] = first[static_cast<std::size_t>(rp[i + 1] - rp[i])]++;
+  std::size_t fused_local = 0;
+  for (index_t i = 0; i < f.vertices; i += stride)
+    for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
+      const index_t a = place[static_cast<std::size_t>(i)],
+                    b = place[static_cast<std::size_t>(g.pt.col_idx[q])];
+      fused_local += (a > b ? a - b : b - a) < locality_window;
+    }
+  f.local_links_fused = static_cast<double>(fused_local) / static_cast<double>(sampled);
   return f;
 }
 
@@ -266,10 +287,16 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (f.links < fused_min_links)
     return {pagerank_pull::spmv, "auto pull: spmv, " + size + " < " + std::to_string(fused_min_links)};
   const double local_min = f.value_bytes == 4 ? local_min_fraction_float : local_min_fraction_double;
-  if (f.vertices >= local_min_vertices && f.local_links >= local_min)
-    return {pagerank_pull::spmv, "auto pull: spmv, " + size + " in an order already local (" +
-                                     format_g(100 * f.local_links, 3) + "% of links within " +
-                                     std::to_string(locality_window) + " ids)"};
+  const std::string window = " within " + std::to_string(locality_window) + " ids";
+  if (f.vertices >= local_min_vertices && f.local_links >= local_min) {
+    const std::string orders = format_g(100 * f.local_links, 3) + "% of links" + window + ", " +
+                               format_g(100 * f.local_links_fused, 3) + "% in the in-degree order";
+    if (f.local_links > f.local_links_fused)
+      return {pagerank_pull::spmv,
+              "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};
+    return {pagerank_pull::fused, "auto pull: fused, " + size + " >= " + std::to_string(fused_min_links) +
+                                      ", its in-degree order as local as the graph's (" + orders + ")"};
+  }
   return {pagerank_pull::fused, "auto pull: fused, " + size + " >= " + std::to_string(fused_min_links)};
 }
 

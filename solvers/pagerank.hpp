@@ -137,6 +137,11 @@ struct pull_facts {
   // The fraction of links (i, j) with |i - j| < locality_window in the
   // graph's own order, over up to local_sample_rows rows evenly spaced.
   double local_links = 0;
+  // The same sampled links' fraction in the fused pull's order (vertices by
+  // decreasing in-degree, ties by id), where that order is the other
+  // candidate: measured only when local_links reaches the lower of the local
+  // thresholds on local_min_vertices or more (else 0).
+  double local_links_fused = 0;
 };
 inline constexpr index_t local_sample_rows = 1 << 16;
 template <class T>
@@ -174,7 +179,12 @@ inline constexpr index_t short_rows_in_degree = 15;
 // 2^22 and 2^24 vertices, 28-82% local (docs/PERFORMANCE.md "Local graphs"),
 // the SpMV pull took 0.50-0.97x the fused pull's time per step in float at
 // every locality measured, and in double 0.45-0.96x from 45% (1.01-1.04x
-// below). R-MAT, Erdos-Renyi, power-law and hub graphs are 2-13% local.
+// below). R-MAT, Erdos-Renyi, power-law and hub graphs are 2-13% local, but
+// a skewed R-MAT is not (rmat:20:10000000:0.7,0.1,0.1: 29%, its ids correlated
+// at every level of the recursion), and there the fused pull took 0.43x the
+// SpMV pull's time (session 23, H200): its in-degree order was more local
+// still (79%). So the clause asks both: the own order local enough, and more
+// local than the in-degree order (web:N:M 30-82% against 3-7%).
 inline constexpr index_t local_min_vertices = 1 << 18;
 inline constexpr double local_min_fraction_float = 0.25;
 inline constexpr double local_min_fraction_double = 0.5;

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "io/synthetic.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
 
@@ -610,6 +611,15 @@ TEST(pagerank_options, Names) {
     EXPECT_NE(choose_pull(pagerank_pull::automatic, loc, std::nullopt).reason.find("already local"),
               std::string::npos);
     EXPECT_EQ(pick(loc, std::nullopt, pagerank_pull::fused), pagerank_pull::fused);
+    // ... unless the fused pull's in-degree order is as local (a skewed R-MAT).
+    loc.local_links_fused = local_min;
+    EXPECT_EQ(pick(loc), pagerank_pull::fused);
+    EXPECT_NE(
+        choose_pull(pagerank_pull::automatic, loc, std::nullopt).reason.find("in-degree order as local"),
+        std::string::npos);
+    loc.local_links_fused = local_min - 0.01;
+    EXPECT_EQ(pick(loc), pagerank_pull::spmv);
+    loc.local_links_fused = 0;
     loc.local_links = local_min - 0.01;
     EXPECT_EQ(pick(loc), pagerank_pull::fused);
     loc.local_links = 0.99;
@@ -629,6 +639,17 @@ TEST(pagerank_options, Names) {
   const pull_facts rf = pull_facts_of(make_pagerank_graph<float>(random_graph(300000, 1000000, 23), false));
   EXPECT_GT(rf.local_links, 0.15);
   EXPECT_LT(rf.local_links, 0.3);
+  // The in-degree order's locality, where the own order's is high enough to
+  // ask: a web-like graph's sites are lost in it, a skewed R-MAT's hubs gather.
+  const pull_facts web =
+      pull_facts_of(make_pagerank_graph<float>(io::generate_synthetic("web:300000:3000000"), false));
+  EXPECT_GT(web.local_links, 0.5);
+  EXPECT_LT(web.local_links_fused, 0.2);
+  const pull_facts skew =
+      pull_facts_of(make_pagerank_graph<float>(io::generate_synthetic("rmat:18:2000000:0.7,0.1,0.1"), false));
+  EXPECT_GT(skew.local_links, local_min_fraction_float);
+  EXPECT_GT(skew.local_links_fused, skew.local_links);
+  EXPECT_EQ(pf.local_links_fused, pf.local_links_fused);  // measured on the path too (no NaN)
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, pmin, deep, 4), std::nullopt)
                 .reason.find("auto pull: persistent"),
             std::string::npos);

@@ -16,6 +16,7 @@ divided by --gpus' automatic chunk count K (only the last chunk's exchange is le
 import argparse
 import csv
 import math
+import re
 import sys
 
 
@@ -184,6 +185,21 @@ def main():
             eff = number(one[0]["step_ms"]) / (p * number(r["step_ms"])) if one else float("nan")
             print(f"| {r['graph']} | {p} | {number(r['links']) / 1e6:.0f} M | {number(r['step_ms']):.3f} | "
                   f"{number(r['compute_ms']):.3f} | {number(r['comm_ms']):.3f} | {number(r['loop_ms']):.3f} | {eff:.0%} |")
+        print()
+    big = [r for r in rows if r["part"] == "big" and number(r["step_ms"]) > 0]
+    if big:
+        print("## Beyond one GPU (issue 20 item 4): refused on one GPU by the memory check, solved on several\n")
+        print("| graph | links | on one GPU | GPUs | peak GB per GPU (nvidia-smi) | ms/iteration | compute ms | comm ms | "
+              "GTEPS per GPU |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for r in big:
+            one = [b for b in rows if b["part"] == "big-one" and b["graph"] == r["graph"]]
+            said = one[0]["max_diff"] if one else ""
+            m = re.search(r"needs about ([0-9.]+ GB).*?the ([0-9.]+ GB) free", said)
+            refusal = f"refused: needs {m.group(1)}, {m.group(2)} free" if m else (said or "not run")
+            p, links, step = int(r["gpus"]), number(r["links"]), number(r["step_ms"])
+            print(f"| {r['graph']} | {links / 1e9:.2f} G | {refusal} | {p} | {number(r['peak_gpu_mib']) * 1.048576e-3:.1f} | "
+                  f"{step:.3f} | {number(r['compute_ms']):.3f} | {number(r['comm_ms']):.3f} | {links / (step * 1e6) / p:.1f} |")
         print()
     if a.svg and series:
         svg(a.svg, series, "PageRank on R-MAT, pagerank --gpus P: efficiency")

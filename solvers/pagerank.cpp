@@ -275,6 +275,10 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     const std::string rows = "every row short (max in-degree " + std::to_string(f.max_in_degree) + " < " +
                              std::to_string(short_rows_in_degree) + ")";
     if (f.value_bytes == 4) return {pagerank_pull::spmv, "auto pull: spmv, float with " + rows};
+    if (f.max_in_degree <= chain_in_degree)
+      return {pagerank_pull::spmv, "auto pull: spmv, double with rows of at most " +
+                                       std::to_string(chain_in_degree) +
+                                       " link (chains: the fused pull's rows would be all its work)"};
     return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
   }
   // The persistent pull's range (solvers/pagerank.hpp says where it was measured).

@@ -153,9 +153,13 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g);
 //  - when every row is short (max in-degree below short_rows_in_degree:
 //    grids, chains, meshes, circuits), the precision decides: the fused
 //    pull streams 4 bytes per link where the SpMV pull streams 4 + sizeof(T);
-//    in double that saving wins at every size, in float the fused pull's
-//    per-row work (segmented scan, row update) costs more than it saves
-//    (the SpMV pull 0.67-0.86x its time per step on the large ones);
+//    in double that saving wins where rows hold a few links (grids, meshes),
+//    in float the fused pull's per-row work (segmented scan, row update)
+//    costs more than it saves (the SpMV pull 0.67-0.86x its time per step on
+//    the large ones), and so it does in double on chains (no row of more than
+//    chain_in_degree link: each lane of a slice carries one link, the row's
+//    work is all there is; the SpMV pull 0.88-0.98x the fused pull's time at
+//    10^6-10^7 links on the H100, 0.80-0.81x on an H200, session 23);
 //  - otherwise, below fused_min_links links the SpMV pull (auto's kernel):
 //    P^T and x sit in L2, a step is a few microseconds of fixed costs, and
 //    the fused pull's per-step extras (the hub copy into shared memory, slice
@@ -169,6 +173,7 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g);
 // solver may time the candidates instead: solvers/pagerank_trial.hpp).
 inline constexpr std::size_t fused_min_links = 1'000'000;
 inline constexpr index_t short_rows_in_degree = 15;
+inline constexpr index_t chain_in_degree = 1;
 // Except where the graph's own order is already local: from
 // local_min_vertices vertices (x past 1 MB in float), when a fraction of the
 // links join ids less than locality_window apart (web crawls numbered by

@@ -576,6 +576,12 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(pick(facts(true, large, short_row, 8)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(true, small, short_row, 8)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(false, small, short_row, 8)), pagerank_pull::spmv);
+  // ... but chains (no row of more than chain_in_degree link) take the SpMV pull in double too.
+  EXPECT_EQ(pick(facts(true, large, chain_in_degree, 8)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, large, chain_in_degree + 1, 8)), pagerank_pull::fused);
+  EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, large, chain_in_degree, 8), std::nullopt)
+                .reason.find("chains"),
+            std::string::npos);
   EXPECT_EQ(pick(facts(false, large, 500, 8)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, 500, 8), spmv_kernel::merge), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, 500, 8), spmv_kernel::automatic), pagerank_pull::spmv);

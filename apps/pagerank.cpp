@@ -556,8 +556,8 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
 //  "threads": p, "predicted": {seconds per phase and device}}
 std::string device_choice_json(const settings& s, const device_plan& plan) {
   std::string j = "{\"asked\": \"" + std::string(name(s.opt.device)) + "\", \"chosen\": \"" +
-                  (plan.gpu ? "cuda" : "cpu") + "\", \"reason\": \"" + json_escape(plan.reason) +
-                  "\", \"threads\": " + std::to_string(omp_get_max_threads());
+                  (plan.gpu || s.gpus > 0 ? "cuda" : "cpu") + "\", \"reason\": \"" +
+                  json_escape(plan.reason) + "\", \"threads\": " + std::to_string(omp_get_max_threads());
   if (const auto& e = plan.estimate) {
     const auto f = [](double x) { return format_g(x, 4); };
     j += ", \"expected_iterations\": " + std::to_string(plan.expected_iterations) +

@@ -442,6 +442,10 @@ TEST_F(pagerank_app, GpusTakesBenchDistAndAGpuKernel) {
     EXPECT_NE(o.code, 64) << args[2] << " " << args[3] << "\n" << o.err;
     EXPECT_EQ(o.err.find("cannot be combined"), std::string::npos) << o.err;
   }
+  // Where it runs, --json says the GPUs solved (device_choice once said "cpu": the
+  // host converts P^T before the split).
+  const outcome j = run({g, "--gpus", "1", "--json"});
+  if (j.code == 0) EXPECT_NE(j.out.find("\"chosen\": \"cuda\""), std::string::npos) << j.out;
 }
 
 // Every file of the bad-input suite, as a user would meet it: one line on

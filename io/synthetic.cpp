@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -342,17 +343,17 @@ void for_each_draw_block(std::uint64_t first, std::uint64_t last, Fill& fill, F 
 
 // A^T of m draws in row pieces, past 2^31 links if need be (each piece under
 // it): 1. the draws into each 4096-row block of A^T (its targets) counted,
-// cut() choosing the pieces from them; 2. each draw block's draws per piece
-// counted; 3. the draws placed in their piece's keys (target - first << 32 |
-// source), each piece then sorted into rows as the whole graph is
-// (sorted_rows: the same rows, whatever the cut) and its columns counted into
-// the out-degrees. The draws are made three times (a few ns each) instead of
-// being kept between the passes. Peak, while piece k is sorted: the keys of
-// pieces k.. (8 bytes a draw), piece k's scattered copy and its columns (8 + 4
-// a draw), the columns of the pieces before it (4 bytes a link, where their
-// keys were) and the n-sized arrays (out-degrees, row pointers): at most
-// 8 m + 12 (largest piece) + 8 n, checked once the pieces' sizes are known,
-// before the keys are allocated (and 8 m + 8 n before the first pass).
+// cut() choosing the pieces from them (whose sizes follow); 2. the draws
+// placed in their piece's keys (target - first << 32 | source), each piece
+// then sorted into rows as the whole graph is (sorted_rows: the same rows,
+// whatever the cut) and its columns counted into the out-degrees. The draws
+// are made twice (a few ns each) instead of being kept between the passes
+// (a third pass, counting each draw block's draws per piece to place them in
+// draw order, was 15-30% of the time on 2 cores: R-MAT 22, web 4M). Peak, while piece k is sorted: the keys
+// of pieces k.. (8 bytes a draw), piece k's scattered copy and its columns (8 + 4 a draw), the columns of the
+// pieces before it (4 bytes a link, where their keys were) and the n-sized arrays (out-degrees, row
+// pointers): at most 8 m + 12 (largest piece) + 8 n, checked once the pieces' sizes are known, before the
+// keys are allocated (and 8 m + 8 n before the first pass).
 template <class Fill>
 transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cut, const std::string& spec,
                                  Fill& fill) {
@@ -382,17 +383,12 @@ transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cu
     for (auto b = static_cast<std::size_t>(first[k] / piece_rows);
          b < row_blocks && b * piece_rows < static_cast<std::uint64_t>(first[k + 1]); ++b)
       piece_of[b] = static_cast<std::uint32_t>(k);
-  // 2.
-  const std::uint64_t draw_blocks = (m + draw_block - 1) / draw_block;
-  std::vector<std::uint64_t> place(static_cast<std::size_t>(draw_blocks * pieces), 0);
-  for_each_draw_block(
-      0, m, fill, [&](std::uint64_t db, std::uint64_t, const std::uint64_t* keys, std::uint64_t count, int) {
-        std::uint64_t* c = &place[static_cast<std::size_t>(db * pieces)];
-        for (std::uint64_t k = 0; k < count; ++k) ++c[piece_of[(keys[k] & low32) / piece_rows]];
-      });
+  // 2. Each piece's size from the blocks' counts; each draw block then
+  // reserves its piece ranges from a cursor per piece and writes them. The
+  // order of a piece's keys varies with the threads' timing; its rows do not
+  // (sorted_rows sorts each row and drops repeats).
   std::vector<std::uint64_t> size(pieces, 0);
-  for (std::uint64_t db = 0; db < draw_blocks; ++db)
-    for (std::size_t k = 0; k < pieces; ++k) size[k] += std::exchange(place[db * pieces + k], size[k]);
+  for (std::size_t b = 0; b < row_blocks; ++b) size[piece_of[b]] += block_draws[b];
   for (std::size_t k = 0; k < pieces; ++k)
     if (size[k] > max_index)
       throw invalid_argument(what + ": piece " + std::to_string(k) + " (rows " + std::to_string(first[k]) +
@@ -402,20 +398,25 @@ transpose_pieces pieces_of_draws(index_t n, std::uint64_t m, const piece_cut& cu
   check_host_memory(
       8.0 * double(m) + 12.0 * double(*std::max_element(size.begin(), size.end())) + 8.0 * double(n),
       what + " in " + std::to_string(pieces) + " pieces");
-  // 3.
   std::vector<std::unique_ptr<std::uint64_t[]>> keys(pieces);
   for (std::size_t k = 0; k < pieces; ++k)
     keys[k] = raw_array<std::uint64_t>(std::max<std::uint64_t>(1, size[k]));
-  for_each_draw_block(
-      0, m, fill, [&](std::uint64_t db, std::uint64_t, const std::uint64_t* d, std::uint64_t count, int) {
-        std::uint64_t* next = &place[static_cast<std::size_t>(db * pieces)];
-        for (std::uint64_t k = 0; k < count; ++k) {
-          const std::uint64_t target = d[k] & low32, source = d[k] >> 32;
-          const std::uint32_t q = piece_of[target / piece_rows];
-          keys[q][next[q]++] = ((target - static_cast<std::uint64_t>(first[q])) << 32) | source;
-        }
-      });
-  place = {};
+  const auto cursor = std::make_unique<std::atomic<std::uint64_t>[]>(pieces);
+  for (std::size_t k = 0; k < pieces; ++k) cursor[k].store(0, std::memory_order_relaxed);
+  std::vector<std::uint64_t> next(threads * pieces);
+  for_each_draw_block(0, m, fill,
+                      [&](std::uint64_t, std::uint64_t, const std::uint64_t* d, std::uint64_t count, int t) {
+                        std::uint64_t* at = &next[static_cast<std::size_t>(t) * pieces];
+                        std::fill(at, at + pieces, 0);
+                        for (std::uint64_t k = 0; k < count; ++k) ++at[piece_of[(d[k] & low32) / piece_rows]];
+                        for (std::size_t q = 0; q < pieces; ++q)
+                          if (at[q]) at[q] = cursor[q].fetch_add(at[q], std::memory_order_relaxed);
+                        for (std::uint64_t k = 0; k < count; ++k) {
+                          const std::uint64_t target = d[k] & low32, source = d[k] >> 32;
+                          const std::uint32_t q = piece_of[target / piece_rows];
+                          keys[q][at[q]++] = ((target - static_cast<std::uint64_t>(first[q])) << 32) | source;
+                        }
+                      });
   out.out_degree.assign(static_cast<std::size_t>(n), 0);
   for (std::size_t k = 0; k < pieces; ++k) {
     pattern_rows p = sorted_rows(first[k + 1] - first[k], std::move(keys[k]), size[k], n);

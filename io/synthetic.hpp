@@ -60,7 +60,7 @@ csr_matrix<T> generate_graph_transpose(const std::string& spec);
 // first[k] .. first[k + 1], whatever the cut; out_degree[j] counts j's
 // distinct out-links (its column entries over all pieces). The families of
 // draws (rmat, er, powerlaw, hub, dangling, web) are built piece by piece,
-// their draws made three times (count, count per piece, place); grid and
+// their draws made twice (count, place); grid and
 // chain are built whole and cut. The host memory is checked first.
 inline constexpr std::uint64_t piece_rows = 4096;
 using piece_cut = std::function<std::vector<index_t>(const std::vector<std::uint64_t>& block_draws)>;

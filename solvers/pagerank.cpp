@@ -229,15 +229,19 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   for (std::size_t i = 0; i + 1 < rp.size(); ++i)
     f.max_in_degree = std::max(f.max_in_degree, rp[i + 1] - rp[i]);
   f.vertices = g.vertices();
+  // The fraction of the sampled links (i, j) with |id(i) - id(j)| < locality_window.
   const index_t stride = std::max<index_t>(1, f.vertices / local_sample_rows);
-  std::size_t sampled = 0, local = 0;
-  for (index_t i = 0; i < f.vertices; i += stride)
-    for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
-      const index_t j = g.pt.col_idx[q];
-      local += (i > j ? i - j : j - i) < locality_window;
-      ++sampled;
-    }
-  f.local_links = sampled ? static_cast<double>(local) / static_cast<double>(sampled) : 0.0;
+  const auto local_fraction = [&](auto id) {
+    std::size_t sampled = 0, local = 0;
+    for (index_t i = 0; i < f.vertices; i += stride)
+      for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
+        const index_t a = id(i), b = id(g.pt.col_idx[q]);
+        local += (a > b ? a - b : b - a) < locality_window;
+        ++sampled;
+      }
+    return sampled ? static_cast<double>(local) / static_cast<double>(sampled) : 0.0;
+  };
+  f.local_links = local_fraction([](index_t v) { return v; });
   if (f.vertices < local_min_vertices ||
       f.local_links < std::min(local_min_fraction_float, local_min_fraction_double))
     return f;
@@ -250,14 +254,7 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   for (std::size_t d = first.size(); d-- > 0;) above += std::exchange(first[d], above);
   std::vector<index_t> place(nn);
   for (std::size_t i = 0; i < nn; ++i) place[i] = first[static_cast<std::size_t>(rp[i + 1] - rp[i])]++;
-  std::size_t fused_local = 0;
-  for (index_t i = 0; i < f.vertices; i += stride)
-    for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
-      const index_t a = place[static_cast<std::size_t>(i)],
-                    b = place[static_cast<std::size_t>(g.pt.col_idx[q])];
-      fused_local += (a > b ? a - b : b - a) < locality_window;
-    }
-  f.local_links_fused = static_cast<double>(fused_local) / static_cast<double>(sampled);
+  f.local_links_fused = local_fraction([&](index_t v) { return place[static_cast<std::size_t>(v)]; });
   return f;
 }
 

@@ -240,8 +240,9 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "with --gpus: what a vertex's row weighs, in links, when the rows are cut over the GPUs at equal cost "
      "(links + L x rows)")
     ("exchange-chunks", po::value(&s.gpus_cut.chunks)->value_name("K"),
-     "with --gpus: cut each GPU's rows into K chunks of equal cost (1-8), the exchange of each beside the "
-     "next one's pull; default: one chunk per 32 MB of ranks "
+     "with --gpus: cut each GPU's rows into K chunks (1-8) of equal cost, the last at half (its exchange is "
+     "the one a step waits for), the exchange of each beside the next one's pull; default: one chunk per 32 MB "
+     "of ranks "
      "a GPU receives per iteration")
     ("bench-dist", po::bool_switch(&s.bench_dist),
      "benchmark the distributed solve: the CPU one (under mpirun, or alone as one rank), or with --gpus "
@@ -1064,8 +1065,8 @@ int solve_in_pieces(settings& s) {
                      std::to_string(cuda::device_count()) + " usable GPU(s)");
   const std::uint64_t share = size.arcs / static_cast<std::uint64_t>(s.gpus);
   const auto need = [&](int chunks) {
-    return dist::nccl_gpu_bytes(n, n / s.gpus, share, share / static_cast<std::uint64_t>(chunks), s.gpus,
-                                sizeof(T), s.opt.max_iter);
+    return dist::nccl_gpu_bytes(n, n / s.gpus, share, dist::largest_chunk(share, chunks), s.gpus, sizeof(T),
+                                s.opt.max_iter);
   };
   double room = 1e300;  // the least free memory of the GPUs
   for (int d = 0; d < s.gpus; ++d) {

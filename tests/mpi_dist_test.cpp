@@ -277,14 +277,14 @@ TEST(DistGraph, PieceChunksKeepChunksIndexableAndTheShareInMemory) {
   EXPECT_EQ(dist::piece_chunks(1, 1000000, always), 1);
   EXPECT_EQ(dist::piece_chunks(0, 1000000, always), 1);
   EXPECT_EQ(dist::piece_chunks(4, 1000000, always), 4);                         // the exchange's count kept
-  EXPECT_EQ(dist::piece_chunks(1, 4294967296ull, always), 3);                   // 1.43 G links a chunk
+  EXPECT_EQ(dist::piece_chunks(1, 4294967296ull, always), 3);                   // 1.72 G links a chunk
   EXPECT_EQ(dist::piece_chunks(8, 8589934592ull, always), 8);                   // R-MAT 30 on 2 GPUs
   EXPECT_EQ(dist::piece_chunks(1, 17179869184ull, always), 0);                  // R-MAT 30 on one: no count
   EXPECT_EQ(dist::piece_chunks(1, 1000000, never), dist::max_exchange_chunks);  // the check then refuses
   const index_t n = index_t(1) << 29;
   const std::uint64_t draws = 8589934592ull;
   const auto need = [&](int gpus, int k) {
-    return dist::nccl_gpu_bytes(n, n / gpus, draws / gpus, draws / gpus / k, gpus, 4, 20);
+    return dist::nccl_gpu_bytes(n, n / gpus, draws / gpus, dist::largest_chunk(draws / gpus, k), gpus, 4, 20);
   };
   EXPECT_GT(need(2, 8), 48.5e9 - 0.6e9);  // measured less the context
   EXPECT_LT(need(2, 8), 50e9);
@@ -313,12 +313,31 @@ TEST(DistGraph, NcclCutIsTheWholeGraphsCut) {
         EXPECT_EQ(cut.back(), n);
         const auto first = dist::balanced_ranges(rp, gpus, cost);
         for (int d = 0; d < gpus; ++d) {
-          const auto c = dist::balanced_ranges(rp, first[d], first[d + 1], chunks, cost);
-          for (int k = 0; k < chunks; ++k)
-            EXPECT_EQ(cut[static_cast<std::size_t>(d * chunks + k)], c[k])
-                << gpus << " GPUs, " << chunks << " chunks, cost " << cost << ", GPU " << d << " chunk " << k;
+          EXPECT_EQ(cut[static_cast<std::size_t>(d * chunks)], first[d]) << gpus << " GPUs, GPU " << d;
+          for (int k = 1; k < chunks; ++k)
+            EXPECT_LE(cut[static_cast<std::size_t>(d * chunks + k - 1)],
+                      cut[static_cast<std::size_t>(d * chunks + k)]);
         }
       }
+}
+
+// Each GPU's chunks at equal cost but the last, at last_chunk_weight of the
+// others' (its exchange is the one a step waits for): on evenly filled
+// blocks the boundaries fall where the weights put them.
+TEST(DistGraph, NcclCutsTheLastChunkSmaller) {
+  const index_t blocks = 1000, n = blocks * 4096;
+  const std::vector<std::uint64_t> block_links(static_cast<std::size_t>(blocks), 100);
+  const std::vector<index_t> cut = dist::nccl_cut(block_links, n, 2, 3, 0.0);
+  ASSERT_EQ(cut.size(), 7u);
+  // GPU 0 holds blocks [0, 500); weights 1, 1, w of 500 blocks.
+  const double w = dist::last_chunk_weight, unit = 500 / (2 + w);
+  EXPECT_EQ(cut[0], 0);
+  EXPECT_EQ(cut[1], static_cast<index_t>(std::ceil(unit)) * 4096);
+  EXPECT_EQ(cut[2], static_cast<index_t>(std::ceil(2 * unit)) * 4096);
+  EXPECT_EQ(cut[3], 500 * 4096);
+  EXPECT_EQ(cut[6], n);
+  EXPECT_EQ(dist::largest_chunk(1000, 1), 1000u);
+  EXPECT_EQ(dist::largest_chunk(1000, 3), static_cast<std::uint64_t>(std::ceil(1000 / (2 + w))));
 }
 
 // A generated graph in pieces, each piece's rows of P^T (pt_rows) bitwise

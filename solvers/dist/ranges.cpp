@@ -13,21 +13,31 @@ constexpr index_t sum_block = pagerank_sum_block;  // solvers/pagerank.hpp
 
 }  // namespace
 
-std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_links, index_t n, int parts) {
+namespace {
+
+// Part p starts at the first block boundary with share(p) of the links before it.
+template <class Share>
+std::vector<index_t> cut_at_shares(const std::vector<std::uint64_t>& block_links, index_t n, int parts,
+                                   Share share) {
   const auto blocks = static_cast<index_t>(block_links.size());
   double links = 0;
   for (std::uint64_t c : block_links) links += double(c);
   std::vector<index_t> first(static_cast<std::size_t>(parts) + 1, n);
   first[0] = 0;
-  // Rank p starts at the first block boundary with p / parts of the links before it.
   index_t b = 0;
   double before = 0;
   for (int p = 1; p < parts; ++p) {
-    while (b < blocks && before < links * p / parts)
+    while (b < blocks && before < links * share(p))
       before += double(block_links[static_cast<std::size_t>(b++)]);
     first[static_cast<std::size_t>(p)] = std::min(n, b * sum_block);
   }
   return first;
+}
+
+}  // namespace
+
+std::vector<index_t> balanced_ranges(const std::vector<std::uint64_t>& block_links, index_t n, int parts) {
+  return cut_at_shares(block_links, n, parts, [&](int p) { return double(p) / parts; });
 }
 
 std::vector<std::uint64_t> block_links_of(const std::vector<index_t>& row_ptr) {
@@ -52,15 +62,18 @@ std::vector<std::uint64_t> with_row_cost(const std::vector<std::uint64_t>& block
   return cost;
 }
 
-// Rows [lo, hi) (lo on a block) cut into `parts` ranges of equal cost.
-std::vector<index_t> cut_range(const std::vector<std::uint64_t>& cost, index_t lo, index_t hi, int parts) {
+// Rows [lo, hi) (lo on a block) cut into `parts` ranges of equal cost, the
+// last of last_weight times the others' cost.
+std::vector<index_t> cut_range(const std::vector<std::uint64_t>& cost, index_t lo, index_t hi, int parts,
+                               double last_weight = 1.0) {
   const auto b0 = std::min(cost.size(), static_cast<std::size_t>(lo / sum_block));
   const auto b1 =
       std::min(cost.size(), std::max(b0, static_cast<std::size_t>((hi + sum_block - 1) / sum_block)));
+  const double total = parts - 1 + last_weight;  // parts - 1 of weight 1, then the last
   std::vector<index_t> first =
-      balanced_ranges(std::vector<std::uint64_t>(cost.begin() + static_cast<std::ptrdiff_t>(b0),
-                                                 cost.begin() + static_cast<std::ptrdiff_t>(b1)),
-                      hi - lo, parts);
+      cut_at_shares(std::vector<std::uint64_t>(cost.begin() + static_cast<std::ptrdiff_t>(b0),
+                                               cost.begin() + static_cast<std::ptrdiff_t>(b1)),
+                    hi - lo, parts, [&](int p) { return double(p) / total; });
   for (index_t& f : first) f += lo;  // lo is a multiple of sum_block: so are the cuts
   return first;
 }
@@ -88,13 +101,18 @@ int exchange_chunks(index_t vertices, int gpus, std::size_t value_bytes) {
   return static_cast<int>(std::clamp(std::floor(received / 32e6), 1.0, double(max_exchange_chunks)));
 }
 
+std::uint64_t largest_chunk(std::uint64_t links, int chunks) {
+  if (chunks <= 1) return links;
+  return static_cast<std::uint64_t>(std::ceil(double(links) / (chunks - 1 + last_chunk_weight)));
+}
+
 int piece_chunks(int chunks, std::uint64_t links_per_gpu, const std::function<bool(int)>& fits) {
   // A tenth to spare: the cut balances links plus rows, so a GPU may hold a
   // little more than the average of links.
-  const double limit = 0.9 * double(max_index), links = double(links_per_gpu);
+  const double limit = 0.9 * double(max_index);
   int k = std::max(chunks, 1);
-  while (k < max_exchange_chunks && links / k > limit) ++k;
-  if (links / k > limit) return 0;
+  while (k<max_exchange_chunks&& double(largest_chunk(links_per_gpu, k))> limit) ++k;
+  if (double(largest_chunk(links_per_gpu, k)) > limit) return 0;
   while (k < max_exchange_chunks && !fits(k)) ++k;
   return k;
 }
@@ -113,7 +131,7 @@ std::vector<index_t> nccl_cut(const std::vector<std::uint64_t>& block_links, ind
   const std::vector<index_t> first = balanced_ranges(cost, n, gpus);
   std::vector<index_t> cut;
   for (int d = 0; d < gpus; ++d) {
-    const std::vector<index_t> c = cut_range(cost, first[d], first[d + 1], chunks);
+    const std::vector<index_t> c = cut_range(cost, first[d], first[d + 1], chunks, last_chunk_weight);
     cut.insert(cut.end(), c.begin(), c.end() - 1);
   }
   cut.push_back(n);

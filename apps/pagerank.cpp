@@ -65,9 +65,10 @@ struct settings {
   bool json = false;
   bool bench = false;
   int bench_runs = 100;
-  bool bench_dist = false;      // --bench-dist: the distributed solve's timings per rank
-  int gpus = 0;                 // --gpus N: N GPUs of this process through NCCL (0: not asked)
-  dist::nccl_options gpus_cut;  // --exchange-chunks, --row-cost (with --gpus)
+  bool bench_dist = false;        // --bench-dist: the distributed solve's timings per rank
+  int gpus = 0;                   // --gpus N: N GPUs of this process through NCCL (0: not asked)
+  dist::nccl_options gpus_cut;    // --exchange-chunks, --row-cost (with --gpus)
+  std::string exchange = "auto";  // --exchange, under mpirun: auto | all | halo
   // --pull-trial: auto (time the pulls where the model is unsure when the
   // outcome can be kept beside the graph's cache entry), on, off.
   std::string pull_trial = "auto";
@@ -244,6 +245,13 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "the one a step waits for), the exchange of each beside the next one's pull; default: one chunk per 32 MB "
      "of ranks "
      "a GPU receives per iteration")
+    ("exchange", po::value(&s.exchange)->value_name("MODE")->default_value(s.exchange),
+     "under mpirun or with --gpus: how the ranks (GPUs) share the rank vector each iteration: all (every "
+     "rank's piece to every rank: an all-gather, or with --gpus chunked broadcasts) | halo (each receives "
+     "only the entries its rows read, from lists made before the loop; with --gpus after the whole pull, "
+     "one chunk) | auto (halo when it moves at most a quarter of the values all does on one host, half "
+     "across hosts: graphs whose links stay near their vertices, such as meshes, roads and web sites); the "
+     "ranks are the same either way")
     ("bench-dist", po::bool_switch(&s.bench_dist),
      "benchmark the distributed solve: the CPU one (under mpirun, or alone as one rank), or with --gpus "
      "the GPUs' (CUDA events, the host checking every --check-every iterations): per rank or GPU, the "
@@ -362,6 +370,16 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   if (!(s.gpus_cut.row_cost >= 0 && s.gpus_cut.row_cost <= 1e6))
     throw usage_error("--row-cost must be a number of links from 0 to 1e6, got " +
                       format_g(s.gpus_cut.row_cost));
+  if (s.exchange != "auto" && s.exchange != "all" && s.exchange != "halo")
+    throw usage_error("--exchange must be auto, all or halo, got '" + s.exchange + "'");
+  if (s.exchange == "halo" && s.gpus_cut.chunks > 1)
+    throw usage_error(
+        "--exchange halo sends r after each GPU's whole pull, in one chunk: not with "
+        "--exchange-chunks " +
+        std::to_string(s.gpus_cut.chunks));
+  s.gpus_cut.exchange = s.exchange == "halo"  ? dist::exchange_kind::halo
+                        : s.exchange == "all" ? dist::exchange_kind::all
+                                              : dist::exchange_kind::automatic;
   check_dist_options(s);
   return true;
 }
@@ -902,6 +920,17 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
 }
 
 // --exchange-chunks, or the solver's automatic count for this graph.
+// How r traveled between ranks or GPUs, for the summary and --bench-dist.
+std::string exchange_note(bool halo, std::uint64_t halo_values, std::uint64_t all_values) {
+  if (all_values == 0) return "r not exchanged (one part)";
+  const std::string share =
+      format_g(100.0 * double(halo_values) / double(all_values), 3) + "% of an all-gather's values";
+  if (halo)
+    return "r shared by halo exchange (" + std::to_string(halo_values) + " values a step, " + share + ")";
+  if (halo_values == 0) return "r shared by all-gather";  // the halo not counted (--exchange all, pieces)
+  return "r shared by all-gather (a halo exchange would move " + share + ")";
+}
+
 template <class T, class Graph>  // pagerank_graph<T>, or graph_counts
 int exchange_chunks(const settings& s, const Graph& g) {
   return s.gpus_cut.chunks ? s.gpus_cut.chunks : dist::exchange_chunks(g.vertices(), s.gpus, sizeof(T));
@@ -912,15 +941,17 @@ template <class T>
 pagerank_result solve_on_gpus(const pagerank_graph<T>& g, settings& s, timings& t,
                               std::vector<dist::iteration_stats>* stats) {
   stopwatch step;
-  pagerank_result r = dist::pagerank_nccl(g, s.opt, s.gpus, stats, s.gpus_cut);
+  dist::nccl_choice chosen;
+  pagerank_result r = dist::pagerank_nccl(g, s.opt, s.gpus, stats, s.gpus_cut, &chosen);
   // The phases as for one GPU: "transfer" the set-up (the split of P^T, the
   // uploads, each GPU's SpMV plan and its trial, NCCL's start), "solve" the loop.
   const double whole = step.lap();
   t.solve = r.solve_seconds;
   t.transfer = std::max(0.0, whole - r.solve_seconds);
-  const int chunks = exchange_chunks<T>(s, g);
   s.dist_note = std::to_string(s.gpus) + " GPU" + (s.gpus == 1 ? "" : "s") + " of one process through NCCL" +
-                (chunks > 1 ? ", rows and exchange in " + std::to_string(chunks) + " chunks" : std::string());
+                (chosen.chunks > 1 ? ", rows and exchange in " + std::to_string(chosen.chunks) + " chunks"
+                                   : std::string()) +
+                "; " + exchange_note(chosen.halo, chosen.halo_values, chosen.all_values);
   return r;
 }
 
@@ -1050,10 +1081,10 @@ std::optional<reorder_report> reorder_graph(const settings& s, pagerank_graph<T>
 template <class T>
 int solve_in_pieces(settings& s) {
   if (!s.personalize.empty() || !s.initial.empty() || s.reorder != vertex_order::none || s.weighted ||
-      !s.plot.empty())
+      !s.plot.empty() || s.exchange == "halo")
     throw usage_error("'" + s.graph + "' has more than " + std::to_string(max_index) +
                       " links: --gpus generates it in pieces, without --personalize, --initial, --reorder, "
-                      "--weighted or --plot");
+                      "--weighted, --plot or --exchange halo");
   stopwatch total, step;
   timings t;
   const io::synthetic_size size = io::synthetic_graph_size(s.graph);
@@ -1217,9 +1248,15 @@ int solve(settings& s) {
 
 // --bench-dist: per rank, the medians over the iterations after the first
 // (collective: every rank calls it; rank 0 prints).
+// How r traveled, for the summary and --bench-dist.
+std::string exchange_note(const dist::exchange_plan& x) {
+  return exchange_note(x.halo, x.halo_values, x.all_values);
+}
+
 template <class T>
 void print_bench_dist(std::ostream& o, const settings& s, const dist::local_graph<T>& g,
-                      const dist::iteration_stats& st, const pagerank_result& r, const dist::session& world) {
+                      const dist::iteration_stats& st, const pagerank_result& r, const dist::exchange_plan& x,
+                      const dist::session& world) {
   const auto tail = after_first;
   std::vector<double> step(st.compute_seconds.size());
   for (std::size_t k = 0; k < step.size(); ++k)
@@ -1236,7 +1273,7 @@ void print_bench_dist(std::ostream& o, const settings& s, const dist::local_grap
   char buf[256];
   o << "distributed PageRank: " << s.graph << ", " << world.size() << " ranks x " << omp_get_max_threads()
     << " OpenMP threads, " << s.precision << ", " << g.n << " vertices, " << g.links << " links, "
-    << r.iterations << " iterations (medians over iterations 2..)\n";
+    << r.iterations << " iterations (medians over iterations 2..); " << exchange_note(x) << "\n";
   std::snprintf(buf, sizeof buf, "%4s %10s %12s %11s %9s %9s %13s %13s %12s\n", "rank", "vertices", "links",
                 "compute_ms", "wait_ms", "comm_ms", "sent_MB/iter", "recv_MB/iter", "load_MB_sent");
   o << buf;
@@ -1297,7 +1334,8 @@ int solve_distributed_as(settings& s) {
     };
   dist::iteration_stats stats;
   step.restart();
-  const pagerank_result r = dist::pagerank_mpi(g, opt, s.bench_dist ? &stats : nullptr);
+  const dist::exchange_plan exchange = dist::plan_exchange(g, s.gpus_cut.exchange);
+  const pagerank_result r = dist::pagerank_mpi(g, opt, exchange, s.bench_dist ? &stats : nullptr);
   t.solve = step.lap();
   progress.clear();
   dist::phase([&] {  // rank 0 writes; every rank learns whether it could
@@ -1308,14 +1346,15 @@ int solve_distributed_as(settings& s) {
   t.output = step.lap();
   t.total = total.seconds();
   std::ostream& o = s.output == "-" || s.plot == "-" ? std::cerr : std::cout;
-  if (s.bench_dist) print_bench_dist(o, s, g, stats, r, world);
+  if (s.bench_dist) print_bench_dist(o, s, g, stats, r, exchange, world);
   if (world.rank() != 0) return r.converged ? ok : not_converged;
   s.dist_note = std::to_string(world.size()) + " MPI ranks, the input " +
                 (in.from_cache  ? "read from the per-rank cache"
                  : in.generated ? "generated by every rank, each drawing its share of the arcs"
                  : in.in_parts  ? "read in parts (byte ranges)"
                  : in.streamed  ? "read by rank 0 as a stream, windows of lines sent out in order"
-                                : "read whole by rank 0, sent out in slices");
+                                : "read whole by rank 0, sent out in slices") +
+                "; " + exchange_note(exchange);
   const graph_counts counts{g.n, static_cast<index_t>(g.dangling_count), g.links};
   device_plan plan;
   plan.reason = "the distributed CPU solve";

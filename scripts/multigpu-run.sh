@@ -6,7 +6,7 @@
 #            parts: tests correct scaling chunks shapes (default: tests correct scaling)
 #   tests    gpu_dist_nccl_test on every GPU present, PERRON_REQUIRE_GPU=1 PERRON_REQUIRE_NCCL=1 (when
 #            the bundle has it: scripts/gpu-prepare.sh .gpu build-gpu pagerank gpu_dist_nccl_test),
-#            then its chunked and matching cases under compute-sanitizer memcheck; a failure ends the
+#            then its chunked, matching, pieces and halo cases under compute-sanitizer memcheck; a failure ends the
 #            run (no device time spent timing a wrong solver); PERRON_MG_MEMCHECK=0 skips memcheck
 #   correct  the ranks of every shared graph and of rmat:20 on P GPUs (pagerank --gpus P) against
 #            the one-GPU solve (--device cuda --pull spmv), double, tol 1e-10: iterations and the
@@ -207,7 +207,7 @@ tests() {
     fits 150 "$t under memcheck" || continue
     # NCCL's own start-up probes make API errors (session 20): not ours, not reported.
     PERRON_REQUIRE_GPU=1 PERRON_REQUIRE_NCCL=1 timeout 150 compute-sanitizer --tool memcheck --report-api-errors no \
-      "$t" --gtest_brief=1 --gtest_filter='*Chunked*:*MatchesOneGpu*:*Pieces*' >"$log/$t.memcheck.txt" 2>&1
+      "$t" --gtest_brief=1 --gtest_filter='*Chunked*:*MatchesOneGpu*:*Pieces*:*Halo*' >"$log/$t.memcheck.txt" 2>&1
     echo "$t memcheck: rc $? ($(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED)' "$log/$t.memcheck.txt" | tr '\n' ' '))"
     snapshot
   done

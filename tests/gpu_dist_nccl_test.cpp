@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -187,6 +188,68 @@ TEST(GpuDistNccl, ChunkedExchangeMatchesOneChunk) {
   for (double cost : {0.0, 0.5, 7.0}) {
     const pagerank_result c = dist::pagerank_nccl(g, opt, cuda::device_count(), nullptr, {2, cost});
     EXPECT_LE(max_difference(c.rank, cpu.rank), 1e-10) << cost;
+  }
+}
+
+// The halo exchange (each GPU receives only the entries of r its rows read,
+// ncclSend/ncclRecv after the pull) against the broadcast of one chunk: the
+// same kernel on the same cut, so the same ranks bit for bit, also with
+// iterations queued past the stop (check_interval 7); automatic takes the
+// halo on a mesh. One GPU: nothing to exchange, the broadcast path.
+template <class T>
+void expect_halo_matches_broadcast(const char* spec) {
+  const pagerank_graph<T> g = make_pagerank_graph<T>(io::generate_synthetic(spec), false);
+  const int gpus = cuda::device_count();
+  pagerank_options opt;
+  opt.tol = std::is_same_v<T, double> ? 1e-12 : 1e-6;
+  opt.check_interval = 7;
+  opt.kernel = spmv_kernel::merge;
+  dist::nccl_options how;
+  how.chunks = 1;
+  how.exchange = dist::exchange_kind::all;
+  const pagerank_result all = dist::pagerank_nccl(g, opt, gpus, nullptr, how);
+  how.exchange = dist::exchange_kind::halo;
+  dist::nccl_choice chosen;
+  std::vector<dist::iteration_stats> stats;
+  const pagerank_result halo = dist::pagerank_nccl(g, opt, gpus, &stats, how, &chosen);
+  EXPECT_EQ(chosen.halo, gpus > 1) << spec;
+  EXPECT_EQ(chosen.chunks, 1);
+  EXPECT_TRUE(halo.converged) << spec;
+  EXPECT_EQ(halo.iterations, all.iterations) << spec;
+  ASSERT_EQ(halo.rank.size(), all.rank.size());
+  for (std::size_t i = 0; i < all.rank.size(); ++i)
+    ASSERT_EQ(halo.rank[i], all.rank[i]) << spec << " vertex " << i;
+  if (gpus > 1) {
+    EXPECT_NE(halo.kernel_reason.find("halo exchange"), std::string::npos) << halo.kernel_reason;
+    std::uint64_t received = 0;
+    for (const dist::iteration_stats& st : stats) received += st.bytes_received;
+    EXPECT_LT(received, chosen.all_values * sizeof(T) + 2 * gpus * (g.vertices() / 4096 + 2) * 8 * gpus);
+  }
+}
+
+TEST(GpuDistNccl, HaloExchangeMatchesTheBroadcast) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  pagerank_result probe;
+  const pagerank_graph<double> mesh =
+      make_pagerank_graph<double>(io::generate_synthetic("grid:300:200"), false);
+  if (!nccl_solve(mesh, pagerank_options{}, 1, probe)) GTEST_SKIP() << "libnccl.so.2 not on the library path";
+  expect_halo_matches_broadcast<double>("grid:300:200");
+  expect_halo_matches_broadcast<double>("rmat:15:250000");
+  expect_halo_matches_broadcast<double>("web:50000:500000");
+  expect_halo_matches_broadcast<float>("grid:300:200");
+  // Automatic: the mesh's GPUs read a sliver of each other's rows.
+  dist::nccl_choice chosen;
+  const pagerank_result r =
+      dist::pagerank_nccl(mesh, pagerank_options{}, cuda::device_count(), nullptr, {}, &chosen);
+  EXPECT_EQ(chosen.halo, cuda::device_count() > 1);
+  EXPECT_LE(max_difference(r.rank, pagerank_cpu(mesh, pagerank_options{}).rank), 1e-9);
+  // The halo goes after the whole pull: not with chunks.
+  dist::nccl_options chunked;
+  chunked.chunks = 3;
+  chunked.exchange = dist::exchange_kind::halo;
+  if (cuda::device_count() > 1) {
+    EXPECT_THROW(dist::pagerank_nccl(mesh, pagerank_options{}, cuda::device_count(), nullptr, chunked),
+                 invalid_argument);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -64,14 +65,67 @@ void expect_solve_matches(const pagerank_graph<T>& whole, const dist::local_grap
   opt.tol = 1e-10;
   opt.max_iter = 200;
   const pagerank_result one = pagerank_cpu(whole, opt);
-  dist::iteration_stats stats;
-  const pagerank_result many = dist::pagerank_mpi(mine, opt, &stats);
-  EXPECT_EQ(many.iterations, one.iterations);
-  EXPECT_EQ(many.converged, one.converged);
-  EXPECT_EQ(many.residual, one.residual);
-  ASSERT_EQ(many.rank.size(), one.rank.size());
-  for (std::size_t i = 0; i < one.rank.size(); ++i) ASSERT_EQ(many.rank[i], one.rank[i]) << "vertex " << i;
-  EXPECT_EQ(stats.compute_seconds.size(), static_cast<std::size_t>(many.iterations));
+  // Automatic, then each exchange forced: the same ranks, bit for bit.
+  for (const dist::exchange_kind how :
+       {dist::exchange_kind::automatic, dist::exchange_kind::all, dist::exchange_kind::halo}) {
+    const dist::exchange_plan x = dist::plan_exchange(mine, how);
+    EXPECT_EQ(x.halo, world_size() > 1 &&
+                          (how == dist::exchange_kind::halo ||
+                           (how == dist::exchange_kind::automatic &&
+                            dist::halo_share(x.one_host) * double(x.halo_values) <= double(x.all_values))));
+    dist::iteration_stats stats;
+    const pagerank_result many = dist::pagerank_mpi(mine, opt, x, &stats);
+    EXPECT_EQ(many.iterations, one.iterations);
+    EXPECT_EQ(many.converged, one.converged);
+    EXPECT_EQ(many.residual, one.residual);
+    ASSERT_EQ(many.rank.size(), one.rank.size());
+    for (std::size_t i = 0; i < one.rank.size(); ++i)
+      ASSERT_EQ(many.rank[i], one.rank[i]) << "vertex " << i << ", halo " << x.halo;
+    EXPECT_EQ(stats.compute_seconds.size(), static_cast<std::size_t>(many.iterations));
+  }
+}
+
+// The halo's lists: what each rank reads of the others, sent by the owners.
+TEST(DistHalo, ListsAgreeWithTheRowsColumns) {
+  const coo_matrix<double> a = io::generate_synthetic("grid:90:100");
+  const dist::local_graph<double> mine = dist::distribute_graph<double>(
+      slice_of(a, world_rank(), world_size()), a.rows, false, dist::mirror::none);
+  const std::vector<index_t> cols = dist::columns_outside(mine.rows.pt, mine.lo, mine.hi);
+  EXPECT_TRUE(std::is_sorted(cols.begin(), cols.end()));
+  EXPECT_EQ(std::adjacent_find(cols.begin(), cols.end()), cols.end());
+  for (const index_t j : cols) {
+    EXPECT_TRUE(j < mine.lo || j >= mine.hi) << j;
+  }
+  std::vector<std::uint8_t> read(static_cast<std::size_t>(a.rows), 0);
+  for (const index_t j : mine.rows.pt.col_idx) read[static_cast<std::size_t>(j)] = 1;
+  for (index_t j = 0; j < a.rows; ++j) {
+    if (j >= mine.lo && j < mine.hi) continue;
+    EXPECT_EQ(read[static_cast<std::size_t>(j)] != 0, std::binary_search(cols.begin(), cols.end(), j)) << j;
+  }
+  // A grid's rows read their neighbours' only: on several ranks the halo is a
+  // sliver of r (two grid rows of 100 a boundary), and automatic takes it.
+  const dist::exchange_plan x = dist::plan_exchange(mine, dist::exchange_kind::automatic);
+  const auto P = static_cast<std::uint64_t>(world_size());
+  EXPECT_EQ(x.all_values, (P - 1) * 9000u);
+  if (P > 1) {
+    EXPECT_TRUE(x.halo);
+    EXPECT_LE(x.halo_values, 2 * (P - 1) * 2 * 100);
+    EXPECT_EQ(x.recv_columns, cols);
+    std::uint64_t sent = 0;
+    for (const int c : x.send_count) sent += static_cast<std::uint64_t>(c);
+    EXPECT_EQ(x.send_rows.size(), sent);
+    for (const index_t i : x.send_rows) {
+      EXPECT_TRUE(i >= 0 && i < mine.hi - mine.lo) << i;
+    }
+    EXPECT_EQ(dist::total_sum(sent), x.halo_values);
+  }
+  // Uniform arcs, 15 a vertex: every rank's rows read nearly all of r, and
+  // the all-gather moves it (R-MAT's many vertices without out-links are
+  // read by no one: its halo can be under half of r).
+  const coo_matrix<double> b = io::generate_synthetic("er:32768:480000");
+  const dist::local_graph<double> dense = dist::distribute_graph<double>(
+      slice_of(b, world_rank(), world_size()), b.rows, false, dist::mirror::none);
+  EXPECT_FALSE(dist::plan_exchange(dense, dist::exchange_kind::automatic).halo);
 }
 
 // Every arc's slice on its rank, then rows and solve against the whole graph.

@@ -184,14 +184,65 @@ struct iteration_stats {
   // (a barrier, in benchmark runs only, so that the next figure is the
   // transfer alone); the all-gathers of partial sums and rank pieces.
   std::vector<double> compute_seconds, wait_seconds, comm_seconds;
-  // Per iteration: this rank's piece of r and its block partials, once to
-  // each other rank (a direct all-gather), and what it must receive whatever
-  // the algorithm (every other rank's piece and partials).
+  // Per iteration: what this rank sends and receives of r and of the block
+  // partials: with the all-gather its piece once to each other rank and
+  // every other rank's piece (a direct all-gather); with the halo exchange
+  // the halo's values.
   std::uint64_t bytes_sent = 0, bytes_received = 0;
 };
 
+// How the ranks share r each iteration. all: every rank's piece to every
+// rank (MPI_Allgatherv, n values a rank receives). halo: each rank receives
+// only the entries of r its rows read (their columns outside its range), in
+// one MPI_Alltoallv of lists fixed before the loop; the full r is gathered
+// once, after it. automatic: halo when it moves at most 1 / halo_share() of
+// the values the all-gather does (summed over the ranks). Graphs whose links
+// stay near their vertices (meshes, roads, web sites) exchange a sliver of
+// r, random graphs nearly all of it; R-MAT's vertices without out-links are
+// read by no one (a third of r at R-MAT 20).
+enum class exchange_kind { automatic, all, halo };
+
+// A halo value costs more than an all-gathered one: it is packed and
+// unpacked by index, and the SpMV then gathers from an r the exchange did not
+// bring into cache. Ranks on one host move r at memory speed, where that
+// overhead weighs: 2 ranks on 2 cores (session 24, float, --bench-dist) had
+// the halo 1.65x the all-gather's transfer per value (er:1M:10M, 99% of the
+// values) and 3-6% slower steps on rmat:20 (36%), but 14% faster on
+// grid:2000:2000 (0.1%): a quarter there. Across hosts the bytes on the
+// network dominate: half.
+inline double halo_share(bool one_host) { return one_host ? 4.0 : 2.0; }
+
+// The sorted columns of `rows` (rows [lo, hi) of P^T, n columns) outside
+// [lo, hi): the entries of r those rows read from other ranks.
+template <class T>
+std::vector<index_t> columns_outside(const csr_matrix<T>& rows, index_t lo, index_t hi);
+// The same over the columns [first, last) of some links, n columns in all.
+std::vector<index_t> columns_outside(const index_t* first, const index_t* last, index_t n, index_t lo,
+                                     index_t hi);
+
+// The exchange this rank takes part in, agreed by every rank (collective).
+struct exchange_plan {
+  bool halo = false;
+  bool one_host = true;  // every rank on one host (MPI_COMM_TYPE_SHARED): halo_share()'s choice
+  // halo: per rank q, the values sent to / received from q (MPI counts and
+  // offsets), this rank's rows (i - lo) packed for each q in order, and the
+  // columns of r the values received from each q go to.
+  std::vector<int> send_count, send_offset, recv_count, recv_offset;
+  std::vector<index_t> send_rows, recv_columns;
+  // Per iteration, summed over the ranks: the values the halo exchange
+  // moves, and those an all-gather moves ((P - 1) n).
+  std::uint64_t halo_values = 0, all_values = 0;
+};
+template <class T>
+exchange_plan plan_exchange(const local_graph<T>& g, exchange_kind how);
+
 // Collective: the distributed power iteration; every rank returns the full
-// rank vector (gathered in id order). stats: filled when not null.
+// rank vector (gathered in id order). stats: filled when not null. Without a
+// plan: plan_exchange(g, automatic). Either exchange gives the same ranks
+// bit for bit (only which entries of r travel differs).
+template <class T>
+pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& opt, const exchange_plan& x,
+                             iteration_stats* stats = nullptr);
 template <class T>
 pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& opt,
                              iteration_stats* stats = nullptr);

@@ -53,10 +53,24 @@ struct nccl_options {
   // with the exchange chunked, rmat:26 and rmat:27 ran fastest at 0.5-1 of
   // {0.5, 1, 2} (docs/PERFORMANCE.md, session 22).
   double row_cost = 1;
+  // --exchange: all (every GPU's rows broadcast; chunked), halo (each GPU
+  // receives only the entries of r its rows read, ncclSend/ncclRecv after
+  // the whole pull: one chunk), or automatic: halo where it moves at most
+  // 1 / halo_share(true) of the broadcast's values (solvers/dist/pagerank_dist.hpp).
+  // A graph in pieces (past 2^31 links) is always broadcast.
+  exchange_kind exchange = exchange_kind::automatic;
+};
+// What the solve chose, for the summary: chunks a GPU, and whether r went by
+// halo exchange, with the values it moved and a broadcast's ((P - 1) n).
+struct nccl_choice {
+  int chunks = 1;
+  bool halo = false;
+  std::uint64_t halo_values = 0, all_values = 0;
 };
 template <class T>
 pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
-                              std::vector<iteration_stats>* stats = nullptr, const nccl_options& how = {});
+                              std::vector<iteration_stats>* stats = nullptr, const nccl_options& how = {},
+                              nccl_choice* chosen = nullptr);
 
 // The same solve from P^T's pattern in pieces (io::generate_transpose_pieces:
 // a generated graph past 2^31 links, which no one CSR holds), unweighted:

@@ -157,6 +157,27 @@ csr_matrix<T> pt_rows(csr_pieces& at, std::size_t k, const std::vector<std::uint
 template csr_matrix<float> pt_rows(csr_pieces&, std::size_t, const std::vector<std::uint32_t>&);
 template csr_matrix<double> pt_rows(csr_pieces&, std::size_t, const std::vector<std::uint32_t>&);
 
+std::vector<index_t> columns_outside(const index_t* first, const index_t* last, index_t n, index_t lo,
+                                     index_t hi) {
+  // One flag a column (n bytes, as much as a quarter of r in float): the
+  // columns come sorted and unique without sorting the links.
+  std::vector<std::uint8_t> read(static_cast<std::size_t>(n), 0);
+  for (const index_t* j = first; j != last; ++j)
+    if (*j < lo || *j >= hi) read[static_cast<std::size_t>(*j)] = 1;
+  std::vector<index_t> out;
+  for (index_t j = 0; j < n; ++j)
+    if (read[static_cast<std::size_t>(j)]) out.push_back(j);
+  return out;
+}
+
+template <class T>
+std::vector<index_t> columns_outside(const csr_matrix<T>& rows, index_t lo, index_t hi) {
+  return columns_outside(rows.col_idx.data(), rows.col_idx.data() + rows.col_idx.size(), rows.cols, lo, hi);
+}
+
+template std::vector<index_t> columns_outside(const csr_matrix<float>&, index_t, index_t);
+template std::vector<index_t> columns_outside(const csr_matrix<double>&, index_t, index_t);
+
 template <class T>
 csr_matrix<T> row_range(const csr_matrix<T>& pt, index_t lo, index_t hi) {
   const index_t b = pt.row_ptr[lo], e = pt.row_ptr[hi];

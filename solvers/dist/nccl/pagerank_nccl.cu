@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <numeric>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -36,6 +38,8 @@ struct nccl_api {
   decltype(&ncclCommDestroy) comm_destroy = nullptr;
   decltype(&ncclAllGather) all_gather = nullptr;
   decltype(&ncclBroadcast) broadcast = nullptr;
+  decltype(&ncclSend) send = nullptr;
+  decltype(&ncclRecv) recv = nullptr;
   decltype(&ncclGroupStart) group_start = nullptr;
   decltype(&ncclGroupEnd) group_end = nullptr;
   decltype(&ncclGetErrorString) error_string = nullptr;
@@ -57,6 +61,8 @@ const nccl_api& nccl() {
     get(a.comm_destroy, "ncclCommDestroy");
     get(a.all_gather, "ncclAllGather");
     get(a.broadcast, "ncclBroadcast");
+    get(a.send, "ncclSend");
+    get(a.recv, "ncclRecv");
     get(a.group_start, "ncclGroupStart");
     get(a.group_end, "ncclGroupEnd");
     get(a.error_string, "ncclGetErrorString");
@@ -171,6 +177,24 @@ using cuda::graph_ptr;
 // whose body is the plan's SpMV (captured once; apply() allocates nothing and
 // does not synchronize). Null where the SpMV cannot be captured there: the
 // loop then launches it directly, and iterations past the stop pull in vain.
+// The halo exchange's two ends: out[k] = r[rows[k]] (the entries other GPUs
+// read of this one's rows) and r[columns[k]] = in[k] (those it reads of theirs).
+template <class T>
+__global__ void pack_halo(const T* __restrict__ r, const index_t* __restrict__ rows, std::size_t count,
+                          T* __restrict__ out) {
+  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
+       k += std::size_t(gridDim.x) * blockDim.x)
+    out[k] = r[rows[k]];
+}
+
+template <class T>
+__global__ void unpack_halo(const T* __restrict__ in, const index_t* __restrict__ columns, std::size_t count,
+                            T* __restrict__ r) {
+  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count;
+       k += std::size_t(gridDim.x) * blockDim.x)
+    r[columns[k]] = in[k];
+}
+
 template <class T>
 graph_exec_ptr pull_graph(const spmv_plan<T>& plan, const T* r, T* y, const loop_state* st, cudaStream_t s) {
   try {
@@ -238,6 +262,12 @@ struct gpu_part {
   std::unique_ptr<cuda::stream> comm;    // the exchange, when chunked (else on `stream`)
   cuda::event exchanged{cudaEventDisableTiming};
   ncclComm_t comm_handle = nullptr;
+  // The halo exchange (halo_lists): per other GPU e, the values sent to and
+  // received from it (counts, offsets into the buffers), the rows packed and
+  // the columns unpacked, in r's ids.
+  std::vector<std::size_t> send_count, send_offset, recv_count, recv_offset;
+  cuda::device_buffer<index_t> send_rows, recv_columns;
+  cuda::device_buffer<T> send_values, recv_values;
   // The r that iteration k reads (q = (k - 1) % 2) or writes (q = k % 2).
   T* r(int q) { return q % 2 ? r1.data() : r0.data(); }
   cudaStream_t exchange_stream() const { return comm ? comm->get() : stream->get(); }
@@ -255,6 +285,7 @@ ncclDataType_t nccl_type() {
 // The GPUs' shares of the graph and of r.
 template <class T>
 struct nccl_setup {
+  bool halo = false;           // r by halo exchange (else every GPU's rows broadcast)
   std::vector<index_t> first;  // GPU d's rows: first[d] .. first[d + 1]
   index_t blocks = 1;          // partial pairs per GPU, padded to equal counts for their all-gather
   int chunks = 1;              // row chunks per GPU (the same count on every GPU, some maybe empty)
@@ -291,12 +322,124 @@ struct comm_start {
   }
 };
 
+// What each GPU reads of r outside its rows (dist::columns_outside over its
+// links of P^T: sorted, so each owner's columns are one run), for the halo
+// exchange; values: their count over all GPUs, per iteration.
+struct halo_lists {
+  std::vector<std::vector<index_t>> columns;
+  std::uint64_t values = 0;
+};
+
+template <class T>
+halo_lists halo_of(const csr_matrix<T>& pt, const std::vector<index_t>& first) {
+  const int gpus = static_cast<int>(first.size()) - 1;
+  halo_lists h;
+  h.columns.resize(static_cast<std::size_t>(gpus));
+#pragma omp parallel for schedule(dynamic)
+  for (int d = 0; d < gpus; ++d) {
+    const index_t* col = pt.col_idx.data();
+    h.columns[d] = columns_outside(col + pt.row_ptr[first[d]], col + pt.row_ptr[first[d + 1]], pt.cols,
+                                   first[d], first[d + 1]);
+  }
+  for (const std::vector<index_t>& c : h.columns) h.values += c.size();
+  return h;
+}
+
+// The run of a sorted column list owned by rows [lo, hi): offset and count.
+std::pair<std::size_t, std::size_t> run_in(const std::vector<index_t>& columns, index_t lo, index_t hi) {
+  const auto from = std::lower_bound(columns.begin(), columns.end(), lo);
+  const auto to = std::lower_bound(from, columns.end(), hi);
+  return {static_cast<std::size_t>(from - columns.begin()), static_cast<std::size_t>(to - from)};
+}
+
+// GPU d's halo buffers: what it receives from each other GPU (its column
+// list, as is) and what it sends each (the runs of the others' lists in its rows).
+template <class T>
+void set_up_halo(gpu_part<T>& p, const halo_lists& h, const std::vector<index_t>& first) {
+  const std::size_t gpus = h.columns.size(), d = static_cast<std::size_t>(p.device);
+  p.send_count.assign(gpus, 0);
+  p.send_offset.assign(gpus, 0);
+  p.recv_count.assign(gpus, 0);
+  p.recv_offset.assign(gpus, 0);
+  std::vector<index_t> rows;
+  for (std::size_t e = 0; e < gpus; ++e) {
+    std::tie(p.recv_offset[e], p.recv_count[e]) = run_in(h.columns[d], first[e], first[e + 1]);
+    const auto [off, count] = run_in(h.columns[e], p.lo, p.hi);
+    p.send_offset[e] = rows.size();
+    p.send_count[e] = count;
+    rows.insert(rows.end(), h.columns[e].begin() + static_cast<std::ptrdiff_t>(off),
+                h.columns[e].begin() + static_cast<std::ptrdiff_t>(off + count));
+  }
+  p.send_rows = cuda::device_buffer<index_t>(rows);
+  p.recv_columns = cuda::device_buffer<index_t>(h.columns[d]);
+  p.send_values = cuda::device_buffer<T>(std::max<std::size_t>(1, rows.size()));
+  p.recv_values = cuda::device_buffer<T>(std::max<std::size_t>(1, h.columns[d].size()));
+}
+
+unsigned halo_blocks(std::size_t count) {
+  return static_cast<unsigned>(
+      std::clamp<std::size_t>((count + update_threads - 1) / update_threads, 1, 4096));
+}
+
+// Inside an NCCL group: GPU p's part of the all-gather of every GPU's block
+// partials (residual, dangling mass), padded to x.blocks pairs each.
+template <class T>
+void queue_partials(nccl_setup<T>& x, gpu_part<T>& p) {
+  const std::size_t off = static_cast<std::size_t>(p.device);
+  check(nccl().all_gather(p.part.data() + off * 2 * x.blocks, p.part.data(),
+                          static_cast<std::size_t>(2 * x.blocks), ncclFloat64, p.comm_handle,
+                          p.exchange_stream()),
+        "ncclAllGather (partial sums)");
+}
+
+// The halo exchange of r buffer q and the partials' all-gather: each GPU packs
+// what the others read of its rows, one NCCL group of sends and receives
+// between every pair that reads the other, then each unpacks what it received
+// into its r. Rows no other GPU reads are never sent; r outside a GPU's rows
+// and its halo is stale there (its own pull never reads it).
+template <class T>
+void queue_halo(nccl_setup<T>& x, int q) {
+  const int gpus = static_cast<int>(x.parts.size());
+  for (gpu_part<T>& p : x.parts) {
+    const std::size_t count = p.send_rows.size();
+    if (count == 0) continue;
+    PERRON_CUDA_CHECK(cudaSetDevice(p.device));
+    pack_halo<T><<<halo_blocks(count), update_threads, 0, p.exchange_stream()>>>(p.r(q), p.send_rows.data(),
+                                                                                 count, p.send_values.data());
+    PERRON_CUDA_CHECK_LAUNCH("pack_halo");
+  }
+  check(nccl().group_start(), "ncclGroupStart");
+  for (gpu_part<T>& p : x.parts) {
+    for (int e = 0; e < gpus; ++e) {
+      if (p.send_count[e])
+        check(nccl().send(p.send_values.data() + p.send_offset[e], p.send_count[e], nccl_type<T>(), e,
+                          p.comm_handle, p.exchange_stream()),
+              "ncclSend (ranks)");
+      if (p.recv_count[e])
+        check(nccl().recv(p.recv_values.data() + p.recv_offset[e], p.recv_count[e], nccl_type<T>(), e,
+                          p.comm_handle, p.exchange_stream()),
+              "ncclRecv (ranks)");
+    }
+    queue_partials(x, p);
+  }
+  check(nccl().group_end(), "ncclGroupEnd");
+  for (gpu_part<T>& p : x.parts) {
+    const std::size_t count = p.recv_columns.size();
+    if (count == 0) continue;
+    PERRON_CUDA_CHECK(cudaSetDevice(p.device));
+    unpack_halo<T><<<halo_blocks(count), update_threads, 0, p.exchange_stream()>>>(
+        p.recv_values.data(), p.recv_columns.data(), count, p.r(q));
+    PERRON_CUDA_CHECK_LAUNCH("unpack_halo");
+  }
+}
+
 // Queues, on every GPU, the exchange of rows [first[g] + chunk c] of r
 // buffer q from each GPU g to all, in one NCCL group (an all-gather of
 // unequal pieces; NCCL merges the broadcasts into one launch), and with it,
 // when `partials`, the all-gather of the block partials.
 template <class T>
 void queue_exchange(nccl_setup<T>& x, int c, int q, bool partials) {
+  if (x.halo) return queue_halo(x, q);  // one chunk: c = 0, partials
   const int gpus = static_cast<int>(x.parts.size());
   check(nccl().group_start(), "ncclGroupStart");
   for (gpu_part<T>& p : x.parts) {
@@ -308,11 +451,7 @@ void queue_exchange(nccl_setup<T>& x, int c, int q, bool partials) {
             "ncclBroadcast (ranks)");
     }
     if (!partials) continue;
-    const std::size_t off = static_cast<std::size_t>(p.device);
-    check(nccl().all_gather(p.part.data() + off * 2 * x.blocks, p.part.data(),
-                            static_cast<std::size_t>(2 * x.blocks), ncclFloat64, p.comm_handle,
-                            p.exchange_stream()),
-          "ncclAllGather (partial sums)");
+    queue_partials(x, p);
   }
   check(nccl().group_end(), "ncclGroupEnd");
 }
@@ -334,7 +473,8 @@ struct pt_source {
 // before NCCL starts or anything is allocated: a graph the GPUs cannot hold
 // fails with the bytes it needs, not with an out-of-memory error part-way.
 template <class T>
-void check_room(const pt_source<T>& src, const pagerank_options& opt, int gpus, int chunks) {
+void check_room(const pt_source<T>& src, const pagerank_options& opt, int gpus, int chunks,
+                const halo_lists* halo) {
   for (int d = 0; d < gpus; ++d) {
     const std::size_t p0 = static_cast<std::size_t>(d) * chunks;
     const index_t lo = src.cut[p0], hi = src.cut[p0 + chunks];
@@ -343,7 +483,13 @@ void check_room(const pt_source<T>& src, const pagerank_options& opt, int gpus, 
       links += src.piece_links[p0 + c];
       largest = std::max(largest, src.piece_links[p0 + c]);
     }
-    const double bytes = nccl_gpu_bytes(src.n, hi - lo, links, largest, gpus, sizeof(T), opt.max_iter);
+    double bytes = nccl_gpu_bytes(src.n, hi - lo, links, largest, gpus, sizeof(T), opt.max_iter);
+    if (halo) {  // the values received and sent, and their indices: each list at most all of the others'
+      double listed = double(halo->columns[static_cast<std::size_t>(d)].size());
+      for (int e = 0; e < gpus; ++e)
+        if (e != d) listed += double(run_in(halo->columns[static_cast<std::size_t>(e)], lo, hi).second);
+      bytes += listed * double(sizeof(T) + sizeof(index_t));
+    }
     PERRON_CUDA_CHECK(cudaSetDevice(d));
     check_device_memory(bytes, "--gpus " + std::to_string(gpus) + ": GPU " + std::to_string(d) +
                                    "'s share (" + std::to_string(hi - lo) + " of " + std::to_string(src.n) +
@@ -352,7 +498,8 @@ void check_room(const pt_source<T>& src, const pagerank_options& opt, int gpus, 
 }
 
 template <class T>
-nccl_setup<T> set_up(const pt_source<T>& src, const pagerank_options& opt, int gpus, int chunks, int timed) {
+nccl_setup<T> set_up(const pt_source<T>& src, const pagerank_options& opt, int gpus, int chunks, int timed,
+                     const halo_lists* halo) {
   const index_t n = src.n;
   const std::vector<std::uint8_t>& dangling = *src.dangling;
   const std::vector<double> v = normalized_distribution(opt.personalization, n, "personalization");
@@ -362,6 +509,7 @@ nccl_setup<T> set_up(const pt_source<T>& src, const pagerank_options& opt, int g
   x.first.resize(static_cast<std::size_t>(gpus) + 1);
   for (int d = 0; d <= gpus; ++d) x.first[d] = src.cut[static_cast<std::size_t>(d) * chunks];
   x.chunks = chunks;
+  x.halo = halo != nullptr;
   const std::vector<index_t>& first = x.first;
   // Equal counts of partial pairs per GPU for their ncclAllGather (r goes by broadcasts of each
   // GPU's own rows, no padding: R-MAT's cut by cost gives one GPU 4-8x another's rows).
@@ -386,6 +534,7 @@ nccl_setup<T> set_up(const pt_source<T>& src, const pagerank_options& opt, int g
     p.stream = std::make_unique<cuda::stream>();
     if (chunks > 1) p.comm = std::make_unique<cuda::stream>();
     p.exchanged = cuda::event(cudaEventDisableTiming);  // made on this GPU
+    if (halo) set_up_halo(p, *halo, first);
     p.r0 = cuda::device_buffer<T>(r_host);
     p.r1 = cuda::device_buffer<T>(r_host);
     p.y = cuda::device_buffer<T>(std::max<std::size_t>(1, static_cast<std::size_t>(p.hi - p.lo)));
@@ -508,8 +657,8 @@ std::vector<iteration_stats> stats_of(const nccl_setup<T>& x, int iterations, in
     const std::vector<cuda::event>& m = x.parts[d].marks;
     iteration_stats& st = out[d];
     const auto rows = static_cast<std::uint64_t>(x.parts[d].hi - x.parts[d].lo);
-    st.bytes_sent = rows * sizeof(T) * (gpus - 1) + partials;
-    st.bytes_received = (n - rows) * sizeof(T) + partials;
+    st.bytes_sent = (x.halo ? x.parts[d].send_rows.size() : rows * (gpus - 1)) * sizeof(T) + partials;
+    st.bytes_received = (x.halo ? x.parts[d].recv_columns.size() : n - rows) * sizeof(T) + partials;
     for (int k = 0; k < std::min(iterations, timed); ++k) {
       const auto e = [&](int i) -> const cuda::event& { return m[static_cast<std::size_t>(4 * k + i)]; };
       st.compute_seconds.push_back((e(1).ms_since(e(0)) + e(3).ms_since(e(2))) * 1e-3);
@@ -518,6 +667,13 @@ std::vector<iteration_stats> stats_of(const nccl_setup<T>& x, int iterations, in
     }
   }
   return out;
+}
+
+// A share as a percentage, three significant digits ("0.0333%").
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%%", 100.0 * share);
+  return buf;
 }
 
 // gpus and chunks checked against their ranges and the machine; NCCL loaded.
@@ -534,11 +690,11 @@ void check_gpus(int gpus, int chunks) {
 
 template <class T>
 pagerank_result solve(const pt_source<T>& src, const pagerank_options& opt, int gpus, int chunks,
-                      std::vector<iteration_stats>* stats) {
+                      std::vector<iteration_stats>* stats, const halo_lists* halo = nullptr) {
   const index_t n = src.n;
   const int timed = stats ? std::min(opt.max_iter, max_timed_iterations) : 0;
-  check_room(src, opt, gpus, chunks);
-  nccl_setup<T> x = set_up(src, opt, gpus, chunks, timed);
+  check_room(src, opt, gpus, chunks, halo);
+  nccl_setup<T> x = set_up(src, opt, gpus, chunks, timed, halo);
   gpu_part<T>& p0 = x.parts[0];
   // The host looks at GPU 0's loop state every check_interval iterations (a
   // pinned copy of it and of the new residuals): no round trip per iteration.
@@ -581,9 +737,20 @@ pagerank_result solve(const pt_source<T>& src, const pagerank_options& opt, int 
   PERRON_CUDA_CHECK(cudaSetDevice(0));
   // Iteration k wrote r buffer k % 2; iterations queued past the stop
   // exchange that buffer's values unchanged (their updates return at once).
+  // After a halo exchange each GPU's own rows are the ones it holds whole.
   std::vector<T> r(static_cast<std::size_t>(n));
-  PERRON_CUDA_CHECK(
-      cudaMemcpy(r.data(), p0.r(res.iterations % 2), r.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  if (x.halo) {
+    for (gpu_part<T>& p : x.parts) {
+      PERRON_CUDA_CHECK(cudaSetDevice(p.device));
+      PERRON_CUDA_CHECK(cudaMemcpy(r.data() + p.lo, p.r(res.iterations % 2) + p.lo,
+                                   static_cast<std::size_t>(p.hi - p.lo) * sizeof(T),
+                                   cudaMemcpyDeviceToHost));
+    }
+    PERRON_CUDA_CHECK(cudaSetDevice(0));
+  } else {
+    PERRON_CUDA_CHECK(
+        cudaMemcpy(r.data(), p0.r(res.iterations % 2), r.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
   res.rank.assign(r.begin(), r.end());
   if (stats) *stats = stats_of(x, res.iterations, timed);
   res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -592,10 +759,14 @@ pagerank_result solve(const pt_source<T>& src, const pagerank_options& opt, int 
   // The kernel that pulled: GPU 0's (auto's trial may pick another on another GPU's rows; the reason lists
   // each).
   res.kernel.reset();
-  res.kernel_reason = "--gpus " + std::to_string(gpus) + ": each GPU's rows in " +
-                      (chunks > 1 ? std::to_string(chunks) + " chunks, each an" : std::string("one")) +
-                      " SpMV plan, r by grouped ncclBroadcast" +
-                      (chunks > 1 ? " of each chunk beside the next one's pull;" : ";");
+  res.kernel_reason =
+      "--gpus " + std::to_string(gpus) + ": each GPU's rows in " +
+      (chunks > 1 ? std::to_string(chunks) + " chunks, each an" : std::string("one")) + " SpMV plan, " +
+      (x.halo ? "r by halo exchange (ncclSend/ncclRecv of the " + std::to_string(halo->values) +
+                    " entries other GPUs' rows read, " +
+                    percent(double(halo->values) / (double(gpus - 1) * double(n))) + " of a broadcast's);"
+              : std::string("r by grouped ncclBroadcast") +
+                    (chunks > 1 ? " of each chunk beside the next one's pull;" : ";"));
   for (const gpu_part<T>& p : x.parts) {
     std::string kernels;  // the chunks' kernels after the first's, when another
     const spmv_plan<T>* lead = nullptr;
@@ -623,23 +794,43 @@ bool nccl_built() { return true; }
 
 template <class T>
 pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options& opt, int gpus,
-                              std::vector<iteration_stats>* stats, const nccl_options& how) {
+                              std::vector<iteration_stats>* stats, const nccl_options& how,
+                              nccl_choice* chosen) {
   const index_t n = g.vertices();
   opt.validate(n);
   if (!(how.row_cost >= 0 && how.row_cost <= 1e6))
     throw invalid_argument("--row-cost must be a number of links from 0 to 1e6, got " +
                            std::to_string(how.row_cost));
   check_gpus(gpus, how.chunks);
-  const int chunks = how.chunks ? how.chunks : exchange_chunks(n, gpus, sizeof(T));
+  const std::vector<index_t>& rp = g.pt.row_ptr;
+  const std::vector<std::uint64_t> blocks = block_links_of(rp);
+  // The GPUs' ranges (the same for any chunk count), and what a halo exchange would move between them.
+  const std::vector<index_t> ranges = nccl_cut(blocks, n, gpus, 1, how.row_cost);
+  halo_lists halo;
+  bool use_halo = false;
+  if (gpus > 1 && how.exchange != exchange_kind::all) {
+    halo = halo_of(g.pt, ranges);
+    use_halo = how.exchange == exchange_kind::halo ||
+               halo_share(true) * double(halo.values) <= double(gpus - 1) * double(n);
+  }
+  if (use_halo && how.chunks > 1) {  // the halo goes after the whole pull: one chunk
+    if (how.exchange == exchange_kind::halo)
+      throw invalid_argument(
+          "--exchange halo sends r after each GPU's whole pull, in one chunk: not with "
+          "--exchange-chunks " +
+          std::to_string(how.chunks));
+    use_halo = false;
+  }
+  const int chunks = use_halo ? 1 : how.chunks ? how.chunks : exchange_chunks(n, gpus, sizeof(T));
   pt_source<T> src;
   src.n = n;
   src.dangling = &g.dangling;
-  const std::vector<index_t>& rp = g.pt.row_ptr;
-  src.cut = nccl_cut(block_links_of(rp), n, gpus, chunks, how.row_cost);
+  src.cut = chunks == 1 ? ranges : nccl_cut(blocks, n, gpus, chunks, how.row_cost);
   for (std::size_t k = 0; k + 1 < src.cut.size(); ++k)
     src.piece_links.push_back(static_cast<std::uint64_t>(rp[src.cut[k + 1]] - rp[src.cut[k]]));
   src.rows = [&](std::size_t k) { return row_range(g.pt, src.cut[k], src.cut[k + 1]); };
-  return solve(src, opt, gpus, chunks, stats);
+  if (chosen) *chosen = {chunks, use_halo, halo.values, std::uint64_t(gpus - 1) * std::uint64_t(n)};
+  return solve(src, opt, gpus, chunks, stats, use_halo ? &halo : nullptr);
 }
 
 template <class T>
@@ -671,8 +862,10 @@ template pagerank_result pagerank_nccl<double>(csr_pieces&&, const std::vector<s
                                                const pagerank_options&, int, int,
                                                std::vector<iteration_stats>*);
 template pagerank_result pagerank_nccl<float>(const pagerank_graph<float>&, const pagerank_options&, int,
-                                              std::vector<iteration_stats>*, const nccl_options&);
+                                              std::vector<iteration_stats>*, const nccl_options&,
+                                              nccl_choice*);
 template pagerank_result pagerank_nccl<double>(const pagerank_graph<double>&, const pagerank_options&, int,
-                                               std::vector<iteration_stats>*, const nccl_options&);
+                                               std::vector<iteration_stats>*, const nccl_options&,
+                                               nccl_choice*);
 
 }  // namespace perron::dist

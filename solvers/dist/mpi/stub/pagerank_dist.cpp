@@ -52,6 +52,17 @@ local_graph<T> distribute_graph(const arc_slice&, index_t, bool, mirror, const s
 }
 
 template <class T>
+exchange_plan plan_exchange(const local_graph<T>&, exchange_kind) {
+  no_mpi();
+}
+
+template <class T>
+pagerank_result pagerank_mpi(const local_graph<T>&, const pagerank_options&, const exchange_plan&,
+                             iteration_stats*) {
+  no_mpi();
+}
+
+template <class T>
 pagerank_result pagerank_mpi(const local_graph<T>&, const pagerank_options&, iteration_stats*) {
   no_mpi();
 }
@@ -62,6 +73,12 @@ template local_graph<float> distribute_graph<float>(const arc_slice&, index_t, b
                                                     const std::vector<std::int64_t>&);
 template local_graph<double> distribute_graph<double>(const arc_slice&, index_t, bool, mirror,
                                                       const std::vector<std::int64_t>&);
+template exchange_plan plan_exchange(const local_graph<float>&, exchange_kind);
+template exchange_plan plan_exchange(const local_graph<double>&, exchange_kind);
+template pagerank_result pagerank_mpi<float>(const local_graph<float>&, const pagerank_options&,
+                                             const exchange_plan&, iteration_stats*);
+template pagerank_result pagerank_mpi<double>(const local_graph<double>&, const pagerank_options&,
+                                              const exchange_plan&, iteration_stats*);
 template pagerank_result pagerank_mpi<float>(const local_graph<float>&, const pagerank_options&,
                                              iteration_stats*);
 template pagerank_result pagerank_mpi<double>(const local_graph<double>&, const pagerank_options&,

@@ -372,6 +372,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
                       format_g(s.gpus_cut.row_cost));
   if (s.exchange != "auto" && s.exchange != "all" && s.exchange != "halo")
     throw usage_error("--exchange must be auto, all or halo, got '" + s.exchange + "'");
+  if (!vm["exchange"].defaulted() && s.gpus == 0 && !s.bench_dist && !dist::launched())
+    throw usage_error("--exchange needs mpirun, --bench-dist or --gpus: one process exchanges nothing");
   if (s.exchange == "halo" && s.gpus_cut.chunks > 1)
     throw usage_error(
         "--exchange halo sends r after each GPU's whole pull, in one chunk: not with "

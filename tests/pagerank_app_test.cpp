@@ -408,6 +408,10 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--gpus", "1", "--exchange-chunks", "9"}, 64, "--exchange-chunks must be 0 (automatic) to 8"},
       {{g, "--gpus", "1", "--exchange-chunks", "-1"}, 64, "--exchange-chunks must be"},
       {{g, "--row-cost", "1"}, 64, "--row-cost needs --gpus"},
+      {{g, "--exchange", "halo"}, 64, "--exchange needs mpirun, --bench-dist or --gpus"},
+      {{g, "--exchange", "sideways", "--gpus", "1"}, 64, "--exchange must be auto, all or halo"},
+      {{g, "--gpus", "2", "--exchange", "halo", "--exchange-chunks", "3"}, 64, "in one chunk"},
+      {{"rmat:27:2147483648", "--gpus", "2", "--exchange", "halo"}, 64, "generates it in pieces"},
       // Past 2^31 links, --gpus generates the graph in pieces: what needs it whole is refused first.
       {{"rmat:27:2147483648", "--gpus", "2", "--reorder", "rcm"}, 64, "generates it in pieces"},
       {{"rmat:27:2147483648", "--gpus", "2", "--plot", "x.svg"}, 64, "generates it in pieces"},

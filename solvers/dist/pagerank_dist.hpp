@@ -211,6 +211,13 @@ enum class exchange_kind { automatic, all, halo };
 // grid:2000:2000 (0.1%): a quarter there. Across hosts the bytes on the
 // network dominate: half.
 inline double halo_share(bool one_host) { return one_host ? 4.0 : 2.0; }
+// The choice itself, the same for ranks and GPUs: forced, or automatic by
+// the values each exchange moves per iteration (summed over the parts).
+inline bool takes_halo(exchange_kind how, std::uint64_t halo_values, std::uint64_t all_values,
+                       bool one_host) {
+  return how == exchange_kind::halo || (how == exchange_kind::automatic &&
+                                        halo_share(one_host) * double(halo_values) <= double(all_values));
+}
 
 // The sorted columns of `rows` (rows [lo, hi) of P^T, n columns) outside
 // [lo, hi): the entries of r those rows read from other ranks.

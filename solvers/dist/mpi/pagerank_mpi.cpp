@@ -59,9 +59,7 @@ exchange_plan plan_exchange(const local_graph<T>& g, exchange_kind how) {
   MPI_Comm_size(node, &node_size);
   MPI_Comm_free(&node);
   x.one_host = node_size == size;
-  x.halo =
-      how == exchange_kind::halo || (how == exchange_kind::automatic &&
-                                     halo_share(x.one_host) * double(x.halo_values) <= double(x.all_values));
+  x.halo = takes_halo(how, x.halo_values, x.all_values, x.one_host);
   if (!x.halo) return x;
   // Rank q tells each owner which of its entries it reads.
   std::vector<int> send_count(P), send_offset(P, 0);

@@ -173,10 +173,6 @@ __global__ void __launch_bounds__(sum_threads)
 using cuda::graph_exec_ptr;  // core/cuda/support.cuh
 using cuda::graph_ptr;
 
-// y = P^T_rows r in a graph of two nodes: pull_while_running, then an IF node
-// whose body is the plan's SpMV (captured once; apply() allocates nothing and
-// does not synchronize). Null where the SpMV cannot be captured there: the
-// loop then launches it directly, and iterations past the stop pull in vain.
 // The halo exchange's two ends: out[k] = r[rows[k]] (the entries other GPUs
 // read of this one's rows) and r[columns[k]] = in[k] (those it reads of theirs).
 template <class T>
@@ -195,6 +191,10 @@ __global__ void unpack_halo(const T* __restrict__ in, const index_t* __restrict_
     r[columns[k]] = in[k];
 }
 
+// y = P^T_rows r in a graph of two nodes: pull_while_running, then an IF node
+// whose body is the plan's SpMV (captured once; apply() allocates nothing and
+// does not synchronize). Null where the SpMV cannot be captured there: the
+// loop then launches it directly, and iterations past the stop pull in vain.
 template <class T>
 graph_exec_ptr pull_graph(const spmv_plan<T>& plan, const T* r, T* y, const loop_state* st, cudaStream_t s) {
   try {
@@ -810,8 +810,7 @@ pagerank_result pagerank_nccl(const pagerank_graph<T>& g, const pagerank_options
   bool use_halo = false;
   if (gpus > 1 && how.exchange != exchange_kind::all) {
     halo = halo_of(g.pt, ranges);
-    use_halo = how.exchange == exchange_kind::halo ||
-               halo_share(true) * double(halo.values) <= double(gpus - 1) * double(n);
+    use_halo = takes_halo(how.exchange, halo.values, std::uint64_t(gpus - 1) * std::uint64_t(n), true);
   }
   if (use_halo && how.chunks > 1) {  // the halo goes after the whole pull: one chunk
     if (how.exchange == exchange_kind::halo)

@@ -972,6 +972,62 @@ TYPED_TEST(gpu_pagerank, FusedIndexWidthsGiveTheSameBits) {
   EXPECT_LE(l1_diff(r.rank, random_run.rank), 2 * solve_tolerance<T>::l1());
 }
 
+// The fused pull's windowed order (PERRON_FUSED_WINDOW: in-degree order
+// within runs of W consecutive ids): every window gives the reference's
+// ranks (windows of one slice, windows that cut rows between slices, one
+// window wider than the graph), in both index widths, with personalization;
+// on a graph whose own order is local (the web generator's sites) the 16-bit
+// index needs fewer bytes per link in the windowed order than in the global
+// one (docs/PERFORMANCE.md, "The fused pull's windowed order"). A window that
+// is not a power of two is refused.
+TYPED_TEST(gpu_pagerank, FusedOrderWindowsMatchTheReference) {
+  using T = TypeParam;
+  auto shapes = persistent_shapes();
+  shapes.push_back({"random 200000", random_graph(200000, 1500000, 171)});
+  shapes.push_back({"web 262144", io::load_matrix("web:262144:2000000").matrix});
+  double web_bytes[2] = {0, 0};  // the 16-bit index: global, windowed
+  for (const auto& [what, a] : shapes) {
+    const auto g = make_pagerank_graph<T>(a, false);
+    const bool large = a.rows > 10000;
+    for (const char* window : {"0", "32", "1024", "4194304"}) {
+      for (const char* width : {"32", "16"}) {
+        scoped_env w("PERRON_FUSED_WINDOW", window), x("PERRON_FUSED_INDEX", width);
+        pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
+        const bool windowed = std::string(window) != "0" && std::stoll(window) < a.rows;
+        EXPECT_EQ(s.kernel_reason().find("within windows of") != std::string::npos, windowed)
+            << what << " " << window << ": " << s.kernel_reason();
+        pagerank_options o;
+        o.tol = solve_tolerance<T>::tol;
+        for (int variant = 0; variant < 2; ++variant) {
+          o.personalization = variant == 1 ? random_vector(a.rows, 181, 0.0, 1.0) : std::vector<double>{};
+          const pagerank_result r = s.solve(o);
+          const std::string at =
+              what + " window " + window + " index " + width + " variant " + std::to_string(variant);
+          EXPECT_TRUE(r.converged) << at;
+          if (large) {
+            EXPECT_LE(l1_diff(r.rank, pagerank_cpu(g, o).rank), 2 * solve_tolerance<T>::l1()) << at;
+          } else {
+            const auto ref =
+                reference_pagerank(reference_from_coo(a, false), 0.85, normalized(o.personalization));
+            EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << at;
+          }
+          if (what == "web 262144" && variant == 0 && std::string(width) == "16") {
+            if (std::string(window) == "0") web_bytes[0] = r.index_bytes_per_link;
+            if (std::string(window) == "1024") web_bytes[1] = r.index_bytes_per_link;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(web_bytes[1], 0.0);
+  EXPECT_LT(web_bytes[1], web_bytes[0]) << "16-bit index bytes per link, windowed against global order";
+  const auto g = make_pagerank_graph<T>(random_graph(1000, 5000, 7), false);
+  for (const char* bad : {"3", "-32", "x"}) {
+    scoped_env w("PERRON_FUSED_WINDOW", bad);
+    EXPECT_THROW(pagerank_cuda<T>(g, spmv_kernel::automatic, pagerank_pull::fused), invalid_argument) << bad;
+  }
+}
+
 // hub:1000000:200000 (every vertex links to vertex 0, which is dangling, plus
 // 200000 random links): in float the fused pull's row sums once rounded so
 // that the iterate settled on a 2-cycle with the residual flat at 1.35e-6

@@ -493,8 +493,11 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
       (m.persistent ? "the fused pull's steps in one kernel per solve, " +
                           std::to_string(m.persistent->grid()) + " blocks, " + m.persistent->describe() +
                           " (time per step by candidate: " + m.persistent->trial() + ")"
-       : m.fused ? "pattern pull with the update fused, vertices by in-degree, sliced, " +
-                       std::to_string(m.fused->hub()) +
+       : m.fused ? "pattern pull with the update fused, vertices by in-degree" +
+                       (m.fused->order_window() > 0
+                            ? " within windows of " + std::to_string(m.fused->order_window()) + " ids"
+                            : std::string()) +
+                       ", sliced, " + std::to_string(m.fused->hub()) +
                        " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
                  : m.plan->reason());
   device_bytes_ = (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) +

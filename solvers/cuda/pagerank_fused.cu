@@ -48,6 +48,15 @@ __global__ void ids_and_lengths(index_t n, const index_t* __restrict__ row_ptr, 
   }
 }
 
+// The windowed order's sort keys: window (ascending, stored inverted for the
+// descending sort) above the in-degree (descending).
+__global__ void window_keys(index_t n, int shift, const index_t* __restrict__ len,
+                            unsigned long long* __restrict__ key) {
+  const auto last = static_cast<unsigned long long>((n - 1) >> shift);
+  for (index_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
+    key[j] = ((last - static_cast<unsigned long long>(j >> shift)) << 32) | static_cast<unsigned>(len[j]);
+}
+
 // new_id[perm[k]] = k; len[k] = length of old row perm[k] (len[n] = 0 for the scan).
 __global__ void relabel_rows(index_t n, const index_t* __restrict__ perm, const index_t* __restrict__ row_ptr,
                              index_t* __restrict__ new_id, index_t* __restrict__ len) {
@@ -279,11 +288,28 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
   temp_bytes temp;
   std::size_t bytes = 0;
   const int end_bit = bit_width(static_cast<unsigned long long>(n_));  // an in-degree is at most n
-  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
-      nullptr, bytes, len_old.data(), len_sorted.data(), ids.data(), perm_.data(), n_, 0, end_bit, stream_));
-  PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.get(bytes), bytes, len_old.data(),
-                                                              len_sorted.data(), ids.data(), perm_.data(), n_,
-                                                              0, end_bit, stream_));
+  if (window_ > 0) {
+    // Within windows of window_ consecutive ids (a power of two): the graph's
+    // own order between windows, decreasing in-degree inside each.
+    const int shift = bit_width(static_cast<unsigned long long>(window_)) - 1;
+    cuda::device_buffer<unsigned long long> key(n), key_sorted(n);
+    window_keys<<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, shift, len_old.data(), key.data());
+    PERRON_CUDA_CHECK_LAUNCH("window_keys");
+    const int key_bits = 32 + bit_width(static_cast<unsigned long long>((n_ - 1) >> shift));
+    PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(
+        nullptr, bytes, key.data(), key_sorted.data(), ids.data(), perm_.data(), n_, 0, key_bits, stream_));
+    PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.get(bytes), bytes, key.data(),
+                                                                key_sorted.data(), ids.data(), perm_.data(),
+                                                                n_, 0, key_bits, stream_));
+    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before the keys are freed
+  } else {
+    PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, len_old.data(),
+                                                                len_sorted.data(), ids.data(), perm_.data(),
+                                                                n_, 0, end_bit, stream_));
+    PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.get(bytes), bytes, len_old.data(),
+                                                                len_sorted.data(), ids.data(), perm_.data(),
+                                                                n_, 0, end_bit, stream_));
+  }
   gather_by<index_t>
       <<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());
   PERRON_CUDA_CHECK_LAUNCH("gather_by");
@@ -425,8 +451,12 @@ void fused_pull<T>::build_index16(const cuda::device_buffer<index_t>& csr_col,
 }
 
 template <class T>
-fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links, bool index16)
-    : stream_(stream), vrow_links_(vrow_links), index16_(index16) {
+fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links, bool index16,
+                          index_t order_window)
+    : stream_(stream), vrow_links_(vrow_links), window_(order_window), index16_(index16) {
+  if (order_window < 0 || (order_window & (order_window - 1)) != 0)
+    throw invalid_argument("fused pull: the order's window must be 0 or a power of two");
+  forced_window(window_);
   if (vrow_links < 1 || vrow_links > 65535)
     throw invalid_argument("fused pull: links per virtual row out of range");
   // A virtual row's escapes are counted in a byte.
@@ -437,6 +467,7 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   nnz_ = pt.nnz();
   if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
   if (nnz_ > max_index) throw dimension_error("fused pull: more links than index_t counts");
+  if (window_ >= n_) window_ = 0;  // one window: the global order
   const auto n = static_cast<std::size_t>(n_);
   int device = 0, optin = 0, sms = 1;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
@@ -479,6 +510,17 @@ bool forced_hub(int max_hub, int& hub, std::string& trial) {
   if (env == nullptr || *env == '\0') return false;
   hub = static_cast<int>(std::clamp<long>(std::strtol(env, nullptr, 10), 0, max_hub) / 32 * 32);
   trial = "fixed by PERRON_FUSED_HUB";
+  return true;
+}
+
+bool forced_window(index_t& window) {
+  const char* env = std::getenv("PERRON_FUSED_WINDOW");
+  if (env == nullptr || *env == '\0') return false;
+  char* end = nullptr;
+  const long w = std::strtol(env, &end, 10);
+  if (*end != '\0' || w < 0 || w > (1L << 30) || (w & (w - 1)) != 0)
+    throw invalid_argument("PERRON_FUSED_WINDOW must be 0 or a power of two up to 2^30");
+  window = static_cast<index_t>(w);
   return true;
 }
 

@@ -18,6 +18,16 @@
 // block at the start of a step, and the gathers that hit them never leave the
 // SM. Rows of no in-links come last.
 //
+// Windowed order (order_window W, a power of two; PERRON_FUSED_WINDOW for
+// experiments): by decreasing in-degree within each run of W consecutive ids,
+// the runs in the graph's own order. A graph numbered locally (web crawls:
+// sites of consecutive pages) keeps its locality at the scale of W, and the
+// 16-bit index's differences stay small (web:16777216:268435456: 2.48 bytes
+// per link against 3.34 in the global order); the step is 1.8x faster than
+// the global order's where x overflows L2 but not faster than the SpMV pull
+// in float on any graph measured, so auto does not ask for it
+// (docs/PERFORMANCE.md, "The fused pull's windowed order").
+//
 // Layout: sliced ELL over "virtual rows". A row longer than W (64) links is
 // split into ceil(len / W) virtual rows of nearly equal length, the others are
 // one each; 32 consecutive virtual rows make a slice, stored column-major
@@ -73,6 +83,10 @@ bool forced_hub(int max_hub, int& hub, std::string& trial);
 // stop by tolerance, max_iter of them at most.
 pagerank_state trial_state(int max_iter);
 
+// The order's window fixed by PERRON_FUSED_WINDOW (0 or a power of two), for
+// experiments; true when it is set.
+bool forced_window(index_t& window);
+
 template <class T>
 class fused_pull {
  public:
@@ -87,8 +101,11 @@ class fused_pull {
   // index16: the 16-bit index (fused_args::word) may be built, as
   // fused_index_choice() says (the persistent pull passes false: its kernels read
   // the 32-bit index).
+  // order_window: 0, vertices by decreasing in-degree; W (a power of two),
+  // by decreasing in-degree within each run of W consecutive ids, which keeps
+  // a graph's own local order between the runs.
   fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links = default_vrow_links,
-             bool index16 = false);
+             bool index16 = false, index_t order_window = 0);
 
   // r_0 from d_r0 (n values in the graph's order; unused when uniform), and
   // the state's dangling mass of it.
@@ -107,7 +124,8 @@ class fused_pull {
   // in the solver's order: what --accelerate extrapolates (pagerank_accel.cuh).
   T* iterate(int parity) { return x_[parity & 1].data(); }
   const index_t* out_degrees() const { return deg_.data(); }
-  int hub() const { return hub_; }          // entries of x kept in shared memory
+  int hub() const { return hub_; }  // entries of x kept in shared memory
+  index_t order_window() const { return window_; }
   bool index16() const { return packed_; }  // the steps read the 16-bit index
   // Bytes of column index stored per link in the width kept (padding,
   // escapes and their offsets included): what a step streams per link.
@@ -136,6 +154,7 @@ class fused_pull {
   std::size_t nnz_ = 0;
   index_t slices_ = 0;
   int vrow_links_ = default_vrow_links;
+  index_t window_ = 0;
   int hub_ = 0, max_hub_ = 0;
   fused_index index_ = fused_index::bits32;
   bool index16_ = false;  // rows sorted and the 16-bit index built

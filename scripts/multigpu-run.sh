@@ -3,7 +3,7 @@
 # by scripts/gpu-prepare.sh (the device tool: run(command="bash scripts/multigpu-run.sh .gpu",
 # carry=[".gpu"], kind=...)):
 #   scripts/multigpu-run.sh [CARRY_DIR=.gpu] [parts...]
-#            parts: tests correct scaling chunks shapes (default: tests correct scaling)
+#            parts: tests correct scaling chunks cost big shapes order (default: tests correct scaling)
 #   tests    gpu_dist_nccl_test on every GPU present, PERRON_REQUIRE_GPU=1 PERRON_REQUIRE_NCCL=1 (when
 #            the bundle has it: scripts/gpu-prepare.sh .gpu build-gpu pagerank gpu_dist_nccl_test),
 #            then its chunked, matching, pieces and halo cases under compute-sanitizer memcheck; a failure ends the
@@ -27,6 +27,8 @@
 #            $PERRON_MG_BIG overrides the spec
 #   shapes   other graph shapes on every P (web-like, grid, Erdos-Renyi: $PERRON_MG_SHAPES), automatic
 #            chunks: the cut by cost and the overlap beyond R-MAT
+#   order    --reorder O for O in $PERRON_MG_ORDERS (none dbg) on the weak-scaling graphs on every P,
+#            and rmat:$PERRON_MG_STRONG on one GPU: a link's gather cost as r grows past L2
 # P runs over 1 and the powers of two up to the GPUs present ($PERRON_MG_GPUS overrides, e.g.
 # "1 2"); `correct` skips P = 1 on a machine of several GPUs ($PERRON_MG_CORRECT_GPUS overrides: the
 # one-GPU case was checked on every shared graph in session 20). An R-MAT spec draws 16 arcs a vertex,
@@ -193,6 +195,21 @@ scaling() {
   done
 }
 
+# --reorder ORDER (PERRON_MG_ORDERS, default "none dbg") on the weak-scaling graphs, and the strong
+# graph on one GPU: whether packing the most-gathered entries of r together (dbg) makes a link's
+# gather cheaper as the graph, and r, grow past L2.
+order() {
+  local weak=${PERRON_MG_WEAK:-25} strong=${PERRON_MG_STRONG:-26} p s o
+  for o in ${PERRON_MG_ORDERS:-none dbg}; do
+    for p in $counts; do
+      s=$((weak + $(awk -v p="$p" 'BEGIN { print int(log(p) / log(2) + 0.5) }')))
+      bench "order-$o" "$(rmat "$s")" "$p" "$(guess "$s")" --reorder "$o"
+    done
+    [ "$strong" = "$((weak + 1))" ] && [[ " $counts " == *" 2 "* ]] || continue
+    bench "order-$o" "$(rmat "$strong")" 1 "$(guess "$strong")" --reorder "$o"
+  done
+}
+
 tests() {
   local t rc
   for t in gpu_dist_nccl_test; do
@@ -270,7 +287,8 @@ for part in $parts; do
     cost) cost ;;
     big) big ;;
     shapes) shapes ;;
-    *) echo "unknown part '$part' (tests, correct, scaling, chunks, cost, big, shapes)"; exit 64 ;;
+    order) order ;;
+    *) echo "unknown part '$part' (tests, correct, scaling, chunks, cost, big, shapes, order)"; exit 64 ;;
   esac
   echo "== $part: $(($(date +%s) - ts)) s"
 done

@@ -1,5 +1,6 @@
 #include "core/memory.hpp"
 
+#include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -31,10 +32,12 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 
 void prefault(const std::vector<byte_span>& spans, unsigned threads) {
 #if defined(MADV_POPULATE_WRITE)
-  constexpr std::uintptr_t page = 4096, piece = std::uintptr_t(8) << 20;  // 8 MiB: four huge pages
+  // 2 MiB, one huge page a piece, so that an array of a few pieces still
+  // spreads over the threads; below 8 MiB not worth a parallel region.
+  constexpr std::uintptr_t page = 4096, piece = std::uintptr_t(2) << 20, least = std::uintptr_t(8) << 20;
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pieces;
   for (const byte_span& s : spans) {
-    if (s.data == nullptr || s.bytes < piece) continue;  // small arrays: not worth a call
+    if (s.data == nullptr || s.bytes < least) continue;
     // Page-aligned outwards: the pages at either end belong to the same mapping.
     const auto begin = reinterpret_cast<std::uintptr_t>(s.data) & ~(page - 1);
     const auto end = (reinterpret_cast<std::uintptr_t>(s.data) + s.bytes + page - 1) & ~(page - 1);
@@ -51,6 +54,8 @@ void prefault(const std::vector<byte_span>& spans, unsigned threads) {
   (void)threads;
 #endif
 }
+
+unsigned host_threads() { return static_cast<unsigned>(std::max(1, omp_get_max_threads())); }
 
 namespace {
 

@@ -27,12 +27,24 @@ struct byte_span {
 };
 void prefault(const std::vector<byte_span>& spans, unsigned threads);
 
+// The threads prefault may use: OpenMP's count for a parallel region here.
+unsigned host_threads();
+
 // n copies of `fill` in storage advised for huge pages before it is touched.
+// threads > 1: an array of fresh_prefault_bytes or more has its pages mapped
+// by that many threads first (prefault), where one thread's fill would fault
+// them in with nothing to overlap it: the GPU solver's ranks of 10^7 vertices
+// took 13-15 ms of a solve with 4 threads, 6-10 with 16 (H100 host,
+// docs/PERFORMANCE.md). Smaller arrays may come from the C library's heap,
+// already mapped, where the advice costs more than it saves.
+inline constexpr std::size_t fresh_prefault_bytes = std::size_t(32) << 20;  // glibc's largest mmap threshold
 template <class T>
-std::vector<T> fresh_vector(std::size_t n, const T& fill = T()) {
+std::vector<T> fresh_vector(std::size_t n, const T& fill = T(), unsigned threads = 1) {
   std::vector<T> v;
   v.reserve(n);
   advise_huge_pages(v.data(), n * sizeof(T));
+  if (threads > 1 && n * sizeof(T) >= fresh_prefault_bytes)
+    prefault({byte_span{v.data(), n * sizeof(T)}}, threads);
   v.resize(n, fill);
   return v;
 }

@@ -660,7 +660,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   // The result's memory is allocated and first touched while the device runs:
   // page faults on a fresh vector of that size cost about as much as a small
   // graph's whole device time.
-  const auto allocate_rank = [&] { res.rank = fresh_vector<double>(nn); };
+  const auto allocate_rank = [&] { res.rank = fresh_vector<double>(nn, 0.0, host_threads()); };
 
   const pagerank_state& hs = m.h_state[0];
   if (loop == pagerank_loop::graph_while) {

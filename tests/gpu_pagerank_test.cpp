@@ -626,6 +626,19 @@ std::vector<std::pair<std::string, coo_matrix<double>>> persistent_shapes() {
   return v;
 }
 
+// r (a solve of g, made from a, with o) against the reference on graphs of up
+// to 10^4 vertices, against the CPU solver (twice the tolerance) on larger ones.
+template <class T>
+void expect_solves(const coo_matrix<double>& a, const pagerank_graph<T>& g, const pagerank_options& o,
+                   const pagerank_result& r, const std::string& at) {
+  if (a.rows > 10000) {
+    EXPECT_LE(l1_diff(r.rank, pagerank_cpu(g, o).rank), 2 * solve_tolerance<T>::l1()) << at;
+  } else {
+    const auto ref = reference_pagerank(reference_from_coo(a, false), 0.85, normalized(o.personalization));
+    EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << at;
+  }
+}
+
 // Same bits: iteration count, residual and ranks.
 bool same_bits(const pagerank_result& a, const pagerank_result& b) {
   return a.iterations == b.iterations && std::memcmp(&a.residual, &b.residual, sizeof(double)) == 0 &&
@@ -921,7 +934,6 @@ TYPED_TEST(gpu_pagerank, FusedIndexWidthsGiveTheSameBits) {
   int trial_took_16 = 0;
   for (const auto& [what, a] : shapes) {
     const auto g = make_pagerank_graph<T>(a, false);
-    const bool large = a.rows > 10000;
     pagerank_options o;
     o.tol = solve_tolerance<T>::tol;
     std::vector<pagerank_result> runs[2];
@@ -945,13 +957,7 @@ TYPED_TEST(gpu_pagerank, FusedIndexWidthsGiveTheSameBits) {
           trial_took_16 += r.index16;
         }
         EXPECT_TRUE(r.converged) << at;
-        if (large) {
-          EXPECT_LE(l1_diff(r.rank, pagerank_cpu(g, o).rank), 2 * solve_tolerance<T>::l1()) << at;
-        } else {
-          const auto ref =
-              reference_pagerank(reference_from_coo(a, false), 0.85, normalized(o.personalization));
-          EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << at;
-        }
+        expect_solves(a, g, o, r, at);
       }
     }
     for (std::size_t i = 0; i < runs[0].size(); ++i)
@@ -988,7 +994,6 @@ TYPED_TEST(gpu_pagerank, FusedOrderWindowsMatchTheReference) {
   double web_bytes[2] = {0, 0};  // the 16-bit index: global, windowed
   for (const auto& [what, a] : shapes) {
     const auto g = make_pagerank_graph<T>(a, false);
-    const bool large = a.rows > 10000;
     for (const char* window : {"0", "32", "1024", "4194304"}) {
       for (const char* width : {"32", "16"}) {
         scoped_env w("PERRON_FUSED_WINDOW", window), x("PERRON_FUSED_INDEX", width);
@@ -1004,13 +1009,7 @@ TYPED_TEST(gpu_pagerank, FusedOrderWindowsMatchTheReference) {
           const std::string at =
               what + " window " + window + " index " + width + " variant " + std::to_string(variant);
           EXPECT_TRUE(r.converged) << at;
-          if (large) {
-            EXPECT_LE(l1_diff(r.rank, pagerank_cpu(g, o).rank), 2 * solve_tolerance<T>::l1()) << at;
-          } else {
-            const auto ref =
-                reference_pagerank(reference_from_coo(a, false), 0.85, normalized(o.personalization));
-            EXPECT_LE(l1_diff(r.rank, ref), solve_tolerance<T>::l1()) << at;
-          }
+          expect_solves(a, g, o, r, at);
           if (what == "web 262144" && variant == 0 && std::string(width) == "16") {
             if (std::string(window) == "0") web_bytes[0] = r.index_bytes_per_link;
             if (std::string(window) == "1024") web_bytes[1] = r.index_bytes_per_link;

@@ -11,16 +11,23 @@
 //               tasks summed by atomicAdd (a probe: not deterministic)
 //   index only  the same tasks summing the column indices (no gathers): the
 //               floor of streaming the index
+//   rows G      as pattern G, but a row of at most `task` links taken by its id
+//               (no task array read), the longer rows' tasks after them
 //   cusparse    cusparseSpMV on the CSR with values 1/d_j (ALG1), y = P^T r
-// against the device's copy bandwidth (cudaMemcpy device to device) measured
+//   update      the step's update after either pull (r' = alpha y + c and the
+//               residual; the pattern pull also writes x' = r' / d)
+// Graphs: generator specs or files (arcs row -> column, duplicates merged).
+// Against the device's copy bandwidth (cudaMemcpy device to device) measured
 // in the same run; medians of 21 CUDA-event timings after 3 untimed calls;
 // every pattern result checked against cuSPARSE's. Written in session 25 after
 // the windowed order's runs and built then, but NOT yet run: the session's
 // device time was spent (docs/PERFORMANCE.md, "The fused pull's windowed order").
 // Build beside the GPU build (scripts/gpu-prepare.sh .gpu build-gpu pagerank):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -Xcompiler -fopenmp scripts/pattern_pull_probe.cu \
-//     build-gpu/libperron_io.a build-gpu/libperron_core.a -lcusparse -lz -o pattern_pull_probe
+//     build-gpu/libperron_io.a build-gpu/libperron_core.a -lcusparse -lisal -lz -o pattern_pull_probe
 //   ./pattern_pull_probe web:1048576:16777216 rmat:20:10000000 ...
+// (scripts/gpu-env.sh puts the bundle's libisal on the library path; copy the
+// binary into the carried folder after scripts/gpu-prepare.sh, which empties it.)
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -32,6 +39,7 @@
 #include <vector>
 
 #include "core/formats.hpp"
+#include "io/load.hpp"
 #include "io/synthetic.hpp"
 
 using perron::index_t;
@@ -83,6 +91,57 @@ __global__ void pull_tasks(int tasks, const int* __restrict__ trow, const int* _
   }
 }
 
+// Rows of at most `task` links by row id (group g takes row g), the longer
+// rows' tasks (trow/tbegin, every one atomicAdd) after them: no task array
+// read for the short rows.
+template <int G>
+__global__ void pull_rows(int n, int tasks, const int* __restrict__ trow, const int* __restrict__ tbegin,
+                          const int* __restrict__ rp, const int* __restrict__ col,
+                          const float* __restrict__ x, float* __restrict__ y, int task) {
+  const int lane = threadIdx.x % G;
+  const int groups = gridDim.x * blockDim.x / G;
+  for (int t = (blockIdx.x * blockDim.x + threadIdx.x) / G; t < n + tasks; t += groups) {
+    int r, b, e;
+    if (t < n) {
+      r = t;
+      b = __ldg(rp + r);
+      e = __ldg(rp + r + 1);
+      if (e - b > task) continue;  // the group's lanes agree: the same row
+    } else {
+      r = __ldg(trow + (t - n)) & 0x7fffffff;
+      b = __ldg(tbegin + (t - n));
+      e = min(__ldg(rp + r + 1), b + task);
+    }
+    float s = 0;
+    for (int k = b + lane; k < e; k += G) s += __ldg(x + __ldcs(col + k));
+#pragma unroll
+    for (int off = G / 2; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off, G);
+    if (lane == 0) {
+      if (t >= n)
+        atomicAdd(y + r, s);
+      else
+        y[r] = s;
+    }
+  }
+}
+
+// The step's update as the pulls would close it: r' = alpha y + c, the
+// residual's partial sums (atomicAdd of each warp's: a probe), and for the
+// pattern pull x' = r' / d (inv_d: 1/d, 0 for a dangling vertex).
+template <bool pattern>
+__global__ void update(int n, const float* __restrict__ y, float* __restrict__ r, float* __restrict__ x,
+                       const float* __restrict__ inv_d, float* __restrict__ residual) {
+  float s = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const float rn = 0.85f * y[i] + 0.15f / n;
+    s += fabsf(rn - r[i]);
+    r[i] = rn;
+    if constexpr (pattern) x[i] = rn * inv_d[i];
+  }
+  for (int off = 16; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off);
+  if ((threadIdx.x & 31) == 0) atomicAdd(residual, s);
+}
+
 struct timer {
   cudaEvent_t a, b;
   timer() {
@@ -131,20 +190,43 @@ int main(int argc, char** argv) {
   CS(cusparseCreate(&h));
   for (int g = 1; g < argc; ++g) {
     const std::string spec = argv[g];
-    const perron::csr_matrix<float> at = perron::io::generate_graph_transpose<float>(spec);
-    const int n = at.rows;
-    const long long m = static_cast<long long>(at.nnz());
+    // A^T's pattern (row i: the sources j of the links j -> i, sorted, distinct)
+    // from a spec or a file (arcs row -> column, as pagerank reads them).
+    std::vector<int> rp, col;
+    int n = 0;
+    if (perron::io::is_synthetic_graph_spec(spec)) {
+      const perron::csr_matrix<float> at = perron::io::generate_graph_transpose<float>(spec);
+      n = at.rows;
+      rp.assign(at.row_ptr.begin(), at.row_ptr.end());
+      col.assign(at.col_idx.begin(), at.col_idx.end());
+    } else {
+      const perron::coo_matrix<double> a = perron::io::load_matrix(spec).matrix;
+      n = std::max(a.rows, a.cols);
+      std::vector<std::pair<int, int>> arcs;  // (target, source)
+      for (std::size_t k = 0; k < a.row_idx.size(); ++k) arcs.emplace_back(a.col_idx[k], a.row_idx[k]);
+      std::sort(arcs.begin(), arcs.end());
+      arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());
+      rp.assign(n + 1, 0);
+      for (const auto& [t, f] : arcs) {
+        ++rp[t + 1];
+        col.push_back(f);
+      }
+      for (int i = 0; i < n; ++i) rp[i + 1] += rp[i];
+    }
+    const long long m = static_cast<long long>(col.size());
     std::vector<int> deg(n, 0);
-    for (long long k = 0; k < m; ++k) ++deg[at.col_idx[k]];
-    std::vector<float> val(m), r(n), x(n);
-    for (long long k = 0; k < m; ++k) val[k] = 1.0f / static_cast<float>(deg[at.col_idx[k]]);
+    for (long long k = 0; k < m; ++k) ++deg[col[k]];
+    std::vector<float> val(m), r(n), x(n), inv_d(n);
+    for (long long k = 0; k < m; ++k) val[k] = 1.0f / static_cast<float>(deg[col[k]]);
     for (int i = 0; i < n; ++i) {
       r[i] = static_cast<float>((i * 2654435761u) % 1000003u) / 1000003.0f;
-      x[i] = deg[i] ? r[i] / static_cast<float>(deg[i]) : 0.0f;
+      inv_d[i] = deg[i] ? 1.0f / static_cast<float>(deg[i]) : 0.0f;
+      x[i] = r[i] * inv_d[i];
     }
-    std::vector<int> rp(at.row_ptr.begin(), at.row_ptr.end()), col(at.col_idx.begin(), at.col_idx.end());
     int *d_rp = upload(rp), *d_col = upload(col);
-    float *d_val = upload(val), *d_r = upload(r), *d_x = upload(x), *d_y = nullptr, *d_z = nullptr;
+    float *d_val = upload(val), *d_r = upload(r), *d_x = upload(x), *d_inv = upload(inv_d), *d_y = nullptr,
+          *d_z = nullptr, *d_r2 = upload(r), *d_x2 = upload(x), *d_res = nullptr;
+    CK(cudaMalloc(&d_res, sizeof(float)));
     CK(cudaMalloc(&d_y, n * sizeof(float)));
     CK(cudaMalloc(&d_z, n * sizeof(float)));
     // cuSPARSE ALG1
@@ -166,49 +248,79 @@ int main(int argc, char** argv) {
     });
     std::vector<float> ycs(n), yp(n);
     CK(cudaMemcpy(ycs.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
-    std::printf("%s: n %d, links %lld, x %.1f MB; cusparse %.1f us (%.2f ps a link)\n", spec.c_str(), n, m,
-                n * 4e-6, t_cs, t_cs * 1e6 / m);
+    const auto update_us = [&](auto kernel) {
+      return tm.median_us([&] { kernel<<<132 * 8, 256>>>(n, d_y, d_r2, d_x2, d_inv, d_res); });
+    };
+    const float t_up = update_us(update<false>), t_upx = update_us(update<true>);
+    std::printf(
+        "%s: n %d, links %lld, x %.1f MB; cusparse %.1f us (%.2f ps a link); update %.1f us, "
+        "with x' = r'/d %.1f us\n",
+        spec.c_str(), n, m, n * 4e-6, t_cs, t_cs * 1e6 / m, t_up, t_upx);
+    // One timed pull into d_z, checked against cuSPARSE's y.
+    const auto report = [&](int G, const auto& launch) {
+      const float t = tm.median_us(launch);
+      CK(cudaMemcpy(yp.data(), d_z, n * sizeof(float), cudaMemcpyDeviceToHost));
+      double worst = 0;
+      for (int i = 0; i < n; ++i)
+        worst = std::max(worst, std::abs(double(yp[i]) - ycs[i]) / std::max(1e-30, std::abs(double(ycs[i]))));
+      std::printf("; G=%d %.1f us (%.2fx cusparse%s)", G, t, t / t_cs, worst < 1e-3 ? "" : ", WRONG");
+    };
+    const int threads = 256;
+    const auto blocks_for = [&](long long groups, int G) {
+      return static_cast<int>(std::min<long long>((groups * G + threads - 1) / threads, 132 * 16));
+    };
     for (int task : {128, 512}) {
-      std::vector<int> trow, tbegin;
+      std::vector<int> trow, tbegin, lrow, lbegin;  // every row's tasks; the long rows' alone
       for (int i = 0; i < n; ++i) {
         const int len = rp[i + 1] - rp[i];
         const int parts = (len + task - 1) / task;
         for (int p = 0; p < parts; ++p) {
           trow.push_back(parts > 1 ? (i | int(0x80000000u)) : i);
           tbegin.push_back(rp[i] + p * task);
+          if (parts > 1) {
+            lrow.push_back(i);
+            lbegin.push_back(rp[i] + p * task);
+          }
         }
       }
-      const int tasks = static_cast<int>(trow.size());
-      int *d_trow = upload(trow), *d_tbegin = upload(tbegin);
-      const auto run = [&](auto kernel, int G, float* out) {
-        const int threads = 256;
-        const long long want = (static_cast<long long>(tasks) * G + threads - 1) / threads;
-        const int blocks = static_cast<int>(std::min<long long>(want, 132 * 16));
-        CK(cudaMemsetAsync(out, 0, n * sizeof(float)));
-        kernel<<<blocks, threads>>>(tasks, d_trow, d_tbegin, d_rp, d_col, d_x, out, task);
+      const int tasks = static_cast<int>(trow.size()), ltasks = static_cast<int>(lrow.size());
+      int *d_trow = upload(trow), *d_tbegin = upload(tbegin), *d_lrow = upload(lrow),
+          *d_lbegin = upload(lbegin);
+      const auto tasks_of = [&](auto kernel, int G) {
+        return [=] {
+          CK(cudaMemsetAsync(d_z, 0, n * sizeof(float)));
+          kernel<<<blocks_for(tasks, G), threads>>>(tasks, d_trow, d_tbegin, d_rp, d_col, d_x, d_z, task);
+        };
       };
-      const float t_idx = tm.median_us([&] { run(pull_tasks<8, false>, 8, d_z); });
+      const auto rows_of = [&](auto kernel, int G) {
+        return [=] {
+          CK(cudaMemsetAsync(d_z, 0, n * sizeof(float)));
+          kernel<<<blocks_for(static_cast<long long>(n) + ltasks, G), threads>>>(n, ltasks, d_lrow, d_lbegin,
+                                                                                 d_rp, d_col, d_x, d_z, task);
+        };
+      };
+      const float t_idx = tm.median_us(tasks_of(pull_tasks<8, false>, 8));
       std::printf("  tasks of %d links (%d tasks): index only %.1f us (%.0f GB/s of index)", task, tasks,
                   t_idx, 4.0 * m / t_idx * 1e-3);
-#define PROBE(G)                                                                                             \
-  {                                                                                                          \
-    const float t = tm.median_us([&] { run(pull_tasks<G, true>, G, d_z); });                                 \
-    CK(cudaMemcpy(yp.data(), d_z, n * sizeof(float), cudaMemcpyDeviceToHost));                               \
-    double worst = 0;                                                                                        \
-    for (int i = 0; i < n; ++i)                                                                              \
-      worst = std::max(worst, std::abs(double(yp[i]) - ycs[i]) / std::max(1e-30, std::abs(double(ycs[i])))); \
-    std::printf("; G=%d %.1f us (%.2fx cusparse%s)", G, t, t / t_cs, worst < 1e-3 ? "" : ", WRONG");         \
-  }
-      PROBE(4) PROBE(8) PROBE(16) PROBE(32) std::printf("\n");
-      CK(cudaFree(d_trow));
-      CK(cudaFree(d_tbegin));
+      report(4, tasks_of(pull_tasks<4, true>, 4));
+      report(8, tasks_of(pull_tasks<8, true>, 8));
+      report(16, tasks_of(pull_tasks<16, true>, 16));
+      report(32, tasks_of(pull_tasks<32, true>, 32));
+      std::printf("\n  rows by id, %d long-row tasks", ltasks);
+      report(4, rows_of(pull_rows<4>, 4));
+      report(8, rows_of(pull_rows<8>, 8));
+      report(16, rows_of(pull_rows<16>, 16));
+      report(32, rows_of(pull_rows<32>, 32));
+      std::printf("\n");
+      for (int* p : {d_trow, d_tbegin, d_lrow, d_lbegin}) CK(cudaFree(p));
     }
     CS(cusparseDestroySpMat(A));
     CS(cusparseDestroyDnVec(vr));
     CS(cusparseDestroyDnVec(vy));
     for (void* p : {static_cast<void*>(d_rp), static_cast<void*>(d_col), static_cast<void*>(d_val),
                     static_cast<void*>(d_r), static_cast<void*>(d_x), static_cast<void*>(d_y),
-                    static_cast<void*>(d_z), d_buf})
+                    static_cast<void*>(d_z), static_cast<void*>(d_inv), static_cast<void*>(d_r2),
+                    static_cast<void*>(d_x2), static_cast<void*>(d_res), d_buf})
       CK(cudaFree(p));
   }
   CS(cusparseDestroy(h));

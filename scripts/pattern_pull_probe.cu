@@ -69,6 +69,9 @@ __global__ void pull_tasks(int tasks, const int* __restrict__ trow, const int* _
                            const float* __restrict__ x, float* __restrict__ y, int task) {
   const int lane = threadIdx.x % G;
   const int groups = gridDim.x * blockDim.x / G;
+  // The group's lanes alone: the groups of a warp leave the loop at different
+  // times, and a group's lanes always move together.
+  const unsigned gmask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
   for (int t = (blockIdx.x * blockDim.x + threadIdx.x) / G; t < tasks; t += groups) {
     const int rr = __ldg(trow + t), r = rr & 0x7fffffff, b = __ldg(tbegin + t);
     const int e = min(__ldg(rp + r + 1), b + task);
@@ -81,7 +84,7 @@ __global__ void pull_tasks(int tasks, const int* __restrict__ trow, const int* _
         s += static_cast<float>(c & 1);
     }
 #pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off, G);
+    for (int off = G / 2; off > 0; off >>= 1) s += __shfl_xor_sync(gmask, s, off, G);
     if (lane == 0) {
       if (rr < 0)
         atomicAdd(y + r, s);
@@ -100,6 +103,9 @@ __global__ void pull_rows(int n, int tasks, const int* __restrict__ trow, const 
                           const float* __restrict__ x, float* __restrict__ y, int task) {
   const int lane = threadIdx.x % G;
   const int groups = gridDim.x * blockDim.x / G;
+  // The group's lanes alone: the groups of a warp leave the loop at different
+  // times, and a group's lanes always move together.
+  const unsigned gmask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << ((threadIdx.x & 31) & ~(G - 1));
   for (int t = (blockIdx.x * blockDim.x + threadIdx.x) / G; t < n + tasks; t += groups) {
     int r, b, e;
     if (t < n) {
@@ -115,7 +121,7 @@ __global__ void pull_rows(int n, int tasks, const int* __restrict__ trow, const 
     float s = 0;
     for (int k = b + lane; k < e; k += G) s += __ldg(x + __ldcs(col + k));
 #pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) s += __shfl_xor_sync(0xffffffffu, s, off, G);
+    for (int off = G / 2; off > 0; off >>= 1) s += __shfl_xor_sync(gmask, s, off, G);
     if (lane == 0) {
       if (t >= n)
         atomicAdd(y + r, s);
@@ -267,7 +273,7 @@ int main(int argc, char** argv) {
     };
     const int threads = 256;
     const auto blocks_for = [&](long long groups, int G) {
-      return static_cast<int>(std::min<long long>((groups * G + threads - 1) / threads, 132 * 16));
+      return static_cast<int>(std::clamp<long long>((groups * G + threads - 1) / threads, 1, 132 * 16));
     };
     for (int task : {128, 512}) {
       std::vector<int> trow, tbegin, lrow, lbegin;  // every row's tasks; the long rows' alone

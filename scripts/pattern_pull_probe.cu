@@ -38,28 +38,12 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/check.cuh"
 #include "core/formats.hpp"
 #include "io/load.hpp"
 #include "io/synthetic.hpp"
 
 using perron::index_t;
-
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
-#define CS(x)                                                               \
-  do {                                                                      \
-    cusparseStatus_t s_ = (x);                                              \
-    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                    \
-      std::fprintf(stderr, "%s:%d: cusparse %d\n", __FILE__, __LINE__, s_); \
-      std::exit(1);                                                         \
-    }                                                                       \
-  } while (0)
 
 // Task t: links [begin[t], end) of row (row[t] & 0x7fffffff); the high bit
 // says the row has several tasks (atomicAdd), else the sum is stored.
@@ -151,20 +135,20 @@ __global__ void update(int n, const float* __restrict__ y, float* __restrict__ r
 struct timer {
   cudaEvent_t a, b;
   timer() {
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
+    PERRON_CUDA_CHECK(cudaEventCreate(&a));
+    PERRON_CUDA_CHECK(cudaEventCreate(&b));
   }
   template <class F>
   float median_us(F f) {
     for (int i = 0; i < 3; ++i) f();
     std::vector<float> v;
     for (int i = 0; i < 21; ++i) {
-      CK(cudaEventRecord(a));
+      PERRON_CUDA_CHECK(cudaEventRecord(a));
       f();
-      CK(cudaEventRecord(b));
-      CK(cudaEventSynchronize(b));
+      PERRON_CUDA_CHECK(cudaEventRecord(b));
+      PERRON_CUDA_CHECK(cudaEventSynchronize(b));
       float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
+      PERRON_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
       v.push_back(ms * 1e3f);
     }
     std::sort(v.begin(), v.end());
@@ -175,25 +159,26 @@ struct timer {
 template <class T>
 T* upload(const std::vector<T>& h) {
   T* d = nullptr;
-  CK(cudaMalloc(&d, std::max<std::size_t>(h.size(), 1) * sizeof(T)));
-  CK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  PERRON_CUDA_CHECK(cudaMalloc(&d, std::max<std::size_t>(h.size(), 1) * sizeof(T)));
+  PERRON_CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
 }
 
-int main(int argc, char** argv) {
+int probe(int argc, char** argv) {
   timer tm;
   {  // the copy bandwidth of this device, this run
     const std::size_t bytes = std::size_t(1) << 30;
     void *p = nullptr, *q = nullptr;
-    CK(cudaMalloc(&p, bytes));
-    CK(cudaMalloc(&q, bytes));
-    const float us = tm.median_us([&] { CK(cudaMemcpyAsync(q, p, bytes, cudaMemcpyDeviceToDevice)); });
+    PERRON_CUDA_CHECK(cudaMalloc(&p, bytes));
+    PERRON_CUDA_CHECK(cudaMalloc(&q, bytes));
+    const float us =
+        tm.median_us([&] { PERRON_CUDA_CHECK(cudaMemcpyAsync(q, p, bytes, cudaMemcpyDeviceToDevice)); });
     std::printf("copy: %.0f GB/s (read + write of 1 GiB)\n", 2.0 * bytes / us * 1e-3);
-    CK(cudaFree(p));
-    CK(cudaFree(q));
+    PERRON_CUDA_CHECK(cudaFree(p));
+    PERRON_CUDA_CHECK(cudaFree(q));
   }
   cusparseHandle_t h;
-  CS(cusparseCreate(&h));
+  PERRON_CUSPARSE_CHECK(cusparseCreate(&h));
   for (int g = 1; g < argc; ++g) {
     const std::string spec = argv[g];
     // A^T's pattern (row i: the sources j of the links j -> i, sorted, distinct)
@@ -232,28 +217,28 @@ int main(int argc, char** argv) {
     int *d_rp = upload(rp), *d_col = upload(col);
     float *d_val = upload(val), *d_r = upload(r), *d_x = upload(x), *d_inv = upload(inv_d), *d_y = nullptr,
           *d_z = nullptr, *d_r2 = upload(r), *d_x2 = upload(x), *d_res = nullptr;
-    CK(cudaMalloc(&d_res, sizeof(float)));
-    CK(cudaMalloc(&d_y, n * sizeof(float)));
-    CK(cudaMalloc(&d_z, n * sizeof(float)));
+    PERRON_CUDA_CHECK(cudaMalloc(&d_res, sizeof(float)));
+    PERRON_CUDA_CHECK(cudaMalloc(&d_y, n * sizeof(float)));
+    PERRON_CUDA_CHECK(cudaMalloc(&d_z, n * sizeof(float)));
     // cuSPARSE ALG1
     cusparseSpMatDescr_t A;
     cusparseDnVecDescr_t vr, vy;
-    CS(cusparseCreateCsr(&A, n, n, m, d_rp, d_col, d_val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                         CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-    CS(cusparseCreateDnVec(&vr, n, d_r, CUDA_R_32F));
-    CS(cusparseCreateDnVec(&vy, n, d_y, CUDA_R_32F));
+    PERRON_CUSPARSE_CHECK(cusparseCreateCsr(&A, n, n, m, d_rp, d_col, d_val, CUSPARSE_INDEX_32I,
+                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+    PERRON_CUSPARSE_CHECK(cusparseCreateDnVec(&vr, n, d_r, CUDA_R_32F));
+    PERRON_CUSPARSE_CHECK(cusparseCreateDnVec(&vy, n, d_y, CUDA_R_32F));
     const float one = 1, zero = 0;
     std::size_t buf = 0;
-    CS(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vr, &zero, vy, CUDA_R_32F,
-                               CUSPARSE_SPMV_CSR_ALG1, &buf));
+    PERRON_CUSPARSE_CHECK(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vr, &zero, vy,
+                                                  CUDA_R_32F, CUSPARSE_SPMV_CSR_ALG1, &buf));
     void* d_buf = nullptr;
-    CK(cudaMalloc(&d_buf, std::max<std::size_t>(buf, 1)));
+    PERRON_CUDA_CHECK(cudaMalloc(&d_buf, std::max<std::size_t>(buf, 1)));
     const float t_cs = tm.median_us([&] {
-      CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vr, &zero, vy, CUDA_R_32F,
-                      CUSPARSE_SPMV_CSR_ALG1, d_buf));
+      PERRON_CUSPARSE_CHECK(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vr, &zero, vy,
+                                         CUDA_R_32F, CUSPARSE_SPMV_CSR_ALG1, d_buf));
     });
     std::vector<float> ycs(n), yp(n);
-    CK(cudaMemcpy(ycs.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
+    PERRON_CUDA_CHECK(cudaMemcpy(ycs.data(), d_y, n * sizeof(float), cudaMemcpyDeviceToHost));
     const auto update_us = [&](auto kernel) {
       return tm.median_us([&] { kernel<<<132 * 8, 256>>>(n, d_y, d_r2, d_x2, d_inv, d_res); });
     };
@@ -265,7 +250,7 @@ int main(int argc, char** argv) {
     // One timed pull into d_z, checked against cuSPARSE's y.
     const auto report = [&](int G, const auto& launch) {
       const float t = tm.median_us(launch);
-      CK(cudaMemcpy(yp.data(), d_z, n * sizeof(float), cudaMemcpyDeviceToHost));
+      PERRON_CUDA_CHECK(cudaMemcpy(yp.data(), d_z, n * sizeof(float), cudaMemcpyDeviceToHost));
       double worst = 0;
       for (int i = 0; i < n; ++i)
         worst = std::max(worst, std::abs(double(yp[i]) - ycs[i]) / std::max(1e-30, std::abs(double(ycs[i]))));
@@ -294,13 +279,13 @@ int main(int argc, char** argv) {
           *d_lbegin = upload(lbegin);
       const auto tasks_of = [&](auto kernel, int G) {
         return [=] {
-          CK(cudaMemsetAsync(d_z, 0, n * sizeof(float)));
+          PERRON_CUDA_CHECK(cudaMemsetAsync(d_z, 0, n * sizeof(float)));
           kernel<<<blocks_for(tasks, G), threads>>>(tasks, d_trow, d_tbegin, d_rp, d_col, d_x, d_z, task);
         };
       };
       const auto rows_of = [&](auto kernel, int G) {
         return [=] {
-          CK(cudaMemsetAsync(d_z, 0, n * sizeof(float)));
+          PERRON_CUDA_CHECK(cudaMemsetAsync(d_z, 0, n * sizeof(float)));
           kernel<<<blocks_for(static_cast<long long>(n) + ltasks, G), threads>>>(n, ltasks, d_lrow, d_lbegin,
                                                                                  d_rp, d_col, d_x, d_z, task);
         };
@@ -318,16 +303,26 @@ int main(int argc, char** argv) {
       report(16, rows_of(pull_rows<16>, 16));
       report(32, rows_of(pull_rows<32>, 32));
       std::printf("\n");
-      for (int* p : {d_trow, d_tbegin, d_lrow, d_lbegin}) CK(cudaFree(p));
+      for (int* p : {d_trow, d_tbegin, d_lrow, d_lbegin}) PERRON_CUDA_CHECK(cudaFree(p));
     }
-    CS(cusparseDestroySpMat(A));
-    CS(cusparseDestroyDnVec(vr));
-    CS(cusparseDestroyDnVec(vy));
+    PERRON_CUSPARSE_CHECK(cusparseDestroySpMat(A));
+    PERRON_CUSPARSE_CHECK(cusparseDestroyDnVec(vr));
+    PERRON_CUSPARSE_CHECK(cusparseDestroyDnVec(vy));
     for (void* p : {static_cast<void*>(d_rp), static_cast<void*>(d_col), static_cast<void*>(d_val),
                     static_cast<void*>(d_r), static_cast<void*>(d_x), static_cast<void*>(d_y),
                     static_cast<void*>(d_z), static_cast<void*>(d_inv), static_cast<void*>(d_r2),
                     static_cast<void*>(d_x2), static_cast<void*>(d_res), d_buf})
-      CK(cudaFree(p));
+      PERRON_CUDA_CHECK(cudaFree(p));
   }
-  CS(cusparseDestroy(h));
+  PERRON_CUSPARSE_CHECK(cusparseDestroy(h));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return probe(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pattern_pull_probe: %s\n", e.what());
+    return 1;
+  }
 }

@@ -111,8 +111,9 @@ int piece_chunks(int chunks, std::uint64_t links_per_gpu, const std::function<bo
   // little more than the average of links.
   const double limit = 0.9 * double(max_index);
   int k = std::max(chunks, 1);
-  while (k<max_exchange_chunks&& double(largest_chunk(links_per_gpu, k))> limit) ++k;
-  if (double(largest_chunk(links_per_gpu, k)) > limit) return 0;
+  const auto too_large = [&](int c) { return double(largest_chunk(links_per_gpu, c)) > limit; };
+  while (k < max_exchange_chunks && too_large(k)) ++k;
+  if (too_large(k)) return 0;
   while (k < max_exchange_chunks && !fits(k)) ++k;
   return k;
 }

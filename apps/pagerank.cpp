@@ -1421,17 +1421,26 @@ app::batched_request batched_request_of(const settings& s) {
 // a hundred).
 int main_body(int argc, char** argv, std::shared_ptr<dist::session>& world) {
   settings s;
-  // Under mpirun every rank reaches the same errors (dist::phase agrees on
-  // them) and results: rank 0 alone speaks.
-  if (dist::launched() && dist::launch_rank() != 0) {
-    std::cout.rdbuf(nullptr);
-    std::cerr.rdbuf(nullptr);
+  if (dist::launched()) {
+    // Under mpirun every rank reaches the same errors (dist::phase agrees on
+    // them) and results: rank 0 alone speaks.
+    if (dist::launch_rank() != 0) {
+      std::cout.rdbuf(nullptr);
+      std::cerr.rdbuf(nullptr);
+    }
+    // The session opens before the command line is read, so that a refused
+    // one also ends in MPI_Finalize's barrier (main): read first, every rank
+    // exited with the usage code at once and mpirun, aborting the job at the
+    // first, could kill rank 0 before its error line (mpi_pagerank_np4_faults,
+    // 2 runs in 30 of `--exchange sideways`).
+    world = std::make_shared<dist::session>();
   }
   if (!parse_command_line(argc, argv, s)) return ok;
-  if (dist::launched() || (s.bench_dist && s.gpus == 0)) {  // the distributed solve ("distributed" above)
+  if (world || (s.bench_dist && s.gpus == 0)) {  // the distributed solve ("distributed" above)
     if (app::batched_mode(s.batched))
       throw usage_error("--sources and --bench-sources run in one process, not under mpirun");
-    s.dist = world = std::make_shared<dist::session>();
+    if (!world) world = std::make_shared<dist::session>();
+    s.dist = world;
     if (s.dist->size() > 1 || s.bench_dist) return solve_distributed(s);
     s.dist.reset();
     world.reset();

@@ -24,6 +24,7 @@
 
 #include "apps/common/app.hpp"
 #include "apps/common/batched_pagerank.hpp"
+#include "apps/common/detached_exit.hpp"
 #include "apps/common/dist_load.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/progress.hpp"
@@ -129,6 +130,12 @@ const char* exit_text =
     "prints and writes; a failure on any process stops all of them with one\n"
     "message 'rank R: ...' and the exit code below, and no output file.\n"
     "--bench-dist times the distributed solve (also alone, as one process).\n"
+    "\n"
+    "A run that may use the GPU forks before the CUDA context starts: the process\n"
+    "started waits for the run's exit code and ends with it (passing on SIGINT,\n"
+    "SIGTERM, SIGHUP, SIGQUIT), while the run, once its output is complete, ends\n"
+    "after it, tearing the context down (~0.1 s) past the user's wait.\n"
+    "PERRON_TEARDOWN=wait keeps one process.\n"
     "\n"
     "Exit codes: 0 converged; 2 not converged within --max-iter (results still\n"
     "printed and written); 64 bad command line; 65 bad input data; 66 missing or\n"
@@ -1172,7 +1179,10 @@ int solve(settings& s) {
   stopwatch total, step;
   timings t;
   cuda::context_start context;
-  if (s.gpus == 0 && start_context_now(s)) context.start();  // --gpus sets up its own devices
+  if (s.gpus == 0 && start_context_now(s)) {  // --gpus sets up its own devices
+    detached_exit::split();                   // the driver's teardown after the user's wait
+    context.start();
+  }
   t.context_started = context.started();
   check_gpu_room_first<T>(s, context, t);
   step.restart();
@@ -1456,7 +1466,8 @@ int main_body(int argc, char** argv, std::shared_ptr<dist::session>& world) {
 int main(int argc, char** argv) {
   std::shared_ptr<perron::dist::session> world;
   const int code = perron::app::run("pagerank", [&] { return perron::app::main_body(argc, argv, world); });
-  world.reset();  // MPI_Finalize after the error line (main_body)
+  world.reset();                             // MPI_Finalize after the error line (main_body)
+  perron::app::detached_exit::finish(code);  // a split run ends here (apps/common/detached_exit.hpp)
   // A process that started CUDA ends without its exit handlers: the start-up
   // thread may still be running (a solve that did not need the GPU does not
   // wait for it), and the runtime's handlers would tear its state down under

@@ -562,6 +562,53 @@ TEST_F(pagerank_app, DeviceChoiceRemembersTheIterations) {
   }
 }
 
+// A run that may start a CUDA context splits first (apps/common/detached_exit.hpp):
+// the process the shell waits for ends with the run's code and output, and the
+// run with it when it is stopped. A graph read from a FIFO makes the run start
+// one (auto has no size to guess from) and then wait, with or without a GPU.
+TEST_F(pagerank_app, ARunSplitForTheTeardownEndsAsTheRun) {
+  // $1: piped (the output through a pipe, then the graph), term (SIGTERM to
+  // the process the shell knows) or wait (PERRON_TEARDOWN=wait: one process).
+  // The run's processes: those whose command line starts with "$BIN $FIFO".
+  const std::string script = file("split.sh", R"sh(set -u -o pipefail
+count() { pgrep -f -- "^$BIN $FIFO" | wc -l; }
+until_count() { for i in $(seq 200); do [ "$(count)" "$1" "$2" ] && break; sleep 0.05; done; }
+cd "$(dirname "$FIFO")"; rm -f "$FIFO"; mkfifo "$FIFO"
+case $1 in
+  piped)
+    ("$BIN" "$FIFO" --no-cache -o - --top 0 | cat > ranks.tsv; echo "code $?" > code) &
+    until_count -ge 2; echo "split $(count)"; cat "$KARATE" > "$FIFO"; wait; cat code ;;
+  term)
+    "$BIN" "$FIFO" --no-cache -o out.tsv & p=$!
+    until_count -ge 2; echo "split $(count)"; kill -TERM $p; wait $p; echo "code $?"
+    until_count -eq 0; echo "left $(count)"; pkill -KILL -f -- "^$BIN $FIFO"; true ;;
+  wait)
+    PERRON_TEARDOWN=wait "$BIN" "$FIFO" --no-cache --top 0 > /dev/null & p=$!
+    until_count -ge 1; sleep 0.2; echo "split $(count)"; cat "$KARATE" > "$FIFO"; wait $p; echo "code $?" ;;
+esac
+)sh");
+  const std::string env =
+      "BIN=" + quote(app_path("pagerank")) + " FIFO=" + quote((dir_ / "graph.mtx").string()) +
+      " KARATE=" + quote(PERRON_SOURCE_DIR "/data/karate.mtx") + " bash " + quote(script) + " ";
+  outcome o = run_command(env + "piped", dir_);
+  EXPECT_NE(o.out.find("split 2"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(slurp(dir_ / "code"), "code 0\n") << o.out << o.err;
+  EXPECT_EQ(parse_tsv(slurp(dir_ / "ranks.tsv")).size(), 34u);
+  o = run_command(env + "term", dir_);
+  EXPECT_NE(o.out.find("split 2"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("code 143"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("left 0"), std::string::npos) << o.out << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.tsv"));
+  o = run_command(env + "wait", dir_);
+  EXPECT_NE(o.out.find("split 1"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("code 0"), std::string::npos) << o.out << o.err;
+  o = run_command("PERRON_TEARDOWN=later " + quote(app_path("pagerank")) + " " +
+                      quote(PERRON_SOURCE_DIR "/data/karate.mtx") + " --device cuda --no-cache",
+                  dir_);
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err, "pagerank: error: PERRON_TEARDOWN must be background or wait, not 'later'\n");
+}
+
 TEST_F(pagerank_app, DevicesAndKernels) {
   const std::string g = file("small.mtx", small_mtx);
   outcome o = run({g, "--device", "cpu", "--json"});

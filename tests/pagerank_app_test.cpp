@@ -568,7 +568,8 @@ TEST_F(pagerank_app, DeviceChoiceRemembersTheIterations) {
 // one (auto has no size to guess from) and then wait, with or without a GPU.
 TEST_F(pagerank_app, ARunSplitForTheTeardownEndsAsTheRun) {
   // $1: piped (the output through a pipe, then the graph), term (SIGTERM to
-  // the process the shell knows) or wait (PERRON_TEARDOWN=wait: one process).
+  // the process the shell knows), both split by PERRON_TEARDOWN=background,
+  // or wait (the value of PERRON_TEARDOWN in $2; wait: one process).
   // The run's processes: those whose command line starts with "$BIN $FIFO".
   const std::string script = file("split.sh", R"sh(set -u -o pipefail
 count() { pgrep -f -- "^$BIN $FIFO" | wc -l; }
@@ -583,13 +584,14 @@ case $1 in
     until_count -ge 2; echo "split $(count)"; kill -TERM $p; wait $p; echo "code $?"
     until_count -eq 0; echo "left $(count)"; pkill -KILL -f -- "^$BIN $FIFO"; true ;;
   wait)
-    PERRON_TEARDOWN=wait "$BIN" "$FIFO" --no-cache --top 0 > /dev/null & p=$!
+    PERRON_TEARDOWN=$2 "$BIN" "$FIFO" --no-cache --top 0 > /dev/null & p=$!
     until_count -ge 1; sleep 0.2; echo "split $(count)"; cat "$KARATE" > "$FIFO"; wait $p; echo "code $?" ;;
 esac
 )sh");
-  const std::string env =
-      "BIN=" + quote(app_path("pagerank")) + " FIFO=" + quote((dir_ / "graph.mtx").string()) +
-      " KARATE=" + quote(PERRON_SOURCE_DIR "/data/karate.mtx") + " bash " + quote(script) + " ";
+  const std::string env = "PERRON_TEARDOWN=background BIN=" + quote(app_path("pagerank")) +
+                          " FIFO=" + quote((dir_ / "graph.mtx").string()) +
+                          " KARATE=" + quote(PERRON_SOURCE_DIR "/data/karate.mtx") + " bash " +
+                          quote(script) + " ";
   outcome o = run_command(env + "piped", dir_);
   EXPECT_NE(o.out.find("split 2"), std::string::npos) << o.out << o.err;
   EXPECT_EQ(slurp(dir_ / "code"), "code 0\n") << o.out << o.err;
@@ -599,8 +601,13 @@ esac
   EXPECT_NE(o.out.find("code 143"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("left 0"), std::string::npos) << o.out << o.err;
   EXPECT_FALSE(fs::exists(dir_ / "out.tsv"));
-  o = run_command(env + "wait", dir_);
+  o = run_command(env + "wait wait", dir_);
   EXPECT_NE(o.out.find("split 1"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("code 0"), std::string::npos) << o.out << o.err;
+  // Unset: split where a context can start (a device node; none: nothing to tear down).
+  const bool node = fs::exists("/dev/nvidiactl") || fs::exists("/dev/dxg");
+  o = run_command(env + "wait ''", dir_);
+  EXPECT_NE(o.out.find(node ? "split 2" : "split 1"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("code 0"), std::string::npos) << o.out << o.err;
   o = run_command("PERRON_TEARDOWN=later " + quote(app_path("pagerank")) + " " +
                       quote(PERRON_SOURCE_DIR "/data/karate.mtx") + " --device cuda --no-cache",

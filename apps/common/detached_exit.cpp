@@ -31,12 +31,14 @@ bool wanted() {
   const char* e = std::getenv("PERRON_TEARDOWN");
   const std::string v = e ? e : "";
   if (v == "wait") return false;
-  if (!v.empty() && v != "background")
-    throw invalid_argument("PERRON_TEARDOWN must be background or wait, not '" + v + "'");
+  if (v == "background") return true;
+  if (!v.empty()) throw invalid_argument("PERRON_TEARDOWN must be background or wait, not '" + v + "'");
   // A CUDA tool's injection library follows the process the tool started:
   // the run stays in that one.
-  const char* tool = std::getenv("CUDA_INJECTION64_PATH");
-  return tool == nullptr || *tool == '\0';
+  if (const char* tool = std::getenv("CUDA_INJECTION64_PATH"); tool && *tool) return false;
+  // No NVIDIA device node (Linux's, or WSL's GPU node): no context can start,
+  // so there is nothing to tear down.
+  return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
 }
 
 // The waiting process: the child's code when it hands one over, else its end.

@@ -12,9 +12,11 @@
 //
 // The waiting process passes on the signals that end a run (SIGINT, SIGTERM,
 // SIGHUP, SIGQUIT) and ends as the child did, by its code or its signal; the
-// child is killed if the waiting process dies (SIGKILL). No split when
-// PERRON_TEARDOWN=wait, under a CUDA tool (compute-sanitizer, Nsight: their
-// injection library follows the process the tool started), or when fork fails.
+// child is killed if the waiting process dies (SIGKILL). PERRON_TEARDOWN:
+// unset, a split where a context can start (an NVIDIA device node exists) and
+// no CUDA tool runs the process (compute-sanitizer, Nsight: their injection
+// library follows the process the tool started); background, always; wait,
+// never. Nor when fork fails.
 #pragma once
 
 namespace perron::app::detached_exit {
@@ -22,7 +24,7 @@ namespace perron::app::detached_exit {
 // Splits as above (once; later calls do nothing). Returns in the child, or in
 // the one process when it does not split. Call before any thread is started
 // (OpenMP's included: a forked child has only the calling thread).
-// PERRON_TEARDOWN other than unset, "", "background" or "wait" throws
+// PERRON_TEARDOWN other than unset, "", background or wait throws
 // invalid_argument.
 void split();
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Device choice (issue 17, item 4; docs/PERFORMANCE.md "Device choice"): the
-# wall time of `pagerank --device cpu | cuda | auto` per graph, from the binary
+# wall time of `pagerank --device cpu | cuda | auto` per graph (and cuda-wait:
+# cuda without the detached teardown), from the binary
 # cache (one run fills it first; XDG_CACHE_HOME is a fresh folder), ROUNDS
 # rounds (default 3) of the three devices; each run's --json (phases, the CUDA context's
 # own duration, the model's predictions) is kept in OUTDIR.
@@ -25,9 +26,15 @@ for g in "${graphs[@]}"; do
   name=$(basename "$g")
   pagerank --top 0 --json "$g" >"$out/$name.fill.json" 2>&1
   for round in $(seq 1 "${ROUNDS:-3}"); do
-    for dev in cpu cuda auto; do
+    # cuda-wait: --device cuda in one process, the context's teardown waited for
+    # (PERRON_TEARDOWN=wait; apps/common/detached_exit.hpp), beside cuda's split run.
+    for dev in cpu cuda cuda-wait auto; do
       t0=$(now)
-      pagerank --top 0 --json --device "$dev" "$g" >"$out/$name.$dev.$round.json" 2>&1
+      if [ "$dev" = cuda-wait ]; then
+        PERRON_TEARDOWN=wait pagerank --top 0 --json --device cuda "$g" >"$out/$name.$dev.$round.json" 2>&1
+      else
+        pagerank --top 0 --json --device "$dev" "$g" >"$out/$name.$dev.$round.json" 2>&1
+      fi
       rc=$?
       t1=$(now)
       echo "$name $dev $round $rc $(awk "BEGIN {printf \"%.4f\", $t1 - $t0}")"

@@ -70,7 +70,15 @@ def main(out):
     for r in fit:
         print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.4f} | {r[6]:.4f} | {r[7]:.4f} | {r[8]:.4f}"
               f" | {r[9]:.4f} | {r[10]:.4f} ({r[11]}) | {r[12]:.4f} | {r[13]:.4f} | {r[14]:.4f} / {r[15]:.4f} |")
-    extra = [k for k in walls if k[1] not in ("cpu", "cuda", "auto")]
+    waited = [n for n in order if walls.get((n, "cuda-wait")) and walls.get((n, "cuda"))]
+    if waited:  # the detached teardown (apps/common/detached_exit.hpp) against one process
+        print()
+        print("| graph | cuda s (teardown detached) | cuda s (one process, teardown waited) | difference s |")
+        print("|---|---|---|---|")
+        for n in waited:
+            a, b = med(x[0] for x in walls[(n, "cuda")]), med(x[0] for x in walls[(n, "cuda-wait")])
+            print(f"| {n} | {a:.3f} | {b:.3f} | {b - a:.3f} |")
+    extra = [k for k in walls if k[1] not in ("cpu", "cuda", "cuda-wait", "auto")]
     for k in sorted(extra):
         print(k[0], k[1], " ".join(f"{x[0]:.3f}" for x in walls[k]))
 

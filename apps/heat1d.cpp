@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/detached_exit.hpp"
 #include "apps/common/progress.hpp"
 #include "apps/common/svg_plot.hpp"
 #include "apps/common/timer.hpp"
@@ -163,6 +164,10 @@ const char* trailer_text =
     "vectors; explicit steps go several per pass over memory). --bench times steps with CUDA events after\n"
     "warm-up, measures the device copy bandwidth in the same process, and reports bytes\n"
     "per step / per CG iteration against that bandwidth.\n"
+    "\n"
+    "A run that may use the GPU (an NVIDIA device node exists) forks first; the\n"
+    "process started ends with the run's code and output, the child tears the CUDA\n"
+    "context down after that (PERRON_TEARDOWN=wait keeps one process).\n"
     "\n"
     "Exit codes: 0 ok; 2 a step's linear solve did not converge, the solution became\n"
     "NaN or inf, or the steady state was not reached (outputs up to the last good step\n"
@@ -803,6 +808,9 @@ int main_body(int argc, char** argv) {
   } catch (const invalid_argument& e) {
     throw usage_error(e.what());
   }
+  // A run that may start CUDA leaves the context's teardown to a child
+  // (apps/common/detached_exit.hpp); before make_plan, which may start it.
+  if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();
   const plan pl = make_plan(c);
   return pl.is_float() ? simulate<float>(pl) : simulate<double>(pl);
 }
@@ -811,5 +819,7 @@ int main_body(int argc, char** argv) {
 }  // namespace perron::app
 
 int main(int argc, char** argv) {
-  return perron::app::run("heat1d", [&] { return perron::app::main_body(argc, argv); });
+  const int code = perron::app::run("heat1d", [&] { return perron::app::main_body(argc, argv); });
+  perron::app::detached_exit::finish(code);  // a split run ends here
+  return code;
 }

@@ -569,7 +569,7 @@ TEST_F(pagerank_app, DeviceChoiceRemembersTheIterations) {
 TEST_F(pagerank_app, ARunSplitForTheTeardownEndsAsTheRun) {
   // $1: piped (the output through a pipe, then the graph), term (SIGTERM to
   // the process the shell knows), both split by PERRON_TEARDOWN=background,
-  // or wait (the value of PERRON_TEARDOWN in $2; wait: one process).
+  // or wait (the value of PERRON_TEARDOWN in $2; $3, the processes expected).
   // The run's processes: those whose command line starts with "$BIN $FIFO".
   const std::string script = file("split.sh", R"sh(set -u -o pipefail
 count() { pgrep -f -- "^$BIN $FIFO" | wc -l; }
@@ -585,7 +585,7 @@ case $1 in
     until_count -eq 0; echo "left $(count)"; pkill -KILL -f -- "^$BIN $FIFO"; true ;;
   wait)
     PERRON_TEARDOWN=$2 "$BIN" "$FIFO" --no-cache --top 0 > /dev/null & p=$!
-    until_count -ge 1; sleep 0.2; echo "split $(count)"; cat "$KARATE" > "$FIFO"; wait $p; echo "code $?" ;;
+    until_count -ge "$3"; sleep 0.2; echo "split $(count)"; cat "$KARATE" > "$FIFO"; wait $p; echo "code $?" ;;
 esac
 )sh");
   const std::string env = "PERRON_TEARDOWN=background BIN=" + quote(app_path("pagerank")) +
@@ -601,12 +601,12 @@ esac
   EXPECT_NE(o.out.find("code 143"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("left 0"), std::string::npos) << o.out << o.err;
   EXPECT_FALSE(fs::exists(dir_ / "out.tsv"));
-  o = run_command(env + "wait wait", dir_);
+  o = run_command(env + "wait wait 1", dir_);
   EXPECT_NE(o.out.find("split 1"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("code 0"), std::string::npos) << o.out << o.err;
   // Unset: split where a context can start (a device node; none: nothing to tear down).
   const bool node = fs::exists("/dev/nvidiactl") || fs::exists("/dev/dxg");
-  o = run_command(env + "wait ''", dir_);
+  o = run_command(env + (node ? "wait '' 2" : "wait '' 1"), dir_);
   EXPECT_NE(o.out.find(node ? "split 2" : "split 1"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("code 0"), std::string::npos) << o.out << o.err;
   o = run_command("PERRON_TEARDOWN=later " + quote(app_path("pagerank")) + " " +

@@ -2,6 +2,8 @@
 // the CPU/GPU dispatch.
 #include "solvers/pagerank.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -34,44 +36,86 @@ std::string vertex_name(const std::vector<std::int64_t>& label, index_t i) {
 }
 
 // P^T from a consistent, square, non-empty CSR of A^T (the checks are the callers').
+//
+// In parallel wherever the result cannot depend on it: an unweighted graph's
+// out-degrees are counts (exact in any order), the flags and values are per
+// vertex and per link. A weighted graph's out-weights are summed link by link
+// in A^T's order (the order the distributed solve sums them in too), serially.
 template <class T>
 pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
                                        const std::vector<std::int64_t>& label) {
   // d_j = out-weight (or out-degree) of j = column sums of A^T.
   const index_t n = at.rows;
+  const auto links = static_cast<std::int64_t>(at.nnz());
+  const index_t* col = at.col_idx.data();
   std::vector<double> out(static_cast<std::size_t>(n), 0.0);
-  for (std::size_t k = 0; k < at.nnz(); ++k) {
-    const double w = at.values[k];
-    if (weighted && (!(w >= 0.0) || !std::isfinite(w)))
-      throw invalid_argument("arc " + vertex_name(label, at.col_idx[k]) + " -> " +
-                             vertex_name(label, row_of(at, k)) + " has weight " + format_g(w, 17) +
-                             ": --weighted needs finite, non-negative weights");
-    out[at.col_idx[k]] += weighted ? w : 1.0;
+  if (weighted) {
+    for (std::size_t k = 0; k < at.nnz(); ++k) {
+      const double w = at.values[k];
+      if (!(w >= 0.0) || !std::isfinite(w))
+        throw invalid_argument("arc " + vertex_name(label, at.col_idx[k]) + " -> " +
+                               vertex_name(label, row_of(at, k)) + " has weight " + format_g(w, 17) +
+                               ": --weighted needs finite, non-negative weights");
+      out[at.col_idx[k]] += w;
+    }
+  } else {
+    std::vector<index_t> count(static_cast<std::size_t>(n), 0);
+    index_t* c = count.data();
+    // Atomic increments cost ~4 ns a link more than plain ones (rmat:20 on one
+    // thread: 0.19 against 0.15 s for the whole graph): one thread counts plainly.
+    if (omp_get_max_threads() > 1 && links >= 65536) {
+#pragma omp parallel for schedule(static)
+      for (std::int64_t k = 0; k < links; ++k) {
+#pragma omp atomic
+        ++c[col[k]];
+      }
+    } else {
+      for (std::int64_t k = 0; k < links; ++k) ++c[col[k]];
+    }
+#pragma omp parallel for schedule(static) if (n >= 65536)
+    for (index_t j = 0; j < n; ++j) out[j] = static_cast<double>(c[j]);
   }
 
   pagerank_graph<T> g;
   g.pattern = !weighted;
   g.dangling.assign(static_cast<std::size_t>(n), 0);
+  index_t dangling = 0;
+  bool overflow = false;
+#pragma omp parallel for schedule(static) reduction(+ : dangling) reduction(|| : overflow) if (n >= 65536)
   for (index_t j = 0; j < n; ++j) {
-    if (!std::isfinite(out[j]))
-      throw invalid_argument("vertex " + vertex_name(label, j) +
-                             ": the sum of its out-arc weights overflows a double");
+    overflow = overflow || !std::isfinite(out[j]);
     if (out[j] == 0.0) {
       g.dangling[j] = 1;
-      ++g.dangling_count;
+      ++dangling;
     }
   }
-  // P^T(i, j) = A(j, i) / d_j. An arc of weight 0 out of a vertex whose every
-  // out-arc weighs 0 stays an explicit 0 (that vertex is dangling).
-  for (std::size_t k = 0; k < at.nnz(); ++k) {
-    const double d = out[at.col_idx[k]];
-    at.values[k] = d == 0.0 ? 0.0 : (weighted ? at.values[k] : 1.0) / d;
+  if (overflow)
+    for (index_t j = 0; j < n; ++j)  // the first such vertex, whatever the threads
+      if (!std::isfinite(out[j]))
+        throw invalid_argument("vertex " + vertex_name(label, j) +
+                               ": the sum of its out-arc weights overflows a double");
+  g.dangling_count = dangling;
+  // P^T(i, j) = A(j, i) / d_j, rounded to T from the double. An arc of weight
+  // 0 out of a vertex whose every out-arc weighs 0 stays an explicit 0 (that
+  // vertex is dangling).
+  std::vector<T> values;
+  if constexpr (std::is_same_v<T, double>)
+    values = std::move(at.values);
+  else
+    values = fresh_vector<T>(at.nnz(), T(0), host_threads());
+  const double* a_value = std::is_same_v<T, double> ? nullptr : at.values.data();
+  T* value = values.data();
+#pragma omp parallel for schedule(static) if (links >= 65536)
+  for (std::int64_t k = 0; k < links; ++k) {
+    const double d = out[col[k]];
+    const double a = weighted ? (a_value ? a_value[k] : static_cast<double>(value[k])) : 1.0;
+    value[k] = static_cast<T>(d == 0.0 ? 0.0 : a / d);
   }
-  if constexpr (std::is_same_v<T, double>) {
-    g.pt = std::move(at);
-  } else {
-    g.pt = value_cast<T>(at);
-  }
+  g.pt.rows = at.rows;
+  g.pt.cols = at.cols;
+  g.pt.row_ptr = std::move(at.row_ptr);
+  g.pt.col_idx = std::move(at.col_idx);
+  g.pt.values = std::move(values);
   return g;
 }
 

@@ -156,6 +156,7 @@ void sort_and_merge_rows(csr_matrix<T>& out, duplicates dup) {
 
 // CSR with out_rows rows from n triplets given as (major, minor, value) arrays
 // (major = the output row). Inputs already validated.
+// vals null: a pattern (values T(0), duplicates keep_one).
 template <class T>
 csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const index_t* major,
                         const index_t* minor, const T* vals, duplicates dup, bool rows_come_sorted) {
@@ -166,10 +167,13 @@ csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const
   out.values = fresh_vector<T>(n);
   index_t* col = out.col_idx.data();
   T* val = out.values.data();
-  stable_bucket(major, n, out_rows, out.row_ptr, [&](std::size_t k, index_t pos) {
-    col[pos] = minor[k];
-    val[pos] = vals[k];
-  });
+  if (vals)
+    stable_bucket(major, n, out_rows, out.row_ptr, [&](std::size_t k, index_t pos) {
+      col[pos] = minor[k];
+      val[pos] = vals[k];
+    });
+  else
+    stable_bucket(major, n, out_rows, out.row_ptr, [&](std::size_t k, index_t pos) { col[pos] = minor[k]; });
   if (!rows_come_sorted) sort_and_merge_rows(out, dup);
   return out;
 }
@@ -205,6 +209,19 @@ csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt) {
   const index_t* minor = opt.transpose ? a.row_idx.data() : a.col_idx.data();
   return opt.transpose ? build_csr(a.cols, a.rows, a.nnz(), major, minor, a.values.data(), opt.dup, false)
                        : build_csr(a.rows, a.cols, a.nnz(), major, minor, a.values.data(), opt.dup, false);
+}
+
+template <class T, class From>
+csr_matrix<T> pattern_to_csr(const coo_matrix<From>& a, bool transpose) {
+  validate(a, "pattern_to_csr");
+  const double out_rows = transpose ? a.cols : a.rows;
+  check_host_memory(
+      2.0 * ((out_rows + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T))),
+      "the CSR of a " + dimensions(a.rows, a.cols) + " pattern with " + std::to_string(a.nnz()) + " entries");
+  const index_t* major = transpose ? a.col_idx.data() : a.row_idx.data();
+  const index_t* minor = transpose ? a.row_idx.data() : a.col_idx.data();
+  return build_csr<T>(transpose ? a.cols : a.rows, transpose ? a.rows : a.cols, a.nnz(), major, minor,
+                      nullptr, duplicates::keep_one, false);
 }
 
 template <class T>
@@ -388,6 +405,9 @@ PERRON_CONVERT_INSTANTIATE(double)
 #define PERRON_CAST_INSTANTIATE(To, From)                                \
   template coo_matrix<To> value_cast<To, From>(const coo_matrix<From>&); \
   template csr_matrix<To> value_cast<To, From>(const csr_matrix<From>&);
+
+template csr_matrix<float> pattern_to_csr<float, double>(const coo_matrix<double>&, bool);
+template csr_matrix<double> pattern_to_csr<double, double>(const coo_matrix<double>&, bool);
 
 PERRON_CAST_INSTANTIATE(float, double)
 PERRON_CAST_INSTANTIATE(double, float)

@@ -22,6 +22,13 @@ struct csr_options {
 template <class T>
 csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt = {});
 
+// COO -> CSR of the pattern alone (transpose: of A^T): the entries, order and
+// merging of to_csr with duplicates::keep_one, the input's values not read and
+// the output's all T(0), for the caller to fill (an unweighted graph's P^T);
+// it saves the values' scatter and their second copy.
+template <class T, class From>
+csr_matrix<T> pattern_to_csr(const coo_matrix<From>& a, bool transpose);
+
 // CSR -> COO (row-major order).
 template <class T>
 coo_matrix<T> to_coo(const csr_matrix<T>& a);

@@ -85,86 +85,102 @@ std::vector<index_t> column_counts(const index_t* col, std::int64_t links, index
   return count;
 }
 
-// P^T from a consistent, square, non-empty CSR of A^T (the checks are the callers').
-//
-// In parallel wherever the result cannot depend on it: an unweighted graph's
-// out-degrees are counts (exact in any order), the flags and values are per
-// vertex and per link. A weighted graph's out-weights are summed link by link
-// in A^T's order (the order the distributed solve sums them in too), serially.
+// P^T of an unweighted graph from the pattern of its CSR of A^T (consistent,
+// square, non-empty: the checks are the callers'), its values overwritten in
+// place: P^T(i, j) = 1 / d_j with d_j the count of column j, rounded to T from
+// the double. In parallel throughout (the counts are exact in any order).
 template <class T>
-pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
-                                       const std::vector<std::int64_t>& label) {
-  // d_j = out-weight (or out-degree) of j = column sums of A^T.
+pagerank_graph<T> graph_from_pattern(csr_matrix<T> at) {
   const index_t n = at.rows;
   const auto links = static_cast<std::int64_t>(at.nnz());
   const index_t* col = at.col_idx.data();
-  std::vector<double> out(static_cast<std::size_t>(n), 0.0);
-  if (weighted) {
-    for (std::size_t k = 0; k < at.nnz(); ++k) {
-      const double w = at.values[k];
-      if (!(w >= 0.0) || !std::isfinite(w))
-        throw invalid_argument("arc " + vertex_name(label, at.col_idx[k]) + " -> " +
-                               vertex_name(label, row_of(at, k)) + " has weight " + format_g(w, 17) +
-                               ": --weighted needs finite, non-negative weights");
-      out[at.col_idx[k]] += w;
-    }
-  } else {
-    const std::vector<index_t> count = column_counts(col, links, n);
-    const index_t* c = count.data();
-#pragma omp parallel for schedule(static) if (n >= 65536)
-    for (index_t j = 0; j < n; ++j) out[j] = static_cast<double>(c[j]);
-  }
-
+  const std::vector<index_t> out = column_counts(col, links, n);
   pagerank_graph<T> g;
-  g.pattern = !weighted;
+  g.pattern = true;
   g.dangling.assign(static_cast<std::size_t>(n), 0);
   index_t dangling = 0;
-  bool overflow = false;
-#pragma omp parallel for schedule(static) reduction(+ : dangling) reduction(|| : overflow) if (n >= 65536)
+  // 1 / d_j once per vertex, then gathered (a division per link was most of the pass).
+  std::vector<T> w(static_cast<std::size_t>(n));
+#pragma omp parallel for schedule(static) reduction(+ : dangling) if (n >= 65536)
   for (index_t j = 0; j < n; ++j) {
-    overflow = overflow || !std::isfinite(out[j]);
-    if (out[j] == 0.0) {
+    if (out[j] == 0) {
       g.dangling[j] = 1;
       ++dangling;
     }
+    w[j] = out[j] == 0 ? T(0) : static_cast<T>(1.0 / static_cast<double>(out[j]));
   }
-  if (overflow)
-    for (index_t j = 0; j < n; ++j)  // the first such vertex, whatever the threads
-      if (!std::isfinite(out[j]))
-        throw invalid_argument("vertex " + vertex_name(label, j) +
-                               ": the sum of its out-arc weights overflows a double");
   g.dangling_count = dangling;
+  T* value = at.values.data();
+#pragma omp parallel for schedule(static) if (links >= 65536)
+  for (std::int64_t k = 0; k < links; ++k) value[k] = w[col[k]];
+  g.pt = std::move(at);
+  return g;
+}
+
+// P^T from a consistent, square, non-empty CSR of A^T (the checks are the
+// callers'). A weighted graph's out-weights are summed link by link in A^T's
+// order (the order the distributed solve sums them in too), serially.
+template <class T>
+pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
+                                       const std::vector<std::int64_t>& label) {
+  if (!weighted) {
+    csr_matrix<T> pattern;
+    pattern.rows = at.rows;
+    pattern.cols = at.cols;
+    pattern.row_ptr = std::move(at.row_ptr);
+    pattern.col_idx = std::move(at.col_idx);
+    if constexpr (std::is_same_v<T, double>)
+      pattern.values = std::move(at.values);
+    else
+      pattern.values = fresh_vector<T>(pattern.col_idx.size(), T(0), host_threads());
+    return graph_from_pattern(std::move(pattern));
+  }
+  // d_j = out-weight of j = column sums of A^T.
+  const index_t n = at.rows;
+  std::vector<double> out(static_cast<std::size_t>(n), 0.0);
+  for (std::size_t k = 0; k < at.nnz(); ++k) {
+    const double w = at.values[k];
+    if (!(w >= 0.0) || !std::isfinite(w))
+      throw invalid_argument("arc " + vertex_name(label, at.col_idx[k]) + " -> " +
+                             vertex_name(label, row_of(at, k)) + " has weight " + format_g(w, 17) +
+                             ": --weighted needs finite, non-negative weights");
+    out[at.col_idx[k]] += w;
+  }
+  pagerank_graph<T> g;
+  g.pattern = false;
+  g.dangling.assign(static_cast<std::size_t>(n), 0);
+  for (index_t j = 0; j < n; ++j) {
+    if (!std::isfinite(out[j]))
+      throw invalid_argument("vertex " + vertex_name(label, j) +
+                             ": the sum of its out-arc weights overflows a double");
+    if (out[j] == 0.0) {
+      g.dangling[j] = 1;
+      ++g.dangling_count;
+    }
+  }
   // P^T(i, j) = A(j, i) / d_j, rounded to T from the double. An arc of weight
   // 0 out of a vertex whose every out-arc weighs 0 stays an explicit 0 (that
   // vertex is dangling).
-  std::vector<T> values;
-  if constexpr (std::is_same_v<T, double>)
-    values = std::move(at.values);
-  else
-    values = fresh_vector<T>(at.nnz(), T(0), host_threads());
-  const double* a_value = std::is_same_v<T, double> ? nullptr : at.values.data();
-  T* value = values.data();
-  if (weighted) {
+  const auto links = static_cast<std::int64_t>(at.nnz());
+  const index_t* col = at.col_idx.data();
+  double* a = at.values.data();
 #pragma omp parallel for schedule(static) if (links >= 65536)
-    for (std::int64_t k = 0; k < links; ++k) {
-      const double d = out[col[k]];
-      const double a = a_value ? a_value[k] : static_cast<double>(value[k]);
-      value[k] = static_cast<T>(d == 0.0 ? 0.0 : a / d);
-    }
-  } else {
-    // 1 / d_j once per vertex (the same rounding: a division per link was
-    // most of this pass), then gathered.
-    std::vector<T> w(static_cast<std::size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= 65536)
-    for (index_t j = 0; j < n; ++j) w[j] = static_cast<T>(out[j] == 0.0 ? 0.0 : 1.0 / out[j]);
-#pragma omp parallel for schedule(static) if (links >= 65536)
-    for (std::int64_t k = 0; k < links; ++k) value[k] = w[col[k]];
+  for (std::int64_t k = 0; k < links; ++k) {
+    const double d = out[col[k]];
+    a[k] = d == 0.0 ? 0.0 : a[k] / d;
   }
-  g.pt.rows = at.rows;
-  g.pt.cols = at.cols;
-  g.pt.row_ptr = std::move(at.row_ptr);
-  g.pt.col_idx = std::move(at.col_idx);
-  g.pt.values = std::move(values);
+  if constexpr (std::is_same_v<T, double>) {
+    g.pt = std::move(at);
+  } else {
+    g.pt.rows = at.rows;
+    g.pt.cols = at.cols;
+    g.pt.row_ptr = std::move(at.row_ptr);
+    g.pt.col_idx = std::move(at.col_idx);
+    g.pt.values = fresh_vector<T>(at.values.size(), T(0), host_threads());
+    T* value = g.pt.values.data();
+#pragma omp parallel for schedule(static) if (links >= 65536)
+    for (std::int64_t k = 0; k < links; ++k) value[k] = static_cast<T>(a[k]);
+  }
   return g;
 }
 
@@ -209,6 +225,8 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
   csr_options opt;
   opt.transpose = true;
   opt.dup = weighted ? duplicates::sum : duplicates::keep_one;
+  // An unweighted graph on the host: the pattern alone (its values are 1 / d_j).
+  if (!weighted && !on_gpu) return graph_from_pattern(pattern_to_csr<T>(a, true));
   return graph_from_transpose<T>(on_gpu ? to_csr_on_gpu(a, opt) : to_csr(a, opt), weighted, label);
 }
 
@@ -228,28 +246,7 @@ pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vecto
   // the ranks; the links are already here and are written in place.
   check_host_memory(48.0 * double(at.rows),
                     "PageRank of a graph of " + std::to_string(at.rows) + " vertices");
-  const index_t n = at.rows;
-  const auto links = static_cast<std::int64_t>(at.nnz());
-  // d_j = out-degree of j = the count of column j in A^T.
-  const index_t* col = at.col_idx.data();
-  const std::vector<index_t> out = column_counts(col, links, n);
-  pagerank_graph<T> g;
-  g.pattern = true;
-  g.dangling.assign(static_cast<std::size_t>(n), 0);
-  index_t dangling = 0;
-#pragma omp parallel for schedule(static) reduction(+ : dangling)
-  for (index_t j = 0; j < n; ++j)
-    if (out[j] == 0) {
-      g.dangling[j] = 1;
-      ++dangling;
-    }
-  g.dangling_count = dangling;
-  // P^T(i, j) = 1 / d_j, rounded from double as graph_from_transpose rounds it.
-  T* value = at.values.data();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < links; ++k) value[k] = static_cast<T>(1.0 / static_cast<double>(out[col[k]]));
-  g.pt = std::move(at);
-  return g;
+  return graph_from_pattern(std::move(at));
 }
 
 fused_index fused_index_choice() {

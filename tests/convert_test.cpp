@@ -267,6 +267,35 @@ INSTANTIATE_TEST_SUITE_P(Files, ConvertReal,
                          });
 
 // lp_afiro is 27 x 51: the transpose swaps the shape.
+// The pattern conversion: to_csr's entries and order with keep_one, every value
+// 0, in float or double out of a double COO, for every shape and both ways.
+TEST(ConvertPattern, SameStructureAsToCsrKeepOneWithZeroValues) {
+  for (const shape& s : shapes)
+    for (const bool transpose : {false, true}) {
+      SCOPED_TRACE(std::string(s.name) + (transpose ? " transposed" : ""));
+      const coo_matrix<double> a = random_matrix<double>(s);
+      const csr_matrix<double> want = to_csr(a, {transpose, duplicates::keep_one});
+      const csr_matrix<float> f = pattern_to_csr<float>(a, transpose);
+      const csr_matrix<double> d = pattern_to_csr<double>(a, transpose);
+      EXPECT_TRUE(test::valid_csr(f));
+      EXPECT_EQ(f.rows, want.rows);
+      EXPECT_EQ(f.cols, want.cols);
+      EXPECT_EQ(f.row_ptr, want.row_ptr);
+      EXPECT_EQ(f.col_idx, want.col_idx);
+      EXPECT_EQ(d.row_ptr, want.row_ptr);
+      EXPECT_EQ(d.col_idx, want.col_idx);
+      EXPECT_TRUE(std::all_of(f.values.begin(), f.values.end(), [](float v) { return v == 0.f; }));
+      EXPECT_TRUE(std::all_of(d.values.begin(), d.values.end(), [](double v) { return v == 0.0; }));
+      EXPECT_EQ(f.values.size(), f.col_idx.size());
+    }
+  coo_matrix<double> bad;
+  bad.rows = bad.cols = 2;
+  bad.row_idx = {0, 2};
+  bad.col_idx = {1, 0};
+  bad.values = {1, 1};
+  EXPECT_THROW(pattern_to_csr<float>(bad, true), dimension_error);
+}
+
 TEST(ConvertRealShape, NonSquareTransposeSwapsShape) {
   coo_matrix<double> a;
   if (!test::load_real({"lp_afiro", "matrices/lp_afiro.mtx", true}, a)) GTEST_SKIP() << "lp_afiro absent";

@@ -20,6 +20,7 @@
 #include "kernels/convert.hpp"
 #include "kernels/gpu_convert.hpp"
 #include "solvers/pagerank_accel.hpp"
+#include "solvers/pagerank_step.hpp"
 
 namespace perron {
 namespace {
@@ -474,36 +475,23 @@ void pagerank_options::validate(index_t n) const {
 // ---- CPU power iteration -----------------------------------------------------
 
 namespace {
-
 constexpr index_t sum_block = pagerank_sum_block;
+}  // namespace
 
-struct step_sums {
-  double l1 = 0.0, dangling = 0.0;
-};
-
-// One whole step in one pass over the rows: y_i = (P^T r)_i as spmv forms it
-// (the products in double for float, in row order, rounded to T once), then
-// next_i = alpha y_i + c v_i, with ||next - r||_1 and next's dangling mass
-// summed in double per block of sum_block vertices, the blocks added in order
-// (the same bits for any thread count). The arithmetic of spmv followed by the
-// update pass it replaced (and of the distributed solve's), so the same bits,
-// without y's write and re-read or a second parallel region. Threads take whole blocks
-// (about equal links + rows each), so every block's sums are one thread's, in
-// vertex order. v null: uniform (every v_i = v_uniform, as
-// normalized_distribution makes it).
+// One step over a range of rows (solvers/pagerank_step.hpp). The arithmetic
+// of the SpMV followed by an update pass, which it replaced, without y's
+// write and re-read or a second parallel region.
 template <class T>
-step_sums fused_step(const csr_matrix<T>& pt, const std::vector<T>& r, std::vector<T>& next, const double* v,
-                     double v_uniform, const std::uint8_t* dangling, double alpha, double c,
-                     std::vector<step_sums>& part) {
+void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
+                        double v_uniform, const std::uint8_t* dangling, double alpha, double c,
+                        double* block_sums) {
   using acc_t = std::conditional_t<std::is_same_v<T, float>, double, T>;
-  const index_t n = pt.rows;
-  const index_t blocks = static_cast<index_t>(part.size());
+  const index_t rows = pt.rows;
+  const index_t blocks = (rows + sum_block - 1) / sum_block;
   const index_t* ptr = pt.row_ptr.data();
   const index_t* col = pt.col_idx.data();
   const T* val = pt.values.data();
-  const T* x = r.data();
-  T* out = next.data();
-  const std::size_t work = pt.nnz() + static_cast<std::size_t>(n);
+  const std::size_t work = pt.nnz() + static_cast<std::size_t>(rows);
   const int threads = static_cast<int>(std::clamp<std::size_t>(
       work / (std::size_t(1) << 15), 1, static_cast<std::size_t>(omp_get_max_threads())));
 #pragma omp parallel num_threads(threads)
@@ -515,7 +503,7 @@ step_sums fused_step(const csr_matrix<T>& pt, const std::vector<T>& r, std::vect
       index_t lo = 0, hi = blocks;
       while (lo < hi) {
         const index_t mid = lo + (hi - lo) / 2;
-        const index_t row = std::min<index_t>(n, mid * sum_block);
+        const index_t row = std::min<index_t>(rows, mid * sum_block);
         if (static_cast<std::size_t>(ptr[row]) + static_cast<std::size_t>(row) >= target)
           hi = mid;
         else
@@ -529,33 +517,36 @@ step_sums fused_step(const csr_matrix<T>& pt, const std::vector<T>& r, std::vect
     // thread's own that stays in cache, then the block's update.
     std::vector<T> y(static_cast<std::size_t>(sum_block));
     for (index_t b = b_lo; b < b_hi; ++b) {
-      step_sums s;
-      const index_t first = b * sum_block, end = std::min<index_t>(n, first + sum_block);
-      for (index_t i = first; i < end; ++i) {
+      const index_t lo = b * sum_block, hi = std::min<index_t>(rows, lo + sum_block);
+      for (index_t i = lo; i < hi; ++i) {
         acc_t ax = 0;
         for (index_t k = ptr[i]; k < ptr[i + 1]; ++k)
-          ax += static_cast<acc_t>(val[k]) * static_cast<acc_t>(x[col[k]]);
-        y[static_cast<std::size_t>(i - first)] = static_cast<T>(acc_t(1) * ax);
+          ax += static_cast<acc_t>(val[k]) * static_cast<acc_t>(r[col[k]]);
+        y[static_cast<std::size_t>(i - lo)] = static_cast<T>(acc_t(1) * ax);
       }
-      for (index_t i = first; i < end; ++i) {
-        const T rn = static_cast<T>(alpha * static_cast<double>(y[static_cast<std::size_t>(i - first)]) +
-                                    c * (v ? v[i] : v_uniform));
-        s.l1 += std::fabs(static_cast<double>(rn) - static_cast<double>(x[i]));
-        out[i] = rn;
+      double l1 = 0.0, mass = 0.0;
+      for (index_t i = lo; i < hi; ++i) {
+        const index_t vertex = first + i;
+        const T rn = static_cast<T>(alpha * static_cast<double>(y[static_cast<std::size_t>(i - lo)]) +
+                                    c * (v ? v[vertex] : v_uniform));
+        l1 += std::fabs(static_cast<double>(rn) - static_cast<double>(r[vertex]));
+        next[i] = rn;
         // Without a branch (a third of R-MAT's vertices dangle, at random):
         // adding +0.0 leaves the sum's bits as they were (rn >= 0).
-        s.dangling += dangling[i] ? static_cast<double>(rn) : 0.0;
+        mass += dangling[vertex] ? static_cast<double>(rn) : 0.0;
       }
-      part[static_cast<std::size_t>(b)] = s;
+      block_sums[2 * b] = l1;
+      block_sums[2 * b + 1] = mass;
     }
   }
-  step_sums total;
-  for (const step_sums& s : part) {
-    total.l1 += s.l1;
-    total.dangling += s.dangling;
-  }
-  return total;
 }
+
+template void pagerank_step_rows<float>(const csr_matrix<float>&, index_t, const float*, float*,
+                                        const double*, double, const std::uint8_t*, double, double, double*);
+template void pagerank_step_rows<double>(const csr_matrix<double>&, index_t, const double*, double*,
+                                         const double*, double, const std::uint8_t*, double, double, double*);
+
+namespace {
 
 // K sums over the vertices, per block of sum_block vertices and the blocks
 // added in order (the same bits for any thread count). add(i, acc) adds
@@ -640,7 +631,7 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     r[i] = static_cast<T>(r0[i]);
     if (g.dangling[i]) dangling_mass += static_cast<double>(r[i]);
   }
-  std::vector<step_sums> part(static_cast<std::size_t>((n + sum_block - 1) / sum_block));
+  std::vector<double> part(static_cast<std::size_t>(2 * ((n + sum_block - 1) / sum_block)));
   // --accelerate: x_{k-3}, x_{k-2}, x_{k-1} of the current run of plain steps
   // (aitken reads the last two), and kept: the x_k an extrapolation replaced,
   // for the safeguard (solvers/pagerank_accel.hpp).
@@ -665,9 +656,16 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     const double c = opt.alpha * dangling_mass + (1.0 - opt.alpha);
     // r_{k+1} = alpha P^T r_k + c v into y, which then becomes r (r_k is free:
     // the extrapolation below writes into it).
-    const step_sums s =
-        fused_step(g.pt, r, y, uniform ? nullptr : v.data(), v[0], g.dangling.data(), opt.alpha, c, part);
+    pagerank_step_rows(g.pt, 0, r.data(), y.data(), uniform ? nullptr : v.data(), v[0], g.dangling.data(),
+                       opt.alpha, c, part.data());
     r.swap(y);
+    struct {
+      double l1 = 0.0, dangling = 0.0;
+    } s;  // the blocks in order
+    for (std::size_t b = 0; b < part.size(); b += 2) {
+      s.l1 += part[b];
+      s.dangling += part[b + 1];
+    }
     dangling_mass = s.dangling;
     res.iterations = k;
     res.residual = s.l1;

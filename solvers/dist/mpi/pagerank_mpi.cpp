@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/spmv.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
+#include "solvers/pagerank_step.hpp"
 
 namespace perron::dist {
 namespace {
@@ -104,7 +104,7 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
             : static_cast<int>(2 * ((g.first[p + 1] + sum_block - 1) / sum_block - g.first[p] / sum_block));
   }
   std::vector<double> v, r0, part, mine;
-  std::vector<T> r, y, piece, halo_out, halo_in;
+  std::vector<T> r, piece, halo_out, halo_in;
   phase([&] {
     halo_out.resize(x.send_rows.size());
     halo_in.resize(x.recv_columns.size());
@@ -112,7 +112,6 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
     v = normalized_distribution(opt.personalization, n, "personalization");
     r0 = normalized_distribution(opt.initial, n, "initial vector");
     r.resize(nn);
-    y.resize(static_cast<std::size_t>(hi - lo));
     piece.resize(static_cast<std::size_t>(hi - lo));
     part.resize(static_cast<std::size_t>(2 * ((n + sum_block - 1) / sum_block)));
     mine.resize(static_cast<std::size_t>(bcnt[rank]));
@@ -139,25 +138,14 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
     if (g.rows.dangling[i]) dangling_mass += static_cast<double>(r[i]);
   }
   pagerank_result res;
+  const bool uniform = opt.personalization.empty();  // v's one value, not a stream
   for (int k = 1; k <= opt.max_iter; ++k) {
     const auto tc = std::chrono::steady_clock::now();
-    // y = (P^T r_k) on this rank's rows
-    if (hi > lo) spmv(g.rows.pt, T(1), r.data(), T(0), y.data());
+    // r_{k+1} = alpha P^T r_k + c v on this rank's rows, summed per block as
+    // pagerank_cpu sums them (the same function: solvers/pagerank_step.hpp).
     const double c = opt.alpha * dangling_mass + (1.0 - opt.alpha);
-    // r_{k+1} = alpha y + c v on the rows, summed per block as pagerank_cpu does.
-    const index_t b0 = lo / sum_block;
-#pragma omp parallel for schedule(static) if (hi - lo >= 16384)
-    for (index_t b = b0; b < b0 + bcnt[rank] / 2; ++b) {
-      sums s;
-      for (index_t i = std::max(lo, b * sum_block); i < std::min(hi, (b + 1) * sum_block); ++i) {
-        const T rn = static_cast<T>(opt.alpha * static_cast<double>(y[i - lo]) + c * v[i]);
-        s.l1 += std::fabs(static_cast<double>(rn) - static_cast<double>(r[i]));
-        piece[i - lo] = rn;
-        if (g.rows.dangling[i]) s.dangling += static_cast<double>(rn);
-      }
-      mine[2 * (b - b0)] = s.l1;
-      mine[2 * (b - b0) + 1] = s.dangling;
-    }
+    pagerank_step_rows(g.rows.pt, lo, r.data(), piece.data(), uniform ? nullptr : v.data(), v[0],
+                       g.rows.dangling.data(), opt.alpha, c, mine.data());
     const auto tw = std::chrono::steady_clock::now();
     if (stats) MPI_Barrier(MPI_COMM_WORLD);  // waiting apart from transfer (benchmark runs only)
     const auto tm = std::chrono::steady_clock::now();

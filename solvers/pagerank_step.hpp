@@ -1,0 +1,28 @@
+// The CPU power-iteration step, one function for the single-process solve
+// (pagerank_cpu) and every rank of the distributed one (solvers/dist): the
+// same arithmetic in both by construction, which is what makes their ranks
+// the same bits (tests/mpi_pagerank_check.sh compares them with cmp).
+#pragma once
+
+#include <cstdint>
+
+#include "core/formats.hpp"
+
+namespace perron {
+
+// Rows [0, pt.rows) of P^T are the vertices first, first + 1, ... (first a
+// multiple of pagerank_sum_block); r, v and dangling are indexed by vertex,
+// next by row. In one pass over each block of pagerank_sum_block rows:
+//   y_i = (P^T r)_i, its products summed in row order (in double for float),
+//         rounded to T once;
+//   next_i = T(alpha y_i + c v_i)            (v null: every v_i is v_uniform);
+// and per block b (of the rows), block_sums[2b] = sum |next_i - r_i| and
+// block_sums[2b + 1] = sum of next_i over dangling i, in double, in vertex
+// order. The caller adds the blocks in order: the same bits for any thread
+// count. Threads take whole blocks of about equal links + rows.
+template <class T>
+void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
+                        double v_uniform, const std::uint8_t* dangling, double alpha, double c,
+                        double* block_sums);
+
+}  // namespace perron

@@ -54,7 +54,9 @@ struct device_rates {
   double cpu_link_memory_ns = 0.6;    // per link, the floor all threads reach together
   double cpu_vertex_core_ns = 8.0;    // per vertex on one thread (update, residual, dangling mass)
   double cpu_vertex_memory_ns = 1.5;  // per vertex, the floor
-  double cpu_step_thread_s = 4e-6;    // per iteration and thread: two OpenMP regions (16: ~60 us)
+  // Per iteration and thread, fitted when a step was two OpenMP regions (16:
+  // ~60 us); one since session 26 (solvers/pagerank_step.hpp), not re-fitted.
+  double cpu_step_thread_s = 4e-6;
 
   // ---- GPU: the CUDA context from a cold process: driver start-up 0.105-0.12 s
   // plus the primary context, 0.22-0.26 s together (karate, nothing else running).

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "io/synthetic.hpp"
+#include "solvers/pagerank_step.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
 
@@ -290,6 +291,83 @@ TEST(pagerank_graph, TransposeScaledByOutDegree) {
   EXPECT_DOUBLE_EQ(dw[1 * 4 + 0], 5.0 / 8.0);
   EXPECT_DOUBLE_EQ(dw[2 * 4 + 0], 3.0 / 8.0);
   EXPECT_DOUBLE_EQ(dw[1 * 4 + 1], 1.0);
+}
+
+// An unweighted graph's P^T from its pattern alone (make_pagerank_graph on the
+// host) is bitwise the one built through the values (the GPU conversion's
+// path, pagerank_graph_from_transpose), and the generated graphs' builder
+// (pagerank_graph_from_pattern) gives the same: duplicates, self loops,
+// dangling vertices, counts in per-thread histograms (links / n >= 2) or
+// atomically (the hub graph: links / n < 2) when several threads run.
+TEST(pagerank_graph, PatternBuildIsBitwiseTheValuesBuild) {
+  for (const std::string spec :
+       {"rmat:13:150000", "er:20000:100000", "hub:50000:30000", "dangling:20000:100000:0.5"}) {
+    SCOPED_TRACE(spec);
+    const csr_matrix<double> at = io::generate_graph_transpose<double>(spec);
+    coo_matrix<double> a;  // A from A^T, each arc twice (a duplicate to merge)
+    a.rows = a.cols = at.rows;
+    for (index_t i = 0; i < at.rows; ++i)
+      for (index_t k = at.row_ptr[i]; k < at.row_ptr[i + 1]; ++k)
+        for (int twice = 0; twice < 2; ++twice) {
+          a.row_idx.push_back(at.col_idx[k]);
+          a.col_idx.push_back(i);
+          a.values.push_back(1.0);
+        }
+    const auto f = make_pagerank_graph<float>(a, false);
+    const auto t = pagerank_graph_from_transpose<float>(at, false);
+    const auto p = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>(spec));
+    for (const auto* g : {&t, &p}) {
+      EXPECT_EQ(g->pattern, f.pattern);
+      EXPECT_EQ(g->dangling, f.dangling);
+      EXPECT_EQ(g->dangling_count, f.dangling_count);
+      EXPECT_EQ(g->pt.row_ptr, f.pt.row_ptr);
+      EXPECT_EQ(g->pt.col_idx, f.pt.col_idx);
+      EXPECT_EQ(0, std::memcmp(g->pt.values.data(), f.pt.values.data(), f.pt.values.size() * sizeof(float)));
+    }
+  }
+}
+
+// The step over a range of rows (what each MPI rank runs) is bitwise the
+// whole step's rows and block sums, the range starting on a block boundary.
+TEST(pagerank_step, RowRangeIsBitwiseTheWhole) {
+  const auto g = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>("rmat:14:150000"));
+  const index_t n = g.vertices(), block = pagerank_sum_block;
+  std::vector<float> r(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) r[i] = static_cast<float>(1.0 + (i % 7)) / static_cast<float>(4 * n);
+  const std::vector<double> v(static_cast<std::size_t>(n), 1.0 / n);
+  const auto blocks = [&](index_t rows) {
+    return static_cast<std::size_t>(2 * ((rows + block - 1) / block));
+  };
+  std::vector<float> whole(static_cast<std::size_t>(n));
+  std::vector<double> whole_sums(blocks(n));
+  pagerank_step_rows(g.pt, 0, r.data(), whole.data(), v.data(), 0.0, g.dangling.data(), 0.85, 0.2,
+                     whole_sums.data());
+  // The same with v uniform (null): the same bits.
+  std::vector<float> uniform(static_cast<std::size_t>(n));
+  std::vector<double> uniform_sums(blocks(n));
+  pagerank_step_rows(g.pt, 0, r.data(), uniform.data(), nullptr, 1.0 / n, g.dangling.data(), 0.85, 0.2,
+                     uniform_sums.data());
+  EXPECT_EQ(0, std::memcmp(whole.data(), uniform.data(), whole.size() * sizeof(float)));
+  EXPECT_EQ(uniform_sums, whole_sums);
+  // Rows [2 blocks, n) as their own CSR, columns global.
+  const index_t lo = 2 * block;
+  csr_matrix<float> part;
+  part.rows = n - lo;
+  part.cols = n;
+  part.row_ptr.assign(1, 0);
+  for (index_t i = lo; i < n; ++i) {
+    for (index_t k = g.pt.row_ptr[i]; k < g.pt.row_ptr[i + 1]; ++k) {
+      part.col_idx.push_back(g.pt.col_idx[k]);
+      part.values.push_back(g.pt.values[k]);
+    }
+    part.row_ptr.push_back(static_cast<index_t>(part.col_idx.size()));
+  }
+  std::vector<float> next(static_cast<std::size_t>(n - lo));
+  std::vector<double> sums(blocks(n - lo));
+  pagerank_step_rows(part, lo, r.data(), next.data(), v.data(), 0.0, g.dangling.data(), 0.85, 0.2,
+                     sums.data());
+  EXPECT_EQ(0, std::memcmp(next.data(), whole.data() + lo, next.size() * sizeof(float)));
+  EXPECT_EQ(sums, std::vector<double>(whole_sums.begin() + 4, whole_sums.end()));
 }
 
 TEST(pagerank_graph, ZeroWeightOutArcsMakeADanglingVertex) {

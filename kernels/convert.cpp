@@ -195,33 +195,34 @@ std::string fixed1(double x) {
   return buf;
 }
 
+// COO -> CSR (of A^T when transpose) in T: the checks, then build_csr; vals
+// null for a pattern (what: "matrix" or "pattern", for the memory message).
+template <class T, class From>
+csr_matrix<T> coo_to_csr(const coo_matrix<From>& a, bool transpose, const T* vals, duplicates dup,
+                         const char* who, const char* what) {
+  validate(a, who);
+  // row_ptr, col_idx, values, and as much again while rows are sorted and merged.
+  const double out_rows = transpose ? a.cols : a.rows;
+  check_host_memory(
+      2.0 * ((out_rows + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T))),
+      "the CSR of a " + dimensions(a.rows, a.cols) + " " + what + " with " + std::to_string(a.nnz()) +
+          " entries");
+  const index_t* major = transpose ? a.col_idx.data() : a.row_idx.data();
+  const index_t* minor = transpose ? a.row_idx.data() : a.col_idx.data();
+  return build_csr<T>(transpose ? a.cols : a.rows, transpose ? a.rows : a.cols, a.nnz(), major, minor, vals,
+                      dup, false);
+}
+
 }  // namespace
 
 template <class T>
 csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt) {
-  validate(a, "to_csr");
-  // row_ptr, col_idx, values, and as much again while rows are sorted and merged.
-  const double out_rows = opt.transpose ? a.cols : a.rows;
-  check_host_memory(
-      2.0 * ((out_rows + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T))),
-      "the CSR of a " + dimensions(a.rows, a.cols) + " matrix with " + std::to_string(a.nnz()) + " entries");
-  const index_t* major = opt.transpose ? a.col_idx.data() : a.row_idx.data();
-  const index_t* minor = opt.transpose ? a.row_idx.data() : a.col_idx.data();
-  return opt.transpose ? build_csr(a.cols, a.rows, a.nnz(), major, minor, a.values.data(), opt.dup, false)
-                       : build_csr(a.rows, a.cols, a.nnz(), major, minor, a.values.data(), opt.dup, false);
+  return coo_to_csr<T>(a, opt.transpose, a.values.data(), opt.dup, "to_csr", "matrix");
 }
 
 template <class T, class From>
 csr_matrix<T> pattern_to_csr(const coo_matrix<From>& a, bool transpose) {
-  validate(a, "pattern_to_csr");
-  const double out_rows = transpose ? a.cols : a.rows;
-  check_host_memory(
-      2.0 * ((out_rows + 1) * sizeof(index_t) + double(a.nnz()) * (sizeof(index_t) + sizeof(T))),
-      "the CSR of a " + dimensions(a.rows, a.cols) + " pattern with " + std::to_string(a.nnz()) + " entries");
-  const index_t* major = transpose ? a.col_idx.data() : a.row_idx.data();
-  const index_t* minor = transpose ? a.row_idx.data() : a.col_idx.data();
-  return build_csr<T>(transpose ? a.cols : a.rows, transpose ? a.rows : a.cols, a.nnz(), major, minor,
-                      nullptr, duplicates::keep_one, false);
+  return coo_to_csr<T>(a, transpose, nullptr, duplicates::keep_one, "pattern_to_csr", "pattern");
 }
 
 template <class T>

@@ -164,24 +164,28 @@ pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
   // vertex is dangling).
   const auto links = static_cast<std::int64_t>(at.nnz());
   const index_t* col = at.col_idx.data();
-  double* a = at.values.data();
+  const double* a = at.values.data();
+  std::vector<T> values;  // unused for double: in place
+  T* value = nullptr;
+  if constexpr (std::is_same_v<T, double>) {
+    value = at.values.data();
+  } else {
+    values = fresh_vector<T>(at.nnz(), T(0), host_threads());
+    value = values.data();
+  }
 #pragma omp parallel for schedule(static) if (links >= 65536)
   for (std::int64_t k = 0; k < links; ++k) {
     const double d = out[col[k]];
-    a[k] = d == 0.0 ? 0.0 : a[k] / d;
+    value[k] = static_cast<T>(d == 0.0 ? 0.0 : a[k] / d);
   }
-  if constexpr (std::is_same_v<T, double>) {
-    g.pt = std::move(at);
-  } else {
-    g.pt.rows = at.rows;
-    g.pt.cols = at.cols;
-    g.pt.row_ptr = std::move(at.row_ptr);
-    g.pt.col_idx = std::move(at.col_idx);
-    g.pt.values = fresh_vector<T>(at.values.size(), T(0), host_threads());
-    T* value = g.pt.values.data();
-#pragma omp parallel for schedule(static) if (links >= 65536)
-    for (std::int64_t k = 0; k < links; ++k) value[k] = static_cast<T>(a[k]);
-  }
+  g.pt.rows = at.rows;
+  g.pt.cols = at.cols;
+  g.pt.row_ptr = std::move(at.row_ptr);
+  g.pt.col_idx = std::move(at.col_idx);
+  if constexpr (std::is_same_v<T, double>)
+    g.pt.values = std::move(at.values);
+  else
+    g.pt.values = std::move(values);
   return g;
 }
 

@@ -455,6 +455,7 @@ struct timings {
   // looked), and how long the solve waited for it after the load.
   bool context_started = false, context_ready = false;
   double context = 0, driver = 0, context_wait = 0;
+  std::vector<setup_phase> setup;  // where the GPU's "transfer" went (pagerank_cuda::setup_phases)
 };
 
 // Where the solve runs and why: the summary's device line, "device_choice" in --json.
@@ -487,6 +488,14 @@ std::string device_text(const pagerank_result& r) {
   return "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
 }
 
+// " (layout 0.012 s, layout trials 0.009 s, buffers 0.002 s)", or "" for none.
+std::string setup_text(const std::vector<setup_phase>& phases) {
+  std::string text;
+  for (const setup_phase& p : phases)
+    text += (text.empty() ? " (" : ", ") + p.name + " " + format_g(p.seconds, 3) + " s";
+  return text.empty() ? text : text + ")";
+}
+
 // "load 0.005 s, context 0.23 s (driver 0.11 s, waited 0.2 s), convert 0.04 s, ...":
 // the phases in the order they ran; the context overlaps the load.
 std::string time_text(const settings& s, const timings& t) {
@@ -498,8 +507,8 @@ std::string time_text(const settings& s, const timings& t) {
                                         : std::string("not waited for"));
   return "load " + sec(t.load) + c + ", convert " + sec(t.convert) + (t.convert_on_gpu ? " (GPU)" : "") +
          (s.reorder == vertex_order::none ? "" : ", reorder " + sec(t.reorder)) + ", transfer " +
-         sec(t.transfer) + ", solve " + sec(t.solve) + (s.output.empty() ? "" : ", output " + sec(t.output)) +
-         ", total " + sec(t.total);
+         sec(t.transfer) + setup_text(t.setup) + ", solve " + sec(t.solve) +
+         (s.output.empty() ? "" : ", output " + sec(t.output)) + ", total " + sec(t.total);
 }
 
 // What the summary needs of a graph held apart (distributed, or in pieces).
@@ -674,6 +683,13 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
     << ", \"driver\": " << (t.context_ready ? format_g(t.driver, 6) : "null")
     << ", \"context_wait\": " << format_g(t.context_wait, 6) << ", \"convert\": " << format_g(t.convert, 6)
     << ", \"reorder\": " << format_g(t.reorder, 6) << ", \"transfer\": " << format_g(t.transfer, 6)
+    << ", \"transfer_phases\": {";
+  for (std::size_t k = 0; k < t.setup.size(); ++k) {
+    std::string key = t.setup[k].name;
+    std::replace(key.begin(), key.end(), ' ', '_');
+    o << (k ? ", " : "") << str(key) << ": " << format_g(t.setup[k].seconds, 6);
+  }
+  o << "}"
     << ", \"solve\": " << format_g(t.solve, 6) << ", \"device\": " << format_g(r.device_seconds, 6)
     << ", \"output\": " << format_g(t.output, 6) << ", \"total\": " << format_g(t.total, 6) << "},\n";
   o << "  \"peak_rss_bytes\": " << peak_rss_bytes() << ",\n";
@@ -815,6 +831,7 @@ bool start_context_now(const settings& s) {
   f.links = guess->links;
   f.vertices = guess->vertices;
   f.load_left = guess->load_seconds;
+  f.exit_detached = detached_exit::possible();  // the split comes with the context
   return estimate_devices(f).choose_gpu;
 }
 
@@ -837,6 +854,7 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
   f.context_started = context.started();
   f.context_ready = context.ready();
   f.context_elapsed = context.elapsed();
+  f.exit_detached = detached_exit::active();
   p.estimate = estimate_devices(f);
   p.convert_on_gpu = p.estimate->convert_on_gpu;
   // A device named on the command line is used; the prediction is still
@@ -881,6 +899,7 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
   if (s.pull_trial != "off" && keep) memo.remembered = io::side_load(s.graph, cache, tag).value_or("");
   pagerank_cuda<T> solver(g, opt.kernel, opt.pull, s.pull_trial == "off" ? nullptr : &memo);  // says why
   t.transfer = step.lap();
+  t.setup = solver.setup_phases();
   pagerank_result r = solver.solve(opt);
   t.solve = step.lap();
   if (!memo.record.empty() && keep) io::side_store(s.graph, cache, tag, memo.record);
@@ -1051,17 +1070,23 @@ bool generate_transposed(const settings& s) { return io::is_synthetic_graph_spec
 // the spec's size before the graph is generated (the host's is checked by
 // the generator), so a graph the GPU cannot hold fails in a moment, not
 // after the generation. This waits for the context (started at program
-// start) before the generation instead of beside it.
+// start) before the generation instead of beside it, which cost rmat:22 (39 M
+// links, 0.3 s of generation) 0.2 s of a 0.8 s run (H200 host, session 27):
+// so only for a graph of room_check_first_bytes or more on the device. A
+// smaller one is generated beside the context (seconds at most) and refused,
+// where it does not fit, by the solver's own check before it allocates.
+inline constexpr double room_check_first_bytes = 1ull << 30;
 template <class T>
 void check_gpu_room_first(const settings& s, cuda::context_start& context, timings& t) {
   if (s.opt.device != pagerank_device::cuda || !io::is_synthetic_graph_spec(s.graph) || s.gpus > 0) return;
   const io::synthetic_size size = io::synthetic_graph_size(s.graph);
+  const pagerank_pull pull = s.weighted || s.opt.kernel ? pagerank_pull::spmv : s.opt.pull;
+  const double bytes = pagerank_device_bytes(size.vertices, size.arcs, sizeof(T), pull);
+  if (bytes < room_check_first_bytes) return;
   t.context_wait += context.wait();
   if (!cuda::available()) return;  // pagerank_runs_on_gpu reports it after the load
-  const pagerank_pull pull = s.weighted || s.opt.kernel ? pagerank_pull::spmv : s.opt.pull;
-  check_device_memory(pagerank_device_bytes(size.vertices, size.arcs, sizeof(T), pull),
-                      "PageRank on the GPU of '" + s.graph + "' (" + std::to_string(size.vertices) +
-                          " vertices, up to " + std::to_string(size.arcs) + " links)");
+  check_device_memory(bytes, "PageRank on the GPU of '" + s.graph + "' (" + std::to_string(size.vertices) +
+                                 " vertices, up to " + std::to_string(size.arcs) + " links)");
 }
 
 // --reorder: g relabelled in place in the asked locality order; nullopt for none.

@@ -28,7 +28,11 @@ for g in "${graphs[@]}"; do
   for round in $(seq 1 "${ROUNDS:-3}"); do
     # cuda-wait: --device cuda in one process, the context's teardown waited for
     # (PERRON_TEARDOWN=wait; apps/common/detached_exit.hpp), beside cuda's split run.
-    for dev in cpu cuda cuda-wait auto; do
+    # The order turns each round: a run just after a GPU run can find the
+    # driver still releasing that process's context (a few ms).
+    devs=(cpu cuda cuda-wait auto)
+    for k in 0 1 2 3; do
+      dev=${devs[$(( (k + round - 1) % 4 ))]}
       t0=$(now)
       if [ "$dev" = cuda-wait ]; then
         PERRON_TEARDOWN=wait pagerank --top 0 --json --device cuda "$g" >"$out/$name.$dev.$round.json" 2>&1

@@ -30,9 +30,12 @@ double cpu_convert_seconds(const device_facts& f, const device_rates& r, double 
 }
 
 // One CPU power iteration: the pull scales with the threads until the memory
-// bandwidth that all of them share caps it.
+// system that all of them share caps it, at a floor that rises with x's
+// bytes (gathers that hit the caches, then ones that miss).
 double cpu_step_seconds(const device_facts& f, const device_rates& r, double p) {
-  const double link = std::max(r.cpu_link_core_ns / p, r.cpu_link_memory_ns);
+  const double spill = std::min(1.0, double(f.vertices) * f.value_bytes / r.cpu_gather_spill_bytes);
+  const double floor = r.cpu_link_cached_ns + spill * (r.cpu_link_memory_ns - r.cpu_link_cached_ns);
+  const double link = std::max(r.cpu_link_core_ns / p, floor);
   const double vertex = std::max(r.cpu_vertex_core_ns / p, r.cpu_vertex_memory_ns);
   return ns(double(f.links) * link + double(f.vertices) * vertex) + r.cpu_step_thread_s * p;
 }
@@ -67,10 +70,11 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   else if (!f.context_ready)
     e.context_left = std::max(r.context_s - f.context_elapsed, 0.02 * r.context_s);
 
-  // A started context is paid for either way: the process ends only after
-  // the driver's start-up, and then tears the context down.
+  // A started context is paid for either way, unless the exit is detached:
+  // the process ends only after the driver's start-up, and then tears the
+  // context down.
   e.cpu = load + e.cpu_convert + e.cpu_solve;
-  if (f.context_started) e.cpu = std::max(e.cpu, e.context_left) + r.gpu_exit_s;
+  if (f.context_started && !f.exit_detached) e.cpu = std::max(e.cpu, e.context_left) + r.gpu_exit_s;
 
   // (For a generated graph the GPU run converts on the host too: the same time.)
   e.gpu_convert =
@@ -85,7 +89,8 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   const double device_first = f.from_pattern ? std::numeric_limits<double>::infinity()
                                              : std::max(slowed, e.context_left) + e.gpu_convert;
   e.convert_on_gpu = device_first < host_first;
-  e.gpu = std::min(host_first, device_first) + e.gpu_setup + e.gpu_solve + r.gpu_exit_s;
+  e.gpu =
+      std::min(host_first, device_first) + e.gpu_setup + e.gpu_solve + (f.exit_detached ? 0 : r.gpu_exit_s);
 
   e.choose_gpu = e.gpu < e.cpu;
   e.reason = "predicted cpu " + seconds_text(e.cpu) + ", cuda " + seconds_text(e.gpu);

@@ -14,10 +14,12 @@
 // Time each device still needs, from now (K iterations, p OpenMP threads):
 //
 //   cpu  = load + convert_cpu + K (links t_link(p) + n t_vertex(p) + t_step(p))
-//          (a context already under way: max(that, context_left) + exit)
+//          (a context already under way: max(that, context_left) + exit,
+//          unless the exit is detached)
 //   cuda = max(load' + convert_cpu, context_left)      the conversion on the host meanwhile,
 //          or max(load', context_left) + convert_gpu   or on the device once it is up
 //          + setup + t_solve + K max(t_step_gpu, bytes / bandwidth) + exit
+//          (exit 0 where the teardown is detached from the user's wait)
 //
 // with load' the load slowed by the context's thread beside it, and
 // t_link(p) = max(t_link_core / p, t_link_memory): the pull scales with
@@ -33,38 +35,50 @@
 
 namespace perron {
 
-// Measured rates. The defaults come from the H100 machine (16 cores, 2026-11-25,
-// scripts/device-choice-bench.sh over nine graphs: medians of three runs per
-// device) and, for the thread scaling, the 2-core development machine.
+// Measured rates. The defaults come from the GPU machines' hosts (16 cores):
+// the H100's (2026-11-25, nine graphs) and the H200's (session 27, twelve
+// graphs, scripts/device-choice-bench.sh: medians of three runs per device;
+// docs/PERFORMANCE.md "Device choice, session 27"); for the thread scaling,
+// the 2-core development machine.
 struct device_rates {
-  // ---- CPU (OpenMP): the conversion (COO -> CSR of P^T, make_pagerank_graph).
-  // Mostly serial: 18 ns per link at 16 threads (cnr-2000 19, rmat:20 26 with
-  // its 1 M vertices, cage11 29), 18 at 2 (cnr-2000, 2-core machine, warm).
-  double cpu_convert_fixed_s = 0.0005;
-  double cpu_convert_serial_ns = 15.0;    // per link
-  double cpu_convert_parallel_ns = 48.0;  // per link and thread
-  double cpu_convert_vertex_ns = 50.0;    // per vertex (out-degrees, dangling flags, vectors)
+  // ---- CPU (OpenMP): the conversion (P^T from the pattern since session 26,
+  // make_pagerank_graph). Mostly serial at 16 threads: 7.9 ns per link on
+  // cnr-2000 (3.2 M links), 9.1-9.5 on cage11 and bcsstk33 (0.6 M); 4.4 ns
+  // at 2 threads on the development machine.
+  double cpu_convert_fixed_s = 0.0008;
+  double cpu_convert_serial_ns = 6.5;    // per link
+  double cpu_convert_parallel_ns = 5.0;  // per link and thread
+  double cpu_convert_vertex_ns = 10.0;   // per vertex (out-degrees, dangling flags, vectors)
   // A generated graph's P^T built in place from the CSR of A^T
-  // (pagerank_graph_from_pattern), per link and thread: 16 threads, H100 host,
-  // rmat:20 0.028-0.029 s (9.7 M links), rmat:21 0.051-0.055 s (19.5 M).
-  double cpu_pattern_convert_ns = 46.0;
-  // ---- CPU: one power iteration. 16 threads: 0.35-0.65 ns per link on
-  // cnr-2000, 0.6-0.9 on rmat:20 (memory bound); 2 threads: 0.77 (cnr-2000).
-  double cpu_link_core_ns = 1.5;      // per link on one thread
-  double cpu_link_memory_ns = 0.6;    // per link, the floor all threads reach together
-  double cpu_vertex_core_ns = 8.0;    // per vertex on one thread (update, residual, dangling mass)
-  double cpu_vertex_memory_ns = 1.5;  // per vertex, the floor
-  // Per iteration and thread, fitted when a step was two OpenMP regions (16:
-  // ~60 us); one since session 26 (solvers/pagerank_step.hpp), not re-fitted.
-  double cpu_step_thread_s = 4e-6;
+  // (pagerank_graph_from_pattern), per link and thread: 16 threads, H200 host,
+  // 2.0-2.7 ns per link (rmat:20, er:2000000:20000000, rmat:22, web:4194304).
+  double cpu_pattern_convert_ns = 37.0;
+  // ---- CPU: one power iteration. The gathers of x decide it: 16 threads,
+  // 0.25-0.33 ns per link where x fits in the cores' caches (cnr-2000's
+  // 1.3 MB, cage11), 0.47 at rmat:20's 4 MB, 0.66-0.68 from 8 MB (er with
+  // 2 M vertices, rmat:22); between them linear in x's bytes. A local order
+  // gathers as if x were small (web:4194304, 16 MB: 0.34), which this model
+  // does not see: it errs towards the GPU there. 2 threads: 0.77 (cnr-2000).
+  double cpu_link_core_ns = 1.5;          // per link on one thread
+  double cpu_link_cached_ns = 0.25;       // per link, the floor of all threads, x in cache
+  double cpu_link_memory_ns = 0.68;       // per link, the floor of all threads, x far past it
+  double cpu_gather_spill_bytes = 8.0e6;  // x's bytes where gathers reach the memory floor
+  double cpu_vertex_core_ns = 8.0;        // per vertex on one thread (update, residual, dangling mass)
+  double cpu_vertex_memory_ns = 1.0;      // per vertex, the floor
+  // Per iteration and thread: the parallel region's start and barrier (one a
+  // step since session 26, solvers/pagerank_step.hpp): email-Eu-core's 26 k
+  // links take 38 us a step at 16 threads.
+  double cpu_step_thread_s = 2e-6;
 
   // ---- GPU: the CUDA context from a cold process: driver start-up 0.105-0.12 s
   // plus the primary context, 0.22-0.26 s together (karate, nothing else running).
   double context_s = 0.24;
-  // Tearing the context down when the process ends: wall time minus the
-  // in-process total, GPU runs 0.12-0.14 s against 0.02 s for CPU runs. The
-  // same for a context abandoned half-way (auto runs that chose the CPU late).
-  double gpu_exit_s = 0.10;
+  // Tearing the context down when the process ends, where the user waits for
+  // it (exit not detached, device_facts::exit_detached): one process against
+  // the split run, H200 host, 0.03-0.21 s (median 0.064 over twelve graphs);
+  // earlier, wall time minus the in-process total, 0.12-0.14 s against 0.02 s
+  // for CPU runs (H100). The same for a context abandoned half-way.
+  double gpu_exit_s = 0.08;
   // The context's thread slows the host work it overlaps (one of the 16 cores,
   // and OpenMP's barriers wait for the thread that lost it): loads ran 0.13 s
   // longer on rmat:20 (0.71 s) and 0.025 s on cnr-2000 from the cache (0.02 s).
@@ -74,9 +88,11 @@ struct device_rates {
   double gpu_convert_fixed_s = 0.005;
   double gpu_convert_link_ns = 30.0;
   // ---- GPU: setup (pagerank_cuda: upload P^T or its pattern, relabel or
-  // kernel trial): karate 4.5 ms, cnr-2000 18-22 ms, rmat:20 42-51 ms.
-  double gpu_setup_fixed_s = 0.0045;
-  double gpu_setup_link_ns = 4.3;
+  // kernel trial; the layout trials remembered since session 27): karate
+  // 4.5 ms, cnr-2000 17-22 ms, rmat:20 48 ms, er (20 M links) 92 ms, rmat:22
+  // (39 M) 189 ms, web:4194304 (59 M) 300 ms.
+  double gpu_setup_fixed_s = 0.004;
+  double gpu_setup_link_ns = 4.8;
   // ---- GPU: the solve (graph instantiation, the ranks' download and widening).
   double gpu_solve_fixed_s = 0.001;
   double gpu_vertex_ns = 15.0;    // rmat:20 (1 M vertices): 17-34 ms for 18 iterations
@@ -107,6 +123,10 @@ struct device_facts {
   bool context_started = false;
   bool context_ready = false;
   double context_elapsed = 0;
+  // The context's teardown runs after the user's wait (the app's detached
+  // exit, apps/common/detached_exit.hpp): a GPU run then ends as a CPU run
+  // does, and a context started but not used costs nothing at the end.
+  bool exit_detached = false;
 };
 
 struct device_estimate {

@@ -364,6 +364,17 @@ template <class T>
 pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt);
 
 // ---- GPU (solvers/cuda/pagerank.cu) ------------------------------------------
+// One phase of a GPU solver's set-up (its constructor), in the order it ran:
+// "choice" (the graph's facts, the model, a remembered trial's record), then
+// "pull trial" (the candidates built and timed where the model was unsure),
+// else "layout" (P^T uploaded and laid out for the pull), "layout trials"
+// (the fused pull's hub sizes, the persistent pull's modes, timed) and
+// "buffers" (the iterate's, the state's, the SpMV plan's first call).
+struct setup_phase {
+  std::string name;
+  double seconds = 0;
+};
+
 // Owns P^T on the device (an spmv_plan on its own stream), the dangling mask,
 // the iterate and the CUDA graphs, built once and reused by every solve().
 template <class T>
@@ -394,6 +405,12 @@ class pagerank_cuda {
   const std::string& kernel_reason() const { return reason_; }
   const std::string& pull_decision() const { return decision_; }  // pagerank_result::pull_decision
   double trial_seconds() const { return trial_seconds_; }
+  const std::vector<setup_phase>& setup_phases() const { return setup_; }
+  // The pattern pulls' layout as their own trials picked it ("hub 14464", or
+  // "hub 14464 resident 132 0" for the persistent pull's mode; "" for the
+  // SpMV pull): kept with the pull trial's record so that a later run of the
+  // same graph builds it without those trials (solvers/pagerank_trial.hpp).
+  const std::string& layout() const { return layout_; }
   std::size_t device_bytes() const { return device_bytes_; }  // everything it holds on the device
 
   struct impl;
@@ -408,9 +425,14 @@ class pagerank_cuda {
   std::size_t device_bytes_ = 0;
   std::string decision_;
   double trial_seconds_ = 0;
+  std::vector<setup_phase> setup_;
+  std::string layout_;
 
   // The constructor's two ways (solvers/cuda/pagerank.cu, solvers/pagerank_trial.cpp).
-  void build_chosen(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, const pull_choice& choice);
+  pagerank_cuda() = default;  // for trial_pull, which builds through build_chosen
+  // layout: a remembered layout() of this graph and pull ("": the pulls' own trials).
+  void build_chosen(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, const pull_choice& choice,
+                    const std::string& layout = "");
   // False: nothing remembered and no trial ran (the model decides).
   bool trial_pull(const pagerank_graph<T>& g, const pull_facts& f, const pull_choice& model,
                   pull_trial_memo& memo);

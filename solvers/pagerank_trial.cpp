@@ -73,6 +73,7 @@ std::string format_trial_record(const trial_record& r, const pull_facts& f, inde
   s += "device " + device + "\n";
   for (const trial_time& t : r.times)
     s += "time " + std::string(name(t.pull)) + " " + t.kernel + " " + format_g(t.us_per_step, 17) + "\n";
+  if (!r.layout.empty()) s += "layout " + r.layout + "\n";
   return s;
 }
 
@@ -103,6 +104,12 @@ std::optional<trial_record> parse_trial_record(std::string_view text, const pull
   if (!std::getline(in, line) || line != "device " + device) return std::nullopt;
   trial_record r;
   while (std::getline(in, line)) {
+    if (line.rfind("layout ", 0) == 0) {  // the last line, once, after the times
+      if (!r.layout.empty() || r.times.empty() || line.size() == 7) return std::nullopt;
+      r.layout = line.substr(7);
+      continue;
+    }
+    if (!r.layout.empty()) return std::nullopt;
     std::istringstream w(line);
     std::string tag, pull, kernel, rest;
     double us = 0;
@@ -180,7 +187,9 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
       const trial_time& w = rec->times.front();
       const std::optional<spmv_kernel> k =
           w.pull == pagerank_pull::spmv ? std::optional(parse_spmv_kernel(w.kernel)) : std::nullopt;
-      *this = pagerank_cuda<T>(g, k, w.pull);
+      pagerank_cuda<T> cached;
+      cached.build_chosen(g, k, pull_choice{w.pull, ""}, rec->layout);
+      *this = std::move(cached);
       decision_ = decision_cached(rec->times);
       reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
       return true;
@@ -213,6 +222,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
   decision_ = decision_trial(o.times);
   reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
   trial_record rec;
+  rec.layout = layout_;
   rec.times.push_back(o.times[w]);
   for (std::size_t i = 0; i < o.times.size(); ++i)
     if (i != w && std::isfinite(o.times[i].us_per_step)) rec.times.push_back(o.times[i]);

@@ -72,8 +72,13 @@ std::string trial_text(const std::vector<trial_time>& times);
 // Times for every candidate, the winner first. The graph's facts and the GPU's
 // name are in it so that a record for another precision, graph or device is
 // refused (parse_trial_record returns nullopt; the trial then runs again).
+// A "layout <text>" line after the times keeps the winner's layout
+// (pagerank_cuda::layout(): the fused hub, the persistent mode), so that the
+// next run builds it without the pulls' own trials; a record without one (an
+// older run's, or an SpMV winner's) has an empty layout.
 struct trial_record {
   std::vector<trial_time> times;  // winner first
+  std::string layout;
 };
 inline constexpr int trial_record_version = 1;
 std::string format_trial_record(const trial_record& r, const pull_facts& f, index_t vertices,

@@ -125,6 +125,21 @@ TEST(pagerank_trial, RecordRoundTripsForTheSameGraphPrecisionAndDevice) {
   EXPECT_FALSE(parse_trial_record(text, facts(3'216'153, 18235, 4), 325557, dev));
   EXPECT_FALSE(parse_trial_record(text, f, 325558, dev));
   EXPECT_FALSE(parse_trial_record(text, f, 325557, "NVIDIA H200"));
+  EXPECT_TRUE(back->layout.empty());  // none kept
+}
+
+TEST(pagerank_trial, RecordKeepsTheWinnersLayout) {
+  const pull_facts f = facts(3'216'152, 18235, 4);
+  const std::string dev = "NVIDIA H200 (sm_90, 132 SMs, 63 MB L2)";
+  trial_record r;
+  r.times = {tt(pagerank_pull::persistent, 14.78), tt(pagerank_pull::fused, 19.73)};
+  r.layout = "hub 14464 resident 132 0";
+  const std::string text = format_trial_record(r, f, 325557, dev);
+  const auto back = parse_trial_record(text, f, 325557, dev);
+  ASSERT_TRUE(back.has_value()) << text;
+  EXPECT_EQ(back->layout, r.layout);
+  ASSERT_EQ(back->times.size(), 2u);
+  EXPECT_EQ(back->times[0].pull, pagerank_pull::persistent);
 }
 
 TEST(pagerank_trial, InvalidRecordsAreRefused) {
@@ -133,6 +148,7 @@ TEST(pagerank_trial, InvalidRecordsAreRefused) {
       "perron-pull-trial " + std::to_string(trial_record_version) + "\nfacts 8 100 1000\ndevice D\n";
   ASSERT_TRUE(parse_trial_record(head + "time fused pull-fused 5.5\n", f, 100, "D"));
   ASSERT_TRUE(parse_trial_record(head + "time spmv csr-vector 5.5\ntime fused pull-fused 6\n", f, 100, "D"));
+  ASSERT_TRUE(parse_trial_record(head + "time fused pull-fused 5.5\nlayout hub 64\n", f, 100, "D"));
   for (const std::string& bad : std::vector<std::string>{
            std::string(""),
            std::string("garbage"),
@@ -152,10 +168,14 @@ TEST(pagerank_trial, InvalidRecordsAreRefused) {
            head + "time fused pull-fused -1\n",
            head + "time fused pull-fused 0\n",
            head + "time fused pull-fused inf\n",
-           head + "time fused pull-fused\n",            // missing field
-           head + "time fused pull-fused 5.5 extra\n",  // extra field
-           head + "stamp fused pull-fused 5.5\n",       // wrong tag
-           head + "time fused pull-fused 5.5\n\n",      // blank line
+           head + "time fused pull-fused\n",                                    // missing field
+           head + "time fused pull-fused 5.5 extra\n",                          // extra field
+           head + "stamp fused pull-fused 5.5\n",                               // wrong tag
+           head + "time fused pull-fused 5.5\n\n",                              // blank line
+           head + "layout hub 64\ntime fused pull-fused 5.5\n",                 // layout before the times
+           head + "time fused pull-fused 5.5\nlayout \n",                       // empty layout
+           head + "time fused pull-fused 5.5\nlayout hub 64\nlayout hub 32\n",  // two layouts
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntime spmv cusparse 6\n",  // a time after it
        })
     EXPECT_FALSE(parse_trial_record(bad, f, 100, "D")) << bad;
 }

@@ -112,6 +112,8 @@ void split() {
   if (getppid() != parent) _exit(128 + SIGKILL);  // it died before the line above
 }
 
+bool possible() { return wanted(); }
+
 bool active() { return handover >= 0; }
 
 void finish(int code) {

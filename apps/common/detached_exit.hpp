@@ -28,6 +28,10 @@ namespace perron::app::detached_exit {
 // invalid_argument.
 void split();
 
+// Whether split() would split here (the environment and the device nodes; it
+// throws as split() does for a bad PERRON_TEARDOWN).
+bool possible();
+
 // Whether this process is the child of a split.
 bool active();
 

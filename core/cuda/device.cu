@@ -1,6 +1,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "core/cuda/check.cuh"
 #include "core/device.hpp"
@@ -44,12 +47,18 @@ std::size_t free_memory() {
 }
 
 std::string device_description(int device) {
+  // cudaGetDeviceProperties reads every property (milliseconds); a device's
+  // do not change while the process runs, so each is read once.
+  static std::mutex lock;
+  static std::map<int, std::string> known;
+  const std::lock_guard<std::mutex> hold(lock);
+  if (const auto it = known.find(device); it != known.end()) return it->second;
   cudaDeviceProp p{};
   PERRON_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %d SMs, %.0f MB L2)", p.name, p.major, p.minor,
                 p.multiProcessorCount, p.l2CacheSize / 1.0e6);
-  return buf;
+  return known[device] = buf;
 }
 
 void reduction_scratch::reset_counter() {

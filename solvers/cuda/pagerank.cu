@@ -40,6 +40,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "core/cuda/check.cuh"
@@ -349,7 +350,9 @@ struct pagerank_cuda<T>::impl {
       stream.synchronize();
   }
 
-  void build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, pagerank_pull pull);
+  // layout: a remembered pattern pull's layout (pagerank_cuda::layout(); "": trial it).
+  void build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, pagerank_pull pull,
+             const std::string& layout);
   void allocate(const pagerank_graph<T>& g);
   pagerank_loop choose_loop(const pagerank_options& opt, const body& accelerated, pagerank_result& res);
   void upload(const pagerank_options& opt, pagerank_loop loop);
@@ -361,7 +364,7 @@ struct pagerank_cuda<T>::impl {
 // The pull's machinery on the solver's stream: the fused pull, or the plan.
 template <class T>
 void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
-                                   pagerank_pull pull) {
+                                   pagerank_pull pull, const std::string& layout) {
   if (pattern_pull(pull)) {
     const std::string which = "the " + std::string(name(pull)) + " pull";
     if (!g.pattern)
@@ -373,9 +376,16 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     // The persistent pull runs the fused layout with its own row split.
     const int vrow_links = pull == pagerank_pull::persistent ? persistent_pull<T>::vrow_links(g.links())
                                                              : fused_pull<T>::default_vrow_links;
-    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, pull == pagerank_pull::fused);
+    // "hub H" (fused), "hub H <mode grid hub>" (persistent): pagerank_cuda::layout().
+    std::istringstream words(layout);
+    std::string tag, mode;
+    int hub = -1;
+    if (!(words >> tag >> hub) || tag != "hub") hub = -1;
+    std::getline(words >> std::ws, mode);
+    fused =
+        std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, pull == pagerank_pull::fused, 0, hub);
     if (pull == pagerank_pull::persistent)
-      persistent = std::make_unique<persistent_pull<T>>(*fused, stream.get());
+      persistent = std::make_unique<persistent_pull<T>>(*fused, stream.get(), hub < 0 ? "" : mode);
   } else {
     plan = std::make_unique<spmv_plan<T>>(g.pt, kernel.value_or(spmv_kernel::automatic), stream.get());
   }
@@ -421,21 +431,35 @@ pull_facts pagerank_cuda<T>::facts(const pagerank_graph<T>& g) {
 template <class T>
 pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
                                 pagerank_pull pull, pull_trial_memo* memo) {
-  const pull_facts facts = pull == pagerank_pull::automatic ? pagerank_cuda<T>::facts(g) : pull_facts_of(g);
+  const auto t0 = std::chrono::steady_clock::now();
+  // The time before the build: the graph's facts, the model, a remembered record.
+  const auto choosing = [&] {
+    double built = 0;
+    for (const setup_phase& p : setup_) built += p.seconds;
+    const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    setup_.insert(setup_.begin(), setup_phase{"choice", std::max(0.0, all - built)});
+  };
+  // A named pull needs no facts (choose_pull passes it through).
+  const pull_facts facts = pull == pagerank_pull::automatic ? pagerank_cuda<T>::facts(g) : pull_facts{};
   const pull_choice choice = choose_pull(pull, facts, kernel);
   // The band and the trial (solvers/pagerank_trial.cpp) only for an automatic
   // choice between the pattern pulls on a graph the solver accepts.
   if (memo && pull == pagerank_pull::automatic && !kernel && facts.pattern && g.vertices() > 0 &&
       g.dangling.size() == static_cast<std::size_t>(g.vertices()) && cuda::available() &&
-      model_band(facts).unsure && trial_pull(g, facts, choice, *memo))
+      model_band(facts).unsure && trial_pull(g, facts, choice, *memo)) {
+    if (trial_seconds_ > 0) setup_ = {{"pull trial", trial_seconds_}};  // every candidate's set-up
+    choosing();
     return;
+  }
+  const double chose = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   build_chosen(g, kernel, choice);
+  setup_.insert(setup_.begin(), setup_phase{"choice", chose});
   decision_ = choice.reason.empty() ? "named" : decision_model();
 }
 
 template <class T>
 void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
-                                    const pull_choice& chosen_by) {
+                                    const pull_choice& chosen_by, const std::string& layout) {
   pull_choice choice = chosen_by;
   pagerank_pull pull = choice.pull;
   const bool chosen = !choice.reason.empty();  // by auto's rule, not named
@@ -452,11 +476,12 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
                       "PageRank on the GPU (" + std::string(name(pull)) + " pull) of a graph of " +
                           std::to_string(g.vertices()) + " vertices and " + std::to_string(g.links()) +
                           " links");
+  const auto t0 = std::chrono::steady_clock::now();
   impl_ = std::unique_ptr<impl, void (*)(impl*)>(new impl, [](impl* p) { delete p; });
   impl& m = *impl_;
   m.n = g.vertices();
   try {
-    m.build(g, kernel, pull);
+    m.build(g, kernel, pull, layout);
   } catch (const cuda_error& e) {
     // auto's persistent pick needs a cooperative launch of a block on every
     // SM (not every device or sharing mode gives one): the fused pull instead.
@@ -465,7 +490,7 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
     m.fused.reset();
     pull = pagerank_pull::fused;
     choice.reason += "; the persistent pull could not run here (" + std::string(e.what()) + "): fused";
-    m.build(g, kernel, pull);
+    m.build(g, kernel, pull, "");
   }
   // auto took the persistent pull on a small graph for its cluster mode (the
   // rule's estimate); where the exact layout holds no cluster, the SpMV pull
@@ -476,8 +501,9 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
     m.fused.reset();
     pull = pagerank_pull::spmv;
     choice.reason += "; no cluster fits its layout (" + trial + "): spmv";
-    m.build(g, kernel, pull);
+    m.build(g, kernel, pull, "");
   }
+  const auto t1 = std::chrono::steady_clock::now();
   m.allocate(g);
   // One SpMV outside any capture so that whatever the plan sets up lazily
   // happens here, then wait for every upload (some went through the legacy
@@ -485,8 +511,19 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   PERRON_CUDA_CHECK(cudaMemsetAsync(m.d_r.data(), 0, m.d_r.bytes(), m.stream.get()));
   if (m.plan) m.plan->apply(T(1), m.d_r.data(), T(0), m.d_y.data());
   cuda::synchronize();
+  const auto since = [](std::chrono::steady_clock::time_point a) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+  };
+  const double trials =
+      (m.fused ? m.fused->trial_seconds() : 0.0) + (m.persistent ? m.persistent->trial_seconds() : 0.0);
+  setup_ = {{"layout", std::max(0.0, since(t0) - since(t1) - trials)},
+            {"layout trials", trials},
+            {"buffers", since(t1)}};
 
   pull_ = m.persistent ? pagerank_pull::persistent : m.fused ? pagerank_pull::fused : pagerank_pull::spmv;
+  layout_ = !m.fused ? ""
+                     : "hub " + std::to_string(m.fused->hub()) +
+                           (m.persistent ? " " + m.persistent->mode_text() : std::string());
   if (m.plan) kernel_ = m.plan->kernel();
   reason_ =
       (choice.reason.empty() ? "" : choice.reason + "; ") +

@@ -452,7 +452,7 @@ void fused_pull<T>::build_index16(const cuda::device_buffer<index_t>& csr_col,
 
 template <class T>
 fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links, bool index16,
-                          index_t order_window)
+                          index_t order_window, int hub)
     : stream_(stream), vrow_links_(vrow_links), window_(order_window), index16_(index16) {
   if (order_window < 0 || (order_window & (order_window - 1)) != 0)
     throw invalid_argument("fused pull: the order's window must be 0 or a power of two");
@@ -503,7 +503,7 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   PERRON_CUDA_CHECK(
       cudaFuncSetAttribute(fused_step<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, hub_bytes));
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  choose_layout();
+  choose_layout(hub);
 }
 bool forced_hub(int max_hub, int& hub, std::string& trial) {
   const char* env = std::getenv("PERRON_FUSED_HUB");
@@ -536,9 +536,11 @@ pagerank_state trial_state(int max_iter) {
 // The hub size by timing steps (the median of 5 after 2 untimed, from a
 // scratch state that never stops) with the 32-bit index; then, where the
 // 16-bit index was built, the width: the one named, or for `trial` the
-// faster at the chosen hub. The width not kept is freed.
+// faster at the chosen hub. The width not kept is freed. A remembered hub
+// (hub >= 0, a multiple of 32 that fits) skips the hub trial.
 template <class T>
-void fused_pull<T>::choose_layout() {
+void fused_pull<T>::choose_layout(int remembered) {
+  const scoped_seconds clock(trial_seconds_);
   const pagerank_state h = trial_state(INT_MAX);
   cuda::device_buffer<pagerank_state> st(1);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
@@ -559,7 +561,11 @@ void fused_pull<T>::choose_layout() {
   packed_ = false;
   float best = 0;
   char buf[160];
-  if (!forced_hub(max_hub_, hub_, trial_)) {
+  const bool forced = forced_hub(max_hub_, hub_, trial_);
+  if (!forced && remembered >= 0 && remembered <= max_hub_ && remembered % 32 == 0) {
+    hub_ = remembered;
+    trial_ = std::to_string(hub_) + ": an earlier trial's pick";
+  } else if (!forced) {
     std::vector<int> candidates{0, max_hub_ / 4 / 32 * 32, max_hub_ / 2 / 32 * 32, max_hub_};
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     int best_hub = max_hub_;
@@ -574,9 +580,8 @@ void fused_pull<T>::choose_layout() {
       }
     }
     hub_ = best_hub;
-  } else if (index_ == fused_index::trial) {
-    best = median_step();
   }
+  if (best == 0 && index_ == fused_index::trial) best = median_step();
   const double b32 = static_cast<double>(col_.bytes()) / static_cast<double>(std::max<std::size_t>(nnz_, 1));
   if (!index16_) {
     index_bytes_ = b32;

@@ -59,6 +59,7 @@
 
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -71,6 +72,20 @@ namespace perron::pagerank_gpu {
 
 template <class T>
 struct fused_args;
+
+// Writes the wall time of its scope into `out` when the scope ends, however
+// it ends (a trial's cost for the set-up's phases).
+class scoped_seconds {
+ public:
+  explicit scoped_seconds(double& out) : out_(out), t0_(std::chrono::steady_clock::now()) {}
+  scoped_seconds(const scoped_seconds&) = delete;
+  scoped_seconds& operator=(const scoped_seconds&) = delete;
+  ~scoped_seconds() { out_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+ private:
+  double& out_;
+  std::chrono::steady_clock::time_point t0_;
+};
 
 // The hub size fixed by the environment variable PERRON_FUSED_HUB (entries of
 // x, rounded down to whole 32s and capped at max_hub), for tests and
@@ -104,8 +119,11 @@ class fused_pull {
   // order_window: 0, vertices by decreasing in-degree; W (a power of two),
   // by decreasing in-degree within each run of W consecutive ids, which keeps
   // a graph's own local order between the runs.
+  // hub: the hub size an earlier trial of this graph picked (its record kept
+  // with the graph's cache entry; solvers/pagerank_trial.hpp), taken without
+  // the trial when it still fits (-1: time the candidates).
   fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links = default_vrow_links,
-             bool index16 = false, index_t order_window = 0);
+             bool index16 = false, index_t order_window = 0, int hub = -1);
 
   // r_0 from d_r0 (n values in the graph's order; unused when uniform), and
   // the state's dangling mass of it.
@@ -136,6 +154,7 @@ class fused_pull {
   fused_args<T> args();
   // The hub trial: "entries: median step time" per candidate.
   const std::string& trial() const { return trial_; }
+  double trial_seconds() const { return trial_seconds_; }  // wall time of that trial
   std::size_t device_bytes() const;
 
  private:
@@ -146,7 +165,7 @@ class fused_pull {
   void sort_rows(const cuda::device_buffer<index_t>& row_ptr, cuda::device_buffer<index_t>& csr_col);
   void build_index16(const cuda::device_buffer<index_t>& csr_col,
                      const cuda::device_buffer<index_t>& d_vbegin);
-  void choose_layout();
+  void choose_layout(int hub);
   unsigned init_grid() const;
 
   cudaStream_t stream_ = nullptr;
@@ -162,6 +181,7 @@ class fused_pull {
   double index_bytes_ = 0;
   int grid_ = 1;
   std::string trial_;
+  double trial_seconds_ = 0;
   cuda::device_buffer<unsigned> slice_start_;  // stored links < 2^32
   cuda::device_buffer<index_t> col_, vrow_, deg_, perm_, parts_, first_slice_;
   cuda::device_buffer<unsigned short> vlen_;

@@ -530,7 +530,7 @@ struct cluster_launch {
 }  // namespace
 
 template <class T>
-persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream)
+persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered)
     : fused_(fused), stream_(stream), acc_(6) {
   int device = 0, cooperative = 0, optin = 0;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
@@ -590,7 +590,7 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream)
       (void)cudaGetLastError();
     find_cut_rows();
   }
-  choose_mode();
+  choose_mode(remembered);
 }
 
 template <class T>
@@ -647,6 +647,17 @@ std::string persistent_pull<T>::describe() const {
       break;
   }
   return "streamed, " + std::to_string(hub_) + " entries of x in shared memory";
+}
+
+template <class T>
+std::string persistent_pull<T>::mode_text(mode how, int grid, int hub) {
+  const char* word = how == mode::cluster ? "cluster" : how == mode::resident ? "resident" : "streamed";
+  return std::string(word) + " " + std::to_string(grid) + " " + std::to_string(hub);
+}
+
+template <class T>
+std::string persistent_pull<T>::mode_text() const {
+  return mode_text(mode_, grid_, hub_);
 }
 
 template <class T>
@@ -734,9 +745,11 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
 // on a small graph it can cost more than the gathers it saves). Every
 // candidate sums every row in the same order, so the choice changes the
 // time, never the bits. PERRON_PERSISTENT=resident|streamed keeps one mode
-// (tests and experiments); PERRON_FUSED_HUB fixes the streamed hub.
+// (tests and experiments); PERRON_FUSED_HUB fixes the streamed hub. A
+// remembered mode (mode_text() of an earlier trial) that is one of the
+// candidates is taken without timing.
 template <class T>
-void persistent_pull<T>::choose_mode() {
+void persistent_pull<T>::choose_mode(const std::string& remembered) {
   struct candidate {
     mode how;
     int grid, hub;
@@ -787,11 +800,18 @@ void persistent_pull<T>::choose_mode() {
     smem_ = c.smem;
   };
   trial_ = forced;
+  const scoped_seconds clock(trial_seconds_);
   if (candidates.size() == 1) {
     take(candidates.front());
     if (trial_.empty()) trial_ = "one candidate";
     return;
   }
+  for (const candidate& c : candidates)
+    if (remembered == mode_text(c.how, c.grid, c.hub)) {
+      take(c);
+      trial_ += (trial_.empty() ? "" : ", ") + remembered + ": an earlier trial's pick";
+      return;
+    }
   const pagerank_state h = trial_state(trial_steps);
   cuda::device_buffer<pagerank_state> st(1);
   cuda::event e0, e1;

@@ -69,7 +69,10 @@ class persistent_pull {
   // mode (resident or streamed, grid, hub size) that solves fastest (a short
   // timed trial). cuda_error when the device has no cooperative launch or
   // cannot hold a block on every SM.
-  persistent_pull(fused_pull<T>& fused, cudaStream_t stream);
+  // remembered: the mode an earlier trial of this graph picked (mode_text();
+  // its record kept with the graph's cache entry, solvers/pagerank_trial.hpp),
+  // taken without the trial where it is still a candidate ("": time them).
+  persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered = "");
 
   // The links per virtual row of the fused layout this pull runs best on, for
   // a graph of `links` links. A step is as slow as its slowest warp, and a
@@ -104,15 +107,19 @@ class persistent_pull {
   int grid() const { return grid_; }                              // blocks
   // The mode in words, for the solver's reason.
   std::string describe() const;
+  // The mode as the constructor takes it back: "resident 132 0" (mode, blocks, hub).
+  std::string mode_text() const;
   // Whether the cluster mode's layout fits a cluster of this device (it ran
   // in the trial where the graph has a slice for each block).
   bool cluster_fits() const { return cluster_fits_; }
   // The mode trial: "candidate: median time per step" per candidate.
   const std::string& trial() const { return trial_; }
+  double trial_seconds() const { return trial_seconds_; }  // wall time of that trial
   std::size_t device_bytes() const { return acc_.bytes() + cut_.bytes(); }
 
  private:
-  void choose_mode();
+  void choose_mode(const std::string& remembered);
+  static std::string mode_text(mode how, int grid, int hub);
   // Dynamic shared memory a resident launch of `grid` blocks needs (its
   // fullest block's), or 0 where it does not fit.
   std::size_t resident_bytes(int grid) const;
@@ -135,6 +142,7 @@ class persistent_pull {
   int hub_ = 0, max_hub_ = 0;
   bool cluster_fits_ = false;
   std::string trial_;
+  double trial_seconds_ = 0;
   std::vector<unsigned> slice_start_;  // the fused layout's, on the host: resident_bytes()
   // 3 slots of (residual, dangling) as 2^-60 counts: step k adds to slot k mod 3.
   cuda::device_buffer<cuda::detail::fixed60> acc_;

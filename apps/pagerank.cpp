@@ -896,6 +896,8 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
   const bool keep = cache.enabled && !io::cache_dir(cache).empty() && io::stamp_of(s.graph).has_value();
   pull_trial_memo memo;
   memo.may_trial = s.pull_trial == "on" || (s.pull_trial == "auto" && keep);
+  memo.expected_iterations =
+      remembered_iterations(s).value_or(expected_iterations(opt.alpha, opt.tol, opt.max_iter));
   if (s.pull_trial != "off" && keep) memo.remembered = io::side_load(s.graph, cache, tag).value_or("");
   pagerank_cuda<T> solver(g, opt.kernel, opt.pull, s.pull_trial == "off" ? nullptr : &memo);  // says why
   t.transfer = step.lap();

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/stats.hpp"
 #include "core/text.hpp"
+#include "solvers/device_choice.hpp"
 #include "solvers/pagerank_trial.hpp"
 
 namespace perron::bench {
@@ -452,6 +453,8 @@ std::string precision_json(const pagerank_suite_input& in, std::size_t l2, std::
   // auto as a first run decides: the model, or where it is unsure a trial
   // (solvers/pagerank_trial.hpp; nothing remembered, --no-cache's case).
   pull_trial_memo memo;
+  // As the app: the SpMV pull's kernel trial only where the expected solve pays for it.
+  memo.expected_iterations = expected_iterations(opt.alpha, opt.tol, opt.max_iter);
   pagerank_pull chosen = pagerank_pull::spmv;
   std::string chosen_kernel, decision;
   double trial_ms = 0;

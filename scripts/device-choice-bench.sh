@@ -28,11 +28,14 @@ for g in "${graphs[@]}"; do
   for round in $(seq 1 "${ROUNDS:-3}"); do
     # cuda-wait: --device cuda in one process, the context's teardown waited for
     # (PERRON_TEARDOWN=wait; apps/common/detached_exit.hpp), beside cuda's split run.
-    # The order turns each round: a run just after a GPU run can find the
-    # driver still releasing that process's context (a few ms).
+    # Each run on a quiet machine: a split GPU run's child tears its context
+    # down after the run's end (0.05-0.2 s), beside whatever runs next; and
+    # the order turns each round.
     devs=(cpu cuda cuda-wait auto)
     for k in 0 1 2 3; do
       dev=${devs[$(( (k + round - 1) % 4 ))]}
+      for _ in $(seq 50); do pgrep -x pagerank >/dev/null || break; sleep 0.05; done
+      sleep 0.1
       t0=$(now)
       if [ "$dev" = cuda-wait ]; then
         PERRON_TEARDOWN=wait pagerank --top 0 --json --device cuda "$g" >"$out/$name.$dev.$round.json" 2>&1

@@ -75,10 +75,11 @@ struct device_rates {
   double context_s = 0.24;
   // Tearing the context down when the process ends, where the user waits for
   // it (exit not detached, device_facts::exit_detached): one process against
-  // the split run, H200 host, 0.03-0.21 s (median 0.064 over twelve graphs);
-  // earlier, wall time minus the in-process total, 0.12-0.14 s against 0.02 s
-  // for CPU runs (H100). The same for a context abandoned half-way.
-  double gpu_exit_s = 0.08;
+  // the split run, H200 host, nothing else running, 0.065-0.156 s (median
+  // 0.11 over fourteen graphs); earlier, wall time minus the in-process total,
+  // 0.12-0.14 s against 0.02 s for CPU runs (H100). The same for a context
+  // abandoned half-way.
+  double gpu_exit_s = 0.11;
   // The context's thread slows the host work it overlaps (one of the 16 cores,
   // and OpenMP's barriers wait for the thread that lost it): loads ran 0.13 s
   // longer on rmat:20 (0.71 s) and 0.025 s on cnr-2000 from the cache (0.02 s).

@@ -232,6 +232,22 @@ struct pull_choice {
 // means the SpMV pull.
 pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel);
 
+// The SpMV pull's kernel when the user named none. spmv_plan's automatic
+// kernel is a timed trial that builds every candidate's format first: on
+// grid:3000:3000 (36 M links, H200) 0.5 s of set-up for a solve of 15 steps
+// of 0.09-0.15 ms, a cost no faster kernel earns back in a short solve. It
+// pays where the solve is long enough that 30% of its steps (about what the
+// best kernel gains over cuSPARSE's ALG1 on large graphs: 1.0-1.7x in
+// docs/PERFORMANCE.md, "SpMV auto") outweighs about spmv_trial_link_ns a
+// link, or where the graph is below band_max_links (a trial of at most tens
+// of milliseconds); iterations 0 (unknown): always. Without the trial: the
+// thread-per-row kernel where every row is short (below short_rows_in_degree:
+// grid-like graphs, where it ran within 20% of the trial's best), else
+// cuSPARSE's ALG1 (the trial's pick on every large graph of other shapes).
+inline constexpr double spmv_trial_link_ns = 12.0;
+bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes);
+spmv_kernel untimed_spmv_kernel(index_t max_in_degree);
+
 // Where this model is unsure, a caller may let the GPU solver time the
 // candidates instead (solvers/pagerank_trial.hpp: the band, the trial and
 // the record kept with the graph's cache entry).
@@ -427,6 +443,7 @@ class pagerank_cuda {
   double trial_seconds_ = 0;
   std::vector<setup_phase> setup_;
   std::string layout_;
+  int expected_iterations_ = 0;  // pull_trial_memo::expected_iterations
 
   // The constructor's two ways (solvers/cuda/pagerank.cu, solvers/pagerank_trial.cpp).
   pagerank_cuda() = default;  // for trial_pull, which builds through build_chosen

@@ -188,6 +188,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
       const std::optional<spmv_kernel> k =
           w.pull == pagerank_pull::spmv ? std::optional(parse_spmv_kernel(w.kernel)) : std::nullopt;
       pagerank_cuda<T> cached;
+      cached.expected_iterations_ = expected_iterations_;
       cached.build_chosen(g, k, pull_choice{w.pull, ""}, rec->layout);
       *this = std::move(cached);
       decision_ = decision_cached(rec->times);

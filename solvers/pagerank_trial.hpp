@@ -89,7 +89,10 @@ std::optional<trial_record> parse_trial_record(std::string_view text, const pull
 // What a caller of pagerank_cuda's automatic pull passes to let it trial
 // (nullptr: the model alone, as before).
 struct pull_trial_memo {
-  bool may_trial = true;   // time the candidates when the model is unsure and nothing is remembered
+  bool may_trial = true;  // time the candidates when the model is unsure and nothing is remembered
+  // The steps the caller expects the solve to take (0: unknown): whether the
+  // SpMV pull's automatic kernel is worth its timed trial (spmv_trial_pays).
+  int expected_iterations = 0;
   std::string remembered;  // a record kept by an earlier run ("" none)
   std::string record;      // out: the record of the trial that ran here ("" none ran)
 };

@@ -128,6 +128,28 @@ TEST(pagerank_trial, RecordRoundTripsForTheSameGraphPrecisionAndDevice) {
   EXPECT_TRUE(back->layout.empty());  // none kept
 }
 
+TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {
+  // Unknown iterations, or a graph below the band's top: as before, the trial.
+  EXPECT_TRUE(spmv_trial_pays(35'988'000, 0, 4));
+  EXPECT_TRUE(spmv_trial_pays(band_max_links - 1, 15, 4));
+  // grid:3000:3000 (36 M links) in 15 steps: 0.43 s of formats for at most
+  // 30% of 15 steps of about 0.1 ms: no.
+  EXPECT_FALSE(spmv_trial_pays(35'988'000, 15, 4));
+  EXPECT_FALSE(spmv_trial_pays(35'988'000, 1000, 8));
+  // Tens of thousands of steps (alpha near 1, a tight tol): yes.
+  EXPECT_TRUE(spmv_trial_pays(35'988'000, 50'000, 4));
+  // More bytes a step: pays sooner.
+  int f = 1, d = 1;
+  while (!spmv_trial_pays(10'000'000, f, 4)) f *= 2;
+  while (!spmv_trial_pays(10'000'000, d, 8)) d *= 2;
+  EXPECT_LE(d, f);
+  // Without it: thread per row on short rows, cuSPARSE otherwise.
+  EXPECT_EQ(untimed_spmv_kernel(4), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(short_rows_in_degree - 1), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(short_rows_in_degree), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(26819), spmv_kernel::cusparse);
+}
+
 TEST(pagerank_trial, RecordKeepsTheWinnersLayout) {
   const pull_facts f = facts(3'216'152, 18235, 4);
   const std::string dev = "NVIDIA H200 (sm_90, 132 SMs, 63 MB L2)";

@@ -47,6 +47,7 @@
 #include "core/cuda/support.cuh"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/text.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cuda/pagerank_accel.cuh"
 #include "solvers/cuda/pagerank_device.cuh"
@@ -351,8 +352,10 @@ struct pagerank_cuda<T>::impl {
   }
 
   // layout: a remembered pattern pull's layout (pagerank_cuda::layout(); "": trial it).
+  // iterations: the solve's expected steps, for spmv_trial_pays (0: unknown).
   void build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, pagerank_pull pull,
-             const std::string& layout);
+             const std::string& layout, int iterations);
+  std::string kernel_note;  // why the SpMV pull's kernel was not timed ("" when it was, or named)
   void allocate(const pagerank_graph<T>& g);
   pagerank_loop choose_loop(const pagerank_options& opt, const body& accelerated, pagerank_result& res);
   void upload(const pagerank_options& opt, pagerank_loop loop);
@@ -364,7 +367,7 @@ struct pagerank_cuda<T>::impl {
 // The pull's machinery on the solver's stream: the fused pull, or the plan.
 template <class T>
 void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
-                                   pagerank_pull pull, const std::string& layout) {
+                                   pagerank_pull pull, const std::string& layout, int iterations) {
   if (pattern_pull(pull)) {
     const std::string which = "the " + std::string(name(pull)) + " pull";
     if (!g.pattern)
@@ -387,7 +390,21 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     if (pull == pagerank_pull::persistent)
       persistent = std::make_unique<persistent_pull<T>>(*fused, stream.get(), hub < 0 ? "" : mode);
   } else {
-    plan = std::make_unique<spmv_plan<T>>(g.pt, kernel.value_or(spmv_kernel::automatic), stream.get());
+    spmv_kernel k = kernel.value_or(spmv_kernel::automatic);
+    kernel_note.clear();
+    if (k == spmv_kernel::automatic && !spmv_trial_pays(g.links(), iterations, sizeof(T))) {
+      index_t longest = 0;
+      const auto& rp = g.pt.row_ptr;
+      for (std::size_t i = 0; i + 1 < rp.size(); ++i) longest = std::max(longest, rp[i + 1] - rp[i]);
+      k = untimed_spmv_kernel(longest);
+      kernel_note =
+          "kernel untimed (a trial of the kernels' formats, about " +
+          format_g(spmv_trial_link_ns * 1e-9 * double(g.links()), 2) + " s, would not pay in " +
+          std::to_string(iterations) + " steps): " + std::string(name(k)) +
+          (k == spmv_kernel::csr_scalar ? ", every row short (max in-degree " + std::to_string(longest) + ")"
+                                        : std::string());
+    }
+    plan = std::make_unique<spmv_plan<T>>(g.pt, k, stream.get());
   }
 }
 
@@ -432,6 +449,7 @@ template <class T>
 pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
                                 pagerank_pull pull, pull_trial_memo* memo) {
   const auto t0 = std::chrono::steady_clock::now();
+  if (memo) expected_iterations_ = memo->expected_iterations;
   // The time before the build: the graph's facts, the model, a remembered record.
   const auto choosing = [&] {
     double built = 0;
@@ -481,7 +499,7 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   impl& m = *impl_;
   m.n = g.vertices();
   try {
-    m.build(g, kernel, pull, layout);
+    m.build(g, kernel, pull, layout, expected_iterations_);
   } catch (const cuda_error& e) {
     // auto's persistent pick needs a cooperative launch of a block on every
     // SM (not every device or sharing mode gives one): the fused pull instead.
@@ -490,7 +508,7 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
     m.fused.reset();
     pull = pagerank_pull::fused;
     choice.reason += "; the persistent pull could not run here (" + std::string(e.what()) + "): fused";
-    m.build(g, kernel, pull, "");
+    m.build(g, kernel, pull, "", expected_iterations_);
   }
   // auto took the persistent pull on a small graph for its cluster mode (the
   // rule's estimate); where the exact layout holds no cluster, the SpMV pull
@@ -501,7 +519,7 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
     m.fused.reset();
     pull = pagerank_pull::spmv;
     choice.reason += "; no cluster fits its layout (" + trial + "): spmv";
-    m.build(g, kernel, pull, "");
+    m.build(g, kernel, pull, "", expected_iterations_);
   }
   const auto t1 = std::chrono::steady_clock::now();
   m.allocate(g);
@@ -536,7 +554,7 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
                             : std::string()) +
                        ", sliced, " + std::to_string(m.fused->hub()) +
                        " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
-                 : m.plan->reason());
+                 : (m.kernel_note.empty() ? "" : m.kernel_note + "; ") + m.plan->reason());
   device_bytes_ = (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) +
                   (m.persistent ? m.persistent->device_bytes() : 0) + m.d_r.bytes() + m.d_y.bytes() +
                   m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes();

@@ -247,6 +247,18 @@ csr_matrix<T> transpose(const csr_matrix<T>& a) {
                    true);
 }
 
+void check_ell_fill(index_t rows, index_t width, std::size_t nnz, index_t widest, double max_fill) {
+  const std::size_t slots = static_cast<std::size_t>(rows) * static_cast<std::size_t>(width);
+  const double fill = static_cast<double>(slots) / static_cast<double>(std::max<std::size_t>(nnz, 1));
+  if (slots > ell_padding_floor && fill > max_fill)
+    throw dimension_error("to_ell: padding would be absurd: the widest row" +
+                          (widest >= 0 ? ", row " + std::to_string(widest) + " (0-based)," : std::string()) +
+                          " has " + std::to_string(width) + " entries, so ELL needs " + std::to_string(rows) +
+                          " x " + std::to_string(width) + " = " + std::to_string(slots) + " slots for " +
+                          std::to_string(nnz) + " nonzeros (fill ratio " + fixed1(fill) + " > max_fill " +
+                          fixed1(max_fill) + "); use a CSR kernel for this matrix");
+}
+
 template <class T>
 ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
   validate(a, "to_ell");
@@ -257,16 +269,9 @@ ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
     const index_t len = a.row_ptr[r + 1] - a.row_ptr[r];
     if (len > width) width = len, widest = r;
   }
+  check_ell_fill(a.rows, width, a.nnz(), widest, max_fill);
   const std::size_t rows = static_cast<std::size_t>(a.rows);
   const std::size_t slots = rows * static_cast<std::size_t>(width);  // < 2^62: no overflow
-  const double fill = static_cast<double>(slots) / static_cast<double>(std::max<std::size_t>(a.nnz(), 1));
-  if (slots > ell_padding_floor && fill > max_fill)
-    throw dimension_error("to_ell: padding would be absurd: the widest row, row " + std::to_string(widest) +
-                          " (0-based), has " + std::to_string(width) + " entries, so ELL needs " +
-                          std::to_string(a.rows) + " x " + std::to_string(width) + " = " +
-                          std::to_string(slots) + " slots for " + std::to_string(a.nnz()) +
-                          " nonzeros (fill ratio " + fixed1(fill) + " > max_fill " + fixed1(max_fill) +
-                          "); use a CSR kernel for this matrix");
   ell_matrix<T> out;
   out.rows = a.rows;
   out.cols = a.cols;

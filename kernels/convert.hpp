@@ -44,6 +44,12 @@ csr_matrix<T> transpose(const csr_matrix<T>& a);
 template <class T>
 ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill = 8.0);
 
+// to_ell's refusal on its own, for an ELL built elsewhere (on the device, from
+// an uploaded CSR: kernels/cuda/spmv_ell.cu): dimension_error when rows x
+// width slots would be absurd for nnz nonzeros. widest: the row of that
+// width, named in the message when known (-1: not).
+void check_ell_fill(index_t rows, index_t width, std::size_t nnz, index_t widest = -1, double max_fill = 8.0);
+
 // ELL -> CSR (drops padding).
 template <class T>
 csr_matrix<T> to_csr(const ell_matrix<T>& a);

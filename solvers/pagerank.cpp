@@ -390,8 +390,11 @@ bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes)
   return saved_per_link > spmv_trial_link_ns * 1e-9;
 }
 
-spmv_kernel untimed_spmv_kernel(index_t max_in_degree) {
-  return max_in_degree < short_rows_in_degree ? spmv_kernel::csr_scalar : spmv_kernel::cusparse;
+spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree) {
+  if (max_in_degree >= short_rows_in_degree) return spmv_kernel::cusparse;
+  const double slots = double(rows) * double(max_in_degree);
+  return slots <= untimed_ell_max_fill * double(std::max<std::size_t>(links, 1)) ? spmv_kernel::ell
+                                                                                 : spmv_kernel::csr_scalar;
 }
 
 pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel) {

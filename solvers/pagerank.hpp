@@ -240,13 +240,18 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
 // best kernel gains over cuSPARSE's ALG1 on large graphs: 1.0-1.7x in
 // docs/PERFORMANCE.md, "SpMV auto") outweighs about spmv_trial_link_ns a
 // link, or where the graph is below band_max_links (a trial of at most tens
-// of milliseconds); iterations 0 (unknown): always. Without the trial: the
-// thread-per-row kernel where every row is short (below short_rows_in_degree:
-// grid-like graphs, where it ran within 20% of the trial's best), else
-// cuSPARSE's ALG1 (the trial's pick on every large graph of other shapes).
+// of milliseconds); iterations 0 (unknown): always. Without the trial, where
+// every row is short (below short_rows_in_degree): ELL where its padding is
+// small (rows x longest row at most 1.5x the links: grids, chains; the
+// trial's pick on every such graph of the corpus from 10^6 links, 1.1-1.3x
+// faster than a thread per row, and built from the host without the CSR's
+// upload), else a thread per row (mostly dangling graphs, where it was the
+// trial's pick); cuSPARSE's ALG1 elsewhere (the trial's pick on every large
+// graph of other shapes).
 inline constexpr double spmv_trial_link_ns = 12.0;
+inline constexpr double untimed_ell_max_fill = 1.5;
 bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes);
-spmv_kernel untimed_spmv_kernel(index_t max_in_degree);
+spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree);
 
 // Where this model is unsure, a caller may let the GPU solver time the
 // candidates instead (solvers/pagerank_trial.hpp: the band, the trial and

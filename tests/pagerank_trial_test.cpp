@@ -143,11 +143,15 @@ TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {
   while (!spmv_trial_pays(10'000'000, f, 4)) f *= 2;
   while (!spmv_trial_pays(10'000'000, d, 8)) d *= 2;
   EXPECT_LE(d, f);
-  // Without it: thread per row on short rows, cuSPARSE otherwise.
-  EXPECT_EQ(untimed_spmv_kernel(4), spmv_kernel::csr_scalar);
-  EXPECT_EQ(untimed_spmv_kernel(short_rows_in_degree - 1), spmv_kernel::csr_scalar);
-  EXPECT_EQ(untimed_spmv_kernel(short_rows_in_degree), spmv_kernel::cusparse);
-  EXPECT_EQ(untimed_spmv_kernel(26819), spmv_kernel::cusparse);
+  // Without it: ELL on short rows of little padding (grid:3000:3000, chains),
+  // a thread per row on other short rows (mostly dangling), cuSPARSE otherwise.
+  EXPECT_EQ(untimed_spmv_kernel(9'000'000, 35'988'000, 4), spmv_kernel::ell);
+  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 9'999'999, 1), spmv_kernel::ell);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 999'944, 9), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 1'000'000, short_rows_in_degree - 1), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 14'000'000, short_rows_in_degree), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(1'048'576, 9'711'274, 26819), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(0, 0, 0), spmv_kernel::ell);  // nothing to pad
 }
 
 TEST(pagerank_trial, RecordKeepsTheWinnersLayout) {

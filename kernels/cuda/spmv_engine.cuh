@@ -74,7 +74,7 @@ using csr_ptr = std::shared_ptr<const device_csr<T>>;
 template <class T>
 struct engine_args {
   const csr_matrix<T>* host_csr;  // the host matrix; null for a plan built from a device CSR
-  const csr_ptr<T>& csr;          // its uploaded CSR arrays; null for ell, which builds its own
+  const csr_ptr<T>& csr;          // its uploaded CSR arrays (null: built from the host matrix alone)
   const row_stats& stats;
   cudaStream_t stream;
   // The host matrix (row structure for planning; ell converts it). A plan

@@ -6,6 +6,7 @@
 
 #include "core/cuda/check.cuh"
 #include "core/error.hpp"
+#include "kernels/convert.hpp"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 #include "kernels/spmv.hpp"
@@ -168,21 +169,22 @@ spmv_plan<T>::spmv_plan(const csr_matrix<T>& a, spmv_kernel kernel, cuda::stream
   p->nnz = a.nnz();
   p->stream = stream;
   const sp::row_stats st = sp::stats_of(a);
-  if (kernel == spmv_kernel::ell) {
-    p->engine = sp::make_engine<T>(kernel, &a, nullptr, st, stream);
-    p->kernel = kernel;
+  // Every kernel's format is built from the uploaded CSR (ell's on the device
+  // too); a kernel that does not read it frees it.
+  if (kernel == spmv_kernel::ell) check_ell_fill(st.rows, st.max_len, st.nnz);  // before any upload
+  p->csr = sp::upload_csr(a);
+  if (kernel == spmv_kernel::automatic) {
+    auto choice = sp::choose_automatic(&a, p->csr, st, stream);
+    p->kernel = choice.kernel;
+    p->engine = std::move(choice.engine);
+    p->reason = std::move(choice.reason);
   } else {
-    p->csr = sp::upload_csr(a);
-    if (kernel == spmv_kernel::automatic) {
-      auto choice = sp::choose_automatic(&a, p->csr, st, stream);
-      p->kernel = choice.kernel;
-      p->engine = std::move(choice.engine);
-      p->reason = std::move(choice.reason);
-    } else {
-      p->engine = sp::make_engine<T>(kernel, &a, p->csr, st, stream);
-      p->kernel = kernel;
-    }
-    if (!p->engine->uses_csr()) p->csr.reset();
+    p->engine = sp::make_engine<T>(kernel, &a, p->csr, st, stream);
+    p->kernel = kernel;
+  }
+  if (!p->engine->uses_csr()) {
+    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));  // the format's build read it
+    p->csr.reset();
   }
   // Set-up work (uploads, ticket resets) is queued on `stream`; apply() on the
   // same stream is ordered after it.

@@ -396,13 +396,13 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
       index_t longest = 0;
       const auto& rp = g.pt.row_ptr;
       for (std::size_t i = 0; i + 1 < rp.size(); ++i) longest = std::max(longest, rp[i + 1] - rp[i]);
-      k = untimed_spmv_kernel(longest);
+      k = untimed_spmv_kernel(g.vertices(), g.links(), longest);
       kernel_note =
           "kernel untimed (a trial of the kernels' formats, about " +
           format_g(spmv_trial_link_ns * 1e-9 * double(g.links()), 2) + " s, would not pay in " +
           std::to_string(iterations) + " steps): " + std::string(name(k)) +
-          (k == spmv_kernel::csr_scalar ? ", every row short (max in-degree " + std::to_string(longest) + ")"
-                                        : std::string());
+          (k != spmv_kernel::cusparse ? ", every row short (max in-degree " + std::to_string(longest) + ")"
+                                      : std::string());
     }
     plan = std::make_unique<spmv_plan<T>>(g.pt, k, stream.get());
   }

@@ -19,9 +19,10 @@
 // Graphs: generator specs or files (arcs row -> column, duplicates merged).
 // Against the device's copy bandwidth (cudaMemcpy device to device) measured
 // in the same run; medians of 21 CUDA-event timings after 3 untimed calls;
-// every pattern result checked against cuSPARSE's. Written in session 25 after
-// the windowed order's runs and built then, but NOT yet run: the session's
-// device time was spent (docs/PERFORMANCE.md, "The fused pull's windowed order").
+// every pattern result checked against cuSPARSE's. Written in session 25, run
+// in session 27 on an H200: 9-21% slower than cuSPARSE on the web-like graphs
+// it was written for, so not built into the solver (docs/PERFORMANCE.md, "A
+// pattern pull in the graph's own order, measured and dropped").
 // Build beside the GPU build (scripts/gpu-prepare.sh .gpu build-gpu pagerank):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -Xcompiler -fopenmp scripts/pattern_pull_probe.cu \
 //     build-gpu/libperron_io.a build-gpu/libperron_core.a -lcusparse -lisal -lz -o pattern_pull_probe

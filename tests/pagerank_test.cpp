@@ -3,6 +3,7 @@
 #include "solvers/pagerank.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -764,6 +765,27 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(kernel_text(pagerank_pull::fused, std::nullopt), "pull-fused");
   EXPECT_EQ(kernel_text(pagerank_pull::persistent, std::nullopt), "pull-persistent");
   EXPECT_EQ(kernel_text(pagerank_pull::spmv, spmv_kernel::merge), "merge");
+}
+
+// pull_facts_of counts in parallel (the sampled locality, the fused order's
+// counting sort by runs of ids): the facts are the same on any thread count.
+TEST(pagerank_options, GraphFactsDoNotDependOnTheThreadCount) {
+  const int threads = omp_get_max_threads();
+  // Graphs whose own order is local enough for the fused order's locality to be asked.
+  for (const char* spec : {"web:300000:3000000", "grid:700:700", "rmat:18:2000000:0.7,0.1,0.1"}) {
+    const pagerank_graph<float> g = make_pagerank_graph<float>(io::generate_synthetic(spec), false);
+    omp_set_num_threads(1);
+    const pull_facts one = pull_facts_of(g);
+    for (int p : {2, 3, 7}) {
+      omp_set_num_threads(p);
+      const pull_facts many = pull_facts_of(g);
+      EXPECT_EQ(many.max_in_degree, one.max_in_degree) << spec << ", " << p;
+      EXPECT_EQ(many.local_links, one.local_links) << spec << ", " << p;
+      EXPECT_EQ(many.local_links_fused, one.local_links_fused) << spec << ", " << p;
+    }
+    EXPECT_GT(one.local_links_fused, 0.0) << spec;  // the fused order's locality was measured
+  }
+  omp_set_num_threads(threads);
 }
 
 TEST(pagerank_dispatch, CpuKernelForcesTheCpu) {

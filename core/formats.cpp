@@ -7,19 +7,9 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace perron {
-namespace {
-
-// Entries one thread checks before a parallel loop is worth its start-up.
-constexpr std::size_t parallel_grain = 1 << 15;
-
-int threads_for(std::size_t work) {
-  const std::size_t by_work = std::max<std::size_t>(1, work / parallel_grain);
-  return static_cast<int>(std::min<std::size_t>(by_work, static_cast<std::size_t>(omp_get_max_threads())));
-}
-
-}  // namespace
 
 std::string dimensions(index_t rows, index_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
@@ -50,7 +40,7 @@ void validate(const coo_matrix<T>& a, const char* who) {
   const index_t rows = a.rows, cols = a.cols;
   // First offending entry (lowest k), so the message is the same however many threads ran.
   std::size_t first_bad = n;
-#pragma omp parallel for reduction(min : first_bad) num_threads(threads_for(n)) schedule(static)
+#pragma omp parallel for reduction(min : first_bad) num_threads(threads_for_work(n)) schedule(static)
   for (std::size_t k = 0; k < n; ++k)
     if (r[k] < 0 || r[k] >= rows || c[k] < 0 || c[k] >= cols) first_bad = std::min(first_bad, k);
   if (first_bad < n)
@@ -81,11 +71,11 @@ void validate(const csr_matrix<T>& a, const char* who) {
                           ", expected 0 to nnz = " + std::to_string(a.nnz()));
   bool monotone = true, in_range = true;
   const index_t rows = a.rows, cols = a.cols;
-#pragma omp parallel for reduction(&& : monotone) num_threads(threads_for(a.row_ptr.size())) schedule(static)
+#pragma omp parallel for reduction(&& : monotone) num_threads(threads_for_work(a.row_ptr.size())) schedule(static)
   for (index_t r = 0; r < rows; ++r) monotone = monotone && a.row_ptr[r] <= a.row_ptr[r + 1];
   if (!monotone) throw dimension_error(w + ": row_ptr decreases");
   const std::size_t n = a.nnz();
-#pragma omp parallel for reduction(&& : in_range) num_threads(threads_for(n)) schedule(static)
+#pragma omp parallel for reduction(&& : in_range) num_threads(threads_for_work(n)) schedule(static)
   for (std::size_t k = 0; k < n; ++k) in_range = in_range && a.col_idx[k] >= 0 && a.col_idx[k] < cols;
   if (!in_range) throw dimension_error(w + ": a column index lies outside [0, " + std::to_string(cols) + ")");
 }

@@ -57,6 +57,11 @@ void prefault(const std::vector<byte_span>& spans, unsigned threads) {
 
 unsigned host_threads() { return static_cast<unsigned>(std::max(1, omp_get_max_threads())); }
 
+int threads_for_work(std::size_t work, std::size_t grain) {
+  const std::size_t by_work = std::max<std::size_t>(1, work / std::max<std::size_t>(grain, 1));
+  return static_cast<int>(std::min<std::size_t>(by_work, host_threads()));
+}
+
 namespace {
 
 // A byte count from the environment variable `name`; 0 when unset or not a positive number.

@@ -30,6 +30,12 @@ void prefault(const std::vector<byte_span>& spans, unsigned threads);
 // The threads prefault may use: OpenMP's count for a parallel region here.
 unsigned host_threads();
 
+// OpenMP threads for a loop over `work` items: one per `grain` of them (a
+// parallel region's start-up costs about what that much work takes), at most
+// host_threads().
+inline constexpr std::size_t parallel_grain = std::size_t(1) << 15;
+int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
+
 // n copies of `fill` in storage advised for huge pages before it is touched.
 // threads > 1: an array of fresh_prefault_bytes or more has its pages mapped
 // by that many threads first (prefault), where one thread's fill would fault

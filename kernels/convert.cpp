@@ -21,74 +21,16 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "kernels/counting_sort.hpp"
 
 namespace perron {
 namespace {
 
-// Entries handled by one thread before a parallel loop is worth its start-up.
-constexpr std::size_t parallel_grain = 1 << 15;
 // ELL padding below this many slots is always accepted (small matrices with one
 // long row cost nothing worth refusing).
 constexpr std::size_t ell_padding_floor = std::size_t(1) << 20;
 // to_dense is for tests and tiny matrices; beyond this it refuses (1 GiB of doubles).
 constexpr std::size_t dense_limit = std::size_t(1) << 27;
-
-int threads_for(std::size_t work) {
-  const std::size_t by_work = std::max<std::size_t>(1, work / parallel_grain);
-  return static_cast<int>(std::min<std::size_t>(by_work, static_cast<std::size_t>(omp_get_max_threads())));
-}
-
-// Stable counting sort of entries k = 0..n-1 by key[k] in [0, buckets). Fills
-// ptr (buckets + 1: the exclusive prefix sum of the bucket sizes) and calls
-// place(k, pos) once per entry with its position in bucket order; entries of
-// one bucket keep their input order.
-//
-// Parallel version: thread t counts its contiguous chunk of the input into its
-// own histogram; entry k of thread t in bucket b then goes after everything
-// earlier threads put into b, which keeps the sort stable. It needs
-// threads * buckets counters, so it is used only when that is at most nnz
-// (otherwise the serial pass, O(nnz + buckets), is the cheaper one anyway).
-template <class Place>
-void stable_bucket(const index_t* key, std::size_t n, index_t buckets, std::vector<index_t>& ptr,
-                   Place place) {
-  const std::size_t b = static_cast<std::size_t>(buckets);
-  ptr.assign(b + 1, 0);
-  int p = threads_for(n);
-  while (p > 1 && static_cast<std::size_t>(p) * b > n) --p;
-  if (p <= 1) {
-    for (std::size_t k = 0; k < n; ++k) ++ptr[key[k] + 1];
-    for (std::size_t i = 0; i < b; ++i) ptr[i + 1] += ptr[i];
-    std::vector<index_t> next(ptr.begin(), ptr.end() - 1);
-    for (std::size_t k = 0; k < n; ++k) place(k, next[key[k]]++);
-    return;
-  }
-  std::vector<index_t> counts =
-      fresh_vector<index_t>(static_cast<std::size_t>(p) * b, 0);  // thread t's at [t * b, (t + 1) * b)
-#pragma omp parallel num_threads(p)
-  {
-    const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
-    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
-    const std::size_t lo = n * t / team, hi = n * (t + 1) / team;
-    index_t* mine = counts.data() + t * b;
-    for (std::size_t k = lo; k < hi; ++k) ++mine[key[k]];
-#pragma omp barrier
-      // Per bucket: turn the threads' counts into offsets within the bucket.
-#pragma omp for schedule(static)
-    for (std::size_t i = 0; i < b; ++i) {
-      index_t s = 0;
-      for (std::size_t u = 0; u < team; ++u) {
-        const index_t c = counts[u * b + i];
-        counts[u * b + i] = s;
-        s += c;
-      }
-      ptr[i + 1] = s;
-    }
-#pragma omp single
-    for (std::size_t i = 0; i < b; ++i) ptr[i + 1] += ptr[i];
-    // (implicit barrier after single)
-    for (std::size_t k = lo; k < hi; ++k) place(k, ptr[key[k]] + mine[key[k]]++);
-  }
-}
 
 // Rows of `out` hold their entries in input order: sort each row stably by
 // column (skipped for rows already strictly increasing, the common case), then
@@ -101,7 +43,7 @@ void sort_and_merge_rows(csr_matrix<T>& out, duplicates dup) {
   index_t* col = out.col_idx.data();
   T* val = out.values.data();
   const index_t* ptr = out.row_ptr.data();
-#pragma omp parallel num_threads(threads_for(out.nnz() + static_cast <std::size_t>(rows)))
+#pragma omp parallel num_threads(threads_for_work(out.nnz() + static_cast <std::size_t>(rows)))
   {
     std::vector<std::pair<index_t, T>> scratch;
 #pragma omp for schedule(dynamic, 512) reduction(|| : merged)
@@ -144,7 +86,8 @@ void sort_and_merge_rows(csr_matrix<T>& out, duplicates dup) {
   const std::size_t m = static_cast<std::size_t>(new_ptr.back());
   std::vector<index_t> new_col = fresh_vector<index_t>(m);
   std::vector<T> new_val = fresh_vector<T>(m);
-#pragma omp parallel for schedule(dynamic, 512) num_threads(threads_for(m + static_cast <std::size_t>(rows)))
+#pragma omp parallel for schedule(dynamic, 512) \
+    num_threads(threads_for_work(m + static_cast <std::size_t>(rows)))
   for (index_t r = 0; r < rows; ++r) {
     std::copy(col + ptr[r], col + ptr[r] + kept[r], new_col.begin() + new_ptr[r]);
     std::copy(val + ptr[r], val + ptr[r] + kept[r], new_val.begin() + new_ptr[r]);
@@ -168,12 +111,14 @@ csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const
   index_t* col = out.col_idx.data();
   T* val = out.values.data();
   if (vals)
-    stable_bucket(major, n, out_rows, out.row_ptr, [&](std::size_t k, index_t pos) {
-      col[pos] = minor[k];
-      val[pos] = vals[k];
-    });
+    stable_bucket([&](std::size_t k) { return major[k]; }, n, out_rows, out.row_ptr,
+                  [&](std::size_t k, index_t pos) {
+                    col[pos] = minor[k];
+                    val[pos] = vals[k];
+                  });
   else
-    stable_bucket(major, n, out_rows, out.row_ptr, [&](std::size_t k, index_t pos) { col[pos] = minor[k]; });
+    stable_bucket([&](std::size_t k) { return major[k]; }, n, out_rows, out.row_ptr,
+                  [&](std::size_t k, index_t pos) { col[pos] = minor[k]; });
   if (!rows_come_sorted) sort_and_merge_rows(out, dup);
   return out;
 }
@@ -183,7 +128,7 @@ template <class T>
 std::vector<index_t> expand_rows(const csr_matrix<T>& a) {
   std::vector<index_t> row(a.nnz());
 #pragma omp parallel for schedule(dynamic, 512) \
-    num_threads(threads_for(a.nnz() + static_cast <std::size_t>(a.rows)))
+    num_threads(threads_for_work(a.nnz() + static_cast <std::size_t>(a.rows)))
   for (index_t r = 0; r < a.rows; ++r)
     std::fill(row.begin() + a.row_ptr[r], row.begin() + a.row_ptr[r + 1], r);
   return row;
@@ -282,7 +227,7 @@ ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
   index_t* col = out.col_idx.data();
   T* val = out.values.data();
   // Slot s of row r at s * rows + r (column-major); trailing slots are padding.
-#pragma omp parallel for schedule(static) num_threads(threads_for(slots))
+#pragma omp parallel for schedule(static) num_threads(threads_for_work(slots))
   for (index_t r = 0; r < a.rows; ++r) {
     const index_t lo = a.row_ptr[r], len = a.row_ptr[r + 1] - lo;
     for (index_t s = 0; s < width; ++s) {
@@ -309,7 +254,7 @@ csr_matrix<T> to_csr(const ell_matrix<T>& a) {
   // marked exactly, each row's columns strictly increasing).
   std::vector<index_t> count(rows, 0);
   bool valid = true, increasing = true;
-#pragma omp parallel for schedule(static) reduction(&& : valid, increasing) num_threads(threads_for(slots))
+#pragma omp parallel for schedule(static) reduction(&& : valid, increasing) num_threads(threads_for_work(slots))
   for (index_t r = 0; r < a.rows; ++r) {
     index_t c = 0, last = -1;
     for (index_t s = 0; s < a.width; ++s) {
@@ -340,7 +285,7 @@ csr_matrix<T> to_csr(const ell_matrix<T>& a) {
                           std::to_string(total) + " non-padding entries");
   out.col_idx.resize(total);
   out.values.resize(total);
-#pragma omp parallel for schedule(static) num_threads(threads_for(slots))
+#pragma omp parallel for schedule(static) num_threads(threads_for_work(slots))
   for (index_t r = 0; r < a.rows; ++r) {
     index_t w = out.row_ptr[r];
     for (index_t s = 0; s < a.width; ++s) {

@@ -18,6 +18,7 @@
 #include "core/names.hpp"
 #include "core/text.hpp"
 #include "kernels/convert.hpp"
+#include "kernels/counting_sort.hpp"
 #include "kernels/gpu_convert.hpp"
 #include "solvers/pagerank_accel.hpp"
 #include "solvers/pagerank_step.hpp"
@@ -311,6 +312,15 @@ std::string_view name(pagerank_device d) { return name_in(device_names, d); }
 pagerank_device parse_pagerank_device(std::string_view s) { return parse_in(device_names, s, "device"); }
 
 template <class T>
+index_t longest_row(const csr_matrix<T>& a) {
+  index_t most = 0;
+  const auto& rp = a.row_ptr;
+#pragma omp parallel for reduction(max : most) schedule(static)
+  for (index_t i = 0; i < a.rows; ++i) most = std::max(most, rp[i + 1] - rp[i]);
+  return most;
+}
+
+template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   pull_facts f;
   f.pattern = g.pattern;
@@ -320,9 +330,7 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   f.vertices = g.vertices();
   // In parallel: on a graph of 9 M vertices (grid:3000:3000) these facts took
   // 0.1 s of a GPU run's set-up on one thread (H200 host).
-  index_t most = 0;
-#pragma omp parallel for reduction(max : most) schedule(static)
-  for (index_t i = 0; i < f.vertices; ++i) most = std::max(most, rp[i + 1] - rp[i]);
+  const index_t most = longest_row(g.pt);
   f.max_in_degree = most;
   // The fraction of the sampled links (i, j) with |id(i) - id(j)| < locality_window.
   const index_t stride = std::max<index_t>(1, f.vertices / local_sample_rows);
@@ -344,40 +352,11 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   if (f.vertices < local_min_vertices ||
       f.local_links < std::min(local_min_fraction_float, local_min_fraction_double))
     return f;
-  // Each vertex's place in the fused pull's order, by a stable counting sort
-  // on the in-degree: the vertices of higher in-degree first, then by id.
-  // Each thread counts a run of ids, so that place[i] = (vertices of higher
-  // in-degree) + (those of i's in-degree in earlier runs) + (before i in its
-  // own run); one thread where the degrees' table per thread would outgrow n.
-  const auto nn = static_cast<std::size_t>(f.vertices);
-  const std::size_t bins = static_cast<std::size_t>(f.max_in_degree) + 1;
-  const int runs = bins * static_cast<std::size_t>(omp_get_max_threads()) <= nn ? omp_get_max_threads() : 1;
-  std::vector<index_t> count(bins * static_cast<std::size_t>(runs), 0);
-  std::vector<index_t> place(nn);
-  const auto run_begin = [&](int t) {
-    return nn * static_cast<std::size_t>(t) / static_cast<std::size_t>(runs);
-  };
-  const auto degree = [&](std::size_t i) { return static_cast<std::size_t>(rp[i + 1] - rp[i]); };
-#pragma omp parallel num_threads(runs)
-  {
-    const int t = omp_get_thread_num();
-    index_t* shared = count.data() + bins * static_cast<std::size_t>(t);
-    std::vector<index_t> c(bins, 0);  // its own (the runs' counts share cache lines)
-    const std::size_t begin = run_begin(t), end = run_begin(t + 1);
-    for (std::size_t i = begin; i < end; ++i) ++c[degree(i)];
-    std::copy(c.begin(), c.end(), shared);
-#pragma omp barrier
-#pragma omp single
-    {
-      // Degrees from the highest down, runs in id order within a degree.
-      index_t next = 0;
-      for (std::size_t d = bins; d-- > 0;)
-        for (int r = 0; r < runs; ++r)
-          next += std::exchange(count[bins * static_cast<std::size_t>(r) + d], next);
-    }
-    std::copy(shared, shared + bins, c.begin());
-    for (std::size_t i = begin; i < end; ++i) place[i] = c[degree(i)]++;
-  }
+  // Each vertex's place in the fused pull's order: a stable counting sort on
+  // the in-degree, the highest first, ids in order within one in-degree.
+  std::vector<index_t> place(static_cast<std::size_t>(f.vertices)), by_degree;
+  stable_bucket([&](std::size_t i) { return most - (rp[i + 1] - rp[i]); }, place.size(), most + 1, by_degree,
+                [&](std::size_t i, index_t at) { place[i] = at; });
   f.local_links_fused = local_fraction([&](index_t v) { return place[static_cast<std::size_t>(v)]; });
   return f;
 }
@@ -809,6 +788,8 @@ pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt
 
 // ---- instantiations --------------------------------------------------------------
 
+template index_t longest_row<float>(const csr_matrix<float>&);
+template index_t longest_row<double>(const csr_matrix<double>&);
 template pull_facts pull_facts_of<float>(const pagerank_graph<float>&);
 template pull_facts pull_facts_of<double>(const pagerank_graph<double>&);
 

@@ -146,6 +146,9 @@ struct pull_facts {
 inline constexpr index_t local_sample_rows = 1 << 16;
 template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g);
+// The most entries of one row of `a` (P^T's: the largest in-degree), in parallel.
+template <class T>
+index_t longest_row(const csr_matrix<T>& a);
 
 // The rule of `automatic`, fitted on the corpus of docs/PERFORMANCE.md
 // ("PageRank corpus (issue 17)": 61 graphs, shared and generated, 10^1-10^8

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace perron {
 namespace {
@@ -36,12 +37,8 @@ struct accumulator<float> {
 
 // Below this many (nonzeros + rows) one thread does it all: a parallel region
 // costs a few microseconds, about what 10^4 multiply-adds take.
-constexpr std::size_t parallel_grain = 1 << 14;
-
-int threads_for(std::size_t work) {
-  const std::size_t by_work = std::max<std::size_t>(1, work / parallel_grain);
-  return static_cast<int>(std::min<std::size_t>(by_work, static_cast<std::size_t>(omp_get_max_threads())));
-}
+constexpr std::size_t spmv_grain = 1 << 14;
+int threads_for(std::size_t work) { return threads_for_work(work, spmv_grain); }
 
 // y_r from the row's accumulated A x (in the accumulator type), rounded once.
 template <class T, class Acc>

@@ -393,9 +393,7 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     spmv_kernel k = kernel.value_or(spmv_kernel::automatic);
     kernel_note.clear();
     if (k == spmv_kernel::automatic && !spmv_trial_pays(g.links(), iterations, sizeof(T))) {
-      index_t longest = 0;
-      const auto& rp = g.pt.row_ptr;
-      for (std::size_t i = 0; i + 1 < rp.size(); ++i) longest = std::max(longest, rp[i + 1] - rp[i]);
+      const index_t longest = longest_row(g.pt);
       k = untimed_spmv_kernel(g.vertices(), g.links(), longest);
       kernel_note =
           "kernel untimed (a trial of the kernels' formats, about " +
@@ -450,29 +448,22 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
                                 pagerank_pull pull, pull_trial_memo* memo) {
   const auto t0 = std::chrono::steady_clock::now();
   if (memo) expected_iterations_ = memo->expected_iterations;
-  // The time before the build: the graph's facts, the model, a remembered record.
-  const auto choosing = [&] {
-    double built = 0;
-    for (const setup_phase& p : setup_) built += p.seconds;
-    const double all = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    setup_.insert(setup_.begin(), setup_phase{"choice", std::max(0.0, all - built)});
-  };
   // A named pull needs no facts (choose_pull passes it through).
   const pull_facts facts = pull == pagerank_pull::automatic ? pagerank_cuda<T>::facts(g) : pull_facts{};
   const pull_choice choice = choose_pull(pull, facts, kernel);
+  const setup_phase chose{"choice",
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
   // The band and the trial (solvers/pagerank_trial.cpp) only for an automatic
   // choice between the pattern pulls on a graph the solver accepts.
   if (memo && pull == pagerank_pull::automatic && !kernel && facts.pattern && g.vertices() > 0 &&
       g.dangling.size() == static_cast<std::size_t>(g.vertices()) && cuda::available() &&
       model_band(facts).unsure && trial_pull(g, facts, choice, *memo)) {
     if (trial_seconds_ > 0) setup_ = {{"pull trial", trial_seconds_}};  // every candidate's set-up
-    choosing();
-    return;
+  } else {
+    build_chosen(g, kernel, choice);
+    decision_ = choice.reason.empty() ? "named" : decision_model();
   }
-  const double chose = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  build_chosen(g, kernel, choice);
-  setup_.insert(setup_.begin(), setup_phase{"choice", chose});
-  decision_ = choice.reason.empty() ? "named" : decision_model();
+  setup_.insert(setup_.begin(), chose);
 }
 
 template <class T>

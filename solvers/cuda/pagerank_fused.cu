@@ -562,10 +562,11 @@ void fused_pull<T>::choose_layout(int remembered) {
   float best = 0;
   char buf[160];
   const bool forced = forced_hub(max_hub_, hub_, trial_);
-  if (!forced && remembered >= 0 && remembered <= max_hub_ && remembered % 32 == 0) {
+  const bool timed = !forced && !(remembered >= 0 && remembered <= max_hub_ && remembered % 32 == 0);
+  if (!forced && !timed) {
     hub_ = remembered;
     trial_ = std::to_string(hub_) + ": an earlier trial's pick";
-  } else if (!forced) {
+  } else if (timed) {
     std::vector<int> candidates{0, max_hub_ / 4 / 32 * 32, max_hub_ / 2 / 32 * 32, max_hub_};
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     int best_hub = max_hub_;
@@ -581,7 +582,7 @@ void fused_pull<T>::choose_layout(int remembered) {
     }
     hub_ = best_hub;
   }
-  if (best == 0 && index_ == fused_index::trial) best = median_step();
+  if (!timed && index_ == fused_index::trial) best = median_step();  // the 32-bit time at this hub
   const double b32 = static_cast<double>(col_.bytes()) / static_cast<double>(std::max<std::size_t>(nnz_, 1));
   if (!index16_) {
     index_bytes_ = b32;

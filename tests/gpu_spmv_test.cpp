@@ -448,6 +448,35 @@ TEST_F(SpmvPlanGpu, NullVectorsAndMovedFromPlanAreRefused) {
                invalid_argument);  // NOLINT(bugprone-use-after-move)
 }
 
+// ELL built on the device beside the uploaded CSR: a format that does not fit
+// is refused before its allocation, naming what it needed, and auto's trial
+// skips it instead of failing.
+TEST_F(SpmvPlanGpu, EllThatDoesNotFitIsRefusedByName) {
+  // 1000 rows of one entry and one of 8: 8000 slots (64 KB of ELL in float)
+  // for 1007 nonzeros (12 KB of CSR).
+  csr_matrix<float> a;
+  a.rows = a.cols = 1000;
+  for (index_t r = 0; r < 1000; ++r) {
+    const index_t len = r == 500 ? 8 : 1;
+    for (index_t k = 0; k < len; ++k) a.col_idx.push_back(r == 500 ? 1 + k * 100 : (r * 7) % 1000);
+    a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
+  }
+  a.values.assign(a.col_idx.size(), 1.0f);
+  ::setenv("PERRON_GPU_MEMORY_LIMIT", "32000", 1);
+  try {
+    spmv_plan<float> refused(a, spmv_kernel::ell);
+    ADD_FAILURE() << "ELL of 64 KB built under a 32 KB limit";
+  } catch (const dimension_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("ELL format"), std::string::npos) << what;
+    EXPECT_NE(what.find("PERRON_GPU_MEMORY_LIMIT"), std::string::npos) << what;
+  }
+  EXPECT_NO_THROW(spmv_plan<float>(a, spmv_kernel::automatic));
+  ::unsetenv("PERRON_GPU_MEMORY_LIMIT");
+  spmv_plan<float> fits(a, spmv_kernel::ell);
+  EXPECT_EQ(fits.kernel(), spmv_kernel::ell);
+}
+
 TEST_F(SpmvPlanGpu, AutoReportsItsTrial) {
   spmv_plan<double> plan(csr_of(io::generate_synthetic("synthetic:seed002:20000")), spmv_kernel::automatic);
   EXPECT_NE(plan.reason().find("timed trial"), std::string::npos) << plan.reason();

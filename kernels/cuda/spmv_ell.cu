@@ -11,6 +11,7 @@
 // check_ell_fill's for the device build) when padding would exceed 8x the
 // nonzeros.
 #include "core/cuda/check.cuh"
+#include "core/memory.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
@@ -112,6 +113,12 @@ template <class T>
 std::unique_ptr<engine<T>> make_ell(const engine_args<T>& x) {
   if (!x.csr) return std::make_unique<ell_engine<T>>(to_ell(x.host()), x.stream);
   check_ell_fill(x.stats.rows, x.stats.max_len, x.stats.nnz);
+  // Beside the uploaded CSR (freed only once this is built): refused with the
+  // bytes it needs, not a failed allocation half-way, where it does not fit.
+  const double slots = double(x.stats.rows) * double(x.stats.max_len);
+  check_device_memory(slots * double(sizeof(index_t) + sizeof(T)),
+                      "the ELL format of a matrix of " + std::to_string(x.stats.rows) + " rows (longest " +
+                          std::to_string(x.stats.max_len) + " entries)");
   return std::make_unique<ell_engine<T>>(*x.csr, x.stats.max_len, x.stream);
 }
 

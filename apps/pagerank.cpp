@@ -455,7 +455,8 @@ struct timings {
   // looked), and how long the solve waited for it after the load.
   bool context_started = false, context_ready = false;
   double context = 0, driver = 0, context_wait = 0;
-  std::vector<setup_phase> setup;  // where the GPU's "transfer" went (pagerank_cuda::setup_phases)
+  std::vector<setup_phase> setup;         // where the GPU's "transfer" went (pagerank_cuda::setup_phases)
+  std::vector<setup_phase> solve_phases;  // where the GPU's "solve" went (pagerank_result::solve_phases)
 };
 
 // Where the solve runs and why: the summary's device line, "device_choice" in --json.
@@ -507,7 +508,7 @@ std::string time_text(const settings& s, const timings& t) {
                                         : std::string("not waited for"));
   return "load " + sec(t.load) + c + ", convert " + sec(t.convert) + (t.convert_on_gpu ? " (GPU)" : "") +
          (s.reorder == vertex_order::none ? "" : ", reorder " + sec(t.reorder)) + ", transfer " +
-         sec(t.transfer) + setup_text(t.setup) + ", solve " + sec(t.solve) +
+         sec(t.transfer) + setup_text(t.setup) + ", solve " + sec(t.solve) + setup_text(t.solve_phases) +
          (s.output.empty() ? "" : ", output " + sec(t.output)) + ", total " + sec(t.total);
 }
 
@@ -690,8 +691,12 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
     o << (k ? ", " : "") << str(key) << ": " << format_g(t.setup[k].seconds, 6);
   }
   o << "}"
-    << ", \"solve\": " << format_g(t.solve, 6) << ", \"device\": " << format_g(r.device_seconds, 6)
-    << ", \"output\": " << format_g(t.output, 6) << ", \"total\": " << format_g(t.total, 6) << "},\n";
+    << ", \"solve\": " << format_g(t.solve, 6) << ", \"solve_phases\": {";
+  for (std::size_t k = 0; k < t.solve_phases.size(); ++k)
+    o << (k ? ", " : "") << str(t.solve_phases[k].name) << ": " << format_g(t.solve_phases[k].seconds, 6);
+  o << "}"
+    << ", \"device\": " << format_g(r.device_seconds, 6) << ", \"output\": " << format_g(t.output, 6)
+    << ", \"total\": " << format_g(t.total, 6) << "},\n";
   o << "  \"peak_rss_bytes\": " << peak_rss_bytes() << ",\n";
   o << "  \"rank_sum\": " << json_number(std::accumulate(r.rank.begin(), r.rank.end(), 0.0)) << ",\n";
   o << "  \"output\": " << (s.output.empty() ? "null" : str(s.output)) << ",\n";
@@ -904,6 +909,7 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
   t.setup = solver.setup_phases();
   pagerank_result r = solver.solve(opt);
   t.solve = step.lap();
+  t.solve_phases = r.solve_phases;
   if (!memo.record.empty() && keep) io::side_store(s.graph, cache, tag, memo.record);
   return r;
 }

@@ -366,6 +366,7 @@ struct pull_row {
   double us_iter = std::numeric_limits<double>::quiet_NaN(), wall = 0, wall_min = 0, device = 0;
   int iterations = 0;
   std::vector<double> rank;
+  std::vector<setup_phase> phases;  // the solves' phases (pagerank_result::solve_phases), medians
   bool ran() const { return error.empty(); }
 };
 
@@ -382,11 +383,16 @@ pull_row measure_pull(const pagerank_graph<T>& g, std::optional<spmv_kernel> k, 
     x.iterations = first.iterations;
     x.rank = first.rank;
     std::vector<double> wall, dev;
+    std::vector<std::vector<double>> phase(first.solve_phases.size());
     for (int i = 0; i < runs; ++i) {
       const pagerank_result r = solver.solve(opt);
       wall.push_back(r.solve_seconds);
       dev.push_back(r.device_seconds);
+      for (std::size_t k = 0; k < phase.size() && k < r.solve_phases.size(); ++k)
+        phase[k].push_back(r.solve_phases[k].seconds);
     }
+    for (std::size_t k = 0; k < phase.size(); ++k)
+      if (!phase[k].empty()) x.phases.push_back({first.solve_phases[k].name, median(phase[k])});
     x.wall = median(wall);
     x.wall_min = *std::min_element(wall.begin(), wall.end());
     x.device = median(dev);
@@ -397,12 +403,21 @@ pull_row measure_pull(const pagerank_graph<T>& g, std::optional<spmv_kernel> k, 
   return x;
 }
 
+// {"launch": 0.01, ...} in milliseconds.
+std::string phases_json(const std::vector<setup_phase>& phases) {
+  std::string j;
+  for (const setup_phase& p : phases)
+    j += (j.empty() ? "" : ", ") + quoted(p.name) + ": " + json_number(p.seconds * 1e3);
+  return "{" + j + "}";
+}
+
 std::string pull_json(const pull_row& x) {
   if (!x.ran()) return "{\"pull\": " + quoted(x.pull) + ", \"error\": " + quoted(x.error) + "}";
   return "{\"pull\": " + quoted(x.pull) + ", \"kernel\": " + quoted(x.kernel) +
          ", \"us_iter\": " + json_number(x.us_iter) + ", \"wall_ms\": " + json_number(x.wall * 1e3) +
          ", \"wall_min_ms\": " + json_number(x.wall_min * 1e3) +
          ", \"device_ms\": " + json_number(x.device * 1e3) +
+         ", \"solve_phases_ms\": " + phases_json(x.phases) +
          ", \"iterations\": " + std::to_string(x.iterations) + ", \"reason\": " + quoted(x.reason) + "}";
 }
 

@@ -328,6 +328,20 @@ struct pagerank_options {
 // by p, for a solve of permuted(g, p).
 pagerank_options permuted(pagerank_options opt, const permutation& p);
 
+// One timed phase of a GPU solver, in the order it ran. Set-up (its
+// constructor): "choice" (the graph's facts, the model, a remembered trial's
+// record), then "pull trial" (the candidates built and timed where the model
+// was unsure), else "layout" (P^T uploaded and laid out for the pull),
+// "layout trials" (the fused pull's hub sizes, the persistent pull's modes,
+// timed) and "buffers" (the iterate's, the state's, the SpMV plan's first
+// call). A solve: "launch" (the state's upload and the loop's launches),
+// "allocate" (the result's memory, while the device runs), "wait" (the host
+// blocked on the device) and "receive" (the ranks copied and widened).
+struct setup_phase {
+  std::string name;
+  double seconds = 0;
+};
+
 struct pagerank_result {
   std::vector<double> rank;  // sums to 1 (up to rounding in T)
   int iterations = 0;
@@ -366,7 +380,8 @@ struct pagerank_result {
   // v / r0, the loop and the download included; graph building excluded after
   // the first solve of a pagerank_cuda).
   double solve_seconds = 0;
-  double device_seconds = 0;  // GPU: CUDA-event time from the first kernel to the loop's end
+  double device_seconds = 0;              // GPU: CUDA-event time from the first kernel to the loop's end
+  std::vector<setup_phase> solve_phases;  // GPU: where solve_seconds went (setup_phase)
 };
 
 // "pull-fused" / "pull-persistent" for the pattern pulls, else the kernel's name.
@@ -388,16 +403,8 @@ template <class T>
 pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt);
 
 // ---- GPU (solvers/cuda/pagerank.cu) ------------------------------------------
-// One phase of a GPU solver's set-up (its constructor), in the order it ran:
-// "choice" (the graph's facts, the model, a remembered trial's record), then
-// "pull trial" (the candidates built and timed where the model was unsure),
-// else "layout" (P^T uploaded and laid out for the pull), "layout trials"
-// (the fused pull's hub sizes, the persistent pull's modes, timed) and
-// "buffers" (the iterate's, the state's, the SpMV plan's first call).
-struct setup_phase {
-  std::string name;
-  double seconds = 0;
-};
+// Set-up phases are listed by pagerank_cuda::setup_phases(), a solve's by
+// pagerank_result::solve_phases (struct setup_phase, above pagerank_result).
 
 // Owns P^T on the device (an spmv_plan on its own stream), the dangling mask,
 // the iterate and the CUDA graphs, built once and reused by every solve().

@@ -706,7 +706,21 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   // The result's memory is allocated and first touched while the device runs:
   // page faults on a fresh vector of that size cost about as much as a small
   // graph's whole device time.
-  const auto allocate_rank = [&] { res.rank = fresh_vector<double>(nn, 0.0, host_threads()); };
+  using clock = std::chrono::steady_clock;
+  const auto seconds = [](clock::time_point a, clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  double allocating = 0, waiting = 0;
+  const auto allocate_rank = [&] {
+    const auto a = clock::now();
+    res.rank = fresh_vector<double>(nn, 0.0, host_threads());
+    allocating += seconds(a, clock::now());
+  };
+  const auto wait = [&](const pagerank_options& o, const cuda::event* done) {
+    const auto a = clock::now();
+    m.wait(o, done);
+    waiting += seconds(a, clock::now());
+  };
 
   const pagerank_state& hs = m.h_state[0];
   if (loop == pagerank_loop::graph_while) {
@@ -719,7 +733,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     m.fetch_state();
     m.fetch_rank(chunks);
     allocate_rank();
-    m.wait(opt, &m.ev_chunk[0]);  // the state and the first piece of the ranks
+    wait(opt, &m.ev_chunk[0]);  // the state and the first piece of the ranks
     res.host_syncs = 1;
   } else {
     const pagerank_options no_progress;
@@ -733,7 +747,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
       }
       m.fetch_state();
       if (res.host_syncs == 0) allocate_rank();
-      m.wait(no_progress);
+      wait(no_progress, nullptr);
       ++res.host_syncs;
       if (opt.progress) opt.progress(hs.iteration, hs.residual);
       if (hs.done) break;
@@ -742,14 +756,21 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     m.fetch_rank(chunks);
     ++res.host_syncs;  // receive_rank() below
   }
+  const auto received = clock::now();
   m.receive_rank(chunks, res);  // every event recorded above has completed after this
+  const auto end = clock::now();
   res.device_seconds = m.ev_stop.ms_since(m.ev_start) * 1e-3;
   res.iterations = hs.iteration;
   res.residual = hs.residual;
   res.converged = hs.converged != 0;
   res.extrapolations = m.accel ? m.h_accel[0].extrapolations : 0;
   res.extrapolations_rejected = m.accel ? m.h_accel[0].rejected : 0;
-  res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.solve_seconds = seconds(t0, end);
+  const double receiving = seconds(received, end);
+  res.solve_phases = {{"launch", std::max(0.0, res.solve_seconds - allocating - waiting - receiving)},
+                      {"allocate", allocating},
+                      {"wait", waiting},
+                      {"receive", receiving}};
   return res;
 }
 

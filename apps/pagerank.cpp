@@ -403,7 +403,7 @@ constexpr int rank_digits() {
 // Through io::output_file: a failed or interrupted run leaves any earlier
 // file as it was; write errors are caught at commit().
 template <class T>
-void write_ranks(const std::string& path, const io::loaded_matrix& graph, const std::vector<double>& rank) {
+void write_ranks(const std::string& path, const io::loaded_matrix& graph, const rank_vector& rank) {
   io::output_file out(path);
   std::FILE* f = out.get();
   for (std::size_t i = 0; i < rank.size(); ++i)

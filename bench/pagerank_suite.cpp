@@ -26,7 +26,7 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+double max_abs_diff(const rank_vector& a, const rank_vector& b) {
   double m = 0;
   for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(a[i] - b[i]));
   return m;
@@ -365,7 +365,7 @@ struct pull_row {
   std::string pull, kernel, reason, error;
   double us_iter = std::numeric_limits<double>::quiet_NaN(), wall = 0, wall_min = 0, device = 0;
   int iterations = 0;
-  std::vector<double> rank;
+  rank_vector rank;
   std::vector<setup_phase> phases;  // the solves' phases (pagerank_result::solve_phases), medians
   bool ran() const { return error.empty(); }
 };

@@ -65,18 +65,18 @@ csr_matrix<T> permute(const csr_matrix<T>& a, const permutation& p);
 namespace detail {
 void check_vertex_vector(std::size_t length, const permutation& p, const char* who);
 }
-template <class V>
-std::vector<V> to_new(const std::vector<V>& x, const permutation& p) {
+template <class V, class A>
+std::vector<V, A> to_new(const std::vector<V, A>& x, const permutation& p) {
   detail::check_vertex_vector(x.size(), p, "to_new");
-  std::vector<V> y(x.size());
+  std::vector<V, A> y(x.size());
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < x.size(); ++i) y[static_cast<std::size_t>(p.new_id[i])] = x[i];
   return y;
 }
-template <class V>
-std::vector<V> to_old(const std::vector<V>& y, const permutation& p) {
+template <class V, class A>
+std::vector<V, A> to_old(const std::vector<V, A>& y, const permutation& p) {
   detail::check_vertex_vector(y.size(), p, "to_old");
-  std::vector<V> x(y.size());
+  std::vector<V, A> x(y.size());
 #pragma omp parallel for schedule(static)
   for (std::size_t i = 0; i < y.size(); ++i) x[i] = y[static_cast<std::size_t>(p.new_id[i])];
   return x;

@@ -34,11 +34,12 @@ std::vector<T> to_vector(const array<T>& a) {
   return std::vector<T>(a.data(), a.data() + a.size());
 }
 
-template <class T>
-py::array_t<T> to_numpy(std::vector<T>&& v) {
+template <class T, class A>
+py::array_t<T> to_numpy(std::vector<T, A>&& v) {
   // The vector moves into a capsule that the array keeps alive: no copy.
-  auto* owner = new std::vector<T>(std::move(v));
-  py::capsule free_when_done(owner, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  using vector = std::vector<T, A>;
+  auto* owner = new vector(std::move(v));
+  py::capsule free_when_done(owner, [](void* p) { delete static_cast<vector*>(p); });
   return py::array_t<T>({owner->size()}, {sizeof(T)}, owner->data(), free_when_done);
 }
 

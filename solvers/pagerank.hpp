@@ -28,6 +28,7 @@
 
 #include "core/device.hpp"
 #include "core/formats.hpp"
+#include "core/memory.hpp"
 #include "core/registry.hpp"
 #include "kernels/reorder.hpp"
 #include "kernels/spmv.hpp"
@@ -342,8 +343,12 @@ struct setup_phase {
   double seconds = 0;
 };
 
+// A result's ranks, one per vertex. The allocator leaves new elements
+// unwritten (core/memory.hpp): the solvers write every one.
+using rank_vector = uninitialized_vector<double>;
+
 struct pagerank_result {
-  std::vector<double> rank;  // sums to 1 (up to rounding in T)
+  rank_vector rank;  // sums to 1 (up to rounding in T)
   int iterations = 0;
   double residual = std::numeric_limits<double>::infinity();  // ||r_k - r_{k-1}||_1 of the last step
   bool converged = false;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/formats.hpp"
+#include "core/memory.hpp"
 #include "solvers/pagerank.hpp"
 
 namespace perron {
@@ -79,28 +80,8 @@ struct pagerank_batched_options {
   void validate(index_t n, const std::vector<source_set>& sources) const;
 };
 
-// An allocator whose value-initialization writes nothing: resize() of a
-// vector of s x n ranks (537 MB for 64 sources on rmat:20) then maps no page
-// and zeroes nothing; each page is first touched by the thread that writes
-// its ranks. Only for the result's ranks, every one of which the solver writes.
-template <class T>
-struct default_init_allocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = default_init_allocator<U>;
-  };
-  default_init_allocator() = default;
-  template <class U>
-  default_init_allocator(const default_init_allocator<U>&) noexcept {}
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0)
-      ::new (static_cast<void*>(p)) U;
-    else
-      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-using rank_block = std::vector<double, default_init_allocator<double>>;
+// Not zeroed: default_init_allocator (core/memory.hpp); every rank is written by the solver.
+using rank_block = uninitialized_vector<double>;
 
 struct pagerank_batched_result {
   index_t vertices = 0;

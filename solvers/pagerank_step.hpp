@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/formats.hpp"
 
@@ -24,5 +25,14 @@ template <class T>
 void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
                         double v_uniform, const std::uint8_t* dangling, double alpha, double c,
                         double* block_sums);
+
+// The start vector r_0 written into r[0, n): T(w_i) for the normalized
+// initial weights w (1 / n each where `initial` is empty), the writes spread
+// over the threads; returns its dangling mass, the sum of double(r_i) over
+// dangling i in vertex order (for a uniform start, that many additions of
+// the one value in a row: the same bits without reading the mask twice).
+// One function for the single-process and distributed solves, as the step.
+template <class T>
+double start_iterate(const std::vector<double>& initial, index_t n, const std::uint8_t* dangling, T* r);
 
 }  // namespace perron

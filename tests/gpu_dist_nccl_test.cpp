@@ -22,7 +22,7 @@
 namespace perron {
 namespace {
 
-double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+double max_difference(const rank_vector& a, const rank_vector& b) {
   double d = 0;
   for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
   return d;

@@ -24,7 +24,10 @@
 namespace perron::test {
 namespace {
 
-double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+template <class V>
+double sum(const V& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
 
 std::vector<spmv_kernel> gpu_kernels() {
   std::vector<spmv_kernel> k;
@@ -539,7 +542,7 @@ TYPED_TEST(gpu_pagerank, FusedPullUnrollAndStartAreExact) {
   // Starting from the fixed point it stops after one step.
   o.graph_unroll = 0;
   o.max_iter = 1000;
-  o.initial = one.rank;
+  o.initial.assign(one.rank.begin(), one.rank.end());
   o.tol = 1e-4;
   const auto again = s.solve(o);
   EXPECT_EQ(again.iterations, 1);

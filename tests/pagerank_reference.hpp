@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/formats.hpp"
+#include "core/memory.hpp"
 #include "io/load.hpp"
 #include "tests/support/support.hpp"
 
@@ -51,8 +52,9 @@ inline reference_graph reference_from_coo(const coo_matrix<double>& a, bool weig
 }
 
 // One step from r: alpha (P^T r + dangling(r) v) + (1 - alpha) v.
-inline std::vector<double> reference_step(const reference_graph& g, double alpha,
-                                          const std::vector<double>& v, const std::vector<double>& r) {
+template <class R>
+std::vector<double> reference_step(const reference_graph& g, double alpha, const std::vector<double>& v,
+                                   const R& r) {
   std::vector<double> next(r.size(), 0.0);
   double dangling = 0;
   for (index_t i = 0; i < g.n; ++i) {
@@ -69,8 +71,8 @@ inline std::vector<double> reference_step(const reference_graph& g, double alpha
 }
 
 // The true residual ||G(r) - r||_1 of a vector r, one exact step in double.
-inline double reference_residual(const reference_graph& g, double alpha, const std::vector<double>& v,
-                                 const std::vector<double>& r) {
+template <class R>
+double reference_residual(const reference_graph& g, double alpha, const std::vector<double>& v, const R& r) {
   const std::vector<double> next = reference_step(g, alpha, v, r);
   double l1 = 0;
   for (std::size_t i = 0; i < r.size(); ++i) l1 += std::fabs(next[i] - r[i]);
@@ -103,14 +105,17 @@ inline std::vector<double> reference_pagerank(const reference_graph& g, double a
   return r;
 }
 
-inline double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+// a, b: std::vector<double> or rank_vector (a result's ranks).
+template <class A, class B>
+double max_abs_diff(const A& a, const B& b) {
   EXPECT_EQ(a.size(), b.size());
   double m = 0;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, std::fabs(a[i] - b[i]));
   return m;
 }
 
-inline double l1_diff(const std::vector<double>& a, const std::vector<double>& b) {
+template <class A, class B>
+double l1_diff(const A& a, const B& b) {
   double s = 0;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) s += std::fabs(a[i] - b[i]);
   return s;
@@ -322,7 +327,7 @@ struct accel_errors {
 };
 template <class T>
 accel_errors expect_accel_matches_reference(const accel_graph& ag, double alpha, double tol,
-                                            const std::vector<double>& rank) {
+                                            const uninitialized_vector<double>& rank) {
   accel_errors e;
   e.truth = reference_residual(ag.ref, alpha, uniform(ag.ref.n), rank);
   EXPECT_LE(e.truth, accel_residual_bound<T>(alpha, tol));

@@ -33,7 +33,8 @@ std::vector<double> single(const std::string& graph, const source_set& s) {
   pagerank_options o;
   o.tol = 1e-12;
   o.personalization = detail::dense_personalization(s, g.vertices());
-  return pagerank_cpu(g, o).rank;
+  const rank_vector r = pagerank_cpu(g, o).rank;
+  return std::vector<double>(r.begin(), r.end());
 }
 
 TEST_F(pagerank_sources_app, TopPerSourceAndMatrix) {

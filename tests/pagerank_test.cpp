@@ -18,7 +18,10 @@
 namespace perron::test {
 namespace {
 
-double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+template <class V>
+double sum(const V& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
 
 // Dense row-major copy of a CSR, written here so the build test checks values only.
 std::vector<double> to_dense_pt(const csr_matrix<double>& a) {
@@ -30,7 +33,7 @@ std::vector<double> to_dense_pt(const csr_matrix<double>& a) {
 }
 
 template <class T>
-void expect_distribution(const std::vector<double>& r, bool positive) {
+void expect_distribution(const rank_vector& r, bool positive) {
   EXPECT_NEAR(sum(r), 1.0, 1e-6);
   for (std::size_t i = 0; i < r.size(); ++i) {
     if (positive)
@@ -41,7 +44,7 @@ void expect_distribution(const std::vector<double>& r, bool positive) {
 }
 
 template <class T>
-void expect_close_to(const std::vector<double>& r, const std::vector<double>& ref, double alpha = 0.85) {
+void expect_close_to(const rank_vector& r, const std::vector<double>& ref, double alpha = 0.85) {
   EXPECT_LE(max_abs_diff(r, ref), solve_tolerance<T>::max_abs);
   EXPECT_LE(l1_diff(r, ref), solve_tolerance<T>::l1(alpha));
 }
@@ -219,7 +222,7 @@ TEST(pagerank_cpu_accelerate, EdgeCases) {
     const auto one = make_pagerank_graph<double>(graph_from_arcs(1, {}), false);
     auto r = pagerank_cpu(one, accelerated(mode, 0.99, 1e-12));
     ASSERT_TRUE(r.converged);
-    EXPECT_EQ(r.rank, std::vector<double>{1.0});
+    EXPECT_EQ(r.rank, rank_vector{1.0});
     EXPECT_EQ(r.extrapolations, 0);
 
     const auto none = make_pagerank_graph<double>(graph_from_arcs(6, {}), false);

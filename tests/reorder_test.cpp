@@ -295,7 +295,7 @@ TEST_P(reorder_pagerank, EqualsThePlainSolveInTheCallersIds) {
     EXPECT_EQ(h.dangling_count, g.dangling_count);
     EXPECT_EQ(h.pattern, g.pattern);
     const pagerank_result r = pagerank_cpu(h, permuted(opt, p));
-    const std::vector<double> back = to_old(r.rank, p);
+    const rank_vector back = to_old(r.rank, p);
     EXPECT_EQ(r.iterations, plain.iterations) << "personalized: " << personal;
     EXPECT_LE(max_abs_diff(back, plain.rank), 1e-12) << "personalized: " << personal;
   }

@@ -713,7 +713,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   double allocating = 0, waiting = 0;
   const auto allocate_rank = [&] {
     const auto a = clock::now();
-    res.rank = fresh_vector<double>(nn, 0.0, host_threads());
+    res.rank = fresh_uninitialized<double>(nn, host_threads());
     allocating += seconds(a, clock::now());
   };
   const auto wait = [&](const pagerank_options& o, const cuda::event* done) {

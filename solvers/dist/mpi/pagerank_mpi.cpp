@@ -103,14 +103,13 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
             ? 0
             : static_cast<int>(2 * ((g.first[p + 1] + sum_block - 1) / sum_block - g.first[p] / sum_block));
   }
-  std::vector<double> v, r0, part, mine;
+  std::vector<double> v, part, mine;
   std::vector<T> r, piece, halo_out, halo_in;
   phase([&] {
     halo_out.resize(x.send_rows.size());
     halo_in.resize(x.recv_columns.size());
     opt.validate(n);
-    v = normalized_distribution(opt.personalization, n, "personalization");
-    r0 = normalized_distribution(opt.initial, n, "initial vector");
+    if (!opt.personalization.empty()) v = normalized_distribution(opt.personalization, n, "personalization");
     r.resize(nn);
     piece.resize(static_cast<std::size_t>(hi - lo));
     part.resize(static_cast<std::size_t>(2 * ((n + sum_block - 1) / sum_block)));
@@ -132,19 +131,17 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  double dangling_mass = 0.0;  // as pagerank_cpu: in vertex order
-  for (std::size_t i = 0; i < nn; ++i) {
-    r[i] = static_cast<T>(r0[i]);
-    if (g.rows.dangling[i]) dangling_mass += static_cast<double>(r[i]);
-  }
+  // As pagerank_cpu (opt.validate above has checked the initial weights).
+  double dangling_mass = start_iterate(opt.initial, n, g.rows.dangling.data(), r.data());
   pagerank_result res;
   const bool uniform = opt.personalization.empty();  // v's one value, not a stream
+  const double v_uniform = 1.0 / static_cast<double>(n);
   for (int k = 1; k <= opt.max_iter; ++k) {
     const auto tc = std::chrono::steady_clock::now();
     // r_{k+1} = alpha P^T r_k + c v on this rank's rows, summed per block as
     // pagerank_cpu sums them (the same function: solvers/pagerank_step.hpp).
     const double c = opt.alpha * dangling_mass + (1.0 - opt.alpha);
-    pagerank_step_rows(g.rows.pt, lo, r.data(), piece.data(), uniform ? nullptr : v.data(), v[0],
+    pagerank_step_rows(g.rows.pt, lo, r.data(), piece.data(), uniform ? nullptr : v.data(), v_uniform,
                        g.rows.dangling.data(), opt.alpha, c, mine.data());
     const auto tw = std::chrono::steady_clock::now();
     if (stats) MPI_Barrier(MPI_COMM_WORLD);  // waiting apart from transfer (benchmark runs only)

@@ -371,10 +371,12 @@ bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes)
 }
 
 spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree) {
-  if (max_in_degree >= short_rows_in_degree) return spmv_kernel::cusparse;
+  if (max_in_degree >= short_rows_in_degree)
+    return double(max_in_degree) >= untimed_adaptive_row_fraction * double(links) ? spmv_kernel::csr_adaptive
+                                                                                  : spmv_kernel::cusparse;
   const double slots = double(rows) * double(max_in_degree);
   return slots <= untimed_ell_max_fill * double(std::max<std::size_t>(links, 1)) ? spmv_kernel::ell
-                                                                                 : spmv_kernel::csr_scalar;
+                                                                                 : spmv_kernel::csr_adaptive;
 }
 
 pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel) {
@@ -406,6 +408,9 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                 " >= " + std::to_string(persistent_min_in_degree)};
   if (f.links < fused_min_links)
     return {pagerank_pull::spmv, "auto pull: spmv, " + size + " < " + std::to_string(fused_min_links)};
+  if (f.value_bytes == 4 && double(f.max_in_degree) >= float_spmv_row_fraction * double(f.links))
+    return {pagerank_pull::spmv, "auto pull: spmv, float with one row of " + std::to_string(f.max_in_degree) +
+                                     " of the " + size + " (the fused pull's per-row work on the rest)"};
   const double local_min = f.value_bytes == 4 ? local_min_fraction_float : local_min_fraction_double;
   const std::string window = " within " + std::to_string(locality_window) + " ids";
   if (f.vertices >= local_min_vertices && f.local_links >= local_min) {

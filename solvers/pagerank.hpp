@@ -195,6 +195,15 @@ inline constexpr index_t chain_in_degree = 1;
 // still (79%). So the clause asks both: the own order local enough, and more
 // local than the in-degree order (web:N:M 30-82% against 3-7%).
 inline constexpr index_t local_min_vertices = 1 << 18;
+// And where one row holds at least float_spmv_row_fraction of the links (a
+// star: every vertex links to one), in float the SpMV pull (its kernel
+// csr-adaptive, which splits that row: untimed_spmv_kernel): on hub:N:M
+// graphs of 4.8-20 M links with 50-83% of them in one row (1.2-2 links a
+// vertex) it took 0.79-0.98x the fused pull's time per step, whose per-row
+// work over the millions of short rows is most of its step; in double the
+// fused pull was as fast or faster on 3 of 5 (H200, session 28,
+// docs/PERFORMANCE.md "Rows that hold the graph").
+inline constexpr double float_spmv_row_fraction = 0.5;
 inline constexpr double local_min_fraction_float = 0.25;
 inline constexpr double local_min_fraction_double = 0.5;
 
@@ -249,11 +258,17 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
 // small (rows x longest row at most 1.5x the links: grids, chains; the
 // trial's pick on every such graph of the corpus from 10^6 links, 1.1-1.3x
 // faster than a thread per row, and built from the host without the CSR's
-// upload), else a thread per row (mostly dangling graphs, where it was the
-// trial's pick); cuSPARSE's ALG1 elsewhere (the trial's pick on every large
-// graph of other shapes).
+// upload), else csr-adaptive (1.13-1.15x faster than a thread per row on
+// er:4000000:6000000 and dangling:4000000:6000000:0.5, whose rows of 0-11
+// links leave a warp of one row per thread waiting on its longest);
+// csr-adaptive too where one row holds at least untimed_adaptive_row_fraction
+// of the links (cuSPARSE's ALG1 serializes that row: 1.04x slower at a
+// quarter of the links in one row, 1.2-1.35x at half, 2.0x at 83%; 0.65x at
+// 4%, powerlaw:1000000:10000000:2.2); cuSPARSE's ALG1 elsewhere (the trial's
+// pick on every large graph of other shapes).
 inline constexpr double spmv_trial_link_ns = 12.0;
 inline constexpr double untimed_ell_max_fill = 1.5;
+inline constexpr double untimed_adaptive_row_fraction = 0.25;
 bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes);
 spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree);
 

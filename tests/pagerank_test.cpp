@@ -673,6 +673,16 @@ TEST(pagerank_options, Names) {
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, persistent_max_links + 1, 500, 4), std::nullopt)
                 .reason.find("fused"),
             std::string::npos);
+  // A star (one row holding half the links or more) past the persistent
+  // range: the SpMV pull in float, the fused pull in double.
+  const std::size_t star = 12'000'000;
+  EXPECT_EQ(pick(facts(true, star, 9'999'999, 4)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, star, 6'000'000, 4)), pagerank_pull::spmv);
+  EXPECT_EQ(pick(facts(true, star, 5'999'999, 4)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, star, 9'999'999, 8)), pagerank_pull::fused);
+  EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, star, 9'999'999, 4), std::nullopt)
+                .reason.find("one row of"),
+            std::string::npos);
   // The persistent clause: persistent_min_links to persistent_max_links links
   // (both ends in) with a row of persistent_min_in_degree links or more.
   const std::size_t pmin = persistent_min_links, pmax = persistent_max_links;

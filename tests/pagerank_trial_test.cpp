@@ -147,8 +147,13 @@ TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {
   // a thread per row on other short rows (mostly dangling), cuSPARSE otherwise.
   EXPECT_EQ(untimed_spmv_kernel(9'000'000, 35'988'000, 4), spmv_kernel::ell);
   EXPECT_EQ(untimed_spmv_kernel(10'000'000, 9'999'999, 1), spmv_kernel::ell);
-  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 999'944, 9), spmv_kernel::csr_scalar);
-  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 1'000'000, short_rows_in_degree - 1), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 999'944, 9), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(4'000'000, 5'999'997, 10), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 1'000'000, short_rows_in_degree - 1), spmv_kernel::csr_adaptive);
+  // One row holding the graph: csr-adaptive splits it; a hub of 4% is cuSPARSE's.
+  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 11'999'998, 9'999'999), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 40'000'000, 10'000'000), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 8'399'318, 342'252), spmv_kernel::cusparse);
   EXPECT_EQ(untimed_spmv_kernel(1'000'000, 14'000'000, short_rows_in_degree), spmv_kernel::cusparse);
   EXPECT_EQ(untimed_spmv_kernel(1'048'576, 9'711'274, 26819), spmv_kernel::cusparse);
   EXPECT_EQ(untimed_spmv_kernel(0, 0, 0), spmv_kernel::ell);  // nothing to pad

@@ -262,10 +262,11 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
 // er:4000000:6000000 and dangling:4000000:6000000:0.5, whose rows of 0-11
 // links leave a warp of one row per thread waiting on its longest);
 // csr-adaptive too where one row holds at least untimed_adaptive_row_fraction
-// of the links (cuSPARSE's ALG1 serializes that row: 1.04x slower at a
-// quarter of the links in one row, 1.2-1.35x at half, 2.0x at 83%; 0.65x at
-// 4%, powerlaw:1000000:10000000:2.2); cuSPARSE's ALG1 elsewhere (the trial's
-// pick on every large graph of other shapes).
+// of the links (cuSPARSE's ALG1 serializes that row on hub:N:M graphs: 1.04-
+// 1.18x slower at a quarter of the links in one row, 1.3-1.8x at half, 2.0x at
+// 83%; but 0.43x csr-adaptive's time on powerlaw:2000000:8000000:2.05, whose
+// longest row holds 18.5% among many long ones, and 0.65x at 4%); cuSPARSE's
+// ALG1 elsewhere (the trial's pick on every large graph of other shapes).
 inline constexpr double spmv_trial_link_ns = 12.0;
 inline constexpr double untimed_ell_max_fill = 1.5;
 inline constexpr double untimed_adaptive_row_fraction = 0.25;

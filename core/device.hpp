@@ -37,6 +37,8 @@ void set_device(int device);
 
 // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 50 MB L2)"
 std::string device_description(int device = 0);
+// The device's L2 cache in bytes.
+std::size_t l2_cache_bytes(int device = 0);
 
 // Raw memory; every call is checked and throws cuda_error with file and line.
 // The copies to the device have landed when they return (core/cuda/device.cu).

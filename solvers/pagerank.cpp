@@ -416,6 +416,11 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (f.vertices >= local_min_vertices && f.local_links >= local_min) {
     const std::string orders = format_g(100 * f.local_links, 3) + "% of links" + window + ", " +
                                format_g(100 * f.local_links_fused, 3) + "% in the in-degree order";
+    const double mean = double(f.links) / double(std::max<index_t>(f.vertices, 1));
+    const bool x_in_l2 = double(f.vertices) * double(f.value_bytes) <= double(f.l2_bytes);
+    if (f.value_bytes == 8 && x_in_l2 && mean < local_min_mean_double)
+      return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders + "), but " +
+                                        format_g(mean, 3) + " links a vertex and x in L2 in double"};
     if (f.local_links > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};

@@ -143,6 +143,8 @@ struct pull_facts {
   // candidate: measured only when local_links reaches the lower of the local
   // thresholds on local_min_vertices or more (else 0).
   double local_links_fused = 0;
+  // The solver's device L2 in bytes (pagerank_cuda::facts sets it; 0 unknown).
+  std::size_t l2_bytes = 0;
 };
 inline constexpr index_t local_sample_rows = 1 << 16;
 template <class T>
@@ -195,17 +197,26 @@ inline constexpr index_t chain_in_degree = 1;
 // still (79%). So the clause asks both: the own order local enough, and more
 // local than the in-degree order (web:N:M 30-82% against 3-7%).
 inline constexpr index_t local_min_vertices = 1 << 18;
-// And where one row holds at least float_spmv_row_fraction of the links (a
+inline constexpr double local_min_fraction_float = 0.25;
+inline constexpr double local_min_fraction_double = 0.5;
+// In double the clause also asks for local_min_mean_double links a vertex
+// where x fits in the device's L2: there a gather costs a sector of L2 in
+// either order, and only rows of several sorted, local sources share one; on
+// web:N:M graphs of 1.9-3.6 links a vertex with x in L2 the fused pull took
+// 0.75-0.97x the SpMV pull's time per step (6 of 6, 3.8-15 M links), from 7 the
+// SpMV pull won or tied (web:4194304:32000000, web:N:M of 14-16 links), and
+// with x past L2 the local order won at 1.9 links too (web:8388608:16000000:
+// 0.85x; H200, session 28, docs/PERFORMANCE.md "Rows that hold the graph").
+inline constexpr double local_min_mean_double = 5.0;
+// Where one row holds at least float_spmv_row_fraction of the links (a
 // star: every vertex links to one), in float the SpMV pull (its kernel
 // csr-adaptive, which splits that row: untimed_spmv_kernel): on hub:N:M
 // graphs of 4.8-20 M links with 50-83% of them in one row (1.2-2 links a
 // vertex) it took 0.79-0.98x the fused pull's time per step, whose per-row
 // work over the millions of short rows is most of its step; in double the
-// fused pull was as fast or faster on 3 of 5 (H200, session 28,
+// fused pull was as fast or faster on 4 of 5 (H200, session 28,
 // docs/PERFORMANCE.md "Rows that hold the graph").
 inline constexpr double float_spmv_row_fraction = 0.5;
-inline constexpr double local_min_fraction_float = 0.25;
-inline constexpr double local_min_fraction_double = 0.5;
 
 // ---- the persistent pull's place in the rule (issue 17 item 3) ----
 // Checked before fused_min_links: on graphs of persistent_min_links to

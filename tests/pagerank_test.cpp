@@ -727,6 +727,30 @@ TEST(pagerank_options, Names) {
     loc.max_in_degree = deep;  // the persistent clause comes first
     EXPECT_EQ(pick(loc), pagerank_pull::persistent);
   }
+  // In double, few links a vertex with x in L2: the fused pull despite the
+  // local order; with x past L2, or from local_min_mean_double links a
+  // vertex, or in float, the SpMV pull.
+  {
+    pull_facts web = facts(true, 7'792'669, 7582, 8);
+    web.vertices = 4'194'304;
+    web.local_links = 0.8;
+    web.local_links_fused = 0.05;
+    web.l2_bytes = 63'000'000;
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("links a vertex"),
+              std::string::npos);
+    web.l2_bytes = 30'000'000;  // x (33.6 MB) past L2
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.l2_bytes = 63'000'000;
+    web.links = static_cast<std::size_t>(local_min_mean_double * web.vertices);
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.links = 7'792'669;
+    web.value_bytes = 4;
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.l2_bytes = 0;  // unknown: as past L2
+    web.value_bytes = 8;
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+  }
   // pull_facts_of: a path is all local, a random graph on 300000 vertices
   // about 2 x 32768 / 300000 of it (random_graph's arcs are not all uniform).
   std::vector<std::pair<index_t, index_t>> path;

@@ -61,6 +61,12 @@ std::string device_description(int device) {
   return known[device] = buf;
 }
 
+std::size_t l2_cache_bytes(int device) {
+  int bytes = 0;
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+  return static_cast<std::size_t>(bytes);
+}
+
 void reduction_scratch::reset_counter() {
   PERRON_CUDA_CHECK(cudaMemset(counter_.data(), 0, sizeof(unsigned)));
 }

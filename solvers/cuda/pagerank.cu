@@ -440,6 +440,7 @@ pull_facts pagerank_cuda<T>::facts(const pagerank_graph<T>& g) {
   pull_facts f = pull_facts_of(g);
   f.cluster_fits = f.pattern && f.links < persistent_min_links && cuda::available() &&
                    persistent_pull<T>::cluster_may_hold(g.vertices(), f.links);
+  if (cuda::available()) f.l2_bytes = cuda::l2_cache_bytes(0);
   return f;
 }
 

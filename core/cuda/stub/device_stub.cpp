@@ -15,6 +15,7 @@ int device_count() noexcept { return 0; }
 void initialize() noexcept {}
 std::size_t free_memory() { throw_no_cuda(); }
 std::string device_description(int) { throw_no_cuda(); }
+std::size_t l2_cache_bytes(int) { throw_no_cuda(); }
 void set_device(int) { throw_no_cuda(); }
 void* malloc_bytes(std::size_t) { throw_no_cuda(); }
 void free_bytes(void*) noexcept {}

@@ -374,6 +374,33 @@ TEST(pagerank_step, RowRangeIsBitwiseTheWhole) {
   EXPECT_EQ(sums, std::vector<double>(whole_sums.begin() + 4, whole_sums.end()));
 }
 
+// The start vector: every entry written, and the dangling mass the in-order
+// masked sum of its values (the uniform start counts instead of reading the
+// mask twice: the same bits), for any thread count.
+TEST(pagerank_step, StartIterateIsTheMaskedSumInOrder) {
+  const auto g = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>("rmat:16:300000"));
+  const index_t n = g.vertices();
+  const int threads_before = omp_get_max_threads();
+  std::vector<double> weights(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) weights[i] = 1.0 + (i % 5);
+  for (const bool uniform : {true, false}) {
+    const std::vector<double> initial = uniform ? std::vector<double>{} : weights;
+    const std::vector<double> w = normalized_distribution(initial, n, "initial vector");
+    double expected = 0.0;
+    for (index_t i = 0; i < n; ++i)
+      if (g.dangling[i]) expected += static_cast<double>(static_cast<float>(w[i]));
+    ASSERT_GT(expected, 0.0);
+    for (const int threads : {1, 2, 3}) {
+      omp_set_num_threads(threads);
+      std::vector<float> r(static_cast<std::size_t>(n), -1.0f);
+      const double mass = start_iterate(initial, n, g.dangling.data(), r.data());
+      EXPECT_EQ(mass, expected) << "uniform " << uniform << ", " << threads << " threads";
+      for (index_t i = 0; i < n; ++i) ASSERT_EQ(r[i], static_cast<float>(w[i])) << i;
+    }
+  }
+  omp_set_num_threads(threads_before);
+}
+
 TEST(pagerank_graph, ZeroWeightOutArcsMakeADanglingVertex) {
   const auto a = graph_from_arcs(3, {{0, 1}, {1, 2}, {1, 0}}, {1, 0, 0});
   const auto g = make_pagerank_graph<double>(a, true);

@@ -535,8 +535,7 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
   const index_t* col = pt.col_idx.data();
   const T* val = pt.values.data();
   const std::size_t work = pt.nnz() + static_cast<std::size_t>(rows);
-  const int threads = static_cast<int>(std::clamp<std::size_t>(
-      work / (std::size_t(1) << 15), 1, static_cast<std::size_t>(omp_get_max_threads())));
+  const int threads = threads_for_work(work);
 #pragma omp parallel num_threads(threads)
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());

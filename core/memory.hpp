@@ -47,13 +47,19 @@ int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
 // docs/PERFORMANCE.md). Smaller arrays may come from the C library's heap,
 // already mapped, where the advice costs more than it saves.
 inline constexpr std::size_t fresh_prefault_bytes = std::size_t(32) << 20;  // glibc's largest mmap threshold
-template <class T>
-std::vector<T> fresh_vector(std::size_t n, const T& fill = T(), unsigned threads = 1) {
-  std::vector<T> v;
+// That storage for n elements reserved in the empty vector v.
+template <class Vector>
+void reserve_fresh(Vector& v, std::size_t n, unsigned threads) {
+  using T = typename Vector::value_type;
   v.reserve(n);
   advise_huge_pages(v.data(), n * sizeof(T));
   if (threads > 1 && n * sizeof(T) >= fresh_prefault_bytes)
     prefault({byte_span{v.data(), n * sizeof(T)}}, threads);
+}
+template <class T>
+std::vector<T> fresh_vector(std::size_t n, const T& fill = T(), unsigned threads = 1) {
+  std::vector<T> v;
+  reserve_fresh(v, n, threads);
   v.resize(n, fill);
   return v;
 }
@@ -85,16 +91,12 @@ struct default_init_allocator : std::allocator<T> {
 template <class T>
 using uninitialized_vector = std::vector<T, default_init_allocator<T>>;
 
-// n elements, not written: huge-page advice, and from fresh_prefault_bytes
-// the pages mapped on `threads` threads (else the writer's first touch maps
-// them).
+// n elements in that storage, not written (below fresh_prefault_bytes the
+// writer's first touch maps the pages).
 template <class T>
 uninitialized_vector<T> fresh_uninitialized(std::size_t n, unsigned threads = 1) {
   uninitialized_vector<T> v;
-  v.reserve(n);
-  advise_huge_pages(v.data(), n * sizeof(T));
-  if (threads > 1 && n * sizeof(T) >= fresh_prefault_bytes)
-    prefault({byte_span{v.data(), n * sizeof(T)}}, threads);
+  reserve_fresh(v, n, threads);
   v.resize(n);
   return v;
 }
@@ -103,9 +105,7 @@ uninitialized_vector<T> fresh_uninitialized(std::size_t n, unsigned threads = 1)
 template <class T, class Iterator>
 std::vector<T> fresh_copy(Iterator first, Iterator last) {
   std::vector<T> v;
-  const auto n = static_cast<std::size_t>(last - first);
-  v.reserve(n);
-  advise_huge_pages(v.data(), n * sizeof(T));
+  reserve_fresh(v, static_cast<std::size_t>(last - first), 1);
   v.assign(first, last);
   return v;
 }

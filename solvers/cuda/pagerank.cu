@@ -704,9 +704,10 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   // Pieces of at least 256K values (1 MB in float): fewer would not pay for
   // their copies' and events' fixed costs.
   const std::size_t chunks = std::clamp<std::size_t>(nn >> 18, 1, impl::rank_chunks);
-  // The result's memory is allocated and first touched while the device runs:
-  // page faults on a fresh vector of that size cost about as much as a small
-  // graph's whole device time.
+  // The result's memory is allocated while the device runs (and, from
+  // fresh_prefault_bytes, mapped on every thread: page faults on a fresh
+  // vector of that size cost about as much as a small graph's whole device
+  // time); it is not zeroed, receive_rank writes every entry.
   using clock = std::chrono::steady_clock;
   const auto seconds = [](clock::time_point a, clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();

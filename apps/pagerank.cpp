@@ -186,10 +186,13 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "iterations per trip of the WHILE loop for --loop graph-while (results stay exact); 0: chosen "
      "from the measured SpMV time (1 to 8)")
     ("accelerate", po::value(&e.accelerate)->default_value(std::string(name(opt.accelerate))),
-     "fewer iterations: none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from the last "
-     "four iterates) | aitken (Aitken delta^2 per vertex), applied after every --accelerate-every "
-     "plain iterations; only plain iterations decide convergence, so the result meets --tol as "
-     "without it (CPU, and the GPU's spmv and fused pulls; the persistent pull runs its fused steps)")
+     "fewer iterations: auto | none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from "
+     "the last four iterates) | aitken (Aitken delta^2 per vertex), applied after every "
+     "--accelerate-every plain iterations; auto: quadratic on the CPU and the GPU's fused pull, none "
+     "at the end of a run whose next plain iteration would reach --tol and none after two that left "
+     "the residual on its plain course (plain iterations on the spmv and persistent pulls); only plain "
+     "iterations decide convergence, so the result meets --tol as without it (CPU, and the GPU's "
+     "spmv and fused pulls; a named mode runs the persistent pull's fused steps)")
     ("accelerate-every", po::value(&opt.accelerate_every)->default_value(opt.accelerate_every),
      "plain iterations per extrapolation for --accelerate (>= 4)");
   // clang-format on
@@ -322,7 +325,7 @@ void check_app_options(const settings& s) {
   if (s.bench && !s.output.empty()) throw usage_error("--bench writes no --output (only --plot)");
   if (s.pull_trial != "auto" && s.pull_trial != "on" && s.pull_trial != "off")
     throw usage_error("--pull-trial must be auto, on or off, got '" + s.pull_trial + "'");
-  if (s.opt.accelerate != pagerank_accel::none && app::batched_mode(s.batched))
+  if (extrapolation_named(s.opt.accelerate) && app::batched_mode(s.batched))
     throw usage_error("--accelerate runs in the single solve; it cannot be combined with --sources");
   if (s.bench && s.json && !s.plot.empty()) throw usage_error("--bench --json writes no --plot");
   if (s.reorder != vertex_order::none && (s.bench || app::batched_mode(s.batched)))
@@ -335,7 +338,7 @@ void check_dist_options(const settings& s) {
   if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
   if (s.gpus > 0 && (s.bench || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
                      (s.opt.kernel && !on_gpu(*s.opt.kernel)) || s.opt.pull == pagerank_pull::fused ||
-                     s.opt.pull == pagerank_pull::persistent || s.opt.accelerate != pagerank_accel::none))
+                     s.opt.pull == pagerank_pull::persistent || extrapolation_named(s.opt.accelerate)))
     throw usage_error(
         "--gpus runs its own GPU step (an SpMV pull, --kernel naming its kernel): it cannot be combined "
         "with --bench, --sources, --device cpu, --kernel cpu, --pull fused or persistent, or --accelerate");
@@ -1353,7 +1356,7 @@ int solve_distributed_as(settings& s) {
         "kernels cannot be used with it");
   if (s.opt.pull == pagerank_pull::fused)
     throw usage_error("--pull fused is a GPU step; mpirun runs on the CPU");
-  if (s.opt.accelerate != pagerank_accel::none)
+  if (extrapolation_named(s.opt.accelerate))
     throw usage_error("--accelerate runs in the single-process solve, not under mpirun or --bench-dist");
   if (s.reorder != vertex_order::none)
     throw usage_error("--reorder runs in the single-process solve, not under mpirun or --bench-dist");

@@ -77,7 +77,7 @@ struct pagerank_request {
   index_t n = 0;
   bool transposed = false;  // the arrays are CSR of A^T (CSC of A)
   bool weighted = false;
-  std::string device = "auto", precision = "float", kernel = "auto", pull = "auto", accelerate = "none";
+  std::string device = "auto", precision = "float", kernel = "auto", pull = "auto", accelerate = "auto";
 };
 
 template <class T>

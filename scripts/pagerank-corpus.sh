@@ -9,7 +9,8 @@
 # graph into corpus.jsonl, then one table (scripts/pagerank_corpus_summary.py).
 # Knobs: PERRON_CORPUS_RUNS (--bench-runs, default 10), PERRON_CORPUS_BUDGET
 # (seconds after which no new graph starts, default 200), PERRON_CORPUS_TIMEOUT
-# (seconds per graph, default 60). Output: $OUT (or /tmp/perron-corpus).
+# (seconds per graph, default 60), PERRON_CORPUS_ARGS (more pagerank options, e.g.
+# "--accelerate none" for plain steps). Output: $OUT (or /tmp/perron-corpus).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=${1:-.gpu}
@@ -56,7 +57,8 @@ for g in "${graphs[@]}"; do
     continue
   fi
   t0=$SECONDS
-  line=$(timeout "$per_graph" pagerank --bench --json --no-cache --bench-runs "$runs" "$g" 2>>"$log")
+  # shellcheck disable=SC2086  # PERRON_CORPUS_ARGS: words on purpose
+  line=$(timeout "$per_graph" pagerank --bench --json --no-cache --bench-runs "$runs" ${PERRON_CORPUS_ARGS:-} "$g" 2>>"$log")
   rc=$?
   if [ $rc -eq 0 ] && [ -n "$line" ]; then
     echo "$line" >>"$jsonl"

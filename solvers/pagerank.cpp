@@ -291,10 +291,11 @@ constexpr name_table<pagerank_loop, 4> loop_names{{
 // What --loop accepts: host is reported by the CPU solver, never asked for.
 constexpr name_table<pagerank_loop, 3> loop_choices{{loop_names[0], loop_names[1], loop_names[2]}};
 
-constexpr name_table<pagerank_accel, 3> accel_names{{
+constexpr name_table<pagerank_accel, 4> accel_names{{
     {pagerank_accel::none, "none"},
     {pagerank_accel::quadratic, "quadratic"},
     {pagerank_accel::aitken, "aitken"},
+    {pagerank_accel::automatic, "auto"},
 }};
 
 constexpr name_table<pagerank_device, 3> device_names{{
@@ -476,7 +477,7 @@ void validate_machinery(const pagerank_options& o) {
     throw invalid_argument(pull + " is a GPU step; it cannot run with --device cpu");
   // (A solver that auto built with the persistent pull runs its fused steps
   // for an accelerated solve; named, the persistent pull is refused.)
-  if (o.pull == pagerank_pull::persistent && o.accelerate != pagerank_accel::none)
+  if (o.pull == pagerank_pull::persistent && extrapolation_named(o.accelerate))
     throw invalid_argument("--accelerate " + std::string(name(o.accelerate)) +
                            " extrapolates between steps; --pull persistent runs every step in one kernel "
                            "(use --pull fused, spmv or auto)");
@@ -709,16 +710,21 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
   // (aitken reads the last two), and kept: the x_k an extrapolation replaced,
   // for the safeguard (solvers/pagerank_accel.hpp).
   bool accelerating = opt.accelerate != pagerank_accel::none;
+  const bool automatic = opt.accelerate == pagerank_accel::automatic;
+  const pagerank_accel formula = automatic ? pagerank_accel::quadratic : opt.accelerate;
   const int every = opt.accelerate_every;
   uninitialized_vector<T> hist[3], kept;
   if (accelerating) {
     for (auto& h : hist) h.resize(nn);
-    kept.resize(nn);
+    if (opt.accelerate == pagerank_accel::aitken) kept.resize(nn);
   }
   int run = 0;                 // plain steps since the start or the last extrapolation
   bool checking = false;       // the run going on started from an extrapolation
   double residual_before = 0;  // ||x_k - x_{k-1}||_1 of the step before it
   double dangling_before = 0;  // x_k's dangling mass
+  double residual_1 = 0;       // auto: the residual one step before the run's end
+  double rate1_before = 0;     // auto: residual_k / residual_{k-1} before the extrapolation
+  int idle = 0;                // auto: idle extrapolations in a row
 
   pagerank_result res;
   res.accelerate = opt.accelerate;
@@ -752,9 +758,16 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     // next SpMV), and the next plain step measures its true residual.
     ++run;
     if (run >= every - 3 && run < every) std::copy(r.begin(), r.end(), hist[run - (every - 3)].begin());
+    if (run == every - 1) residual_1 = s.l1;
     if (run == every && checking) {
       checking = false;
-      if (accel::reject_extrapolation(s.l1, residual_before)) {
+      if (automatic) {
+        idle = accel::extrapolation_idle(s.l1, residual_before, rate1_before, every) ? idle + 1 : 0;
+        if (idle >= accel::idle_to_stop) {
+          accelerating = false;  // the run is kept; no more extrapolations
+          continue;
+        }
+      } else if (accel::reject_extrapolation(s.l1, residual_before)) {
         r.swap(kept);  // on from x_k, a run of steps spent; no more extrapolations
         dangling_mass = dangling_before;
         --res.extrapolations;
@@ -765,14 +778,16 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     }
     if (run == every) {
       run = 0;
+      if (automatic && !accel::extrapolation_pays(s.l1, residual_1, opt.tol)) continue;
       double dangling = 0.0;
-      if (extrapolate(opt.accelerate, hist, r, y, g.dangling.data(), opt.alpha, dangling)) {
-        kept.swap(r);  // x_k
-        r.swap(y);     // r = the extrapolation
+      if (extrapolate(formula, hist, r, y, g.dangling.data(), opt.alpha, dangling)) {
+        if (opt.accelerate == pagerank_accel::aitken) kept.swap(r);  // x_k, for the safeguard
+        r.swap(y);                                                   // r = the extrapolation
         residual_before = s.l1;
         dangling_before = dangling_mass;
+        rate1_before = residual_1 > 0.0 ? s.l1 / residual_1 : 0.0;
         dangling_mass = dangling;
-        checking = opt.accelerate == pagerank_accel::aitken;  // the safeguard: aitken's alone
+        checking = opt.accelerate != pagerank_accel::quadratic;  // aitken's safeguard, auto's stop
         ++res.extrapolations;
       }
     }

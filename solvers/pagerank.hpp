@@ -110,9 +110,16 @@ enum class pagerank_accel {
   none,       // plain power iteration
   quadratic,  // quadratic extrapolation (Kamvar et al. 2003) every accelerate_every steps
   aitken,     // Aitken delta^2, per vertex, every accelerate_every steps
+  automatic,  // quadratic where it pays: gated by the residual's rate, stopped when idle
+              // (solvers/pagerank_accel.hpp), on the CPU and the GPU's fused pull only
 };
-std::string_view name(pagerank_accel a);                  // "none", "quadratic", "aitken"
+std::string_view name(pagerank_accel a);                  // "none", "quadratic", "aitken", "auto"
 pagerank_accel parse_pagerank_accel(std::string_view s);  // throws invalid_argument
+// A mode named by the user: paths that cannot extrapolate (one kernel per
+// solve, --sources, mpirun, --gpus) refuse it, and run auto as plain steps.
+constexpr bool extrapolation_named(pagerank_accel a) {
+  return a == pagerank_accel::quadratic || a == pagerank_accel::aitken;
+}
 
 // Where pagerank() runs.
 enum class pagerank_device { automatic, cpu, cuda };
@@ -336,8 +343,10 @@ struct pagerank_options {
   // last four iterates of one run of plain steps). On the GPU the spmv and
   // fused pulls extrapolate (the fused pull its scaled iterate, weighted:
   // solvers/cuda/pagerank_accel.cuh); a persistent solver runs its fused
-  // pull's steps for an accelerated solve.
-  pagerank_accel accelerate = pagerank_accel::none;
+  // pull's steps for an accelerated solve. auto (the default) is quadratic
+  // behind its gate on the CPU and the fused pull, plain steps on the GPU's
+  // spmv and persistent pulls (solvers/cuda/pagerank.cu says why).
+  pagerank_accel accelerate = pagerank_accel::automatic;
   int accelerate_every = 10;
   // Called with (iteration, residual): by the CPU solver after every step, by
   // the GPU solver while it waits (from values the device writes to mapped

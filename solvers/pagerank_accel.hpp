@@ -108,4 +108,54 @@ constexpr bool reject_extrapolation(double residual_after, double residual_befor
   return !(residual_after <= residual_before);
 }
 
+// auto: quadratic extrapolation where it pays. Its price is about one or two
+// steps of vector traffic a run (three saves, two passes over four iterates);
+// it pays back only the plain steps it removes.
+//
+// The gate, at the end of a run: extrapolate only when the next plain step,
+// at the rate of the run's last, rate1 = residual_k / residual_{k-1}, would
+// not reach tol: residual_k rate1 >= tol. A solve about to stop gains nothing
+// from a jump (the next plain step must measure it, and after a good
+// extrapolation the residual often rises for a step or two before it falls);
+// a residual that does not fall (rate1 >= 1) is left to the extrapolation.
+// (A gate three steps ahead, residual_k q >= tol with q the rate over the run's
+// last three steps, kept rmat:16:1000000:0.45,0.15,0.15 from an extrapolation
+// that cut its 21 steps to 15: the early steps' fast modes overstate the rate.)
+constexpr bool extrapolation_pays(double residual, double residual_1_before, double tol) {
+  if (!(residual_1_before > 0.0)) return true;
+  const double rate1 = residual / residual_1_before;
+  if (!(rate1 < 1.0)) return true;
+  return residual * rate1 >= tol;
+}
+
+// x^k for k >= 0 (constexpr, for the device too).
+constexpr double power(double x, int k) {
+  double p = 1.0;
+  for (; k > 0; k >>= 1, x *= x)
+    if (k & 1) p *= x;
+  return p;
+}
+
+// auto's stop, at the end of the run after an extrapolation: the extrapolation
+// was idle when that run's residual ended where plain steps at the one-step
+// rate before it would have put it, residual_before rate1^every, within 2%
+// (two steps' worth at alpha 0.99, a tenth of one at 0.85; the float solve's
+// rate1 is good to about 0.1%, which the tenth power makes 1%). Chains are
+// the case: their error is a wave moving down each chain, which no
+// combination of three iterates removes, so every extrapolation leaves the
+// residual on its line to three or four digits while it costs two or three
+// of their cheap steps (chain:1000000:1000, 755 steps either way, 1.16-1.33x
+// the time on the CPU). idle_to_stop idle ones in a row end the
+// extrapolations of the solve. The test is two-sided on purpose: a residual
+// above the line is no verdict, since after a good jump the residual can stay
+// above its level before it for a whole run while the error falls
+// (harvard500 at alpha 0.99: stopping there cost 593 steps against 179).
+constexpr bool extrapolation_idle(double residual_after, double residual_before, double rate1_before,
+                                  int every) {
+  if (!(rate1_before > 0.0 && rate1_before < 1.0)) return false;
+  const double plain = residual_before * power(rate1_before, every);
+  return abs_of(residual_after - plain) <= 0.02 * plain;
+}
+constexpr int idle_to_stop = 2;
+
 }  // namespace perron::accel

@@ -142,6 +142,7 @@ template <class T>
 step_samples differenced_step_us(pagerank_cuda<T>& solver, pagerank_options opt, int lo, int hi, int pairs) {
   opt.tol = 1e-300;  // out of reach: every solve runs to max_iter (or an exact fixed point)
   opt.max_iter = hi;
+  opt.accelerate = pagerank_accel::none;  // the step's time: no extrapolations between
   // The warm-up (it builds the loop's graph) also finds where the iterate of
   // a mostly dangling graph reaches an exact fixed point: hi ends there.
   const pagerank_result first = solver.solve(opt);

@@ -17,12 +17,22 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "solvers/pagerank.hpp"
+#include "solvers/pagerank_accel.hpp"
 #include "solvers/pagerank_trial.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron::test {
 namespace {
+
+// Plain power steps: the tests of the pulls, loops and bits below compare
+// solves step by step; --accelerate (auto by default) has its own tests at
+// the end.
+pagerank_options plain_steps() {
+  pagerank_options o;
+  o.accelerate = pagerank_accel::none;
+  return o;
+}
 
 template <class V>
 double sum(const V& v) {
@@ -92,7 +102,7 @@ void check(const std::string& graph, spmv_kernel kernel, pagerank_loop loop,
   else
     solver = make_solver(g, kernel);
   if (!solver) GTEST_SKIP();
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.tol = solve_tolerance<T>::tol;
   o.loop = loop;
   o.check_interval = 5;
@@ -226,7 +236,7 @@ TYPED_TEST(gpu_pagerank, GraphBuiltOnTheGpuIsTheHostGraph) {
 
 // Options for the one-sync loop with `unroll` steps per trip (0: chosen).
 pagerank_options while_loop(int unroll = 0) {
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.loop = pagerank_loop::graph_while;
   o.graph_unroll = unroll;
   return o;
@@ -250,7 +260,7 @@ TYPED_TEST(gpu_pagerank, CheckEveryIsExact) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 37), false);
   pagerank_cuda<T> s(g, spmv_kernel::csr_scalar);
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.max_iter = 10;
   o.loop = pagerank_loop::check_every;
   o.check_interval = 4;
@@ -268,7 +278,7 @@ TYPED_TEST(gpu_pagerank, CheckEveryIsExact) {
               1e-12 * a.residual + 8.0 * 3000 * std::numeric_limits<T>::epsilon() * largest9);
 
   for (int interval : {1, 3, 7, 16}) {
-    pagerank_options e;
+    pagerank_options e = plain_steps();
     e.loop = pagerank_loop::check_every;
     e.check_interval = interval;
     const auto every = s.solve(e);
@@ -318,7 +328,7 @@ TYPED_TEST(gpu_pagerank, DirectLaunchesMatchGraphs) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(2000, 16000, 73), false);
   pagerank_cuda<T> s(g, spmv_kernel::csr_vector);
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   const auto graphs = s.solve(o);
   o.use_graphs = false;
   o.check_interval = 5;
@@ -336,7 +346,7 @@ TYPED_TEST(gpu_pagerank, NotConverged) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(1000, 8000, 41), false);
   pagerank_cuda<T> s(g);
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.max_iter = 5;
   const auto r = s.solve(o);
   EXPECT_FALSE(r.converged);
@@ -353,7 +363,7 @@ TYPED_TEST(gpu_pagerank, ReuseAcrossOptions) {
   const auto g = make_pagerank_graph<T>(a, false);
   const auto ref_g = reference_from_coo(a, false);
   pagerank_cuda<T> s(g);
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.tol = solve_tolerance<T>::tol;
   const auto plain_ref = reference_pagerank(ref_g, 0.85);
   for (int round = 0; round < 2; ++round) {
@@ -386,7 +396,7 @@ TYPED_TEST(gpu_pagerank, WeightedPersonalizedMatchesCpu) {
   using T = TypeParam;
   const auto a = random_graph(2500, 20000, 59);
   const auto g = make_pagerank_graph<T>(a, true);
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.tol = solve_tolerance<T>::tol;
   o.personalization = random_vector(2500, 61, 0.0, 1.0);
   for (std::size_t i = 0; i < 2500; i += 2) o.personalization[i] = 0;
@@ -409,7 +419,7 @@ TYPED_TEST(gpu_pagerank, OnlyDanglingAndSingleVertex) {
   for (index_t n : {1, 2, 1000}) {
     const auto g = make_pagerank_graph<T>(graph_from_arcs(n, {}), false);
     pagerank_cuda<T> s(g);
-    pagerank_options o;
+    pagerank_options o = plain_steps();
     o.tol = 1e-12;
     const auto r = s.solve(o);
     EXPECT_TRUE(r.converged);
@@ -421,7 +431,7 @@ TYPED_TEST(gpu_pagerank, CheckEveryReportsProgressPerBatch) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(1000, 8000, 67), false);
   pagerank_cuda<T> s(g);
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.loop = pagerank_loop::check_every;
   o.check_interval = 6;
   std::vector<int> seen;
@@ -491,7 +501,7 @@ TYPED_TEST(gpu_pagerank, FusedPullMatchesReferenceOnLongRows) {
     EXPECT_FALSE(fused.kernel().has_value());
     pagerank_cuda<T> spmv(g, spmv_kernel::automatic, pagerank_pull::spmv);
     EXPECT_EQ(spmv.pull(), pagerank_pull::spmv);
-    pagerank_options o;
+    pagerank_options o = plain_steps();
     o.tol = solve_tolerance<T>::tol;
     for (bool personalized : {false, true}) {
       o.personalization = personalized ? random_vector(n, 89, 0.0, 1.0) : std::vector<double>{};
@@ -523,7 +533,7 @@ TYPED_TEST(gpu_pagerank, FusedPullUnrollAndStartAreExact) {
   const auto g = make_pagerank_graph<T>(a, false);
   pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
   ASSERT_EQ(s.pull(), pagerank_pull::fused);
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.loop = pagerank_loop::graph_while;
   o.graph_unroll = 1;
   const auto one = s.solve(o);
@@ -584,7 +594,7 @@ TYPED_TEST(gpu_pagerank, SolvesAreBitwiseReproducible) {
         pull == pagerank_pull::spmv ? std::optional(spmv_kernel::csr_vector) : std::nullopt;
     pagerank_cuda<T> s(g, kernel, pull);
     ASSERT_EQ(s.pull(), pull);
-    pagerank_options o;
+    pagerank_options o = plain_steps();
     o.tol = solve_tolerance<T>::tol;
     for (bool personalized : {false, true}) {
       o.personalization = personalized ? random_vector(n, 101, 0.0, 1.0) : std::vector<double>{};
@@ -663,7 +673,7 @@ TYPED_TEST(gpu_pagerank, PersistentPullMatchesReference) {
     EXPECT_EQ(persistent.kernel_name(), "pull-persistent");
     EXPECT_FALSE(persistent.kernel().has_value());
     pagerank_cuda<T> fused(g, spmv_kernel::automatic, pagerank_pull::fused);
-    pagerank_options o;
+    pagerank_options o = plain_steps();
     o.tol = solve_tolerance<T>::tol;
     o.check_interval = 3;
     for (int variant = 0; variant < 3; ++variant) {
@@ -709,7 +719,7 @@ TYPED_TEST(gpu_pagerank, PersistentPullStopsAtMaxIter) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(long_rows_graph(3000), false);
   pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::persistent);
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.tol = 1e-300;
   o.check_interval = 3;
   for (int max_iter : {1, 2, 7, 15}) {  // float reaches an exact fixed point after 29
@@ -765,7 +775,7 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
   ASSERT_EQ(rec->times.size(), trial_candidates(model_pull).size());
   EXPECT_EQ(rec->times.front().pull, tried.pull());
   EXPECT_EQ(rec->times.front().kernel, tried.kernel_name());
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.tol = solve_tolerance<T>::tol;
   const auto ref = reference_pagerank(reference_from_coo(a, false), 0.85, {});
   const auto r = tried.solve(o);
@@ -864,7 +874,7 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
   for (const auto& [what, a] : shapes) {
     const auto g = make_pagerank_graph<T>(a, false);
     const auto ref_g = reference_from_coo(a, false);
-    pagerank_options o;
+    pagerank_options o = plain_steps();
     o.tol = solve_tolerance<T>::tol;
     o.check_interval = 4;
     std::vector<pagerank_result> runs[3];
@@ -937,7 +947,7 @@ TYPED_TEST(gpu_pagerank, FusedIndexWidthsGiveTheSameBits) {
   int trial_took_16 = 0;
   for (const auto& [what, a] : shapes) {
     const auto g = make_pagerank_graph<T>(a, false);
-    pagerank_options o;
+    pagerank_options o = plain_steps();
     o.tol = solve_tolerance<T>::tol;
     std::vector<pagerank_result> runs[2];
     for (int w = 0; w < 2; ++w) {
@@ -973,7 +983,7 @@ TYPED_TEST(gpu_pagerank, FusedIndexWidthsGiveTheSameBits) {
   const auto g = make_pagerank_graph<T>(random_graph(200000, 1500000, 171), false);
   pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
   EXPECT_EQ(s.kernel_reason().find("16-bit"), std::string::npos) << s.kernel_reason();
-  pagerank_options o;
+  pagerank_options o = plain_steps();
   o.tol = solve_tolerance<T>::tol;
   const pagerank_result r = s.solve(o);
   EXPECT_FALSE(r.index16);
@@ -1004,7 +1014,7 @@ TYPED_TEST(gpu_pagerank, FusedOrderWindowsMatchTheReference) {
         const bool windowed = std::string(window) != "0" && std::stoll(window) < a.rows;
         EXPECT_EQ(s.kernel_reason().find("within windows of") != std::string::npos, windowed)
             << what << " " << window << ": " << s.kernel_reason();
-        pagerank_options o;
+        pagerank_options o = plain_steps();
         o.tol = solve_tolerance<T>::tol;
         for (int variant = 0; variant < 2; ++variant) {
           o.personalization = variant == 1 ? random_vector(a.rows, 181, 0.0, 1.0) : std::vector<double>{};
@@ -1039,7 +1049,7 @@ TYPED_TEST(gpu_pagerank, HubGraphConvergesInEveryPull) {
   using T = TypeParam;
   const auto a = io::load_matrix("hub:1000000:200000").matrix;
   const auto g = make_pagerank_graph<T>(a, false);
-  pagerank_options o;  // tol 1e-6, max_iter 1000: the command line's defaults
+  pagerank_options o = plain_steps();  // tol 1e-6, max_iter 1000: the command line's defaults
   const auto c = pagerank_cpu(make_pagerank_graph<double>(a, false), o);
   ASSERT_TRUE(c.converged);
   // auto takes the persistent pull here (1.2 M links, one row of 10^6).
@@ -1090,9 +1100,18 @@ void check_accel(const std::string& graph, pagerank_accel mode, double alpha) {
   const pagerank_result c = pagerank_cpu(g, accel_options(mode, alpha, tol));
   for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused}) {
     if (pattern_pull(pull) && !g.pattern) continue;
+    // auto extrapolates on the fused pull only (solvers/cuda/pagerank.cu): its
+    // spmv pull's plain steps are the plain tests' (and their bounds').
+    const bool plain_steps = mode == pagerank_accel::automatic && pull == pagerank_pull::spmv;
     pagerank_cuda<T> s(g, std::nullopt, pull);
     const pagerank_result r = s.solve(accel_options(mode, alpha, tol));
     const std::string at = std::string(name(pull)) + " pull";
+    if (plain_steps) {
+      EXPECT_EQ(r.accelerate, pagerank_accel::none) << at;
+      EXPECT_EQ(r.extrapolations, 0) << at;
+      EXPECT_TRUE(r.converged) << at;
+      continue;
+    }
     ASSERT_TRUE(r.on_gpu);
     ASSERT_TRUE(r.converged) << at << ": " << r.iterations << " iterations, residual " << r.residual;
     EXPECT_LT(r.residual, tol) << at;
@@ -1124,7 +1143,8 @@ TEST_P(gpu_pagerank_accel_graphs, MeetsTolAndMatchesReference) {
 INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_accel_graphs,
                          ::testing::Combine(::testing::ValuesIn(accel_graph_names()), ::testing::Bool(),
                                             ::testing::Values(pagerank_accel::quadratic,
-                                                              pagerank_accel::aitken),
+                                                              pagerank_accel::aitken,
+                                                              pagerank_accel::automatic),
                                             ::testing::Values(0.85, 0.99)),
                          [](const auto& info) {
                            return param_name(std::get<0>(info.param) +
@@ -1149,7 +1169,9 @@ TYPED_TEST(gpu_pagerank_accel, LoopsAgree) {
       s.emplace(g, std::nullopt, pagerank_pull::fused);
     else
       s.emplace(g, spmv_kernel::csr_vector);
-    for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+    for (pagerank_accel mode :
+         {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
+      if (mode == pagerank_accel::automatic && !fused) continue;  // plain steps there
       const std::string at = std::string(name(mode)) + (fused ? " fused" : " spmv");
       pagerank_options o = accel_options(mode, 0.99, std::is_same_v<T, float> ? 1e-6 : 1e-10);
       o.accelerate_every = 7;
@@ -1176,7 +1198,8 @@ TYPED_TEST(gpu_pagerank_accel, MaxIterEndsOnAPlainStep) {
   const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 83), false);
   for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused}) {
     pagerank_cuda<T> s(g, std::nullopt, pull);
-    for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+    for (pagerank_accel mode :
+         {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
       for (int max_iter : {7, 10}) {
         pagerank_options o = accel_options(mode, 0.99, 1e-12);
         o.max_iter = max_iter;
@@ -1196,7 +1219,7 @@ TYPED_TEST(gpu_pagerank_accel, MaxIterEndsOnAPlainStep) {
 TYPED_TEST(gpu_pagerank_accel, EdgeCases) {
   using T = TypeParam;
   const double eps = std::numeric_limits<T>::epsilon();
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
     for (index_t n : {1, 1000}) {
       pagerank_cuda<T> s(make_pagerank_graph<T>(graph_from_arcs(n, {}), false));
       const auto r = s.solve(accel_options(mode, 0.99, 1e-12));
@@ -1260,6 +1283,58 @@ TYPED_TEST(gpu_pagerank_accel, PullsAndReuse) {
     EXPECT_GT(a1.extrapolations, 0) << name(pull);
     EXPECT_LT(a1.iterations, p1.iterations) << name(pull);
   }
+}
+
+// auto (the default): on the fused pull the same decisions as the CPU
+// solver's (its gate and idle stop, solvers/pagerank_accel.hpp): chains stop
+// after idle_to_stop extrapolations, a slowly mixing grid takes a fraction of
+// plain's steps. The spmv pull and a persistent solver take plain steps (the
+// spmv pull's trips would run a whole run's SpMVs past the stop); --pull
+// persistent with auto is accepted.
+TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
+  using T = TypeParam;
+  std::vector<std::pair<index_t, index_t>> arcs;
+  for (index_t c = 0; c < 20; ++c)
+    for (index_t i = 0; i + 1 < 500; ++i) arcs.push_back({c * 500 + i, c * 500 + i + 1});
+  const auto chains = make_pagerank_graph<T>(graph_from_arcs(10000, arcs), false);
+  std::vector<std::pair<index_t, index_t>> grid;
+  for (index_t y = 0; y < 60; ++y)
+    for (index_t x = 0; x < 60; ++x) {
+      const index_t v = y * 60 + x;
+      if (x + 1 < 60) grid.push_back({v, v + 1}), grid.push_back({v + 1, v});
+      if (y + 1 < 60) grid.push_back({v, v + 60}), grid.push_back({v + 60, v});
+    }
+  const auto mesh = make_pagerank_graph<T>(graph_from_arcs(3600, grid), false);
+  const double tol = std::is_same_v<T, float> ? 1e-6 : 1e-10;
+  const pagerank_options o = accel_options(pagerank_accel::automatic, 0.99, tol);
+  pagerank_options plain = o;
+  plain.accelerate = pagerank_accel::none;
+  {
+    pagerank_cuda<T> c(chains, std::nullopt, pagerank_pull::fused),
+        m(mesh, std::nullopt, pagerank_pull::fused);
+    const auto rc = c.solve(o), rm = m.solve(o), pm = m.solve(plain);
+    const auto cc = pagerank_cpu(chains, o), cm = pagerank_cpu(mesh, o);
+    EXPECT_TRUE(rc.converged && rm.converged);
+    EXPECT_EQ(rc.accelerate, pagerank_accel::automatic);
+    EXPECT_EQ(rc.extrapolations, accel::idle_to_stop);
+    EXPECT_EQ(cc.extrapolations, accel::idle_to_stop);
+    EXPECT_LT(rm.iterations, pm.iterations / 2) << "plain " << pm.iterations;
+    EXPECT_NEAR(rm.iterations, cm.iterations, 10);
+    std::cout << "[ note ] auto, fused pull: chains " << rc.iterations << " steps (CPU " << cc.iterations
+              << "), grid " << rm.iterations << " (" << rm.extrapolations << " extrapolations; CPU "
+              << cm.iterations << ", plain " << pm.iterations << ")\n";
+  }
+  for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::persistent}) {
+    pagerank_cuda<T> p(mesh, std::nullopt, pull);
+    const auto r = p.solve(o), q = p.solve(plain);
+    EXPECT_EQ(r.pull, pull);
+    EXPECT_EQ(r.accelerate, pagerank_accel::none) << name(pull);
+    EXPECT_EQ(r.extrapolations, 0) << name(pull);
+    EXPECT_TRUE(same_result(r, q)) << name(pull);
+  }
+  pagerank_options named = o;
+  named.pull = pagerank_pull::persistent;
+  EXPECT_NO_THROW(named.validate());
 }
 
 TEST(gpu_pagerank_errors, CpuKernelIsRefused) {

@@ -64,6 +64,7 @@ void expect_solve_matches(const pagerank_graph<T>& whole, const dist::local_grap
   pagerank_options opt;
   opt.tol = 1e-10;
   opt.max_iter = 200;
+  opt.accelerate = pagerank_accel::none;  // the distributed solve's plain steps
   const pagerank_result one = pagerank_cpu(whole, opt);
   // Automatic, then each exchange forced: the same ranks, bit for bit.
   for (const dist::exchange_kind how :

@@ -163,11 +163,17 @@ TEST_F(pagerank_app, PlotOfTheResidual) {
   const auto at = o.out.find("\"iterations\": ");
   ASSERT_NE(at, std::string::npos);
   const int iterations = std::stoi(o.out.substr(at + 14));
+  // A residual of exactly 0 has no place on the log scale: the extrapolation
+  // of --accelerate auto lands this graph on its fixed point (3 modes), so its
+  // last step measures 0.
+  const auto res = o.out.find("\"residual\": ");
+  ASSERT_NE(res, std::string::npos);
+  const int drawn = iterations - (std::stod(o.out.substr(res + 12)) == 0.0 ? 1 : 0);
   // The residual curve is the first <path> drawn inside the clip group.
   const auto curve = text.find("<path stroke=");
   ASSERT_NE(curve, std::string::npos);
   const std::string d = text.substr(curve, text.find("/>", curve) - curve);
-  EXPECT_EQ(std::count(d.begin(), d.end(), 'M') + std::count(d.begin(), d.end(), 'L'), iterations);
+  EXPECT_EQ(std::count(d.begin(), d.end(), 'M') + std::count(d.begin(), d.end(), 'L'), drawn);
 }
 
 // --bench --plot: a bar per solver (us per iteration), the best SpMV first and
@@ -252,7 +258,7 @@ TEST_F(pagerank_app, Accelerate) {
   ASSERT_EQ(j.code, 0) << j.err;
   for (const char* s : {"\"accelerate\": \"aitken\"", "\"accelerate_every\": 8", "\"extrapolations\": "})
     EXPECT_NE(j.out.find(s), std::string::npos) << s << "\n" << j.out;
-  EXPECT_NE(run({*harvard, "--json"}).out.find("\"accelerate\": \"none\""), std::string::npos);
+  EXPECT_NE(run({*harvard, "--json"}).out.find("\"accelerate\": \"auto\""), std::string::npos);
 }
 
 // --reorder: the solve runs in another vertex order, the output does not

@@ -47,6 +47,7 @@ void expect_columns_match(const pagerank_graph<T>& g, const std::vector<source_s
   for (std::size_t c = 0; c < sources.size(); ++c) {
     pagerank_options one = opt.base;
     one.device = pagerank_device::cpu;
+    one.accelerate = pagerank_accel::none;  // the batched solver's plain steps
     one.personalization = detail::dense_personalization(sources[c], g.vertices());
     const pagerank_result single = pagerank_cpu(g, one);
     const std::vector<double> column(r.column(c), r.column(c) + g.vertices());

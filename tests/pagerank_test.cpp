@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "io/synthetic.hpp"
+#include "solvers/pagerank_accel.hpp"
 #include "solvers/pagerank_step.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/support.hpp"
@@ -186,7 +187,8 @@ TEST_P(pagerank_cpu_accelerated, MeetsTolAndMatchesReference) {
 INSTANTIATE_TEST_SUITE_P(all, pagerank_cpu_accelerated,
                          ::testing::Combine(::testing::ValuesIn(accel_graph_names()), ::testing::Bool(),
                                             ::testing::Values(pagerank_accel::quadratic,
-                                                              pagerank_accel::aitken),
+                                                              pagerank_accel::aitken,
+                                                              pagerank_accel::automatic),
                                             ::testing::Values(0.85, 0.99)),
                          [](const auto& info) {
                            std::string s = std::get<0>(info.param) +
@@ -208,7 +210,7 @@ TEST(pagerank_cpu_accelerate, FewerIterationsAtHighAlpha) {
   if (!ag) GTEST_SKIP() << "harvard500 not found";
   const auto g = make_pagerank_graph<double>(ag->matrix, false);
   const auto plain = pagerank_cpu(g, accelerated(pagerank_accel::none, 0.99, 1e-10));
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
     const auto r = pagerank_cpu(g, accelerated(mode, 0.99, 1e-10));
     EXPECT_GT(r.extrapolations, 0) << name(mode);
     EXPECT_LT(r.iterations, plain.iterations / 2) << name(mode);
@@ -218,7 +220,7 @@ TEST(pagerank_cpu_accelerate, FewerIterationsAtHighAlpha) {
 // One vertex, every vertex dangling, and a start that already meets tol: the
 // first plain step stops the solve before any extrapolation.
 TEST(pagerank_cpu_accelerate, EdgeCases) {
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
     const auto one = make_pagerank_graph<double>(graph_from_arcs(1, {}), false);
     auto r = pagerank_cpu(one, accelerated(mode, 0.99, 1e-12));
     ASSERT_TRUE(r.converged);
@@ -254,7 +256,7 @@ TEST(pagerank_cpu_accelerate, EdgeCases) {
 // the plain iteration's too.
 TEST(pagerank_cpu_accelerate, FirstRunIsPlainAndMaxIterEndsOnAPlainStep) {
   const auto g = make_pagerank_graph<float>(random_graph(5000, 40000, 17), false);
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken}) {
+  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
     for (int max_iter : {7, 10}) {
       pagerank_options o = accelerated(mode, 0.99, 1e-10);
       o.max_iter = max_iter;
@@ -268,6 +270,74 @@ TEST(pagerank_cpu_accelerate, FirstRunIsPlainAndMaxIterEndsOnAPlainStep) {
       EXPECT_EQ(a.rank, p.rank);
     }
   }
+}
+
+// auto, the default: its gate and its idle stop (solvers/pagerank_accel.hpp).
+TEST(pagerank_accel_rules, GateAndIdleStop) {
+  EXPECT_EQ(pagerank_options{}.accelerate, pagerank_accel::automatic);
+  // the next plain step at the last step's rate: 1e-5 * 0.1 reaches 1e-6, 1e-5 * 0.2 does not
+  EXPECT_FALSE(accel::extrapolation_pays(1e-5, 1e-4, 2e-6));
+  EXPECT_TRUE(accel::extrapolation_pays(1e-5, 5e-5, 1e-6));
+  EXPECT_TRUE(accel::extrapolation_pays(1e-5, 1e-5, 1e-3));  // not falling: left to the extrapolation
+  EXPECT_TRUE(accel::extrapolation_pays(1e-5, 0.0, 1e-3));   // no rate yet
+  // idle: within 2% of residual_before rate^every; two-sided
+  const double plain = 1e-3 * accel::power(0.9, 10);
+  EXPECT_DOUBLE_EQ(accel::power(0.9, 10), 0.9 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9 * 0.9);
+  EXPECT_TRUE(accel::extrapolation_idle(plain * 1.015, 1e-3, 0.9, 10));
+  EXPECT_TRUE(accel::extrapolation_idle(plain * 0.985, 1e-3, 0.9, 10));
+  EXPECT_FALSE(accel::extrapolation_idle(plain * 0.9, 1e-3, 0.9, 10));  // it helped
+  EXPECT_FALSE(accel::extrapolation_idle(plain * 4, 1e-3, 0.9, 10));    // no verdict
+  EXPECT_FALSE(accel::extrapolation_idle(plain, 1e-3, 1.0, 10));        // no rate
+}
+
+// Where plain steps stop one step after a run, auto does not extrapolate and
+// takes exactly the plain steps; on chains (no combination of iterates helps)
+// it stops after idle_to_stop extrapolations; where mixing is slow it takes
+// quadratic's steps, a fraction of plain's.
+TEST(pagerank_cpu_accelerate, AutoSkipsIdleAndGatedExtrapolations) {
+  pagerank_options o = accelerated(pagerank_accel::automatic, 0.85, 1e-6);
+  pagerank_options plain = o;
+  plain.accelerate = pagerank_accel::none;
+  // Erdos-Renyi, mean degree 10: 11 plain steps in float, the residual a third of
+  // tol's after step 10 and falling 3-4x a step.
+  const auto er = make_pagerank_graph<float>(random_graph(20000, 200000, 5), false);
+  const auto a = pagerank_cpu(er, o), p = pagerank_cpu(er, plain);
+  ASSERT_TRUE(a.converged);
+  EXPECT_EQ(a.iterations, p.iterations);
+  EXPECT_EQ(a.extrapolations, 0);
+  EXPECT_EQ(a.rank, p.rank);
+  // 20 chains of 500 vertices at alpha 0.99
+  std::vector<std::pair<index_t, index_t>> arcs;
+  for (index_t c = 0; c < 20; ++c)
+    for (index_t i = 0; i + 1 < 500; ++i) arcs.push_back({c * 500 + i, c * 500 + i + 1});
+  const auto chains = make_pagerank_graph<double>(graph_from_arcs(10000, arcs), false);
+  o = accelerated(pagerank_accel::automatic, 0.99, 1e-10);
+  plain = o;
+  plain.accelerate = pagerank_accel::none;
+  const auto ac = pagerank_cpu(chains, o), pc = pagerank_cpu(chains, plain);
+  ASSERT_TRUE(ac.converged);
+  EXPECT_EQ(ac.extrapolations, accel::idle_to_stop);
+  EXPECT_LE(ac.iterations, pc.iterations);
+  EXPECT_LE(l1_diff(ac.rank, pc.rank), 2 * accel_l1_bound<double>(0.99, 1e-10));
+  // a 2D grid at alpha 0.99: slow mixing
+  std::vector<std::pair<index_t, index_t>> grid;
+  for (index_t y = 0; y < 60; ++y)
+    for (index_t x = 0; x < 60; ++x) {
+      const index_t v = y * 60 + x;
+      if (x + 1 < 60) grid.push_back({v, v + 1}), grid.push_back({v + 1, v});
+      if (y + 1 < 60) grid.push_back({v, v + 60}), grid.push_back({v + 60, v});
+    }
+  const auto mesh = make_pagerank_graph<double>(graph_from_arcs(3600, grid), false);
+  const auto am = pagerank_cpu(mesh, o), pm = pagerank_cpu(mesh, plain);
+  o.accelerate = pagerank_accel::quadratic;
+  const auto qm = pagerank_cpu(mesh, o);
+  ASSERT_TRUE(am.converged);
+  EXPECT_LT(am.iterations, pm.iterations / 2) << pm.iterations;
+  EXPECT_LE(am.iterations, qm.iterations + 10) << qm.iterations;
+  std::cout << "[ note ] auto: er " << a.iterations << " steps (plain " << p.iterations << "), chains "
+            << ac.iterations << " (" << ac.extrapolations << " extrapolations; plain " << pc.iterations
+            << "), grid " << am.iterations << " (" << am.extrapolations << "; plain " << pm.iterations
+            << ", quadratic " << qm.iterations << ")\n";
 }
 
 // ---- the P^T build -------------------------------------------------------------------
@@ -661,6 +731,8 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(parse_pagerank_accel("none"), pagerank_accel::none);
   EXPECT_EQ(parse_pagerank_accel("quadratic"), pagerank_accel::quadratic);
   EXPECT_EQ(parse_pagerank_accel("aitken"), pagerank_accel::aitken);
+  EXPECT_EQ(parse_pagerank_accel("auto"), pagerank_accel::automatic);
+  EXPECT_EQ(name(pagerank_accel::automatic), "auto");
   EXPECT_EQ(name(pagerank_accel::aitken), "aitken");
   EXPECT_THROW(parse_pagerank_accel("cubic"), invalid_argument);
   // auto (choose_pull): short rows (every in-degree under short_rows_in_degree)

@@ -102,7 +102,7 @@ def _vertex_vector(v, n, what):
 
 
 def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=False,
-             device="auto", precision="float", kernel="auto", pull="auto", accelerate="none",
+             device="auto", precision="float", kernel="auto", pull="auto", accelerate="auto",
              accelerate_every=10):
     """PageRank of the graph whose adjacency matrix is A (A[i, j] != 0: an arc i -> j).
 
@@ -111,8 +111,9 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     dict {vertex: weight}. weighted: use A's values as arc weights (else every stored
     arc counts once). device: "auto", "cpu" or "cuda"; precision: "float" or "double"
     (reductions are in double either way). Not converging within max_iter is reported
-    in info.converged, not raised. accelerate: "none", "quadratic" or "aitken", an
-    extrapolation after every accelerate_every plain steps (fewer steps at alpha near 1;
+    in info.converged, not raised. accelerate: "auto" (quadratic where the residual's
+    rate says the solve has more than a few steps left), "none", "quadratic" or "aitken", an
+    extrapolation after every accelerate_every plain steps (fewer steps where mixing is slow;
     convergence is still decided by a plain step, so the result meets tol as without it;
     info.extrapolations counts those applied). The solve releases the GIL.
     """

@@ -29,7 +29,7 @@
 //    launches of the batch return at once, so r, the iteration count and the
 //    residual are exactly those of the step where the criterion was first met.
 //    Used when the plan's SpMV does not capture into a conditional body.
-// With --accelerate (spmv pull only) a WHILE trip or a check_every batch is one
+// With --accelerate (spmv and fused pulls) a WHILE trip or a check_every batch is one
 // run of accelerate_every steps and the extrapolation that ends it
 // (solvers/cuda/pagerank_accel.cuh): the same syncs as without it.
 #include <cuda_runtime.h>
@@ -242,7 +242,8 @@ struct pagerank_cuda<T>::impl {
           !(which == 0 && b.mode == pagerank_accel::aitken))
         accel->launch_save(accel_target(), which, d_state.data());
     }
-    if (b.mode != pagerank_accel::none) accel->launch_extrapolate(b.mode, accel_target(), d_state.data());
+    if (b.mode != pagerank_accel::none)
+      accel->launch_extrapolate(b.mode, b.steps, accel_target(), d_state.data());
   }
 
   // The graph_while loop: built on first use; false (with while_error) when the
@@ -655,9 +656,19 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
 
   pagerank_result res;
   res.on_gpu = true;
-  const bool accelerating = opt.accelerate != pagerank_accel::none;
   // The persistent kernel runs whole solves and does not extrapolate: an
   // accelerated solve runs the steps of its fused pull (the same layout).
+  // auto extrapolates on the fused pull only. It keeps the persistent kernel
+  // (chosen where its steps are the fastest: small graphs whose steps cost
+  // less than an extrapolation's launches). And on the spmv pull a WHILE trip
+  // (or check_every batch) is a whole run of accelerate_every steps, whose
+  // SpMVs all run after the stopping step (the fused steps return at once):
+  // up to 9 spent SpMVs a solve, against the 1-2 of its plain trips
+  // (automatic_unroll); on the H200 web:1048576:16777216:0.3 took 2.29 ms
+  // of device time for 12 accelerated steps against 1.54 for 13 plain ones
+  // (docs/PERFORMANCE.md, "--accelerate auto").
+  const bool accelerating = opt.accelerate != pagerank_accel::none &&
+                            !(opt.accelerate == pagerank_accel::automatic && (m.persistent || !m.fused));
   const bool persistent = m.persistent && !accelerating;
   res.pull = m.persistent && !persistent ? pagerank_pull::fused : pull_;
   res.kernel = kernel_;
@@ -670,7 +681,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
                                      : "");
   res.pull_decision = decision_;
   res.trial_seconds = trial_seconds_;
-  res.accelerate = opt.accelerate;
+  res.accelerate = accelerating ? opt.accelerate : pagerank_accel::none;
   if (accelerating && !m.accel) {
     m.accel = std::make_unique<accel_buffers<T>>(m.n, m.stream.get());
     device_bytes_ += m.accel->device_bytes();

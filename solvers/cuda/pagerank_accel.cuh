@@ -12,10 +12,10 @@
 //   step, ..., step P-3, save x_{k-3}, step P-2, save x_{k-2}, step P-1, save x_{k-1}, step P,
 //   check_kernel (aitken's safeguard, solvers/pagerank_accel.hpp: drops the run
 //   when the extrapolation that started it did not lower the residual), then
-//         quadratic: dots_kernel (the 2 x 2 normal equations' five sums, two
-//         deterministic grid reductions) and write_kernel (r = w0 x_{k-2} + w1 x_{k-1} + w2 x_k);
-//         aitken: sums_kernel (sum of x* and its dangling part) and write_kernel (r = x* / sum);
-//         write_kernel keeps x_k for the safeguard.
+//         quadratic (auto: behind its gate, from the residuals of steps P-1 and P): dots_kernel (the 2 x 2
+//         normal equations' five sums, two deterministic grid reductions) and write_kernel (r = w0 x_{k-2} +
+//         w1 x_{k-1} + w2 x_k); aitken: sums_kernel (sum of x* and its dangling part) and write_kernel (r =
+//         x* / sum); write_kernel keeps x_k for the safeguard.
 // The dangling mass of the new r, which the next step needs, comes without a
 // pass of its own: for quadratic from the masses saved with the iterates (the
 // combination is linear), for aitken from the sums kernel.
@@ -45,11 +45,14 @@ struct accel_state {
   double first[4];                          // quadratic: the first reduction's totals, for the second
   double scale;                             // aitken: 1 / sum_i x*(i)
   double residual_before, dangling_before;  // of x_k, for the safeguard
+  double residual_1;                        // auto: the residual when x_{k-1} was saved
+  double rate1;                             // auto: residual_k / residual_{k-1} before its extrapolation
   int apply;                                // the last extrapolation was not skipped: write_kernel replaces r
   int check;                                // the run going on started from an extrapolation
   int disabled;                             // the safeguard dropped one: no more in this solve
   int extrapolations;                       // applied and kept in this solve
   int rejected;                             // dropped by the safeguard
+  int idle;                                 // auto: idle extrapolations in a row
   unsigned ticket;                          // check_kernel's block counter, zero between launches
 };
 
@@ -104,7 +107,10 @@ __global__ void __launch_bounds__(threads) save_kernel(accel_vec<T> v, T* __rest
   if (st->done || ac->disabled) return;
   const T* __restrict__ r = v.at(st);
   PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
-  if (blockIdx.x == 0 && threadIdx.x == 0) ac->dangling[which] = st->dangling;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    ac->dangling[which] = st->dangling;
+    if (which == 2) ac->residual_1 = st->residual;
+  }
 }
 
 // The five sums of the normal equations of [y_1 y_2] g = -y_3 and the three
@@ -112,12 +118,18 @@ __global__ void __launch_bounds__(threads) save_kernel(accel_vec<T> v, T* __rest
 // (solvers/pagerank_accel.hpp). grid_reduce holds four sums at most: two
 // reductions of four; the block closing the first stores its totals before
 // it takes its ticket of the second, so the block closing the second reads them.
+// gated (auto): first accel::extrapolation_pays, uniform over the grid; when it
+// says no, the run ends without an extrapolation (apply = 0 for write_kernel).
 template <class T>
 __global__ void __launch_bounds__(threads)
     dots_kernel(const T* __restrict__ h0, const T* __restrict__ h1, const T* __restrict__ h2, accel_vec<T> v,
                 index_t n, pagerank_state* st, accel_state* ac, double* partials_a, unsigned* counter_a,
-                double* partials_b, unsigned* counter_b) {
+                double* partials_b, unsigned* counter_b, int gated) {
   if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reductions
+  if (gated && !accel::extrapolation_pays(st->residual, ac->residual_1, st->tol)) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) ac->apply = 0;
+    return;
+  }
   const T* __restrict__ r = v.at(st);
   double a[4] = {0.0, 0.0, 0.0, 0.0}, b[4] = {0.0, 0.0, 0.0, 0.0};
   PERRON_ACCEL_FOR(i, n) {
@@ -147,7 +159,12 @@ __global__ void __launch_bounds__(threads)
     ac->w[2] = q.w2;
     ac->apply = q.ok ? 1 : 0;
     if (q.ok) {
-      // (the safeguard is aitken's alone: solvers/pagerank_accel.hpp)
+      // (the safeguard is aitken's alone, the idle stop auto's: solvers/pagerank_accel.hpp)
+      if (gated) {
+        ac->residual_before = st->residual;
+        ac->rate1 = ac->residual_1 > 0.0 ? st->residual / ac->residual_1 : 0.0;
+        ac->check = 1;
+      }
       // The new r's dangling mass: the same combination of the iterates' masses.
       st->dangling = q.w0 * ac->dangling[1] + q.w1 * ac->dangling[2] + q.w2 * st->dangling;
       ++ac->extrapolations;
@@ -206,10 +223,22 @@ __global__ void __launch_bounds__(threads)
 // its last residual is not below the one before the extrapolation, r = kept
 // (x_k) and no more extrapolations. Every block reads the flags before it
 // takes its ticket; the last block alone writes them.
+// gated_every > 0 (auto, runs of that many steps): the idle stop instead, one
+// thread's bookkeeping, r untouched.
 template <class T>
 __global__ void __launch_bounds__(threads)
-    check_kernel(const T* __restrict__ kept, accel_vec<T> v, index_t n, pagerank_state* st, accel_state* ac) {
+    check_kernel(const T* __restrict__ kept, accel_vec<T> v, index_t n, pagerank_state* st, accel_state* ac,
+                 int gated_every) {
   if (st->done || ac->disabled || !ac->check) return;  // uniform over the grid
+  if (gated_every > 0) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    ac->check = 0;
+    ac->idle = accel::extrapolation_idle(st->residual, ac->residual_before, ac->rate1, gated_every)
+                   ? ac->idle + 1
+                   : 0;
+    if (ac->idle >= accel::idle_to_stop) ac->disabled = 1;
+    return;
+  }
   const bool reject = accel::reject_extrapolation(st->residual, ac->residual_before);
   T* __restrict__ r = v.at(st);
   if (reject) PERRON_ACCEL_FOR(i, n) r[i] = kept[i];
@@ -252,11 +281,12 @@ class accel_buffers {
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel save_kernel");
   }
 
-  // After step `every` of a run: the safeguard, then r = the extrapolation (or
-  // r unchanged when skipped).
-  void launch_extrapolate(pagerank_accel mode, const accel_vec<T>& v, pagerank_state* st) {
-    accel_detail::check_kernel<T>
-        <<<grid_, accel_detail::threads, 0, stream_>>>(hist_[3].data(), v, n_, st, state_.data());
+  // After step `every` of a run: the safeguard (auto: the idle stop), then
+  // r = the extrapolation (or r unchanged when skipped).
+  void launch_extrapolate(pagerank_accel mode, int every, const accel_vec<T>& v, pagerank_state* st) {
+    const bool gated = mode == pagerank_accel::automatic;
+    accel_detail::check_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
+        hist_[3].data(), v, n_, st, state_.data(), gated ? every : 0);
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel check_kernel");
     const bool aitken = mode == pagerank_accel::aitken;
     if (aitken) {
@@ -264,10 +294,10 @@ class accel_buffers {
           hist_[1].data(), hist_[2].data(), v, n_, st, state_.data(), scratch_a_.partials(),
           scratch_a_.counter());
       PERRON_CUDA_CHECK_LAUNCH("pagerank accel sums_kernel");
-    } else {
+    } else {  // quadratic, or auto: quadratic behind its gate
       accel_detail::dots_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
           hist_[0].data(), hist_[1].data(), hist_[2].data(), v, n_, st, state_.data(), scratch_a_.partials(),
-          scratch_a_.counter(), scratch_b_.partials(), scratch_b_.counter());
+          scratch_a_.counter(), scratch_b_.partials(), scratch_b_.counter(), gated ? 1 : 0);
       PERRON_CUDA_CHECK_LAUNCH("pagerank accel dots_kernel");
     }
     accel_detail::write_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(

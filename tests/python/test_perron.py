@@ -56,14 +56,16 @@ def test_float_is_close_and_result_reports(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("mode", ["quadratic", "aitken"])
+@pytest.mark.parametrize("mode", ["quadratic", "aitken", "auto"])
 def test_accelerate_meets_tol_and_reports(device, mode):
     A = random_digraph(400, 2400, 11)
     A = (A != 0).astype(np.float64)
     want = nx_ranks(A, alpha=0.99)
     ranks, info = perron.pagerank(A, alpha=0.99, tol=1e-10, precision="double", device=device,
                                   accelerate=mode, accelerate_every=8)
-    assert info.converged and info.accelerate == mode and info.extrapolations >= 0
+    # auto reports none where the persistent pull ran the solve (small graphs on the GPU)
+    assert info.converged and info.extrapolations >= 0
+    assert info.accelerate == mode or (mode == "auto" and info.accelerate == "none")
     np.testing.assert_allclose(ranks, want, rtol=0, atol=3e-8)  # (tol + nx tol) / (1 - alpha)
     with pytest.raises(ValueError, match="--accelerate-every"):
         perron.pagerank(A, accelerate=mode, accelerate_every=3)
@@ -133,7 +135,8 @@ def test_batched_columns_equal_single_solves(device, precision, bound):
             v = {}
             for x in np.atleast_1d(item):
                 v[int(x)] = v.get(int(x), 0.0) + 1.0
-        single, sinfo = perron.pagerank(A, personalization=v, tol=1e-10, device=device, precision=precision)
+        single, sinfo = perron.pagerank(A, personalization=v, tol=1e-10, device=device, precision=precision,
+                                        accelerate="none")  # the batched solve's plain steps
         assert np.abs(R[:, c] - single).max() <= bound, c
         if precision == "double":
             assert abs(int(info.iterations[c]) - sinfo.iterations) <= 1

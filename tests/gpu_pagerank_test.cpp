@@ -1293,18 +1293,8 @@ TYPED_TEST(gpu_pagerank_accel, PullsAndReuse) {
 // persistent with auto is accepted.
 TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
   using T = TypeParam;
-  std::vector<std::pair<index_t, index_t>> arcs;
-  for (index_t c = 0; c < 20; ++c)
-    for (index_t i = 0; i + 1 < 500; ++i) arcs.push_back({c * 500 + i, c * 500 + i + 1});
-  const auto chains = make_pagerank_graph<T>(graph_from_arcs(10000, arcs), false);
-  std::vector<std::pair<index_t, index_t>> grid;
-  for (index_t y = 0; y < 60; ++y)
-    for (index_t x = 0; x < 60; ++x) {
-      const index_t v = y * 60 + x;
-      if (x + 1 < 60) grid.push_back({v, v + 1}), grid.push_back({v + 1, v});
-      if (y + 1 < 60) grid.push_back({v, v + 60}), grid.push_back({v + 60, v});
-    }
-  const auto mesh = make_pagerank_graph<T>(graph_from_arcs(3600, grid), false);
+  const auto chains = make_pagerank_graph<T>(chains_graph(20, 500), false);
+  const auto mesh = make_pagerank_graph<T>(grid_graph(60), false);
   const double tol = std::is_same_v<T, float> ? 1e-6 : 1e-10;
   const pagerank_options o = accel_options(pagerank_accel::automatic, 0.99, tol);
   pagerank_options plain = o;

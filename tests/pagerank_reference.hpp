@@ -148,6 +148,26 @@ inline coo_matrix<double> cycle_graph(index_t n) {
   return graph_from_arcs(n, arcs);
 }
 
+// `count` chains of `length` vertices, i -> i + 1 along each; the last of each dangling.
+inline coo_matrix<double> chains_graph(index_t count, index_t length) {
+  std::vector<std::pair<index_t, index_t>> arcs;
+  for (index_t c = 0; c < count; ++c)
+    for (index_t i = 0; i + 1 < length; ++i) arcs.push_back({c * length + i, c * length + i + 1});
+  return graph_from_arcs(count * length, arcs);
+}
+
+// A side x side grid, each vertex linked both ways to its 2-4 neighbours.
+inline coo_matrix<double> grid_graph(index_t side) {
+  std::vector<std::pair<index_t, index_t>> arcs;
+  for (index_t y = 0; y < side; ++y)
+    for (index_t x = 0; x < side; ++x) {
+      const index_t v = y * side + x;
+      if (x + 1 < side) arcs.push_back({v, v + 1}), arcs.push_back({v + 1, v});
+      if (y + 1 < side) arcs.push_back({v, v + side}), arcs.push_back({v + side, v});
+    }
+  return graph_from_arcs(side * side, arcs);
+}
+
 // Leaves 1..n-1 each link to the centre 0, which links nowhere (dangling).
 inline coo_matrix<double> star_graph(index_t n) {
   std::vector<std::pair<index_t, index_t>> arcs;

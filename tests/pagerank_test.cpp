@@ -307,10 +307,7 @@ TEST(pagerank_cpu_accelerate, AutoSkipsIdleAndGatedExtrapolations) {
   EXPECT_EQ(a.extrapolations, 0);
   EXPECT_EQ(a.rank, p.rank);
   // 20 chains of 500 vertices at alpha 0.99
-  std::vector<std::pair<index_t, index_t>> arcs;
-  for (index_t c = 0; c < 20; ++c)
-    for (index_t i = 0; i + 1 < 500; ++i) arcs.push_back({c * 500 + i, c * 500 + i + 1});
-  const auto chains = make_pagerank_graph<double>(graph_from_arcs(10000, arcs), false);
+  const auto chains = make_pagerank_graph<double>(chains_graph(20, 500), false);
   o = accelerated(pagerank_accel::automatic, 0.99, 1e-10);
   plain = o;
   plain.accelerate = pagerank_accel::none;
@@ -320,14 +317,7 @@ TEST(pagerank_cpu_accelerate, AutoSkipsIdleAndGatedExtrapolations) {
   EXPECT_LE(ac.iterations, pc.iterations);
   EXPECT_LE(l1_diff(ac.rank, pc.rank), 2 * accel_l1_bound<double>(0.99, 1e-10));
   // a 2D grid at alpha 0.99: slow mixing
-  std::vector<std::pair<index_t, index_t>> grid;
-  for (index_t y = 0; y < 60; ++y)
-    for (index_t x = 0; x < 60; ++x) {
-      const index_t v = y * 60 + x;
-      if (x + 1 < 60) grid.push_back({v, v + 1}), grid.push_back({v + 1, v});
-      if (y + 1 < 60) grid.push_back({v, v + 60}), grid.push_back({v + 60, v});
-    }
-  const auto mesh = make_pagerank_graph<double>(graph_from_arcs(3600, grid), false);
+  const auto mesh = make_pagerank_graph<double>(grid_graph(60), false);
   const auto am = pagerank_cpu(mesh, o), pm = pagerank_cpu(mesh, plain);
   o.accelerate = pagerank_accel::quadratic;
   const auto qm = pagerank_cpu(mesh, o);

@@ -852,6 +852,36 @@ class scoped_env {
   std::optional<std::string> old_;
 };
 
+// A kernel's shared-memory limit belongs to the process: a fused solver built
+// later on a smaller graph must not lower it under an earlier one's hub (it
+// did; in the loops without a graph the earlier solver's steps then failed to
+// launch, and in a WHILE graph the driver crashed now and then as it
+// destroyed the graph). Hubs forced to all of x: 20000 entries, above the
+// 48 KB that needs no opt-in in float and in double.
+TYPED_TEST(gpu_pagerank, FusedSolversKeepTheirHubs) {
+  using T = TypeParam;
+  const scoped_env hub("PERRON_FUSED_HUB", "1000000");
+  const auto big = make_pagerank_graph<T>(random_graph(20000, 120000, 211), false);
+  const auto small = make_pagerank_graph<T>(random_graph(300, 1500, 223), false);
+  pagerank_options o = plain_steps();
+  o.loop = pagerank_loop::check_every;
+  o.use_graphs = false;
+  pagerank_cuda<T> a(big, std::nullopt, pagerank_pull::fused);
+  const pagerank_result alone = a.solve(o);
+  ASSERT_GT(alone.hub_entries * sizeof(T), 48u * 1024);
+  pagerank_cuda<T> b(small, std::nullopt, pagerank_pull::fused);
+  EXPECT_LT(b.solve(o).hub_entries, alone.hub_entries);
+  for (pagerank_loop loop : {pagerank_loop::check_every, pagerank_loop::graph_while}) {
+    o.loop = loop;
+    o.use_graphs = loop == pagerank_loop::graph_while;
+    const pagerank_result r = a.solve(o);
+    EXPECT_EQ(r.hub_entries, alone.hub_entries);
+    const bool graphs = o.use_graphs;
+    EXPECT_EQ(r.iterations, alone.iterations) << "graphs " << graphs;
+    EXPECT_EQ(r.rank, alone.rank) << "graphs " << graphs;
+  }
+}
+
 // The persistent pull's three modes (resident: each block's slices in shared
 // memory, read the same way every step; streamed: read from L2 every step,
 // handed to warps by a counter, with a hub of x; cluster: one thread-block

@@ -497,11 +497,17 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
                          static_cast<long long>(sizeof(T));
   max_hub_ = static_cast<int>(std::max<long long>(0, std::min<long long>(room, n_)) / 32 *
                               32);  // whole 16-byte vectors
-  const int hub_bytes = static_cast<int>(static_cast<std::size_t>(max_hub_) * sizeof(T));
+  // The kernels' limit is a process-wide attribute: set to all the device
+  // allows them, never to this graph's hub, so that a solver built later
+  // (on a smaller graph) does not lower it under this one's launches. (It
+  // did: a second fused solver's smaller limit left the first one's
+  // captured steps above it, and the driver crashed now and then when it
+  // destroyed their graph, in double; docs/PERFORMANCE.md.)
+  const int kernel_room = static_cast<int>(std::max<long long>(0, room) * static_cast<long long>(sizeof(T)));
   PERRON_CUDA_CHECK(
-      cudaFuncSetAttribute(fused_step<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, hub_bytes));
+      cudaFuncSetAttribute(fused_step<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel_room));
   PERRON_CUDA_CHECK(
-      cudaFuncSetAttribute(fused_step<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, hub_bytes));
+      cudaFuncSetAttribute(fused_step<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel_room));
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   choose_layout(hub);
 }

@@ -543,9 +543,11 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   const long long room = (static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)) /
                          static_cast<long long>(sizeof(T));
   max_hub_ = static_cast<int>(std::min<long long>(std::max<long long>(0, room), fused.max_hub()) / 32 * 32);
-  const auto hub_bytes = static_cast<std::size_t>(max_hub_) * sizeof(T);
+  // All the device allows the kernel, not this graph's hub: the attribute is
+  // the process's, shared with every other solver (pagerank_fused.cu).
   PERRON_CUDA_CHECK(cudaFuncSetAttribute(persistent_solve<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(hub_bytes)));
+                                         static_cast<int>(std::max<long long>(0, room) * sizeof(T))));
+  const auto hub_bytes = static_cast<std::size_t>(max_hub_) * sizeof(T);
   // Every block must be resident at once (a cooperative launch refuses more):
   // the blocks that fit per SM with the largest hub, on every SM.
   int per_sm = 0;

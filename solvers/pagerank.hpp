@@ -111,7 +111,7 @@ enum class pagerank_accel {
   quadratic,  // quadratic extrapolation (Kamvar et al. 2003) every accelerate_every steps
   aitken,     // Aitken delta^2, per vertex, every accelerate_every steps
   automatic,  // quadratic where it pays: gated by the residual's rate, stopped when idle
-              // (solvers/pagerank_accel.hpp), on the CPU and the GPU's fused pull only
+              // (solvers/pagerank_accel.hpp), on the CPU and the GPU's spmv and fused pulls
 };
 std::string_view name(pagerank_accel a);                  // "none", "quadratic", "aitken", "auto"
 pagerank_accel parse_pagerank_accel(std::string_view s);  // throws invalid_argument
@@ -344,8 +344,8 @@ struct pagerank_options {
   // fused pulls extrapolate (the fused pull its scaled iterate, weighted:
   // solvers/cuda/pagerank_accel.cuh); a persistent solver runs its fused
   // pull's steps for an accelerated solve. auto (the default) is quadratic
-  // behind its gate on the CPU and the fused pull, plain steps on the GPU's
-  // spmv and persistent pulls (solvers/cuda/pagerank.cu says why).
+  // behind its gate on the CPU and the spmv and fused pulls, plain steps on
+  // the persistent pull (its one kernel per solve is the point there).
   pagerank_accel accelerate = pagerank_accel::automatic;
   int accelerate_every = 10;
   // Called with (iteration, residual): by the CPU solver after every step, by

@@ -185,6 +185,23 @@ inline cudaGraph_t add_conditional(cudaGraph_t g, cudaGraphConditionalHandle han
   return params.conditional.phGraph_out[0];
 }
 
+// The nodes that the next operation captured on s would follow (the
+// capture's current dependencies), copied: a node added to the graph by hand
+// after the capture ends (a conditional, say) follows them.
+inline std::vector<cudaGraphNode_t> capture_leaves(cudaStream_t s) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  const cudaGraphNode_t* deps = nullptr;
+  std::size_t count = 0;
+#if CUDART_VERSION >= 13000
+  PERRON_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &count));
+#else
+  PERRON_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, &count));
+#endif
+  if (status != cudaStreamCaptureStatusActive)
+    throw cuda_error("capture_leaves: the stream is not capturing");
+  return std::vector<cudaGraphNode_t>(deps, deps + count);
+}
+
 // ---- timing of GPU calls -----------------------------------------------------
 // `iterations` calls of launch() on stream s after `warmup` untimed ones, each
 // between its own pair of events, queued behind a spin kernel so that host-side

@@ -29,9 +29,13 @@
 //    launches of the batch return at once, so r, the iteration count and the
 //    residual are exactly those of the step where the criterion was first met.
 //    Used when the plan's SpMV does not capture into a conditional body.
-// With --accelerate (spmv and fused pulls) a WHILE trip or a check_every batch is one
-// run of accelerate_every steps and the extrapolation that ends it
-// (solvers/cuda/pagerank_accel.cuh): the same syncs as without it.
+// With --accelerate (spmv and fused pulls) a check_every batch, and the fused
+// pull's WHILE trip, is one run of accelerate_every steps and the
+// extrapolation that ends it (solvers/cuda/pagerank_accel.cuh): the same syncs
+// as without it. The spmv pull's SpMVs do not stop with the state, so its
+// WHILE trips keep their few steps (a divisor of the run) and the
+// extrapolation sits in an IF node after them, which the update kernel turns
+// on at a run's end; the update kernel also keeps the run's last iterates.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -91,14 +95,33 @@ __global__ void __launch_bounds__(block_threads)
   if (accumulate_grid<block_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
 }
 
+// --accelerate on the spmv pull: the update kernel keeps the run's last three
+// iterates itself (steps P-3, P-2, P-1 of a run of P = every steps, by the
+// step's number: runs start at multiples of P), with their dangling masses
+// as pagerank_accel.cuh's save_kernel would, and, in a WHILE body, sets the
+// IF node that runs the extrapolation after its trip: on at a run's end.
+template <class T>
+struct run_saves {
+  T* slot[3] = {nullptr, nullptr, nullptr};  // x_{k-3}, x_{k-2}, x_{k-1}
+  accel_state* ac = nullptr;
+  int every = 0;  // 0: no acceleration
+  int aitken = 0;
+  cudaGraphConditionalHandle run_end{};
+  int set_run_end = 0;
+};
+
 // The fused step (see the top of the file). y = P^T r_k on entry.
 template <class T>
 __global__ void __launch_bounds__(block_threads)
     update_kernel(const T* __restrict__ y, T* __restrict__ r, const T* __restrict__ v,
                   const std::uint32_t* __restrict__ bits, index_t n, pagerank_state* st,
-                  pagerank_progress* progress, cudaGraphConditionalHandle handle, int set_condition) {
+                  pagerank_progress* progress, cudaGraphConditionalHandle handle, int set_condition,
+                  run_saves<T> saves) {
   // Written by the previous launch's last block: uniform across this grid.
   if (st->done) return;
+  const int which = saves.every > 0 ? (st->iteration + 1) % saves.every - (saves.every - 3) : -1;
+  T* __restrict__ slot =
+      which >= 0 && !(which == 0 && saves.aitken) && !saves.ac->disabled ? saves.slot[which] : nullptr;
   const double alpha = st->alpha;
   const double c = alpha * st->dangling + (1.0 - alpha);  // dangling mass + teleport, spread by v
   const bool personalized = st->personalized != 0;
@@ -128,6 +151,7 @@ __global__ void __launch_bounds__(block_threads)
         const T rn = static_cast<T>(alpha * static_cast<double>(yv[j]) + c * vv[j]);
         l1 += fabs(static_cast<double>(rn) - static_cast<double>(rv[j]));
         r[i] = rn;
+        if (slot) slot[i] = rn;
         if (is_dangling(bits, i)) dangling += static_cast<double>(rn);
       }
     }
@@ -136,6 +160,13 @@ __global__ void __launch_bounds__(block_threads)
   double2 totals;
   if (!accumulate_grid<block_threads>(make_double2(l1, dangling), st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
+  if (slot) {
+    saves.ac->dangling[which] = st->dangling;
+    if (which == 2) saves.ac->residual_1 = st->residual;
+  }
+  if (saves.set_run_end)
+    cudaGraphSetConditional(saves.run_end,
+                            !st->done && !saves.ac->disabled && st->iteration % saves.every == 0 ? 1u : 0u);
 }
 
 using cuda::graph_exec_ptr;  // core/cuda/support.cuh
@@ -168,12 +199,22 @@ struct pagerank_cuda<T>::impl {
 
   std::unique_ptr<accel_buffers<T>> accel;  // --accelerate, allocated by the first such solve
 
-  // What one WHILE trip or one check_every batch runs: `steps` plain steps,
-  // then, unless mode is none, the extrapolation of that run.
+  // What one WHILE trip or one check_every batch runs: `steps` plain steps
+  // and, unless mode is none, the extrapolation of runs of `every` steps:
+  // after the trip where steps == every (the fused pull, and any check_every
+  // batch); on the spmv pull's WHILE trips (steps dividing every), in an IF
+  // node that runs it after the trip that ends a run (ensure_while_graph).
   struct body {
     int steps = 0;
     pagerank_accel mode = pagerank_accel::none;
-    bool operator==(const body& o) const { return steps == o.steps && mode == o.mode; }
+    int every = 0;
+    bool operator==(const body& o) const { return steps == o.steps && mode == o.mode && every == o.every; }
+  };
+  // The conditional nodes a captured body sets: the WHILE loop's, and the IF
+  // node of the spmv pull's extrapolation.
+  struct conditions {
+    cudaGraphConditionalHandle loop{}, run_end{};
+    bool set_loop = false, set_run_end = false;
   };
 
   graph_exec_ptr while_exec;
@@ -212,16 +253,26 @@ struct pagerank_cuda<T>::impl {
     PERRON_CUDA_CHECK_LAUNCH("pagerank init_kernel");
   }
 
-  // One step: y = P^T r, then the fused update.
-  void launch_step(cudaGraphConditionalHandle handle, bool set_condition) {
+  // One step: y = P^T r, then the fused update (which keeps a run's
+  // iterates when b extrapolates).
+  void launch_step(const body& b, const conditions& c) {
     if (fused) {
-      fused->launch_step(d_state.data(), d_progress, handle, set_condition ? 1 : 0);
+      fused->launch_step(d_state.data(), d_progress, c.loop, c.set_loop ? 1 : 0);
       return;
+    }
+    run_saves<T> saves;
+    if (b.mode != pagerank_accel::none) {
+      for (int w = 0; w < 3; ++w) saves.slot[w] = accel->history(w);
+      saves.ac = accel->state();
+      saves.every = b.every;
+      saves.aitken = b.mode == pagerank_accel::aitken ? 1 : 0;
+      saves.run_end = c.run_end;
+      saves.set_run_end = c.set_run_end ? 1 : 0;
     }
     plan->apply(T(1), d_r.data(), T(0), d_y.data());
     update_kernel<T><<<grid, block_threads, 0, stream.get()>>>(d_y.data(), d_r.data(), d_v.data(),
                                                                d_bits.data(), n, d_state.data(), d_progress,
-                                                               handle, set_condition ? 1 : 0);
+                                                               c.loop, c.set_loop ? 1 : 0, saves);
     PERRON_CUDA_CHECK_LAUNCH("pagerank update_kernel");
   }
 
@@ -233,17 +284,19 @@ struct pagerank_cuda<T>::impl {
   }
 
   // A body (see struct body): the run's last three iterates are saved after
-  // its steps steps-3 .. steps-1 (aitken reads the last two).
-  void launch_body(const body& b, cudaGraphConditionalHandle handle, bool set_condition) {
+  // its steps every-3 .. every-1 (aitken reads the last two; on the spmv pull
+  // by the update kernel), then the extrapolation, unless the caller places
+  // it (c.set_run_end: ensure_while_graph's IF node).
+  void launch_body(const body& b, const conditions& c) {
     for (int s = 1; s <= b.steps; ++s) {
-      launch_step(handle, set_condition);
+      launch_step(b, c);
       const int which = s - (b.steps - 3);
-      if (b.mode != pagerank_accel::none && which >= 0 && which < 3 &&
+      if (fused && b.mode != pagerank_accel::none && which >= 0 && which < 3 &&
           !(which == 0 && b.mode == pagerank_accel::aitken))
         accel->launch_save(accel_target(), which, d_state.data());
     }
-    if (b.mode != pagerank_accel::none)
-      accel->launch_extrapolate(b.mode, b.steps, accel_target(), d_state.data());
+    if (b.mode != pagerank_accel::none && !c.set_run_end)
+      accel->launch_extrapolate(b.mode, b.every, accel_target(), d_state.data());
   }
 
   // The graph_while loop: built on first use; false (with while_error) when the
@@ -258,20 +311,40 @@ struct pagerank_cuda<T>::impl {
       cudaGraph_t g = nullptr;
       PERRON_CUDA_CHECK(cudaGraphCreate(&g, 0));
       graph.reset(g);
-      cudaGraphConditionalHandle handle{};
+      conditions c;
+      c.set_loop = true;
       // Reset to 1 at every launch: the body runs at least once (max_iter >= 1).
-      PERRON_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, g, 1, cudaGraphCondAssignDefault));
-      cudaGraph_t body = cuda::add_conditional(g, handle, cudaGraphCondTypeWhile);
+      PERRON_CUDA_CHECK(cudaGraphConditionalHandleCreate(&c.loop, g, 1, cudaGraphCondAssignDefault));
+      cudaGraph_t body = cuda::add_conditional(g, c.loop, cudaGraphCondTypeWhile);
+      // The spmv pull's extrapolation: an IF node after the trip's steps,
+      // whose update kernels set it (each step: on at a run's end).
+      c.set_run_end = !fused && b.mode != pagerank_accel::none;
+      if (c.set_run_end) PERRON_CUDA_CHECK(cudaGraphConditionalHandleCreate(&c.run_end, body, 0, 0));
+      std::vector<cudaGraphNode_t> leaves;
       PERRON_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream.get(), body, nullptr, nullptr, 0,
                                                       cudaStreamCaptureModeThreadLocal));
       try {
-        launch_body(b, handle, true);
+        launch_body(b, c);
+        if (c.set_run_end) leaves = cuda::capture_leaves(stream.get());
       } catch (...) {
         cuda::abandon_capture(stream.get(), true);
         throw;
       }
       cudaGraph_t captured = nullptr;
       PERRON_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &captured));
+      if (c.set_run_end) {
+        cudaGraph_t run_end =
+            cuda::add_conditional(body, c.run_end, cudaGraphCondTypeIf, leaves.data(), leaves.size());
+        PERRON_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream.get(), run_end, nullptr, nullptr, 0,
+                                                        cudaStreamCaptureModeThreadLocal));
+        try {
+          accel->launch_extrapolate(b.mode, b.every, accel_target(), d_state.data());
+        } catch (...) {
+          cuda::abandon_capture(stream.get(), true);
+          throw;
+        }
+        PERRON_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &captured));
+      }
       cudaGraphExec_t exec = nullptr;
       PERRON_CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
       while_exec.reset(exec);
@@ -293,7 +366,7 @@ struct pagerank_cuda<T>::impl {
     try {
       PERRON_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
       try {
-        launch_body(b, 0, false);
+        launch_body(b, conditions{});
       } catch (...) {
         cuda::abandon_capture(stream.get(), false);
         throw;
@@ -358,7 +431,7 @@ struct pagerank_cuda<T>::impl {
              const std::string& layout, int iterations);
   std::string kernel_note;  // why the SpMV pull's kernel was not timed ("" when it was, or named)
   void allocate(const pagerank_graph<T>& g);
-  pagerank_loop choose_loop(const pagerank_options& opt, const body& accelerated, pagerank_result& res);
+  pagerank_loop choose_loop(const pagerank_options& opt, bool accelerating, pagerank_result& res);
   void upload(const pagerank_options& opt, pagerank_loop loop);
   void fetch_state();
   void fetch_rank(std::size_t chunks);
@@ -555,15 +628,28 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
 
 // Which loop runs: graph_while unless asked otherwise or the SpMV does not
 // capture; the notes say why it differs from the one asked for.
-// accelerated: the body of an accelerated solve (steps 0 when not accelerating).
+// accelerating: the solve extrapolates (opt.accelerate).
 template <class T>
-pagerank_loop pagerank_cuda<T>::impl::choose_loop(const pagerank_options& opt, const body& accelerated,
+pagerank_loop pagerank_cuda<T>::impl::choose_loop(const pagerank_options& opt, bool accelerating,
                                                   pagerank_result& res) {
   pagerank_loop loop = opt.use_graphs ? opt.loop : pagerank_loop::check_every;
   if (loop == pagerank_loop::automatic || loop == pagerank_loop::graph_while) {
-    const body b = accelerated.steps > 0 ? accelerated
-                                         : body{opt.graph_unroll > 0 ? opt.graph_unroll : automatic_unroll(),
-                                                pagerank_accel::none};
+    const int every = opt.accelerate_every;
+    body b{opt.graph_unroll > 0 ? opt.graph_unroll : automatic_unroll(), pagerank_accel::none, 0};
+    if (accelerating && fused) {
+      // Its steps return at once after the stop: a trip is a whole run.
+      b = body{every, opt.accelerate, every};
+    } else if (accelerating) {
+      // The spmv pull's SpMVs run whatever the state says: trips keep their
+      // unroll, cut to a divisor of the run so that a run ends with a trip.
+      int u = std::min(b.steps, every);
+      while (every % u != 0) --u;
+      if (opt.graph_unroll > 0 && u != opt.graph_unroll)
+        res.loop_note = "--graph-unroll " + std::to_string(opt.graph_unroll) + ": trips of " +
+                        std::to_string(u) + " steps, a divisor of --accelerate-every " +
+                        std::to_string(every);
+      b = body{u, opt.accelerate, every};
+    }
     if (ensure_while_graph(b)) {
       loop = pagerank_loop::graph_while;
       res.graph_unroll = b.steps;
@@ -658,17 +744,11 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.on_gpu = true;
   // The persistent kernel runs whole solves and does not extrapolate: an
   // accelerated solve runs the steps of its fused pull (the same layout).
-  // auto extrapolates on the fused pull only. It keeps the persistent kernel
-  // (chosen where its steps are the fastest: small graphs whose steps cost
-  // less than an extrapolation's launches). And on the spmv pull a WHILE trip
-  // (or check_every batch) is a whole run of accelerate_every steps, whose
-  // SpMVs all run after the stopping step (the fused steps return at once):
-  // up to 9 spent SpMVs a solve, against the 1-2 of its plain trips
-  // (automatic_unroll); on the H200 web:1048576:16777216:0.3 took 2.29 ms
-  // of device time for 12 accelerated steps against 1.54 for 13 plain ones
-  // (docs/PERFORMANCE.md, "--accelerate auto").
+  // auto keeps the persistent kernel (chosen where its steps are the
+  // fastest: small graphs whose steps cost less than an extrapolation's
+  // launches).
   const bool accelerating = opt.accelerate != pagerank_accel::none &&
-                            !(opt.accelerate == pagerank_accel::automatic && (m.persistent || !m.fused));
+                            !(opt.accelerate == pagerank_accel::automatic && m.persistent);
   const bool persistent = m.persistent && !accelerating;
   res.pull = m.persistent && !persistent ? pagerank_pull::fused : pull_;
   res.kernel = kernel_;
@@ -686,11 +766,10 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     m.accel = std::make_unique<accel_buffers<T>>(m.n, m.stream.get());
     device_bytes_ += m.accel->device_bytes();
   }
-  const typename impl::body accelerated{accelerating ? opt.accelerate_every : 0, opt.accelerate};
   // The persistent pull loops in its kernel: one launch per solve (graph_while's
   // one wait), or per check_interval steps when check_every is asked for.
   const bool check_every = !opt.use_graphs || opt.loop == pagerank_loop::check_every;
-  const pagerank_loop loop = !persistent   ? m.choose_loop(opt, accelerated, res)
+  const pagerank_loop loop = !persistent   ? m.choose_loop(opt, accelerating, res)
                              : check_every ? pagerank_loop::check_every
                                            : pagerank_loop::graph_while;
   if (persistent)
@@ -698,7 +777,8 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
                                 : "one persistent kernel runs every step (no CUDA graph)";
   res.loop = loop;
   const typename impl::body batch =
-      accelerating ? accelerated : typename impl::body{opt.check_interval, pagerank_accel::none};
+      accelerating ? typename impl::body{opt.accelerate_every, opt.accelerate, opt.accelerate_every}
+                   : typename impl::body{opt.check_interval, pagerank_accel::none, 0};
   const bool batch_graph =
       loop == pagerank_loop::check_every && opt.use_graphs && !persistent && m.ensure_batch_graph(batch);
   if (loop == pagerank_loop::check_every && accelerating)
@@ -756,7 +836,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
       } else if (batch_graph) {
         PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
       } else {
-        m.launch_body(batch, 0, false);
+        m.launch_body(batch, typename impl::conditions{});
       }
       m.fetch_state();
       if (res.host_syncs == 0) allocate_rank();

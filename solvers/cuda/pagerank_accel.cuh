@@ -8,8 +8,11 @@
 // at max_iter): after the stopping step, neither r nor the state changes, so
 // the result is the exact plain iterate of the stopping step.
 //
-// A run of P = accelerate_every steps (one WHILE trip, or one check_every batch):
+// A run of P = accelerate_every steps (the fused pull: one WHILE trip, or one
+// check_every batch; the spmv pull: P / u trips of u steps, the extrapolation in an IF node
+// after each, which runs it at the run's end only; solvers/cuda/pagerank.cu):
 //   step, ..., step P-3, save x_{k-3}, step P-2, save x_{k-2}, step P-1, save x_{k-1}, step P,
+// (on the spmv pull the update kernel of steps P-3..P-1 writes the saves, no kernels of their own)
 //   check_kernel (aitken's safeguard, solvers/pagerank_accel.hpp: drops the run
 //   when the extrapolation that started it did not lower the residual), then
 //         quadratic (auto: behind its gate, from the residuals of steps P-1 and P): dots_kernel (the 2 x 2
@@ -306,6 +309,8 @@ class accel_buffers {
   }
 
   accel_state* state() { return state_.data(); }
+  // x_{k-3+which} of the run (the spmv pull's update kernel writes them itself).
+  T* history(int which) { return hist_[which].data(); }
   std::size_t device_bytes() const { return 4 * hist_[0].bytes() + state_.bytes() + 2 * scratch_bytes; }
 
  private:

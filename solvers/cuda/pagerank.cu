@@ -110,8 +110,11 @@ struct run_saves {
   int set_run_end = 0;
 };
 
-// The fused step (see the top of the file). y = P^T r_k on entry.
-template <class T>
+// The fused step (see the top of the file). y = P^T r_k on entry. keeps_run:
+// an accelerated solve's step (`saves` used); plain steps run the kernel
+// without that code (it cost them 1-3 us a step on the H200: chain:1000000
+// 14.0 -> 16.8 us, web:1048576:16777216 76.7 -> 79.6).
+template <class T, bool keeps_run>
 __global__ void __launch_bounds__(block_threads)
     update_kernel(const T* __restrict__ y, T* __restrict__ r, const T* __restrict__ v,
                   const std::uint32_t* __restrict__ bits, index_t n, pagerank_state* st,
@@ -119,9 +122,12 @@ __global__ void __launch_bounds__(block_threads)
                   run_saves<T> saves) {
   // Written by the previous launch's last block: uniform across this grid.
   if (st->done) return;
-  const int which = saves.every > 0 ? (st->iteration + 1) % saves.every - (saves.every - 3) : -1;
-  T* __restrict__ slot =
-      which >= 0 && !(which == 0 && saves.aitken) && !saves.ac->disabled ? saves.slot[which] : nullptr;
+  int which = -1;
+  T* slot = nullptr;
+  if constexpr (keeps_run) {
+    which = (st->iteration + 1) % saves.every - (saves.every - 3);
+    if (which >= 0 && !(which == 0 && saves.aitken) && !saves.ac->disabled) slot = saves.slot[which];
+  }
   const double alpha = st->alpha;
   const double c = alpha * st->dangling + (1.0 - alpha);  // dangling mass + teleport, spread by v
   const bool personalized = st->personalized != 0;
@@ -151,7 +157,8 @@ __global__ void __launch_bounds__(block_threads)
         const T rn = static_cast<T>(alpha * static_cast<double>(yv[j]) + c * vv[j]);
         l1 += fabs(static_cast<double>(rn) - static_cast<double>(rv[j]));
         r[i] = rn;
-        if (slot) slot[i] = rn;
+        if constexpr (keeps_run)
+          if (slot) slot[i] = rn;
         if (is_dangling(bits, i)) dangling += static_cast<double>(rn);
       }
     }
@@ -160,13 +167,15 @@ __global__ void __launch_bounds__(block_threads)
   double2 totals;
   if (!accumulate_grid<block_threads>(make_double2(l1, dangling), st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
-  if (slot) {
-    saves.ac->dangling[which] = st->dangling;
-    if (which == 2) saves.ac->residual_1 = st->residual;
+  if constexpr (keeps_run) {
+    if (slot) {
+      saves.ac->dangling[which] = st->dangling;
+      if (which == 2) saves.ac->residual_1 = st->residual;
+    }
+    if (saves.set_run_end)
+      cudaGraphSetConditional(saves.run_end,
+                              !st->done && !saves.ac->disabled && st->iteration % saves.every == 0 ? 1u : 0u);
   }
-  if (saves.set_run_end)
-    cudaGraphSetConditional(saves.run_end,
-                            !st->done && !saves.ac->disabled && st->iteration % saves.every == 0 ? 1u : 0u);
 }
 
 using cuda::graph_exec_ptr;  // core/cuda/support.cuh
@@ -270,9 +279,10 @@ struct pagerank_cuda<T>::impl {
       saves.set_run_end = c.set_run_end ? 1 : 0;
     }
     plan->apply(T(1), d_r.data(), T(0), d_y.data());
-    update_kernel<T><<<grid, block_threads, 0, stream.get()>>>(d_y.data(), d_r.data(), d_v.data(),
-                                                               d_bits.data(), n, d_state.data(), d_progress,
-                                                               c.loop, c.set_loop ? 1 : 0, saves);
+    const auto kernel = saves.every > 0 ? update_kernel<T, true> : update_kernel<T, false>;
+    kernel<<<grid, block_threads, 0, stream.get()>>>(d_y.data(), d_r.data(), d_v.data(), d_bits.data(), n,
+                                                     d_state.data(), d_progress, c.loop, c.set_loop ? 1 : 0,
+                                                     saves);
     PERRON_CUDA_CHECK_LAUNCH("pagerank update_kernel");
   }
 

@@ -126,7 +126,9 @@ __global__ void __launch_bounds__(block_threads)
   T* slot = nullptr;
   if constexpr (keeps_run) {
     which = (st->iteration + 1) % saves.every - (saves.every - 3);
-    if (which >= 0 && !(which == 0 && saves.aitken) && !saves.ac->disabled) slot = saves.slot[which];
+    // (a select, not slot[which]: indexing the parameter's array put it on the stack)
+    if (which >= 0 && !(which == 0 && saves.aitken) && !saves.ac->disabled)
+      slot = which == 0 ? saves.slot[0] : which == 1 ? saves.slot[1] : saves.slot[2];
   }
   const double alpha = st->alpha;
   const double c = alpha * st->dangling + (1.0 - alpha);  // dangling mass + teleport, spread by v

@@ -531,8 +531,9 @@ fused_index fused_index_choice();
 //    sorted copy beside both widths, escapes at most 2 more) and 80 per
 //    vertex (its per-virtual-row counts and offsets);
 //  - spmv: 2 (4 + value_bytes) per link (P^T and the kernel's converted copy
-//    of it, which auto's trial may hold beside it) and 4 + 3 value_bytes + 1
-//    per vertex (row pointer, r, y, v, dangling bits);
+//    of it, which auto's trial may hold beside it) and 4 + 7 value_bytes + 1
+//    per vertex (row pointer, r, y, v, dangling bits, and the four iterates
+//    --accelerate keeps: auto, the default, extrapolates on this pull);
 //  - automatic: the larger of the two (the pull is chosen from the graph).
 double pagerank_device_bytes(index_t n, std::size_t links, std::size_t value_bytes, pagerank_pull pull);
 

@@ -757,7 +757,8 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     // after step `every` the extrapolation replaces r (y is free until the
     // next SpMV), and the next plain step measures its true residual.
     ++run;
-    if (run >= every - 3 && run < every) std::copy(r.begin(), r.end(), hist[run - (every - 3)].begin());
+    if (const int w = accel::run_slot(run, every, opt.accelerate == pagerank_accel::aitken); w >= 0)
+      std::copy(r.begin(), r.end(), hist[w].begin());
     if (run == every - 1) residual_1 = s.l1;
     if (run == every && checking) {
       checking = false;

@@ -176,4 +176,14 @@ constexpr bool extrapolation_idle(double residual_after, double residual_before,
 }
 constexpr int idle_to_stop = 2;
 
+// Which saved iterate the step `step` of a run of `every` plain steps (1 ..
+// every; 0 for every, as a step count modulo every gives it) leaves: 0, 1, 2
+// for x_{k-3}, x_{k-2}, x_{k-1} after steps every-3 .. every-1, none (-1)
+// otherwise, nor x_{k-3} for aitken, which reads the last two. One rule for
+// the CPU solver, the fused pull's save kernels and the spmv pull's update kernel.
+constexpr int run_slot(int step, int every, bool aitken) {
+  const int which = step - (every - 3);
+  return which >= 0 && which < 3 && !(which == 0 && aitken) ? which : -1;
+}
+
 }  // namespace perron::accel

@@ -288,6 +288,14 @@ TEST(pagerank_accel_rules, GateAndIdleStop) {
   EXPECT_FALSE(accel::extrapolation_idle(plain * 0.9, 1e-3, 0.9, 10));  // it helped
   EXPECT_FALSE(accel::extrapolation_idle(plain * 4, 1e-3, 0.9, 10));    // no verdict
   EXPECT_FALSE(accel::extrapolation_idle(plain, 1e-3, 1.0, 10));        // no rate
+  // the saved iterates: after steps every-3 .. every-1 of a run (0: its end, modulo every)
+  for (int step : {0, 1, 6, 10}) EXPECT_EQ(accel::run_slot(step, 10, false), -1) << step;
+  EXPECT_EQ(accel::run_slot(7, 10, false), 0);
+  EXPECT_EQ(accel::run_slot(7, 10, true), -1);  // aitken reads the last two
+  EXPECT_EQ(accel::run_slot(8, 10, true), 1);
+  EXPECT_EQ(accel::run_slot(9, 10, false), 2);
+  EXPECT_EQ(accel::run_slot(1, 4, false), 0);
+  EXPECT_EQ(accel::run_slot(3, 4, false), 2);
 }
 
 // Quadratic extrapolation when one mode is left (its 2 x 2 system singular):

@@ -125,9 +125,9 @@ __global__ void __launch_bounds__(block_threads)
   int which = -1;
   T* slot = nullptr;
   if constexpr (keeps_run) {
-    which = (st->iteration + 1) % saves.every - (saves.every - 3);
+    which = accel::run_slot((st->iteration + 1) % saves.every, saves.every, saves.aitken != 0);
     // (a select, not slot[which]: indexing the parameter's array put it on the stack)
-    if (which >= 0 && !(which == 0 && saves.aitken) && !saves.ac->disabled)
+    if (which >= 0 && !saves.ac->disabled)
       slot = which == 0 ? saves.slot[0] : which == 1 ? saves.slot[1] : saves.slot[2];
   }
   const double alpha = st->alpha;
@@ -170,10 +170,7 @@ __global__ void __launch_bounds__(block_threads)
   if (!accumulate_grid<block_threads>(make_double2(l1, dangling), st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
   if constexpr (keeps_run) {
-    if (slot) {
-      saves.ac->dangling[which] = st->dangling;
-      if (which == 2) saves.ac->residual_1 = st->residual;
-    }
+    if (slot) close_save(saves.ac, st, which);
     if (saves.set_run_end)
       cudaGraphSetConditional(saves.run_end,
                               !st->done && !saves.ac->disabled && st->iteration % saves.every == 0 ? 1u : 0u);
@@ -302,9 +299,8 @@ struct pagerank_cuda<T>::impl {
   void launch_body(const body& b, const conditions& c) {
     for (int s = 1; s <= b.steps; ++s) {
       launch_step(b, c);
-      const int which = s - (b.steps - 3);
-      if (fused && b.mode != pagerank_accel::none && which >= 0 && which < 3 &&
-          !(which == 0 && b.mode == pagerank_accel::aitken))
+      const int which = accel::run_slot(s, b.every, b.mode == pagerank_accel::aitken);
+      if (fused && b.mode != pagerank_accel::none && which >= 0)
         accel->launch_save(accel_target(), which, d_state.data());
     }
     if (b.mode != pagerank_accel::none && !c.set_run_end)

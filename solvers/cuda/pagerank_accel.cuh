@@ -97,6 +97,13 @@ struct accel_vec {
   }
 };
 
+// After the save of x_{k-3+which} (accel::run_slot), by the thread that closed
+// its step: its dangling mass, and with the last, auto's residual_1.
+__device__ __forceinline__ void close_save(accel_state* ac, const pagerank_state* st, int which) {
+  ac->dangling[which] = st->dangling;
+  if (which == 2) ac->residual_1 = st->residual;
+}
+
 namespace accel_detail {
 
 #define PERRON_ACCEL_FOR(i, n)                                                               \
@@ -110,10 +117,7 @@ __global__ void __launch_bounds__(threads) save_kernel(accel_vec<T> v, T* __rest
   if (st->done || ac->disabled) return;
   const T* __restrict__ r = v.at(st);
   PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    ac->dangling[which] = st->dangling;
-    if (which == 2) ac->residual_1 = st->residual;
-  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) close_save(ac, st, which);
 }
 
 // The five sums of the normal equations of [y_1 y_2] g = -y_3 and the three

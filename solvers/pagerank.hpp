@@ -526,7 +526,7 @@ fused_index fused_index_choice();
 //  - fused, persistent: 8.25 bytes per link (the uploaded pattern and its
 //    relabelled copy, then that copy and the sliced layout with ~1% padding)
 //    and 64 per vertex (the relabel's index arrays and radix-sort buffers,
-//    then the iterates, v and the row counters); where the fused pull builds
+//    then the iterates, v, the row counters and the ranks' way back); where the fused pull builds
 //    the 16-bit index too (fused_index_choice()), 12.25 bytes per link (the
 //    sorted copy beside both widths, escapes at most 2 more) and 80 per
 //    vertex (its per-virtual-row counts and offsets);

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/memory.hpp"
+
 namespace perron {
 
 namespace {
@@ -101,10 +103,15 @@ void scale(std::size_t n, T alpha, T* x) {
   for (std::int64_t i = 0; i < m; ++i) x[i] *= alpha;
 }
 
+// A team sized by the work (threads_for_work): the GPU solver widens its
+// ranks here at the end of every solve, where a region of every thread on a
+// small vector gave stalls of 1-20 ms on some lent machines (a thread of the
+// team descheduled: docs/PERFORMANCE.md, "One launch in, one kernel out").
 template <class T>
 void widen(std::size_t n, const T* x, double* y) {
   const auto m = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static) if (m > parallel_threshold)
+  const int team = threads_for_work(n);
+#pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
   for (std::int64_t i = 0; i < m; ++i) y[i] = static_cast<double>(x[i]);
 }
 

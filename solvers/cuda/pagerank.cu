@@ -73,11 +73,12 @@ __device__ __forceinline__ bool is_dangling(const std::uint32_t* bits, long long
   return (__ldg(bits + (i >> 5)) >> (i & 31)) & 1u;
 }
 
-// r_0: uniform (written here) or uploaded before; dangling_0 = sum_{j dangling} r_0(j).
+// r_0: uniform (written here) or uploaded before; dangling_0 = sum_{j dangling} r_0(j);
+// the state from `start`.
 template <class T>
 __global__ void __launch_bounds__(block_threads)
     init_kernel(T* __restrict__ r, const std::uint32_t* __restrict__ bits, index_t n, int uniform,
-                pagerank_state* st) {
+                pagerank_state* st, solve_start start) {
   double dangling = 0.0;
   const T r_uniform = static_cast<T>(1.0 / static_cast<double>(n));
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -92,7 +93,21 @@ __global__ void __launch_bounds__(block_threads)
     if (is_dangling(bits, i)) dangling += static_cast<double>(ri);
   }
   double2 totals;
-  if (accumulate_grid<block_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
+  if (accumulate_grid<block_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals, start);
+}
+
+// The state to the host (publish_state) and, when out is set, the n ranks
+// r (the graph's order) into out: mapped host memory, written here instead
+// of by two copies (solve_out).
+template <class T>
+__global__ void __launch_bounds__(block_threads)
+    publish_kernel(const T* __restrict__ r, index_t n, T* __restrict__ out, const pagerank_state* st,
+                   solve_out o) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) publish_state(st, o);
+  if (!out) return;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    out[i] = r[i];
 }
 
 // --accelerate on the spmv pull: the update kernel keeps the run's last three
@@ -198,11 +213,16 @@ struct pagerank_cuda<T>::impl {
   cuda::device_buffer<T> d_r, d_y, d_v;
   cuda::device_buffer<std::uint32_t> d_bits;
   cuda::device_buffer<pagerank_state> d_state;
+  solve_start start;  // the next solve's parameters (upload), passed to its init kernel
+  // Mapped pinned memory the device writes (solve_out), with device addresses.
   cuda::pinned_buffer<pagerank_state> h_state;
-  cuda::pinned_buffer<pagerank_progress> h_progress;  // mapped
-  pagerank_progress* d_progress = nullptr;            // its device address
+  cuda::pinned_buffer<pagerank_progress> h_progress;
   cuda::pinned_buffer<T> h_rank;
   cuda::pinned_buffer<accel_state> h_accel;
+  pagerank_state* dh_state = nullptr;
+  pagerank_progress* d_progress = nullptr;
+  T* dh_rank = nullptr;
+  accel_state* dh_accel = nullptr;
   unsigned grid = 1;
 
   std::unique_ptr<accel_buffers<T>> accel;  // --accelerate, allocated by the first such solve
@@ -253,11 +273,11 @@ struct pagerank_cuda<T>::impl {
 
   void launch_init(bool uniform) {
     if (fused) {
-      fused->launch_init(d_r.data(), uniform ? 1 : 0, d_state.data());
+      fused->launch_init(d_r.data(), uniform ? 1 : 0, d_state.data(), start);
       return;
     }
     init_kernel<T><<<grid, block_threads, 0, stream.get()>>>(d_r.data(), d_bits.data(), n, uniform ? 1 : 0,
-                                                             d_state.data());
+                                                             d_state.data(), start);
     PERRON_CUDA_CHECK_LAUNCH("pagerank init_kernel");
   }
 
@@ -441,8 +461,7 @@ struct pagerank_cuda<T>::impl {
   void allocate(const pagerank_graph<T>& g);
   pagerank_loop choose_loop(const pagerank_options& opt, bool accelerating, pagerank_result& res);
   void upload(const pagerank_options& opt, pagerank_loop loop);
-  void fetch_state();
-  void fetch_rank(std::size_t chunks);
+  void fetch(bool state, std::size_t chunks);
   void receive_rank(std::size_t chunks, pagerank_result& res);
 };
 
@@ -509,12 +528,17 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
   // block adds one ticket and one slot to each step's reduction.
   grid = cuda::grid_for(nn, tile, 8u * static_cast<unsigned>(sms));
   d_state = cuda::device_buffer<pagerank_state>(1);
-  h_state = cuda::pinned_buffer<pagerank_state>(1);
+  // The grid sums' accumulators start at zero and every kernel leaves them so.
+  PERRON_CUDA_CHECK(cudaMemsetAsync(d_state.data(), 0, d_state.bytes(), stream.get()));
+  h_state = cuda::pinned_buffer<pagerank_state>(1, cudaHostAllocMapped);
   h_progress = cuda::pinned_buffer<pagerank_progress>(1, cudaHostAllocMapped);
   h_progress[0] = pagerank_progress{0, 0.0};
+  h_rank = cuda::pinned_buffer<T>(nn, cudaHostAllocMapped);
+  h_accel = cuda::pinned_buffer<accel_state>(1, cudaHostAllocMapped);
+  dh_state = h_state.device_pointer();
   d_progress = h_progress.device_pointer();
-  h_rank = cuda::pinned_buffer<T>(nn);
-  h_accel = cuda::pinned_buffer<accel_state>(1);
+  dh_rank = h_rank.device_pointer();
+  dh_accel = h_accel.device_pointer();
 }
 
 template <class T>
@@ -691,8 +715,9 @@ void pagerank_cuda<T>::impl::upload(const pagerank_options& opt, pagerank_loop l
     PERRON_CUDA_CHECK(
         cudaMemcpyAsync(d_r.data(), rt.data(), nn * sizeof(T), cudaMemcpyHostToDevice, stream.get()));
   }
-  pagerank_state& hs = h_state[0];
-  hs = pagerank_state{};
+  // The state itself goes with the init kernel (solve_start).
+  start = solve_start{};
+  pagerank_state& hs = start.state;
   hs.alpha = opt.alpha;
   hs.tol = opt.tol;
   hs.max_iter = opt.max_iter;
@@ -702,25 +727,44 @@ void pagerank_cuda<T>::impl::upload(const pagerank_options& opt, pagerank_loop l
   hs.report_progress = opt.progress && loop == pagerank_loop::graph_while ? 1 : 0;
   hs.residual = std::numeric_limits<double>::infinity();
   h_progress[0] = pagerank_progress{0, 0.0};
-  PERRON_CUDA_CHECK(cudaMemcpyAsync(d_state.data(), h_state.data(), sizeof(pagerank_state),
-                                    cudaMemcpyHostToDevice, stream.get()));
-  if (accel) accel->reset();
+  if (accel) {  // a fresh solve: no extrapolation yet
+    start.zero = reinterpret_cast<unsigned long long*>(accel->state());
+    start.zero_words = words_of<accel_state>();
+  }
 }
 
+// What the host reads after the kernels enqueued so far: with `state`, the
+// state (and the extrapolation's counters) in h_state (h_accel); with
+// chunks > 0, the ranks in h_rank, in `chunks` pieces, each followed by its
+// event. One piece is written by the kernel that publishes the state (one
+// launch where two copies and, on the fused pull, a kernel were: 5-15 us of
+// a small graph's solve on the H200); more pieces are copied, so that the
+// host widens one while the next is on its way.
 template <class T>
-void pagerank_cuda<T>::impl::fetch_state() {
-  PERRON_CUDA_CHECK(cudaMemcpyAsync(h_state.data(), d_state.data(), sizeof(pagerank_state),
-                                    cudaMemcpyDeviceToHost, stream.get()));
-  if (accel)
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(&h_accel[0], accel->state(), sizeof(accel_state),
-                                      cudaMemcpyDeviceToHost, stream.get()));
-}
-
-// The ranks in `chunks` pieces, each followed by its event.
-template <class T>
-void pagerank_cuda<T>::impl::fetch_rank(std::size_t chunks) {
+void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks) {
+  solve_out o;
+  if (state) {
+    o.state = dh_state;
+    if (accel) {
+      o.extra = reinterpret_cast<const unsigned long long*>(accel->state());
+      o.extra_out = reinterpret_cast<unsigned long long*>(dh_accel);
+      o.extra_words = words_of<accel_state>();
+    }
+  }
+  T* const out = chunks == 1 ? dh_rank : chunks > 1 ? d_r.data() : nullptr;
+  if (fused && out) {
+    fused->launch_ranks(out, d_state.data(), o);  // back in the graph's order
+  } else if (state || chunks == 1) {
+    const index_t count = chunks == 1 ? n : 0;
+    publish_kernel<T><<<count ? grid : 1u, block_threads, 0, stream.get()>>>(
+        d_r.data(), count, chunks == 1 ? out : nullptr, d_state.data(), o);
+    PERRON_CUDA_CHECK_LAUNCH("pagerank publish_kernel");
+  }
+  if (chunks == 1) {
+    ev_chunk[0].record(stream.get());
+    return;
+  }
   const auto nn = static_cast<std::size_t>(n);
-  if (fused) fused->launch_ranks(d_r.data(), d_state.data());  // back in the graph's order
   for (std::size_t c = 0; c < chunks; ++c) {
     const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
     PERRON_CUDA_CHECK(cudaMemcpyAsync(h_rank.data() + b, d_r.data() + b, (e - b) * sizeof(T),
@@ -823,16 +867,16 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     waiting += seconds(a, clock::now());
   };
 
-  const pagerank_state& hs = m.h_state[0];
+  const pagerank_state& hs = m.h_state[0];  // as the device publishes it
   if (loop == pagerank_loop::graph_while) {
     // The whole loop, the state and the ranks: one launch, one wait.
     if (persistent)
-      m.persistent->launch_solve(m.d_state.data(), hs.report_progress ? m.d_progress : nullptr, INT_MAX);
+      m.persistent->launch_solve(m.d_state.data(), m.start.state.report_progress ? m.d_progress : nullptr,
+                                 INT_MAX);
     else
       PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
     m.ev_stop.record(m.stream.get());
-    m.fetch_state();
-    m.fetch_rank(chunks);
+    m.fetch(true, chunks);
     allocate_rank();
     wait(opt, &m.ev_chunk[0]);  // the state and the first piece of the ranks
     res.host_syncs = 1;
@@ -846,7 +890,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
       } else {
         m.launch_body(batch, typename impl::conditions{});
       }
-      m.fetch_state();
+      m.fetch(true, 0);
       if (res.host_syncs == 0) allocate_rank();
       wait(no_progress, nullptr);
       ++res.host_syncs;
@@ -854,7 +898,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
       if (hs.done) break;
     }
     m.ev_stop.record(m.stream.get());
-    m.fetch_rank(chunks);
+    m.fetch(false, chunks);
     ++res.host_syncs;  // receive_rank() below
   }
   const auto received = clock::now();

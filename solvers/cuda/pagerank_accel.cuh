@@ -278,9 +278,6 @@ class accel_buffers {
                            unsigned(cuda::reduction_scratch::max_blocks));
   }
 
-  // A fresh solve: no extrapolation yet.
-  void reset() { PERRON_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, sizeof(accel_state), stream_)); }
-
   // After step `every` - 3 + which of a run: x_{k-3+which} = the iterate.
   void launch_save(const accel_vec<T>& v, int which, const pagerank_state* st) {
     accel_detail::save_kernel<T>

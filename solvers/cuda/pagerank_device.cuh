@@ -12,8 +12,9 @@
 
 namespace perron::pagerank_gpu {
 
-// Device-resident state of one solve. The host writes all of it once before a
-// solve and reads it back at checks; in between only the device touches it.
+// Device-resident state of one solve. The init kernel writes all of it at the
+// start of a solve (solve_start) and the device publishes it to the host at
+// checks and at the end (solve_out); in between only the device touches it.
 struct pagerank_state {
   // parameters of this solve
   double alpha;
@@ -97,9 +98,51 @@ __device__ inline bool accumulate_grid(double2 local, pagerank_state* st, double
   return close_grid_sums(cuda::detail::to_fixed60(x), cuda::detail::to_fixed60(y), st, totals);
 }
 
+// A solve's start, passed to its init kernel by value: the state's parameters
+// (every other field zero) and device words the start zeroes (the
+// extrapolation's state). No copy or memset precedes the init kernel: on the
+// H200 a 100-byte host-to-device copy held the start of every solve 4-5 us
+// (docs/PERFORMANCE.md, "One launch in, one kernel out").
+struct solve_start {
+  pagerank_state state{};
+  unsigned long long* zero = nullptr;
+  int zero_words = 0;
+};
+
+// Where a check or the end of a solve leaves the state for the host: mapped
+// pinned memory that a kernel writes itself (a device-to-host copy costs 3-8
+// us on the copy engine), with device words copied beside it (the
+// extrapolation's counters). state == nullptr: nothing to publish.
+struct solve_out {
+  pagerank_state* state = nullptr;
+  const unsigned long long* extra = nullptr;
+  unsigned long long* extra_out = nullptr;
+  int extra_words = 0;
+};
+
+// The words of a trivially copyable device struct, for solve_start::zero and solve_out.
+template <class S>
+constexpr int words_of() {
+  static_assert(sizeof(S) % sizeof(unsigned long long) == 0, "a struct of 8-byte words");
+  return static_cast<int>(sizeof(S) / sizeof(unsigned long long));
+}
+
 // Closes the start of a solve in the thread accumulate_grid() elected: the
-// dangling mass of r_0 becomes the state's.
-__device__ inline void close_init(pagerank_state* st, double2 totals) { st->dangling = totals.y; }
+// parameters and the dangling mass of r_0 become the state (close_grid_sums
+// has just zeroed the accumulators; start's are zero too).
+__device__ inline void close_init(pagerank_state* st, double2 totals, const solve_start& start) {
+  pagerank_state s = start.state;
+  s.dangling = totals.y;
+  *st = s;
+  for (int w = 0; w < start.zero_words; ++w) start.zero[w] = 0;
+}
+
+// One thread: the state (after the kernels before this one) to the host.
+__device__ inline void publish_state(const pagerank_state* st, const solve_out& o) {
+  if (!o.state) return;
+  *o.state = *st;
+  for (int w = 0; w < o.extra_words; ++w) o.extra_out[w] = o.extra[w];
+}
 
 // Closes step k -> k+1 in the thread accumulate_grid() elected: publishes the
 // residual and the dangling mass, counts the step and decides whether the

@@ -163,11 +163,11 @@ __global__ void gather_by(index_t n, const index_t* __restrict__ perm, const T* 
 
 // ---- the solve ----------------------------------------------------------------
 
-// x_0 from r_0, and the dangling mass of the stored r~_0.
+// x_0 from r_0, and the dangling mass of the stored r~_0; the state from `start`.
 template <class T>
 __global__ void __launch_bounds__(setup_threads)
     init_x(fused_args<T> a, const index_t* __restrict__ perm, const T* __restrict__ r0, int uniform,
-           pagerank_state* st) {
+           pagerank_state* st, solve_start start) {
   double dangling = 0.0;
   const double r_uniform = 1.0 / static_cast<double>(a.n);
   for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k < a.n; k += gridDim.x * blockDim.x) {
@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(setup_threads)
     if (d == 0) dangling += static_cast<double>(x);
   }
   double2 totals;
-  if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals);
+  if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals, start);
 }
 
 template <class T, bool packed>
@@ -209,15 +209,19 @@ __global__ void __launch_bounds__(step_threads, 1)
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
 }
 
-// r~_K(perm[k]) = x_K(k) d_k (x_K(k) itself for a dangling k).
+// r~_K(j) = x_K(k) d_k for k = order[j] (x_K(k) itself for a dangling k),
+// written in j's order (r may be mapped host memory: whole lines, never
+// scattered words); and the state to the host (publish_state).
 template <class T>
-__global__ void ranks_out(fused_args<T> a, const index_t* __restrict__ perm, const pagerank_state* st,
-                          T* __restrict__ r) {
+__global__ void ranks_out(fused_args<T> a, const index_t* __restrict__ order, const pagerank_state* st,
+                          T* __restrict__ r, solve_out o) {
   const T* __restrict__ x = (st->iteration & 1) ? a.x1 : a.x0;
-  for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k < a.n; k += gridDim.x * blockDim.x) {
+  for (index_t j = blockIdx.x * blockDim.x + threadIdx.x; j < a.n; j += gridDim.x * blockDim.x) {
+    const index_t k = order[j];
     const index_t d = a.deg[k];
-    r[perm[k]] = static_cast<T>(d > 0 ? static_cast<double>(x[k]) * d : static_cast<double>(x[k]));
+    r[j] = static_cast<T>(d > 0 ? static_cast<double>(x[k]) * d : static_cast<double>(x[k]));
   }
+  if (blockIdx.x == 0 && threadIdx.x == 0) publish_state(st, o);
 }
 
 struct temp_bytes {
@@ -275,7 +279,8 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
   cuda::device_buffer<index_t> old_ptr(pt.row_ptr), old_col(pt.col_idx);
   perm_ = cuda::device_buffer<index_t>(n);
   deg_ = cuda::device_buffer<index_t>(n);
-  cuda::device_buffer<index_t> deg_old(n), ids(n), len_old(n), len_sorted(n), new_id(n), len(n + 1);
+  order_ = cuda::device_buffer<index_t>(n);  // order_[perm[k]] = k: the ranks' way back (ranks_out)
+  cuda::device_buffer<index_t> deg_old(n), ids(n), len_old(n), len_sorted(n), len(n + 1);
   PERRON_CUDA_CHECK(cudaMemsetAsync(deg_old.data(), 0, deg_old.bytes(), stream_));
   count_degrees<<<setup_grid(static_cast<long long>(nnz_)), setup_threads, 0, stream_>>>(nnz_, old_col.data(),
                                                                                          deg_old.data());
@@ -314,7 +319,7 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
       <<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());
   PERRON_CUDA_CHECK_LAUNCH("gather_by");
   relabel_rows<<<setup_grid(n_ + 1LL), setup_threads, 0, stream_>>>(n_, perm_.data(), old_ptr.data(),
-                                                                    new_id.data(), len.data());
+                                                                    order_.data(), len.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_rows");
   row_ptr = cuda::device_buffer<index_t>(n + 1);
   csr_col = cuda::device_buffer<index_t>(std::max<std::size_t>(nnz_, 1));
@@ -324,7 +329,7 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
   PERRON_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp.get(bytes), bytes, len.data(), row_ptr.data(),
                                                   n_ + 1, stream_));
   relabel_links<<<setup_grid(32LL * n_), setup_threads, 0, stream_>>>(
-      n_, perm_.data(), old_ptr.data(), old_col.data(), new_id.data(), row_ptr.data(), csr_col.data());
+      n_, perm_.data(), old_ptr.data(), old_col.data(), order_.data(), row_ptr.data(), csr_col.data());
   PERRON_CUDA_CHECK_LAUNCH("relabel_links");
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before this function's buffers are freed
 }
@@ -550,7 +555,7 @@ void fused_pull<T>::choose_layout(int remembered) {
   const pagerank_state h = trial_state(INT_MAX);
   cuda::device_buffer<pagerank_state> st(1);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
-  launch_init(nullptr, 1, st.data());
+  launch_init(nullptr, 1, st.data(), solve_start{h});
   cuda::event e0, e1;
   const auto median_step = [&] {
     std::vector<float> ms;
@@ -620,9 +625,9 @@ void fused_pull<T>::choose_layout(int remembered) {
 }
 
 template <class T>
-void fused_pull<T>::launch_init(const T* d_r0, int uniform, pagerank_state* st) {
+void fused_pull<T>::launch_init(const T* d_r0, int uniform, pagerank_state* st, const solve_start& start) {
   const fused_args<T> a = args();
-  init_x<T><<<init_grid(), setup_threads, 0, stream_>>>(a, perm_.data(), d_r0, uniform, st);
+  init_x<T><<<init_grid(), setup_threads, 0, stream_>>>(a, perm_.data(), d_r0, uniform, st, start);
   PERRON_CUDA_CHECK_LAUNCH("pagerank init_x");
 }
 
@@ -645,9 +650,9 @@ void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
 }
 
 template <class T>
-void fused_pull<T>::launch_ranks(T* d_r, const pagerank_state* st) {
+void fused_pull<T>::launch_ranks(T* r, const pagerank_state* st, const solve_out& o) {
   const fused_args<T> a = args();
-  ranks_out<T><<<setup_grid(n_), setup_threads, 0, stream_>>>(a, perm_.data(), st, d_r);
+  ranks_out<T><<<setup_grid(n_), setup_threads, 0, stream_>>>(a, order_.data(), st, r, o);
   PERRON_CUDA_CHECK_LAUNCH("pagerank ranks_out");
 }
 
@@ -660,8 +665,8 @@ template <class T>
 std::size_t fused_pull<T>::device_bytes() const {
   return col_.bytes() + word_.bytes() + high_.bytes() + high_start_.bytes() + vhigh_.bytes() +
          slice_start_.bytes() + vrow_.bytes() + vlen_.bytes() + deg_.bytes() + perm_.bytes() +
-         parts_.bytes() + first_slice_.bytes() + count_.bytes() + x_[0].bytes() + x_[1].bytes() + v_.bytes() +
-         tail_.bytes() + head_.bytes();
+         order_.bytes() + parts_.bytes() + first_slice_.bytes() + count_.bytes() + x_[0].bytes() +
+         x_[1].bytes() + v_.bytes() + tail_.bytes() + head_.bytes();
 }
 
 template class fused_pull<float>;

@@ -126,8 +126,8 @@ class fused_pull {
              bool index16 = false, index_t order_window = 0, int hub = -1);
 
   // r_0 from d_r0 (n values in the graph's order; unused when uniform), and
-  // the state's dangling mass of it.
-  void launch_init(const T* d_r0, int uniform, pagerank_state* st);
+  // the state: `start`'s, with the dangling mass of r_0.
+  void launch_init(const T* d_r0, int uniform, pagerank_state* st, const solve_start& start);
   // Copies v (n values in the graph's order) into the solver's order; the
   // steps read it when the state says personalized.
   void launch_personalization(const T* d_v);
@@ -135,8 +135,9 @@ class fused_pull {
   // no-op once st->done.
   void launch_step(pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
                    int set_condition);
-  // r_K (K = st->iteration) into d_r, n values in the graph's order.
-  void launch_ranks(T* d_r, const pagerank_state* st);
+  // r_K (K = st->iteration) into r (device or mapped host memory), n values
+  // in the graph's order; the state to o (publish_state).
+  void launch_ranks(T* r, const pagerank_state* st, const solve_out& o);
 
   // x_k for k of the given parity, and the out-degrees (0 for dangling),
   // in the solver's order: what --accelerate extrapolates (pagerank_accel.cuh).
@@ -183,7 +184,7 @@ class fused_pull {
   std::string trial_;
   double trial_seconds_ = 0;
   cuda::device_buffer<unsigned> slice_start_;  // stored links < 2^32
-  cuda::device_buffer<index_t> col_, vrow_, deg_, perm_, parts_, first_slice_;
+  cuda::device_buffer<index_t> col_, vrow_, deg_, perm_, order_, parts_, first_slice_;
   cuda::device_buffer<unsigned short> vlen_;
   cuda::device_buffer<unsigned short> word_, high_;  // the 16-bit index (fused_args gives the layout)
   cuda::device_buffer<unsigned> high_start_;

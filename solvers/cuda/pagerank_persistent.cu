@@ -825,7 +825,7 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     std::vector<float> ms;
     for (int i = 0; i < 4; ++i) {
       PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
-      fused_.launch_init(nullptr, 1, st.data());
+      fused_.launch_init(nullptr, 1, st.data(), solve_start{h});
       e0.record(stream_);
       launch_solve(st.data(), nullptr, INT_MAX);
       e1.record(stream_);

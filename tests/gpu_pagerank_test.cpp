@@ -1326,6 +1326,43 @@ TYPED_TEST(gpu_pagerank_accel, PullsAndReuse) {
   }
 }
 
+// A solve starts from its own parameters whatever the last one left: the
+// init kernel writes the whole state (solve_start) and zeroes the
+// extrapolation's counters, and the device publishes the state and the ranks
+// itself (solve_out: one piece written into mapped host memory below 2^19
+// vertices, pieces copied above). After a solve stopped at max_iter and one
+// that extrapolated, each pull gives the bits, steps and extrapolations of a
+// fresh solver, in both loops and both sizes.
+TYPED_TEST(gpu_pagerank_accel, SolvesStartFreshAfterAnyStop) {
+  using T = TypeParam;
+  for (const auto& [n, links] : {std::pair{3000, 24000}, std::pair{600000, 1800000}}) {
+    const auto g = make_pagerank_graph<T>(random_graph(n, links, 97), false);
+    for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused, pagerank_pull::persistent}) {
+      for (pagerank_loop loop : {pagerank_loop::graph_while, pagerank_loop::check_every}) {
+        pagerank_options acc = accel_options(pagerank_accel::automatic, 0.99, 1e-6);
+        acc.loop = loop;
+        pagerank_options plain = acc;
+        plain.accelerate = pagerank_accel::none;
+        pagerank_options stopped = plain;
+        stopped.max_iter = 3;
+        pagerank_cuda<T> fresh_plain(g, std::nullopt, pull), fresh_acc(g, std::nullopt, pull);
+        const auto p0 = fresh_plain.solve(plain);
+        const auto a0 = fresh_acc.solve(acc);
+        pagerank_cuda<T> s(g, std::nullopt, pull);
+        const auto st = s.solve(stopped);
+        const std::string what =
+            std::to_string(n) + " " + std::string(name(pull)) + " " + std::string(name(loop));
+        EXPECT_EQ(st.iterations, 3) << what;
+        EXPECT_FALSE(st.converged) << what;
+        EXPECT_TRUE(same_result(s.solve(acc), a0)) << what;
+        EXPECT_TRUE(same_result(s.solve(plain), p0)) << what;
+        EXPECT_EQ(p0.extrapolations, 0) << what;
+        EXPECT_TRUE(p0.converged) << what;
+      }
+    }
+  }
+}
+
 // auto (the default): on the fused pull the same decisions as the CPU
 // solver's (its gate and idle stop, solvers/pagerank_accel.hpp): chains stop
 // after idle_to_stop extrapolations, a slowly mixing grid takes a fraction of

@@ -29,6 +29,10 @@
 //    launches of the batch return at once, so r, the iteration count and the
 //    residual are exactly those of the step where the criterion was first met.
 //    Used when the plan's SpMV does not capture into a conditional body.
+// A solve starts with the init kernel, which receives the solve's parameters
+// by value and writes the state (solve_start), and ends with one kernel that
+// publishes the state and, for small graphs, the ranks into mapped host memory
+// (solve_out, fetch()): no copy engine before or after the loop.
 // With --accelerate (spmv and fused pulls) a check_every batch, and the fused
 // pull's WHILE trip, is one run of accelerate_every steps and the
 // extrapolation that ends it (solvers/cuda/pagerank_accel.cuh): the same syncs

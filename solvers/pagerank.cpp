@@ -269,8 +269,8 @@ fused_index fused_index_choice() {
 
 double pagerank_device_bytes(index_t n, std::size_t links, std::size_t value_bytes, pagerank_pull pull) {
   const double m = double(links), v = double(n), b = double(value_bytes);
-  const double pattern = 8.25 * m + 64.0 * v;
-  const double fused = fused_index_choice() == fused_index::bits32 ? pattern : 12.25 * m + 80.0 * v;
+  const double pattern = 8.25 * m + 68.0 * v;
+  const double fused = fused_index_choice() == fused_index::bits32 ? pattern : 12.25 * m + 84.0 * v;
   const double spmv = 2.0 * (4.0 + b) * m + (5.0 + 7.0 * b) * v;
   if (pull == pagerank_pull::persistent) return pattern;
   if (pull == pagerank_pull::fused) return fused;

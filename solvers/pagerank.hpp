@@ -525,11 +525,12 @@ fused_index fused_index_choice();
 // from the allocations of solvers/cuda, on the high side:
 //  - fused, persistent: 8.25 bytes per link (the uploaded pattern and its
 //    relabelled copy, then that copy and the sliced layout with ~1% padding)
-//    and 64 per vertex (the relabel's index arrays and radix-sort buffers,
-//    then the iterates, v, the row counters and the ranks' way back); where the fused pull builds
-//    the 16-bit index too (fused_index_choice()), 12.25 bytes per link (the
-//    sorted copy beside both widths, escapes at most 2 more) and 80 per
-//    vertex (its per-virtual-row counts and offsets);
+//    and 68 per vertex (the relabel's index arrays and radix-sort buffers,
+//    then the iterates, v, the row counters and the ranks' way back, 4 of
+//    them); where the fused pull builds the 16-bit index too
+//    (fused_index_choice()), 12.25 bytes per link (the sorted copy beside
+//    both widths, escapes at most 2 more) and 84 per vertex (its
+//    per-virtual-row counts and offsets);
 //  - spmv: 2 (4 + value_bytes) per link (P^T and the kernel's converted copy
 //    of it, which auto's trial may hold beside it) and 4 + 7 value_bytes + 1
 //    per vertex (row pointer, r, y, v, dangling bits, and the four iterates

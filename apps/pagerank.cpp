@@ -188,11 +188,12 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
     ("accelerate", po::value(&e.accelerate)->default_value(std::string(name(opt.accelerate))),
      "fewer iterations: auto | none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from "
      "the last four iterates) | aitken (Aitken delta^2 per vertex), applied after every "
-     "--accelerate-every plain iterations; auto: quadratic on the CPU and the GPU's spmv and fused pulls, none "
+     "--accelerate-every plain iterations; auto: quadratic, none "
      "at the end of a run whose next plain iteration would reach --tol and none after two that left "
-     "the residual on its plain course (plain iterations on the persistent pull); only plain "
-     "iterations decide convergence, so the result meets --tol as without it (CPU, and the GPU's "
-     "spmv and fused pulls; a named mode runs the persistent pull's fused steps)")
+     "the residual on its plain course; only plain "
+     "iterations decide convergence, so the result meets --tol as without it (CPU and every GPU "
+     "pull; the persistent pull extrapolates quadratically inside its kernel, and runs its fused "
+     "steps for aitken)")
     ("accelerate-every", po::value(&opt.accelerate_every)->default_value(opt.accelerate_every),
      "plain iterations per extrapolation for --accelerate (>= 4)");
   // clang-format on

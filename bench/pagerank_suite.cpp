@@ -184,7 +184,7 @@ void suite<T>::run_perron(std::optional<spmv_kernel> k, pagerank_loop loop, int 
   row x;
   x.r = solver.solve(opt);
   const bool auto_kernel = !k || *k == spmv_kernel::automatic;
-  // (an accelerated solve of a persistent solver runs its fused steps: the result names them)
+  // (an aitken solve of a persistent solver runs its fused steps: the result names them)
   const bool extrapolating = x.r.accelerate != pagerank_accel::none;
   const std::string kernel = extrapolating ? kernel_text(x.r.pull, x.r.kernel) : solver.kernel_name();
   x.what = "perron " + kernel + (auto_kernel ? " (auto)" : "") + " " + std::string(name(x.r.loop)) +

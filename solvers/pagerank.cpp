@@ -476,11 +476,12 @@ void validate_machinery(const pagerank_options& o) {
   if (pattern_pull(o.pull) && o.device == pagerank_device::cpu)
     throw invalid_argument(pull + " is a GPU step; it cannot run with --device cpu");
   // (A solver that auto built with the persistent pull runs its fused steps
-  // for an accelerated solve; named, the persistent pull is refused.)
-  if (o.pull == pagerank_pull::persistent && extrapolation_named(o.accelerate))
-    throw invalid_argument("--accelerate " + std::string(name(o.accelerate)) +
-                           " extrapolates between steps; --pull persistent runs every step in one kernel "
-                           "(use --pull fused, spmv or auto)");
+  // for aitken; named, the persistent pull is refused with it.)
+  if (o.pull == pagerank_pull::persistent && o.accelerate == pagerank_accel::aitken)
+    throw invalid_argument(
+        "--accelerate aitken extrapolates each vertex between launches; --pull persistent runs every step "
+        "in one kernel and extrapolates only quadratically (use --accelerate quadratic or auto, or --pull "
+        "fused, spmv or auto)");
 }
 
 }  // namespace

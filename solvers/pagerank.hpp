@@ -111,12 +111,12 @@ enum class pagerank_accel {
   quadratic,  // quadratic extrapolation (Kamvar et al. 2003) every accelerate_every steps
   aitken,     // Aitken delta^2, per vertex, every accelerate_every steps
   automatic,  // quadratic where it pays: gated by the residual's rate, stopped when idle
-              // (solvers/pagerank_accel.hpp), on the CPU and the GPU's spmv and fused pulls
+              // (solvers/pagerank_accel.hpp), on the CPU and every GPU pull
 };
 std::string_view name(pagerank_accel a);                  // "none", "quadratic", "aitken", "auto"
 pagerank_accel parse_pagerank_accel(std::string_view s);  // throws invalid_argument
-// A mode named by the user: paths that cannot extrapolate (one kernel per
-// solve, --sources, mpirun, --gpus) refuse it, and run auto as plain steps.
+// A mode named by the user: paths that cannot extrapolate (--sources, mpirun,
+// --gpus; aitken on the persistent pull) refuse it, and run auto as plain steps.
 constexpr bool extrapolation_named(pagerank_accel a) {
   return a == pagerank_accel::quadratic || a == pagerank_accel::aitken;
 }
@@ -340,12 +340,12 @@ struct pagerank_options {
   bool use_graphs = true;
   // --accelerate and --accelerate-every: extrapolate after every
   // accelerate_every plain steps (>= 4: quadratic extrapolation needs the
-  // last four iterates of one run of plain steps). On the GPU the spmv and
-  // fused pulls extrapolate (the fused pull its scaled iterate, weighted:
-  // solvers/cuda/pagerank_accel.cuh); a persistent solver runs its fused
-  // pull's steps for an accelerated solve. auto (the default) is quadratic
-  // behind its gate on the CPU and the spmv and fused pulls, plain steps on
-  // the persistent pull (its one kernel per solve is the point there).
+  // last four iterates of one run of plain steps). On the GPU every pull
+  // extrapolates (the fused pull its scaled iterate, weighted:
+  // solvers/cuda/pagerank_accel.cuh; the persistent kernel quadratically,
+  // inside its one launch: solvers/cuda/pagerank_persistent.cuh); a
+  // persistent solver runs its fused pull's steps for aitken. auto (the
+  // default) is quadratic behind its gate, on the CPU and every GPU pull.
   pagerank_accel accelerate = pagerank_accel::automatic;
   int accelerate_every = 10;
   // Called with (iteration, residual): by the CPU solver after every step, by

@@ -1097,7 +1097,7 @@ TYPED_TEST(gpu_pagerank, HubGraphConvergesInEveryPull) {
   }
 }
 
-// ---- --accelerate (the spmv and fused pulls) ---------------------------------------------------
+// ---- --accelerate (every pull) ----------------------------------------------------------------
 
 pagerank_options accel_options(pagerank_accel mode, double alpha, double tol) {
   pagerank_options o;
@@ -1233,14 +1233,15 @@ TYPED_TEST(gpu_pagerank_accel, LoopsAgree) {
 
 // Stopped by max_iter inside or at the end of the first run: the plain
 // solve's result, bit for bit (the extrapolation after the last step is
-// skipped); on the spmv and the fused pull.
+// skipped); on every pull.
 TYPED_TEST(gpu_pagerank_accel, MaxIterEndsOnAPlainStep) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 83), false);
-  for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused}) {
+  for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused, pagerank_pull::persistent}) {
     pagerank_cuda<T> s(g, std::nullopt, pull);
     for (pagerank_accel mode :
          {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
+      if (pull == pagerank_pull::persistent && mode == pagerank_accel::aitken) continue;  // fused steps
       for (int max_iter : {7, 10}) {
         pagerank_options o = accel_options(mode, 0.99, 1e-12);
         o.max_iter = max_iter;
@@ -1281,27 +1282,110 @@ TYPED_TEST(gpu_pagerank_accel, EdgeCases) {
   }
 }
 
-// Every pull extrapolates: a persistent solver runs its fused pull's steps
-// for an accelerated solve (and says so), its persistent kernel again for a
-// plain one; pagerank() with auto; a solver reused after an accelerated
-// solve gives the plain result again, on the spmv and the fused pull.
+// The persistent kernel extrapolates inside its launch
+// (pagerank_persistent.cuh): every mode gives the same bits (its sums over
+// fixed chunks of vertices), in both loops and in check-every batches that
+// end inside a run (the bookkeeping kept between launches); each solve
+// matches the CPU's accelerated solve and takes about its steps; on a graph
+// whose links mostly end at one vertex (one mode: the hub's swing) auto ends
+// the solve in a fraction of plain's steps.
+TYPED_TEST(gpu_pagerank_accel, PersistentExtrapolatesInItsKernel) {
+  using T = TypeParam;
+  coo_matrix<double> hub = random_graph(20000, 4000, 171);
+  for (index_t i = 1; i < hub.rows; ++i) {
+    hub.row_idx.push_back(i);
+    hub.col_idx.push_back(0);
+    hub.values.push_back(1);
+  }
+  const std::pair<std::string, coo_matrix<double>> graphs[] = {
+      {"hub", std::move(hub)}, {"random", random_graph(30000, 300000, 173)}, {"grid", grid_graph(60)}};
+  const double tol = solve_tolerance<T>::tol;
+  for (const auto& [what, a] : graphs) {
+    const auto g = make_pagerank_graph<T>(a, false);
+    for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::automatic}) {
+      const pagerank_options o = accel_options(mode, 0.85, tol);
+      pagerank_options plain = o;
+      plain.accelerate = pagerank_accel::none;
+      const auto cpu = pagerank_cpu(g, o);
+      std::vector<pagerank_result> runs;
+      int plain_steps = 0;
+      for (const char* pm : {"resident", "streamed", "cluster"}) {
+        scoped_env env("PERRON_PERSISTENT", pm);
+        pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::persistent);
+        plain_steps = s.solve(plain).iterations;
+        for (int batch : {0, 3, 10}) {
+          pagerank_options b = o;
+          if (batch > 0) {
+            b.loop = pagerank_loop::check_every;
+            b.check_interval = batch;
+          }
+          runs.push_back(s.solve(b));
+          const auto& r = runs.back();
+          const std::string at =
+              what + " " + std::string(name(mode)) + " " + pm + " batch " + std::to_string(batch);
+          EXPECT_EQ(r.pull, pagerank_pull::persistent) << at;
+          EXPECT_EQ(r.accelerate, mode) << at;
+          EXPECT_TRUE(r.converged) << at;
+          EXPECT_LT(r.residual, tol) << at;
+          EXPECT_EQ(r.host_syncs,
+                    batch == 0 ? 1u : static_cast<std::uint64_t>((r.iterations + batch - 1) / batch + 1))
+              << at;
+          EXPECT_NEAR(r.iterations, cpu.iterations, 2 + cpu.iterations / 10) << at;
+          EXPECT_LE(l1_diff(r.rank, cpu.rank), 2 * accel_l1_bound<T>(0.85, tol)) << at;
+          EXPECT_TRUE(same_result(runs.front(), r)) << at;
+        }
+      }
+      std::cout << "[ note ] persistent pull, " << what << (std::is_same_v<T, float> ? " float " : " double ")
+                << name(mode) << ": " << runs.front().iterations << " steps, " << runs.front().extrapolations
+                << " extrapolations (CPU " << cpu.iterations << "), plain " << plain_steps << "\n";
+      if (what == "hub" && mode == pagerank_accel::automatic) {
+        EXPECT_GT(runs.front().extrapolations, 0);
+        EXPECT_LT(runs.front().iterations, plain_steps / 2);
+      }
+    }
+  }
+}
+
+// Every pull extrapolates: the persistent kernel quadratically inside its
+// launch, in each of its modes (the same bits in all), and a persistent
+// solver runs its fused pull's steps for aitken (and says so), its
+// persistent kernel again for a plain solve; pagerank() with auto; a solver
+// reused after an accelerated solve gives the plain result again.
 TYPED_TEST(gpu_pagerank_accel, PullsAndReuse) {
   using T = TypeParam;
   const auto g = make_pagerank_graph<T>(random_graph(3000, 30000, 89), false);
   const pagerank_options acc = accel_options(pagerank_accel::quadratic, 0.99, 1e-6);
   pagerank_options plain = acc;
   plain.accelerate = pagerank_accel::none;
-  pagerank_cuda<T> persistent(g, std::nullopt, pagerank_pull::persistent);
-  const auto pa = persistent.solve(acc);
-  EXPECT_TRUE(pa.converged);
-  EXPECT_EQ(pa.pull, pagerank_pull::fused);
-  EXPECT_GT(pa.extrapolations, 0);
-  EXPECT_NE(pa.kernel_reason.find("the persistent kernel does not extrapolate"), std::string::npos)
-      << pa.kernel_reason;
-  const auto pp = persistent.solve(plain);
-  EXPECT_EQ(pp.pull, pagerank_pull::persistent);
-  EXPECT_TRUE(pp.converged);
-  EXPECT_LE(l1_diff(pa.rank, pp.rank), 2 * accel_l1_bound<T>(0.99, 1e-6));
+  pagerank_options aitken = acc;
+  aitken.accelerate = pagerank_accel::aitken;
+  std::optional<pagerank_result> first;
+  for (const char* mode : {"resident", "streamed", "cluster"}) {
+    scoped_env env("PERRON_PERSISTENT", mode);
+    pagerank_cuda<T> persistent(g, std::nullopt, pagerank_pull::persistent);
+    const auto pa = persistent.solve(acc);
+    EXPECT_TRUE(pa.converged) << mode;
+    EXPECT_EQ(pa.pull, pagerank_pull::persistent) << mode;
+    EXPECT_EQ(pa.accelerate, pagerank_accel::quadratic) << mode;
+    EXPECT_GT(pa.extrapolations, 0) << mode;
+    EXPECT_NE(pa.kernel_reason.find("the persistent kernel extrapolates itself"), std::string::npos)
+        << pa.kernel_reason;
+    const auto pk = persistent.solve(aitken);
+    EXPECT_TRUE(pk.converged) << mode;
+    EXPECT_EQ(pk.pull, pagerank_pull::fused) << mode;
+    EXPECT_NE(pk.kernel_reason.find("--accelerate aitken: the fused pull's steps"), std::string::npos)
+        << pk.kernel_reason;
+    const auto pp = persistent.solve(plain);
+    EXPECT_EQ(pp.pull, pagerank_pull::persistent) << mode;
+    EXPECT_TRUE(pp.converged) << mode;
+    EXPECT_LT(pa.iterations, pp.iterations) << mode;
+    EXPECT_LE(l1_diff(pa.rank, pp.rank), 2 * accel_l1_bound<T>(0.99, 1e-6)) << mode;
+    EXPECT_TRUE(same_result(pa, persistent.solve(acc))) << mode;
+    if (first)
+      EXPECT_TRUE(same_result(pa, *first)) << mode;
+    else
+      first = pa;
+  }
   pagerank_options via = acc;
   via.device = pagerank_device::cuda;
   const auto d = pagerank(g, via);
@@ -1363,12 +1447,10 @@ TYPED_TEST(gpu_pagerank_accel, SolvesStartFreshAfterAnyStop) {
   }
 }
 
-// auto (the default): on the fused pull the same decisions as the CPU
-// solver's (its gate and idle stop, solvers/pagerank_accel.hpp): chains stop
-// after idle_to_stop extrapolations, a slowly mixing grid takes a fraction of
-// plain's steps. The spmv pull and a persistent solver take plain steps (the
-// spmv pull's trips would run a whole run's SpMVs past the stop); --pull
-// persistent with auto is accepted.
+// auto (the default): on every pull the same decisions as the CPU solver's
+// (its gate and idle stop, solvers/pagerank_accel.hpp): chains stop after
+// idle_to_stop extrapolations, a slowly mixing grid takes a fraction of
+// plain's steps; --pull persistent with auto is accepted.
 TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
   using T = TypeParam;
   const auto chains = make_pagerank_graph<T>(chains_graph(20, 500), false);
@@ -1414,12 +1496,28 @@ TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
     }
   }
   {
-    pagerank_cuda<T> p(mesh, std::nullopt, pagerank_pull::persistent);
-    const auto r = p.solve(o), q = p.solve(plain);
-    EXPECT_EQ(r.pull, pagerank_pull::persistent);
-    EXPECT_EQ(r.accelerate, pagerank_accel::none);
-    EXPECT_EQ(r.extrapolations, 0);
-    EXPECT_TRUE(same_result(r, q));
+    // The persistent kernel, inside its launch, in each mode (the same bits).
+    const auto cc = pagerank_cpu(chains, o), cm = pagerank_cpu(mesh, o);
+    std::optional<pagerank_result> first;
+    for (const char* mode : {"resident", "streamed", "cluster"}) {
+      scoped_env env("PERRON_PERSISTENT", mode);
+      pagerank_cuda<T> c(chains, std::nullopt, pagerank_pull::persistent),
+          m(mesh, std::nullopt, pagerank_pull::persistent);
+      const auto rc = c.solve(o), rm = m.solve(o), pm = m.solve(plain);
+      const std::string at = std::string("persistent pull, ") + mode;
+      EXPECT_TRUE(rc.converged && rm.converged) << at;
+      EXPECT_EQ(rm.pull, pagerank_pull::persistent) << at;
+      EXPECT_EQ(rm.accelerate, pagerank_accel::automatic) << at;
+      EXPECT_EQ(rc.extrapolations, accel::idle_to_stop) << at;
+      EXPECT_LT(rm.iterations, pm.iterations / 2) << at << ": plain " << pm.iterations;
+      EXPECT_NEAR(rc.iterations, cc.iterations, 10) << at;
+      EXPECT_NEAR(rm.iterations, cm.iterations, 10) << at;
+      EXPECT_EQ(rm.extrapolations, cm.extrapolations) << at;
+      if (first)
+        EXPECT_TRUE(same_result(rm, *first)) << at;
+      else
+        first = rm;
+    }
   }
   pagerank_options named = o;
   named.pull = pagerank_pull::persistent;

@@ -404,7 +404,7 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--pull", "persistent", "--weighted"}, 64, "--pull spmv"},
       {{g, "--accelerate", "cubic"}, 64, "quadratic"},
       {{g, "--accelerate", "aitken", "--accelerate-every", "3"}, 64, "--accelerate-every must be at least 4"},
-      {{g, "--accelerate", "quadratic", "--pull", "persistent"}, 64, "--pull persistent runs every step"},
+      {{g, "--accelerate", "aitken", "--pull", "persistent"}, 64, "--pull persistent runs every step"},
       {{g, "--accelerate", "quadratic", "--sources", g}, 64, "--sources"},
       {{g, "--gpus", "0"}, 64, "--gpus must be at least 1"},
       {{g, "--gpus", "1", "--pull", "fused"}, 64, "--pull fused"},

@@ -33,7 +33,8 @@
 // by value and writes the state (solve_start), and ends with one kernel that
 // publishes the state and, for small graphs, the ranks into mapped host memory
 // (solve_out, fetch()): no copy engine before or after the loop.
-// With --accelerate (spmv and fused pulls) a check_every batch, and the fused
+// With --accelerate (spmv and fused pulls; the persistent kernel extrapolates
+// itself, pagerank_persistent.cuh) a check_every batch, and the fused
 // pull's WHILE trip, is one run of accelerate_every steps and the
 // extrapolation that ends it (solvers/cuda/pagerank_accel.cuh): the same syncs
 // as without it. The spmv pull's SpMVs do not stop with the state, so its
@@ -798,23 +799,22 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
 
   pagerank_result res;
   res.on_gpu = true;
-  // The persistent kernel runs whole solves and does not extrapolate: an
-  // accelerated solve runs the steps of its fused pull (the same layout).
-  // auto keeps the persistent kernel (chosen where its steps are the
-  // fastest: small graphs whose steps cost less than an extrapolation's
-  // launches).
-  const bool accelerating = opt.accelerate != pagerank_accel::none &&
-                            !(opt.accelerate == pagerank_accel::automatic && m.persistent);
-  const bool persistent = m.persistent && !accelerating;
+  // The persistent kernel extrapolates itself, quadratic and auto's gated
+  // quadratic (pagerank_persistent.cuh); with aitken a persistent solver runs
+  // the steps of its fused pull (the same layout).
+  const bool accelerating = opt.accelerate != pagerank_accel::none;
+  const bool persistent = m.persistent && opt.accelerate != pagerank_accel::aitken;
   res.pull = m.persistent && !persistent ? pagerank_pull::fused : pull_;
   res.kernel = kernel_;
   res.hub_entries = persistent ? m.persistent->hub() : m.fused ? m.fused->hub() : 0;
   res.index_bytes_per_link = m.fused ? m.fused->index_bytes_per_link() : 0;
   res.index16 = m.fused && !m.persistent && m.fused->index16();
-  res.kernel_reason = reason_ + (m.persistent && !persistent
-                                     ? "; --accelerate: the fused pull's steps on its layout (the persistent "
-                                       "kernel does not extrapolate)"
-                                     : "");
+  res.kernel_reason =
+      reason_ + (m.persistent && !persistent
+                     ? "; --accelerate aitken: the fused pull's steps on its layout (the persistent "
+                       "kernel extrapolates quadratically)"
+                 : persistent && accelerating ? "; the persistent kernel extrapolates itself"
+                                              : "");
   res.pull_decision = decision_;
   res.trial_seconds = trial_seconds_;
   res.accelerate = accelerating ? opt.accelerate : pagerank_accel::none;
@@ -837,7 +837,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
                    : typename impl::body{opt.check_interval, pagerank_accel::none, 0};
   const bool batch_graph =
       loop == pagerank_loop::check_every && opt.use_graphs && !persistent && m.ensure_batch_graph(batch);
-  if (loop == pagerank_loop::check_every && accelerating)
+  if (loop == pagerank_loop::check_every && accelerating && !persistent)
     res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") + "one host check per run of " +
                      std::to_string(opt.accelerate_every) +
                      " steps and its extrapolation (--accelerate-every)";
@@ -872,11 +872,18 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   };
 
   const pagerank_state& hs = m.h_state[0];  // as the device publishes it
+  persistent_extrapolation<T> ex;
+  if (persistent && accelerating) {
+    for (int w = 0; w < 3; ++w) ex.hist[w] = m.accel->history(w);
+    ex.ac = m.accel->state();
+    ex.every = opt.accelerate_every;
+    ex.gated = opt.accelerate == pagerank_accel::automatic ? 1 : 0;
+  }
   if (loop == pagerank_loop::graph_while) {
     // The whole loop, the state and the ranks: one launch, one wait.
     if (persistent)
       m.persistent->launch_solve(m.d_state.data(), m.start.state.report_progress ? m.d_progress : nullptr,
-                                 INT_MAX);
+                                 INT_MAX, ex);
     else
       PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
     m.ev_stop.record(m.stream.get());
@@ -888,7 +895,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     const pagerank_options no_progress;
     for (;;) {
       if (persistent) {
-        m.persistent->launch_solve(m.d_state.data(), nullptr, opt.check_interval);
+        m.persistent->launch_solve(m.d_state.data(), nullptr, opt.check_interval, ex);
       } else if (batch_graph) {
         PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
       } else {

@@ -1,4 +1,5 @@
-// --accelerate on the GPU (the spmv and fused pulls): the iterates a run of plain steps
+// --accelerate on the GPU (the spmv and fused pulls; the persistent kernel's own,
+// with these formulas, is in pagerank_persistent.cu): the iterates a run of plain steps
 // keeps and the extrapolation that ends the run, as kernels on the solver's
 // stream, captured into the same graphs as the steps (solvers/cuda/pagerank.cu),
 // so acceleration adds no host synchronization. The formulas are

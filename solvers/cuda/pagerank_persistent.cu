@@ -41,13 +41,14 @@ struct launch_params {
   double alpha, tol;
   bool personalized;
   double v_uniform;  // v_i = 1 / n unless personalized
-  int last;
+  int last, max_iter;
   __device__ __forceinline__ launch_params(const pagerank_state* st, index_t n, int batch)
       : alpha(st->alpha),
         tol(st->tol),
         personalized(st->personalized != 0),
         v_uniform(1.0 / static_cast<double>(n)),
-        last(st->max_iter - st->iteration > batch ? st->iteration + batch : st->max_iter) {}
+        last(st->max_iter - st->iteration > batch ? st->iteration + batch : st->max_iter),
+        max_iter(st->max_iter) {}
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // the cluster kernel's (sm_90 on)
   // After step k - 1 -> k (k steps done): the progress line's values.
@@ -71,47 +72,344 @@ struct launch_params {
 #endif
 };
 
+// ---- the extrapolation inside the kernels (pagerank_persistent.cuh) -------------
+
+// Vertices per chunk of the extrapolation's sums: a chunk's sums have a fixed
+// order (a value a thread, then the block's butterfly) and so do the sums
+// over chunks, so the weights have the same bits for every grid and cluster
+// (every mode gives the same solve). Small chunks spread the pass over many
+// blocks: on a graph of 10^5 vertices, chunks of 8 K vertices left 13 of 132
+// blocks eight dependent L2 round trips each.
+constexpr int ex_per_thread = 1;
+constexpr int ex_chunk = ex_per_thread * step_threads;
+constexpr int ex_batch = 4;  // a thread's loads in flight before its stores (saves, combination)
+
+// Whether step k's end saves an iterate or ends a run (the only steps whose
+// end calls extrapolate_step).
+__device__ __forceinline__ bool ex_due(int every, int k) {
+  const int at = k % every;
+  return at == 0 || accel::run_slot(at, every, false) >= 0;
+}
+
+// A block's copy of the extrapolation's bookkeeping (accel_state's fields
+// that a launch reads and changes); every block holds the same values.
+struct ex_book {
+  double dangling[3];  // of the saved x_{k-3}, x_{k-2}, x_{k-1}
+  double residual_1, residual_before, rate1;
+  double totals[8];
+  double w[3];
+  double new_dangling;
+  int check, idle, disabled, extrapolations, go;
+};
+
+// Thread 0 of each block, at the launch's start (the caller's __syncthreads
+// orders it before any read).
 template <class T>
+__device__ __forceinline__ void load_book(ex_book& bk, const persistent_extrapolation<T>& ex) {
+  if (!ex.every || threadIdx.x != 0) return;
+  const accel_state& a = *ex.ac;
+  for (int j = 0; j < 3; ++j) bk.dangling[j] = a.dangling[j];
+  bk.residual_1 = a.residual_1;
+  bk.residual_before = a.residual_before;
+  bk.rate1 = a.rate1;
+  bk.check = a.check;
+  bk.idle = a.idle;
+  bk.disabled = a.disabled;
+  bk.extrapolations = a.extrapolations;
+}
+
+// The first block's thread 0 keeps the record (nothing reads accel_state
+// during a launch; the next launch and the host do).
+template <class T>
+__device__ __forceinline__ void store_book(const ex_book& bk, const persistent_extrapolation<T>& ex,
+                                           int rank) {
+  if (rank != 0 || threadIdx.x != 0) return;
+  accel_state& a = *ex.ac;
+  for (int j = 0; j < 3; ++j) a.dangling[j] = bk.dangling[j];
+  a.residual_1 = bk.residual_1;
+  a.residual_before = bk.residual_before;
+  a.rate1 = bk.rate1;
+  a.check = bk.check;
+  a.idle = bk.idle;
+  a.disabled = bk.disabled;
+  a.extrapolations = bk.extrapolations;
+}
+
+// How a kernel's blocks meet and where they keep x_k: the grid kernels (x in
+// global memory, written by every block; the grid barrier) and the cluster
+// kernel (a whole copy of x in every block's shared memory; the cluster's).
+struct grid_team {
+  static constexpr bool local_x = false;
+  __device__ int rank() const { return static_cast<int>(blockIdx.x); }
+  __device__ int size() const { return static_cast<int>(gridDim.x); }
+  __device__ void sync() const { cooperative_groups::this_grid().sync(); }
+};
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+struct cluster_team {
+  static constexpr bool local_x = true;
+  __device__ int rank() const { return static_cast<int>(cooperative_groups::this_cluster().block_rank()); }
+  __device__ int size() const { return static_cast<int>(cooperative_groups::this_cluster().num_blocks()); }
+  __device__ void sync() const { cooperative_groups::this_cluster().sync(); }
+};
+#endif
+
+// After step k - 1 -> k, in every thread of the team, with x_k in xk and its
+// residual and dangling mass (the same bits everywhere): saves x_k where it is
+// one of the run's last iterates (save_iterate), or at the run's end replaces
+// it by the extrapolation (extrapolate_run). Returns the new vector's dangling
+// mass when x_k was replaced, else -1. Nothing happens once the solve stops
+// at k (converged or max_iter): the result is the plain step's. Uniform over
+// the team, so the barriers inside are safe. Everything goes by value (and a
+// kernel's `ex` is a __grid_constant__ parameter): no variable of a kernel's
+// loop has its address taken, so none lives in local memory, whose loads
+// after a grid barrier (which invalidates L1) go to L2. The two parts are
+// separate calls so that a save does not pay the run end's registers.
+template <class Team, class T>
+__device__ __noinline__ void save_iterate(const persistent_extrapolation<T>& ex, ex_book& bk, Team team,
+                                          const T* xk, index_t n, int which, double residual,
+                                          double dangling) {
+  const long long first = static_cast<long long>(team.rank()) * step_threads + threadIdx.x;
+  const long long stride = static_cast<long long>(team.size()) * step_threads;
+  T* __restrict__ h = ex.hist[which];
+  for (long long base = first; base < n; base += ex_batch * stride) {
+    T v[ex_batch];
+#pragma unroll
+    for (int u = 0; u < ex_batch; ++u)
+      if (base + u * stride < n)
+        v[u] = Team::local_x ? xk[base + u * stride] : __ldcg(xk + base + u * stride);
+#pragma unroll
+    for (int u = 0; u < ex_batch; ++u)
+      if (base + u * stride < n) h[base + u * stride] = v[u];
+  }
+  if (threadIdx.x == 0) {  // read by thread 0 only, at the run's end
+    bk.dangling[which] = dangling;
+    if (which == 2) bk.residual_1 = residual;
+  }
+  store_book(bk, ex, team.rank());
+}
+
+template <class Team, class T>
+__device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>& ex, ex_book& bk, Team team,
+                                               T* xk, const index_t* __restrict__ deg, index_t n,
+                                               double residual, double dangling, double alpha, double tol);
+
+template <class Team, class T>
+__device__ __forceinline__ double extrapolate_step(const persistent_extrapolation<T>& ex, ex_book& bk,
+                                                   Team team, T* xk, const index_t* __restrict__ deg,
+                                                   index_t n, int k, int max_iter, double residual,
+                                                   double dangling, double alpha, double tol) {
+  if (!(residual >= tol) || k >= max_iter || bk.disabled) return -1.0;
+  const int s = k % ex.every;
+  const int which = accel::run_slot(s, ex.every, false);
+  if (which >= 0) {
+    save_iterate(ex, bk, team, xk, n, which, residual, dangling);
+    return -1.0;
+  }
+  return s == 0 ? extrapolate_run(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol) : -1.0;
+}
+
+template <class Team, class T>
+__device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>& ex, ex_book& bk, Team team,
+                                               T* xk, const index_t* __restrict__ deg, index_t n,
+                                               double residual, double dangling, double alpha, double tol) {
+  constexpr unsigned full = 0xffffffffu;
+  const int rank = team.rank(), blocks = team.size();
+  const auto chunks = static_cast<index_t>((static_cast<long long>(n) + ex_chunk - 1) / ex_chunk);
+  const auto x_at = [&](long long i) -> T { return Team::local_x ? xk[i] : __ldcg(xk + i); };
+  const long long first = static_cast<long long>(rank) * step_threads + threadIdx.x;
+  const long long stride = static_cast<long long>(blocks) * step_threads;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  __syncthreads();  // every thread of the block has read bk.disabled
+  if (threadIdx.x == 0) {
+    if (ex.gated && bk.check) {  // auto's idle stop, for the extrapolation that started this run
+      bk.check = 0;
+      bk.idle = accel::extrapolation_idle(residual, bk.residual_before, bk.rate1, ex.every) ? bk.idle + 1 : 0;
+      if (bk.idle >= accel::idle_to_stop) bk.disabled = 1;
+    }
+    bk.go = !bk.disabled && (!ex.gated || accel::extrapolation_pays(residual, bk.residual_1, tol));
+    store_book(bk, ex, rank);
+  }
+  __syncthreads();
+  if (!bk.go) return -1.0;
+  // The sums of pagerank_accel.cuh's dots_kernel, in r = w x (w: out-degree, 1 if dangling).
+  const T* __restrict__ h0 = ex.hist[0];
+  const T* __restrict__ h1 = ex.hist[1];
+  const T* __restrict__ h2 = ex.hist[2];
+  __shared__ double red[step_warps][8];
+  for (index_t c = rank; c < chunks; c += blocks) {
+    index_t d[ex_per_thread];
+    T e[ex_per_thread][4];
+#pragma unroll
+    for (int j = 0; j < ex_per_thread; ++j) {
+      const long long i = static_cast<long long>(c) * ex_chunk + j * step_threads + threadIdx.x;
+      d[j] = -1;
+      if (i < n) {
+        d[j] = __ldg(deg + i);
+        e[j][0] = __ldcg(h0 + i);
+        e[j][1] = __ldcg(h1 + i);
+        e[j][2] = __ldcg(h2 + i);
+        e[j][3] = x_at(i);
+      }
+    }
+    double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < ex_per_thread; ++j) {
+      if (d[j] < 0) continue;
+      const double w = d[j] > 0 ? static_cast<double>(d[j]) : 1.0;
+      const double x0 = w * static_cast<double>(e[j][0]), x1 = w * static_cast<double>(e[j][1]),
+                   x2 = w * static_cast<double>(e[j][2]), x3 = w * static_cast<double>(e[j][3]);
+      const double y1 = x1 - x0, y2 = x2 - x0, y3 = x3 - x0;
+      v[0] += y1 * y1;
+      v[1] += y1 * y2;
+      v[2] += y2 * y2;
+      v[3] += y1 * y3;
+      v[4] += y2 * y3;
+      v[5] += x1;
+      v[6] += x2;
+      v[7] += x3;
+    }
+#pragma unroll
+    for (int u = 0; u < 8; ++u)
+      for (int off = 16; off > 0; off >>= 1) v[u] += __shfl_xor_sync(full, v[u], off);
+    if (lane == 0)
+#pragma unroll
+      for (int u = 0; u < 8; ++u) red[warp][u] = v[u];
+    __syncthreads();
+    if (warp < 8) {
+      double t = red[lane][warp];
+      for (int off = 16; off > 0; off >>= 1) t += __shfl_xor_sync(full, t, off);
+      if (lane == 0) ex.partials[8 * static_cast<std::size_t>(c) + warp] = t;
+    }
+    __syncthreads();
+  }
+  team.sync();  // every chunk's sums written
+  if (warp < 8) {
+    double t = 0;
+    for (index_t c = lane; c < chunks; c += 32)
+      t += __ldcg(ex.partials + 8 * static_cast<std::size_t>(c) + warp);
+    for (int off = 16; off > 0; off >>= 1) t += __shfl_xor_sync(full, t, off);
+    if (lane == 0) bk.totals[warp] = t;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const double* t = bk.totals;
+    const accel::quadratic_weights q =
+        accel::quadratic_extrapolation(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], alpha);
+    bk.go = q.ok ? 1 : 0;
+    if (q.ok) {
+      bk.w[0] = q.w0;
+      bk.w[1] = q.w1;
+      bk.w[2] = q.w2;
+      if (ex.gated) {
+        bk.residual_before = residual;
+        bk.rate1 = bk.residual_1 > 0.0 ? residual / bk.residual_1 : 0.0;
+        bk.check = 1;
+      }
+      // The new r's dangling mass: the same combination of the iterates' masses.
+      bk.new_dangling = q.w0 * bk.dangling[1] + q.w1 * bk.dangling[2] + q.w2 * dangling;
+      ++bk.extrapolations;
+    }
+    store_book(bk, ex, rank);
+  }
+  __syncthreads();
+  if (!bk.go) return -1.0;
+  const double w0 = bk.w[0], w1 = bk.w[1], w2 = bk.w[2];
+  // x_k = w0 x_{k-2} + w1 x_{k-1} + w2 x_k over from, from + step, ...
+  const auto combine = [&](long long from, long long step) {
+    for (long long base = from; base < n; base += ex_batch * step) {
+      T p[ex_batch], q[ex_batch], r[ex_batch];
+#pragma unroll
+      for (int u = 0; u < ex_batch; ++u)
+        if (base + u * step < n) {
+          p[u] = __ldcg(h1 + base + u * step);
+          q[u] = __ldcg(h2 + base + u * step);
+          r[u] = x_at(base + u * step);
+        }
+#pragma unroll
+      for (int u = 0; u < ex_batch; ++u)
+        if (base + u * step < n)
+          xk[base + u * step] =
+              static_cast<T>(w0 * static_cast<double>(p[u]) + w1 * static_cast<double>(q[u]) +
+                             w2 * static_cast<double>(r[u]));
+    }
+  };
+  if constexpr (Team::local_x) {
+    // Every block its whole copy (the saves of every block are visible after
+    // the team's barrier above); a block's step reads only its own copy.
+    combine(threadIdx.x, step_threads);
+    __syncthreads();
+  } else {
+    combine(first, stride);
+    team.sync();  // the new x_k written before any block gathers it
+  }
+  return bk.new_dangling;
+}
+
+template <class T, bool X>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_solve(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
-                     int batch) {
+                     int batch, const __grid_constant__ persistent_extrapolation<T> ex) {
   if (st->done) return;  // written by the previous launch: uniform across this grid
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const launch_params p(st, a.n, batch);
   double dangling = st->dangling;  // r_k's, written by the previous launch (or the setup)
   int k = st->iteration;
+  __shared__ ex_book bk;               // X: the solve extrapolates (ex.every > 0)
+  if constexpr (X) load_book(bk, ex);  // read after the loop's first __syncthreads
 
   extern __shared__ __align__(16) unsigned char smem[];
   T* hub = reinterpret_cast<T*>(smem);
   __shared__ unsigned next_slice;  // this block's next slice in this step
-  for (;;) {
-    const T* x = (k & 1) ? a.x1 : a.x0;
-    T* xn = (k & 1) ? a.x0 : a.x1;
-    // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
-    const double c = p.alpha * dangling + (1.0 - p.alpha);
-    // The last step's readers of the hub and the counter are past the barrier.
-    if (threadIdx.x == 0) next_slice = step_warps;
-    load_hub<true>(hub, x, a.hub);
-    __syncthreads();
-    step_sums s;
-    pull_slices<true>(a, x, xn, hub, next_slice, p.alpha, c, p.personalized, p.v_uniform, s);
-    fixed60* slot = acc + 2 * (k % 3);
-    if (block_sums(s)) {
-      atomicAdd(slot, s.l1);
-      atomicAdd(slot + 1, s.dangling);
+  double residual = 0;
+  // X: an inner loop of steps that leaves where a step's end saves or
+  // extrapolates (the resident kernel says why).
+  for (bool more = true; more;) {
+    for (;;) {
+      const T* x = (k & 1) ? a.x1 : a.x0;
+      T* xn = (k & 1) ? a.x0 : a.x1;
+      // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
+      const double c = p.alpha * dangling + (1.0 - p.alpha);
+      // The last step's readers of the hub and the counter are past the barrier.
+      if (threadIdx.x == 0) next_slice = step_warps;
+      load_hub<true>(hub, x, a.hub);
+      __syncthreads();
+      step_sums s;
+      pull_slices<true>(a, x, xn, hub, next_slice, p.alpha, c, p.personalized, p.v_uniform, s);
+      fixed60* slot = acc + 2 * (k % 3);
+      if (block_sums(s)) {
+        atomicAdd(slot, s.l1);
+        atomicAdd(slot + 1, s.dangling);
+      }
+      grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
+      residual = cuda::detail::from_fixed60(__ldcg(slot));
+      dangling = cuda::detail::from_fixed60(__ldcg(slot + 1));
+      ++k;
+      if (blockIdx.x == 0 && threadIdx.x == 0) {
+        // Slot (k + 1) mod 3 held step k - 2's sums, read before this barrier.
+        acc[2 * ((k + 1) % 3)] = 0;
+        acc[2 * ((k + 1) % 3) + 1] = 0;
+        close_step(st, make_double2(residual, dangling), progress, 0, 0);
+      }
+      if constexpr (X) {
+        if (ex_due(ex.every, k)) break;
+      }
+      // The same bits in every block: every block leaves after the same step.
+      if (residual < p.tol || k >= p.last) {
+        more = false;
+        break;
+      }
     }
-    grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
-    const double residual = cuda::detail::from_fixed60(__ldcg(slot));
-    dangling = cuda::detail::from_fixed60(__ldcg(slot + 1));
-    ++k;
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-      // Slot (k + 1) mod 3 held step k - 2's sums, read before this barrier.
-      acc[2 * ((k + 1) % 3)] = 0;
-      acc[2 * ((k + 1) % 3) + 1] = 0;
-      close_step(st, make_double2(residual, dangling), progress, 0, 0);
+    if constexpr (X) {
+      if (more) {
+        const double nd = extrapolate_step(ex, bk, grid_team{}, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k,
+                                           p.max_iter, residual, dangling, p.alpha, p.tol);
+        if (nd >= 0.0) {
+          dangling = nd;
+          if (blockIdx.x == 0 && threadIdx.x == 0) st->dangling = nd;  // the next launch's start
+        }
+        more = !(residual < p.tol || k >= p.last);
+      }
     }
-    // The same bits in every block: every block leaves after the same step.
-    if (residual < p.tol || k >= p.last) break;
   }
 }
 
@@ -218,16 +516,20 @@ __device__ __forceinline__ double resident_gather(const fused_args<T>& a, const 
 // stop decision is taken there, before this step writes anything, so a
 // stopping step leaves x_{k}, the counters and the slots as a finished step
 // left them (its gathers are only reads).
-template <class T>
+template <class T, bool X>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_resident(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
-                        int batch) {
+                        int batch, const __grid_constant__ persistent_extrapolation<T> ex) {
   if (st->done) return;  // written by the previous launch: uniform across this grid
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const launch_params p(st, a.n, batch);
   double dangling = st->dangling;
   int k = st->iteration;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  __shared__ ex_book bk;               // X: the solve extrapolates (ex.every > 0)
+  if constexpr (X) load_book(bk, ex);  // read after load_resident's __syncthreads
+  bool replaced = false;               // x_k extrapolated: dangling is its mass, not step k - 1's sum
+  bool first = true;                   // the launch's first step: no step k - 1 to publish
 
   // Load the block's slices (once per launch).
   extern __shared__ __align__(16) unsigned char smem[];
@@ -236,53 +538,84 @@ __global__ void __launch_bounds__(step_threads, 1)
   const auto g = static_cast<index_t>(gridDim.x);
   load_resident(a, L, nb);
 
-  for (bool first = true;; first = false) {
-    const T* x = (k & 1) ? a.x1 : a.x0;
-    T* xn = (k & 1) ? a.x0 : a.x1;
-    // Step k - 1's sums (slot (k - 1) mod 3), asked for now, used below.
-    const fixed60* prev = acc + 2 * ((k + 2) % 3);
-    fixed60 prev_l1 = 0, prev_dangling = 0;
-    if (!first) {
-      prev_l1 = __ldcg(prev);
-      prev_dangling = __ldcg(prev + 1);
-    }
-    // The warp's first slice's gathers (reads only) before the decision.
-    int i = warp;
-    index_t R = a.n;
-    row_data<T> rd{};
-    double sum = 0;
-    if (i < nb) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
-    if (!first) {
-      const double residual = cuda::detail::from_fixed60(prev_l1);
-      dangling = cuda::detail::from_fixed60(prev_dangling);
-      // One thread publishes step k - 1 (close_step counts it) and clears
-      // slot (k + 1) mod 3: last read in step k - 1, before the barrier that
-      // ended it; next added to in step k + 1, after this step's barrier.
-      // The block's last warp: on most graphs it has the fewest slices.
-      if (blockIdx.x == 0 && threadIdx.x == step_threads - 32) {
-        acc[2 * ((k + 1) % 3)] = 0;
-        acc[2 * ((k + 1) % 3) + 1] = 0;
-        close_step(st, make_double2(residual, dangling), progress, 0, 0);
+  // X: the steps run in an inner loop that leaves at every step whose end
+  // saves or extrapolates (ex_due), so that the call is outside the loop the
+  // steps spend their time in. Calling it from inside that loop kept three of
+  // the loop's values in local memory, reloaded from L2 after every grid
+  // barrier (which invalidates L1): about 1 us a step on the H200.
+  for (bool more = true; more;) {
+    for (;; first = false) {
+      const T* x = (k & 1) ? a.x1 : a.x0;
+      T* xn = (k & 1) ? a.x0 : a.x1;
+      // Step k - 1's sums (slot (k - 1) mod 3), asked for now, used below.
+      const fixed60* prev = acc + 2 * ((k + 2) % 3);
+      fixed60 prev_l1 = 0, prev_dangling = 0;
+      if (!first) {
+        prev_l1 = __ldcg(prev);
+        prev_dangling = __ldcg(prev + 1);
       }
-      // The same bits in every thread of the grid: all leave before step k.
-      if (residual < p.tol || k >= p.last) break;
+      // The warp's first slice's gathers (reads only) before the decision.
+      int i = warp;
+      index_t R = a.n;
+      row_data<T> rd{};
+      double sum = 0;
+      if (i < nb) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
+      if (!first) {
+        const double residual = cuda::detail::from_fixed60(prev_l1);
+        if (!replaced) dangling = cuda::detail::from_fixed60(prev_dangling);
+        replaced = false;
+        // One thread publishes step k - 1 (close_step counts it) and clears
+        // slot (k + 1) mod 3: last read in step k - 1, before the barrier that
+        // ended it; next added to in step k + 1, after this step's barrier.
+        // The block's last warp: on most graphs it has the fewest slices.
+        if (blockIdx.x == 0 && threadIdx.x == step_threads - 32) {
+          acc[2 * ((k + 1) % 3)] = 0;
+          acc[2 * ((k + 1) % 3) + 1] = 0;
+          close_step(st, make_double2(residual, dangling), progress, 0, 0);
+        }
+        // The same bits in every thread of the grid: all leave before step k.
+        if (residual < p.tol || k >= p.last) {
+          more = false;
+          break;
+        }
+      }
+      // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
+      const double c = p.alpha * dangling + (1.0 - p.alpha);
+      step_sums s;
+      for (; i < nb; i += step_warps) {
+        if (i != warp) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
+        const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
+        const index_t out = lane == 0 ? L.out[2 * i] : lane == 31 ? L.out[2 * i + 1] : R;
+        finish_slice<true>(a, q, R, out, sum, rd, x, xn, p.alpha, c, p.personalized, p.v_uniform, s);
+      }
+      fixed60* slot = acc + 2 * (k % 3);
+      if (block_sums(s)) {
+        atomicAdd(slot, s.l1);
+        atomicAdd(slot + 1, s.dangling);
+      }
+      grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
+      ++k;
+      if constexpr (X) {
+        if (ex_due(ex.every, k)) {
+          first = false;
+          break;
+        }
+      }
     }
-    // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
-    const double c = p.alpha * dangling + (1.0 - p.alpha);
-    step_sums s;
-    for (; i < nb; i += step_warps) {
-      if (i != warp) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
-      const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
-      const index_t out = lane == 0 ? L.out[2 * i] : lane == 31 ? L.out[2 * i + 1] : R;
-      finish_slice<true>(a, q, R, out, sum, rd, x, xn, p.alpha, c, p.personalized, p.v_uniform, s);
+    if constexpr (X) {
+      if (more) {
+        // Step k - 1's sums now (the top of the next step reads them again;
+        // that slot is cleared later).
+        const fixed60* done = acc + 2 * ((k + 2) % 3);
+        const double nd = extrapolate_step(ex, bk, grid_team{}, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k,
+                                           p.max_iter, cuda::detail::from_fixed60(__ldcg(done)),
+                                           cuda::detail::from_fixed60(__ldcg(done + 1)), p.alpha, p.tol);
+        if (nd >= 0.0) {
+          dangling = nd;
+          replaced = true;
+        }
+      }
     }
-    fixed60* slot = acc + 2 * (k % 3);
-    if (block_sums(s)) {
-      atomicAdd(slot, s.l1);
-      atomicAdd(slot + 1, s.dangling);
-    }
-    grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
-    ++k;
   }
 }
 
@@ -348,10 +681,11 @@ struct cluster_layout {
         L(reinterpret_cast<unsigned char*>(vdeg + 32 * static_cast<std::size_t>(nb)), nb) {}
 };
 
-template <class T>
+template <class T, bool X>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_cluster(fused_args<T> a, const cut_row* cut_rows, index_t cuts, pagerank_state* st,
-                       pagerank_progress* progress, int batch) {
+                       pagerank_progress* progress, int batch,
+                       const __grid_constant__ persistent_extrapolation<T> ex) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr unsigned full = 0xffffffffu;
   if (st->done) return;  // written by the previous launch: uniform across the cluster
@@ -364,6 +698,8 @@ __global__ void __launch_bounds__(step_threads, 1)
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const index_t n = a.n;
 
+  __shared__ ex_book bk;               // X: the solve extrapolates (ex.every > 0)
+  if constexpr (X) load_book(bk, ex);  // read after the cluster barrier below
   extern __shared__ __align__(16) unsigned char smem[];
   const int nb = block_slices(a.slices);
   const cluster_layout<T> Q(smem, blocks, a.slices, cuts, n, nb);
@@ -382,119 +718,136 @@ __global__ void __launch_bounds__(step_threads, 1)
 
   __shared__ fixed60 red_l1[step_warps], red_dangling[step_warps];
   const std::size_t S = static_cast<std::size_t>(a.slices);
-  for (;;) {
-    const int par = k & 1;
-    const T* xc = par ? Q.x1 : Q.x0;
-    T* xn = par ? Q.x0 : Q.x1;
-    double* tail = Q.part + 2 * par * S;  // this step's partials (tail, then head)
-    double* head = tail + S;
-    // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
-    const double c = p.alpha * dangling + (1.0 - p.alpha);
-    step_sums s;
-    // A: the block's slices, in resident_gather's order.
-    for (int i = warp; i < nb; i += step_warps) {
-      const int at = 32 * i + lane;
-      const index_t R = Q.L.vrow[at];
-      const unsigned len = Q.L.vlen[at];
-      row_data<T> rd{};
-      if (R < n) rd = {Q.vdeg[at], xc[R], p.personalized ? static_cast<double>(__ldg(a.v + R)) : p.v_uniform};
-      const index_t* cp = Q.L.col + Q.L.off[i] + lane;
-      double acc = 0;
-      for (unsigned j = 0; j < len; j += unroll) {
-        index_t cj[unroll];
+  double residual = 0;
+  // X: an inner loop of steps that leaves where a step's end saves or
+  // extrapolates (the resident kernel says why).
+  for (bool more = true; more;) {
+    for (;;) {
+      const int par = k & 1;
+      const T* xc = par ? Q.x1 : Q.x0;
+      T* xn = par ? Q.x0 : Q.x1;
+      double* tail = Q.part + 2 * par * S;  // this step's partials (tail, then head)
+      double* head = tail + S;
+      // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
+      const double c = p.alpha * dangling + (1.0 - p.alpha);
+      step_sums s;
+      // A: the block's slices, in resident_gather's order.
+      for (int i = warp; i < nb; i += step_warps) {
+        const int at = 32 * i + lane;
+        const index_t R = Q.L.vrow[at];
+        const unsigned len = Q.L.vlen[at];
+        row_data<T> rd{};
+        if (R < n)
+          rd = {Q.vdeg[at], xc[R], p.personalized ? static_cast<double>(__ldg(a.v + R)) : p.v_uniform};
+        const index_t* cp = Q.L.col + Q.L.off[i] + lane;
+        double acc = 0;
+        for (unsigned j = 0; j < len; j += unroll) {
+          index_t cj[unroll];
 #pragma unroll
-        for (int u = 0; u < unroll; ++u)
-          if (j + u < len) cj[u] = cp[(j + u) * 32];
+          for (int u = 0; u < unroll; ++u)
+            if (j + u < len) cj[u] = cp[(j + u) * 32];
 #pragma unroll
-        for (int u = 0; u < unroll; ++u)
-          if (j + u < len) acc += static_cast<double>(xc[cj[u]]);
+          for (int u = 0; u < unroll; ++u)
+            if (j + u < len) acc += static_cast<double>(xc[cj[u]]);
+        }
+        const index_t q = static_cast<index_t>(me) + static_cast<index_t>(i) * static_cast<index_t>(blocks);
+        const index_t out = lane == 0 ? Q.L.out[2 * i] : lane == 31 ? Q.L.out[2 * i + 1] : R;
+        const slice_scan sc = scan_slice(n, R, out, acc);
+        if (sc.finishes) {
+          const T xs = update_row(sc.sum, rd, p.alpha, c, s);
+          for (int b = 0; b < blocks; ++b) cluster.map_shared_rank(xn, b)[R] = xs;
+        }
+        if (sc.head_lane) {  // lane b writes block b's slot
+          const double h = __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1);
+          if (lane < blocks) cluster.map_shared_rank(head, lane)[q] = h;
+        }
+        if (sc.tail_cut) {
+          const double t = __shfl_sync(full, sc.sum, 31);
+          if (lane < blocks) cluster.map_shared_rank(tail, lane)[q] = t;
+        }
       }
-      const index_t q = static_cast<index_t>(me) + static_cast<index_t>(i) * static_cast<index_t>(blocks);
-      const index_t out = lane == 0 ? Q.L.out[2 * i] : lane == 31 ? Q.L.out[2 * i + 1] : R;
-      const slice_scan sc = scan_slice(n, R, out, acc);
-      if (sc.finishes) {
-        const T xs = update_row(sc.sum, rd, p.alpha, c, s);
-        for (int b = 0; b < blocks; ++b) cluster.map_shared_rank(xn, b)[R] = xs;
+      fixed60* slot = Q.sums + 2 * (par * blocks + me);
+      if (block_sums(s)) {
+        for (int b = 0; b < blocks; ++b) {
+          fixed60* d = cluster.map_shared_rank(slot, b);
+          d[0] = s.l1;
+          d[1] = s.dangling;
+        }
       }
-      if (sc.head_lane) {  // lane b writes block b's slot
-        const double h = __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1);
-        if (lane < blocks) cluster.map_shared_rank(head, lane)[q] = h;
-      }
-      if (sc.tail_cut) {
-        const double t = __shfl_sync(full, sc.sum, 31);
-        if (lane < blocks) cluster.map_shared_rank(tail, lane)[q] = t;
-      }
-    }
-    fixed60* slot = Q.sums + 2 * (par * blocks + me);
-    if (block_sums(s)) {
-      for (int b = 0; b < blocks; ++b) {
-        fixed60* d = cluster.map_shared_rank(slot, b);
-        d[0] = s.l1;
-        d[1] = s.dangling;
-      }
-    }
-    cluster.sync();  // every block's rows, partials and sums of step k written and visible
+      cluster.sync();  // every block's rows, partials and sums of step k written and visible
 
-    // B: every cut row, in every block, into this copy, in contribute()'s
-    // order: the tails t0 <= t < t1 dealt to 32 lanes, a butterfly, then the
-    // head. A row of at most 8 tails (all but rows of thousands of links) is
-    // a thread's: the butterfly's pairs (i, i + 4), (i, i + 2), (0, 1) over
-    // its 8 values (the pairs at 16 and 8 add zeros), the same bits.
-    step_sums sb;
-    const auto finish_cut = [&](const cut_row& cr, double y) {
-      y += head[cr.z];
-      const row_data<T> rd{cr.w, xc[cr.x],
-                           p.personalized ? static_cast<double>(__ldg(a.v + cr.x)) : p.v_uniform};
-      xn[cr.x] = update_row(y, rd, p.alpha, c, sb);
-    };
-    for (index_t j = static_cast<index_t>(threadIdx.x); j < cuts; j += step_threads) {
-      const cut_row cr = Q.cut[j];
-      if (cr.z - cr.y > 8) continue;
-      double v[8];
+      // B: every cut row, in every block, into this copy, in contribute()'s
+      // order: the tails t0 <= t < t1 dealt to 32 lanes, a butterfly, then the
+      // head. A row of at most 8 tails (all but rows of thousands of links) is
+      // a thread's: the butterfly's pairs (i, i + 4), (i, i + 2), (0, 1) over
+      // its 8 values (the pairs at 16 and 8 add zeros), the same bits.
+      step_sums sb;
+      const auto finish_cut = [&](const cut_row& cr, double y) {
+        y += head[cr.z];
+        const row_data<T> rd{cr.w, xc[cr.x],
+                             p.personalized ? static_cast<double>(__ldg(a.v + cr.x)) : p.v_uniform};
+        xn[cr.x] = update_row(y, rd, p.alpha, c, sb);
+      };
+      for (index_t j = static_cast<index_t>(threadIdx.x); j < cuts; j += step_threads) {
+        const cut_row cr = Q.cut[j];
+        if (cr.z - cr.y > 8) continue;
+        double v[8];
 #pragma unroll
-      for (int u = 0; u < 8; ++u) v[u] = u < cr.z - cr.y ? tail[cr.y + u] : 0.0;
+        for (int u = 0; u < 8; ++u) v[u] = u < cr.z - cr.y ? tail[cr.y + u] : 0.0;
 #pragma unroll
-      for (int off = 4; off > 0; off >>= 1)
+        for (int off = 4; off > 0; off >>= 1)
 #pragma unroll
-        for (int u = 0; u < off; ++u) v[u] += v[u + off];
-      finish_cut(cr, v[0]);
+          for (int u = 0; u < off; ++u) v[u] += v[u + off];
+        finish_cut(cr, v[0]);
+      }
+      for (index_t j = warp; j < cuts; j += step_warps) {
+        const cut_row cr = Q.cut[j];
+        if (cr.z - cr.y <= 8) continue;
+        double y = 0;
+        for (index_t t = cr.y + lane; t < cr.z; t += 32) y += tail[t];
+        for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(full, y, off);
+        if (lane == 0) finish_cut(cr, y);
+      }
+      // Totals: the cut rows' sums (the same in every block) and the C blocks' slots.
+      for (int off = 16; off > 0; off >>= 1) {
+        sb.l1 += __shfl_down_sync(full, sb.l1, off);
+        sb.dangling += __shfl_down_sync(full, sb.dangling, off);
+      }
+      if (lane == 0) {
+        red_l1[warp] = sb.l1;
+        red_dangling[warp] = sb.dangling;
+      }
+      __syncthreads();  // also orders B's writes of x_{k+1} before the next step's gathers
+      const fixed60* slots = Q.sums + 2 * par * blocks;
+      fixed60 l1 = red_l1[lane] + (lane < blocks ? slots[2 * lane] : 0);
+      fixed60 dm = red_dangling[lane] + (lane < blocks ? slots[2 * lane + 1] : 0);
+      for (int off = 16; off > 0; off >>= 1) {
+        l1 += __shfl_xor_sync(full, l1, off);
+        dm += __shfl_xor_sync(full, dm, off);
+      }
+      residual = cuda::detail::from_fixed60(l1);
+      dangling = cuda::detail::from_fixed60(dm);
+      ++k;
+      if (me == 0 && threadIdx.x == 0) launch_params::report_step(progress, k, residual);
+      if constexpr (X) {
+        if (ex_due(ex.every, k)) break;
+      }
+      // The same bits in every thread of the cluster: all leave after the same step.
+      if (residual < p.tol || k >= p.last) {
+        more = false;
+        break;
+      }
     }
-    for (index_t j = warp; j < cuts; j += step_warps) {
-      const cut_row cr = Q.cut[j];
-      if (cr.z - cr.y <= 8) continue;
-      double y = 0;
-      for (index_t t = cr.y + lane; t < cr.z; t += 32) y += tail[t];
-      for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(full, y, off);
-      if (lane == 0) finish_cut(cr, y);
-    }
-    // Totals: the cut rows' sums (the same in every block) and the C blocks' slots.
-    for (int off = 16; off > 0; off >>= 1) {
-      sb.l1 += __shfl_down_sync(full, sb.l1, off);
-      sb.dangling += __shfl_down_sync(full, sb.dangling, off);
-    }
-    if (lane == 0) {
-      red_l1[warp] = sb.l1;
-      red_dangling[warp] = sb.dangling;
-    }
-    __syncthreads();  // also orders B's writes of x_{k+1} before the next step's gathers
-    const fixed60* slots = Q.sums + 2 * par * blocks;
-    fixed60 l1 = red_l1[lane] + (lane < blocks ? slots[2 * lane] : 0);
-    fixed60 dm = red_dangling[lane] + (lane < blocks ? slots[2 * lane + 1] : 0);
-    for (int off = 16; off > 0; off >>= 1) {
-      l1 += __shfl_xor_sync(full, l1, off);
-      dm += __shfl_xor_sync(full, dm, off);
-    }
-    const double residual = cuda::detail::from_fixed60(l1);
-    dangling = cuda::detail::from_fixed60(dm);
-    ++k;
-    const bool leader = me == 0 && threadIdx.x == 0;
-    if (leader) launch_params::report_step(progress, k, residual);
-    // The same bits in every thread of the cluster: all leave after the same step.
-    if (residual < p.tol || k >= p.last) {
-      if (leader) launch_params::publish(st, k, residual, dangling);
-      break;
+    if constexpr (X) {
+      if (more) {
+        const double nd = extrapolate_step(ex, bk, cluster_team{}, (k & 1) ? Q.x1 : Q.x0, a.deg, n, k,
+                                           p.max_iter, residual, dangling, p.alpha, p.tol);
+        if (nd >= 0.0) dangling = nd;
+        more = !(residual < p.tol || k >= p.last);
+      }
     }
   }
+  if (me == 0 && threadIdx.x == 0) launch_params::publish(st, k, residual, dangling);
   // x_k back to global memory (every block holds all of it): its share.
   {
     T* xg = (k & 1) ? a.x1 : a.x0;
@@ -539,31 +892,36 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (!cooperative) throw cuda_error("the persistent pull needs a device with cooperative launch");
   cudaFuncAttributes fa{};
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_solve<T>));
+  // Each kernel comes plain and extrapolating (X); the latter's static shared
+  // memory (the extrapolation's book and sums) is the larger, so its sizes
+  // bound both.
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_solve<T, true>));
   const long long room = (static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)) /
                          static_cast<long long>(sizeof(T));
   max_hub_ = static_cast<int>(std::min<long long>(std::max<long long>(0, room), fused.max_hub()) / 32 * 32);
   // All the device allows the kernel, not this graph's hub: the attribute is
   // the process's, shared with every other solver (pagerank_fused.cu).
-  PERRON_CUDA_CHECK(cudaFuncSetAttribute(persistent_solve<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(std::max<long long>(0, room) * sizeof(T))));
+  for (auto kernel : {persistent_solve<T, false>, persistent_solve<T, true>})
+    PERRON_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(std::max<long long>(0, room) * sizeof(T))));
   const auto hub_bytes = static_cast<std::size_t>(max_hub_) * sizeof(T);
   // Every block must be resident at once (a cooperative launch refuses more):
   // the blocks that fit per SM with the largest hub, on every SM.
   int per_sm = 0;
-  PERRON_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_solve<T>, step_threads, hub_bytes));
+  PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_solve<T, true>,
+                                                                  step_threads, hub_bytes));
   if (per_sm < 1)
     throw cuda_error("the persistent pull: a block of " + std::to_string(step_threads) + " threads and " +
                      std::to_string(hub_bytes) + " bytes of shared memory does not fit on an SM");
   streamed_grid_ = per_sm * sms_;
   grid_ = streamed_grid_;
   // Resident mode: the largest shared memory a block of it may take.
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_resident<T>));
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_resident<T, true>));
   max_resident_bytes_ = static_cast<std::size_t>(
       std::max<long long>(0, static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)));
-  PERRON_CUDA_CHECK(cudaFuncSetAttribute(persistent_resident<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(max_resident_bytes_)));
+  for (auto kernel : {persistent_resident<T, false>, persistent_resident<T, true>})
+    PERRON_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(max_resident_bytes_)));
   {
     const fused_args<T> a = fused_.args();
     slice_start_.resize(static_cast<std::size_t>(a.slices) + 1);
@@ -577,19 +935,21 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   // a block's shared memory.
   int clusters = 0;
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T>));
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T, true>));
   max_cluster_bytes_ = static_cast<std::size_t>(
       std::max<long long>(0, static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)));
   n_ = fused_.args().n;
+  ex_partials_ = cuda::device_buffer<double>(8 * ((static_cast<std::size_t>(n_) + ex_chunk - 1) / ex_chunk));
   if (clusters && 2 * cluster_layout<T>::x_entries(n_) * sizeof(T) < max_cluster_bytes_) {
-    PERRON_CUDA_CHECK(cudaFuncSetAttribute(persistent_cluster<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(max_cluster_bytes_)));
-    max_cluster_ = 8;  // portable
-    if (cudaFuncSetAttribute(persistent_cluster<T>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) ==
-        cudaSuccess)
-      max_cluster_ = 16;
-    else
-      (void)cudaGetLastError();
+    max_cluster_ = 16;
+    for (auto kernel : {persistent_cluster<T, false>, persistent_cluster<T, true>}) {
+      PERRON_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(max_cluster_bytes_)));
+      if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        max_cluster_ = 8;  // portable
+      }
+    }
     find_cut_rows();
   }
   choose_mode(remembered);
@@ -631,7 +991,7 @@ std::size_t persistent_pull<T>::cluster_bytes(int blocks) const {
   if (most > max_cluster_bytes_) return 0;
   const cluster_launch launch(blocks, most, nullptr);
   int active = 0;
-  if (cudaOccupancyMaxActiveClusters(&active, persistent_cluster<T>, &launch.cfg) != cudaSuccess) {
+  if (cudaOccupancyMaxActiveClusters(&active, persistent_cluster<T, true>, &launch.cfg) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
@@ -675,8 +1035,8 @@ std::size_t persistent_pull<T>::resident_bytes(int grid) const {
   }
   if (most > max_resident_bytes_) return 0;
   int per_sm = 0;
-  PERRON_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_resident<T>, step_threads, most));
+  PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_resident<T, true>,
+                                                                  step_threads, most));
   if (per_sm < 1 || static_cast<long long>(per_sm) * sms_ < grid) return 0;
   return std::max<std::size_t>(most, 16);
 }
@@ -699,7 +1059,7 @@ bool persistent_pull<T>::cluster_may_hold(index_t n, std::size_t links) {
   if (!clusters || n <= 0) return false;
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   cudaFuncAttributes fa{};
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T>));
+  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T, true>));
   const long long room = static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes);
   // Virtual rows: ceil(len / W) per row, at most links / W + n; a slice holds
   // 32 of them and at most 32 W links; blocks of the largest portable cluster.
@@ -714,24 +1074,30 @@ bool persistent_pull<T>::cluster_may_hold(index_t n, std::size_t links) {
 }
 
 template <class T>
-void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* progress, int batch) {
+void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* progress, int batch,
+                                      persistent_extrapolation<T> ex) {
   fused_args<T> a = fused_.args();
   a.hub = hub();
+  ex.partials = ex_partials_.data();
   if (mode_ == mode::cluster) {
     const cluster_launch launch(grid_, smem_, stream_);
     const int4* cut = cut_.data();
     const auto cuts = static_cast<index_t>(cut_.size());
-    PERRON_CUDA_CHECK(
-        cudaLaunchKernelEx(&launch.cfg, persistent_cluster<T>, a, cut, cuts, st, progress, batch));
+    PERRON_CUDA_CHECK(cudaLaunchKernelEx(
+        &launch.cfg, ex.every > 0 ? persistent_cluster<T, true> : persistent_cluster<T, false>, a, cut, cuts,
+        st, progress, batch, ex));
     PERRON_CUDA_CHECK_LAUNCH("pagerank persistent_cluster");
     return;
   }
   fixed60* acc = acc_.data();
   PERRON_CUDA_CHECK(cudaMemsetAsync(acc, 0, acc_.bytes(), stream_));
-  void* params[] = {&a, &st, &progress, &acc, &batch};
+  void* params[] = {&a, &st, &progress, &acc, &batch, &ex};
   const bool resident = mode_ == mode::resident;
-  const void* kernel = resident ? reinterpret_cast<const void*>(persistent_resident<T>)
-                                : reinterpret_cast<const void*>(persistent_solve<T>);
+  const bool x = ex.every > 0;
+  const void* kernel = resident ? (x ? reinterpret_cast<const void*>(persistent_resident<T, true>)
+                                     : reinterpret_cast<const void*>(persistent_resident<T, false>))
+                                : (x ? reinterpret_cast<const void*>(persistent_solve<T, true>)
+                                     : reinterpret_cast<const void*>(persistent_solve<T, false>));
   const std::size_t smem = resident ? smem_ : static_cast<std::size_t>(hub_) * sizeof(T);
   PERRON_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(static_cast<unsigned>(grid_)),
                                                 dim3(step_threads), params, smem, stream_));

@@ -43,9 +43,28 @@
 // rows cut by slice ends are finished by every block from partials written
 // into every block (pagerank_persistent.cu has the step).
 //
+// --accelerate quadratic and auto (the default): the kernel extrapolates itself, with the formulas, gate and
+// idle stop of solvers/pagerank_accel.hpp and the run structure of the fused pull's (pagerank_accel.cuh),
+// without a launch or a host sync: after the barrier that ends step k,
+//   k = every - 3, every - 2, every - 1 of a run: x_k copied into the run's
+//     saves (a grid-stride pass; nothing reads them before the run's end);
+//   k = every (the run's end), unless the solve stops here: the normal
+//     equations' eight sums over fixed chunks of vertices (each chunk's sum in
+//     a fixed order, written to its slot), a barrier, every block summing the
+//     chunks' slots in the same order (the same bits everywhere, whatever the
+//     grid or cluster), the weights, x_k replaced in place (the cluster mode:
+//     every block its own copy), a barrier (the cluster mode: the block's).
+// The bookkeeping (the saves' dangling masses, the gate's residuals, the idle
+// count) is copied into every block's shared memory at the launch's start and
+// updated by every block alike; block 0 keeps the record in accel_state for
+// the next launch (a check-every batch) and for the host. Cost of a run
+// beyond its steps: three copies of n values, two passes over four vectors,
+// one or two barriers. Aitken's per-vertex extrapolation runs on the fused
+// pull's steps (pagerank_cuda says so).
+//
 // Deterministic: a row's sum has a fixed order (the fused pull's), and the
 // residual and dangling sums are integers, so a solve gives the same bits on
-// every run whatever order the blocks ran in.
+// every run whatever order the blocks ran in, in every mode.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -56,10 +75,21 @@
 
 #include "core/cuda/reduce.cuh"
 #include "core/device.hpp"
+#include "solvers/cuda/pagerank_accel.cuh"
 #include "solvers/cuda/pagerank_device.cuh"
 #include "solvers/cuda/pagerank_fused.cuh"
 
 namespace perron::pagerank_gpu {
+
+// What a persistent solve needs to extrapolate (every == 0: plain steps).
+template <class T>
+struct persistent_extrapolation {
+  T* hist[3] = {nullptr, nullptr, nullptr};  // x_{k-3}, x_{k-2}, x_{k-1} (accel_buffers::history)
+  accel_state* ac = nullptr;                 // kept between launches; the host reads the counters
+  double* partials = nullptr;                // the chunks' sums (persistent_pull's)
+  int every = 0;                             // --accelerate-every
+  int gated = 0;                             // auto: the gate and the idle stop
+};
 
 template <class T>
 class persistent_pull {
@@ -94,7 +124,10 @@ class persistent_pull {
   // max_iter or `batch` steps (the check_every loop), closed like
   // fused_pull::launch_step's steps: one launch, a no-op once the state is done.
   // progress: written after every step where not null (the host's progress line).
-  void launch_solve(pagerank_state* st, pagerank_progress* progress, int batch);
+  // ex: quadratic extrapolation where every > 0 (its hist, ac, every and
+  // gated set; partials are this pull's).
+  void launch_solve(pagerank_state* st, pagerank_progress* progress, int batch,
+                    persistent_extrapolation<T> ex = {});
 
   // Streamed: the slices stream from L2 every step, with a hub of x in shared
   // memory. Resident: each block keeps its slices' links in shared memory for
@@ -115,7 +148,7 @@ class persistent_pull {
   // The mode trial: "candidate: median time per step" per candidate.
   const std::string& trial() const { return trial_; }
   double trial_seconds() const { return trial_seconds_; }  // wall time of that trial
-  std::size_t device_bytes() const { return acc_.bytes() + cut_.bytes(); }
+  std::size_t device_bytes() const { return acc_.bytes() + cut_.bytes() + ex_partials_.bytes(); }
 
  private:
   void choose_mode(const std::string& remembered);
@@ -146,7 +179,8 @@ class persistent_pull {
   std::vector<unsigned> slice_start_;  // the fused layout's, on the host: resident_bytes()
   // 3 slots of (residual, dangling) as 2^-60 counts: step k adds to slot k mod 3.
   cuda::device_buffer<cuda::detail::fixed60> acc_;
-  cuda::device_buffer<int4> cut_;  // cluster mode: {row, first slice, last slice, out-degree}
+  cuda::device_buffer<int4> cut_;            // cluster mode: {row, first slice, last slice, out-degree}
+  cuda::device_buffer<double> ex_partials_;  // the extrapolation's sums, 8 per chunk of vertices
 };
 
 }  // namespace perron::pagerank_gpu

@@ -130,12 +130,20 @@ constexpr bool reject_extrapolation(double residual_after, double residual_befor
 // steps of vector traffic a run (three saves, two passes over four iterates);
 // it pays back only the plain steps it removes.
 //
-// The gate, at the end of a run: extrapolate only when the next plain step,
-// at the rate of the run's last, rate1 = residual_k / residual_{k-1}, would
-// not reach tol: residual_k rate1 >= tol. A solve about to stop gains nothing
-// from a jump (the next plain step must measure it, and after a good
-// extrapolation the residual often rises for a step or two before it falls);
-// a residual that does not fall (rate1 >= 1) is left to the extrapolation.
+// The gate, at the end of a run: extrapolate only when plain steps at the
+// rate of the run's last, rate1 = residual_k / residual_{k-1}, would not reach
+// tol within two steps: residual_k rate1^2 >= tol. The extrapolated vector
+// needs a plain step to measure it (and after a good extrapolation the
+// residual often rises for a step or two before it falls), so where plain
+// steps would stop within two steps a jump saves at most one, and it costs at
+// least that much on every path (the CPU's passes above; a run's saves and
+// end in the persistent kernel: 2-4 of its steps, docs/PERFORMANCE.md; the
+// fused pull's launches more). A residual that does not fall (rate1 >= 1) is
+// left to the extrapolation. Over the 49 shared and generated graphs up to 10^6
+// links (CPU, float and double, alpha 0.85) the two-step gate took the one-step
+// gate's step count on every graph and dropped one extrapolation that saved no
+// step (powerlaw:100000:1000000, exponents 2.2 and 3: 12 steps either way); a
+// three-step gate cost steps (rmat:16:1000000 11 -> 13, LFAT5 11 -> 13).
 // (A gate three steps ahead, residual_k q >= tol with q the rate over the run's
 // last three steps, kept rmat:16:1000000:0.45,0.15,0.15 from an extrapolation
 // that cut its 21 steps to 15: the early steps' fast modes overstate the rate.)
@@ -143,7 +151,7 @@ constexpr bool extrapolation_pays(double residual, double residual_1_before, dou
   if (!(residual_1_before > 0.0)) return true;
   const double rate1 = residual / residual_1_before;
   if (!(rate1 < 1.0)) return true;
-  return residual * rate1 >= tol;
+  return residual * rate1 * rate1 >= tol;
 }
 
 // x^k for k >= 0 (constexpr, for the device too).

@@ -275,9 +275,11 @@ TEST(pagerank_cpu_accelerate, FirstRunIsPlainAndMaxIterEndsOnAPlainStep) {
 // auto, the default: its gate and its idle stop (solvers/pagerank_accel.hpp).
 TEST(pagerank_accel_rules, GateAndIdleStop) {
   EXPECT_EQ(pagerank_options{}.accelerate, pagerank_accel::automatic);
-  // the next plain step at the last step's rate: 1e-5 * 0.1 reaches 1e-6, 1e-5 * 0.2 does not
-  EXPECT_FALSE(accel::extrapolation_pays(1e-5, 1e-4, 2e-6));
-  EXPECT_TRUE(accel::extrapolation_pays(1e-5, 5e-5, 1e-6));
+  // two plain steps at the last step's rate: 1e-5 * 0.5^2 = 2.5e-6 reaches 3e-6 (a jump would save
+  // at most one step), 1e-5 * 0.6^2 = 3.6e-6 does not; one step's reach, 1e-5 * 0.2 < 3e-6, too
+  EXPECT_FALSE(accel::extrapolation_pays(1e-5, 2e-5, 3e-6));
+  EXPECT_TRUE(accel::extrapolation_pays(1e-5, 1e-5 / 0.6, 3e-6));
+  EXPECT_FALSE(accel::extrapolation_pays(1e-5, 5e-5, 3e-6));
   EXPECT_TRUE(accel::extrapolation_pays(1e-5, 1e-5, 1e-3));  // not falling: left to the extrapolation
   EXPECT_TRUE(accel::extrapolation_pays(1e-5, 0.0, 1e-3));   // no rate yet
   // idle: within 2% of residual_before rate^every; two-sided
@@ -350,8 +352,8 @@ TEST(pagerank_cpu_accelerate, HubConvergesAfterOneRun) {
   }
 }
 
-// Where plain steps stop one step after a run, auto does not extrapolate and
-// takes exactly the plain steps; on chains (no combination of iterates helps)
+// Where plain steps stop one or two steps after a run, auto does not
+// extrapolate and takes exactly the plain steps; on chains (no combination of iterates helps)
 // it stops after idle_to_stop extrapolations; where mixing is slow it takes
 // quadratic's steps, a fraction of plain's.
 TEST(pagerank_cpu_accelerate, AutoSkipsIdleAndGatedExtrapolations) {
@@ -366,6 +368,18 @@ TEST(pagerank_cpu_accelerate, AutoSkipsIdleAndGatedExtrapolations) {
   EXPECT_EQ(a.iterations, p.iterations);
   EXPECT_EQ(a.extrapolations, 0);
   EXPECT_EQ(a.rank, p.rank);
+  // A power-law configuration model whose plain steps stop two after a run
+  // (12): a jump at step 10 would save one step at most, so auto takes none.
+  for (const char* spec : {"powerlaw:100000:1000000:2.2", "powerlaw:100000:1000000:3"}) {
+    const auto pl = make_pagerank_graph<float>(io::generate_synthetic(spec), false);
+    pagerank_options o2 = accelerated(pagerank_accel::automatic, 0.85, 1e-6), p2 = o2;
+    p2.accelerate = pagerank_accel::none;
+    const auto ap = pagerank_cpu(pl, o2), pp = pagerank_cpu(pl, p2);
+    ASSERT_TRUE(ap.converged) << spec;
+    EXPECT_EQ(pp.iterations, 12) << spec;
+    EXPECT_EQ(ap.extrapolations, 0) << spec;
+    EXPECT_EQ(ap.rank, pp.rank) << spec;
+  }
   // 20 chains of 500 vertices at alpha 0.99
   const auto chains = make_pagerank_graph<double>(chains_graph(20, 500), false);
   o = accelerated(pagerank_accel::automatic, 0.99, 1e-10);

@@ -189,7 +189,7 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "fewer iterations: auto | none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from "
      "the last four iterates) | aitken (Aitken delta^2 per vertex), applied after every "
      "--accelerate-every plain iterations; auto: quadratic, none "
-     "at the end of a run whose next plain iteration would reach --tol and none after two that left "
+     "at the end of a run whose next two plain iterations would reach --tol and none after two that left "
      "the residual on its plain course; only plain "
      "iterations decide convergence, so the result meets --tol as without it (CPU and every GPU "
      "pull; the persistent pull extrapolates quadratically inside its kernel, and runs its fused "

@@ -1231,6 +1231,41 @@ TYPED_TEST(gpu_pagerank_accel, LoopsAgree) {
   }
 }
 
+// Runs longer than the fused pull's whole-run trips (fused_run_trip, 32):
+// trips of a divisor of the run (8 for 40, 1 for the prime 37), the saves
+// and the IF node's extrapolation placed by the state's step count. The bits
+// of the check-every batches (a whole run each, saves placed when captured);
+// a run longer than the solve is the plain solve (it took 135 ms as one trip
+// of 100000 steps).
+TYPED_TEST(gpu_pagerank_accel, LongRunsTakeShortTrips) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(grid_graph(40), false);  // slow to mix: runs complete
+  pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::fused);
+  const double tol = std::is_same_v<T, float> ? 1e-6 : 1e-12;
+  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
+    for (const auto& [every, trip] : {std::pair{40, 8}, std::pair{37, 1}}) {
+      const std::string at = std::string(name(mode)) + " every " + std::to_string(every);
+      pagerank_options o = accel_options(mode, 0.99, tol);
+      o.accelerate_every = every;
+      const auto w = s.solve(o);
+      EXPECT_TRUE(w.converged) << at;
+      EXPECT_EQ(w.loop, pagerank_loop::graph_while) << at;
+      EXPECT_EQ(w.graph_unroll, trip) << at;
+      EXPECT_EQ(w.host_syncs, 1u) << at;
+      EXPECT_GT(w.iterations, every) << at;  // a run completed
+      if (mode != pagerank_accel::automatic) EXPECT_GT(w.extrapolations, 0) << at;
+      o.loop = pagerank_loop::check_every;
+      EXPECT_TRUE(same_result(w, s.solve(o))) << at;
+    }
+    pagerank_options o = accel_options(mode, 0.85, tol);
+    o.accelerate_every = 100000;
+    const auto w = s.solve(o);
+    EXPECT_EQ(w.graph_unroll, 8);
+    EXPECT_EQ(w.extrapolations, 0);
+    EXPECT_TRUE(same_result(w, s.solve(accel_options(pagerank_accel::none, 0.85, tol))));
+  }
+}
+
 // Stopped by max_iter inside or at the end of the first run: the plain
 // solve's result, bit for bit (the extrapolation after the last step is
 // skipped); on every pull.

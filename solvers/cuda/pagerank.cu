@@ -35,12 +35,15 @@
 // (solve_out, fetch()): no copy engine before or after the loop.
 // With --accelerate (spmv and fused pulls; the persistent kernel extrapolates
 // itself, pagerank_persistent.cuh) a check_every batch, and the fused
-// pull's WHILE trip, is one run of accelerate_every steps and the
-// extrapolation that ends it (solvers/cuda/pagerank_accel.cuh): the same syncs
-// as without it. The spmv pull's SpMVs do not stop with the state, so its
-// WHILE trips keep their few steps (a divisor of the run) and the
-// extrapolation sits in an IF node after them, which the update kernel turns
-// on at a run's end; the update kernel also keeps the run's last iterates.
+// pull's WHILE trip for runs of up to fused_run_trip steps, is one run of
+// accelerate_every steps and the extrapolation that ends it
+// (solvers/cuda/pagerank_accel.cuh): the same syncs as without it. The spmv
+// pull's SpMVs do not stop with the state (and a trip of a long run would be
+// as many empty launches after the stop), so its WHILE trips, and the fused
+// pull's for longer runs, keep their few steps (a divisor of the run) and the
+// extrapolation sits in an IF node after them, which the steps turn on at a
+// run's end: the spmv pull's update kernel, which also keeps the run's last
+// iterates, and the fused pull's run_save_kernel after each step.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -71,6 +74,9 @@ namespace {
 using namespace pagerank_gpu;
 
 constexpr int block_threads = 256;
+// The longest run (--accelerate-every) the fused pull's WHILE trip holds
+// whole; longer runs take trips of a few steps (choose_loop).
+constexpr int fused_run_trip = 32;
 constexpr int items_per_thread = 4;  // independent loads in flight per thread
 constexpr int tile = block_threads * items_per_thread;
 
@@ -319,14 +325,20 @@ struct pagerank_cuda<T>::impl {
 
   // A body (see struct body): the run's last three iterates are saved after
   // its steps every-3 .. every-1 (aitken reads the last two; on the spmv pull
-  // by the update kernel), then the extrapolation, unless the caller places
-  // it (c.set_run_end: ensure_while_graph's IF node).
+  // by the update kernel, on the fused pull's trips shorter than the run by
+  // run_save_kernel), then the extrapolation, unless the caller places it
+  // (c.set_run_end: ensure_while_graph's IF node).
   void launch_body(const body& b, const conditions& c) {
+    const bool aitken = b.mode == pagerank_accel::aitken;
     for (int s = 1; s <= b.steps; ++s) {
       launch_step(b, c);
-      const int which = accel::run_slot(s, b.every, b.mode == pagerank_accel::aitken);
-      if (fused && b.mode != pagerank_accel::none && which >= 0)
-        accel->launch_save(accel_target(), which, d_state.data());
+      if (!fused || b.mode == pagerank_accel::none) continue;
+      if (c.set_run_end) {
+        accel->launch_run_save(accel_target(), d_state.data(), b.every, aitken, c.run_end);
+        continue;
+      }
+      const int which = accel::run_slot(s, b.every, aitken);
+      if (which >= 0) accel->launch_save(accel_target(), which, d_state.data());
     }
     if (b.mode != pagerank_accel::none && !c.set_run_end)
       accel->launch_extrapolate(b.mode, b.every, accel_target(), d_state.data());
@@ -349,9 +361,11 @@ struct pagerank_cuda<T>::impl {
       // Reset to 1 at every launch: the body runs at least once (max_iter >= 1).
       PERRON_CUDA_CHECK(cudaGraphConditionalHandleCreate(&c.loop, g, 1, cudaGraphCondAssignDefault));
       cudaGraph_t body = cuda::add_conditional(g, c.loop, cudaGraphCondTypeWhile);
-      // The spmv pull's extrapolation: an IF node after the trip's steps,
-      // whose update kernels set it (each step: on at a run's end).
-      c.set_run_end = !fused && b.mode != pagerank_accel::none;
+      // The extrapolation of trips shorter than the run (the spmv pull's; the
+      // fused pull's long runs): an IF node after the trip's steps, which
+      // each step sets (on at a run's end): the spmv pull's update kernel,
+      // the fused pull's run_save_kernel.
+      c.set_run_end = b.mode != pagerank_accel::none && (!fused || b.steps < b.every);
       if (c.set_run_end) PERRON_CUDA_CHECK(cudaGraphConditionalHandleCreate(&c.run_end, body, 0, 0));
       std::vector<cudaGraphNode_t> leaves;
       PERRON_CUDA_CHECK(cudaStreamBeginCaptureToGraph(stream.get(), body, nullptr, nullptr, 0,
@@ -673,12 +687,15 @@ pagerank_loop pagerank_cuda<T>::impl::choose_loop(const pagerank_options& opt, b
   if (loop == pagerank_loop::automatic || loop == pagerank_loop::graph_while) {
     const int every = opt.accelerate_every;
     body b{opt.graph_unroll > 0 ? opt.graph_unroll : automatic_unroll(), pagerank_accel::none, 0};
-    if (accelerating && fused) {
+    if (accelerating && fused && every <= fused_run_trip) {
       // Its steps return at once after the stop: a trip is a whole run.
       b = body{every, opt.accelerate, every};
     } else if (accelerating) {
-      // The spmv pull's SpMVs run whatever the state says: trips keep their
-      // unroll, cut to a divisor of the run so that a run ends with a trip.
+      // The spmv pull's SpMVs run whatever the state says, and a fused trip of
+      // a long run would hold all its steps (--accelerate-every 100000: a
+      // 135 ms solve of empty launches): trips keep their unroll, cut to a
+      // divisor of the run so that a run ends with a trip; the saves and the
+      // extrapolation's IF node follow the state's step count.
       int u = std::min(b.steps, every);
       while (every % u != 0) --u;
       if (opt.graph_unroll > 0 && u != opt.graph_unroll)

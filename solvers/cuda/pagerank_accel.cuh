@@ -100,6 +100,24 @@ struct accel_vec {
 
 // After the save of x_{k-3+which} (accel::run_slot), by the thread that closed
 // its step: its dangling mass, and with the last, auto's residual_1.
+// One vertex's terms of the quadratic extrapolation's sums, from its values
+// in x_{k-3}, x_{k-2}, x_{k-1}, x_k (r = w x): the normal equations of
+// [y_1 y_2] g = -y_3 (y_j = x_{k-3+j} - x_{k-3}) in s[0..4] (y1.y1, y1.y2,
+// y2.y2, y1.y3, y2.y3) and the masses of x_{k-2}, x_{k-1}, x_k in s[5..7]
+// (solvers/pagerank_accel.hpp takes the weights from them). Shared by
+// dots_kernel and the persistent kernel's extrapolation.
+__device__ __forceinline__ void add_quadratic_terms(double* s, double x0, double x1, double x2, double x3) {
+  const double y1 = x1 - x0, y2 = x2 - x0, y3 = x3 - x0;
+  s[0] += y1 * y1;
+  s[1] += y1 * y2;
+  s[2] += y2 * y2;
+  s[3] += y1 * y3;
+  s[4] += y2 * y3;
+  s[5] += x1;
+  s[6] += x2;
+  s[7] += x3;
+}
+
 __device__ __forceinline__ void close_save(accel_state* ac, const pagerank_state* st, int which) {
   ac->dangling[which] = st->dangling;
   if (which == 2) ac->residual_1 = st->residual;
@@ -116,6 +134,27 @@ template <class T>
 __global__ void __launch_bounds__(threads) save_kernel(accel_vec<T> v, T* __restrict__ slot, index_t n,
                                                        const pagerank_state* st, accel_state* ac, int which) {
   if (st->done || ac->disabled) return;
+  const T* __restrict__ r = v.at(st);
+  PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
+  if (blockIdx.x == 0 && threadIdx.x == 0) close_save(ac, st, which);
+}
+
+// save_kernel placed after every step of a WHILE trip shorter than the run
+// (runs longer than the fused pull's trips): which save, if any, from the
+// state's step count (runs start at multiples of every), and the IF node
+// after the trip (the extrapolation) turned on at a run's end, as the spmv
+// pull's update kernel does.
+template <class T>
+__global__ void __launch_bounds__(threads)
+    run_save_kernel(accel_vec<T> v, T* __restrict__ h0, T* __restrict__ h1, T* __restrict__ h2, index_t n,
+                    const pagerank_state* st, accel_state* ac, int every, int aitken,
+                    cudaGraphConditionalHandle run_end) {
+  const bool live = !st->done && !ac->disabled;
+  const int s = st->iteration % every;  // steps of the run done; 0: its last
+  if (blockIdx.x == 0 && threadIdx.x == 0) cudaGraphSetConditional(run_end, live && s == 0 ? 1u : 0u);
+  const int which = live ? accel::run_slot(s, every, aitken != 0) : -1;
+  if (which < 0) return;
+  T* __restrict__ slot = which == 0 ? h0 : which == 1 ? h1 : h2;
   const T* __restrict__ r = v.at(st);
   PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
   if (blockIdx.x == 0 && threadIdx.x == 0) close_save(ac, st, which);
@@ -139,21 +178,13 @@ __global__ void __launch_bounds__(threads)
     return;
   }
   const T* __restrict__ r = v.at(st);
-  double a[4] = {0.0, 0.0, 0.0, 0.0}, b[4] = {0.0, 0.0, 0.0, 0.0};
+  double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
   PERRON_ACCEL_FOR(i, n) {
     const double w = v.weight(i);  // the iterates in r
-    const double x0 = w * static_cast<double>(h0[i]), x1 = w * static_cast<double>(h1[i]),
-                 x2 = w * static_cast<double>(h2[i]), x3 = w * static_cast<double>(r[i]);
-    const double y1 = x1 - x0, y2 = x2 - x0, y3 = x3 - x0;
-    a[0] += y1 * y1;
-    a[1] += y1 * y2;
-    a[2] += y2 * y2;
-    a[3] += y1 * y3;
-    b[0] += y2 * y3;
-    b[1] += x1;
-    b[2] += x2;
-    b[3] += x3;
+    add_quadratic_terms(s, w * static_cast<double>(h0[i]), w * static_cast<double>(h1[i]),
+                        w * static_cast<double>(h2[i]), w * static_cast<double>(r[i]));
   }
+  double a[4] = {s[0], s[1], s[2], s[3]}, b[4] = {s[4], s[5], s[6], s[7]};
   grid_reduce<4, sum_op, threads>(a, partials_a, counter_a, [=](const double(&t)[4]) {
     for (int k = 0; k < 4; ++k) ac->first[k] = t[k];
     __threadfence();
@@ -284,6 +315,16 @@ class accel_buffers {
     accel_detail::save_kernel<T>
         <<<grid_, accel_detail::threads, 0, stream_>>>(v, hist_[which].data(), n_, st, state_.data(), which);
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel save_kernel");
+  }
+
+  // After any step of a run of `every` (a WHILE trip shorter than the run):
+  // the save that step's place asks for, and run_end on at the run's end.
+  void launch_run_save(const accel_vec<T>& v, const pagerank_state* st, int every, bool aitken,
+                       cudaGraphConditionalHandle run_end) {
+    accel_detail::run_save_kernel<T>
+        <<<grid_, accel_detail::threads, 0, stream_>>>(v, hist_[0].data(), hist_[1].data(), hist_[2].data(),
+                                                       n_, st, state_.data(), every, aitken ? 1 : 0, run_end);
+    PERRON_CUDA_CHECK_LAUNCH("pagerank accel run_save_kernel");
   }
 
   // After step `every` of a run: the safeguard (auto: the idle stop), then

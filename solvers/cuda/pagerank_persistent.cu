@@ -231,7 +231,8 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
   }
   __syncthreads();
   if (!bk.go) return -1.0;
-  // The sums of pagerank_accel.cuh's dots_kernel, in r = w x (w: out-degree, 1 if dangling).
+  // The sums of pagerank_accel.cuh's dots_kernel (add_quadratic_terms), in
+  // r = w x (w: out-degree, 1 if dangling).
   const T* __restrict__ h0 = ex.hist[0];
   const T* __restrict__ h1 = ex.hist[1];
   const T* __restrict__ h2 = ex.hist[2];
@@ -256,17 +257,8 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
     for (int j = 0; j < ex_per_thread; ++j) {
       if (d[j] < 0) continue;
       const double w = d[j] > 0 ? static_cast<double>(d[j]) : 1.0;
-      const double x0 = w * static_cast<double>(e[j][0]), x1 = w * static_cast<double>(e[j][1]),
-                   x2 = w * static_cast<double>(e[j][2]), x3 = w * static_cast<double>(e[j][3]);
-      const double y1 = x1 - x0, y2 = x2 - x0, y3 = x3 - x0;
-      v[0] += y1 * y1;
-      v[1] += y1 * y2;
-      v[2] += y2 * y2;
-      v[3] += y1 * y3;
-      v[4] += y2 * y3;
-      v[5] += x1;
-      v[6] += x2;
-      v[7] += x3;
+      add_quadratic_terms(v, w * static_cast<double>(e[j][0]), w * static_cast<double>(e[j][1]),
+                          w * static_cast<double>(e[j][2]), w * static_cast<double>(e[j][3]));
     }
 #pragma unroll
     for (int u = 0; u < 8; ++u)

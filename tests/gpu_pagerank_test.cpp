@@ -892,13 +892,15 @@ TYPED_TEST(gpu_pagerank, FusedSolversKeepTheirHubs) {
 // cluster mode runs where the device launches clusters (sm_90 on), x fits in
 // a block's shared memory (not the 60000-vertex graph) and the graph has a
 // slice for each block (not the tiny shapes); elsewhere it falls back to the
-// resident mode.
+// resident mode. resident-cluster: a resident grid of 2-16 blocks launched as
+// one cluster (its hardware barrier for the grid's), where the graph's fewest
+// resident blocks are that many (the odd random graph's); elsewhere streamed.
 TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
   using T = TypeParam;
   auto shapes = persistent_shapes();
   shapes.push_back({"random 60000", random_graph(60000, 700000, 151)});
   shapes.push_back({"random 5000, 200000 links", random_graph(5000, 200000, 163)});
-  const char* modes[] = {"resident", "streamed", "cluster"};
+  const char* modes[] = {"resident", "streamed", "cluster", "resident-cluster"};
   const std::string device = cuda::device_description();  // "... (sm_90, ..."
   const bool clusters = std::atoi(device.c_str() + device.find("(sm_") + 4) >= 90;
   for (const auto& [what, a] : shapes) {
@@ -907,14 +909,21 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
     pagerank_options o = plain_steps();
     o.tol = solve_tolerance<T>::tol;
     o.check_interval = 4;
-    std::vector<pagerank_result> runs[3];
-    for (int mode = 0; mode < 3; ++mode) {
+    std::vector<pagerank_result> runs[4];
+    for (int mode = 0; mode < 4; ++mode) {
       scoped_env env("PERRON_PERSISTENT", modes[mode]);
       pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::persistent);
       const std::string& why = s.kernel_reason();
       const bool resident = why.find("resident (") != std::string::npos;
       const bool cluster = why.find("cluster (") != std::string::npos;
-      if (mode == 2) {
+      const bool one_cluster = why.find("launched as one cluster") != std::string::npos;
+      if (mode == 3) {
+        EXPECT_FALSE(cluster) << what << ": " << why;
+        EXPECT_TRUE(!one_cluster || resident) << what << ": " << why;
+        if (clusters && what == "odd random") {
+          EXPECT_TRUE(one_cluster) << what << ": " << why;
+        }
+      } else if (mode == 2) {
         // The cluster mode where its layout fits and the graph has a slice for
         // each of at least 4 blocks (both random graphs below 60000 vertices;
         // the tiny shapes have fewer slices), else the resident mode.
@@ -928,6 +937,7 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
       } else {
         EXPECT_EQ(resident, mode == 0) << what << ": " << why;
         EXPECT_FALSE(cluster) << what << ": " << why;
+        EXPECT_FALSE(one_cluster && mode != 0) << what << ": " << why;
       }
       for (int variant = 0; variant < 2; ++variant) {
         o.personalization = variant == 1 ? random_vector(a.rows, 157, 0.0, 1.0) : std::vector<double>{};
@@ -943,7 +953,7 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
         }
       }
     }
-    for (int mode = 1; mode < 3; ++mode) {
+    for (int mode = 1; mode < 4; ++mode) {
       ASSERT_EQ(runs[0].size(), runs[mode].size());
       for (std::size_t i = 0; i < runs[0].size(); ++i)
         EXPECT_TRUE(same_bits(runs[0][i], runs[mode][i])) << what << " " << modes[mode] << " " << i;

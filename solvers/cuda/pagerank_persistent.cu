@@ -146,11 +146,21 @@ struct grid_team {
   // block's barrier, which orders its threads' global accesses as the grid's
   // barrier would; the grid barrier's fence, atomic and spin are L2 round
   // trips (and its acquire empties L1): about 1 us a step.
+  // A grid launched as one cluster (a few resident blocks) meets at the
+  // cluster's hardware barrier, whose release and acquire order global
+  // memory across its blocks as well.
   __device__ void sync() const {
-    if (gridDim.x == 1)
+    if (gridDim.x == 1) {
       __syncthreads();
-    else
-      cooperative_groups::this_grid().sync();
+      return;
+    }
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+    if (cooperative_groups::this_cluster().num_blocks() == gridDim.x) {
+      cooperative_groups::this_cluster().sync();
+      return;
+    }
+#endif
+    cooperative_groups::this_grid().sync();
   }
 };
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
@@ -920,9 +930,18 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_resident<T, true>));
   max_resident_bytes_ = static_cast<std::size_t>(
       std::max<long long>(0, static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)));
-  for (auto kernel : {persistent_resident<T, false>, persistent_resident<T, true>})
+  int clusters = 0;
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
+  max_resident_cluster_ = clusters ? 16 : 0;
+  for (auto kernel : {persistent_resident<T, false>, persistent_resident<T, true>}) {
     PERRON_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(max_resident_bytes_)));
+    if (clusters &&
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+      (void)cudaGetLastError();
+      max_resident_cluster_ = 8;  // portable
+    }
+  }
   {
     const fused_args<T> a = fused_.args();
     slice_start_.resize(static_cast<std::size_t>(a.slices) + 1);
@@ -934,8 +953,6 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   // Cluster mode: where the device launches clusters (sm_90 on), as large as
   // it allows (16 blocks where non-portable sizes are), and x fits twice in
   // a block's shared memory.
-  int clusters = 0;
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
   PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T, true>));
   max_cluster_bytes_ = static_cast<std::size_t>(
       std::max<long long>(0, static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)));
@@ -1000,12 +1017,26 @@ std::size_t persistent_pull<T>::cluster_bytes(int blocks) const {
 }
 
 template <class T>
+bool persistent_pull<T>::resident_cluster_fits(int grid, std::size_t bytes) const {
+  if (grid < 2 || grid > max_resident_cluster_) return false;
+  const cluster_launch launch(grid, bytes, nullptr);
+  int active = 0;
+  if (cudaOccupancyMaxActiveClusters(&active, persistent_resident<T, true>, &launch.cfg) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return active >= 1;
+}
+
+template <class T>
 std::string persistent_pull<T>::describe() const {
   switch (mode_) {
     case mode::cluster:
       return "cluster (one thread-block cluster; each block's slices and a copy of x in its shared memory)";
     case mode::resident:
-      return "resident (each block's slices in shared memory)";
+      return one_cluster_ ? "resident (each block's slices in shared memory), the grid launched as one "
+                            "cluster, whose barrier it takes"
+                          : "resident (each block's slices in shared memory)";
     case mode::streamed:
       break;
   }
@@ -1013,14 +1044,15 @@ std::string persistent_pull<T>::describe() const {
 }
 
 template <class T>
-std::string persistent_pull<T>::mode_text(mode how, int grid, int hub) {
+std::string persistent_pull<T>::mode_text(mode how, int grid, int hub, bool one_cluster) {
   const char* word = how == mode::cluster ? "cluster" : how == mode::resident ? "resident" : "streamed";
-  return std::string(word) + " " + std::to_string(grid) + " " + std::to_string(hub);
+  return std::string(word) + " " + std::to_string(grid) + " " + std::to_string(hub) +
+         (one_cluster ? " cluster" : "");
 }
 
 template <class T>
 std::string persistent_pull<T>::mode_text() const {
-  return mode_text(mode_, grid_, hub_);
+  return mode_text(mode_, grid_, hub_, one_cluster_);
 }
 
 template <class T>
@@ -1100,8 +1132,13 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
                                 : (x ? reinterpret_cast<const void*>(persistent_solve<T, true>)
                                      : reinterpret_cast<const void*>(persistent_solve<T, false>));
   const std::size_t smem = resident ? smem_ : static_cast<std::size_t>(hub_) * sizeof(T);
-  PERRON_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(static_cast<unsigned>(grid_)),
-                                                dim3(step_threads), params, smem, stream_));
+  if (resident && one_cluster_) {
+    const cluster_launch launch(grid_, smem, stream_);
+    PERRON_CUDA_CHECK(cudaLaunchKernelExC(&launch.cfg, kernel, params));
+  } else {
+    PERRON_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(static_cast<unsigned>(grid_)),
+                                                  dim3(step_threads), params, smem, stream_));
+  }
   PERRON_CUDA_CHECK_LAUNCH("pagerank persistent_solve");
 }
 
@@ -1114,7 +1151,8 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
 // on a small graph it can cost more than the gathers it saves). Every
 // candidate sums every row in the same order, so the choice changes the
 // time, never the bits. PERRON_PERSISTENT=resident|streamed keeps one mode
-// (tests and experiments); PERRON_FUSED_HUB fixes the streamed hub. A
+// (tests and experiments; resident-cluster: only resident grids launched as
+// one cluster); PERRON_FUSED_HUB fixes the streamed hub. A
 // remembered mode (mode_text() of an earlier trial) that is one of the
 // candidates is taken without timing.
 template <class T>
@@ -1123,6 +1161,7 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     mode how;
     int grid, hub;
     std::size_t smem;
+    bool one_cluster = false;
   };
   const char* env = std::getenv("PERRON_PERSISTENT");
   const std::string only = env ? env : "";
@@ -1140,14 +1179,19 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
       if (bytes > 0 && b <= slices) candidates.push_back({mode::cluster, b, 0, bytes});
     }
   }
-  if (only.empty() || only == "resident" || (only == "cluster" && candidates.empty())) {
+  const bool resident_cluster_only = only == "resident-cluster";
+  if (only.empty() || only == "resident" || resident_cluster_only ||
+      (only == "cluster" && candidates.empty())) {
     const int fewest = static_cast<int>(std::clamp<long long>((slices + step_warps - 1) / step_warps, 1,
                                                               static_cast<long long>(streamed_grid_)));
     for (int g : {fewest, std::min(streamed_grid_, sms_)}) {
       const std::size_t bytes = resident_bytes(g);
       if (bytes > 0 &&
-          (candidates.empty() || candidates.back().how != mode::resident || candidates.back().grid != g))
-        candidates.push_back({mode::resident, g, 0, bytes});
+          (candidates.empty() || candidates.back().how != mode::resident || candidates.back().grid != g)) {
+        // A few blocks: also as one cluster (the hardware barrier).
+        if (resident_cluster_fits(g, bytes)) candidates.push_back({mode::resident, g, 0, bytes, true});
+        if (!resident_cluster_only) candidates.push_back({mode::resident, g, 0, bytes});
+      }
     }
   }
   if (only.empty() || only == "streamed" || candidates.empty()) {
@@ -1167,6 +1211,7 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     grid_ = c.grid;
     hub_ = c.hub;
     smem_ = c.smem;
+    one_cluster_ = c.one_cluster;
   };
   trial_ = forced;
   const scoped_seconds clock(trial_seconds_);
@@ -1176,7 +1221,7 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     return;
   }
   for (const candidate& c : candidates)
-    if (remembered == mode_text(c.how, c.grid, c.hub)) {
+    if (remembered == mode_text(c.how, c.grid, c.hub, c.one_cluster)) {
       take(c);
       trial_ += (trial_.empty() ? "" : ", ") + remembered + ": an earlier trial's pick";
       return;
@@ -1203,8 +1248,9 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     const float med = ms[ms.size() / 2];
     char buf[96];
     if (c.how != mode::streamed)
-      std::snprintf(buf, sizeof buf, "%s%s %d blocks: %.2f us", trial_.empty() ? "" : ", ",
-                    c.how == mode::cluster ? "cluster" : "resident", c.grid, 1e3 * med / trial_steps);
+      std::snprintf(buf, sizeof buf, "%s%s %d blocks%s: %.2f us", trial_.empty() ? "" : ", ",
+                    c.how == mode::cluster ? "cluster" : "resident", c.grid,
+                    c.one_cluster ? " as one cluster" : "", 1e3 * med / trial_steps);
     else
       std::snprintf(buf, sizeof buf, "%shub %d: %.2f us", trial_.empty() ? "" : ", ", c.hub,
                     1e3 * med / trial_steps);

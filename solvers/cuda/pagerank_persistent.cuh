@@ -140,7 +140,8 @@ class persistent_pull {
   int grid() const { return grid_; }                              // blocks
   // The mode in words, for the solver's reason.
   std::string describe() const;
-  // The mode as the constructor takes it back: "resident 132 0" (mode, blocks, hub).
+  // The mode as the constructor takes it back: "resident 132 0" (mode, blocks,
+  // hub; "resident 8 0 cluster" for a resident grid launched as one cluster).
   std::string mode_text() const;
   // Whether the cluster mode's layout fits a cluster of this device (it ran
   // in the trial where the graph has a slice for each block).
@@ -152,13 +153,17 @@ class persistent_pull {
 
  private:
   void choose_mode(const std::string& remembered);
-  static std::string mode_text(mode how, int grid, int hub);
+  static std::string mode_text(mode how, int grid, int hub, bool one_cluster);
   // Dynamic shared memory a resident launch of `grid` blocks needs (its
   // fullest block's), or 0 where it does not fit.
   std::size_t resident_bytes(int grid) const;
   // The same for a cluster of `blocks` blocks, or 0 where it does not fit or
   // the device cannot launch such a cluster.
   std::size_t cluster_bytes(int blocks) const;
+  // Whether a resident grid of `grid` blocks (2 or more) with `bytes` of
+  // shared memory each launches as one cluster, whose hardware barrier then
+  // replaces the grid barrier.
+  bool resident_cluster_fits(int grid, std::size_t bytes) const;
   // The rows cut by slice ends, for the cluster mode (cut_).
   void find_cut_rows();
 
@@ -170,7 +175,9 @@ class persistent_pull {
   mode mode_ = mode::streamed;
   std::size_t smem_ = 0;  // resident and cluster modes' dynamic shared memory per block
   std::size_t max_resident_bytes_ = 0, max_cluster_bytes_ = 0;
-  int max_cluster_ = 0;  // the largest cluster the device launches (0: none)
+  int max_cluster_ = 0;           // the largest cluster the device launches (0: none)
+  int max_resident_cluster_ = 0;  // the same for the resident kernel
+  bool one_cluster_ = false;      // resident mode: the grid is one cluster
   index_t n_ = 0;
   int hub_ = 0, max_hub_ = 0;
   bool cluster_fits_ = false;

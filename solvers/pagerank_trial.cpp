@@ -26,10 +26,11 @@ pull_band model_band(const pull_facts& f) {
   return {true, links + " < " + std::to_string(band_max_links) + ": the model is unsure"};
 }
 
-std::vector<pagerank_pull> trial_candidates(pagerank_pull model) {
+std::vector<pagerank_pull> trial_candidates(pagerank_pull model, bool small) {
   std::vector<pagerank_pull> c{model};
   for (const pagerank_pull p : {pagerank_pull::fused, pagerank_pull::spmv})
     if (p != model) c.push_back(p);
+  if (small && model != pagerank_pull::persistent) c.push_back(pagerank_pull::persistent);
   return c;
 }
 
@@ -215,7 +216,8 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
     }
     return t;
   };
-  const trial_outcome o = run_trial(trial_candidates(model.pull), model.pull, measure);
+  const trial_outcome o =
+      run_trial(trial_candidates(model.pull, f.links < persistent_min_links), model.pull, measure);
   if (o.winner < 0) return false;
   const auto w = static_cast<std::size_t>(o.winner);
   *this = std::move(*built[w]);

@@ -42,8 +42,12 @@ struct pull_band {
 pull_band model_band(const pull_facts& f);
 
 // The pulls a trial times: the model's choice first, then the other of
-// fused / spmv (persistent, when the model chose it, is timed against both).
-std::vector<pagerank_pull> trial_candidates(pagerank_pull model);
+// fused / spmv (persistent, when the model chose it, is timed against both),
+// then, on a small graph (under persistent_min_links) where the model chose
+// another, the persistent pull: where no cluster holds x (double's larger
+// graphs) its resident grid of one block, or of a few launched as one
+// cluster, meets without the grid barrier and may still be the fastest.
+std::vector<pagerank_pull> trial_candidates(pagerank_pull model, bool small = false);
 
 // ---- the trial's bookkeeping -------------------------------------------------------
 // One candidate as timed: the pull, the kernel it ran ("pull-fused" or the

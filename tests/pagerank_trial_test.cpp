@@ -56,6 +56,13 @@ TEST(pagerank_trial, CandidatesStartWithTheModelsChoice) {
   EXPECT_EQ(
       trial_candidates(pagerank_pull::persistent),
       (std::vector<pagerank_pull>{pagerank_pull::persistent, pagerank_pull::fused, pagerank_pull::spmv}));
+  // A small graph: the persistent pull timed too where the model chose another.
+  EXPECT_EQ(
+      trial_candidates(pagerank_pull::fused, true),
+      (std::vector<pagerank_pull>{pagerank_pull::fused, pagerank_pull::spmv, pagerank_pull::persistent}));
+  EXPECT_EQ(
+      trial_candidates(pagerank_pull::persistent, true),
+      (std::vector<pagerank_pull>{pagerank_pull::persistent, pagerank_pull::fused, pagerank_pull::spmv}));
 }
 
 trial_time tt(pagerank_pull p, double us, std::string k = "") {

@@ -224,7 +224,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      ("auto | on | off: with --pull auto, where the model is unsure (fewer than " +
      std::to_string(band_max_links) + " links, but for float graphs under " +
      std::to_string(band_float_spmv_links) + " links with a row of " + std::to_string(short_rows_in_degree) +
-     " or more), time a few steps of the fused and the SpMV pull on the GPU and keep the faster; "
+     " or more), time a few steps of the fused and the SpMV pull on the GPU (and the persistent pull under " +
+     std::to_string(persistent_min_links) + " links) and keep the fastest; "
      "the outcome is kept beside the graph's binary cache entry and reused by the next run. auto: "
      "trial only where it can be kept (a file, the cache on); on: also without; off: the model alone")
          .c_str())

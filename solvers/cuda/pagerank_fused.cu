@@ -21,6 +21,9 @@ namespace perron::pagerank_gpu {
 namespace {
 
 constexpr int setup_threads = 256;
+// Lanes of a slice left empty rather than cut a row there (build_slices):
+// at most an eighth of a slice.
+constexpr long long keep_whole = 4;
 // The setup kernels are grid-stride loops of setup_threads: at most this many blocks.
 constexpr unsigned max_setup_blocks = 1u << 20;
 // init_x's grid cap: it reduces the dangling mass, one partial per block.
@@ -356,6 +359,18 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
     const long long L = rp[k + 1] - rp[k];
     const long long v = L > W ? (L + W - 1) / W : 1;
     const long long base = L / v, extra = L % v;
+    // A row that would cross into the next slice with at most keep_whole
+    // lanes of it left in this one starts the next slice instead (the lanes
+    // left are empty virtual rows: row n, no links): a row across a slice's
+    // end is summed from partials through a device-scope counter, a chain of
+    // L2 round trips that every step waits for.
+    const long long left = 32 - static_cast<long long>(vrow.size() % 32);
+    if (v > left && left <= keep_whole)
+      for (long long i = 0; i < left; ++i) {
+        vrow.push_back(n_);
+        vlen.push_back(0);
+        vbegin.push_back(rp[k]);
+      }
     const std::size_t first = vrow.size();
     index_t b = rp[k];
     for (long long i = 0; i < v; ++i) {

@@ -98,8 +98,6 @@ struct accel_vec {
   }
 };
 
-// After the save of x_{k-3+which} (accel::run_slot), by the thread that closed
-// its step: its dangling mass, and with the last, auto's residual_1.
 // One vertex's terms of the quadratic extrapolation's sums, from its values
 // in x_{k-3}, x_{k-2}, x_{k-1}, x_k (r = w x): the normal equations of
 // [y_1 y_2] g = -y_3 (y_j = x_{k-3+j} - x_{k-3}) in s[0..4] (y1.y1, y1.y2,
@@ -118,6 +116,8 @@ __device__ __forceinline__ void add_quadratic_terms(double* s, double x0, double
   s[7] += x3;
 }
 
+// After the save of x_{k-3+which} (accel::run_slot), by the thread that closed
+// its step: its dangling mass, and with the last, auto's residual_1.
 __device__ __forceinline__ void close_save(accel_state* ac, const pagerank_state* st, int which) {
   ac->dangling[which] = st->dangling;
   if (which == 2) ac->residual_1 = st->residual;

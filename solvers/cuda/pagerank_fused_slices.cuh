@@ -121,7 +121,11 @@ __device__ __forceinline__ row_data<T> load_row(const fused_args<T>& a, const T*
 template <class T>
 __device__ __forceinline__ T update_row(double y, row_data<T> rd, double alpha, double c, step_sums& s) {
   const index_t d = rd.d;
-  const double r = alpha * y + c * rd.v;
+  // The rounding spelled out: left to contract alpha y + c v itself, nvcc
+  // fused it one way where contribute() finishes a cut row and the other way
+  // in the cluster mode's finish (different bits in double between the
+  // persistent pull's modes).
+  const double r = __fma_rn(alpha, y, __dmul_rn(c, rd.v));
   const double xo = static_cast<double>(rd.x);
   if (d > 0) {
     const T xs = static_cast<T>(r / d);
@@ -140,32 +144,64 @@ __device__ __forceinline__ void finish_row(T* __restrict__ xn, index_t R, double
   xn[R] = update_row(y, rd, alpha, c, s);
 }
 
+// What finishing a cut row needs besides its partials: its slices
+// t0 .. t0 + parts - 1 and its data.
+template <class T>
+struct cut_facts {
+  index_t parts = 1, t0 = 0;
+  row_data<T> rd{};
+};
+
 // A slice's partial of a cut row (one whose virtual rows lie in more than one
 // slice) is in its slot, written by lane 0. The last partial to arrive (a
 // per-row counter) sums the slots in slice order (lanes take slots
 // round-robin, then a butterfly: a fixed order) and finishes the row. Called
 // by the whole warp.
+//
+// In the persistent kernel (`coherent`) the row's facts come in hand
+// (finish_slice() asks for them before the slice's scan), the counter's
+// acq_rel in lane 0 and a warp barrier order every lane's loads of the slots
+// after the other slices' releases (a barrier orders memory among the
+// threads it joins: the PTX memory model), and the head's slot is loaded
+// with the tails: the last arrival waits for two L2 round trips, the
+// counter and the slots, where it waited for five (the facts, the counter,
+// a device fence, the tails, then the head and the row's data); 9-13% off a
+// step of skewed 10^5-link graphs. The fused step keeps that older form:
+// with the facts ahead it measured 12% slower on rmat:20:10000000 (40.2 ->
+// 45.2 us a step), for a reason not found (docs/PERFORMANCE.md, session 35).
 template <bool coherent, class T>
-__device__ void contribute(const fused_args<T>& a, index_t R, const T* __restrict__ x, T* __restrict__ xn,
-                           double alpha, double c, bool personalized, double v_uniform, step_sums& s) {
+__device__ void contribute(const fused_args<T>& a, index_t R, cut_facts<T> f, const T* __restrict__ x,
+                           T* __restrict__ xn, double alpha, double c, bool personalized, double v_uniform,
+                           step_sums& s) {
   const int lane = threadIdx.x & 31;
-  const index_t parts = __ldg(a.parts + R), t0 = __ldg(a.first_slice + R), t1 = t0 + parts - 1;
+  if constexpr (!coherent) {
+    f.parts = __ldg(a.parts + R);
+    f.t0 = __ldg(a.first_slice + R);
+  }
+  const index_t t1 = f.t0 + f.parts - 1;
   unsigned last = 0;
-  if (lane == 0) {  // release: lane 0's slot before the count
+  if (lane == 0) {  // release: lane 0's slot before the count; acquire: the others' slots
     ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> count(a.count[R]);
     const unsigned arrived = count.fetch_add(1u, ::cuda::memory_order_acq_rel);
-    last = arrived + 1 == static_cast<unsigned>(parts);
+    last = arrived + 1 == static_cast<unsigned>(f.parts);
   }
   if (!__shfl_sync(0xffffffffu, last, 0)) return;
-  ::cuda::atomic_thread_fence(::cuda::memory_order_acquire,
-                              ::cuda::thread_scope_device);  // every slot after the count
-  double y = 0;
-  for (index_t t = t0 + lane; t < t1; t += 32) y += __ldcg(a.tail + t);
+  if constexpr (coherent)
+    __syncwarp();  // every lane's slot loads after lane 0's acquire
+  else
+    ::cuda::atomic_thread_fence(::cuda::memory_order_acquire, ::cuda::thread_scope_device);
+  double y = 0, head = 0;
+  if (coherent && lane == 0) head = __ldcg(a.head + t1);
+  for (index_t t = f.t0 + lane; t < t1; t += 32) y += __ldcg(a.tail + t);
   for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(0xffffffffu, y, off);
   if (lane != 0) return;
-  y += __ldcg(a.head + t1);
+  if constexpr (!coherent) {
+    head = __ldcg(a.head + t1);
+    f.rd = load_row<coherent>(a, x, R, personalized, v_uniform);
+  }
+  y += head;
   a.count[R] = 0;
-  finish_row(xn, R, y, load_row<coherent>(a, x, R, personalized, v_uniform), alpha, c, s);
+  finish_row(xn, R, y, f.rd, alpha, c, s);
 }
 
 // The rows just outside slice q, which tell whether its first row began
@@ -220,6 +256,33 @@ __device__ __forceinline__ slice_scan scan_slice(index_t n, index_t R, index_t o
   return r;
 }
 
+// The facts of a row of this lane (0 or 31) that the slice's end cuts
+// (`outside` is that row), in the persistent kernel: asked for before the
+// scan so that they arrive during it (contribute() says why).
+template <bool coherent, class T>
+__device__ __forceinline__ cut_facts<T> cut_facts_ahead(const fused_args<T>& a, index_t R, index_t outside,
+                                                        row_data<T> rd) {
+  const int lane = threadIdx.x & 31;
+  cut_facts<T> f;
+  if constexpr (coherent) {
+    if ((lane == 0 || lane == 31) && R < a.n && outside == R) {
+      f.parts = __ldg(a.parts + R);
+      f.t0 = __ldg(a.first_slice + R);
+    }
+    f.rd = rd;
+  }
+  return f;
+}
+
+template <class T>
+__device__ __forceinline__ cut_facts<T> shfl_facts(cut_facts<T> f, int from) {
+  constexpr unsigned full = 0xffffffffu;
+  return {
+      __shfl_sync(full, f.parts, from),
+      __shfl_sync(full, f.t0, from),
+      {__shfl_sync(full, f.rd.d, from), __shfl_sync(full, f.rd.x, from), __shfl_sync(full, f.rd.v, from)}};
+}
+
 template <bool coherent, class T>
 __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, index_t R, index_t outside,
                                              double acc, row_data<T> rd, const T* __restrict__ x,
@@ -227,17 +290,26 @@ __device__ __forceinline__ void finish_slice(const fused_args<T>& a, index_t q, 
                                              double v_uniform, step_sums& s) {
   constexpr unsigned full = 0xffffffffu;
   const int lane = threadIdx.x & 31;
+  const cut_facts<T> cf = cut_facts_ahead<coherent>(a, R, outside, rd);
   const slice_scan sc = scan_slice(a.n, R, outside, acc);
   if (sc.finishes) finish_row(xn, R, sc.sum, rd, alpha, c, s);
-  if (sc.head_lane) {  // the row that began before this slice ends in it
+  if (sc.head_lane) {  // the row that began before this slice ends in it: lane 0's row
     const double h = __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1);
     if (lane == 0) a.head[q] = h;
-    contribute<coherent>(a, sc.first_row, x, xn, alpha, c, personalized, v_uniform, s);
+    // Lane 0 finishes it: its own facts' rd; the slices to every lane.
+    cut_facts<T> f = cf;
+    if constexpr (coherent) {
+      f.parts = __shfl_sync(full, cf.parts, 0);
+      f.t0 = __shfl_sync(full, cf.t0, 0);
+    }
+    contribute<coherent>(a, sc.first_row, f, x, xn, alpha, c, personalized, v_uniform, s);
   }
-  if (sc.tail_cut) {  // the row goes on in the next slice
+  if (sc.tail_cut) {  // the row goes on in the next slice: lane 31's row
     const double t = __shfl_sync(full, sc.sum, 31);
     if (lane == 0) a.tail[q] = t;
-    contribute<coherent>(a, sc.last_row, x, xn, alpha, c, personalized, v_uniform, s);
+    cut_facts<T> f = cf;
+    if constexpr (coherent) f = shfl_facts(cf, 31);
+    contribute<coherent>(a, sc.last_row, f, x, xn, alpha, c, personalized, v_uniform, s);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cuda/atomic>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -22,8 +23,14 @@ namespace {
 
 constexpr int setup_threads = 256;
 // Lanes of a slice left empty rather than cut a row there (build_slices):
-// at most an eighth of a slice.
-constexpr long long keep_whole = 4;
+// at most an eighth of a slice, or half of one where the slices so padded
+// still number at most one for each warp of a grid of one block per SM: the
+// persistent pull's resident mode then has a warp for every slice, so the
+// padding adds no warp a second slice and only removes rows cut by slice
+// ends. Measured on 19 graphs (docs/PERFORMANCE.md, session 35): half a slice
+// everywhere took 3-18% off 10^4-10^5-link skewed graphs' steps and added
+// 5-12% on 10^6-link ones, whose slices outnumber the warps.
+constexpr long long keep_whole = 4, keep_whole_spare = 16;
 // The setup kernels are grid-stride loops of setup_threads: at most this many blocks.
 constexpr unsigned max_setup_blocks = 1u << 20;
 // init_x's grid cap: it reduces the dangling mass, one partial per block.
@@ -355,36 +362,47 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
   vrow.reserve(reserve);
   vbegin.reserve(reserve);
   vlen.reserve(reserve);
-  for (index_t k = 0; k < n_; ++k) {
-    const long long L = rp[k + 1] - rp[k];
-    const long long v = L > W ? (L + W - 1) / W : 1;
-    const long long base = L / v, extra = L % v;
-    // A row that would cross into the next slice with at most keep_whole
-    // lanes of it left in this one starts the next slice instead (the lanes
-    // left are empty virtual rows: row n, no links): a row across a slice's
-    // end is summed from partials through a device-scope counter, a chain of
-    // L2 round trips that every step waits for.
-    const long long left = 32 - static_cast<long long>(vrow.size() % 32);
-    if (v > left && left <= keep_whole)
-      for (long long i = 0; i < left; ++i) {
-        vrow.push_back(n_);
-        vlen.push_back(0);
-        vbegin.push_back(rp[k]);
+  // The rows laid out with at most `keep` empty lanes before a row; false
+  // (and stopped) once there are more than max_vrows virtual rows.
+  const auto lay = [&](long long keep, std::size_t max_vrows) {
+    vrow.clear();
+    vbegin.clear();
+    vlen.clear();
+    for (index_t k = 0; k < n_; ++k) {
+      const long long L = rp[k + 1] - rp[k];
+      const long long v = L > W ? (L + W - 1) / W : 1;
+      const long long base = L / v, extra = L % v;
+      // A row that would cross into the next slice with at most `keep`
+      // lanes of it left in this one starts the next slice instead (the
+      // lanes left are empty virtual rows: row n, no links): a row across a
+      // slice's end is summed from partials through a device-scope counter,
+      // a chain of L2 round trips that every step waits for.
+      const long long left = 32 - static_cast<long long>(vrow.size() % 32);
+      if (v > left && left <= keep)
+        for (long long i = 0; i < left; ++i) {
+          vrow.push_back(n_);
+          vlen.push_back(0);
+          vbegin.push_back(rp[k]);
+        }
+      const std::size_t first = vrow.size();
+      index_t b = rp[k];
+      for (long long i = 0; i < v; ++i) {
+        const auto l = static_cast<index_t>(base + (i < extra ? 1 : 0));
+        vrow.push_back(k);
+        vlen.push_back(static_cast<unsigned short>(l));
+        vbegin.push_back(b);
+        b += l;
       }
-    const std::size_t first = vrow.size();
-    index_t b = rp[k];
-    for (long long i = 0; i < v; ++i) {
-      const auto l = static_cast<index_t>(base + (i < extra ? 1 : 0));
-      vrow.push_back(k);
-      vlen.push_back(static_cast<unsigned short>(l));
-      vbegin.push_back(b);
-      b += l;
+      if (vrow.size() > max_vrows) return false;
+      if (vrow.size() > max_index / 2)
+        throw dimension_error("fused pull: more virtual rows than index_t counts");
+      first_slice[k] = static_cast<index_t>(first / 32);
+      parts[k] = static_cast<index_t>((vrow.size() - 1) / 32 - first / 32 + 1);
     }
-    if (vrow.size() > max_index / 2)
-      throw dimension_error("fused pull: more virtual rows than index_t counts");
-    first_slice[k] = static_cast<index_t>(first / 32);
-    parts[k] = static_cast<index_t>((vrow.size() - 1) / 32 - first / 32 + 1);
-  }
+    return true;
+  };
+  const auto warps = static_cast<std::size_t>(grid_) * step_warps;  // a grid of one block per SM
+  if (!lay(keep_whole_spare, 32 * warps)) lay(keep_whole, std::numeric_limits<std::size_t>::max());
   const std::size_t vrows = vrow.size();
   slices_ = static_cast<index_t>((vrows + 31) / 32);
   vrow.resize(32 * static_cast<std::size_t>(slices_) + 1, n_);  // n: past the last row

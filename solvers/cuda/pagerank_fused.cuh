@@ -31,8 +31,9 @@
 // Layout: sliced ELL over "virtual rows". A row longer than W (64) links is
 // split into ceil(len / W) virtual rows of nearly equal length, the others are
 // one each; 32 consecutive virtual rows make a slice (a row that would cross
-// a slice's end with at most 4 lanes of it left there starts the next slice,
-// the lanes left empty: row n, no links), stored column-major
+// a slice's end with at most 4 lanes of it left there, or 16 where the slices
+// still fit one a warp of a full grid, starts the next slice, the lanes left
+// empty: row n, no links; build_slices), stored column-major
 // (entry j of lane l at 32 j + l) and 32 x its longest virtual row wide. Rows
 // sorted by length make the slices nearly rectangular (about 1% padding on
 // R-MAT and cnr-2000). A lane sums its virtual row with all its loads

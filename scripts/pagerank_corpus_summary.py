@@ -3,10 +3,11 @@
 `pagerank --bench --json` (scripts/pagerank-corpus.sh writes corpus.jsonl):
 
   1. per graph, the statistics a model of the pull can read;
-  2. per graph and precision: each pull's us per iteration (fused; spmv with
-     auto's kernel; spmv with the best kernel where auto took another), the
-     best SpMV kernel's us, the pull `auto` chose, its ratio to the best pull,
-     one iteration over one best SpMV, the whole-solve speedup over the
+  2. per graph and precision: each pull's us per iteration (fused;
+     persistent; spmv with auto's kernel; spmv with the best kernel where auto
+     took another), the best SpMV kernel's us, the pull `auto` chose, its
+     ratio to the best pull, one iteration over one best SpMV, the whole-solve
+     speedup over the
      cuSPARSE-loop baseline: median wall of auto's pull against the baseline's,
      (min) the same from the least wall of each, (best) the pull with the least
      median wall.
@@ -116,13 +117,14 @@ def print_stats(recs, strip):
 
 def print_pulls(recs, prec, strip):
     print(f"{prec}: us per iteration (marginal, CUDA events), best SpMV on P^T, auto's pull, speedups")
-    print(f"{'graph':<34}{'fused':>8}{'spmv':>8}{'spmv kernel':>15}{'sp-best':>8}{'best SpMV':>10}"
+    print(f"{'graph':<34}{'fused':>8}{'persist':>8}{'spmv':>8}{'spmv kernel':>15}{'sp-best':>8}{'best SpMV':>10}"
           f"{' kernel':<15}{'auto':>8}{'ratio':>7}{'xSpMV':>7}{'speedup':>9}{'(min)':>8}{'(best)':>8}")
     for r in recs:
         d = r[prec]
         f, s, b = pull(r, prec, "fused"), pull(r, prec, "spmv"), pull(r, prec, "spmv-best")
+        q = pull(r, prec, "persistent")
         a = d["auto"]
-        print(f"{short(r['graph'], strip):<34}{fmt(f and us_iter(f))}{fmt(s and us_iter(s))}"
+        print(f"{short(r['graph'], strip):<34}{fmt(f and us_iter(f))}{fmt(q and us_iter(q))}{fmt(s and us_iter(s))}"
               f"{(s['kernel'] if s else '-'):>15}{fmt(b and us_iter(b))}{fmt(d['best_spmv_us'], width=10)}"
               f" {d['best_kernel']:<14}{a['pull'] + '/' + how(r, prec)[0]:>8}{fmt(ratio(r, prec), '.3f', 7)}"
               f"{fmt(a['x_best_spmv'], '.2f', 7)}{times(a['speedup'], 9)}{times(a.get('speedup_min'), 8)}"
@@ -159,6 +161,10 @@ def targets(recs, prec):
             cost = [r[prec]["auto"].get("trial_ms") or 0 for r in ks]
             print(f"{prec}: decided by {kind}: {sum(1 for r in ks if ratio(r, prec) <= 1.05)} of {len(ks)} within "
                   f"5%, worst {worst:.3f}" + (f"; trial {min(cost):.1f}-{max(cost):.1f} ms" if kind == "trial" else ""))
+    # Item 3: auto's step <= 4 us up to 10^6 links, <= 6 us up to 5 M.
+    steps = [(r["stats"]["links"], r[prec]["auto"]["us_iter"]) for r in recs if r["stats"]["links"] <= 5_000_000]
+    fast = sum(1 for n, u in steps if u is not None and u <= (4 if n <= 1_000_000 else 6))
+    print(f"{prec}: auto's step <= 4 us to 10^6 links, <= 6 us to 5 M: {fast} of {len(steps)}")
     print(f"{prec}: auto's pull within 5% of the best pull on {ok5} of {len(recs)}; fused is the best pull "
           f"on {fused_best}; speedup >= 5x on {five} of {len(sp)} (range {min(sp):.2f}-{max(sp):.2f}x), "
           f">= 8x on {eight} of {len(small)} graphs <= 5 M links")

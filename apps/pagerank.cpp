@@ -168,13 +168,11 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
       "in-degree; faster per iteration on power-law graphs, cheaper to set up) | persistent (the "
       "fused pull's iterations in one kernel per solve: no relaunch per iteration) | auto (for an "
       "unweighted graph with no --kernel named: persistent under " + std::to_string(persistent_min_links) +
-      " links where one thread-block cluster's shared memory holds the graph (sm_90 on); else when every "
-      "vertex has fewer than " +
-      std::to_string(short_rows_in_degree) + " in-links, fused in double and spmv in float; else persistent "
-      "from " + std::to_string(persistent_min_links) + " to " + std::to_string(persistent_max_links) +
-      " links when a vertex has at least " + std::to_string(persistent_min_in_degree) +
-      " in-links, fused from " + std::to_string(fused_min_links) +
-      " links on and spmv below; spmv for weighted graphs)")
+      " links, and up to " + std::to_string(persistent_max_links) + " links (" +
+      std::to_string(persistent_max_even_links) + " where no vertex has more than " +
+      format_g(persistent_even_max_to_mean, 3) + "x the mean in-degree) but on chains; past that, when every "
+      "vertex has fewer than " + std::to_string(short_rows_in_degree) +
+      " in-links, fused in double and spmv in float, else fused; spmv for weighted graphs)")
          .c_str())
     ("loop", po::value(&e.loop)->default_value(std::string(name(opt.loop))),
      "GPU convergence loop: graph-while (CUDA graph with a conditional WHILE node, one host sync "
@@ -221,11 +219,9 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "--loop check-every with --check-every 1 to see each iteration; with --bench, a bar chart of "
      "each solver's microseconds per iteration beside the best SpMV")
     ("pull-trial", po::value(&s.pull_trial)->default_value(s.pull_trial),
-     ("auto | on | off: with --pull auto, where the model is unsure (fewer than " +
-     std::to_string(band_max_links) + " links, but for float graphs under " +
-     std::to_string(band_float_spmv_links) + " links with a row of " + std::to_string(short_rows_in_degree) +
-     " or more), time a few steps of the fused and the SpMV pull on the GPU (and the persistent pull under " +
-     std::to_string(persistent_min_links) + " links) and keep the fastest; "
+     ("auto | on | off: with --pull auto, where the model is unsure (" + std::to_string(persistent_min_links) +
+      " to " + std::to_string(band_max_links) + " links), time a few steps of the fused, SpMV and persistent "
+      "pulls on the GPU and keep the fastest; "
      "the outcome is kept beside the graph's binary cache entry and reused by the next run. auto: "
      "trial only where it can be kept (a file, the cache on); on: also without; off: the model alone")
          .c_str())

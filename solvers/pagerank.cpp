@@ -385,11 +385,23 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (kernel) return {pagerank_pull::spmv, "auto pull: spmv, a kernel was named"};
   if (!f.pattern) return {pagerank_pull::spmv, "auto pull: spmv, a weighted graph"};
   const std::string size = std::to_string(f.links) + " links";
-  // The persistent pull's cluster mode below its range (solvers/pagerank.hpp).
-  if (f.links < persistent_min_links && f.cluster_fits)
-    return {pagerank_pull::persistent, "auto pull: persistent, " + size + " < " +
-                                           std::to_string(persistent_min_links) +
-                                           " and x fits in a thread-block cluster's shared memory"};
+  // The persistent pull's range (solvers/pagerank.hpp says where it was measured).
+  if (f.links < persistent_min_links)
+    return {pagerank_pull::persistent,
+            "auto pull: persistent, " + size + " < " + std::to_string(persistent_min_links)};
+  if (f.max_in_degree > chain_in_degree) {
+    if (f.links <= persistent_max_links)
+      return {pagerank_pull::persistent, "auto pull: persistent, " + size + " in [" +
+                                             std::to_string(persistent_min_links) + ", " +
+                                             std::to_string(persistent_max_links) + "]"};
+    const double mean = double(f.links) / double(std::max<index_t>(f.vertices, 1));
+    if (f.vertices > 0 && f.links <= persistent_max_even_links &&
+        double(f.max_in_degree) <= persistent_even_max_to_mean * mean)
+      return {pagerank_pull::persistent,
+              "auto pull: persistent, " + size + " <= " + std::to_string(persistent_max_even_links) +
+                  " and even (max in-degree " + std::to_string(f.max_in_degree) + " <= " +
+                  format_g(persistent_even_max_to_mean, 3) + " x the mean " + format_g(mean, 3) + ")"};
+  }
   if (f.max_in_degree < short_rows_in_degree) {
     const std::string rows = "every row short (max in-degree " + std::to_string(f.max_in_degree) + " < " +
                              std::to_string(short_rows_in_degree) + ")";
@@ -400,15 +412,8 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                                        " link (chains: the fused pull's rows would be all its work)"};
     return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
   }
-  // The persistent pull's range (solvers/pagerank.hpp says where it was measured).
-  if (f.links >= persistent_min_links && f.links <= persistent_max_links &&
-      f.max_in_degree >= persistent_min_in_degree)
-    return {pagerank_pull::persistent,
-            "auto pull: persistent, " + size + " in [" + std::to_string(persistent_min_links) + ", " +
-                std::to_string(persistent_max_links) + "], max in-degree " + std::to_string(f.max_in_degree) +
-                " >= " + std::to_string(persistent_min_in_degree)};
-  if (f.links < fused_min_links)
-    return {pagerank_pull::spmv, "auto pull: spmv, " + size + " < " + std::to_string(fused_min_links)};
+  const std::string past_persistent =
+      " > " + std::to_string(persistent_max_links) + " (past the persistent pull's)";
   if (f.value_bytes == 4 && double(f.max_in_degree) >= float_spmv_row_fraction * double(f.links))
     return {pagerank_pull::spmv, "auto pull: spmv, float with one row of " + std::to_string(f.max_in_degree) +
                                      " of the " + size + " (the fused pull's per-row work on the rest)"};
@@ -425,10 +430,10 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     if (f.local_links > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};
-    return {pagerank_pull::fused, "auto pull: fused, " + size + " >= " + std::to_string(fused_min_links) +
+    return {pagerank_pull::fused, "auto pull: fused, " + size + past_persistent +
                                       ", its in-degree order as local as the graph's (" + orders + ")"};
   }
-  return {pagerank_pull::fused, "auto pull: fused, " + size + " >= " + std::to_string(fused_min_links)};
+  return {pagerank_pull::fused, "auto pull: fused, " + size + past_persistent};
 }
 
 std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel) {

@@ -138,9 +138,6 @@ struct pull_facts {
   std::size_t links = 0;        // nnz of P^T
   index_t max_in_degree = 0;    // the longest row of P^T
   std::size_t value_bytes = 4;  // sizeof(T): 4 float, 8 double
-  // The persistent pull's cluster mode can hold the graph on the solver's
-  // device (pagerank_cuda::facts sets it; false on the host alone).
-  bool cluster_fits = false;
   index_t vertices = 0;
   // The fraction of links (i, j) with |i - j| < locality_window in the
   // graph's own order, over up to local_sample_rows rows evenly spaced.
@@ -161,8 +158,11 @@ template <class T>
 index_t longest_row(const csr_matrix<T>& a);
 
 // The rule of `automatic`, fitted on the corpus of docs/PERFORMANCE.md
-// ("PageRank corpus (issue 17)": 61 graphs, shared and generated, 10^1-10^8
-// links, float and double, H100) and checked on all of it:
+// (65 graphs, shared and generated, 10^1-10^8 links, float and double, every
+// pull measured on every graph; H200, session 36) and checked on 21 generated
+// graphs it was not fitted on (the same section). In order:
+//  - the persistent pull (the whole solve in one kernel) on small and middle
+//    graphs: see persistent_min_links below;
 //  - when every row is short (max in-degree below short_rows_in_degree:
 //    grids, chains, meshes, circuits), the precision decides: the fused
 //    pull streams 4 bytes per link where the SpMV pull streams 4 + sizeof(T);
@@ -172,19 +172,13 @@ index_t longest_row(const csr_matrix<T>& a);
 //    the large ones), and so it does in double on chains (no row of more than
 //    chain_in_degree link: each lane of a slice carries one link, the row's
 //    work is all there is; the SpMV pull 0.88-0.98x the fused pull's time at
-//    10^6-10^7 links on the H100, 0.80-0.81x on an H200, session 23);
-//  - otherwise, below fused_min_links links the SpMV pull (auto's kernel):
-//    P^T and x sit in L2, a step is a few microseconds of fixed costs, and
-//    the fused pull's per-step extras (the hub copy into shared memory, slice
-//    scheduling, cut-row counters) cost more than its saved value bytes;
-//  - from fused_min_links on the fused pull: fewer bytes per link, and its
-//    in-degree order keeps the gathers local (0.43-0.90x the SpMV pull's
-//    time per step on every such graph).
-// On the corpus the choice is within 5% of the better pull per step in 106
-// of 122 (graph, precision) cases, at worst 1.23x (the misses sit near
-// 10^6 links, where the two cross; where the model is unsure, the GPU
-// solver may time the candidates instead: solvers/pagerank_trial.hpp).
-inline constexpr std::size_t fused_min_links = 1'000'000;
+//    10^6-10^7 links on the H100, 0.80-0.81x on an H200, session 23; and
+//    0.86-0.98x the persistent pull's from 4 x 10^5 links, session 36);
+//  - otherwise the fused pull: fewer bytes per link, and its in-degree order
+//    keeps the gathers local (0.43-0.90x the SpMV pull's time per step on
+//    every such graph), but for the star and local-order clauses below.
+// Where the model is unsure, the GPU solver may time the candidates instead
+// (solvers/pagerank_trial.hpp).
 inline constexpr index_t short_rows_in_degree = 15;
 inline constexpr index_t chain_in_degree = 1;
 // Except where the graph's own order is already local: from
@@ -226,34 +220,30 @@ inline constexpr double local_min_mean_double = 5.0;
 inline constexpr double float_spmv_row_fraction = 0.5;
 
 // ---- the persistent pull's place in the rule (issue 17 item 3) ----
-// Checked before fused_min_links: on graphs of persistent_min_links to
-// persistent_max_links links whose longest row has at least
-// persistent_min_in_degree links, the persistent pull (its slices resident
-// in shared memory) took 0.71-1.02x the better of the SpMV and fused pulls'
-// time per step on every such graph measured (as-caida, wiki-Vote,
-// facebook-combined (the 1.02, float), ca-AstroPh, rmat:16 at Graph500's and
-// a 0.7 skew, rmat:17, powerlaw:100000:1000000 at 2.2 and 3,
-// hub:1000000:200000, cnr-2000; float, and double on five; H100,
-// docs/PERFORMANCE.md "Persistent pull, resident mode"). Below the in-degree bound it lost on three of five
-// (bcsstk33, max in-degree 141: 1.13x in float, 1.09x in double; rmat:16 at
-// 0.45 skew, 280: 1.10x; ca-CondMat, 280: 1.04x float, 0.88x double), where
-// every row is short (delaunay_n16, cage11, er:100000:1000000: 1.03-1.13x),
-// on the smallest graphs (email-Eu-core, 25.6 k links: 1.07x) and from
-// rmat:18 (3.9 M links) on, where the fused pull's wider rows win (20.2
-// against 24.8 us per step).
-// Below persistent_min_links, short rows or not, the persistent pull is
-// taken where its cluster mode may hold the graph (x copied into the shared
-// memory of every block of one thread-block cluster, Hopper on: up to about
-// 20 k vertices in float, 10 k in double when the links are few): with the
-// mode its own trial picks (a cluster, or on the tiniest graphs a few
-// resident blocks) it took 0.39-1.02x the better of the other pulls' time per
-// step on all 22 graphs below 10^5 links measured, float and double (H100,
-// docs/PERFORMANCE.md "Persistent pull, cluster mode"). Where the exact
-// layout then fits no cluster, the resident mode alone lost to the SpMV pull
-// on such graphs (bcsstk13 1.4x), so the solver builds that instead.
+// Checked first. Below persistent_min_links links, every unweighted graph:
+// the persistent pull was the fastest pull on all 35 such graphs measured,
+// float and double (0.29-0.73x the better of the others' time per step; 6 of
+// them generated graphs the rule was not fitted on, of 22-60 k vertices that
+// no thread-block cluster holds, where its resident mode took 0.53-0.73x).
+// From there to persistent_max_links, every graph but chains (no row of more
+// than chain_in_degree link: from 4 x 10^5 links the SpMV pull took 0.54-0.98x
+// its time): the fastest on all 24 others of 10^5-2.5 x 10^6 links
+// (0.55-0.97x the better of the others), on cnr-2000 (3.2 M, 0.77x) and on
+// web:262144:3000000 in double (0.91x). Past that, skewed graphs go to the
+// fused pull (rmat:19:5000000 and powerlaw:600000:6000000:2.5 1.03-1.14x,
+// 7.6 M links and up 1.00-1.52x), or to the SpMV pull in a local order.
+// Even graphs (the longest row at most persistent_even_max_to_mean times the
+// mean in-degree: random, mostly dangling, grids) keep it to
+// persistent_max_even_links: er:500000:4000000, grid:1100:1100 and
+// dangling:800000:5000000:0.8 took 0.70-0.93x the better of the others'; at
+// 10^7 links they tie or lose (0.93-1.61x). From persistent_min_links to the
+// band's end the trial (solvers/pagerank_trial.hpp) times all three pulls,
+// which catches the skewed graphs of 2.5-3.5 M links that the model misses
+// (rmat:18:3000000:0.5,0.2,0.2: 1.17x in float, web:262144:3000000 1.11x).
 inline constexpr std::size_t persistent_min_links = 100'000;
 inline constexpr std::size_t persistent_max_links = 3'500'000;
-inline constexpr index_t persistent_min_in_degree = 300;
+inline constexpr std::size_t persistent_max_even_links = 5'000'000;
+inline constexpr double persistent_even_max_to_mean = 4.0;
 
 struct pull_choice {
   pagerank_pull pull = pagerank_pull::spmv;
@@ -467,7 +457,7 @@ class pagerank_cuda {
 
   pagerank_result solve(const pagerank_options& opt);
 
-  // pull_facts_of(g) with what this device adds (cluster_fits); the host's
+  // pull_facts_of(g) with what this device adds (its L2's size); the host's
   // facts where there is no device.
   static pull_facts facts(const pagerank_graph<T>& g);
 

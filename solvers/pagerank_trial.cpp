@@ -18,19 +18,18 @@ namespace perron {
 pull_band model_band(const pull_facts& f) {
   if (!f.pattern) return {false, "a weighted graph: the SpMV pull only"};
   const std::string links = std::to_string(f.links) + " links";
+  if (f.links < persistent_min_links)
+    return {false, links + " < " + std::to_string(persistent_min_links) + ", the model's sure range"};
   if (f.links >= band_max_links)
     return {false, links + " >= " + std::to_string(band_max_links) + ", the model's sure range"};
-  if (f.value_bytes == 4 && f.max_in_degree >= short_rows_in_degree && f.links < band_float_spmv_links)
-    return {false, "float, " + links + " < " + std::to_string(band_float_spmv_links) + " and a row of " +
-                       std::to_string(f.max_in_degree) + " links: the model's sure range"};
-  return {true, links + " < " + std::to_string(band_max_links) + ": the model is unsure"};
+  return {true, links + " in [" + std::to_string(persistent_min_links) + ", " +
+                    std::to_string(band_max_links) + "): the model is unsure"};
 }
 
-std::vector<pagerank_pull> trial_candidates(pagerank_pull model, bool small) {
+std::vector<pagerank_pull> trial_candidates(pagerank_pull model) {
   std::vector<pagerank_pull> c{model};
-  for (const pagerank_pull p : {pagerank_pull::fused, pagerank_pull::spmv})
+  for (const pagerank_pull p : {pagerank_pull::fused, pagerank_pull::spmv, pagerank_pull::persistent})
     if (p != model) c.push_back(p);
-  if (small && model != pagerank_pull::persistent) c.push_back(pagerank_pull::persistent);
   return c;
 }
 
@@ -216,8 +215,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
     }
     return t;
   };
-  const trial_outcome o =
-      run_trial(trial_candidates(model.pull, f.links < persistent_min_links), model.pull, measure);
+  const trial_outcome o = run_trial(trial_candidates(model.pull), model.pull, measure);
   if (o.winner < 0) return false;
   const auto w = static_cast<std::size_t>(o.winner);
   *this = std::move(*built[w]);

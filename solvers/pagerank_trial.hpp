@@ -18,21 +18,15 @@
 namespace perron {
 
 // ---- the confidence band ------------------------------------------------------
-// From the 122 (graph, precision) cases of the corpus (docs/pagerank-corpus.jsonl,
-// docs/PERFORMANCE.md "Pull trial"): every case where the model's pull was more
-// than 5% slower than the better one has between 400 and 3.2 M links, and at
-// or above band_max_links the model is within 3% on all 24 cases (chains in
-// double, 1.029x, the farthest). Below band_max_links the model is sure in one
-// cell only: float with a row of short_rows_in_degree links or more and fewer
-// than band_float_spmv_links links (21 cases, the SpMV pull within 5% of the
-// best on every one; the fused pull 0.957-1.91x its time). Everything else
-// below band_max_links (double at any size, float with only short rows,
-// float from band_float_spmv_links on: 77 cases) holds all 16 misses: there
-// the model is unsure, and a trial that picks the faster of the two pulls
-// would be within 5% on 76 of the 77 (the other: auto's SpMV kernel 5.1%
-// behind the best kernel's pull, dangling:1000000:1000000:0.99 float).
+// From the corpus with every pull measured on every graph (docs/PERFORMANCE.md,
+// session 36: 65 graphs and 21 held out, float and double): below
+// persistent_min_links the model's persistent pull was the fastest on all 70
+// cases, and at or above band_max_links the model is within 5% on all 42
+// cases but one (er:10000000:100000000 in double: the fused pull, 1.08x the
+// persistent pull's time). Between the two, where the persistent pull gives
+// way to the others (chains, local orders, skewed graphs of 2.5-3.5 M links),
+// the model is unsure and a trial times every pull.
 inline constexpr std::size_t band_max_links = 4'000'000;
-inline constexpr std::size_t band_float_spmv_links = 300'000;
 
 struct pull_band {
   bool unsure = false;  // time the candidates
@@ -41,13 +35,9 @@ struct pull_band {
 // Only for automatic choices on unweighted graphs (the pulls to choose from).
 pull_band model_band(const pull_facts& f);
 
-// The pulls a trial times: the model's choice first, then the other of
-// fused / spmv (persistent, when the model chose it, is timed against both),
-// then, on a small graph (under persistent_min_links) where the model chose
-// another, the persistent pull: where no cluster holds x (double's larger
-// graphs) its resident grid of one block, or of a few launched as one
-// cluster, meets without the grid barrier and may still be the fastest.
-std::vector<pagerank_pull> trial_candidates(pagerank_pull model, bool small = false);
+// The pulls a trial times: the model's choice first, then the others of
+// fused / spmv / persistent.
+std::vector<pagerank_pull> trial_candidates(pagerank_pull model);
 
 // ---- the trial's bookkeeping -------------------------------------------------------
 // One candidate as timed: the pull, the kernel it ran ("pull-fused" or the

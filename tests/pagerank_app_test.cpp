@@ -657,25 +657,20 @@ TEST_F(pagerank_app, DevicesAndKernels) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"device\": \"cpu\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"reason\": \"auto: predicted cpu "), std::string::npos) << o.out;
-  // The model alone: a graph this small goes to the persistent pull where its
-  // cluster mode may hold it (sm_90 on), else to the SpMV pull for a float
-  // graph of short rows.
+  // The model alone: a graph this small goes to the persistent pull.
   o = run({g, "--device", "cuda", "--json", "--pull-trial", "off"});
   ASSERT_EQ(o.code, 0) << o.err;
-  if (o.out.find("thread-block cluster") != std::string::npos) {
-    EXPECT_NE(o.out.find("\"kernel\": \"pull-persistent\""), std::string::npos) << o.out;
-    EXPECT_NE(o.out.find("\"pull_choice\": {\"pull\": \"persistent\""), std::string::npos) << o.out;
-  } else {
-    EXPECT_EQ(o.out.find("\"kernel\": \"pull-"), std::string::npos) << o.out;
-    EXPECT_NE(o.out.find("auto pull: spmv, float with every row short"), std::string::npos) << o.out;
-    EXPECT_NE(o.out.find("\"pull_choice\": {\"pull\": \"spmv\""), std::string::npos) << o.out;
-  }
+  EXPECT_NE(o.out.find("\"kernel\": \"pull-persistent\""), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"pull_choice\": {\"pull\": \"persistent\""), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("\"reason\": \"model\""), std::string::npos) << o.out;
-  // Where the model is unsure (this graph is), a trial; its outcome is kept
+  // Where the model is unsure (from 10^5 links), a trial; its outcome is kept
   // beside the cache entry and the next run reuses it; --no-cache: no trial
   // (nothing to keep it in) unless --pull-trial on.
-  // (The --kernel auto run above already kept one for g: a graph of its own.)
-  const std::string fresh = file("fresh.mtx", small_mtx);
+  std::string middle = "%%MatrixMarket matrix coordinate pattern general\n40009 40009 120027\n";
+  for (long i = 0; i < 40009; ++i)
+    for (const long j : {(i + 1) % 40009, (2 * i + 1) % 40009, (3 * i + 7) % 40009})
+      middle += std::to_string(i + 1) + " " + std::to_string(j + 1) + "\n";
+  const std::string fresh = file("fresh.mtx", middle);
   o = run({fresh, "--device", "cuda", "--json"});
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"reason\": \"trial: "), std::string::npos) << o.out;

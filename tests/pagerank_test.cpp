@@ -804,34 +804,37 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(name(pagerank_accel::automatic), "auto");
   EXPECT_EQ(name(pagerank_accel::aitken), "aitken");
   EXPECT_THROW(parse_pagerank_accel("cubic"), invalid_argument);
-  // auto (choose_pull): short rows (every in-degree under short_rows_in_degree)
-  // fused in double and spmv in float at any size; else spmv below
-  // fused_min_links and fused from there; a named pull passes through.
+  // auto (choose_pull): the persistent pull below persistent_min_links, and
+  // from there to persistent_max_links but on chains; past it short rows
+  // (every in-degree under short_rows_in_degree) fused in double and spmv in
+  // float, else fused; a named pull passes through.
   const auto facts = [](bool pattern, std::size_t links, index_t max_in, std::size_t bytes) {
     return pull_facts{pattern, links, max_in, bytes};
   };
   const auto pick = [](const pull_facts& f, std::optional<spmv_kernel> k = std::nullopt,
                        pagerank_pull p = pagerank_pull::automatic) { return choose_pull(p, f, k).pull; };
-  const std::size_t small = 1000, large = fused_min_links;
+  const std::size_t small = 1000, large = persistent_max_even_links + 1;
   const index_t short_row = short_rows_in_degree - 1, long_row = short_rows_in_degree;
-  EXPECT_EQ(pick(facts(true, small, 500, 4)), pagerank_pull::spmv);
-  EXPECT_EQ(pick(facts(true, large - 1, 500, 8)), pagerank_pull::persistent);  // (the persistent clause)
-  EXPECT_EQ(pick(facts(true, large - 1, persistent_min_in_degree - 1, 8)), pagerank_pull::spmv);
-  EXPECT_EQ(pick(facts(true, large, 500, 4)), pagerank_pull::persistent);  // (the persistent clause)
-  EXPECT_EQ(pick(facts(true, large, persistent_min_in_degree - 1, 4)), pagerank_pull::fused);
+  EXPECT_EQ(pick(facts(true, small, 500, 4)), pagerank_pull::persistent);
+  EXPECT_EQ(pick(facts(true, persistent_max_links, short_row, 8)), pagerank_pull::persistent);
+  EXPECT_EQ(pick(facts(true, persistent_max_links, 500, 4)), pagerank_pull::persistent);
   EXPECT_EQ(pick(facts(true, large, long_row, 8)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(true, large, long_row, 4)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(true, large, short_row, 4)), pagerank_pull::spmv);
-  EXPECT_EQ(pick(facts(true, small, short_row, 4)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, short_row, 8)), pagerank_pull::fused);
-  EXPECT_EQ(pick(facts(true, small, short_row, 8)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(false, small, short_row, 8)), pagerank_pull::spmv);
-  // ... but chains (no row of more than chain_in_degree link) take the SpMV pull in double too.
-  EXPECT_EQ(pick(facts(true, large, chain_in_degree, 8)), pagerank_pull::spmv);
+  // ... but chains (no row of more than chain_in_degree link) take the SpMV
+  // pull from persistent_min_links on, in double too.
+  for (const std::size_t links : {persistent_min_links, large}) {
+    EXPECT_EQ(pick(facts(true, links, chain_in_degree, 8)), pagerank_pull::spmv);
+    EXPECT_EQ(pick(facts(true, links, chain_in_degree, 4)), pagerank_pull::spmv);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, links, chain_in_degree, 8), std::nullopt)
+                  .reason.find("chains"),
+              std::string::npos);
+  }
+  EXPECT_EQ(pick(facts(true, persistent_min_links - 1, chain_in_degree, 8)), pagerank_pull::persistent);
+  EXPECT_EQ(pick(facts(true, persistent_min_links, chain_in_degree + 1, 8)), pagerank_pull::persistent);
   EXPECT_EQ(pick(facts(true, large, chain_in_degree + 1, 8)), pagerank_pull::fused);
-  EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, large, chain_in_degree, 8), std::nullopt)
-                .reason.find("chains"),
-            std::string::npos);
   EXPECT_EQ(pick(facts(false, large, 500, 8)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, 500, 8), spmv_kernel::merge), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, 500, 8), spmv_kernel::automatic), pagerank_pull::spmv);
@@ -851,20 +854,42 @@ TEST(pagerank_options, Names) {
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, star, 9'999'999, 4), std::nullopt)
                 .reason.find("one row of"),
             std::string::npos);
-  // The persistent clause: persistent_min_links to persistent_max_links links
-  // (both ends in) with a row of persistent_min_in_degree links or more.
+  // The persistent clause: every unweighted graph below persistent_min_links,
+  // and from there to persistent_max_links (both ends in) but chains; even
+  // graphs (longest row <= persistent_even_max_to_mean x the mean) to
+  // persistent_max_even_links.
   const std::size_t pmin = persistent_min_links, pmax = persistent_max_links;
-  const index_t deep = persistent_min_in_degree;
+  const std::size_t pmax_even = persistent_max_even_links;
+  const index_t deep = 500;
   for (std::size_t bytes : {4u, 8u}) {
     EXPECT_EQ(pick(facts(true, pmin, deep, bytes)), pagerank_pull::persistent);
     EXPECT_EQ(pick(facts(true, pmax, deep, bytes)), pagerank_pull::persistent);
-    EXPECT_EQ(pick(facts(true, pmin - 1, deep, bytes)), pagerank_pull::spmv);
+    EXPECT_EQ(pick(facts(true, pmin - 1, deep, bytes)), pagerank_pull::persistent);
+    EXPECT_EQ(pick(facts(true, pmin - 1, short_row, bytes)), pagerank_pull::persistent);
     EXPECT_EQ(pick(facts(true, pmax + 1, deep, bytes)), pagerank_pull::fused);
     EXPECT_EQ(pick(facts(false, pmin, deep, bytes)), pagerank_pull::spmv);
+    EXPECT_EQ(pick(facts(false, pmin - 1, deep, bytes)), pagerank_pull::spmv);
     EXPECT_EQ(pick(facts(true, pmin, deep, bytes), spmv_kernel::merge), pagerank_pull::spmv);
+    EXPECT_EQ(pick(facts(true, pmin - 1, deep, bytes), spmv_kernel::merge), pagerank_pull::spmv);
+    // Even: a grid's rows (4 links, the mean 4) and a random graph's (the
+    // longest 4x the mean, both ends in).
+    pull_facts even = facts(true, pmax_even, 4, bytes);
+    even.vertices = static_cast<index_t>(pmax_even / 4);
+    EXPECT_EQ(pick(even), pagerank_pull::persistent);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, even, std::nullopt).reason.find("even"),
+              std::string::npos);
+    even.max_in_degree = static_cast<index_t>(persistent_even_max_to_mean * 4);
+    EXPECT_EQ(pick(even), pagerank_pull::persistent);
+    even.max_in_degree += 1;
+    EXPECT_EQ(pick(even), pagerank_pull::fused);
+    even.max_in_degree = 4;
+    even.links = pmax_even + 1;
+    even.vertices = static_cast<index_t>(even.links / 4);
+    EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
+    even.links = pmax_even;
+    even.vertices = 0;  // unknown: not even
+    EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
   }
-  EXPECT_EQ(pick(facts(true, pmin, short_row, 4)), pagerank_pull::spmv);
-  EXPECT_EQ(pick(facts(true, pmin, short_row, 8)), pagerank_pull::fused);
   // The local clause: from local_min_vertices, a fraction of the links
   // within locality_window ids (lower in float) takes the SpMV pull where
   // fused would run.
@@ -892,7 +917,7 @@ TEST(pagerank_options, Names) {
     loc.vertices = local_min_vertices - 1;
     EXPECT_EQ(pick(loc), pagerank_pull::fused);
     loc.vertices = local_min_vertices;
-    loc.max_in_degree = deep;  // the persistent clause comes first
+    loc.links = pmax;  // the persistent clause comes first
     EXPECT_EQ(pick(loc), pagerank_pull::persistent);
   }
   // In double, few links a vertex with x in L2: the fused pull despite the
@@ -943,29 +968,6 @@ TEST(pagerank_options, Names) {
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, pmin, deep, 4), std::nullopt)
                 .reason.find("auto pull: persistent"),
             std::string::npos);
-  // Below persistent_min_links the persistent pull where the device says its
-  // cluster mode may hold the graph (cluster_fits), short rows or not.
-  for (std::size_t bytes : {4u, 8u}) {
-    pull_facts f = facts(true, small, 500, bytes);
-    f.cluster_fits = true;
-    EXPECT_EQ(pick(f), pagerank_pull::persistent);
-    EXPECT_NE(choose_pull(pagerank_pull::automatic, f, std::nullopt).reason.find("thread-block cluster"),
-              std::string::npos);
-    f.links = pmin - 1;
-    EXPECT_EQ(pick(f), pagerank_pull::persistent);
-    f.cluster_fits = false;
-    EXPECT_EQ(pick(f), pagerank_pull::spmv);
-    f.cluster_fits = true;
-    f.max_in_degree = short_row;
-    EXPECT_EQ(pick(f), pagerank_pull::persistent);
-    f.cluster_fits = false;
-    EXPECT_EQ(pick(f), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
-    f.cluster_fits = true;
-    f.max_in_degree = 500;
-    EXPECT_EQ(pick(f, spmv_kernel::merge), pagerank_pull::spmv);
-    f.pattern = false;
-    EXPECT_EQ(pick(f), pagerank_pull::spmv);
-  }
   EXPECT_TRUE(choose_pull(pagerank_pull::spmv, facts(true, large, 500, 4), std::nullopt).reason.empty());
   EXPECT_EQ(kernel_text(pagerank_pull::fused, std::nullopt), "pull-fused");
   EXPECT_EQ(kernel_text(pagerank_pull::persistent, std::nullopt), "pull-persistent");

@@ -24,45 +24,34 @@ pull_facts facts(std::size_t links, index_t max_in, std::size_t bytes, bool patt
 
 TEST(pagerank_trial, BandFromTheCorpus) {
   const index_t long_row = short_rows_in_degree, short_row = short_rows_in_degree - 1;
-  // Sure: from band_max_links links on, in both precisions and row shapes.
+  // Sure: below persistent_min_links (the persistent pull) and from
+  // band_max_links links on, in both precisions and row shapes; unsure between.
   for (const std::size_t b : {4, 8})
-    for (const index_t m : {short_row, long_row, index_t(100000)}) {
+    for (const index_t m : {index_t(1), short_row, long_row, index_t(100000)}) {
       EXPECT_FALSE(model_band(facts(band_max_links, m, b)).unsure) << b << " " << m;
       EXPECT_FALSE(model_band(facts(99'000'000, m, b)).unsure);
       EXPECT_TRUE(model_band(facts(band_max_links - 1, m, b)).unsure) << b << " " << m;
+      EXPECT_TRUE(model_band(facts(persistent_min_links, m, b)).unsure) << b << " " << m;
+      EXPECT_FALSE(model_band(facts(persistent_min_links - 1, m, b)).unsure) << b << " " << m;
+      EXPECT_FALSE(model_band(facts(10, m, b)).unsure) << b << " " << m;
     }
-  // Sure: float, a long row, under band_float_spmv_links links (the SpMV pull's cell).
-  EXPECT_FALSE(model_band(facts(band_float_spmv_links - 1, long_row, 4)).unsure);
-  EXPECT_FALSE(model_band(facts(10, 500, 4)).unsure);
-  // Unsure: the same in double, with short rows, or from band_float_spmv_links on.
-  EXPECT_TRUE(model_band(facts(band_float_spmv_links - 1, long_row, 8)).unsure);
-  EXPECT_TRUE(model_band(facts(band_float_spmv_links - 1, short_row, 4)).unsure);
-  EXPECT_TRUE(model_band(facts(band_float_spmv_links, long_row, 4)).unsure);
-  EXPECT_TRUE(model_band(facts(400, 12, 8)).unsure);            // bcsstk01 double, a corpus miss
-  EXPECT_TRUE(model_band(facts(3'216'152, 18235, 4)).unsure);   // cnr-2000 float, a corpus miss
-  EXPECT_TRUE(model_band(facts(999'949, 27, 4)).unsure);        // er:100000:1000000, a miss
-  EXPECT_FALSE(model_band(facts(25'571, 212, 4)).unsure);       // email-Eu-core float: spmv, 1.91x apart
+  EXPECT_TRUE(model_band(facts(2'984'997, 4310, 4)).unsure);    // rmat:18:3000000:0.5,0.2,0.2, a miss
+  EXPECT_TRUE(model_band(facts(2'740'616, 10651, 4)).unsure);   // web:262144:3000000 float, a miss
+  EXPECT_TRUE(model_band(facts(399'600, 1, 8)).unsure);         // chain:400000:1000: spmv, 1.08x apart
+  EXPECT_FALSE(model_band(facts(25'571, 212, 4)).unsure);       // email-Eu-core: persistent, 0.67x
   EXPECT_FALSE(model_band(facts(9'711'274, 26819, 8)).unsure);  // rmat:20 double: fused
   // A weighted graph has one pull: never unsure.
   EXPECT_FALSE(model_band(facts(1000, 20, 8, false)).unsure);
+  EXPECT_FALSE(model_band(facts(200'000, 20, 8, false)).unsure);
   EXPECT_FALSE(model_band(facts(1000, 20, 8)).why.empty());
+  EXPECT_FALSE(model_band(facts(200'000, 20, 8)).why.empty());
 }
 
 TEST(pagerank_trial, CandidatesStartWithTheModelsChoice) {
-  EXPECT_EQ(trial_candidates(pagerank_pull::spmv),
-            (std::vector<pagerank_pull>{pagerank_pull::spmv, pagerank_pull::fused}));
-  EXPECT_EQ(trial_candidates(pagerank_pull::fused),
-            (std::vector<pagerank_pull>{pagerank_pull::fused, pagerank_pull::spmv}));
-  EXPECT_EQ(
-      trial_candidates(pagerank_pull::persistent),
-      (std::vector<pagerank_pull>{pagerank_pull::persistent, pagerank_pull::fused, pagerank_pull::spmv}));
-  // A small graph: the persistent pull timed too where the model chose another.
-  EXPECT_EQ(
-      trial_candidates(pagerank_pull::fused, true),
-      (std::vector<pagerank_pull>{pagerank_pull::fused, pagerank_pull::spmv, pagerank_pull::persistent}));
-  EXPECT_EQ(
-      trial_candidates(pagerank_pull::persistent, true),
-      (std::vector<pagerank_pull>{pagerank_pull::persistent, pagerank_pull::fused, pagerank_pull::spmv}));
+  const auto F = pagerank_pull::fused, S = pagerank_pull::spmv, P = pagerank_pull::persistent;
+  EXPECT_EQ(trial_candidates(S), (std::vector<pagerank_pull>{S, F, P}));
+  EXPECT_EQ(trial_candidates(F), (std::vector<pagerank_pull>{F, S, P}));
+  EXPECT_EQ(trial_candidates(P), (std::vector<pagerank_pull>{P, F, S}));
 }
 
 trial_time tt(pagerank_pull p, double us, std::string k = "") {
@@ -93,17 +82,20 @@ TEST(pagerank_trial, PickTakesTheFastestAndGivesTiesToTheModel) {
 }
 
 TEST(pagerank_trial, RunTrialTimesEveryCandidateOnceInOrder) {
-  std::map<pagerank_pull, double> fake{{pagerank_pull::spmv, 19.0}, {pagerank_pull::fused, 18.2}};
+  std::map<pagerank_pull, double> fake{
+      {pagerank_pull::spmv, 19.0}, {pagerank_pull::fused, 18.2}, {pagerank_pull::persistent, 18.9}};
   std::vector<pagerank_pull> asked;
   const auto timer = [&](pagerank_pull p) {
     asked.push_back(p);
     return tt(p, fake.at(p));
   };
   const trial_outcome o = run_trial(trial_candidates(pagerank_pull::spmv), pagerank_pull::spmv, timer);
-  EXPECT_EQ(asked, (std::vector<pagerank_pull>{pagerank_pull::spmv, pagerank_pull::fused}));
-  ASSERT_EQ(o.times.size(), 2u);
+  EXPECT_EQ(asked, (std::vector<pagerank_pull>{pagerank_pull::spmv, pagerank_pull::fused,
+                                               pagerank_pull::persistent}));
+  ASSERT_EQ(o.times.size(), 3u);
   EXPECT_EQ(o.winner, 1);
-  EXPECT_EQ(decision_trial(o.times), "trial: spmv (csr-vector) 19 us vs fused 18.2 us per step");
+  EXPECT_EQ(decision_trial(o.times),
+            "trial: spmv (csr-vector) 19 us vs fused 18.2 us vs persistent 18.9 us per step");
   EXPECT_EQ(decision_cached(o.times).rfind("cached trial: spmv (csr-vector) 19 us", 0), 0u);
   EXPECT_EQ(decision_model(), "model");
   // A failing candidate is reported as such.

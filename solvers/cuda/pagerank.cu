@@ -563,8 +563,6 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
 template <class T>
 pull_facts pagerank_cuda<T>::facts(const pagerank_graph<T>& g) {
   pull_facts f = pull_facts_of(g);
-  f.cluster_fits = f.pattern && f.links < persistent_min_links && cuda::available() &&
-                   persistent_pull<T>::cluster_may_hold(g.vertices(), f.links);
   if (cuda::available()) f.l2_bytes = cuda::l2_cache_bytes(0);
   return f;
 }
@@ -625,17 +623,6 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
     m.fused.reset();
     pull = pagerank_pull::fused;
     choice.reason += "; the persistent pull could not run here (" + std::string(e.what()) + "): fused";
-    m.build(g, kernel, pull, "", expected_iterations_);
-  }
-  // auto took the persistent pull on a small graph for its cluster mode (the
-  // rule's estimate); where the exact layout holds no cluster, the SpMV pull
-  // is faster there than the other modes.
-  if (chosen && m.persistent && !m.persistent->cluster_fits() && g.links() < persistent_min_links) {
-    const std::string trial = m.persistent->trial();
-    m.persistent.reset();
-    m.fused.reset();
-    pull = pagerank_pull::spmv;
-    choice.reason += "; no cluster fits its layout (" + trial + "): spmv";
     m.build(g, kernel, pull, "", expected_iterations_);
   }
   const auto t1 = std::chrono::steady_clock::now();

@@ -1089,28 +1089,6 @@ int persistent_pull<T>::vrow_links(std::size_t links) {
 }
 
 template <class T>
-bool persistent_pull<T>::cluster_may_hold(index_t n, std::size_t links) {
-  int device = 0, clusters = 0, optin = 0;
-  PERRON_CUDA_CHECK(cudaGetDevice(&device));
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
-  if (!clusters || n <= 0) return false;
-  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  cudaFuncAttributes fa{};
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T, true>));
-  const long long room = static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes);
-  // Virtual rows: ceil(len / W) per row, at most links / W + n; a slice holds
-  // 32 of them and at most 32 W links; blocks of the largest portable cluster.
-  const auto w = static_cast<std::size_t>(vrow_links(links));
-  const std::size_t vrows = links / w + static_cast<std::size_t>(n);
-  const std::size_t slices = (vrows + 31) / 32, blocks = 8, nb = (slices + blocks - 1) / blocks;
-  if (nb > static_cast<std::size_t>(step_threads) || slices > static_cast<std::size_t>(INT_MAX)) return false;
-  const std::size_t need =
-      cluster_layout<T>::bytes(static_cast<int>(blocks), static_cast<index_t>(slices),
-                               static_cast<index_t>(slices), n, static_cast<int>(nb), nb * 32 * w);
-  return static_cast<long long>(need) <= room;
-}
-
-template <class T>
 void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* progress, int batch,
                                       persistent_extrapolation<T> ex) {
   fused_args<T> a = fused_.args();
@@ -1179,7 +1157,6 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     // were as fast, H100).
     for (int b = max_cluster_; b >= 4; b /= 2) {
       const std::size_t bytes = cluster_bytes(b);
-      cluster_fits_ = cluster_fits_ || bytes > 0;
       if (bytes > 0 && b <= slices) candidates.push_back({mode::cluster, b, 0, bytes});
     }
   }

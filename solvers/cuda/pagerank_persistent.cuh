@@ -113,13 +113,6 @@ class persistent_pull {
   // per SM) one virtual row, rounded up to a multiple of 8, in [8, 64].
   static int vrow_links(std::size_t links);
 
-  // Whether the cluster mode may hold a graph of n vertices and `links` links
-  // on this device: an upper bound of its shared memory (every slice as wide
-  // as a virtual row's links may be, every slice end cutting a row) against
-  // what a block may take. Cheap (no layout built): auto's rule asks it
-  // before building anything; the built pull's exact sizes then decide.
-  static bool cluster_may_hold(index_t n, std::size_t links);
-
   // Steps from the state's iterate (after fused.launch_init) until converged,
   // max_iter or `batch` steps (the check_every loop), closed like
   // fused_pull::launch_step's steps: one launch, a no-op once the state is done.
@@ -143,9 +136,6 @@ class persistent_pull {
   // The mode as the constructor takes it back: "resident 132 0" (mode, blocks,
   // hub; "resident 8 0 cluster" for a resident grid launched as one cluster).
   std::string mode_text() const;
-  // Whether the cluster mode's layout fits a cluster of this device (it ran
-  // in the trial where the graph has a slice for each block).
-  bool cluster_fits() const { return cluster_fits_; }
   // The mode trial: "candidate: median time per step" per candidate.
   const std::string& trial() const { return trial_; }
   double trial_seconds() const { return trial_seconds_; }  // wall time of that trial
@@ -180,7 +170,6 @@ class persistent_pull {
   bool one_cluster_ = false;      // resident mode: the grid is one cluster
   index_t n_ = 0;
   int hub_ = 0, max_hub_ = 0;
-  bool cluster_fits_ = false;
   std::string trial_;
   double trial_seconds_ = 0;
   std::vector<unsigned> slice_start_;  // the fused layout's, on the host: resident_bytes()

@@ -22,6 +22,9 @@ pull_band model_band(const pull_facts& f) {
     return {false, links + " < " + std::to_string(persistent_min_links) + ", the model's sure range"};
   if (f.links >= band_max_links)
     return {false, links + " >= " + std::to_string(band_max_links) + ", the model's sure range"};
+  if (f.max_in_degree <= chain_in_degree)
+    return {false,
+            "no row of more than " + std::to_string(chain_in_degree) + " link: the model's sure range"};
   return {true, links + " in [" + std::to_string(persistent_min_links) + ", " +
                     std::to_string(band_max_links) + "): the model is unsure"};
 }

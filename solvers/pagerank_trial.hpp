@@ -23,9 +23,12 @@ namespace perron {
 // persistent_min_links the model's persistent pull was the fastest on all 70
 // cases, and at or above band_max_links the model is within 5% on all 42
 // cases but one (er:10000000:100000000 in double: the fused pull, 1.08x the
-// persistent pull's time). Between the two, where the persistent pull gives
-// way to the others (chains, local orders, skewed graphs of 2.5-3.5 M links),
-// the model is unsure and a trial times every pull.
+// persistent pull's time). Between the two the model is sure of chains (no
+// row of more than chain_in_degree link: the SpMV pull was the fastest on all
+// 4 such cases, 1.02-1.16x ahead of the persistent pull, whose own set-up
+// made their trial 0.29-0.33 s where the others' took 0.04-0.19 s); elsewhere
+// there, where the persistent pull gives way to the others (local orders,
+// skewed graphs of 2.5-3.5 M links), it is unsure and a trial times every pull.
 inline constexpr std::size_t band_max_links = 4'000'000;
 
 struct pull_band {

@@ -229,7 +229,9 @@ inline constexpr double float_spmv_row_fraction = 0.5;
 // than chain_in_degree link: from 4 x 10^5 links the SpMV pull took 0.54-0.98x
 // its time): the fastest on all 24 others of 10^5-2.5 x 10^6 links
 // (0.55-0.97x the better of the others), on cnr-2000 (3.2 M, 0.77x) and on
-// web:262144:3000000 in double (0.91x). Past that, skewed graphs go to the
+// web:262144:3000000 in double (0.91x); on a second set held out, 8 of 9
+// (dangling:150000:600000:0.95, 95% of the vertices dangling: the SpMV pull
+// 0.88x, which the trial found). Past that, skewed graphs go to the
 // fused pull (rmat:19:5000000 and powerlaw:600000:6000000:2.5 1.03-1.14x,
 // 7.6 M links and up 1.00-1.52x), or to the SpMV pull in a local order.
 // Even graphs (the longest row at most persistent_even_max_to_mean times the

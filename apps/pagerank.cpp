@@ -220,7 +220,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "each solver's microseconds per iteration beside the best SpMV")
     ("pull-trial", po::value(&s.pull_trial)->default_value(s.pull_trial),
      ("auto | on | off: with --pull auto, where the model is unsure (" + std::to_string(persistent_min_links) +
-      " to " + std::to_string(band_max_links) + " links, but for chains), time a few steps of the fused, SpMV and persistent "
+      " to " + std::to_string(band_max_links) +
+      " links, or fewer on as many vertices), time a few steps of the fused, SpMV and persistent "
       "pulls on the GPU and keep the fastest; "
      "the outcome is kept beside the graph's binary cache entry and reused by the next run. auto: "
      "trial only where it can be kept (a file, the cache on); on: also without; off: the model alone")

@@ -19,16 +19,19 @@ namespace perron {
 
 // ---- the confidence band ------------------------------------------------------
 // From the corpus with every pull measured on every graph (docs/PERFORMANCE.md,
-// session 36: 65 graphs and 21 held out, float and double): below
-// persistent_min_links the model's persistent pull was the fastest on all 70
-// cases, and at or above band_max_links the model is within 5% on all 42
-// cases but one (er:10000000:100000000 in double: the fused pull, 1.08x the
-// persistent pull's time). Between the two the model is sure of chains (no
-// row of more than chain_in_degree link: the SpMV pull was the fastest on all
-// 4 such cases, 1.02-1.16x ahead of the persistent pull, whose own set-up
-// made their trial 0.29-0.33 s where the others' took 0.04-0.19 s); elsewhere
-// there, where the persistent pull gives way to the others (local orders,
-// skewed graphs of 2.5-3.5 M links), it is unsure and a trial times every pull.
+// session 36: 65 graphs and 45 held out, float and double): below
+// persistent_min_links links on fewer than persistent_min_links vertices the
+// model's persistent pull was the fastest on all 74 cases, and at or above
+// band_max_links the model is within 5% on all 42 cases but one
+// (er:10000000:100000000 in double: the fused pull, 1.08x the persistent
+// pull's time). Everywhere else the model is unsure and a trial times every
+// pull: from persistent_min_links links, where the persistent pull gives way
+// to the others on chains, local orders and skewed graphs of 2.5-3.5 M links
+// (but a graph of 2-vertex chains, chain:1000000:2, took 0.80-0.83x the
+// SpMV pull's time with it), and on few links over many vertices, where the SpMV
+// pull was faster in float (er:3000000:90000 0.89x the persistent pull's time
+// a step, dangling:2000000:95000:0.5 0.82x; in double the persistent pull
+// 0.71-0.83x the others').
 inline constexpr std::size_t band_max_links = 4'000'000;
 
 struct pull_band {

@@ -224,7 +224,9 @@ inline constexpr double float_spmv_row_fraction = 0.5;
 // the persistent pull was the fastest pull on all 35 such graphs measured,
 // float and double (0.29-0.73x the better of the others' time per step; 6 of
 // them generated graphs the rule was not fitted on, of 22-60 k vertices that
-// no thread-block cluster holds, where its resident mode took 0.53-0.73x).
+// no thread-block cluster holds, where its resident mode took 0.53-0.73x;
+// on 10^5 vertices or more, with few links, the SpMV pull was faster in
+// float, and there the trial decides: solvers/pagerank_trial.hpp).
 // From there to persistent_max_links, every graph but chains (no row of more
 // than chain_in_degree link: from 4 x 10^5 links the SpMV pull took 0.54-0.98x
 // its time): the fastest on all 24 others of 10^5-2.5 x 10^6 links

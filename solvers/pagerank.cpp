@@ -385,6 +385,7 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (kernel) return {pagerank_pull::spmv, "auto pull: spmv, a kernel was named"};
   if (!f.pattern) return {pagerank_pull::spmv, "auto pull: spmv, a weighted graph"};
   const std::string size = std::to_string(f.links) + " links";
+  const double mean = double(f.links) / double(std::max<index_t>(f.vertices, 1));  // in-degree
   // The persistent pull's range (solvers/pagerank.hpp says where it was measured).
   if (f.links < persistent_min_links)
     return {pagerank_pull::persistent,
@@ -394,7 +395,6 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
       return {pagerank_pull::persistent, "auto pull: persistent, " + size + " in [" +
                                              std::to_string(persistent_min_links) + ", " +
                                              std::to_string(persistent_max_links) + "]"};
-    const double mean = double(f.links) / double(std::max<index_t>(f.vertices, 1));
     if (f.vertices > 0 && f.links <= persistent_max_even_links &&
         double(f.max_in_degree) <= persistent_even_max_to_mean * mean)
       return {pagerank_pull::persistent,
@@ -422,7 +422,6 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (f.vertices >= local_min_vertices && f.local_links >= local_min) {
     const std::string orders = format_g(100 * f.local_links, 3) + "% of links" + window + ", " +
                                format_g(100 * f.local_links_fused, 3) + "% in the in-degree order";
-    const double mean = double(f.links) / double(std::max<index_t>(f.vertices, 1));
     const bool x_in_l2 = double(f.vertices) * double(f.value_bytes) <= double(f.l2_bytes);
     if (f.value_bytes == 8 && x_in_l2 && mean < local_min_mean_double)
       return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders + "), but " +

@@ -173,7 +173,7 @@ index_t longest_row(const csr_matrix<T>& a);
 //    chain_in_degree link: each lane of a slice carries one link, the row's
 //    work is all there is; the SpMV pull 0.88-0.98x the fused pull's time at
 //    10^6-10^7 links on the H100, 0.80-0.81x on an H200, session 23; and
-//    0.86-0.98x the persistent pull's from 4 x 10^5 links, session 36);
+//    0.54-0.98x the persistent pull's from 1.9 x 10^5 links, session 36);
 //  - otherwise the fused pull: fewer bytes per link, and its in-degree order
 //    keeps the gathers local (0.43-0.90x the SpMV pull's time per step on
 //    every such graph), but for the star and local-order clauses below.
@@ -221,16 +221,18 @@ inline constexpr double float_spmv_row_fraction = 0.5;
 
 // ---- the persistent pull's place in the rule (issue 17 item 3) ----
 // Checked first. Below persistent_min_links links, every unweighted graph:
-// the persistent pull was the fastest pull on all 35 such graphs measured,
-// float and double (0.29-0.73x the better of the others' time per step; 6 of
-// them generated graphs the rule was not fitted on, of 22-60 k vertices that
-// no thread-block cluster holds, where its resident mode took 0.53-0.73x;
+// the persistent pull was the fastest pull on all 37 such graphs of fewer
+// than 10^5 vertices measured, float and double (0.29-0.73x the better of
+// the others' time per step; 6 of them generated graphs the rule was not
+// fitted on, of 22-60 k vertices that no thread-block cluster holds, where
+// its resident mode took 0.53-0.73x;
 // on 10^5 vertices or more, with few links, the SpMV pull was faster in
 // float, and there the trial decides: solvers/pagerank_trial.hpp).
 // From there to persistent_max_links, every graph but chains (no row of more
-// than chain_in_degree link: from 4 x 10^5 links the SpMV pull took 0.54-0.98x
-// its time): the fastest on all 24 others of 10^5-2.5 x 10^6 links
-// (0.55-0.97x the better of the others), on cnr-2000 (3.2 M, 0.77x) and on
+// than chain_in_degree link: from 1.9 x 10^5 links the SpMV pull took
+// 0.54-0.98x its time, but for 2-vertex chains, which the trial catches):
+// the fastest on all 24 others of 10^5-2.5 x 10^6 links (0.55-0.97x the
+// better of the others), on cnr-2000 (3.2 M, 0.77x) and on
 // web:262144:3000000 in double (0.91x); on a second set held out, 8 of 9
 // (dangling:150000:600000:0.95, 95% of the vertices dangling: the SpMV pull
 // 0.88x, which the trial found). Past that, skewed graphs go to the

@@ -72,6 +72,17 @@ struct launch_params {
 #endif
 };
 
+// A step's sums (slot k mod 3: residual, dangling mass), read by every warp
+// after the barrier that ends the step: one 16-byte load (the slots are
+// 16-byte aligned), one L2 request a warp. Every warp of the grid asks the
+// same line at the top of a step; as two 8-byte loads the requests doubled
+// and cost 0.4-0.7 us a step on 10^5-10^6-link graphs (H200, cage11 float
+// 4.5 -> 4.1 us; docs/PERFORMANCE.md, session 37). Spreading the sums over
+// 16 lines, one a lane, made it 4 us slower.
+__device__ __forceinline__ ulonglong2 load_slot(const fixed60* slot) {
+  return __ldcg(reinterpret_cast<const ulonglong2*>(slot));
+}
+
 // ---- the extrapolation inside the kernels (pagerank_persistent.cuh) -------------
 
 // Vertices per chunk of the extrapolation's sums: a chunk's sums have a fixed
@@ -392,8 +403,9 @@ __global__ void __launch_bounds__(step_threads, 1)
         atomicAdd(slot + 1, s.dangling);
       }
       grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
-      residual = cuda::detail::from_fixed60(__ldcg(slot));
-      dangling = cuda::detail::from_fixed60(__ldcg(slot + 1));
+      const ulonglong2 sums = load_slot(slot);
+      residual = cuda::detail::from_fixed60(sums.x);
+      dangling = cuda::detail::from_fixed60(sums.y);
       ++k;
       if (blockIdx.x == 0 && threadIdx.x == 0) {
         // Slot (k + 1) mod 3 held step k - 2's sums, read before this barrier.
@@ -564,11 +576,8 @@ __global__ void __launch_bounds__(step_threads, 1)
       T* xn = (k & 1) ? a.x0 : a.x1;
       // Step k - 1's sums (slot (k - 1) mod 3), asked for now, used below.
       const fixed60* prev = acc + 2 * ((k + 2) % 3);
-      fixed60 prev_l1 = 0, prev_dangling = 0;
-      if (!first) {
-        prev_l1 = __ldcg(prev);
-        prev_dangling = __ldcg(prev + 1);
-      }
+      ulonglong2 prev_sums{0, 0};
+      if (!first) prev_sums = load_slot(prev);
       // The warp's first slice's gathers (reads only) before the decision.
       int i = warp;
       index_t R = a.n;
@@ -576,8 +585,8 @@ __global__ void __launch_bounds__(step_threads, 1)
       double sum = 0;
       if (i < nb) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
       if (!first) {
-        const double residual = cuda::detail::from_fixed60(prev_l1);
-        if (!replaced) dangling = cuda::detail::from_fixed60(prev_dangling);
+        const double residual = cuda::detail::from_fixed60(prev_sums.x);
+        if (!replaced) dangling = cuda::detail::from_fixed60(prev_sums.y);
         replaced = false;
         // One thread publishes step k - 1 (close_step counts it) and clears
         // slot (k + 1) mod 3: last read in step k - 1, before the barrier that
@@ -621,10 +630,10 @@ __global__ void __launch_bounds__(step_threads, 1)
       if (more) {
         // Step k - 1's sums now (the top of the next step reads them again;
         // that slot is cleared later).
-        const fixed60* done = acc + 2 * ((k + 2) % 3);
+        const ulonglong2 done = load_slot(acc + 2 * ((k + 2) % 3));
         const double nd = extrapolate_step(ex, bk, grid_team{}, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k,
-                                           p.max_iter, cuda::detail::from_fixed60(__ldcg(done)),
-                                           cuda::detail::from_fixed60(__ldcg(done + 1)), p.alpha, p.tol);
+                                           p.max_iter, cuda::detail::from_fixed60(done.x),
+                                           cuda::detail::from_fixed60(done.y), p.alpha, p.tol);
         if (nd >= 0.0) {
           dangling = nd;
           replaced = true;

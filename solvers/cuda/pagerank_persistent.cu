@@ -146,13 +146,24 @@ __device__ __forceinline__ void store_book(const ex_book& bk, const persistent_e
   a.extrapolations = bk.extrapolations;
 }
 
+// The grid barrier's count of arrivals in this launch (acc[barrier_word],
+// zeroed with the slots at every launch) and, per block, the barriers its
+// thread 0 has passed.
+constexpr int barrier_word = 16;  // its own 128-byte line, after the slots
+__shared__ unsigned long long passed_barriers;
+
 // How a kernel's blocks meet and where they keep x_k: the grid kernels (x in
 // global memory, written by every block; the grid barrier) and the cluster
 // kernel (a whole copy of x in every block's shared memory; the cluster's).
 struct grid_team {
   static constexpr bool local_x = false;
+  unsigned long long* arrivals = nullptr;  // acc + barrier_word
   __device__ int rank() const { return static_cast<int>(blockIdx.x); }
   __device__ int size() const { return static_cast<int>(gridDim.x); }
+  // Every kernel that syncs the grid calls it first.
+  __device__ void start() const {
+    if (threadIdx.x == 0) passed_barriers = 0;
+  }
   // A grid of one block (the small graphs' resident mode) syncs with the
   // block's barrier, which orders its threads' global accesses as the grid's
   // barrier would; the grid barrier's fence, atomic and spin are L2 round
@@ -171,7 +182,27 @@ struct grid_team {
       return;
     }
 #endif
-    cooperative_groups::this_grid().sync();
+    // The grid's own barrier: thread 0 of each block adds its arrival with
+    // release semantics (after the block's barrier: the block's writes go
+    // with it) and polls the count with acquire loads, 32 ns apart, until
+    // every block of this barrier has arrived. cooperative_groups' grid sync
+    // (a fence, an atomic that returns, a tight poll) cost 0.1-0.8 us more a
+    // step on 10^5-10^6-link graphs (H200, docs/PERFORMANCE.md, session 37):
+    // its returning atomic is one more L2 round trip for the last block to
+    // arrive. A tight poll here measured within 0.3% of this one.
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      passed_barriers += 1;
+      const unsigned long long target = passed_barriers * gridDim.x;
+      asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(arrivals) : "memory");
+      for (;;) {
+        unsigned long long seen;
+        asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(seen) : "l"(arrivals) : "memory");
+        if (seen >= target) break;
+        __nanosleep(32);
+      }
+    }
+    __syncthreads();
   }
 };
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
@@ -372,7 +403,8 @@ __global__ void __launch_bounds__(step_threads, 1)
     persistent_solve(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
                      int batch, const __grid_constant__ persistent_extrapolation<T> ex) {
   if (st->done) return;  // written by the previous launch: uniform across this grid
-  const grid_team grid{};
+  const grid_team grid{acc + barrier_word};
+  grid.start();
   const launch_params p(st, a.n, batch);
   double dangling = st->dangling;  // r_k's, written by the previous launch (or the setup)
   int k = st->iteration;
@@ -424,8 +456,8 @@ __global__ void __launch_bounds__(step_threads, 1)
     }
     if constexpr (X) {
       if (more) {
-        const double nd = extrapolate_step(ex, bk, grid_team{}, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k,
-                                           p.max_iter, residual, dangling, p.alpha, p.tol);
+        const double nd = extrapolate_step(ex, bk, grid, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k, p.max_iter,
+                                           residual, dangling, p.alpha, p.tol);
         if (nd >= 0.0) {
           dangling = nd;
           if (blockIdx.x == 0 && threadIdx.x == 0) st->dangling = nd;  // the next launch's start
@@ -548,7 +580,8 @@ __global__ void __launch_bounds__(step_threads, 1)
     persistent_resident(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
                         int batch, const __grid_constant__ persistent_extrapolation<T> ex) {
   if (st->done) return;  // written by the previous launch: uniform across this grid
-  const grid_team grid{};
+  const grid_team grid{acc + barrier_word};
+  grid.start();
   const launch_params p(st, a.n, batch);
   double dangling = st->dangling;
   int k = st->iteration;
@@ -631,8 +664,8 @@ __global__ void __launch_bounds__(step_threads, 1)
         // Step k - 1's sums now (the top of the next step reads them again;
         // that slot is cleared later).
         const ulonglong2 done = load_slot(acc + 2 * ((k + 2) % 3));
-        const double nd = extrapolate_step(ex, bk, grid_team{}, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k,
-                                           p.max_iter, cuda::detail::from_fixed60(done.x),
+        const double nd = extrapolate_step(ex, bk, grid, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k, p.max_iter,
+                                           cuda::detail::from_fixed60(done.x),
                                            cuda::detail::from_fixed60(done.y), p.alpha, p.tol);
         if (nd >= 0.0) {
           dangling = nd;
@@ -908,7 +941,7 @@ struct cluster_launch {
 
 template <class T>
 persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered)
-    : fused_(fused), stream_(stream), acc_(6) {
+    : fused_(fused), stream_(stream), acc_(barrier_word + 1) {
   int device = 0, cooperative = 0, optin = 0;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));

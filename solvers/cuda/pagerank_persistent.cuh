@@ -12,7 +12,7 @@
 //               (the same layout and per-slice work, pagerank_fused_slices.cuh),
 //               residual and dangling terms summed per block in 2^-60 counts;
 //     block sums added to slot k mod 3 (integer atomics: order-free);
-//     grid-wide barrier (cooperative_groups grid sync: every write of step k
+//     grid-wide barrier (an arrival count with release and acquire; every write of step k
 //               visible to every block after it);
 //     every block reads slot k mod 3: the same residual and dangling mass
 //               bits everywhere, so every block takes the same stop decision

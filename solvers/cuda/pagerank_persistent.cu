@@ -42,6 +42,7 @@ struct launch_params {
   bool personalized;
   double v_uniform;  // v_i = 1 / n unless personalized
   int last, max_iter;
+  launch_params() = default;  // trivial: a resident launch keeps one in shared memory
   __device__ __forceinline__ launch_params(const pagerank_state* st, index_t n, int batch)
       : alpha(st->alpha),
         tol(st->tol),
@@ -575,6 +576,136 @@ __device__ __forceinline__ double resident_gather(const fused_args<T>& a, const 
 // stop decision is taken there, before this step writes anything, so a
 // stopping step leaves x_{k}, the counters and the slots as a finished step
 // left them (its gathers are only reads).
+// What the resident kernel carries from step to step: uniform over the grid.
+struct resident_loop {
+  int k;            // steps done
+  double dangling;  // r_k's dangling mass
+  bool first;       // the launch's first step: no step k - 1 to publish
+  bool replaced;    // x_k extrapolated: dangling is its mass, not step k - 1's sum
+  bool more;        // false once the solve (or the launch's batch) stops
+  launch_params p;
+  int nb;  // the block's slices
+};
+
+// A copy of the state kept in shared memory, read field by field (volatile:
+// never hoisted above the call between runs).
+__device__ __forceinline__ resident_loop read_loop(const volatile resident_loop& v) {
+  resident_loop s;
+  s.k = v.k;
+  s.dangling = v.dangling;
+  s.first = v.first;
+  s.replaced = v.replaced;
+  s.more = true;
+  s.p.alpha = v.p.alpha;
+  s.p.tol = v.p.tol;
+  s.p.personalized = v.p.personalized;
+  s.p.v_uniform = v.p.v_uniform;
+  s.p.last = v.p.last;
+  s.p.max_iter = v.p.max_iter;
+  s.nb = v.nb;
+  return s;
+}
+
+// The resident kernel's steps from s until the solve stops (s.more false)
+// or, X, until a step whose end saves or extrapolates (ex_due).
+template <class T, bool X>
+__device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_state* st,
+                                               pagerank_progress* progress, fixed60* acc,
+                                               const grid_team& grid, const persistent_extrapolation<T>& ex,
+                                               resident_loop& s) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const launch_params& p = s.p;
+  const int nb = s.nb;
+  const resident_layout L(smem, nb);
+  const auto g = static_cast<index_t>(gridDim.x);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  int k = s.k;
+  double dangling = s.dangling;
+  bool first = s.first, replaced = s.replaced;
+  for (;; first = false) {
+    const T* x = (k & 1) ? a.x1 : a.x0;
+    T* xn = (k & 1) ? a.x0 : a.x1;
+    // Step k - 1's sums (slot (k - 1) mod 3), asked for now, used below.
+    const fixed60* prev = acc + 2 * ((k + 2) % 3);
+    ulonglong2 prev_sums{0, 0};
+    if (!first) prev_sums = load_slot(prev);
+    // The warp's first slice's gathers (reads only) before the decision.
+    int i = warp;
+    index_t R = a.n;
+    row_data<T> rd{};
+    double sum = 0;
+    if (i < nb) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
+    if (!first) {
+      const double residual = cuda::detail::from_fixed60(prev_sums.x);
+      if (!replaced) dangling = cuda::detail::from_fixed60(prev_sums.y);
+      replaced = false;
+      // One thread publishes step k - 1 (close_step counts it) and clears
+      // slot (k + 1) mod 3: last read in step k - 1, before the barrier that
+      // ended it; next added to in step k + 1, after this step's barrier.
+      // The block's last warp: on most graphs it has the fewest slices.
+      if (blockIdx.x == 0 && threadIdx.x == step_threads - 32) {
+        acc[2 * ((k + 1) % 3)] = 0;
+        acc[2 * ((k + 1) % 3) + 1] = 0;
+        close_step(st, make_double2(residual, dangling), progress, 0, 0);
+      }
+      // The same bits in every thread of the grid: all leave before step k.
+      if (residual < p.tol || k >= p.last) {
+        s.more = false;
+        break;
+      }
+    }
+    // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
+    const double c = p.alpha * dangling + (1.0 - p.alpha);
+    step_sums ss;
+    for (; i < nb; i += step_warps) {
+      if (i != warp) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
+      const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
+      const index_t out = lane == 0 ? L.out[2 * i] : lane == 31 ? L.out[2 * i + 1] : R;
+      finish_slice<true>(a, q, R, out, sum, rd, x, xn, p.alpha, c, p.personalized, p.v_uniform, ss);
+    }
+    fixed60* slot = acc + 2 * (k % 3);
+    if (block_sums(ss)) {
+      atomicAdd(slot, ss.l1);
+      atomicAdd(slot + 1, ss.dangling);
+    }
+    grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
+    ++k;
+    if constexpr (X) {
+      if (ex_due(ex.every, k)) {
+        first = false;
+        break;
+      }
+    }
+  }
+  s.k = k;
+  s.dangling = dangling;
+  s.first = first;
+  s.replaced = replaced;
+}
+
+// The persistent solve with the block's slices resident in shared memory
+// (persistent_pull::resident_bytes() says whether they fit). Per step the
+// critical path is then: gathers of x_k (one L2 or L1 round trip per 8 links
+// of a lane) -> scan and row updates -> block sums -> the slot atomics -> the
+// grid barrier. The previous step's sums (residual and dangling mass) are
+// read at the top of the step and used only after the warp's first gathers,
+// so their L2 round trip overlaps the gathers instead of preceding them; the
+// stop decision is taken there, before this step writes anything, so a
+// stopping step leaves x_{k}, the counters and the slots as a finished step
+// left them (its gathers are only reads).
+//
+// X: the steps run in runs that end at every step whose end saves or
+// extrapolates (ex_due), so that the call is outside the loop the steps spend
+// their time in (calling it from inside that loop kept three of the loop's
+// values in local memory, reloaded from L2 after every grid barrier, which
+// invalidates L1: about 1 us a step on the H200). Between runs the loop's
+// state, its parameters included, waits in shared memory and each run reads
+// it back (volatile), so that the loop's values need not live in registers
+// across the call. Kept there, they left the steps too few registers for a
+// batch of eight gathers in flight (two took turns: four round trips a
+// batch); the extrapolating kernel's steps cost 0.65-0.75 us more than the
+// plain kernel's on as-caida and wiki-Vote, 0.3-0.4 us now (H200, float;
+// docs/PERFORMANCE.md, session 37).
 template <class T, bool X>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_resident(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
@@ -582,96 +713,46 @@ __global__ void __launch_bounds__(step_threads, 1)
   if (st->done) return;  // written by the previous launch: uniform across this grid
   const grid_team grid{acc + barrier_word};
   grid.start();
-  const launch_params p(st, a.n, batch);
-  double dangling = st->dangling;
-  int k = st->iteration;
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   __shared__ ex_book bk;               // X: the solve extrapolates (ex.every > 0)
   if constexpr (X) load_book(bk, ex);  // read after load_resident's __syncthreads
-  bool replaced = false;               // x_k extrapolated: dangling is its mass, not step k - 1's sum
-  bool first = true;                   // the launch's first step: no step k - 1 to publish
 
   // Load the block's slices (once per launch).
-  extern __shared__ __align__(16) unsigned char smem[];
   const int nb = block_slices(a.slices);  // <= step_threads (checked on the host)
-  const resident_layout L(smem, nb);
-  const auto g = static_cast<index_t>(gridDim.x);
-  load_resident(a, L, nb);
-
-  // X: the steps run in an inner loop that leaves at every step whose end
-  // saves or extrapolates (ex_due), so that the call is outside the loop the
-  // steps spend their time in. Calling it from inside that loop kept three of
-  // the loop's values in local memory, reloaded from L2 after every grid
-  // barrier (which invalidates L1): about 1 us a step on the H200.
-  for (bool more = true; more;) {
-    for (;; first = false) {
-      const T* x = (k & 1) ? a.x1 : a.x0;
-      T* xn = (k & 1) ? a.x0 : a.x1;
-      // Step k - 1's sums (slot (k - 1) mod 3), asked for now, used below.
-      const fixed60* prev = acc + 2 * ((k + 2) % 3);
-      ulonglong2 prev_sums{0, 0};
-      if (!first) prev_sums = load_slot(prev);
-      // The warp's first slice's gathers (reads only) before the decision.
-      int i = warp;
-      index_t R = a.n;
-      row_data<T> rd{};
-      double sum = 0;
-      if (i < nb) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
-      if (!first) {
-        const double residual = cuda::detail::from_fixed60(prev_sums.x);
-        if (!replaced) dangling = cuda::detail::from_fixed60(prev_sums.y);
-        replaced = false;
-        // One thread publishes step k - 1 (close_step counts it) and clears
-        // slot (k + 1) mod 3: last read in step k - 1, before the barrier that
-        // ended it; next added to in step k + 1, after this step's barrier.
-        // The block's last warp: on most graphs it has the fewest slices.
-        if (blockIdx.x == 0 && threadIdx.x == step_threads - 32) {
-          acc[2 * ((k + 1) % 3)] = 0;
-          acc[2 * ((k + 1) % 3) + 1] = 0;
-          close_step(st, make_double2(residual, dangling), progress, 0, 0);
-        }
-        // The same bits in every thread of the grid: all leave before step k.
-        if (residual < p.tol || k >= p.last) {
-          more = false;
-          break;
-        }
+  {
+    extern __shared__ __align__(16) unsigned char smem[];
+    load_resident(a, resident_layout(smem, nb), nb);
+  }
+  if constexpr (!X) {
+    resident_loop s{st->iteration, st->dangling, true, false, true, launch_params(st, a.n, batch), nb};
+    resident_steps<T, false>(a, st, progress, acc, grid, ex, s);
+  } else {
+    __shared__ resident_loop saved;
+    if (threadIdx.x == 0)
+      saved =
+          resident_loop{st->iteration, st->dangling, true, false, true, launch_params(st, a.n, batch), nb};
+    __syncthreads();
+    for (;;) {
+      resident_loop s = read_loop(saved);
+      resident_steps<T, true>(a, st, progress, acc, grid, ex, s);
+      if (!s.more) break;
+      // Step k - 1's sums now (the top of the next step reads them again;
+      // that slot is cleared later).
+      const ulonglong2 done = load_slot(acc + 2 * ((s.k + 2) % 3));
+      __syncthreads();  // every thread has read saved
+      if (threadIdx.x == 0) {
+        saved.k = s.k;
+        saved.dangling = s.dangling;
+        saved.first = s.first;
+        saved.replaced = s.replaced;
       }
-      // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
-      const double c = p.alpha * dangling + (1.0 - p.alpha);
-      step_sums s;
-      for (; i < nb; i += step_warps) {
-        if (i != warp) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
-        const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
-        const index_t out = lane == 0 ? L.out[2 * i] : lane == 31 ? L.out[2 * i + 1] : R;
-        finish_slice<true>(a, q, R, out, sum, rd, x, xn, p.alpha, c, p.personalized, p.v_uniform, s);
+      const double nd = extrapolate_step(ex, bk, grid, (s.k & 1) ? a.x1 : a.x0, a.deg, a.n, s.k, s.p.max_iter,
+                                         cuda::detail::from_fixed60(done.x),
+                                         cuda::detail::from_fixed60(done.y), s.p.alpha, s.p.tol);
+      if (threadIdx.x == 0 && nd >= 0.0) {
+        saved.dangling = nd;
+        saved.replaced = true;
       }
-      fixed60* slot = acc + 2 * (k % 3);
-      if (block_sums(s)) {
-        atomicAdd(slot, s.l1);
-        atomicAdd(slot + 1, s.dangling);
-      }
-      grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
-      ++k;
-      if constexpr (X) {
-        if (ex_due(ex.every, k)) {
-          first = false;
-          break;
-        }
-      }
-    }
-    if constexpr (X) {
-      if (more) {
-        // Step k - 1's sums now (the top of the next step reads them again;
-        // that slot is cleared later).
-        const ulonglong2 done = load_slot(acc + 2 * ((k + 2) % 3));
-        const double nd = extrapolate_step(ex, bk, grid, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k, p.max_iter,
-                                           cuda::detail::from_fixed60(done.x),
-                                           cuda::detail::from_fixed60(done.y), p.alpha, p.tol);
-        if (nd >= 0.0) {
-          dangling = nd;
-          replaced = true;
-        }
-      }
+      __syncthreads();
     }
   }
 }

@@ -167,19 +167,19 @@ def targets(recs, prec):
             print(f"{prec}: decided by {kind}: {sum(1 for r in ks if ratio(r, prec) <= 1.05)} of {len(ks)} within "
                   f"5%, worst {worst:.3f}" + (f"; trial {min(cost):.1f}-{max(cost):.1f} ms" if kind == "trial" else ""))
     # Item 3: auto's step <= 4 us up to 10^6 links, <= 6 us up to 5 M.
-    steps = [(r["stats"]["links"], r[prec]["auto"]["us_iter"], name(r)) for r in recs
-             if r["stats"]["links"] <= 5_000_000]
-    slow = [(g, u, 4 if n <= 1_000_000 else 6) for n, u, g in steps if u is None or u > (4 if n <= 1_000_000 else 6)]
+    steps = [(name(r), r[prec]["auto"]["us_iter"], 4 if r["stats"]["links"] <= 1_000_000 else 6)
+             for r in recs if r["stats"]["links"] <= 5_000_000]
+    slow = [(g, u) for g, u, limit in steps if u is None or u > limit]
     print(f"{prec}: auto's step <= 4 us to 10^6 links, <= 6 us to 5 M: {len(steps) - len(slow)} of {len(steps)}"
-          + ("; missed: " + ", ".join(f"{g} {fmt(u, '.2f', 0).strip()}" for g, u, _ in slow) if slow else ""))
+          + ("; missed: " + ", ".join(f"{g} {fmt(u, '.2f', 0).strip()}" for g, u in slow) if slow else ""))
     print(f"{prec}: auto's pull within 5% of the best pull on {ok5} of {len(recs)}; fused is the best pull "
           f"on {fused_best}; speedup >= 5x on {five} of {len(sp)} (range {min(sp):.2f}-{max(sp):.2f}x), "
           f">= 8x on {eight} of {len(small)} graphs <= 5 M links")
-    misses = [(name(r), r[prec]["auto"]["speedup"], 8 if r["stats"]["links"] <= 5_000_000 else 5) for r in recs]
-    misses = [(g, x, t) for g, x, t in misses if x is None or x < t]
+    misses = [(name(r), r[prec]["auto"]["speedup"]) for r in recs
+              if (x := r[prec]["auto"]["speedup"]) is None or x < (8 if r["stats"]["links"] <= 5_000_000 else 5)]
     if misses:
         print(f"{prec}: speedup below its target (8x to 5 M links, 5x beyond): "
-              + ", ".join(f"{g} {fmt(x, '.2f', 0).strip()}x" for g, x, _ in misses))
+              + ", ".join(f"{g} {fmt(x, '.2f', 0).strip()}x" for g, x in misses))
 
 
 def fit_rules(recs):

@@ -237,11 +237,19 @@ __device__ __forceinline__ slice_scan scan_slice(index_t n, index_t R, index_t o
   const int lane = threadIdx.x & 31;
   slice_scan r;
   r.sum = acc;
+  // Where no two lanes share a row (every row of the slice in one virtual
+  // row: most slices but those of the longest rows) the scan adds nothing:
+  // skipped, 45 of a slice's ~330 instructions on a chain, whose steps are
+  // bound by instruction issue (docs/PERFORMANCE.md, session 38). Empty lanes
+  // (row n, no links, finishing nothing) may share their row.
+  const index_t before = __shfl_up_sync(full, R, 1);
+  if (__any_sync(full, lane > 0 && before == R && R < n)) {
 #pragma unroll
-  for (int off = 1; off < 32; off <<= 1) {
-    const double o = __shfl_up_sync(full, r.sum, off);
-    const index_t key = __shfl_up_sync(full, R, off);
-    if (lane >= off && key == R) r.sum += o;
+    for (int off = 1; off < 32; off <<= 1) {
+      const double o = __shfl_up_sync(full, r.sum, off);
+      const index_t key = __shfl_up_sync(full, R, off);
+      if (lane >= off && key == R) r.sum += o;
+    }
   }
   r.first_row = __shfl_sync(full, R, 0);
   r.last_row = __shfl_sync(full, R, 31);

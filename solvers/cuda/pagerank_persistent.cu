@@ -538,6 +538,24 @@ __device__ __forceinline__ void load_resident(const fused_args<T>& a, const resi
   __syncwarp();  // a warp reads only the slices it stored
 }
 
+// Adds x over positions j .. j + U - 1 of a lane's virtual row (those below
+// len) to acc, in order. Every value of the batch is loaded before the first
+// is added: adding each as it was loaded, ptxas (under the kernel's 64-register
+// cap) issued a batch of eight as two waits of four loads, an L2 round trip
+// more for every lane with more than four links, and spilled. The fused
+// step's gather_links keeps its form: there the same change measured 3-12%
+// slower.
+template <int U, class T>
+__device__ __forceinline__ void resident_batch(const T* __restrict__ x, const index_t* cp, unsigned j,
+                                               unsigned len, double& acc) {
+  T v[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) v[u] = j + u < len ? load_x<true>(x + cp[(j + u) * 32]) : T(0);
+#pragma unroll
+  for (int u = 0; u < U; ++u)
+    if (j + u < len) acc += static_cast<double>(v[u]);  // pull_slices' order
+}
+
 // Lane's sum of its virtual row of block slice i (links from shared memory,
 // gathers of x_k through L1), and its row's data.
 template <class T>
@@ -548,21 +566,27 @@ __device__ __forceinline__ double resident_gather(const fused_args<T>& a, const 
   R = L.vrow[32 * i + lane];
   const unsigned len = L.vlen[32 * i + lane];
   if (R < a.n) rd = load_row<true>(a, x, R, personalized, v_uniform);
-  const index_t* cp = L.col + L.off[i] + lane;
+  const unsigned o = L.off[i];
+  const index_t* cp = L.col + o + lane;
+  // The slice's width: its longest virtual row (32 entries a link position).
+  const unsigned width = (L.off[i + 1] - o) >> 5;
   double acc = 0;  // finish_row (pagerank_fused_slices.cuh) says why double
-  // Every value of a batch is loaded before the first is added: adding each
-  // as it was loaded, ptxas (under the kernel's 64-register cap) issued a
-  // batch as two waits of four loads, an L2 round trip more for every lane
-  // with more than four links, and spilled. The fused step's gather_links
-  // keeps its form: there the same change measured 3-12% slower.
-  for (unsigned j = 0; j < len; j += unroll) {
-    T v[unroll];
-#pragma unroll
-    for (int u = 0; u < unroll; ++u) v[u] = j + u < len ? load_x<true>(x + cp[(j + u) * 32]) : T(0);
-#pragma unroll
-    for (int u = 0; u < unroll; ++u)
-      if (j + u < len) acc += static_cast<double>(v[u]);  // pull_slices' order
-  }
+  unsigned j = 0;
+  for (; j + unroll / 2 < width; j += unroll) resident_batch<unroll>(x, cp, j, len, acc);
+  // At most unroll / 2 positions left (none where the loop's last batch
+  // passed the width): a batch no wider than they need. A batch of eight
+  // costs its eight predicated loads and adds whatever the lanes' lengths; on
+  // graphs whose rows hold 1-4 links (chains, grids, the in-link-less
+  // majority of a hub graph) that was most of a step, which is bound by
+  // instruction issue there (docs/PERFORMANCE.md, session 38).
+  const unsigned rest = width > j ? width - j : 0;
+  static_assert(unroll == 8, "the batches below cover 1-4 positions");
+  if (rest > 2)
+    resident_batch<4>(x, cp, j, len, acc);
+  else if (rest == 2)
+    resident_batch<2>(x, cp, j, len, acc);
+  else if (rest == 1)
+    resident_batch<1>(x, cp, j, len, acc);
   return acc;
 }
 

@@ -556,6 +556,15 @@ __device__ __forceinline__ void resident_batch(const T* __restrict__ x, const in
     if (j + u < len) acc += static_cast<double>(v[u]);  // pull_slices' order
 }
 
+// slice_outside() of block slice i from L: every lane loads one of the two
+// (a select, where two branches to two loads cost 16 instructions a slice on
+// steps bound by instruction issue).
+__device__ __forceinline__ index_t slice_outside(const resident_layout& L, int i, index_t R) {
+  const int lane = threadIdx.x & 31;
+  const index_t o = L.out[2 * i + (lane == 31 ? 1 : 0)];
+  return lane == 0 || lane == 31 ? o : R;
+}
+
 // Lane's sum of its virtual row of block slice i (links from shared memory,
 // gathers of x_k through L1), and its row's data.
 template <class T>
@@ -565,7 +574,9 @@ __device__ __forceinline__ double resident_gather(const fused_args<T>& a, const 
   const int lane = threadIdx.x & 31;
   R = L.vrow[32 * i + lane];
   const unsigned len = L.vlen[32 * i + lane];
-  if (R < a.n) rd = load_row<true>(a, x, R, personalized, v_uniform);
+  // An empty lane (row n) reads row 0's data and never uses it: loads
+  // without a branch around them.
+  rd = load_row<true>(a, x, R < a.n ? R : 0, personalized, v_uniform);
   const unsigned o = L.off[i];
   const index_t* cp = L.col + o + lane;
   // The slice's width: its longest virtual row (32 entries a link position).
@@ -684,7 +695,7 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
     for (; i < nb; i += step_warps) {
       if (i != warp) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
       const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
-      const index_t out = lane == 0 ? L.out[2 * i] : lane == 31 ? L.out[2 * i + 1] : R;
+      const index_t out = slice_outside(L, i, R);
       finish_slice<true>(a, q, R, out, sum, rd, x, xn, p.alpha, c, p.personalized, p.v_uniform, ss);
     }
     fixed60* slot = acc + 2 * (k % 3);
@@ -913,7 +924,7 @@ __global__ void __launch_bounds__(step_threads, 1)
             if (j + u < len) acc += static_cast<double>(xc[cj[u]]);
         }
         const index_t q = static_cast<index_t>(me) + static_cast<index_t>(i) * static_cast<index_t>(blocks);
-        const index_t out = lane == 0 ? Q.L.out[2 * i] : lane == 31 ? Q.L.out[2 * i + 1] : R;
+        const index_t out = slice_outside(Q.L, i, R);
         const slice_scan sc = scan_slice(n, R, out, acc);
         if (sc.finishes) {
           const T xs = update_row(sc.sum, rd, p.alpha, c, s);

@@ -244,8 +244,11 @@ __device__ __forceinline__ slice_scan scan_slice(index_t n, index_t R, index_t o
   // (row n, no links, finishing nothing) may share their row.
   const index_t before = __shfl_up_sync(full, R, 1);
   if (__any_sync(full, lane > 0 && before == R && R < n)) {
+    // The first round's key is `before`: one shuffle of R fewer.
+    const double o1 = __shfl_up_sync(full, r.sum, 1);
+    if (lane >= 1 && before == R) r.sum += o1;
 #pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
+    for (int off = 2; off < 32; off <<= 1) {
       const double o = __shfl_up_sync(full, r.sum, off);
       const index_t key = __shfl_up_sync(full, R, off);
       if (lane >= off && key == R) r.sum += o;

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "solvers/cuda/pagerank_fused_slices.cuh"
 #include "solvers/cuda/pagerank_persistent.cuh"
+#include "solvers/pagerank_slice_deal.hpp"
 
 namespace perron::pagerank_gpu {
 namespace {
@@ -472,51 +473,87 @@ __global__ void __launch_bounds__(step_threads, 1)
 // ---- resident: the block's slices in shared memory -------------------------------
 
 // What a block keeps in shared memory for the whole solve (resident mode), in
-// this order: the offsets of its nb slices' links (nb + 1 unsigned), the rows
-// just outside each slice (2 nb, slice_outside()'s), each slice's virtual
-// rows' rows (32 nb) and lengths (32 nb unsigned short), then the links
-// (`entries` column indices, each slice column-major as in global memory).
+// this order (from a 16-byte aligned start): the partials of the block's own
+// cut rows (a tail and a head a slice, 2 nb doubles: block_cut_row()), the
+// offsets of its nb slices' links (nb + 1 unsigned), the rows just outside
+// each slice (2 nb, slice_outside()'s), each slice's virtual rows' rows (32
+// nb) and lengths (32 nb unsigned short), the own cut rows' arrival counts
+// (nb unsigned, at the slice where the row ends), the slices' global numbers
+// (nb), then the links (`entries` column indices, each slice column-major as
+// in global memory).
 struct resident_layout {
+  double* ltail;
+  double* lhead;
   unsigned* off;
   index_t* out;
   index_t* vrow;
   unsigned short* vlen;
+  unsigned* lcount;
+  index_t* gid;
   index_t* col;
   __host__ __device__ static std::size_t bytes(int nb, std::size_t entries) {
-    return 4 * (static_cast<std::size_t>(nb) + 1) + 8 * static_cast<std::size_t>(nb) +
-           128 * static_cast<std::size_t>(nb) + 64 * static_cast<std::size_t>(nb) + 4 * entries;
+    return 16 * static_cast<std::size_t>(nb) + 4 * (static_cast<std::size_t>(nb) + 1) +
+           8 * static_cast<std::size_t>(nb) + 128 * static_cast<std::size_t>(nb) +
+           64 * static_cast<std::size_t>(nb) + 8 * static_cast<std::size_t>(nb) + 4 * entries;
   }
   __device__ resident_layout(unsigned char* smem, int nb) {
-    off = reinterpret_cast<unsigned*>(smem);
+    ltail = reinterpret_cast<double*>(smem);
+    lhead = ltail + nb;
+    off = reinterpret_cast<unsigned*>(lhead + nb);
     out = reinterpret_cast<index_t*>(off + nb + 1);
     vrow = out + 2 * nb;
     vlen = reinterpret_cast<unsigned short*>(vrow + 32 * nb);
-    col = reinterpret_cast<index_t*>(vlen + 32 * nb);  // 64 nb bytes of lengths: 4-byte aligned
+    lcount = reinterpret_cast<unsigned*>(vlen + 32 * nb);  // 64 nb bytes of lengths: 4-byte aligned
+    gid = reinterpret_cast<index_t*>(lcount + nb);
+    col = gid + nb;
   }
 };
 static_assert(sizeof(index_t) == 4, "resident_layout counts 4-byte indices");
 
-// Block b's slices are q = b + i grid, i < nb (as in the streamed kernel);
-// warp w takes i = w, w + 32, ... every step (no shared counter: the same
-// slices every step, so their links can stay in shared memory).
-__device__ __forceinline__ int block_slices(index_t slices) {
+// A block's slices. The cluster kernel's are dealt round-robin (slice
+// first + i stride, first = the block's rank, stride = the cluster's
+// blocks); the resident kernel's are listed (slice list[first + i]; the list
+// is deal_slices()'s, solvers/pagerank_slice_deal.hpp), so that most rows cut by slice
+// ends have every slice in one block and are summed in its shared memory
+// (block_cut_row()). Warp w takes i = w, w + 32, ... every step (no shared
+// counter: the same slices every step, so their links can stay in shared
+// memory).
+struct block_span {
+  const unsigned* list;  // null: dealt
+  index_t first, stride;
+  int nb;
+  __device__ index_t slice(int i) const {
+    return list ? static_cast<index_t>(__ldg(list + first + i)) : first + static_cast<index_t>(i) * stride;
+  }
+};
+__device__ __forceinline__ block_span dealt_slices(index_t slices) {
   const auto b = static_cast<index_t>(blockIdx.x), g = static_cast<index_t>(gridDim.x);
-  return b < slices ? static_cast<int>((slices - 1 - b) / g + 1) : 0;
+  return {nullptr, b, g, b < slices ? static_cast<int>((slices - 1 - b) / g + 1) : 0};
+}
+// deal: the blocks' first entries in the list (grid + 1), then the list.
+__device__ __forceinline__ block_span listed_slices(const unsigned* deal) {
+  const unsigned first = __ldg(deal + blockIdx.x);
+  return {deal + gridDim.x + 1, static_cast<index_t>(first), 1,
+          static_cast<int>(__ldg(deal + blockIdx.x + 1) - first)};
 }
 
-// Copies the block's nb slices into L (every thread calls it; afterwards a
-// warp may read the slices w, w + 32, ... it stored).
+// Copies the block's slices into L and zeroes its cut rows' counts (every
+// thread calls it; afterwards a warp may read the slices w, w + 32, ... it
+// stored).
 template <class T>
-__device__ __forceinline__ void load_resident(const fused_args<T>& a, const resident_layout& L, int nb) {
+__device__ __forceinline__ void load_resident(const fused_args<T>& a, const resident_layout& L,
+                                              const block_span& span) {
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const auto g = static_cast<index_t>(gridDim.x);
+  const int nb = span.nb;
   {
     using scan = cub::BlockScan<unsigned, step_threads>;
     __shared__ typename scan::TempStorage temp;
     unsigned entries = 0;
     if (static_cast<int>(threadIdx.x) < nb) {
-      const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(threadIdx.x) * g;
+      const index_t q = span.slice(static_cast<int>(threadIdx.x));
       entries = __ldg(a.slice_start + q + 1) - __ldg(a.slice_start + q);
+      L.lcount[threadIdx.x] = 0;
+      L.gid[threadIdx.x] = q;
     }
     unsigned first = 0, total = 0;
     scan(temp).ExclusiveSum(entries, first, total);
@@ -525,7 +562,7 @@ __device__ __forceinline__ void load_resident(const fused_args<T>& a, const resi
     __syncthreads();
   }
   for (int i = warp; i < nb; i += step_warps) {
-    const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
+    const index_t q = span.slice(i);
     const unsigned p0 = __ldg(a.slice_start + q), o = L.off[i], e = L.off[i + 1] - o;
     for (unsigned t = lane; t < e; t += 32) L.col[o + t] = __ldg(a.col + p0 + t);
     const index_t R = __ldg(a.vrow + q * 32 + lane);
@@ -601,6 +638,107 @@ __device__ __forceinline__ double resident_gather(const fused_args<T>& a, const 
   return acc;
 }
 
+// contribute() for a cut row whose slices t0 .. t1 are all this block's
+// (local slices l0 .. l1): the partials, the arrival count and the acquire
+// stay in the block's shared memory. In global memory the last arrival
+// waited for a device-scope RMW (a fence that waits for the warp's stores to
+// reach L2, the atomic's round trip, an invalidation of the SM's L1) and for
+// the partials' L2 round trip; on skewed 10^5-link graphs the cut rows were
+// about 2 us of a 5.5 us step (docs/PERFORMANCE.md, session 39). The same
+// additions in the same order as contribute(): the same bits. Called by the
+// whole warp after lane 0 stored this slice's partial.
+// The partials are written and read as relaxed atomics (st/ld.relaxed.cta
+// on the shared window, the same cost as plain accesses): the count's
+// release and acquire order them, so they are no data race. racecheck
+// (compute-sanitizer) still reports each such pair as a RAW hazard: it
+// orders shared memory by barriers only, not by release and acquire
+// (docs/PERFORMANCE.md, session 39).
+__device__ __forceinline__ void store_partial(double* p, double v) {
+  asm volatile(
+      "st.relaxed.cta.shared.f64 [%0], %1;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(p))), "d"(v)
+      : "memory");
+}
+__device__ __forceinline__ double load_partial(const double* p) {
+  double v;
+  asm volatile("ld.relaxed.cta.shared.f64 %0, [%1];"
+               : "=d"(v)
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p)))
+               : "memory");
+  return v;
+}
+
+template <class T>
+__device__ void block_cut_row(const resident_layout& L, index_t R, const cut_facts<T>& f, int l0,
+                              T* __restrict__ xn, double alpha, double c, step_sums& s) {
+  const int lane = threadIdx.x & 31;
+  const int l1 = l0 + static_cast<int>(f.parts) - 1;
+  unsigned last = 0;
+  if (lane == 0) {  // release: lane 0's partial before the count; acquire: the other slices'
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_block> count(L.lcount[l1]);
+    last = count.fetch_add(1u, ::cuda::memory_order_acq_rel) + 1 == static_cast<unsigned>(f.parts);
+  }
+  if (!__shfl_sync(0xffffffffu, last, 0)) return;
+  __syncwarp();  // every lane's partial loads after lane 0's acquire
+  double y = 0, head = 0;
+  if (lane == 0) head = load_partial(L.lhead + l1);
+  for (int t = l0 + lane; t < l1; t += 32) y += load_partial(L.ltail + t);
+  for (int off = 16; off > 0; off >>= 1) y += __shfl_xor_sync(0xffffffffu, y, off);
+  if (lane != 0) return;
+  y += head;
+  ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_block>(L.lcount[l1])
+      .store(0u, ::cuda::memory_order_relaxed);
+  finish_row(xn, R, y, f.rd, alpha, c, s);
+}
+
+// finish_slice() of block slice i: a cut row whose every slice is the
+// block's is summed in shared memory (block_cut_row()), any other through L2
+// (contribute()). A block's list of slices ascends, so a row's slices t0 ..
+// t1 are all the block's where its local slices i - (q - t0) and i + (t1 -
+// q) exist and are t0 and t1.
+template <class T>
+__device__ __forceinline__ void finish_resident_slice(const fused_args<T>& a, const resident_layout& L,
+                                                      int nb, int i, index_t R, index_t outside, double acc,
+                                                      row_data<T> rd, const T* __restrict__ x,
+                                                      T* __restrict__ xn, double alpha, double c,
+                                                      bool personalized, double v_uniform, step_sums& s) {
+  constexpr unsigned full = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  const index_t q = L.gid[i];
+  const cut_facts<T> cf = cut_facts_ahead<true>(a, R, outside, rd);
+  const slice_scan sc = scan_slice(a.n, R, outside, acc);
+  if (sc.finishes) finish_row(xn, R, sc.sum, rd, alpha, c, s);
+  const auto local_first = [&](const cut_facts<T>& f) {  // l0, or -1 where the row is not the block's
+    const int l0 = i - static_cast<int>(q - f.t0), l1 = l0 + static_cast<int>(f.parts) - 1;
+    return l0 >= 0 && l1 < nb && L.gid[l0] == f.t0 && L.gid[l1] == f.t0 + f.parts - 1 ? l0 : -1;
+  };
+  if (sc.head_lane) {  // the row that began before this slice ends in it: lane 0's row
+    const double h = __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1);
+    cut_facts<T> f = cf;  // lane 0's facts' rd; the slices to every lane
+    f.parts = __shfl_sync(full, cf.parts, 0);
+    f.t0 = __shfl_sync(full, cf.t0, 0);
+    const int l0 = local_first(f);
+    if (l0 >= 0) {
+      if (lane == 0) store_partial(L.lhead + i, h);
+      block_cut_row(L, sc.first_row, f, l0, xn, alpha, c, s);
+    } else {
+      if (lane == 0) a.head[q] = h;
+      contribute<true>(a, sc.first_row, f, x, xn, alpha, c, personalized, v_uniform, s);
+    }
+  }
+  if (sc.tail_cut) {  // the row goes on in the next slice: lane 31's row
+    const double t = __shfl_sync(full, sc.sum, 31);
+    const cut_facts<T> f = shfl_facts(cf, 31);
+    const int l0 = local_first(f);
+    if (l0 >= 0) {
+      if (lane == 0) store_partial(L.ltail + i, t);
+      block_cut_row(L, sc.last_row, f, l0, xn, alpha, c, s);
+    } else {
+      if (lane == 0) a.tail[q] = t;
+      contribute<true>(a, sc.last_row, f, x, xn, alpha, c, personalized, v_uniform, s);
+    }
+  }
+}
+
 // The persistent solve with the block's slices resident in shared memory
 // (persistent_pull::resident_bytes() says whether they fit). Per step the
 // critical path is then: gathers of x_k (one L2 or L1 round trip per 8 links
@@ -652,8 +790,7 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
   const launch_params& p = s.p;
   const int nb = s.nb;
   const resident_layout L(smem, nb);
-  const auto g = static_cast<index_t>(gridDim.x);
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
   int k = s.k;
   double dangling = s.dangling;
   bool first = s.first, replaced = s.replaced;
@@ -694,9 +831,8 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
     step_sums ss;
     for (; i < nb; i += step_warps) {
       if (i != warp) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
-      const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * g;
       const index_t out = slice_outside(L, i, R);
-      finish_slice<true>(a, q, R, out, sum, rd, x, xn, p.alpha, c, p.personalized, p.v_uniform, ss);
+      finish_resident_slice(a, L, nb, i, R, out, sum, rd, x, xn, p.alpha, c, p.personalized, p.v_uniform, ss);
     }
     fixed60* slot = acc + 2 * (k % 3);
     if (block_sums(ss)) {
@@ -743,8 +879,9 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
 // docs/PERFORMANCE.md, session 37).
 template <class T, bool X>
 __global__ void __launch_bounds__(step_threads, 1)
-    persistent_resident(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
-                        int batch, const __grid_constant__ persistent_extrapolation<T> ex) {
+    persistent_resident(fused_args<T> a, const unsigned* deal, pagerank_state* st,
+                        pagerank_progress* progress, fixed60* acc, int batch,
+                        const __grid_constant__ persistent_extrapolation<T> ex) {
   if (st->done) return;  // written by the previous launch: uniform across this grid
   const grid_team grid{acc + barrier_word};
   grid.start();
@@ -752,10 +889,11 @@ __global__ void __launch_bounds__(step_threads, 1)
   if constexpr (X) load_book(bk, ex);  // read after load_resident's __syncthreads
 
   // Load the block's slices (once per launch).
-  const int nb = block_slices(a.slices);  // <= step_threads (checked on the host)
+  const block_span span = listed_slices(deal);  // nb <= step_threads (checked on the host)
+  const int nb = span.nb;
   {
     extern __shared__ __align__(16) unsigned char smem[];
-    load_resident(a, resident_layout(smem, nb), nb);
+    load_resident(a, resident_layout(smem, nb), span);
   }
   if constexpr (!X) {
     resident_loop s{st->iteration, st->dangling, true, false, true, launch_params(st, a.n, batch), nb};
@@ -874,9 +1012,10 @@ __global__ void __launch_bounds__(step_threads, 1)
   __shared__ ex_book bk;               // X: the solve extrapolates (ex.every > 0)
   if constexpr (X) load_book(bk, ex);  // read after the cluster barrier below
   extern __shared__ __align__(16) unsigned char smem[];
-  const int nb = block_slices(a.slices);
+  const block_span span = dealt_slices(a.slices);
+  const int nb = span.nb;
   const cluster_layout<T> Q(smem, blocks, a.slices, cuts, n, nb);
-  load_resident(a, Q.L, nb);
+  load_resident(a, Q.L, span);
   for (int i = warp; i < nb; i += step_warps) {
     const index_t R = Q.L.vrow[32 * i + lane];
     Q.vdeg[32 * i + lane] = R < n ? __ldg(a.deg + R) : 0;
@@ -1110,8 +1249,19 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
     PERRON_CUDA_CHECK(cudaMemcpyAsync(slice_start_.data(), a.slice_start,
                                       slice_start_.size() * sizeof(unsigned), cudaMemcpyDeviceToHost,
                                       stream_));
+    // Each slice's last virtual row's row and the next slice's first's.
+    const std::size_t S = static_cast<std::size_t>(a.slices);
+    std::vector<index_t> edges(2 * (S > 0 ? S - 1 : 0));
+    if (S > 1)
+      PERRON_CUDA_CHECK(cudaMemcpy2DAsync(edges.data(), 2 * sizeof(index_t), a.vrow + 31,
+                                          32 * sizeof(index_t), 2 * sizeof(index_t), S - 1,
+                                          cudaMemcpyDeviceToHost, stream_));
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    cut_after_.assign(S, 0);
+    for (std::size_t q = 0; q + 1 < S; ++q)
+      cut_after_[q] = edges[2 * q] < a.n && edges[2 * q] == edges[2 * q + 1];
   }
+  deal_ = cuda::device_buffer<unsigned>(static_cast<std::size_t>(streamed_grid_) + slice_start_.size());
   // Cluster mode: where the device launches clusters (sm_90 on), as large as
   // it allows (16 blocks where non-portable sizes are), and x fits twice in
   // a block's shared memory.
@@ -1196,9 +1346,10 @@ std::string persistent_pull<T>::describe() const {
     case mode::cluster:
       return "cluster (one thread-block cluster; each block's slices and a copy of x in its shared memory)";
     case mode::resident:
-      return one_cluster_ ? "resident (each block's slices in shared memory), the grid launched as one "
-                            "cluster, whose barrier it takes"
-                          : "resident (each block's slices in shared memory)";
+      return std::string(one_cluster_ ? "resident (each block's slices in shared memory), the grid launched "
+                                        "as one cluster, whose barrier it takes"
+                                      : "resident (each block's slices in shared memory)") +
+             (grouped_ ? ", each cut row's slices in one block" : "");
     case mode::streamed:
       break;
   }
@@ -1206,29 +1357,32 @@ std::string persistent_pull<T>::describe() const {
 }
 
 template <class T>
-std::string persistent_pull<T>::mode_text(mode how, int grid, int hub, bool one_cluster) {
+std::string persistent_pull<T>::mode_text(mode how, int grid, int hub, bool one_cluster, bool grouped) {
   const char* word = how == mode::cluster ? "cluster" : how == mode::resident ? "resident" : "streamed";
   return std::string(word) + " " + std::to_string(grid) + " " + std::to_string(hub) +
-         (one_cluster ? " cluster" : "");
+         (one_cluster ? " cluster" : "") + (grouped ? " grouped" : "");
 }
 
 template <class T>
 std::string persistent_pull<T>::mode_text() const {
-  return mode_text(mode_, grid_, hub_, one_cluster_);
+  return mode_text(mode_, grid_, hub_, one_cluster_, grouped_);
 }
 
 template <class T>
-std::size_t persistent_pull<T>::resident_bytes(int grid) const {
-  const auto slices = static_cast<long long>(slice_start_.size()) - 1;
+std::size_t persistent_pull<T>::resident_bytes(int grid, bool grouped, std::vector<unsigned>* deal) const {
+  std::vector<unsigned> d = deal_slices(slice_start_, cut_after_, grid, step_warps, step_threads, grouped);
+  if (d.empty()) return 0;
   std::size_t most = 0;
-  for (long long b = 0; b < std::min<long long>(grid, slices); ++b) {
-    const long long nb = (slices - 1 - b) / grid + 1;
-    if (nb > step_threads) return 0;  // one slice per thread in the block's offset scan
+  for (int b = 0; b < grid; ++b) {
     std::size_t entries = 0;
-    for (long long q = b; q < slices; q += grid) entries += slice_start_[q + 1] - slice_start_[q];
-    most = std::max(most, resident_layout::bytes(static_cast<int>(nb), entries));
+    for (unsigned j = d[b]; j < d[b + 1]; ++j) {
+      const unsigned q = d[grid + 1 + j];
+      entries += slice_start_[q + 1] - slice_start_[q];
+    }
+    most = std::max(most, resident_layout::bytes(static_cast<int>(d[b + 1] - d[b]), entries));
   }
   if (most > max_resident_bytes_) return 0;
+  if (deal) *deal = std::move(d);
   int per_sm = 0;
   PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_resident<T, true>,
                                                                   step_threads, most));
@@ -1264,8 +1418,11 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
   }
   fixed60* acc = acc_.data();
   PERRON_CUDA_CHECK(cudaMemsetAsync(acc, 0, acc_.bytes(), stream_));
-  void* params[] = {&a, &st, &progress, &acc, &batch, &ex};
+  const unsigned* deal = deal_.data();
+  void* streamed_params[] = {&a, &st, &progress, &acc, &batch, &ex};
+  void* resident_params[] = {&a, &deal, &st, &progress, &acc, &batch, &ex};
   const bool resident = mode_ == mode::resident;
+  void** params = resident ? resident_params : streamed_params;
   const bool x = ex.every > 0;
   const void* kernel = resident ? (x ? reinterpret_cast<const void*>(persistent_resident<T, true>)
                                      : reinterpret_cast<const void*>(persistent_resident<T, false>))
@@ -1302,6 +1459,8 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     int grid, hub;
     std::size_t smem;
     bool one_cluster = false;
+    bool grouped = false;             // resident: deal_slices()'s
+    std::vector<unsigned> deal = {};  // resident: the blocks' slices
   };
   const char* env = std::getenv("PERRON_PERSISTENT");
   const std::string only = env ? env : "";
@@ -1323,13 +1482,19 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
       (only == "cluster" && candidates.empty())) {
     const int fewest = static_cast<int>(std::clamp<long long>((slices + step_warps - 1) / step_warps, 1,
                                                               static_cast<long long>(streamed_grid_)));
+    std::vector<unsigned> spread;  // the last grid's deal without `grouped`
     for (int g : {fewest, std::min(streamed_grid_, sms_)}) {
-      const std::size_t bytes = resident_bytes(g);
-      if (bytes > 0 &&
-          (candidates.empty() || candidates.back().how != mode::resident || candidates.back().grid != g)) {
+      if (!candidates.empty() && candidates.back().how == mode::resident && candidates.back().grid == g)
+        continue;
+      for (bool grouped : {false, true}) {
+        std::vector<unsigned> deal;
+        const std::size_t bytes = resident_bytes(g, grouped, &deal);
+        if (bytes == 0 || (grouped && deal == spread)) continue;  // no cut run kept whole that was not
+        if (!grouped) spread = deal;
         // A few blocks: also as one cluster (the hardware barrier).
-        if (resident_cluster_fits(g, bytes)) candidates.push_back({mode::resident, g, 0, bytes, true});
-        if (!resident_cluster_only) candidates.push_back({mode::resident, g, 0, bytes});
+        if (resident_cluster_fits(g, bytes))
+          candidates.push_back({mode::resident, g, 0, bytes, true, grouped, deal});
+        if (!resident_cluster_only) candidates.push_back({mode::resident, g, 0, bytes, false, grouped, deal});
       }
     }
   }
@@ -1351,6 +1516,10 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     hub_ = c.hub;
     smem_ = c.smem;
     one_cluster_ = c.one_cluster;
+    grouped_ = c.grouped;
+    if (c.how == mode::resident)  // pageable: the copy has read c.deal when it returns
+      PERRON_CUDA_CHECK(cudaMemcpyAsync(deal_.data(), c.deal.data(), c.deal.size() * sizeof(unsigned),
+                                        cudaMemcpyHostToDevice, stream_));
   };
   trial_ = forced;
   const scoped_seconds clock(trial_seconds_);
@@ -1360,7 +1529,7 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     return;
   }
   for (const candidate& c : candidates)
-    if (remembered == mode_text(c.how, c.grid, c.hub, c.one_cluster)) {
+    if (remembered == mode_text(c.how, c.grid, c.hub, c.one_cluster, c.grouped)) {
       take(c);
       trial_ += (trial_.empty() ? "" : ", ") + remembered + ": an earlier trial's pick";
       return;
@@ -1387,9 +1556,10 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     const float med = ms[ms.size() / 2];
     char buf[96];
     if (c.how != mode::streamed)
-      std::snprintf(buf, sizeof buf, "%s%s %d blocks%s: %.2f us", trial_.empty() ? "" : ", ",
+      std::snprintf(buf, sizeof buf, "%s%s %d blocks%s%s: %.2f us", trial_.empty() ? "" : ", ",
                     c.how == mode::cluster ? "cluster" : "resident", c.grid,
-                    c.one_cluster ? " as one cluster" : "", 1e3 * med / trial_steps);
+                    c.one_cluster ? " as one cluster" : "", c.grouped ? " grouped" : "",
+                    1e3 * med / trial_steps);
     else
       std::snprintf(buf, sizeof buf, "%shub %d: %.2f us", trial_.empty() ? "" : ", ", c.hub,
                     1e3 * med / trial_steps);

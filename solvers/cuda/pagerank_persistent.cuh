@@ -143,10 +143,11 @@ class persistent_pull {
 
  private:
   void choose_mode(const std::string& remembered);
-  static std::string mode_text(mode how, int grid, int hub, bool one_cluster);
+  static std::string mode_text(mode how, int grid, int hub, bool one_cluster, bool grouped);
   // Dynamic shared memory a resident launch of `grid` blocks needs (its
-  // fullest block's), or 0 where it does not fit.
-  std::size_t resident_bytes(int grid) const;
+  // fullest block's), or 0 where it does not fit; which block takes which
+  // slice into *deal (deal_slices(), solvers/pagerank_slice_deal.hpp).
+  std::size_t resident_bytes(int grid, bool grouped, std::vector<unsigned>* deal) const;
   // The same for a cluster of `blocks` blocks, or 0 where it does not fit or
   // the device cannot launch such a cluster.
   std::size_t cluster_bytes(int blocks) const;
@@ -168,11 +169,14 @@ class persistent_pull {
   int max_cluster_ = 0;           // the largest cluster the device launches (0: none)
   int max_resident_cluster_ = 0;  // the same for the resident kernel
   bool one_cluster_ = false;      // resident mode: the grid is one cluster
+  bool grouped_ = false;          // resident mode: deal_slices()'s
   index_t n_ = 0;
   int hub_ = 0, max_hub_ = 0;
   std::string trial_;
   double trial_seconds_ = 0;
-  std::vector<unsigned> slice_start_;  // the fused layout's, on the host: resident_bytes()
+  std::vector<unsigned> slice_start_;     // the fused layout's, on the host: resident_bytes()
+  std::vector<unsigned char> cut_after_;  // per slice: a row goes on into the next slice
+  cuda::device_buffer<unsigned> deal_;    // the resident grid's deal_slices()
   // 3 slots of (residual, dangling) as 2^-60 counts: step k adds to slot k mod 3.
   cuda::device_buffer<cuda::detail::fixed60> acc_;
   cuda::device_buffer<int4> cut_;            // cluster mode: {row, first slice, last slice, out-degree}

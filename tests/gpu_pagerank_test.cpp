@@ -636,6 +636,12 @@ std::vector<std::pair<std::string, coo_matrix<double>>> persistent_shapes() {
   v.push_back({"one vertex most links", std::move(hub)});
   v.push_back({"long rows", long_rows_graph(5000)});
   v.push_back({"slice edges", slice_edges_graph()});
+  // One link a row (slices of one position, bound by instruction issue) and
+  // a grid (two to four).
+  std::vector<std::pair<index_t, index_t>> chain;
+  for (index_t i = 0; i + 1 < 4099; ++i) chain.push_back({i, i + 1});
+  v.push_back({"chain", graph_from_arcs(4099, chain)});
+  v.push_back({"grid", grid_graph(45)});
   return v;
 }
 
@@ -895,7 +901,12 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
   auto shapes = persistent_shapes();
   shapes.push_back({"random 60000", random_graph(60000, 700000, 151)});
   shapes.push_back({"random 5000, 200000 links", random_graph(5000, 200000, 163)});
-  const char* modes[] = {"resident", "streamed", "cluster", "resident-cluster"};
+  // resident-grouped and resident-spread: the resident grid with one deal of
+  // the slices each (a cut row summed in a block's shared memory or through
+  // L2 by the deal).
+  const char* modes[] = {"resident",         "streamed",         "cluster",
+                         "resident-cluster", "resident-grouped", "resident-spread"};
+  constexpr int mode_count = 6;
   const std::string device = cuda::device_description();  // "... (sm_90, ..."
   const bool clusters = std::atoi(device.c_str() + device.find("(sm_") + 4) >= 90;
   for (const auto& [what, a] : shapes) {
@@ -904,15 +915,19 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
     pagerank_options o = plain_steps();
     o.tol = solve_tolerance<T>::tol;
     o.check_interval = 4;
-    std::vector<pagerank_result> runs[4];
-    for (int mode = 0; mode < 4; ++mode) {
+    std::vector<pagerank_result> runs[mode_count];
+    for (int mode = 0; mode < mode_count; ++mode) {
       scoped_env env("PERRON_PERSISTENT", modes[mode]);
       pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::persistent);
       const std::string& why = s.kernel_reason();
       const bool resident = why.find("resident (") != std::string::npos;
       const bool cluster = why.find("cluster (") != std::string::npos;
       const bool one_cluster = why.find("launched as one cluster") != std::string::npos;
-      if (mode == 3) {
+      if (mode >= 4) {
+        EXPECT_TRUE(resident) << what << ": " << why;
+        EXPECT_EQ(why.find("each cut row's slices in one block") != std::string::npos, mode == 4)
+            << what << ": " << why;
+      } else if (mode == 3) {
         EXPECT_FALSE(cluster) << what << ": " << why;
         EXPECT_TRUE(!one_cluster || resident) << what << ": " << why;
         if (clusters && what == "odd random") {
@@ -948,7 +963,7 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
         }
       }
     }
-    for (int mode = 1; mode < 4; ++mode) {
+    for (int mode = 1; mode < mode_count; ++mode) {
       ASSERT_EQ(runs[0].size(), runs[mode].size());
       for (std::size_t i = 0; i < runs[0].size(); ++i)
         EXPECT_TRUE(same_bits(runs[0][i], runs[mode][i])) << what << " " << modes[mode] << " " << i;

@@ -1443,13 +1443,16 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
 // start with each candidate: median of 3 after one untimed; the fastest
 // stays. Candidates: resident mode (the block's slices in shared memory) with
 // one slice per warp where the graph allows (fewer blocks: a cheaper grid
-// barrier) and with a block on every SM, where the slices fit; streamed mode
+// barrier) and with a block on every SM, where the slices fit, each with
+// both deals of the slices (deal_slices(): runs of cut rows kept whole, or
+// cut to spread the work) where they differ; streamed mode
 // with each hub size (a hub is copied from L2 into every SM at every step, so
 // on a small graph it can cost more than the gathers it saves). Every
 // candidate sums every row in the same order, so the choice changes the
 // time, never the bits. PERRON_PERSISTENT=resident|streamed keeps one mode
 // (tests and experiments; resident-cluster: only resident grids launched as
-// one cluster); PERRON_FUSED_HUB fixes the streamed hub. A
+// one cluster; resident-grouped, resident-spread: one deal); PERRON_FUSED_HUB
+// fixes the streamed hub. A
 // remembered mode (mode_text() of an earlier trial) that is one of the
 // candidates is taken without timing.
 template <class T>
@@ -1478,7 +1481,9 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     }
   }
   const bool resident_cluster_only = only == "resident-cluster";
-  if (only.empty() || only == "resident" || resident_cluster_only ||
+  // resident-grouped, resident-spread: one deal only, even where the two are alike.
+  const int one_deal = only == "resident-grouped" ? 1 : only == "resident-spread" ? 0 : -1;
+  if (only.empty() || only == "resident" || resident_cluster_only || one_deal >= 0 ||
       (only == "cluster" && candidates.empty())) {
     const int fewest = static_cast<int>(std::clamp<long long>((slices + step_warps - 1) / step_warps, 1,
                                                               static_cast<long long>(streamed_grid_)));
@@ -1487,9 +1492,11 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
       if (!candidates.empty() && candidates.back().how == mode::resident && candidates.back().grid == g)
         continue;
       for (bool grouped : {false, true}) {
+        if (one_deal >= 0 && grouped != (one_deal == 1)) continue;
         std::vector<unsigned> deal;
         const std::size_t bytes = resident_bytes(g, grouped, &deal);
-        if (bytes == 0 || (grouped && deal == spread)) continue;  // no cut run kept whole that was not
+        // A grouped deal alike the spread one keeps no run whole that the other cut.
+        if (bytes == 0 || (grouped && one_deal < 0 && deal == spread)) continue;
         if (!grouped) spread = deal;
         // A few blocks: also as one cluster (the hardware barrier).
         if (resident_cluster_fits(g, bytes))

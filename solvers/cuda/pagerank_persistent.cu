@@ -711,32 +711,27 @@ __device__ __forceinline__ void finish_resident_slice(const fused_args<T>& a, co
     const int l0 = i - static_cast<int>(q - f.t0), l1 = l0 + static_cast<int>(f.parts) - 1;
     return l0 >= 0 && l1 < nb && L.gid[l0] == f.t0 && L.gid[l1] == f.t0 + f.parts - 1 ? l0 : -1;
   };
-  if (sc.head_lane) {  // the row that began before this slice ends in it: lane 0's row
-    const double h = __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1);
+  // This slice's partial of a cut row: summed in the block's shared memory
+  // where all the row's slices are the block's, else through L2.
+  const auto hand_over = [&](const cut_facts<T>& f, index_t row, double partial, double* own,
+                             double* global) {
+    const int l0 = local_first(f);
+    if (l0 >= 0) {
+      if (lane == 0) store_partial(own, partial);
+      block_cut_row(L, row, f, l0, xn, alpha, c, s);
+    } else {
+      if (lane == 0) *global = partial;
+      contribute<true>(a, row, f, x, xn, alpha, c, personalized, v_uniform, s);
+    }
+  };
+  if (sc.head_lane) {     // the row that began before this slice ends in it: lane 0's row
     cut_facts<T> f = cf;  // lane 0's facts' rd; the slices to every lane
     f.parts = __shfl_sync(full, cf.parts, 0);
     f.t0 = __shfl_sync(full, cf.t0, 0);
-    const int l0 = local_first(f);
-    if (l0 >= 0) {
-      if (lane == 0) store_partial(L.lhead + i, h);
-      block_cut_row(L, sc.first_row, f, l0, xn, alpha, c, s);
-    } else {
-      if (lane == 0) a.head[q] = h;
-      contribute<true>(a, sc.first_row, f, x, xn, alpha, c, personalized, v_uniform, s);
-    }
+    hand_over(f, sc.first_row, __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1), L.lhead + i, a.head + q);
   }
-  if (sc.tail_cut) {  // the row goes on in the next slice: lane 31's row
-    const double t = __shfl_sync(full, sc.sum, 31);
-    const cut_facts<T> f = shfl_facts(cf, 31);
-    const int l0 = local_first(f);
-    if (l0 >= 0) {
-      if (lane == 0) store_partial(L.ltail + i, t);
-      block_cut_row(L, sc.last_row, f, l0, xn, alpha, c, s);
-    } else {
-      if (lane == 0) a.tail[q] = t;
-      contribute<true>(a, sc.last_row, f, x, xn, alpha, c, personalized, v_uniform, s);
-    }
-  }
+  if (sc.tail_cut)  // the row goes on in the next slice: lane 31's row
+    hand_over(shfl_facts(cf, 31), sc.last_row, __shfl_sync(full, sc.sum, 31), L.ltail + i, a.tail + q);
 }
 
 // The persistent solve with the block's slices resident in shared memory

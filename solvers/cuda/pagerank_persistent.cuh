@@ -34,7 +34,10 @@
 // updates, the block sums and the barrier; the previous step's sums are read
 // while the gathers are in flight, and the stop decision waits for them only
 // before the first write; the grid is as small as one slice per warp allows,
-// which makes the barrier cheaper on small graphs. Cluster (Hopper on, where
+// which makes the barrier cheaper on small graphs. Its slices are dealt so
+// that a row cut by slice ends mostly has all its slices in one block, where
+// its partials are summed in shared memory (deal_slices(),
+// solvers/pagerank_slice_deal.hpp). Cluster (Hopper on, where
 // x fits twice in a block's shared memory: small graphs): not a grid but one
 // thread-block cluster of up to 16 blocks, each holding its slices and a
 // whole copy of x_k and x_{k+1}; a block writes each row it finishes into

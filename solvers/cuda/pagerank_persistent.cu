@@ -512,12 +512,12 @@ static_assert(sizeof(index_t) == 4, "resident_layout counts 4-byte indices");
 
 // A block's slices. The cluster kernel's are dealt round-robin (slice
 // first + i stride, first = the block's rank, stride = the cluster's
-// blocks); the resident kernel's are listed (slice list[first + i]; the list
-// is deal_slices()'s, solvers/pagerank_slice_deal.hpp), so that most rows cut by slice
-// ends have every slice in one block and are summed in its shared memory
-// (block_cut_row()). Warp w takes i = w, w + 32, ... every step (no shared
-// counter: the same slices every step, so their links can stay in shared
-// memory).
+// blocks); the resident kernel's are listed (slice list[first + i]; the
+// list is deal_slices()'s, solvers/pagerank_slice_deal.hpp), so that most
+// rows cut by slice ends have every slice in one block and are summed in its
+// shared memory (block_cut_row()). Warp w takes i = w, w + 32, ... every step
+// (no shared counter: the same slices every step, so their links can stay in
+// shared memory).
 struct block_span {
   const unsigned* list;  // null: dealt
   index_t first, stride;
@@ -638,15 +638,6 @@ __device__ __forceinline__ double resident_gather(const fused_args<T>& a, const 
   return acc;
 }
 
-// contribute() for a cut row whose slices t0 .. t1 are all this block's
-// (local slices l0 .. l1): the partials, the arrival count and the acquire
-// stay in the block's shared memory. In global memory the last arrival
-// waited for a device-scope RMW (a fence that waits for the warp's stores to
-// reach L2, the atomic's round trip, an invalidation of the SM's L1) and for
-// the partials' L2 round trip; on skewed 10^5-link graphs the cut rows were
-// about 2 us of a 5.5 us step (docs/PERFORMANCE.md, session 39). The same
-// additions in the same order as contribute(): the same bits. Called by the
-// whole warp after lane 0 stored this slice's partial.
 // The partials are written and read as relaxed atomics (st/ld.relaxed.cta
 // on the shared window, the same cost as plain accesses): the count's
 // release and acquire order them, so they are no data race. racecheck
@@ -667,6 +658,15 @@ __device__ __forceinline__ double load_partial(const double* p) {
   return v;
 }
 
+// contribute() for a cut row whose slices t0 .. t1 are all this block's
+// (local slices l0 .. l1): the partials, the arrival count and the acquire
+// stay in the block's shared memory. In global memory the last arrival
+// waited for a device-scope RMW (a fence that waits for the warp's stores to
+// reach L2, the atomic's round trip, an invalidation of the SM's L1) and for
+// the partials' L2 round trip; on skewed 10^5-link graphs the cut rows were
+// about 2 us of a 5.5 us step (docs/PERFORMANCE.md, session 39). The same
+// additions in the same order as contribute(): the same bits. Called by the
+// whole warp after lane 0 stored this slice's partial.
 template <class T>
 __device__ void block_cut_row(const resident_layout& L, index_t R, const cut_facts<T>& f, int l0,
                               T* __restrict__ xn, double alpha, double c, step_sums& s) {

@@ -638,9 +638,7 @@ std::vector<std::pair<std::string, coo_matrix<double>>> persistent_shapes() {
   v.push_back({"slice edges", slice_edges_graph()});
   // One link a row (slices of one position, bound by instruction issue) and
   // a grid (two to four).
-  std::vector<std::pair<index_t, index_t>> chain;
-  for (index_t i = 0; i + 1 < 4099; ++i) chain.push_back({i, i + 1});
-  v.push_back({"chain", graph_from_arcs(4099, chain)});
+  v.push_back({"chain", chains_graph(1, 4099)});
   v.push_back({"grid", grid_graph(45)});
   return v;
 }

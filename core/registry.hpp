@@ -34,8 +34,9 @@ enum class pagerank_pull {
                // spmv for an unweighted graph when no SpMV kernel is named, else spmv
   spmv,        // the plan's SpMV kernel, then the fused update kernel
   fused,       // one kernel per step: a pull over the pattern of P^T with the update fused, vertices
-               // relabelled by in-degree, rows in slices of 32 virtual rows, the most-gathered part
-               // of x in shared memory (solvers/cuda/pagerank_fused.cuh); pattern graphs only
+               // relabelled (sources first, each part by in-degree), rows in slices of 32 virtual
+               // rows, the most-gathered part of x in shared memory
+               // (solvers/cuda/pagerank_fused.cuh); pattern graphs only
   persistent,  // the fused pull's layout and per-slice work in one cooperative kernel that runs the
                // whole solve, a grid-wide barrier per step (solvers/cuda/pagerank_persistent.cuh);
                // pattern graphs only

@@ -22,9 +22,10 @@ graphs=${AB_GRAPHS:-"chain:1000000:1000000 grid:500:500 $D/graphs/wiki-Vote.txt 
 err=$(mktemp)
 step() {  # bin graph precision -> us a step
   # shellcheck disable=SC2086
-  PERRON_PERSISTENT=${AB_MODE-resident} "$1/pagerank" "$2" --device cuda --pull "${AB_PULL:-persistent}" -p "$3" \
-    --accelerate "${AB_ACC:-none}" ${AB_EXTRA:-} --tol 1e-30 --max-iter "${AB_ITERS:-300}" --json --top 0 \
-    --no-cache 2>"$err" |
+  # (not converging to 1e-30 exits non-zero: the figure stands)
+  { PERRON_PERSISTENT=${AB_MODE-resident} "$1/pagerank" "$2" --device cuda --pull "${AB_PULL:-persistent}" \
+    -p "$3" --accelerate "${AB_ACC:-none}" ${AB_EXTRA:-} --tol 1e-30 --max-iter "${AB_ITERS:-300}" --json \
+    --top 0 --no-cache 2>"$err" || true; } |
     python3 -c "import json,sys; d=json.load(sys.stdin); print('%.2f' % (d['seconds']['device']/d['iterations']*1e6))" \
       2>/dev/null || { echo "FAIL($(head -c 120 "$err" | tr '\n' ' '))"; }
 }

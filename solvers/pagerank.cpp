@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -354,13 +355,37 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   if (f.vertices < local_min_vertices ||
       f.local_links < std::min(local_min_fraction_float, local_min_fraction_double))
     return f;
-  // Each vertex's place in the fused pull's order: a stable counting sort on
-  // the in-degree, the highest first, ids in order within one in-degree.
-  std::vector<index_t> place(static_cast<std::size_t>(f.vertices)), by_degree;
-  stable_bucket([&](std::size_t i) { return most - (rp[i + 1] - rp[i]); }, place.size(), most + 1, by_degree,
-                [&](std::size_t i, index_t at) { place[i] = at; });
+  const std::vector<index_t> place = fused_order_places(g);
   f.local_links_fused = local_fraction([&](index_t v) { return place[static_cast<std::size_t>(v)]; });
   return f;
+}
+
+// A stable counting sort on (part, most - in-degree).
+template <class T>
+std::vector<index_t> fused_order_places(const pagerank_graph<T>& g) {
+  const auto& rp = g.pt.row_ptr;
+  const index_t most = longest_row(g.pt);
+  const auto key = [&](std::size_t i) {
+    const index_t len = rp[i + 1] - rp[i];
+    return (fused_front_part(g.dangling[i] != 0, len) ? 0 : most + 1) + most - len;
+  };
+  std::vector<index_t> place(static_cast<std::size_t>(g.vertices())), by_degree;
+  if (static_cast<std::size_t>(most) + 1 <= max_index / 2) {
+    stable_bucket(key, place.size(), 2 * (most + 1), by_degree,
+                  [&](std::size_t i, index_t at) { place[i] = at; });
+    return place;
+  }
+  // A row of 2^30 links or more: more buckets than index_t counts.
+  std::vector<index_t> order(place.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto wide = [&](index_t i) {
+    const index_t len = rp[i + 1] - rp[i];
+    return std::make_pair(!fused_front_part(g.dangling[i] != 0, len), -static_cast<long long>(len));
+  };
+  std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) { return wide(a) < wide(b); });
+  for (std::size_t k = 0; k < order.size(); ++k)
+    place[static_cast<std::size_t>(order[k])] = static_cast<index_t>(k);
+  return place;
 }
 
 bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes) {
@@ -853,6 +878,8 @@ template index_t longest_row<float>(const csr_matrix<float>&);
 template index_t longest_row<double>(const csr_matrix<double>&);
 template pull_facts pull_facts_of<float>(const pagerank_graph<float>&);
 template pull_facts pull_facts_of<double>(const pagerank_graph<double>&);
+template std::vector<index_t> fused_order_places<float>(const pagerank_graph<float>&);
+template std::vector<index_t> fused_order_places<double>(const pagerank_graph<double>&);
 
 template pagerank_graph<float> make_pagerank_graph<float>(const coo_matrix<double>&, bool,
                                                           const std::vector<std::int64_t>&, bool);

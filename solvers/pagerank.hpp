@@ -142,8 +142,8 @@ struct pull_facts {
   // The fraction of links (i, j) with |i - j| < locality_window in the
   // graph's own order, over up to local_sample_rows rows evenly spaced.
   double local_links = 0;
-  // The same sampled links' fraction in the fused pull's order (vertices by
-  // decreasing in-degree, ties by id), where that order is the other
+  // The same sampled links' fraction in the fused pull's order
+  // (fused_order_places), where that order is the other
   // candidate: measured only when local_links reaches the lower of the local
   // thresholds on local_min_vertices or more (else 0).
   double local_links_fused = 0;
@@ -153,6 +153,26 @@ struct pull_facts {
 inline constexpr index_t local_sample_rows = 1 << 16;
 template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g);
+
+// The vertex order of the pattern pulls (fused and persistent; relabelled on
+// the GPU, solvers/cuda/pagerank_fused.cu): two parts, each by decreasing
+// in-degree (row length of P^T), ties by id. The front part holds the
+// sources, whose x rows gather (a dangling vertex's is never read), and every
+// row of more than fused_front_row_links links (several virtual rows; a web
+// crawl's dangling hubs keep the global order: cnr-2000's persistent step was
+// 25% slower with them behind); the other dangling vertices come last. The
+// gathered entries of x then sit together: on dangling:100000:1000000:0.9
+// (90% dangling) the persistent step took 20% less, on
+// dangling:1000000:10000000:0.9 the fused step 22% less (docs/PERFORMANCE.md,
+// session 40).
+inline constexpr index_t fused_front_row_links = 64;
+constexpr bool fused_front_part(bool dangling, index_t in_degree) {
+  return !dangling || in_degree > fused_front_row_links;
+}
+// place[v] = vertex v's position in that order, on the host (the locality
+// that pull_facts_of measures in it).
+template <class T>
+std::vector<index_t> fused_order_places(const pagerank_graph<T>& g);
 // The most entries of one row of `a` (P^T's: the largest in-degree), in parallel.
 template <class T>
 index_t longest_row(const csr_matrix<T>& a);

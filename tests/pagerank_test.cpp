@@ -544,6 +544,53 @@ TEST(pagerank_graph, ZeroWeightOutArcsMakeADanglingVertex) {
   EXPECT_LE(max_abs_diff(r.rank, reference_pagerank(reference_from_coo(a, true), 0.85)), 1e-10);
 }
 
+// The pattern pulls' vertex order (fused_order_places; the GPU relabels by
+// the same keys): a permutation, the front part (sources and rows of more
+// than fused_front_row_links links) before the other dangling vertices, each
+// part by decreasing in-degree, ties by id.
+TEST(pagerank_graph, FusedOrderPutsTheGatheredVerticesFirst) {
+  const auto check = [](const pagerank_graph<float>& g, const std::string& what) {
+    const std::vector<index_t> place = fused_order_places(g);
+    const auto n = static_cast<std::size_t>(g.vertices());
+    ASSERT_EQ(place.size(), n) << what;
+    std::vector<index_t> at(n, -1);
+    for (std::size_t v = 0; v < n; ++v) {
+      ASSERT_GE(place[v], 0) << what;
+      ASSERT_LT(static_cast<std::size_t>(place[v]), n) << what;
+      ASSERT_EQ(at[static_cast<std::size_t>(place[v])], -1) << what << ": two vertices at " << place[v];
+      at[static_cast<std::size_t>(place[v])] = static_cast<index_t>(v);
+    }
+    const auto len = [&](index_t v) { return g.pt.row_ptr[v + 1] - g.pt.row_ptr[v]; };
+    const auto front = [&](index_t v) {
+      return fused_front_part(g.dangling[static_cast<std::size_t>(v)] != 0, len(v));
+    };
+    for (std::size_t k = 1; k < n; ++k) {
+      const index_t a = at[k - 1], b = at[k];
+      ASSERT_GE(front(a), front(b)) << what << ": a back-part vertex before a front-part one at " << k;
+      if (front(a) == front(b)) {
+        ASSERT_GE(len(a), len(b)) << what << " at " << k;
+        if (len(a) == len(b)) ASSERT_LT(a, b) << what << " at " << k;
+      }
+    }
+  };
+  // A dangling hub (vertex 0, 70 in-links: front), a dangling vertex of
+  // 64 in-links (back), sources 2..71, dangling 72..79 of one in-link each.
+  std::vector<std::pair<index_t, index_t>> arcs;
+  for (index_t j = 2; j < 72; ++j) arcs.push_back({j, 0});
+  for (index_t j = 2; j < 66; ++j) arcs.push_back({j, 1});
+  for (index_t j = 72; j < 80; ++j) arcs.push_back({j - 70, j});
+  const auto g = make_pagerank_graph<float>(graph_from_arcs(80, arcs), false);
+  check(g, "hand-made");
+  const std::vector<index_t> place = fused_order_places(g);
+  EXPECT_EQ(place[0], 0);                                       // the longest row, dangling but in front
+  for (index_t j = 2; j < 72; ++j) EXPECT_EQ(place[j], j - 1);  // the sources (no in-links), by id
+  EXPECT_EQ(place[1], 71);                                      // the back part: 1 (64 links) ...
+  for (index_t j = 72; j < 80; ++j) EXPECT_EQ(place[j], j);     // ... then 72..79, by id
+  for (const char* spec : {"dangling:3000:10000:0.9", "rmat:12:40000", "powerlaw:3000:12000:2.5"})
+    check(make_pagerank_graph<float>(io::generate_synthetic(spec), false), spec);
+  check(make_pagerank_graph<float>(graph_from_arcs(5, {}), false), "no links");
+}
+
 TEST(pagerank_graph, Errors) {
   coo_matrix<double> rect;
   rect.rows = 3;

@@ -652,13 +652,16 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
       (m.persistent ? "the fused pull's steps in one kernel per solve, " +
                           std::to_string(m.persistent->grid()) + " blocks, " + m.persistent->describe() +
                           " (time per step by candidate: " + m.persistent->trial() + ")"
-       : m.fused ? "pattern pull with the update fused, vertices by in-degree" +
-                       (m.fused->order_window() > 0
-                            ? " within windows of " + std::to_string(m.fused->order_window()) + " ids"
-                            : std::string()) +
-                       ", sliced, " + std::to_string(m.fused->hub()) +
-                       " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
-                 : (m.kernel_note.empty() ? "" : m.kernel_note + "; ") + m.plan->reason());
+       : m.fused
+           ? "pattern pull with the update fused, " +
+                 (m.fused->order_window() > 0
+                      ? "vertices by in-degree within windows of " + std::to_string(m.fused->order_window()) +
+                            " ids"
+                      : std::string(
+                            "sources and long rows, then the other dangling vertices, each by in-degree")) +
+                 ", sliced, " + std::to_string(m.fused->hub()) +
+                 " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
+           : (m.kernel_note.empty() ? "" : m.kernel_note + "; ") + m.plan->reason());
   device_bytes_ = (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) +
                   (m.persistent ? m.persistent->device_bytes() : 0) + m.d_r.bytes() + m.d_y.bytes() +
                   m.d_v.bytes() + m.d_bits.bytes() + m.d_state.bytes();

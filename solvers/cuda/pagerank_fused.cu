@@ -58,6 +58,15 @@ __global__ void ids_and_lengths(index_t n, const index_t* __restrict__ row_ptr, 
   }
 }
 
+// The global order's sort keys, for a descending sort: whether j goes in the
+// front part (fused_front_part, solvers/pagerank.hpp) above its in-degree.
+__global__ void front_keys(index_t n, int end_bit, const index_t* __restrict__ out_degree,
+                           const index_t* __restrict__ len, unsigned* __restrict__ key) {
+  for (index_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x)
+    key[j] =
+        (fused_front_part(out_degree[j] == 0, len[j]) ? 1u << end_bit : 0u) | static_cast<unsigned>(len[j]);
+}
+
 // The windowed order's sort keys: window (ascending, stored inverted for the
 // descending sort) above the in-degree (descending).
 __global__ void window_keys(index_t n, int shift, const index_t* __restrict__ len,
@@ -290,7 +299,7 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
   perm_ = cuda::device_buffer<index_t>(n);
   deg_ = cuda::device_buffer<index_t>(n);
   order_ = cuda::device_buffer<index_t>(n);  // order_[perm[k]] = k: the ranks' way back (ranks_out)
-  cuda::device_buffer<index_t> deg_old(n), ids(n), len_old(n), len_sorted(n), len(n + 1);
+  cuda::device_buffer<index_t> deg_old(n), ids(n), len_old(n), len(n + 1);
   PERRON_CUDA_CHECK(cudaMemsetAsync(deg_old.data(), 0, deg_old.bytes(), stream_));
   count_degrees<<<setup_grid(static_cast<long long>(nnz_)), setup_threads, 0, stream_>>>(nnz_, old_col.data(),
                                                                                          deg_old.data());
@@ -318,12 +327,22 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
                                                                 n_, 0, key_bits, stream_));
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before the keys are freed
   } else {
-    PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, len_old.data(),
-                                                                len_sorted.data(), ids.data(), perm_.data(),
-                                                                n_, 0, end_bit, stream_));
-    PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.get(bytes), bytes, len_old.data(),
-                                                                len_sorted.data(), ids.data(), perm_.data(),
-                                                                n_, 0, end_bit, stream_));
+    // Two parts (fused_order_places, solvers/pagerank.hpp, says which and
+    // why): the entries of x that rows gather sit together in the front part,
+    // so where sources are few or scattered among dangling ids a sector holds
+    // only gathered values and the hub in shared memory only those. Rows stay
+    // sorted by length in each part: the slices stay nearly rectangular.
+    cuda::device_buffer<unsigned> key(n), key_sorted(n);
+    front_keys<<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, end_bit, deg_old.data(), len_old.data(),
+                                                              key.data());
+    PERRON_CUDA_CHECK_LAUNCH("front_keys");
+    PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, key.data(), key_sorted.data(),
+                                                                ids.data(), perm_.data(), n_, 0, end_bit + 1,
+                                                                stream_));
+    PERRON_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.get(bytes), bytes, key.data(),
+                                                                key_sorted.data(), ids.data(), perm_.data(),
+                                                                n_, 0, end_bit + 1, stream_));
+    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before the keys are freed
   }
   gather_by<index_t>
       <<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, perm_.data(), deg_old.data(), deg_.data());

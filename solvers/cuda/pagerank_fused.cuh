@@ -9,14 +9,17 @@
 // with the residual and the dangling mass summed on the stored values
 // (r~(i) = x(i) d_i in double), in the same launch as the pull.
 //
-// Vertices are relabelled once, on the GPU, by decreasing in-degree (the
-// length of their row of P^T; stable, so equal lengths keep their order).
-// Rows then come sorted by length, and on graphs whose in- and out-degrees go
-// together (R-MAT, social graphs) the most-gathered entries of x sit at the
-// front: on an R-MAT graph of 2^20 vertices the first 50K ids draw 77% of the
-// gathers. The first `hub` of them are copied into shared memory by every
-// block at the start of a step, and the gathers that hit them never leave the
-// SM. Rows of no in-links come last.
+// Vertices are relabelled once, on the GPU: the sources (vertices with
+// out-links, whose x rows gather) and the long rows first, then the other
+// dangling vertices (whose x no row reads), each part by decreasing in-degree
+// (the length of their row of P^T; stable, so equal lengths keep their
+// order): fused_order_places in solvers/pagerank.hpp. Rows then come sorted
+// by length in each part, every gathered entry of x sits in the front part,
+// and on graphs whose in- and out-degrees go together (R-MAT, social graphs)
+// the most-gathered entries of x sit at the very front: on an R-MAT graph of
+// 2^20 vertices the first 50K ids draw 77% of the gathers.
+// The first `hub` of them are copied into shared memory by every block at
+// the start of a step, and the gathers that hit them never leave the SM.
 //
 // Windowed order (order_window W, a power of two; PERRON_FUSED_WINDOW for
 // experiments): by decreasing in-degree within each run of W consecutive ids,

@@ -500,6 +500,10 @@ class pagerank_cuda {
   // same graph builds it without those trials (solvers/pagerank_trial.hpp).
   const std::string& layout() const { return layout_; }
   std::size_t device_bytes() const { return device_bytes_; }  // everything it holds on the device
+  // The pattern pulls' relabelling as the device built it: entry k is the
+  // graph's id of the solver's vertex k (fused_order_places' inverse, where
+  // no window is asked for); empty for the SpMV pull.
+  std::vector<index_t> vertex_order() const;
 
   struct impl;
 

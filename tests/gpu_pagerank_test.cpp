@@ -16,6 +16,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "io/synthetic.hpp"
 #include "solvers/pagerank.hpp"
 #include "solvers/pagerank_accel.hpp"
 #include "solvers/pagerank_trial.hpp"
@@ -1575,6 +1576,35 @@ TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
   pagerank_options named = o;
   named.pull = pagerank_pull::persistent;
   EXPECT_NO_THROW(named.validate());
+}
+
+// The pattern pulls relabel on the device by the keys fused_order_places
+// sorts by on the host (the sources and long rows first, then the other
+// dangling vertices, each part by in-degree): the same permutation, so the
+// locality auto's rule measures is the one the steps see.
+class gpu_pagerank_order : public gpu_test {};
+TEST_F(gpu_pagerank_order, PatternPullsRelabelAsTheHostSays) {
+  std::vector<std::pair<index_t, index_t>> arcs;  // a dangling hub of 70 in-links, one of 64
+  for (index_t j = 2; j < 72; ++j) arcs.push_back({j, 0});
+  for (index_t j = 2; j < 66; ++j) arcs.push_back({j, 1});
+  for (index_t j = 72; j < 80; ++j) arcs.push_back({j - 70, j});
+  std::vector<std::pair<std::string, pagerank_graph<float>>> graphs;
+  graphs.emplace_back("hand-made", make_pagerank_graph<float>(graph_from_arcs(80, arcs), false));
+  for (const char* spec : {"dangling:3000:10000:0.9", "rmat:12:40000", "hub:5000:3000", "chain:1000:10"})
+    graphs.emplace_back(spec, make_pagerank_graph<float>(io::generate_synthetic(spec), false));
+  for (const auto& [what, g] : graphs) {
+    const std::vector<index_t> place = fused_order_places(g);
+    for (pagerank_pull pull : {pagerank_pull::fused, pagerank_pull::persistent}) {
+      const pagerank_cuda<float> s(g, std::nullopt, pull);
+      const std::vector<index_t> order = s.vertex_order();
+      ASSERT_EQ(order.size(), place.size()) << what;
+      for (std::size_t k = 0; k < order.size(); ++k)
+        ASSERT_EQ(place[static_cast<std::size_t>(order[k])], static_cast<index_t>(k))
+            << what << " " << name(pull) << " at " << k;
+    }
+    const pagerank_cuda<float> spmv(g, spmv_kernel::csr_vector, pagerank_pull::spmv);
+    EXPECT_TRUE(spmv.vertex_order().empty()) << what;
+  }
 }
 
 TEST(gpu_pagerank_errors, CpuKernelIsRefused) {

@@ -561,6 +561,11 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
 }
 
 template <class T>
+std::vector<index_t> pagerank_cuda<T>::vertex_order() const {
+  return impl_->fused ? impl_->fused->order() : std::vector<index_t>{};
+}
+
+template <class T>
 pull_facts pagerank_cuda<T>::facts(const pagerank_graph<T>& g) {
   pull_facts f = pull_facts_of(g);
   if (cuda::available()) f.l2_bytes = cuda::l2_cache_bytes(0);

@@ -68,6 +68,7 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "core/device.hpp"
 #include "core/formats.hpp"
@@ -151,6 +152,8 @@ class fused_pull {
   const index_t* out_degrees() const { return deg_.data(); }
   int hub() const { return hub_; }  // entries of x kept in shared memory
   index_t order_window() const { return window_; }
+  // perm: entry k is the graph's id of vertex k (a copy from the device).
+  std::vector<index_t> order() const { return perm_.download(); }
   bool index16() const { return packed_; }  // the steps read the 16-bit index
   // Bytes of column index stored per link in the width kept (padding,
   // escapes and their offsets included): what a step streams per link.

@@ -19,6 +19,10 @@ template <class T>
 pagerank_result pagerank_cuda<T>::solve(const pagerank_options&) {
   return {};  // unreachable: no object can be built
 }
+template <class T>
+std::vector<index_t> pagerank_cuda<T>::vertex_order() const {
+  return {};  // unreachable: no object can be built
+}
 
 template class pagerank_cuda<float>;
 template class pagerank_cuda<double>;

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <numeric>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -360,29 +359,21 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   return f;
 }
 
-// A stable counting sort on (part, most - in-degree).
+// A stable counting sort on the in-degree (the highest first, ids in order),
+// then a stable partition into the two parts.
 template <class T>
 std::vector<index_t> fused_order_places(const pagerank_graph<T>& g) {
   const auto& rp = g.pt.row_ptr;
   const index_t most = longest_row(g.pt);
-  const auto key = [&](std::size_t i) {
-    const index_t len = rp[i + 1] - rp[i];
-    return (fused_front_part(g.dangling[i] != 0, len) ? 0 : most + 1) + most - len;
-  };
-  std::vector<index_t> place(static_cast<std::size_t>(g.vertices())), by_degree;
-  if (static_cast<std::size_t>(most) + 1 <= max_index / 2) {
-    stable_bucket(key, place.size(), 2 * (most + 1), by_degree,
-                  [&](std::size_t i, index_t at) { place[i] = at; });
-    return place;
-  }
-  // A row of 2^30 links or more: more buckets than index_t counts.
-  std::vector<index_t> order(place.size());
-  std::iota(order.begin(), order.end(), 0);
-  const auto wide = [&](index_t i) {
-    const index_t len = rp[i + 1] - rp[i];
-    return std::make_pair(!fused_front_part(g.dangling[i] != 0, len), -static_cast<long long>(len));
-  };
-  std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) { return wide(a) < wide(b); });
+  const auto len = [&](std::size_t i) { return rp[i + 1] - rp[i]; };
+  std::vector<index_t> order(static_cast<std::size_t>(g.vertices())), by_degree;
+  stable_bucket(
+      [&](std::size_t i) { return most - len(i); }, order.size(), most + 1, by_degree,
+      [&](std::size_t i, index_t at) { order[static_cast<std::size_t>(at)] = static_cast<index_t>(i); });
+  std::stable_partition(order.begin(), order.end(), [&](index_t v) {
+    return fused_front_part(g.dangling[static_cast<std::size_t>(v)] != 0, len(static_cast<std::size_t>(v)));
+  });
+  std::vector<index_t> place(order.size());
   for (std::size_t k = 0; k < order.size(); ++k)
     place[static_cast<std::size_t>(order[k])] = static_cast<index_t>(k);
   return place;

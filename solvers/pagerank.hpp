@@ -169,6 +169,11 @@ inline constexpr index_t fused_front_row_links = 64;
 constexpr bool fused_front_part(bool dangling, index_t in_degree) {
   return !dangling || in_degree > fused_front_row_links;
 }
+// The persistent pull also times a second order where it may win
+// (persistent_pull::order_trial_pays, solvers/cuda/pagerank_persistent.cuh):
+// the graph's own, with rows by decreasing in-degree (ties by id) only within
+// each run of persistent_own_order_window consecutive ids.
+inline constexpr index_t persistent_own_order_window = 32;
 // place[v] = vertex v's position in that order, on the host (the locality
 // that pull_facts_of measures in it).
 template <class T>
@@ -502,7 +507,9 @@ class pagerank_cuda {
   std::size_t device_bytes() const { return device_bytes_; }  // everything it holds on the device
   // The pattern pulls' relabelling as the device built it: entry k is the
   // graph's id of the solver's vertex k (fused_order_places' inverse, where
-  // no window is asked for); empty for the SpMV pull.
+  // no window is asked for and the persistent pull's order trial kept the
+  // in-degree order; layout() says "window W" where not); empty for the SpMV
+  // pull.
   std::vector<index_t> vertex_order() const;
 
   struct impl;

@@ -1089,6 +1089,141 @@ TYPED_TEST(gpu_pagerank, FusedOrderWindowsMatchTheReference) {
   }
 }
 
+// Whether order (entry k: the graph's id of the solver's vertex k) is the
+// persistent pull's own order: by decreasing in-degree, ties by id, within
+// each run of `window` ids, the runs in the graph's order.
+template <class T>
+::testing::AssertionResult is_windowed_order(const std::vector<index_t>& order, const pagerank_graph<T>& g,
+                                             index_t window) {
+  if (order.size() != static_cast<std::size_t>(g.vertices()))
+    return ::testing::AssertionFailure() << order.size() << " entries for " << g.vertices() << " vertices";
+  const auto in = [&](index_t v) { return g.pt.row_ptr[v + 1] - g.pt.row_ptr[v]; };
+  std::vector<char> seen(order.size(), 0);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const index_t v = order[k];
+    if (v < 0 || v >= g.vertices() || seen[static_cast<std::size_t>(v)]++)
+      return ::testing::AssertionFailure() << "not a permutation at " << k;
+    if (v / window != static_cast<index_t>(k) / window)
+      return ::testing::AssertionFailure() << "vertex " << v << " left its run at " << k;
+    if (k % static_cast<std::size_t>(window) != 0) {
+      const index_t u = order[k - 1];
+      if (in(u) < in(v) || (in(u) == in(v) && u > v))
+        return ::testing::AssertionFailure() << "vertices " << u << ", " << v << " out of order at " << k;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The persistent pull's second vertex order (persistent_pull::order_trial_pays):
+// pinned by PERRON_FUSED_WINDOW in each mode, every solve matches the
+// reference (plain, personalized, extrapolating), the relabelling is by
+// in-degree within runs of the window and the reason and layout say so; left
+// to itself on graphs of a resident grid the order trial runs, says what it
+// measured, and what it kept solves as the reference; a layout remembered
+// with its window is rebuilt in that order without the trials.
+TYPED_TEST(gpu_pagerank, PersistentOwnOrderSolvesAndIsRemembered) {
+  using T = TypeParam;
+  const std::string window = std::to_string(persistent_own_order_window);
+  auto shapes = persistent_shapes();
+  shapes.push_back({"random 20000", random_graph(20000, 150000, 191)});
+  for (const auto& [what, a] : shapes) {
+    const auto g = make_pagerank_graph<T>(a, false);
+    for (const char* mode : {"resident", "streamed", "cluster", ""}) {
+      const scoped_env w("PERRON_FUSED_WINDOW", window.c_str()), m("PERRON_PERSISTENT", mode);
+      pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::persistent);
+      const std::string at = what + " mode '" + mode + "'";
+      const bool windowed = a.rows > persistent_own_order_window;
+      EXPECT_EQ(s.kernel_reason().find("within runs of " + window + " ids") != std::string::npos, windowed)
+          << at << ": " << s.kernel_reason();
+      EXPECT_EQ(s.layout().find(" window " + window + " ") != std::string::npos, windowed)
+          << at << ": " << s.layout();
+      EXPECT_EQ(s.kernel_reason().find("vertex order by trial"), std::string::npos) << at;
+      if (windowed) {
+        EXPECT_TRUE(is_windowed_order(s.vertex_order(), g, persistent_own_order_window)) << at;
+      }
+      pagerank_options o = plain_steps();
+      o.tol = solve_tolerance<T>::tol;
+      for (int variant = 0; variant < 2; ++variant) {
+        o.personalization = variant == 1 ? random_vector(a.rows, 197, 0.0, 1.0) : std::vector<double>{};
+        const pagerank_result r = s.solve(o);
+        EXPECT_TRUE(r.converged) << at << " variant " << variant;
+        expect_solves(a, g, o, r, at + " variant " + std::to_string(variant));
+      }
+      pagerank_options acc = o;
+      acc.personalization.clear();
+      acc.accelerate = pagerank_accel::automatic;
+      const pagerank_result r = s.solve(acc);
+      EXPECT_TRUE(r.converged) << at << " accelerated";
+      expect_solves(a, g, acc, r, at + " accelerated");
+    }
+  }
+  // Left to itself: the order trial on the graphs of 10^4-10^5 links (a
+  // resident grid), either order kept, the ranks as the reference's.
+  for (const auto& [what, a] : shapes) {
+    if (a.rows < 3000) continue;
+    const auto g = make_pagerank_graph<T>(a, false);
+    pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::persistent);
+    const std::string& why = s.kernel_reason();
+    const bool resident = why.find("resident (") != std::string::npos;
+    ASSERT_EQ(why.find("vertex order by trial") != std::string::npos, resident) << what << ": " << why;
+    const bool own = why.find("-> own") != std::string::npos;
+    EXPECT_EQ(s.layout().find(" window " + window + " ") != std::string::npos, own)
+        << what << ": " << s.layout();
+    if (own) {
+      EXPECT_TRUE(is_windowed_order(s.vertex_order(), g, persistent_own_order_window)) << what;
+    } else {
+      const std::vector<index_t> place = fused_order_places(g), order = s.vertex_order();
+      for (std::size_t k = 0; k < order.size(); ++k)
+        ASSERT_EQ(place[static_cast<std::size_t>(order[k])], static_cast<index_t>(k)) << what << " at " << k;
+    }
+    std::cout << "[ note ] " << what << (std::is_same_v<T, float> ? " float: " : " double: ")
+              << why.substr(why.find("vertex order by trial")) << "\n";
+    pagerank_options o = plain_steps();
+    o.tol = solve_tolerance<T>::tol;
+    expect_solves(a, g, o, s.solve(o), what + " order trial");
+  }
+  // A remembered layout with its window: built in that order, no trials.
+  // (The pull trial's record is read where the model is unsure: this graph.)
+  const index_t n = 40009;
+  coo_matrix<double> a;
+  a.rows = a.cols = n;
+  for (index_t i = 0; i < n; ++i)
+    for (const index_t j : {(i + 1) % n, (2 * i + 1) % n, (3 * i + 7) % n}) {
+      a.row_idx.push_back(i);
+      a.col_idx.push_back(j);
+      a.values.push_back(1.0);
+    }
+  const auto g = make_pagerank_graph<T>(a, false);
+  const pull_facts f = pagerank_cuda<T>::facts(g);
+  ASSERT_TRUE(model_band(f).unsure) << model_band(f).why;
+  std::string layout;
+  {
+    const scoped_env w("PERRON_FUSED_WINDOW", window.c_str());
+    layout = pagerank_cuda<T>(g, std::nullopt, pagerank_pull::persistent).layout();
+  }
+  ASSERT_NE(layout.find(" window " + window + " "), std::string::npos) << layout;
+  trial_record rec;
+  rec.times.push_back(trial_time{pagerank_pull::persistent, "pull-persistent", 5.0});
+  rec.times.push_back(trial_time{pagerank_pull::fused, "pull-fused", 9.0});
+  rec.layout = layout;
+  pull_trial_memo memo;
+  memo.remembered = format_trial_record(rec, f, g.vertices(), cuda::device_description(0));
+  pagerank_cuda<T> cached(g, std::nullopt, pagerank_pull::automatic, &memo);
+  EXPECT_EQ(cached.pull_decision().rfind("cached trial: ", 0), 0u) << cached.pull_decision();
+  EXPECT_EQ(cached.pull(), pagerank_pull::persistent);
+  EXPECT_EQ(cached.layout(), layout);
+  EXPECT_NE(cached.kernel_reason().find("within runs of " + window + " ids"), std::string::npos)
+      << cached.kernel_reason();
+  EXPECT_EQ(cached.kernel_reason().find("vertex order by trial"), std::string::npos)
+      << cached.kernel_reason();
+  EXPECT_NE(cached.kernel_reason().find("an earlier trial's pick"), std::string::npos)
+      << cached.kernel_reason();
+  EXPECT_TRUE(is_windowed_order(cached.vertex_order(), g, persistent_own_order_window));
+  pagerank_options o = plain_steps();
+  o.tol = solve_tolerance<T>::tol;
+  expect_solves(a, g, o, cached.solve(o), "remembered own order");
+}
+
 // hub:1000000:200000 (every vertex links to vertex 0, which is dangling, plus
 // 200000 random links): in float the fused pull's row sums once rounded so
 // that the iterate settled on a 2-cycle with the residual flat at 1.35e-6
@@ -1584,6 +1719,9 @@ TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
 // locality auto's rule measures is the one the steps see.
 class gpu_pagerank_order : public gpu_test {};
 TEST_F(gpu_pagerank_order, PatternPullsRelabelAsTheHostSays) {
+  // The in-degree order pinned: the persistent pull's order trial may keep
+  // the graph's own order (PersistentOwnOrderSolvesAndIsRemembered).
+  const scoped_env order("PERRON_FUSED_WINDOW", "0");
   std::vector<std::pair<index_t, index_t>> arcs;  // a dangling hub of 70 in-links, one of 64
   for (index_t j = 2; j < 72; ++j) arcs.push_back({j, 0});
   for (index_t j = 2; j < 66; ++j) arcs.push_back({j, 1});

@@ -482,6 +482,9 @@ struct pagerank_cuda<T>::impl {
   void upload(const pagerank_options& opt, pagerank_loop loop);
   void fetch(bool state, std::size_t chunks);
   void receive_rank(std::size_t chunks, pagerank_result& res);
+  void try_own_order(const pagerank_graph<T>& g, int vrow_links);
+  std::string order_note;          // try_own_order's outcome ("" none ran)
+  double order_trial_seconds = 0;  // the order trial's cost beyond the kept pair's own trials
 };
 
 // The pull's machinery on the solver's stream: the fused pull, or the plan.
@@ -499,16 +502,44 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     // The persistent pull runs the fused layout with its own row split.
     const int vrow_links = pull == pagerank_pull::persistent ? persistent_pull<T>::vrow_links(g.links())
                                                              : fused_pull<T>::default_vrow_links;
-    // "hub H" (fused), "hub H <mode grid hub>" (persistent): pagerank_cuda::layout().
+    // "hub H" (fused), "hub H [window W] <mode grid hub>" (persistent):
+    // pagerank_cuda::layout().
     std::istringstream words(layout);
     std::string tag, mode;
     int hub = -1;
+    index_t window = 0;
     if (!(words >> tag >> hub) || tag != "hub") hub = -1;
     std::getline(words >> std::ws, mode);
-    fused =
-        std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, pull == pagerank_pull::fused, 0, hub);
-    if (pull == pagerank_pull::persistent)
+    if (hub >= 0 && mode.rfind("window ", 0) == 0) {
+      std::istringstream rest(mode.substr(7));
+      long long w = 0;
+      if (!(rest >> w) || w < 0 || (w & (w - 1)) != 0 || w > (1LL << 30)) {
+        hub = -1;  // not a record this build wrote: the trials run
+        mode.clear();
+      } else {
+        window = static_cast<index_t>(w);
+        std::getline(rest >> std::ws, mode);
+      }
+    }
+    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, pull == pagerank_pull::fused,
+                                            window, hub);
+    order_note.clear();
+    order_trial_seconds = 0;
+    if (pull == pagerank_pull::persistent) {
       persistent = std::make_unique<persistent_pull<T>>(*fused, stream.get(), hub < 0 ? "" : mode);
+      index_t forced = 0;
+      if (hub < 0 && !forced_window(forced) &&
+          persistent_pull<T>::order_trial_pays(g.vertices(), g.links(), persistent->resident())) {
+        // Setup's "layout trials": the kept pair's trials plus this, so that
+        // the whole second pair and the first pair's trials are counted once.
+        const double first = fused->trial_seconds() + persistent->trial_seconds();
+        {
+          const scoped_seconds clock(order_trial_seconds);
+          try_own_order(g, vrow_links);
+        }
+        order_trial_seconds += first - fused->trial_seconds() - persistent->trial_seconds();
+      }
+    }
   } else {
     spmv_kernel k = kernel.value_or(spmv_kernel::automatic);
     kernel_note.clear();
@@ -523,6 +554,31 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
                                       : std::string());
     }
     plan = std::make_unique<spmv_plan<T>>(g.pt, k, stream.get());
+  }
+}
+
+// The persistent pull's second vertex order (persistent_pull::order_trial_pays
+// says where): the graph's own order, rows by in-degree only within runs of
+// own_order_window ids, built and timed beside the in-degree order; the
+// faster by more than trial_tie_fraction is kept. The two orders sum each
+// row in a different order (the same ranks within rounding, not the same
+// bits), so the pick, like the pull trial's, is kept in the layout record.
+template <class T>
+void pagerank_cuda<T>::impl::try_own_order(const pagerank_graph<T>& g, int vrow_links) {
+  // The in-degree layout's hub (the streamed mode's; no hub trial again) and
+  // only resident grids: the trial runs where the first order's pick was one.
+  auto own_fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, false,
+                                                   persistent_pull<T>::own_order_window, fused->hub());
+  auto own = std::make_unique<persistent_pull<T>>(*own_fused, stream.get(), "", true);
+  const double degree_us = persistent->step_us(), own_us = own->step_us();
+  const bool keep_own = own_us < degree_us * (1 - trial_tie_fraction);
+  order_note = "vertex order by trial: by in-degree " + format_g(degree_us, 3) +
+               " us, the graph's own (by in-degree within runs of " +
+               std::to_string(persistent_pull<T>::own_order_window) + " ids) " + format_g(own_us, 3) +
+               " us a step -> " + (keep_own ? "own" : "in-degree");
+  if (keep_own) {
+    persistent = std::move(own);  // before its fused layout goes
+    fused = std::move(own_fused);
   }
 }
 
@@ -641,8 +697,8 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   const auto since = [](std::chrono::steady_clock::time_point a) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
   };
-  const double trials =
-      (m.fused ? m.fused->trial_seconds() : 0.0) + (m.persistent ? m.persistent->trial_seconds() : 0.0);
+  const double trials = (m.fused ? m.fused->trial_seconds() : 0.0) +
+                        (m.persistent ? m.persistent->trial_seconds() : 0.0) + m.order_trial_seconds;
   setup_ = {{"layout", std::max(0.0, since(t0) - since(t1) - trials)},
             {"layout trials", trials},
             {"buffers", since(t1)}};
@@ -650,13 +706,20 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   pull_ = m.persistent ? pagerank_pull::persistent : m.fused ? pagerank_pull::fused : pagerank_pull::spmv;
   layout_ = !m.fused ? ""
                      : "hub " + std::to_string(m.fused->hub()) +
+                           (m.persistent && m.fused->order_window() > 0
+                                ? " window " + std::to_string(m.fused->order_window())
+                                : std::string()) +
                            (m.persistent ? " " + m.persistent->mode_text() : std::string());
   if (m.plan) kernel_ = m.plan->kernel();
   reason_ =
       (choice.reason.empty() ? "" : choice.reason + "; ") +
       (m.persistent ? "the fused pull's steps in one kernel per solve, " +
                           std::to_string(m.persistent->grid()) + " blocks, " + m.persistent->describe() +
-                          " (time per step by candidate: " + m.persistent->trial() + ")"
+                          (m.fused->order_window() > 0 ? ", vertices by in-degree within runs of " +
+                                                             std::to_string(m.fused->order_window()) + " ids"
+                                                       : std::string()) +
+                          " (time per step by candidate: " + m.persistent->trial() + ")" +
+                          (m.order_note.empty() ? std::string() : "; " + m.order_note)
        : m.fused
            ? "pattern pull with the update fused, " +
                  (m.fused->order_window() > 0

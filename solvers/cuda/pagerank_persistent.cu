@@ -1190,7 +1190,8 @@ struct cluster_launch {
 }  // namespace
 
 template <class T>
-persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered)
+persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered,
+                                    bool resident_only)
     : fused_(fused), stream_(stream), acc_(barrier_word + 1) {
   int device = 0, cooperative = 0, optin = 0;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
@@ -1277,7 +1278,7 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
     }
     find_cut_rows();
   }
-  choose_mode(remembered);
+  choose_mode(remembered, resident_only);
 }
 
 template <class T>
@@ -1386,6 +1387,13 @@ std::size_t persistent_pull<T>::resident_bytes(int grid, bool grouped, std::vect
 }
 
 template <class T>
+bool persistent_pull<T>::order_trial_pays(index_t vertices, std::size_t links, bool resident) {
+  const char* pinned = std::getenv("PERRON_PERSISTENT");
+  return resident && vertices > own_order_window && links <= own_order_trial_links &&
+         (pinned == nullptr || *pinned == '\0');
+}
+
+template <class T>
 int persistent_pull<T>::vrow_links(std::size_t links) {
   int device = 0, sms = 1;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
@@ -1451,7 +1459,7 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
 // remembered mode (mode_text() of an earlier trial) that is one of the
 // candidates is taken without timing.
 template <class T>
-void persistent_pull<T>::choose_mode(const std::string& remembered) {
+void persistent_pull<T>::choose_mode(const std::string& remembered, bool resident_only) {
   struct candidate {
     mode how;
     int grid, hub;
@@ -1461,7 +1469,7 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     std::vector<unsigned> deal = {};  // resident: the blocks' slices
   };
   const char* env = std::getenv("PERRON_PERSISTENT");
-  const std::string only = env ? env : "";
+  const std::string only = env && *env ? env : resident_only ? "resident" : "";
   std::vector<candidate> candidates;
   std::string forced;
   const auto slices = static_cast<long long>(slice_start_.size()) - 1;
@@ -1536,26 +1544,12 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
       trial_ += (trial_.empty() ? "" : ", ") + remembered + ": an earlier trial's pick";
       return;
     }
-  const pagerank_state h = trial_state(trial_steps);
-  cuda::device_buffer<pagerank_state> st(1);
-  cuda::event e0, e1;
   float best = 0;
   std::size_t best_at = 0;
   for (std::size_t at = 0; at < candidates.size(); ++at) {
     const candidate& c = candidates[at];
     take(c);
-    std::vector<float> ms;
-    for (int i = 0; i < 4; ++i) {
-      PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
-      fused_.launch_init(nullptr, 1, st.data(), solve_start{h});
-      e0.record(stream_);
-      launch_solve(st.data(), nullptr, INT_MAX);
-      e1.record(stream_);
-      e1.synchronize();
-      if (i >= 1) ms.push_back(e1.ms_since(e0));
-    }
-    std::sort(ms.begin(), ms.end());
-    const float med = ms[ms.size() / 2];
+    const float med = time_steps();
     char buf[96];
     if (c.how != mode::streamed)
       std::snprintf(buf, sizeof buf, "%s%s %d blocks%s%s: %.2f us", trial_.empty() ? "" : ", ",
@@ -1572,6 +1566,37 @@ void persistent_pull<T>::choose_mode(const std::string& remembered) {
     }
   }
   take(candidates[best_at]);
+  step_us_ = 1e3 * best / trial_steps;
+}
+
+// Median device time (ms) of trial_steps steps in the current mode, over 3
+// launches after one, from a scratch state that never stops.
+template <class T>
+float persistent_pull<T>::time_steps() {
+  const pagerank_state h = trial_state(trial_steps);
+  cuda::device_buffer<pagerank_state> st(1);
+  cuda::event e0, e1;
+  std::vector<float> ms;
+  for (int i = 0; i < 4; ++i) {
+    PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
+    fused_.launch_init(nullptr, 1, st.data(), solve_start{h});
+    e0.record(stream_);
+    launch_solve(st.data(), nullptr, INT_MAX);
+    e1.record(stream_);
+    e1.synchronize();
+    if (i >= 1) ms.push_back(e1.ms_since(e0));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+template <class T>
+double persistent_pull<T>::step_us() {
+  if (!(step_us_ > 0)) {
+    const scoped_seconds clock(trial_seconds_);
+    step_us_ = 1e3 * time_steps() / trial_steps;
+  }
+  return step_us_;
 }
 
 template class persistent_pull<float>;

@@ -105,7 +105,10 @@ class persistent_pull {
   // remembered: the mode an earlier trial of this graph picked (mode_text();
   // its record kept with the graph's cache entry, solvers/pagerank_trial.hpp),
   // taken without the trial where it is still a candidate ("": time them).
-  persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered = "");
+  // resident_only: the trial's candidates are the resident grids alone (the
+  // second vertex order's, pagerank_cuda; PERRON_PERSISTENT still rules).
+  persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered = "",
+                  bool resident_only = false);
 
   // The links per virtual row of the fused layout this pull runs best on, for
   // a graph of `links` links. A step is as slow as its slowest warp, and a
@@ -115,6 +118,23 @@ class persistent_pull {
   // fewest links that still give every lane of the grid (one block of 1024
   // per SM) one virtual row, rounded up to a multiple of 8, in [8, 64].
   static int vrow_links(std::size_t links);
+
+  // A second vertex order timed beside the in-degree order (pagerank_cuda
+  // builds both layouts and keeps the faster): the graph's own order, rows by
+  // in-degree only within runs of own_order_window ids. On the skewed real
+  // graphs of 10^5 links (as-caida, facebook, wiki-Vote, ca-CondMat) the
+  // resident step took 6-14% less in it (H200, docs/PERFORMANCE.md, session
+  // 41); a random relabelling of the same graphs kept about half of that, so
+  // it is partly the ids' own locality, partly the hubs' slices no longer
+  // side by side. The in-degree order stayed faster on every graph of 10^6
+  // links measured (cnr-2000, R-MAT, power-law, mostly dangling: up to 2.5x),
+  // and there a second layout costs 10-40 ms: so only resident grids on graphs
+  // of at most own_order_trial_links links, and not where PERRON_PERSISTENT
+  // pins a mode (tests and experiments on one layout; PERRON_FUSED_WINDOW
+  // pins the order).
+  static constexpr index_t own_order_window = persistent_own_order_window;  // solvers/pagerank.hpp
+  static constexpr std::size_t own_order_trial_links = std::size_t{1} << 20;
+  static bool order_trial_pays(index_t vertices, std::size_t links, bool resident);
 
   // Steps from the state's iterate (after fused.launch_init) until converged,
   // max_iter or `batch` steps (the check_every loop), closed like
@@ -141,11 +161,15 @@ class persistent_pull {
   std::string mode_text() const;
   // The mode trial: "candidate: median time per step" per candidate.
   const std::string& trial() const { return trial_; }
-  double trial_seconds() const { return trial_seconds_; }  // wall time of that trial
+  double trial_seconds() const { return trial_seconds_; }  // wall time of that trial (and of step_us())
+  // Device time of one step in the mode kept: the trial's figure, or timed
+  // now where no trial ran (one candidate, a remembered mode).
+  double step_us();
   std::size_t device_bytes() const { return acc_.bytes() + cut_.bytes() + ex_partials_.bytes(); }
 
  private:
-  void choose_mode(const std::string& remembered);
+  void choose_mode(const std::string& remembered, bool resident_only);
+  float time_steps();  // ms of trial_steps steps in the current mode (a median)
   static std::string mode_text(mode how, int grid, int hub, bool one_cluster, bool grouped);
   // Dynamic shared memory a resident launch of `grid` blocks needs (its
   // fullest block's), or 0 where it does not fit; which block takes which
@@ -177,6 +201,7 @@ class persistent_pull {
   int hub_ = 0, max_hub_ = 0;
   std::string trial_;
   double trial_seconds_ = 0;
+  double step_us_ = 0;                    // the kept mode's step (0: not timed yet)
   std::vector<unsigned> slice_start_;     // the fused layout's, on the host: resident_bytes()
   std::vector<unsigned char> cut_after_;  // per slice: a row goes on into the next slice
   cuda::device_buffer<unsigned> deal_;    // the resident grid's deal_slices()

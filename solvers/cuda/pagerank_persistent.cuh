@@ -122,16 +122,17 @@ class persistent_pull {
   // A second vertex order timed beside the in-degree order (pagerank_cuda
   // builds both layouts and keeps the faster): the graph's own order, rows by
   // in-degree only within runs of own_order_window ids. On the skewed real
-  // graphs of 10^5 links (as-caida, facebook, wiki-Vote, ca-CondMat) the
-  // resident step took 6-14% less in it (H200, docs/PERFORMANCE.md, session
-  // 41); a random relabelling of the same graphs kept about half of that, so
-  // it is partly the ids' own locality, partly the hubs' slices no longer
-  // side by side. The in-degree order stayed faster on every graph of 10^6
-  // links measured (cnr-2000, R-MAT, power-law, mostly dangling: up to 2.5x),
-  // and there a second layout costs 10-40 ms: so only resident grids on graphs
-  // of at most own_order_trial_links links, and not where PERRON_PERSISTENT
-  // pins a mode (tests and experiments on one layout; PERRON_FUSED_WINDOW
-  // pins the order).
+  // graphs of 10^5 links (as-caida, facebook, wiki-Vote, ca-CondMat,
+  // ca-AstroPh) the resident step took 4-20% less in it (H200,
+  // docs/PERFORMANCE.md, session 41); a random relabelling of the same graphs
+  // kept about half of that, so it is partly the ids' own locality, partly the
+  // hub rows no longer side by side. On the graphs of 10^6 links and more it
+  // lost (cnr-2000 11 -> 12-28 us, rmat:16:1000000 8.0 -> 9.3, mostly
+  // dangling graphs 7.1 -> 9.1) or tied, and the order trial adds 3-12 ms to
+  // the setup (its layout and resident grids): so only resident grids on
+  // graphs of at most own_order_trial_links links, and not where
+  // PERRON_PERSISTENT pins a mode (tests and experiments on one layout;
+  // PERRON_FUSED_WINDOW pins the order).
   static constexpr index_t own_order_window = persistent_own_order_window;  // solvers/pagerank.hpp
   static constexpr std::size_t own_order_trial_links = std::size_t{1} << 20;
   static bool order_trial_pays(index_t vertices, std::size_t links, bool resident);

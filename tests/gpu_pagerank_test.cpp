@@ -750,13 +750,10 @@ TYPED_TEST(gpu_pagerank, PersistentPullStopsAtMaxIter) {
   for (int k : seen) EXPECT_LE(k, r.iterations);
 }
 
-// The pull trial (solvers/pagerank_trial.hpp) where the model is unsure:
-// times the candidates, keeps the fastest, says so, leaves a record that the next
-// construction reuses without a trial; an invalid record with trials off
-// leaves the model's choice; a named pull is "named". Ranks as the reference.
-TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
-  using T = TypeParam;
-  const index_t n = 40009;  // 120 k links: unsure in float and double
+// A graph in the band where auto's model is unsure (model_band), in float
+// and double: 40009 vertices, three links each (120 k links).
+coo_matrix<double> unsure_band_graph() {
+  const index_t n = 40009;
   coo_matrix<double> a;
   a.rows = a.cols = n;
   for (index_t i = 0; i < n; ++i)
@@ -765,6 +762,16 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
       a.col_idx.push_back(j);
       a.values.push_back(1.0);
     }
+  return a;
+}
+
+// The pull trial (solvers/pagerank_trial.hpp) where the model is unsure:
+// times the candidates, keeps the fastest, says so, leaves a record that the next
+// construction reuses without a trial; an invalid record with trials off
+// leaves the model's choice; a named pull is "named". Ranks as the reference.
+TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
+  using T = TypeParam;
+  const coo_matrix<double> a = unsure_band_graph();
   const auto g = make_pagerank_graph<T>(a, false);
   const pull_facts f = pagerank_cuda<T>::facts(g);  // the rule's on this device
   ASSERT_TRUE(model_band(f).unsure) << model_band(f).why;
@@ -1184,15 +1191,7 @@ TYPED_TEST(gpu_pagerank, PersistentOwnOrderSolvesAndIsRemembered) {
   }
   // A remembered layout with its window: built in that order, no trials.
   // (The pull trial's record is read where the model is unsure: this graph.)
-  const index_t n = 40009;
-  coo_matrix<double> a;
-  a.rows = a.cols = n;
-  for (index_t i = 0; i < n; ++i)
-    for (const index_t j : {(i + 1) % n, (2 * i + 1) % n, (3 * i + 7) % n}) {
-      a.row_idx.push_back(i);
-      a.col_idx.push_back(j);
-      a.values.push_back(1.0);
-    }
+  const coo_matrix<double> a = unsure_band_graph();
   const auto g = make_pagerank_graph<T>(a, false);
   const pull_facts f = pagerank_cuda<T>::facts(g);
   ASSERT_TRUE(model_band(f).unsure) << model_band(f).why;

@@ -567,9 +567,18 @@ template <class T>
 void pagerank_cuda<T>::impl::try_own_order(const pagerank_graph<T>& g, int vrow_links) {
   // The in-degree layout's hub (the streamed mode's; no hub trial again) and
   // only resident grids: the trial runs where the first order's pick was one.
-  auto own_fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, false,
-                                                   persistent_pull<T>::own_order_window, fused->hub());
-  auto own = std::make_unique<persistent_pull<T>>(*own_fused, stream.get(), "", true);
+  std::unique_ptr<fused_pull<T>> own_fused;
+  std::unique_ptr<persistent_pull<T>> own;
+  try {
+    own_fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, false,
+                                                persistent_pull<T>::own_order_window, fused->hub());
+    own = std::make_unique<persistent_pull<T>>(*own_fused, stream.get(), "", true);
+  } catch (const error& e) {
+    // A second layout is an option (no room for it on a shared device, no
+    // resident grid in that order): the in-degree order runs.
+    order_note = std::string("the graph's own vertex order not tried: ") + e.what();
+    return;
+  }
   const double degree_us = persistent->step_us(), own_us = own->step_us();
   const bool keep_own = own_us < degree_us * (1 - trial_tie_fraction);
   order_note = "vertex order by trial: by in-degree " + format_g(degree_us, 3) +

@@ -396,8 +396,14 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
       // lanes left are empty virtual rows: row n, no links): a row across a
       // slice's end is summed from partials through a device-scope counter,
       // a chain of L2 round trips that every step waits for.
+      // A row of more virtual rows than a slice holds is cut whatever its
+      // start: it starts a slice, so that two such rows never share one.
+      // Sharing, the in-degree order's hubs chained into runs of slices
+      // joined by cut rows (facebook-combined's first 14, as-caida's 25),
+      // which the persistent pull deals to one block whole: the slowest
+      // slices of a step, all on one SM (docs/PERFORMANCE.md, session 41).
       const long long left = 32 - static_cast<long long>(vrow.size() % 32);
-      if (v > left && left <= keep)
+      if ((v > left && left <= keep) || (v > 32 && left < 32))
         for (long long i = 0; i < left; ++i) {
           vrow.push_back(n_);
           vlen.push_back(0);

@@ -522,7 +522,7 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
       }
     }
     fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, pull == pagerank_pull::fused,
-                                            window, hub);
+                                            window, hub, pull == pagerank_pull::persistent);
     order_note.clear();
     order_trial_seconds = 0;
     if (pull == pagerank_pull::persistent) {
@@ -571,7 +571,7 @@ void pagerank_cuda<T>::impl::try_own_order(const pagerank_graph<T>& g, int vrow_
   std::unique_ptr<persistent_pull<T>> own;
   try {
     own_fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, false,
-                                                persistent_pull<T>::own_order_window, fused->hub());
+                                                persistent_pull<T>::own_order_window, fused->hub(), true);
     own = std::make_unique<persistent_pull<T>>(*own_fused, stream.get(), "", true);
   } catch (const error& e) {
     // A second layout is an option (no room for it on a shared device, no

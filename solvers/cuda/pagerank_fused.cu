@@ -396,14 +396,17 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
       // lanes left are empty virtual rows: row n, no links): a row across a
       // slice's end is summed from partials through a device-scope counter,
       // a chain of L2 round trips that every step waits for.
-      // A row of more virtual rows than a slice holds is cut whatever its
-      // start: it starts a slice, so that two such rows never share one.
-      // Sharing, the in-degree order's hubs chained into runs of slices
-      // joined by cut rows (facebook-combined's first 14, as-caida's 25),
-      // which the persistent pull deals to one block whole: the slowest
-      // slices of a step, all on one SM (docs/PERFORMANCE.md, session 41).
+      // For the persistent pull (long_rows_start_slices_), a row of more
+      // virtual rows than a slice holds, cut whatever its start, starts a
+      // slice, so that two such rows never share one. Sharing, the in-degree
+      // order's hubs chained into runs of slices joined by cut rows
+      // (facebook-combined's first 14, as-caida's 25), which the resident
+      // grid deals to one block whole: the slowest slices of a step, all on
+      // one SM (docs/PERFORMANCE.md, session 41). The fused pull hands out
+      // slices one by one; there the padding only added bytes (rmat:24's
+      // thousands of hubs: 7% a step).
       const long long left = 32 - static_cast<long long>(vrow.size() % 32);
-      if ((v > left && left <= keep) || (v > 32 && left < 32))
+      if ((v > left && left <= keep) || (long_rows_start_slices_ && v > 32 && left < 32))
         for (long long i = 0; i < left; ++i) {
           vrow.push_back(n_);
           vlen.push_back(0);
@@ -515,8 +518,12 @@ void fused_pull<T>::build_index16(const cuda::device_buffer<index_t>& csr_col,
 
 template <class T>
 fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links, bool index16,
-                          index_t order_window, int hub)
-    : stream_(stream), vrow_links_(vrow_links), window_(order_window), index16_(index16) {
+                          index_t order_window, int hub, bool long_rows_start_slices)
+    : stream_(stream),
+      vrow_links_(vrow_links),
+      window_(order_window),
+      index16_(index16),
+      long_rows_start_slices_(long_rows_start_slices) {
   if (order_window < 0 || (order_window & (order_window - 1)) != 0)
     throw invalid_argument("fused pull: the order's window must be 0 or a power of two");
   forced_window(window_);

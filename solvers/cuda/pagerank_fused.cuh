@@ -129,8 +129,11 @@ class fused_pull {
   // hub: the hub size an earlier trial of this graph picked (its record kept
   // with the graph's cache entry; solvers/pagerank_trial.hpp), taken without
   // the trial when it still fits (-1: time the candidates).
+  // long_rows_start_slices: a row longer than a slice's virtual rows starts a
+  // slice (the persistent pull's layout: no two such rows chained across one).
   fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links = default_vrow_links,
-             bool index16 = false, index_t order_window = 0, int hub = -1);
+             bool index16 = false, index_t order_window = 0, int hub = -1,
+             bool long_rows_start_slices = false);
 
   // r_0 from d_r0 (n values in the graph's order; unused when uniform), and
   // the state: `start`'s, with the dangling mass of r_0.
@@ -187,7 +190,8 @@ class fused_pull {
   int hub_ = 0, max_hub_ = 0;
   fused_index index_ = fused_index::bits32;
   bool index16_ = false;  // rows sorted and the 16-bit index built
-  bool packed_ = false;   // the steps read it
+  bool long_rows_start_slices_ = false;
+  bool packed_ = false;  // the steps read it
   double index_bytes_ = 0;
   int grid_ = 1;
   std::string trial_;

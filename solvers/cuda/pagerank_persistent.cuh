@@ -125,8 +125,11 @@ class persistent_pull {
   // graphs of 10^5 links (as-caida, facebook, wiki-Vote, ca-CondMat,
   // ca-AstroPh) the resident step took 4-20% less in it (H200,
   // docs/PERFORMANCE.md, session 41); a random relabelling of the same graphs
-  // kept about half of that, so it is partly the ids' own locality, partly the
-  // hub rows no longer side by side. On the graphs of 10^6 links and more it
+  // kept about half of that, so it was partly the ids' own locality, partly
+  // the hubs' slices no longer side by side on one SM, which the in-degree
+  // layout now avoids itself (fused_pull's long_rows_start_slices): the own
+  // order is kept for locality (ca-CondMat, delaunay_n16). On the graphs of
+  // 10^6 links and more it
   // lost (cnr-2000 11 -> 12-28 us, rmat:16:1000000 8.0 -> 9.3, mostly
   // dangling graphs 7.1 -> 9.1) or tied, and the order trial adds 3-12 ms to
   // the setup (its layout and resident grids): so only resident grids on

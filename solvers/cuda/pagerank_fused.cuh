@@ -189,9 +189,9 @@ class fused_pull {
   index_t window_ = 0;
   int hub_ = 0, max_hub_ = 0;
   fused_index index_ = fused_index::bits32;
-  bool index16_ = false;  // rows sorted and the 16-bit index built
-  bool long_rows_start_slices_ = false;
-  bool packed_ = false;  // the steps read it
+  bool index16_ = false;                 // rows sorted and the 16-bit index built
+  bool long_rows_start_slices_ = false;  // build_slices: the persistent pull's layout
+  bool packed_ = false;                  // the steps read it
   double index_bytes_ = 0;
   int grid_ = 1;
   std::string trial_;

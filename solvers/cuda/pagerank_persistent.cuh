@@ -124,17 +124,15 @@ class persistent_pull {
   // in-degree only within runs of own_order_window ids. On the skewed real
   // graphs of 10^5 links (as-caida, facebook, wiki-Vote, ca-CondMat,
   // ca-AstroPh) the resident step took 4-20% less in it (H200,
-  // docs/PERFORMANCE.md, session 41); a random relabelling of the same graphs
-  // kept about half of that, so it was partly the ids' own locality, partly
+  // docs/PERFORMANCE.md, session 41): partly the ids' own locality, partly
   // the hubs' slices no longer side by side on one SM, which the in-degree
-  // layout now avoids itself (fused_pull's long_rows_start_slices): the own
-  // order is kept for locality (ca-CondMat, delaunay_n16). On the graphs of
-  // 10^6 links and more it
-  // lost (cnr-2000 11 -> 12-28 us, rmat:16:1000000 8.0 -> 9.3, mostly
-  // dangling graphs 7.1 -> 9.1) or tied, and the order trial adds 3-12 ms to
-  // the setup (its layout and resident grids): so only resident grids on
-  // graphs of at most own_order_trial_links links, and not where
-  // PERRON_PERSISTENT pins a mode (tests and experiments on one layout;
+  // layout now avoids itself (fused_pull's long_rows_start_slices), so the own
+  // order is kept for its locality (ca-CondMat, delaunay_n16). On graphs of
+  // 10^6 links and more it lost (cnr-2000 11 -> 12-28 us, rmat:16:1000000
+  // 8.0 -> 9.3, mostly dangling graphs 7.1 -> 9.1) or tied, and the order
+  // trial adds 3-12 ms to the setup (its layout and resident grids): so only
+  // resident grids on graphs of at most own_order_trial_links links, and not
+  // where PERRON_PERSISTENT pins a mode (tests and experiments on one layout;
   // PERRON_FUSED_WINDOW pins the order).
   static constexpr index_t own_order_window = persistent_own_order_window;  // solvers/pagerank.hpp
   static constexpr std::size_t own_order_trial_links = std::size_t{1} << 20;

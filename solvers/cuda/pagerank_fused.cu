@@ -16,21 +16,13 @@
 #include "core/error.hpp"
 #include "solvers/cuda/pagerank_fused.cuh"
 #include "solvers/cuda/pagerank_fused_slices.cuh"
+#include "solvers/pagerank_slices.hpp"
 
 namespace perron::pagerank_gpu {
 
 namespace {
 
 constexpr int setup_threads = 256;
-// Lanes of a slice left empty rather than cut a row there (build_slices):
-// at most an eighth of a slice, or half of one where the slices so padded
-// still number at most one for each warp of a grid of one block per SM: the
-// persistent pull's resident mode then has a warp for every slice, so the
-// padding adds no warp a second slice and only removes rows cut by slice
-// ends. Measured on 19 graphs (docs/PERFORMANCE.md, session 35): half a slice
-// everywhere took 3-18% off 10^4-10^5-link skewed graphs' steps and added
-// 5-12% on 10^6-link ones, whose slices outnumber the warps.
-constexpr long long keep_whole = 4, keep_whole_spare = 16;
 // The setup kernels are grid-stride loops of setup_threads: at most this many blocks.
 constexpr unsigned max_setup_blocks = 1u << 20;
 // init_x's grid cap: it reduces the dangling mass, one partial per block.
@@ -367,70 +359,14 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
 template <class T>
 void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
                                  const cuda::device_buffer<index_t>& csr_col) {
-  const auto n = static_cast<std::size_t>(n_);
-  // Virtual rows and slices, on the host (one pass over the rows): row k of
-  // length L > W becomes ceil(L / W) virtual rows of nearly equal length, the
-  // others one each; 32 consecutive virtual rows make a slice, stored 32 x its
-  // widest virtual row. Rows are sorted by length, so a slice's lanes have
-  // nearly equal work (about 1% padding on R-MAT and cnr-2000).
+  // Virtual rows, on the host (one pass over the rows; solvers/pagerank_slices.hpp
+  // says how), then the slices, stored 32 x their widest virtual row.
   const std::vector<index_t> rp = row_ptr.download();
-  const int W = vrow_links_;
-  std::vector<index_t> vrow, vbegin, parts(n), first_slice(n);
-  std::vector<unsigned short> vlen;
-  const std::size_t reserve = n + nnz_ / static_cast<std::size_t>(W) + 64;
-  vrow.reserve(reserve);
-  vbegin.reserve(reserve);
-  vlen.reserve(reserve);
-  // The rows laid out with at most `keep` empty lanes before a row; false
-  // (and stopped) once there are more than max_vrows virtual rows.
-  const auto lay = [&](long long keep, std::size_t max_vrows) {
-    vrow.clear();
-    vbegin.clear();
-    vlen.clear();
-    for (index_t k = 0; k < n_; ++k) {
-      const long long L = rp[k + 1] - rp[k];
-      const long long v = L > W ? (L + W - 1) / W : 1;
-      const long long base = L / v, extra = L % v;
-      // A row that would cross into the next slice with at most `keep`
-      // lanes of it left in this one starts the next slice instead (the
-      // lanes left are empty virtual rows: row n, no links): a row across a
-      // slice's end is summed from partials through a device-scope counter,
-      // a chain of L2 round trips that every step waits for.
-      // For the persistent pull (long_rows_start_slices_), a row of more
-      // virtual rows than a slice holds, cut whatever its start, starts a
-      // slice, so that two such rows never share one. Sharing, the in-degree
-      // order's hubs chained into runs of slices joined by cut rows
-      // (facebook-combined's first 14, as-caida's 25), which the resident
-      // grid deals to one block whole: the slowest slices of a step, all on
-      // one SM (docs/PERFORMANCE.md, session 41). The fused pull hands out
-      // slices one by one; there the padding only added bytes (rmat:24's
-      // thousands of hubs: 7% a step).
-      const long long left = 32 - static_cast<long long>(vrow.size() % 32);
-      if ((v > left && left <= keep) || (long_rows_start_slices_ && v > 32 && left < 32))
-        for (long long i = 0; i < left; ++i) {
-          vrow.push_back(n_);
-          vlen.push_back(0);
-          vbegin.push_back(rp[k]);
-        }
-      const std::size_t first = vrow.size();
-      index_t b = rp[k];
-      for (long long i = 0; i < v; ++i) {
-        const auto l = static_cast<index_t>(base + (i < extra ? 1 : 0));
-        vrow.push_back(k);
-        vlen.push_back(static_cast<unsigned short>(l));
-        vbegin.push_back(b);
-        b += l;
-      }
-      if (vrow.size() > max_vrows) return false;
-      if (vrow.size() > max_index / 2)
-        throw dimension_error("fused pull: more virtual rows than index_t counts");
-      first_slice[k] = static_cast<index_t>(first / 32);
-      parts[k] = static_cast<index_t>((vrow.size() - 1) / 32 - first / 32 + 1);
-    }
-    return true;
-  };
   const auto warps = static_cast<std::size_t>(grid_) * step_warps;  // a grid of one block per SM
-  if (!lay(keep_whole_spare, 32 * warps)) lay(keep_whole, std::numeric_limits<std::size_t>::max());
+  virtual_rows lay = lay_virtual_rows(rp, vrow_links_, warps, long_rows_start_slices_);
+  std::vector<index_t>& vrow = lay.vrow;
+  std::vector<unsigned short>& vlen = lay.vlen;
+  const std::vector<index_t>&vbegin = lay.vbegin, &parts = lay.parts, &first_slice = lay.first_slice;
   const std::size_t vrows = vrow.size();
   slices_ = static_cast<index_t>((vrows + 31) / 32);
   vrow.resize(32 * static_cast<std::size_t>(slices_) + 1, n_);  // n: past the last row

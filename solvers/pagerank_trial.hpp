@@ -76,9 +76,17 @@ std::string trial_text(const std::vector<trial_time>& times);
 // (pagerank_cuda::layout(): the fused hub, the persistent mode), so that the
 // next run builds it without the pulls' own trials; a record without one (an
 // older run's, or an SpMV winner's) has an empty layout.
+// Where the model decided (no pull trial), a "model <pull> <kernel>" line in
+// place of the times keeps the layout its pattern pull timed (the fused hub,
+// the persistent mode and vertex order: 2-12 ms a run on graphs the model is
+// sure of), so that those trials also run once per graph; such a record has
+// one entry in times, its time NaN, and a layout. The trial refuses it (it
+// times no candidates); the model takes a layout from either kind when the
+// winner is the pull it chose.
 struct trial_record {
   std::vector<trial_time> times;  // winner first
   std::string layout;
+  bool by_model = false;  // the "model" kind: times[0] the model's pull, untimed
 };
 inline constexpr int trial_record_version = 1;
 std::string format_trial_record(const trial_record& r, const pull_facts& f, index_t vertices,
@@ -94,7 +102,7 @@ struct pull_trial_memo {
   // SpMV pull's automatic kernel is worth its timed trial (spmv_trial_pays).
   int expected_iterations = 0;
   std::string remembered;  // a record kept by an earlier run ("" none)
-  std::string record;      // out: the record of the trial that ran here ("" none ran)
+  std::string record;      // out: the record of the trial or layout trials that ran here ("" none ran)
 };
 
 // The decision, as pagerank_result::pull_decision reports it.

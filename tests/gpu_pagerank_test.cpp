@@ -812,7 +812,12 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
   pagerank_cuda<T> model(g, std::nullopt, pagerank_pull::automatic, &bad);
   EXPECT_EQ(model.pull_decision(), "model");
   EXPECT_EQ(model.pull(), model_pull);
-  EXPECT_TRUE(bad.record.empty());
+  if (!bad.record.empty()) {  // where the model's pattern pull timed its layout: that record
+    const auto kept = parse_trial_record(bad.record, f, g.vertices(), cuda::device_description(0));
+    ASSERT_TRUE(kept.has_value()) << bad.record;
+    EXPECT_TRUE(kept->by_model);
+    EXPECT_EQ(kept->layout, model.layout());
+  }
   pull_trial_memo unused;
   EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::fused, &unused).pull_decision(), "named");
   EXPECT_TRUE(unused.record.empty());
@@ -1223,6 +1228,67 @@ TYPED_TEST(gpu_pagerank, PersistentOwnOrderSolvesAndIsRemembered) {
   expect_solves(a, g, o, cached.solve(o), "remembered own order");
 }
 
+// Where the model is sure (a small graph: the persistent pull), its pull's
+// layout trials run once: the first construction leaves a model's record
+// (pull_trial_memo), the next builds that layout from it with no trials, the
+// same ranks to the bit; a record of another pull or a trial's record whose
+// winner is this pull is used the same way or not at all.
+TYPED_TEST(gpu_pagerank, ModelDecidedLayoutIsRemembered) {
+  using T = TypeParam;
+  const auto a = random_graph(6000, 40000, 211);
+  const auto g = make_pagerank_graph<T>(a, false);
+  const pull_facts f = pagerank_cuda<T>::facts(g);
+  ASSERT_FALSE(model_band(f).unsure) << model_band(f).why;
+  const auto trials = [](const pagerank_cuda<T>& s) {
+    double t = 0;
+    for (const setup_phase& p : s.setup_phases())
+      if (p.name == "layout trials") t += p.seconds;
+    return t;
+  };
+  pull_trial_memo memo;
+  pagerank_cuda<T> first(g, std::nullopt, pagerank_pull::automatic, &memo);
+  ASSERT_EQ(first.pull(), pagerank_pull::persistent);
+  EXPECT_EQ(first.pull_decision(), "model");
+  if (trials(first) == 0) GTEST_SKIP() << "no layout trial ran on this device: " << first.kernel_reason();
+  ASSERT_FALSE(memo.record.empty());
+  const auto rec = parse_trial_record(memo.record, f, g.vertices(), cuda::device_description(0));
+  ASSERT_TRUE(rec.has_value()) << memo.record;
+  EXPECT_TRUE(rec->by_model);
+  EXPECT_EQ(rec->layout, first.layout());
+  pagerank_options o = plain_steps();
+  o.tol = solve_tolerance<T>::tol;
+  const pagerank_result r1 = first.solve(o);
+  expect_solves(a, g, o, r1, "model's layout, timed");
+
+  pull_trial_memo again;
+  again.remembered = memo.record;
+  pagerank_cuda<T> cached(g, std::nullopt, pagerank_pull::automatic, &again);
+  EXPECT_EQ(cached.pull_decision(), "model");
+  EXPECT_EQ(cached.layout(), first.layout());
+  EXPECT_LT(trials(cached), 1e-3) << cached.kernel_reason();  // the layout set up, nothing timed
+  EXPECT_TRUE(again.record.empty());                          // nothing new to keep
+  EXPECT_NE(cached.kernel_reason().find("an earlier trial's pick"), std::string::npos)
+      << cached.kernel_reason();
+  const pagerank_result r2 = cached.solve(o);
+  EXPECT_EQ(r2.iterations, r1.iterations);
+  EXPECT_EQ(r2.rank, r1.rank);  // the same layout: the same sums in the same order
+
+  // A record of another pull: the model's own trials again, and a new record.
+  trial_record other = *rec;
+  other.times.front() = trial_time{pagerank_pull::fused, "pull-fused", 0};
+  other.layout = "hub 0";
+  pull_trial_memo wrong;
+  wrong.remembered = format_trial_record(other, f, g.vertices(), cuda::device_description(0));
+  pagerank_cuda<T> retimed(g, std::nullopt, pagerank_pull::automatic, &wrong);
+  EXPECT_EQ(retimed.pull(), pagerank_pull::persistent);
+  EXPECT_GT(trials(retimed), 0.0);
+  EXPECT_FALSE(wrong.record.empty());
+  // No memo, or a named pull: nothing kept.
+  pull_trial_memo named;
+  EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::persistent, &named).pull_decision(), "named");
+  EXPECT_TRUE(named.record.empty());
+}
+
 // hub:1000000:200000 (every vertex links to vertex 0, which is dangling, plus
 // 200000 random links): in float the fused pull's row sums once rounded so
 // that the iterate settled on a 2-cycle with the residual flat at 1.35e-6
@@ -1607,6 +1673,9 @@ TYPED_TEST(gpu_pagerank_accel, PullsAndReuse) {
 // fresh solver, in both loops and both sizes.
 TYPED_TEST(gpu_pagerank_accel, SolvesStartFreshAfterAnyStop) {
   using T = TypeParam;
+  // Each solver its own vertex order trial otherwise (the persistent pull's,
+  // timed): the in-degree order in all three, so that their bits compare.
+  const scoped_env order("PERRON_FUSED_WINDOW", "0");
   for (const auto& [n, links] : {std::pair{3000, 24000}, std::pair{600000, 1800000}}) {
     const auto g = make_pagerank_graph<T>(random_graph(n, links, 97), false);
     for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused, pagerank_pull::persistent}) {

@@ -318,6 +318,31 @@ TEST_F(pagerank_app, ReorderKeepsTheOutputInTheInputsIds) {
   EXPECT_NE(dist.err.find("--reorder runs in the single-process solve"), std::string::npos) << dist.err;
 }
 
+// The README's graph on the GPU, twice from the cache: the model decides its
+// pull (the persistent pull, a graph this small), whose layout trials run in
+// the first run only; the second builds the kept layout (its "layout trials"
+// phase 0) and prints the same ranks.
+TEST_F(pagerank_app, SecondGpuRunReusesTheModelsLayout) {
+  const auto g = find_graph("wb-cs-stanford.mtx");
+  if (!g) GTEST_SKIP() << "wb-cs-stanford.mtx not found";
+  if (!cuda::available()) GTEST_SKIP() << "no usable CUDA device";
+  const auto trials = [](const std::string& json) {
+    const auto at = json.find("\"layout_trials\": ");
+    return at == std::string::npos ? -1.0 : std::stod(json.substr(at + 17));
+  };
+  const outcome a = run({*g, "--device", "cuda", "--json", "--output", path("a.tsv")});
+  const outcome b = run({*g, "--device", "cuda", "--json", "--output", path("b.tsv")});
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_NE(a.out.find("\"reason\": \"model\""), std::string::npos) << a.out;
+  EXPECT_NE(b.out.find("\"reason\": \"model\""), std::string::npos) << b.out;
+  if (trials(a.out) > 0) {
+    EXPECT_LT(trials(b.out), 1e-3) << b.out;  // the layout set up, nothing timed
+    EXPECT_NE(b.out.find("an earlier trial's pick"), std::string::npos) << b.out;
+  }
+  EXPECT_EQ(slurp(path("a.tsv")), slurp(path("b.tsv")));
+}
+
 TEST_F(pagerank_app, NotConvergedStillWritesAndExits2) {
   const std::string g = file("small.mtx", small_mtx);
   const std::string out = path("r.tsv");

@@ -23,6 +23,7 @@ using cuda::detail::fixed60;
 // Steps timed per hub candidate: enough that the launch's fixed cost is small
 // beside them, few enough that the trial stays a small part of a setup.
 constexpr int trial_steps = 20;
+constexpr int trial_rounds = 3;  // timed solves per candidate (after one untimed): their median
 
 // What a launch of either persistent kernel keeps for its steps, from the
 // state the setup (or the previous launch) wrote: the solve's parameters and
@@ -1544,12 +1545,26 @@ void persistent_pull<T>::choose_mode(const std::string& remembered, bool residen
       trial_ += (trial_.empty() ? "" : ", ") + remembered + ": an earlier trial's pick";
       return;
     }
+  // Round-robin: every candidate's untimed solve, then rounds of one timed
+  // solve each, so that a drift of the device (clocks, a neighbour on a
+  // shared GPU) falls on every candidate alike rather than on whichever was
+  // timed first; the pick is kept with the graph's cache entry, so it has to
+  // hold for the runs after this one.
+  std::vector<std::vector<float>> ms(candidates.size());
+  cuda::device_buffer<pagerank_state> st(1);
+  cuda::event e0, e1;
+  for (int round = 0; round <= trial_rounds; ++round)
+    for (std::size_t at = 0; at < candidates.size(); ++at) {
+      take(candidates[at]);
+      const float t = time_once(st.data(), e0, e1);
+      if (round > 0) ms[at].push_back(t);
+    }
   float best = 0;
   std::size_t best_at = 0;
   for (std::size_t at = 0; at < candidates.size(); ++at) {
     const candidate& c = candidates[at];
-    take(c);
-    const float med = time_steps();
+    std::sort(ms[at].begin(), ms[at].end());
+    const float med = ms[at][ms[at].size() / 2];
     char buf[96];
     if (c.how != mode::streamed)
       std::snprintf(buf, sizeof buf, "%s%s %d blocks%s%s: %.2f us", trial_.empty() ? "" : ", ",
@@ -1569,25 +1584,31 @@ void persistent_pull<T>::choose_mode(const std::string& remembered, bool residen
   step_us_ = 1e3 * best / trial_steps;
 }
 
-// Median device time (ms) of trial_steps steps in the current mode, over 3
+// Median device time (ms) of trial_steps steps in the current mode, over trial_rounds
 // launches after one, from a scratch state that never stops.
 template <class T>
 float persistent_pull<T>::time_steps() {
-  const pagerank_state h = trial_state(trial_steps);
   cuda::device_buffer<pagerank_state> st(1);
   cuda::event e0, e1;
   std::vector<float> ms;
-  for (int i = 0; i < 4; ++i) {
-    PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
-    fused_.launch_init(nullptr, 1, st.data(), solve_start{h});
-    e0.record(stream_);
-    launch_solve(st.data(), nullptr, INT_MAX);
-    e1.record(stream_);
-    e1.synchronize();
-    if (i >= 1) ms.push_back(e1.ms_since(e0));
+  for (int i = 0; i <= trial_rounds; ++i) {
+    const float t = time_once(st.data(), e0, e1);
+    if (i >= 1) ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+template <class T>
+float persistent_pull<T>::time_once(pagerank_state* st, cuda::event& e0, cuda::event& e1) {
+  const pagerank_state h = trial_state(trial_steps);
+  PERRON_CUDA_CHECK(cudaMemcpyAsync(st, &h, sizeof h, cudaMemcpyHostToDevice, stream_));
+  fused_.launch_init(nullptr, 1, st, solve_start{h});
+  e0.record(stream_);
+  launch_solve(st, nullptr, INT_MAX);
+  e1.record(stream_);
+  e1.synchronize();
+  return e1.ms_since(e0);
 }
 
 template <class T>

@@ -77,6 +77,7 @@
 #include <vector>
 
 #include "core/cuda/reduce.cuh"
+#include "core/cuda/support.cuh"
 #include "core/device.hpp"
 #include "solvers/cuda/pagerank_accel.cuh"
 #include "solvers/cuda/pagerank_device.cuh"
@@ -172,6 +173,8 @@ class persistent_pull {
  private:
   void choose_mode(const std::string& remembered, bool resident_only);
   float time_steps();  // ms of trial_steps steps in the current mode (a median)
+  // ms of one solve of trial_steps steps in the current mode, in st (a scratch state).
+  float time_once(pagerank_state* st, cuda::event& e0, cuda::event& e1);
   static std::string mode_text(mode how, int grid, int hub, bool one_cluster, bool grouped);
   // Dynamic shared memory a resident launch of `grid` blocks needs (its
   // fullest block's), or 0 where it does not fit; which block takes which

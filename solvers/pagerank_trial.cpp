@@ -73,8 +73,8 @@ std::string format_trial_record(const trial_record& r, const pull_facts& f, inde
   s += "facts " + std::to_string(f.value_bytes) + " " + std::to_string(vertices) + " " +
        std::to_string(f.links) + "\n";
   s += "device " + device + "\n";
-  if (r.by_model && !r.times.empty())
-    s += "model " + std::string(name(r.times.front().pull)) + " " + r.times.front().kernel + "\n";
+  if (r.untimed && !r.times.empty())
+    s += "untimed " + std::string(name(r.times.front().pull)) + " " + r.times.front().kernel + "\n";
   else
     for (const trial_time& t : r.times)
       s += "time " + std::string(name(t.pull)) + " " + t.kernel + " " + format_g(t.us_per_step, 17) + "\n";
@@ -114,14 +114,14 @@ std::optional<trial_record> parse_trial_record(std::string_view text, const pull
       r.layout = line.substr(7);
       continue;
     }
-    if (!r.layout.empty() || r.by_model) return std::nullopt;
+    if (!r.layout.empty() || r.untimed) return std::nullopt;
     std::istringstream w(line);
     std::string tag, pull, kernel, rest;
     double us = std::numeric_limits<double>::quiet_NaN();
-    // "model <pull> <kernel>", alone; or "time <pull> <kernel> <us>" lines.
+    // "untimed <pull> <kernel>", alone; or "time <pull> <kernel> <us>" lines.
     if (!(w >> tag >> pull >> kernel)) return std::nullopt;
-    if (tag == "model" && r.times.empty()) {
-      r.by_model = true;
+    if (tag == "untimed" && r.times.empty()) {
+      r.untimed = true;
     } else if (tag != "time" || !(w >> us)) {
       return std::nullopt;
     }
@@ -133,12 +133,12 @@ std::optional<trial_record> parse_trial_record(std::string_view text, const pull
       return std::nullopt;
     }
     if (t.pull == pagerank_pull::automatic || !kernel_fits(t.pull, kernel)) return std::nullopt;
-    if (!r.by_model && (!std::isfinite(us) || !(us > 0))) return std::nullopt;
+    if (!r.untimed && (!std::isfinite(us) || !(us > 0))) return std::nullopt;
     t.kernel = kernel;
     t.us_per_step = us;
     r.times.push_back(std::move(t));
   }
-  if (r.times.empty() || (r.by_model && r.layout.empty())) return std::nullopt;
+  if (r.times.empty() || (r.untimed && r.layout.empty())) return std::nullopt;
   return r;
 }
 
@@ -196,9 +196,8 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
   const std::string device = cuda::device_description(0);
   const std::string band = model_band(f).why + ", the model's " + std::string(name(model.pull));
   if (!memo.remembered.empty()) {
-    // A model's record (an earlier rule decided this graph) times no candidates: trial again.
-    if (const auto rec = parse_trial_record(memo.remembered, f, g.vertices(), device);
-        rec && !rec->by_model) {
+    // An untimed record (the model's or a named pull's) times no candidates: trial again.
+    if (const auto rec = parse_trial_record(memo.remembered, f, g.vertices(), device); rec && !rec->untimed) {
       const trial_time& w = rec->times.front();
       const std::optional<spmv_kernel> k =
           w.pull == pagerank_pull::spmv ? std::optional(parse_spmv_kernel(w.kernel)) : std::nullopt;

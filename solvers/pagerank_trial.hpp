@@ -76,17 +76,17 @@ std::string trial_text(const std::vector<trial_time>& times);
 // (pagerank_cuda::layout(): the fused hub, the persistent mode), so that the
 // next run builds it without the pulls' own trials; a record without one (an
 // older run's, or an SpMV winner's) has an empty layout.
-// Where the model decided (no pull trial), a "model <pull> <kernel>" line in
-// place of the times keeps the layout its pattern pull timed (the fused hub,
-// the persistent mode and vertex order: 2-12 ms a run on graphs the model is
-// sure of), so that those trials also run once per graph; such a record has
-// one entry in times, its time NaN, and a layout. The trial refuses it (it
-// times no candidates); the model takes a layout from either kind when the
-// winner is the pull it chose.
+// Where no pull trial ran (the model decided, or the pull was named), an
+// "untimed <pull> <kernel>" line in place of the times keeps the layout that
+// pattern pull timed (the fused hub, the persistent mode and vertex order:
+// 2-12 ms a run), so that those trials also run once per graph; such a record
+// has one entry in times, its time NaN, and a layout. The pull trial refuses
+// it (it times no candidates); the model or a named pull takes a layout from
+// either kind when the record's winner is that pull.
 struct trial_record {
   std::vector<trial_time> times;  // winner first
   std::string layout;
-  bool by_model = false;  // the "model" kind: times[0] the model's pull, untimed
+  bool untimed = false;  // the untimed kind: times[0] the pull that timed its layout
 };
 inline constexpr int trial_record_version = 1;
 std::string format_trial_record(const trial_record& r, const pull_facts& f, index_t vertices,

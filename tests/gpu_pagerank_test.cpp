@@ -815,12 +815,14 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
   if (!bad.record.empty()) {  // where the model's pattern pull timed its layout: that record
     const auto kept = parse_trial_record(bad.record, f, g.vertices(), cuda::device_description(0));
     ASSERT_TRUE(kept.has_value()) << bad.record;
-    EXPECT_TRUE(kept->by_model);
+    EXPECT_TRUE(kept->untimed);
     EXPECT_EQ(kept->layout, model.layout());
   }
-  pull_trial_memo unused;
-  EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::fused, &unused).pull_decision(), "named");
-  EXPECT_TRUE(unused.record.empty());
+  // A named pull with the trial's record: the record stays (no untimed one over it).
+  pull_trial_memo named;
+  named.remembered = memo.record;
+  EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::fused, &named).pull_decision(), "named");
+  EXPECT_TRUE(named.record.empty());
   EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::automatic).pull_decision(), "model");
 }
 
@@ -1228,11 +1230,10 @@ TYPED_TEST(gpu_pagerank, PersistentOwnOrderSolvesAndIsRemembered) {
   expect_solves(a, g, o, cached.solve(o), "remembered own order");
 }
 
-// Where the model is sure (a small graph: the persistent pull), its pull's
-// layout trials run once: the first construction leaves a model's record
-// (pull_trial_memo), the next builds that layout from it with no trials, the
-// same ranks to the bit; a record of another pull or a trial's record whose
-// winner is this pull is used the same way or not at all.
+// Where the model is sure (a small graph: the persistent pull), or the pull
+// is named, its layout trials run once: the first construction leaves an
+// untimed record (pull_trial_memo), the next builds that layout from it with
+// no trials, the same ranks to the bit; a record of another pull is not used.
 TYPED_TEST(gpu_pagerank, ModelDecidedLayoutIsRemembered) {
   using T = TypeParam;
   const auto a = random_graph(6000, 40000, 211);
@@ -1253,7 +1254,7 @@ TYPED_TEST(gpu_pagerank, ModelDecidedLayoutIsRemembered) {
   ASSERT_FALSE(memo.record.empty());
   const auto rec = parse_trial_record(memo.record, f, g.vertices(), cuda::device_description(0));
   ASSERT_TRUE(rec.has_value()) << memo.record;
-  EXPECT_TRUE(rec->by_model);
+  EXPECT_TRUE(rec->untimed);
   EXPECT_EQ(rec->layout, first.layout());
   pagerank_options o = plain_steps();
   o.tol = solve_tolerance<T>::tol;
@@ -1283,10 +1284,28 @@ TYPED_TEST(gpu_pagerank, ModelDecidedLayoutIsRemembered) {
   EXPECT_EQ(retimed.pull(), pagerank_pull::persistent);
   EXPECT_GT(trials(retimed), 0.0);
   EXPECT_FALSE(wrong.record.empty());
-  // No memo, or a named pull: nothing kept.
+  // A named pull: the same kind of record, and the layout from it (either
+  // record's, where its pull is the one named); a named kernel keeps none.
   pull_trial_memo named;
-  EXPECT_EQ(pagerank_cuda<T>(g, std::nullopt, pagerank_pull::persistent, &named).pull_decision(), "named");
-  EXPECT_TRUE(named.record.empty());
+  pagerank_cuda<T> named_first(g, std::nullopt, pagerank_pull::persistent, &named);
+  EXPECT_EQ(named_first.pull_decision(), "named");
+  ASSERT_FALSE(named.record.empty());
+  const auto named_rec = parse_trial_record(named.record, f, g.vertices(), cuda::device_description(0));
+  ASSERT_TRUE(named_rec.has_value()) << named.record;
+  EXPECT_TRUE(named_rec->untimed);
+  EXPECT_EQ(named_rec->times.front().pull, pagerank_pull::persistent);
+  for (const std::string& kept : {named.record, memo.record}) {
+    pull_trial_memo again_named;
+    again_named.remembered = kept;
+    pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::persistent, &again_named);
+    EXPECT_LT(trials(s), 1e-3) << s.kernel_reason();
+    EXPECT_TRUE(again_named.record.empty());
+    expect_solves(a, g, o, s.solve(o), "named pull, remembered layout");
+  }
+  pull_trial_memo kernel_named;
+  EXPECT_EQ(pagerank_cuda<T>(g, spmv_kernel::csr_vector, pagerank_pull::spmv, &kernel_named).pull_decision(),
+            "named");
+  EXPECT_TRUE(kernel_named.record.empty());
 }
 
 // hub:1000000:200000 (every vertex links to vertex 0, which is dangling, plus

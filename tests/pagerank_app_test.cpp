@@ -321,7 +321,7 @@ TEST_F(pagerank_app, ReorderKeepsTheOutputInTheInputsIds) {
 // The README's graph on the GPU, twice from the cache: the model decides its
 // pull (the persistent pull, a graph this small), whose layout trials run in
 // the first run only; the second builds the kept layout (its "layout trials"
-// phase 0) and prints the same ranks.
+// phase 0) and prints the same ranks, as does a third that names the pull.
 TEST_F(pagerank_app, SecondGpuRunReusesTheModelsLayout) {
   const auto g = find_graph("wb-cs-stanford.mtx");
   if (!g) GTEST_SKIP() << "wb-cs-stanford.mtx not found";
@@ -336,11 +336,17 @@ TEST_F(pagerank_app, SecondGpuRunReusesTheModelsLayout) {
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_NE(a.out.find("\"reason\": \"model\""), std::string::npos) << a.out;
   EXPECT_NE(b.out.find("\"reason\": \"model\""), std::string::npos) << b.out;
+  // The persistent pull named: the same record serves it.
+  const outcome c =
+      run({*g, "--device", "cuda", "--pull", "persistent", "--json", "--output", path("c.tsv")});
+  ASSERT_EQ(c.code, 0) << c.err;
   if (trials(a.out) > 0) {
     EXPECT_LT(trials(b.out), 1e-3) << b.out;  // the layout set up, nothing timed
     EXPECT_NE(b.out.find("an earlier trial's pick"), std::string::npos) << b.out;
+    EXPECT_LT(trials(c.out), 1e-3) << c.out;
   }
   EXPECT_EQ(slurp(path("a.tsv")), slurp(path("b.tsv")));
+  EXPECT_EQ(slurp(path("a.tsv")), slurp(path("c.tsv")));
 }
 
 TEST_F(pagerank_app, NotConvergedStillWritesAndExits2) {

@@ -133,41 +133,41 @@ TEST(pagerank_trial, RecordRoundTripsForTheSameGraphPrecisionAndDevice) {
   EXPECT_TRUE(back->layout.empty());  // none kept
 }
 
-// The model's kind of record: its pull and a layout, no times; the trial's
-// own parse returns it marked so (solvers/pagerank_trial.cpp refuses it there).
-TEST(pagerank_trial, ModelRecordKeepsThePullAndLayout) {
+// The untimed kind of record: a pull and its layout, no times; the parse
+// returns it marked so (the pull trial refuses it, solvers/pagerank_trial.cpp).
+TEST(pagerank_trial, UntimedRecordKeepsThePullAndLayout) {
   const pull_facts f = facts(36'854, 340, 4);
   const std::string dev = "NVIDIA H200 (sm_90, 132 SMs)";
   trial_record r;
-  r.by_model = true;
+  r.untimed = true;
   r.times = {tt(pagerank_pull::persistent, std::numeric_limits<double>::quiet_NaN())};
   r.layout = "hub 0 window 32 resident 132 0";
   const std::string text = format_trial_record(r, f, 9914, dev);
-  EXPECT_NE(text.find("\nmodel persistent pull-persistent\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nuntimed persistent pull-persistent\n"), std::string::npos) << text;
   const auto back = parse_trial_record(text, f, 9914, dev);
   ASSERT_TRUE(back.has_value()) << text;
-  EXPECT_TRUE(back->by_model);
+  EXPECT_TRUE(back->untimed);
   ASSERT_EQ(back->times.size(), 1u);
   EXPECT_EQ(back->times[0].pull, pagerank_pull::persistent);
   EXPECT_EQ(back->layout, r.layout);
   EXPECT_FALSE(parse_trial_record(text, f, 9915, dev));
-  // A model's record needs its layout, and holds nothing else.
-  const std::string head = text.substr(0, text.find("model "));
-  EXPECT_FALSE(parse_trial_record(head + "model persistent pull-persistent\n", f, 9914, dev));
+  // An untimed record needs its layout, and holds nothing else.
+  const std::string head = text.substr(0, text.find("untimed "));
+  EXPECT_FALSE(parse_trial_record(head + "untimed persistent pull-persistent\n", f, 9914, dev));
   EXPECT_FALSE(
-      parse_trial_record(head + "model persistent pull-persistent 3.5\nlayout hub 0\n", f, 9914, dev));
+      parse_trial_record(head + "untimed persistent pull-persistent 3.5\nlayout hub 0\n", f, 9914, dev));
   EXPECT_FALSE(parse_trial_record(
-      head + "model persistent pull-persistent\ntime fused pull-fused 4\nlayout hub 0\n", f, 9914, dev));
+      head + "untimed persistent pull-persistent\ntime fused pull-fused 4\nlayout hub 0\n", f, 9914, dev));
   EXPECT_FALSE(parse_trial_record(
-      head + "time fused pull-fused 4\nmodel persistent pull-persistent\nlayout hub 0\n", f, 9914, dev));
-  EXPECT_FALSE(parse_trial_record(head + "model persistent cusparse\nlayout hub 0\n", f, 9914, dev));
+      head + "time fused pull-fused 4\nuntimed persistent pull-persistent\nlayout hub 0\n", f, 9914, dev));
+  EXPECT_FALSE(parse_trial_record(head + "untimed persistent cusparse\nlayout hub 0\n", f, 9914, dev));
   // A trial's record is not of that kind.
   trial_record t;
   t.times = {tt(pagerank_pull::fused, 19.91)};
   t.layout = "hub 0";
   const auto tb = parse_trial_record(format_trial_record(t, f, 9914, dev), f, 9914, dev);
   ASSERT_TRUE(tb.has_value());
-  EXPECT_FALSE(tb->by_model);
+  EXPECT_FALSE(tb->untimed);
 }
 
 TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {

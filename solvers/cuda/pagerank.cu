@@ -655,28 +655,33 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
       model_band(facts).unsure && trial_pull(g, facts, choice, *memo)) {
     if (trial_seconds_ > 0) setup_ = {{"pull trial", trial_seconds_}};  // every candidate's set-up
   } else {
-    // Where the model decides a pattern pull, its layout trials (the hub, the
-    // persistent mode and vertex order) run once per graph: their pick is
-    // kept in the memo's record and rebuilt from it (pull_trial_memo).
-    const bool memo_layout =
-        memo && pull == pagerank_pull::automatic && !kernel && pattern_pull(choice.pull) && cuda::available();
+    // Where the model decides a pattern pull, or one is named, its layout
+    // trials (the hub, the persistent mode and vertex order) run once per
+    // graph: their pick is kept in the memo's record and rebuilt from it
+    // (pull_trial_memo; an untimed record, solvers/pagerank_trial.hpp).
+    const bool memo_layout = memo && !kernel && pattern_pull(choice.pull) && cuda::available();
+    pull_facts keyed = facts;  // what the record is keyed on (a named pull computed no facts)
+    keyed.value_bytes = sizeof(T);
+    keyed.links = g.links();
     std::string layout;
+    std::optional<trial_record> kept;
     if (memo_layout && !memo->remembered.empty())
-      if (const auto rec =
-              parse_trial_record(memo->remembered, facts, g.vertices(), cuda::device_description(0));
-          rec && rec->times.front().pull == choice.pull)
-        layout = rec->layout;
+      kept = parse_trial_record(memo->remembered, keyed, g.vertices(), cuda::device_description(0));
+    if (kept && kept->times.front().pull == choice.pull) layout = kept->layout;
     build_chosen(g, kernel, choice, layout);
     decision_ = choice.reason.empty() ? "named" : decision_model();
     const double timed = std::accumulate(
         setup_.begin(), setup_.end(), 0.0,
         [](double a, const setup_phase& p) { return p.name == "layout trials" ? a + p.seconds : a; });
-    if (memo_layout && layout.empty() && pull_ == choice.pull && !layout_.empty() && timed > 0) {
+    // A named pull keeps its record only where none is kept (never over a pull
+    // trial's, which the next automatic run would have to time again).
+    const bool may_keep = pull == pagerank_pull::automatic || !kept;
+    if (memo_layout && may_keep && layout.empty() && pull_ == choice.pull && !layout_.empty() && timed > 0) {
       trial_record rec;
-      rec.by_model = true;
+      rec.untimed = true;
       rec.times.push_back(trial_time{pull_, kernel_name(), std::numeric_limits<double>::quiet_NaN()});
       rec.layout = layout_;
-      memo->record = format_trial_record(rec, facts, g.vertices(), cuda::device_description(0));
+      memo->record = format_trial_record(rec, keyed, g.vertices(), cuda::device_description(0));
     }
   }
   setup_.insert(setup_.begin(), chose);

@@ -1274,6 +1274,19 @@ TYPED_TEST(gpu_pagerank, ModelDecidedLayoutIsRemembered) {
   EXPECT_EQ(r2.iterations, r1.iterations);
   EXPECT_EQ(r2.rank, r1.rank);  // the same layout: the same sums in the same order
 
+  // A record of this pull whose layout the build cannot take (a mode that is
+  // no candidate): timed again, and kept anew.
+  trial_record stale = *rec;
+  stale.layout = "hub 0 resident 100000 0";
+  pull_trial_memo renewed;
+  renewed.remembered = format_trial_record(stale, f, g.vertices(), cuda::device_description(0));
+  pagerank_cuda<T> retried(g, std::nullopt, pagerank_pull::automatic, &renewed);
+  EXPECT_NE(retried.layout(), stale.layout);
+  ASSERT_FALSE(renewed.record.empty()) << retried.kernel_reason();
+  EXPECT_EQ(parse_trial_record(renewed.record, f, g.vertices(), cuda::device_description(0))->layout,
+            retried.layout());
+  expect_solves(a, g, o, retried.solve(o), "stale layout, timed again");
+
   // A record of another pull: the model's own trials again, and a new record.
   trial_record other = *rec;
   other.times.front() = trial_time{pagerank_pull::fused, "pull-fused", 0};

@@ -52,7 +52,6 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -670,17 +669,13 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
     if (kept && kept->times.front().pull == choice.pull) layout = kept->layout;
     build_chosen(g, kernel, choice, layout);
     decision_ = choice.reason.empty() ? "named" : decision_model();
-    const double timed = std::accumulate(
-        setup_.begin(), setup_.end(), 0.0,
-        [](double a, const setup_phase& p) { return p.name == "layout trials" ? a + p.seconds : a; });
     // A named pull keeps its record only where none is kept or its own is
     // (never over a pull trial's, which the next automatic run would have to
     // time again). A remembered layout the build could not take as it was (a
     // mode no longer among the candidates) was timed again: kept anew.
     const bool may_keep = pull == pagerank_pull::automatic || !kept ||
                           (kept->untimed && kept->times.front().pull == choice.pull);
-    if (memo_layout && may_keep && layout_ != layout && pull_ == choice.pull && !layout_.empty() &&
-        timed > 0) {
+    if (memo_layout && may_keep && layout_ != layout && pull_ == choice.pull && !layout_.empty()) {
       trial_record rec;
       rec.untimed = true;
       rec.times.push_back(trial_time{pull_, kernel_name(), std::numeric_limits<double>::quiet_NaN()});

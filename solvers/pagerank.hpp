@@ -442,7 +442,9 @@ struct pagerank_result {
   // v / r0, the loop and the download included; graph building excluded after
   // the first solve of a pagerank_cuda).
   double solve_seconds = 0;
-  double device_seconds = 0;              // GPU: CUDA-event time from the first kernel to the loop's end
+  // GPU: CUDA-event time from the first kernel to the loop's end (a
+  // one-launch solve's: to the end of the kernel that sends the ranks).
+  double device_seconds = 0;
   std::vector<setup_phase> solve_phases;  // GPU: where solve_seconds went (setup_phase)
 };
 

@@ -984,6 +984,59 @@ TYPED_TEST(gpu_pagerank, PersistentModesGiveTheSameBits) {
   }
 }
 
+// The persistent kernel starts a uniform solve itself (x_0 and the state
+// written in its first launch, no init kernel before it: persistent_pull::
+// launch_solve's fresh start): the same bits as the same solve started by
+// init_x from an initial vector equal to the uniform one (exactly 1/n in T:
+// n a power of two in float), in each mode, in both loops, plain and
+// extrapolating, with and without personalization.
+TYPED_TEST(gpu_pagerank, PersistentStartsTheUniformSolveItself) {
+  using T = TypeParam;
+  std::vector<std::pair<std::string, coo_matrix<double>>> shapes;
+  shapes.push_back({"random 4096", random_graph(4096, 40000, 171)});
+  shapes.push_back({"all dangling 1024", graph_from_arcs(1024, {})});
+  coo_matrix<double> hub = random_graph(8192, 3000, 173);  // and 8191 links into vertex 0
+  for (index_t i = 1; i < hub.rows; ++i) {
+    hub.row_idx.push_back(i);
+    hub.col_idx.push_back(0);
+    hub.values.push_back(1);
+  }
+  shapes.push_back({"hub 8192", std::move(hub)});
+  shapes.push_back({"random 65536", random_graph(65536, 600000, 179)});
+  if constexpr (std::is_same_v<T, double>) shapes.push_back({"odd random", random_graph(3001, 25013, 131)});
+  for (const char* mode : {"resident", "streamed", "cluster"}) {
+    scoped_env env("PERRON_PERSISTENT", mode);
+    for (const auto& [what, a] : shapes) {
+      const auto g = make_pagerank_graph<T>(a, false);
+      pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::persistent);
+      ASSERT_EQ(s.pull(), pagerank_pull::persistent) << what;
+      pagerank_options o;
+      o.tol = solve_tolerance<T>::tol;
+      o.check_interval = 4;
+      for (pagerank_accel accel : {pagerank_accel::none, pagerank_accel::automatic}) {
+        o.accelerate = accel;
+        for (bool personalized : {false, true}) {
+          o.personalization = personalized ? random_vector(a.rows, 181, 0.0, 1.0) : std::vector<double>{};
+          for (pagerank_loop loop : {pagerank_loop::graph_while, pagerank_loop::check_every}) {
+            o.loop = loop;
+            const std::string at = what + " " + mode + " " + std::string(name(accel)) +
+                                   (personalized ? " personalized " : " ") + std::string(name(loop)) + " (" +
+                                   s.kernel_reason() + ")";
+            o.initial.clear();
+            const auto own = s.solve(o);
+            EXPECT_TRUE(own.converged) << at;
+            expect_solves(a, g, o, own, at);
+            o.initial.assign(static_cast<std::size_t>(a.rows), 1.0);
+            const auto by_init = s.solve(o);
+            EXPECT_TRUE(same_bits(own, by_init)) << at;
+            o.initial.clear();
+          }
+        }
+      }
+    }
+  }
+}
+
 // The fused pull's two index widths (pagerank_fused.cuh: 32-bit columns, or
 // 16-bit differences with escapes to a per-slice array) built from the same
 // sorted rows read the same columns in the same order, so they give the same

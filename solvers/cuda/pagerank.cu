@@ -480,11 +480,14 @@ struct pagerank_cuda<T>::impl {
   void allocate(const pagerank_graph<T>& g);
   pagerank_loop choose_loop(const pagerank_options& opt, bool accelerating, pagerank_result& res);
   void upload(const pagerank_options& opt, pagerank_loop loop);
-  void fetch(bool state, std::size_t chunks);
+  void fetch(bool state, std::size_t chunks, cuda::event* stop = nullptr, bool after_persistent = false);
   void receive_rank(std::size_t chunks, pagerank_result& res);
   void try_own_order(const pagerank_graph<T>& g, int vrow_links);
   std::string order_note;          // try_own_order's outcome ("" none ran)
   double order_trial_seconds = 0;  // the order trial's cost beyond the kept pair's own trials
+  // The persistent pull's fresh start (persistent_pull::launch_solve): the
+  // dangling mass of the uniform x_0 as init_x sums it, taken at set-up.
+  double uniform_dangling = 0;
 };
 
 // The pull's machinery on the solver's stream: the fused pull, or the plan.
@@ -728,7 +731,15 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   // default stream, which our non-blocking stream does not follow).
   PERRON_CUDA_CHECK(cudaMemsetAsync(m.d_r.data(), 0, m.d_r.bytes(), m.stream.get()));
   if (m.plan) m.plan->apply(T(1), m.d_r.data(), T(0), m.d_y.data());
+  // The persistent pull starts a uniform solve in its own kernel, with the
+  // dangling mass init_x gives that start (the same bits): init_x once, here.
+  if (m.persistent) m.fused->launch_init(nullptr, 1, m.d_state.data(), solve_start{});
   cuda::synchronize();
+  if (m.persistent) {
+    pagerank_state h{};
+    PERRON_CUDA_CHECK(cudaMemcpy(&h, m.d_state.data(), sizeof h, cudaMemcpyDeviceToHost));
+    m.uniform_dangling = h.dangling;
+  }
   const auto since = [](std::chrono::steady_clock::time_point a) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
   };
@@ -854,9 +865,12 @@ void pagerank_cuda<T>::impl::upload(const pagerank_options& opt, pagerank_loop l
 // event. One piece is written by the kernel that publishes the state (one
 // launch where two copies and, on the fused pull, a kernel were: 5-15 us of
 // a small graph's solve on the H200); more pieces are copied, so that the
-// host widens one while the next is on its way.
+// host widens one while the next is on its way. stop: recorded after that
+// kernel (the solve's device time ends with it), so that nothing stands
+// between it and the kernel before it; after_persistent: that kernel is the
+// persistent pull's.
 template <class T>
-void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks) {
+void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks, cuda::event* stop, bool after_persistent) {
   solve_out o;
   if (state) {
     o.state = dh_state;
@@ -868,13 +882,16 @@ void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks) {
   }
   T* const out = chunks == 1 ? dh_rank : chunks > 1 ? d_r.data() : nullptr;
   if (fused && out) {
-    fused->launch_ranks(out, d_state.data(), o);  // back in the graph's order
+    // Back in the graph's order (launched before the persistent kernel ends
+    // when that is the kernel before it).
+    fused->launch_ranks(out, d_state.data(), o, after_persistent);
   } else if (state || chunks == 1) {
     const index_t count = chunks == 1 ? n : 0;
     publish_kernel<T><<<count ? grid : 1u, block_threads, 0, stream.get()>>>(
         d_r.data(), count, chunks == 1 ? out : nullptr, d_state.data(), o);
     PERRON_CUDA_CHECK_LAUNCH("pagerank publish_kernel");
   }
+  if (stop) stop->record(stream.get());
   if (chunks == 1) {
     ev_chunk[0].record(stream.get());
     return;
@@ -957,7 +974,11 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
 
   m.upload(opt, loop);
   m.ev_start.record(m.stream.get());
-  m.launch_init(opt.initial.empty());
+  // The persistent kernel starts a uniform solve itself (launch_solve's fresh).
+  const bool start_in_kernel = persistent && opt.initial.empty();
+  solve_start fresh = m.start;
+  fresh.state.dangling = m.uniform_dangling;
+  if (!start_in_kernel) m.launch_init(opt.initial.empty());
   // Pieces of at least 256K values (1 MB in float): fewer would not pay for
   // their copies' and events' fixed costs.
   const std::size_t chunks = std::clamp<std::size_t>(nn >> 18, 1, impl::rank_chunks);
@@ -993,11 +1014,10 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     // The whole loop, the state and the ranks: one launch, one wait.
     if (persistent)
       m.persistent->launch_solve(m.d_state.data(), m.start.state.report_progress ? m.d_progress : nullptr,
-                                 INT_MAX, ex);
+                                 INT_MAX, ex, start_in_kernel ? &fresh : nullptr);
     else
       PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
-    m.ev_stop.record(m.stream.get());
-    m.fetch(true, chunks);
+    m.fetch(true, chunks, &m.ev_stop, persistent);
     allocate_rank();
     wait(opt, &m.ev_chunk[0]);  // the state and the first piece of the ranks
     res.host_syncs = 1;
@@ -1005,7 +1025,8 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     const pagerank_options no_progress;
     for (;;) {
       if (persistent) {
-        m.persistent->launch_solve(m.d_state.data(), nullptr, opt.check_interval, ex);
+        m.persistent->launch_solve(m.d_state.data(), nullptr, opt.check_interval, ex,
+                                   start_in_kernel && res.host_syncs == 0 ? &fresh : nullptr);
       } else if (batch_graph) {
         PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
       } else {

@@ -137,6 +137,27 @@ __device__ inline void close_init(pagerank_state* st, double2 totals, const solv
   for (int w = 0; w < start.zero_words; ++w) start.zero[w] = 0;
 }
 
+// Programmatic dependent launch (sm_90): a kernel launched with programmatic
+// stream serialization may start while the kernel before it in the stream is
+// still running; it waits here, before its first read of anything that
+// kernel wrote (a no-op for a kernel launched without it, and before sm_90).
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+// The other side: this grid lets the kernel after it (launched with
+// programmatic stream serialization) be scheduled before it ends, each of
+// its blocks once every block of this grid has called it or ended. Only for
+// grids whose blocks are all resident from the start (the cooperative
+// persistent kernel), so that the next kernel's blocks never hold an SM
+// a block of this grid still needs.
+__device__ __forceinline__ void let_next_grid_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // One thread: the state (after the kernels before this one) to the host.
 __device__ inline void publish_state(const pagerank_state* st, const solve_out& o) {
   if (!o.state) return;

@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(setup_threads)
   for (index_t k = blockIdx.x * blockDim.x + threadIdx.x; k < a.n; k += gridDim.x * blockDim.x) {
     const double r = uniform ? r_uniform : static_cast<double>(r0[perm[k]]);
     const index_t d = a.deg[k];
-    const T x = static_cast<T>(d > 0 ? r / d : r);
+    const T x = x_of_rank<T>(r, d);
     a.x0[k] = x;
     if (d == 0) dangling += static_cast<double>(x);
   }
@@ -226,6 +226,7 @@ __global__ void __launch_bounds__(step_threads, 1)
 template <class T>
 __global__ void ranks_out(fused_args<T> a, const index_t* __restrict__ order, const pagerank_state* st,
                           T* __restrict__ r, solve_out o) {
+  wait_for_prior_grid();  // launched early after the persistent kernel (launch_ranks)
   const T* __restrict__ x = (st->iteration & 1) ? a.x1 : a.x0;
   for (index_t j = blockIdx.x * blockDim.x + threadIdx.x; j < a.n; j += gridDim.x * blockDim.x) {
     const index_t k = order[j];
@@ -651,9 +652,19 @@ void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
 }
 
 template <class T>
-void fused_pull<T>::launch_ranks(T* r, const pagerank_state* st, const solve_out& o) {
+void fused_pull<T>::launch_ranks(T* r, const pagerank_state* st, const solve_out& o, bool after_persistent) {
   const fused_args<T> a = args();
-  ranks_out<T><<<setup_grid(n_), setup_threads, 0, stream_>>>(a, order_.data(), st, r, o);
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(setup_grid(n_));
+  cfg.blockDim = dim3(setup_threads);
+  cfg.stream = stream_;
+  cfg.attrs = &early;
+  cfg.numAttrs = after_persistent ? 1 : 0;
+  PERRON_CUDA_CHECK(
+      cudaLaunchKernelEx(&cfg, ranks_out<T>, a, static_cast<const index_t*>(order_.data()), st, r, o));
   PERRON_CUDA_CHECK_LAUNCH("pagerank ranks_out");
 }
 

@@ -146,8 +146,11 @@ class fused_pull {
   void launch_step(pagerank_state* st, pagerank_progress* progress, cudaGraphConditionalHandle handle,
                    int set_condition);
   // r_K (K = st->iteration) into r (device or mapped host memory), n values
-  // in the graph's order; the state to o (publish_state).
-  void launch_ranks(T* r, const pagerank_state* st, const solve_out& o);
+  // in the graph's order; the state to o (publish_state). after_persistent:
+  // straight after the persistent kernel in the stream, which lets this one
+  // launch before it ends (programmatic dependent launch: its blocks wait
+  // for the solve's end on the SMs, not for the launch).
+  void launch_ranks(T* r, const pagerank_state* st, const solve_out& o, bool after_persistent = false);
 
   // x_k for k of the given parity, and the out-degrees (0 for dangling),
   // in the solver's order: what --accelerate extrapolates (pagerank_accel.cuh).

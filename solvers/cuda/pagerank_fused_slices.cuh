@@ -116,6 +116,14 @@ __device__ __forceinline__ row_data<T> load_row(const fused_args<T>& a, const T*
 // stalled at 1.29-1.44e-6 in four of them with float sums, and also with
 // float lanes under a double scan; with every sum in double the residual's
 // floor was 0.8-2.4e-7 in all eight (the float rounding of x itself).
+// The pulls' iterate of a vertex of rank r and out-degree d: x = r / d, r
+// itself for a dangling vertex, rounded to T (init_x and the persistent
+// kernel's own start write x_0 with it).
+template <class T>
+__device__ __forceinline__ T x_of_rank(double r, index_t d) {
+  return static_cast<T>(d > 0 ? r / d : r);
+}
+
 // update_row() returns x_{k+1}(R); finish_row() stores it (the persistent
 // pull's cluster mode stores it into every block's copy of x instead).
 template <class T>

@@ -116,12 +116,32 @@ struct ex_book {
   int check, idle, disabled, extrapolations, go;
 };
 
-// Thread 0 of each block, at the launch's start (the caller's __syncthreads
-// orders it before any read).
+// A fresh solve's uniform start, written by the persistent kernel itself
+// instead of fused_pull::launch_init (one kernel fewer before the steps:
+// 2.4-6.6 us of a solve, scripts/pdl_probe.cu on the H200): x_0 = x_of_rank(1/n, d)
+// over the grid, as init_x writes it, and in the first block's thread 0 the
+// state from `start`, whose dangling mass the host took from init_x's own sum
+// at set-up (the same bits as a solve started by init_x). The caller syncs
+// the grid before any block gathers x_0; the state is the first block's
+// (its thread 0 closes every step), the others start from start.state.
 template <class T>
-__device__ __forceinline__ void load_book(ex_book& bk, const persistent_extrapolation<T>& ex) {
+__device__ __forceinline__ void write_uniform_start(const fused_args<T>& a, pagerank_state* st,
+                                                    const solve_start& start) {
+  const double r = 1.0 / static_cast<double>(a.n);
+  const index_t stride = static_cast<index_t>(gridDim.x) * step_threads;
+  for (index_t k = static_cast<index_t>(blockIdx.x) * step_threads + static_cast<index_t>(threadIdx.x);
+       k < a.n; k += stride)
+    a.x0[k] = x_of_rank<T>(r, __ldg(a.deg + k));
+  if (blockIdx.x == 0 && threadIdx.x == 0) close_init(st, make_double2(0.0, start.state.dangling), start);
+}
+
+// Thread 0 of each block, at the launch's start (the caller's __syncthreads
+// orders it before any read). fresh: a solve's start, whose record is zero
+// (write_uniform_start zeroes the device's in the first block meanwhile).
+template <class T>
+__device__ __forceinline__ void load_book(ex_book& bk, const persistent_extrapolation<T>& ex, bool fresh) {
   if (!ex.every || threadIdx.x != 0) return;
-  const accel_state& a = *ex.ac;
+  const accel_state a = fresh ? accel_state{} : *ex.ac;
   for (int j = 0; j < 3; ++j) bk.dangling[j] = a.dangling[j];
   bk.residual_1 = a.residual_1;
   bk.residual_before = a.residual_before;
@@ -404,15 +424,21 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
 template <class T, bool X>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_solve(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
-                     int batch, const __grid_constant__ persistent_extrapolation<T> ex) {
-  if (st->done) return;  // written by the previous launch: uniform across this grid
+                     int batch, const __grid_constant__ persistent_extrapolation<T> ex,
+                     const __grid_constant__ solve_start start, int fresh) {
+  let_next_grid_launch();
   const grid_team grid{acc + barrier_word};
   grid.start();
+  if (fresh) {
+    write_uniform_start(a, st, start);
+    grid.sync();  // x_0 and the state written before any block reads them
+  }
+  if (st->done) return;  // written by the previous launch: uniform across this grid
   const launch_params p(st, a.n, batch);
   double dangling = st->dangling;  // r_k's, written by the previous launch (or the setup)
   int k = st->iteration;
-  __shared__ ex_book bk;               // X: the solve extrapolates (ex.every > 0)
-  if constexpr (X) load_book(bk, ex);  // read after the loop's first __syncthreads
+  __shared__ ex_book bk;                      // X: the solve extrapolates (ex.every > 0)
+  if constexpr (X) load_book(bk, ex, fresh);  // read after the loop's first __syncthreads
 
   extern __shared__ __align__(16) unsigned char smem[];
   T* hub = reinterpret_cast<T*>(smem);
@@ -877,12 +903,15 @@ template <class T, bool X>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_resident(fused_args<T> a, const unsigned* deal, pagerank_state* st,
                         pagerank_progress* progress, fixed60* acc, int batch,
-                        const __grid_constant__ persistent_extrapolation<T> ex) {
-  if (st->done) return;  // written by the previous launch: uniform across this grid
+                        const __grid_constant__ persistent_extrapolation<T> ex,
+                        const __grid_constant__ solve_start start, int fresh) {
+  let_next_grid_launch();
+  if (!fresh && st->done) return;  // written by the previous launch: uniform across this grid
   const grid_team grid{acc + barrier_word};
   grid.start();
-  __shared__ ex_book bk;               // X: the solve extrapolates (ex.every > 0)
-  if constexpr (X) load_book(bk, ex);  // read after load_resident's __syncthreads
+  if (fresh) write_uniform_start(a, st, start);  // the grid syncs after the slices' loads
+  __shared__ ex_book bk;                         // X: the solve extrapolates (ex.every > 0)
+  if constexpr (X) load_book(bk, ex, fresh);     // read after load_resident's __syncthreads
 
   // Load the block's slices (once per launch).
   const block_span span = listed_slices(deal);  // nb <= step_threads (checked on the host)
@@ -891,6 +920,7 @@ __global__ void __launch_bounds__(step_threads, 1)
     extern __shared__ __align__(16) unsigned char smem[];
     load_resident(a, resident_layout(smem, nb), span);
   }
+  if (fresh) grid.sync();  // x_0 and the state written before any block reads them
   if constexpr (!X) {
     resident_loop s{st->iteration, st->dangling, true, false, true, launch_params(st, a.n, batch), nb};
     resident_steps<T, false>(a, st, progress, acc, grid, ex, s);
@@ -992,21 +1022,23 @@ template <class T, bool X>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_cluster(fused_args<T> a, const cut_row* cut_rows, index_t cuts, pagerank_state* st,
                        pagerank_progress* progress, int batch,
-                       const __grid_constant__ persistent_extrapolation<T> ex) {
+                       const __grid_constant__ persistent_extrapolation<T> ex,
+                       const __grid_constant__ solve_start start, int fresh) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr unsigned full = 0xffffffffu;
-  if (st->done) return;  // written by the previous launch: uniform across the cluster
+  let_next_grid_launch();
+  if (!fresh && st->done) return;  // written by the previous launch: uniform across the cluster
   const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
   const int blocks = static_cast<int>(cluster.num_blocks());  // the grid is one cluster
   const int me = static_cast<int>(cluster.block_rank());
-  const launch_params p(st, a.n, batch);
-  double dangling = st->dangling;
-  int k = st->iteration;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const index_t n = a.n;
+  // A fresh start's state (every block computes x_0 into its own copy below;
+  // the others read the state after the cluster's barrier).
+  if (fresh && me == 0 && threadIdx.x == 0) close_init(st, make_double2(0.0, start.state.dangling), start);
 
-  __shared__ ex_book bk;               // X: the solve extrapolates (ex.every > 0)
-  if constexpr (X) load_book(bk, ex);  // read after the cluster barrier below
+  __shared__ ex_book bk;                      // X: the solve extrapolates (ex.every > 0)
+  if constexpr (X) load_book(bk, ex, fresh);  // read after the cluster barrier below
   extern __shared__ __align__(16) unsigned char smem[];
   const block_span span = dealt_slices(a.slices);
   const int nb = span.nb;
@@ -1018,11 +1050,17 @@ __global__ void __launch_bounds__(step_threads, 1)
   }
   for (index_t j = static_cast<index_t>(threadIdx.x); j < cuts; j += step_threads) Q.cut[j] = cut_rows[j];
   {
-    const T* xg = (k & 1) ? a.x1 : a.x0;
-    T* xl = (k & 1) ? Q.x1 : Q.x0;
-    for (index_t i = static_cast<index_t>(threadIdx.x); i < n; i += step_threads) xl[i] = xg[i];
+    const int k0 = fresh ? 0 : st->iteration;
+    const T* xg = (k0 & 1) ? a.x1 : a.x0;
+    T* xl = (k0 & 1) ? Q.x1 : Q.x0;
+    const double r = 1.0 / static_cast<double>(n);
+    for (index_t i = static_cast<index_t>(threadIdx.x); i < n; i += step_threads)
+      xl[i] = fresh ? x_of_rank<T>(r, __ldg(a.deg + i)) : xg[i];
   }
-  cluster.sync();  // every block started (its shared memory exists) and loaded
+  cluster.sync();  // every block started (its shared memory exists) and loaded; a fresh state written
+  const launch_params p(st, a.n, batch);
+  double dangling = st->dangling;
+  int k = st->iteration;
 
   __shared__ fixed60 red_l1[step_warps], red_dangling[step_warps];
   const std::size_t S = static_cast<std::size_t>(a.slices);
@@ -1406,25 +1444,27 @@ int persistent_pull<T>::vrow_links(std::size_t links) {
 
 template <class T>
 void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* progress, int batch,
-                                      persistent_extrapolation<T> ex) {
+                                      persistent_extrapolation<T> ex, const solve_start* fresh) {
   fused_args<T> a = fused_.args();
   a.hub = hub();
   ex.partials = ex_partials_.data();
+  solve_start start = fresh ? *fresh : solve_start{};
+  int from_start = fresh ? 1 : 0;
   if (mode_ == mode::cluster) {
     const cluster_launch launch(grid_, smem_, stream_);
     const int4* cut = cut_.data();
     const auto cuts = static_cast<index_t>(cut_.size());
     PERRON_CUDA_CHECK(cudaLaunchKernelEx(
         &launch.cfg, ex.every > 0 ? persistent_cluster<T, true> : persistent_cluster<T, false>, a, cut, cuts,
-        st, progress, batch, ex));
+        st, progress, batch, ex, start, from_start));
     PERRON_CUDA_CHECK_LAUNCH("pagerank persistent_cluster");
     return;
   }
   fixed60* acc = acc_.data();
   PERRON_CUDA_CHECK(cudaMemsetAsync(acc, 0, acc_.bytes(), stream_));
   const unsigned* deal = deal_.data();
-  void* streamed_params[] = {&a, &st, &progress, &acc, &batch, &ex};
-  void* resident_params[] = {&a, &deal, &st, &progress, &acc, &batch, &ex};
+  void* streamed_params[] = {&a, &st, &progress, &acc, &batch, &ex, &start, &from_start};
+  void* resident_params[] = {&a, &deal, &st, &progress, &acc, &batch, &ex, &start, &from_start};
   const bool resident = mode_ == mode::resident;
   void** params = resident ? resident_params : streamed_params;
   const bool x = ex.every > 0;

@@ -145,8 +145,13 @@ class persistent_pull {
   // progress: written after every step where not null (the host's progress line).
   // ex: quadratic extrapolation where every > 0 (its hist, ac, every and
   // gated set; partials are this pull's).
+  // fresh: a solve's first launch without fused.launch_init before it: the
+  // kernel writes the uniform start x_0 = 1/n / d itself and the state from
+  // *fresh, whose dangling mass must be init_x's sum of that x_0 (taken once,
+  // at set-up: pagerank_cuda). Every launch lets the kernel after it in the
+  // stream be scheduled before it ends (fused_pull::launch_ranks).
   void launch_solve(pagerank_state* st, pagerank_progress* progress, int batch,
-                    persistent_extrapolation<T> ex = {});
+                    persistent_extrapolation<T> ex = {}, const solve_start* fresh = nullptr);
 
   // Streamed: the slices stream from L2 every step, with a hub of x in shared
   // memory. Resident: each block keeps its slices' links in shared memory for

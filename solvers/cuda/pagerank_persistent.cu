@@ -170,10 +170,29 @@ __device__ __forceinline__ void store_book(const ex_book& bk, const persistent_e
 }
 
 // The grid barrier's count of arrivals in this launch (acc[barrier_word],
-// zeroed with the slots at every launch) and, per block, the barriers its
-// thread 0 has passed.
-constexpr int barrier_word = 16;  // its own 128-byte line, after the slots
+// zero at every launch's start: leave_launch()) and, per block, the barriers
+// its thread 0 has passed.
+constexpr int barrier_word = 16;             // its own 128-byte line, after the slots
+constexpr int exit_word = barrier_word + 1;  // the launch's blocks that have left (leave_launch)
+constexpr int acc_words = exit_word + 1;
 __shared__ unsigned long long passed_barriers;
+
+// Every block of a grid launch (resident, streamed) calls it last, after its
+// last use of acc: the last block to leave zeroes the step slots, the
+// barrier's count and the count of blocks left, so that the next launch finds
+// them zero with no memset before it (one operation fewer between a solve's
+// start and its first step). The block's thread 0 takes its ticket after the
+// block's barrier, acq_rel: every block's last reads of acc come before the
+// last ticket, and the next launch follows this one in the stream.
+__device__ __forceinline__ void leave_launch(cuda::detail::fixed60* acc) {
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  using counter = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
+  if (counter(acc[exit_word]).fetch_add(1ull, ::cuda::memory_order_acq_rel) != gridDim.x - 1ull) return;
+  for (int w = 0; w < 6; ++w) acc[w] = 0;  // the three slots of (residual, dangling)
+  acc[barrier_word] = 0;
+  acc[exit_word] = 0;
+}
 
 // How a kernel's blocks meet and where they keep x_k: the grid kernels (x in
 // global memory, written by every block; the grid barrier) and the cluster
@@ -433,7 +452,10 @@ __global__ void __launch_bounds__(step_threads, 1)
     write_uniform_start(a, st, start);
     grid.sync();  // x_0 and the state written before any block reads them
   }
-  if (st->done) return;  // written by the previous launch: uniform across this grid
+  if (st->done) {  // written by the previous launch: uniform across this grid
+    leave_launch(acc);
+    return;
+  }
   const launch_params p(st, a.n, batch);
   double dangling = st->dangling;  // r_k's, written by the previous launch (or the setup)
   int k = st->iteration;
@@ -495,6 +517,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       }
     }
   }
+  leave_launch(acc);
 }
 
 // ---- resident: the block's slices in shared memory -------------------------------
@@ -906,7 +929,10 @@ __global__ void __launch_bounds__(step_threads, 1)
                         const __grid_constant__ persistent_extrapolation<T> ex,
                         const __grid_constant__ solve_start start, int fresh) {
   let_next_grid_launch();
-  if (!fresh && st->done) return;  // written by the previous launch: uniform across this grid
+  if (!fresh && st->done) {  // written by the previous launch: uniform across this grid
+    leave_launch(acc);
+    return;
+  }
   const grid_team grid{acc + barrier_word};
   grid.start();
   if (fresh) write_uniform_start(a, st, start);  // the grid syncs after the slices' loads
@@ -954,6 +980,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       __syncthreads();
     }
   }
+  leave_launch(acc);
 }
 
 // ---- cluster: x copied into every block's shared memory --------------------------
@@ -1231,13 +1258,15 @@ struct cluster_launch {
 template <class T>
 persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered,
                                     bool resident_only)
-    : fused_(fused), stream_(stream), acc_(barrier_word + 1) {
+    : fused_(fused), stream_(stream), acc_(acc_words) {
   int device = 0, cooperative = 0, optin = 0;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (!cooperative) throw cuda_error("the persistent pull needs a device with cooperative launch");
+  PERRON_CUDA_CHECK(
+      cudaMemsetAsync(acc_.data(), 0, acc_.bytes(), stream_));  // then kept zero by the launches
   cudaFuncAttributes fa{};
   // Each kernel comes plain and extrapolating (X); the latter's static shared
   // memory (the extrapolation's book and sums) is the larger, so its sizes
@@ -1460,8 +1489,7 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
     PERRON_CUDA_CHECK_LAUNCH("pagerank persistent_cluster");
     return;
   }
-  fixed60* acc = acc_.data();
-  PERRON_CUDA_CHECK(cudaMemsetAsync(acc, 0, acc_.bytes(), stream_));
+  fixed60* acc = acc_.data();  // zero: the constructor's, then each launch's last block (leave_launch)
   const unsigned* deal = deal_.data();
   void* streamed_params[] = {&a, &st, &progress, &acc, &batch, &ex, &start, &from_start};
   void* resident_params[] = {&a, &deal, &st, &progress, &acc, &batch, &ex, &start, &from_start};

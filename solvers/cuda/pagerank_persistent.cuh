@@ -215,7 +215,8 @@ class persistent_pull {
   std::vector<unsigned> slice_start_;     // the fused layout's, on the host: resident_bytes()
   std::vector<unsigned char> cut_after_;  // per slice: a row goes on into the next slice
   cuda::device_buffer<unsigned> deal_;    // the resident grid's deal_slices()
-  // 3 slots of (residual, dangling) as 2^-60 counts: step k adds to slot k mod 3.
+  // 3 slots of (residual, dangling) as 2^-60 counts (step k adds to slot k mod 3), the grid
+  // barrier's count and the launch's blocks left: zero between launches (leave_launch).
   cuda::device_buffer<cuda::detail::fixed60> acc_;
   cuda::device_buffer<int4> cut_;            // cluster mode: {row, first slice, last slice, out-degree}
   cuda::device_buffer<double> ex_partials_;  // the extrapolation's sums, 8 per chunk of vertices

@@ -61,6 +61,24 @@ std::string trial_text(const std::vector<trial_time>& times) {
   return s + " per step";
 }
 
+std::string remembered_layout(const std::optional<trial_record>& kept, pagerank_pull chosen) {
+  return kept && !kept->times.empty() && kept->times.front().pull == chosen ? kept->layout : std::string();
+}
+
+std::optional<trial_record> untimed_record(const std::optional<trial_record>& kept, pagerank_pull chosen,
+                                           bool named, pagerank_pull built, const std::string& built_kernel,
+                                           const std::string& built_layout) {
+  const bool own = kept && kept->untimed && !kept->times.empty() && kept->times.front().pull == chosen;
+  const bool may_keep = !named || !kept || own;
+  if (!may_keep || built != chosen || built_layout.empty() || built_layout == remembered_layout(kept, chosen))
+    return std::nullopt;
+  trial_record rec;
+  rec.untimed = true;
+  rec.times.push_back(trial_time{built, built_kernel, std::numeric_limits<double>::quiet_NaN()});
+  rec.layout = built_layout;
+  return rec;
+}
+
 std::string decision_model() { return "model"; }
 std::string decision_trial(const std::vector<trial_time>& times) { return "trial: " + trial_text(times); }
 std::string decision_cached(const std::vector<trial_time>& times) {

@@ -94,6 +94,21 @@ std::string format_trial_record(const trial_record& r, const pull_facts& f, inde
 std::optional<trial_record> parse_trial_record(std::string_view text, const pull_facts& f, index_t vertices,
                                                const std::string& device);
 
+// Where no pull trial ran: the layout a remembered record gives the pull the
+// model or the name chose ("": none, its layout trials run), and the untimed
+// record to keep after the build (nullopt: leave the memo's record as it is).
+// chosen: the pull the model decided or the caller named (named: not auto);
+// built, built_kernel, built_layout: what the build made of it (the pull a
+// fallback took, pagerank_cuda::layout()). An untimed record is kept where
+// the built layout differs from the remembered one (none, or a mode the
+// build no longer takes, timed again) and the build kept the chosen pull;
+// a named pull never writes over another pull's record or a timed one (the
+// next automatic run would have to time its trial again).
+std::string remembered_layout(const std::optional<trial_record>& kept, pagerank_pull chosen);
+std::optional<trial_record> untimed_record(const std::optional<trial_record>& kept, pagerank_pull chosen,
+                                           bool named, pagerank_pull built, const std::string& built_kernel,
+                                           const std::string& built_layout);
+
 // What a caller of pagerank_cuda's automatic pull passes to let it trial
 // (nullptr: the model alone, as before).
 struct pull_trial_memo {

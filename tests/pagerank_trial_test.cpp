@@ -170,6 +170,54 @@ TEST(pagerank_trial, UntimedRecordKeepsThePullAndLayout) {
   EXPECT_FALSE(tb->untimed);
 }
 
+// Where no pull trial ran: which remembered layout the chosen pull builds
+// from, and when the build's layout is kept as an untimed record.
+TEST(pagerank_trial, UntimedRecordIsKeptWhereTheLayoutIsNew) {
+  using P = pagerank_pull;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::string mine = "hub 0 window 32 resident 132 0", other = "hub 0 streamed 132 14464";
+  trial_record untimed;
+  untimed.untimed = true;
+  untimed.times = {tt(P::persistent, nan)};
+  untimed.layout = mine;
+  trial_record timed;  // a pull trial's: fused won
+  timed.times = {tt(P::fused, 19.9), tt(P::persistent, 20.5)};
+  timed.layout = "hub 14464";
+  // The layout comes from a record whose winner is the chosen pull, of either kind.
+  EXPECT_EQ(remembered_layout(untimed, P::persistent), mine);
+  EXPECT_EQ(remembered_layout(untimed, P::fused), "");
+  EXPECT_EQ(remembered_layout(timed, P::fused), "hub 14464");
+  EXPECT_EQ(remembered_layout(timed, P::persistent), "");
+  EXPECT_EQ(remembered_layout(std::nullopt, P::persistent), "");
+  // Nothing remembered: the built layout is kept, for the model's pull and a named one.
+  for (bool named : {false, true}) {
+    const auto r = untimed_record(std::nullopt, P::persistent, named, P::persistent, "pull-persistent", mine);
+    ASSERT_TRUE(r.has_value()) << named;
+    EXPECT_TRUE(r->untimed);
+    ASSERT_EQ(r->times.size(), 1u);
+    EXPECT_EQ(r->times[0].pull, P::persistent);
+    EXPECT_EQ(r->times[0].kernel, "pull-persistent");
+    EXPECT_TRUE(std::isnan(r->times[0].us_per_step));
+    EXPECT_EQ(r->layout, mine);
+  }
+  // The remembered layout built again: nothing to write.
+  EXPECT_FALSE(untimed_record(untimed, P::persistent, false, P::persistent, "pull-persistent", mine));
+  EXPECT_FALSE(untimed_record(untimed, P::persistent, true, P::persistent, "pull-persistent", mine));
+  // A layout the build could not take as it was (timed again): kept anew, by the model or the pull's own
+  // name.
+  EXPECT_TRUE(untimed_record(untimed, P::persistent, false, P::persistent, "pull-persistent", other));
+  EXPECT_TRUE(untimed_record(untimed, P::persistent, true, P::persistent, "pull-persistent", other));
+  // A named pull never writes over another pull's record or a trial's; the model's pull does.
+  EXPECT_FALSE(untimed_record(untimed, P::fused, true, P::fused, "pull-fused", "hub 28960"));
+  EXPECT_FALSE(untimed_record(timed, P::persistent, true, P::persistent, "pull-persistent", mine));
+  EXPECT_FALSE(untimed_record(timed, P::fused, true, P::fused, "pull-fused", "hub 28960"));
+  EXPECT_TRUE(untimed_record(untimed, P::fused, false, P::fused, "pull-fused", "hub 28960"));
+  EXPECT_TRUE(untimed_record(timed, P::persistent, false, P::persistent, "pull-persistent", mine));
+  // The build fell back to another pull, or has no layout (the spmv pull): nothing.
+  EXPECT_FALSE(untimed_record(std::nullopt, P::persistent, false, P::fused, "pull-fused", "hub 0"));
+  EXPECT_FALSE(untimed_record(std::nullopt, P::spmv, false, P::spmv, "cusparse", ""));
+}
+
 TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {
   // Unknown iterations, or a graph below the band's top: as before, the trial.
   EXPECT_TRUE(spmv_trial_pays(35'988'000, 0, 4));

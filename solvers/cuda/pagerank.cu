@@ -665,26 +665,15 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
     pull_facts keyed = facts;  // what the record is keyed on (a named pull computed no facts)
     keyed.value_bytes = sizeof(T);
     keyed.links = g.links();
-    std::string layout;
     std::optional<trial_record> kept;
     if (memo_layout && !memo->remembered.empty())
       kept = parse_trial_record(memo->remembered, keyed, g.vertices(), cuda::device_description(0));
-    if (kept && kept->times.front().pull == choice.pull) layout = kept->layout;
-    build_chosen(g, kernel, choice, layout);
+    build_chosen(g, kernel, choice, remembered_layout(kept, choice.pull));
     decision_ = choice.reason.empty() ? "named" : decision_model();
-    // A named pull keeps its record only where none is kept or its own is
-    // (never over a pull trial's, which the next automatic run would have to
-    // time again). A remembered layout the build could not take as it was (a
-    // mode no longer among the candidates) was timed again: kept anew.
-    const bool may_keep = pull == pagerank_pull::automatic || !kept ||
-                          (kept->untimed && kept->times.front().pull == choice.pull);
-    if (memo_layout && may_keep && layout_ != layout && pull_ == choice.pull && !layout_.empty()) {
-      trial_record rec;
-      rec.untimed = true;
-      rec.times.push_back(trial_time{pull_, kernel_name(), std::numeric_limits<double>::quiet_NaN()});
-      rec.layout = layout_;
-      memo->record = format_trial_record(rec, keyed, g.vertices(), cuda::device_description(0));
-    }
+    const auto rec =
+        untimed_record(kept, choice.pull, pull != pagerank_pull::automatic, pull_, kernel_name(), layout_);
+    if (memo_layout && rec)
+      memo->record = format_trial_record(*rec, keyed, g.vertices(), cuda::device_description(0));
   }
   setup_.insert(setup_.begin(), chose);
 }

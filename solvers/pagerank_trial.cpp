@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -59,6 +60,15 @@ std::string trial_text(const std::vector<trial_time>& times) {
     s += " " + (std::isfinite(t.us_per_step) ? format_g(t.us_per_step, 4) + " us" : std::string("failed"));
   }
   return s + " per step";
+}
+
+std::string layout_pin() {
+  for (const char* name :
+       {"PERRON_FUSED_HUB", "PERRON_FUSED_WINDOW", "PERRON_FUSED_INDEX", "PERRON_PERSISTENT"}) {
+    const char* v = std::getenv(name);
+    if (v != nullptr && *v != '\0') return name;
+  }
+  return "";
 }
 
 std::string remembered_layout(const std::optional<trial_record>& kept, pagerank_pull chosen) {

@@ -109,6 +109,13 @@ std::optional<trial_record> untimed_record(const std::optional<trial_record>& ke
                                            bool named, pagerank_pull built, const std::string& built_kernel,
                                            const std::string& built_layout);
 
+// The environment variable that pins a pattern pull's layout for a test or
+// an experiment (PERRON_FUSED_HUB, PERRON_FUSED_WINDOW, PERRON_FUSED_INDEX,
+// PERRON_PERSISTENT): the first one set, "" where none is. A solver built
+// under a pin keeps no record with the graph: a later run without the pin
+// would take the pinned layout (or the times it gave) as its own.
+std::string layout_pin();
+
 // What a caller of pagerank_cuda's automatic pull passes to let it trial
 // (nullptr: the model alone, as before).
 struct pull_trial_memo {

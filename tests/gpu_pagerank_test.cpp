@@ -1374,6 +1374,32 @@ TYPED_TEST(gpu_pagerank, ModelDecidedLayoutIsRemembered) {
   EXPECT_TRUE(kernel_named.record.empty());
 }
 
+// A layout pinned by the environment (tests, experiments) is not this
+// graph's pick: a solver built under a pin keeps no record, the model's pull
+// or a trial's alike; without the pin the same build keeps one.
+TYPED_TEST(gpu_pagerank, PinnedLayoutsAreNotRemembered) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(6000, 40000, 211), false);
+  for (const auto& [var, value] :
+       {std::pair{"PERRON_PERSISTENT", "streamed"}, std::pair{"PERRON_FUSED_HUB", "0"},
+        std::pair{"PERRON_FUSED_WINDOW", "0"}}) {
+    for (pagerank_pull pull : {pagerank_pull::automatic, pagerank_pull::persistent, pagerank_pull::fused}) {
+      const std::string at = std::string(var) + "=" + value + " " + std::string(name(pull));
+      pull_trial_memo pinned;
+      {
+        const scoped_env pin(var, value);
+        EXPECT_EQ(layout_pin(), var) << at;
+        pagerank_cuda<T> s(g, std::nullopt, pull, &pinned);
+        EXPECT_TRUE(pinned.record.empty()) << at << ": " << pinned.record;
+      }
+      EXPECT_EQ(layout_pin(), "") << at;
+      pull_trial_memo unpinned;
+      pagerank_cuda<T> s(g, std::nullopt, pull, &unpinned);
+      EXPECT_FALSE(unpinned.record.empty()) << at;
+    }
+  }
+}
+
 // hub:1000000:200000 (every vertex links to vertex 0, which is dangling, plus
 // 200000 random links): in float the fused pull's row sums once rounded so
 // that the iterate settled on a 2-cycle with the residual flat at 1.35e-6

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <string>
@@ -216,6 +217,26 @@ TEST(pagerank_trial, UntimedRecordIsKeptWhereTheLayoutIsNew) {
   // The build fell back to another pull, or has no layout (the spmv pull): nothing.
   EXPECT_FALSE(untimed_record(std::nullopt, P::persistent, false, P::fused, "pull-fused", "hub 0"));
   EXPECT_FALSE(untimed_record(std::nullopt, P::spmv, false, P::spmv, "cusparse", ""));
+}
+
+// The environment variables that pin a layout are named by layout_pin();
+// none set (or set empty): "".
+TEST(pagerank_trial, LayoutPinsAreNamed) {
+  const char* names[] = {"PERRON_FUSED_HUB", "PERRON_FUSED_WINDOW", "PERRON_FUSED_INDEX",
+                         "PERRON_PERSISTENT"};
+  std::map<std::string, std::string> saved;
+  for (const char* n : names)
+    if (const char* v = std::getenv(n)) saved[n] = v;
+  for (const char* n : names) unsetenv(n);
+  EXPECT_EQ(layout_pin(), "");
+  for (const char* n : names) {
+    setenv(n, "", 1);
+    EXPECT_EQ(layout_pin(), "") << n;
+    setenv(n, "1", 1);
+    EXPECT_EQ(layout_pin(), n);
+    unsetenv(n);
+  }
+  for (const auto& [n, v] : saved) setenv(n.c_str(), v.c_str(), 1);
 }
 
 TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {

@@ -675,6 +675,7 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
     if (memo_layout && rec)
       memo->record = format_trial_record(*rec, keyed, g.vertices(), cuda::device_description(0));
   }
+  if (memo && !layout_pin().empty()) memo->record.clear();  // a pinned layout is not this graph's pick
   setup_.insert(setup_.begin(), chose);
 }
 

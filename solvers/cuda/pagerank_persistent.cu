@@ -122,8 +122,7 @@ struct ex_book {
 // over the grid, as init_x writes it, and in the first block's thread 0 the
 // state from `start`, whose dangling mass the host took from init_x's own sum
 // at set-up (the same bits as a solve started by init_x). The caller syncs
-// the grid before any block gathers x_0; the state is the first block's
-// (its thread 0 closes every step), the others start from start.state.
+// the grid before any block gathers x_0 or reads the state.
 template <class T>
 __device__ __forceinline__ void write_uniform_start(const fused_args<T>& a, pagerank_state* st,
                                                     const solve_start& start) {

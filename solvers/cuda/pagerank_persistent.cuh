@@ -23,7 +23,9 @@
 //
 // One barrier per step; x alternates between the fused pull's two buffers, so
 // a step never writes what another block may still read. The host launches
-// the init kernel, this kernel and the rank copy, and waits once.
+// this kernel (which writes a uniform start itself; an --initial vector
+// comes from the init kernel before it) and the rank copy, which starts
+// before this kernel ends (programmatic dependent launch), and waits once.
 //
 // Three modes, chosen by a short trial. Streamed: the loop above, each step
 // reading the block's slices (links, rows, lengths) from L2 with a shared

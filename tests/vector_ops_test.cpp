@@ -19,6 +19,22 @@ template <class T>
 using vector_ops_cpu = test::typed<T>;
 TYPED_TEST_SUITE(vector_ops_cpu, test::value_types);
 
+// widen on any team (the GPU solver sizes its own): every element converted
+// exactly once, the ends of uneven shares included.
+TYPED_TEST(vector_ops_cpu, WidenOnAnyTeam) {
+  using T = TypeParam;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(100003)}) {
+    const auto xd = test::random_vector(n, 3);
+    const std::vector<T> x(xd.begin(), xd.end());
+    for (int team : {0, 1, 3, 16}) {
+      std::vector<double> y(n + 1, -7.0);
+      widen(n, x.data(), y.data(), team);
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y[i], static_cast<double>(x[i])) << n << " " << team;
+      EXPECT_EQ(y[n], -7.0) << "past the end, team " << team;
+    }
+  }
+}
+
 TYPED_TEST(vector_ops_cpu, MatchLongDoubleReferences) {
   using T = TypeParam;
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(100003)}) {

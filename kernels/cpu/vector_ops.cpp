@@ -108,9 +108,9 @@ void scale(std::size_t n, T alpha, T* x) {
 // small vector gave stalls of 1-20 ms on some lent machines (a thread of the
 // team descheduled: docs/PERFORMANCE.md, "One launch in, one kernel out").
 template <class T>
-void widen(std::size_t n, const T* x, double* y) {
+void widen(std::size_t n, const T* x, double* y, int team) {
   const auto m = static_cast<std::int64_t>(n);
-  const int team = threads_for_work(n);
+  if (team <= 0) team = threads_for_work(n);
 #pragma omp parallel for schedule(static) num_threads(team) if (team > 1)
   for (std::int64_t i = 0; i < m; ++i) y[i] = static_cast<double>(x[i]);
 }
@@ -123,7 +123,7 @@ void widen(std::size_t n, const T* x, double* y) {
   template void copy<T>(std::size_t, const T*, T*);        \
   template void fill<T>(std::size_t, T, T*);               \
   template void scale<T>(std::size_t, T, T*);              \
-  template void widen<T>(std::size_t, const T*, double*);
+  template void widen<T>(std::size_t, const T*, double*, int);
 PERRON_VECTOR_OPS(float)
 PERRON_VECTOR_OPS(double)
 #undef PERRON_VECTOR_OPS

@@ -895,15 +895,24 @@ void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks, cuda::event* 
   }
 }
 
-// Widened on every core, piece by piece as they arrive: this runs after the
-// device has finished, so only the last piece's share adds to the wall time.
+// Widened on the host's cores, piece by piece as they arrive: this runs after
+// the device has finished, so only the last piece's share adds to the wall
+// time. Floats (a conversion, 4 bytes in and 8 out) take a thread per 16 K
+// of them, doubles (a copy) one per 32 K, every core only where a piece
+// holds 32 K values per core: a team of every core on a smaller piece once
+// waited 1.3 ms a solve for its last thread (docs/PERFORMANCE.md, "The ranks'
+// widening team", session 44).
 template <class T>
 void pagerank_cuda<T>::impl::receive_rank(std::size_t chunks, pagerank_result& res) {
   const auto nn = static_cast<std::size_t>(n);
+  constexpr std::size_t grain = sizeof(T) < sizeof(double) ? parallel_grain / 2 : parallel_grain;
+  const int cores = static_cast<int>(host_threads());
   for (std::size_t c = 0; c < chunks; ++c) {
     ev_chunk[c].synchronize();
     const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
-    widen(e - b, h_rank.data() + b, res.rank.data() + b);
+    const int most =
+        e - b >= static_cast<std::size_t>(cores) * parallel_grain ? cores : std::max(1, cores - 1);
+    widen(e - b, h_rank.data() + b, res.rank.data() + b, std::min(threads_for_work(e - b, grain), most));
   }
 }
 

@@ -42,7 +42,7 @@ template <class T>
 void fill(std::size_t n, T value, T* x);
 template <class T>
 void scale(std::size_t n, T alpha, T* x);
-// y = x converted to double, on every core (a solver's result leaving pinned
+// y = x converted to double, on a team of host threads (a solver's result leaving pinned
 // memory); team: the threads to use, 0 for threads_for_work(n).
 template <class T>
 void widen(std::size_t n, const T* x, double* y, int team = 0);

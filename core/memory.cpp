@@ -62,6 +62,11 @@ int threads_for_work(std::size_t work, std::size_t grain) {
   return static_cast<int>(std::min<std::size_t>(by_work, host_threads()));
 }
 
+team_scope::team_scope(int team) : saved_(omp_get_max_threads()) {
+  omp_set_num_threads(std::clamp(team, 1, saved_));
+}
+team_scope::~team_scope() { omp_set_num_threads(saved_); }
+
 namespace {
 
 // A byte count from the environment variable `name`; 0 when unset or not a positive number.

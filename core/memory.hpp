@@ -39,6 +39,26 @@ unsigned host_threads();
 inline constexpr std::size_t parallel_grain = std::size_t(1) << 15;
 int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
 
+// While it lives, the calling thread's parallel regions take at most `team`
+// threads (OpenMP's nthreads-var, and with it host_threads() and
+// threads_for_work): an iterative solve sets it once, from the work of its
+// step, so that its other regions (vector updates, sums, extrapolations) run
+// on the step's team. libgomp ends the threads a smaller team leaves idle and
+// creates them again when a larger team starts, 40-75 us a thread on the H200
+// host: CG on 2 x 10^4 unknowns took 19-25 ms a heat1d step on 16 cores, its
+// SpMV on 5 threads and its vector updates on 16, and 1.1 ms with every
+// region on 4 (docs/PERFORMANCE.md, "One team a solve", session 45).
+class team_scope {
+ public:
+  explicit team_scope(int team);
+  ~team_scope();
+  team_scope(const team_scope&) = delete;
+  team_scope& operator=(const team_scope&) = delete;
+
+ private:
+  int saved_;
+};
+
 // n copies of `fill` in storage advised for huge pages before it is touched.
 // threads > 1: an array of fresh_prefault_bytes or more has its pages mapped
 // by that many threads first (prefault), where one thread's fill would fault

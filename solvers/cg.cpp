@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/memory.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/iterative_shell.hpp"
@@ -57,6 +58,7 @@ struct cg_method : detail::csr_system<T> {
 template <class T>
 solve_result cg(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop) {
   detail::check_system(a, std::size_t(a.rows), std::size_t(a.rows), "cg");
+  const team_scope team(spmv_team(a));  // the SpMV's team for the vector updates too
   return detail::run_shell(std::size_t(a.rows), b, stop, cg_method<T>(a, b, x));
 }
 

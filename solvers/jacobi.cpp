@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/text.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
@@ -66,6 +67,7 @@ solve_result jacobi(const csr_matrix<T>& a, const T* b, T* x, const stop_criteri
   opt.validate();
   std::vector<T> d = jacobi_diagonal(a);
   const std::size_t n = d.size();
+  const team_scope team(spmv_team(a));  // the residual's SpMV team for the update too
   return detail::run_shell(
       n, b, stop, jacobi_method<T>{{a, b, x}, std::move(d), std::vector<T>(n), static_cast<T>(opt.omega)});
 }

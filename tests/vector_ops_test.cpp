@@ -2,6 +2,7 @@
 #include "kernels/vector_ops.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/memory.hpp"
 #include "tests/support/support.hpp"
 #include "tests/support/typed.hpp"
 
@@ -33,6 +35,45 @@ TYPED_TEST(vector_ops_cpu, WidenOnAnyTeam) {
       EXPECT_EQ(y[n], -7.0) << "past the end, team " << team;
     }
   }
+}
+
+// A solve's team: regions inside take at most it (host_threads() and
+// threads_for_work follow), clamped to [1, the team outside]; nested scopes
+// and exceptions give the outer team back.
+TEST(team_scope, BoundsTheRegionsInsideAndRestores) {
+  const int outside = omp_get_max_threads();
+  {
+    const team_scope one(1);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+    EXPECT_EQ(host_threads(), 1u);
+    EXPECT_EQ(threads_for_work(std::size_t(1) << 30), 1);
+    int seen = 0;
+#pragma omp parallel
+    {
+#pragma omp single
+      seen = omp_get_num_threads();
+    }
+    EXPECT_EQ(seen, 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), outside);
+  {
+    const team_scope none(0);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+    const team_scope more(outside + 5);  // inside `none`: bounded by the team around it
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+  EXPECT_EQ(omp_get_max_threads(), outside);
+  {
+    const team_scope all(outside + 5);
+    EXPECT_EQ(omp_get_max_threads(), outside);
+    EXPECT_EQ(threads_for_work(std::size_t(1) << 30), outside);
+  }
+  try {
+    const team_scope two(2);
+    throw 1;
+  } catch (int) {
+  }
+  EXPECT_EQ(omp_get_max_threads(), outside);
 }
 
 TYPED_TEST(vector_ops_cpu, MatchLongDoubleReferences) {

@@ -143,6 +143,13 @@ void spmv(const ell_matrix<T>& a, T alpha, const T* x, T beta, T* y) {
   }
 }
 
+template <class T>
+int spmv_team(const csr_matrix<T>& a) {
+  return threads_for(a.nnz() + static_cast<std::size_t>(std::max<index_t>(a.rows, 0)));
+}
+
+template int spmv_team<float>(const csr_matrix<float>&);
+template int spmv_team<double>(const csr_matrix<double>&);
 template void spmv<float>(const csr_matrix<float>&, float, const float*, float, float*);
 template void spmv<double>(const csr_matrix<double>&, double, const double*, double, double*);
 template void spmv<float>(const ell_matrix<float>&, float, const float*, float, float*);

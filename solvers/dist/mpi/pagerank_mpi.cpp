@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/memory.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
 #include "solvers/pagerank_step.hpp"
 
@@ -131,7 +132,9 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
   }
 
   const auto t0 = std::chrono::steady_clock::now();
-  // As pagerank_cpu (opt.validate above has checked the initial weights).
+  // As pagerank_cpu (opt.validate above has checked the initial weights), the
+  // halo's copies on the step's team.
+  const team_scope team(threads_for_work(g.rows.pt.nnz() + static_cast<std::size_t>(g.rows.pt.rows)));
   double dangling_mass = start_iterate(opt.initial, n, g.rows.dangling.data(), r.data());
   pagerank_result res;
   const bool uniform = opt.personalization.empty();  // v's one value, not a stream

@@ -897,22 +897,30 @@ void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks, cuda::event* 
 
 // Widened on the host's cores, piece by piece as they arrive: this runs after
 // the device has finished, so only the last piece's share adds to the wall
-// time. Floats (a conversion, 4 bytes in and 8 out) take a thread per 16 K
-// of them, doubles (a copy) one per 32 K, every core only where a piece
-// holds 32 K values per core: a team of every core on a smaller piece once
-// waited 1.3 ms a solve for its last thread (docs/PERFORMANCE.md, "The ranks'
-// widening team", session 44).
+// time. Pieces with more behind them on the bus are read beside their landing
+// copies: floats (a conversion, 4 bytes in and 8 out) take a thread per 16 K
+// of them there, doubles (a copy) one per 32 K, which finer teams made
+// slower. A single piece (below 512 K values) has landed whole and the host
+// to itself: a thread per 8 K values. Every core only where a piece holds
+// 32 K values per core: a team of every core on a smaller piece once waited
+// 1.3 ms a solve for its last thread. One team for every piece: libgomp ends
+// the threads a smaller team leaves idle and creates them again when a team
+// grows, tens of microseconds a thread (docs/PERFORMANCE.md, "The ranks'
+// widening team", sessions 44-45).
 template <class T>
 void pagerank_cuda<T>::impl::receive_rank(std::size_t chunks, pagerank_result& res) {
   const auto nn = static_cast<std::size_t>(n);
-  constexpr std::size_t grain = sizeof(T) < sizeof(double) ? parallel_grain / 2 : parallel_grain;
+  const std::size_t piece = (nn + chunks - 1) / chunks;
+  const std::size_t grain = chunks == 1                  ? parallel_grain / 4
+                            : sizeof(T) < sizeof(double) ? parallel_grain / 2
+                                                         : parallel_grain;
   const int cores = static_cast<int>(host_threads());
+  const int most = piece >= static_cast<std::size_t>(cores) * parallel_grain ? cores : std::max(1, cores - 1);
+  const int team = std::min(threads_for_work(piece, grain), most);
   for (std::size_t c = 0; c < chunks; ++c) {
     ev_chunk[c].synchronize();
     const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
-    const int most =
-        e - b >= static_cast<std::size_t>(cores) * parallel_grain ? cores : std::max(1, cores - 1);
-    widen(e - b, h_rank.data() + b, res.rank.data() + b, std::min(threads_for_work(e - b, grain), most));
+    widen(e - b, h_rank.data() + b, res.rank.data() + b, team);
   }
 }
 

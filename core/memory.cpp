@@ -62,6 +62,12 @@ int threads_for_work(std::size_t work, std::size_t grain) {
   return static_cast<int>(std::min<std::size_t>(by_work, host_threads()));
 }
 
+void start_team(int team) {
+  const int threads = std::max(team, 1);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {}
+}
+
 team_scope::team_scope(int team) : saved_(omp_get_max_threads()) {
   omp_set_num_threads(std::clamp(team, 1, saved_));
 }

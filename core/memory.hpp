@@ -48,6 +48,14 @@ int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
 // host: CG on 2 x 10^4 unknowns took 19-25 ms a heat1d step on 16 cores, its
 // SpMV on 5 threads and its vector updates on 16, and 1.1 ms with every
 // region on 4 (docs/PERFORMANCE.md, "One team a solve", session 45).
+// A region of `team` threads that does nothing: a later region of that team
+// finds them made and awake (libgomp lets them spin a while before they
+// sleep). The GPU solver starts its widening team so while the device runs:
+// a team larger than the last region's creates threads, and a thread created
+// inside the receive was late by up to milliseconds (docs/PERFORMANCE.md,
+// "One team a solve", session 45).
+void start_team(int team);
+
 class team_scope {
  public:
   explicit team_scope(int team);

@@ -74,6 +74,8 @@ TEST(team_scope, BoundsTheRegionsInsideAndRestores) {
   } catch (int) {
   }
   EXPECT_EQ(omp_get_max_threads(), outside);
+  for (int team : {-1, 0, 1, 3, outside + 1}) start_team(team);  // empty regions, any size
+  EXPECT_EQ(omp_get_max_threads(), outside);
 }
 
 TYPED_TEST(vector_ops_cpu, MatchLongDoubleReferences) {

@@ -481,6 +481,7 @@ struct pagerank_cuda<T>::impl {
   pagerank_loop choose_loop(const pagerank_options& opt, bool accelerating, pagerank_result& res);
   void upload(const pagerank_options& opt, pagerank_loop loop);
   void fetch(bool state, std::size_t chunks, cuda::event* stop = nullptr, bool after_persistent = false);
+  int receive_team(std::size_t chunks) const;
   void receive_rank(std::size_t chunks, pagerank_result& res);
   void try_own_order(const pagerank_graph<T>& g, int vrow_links);
   std::string order_note;          // try_own_order's outcome ("" none ran)
@@ -908,15 +909,20 @@ void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks, cuda::event* 
 // grows, tens of microseconds a thread (docs/PERFORMANCE.md, "The ranks'
 // widening team", sessions 44-45).
 template <class T>
-void pagerank_cuda<T>::impl::receive_rank(std::size_t chunks, pagerank_result& res) {
-  const auto nn = static_cast<std::size_t>(n);
-  const std::size_t piece = (nn + chunks - 1) / chunks;
+int pagerank_cuda<T>::impl::receive_team(std::size_t chunks) const {
+  const std::size_t piece = (static_cast<std::size_t>(n) + chunks - 1) / chunks;
   const std::size_t grain = chunks == 1                  ? parallel_grain / 4
                             : sizeof(T) < sizeof(double) ? parallel_grain / 2
                                                          : parallel_grain;
   const int cores = static_cast<int>(host_threads());
   const int most = piece >= static_cast<std::size_t>(cores) * parallel_grain ? cores : std::max(1, cores - 1);
-  const int team = std::min(threads_for_work(piece, grain), most);
+  return std::min(threads_for_work(piece, grain), most);
+}
+
+template <class T>
+void pagerank_cuda<T>::impl::receive_rank(std::size_t chunks, pagerank_result& res) {
+  const auto nn = static_cast<std::size_t>(n);
+  const int team = receive_team(chunks);  // started while the device ran (solve)
   for (std::size_t c = 0; c < chunks; ++c) {
     ev_chunk[c].synchronize();
     const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
@@ -998,9 +1004,11 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     return std::chrono::duration<double>(b - a).count();
   };
   double allocating = 0, waiting = 0;
+  // With it, the widening team is started (start_team) while the device runs.
   const auto allocate_rank = [&] {
     const auto a = clock::now();
     res.rank = fresh_uninitialized<double>(nn, host_threads());
+    start_team(m.receive_team(chunks));
     allocating += seconds(a, clock::now());
   };
   const auto wait = [&](const pagerank_options& o, const cuda::event* done) {

@@ -58,8 +58,7 @@ void prefault(const std::vector<byte_span>& spans, unsigned threads) {
 unsigned host_threads() { return static_cast<unsigned>(std::max(1, omp_get_max_threads())); }
 
 int threads_for_work(std::size_t work, std::size_t grain) {
-  const std::size_t by_work = std::max<std::size_t>(1, work / std::max<std::size_t>(grain, 1));
-  return static_cast<int>(std::min<std::size_t>(by_work, host_threads()));
+  return work / std::max<std::size_t>(grain, 1) >= 2 ? static_cast<int>(host_threads()) : 1;
 }
 
 void start_team(int team) {

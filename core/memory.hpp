@@ -33,9 +33,13 @@ void prefault(const std::vector<byte_span>& spans, unsigned threads);
 // The threads prefault may use: OpenMP's count for a parallel region here.
 unsigned host_threads();
 
-// OpenMP threads for a loop over `work` items: one per `grain` of them (a
-// parallel region's start-up costs about what that much work takes), at most
-// host_threads().
+// OpenMP threads for a loop over `work` items: one below two `grain`s of
+// them (a parallel region's start-up costs about what that much work takes),
+// else all host_threads(). Never a team in between: libgomp ends the threads
+// a smaller team leaves idle and creates them again when a larger one starts
+// (team_scope below), so teams sized to each loop's work cost more, wherever
+// regions of different work follow each other, than idle threads in a team
+// of all (docs/PERFORMANCE.md, "One team a solve", session 45).
 inline constexpr std::size_t parallel_grain = std::size_t(1) << 15;
 int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
 

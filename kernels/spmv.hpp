@@ -22,9 +22,9 @@ template <class T>
 void spmv(const csr_matrix<T>& a, T alpha, const T* x, T beta, T* y);
 template <class T>
 void spmv(const ell_matrix<T>& a, T alpha, const T* x, T beta, T* y);
-// The OpenMP team spmv(csr) takes over A (a thread per 16 K nonzeros + rows,
-// at most host_threads()): a solver that repeats it runs its other regions on
-// the same team (core/memory.hpp, team_scope).
+// The OpenMP team spmv(csr) takes over A (one thread below 32 K nonzeros +
+// rows, else host_threads()): a solver that repeats it runs its other regions
+// on the same team (core/memory.hpp, team_scope).
 template <class T>
 int spmv_team(const csr_matrix<T>& a);
 

@@ -724,9 +724,10 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
   // fill of both and of a uniform v and r_0 was a serial pass over 3-4 arrays
   // of n: 0.17 s of a one-step solve of chain:10000000 on 16 cores).
   uninitialized_vector<T> r(nn), y(nn);
-  // Every region of the solve on its step's team (pagerank_step_rows sizes
-  // it so): the start, the extrapolations' sums, the result's widening.
-  const int team = threads_for_work(g.pt.nnz() + nn);
+  // Every region of the solve on its step's team: the start, the
+  // extrapolations' sums, the result's widening. The step's threads take
+  // whole blocks of sum_block rows: more threads than blocks would wait.
+  const int team = std::min<index_t>(threads_for_work(g.pt.nnz() + nn), (n + sum_block - 1) / sum_block);
   const team_scope scope(team);
   double dangling_mass =
       start_iterate(opt.initial, n, g.dangling.data(), r.data());  // sum_{j dangling} r_k(j)

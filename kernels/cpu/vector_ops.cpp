@@ -103,10 +103,8 @@ void scale(std::size_t n, T alpha, T* x) {
   for (std::int64_t i = 0; i < m; ++i) x[i] *= alpha;
 }
 
-// A team sized by the work (threads_for_work): the GPU solver widens its
-// ranks here at the end of every solve, where a region of every thread on a
-// small vector gave stalls of 1-20 ms on some lent machines (a thread of the
-// team descheduled: docs/PERFORMANCE.md, "One launch in, one kernel out").
+// On the caller's team (the GPU solver sizes its receive's and starts it
+// while the device runs), else threads_for_work's.
 template <class T>
 void widen(std::size_t n, const T* x, double* y, int team) {
   const auto m = static_cast<std::int64_t>(n);

@@ -916,7 +916,7 @@ int pagerank_cuda<T>::impl::receive_team(std::size_t chunks) const {
                                                          : parallel_grain;
   const int cores = static_cast<int>(host_threads());
   const int most = piece >= static_cast<std::size_t>(cores) * parallel_grain ? cores : std::max(1, cores - 1);
-  return std::min(threads_for_work(piece, grain), most);
+  return static_cast<int>(std::clamp<std::size_t>(piece / grain, 1, static_cast<std::size_t>(most)));
 }
 
 template <class T>

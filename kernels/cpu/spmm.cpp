@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace perron {
 
@@ -19,7 +20,7 @@ void spmm(const csr_matrix<T>& a, T alpha, const T* x, T beta, T* y, index_t k) 
   if (!y || (a.cols > 0 && !x)) throw invalid_argument("spmm: null X or Y");
   const std::size_t kk = static_cast<std::size_t>(k);
   const std::size_t work = (a.nnz() + static_cast<std::size_t>(a.rows)) * kk;
-  const int threads = static_cast<int>(std::clamp<std::size_t>(work >> 15, 1, omp_get_max_threads()));
+  const int threads = threads_for_work(work);
 #pragma omp parallel num_threads(threads)
   {
     std::vector<double> acc(kk);

@@ -43,6 +43,14 @@ unsigned host_threads();
 inline constexpr std::size_t parallel_grain = std::size_t(1) << 15;
 int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
 
+// A region of `team` threads that does nothing: a later region of that team
+// finds them made and awake (libgomp lets them spin a while before they
+// sleep). The GPU solver starts its widening team so while the device runs:
+// a team larger than the last region's creates threads (40-75 us each on the
+// H200 host), which would otherwise start inside the receive
+// (docs/PERFORMANCE.md, "One team a solve", session 45).
+void start_team(int team);
+
 // While it lives, the calling thread's parallel regions take at most `team`
 // threads (OpenMP's nthreads-var, and with it host_threads() and
 // threads_for_work): an iterative solve sets it once, from the work of its
@@ -52,14 +60,6 @@ int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
 // host: CG on 2 x 10^4 unknowns took 19-25 ms a heat1d step on 16 cores, its
 // SpMV on 5 threads and its vector updates on 16, and 1.1 ms with every
 // region on 4 (docs/PERFORMANCE.md, "One team a solve", session 45).
-// A region of `team` threads that does nothing: a later region of that team
-// finds them made and awake (libgomp lets them spin a while before they
-// sleep). The GPU solver starts its widening team so while the device runs:
-// a team larger than the last region's creates threads, and a thread created
-// inside the receive was late by up to milliseconds (docs/PERFORMANCE.md,
-// "One team a solve", session 45).
-void start_team(int team);
-
 class team_scope {
  public:
   explicit team_scope(int team);

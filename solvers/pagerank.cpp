@@ -557,8 +557,7 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
   const index_t* col = pt.col_idx.data();
   const T* val = pt.values.data();
   const std::size_t work = pt.nnz() + static_cast<std::size_t>(rows);
-  const int threads = threads_for_work(work);
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(pagerank_step_team(pt))
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     const auto team = static_cast<std::size_t>(omp_get_num_threads());
@@ -606,6 +605,13 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
 }
 
 template <class T>
+int pagerank_step_team(const csr_matrix<T>& pt) {
+  const index_t blocks = (pt.rows + sum_block - 1) / sum_block;
+  return std::min<index_t>(threads_for_work(pt.nnz() + static_cast<std::size_t>(pt.rows)),
+                           std::max<index_t>(blocks, 1));
+}
+
+template <class T>
 double start_iterate(const std::vector<double>& initial, index_t n, const std::uint8_t* dangling, T* r) {
   const auto m = static_cast<std::int64_t>(n);
   if (initial.empty()) {
@@ -629,6 +635,8 @@ double start_iterate(const std::vector<double>& initial, index_t n, const std::u
   return mass;
 }
 
+template int pagerank_step_team<float>(const csr_matrix<float>&);
+template int pagerank_step_team<double>(const csr_matrix<double>&);
 template double start_iterate<float>(const std::vector<double>&, index_t, const std::uint8_t*, float*);
 template double start_iterate<double>(const std::vector<double>&, index_t, const std::uint8_t*, double*);
 
@@ -725,9 +733,8 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
   // of n: 0.17 s of a one-step solve of chain:10000000 on 16 cores).
   uninitialized_vector<T> r(nn), y(nn);
   // Every region of the solve on its step's team: the start, the
-  // extrapolations' sums, the result's widening. The step's threads take
-  // whole blocks of sum_block rows: more threads than blocks would wait.
-  const int team = std::min<index_t>(threads_for_work(g.pt.nnz() + nn), (n + sum_block - 1) / sum_block);
+  // extrapolations' sums, the result's widening.
+  const int team = pagerank_step_team(g.pt);
   const team_scope scope(team);
   double dangling_mass =
       start_iterate(opt.initial, n, g.dangling.data(), r.data());  // sum_{j dangling} r_k(j)

@@ -26,6 +26,13 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
                         double v_uniform, const std::uint8_t* dangling, double alpha, double c,
                         double* block_sums);
 
+// The team pagerank_step_rows takes over pt: one thread or all
+// (threads_for_work of its links + rows), at most one per block of
+// pagerank_sum_block rows, the unit its threads take. A solve runs its other
+// regions on the same team (team_scope, core/memory.hpp).
+template <class T>
+int pagerank_step_team(const csr_matrix<T>& pt);
+
 // The start vector r_0 written into r[0, n): T(w_i) for the normalized
 // initial weights w (1 / n each where `initial` is empty), the writes spread
 // over the threads; returns its dangling mass, the sum of double(r_i) over

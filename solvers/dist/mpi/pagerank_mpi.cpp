@@ -134,10 +134,7 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
   const auto t0 = std::chrono::steady_clock::now();
   // As pagerank_cpu (opt.validate above has checked the initial weights), the
   // halo's copies on the step's team.
-  const index_t row_blocks = (g.rows.pt.rows + pagerank_sum_block - 1) / pagerank_sum_block;
-  const team_scope team(
-      std::min<index_t>(threads_for_work(g.rows.pt.nnz() + static_cast<std::size_t>(g.rows.pt.rows)),
-                        std::max<index_t>(row_blocks, 1)));
+  const team_scope team(pagerank_step_team(g.rows.pt));
   double dangling_mass = start_iterate(opt.initial, n, g.rows.dangling.data(), r.data());
   pagerank_result res;
   const bool uniform = opt.personalization.empty();  // v's one value, not a stream

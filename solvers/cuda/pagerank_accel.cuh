@@ -24,7 +24,7 @@
 // pass of its own: for quadratic from the masses saved with the iterates (the
 // combination is linear), for aitken from the sums kernel.
 // Bytes per run beyond its P steps: 3 n values T written by the saves, 4 n
-// (quadratic) or 3 n (aitken) read twice and 2 n written by the extrapolation
+// (quadratic) or 3 n (aitken) read twice and n (aitken: 2 n) written by the extrapolation
 // (and the out-degrees, read twice, for the fused pull).
 #pragma once
 
@@ -240,7 +240,8 @@ __global__ void __launch_bounds__(threads)
   });
 }
 
-// kept = r = x_k, then r = the extrapolated vector, rounded to T once.
+// kept = r = x_k (aitken's safeguard alone reads it back), then r = the
+// extrapolated vector, rounded to T once.
 template <class T>
 __global__ void __launch_bounds__(threads)
     write_kernel(const T* __restrict__ h1, const T* __restrict__ h2, accel_vec<T> v, T* __restrict__ kept,
@@ -252,7 +253,7 @@ __global__ void __launch_bounds__(threads)
   PERRON_ACCEL_FOR(i, n) {
     const double x0 = static_cast<double>(h1[i]), x1 = static_cast<double>(h2[i]),
                  x2 = static_cast<double>(r[i]);
-    kept[i] = r[i];
+    if (aitken) kept[i] = r[i];
     r[i] =
         static_cast<T>(aitken ? scale * accel::aitken_value(x0, x1, x2, alpha) : w0 * x0 + w1 * x1 + w2 * x2);
   }

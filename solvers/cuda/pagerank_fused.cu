@@ -25,8 +25,11 @@ namespace {
 constexpr int setup_threads = 256;
 // The setup kernels are grid-stride loops of setup_threads: at most this many blocks.
 constexpr unsigned max_setup_blocks = 1u << 20;
-// init_x's grid cap: it reduces the dangling mass, one partial per block.
-constexpr unsigned max_init_blocks = 4096;
+// init_x's grid cap: every block adds its dangling mass to the state with
+// three same-address atomics, which queue: on the H200, 10^6 vertices took
+// 14 us in 4096 blocks, 7-8 us in 1024 or 512, 9-13 in 264 (ncu,
+// docs/PERFORMANCE.md, session 46).
+constexpr unsigned max_init_blocks = 1024;
 
 // The setup kernels' launch shape for `count` items.
 unsigned setup_grid(long long count) {

@@ -546,6 +546,13 @@ constexpr index_t sum_block = pagerank_sum_block;
 // One step over a range of rows (solvers/pagerank_step.hpp). The arithmetic
 // of the SpMV followed by an update pass, which it replaced, without y's
 // write and re-read or a second parallel region.
+//
+// With at least as many blocks as threads, each thread takes whole blocks
+// and sums them as it writes them (one pass). With fewer (a graph of a few
+// thousand rows and many links: facebook-combined's 4039 rows hold 176 K,
+// one block), the threads split the rows by links + rows to write next, and
+// after a barrier the blocks' sums are taken from next in a second pass, in
+// the same order with the same terms: the same bits either way.
 template <class T>
 void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
                         double v_uniform, const std::uint8_t* dangling, double alpha, double c,
@@ -557,16 +564,48 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
   const index_t* col = pt.col_idx.data();
   const T* val = pt.values.data();
   const std::size_t work = pt.nnz() + static_cast<std::size_t>(rows);
-#pragma omp parallel num_threads(pagerank_step_team(pt))
+  const int team_size = pagerank_step_team(pt);
+  const bool whole_blocks = blocks >= team_size;
+  // A row's terms of its block's sums: |r_{k+1} - r_k| and, for a dangling
+  // vertex, r_{k+1} (without a branch, a third of R-MAT's vertices dangling at
+  // random: adding +0.0 leaves the sum's bits as they were, rn >= 0).
+  const auto add_terms = [&](double rn, index_t vertex, double& l1, double& mass) {
+    l1 += std::fabs(rn - static_cast<double>(r[vertex]));
+    mass += dangling[vertex] ? rn : 0.0;
+  };
+  // Rows [lo, hi): y first (a tight gather loop) into a buffer of the
+  // thread's own that stays in cache, then next from it; with `sums` (a whole
+  // block), the block's sums as next is written.
+  const auto step_rows = [&](index_t lo, index_t hi, std::vector<T>& y, double* sums) {
+    for (index_t i = lo; i < hi; ++i) {
+      acc_t ax = 0;
+      for (index_t k = ptr[i]; k < ptr[i + 1]; ++k)
+        ax += static_cast<acc_t>(val[k]) * static_cast<acc_t>(r[col[k]]);
+      y[static_cast<std::size_t>(i - lo)] = static_cast<T>(acc_t(1) * ax);
+    }
+    double l1 = 0.0, mass = 0.0;
+    for (index_t i = lo; i < hi; ++i) {
+      const index_t vertex = first + i;
+      const T rn = static_cast<T>(alpha * static_cast<double>(y[static_cast<std::size_t>(i - lo)]) +
+                                  c * (v ? v[vertex] : v_uniform));
+      next[i] = rn;
+      if (sums) add_terms(static_cast<double>(rn), vertex, l1, mass);
+    }
+    if (!sums) return;
+    sums[0] = l1;
+    sums[1] = mass;
+  };
+#pragma omp parallel num_threads(team_size)
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     const auto team = static_cast<std::size_t>(omp_get_num_threads());
-    // The first block whose start carries at least `target` links + rows.
-    const auto first_block = [&](std::size_t target) {
-      index_t lo = 0, hi = blocks;
+    // The first unit (block of sum_block rows, or row) whose start carries at
+    // least `target` links + rows.
+    const auto first_unit = [&](std::size_t target, index_t units, index_t unit_rows) {
+      index_t lo = 0, hi = units;
       while (lo < hi) {
         const index_t mid = lo + (hi - lo) / 2;
-        const index_t row = std::min<index_t>(rows, mid * sum_block);
+        const index_t row = std::min<index_t>(rows, mid * unit_rows);
         if (static_cast<std::size_t>(ptr[row]) + static_cast<std::size_t>(row) >= target)
           hi = mid;
         else
@@ -574,41 +613,33 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
       }
       return lo;
     };
-    const index_t b_lo = t == 0 ? 0 : first_block(work * t / team);
-    const index_t b_hi = t + 1 == team ? blocks : first_block(work * (t + 1) / team);
-    // Per block: its y first (a tight gather loop), kept in a buffer of the
-    // thread's own that stays in cache, then the block's update.
     std::vector<T> y(static_cast<std::size_t>(sum_block));
-    for (index_t b = b_lo; b < b_hi; ++b) {
-      const index_t lo = b * sum_block, hi = std::min<index_t>(rows, lo + sum_block);
-      for (index_t i = lo; i < hi; ++i) {
-        acc_t ax = 0;
-        for (index_t k = ptr[i]; k < ptr[i + 1]; ++k)
-          ax += static_cast<acc_t>(val[k]) * static_cast<acc_t>(r[col[k]]);
-        y[static_cast<std::size_t>(i - lo)] = static_cast<T>(acc_t(1) * ax);
+    if (whole_blocks) {
+      const index_t b_lo = t == 0 ? 0 : first_unit(work * t / team, blocks, sum_block);
+      const index_t b_hi = t + 1 == team ? blocks : first_unit(work * (t + 1) / team, blocks, sum_block);
+      for (index_t b = b_lo; b < b_hi; ++b)
+        step_rows(b * sum_block, std::min<index_t>(rows, (b + 1) * sum_block), y, block_sums + 2 * b);
+    } else {
+      const index_t r_lo = t == 0 ? 0 : first_unit(work * t / team, rows, 1);
+      const index_t r_hi = t + 1 == team ? rows : first_unit(work * (t + 1) / team, rows, 1);
+      for (index_t lo = r_lo; lo < r_hi; lo += sum_block)
+        step_rows(lo, std::min(r_hi, lo + sum_block), y, nullptr);
+#pragma omp barrier
+#pragma omp for schedule(static)
+      for (index_t b = 0; b < blocks; ++b) {
+        double l1 = 0.0, mass = 0.0;
+        for (index_t i = b * sum_block; i < std::min<index_t>(rows, (b + 1) * sum_block); ++i)
+          add_terms(static_cast<double>(next[i]), first + i, l1, mass);
+        block_sums[2 * b] = l1;
+        block_sums[2 * b + 1] = mass;
       }
-      double l1 = 0.0, mass = 0.0;
-      for (index_t i = lo; i < hi; ++i) {
-        const index_t vertex = first + i;
-        const T rn = static_cast<T>(alpha * static_cast<double>(y[static_cast<std::size_t>(i - lo)]) +
-                                    c * (v ? v[vertex] : v_uniform));
-        l1 += std::fabs(static_cast<double>(rn) - static_cast<double>(r[vertex]));
-        next[i] = rn;
-        // Without a branch (a third of R-MAT's vertices dangle, at random):
-        // adding +0.0 leaves the sum's bits as they were (rn >= 0).
-        mass += dangling[vertex] ? static_cast<double>(rn) : 0.0;
-      }
-      block_sums[2 * b] = l1;
-      block_sums[2 * b + 1] = mass;
     }
   }
 }
 
 template <class T>
 int pagerank_step_team(const csr_matrix<T>& pt) {
-  const index_t blocks = (pt.rows + sum_block - 1) / sum_block;
-  return std::min<index_t>(threads_for_work(pt.nnz() + static_cast<std::size_t>(pt.rows)),
-                           std::max<index_t>(blocks, 1));
+  return threads_for_work(pt.nnz() + static_cast<std::size_t>(pt.rows));
 }
 
 template <class T>

@@ -20,16 +20,16 @@ namespace perron {
 // and per block b (of the rows), block_sums[2b] = sum |next_i - r_i| and
 // block_sums[2b + 1] = sum of next_i over dangling i, in double, in vertex
 // order. The caller adds the blocks in order: the same bits for any thread
-// count. Threads take whole blocks of about equal links + rows.
+// count. Threads take whole blocks of about equal links + rows, or, with
+// fewer blocks than threads, rows, the blocks' sums in a second pass.
 template <class T>
 void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
                         double v_uniform, const std::uint8_t* dangling, double alpha, double c,
                         double* block_sums);
 
 // The team pagerank_step_rows takes over pt: one thread or all
-// (threads_for_work of its links + rows), at most one per block of
-// pagerank_sum_block rows, the unit its threads take. A solve runs its other
-// regions on the same team (team_scope, core/memory.hpp).
+// (threads_for_work of its links + rows). A solve runs its other regions on
+// the same team (team_scope, core/memory.hpp).
 template <class T>
 int pagerank_step_team(const csr_matrix<T>& pt);
 

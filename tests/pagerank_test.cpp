@@ -508,6 +508,38 @@ TEST(pagerank_step, RowRangeIsBitwiseTheWhole) {
   EXPECT_EQ(sums, std::vector<double>(whole_sums.begin() + 4, whole_sums.end()));
 }
 
+// A graph of fewer blocks than threads (one and two blocks of
+// pagerank_sum_block rows, many links each) has its rows split between the
+// threads and its blocks summed in a second pass: the same bits as one
+// thread taking the whole blocks, for any team.
+TEST(pagerank_step, RowsSplitBetweenThreadsGiveTheWholeBlocksBits) {
+  const int threads_before = omp_get_max_threads();
+  for (const std::string spec : {"rmat:12:150000", "er:6000:200000", "hub:7000:100000"}) {
+    SCOPED_TRACE(spec);
+    const auto g = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>(spec));
+    const index_t n = g.vertices();
+    const auto sums_size = static_cast<std::size_t>(2 * ((n + pagerank_sum_block - 1) / pagerank_sum_block));
+    std::vector<float> r(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) r[i] = static_cast<float>(1.0 + (i % 7)) / static_cast<float>(4 * n);
+    const auto step = [&](int threads, std::vector<float>& next, std::vector<double>& sums) {
+      omp_set_num_threads(threads);
+      next.assign(static_cast<std::size_t>(n), 0.0f);
+      sums.assign(sums_size, 0.0);
+      pagerank_step_rows(g.pt, 0, r.data(), next.data(), nullptr, 1.0 / n, g.dangling.data(), 0.85, 0.2,
+                         sums.data());
+    };
+    std::vector<float> one, next;
+    std::vector<double> one_sums, sums;
+    step(1, one, one_sums);
+    for (const int threads : {2, 3, 7}) {
+      step(threads, next, sums);
+      EXPECT_EQ(0, std::memcmp(next.data(), one.data(), one.size() * sizeof(float))) << threads << " threads";
+      EXPECT_EQ(sums, one_sums) << threads << " threads";
+    }
+  }
+  omp_set_num_threads(threads_before);
+}
+
 // The start vector: every entry written, and the dangling mass the in-order
 // masked sum of its values (the uniform start counts instead of reading the
 // mask twice: the same bits), for any thread count.

@@ -547,12 +547,14 @@ constexpr index_t sum_block = pagerank_sum_block;
 // of the SpMV followed by an update pass, which it replaced, without y's
 // write and re-read or a second parallel region.
 //
-// With at least as many blocks as threads, each thread takes whole blocks
-// and sums them as it writes them (one pass). With fewer (a graph of a few
-// thousand rows and many links: facebook-combined's 4039 rows hold 176 K,
-// one block), the threads split the rows by links + rows to write next, and
-// after a barrier the blocks' sums are taken from next in a second pass, in
-// the same order with the same terms: the same bits either way.
+// With at least 8 blocks a thread, each thread takes whole blocks of about
+// equal links + rows and sums them as it writes them (one pass). With fewer
+// (a graph of a few thousand rows and many links: facebook-combined's 4039
+// rows hold 176 K, one block; or blocks too coarse to balance: cnr-2000's 80
+// on 15 threads took 61 ms a solve, split by rows 44), the threads split the
+// rows by links + rows to write next, and after a barrier the blocks' sums
+// are taken from next in a second pass, in the same order with the same
+// terms: the same bits either way.
 template <class T>
 void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
                         double v_uniform, const std::uint8_t* dangling, double alpha, double c,
@@ -565,7 +567,7 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
   const T* val = pt.values.data();
   const std::size_t work = pt.nnz() + static_cast<std::size_t>(rows);
   const int team_size = pagerank_step_team(pt);
-  const bool whole_blocks = blocks >= team_size;
+  const bool whole_blocks = blocks >= 8 * static_cast<index_t>(team_size);
   // A row's terms of its block's sums: |r_{k+1} - r_k| and, for a dangling
   // vertex, r_{k+1} (without a branch, a third of R-MAT's vertices dangling at
   // random: adding +0.0 leaves the sum's bits as they were, rn >= 0).
@@ -637,9 +639,21 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
   }
 }
 
+// One thread below two grains of links + rows, else a thread per half grain
+// (16 K), at most every core but one from 8 cores up: the solve's regions all
+// run on this team (team_scope), so its size needs not be one or all. Beside
+// one busy process a team of every core waits a time slice at each barrier
+// for a thread that shares a core (libgomp's waiting threads spin): on the
+// H200 host cnr-2000's CPU solve took 527 ms against 44 quiet, with 15 of 16
+// threads 50 (rmat:20:10000000 143 -> 64 ms; quiet 53.5 -> 59.6: the core
+// left idle; docs/PERFORMANCE.md, session 46).
 template <class T>
 int pagerank_step_team(const csr_matrix<T>& pt) {
-  return threads_for_work(pt.nnz() + static_cast<std::size_t>(pt.rows));
+  const std::size_t work = pt.nnz() + static_cast<std::size_t>(pt.rows);
+  if (threads_for_work(work) == 1) return 1;
+  const std::size_t cores = host_threads();
+  const std::size_t most = cores >= 8 ? cores - 1 : cores;
+  return static_cast<int>(std::min<std::size_t>(most, work / (parallel_grain / 2)));
 }
 
 template <class T>

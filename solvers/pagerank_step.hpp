@@ -21,15 +21,16 @@ namespace perron {
 // block_sums[2b + 1] = sum of next_i over dangling i, in double, in vertex
 // order. The caller adds the blocks in order: the same bits for any thread
 // count. Threads take whole blocks of about equal links + rows, or, with
-// fewer blocks than threads, rows, the blocks' sums in a second pass.
+// fewer than 8 blocks a thread, rows, the blocks' sums in a second pass.
 template <class T>
 void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
                         double v_uniform, const std::uint8_t* dangling, double alpha, double c,
                         double* block_sums);
 
-// The team pagerank_step_rows takes over pt: one thread or all
-// (threads_for_work of its links + rows). A solve runs its other regions on
-// the same team (team_scope, core/memory.hpp).
+// The team pagerank_step_rows takes over pt: one thread below two grains of
+// links + rows (threads_for_work), else a thread per half grain, at most
+// every core but one from 8 cores up. A solve runs its other regions on the
+// same team (team_scope, core/memory.hpp).
 template <class T>
 int pagerank_step_team(const csr_matrix<T>& pt);
 

@@ -508,13 +508,13 @@ TEST(pagerank_step, RowRangeIsBitwiseTheWhole) {
   EXPECT_EQ(sums, std::vector<double>(whole_sums.begin() + 4, whole_sums.end()));
 }
 
-// A graph of fewer blocks than threads (one and two blocks of
+// A graph of fewer than 8 blocks a thread (one, two and eight blocks of
 // pagerank_sum_block rows, many links each) has its rows split between the
-// threads and its blocks summed in a second pass: the same bits as one
-// thread taking the whole blocks, for any team.
+// threads and its blocks summed in a second pass: the same bits for any
+// team, and as one thread taking rmat:15's eight whole blocks.
 TEST(pagerank_step, RowsSplitBetweenThreadsGiveTheWholeBlocksBits) {
   const int threads_before = omp_get_max_threads();
-  for (const std::string spec : {"rmat:12:150000", "er:6000:200000", "hub:7000:100000"}) {
+  for (const std::string spec : {"rmat:12:150000", "er:6000:200000", "hub:7000:100000", "rmat:15:400000"}) {
     SCOPED_TRACE(spec);
     const auto g = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>(spec));
     const index_t n = g.vertices();

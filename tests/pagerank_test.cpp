@@ -540,6 +540,30 @@ TEST(pagerank_step, RowsSplitBetweenThreadsGiveTheWholeBlocksBits) {
   omp_set_num_threads(threads_before);
 }
 
+// The step's team: one thread below two grains of links + rows, a thread per
+// half grain above, at most every core but one from 8 cores up (a team of
+// every core stalls beside one busy process: solvers/pagerank.cpp).
+TEST(pagerank_step, TeamGrowsWithTheWorkAndLeavesACoreFromEight) {
+  const int threads_before = omp_get_max_threads();
+  const auto team = [](index_t rows, index_t links_per_row, int threads) {
+    omp_set_num_threads(threads);
+    csr_matrix<float> pt;
+    pt.rows = pt.cols = rows;
+    pt.row_ptr.resize(static_cast<std::size_t>(rows) + 1);
+    for (index_t i = 0; i <= rows; ++i) pt.row_ptr[static_cast<std::size_t>(i)] = i * links_per_row;
+    pt.col_idx.assign(static_cast<std::size_t>(rows) * links_per_row, 0);
+    pt.values.assign(pt.col_idx.size(), 1.0f);
+    return pagerank_step_team(pt);
+  };
+  EXPECT_EQ(team(1000, 30, 16), 1);     // 31 K: below two grains
+  EXPECT_EQ(team(4000, 43, 16), 10);    // 176 K links + rows: a thread per 16 K
+  EXPECT_EQ(team(100000, 30, 16), 15);  // 3.1 M: every core but one
+  EXPECT_EQ(team(100000, 30, 8), 7);
+  EXPECT_EQ(team(100000, 30, 4), 4);  // below 8 cores: every core
+  EXPECT_EQ(team(100000, 30, 2), 2);
+  omp_set_num_threads(threads_before);
+}
+
 // The start vector: every entry written, and the dangling mass the in-order
 // masked sum of its values (the uniform start counts instead of reading the
 // mask twice: the same bits), for any thread count.

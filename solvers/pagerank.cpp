@@ -640,8 +640,13 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
 }
 
 // One thread below two grains of links + rows, else a thread per half grain
-// (16 K), at most every core but one from 8 cores up: the solve's regions all
-// run on this team (team_scope), so its size needs not be one or all. Beside
+// (16 K), at most the threads allowed (host_threads) and, from 8 processors
+// up, all processors but one: the solve's regions all run on this team
+// (team_scope), so its size needs not be one or all. The processors, not the
+// threads allowed, set the cap: inside the solve's team_scope host_threads()
+// is that team, and the step asks again (a cap of the threads allowed less
+// one gave 14 there against the scope's 15: libgomp re-created a thread
+// every step). Beside
 // one busy process a team of every core waits a time slice at each barrier
 // for a thread that shares a core (libgomp's waiting threads spin): on the
 // H200 host cnr-2000's CPU solve took 527 ms against 44 quiet, with 15 of 16
@@ -651,8 +656,8 @@ template <class T>
 int pagerank_step_team(const csr_matrix<T>& pt) {
   const std::size_t work = pt.nnz() + static_cast<std::size_t>(pt.rows);
   if (threads_for_work(work) == 1) return 1;
-  const std::size_t cores = host_threads();
-  const std::size_t most = cores >= 8 ? cores - 1 : cores;
+  const auto procs = static_cast<std::size_t>(std::max(1, omp_get_num_procs()));
+  const std::size_t most = std::min<std::size_t>(host_threads(), procs >= 8 ? procs - 1 : procs);
   return static_cast<int>(std::min<std::size_t>(most, work / (parallel_grain / 2)));
 }
 

@@ -28,9 +28,10 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
                         double* block_sums);
 
 // The team pagerank_step_rows takes over pt: one thread below two grains of
-// links + rows (threads_for_work), else a thread per half grain, at most
-// every core but one from 8 cores up. A solve runs its other regions on the
-// same team (team_scope, core/memory.hpp).
+// links + rows (threads_for_work), else a thread per half grain, at most the
+// threads allowed and, from 8 processors up, all processors but one. The
+// same team again when asked inside a team_scope of it: a solve runs its
+// other regions on that team (team_scope, core/memory.hpp).
 template <class T>
 int pagerank_step_team(const csr_matrix<T>& pt);
 

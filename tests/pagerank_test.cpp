@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <string>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/synthetic.hpp"
 #include "solvers/pagerank_accel.hpp"
 #include "solvers/pagerank_step.hpp"
@@ -541,26 +544,36 @@ TEST(pagerank_step, RowsSplitBetweenThreadsGiveTheWholeBlocksBits) {
 }
 
 // The step's team: one thread below two grains of links + rows, a thread per
-// half grain above, at most every core but one from 8 cores up (a team of
-// every core stalls beside one busy process: solvers/pagerank.cpp).
-TEST(pagerank_step, TeamGrowsWithTheWorkAndLeavesACoreFromEight) {
+// half grain above, at most the threads allowed and, from 8 processors up,
+// all processors but one (a team of every core stalls beside one busy
+// process: solvers/pagerank.cpp); asked again inside a scope of that team
+// (as the step is, inside its solve's team_scope) it gives the same team.
+TEST(pagerank_step, TeamGrowsWithTheWorkLeavesACoreFromEightAndIsStableInItsScope) {
   const int threads_before = omp_get_max_threads();
-  const auto team = [](index_t rows, index_t links_per_row, int threads) {
-    omp_set_num_threads(threads);
+  const int procs = omp_get_num_procs();
+  const int cap = procs >= 8 ? procs - 1 : procs;
+  const auto graph = [](index_t rows, index_t links_per_row) {
     csr_matrix<float> pt;
     pt.rows = pt.cols = rows;
     pt.row_ptr.resize(static_cast<std::size_t>(rows) + 1);
     for (index_t i = 0; i <= rows; ++i) pt.row_ptr[static_cast<std::size_t>(i)] = i * links_per_row;
     pt.col_idx.assign(static_cast<std::size_t>(rows) * links_per_row, 0);
     pt.values.assign(pt.col_idx.size(), 1.0f);
-    return pagerank_step_team(pt);
+    return pt;
   };
-  EXPECT_EQ(team(1000, 30, 16), 1);     // 31 K: below two grains
-  EXPECT_EQ(team(4000, 43, 16), 10);    // 176 K links + rows: a thread per 16 K
-  EXPECT_EQ(team(100000, 30, 16), 15);  // 3.1 M: every core but one
-  EXPECT_EQ(team(100000, 30, 8), 7);
-  EXPECT_EQ(team(100000, 30, 4), 4);  // below 8 cores: every core
-  EXPECT_EQ(team(100000, 30, 2), 2);
+  const auto small = graph(1000, 30), mid = graph(4000, 43), big = graph(100000, 30);
+  for (const int threads : {1, 2, 4, 7, 8, 15, 16, 64}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads allowed");
+    omp_set_num_threads(threads);
+    EXPECT_EQ(pagerank_step_team(small), 1);                           // 31 K: below two grains
+    EXPECT_EQ(pagerank_step_team(mid), std::min({threads, cap, 10}));  // 176 K: 16 K a thread
+    EXPECT_EQ(pagerank_step_team(big), std::min(threads, cap));        // 3.1 M
+    for (const auto* g : {&mid, &big}) {
+      const int team = pagerank_step_team(*g);
+      const team_scope scope(team);
+      EXPECT_EQ(pagerank_step_team(*g), team);
+    }
+  }
   omp_set_num_threads(threads_before);
 }
 

@@ -43,6 +43,18 @@ unsigned host_threads();
 inline constexpr std::size_t parallel_grain = std::size_t(1) << 15;
 int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
 
+// The team of an iterative solve whose step does `work` items (its regions
+// all run on it, team_scope below): one below two grains, else a thread per
+// half grain, at most the threads allowed and, from 8 processors up, all
+// processors but one. Teams of every core sharing the machine with one busy
+// process wait a time slice at each of the step's barriers for a thread that
+// shares its core (libgomp's waiting threads spin): cnr-2000's CPU PageRank
+// took 527 ms against 44 quiet on 16 threads, 50 on 15 (H200 host,
+// docs/PERFORMANCE.md, session 46). The processors, not the threads allowed,
+// set the cap, so that the team asked for again inside its own scope is the
+// same (a cap of the threads allowed less one shrank it by one each time).
+int solve_team(std::size_t work, std::size_t grain = parallel_grain);
+
 // A region of `team` threads that does nothing: a later region of that team
 // finds them made and awake (libgomp lets them spin a while before they
 // sleep). The GPU solver starts its widening team so while the device runs:

@@ -22,9 +22,10 @@ template <class T>
 void spmv(const csr_matrix<T>& a, T alpha, const T* x, T beta, T* y);
 template <class T>
 void spmv(const ell_matrix<T>& a, T alpha, const T* x, T beta, T* y);
-// The OpenMP team spmv(csr) takes over A (one thread below 32 K nonzeros +
-// rows, else host_threads()): a solver that repeats it runs its other regions
-// on the same team (core/memory.hpp, team_scope).
+// The OpenMP team of a solve that repeats spmv(csr) over A, its other regions
+// on the same team (core/memory.hpp, team_scope): one thread below 32 K
+// nonzeros + rows, else a thread per 8 K, every core but one from 8 up
+// (core/memory.hpp, solve_team).
 template <class T>
 int spmv_team(const csr_matrix<T>& a);
 

@@ -6,15 +6,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <type_traits>
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/names.hpp"
 #include "core/text.hpp"
 #include "kernels/convert.hpp"
+#include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/jacobi.hpp"
@@ -780,18 +783,20 @@ namespace {
 template <class T>
 void apply_stencil(const tridiagonal_stencil& m, const T* x, T* y, bool with_constant) {
   const auto n = static_cast<std::size_t>(m.n);
-  parallel_for(n, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      if (i >= 2 && i + 2 < n) {
-        y[i] = T(m.lower * double(x[i - 1]) + m.diag * double(x[i]) + m.upper * double(x[i + 1]));
-        continue;
-      }
-      double l, d, u, c;
-      stencil_row(m, index_t(i), l, d, u, c);
-      const double xl = i > 0 ? double(x[i - 1]) : 0.0, xr = i + 1 < n ? double(x[i + 1]) : 0.0;
-      y[i] = T(l * xl + d * double(x[i]) + u * xr + (with_constant ? c : 0.0));
+  const auto count = static_cast<std::int64_t>(n);
+  // On the step's team (cpu_backend::step): a region per step, no threads made.
+#pragma omp parallel for schedule(static) num_threads(threads_for_work(n))
+  for (std::int64_t k = 0; k < count; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    if (i >= 2 && i + 2 < n) {
+      y[i] = T(m.lower * double(x[i - 1]) + m.diag * double(x[i]) + m.upper * double(x[i + 1]));
+      continue;
     }
-  });
+    double l, d, u, c;
+    stencil_row(m, index_t(i), l, d, u, c);
+    const double xl = i > 0 ? double(x[i - 1]) : 0.0, xr = i + 1 < n ? double(x[i + 1]) : 0.0;
+    y[i] = T(l * xl + d * double(x[i]) + u * xr + (with_constant ? c : 0.0));
+  }
 }
 
 // The CPU backend: B applied as the stencil; the direct solve factors A from
@@ -804,7 +809,10 @@ class cpu_backend final : public backend<T> {
         rhs_(rounded<T>(s_.stencils.rhs)),
         lhs_(rounded<T>(s_.stencils.lhs)),
         u_(initial_state(s_)),
-        next_(u_.size()) {
+        next_(u_.size()),
+        team_(s_.options.scheme != method::explicit_euler && s_.options.solver != step_solver::direct
+                  ? spmv_team(s_.lhs)
+                  : solve_team(u_.size())) {
     const auto& o = s_.options;
     if (o.scheme == method::explicit_euler) return;
     if (o.solver == step_solver::direct)
@@ -817,6 +825,13 @@ class cpu_backend final : public backend<T> {
     step_report rep;
     const std::size_t n = u_.size();
     const auto& o = s_.options;
+    // Every region of the step on one team: the warm start's copy on every
+    // core and cg's regions on its SpMV's team made libgomp end and re-create
+    // threads each step (20000 unknowns, H200 host: 0.82 ms a step on 16, 1.31
+    // with the solve on 10 and the copy on 16), and a team of every core
+    // beside one busy process waits a time slice at its barriers
+    // (docs/PERFORMANCE.md, session 47).
+    const team_scope team(team_);
     if (o.scheme == method::explicit_euler) {
       apply_stencil(rhs_, u_.data(), next_.data(), true);  // u' = (I + r S) u + r g
     } else if (o.solver == step_solver::direct) {
@@ -881,6 +896,7 @@ class cpu_backend final : public backend<T> {
   tridiagonal_stencil rhs_, lhs_;
   std::vector<T> u_, next_, b_;
   std::optional<thomas_factor<T>> thomas_;
+  int team_ = 1;  // every region of a step runs on it (step)
 };
 
 }  // namespace

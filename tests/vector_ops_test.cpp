@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,33 @@ TYPED_TEST(vector_ops_cpu, WidenOnAnyTeam) {
       EXPECT_EQ(y[n], -7.0) << "past the end, team " << team;
     }
   }
+}
+
+// An iterative solve's team: one thread below two grains, a thread per half
+// grain above, at most the threads allowed and every processor but one from
+// 8 up; asked again inside its own scope, the same team; any grain.
+TEST(solve_team, GrowsWithTheWorkLeavesACoreFromEightAndIsStableInItsScope) {
+  const int threads_before = omp_get_max_threads();
+  const int procs = omp_get_num_procs();
+  const int cap = procs >= 8 ? procs - 1 : procs;
+  for (const int threads : {1, 2, 4, 7, 8, 15, 16, 64}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads allowed");
+    omp_set_num_threads(threads);
+    for (const std::size_t grain : {std::size_t(1) << 14, parallel_grain}) {
+      EXPECT_EQ(solve_team(0, grain), 1);
+      EXPECT_EQ(solve_team(2 * grain - 1, grain), 1);
+      EXPECT_EQ(solve_team(2 * grain, grain), std::min({threads, cap, 4}));
+      EXPECT_EQ(solve_team(11 * grain / 2, grain), std::min({threads, cap, 11}));
+      EXPECT_EQ(solve_team(std::size_t(1) << 34, grain), std::min(threads, cap));
+      for (const std::size_t work : {5 * grain, std::size_t(1) << 34}) {
+        const int team = solve_team(work, grain);
+        const team_scope scope(team);
+        EXPECT_EQ(solve_team(work, grain), team);
+      }
+    }
+    EXPECT_EQ(solve_team(std::size_t(1) << 34, 0), std::min(threads, cap));  // no grain: every thread allowed
+  }
+  omp_set_num_threads(threads_before);
 }
 
 // A solve's team: regions inside take at most it (host_threads() and

@@ -145,7 +145,7 @@ void spmv(const ell_matrix<T>& a, T alpha, const T* x, T beta, T* y) {
 
 template <class T>
 int spmv_team(const csr_matrix<T>& a) {
-  return threads_for(a.nnz() + static_cast<std::size_t>(std::max<index_t>(a.rows, 0)));
+  return solve_team(a.nnz() + static_cast<std::size_t>(std::max<index_t>(a.rows, 0)), spmv_grain);
 }
 
 template int spmv_team<float>(const csr_matrix<float>&);

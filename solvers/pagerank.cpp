@@ -543,31 +543,92 @@ namespace {
 constexpr index_t sum_block = pagerank_sum_block;
 }  // namespace
 
+namespace {
+
+// The first unit (block of `unit_rows` rows, or row: unit_rows 1) of [0,
+// units) whose start carries at least `target` links + rows.
+index_t first_unit(const index_t* ptr, index_t rows, std::size_t target, index_t units, index_t unit_rows) {
+  index_t lo = 0, hi = units;
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo) / 2;
+    const index_t row = std::min<index_t>(rows, mid * unit_rows);
+    if (static_cast<std::size_t>(ptr[row]) + static_cast<std::size_t>(row) >= target)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+// Thread t's units of `team` when the units split by links + rows.
+std::pair<index_t, index_t> thread_units(const index_t* ptr, index_t rows, std::size_t t, std::size_t team,
+                                         index_t units, index_t unit_rows) {
+  const std::size_t work = static_cast<std::size_t>(ptr[rows]) + static_cast<std::size_t>(rows);
+  return {t == 0 ? 0 : first_unit(ptr, rows, work * t / team, units, unit_rows),
+          t + 1 == team ? units : first_unit(ptr, rows, work * (t + 1) / team, units, unit_rows)};
+}
+
+// The most links + rows one of `team` threads takes when `units` units of
+// `unit_rows` rows split by links + rows.
+std::size_t busiest_share(const index_t* ptr, index_t rows, int team, index_t units, index_t unit_rows) {
+  std::size_t busiest = 0;
+  for (int t = 0; t < team; ++t) {
+    const auto [u_lo, u_hi] = thread_units(ptr, rows, t, team, units, unit_rows);
+    const index_t lo = std::min<index_t>(rows, u_lo * unit_rows),
+                  hi = std::min<index_t>(rows, u_hi * unit_rows);
+    busiest =
+        std::max(busiest, static_cast<std::size_t>(ptr[hi] - ptr[lo]) + static_cast<std::size_t>(hi - lo));
+  }
+  return busiest;
+}
+
+// Whole blocks unless the busiest thread's blocks carry more links + rows
+// than the busiest thread's rows split by links + rows, plus the second
+// pass's share of half a unit a row. Blocks of skewed graphs are uneven:
+// rmat:20:10000000's first holds 9.5% of its links + rows, 1.43x an even
+// share of 15 threads, and its step took 6.09 ms whole, 5.15 with rows
+// (H200 host). Near balance (busiest 1.04-1.09x even) the second pass
+// measured 0-1.9 units a row (er, web, powerlaw, grid, dangling graphs of
+// 4-16 M links), the two splits within 5% of each other but on a chain
+// (rows faster by 9%); a single row holding a hub's links makes either
+// split as uneven (hub:1000000:200000: whole faster) (docs/PERFORMANCE.md,
+// session 47).
+bool whole_blocks_for(const index_t* ptr, index_t rows, int team) {
+  const index_t blocks = (rows + sum_block - 1) / sum_block;
+  if (team <= 1) return true;
+  if (blocks < team) return false;
+  const std::size_t whole = busiest_share(ptr, rows, team, blocks, sum_block);
+  const std::size_t split = busiest_share(ptr, rows, team, rows, 1);
+  return 2 * whole <= 2 * split + static_cast<std::size_t>(rows) / static_cast<std::size_t>(team);
+}
+
+}  // namespace
+
 // One step over a range of rows (solvers/pagerank_step.hpp). The arithmetic
 // of the SpMV followed by an update pass, which it replaced, without y's
 // write and re-read or a second parallel region.
 //
-// With at least 8 blocks a thread, each thread takes whole blocks of about
-// equal links + rows and sums them as it writes them (one pass). With fewer
-// (a graph of a few thousand rows and many links: facebook-combined's 4039
-// rows hold 176 K, one block; or blocks too coarse to balance: cnr-2000's 80
-// on 15 threads took 61 ms a solve, split by rows 44), the threads split the
-// rows by links + rows to write next, and after a barrier the blocks' sums
-// are taken from next in a second pass, in the same order with the same
-// terms: the same bits either way.
+// Where whole blocks balance the team (pagerank_step_whole_blocks), each thread
+// takes whole blocks of about equal links + rows and sums them as it writes
+// them (one pass). Elsewhere (a graph of a few thousand rows and many links:
+// facebook-combined's 4039 rows hold 176 K, one block; or blocks too coarse
+// or too uneven to balance: cnr-2000's 80 on 15 threads took 61 ms a solve,
+// split by rows 44), the threads split the rows by links + rows to write
+// next, and after a barrier the blocks' sums are taken from next in a second
+// pass, in the same order with the same terms: the same bits either way.
 template <class T>
 void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
                         double v_uniform, const std::uint8_t* dangling, double alpha, double c,
-                        double* block_sums) {
+                        double* block_sums, step_split split) {
   using acc_t = std::conditional_t<std::is_same_v<T, float>, double, T>;
   const index_t rows = pt.rows;
   const index_t blocks = (rows + sum_block - 1) / sum_block;
   const index_t* ptr = pt.row_ptr.data();
   const index_t* col = pt.col_idx.data();
   const T* val = pt.values.data();
-  const std::size_t work = pt.nnz() + static_cast<std::size_t>(rows);
   const int team_size = pagerank_step_team(pt);
-  const bool whole_blocks = blocks >= 8 * static_cast<index_t>(team_size);
+  const bool whole_blocks = split == step_split::automatic ? whole_blocks_for(ptr, rows, team_size)
+                                                           : split == step_split::whole_blocks;
   // A row's terms of its block's sums: |r_{k+1} - r_k| and, for a dangling
   // vertex, r_{k+1} (without a branch, a third of R-MAT's vertices dangling at
   // random: adding +0.0 leaves the sum's bits as they were, rn >= 0).
@@ -601,29 +662,13 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     const auto team = static_cast<std::size_t>(omp_get_num_threads());
-    // The first unit (block of sum_block rows, or row) whose start carries at
-    // least `target` links + rows.
-    const auto first_unit = [&](std::size_t target, index_t units, index_t unit_rows) {
-      index_t lo = 0, hi = units;
-      while (lo < hi) {
-        const index_t mid = lo + (hi - lo) / 2;
-        const index_t row = std::min<index_t>(rows, mid * unit_rows);
-        if (static_cast<std::size_t>(ptr[row]) + static_cast<std::size_t>(row) >= target)
-          hi = mid;
-        else
-          lo = mid + 1;
-      }
-      return lo;
-    };
     std::vector<T> y(static_cast<std::size_t>(sum_block));
     if (whole_blocks) {
-      const index_t b_lo = t == 0 ? 0 : first_unit(work * t / team, blocks, sum_block);
-      const index_t b_hi = t + 1 == team ? blocks : first_unit(work * (t + 1) / team, blocks, sum_block);
+      const auto [b_lo, b_hi] = thread_units(ptr, rows, t, team, blocks, sum_block);
       for (index_t b = b_lo; b < b_hi; ++b)
         step_rows(b * sum_block, std::min<index_t>(rows, (b + 1) * sum_block), y, block_sums + 2 * b);
     } else {
-      const index_t r_lo = t == 0 ? 0 : first_unit(work * t / team, rows, 1);
-      const index_t r_hi = t + 1 == team ? rows : first_unit(work * (t + 1) / team, rows, 1);
+      const auto [r_lo, r_hi] = thread_units(ptr, rows, t, team, rows, 1);
       for (index_t lo = r_lo; lo < r_hi; lo += sum_block)
         step_rows(lo, std::min(r_hi, lo + sum_block), y, nullptr);
 #pragma omp barrier
@@ -639,26 +684,18 @@ void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* n
   }
 }
 
-// One thread below two grains of links + rows, else a thread per half grain
-// (16 K), at most the threads allowed (host_threads) and, from 8 processors
-// up, all processors but one: the solve's regions all run on this team
-// (team_scope), so its size needs not be one or all. The processors, not the
-// threads allowed, set the cap: inside the solve's team_scope host_threads()
-// is that team, and the step asks again (a cap of the threads allowed less
-// one gave 14 there against the scope's 15: libgomp re-created a thread
-// every step). Beside
-// one busy process a team of every core waits a time slice at each barrier
-// for a thread that shares a core (libgomp's waiting threads spin): on the
-// H200 host cnr-2000's CPU solve took 527 ms against 44 quiet, with 15 of 16
-// threads 50 (rmat:20:10000000 143 -> 64 ms; quiet 53.5 -> 59.6: the core
-// left idle; docs/PERFORMANCE.md, session 46).
+// The solve's team by its step's links + rows (core/memory.hpp, solve_team):
+// beside one busy process cnr-2000's CPU solve took 50 ms on it, 527 on every
+// core (H200 host; quiet rmat:20:10000000 53.5 -> 59.6 ms: the core left
+// idle; docs/PERFORMANCE.md, session 46).
+template <class T>
+bool pagerank_step_whole_blocks(const csr_matrix<T>& pt, int team) {
+  return whole_blocks_for(pt.row_ptr.data(), pt.rows, team);
+}
+
 template <class T>
 int pagerank_step_team(const csr_matrix<T>& pt) {
-  const std::size_t work = pt.nnz() + static_cast<std::size_t>(pt.rows);
-  if (threads_for_work(work) == 1) return 1;
-  const auto procs = static_cast<std::size_t>(std::max(1, omp_get_num_procs()));
-  const std::size_t most = std::min<std::size_t>(host_threads(), procs >= 8 ? procs - 1 : procs);
-  return static_cast<int>(std::min<std::size_t>(most, work / (parallel_grain / 2)));
+  return solve_team(pt.nnz() + static_cast<std::size_t>(pt.rows));
 }
 
 template <class T>
@@ -685,15 +722,19 @@ double start_iterate(const std::vector<double>& initial, index_t n, const std::u
   return mass;
 }
 
+template bool pagerank_step_whole_blocks<float>(const csr_matrix<float>&, int);
+template bool pagerank_step_whole_blocks<double>(const csr_matrix<double>&, int);
 template int pagerank_step_team<float>(const csr_matrix<float>&);
 template int pagerank_step_team<double>(const csr_matrix<double>&);
 template double start_iterate<float>(const std::vector<double>&, index_t, const std::uint8_t*, float*);
 template double start_iterate<double>(const std::vector<double>&, index_t, const std::uint8_t*, double*);
 
 template void pagerank_step_rows<float>(const csr_matrix<float>&, index_t, const float*, float*,
-                                        const double*, double, const std::uint8_t*, double, double, double*);
+                                        const double*, double, const std::uint8_t*, double, double, double*,
+                                        step_split);
 template void pagerank_step_rows<double>(const csr_matrix<double>&, index_t, const double*, double*,
-                                         const double*, double, const std::uint8_t*, double, double, double*);
+                                         const double*, double, const std::uint8_t*, double, double, double*,
+                                         step_split);
 
 namespace {
 

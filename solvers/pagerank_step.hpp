@@ -20,18 +20,27 @@ namespace perron {
 // and per block b (of the rows), block_sums[2b] = sum |next_i - r_i| and
 // block_sums[2b + 1] = sum of next_i over dangling i, in double, in vertex
 // order. The caller adds the blocks in order: the same bits for any thread
-// count. Threads take whole blocks of about equal links + rows, or, with
-// fewer than 8 blocks a thread, rows, the blocks' sums in a second pass.
+// count and either split. Threads take whole blocks of about equal links +
+// rows, or rows of about equal links + rows, the blocks' sums then in a
+// second pass: `split` chooses, automatic by pagerank_step_whole_blocks
+// (the others for tests and measurements).
+enum class step_split { automatic, whole_blocks, rows };
 template <class T>
 void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,
                         double v_uniform, const std::uint8_t* dangling, double alpha, double c,
-                        double* block_sums);
+                        double* block_sums, step_split split = step_split::automatic);
 
-// The team pagerank_step_rows takes over pt: one thread below two grains of
-// links + rows (threads_for_work), else a thread per half grain, at most the
-// threads allowed and, from 8 processors up, all processors but one. The
-// same team again when asked inside a team_scope of it: a solve runs its
-// other regions on that team (team_scope, core/memory.hpp).
+// Whether pagerank_step_rows gives a team of `team` threads whole blocks of
+// pagerank_sum_block rows (summed as they are written) rather than rows split
+// by links + rows (summed in a second pass): where the busiest thread's
+// blocks hold no more links + rows than the busiest thread's rows plus half
+// a unit for each row of its share (the second pass). One thread: whole
+// blocks.
+template <class T>
+bool pagerank_step_whole_blocks(const csr_matrix<T>& pt, int team);
+
+// The team pagerank_step_rows takes over pt: solve_team (core/memory.hpp) of
+// its links + rows, the same again when asked inside a team_scope of it.
 template <class T>
 int pagerank_step_team(const csr_matrix<T>& pt);
 

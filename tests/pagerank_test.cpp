@@ -511,36 +511,63 @@ TEST(pagerank_step, RowRangeIsBitwiseTheWhole) {
   EXPECT_EQ(sums, std::vector<double>(whole_sums.begin() + 4, whole_sums.end()));
 }
 
-// A graph of fewer than 8 blocks a thread (one, two and eight blocks of
-// pagerank_sum_block rows, many links each) has its rows split between the
-// threads and its blocks summed in a second pass: the same bits for any
-// team, and as one thread taking rmat:15's eight whole blocks.
+// A graph of few blocks a thread (one, two and eight blocks of
+// pagerank_sum_block rows, many links each), or of uneven blocks (rmat:17's
+// first), has its rows split between the threads and its blocks summed in a
+// second pass; a grid's even blocks are taken whole: the same bits for any
+// team, and as one thread taking the whole blocks.
 TEST(pagerank_step, RowsSplitBetweenThreadsGiveTheWholeBlocksBits) {
   const int threads_before = omp_get_max_threads();
-  for (const std::string spec : {"rmat:12:150000", "er:6000:200000", "hub:7000:100000", "rmat:15:400000"}) {
+  for (const std::string spec : {"rmat:12:150000", "er:6000:200000", "hub:7000:100000", "rmat:15:400000",
+                                 "rmat:17:1500000", "grid:300:300"}) {
     SCOPED_TRACE(spec);
     const auto g = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>(spec));
     const index_t n = g.vertices();
     const auto sums_size = static_cast<std::size_t>(2 * ((n + pagerank_sum_block - 1) / pagerank_sum_block));
     std::vector<float> r(static_cast<std::size_t>(n));
     for (index_t i = 0; i < n; ++i) r[i] = static_cast<float>(1.0 + (i % 7)) / static_cast<float>(4 * n);
-    const auto step = [&](int threads, std::vector<float>& next, std::vector<double>& sums) {
+    const auto step = [&](int threads, step_split split, std::vector<float>& next,
+                          std::vector<double>& sums) {
       omp_set_num_threads(threads);
       next.assign(static_cast<std::size_t>(n), 0.0f);
       sums.assign(sums_size, 0.0);
       pagerank_step_rows(g.pt, 0, r.data(), next.data(), nullptr, 1.0 / n, g.dangling.data(), 0.85, 0.2,
-                         sums.data());
+                         sums.data(), split);
     };
     std::vector<float> one, next;
     std::vector<double> one_sums, sums;
-    step(1, one, one_sums);
-    for (const int threads : {2, 3, 7}) {
-      step(threads, next, sums);
-      EXPECT_EQ(0, std::memcmp(next.data(), one.data(), one.size() * sizeof(float))) << threads << " threads";
-      EXPECT_EQ(sums, one_sums) << threads << " threads";
-    }
+    step(1, step_split::automatic, one, one_sums);
+    for (const int threads : {2, 3, 7})
+      for (const step_split split : {step_split::automatic, step_split::whole_blocks, step_split::rows}) {
+        step(threads, split, next, sums);
+        const std::string what = std::to_string(threads) + " threads, split " + std::to_string(int(split));
+        EXPECT_EQ(0, std::memcmp(next.data(), one.data(), one.size() * sizeof(float))) << what;
+        EXPECT_EQ(sums, one_sums) << what;
+      }
   }
   omp_set_num_threads(threads_before);
+}
+
+// Whole blocks where they balance the team about as well as rows do: a
+// grid's even blocks, a hub's row that no split balances, not rmat:17's (its
+// first block holds a large share of the links) nor a graph of fewer blocks
+// than threads; one thread always.
+TEST(pagerank_step, WholeBlocksWhereTheyBalanceTheTeam) {
+  const auto grid = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>("grid:600:600"));
+  const auto rmat =
+      pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>("rmat:17:1500000"));
+  const auto one = pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>("er:4000:100000"));
+  EXPECT_TRUE(pagerank_step_whole_blocks(grid.pt, 3));    // 88 blocks of about 4 links a row
+  EXPECT_FALSE(pagerank_step_whole_blocks(grid.pt, 60));  // 1.47 blocks a thread
+  EXPECT_TRUE(pagerank_step_whole_blocks(rmat.pt, 1));
+  EXPECT_FALSE(pagerank_step_whole_blocks(rmat.pt, 7));
+  EXPECT_TRUE(pagerank_step_whole_blocks(one.pt, 1));
+  EXPECT_FALSE(pagerank_step_whole_blocks(one.pt, 2));
+  // 10^5 links into one vertex: its row alone is 3x an even share of 7
+  // threads whichever way they split, and whole blocks need no second pass.
+  const auto hub =
+      pagerank_graph_from_pattern<float>(io::generate_graph_transpose<float>("hub:100000:20000"));
+  EXPECT_TRUE(pagerank_step_whole_blocks(hub.pt, 7));
 }
 
 // The step's team: one thread below two grains of links + rows, a thread per

@@ -68,6 +68,14 @@ int solve_team(std::size_t work, std::size_t grain) {
   return static_cast<int>(std::clamp<std::size_t>(work / std::max<std::size_t>(grain / 2, 1), 1, most));
 }
 
+int process_team() {
+  const int allowed = std::max(1, omp_get_max_threads());
+  const char* chosen = std::getenv("OMP_NUM_THREADS");
+  if (chosen && *chosen) return allowed;
+  const int procs = std::max(1, omp_get_num_procs());
+  return procs >= 8 ? std::min(allowed, procs - 1) : allowed;
+}
+
 void start_team(int team) {
   const int threads = std::max(team, 1);
 #pragma omp parallel num_threads(threads) if (threads > 1)

@@ -55,6 +55,17 @@ int threads_for_work(std::size_t work, std::size_t grain = parallel_grain);
 // same (a cap of the threads allowed less one shrank it by one each time).
 int solve_team(std::size_t work, std::size_t grain = parallel_grain);
 
+// The threads a run's parallel regions may take (a team_scope of it around a
+// command or a call from Python): those allowed, and from 8 processors up
+// every processor but one, unless the user chose the count (OMP_NUM_THREADS
+// set). Beside one busy process, regions of every core wait for the thread
+// that shares its core: on the H200 host (16 processors) loading and
+// converting facebook-combined took 77 ms against 5 quiet, on 15 threads
+// 4.8; cnr-2000 94 -> 23 ms, rmat:20:10000000 178 -> 99; quiet, the 15
+// threads cost the largest load 5% (web:1048576:16777216, 179 -> 190 ms;
+// docs/PERFORMANCE.md, session 47).
+int process_team();
+
 // A region of `team` threads that does nothing: a later region of that team
 // finds them made and awake (libgomp lets them spin a while before they
 // sleep). The GPU solver starts its widening team so while the device runs:

@@ -15,6 +15,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/load.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/spmv.hpp"
@@ -59,6 +60,7 @@ csr_matrix<double> csr_from(index_t rows, index_t cols, const array<index_t>& in
 // Reads a matrix file (Matrix Market, .gz, .tar.gz, SNAP) into CSR arrays,
 // duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market).
 py::tuple read_matrix(const std::string& path, bool cache) {
+  const team_scope team(process_team());  // a core left to the machine's other work
   io::read_options opt;
   opt.cache.enabled = cache;
   io::loaded_matrix m;
@@ -105,6 +107,7 @@ py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, const page
 
 py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indices, const array<double>& data,
                        const pagerank_request& req, const pagerank_options& base) {
+  const team_scope team(process_team());  // a core left to the machine's other work
   pagerank_options opt = base;
   opt.device = parse_pagerank_device(req.device);
   opt.pull = parse_pagerank_pull(req.pull);
@@ -151,6 +154,7 @@ py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req,
 py::tuple pagerank_batched_csr(const array<index_t>& indptr, const array<index_t>& indices,
                                const array<double>& data, const pagerank_request& req,
                                const pagerank_options& base, const std::vector<source_set>& sources) {
+  const team_scope team(process_team());  // a core left to the machine's other work
   pagerank_batched_options opt;
   opt.base = base;
   opt.base.device = parse_pagerank_device(req.device);
@@ -193,6 +197,7 @@ py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std
 
 py::object spmv_csr(index_t rows, index_t cols, const array<index_t>& indptr, const array<index_t>& indices,
                     const array<double>& data, const py::array& x, const std::string& kernel) {
+  const team_scope team(process_team());  // a core left to the machine's other work
   csr_matrix<double> a = csr_from(rows, cols, indptr, indices, data);
   if (py::isinstance<py::array_t<float>>(x))
     return spmv_typed<float>(std::move(a), x.cast<array<float>>(), kernel);

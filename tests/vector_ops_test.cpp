@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -63,6 +64,28 @@ TEST(solve_team, GrowsWithTheWorkLeavesACoreFromEightAndIsStableInItsScope) {
     }
     EXPECT_EQ(solve_team(std::size_t(1) << 34, 0), std::min(threads, cap));  // no grain: every thread allowed
   }
+  omp_set_num_threads(threads_before);
+}
+
+// A run's team: every processor but one from 8 up, at most the threads
+// allowed; the threads allowed as they are where the user set OMP_NUM_THREADS.
+TEST(process_team, LeavesACoreFromEightUnlessTheUserChose) {
+  const char* before = std::getenv("OMP_NUM_THREADS");
+  const std::string saved = before ? before : "";
+  const int threads_before = omp_get_max_threads();
+  const int procs = omp_get_num_procs();
+  for (const int threads : {1, 4, 7, 8, 15, 16, 64}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads allowed");
+    omp_set_num_threads(threads);
+    ::unsetenv("OMP_NUM_THREADS");
+    EXPECT_EQ(process_team(), procs >= 8 ? std::min(threads, procs - 1) : threads);
+    ::setenv("OMP_NUM_THREADS", "64", 1);
+    EXPECT_EQ(process_team(), threads);
+  }
+  if (before)
+    ::setenv("OMP_NUM_THREADS", saved.c_str(), 1);
+  else
+    ::unsetenv("OMP_NUM_THREADS");
   omp_set_num_threads(threads_before);
 }
 

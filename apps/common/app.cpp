@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace perron::app {
 
@@ -21,6 +22,7 @@ int run(const char* app_name, const std::function<int()>& body) {
     return code;
   };
   try {
+    const team_scope team(process_team());  // a core left to the machine's other work
     return body();
   } catch (const boost::program_options::error& e) {
     return fail(usage, std::string(e.what()) + " (see --help)");

@@ -68,10 +68,14 @@ int solve_team(std::size_t work, std::size_t grain) {
   return static_cast<int>(std::clamp<std::size_t>(work / std::max<std::size_t>(grain / 2, 1), 1, most));
 }
 
+bool threads_chosen_by_user() {
+  const char* chosen = std::getenv("OMP_NUM_THREADS");
+  return chosen && *chosen;
+}
+
 int process_team() {
   const int allowed = std::max(1, omp_get_max_threads());
-  const char* chosen = std::getenv("OMP_NUM_THREADS");
-  if (chosen && *chosen) return allowed;
+  if (threads_chosen_by_user()) return allowed;
   const int procs = std::max(1, omp_get_num_procs());
   return procs >= 8 ? std::min(allowed, procs - 1) : allowed;
 }

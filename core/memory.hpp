@@ -65,6 +65,9 @@ int solve_team(std::size_t work, std::size_t grain = parallel_grain);
 // threads cost the largest load 5% (web:1048576:16777216, 179 -> 190 ms;
 // docs/PERFORMANCE.md, session 47).
 int process_team();
+// Whether the user set the thread count (OMP_NUM_THREADS): then teams are
+// not capped for the machine's sake (process_team, dist::session).
+bool threads_chosen_by_user();
 
 // A region of `team` threads that does nothing: a later region of that team
 // finds them made and awake (libgomp lets them spin a while before they

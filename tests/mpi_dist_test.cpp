@@ -5,12 +5,16 @@
 // failure on one rank reaching every rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "io/synthetic.hpp"
@@ -418,6 +422,25 @@ TEST(DistGraph, PiecesGiveTheGraphsRowsOfPt) {
   }
 }
 
+const dist::session* the_session = nullptr;  // main's
+
+// A rank's threads: its CPUs over the ranks of its host whose CPUs meet its
+// own (at least one), and its regions take them; unless OMP_NUM_THREADS is
+// set. Under ctest's mpirun --oversubscribe the ranks of this host either
+// all see every CPU (unbound: they share them) or one core each.
+TEST(DistSession, ARanksThreadsAreItsShareOfItsCpus) {
+  ASSERT_NE(the_session, nullptr);
+  EXPECT_EQ(omp_get_max_threads(), the_session->threads());
+  const char* chosen = std::getenv("OMP_NUM_THREADS");
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if ((chosen && *chosen) || !local) GTEST_SKIP() << "OMP_NUM_THREADS set, or not under Open MPI's mpirun";
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(mine), &mine), 0);
+  const int cpus = CPU_COUNT(&mine), ranks = std::max(1, std::atoi(local));
+  EXPECT_EQ(the_session->threads(), cpus == 1 ? 1 : std::max(1, cpus / ranks));
+}
+
 TEST(DistFaults, ABadWeightOnTheLastRankStopsEveryRank) {
   coo_matrix<double> a = with_positive_weights(io::generate_synthetic("rmat:10:5000"), 1);
   a.values.back() = -2.0;  // in the last rank's slice
@@ -461,6 +484,7 @@ TEST(DistFaults, AgreeNamesTheLowestFailingRankAndKeepsTheType) {
 // the worst over the ranks (a failure on any rank fails the test).
 int main(int argc, char** argv) {
   perron::dist::session world;
+  perron::the_session = &world;
   ::testing::InitGoogleTest(&argc, argv);
   if (world.rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

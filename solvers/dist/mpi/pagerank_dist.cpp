@@ -2,6 +2,8 @@
 #include "solvers/dist/pagerank_dist.hpp"
 
 #include <mpi.h>
+#include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -9,6 +11,7 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 
 namespace perron::dist {
 namespace {
@@ -83,12 +86,48 @@ int launch_rank() {
 }
 bool built() { return true; }
 
+namespace {
+
+// This rank's share of its CPUs: their count over the ranks of its host
+// (MPI_COMM_TYPE_SHARED) whose affinity meets its own, itself included.
+// Unbound ranks (mpirun --oversubscribe, or --bind-to none) all see every
+// CPU and share them; ranks bound to cores or sockets share only theirs.
+int host_share() {
+  MPI_Comm host = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int ranks = 1;
+  MPI_Comm_size(host, &ranks);
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  const bool known = ::sched_getaffinity(0, sizeof(mine), &mine) == 0 && CPU_COUNT(&mine) > 0;
+  std::vector<cpu_set_t> all(static_cast<std::size_t>(ranks));
+  MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all.data(), sizeof(mine), MPI_BYTE, host);
+  MPI_Comm_free(&host);
+  if (!known) return std::max(1, omp_get_num_procs() / ranks);
+  int sharing = 0;
+  for (cpu_set_t& other : all) {
+    cpu_set_t both;
+    CPU_AND(&both, &mine, &other);
+    sharing += CPU_COUNT(&both) > 0;
+  }
+  return std::max(1, CPU_COUNT(&mine) / std::max(1, sharing));
+}
+
+}  // namespace
+
 session::session() {
   int up = 0;
   MPI_Initialized(&up);
   if (!up) MPI_Init(nullptr, nullptr);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  const int share = host_share();  // collective: every rank, whatever the environment
+  if (threads_chosen_by_user()) {
+    threads_ = static_cast<int>(host_threads());
+  } else {
+    team_ = std::make_unique<team_scope>(share);
+    threads_ = static_cast<int>(host_threads());
+  }
 }
 
 session::~session() {

@@ -16,7 +16,7 @@ namespace {
 bool launched() { return false; }
 int launch_rank() { return 0; }
 bool built() { return false; }
-session::session() = default;
+session::session() : threads_(static_cast<int>(host_threads())) {}
 session::~session() = default;
 
 void agree(std::exception_ptr failure) {

@@ -80,24 +80,32 @@ struct device_rates {
   // 0.12-0.14 s against 0.02 s for CPU runs (H100). The same for a context
   // abandoned half-way.
   double gpu_exit_s = 0.11;
-  // The context's thread slows the host work it overlaps (one of the 16 cores,
-  // and OpenMP's barriers wait for the thread that lost it): loads ran 0.13 s
-  // longer on rmat:20 (0.71 s) and 0.025 s on cnr-2000 from the cache (0.02 s).
-  double context_slowdown = 0.5;  // extra seconds per second of overlap
+  // The context's thread slows the host work it overlaps (OpenMP's barriers
+  // wait for a thread that lost its core to it): loads ran 0.13 s longer on
+  // rmat:20 (0.71 s) and 0.025 s on cnr-2000 from the cache (0.02 s) with
+  // teams of every core; with a core left to the machine (process_team,
+  // session 47) 0.005-0.025 s over 0.07-0.32 s of overlap (cnr-2000 to
+  // rmat:22:40000000, H200 host).
+  double context_slowdown = 0.15;  // extra seconds per second of overlap
   // ---- GPU: the conversion on the device (upload the COO, sort, download,
   // values on the host): rmat:20 0.25-0.31 s, no faster than the host's.
   double gpu_convert_fixed_s = 0.005;
   double gpu_convert_link_ns = 30.0;
   // ---- GPU: setup (pagerank_cuda: upload P^T or its pattern, relabel or
-  // kernel trial; the layout trials remembered since session 27): karate
-  // 4.5 ms, cnr-2000 17-22 ms, rmat:20 48 ms, er (20 M links) 92 ms, rmat:22
-  // (39 M) 189 ms, web:4194304 (59 M) 300 ms.
-  double gpu_setup_fixed_s = 0.004;
-  double gpu_setup_link_ns = 4.8;
-  // ---- GPU: the solve (graph instantiation, the ranks' download and widening).
-  double gpu_solve_fixed_s = 0.001;
-  double gpu_vertex_ns = 15.0;    // rmat:20 (1 M vertices): 17-34 ms for 18 iterations
-  double gpu_step_s = 8e-6;       // per iteration, at least (a small graph's latency)
+  // kernel trial; the layout trials remembered), the transfer phase of a run
+  // from the binary cache, medians of three (H200 host, session 47): 9.8-18
+  // ms for graphs of 156 to 559722 links, cnr-2000 21 ms, 3.3-4.9 ns a link
+  // from 10^7 links (rmat:20 37 ms, web:1048576:16777216 49 ms, er and
+  // rmat:22 of 4 * 10^7 links 163-165 ms). Session 27's were 4 ms and 4.8 ns.
+  double gpu_setup_fixed_s = 0.010;
+  double gpu_setup_link_ns = 3.9;
+  // ---- GPU: the solve (graph instantiation, the ranks' download and
+  // widening) besides its steps: 0.6-1.9 ns a vertex now (4 * 10^6 vertices
+  // in 4.3-5.2 ms with 11 steps, 10^6 in 1.7-2.4 ms; session 47), where the
+  // receive took 15 ns a vertex in session 27.
+  double gpu_solve_fixed_s = 0.0005;
+  double gpu_vertex_ns = 1.5;
+  double gpu_step_s = 8e-6;  // per iteration, at least (a small graph's latency)
   double gpu_bandwidth = 1.5e12;  // bytes per second one iteration streams, as achieved
 
   // ---- Loading, for the estimate before it (input_estimate)

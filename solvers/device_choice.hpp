@@ -53,16 +53,19 @@ struct device_rates {
   // (pagerank_graph_from_pattern), per link and thread: 16 threads, H200 host,
   // 2.0-2.7 ns per link (rmat:20, er:2000000:20000000, rmat:22, web:4194304).
   double cpu_pattern_convert_ns = 37.0;
-  // ---- CPU: one power iteration. The gathers of x decide it: 16 threads,
-  // 0.25-0.33 ns per link where x fits in the cores' caches (cnr-2000's
-  // 1.3 MB, cage11), 0.47 at rmat:20's 4 MB, 0.66-0.68 from 8 MB (er with
-  // 2 M vertices, rmat:22); between them linear in x's bytes. A local order
-  // gathers as if x were small (web:4194304, 16 MB: 0.34), which this model
-  // does not see: it errs towards the GPU there. 2 threads: 0.77 (cnr-2000).
-  double cpu_link_core_ns = 1.5;          // per link on one thread
-  double cpu_link_cached_ns = 0.25;       // per link, the floor of all threads, x in cache
-  double cpu_link_memory_ns = 0.68;       // per link, the floor of all threads, x far past it
-  double cpu_gather_spill_bytes = 8.0e6;  // x's bytes where gathers reach the memory floor
+  // ---- CPU: one power iteration. The gathers of x decide it: 15 threads
+  // (session 47's step, float, H200 host), with 1 ns a vertex, 0.10-0.22 ns
+  // per link where x fits in the cores' caches (cnr-2000's 1.3 MB, rmat:18's
+  // 1 MB, cage11), 0.33-0.35 at 4 MB (er, powerlaw, rmat:20 of 10^7 links),
+  // 0.49 at 8 MB (er:2000000:20000000), 0.44-0.58 at 16 MB (rmat:22, er of
+  // 4 * 10^7 links); between them linear in x's bytes (session 27's step:
+  // 0.25, 0.47 and 0.68). A local order gathers as if x were small
+  // (web:1048576:16777216, 4 MB: 0.19), which this model does not see: it
+  // errs towards the GPU there. 2 threads: 0.77 (cnr-2000).
+  double cpu_link_core_ns = 1.5;           // per link on one thread
+  double cpu_link_cached_ns = 0.15;        // per link, the floor of all threads, x in cache
+  double cpu_link_memory_ns = 0.55;        // per link, the floor of all threads, x far past it
+  double cpu_gather_spill_bytes = 10.0e6;  // x's bytes where gathers reach the memory floor
   double cpu_vertex_core_ns = 8.0;        // per vertex on one thread (update, residual, dangling mass)
   double cpu_vertex_memory_ns = 1.0;      // per vertex, the floor
   // Per iteration and thread: the parallel region's start and barrier (one a

@@ -801,7 +801,8 @@ std::optional<input_guess> guess_graph(const settings& s) {
     if (!io::is_synthetic_graph_spec(s.graph)) return std::nullopt;
     try {
       const io::synthetic_size size = io::synthetic_graph_size(s.graph);
-      return guess_input(input_kind::synthetic, 0, size.arcs, size.vertices, p);
+      const std::string family = s.graph.substr(0, s.graph.find(':'));
+      return guess_input(input_kind::synthetic, 0, size.arcs, size.vertices, p, device_rates{}, family);
     } catch (const invalid_argument&) {
       return std::nullopt;  // the load says what is wrong
     }

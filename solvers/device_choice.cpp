@@ -101,7 +101,7 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
 }
 
 input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links, index_t vertices,
-                        int threads, const device_rates& r) {
+                        int threads, const device_rates& r, std::string_view family) {
   input_guess g;
   const double b = double(bytes);
   switch (kind) {
@@ -117,11 +117,17 @@ input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links,
       g.links = static_cast<std::size_t>(b / 2.5);
       g.load_seconds = b / r.gz_bytes_per_s;
       break;
-    case input_kind::synthetic:
+    case input_kind::synthetic: {
       g.links = links;
       g.vertices = vertices;
-      g.load_seconds = ns(double(links) * r.synthetic_link_ns / std::max(threads, 1));
+      const double draw_ns = family == "er"         ? r.synthetic_er_ns
+                             : family == "rmat"     ? r.synthetic_rmat_ns
+                             : family == "web"      ? r.synthetic_web_ns
+                             : family == "powerlaw" ? r.synthetic_powerlaw_ns
+                                                    : r.synthetic_link_ns;
+      g.load_seconds = ns(double(links) * draw_ns / std::max(threads, 1));
       return g;
+    }
   }
   g.vertices = static_cast<index_t>(std::min<std::size_t>(g.links / 10 + 1, 2'000'000'000));
   return g;

@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/formats.hpp"
 
@@ -66,8 +67,8 @@ struct device_rates {
   double cpu_link_cached_ns = 0.15;        // per link, the floor of all threads, x in cache
   double cpu_link_memory_ns = 0.55;        // per link, the floor of all threads, x far past it
   double cpu_gather_spill_bytes = 10.0e6;  // x's bytes where gathers reach the memory floor
-  double cpu_vertex_core_ns = 8.0;        // per vertex on one thread (update, residual, dangling mass)
-  double cpu_vertex_memory_ns = 1.0;      // per vertex, the floor
+  double cpu_vertex_core_ns = 8.0;         // per vertex on one thread (update, residual, dangling mass)
+  double cpu_vertex_memory_ns = 1.0;       // per vertex, the floor
   // Per iteration and thread: the parallel region's start and barrier (one a
   // step since session 26, solvers/pagerank_step.hpp): email-Eu-core's 26 k
   // links take 38 us a step at 16 threads.
@@ -108,16 +109,24 @@ struct device_rates {
   // receive took 15 ns a vertex in session 27.
   double gpu_solve_fixed_s = 0.0005;
   double gpu_vertex_ns = 1.5;
-  double gpu_step_s = 8e-6;  // per iteration, at least (a small graph's latency)
+  double gpu_step_s = 8e-6;       // per iteration, at least (a small graph's latency)
   double gpu_bandwidth = 1.5e12;  // bytes per second one iteration streams, as achieved
 
   // ---- Loading, for the estimate before it (input_estimate)
   double cache_bytes_per_s = 2e9;  // binary cache: cnr-2000's 26 MB in 10-26 ms
   double text_bytes_per_s = 1e9;   // Matrix Market / SNAP text, parallel parse
   double gz_bytes_per_s = 5e7;     // .gz: compressed bytes (cnr-2000: 7.8 MB, gunzip + parse 0.19 s)
-  // Per draw and thread, generating (io/synthetic.cpp, parallel since issue 18): rmat:22/24/26 at
-  // edge factor 16 in 0.64 / 2.59 / 11.2 s at 16 threads (H100 host); web: about twice that.
+  // Per draw and thread, generating (io/synthetic.cpp, parallel since issue 18), by
+  // generator: H200 host, 15 threads, session 47 (er of 10^7-4 * 10^7 draws 83-85 ns,
+  // rmat:20 and rmat:22 132-133, web:1048576:16777216 181, powerlaw:1000000:10000000
+  // 238); the others at 160 (rmat:22/24/26 at edge factor 16 took 0.64 / 2.59 / 11.2 s
+  // at 16 threads on the H100 host). With one rate of 160 er:2000000:20000000's load
+  // was guessed twice too long and its context started for nothing (auto 1.13x the CPU).
   double synthetic_link_ns = 160.0;
+  double synthetic_er_ns = 84.0;
+  double synthetic_rmat_ns = 132.0;
+  double synthetic_web_ns = 181.0;
+  double synthetic_powerlaw_ns = 238.0;
 };
 
 // What the choice is made from.
@@ -169,10 +178,11 @@ struct input_guess {
   double load_seconds = 0;
 };
 // bytes: the file's size (cache, text, gz); synthetic: links and vertices of
-// the spec (bytes unused). A cache entry holds 8 bytes per link (pattern) or
-// 16; text about 12 bytes per link, .gz about a quarter of that: the guesses
-// lean high, so that the context is started when in doubt.
+// the spec (bytes unused) and its generator (`family`: rmat, er, web, ...).
+// A cache entry holds 8 bytes per link (pattern) or 16; text about 12 bytes
+// per link, .gz about a quarter of that: the guesses lean high, so that the
+// context is started when in doubt.
 input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links, index_t vertices,
-                        int threads, const device_rates& r = {});
+                        int threads, const device_rates& r = {}, std::string_view family = {});
 
 }  // namespace perron

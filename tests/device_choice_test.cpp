@@ -218,6 +218,27 @@ TEST(DeviceChoice, GuessesFromTheInput) {
   EXPECT_EQ(s16.links, 10'000'000u);
   EXPECT_EQ(s16.vertices, 1 << 20);
   EXPECT_NEAR(s2.load_seconds, 8 * s16.load_seconds, 1e-9);
+  // Each generator at its own rate: er's draws cheapest, powerlaw's dearest.
+  double last = 0;
+  for (const char* family : {"er", "rmat", "web", "powerlaw"}) {
+    const double t = guess_input(input_kind::synthetic, 0, 10'000'000, 1 << 20, 16, {}, family).load_seconds;
+    EXPECT_GT(t, last) << family;
+    last = t;
+  }
+}
+
+// er:2000000:20000000 on 15 threads (H200 host, session 47): generated in
+// 0.11 s and solved on the CPU in 0.32 s against the GPU's 0.40 (walls); at
+// er's own rate the guess before the load leaves the context unstarted,
+// where the one rate of 160 ns a draw had started it for nothing.
+TEST(DeviceChoice, ErOfTwentyMillionLinksStaysOnTheCpuBeforeTheLoad) {
+  device_facts f =
+      before_load(guess_input(input_kind::synthetic, 0, 20'000'000, 2'000'000, 15, {}, "er"), 15);
+  f.from_pattern = true;
+  f.iterations = 11;
+  f.exit_detached = true;
+  const device_estimate e = estimate_devices(f);
+  EXPECT_FALSE(e.choose_gpu) << e.reason;
 }
 
 TEST(DeviceChoice, ReasonNamesBothPredictions) {

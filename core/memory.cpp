@@ -61,16 +61,18 @@ int threads_for_work(std::size_t work, std::size_t grain) {
   return work / std::max<std::size_t>(grain, 1) >= 2 ? static_cast<int>(host_threads()) : 1;
 }
 
-int solve_team(std::size_t work, std::size_t grain) {
-  if (threads_for_work(work, grain) == 1) return 1;
-  const auto procs = static_cast<std::size_t>(std::max(1, omp_get_num_procs()));
-  const std::size_t most = std::min<std::size_t>(host_threads(), procs >= 8 ? procs - 1 : procs);
-  return static_cast<int>(std::clamp<std::size_t>(work / std::max<std::size_t>(grain / 2, 1), 1, most));
-}
-
 bool threads_chosen_by_user() {
   const char* chosen = std::getenv("OMP_NUM_THREADS");
   return chosen && *chosen;
+}
+
+int solve_team(std::size_t work, std::size_t grain) {
+  if (threads_for_work(work, grain) == 1) return 1;
+  const auto procs = static_cast<std::size_t>(std::max(1, omp_get_num_procs()));
+  const std::size_t allowed = host_threads();
+  const std::size_t most =
+      threads_chosen_by_user() ? allowed : std::min<std::size_t>(allowed, procs >= 8 ? procs - 1 : procs);
+  return static_cast<int>(std::clamp<std::size_t>(work / std::max<std::size_t>(grain / 2, 1), 1, most));
 }
 
 int process_team() {

@@ -46,7 +46,7 @@ TYPED_TEST(vector_ops_cpu, WidenOnAnyTeam) {
 TEST(solve_team, GrowsWithTheWorkLeavesACoreFromEightAndIsStableInItsScope) {
   const int threads_before = omp_get_max_threads();
   const int procs = omp_get_num_procs();
-  const int cap = procs >= 8 ? procs - 1 : procs;
+  const int cap = threads_chosen_by_user() ? 1 << 30 : procs >= 8 ? procs - 1 : procs;
   for (const int threads : {1, 2, 4, 7, 8, 15, 16, 64}) {
     SCOPED_TRACE(std::to_string(threads) + " threads allowed");
     omp_set_num_threads(threads);
@@ -64,6 +64,18 @@ TEST(solve_team, GrowsWithTheWorkLeavesACoreFromEightAndIsStableInItsScope) {
     }
     EXPECT_EQ(solve_team(std::size_t(1) << 34, 0), std::min(threads, cap));  // no grain: every thread allowed
   }
+  // The user's OMP_NUM_THREADS is taken as it is: no core left.
+  const char* before = std::getenv("OMP_NUM_THREADS");
+  const std::string saved = before ? before : "";
+  ::setenv("OMP_NUM_THREADS", "64", 1);
+  for (const int threads : {1, 8, 16, 64}) {
+    omp_set_num_threads(threads);
+    EXPECT_EQ(solve_team(std::size_t(1) << 34), threads);
+  }
+  if (before)
+    ::setenv("OMP_NUM_THREADS", saved.c_str(), 1);
+  else
+    ::unsetenv("OMP_NUM_THREADS");
   omp_set_num_threads(threads_before);
 }
 

@@ -827,6 +827,9 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
   // extrapolations' sums, the result's widening.
   const int team = pagerank_step_team(g.pt);
   const team_scope scope(team);
+  // How the step's threads split the rows, decided once for the solve.
+  const step_split split =
+      pagerank_step_whole_blocks(g.pt, team) ? step_split::whole_blocks : step_split::rows;
   double dangling_mass =
       start_iterate(opt.initial, n, g.dangling.data(), r.data());  // sum_{j dangling} r_k(j)
   std::vector<double> part(static_cast<std::size_t>(2 * ((n + sum_block - 1) / sum_block)));
@@ -858,7 +861,7 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     // r_{k+1} = alpha P^T r_k + c v into y, which then becomes r (r_k is free:
     // the extrapolation below writes into it).
     pagerank_step_rows(g.pt, 0, r.data(), y.data(), uniform ? nullptr : v.data(), v_uniform,
-                       g.dangling.data(), opt.alpha, c, part.data());
+                       g.dangling.data(), opt.alpha, c, part.data(), split);
     r.swap(y);
     struct {
       double l1 = 0.0, dangling = 0.0;

@@ -22,8 +22,8 @@ namespace perron {
 // order. The caller adds the blocks in order: the same bits for any thread
 // count and either split. Threads take whole blocks of about equal links +
 // rows, or rows of about equal links + rows, the blocks' sums then in a
-// second pass: `split` chooses, automatic by pagerank_step_whole_blocks
-// (the others for tests and measurements).
+// second pass: `split` chooses (a solve decides once with
+// pagerank_step_whole_blocks; automatic decides at every call).
 enum class step_split { automatic, whole_blocks, rows };
 template <class T>
 void pagerank_step_rows(const csr_matrix<T>& pt, index_t first, const T* r, T* next, const double* v,

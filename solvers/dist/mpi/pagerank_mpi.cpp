@@ -134,7 +134,11 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
   const auto t0 = std::chrono::steady_clock::now();
   // As pagerank_cpu (opt.validate above has checked the initial weights), the
   // halo's copies on the step's team.
-  const team_scope team(pagerank_step_team(g.rows.pt));
+  const int step_team = pagerank_step_team(g.rows.pt);
+  const team_scope team(step_team);
+  // How the step's threads split this rank's rows, decided once for the solve.
+  const step_split split =
+      pagerank_step_whole_blocks(g.rows.pt, step_team) ? step_split::whole_blocks : step_split::rows;
   double dangling_mass = start_iterate(opt.initial, n, g.rows.dangling.data(), r.data());
   pagerank_result res;
   const bool uniform = opt.personalization.empty();  // v's one value, not a stream
@@ -145,7 +149,7 @@ pagerank_result pagerank_mpi(const local_graph<T>& g, const pagerank_options& op
     // pagerank_cpu sums them (the same function: solvers/pagerank_step.hpp).
     const double c = opt.alpha * dangling_mass + (1.0 - opt.alpha);
     pagerank_step_rows(g.rows.pt, lo, r.data(), piece.data(), uniform ? nullptr : v.data(), v_uniform,
-                       g.rows.dangling.data(), opt.alpha, c, mine.data());
+                       g.rows.dangling.data(), opt.alpha, c, mine.data(), split);
     const auto tw = std::chrono::steady_clock::now();
     if (stats) MPI_Barrier(MPI_COMM_WORLD);  // waiting apart from transfer (benchmark runs only)
     const auto tm = std::chrono::steady_clock::now();

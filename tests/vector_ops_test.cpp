@@ -40,11 +40,35 @@ TYPED_TEST(vector_ops_cpu, WidenOnAnyTeam) {
   }
 }
 
+// OMP_NUM_THREADS and the threads allowed as they were, when it ends.
+class thread_settings_kept {
+ public:
+  thread_settings_kept() : threads_(omp_get_max_threads()) {
+    const char* env = std::getenv("OMP_NUM_THREADS");
+    had_ = env != nullptr;
+    if (had_) env_ = env;
+  }
+  ~thread_settings_kept() {
+    if (had_)
+      ::setenv("OMP_NUM_THREADS", env_.c_str(), 1);
+    else
+      ::unsetenv("OMP_NUM_THREADS");
+    omp_set_num_threads(threads_);
+  }
+  thread_settings_kept(const thread_settings_kept&) = delete;
+  thread_settings_kept& operator=(const thread_settings_kept&) = delete;
+
+ private:
+  int threads_;
+  bool had_ = false;
+  std::string env_;
+};
+
 // An iterative solve's team: one thread below two grains, a thread per half
 // grain above, at most the threads allowed and every processor but one from
 // 8 up; asked again inside its own scope, the same team; any grain.
 TEST(solve_team, GrowsWithTheWorkLeavesACoreFromEightAndIsStableInItsScope) {
-  const int threads_before = omp_get_max_threads();
+  const thread_settings_kept kept;
   const int procs = omp_get_num_procs();
   const int cap = threads_chosen_by_user() ? 1 << 30 : procs >= 8 ? procs - 1 : procs;
   for (const int threads : {1, 2, 4, 7, 8, 15, 16, 64}) {
@@ -65,26 +89,17 @@ TEST(solve_team, GrowsWithTheWorkLeavesACoreFromEightAndIsStableInItsScope) {
     EXPECT_EQ(solve_team(std::size_t(1) << 34, 0), std::min(threads, cap));  // no grain: every thread allowed
   }
   // The user's OMP_NUM_THREADS is taken as it is: no core left.
-  const char* before = std::getenv("OMP_NUM_THREADS");
-  const std::string saved = before ? before : "";
   ::setenv("OMP_NUM_THREADS", "64", 1);
   for (const int threads : {1, 8, 16, 64}) {
     omp_set_num_threads(threads);
     EXPECT_EQ(solve_team(std::size_t(1) << 34), threads);
   }
-  if (before)
-    ::setenv("OMP_NUM_THREADS", saved.c_str(), 1);
-  else
-    ::unsetenv("OMP_NUM_THREADS");
-  omp_set_num_threads(threads_before);
 }
 
 // A run's team: every processor but one from 8 up, at most the threads
 // allowed; the threads allowed as they are where the user set OMP_NUM_THREADS.
 TEST(process_team, LeavesACoreFromEightUnlessTheUserChose) {
-  const char* before = std::getenv("OMP_NUM_THREADS");
-  const std::string saved = before ? before : "";
-  const int threads_before = omp_get_max_threads();
+  const thread_settings_kept kept;
   const int procs = omp_get_num_procs();
   for (const int threads : {1, 4, 7, 8, 15, 16, 64}) {
     SCOPED_TRACE(std::to_string(threads) + " threads allowed");
@@ -94,11 +109,6 @@ TEST(process_team, LeavesACoreFromEightUnlessTheUserChose) {
     ::setenv("OMP_NUM_THREADS", "64", 1);
     EXPECT_EQ(process_team(), threads);
   }
-  if (before)
-    ::setenv("OMP_NUM_THREADS", saved.c_str(), 1);
-  else
-    ::unsetenv("OMP_NUM_THREADS");
-  omp_set_num_threads(threads_before);
 }
 
 // A solve's team: regions inside take at most it (host_threads() and

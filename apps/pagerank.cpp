@@ -654,6 +654,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"hub_entries\": " << r.hub_entries << ",\n";
   o << "  \"index_bits\": " << (pattern_pull(r.pull) ? (r.index16 ? "16" : "32") : "null") << ",\n";
   o << "  \"index_bytes_per_link\": " << r.index_bytes_per_link << ",\n";
+  o << "  \"ranks_sent\": " << r.ranks_sent << ",\n";
   o << "  \"kernel_reason\": " << str(r.kernel_reason) << ",\n";
   // How the pull and kernel were decided: "named", "model", "trial: ..." or "cached trial: ...".
   o << "  \"pull_choice\": {\"pull\": " << str(std::string(name(r.pull)))

@@ -428,6 +428,10 @@ struct pagerank_result {
   // whether they are the fused pull's 16-bit index (pagerank_fused.cuh).
   double index_bytes_per_link = 0;
   bool index16 = false;
+  // GPU: values of the ranks the device sent to the host: n, or fewer where
+  // the vertices without in-links took their out-degree's value
+  // (solvers/pagerank_compact_ranks.hpp); 0 on the CPU.
+  std::size_t ranks_sent = 0;
   std::string kernel_reason;  // why this pull / kernel (GPU only)
   // How the pull was decided (GPU only): "named" (--pull or --kernel), "model"
   // (choose_pull), "trial: fused 18.2 us vs spmv (csr-vector) 19 us per step"

@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -1921,6 +1922,76 @@ TEST_F(gpu_pagerank_order, PatternPullsRelabelAsTheHostSays) {
     }
     const pagerank_cuda<float> spmv(g, spmv_kernel::csr_vector, pagerank_pull::spmv);
     EXPECT_TRUE(spmv.vertex_order().empty()) << what;
+  }
+}
+
+// The ranks without most vertices no link enters (solvers/pagerank_compact_ranks.hpp:
+// one value per out-degree of theirs, the others' in the graph's order): the
+// same bits as every rank sent, in both pattern pulls, both loops, plain and
+// extrapolating (auto, quadratic, aitken), on graphs whose ranks come in one
+// piece and in several (more than 512 K values sent: rmat:21), one vertex
+// holding most links (hub) and mostly dangling; personalized and
+// warm-started solves, whose vertices without in-links differ, send every rank.
+// The in-degree order pinned: the persistent pull's order trial may keep the
+// graph's own order in one solver and not the other (other bits).
+TYPED_TEST(gpu_pagerank, CompactRanksGiveTheSameBits) {
+  using T = TypeParam;
+  const scoped_env order("PERRON_FUSED_WINDOW", "0");
+  for (const char* spec :
+       {"rmat:16:400000", "dangling:150000:150000:0.7", "hub:100000:30000", "rmat:21:8000000"}) {
+    const auto g = pagerank_graph_from_pattern<T>(io::generate_graph_transpose<T>(spec));
+    const auto n = static_cast<std::size_t>(g.vertices());
+    for (pagerank_pull pull : {pagerank_pull::fused, pagerank_pull::persistent}) {
+      std::vector<pagerank_result> runs[2];
+      for (int on = 0; on < 2; ++on) {
+        const scoped_env env("PERRON_COMPACT_RANKS", on ? "on" : "off");
+        pagerank_cuda<T> s(g, std::nullopt, pull);
+        pagerank_options o;
+        o.tol = solve_tolerance<T>::tol;
+        for (pagerank_accel mode : {pagerank_accel::none, pagerank_accel::automatic,
+                                    pagerank_accel::quadratic, pagerank_accel::aitken})
+          for (pagerank_loop loop : {pagerank_loop::graph_while, pagerank_loop::check_every}) {
+            o.accelerate = mode;
+            o.loop = loop;
+            runs[on].push_back(s.solve(o));
+            const std::size_t sent = runs[on].back().ranks_sent;
+            if (on) {
+              EXPECT_LT(sent, n - n / 4) << spec << " " << name(pull);
+            } else {
+              EXPECT_EQ(sent, n) << spec << " " << name(pull);
+            }
+          }
+        o.accelerate = pagerank_accel::none;
+        o.personalization = random_vector(g.vertices(), 181, 0.0, 1.0);
+        runs[on].push_back(s.solve(o));
+        EXPECT_EQ(runs[on].back().ranks_sent, n) << spec;
+        o.personalization.clear();
+        o.initial = random_vector(g.vertices(), 191, 0.0, 1.0);
+        runs[on].push_back(s.solve(o));
+        EXPECT_EQ(runs[on].back().ranks_sent, n) << spec;
+      }
+      ASSERT_EQ(runs[0].size(), runs[1].size());
+      std::vector<index_t> out_degree(n, 0);
+      for (const index_t j : g.pt.col_idx) ++out_degree[static_cast<std::size_t>(j)];
+      for (std::size_t i = 0; i < runs[0].size(); ++i) {
+        EXPECT_TRUE(runs[0][i].converged) << spec << " " << name(pull) << " solve " << i;
+        if (same_bits(runs[0][i], runs[1][i])) continue;
+        // The first vertices that differ, with their degrees.
+        std::ostringstream first;
+        int shown = 0;
+        std::size_t differ = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+          if (std::memcmp(&runs[0][i].rank[j], &runs[1][i].rank[j], sizeof(double)) == 0) continue;
+          ++differ;
+          if (shown++ < 4)
+            first << " [" << j << ": " << runs[0][i].rank[j] << " / " << runs[1][i].rank[j] << ", in "
+                  << g.pt.row_ptr[j + 1] - g.pt.row_ptr[j] << ", out " << out_degree[j] << "]";
+        }
+        ADD_FAILURE() << spec << " " << name(pull) << " solve " << i << ": iterations "
+                      << runs[0][i].iterations << " / " << runs[1][i].iterations << ", " << differ
+                      << " ranks differ:" << first.str();
+      }
+    }
   }
 }
 

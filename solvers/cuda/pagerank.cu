@@ -52,8 +52,10 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/support.cuh"
@@ -66,6 +68,7 @@
 #include "solvers/cuda/pagerank_fused.cuh"
 #include "solvers/cuda/pagerank_persistent.cuh"
 #include "solvers/pagerank.hpp"
+#include "solvers/pagerank_compact_ranks.hpp"
 #include "solvers/pagerank_trial.hpp"
 
 namespace perron {
@@ -221,6 +224,11 @@ struct pagerank_cuda<T>::impl {
   std::unique_ptr<spmv_plan<T>> plan;              // pagerank_pull::spmv
   std::unique_ptr<fused_pull<T>> fused;            // pagerank_pull::fused (and persistent: its layout)
   std::unique_ptr<persistent_pull<T>> persistent;  // pagerank_pull::persistent
+  // The pattern pulls' ranks without most vertices no link enters
+  // (solvers/pagerank_compact_ranks.hpp), where it pays; `sending`: this
+  // solve's (a uniform v and start), else null.
+  std::optional<compact_ranks> compact;
+  const compact_ranks* sending = nullptr;
   cuda::device_buffer<T> d_r, d_y, d_v;
   cuda::device_buffer<std::uint32_t> d_bits;
   cuda::device_buffer<pagerank_state> d_state;
@@ -482,6 +490,7 @@ struct pagerank_cuda<T>::impl {
   void upload(const pagerank_options& opt, pagerank_loop loop);
   void fetch(bool state, std::size_t chunks, cuda::event* stop = nullptr, bool after_persistent = false);
   int receive_team(std::size_t chunks) const;
+  std::pair<std::size_t, std::size_t> piece_values(std::size_t c, std::size_t chunks) const;
   void receive_rank(std::size_t chunks, pagerank_result& res);
   void try_own_order(const pagerank_graph<T>& g, int vrow_links);
   std::string order_note;          // try_own_order's outcome ("" none ran)
@@ -717,6 +726,7 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   }
   const auto t1 = std::chrono::steady_clock::now();
   m.allocate(g);
+  if (m.fused) m.compact = m.fused->plan_compact_ranks();
   // One SpMV outside any capture so that whatever the plan sets up lazily
   // happens here, then wait for every upload (some went through the legacy
   // default stream, which our non-blocking stream does not follow).
@@ -874,8 +884,8 @@ void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks, cuda::event* 
   T* const out = chunks == 1 ? dh_rank : chunks > 1 ? d_r.data() : nullptr;
   if (fused && out) {
     // Back in the graph's order (launched before the persistent kernel ends
-    // when that is the kernel before it).
-    fused->launch_ranks(out, d_state.data(), o, after_persistent);
+    // when that is the kernel before it), or the compact form's values.
+    fused->launch_ranks(out, d_state.data(), o, after_persistent, sending != nullptr);
   } else if (state || chunks == 1) {
     const index_t count = chunks == 1 ? n : 0;
     publish_kernel<T><<<count ? grid : 1u, block_threads, 0, stream.get()>>>(
@@ -887,13 +897,25 @@ void pagerank_cuda<T>::impl::fetch(bool state, std::size_t chunks, cuda::event* 
     ev_chunk[0].record(stream.get());
     return;
   }
-  const auto nn = static_cast<std::size_t>(n);
   for (std::size_t c = 0; c < chunks; ++c) {
-    const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
+    const auto [b, e] = piece_values(c, chunks);
     PERRON_CUDA_CHECK(cudaMemcpyAsync(h_rank.data() + b, d_r.data() + b, (e - b) * sizeof(T),
                                       cudaMemcpyDeviceToHost, stream.get()));
     ev_chunk[c].record(stream.get());
   }
+}
+
+// The values [b, e) piece c of `chunks` brings: n / chunks of the ranks, or
+// the compact form's piece (whole blocks of vertices, the table in front).
+template <class T>
+std::pair<std::size_t, std::size_t> pagerank_cuda<T>::impl::piece_values(std::size_t c,
+                                                                         std::size_t chunks) const {
+  if (sending) {
+    const compact_ranks::piece q = sending->cut(c, chunks);
+    return {q.from, q.to};
+  }
+  const auto nn = static_cast<std::size_t>(n);
+  return {nn * c / chunks, nn * (c + 1) / chunks};
 }
 
 // Widened on the host's cores, piece by piece as they arrive: this runs after
@@ -925,6 +947,12 @@ void pagerank_cuda<T>::impl::receive_rank(std::size_t chunks, pagerank_result& r
   const int team = receive_team(chunks);  // started while the device ran (solve)
   for (std::size_t c = 0; c < chunks; ++c) {
     ev_chunk[c].synchronize();
+    if (sending) {
+      // A vertex with no in-link takes its out-degree's value of the table.
+      if (c == 0) compact->take_table(h_rank.data());
+      sending->expand(sending->cut(c, chunks), h_rank.data(), res.rank.data(), team);
+      continue;
+    }
     const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
     widen(e - b, h_rank.data() + b, res.rank.data() + b, team);
   }
@@ -992,8 +1020,15 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   solve_start fresh = m.start;
   fresh.state.dangling = m.uniform_dangling;
   if (!start_in_kernel) m.launch_init(opt.initial.empty());
-  // Pieces of at least 256K values (1 MB in float): fewer would not pay for
-  // their copies' and events' fixed costs.
+  // The compact ranks where planned, for a solve whose vertices without
+  // in-links all take one rank (a uniform v; every step gives them that).
+  m.sending = m.compact && opt.personalization.empty() && opt.initial.empty() ? &*m.compact : nullptr;
+  res.ranks_sent = m.sending ? m.sending->sent() : nn;
+  // Pieces of at least 256K vertices (1 MB of floats, or fewer values sent
+  // compact): fewer would not pay for their copies' and events' fixed costs.
+  // By vertices, not values sent: the host's part (widening, or a compact
+  // piece's expansion) grows with the vertices, and a compact receive in one
+  // piece waited for all of it (rmat:20 float 0.11 -> 0.15 ms).
   const std::size_t chunks = std::clamp<std::size_t>(nn >> 18, 1, impl::rank_chunks);
   // The result's memory is allocated while the device runs (and, from
   // fresh_prefault_bytes, mapped on every thread: page faults on a fresh

@@ -1,8 +1,10 @@
 // The fused pattern pull (pagerank_fused.cuh gives the math and the layout).
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_sort.cuh>
@@ -51,6 +53,44 @@ __global__ void ids_and_lengths(index_t n, const index_t* __restrict__ row_ptr, 
     ids[j] = j;
     len[j] = row_ptr[j + 1] - row_ptr[j];
   }
+}
+
+// The ranks' compact form (solvers/pagerank_compact_ranks.hpp), in the
+// graph's order: code[j] = d + 1 for a vertex j of no in-link and out-degree
+// d <= max_degree, else 0 (its rank sent); rep[d] = one such vertex of each d
+// (any: they publish the same bits), ~0u for none. Read before written, so
+// that the 10^5 vertices of one degree do not all store to one word.
+__global__ void rank_codes(index_t n, const index_t* __restrict__ len, const index_t* __restrict__ out_degree,
+                           std::uint16_t* __restrict__ code, unsigned* __restrict__ rep) {
+  for (index_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += gridDim.x * blockDim.x) {
+    const index_t d = out_degree[j];
+    const bool table = len[j] == 0 && d <= compact_ranks::max_degree;
+    code[j] = static_cast<std::uint16_t>(table ? d + 1 : 0);
+    if (table && rep[d] == ~0u) rep[d] = static_cast<unsigned>(j);
+  }
+}
+
+// The solver's vertex of each sent value after the table, in the graph's
+// order: one block per compact_ranks::block vertices, each thread a run of
+// sent_run of them, the runs' counts scanned in the block; base: the sent
+// values before each block (compact_ranks::sent_before).
+constexpr int sent_threads = 256;
+constexpr int sent_run = compact_ranks::block / sent_threads;
+static_assert(sent_run * sent_threads == compact_ranks::block, "a block of vertices per block of threads");
+
+__global__ void __launch_bounds__(sent_threads)
+    order_sent(index_t n, const std::uint16_t* __restrict__ code, const index_t* __restrict__ order,
+               const index_t* __restrict__ base, index_t table, index_t* __restrict__ sent) {
+  using scan = cub::BlockScan<index_t, sent_threads>;
+  __shared__ typename scan::TempStorage temp;
+  const long long j0 = static_cast<long long>(blockIdx.x) * compact_ranks::block + threadIdx.x * sent_run;
+  index_t count = 0;
+  for (int i = 0; i < sent_run; ++i) count += j0 + i < n && code[j0 + i] == 0;
+  index_t at = 0;
+  scan(temp).ExclusiveSum(count, at);
+  at += table + base[blockIdx.x];
+  for (int i = 0; i < sent_run; ++i)
+    if (j0 + i < n && code[j0 + i] == 0) sent[at++] = order[j0 + i];
 }
 
 // The global order's sort keys, for a descending sort: whether j goes in the
@@ -224,14 +264,15 @@ __global__ void __launch_bounds__(step_threads, 1)
 }
 
 // r~_K(j) = x_K(k) d_k for k = order[j] (x_K(k) itself for a dangling k),
-// written in j's order (r may be mapped host memory: whole lines, never
-// scattered words); and the state to the host (publish_state).
+// j < count, written in j's order (r may be mapped host memory: whole lines,
+// never scattered words); and the state to the host (publish_state). order:
+// the vertex order's way back (count n), or the compact form's sent values.
 template <class T>
-__global__ void ranks_out(fused_args<T> a, const index_t* __restrict__ order, const pagerank_state* st,
-                          T* __restrict__ r, solve_out o) {
+__global__ void ranks_out(fused_args<T> a, const index_t* __restrict__ order, index_t count,
+                          const pagerank_state* st, T* __restrict__ r, solve_out o) {
   wait_for_prior_grid();  // launched early after the persistent kernel (launch_ranks)
   const T* __restrict__ x = (st->iteration & 1) ? a.x1 : a.x0;
-  for (index_t j = blockIdx.x * blockDim.x + threadIdx.x; j < a.n; j += gridDim.x * blockDim.x) {
+  for (index_t j = blockIdx.x * blockDim.x + threadIdx.x; j < count; j += gridDim.x * blockDim.x) {
     const index_t k = order[j];
     const index_t d = a.deg[k];
     r[j] = static_cast<T>(d > 0 ? static_cast<double>(x[k]) * d : static_cast<double>(x[k]));
@@ -303,6 +344,12 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
   ids_and_lengths<<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, old_ptr.data(), ids.data(),
                                                                  len_old.data());
   PERRON_CUDA_CHECK_LAUNCH("ids_and_lengths");
+  rank_code_ = cuda::device_buffer<std::uint16_t>(n);
+  rank_rep_ = cuda::device_buffer<unsigned>(static_cast<std::size_t>(compact_ranks::max_degree) + 1);
+  PERRON_CUDA_CHECK(cudaMemsetAsync(rank_rep_.data(), 0xff, rank_rep_.bytes(), stream_));
+  rank_codes<<<setup_grid(n_), setup_threads, 0, stream_>>>(n_, len_old.data(), deg_old.data(),
+                                                            rank_code_.data(), rank_rep_.data());
+  PERRON_CUDA_CHECK_LAUNCH("rank_codes");
   // Stable sort by decreasing in-degree (row length of P^T): perm[k] = old id
   // of new vertex k.
   temp_bytes temp;
@@ -655,7 +702,36 @@ void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
 }
 
 template <class T>
-void fused_pull<T>::launch_ranks(T* r, const pagerank_state* st, const solve_out& o, bool after_persistent) {
+std::optional<compact_ranks> fused_pull<T>::plan_compact_ranks() {
+  if (rank_code_.size() != static_cast<std::size_t>(n_)) return std::nullopt;  // planned before
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the codes written (downloads are not on stream_)
+  std::optional<compact_ranks> plan(compact_ranks(rank_code_.download()));
+  const std::vector<unsigned> rep = rank_rep_.download();
+  const cuda::device_buffer<std::uint16_t> code = std::move(rank_code_);  // freed on return
+  rank_rep_ = cuda::device_buffer<unsigned>();
+  if (!compact_ranks_pay(n_, plan->sent())) return std::nullopt;
+  std::vector<index_t> table;  // one vertex (the graph's id) of each table degree
+  for (const index_t d : plan->table_degrees()) table.push_back(static_cast<index_t>(rep[d]));
+  std::vector<index_t> base(plan->blocks());
+  for (std::size_t b = 0; b < base.size(); ++b) base[b] = plan->sent_before(b);
+  sent_order_ = cuda::device_buffer<index_t>(plan->sent());
+  const cuda::device_buffer<index_t> d_table(table), d_base(base);
+  const auto t = static_cast<index_t>(table.size());
+  if (t > 0) {
+    gather_by<index_t>
+        <<<setup_grid(t), setup_threads, 0, stream_>>>(t, d_table.data(), order_.data(), sent_order_.data());
+    PERRON_CUDA_CHECK_LAUNCH("gather_by");
+  }
+  order_sent<<<static_cast<unsigned>(plan->blocks()), sent_threads, 0, stream_>>>(
+      n_, code.data(), order_.data(), d_base.data(), t, sent_order_.data());
+  PERRON_CUDA_CHECK_LAUNCH("order_sent");
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before this function's buffers are freed
+  return plan;
+}
+
+template <class T>
+void fused_pull<T>::launch_ranks(T* r, const pagerank_state* st, const solve_out& o, bool after_persistent,
+                                 bool compact) {
   const fused_args<T> a = args();
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -666,8 +742,13 @@ void fused_pull<T>::launch_ranks(T* r, const pagerank_state* st, const solve_out
   cfg.stream = stream_;
   cfg.attrs = &early;
   cfg.numAttrs = after_persistent ? 1 : 0;
-  PERRON_CUDA_CHECK(
-      cudaLaunchKernelEx(&cfg, ranks_out<T>, a, static_cast<const index_t*>(order_.data()), st, r, o));
+  if (compact && sent_order_.size() == 0)
+    throw invalid_argument("fused_pull: compact ranks asked for, none planned (plan_compact_ranks)");
+  const index_t count = compact ? static_cast<index_t>(sent_order_.size()) : n_;
+  cfg.gridDim = dim3(setup_grid(count));
+  PERRON_CUDA_CHECK(cudaLaunchKernelEx(
+      &cfg, ranks_out<T>, a, static_cast<const index_t*>(compact ? sent_order_.data() : order_.data()), count,
+      st, r, o));
   PERRON_CUDA_CHECK_LAUNCH("pagerank ranks_out");
 }
 
@@ -681,7 +762,8 @@ std::size_t fused_pull<T>::device_bytes() const {
   return col_.bytes() + word_.bytes() + high_.bytes() + high_start_.bytes() + vhigh_.bytes() +
          slice_start_.bytes() + vrow_.bytes() + vlen_.bytes() + deg_.bytes() + perm_.bytes() +
          order_.bytes() + parts_.bytes() + first_slice_.bytes() + count_.bytes() + x_[0].bytes() +
-         x_[1].bytes() + v_.bytes() + tail_.bytes() + head_.bytes();
+         x_[1].bytes() + v_.bytes() + tail_.bytes() + head_.bytes() + rank_code_.bytes() + rank_rep_.bytes() +
+         sent_order_.bytes();
 }
 
 template class fused_pull<float>;

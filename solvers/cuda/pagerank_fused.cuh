@@ -67,6 +67,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +76,7 @@
 #include "core/formats.hpp"
 #include "solvers/cuda/pagerank_device.cuh"
 #include "solvers/pagerank.hpp"
+#include "solvers/pagerank_compact_ranks.hpp"
 
 namespace perron::pagerank_gpu {
 
@@ -149,8 +152,16 @@ class fused_pull {
   // in the graph's order; the state to o (publish_state). after_persistent:
   // straight after the persistent kernel in the stream, which lets this one
   // launch before it ends (programmatic dependent launch: its blocks wait
-  // for the solve's end on the SMs, not for the launch).
-  void launch_ranks(T* r, const pagerank_state* st, const solve_out& o, bool after_persistent = false);
+  // for the solve's end on the SMs, not for the launch). compact: the
+  // values plan_compact_ranks() planned instead (its sent() of them), for a
+  // solve with a uniform v.
+  void launch_ranks(T* r, const pagerank_state* st, const solve_out& o, bool after_persistent = false,
+                    bool compact = false);
+  // Where compact_ranks_pay() says so, the compact form of the ranks
+  // (solvers/pagerank_compact_ranks.hpp) from the codes the relabelling
+  // left: its order of values built on the device, the codes on the host;
+  // nullopt otherwise. Once; the codes are freed either way.
+  std::optional<compact_ranks> plan_compact_ranks();
 
   // x_k for k of the given parity, and the out-degrees (0 for dangling),
   // in the solver's order: what --accelerate extrapolates (pagerank_accel.cuh).
@@ -208,6 +219,12 @@ class fused_pull {
   cuda::device_buffer<unsigned> count_;
   cuda::device_buffer<T> x_[2], v_;
   cuda::device_buffer<double> tail_, head_;  // cut rows' slice partials, summed in double
+  // The ranks' compact form: codes (graph's order) and one vertex of each
+  // out-degree with a table entry, until planned; then the solver's vertex
+  // of each value sent (the table's, then the vertices with in-links).
+  cuda::device_buffer<std::uint16_t> rank_code_;
+  cuda::device_buffer<unsigned> rank_rep_;
+  cuda::device_buffer<index_t> sent_order_;
 };
 
 }  // namespace perron::pagerank_gpu

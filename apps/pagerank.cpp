@@ -779,6 +779,19 @@ void remember_iterations(const settings& s, int iterations) {
 
 bool generate_transposed(const settings& s);
 
+// The bytes of a file's kept CSR of A^T (kept_transpose reads it, when it is
+// still the file's), 0 where there is none.
+std::uint64_t transpose_kept(const settings& s) {
+  const io::read_options ro = app::read_options_for(s.input);
+  if (!ro.cache.enabled || s.weighted || s.gpus > 0 || io::is_synthetic_spec(s.graph)) return 0;
+  const std::string dir = io::cache_dir(ro.cache);
+  std::error_code ec;
+  if (dir.empty() || !std::filesystem::is_regular_file(s.graph, ec)) return 0;
+  const auto bytes =
+      std::filesystem::file_size(io::rank_cache_file_for(s.graph, io::rank_part_key{1, 0, false}, dir), ec);
+  return ec ? 0 : bytes;
+}
+
 // The model's facts but for the graph's size (solvers/device_choice.hpp).
 device_facts solve_facts(const settings& s) {
   device_facts f;
@@ -789,7 +802,7 @@ device_facts solve_facts(const settings& s) {
   const std::optional<int> known = remembered_iterations(s);
   f.iterations = known ? *known : expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
   f.iterations_known = known.has_value();
-  f.from_pattern = generate_transposed(s);
+  f.from_pattern = generate_transposed(s) || transpose_kept(s) > 0;
   return f;
 }
 
@@ -811,6 +824,7 @@ std::optional<input_guess> guess_graph(const settings& s) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const io::read_options ro = app::read_options_for(s.input);
+  if (const std::uint64_t kept = transpose_kept(s)) return guess_input(input_kind::transposed, kept, 0, 0, p);
   if (ro.cache.enabled) {
     const std::string dir = io::cache_dir(ro.cache);
     if (!dir.empty() && fs::is_regular_file(s.graph, ec)) {
@@ -847,8 +861,10 @@ bool start_context_now(const settings& s) {
 // Where the solve runs (solvers/device_choice.hpp has the model), decided
 // after the load from the graph's size, the thread count and how far the
 // context has come; the context is not waited for here.
+// from_pattern: P^T is built in place from a CSR of A^T (a generated graph,
+// or a file's kept by an earlier run), not sorted from the arcs.
 device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::size_t links,
-                        const cuda::context_start& context) {
+                        bool from_pattern, const cuda::context_start& context) {
   device_plan p;
   const pagerank_options& o = s.opt;
   if (s.dist) {
@@ -858,6 +874,7 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
   device_facts f = solve_facts(s);
   f.vertices = graph.matrix.rows;
   f.links = links;
+  f.from_pattern = from_pattern;
   p.expected_iterations = f.iterations;
   p.iterations_known = f.iterations_known;
   f.context_started = context.started();
@@ -1209,6 +1226,71 @@ int solve_in_pieces(settings& s) {
   return exit_code(r, s.opt.tol);
 }
 
+// A file's CSR of A^T kept by an earlier run (io/cache.hpp's per-rank part
+// of one rank: what `mpirun -np 1` keeps too): P^T is then written over it in
+// place (pagerank_graph_from_pattern, the same graph bit for bit), without
+// the arcs' load and their sort into the CSR of P^T (cnr-2000 on the H200
+// host: 6 + 21 ms of a 64 ms run; docs/PERFORMANCE.md, session 48). Unweighted
+// graphs of one process; nullopt where there is none, with `stamp` set where
+// the conversion should keep one (keep_transpose).
+template <class T>
+std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix& graph,
+                                            std::optional<io::source_stamp>& stamp) {
+  const io::read_options ro = app::read_options_for(s.input);
+  if (!ro.cache.enabled || s.weighted || s.gpus > 0 || io::is_synthetic_spec(s.graph)) return std::nullopt;
+  stopwatch w;
+  std::optional<io::rank_part> part;
+  try {
+    stamp = io::stamp_of(s.graph);  // before the read: a file changed meanwhile is not kept
+    std::string why;                // stale or corrupt: the file is read, and its part written again
+    part = io::rank_cache_load(s.graph, io::rank_part_key{1, 0, false}, ro.cache, ro.threads, why);
+  } catch (const std::exception&) {  // out of memory, say: the cache is optional
+    part.reset();
+  }
+  if (!part) return std::nullopt;
+  stamp.reset();
+  graph.format = part->format;
+  graph.pattern = part->pattern;
+  graph.symmetric = part->symmetric;
+  graph.label = std::move(part->label);
+  graph.matrix.rows = graph.matrix.cols = part->n;  // no arcs: they are in the CSR
+  graph.timings.from_cache = graph.timings.cache_transposed = true;
+  csr_matrix<T> at;
+  at.rows = at.cols = part->n;
+  at.row_ptr = std::move(part->rows.row_ptr);
+  at.col_idx = std::move(part->rows.col_idx);
+  at.values.resize(at.col_idx.size());  // P^T's, written in place
+  graph.read_seconds = graph.timings.cache_seconds = w.seconds();
+  return at;
+}
+
+// After a file's conversion: P^T's pattern (the CSR of A^T, duplicates
+// merged) kept for the next run (kept_transpose), timed in the conversion and
+// shown on the load's line. Nothing is said where it cannot be kept: the
+// arcs' own cache entry has said why.
+template <class T>
+void keep_transpose(const settings& s, const io::source_stamp& stamp, io::loaded_matrix& graph,
+                    const pagerank_graph<T>& g, timings& t) {
+  stopwatch w;
+  const io::read_options ro = app::read_options_for(s.input);
+  io::rank_part p;
+  p.format = graph.format;
+  p.pattern = graph.pattern;
+  p.symmetric = graph.symmetric;
+  p.n = g.vertices();
+  p.first = {0, p.n};
+  p.rows.rows = p.rows.cols = p.n;
+  p.rows.row_ptr = g.pt.row_ptr;
+  p.rows.col_idx = g.pt.col_idx;
+  p.label = graph.label;
+  try {
+    io::rank_cache_store(s.graph, stamp, io::rank_part_key{1, 0, false}, p, ro.cache, ro.threads);
+  } catch (const std::exception&) {  // the cache is optional
+  }
+  graph.timings.transpose_kept_seconds = w.seconds();
+  t.convert += graph.timings.transpose_kept_seconds;
+}
+
 template <class T>
 int solve(settings& s) {
   if (s.gpus > 0 && generate_transposed(s) && io::synthetic_graph_size(s.graph).arcs > max_index)
@@ -1224,7 +1306,8 @@ int solve(settings& s) {
   check_gpu_room_first<T>(s, context, t);
   step.restart();
   io::loaded_matrix graph;
-  std::optional<csr_matrix<T>> at;  // a generated graph's CSR of A^T
+  std::optional<csr_matrix<T>> at;        // a generated graph's CSR of A^T, or a file's kept one
+  std::optional<io::source_stamp> stamp;  // a file's before its load, where its A^T is to be kept
   if (generate_transposed(s)) {
     at = io::generate_graph_transpose<T>(s.graph);
     graph.format = io::input_format::synthetic;
@@ -1232,15 +1315,17 @@ int solve(settings& s) {
     graph.matrix.rows = graph.matrix.cols = at->rows;  // no arcs: they are in at
     graph.read_seconds = graph.timings.parse_seconds = step.seconds();
   } else {
-    graph = io::load_matrix(s.graph, app::read_options_for(s.input));
+    at = kept_transpose<T>(s, graph, stamp);  // describes the graph where it finds one
+    if (!at) graph = io::load_matrix(s.graph, app::read_options_for(s.input));
   }
   t.load = step.lap();
   device_plan plan;
   if (s.gpus > 0)  // P^T built on the host, then split over the GPUs
     plan.reason = "--gpus " + std::to_string(s.gpus);
   else
-    plan = plan_device(s, graph, at ? at->nnz() : graph.matrix.nnz(), context);
+    plan = plan_device(s, graph, at ? at->nnz() : graph.matrix.nnz(), at.has_value(), context);
   pagerank_graph<T> g = convert_for<T>(s, graph, at, plan, context, t);
+  if (stamp) keep_transpose(s, *stamp, graph, g, t);
   const std::optional<reorder_report> reorder = reorder_graph(s, g, t);
   const bool gpu = plan.gpu;
   step.restart();

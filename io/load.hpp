@@ -31,6 +31,8 @@ struct load_timings {
   std::uint64_t file_bytes = 0;  // size on disk (of the cache file on a hit)
   std::uint64_t text_bytes = 0;  // uncompressed text parsed; 0 on a cache hit
   bool from_cache = false;
+  bool cache_transposed = false;      // the hit was a CSR of A^T (a per-rank part), not the arcs
+  double transpose_kept_seconds = 0;  // writing the graph's CSR of A^T for the next run (pagerank)
 };
 
 struct loaded_matrix {

@@ -109,6 +109,10 @@ input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links,
       g.links = static_cast<std::size_t>(b / 8.0);
       g.load_seconds = b / r.cache_bytes_per_s;
       break;
+    case input_kind::transposed:
+      g.links = static_cast<std::size_t>(b / 4.4);
+      g.load_seconds = b / r.cache_bytes_per_s;
+      break;
     case input_kind::text:
       g.links = static_cast<std::size_t>(b / 12.0);
       g.load_seconds = b / r.text_bytes_per_s;

@@ -170,8 +170,9 @@ int expected_iterations(double alpha, double tol, int max_iter);
 device_estimate estimate_devices(const device_facts& f, const device_rates& r = {});
 
 // Before the load: the graph's size and load time guessed from what the input
-// is, for estimate_devices. kind: what the bytes are.
-enum class input_kind { cache, text, gz, synthetic };
+// is, for estimate_devices. kind: what the bytes are (transposed: a kept CSR
+// of A^T, about 4.4 bytes a link with its row pointers at 10 links a vertex).
+enum class input_kind { cache, transposed, text, gz, synthetic };
 struct input_guess {
   std::size_t links = 0;
   index_t vertices = 0;

@@ -82,6 +82,22 @@ TEST(DeviceChoice, CnrFromTheCacheDependsOnTheCores) {
   EXPECT_EQ(warm.context_left, 0.0);
 }
 
+// A file's kept CSR of A^T (cnr-2000's: 14.2 MB, 4.4 bytes a link with its
+// row pointers) guesses the same size as its arcs' cache entry, a shorter
+// load, and a conversion in place: a cheaper CPU run, not a costlier GPU one.
+TEST(DeviceChoice, AKeptTransposeGuessesTheSameGraph) {
+  const input_guess arcs = guess_input(input_kind::cache, cnr_cache_bytes, 0, 0, 16);
+  const input_guess kept = guess_input(input_kind::transposed, 14'160'000, 0, 0, 16);
+  EXPECT_NEAR(double(kept.links), double(arcs.links), 0.02 * double(arcs.links));
+  EXPECT_LT(kept.load_seconds, arcs.load_seconds);
+  device_facts f = before_load(kept, 16), g = before_load(arcs, 16);
+  f.from_pattern = true;
+  const device_estimate e = estimate_devices(f), before = estimate_devices(g);
+  EXPECT_FALSE(e.choose_gpu) << e.reason;
+  EXPECT_LT(e.cpu, before.cpu);
+  EXPECT_LT(e.cpu_convert, before.cpu_convert);
+}
+
 TEST(DeviceChoice, LargeGraphsStartTheContext) {
   // 10^8 links: the CPU's conversion alone outlasts the context.
   for (int p : {2, 16}) {

@@ -530,7 +530,7 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
       info.meta.symmetric = p->symmetric;
       info.meta.label = std::move(p->label);
       info.meta.matrix.rows = info.meta.matrix.cols = p->n;
-      info.meta.timings.from_cache = true;
+      info.meta.timings.from_cache = info.meta.timings.cache_transposed = true;
       dist::local_arcs a;
       a.n = p->n;
       a.first = std::move(p->first);

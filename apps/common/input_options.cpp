@@ -34,15 +34,21 @@ std::string real(double x) { return format_g(std::isfinite(x) ? x : 0.0, 6); }
 }  // namespace
 
 std::string describe_load(const io::load_timings& t) {
-  if (t.from_cache) return "from the cache in " + seconds(t.cache_seconds);
+  const std::string kept =
+      t.transpose_kept_seconds > 0 ? ", its CSR of A^T kept in " + seconds(t.transpose_kept_seconds) : "";
+  if (t.from_cache)
+    return std::string(t.cache_transposed ? "from the cache (CSR of A^T) in " : "from the cache in ") +
+           seconds(t.cache_seconds) + kept;
   std::string s = "read " + seconds(t.read_seconds) + ", parse " + seconds(t.parse_seconds);
   if (t.cache_seconds > 0) s += ", cache write " + seconds(t.cache_seconds);
-  return s;
+  return s + kept;
 }
 
 std::string load_json(const io::load_timings& t) {
   return std::string("{\"read\": ") + real(t.read_seconds) + ", \"parse\": " + real(t.parse_seconds) +
          ", \"cache\": " + real(t.cache_seconds) + ", \"from_cache\": " + (t.from_cache ? "true" : "false") +
+         ", \"cache_transposed\": " + (t.cache_transposed ? "true" : "false") +
+         ", \"transpose_kept\": " + real(t.transpose_kept_seconds) +
          ", \"text_bytes\": " + std::to_string(t.text_bytes) + "}";
 }
 

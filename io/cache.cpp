@@ -565,8 +565,6 @@ std::string part_problem(const part_header& h, const rank_part& p) {
   if (rp.front() != 0 || static_cast<std::uint64_t>(rp.back()) != h.nnz) return "corrupt row pointer";
   for (std::size_t i = 0; i + 1 < rp.size(); ++i)
     if (rp[i] > rp[i + 1]) return "corrupt row pointer";
-  for (index_t j : p.rows.col_idx)
-    if (j < 0 || j >= h.n) return "indices out of range (corrupt)";
   if (!p.label.empty() && p.label.size() != static_cast<std::size_t>(h.n)) return "corrupt labels";
   return {};
 }
@@ -620,18 +618,31 @@ std::optional<rank_part> rank_cache_load(const std::string& source, const rank_p
   detail::resize_outputs(static_cast<std::size_t>(h.nnz), threads, p.rows.col_idx);
   if (h.weighted) detail::resize_outputs(static_cast<std::size_t>(h.nnz), threads, p.rows.values);
   p.label.resize(static_cast<std::size_t>(h.labels));
+  // The column indices are range-checked block by block while the block is
+  // in cache, as cache_load's are (a serial pass after the read took 10 of
+  // rmat:20:10000000's 27 ms on the H200 host).
+  std::atomic<bool> in_range{true};
+  const auto columns = [&in_range, n = static_cast<std::uint32_t>(h.n)](const void* x, std::size_t bytes) {
+    const auto* c = static_cast<const std::uint32_t*>(x);
+    std::uint32_t bad = 0;
+    for (std::size_t e = 0; e < bytes / sizeof(index_t); ++e) bad |= c[e] >= n;
+    if (bad) in_range.store(false, std::memory_order_relaxed);
+  };
   std::uint64_t sum = 0, off = sizeof h + pad8(h.path_bytes);
   const bool ok = for_each_region(h, [&](int which, std::size_t bytes) {
     std::uint64_t part = 0;
-    if (!read_region(fd.get(), region_data(p, which), bytes, off, threads, part,
-                     [](const void*, std::size_t) {}))
-      return false;
+    const bool read = which == 2
+                          ? read_region(fd.get(), region_data(p, which), bytes, off, threads, part, columns)
+                          : read_region(fd.get(), region_data(p, which), bytes, off, threads, part,
+                                        [](const void*, std::size_t) {});
+    if (!read) return false;
     sum = combine(sum, part);
     off += bytes;
     return true;
   });
   if (!ok) return refuse("truncated while reading");
   if (sum != h.payload_checksum) return refuse("checksum mismatch (corrupt)");
+  if (!in_range.load()) return refuse("indices out of range (corrupt)");
   if (const std::string r = part_problem(h, p); !r.empty()) return refuse(r);
   return p;
 }

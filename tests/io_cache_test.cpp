@@ -264,6 +264,21 @@ TEST_F(io_cache, RankPartRoundTripsAndIsKeyedByRanksRankAndWeighting) {
   }
 }
 
+// A column index past the graph, written with a matching checksum (the
+// check is the read's own, block by block): refused, never handed to a solver.
+TEST_F(io_cache, RankPartWithAColumnOutOfRangeIsRefused) {
+  const std::string src = source("g.mtx", test::data_dir() + "/cage8.mtx");
+  for (index_t bad : {10, -1}) {
+    io::rank_part p = some_part(false);
+    p.rows.col_idx[3] = bad;
+    const io::rank_part_key key{2, 1, false};
+    ASSERT_EQ(io::rank_cache_store(src, *io::stamp_of(src), key, p, opt_.cache, 1), "");
+    std::string why;
+    EXPECT_FALSE(io::rank_cache_load(src, key, opt_.cache, 2, why));
+    EXPECT_NE(why.find("indices out of range"), std::string::npos) << why;
+  }
+}
+
 TEST_F(io_cache, RankPartCorruptTruncatedOrStaleIsRefusedWithAReason) {
   const std::string src = source("g.mtx", test::data_dir() + "/cage8.mtx");
   const io::rank_part_key key{2, 1, true};

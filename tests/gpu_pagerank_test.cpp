@@ -846,27 +846,6 @@ TYPED_TEST(gpu_pagerank, PersistentPullIsRefusedWhereItCannotRun) {
   EXPECT_EQ(chosen.kernel_reason().rfind("auto pull: ", 0), 0u) << chosen.kernel_reason();
 }
 
-// Sets an environment variable for a scope (the persistent pull's mode).
-class scoped_env {
- public:
-  scoped_env(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~scoped_env() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  scoped_env(const scoped_env&) = delete;
-  scoped_env& operator=(const scoped_env&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
 // A kernel's shared-memory limit belongs to the process: a fused solver built
 // later on a smaller graph must not lower it under an earlier one's hub (it
 // did; in the loops without a graph the earlier solver's steps then failed to

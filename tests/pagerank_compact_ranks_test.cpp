@@ -16,9 +16,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "tests/support/support.hpp"
 
 namespace perron {
 namespace {
+
+using test::scoped_env;
 
 // The codes of n vertices, a fraction `empty` of them without in-links and
 // out-degrees below `degrees`.
@@ -105,30 +108,6 @@ TEST(compact_ranks, BadCodesAndPiecesAreRefused) {
   EXPECT_THROW(p.cut(2, 2), invalid_argument);
   EXPECT_THROW(p.cut(0, 0), invalid_argument);
 }
-
-// Sets an environment variable for a scope.
-class scoped_env {
- public:
-  scoped_env(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~scoped_env() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  scoped_env(const scoped_env&) = delete;
-  scoped_env& operator=(const scoped_env&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST(compact_ranks, SentCompactWhereAnEighthIsSaved) {
   {

@@ -86,4 +86,19 @@ std::vector<double> random_vector(std::size_t n, std::uint64_t seed, double lo, 
   return v;
 }
 
+scoped_env::scoped_env(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name)) old_ = old;
+  if (value)
+    ::setenv(name, value, 1);
+  else
+    ::unsetenv(name);
+}
+
+scoped_env::~scoped_env() {
+  if (old_)
+    ::setenv(name_, old_->c_str(), 1);
+  else
+    ::unsetenv(name_);
+}
+
 }  // namespace perron::test

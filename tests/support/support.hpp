@@ -38,6 +38,20 @@ std::vector<double> dense_spmv(const std::vector<double>& d, index_t rows, index
 
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed, double lo = -1.0, double hi = 1.0);
 
+// Sets an environment variable for a scope (value nullptr: unset), then
+// restores what was there (a pinned mode, a forced rule).
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value);
+  ~scoped_env();
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
 }  // namespace perron::test
 
 // Base fixture for tests that need a GPU. Use GPU_FIXTURE_SETUP() in SetUp of

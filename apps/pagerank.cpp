@@ -407,11 +407,16 @@ constexpr int rank_digits() {
 template <class T>
 void write_ranks(const std::string& path, const io::loaded_matrix& graph, const rank_vector& rank) {
   io::output_file out(path);
-  std::FILE* f = out.get();
-  for (std::size_t i = 0; i < rank.size(); ++i)
-    if (std::fprintf(f, "%lld\t%.*g\n", static_cast<long long>(graph.label_of(static_cast<index_t>(i))),
-                     rank_digits<T>(), rank[i]) < 0)
-      break;
+  // "vertex\trank\n" a line, formatted on every core (io::write_lines).
+  io::write_lines(out, rank.size(), [&](std::size_t first, std::size_t last, std::string& text) {
+    text.reserve((last - first) * 32);
+    for (std::size_t i = first; i < last; ++i) {
+      io::append_integer(text, graph.label_of(static_cast<index_t>(i)));
+      text += '\t';
+      io::append_g(text, rank[i], rank_digits<T>());
+      text += '\n';
+    }
+  });
   out.commit();
 }
 

@@ -2,10 +2,13 @@
 #include "io/output_file.hpp"
 
 #include <fcntl.h>
+#include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -68,6 +71,40 @@ output_file::~output_file() {
 void output_file::write(std::string_view bytes) {
   if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size())
     fail(is_stdout() ? std::string("standard output") : path_, "cannot write", errno);
+}
+
+void write_lines(output_file& out, std::size_t lines,
+                 const std::function<void(std::size_t first, std::size_t last, std::string& text)>& format,
+                 std::size_t lines_per_piece) {
+  lines_per_piece = std::max<std::size_t>(lines_per_piece, 1);
+  const std::size_t pieces = (lines + lines_per_piece - 1) / lines_per_piece;
+  // A round of one piece a thread, then its texts in order: the memory held
+  // is a round's text, not the file's.
+  const auto team = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  std::vector<std::string> text(std::min(pieces, team));
+  for (std::size_t round = 0; round < pieces; round += text.size()) {
+    const std::size_t count = std::min(text.size(), pieces - round);
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast <int>(text.size())) if (count > 1)
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t first = (round + k) * lines_per_piece;
+      text[k].clear();
+      format(first, std::min(lines, first + lines_per_piece), text[k]);
+    }
+    for (std::size_t k = 0; k < count; ++k) out.write(text[k]);
+  }
+}
+
+void append_g(std::string& text, double x, int digits) {
+  char buf[64];
+  // to_chars with a precision formats as printf's %.*g does in the C locale.
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, digits);
+  text.append(buf, r.ptr);
+}
+
+void append_integer(std::string& text, long long v) {
+  char buf[24];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v);
+  text.append(buf, r.ptr);
 }
 
 void output_file::commit() {

@@ -1,12 +1,18 @@
 // io::output_file (atomic replacement, "-" as stdout) and check_not_an_input.
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "io/output_file.hpp"
@@ -94,6 +100,77 @@ TEST_F(OutputFile, DashIsStandardOutput) {
   EXPECT_EQ(out.get(), stdout);
   out.commit();
   EXPECT_FALSE(fs::exists("-"));
+}
+
+// append_g writes what printf's "%.*g" does, for every precision the apps
+// use and values of every scale (ranks, their tails, zero, subnormals).
+TEST(AppendG, IsPrintfsG) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mantissa(0.5, 1.0);
+  std::uniform_int_distribution<int> exponent(-330, 310);
+  std::vector<double> xs = {0.0,
+                            -0.0,
+                            1.0,
+                            0.1,
+                            1e-7,
+                            123456789.0,
+                            5e-324,
+                            2.2250738585072014e-308,
+                            std::numeric_limits<double>::max(),
+                            0.5,
+                            1.0 / 3.0,
+                            2.5e-5};
+  for (int k = 0; k < 20000; ++k) xs.push_back(std::ldexp(mantissa(rng), exponent(rng) / 3));
+  for (int k = 0; k < 20000; ++k) xs.push_back(static_cast<float>(mantissa(rng) * 1e-6));
+  for (int digits : {1, 6, 9, 15, 17}) {
+    for (const double x : xs) {
+      char want[64];
+      std::snprintf(want, sizeof want, "%.*g", digits, x);
+      std::string got;
+      append_g(got, x, digits);
+      ASSERT_EQ(got, want) << "digits " << digits;
+    }
+  }
+  std::string i;
+  append_integer(i, -9223372036854775807LL);
+  append_integer(i, 42);
+  EXPECT_EQ(i, "-922337203685477580742");
+}
+
+// write_lines gives the bytes of a serial loop, for any piece size and team,
+// and an empty file for no lines.
+TEST_F(OutputFile, WriteLinesIsTheSerialLoopsText) {
+  const std::size_t n = 100003;
+  std::string want;
+  for (std::size_t i = 0; i < n; ++i) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%zu\t%.*g\n", i + 1, 17, 1.0 / double(i + 3));
+    want += line;
+  }
+  const auto format = [](std::size_t first, std::size_t last, std::string& text) {
+    for (std::size_t i = first; i < last; ++i) {
+      append_integer(text, static_cast<long long>(i + 1));
+      text += '\t';
+      append_g(text, 1.0 / double(i + 3), 17);
+      text += '\n';
+    }
+  };
+  const int threads = omp_get_max_threads();
+  for (int team : {1, 3}) {
+    omp_set_num_threads(team);
+    for (std::size_t piece :
+         {std::size_t(1), std::size_t(7), std::size_t(4096), std::size_t(1) << 16, n, 2 * n}) {
+      output_file out(path("lines.tsv"));
+      write_lines(out, n, format, piece);
+      out.commit();
+      ASSERT_EQ(read(path("lines.tsv")), want) << "team " << team << ", pieces of " << piece;
+    }
+  }
+  omp_set_num_threads(threads);
+  output_file none(path("empty.tsv"));
+  write_lines(none, 0, format);
+  none.commit();
+  EXPECT_EQ(read(path("empty.tsv")), "");
 }
 
 TEST_F(OutputFile, AnOutputThatIsAnInputIsRefused) {

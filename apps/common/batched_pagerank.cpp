@@ -67,7 +67,13 @@ void write_matrix(const std::string& path, const io::source_sets& sets, const pa
   for (std::uint64_t line : sets.line) std::fprintf(f, " %llu", static_cast<unsigned long long>(line));
   std::fprintf(f, " of the sources file\n");
   std::fprintf(f, "%lld %zu\n", static_cast<long long>(res.vertices), res.sources);
-  for (std::size_t k = 0; k < res.rank.size(); ++k) std::fprintf(f, "%.*g\n", digits, res.rank[k]);
+  io::write_lines(out, res.rank.size(), [&](std::size_t first, std::size_t last, std::string& text) {
+    text.reserve((last - first) * 24);
+    for (std::size_t k = first; k < last; ++k) {
+      io::append_g(text, res.rank[k], digits);
+      text += '\n';
+    }
+  });
   out.commit();
 }
 

@@ -1237,7 +1237,8 @@ int solve_in_pieces(settings& s) {
 // the arcs' load and their sort into the CSR of P^T (cnr-2000 on the H200
 // host: 6 + 21 ms of a 64 ms run; docs/PERFORMANCE.md, session 48). Unweighted
 // graphs of one process; nullopt where there is none, with `stamp` set where
-// the conversion should keep one (keep_transpose).
+// the conversion should keep one (keep_transpose). A part there but refused
+// (stale, corrupt, truncated) is a warning, and written again.
 template <class T>
 std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix& graph,
                                             std::optional<io::source_stamp>& stamp) {
@@ -1245,13 +1246,15 @@ std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix
   if (!ro.cache.enabled || s.weighted || s.gpus > 0 || io::is_synthetic_spec(s.graph)) return std::nullopt;
   stopwatch w;
   std::optional<io::rank_part> part;
+  std::string why;  // a part there but refused (stale, corrupt): said as the arcs' cache says it
   try {
     stamp = io::stamp_of(s.graph);  // before the read: a file changed meanwhile is not kept
-    std::string why;                // stale or corrupt: the file is read, and its part written again
     part = io::rank_cache_load(s.graph, io::rank_part_key{1, 0, false}, ro.cache, ro.threads, why);
-  } catch (const std::exception&) {  // out of memory, say: the cache is optional
+  } catch (const std::exception& x) {  // out of memory, say: the cache is optional
     part.reset();
+    why = std::string("cannot read the graph's kept CSR of A^T (") + x.what() + ")";
   }
+  if (!why.empty()) std::cerr << "perron: warning: " << why << "; reading the graph's arcs\n";
   if (!part) return std::nullopt;
   stamp.reset();
   graph.format = part->format;

@@ -138,8 +138,9 @@ corrupt_tail() {
 
 case $mode in
   cache)
-    # np 1 under mpirun is the single-process program and its cache (one .perron-cache file);
-    # np > 1 writes one .perron-part per rank.
+    # np 1 under mpirun is the single-process program and its cache (one .perron-cache file of
+    # the arcs, and one .perron-part: the CSR of A^T it builds P^T from next time); np > 1 writes
+    # one .perron-part per rank.
     [ "$np" -gt 1 ] && ext=perron-part || ext=perron-cache
     [ "$np" -gt 1 ] && who="rank $((np - 1)): " || who=""
     cp data/cage8.mtx "$dir/graph.mtx"
@@ -152,12 +153,19 @@ case $mode in
       [ "$(ls "$dir/cache" | grep -c "\.$ext\$")" -eq "$([ "$np" -gt 1 ] && echo "$np" || echo 1)" ] ||
         fail "$g: cache files after the first run: $(ls "$dir/cache")"
       cached_run true "" "$np" "$g"
-      # The last rank's part corrupt, then truncated: a warning naming it, the input read again, rewritten.
-      last=$(ls "$dir/cache"/*."$ext" | sort -V | tail -1)
-      corrupt_tail "$last"
+      # The last rank's part corrupt, then truncated (np 1: the arcs' entry and the part): a
+      # warning naming it, the input read again, rewritten.
+      if [ "$np" -gt 1 ]; then
+        broken=$(ls "$dir/cache"/*."$ext" | sort -V | tail -1)
+      else
+        [ "$(ls "$dir/cache" | grep -c '\.np1\.r0\.perron-part$')" -eq 1 ] ||
+          fail "$g: no kept CSR of A^T after the first run: $(ls "$dir/cache")"
+        broken=$(ls "$dir/cache"/*.perron-cache "$dir/cache"/*.perron-part)
+      fi
+      for f in $broken; do corrupt_tail "$f"; done
       cached_run false "warning: ${who}ignoring the cache .*checksum mismatch (corrupt)" "$np" "$g"
       cached_run true "" "$np" "$g"
-      truncate -s 50 "$last"
+      for f in $broken; do truncate -s 50 "$f"; done
       cached_run false "warning: ${who}ignoring the cache .*truncated" "$np" "$g"
       cached_run true "" "$np" "$g"
       # The file changed (its modification time): stale everywhere.

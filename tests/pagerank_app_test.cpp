@@ -621,6 +621,8 @@ TEST_F(pagerank_app, SecondRunBuildsFromTheKeptTranspose) {
   o = run({g, "--device", "cpu", "--json", "--output", path("b.tsv")});
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("\"cache_transposed\": false"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("warning: ignoring the cache"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("perron-part"), std::string::npos) << o.err;
   EXPECT_EQ(slurp(path("a.tsv")), slurp(path("b.tsv")));
   o = run({g, "--device", "cpu", "--json", "--output", path("c.tsv")});
   EXPECT_NE(o.out.find("\"cache_transposed\": true"), std::string::npos) << o.out;

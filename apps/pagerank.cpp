@@ -1231,8 +1231,8 @@ int solve_in_pieces(settings& s) {
   return exit_code(r, s.opt.tol);
 }
 
-// A file's CSR of A^T kept by an earlier run (io/cache.hpp's per-rank part
-// of one rank: what `mpirun -np 1` keeps too): P^T is then written over it in
+// A file's CSR of A^T kept by an earlier run (io/cache.hpp's per-rank part,
+// of one rank of one: the whole graph): P^T is then written over it in
 // place (pagerank_graph_from_pattern, the same graph bit for bit), without
 // the arcs' load and their sort into the CSR of P^T (cnr-2000 on the H200
 // host: 6 + 21 ms of a 64 ms run; docs/PERFORMANCE.md, session 48). Unweighted

@@ -784,11 +784,19 @@ void remember_iterations(const settings& s, int iterations) {
 
 bool generate_transposed(const settings& s);
 
+// Whether this run keeps a file's CSR of A^T in the cache and builds P^T
+// from it (kept_transpose, keep_transpose): an unweighted file of one
+// process, the cache on.
+bool keeps_transpose(const settings& s) {
+  return !s.weighted && s.gpus == 0 && !io::is_synthetic_spec(s.graph) &&
+         app::read_options_for(s.input).cache.enabled;
+}
+
 // The bytes of a file's kept CSR of A^T (kept_transpose reads it, when it is
 // still the file's), 0 where there is none.
 std::uint64_t transpose_kept(const settings& s) {
+  if (!keeps_transpose(s)) return 0;
   const io::read_options ro = app::read_options_for(s.input);
-  if (!ro.cache.enabled || s.weighted || s.gpus > 0 || io::is_synthetic_spec(s.graph)) return 0;
   const std::string dir = io::cache_dir(ro.cache);
   std::error_code ec;
   if (dir.empty() || !std::filesystem::is_regular_file(s.graph, ec)) return 0;
@@ -1242,8 +1250,8 @@ int solve_in_pieces(settings& s) {
 template <class T>
 std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix& graph,
                                             std::optional<io::source_stamp>& stamp) {
+  if (!keeps_transpose(s)) return std::nullopt;
   const io::read_options ro = app::read_options_for(s.input);
-  if (!ro.cache.enabled || s.weighted || s.gpus > 0 || io::is_synthetic_spec(s.graph)) return std::nullopt;
   stopwatch w;
   std::optional<io::rank_part> part;
   std::string why;  // a part there but refused (stale, corrupt): said as the arcs' cache says it

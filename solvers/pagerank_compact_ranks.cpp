@@ -114,9 +114,9 @@ std::size_t expand_run(const std::uint16_t* code, const T* values, std::size_t k
 // The same, 16 vertices an iteration on AVX-512 where the processor has it
 // (the build targets plain x86-64): the sent values of the 16 expanded
 // from consecutive memory into their lanes (vexpandps / vexpandpd), the
-// others' gathered from the table. About 0.7 ns a vertex on one core
-// scalar; the scalar loop kept the H200 host's 15 threads behind the bus
-// (docs/PERFORMANCE.md, session 48).
+// others' gathered from the table: 0.57 ns a vertex on one core of the
+// H200 host against the scalar loop's 2.2, which kept its 15 threads behind
+// the bus (docs/PERFORMANCE.md, session 48).
 #define PERRON_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,popcnt")))
 
 PERRON_AVX512 inline __mmask16 sent_mask(const std::uint16_t* code, __m512i& codes) {
@@ -208,9 +208,11 @@ void compact_ranks::expand(const piece& q, const T* values, double* out, int tea
 bool compact_ranks_pay(index_t n, std::size_t sent) {
   const auto nn = static_cast<std::size_t>(n);
   if (sent >= nn) return false;  // nothing saved (and expand reads one value ahead)
-  if (const char* env = std::getenv("PERRON_COMPACT_RANKS")) {
+  if (const char* env = std::getenv("PERRON_COMPACT_RANKS"); env && *env) {
     if (std::strcmp(env, "on") == 0) return true;
     if (std::strcmp(env, "off") == 0) return false;
+    if (std::strcmp(env, "auto") != 0)
+      throw invalid_argument(std::string("PERRON_COMPACT_RANKS must be on, off or auto, not '") + env + "'");
   }
   return avx512_here() && n >= (index_t{1} << 16) && sent <= nn - nn / 8;
 }

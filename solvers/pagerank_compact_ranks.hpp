@@ -85,7 +85,7 @@ class compact_ranks {
 // 64 K vertices or more (below, the receive is tens of microseconds either
 // way) where it saves an eighth of the bus or more. PERRON_COMPACT_RANKS=
 // on|off forces it (on: wherever any value is saved), for tests and
-// experiments.
+// experiments; auto or unset: the rule; anything else an invalid_argument.
 bool compact_ranks_pay(index_t n, std::size_t sent);
 
 }  // namespace perron

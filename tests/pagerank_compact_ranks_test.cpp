@@ -125,8 +125,16 @@ TEST(compact_ranks, SentCompactWhereAnEighthIsSaved) {
     EXPECT_TRUE(compact_ranks_pay(1000, 999));
     EXPECT_FALSE(compact_ranks_pay(1000, 1000));  // nothing saved
   }
-  const scoped_env off("PERRON_COMPACT_RANKS", "off");
-  EXPECT_FALSE(compact_ranks_pay(1 << 20, 10));
+  {
+    const scoped_env off("PERRON_COMPACT_RANKS", "off");
+    EXPECT_FALSE(compact_ranks_pay(1 << 20, 10));
+  }
+  {
+    const scoped_env rule("PERRON_COMPACT_RANKS", "auto");
+    EXPECT_EQ(compact_ranks_pay(1 << 20, 10), compact_ranks::vector_unit());
+  }
+  const scoped_env typo("PERRON_COMPACT_RANKS", "yes");
+  EXPECT_THROW(compact_ranks_pay(1 << 20, 10), invalid_argument);
 }
 
 }  // namespace

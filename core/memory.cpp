@@ -30,29 +30,77 @@ void advise_huge_pages(void* data, std::size_t bytes) {
 #endif
 }
 
-void prefault(const std::vector<byte_span>& spans, unsigned threads) {
+namespace {
+
+constexpr std::uintptr_t page_bytes = 4096;
+// 2 MiB, one huge page a piece, so that an array of a few pieces still
+// spreads over the threads.
+constexpr std::uintptr_t populate_piece = std::uintptr_t(2) << 20;
+
+using address_range = std::pair<std::uintptr_t, std::uintptr_t>;
+
+// [begin, end) cut into populate_pieces, appended to `pieces`.
+void cut_pieces(std::uintptr_t begin, std::uintptr_t end, std::vector<address_range>& pieces) {
+  for (std::uintptr_t p = begin; p < end; p += populate_piece)
+    pieces.emplace_back(p, std::min(end, p + populate_piece));
+}
+
+// Page-aligned outwards: the pages at either end belong to the same mapping.
+address_range whole_pages(const void* data, std::size_t bytes) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(page_bytes - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes + page_bytes - 1) & ~(page_bytes - 1);
+  return {begin, end};
+}
+
+void populate(const std::vector<address_range>& pieces, unsigned threads) {
 #if defined(MADV_POPULATE_WRITE)
-  // 2 MiB, one huge page a piece, so that an array of a few pieces still
-  // spreads over the threads; below 8 MiB not worth a parallel region.
-  constexpr std::uintptr_t page = 4096, piece = std::uintptr_t(2) << 20, least = std::uintptr_t(8) << 20;
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> pieces;
-  for (const byte_span& s : spans) {
-    if (s.data == nullptr || s.bytes < least) continue;
-    // Page-aligned outwards: the pages at either end belong to the same mapping.
-    const auto begin = reinterpret_cast<std::uintptr_t>(s.data) & ~(page - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(s.data) + s.bytes + page - 1) & ~(page - 1);
-    for (std::uintptr_t p = begin; p < end; p += piece) pieces.emplace_back(p, std::min(end, p + piece));
-  }
   const auto count = static_cast<std::int64_t>(pieces.size());
-  // Failure (an older kernel: EINVAL) only means the fill will fault the pages as before.
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1) if (count > 1)
+  // Failure (an older kernel: EINVAL) only means the writers fault the pages as before.
+#pragma omp parallel for schedule(dynamic, 1) \
+    num_threads(threads > 0 ? threads : 1) if (count > 1 && threads > 1)
   for (std::int64_t k = 0; k < count; ++k)
     ::madvise(reinterpret_cast<void*>(pieces[k].first), pieces[k].second - pieces[k].first,
               MADV_POPULATE_WRITE);
 #else
-  (void)spans;
+  (void)pieces;
   (void)threads;
 #endif
+}
+
+}  // namespace
+
+void prefault(const std::vector<byte_span>& spans, unsigned threads) {
+  // Below 8 MiB not worth a parallel region.
+  constexpr std::size_t least = std::size_t(8) << 20;
+  std::vector<address_range> pieces;
+  for (const byte_span& s : spans) {
+    if (s.data == nullptr || s.bytes < least) continue;
+    const auto [begin, end] = whole_pages(s.data, s.bytes);
+    cut_pieces(begin, end, pieces);
+  }
+  populate(pieces, threads);
+}
+
+void map_unmapped(void* data, std::size_t bytes, unsigned threads) {
+  if (data == nullptr || bytes == 0) return;
+  const auto [begin, end] = whole_pages(data, bytes);
+  const std::size_t pages = (end - begin) / page_bytes;
+  std::vector<unsigned char> resident(pages);
+  // An error (a platform without it, an address outside a mapping) leaves the
+  // pages to their writers' first touch.
+  if (::mincore(reinterpret_cast<void*>(begin), end - begin, resident.data()) != 0) return;
+  std::vector<address_range> pieces;
+  for (std::size_t i = 0; i < pages;) {
+    if (resident[i] & 1) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < pages && !(resident[j] & 1)) ++j;
+    cut_pieces(begin + i * page_bytes, begin + j * page_bytes, pieces);
+    i = j;
+  }
+  populate(pieces, threads);
 }
 
 unsigned host_threads() { return static_cast<unsigned>(std::max(1, omp_get_max_threads())); }

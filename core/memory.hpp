@@ -30,6 +30,17 @@ struct byte_span {
 };
 void prefault(const std::vector<byte_span>& spans, unsigned threads);
 
+// Maps now only the pages of [data, data + bytes) that are not mapped yet
+// (mincore, then MADV_POPULATE_WRITE on each run of them, in pieces shared by
+// `threads` threads); a no-op where every page is mapped, which costs the
+// mincore call (2-8 us for 3 MB). For arrays below fresh_prefault_bytes that
+// the C library may take fresh from the kernel or from its warm heap,
+// depending on what the process freed before: the GPU solver maps its result
+// while the device runs, where the receive's widening team once took the
+// faults of 780 fresh pages at 0.4-0.9 ms against 0.02-0.03 warm (H200 host,
+// docs/PERFORMANCE.md, "A receive's stalls ... session 49").
+void map_unmapped(void* data, std::size_t bytes, unsigned threads);
+
 // The threads prefault may use: OpenMP's count for a parallel region here.
 unsigned host_threads();
 

@@ -924,20 +924,23 @@ std::pair<std::size_t, std::size_t> pagerank_cuda<T>::impl::piece_values(std::si
 // copies: floats (a conversion, 4 bytes in and 8 out) take a thread per 16 K
 // of them there, doubles (a copy) one per 32 K, which finer teams made
 // slower. A single piece (below 512 K values) has landed whole and the host
-// to itself: a thread per 8 K values. Every core only where a piece holds
-// 32 K values per core: a team of every core on a smaller piece once waited
-// 1.3 ms a solve for its last thread. One team for every piece: libgomp ends
-// the threads a smaller team leaves idle and creates them again when a team
-// grows, tens of microseconds a thread (docs/PERFORMANCE.md, "The ranks'
-// widening team", sessions 44-45).
+// to itself: a thread per 8 K values. Never every thread the process may use
+// (host_threads, itself every core but one from 8 up): with the waiting
+// thread's CUDA spin and the driver's threads, a woken team thread then found
+// no idle core and started its share 0.7-5.7 ms late, in every solve of a
+// process (hub:500000:300000's 5 * 10^5 values on 15 of 16 cores; session
+// 44's "a team of every core once waited 1.3 ms for its last thread"). One
+// team for every piece: libgomp ends the threads a smaller team leaves idle
+// and creates them again when a team grows, tens of microseconds a thread
+// (docs/PERFORMANCE.md, "The ranks' widening team", sessions 44-45; "A
+// receive's stalls", session 49).
 template <class T>
 int pagerank_cuda<T>::impl::receive_team(std::size_t chunks) const {
   const std::size_t piece = (static_cast<std::size_t>(n) + chunks - 1) / chunks;
   const std::size_t grain = chunks == 1                  ? parallel_grain / 4
                             : sizeof(T) < sizeof(double) ? parallel_grain / 2
                                                          : parallel_grain;
-  const int cores = static_cast<int>(host_threads());
-  const int most = piece >= static_cast<std::size_t>(cores) * parallel_grain ? cores : std::max(1, cores - 1);
+  const int most = std::max(1, static_cast<int>(host_threads()) - 1);
   return static_cast<int>(std::clamp<std::size_t>(piece / grain, 1, static_cast<std::size_t>(most)));
 }
 
@@ -1043,7 +1046,12 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   const auto allocate_rank = [&] {
     const auto a = clock::now();
     res.rank = fresh_uninitialized<double>(nn, host_threads());
-    start_team(m.receive_team(chunks));
+    const int team = m.receive_team(chunks);
+    // Below fresh_prefault_bytes its pages are mapped here only if the C
+    // library took them fresh from the kernel (map_unmapped).
+    if (nn * sizeof(double) < fresh_prefault_bytes)
+      map_unmapped(res.rank.data(), nn * sizeof(double), static_cast<unsigned>(team));
+    start_team(team);
     allocating += seconds(a, clock::now());
   };
   const auto wait = [&](const pagerank_options& o, const cuda::event* done) {

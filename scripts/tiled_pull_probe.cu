@@ -147,19 +147,21 @@ __global__ void __launch_bounds__(kThreads, 1) gather_kernel(gather_args a, int 
     const float mass = __ldcg(a.c.slots + 2 * (k % 3) + 1);
     const float c0 = (1.f - kAlpha + kAlpha * mass) / n;
     float res = 0.f, dang = 0.f;
+    // r' of vertex v from its sum; x' = r' / d; the residual and dangling mass
+    const auto update = [&](int v, float acc) {
+      const float rn = kAlpha * acc + c0;
+      res += fabsf(rn - a.c.r[v]);
+      a.c.r[v] = rn;
+      const float id = a.c.inv_d[v];
+      xn[v] = rn * id;
+      if (id == 0.f) dang += rn;
+    };
     for (int l = b * (kThreads / 32) + warp; l < a.nlong; l += gridDim.x * (kThreads / 32)) {
       const int v = a.long_row[l];
       float acc = 0.f;
       for (int q = a.rp[v] + lane; q < a.rp[v + 1]; q += 32) acc += x[__ldg(a.csr_col + q)];
       for (int o = 16; o; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-      if (lane == 0) {
-        const float rn = kAlpha * acc + c0;
-        res += fabsf(rn - a.c.r[v]);
-        a.c.r[v] = rn;
-        const float id = a.c.inv_d[v];
-        xn[v] = rn * id;
-        if (id == 0.f) dang += rn;
-      }
+      if (lane == 0) update(v, acc);
     }
     for (int s = s0 + warp; s < s1; s += kThreads / 32) {
       const int len = a.slice_len[s];
@@ -182,14 +184,7 @@ __global__ void __launch_bounds__(kThreads, 1) gather_kernel(gather_args a, int 
         for (int q = 0; q < len; ++q) acc += x[__ldg(cs + 32 * q)];
       }
       const int v = a.perm[32 * s + lane];
-      if (v < n) {
-        const float rn = kAlpha * acc + c0;
-        res += fabsf(rn - a.c.r[v]);
-        a.c.r[v] = rn;
-        const float id = a.c.inv_d[v];
-        xn[v] = rn * id;
-        if (id == 0.f) dang += rn;
-      }
+      if (v < n) update(v, acc);
     }
     if (b == 0 && tid < 2) a.c.slots[2 * ((k + 2) % 3) + tid] = 0.f;
     block_sums(res, dang, a.c.slots + 2 * ((k + 1) % 3));

@@ -925,15 +925,16 @@ std::pair<std::size_t, std::size_t> pagerank_cuda<T>::impl::piece_values(std::si
 // of them there, doubles (a copy) one per 32 K, which finer teams made
 // slower. A single piece (below 512 K values) has landed whole and the host
 // to itself: a thread per 8 K values. Never every thread the process may use
-// (host_threads, itself every core but one from 8 up): with the waiting
-// thread's CUDA spin and the driver's threads, a woken team thread then found
-// no idle core and started its share 0.7-5.7 ms late, in every solve of a
-// process (hub:500000:300000's 5 * 10^5 values on 15 of 16 cores; session
-// 44's "a team of every core once waited 1.3 ms for its last thread"). One
-// team for every piece: libgomp ends the threads a smaller team leaves idle
-// and creates them again when a team grows, tens of microseconds a thread
-// (docs/PERFORMANCE.md, "The ranks' widening team", sessions 44-45; "A
-// receive's stalls", session 49).
+// (host_threads, itself every core but one from 8 up), so that the waiting
+// thread's CUDA spin and the driver's threads keep a core: a team thread
+// that starts its share late holds the whole receive (0.7-5.7 ms, in every
+// solve of some processes; with 15 of 16 cores on hub:500000:300000 in
+// session 49, rarer with 14 but not gone: 108 -> 71 of ~4300 receives;
+// session 44: "a team of every core once waited 1.3 ms for its last
+// thread"). One team for every piece: libgomp ends the threads a smaller
+// team leaves idle and creates them again when a team grows, tens of
+// microseconds a thread (docs/PERFORMANCE.md, "The ranks' widening team",
+// sessions 44-45; "A receive's stalls", session 49).
 template <class T>
 int pagerank_cuda<T>::impl::receive_team(std::size_t chunks) const {
   const std::size_t piece = (static_cast<std::size_t>(n) + chunks - 1) / chunks;

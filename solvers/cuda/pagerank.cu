@@ -1048,10 +1048,17 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     const auto a = clock::now();
     res.rank = fresh_uninitialized<double>(nn, host_threads());
     const int team = m.receive_team(chunks);
-    // Below fresh_prefault_bytes its pages are mapped here only if the C
-    // library took them fresh from the kernel (map_unmapped).
-    if (nn * sizeof(double) < fresh_prefault_bytes)
-      map_unmapped(res.rank.data(), nn * sizeof(double), static_cast<unsigned>(team));
+    // From glibc's first mmap threshold (smaller blocks come from its heap)
+    // to fresh_prefault_bytes (reserve_fresh maps those), the pages are mapped
+    // here only if the C library took them fresh from the kernel
+    // (map_unmapped; its mincore cost 1.1 us a solve on graphs below that
+    // floor). Here, not in reserve_fresh: this solver has device time to hide
+    // it behind; a populate beside the writers, as in the batched solver's
+    // mapper, cost more than their faults (docs/PERFORMANCE.md, session 49).
+    constexpr std::size_t heap_bytes = std::size_t(128) << 10;
+    const std::size_t bytes = nn * sizeof(double);
+    if (bytes >= heap_bytes && bytes < fresh_prefault_bytes)
+      map_unmapped(res.rank.data(), bytes, static_cast<unsigned>(team));
     start_team(team);
     allocating += seconds(a, clock::now());
   };

@@ -45,36 +45,21 @@
 
 #include "core/cuda/check.cuh"
 #include "core/formats.hpp"
-#include "io/load.hpp"
-#include "io/synthetic.hpp"
+#include "scripts/probe_cuda.cuh"
+#include "scripts/probe_graph.hpp"
 
 namespace {
 
+using perron::probe::upload;
+
 constexpr float kAlpha = 0.85f;
 
+// The block's two sums into slot[0], slot[1] (thread 0 writes them).
 __device__ __forceinline__ void block_sums(float a, float b, float* slot) {
-  __shared__ float sa[32], sb[32];
-  for (int o = 16; o; o >>= 1) {
-    a += __shfl_xor_sync(0xffffffffu, a, o);
-    b += __shfl_xor_sync(0xffffffffu, b, o);
-  }
-  const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) {
-    sa[w] = a;
-    sb[w] = b;
-  }
-  __syncthreads();
-  if (w == 0) {
-    a = lane < blockDim.x / 32 ? sa[lane] : 0.f;
-    b = lane < blockDim.x / 32 ? sb[lane] : 0.f;
-    for (int o = 16; o; o >>= 1) {
-      a += __shfl_xor_sync(0xffffffffu, a, o);
-      b += __shfl_xor_sync(0xffffffffu, b, o);
-    }
-    if (lane == 0) {
-      slot[0] = a;
-      slot[1] = b;
-    }
+  const float2 t = perron::probe::block_sum2(a, b);
+  if (threadIdx.x == 0) {
+    slot[0] = t.x;
+    slot[1] = t.y;
   }
 }
 
@@ -224,14 +209,6 @@ __global__ void __launch_bounds__(kThreads) phase2_kernel(phase2_args a) {
   }
 }
 
-template <class T>
-T* upload(const std::vector<T>& h) {
-  T* d = nullptr;
-  PERRON_CUDA_CHECK(cudaMalloc(&d, std::max<std::size_t>(h.size(), 1) * sizeof(T)));
-  if (!h.empty()) PERRON_CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
 struct shape {
   int W, H, pieces;  // chunk width, most links a bin, phase 1 blocks a chunk
 };
@@ -281,48 +258,13 @@ int main(int argc, char** argv) {
               "phase2", "step", "-sums", "max err");
   for (int g = 1; g < argc; ++g) {
     const std::string spec = argv[g];
-    std::vector<int> rp, col;
-    int n = 0;
-    if (perron::io::is_synthetic_graph_spec(spec)) {
-      const perron::csr_matrix<float> at = perron::io::generate_graph_transpose<float>(spec);
-      n = at.rows;
-      rp.assign(at.row_ptr.begin(), at.row_ptr.end());
-      col.assign(at.col_idx.begin(), at.col_idx.end());
-    } else {
-      const perron::coo_matrix<double> m = perron::io::load_matrix(spec).matrix;
-      n = std::max(m.rows, m.cols);
-      std::vector<std::pair<int, int>> arcs;
-      for (std::size_t k = 0; k < m.row_idx.size(); ++k) arcs.emplace_back(m.col_idx[k], m.row_idx[k]);
-      std::sort(arcs.begin(), arcs.end());
-      arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());
-      rp.assign(n + 1, 0);
-      for (const auto& [t, f] : arcs) {
-        ++rp[t + 1];
-        col.push_back(f);
-      }
-      for (int i = 0; i < n; ++i) rp[i + 1] += rp[i];
-    }
+    const perron::probe::pattern pg = perron::probe::load_pattern(spec);
+    const int n = pg.n;
+    const std::vector<int>&rp = pg.rp, &col = pg.col, &deg = pg.deg;
     const long long m = static_cast<long long>(col.size());
-    std::vector<int> deg(n, 0);
-    for (long long k = 0; k < m; ++k) ++deg[col[k]];
     std::vector<float> inv_d(n);
     for (int i = 0; i < n; ++i) inv_d[i] = deg[i] ? 1.f / deg[i] : 0.f;
-    // CPU reference, double, `steps` steps from the uniform start
-    std::vector<double> ref(n, 1.0 / n), nx(n);
-    for (int k = 0; k < steps; ++k) {
-      double mass = 0;
-#pragma omp parallel for reduction(+ : mass)
-      for (int i = 0; i < n; ++i)
-        if (!deg[i]) mass += ref[i];
-      const double c0 = (1 - kAlpha + kAlpha * mass) / n;
-#pragma omp parallel for schedule(dynamic, 4096)
-      for (int i = 0; i < n; ++i) {
-        double y = 0;
-        for (int q = rp[i]; q < rp[i + 1]; ++q) y += ref[col[q]] / deg[col[q]];
-        nx[i] = kAlpha * y + c0;
-      }
-      ref.swap(nx);
-    }
+    const std::vector<double> ref = perron::probe::reference_ranks(pg, kAlpha, steps);
     float mass0 = 0;
     for (int i = 0; i < n; ++i)
       if (!deg[i]) mass0 += 1.f / n;

@@ -41,8 +41,8 @@
 
 #include "core/cuda/check.cuh"
 #include "core/formats.hpp"
-#include "io/load.hpp"
-#include "io/synthetic.hpp"
+#include "scripts/probe_cuda.cuh"
+#include "scripts/probe_graph.hpp"
 
 using perron::index_t;
 
@@ -157,13 +157,7 @@ struct timer {
   }
 };
 
-template <class T>
-T* upload(const std::vector<T>& h) {
-  T* d = nullptr;
-  PERRON_CUDA_CHECK(cudaMalloc(&d, std::max<std::size_t>(h.size(), 1) * sizeof(T)));
-  PERRON_CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
+using perron::probe::upload;
 
 int probe(int argc, char** argv) {
   timer tm;
@@ -183,31 +177,10 @@ int probe(int argc, char** argv) {
   for (int g = 1; g < argc; ++g) {
     const std::string spec = argv[g];
     // A^T's pattern (row i: the sources j of the links j -> i, sorted, distinct)
-    // from a spec or a file (arcs row -> column, as pagerank reads them).
-    std::vector<int> rp, col;
-    int n = 0;
-    if (perron::io::is_synthetic_graph_spec(spec)) {
-      const perron::csr_matrix<float> at = perron::io::generate_graph_transpose<float>(spec);
-      n = at.rows;
-      rp.assign(at.row_ptr.begin(), at.row_ptr.end());
-      col.assign(at.col_idx.begin(), at.col_idx.end());
-    } else {
-      const perron::coo_matrix<double> a = perron::io::load_matrix(spec).matrix;
-      n = std::max(a.rows, a.cols);
-      std::vector<std::pair<int, int>> arcs;  // (target, source)
-      for (std::size_t k = 0; k < a.row_idx.size(); ++k) arcs.emplace_back(a.col_idx[k], a.row_idx[k]);
-      std::sort(arcs.begin(), arcs.end());
-      arcs.erase(std::unique(arcs.begin(), arcs.end()), arcs.end());
-      rp.assign(n + 1, 0);
-      for (const auto& [t, f] : arcs) {
-        ++rp[t + 1];
-        col.push_back(f);
-      }
-      for (int i = 0; i < n; ++i) rp[i + 1] += rp[i];
-    }
+    const perron::probe::pattern pg = perron::probe::load_pattern(spec);
+    const int n = pg.n;
+    const std::vector<int>&rp = pg.rp, &col = pg.col, &deg = pg.deg;
     const long long m = static_cast<long long>(col.size());
-    std::vector<int> deg(n, 0);
-    for (long long k = 0; k < m; ++k) ++deg[col[k]];
     std::vector<float> val(m), r(n), x(n), inv_d(n);
     for (long long k = 0; k < m; ++k) val[k] = 1.0f / static_cast<float>(deg[col[k]]);
     for (int i = 0; i < n; ++i) {

@@ -9,23 +9,13 @@
 //   3 a hand-rolled barrier instead (one red.release.gpu per block on a
 //     monotonic counter, thread 0 spinning with ld.acquire.gpu)
 //   4 as 3 with 1 + 2's pieces
-// nvcc -O3 -arch=sm_90 -o grid_sync_probe grid_sync_probe.cu; ./grid_sync_probe
+// nvcc -O3 -std=c++17 -arch=sm_90 -I. -o grid_sync_probe scripts/grid_sync_probe.cu; ./grid_sync_probe
 #include <cooperative_groups.h>
 
 #include <cstdio>
 #include <cuda/atomic>
 
-__device__ __forceinline__ void my_barrier(unsigned* counter, unsigned target) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
-    unsigned v;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
-    } while (static_cast<int>(v - target) < 0);
-  }
-  __syncthreads();
-}
+#include "scripts/probe_cuda.cuh"
 
 __global__ void __launch_bounds__(1024, 1) probe(int mode, int steps, unsigned long long* slots,
                                                  unsigned* count, double* part, unsigned* bar, double* out) {
@@ -51,7 +41,7 @@ __global__ void __launch_bounds__(1024, 1) probe(int mode, int steps, unsigned l
     if (mode <= 2)
       grid.sync();
     else
-      my_barrier(bar, static_cast<unsigned>((k + 1) * gridDim.x));
+      perron::probe::grid_barrier(bar, static_cast<unsigned>((k + 1) * gridDim.x));
     if (mode == 1 || mode == 2 || mode == 4) acc += static_cast<double>(__ldcg(slots + 2 * (k % 3)));
   }
   if (threadIdx.x == 0) out[blockIdx.x] = acc;

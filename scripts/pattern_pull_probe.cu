@@ -133,34 +133,10 @@ __global__ void update(int n, const float* __restrict__ y, float* __restrict__ r
   if ((threadIdx.x & 31) == 0) atomicAdd(residual, s);
 }
 
-struct timer {
-  cudaEvent_t a, b;
-  timer() {
-    PERRON_CUDA_CHECK(cudaEventCreate(&a));
-    PERRON_CUDA_CHECK(cudaEventCreate(&b));
-  }
-  template <class F>
-  float median_us(F f) {
-    for (int i = 0; i < 3; ++i) f();
-    std::vector<float> v;
-    for (int i = 0; i < 21; ++i) {
-      PERRON_CUDA_CHECK(cudaEventRecord(a));
-      f();
-      PERRON_CUDA_CHECK(cudaEventRecord(b));
-      PERRON_CUDA_CHECK(cudaEventSynchronize(b));
-      float ms = 0;
-      PERRON_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-      v.push_back(ms * 1e3f);
-    }
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  }
-};
-
 using perron::probe::upload;
 
 int probe(int argc, char** argv) {
-  timer tm;
+  perron::probe::event_timer tm(3, 21);
   {  // the copy bandwidth of this device, this run
     const std::size_t bytes = std::size_t(1) << 30;
     void *p = nullptr, *q = nullptr;

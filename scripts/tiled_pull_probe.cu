@@ -54,22 +54,11 @@
 
 namespace {
 
+using perron::probe::grid_barrier;
 using perron::probe::upload;
 
 constexpr int kThreads = 1024;
 constexpr float kAlpha = 0.85f;
-
-__device__ __forceinline__ void grid_barrier(unsigned* counter, unsigned target) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(counter) : "memory");
-    unsigned v;
-    do {
-      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(counter) : "memory");
-    } while (static_cast<int>(v - target) < 0);
-  }
-  __syncthreads();
-}
 
 __device__ __forceinline__ void wait_count(unsigned* counter, unsigned target) {
   if (threadIdx.x == 0) {
@@ -308,30 +297,6 @@ __global__ void __launch_bounds__(kThreads, 1) tiled_kernel(tiled_args a, int st
     for (int p = 0; p < kPhases; ++p) a.clocks[b * kPhases + p] = clk[p];
 }
 
-struct timer {
-  cudaEvent_t e0, e1;
-  timer() {
-    PERRON_CUDA_CHECK(cudaEventCreate(&e0));
-    PERRON_CUDA_CHECK(cudaEventCreate(&e1));
-  }
-  // median ms of 5 calls after one untimed
-  template <class F>
-  float median_ms(F f) {
-    std::vector<float> t;
-    for (int i = 0; i < 6; ++i) {
-      PERRON_CUDA_CHECK(cudaEventRecord(e0));
-      f();
-      PERRON_CUDA_CHECK(cudaEventRecord(e1));
-      PERRON_CUDA_CHECK(cudaEventSynchronize(e1));
-      float ms = 0;
-      PERRON_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-      if (i) t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
-};
-
 // Balanced cut of [0, count) by weight prefix w (size count + 1) into parts.
 std::vector<int> cut(const std::vector<long long>& w, int count, int parts) {
   std::vector<int> f(parts + 1, count);
@@ -367,7 +332,7 @@ int main(int argc, char** argv) {
       cudaFuncSetAttribute(tiled_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_max));
   int clock_khz = 0;
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
-  timer tm;
+  perron::probe::event_timer tm(1, 5);  // median of 5 after one untimed
   const int s_short = 8, s_long = 108;
   std::printf("us a step: (t(%d steps) - t(%d steps)) / %d, medians of 5 launches; %d SMs\n", s_long, s_short,
               s_long - s_short, sms);
@@ -451,9 +416,9 @@ int main(int argc, char** argv) {
         PERRON_CUDA_CHECK(cudaGetLastError());
       };
       // the resets' copies are in both timings and cancel in the difference
-      const float t1 = tm.median_ms([&] { run(s_short); }), t2 = tm.median_ms([&] { run(s_long); });
+      const float t1 = tm.median_us([&] { run(s_short); }), t2 = tm.median_us([&] { run(s_long); });
       const double e = check();
-      gather_us = 1e3 * (t2 - t1) / (s_long - s_short);
+      gather_us = (t2 - t1) / (s_long - s_short);
       const double mb = (32.0 * m + 4.0 * base[slices] * (resident ? 0 : 1) + 16.0 * n) / 1e6;
       std::printf("%-34s %9d %9lld %-24s %8.2f %8.2f %10.1f %8.1e\n", spec.c_str(), n, m,
                   resident ? "gather, resident" : "gather", gather_us, 1.0, mb, e);
@@ -538,9 +503,9 @@ int main(int argc, char** argv) {
           PERRON_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, dim3(B), dim3(kThreads), args, smem, 0));
           PERRON_CUDA_CHECK(cudaGetLastError());
         };
-        const float t1 = tm.median_ms([&] { run(s_short); }), t2 = tm.median_ms([&] { run(s_long); });
+        const float t1 = tm.median_us([&] { run(s_short); }), t2 = tm.median_us([&] { run(s_long); });
         const double e = check();
-        const double us = 1e3 * (t2 - t1) / (s_long - s_short);
+        const double us = (t2 - t1) / (s_long - s_short);
         const double mb =
             (R * 4.0 * C * S + 2.0 * C * 4.0 * n + (resident ? 0 : 2.0 * m + 4.0 * (n + B)) + 12.0 * n) / 1e6;
         char name[64];

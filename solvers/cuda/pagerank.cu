@@ -947,7 +947,6 @@ int pagerank_cuda<T>::impl::receive_team(std::size_t chunks) const {
 
 template <class T>
 void pagerank_cuda<T>::impl::receive_rank(std::size_t chunks, pagerank_result& res) {
-  const auto nn = static_cast<std::size_t>(n);
   const int team = receive_team(chunks);  // started while the device ran (solve)
   for (std::size_t c = 0; c < chunks; ++c) {
     ev_chunk[c].synchronize();
@@ -957,7 +956,7 @@ void pagerank_cuda<T>::impl::receive_rank(std::size_t chunks, pagerank_result& r
       sending->expand(sending->cut(c, chunks), h_rank.data(), res.rank.data(), team);
       continue;
     }
-    const std::size_t b = nn * c / chunks, e = nn * (c + 1) / chunks;
+    const auto [b, e] = piece_values(c, chunks);
     widen(e - b, h_rank.data() + b, res.rank.data() + b, team);
   }
 }

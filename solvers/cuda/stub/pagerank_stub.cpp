@@ -23,6 +23,13 @@ template <class T>
 std::vector<index_t> pagerank_cuda<T>::vertex_order() const {
   return {};  // unreachable: no object can be built
 }
+template <class T>
+void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>&, std::optional<spmv_kernel>, const pull_choice&,
+                                    const std::string&) {
+  // unreachable: trial_pull (solvers/pagerank_trial.cpp) runs only inside the GPU constructor
+  throw cuda_error(
+      "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): the GPU PageRank solver is unavailable");
+}
 
 template class pagerank_cuda<float>;
 template class pagerank_cuda<double>;

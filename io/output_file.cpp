@@ -32,7 +32,32 @@ std::string base_of(const std::string& path) {
   throw io_error(path, std::string(what) + ": " + std::strerror(err ? err : EIO));
 }
 
+// The descriptor a name stands for in this process (/dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N), else -1.
+int own_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
+    int fd = -1;
+    const char* end = path.data() + path.size();
+    const auto [p, ec] = std::from_chars(path.data() + prefix.size(), end, fd);
+    if (ec == std::errc() && p == end) return fd;
+  }
+  return -1;
+}
+
 }  // namespace
+
+void output_file::open_in_place(int fd) {
+  if (fd < 0) fail(path_, "cannot open for writing", errno);
+  f_ = ::fdopen(fd, "wb");
+  if (!f_) {
+    const int err = errno;
+    ::close(fd);
+    fail(path_, "cannot open for writing", err);
+  }
+}
 
 output_file::output_file(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw invalid_argument("an output file name is empty");
@@ -40,10 +65,31 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
     f_ = stdout;
     return;
   }
+  // This process's own descriptor: written where it stands, as the shell's >&N.
+  if (const int own = own_descriptor(path_); own >= 0) {
+    open_in_place(::fcntl(own, F_DUPFD_CLOEXEC, 0));
+    return;
+  }
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw io_error(path_, "is a directory");
+  const bool exists = ::stat(path_.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw io_error(path_, "is a directory");
+  // A device, FIFO or socket (/dev/null, a named pipe): written in place. A
+  // temporary renamed over it would replace the node itself.
+  if (exists && !S_ISREG(st.st_mode)) {
+    open_in_place(::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+    return;
+  }
+  // A symbolic link to a file: the file is replaced, not the link.
+  std::string target = path_;
+  struct stat link {};
+  if (exists && ::lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+    if (char* real = ::realpath(path_.c_str(), nullptr)) {
+      target = real;
+      std::free(real);
+    }
+  target_ = target;
   // A hidden name in the same folder: rename() is atomic only within one file system.
-  std::string pattern = folder_of(path_) + "." + base_of(path_) + ".tmp-XXXXXX";
+  std::string pattern = folder_of(target) + "." + base_of(target) + ".tmp-XXXXXX";
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) fail(path_, "cannot create a file in its folder", errno);
   temp_ = pattern;
@@ -65,7 +111,7 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
 output_file::~output_file() {
   if (is_stdout() || !f_) return;
   std::fclose(f_);
-  ::unlink(temp_.c_str());
+  if (!temp_.empty()) ::unlink(temp_.c_str());
 }
 
 void output_file::write(std::string_view bytes) {
@@ -117,11 +163,11 @@ void output_file::commit() {
   std::FILE* f = std::exchange(f_, nullptr);
   bool ok = std::fflush(f) == 0 && !std::ferror(f);
   int err = ok ? 0 : errno;
-  if (ok && ::fsync(::fileno(f)) != 0 && errno != EINVAL) ok = false, err = errno;
+  if (ok && !temp_.empty() && ::fsync(::fileno(f)) != 0 && errno != EINVAL) ok = false, err = errno;
   if (std::fclose(f) != 0 && ok) ok = false, err = errno;
-  if (ok && std::rename(temp_.c_str(), path_.c_str()) != 0) ok = false, err = errno;
+  if (ok && !temp_.empty() && std::rename(temp_.c_str(), target_.c_str()) != 0) ok = false, err = errno;
   if (!ok) {
-    ::unlink(temp_.c_str());
+    if (!temp_.empty()) ::unlink(temp_.c_str());
     fail(path_, "cannot write", err);
   }
 }

@@ -3,6 +3,10 @@
 // folder, which commit() renames over the target in one step. An error or an
 // interrupted run therefore never leaves a truncated file, and never damages
 // a file that was there before. "-" names standard output, as Unix tools read it.
+// A target that exists and is no regular file (/dev/null, a named pipe), or
+// names one of this process's descriptors (/dev/stdout, /dev/fd/N), is written
+// in place: a rename would replace the node itself. A symbolic link's file is
+// replaced, not the link.
 #pragma once
 
 #include <cstddef>
@@ -35,7 +39,9 @@ class output_file {
   bool is_stdout() const { return path_ == "-"; }
 
  private:
-  std::string path_, temp_;
+  void open_in_place(int fd);  // f_ on fd, no temporary (io_error naming path_ for fd < 0)
+
+  std::string path_, temp_, target_;  // target_: what temp_ is renamed to (a link's file)
   std::FILE* f_ = nullptr;
 };
 

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -92,6 +93,71 @@ TEST_F(OutputFile, BadTargetsAreIoErrors) {
   EXPECT_THROW(output_file(path("no-such-folder/ranks.tsv")), io_error);
   EXPECT_THROW(output_file(dir_.string()), io_error);
   EXPECT_THROW(output_file(""), invalid_argument);
+}
+
+// A target that is no regular file is written in place: renaming a temporary
+// over /dev/null replaced the device node with a regular file (as root), and
+// a named pipe's reader never saw the bytes.
+TEST_F(OutputFile, DevicesAndPipesAreWrittenInPlace) {
+  {
+    output_file out("/dev/null");
+    out.write("ranks\n");
+    out.commit();
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(entries(), 0u);
+  if (::stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode)) {
+    output_file out("/dev/full");
+    out.write("ranks\n");
+    EXPECT_THROW(out.commit(), io_error);  // No space left on device
+    ASSERT_EQ(::stat("/dev/full", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+  }
+  const std::string fifo = path("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = read(fifo); });
+  {
+    output_file out(fifo);
+    out.write("1\t0.5\n");
+    out.commit();
+  }
+  reader.join();
+  EXPECT_EQ(got, "1\t0.5\n");
+  ASSERT_EQ(::stat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+  EXPECT_EQ(entries(), 1u);  // the pipe, no temporary beside it
+  // /dev/fd/N (as /dev/stdout is /dev/fd/1): the process's own descriptor, written where it stands.
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  {
+    output_file out("/dev/fd/" + std::to_string(ends[1]));
+    out.write("via the descriptor\n");
+    out.commit();
+  }
+  ::close(ends[1]);
+  char buf[64] = {};
+  EXPECT_EQ(std::string(buf, static_cast<std::size_t>(::read(ends[0], buf, sizeof buf))),
+            "via the descriptor\n");
+  ::close(ends[0]);
+}
+
+// A symbolic link's file is replaced; the link stays a link.
+TEST_F(OutputFile, ALinkKeepsPointingAtItsReplacedFile) {
+  fs::create_directories(dir_ / "real");
+  write(path("real/ranks.tsv"), "old\n");
+  fs::create_symlink(dir_ / "real/ranks.tsv", dir_ / "link.tsv");
+  output_file out(path("link.tsv"));
+  out.write("new\n");
+  out.commit();
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.tsv"));
+  EXPECT_EQ(read(path("real/ranks.tsv")), "new\n");
+  EXPECT_EQ(entries(), 2u);
+  EXPECT_EQ(static_cast<std::size_t>(
+                std::distance(fs::directory_iterator(dir_ / "real"), fs::directory_iterator())),
+            1u);
 }
 
 TEST_F(OutputFile, DashIsStandardOutput) {

@@ -808,6 +808,10 @@ int main_body(int argc, char** argv) {
   } catch (const invalid_argument& e) {
     throw usage_error(e.what());
   }
+  // An option given an empty value ("--output $UNSET") is refused, not taken as left out.
+  for (const char* o : {"output", "snapshot", "json", "plot", "bc", "left", "right"})
+    if (vm.count(o) && vm[o].as<std::string>().empty())
+      throw usage_error(std::string("--") + o + " needs a value, got an empty one");
   // A run that may start CUDA leaves the context's teardown to a child
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();

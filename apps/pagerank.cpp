@@ -360,6 +360,14 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   }
   po::notify(vm);
   if (s.graph.empty()) throw usage_error("missing GRAPH (a .mtx, .mtx.gz, .txt or .txt.gz file)");
+  // A file option given an empty name ("--output $UNSET") is refused, not taken as left out.
+  for (const char* o : {"personalize", "initial", "output", "plot", "sources", "output-matrix"})
+    if (vm.count(o) && vm[o].as<std::string>().empty())
+      throw usage_error(std::string("--") + o + " needs a file name, got an empty one");
+  if (!s.batched.output_matrix.empty() && s.batched.sources.empty())
+    throw usage_error("--output-matrix writes the ranks of every set of --sources; it needs --sources FILE");
+  if (vm.count("bench-sources") && s.batched.bench_sources < 1)
+    throw usage_error("--bench-sources must be at least 1, got " + std::to_string(s.batched.bench_sources));
   parse_solver_options(s.opt, e);
   try {
     s.reorder = parse_vertex_order(e.reorder);

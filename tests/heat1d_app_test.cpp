@@ -144,6 +144,9 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--steady --bc neumann:1", 64, "no steady state"},
       {"--snapshot-every 3", 64, "--snapshot"},
       {"--nosuchoption", 64, "nosuchoption"},
+      {"--output ''", 64, "--output needs a value"},
+      {"--json ''", 64, "--json needs a value"},
+      {"--bc ''", 64, "--bc needs a value"},
       {"--ic file:/nonexistent/u0.txt", 66, "/nonexistent/u0.txt"},
   };
   for (const auto& c : cases) {

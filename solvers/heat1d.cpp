@@ -160,6 +160,10 @@ void grid_problem::validate() const {
                            ")");
   if (!std::isfinite(left.value) || !std::isfinite(right.value))
     throw invalid_argument("--left / --right: boundary values must be finite");
+  // The stencil divides by dx^2: --L 1e308 overflowed it and --L 1e-308 made it 0 (NaN steps).
+  if (const double dx2 = dx() * dx(); !(std::isfinite(dx2) && dx2 >= 1e-290))
+    throw invalid_argument("--L / (--N - 1) = dx = " + format_g(dx()) +
+                           ": dx^2 is out of double precision's range");
 }
 
 initial_condition parse_initial_condition(std::string_view spec) {
@@ -396,6 +400,10 @@ void step_options::validate(const grid_problem& p) const {
     throw invalid_argument("--kernel cpu cannot run on the GPU path");
   }
   const double r = mesh_ratio(p, dt);
+  // Past 1e100, the squares in the solvers' norms overflow (NaN steps).
+  if (!(r <= 1e100))
+    throw invalid_argument("r = kappa dt / dx^2 = " + format_g(r) +
+                           " is past 1e100 (--kappa, --dt or --T too large, or --L too small)");
   if (scheme == method::explicit_euler && r > max_stable_r * (1 + 1e-12) && !force)
     throw invalid_argument("explicit steps are unstable here: r = kappa dt / dx^2 = " + format_g(r) +
                            " > 1/2. The largest stable dt is " + format_g(max_stable_dt(p), 10) +
@@ -464,6 +472,11 @@ time_plan plan_time(const grid_problem& p, method m, const run_options& r) {
     plan.dt = dt;
     return plan;
   }
+  // The automatic dt is checked as a given one is (run_options::validate): the
+  // step count cast to long overflowed, and the run was refused for a negative --dt.
+  if (!(steps_to(t, dt) <= 1e15))
+    throw invalid_argument("--T / dt = " + format_g(t / dt) + " steps is too many (dt " + format_g(dt) +
+                           (m == method::explicit_euler ? ", 0.9 of the largest stable dt" : "") + ")");
   plan.steps = static_cast<long>(steps_to(t, dt));
   plan.dt = t / double(plan.steps);
   return plan;
@@ -952,6 +965,12 @@ void time_stepper<T>::build(const grid_problem& p, const step_options& opt, cons
   // a host CSR). The GPU's rhs with --operator csr is built on the device.
   const bool gpu_csr = opt.where == device::cuda && opt.form == operator_form::csr;
   const bool iterative = opt.scheme != method::explicit_euler && opt.solver != step_solver::direct;
+  // Before anything of size N: the state and the solver's vectors (about ten
+  // of T a point), the profiles the caller keeps in double, and for cg /
+  // jacobi the CSR of A (--N 300000000 filled a 24 GB host and ran on).
+  if (opt.where == device::cpu)
+    check_host_memory(double(p.n) * (10.0 * sizeof(T) + 16.0 + (iterative ? 3.0 * (4 + sizeof(T)) + 4 : 0.0)),
+                      "heat1d on the CPU with --N " + std::to_string(p.n));
   if (iterative && (gpu_csr || opt.where == device::cpu))
     s.lhs = std::move(assemble_step<T>(p, opt.scheme, opt.dt).lhs);
   s.u0 = u0;

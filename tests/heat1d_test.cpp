@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -534,6 +535,36 @@ TEST(heat_errors, ExplicitRefusesUnstableStepsUnlessForced) {
   EXPECT_NO_THROW(time_stepper<double>(p, o, u0));
   EXPECT_NO_THROW(time_stepper<double>(p, options(method::explicit_euler, step_solver::direct, 0.005), u0));
   EXPECT_DOUBLE_EQ(max_stable_dt(p), 0.005);
+}
+
+// Scales past double's range, step counts past a long and grids past the
+// host's memory are refused before any step: they gave NaN steps, a
+// "negative --dt" (the step count overflowed) and a 24 GB host filled.
+TEST(heat_errors, OutOfRangeScalesStepCountsAndMemoryAreRefusedFirst) {
+  grid_problem p;
+  p.length = 1e308;  // dx^2 overflows
+  EXPECT_THROW(p.validate(), invalid_argument);
+  p.length = 1e-308;  // dx^2 is 0
+  EXPECT_THROW(p.validate(), invalid_argument);
+  p.length = 1e-140;  // r = 1e281 at dt 1e-3
+  const auto u0 = initial_profile(initial_condition{}, p);
+  EXPECT_THROW(time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, 1e-3), u0),
+               invalid_argument);
+  p = grid_problem{};
+  p.kappa = 1e300;  // the automatic explicit dt, 4.5e-305, takes 2e303 steps to T
+  run_options r;
+  EXPECT_THROW(plan_time(p, method::explicit_euler, r), invalid_argument);
+  p.kappa = 1;
+  EXPECT_GT(plan_time(p, method::explicit_euler, r).steps, 0);
+  p.n = 1000000;
+  ::setenv("PERRON_MEMORY_LIMIT", "1e6", 1);  // 1 MB: one vector of u alone is 8 MB
+  try {
+    time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, 1e-3), initial_condition{});
+    ADD_FAILURE() << "N = 10^6 accepted under PERRON_MEMORY_LIMIT=1e6";
+  } catch (const dimension_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--N 1000000"), std::string::npos) << e.what();
+  }
+  ::unsetenv("PERRON_MEMORY_LIMIT");
 }
 
 TEST(heat_errors, BadProblemsAndOptionsAreRefused) {

@@ -1139,6 +1139,21 @@ void check_gpu_room_first(const settings& s, cuda::context_start& context, timin
                                  " vertices, up to " + std::to_string(size.arcs) + " links)");
 }
 
+// A generated graph on the host: the whole run's memory (the graph as it is
+// generated, then PageRank's 48 bytes a vertex beside it; make_pagerank_graph's
+// and pagerank_graph_from_pattern's checks) from the spec, before generating:
+// the generator checks only its own peak, so rmat:30:10 generated 4 GB over 4 s
+// and chain:2147483647:1 8 GB before PageRank's check refused them.
+template <class T>
+void check_host_room_first(const settings& s) {
+  if (!io::is_synthetic_graph_spec(s.graph)) return;
+  const io::synthetic_size size = io::synthetic_graph_size(s.graph);
+  const double n = double(size.vertices), m = double(size.arcs);
+  const double bytes = generate_transposed(s) ? 52.0 * n + (4.0 + sizeof(T)) * m : 48.0 * (n + m);
+  check_host_memory(bytes, "PageRank of '" + s.graph + "' (" + std::to_string(size.vertices) +
+                               " vertices, up to " + std::to_string(size.arcs) + " links)");
+}
+
 // --reorder: g relabelled in place in the asked locality order; nullopt for none.
 template <class T>
 std::optional<reorder_report> reorder_graph(const settings& s, pagerank_graph<T>& g, timings& t) {
@@ -1330,6 +1345,7 @@ int solve(settings& s) {
   }
   t.context_started = context.started();
   check_gpu_room_first<T>(s, context, t);
+  check_host_room_first<T>(s);
   step.restart();
   io::loaded_matrix graph;
   std::optional<csr_matrix<T>> at;        // a generated graph's CSR of A^T, or a file's kept one

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -551,6 +552,23 @@ TEST_F(pagerank_app, TooLargeForThisMachineIsOneClearError) {
   EXPECT_EQ(o.err_lines(), 1) << o.err;
   EXPECT_NE(o.err.find("2147483647 vertices"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("GB of memory"), std::string::npos) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
+}
+
+// A generated graph the host cannot hold with PageRank's vectors is refused
+// from its spec before it is generated (rmat:26 fits the generator's own check
+// under this limit, 16 bytes a vertex, but not PageRank's 52).
+TEST_F(pagerank_app, TooLargeAGeneratedGraphIsRefusedBeforeItIsGenerated) {
+  ::setenv("PERRON_MEMORY_LIMIT", "2e9", 1);
+  const auto start = std::chrono::steady_clock::now();
+  const outcome o = run({"rmat:26:10", "--device", "cpu"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("PageRank of 'rmat:26:10' (67108864 vertices"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("PERRON_MEMORY_LIMIT"), std::string::npos) << o.err;
+  EXPECT_LT(seconds, 2.0);
   EXPECT_TRUE(o.out.empty()) << o.out;
 }
 

@@ -218,6 +218,21 @@ TEST(Synthetic, TooLargeForMemoryIsRefusedUpFront) {
   EXPECT_THROW(io::generate_synthetic("grid:50000:50000"), invalid_argument);  // 9.99e9 arcs
 }
 
+// A seeded matrix past 2^31 nonzeros is refused from its counted row lengths,
+// before its row offsets (8 bytes a row) are allocated, naming the spec.
+TEST(Synthetic, SeededMatrixPastTheIndexLimitIsRefusedBeforeItsOffsets) {
+  ::setenv("PERRON_MEMORY_LIMIT", "1e9", 1);  // the offsets alone would be 1.6 GB
+  try {
+    (void)io::generate_synthetic("synthetic:seed1:200000000");
+    ADD_FAILURE() << "generated";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'synthetic:seed1:200000000': 3199981353 nonzeros exceed"),
+              std::string::npos)
+        << e.what();
+  }
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+}
+
 TEST(Synthetic, SameGraphForAnyThreadCount) {
   const int threads = omp_get_max_threads();
   for (const char* spec :

@@ -2,6 +2,7 @@
 // rank matrix of --output-matrix, and one clear error with the line for bad files.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -96,6 +97,26 @@ TEST_F(pagerank_sources_app, BadFilesNameTheLine) {
     EXPECT_EQ(o.err_lines(), 1) << o.err;
     EXPECT_TRUE(o.out.empty()) << o.out;
   }
+}
+
+// More sets than the host holds results for: one line with the bytes needed,
+// before the solve (was a bare "out of memory", exit 71).
+TEST_F(pagerank_sources_app, TooManySetsForTheMemoryIsOneClearError) {
+  const std::string graph =
+      write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3 1\n3 4\n");
+  std::string lines;
+  for (int k = 0; k < 20000; ++k) lines += std::to_string(k % 5 + 1) + "\n";
+  const std::string sources = write("many.txt", lines);
+  ::setenv("PERRON_MEMORY_LIMIT", "500000", 1);  // the ranks alone: 800 KB
+  const outcome o = run({graph, "--sources", sources});
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_NE(o.err.find("personalized PageRank of 20000 source sets on 5 vertices needs about"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
+  EXPECT_EQ(run({graph, "--sources", sources, "--top", "1"}).code, 0);
 }
 
 TEST_F(pagerank_sources_app, ConflictsAreUsageErrors) {

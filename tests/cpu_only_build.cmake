@@ -6,13 +6,7 @@
 # root), -DWORK= (scratch folder), -DGENERATOR=, -DCXX= (the C++ compiler of
 # this build).
 file(REMOVE_RECURSE ${WORK})
-function(step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cmake_step.cmake)
 step("configure without CUDA" ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK} -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release
      -DCMAKE_CXX_COMPILER=${CXX} -DPERRON_CUDA=OFF -DPERRON_BUILD_TESTS=OFF -DPERRON_PYTHON=OFF -DPERRON_MPI=OFF)
 step("build pagerank and heat1d without CUDA" ${CMAKE_COMMAND} --build ${WORK} --target pagerank heat1d)

@@ -4,13 +4,7 @@
 # (this build folder), -DSOURCE= (the project root), -DWORK= (scratch folder),
 # -DGENERATOR=, -DCXX= (the C++ compiler of this build).
 file(REMOVE_RECURSE ${WORK})
-function(step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/cmake_step.cmake)
 step("install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
 step("configure the example" ${CMAKE_COMMAND} -S ${SOURCE}/examples/pagerank_top5 -B ${WORK}/build -G ${GENERATOR}
      -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${WORK}/prefix)

@@ -4,11 +4,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
 #include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/text_input.hpp"
 
 namespace perron::io {
 namespace {
@@ -84,8 +85,9 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_na
 }  // namespace
 
 source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label) {
-  std::ifstream in(path);
-  if (!in) throw io_error(path, "cannot open for reading");
+  // Read whole (a device or pipe checked for text and read within the memory free).
+  const detail::text_buffer whole = detail::read_file(path, 1);
+  std::istringstream in{std::string(whole.view())};
   const vertex_names names(n, label);
   source_sets out;
   std::string text;

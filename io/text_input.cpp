@@ -104,30 +104,95 @@ text_buffer read_regular(int fd, const std::string& path, std::uint64_t size, un
   return buf;
 }
 
-// Pipes, /dev/stdin and the like: read to the end, growing geometrically.
-text_buffer read_stream(int fd, const std::string& path) {
-  text_buffer buf(read_piece);
-  for (;;) {
-    if (buf.room() == 0) buf.reserve(buf.capacity() * 2);
-    const std::size_t room = buf.room();
-    const std::size_t got = read_fully(fd, buf.tail(), room, path);
-    buf.set_size(buf.size() + got);
-    if (got < room) break;  // read_fully stops short only at end of file
+// Room for at least one more byte of a text of unknown size, `want` bytes of
+// capacity where the memory perron may use allows, never more: past it, one
+// error with the bytes read so far and the bytes free (a pipe or device that
+// never ends, like /dev/zero, filled the host until the out-of-memory killer).
+void grow_within_memory(text_buffer& buf, std::size_t want, const std::string& path) {
+  const std::size_t limit = perron::host_memory_limit();
+  if (buf.size() >= limit) {
+    const char* env = std::getenv("PERRON_MEMORY_LIMIT");
+    throw dimension_error(path + ": its text goes on past the " + std::to_string(buf.size()) +
+                          " bytes read, more than the " + std::to_string(limit) + " bytes of memory " +
+                          (env && *env ? "that PERRON_MEMORY_LIMIT allows" : "free on this host") +
+                          " (a pipe or device is read whole)");
   }
-  return buf;
+  buf.reserve(std::max(buf.size() + 1, std::min(want, limit)));
 }
 
-// Inflates everything `pull` gives into one text buffer.
+// The first bytes of a text of unknown size (a pipe, a device): a NUL or
+// another control byte there is binary data, not Matrix Market or edge-list
+// text, and is refused at once (naming its line) instead of being read to
+// the end (/dev/zero, /dev/urandom never end).
+void check_text_start(const char* p, std::size_t n, const std::string& path) {
+  constexpr std::size_t checked = 4096;
+  const char* end = p + std::min(n, checked);
+  for (const char* q = p; q != end; ++q) {
+    const auto c = static_cast<unsigned char>(*q);
+    if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v') || c == 0x7f)
+      throw parse_error(
+          path, 1 + count_newlines(p, q),
+          "binary data (byte " + describe_char(*q) + "): not Matrix Market, edge-list or vertex text");
+  }
+}
+
+// Inflates everything `pull` gives into one text buffer, within the memory
+// free (a gzip bomb, or an endless stream), its first bytes checked for text.
 text_buffer inflate_all(const std::string& name, std::uint64_t expected_size, gzip_inflater::pull_fn pull) {
   gzip_inflater z(name, std::move(pull));
-  text_buffer out(static_cast<std::size_t>(std::max<std::uint64_t>(expected_size, 1 << 16)));
-  for (;;) {
-    if (out.room() == 0) out.reserve(out.capacity() + std::max<std::size_t>(out.capacity() / 2, 1 << 16));
+  text_buffer out;
+  grow_within_memory(out, static_cast<std::size_t>(std::max<std::uint64_t>(expected_size, 1 << 16)), name);
+  for (bool first = true;; first = false) {
+    if (out.room() == 0) {
+      char more = 0;
+      if (z.read(&more, 1) == 0) return out;
+      grow_within_memory(out, out.capacity() + std::max<std::size_t>(out.capacity() / 2, 1 << 16), name);
+      *out.tail() = more;
+      out.set_size(out.size() + 1);
+    }
     const std::size_t room = out.room();
     const std::size_t got = z.read(out.tail(), room);
     out.set_size(out.size() + got);
+    if (first) check_text_start(out.data(), out.size(), name);
     if (got < room) return out;
   }
+}
+
+// Pipes, /dev/stdin and the like: read to the end, growing geometrically
+// within the memory free (grow_within_memory), the first bytes checked for
+// text. A gzip stream is inflated as it is read (`gzip` set), so that neither
+// its compressed bytes nor its text are held beyond that memory.
+text_buffer read_stream(int fd, const std::string& path, bool& gzip) {
+  text_buffer buf(read_piece);
+  buf.set_size(read_fully(fd, buf.mutable_data(), read_piece, path));
+  gzip = has_gzip_magic(buf.data(), buf.size());
+  if (gzip) {
+    text_buffer head = std::move(buf);
+    std::size_t pos = 0;
+    return inflate_all(path, 0, [&](unsigned char* out, std::size_t n) {
+      if (pos < head.size()) {
+        const std::size_t k = std::min(n, head.size() - pos);
+        std::memcpy(out, head.data() + pos, k);
+        pos += k;
+        return k;
+      }
+      return read_fully(fd, reinterpret_cast<char*>(out), n, path);
+    });
+  }
+  check_text_start(buf.data(), buf.size(), path);
+  if (buf.size() < read_piece) return buf;  // read_fully stops short only at end of file
+  for (;;) {
+    char more = 0;
+    if (read_fully(fd, &more, 1, path) == 0) break;
+    grow_within_memory(buf, buf.capacity() * 2, path);
+    *buf.tail() = more;
+    buf.set_size(buf.size() + 1);
+    const std::size_t room = buf.room();
+    const std::size_t got = read_fully(fd, buf.tail(), room, path);
+    buf.set_size(buf.size() + got);
+    if (got < room) break;
+  }
+  return buf;
 }
 
 // Initial output guess for a gzip file: its size trailer (the uncompressed
@@ -216,7 +281,7 @@ text_buffer read_file(const std::string& path, unsigned threads, read_stats* sta
   }
 
   text_buffer text;
-  const bool gzip = regular ? has_gzip_magic(magic, magic_bytes) : false;
+  bool gzip = regular ? has_gzip_magic(magic, magic_bytes) : false;
   if (regular && gzip) {
     const auto size = static_cast<std::uint64_t>(st.st_size);
     std::uint32_t trailer = 0;
@@ -234,8 +299,7 @@ text_buffer read_file(const std::string& path, unsigned threads, read_stats* sta
   } else if (regular) {
     text = read_regular(fd.get(), path, static_cast<std::uint64_t>(st.st_size), thread_count(threads));
   } else {
-    text = read_stream(fd.get(), path);
-    if (has_gzip_magic(text.data(), text.size())) text = gunzip(path, text.data(), text.size());
+    text = read_stream(fd.get(), path, gzip);
   }
   if (stats) {
     stats->file_bytes = static_cast<std::uint64_t>(st.st_size);

@@ -4,12 +4,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "io/matrix_market.hpp"
+#include "io/text_input.hpp"
 
 namespace perron::io {
 namespace {
@@ -18,21 +20,12 @@ std::string vertex_name(const std::vector<std::int64_t>& label, index_t i) {
   return std::to_string(label.empty() ? std::int64_t(i) + 1 : label[static_cast<std::size_t>(i)]);
 }
 
-bool starts_like_matrix_market(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[14] = {};
-  in.read(head, sizeof head);
-  const std::string h(head, static_cast<std::size_t>(in.gcount()));
-  // gzip magic: only the Matrix Market reader reads compressed files.
-  if (h.size() >= 2 && static_cast<unsigned char>(h[0]) == 0x1f && static_cast<unsigned char>(h[1]) == 0x8b)
-    return true;
-  return h.rfind("%%MatrixMarket", 0) == 0;
-}
+bool starts_like_matrix_market(std::string_view text) { return text.rfind("%%MatrixMarket", 0) == 0; }
 
-std::vector<double> read_array_weights(const std::string& path, index_t n,
+std::vector<double> read_array_weights(std::string_view text, const std::string& path, index_t n,
                                        const std::vector<std::int64_t>& label) {
   const auto nn = static_cast<std::size_t>(n);
-  mm_array arr = read_matrix_market_array(path);
+  mm_array arr = parse_matrix_market_array(text, path);
   const auto rows = arr.header.rows, cols = arr.header.cols;
   if (!((rows == n && cols == 1) || (rows == 1 && cols == n)) || arr.values.size() != nn)
     throw dimension_error(path + ": a vector of " + std::to_string(n) +
@@ -74,7 +67,7 @@ weight_line parse_weight_line(const char* p, const std::string& path, std::uint6
   return {id, x};
 }
 
-std::vector<double> read_text_weights(const std::string& path, index_t n,
+std::vector<double> read_text_weights(std::string_view text, const std::string& path, index_t n,
                                       const std::vector<std::int64_t>& label) {
   const auto nn = static_cast<std::size_t>(n);
   std::unordered_map<std::int64_t, index_t> index_of;
@@ -82,7 +75,7 @@ std::vector<double> read_text_weights(const std::string& path, index_t n,
   for (std::size_t i = 0; i < label.size(); ++i) index_of.emplace(label[i], static_cast<index_t>(i));
   std::vector<double> w(nn, 0.0);
   std::vector<std::uint8_t> seen(nn, 0);
-  std::ifstream in(path);
+  std::istringstream in{std::string(text)};
   std::string line;
   std::uint64_t lineno = 0;
   while (std::getline(in, line)) {
@@ -114,9 +107,11 @@ std::vector<double> read_text_weights(const std::string& path, index_t n,
 
 std::vector<double> read_vertex_weights(const std::string& path, index_t n,
                                         const std::vector<std::int64_t>& label) {
-  if (!std::ifstream(path)) throw io_error(path, "cannot open");
-  if (starts_like_matrix_market(path)) return read_array_weights(path, n, label);
-  return read_text_weights(path, n, label);
+  // Read once (a pipe cannot be opened twice; a device or pipe is checked
+  // for text and read within the memory free; .gz inflated).
+  const detail::text_buffer text = detail::read_file(path, 1);
+  if (starts_like_matrix_market(text.view())) return read_array_weights(text.view(), path, n, label);
+  return read_text_weights(text.view(), path, n, label);
 }
 
 }  // namespace perron::io

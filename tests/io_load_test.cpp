@@ -3,8 +3,10 @@
 // .tar.gz through libarchive; and what the result carries (labels, flags,
 // timings).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -118,6 +120,54 @@ TEST_F(io_load, TimingsAreFilledIn) {
   EXPECT_EQ(m.timings.text_bytes, m.timings.file_bytes);
   EXPECT_GT(m.timings.parse_seconds, 0.0);
   EXPECT_GE(m.read_seconds, m.timings.parse_seconds + m.timings.read_seconds);
+}
+
+// A pipe or device has no size: its first bytes are checked for text (binary
+// data refused at line 1) and it is read within the memory free, plain or
+// gzip (/dev/zero and /dev/urandom filled the host until the OOM killer).
+TEST_F(io_load, EndlessStreamsAreRefusedNotBuffered) {
+  for (const char* dev : {"/dev/zero", "/dev/urandom"}) {
+    try {
+      io::load_matrix(dev);
+      FAIL() << dev;
+    } catch (const parse_error& e) {
+      EXPECT_EQ(e.file, dev);
+      EXPECT_GE(e.line, 1u);
+      EXPECT_NE(e.reason.find("binary data"), std::string::npos) << e.what();
+    }
+  }
+  // Endless text through a named pipe, plain and gzip: refused past the memory
+  // allowed, naming the bytes read and the bytes free.
+  const std::string fifo = path("stream");
+  for (const char* writer : {"yes '1 2'", "yes '1 2' | gzip -1", "head -c 50000000 /dev/zero | gzip -1"}) {
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    ASSERT_EQ(std::system(("(" + std::string(writer) + " > '" + fifo + "') 2>&- &").c_str()), 0);
+    ::setenv("PERRON_MEMORY_LIMIT", "4000000", 1);
+    try {
+      io::load_matrix(fifo);
+      ADD_FAILURE() << writer;
+    } catch (const dimension_error& e) {
+      EXPECT_NE(
+          std::string(e.what()).find(fifo + ": its text goes on past the 4000000 bytes read, more than "
+                                            "the 4000000 bytes of memory that PERRON_MEMORY_LIMIT allows"),
+          std::string::npos)
+          << e.what();
+    } catch (const parse_error& e) {  // the zeros
+      EXPECT_EQ(e.line, 1u) << e.what();
+      EXPECT_NE(e.reason.find("binary data (byte 0x00)"), std::string::npos) << e.what();
+    }
+    ::unsetenv("PERRON_MEMORY_LIMIT");
+    fs::remove(fifo);
+  }
+  // A finite pipe still reads, plain and gzip.
+  for (const char* writer : {"cat", "gzip -c"}) {
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    ASSERT_EQ(
+        std::system((std::string(writer) + " '" + write("m.mtx", mm_text) + "' > '" + fifo + "' &").c_str()),
+        0);
+    EXPECT_EQ(io::load_matrix(fifo).matrix.nnz(), 3u) << writer;
+    fs::remove(fifo);
+  }
 }
 
 TEST_F(io_load, ParseMatrixDispatchesInMemory) {

@@ -63,6 +63,17 @@ TEST_F(sources_file, BadFilesNameTheLine) {
   }
 }
 
+// A device is checked for text and refused at line 1, not read without end.
+TEST_F(sources_file, BinaryDeviceIsRefusedAtLineOne) {
+  try {
+    io::read_sources_file("/dev/zero", 5, {});
+    FAIL();
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_NE(e.reason.find("binary data"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(sources_file, MissingFileIsAnIoError) {
   EXPECT_THROW(io::read_sources_file(path("absent.txt"), 5, {}), io_error);
 }

@@ -1,8 +1,10 @@
 // Per-vertex vector files (io/vector_file.hpp): the PageRank personalization
 // and initial vector, as Matrix Market arrays or "vertex weight" lines.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -75,6 +77,22 @@ TEST_F(vertex_file, MatrixMarketArray) {
   EXPECT_THROW(io::read_vertex_weights(p, 5, {}), dimension_error);  // wrong length
   io::write_matrix_market_array(p, {1, -2, 3}, 3, 1);
   EXPECT_THROW(io::read_vertex_weights(p, 3, {}), parse_error);  // negative
+}
+
+// Read once: a named pipe (opened once only) reads; a device is checked for
+// text and refused at line 1, not read without end.
+TEST_F(vertex_file, PipesReadOnceAndDevicesAreCheckedForText) {
+  const std::string fifo = path("w.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(std::system(("printf '2 3\\n' > '" + fifo + "' &").c_str()), 0);
+  EXPECT_EQ(io::read_vertex_weights(fifo, 3, {}), (std::vector<double>{0, 3, 0}));
+  try {
+    io::read_vertex_weights("/dev/zero", 3, {});
+    FAIL();
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_NE(e.reason.find("binary data"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

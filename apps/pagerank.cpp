@@ -1139,6 +1139,12 @@ void check_gpu_room_first(const settings& s, cuda::context_start& context, timin
                                  " vertices, up to " + std::to_string(size.arcs) + " links)");
 }
 
+// A graph without vertices (a file of comments only, grid:0:5, tridiag:0):
+// one error naming the file or spec (the solver's own did not).
+void require_vertices(const std::string& graph, index_t rows, index_t cols) {
+  if (rows == 0 && cols == 0) throw invalid_argument(graph + ": the graph is empty (0 vertices)");
+}
+
 // A generated graph on the host: the whole run's memory (the graph as it is
 // generated, then PageRank's 48 bytes a vertex beside it; make_pagerank_graph's
 // and pagerank_graph_from_pattern's checks) from the spec, before generating:
@@ -1148,6 +1154,7 @@ template <class T>
 void check_host_room_first(const settings& s) {
   if (!io::is_synthetic_graph_spec(s.graph)) return;
   const io::synthetic_size size = io::synthetic_graph_size(s.graph);
+  if (size.vertices == 0) require_vertices(s.graph, 0, 0);
   const double n = double(size.vertices), m = double(size.arcs);
   const double bytes = generate_transposed(s) ? 52.0 * n + (4.0 + sizeof(T)) * m : 48.0 * (n + m);
   check_host_memory(bytes, "PageRank of '" + s.graph + "' (" + std::to_string(size.vertices) +
@@ -1360,6 +1367,10 @@ int solve(settings& s) {
     at = kept_transpose<T>(s, graph, stamp);  // describes the graph where it finds one
     if (!at) graph = io::load_matrix(s.graph, app::read_options_for(s.input));
   }
+  if (at)
+    require_vertices(s.graph, at->rows, at->cols);
+  else
+    require_vertices(s.graph, graph.matrix.rows, graph.matrix.cols);
   t.load = step.lap();
   device_plan plan;
   if (s.gpus > 0)  // P^T built on the host, then split over the GPUs

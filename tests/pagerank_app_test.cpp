@@ -482,6 +482,26 @@ TEST_F(pagerank_app, BadInputs) {
   }
 }
 
+// A graph without vertices: one line naming the file or the spec, in the
+// single solve, --sources and --bench-sources (was "the graph is empty (0
+// vertices)" alone).
+TEST_F(pagerank_app, EmptyGraphNamesItsFileOrSpec) {
+  const std::string comments = file("comments.txt", "# no edges\n% none\n");
+  const std::string zero = file("zero.mtx", "%%MatrixMarket matrix coordinate pattern general\n0 0 0\n");
+  const std::string sets = file("sets.txt", "1\n");
+  for (const std::string& g :
+       {comments, zero, std::string("grid:0:5"), std::string("chain:0:1"), std::string("tridiag:0")})
+    for (const std::vector<std::string>& more :
+         {std::vector<std::string>{}, {"--sources", sets}, {"--bench-sources", "2"}}) {
+      std::vector<std::string> args{g, "--device", "cpu"};
+      args.insert(args.end(), more.begin(), more.end());
+      const outcome o = run(args);
+      EXPECT_EQ(o.code, 65) << g << "\n" << o.err;
+      EXPECT_EQ(o.err_lines(), 1) << g << "\n" << o.err;
+      EXPECT_NE(o.err.find(g + ": the graph is empty (0 vertices)"), std::string::npos) << o.err;
+    }
+}
+
 // --gpus takes --bench-dist (per GPU timings) and a GPU --kernel: no usage
 // error (where no GPU or NCCL is present the error says that instead).
 TEST_F(pagerank_app, GpusTakesBenchDistAndAGpuKernel) {

@@ -96,10 +96,16 @@ void print_summary(const batched_request& r, const pagerank_batched_result& res,
             << format_g(res.solve_seconds, 3) << " s\n";
 }
 
+// A graph without vertices: one error naming the file or spec.
+void require_vertices(const std::string& name, const coo_matrix<double>& a) {
+  if (a.rows == 0 && a.cols == 0) throw invalid_argument(name + ": the graph is empty (0 vertices)");
+}
+
 template <class T>
 int solve_sources(const batched_request& r, const pagerank_batched_options& opt) {
   stopwatch step;
   io::loaded_matrix graph = io::load_matrix(r.graph, read_options_for(r.input));
+  require_vertices(r.graph, graph.matrix);
   const bool gpu = pagerank_runs_on_gpu(opt.base);
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu);
   const io::source_sets sets = io::read_sources_file(r.sources, g.vertices(), graph.label);
@@ -224,6 +230,7 @@ std::string host_share(const pagerank_batched_result& x) {
 template <class T>
 int bench_sources(const batched_request& r, const pagerank_batched_options& opt) {
   io::loaded_matrix graph = io::load_matrix(r.graph, read_options_for(r.input));
+  require_vertices(r.graph, graph.matrix);
   const bool gpu = pagerank_runs_on_gpu(opt.base);
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu);
   const std::vector<source_set> sets = bench_set(r, g.vertices(), graph.label);

@@ -726,9 +726,16 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
 
 // ---- the solve ---------------------------------------------------------------------
 
-std::vector<double> vertex_file(const std::string& path, const io::loaded_matrix& graph) {
+// The weights of --personalize or --initial FILE (`option`); a file whose
+// weights are all zero (one that lists no vertex, too) is refused naming it
+// (the solver's own check named only the option).
+std::vector<double> vertex_file(const std::string& path, const io::loaded_matrix& graph, const char* option) {
   if (path.empty()) return {};
-  return io::read_vertex_weights(path, graph.matrix.rows, graph.label);
+  std::vector<double> w = io::read_vertex_weights(path, graph.matrix.rows, graph.label);
+  if (std::none_of(w.begin(), w.end(), [](double x) { return x > 0.0; }))
+    throw invalid_argument(path + ": all weights are zero (" + option +
+                           " needs a vertex of positive weight; an unlisted vertex weighs 0)");
+  return w;
 }
 
 // Whether the solve may run on the GPU: then driver start-up and the CUDA
@@ -1384,8 +1391,8 @@ int solve(settings& s) {
   step.restart();
 
   pagerank_options& opt = s.opt;
-  opt.personalization = vertex_file(s.personalize, graph);
-  opt.initial = vertex_file(s.initial, graph);
+  opt.personalization = vertex_file(s.personalize, graph, "--personalize");
+  opt.initial = vertex_file(s.initial, graph, "--initial");
   if (reorder) opt = permuted(std::move(opt), reorder->perm);
   graph.matrix = coo_matrix<double>{};  // the labels stay; the triplets are no longer needed
   progress_line progress;
@@ -1508,8 +1515,8 @@ int solve_distributed_as(settings& s) {
   t.convert = in.build_seconds;
   pagerank_options& opt = s.opt;
   dist::phase([&] {
-    opt.personalization = vertex_file(s.personalize, in.meta);
-    opt.initial = vertex_file(s.initial, in.meta);
+    opt.personalization = vertex_file(s.personalize, in.meta, "--personalize");
+    opt.initial = vertex_file(s.initial, in.meta, "--initial");
   });
   progress_line progress;
   std::vector<std::pair<int, double>> history;  // for --plot (rank 0)

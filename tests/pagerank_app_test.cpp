@@ -393,6 +393,28 @@ TEST_F(pagerank_app, PersonalizeAndInitial) {
   EXPECT_EQ(o.code, 65) << o.err;
 }
 
+// A --personalize or --initial file that is empty, holds only comments or
+// only zero weights: one line naming the file (was "personalization
+// (--personalize): all weights are zero"); an empty --sources file likewise.
+TEST_F(pagerank_app, EmptyVertexFilesAreNamed) {
+  const std::string g = file("small.mtx", small_mtx);
+  for (const std::string& v :
+       {file("empty.tsv", ""), file("comments.tsv", "# none\n"), file("zeros.tsv", "1 0\n3 0\n")})
+    for (const char* option : {"--personalize", "--initial"}) {
+      const outcome o = run({g, option, v});
+      EXPECT_EQ(o.code, 65) << option << " " << v << "\n" << o.err;
+      EXPECT_EQ(o.err_lines(), 1) << o.err;
+      EXPECT_NE(o.err.find(v + ": all weights are zero (" + option + " needs a vertex of positive weight"),
+                std::string::npos)
+          << o.err;
+    }
+  const std::string none = file("none.txt", "");
+  const outcome o = run({g, "--sources", none});
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find(none + ": no source sets"), std::string::npos) << o.err;
+}
+
 TEST_F(pagerank_app, Weighted) {
   const std::string g =
       file("w.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 2 1.0\n1 3 3.0\n2 1 1\n3 1 2\n");

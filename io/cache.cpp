@@ -163,7 +163,9 @@ std::optional<source_key> key_of(const std::string& source) {
 
 std::optional<source_stamp> stamp_of(const std::string& source) {
   const auto k = key_of(source);
-  if (!k) return std::nullopt;
+  // A size of 0 says nothing of the content (procfs files have some): nothing
+  // is cached for it.
+  if (!k || k->size == 0) return std::nullopt;
   return source_stamp{k->size, k->mtime_ns};
 }
 

@@ -272,7 +272,9 @@ text_buffer read_file(const std::string& path, unsigned threads, read_stats* sta
   if (fd.get() < 0) throw_errno(path, errno);
 
   unsigned char magic[2] = {0, 0};
-  bool regular = S_ISREG(st.st_mode);
+  // A regular file whose size reads 0 may still have content (procfs,
+  // sysfs: /proc/self/status): read as a stream, to its end, not as empty.
+  const bool regular = S_ISREG(st.st_mode) && st.st_size > 0;
   std::size_t magic_bytes = 0;
   if (regular) {
     int err = 0;

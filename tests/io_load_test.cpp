@@ -170,6 +170,24 @@ TEST_F(io_load, EndlessStreamsAreRefusedNotBuffered) {
   }
 }
 
+// A file whose size reads 0 but which has content (procfs) is read to its
+// end, not reported as an empty file; a truly empty file still is.
+TEST_F(io_load, ZeroSizedProcFilesAreReadAsStreams) {
+  try {
+    io::load_matrix("/proc/self/status");
+    FAIL();
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 1u) << e.what();
+    EXPECT_NE(e.reason.find("unrecognized format"), std::string::npos) << e.what();
+  }
+  try {
+    io::load_matrix(write("empty", ""));
+    FAIL();
+  } catch (const parse_error& e) {
+    EXPECT_NE(e.reason.find("empty file"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(io_load, ParseMatrixDispatchesInMemory) {
   EXPECT_EQ(io::parse_matrix(mm_text, "x").format, io::input_format::matrix_market);
   EXPECT_EQ(io::parse_matrix(edge_text, "x.txt").format, io::input_format::snap);

@@ -119,6 +119,20 @@ TEST_F(pagerank_sources_app, TooManySetsForTheMemoryIsOneClearError) {
   EXPECT_EQ(run({graph, "--sources", sources, "--top", "1"}).code, 0);
 }
 
+// --bench-sources past the memory: one line with the bytes needed, before the
+// sets are made (was a bare "out of memory", exit 71).
+TEST_F(pagerank_sources_app, TooManyBenchSourcesIsOneClearError) {
+  const std::string graph =
+      write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3 1\n3 4\n");
+  const outcome o = run({graph, "--bench-sources", "2000000000", "--device", "cpu"});
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_NE(o.err.find("--bench-sources 2000000000 on 5 vertices (the sets and their ranks) needs about"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
+}
+
 TEST_F(pagerank_sources_app, ConflictsAreUsageErrors) {
   const std::string graph =
       write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");

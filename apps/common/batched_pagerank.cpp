@@ -20,6 +20,7 @@
 #include "apps/common/usage.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/text.hpp"
 #include "io/load.hpp"
 #include "io/output_file.hpp"
@@ -232,6 +233,13 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   io::loaded_matrix graph = io::load_matrix(r.graph, read_options_for(r.input));
   require_vertices(r.graph, graph.matrix);
   const bool gpu = pagerank_runs_on_gpu(opt.base);
+  // Before the sets are made: --bench-sources 2000000000 ended in a bare "out
+  // of memory" building them. Each set keeps a rank vector in the batched
+  // solves (two, and two more of the CPU's sweep) and the single solves.
+  const double sets_bytes = double(r.bench_sources) * (double(sizeof(source_set)) + 48.0);
+  check_host_memory(sets_bytes + 40.0 * double(r.bench_sources) * double(graph.matrix.rows),
+                    "--bench-sources " + std::to_string(r.bench_sources) + " on " +
+                        std::to_string(graph.matrix.rows) + " vertices (the sets and their ranks)");
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu);
   const std::vector<source_set> sets = bench_set(r, g.vertices(), graph.label);
   pagerank_batched_options never = opt;

@@ -2,6 +2,7 @@
 // rank matrix of --output-matrix, and one clear error with the line for bad files.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -131,6 +132,28 @@ TEST_F(pagerank_sources_app, TooManyBenchSourcesIsOneClearError) {
       << o.err;
   EXPECT_EQ(o.err_lines(), 1) << o.err;
   EXPECT_TRUE(o.out.empty()) << o.out;
+}
+
+// --sources on a generated graph the host cannot hold with the sets' ranks:
+// refused from the spec before it is generated, as the single solve is.
+TEST_F(pagerank_sources_app, TooLargeAGeneratedGraphIsRefusedBeforeItIsGenerated) {
+  const std::string sources = write("s.txt", "1\n2 3\n");
+  ::setenv("PERRON_MEMORY_LIMIT", "2e9", 1);
+  const auto start = std::chrono::steady_clock::now();
+  const outcome o = run({"rmat:26:10", "--sources", sources, "--device", "cpu"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("personalized PageRank of 2 source sets on 'rmat:26:10' (67108864 vertices"),
+            std::string::npos)
+      << o.err;
+  EXPECT_LT(seconds, 2.0);
+  EXPECT_TRUE(o.out.empty()) << o.out;
+  // A generated graph's sets still name their line.
+  const outcome bad = run({"grid:3:3", "--sources", write("bad.txt", "1\n99\n")});
+  EXPECT_EQ(bad.code, 65) << bad.err;
+  EXPECT_NE(bad.err.find("bad.txt:2: vertex 99 is not in the graph"), std::string::npos) << bad.err;
 }
 
 TEST_F(pagerank_sources_app, ConflictsAreUsageErrors) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -25,6 +26,7 @@
 #include "io/load.hpp"
 #include "io/output_file.hpp"
 #include "io/sources_file.hpp"
+#include "io/synthetic.hpp"
 #include "solvers/pagerank_batched.hpp"
 
 namespace perron::app {
@@ -105,11 +107,30 @@ void require_vertices(const std::string& name, const coo_matrix<double>& a) {
 template <class T>
 int solve_sources(const batched_request& r, const pagerank_batched_options& opt) {
   stopwatch step;
+  // A generated graph's sets are read (its vertices are 1..n, known from the
+  // spec) and the whole run's memory checked before it is generated: the
+  // graph, PageRank's 48 bytes a vertex and link beside it (as for one solve,
+  // apps/pagerank.cpp check_host_room_first), and the solve's ranks (as
+  // pagerank_batched checks them). rmat:26:10 was generated (seconds, GBs)
+  // before the solve refused it.
+  std::optional<io::source_sets> early;
+  if (io::is_synthetic_graph_spec(r.graph)) {
+    const io::synthetic_size size = io::synthetic_graph_size(r.graph);
+    if (size.vertices > 0) {
+      early = io::read_sources_file(r.sources, static_cast<index_t>(size.vertices), {});
+      const double n = double(size.vertices), m = double(size.arcs), sets = double(early->sets.size());
+      check_host_memory(48.0 * (n + m) + 8.0 * sets * n + 32.0 * std::min(sets, 128.0) * n,
+                        "personalized PageRank of " + std::to_string(early->sets.size()) +
+                            " source sets on '" + r.graph + "' (" + std::to_string(size.vertices) +
+                            " vertices, up to " + std::to_string(size.arcs) + " links)");
+    }
+  }
   io::loaded_matrix graph = io::load_matrix(r.graph, read_options_for(r.input));
   require_vertices(r.graph, graph.matrix);
   const bool gpu = pagerank_runs_on_gpu(opt.base);
   const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu);
-  const io::source_sets sets = io::read_sources_file(r.sources, g.vertices(), graph.label);
+  const io::source_sets sets =
+      early ? std::move(*early) : io::read_sources_file(r.sources, g.vertices(), graph.label);
   const double load_s = step.lap();
   const pagerank_batched_result res = pagerank_batched(g, sets.sets, opt);
   constexpr int digits = std::numeric_limits<T>::max_digits10;

@@ -498,11 +498,19 @@ const char* scan_signed(const char* p, const char* end, std::int64_t& value) {
     ++p;
   }
   if (p != end && (*p == '+' || *p == '-')) return nullptr;
+  // Exact bounds: up to 2^63 - 1, and down to -2^63.
+  const std::uint64_t limit = UINT64_C(0x7fffffffffffffff) + (negative ? 1 : 0);
+  const char* first = p;
   std::uint64_t magnitude = 0;
-  const char* q = scan_unsigned(p, end, magnitude);
-  if (!q) return nullptr;
-  value = negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude);
-  return q;
+  while (p != end && static_cast<unsigned char>(*p - '0') < 10) {
+    const auto digit = static_cast<unsigned>(*p - '0');
+    if (magnitude > (limit - digit) / 10) return nullptr;
+    magnitude = magnitude * 10 + digit;
+    ++p;
+  }
+  if (p == first) return nullptr;
+  value = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+  return p;
 }
 
 const char* scan_real(const char* p, const char* end, double& value) {

@@ -356,8 +356,10 @@ inline const char* scan_unsigned(const char* p, const char* end, std::uint64_t& 
   const char* first = p;
   std::uint64_t v = 0;
   while (p != end && static_cast<unsigned char>(*p - '0') < 10) {
-    if (v > (UINT64_C(0x7fffffffffffffff) - 9) / 10) return nullptr;  // next step could overflow
-    v = v * 10 + static_cast<unsigned>(*p - '0');
+    const auto digit = static_cast<unsigned>(*p - '0');
+    // Exact: v * 10 + digit <= 2^63 - 1 (the test before refused from 2^63 - 8).
+    if (v > (UINT64_C(0x7fffffffffffffff) - digit) / 10) return nullptr;
+    v = v * 10 + digit;
     ++p;
   }
   if (p == first) return nullptr;

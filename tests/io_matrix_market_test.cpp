@@ -96,6 +96,21 @@ TEST_F(io_mm, PatternAndIntegerFields) {
   const auto i =
       parse("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 -42\n2 2 +9007199254740992\n");
   EXPECT_EQ(i.matrix.values, (std::vector<double>{-42.0, 9007199254740992.0}));
+  // 64-bit integer values to their exact bounds (from 2^63 - 8 they were
+  // refused as not fitting), one past them refused.
+  const auto edge = parse(
+      "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 9223372036854775807\n"
+      "2 2 -9223372036854775808\n");
+  EXPECT_EQ(edge.matrix.values, (std::vector<double>{9223372036854775807.0, -9223372036854775808.0}));
+  for (const char* past : {"9223372036854775808", "-9223372036854775809"}) {
+    try {
+      parse(std::string("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 ") + past + "\n");
+      ADD_FAILURE() << past;
+    } catch (const parse_error& e) {
+      EXPECT_EQ(e.line, 3u);
+      EXPECT_NE(e.reason.find("does not fit a 64-bit integer"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST_F(io_mm, EmptyMatrixAndDuplicatesKept) {

@@ -95,6 +95,22 @@ TEST(io_snap, SeparatorsCommentsCrlfAndBlankLines) {
   EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{1, 2, 0, 3}));
 }
 
+// Ids up to 2^63 - 1 exactly (9223372036854775800 and up were refused as
+// not fitting); 2^63 is refused with its line.
+TEST(io_snap, IdsUpToTwoToThe63MinusOne) {
+  const auto g = io::parse_snap("9223372036854775807 9223372036854775800\n0 9223372036854775806\n", "g.txt");
+  EXPECT_EQ(g.original_id,
+            (std::vector<std::int64_t>{0, 9223372036854775800, 9223372036854775806, 9223372036854775807}));
+  try {
+    io::parse_snap("1 2\n9223372036854775808 1\n", "g.txt");
+    FAIL();
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_NE(e.reason.find("'9223372036854775808' does not fit a 63-bit integer"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(io_snap, CommentsOnlyIsAnEmptyGraph) {
   const auto g = io::parse_snap("# nothing\n# at all\n", "g.txt");
   EXPECT_EQ(g.matrix.rows, 0);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -50,6 +51,7 @@ std::string token_at(const char* p) {
 std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_names& names,
                                                   const std::string& path, std::uint64_t line) {
   std::vector<std::pair<index_t, double>> set;
+  std::unordered_set<index_t> seen;
   double sum = 0.0;
   while (*p != '\0') {
     char* end = nullptr;
@@ -73,6 +75,9 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_na
                               " (weights must be finite and non-negative)");
       p = end;
     }
+    // As --personalize refuses a vertex listed twice (was: accepted silently).
+    if (!seen.insert(v).second)
+      throw parse_error(path, line, "vertex " + std::to_string(id) + " is listed twice in the set");
     set.emplace_back(v, w);
     sum += w;
     while (blank(*p)) ++p;

@@ -37,6 +37,7 @@ TEST_F(sources_file, LabelsNameTheVertices) {
 TEST_F(sources_file, BadFilesNameTheLine) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"1 2\n\n3\n", ":2: empty line"},
+      {"1 2\n3 4 3:2\n", ":2: vertex 3 is listed twice in the set"},
       {"1\n2 99\n", ":2: vertex 99 is not in the graph (vertices are numbered 1..20)"},
       {"1\n0\n", ":2: vertex 0 is not in the graph"},
       {"1 2:-1\n", ":1: vertex 2: weight -1"},

@@ -22,7 +22,8 @@ struct source_sets {
 
 // Reads FILE for a graph of n vertices named by label (io::loaded_matrix::label;
 // empty: 1-based Matrix Market numbering). io_error when it cannot be read;
-// parse_error with the file and line for an empty line, an unknown vertex, a
+// parse_error with the file and line for an empty line, an unknown vertex or
+// one listed twice in a set, a
 // malformed number, a negative / NaN / infinite weight or a set whose weights
 // are all zero, and for a file without sets (line 0).
 source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label);

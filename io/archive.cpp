@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/inflate.hpp"
 
 #ifdef PERRON_HAVE_LIBARCHIVE
 #include <archive.h>
@@ -89,6 +91,36 @@ text_buffer read_member(archive* a, archive_entry* e, const std::string& path, s
   return out;
 }
 
+// After the member read: the archive read to its end, then, for a gzip one,
+// nothing may follow the gzip data (as for .mtx.gz and .txt.gz; libarchive
+// stops at the end of the gzip member and ignores what follows). Where
+// libarchive consumed fewer bytes than the file holds, the file is inflated
+// once more, the text dropped, by the inflater that refuses trailing data
+// (the tar's padding after its end marker may also be left unread).
+void check_archive_end(archive* a, const std::string& path, std::uint64_t file_bytes, bool at_end) {
+  archive_entry* e = nullptr;
+  while (!at_end) {
+    const int rc = archive_read_next_header(a, &e);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc == ARCHIVE_FATAL)
+      throw io_error(path, "cannot read the archive: " + archive_message(a, "corrupt or truncated"));
+  }
+  const int filters = archive_filter_count(a);
+  if (filters < 2 || archive_filter_code(a, 0) != ARCHIVE_FILTER_GZIP) return;
+  const la_int64_t raw = archive_filter_bytes(a, filters - 1);
+  if (raw >= 0 && static_cast<std::uint64_t>(raw) >= file_bytes) return;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw io_error(path, std::strerror(errno));
+  struct closer {
+    std::FILE* f;
+    ~closer() { std::fclose(f); }
+  } close_it{f};
+  gzip_inflater z(path, [f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f); });
+  std::vector<char> scratch(std::size_t(1) << 20);
+  while (z.read(scratch.data(), scratch.size()) == scratch.size()) {
+  }
+}
+
 }  // namespace
 
 text_buffer read_archive_matrix(const std::string& path, std::string& member, read_stats* stats) {
@@ -124,6 +156,7 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
     if (base_name(name) == wanted) {
       member = name;
       text_buffer t = read_member(r.a, e, path, static_cast<std::uint64_t>(st.st_size));
+      check_archive_end(r.a, path, static_cast<std::uint64_t>(st.st_size), false);
       if (stats) {
         stats->file_bytes = static_cast<std::uint64_t>(st.st_size);
         stats->gzip = true;
@@ -145,6 +178,7 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
                       "the archive holds several .mtx files and none is named " + wanted + " (" +
                           member_list(mtx) + "); unpack it and name the one to read");
   member = tentative_name;
+  check_archive_end(r.a, path, static_cast<std::uint64_t>(st.st_size), true);
   if (stats) {
     stats->file_bytes = static_cast<std::uint64_t>(st.st_size);
     stats->gzip = true;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/error.hpp"
@@ -99,6 +100,30 @@ TEST_F(io_load, SuiteSparseTarGzReadsTheMainMatrix) {
   // A .tgz of the same content, named differently: the only .mtx is taken.
   const auto other = io::load_matrix(copy(archive, "club.tgz"));
   EXPECT_EQ(other.matrix.row_idx, plain.matrix.row_idx);
+}
+
+// Junk after a .tar.gz's gzip data is refused, naming the file, as after a
+// .mtx.gz (libarchive ignored it); a second gzip member is not junk.
+TEST_F(io_load, TarGzWithTrailingJunkIsRefused) {
+  const std::string archive = test::data_dir() + "/karate.tar.gz";
+  try {
+    io::load_matrix(archive, {});
+  } catch (const not_supported& e) {
+    GTEST_SKIP() << e.what();  // built without libarchive
+  }
+  std::ifstream in(archive, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* name : {"karate.tar.gz", "club.tgz"}) {
+    const std::string junk = write(name, bytes + "junk after the archive\n");
+    try {
+      io::load_matrix(junk);
+      ADD_FAILURE() << name;
+    } catch (const io_error& e) {
+      EXPECT_EQ(std::string(e.what()), junk + ": unexpected data after the end of the gzip stream");
+    }
+  }
+  EXPECT_EQ(io::load_matrix(write("twice.tar.gz", bytes + bytes)).matrix.nnz(),
+            io::load_matrix(archive).matrix.nnz());
 }
 
 TEST_F(io_load, SyntheticSpecsNeedNoFile) {

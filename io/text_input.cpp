@@ -504,7 +504,7 @@ const char* scan_signed(const char* p, const char* end, std::int64_t& value) {
   std::uint64_t magnitude = 0;
   while (p != end && static_cast<unsigned char>(*p - '0') < 10) {
     const auto digit = static_cast<unsigned>(*p - '0');
-    if (magnitude > (limit - digit) / 10) return nullptr;
+    if (magnitude >= limit / 10 && (magnitude > limit / 10 || digit > limit % 10)) return nullptr;
     magnitude = magnitude * 10 + digit;
     ++p;
   }

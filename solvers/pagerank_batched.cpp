@@ -219,6 +219,14 @@ static void run_block(batched_backend& b, index_t n, const std::vector<source_se
     if (!done[s]) b.extract(static_cast<index_t>(s), res.rank.data() + live[s] * nn);
 }
 
+void check_result_memory(index_t n, std::size_t sets) {
+  // The result, then a block's iterates (the widest block is at most 128 sets).
+  check_host_memory(
+      8.0 * double(sets) * double(n) + 32.0 * double(std::min<std::size_t>(sets, 128)) * double(n),
+      "personalized PageRank of " + std::to_string(sets) + " source sets on " + std::to_string(n) +
+          " vertices");
+}
+
 void run_batched(batched_backend& b, index_t n, const std::vector<source_set>& sources,
                  const pagerank_batched_options& opt, pagerank_batched_result& res) {
   opt.validate(n, sources);
@@ -226,12 +234,7 @@ void run_batched(batched_backend& b, index_t n, const std::vector<source_set>& s
   const std::size_t s = sources.size();
   res.vertices = n;
   res.sources = s;
-  // Before the result (a double per vertex and set): 10^5 sets on cnr-2000
-  // ended in a bare "out of memory". Beside it, a block's iterates (the widest
-  // block is at most 128 sets).
-  check_host_memory(
-      8.0 * double(s) * double(n) + 32.0 * double(std::min<std::size_t>(s, 128)) * double(n),
-      "personalized PageRank of " + std::to_string(s) + " source sets on " + std::to_string(n) + " vertices");
+  check_result_memory(n, s);
   // Not zeroed (rank_block): every column is written by extract().
   res.rank.resize(s * static_cast<std::size_t>(n));
   res.iterations.assign(s, 0);

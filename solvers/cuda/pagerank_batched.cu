@@ -1051,6 +1051,7 @@ pagerank_batched_result pagerank_batched_gpu<T>::solve(const std::vector<source_
                                                        const pagerank_batched_options& opt) {
   impl& m = *impl_;
   opt.validate(m.n, sources);
+  detail::check_result_memory(m.n, sources.size());
   // A fused step's team row is at most a warp of 16-byte loads.
   if (opt.step != pagerank_batched_options::step_kind::two_kernels && opt.chunk_columns > 32 * impl::wide)
     throw invalid_argument("--chunk-columns " + std::to_string(opt.chunk_columns) + ": at most " +

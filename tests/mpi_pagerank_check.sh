@@ -22,7 +22,8 @@
 #                                                            last rank's windows), too few, a bad line in a
 #                                                            .tar.gz's member, a bad SNAP line, a truncated
 #                                                            .gz: one message with the true line
-#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a bad line and too many entries
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a graph without vertices (named),
+#                                                            a bad line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
 #                                                            on the last rank, an unwritable output: one
 #                                                            message naming the rank, the documented exit
@@ -236,6 +237,14 @@ case $mode in
     # A missing file: every rank fails; the lowest speaks.
     [ "$np" -gt 1 ] && p0="rank 0: " || p0=""
     expect_failure 66 "${p0}$dir/missing.mtx: no such file" "${run[@]}" "$dir/missing.mtx" -o "$dir/out.tsv"
+    # A graph without vertices: one line naming the file or spec, as the single process says it
+    # (was "the graph is empty (0 vertices)" alone under mpirun).
+    printf '# no edges\n' >"$dir/comments.txt"
+    printf '%%%%MatrixMarket matrix coordinate pattern general\n0 0 0\n' >"$dir/zero.mtx"
+    gzip -c "$dir/zero.mtx" >"$dir/zero.mtx.gz"
+    for g in "$dir/comments.txt" "$dir/zero.mtx" "$dir/zero.mtx.gz" grid:0:5 er:0:10; do
+      expect_failure 65 "${p0}$g: the graph is empty (0 vertices)" "${run[@]}" "$g" -o "$dir/out.tsv"
+    done
     # A bad line at the end of the file: in the last rank's byte range.
     write_uneven "$dir/bad.mtx" 10007
     m=$(sed -n 2p "$dir/bad.mtx" | awk '{ print $3 }')

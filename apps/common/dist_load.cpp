@@ -28,6 +28,17 @@ void check_square(index_t rows, index_t cols) {
                           std::to_string(rows) + " x " + std::to_string(cols));
 }
 
+// exchange_arcs, after an agreed check that the graph has vertices: the error
+// names the file or spec, as the single-process run's does (apps/pagerank.cpp
+// require_vertices; the solver's own check cannot name it).
+dist::local_arcs exchange(const std::string& name, const dist::arc_slice& arcs, index_t n, bool weighted,
+                          dist::mirror m, const std::vector<std::int64_t>& label = {}) {
+  dist::phase([&] {
+    if (n == 0) throw invalid_argument(name + ": the graph is empty (0 vertices)");
+  });
+  return dist::exchange_arcs(arcs, n, weighted, m, label);
+}
+
 // Rank p's part of a plain Matrix Market file: read, line numbers from the
 // parts before (one exclusive scan), parse, count against the size line.
 dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io::read_options& opt,
@@ -58,7 +69,7 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
                          : h.symmetry == io::mm_symmetry::symmetric ? dist::mirror::symmetric
                                                                     : dist::mirror::skew;
   const dist::arc_slice slice{arcs.row_idx.data(), arcs.col_idx.data(), arcs.values.data(), arcs.nnz()};
-  dist::local_arcs a = dist::exchange_arcs(slice, h.rows, weighted, m);
+  dist::local_arcs a = exchange(path, slice, h.rows, weighted, m);
   info.build_seconds = step.lap();
   return a;
 }
@@ -78,6 +89,8 @@ dist::local_arcs load_generated(const std::string& spec, const dist::session& wo
   std::vector<index_t> source, target;
   dist::phase([&] {
     size = io::synthetic_graph_size(spec);  // a malformed spec: one agreed error
+    if (size.vertices == 0)
+      throw invalid_argument(spec + ": the graph is empty (0 vertices)");  // before drawing
     const auto p = static_cast<std::uint64_t>(world.rank()), P = static_cast<std::uint64_t>(world.size());
     const std::uint64_t e0 = size.arcs / P * p + std::min(p, size.arcs % P);
     const std::uint64_t e1 = e0 + size.arcs / P + (p < size.arcs % P ? 1 : 0);
@@ -92,7 +105,7 @@ dist::local_arcs load_generated(const std::string& spec, const dist::session& wo
   info.generated = true;
   info.load_seconds = step.lap();
   const dist::arc_slice mine{source.data(), target.data(), nullptr, source.size()};
-  dist::local_arcs a = dist::exchange_arcs(mine, size.vertices, false, dist::mirror::none, m.label);
+  dist::local_arcs a = exchange(spec, mine, size.vertices, false, dist::mirror::none, m.label);
   info.build_seconds = step.lap();
   return a;
 }
@@ -126,7 +139,7 @@ dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_opt
   dist::arc_copy mine = dist::scatter_arcs(all, weighted);
   m.matrix = coo_matrix<double>{};  // rank 0's whole graph, gone before the exchange
   m.matrix.rows = m.matrix.cols = n;
-  dist::local_arcs a = dist::exchange_arcs(mine.slice(), n, weighted, dist::mirror::none, m.label);
+  dist::local_arcs a = exchange(path, mine.slice(), n, weighted, dist::mirror::none, m.label);
   info.build_seconds = step.lap();
   return a;
 }
@@ -246,7 +259,7 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& 
   const auto n = static_cast<index_t>(all.size());
   info.meta.label = std::move(all);
   info.meta.matrix.rows = info.meta.matrix.cols = n;
-  return dist::exchange_arcs(a.slice(), n, weighted, dist::mirror::none, info.meta.label);
+  return exchange(path, a.slice(), n, weighted, dist::mirror::none, info.meta.label);
 }
 
 // Collective. Rank 0 opens the input and reads its header; an input it
@@ -430,7 +443,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
                                                                       : dist::mirror::skew;
     const coo_matrix<double>& e = part.entries;
     const dist::arc_slice slice{e.row_idx.data(), e.col_idx.data(), e.values.data(), e.nnz()};
-    a = dist::exchange_arcs(slice, h.rows, weighted, m);
+    a = exchange(path, slice, h.rows, weighted, m);
   }
   info.build_seconds = step.lap();
   return a;

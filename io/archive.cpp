@@ -240,6 +240,9 @@ class archive_windows final : public text_windows {
       if (declared_ > 0 && total != static_cast<std::uint64_t>(declared_))
         throw io_error(path_, member_ + " in the archive is truncated (" + std::to_string(total) + " of " +
                                   std::to_string(declared_) + " bytes)");
+      // The rest of the archive read, and nothing after its gzip data, as
+      // read_archive_matrix checks (costs nothing where libarchive read the whole file).
+      check_archive_end(r_->a, path_, stats_.file_bytes, false);
     }
     buf_.set_size(buf_.size() + static_cast<std::size_t>(got));
   }

@@ -21,7 +21,8 @@
 #                                                            a bad line, one entry too many deep in a .gz (the
 #                                                            last rank's windows), too few, a bad line in a
 #                                                            .tar.gz's member, a bad SNAP line, a truncated
-#                                                            .gz: one message with the true line
+#                                                            .gz: one message with the true line; junk after
+#                                                            a streamed .tar.gz's gzip data: refused
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a graph without vertices (named),
 #                                                            a bad line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
@@ -340,6 +341,11 @@ case $mode in
       mkdir -p "$dir/bad" && mv "$dir/bad.mtx" "$dir/bad/" && tar -czf "$dir/bad.tar.gz" -C "$dir" bad
       expect_failure 65 "${prefix}$dir/bad.tar.gz:bad/bad.mtx:$line: column index 'x' is not a positive integer" \
         "${run[@]}" "$dir/bad.tar.gz" -o "$dir/out.tsv"
+      # Junk after the gzip data of a streamed archive: refused as by one process (libarchive
+      # ignored it, and the windows solved the graph).
+      mkdir -p "$dir/junk" && cp "$dir/cage8.tar.gz" "$dir/junk/cage8.tar.gz" && echo junk >>"$dir/junk/cage8.tar.gz"
+      expect_failure 66 "${p0}$dir/junk/cage8.tar.gz: unexpected data after the end of the gzip stream" \
+        "${run[@]}" "$dir/junk/cage8.tar.gz" -o "$dir/out.tsv"
     fi
     # A SNAP list with a bad line near its end.
     gzip -dc data/email-Eu-core.txt.gz >"$dir/snap.txt"

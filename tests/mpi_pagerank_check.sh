@@ -24,7 +24,8 @@
 #                                                            .gz: one message with the true line; junk after
 #                                                            a streamed .tar.gz's gzip data: refused
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a graph without vertices (named),
-#                                                            a bad line and too many entries
+#                                                            procfs files (size 0, read to their end), a bad
+#                                                            line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
 #                                                            on the last rank, an unwritable output: one
 #                                                            message naming the rank, the documented exit
@@ -246,6 +247,15 @@ case $mode in
     for g in "$dir/comments.txt" "$dir/zero.mtx" "$dir/zero.mtx.gz" grid:0:5 er:0:10; do
       expect_failure 65 "${p0}$g: the graph is empty (0 vertices)" "${run[@]}" "$g" -o "$dir/out.tsv"
     done
+    # A file whose size reads 0 but which has content (procfs) is read to its end, as by one process
+    # (was 'empty file' under mpirun); a truly empty file is still empty.
+    expect_failure 65 "${p0}/proc/self/status:1: unrecognized format" "${run[@]}" /proc/self/status -o "$dir/out.tsv"
+    : >"$dir/empty.txt"
+    expect_failure 65 "${p0}$dir/empty.txt: empty file" "${run[@]}" "$dir/empty.txt" -o "$dir/out.tsv"
+    ports=/proc/sys/net/ipv4/ip_local_port_range  # two ids: a graph of one link, where it is there
+    if [ "$(stat -c %s $ports 2>/dev/null)" = 0 ] && grep -q '^[0-9]*[[:space:]]*[0-9]*$' $ports; then
+      compare $ports
+    fi
     # A bad line at the end of the file: in the last rank's byte range.
     write_uneven "$dir/bad.mtx" 10007
     m=$(sed -n 2p "$dir/bad.mtx" | awk '{ print $3 }')

@@ -263,8 +263,8 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& 
 }
 
 // Collective. Rank 0 opens the input and reads its header; an input it
-// cannot stream (not a regular file, an `array` Matrix Market file) goes to
-// load_whole.
+// cannot stream (not a regular file, one whose size reads 0, an `array`
+// Matrix Market file) goes to load_whole.
 dist::local_arcs load_streamed(const std::string& path, bool weighted, const io::read_options& opt,
                                const dist::session& world, dist_input& info) {
   stopwatch step;
@@ -278,6 +278,9 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     if (me != 0) return;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;  // load_whole words the error
+    // A size of 0 may hide content (procfs: /proc/self/status), which the windows, read by the
+    // size, would miss: load_whole reads it to its end as a stream (or says it is empty).
+    if (st.st_size == 0) return;
     const bool gzip = io::detail::is_gzip_file(path);
     std::uint64_t total = std::max<std::uint64_t>(announced_text_bytes(path, gzip), 1);
     const std::size_t window = stream_window(total, P);

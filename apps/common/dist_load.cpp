@@ -88,9 +88,10 @@ dist::local_arcs load_generated(const std::string& spec, const dist::session& wo
   io::synthetic_size size;
   std::vector<index_t> source, target;
   dist::phase([&] {
-    size = io::synthetic_graph_size(spec);  // a malformed spec: one agreed error
-    if (size.vertices == 0)
+    const io::synthetic_size drawn = io::synthetic_graph_size(spec);  // a malformed spec: one agreed error
+    if (drawn.vertices == 0)
       throw invalid_argument(spec + ": the graph is empty (0 vertices)");  // before drawing
+    size = drawn;
     const auto p = static_cast<std::uint64_t>(world.rank()), P = static_cast<std::uint64_t>(world.size());
     const std::uint64_t e0 = size.arcs / P * p + std::min(p, size.arcs % P);
     const std::uint64_t e1 = e0 + size.arcs / P + (p < size.arcs % P ? 1 : 0);

@@ -177,15 +177,19 @@ std::string size_text(double b) {
   return out;
 }
 
-}  // namespace
-
-std::size_t host_memory_limit() {
+// host_memory_limit() for data of which `held` bytes are in use already (so
+// already out of the memory free, but not out of PERRON_MEMORY_LIMIT's).
+double host_limit_holding(double held) {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   double limit = pages > 0 && page > 0 ? double(pages) * double(page) : 1e300;
-  if (const double free = available_bytes(); free > 0) limit = std::min(limit, free);
+  if (const double free = available_bytes(); free > 0) limit = std::min(limit, free + held);
   if (const double v = env_bytes("PERRON_MEMORY_LIMIT"); v > 0) limit = std::min(limit, v);
-  return to_size(limit);
+  return limit;
 }
+
+}  // namespace
+
+std::size_t host_memory_limit() { return to_size(host_limit_holding(0)); }
 
 std::string memory_refusal(double bytes, double limit, const std::string& what, const std::string& kind,
                            const std::string& where) {
@@ -210,6 +214,11 @@ void check_limit(double bytes, std::size_t limit, const std::string& what, const
 
 void check_host_memory(double bytes, const std::string& what) {
   check_limit(bytes, host_memory_limit(), what, "memory", "PERRON_MEMORY_LIMIT", "free on this host");
+}
+
+void check_host_memory_holding(double bytes, double held, const std::string& what) {
+  check_limit(bytes, to_size(host_limit_holding(held)), what, "memory", "PERRON_MEMORY_LIMIT",
+              "free on this host");
 }
 
 std::size_t device_memory_limit() {

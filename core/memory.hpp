@@ -192,6 +192,11 @@ std::size_t host_memory_limit();
 // the out-of-memory killer half-way through filling arrays.
 void check_host_memory(double bytes, const std::string& what);
 
+// check_host_memory for data that grows, `held` of its `bytes` in use already
+// (out of the memory free, but not of PERRON_MEMORY_LIMIT's allowance): a
+// parse's arrays window by window (io/text_input.hpp check_parse_growth).
+void check_host_memory_holding(double bytes, double held, const std::string& what);
+
 namespace cuda {
 // Bytes free on the current device now (cudaMemGetInfo; core/cuda/device.cu,
 // cuda_error in CPU-only builds); creates the context if there is none yet.

@@ -427,7 +427,7 @@ void check_count(const std::string& name, const parsed_header& ph, std::uint64_t
 
 // Each off-diagonal (i, j, v) of a symmetric file gains (j, i, sign * v),
 // appended after the entries in their order, in parallel pieces.
-void mirror_entries(coo_matrix<double>& a, double sign, unsigned threads) {
+void mirror_entries(coo_matrix<double>& a, double sign, const std::string& name, unsigned threads) {
   const std::size_t nnz = a.row_idx.size();
   const std::size_t pieces = nnz < (std::size_t(1) << 16) ? 1 : std::size_t(threads) * 4;
   std::vector<std::size_t> off_diag(pieces, 0);
@@ -441,6 +441,8 @@ void mirror_entries(coo_matrix<double>& a, double sign, unsigned threads) {
     off_diag[kk] = c;
   }
   const auto mirror_at = detail::offsets_of(off_diag);
+  detail::check_parse_growth(name, nnz, mirror_at.back(), 2 * sizeof(index_t) + sizeof(double),
+                             a.row_idx.capacity(), "with their mirrored entries");
   detail::resize_outputs(nnz + mirror_at.back(), threads, a.row_idx, a.col_idx, a.values);
   index_t* r = a.row_idx.data();
   index_t* c = a.col_idx.data();
@@ -471,7 +473,8 @@ std::uint64_t parse_coordinate_window(const parsed_header& ph, const char* begin
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
   const std::size_t base = a.row_idx.size();
   // Sized by the lines present (an upper bound on the entries the data can
-  // hold), never by the size line.
+  // hold), never by the size line; within the memory free.
+  detail::check_parse_growth(name, base, slots, 2 * sizeof(index_t) + sizeof(double), a.row_idx.capacity());
   detail::resize_outputs(base + slots, threads, a.row_idx, a.col_idx, a.values);
   index_t* r = a.row_idx.data() + base;
   index_t* c = a.col_idx.data() + base;
@@ -523,7 +526,7 @@ mm_matrix parse_coordinate(const parsed_header& ph, const char* end, detail::tex
   }
   check_count(name, ph, seen, last_line);
   if (ph.h.symmetry != mm_symmetry::general)
-    mirror_entries(a, ph.h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0, threads);
+    mirror_entries(a, ph.h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0, name, threads);
   return out;
 }
 
@@ -540,6 +543,7 @@ std::vector<double> parse_array_values(const parsed_header& ph, const char* end,
   if (h.symmetry == mm_symmetry::symmetric) declared.h.entries = n * (n + 1) / 2;
   if (h.symmetry == mm_symmetry::skew_symmetric) declared.h.entries = n * (n - 1) / 2;
 
+  detail::check_parse_growth(name, 0, slots, sizeof(double), 0);
   std::vector<double> stored(slots);
   double* v = stored.data();
   std::uint64_t seen = 0;

@@ -96,6 +96,7 @@ std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_
   std::vector<std::int64_t>& src = el.src;
   std::vector<std::int64_t>& dst = el.dst;
   const std::size_t base = src.size();
+  detail::check_parse_growth(name, base, slots, 2 * sizeof(std::int64_t), src.capacity());
   detail::resize_outputs(base + slots, threads, src, dst);
   std::vector<chunk_result> res(chunks.size());
   const auto nchunks = static_cast<std::int64_t>(chunks.size());

@@ -79,6 +79,8 @@ std::size_t pread_fully(int fd, char* out, std::size_t size, std::uint64_t offse
 // A regular file of known size: parallel pread of large pieces straight into
 // the buffer, so page faults and copies are spread over the threads.
 text_buffer read_regular(int fd, const std::string& path, std::uint64_t size, unsigned threads) {
+  // Read whole: within the memory free (a file larger than memory filled it until the OOM killer).
+  perron::check_host_memory(double(size), path + ": reading its " + std::to_string(size) + " bytes whole");
   text_buffer buf(static_cast<std::size_t>(size));
   constexpr std::uint64_t piece = std::uint64_t(4) << 20;
   const std::int64_t pieces = static_cast<std::int64_t>((size + piece - 1) / piece);
@@ -229,6 +231,18 @@ void text_buffer::set_size(std::size_t size) {
   if (!data_) reserve(size);
   size_ = size;
   data_.get()[size_] = '\0';
+}
+
+void check_parse_growth(const std::string& name, std::size_t entries, std::size_t slots,
+                        std::size_t slot_bytes, std::size_t capacity, const char* more) {
+  const double held = double(entries) * double(slot_bytes);
+  const double total = double(entries) + double(slots);
+  const double bytes = total * double(slot_bytes) + (total > double(capacity) ? held : 0.0);
+  const std::string what = entries == 0
+                               ? name + ": parsing up to " + std::to_string(slots) + " entries (a line each)"
+                               : name + ": parsing on past " + std::to_string(entries) + " entries (up to " +
+                                     std::to_string(entries + slots) + " " + more + ")";
+  perron::check_host_memory_holding(bytes, held, what);
 }
 
 std::size_t count_newlines(const char* p, const char* end) {

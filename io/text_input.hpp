@@ -238,6 +238,18 @@ void resize_outputs(std::size_t n, unsigned threads, Vectors&... v) {
   for (int k = 0; k < count; ++k) resize_one(order[k], v...);
 }
 
+// Before a parse's arrays grow from `entries` to `entries + slots` slots of
+// `slot_bytes` each (a window's lines after the entries of the windows
+// before): the bytes they will touch (and, past `capacity`, the entries
+// copied) against the memory perron may use, plus the entries' own bytes.
+// Once a window or growth step, never an entry: a valid text larger than
+// memory (a generator through a pipe, a gzip bomb of valid lines) ends in
+// one error naming the file and the entries read, not in the out-of-memory
+// killer. `more` says where the new slots come from.
+void check_parse_growth(const std::string& name, std::size_t entries, std::size_t slots,
+                        std::size_t slot_bytes, std::size_t capacity,
+                        const char* more = "with the next lines");
+
 // Reserves (virtual memory only; nothing is touched) one slot per line the
 // whole text is expected to hold, extrapolated from the lines of the first
 // window [begin, end) to `total` bytes; nothing when the window is the text.

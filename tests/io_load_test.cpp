@@ -195,6 +195,55 @@ TEST_F(io_load, EndlessStreamsAreRefusedNotBuffered) {
   }
 }
 
+// Valid text whose entries need more memory than perron may use: refused
+// while parsing, once a window (never an entry), naming the file, the
+// entries read and the bytes needed and allowed (a gzip bomb of valid lines,
+// a generator through a pipe, a plain file, a symmetric file's mirrors grew
+// the arrays until the OOM killer).
+TEST_F(io_load, ValidTextLargerThanMemoryIsRefusedWhileParsing) {
+  const auto refused = [](const std::string& source, const std::string& want) {
+    try {
+      io::load_matrix(source);
+      ADD_FAILURE() << source;
+    } catch (const dimension_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.rfind(source + ": " + want, 0), 0u) << what;
+      EXPECT_NE(what.find(" needs about "), std::string::npos) << what;
+      EXPECT_NE(what.find("that PERRON_MEMORY_LIMIT allows"), std::string::npos) << what;
+    }
+  };
+  // 10^7 lines '1 2' (40 MB of text, 160 MB of entries) in a .txt.gz of 0.2 MB:
+  // its first windows parse, a later one is refused.
+  const std::string bomb = path("bomb.txt.gz");
+  ASSERT_EQ(std::system(("yes '1 2' | head -n 10000000 | gzip -1 > '" + bomb + "'").c_str()), 0);
+  ::setenv("PERRON_MEMORY_LIMIT", "60000000", 1);
+  refused(bomb, "parsing on past ");
+  // The same lines through a named pipe (12 MB of text, within the limit; 48 MB of entries).
+  ::setenv("PERRON_MEMORY_LIMIT", "20000000", 1);
+  const std::string fifo = path("stream");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(std::system(("(yes '1 2' | head -n 3000000 > '" + fifo + "') 2>&- &").c_str()), 0);
+  refused(fifo, "parsing up to 3000000 entries (a line each)");
+  fs::remove(fifo);
+  // A plain file: its entries, or, past the limit, its text.
+  std::string lines;
+  for (int k = 0; k < 3000000; ++k) lines += "1 2\n";
+  const std::string plain = write("plain.txt", lines);
+  refused(plain, "parsing up to 3000000 entries (a line each)");
+  ::setenv("PERRON_MEMORY_LIMIT", "10000000", 1);
+  refused(plain, "reading its 12000000 bytes whole");
+  // A symmetric file whose entries fit and whose mirrored entries do not.
+  std::string sym = "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1000000\n";
+  for (int k = 0; k < 1000000; ++k) sym += "2 1\n";
+  ::setenv("PERRON_MEMORY_LIMIT", "30000000", 1);
+  refused(write("sym.mtx", sym),
+          "parsing on past 1000000 entries (up to 2000000 with their mirrored entries)");
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  // Without the limit they load.
+  EXPECT_EQ(io::load_matrix(plain).matrix.nnz(), 3000000u);
+  EXPECT_EQ(io::load_matrix(path("sym.mtx")).matrix.nnz(), 2000000u);
+}
+
 // A file whose size reads 0 but which has content (procfs) is read to its
 // end, not reported as an empty file; a truly empty file still is.
 TEST_F(io_load, ZeroSizedProcFilesAreReadAsStreams) {

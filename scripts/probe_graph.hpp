@@ -54,6 +54,23 @@ inline pattern load_pattern(const std::string& spec) {
   return with_degrees(std::move(g));
 }
 
+// 1 / d_i in float, 0 for a dangling vertex (the pattern pulls' x = r / d).
+inline std::vector<float> inverse_degrees(const pattern& g) {
+  std::vector<float> inv(g.n);
+  for (int i = 0; i < g.n; ++i) inv[i] = g.deg[i] ? 1.f / g.deg[i] : 0.f;
+  return inv;
+}
+
+// The uniform start's dangling mass, 1/n summed in T over the dangling
+// vertices in id order (each probe's first step reads it).
+template <class T>
+T uniform_dangling_mass(const pattern& g) {
+  T mass = 0;
+  for (int i = 0; i < g.n; ++i)
+    if (!g.deg[i]) mass += T(1) / g.n;
+  return mass;
+}
+
 // `steps` PageRank steps in double from the uniform start, r' = alpha P^T r
 // + (1 - alpha + alpha * dangling mass) / n: what a probe's ranks are checked
 // against.

@@ -263,9 +263,7 @@ static void run_graph(const std::string& spec) {
     r0[i] = 1.0f / n;
     x0[i] = g.deg[i] ? float(1.0 / n / g.deg[i]) : float(1.0 / n);
   }
-  double dang0 = 0;
-  for (int i = 0; i < n; ++i)
-    if (!g.deg[i]) dang0 += 1.0 / n;
+  const double dang0 = probe::uniform_dangling_mass<double>(g);
   int *d_rp = probe::upload(g.rp), *d_col = probe::upload(g.col), *d_deg = probe::upload(g.deg);
   int *d_tr = probe::upload(tile_row), *d_tk = probe::upload(tile_k);
   float *d_val = probe::upload(val), *d_x = probe::upload(x0), *d_r = probe::upload(r0);

@@ -342,14 +342,11 @@ int main(int argc, char** argv) {
     const std::string spec = argv[g];
     const perron::probe::pattern pg = perron::probe::load_pattern(spec);
     const int n = pg.n;
-    const std::vector<int>&rp = pg.rp, &col = pg.col, &deg = pg.deg;
+    const std::vector<int>&rp = pg.rp, &col = pg.col;
     const long long m = static_cast<long long>(col.size());
-    std::vector<float> inv_d(n);
-    for (int i = 0; i < n; ++i) inv_d[i] = deg[i] ? 1.f / deg[i] : 0.f;
+    const std::vector<float> inv_d = perron::probe::inverse_degrees(pg);
     const std::vector<double> ref = perron::probe::reference_ranks(pg, kAlpha, s_long);
-    float mass0 = 0;
-    for (int i = 0; i < n; ++i)
-      if (!deg[i]) mass0 += 1.f / n;
+    const float mass0 = perron::probe::uniform_dangling_mass<float>(pg);
     std::vector<float> slots0(6, 0.f);
     slots0[1] = mass0;
     std::vector<float> r0(n, 1.f / n);

@@ -185,7 +185,9 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "from the measured SpMV time (1 to 8)")
     ("accelerate", po::value(&e.accelerate)->default_value(std::string(name(opt.accelerate))),
      "fewer iterations: auto | none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from "
-     "the last four iterates) | aitken (Aitken delta^2 per vertex), applied after every "
+     "the last four iterates) | aitken (Aitken delta^2 per vertex) | rre (reduced rank extrapolation "
+     "from the last nine iterates, behind auto's rules; the CPU solver only: 10-40% fewer iterations "
+     "than auto on slowly mixing graphs), applied after every "
      "--accelerate-every plain iterations; auto: quadratic, none "
      "at the end of a run whose next two plain iterations would reach --tol and none after two that left "
      "the residual on its plain course; only plain "
@@ -742,7 +744,8 @@ std::vector<double> vertex_file(const std::string& path, const io::loaded_matrix
 // context (a good part of a second) come up on a thread of their own while
 // the graph loads (cuda::context_start).
 bool may_use_gpu(const settings& s) {
-  return s.opt.device != pagerank_device::cpu && s.opt.kernel != spmv_kernel::cpu && !s.dist;
+  return s.opt.device != pagerank_device::cpu && s.opt.kernel != spmv_kernel::cpu && !s.dist &&
+         !cpu_only_extrapolation(s.opt.accelerate);
 }
 
 // ---- the iterations of the last solve, kept for --device auto ----------------------
@@ -916,7 +919,11 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
   const std::string named = " (auto would take " + std::string(p.estimate->choose_gpu ? "cuda" : "cpu") +
                             ": " + p.estimate->reason + ")";
   if (!may_use_gpu(s)) {
-    p.reason = (o.device == pagerank_device::cpu ? "--device cpu" : "--kernel cpu") + named;
+    p.reason = (o.device == pagerank_device::cpu ? "--device cpu"
+                : o.kernel == spmv_kernel::cpu
+                    ? "--kernel cpu"
+                    : "--accelerate " + std::string(name(o.accelerate)) + " (the CPU solver's)") +
+               named;
   } else if (o.device == pagerank_device::cuda) {
     p.gpu = true;
     p.reason = "--device cuda" + named;

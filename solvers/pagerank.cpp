@@ -291,11 +291,12 @@ constexpr name_table<pagerank_loop, 4> loop_names{{
 // What --loop accepts: host is reported by the CPU solver, never asked for.
 constexpr name_table<pagerank_loop, 3> loop_choices{{loop_names[0], loop_names[1], loop_names[2]}};
 
-constexpr name_table<pagerank_accel, 4> accel_names{{
+constexpr name_table<pagerank_accel, 5> accel_names{{
     {pagerank_accel::none, "none"},
     {pagerank_accel::quadratic, "quadratic"},
     {pagerank_accel::aitken, "aitken"},
     {pagerank_accel::automatic, "auto"},
+    {pagerank_accel::rre, "rre"},
 }};
 
 constexpr name_table<pagerank_device, 3> device_names{{
@@ -497,6 +498,17 @@ void validate_machinery(const pagerank_options& o) {
     throw invalid_argument(pull + " is a GPU step; it cannot run with --device cpu");
   // (A solver that auto built with the persistent pull runs its fused steps
   // for aitken; named, the persistent pull is refused with it.)
+  if (cpu_only_extrapolation(o.accelerate)) {
+    const std::string gpu = o.device == pagerank_device::cuda ? "--device cuda"
+                            : concrete_kernel && !cpu_kernel  ? "--kernel " + std::string(name(*o.kernel))
+                            : pattern_pull(o.pull)            ? pull
+                                                              : "";
+    if (!gpu.empty())
+      throw invalid_argument("--accelerate " + std::string(name(o.accelerate)) +
+                             " runs in the CPU solver (the GPU pulls extrapolate quadratically: --accelerate "
+                             "auto or quadratic there); it cannot run with " +
+                             gpu);
+  }
   if (o.pull == pagerank_pull::persistent && o.accelerate == pagerank_accel::aitken)
     throw invalid_argument(
         "--accelerate aitken extrapolates each vertex between launches; --pull persistent runs every step "
@@ -758,41 +770,79 @@ std::array<double, K> block_sums(index_t n, Add add) {
   return total;
 }
 
-// The extrapolation of --accelerate (solvers/pagerank_accel.hpp) from the
-// saved iterates h = (x_{k-3}, x_{k-2}, x_{k-1}) and r = x_k, written into
-// out (scratch); false when skipped. dangling: the new vector's dangling mass.
+// quadratic extrapolation from x_{k-3}, x_{k-2}, x_{k-1} (h0, h1, h2) and
+// x_k (r), written into out; false when skipped. dangling: the new vector's
+// dangling mass.
 template <class T>
-bool extrapolate(pagerank_accel mode, const uninitialized_vector<T> (&h)[3], const uninitialized_vector<T>& r,
-                 uninitialized_vector<T>& out, const std::uint8_t* dangling_mask, double alpha,
-                 double& dangling) {
+bool extrapolate_quadratic(const T* h0, const T* h1, const T* h2, const T* r, T* out, index_t n,
+                           const std::uint8_t* dangling_mask, double alpha, double& dangling) {
+  const auto d = [](T x) { return static_cast<double>(x); };
+  // The normal equations of [y_1 y_2] g = -y_3, y_j = x_{k-3+j} - x_{k-3},
+  // and the masses of x_{k-2}, x_{k-1}, x_k.
+  const auto a = block_sums<8>(n, [&](index_t i, std::array<double, 8>& acc) {
+    const double y1 = d(h1[i]) - d(h0[i]), y2 = d(h2[i]) - d(h0[i]), y3 = d(r[i]) - d(h0[i]);
+    acc[0] += y1 * y1;
+    acc[1] += y1 * y2;
+    acc[2] += y2 * y2;
+    acc[3] += y1 * y3;
+    acc[4] += y2 * y3;
+    acc[5] += d(h1[i]);
+    acc[6] += d(h2[i]);
+    acc[7] += d(r[i]);
+  });
+  const accel::quadratic_weights q =
+      accel::quadratic_extrapolation(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], alpha);
+  if (!q.ok) return false;
+  dangling = block_sums<1>(n, [&](index_t i, std::array<double, 1>& acc) {
+    out[i] = static_cast<T>(q.w0 * d(h1[i]) + q.w1 * d(h2[i]) + q.w2 * d(r[i]));
+    if (dangling_mask[i]) acc[0] += d(out[i]);
+  })[0];
+  return true;
+}
+
+// rre from x_{k-W}, ..., x_{k-1} (h[0 .. W-1]) and x_k (r) (where the window
+// leaves fewer than two differences, the quadratic from its last four
+// iterates: solvers/pagerank_accel.hpp).
+template <class T>
+bool extrapolate_rre(const uninitialized_vector<T>* h, int w, const uninitialized_vector<T>& r,
+                     uninitialized_vector<T>& out, const std::uint8_t* dangling_mask, double alpha,
+                     double& dangling) {
   const auto n = static_cast<index_t>(r.size());
   const auto d = [](T x) { return static_cast<double>(x); };
-  if (mode == pagerank_accel::quadratic) {
-    // The normal equations of [y_1 y_2] g = -y_3, y_j = x_{k-3+j} - x_{k-3},
-    // and the masses of x_{k-2}, x_{k-1}, x_k.
-    const auto a = block_sums<8>(n, [&](index_t i, std::array<double, 8>& acc) {
-      const double y1 = d(h[1][i]) - d(h[0][i]), y2 = d(h[2][i]) - d(h[0][i]), y3 = d(r[i]) - d(h[0][i]);
-      acc[0] += y1 * y1;
-      acc[1] += y1 * y2;
-      acc[2] += y2 * y2;
-      acc[3] += y1 * y3;
-      acc[4] += y2 * y3;
-      acc[5] += d(h[1][i]);
-      acc[6] += d(h[2][i]);
-      acc[7] += d(r[i]);
-    });
-    const accel::quadratic_weights q =
-        accel::quadratic_extrapolation(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], alpha);
-    if (!q.ok) return false;
-    dangling = block_sums<1>(n, [&](index_t i, std::array<double, 1>& acc) {
-      out[i] = static_cast<T>(q.w0 * d(h[1][i]) + q.w1 * d(h[2][i]) + q.w2 * d(r[i]));
-      if (dangling_mask[i]) acc[0] += d(out[i]);
-    })[0];
-    return true;
-  }
-  // Aitken per vertex, then divided by the sum.
+  constexpr int most = accel::rre_sums(accel::rre_max_window) + accel::rre_max_window;
+  const T* x[accel::rre_max_window + 1] = {};
+  for (int j = 0; j < w; ++j) x[j] = h[j].data();
+  x[w] = r.data();
+  // The Gram matrix of the differences u_j = x_{j+1} - x_j, then the masses of x_1 .. x_W.
+  const auto a = block_sums<most>(n, [&](index_t i, std::array<double, most>& acc) {
+    double u[accel::rre_max_window];
+    for (int j = 0; j < w; ++j) u[j] = d(x[j + 1][i]) - d(x[j][i]);
+    int at = 0;
+    for (int p = 0; p < w; ++p)
+      for (int q = p; q < w; ++q) acc[at++] += u[p] * u[q];
+    for (int j = 0; j < w; ++j) acc[at++] += d(x[j + 1][i]);
+  });
+  const accel::rre_weights e = accel::rre_extrapolation(a.data(), a.data() + accel::rre_sums(w), w, alpha);
+  if (!e.ok) return false;
+  dangling = block_sums<1>(n, [&](index_t i, std::array<double, 1>& acc) {
+    double v = 0.0;
+    for (int j = 0; j < w; ++j) v += e.w[j] * d(x[j + 1][i]);
+    out[i] = static_cast<T>(v);
+    if (dangling_mask[i]) acc[0] += d(out[i]);
+  })[0];
+  return true;
+}
+
+// aitken: per vertex from x_{k-2}, x_{k-1} (h1, h2) and x_k (r), then
+// divided by the sum.
+template <class T>
+bool extrapolate_aitken(const T* h1, const T* h2, const uninitialized_vector<T>& r,
+                        uninitialized_vector<T>& out, const std::uint8_t* dangling_mask, double alpha,
+                        double& dangling) {
+  const auto n = static_cast<index_t>(r.size());
+  const auto d = [](T x) { return static_cast<double>(x); };
   const auto s = block_sums<2>(n, [&](index_t i, std::array<double, 2>& acc) {
-    const double x = accel::aitken_value(d(h[1][i]), d(h[2][i]), d(r[i]), alpha);
+    const double x = accel::aitken_value(d(h1[i]), d(h2[i]), d(r[i]), alpha);
     acc[0] += x;
     if (dangling_mask[i]) acc[1] += x;
   });
@@ -801,8 +851,26 @@ bool extrapolate(pagerank_accel mode, const uninitialized_vector<T> (&h)[3], con
   dangling = s[1] * scale;
 #pragma omp parallel for schedule(static) if (n >= 16384)
   for (index_t i = 0; i < n; ++i)
-    out[i] = static_cast<T>(scale * accel::aitken_value(d(h[1][i]), d(h[2][i]), d(r[i]), alpha));
+    out[i] = static_cast<T>(scale * accel::aitken_value(d(h1[i]), d(h2[i]), d(r[i]), alpha));
   return true;
+}
+
+// The extrapolation of --accelerate (solvers/pagerank_accel.hpp) at the end
+// of a run: from the saved iterates h (x_{k-3}, x_{k-2}, x_{k-1}; rre: the
+// window's W) and r = x_k, written into out (scratch); false when skipped.
+template <class T>
+bool extrapolate(pagerank_accel mode, const uninitialized_vector<T>* h, int window,
+                 const uninitialized_vector<T>& r, uninitialized_vector<T>& out,
+                 const std::uint8_t* dangling_mask, double alpha, double& dangling) {
+  switch (mode) {
+    case pagerank_accel::rre:
+      return extrapolate_rre(h, window, r, out, dangling_mask, alpha, dangling);
+    case pagerank_accel::aitken:
+      return extrapolate_aitken(h[1].data(), h[2].data(), r, out, dangling_mask, alpha, dangling);
+    default:
+      return extrapolate_quadratic(h[0].data(), h[1].data(), h[2].data(), r.data(), out.data(),
+                                   static_cast<index_t>(r.size()), dangling_mask, alpha, dangling);
+  }
 }
 
 }  // namespace
@@ -834,15 +902,22 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
       start_iterate(opt.initial, n, g.dangling.data(), r.data());  // sum_{j dangling} r_k(j)
   std::vector<double> part(static_cast<std::size_t>(2 * ((n + sum_block - 1) / sum_block)));
   // --accelerate: x_{k-3}, x_{k-2}, x_{k-1} of the current run of plain steps
-  // (aitken reads the last two), and kept: the x_k an extrapolation replaced,
-  // for the safeguard (solvers/pagerank_accel.hpp).
+  // (aitken reads the last two; rre keeps the window's W), and kept: the x_k
+  // an extrapolation replaced, for the safeguard (solvers/pagerank_accel.hpp).
   bool accelerating = opt.accelerate != pagerank_accel::none;
-  const bool automatic = opt.accelerate == pagerank_accel::automatic;
-  const pagerank_accel formula = automatic ? pagerank_accel::quadratic : opt.accelerate;
+  const bool rre = opt.accelerate == pagerank_accel::rre;
+  const bool gated = opt.accelerate == pagerank_accel::automatic || rre;  // auto's gate and idle stop
+  const pagerank_accel formula =
+      opt.accelerate == pagerank_accel::automatic ? pagerank_accel::quadratic : opt.accelerate;
   const int every = opt.accelerate_every;
-  uninitialized_vector<T> hist[3], kept;
+  const int window = rre ? accel::rre_window(every) : 3;
+  uninitialized_vector<T> hist[accel::rre_max_window], kept;
   if (accelerating) {
-    for (auto& h : hist) h.resize(nn);
+    if (rre)
+      check_host_memory(double(window) * sizeof(T) * double(nn),
+                        "--accelerate rre's " + std::to_string(window) + " saved iterates of " +
+                            std::to_string(n) + " vertices");
+    for (int w = 0; w < window; ++w) hist[w].resize(nn);
     if (opt.accelerate == pagerank_accel::aitken) kept.resize(nn);
   }
   int run = 0;                 // plain steps since the start or the last extrapolation
@@ -884,12 +959,14 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     // after step `every` the extrapolation replaces r (y is free until the
     // next SpMV), and the next plain step measures its true residual.
     ++run;
-    if (const int w = accel::run_slot(run, every, opt.accelerate == pagerank_accel::aitken); w >= 0)
+    if (const int w = rre ? accel::rre_slot(run, every)
+                          : accel::run_slot(run, every, opt.accelerate == pagerank_accel::aitken);
+        w >= 0)
       std::copy(r.begin(), r.end(), hist[w].begin());
     if (run == every - 1) residual_1 = s.l1;
     if (run == every && checking) {
       checking = false;
-      if (automatic) {
+      if (gated) {
         idle = accel::extrapolation_idle(s.l1, residual_before, rate1_before, every) ? idle + 1 : 0;
         if (idle >= accel::idle_to_stop) {
           accelerating = false;  // the run is kept; no more extrapolations
@@ -906,9 +983,9 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     }
     if (run == every) {
       run = 0;
-      if (automatic && !accel::extrapolation_pays(s.l1, residual_1, opt.tol)) continue;
+      if (gated && !accel::extrapolation_pays(s.l1, residual_1, opt.tol)) continue;
       double dangling = 0.0;
-      if (extrapolate(formula, hist, r, y, g.dangling.data(), opt.alpha, dangling)) {
+      if (extrapolate(formula, hist, window, r, y, g.dangling.data(), opt.alpha, dangling)) {
         if (opt.accelerate == pagerank_accel::aitken) kept.swap(r);  // x_k, for the safeguard
         r.swap(y);                                                   // r = the extrapolation
         residual_before = s.l1;
@@ -951,9 +1028,9 @@ pagerank_options permuted(pagerank_options opt, const permutation& p) {
 // ---- dispatch --------------------------------------------------------------------
 
 bool pagerank_runs_on_gpu(const pagerank_options& opt) {
-  const bool gpu =
-      opt.device == pagerank_device::cuda ||
-      (opt.device == pagerank_device::automatic && opt.kernel != spmv_kernel::cpu && cuda::available());
+  const bool gpu = opt.device == pagerank_device::cuda ||
+                   (opt.device == pagerank_device::automatic && opt.kernel != spmv_kernel::cpu &&
+                    !cpu_only_extrapolation(opt.accelerate) && cuda::available());
   if (gpu && !cuda::available())
     throw cuda_error(cuda::built()
                          ? "--device cuda: no usable CUDA device"

@@ -112,14 +112,19 @@ enum class pagerank_accel {
   aitken,     // Aitken delta^2, per vertex, every accelerate_every steps
   automatic,  // quadratic where it pays: gated by the residual's rate, stopped when idle
               // (solvers/pagerank_accel.hpp), on the CPU and every GPU pull
+  rre,        // reduced rank extrapolation over the run's last 8 differences, behind auto's
+              // gate and idle stop; the CPU solver's (the GPU pulls extrapolate quadratically)
 };
-std::string_view name(pagerank_accel a);                  // "none", "quadratic", "aitken", "auto"
+std::string_view name(pagerank_accel a);                  // "none", "quadratic", "aitken", "auto", "rre"
 pagerank_accel parse_pagerank_accel(std::string_view s);  // throws invalid_argument
 // A mode named by the user: paths that cannot extrapolate (--sources, mpirun,
 // --gpus; aitken on the persistent pull) refuse it, and run auto as plain steps.
 constexpr bool extrapolation_named(pagerank_accel a) {
-  return a == pagerank_accel::quadratic || a == pagerank_accel::aitken;
+  return a == pagerank_accel::quadratic || a == pagerank_accel::aitken || a == pagerank_accel::rre;
 }
+// A mode only the CPU solver runs: --device auto solves on the CPU with it,
+// and a GPU named for the solve (--device cuda, a GPU kernel or pull) is refused.
+constexpr bool cpu_only_extrapolation(pagerank_accel a) { return a == pagerank_accel::rre; }
 
 // Where pagerank() runs.
 enum class pagerank_device { automatic, cpu, cuda };

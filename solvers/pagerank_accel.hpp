@@ -49,6 +49,28 @@
 // Without it Aitken stalled at alpha 0.99 on cnr-2000 and wb-cs-stanford
 // (residual 0.3 and 5e-3 after 20000 steps: their sequences oscillate, which
 // one real mode per vertex cannot follow).
+//
+// rre (reduced rank extrapolation: Eddy 1979, Mesina 1977; Sidi, "Vector
+// Extrapolation Methods with Applications", SIAM 2017, ch. 1), the
+// quadratic's idea over a window of W = min(8, every - 1) differences: keep
+// x_{k-W}, ..., x_k, u_j = x_{k-W+j+1} - x_{k-W+j} (j = 0 .. W-1). If the
+// error is a sum of W modes, x_j = x* + sum_i c_i lambda_i^j v_i, the
+// minimal polynomial's coefficients, divided by its value at 1, are weights
+// gamma with sum_j gamma_j = 1, sum_j gamma_j u_j = 0 and
+// sum_j gamma_j x_{k-W+j+1} = x*. In general gamma minimizes
+// ||sum_j gamma_j u_j||_2 subject to sum_j gamma_j = 1: with the Gram matrix
+// G_pq = u_p . u_q, gamma = G^-1 1 / (1^T G^-1 1) where G is regular
+// (rre_extrapolation solves it as a least-squares problem that leaves out
+// the differences that add only rounding). No difference left, or a weight
+// past the quadratic's bound, and the quadratic formula on the window's
+// last four iterates runs instead. rre runs behind auto's gate and idle
+// stop. Counted on 27 graphs (scripts/extrapolation_probe.cpp, CPU, float
+// and double, docs/PERFORMANCE.md): at alpha 0.85 and tol 1e-6 10-40% fewer
+// steps than auto's quadratic on the slowly mixing ones (cnr-2000 54 -> 39,
+// wb-cs-stanford 51 -> 32, as-caida 31 -> 24, grid:500:500 19 -> 15), the
+// same on the fast ones (random, power-law, dangling), a chain 61 -> 64.
+// Its price: W saves a run instead of 3, and one pass over W + 1 iterates for
+// the W (W + 1) / 2 sums.
 #pragma once
 
 namespace perron::accel {
@@ -192,6 +214,132 @@ constexpr int idle_to_stop = 2;
 constexpr int run_slot(int step, int every, bool aitken) {
   const int which = step - (every - 3);
   return which >= 0 && which < 3 && !(which == 0 && aitken) ? which : -1;
+}
+
+// ---- rre ----------------------------------------------------------------------
+
+constexpr int rre_max_window = 8;
+constexpr double rre_drop = 1e-4;
+// Differences in the window of a run of `every` plain steps (every >= 4: 3..8).
+constexpr int rre_window(int every) { return every - 1 < rre_max_window ? every - 1 : rre_max_window; }
+// The saved iterate the step `step` of a run (1 .. every; 0 for every) leaves:
+// 0 .. W-1 for x_{k-W} .. x_{k-1} after steps every-W .. every-1, else -1.
+constexpr int rre_slot(int step, int every) {
+  const int w = rre_window(every);
+  const int which = step - (every - w);
+  return which >= 0 && which < w ? which : -1;
+}
+// Index of G_pq (p <= q) among the W (W + 1) / 2 sums, row by row.
+constexpr int rre_pair(int p, int q, int w) { return p * w - p * (p - 1) / 2 + (q - p); }
+constexpr int rre_sums(int w) { return w * (w + 1) / 2; }
+
+// The weights of x_{k-W+1}, ..., x_k (w[0 .. W-1]), dividing by the
+// combination's mass as the quadratic does; ok false: use the quadratic.
+struct rre_weights {
+  double w[rre_max_window] = {};
+  int used = 0;  // differences kept
+  bool ok = false;
+};
+
+// The quadratic extrapolation from the window's last four iterates, its sums
+// taken from the differences' Gram matrix g: with a, b, c = W-3, W-2, W-1,
+// y_1 = u_a, y_2 = u_a + u_b, y_3 = u_a + u_b + u_c. used = 0 marks it.
+constexpr rre_weights rre_quadratic(const double (&g)[rre_max_window][rre_max_window], const double* mass,
+                                    int w, double alpha) {
+  rre_weights out;
+  if (w < 3) return out;
+  const int a = w - 3, b = w - 2, c = w - 1;
+  const double a11 = g[a][a], a12 = g[a][a] + g[a][b], a22 = g[a][a] + 2.0 * g[a][b] + g[b][b];
+  const double b1 = g[a][a] + g[a][b] + g[a][c];
+  const double b2 = g[a][a] + 2.0 * g[a][b] + g[b][b] + g[a][c] + g[b][c];
+  const quadratic_weights q =
+      quadratic_extrapolation(a11, a12, a22, b1, b2, mass[a], mass[b], mass[c], alpha);
+  if (!q.ok) return out;
+  out.w[a] = q.w0;
+  out.w[b] = q.w1;
+  out.w[c] = q.w2;
+  out.ok = true;
+  return out;
+}
+
+// From the sums G (rre_pair order) and the masses s_j of x_{k-W+j+1}; where
+// no difference is left, or a weight is past the bound, the quadratic
+// (rre_quadratic) instead.
+//
+// The constraint sum_j gamma_j = 1 is taken out with the last difference as
+// the reference, L = W - 1: gamma_L = 1 - sum_{i<L} beta_i, gamma_i = beta_i,
+// beta minimizing ||u_L + sum_{i<L} beta_i d_i||_2 with d_i = u_i - u_L, a
+// least-squares problem whose normal equations H beta = -b have H_ij =
+// d_i . d_j = G_ij - G_iL - G_Lj + G_LL and b_i = d_i . u_L = G_iL - G_LL.
+// The columns are taken newest first (the last iterates carry the least of
+// the fast modes), each only when its part orthogonal to those taken is at
+// least rre_drop of its own length (L D L^T, a column at a time): a column in
+// the span of the others changes nothing in a least-squares problem, and
+// with fewer modes than W (or a mode decayed to rounding) such columns are
+// rounding only. On one hub's swing (one mode) this is the quadratic's
+// one-mode fit on the last iterates; the oldest first took 17-22 steps
+// where that takes 11 (hub:1000:200).
+constexpr rre_weights rre_extrapolation(const double* gram, const double* mass, int w, double alpha) {
+  rre_weights out;
+  if (w < 3 || w > rre_max_window) return out;
+  double g[rre_max_window][rre_max_window] = {};
+  for (int p = 0; p < w; ++p)
+    for (int q = p; q < w; ++q) {
+      g[p][q] = g[q][p] = gram[rre_pair(p, q, w)];
+      if (!finite(g[p][q])) return out;
+    }
+  const int last = w - 1;
+  // Column t of the factor is difference col[t] (newest first among those kept).
+  int col[rre_max_window] = {};
+  double l[rre_max_window][rre_max_window] = {}, d[rre_max_window] = {};
+  const auto h = [&](int i, int j) { return g[i][j] - g[i][last] - g[last][j] + g[last][last]; };
+  int c = 0;
+  for (int i = last - 1; i >= 0; --i) {
+    const double own = h(i, i);
+    if (!(own > 0.0)) continue;
+    // The new row of L against the columns taken, and the Schur complement.
+    double row[rre_max_window] = {};
+    double v = own;
+    for (int t = 0; t < c; ++t) {
+      double u = h(i, col[t]);
+      for (int s = 0; s < t; ++s) u -= row[s] * l[t][s] * d[s];
+      row[t] = u / d[t];
+      v -= row[t] * row[t] * d[t];
+    }
+    if (!(v >= rre_drop * rre_drop * own)) continue;
+    for (int t = 0; t < c; ++t) l[c][t] = row[t];
+    d[c] = v;
+    col[c++] = i;
+  }
+  if (c == 0) return rre_quadratic(g, mass, w, alpha);
+  double z[rre_max_window] = {};
+  for (int i = 0; i < c; ++i) {
+    double v = -(g[col[i]][last] - g[last][last]);
+    for (int t = 0; t < i; ++t) v -= l[i][t] * z[t];
+    z[i] = v;
+  }
+  for (int i = 0; i < c; ++i) z[i] /= d[i];
+  for (int i = c - 1; i >= 0; --i)
+    for (int t = i + 1; t < c; ++t) z[i] -= l[t][i] * z[t];
+  const double bound = 2.0 / ((1.0 - alpha) * (1.0 - alpha));
+  double gamma[rre_max_window] = {};
+  gamma[last] = 1.0;
+  for (int i = 0; i < c; ++i) {
+    if (!(abs_of(z[i]) <= bound)) return rre_quadratic(g, mass, w, alpha);
+    gamma[col[i]] = z[i];
+    gamma[last] -= z[i];
+  }
+  if (!(abs_of(gamma[last]) <= bound)) return rre_quadratic(g, mass, w, alpha);
+  double total = 0.0;
+  for (int j = 0; j < w; ++j) total += gamma[j] * mass[j];
+  if (!finite(total) || total == 0.0) return rre_quadratic(g, mass, w, alpha);
+  for (int j = 0; j < w; ++j) {
+    out.w[j] = gamma[j] / total;
+    if (!finite(out.w[j])) return rre_quadratic(g, mass, w, alpha);
+  }
+  out.used = c + 1;
+  out.ok = true;
+  return out;
 }
 
 }  // namespace perron::accel

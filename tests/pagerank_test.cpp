@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <numeric>
+#include <random>
 #include <string>
 
 #include "core/error.hpp"
@@ -191,7 +193,7 @@ INSTANTIATE_TEST_SUITE_P(all, pagerank_cpu_accelerated,
                          ::testing::Combine(::testing::ValuesIn(accel_graph_names()), ::testing::Bool(),
                                             ::testing::Values(pagerank_accel::quadratic,
                                                               pagerank_accel::aitken,
-                                                              pagerank_accel::automatic),
+                                                              pagerank_accel::automatic, pagerank_accel::rre),
                                             ::testing::Values(0.85, 0.99)),
                          [](const auto& info) {
                            std::string s = std::get<0>(info.param) +
@@ -213,7 +215,8 @@ TEST(pagerank_cpu_accelerate, FewerIterationsAtHighAlpha) {
   if (!ag) GTEST_SKIP() << "harvard500 not found";
   const auto g = make_pagerank_graph<double>(ag->matrix, false);
   const auto plain = pagerank_cpu(g, accelerated(pagerank_accel::none, 0.99, 1e-10));
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
+  for (pagerank_accel mode :
+       {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic, pagerank_accel::rre}) {
     const auto r = pagerank_cpu(g, accelerated(mode, 0.99, 1e-10));
     EXPECT_GT(r.extrapolations, 0) << name(mode);
     EXPECT_LT(r.iterations, plain.iterations / 2) << name(mode);
@@ -223,7 +226,8 @@ TEST(pagerank_cpu_accelerate, FewerIterationsAtHighAlpha) {
 // One vertex, every vertex dangling, and a start that already meets tol: the
 // first plain step stops the solve before any extrapolation.
 TEST(pagerank_cpu_accelerate, EdgeCases) {
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
+  for (pagerank_accel mode :
+       {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic, pagerank_accel::rre}) {
     const auto one = make_pagerank_graph<double>(graph_from_arcs(1, {}), false);
     auto r = pagerank_cpu(one, accelerated(mode, 0.99, 1e-12));
     ASSERT_TRUE(r.converged);
@@ -259,7 +263,8 @@ TEST(pagerank_cpu_accelerate, EdgeCases) {
 // the plain iteration's too.
 TEST(pagerank_cpu_accelerate, FirstRunIsPlainAndMaxIterEndsOnAPlainStep) {
   const auto g = make_pagerank_graph<float>(random_graph(5000, 40000, 17), false);
-  for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic}) {
+  for (pagerank_accel mode :
+       {pagerank_accel::quadratic, pagerank_accel::aitken, pagerank_accel::automatic, pagerank_accel::rre}) {
     for (int max_iter : {7, 10}) {
       pagerank_options o = accelerated(mode, 0.99, 1e-10);
       o.max_iter = max_iter;
@@ -301,6 +306,138 @@ TEST(pagerank_accel_rules, GateAndIdleStop) {
   EXPECT_EQ(accel::run_slot(9, 10, false), 2);
   EXPECT_EQ(accel::run_slot(1, 4, false), 0);
   EXPECT_EQ(accel::run_slot(3, 4, false), 2);
+}
+
+// rre's saved iterates: x_{k-W} .. x_{k-1} after steps every-W .. every-1,
+// W = min(8, every - 1); its sums' order.
+TEST(pagerank_accel_rules, RreWindow) {
+  EXPECT_EQ(accel::rre_window(4), 3);
+  EXPECT_EQ(accel::rre_window(9), 8);
+  EXPECT_EQ(accel::rre_window(10), 8);
+  EXPECT_EQ(accel::rre_window(100000), 8);
+  for (int step : {0, 1, 10}) EXPECT_EQ(accel::rre_slot(step, 10), -1) << step;
+  for (int step = 2; step <= 9; ++step) EXPECT_EQ(accel::rre_slot(step, 10), step - 2) << step;
+  for (int step = 1; step <= 3; ++step) EXPECT_EQ(accel::rre_slot(step, 4), step - 1) << step;
+  EXPECT_EQ(accel::rre_slot(0, 4), -1);
+  EXPECT_EQ(accel::rre_slot(11, 20), -1);
+  EXPECT_EQ(accel::rre_slot(12, 20), 0);
+  EXPECT_EQ(accel::rre_slot(19, 20), 7);
+  int at = 0;
+  for (int p = 0; p < 8; ++p)
+    for (int q = p; q < 8; ++q) EXPECT_EQ(accel::rre_pair(p, q, 8), at++) << p << " " << q;
+  EXPECT_EQ(at, accel::rre_sums(8));
+}
+
+// x_j = x* + sum_i c_i lambda_i^j v_i: the window's differences and masses,
+// then the combination the weights give.
+std::vector<double> rre_combination(const std::vector<double>& star,
+                                    const std::vector<std::vector<double>>& modes,
+                                    const std::vector<double>& lambda, int w, accel::rre_weights& e) {
+  const std::size_t n = star.size();
+  std::vector<std::vector<double>> x(w + 1, star);
+  for (int j = 0; j <= w; ++j)
+    for (std::size_t m = 0; m < modes.size(); ++m)
+      for (std::size_t i = 0; i < n; ++i) x[j][i] += 0.01 * std::pow(lambda[m], j + 3) * modes[m][i];
+  std::vector<double> gram(accel::rre_sums(w)), mass(w);
+  for (std::size_t i = 0; i < n; ++i) {
+    int at = 0;
+    for (int p = 0; p < w; ++p)
+      for (int q = p; q < w; ++q) gram[at++] += (x[p + 1][i] - x[p][i]) * (x[q + 1][i] - x[q][i]);
+    for (int j = 0; j < w; ++j) mass[j] += x[j + 1][i];
+  }
+  e = accel::rre_extrapolation(gram.data(), mass.data(), w, 0.85);
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int j = 0; j < w; ++j) out[i] += e.w[j] * x[j + 1][i];
+  return out;
+}
+
+// rre recovers the limit of a sequence of fewer than W modes (real, of
+// either sign), keeping only the differences it needs (count + 1 for count
+// modes: the minimal polynomial's degree plus one), one mode included.
+// (More modes than about five in one window make the differences so nearly
+// dependent that rre_drop leaves some out, by design.)
+TEST(pagerank_accel_rules, RreRecoversTheLimitOfFewModes) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const std::size_t n = 40;
+  std::vector<double> star(n);
+  for (auto& s : star) s = 1.0 / n + 0.2 / n * u(rng);
+  double total = 0;
+  for (double s : star) total += s;
+  for (auto& s : star) s /= total;
+  for (int count : {2, 3, 4, 5}) {
+    std::vector<std::vector<double>> modes(count, std::vector<double>(n));
+    std::vector<double> lambda(count);
+    for (int m = 0; m < count; ++m) {
+      double sum = 0;
+      for (auto& v : modes[m]) sum += (v = u(rng));
+      for (auto& v : modes[m]) v -= sum / n;                   // a mode moves no mass
+      lambda[m] = (m % 2 ? -1 : 1) * (0.5 + 0.3 * m / count);  // none decays to rounding in the window
+    }
+    accel::rre_weights e;
+    const auto x = rre_combination(star, modes, lambda, 8, e);
+    ASSERT_TRUE(e.ok) << count << " modes";
+    EXPECT_EQ(e.used, count + 1) << count << " modes: count + 1 differences";
+    for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(x[i], star[i], 1e-9) << count << " modes, vertex " << i;
+  }
+  // one mode (a hub's swing): two differences, parallel, are enough
+  std::vector<std::vector<double>> one(1, std::vector<double>(n));
+  for (std::size_t i = 0; i < n; ++i) one[0][i] = i == 0 ? 1.0 : -1.0 / (n - 1);
+  for (double lambda : {-0.77, 0.5, 0.84}) {
+    accel::rre_weights e;
+    const auto x = rre_combination(star, one, {lambda}, 8, e);
+    ASSERT_TRUE(e.ok) << lambda;
+    EXPECT_EQ(e.used, 2) << lambda;
+    for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(x[i], star[i], 1e-12) << lambda;
+  }
+  // nothing moves: nothing to extrapolate
+  accel::rre_weights still;
+  rre_combination(star, {}, {}, 8, still);
+  EXPECT_FALSE(still.ok);
+}
+
+// rre on the CPU: fewer steps than auto's quadratic on a slowly mixing web
+// graph (wb-cs-stanford: 51 -> 32 at alpha 0.85 in float), the same on a
+// random graph, and a solve that meets tol either way; pagerank() with
+// --device auto runs it on the CPU, and a GPU named for it is refused.
+TEST(pagerank_cpu_accelerate, RreTakesFewerSteps) {
+  const auto file = find_graph("wb-cs-stanford.mtx");
+  if (!file) GTEST_SKIP() << "wb-cs-stanford.mtx not found";
+  const auto g = make_pagerank_graph<float>(io::load_matrix(*file).matrix, false);
+  const auto quadratic = pagerank_cpu(g, accelerated(pagerank_accel::automatic, 0.85, 1e-6));
+  const auto rre = pagerank_cpu(g, accelerated(pagerank_accel::rre, 0.85, 1e-6));
+  ASSERT_TRUE(rre.converged);
+  EXPECT_EQ(rre.accelerate, pagerank_accel::rre);
+  EXPECT_GT(rre.extrapolations, 0);
+  EXPECT_LT(rre.iterations, 0.8 * quadratic.iterations) << "auto " << quadratic.iterations;
+  std::cout << "[ note ] wb-cs-stanford float: rre " << rre.iterations << " steps, auto "
+            << quadratic.iterations << "\n";
+  const auto er = make_pagerank_graph<float>(random_graph(20000, 200000, 23), false);
+  EXPECT_LE(pagerank_cpu(er, accelerated(pagerank_accel::rre, 0.85, 1e-6)).iterations,
+            pagerank_cpu(er, accelerated(pagerank_accel::automatic, 0.85, 1e-6)).iterations);
+
+  pagerank_options o = accelerated(pagerank_accel::rre, 0.85, 1e-6);
+  EXPECT_FALSE(pagerank_runs_on_gpu(o));
+  EXPECT_FALSE(pagerank(g, o).on_gpu);
+  for (const auto& [what, set] : std::vector<std::pair<std::string, std::function<void(pagerank_options&)>>>{
+           {"--device cuda", [](pagerank_options& x) { x.device = pagerank_device::cuda; }},
+           {"--kernel csr-vector", [](pagerank_options& x) { x.kernel = spmv_kernel::csr_vector; }},
+           {"--pull fused", [](pagerank_options& x) { x.pull = pagerank_pull::fused; }},
+           {"--pull persistent", [](pagerank_options& x) { x.pull = pagerank_pull::persistent; }}}) {
+    pagerank_options bad = o;
+    set(bad);
+    try {
+      bad.validate();
+      ADD_FAILURE() << what << " accepted";
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("--accelerate rre runs in the CPU solver"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+  o.kernel = spmv_kernel::cpu;
+  EXPECT_NO_THROW(o.validate());
 }
 
 // Quadratic extrapolation when one mode is left (its 2 x 2 system singular):

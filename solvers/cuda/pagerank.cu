@@ -965,6 +965,10 @@ template <class T>
 pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   impl& m = *impl_;
   opt.validate(m.n);
+  if (cpu_only_extrapolation(opt.accelerate))
+    throw invalid_argument("--accelerate " + std::string(name(opt.accelerate)) +
+                           " runs in the CPU solver (pagerank_cpu, or pagerank() with --device auto or cpu); "
+                           "the GPU pulls extrapolate quadratically (--accelerate auto or quadratic)");
   const auto nn = static_cast<std::size_t>(m.n);
   const auto t0 = std::chrono::steady_clock::now();
 

@@ -186,14 +186,13 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
     ("accelerate", po::value(&e.accelerate)->default_value(std::string(name(opt.accelerate))),
      "fewer iterations: auto | none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from "
      "the last four iterates) | aitken (Aitken delta^2 per vertex) | rre (reduced rank extrapolation "
-     "from the last nine iterates, behind auto's rules; the CPU solver only: 10-40% fewer iterations "
-     "than auto on slowly mixing graphs), applied after every "
+     "from the last nine iterates, behind auto's rules: 10-40% fewer iterations than auto on slowly "
+     "mixing graphs), applied after every "
      "--accelerate-every plain iterations; auto: quadratic, none "
      "at the end of a run whose next two plain iterations would reach --tol and none after two that left "
      "the residual on its plain course; only plain "
      "iterations decide convergence, so the result meets --tol as without it (CPU and every GPU "
-     "pull; the persistent pull extrapolates quadratically inside its kernel, and runs its fused "
-     "steps for aitken)")
+     "pull; the persistent pull extrapolates inside its kernel, and runs its fused steps for aitken)")
     ("accelerate-every", po::value(&opt.accelerate_every)->default_value(opt.accelerate_every),
      "plain iterations per extrapolation for --accelerate (>= 4)");
   // clang-format on
@@ -744,8 +743,7 @@ std::vector<double> vertex_file(const std::string& path, const io::loaded_matrix
 // context (a good part of a second) come up on a thread of their own while
 // the graph loads (cuda::context_start).
 bool may_use_gpu(const settings& s) {
-  return s.opt.device != pagerank_device::cpu && s.opt.kernel != spmv_kernel::cpu && !s.dist &&
-         !cpu_only_extrapolation(s.opt.accelerate);
+  return s.opt.device != pagerank_device::cpu && s.opt.kernel != spmv_kernel::cpu && !s.dist;
 }
 
 // ---- the iterations of the last solve, kept for --device auto ----------------------
@@ -919,11 +917,7 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
   const std::string named = " (auto would take " + std::string(p.estimate->choose_gpu ? "cuda" : "cpu") +
                             ": " + p.estimate->reason + ")";
   if (!may_use_gpu(s)) {
-    p.reason = (o.device == pagerank_device::cpu ? "--device cpu"
-                : o.kernel == spmv_kernel::cpu
-                    ? "--kernel cpu"
-                    : "--accelerate " + std::string(name(o.accelerate)) + " (the CPU solver's)") +
-               named;
+    p.reason = (o.device == pagerank_device::cpu ? "--device cpu" : "--kernel cpu") + named;
   } else if (o.device == pagerank_device::cuda) {
     p.gpu = true;
     p.reason = "--device cuda" + named;

@@ -98,12 +98,16 @@ class device_buffer {
 };
 
 // Scratch of the deterministic device reductions (core/cuda/reduce.cuh): room for the per-block partials of
-// up to max_values simultaneous sums, and a counter the last block resets to zero.
+// up to max_values simultaneous sums (or `values`, for grid_reduce's capacity), and a counter the last block
+// resets to zero.
 class reduction_scratch {
  public:
   static constexpr int max_blocks = 1024;
   static constexpr int max_values = 4;
-  reduction_scratch() : partials_(max_blocks * max_values), counter_(1) { reset_counter(); }
+  explicit reduction_scratch(int values = max_values)
+      : partials_(static_cast<std::size_t>(max_blocks) * static_cast<std::size_t>(values)), counter_(1) {
+    reset_counter();
+  }
   double* partials() noexcept { return partials_.data(); }
   unsigned* counter() noexcept { return counter_.data(); }
 

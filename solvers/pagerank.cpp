@@ -498,22 +498,12 @@ void validate_machinery(const pagerank_options& o) {
     throw invalid_argument(pull + " is a GPU step; it cannot run with --device cpu");
   // (A solver that auto built with the persistent pull runs its fused steps
   // for aitken; named, the persistent pull is refused with it.)
-  if (cpu_only_extrapolation(o.accelerate)) {
-    const std::string gpu = o.device == pagerank_device::cuda ? "--device cuda"
-                            : concrete_kernel && !cpu_kernel  ? "--kernel " + std::string(name(*o.kernel))
-                            : pattern_pull(o.pull)            ? pull
-                                                              : "";
-    if (!gpu.empty())
-      throw invalid_argument("--accelerate " + std::string(name(o.accelerate)) +
-                             " runs in the CPU solver (the GPU pulls extrapolate quadratically: --accelerate "
-                             "auto or quadratic there); it cannot run with " +
-                             gpu);
-  }
   if (o.pull == pagerank_pull::persistent && o.accelerate == pagerank_accel::aitken)
     throw invalid_argument(
         "--accelerate aitken extrapolates each vertex between launches; --pull persistent runs every step "
-        "in one kernel and extrapolates only quadratically (use --accelerate quadratic or auto, or --pull "
-        "fused, spmv or auto)");
+        "in one kernel and extrapolates with weights over whole iterates (use --accelerate auto, quadratic "
+        "or "
+        "rre, or --pull fused, spmv or auto)");
 }
 
 }  // namespace
@@ -1028,9 +1018,9 @@ pagerank_options permuted(pagerank_options opt, const permutation& p) {
 // ---- dispatch --------------------------------------------------------------------
 
 bool pagerank_runs_on_gpu(const pagerank_options& opt) {
-  const bool gpu = opt.device == pagerank_device::cuda ||
-                   (opt.device == pagerank_device::automatic && opt.kernel != spmv_kernel::cpu &&
-                    !cpu_only_extrapolation(opt.accelerate) && cuda::available());
+  const bool gpu =
+      opt.device == pagerank_device::cuda ||
+      (opt.device == pagerank_device::automatic && opt.kernel != spmv_kernel::cpu && cuda::available());
   if (gpu && !cuda::available())
     throw cuda_error(cuda::built()
                          ? "--device cuda: no usable CUDA device"

@@ -113,7 +113,7 @@ enum class pagerank_accel {
   automatic,  // quadratic where it pays: gated by the residual's rate, stopped when idle
               // (solvers/pagerank_accel.hpp), on the CPU and every GPU pull
   rre,        // reduced rank extrapolation over the run's last 8 differences, behind auto's
-              // gate and idle stop; the CPU solver's (the GPU pulls extrapolate quadratically)
+              // gate and idle stop, on the CPU and every GPU pull
 };
 std::string_view name(pagerank_accel a);                  // "none", "quadratic", "aitken", "auto", "rre"
 pagerank_accel parse_pagerank_accel(std::string_view s);  // throws invalid_argument
@@ -122,9 +122,6 @@ pagerank_accel parse_pagerank_accel(std::string_view s);  // throws invalid_argu
 constexpr bool extrapolation_named(pagerank_accel a) {
   return a == pagerank_accel::quadratic || a == pagerank_accel::aitken || a == pagerank_accel::rre;
 }
-// A mode only the CPU solver runs: --device auto solves on the CPU with it,
-// and a GPU named for the solve (--device cuda, a GPU kernel or pull) is refused.
-constexpr bool cpu_only_extrapolation(pagerank_accel a) { return a == pagerank_accel::rre; }
 
 // Where pagerank() runs.
 enum class pagerank_device { automatic, cpu, cuda };

@@ -262,6 +262,11 @@ constexpr rre_weights rre_quadratic(const double (&g)[rre_max_window][rre_max_wi
   return out;
 }
 
+// d_i . d_j with d_i = u_i - u_last, from the Gram matrix g of the u's.
+constexpr double rre_h(const double (&g)[rre_max_window][rre_max_window], int i, int j, int last) {
+  return g[i][j] - g[i][last] - g[last][j] + g[last][last];
+}
+
 // From the sums G (rre_pair order) and the masses s_j of x_{k-W+j+1}; where
 // no difference is left, or a weight is past the bound, the quadratic
 // (rre_quadratic) instead.
@@ -292,16 +297,15 @@ constexpr rre_weights rre_extrapolation(const double* gram, const double* mass, 
   // Column t of the factor is difference col[t] (newest first among those kept).
   int col[rre_max_window] = {};
   double l[rre_max_window][rre_max_window] = {}, d[rre_max_window] = {};
-  const auto h = [&](int i, int j) { return g[i][j] - g[i][last] - g[last][j] + g[last][last]; };
   int c = 0;
   for (int i = last - 1; i >= 0; --i) {
-    const double own = h(i, i);
+    const double own = rre_h(g, i, i, last);
     if (!(own > 0.0)) continue;
     // The new row of L against the columns taken, and the Schur complement.
     double row[rre_max_window] = {};
     double v = own;
     for (int t = 0; t < c; ++t) {
-      double u = h(i, col[t]);
+      double u = rre_h(g, i, col[t], last);
       for (int s = 0; s < t; ++s) u -= row[s] * l[t][s] * d[s];
       row[t] = u / d[t];
       v -= row[t] * row[t] * d[t];

@@ -1460,7 +1460,7 @@ void check_accel(const std::string& graph, pagerank_accel mode, double alpha) {
     // auto: the same decisions as the CPU's, up to rounding in the sums
     // (aitken's safeguard turns on the last bits of a residual: harvard500 at
     // 0.99 in float took 63 steps on the CPU, 73 and 93 on the pulls).
-    if (mode == pagerank_accel::automatic)
+    if (mode == pagerank_accel::automatic || mode == pagerank_accel::rre)
       EXPECT_NEAR(r.iterations, c.iterations, 2 + c.iterations / 10) << at;
     const auto [truth, err] = expect_accel_matches_reference<T>(*ag, alpha, tol, r.rank);
     EXPECT_LE(l1_diff(r.rank, c.rank), 2 * accel_l1_bound<T>(alpha, tol)) << at;
@@ -1485,7 +1485,7 @@ INSTANTIATE_TEST_SUITE_P(all, gpu_pagerank_accel_graphs,
                          ::testing::Combine(::testing::ValuesIn(accel_graph_names()), ::testing::Bool(),
                                             ::testing::Values(pagerank_accel::quadratic,
                                                               pagerank_accel::aitken,
-                                                              pagerank_accel::automatic),
+                                                              pagerank_accel::automatic, pagerank_accel::rre),
                                             ::testing::Values(0.85, 0.99)),
                          [](const auto& info) {
                            return param_name(std::get<0>(info.param) +
@@ -1627,8 +1627,8 @@ TYPED_TEST(gpu_pagerank_accel, EdgeCases) {
   }
 }
 
-// The persistent kernel extrapolates inside its launch
-// (pagerank_persistent.cuh): every mode gives the same bits (its sums over
+// The persistent kernel extrapolates inside its launch (quadratic, auto
+// and rre; pagerank_persistent.cuh): every mode gives the same bits (its sums over
 // fixed chunks of vertices), in both loops and in check-every batches that
 // end inside a run (the bookkeeping kept between launches); each solve
 // matches the CPU's accelerated solve and takes about its steps; on a graph
@@ -1647,7 +1647,7 @@ TYPED_TEST(gpu_pagerank_accel, PersistentExtrapolatesInItsKernel) {
   const double tol = solve_tolerance<T>::tol;
   for (const auto& [what, a] : graphs) {
     const auto g = make_pagerank_graph<T>(a, false);
-    for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::automatic}) {
+    for (pagerank_accel mode : {pagerank_accel::quadratic, pagerank_accel::automatic, pagerank_accel::rre}) {
       const pagerank_options o = accel_options(mode, 0.85, tol);
       pagerank_options plain = o;
       plain.accelerate = pagerank_accel::none;
@@ -1752,6 +1752,62 @@ TYPED_TEST(gpu_pagerank_accel, PullsAndReuse) {
     EXPECT_EQ(p1.extrapolations, 0);
     EXPECT_GT(a1.extrapolations, 0) << name(pull);
     EXPECT_LT(a1.iterations, p1.iterations) << name(pull);
+  }
+}
+
+// rre on the spmv and fused pulls: every window (--accelerate-every 4, 7, 10
+// and 25: W = 3, 6, 8, 8), runs shorter and longer than the fused pull's
+// trip and the spmv pull's trips, check-every batches; each solve within a
+// few steps of the CPU's rre and as far from it as two solves stopped at tol,
+// the same bits when repeated and after other modes on the same solver, and
+// fewer steps than auto's quadratic on a slowly mixing graph (the grid at
+// alpha 0.99).
+TYPED_TEST(gpu_pagerank_accel, RreOnEveryPull) {
+  using T = TypeParam;
+  const double tol = solve_tolerance<T>::tol;
+  const auto mesh = make_pagerank_graph<T>(grid_graph(60), false);
+  const auto random = make_pagerank_graph<T>(random_graph(20000, 160000, 97), false);
+  for (const auto* g : {&mesh, &random}) {
+    const std::string what = g == &mesh ? "grid" : "random";
+    for (int every : {4, 7, 10, 25}) {
+      pagerank_options o = accel_options(pagerank_accel::rre, 0.85, tol);
+      o.accelerate_every = every;
+      const auto cpu = pagerank_cpu(*g, o);
+      for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused}) {
+        pagerank_cuda<T> s(*g, std::nullopt, pull);
+        for (int batch : {0, 3}) {
+          pagerank_options b = o;
+          if (batch > 0) {
+            b.loop = pagerank_loop::check_every;
+            b.check_interval = batch;
+          }
+          const auto r = s.solve(b);
+          const std::string at = what + " " + std::string(name(pull)) + " every " + std::to_string(every) +
+                                 " batch " + std::to_string(batch);
+          ASSERT_TRUE(r.converged) << at;
+          EXPECT_LT(r.residual, tol) << at;
+          EXPECT_EQ(r.accelerate, pagerank_accel::rre) << at;
+          EXPECT_NEAR(r.iterations, cpu.iterations, 2 + cpu.iterations / 10) << at;
+          EXPECT_LE(l1_diff(r.rank, cpu.rank), 2 * accel_l1_bound<T>(0.85, tol)) << at;
+          pagerank_options q = b;
+          q.accelerate = pagerank_accel::quadratic;
+          s.solve(q);
+          EXPECT_TRUE(same_result(r, s.solve(b))) << at;
+        }
+      }
+    }
+  }
+  pagerank_options o =
+      accel_options(pagerank_accel::rre, 0.99, tol);  // CPU: 76 / 151 steps against 119 / 299
+  pagerank_options a = o;
+  a.accelerate = pagerank_accel::automatic;
+  for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused}) {
+    pagerank_cuda<T> s(mesh, std::nullopt, pull);
+    const auto r = s.solve(o), q = s.solve(a);
+    EXPECT_LT(r.iterations, q.iterations) << name(pull);
+    std::cout << "[ note ] grid_graph(60) " << (std::is_same_v<T, float> ? "float" : "double") << ", "
+              << name(pull) << " pull: rre " << r.iterations << " steps (" << r.extrapolations
+              << " extrapolations), auto " << q.iterations << "\n";
   }
 }
 

@@ -132,6 +132,7 @@ __global__ void __launch_bounds__(block_threads)
 template <class T>
 struct run_saves {
   T* slot[3] = {nullptr, nullptr, nullptr};  // x_{k-3}, x_{k-2}, x_{k-1}
+  rre_slots<T> rre;                          // rre: the window's W slots instead
   accel_state* ac = nullptr;
   int every = 0;  // 0: no acceleration
   int aitken = 0;
@@ -154,10 +155,15 @@ __global__ void __launch_bounds__(block_threads)
   int which = -1;
   T* slot = nullptr;
   if constexpr (keeps_run) {
-    which = accel::run_slot((st->iteration + 1) % saves.every, saves.every, saves.aitken != 0);
+    const int s = (st->iteration + 1) % saves.every;
+    which =
+        saves.rre.w ? accel::rre_slot(s, saves.every) : accel::run_slot(s, saves.every, saves.aitken != 0);
     // (a select, not slot[which]: indexing the parameter's array put it on the stack)
     if (which >= 0 && !saves.ac->disabled)
-      slot = which == 0 ? saves.slot[0] : which == 1 ? saves.slot[1] : saves.slot[2];
+      slot = saves.rre.w  ? saves.rre.slot(which, n)
+             : which == 0 ? saves.slot[0]
+             : which == 1 ? saves.slot[1]
+                          : saves.slot[2];
   }
   const double alpha = st->alpha;
   const double c = alpha * st->dangling + (1.0 - alpha);  // dangling mass + teleport, spread by v
@@ -199,7 +205,7 @@ __global__ void __launch_bounds__(block_threads)
   if (!accumulate_grid<block_threads>(make_double2(l1, dangling), st, totals)) return;
   close_step(st, totals, progress, handle, set_condition);  // last block, thread 0
   if constexpr (keeps_run) {
-    if (slot) close_save(saves.ac, st, which);
+    if (slot) close_save(saves.ac, st, which, saves.rre.w ? saves.rre.w - 1 : 2);
     if (saves.set_run_end)
       cudaGraphSetConditional(saves.run_end,
                               !st->done && !saves.ac->disabled && st->iteration % saves.every == 0 ? 1u : 0u);
@@ -310,6 +316,7 @@ struct pagerank_cuda<T>::impl {
     run_saves<T> saves;
     if (b.mode != pagerank_accel::none) {
       for (int w = 0; w < 3; ++w) saves.slot[w] = accel->history(w);
+      if (b.mode == pagerank_accel::rre) saves.rre = accel->window(b.every);
       saves.ac = accel->state();
       saves.every = b.every;
       saves.aitken = b.mode == pagerank_accel::aitken ? 1 : 0;
@@ -338,15 +345,16 @@ struct pagerank_cuda<T>::impl {
   // (c.set_run_end: ensure_while_graph's IF node).
   void launch_body(const body& b, const conditions& c) {
     const bool aitken = b.mode == pagerank_accel::aitken;
+    const int rre_w = b.mode == pagerank_accel::rre ? accel::rre_window(b.every) : 0;
     for (int s = 1; s <= b.steps; ++s) {
       launch_step(b, c);
       if (!fused || b.mode == pagerank_accel::none) continue;
       if (c.set_run_end) {
-        accel->launch_run_save(accel_target(), d_state.data(), b.every, aitken, c.run_end);
+        accel->launch_run_save(accel_target(), d_state.data(), b.every, b.mode, c.run_end);
         continue;
       }
-      const int which = accel::run_slot(s, b.every, aitken);
-      if (which >= 0) accel->launch_save(accel_target(), which, d_state.data());
+      const int which = rre_w ? accel::rre_slot(s, b.every) : accel::run_slot(s, b.every, aitken);
+      if (which >= 0) accel->launch_save(accel_target(), which, d_state.data(), rre_w);
     }
     if (b.mode != pagerank_accel::none && !c.set_run_end)
       accel->launch_extrapolate(b.mode, b.every, accel_target(), d_state.data());
@@ -965,18 +973,14 @@ template <class T>
 pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   impl& m = *impl_;
   opt.validate(m.n);
-  if (cpu_only_extrapolation(opt.accelerate))
-    throw invalid_argument("--accelerate " + std::string(name(opt.accelerate)) +
-                           " runs in the CPU solver (pagerank_cpu, or pagerank() with --device auto or cpu); "
-                           "the GPU pulls extrapolate quadratically (--accelerate auto or quadratic)");
   const auto nn = static_cast<std::size_t>(m.n);
   const auto t0 = std::chrono::steady_clock::now();
 
   pagerank_result res;
   res.on_gpu = true;
-  // The persistent kernel extrapolates itself, quadratic and auto's gated
-  // quadratic (pagerank_persistent.cuh); with aitken a persistent solver runs
-  // the steps of its fused pull (the same layout).
+  // The persistent kernel extrapolates itself, quadratic, auto's gated
+  // quadratic and rre (pagerank_persistent.cuh); with aitken a persistent
+  // solver runs the steps of its fused pull (the same layout).
   const bool accelerating = opt.accelerate != pagerank_accel::none;
   const bool persistent = m.persistent && opt.accelerate != pagerank_accel::aitken;
   res.pull = m.persistent && !persistent ? pagerank_pull::fused : pull_;
@@ -987,7 +991,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.kernel_reason =
       reason_ + (m.persistent && !persistent
                      ? "; --accelerate aitken: the fused pull's steps on its layout (the persistent "
-                       "kernel extrapolates quadratically)"
+                       "kernel extrapolates with weights over whole iterates)"
                  : persistent && accelerating ? "; the persistent kernel extrapolates itself"
                                               : "");
   res.pull_decision = decision_;
@@ -997,6 +1001,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     m.accel = std::make_unique<accel_buffers<T>>(m.n, m.stream.get());
     device_bytes_ += m.accel->device_bytes();
   }
+  if (opt.accelerate == pagerank_accel::rre) device_bytes_ += m.accel->ensure_window();
   // The persistent pull loops in its kernel: one launch per solve (graph_while's
   // one wait), or per check_interval steps when check_every is asked for.
   const bool check_every = !opt.use_graphs || opt.loop == pagerank_loop::check_every;
@@ -1077,7 +1082,12 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     for (int w = 0; w < 3; ++w) ex.hist[w] = m.accel->history(w);
     ex.ac = m.accel->state();
     ex.every = opt.accelerate_every;
-    ex.gated = opt.accelerate == pagerank_accel::automatic ? 1 : 0;
+    ex.gated = opt.accelerate == pagerank_accel::automatic || opt.accelerate == pagerank_accel::rre ? 1 : 0;
+    if (opt.accelerate == pagerank_accel::rre) {
+      const rre_slots<T> w = m.accel->window(opt.accelerate_every);
+      ex.window = w.base;
+      ex.rre_w = w.w;
+    }
   }
   if (loop == pagerank_loop::graph_while) {
     // The whole loop, the state and the ranks: one launch, one wait.

@@ -31,11 +31,14 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/reduce.cuh"
 #include "core/cuda/support.cuh"
 #include "core/device.hpp"
+#include "core/memory.hpp"
 #include "solvers/cuda/pagerank_device.cuh"
 #include "solvers/pagerank.hpp"
 #include "solvers/pagerank_accel.hpp"
@@ -44,8 +47,10 @@ namespace perron::pagerank_gpu {
 
 // Device-resident record of the extrapolation, beside pagerank_state.
 struct accel_state {
-  double dangling[3];                       // sum_{j dangling} of the saved x_{k-3}, x_{k-2}, x_{k-1}
-  double w[3];                              // quadratic: weights of x_{k-2}, x_{k-1}, x_k
+  double dangling[accel::rre_max_window];   // sum_{j dangling} of the saved x_{k-3}, x_{k-2}, x_{k-1}
+                                            // (rre: of the window's x_{k-W} .. x_{k-1})
+  double w[accel::rre_max_window];          // quadratic: weights of x_{k-2}, x_{k-1}, x_k (rre: of
+                                            // x_{k-W+1} .. x_k)
   double first[4];                          // quadratic: the first reduction's totals, for the second
   double scale;                             // aitken: 1 / sum_i x*(i)
   double residual_before, dangling_before;  // of x_k, for the safeguard
@@ -63,6 +68,8 @@ struct accel_state {
 namespace accel_detail {
 
 constexpr int threads = cuda::detail::block_size;
+// rre's sums: the Gram matrix of W differences and W masses, at most.
+constexpr int accel_rre_values = accel::rre_sums(accel::rre_max_window) + accel::rre_max_window;
 using cuda::detail::grid_reduce;
 using cuda::detail::sum_op;
 
@@ -116,12 +123,23 @@ __device__ __forceinline__ void add_quadratic_terms(double* s, double x0, double
   s[7] += x3;
 }
 
-// After the save of x_{k-3+which} (accel::run_slot), by the thread that closed
-// its step: its dangling mass, and with the last, auto's residual_1.
-__device__ __forceinline__ void close_save(accel_state* ac, const pagerank_state* st, int which) {
+// After the save of x_{k-3+which} (accel::run_slot; rre: x_{k-W+which},
+// accel::rre_slot), by the thread that closed its step: its dangling mass,
+// and with the last (last: 2, rre W - 1), auto's residual_1.
+__device__ __forceinline__ void close_save(accel_state* ac, const pagerank_state* st, int which, int last) {
   ac->dangling[which] = st->dangling;
-  if (which == 2) ac->residual_1 = st->residual;
+  if (which == last) ac->residual_1 = st->residual;
 }
+
+// rre's window of saved iterates: slot j (x_{k-W+j}) at window + j n.
+template <class T>
+struct rre_slots {
+  T* base = nullptr;
+  int w = 0;  // differences W; 0: not rre
+  __device__ __forceinline__ T* slot(int which, index_t n) const {
+    return base + static_cast<long long>(which) * n;
+  }
+};
 
 namespace accel_detail {
 
@@ -131,12 +149,13 @@ namespace accel_detail {
 
 // slot = the iterate and its dangling mass (the state's, closed by the step just run).
 template <class T>
-__global__ void __launch_bounds__(threads) save_kernel(accel_vec<T> v, T* __restrict__ slot, index_t n,
-                                                       const pagerank_state* st, accel_state* ac, int which) {
+__global__ void __launch_bounds__(threads)
+    save_kernel(accel_vec<T> v, T* __restrict__ slot, index_t n, const pagerank_state* st, accel_state* ac,
+                int which, int last) {
   if (st->done || ac->disabled) return;
   const T* __restrict__ r = v.at(st);
   PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
-  if (blockIdx.x == 0 && threadIdx.x == 0) close_save(ac, st, which);
+  if (blockIdx.x == 0 && threadIdx.x == 0) close_save(ac, st, which, last);
 }
 
 // save_kernel placed after every step of a WHILE trip shorter than the run
@@ -146,18 +165,18 @@ __global__ void __launch_bounds__(threads) save_kernel(accel_vec<T> v, T* __rest
 // pull's update kernel does.
 template <class T>
 __global__ void __launch_bounds__(threads)
-    run_save_kernel(accel_vec<T> v, T* __restrict__ h0, T* __restrict__ h1, T* __restrict__ h2, index_t n,
-                    const pagerank_state* st, accel_state* ac, int every, int aitken,
-                    cudaGraphConditionalHandle run_end) {
+    run_save_kernel(accel_vec<T> v, T* __restrict__ h0, T* __restrict__ h1, T* __restrict__ h2,
+                    rre_slots<T> rre, index_t n, const pagerank_state* st, accel_state* ac, int every,
+                    int aitken, cudaGraphConditionalHandle run_end) {
   const bool live = !st->done && !ac->disabled;
   const int s = st->iteration % every;  // steps of the run done; 0: its last
   if (blockIdx.x == 0 && threadIdx.x == 0) cudaGraphSetConditional(run_end, live && s == 0 ? 1u : 0u);
-  const int which = live ? accel::run_slot(s, every, aitken != 0) : -1;
+  const int which = !live ? -1 : rre.w ? accel::rre_slot(s, every) : accel::run_slot(s, every, aitken != 0);
   if (which < 0) return;
-  T* __restrict__ slot = which == 0 ? h0 : which == 1 ? h1 : h2;
+  T* __restrict__ slot = rre.w ? rre.slot(which, n) : which == 0 ? h0 : which == 1 ? h1 : h2;
   const T* __restrict__ r = v.at(st);
   PERRON_ACCEL_FOR(i, n) slot[i] = r[i];
-  if (blockIdx.x == 0 && threadIdx.x == 0) close_save(ac, st, which);
+  if (blockIdx.x == 0 && threadIdx.x == 0) close_save(ac, st, which, rre.w ? rre.w - 1 : 2);
 }
 
 // The five sums of the normal equations of [y_1 y_2] g = -y_3 and the three
@@ -209,6 +228,74 @@ __global__ void __launch_bounds__(threads)
       ++ac->extrapolations;
     }
   });
+}
+
+// rre (solvers/pagerank_accel.hpp): the Gram matrix of the window's W
+// differences u_j = x_{k-W+j+1} - x_{k-W+j} (in r = w x) and the masses of
+// x_{k-W+1} .. x_k, in one grid reduction, then the weights from them, behind
+// auto's gate (uniform over the grid).
+template <class T, int W>
+__global__ void __launch_bounds__(threads)
+    rre_dots_kernel(const T* __restrict__ window, accel_vec<T> v, index_t n, pagerank_state* st,
+                    accel_state* ac, double* partials, unsigned* counter) {
+  constexpr int S = accel::rre_sums(W) + W;
+  if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reduction
+  if (!accel::extrapolation_pays(st->residual, ac->residual_1, st->tol)) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) ac->apply = 0;
+    return;
+  }
+  const T* __restrict__ r = v.at(st);
+  double s[S];
+#pragma unroll
+  for (int k = 0; k < S; ++k) s[k] = 0.0;
+  PERRON_ACCEL_FOR(i, n) {
+    const double w = v.weight(i);  // the iterates in r
+    double x[W + 1];
+#pragma unroll
+    for (int j = 0; j < W; ++j) x[j] = w * static_cast<double>(window[static_cast<long long>(j) * n + i]);
+    x[W] = w * static_cast<double>(r[i]);
+    int at = 0;
+#pragma unroll
+    for (int p = 0; p < W; ++p)
+#pragma unroll
+      for (int q = p; q < W; ++q) s[at++] += (x[p + 1] - x[p]) * (x[q + 1] - x[q]);
+#pragma unroll
+    for (int j = 1; j <= W; ++j) s[at++] += x[j];
+  }
+  grid_reduce<S, sum_op, threads, accel_rre_values>(s, partials, counter, [=](const double(&t)[S]) {
+    const accel::rre_weights e = accel::rre_extrapolation(t, t + accel::rre_sums(W), W, st->alpha);
+    for (int j = 0; j < W; ++j) ac->w[j] = e.w[j];
+    ac->apply = e.ok ? 1 : 0;
+    if (e.ok) {
+      ac->residual_before = st->residual;
+      ac->rate1 = ac->residual_1 > 0.0 ? st->residual / ac->residual_1 : 0.0;
+      ac->check = 1;
+      // The new r's dangling mass: the same combination of the iterates' masses.
+      double dangling = e.w[W - 1] * st->dangling;
+      for (int j = 0; j + 1 < W; ++j) dangling += e.w[j] * ac->dangling[j + 1];
+      st->dangling = dangling;
+      ++ac->extrapolations;
+    }
+  });
+}
+
+// r = w_0 x_{k-W+1} + ... + w_{W-1} x_k, rounded to T once.
+template <class T, int W>
+__global__ void __launch_bounds__(threads)
+    rre_write_kernel(const T* __restrict__ window, accel_vec<T> v, index_t n, const pagerank_state* st,
+                     const accel_state* ac) {
+  if (st->done || ac->disabled || !ac->apply) return;
+  T* __restrict__ r = v.at(st);
+  double w[W];
+#pragma unroll
+  for (int j = 0; j < W; ++j) w[j] = ac->w[j];
+  PERRON_ACCEL_FOR(i, n) {
+    double x = w[W - 1] * static_cast<double>(r[i]);
+#pragma unroll
+    for (int j = 0; j + 1 < W; ++j)
+      x += w[j] * static_cast<double>(window[static_cast<long long>(j + 1) * n + i]);
+    r[i] = static_cast<T>(x);
+  }
 }
 
 // Aitken: sum_i x*(i) and its dangling part, then the scale 1 / sum.
@@ -311,30 +398,66 @@ class accel_buffers {
                            unsigned(cuda::reduction_scratch::max_blocks));
   }
 
-  // After step `every` - 3 + which of a run: x_{k-3+which} = the iterate.
-  void launch_save(const accel_vec<T>& v, int which, const pagerank_state* st) {
-    accel_detail::save_kernel<T>
-        <<<grid_, accel_detail::threads, 0, stream_>>>(v, hist_[which].data(), n_, st, state_.data(), which);
+  // rre's window of rre_max_window saved iterates, allocated by the first
+  // rre solve (checked against the device's free memory first); returns the
+  // bytes it added.
+  std::size_t ensure_window() {
+    if (window_.size() > 0) return 0;
+    const std::size_t values = static_cast<std::size_t>(accel::rre_max_window) * static_cast<std::size_t>(n_);
+    check_device_memory(double(values) * sizeof(T) + double(rre_scratch_bytes),
+                        "--accelerate rre's " + std::to_string(accel::rre_max_window) +
+                            " saved iterates of " + std::to_string(n_) + " vertices");
+    window_ = cuda::device_buffer<T>(values);
+    rre_scratch_ = std::make_unique<cuda::reduction_scratch>(accel_detail::accel_rre_values);
+    return window_.bytes() + rre_scratch_bytes;
+  }
+  // The window of an rre solve of runs of `every` (accel::rre_window of it).
+  rre_slots<T> window(int every) { return {window_.data(), accel::rre_window(every)}; }
+
+  // After step `every` - 3 + which of a run: x_{k-3+which} = the iterate
+  // (rre: after step every - W + which, x_{k-W+which} into the window).
+  void launch_save(const accel_vec<T>& v, int which, const pagerank_state* st, int rre_w = 0) {
+    T* slot = rre_w ? window_.data() + static_cast<std::size_t>(which) * static_cast<std::size_t>(n_)
+                    : hist_[which].data();
+    accel_detail::save_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(v, slot, n_, st, state_.data(),
+                                                                               which, rre_w ? rre_w - 1 : 2);
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel save_kernel");
   }
 
   // After any step of a run of `every` (a WHILE trip shorter than the run):
   // the save that step's place asks for, and run_end on at the run's end.
-  void launch_run_save(const accel_vec<T>& v, const pagerank_state* st, int every, bool aitken,
+  void launch_run_save(const accel_vec<T>& v, const pagerank_state* st, int every, pagerank_accel mode,
                        cudaGraphConditionalHandle run_end) {
-    accel_detail::run_save_kernel<T>
-        <<<grid_, accel_detail::threads, 0, stream_>>>(v, hist_[0].data(), hist_[1].data(), hist_[2].data(),
-                                                       n_, st, state_.data(), every, aitken ? 1 : 0, run_end);
+    const rre_slots<T> rre = mode == pagerank_accel::rre ? window(every) : rre_slots<T>{};
+    accel_detail::run_save_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
+        v, hist_[0].data(), hist_[1].data(), hist_[2].data(), rre, n_, st, state_.data(), every,
+        mode == pagerank_accel::aitken ? 1 : 0, run_end);
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel run_save_kernel");
   }
 
   // After step `every` of a run: the safeguard (auto: the idle stop), then
   // r = the extrapolation (or r unchanged when skipped).
   void launch_extrapolate(pagerank_accel mode, int every, const accel_vec<T>& v, pagerank_state* st) {
-    const bool gated = mode == pagerank_accel::automatic;
+    const bool gated = mode == pagerank_accel::automatic || mode == pagerank_accel::rre;
     accel_detail::check_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
         hist_[3].data(), v, n_, st, state_.data(), gated ? every : 0);
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel check_kernel");
+    if (mode == pagerank_accel::rre) {
+      switch (accel::rre_window(every)) {
+        case 3:
+          return launch_rre<3>(v, st);
+        case 4:
+          return launch_rre<4>(v, st);
+        case 5:
+          return launch_rre<5>(v, st);
+        case 6:
+          return launch_rre<6>(v, st);
+        case 7:
+          return launch_rre<7>(v, st);
+        default:
+          return launch_rre<8>(v, st);
+      }
+    }
     const bool aitken = mode == pagerank_accel::aitken;
     if (aitken) {
       accel_detail::sums_kernel<T><<<grid_, accel_detail::threads, 0, stream_>>>(
@@ -355,17 +478,35 @@ class accel_buffers {
   accel_state* state() { return state_.data(); }
   // x_{k-3+which} of the run (the spmv pull's update kernel writes them itself).
   T* history(int which) { return hist_[which].data(); }
-  std::size_t device_bytes() const { return 4 * hist_[0].bytes() + state_.bytes() + 2 * scratch_bytes; }
+  std::size_t device_bytes() const {
+    return 4 * hist_[0].bytes() + state_.bytes() + 2 * scratch_bytes + window_.bytes() +
+           (rre_scratch_ ? rre_scratch_bytes : 0);
+  }
 
  private:
   static constexpr std::size_t scratch_bytes =
       cuda::reduction_scratch::max_blocks * cuda::reduction_scratch::max_values * sizeof(double);
+  static constexpr std::size_t rre_scratch_bytes =
+      cuda::reduction_scratch::max_blocks * accel_detail::accel_rre_values * sizeof(double);
+
+  template <int W>
+  void launch_rre(const accel_vec<T>& v, pagerank_state* st) {
+    accel_detail::rre_dots_kernel<T, W><<<grid_, accel_detail::threads, 0, stream_>>>(
+        window_.data(), v, n_, st, state_.data(), rre_scratch_->partials(), rre_scratch_->counter());
+    PERRON_CUDA_CHECK_LAUNCH("pagerank accel rre_dots_kernel");
+    accel_detail::rre_write_kernel<T, W>
+        <<<grid_, accel_detail::threads, 0, stream_>>>(window_.data(), v, n_, st, state_.data());
+    PERRON_CUDA_CHECK_LAUNCH("pagerank accel rre_write_kernel");
+  }
+
   index_t n_;
   cudaStream_t stream_;
   unsigned grid_ = 1;
   cuda::device_buffer<T> hist_[4];  // x_{k-3}, x_{k-2}, x_{k-1}; x_k kept by the last extrapolation
   cuda::device_buffer<accel_state> state_;
   cuda::reduction_scratch scratch_a_, scratch_b_;
+  cuda::device_buffer<T> window_;                         // rre: x_{k-W} .. x_{k-1}, n apart
+  std::unique_ptr<cuda::reduction_scratch> rre_scratch_;  // rre: room for its sums
 };
 
 }  // namespace perron::pagerank_gpu

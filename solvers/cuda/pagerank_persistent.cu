@@ -100,18 +100,24 @@ constexpr int ex_batch = 4;  // a thread's loads in flight before its stores (sa
 
 // Whether step k's end saves an iterate or ends a run (the only steps whose
 // end calls extrapolate_step).
-__device__ __forceinline__ bool ex_due(int every, int k) {
+__device__ __forceinline__ bool ex_due(int every, int rre_w, int k) {
   const int at = k % every;
-  return at == 0 || accel::run_slot(at, every, false) >= 0;
+  return at == 0 || (rre_w ? accel::rre_slot(at, every) : accel::run_slot(at, every, false)) >= 0;
 }
+
+// rre's sums a chunk writes: the Gram matrix of W differences and W masses,
+// at most 44, in groups of rre_group (one butterfly each), rounded up.
+constexpr int rre_group = 8;
+constexpr int rre_sum_slots =
+    (accel::rre_sums(accel::rre_max_window) + accel::rre_max_window + rre_group - 1) / rre_group * rre_group;
 
 // A block's copy of the extrapolation's bookkeeping (accel_state's fields
 // that a launch reads and changes); every block holds the same values.
 struct ex_book {
-  double dangling[3];  // of the saved x_{k-3}, x_{k-2}, x_{k-1}
+  double dangling[accel::rre_max_window];  // of the saved x_{k-3}, x_{k-2}, x_{k-1} (rre: x_{k-W} ..)
   double residual_1, residual_before, rate1;
-  double totals[8];
-  double w[3];
+  double totals[rre_sum_slots];  // the quadratic's 8 sums, rre's up to 44
+  double w[accel::rre_max_window];
   double new_dangling;
   int check, idle, disabled, extrapolations, go;
 };
@@ -141,7 +147,7 @@ template <class T>
 __device__ __forceinline__ void load_book(ex_book& bk, const persistent_extrapolation<T>& ex, bool fresh) {
   if (!ex.every || threadIdx.x != 0) return;
   const accel_state a = fresh ? accel_state{} : *ex.ac;
-  for (int j = 0; j < 3; ++j) bk.dangling[j] = a.dangling[j];
+  for (int j = 0; j < accel::rre_max_window; ++j) bk.dangling[j] = a.dangling[j];
   bk.residual_1 = a.residual_1;
   bk.residual_before = a.residual_before;
   bk.rate1 = a.rate1;
@@ -158,7 +164,7 @@ __device__ __forceinline__ void store_book(const ex_book& bk, const persistent_e
                                            int rank) {
   if (rank != 0 || threadIdx.x != 0) return;
   accel_state& a = *ex.ac;
-  for (int j = 0; j < 3; ++j) a.dangling[j] = bk.dangling[j];
+  for (int j = 0; j < accel::rre_max_window; ++j) a.dangling[j] = bk.dangling[j];
   a.residual_1 = bk.residual_1;
   a.residual_before = bk.residual_before;
   a.rate1 = bk.rate1;
@@ -272,7 +278,7 @@ __device__ __noinline__ void save_iterate(const persistent_extrapolation<T>& ex,
                                           double dangling) {
   const long long first = static_cast<long long>(team.rank()) * step_threads + threadIdx.x;
   const long long stride = static_cast<long long>(team.size()) * step_threads;
-  T* __restrict__ h = ex.hist[which];
+  T* __restrict__ h = ex.rre_w ? ex.window + static_cast<long long>(which) * n : ex.hist[which];
   for (long long base = first; base < n; base += ex_batch * stride) {
     T v[ex_batch];
 #pragma unroll
@@ -285,7 +291,7 @@ __device__ __noinline__ void save_iterate(const persistent_extrapolation<T>& ex,
   }
   if (threadIdx.x == 0) {  // read by thread 0 only, at the run's end
     bk.dangling[which] = dangling;
-    if (which == 2) bk.residual_1 = residual;
+    if (which == (ex.rre_w ? ex.rre_w - 1 : 2)) bk.residual_1 = residual;
   }
   store_book(bk, ex, team.rank());
 }
@@ -294,6 +300,11 @@ template <class Team, class T>
 __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>& ex, ex_book& bk, Team team,
                                                T* xk, const index_t* __restrict__ deg, index_t n,
                                                double residual, double dangling, double alpha, double tol);
+template <class Team, class T>
+__device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolation<T>& ex, ex_book& bk,
+                                                   Team team, T* xk, const index_t* __restrict__ deg,
+                                                   index_t n, double residual, double dangling, double alpha,
+                                                   double tol);
 
 template <class Team, class T>
 __device__ __forceinline__ double extrapolate_step(const persistent_extrapolation<T>& ex, ex_book& bk,
@@ -302,12 +313,159 @@ __device__ __forceinline__ double extrapolate_step(const persistent_extrapolatio
                                                    double dangling, double alpha, double tol) {
   if (!(residual >= tol) || k >= max_iter || bk.disabled) return -1.0;
   const int s = k % ex.every;
-  const int which = accel::run_slot(s, ex.every, false);
+  const int which = ex.rre_w ? accel::rre_slot(s, ex.every) : accel::run_slot(s, ex.every, false);
   if (which >= 0) {
     save_iterate(ex, bk, team, xk, n, which, residual, dangling);
     return -1.0;
   }
-  return s == 0 ? extrapolate_run(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol) : -1.0;
+  if (s != 0) return -1.0;
+  return ex.rre_w ? extrapolate_run_rre(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol)
+                  : extrapolate_run(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol);
+}
+
+// auto's idle stop for the extrapolation that started the run ending here,
+// then its gate, in every block alike (bk.go says whether to extrapolate).
+template <class T>
+__device__ __forceinline__ void gate_run(const persistent_extrapolation<T>& ex, ex_book& bk, int rank,
+                                         double residual, double tol) {
+  __syncthreads();  // every thread of the block has read bk.disabled
+  if (threadIdx.x == 0) {
+    if (ex.gated && bk.check) {  // auto's idle stop, for the extrapolation that started this run
+      bk.check = 0;
+      bk.idle = accel::extrapolation_idle(residual, bk.residual_before, bk.rate1, ex.every) ? bk.idle + 1 : 0;
+      if (bk.idle >= accel::idle_to_stop) bk.disabled = 1;
+    }
+    bk.go = !bk.disabled && (!ex.gated || accel::extrapolation_pays(residual, bk.residual_1, tol));
+    store_book(bk, ex, rank);
+  }
+  __syncthreads();
+}
+
+// One of rre's sums (solvers/pagerank_accel.hpp's order: the Gram matrix of
+// the differences u, then the masses m) for one vertex; 0 past them.
+__device__ __forceinline__ double rre_term(const double (&u)[accel::rre_max_window],
+                                           const double (&m)[accel::rre_max_window], int k, int w) {
+  const int gram = accel::rre_sums(w);
+  if (k >= gram) return k - gram < w ? m[k - gram] : 0.0;
+  int p = 0;
+  for (int row = w; k >= row; --row) {
+    k -= row;
+    ++p;
+  }
+  return u[p] * u[p + k];
+}
+
+// rre at a run's end (pagerank_accel.hpp; the quadratic's extrapolate_run
+// with the window's W + 1 iterates): its sums over the same fixed chunks, in
+// groups of rre_group, the chunks' slots summed by every block in the same
+// order, the weights, x_k replaced in place.
+template <class Team, class T>
+__device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolation<T>& ex, ex_book& bk,
+                                                   Team team, T* xk, const index_t* __restrict__ deg,
+                                                   index_t n, double residual, double dangling, double alpha,
+                                                   double tol) {
+  constexpr unsigned full = 0xffffffffu;
+  const int rank = team.rank(), blocks = team.size();
+  const int w = ex.rre_w;
+  const int sums = accel::rre_sums(w) + w;
+  const auto chunks = static_cast<index_t>((static_cast<long long>(n) + ex_chunk - 1) / ex_chunk);
+  const auto x_at = [&](long long i) -> T { return Team::local_x ? xk[i] : __ldcg(xk + i); };
+  const long long first = static_cast<long long>(rank) * step_threads + threadIdx.x;
+  const long long stride = static_cast<long long>(blocks) * step_threads;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  gate_run(ex, bk, rank, residual, tol);
+  if (!bk.go) return -1.0;
+  __shared__ double red[step_warps][rre_group];
+  for (index_t c = rank; c < chunks; c += blocks) {
+    static_assert(ex_per_thread == 1, "one vertex a thread");
+    const long long i = static_cast<long long>(c) * ex_chunk + threadIdx.x;
+    double u[accel::rre_max_window] = {}, m[accel::rre_max_window] = {};
+    if (i < n) {
+      const index_t d = __ldg(deg + i);
+      const double wt = d > 0 ? static_cast<double>(d) : 1.0;  // the iterates in r = w x
+      double before = wt * static_cast<double>(__ldcg(ex.window + i));
+      for (int j = 1; j <= w; ++j) {
+        const double x =
+            wt * static_cast<double>(j < w ? __ldcg(ex.window + static_cast<long long>(j) * n + i) : x_at(i));
+        u[j - 1] = x - before;
+        m[j - 1] = x;
+        before = x;
+      }
+    }
+    for (int g = 0; g < sums; g += rre_group) {
+      double v[rre_group];
+#pragma unroll
+      for (int t = 0; t < rre_group; ++t) v[t] = rre_term(u, m, g + t, w);
+#pragma unroll
+      for (int t = 0; t < rre_group; ++t)
+        for (int off = 16; off > 0; off >>= 1) v[t] += __shfl_xor_sync(full, v[t], off);
+      if (lane == 0)
+#pragma unroll
+        for (int t = 0; t < rre_group; ++t) red[warp][t] = v[t];
+      __syncthreads();
+      if (warp < rre_group) {
+        double t = red[lane][warp];
+        for (int off = 16; off > 0; off >>= 1) t += __shfl_xor_sync(full, t, off);
+        if (lane == 0) ex.partials[rre_sum_slots * static_cast<std::size_t>(c) + g + warp] = t;
+      }
+      __syncthreads();
+    }
+  }
+  team.sync();  // every chunk's sums written
+  for (int k = warp; k < sums; k += step_warps) {
+    double t = 0;
+    for (index_t c = lane; c < chunks; c += 32)
+      t += __ldcg(ex.partials + rre_sum_slots * static_cast<std::size_t>(c) + k);
+    for (int off = 16; off > 0; off >>= 1) t += __shfl_xor_sync(full, t, off);
+    if (lane == 0) bk.totals[k] = t;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const accel::rre_weights e =
+        accel::rre_extrapolation(bk.totals, bk.totals + accel::rre_sums(w), w, alpha);
+    bk.go = e.ok ? 1 : 0;
+    if (e.ok) {
+      for (int j = 0; j < w; ++j) bk.w[j] = e.w[j];
+      bk.residual_before = residual;
+      bk.rate1 = bk.residual_1 > 0.0 ? residual / bk.residual_1 : 0.0;
+      bk.check = 1;
+      // The new r's dangling mass: the same combination of the iterates' masses.
+      double nd = e.w[w - 1] * dangling;
+      for (int j = 0; j + 1 < w; ++j) nd += e.w[j] * bk.dangling[j + 1];
+      bk.new_dangling = nd;
+      ++bk.extrapolations;
+    }
+    store_book(bk, ex, rank);
+  }
+  __syncthreads();
+  if (!bk.go) return -1.0;
+  // x_k = w_0 x_{k-W+1} + ... + w_{W-1} x_k over from, from + step, ...
+  const auto combine = [&](long long from, long long step) {
+    for (long long base = from; base < n; base += ex_batch * step) {
+      double acc[ex_batch];
+#pragma unroll
+      for (int q = 0; q < ex_batch; ++q)
+        acc[q] = base + q * step < n ? bk.w[w - 1] * static_cast<double>(x_at(base + q * step)) : 0.0;
+      for (int j = 1; j < w; ++j) {
+        const T* __restrict__ h = ex.window + static_cast<long long>(j) * n;
+        const double wj = bk.w[j - 1];
+#pragma unroll
+        for (int q = 0; q < ex_batch; ++q)
+          if (base + q * step < n) acc[q] += wj * static_cast<double>(__ldcg(h + base + q * step));
+      }
+#pragma unroll
+      for (int q = 0; q < ex_batch; ++q)
+        if (base + q * step < n) xk[base + q * step] = static_cast<T>(acc[q]);
+    }
+  };
+  if constexpr (Team::local_x) {
+    combine(threadIdx.x, step_threads);
+    __syncthreads();
+  } else {
+    combine(first, stride);
+    team.sync();  // the new x_k written before any block gathers it
+  }
+  return bk.new_dangling;
 }
 
 template <class Team, class T>
@@ -321,17 +479,7 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
   const long long first = static_cast<long long>(rank) * step_threads + threadIdx.x;
   const long long stride = static_cast<long long>(blocks) * step_threads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  __syncthreads();  // every thread of the block has read bk.disabled
-  if (threadIdx.x == 0) {
-    if (ex.gated && bk.check) {  // auto's idle stop, for the extrapolation that started this run
-      bk.check = 0;
-      bk.idle = accel::extrapolation_idle(residual, bk.residual_before, bk.rate1, ex.every) ? bk.idle + 1 : 0;
-      if (bk.idle >= accel::idle_to_stop) bk.disabled = 1;
-    }
-    bk.go = !bk.disabled && (!ex.gated || accel::extrapolation_pays(residual, bk.residual_1, tol));
-    store_book(bk, ex, rank);
-  }
-  __syncthreads();
+  gate_run(ex, bk, rank, residual, tol);
   if (!bk.go) return -1.0;
   // The sums of pagerank_accel.cuh's dots_kernel (add_quadratic_terms), in
   // r = w x (w: out-degree, 1 if dangling).
@@ -496,7 +644,7 @@ __global__ void __launch_bounds__(step_threads, 1)
         close_step(st, make_double2(residual, dangling), progress, 0, 0);
       }
       if constexpr (X) {
-        if (ex_due(ex.every, k)) break;
+        if (ex_due(ex.every, ex.rre_w, k)) break;
       }
       // The same bits in every block: every block leaves after the same step.
       if (residual < p.tol || k >= p.last) {
@@ -886,7 +1034,7 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
     grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
     ++k;
     if constexpr (X) {
-      if (ex_due(ex.every, k)) {
+      if (ex_due(ex.every, ex.rre_w, k)) {
         first = false;
         break;
       }
@@ -1202,7 +1350,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       ++k;
       if (me == 0 && threadIdx.x == 0) launch_params::report_step(progress, k, residual);
       if constexpr (X) {
-        if (ex_due(ex.every, k)) break;
+        if (ex_due(ex.every, ex.rre_w, k)) break;
       }
       // The same bits in every thread of the cluster: all leave after the same step.
       if (residual < p.tol || k >= p.last) {
@@ -1332,7 +1480,8 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   max_cluster_bytes_ = static_cast<std::size_t>(
       std::max<long long>(0, static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)));
   n_ = fused_.args().n;
-  ex_partials_ = cuda::device_buffer<double>(8 * ((static_cast<std::size_t>(n_) + ex_chunk - 1) / ex_chunk));
+  ex_partials_ =
+      cuda::device_buffer<double>(rre_sum_slots * ((static_cast<std::size_t>(n_) + ex_chunk - 1) / ex_chunk));
   if (clusters && 2 * cluster_layout<T>::x_entries(n_) * sizeof(T) < max_cluster_bytes_) {
     max_cluster_ = 16;
     for (auto kernel : {persistent_cluster<T, false>, persistent_cluster<T, true>}) {

@@ -91,6 +91,8 @@ namespace perron::pagerank_gpu {
 template <class T>
 struct persistent_extrapolation {
   T* hist[3] = {nullptr, nullptr, nullptr};  // x_{k-3}, x_{k-2}, x_{k-1} (accel_buffers::history)
+  T* window = nullptr;                       // rre: x_{k-W} .. x_{k-1}, n apart (accel_buffers::window)
+  int rre_w = 0;                             // rre: W; 0: quadratic
   accel_state* ac = nullptr;                 // kept between launches; the host reads the counters
   double* partials = nullptr;                // the chunks' sums (persistent_pull's)
   int every = 0;                             // --accelerate-every
@@ -221,7 +223,7 @@ class persistent_pull {
   // barrier's count and the launch's blocks left: zero between launches (leave_launch).
   cuda::device_buffer<cuda::detail::fixed60> acc_;
   cuda::device_buffer<int4> cut_;            // cluster mode: {row, first slice, last slice, out-degree}
-  cuda::device_buffer<double> ex_partials_;  // the extrapolation's sums, 8 per chunk of vertices
+  cuda::device_buffer<double> ex_partials_;  // the extrapolation's sums, up to 48 per chunk of vertices
 };
 
 }  // namespace perron::pagerank_gpu

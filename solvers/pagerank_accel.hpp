@@ -241,14 +241,28 @@ struct rre_weights {
   bool ok = false;
 };
 
+// d_i . d_j with d_i = u_i - u_last, from the Gram matrix g of the u's.
+template <int W>
+constexpr double rre_h(const double (&g)[W][W], int i, int j, int last) {
+  return g[i][j] - g[i][last] - g[last][j] + g[last][last];
+}
+
+// Loops over the window, unrolled in device code so that its small arrays
+// stay in registers: a thread's dependent loads from local memory made the
+// weights of one extrapolation cost tens of microseconds on the H200.
+#if defined(__CUDA_ARCH__)
+#define PERRON_ACCEL_UNROLL _Pragma("unroll")
+#else
+#define PERRON_ACCEL_UNROLL
+#endif
+
 // The quadratic extrapolation from the window's last four iterates, its sums
 // taken from the differences' Gram matrix g: with a, b, c = W-3, W-2, W-1,
 // y_1 = u_a, y_2 = u_a + u_b, y_3 = u_a + u_b + u_c. used = 0 marks it.
-constexpr rre_weights rre_quadratic(const double (&g)[rre_max_window][rre_max_window], const double* mass,
-                                    int w, double alpha) {
+template <int W>
+constexpr rre_weights rre_quadratic(const double (&g)[W][W], const double* mass, double alpha) {
   rre_weights out;
-  if (w < 3) return out;
-  const int a = w - 3, b = w - 2, c = w - 1;
+  constexpr int a = W - 3, b = W - 2, c = W - 1;
   const double a11 = g[a][a], a12 = g[a][a] + g[a][b], a22 = g[a][a] + 2.0 * g[a][b] + g[b][b];
   const double b1 = g[a][a] + g[a][b] + g[a][c];
   const double b2 = g[a][a] + 2.0 * g[a][b] + g[b][b] + g[a][c] + g[b][c];
@@ -262,11 +276,6 @@ constexpr rre_weights rre_quadratic(const double (&g)[rre_max_window][rre_max_wi
   return out;
 }
 
-// d_i . d_j with d_i = u_i - u_last, from the Gram matrix g of the u's.
-constexpr double rre_h(const double (&g)[rre_max_window][rre_max_window], int i, int j, int last) {
-  return g[i][j] - g[i][last] - g[last][j] + g[last][last];
-}
-
 // From the sums G (rre_pair order) and the masses s_j of x_{k-W+j+1}; where
 // no difference is left, or a weight is past the bound, the quadratic
 // (rre_quadratic) instead.
@@ -278,72 +287,120 @@ constexpr double rre_h(const double (&g)[rre_max_window][rre_max_window], int i,
 // d_i . d_j = G_ij - G_iL - G_Lj + G_LL and b_i = d_i . u_L = G_iL - G_LL.
 // The columns are taken newest first (the last iterates carry the least of
 // the fast modes), each only when its part orthogonal to those taken is at
-// least rre_drop of its own length (L D L^T, a column at a time): a column in
-// the span of the others changes nothing in a least-squares problem, and
-// with fewer modes than W (or a mode decayed to rounding) such columns are
-// rounding only. On one hub's swing (one mode) this is the quadratic's
-// one-mode fit on the last iterates; the oldest first took 17-22 steps
-// where that takes 11 (hub:1000:200).
-constexpr rre_weights rre_extrapolation(const double* gram, const double* mass, int w, double alpha) {
+// least rre_drop of its own length (L D L^T, a column at a time; a column
+// left out keeps a zero row and a zero unknown): a column in the span of the
+// others changes nothing in a least-squares problem, and with fewer modes
+// than W (or a mode decayed to rounding) such columns are rounding only. On
+// one hub's swing (one mode) this is the quadratic's one-mode fit on the last
+// iterates; the oldest first took 17-22 steps where that takes 11
+// (hub:1000:200).
+template <int W>
+constexpr rre_weights rre_extrapolation_of(const double* gram, const double* mass, double alpha) {
+  static_assert(W >= 3 && W <= rre_max_window, "rre's window");
   rre_weights out;
-  if (w < 3 || w > rre_max_window) return out;
-  double g[rre_max_window][rre_max_window] = {};
-  for (int p = 0; p < w; ++p)
-    for (int q = p; q < w; ++q) {
-      g[p][q] = g[q][p] = gram[rre_pair(p, q, w)];
-      if (!finite(g[p][q])) return out;
-    }
-  const int last = w - 1;
-  // Column t of the factor is difference col[t] (newest first among those kept).
-  int col[rre_max_window] = {};
-  double l[rre_max_window][rre_max_window] = {}, d[rre_max_window] = {};
+  constexpr int last = W - 1, m = W - 1;
+  double g[W][W] = {};
+  bool finite_sums = true;
+  PERRON_ACCEL_UNROLL
+  for (int p = 0; p < W; ++p) PERRON_ACCEL_UNROLL
+  for (int q = p; q < W; ++q) {
+    g[p][q] = g[q][p] = gram[rre_pair(p, q, W)];
+    finite_sums = finite_sums && finite(g[p][q]);
+  }
+  if (!finite_sums) return out;
+  // Unknown t is difference last - 1 - t (newest first).
+  double h[m][m] = {}, b[m] = {};
+  PERRON_ACCEL_UNROLL
+  for (int t = 0; t < m; ++t) {
+    b[t] = g[last - 1 - t][last] - g[last][last];
+    PERRON_ACCEL_UNROLL
+    for (int s = 0; s < m; ++s) h[t][s] = rre_h(g, last - 1 - t, last - 1 - s, last);
+  }
+  double l[m][m] = {}, d[m] = {};
+  bool kept[m] = {};
   int c = 0;
-  for (int i = last - 1; i >= 0; --i) {
-    const double own = rre_h(g, i, i, last);
-    if (!(own > 0.0)) continue;
-    // The new row of L against the columns taken, and the Schur complement.
-    double row[rre_max_window] = {};
-    double v = own;
-    for (int t = 0; t < c; ++t) {
-      double u = rre_h(g, i, col[t], last);
-      for (int s = 0; s < t; ++s) u -= row[s] * l[t][s] * d[s];
-      row[t] = u / d[t];
-      v -= row[t] * row[t] * d[t];
+  PERRON_ACCEL_UNROLL
+  for (int t = 0; t < m; ++t) {
+    double v = h[t][t];
+    const double own = v;
+    PERRON_ACCEL_UNROLL
+    for (int s = 0; s < t; ++s) {
+      double u = h[t][s];
+      PERRON_ACCEL_UNROLL
+      for (int r = 0; r < s; ++r) u -= l[t][r] * l[s][r] * d[r];
+      l[t][s] = kept[s] ? u / d[s] : 0.0;
+      v -= l[t][s] * l[t][s] * d[s];
     }
-    if (!(v >= rre_drop * rre_drop * own)) continue;
-    for (int t = 0; t < c; ++t) l[c][t] = row[t];
-    d[c] = v;
-    col[c++] = i;
+    kept[t] = own > 0.0 && v >= rre_drop * rre_drop * own;
+    d[t] = kept[t] ? v : 1.0;
+    if (!kept[t]) PERRON_ACCEL_UNROLL
+    for (int s = 0; s < t; ++s) l[t][s] = 0.0;
+    c += kept[t] ? 1 : 0;
   }
-  if (c == 0) return rre_quadratic(g, mass, w, alpha);
-  double z[rre_max_window] = {};
-  for (int i = 0; i < c; ++i) {
-    double v = -(g[col[i]][last] - g[last][last]);
-    for (int t = 0; t < i; ++t) v -= l[i][t] * z[t];
-    z[i] = v;
+  if (c == 0) return rre_quadratic<W>(g, mass, alpha);
+  double z[m] = {};  // L y = -b, then z = D^-1 y, then L^T beta = z (in place)
+  PERRON_ACCEL_UNROLL
+  for (int t = 0; t < m; ++t) {
+    double v = -b[t];
+    PERRON_ACCEL_UNROLL
+    for (int s = 0; s < t; ++s) v -= l[t][s] * z[s];
+    z[t] = kept[t] ? v : 0.0;
   }
-  for (int i = 0; i < c; ++i) z[i] /= d[i];
-  for (int i = c - 1; i >= 0; --i)
-    for (int t = i + 1; t < c; ++t) z[i] -= l[t][i] * z[t];
+  PERRON_ACCEL_UNROLL
+  for (int t = 0; t < m; ++t) z[t] /= d[t];
+  PERRON_ACCEL_UNROLL
+  for (int t = m - 1; t >= 0; --t) {
+    PERRON_ACCEL_UNROLL
+    for (int s = t + 1; s < m; ++s) z[t] -= l[s][t] * z[s];
+    if (!kept[t]) z[t] = 0.0;
+  }
   const double bound = 2.0 / ((1.0 - alpha) * (1.0 - alpha));
-  double gamma[rre_max_window] = {};
+  double gamma[W] = {};
   gamma[last] = 1.0;
-  for (int i = 0; i < c; ++i) {
-    if (!(abs_of(z[i]) <= bound)) return rre_quadratic(g, mass, w, alpha);
-    gamma[col[i]] = z[i];
-    gamma[last] -= z[i];
+  bool bounded = true;
+  PERRON_ACCEL_UNROLL
+  for (int t = 0; t < m; ++t) {
+    bounded = bounded && abs_of(z[t]) <= bound;
+    gamma[last - 1 - t] = z[t];
+    gamma[last] -= z[t];
   }
-  if (!(abs_of(gamma[last]) <= bound)) return rre_quadratic(g, mass, w, alpha);
+  if (!bounded || !(abs_of(gamma[last]) <= bound)) return rre_quadratic<W>(g, mass, alpha);
   double total = 0.0;
-  for (int j = 0; j < w; ++j) total += gamma[j] * mass[j];
-  if (!finite(total) || total == 0.0) return rre_quadratic(g, mass, w, alpha);
-  for (int j = 0; j < w; ++j) {
+  PERRON_ACCEL_UNROLL
+  for (int j = 0; j < W; ++j) total += gamma[j] * mass[j];
+  if (!finite(total) || total == 0.0) return rre_quadratic<W>(g, mass, alpha);
+  bool finite_weights = true;
+  PERRON_ACCEL_UNROLL
+  for (int j = 0; j < W; ++j) {
     out.w[j] = gamma[j] / total;
-    if (!finite(out.w[j])) return rre_quadratic(g, mass, w, alpha);
+    finite_weights = finite_weights && finite(out.w[j]);
   }
+  if (!finite_weights) return rre_quadratic<W>(g, mass, alpha);
   out.used = c + 1;
   out.ok = true;
   return out;
 }
+
+// The same for a window known at run time (W = 3 .. rre_max_window).
+constexpr rre_weights rre_extrapolation(const double* gram, const double* mass, int w, double alpha) {
+  switch (w) {
+    case 3:
+      return rre_extrapolation_of<3>(gram, mass, alpha);
+    case 4:
+      return rre_extrapolation_of<4>(gram, mass, alpha);
+    case 5:
+      return rre_extrapolation_of<5>(gram, mass, alpha);
+    case 6:
+      return rre_extrapolation_of<6>(gram, mass, alpha);
+    case 7:
+      return rre_extrapolation_of<7>(gram, mass, alpha);
+    case 8:
+      return rre_extrapolation_of<8>(gram, mass, alpha);
+    default:
+      return rre_weights{};
+  }
+}
+
+#undef PERRON_ACCEL_UNROLL
 
 }  // namespace perron::accel

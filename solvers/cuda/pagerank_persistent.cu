@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cub/block/block_scan.cuh>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/cuda/check.cuh"
@@ -341,18 +343,41 @@ __device__ __forceinline__ void gate_run(const persistent_extrapolation<T>& ex, 
   __syncthreads();
 }
 
-// One of rre's sums (solvers/pagerank_accel.hpp's order: the Gram matrix of
-// the differences u, then the masses m) for one vertex; 0 past them.
-__device__ __forceinline__ double rre_term(const double (&u)[accel::rre_max_window],
-                                           const double (&m)[accel::rre_max_window], int k, int w) {
-  const int gram = accel::rre_sums(w);
-  if (k >= gram) return k - gram < w ? m[k - gram] : 0.0;
+// rre's sums in the largest window's layout: the Gram matrix of
+// rre_max_window differences (accel::rre_pair order), then the masses; a
+// smaller window's differences past W are zero, and thread 0 takes its own
+// layout out of these. Every index a constant after unrolling: the values
+// stay in registers.
+struct rre_sum_place {
+  int p, q;  // u_p u_q; q < 0: the mass m_p (p < 0: past the sums)
+};
+constexpr rre_sum_place rre_place(int k) {
+  constexpr int w = accel::rre_max_window;
+  if (k >= accel::rre_sums(w)) return {k - accel::rre_sums(w) < w ? k - accel::rre_sums(w) : -1, -1};
   int p = 0;
   for (int row = w; k >= row; --row) {
     k -= row;
     ++p;
   }
-  return u[p] * u[p + k];
+  return {p, p + k};
+}
+template <int K>
+__device__ __forceinline__ double rre_term(const double (&u)[accel::rre_max_window],
+                                           const double (&m)[accel::rre_max_window]) {
+  constexpr rre_sum_place at = rre_place(K);
+  if constexpr (at.q >= 0)
+    return u[at.p] * u[at.q];
+  else if constexpr (at.p >= 0)
+    return m[at.p];
+  else
+    return 0.0;
+}
+template <int G, int... T>
+__device__ __forceinline__ void rre_group_terms(double (&v)[rre_group],
+                                                const double (&u)[accel::rre_max_window],
+                                                const double (&m)[accel::rre_max_window],
+                                                std::integer_sequence<int, T...>) {
+  ((v[T] = rre_term<G + T>(u, m)), ...);
 }
 
 // rre at a run's end (pagerank_accel.hpp; the quadratic's extrapolate_run
@@ -367,7 +392,6 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
   constexpr unsigned full = 0xffffffffu;
   const int rank = team.rank(), blocks = team.size();
   const int w = ex.rre_w;
-  const int sums = accel::rre_sums(w) + w;
   const auto chunks = static_cast<index_t>((static_cast<long long>(n) + ex_chunk - 1) / ex_chunk);
   const auto x_at = [&](long long i) -> T { return Team::local_x ? xk[i] : __ldcg(xk + i); };
   const long long first = static_cast<long long>(rank) * step_threads + threadIdx.x;
@@ -384,18 +408,20 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
       const index_t d = __ldg(deg + i);
       const double wt = d > 0 ? static_cast<double>(d) : 1.0;  // the iterates in r = w x
       double before = wt * static_cast<double>(__ldcg(ex.window + i));
-      for (int j = 1; j <= w; ++j) {
-        const double x =
-            wt * static_cast<double>(j < w ? __ldcg(ex.window + static_cast<long long>(j) * n + i) : x_at(i));
-        u[j - 1] = x - before;
-        m[j - 1] = x;
-        before = x;
-      }
-    }
-    for (int g = 0; g < sums; g += rre_group) {
-      double v[rre_group];
 #pragma unroll
-      for (int t = 0; t < rre_group; ++t) v[t] = rre_term(u, m, g + t, w);
+      for (int j = 1; j <= accel::rre_max_window; ++j)
+        if (j <= w) {
+          const double x = wt * static_cast<double>(
+                                    j < w ? __ldcg(ex.window + static_cast<long long>(j) * n + i) : x_at(i));
+          u[j - 1] = x - before;
+          m[j - 1] = x;
+          before = x;
+        }
+    }
+    const auto group = [&](auto g) {
+      constexpr int G = decltype(g)::value;
+      double v[rre_group];
+      rre_group_terms<G>(v, u, m, std::make_integer_sequence<int, rre_group>{});
 #pragma unroll
       for (int t = 0; t < rre_group; ++t)
         for (int off = 16; off > 0; off >>= 1) v[t] += __shfl_xor_sync(full, v[t], off);
@@ -406,13 +432,20 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
       if (warp < rre_group) {
         double t = red[lane][warp];
         for (int off = 16; off > 0; off >>= 1) t += __shfl_xor_sync(full, t, off);
-        if (lane == 0) ex.partials[rre_sum_slots * static_cast<std::size_t>(c) + g + warp] = t;
+        if (lane == 0) ex.partials[rre_sum_slots * static_cast<std::size_t>(c) + G + warp] = t;
       }
       __syncthreads();
-    }
+    };
+    static_assert(rre_sum_slots == 6 * rre_group, "six groups");
+    group(std::integral_constant<int, 0>{});
+    group(std::integral_constant<int, rre_group>{});
+    group(std::integral_constant<int, 2 * rre_group>{});
+    group(std::integral_constant<int, 3 * rre_group>{});
+    group(std::integral_constant<int, 4 * rre_group>{});
+    group(std::integral_constant<int, 5 * rre_group>{});
   }
   team.sync();  // every chunk's sums written
-  for (int k = warp; k < sums; k += step_warps) {
+  for (int k = warp; k < rre_sum_slots; k += step_warps) {
     double t = 0;
     for (index_t c = lane; c < chunks; c += 32)
       t += __ldcg(ex.partials + rre_sum_slots * static_cast<std::size_t>(c) + k);
@@ -421,8 +454,14 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    const accel::rre_weights e =
-        accel::rre_extrapolation(bk.totals, bk.totals + accel::rre_sums(w), w, alpha);
+    // The window's own layout (accel::rre_pair for W) out of the largest's.
+    constexpr int most = accel::rre_max_window;
+    double sums[accel::rre_sums(most) + most];
+    for (int p = 0; p < w; ++p) {
+      for (int q = p; q < w; ++q) sums[accel::rre_pair(p, q, w)] = bk.totals[accel::rre_pair(p, q, most)];
+      sums[accel::rre_sums(w) + p] = bk.totals[accel::rre_sums(most) + p];
+    }
+    const accel::rre_weights e = accel::rre_extrapolation(sums, sums + accel::rre_sums(w), w, alpha);
     bk.go = e.ok ? 1 : 0;
     if (e.ok) {
       for (int j = 0; j < w; ++j) bk.w[j] = e.w[j];

@@ -20,6 +20,12 @@
 //         normal equations' five sums, two deterministic grid reductions) and write_kernel (r = w0 x_{k-2} +
 //         w1 x_{k-1} + w2 x_k); aitken: sums_kernel (sum of x* and its dangling part) and write_kernel (r =
 //         x* / sum); write_kernel keeps x_k for the safeguard.
+// rre (solvers/pagerank_accel.hpp): the run's last W = min(8, P - 1) iterates
+// in one buffer of 8 n (its slots written as the quadratic's are, from step
+// P - W), then check_kernel (the idle stop), rre_dots_kernel (the differences'
+// Gram matrix and the masses, one grid reduction of up to 44 sums, the
+// weights behind auto's gate) and rre_write_kernel (r = the combination of
+// the window's last W iterates).
 // The dangling mass of the new r, which the next step needs, comes without a
 // pass of its own: for quadratic from the masses saved with the iterates (the
 // combination is linear), for aitken from the sums kernel.

@@ -48,8 +48,8 @@
 // rows cut by slice ends are finished by every block from partials written
 // into every block (pagerank_persistent.cu has the step).
 //
-// --accelerate quadratic and auto (the default): the kernel extrapolates itself, with the formulas, gate and
-// idle stop of solvers/pagerank_accel.hpp and the run structure of the fused pull's (pagerank_accel.cuh),
+// --accelerate quadratic, auto (the default) and rre: the kernel extrapolates itself, with the formulas, gate
+// and idle stop of solvers/pagerank_accel.hpp and the run structure of the fused pull's (pagerank_accel.cuh),
 // without a launch or a host sync: after the barrier that ends step k,
 //   k = every - 3, every - 2, every - 1 of a run: x_k copied into the run's
 //     saves (a grid-stride pass; nothing reads them before the run's end);
@@ -64,8 +64,10 @@
 // updated by every block alike; block 0 keeps the record in accel_state for
 // the next launch (a check-every batch) and for the host. Cost of a run
 // beyond its steps: three copies of n values, two passes over four vectors,
-// one or two barriers. Aitken's per-vertex extrapolation runs on the fused
-// pull's steps (pagerank_cuda says so).
+// one or two barriers. rre the same way over its window (W saves from step
+// every - W, its sums in six groups of 8 over the same chunks, a combination
+// of W iterates). Aitken's per-vertex extrapolation runs on the fused pull's
+// steps (pagerank_cuda says so).
 //
 // Deterministic: a row's sum has a fixed order (the fused pull's), and the
 // residual and dangling sums are integers, so a solve gives the same bits on

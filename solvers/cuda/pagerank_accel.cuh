@@ -39,6 +39,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "core/cuda/check.cuh"
 #include "core/cuda/reduce.cuh"
@@ -53,12 +55,13 @@ namespace perron::pagerank_gpu {
 
 // Device-resident record of the extrapolation, beside pagerank_state.
 struct accel_state {
-  double dangling[accel::rre_max_window];   // sum_{j dangling} of the saved x_{k-3}, x_{k-2}, x_{k-1}
-                                            // (rre: of the window's x_{k-W} .. x_{k-1})
-  double w[accel::rre_max_window];          // quadratic: weights of x_{k-2}, x_{k-1}, x_k (rre: of
-                                            // x_{k-W+1} .. x_k)
-  double first[4];                          // quadratic: the first reduction's totals, for the second
-  double scale;                             // aitken: 1 / sum_i x*(i)
+  double dangling[accel::rre_max_window];  // sum_{j dangling} of the saved x_{k-3}, x_{k-2}, x_{k-1}
+                                           // (rre: of the window's x_{k-W} .. x_{k-1})
+  double w[accel::rre_max_window];         // quadratic: weights of x_{k-2}, x_{k-1}, x_k (rre: of
+                                           // x_{k-W+1} .. x_k)
+  double first[4];                         // quadratic: the first reduction's totals, for the second
+  double rre_sums[accel::rre_sums(accel::rre_max_window) + accel::rre_max_window];  // rre: Gram, masses
+  double scale;                                                                     // aitken: 1 / sum_i x*(i)
   double residual_before, dangling_before;  // of x_k, for the safeguard
   double residual_1;                        // auto: the residual when x_{k-1} was saved
   double rate1;                             // auto: residual_k / residual_{k-1} before its extrapolation
@@ -236,53 +239,154 @@ __global__ void __launch_bounds__(threads)
   });
 }
 
-// rre (solvers/pagerank_accel.hpp): the Gram matrix of the window's W
-// differences u_j = x_{k-W+j+1} - x_{k-W+j} (in r = w x) and the masses of
-// x_{k-W+1} .. x_k, in one grid reduction, then the weights from them, behind
-// auto's gate (uniform over the grid).
-template <class T, int W>
-__global__ void __launch_bounds__(threads)
-    rre_dots_kernel(const T* __restrict__ window, accel_vec<T> v, index_t n, pagerank_state* st,
-                    accel_state* ac, double* partials, unsigned* counter) {
-  constexpr int S = accel::rre_sums(W) + W;
-  if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reduction
-  if (!accel::extrapolation_pays(st->residual, ac->residual_1, st->tol)) {
-    if (blockIdx.x == 0 && threadIdx.x == 0) ac->apply = 0;
-    return;
+// rre's sum k (accel::rre_pair order, then the masses) as its two factors:
+// u_p u_q, or the mass m_p where q < 0, or nothing where p < 0.
+struct rre_factors {
+  int p, q;
+};
+template <int W>
+constexpr rre_factors rre_factors_of(int k) {
+  if (k >= accel::rre_sums(W)) return {k - accel::rre_sums(W) < W ? k - accel::rre_sums(W) : -1, -1};
+  int p = 0;
+  for (int row = W; k >= row; --row) {
+    k -= row;
+    ++p;
   }
-  const T* __restrict__ r = v.at(st);
-  double s[S];
-#pragma unroll
-  for (int k = 0; k < S; ++k) s[k] = 0.0;
-  PERRON_ACCEL_FOR(i, n) {
+  return {p, p + k};
+}
+
+constexpr int rre_groups = 4;  // the sums split among warps: k = g, g + 4, ... for warp group g
+
+// Warp group G's running sums over the vertices from `first` by `stride`
+// (every index a constant: the factors and sums stay in registers).
+template <class T, int W, int G, int... Ts>
+__device__ __forceinline__ void rre_group_sums(const T* __restrict__ window, const accel_vec<T>& v,
+                                               const T* __restrict__ r, index_t n, long long first,
+                                               long long stride, double (&acc)[sizeof...(Ts)],
+                                               std::integer_sequence<int, Ts...>) {
+  for (long long i = first; i < n; i += stride) {
     const double w = v.weight(i);  // the iterates in r
     double x[W + 1];
 #pragma unroll
     for (int j = 0; j < W; ++j) x[j] = w * static_cast<double>(window[static_cast<long long>(j) * n + i]);
     x[W] = w * static_cast<double>(r[i]);
-    int at = 0;
-#pragma unroll
-    for (int p = 0; p < W; ++p)
-#pragma unroll
-      for (int q = p; q < W; ++q) s[at++] += (x[p + 1] - x[p]) * (x[q + 1] - x[q]);
-#pragma unroll
-    for (int j = 1; j <= W; ++j) s[at++] += x[j];
+    const auto term = [&](auto k) -> double {
+      constexpr rre_factors f = rre_factors_of<W>(decltype(k)::value);
+      if constexpr (f.p < 0)
+        return 0.0;
+      else if constexpr (f.q < 0)
+        return x[f.p + 1];
+      else
+        return (x[f.p + 1] - x[f.p]) * (x[f.q + 1] - x[f.q]);
+    };
+    ((acc[Ts] += term(std::integral_constant<int, G + Ts * rre_groups>{})), ...);
   }
-  grid_reduce<S, sum_op, threads, accel_rre_values>(s, partials, counter, [=](const double(&t)[S]) {
-    const accel::rre_weights e = accel::rre_extrapolation(t, t + accel::rre_sums(W), W, st->alpha);
-    for (int j = 0; j < W; ++j) ac->w[j] = e.w[j];
-    ac->apply = e.ok ? 1 : 0;
-    if (e.ok) {
-      ac->residual_before = st->residual;
-      ac->rate1 = ac->residual_1 > 0.0 ? st->residual / ac->residual_1 : 0.0;
-      ac->check = 1;
-      // The new r's dangling mass: the same combination of the iterates' masses.
-      double dangling = e.w[W - 1] * st->dangling;
-      for (int j = 0; j + 1 < W; ++j) dangling += e.w[j] * ac->dangling[j + 1];
-      st->dangling = dangling;
-      ++ac->extrapolations;
-    }
-  });
+}
+
+// rre (solvers/pagerank_accel.hpp): the Gram matrix of the window's W
+// differences u_j = x_{k-W+j+1} - x_{k-W+j} (in r = w x) and the masses of
+// x_{k-W+1} .. x_k, then the weights from them, behind auto's gate (uniform
+// over the grid). The sums are split among four groups of warps (warp w sums
+// k = w % 4, + 4, ...): each warp loads its 32 vertices' W + 1 values
+// (coalesced; the other groups' warps of the block read the same lines,
+// mostly from L1) and keeps its 11 sums in registers. (One thread holding all
+// 44 sums took 165 registers, one block an SM, and 148 us on web:1048576's 9
+// vectors of 4 MB, a quarter of the bandwidth; a shared-memory tile a block
+// with warps summing its products, 97 us; the quadratic's dots_kernel takes
+// 30.) The block's sums then go to `partials` (sum k of block b at k *
+// max_blocks + b) and the last block adds them in block order (the same bits
+// on every run) into the state's rre_sums, from which rre_weights_kernel
+// takes the weights.
+template <class T, int W>
+__global__ void __launch_bounds__(threads)
+    rre_dots_kernel(const T* __restrict__ window, accel_vec<T> v, index_t n, pagerank_state* st,
+                    accel_state* ac, double* partials, unsigned* counter) {
+  constexpr int S = accel::rre_sums(W) + W;
+  constexpr int per_warp = (S + rre_groups - 1) / rre_groups;
+  constexpr int warps = threads / 32;
+  constexpr int rows = warps / rre_groups;  // warps of a group in a block: each its 32 vertices
+  static_assert(S <= threads && warps % rre_groups == 0, "a thread a sum at the end; whole groups");
+  if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reduction
+  if (!accel::extrapolation_pays(st->residual, ac->residual_1, st->tol)) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) ac->apply = 0;
+    return;
+  }
+  __shared__ double warp_sum[warps][per_warp];
+  __shared__ bool last;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, group = warp % rre_groups;
+  double acc[per_warp];
+#pragma unroll
+  for (int t = 0; t < per_warp; ++t) acc[t] = 0.0;
+  const T* __restrict__ r = v.at(st);
+  const long long first = (static_cast<long long>(blockIdx.x) * rows + warp / rre_groups) * 32 + lane;
+  const long long stride = static_cast<long long>(gridDim.x) * rows * 32;
+  const auto seq = std::make_integer_sequence<int, per_warp>{};
+  switch (group) {  // uniform over the warp
+    case 0:
+      rre_group_sums<T, W, 0>(window, v, r, n, first, stride, acc, seq);
+      break;
+    case 1:
+      rre_group_sums<T, W, 1>(window, v, r, n, first, stride, acc, seq);
+      break;
+    case 2:
+      rre_group_sums<T, W, 2>(window, v, r, n, first, stride, acc, seq);
+      break;
+    default:
+      rre_group_sums<T, W, 3>(window, v, r, n, first, stride, acc, seq);
+      break;
+  }
+#pragma unroll
+  for (int t = 0; t < per_warp; ++t) {
+    for (int off = 16; off > 0; off >>= 1) acc[t] += __shfl_xor_sync(0xffffffffu, acc[t], off);
+    if (lane == 0) warp_sum[warp][t] = acc[t];
+  }
+  __syncthreads();
+  if (threadIdx.x < S) {  // sum k: its group's warps, in order
+    const int k = threadIdx.x;
+    double t = 0.0;
+    for (int g = k % rre_groups; g < warps; g += rre_groups) t += warp_sum[g][k / rre_groups];
+    partials[k * cuda::reduction_scratch::max_blocks + blockIdx.x] = t;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();  // partials visible device-wide before the ticket is taken
+    last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  if (threadIdx.x < S) {
+    double t = 0.0;
+    for (unsigned b = 0; b < gridDim.x; ++b)
+      t += __ldcg(partials + threadIdx.x * cuda::reduction_scratch::max_blocks + b);
+    ac->rre_sums[threadIdx.x] = t;
+  }
+  if (threadIdx.x == 0) {
+    *counter = 0u;
+    ac->apply = 1;  // rre_weights_kernel decides
+  }
+}
+
+// rre's weights from rre_dots_kernel's sums, one thread (its own launch: in
+// rre_dots_kernel the weights' registers, 108 a thread, left two blocks an SM
+// for the pass over the window).
+template <int W>
+__global__ void rre_weights_kernel(pagerank_state* st, accel_state* ac) {
+  if (st->done || ac->disabled || !ac->apply) return;
+  const accel::rre_weights e =
+      accel::rre_extrapolation_of<W>(ac->rre_sums, ac->rre_sums + accel::rre_sums(W), st->alpha);
+  for (int j = 0; j < W; ++j) ac->w[j] = e.w[j];
+  ac->apply = e.ok ? 1 : 0;
+  if (e.ok) {
+    ac->residual_before = st->residual;
+    ac->rate1 = ac->residual_1 > 0.0 ? st->residual / ac->residual_1 : 0.0;
+    ac->check = 1;
+    // The new r's dangling mass: the same combination of the iterates' masses.
+    double dangling = e.w[W - 1] * st->dangling;
+    for (int j = 0; j + 1 < W; ++j) dangling += e.w[j] * ac->dangling[j + 1];
+    st->dangling = dangling;
+    ++ac->extrapolations;
+  }
 }
 
 // r = w_0 x_{k-W+1} + ... + w_{W-1} x_k, rounded to T once.
@@ -500,6 +604,8 @@ class accel_buffers {
     accel_detail::rre_dots_kernel<T, W><<<grid_, accel_detail::threads, 0, stream_>>>(
         window_.data(), v, n_, st, state_.data(), rre_scratch_->partials(), rre_scratch_->counter());
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel rre_dots_kernel");
+    accel_detail::rre_weights_kernel<W><<<1, 1, 0, stream_>>>(st, state_.data());
+    PERRON_CUDA_CHECK_LAUNCH("pagerank accel rre_weights_kernel");
     accel_detail::rre_write_kernel<T, W>
         <<<grid_, accel_detail::threads, 0, stream_>>>(window_.data(), v, n_, st, state_.data());
     PERRON_CUDA_CHECK_LAUNCH("pagerank accel rre_write_kernel");

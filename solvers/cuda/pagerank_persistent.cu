@@ -325,6 +325,22 @@ __device__ __forceinline__ double extrapolate_step(const persistent_extrapolatio
                   : extrapolate_run(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol);
 }
 
+// x_k replaced by `combine` over the team's share (from first, by stride),
+// then a barrier: in the cluster mode every block its whole copy (the saves
+// of every block are visible after the team's barrier before it; a block's
+// step reads only its own copy) and the block's barrier.
+template <class Team, class Combine>
+__device__ __forceinline__ void combine_in_team(Team team, Combine combine, long long first,
+                                                long long stride) {
+  if constexpr (Team::local_x) {
+    combine(threadIdx.x, static_cast<long long>(step_threads));
+    __syncthreads();
+  } else {
+    combine(first, stride);
+    team.sync();  // the new x_k written before any block gathers it
+  }
+}
+
 // auto's idle stop for the extrapolation that started the run ending here,
 // then its gate, in every block alike (bk.go says whether to extrapolate).
 template <class T>
@@ -497,13 +513,7 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
         if (base + q * step < n) xk[base + q * step] = static_cast<T>(acc[q]);
     }
   };
-  if constexpr (Team::local_x) {
-    combine(threadIdx.x, step_threads);
-    __syncthreads();
-  } else {
-    combine(first, stride);
-    team.sync();  // the new x_k written before any block gathers it
-  }
+  combine_in_team(team, combine, first, stride);
   return bk.new_dangling;
 }
 
@@ -614,15 +624,7 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
                              w2 * static_cast<double>(r[u]));
     }
   };
-  if constexpr (Team::local_x) {
-    // Every block its whole copy (the saves of every block are visible after
-    // the team's barrier above); a block's step reads only its own copy.
-    combine(threadIdx.x, step_threads);
-    __syncthreads();
-  } else {
-    combine(first, stride);
-    team.sync();  // the new x_k written before any block gathers it
-  }
+  combine_in_team(team, combine, first, stride);
   return bk.new_dangling;
 }
 

@@ -112,7 +112,9 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     arc counts once). device: "auto", "cpu" or "cuda"; precision: "float" or "double"
     (reductions are in double either way). Not converging within max_iter is reported
     in info.converged, not raised. accelerate: "auto" (quadratic where the residual's
-    rate says the solve has more than a few steps left), "none", "quadratic" or "aitken", an
+    rate says the solve has more than a few steps left), "none", "quadratic", "aitken" or "rre"
+    (reduced rank extrapolation over the last 8 differences, behind auto's rules: fewer steps
+    than auto on slowly mixing graphs, a dearer run), an
     extrapolation after every accelerate_every plain steps (fewer steps where mixing is slow;
     convergence is still decided by a plain step, so the result meets tol as without it;
     info.extrapolations counts those applied). The solve releases the GIL.

@@ -232,6 +232,21 @@ constexpr int rre_slot(int step, int every) {
 // Index of G_pq (p <= q) among the W (W + 1) / 2 sums, row by row.
 constexpr int rre_pair(int p, int q, int w) { return p * w - p * (p - 1) / 2 + (q - p); }
 constexpr int rre_sums(int w) { return w * (w + 1) / 2; }
+// Sum k of a window of w's sums (the Gram matrix in rre_pair order, then the
+// masses) as its factors: u_p u_q, or the mass of x_{k-w+p+1} where q < 0;
+// p < 0 past the sums. The GPU's sums kernels take their terms from it.
+struct rre_factors {
+  int p, q;
+};
+constexpr rre_factors rre_factors_of(int k, int w) {
+  if (k >= rre_sums(w)) return {k - rre_sums(w) < w ? k - rre_sums(w) : -1, -1};
+  int p = 0;
+  for (int row = w; k >= row; --row) {
+    k -= row;
+    ++p;
+  }
+  return {p, p + k};
+}
 
 // The weights of x_{k-W+1}, ..., x_k (w[0 .. W-1]), dividing by the
 // combination's mass as the quadratic does; ok false: use the quadratic.

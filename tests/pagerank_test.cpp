@@ -325,6 +325,18 @@ TEST(pagerank_accel_rules, RreWindow) {
   for (int p = 0; p < 8; ++p)
     for (int q = p; q < 8; ++q) EXPECT_EQ(accel::rre_pair(p, q, 8), at++) << p << " " << q;
   EXPECT_EQ(at, accel::rre_sums(8));
+  for (int w = 3; w <= 8; ++w) {  // the GPU kernels' terms: rre_factors_of inverts rre_pair
+    for (int p = 0; p < w; ++p)
+      for (int q = p; q < w; ++q) {
+        const accel::rre_factors f = accel::rre_factors_of(accel::rre_pair(p, q, w), w);
+        EXPECT_TRUE(f.p == p && f.q == q) << w << ": " << p << " " << q;
+      }
+    for (int j = 0; j < w; ++j) {
+      const accel::rre_factors f = accel::rre_factors_of(accel::rre_sums(w) + j, w);
+      EXPECT_TRUE(f.p == j && f.q < 0) << w << ": mass " << j;
+    }
+    EXPECT_LT(accel::rre_factors_of(accel::rre_sums(w) + w, w).p, 0);
+  }
 }
 
 // x_j = x* + sum_i c_i lambda_i^j v_i: the window's differences and masses,

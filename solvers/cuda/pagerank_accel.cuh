@@ -239,22 +239,6 @@ __global__ void __launch_bounds__(threads)
   });
 }
 
-// rre's sum k (accel::rre_pair order, then the masses) as its two factors:
-// u_p u_q, or the mass m_p where q < 0, or nothing where p < 0.
-struct rre_factors {
-  int p, q;
-};
-template <int W>
-constexpr rre_factors rre_factors_of(int k) {
-  if (k >= accel::rre_sums(W)) return {k - accel::rre_sums(W) < W ? k - accel::rre_sums(W) : -1, -1};
-  int p = 0;
-  for (int row = W; k >= row; --row) {
-    k -= row;
-    ++p;
-  }
-  return {p, p + k};
-}
-
 constexpr int rre_groups = 4;  // the sums split among warps: k = g, g + 4, ... for warp group g
 
 // Warp group G's running sums over the vertices from `first` by `stride`
@@ -271,7 +255,7 @@ __device__ __forceinline__ void rre_group_sums(const T* __restrict__ window, con
     for (int j = 0; j < W; ++j) x[j] = w * static_cast<double>(window[static_cast<long long>(j) * n + i]);
     x[W] = w * static_cast<double>(r[i]);
     const auto term = [&](auto k) -> double {
-      constexpr rre_factors f = rre_factors_of<W>(decltype(k)::value);
+      constexpr accel::rre_factors f = accel::rre_factors_of(decltype(k)::value, W);
       if constexpr (f.p < 0)
         return 0.0;
       else if constexpr (f.q < 0)

@@ -364,23 +364,10 @@ __device__ __forceinline__ void gate_run(const persistent_extrapolation<T>& ex, 
 // smaller window's differences past W are zero, and thread 0 takes its own
 // layout out of these. Every index a constant after unrolling: the values
 // stay in registers.
-struct rre_sum_place {
-  int p, q;  // u_p u_q; q < 0: the mass m_p (p < 0: past the sums)
-};
-constexpr rre_sum_place rre_place(int k) {
-  constexpr int w = accel::rre_max_window;
-  if (k >= accel::rre_sums(w)) return {k - accel::rre_sums(w) < w ? k - accel::rre_sums(w) : -1, -1};
-  int p = 0;
-  for (int row = w; k >= row; --row) {
-    k -= row;
-    ++p;
-  }
-  return {p, p + k};
-}
 template <int K>
 __device__ __forceinline__ double rre_term(const double (&u)[accel::rre_max_window],
                                            const double (&m)[accel::rre_max_window]) {
-  constexpr rre_sum_place at = rre_place(K);
+  constexpr accel::rre_factors at = accel::rre_factors_of(K, accel::rre_max_window);
   if constexpr (at.q >= 0)
     return u[at.p] * u[at.q];
   else if constexpr (at.p >= 0)

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/text_input.hpp"
 
 namespace perron::io {
@@ -252,6 +253,16 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
   const std::uint64_t ids_seen = 2 * static_cast<std::uint64_t>(edges);
   id_ranks ranks;
   ranks.bitmap = edges > 0 && el.max_id / 64 < ids_seen / 4 + 1024;
+  // The renumbering's arrays beside the edges' 16 bytes an edge: the distinct
+  // ids (up to 16 bytes an edge; sorted, or from a bitmap of 16 bytes per 64
+  // ids of the range) and the first new index array (4) at the peak, then the
+  // values (8) once the old ids are freed: about 36 bytes an edge in all,
+  // checked before any of it is allocated (a file whose parse fitted could
+  // still fill the host here).
+  const double held = 16.0 * double(edges);
+  check_host_memory_holding(
+      held + 20.0 * double(edges) + (ranks.bitmap ? 16.0 * double(el.max_id / 64 + 1) : 0.0), held,
+      name + ": renumbering the vertex ids of its " + std::to_string(edges) + " edges");
   if (ranks.bitmap)
     rank_by_bitmap(el, name, threads, ranks, ids);
   else if (edges > 0)

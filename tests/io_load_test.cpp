@@ -238,7 +238,19 @@ TEST_F(io_load, ValidTextLargerThanMemoryIsRefusedWhileParsing) {
   ::setenv("PERRON_MEMORY_LIMIT", "30000000", 1);
   refused(write("sym.mtx", sym),
           "parsing on past 1000000 entries (up to 2000000 with their mirrored entries)");
+  // A SNAP edge list of hashed ids (10^6 edges, 26 MB of text): its text and
+  // its edges fit, the renumbering of its ids (36 bytes an edge) does not.
+  std::string hashed;
+  std::uint64_t h = 1;
+  for (int k = 0; k < 1000000; ++k) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    hashed += std::to_string(h >> 24) + "\t" + std::to_string((h >> 8) & 0xffffffffffull) + "\n";
+  }
+  const std::string snap = write("hashed.txt", hashed);
+  ::setenv("PERRON_MEMORY_LIMIT", "35000000", 1);
+  refused(snap, "renumbering the vertex ids of its 1000000 edges");
   ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_EQ(io::load_matrix(snap).matrix.nnz(), 1000000u);
   // Without the limit they load.
   EXPECT_EQ(io::load_matrix(plain).matrix.nnz(), 3000000u);
   EXPECT_EQ(io::load_matrix(path("sym.mtx")).matrix.nnz(), 2000000u);

@@ -280,6 +280,17 @@ case $mode in
         --device cpu --no-cache -o "$dir/out.tsv" : -np 1 env PERRON_MEMORY_LIMIT=1000 "$pr" data/cage8.mtx \
         --device cpu --no-cache -o "$dir/out.tsv"
     fi
+    # A SNAP list of 10^6 hashed ids (26 MB) whose parts parse within the last rank's memory
+    # (35 MB) but whose renumbering (every rank holds the 2 * 10^6 distinct ids) does not: every
+    # rank stops, with one line naming it (was unchecked until PageRank's own check).
+    if [ "$np" -gt 1 ]; then
+      awk 'BEGIN { srand(1); for (i = 0; i < 1000000; ++i)
+                   printf "%.0f\t%.0f\n", int(rand() * 1099511627776), int(rand() * 1099511627776) }' \
+        >"$dir/hashed.txt"
+      expect_failure 65 "${prefix}$dir/hashed.txt: renumbering the vertex ids of its 1000000 edges" \
+        "${mpirun[@]}" -np "$last" "$pr" "$dir/hashed.txt" --device cpu --no-cache -o "$dir/out.tsv" : \
+        -np 1 env PERRON_MEMORY_LIMIT=35000000 "$pr" "$dir/hashed.txt" --device cpu --no-cache -o "$dir/out.tsv"
+    fi
     # --gpus is one process's GPUs: refused under mpirun with several ranks.
     if [ "$np" -gt 1 ]; then
       expect_failure 64 "--gpus drives the GPUs of one process" "${mpirun[@]}" -np "$np" "$pr" data/cage8.mtx \

@@ -11,6 +11,7 @@
 
 #include "apps/common/timer.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/archive.hpp"
 #include "io/cache.hpp"
 #include "io/matrix_market.hpp"
@@ -227,6 +228,18 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& 
     mine.insert(mine.end(), part.dst.begin(), part.dst.end());
     std::sort(mine.begin(), mine.end());
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+  });
+  // Every rank then holds all the distinct ids, and a second list while it
+  // merges another rank's: up to 16 bytes a distinct id (at most the ranks'
+  // lists together) beside its edges and its own list (32 bytes a local
+  // edge), checked before the merge allocates (a file whose parts parsed
+  // within the memory could still fill a host here).
+  const std::uint64_t distinct_bound = dist::total_sum(mine.size());
+  dist::phase([&] {
+    const double held = 32.0 * double(part.src.size());
+    check_host_memory_holding(held + 16.0 * double(distinct_bound), held,
+                              path + ": renumbering the vertex ids of its " + std::to_string(edges) +
+                                  " edges (every rank holds the distinct ids)");
   });
   for (int p = 0; p < world.size(); ++p) {
     std::vector<std::int64_t> theirs;

@@ -58,12 +58,10 @@ __device__ __forceinline__ void block_reduce(double (&v)[K], double* smem /* K *
 // at most reduction_scratch::max_blocks blocks of `threads` threads. The last
 // block to finish calls finish(totals) in its thread 0 and re-arms the counter.
 // Must be reached by every thread of every block (no early return before it).
-// capacity: the sums partials has room for (reduction_scratch(capacity)).
-template <int K, class Op, int threads = block_size, int capacity = reduction_scratch::max_values,
-          class Finish>
+template <int K, class Op, int threads = block_size, class Finish>
 __device__ __forceinline__ void grid_reduce(double (&v)[K], double* partials, unsigned* counter,
                                             Finish finish) {
-  static_assert(K <= capacity, "too many simultaneous reductions for the scratch");
+  static_assert(K <= reduction_scratch::max_values, "too many simultaneous reductions");
   __shared__ double smem[K * (threads / 32)];
   __shared__ bool last;
   block_reduce<K, Op, threads>(v, smem);

@@ -22,10 +22,12 @@
 //         x* / sum); write_kernel keeps x_k for the safeguard.
 // rre (solvers/pagerank_accel.hpp): the run's last W = min(8, P - 1) iterates
 // in one buffer of 8 n (its slots written as the quadratic's are, from step
-// P - W), then check_kernel (the idle stop), rre_dots_kernel (the differences'
-// Gram matrix and the masses, one grid reduction of up to 44 sums, the
-// weights behind auto's gate) and rre_write_kernel (r = the combination of
-// the window's last W iterates).
+// P - W), then check_kernel (the idle stop), rre_dots_kernel (behind auto's
+// gate: the differences' Gram matrix and the masses, up to 44 sums in one
+// deterministic reduction), rre_weights_kernel (one thread: the weights) and
+// rre_write_kernel (r = the combination of the window's last W iterates):
+// W n values written by the saves, W + 1 n read by the sums, W n read and n
+// written by the combination.
 // The dangling mass of the new r, which the next step needs, comes without a
 // pass of its own: for quadratic from the masses saved with the iterates (the
 // combination is linear), for aitken from the sums kernel.

@@ -1,44 +1,52 @@
 // Profile files (io/profile.hpp).
 #include "io/profile.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.hpp"
+#include "io/text_input.hpp"
 
 namespace perron::io {
 
 std::vector<double> read_profile(const std::string& path, std::size_t expected) {
+  // Read whole by the text readers' read_file: a device or pipe is checked for
+  // text and read within the memory free, so --ic file:/dev/zero is refused at
+  // once (std::getline of its one endless line filled the host), and .gz works.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw io_error(path, "is a directory, not a profile file");
-  std::ifstream in(path);
-  if (!in) throw io_error(path, "cannot open the profile file");
+  const detail::text_buffer text = detail::read_file(path, 1);
   std::vector<double> v;
-  v.reserve(expected);
-  std::string line;
-  std::uint64_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    const std::size_t hash = line.find('#');
-    if (hash != std::string::npos) line.resize(hash);
-    std::istringstream words(line);
-    std::string w;
-    while (words >> w) {
-      char* end = nullptr;
-      const double x = std::strtod(w.c_str(), &end);
-      if (end != w.c_str() + w.size() || !std::isfinite(x))
-        throw parse_error(path, line_no, "'" + w + "' is not a finite number");
+  v.reserve(std::min<std::size_t>(expected, text.size() / 2 + 1));  // a value takes 2 bytes at least
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  std::uint64_t line_no = 1;
+  const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  while (p != end) {
+    if (*p == '\n') {
+      ++line_no;
+      ++p;
+    } else if (is_space(*p)) {
+      ++p;
+    } else if (*p == '#') {
+      while (p != end && *p != '\n') ++p;
+    } else {
+      const char* t = p;
+      while (p != end && *p != '\n' && *p != '#' && !is_space(*p)) ++p;
+      const std::string w(t, p);
+      char* stop = nullptr;
+      const double x = std::strtod(w.c_str(), &stop);
+      if (stop != w.c_str() + w.size() || !std::isfinite(x))
+        throw parse_error(path, line_no, detail::quote_token(t, p) + " is not a finite number");
       if (expected && v.size() == expected)
         throw dimension_error(path + ": more than N = " + std::to_string(expected) +
                               " values (one per grid point)");
       v.push_back(x);
     }
   }
-  if (in.bad()) throw io_error(path, "read error");
   if (expected && v.size() != expected)
     throw dimension_error(path + ": " + std::to_string(v.size()) + " values, but the grid has N = " +
                           std::to_string(expected) + " points (one value per point)");

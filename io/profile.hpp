@@ -14,7 +14,8 @@ namespace perron::io {
 // > 0 the file must hold exactly that many: dimension_error otherwise (raised
 // at the first value too many, before the rest is read). Throws io_error
 // (unreadable, or a directory) and parse_error with the file and line for a
-// token that is not a finite number.
+// token that is not a finite number, or for a device or pipe that starts with
+// binary data (/dev/zero: refused at once, not read until memory runs out).
 std::vector<double> read_profile(const std::string& path, std::size_t expected = 0);
 
 }  // namespace perron::io

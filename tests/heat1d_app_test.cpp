@@ -151,6 +151,7 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--json ''", 64, "--json needs a value"},
       {"--bc ''", 64, "--bc needs a value"},
       {"--ic file:/nonexistent/u0.txt", 66, "/nonexistent/u0.txt"},
+      {"--ic file:/dev/zero", 65, "/dev/zero:1: binary data"},  // was read until memory ran out
   };
   for (const auto& c : cases) {
     const outcome o = run("--device cpu " + c.args);

@@ -62,6 +62,25 @@ TEST_F(profile_file, BadTokensAreParseErrorsWithFileAndLine) {
   EXPECT_THROW(read_profile(write("glued.txt", "1 2x 3 4"), 4), parse_error);
 }
 
+// A device of binary data is refused at line 1 at once: it was read as one
+// endless line by std::getline until the host ran out of memory.
+TEST_F(profile_file, BinaryDeviceIsRefusedAtLineOne) {
+  try {
+    read_profile("/dev/zero", 101);
+    FAIL() << "accepted /dev/zero";
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 1u);
+    EXPECT_NE(std::string(e.what()).find("binary data"), std::string::npos) << e.what();
+  }
+  try {
+    read_profile(write("nul.txt", std::string("1 2\n3\0004 5\n", 10)), 5);
+    FAIL() << "accepted a NUL byte";
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_NE(std::string(e.what()).find("\\x00"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(profile_file, MissingFilesAndDirectoriesAreIoErrors) {
   EXPECT_THROW(read_profile((dir_ / "missing.txt").string()), io_error);
   EXPECT_THROW(read_profile(dir_.string()), io_error);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <utility>
@@ -676,12 +677,22 @@ pattern_rows power_law(index_t n, std::uint64_t m, double gamma, const draw_targ
                        }));
 }
 
+// hub:N:M's draws, N - 1 spokes and M uniform arcs; invalid_argument where
+// their sum passes 2^64 (it wrapped: hub:10:18446744073709551610 was 3 draws,
+// a graph of 3 links generated and solved without a word).
+std::uint64_t hub_draws(std::uint64_t n, std::uint64_t m, const std::string& spec) {
+  const std::uint64_t spokes = n > 0 ? n - 1 : 0;
+  if (m > std::numeric_limits<std::uint64_t>::max() - spokes)
+    throw invalid_argument("synthetic matrix '" + spec + "': N - 1 + M arcs pass 2^64");
+  return spokes + m;
+}
+
 // hub:N:M — every vertex but 0 links to vertex 0 (N - 1 arcs: one row of P^T
 // holds them all), plus M uniform arcs as in er:N:M.
 pattern_rows hub(index_t n, std::uint64_t m, const draw_target& to, const std::string& spec) {
   const auto un = static_cast<std::uint32_t>(n);
   const std::uint64_t spokes = static_cast<std::uint64_t>(n) - 1;
-  return rows_of_draws(n, spokes + m, to, spec, each_draw([=](std::uint64_t e) {
+  return rows_of_draws(n, hub_draws(n, m, spec), to, spec, each_draw([=](std::uint64_t e) {
                          if (e < spokes) return arc(static_cast<std::uint32_t>(e + 1), 0);
                          stream_rng g = draw_stream(0x4b0b000ULL, e);
                          const std::uint32_t row = g.below(un);
@@ -1054,7 +1065,7 @@ synthetic_size synthetic_graph_size(const std::string& spec) {
   }
   const index_t n = checked_dim(x, spec);
   if (family == "chain") return {n, y == 0 ? 0 : x - (x + y - 1) / y};
-  if (family == "hub") return {n, (x > 0 ? x - 1 : 0) + y};
+  if (family == "hub") return {n, hub_draws(x, y, spec)};
   return {n, y};  // er, powerlaw, dangling, web: N:M
 }
 

@@ -301,6 +301,7 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
                           "grid:100000:100000",
                           "hub:0:5",
                           "hub:10:1:2",
+                          "hub:10:18446744073709551610",  // 9 spokes + M wrapped to 3 arcs
                           "dangling:10:10:1",
                           "dangling:10:10:-0.1",
                           "dangling:10:10",
@@ -314,6 +315,9 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
       EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
     }
   }
+  // The size the apps check memory with, from the spec alone, refuses it too.
+  EXPECT_THROW(io::synthetic_graph_size("hub:10:18446744073709551610"), invalid_argument);
+  EXPECT_EQ(io::synthetic_graph_size("hub:10:18446744073709551606").arcs, ~std::uint64_t{0});
 }
 
 namespace {

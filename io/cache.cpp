@@ -387,7 +387,7 @@ std::optional<loaded_matrix> cache_load(const std::string& source, const cache_o
   const std::string file = dir + "/" + file_name_for(*key);
   threads = detail::thread_count(threads);
 
-  detail::file_descriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  detail::file_descriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return std::nullopt;  // no cache yet: not worth a warning
   auto refuse = [&](const std::string& why) -> std::optional<loaded_matrix> {
     warn("ignoring the cache " + file + " of " + source + ": " + why + "; re-reading the source");
@@ -596,7 +596,7 @@ std::optional<rank_part> rank_cache_load(const std::string& source, const rank_p
   if (dir.empty() || !src) return std::nullopt;
   const std::string file = dir + "/" + part_name_for(*src, key);
   threads = detail::thread_count(threads);
-  detail::file_descriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  detail::file_descriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return std::nullopt;  // none yet
   const auto refuse = [&](const std::string& reason) -> std::optional<rank_part> {
     why = "ignoring the cache " + file + " of " + source + ": " + reason;
@@ -783,6 +783,12 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
   try {
     std::error_code ec;
     fs::create_directories(dir, ec);
+    // output_file writes a pipe or device in place: a FIFO there would block
+    // the run until some reader came (the cache is never worth that).
+    if (const auto st = fs::status(file, ec); !ec && fs::exists(st) && !fs::is_regular_file(st)) {
+      warn(std::string("cannot keep ") + tag + " for " + source + ": " + file + " is not a regular file");
+      return false;
+    }
     output_file out(file);
     out.write(header + text);
     out.commit();

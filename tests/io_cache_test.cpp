@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -394,6 +396,33 @@ TEST_F(io_cache, ForeignSideFilesAreRefusedWithAWarning) {
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(io::side_load(p, opt_.cache, "pull-float").has_value());
   EXPECT_NE(::testing::internal::GetCapturedStderr().find("warning"), std::string::npos);
+}
+
+// A FIFO where a cache file belongs (in a user's --cache-dir) is refused as
+// no regular file, never opened and waited on for a writer: the run hung.
+TEST_F(io_cache, FifosWhereCacheFilesBelongAreRefusedNotWaitedOn) {
+  const std::string p = source("karate.mtx", test::data_dir() + "/karate.mtx");
+  fs::create_directories(opt_.cache.dir);
+  const std::string side = cache_file(p) + ".pull-float";
+  ASSERT_EQ(::mkfifo(cache_file(p).c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo(side.c_str(), 0644), 0);
+  static std::atomic<bool> done{false};
+  std::thread([] {  // a hang fails the suite at once instead of stalling it
+    for (int i = 0; i < 200 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!done) {
+      std::fprintf(stderr, "io_cache: hung on a FIFO in the cache directory\n");
+      std::_Exit(1);
+    }
+  })
+      .detach();
+  const auto [m, err] = load(p);
+  EXPECT_EQ(m.matrix.rows, 34);
+  EXPECT_NE(err.find("not a regular file"), std::string::npos) << err;
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(io::side_store(p, opt_.cache, "pull-float", "x"));
+  EXPECT_FALSE(io::side_load(p, opt_.cache, "pull-float").has_value());
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("is not a regular file"), std::string::npos);
+  done = true;
 }
 
 }  // namespace

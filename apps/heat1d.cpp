@@ -274,19 +274,14 @@ struct plan {
 // No output may be an input (the initial-condition file), nor two outputs one file.
 void check_outputs(const settings& s) {
   const std::vector<std::string> inputs = {s.ic.path};
-  const std::pair<const char*, const std::string*> outputs[] = {{"--output", &s.app.output},
-                                                                {"--snapshot", &s.app.snapshot},
-                                                                {"--json", &s.app.json},
-                                                                {"--plot", &s.app.plot}};
-  for (std::size_t i = 0; i < std::size(outputs); ++i) {
-    const std::string& out = *outputs[i].second;
-    if (out.empty()) continue;
-    io::check_not_an_input(out, inputs, outputs[i].first);
-    for (std::size_t j = 0; j < i; ++j)
-      if (out != "-" && out == *outputs[j].second)
-        throw invalid_argument(std::string(outputs[j].first) + " and " + outputs[i].first +
-                               " name the same file " + out);
-  }
+  const std::vector<std::pair<std::string_view, std::string>> outputs = {{"--output", s.app.output},
+                                                                         {"--snapshot", s.app.snapshot},
+                                                                         {"--json", s.app.json},
+                                                                         {"--plot", s.app.plot}};
+  for (const auto& [option, file] : outputs)
+    if (!file.empty()) io::check_not_an_input(file, inputs, option);
+  // By any spelling: '-o u.tsv --json ./u.tsv' wrote the JSON over the profile.
+  io::check_distinct_outputs(outputs);
 }
 
 heat::device resolve_device(device_choice d, spmv_kernel kernel) {

@@ -300,11 +300,15 @@ void parse_solver_options(pagerank_options& opt, const enum_texts& e) {
 // Every file written must differ from every file read (the data would be
 // lost), and from each other; "-" (standard output) at most once.
 void check_outputs(const settings& s) {
-  const std::vector<std::string> inputs = {s.graph, s.personalize, s.initial};
+  // --sources and --output-matrix too: 'pagerank g.mtx --sources s.txt --output-matrix s.txt' (or
+  // g.mtx) replaced the file read, and '--output r.tsv --plot ./r.tsv' kept only the plot.
+  const std::vector<std::string> inputs = {s.graph, s.personalize, s.initial, s.batched.sources};
+  const std::vector<std::pair<std::string_view, std::string>> outputs = {
+      {"--plot", s.plot}, {"--output", s.output}, {"--output-matrix", s.batched.output_matrix}};
   try {
-    if (!s.output.empty()) io::check_not_an_input(s.output, inputs, "--output");
-    if (!s.plot.empty()) io::check_not_an_input(s.plot, inputs, "--plot");
-    if (!s.plot.empty() && !s.output.empty()) io::check_not_an_input(s.plot, {s.output}, "--plot");
+    for (const auto& [option, file] : outputs)
+      if (!file.empty()) io::check_not_an_input(file, inputs, option);
+    io::check_distinct_outputs(outputs);
   } catch (const invalid_argument& x) {
     throw usage_error(x.what());
   }

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "core/error.hpp"
@@ -182,6 +183,37 @@ void check_not_an_input(const std::string& output, const std::vector<std::string
     if (::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
       throw invalid_argument(std::string(option) + " " + output + " is the input file " + in +
                              "; refusing to overwrite it");
+  }
+}
+
+namespace {
+
+// One file by two names: the same inode where both exist; else the same path
+// once made absolute, with "." / ".." and the links of its existing folders
+// resolved (a new file has no inode yet).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  struct stat sa {
+  }, sb{};
+  const bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb) return false;
+  std::error_code e1, e2;
+  const std::filesystem::path ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, e1), e1);
+  const std::filesystem::path cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, e2), e2);
+  return !e1 && !e2 && ca == cb;
+}
+
+}  // namespace
+
+void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& out = outputs[i].second;
+    if (out.empty() || out == "-") continue;
+    for (std::size_t j = 0; j < i; ++j)
+      if (!outputs[j].second.empty() && outputs[j].second != "-" && same_file(outputs[j].second, out))
+        throw invalid_argument(std::string(outputs[j].first) + " and " + std::string(outputs[i].first) +
+                               " name the same file " + out);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace perron::io {
@@ -61,5 +62,11 @@ void append_integer(std::string& text, long long v);
 // "<option> FILE is the input graph; refusing to overwrite it".
 void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs,
                         std::string_view option);
+
+// invalid_argument when two of `outputs` (option, file; empty: not given)
+// name one file, by any spelling ("r.tsv", "./r.tsv", a link to it), whether
+// it exists yet or not: "<option> and <option> name the same file FILE" (the
+// second write would replace the first's). "-" (standard output) is exempt.
+void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs);
 
 }  // namespace perron::io

@@ -192,9 +192,11 @@ TEST_F(heat1d_app, OutputThatIsAnInputIsRefused) {
   for (int i = 0; i < 11; ++i) u0 += i < 5 ? "1\n" : "0\n";
   std::ofstream(path("u0.txt")) << u0;
   const std::string ic = " --device cpu --N 11 --ic file:" + quote(path("u0.txt"));
-  for (const std::string& opts : {" -o " + quote(path("u0.txt")), " --json " + quote(path("u0.txt")),
-                                  " --plot " + quote(path("u0.txt")),
-                                  " -o " + quote(path("a.tsv")) + " --json " + quote(path("a.tsv"))}) {
+  for (const std::string& opts :
+       {" -o " + quote(path("u0.txt")), " --json " + quote(path("u0.txt")),
+        " --plot " + quote(path("u0.txt")), " -o " + quote(path("a.tsv")) + " --json " + quote(path("a.tsv")),
+        // one new file by two spellings: the JSON was written over the profile
+        " -o " + quote(path("b.tsv")) + " --json " + quote((dir_ / "." / "b.tsv").string())}) {
     const outcome o = run(ic + opts);
     EXPECT_EQ(o.code, 64) << opts << ": " << o.err;
     EXPECT_EQ(o.err_lines(), 1) << o.err;

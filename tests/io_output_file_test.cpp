@@ -259,5 +259,32 @@ TEST_F(OutputFile, AnOutputThatIsAnInputIsRefused) {
   EXPECT_EQ(read(path("graph.mtx")).substr(0, 14), "%%MatrixMarket");
 }
 
+// Two outputs that name one file, existing or not, by any spelling, are
+// refused; "-" and outputs not given are not compared.
+TEST_F(OutputFile, TwoOutputsThatNameOneFileAreRefused) {
+  fs::create_directories(path("sub"));
+  fs::create_directory_symlink(path("sub"), path("alias"));
+  const auto refused = [](const std::string& a, const std::string& b) {
+    try {
+      check_distinct_outputs({{"--output", a}, {"--plot", b}});
+      return std::string();
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_NE(refused(path("r.tsv"), path("r.tsv")).find("--output and --plot name the same file"),
+            std::string::npos);
+  EXPECT_NE(refused(path("r.tsv"), dir_.string() + "/./r.tsv"), "");  // new: by its path
+  EXPECT_NE(refused(path("sub/r.tsv"), path("alias/r.tsv")), "");     // through a folder link
+  EXPECT_NE(refused(path("sub/r.tsv"), path("sub/../sub/r.tsv")), "");
+  write(path("old.tsv"), "x");
+  fs::create_symlink(path("old.tsv"), path("link.tsv"));
+  EXPECT_NE(refused(path("old.tsv"), path("link.tsv")), "");  // existing: by inode
+  EXPECT_EQ(refused(path("r.tsv"), path("s.tsv")), "");
+  EXPECT_EQ(refused("-", "-"), "");
+  EXPECT_EQ(refused("", ""), "");
+  EXPECT_NO_THROW(check_distinct_outputs({{"--output", path("a")}, {"--json", ""}, {"--plot", path("b")}}));
+}
+
 }  // namespace
 }  // namespace perron::io

@@ -134,6 +134,11 @@ TEST_F(pagerank_app, OutputThatIsAnInputIsRefused) {
     EXPECT_EQ(slurp(g), small_mtx);
     EXPECT_EQ(slurp(v), "1 1\n2 1\n");
   }
+  // Two outputs that name one new file by two spellings: the plot was written over the ranks.
+  const outcome o = run({g, "--output", path("r.tsv"), "--plot", (dir_ / "." / "r.tsv").string()});
+  EXPECT_EQ(o.code, 64) << o.err;
+  EXPECT_NE(o.err.find("--plot and --output name the same file"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(path("r.tsv")));
 }
 
 // --output - : standard output holds only the TSV, the summary goes to stderr;

@@ -173,6 +173,29 @@ TEST_F(pagerank_sources_app, ConflictsAreUsageErrors) {
   }
 }
 
+// The sources file and the graph are inputs: an output naming one is refused
+// before anything runs (--output-matrix s.txt replaced the sets it had read,
+// --output-matrix g.mtx the graph), and --output-matrix is no other output.
+TEST_F(pagerank_sources_app, OutputsThatAreInputsAreRefused) {
+  const std::string g_text = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n";
+  const std::string graph = write("g.mtx", g_text);
+  const std::string sources = write("s.txt", "1\n2\n");
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {"--output-matrix", sources},
+           {"--output", sources},
+           {"--output-matrix", graph},
+           {"--output", path("r.tsv"), "--output-matrix", (dir_ / "." / "r.tsv").string()}}) {
+    std::vector<std::string> args{graph, "--sources", sources, "--device", "cpu"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const outcome o = run(args);
+    EXPECT_EQ(o.code, 64) << extra[0] << " " << extra[1] << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_EQ(slurp(sources), "1\n2\n");
+    EXPECT_EQ(slurp(graph), g_text);
+    EXPECT_FALSE(std::filesystem::exists(path("r.tsv")));
+  }
+}
+
 TEST_F(pagerank_sources_app, BenchSourcesOnTheCpu) {
   const std::string graph =
       write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3 1\n3 4\n");

@@ -11,6 +11,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "apps/common/app.hpp"
@@ -118,6 +120,16 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   require_at_least("warmup", s.warmup, 1);
   require_at_least("copy-mib", s.copy_mib, 64);
   if (s.json == "-" && s.csv == "-") throw usage_error("--json and --csv cannot both go to stdout");
+  // Written after the timing: neither may replace a matrix read ('--json=a.mtx a.mtx') or the other.
+  try {
+    const std::vector<std::pair<std::string_view, std::string>> outputs = {{"--json", s.json},
+                                                                           {"--csv", s.csv}};
+    for (const auto& [option, file] : outputs)
+      if (!file.empty()) io::check_not_an_input(file, s.matrices, option);
+    io::check_distinct_outputs(outputs);
+  } catch (const invalid_argument& x) {
+    throw usage_error(x.what());
+  }
   s.check = vm.count("no-check") == 0;
   s.kernels = parse_kernel_list(kernel_args);
   return true;

@@ -1599,6 +1599,10 @@ app::batched_request batched_request_of(const settings& s) {
   if (!s.personalize.empty() || !s.initial.empty() || s.bench)
     throw usage_error(
         "--sources and --bench-sources cannot be combined with --personalize, --initial or --bench");
+  // Refused, not dropped: the batched mode drew no plot and exited 0.
+  if (!s.plot.empty())
+    throw usage_error(
+        "--plot draws the residual of the single solve; --sources and --bench-sources draw none");
   app::batched_request r = s.batched;
   r.graph = s.graph;
   r.opt = s.opt;

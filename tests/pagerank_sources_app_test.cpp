@@ -165,12 +165,20 @@ TEST_F(pagerank_sources_app, ConflictsAreUsageErrors) {
        std::vector<std::vector<std::string>>{{"--personalize", v},
                                              {"--initial", v},
                                              {"--json"},
-                                             {"--output-matrix", path("m.mtx"), "--bench-sources", "2"}}) {
+                                             {"--output-matrix", path("m.mtx"), "--bench-sources", "2"},
+                                             // outputs the batched mode does not write: refused, not dropped
+                                             {"--output", path("o.tsv"), "--bench-sources", "2"},
+                                             {"--plot", path("p.svg")},
+                                             {"--plot", path("p.svg"), "--bench-sources", "2"}}) {
     std::vector<std::string> args{graph, "--sources", sources};
     args.insert(args.end(), extra.begin(), extra.end());
     const outcome o = run(args);
     EXPECT_EQ(o.code, 64) << extra[0] << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
   }
+  const outcome o = run({graph, "--bench-sources", "2", "--device", "cpu", "--output", path("o.tsv")});
+  EXPECT_EQ(o.code, 64) << o.err;
+  EXPECT_NE(o.err.find("--bench-sources writes none"), std::string::npos) << o.err;
 }
 
 // The sources file and the graph are inputs: an output naming one is refused

@@ -38,6 +38,8 @@ pagerank_batched_options checked_options(const batched_request& r) {
   if (r.bench_sources < 0) throw usage_error("--bench-sources must be at least 1");
   if (r.bench_sources > 0 && !r.output_matrix.empty())
     throw usage_error("--output-matrix writes the ranks of --sources; --bench-sources writes none");
+  if (r.bench_sources > 0 && !r.output.empty())  // was silently left unwritten, exit 0
+    throw usage_error("--output writes the top ranks of --sources; --bench-sources writes none");
   pagerank_batched_options o;
   o.base = r.opt;
   try {

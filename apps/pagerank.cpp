@@ -980,11 +980,12 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
   std::optional<pagerank_graph<T>> g;
   if (plan.gpu) context.start();  // late, when only the graph's real size favoured the GPU
   if (at) {
-    g = pagerank_graph_from_pattern<T>(std::move(*at));
+    g = naming_input(s.graph, [&] { return pagerank_graph_from_pattern<T>(std::move(*at)); });
     at.reset();
     t.convert = step.lap();
   } else if (!plan.gpu || !plan.convert_on_gpu) {
-    g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, false);
+    g = naming_input(s.graph,
+                     [&] { return make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, false); });
     t.convert = step.lap();
   }
   if (plan.gpu) {
@@ -1003,7 +1004,8 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
   t.driver = context.driver_seconds();
   if (!g) {
     t.convert_on_gpu = plan.gpu;
-    g = make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, plan.gpu);
+    g = naming_input(s.graph,
+                     [&] { return make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, plan.gpu); });
     t.convert = step.lap();
   }
   return std::move(*g);

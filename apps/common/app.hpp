@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "core/error.hpp"
 #include "core/text.hpp"  // json_escape, used by every --json writer
 
 namespace perron::app {
@@ -24,6 +25,21 @@ enum exit_code : int {
 // Runs body(), catching everything: prints "<app>: error: <message>" on
 // stderr and returns the matching exit code.
 int run(const char* app_name, const std::function<int()>& body);
+
+// f(), with the input's file or spec named in front of the invalid_argument
+// or dimension_error it throws: the solver's messages about the data ("arc
+// 3 -> 2 has weight -1", "needs a square adjacency matrix") cannot know
+// where the data came from, and the user then had to guess which input.
+template <class F>
+decltype(auto) naming_input(const std::string& input, F&& f) {
+  try {
+    return f();
+  } catch (const invalid_argument& x) {
+    throw invalid_argument(input + ": " + x.what());
+  } catch (const dimension_error& x) {
+    throw dimension_error(input + ": " + x.what());
+  }
+}
 
 // True when stdout / stderr is a terminal (progress lines only then).
 bool stdout_is_terminal();

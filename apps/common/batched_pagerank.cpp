@@ -130,7 +130,8 @@ int solve_sources(const batched_request& r, const pagerank_batched_options& opt)
   io::loaded_matrix graph = io::load_matrix(r.graph, read_options_for(r.input));
   require_vertices(r.graph, graph.matrix);
   const bool gpu = pagerank_runs_on_gpu(opt.base);
-  const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu);
+  const pagerank_graph<T> g = naming_input(
+      r.graph, [&] { return make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu); });
   const io::source_sets sets =
       early ? std::move(*early) : io::read_sources_file(r.sources, g.vertices(), graph.label);
   const double load_s = step.lap();
@@ -263,7 +264,8 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
   check_host_memory(sets_bytes + 40.0 * double(r.bench_sources) * double(graph.matrix.rows),
                     "--bench-sources " + std::to_string(r.bench_sources) + " on " +
                         std::to_string(graph.matrix.rows) + " vertices (the sets and their ranks)");
-  const pagerank_graph<T> g = make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu);
+  const pagerank_graph<T> g = naming_input(
+      r.graph, [&] { return make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu); });
   const std::vector<source_set> sets = bench_set(r, g.vertices(), graph.label);
   pagerank_batched_options never = opt;
   never.compact_every = std::numeric_limits<int>::max() / 2;

@@ -207,3 +207,26 @@ def test_spmv_errors():
     with pytest.raises(ValueError, match="kernel"):
         perron.spmv(A, np.ones(10), kernel="nope")
     assert "cpu" in perron.kernels() and perron.kernels()[-1] == "auto"
+
+
+def test_tuple_graph_repeats_count_once_and_indices_are_integers():
+    # (indptr, indices) is taken as given: an arc listed twice once counted twice in the out-degree
+    dup = (np.array([0, 3, 4, 4]), np.array([1, 1, 2, 0]))  # 0 -> 1 twice, unsorted in the second form
+    want, _ = perron.pagerank((np.array([0, 2, 3, 3]), np.array([1, 2, 0])), tol=1e-12, precision="double",
+                              device="cpu")
+    for g in [dup, (np.array([0, 3, 4, 4]), np.array([2, 1, 1, 0]))]:
+        ranks, _ = perron.pagerank(g, tol=1e-12, precision="double", device="cpu")
+        np.testing.assert_allclose(ranks, want, rtol=0, atol=1e-14)
+        R, _ = perron.pagerank_batched(g, [[0]], tol=1e-12, precision="double", device="cpu")
+        single, _ = perron.pagerank(g, personalization={0: 1}, tol=1e-12, precision="double", device="cpu",
+                                    accelerate="none")
+        np.testing.assert_allclose(R[:, 0], single, rtol=0, atol=1e-12)
+    # weighted: repeats add up, as scipy sums them
+    A = sp.csr_matrix((np.ones(4), dup[1], dup[0]), shape=(3, 3))
+    np.testing.assert_allclose(perron.pagerank(dup, weighted=True, tol=1e-12, precision="double")[0],
+                               perron.pagerank(A, weighted=True, tol=1e-12, precision="double")[0], atol=1e-14)
+    # 1.5 would become vertex 1 and True vertex 1 without a word
+    with pytest.raises(TypeError, match="integers"):
+        perron.pagerank((np.array([0, 2, 3, 3]), np.array([1.5, 2, 0])))
+    with pytest.raises(TypeError, match="integers"):
+        perron.pagerank((np.array([0, 1, 2, 2]), np.array([True, False])))

@@ -64,9 +64,10 @@ def _index_array(a):
     return _np.ascontiguousarray(a, dtype=_np.int32)
 
 
-def _graph_arrays(A):
+def _graph_arrays(A, weighted):
     """(n, indptr, indices, data, transposed): CSC is already the CSR of A^T and
-    CSR is passed as is; other formats convert to CSR (a copy)."""
+    CSR is passed as is; other formats convert to CSR (a copy). Stored zeros are
+    dropped (a copy where A has them)."""
     if isinstance(A, tuple):
         if len(A) != 2:
             raise ValueError("a graph given as a tuple is (indptr, indices) of its CSR")
@@ -79,12 +80,19 @@ def _graph_arrays(A):
         raise ValueError("A must be a scipy.sparse matrix or an (indptr, indices) tuple")
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"PageRank needs a square adjacency matrix, got {A.shape[0]} x {A.shape[1]}")
+    if weighted and A.dtype.kind == "c":  # casting to float64 would drop the imaginary parts
+        raise TypeError(f"weighted=True needs real arc weights, A holds {A.dtype}")
     if A.format not in ("csr", "csc"):
         A = A.tocsr()
-    if not A.has_canonical_format:  # unsorted indices or duplicates: a canonical copy
+    # Unsorted indices or duplicates, or stored zeros (left by arithmetic or by zeroing an
+    # entry: A[i, j] == 0 is no arc, as in networkx, where it weighs 0): a canonical copy.
+    if not A.has_canonical_format or not A.data.all():
         A = A.copy()
         A.sum_duplicates()
-    data = _np.ascontiguousarray(A.data, dtype=_np.float64)
+        A.eliminate_zeros()
+    # Unweighted, the values are not read: a complex or object A needs no cast.
+    real = weighted or A.dtype == _np.float64
+    data = _np.ascontiguousarray(A.data, dtype=_np.float64) if real else _np.ones(A.nnz)
     return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
 
 
@@ -111,8 +119,8 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
 
     Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo.
     personalization / nstart: None (uniform), an array of n non-negative weights, or a
-    dict {vertex: weight}. weighted: use A's values as arc weights (else every stored
-    arc counts once). device: "auto", "cpu" or "cuda"; precision: "float" or "double"
+    dict {vertex: weight}. weighted: use A's values as arc weights (else every nonzero
+    counts once; a stored zero is no arc either way). device: "auto", "cpu" or "cuda"; precision: "float" or "double"
     (reductions are in double either way). Not converging within max_iter is reported
     in info.converged, not raised. accelerate: "auto" (quadratic where the residual's
     rate says the solve has more than a few steps left), "none", "quadratic", "aitken" or "rre"
@@ -122,7 +130,7 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     convergence is still decided by a plain step, so the result meets tol as without it;
     info.extrapolations counts those applied). The solve releases the GIL.
     """
-    n, indptr, indices, data, transposed = _graph_arrays(A)
+    n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     req = _perron.PageRankRequest()
     req.n, req.transposed, req.weighted = n, transposed, bool(weighted)
     req.device, req.precision, req.kernel, req.pull = str(device), str(precision), str(kernel), str(pull)
@@ -200,7 +208,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     its own when its L1 change falls below tol. device, precision, weighted, alpha,
     tol and max_iter as for pagerank(). The solve releases the GIL.
     """
-    n, indptr, indices, data, transposed = _graph_arrays(A)
+    n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     if isinstance(sources, (int, _np.integer, dict)):
         raise ValueError("sources: a sequence of source sets (e.g. [[3], [7, 9], {4: 0.5, 8: 1.5}])")
     sets = [_source_set(item, n, c) for c, item in enumerate(sources)]

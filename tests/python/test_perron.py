@@ -230,3 +230,27 @@ def test_tuple_graph_repeats_count_once_and_indices_are_integers():
         perron.pagerank((np.array([0, 2, 3, 3]), np.array([1.5, 2, 0])))
     with pytest.raises(TypeError, match="integers"):
         perron.pagerank((np.array([0, 1, 2, 2]), np.array([True, False])))
+
+
+def test_stored_zeros_are_no_arcs_and_complex_weights_are_refused():
+    # A[i, j] != 0 is an arc: a zero left stored (an entry zeroed, or +1 and -1 summed) once
+    # counted as one in the unweighted solve
+    A = sp.csr_matrix((np.array([1.0, 0.0, 1.0]), np.array([1, 2, 0]), np.array([0, 2, 3, 3])), shape=(3, 3))
+    B = A.copy()
+    B.eliminate_zeros()
+    want = nx_ranks(B)
+    for fmt in ["csr", "csc", "coo"]:
+        ranks, _ = perron.pagerank(A.asformat(fmt), tol=1e-13, precision="double", device="cpu")
+        np.testing.assert_allclose(ranks, want, atol=1e-12)
+        R, _ = perron.pagerank_batched(A.asformat(fmt), [[0]], tol=1e-13, precision="double", device="cpu")
+        np.testing.assert_allclose(R[:, 0], nx_ranks(B, personalization={0: 1}), atol=1e-12)
+    assert A.nnz == 3 and A.data[1] == 0  # the caller's matrix keeps its zero
+    cancel = sp.coo_matrix((np.array([1.0, -1.0, 1.0]), (np.array([0, 0, 1]), np.array([1, 1, 2]))), shape=(3, 3))
+    np.testing.assert_allclose(perron.pagerank(cancel, device="cpu")[0],
+                               perron.pagerank(sp.csr_matrix(([1.0], ([1], [2])), shape=(3, 3)), device="cpu")[0])
+    # unweighted, complex values are only nonzeros; weighted, the cast would drop their imaginary parts
+    K = karate()
+    np.testing.assert_allclose(perron.pagerank(K.astype(np.complex128) * 1j, device="cpu")[0],
+                               perron.pagerank(K, device="cpu")[0])
+    with pytest.raises(TypeError, match="real arc weights"):
+        perron.pagerank(K.astype(np.complex128), weighted=True)

@@ -64,6 +64,14 @@ def _index_array(a):
     return _np.ascontiguousarray(a, dtype=_np.int32)
 
 
+def _check_shape(A):
+    # Before any conversion: tocsr() of a COO matrix of 3 * 2^30 rows allocates 24 GiB for
+    # indptr before a 32-bit index could be refused.
+    if max(A.shape) > _np.iinfo(_np.int32).max:
+        raise ValueError(f"perron uses 32-bit indices; a {A.shape[0]} x {A.shape[1]} matrix has more than "
+                         f"2^31 - 1 rows or columns")
+
+
 def _graph_arrays(A, weighted):
     """(n, indptr, indices, data, transposed): CSC is already the CSR of A^T and
     CSR is passed as is; other formats convert to CSR (a copy). Stored zeros are
@@ -80,6 +88,7 @@ def _graph_arrays(A, weighted):
         raise ValueError("A must be a scipy.sparse matrix or an (indptr, indices) tuple")
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"PageRank needs a square adjacency matrix, got {A.shape[0]} x {A.shape[1]}")
+    _check_shape(A)
     if weighted and A.dtype.kind == "c":  # casting to float64 would drop the imaginary parts
         raise TypeError(f"weighted=True needs real arc weights, A holds {A.dtype}")
     if A.format not in ("csr", "csc"):
@@ -239,6 +248,7 @@ def spmv(A, x, kernel="auto"):
     chooses the precision."""
     if not _sp.issparse(A):
         raise ValueError("A must be a scipy.sparse matrix")
+    _check_shape(A)
     A = A.tocsr()
     x = _np.asarray(x)
     if x.dtype != _np.float32:

@@ -254,3 +254,13 @@ def test_stored_zeros_are_no_arcs_and_complex_weights_are_refused():
                                perron.pagerank(K, device="cpu")[0])
     with pytest.raises(TypeError, match="real arc weights"):
         perron.pagerank(K.astype(np.complex128), weighted=True)
+
+
+def test_a_shape_past_32_bits_is_refused_before_any_conversion():
+    # scipy's tocsr() of such a COO matrix allocated indptr (8 bytes a row) before perron looked
+    big = sp.coo_matrix((np.ones(1), (np.array([0]), np.array([1]))), shape=(2**40, 2**40))
+    for call in [lambda: perron.pagerank(big), lambda: perron.pagerank_batched(big, [0]),
+                 lambda: perron.spmv(sp.coo_matrix(([1.0], ([0], [0])), shape=(2**40, 1)), np.ones(1)),
+                 lambda: perron.spmv(sp.csr_matrix(([1.0], [0], [0, 1]), shape=(1, 2**31)), np.ones(1))]:
+        with pytest.raises(ValueError, match="32-bit indices"):
+            call()

@@ -249,8 +249,16 @@ def spmv(A, x, kernel="auto"):
     if not _sp.issparse(A):
         raise ValueError("A must be a scipy.sparse matrix")
     _check_shape(A)
-    A = A.tocsr()
+    # Casting complex values to float64 drops their imaginary parts (only a ComplexWarning),
+    # and an x of any shape was taken by its size (3 x 5 for 15 columns); None became NaN.
+    if A.dtype.kind == "c":
+        raise TypeError(f"spmv: A must be real, got {A.dtype}")
     x = _np.asarray(x)
+    if x.dtype.kind not in "biuf":
+        raise TypeError(f"spmv: x must be a vector of real numbers, got dtype {x.dtype}")
+    if x.ndim != 1:
+        raise ValueError(f"spmv: x must be a vector (1-D), got shape {x.shape}")
+    A = A.tocsr()
     if x.dtype != _np.float32:
         x = _np.ascontiguousarray(x, dtype=_np.float64)
     data = _np.ascontiguousarray(A.data, dtype=_np.float64)

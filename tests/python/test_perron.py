@@ -264,3 +264,19 @@ def test_a_shape_past_32_bits_is_refused_before_any_conversion():
                  lambda: perron.spmv(sp.csr_matrix(([1.0], [0], [0, 1]), shape=(1, 2**31)), np.ones(1))]:
         with pytest.raises(ValueError, match="32-bit indices"):
             call()
+
+
+def test_spmv_refuses_complex_values_and_an_x_that_is_no_vector():
+    A = random_digraph(15, 40, 3)
+    x = np.arange(15.0)
+    # complex values lost their imaginary parts with only a ComplexWarning
+    with pytest.raises(TypeError, match="real"):
+        perron.spmv(A.astype(np.complex128), x)
+    with pytest.raises(TypeError, match="real"):
+        perron.spmv(A, x + 1j)
+    with pytest.raises(TypeError, match="real"):
+        perron.spmv(random_digraph(1, 1, 3), None)  # became NaN: y = [nan] for a 1-column A
+    # a 3 x 5 x was taken for the 15 entries it holds
+    for bad in [x.reshape(3, 5), x.reshape(15, 1), np.array(1.0)]:
+        with pytest.raises(ValueError, match="1-D"):
+            perron.spmv(A, bad)

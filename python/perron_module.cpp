@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "core/device.hpp"
@@ -221,7 +222,10 @@ void register_errors(py::module_& m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const io_error& e) {
-      if (!std::filesystem::exists(e.file))
+      // Not exists(), which throws where the path loops (ELOOP) or cannot be
+      // searched: that escaped the translator as a RuntimeError.
+      std::error_code ec;
+      if (std::filesystem::status(e.file, ec).type() == std::filesystem::file_type::not_found)
         PyErr_SetString(PyExc_FileNotFoundError, e.what());
       else
         PyErr_SetString(PyExc_OSError, e.what());

@@ -11,6 +11,8 @@ perron's tol bounds the L1 change of the rank vector between two steps,
 N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).
 """
 
+import os as _os
+
 import numpy as _np
 import scipy.sparse as _sp
 
@@ -237,7 +239,12 @@ def read_matrix(path, cache=True, labels=False):
     through perron's parallel parser and binary cache; returns a scipy CSR matrix
     (duplicates summed), and with labels=True also the original vertex ids of a SNAP
     file (empty for Matrix Market, where vertex i is i + 1)."""
-    shape, indptr, indices, data, ids = _perron.read_matrix(str(path), bool(cache))
+    # As open() takes it: str(b"g.mtx") named the file "b'g.mtx'", and C++ stops a path at
+    # a NUL, so "g.mtx\0x" read g.mtx.
+    path = _os.fsdecode(_os.fspath(path))
+    if "\0" in path:
+        raise ValueError(f"read_matrix: the path {path!r} holds a NUL character")
+    shape, indptr, indices, data, ids = _perron.read_matrix(path, bool(cache))
     A = _sp.csr_matrix((data, indices, indptr), shape=shape)
     return (A, ids) if labels else A
 

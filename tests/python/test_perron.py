@@ -280,3 +280,20 @@ def test_spmv_refuses_complex_values_and_an_x_that_is_no_vector():
     for bad in [x.reshape(3, 5), x.reshape(15, 1), np.array(1.0)]:
         with pytest.raises(ValueError, match="1-D"):
             perron.spmv(A, bad)
+
+
+def test_read_matrix_paths_as_open_takes_them(tmp_path):
+    karate_path = DATA / "karate.mtx"
+    # C++ ends a path at its NUL: this read karate.mtx
+    with pytest.raises(ValueError, match="NUL"):
+        perron.read_matrix(str(karate_path) + "\0junk", cache=False)
+    # bytes named the file "b'...'"; other types are a TypeError as for open()
+    assert perron.read_matrix(os.fsencode(karate_path), cache=False).shape == (34, 34)
+    with pytest.raises(TypeError):
+        perron.read_matrix(None)
+    # the translator's exists() threw on the loop: a RuntimeError from std::filesystem
+    (tmp_path / "a.mtx").symlink_to(tmp_path / "b.mtx")
+    (tmp_path / "b.mtx").symlink_to(tmp_path / "a.mtx")
+    with pytest.raises(OSError, match="symbolic links") as e:
+        perron.read_matrix(tmp_path / "a.mtx", cache=False)
+    assert not isinstance(e.value, FileNotFoundError)

@@ -113,14 +113,32 @@ def _vertex_vector(v, n, what):
     if isinstance(v, dict):  # networkx style: {vertex: weight}, unlisted vertices 0
         out = _np.zeros(n)
         for k, w in v.items():
+            # int() made {1.5: w} and {True: w} vertex 1 and {"3": w} vertex 3
+            if isinstance(k, (bool, _np.bool_)) or not isinstance(k, (int, _np.integer)):
+                raise ValueError(f"{what}: vertex {k!r} is not an integer")
             if not 0 <= int(k) < n:
                 raise ValueError(f"{what}: vertex {k} is not in the graph (0 .. {n - 1})")
+            if isinstance(w, (complex, _np.complexfloating)):
+                raise TypeError(f"{what}: the weight of vertex {k} is complex ({w})")
             out[int(k)] = w
-        return out.tolist()
-    v = _np.asarray(v, dtype=_np.float64).ravel()
-    if len(v) != n:
-        raise ValueError(f"{what}: {len(v)} values for a graph of {n} vertices")
-    return v.tolist()
+    else:
+        v = _np.asarray(v)
+        if v.dtype.kind == "c":  # the cast to float64 would drop the imaginary parts
+            raise TypeError(f"{what}: the weights must be real, got {v.dtype}")
+        if v.ndim > 1 and max(v.shape) != v.size:  # (n, 1) is a vector; (2, n / 2) is not
+            raise ValueError(f"{what}: a vector of one weight per vertex, got shape {v.shape}")
+        out = v.astype(_np.float64).ravel()
+        if len(out) != n:
+            raise ValueError(f"{what}: {len(out)} values for a graph of {n} vertices")
+    # Checked here to name the vertex as the caller numbers it (the solver says "entry k + 1")
+    bad = _np.flatnonzero(~(_np.isfinite(out) & (out >= 0)))
+    if len(bad):
+        raise ValueError(f"{what}: vertex {bad[0]} has weight {out[bad[0]]} (weights must be finite and "
+                         f"non-negative)")
+    total = out.sum()
+    if not 0 < total < _np.inf:
+        raise ValueError(f"{what}: " + ("all weights are zero" if total == 0 else "the weights' sum overflows"))
+    return out.tolist()
 
 
 def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=False,

@@ -297,3 +297,27 @@ def test_read_matrix_paths_as_open_takes_them(tmp_path):
     with pytest.raises(OSError, match="symbolic links") as e:
         perron.read_matrix(tmp_path / "a.mtx", cache=False)
     assert not isinstance(e.value, FileNotFoundError)
+
+
+def test_personalization_and_nstart_name_the_vertex_and_refuse_what_int_or_a_cast_hid():
+    A = karate()
+    for kw in ["personalization", "nstart"]:
+        # int() made {1.5: w} and {True: w} vertex 1, {"3": w} vertex 3
+        for key in [1.5, True, "3", np.float64(3.0)]:
+            with pytest.raises(ValueError, match=f"{kw}: vertex .* is not an integer"):
+                perron.pagerank(A, device="cpu", **{kw: {key: 1.0}})
+        # a (2, 17) array was raveled into 34 weights; the imaginary parts were dropped
+        with pytest.raises(ValueError, match="shape"):
+            perron.pagerank(A, device="cpu", **{kw: np.ones((2, 17))})
+        with pytest.raises(TypeError, match="real"):
+            perron.pagerank(A, device="cpu", **{kw: np.ones(34) + 1j})
+        # the solver's message said "entry 2" (1-based) for vertex 1, and named the command line's flags
+        with pytest.raises(ValueError, match=f"^{kw}: vertex 1 has weight nan"):
+            perron.pagerank(A, device="cpu", **{kw: {1: float("nan")}})
+        with pytest.raises(ValueError, match=f"^{kw}: all weights are zero"):
+            perron.pagerank(A, device="cpu", **{kw: np.zeros(34)})
+        with pytest.raises(ValueError, match=f"^{kw}: the weights' sum overflows"):
+            perron.pagerank(A, device="cpu", **{kw: np.full(34, 1e308)})
+    column = np.ones((34, 1))  # a column vector is still one weight per vertex
+    np.testing.assert_allclose(perron.pagerank(A, personalization=column, device="cpu")[0],
+                               perron.pagerank(A, device="cpu")[0])

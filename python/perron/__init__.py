@@ -107,6 +107,23 @@ def _graph_arrays(A, weighted):
     return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
 
 
+def _integer(v, what):
+    # int() took max_iter=1.7 as 1 and True as 1; past 2^31 - 1, pybind11 refused the
+    # assignment with "incompatible function arguments", naming no keyword.
+    if isinstance(v, (bool, _np.bool_)) or not isinstance(v, (int, _np.integer)):
+        raise TypeError(f"{what} must be an integer, got {v!r}")
+    if not -2**31 <= v < 2**31:
+        raise ValueError(f"{what} must be below 2^31, got {v}")
+    return int(v)
+
+
+def _real(v, what):
+    try:
+        return float(v)
+    except (TypeError, ValueError):  # float()'s own message names no keyword
+        raise TypeError(f"{what} must be a real number, got {v!r}") from None
+
+
 def _vertex_vector(v, n, what):
     if v is None:
         return []
@@ -164,8 +181,8 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     req.n, req.transposed, req.weighted = n, transposed, bool(weighted)
     req.device, req.precision, req.kernel, req.pull = str(device), str(precision), str(kernel), str(pull)
     opt = _perron.PageRankOptions()
-    opt.alpha, opt.tol, opt.max_iter = float(alpha), float(tol), int(max_iter)
-    req.accelerate, opt.accelerate_every = str(accelerate), int(accelerate_every)
+    opt.alpha, opt.tol, opt.max_iter = _real(alpha, "alpha"), _real(tol, "tol"), _integer(max_iter, "max_iter")
+    req.accelerate, opt.accelerate_every = str(accelerate), _integer(accelerate_every, "accelerate_every")
     opt.personalization = _vertex_vector(personalization, n, "personalization")
     opt.initial = _vertex_vector(nstart, n, "nstart")
     ranks, info = _perron.pagerank_csr(indptr, indices, data, req, opt)
@@ -238,7 +255,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     tol and max_iter as for pagerank(). The solve releases the GIL.
     """
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
-    if isinstance(sources, (int, _np.integer, dict)):
+    if isinstance(sources, (int, _np.integer, dict)) or not hasattr(sources, "__iter__"):
         raise ValueError("sources: a sequence of source sets (e.g. [[3], [7, 9], {4: 0.5, 8: 1.5}])")
     sets = [_source_set(item, n, c) for c, item in enumerate(sources)]
     if not sets:
@@ -247,7 +264,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     req.n, req.transposed, req.weighted = n, transposed, bool(weighted)
     req.device, req.precision = str(device), str(precision)
     opt = _perron.PageRankOptions()
-    opt.alpha, opt.tol, opt.max_iter = float(alpha), float(tol), int(max_iter)
+    opt.alpha, opt.tol, opt.max_iter = _real(alpha, "alpha"), _real(tol, "tol"), _integer(max_iter, "max_iter")
     R, info = _perron.pagerank_batched_csr(indptr, indices, data, req, opt, sets)
     return R, BatchedPageRankInfo(info)
 

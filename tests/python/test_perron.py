@@ -321,3 +321,26 @@ def test_personalization_and_nstart_name_the_vertex_and_refuse_what_int_or_a_cas
     column = np.ones((34, 1))  # a column vector is still one weight per vertex
     np.testing.assert_allclose(perron.pagerank(A, personalization=column, device="cpu")[0],
                                perron.pagerank(A, device="cpu")[0])
+
+
+def test_scalar_keywords_are_checked_and_named():
+    A = karate()
+    # int() took 1.7 as 1 (a silent one-step solve) and True as 1
+    for bad in [1.7, True, "10", None]:
+        with pytest.raises(TypeError, match="max_iter must be an integer"):
+            perron.pagerank(A, max_iter=bad, device="cpu")
+    with pytest.raises(TypeError, match="accelerate_every must be an integer"):
+        perron.pagerank(A, accelerate_every=4.5, device="cpu")
+    # past 2^31 pybind11 said only "incompatible function arguments"
+    with pytest.raises(ValueError, match="max_iter must be below 2\\^31"):
+        perron.pagerank(A, max_iter=2**40, device="cpu")
+    with pytest.raises(ValueError, match="max_iter must be below 2\\^31"):
+        perron.pagerank_batched(A, [[1]], max_iter=2**40, device="cpu")
+    # float(None) names no keyword
+    with pytest.raises(TypeError, match="alpha must be a real number"):
+        perron.pagerank(A, alpha=None, device="cpu")
+    with pytest.raises(TypeError, match="tol must be a real number"):
+        perron.pagerank_batched(A, [[1]], tol=1j, device="cpu")
+    with pytest.raises(ValueError, match="sources: a sequence"):
+        perron.pagerank_batched(A, None, device="cpu")
+    assert perron.pagerank(A, max_iter=np.int64(3), device="cpu")[1].iterations <= 3

@@ -1,4 +1,4 @@
-// pagerank: PageRank of a graph file (Matrix Market or SNAP edge list) on the
+// pagerank: PageRank of a graph file (Matrix Market or edge list) on the
 // GPU or the CPU, with a summary, the top-ranked vertices, optional TSV/JSON
 // output, and a benchmark mode (--bench) against a naive cuSPARSE baseline.
 #include "solvers/pagerank.hpp"
@@ -87,9 +87,11 @@ const char* usage_text =
     "top-ranked vertices.\n"
     "\n"
     "GRAPH is a Matrix Market file (.mtx, .mtx.gz; entry (i, j) is the arc i -> j;\n"
-    "symmetric files are undirected graphs), a SNAP edge list (.txt, .txt.gz;\n"
-    "'from to' pairs, 0-based ids need not be contiguous), or a generated graph\n"
-    "(N vertices, M arc draws with duplicates merged; io/synthetic.hpp):\n"
+    "symmetric files are undirected graphs), an edge list (SNAP .txt, .csv, .tsv,\n"
+    "plain or .gz; a line 'from to' or 'from to weight', blanks or a comma between,\n"
+    "an optional header line of names; integer ids need not be contiguous), or a\n"
+    "generated graph (N vertices, M arc draws with duplicates merged;\n"
+    "io/synthetic.hpp):\n"
     "  rmat:S:M[:A,B,C]    R-MAT, 2^S vertices, quadrant probabilities A,B,C\n"
     "                      (default .57,.19,.19; larger A, more skew)\n"
     "  er:N:M              Erdos-Renyi, both ends uniform\n"
@@ -103,8 +105,9 @@ const char* usage_text =
     "                      popular pages (power law GAMMA, 2.5), the rest to popular\n"
     "                      pages of popular sites\n"
     "(also the matrices synthetic:seedS:N and tridiag:N). Arcs are unweighted unless\n"
-    "--weighted; self loops count. Vertices are named as in the file: 1-based for\n"
-    "Matrix Market, the original ids for SNAP, 1-based for generated graphs.\n"
+    "--weighted (weights: Matrix Market values, an edge list's third field); self\n"
+    "loops count. Vertices are named as in the file: 1-based for Matrix Market, the\n"
+    "ids of an edge list, 1-based for generated graphs.\n"
     "\n"
     "The iteration is r <- alpha P^T r + (alpha * dangling mass + 1 - alpha) v, with\n"
     "P = D^-1 A and v uniform or --personalize; it stops when ||r_new - r||_1 < tol\n"
@@ -499,7 +502,7 @@ struct reorder_report {
 };
 
 std::string format_name(const io::loaded_matrix& g) {
-  if (g.format == io::input_format::snap) return "SNAP edge list";
+  if (g.format == io::input_format::snap) return g.pattern ? "edge list" : "edge list with weights";
   if (g.format == io::input_format::synthetic) return g.pattern ? "generated graph" : "generated matrix";
   return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") + (g.symmetric ? ", symmetric" : "");
 }

@@ -40,7 +40,7 @@ std::string format_extension(const std::string& name) {
 }
 
 bool snap_extension(const std::string& ext) {
-  return ext == ".txt" || ext == ".el" || ext == ".tsv" || ext == ".edges";
+  return ext == ".txt" || ext == ".el" || ext == ".tsv" || ext == ".csv" || ext == ".edges";
 }
 
 input_format detect(std::string_view text, const std::string& name) {
@@ -53,21 +53,19 @@ input_format detect(std::string_view text, const std::string& name) {
     return input_format::matrix_market;  // the MM reader names what is missing
   if (snap_extension(ext)) return input_format::snap;
   if (text.empty()) throw parse_error(name, 0, "empty file");
-  // Sniff the first line that is not a comment or blank: two integers make an edge list.
+  // Sniff the first line that is not a comment or blank: two ids (and a
+  // weight), or a header line before them, make an edge list.
   std::uint64_t line = 1;
   while (p != end) {
     const char* q = detail::skip_blanks(p, end);
     if (q != end && *q != '\n' && *q != '#' && *q != '%' && *q != '\r') {
-      const auto tokens = detail::line_tokens(p, end);
-      std::uint64_t v = 0;
-      auto is_id = [&](std::string_view t) {
-        return detail::scan_unsigned(t.data(), t.data() + t.size(), v) == t.data() + t.size();
-      };
-      if (tokens.size() == 2 && is_id(tokens[0]) && is_id(tokens[1])) return input_format::snap;
+      const detail::edge_columns c =
+          detail::edge_list_columns(std::string_view(q, static_cast<std::size_t>(end - q)));
+      if (c.edge_line) return input_format::snap;
       throw parse_error(
           name, line,
-          "unrecognized format: neither a Matrix Market banner (%%MatrixMarket ...) nor an edge list "
-          "of two ids per line");
+          "unrecognized format: neither a Matrix Market banner (%%MatrixMarket ...) nor an edge "
+          "list ('from to' or 'from to weight' a line)");
     }
     p = detail::next_line(p, end);
     ++line;
@@ -107,7 +105,7 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
     snap_graph g = detail::parse_snap_windows(all, name, opt);
     m.matrix = std::move(g.matrix);
     m.label = std::move(g.original_id);
-    m.pattern = true;
+    m.pattern = !g.weighted;
   }
   return m;
 }

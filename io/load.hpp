@@ -4,9 +4,10 @@
 //   synthetic:..., rmat:..., tridiag:...    -> io::generate_synthetic (no file)
 //   *.tar.gz, *.tgz                          -> the main .mtx inside (libarchive)
 //   a %%MatrixMarket banner (plain or .gz)   -> Matrix Market
-//   *.txt, *.el, *.tsv, *.edges (+ .gz)      -> SNAP edge list
+//   *.txt, *.el, *.tsv, *.csv, *.edges (+ .gz) -> edge list (io/snap.hpp)
 //   anything else: the first non-comment line decides ('%' banner -> MM, two
-//   integers -> SNAP), else parse_error "unrecognized format".
+//   ids and maybe a weight, or a header line -> edge list), else parse_error
+//   "unrecognized format".
 // With opt.cache.enabled the parsed result is kept in a binary cache keyed by
 // the file's absolute path, size and modification time (io/cache.hpp).
 #pragma once
@@ -38,7 +39,7 @@ struct load_timings {
 struct loaded_matrix {
   input_format format = input_format::matrix_market;
   coo_matrix<double> matrix;
-  bool pattern = false;             // values carry no information (MM pattern, SNAP, rmat)
+  bool pattern = false;             // values carry no information (MM pattern, unweighted edge list, rmat)
   bool symmetric = false;           // the file was symmetric / skew (already expanded)
   std::vector<std::int64_t> label;  // SNAP: original ids; empty for MM (label = index + 1)
   double read_seconds = 0;          // total time to load (read + parse, or the cache)

@@ -19,12 +19,60 @@ namespace {
 
 using detail::line_chunk;
 
-std::string diagnose_edge(const char* line, const char* end) {
-  const auto tokens = detail::line_tokens(line, end);
+// An edge line's fields: blanks between them, or a comma with blanks around it.
+inline bool at_field_end(const char* p, const char* end) { return detail::at_delimiter(p, end) || *p == ','; }
+inline const char* skip_separator(const char* p, const char* end) {
+  p = detail::skip_blanks(p, end);
+  if (p != end && *p == ',') p = detail::skip_blanks(p + 1, end);
+  return p;
+}
+
+inline bool at_line_end(const char* p, const char* end) {
+  return p == end || *p == '\n' || (*p == '\r' && (p + 1 == end || p[1] == '\n'));
+}
+
+// The fields of one line, as the parse separates them (an empty field
+// between two commas, or after a trailing one, included), for diagnosis and
+// for telling a header from an edge.
+std::vector<std::string_view> edge_fields(const char* p, const char* end) {
+  std::vector<std::string_view> fields;
+  p = detail::skip_blanks(p, end);
+  if (at_line_end(p, end)) return fields;
+  for (;;) {
+    const char* q = p;
+    while (q != end && !detail::is_blank(*q) && *q != ',' && !at_line_end(q, end)) ++q;
+    fields.emplace_back(p, static_cast<std::size_t>(q - p));
+    const char* r = detail::skip_blanks(q, end);
+    if (r != end && *r == ',') {
+      p = detail::skip_blanks(r + 1, end);
+      continue;  // a field follows, if only an empty one
+    }
+    if (at_line_end(r, end)) return fields;
+    p = r;
+  }
+}
+
+bool is_id(std::string_view f) {
+  std::uint64_t v = 0;
+  return !f.empty() && detail::scan_unsigned(f.data(), f.data() + f.size(), v) == f.data() + f.size();
+}
+
+bool is_number(std::string_view f) {
+  double v = 0;
+  return !f.empty() &&
+         (is_id(f) || detail::scan_real(f.data(), f.data() + f.size(), v) == f.data() + f.size());
+}
+
+const char* field_names(bool weights) { return weights ? "from to weight" : "from to"; }
+
+std::string diagnose_edge(const char* line, const char* end, bool weights) {
+  const auto fields = edge_fields(line, end);
   const char* names[2] = {"source id", "target id"};
-  for (std::size_t k = 0; k < std::min<std::size_t>(2, tokens.size()); ++k) {
-    const char* b = tokens[k].data();
-    const char* e = b + tokens[k].size();
+  const std::size_t want = weights ? 3 : 2;
+  for (std::size_t k = 0; k < std::min<std::size_t>(2, fields.size()); ++k) {
+    const char* b = fields[k].data();
+    const char* e = b + fields[k].size();
+    if (b == e) return std::string(names[k]) + " is an empty field";
     std::uint64_t v = 0;
     if (detail::scan_unsigned(b, e, v) == e) continue;
     std::int64_t s = 0;
@@ -36,10 +84,28 @@ std::string diagnose_edge(const char* line, const char* end) {
     if (digits) return std::string(names[k]) + " " + q + " does not fit a 63-bit integer";
     return std::string(names[k]) + " " + q + " is not a non-negative integer";
   }
-  if (tokens.size() < 2) return "expected 2 fields (from to), found " + std::to_string(tokens.size());
-  if (tokens.size() > 2)
-    return "expected 2 fields (from to), found " + std::to_string(tokens.size()) + " (unexpected " +
-           detail::quote_token(tokens[2].data(), tokens[2].data() + tokens[2].size()) + ")";
+  if (weights && fields.size() >= 3) {
+    const char* b = fields[2].data();
+    const char* e = b + fields[2].size();
+    if (b == e) return "weight is an empty field";
+    double w = 0;
+    if (detail::scan_real(b, e, w) != e)
+      return "weight " + detail::quote_token(b, e) + " " + detail::real_problem(b, e);
+  }
+  if (fields.size() != 2 && fields.size() != 3) {
+    std::string why =
+        "expected 2 fields (from to) or 3 (from to weight), found " + std::to_string(fields.size());
+    if (fields.size() > 3) {
+      const std::string_view x = fields[3];
+      why += " (unexpected " +
+             (x.empty() ? std::string("empty field") : detail::quote_token(x.data(), x.data() + x.size())) +
+             ")";
+    }
+    return why;
+  }
+  if (fields.size() != want)
+    return "found " + std::to_string(fields.size()) + " fields where the list's lines have " +
+           std::to_string(want) + " (" + field_names(weights) + ")";
   return "malformed edge line";
 }
 
@@ -49,7 +115,9 @@ struct chunk_result {
   detail::chunk_error error;
 };
 
-void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst, chunk_result& res) {
+// weight: null for a list of "from to" lines.
+void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst, double* weight,
+                      chunk_result& res) {
   const char* p = c.begin;
   const char* const end = c.end;
   std::size_t n = 0;
@@ -60,18 +128,21 @@ void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst,
     if (p == end) break;
     if (detail::skip_empty_or_comment(p, end, '#')) continue;
     std::uint64_t a = 0, b = 0;
+    double w = 0;
     const char* q = detail::scan_unsigned(p, end, a);
-    if (q && detail::at_delimiter(q, end)) q = detail::scan_unsigned(detail::skip_blanks(q, end), end, b);
+    if (q && at_field_end(q, end)) q = detail::scan_unsigned(skip_separator(q, end), end, b);
+    if (weight && q && at_field_end(q, end)) q = detail::scan_real(skip_separator(q, end), end, w);
     const char* next = q && detail::at_delimiter(q, end) ? detail::end_of_line(q, end) : nullptr;
     if (!next) {
       res.edges = n;
       res.max_id = max_id;
       res.error.line = line;
-      res.error.reason = diagnose_edge(line, end);
+      res.error.reason = diagnose_edge(line, end, weight != nullptr);
       return;
     }
     src[n] = static_cast<std::int64_t>(a);
     dst[n] = static_cast<std::int64_t>(b);
+    if (weight) weight[n] = w;
     max_id = std::max(max_id, std::max(a, b));
     ++n;
     p = next;
@@ -80,9 +151,10 @@ void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst,
   res.max_id = max_id;
 }
 
-// The edges in file order, as their original 64-bit ids.
+// The edges in file order, as their original 64-bit ids (and weights).
 struct edge_list {
   std::vector<std::int64_t> src, dst;
+  std::vector<double> weight;  // empty unless the lines give one
   std::uint64_t max_id = 0;
 };
 
@@ -91,20 +163,26 @@ struct edge_list {
 // Returns the newlines in [begin, end).
 std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_t first_line,
                                 const std::string& name, const read_options& opt, unsigned threads,
-                                edge_list& el) {
+                                bool weights, edge_list& el) {
   const auto chunks = detail::split_lines(begin, end, first_line, threads, opt.chunk_bytes);
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
   std::vector<std::int64_t>& src = el.src;
   std::vector<std::int64_t>& dst = el.dst;
+  std::vector<double>& weight = el.weight;
   const std::size_t base = src.size();
-  detail::check_parse_growth(name, base, slots, 2 * sizeof(std::int64_t), src.capacity());
-  detail::resize_outputs(base + slots, threads, src, dst);
+  detail::check_parse_growth(name, base, slots, 2 * sizeof(std::int64_t) + (weights ? sizeof(double) : 0),
+                             src.capacity());
+  if (weights)
+    detail::resize_outputs(base + slots, threads, src, dst, weight);
+  else
+    detail::resize_outputs(base + slots, threads, src, dst);
   std::vector<chunk_result> res(chunks.size());
   const auto nchunks = static_cast<std::int64_t>(chunks.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nchunks > 1)
   for (std::int64_t k = 0; k < nchunks; ++k) {
     const auto& c = chunks[static_cast<std::size_t>(k)];
     parse_edge_chunk(c, src.data() + base + c.first_slot, dst.data() + base + c.first_slot,
+                     weights ? weight.data() + base + c.first_slot : nullptr,
                      res[static_cast<std::size_t>(k)]);
   }
   std::vector<detail::chunk_error> errors(res.size());
@@ -119,20 +197,28 @@ std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_
   detail::pack_slots(dst.data() + base, chunks, count);
   src.resize(edges);
   dst.resize(edges);
+  if (weights) {
+    detail::pack_slots(weight.data() + base, chunks, count);
+    weight.resize(edges);
+  }
   if (edges > max_index)
     throw dimension_error(name + ": " + std::to_string(edges) +
                           " edges exceed perron's 32-bit index limit (" + std::to_string(max_index) + ")");
   return detail::newlines_in(chunks);
 }
 
-// Every window's edges, in file order.
-edge_list parse_edges(std::string_view first, detail::text_windows& more, const std::string& name,
-                      const read_options& opt, unsigned threads) {
+// Every window's edges, in file order, the first window from its first edge line's line.
+edge_list parse_edges(std::string_view first, std::uint64_t first_line, detail::text_windows& more,
+                      const std::string& name, const read_options& opt, unsigned threads, bool weights) {
   edge_list el;
-  detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst);
-  std::uint64_t line = 1;
+  if (weights)
+    detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst,
+                                el.weight);
+  else
+    detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst);
+  std::uint64_t line = first_line;
   for (std::string_view w = first; !w.empty(); w = more.next()) {
-    line += parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, el);
+    line += parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, weights, el);
   }
   return el;
 }
@@ -238,28 +324,67 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
 
 namespace detail {
 
+edge_columns edge_list_columns(std::string_view text) {
+  edge_columns c;
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  const char* p = begin;
+  std::uint64_t line = 1;
+  bool header = false;
+  while (p != end) {
+    const char* q = skip_blanks(p, end);
+    if (q == end) break;
+    if (!skip_empty_or_comment(q, end, '#')) {
+      const auto fields = edge_fields(q, end);
+      if (!header && (fields.size() == 2 || fields.size() == 3) &&
+          std::none_of(fields.begin(), fields.end(), is_number)) {
+        // A header: the edges start on the next line.
+        header = true;
+        c.weights = fields.size() == 3;
+        p = next_line(q, end);
+        c.body_offset = static_cast<std::size_t>(p - begin);
+        c.body_line = ++line;
+        continue;
+      }
+      if ((fields.size() == 2 || fields.size() == 3) && is_id(fields[0]) && is_id(fields[1])) {
+        c.edge_line = true;
+        if (!header) c.weights = fields.size() == 3;  // else the header's count binds the lines
+      }
+      // Else the parse says what is wrong with it (with the header's field count, or 2).
+      return c;
+    }
+    p = next_line(p, end);
+    ++line;
+  }
+  return c;
+}
+
 snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt) {
   std::string_view text = windows.next();
   if (text.empty()) throw parse_error(name, 0, "empty file");
   const unsigned threads = windows.parse_threads(opt.threads);
   if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
     text.remove_prefix(3);  // UTF-8 byte order mark
-  edge_list el = parse_edges(text, windows, name, opt, threads);
+  const edge_columns columns = edge_list_columns(text);
+  text.remove_prefix(columns.body_offset);
+  edge_list el = parse_edges(text, columns.body_line, windows, name, opt, threads, columns.weights);
   const std::size_t edges = el.src.size();
 
   // Monotone remap: new id = rank of the original id among the distinct ids.
   snap_graph g;
+  g.weighted = columns.weights;
   std::vector<std::int64_t>& ids = g.original_id;
   const std::uint64_t ids_seen = 2 * static_cast<std::uint64_t>(edges);
   id_ranks ranks;
   ranks.bitmap = edges > 0 && el.max_id / 64 < ids_seen / 4 + 1024;
-  // The renumbering's arrays beside the edges' 16 bytes an edge: the distinct
-  // ids (up to 16 bytes an edge; sorted, or from a bitmap of 16 bytes per 64
-  // ids of the range) and the first new index array (4) at the peak, then the
-  // values (8) once the old ids are freed: about 36 bytes an edge in all,
-  // checked before any of it is allocated (a file whose parse fitted could
-  // still fill the host here).
-  const double held = 16.0 * double(edges);
+  // The renumbering's arrays beside the edges' 16 bytes an edge (24 with
+  // their weights): the distinct ids (up to 16 bytes an edge; sorted, or from
+  // a bitmap of 16 bytes per 64 ids of the range) and the first new index
+  // array (4) at the peak, then the values (8, unless the weights are
+  // they) once the old ids are freed: about 36 bytes an edge in all, checked
+  // before any of it is allocated (a file whose parse fitted could still
+  // fill the host here).
+  const double held = (columns.weights ? 24.0 : 16.0) * double(edges);
   check_host_memory_holding(
       held + 20.0 * double(edges) + (ranks.bitmap ? 16.0 * double(el.max_id / 64 + 1) : 0.0), held,
       name + ": renumbering the vertex ids of its " + std::to_string(edges) + " edges");
@@ -273,24 +398,30 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
   std::vector<std::int64_t>().swap(el.src);
   remap(el.dst, ranks, ids, threads, a.col_idx);
   std::vector<std::int64_t>().swap(el.dst);
-  a.values.reserve(edges);
-  perron::advise_huge_pages(a.values.data(), edges * sizeof(double));
-  a.values.assign(edges, 1.0);
+  if (columns.weights) {
+    a.values = std::move(el.weight);
+  } else {
+    a.values.reserve(edges);
+    perron::advise_huge_pages(a.values.data(), edges * sizeof(double));
+    a.values.assign(edges, 1.0);
+  }
   a.rows = a.cols = static_cast<index_t>(ids.size());
   return g;
 }
 
 void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std::string& name,
-                      const read_options& opt, std::vector<std::int64_t>& src,
-                      std::vector<std::int64_t>& dst) {
+                      const read_options& opt, bool weights, std::vector<std::int64_t>& src,
+                      std::vector<std::int64_t>& dst, std::vector<double>& weight) {
   if (text.empty()) return;
   edge_list el;
   el.src.swap(src);
   el.dst.swap(dst);
+  el.weight.swap(weight);
   parse_edge_window(text.data(), text.data() + text.size(), first_line, name, opt, thread_count(opt.threads),
-                    el);
+                    weights, el);
   src.swap(el.src);
   dst.swap(el.dst);
+  weight.swap(el.weight);
 }
 
 }  // namespace detail

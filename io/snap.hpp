@@ -1,7 +1,11 @@
-// SNAP edge lists (.txt, .txt.gz): '#' comment lines, then "from to" pairs
-// separated by tabs or spaces, 0-based ids that need not be contiguous. Ids are
-// remapped to 0..n-1 in ascending order of original id (a monotone mapping), and
-// the mapping is kept so outputs can name the original ids.
+// Edge lists (SNAP .txt, .csv, .tsv, ..., plain or .gz): '#' or '%' comment
+// lines, then one arc a line, "from to" or "from to weight", the fields
+// separated by blanks or by a comma (CSV, blanks around it allowed), ids
+// non-negative integers that need not be contiguous. A first data line whose
+// two or three fields are all not numbers is a header ("source,target",
+// "from to weight": networkx, pandas and Gephi write one) and is skipped.
+// Ids are remapped to 0..n-1 in ascending order of original id (a monotone
+// mapping), and the mapping is kept so outputs can name the original ids.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +19,14 @@
 namespace perron::io {
 
 struct snap_graph {
-  coo_matrix<double> matrix;              // arc i -> j is entry (i, j), value 1
+  coo_matrix<double> matrix;              // arc i -> j is entry (i, j): its weight, else 1
   std::vector<std::int64_t> original_id;  // original_id[new id] = id in the file
+  bool weighted = false;                  // the lines gave a third field, the weight
 };
 
-// '%' lines count as comments too (KONECT-style lists); each data line holds
-// exactly two non-negative integer ids. Self loops and duplicates are kept.
+// Every data line holds as many fields as the first edge line (2 or 3); a
+// weight is a finite real number (its sign is PageRank's to judge, with the
+// arc's name). Self loops and duplicates are kept.
 snap_graph read_snap(const std::string& path, const read_options& opt = {});
 
 // The same over text in memory; `name` is what errors call the input.
@@ -28,16 +34,32 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
 
 namespace detail {
 class text_windows;  // io/text_input.hpp
+
+// The shape of an edge list, from its first lines (edge_list_columns).
+struct edge_columns {
+  bool weights = false;         // every edge line holds a third field, the weight
+  bool edge_line = false;       // the text shows an edge line: 2 or 3 fields, the first two ids
+  std::size_t body_offset = 0;  // bytes before the first edge line's line (a header and what precedes it)
+  std::uint64_t body_line = 1;  // the number of the line at body_offset
+};
+// Reads the first data line of `text` (the start of an edge list, byte order
+// mark removed) and, where it is a header, the one after it: every line
+// holds the header's field count, else the first edge line's (2 without
+// either).
+edge_columns edge_list_columns(std::string_view text);
+
 // parse_snap over text given window by window (a .gz file streamed).
 snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt);
 // The edges of `text` (whole lines of an edge list, the first one numbered
 // first_line) appended to src and dst as their original ids, in order: a
 // list streamed by one process and parsed chunk by chunk by several
 // (apps/common/dist_load.cpp), renumbered by the caller as parse_snap does
-// (ascending original id). Errors as read_snap's, with their lines.
+// (ascending original id), with the weights where `weights` (the file's
+// edge_columns, from its first window, whose header the caller removed).
+// Errors as read_snap's, with their lines.
 void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std::string& name,
-                      const read_options& opt, std::vector<std::int64_t>& src,
-                      std::vector<std::int64_t>& dst);
+                      const read_options& opt, bool weights, std::vector<std::int64_t>& src,
+                      std::vector<std::int64_t>& dst, std::vector<double>& weight);
 }  // namespace detail
 
 }  // namespace perron::io

@@ -164,5 +164,89 @@ TEST(io_snap, ErrorLineIsExactInEveryChunk) {
   }
 }
 
+// Edge lists as users write them: a comma between fields (blanks around it
+// allowed), a header line of names, a third field that is the arc's weight.
+TEST(io_snap, CsvWithHeaderAndWeights) {
+  const auto g =
+      io::parse_snap("# exported\nsource,target,weight\n10,20,0.5\n20 , 30 ,2e0\n30,10,1\r\n\n", "g.csv");
+  EXPECT_TRUE(g.weighted);
+  EXPECT_EQ(g.original_id, (std::vector<std::int64_t>{10, 20, 30}));
+  EXPECT_EQ(g.matrix.row_idx, (std::vector<index_t>{0, 1, 2}));
+  EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{1, 2, 0}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{0.5, 2.0, 1.0}));
+  // The same arcs with blanks, tabs or commas between the ids, with or without a header.
+  for (const char* text :
+       {"0 1\n1 2\n", "0,1\n1,2\n", "from\tto\n0\t1\n1 ,\t2\n", "\"a\",\"b\"\n0,1\n1,2\n"}) {
+    const auto h = io::parse_snap(text, "h.csv");
+    EXPECT_FALSE(h.weighted) << text;
+    EXPECT_EQ(h.matrix.row_idx, (std::vector<index_t>{0, 1})) << text;
+    EXPECT_EQ(h.matrix.col_idx, (std::vector<index_t>{1, 2})) << text;
+    EXPECT_EQ(h.matrix.values, (std::vector<double>{1.0, 1.0})) << text;
+  }
+}
+
+// Only the first data line may be a header; every line holds the first
+// edge line's field count; errors name the line counted from the file's start.
+TEST(io_snap, HeaderAndFieldCountErrors) {
+  const auto fails = [](const std::string& text, std::uint64_t line, const std::string& words) {
+    try {
+      io::parse_snap(text, "g.csv");
+      ADD_FAILURE() << text;
+    } catch (const parse_error& e) {
+      EXPECT_EQ(e.line, line) << e.what();
+      EXPECT_NE(e.reason.find(words), std::string::npos) << e.what();
+    }
+  };
+  fails("src,dst\n0,1\nsrc,dst\n", 3, "source id 'src' is not a non-negative integer");
+  fails("src,dst,w\n0,1\n", 2, "found 2 fields where the list's lines have 3 (from to weight)");
+  fails("0 1 1\n1 2 -inf\n", 2, "weight '-inf'");
+  fails("0 1\n1 2 3 4\n", 2, "expected 2 fields (from to) or 3 (from to weight), found 4 (unexpected '4')");
+  fails("# c\n\nsource target\n0 x\n", 4, "target id 'x' is not a non-negative integer");
+  fails("0;1\n", 1, "source id '0;1' is not a non-negative integer");
+  // A header only: no edges.
+  const auto g = io::parse_snap("source,target\n", "g.csv");
+  EXPECT_EQ(g.matrix.nnz(), 0u);
+}
+
+TEST(io_snap, EdgeListColumns) {
+  const auto c = io::detail::edge_list_columns("# a\n% b\n\nfrom to weight\n1 2 3\n");
+  EXPECT_TRUE(c.weights);
+  EXPECT_TRUE(c.edge_line);
+  EXPECT_EQ(c.body_line, 5u);
+  EXPECT_EQ(c.body_offset, std::string("# a\n% b\n\nfrom to weight\n").size());
+  const auto d = io::detail::edge_list_columns("1,2\n");
+  EXPECT_FALSE(d.weights);
+  EXPECT_TRUE(d.edge_line);
+  EXPECT_EQ(d.body_offset, 0u);
+  EXPECT_EQ(d.body_line, 1u);
+  EXPECT_FALSE(io::detail::edge_list_columns("hello world\n").edge_line);  // a header with no edge after it
+  EXPECT_FALSE(io::detail::edge_list_columns("1 2 3 4\n").edge_line);
+}
+
+// Weights survive the parallel parse: chunk by chunk (holes of comment lines
+// packed away) as on one thread, errors at their lines.
+TEST(io_snap, WeightsInEveryChunk) {
+  std::string text = "u,v,w\n";
+  for (int k = 1; k <= 3000; ++k) {
+    text += std::to_string(k) + "," + std::to_string(k % 997 + 1) + "," + std::to_string(k) + ".25\n";
+    if (k % 7 == 0) text += "# note\n";
+  }
+  const auto one = io::parse_snap(text, "g.csv");
+  ASSERT_EQ(one.matrix.nnz(), 3000u);
+  for (int k = 1; k <= 3000; ++k) ASSERT_EQ(one.matrix.values[k - 1], k + 0.25);
+  for (std::size_t chunk : {std::size_t(50), std::size_t(2000)}) {
+    io::read_options opt;
+    opt.threads = 3;
+    opt.chunk_bytes = chunk;
+    expect_same_graph(one, io::parse_snap(text, "g.csv", opt));
+    try {
+      io::parse_snap(text + "5,6\n", "g.csv", opt);
+      FAIL();
+    } catch (const parse_error& e) {
+      EXPECT_EQ(e.line, 3000u + 3000u / 7 + 2) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace perron

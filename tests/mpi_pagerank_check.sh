@@ -205,6 +205,14 @@ case $mode in
     # A .gz is read whole by rank 0, which sends the weights with the arcs.
     gzip -c data/cage8.mtx >"$dir/cage8.mtx.gz"
     compare "$dir/cage8.mtx.gz" --weighted
+    # The same arcs as a weighted CSV edge list with a header, streamed to every rank in small
+    # windows (the header goes with rank 0's first one): the ranks of the Matrix Market file.
+    awk 'BEGIN { print "source,target,weight" } /^%/ { next } !size { size = 1; next } { print $1 "," $2 "," $3 }' \
+      data/cage8.mtx >"$dir/cage8.csv"
+    PERRON_DIST_WINDOW=4096 compare "$dir/cage8.csv" --weighted
+    "$pr" data/cage8.mtx --weighted --precision double --device cpu --tol 1e-10 --no-cache --accelerate none \
+      -o "$dir/mtx.tsv" >/dev/null || fail "single-process --weighted run on cage8.mtx"
+    cmp -s "$dir/one.tsv" "$dir/mtx.tsv" || fail "cage8.csv: ranks differ from cage8.mtx's"
     for g in data/cage8.mtx data/netscience.mtx data/west0067.mtx; do
       # west0067 has negative values: both runs must refuse it alike
       if [ "$g" = data/west0067.mtx ]; then

@@ -445,6 +445,31 @@ TEST_F(pagerank_app, Weighted) {
   EXPECT_EQ(run({bad}).code, 0);  // unweighted: values ignored
 }
 
+// An edge list with a header and weights, comma-separated (as pandas or
+// networkx write it), ranks as the same graph in Matrix Market, weighted or
+// not, its vertices named by the file's ids; a negative weight names its arc.
+TEST_F(pagerank_app, WeightedCsvEdgeList) {
+  const std::string mtx = file(
+      "w.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 5\n1 2 0.5\n1 3 3\n2 3 1\n3 1 1\n4 1 2\n");
+  const std::string csv = file("w.csv", "source,target,weight\n1,2,0.5\n1,3,3\n2,3,1\n3,1,1\n4,1,2\n");
+  for (const bool weighted : {true, false}) {
+    std::vector<std::string> flags = {"--device", "cpu", "-p", "double", "--tol", "1e-12"};
+    if (weighted) flags.push_back("--weighted");
+    auto a = flags, b = flags;
+    a.insert(a.end(), {mtx, "--output", path("m.tsv")});
+    b.insert(b.end(), {csv, "--output", path("c.tsv")});
+    ASSERT_EQ(run(a).code, 0);
+    const outcome o = run(b);
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(parse_tsv(slurp(path("m.tsv"))), parse_tsv(slurp(path("c.tsv")))) << weighted;
+  }
+  const std::string bad = file("neg.csv", "u,v,w\n1,2,1.0\n2,3,-3\n");
+  const outcome o = run({bad, "--weighted"});
+  EXPECT_EQ(o.code, 65);
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("2 -> 3"), std::string::npos) << o.err;
+}
+
 TEST_F(pagerank_app, BadInputs) {
   struct bad_case {
     std::vector<std::string> args;

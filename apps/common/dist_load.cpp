@@ -198,6 +198,8 @@ struct stream_part {
   io::detail::mm_stream_header mm;
   coo_matrix<double> entries;
   std::vector<std::int64_t> src, dst;
+  bool weights = false;   // the edge list's lines give a weight (io::detail::edge_columns)
+  std::vector<double> w;  // then the weights, in the order of src and dst
   std::uint64_t text_bytes = 0;
 };
 
@@ -207,7 +209,7 @@ void parse_window(stream_mode mode, std::string_view text, std::uint64_t first_l
   if (mode == stream_mode::matrix_market)
     io::detail::parse_mm_stream_chunk(part.mm, text, first_line, before, path, opt, part.entries);
   else
-    io::detail::parse_snap_chunk(text, first_line, path, opt, part.src, part.dst);
+    io::detail::parse_snap_chunk(text, first_line, path, opt, part.weights, part.src, part.dst, part.w);
 }
 
 // SNAP: the ids renumbered as parse_snap does (new id = rank among all
@@ -232,11 +234,11 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& 
   // Every rank then holds all the distinct ids, and a second list while it
   // merges another rank's: up to 16 bytes a distinct id (at most the ranks'
   // lists together) beside its edges and its own list (32 bytes a local
-  // edge), checked before the merge allocates (a file whose parts parsed
+  // edge, 40 with its weight), checked before the merge allocates (a file whose parts parsed
   // within the memory could still fill a host here).
   const std::uint64_t distinct_bound = dist::total_sum(mine.size());
   dist::phase([&] {
-    const double held = 32.0 * double(part.src.size());
+    const double held = (part.weights ? 40.0 : 32.0) * double(part.src.size());
     check_host_memory_holding(held + 16.0 * double(distinct_bound), held,
                               path + ": renumbering the vertex ids of its " + std::to_string(edges) +
                                   " edges (every rank holds the distinct ids)");
@@ -268,7 +270,11 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& 
     };
     map(part.src, a.source);
     map(part.dst, a.target);
-    if (weighted) a.weight.assign(a.source.size(), 1.0);
+    if (weighted && part.weights)
+      a.weight.swap(part.w);
+    else if (weighted)
+      a.weight.assign(a.source.size(), 1.0);
+    std::vector<double>().swap(part.w);
   });
   const auto n = static_cast<index_t>(all.size());
   info.meta.label = std::move(all);
@@ -328,15 +334,20 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     } else {
       if (first.empty()) throw parse_error(name, 0, "empty file");
       if (first.size() >= 3 && first.compare(0, 3, "\xEF\xBB\xBF") == 0) first.remove_prefix(3);
+      // A header line goes with the first window's start; every rank's lines hold the fields of the first
+      // edge line.
+      const io::detail::edge_columns columns = io::detail::edge_list_columns(first);
+      first.remove_prefix(columns.body_offset);
+      part.weights = columns.weights;
       facts = {static_cast<std::int64_t>(stream_mode::snap),
                static_cast<std::int64_t>(total),
+               columns.weights ? 1 : 0,
                0,
                0,
                0,
                0,
                0,
-               0,
-               1,
+               static_cast<std::int64_t>(columns.body_line),
                static_cast<std::int64_t>(window)};
     }
     info.meta.timings.file_bytes = static_cast<std::uint64_t>(st.st_size);
@@ -361,6 +372,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     part.mm.size_line = static_cast<std::uint64_t>(facts[7]);
     part.mm.body_line = static_cast<std::uint64_t>(facts[8]);
   }
+  if (mode == stream_mode::snap) part.weights = facts[2] != 0;
   const auto window = static_cast<std::size_t>(facts[9]);
 
   // The stream. Each window: {bytes, first line, entry lines before} then
@@ -441,7 +453,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
   info.meta.timings.parse_seconds = info.load_seconds - info.meta.timings.read_seconds;
   dist::local_arcs a;
   if (mode == stream_mode::snap) {
-    info.meta.pattern = true;
+    info.meta.pattern = !part.weights;
     a = snap_arcs(part, weighted, name, world, info);
   } else {
     const io::mm_header& h = part.mm.header;

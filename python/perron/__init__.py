@@ -270,7 +270,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
 
 
 def read_matrix(path, cache=True, labels=False):
-    """Reads a Matrix Market (.mtx, .mtx.gz, SuiteSparse .tar.gz) or SNAP edge-list file
+    """Reads a Matrix Market (.mtx, .mtx.gz, SuiteSparse .tar.gz) or edge-list file (SNAP .txt, CSV)
     through perron's parallel parser and binary cache; returns a scipy CSR matrix
     (duplicates summed), and with labels=True also the original vertex ids of a SNAP
     file (empty for Matrix Market, where vertex i is i + 1)."""

@@ -37,7 +37,7 @@ dist::local_arcs exchange(const std::string& name, const dist::arc_slice& arcs, 
   dist::phase([&] {
     if (n == 0) throw invalid_argument(name + ": the graph is empty (0 vertices)");
   });
-  return dist::exchange_arcs(arcs, n, weighted, m, label);
+  return dist::exchange_arcs(arcs, n, weighted, m, label, name);
 }
 
 // Rank p's part of a plain Matrix Market file: read, line numbers from the

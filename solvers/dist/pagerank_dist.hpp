@@ -181,8 +181,10 @@ struct local_arcs {
   std::uint64_t bytes_exchanged = 0;
 };
 // Collective: the checks, the ranges and the all-to-all of distribute_graph.
+// input: what the errors about the arcs name first (the file, as the
+// single-process app names it), if not empty.
 local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror m,
-                         const std::vector<std::int64_t>& label = {});
+                         const std::vector<std::int64_t>& label = {}, const std::string& input = {});
 // Collective: d_j over every rank's arcs (an all-reduce), the dangling flags
 // and P^T(i, j) = A(j, i) / d_j. a.at's values are read only when weighted.
 template <class T>

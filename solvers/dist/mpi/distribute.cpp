@@ -134,7 +134,7 @@ std::vector<double> out_weights(const csr_matrix<double>& at, index_t n, bool we
 }  // namespace
 
 local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror m,
-                         const std::vector<std::int64_t>& label) {
+                         const std::vector<std::int64_t>& label, const std::string& input) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -144,7 +144,21 @@ local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror
   std::vector<std::uint64_t> block_links(blocks, 0);
   // The arcs checked in order (a bad weight: the first in arc order over all
   // ranks, as make_pagerank_graph reports it), and the links into each block.
-  phase([&] {
+  // The arcs' errors name the input first, before the ranks agree on them.
+  const auto named = [&](auto&& f) {
+    return [&] {
+      try {
+        f();
+      } catch (const invalid_argument& e) {
+        if (input.empty()) throw;
+        throw invalid_argument(input + ": " + e.what());
+      } catch (const dimension_error& e) {
+        if (input.empty()) throw;
+        throw dimension_error(input + ": " + e.what());
+      }
+    };
+  };
+  phase(named([&] {
     if (n <= 0) throw invalid_argument("the graph is empty (0 vertices)");
     // This rank's share: the arcs sent and received (16 bytes each, twice
     // with the mirrors) and P^T's rows (about 32 bytes per link while they
@@ -162,13 +176,13 @@ local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror
       ++block_links[static_cast<std::size_t>(t / sum_block)];
       if (mirrored && s != t) ++block_links[static_cast<std::size_t>(s / sum_block)];
     }
-  });
+  }));
   if (weighted && m == mirror::skew)  // the mirrors come after every rank's arcs
-    phase([&] {
+    phase(named([&] {
       for (std::size_t k = 0; k < arcs.count; ++k)
         if (arcs.source[k] != arcs.target[k])
           check_weight(sign * arcs.weight[k], arcs.target[k], arcs.source[k], label);
-    });
+    }));
   MPI_Allreduce(MPI_IN_PLACE, block_links.data(), static_cast<int>(blocks), MPI_UINT64_T, MPI_SUM,
                 MPI_COMM_WORLD);
 

@@ -37,7 +37,8 @@ void receive_numbers(std::uint64_t*, std::size_t, int) { no_mpi(); }
 void send_bytes(const char*, std::size_t, int) { no_mpi(); }
 void receive_bytes(char*, std::size_t, int) { no_mpi(); }
 
-local_arcs exchange_arcs(const arc_slice&, index_t, bool, mirror, const std::vector<std::int64_t>&) {
+local_arcs exchange_arcs(const arc_slice&, index_t, bool, mirror, const std::vector<std::int64_t>&,
+                         const std::string&) {
   no_mpi();
 }
 

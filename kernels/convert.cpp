@@ -102,7 +102,7 @@ void sort_and_merge_rows(csr_matrix<T>& out, duplicates dup) {
 // vals null: a pattern (values T(0), duplicates keep_one).
 template <class T>
 csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const index_t* major,
-                        const index_t* minor, const T* vals, duplicates dup, bool rows_come_sorted) {
+                        const index_t* minor, const T* vals, duplicates dup) {
   csr_matrix<T> out;
   out.rows = out_rows;
   out.cols = out_cols;
@@ -119,7 +119,7 @@ csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const
   else
     stable_bucket([&](std::size_t k) { return major[k]; }, n, out_rows, out.row_ptr,
                   [&](std::size_t k, index_t pos) { col[pos] = minor[k]; });
-  if (!rows_come_sorted) sort_and_merge_rows(out, dup);
+  sort_and_merge_rows(out, dup);
   return out;
 }
 
@@ -155,7 +155,7 @@ csr_matrix<T> coo_to_csr(const coo_matrix<From>& a, bool transpose, const T* val
   const index_t* major = transpose ? a.col_idx.data() : a.row_idx.data();
   const index_t* minor = transpose ? a.row_idx.data() : a.col_idx.data();
   return build_csr<T>(transpose ? a.cols : a.rows, transpose ? a.rows : a.cols, a.nnz(), major, minor, vals,
-                      dup, false);
+                      dup);
 }
 
 }  // namespace
@@ -186,10 +186,13 @@ template <class T>
 csr_matrix<T> transpose(const csr_matrix<T>& a) {
   validate(a, "transpose");
   // Bucketing A's entries by column, visited row by row, leaves each row of
-  // A^T with its columns (A's rows) ascending and unique: no per-row sort.
+  // A^T with its columns (A's rows) ascending: no per-row sort. Unique only
+  // where A's rows are: a column given twice in a row of A (validate() does
+  // not look) comes out as a row of A^T listing that row twice, so the rows
+  // still go through the merge, whose scan finds them increasing and moves
+  // nothing in the common case (one pass over the columns).
   const std::vector<index_t> row = expand_rows(a);
-  return build_csr(a.cols, a.rows, a.nnz(), a.col_idx.data(), row.data(), a.values.data(), duplicates::sum,
-                   true);
+  return build_csr(a.cols, a.rows, a.nnz(), a.col_idx.data(), row.data(), a.values.data(), duplicates::sum);
 }
 
 void check_ell_fill(index_t rows, index_t width, std::size_t nnz, index_t widest, double max_fill) {

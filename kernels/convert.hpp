@@ -33,7 +33,9 @@ csr_matrix<T> pattern_to_csr(const coo_matrix<From>& a, bool transpose);
 template <class T>
 coo_matrix<T> to_coo(const csr_matrix<T>& a);
 
-// CSR of A^T.
+// CSR of A^T, its rows' columns sorted and unique whatever the order of a's
+// rows: a column that a row of a lists twice is one entry of A^T, the values
+// summed in a's order (as to_csr sums a COO's duplicates).
 template <class T>
 csr_matrix<T> transpose(const csr_matrix<T>& a);
 

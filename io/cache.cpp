@@ -113,10 +113,11 @@ struct file_header {
   std::uint8_t symmetric;
   std::uint8_t has_values;
   std::uint8_t reserved[4];
+  std::int64_t source_ctime_ns;
   std::uint64_t payload_checksum;
   std::uint64_t header_checksum;  // of the fields above and the path
 };
-static_assert(sizeof(file_header) == 88, "cache header layout");
+static_assert(sizeof(file_header) == 96, "cache header layout");
 static_assert(std::is_trivially_copyable_v<file_header>);
 
 std::uint64_t pad8(std::uint64_t n) { return (n + 7) / 8 * 8; }
@@ -132,7 +133,7 @@ std::uint64_t header_hash(const Header& h, const std::string& path) {
 struct source_key {
   std::string path;  // absolute, symlinks resolved
   std::uint64_t size = 0;
-  std::int64_t mtime_ns = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
 };
 
 // The fields stamp_problem checks (below), for the source `key`.
@@ -143,6 +144,7 @@ void stamp_header(Header& h, const char (&m)[8], std::uint32_t version, const so
   h.endian = endian_mark;
   h.source_size = key.size;
   h.source_mtime_ns = key.mtime_ns;
+  h.source_ctime_ns = key.ctime_ns;
   h.path_bytes = key.path.size();
 }
 
@@ -156,6 +158,7 @@ std::optional<source_key> key_of(const std::string& source) {
   k.path = canon.string();
   k.size = static_cast<std::uint64_t>(st.st_size);
   k.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  k.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
   return k;
 }
 
@@ -166,7 +169,7 @@ std::optional<source_stamp> stamp_of(const std::string& source) {
   // A size of 0 says nothing of the content (procfs files have some): nothing
   // is cached for it.
   if (!k || k->size == 0) return std::nullopt;
-  return source_stamp{k->size, k->mtime_ns};
+  return source_stamp{k->size, k->mtime_ns, k->ctime_ns};
 }
 
 namespace {
@@ -300,7 +303,7 @@ std::string stamp_problem(int fd, std::uint64_t file_bytes, const source_key& ke
   if (!pread_all(fd, path.data(), path.size(), sizeof h)) return "truncated header";
   if (header_hash(h, path) != h.header_checksum) return "header checksum mismatch (corrupt)";
   if (path != key.path) return "it belongs to another file (" + path + ")";
-  if (h.source_size != key.size || h.source_mtime_ns != key.mtime_ns)
+  if (h.source_size != key.size || h.source_mtime_ns != key.mtime_ns || h.source_ctime_ns != key.ctime_ns)
     return "stale: the source changed since it was cached";
   return {};
 }
@@ -455,7 +458,7 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
   }
   const auto key = key_of(source);
   if (!key) return false;
-  if (key->size != before.size || key->mtime_ns != before.mtime_ns) {
+  if (key->size != before.size || key->mtime_ns != before.mtime_ns || key->ctime_ns != before.ctime_ns) {
     warn(source + " changed while it was read; not caching it");
     return false;
   }
@@ -498,10 +501,11 @@ struct part_header {
   std::uint8_t symmetric;
   std::uint8_t weighted;
   std::uint8_t reserved[4];
+  std::int64_t source_ctime_ns;
   std::uint64_t payload_checksum;
   std::uint64_t header_checksum;  // of the fields above and the path
 };
-static_assert(sizeof(part_header) == 96, "rank cache header layout");
+static_assert(sizeof(part_header) == 104, "rank cache header layout");
 static_assert(std::is_trivially_copyable_v<part_header>);
 
 std::string part_name_for(const source_key& k, const rank_part_key& key) {
@@ -576,7 +580,8 @@ std::string part_problem(const part_header& h, const rank_part& p) {
 namespace {
 
 std::string side_header(const source_key& k) {
-  return "perron-side 1\nstamp " + std::to_string(k.size) + " " + std::to_string(k.mtime_ns) + "\n";
+  return "perron-side 1\nstamp " + std::to_string(k.size) + " " + std::to_string(k.mtime_ns) + " " +
+         std::to_string(k.ctime_ns) + "\n";
 }
 
 }  // namespace
@@ -657,7 +662,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
     return "no cache directory (neither XDG_CACHE_HOME nor HOME is set); not caching " + source;
   const auto src = key_of(source);
   if (!src) return {};
-  if (src->size != before.size || src->mtime_ns != before.mtime_ns)
+  if (src->size != before.size || src->mtime_ns != before.mtime_ns || src->ctime_ns != before.ctime_ns)
     return source + " changed while it was read; not caching it";
   // The header's sizes are the part's own (the writer reads exactly them).
   const auto rows = static_cast<std::size_t>(p.rows.rows);

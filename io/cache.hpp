@@ -1,6 +1,6 @@
 // Binary cache of parsed inputs, so that the second load of a large text file
 // runs at disk speed. One file per source, named after the source's absolute
-// path; it records the source's size and modification time, a format version
+// path; it records the source's size, modification and status-change times, a format version
 // and a checksum of everything it holds. A cache file that is corrupt,
 // truncated, from another version or stale (the source changed) is reported
 // as a warning on stderr and rebuilt, never trusted. Files are written to a
@@ -34,12 +34,16 @@ std::string cache_file_for(const std::string& source, const std::string& dir);
 std::optional<loaded_matrix> cache_load(const std::string& source, const cache_options& opt,
                                         unsigned threads);
 
-// The size and modification time of `source` (symlinks followed), taken
-// before it is read: a file that changes while it is parsed must not be
-// cached under its new stamp with its old content.
+// The size, modification time and status-change time of `source` (symlinks
+// followed), taken before it is read: a file that changes while it is parsed
+// must not be cached under its new stamp with its old content. The ctime is
+// the one a user cannot set: a file rewritten with the same size and its old
+// mtime put back (touch -d/-r, cp -p, tar x, mv of another file) has a new
+// one, where size and mtime alone served the old graph's entry.
 struct source_stamp {
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
 };
 std::optional<source_stamp> stamp_of(const std::string& source);
 
@@ -55,8 +59,8 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
 // arcs into its vertex range; apps/common/dist_load), so that the next run
 // with the same file and P skips the parse and the exchange. One file per
 // (source, P, rank, weighted), named <file>.<hash>.np<P>.r<rank>[.w].perron-part
-// beside the single-process entries; it records the source's size and
-// modification time, P, the rank, every rank's range (the partition, which
+// beside the single-process entries; it records the source's stamp
+// (source_stamp), P, the rank, every rank's range (the partition, which
 // the app compares across ranks) and a checksum of its payload.
 struct rank_part_key {
   int ranks = 1, rank = 0;
@@ -94,8 +98,8 @@ int rank_cache_prune(const std::string& source, const rank_part_key& key, const 
 // A small text kept beside a source's cache entry: what a solver learned
 // about the graph (the PageRank pull trial, solvers/pagerank_trial.hpp; the
 // iterations of the last solve, apps/pagerank.cpp), keyed like the entry
-// (cache_file_for(source) + "." + tag) and stamped with the source's size and
-// modification time; a generated graph's spec (io/synthetic.hpp: the same
+// (cache_file_for(source) + "." + tag) and stamped with the source's
+// source_stamp; a generated graph's spec (io/synthetic.hpp: the same
 // graph every run) is key and stamp of its own. side_load returns nullopt when the
 // cache is off, there is none, the source changed since (stale) or the file
 // is not one side_store wrote (a warning says so); side_store writes it
@@ -109,7 +113,7 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
 
 // Format version of the cache files (bumped whenever the layout or the
 // parser's output changes, so old caches are rebuilt).
-constexpr unsigned cache_format_version = 1;
-constexpr unsigned rank_cache_format_version = 1;
+constexpr unsigned cache_format_version = 2;       // 2: the source's ctime in the stamp
+constexpr unsigned rank_cache_format_version = 2;  // 2: the source's ctime in the stamp
 
 }  // namespace perron::io

@@ -9,7 +9,8 @@
 //   ids and maybe a weight, or a header line -> edge list), else parse_error
 //   "unrecognized format".
 // With opt.cache.enabled the parsed result is kept in a binary cache keyed by
-// the file's absolute path, size and modification time (io/cache.hpp).
+// the file's absolute path, size, modification and status-change times
+// (io/cache.hpp).
 #pragma once
 
 #include <cstdint>

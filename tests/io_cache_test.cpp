@@ -151,7 +151,7 @@ TEST_F(io_cache, TruncatedOrForeignCacheIsRebuilt) {
   }
   std::ofstream(c, std::ios::binary)
       << "not a cache at all, but long enough to hold a header......................"
-         "....................";
+         "..............................";
   const auto [m, err] = load(p);
   EXPECT_NE(err.find("not a perron cache file"), std::string::npos) << err;
   expect_same(m, truth);
@@ -327,6 +327,34 @@ TEST_F(io_cache, RankPartCorruptTruncatedOrStaleIsRefusedWithAReason) {
   before.mtime_ns += 1;
   EXPECT_NE(io::rank_cache_store(src, before, key, some_part(true), opt_.cache, 1).find("changed while"),
             std::string::npos);
+}
+
+// A source rewritten with its old size and its old modification time put
+// back (touch -r/-d, cp -p, tar x, mv of another file): its status-change
+// time, which no user can set, is new. Size and mtime alone served the old
+// graph's entry, its kept CSR of A^T and its side files: silently wrong ranks.
+TEST_F(io_cache, SourceRewrittenWithItsOldSizeAndModificationTimeIsStale) {
+  const std::string p = (dir_ / "src" / "g.txt").string();
+  std::ofstream(p) << "0 1\n1 2\n";
+  EXPECT_EQ(load(p).first.label, (std::vector<std::int64_t>{0, 1, 2}));
+  ASSERT_TRUE(load(p).first.timings.from_cache);
+  const io::rank_part_key key{2, 1, false};
+  io::rank_part part = some_part(false);
+  ASSERT_EQ(io::rank_cache_store(p, *io::stamp_of(p), key, part, opt_.cache, 1), "");
+  ASSERT_TRUE(io::side_store(p, opt_.cache, "note", "old graph"));
+  const auto written = fs::last_write_time(p);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past a coarse file-system clock's tick
+  std::ofstream(p) << "5 6\n6 5\n";
+  fs::last_write_time(p, written);
+  ASSERT_EQ(fs::file_size(p), 8u);
+  const auto [m, err] = load(p);
+  EXPECT_FALSE(m.timings.from_cache);
+  EXPECT_NE(err.find("stale"), std::string::npos) << err;
+  EXPECT_EQ(m.label, (std::vector<std::int64_t>{5, 6}));
+  std::string why;
+  EXPECT_FALSE(io::rank_cache_load(p, key, opt_.cache, 1, why));
+  EXPECT_NE(why.find("stale"), std::string::npos) << why;
+  EXPECT_FALSE(io::side_load(p, opt_.cache, "note").has_value());
 }
 
 TEST_F(io_cache, RankPartPruneRemovesOnlyOtherRankCounts) {

@@ -204,6 +204,39 @@ void check_graph_shape(index_t rows, index_t cols, const std::vector<std::int64_
                           std::to_string(rows) + " vertices");
 }
 
+// The CSR of A^T that the builds without a conversion take: every row's
+// columns strictly increasing (sources sorted, each once). validate() does not
+// look, and a repeated source would count twice in its out-degree and in the
+// row's sum (an unweighted arc given twice weighed twice), silently. One
+// parallel pass over the columns; the first offending row is named, the same
+// for every thread count.
+template <class T>
+void check_sources_sorted_unique(const csr_matrix<T>& at, const std::vector<std::int64_t>& label) {
+  const index_t n = at.rows;
+  const index_t* ptr = at.row_ptr.data();
+  const index_t* col = at.col_idx.data();
+  index_t first_bad = n;
+#pragma omp parallel for reduction(min                           \
+                                   : first_bad) schedule(static) \
+    num_threads(threads_for_work(at.nnz() + static_cast <std::size_t>(n)))
+  for (index_t i = 0; i < n; ++i)
+    for (index_t k = ptr[i] + 1; k < ptr[i + 1]; ++k)
+      if (col[k - 1] >= col[k]) {
+        first_bad = std::min(first_bad, i);
+        break;
+      }
+  if (first_bad == n) return;
+  index_t k = ptr[first_bad] + 1;
+  while (col[k - 1] < col[k]) ++k;
+  throw invalid_argument(
+      "PageRank graph (CSR of A^T): the in-arcs of vertex " + vertex_name(label, first_bad) +
+      (col[k - 1] == col[k] ? " list source " + vertex_name(label, col[k]) + " twice"
+                            : " are not sorted by source (" + vertex_name(label, col[k - 1]) + " before " +
+                                  vertex_name(label, col[k]) + ")") +
+      ": each row's columns must be sorted and unique (make_pagerank_graph or to_csr with "
+      "transpose merge repeated arcs)");
+}
+
 }  // namespace
 
 // ---- the operator ----------------------------------------------------------
@@ -243,6 +276,7 @@ pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weig
                                                 const std::vector<std::int64_t>& label) {
   validate(at, "PageRank graph (CSR of A^T)");
   check_graph_shape(at.cols, at.rows, label);  // A is at.cols x at.rows
+  check_sources_sorted_unique(at, label);
   return graph_from_transpose<T>(std::move(at), weighted, label);
 }
 
@@ -250,6 +284,7 @@ template <class T>
 pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label) {
   validate(at, "PageRank graph (CSR of A^T)");
   check_graph_shape(at.cols, at.rows, label);  // A is at.cols x at.rows
+  check_sources_sorted_unique(at, label);
   // Per vertex: the out-degree, the dangling flag, the solver's vectors and
   // the ranks; the links are already here and are written in place.
   check_host_memory(48.0 * double(at.rows),

@@ -68,17 +68,18 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
 
 // The same from the CSR of A^T (row i = target, its columns the sources: a
 // CSC adjacency matrix as it is stored), without a conversion: its rows'
-// columns must be sorted and unique (duplicates already merged), which
-// validate() does not check. Weights as above.
+// columns must be sorted and unique (duplicates already merged), else an
+// invalid_argument naming the first such vertex (one pass over the columns,
+// beside validate()'s). Weights as above.
 template <class T>
 pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weighted,
                                                 const std::vector<std::int64_t>& label = {});
 
 // An unweighted graph given as the pattern of the CSR of A^T (row i = target,
-// its columns the sources, sorted and distinct: io::generate_graph_transpose),
-// its values ignored: P^T is written over them in place, in parallel (the
-// out-degrees counted by atomic integer increments, so the same for every
-// thread count). The same graph, bit for bit, as make_pagerank_graph of its
+// its columns the sources, sorted and distinct, checked as above:
+// io::generate_graph_transpose), its values ignored: P^T is written over them
+// in place, in parallel (the out-degrees counted by atomic integer
+// increments, so the same for every thread count). The same graph, bit for bit, as make_pagerank_graph of its
 // arcs, without a second copy of the links.
 template <class T>
 pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label = {});

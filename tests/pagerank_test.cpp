@@ -593,6 +593,45 @@ TEST(pagerank_graph, PatternBuildIsBitwiseTheValuesBuild) {
   }
 }
 
+// make() throws E, its message holding `part`.
+template <class E, class F>
+void expect_throw_message(F make, const std::string& part) {
+  try {
+    make();
+    ADD_FAILURE() << "no error; expected one saying '" << part << "'";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+// The builds without a conversion take A^T's rows as sorted and unique: a
+// source listed twice counted twice in its out-degree and in the row (0 -> 1
+// given twice beside 0 -> 2 ranked vertex 1 above 2, silently); it is refused,
+// naming the vertex.
+TEST(pagerank_graph, TransposeRowsMustBeSortedAndUnique) {
+  csr_matrix<double> at;  // row 1 lists source 0 twice
+  at.rows = at.cols = 3;
+  at.row_ptr = {0, 0, 2, 3};
+  at.col_idx = {0, 0, 0};
+  at.values = {1, 1, 1};
+  for (const bool weighted : {false, true})
+    expect_throw_message<invalid_argument>([&] { pagerank_graph_from_transpose<double>(at, weighted); },
+                                           "in-arcs of vertex 2 list source 1 twice");
+  csr_matrix<float> pattern;
+  pattern.rows = pattern.cols = 3;
+  pattern.row_ptr = {0, 0, 2, 3};
+  pattern.col_idx = {2, 0, 0};  // row 1 out of order
+  pattern.values = {0, 0, 0};
+  expect_throw_message<invalid_argument>(
+      [&] {
+        pagerank_graph_from_pattern<float>(pattern, {10, 20, 30});
+      },
+      "in-arcs of vertex 20 are not sorted by source (30 before 10)");
+  pattern.col_idx = {0, 2, 0};  // sorted and unique: the graph 0 -> 1, 2 -> 1, 0 -> 2
+  const auto g = pagerank_graph_from_pattern<float>(pattern);
+  EXPECT_EQ(g.dangling, (std::vector<std::uint8_t>{0, 1, 0}));
+}
+
 // The step over a range of rows (what each MPI rank runs) is bitwise the
 // whole step's rows and block sums, the range starting on a block boundary.
 TEST(pagerank_step, RowRangeIsBitwiseTheWhole) {

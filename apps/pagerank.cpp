@@ -1510,8 +1510,10 @@ int solve_distributed_as(settings& s) {
     throw usage_error(
         "the distributed solve (mpirun, --bench-dist) runs on the CPU: --device cuda and GPU "
         "kernels cannot be used with it");
-  if (s.opt.pull == pagerank_pull::fused)
-    throw usage_error("--pull fused is a GPU step; mpirun runs on the CPU");
+  // Both pattern pulls: --pull persistent was taken and solved as the CPU
+  // step without a word (fused alone was refused).
+  if (pattern_pull(s.opt.pull))
+    throw usage_error("--pull " + std::string(name(s.opt.pull)) + " is a GPU step; mpirun runs on the CPU");
   if (extrapolation_named(s.opt.accelerate))
     throw usage_error("--accelerate runs in the single-process solve, not under mpirun or --bench-dist");
   if (s.reorder != vertex_order::none)

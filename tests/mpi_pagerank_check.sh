@@ -27,7 +27,9 @@
 #                                                            procfs files (size 0, read to their end), a bad
 #                                                            line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
-#                                                            on the last rank, an unwritable output: one
+#                                                            on the last rank, options refused under mpirun
+#                                                            (--gpus, --reorder, --pull fused|persistent), an
+#                                                            unwritable output: one
 #                                                            message naming the rank, the documented exit
 #                                                            code, no output file, no hang
 set -u
@@ -311,6 +313,14 @@ case $mode in
     if [ "$np" -gt 1 ]; then
       expect_failure 64 "--reorder runs in the single-process solve" "${mpirun[@]}" -np "$np" "$pr" data/cage8.mtx \
         --reorder rcm --no-cache -o "$dir/out.tsv"
+    fi
+    # Both GPU pulls are refused under mpirun with several ranks, as with --device cpu (--pull
+    # persistent was taken and solved on the CPU without a word).
+    if [ "$np" -gt 1 ]; then
+      for pull in fused persistent; do
+        expect_failure 64 "--pull $pull is a GPU step; mpirun runs on the CPU" "${mpirun[@]}" -np "$np" "$pr" \
+          data/cage8.mtx --pull "$pull" --no-cache -o "$dir/out.tsv"
+      done
     fi
     # The output cannot be written (rank 0's phase): every rank stops.
     expect_failure 66 "${p0}$dir/no-such-folder/out.tsv" "${run[@]}" data/cage8.mtx -o "$dir/no-such-folder/out.tsv"

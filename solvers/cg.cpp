@@ -56,10 +56,18 @@ struct cg_method : detail::csr_system<T> {
 }  // namespace
 
 template <class T>
-solve_result cg(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop) {
+solve_result detail::cg_assembled(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop) {
   detail::check_system(a, std::size_t(a.rows), std::size_t(a.rows), "cg");
   const team_scope team(spmv_team(a));  // the SpMV's team for the vector updates too
   return detail::run_shell(std::size_t(a.rows), b, stop, cg_method<T>(a, b, x));
+}
+
+template <class T>
+solve_result cg(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop) {
+  // A caller's corrupt CSR would be read out of bounds by every SpMV, which
+  // checks sizes only: one O(nnz) pass before the O(nnz) per iteration.
+  validate(a, "cg");
+  return detail::cg_assembled(a, b, x, stop);
 }
 
 template <class T>
@@ -69,9 +77,10 @@ solve_result cg(const csr_matrix<T>& a, const std::vector<T>& b, std::vector<T>&
   return cg(a, b.data(), x.data(), stop);
 }
 
-#define PERRON_CG(T)                                                                        \
-  template solve_result cg<T>(const csr_matrix<T>&, const T*, T*, const stop_criterion&);   \
-  template solve_result cg<T>(const csr_matrix<T>&, const std::vector<T>&, std::vector<T>&, \
+#define PERRON_CG(T)                                                                                        \
+  template solve_result detail::cg_assembled<T>(const csr_matrix<T>&, const T*, T*, const stop_criterion&); \
+  template solve_result cg<T>(const csr_matrix<T>&, const T*, T*, const stop_criterion&);                   \
+  template solve_result cg<T>(const csr_matrix<T>&, const std::vector<T>&, std::vector<T>&,                 \
                               const stop_criterion&);
 PERRON_CG(float)
 PERRON_CG(double)

@@ -23,6 +23,8 @@
 namespace perron {
 
 // ---- CPU (solvers/cg.cpp) ---------------------------------------------------
+// a is validate()d (dimension_error for a corrupt CSR) and must be square,
+// b and x of its size (the pointer form trusts their length).
 template <class T>
 solve_result cg(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop);
 template <class T>

@@ -20,6 +20,7 @@
 #include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cg.hpp"
+#include "solvers/iterative_shell.hpp"
 #include "solvers/jacobi.hpp"
 
 namespace perron::heat {
@@ -853,9 +854,10 @@ class cpu_backend final : public backend<T> {
     } else {
       apply_stencil(rhs_, u_.data(), b_.data(), true);  // b = B u + c
       copy(n, u_.data(), next_.data());                 // warm start from u^n
-      const solve_result res = o.solver == step_solver::cg
-                                   ? cg(s_.lhs, b_.data(), next_.data(), o.stop)
-                                   : jacobi(s_.lhs, b_.data(), next_.data(), o.stop, jacobi_options{o.omega});
+      const solve_result res =
+          o.solver == step_solver::cg
+              ? perron::detail::cg_assembled(s_.lhs, b_.data(), next_.data(), o.stop)
+              : perron::detail::jacobi_assembled(s_.lhs, b_.data(), next_.data(), o.stop, o.omega);
       rep.iterations = res.iterations;
       rep.residual = res.relative_residual();
       rep.converged = res.converged;

@@ -75,6 +75,15 @@ solve_result run_shell(std::size_t n, const T* b, const stop_criterion& stop, Me
   return res;
 }
 
+// cg() and jacobi() less their validate(a), for a CSR that a solver assembled
+// itself and solves again every time step (heat1d), where that pass would
+// cost about one more SpMV a step. solvers/cg.cpp, solvers/jacobi.cpp.
+template <class T>
+solve_result cg_assembled(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop);
+template <class T>
+solve_result jacobi_assembled(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop,
+                              double omega);
+
 // Throws dimension_error unless a is square and b and x have its size.
 template <class T>
 void check_system(const csr_matrix<T>& a, std::size_t nb, std::size_t nx, const char* who) {

@@ -27,8 +27,11 @@ void check_jacobi_diagonal(const std::vector<T>& d) {
                              " is zero, missing or not finite (Jacobi divides by it)");
 }
 
+namespace {
+
+// jacobi_diagonal of a CSR known to be consistent.
 template <class T>
-std::vector<T> jacobi_diagonal(const csr_matrix<T>& a) {
+std::vector<T> diagonal_of_valid(const csr_matrix<T>& a) {
   if (a.rows != a.cols)
     throw dimension_error("jacobi: matrix must be square (got " + std::to_string(a.rows) + " x " +
                           std::to_string(a.cols) + ")");
@@ -38,6 +41,14 @@ std::vector<T> jacobi_diagonal(const csr_matrix<T>& a) {
       if (a.col_idx[k] == i) d[i] += a.values[k];
   check_jacobi_diagonal(d);
   return d;
+}
+
+}  // namespace
+
+template <class T>
+std::vector<T> jacobi_diagonal(const csr_matrix<T>& a) {
+  validate(a, "jacobi");  // before row_ptr and col_idx are indexed (and the SpMVs read them)
+  return diagonal_of_valid(a);
 }
 
 namespace {
@@ -61,15 +72,22 @@ struct jacobi_method : detail::csr_system<T> {
 }  // namespace
 
 template <class T>
-solve_result jacobi(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop,
-                    const jacobi_options& opt) {
+solve_result detail::jacobi_assembled(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop,
+                                      double omega) {
   stop.validate();
-  opt.validate();
-  std::vector<T> d = jacobi_diagonal(a);
+  jacobi_options{omega}.validate();
+  std::vector<T> d = diagonal_of_valid(a);
   const std::size_t n = d.size();
   const team_scope team(spmv_team(a));  // the residual's SpMV team for the update too
   return detail::run_shell(
-      n, b, stop, jacobi_method<T>{{a, b, x}, std::move(d), std::vector<T>(n), static_cast<T>(opt.omega)});
+      n, b, stop, jacobi_method<T>{{a, b, x}, std::move(d), std::vector<T>(n), static_cast<T>(omega)});
+}
+
+template <class T>
+solve_result jacobi(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop,
+                    const jacobi_options& opt) {
+  validate(a, "jacobi");  // the SpMVs check sizes only
+  return detail::jacobi_assembled(a, b, x, stop, opt.omega);
 }
 
 template <class T>
@@ -80,6 +98,8 @@ solve_result jacobi(const csr_matrix<T>& a, const std::vector<T>& b, std::vector
 }
 
 #define PERRON_JACOBI(T)                                                                        \
+  template solve_result detail::jacobi_assembled<T>(const csr_matrix<T>&, const T*, T*,         \
+                                                    const stop_criterion&, double);             \
   template std::vector<T> jacobi_diagonal<T>(const csr_matrix<T>&);                             \
   template void check_jacobi_diagonal<T>(const std::vector<T>&);                                \
   template solve_result jacobi<T>(const csr_matrix<T>&, const T*, T*, const stop_criterion&,    \

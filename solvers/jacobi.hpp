@@ -29,8 +29,9 @@ struct jacobi_options {
   void validate() const;
 };
 
-// The diagonal of a; throws invalid_argument naming the first row whose
-// diagonal entry is missing or zero (Jacobi cannot divide by it).
+// The diagonal of a; throws dimension_error for a CSR that fails validate()
+// or is not square, invalid_argument naming the first row whose diagonal
+// entry is missing or zero (Jacobi cannot divide by it).
 template <class T>
 std::vector<T> jacobi_diagonal(const csr_matrix<T>& a);
 // Throws that invalid_argument for the first zero or non-finite entry of d.

@@ -141,6 +141,27 @@ TEST(cg, BadArguments) {
   EXPECT_THROW(cg(rect, b2, x2, stop_criterion{}), dimension_error);
 }
 
+// A corrupt CSR is refused before the first SpMV, which checks sizes only
+// and read x[7] of a 2-vector (and past col_idx for a decreasing row_ptr).
+TEST(cg, CorruptMatrixIsRefusedNotRead) {
+  csr_matrix<double> a;
+  a.rows = a.cols = 2;
+  a.row_ptr = {0, 1, 2};
+  a.col_idx = {0, 7};
+  a.values = {1, 1};
+  std::vector<double> b(2, 1.0), x(2, 0.0);
+  EXPECT_THROW(cg(a, b, x, stop_criterion{}), dimension_error);
+  EXPECT_THROW(cg(a, b.data(), x.data(), stop_criterion{}), dimension_error);
+  a.col_idx = {0, 1};
+  a.row_ptr = {0, 2, 2};  // row 1 empty: valid (singular, CG may break down, but reads nothing wrong)
+  EXPECT_NO_THROW(cg(a, b, x, stop_criterion{}));
+  a.rows = a.cols = 3;
+  a.row_ptr = {0, 2, 1, 2};  // decreasing
+  b.assign(3, 1.0);
+  x.assign(3, 0.0);
+  EXPECT_THROW(cg(a, b, x, stop_criterion{}), dimension_error);
+}
+
 // Real SPD matrices (test::cg_cases says which and why these tolerances).
 class cg_real : public ::testing::TestWithParam<test::cg_case> {};
 

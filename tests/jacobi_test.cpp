@@ -147,6 +147,23 @@ TEST(jacobi, BadInput) {
   EXPECT_THROW(jacobi(good, b, x2, stop_criterion{}), dimension_error);
 }
 
+// A corrupt CSR is refused before it is indexed: a column -3 was reported as
+// a missing diagonal (and then read as x[-3]), a row_ptr past nnz was walked.
+TEST(jacobi, CorruptMatrixIsRefusedNotRead) {
+  csr_matrix<double> a;
+  a.rows = a.cols = 2;
+  a.row_ptr = {0, 1, 2};
+  a.col_idx = {0, -3};
+  a.values = {1, 1};
+  std::vector<double> b(2, 1.0), x(2, 0.0);
+  EXPECT_THROW(jacobi(a, b, x, stop_criterion{}), dimension_error);
+  EXPECT_THROW(jacobi(a, b.data(), x.data(), stop_criterion{}), dimension_error);
+  EXPECT_THROW(jacobi_diagonal(a), dimension_error);
+  a.col_idx = {0, 1};
+  a.row_ptr = {0, 1000, 2};
+  EXPECT_THROW(jacobi_diagonal(a), dimension_error);
+}
+
 struct spd_case {
   const char* file;
   bool omega1_diverges;        // lambda_max(D^{-1} A) > 2

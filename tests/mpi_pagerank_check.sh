@@ -6,7 +6,8 @@
 #                                                            byte-identical), also with --exchange all and
 #                                                            halo; exit 77 if GRAPH is absent
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP weighted        --weighted on real-valued files
-#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP uneven          10007 vertices; a graph whose links all enter
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP uneven          10007 vertices (also with --personalize and
+#                                                            --initial); a graph whose links all enter
 #                                                            the first 4096 vertices (ranks with no vertices,
 #                                                            a rank with vertices but no links)
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP cache           the per-rank cache (io/cache.hpp, rank_part) on a
@@ -231,6 +232,11 @@ case $mode in
   uneven)
     write_uneven "$dir/uneven.mtx" 10007
     compare "$dir/uneven.mtx"
+    # --personalize and --initial on a plain .mtx read in parts (their vertices were checked against
+    # a graph of 0 vertices there: 'vertex 1 is not in the graph (vertices are numbered 1..0)').
+    printf '1 1\n17 2.5\n10007 0.5\n' >"$dir/vertices.txt"
+    compare "$dir/uneven.mtx" --personalize "$dir/vertices.txt"
+    compare "$dir/uneven.mtx" --initial "$dir/vertices.txt"
     write_uneven "$dir/small.mtx" 100
     compare "$dir/small.mtx"
     write_first_block "$dir/first-block.mtx"

@@ -60,6 +60,11 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
   info.meta.format = io::input_format::matrix_market;
   info.meta.pattern = h.field == io::mm_field::pattern;
   info.meta.symmetric = h.symmetry != io::mm_symmetry::general;
+  // The graph's size, as the other loads set it: --personalize and --initial
+  // check their vertices against it (left 0, every vertex was 'not in the
+  // graph (vertices are numbered 1..0)').
+  info.meta.matrix.rows = h.rows;
+  info.meta.matrix.cols = h.cols;
   info.meta.timings.file_bytes = part->file_bytes();
   info.meta.timings.text_bytes = part->text_bytes();
   info.meta.timings.read_seconds = part->read_seconds();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -941,6 +942,54 @@ time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, co
   }
 }
 
+namespace {
+
+// The largest sum_j |m_ij| x + |c_i| over the rows of a stencil: a bound on
+// |(M u)_i + c_i| for |u| <= x.
+double row_bound(const tridiagonal_stencil& m, double x) {
+  double most = 0;
+  for (index_t i : {index_t(0), index_t(1), index_t(2), m.n - 2, m.n - 1}) {
+    double l, d, u, c;
+    stencil_row(m, i, l, d, u, c);
+    most = std::max(most, (std::abs(l) + std::abs(d) + std::abs(u)) * x + std::abs(c));
+  }
+  return most;
+}
+
+// Finite data whose arithmetic does not stay finite: dirichlet:1e308 with
+// cg ended in 'relative residual -nan (diverged)', which does not say why.
+// big: the largest |u| of the data (Dirichlet values, the initial profile;
+// the maximum principle keeps u there unless a Neumann flux adds heat). A
+// step forms b = B u + c (its rows bounded by row_bound), and cg / jacobi
+// its residual b - A x and dot products of it in double (each term up to n
+// of them, times A's row sum for (p, A p)); in float the vectors themselves
+// must stay below FLT_MAX.
+template <class T>
+void check_step_range(const grid_problem& p, const step_options& opt, const step_stencils& st, double big) {
+  const bool iterative = opt.scheme != method::explicit_euler && opt.solver != step_solver::direct;
+  const double lhs_sum = row_bound(st.lhs, 1.0);
+  const double reach = row_bound(st.rhs, big) + (iterative ? lhs_sum * big : 0.0);
+  const bool single = sizeof(T) < sizeof(double);
+  const double limit =
+      single      ? double(std::numeric_limits<float>::max())
+      : iterative ? std::sqrt(std::numeric_limits<double>::max() / (double(p.n) * std::max(1.0, lhs_sum)))
+                  : std::numeric_limits<double>::max();
+  if (reach <= limit) return;
+  const char* type = single ? "float" : "double";
+  throw invalid_argument(
+      std::string("the values overflow ") + type + ": |u| reaches " + format_g(big) +
+      " (Dirichlet values, the initial profile), and a step with its boundary forcing (" +
+      std::string(name(opt.scheme)) +
+      (opt.scheme == method::explicit_euler ? std::string() : ", " + std::string(name(opt.solver))) +
+      ", r = " + format_g(st.r, 3) + ", N = " + std::to_string(p.n) + ") can form values up to " +
+      format_g(reach, 3) + ", past " +
+      (iterative && !single ? "the " + format_g(limit, 3) + " where the sums of their squares overflow"
+                            : std::string(type) + "'s largest, " + format_g(limit, 3)) +
+      "; the equation is linear: scale the values down and the solution back up");
+}
+
+}  // namespace
+
 template <class T>
 void time_stepper<T>::build(const grid_problem& p, const step_options& opt, const std::vector<double>* u0,
                             const initial_condition* ic) {
@@ -962,6 +1011,19 @@ void time_stepper<T>::build(const grid_problem& p, const step_options& opt, cons
   s.problem = p;
   s.options = opt;
   s.stencils = make_step_stencils(p, opt.scheme, opt.dt);
+  {
+    double big = 0;
+    for (const boundary_condition& bc : {p.left, p.right})
+      if (bc.kind == boundary_kind::dirichlet) big = std::max(big, std::abs(bc.value));
+    const std::vector<double>* values = u0 ? u0 : (ic && !ic->values.empty() ? &ic->values : nullptr);
+    if (values)
+      big = std::max(big, parallel_reduce(
+                              values->size(), 0.0, [&](std::size_t i) { return std::abs((*values)[i]); },
+                              [](double a, double b) { return std::max(a, b); }));
+    else
+      big = std::max(big, 1.0);  // sin, gauss and step profiles lie in [0, 1] (sin: [-1, 1])
+    check_step_range<T>(p, opt, s.stencils, big);
+  }
   // Host CSR only where a method applies one (setup<T>): the CPU's cg /
   // jacobi, and the GPU's cg / jacobi with --operator csr (their solvers plan
   // a host CSR). The GPU's rhs with --operator csr is built on the device.

@@ -567,6 +567,53 @@ TEST(heat_errors, OutOfRangeScalesStepCountsAndMemoryAreRefusedFirst) {
   ::unsetenv("PERRON_MEMORY_LIMIT");
 }
 
+// Finite values whose arithmetic is not: --left dirichlet:1e308 --right
+// dirichlet:-1e308 ended in 'cg did not converge: relative residual -nan
+// (diverged)'. Refused up front, saying so; values whose steps stay finite
+// still run (the direct solve at 1e153, where cg's squares overflow).
+TEST(heat_errors, ValuesWhoseStepsOverflowAreRefusedSayingSo) {
+  const auto message = [](auto&& make) {
+    try {
+      make();
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  grid_problem p;
+  p.left = parse_boundary("dirichlet:1e308");
+  p.right = parse_boundary("dirichlet:-1e308");
+  for (step_solver s : {step_solver::cg, step_solver::jacobi, step_solver::direct}) {
+    const std::string m = message(
+        [&] { time_stepper<double>(p, options(method::crank_nicolson, s, 1e-3), initial_condition{}); });
+    EXPECT_NE(m.find("the values overflow double: |u| reaches 1e+308"), std::string::npos) << m;
+  }
+  p.left.value = 1e153;
+  p.right.value = 0;
+  EXPECT_NE(message([&] {
+              time_stepper<double>(p, options(method::crank_nicolson, step_solver::cg, 1e-3),
+                                   initial_condition{});
+            }).find("where the sums of their squares overflow"),
+            std::string::npos);
+  time_stepper<double> direct(p, options(method::crank_nicolson, step_solver::direct, 1e-3),
+                              initial_condition{});
+  EXPECT_TRUE(direct.advance(10).converged);
+  EXPECT_TRUE(std::isfinite(direct.integral()));
+  p.left.value = 1e39;  // past float's range, in the profile itself
+  EXPECT_NE(message([&] {
+              time_stepper<float>(p, options(method::explicit_euler, step_solver::cg, 1e-5),
+                                  initial_condition{});
+            }).find("the values overflow float"),
+            std::string::npos);
+  std::vector<double> u0 = initial_profile(initial_condition{}, grid_problem{});
+  u0[50] = 1e300;  // the initial profile counts too
+  EXPECT_NE(message([&] {
+              time_stepper<double>(grid_problem{}, options(method::implicit_euler, step_solver::cg, 1e-3),
+                                   u0);
+            }).find("|u| reaches 1e+300"),
+            std::string::npos);
+}
+
 TEST(heat_errors, BadProblemsAndOptionsAreRefused) {
   grid_problem p;
   p.n = 2;

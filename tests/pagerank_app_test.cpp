@@ -526,6 +526,7 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--initial", ""}, 64, "--initial needs a file name"},
       {{g, "--plot", ""}, 64, "--plot needs a file name"},
       {{g, "--sources", ""}, 64, "--sources needs a file name"},
+      {{g, "--cache-dir", ""}, 64, "--cache-dir needs a folder name"},
       {{g, "--output-matrix", path("m.mtx")}, 64, "it needs --sources FILE"},
       {{g, "--bench-sources", "-1"}, 64, "--bench-sources must be at least 1"},
       {{g, "--bench-sources", "0"}, 64, "--bench-sources must be at least 1"},

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "apps/common/usage.hpp"
 #include "core/text.hpp"
 #include "io/cache.hpp"
 
@@ -9,12 +10,21 @@ namespace perron::app {
 
 namespace po = boost::program_options;
 
+namespace {
+// "--cache-dir $UNSET" is refused, not taken as left out: the cache went to
+// the default folder the user had moved it from, without a word.
+void refuse_empty_cache_dir(const std::string& dir) {
+  if (dir.empty())
+    throw usage_error("--cache-dir needs a folder name, got an empty one (--no-cache turns the cache off)");
+}
+}  // namespace
+
 void add_input_options(po::options_description& o, input_settings& s) {
   // clang-format off
   o.add_options()
     ("no-cache", po::bool_switch(&s.no_cache),
      "do not read or write the binary cache of parsed input files")
-    ("cache-dir", po::value<std::string>(&s.cache_dir)->value_name("DIR"),
+    ("cache-dir", po::value<std::string>(&s.cache_dir)->value_name("DIR")->notifier(refuse_empty_cache_dir),
      "where the binary cache of parsed input files lives (default $XDG_CACHE_HOME/perron, "
      "else ~/.cache/perron); an input's cache is rebuilt whenever the file changes");
   // clang-format on

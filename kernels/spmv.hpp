@@ -18,6 +18,11 @@
 namespace perron {
 
 // ---- CPU (kernels/cpu/spmv.cpp) -----------------------------------------
+// x holds a.cols values, y a.rows. Per call only the array sizes are checked
+// (dimension_error), not the entries: a's row_ptr must run non-decreasing
+// from 0 and its columns lie in [0, cols) (an ELL's: or ell_padding), as
+// validate() and the conversions ensure; a caller's own matrix goes through
+// validate() once before its SpMVs, which would otherwise read out of bounds.
 template <class T>
 void spmv(const csr_matrix<T>& a, T alpha, const T* x, T beta, T* y);
 template <class T>

@@ -783,6 +783,11 @@ tridiagonal_stencil rounded(tridiagonal_stencil s) {
 
 template <class T>
 void thomas_solve(const tridiagonal<T>& a, T* d) {
+  // Row i reads lower[i] and upper[i]: shorter diagonals were read past their end.
+  if (a.lower.size() != a.diag.size() || a.upper.size() != a.diag.size())
+    throw dimension_error("thomas_solve: the diagonals hold " + std::to_string(a.lower.size()) + ", " +
+                          std::to_string(a.diag.size()) + " and " + std::to_string(a.upper.size()) +
+                          " values (lower, diag, upper: n each)");
   if (a.diag.empty()) return;
   auto row = [&](std::size_t i, T& l, T& dd, T& u) { l = a.lower[i], dd = a.diag[i], u = a.upper[i]; };
   thomas_factor<T>(a.diag.size(), row).solve(d, row);

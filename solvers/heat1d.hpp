@@ -204,7 +204,8 @@ struct tridiagonal {
 };
 template <class T>
 tridiagonal<T> diagonals_of(const csr_matrix<T>& a);
-// Thomas algorithm (no pivoting: for diagonally dominant matrices), in place on d.
+// Thomas algorithm (no pivoting: for diagonally dominant matrices), in place
+// on d (n values); dimension_error unless the three diagonals hold n each.
 template <class T>
 void thomas_solve(const tridiagonal<T>& a, T* d);
 // The three diagonals of a stencil, its coefficients rounded to T.

@@ -165,6 +165,13 @@ TEST(heat_assembly, StencilAndDiagonalsReproduceTheMatrix) {
   }
   thomas_solve(t, b.data());
   EXPECT_LT(max_diff(b, x), 1e-13);
+  // Diagonals of other lengths than the main one's were read past their end.
+  auto short_lower = t;
+  short_lower.lower.pop_back();
+  EXPECT_THROW(thomas_solve(short_lower, b.data()), dimension_error);
+  auto short_upper = t;
+  short_upper.upper.resize(1);
+  EXPECT_THROW(thomas_solve(short_upper, b.data()), dimension_error);
 }
 
 // The stencils built straight from the problem equal those read off the

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "core/names.hpp"
+#include "core/text.hpp"
 
 namespace perron {
 
@@ -12,8 +13,7 @@ namespace {
 // A finite tolerance >= 0; `what` names it and its CLI option.
 void check_tolerance(double v, const char* what) {
   if (!(v >= 0) || !std::isfinite(v))
-    throw invalid_argument(std::string(what) + " must be a finite number >= 0 (got " + std::to_string(v) +
-                           ")");
+    throw invalid_argument(std::string(what) + " must be a finite number >= 0 (got " + format_g(v) + ")");
 }
 
 constexpr name_table<solve_status, 4> status_names{{

@@ -133,6 +133,12 @@ TEST(cg, BadArguments) {
   EXPECT_THROW(cg(a, b, x, stop_criterion{10, -1e-10, 0}), invalid_argument);
   EXPECT_THROW(cg(a, b, x, stop_criterion{10, std::nan(""), 0}), invalid_argument);
   EXPECT_THROW(cg(a, b, x, stop_criterion{10, 1e-10, -1}), invalid_argument);
+  try {  // the value as given, not std::to_string's '-0.000000'
+    cg(a, b, x, stop_criterion{10, -1e-12, 0});
+    ADD_FAILURE() << "rtol -1e-12 accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("(got -1e-12)"), std::string::npos) << e.what();
+  }
   csr_matrix<double> rect;
   rect.rows = 2;
   rect.cols = 3;

@@ -928,8 +928,31 @@ bool extrapolate(pagerank_accel mode, const uninitialized_vector<T>* h, int wind
 
 }  // namespace
 
+namespace {
+
+// A graph's arrays against each other, O(1): the solvers index them by
+// vertex and link without a check (a hand-built pagerank_graph without its
+// dangling mask crashed pagerank_cpu). The entries are the builders' promise
+// (make_pagerank_graph and the others validate them once), not re-read here.
+template <class T>
+void check_graph_arrays(const pagerank_graph<T>& g) {
+  const csr_matrix<T>& pt = g.pt;
+  const auto n = static_cast<std::size_t>(std::max<index_t>(pt.rows, 0));
+  if (pt.rows <= 0 || pt.rows != pt.cols || pt.row_ptr.size() != n + 1 ||
+      pt.values.size() != pt.col_idx.size() || pt.row_ptr.front() != 0 ||
+      static_cast<std::size_t>(pt.row_ptr.back()) != pt.nnz() || g.dangling.size() != n)
+    throw dimension_error("PageRank graph: inconsistent arrays (P^T " + dimensions(pt.rows, pt.cols) +
+                          ", row_ptr " + std::to_string(pt.row_ptr.size()) + ", col_idx " +
+                          std::to_string(pt.col_idx.size()) + ", values " + std::to_string(pt.values.size()) +
+                          ", dangling " + std::to_string(g.dangling.size()) +
+                          "): build it with make_pagerank_graph or pagerank_graph_from_*");
+}
+
+}  // namespace
+
 template <class T>
 pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt) {
+  check_graph_arrays(g);
   const index_t n = g.vertices();
   opt.validate(n);
   const auto nn = static_cast<std::size_t>(n);
@@ -1098,6 +1121,7 @@ bool pagerank_runs_on_gpu(const pagerank_options& opt) {
 template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt) {
   opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
+  check_graph_arrays(g);
   if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
   pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
   return solver.solve(opt);

@@ -470,6 +470,8 @@ std::vector<double> normalized_distribution(const std::vector<double>& w, index_
 // its ranks bitwise the single-process ones.
 inline constexpr index_t pagerank_sum_block = 4096;
 
+// g as the builders above make it: its arrays' sizes are checked
+// (dimension_error), its entries are not (validated when it was built).
 template <class T>
 pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt);
 

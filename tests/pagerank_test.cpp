@@ -632,6 +632,25 @@ TEST(pagerank_graph, TransposeRowsMustBeSortedAndUnique) {
   EXPECT_EQ(g.dangling, (std::vector<std::uint8_t>{0, 1, 0}));
 }
 
+// A hand-built graph whose arrays disagree (no dangling mask, P^T not
+// square, row_ptr short of nnz) is a dimension_error, not a crash.
+TEST(pagerank_graph, HandBuiltGraphWithInconsistentArraysIsRefused) {
+  pagerank_graph<double> g;
+  g.pt.rows = g.pt.cols = 2;
+  g.pt.row_ptr = {0, 1, 2};
+  g.pt.col_idx = {1, 0};
+  g.pt.values = {1, 1};
+  pagerank_options o;
+  o.device = pagerank_device::cpu;
+  expect_throw_message<dimension_error>([&] { pagerank_cpu(g, o); }, "dangling 0");
+  expect_throw_message<dimension_error>([&] { pagerank(g, o); }, "dangling 0");
+  g.dangling = {0, 0};
+  EXPECT_NO_THROW(pagerank_cpu(g, o));
+  g.pt.row_ptr = {0, 1, 1};
+  EXPECT_THROW(pagerank_cpu(g, o), dimension_error);
+  EXPECT_THROW(pagerank_cpu(pagerank_graph<float>{}, o), dimension_error);  // 0 vertices
+}
+
 // The step over a range of rows (what each MPI rank runs) is bitwise the
 // whole step's rows and block sums, the range starting on a block boundary.
 TEST(pagerank_step, RowRangeIsBitwiseTheWhole) {

@@ -108,7 +108,7 @@ inline std::string check_snap_input(std::string_view text) {
   for (std::size_t chunk : {std::size_t(1), std::size_t(11)}) {
     const auto many = attempt([&] { return io::parse_snap(text, "fuzz.txt", chunked(chunk)); });
     const std::string d = compare(one, many, [](const io::snap_graph& a, const io::snap_graph& b) {
-      return same_coo(a.matrix, b.matrix) && a.original_id == b.original_id;
+      return same_coo(a.matrix, b.matrix) && a.original_id == b.original_id && a.weighted == b.weighted;
     });
     if (!d.empty()) return "snap, chunk " + std::to_string(chunk) + ": " + d;
   }

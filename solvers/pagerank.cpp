@@ -432,10 +432,21 @@ spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_
                                                                                  : spmv_kernel::csr_adaptive;
 }
 
+void require_pull_fits(pagerank_pull p, index_t vertices) {
+  if (pattern_pull(p) && vertices > pattern_pull_max_vertices)
+    throw dimension_error("--pull " + std::string(name(p)) + ": a graph of " + std::to_string(vertices) +
+                          " vertices, more than the " + std::to_string(pattern_pull_max_vertices) +
+                          " the fused and persistent pulls count (use --pull spmv or auto)");
+}
+
 pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel) {
   if (p != pagerank_pull::automatic) return {p, ""};
   if (kernel) return {pagerank_pull::spmv, "auto pull: spmv, a kernel was named"};
   if (!f.pattern) return {pagerank_pull::spmv, "auto pull: spmv, a weighted graph"};
+  if (f.vertices > pattern_pull_max_vertices)
+    return {pagerank_pull::spmv, "auto pull: spmv, " + std::to_string(f.vertices) + " vertices > " +
+                                     std::to_string(pattern_pull_max_vertices) +
+                                     " (the pattern pulls' most)"};
   const std::string size = std::to_string(f.links) + " links";
   const double mean = double(f.links) / double(std::max<index_t>(f.vertices, 1));  // in-degree
   // The persistent pull's range (solvers/pagerank.hpp says where it was measured).
@@ -1123,6 +1134,7 @@ pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt
   opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
   check_graph_arrays(g);
   if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
+  require_pull_fits(opt.pull, g.vertices());
   pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
   return solver.solve(opt);
 }

@@ -287,6 +287,20 @@ struct pull_choice {
 // means the SpMV pull.
 pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel);
 
+// The fused and persistent pulls lay out at least one virtual row per vertex
+// and count them in index_t with room for the slices' padding
+// (lay_virtual_rows refuses past max_index / 2), and their set-up kernels
+// index vertices in index_t: past this many vertices only the SpMV pull
+// runs. auto takes it there (choose_pull, model_band); a named pattern pull is
+// refused by require_pull_fits before anything is uploaded. Without it,
+// er:2000000000:1000 on the H200 ended in an illegal address in the fused
+// pull's set-up (and auto's persistent pull), er:1100000000:1000 in the
+// layout's refusal after the upload, chain:2147483647:1 ran on past 90 s.
+inline constexpr index_t pattern_pull_max_vertices = static_cast<index_t>(max_index / 2);
+// dimension_error naming the pull and both counts for a named fused or
+// persistent pull on more than pattern_pull_max_vertices vertices.
+void require_pull_fits(pagerank_pull p, index_t vertices);
+
 // The SpMV pull's kernel when the user named none. spmv_plan's automatic
 // kernel is a timed trial that builds every candidate's format first: on
 // grid:3000:3000 (36 M links, H200) 0.5 s of set-up for a solve of 15 steps

@@ -18,6 +18,8 @@ namespace perron {
 
 pull_band model_band(const pull_facts& f) {
   if (!f.pattern) return {false, "a weighted graph: the SpMV pull only"};
+  if (f.vertices > pattern_pull_max_vertices)
+    return {false, std::to_string(f.vertices) + " vertices: the SpMV pull only"};
   const std::string links = std::to_string(f.links) + " links";
   const auto small = static_cast<index_t>(persistent_min_links);
   if (f.links < persistent_min_links && f.vertices < small)

@@ -1149,6 +1149,35 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(pick(facts(true, large, short_row, 4)), pagerank_pull::spmv);
   EXPECT_EQ(pick(facts(true, large, short_row, 8)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(false, small, short_row, 8)), pagerank_pull::spmv);
+  // Past pattern_pull_max_vertices vertices only the SpMV pull runs: auto
+  // takes it (er:1100000000:1000 took the persistent pull, refused after the
+  // upload), and a named pattern pull is refused before anything is uploaded
+  // (er:2000000000:1000 --pull fused: an illegal address in its set-up).
+  for (const std::size_t bytes : {4, 8}) {
+    pull_facts many = facts(true, small, 500, bytes);
+    many.vertices = pattern_pull_max_vertices;
+    EXPECT_EQ(pick(many), pagerank_pull::persistent);
+    many.vertices = pattern_pull_max_vertices + 1;
+    EXPECT_EQ(pick(many), pagerank_pull::spmv);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, many, std::nullopt).reason.find("vertices"),
+              std::string::npos);
+    many.links = large;
+    many.max_in_degree = long_row;
+    EXPECT_EQ(pick(many), pagerank_pull::spmv);
+  }
+  for (const pagerank_pull p : {pagerank_pull::fused, pagerank_pull::persistent}) {
+    EXPECT_NO_THROW(require_pull_fits(p, pattern_pull_max_vertices));
+    try {
+      require_pull_fits(p, pattern_pull_max_vertices + 1);
+      ADD_FAILURE() << name(p) << " accepted " << pattern_pull_max_vertices + 1 << " vertices";
+    } catch (const dimension_error& e) {
+      const std::string w = e.what();
+      EXPECT_NE(w.find("--pull " + std::string(name(p))), std::string::npos) << w;
+      EXPECT_NE(w.find(std::to_string(pattern_pull_max_vertices + 1)), std::string::npos) << w;
+    }
+  }
+  EXPECT_NO_THROW(require_pull_fits(pagerank_pull::spmv, static_cast<index_t>(max_index)));
+  EXPECT_NO_THROW(require_pull_fits(pagerank_pull::automatic, static_cast<index_t>(max_index)));
   // ... but chains (no row of more than chain_in_degree link) take the SpMV
   // pull from persistent_min_links on, in double too.
   for (const std::size_t links : {persistent_min_links, large}) {

@@ -47,6 +47,12 @@ TEST(pagerank_trial, BandFromTheCorpus) {
   EXPECT_TRUE(model_band(facts(500'000, 1, 8)).unsure);         // chain:1000000:2: persistent, 0.83x
   EXPECT_FALSE(model_band(facts(25'571, 212, 4)).unsure);       // email-Eu-core: persistent, 0.67x
   EXPECT_FALSE(model_band(facts(9'711'274, 26819, 8)).unsure);  // rmat:20 double: fused
+  // Nor past pattern_pull_max_vertices vertices, where only the SpMV pull runs.
+  pull_facts many = facts(1000, 20, 4);
+  many.vertices = pattern_pull_max_vertices + 1;
+  EXPECT_FALSE(model_band(many).unsure);
+  many.links = 200'000;
+  EXPECT_FALSE(model_band(many).unsure);
   // A weighted graph has one pull: never unsure.
   EXPECT_FALSE(model_band(facts(1000, 20, 8, false)).unsure);
   EXPECT_FALSE(model_band(facts(200'000, 20, 8, false)).unsure);

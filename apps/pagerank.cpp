@@ -961,6 +961,7 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
   memo.expected_iterations =
       remembered_iterations(s).value_or(expected_iterations(opt.alpha, opt.tol, opt.max_iter));
   if (s.pull_trial != "off" && keep) memo.remembered = io::side_load(s.graph, cache, tag).value_or("");
+  require_pull_fits(opt.pull, g.vertices());  // before the upload
   pagerank_cuda<T> solver(g, opt.kernel, opt.pull, s.pull_trial == "off" ? nullptr : &memo);  // says why
   t.transfer = step.lap();
   t.setup = solver.setup_phases();
@@ -1151,7 +1152,9 @@ void check_gpu_room_first(const settings& s, cuda::context_start& context, timin
   const double bytes = pagerank_device_bytes(size.vertices, size.arcs, sizeof(T), pull);
   if (bytes < room_check_first_bytes) return;
   t.context_wait += context.wait();
-  if (!cuda::available()) return;  // pagerank_runs_on_gpu reports it after the load
+  // The context is waited for already: no GPU is reported now, not after the
+  // generation (rmat:24:200000000 --device cuda generated for 24 s first).
+  pagerank_runs_on_gpu(s.opt);
   check_device_memory(bytes, "PageRank on the GPU of '" + s.graph + "' (" + std::to_string(size.vertices) +
                                  " vertices, up to " + std::to_string(size.arcs) + " links)");
 }

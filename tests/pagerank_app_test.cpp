@@ -65,6 +65,21 @@ std::map<long long, double> parse_tsv(const std::string& text, std::vector<long 
   return m;
 }
 
+// --device cuda on a generated graph the GPU check waits for (1 GiB or more
+// on the device): without a GPU that is the error, before the host's room
+// is checked and the graph generated (rmat:24:200000000 generated for 24 s
+// before 'no usable CUDA device'; the host's refusal, exit 65, came first
+// under this PERRON_MEMORY_LIMIT). Only where no GPU is usable.
+TEST_F(pagerank_app, NoGpuIsReportedBeforeALargeGraphIsGenerated) {
+  if (cuda::available()) GTEST_SKIP() << "a usable CUDA device: the graph would be solved";
+  const outcome o = run_command(
+      "PERRON_MEMORY_LIMIT=1000000 " + quote(app_path("pagerank")) + " rmat:24:200000000 --device cuda",
+      dir_);
+  EXPECT_EQ(o.code, 70) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("--device cuda: "), std::string::npos) << o.err;  // no device, or built without CUDA
+}
+
 TEST_F(pagerank_app, Help) {
   const outcome o = run({"--help"});
   EXPECT_EQ(o.code, 0);

@@ -18,6 +18,7 @@
 #include "bench/spmm_baseline.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/text.hpp"
 #include "io/load.hpp"
 #include "kernels/convert.hpp"
@@ -81,6 +82,17 @@ struct row {
 template <class T>
 void bench_k(const std::string& graph, const csr_matrix<T>& a, const spmm_plan<T>& plan, int k,
              const settings& s, std::vector<row>& rows) {
+  // X and Y (k columns each) on the host, with the reference and each result
+  // downloaded beside them, and on the device: refused with the bytes before
+  // either is allocated (rmat:20:1000000 --k 1024 took 8 GB of host memory
+  // past PERRON_MEMORY_LIMIT=2e9, and a larger graph would take the host's
+  // or the GPU's all).
+  const double x_bytes = double(sizeof(T)) * double(a.cols) * k,
+               y_bytes = double(sizeof(T)) * double(a.rows) * k;
+  const std::string what = "spmm-bench on '" + graph + "' (" + std::to_string(a.rows) + " x " +
+                           std::to_string(a.cols) + ") with k = " + std::to_string(k);
+  check_host_memory(x_bytes + 2.0 * y_bytes, what);
+  check_device_memory(x_bytes + y_bytes, what);
   const std::vector<T> x = random_values<T>(static_cast<std::size_t>(a.cols) * k, static_cast<unsigned>(k));
   std::vector<T> ref(static_cast<std::size_t>(a.rows) * k);
   spmm(a, T(1), x.data(), T(0), ref.data(), k);

@@ -23,6 +23,7 @@
 #include "bench/spmv_timing.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/load.hpp"
 #include "io/output_file.hpp"
 #include "kernels/convert.hpp"
@@ -379,6 +380,12 @@ void print_json(std::FILE* f, const settings& s, const std::string& device, doub
 int main_body(int argc, char** argv) {
   settings s;
   if (!parse_command_line(argc, argv, s)) return ok;
+  // The copy's two buffers of --copy-mib each, refused with the bytes before
+  // they are asked for: --copy-mib 1000000 ended in cudaMalloc's out-of-memory
+  // text. First, so that PERRON_GPU_MEMORY_LIMIT shows it without a GPU too.
+  check_device_memory(
+      2.0 * double(s.copy_mib) * 1048576.0,
+      "--copy-mib " + std::to_string(s.copy_mib) + " (two buffers of it, the copy's source and target)");
   require_cuda_device("spmv-bench");
   const std::string device = cuda::device_description();
   const double copy_gbs = copy_bandwidth_gbs(static_cast<std::size_t>(s.copy_mib) << 20, 20);

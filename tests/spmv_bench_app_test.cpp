@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/device.hpp"
 #include "tests/support/app_runner.hpp"
 
 namespace perron::test {
@@ -29,6 +30,39 @@ TEST_F(spmv_bench_app, AnOutputThatIsAnInputIsRefused) {
     EXPECT_EQ(o.code, 64) << args << ": " << o.err;
     EXPECT_EQ(o.err_lines(), 1) << o.err;
     EXPECT_EQ(slurp(a), text);
+  }
+}
+
+// --copy-mib's two device buffers are checked against the GPU's room before
+// they are allocated (1000000 MiB ended in cudaMalloc's out-of-memory text on
+// the H200): refused with both sizes, before the device is asked for, so
+// PERRON_GPU_MEMORY_LIMIT shows it without a GPU.
+TEST_F(spmv_bench_app, ACopyLargerThanTheGpuIsRefusedWithItsBytes) {
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  const outcome o = run_command("PERRON_GPU_MEMORY_LIMIT=1000000000 " + quote(app_path("spmv-bench")) +
+                                    " --copy-mib 1000000 " + quote(a),
+                                dir_);
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("--copy-mib 1000000"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("needs about 2097.2 GB of GPU memory, more than the 1.0 GB"), std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("PERRON_GPU_MEMORY_LIMIT"), std::string::npos) << o.err;
+}
+
+// spmm-bench checks X and Y (k columns each) against the host's and the
+// GPU's room before it allocates them: rmat:20:1000000 --k 1024 took 8 GB of
+// host memory past PERRON_MEMORY_LIMIT=2e9 on the H200 host. Needs a GPU
+// (the device is asked for before the graph is read).
+TEST_F(spmv_bench_app, SpmmBlocksLargerThanTheMemoryAreRefused) {
+  if (!cuda::available()) GTEST_SKIP() << "no usable CUDA device";
+  const std::string spmm = quote(app_path("spmm-bench")) + " -n 3 -w 1 --no-cache rmat:16:100000 --k 1024";
+  for (const std::string& limit : {"PERRON_MEMORY_LIMIT", "PERRON_GPU_MEMORY_LIMIT"}) {
+    const outcome o = run_command(limit + "=100000000 " + spmm, dir_);  // 100 MB; X alone is 268 MB
+    EXPECT_EQ(o.code, 65) << limit << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("k = 1024"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(limit), std::string::npos) << o.err;
   }
 }
 

@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -143,13 +146,38 @@ team_scope::~team_scope() { omp_set_num_threads(saved_); }
 
 namespace {
 
-// A byte count from the environment variable `name`; 0 when unset or not a positive number.
+// A byte count from the environment variable `name`, 0 when unset or empty:
+// a positive number, optionally followed by K, M, G or T (powers of 1024,
+// either case, an optional "B" or "iB" after it). Anything else is one error
+// naming the variable: read as before ("2G" as 2 bytes, "abc" or "-5" as no
+// limit), a limit the user set could silently not apply.
 double env_bytes(const char* name) {
   const char* env = std::getenv(name);
   if (!env || !*env) return 0;
   char* end = nullptr;
-  const double v = std::strtod(env, &end);
-  return end != env && v > 0 ? v : 0;
+  double v = std::strtod(env, &end);
+  const auto bad = [&] {
+    return invalid_argument(std::string(name) + "='" + env +
+                            "' is not a byte count: a positive number, optionally with K, M, G or T "
+                            "(powers of 1024), such as 8e9 or 8G");
+  };
+  if (end == env || !(v > 0) || !std::isfinite(v)) throw bad();
+  const std::string rest(end);
+  std::size_t at = 0;
+  if (at < rest.size()) {
+    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(rest[at])));
+    const char* units = "KMGT";
+    if (const char* q = std::strchr(units, u); q && u) {
+      v *= std::pow(1024.0, double(q - units + 1));
+      ++at;
+      if (at + 1 < rest.size() && (rest[at] == 'i' || rest[at] == 'I') &&
+          (rest[at + 1] == 'B' || rest[at + 1] == 'b'))
+        at += 2;
+    }
+    if (at < rest.size() && (rest[at] == 'B' || rest[at] == 'b')) ++at;
+  }
+  if (at != rest.size()) throw bad();
+  return v;
 }
 
 // MemAvailable of /proc/meminfo in bytes; 0 where it cannot be read.

@@ -183,7 +183,9 @@ std::vector<T> fresh_copy(Iterator first, Iterator last) {
 // The memory perron may plan to use on this host: the memory free now
 // (MemAvailable of /proc/meminfo: free pages plus the page cache the kernel
 // can drop; physical memory where that cannot be read), or less when the
-// environment variable PERRON_MEMORY_LIMIT gives a byte count.
+// environment variable PERRON_MEMORY_LIMIT gives a byte count (8e9, or with
+// K, M, G or T, powers of 1024: 8G); invalid_argument naming the variable
+// for anything else.
 std::size_t host_memory_limit();
 
 // Throws dimension_error ("<what> needs about X GB of memory, more than the
@@ -204,8 +206,9 @@ std::size_t free_memory();
 }  // namespace cuda
 
 // The GPU memory perron may plan to use: what device 0 has free now
-// (cudaMemGetInfo), or less when PERRON_GPU_MEMORY_LIMIT gives a byte count;
-// with no usable GPU, that count alone (SIZE_MAX when unset).
+// (cudaMemGetInfo), or less when PERRON_GPU_MEMORY_LIMIT gives a byte count
+// (as PERRON_MEMORY_LIMIT's); with no usable GPU, that count alone (SIZE_MAX
+// when unset).
 std::size_t device_memory_limit();
 
 // The same refusal for the GPU: dimension_error ("<what> needs about X GB of

@@ -6,7 +6,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <utility>
 #include <vector>
+
+#include "core/error.hpp"
 
 namespace perron {
 namespace {
@@ -97,6 +102,44 @@ TEST(MapUnmapped, ThePrefaultOfLargeArraysStillMapsThem) {
   ASSERT_NE(m.data, nullptr);
   prefault({byte_span{m.data, m.bytes}}, 2);
   EXPECT_EQ(m.resident(), 3000u);
+}
+
+}  // namespace
+}  // namespace perron
+
+namespace perron {
+namespace {
+
+// PERRON_MEMORY_LIMIT and PERRON_GPU_MEMORY_LIMIT: a byte count with an
+// optional K, M, G or T (powers of 1024); anything else is one error naming
+// the variable, not a limit silently left out ("abc", "-5") or read as a few
+// bytes ("2X" was 2).
+TEST(MemoryLimit, ByteCountsWithUnitsAndClearErrors) {
+  const std::pair<const char*, double> ok[] = {
+      {"1e6", 1e6},        {"8000", 8000.0},         {"8000B", 8000.0},     {"4K", 4096.0},
+      {"2MiB", 2097152.0}, {"3mb", 3.0 * 1048576.0}, {"0.5g", 536870912.0}, {"1GB", 1073741824.0}};
+  for (const auto& [text, bytes] : ok) {
+    ::setenv("PERRON_MEMORY_LIMIT", text, 1);
+    EXPECT_EQ(host_memory_limit(), static_cast<std::size_t>(bytes)) << text;
+  }
+  for (const char* text : {"abc", "-5", "0", "2X", "1GB2", "inf", "nan", "1 G", "G"}) {
+    ::setenv("PERRON_MEMORY_LIMIT", text, 1);
+    try {
+      (void)host_memory_limit();
+      ADD_FAILURE() << text << " was taken";
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(
+          std::string(e.what()).find(std::string("PERRON_MEMORY_LIMIT='") + text + "' is not a byte count"),
+          std::string::npos)
+          << e.what();
+    }
+  }
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  ::setenv("PERRON_GPU_MEMORY_LIMIT", "junk", 1);
+  EXPECT_THROW((void)device_memory_limit(), invalid_argument);
+  ::setenv("PERRON_GPU_MEMORY_LIMIT", "1M", 1);
+  EXPECT_LE(device_memory_limit(), std::size_t(1) << 20);
+  ::unsetenv("PERRON_GPU_MEMORY_LIMIT");
 }
 
 }  // namespace

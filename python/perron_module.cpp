@@ -76,17 +76,6 @@ py::tuple read_matrix(const std::string& path, bool cache) {
                         to_numpy(std::move(m.label)));
 }
 
-// The CSR of A^T from the CSR of A. transpose() keeps an entry given twice
-// in a row (an (indptr, indices) pair is taken as given) twice, and the graph
-// wants each arc once: such rows (or unsorted ones, which is cheaper to test)
-// go through the conversion that merges repeats, summing them as scipy does.
-csr_matrix<double> transpose_merged(const csr_matrix<double>& a) {
-  for (index_t r = 0; r < a.rows; ++r)
-    for (index_t k = a.row_ptr[r] + 1; k < a.row_ptr[r + 1]; ++k)
-      if (a.col_idx[k] <= a.col_idx[k - 1]) return to_csr(to_coo(a), csr_options{true, duplicates::sum});
-  return transpose(a);
-}
-
 struct pagerank_request {
   index_t n = 0;
   bool transposed = false;  // the arrays are CSR of A^T (CSC of A)
@@ -128,7 +117,7 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
   csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
   if (!req.transposed) {
     py::gil_scoped_release free;
-    a = transpose_merged(a);
+    a = transpose(a);  // merges an arc given twice (kernels/convert.hpp)
   }
   if (req.precision == "double") return solve<double>(std::move(a), req, opt);
   if (req.precision == "float") return solve<float>(std::move(a), req, opt);
@@ -174,7 +163,7 @@ py::tuple pagerank_batched_csr(const array<index_t>& indptr, const array<index_t
   csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
   if (!req.transposed) {
     py::gil_scoped_release free;
-    a = transpose_merged(a);
+    a = transpose(a);  // merges an arc given twice (kernels/convert.hpp)
   }
   if (req.precision == "double") return solve_batched<double>(std::move(a), req, opt, sources);
   if (req.precision == "float") return solve_batched<float>(std::move(a), req, opt, sources);

@@ -432,5 +432,27 @@ TEST_F(gpu_heat_misc, RejectsTheCpuKernelOnTheGpuPath) {
   EXPECT_THROW(time_stepper<double>(p, o, initial_profile(initial_condition{}, p)), invalid_argument);
 }
 
+// A grid the GPU cannot hold is refused before anything of size N is
+// allocated, with the bytes and the limit; the same grid under a larger limit runs.
+TEST_F(gpu_heat_misc, GridTooLargeForTheGpuIsRefusedFirst) {
+  const grid_problem p = problem(1000001, "dirichlet:0", "dirichlet:0");
+  const auto u0 = initial_profile(parse_initial_condition("sin:1"), p);
+  step_options o = on_gpu(method::crank_nicolson, step_solver::cg, 1e-4);
+  o.form = operator_form::csr;
+  ::setenv("PERRON_GPU_MEMORY_LIMIT", "16M", 1);  // 8 vectors of a million doubles alone are 64 MB
+  try {
+    time_stepper<double> refused(p, o, u0);
+    ADD_FAILURE() << "heat1d of 10^6 points built under a 16 MB limit";
+  } catch (const dimension_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("heat1d on the GPU with --N 1000001"), std::string::npos) << what;
+    EXPECT_NE(what.find("PERRON_GPU_MEMORY_LIMIT"), std::string::npos) << what;
+  }
+  ::setenv("PERRON_GPU_MEMORY_LIMIT", "1G", 1);
+  time_stepper<double> fits(p, o, u0);
+  ::unsetenv("PERRON_GPU_MEMORY_LIMIT");
+  EXPECT_EQ(fits.solution().size(), std::size_t(p.n));
+}
+
 }  // namespace
 }  // namespace perron::heat

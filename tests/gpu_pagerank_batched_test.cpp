@@ -287,5 +287,26 @@ TEST_F(gpu_pagerank_batched, WidestChunks) {
   EXPECT_THROW(pagerank_batched_cuda(g, sources, opt), invalid_argument);
 }
 
+// A block that the GPU cannot hold is refused before anything of size n is
+// allocated, naming the bytes and the limit (--sources on a large graph and
+// --block-columns 256 went to cudaMalloc and its bare out-of-memory error).
+TEST_F(gpu_pagerank_batched, BlockTooLargeForTheGpuIsRefusedFirst) {
+  const auto g = make_pagerank_graph<float>(random_graph(20000, 100000, 3), false);
+  ::setenv("PERRON_GPU_MEMORY_LIMIT", "8M", 1);  // 2 x 20000 x 256 floats alone are 41 MB
+  try {
+    pagerank_batched_gpu<float> refused(g, 256);
+    ADD_FAILURE() << "a block of 256 columns built under an 8 MB limit";
+  } catch (const dimension_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("personalized PageRank on the GPU of 20000 vertices"), std::string::npos) << what;
+    EXPECT_NE(what.find("PERRON_GPU_MEMORY_LIMIT"), std::string::npos) << what;
+  }
+  pagerank_batched_gpu<float> fits(g, 8);  // about 3 MB
+  ::unsetenv("PERRON_GPU_MEMORY_LIMIT");
+  const auto sources = random_sources(g.vertices(), 8, 4);
+  const auto opt = options(1e-6, 200);
+  expect_columns_match(g, sources, fits.solve(sources, opt), opt, 1e-6);
+}
+
 }  // namespace
 }  // namespace perron::test

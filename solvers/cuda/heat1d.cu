@@ -21,6 +21,7 @@
 #include "core/cuda/reduce.cuh"
 #include "core/cuda/support.cuh"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "kernels/cuda/vector_ops.cuh"
 #include "kernels/vector_ops.hpp"
 #include "solvers/cg.hpp"
@@ -467,6 +468,7 @@ class cuda_backend final : public backend<T>, public device_probe {
  public:
   explicit cuda_backend(setup<T> s) : s_(std::move(s)), n_(s_.problem.n) {
     const auto& o = s_.options;
+    check_device_memory(device_bytes(n_, o), "heat1d on the GPU with --N " + std::to_string(n_));
     if (s_.u0) {
       if constexpr (std::is_same_v<T, double>) {
         u_.upload(*s_.u0);
@@ -489,6 +491,19 @@ class cuda_backend final : public backend<T>, public device_probe {
     b_ = device_buffer<T>(std::size_t(n_));
     setup_iterative();
     s_.lhs = {};
+  }
+
+  // Before anything of size N (--N 1500000000 went to cudaMalloc's bare
+  // out-of-memory error): u, x and b; cg's or jacobi's vectors (at most five
+  // more); and where --operator csr, each CSR operator (B, and A for cg /
+  // jacobi) with as much again for its SpMV plan's layout. The direct
+  // solve's reduced system is a vector per chunk_rows points.
+  static double device_bytes(index_t n, const step_options& o) {
+    const double points = double(n), value = sizeof(T);
+    const bool iterative = o.scheme != method::explicit_euler && o.solver != step_solver::direct;
+    const double csr = (points + 1) * sizeof(index_t) + 3 * points * (sizeof(index_t) + value);
+    const int csr_operators = o.form == operator_form::csr ? 1 + int(iterative) : 0;
+    return points * value * (3 + (iterative ? 5 : 0)) + csr_operators * 2 * csr;
   }
 
   ~cuda_backend() override {

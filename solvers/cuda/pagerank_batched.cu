@@ -643,6 +643,20 @@ template <class T>
 pagerank_batched_gpu<T>::impl::impl(const pagerank_graph<T>& g, int w)
     : n(g.vertices()), dangling_count(g.dangling_count), width(w), padded(pad(w)) {
   const auto nn = static_cast<std::size_t>(n), kp = static_cast<std::size_t>(padded);
+  const std::size_t stage_columns =
+      std::clamp<std::size_t>(stage_bytes / (nn * sizeof(T)), 1, static_cast<std::size_t>(width));
+  // Before anything of size n: the plan's CSR of P^T (its long rows' index
+  // and pieces at most a row and a piece a fused_split links), the dangling
+  // mask, R and Y (n x padded), the long rows' sums, the stage and row_of.
+  const double links = static_cast<double>(g.pt.nnz()), vertices = static_cast<double>(nn);
+  const double pieces_at_most = links / fused_split + vertices / fused_split + 1;
+  check_device_memory(
+      (vertices + 1) * sizeof(index_t) + links * double(sizeof(index_t) + sizeof(T)) + vertices +
+          2.0 * vertices * double(kp) * sizeof(T) +
+          pieces_at_most * (2 * sizeof(int2) + double(kp) * sizeof(T)) +
+          vertices * (sizeof(index_t) + sizeof(int)) + vertices * double(stage_columns) * sizeof(T),
+      "personalized PageRank on the GPU of " + std::to_string(n) + " vertices and " +
+          std::to_string(g.pt.nnz()) + " links, " + std::to_string(w) + " sources a block (--block-columns)");
   plan = std::make_unique<spmm_plan<T>>(g.pt, stream.get());
   dangling = cuda::device_buffer<std::uint8_t>(g.dangling);
   r = cuda::device_buffer<T>(nn * kp);
@@ -671,8 +685,6 @@ pagerank_batched_gpu<T>::impl::impl(const pagerank_graph<T>& g, int w)
   PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_step<T, wide>, threads, 0));
   fused_blocks = static_cast<unsigned>(std::max(1, sms * std::max(1, per_sm)));
 
-  const std::size_t stage_columns =
-      std::clamp<std::size_t>(stage_bytes / (nn * sizeof(T)), 1, static_cast<std::size_t>(width));
   stage = cuda::device_buffer<T>(nn * stage_columns);
   h_stage = cuda::pinned_buffer<T>(nn * stage_columns);
   for (int s = static_cast<int>(stage_columns) - 1; s >= 0; --s) free_slots.push_back(s);

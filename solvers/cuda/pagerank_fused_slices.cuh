@@ -400,7 +400,33 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
     // reads 128 contiguous bytes per j), `unroll` loads in flight before the
     // gathers, each one load from the hub or from x.
     double acc = 0;  // finish_row says why double
-    if constexpr (!packed) {
+    if constexpr (!packed && !coherent) {
+      // The fused step: the lane's whole batches with no test a link, then
+      // its last part batch; the same loads, added in the same order. Tested
+      // a link (the loop below), each of the eight re-derived its addresses
+      // and the hub's generic window under its predicate, about 30
+      // instructions a link (SASS, sm_90): a step of 1000-link rows streamed
+      // its indices at 1.7 TB/s, csr-vector twice the bytes in the same time.
+      const index_t* __restrict__ cp = a.col + p0 + lane;
+      unsigned j = 0;
+      for (; j + unroll <= len; j += unroll, cp += unroll * 32) {
+        index_t cj[unroll];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) cj[u] = __ldcs(cp + u * 32);
+        gather_links<coherent>(a, x, hub, cj, 0u, static_cast<unsigned>(unroll), acc);
+      }
+      if (j < len) {
+        index_t cj[unroll];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u)
+          if (j + u < len) cj[u] = __ldcs(cp + u * 32);
+        gather_links<coherent>(a, x, hub, cj, j, len, acc);
+      }
+    } else if constexpr (!packed) {
+      // The persistent kernel's streamed mode: the warp's batches together to
+      // the slice's width, each link tested. The loop above measured 1-16%
+      // slower there (H200, rmat:12:4000000 9.0 -> 10.4 us a step,
+      // er:100000:1000000 12.9 -> 14.1; docs/PERFORMANCE.md, session 54).
       const index_t* __restrict__ cp = a.col + p0 + lane;
       for (unsigned j = 0; j < width; j += unroll) {
         index_t cj[unroll];

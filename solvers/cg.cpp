@@ -59,7 +59,10 @@ template <class T>
 solve_result detail::cg_assembled(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop) {
   detail::check_system(a, std::size_t(a.rows), std::size_t(a.rows), "cg");
   const team_scope team(spmv_team(a));  // the SpMV's team for the vector updates too
-  return detail::run_shell(std::size_t(a.rows), b, stop, cg_method<T>(a, b, x));
+  return detail::run_scaled(std::size_t(a.rows), b, x, stop,
+                            [&a](const T* bs, T* xs, const stop_criterion& st, double rhs_norm) {
+                              return detail::run_shell(rhs_norm, st, cg_method<T>(a, bs, xs));
+                            });
 }
 
 template <class T>

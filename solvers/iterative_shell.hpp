@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "kernels/spmv.hpp"
@@ -37,18 +38,19 @@ struct step_outcome {
   bool breakdown = false;
 };
 
-// Runs the stop rule of stop_criterion:
+// Runs the stop rule of stop_criterion, for a right-hand side of norm
+// rhs_norm (run_scaled's):
 //   rho = m.start(tol)                     (r, r) of b - A x0
 //   until sqrt(rho) <= tol: rho = m.step(rho, tol)
 // diverged when rho is not finite, max_iterations at the limit, breakdown
 // when the step says so. Each step is one update of x; `rho` is always the
 // (r, r) of the x the step leaves behind (a method whose recurrence drifts
 // must return the true residual when it claims convergence).
-template <class T, class Method>
-solve_result run_shell(std::size_t n, const T* b, const stop_criterion& stop, Method&& m) {
+template <class Method>
+solve_result run_shell(double rhs_norm, const stop_criterion& stop, Method&& m) {
   stop.validate();
   solve_result res;
-  res.rhs_norm = nrm2(n, b);
+  res.rhs_norm = rhs_norm;
   const double tol = stop.threshold(res.rhs_norm);
   double rho = m.start();
   for (;;) {
@@ -72,6 +74,40 @@ solve_result run_shell(std::size_t n, const T* b, const stop_criterion& stop, Me
   }
   res.converged = true;
   res.status = solve_status::converged;
+  return res;
+}
+
+// Calls solve(b, x, stop, ||b||_2) -> solve_result, on b and x scaled by
+// s = 2^-e (e the exponent of ||b||_2) where ||b|| lies outside
+// [2^-300, 2^301): there the methods' (r, r) overflows (||b|| = 1e160: inf
+// at the start, "diverged" with x untouched) or underflows (||b|| = 1e-170:
+// (r, r) = 0, "converged" at x0 = 0, a wrong answer). A x = b and
+// A (s x) = s b are the same system, CG and Jacobi are linear in (b, x), and
+// a power of two scales every operation of theirs exactly (short of
+// subnormals), so the scaled solve takes the same steps; abs_tol is scaled
+// with them, and x and the residual are scaled back by 2^e. A b of ordinary
+// norm (and one with inf or NaN, which the shell reports as diverged) is
+// solved as it is, with no copy.
+template <class T, class Solve>
+solve_result run_scaled(std::size_t n, const T* b, T* x, const stop_criterion& stop, Solve&& solve) {
+  stop.validate();
+  const double rhs_norm = nrm2(n, b);
+  const int e = std::isfinite(rhs_norm) && rhs_norm > 0 ? std::ilogb(rhs_norm) : 0;
+  if (e >= -300 && e <= 300) return solve(b, static_cast<T*>(x), stop, rhs_norm);
+  // |e| <= 1000 keeps 2^-e a normal double and still brings ||s b|| within
+  // [2^-74, 2^24) (a double norm lies in [2^-1074, 2^1024)).
+  const int k = e < -1000 ? -1000 : e > 1000 ? 1000 : e;
+  const double s = std::ldexp(1.0, -k), back = std::ldexp(1.0, k);
+  std::vector<T> bs(n);
+  copy(n, b, bs.data());
+  scale(n, T(s), bs.data());
+  scale(n, T(s), x);
+  stop_criterion scaled = stop;
+  scaled.abs_tol = stop.abs_tol * s;
+  solve_result res = solve(static_cast<const T*>(bs.data()), x, scaled, rhs_norm * s);
+  scale(n, T(back), x);
+  res.residual *= back;
+  res.rhs_norm = rhs_norm;
   return res;
 }
 

@@ -79,8 +79,12 @@ solve_result detail::jacobi_assembled(const csr_matrix<T>& a, const T* b, T* x, 
   std::vector<T> d = diagonal_of_valid(a);
   const std::size_t n = d.size();
   const team_scope team(spmv_team(a));  // the residual's SpMV team for the update too
-  return detail::run_shell(
-      n, b, stop, jacobi_method<T>{{a, b, x}, std::move(d), std::vector<T>(n), static_cast<T>(omega)});
+  return detail::run_scaled(
+      n, b, x, stop, [&](const T* bs, T* xs, const stop_criterion& st, double rhs_norm) {
+        return detail::run_shell(
+            rhs_norm, st,
+            jacobi_method<T>{{a, bs, xs}, std::move(d), std::vector<T>(n), static_cast<T>(omega)});
+      });
 }
 
 template <class T>

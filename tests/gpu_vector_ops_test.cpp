@@ -120,6 +120,63 @@ TEST_F(gpu_vector_ops_nan, NormInfPropagatesNan) {
   EXPECT_EQ(cuda::norm_inf_value(x.size(), dx.data(), scratch), 5.0);
 }
 
+// nrm2 of entries whose squares overflow (1e160) or underflow (1e-160,
+// 1e-170) in double, and of mixes of the ranges: Blue's three sums on the
+// device, the same as the CPU's nrm2 but for the order of the sums, and the
+// long double reference; on one block, several, the scalar path (offset 1).
+TEST_F(gpu_vector_ops_nan, Nrm2NeitherOverflowsNorUnderflows) {
+  cuda::reduction_scratch scratch;
+  for (std::size_t n : {std::size_t(1), std::size_t(5), std::size_t(1000), std::size_t(1 << 20)}) {
+    for (double scale : {1e160, -1e-160, 1e-170, 1e300, 1e-300, 1.0}) {
+      for (std::size_t offset : {std::size_t(0), std::size_t(1)}) {
+        SCOPED_TRACE(testing::Message() << "n " << n << " scale " << scale << " offset " << offset);
+        auto x = test::random_vector(n + offset, 23 + n);
+        for (double& v : x) v *= scale;
+        x[n + offset - 1] = 1e-250;    // a small entry beside the others
+        if (n > 2) x[offset] = 1e200;  // and a big one
+        const cuda::device_buffer<double> dx(x);
+        long double ref_sum = 0;
+        for (std::size_t i = offset; i < n + offset; ++i) ref_sum += (long double)x[i] * (long double)x[i];
+        const double ref = double(std::sqrt(ref_sum));
+        const double tol = double(n + 2) * 0x1p-53 * ref;  // (n - 1) u of the sum, halved, plus two roundings
+        const double got = cuda::nrm2_value(n, dx.data() + offset, scratch);
+        EXPECT_NEAR(got, ref, tol);
+        EXPECT_NEAR(got, nrm2(n, x.data() + offset), 2 * tol);
+      }
+    }
+  }
+  const std::vector<float> xf(100000, std::numeric_limits<float>::max());
+  const cuda::device_buffer<float> dxf(xf);
+  EXPECT_NEAR(cuda::nrm2_value(xf.size(), dxf.data(), scratch), nrm2(xf.size(), xf.data()),
+              1e-10 * nrm2(xf.size(), xf.data()));
+  const cuda::device_buffer<double> zeros(std::vector<double>(5000, 0.0));
+  EXPECT_EQ(cuda::nrm2_value(5000, zeros.data(), scratch), 0.0);
+  const std::vector<double> beyond(5, 1e308);  // 2.2e308: past DBL_MAX
+  const cuda::device_buffer<double> dbeyond(beyond);
+  EXPECT_EQ(cuda::nrm2_value(beyond.size(), dbeyond.data(), scratch), INFINITY);
+}
+
+// inf gives inf and NaN gives NaN, beside ordinary, huge or tiny entries (the
+// CPU's Nrm2PropagatesInfAndNan).
+TEST_F(gpu_vector_ops_nan, Nrm2PropagatesInfAndNan) {
+  cuda::reduction_scratch scratch;
+  for (std::size_t n : {std::size_t(3), std::size_t(1 << 20)}) {
+    for (double other : {1.0, 1e200, 1e-200}) {
+      SCOPED_TRACE(testing::Message() << "n " << n << ", other entries " << other);
+      std::vector<double> x(n, other);
+      x[1] = -INFINITY;
+      cuda::device_buffer<double> dx(x);
+      EXPECT_EQ(cuda::nrm2_value(n, dx.data(), scratch), INFINITY);
+      x[n - 1] = std::nan("");
+      dx.upload(x);
+      EXPECT_TRUE(std::isnan(cuda::nrm2_value(n, dx.data(), scratch)));
+      x[1] = other;
+      dx.upload(x);
+      EXPECT_TRUE(std::isnan(cuda::nrm2_value(n, dx.data(), scratch)));
+    }
+  }
+}
+
 TEST_F(gpu_vector_ops_nan, ResultsStayInDeviceMemoryUntilRead) {
   // The asynchronous forms write into device memory; several queued
   // reductions on one scratch do not disturb each other.

@@ -210,6 +210,81 @@ TYPED_TEST(vector_ops_cpu, ReductionsAreBitwiseReproducible) {
   }
 }
 
+// sqrt(sum x_i^2) in long double, whose exponent range holds every square of a double.
+double nrm2_reference(const std::vector<double>& x) {
+  long double s = 0;
+  for (double v : x) s += (long double)v * (long double)v;
+  return double(std::sqrt(s));
+}
+
+// A sum of n non-negative terms in double is off by at most (n - 1) u of
+// itself (u = 2^-53), its square root by half that, plus u for the root's own
+// rounding and u for the scaled squares: (n + 2) u of the norm bounds it.
+double nrm2_tolerance(std::size_t n, double norm) { return double(n + 2) * 0x1p-53 * norm; }
+
+// Vectors whose plain sum of squares overflows (1e160: the squares are 1e320)
+// or underflows (1e-160: each square is a subnormal 1e-320, a multiple of
+// 4.9e-324; 1e-170: every square is 0), and mixes of the three ranges Blue's
+// scaling sums apart, on one thread and on several (n past the parallel
+// threshold). Before, nrm2 was sqrt(dot(x, x)): inf, a value 6e-6 off, 0.
+TEST(vector_ops_cpu, Nrm2NeitherOverflowsNorUnderflows) {
+  const std::vector<std::vector<double>> cases = {
+      std::vector<double>(1000, 1e160),
+      std::vector<double>(1000, -1e-160),
+      std::vector<double>(1000, 1e-170),
+      {3e200, -4e200},
+      {3e-200, 4e-200},
+      {1e200, 1.0, 1e-200},
+      {1.0, 1e-170, 0.0},
+      {3e-154, 4e-155},  // one square of the medium range, one of the small
+      {0.0, 5e-324},     // the smallest subnormal
+      {1e308, 1e308},    // the norm itself is finite (1.41e308)
+  };
+  for (const auto& x : cases) {
+    SCOPED_TRACE(testing::Message() << x.size() << " entries, x[0] = " << x[0]);
+    const double ref = nrm2_reference(x);
+    EXPECT_NEAR(nrm2(x.size(), x.data()), ref, nrm2_tolerance(x.size(), ref));
+  }
+  for (double scale : {1e300, 1e-300, 1.0}) {
+    SCOPED_TRACE(testing::Message() << "random x " << scale);
+    auto x = test::random_vector(100003, 17);
+    for (double& v : x) v *= scale;
+    x[5] = 1e-250;  // a small entry beside the others
+    const double ref = nrm2_reference(x);
+    EXPECT_NEAR(nrm2(x.size(), x.data()), ref, nrm2_tolerance(x.size(), ref));
+  }
+  EXPECT_EQ(nrm2(0, static_cast<const double*>(nullptr)), 0.0);
+  const std::vector<double> zeros(70000, 0.0);
+  EXPECT_EQ(nrm2(zeros.size(), zeros.data()), 0.0);
+  const std::vector<double> beyond = {1e308, 1e308, 1e308, 1e308, 1e308};  // 2.2e308: past DBL_MAX
+  EXPECT_EQ(nrm2(beyond.size(), beyond.data()), INFINITY);
+  // float: every square and sum fits in double; the plain sum decides.
+  for (float v : {std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min()}) {
+    const std::vector<float> xf(1000, v);
+    const double ref = nrm2_reference(std::vector<double>(xf.begin(), xf.end()));
+    EXPECT_NEAR(nrm2(xf.size(), xf.data()), ref, nrm2_tolerance(xf.size(), ref)) << v;
+  }
+}
+
+// A non-finite entry is never hidden by the scaling: inf gives inf, NaN NaN
+// (NaN also beside inf, and beside huge or tiny entries that take Blue's pass).
+TEST(vector_ops_cpu, Nrm2PropagatesInfAndNan) {
+  for (std::size_t n : {std::size_t(3), std::size_t(50000)}) {
+    for (double other : {1.0, 1e200, 1e-200}) {
+      SCOPED_TRACE(testing::Message() << "n " << n << ", other entries " << other);
+      std::vector<double> x(n, other);
+      x[1] = -INFINITY;
+      EXPECT_EQ(nrm2(x.size(), x.data()), INFINITY);
+      x[n - 1] = std::nan("");
+      EXPECT_TRUE(std::isnan(nrm2(x.size(), x.data())));
+      x[1] = other;
+      EXPECT_TRUE(std::isnan(nrm2(x.size(), x.data())));
+    }
+  }
+  const std::vector<float> f = {1.0f, std::numeric_limits<float>::infinity()};
+  EXPECT_EQ(nrm2(f.size(), f.data()), INFINITY);
+}
+
 TEST(vector_ops_cpu, NormInfPropagatesNan) {
   std::vector<double> x(50000, 1.0);
   x[31337] = std::nan("");

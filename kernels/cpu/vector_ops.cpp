@@ -24,24 +24,75 @@ constexpr std::int64_t parallel_threshold = 1 << 14;
 constexpr std::int64_t min_chunk = 1 << 12;
 constexpr std::int64_t max_chunks = 256;
 
-// sum_{i < m} term(i) in double, in the fixed chunk order described above.
-template <class Term>
-double ordered_sum(std::int64_t m, Term term) {
+// Folds add(acc, i) over i < m into an Acc (a double, or nrm2's blue_sums) in
+// the fixed chunk order described above; Acc{} is the empty sum and Acc's +=
+// joins two chunks.
+template <class Acc, class Add>
+Acc ordered_fold(std::int64_t m, Add add) {
   const std::int64_t chunks =
       std::min(max_chunks, std::max<std::int64_t>(1, (m + min_chunk - 1) / min_chunk));
   const std::int64_t chunk = (m + chunks - 1) / chunks;
-  double part[max_chunks];
+  Acc part[max_chunks];
 #pragma omp parallel for schedule(static) if (m > parallel_threshold)
   for (std::int64_t c = 0; c < chunks; ++c) {
     const std::int64_t end = std::min(m, (c + 1) * chunk);
-    double s = 0;
-    for (std::int64_t i = c * chunk; i < end; ++i) s += term(i);
+    Acc s{};
+    for (std::int64_t i = c * chunk; i < end; ++i) add(s, i);
     part[c] = s;
   }
-  double s = 0;
+  Acc s{};
   for (std::int64_t c = 0; c < chunks; ++c) s += part[c];
   return s;
 }
+
+// sum_{i < m} term(i) in double.
+template <class Term>
+double ordered_sum(std::int64_t m, Term term) {
+  return ordered_fold<double>(m, [&term](double& s, std::int64_t i) { s += term(i); });
+}
+
+// Blue's scaled sum of squares (Blue 1978, as LAPACK 3.10's dnrm2 has it,
+// Anderson 2017): squares of |v| > 2^486 are summed times 2^-1076, of
+// |v| < 2^-511 times 2^1074, the rest as they are, so no square and no sum of
+// fewer than 2^50 of them overflows or underflows. The GPU's nrm2
+// (kernels/cuda/vector_ops.cu) uses the same constants and finish().
+struct blue_sums {
+  static constexpr double small_at = 0x1p-511, big_at = 0x1p486;
+  static constexpr double small_scale = 0x1p537, big_scale = 0x1p-538;
+  double sum_small = 0, sum_mid = 0, sum_big = 0;
+
+  void add(double v) {
+    const double a = std::abs(v);
+    if (a > big_at) {
+      sum_big += (a * big_scale) * (a * big_scale);
+    } else if (a < small_at) {
+      sum_small += (a * small_scale) * (a * small_scale);
+    } else {
+      sum_mid += a * a;  // NaN lands here and poisons every branch of finish()
+    }
+  }
+  blue_sums& operator+=(const blue_sums& o) {
+    sum_small += o.sum_small;
+    sum_mid += o.sum_mid;
+    sum_big += o.sum_big;
+    return *this;
+  }
+  // sqrt(sum_small / small_scale^2 + sum_mid + sum_big / big_scale^2) without
+  // a term that cannot be represented: beside a square above 2^972 the small
+  // ones are below rounding; the small and medium parts meet as norms ys and
+  // ym, hi * sqrt(1 + (lo / hi)^2).
+  double finish() const {
+    if (sum_big > 0) return std::sqrt(sum_big + (sum_mid * big_scale) * big_scale) / big_scale;
+    if (sum_small > 0) {
+      if (!(sum_mid > 0 || std::isnan(sum_mid))) return std::sqrt(sum_small) / small_scale;
+      const double ys = std::sqrt(sum_small) / small_scale, ym = std::sqrt(sum_mid);
+      const double lo = ys > ym ? ym : ys, hi = ys > ym ? ys : ym;
+      return hi * std::sqrt(1 + (lo / hi) * (lo / hi));
+    }
+    return std::sqrt(sum_mid);
+  }
+};
+
 }  // namespace
 
 template <class T>
@@ -53,7 +104,15 @@ double dot(std::size_t n, const T* x, const T* y) {
 
 template <class T>
 double nrm2(std::size_t n, const T* x) {
-  return std::sqrt(dot(n, x, x));
+  // The plain sum of squares where it is exact to rounding: finite (no square
+  // overflowed) and at least 2^-900, so the squares that underflowed, each off
+  // by under 2^-1074, cannot amount to 2^-111 of it together (n < 2^63). Otherwise
+  // (overflow, inf, NaN or a sum that small) Blue's pass.
+  const double plain = dot(n, x, x);
+  if (plain >= 0x1p-900 && plain <= std::numeric_limits<double>::max()) return std::sqrt(plain);
+  return ordered_fold<blue_sums>(static_cast<std::int64_t>(n),
+                                 [x](blue_sums& s, std::int64_t i) { s.add(static_cast<double>(x[i])); })
+      .finish();
 }
 
 template <class T>

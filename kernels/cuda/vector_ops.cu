@@ -24,8 +24,7 @@ namespace {
 
 struct store_result {
   double* d_result;
-  bool take_sqrt;
-  __device__ void operator()(const double (&t)[1]) const { *d_result = take_sqrt ? sqrt(t[0]) : t[0]; }
+  __device__ void operator()(const double (&t)[1]) const { *d_result = t[0]; }
 };
 
 template <class T, int W>
@@ -42,6 +41,63 @@ __global__ void dot_kernel(std::size_t n, const T* __restrict__ x, const T* __re
       },
       [&](std::size_t i) { s[0] += double(x[i]) * double(y[i]); });
   detail::grid_reduce<1, detail::sum_op>(s, partials, counter, out);
+}
+
+// Blue's scaled sum of squares, as the CPU's nrm2 (kernels/cpu/vector_ops.cpp,
+// blue_sums) has it: s[0] the squares of |v| < 2^-511 times 2^1074, s[1] the
+// others up to 2^486 as they are, s[2] those above times 2^-1076; no square
+// overflows or underflows. NaN goes to s[1] and poisons every branch of the finish.
+constexpr double blue_small_at = 0x1p-511, blue_big_at = 0x1p486;
+constexpr double blue_small_scale = 0x1p537, blue_big_scale = 0x1p-538;
+
+__device__ __forceinline__ void blue_add(double (&s)[3], double v) {
+  const double a = fabs(v);
+  if (a > blue_big_at) {
+    s[2] += (a * blue_big_scale) * (a * blue_big_scale);
+  } else if (a < blue_small_at) {
+    s[0] += (a * blue_small_scale) * (a * blue_small_scale);
+  } else {
+    s[1] += a * a;
+  }
+}
+
+// sqrt(s0 / 2^1074 + s1 + s2 * 2^1076) without a term that cannot be
+// represented (the CPU's blue_sums::finish, line for line).
+struct store_nrm2 {
+  double* d_result;
+  __device__ void operator()(const double (&t)[3]) const {
+    const double sum_small = t[0], sum_mid = t[1], sum_big = t[2];
+    double r;
+    if (sum_big > 0) {
+      r = sqrt(sum_big + (sum_mid * blue_big_scale) * blue_big_scale) / blue_big_scale;
+    } else if (sum_small > 0) {
+      if (!(sum_mid > 0 || sum_mid != sum_mid)) {
+        r = sqrt(sum_small) / blue_small_scale;
+      } else {
+        const double ys = sqrt(sum_small) / blue_small_scale, ym = sqrt(sum_mid);
+        const double lo = ys > ym ? ym : ys, hi = ys > ym ? ys : ym;
+        r = hi * sqrt(1 + (lo / hi) * (lo / hi));
+      }
+    } else {
+      r = sqrt(sum_mid);
+    }
+    *d_result = r;
+  }
+};
+
+template <class T, int W>
+__global__ void nrm2_kernel(std::size_t n, const T* __restrict__ x, double* partials, unsigned* counter,
+                            store_nrm2 out) {
+  double s[3] = {0.0, 0.0, 0.0};
+  grid_stride<W>(
+      n,
+      [&](std::size_t i) {
+        const auto a = load_pack<W>(x + i);
+#pragma unroll
+        for (int k = 0; k < W; ++k) blue_add(s, double(a.v[k]));
+      },
+      [&](std::size_t i) { blue_add(s, double(x[i])); });
+  detail::grid_reduce<3, detail::sum_op>(s, partials, counter, out);
 }
 
 // max |x - y| (y == nullptr: max |x|).
@@ -113,10 +169,10 @@ int items(std::size_t n, bool packed) {
 
 template <class T>
 void launch_dot(std::size_t n, const T* d_x, const T* d_y, double* d_result, reduction_scratch& s,
-                stream_t stream, bool take_sqrt) {
+                stream_t stream) {
   const bool packed = detail::aligned16(d_x) && detail::aligned16(d_y);
   const int grid = items<T>(n, packed);
-  const store_result out{d_result, take_sqrt};
+  const store_result out{d_result};
   if (packed)
     dot_kernel<T, pack_width<T>>
         <<<grid, block_size, 0, stream>>>(n, d_x, d_y, s.partials(), s.counter(), out);
@@ -126,11 +182,23 @@ void launch_dot(std::size_t n, const T* d_x, const T* d_y, double* d_result, red
 }
 
 template <class T>
+void launch_nrm2(std::size_t n, const T* d_x, double* d_result, reduction_scratch& s, stream_t stream) {
+  const bool packed = detail::aligned16(d_x);
+  const int grid = items<T>(n, packed);
+  const store_nrm2 out{d_result};
+  if (packed)
+    nrm2_kernel<T, pack_width<T>><<<grid, block_size, 0, stream>>>(n, d_x, s.partials(), s.counter(), out);
+  else
+    nrm2_kernel<T, 1><<<grid, block_size, 0, stream>>>(n, d_x, s.partials(), s.counter(), out);
+  PERRON_CUDA_CHECK_LAUNCH("nrm2_kernel");
+}
+
+template <class T>
 void launch_diff_max(std::size_t n, const T* d_x, const T* d_y, double* d_result, reduction_scratch& s,
                      stream_t stream) {
   const bool packed = detail::aligned16(d_x) && (!d_y || detail::aligned16(d_y));
   const int grid = items<T>(n, packed);
-  const store_result out{d_result, false};
+  const store_result out{d_result};
   if (packed)
     diff_max_kernel<T, pack_width<T>>
         <<<grid, block_size, 0, stream>>>(n, d_x, d_y, s.partials(), s.counter(), out);
@@ -144,11 +212,11 @@ void launch_diff_max(std::size_t n, const T* d_x, const T* d_y, double* d_result
 template <class T>
 void dot(std::size_t n, const T* d_x, const T* d_y, double* d_result, reduction_scratch& scratch,
          stream_t stream) {
-  launch_dot(n, d_x, d_y, d_result, scratch, stream, false);
+  launch_dot(n, d_x, d_y, d_result, scratch, stream);
 }
 template <class T>
 void nrm2(std::size_t n, const T* d_x, double* d_result, reduction_scratch& scratch, stream_t stream) {
-  launch_dot(n, d_x, d_x, d_result, scratch, stream, true);
+  launch_nrm2(n, d_x, d_result, scratch, stream);
 }
 template <class T>
 void norm_inf(std::size_t n, const T* d_x, double* d_result, reduction_scratch& scratch, stream_t stream) {
@@ -171,7 +239,7 @@ void stream_synchronize(stream_t stream) { PERRON_CUDA_CHECK(cudaStreamSynchroni
 
 namespace {
 // The blocking forms land their value in the last slot of the scratch's last
-// partial row: single-value reductions only use row 0, and the value is read
+// partial row: their reductions use rows 0-2 (nrm2's three sums), and the value is read
 // back (stream-ordered) before the function returns.
 template <class F>
 double blocking(reduction_scratch& scratch, stream_t stream, F enqueue) {

@@ -21,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/text.hpp"
 #include "kernels/counting_sort.hpp"
 
 namespace perron {
@@ -195,7 +196,24 @@ csr_matrix<T> transpose(const csr_matrix<T>& a) {
   return build_csr(a.cols, a.rows, a.nnz(), a.col_idx.data(), row.data(), a.values.data(), duplicates::sum);
 }
 
+namespace {
+// max_fill is a ratio of slots to nonzeros, which is at least 1 for any ELL:
+// below 1 (0, negative) it would refuse every matrix past the floor with a
+// misleading "fill ratio 1.0 > max_fill -1.0", and NaN would refuse none
+// (every comparison false). +inf is "no fill limit": the memory check in
+// to_ell still bounds what is allocated.
+void check_max_fill(double max_fill) {
+  if (!(max_fill >= 1.0))
+    throw invalid_argument("to_ell: max_fill must be a number >= 1, or infinity for no fill limit (got " +
+                           format_g(max_fill) + ")");
+}
+}  // namespace
+
 void check_ell_fill(index_t rows, index_t width, std::size_t nnz, index_t widest, double max_fill) {
+  check_max_fill(max_fill);
+  if (rows < 0 || width < 0)
+    throw dimension_error("to_ell: " + std::to_string(rows) + " rows of width " + std::to_string(width));
+  // < 2^62 (both below 2^31): no overflow
   const std::size_t slots = static_cast<std::size_t>(rows) * static_cast<std::size_t>(width);
   const double fill = static_cast<double>(slots) / static_cast<double>(std::max<std::size_t>(nnz, 1));
   if (slots > ell_padding_floor && fill > max_fill)
@@ -210,8 +228,7 @@ void check_ell_fill(index_t rows, index_t width, std::size_t nnz, index_t widest
 template <class T>
 ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
   validate(a, "to_ell");
-  if (!(max_fill >= 1.0))
-    throw invalid_argument("to_ell: max_fill must be >= 1 (got " + std::to_string(max_fill) + ")");
+  check_max_fill(max_fill);
   index_t width = 0, widest = 0;
   for (index_t r = 0; r < a.rows; ++r) {
     const index_t len = a.row_ptr[r + 1] - a.row_ptr[r];
@@ -220,6 +237,11 @@ ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
   check_ell_fill(a.rows, width, a.nnz(), widest, max_fill);
   const std::size_t rows = static_cast<std::size_t>(a.rows);
   const std::size_t slots = rows * static_cast<std::size_t>(width);  // < 2^62: no overflow
+  // The bytes in double: slots * 12 may pass 2^64. Whatever max_fill allowed
+  // (infinity: anything), no more than the host has.
+  check_host_memory(static_cast<double>(slots) * (sizeof(index_t) + sizeof(T)),
+                    "the ELL of a " + dimensions(a.rows, a.cols) + " matrix whose widest row has " +
+                        std::to_string(width) + " entries (" + std::to_string(slots) + " slots)");
   ell_matrix<T> out;
   out.rows = a.rows;
   out.cols = a.cols;

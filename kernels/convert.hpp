@@ -42,7 +42,9 @@ csr_matrix<T> transpose(const csr_matrix<T>& a);
 // CSR -> column-major padded ELL. Refuses (dimension_error naming the widest
 // row and the fill ratio) when rows*width > max_fill * max(nnz, 1) and the
 // padded size is beyond a small absolute floor, so a single long row cannot
-// blow memory up.
+// blow memory up; max_fill = infinity lifts that limit, but not the host
+// memory check (dimension_error when the ELL would not fit). invalid_argument
+// for a max_fill below 1 or NaN (here and in check_ell_fill).
 template <class T>
 ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill = 8.0);
 

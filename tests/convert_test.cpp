@@ -463,6 +463,47 @@ TEST(ConvertErrors, EllRefusesAbsurdPaddingNamingTheWidestRow) {
   EXPECT_THROW(to_ell(c, std::nan("")), invalid_argument);
 }
 
+// max_fill NaN, 0 or negative: invalid_argument, from to_ell and from
+// check_ell_fill (the device build's check). Before, check_ell_fill took NaN
+// as no limit at all and refused with "fill ratio 909.2 > max_fill -1.0" for
+// a negative one. +inf is no fill limit, but the ELL must still fit in
+// memory: a row of 2^20 entries in 2^20 rows is 2^40 slots, 12 TiB (before:
+// a bad_alloc from the vector, or the out-of-memory killer).
+TEST(ConvertErrors, EllMaxFillIsANumberOfAtLeastOneAndInfinityIsStillBoundByMemory) {
+  for (double bad : {std::nan(""), 0.0, -1.0, 0.5, -std::numeric_limits<double>::infinity()}) {
+    SCOPED_TRACE(testing::Message() << "max_fill " << bad);
+    EXPECT_THROW(check_ell_fill(1000, 10000, 10999, 7, bad), invalid_argument);
+    EXPECT_THROW(check_ell_fill(10, 1, 10, -1, bad), invalid_argument);  // below the floor too
+    EXPECT_THROW(to_ell(to_csr(test::random_coo(50, 50, 0.1, 3)), bad), invalid_argument);
+  }
+  try {
+    check_ell_fill(10, 1, 10, -1, std::nan(""));
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("max_fill must be a number >= 1"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_ell_fill(1000, 10000, 10999, 7, INFINITY));
+  EXPECT_THROW(check_ell_fill(-1, 10, 10, -1, 8.0), dimension_error);
+
+  const auto small = to_csr(test::random_coo(200, 200, 0.05, 4));
+  const auto e = to_ell(small, INFINITY);
+  EXPECT_EQ(to_csr(e).col_idx, small.col_idx);
+
+  coo_matrix<double> wide;
+  wide.rows = wide.cols = 1 << 20;
+  for (index_t j = 0; j < wide.cols; ++j)
+    wide.row_idx.push_back(3), wide.col_idx.push_back(j), wide.values.push_back(1.0);
+  const auto c = to_csr(wide);
+  EXPECT_THROW(to_ell(c), dimension_error);  // fill ratio 2^20 > 8
+  try {
+    to_ell(c, INFINITY);
+    FAIL() << "no error";
+  } catch (const dimension_error& err) {
+    const std::string w = err.what();
+    EXPECT_NE(w.find("1099511627776 slots"), std::string::npos) << w;
+    EXPECT_NE(w.find("memory"), std::string::npos) << w;
+  }
+}
+
 TEST(ConvertErrors, EllAcceptsLongRowBelowTheFloor) {
   // 100 rows, one of 1000 entries: 10^5 slots, fill ~91, but tiny in bytes.
   coo_matrix<double> a;

@@ -146,7 +146,8 @@ const char* trailer_text =
     "--steady runs until max |u' - u| < --steady-tol (at most --max-steps steps) instead\n"
     "of to T; it needs a steady state to exist (not two Neumann ends with net inflow).\n"
     "\n"
-    "Outputs: --output FILE: the final profile, lines 'x<TAB>u' (no header).\n"
+    "Outputs: --output FILE: the final profile, lines 'x<TAB>u' (no header). Any one output\n"
+    "may be '-', standard output; the text summary then goes to stderr.\n"
     "--snapshot FILE with --snapshot-every K: lines 't<TAB>x<TAB>u' every K steps from step\n"
     "0 (and the last step), a blank line between snapshots (gnuplot 'index').\n"
     "--json FILE ('-' = stdout instead of the text summary): N, steps, method, solver,\n"
@@ -282,6 +283,23 @@ void check_outputs(const settings& s) {
     if (!file.empty()) io::check_not_an_input(file, inputs, option);
   // By any spelling: '-o u.tsv --json ./u.tsv' wrote the JSON over the profile.
   io::check_distinct_outputs(outputs);
+  // '-' at most once: '-o - --json -' printed the profile and the JSON into one stream.
+  const std::string_view* first = nullptr;
+  for (const auto& [option, file] : outputs) {
+    if (file != "-") continue;
+    if (first)
+      throw invalid_argument(std::string(*first) + " and " + std::string(option) +
+                             " both name standard output ('-'); give one of them a file");
+    first = &option;
+  }
+}
+
+// The text summary's stream: stderr when an output goes to stdout ('-o -'
+// printed the summary's lines after the profile's).
+std::ostream& summary_stream(const app_options& a) {
+  for (const std::string* f : {&a.output, &a.snapshot, &a.plot})
+    if (*f == "-") return std::cerr;
+  return std::cout;
 }
 
 heat::device resolve_device(device_choice d, spmv_kernel kernel) {
@@ -745,7 +763,7 @@ void write_summaries(const plan& pl, const run_record& rec, double total_s) {
     f.write(js);
     f.commit();
   }
-  std::cout << text_summary(pl, rec);
+  summary_stream(pl.s.app) << text_summary(pl, rec);
 }
 
 std::string kernel_label(const heat::step_options& o, spmv_kernel used) {
@@ -785,7 +803,7 @@ int simulate(const plan& pl) {
   if (!a.plot.empty()) write_plot(pl, rec);
   write_summaries(pl, rec, total.seconds());
   // The whole run, outputs included (the JSON records it as timings.total_s).
-  if (pl.s.app.json != "-") std::cout << "time: whole run " << format_g(total.seconds(), 3) << " s\n";
+  if (pl.s.app.json != "-") summary_stream(a) << "time: whole run " << format_g(total.seconds(), 3) << " s\n";
   return report_end(pl, rec);
 }
 

@@ -208,6 +208,24 @@ TEST_F(heat1d_app, OutputThatIsAnInputIsRefused) {
     EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }
 
+// '-o -' is the profile alone on stdout (the summary goes to stderr; its
+// lines followed the profile's), and at most one output may be '-'.
+TEST_F(heat1d_app, StandardOutputHoldsOneOutputAlone) {
+  outcome o = run("--device cpu --N 3 --steps 10 --method explicit -o -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  // One interior point, r = 0.04: u(1/2) = (1 - 2 r)^10 sin(pi / 2) = 0.92^10.
+  EXPECT_EQ(o.out, "0\t0\n0.5\t" + std::string("0.43438845422363231") + "\n1\t0\n");
+  EXPECT_NE(o.err.find("heat1d: N = 3"), std::string::npos) << o.err;
+  for (const std::string& opts :
+       {"-o - --json -", "--plot - -o -", "--snapshot - --snapshot-every 5 --json -"}) {
+    o = run("--device cpu --N 11 " + opts);
+    EXPECT_EQ(o.code, 64) << opts << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("both name standard output"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "") << opts;
+  }
+}
+
 TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
   const outcome o = run("--device cpu --method implicit --solver jacobi --max-iter 5 --steps 10 -o " +
                         quote(path("u.tsv")) + " --json " + quote(path("r.json")));

@@ -95,6 +95,12 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   }
   if (s.files.empty()) throw usage_error("no FILE given");
   if (s.threads < 0) throw usage_error("--threads must be >= 0");
+  // A team past this is no benchmark of the parser: -j 100000 crashed in
+  // libgomp's thread creation (SIGSEGV), -j 2147483647 asked it for 481 GB.
+  const int max_threads = std::max(1024, 4 * omp_get_num_procs());
+  if (s.threads > max_threads)
+    throw usage_error("--threads must be at most " + std::to_string(max_threads) +
+                      " (4 per processor, at least 1024; got " + std::to_string(s.threads) + ")");
   if (s.repeat < 1) throw usage_error("--repeat must be >= 1");
   return true;
 }

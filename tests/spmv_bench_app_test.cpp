@@ -1,5 +1,6 @@
-// spmv-bench as a user runs it, in what needs no GPU: the command line's
-// checks, made before the device is asked for.
+// spmv-bench, spmm-bench, gemm-bench and read-bench as a user runs them, in
+// what needs no GPU: the command line's checks, made before the device is
+// asked for (read-bench runs on the CPU).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -64,6 +65,29 @@ TEST_F(spmv_bench_app, SpmmBlocksLargerThanTheMemoryAreRefused) {
     EXPECT_NE(o.err.find("k = 1024"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find(limit), std::string::npos) << o.err;
   }
+}
+
+class read_bench_app : public app_test {
+ protected:
+  read_bench_app() : app_test("read-bench") {}
+  outcome run(const std::string& args) {
+    return run_command(quote(app_path("read-bench")) + " " + args, dir_);
+  }
+};
+
+// --threads is the parser's team: -j 100000 on a 44 MB file died in libgomp's
+// thread creation (SIGSEGV), -j 2147483647 in its 481 GB allocation; both are
+// refused before any file is read.
+TEST_F(read_bench_app, AThreadCountPastAnyHostIsRefused) {
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  for (const std::string& j : {"100000", "2147483647"}) {
+    const outcome o = run("-r 1 -j " + j + " " + quote(a));
+    EXPECT_EQ(o.code, 64) << j << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("--threads must be at most"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "");
+  }
+  EXPECT_EQ(run("-r 1 -j 3 " + quote(a)).code, 0);
 }
 
 }  // namespace

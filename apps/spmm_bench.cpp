@@ -2,8 +2,10 @@
 // algorithm of cuSPARSE SpMM, in the same process, on each GRAPH and k.
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -51,22 +53,43 @@ const char* usage_text =
     "\n"
     "Options";
 
+// --k's words: the numbers first are the k, the words after them GRAPHs (the
+// option takes every word up to the next option: 'spmm-bench --k 8 32 128
+// cnr-2000.mtx.gz', as the README writes it, was refused, the graph read as a k).
+void split_k_words(const std::vector<std::string>& words, settings& s) {
+  if (words.empty()) return;
+  s.ks.clear();
+  std::size_t i = 0;
+  for (; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    char* end = nullptr;
+    std::strtod(w.c_str(), &end);
+    if (w.empty() || *end != '\0') break;  // not a number: the first GRAPH
+    int k = 0;
+    const auto [last, ec] = std::from_chars(w.data(), w.data() + w.size(), k);
+    if (ec != std::errc() || last != w.data() + w.size() || k < 1 || k > 1024)
+      throw usage_error("--k: each k must be an integer in [1, 1024] (got '" + w + "')");
+    s.ks.push_back(k);
+  }
+  if (s.ks.empty()) throw usage_error("--k needs at least one k before the GRAPHs (got '" + words[0] + "')");
+  s.graphs.insert(s.graphs.end(), words.begin() + static_cast<std::ptrdiff_t>(i), words.end());
+}
+
 bool parse_command_line(int argc, char** argv, settings& s) {
   po::options_description o = options_with_help(usage_text);
+  std::vector<std::string> k_words;
   // clang-format off
   o.add_options()
-    ("k", po::value<std::vector<int>>(&s.ks)->multitoken()->value_name("K..."),
-     "columns of X, each in [1, 1024]; default 8 32 128")
+    ("k", po::value<std::vector<std::string>>(&k_words)->multitoken()->value_name("K..."),
+     "columns of X, each in [1, 1024]; default 8 32 128 (the words after the numbers are GRAPHs)")
     ("precision,p", po::value<std::string>(&s.precision)->default_value("float"), "float or double");
   // clang-format on
   add_timing_options(o, s.runs, "timed calls per implementation (>= 3)", s.warmup, s.json);
   app::add_input_options(o, s.input);
   po::variables_map vm;
   if (!parse_bench_command_line(argc, argv, o, vm, "graph", &s.graphs)) return false;
+  split_k_words(k_words, s);
   if (s.graphs.empty()) throw usage_error("no GRAPH given");
-  for (int k : s.ks)
-    if (k < 1 || k > 1024)
-      throw usage_error("--k: each k must be in [1, 1024] (got " + std::to_string(k) + ")");
   require_precision(s.precision);
   require_at_least("runs", s.runs, 3);
   require_at_least("warmup", s.warmup, 1);

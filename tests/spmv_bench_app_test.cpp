@@ -67,6 +67,28 @@ TEST_F(spmv_bench_app, SpmmBlocksLargerThanTheMemoryAreRefused) {
   }
 }
 
+// '--k 8 32 128 GRAPH' (the README's command): --k takes the numbers, GRAPH is
+// the graph (the option took it as a fourth k: "the argument ('GRAPH') for
+// option '--k' is invalid", exit 64). Without a GPU the run ends at the device.
+TEST_F(spmv_bench_app, SpmmGraphsMayFollowTheKs) {
+  const std::string a =
+      write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1\n");
+  const std::string spmm = quote(app_path("spmm-bench")) + " -n 3 -w 1 --no-cache ";
+  outcome o = run_command(spmm + "--k 8 32 128 " + quote(a), dir_);
+  EXPECT_EQ(o.code, cuda::available() ? 0 : 70) << o.err;
+  if (cuda::available()) EXPECT_NE(o.out.find("a.mtx"), std::string::npos) << o.out;
+  for (const std::string& k : {"0", "1025", "8.5", "nan", "-1"}) {
+    o = run_command(spmm + "--k " + k + " " + quote(a), dir_);
+    EXPECT_EQ(o.code, 64) << k << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("each k must be an integer in [1, 1024] (got '" + k + "')"), std::string::npos)
+        << o.err;
+  }
+  o = run_command(spmm + "--k " + quote(a), dir_);
+  EXPECT_EQ(o.code, 64) << o.err;
+  EXPECT_NE(o.err.find("--k needs at least one k"), std::string::npos) << o.err;
+}
+
 class read_bench_app : public app_test {
  protected:
   read_bench_app() : app_test("read-bench") {}

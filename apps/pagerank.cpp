@@ -1333,9 +1333,10 @@ std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix
 }
 
 // After a file's conversion: P^T's pattern (the CSR of A^T, duplicates
-// merged) kept for the next run (kept_transpose), timed in the conversion and
-// shown on the load's line. Nothing is said where it cannot be kept: the
-// arcs' own cache entry has said why.
+// merged) kept for the next run (kept_transpose), timed in the conversion.
+// The load's line says it was kept, or why not (an unwritable cache or a
+// full disk after the arcs' entry was written: no warning came from that
+// entry), and the run goes on: the cache is optional.
 template <class T>
 void keep_transpose(const settings& s, const io::source_stamp& stamp, io::loaded_matrix& graph,
                     const pagerank_graph<T>& g, timings& t) {
@@ -1351,12 +1352,18 @@ void keep_transpose(const settings& s, const io::source_stamp& stamp, io::loaded
   p.rows.row_ptr = g.pt.row_ptr;
   p.rows.col_idx = g.pt.col_idx;
   p.label = graph.label;
+  std::string why;
   try {
-    io::rank_cache_store(s.graph, stamp, io::rank_part_key{1, 0, false}, p, ro.cache, ro.threads);
-  } catch (const std::exception&) {  // the cache is optional
+    why = io::rank_cache_store(s.graph, stamp, io::rank_part_key{1, 0, false}, p, ro.cache, ro.threads);
+  } catch (const std::exception& x) {  // out of memory, say
+    why = x.what();
   }
-  graph.timings.transpose_kept_seconds = w.seconds();
-  t.convert += graph.timings.transpose_kept_seconds;
+  const double seconds = w.seconds();
+  t.convert += seconds;
+  if (why.empty())
+    graph.timings.transpose_kept_seconds = seconds;
+  else
+    graph.timings.transpose_not_kept = why;
 }
 
 template <class T>

@@ -230,13 +230,23 @@ std::string write_atomically(const std::string& file, const std::string& source,
   detail::file_descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (fd.get() < 0)
     return "cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source;
+  // err: the errno of the step that failed (errno itself is left stale by
+  // calls that succeed, and close or unlink would overwrite it).
+  int err = 0;
+  errno = 0;
   bool ok = write(fd.get());
-  const int err = errno;
-  ok = (::close(fd.release()) == 0) && ok;
-  if (ok && std::rename(tmp.c_str(), file.c_str()) != 0) ok = false;
+  if (!ok) err = errno;
+  if (::close(fd.release()) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && std::rename(tmp.c_str(), file.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
   if (!ok) {
     ::unlink(tmp.c_str());
-    return "cannot write the cache " + file + " (" + std::strerror(err ? err : errno) + "); not caching " +
+    return "cannot write the cache " + file + " (" + std::strerror(err ? err : EIO) + "); not caching " +
            source;
   }
   return {};
@@ -661,7 +671,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
   if (dir.empty())
     return "no cache directory (neither XDG_CACHE_HOME nor HOME is set); not caching " + source;
   const auto src = key_of(source);
-  if (!src) return {};
+  if (!src) return source + " is no longer a regular file; not caching it";  // it had a stamp
   if (src->size != before.size || src->mtime_ns != before.mtime_ns || src->ctime_ns != before.ctime_ns)
     return source + " changed while it was read; not caching it";
   // The header's sizes are the part's own (the writer reads exactly them).

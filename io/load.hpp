@@ -35,6 +35,7 @@ struct load_timings {
   bool from_cache = false;
   bool cache_transposed = false;      // the hit was a CSR of A^T (a per-rank part), not the arcs
   double transpose_kept_seconds = 0;  // writing the graph's CSR of A^T for the next run (pagerank)
+  std::string transpose_not_kept;     // why that write failed ("" where it was kept or not tried)
 };
 
 struct loaded_matrix {

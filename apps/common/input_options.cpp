@@ -45,7 +45,9 @@ std::string real(double x) { return format_g(std::isfinite(x) ? x : 0.0, 6); }
 
 std::string describe_load(const io::load_timings& t) {
   const std::string kept =
-      t.transpose_kept_seconds > 0 ? ", its CSR of A^T kept in " + seconds(t.transpose_kept_seconds) : "";
+      !t.transpose_not_kept.empty()  ? ", its CSR of A^T not kept (" + t.transpose_not_kept + ")"
+      : t.transpose_kept_seconds > 0 ? ", its CSR of A^T kept in " + seconds(t.transpose_kept_seconds)
+                                     : "";
   if (t.from_cache)
     return std::string(t.cache_transposed ? "from the cache (CSR of A^T) in " : "from the cache in ") +
            seconds(t.cache_seconds) + kept;
@@ -58,7 +60,9 @@ std::string load_json(const io::load_timings& t) {
   return std::string("{\"read\": ") + real(t.read_seconds) + ", \"parse\": " + real(t.parse_seconds) +
          ", \"cache\": " + real(t.cache_seconds) + ", \"from_cache\": " + (t.from_cache ? "true" : "false") +
          ", \"cache_transposed\": " + (t.cache_transposed ? "true" : "false") +
-         ", \"transpose_kept\": " + real(t.transpose_kept_seconds) +
+         ", \"transpose_kept\": " + real(t.transpose_kept_seconds) + ", \"transpose_not_kept\": " +
+         (t.transpose_not_kept.empty() ? std::string("null")
+                                       : "\"" + json_escape(t.transpose_not_kept) + "\"") +
          ", \"text_bytes\": " + std::to_string(t.text_bytes) + "}";
 }
 

@@ -89,6 +89,17 @@ TEST_F(spmv_bench_app, SpmmGraphsMayFollowTheKs) {
   EXPECT_NE(o.err.find("--k needs at least one k"), std::string::npos) << o.err;
 }
 
+// gemm-bench reads no file: a word that is no option's value is refused
+// ('gemm-bench 512' ran the default sizes, 1024 to 8192, on the GPU).
+TEST_F(spmv_bench_app, GemmRefusesAStrayArgument) {
+  for (const std::string& args : {"512", "--sizes 64 -- 128", "--runs 3 extra"}) {
+    const outcome o = run_command(quote(app_path("gemm-bench")) + " " + args, dir_);
+    EXPECT_EQ(o.code, 64) << args << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("unexpected argument"), std::string::npos) << o.err;
+  }
+}
+
 class read_bench_app : public app_test {
  protected:
   read_bench_app() : app_test("read-bench") {}

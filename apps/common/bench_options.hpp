@@ -15,8 +15,9 @@ namespace perron::app {
 boost::program_options::options_description options_with_help(const char* usage_text);
 
 // Parses argv against `visible`; when `positional` is given, every positional
-// argument goes to *inputs (hidden from --help). On --help prints `visible`
-// and returns false; otherwise stores into vm, notifies, and returns true.
+// argument goes to *inputs (hidden from --help), else one is a usage_error.
+// On --help prints `visible` and returns false; otherwise stores into vm,
+// notifies, and returns true.
 bool parse_bench_command_line(int argc, char** argv,
                               const boost::program_options::options_description& visible,
                               boost::program_options::variables_map& vm, const char* positional = nullptr,

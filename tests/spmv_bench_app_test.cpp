@@ -3,6 +3,7 @@
 // asked for (read-bench runs on the CPU).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "core/device.hpp"
@@ -10,6 +11,8 @@
 
 namespace perron::test {
 namespace {
+
+namespace fs = std::filesystem;
 
 class spmv_bench_app : public app_test {
  protected:
@@ -121,6 +124,21 @@ TEST_F(read_bench_app, AThreadCountPastAnyHostIsRefused) {
     EXPECT_EQ(o.out, "");
   }
   EXPECT_EQ(run("-r 1 -j 3 " + quote(a)).code, 0);
+}
+
+// --cache without --cache-dir caches in a fresh folder under TMPDIR, removed
+// however the run ends: a FILE that failed after one was cached left it there.
+TEST_F(read_bench_app, TheTemporaryCacheGoesWhenAFileFails) {
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  const std::string empty = write("empty.mtx", "");
+  const fs::path tmp = dir_ / "tmp";
+  fs::create_directory(tmp);
+  const outcome o = run_command("TMPDIR=" + quote(tmp.string()) + " " + quote(app_path("read-bench")) +
+                                    " --cache -r 1 " + quote(a) + " " + quote(empty),
+                                dir_);
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_TRUE(fs::is_empty(tmp)) << fs::directory_iterator(tmp)->path();
 }
 
 }  // namespace

@@ -736,7 +736,11 @@ int rank_cache_prune(const std::string& source, const rank_part_key& key, const 
     if (dot == std::string::npos || dot == 0 || mid.find_first_not_of("0123456789") != dot ||
         mid.find_first_not_of("0123456789", dot + 2) != std::string::npos || dot + 2 == mid.size())
       continue;
-    if (mid.substr(0, dot) == std::to_string(key.ranks)) continue;
+    // P = 1 is the single-process run's kept CSR of A^T (apps/pagerank.cpp keep_transpose), an
+    // entry of its own that no distributed run reads or replaces: removed here, every mpirun
+    // made the next single-process run convert the arcs again, and that run wrote it back.
+    const std::string ranks = mid.substr(0, dot);
+    if (ranks == std::to_string(key.ranks) || ranks == "1") continue;
     std::error_code rm;
     if (fs::remove(it->path(), rm)) ++removed;
   }

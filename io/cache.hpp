@@ -92,8 +92,10 @@ std::optional<rank_part> rank_cache_load(const std::string& source, const rank_p
 std::string rank_cache_store(const std::string& source, const source_stamp& before, const rank_part_key& key,
                              const rank_part& part, const cache_options& opt, unsigned threads);
 
-// Removes the parts of `source` written for another number of ranks (the
-// same weighting): a change of P invalidates them. Returns the count removed.
+// Removes the parts of `source` written for another number of ranks P > 1
+// (the same weighting): a change of P invalidates them. The part of one rank
+// of one is the single-process run's kept CSR of A^T and stays. Returns the
+// count removed.
 int rank_cache_prune(const std::string& source, const rank_part_key& key, const cache_options& opt);
 // A small text kept beside a source's cache entry: what a solver learned
 // about the graph (the PageRank pull trial, solvers/pagerank_trial.hpp; the

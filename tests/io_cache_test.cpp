@@ -367,6 +367,12 @@ TEST_F(io_cache, RankPartPruneRemovesOnlyOtherRankCounts) {
       ASSERT_EQ(io::rank_cache_store(src, stamp, {P, r, false}, p, opt_.cache, 1), "");
   }
   ASSERT_EQ(io::rank_cache_store(src, stamp, {3, 0, true}, p, opt_.cache, 1), "");  // weighted: kept
+  // One rank of one: the single-process run's kept CSR of A^T, not a distributed run's to remove.
+  io::rank_part whole = some_part(false);
+  whole.first = {0, 10};
+  whole.rows.rows = 10;
+  whole.rows.row_ptr = {0, 0, 0, 0, 0, 2, 2, 3, 5, 5, 6};
+  ASSERT_EQ(io::rank_cache_store(src, stamp, {1, 0, false}, whole, opt_.cache, 1), "");
   // A part whose sizes do not match its key is a caller's bug, not a file to write.
   EXPECT_THROW(io::rank_cache_store(src, stamp, {4, 0, true}, p, opt_.cache, 1), invalid_argument);
   EXPECT_EQ(io::rank_cache_prune(src, {2, 0, false}, opt_.cache), 3);
@@ -374,6 +380,7 @@ TEST_F(io_cache, RankPartPruneRemovesOnlyOtherRankCounts) {
   EXPECT_TRUE(io::rank_cache_load(src, {2, 1, false}, opt_.cache, 1, why)) << why;
   EXPECT_FALSE(io::rank_cache_load(src, {3, 1, false}, opt_.cache, 1, why));
   EXPECT_TRUE(fs::exists(io::rank_cache_file_for(src, {3, 0, true}, opt_.cache.dir)));
+  EXPECT_TRUE(io::rank_cache_load(src, {1, 0, false}, opt_.cache, 1, why)) << why;
 }
 
 // Side files (what a solver learned about a graph, e.g. the PageRank pull

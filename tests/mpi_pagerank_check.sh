@@ -14,7 +14,9 @@
 #                                                            plain .mtx (read in parts) and a SNAP .txt.gz (read
 #                                                            whole): the second run reads it ("from_cache"), same
 #                                                            ranks; a corrupt or truncated part, a changed file
-#                                                            and a change of NP make every rank read again
+#                                                            and a change of NP make every rank read again;
+#                                                            a distributed run keeps the single-process run's
+#                                                            CSR of A^T
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP stream          .gz, .tar.gz and SNAP text streamed by rank 0 in
 #                                                            small windows (PERRON_DIST_WINDOW) so that every
 #                                                            rank parses some: ranks bitwise those of one
@@ -181,8 +183,11 @@ case $mode in
       # Another number of ranks: not served by these parts, which it removes (np + 1 > 1 always
       # runs distributed); back at np, read again.
       cached_run false "" $((np + 1)) "$g"
-      [ "$(ls "$dir/cache" | grep -c '\.perron-part$')" -eq $((np + 1)) ] ||
+      [ "$(ls "$dir/cache" | grep -c "\.np$((np + 1))\.r[0-9]*\.perron-part\$")" -eq $((np + 1)) ] ||
         fail "$g: parts after np $((np + 1)): $(ls "$dir/cache")"
+      # Only the single-process run's kept CSR of A^T (np1.r0) is left beside them.
+      [ "$(ls "$dir/cache" | grep -c '\.perron-part$')" -eq $((np + 1 + (np == 1))) ] ||
+        fail "$g: parts of np $np left after np $((np + 1)): $(ls "$dir/cache")"
       cached_run true "" $((np + 1)) "$g"
       if [ "$np" -gt 1 ]; then
         cached_run false "" "$np" "$g"
@@ -191,6 +196,23 @@ case $mode in
         cached_run true "" 1 "$g"
       fi
     done
+    # A distributed run leaves the single-process run's kept CSR of A^T (the part of one rank of
+    # one) in place: it removed it with the parts of other rank counts, so the next single-process
+    # run converted the arcs again.
+    rm -rf "$dir/cache"
+    cp data/cage8.mtx "$dir/graph.mtx"
+    single_cached() {
+      timeout 120 "$pr" "$dir/graph.mtx" --device cpu --cache-dir "$dir/cache" --json -o "$dir/single.tsv" \
+        >"$dir/single.out" 2>&1 || fail "single-process cached run: $(cat "$dir/single.out")"
+    }
+    single_cached
+    single_cached
+    grep -q '"cache_transposed": true' "$dir/single.out" || fail "no kept CSR of A^T: $(cat "$dir/single.out")"
+    timeout 240 "${mpirun[@]}" -np $((np > 1 ? np : 2)) "$pr" "$dir/graph.mtx" --device cpu --cache-dir "$dir/cache" \
+      -o "$dir/dist.tsv" >"$dir/dist.out" 2>&1 || fail "mpirun beside the kept CSR: $(cat "$dir/dist.out")"
+    single_cached
+    grep -q '"cache_transposed": true' "$dir/single.out" ||
+      fail "the distributed run dropped the kept CSR of A^T: $(ls "$dir/cache"; cat "$dir/single.out")"
     # --weighted keeps its own parts (summed weights) beside the pattern ones.
     rm -rf "$dir/cache"
     cp data/cage8.mtx "$dir/graph.mtx"

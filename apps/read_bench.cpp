@@ -112,7 +112,9 @@ int write_synthetic(const settings& s) {
   const auto a = io::generate_synthetic(s.write_spec);
   const bool pattern = s.write_spec.rfind("rmat:", 0) == 0;
   io::write_matrix_market(s.files[0], a, pattern ? io::mm_field::pattern : io::mm_field::real);
-  std::cout << "wrote " << s.files[0] << ": " << a.rows << " x " << a.cols << ", " << a.nnz() << " entries\n";
+  // Not after the matrix when it went to stdout ('-'): the line became part of the file.
+  (s.files[0] == "-" ? std::cerr : std::cout)
+      << "wrote " << s.files[0] << ": " << a.rows << " x " << a.cols << ", " << a.nnz() << " entries\n";
   return ok;
 }
 

@@ -126,6 +126,18 @@ TEST_F(read_bench_app, AThreadCountPastAnyHostIsRefused) {
   EXPECT_EQ(run("-r 1 -j 3 " + quote(a)).code, 0);
 }
 
+// --write SPEC - prints the Matrix Market file alone on stdout (the 'wrote'
+// line followed it, a line the file's reader refuses).
+TEST_F(read_bench_app, WriteToStandardOutputIsTheMatrixAlone) {
+  const outcome o = run("--write tridiag:5 -");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.rfind("%%MatrixMarket matrix coordinate real general\n", 0), 0u) << o.out;
+  EXPECT_EQ(o.out.find("wrote"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("wrote -: 5 x 5, 13 entries"), std::string::npos) << o.err;
+  const std::string m = write("m.mtx", o.out);
+  EXPECT_EQ(run("-r 1 " + quote(m)).code, 0);
+}
+
 // --cache without --cache-dir caches in a fresh folder under TMPDIR, removed
 // however the run ends: a FILE that failed after one was cached left it there.
 TEST_F(read_bench_app, TheTemporaryCacheGoesWhenAFileFails) {

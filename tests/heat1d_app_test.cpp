@@ -226,6 +226,21 @@ TEST_F(heat1d_app, StandardOutputHoldsOneOutputAlone) {
   }
 }
 
+// A summary or '--json -' that cannot reach stdout (a full disk) is an error:
+// the exit's flush failed silently and the run exited 0 with nothing written.
+TEST_F(heat1d_app, AStdoutThatCannotBeWrittenIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  for (const std::string& opts : {"", " --json -"}) {
+    const outcome o =
+        run_command("(" + quote(app_path("heat1d")) + " --device cpu --N 11" + opts + " >/dev/full)", dir_);
+    EXPECT_EQ(o.code, 66) << opts << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("heat1d: error: standard output: cannot write: No space left on device"),
+              std::string::npos)
+        << o.err;
+  }
+}
+
 TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
   const outcome o = run("--device cpu --method implicit --solver jacobi --max-iter 5 --steps 10 -o " +
                         quote(path("u.tsv")) + " --json " + quote(path("r.json")));

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <boost/program_options/errors.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <string>
@@ -23,7 +25,17 @@ int run(const char* app_name, const std::function<int()>& body) {
   };
   try {
     const team_scope team(process_team());  // a core left to the machine's other work
-    return body();
+    const int code = body();
+    // What went to stdout (a summary, '--json -') must have arrived: on a full
+    // disk (/dev/full) the exit flush failed silently and the run exited 0.
+    errno = 0;
+    std::cout.flush();
+    const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout;
+    const int why = errno;
+    if (code == ok && !flushed)
+      return fail(no_input, std::string("standard output: cannot write: ") +
+                                (why ? std::strerror(why) : "a write failed"));
+    return code;
   } catch (const boost::program_options::error& e) {
     return fail(usage, std::string(e.what()) + " (see --help)");
   } catch (const io_error& e) {

@@ -984,7 +984,11 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
   std::optional<pagerank_graph<T>> g;
   if (plan.gpu) context.start();  // late, when only the graph's real size favoured the GPU
   if (at) {
-    g = naming_input(s.graph, [&] { return pagerank_graph_from_pattern<T>(std::move(*at)); });
+    // A generated graph's rows are sorted and distinct by construction
+    // (io::generate_graph_transpose); a kept part was read from a file.
+    const transpose_rows rows =
+        generate_transposed(s) ? transpose_rows::sorted_unique : transpose_rows::check;
+    g = naming_input(s.graph, [&] { return pagerank_graph_from_pattern<T>(std::move(*at), {}, rows); });
     at.reset();
     t.convert = step.lap();
   } else if (!plan.gpu || !plan.convert_on_gpu) {

@@ -83,12 +83,18 @@ struct pagerank_request {
   std::string device = "auto", precision = "float", kernel = "auto", pull = "auto", accelerate = "auto";
 };
 
+// The caller's CSR of A^T is checked; the one transpose() made of its CSR of
+// A has its rows sorted and merged already.
+transpose_rows rows_of(const pagerank_request& req) {
+  return req.transposed ? transpose_rows::check : transpose_rows::sorted_unique;
+}
+
 template <class T>
 py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, const pagerank_options& opt) {
   pagerank_result r;
   {
     py::gil_scoped_release free;
-    r = pagerank(pagerank_graph_from_transpose<T>(std::move(at), req.weighted), opt);
+    r = pagerank(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)), opt);
   }
   py::dict info;
   info["iterations"] = r.iterations;
@@ -133,7 +139,8 @@ py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req,
   pagerank_batched_result r;
   {
     py::gil_scoped_release free;
-    r = pagerank_batched(pagerank_graph_from_transpose<T>(std::move(at), req.weighted), sources, opt);
+    r = pagerank_batched(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)),
+                         sources, opt);
   }
   py::dict info;
   info["iterations"] = to_numpy(std::vector<int>(r.iterations));

@@ -273,18 +273,19 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
 
 template <class T>
 pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weighted,
-                                                const std::vector<std::int64_t>& label) {
+                                                const std::vector<std::int64_t>& label, transpose_rows rows) {
   validate(at, "PageRank graph (CSR of A^T)");
   check_graph_shape(at.cols, at.rows, label);  // A is at.cols x at.rows
-  check_sources_sorted_unique(at, label);
+  if (rows == transpose_rows::check) check_sources_sorted_unique(at, label);
   return graph_from_transpose<T>(std::move(at), weighted, label);
 }
 
 template <class T>
-pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label) {
+pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label,
+                                              transpose_rows rows) {
   validate(at, "PageRank graph (CSR of A^T)");
   check_graph_shape(at.cols, at.rows, label);  // A is at.cols x at.rows
-  check_sources_sorted_unique(at, label);
+  if (rows == transpose_rows::check) check_sources_sorted_unique(at, label);
   // Per vertex: the out-degree, the dangling flag, the solver's vectors and
   // the ranks; the links are already here and are written in place.
   check_host_memory(48.0 * double(at.rows),
@@ -1153,13 +1154,17 @@ template pagerank_graph<float> make_pagerank_graph<float>(const coo_matrix<doubl
 template pagerank_graph<double> make_pagerank_graph<double>(const coo_matrix<double>&, bool,
                                                             const std::vector<std::int64_t>&, bool);
 template pagerank_graph<float> pagerank_graph_from_transpose<float>(csr_matrix<double>, bool,
-                                                                    const std::vector<std::int64_t>&);
+                                                                    const std::vector<std::int64_t>&,
+                                                                    transpose_rows);
 template pagerank_graph<double> pagerank_graph_from_transpose<double>(csr_matrix<double>, bool,
-                                                                      const std::vector<std::int64_t>&);
+                                                                      const std::vector<std::int64_t>&,
+                                                                      transpose_rows);
 template pagerank_graph<float> pagerank_graph_from_pattern<float>(csr_matrix<float>,
-                                                                  const std::vector<std::int64_t>&);
+                                                                  const std::vector<std::int64_t>&,
+                                                                  transpose_rows);
 template pagerank_graph<double> pagerank_graph_from_pattern<double>(csr_matrix<double>,
-                                                                    const std::vector<std::int64_t>&);
+                                                                    const std::vector<std::int64_t>&,
+                                                                    transpose_rows);
 template pagerank_graph<float> permuted<float>(const pagerank_graph<float>&, const permutation&);
 template pagerank_graph<double> permuted<double>(const pagerank_graph<double>&, const permutation&);
 template pagerank_result pagerank_cpu<float>(const pagerank_graph<float>&, const pagerank_options&);

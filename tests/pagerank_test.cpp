@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/synthetic.hpp"
+#include "kernels/convert.hpp"
 #include "solvers/pagerank_accel.hpp"
 #include "solvers/pagerank_step.hpp"
 #include "tests/pagerank_reference.hpp"
@@ -630,6 +631,42 @@ TEST(pagerank_graph, TransposeRowsMustBeSortedAndUnique) {
   pattern.col_idx = {0, 2, 0};  // sorted and unique: the graph 0 -> 1, 2 -> 1, 0 -> 2
   const auto g = pagerank_graph_from_pattern<float>(pattern);
   EXPECT_EQ(g.dangling, (std::vector<std::uint8_t>{0, 1, 0}));
+}
+
+// transpose_rows::sorted_unique, for a CSR of A^T its caller made with a
+// conversion that sorts and merges (to_csr with transpose here; the
+// generator's rows equal to_csr's: Synthetic.TransposeIsTheSameGraph), skips
+// only the rows' check: the same graph bit for bit as the checked build, and
+// validate() and the shape checks still refuse a bad CSR.
+TEST(pagerank_graph, SortedUniqueTransposeSkipsOnlyTheRowCheck) {
+  const auto a = random_graph(2000, 20000, 37);
+  for (const bool weighted : {false, true}) {
+    csr_options opt;
+    opt.transpose = true;
+    opt.dup = weighted ? duplicates::sum : duplicates::keep_one;
+    const csr_matrix<double> at = to_csr(a, opt);
+    const auto checked = pagerank_graph_from_transpose<double>(at, weighted);
+    const auto trusted =
+        pagerank_graph_from_transpose<double>(at, weighted, {}, transpose_rows::sorted_unique);
+    EXPECT_EQ(trusted.pt.row_ptr, checked.pt.row_ptr) << weighted;
+    EXPECT_EQ(trusted.pt.col_idx, checked.pt.col_idx) << weighted;
+    EXPECT_EQ(trusted.pt.values, checked.pt.values) << weighted;
+    EXPECT_EQ(trusted.dangling, checked.dangling) << weighted;
+  }
+  const auto pattern = io::generate_graph_transpose<float>("rmat:12:40000");
+  const auto checked = pagerank_graph_from_pattern<float>(pattern);
+  const auto trusted = pagerank_graph_from_pattern<float>(pattern, {}, transpose_rows::sorted_unique);
+  EXPECT_EQ(trusted.pt.col_idx, checked.pt.col_idx);
+  EXPECT_EQ(trusted.pt.values, checked.pt.values);
+  EXPECT_EQ(trusted.dangling, checked.dangling);
+
+  csr_matrix<double> bad = to_csr(a, csr_options{true, duplicates::keep_one});
+  bad.row_ptr.back() += 1;  // row_ptr past col_idx: validate()'s, still
+  EXPECT_THROW(pagerank_graph_from_transpose<double>(bad, false, {}, transpose_rows::sorted_unique),
+               dimension_error);
+  csr_matrix<float> wide = pattern;
+  wide.cols += 1;  // not square
+  EXPECT_THROW(pagerank_graph_from_pattern<float>(wide, {}, transpose_rows::sorted_unique), dimension_error);
 }
 
 // A hand-built graph whose arrays disagree (no dangling mask, P^T not

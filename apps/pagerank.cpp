@@ -19,6 +19,7 @@
 #include <numeric>
 #include <optional>
 #include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -1636,6 +1637,12 @@ app::batched_request batched_request_of(const settings& s) {
   return r;
 }
 
+// What the ranks > 0 print: nothing.
+struct discard_buffer : std::streambuf {
+  int overflow(int c) override { return traits_type::not_eof(c); }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
 // `world` outlives main_body: the MPI session ends (MPI_Finalize, a barrier
 // on every rank) only after app::run has printed rank 0's error line. Ended
 // inside main_body, the unwinding let a rank > 0 exit with its code first, and
@@ -1647,8 +1654,12 @@ int main_body(int argc, char** argv, std::shared_ptr<dist::session>& world) {
     // Under mpirun every rank reaches the same errors (dist::phase agrees on
     // them) and results: rank 0 alone speaks.
     if (dist::launch_rank() != 0) {
-      std::cout.rdbuf(nullptr);
-      std::cerr.rdbuf(nullptr);
+      // A buffer that drops what it is given, not none: a stream without one
+      // is a failed stream, and app::run reports a stdout that failed as an
+      // unwritable one (every rank > 0 exited 66 after a good solve).
+      static discard_buffer nowhere;
+      std::cout.rdbuf(&nowhere);
+      std::cerr.rdbuf(&nowhere);
     }
     // The session opens before the command line is read, so that a refused
     // one also ends in MPI_Finalize's barrier (main): read first, every rank

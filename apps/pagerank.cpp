@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -1514,6 +1515,30 @@ void print_bench_dist(std::ostream& o, const settings& s, const dist::local_grap
   o << buf;
 }
 
+// Collective. Every rank reads a vertex file itself: copies that differ
+// between hosts would give the ranks different weights, each rank solving
+// with its own v or r_0 and the result matching no file.
+void require_same_vertex_file(const std::string& file, const std::vector<double>& w) {
+  if (file.empty()) return;
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the weights' bytes
+  for (double x : w) {
+    unsigned char b[sizeof x];
+    std::memcpy(b, &x, sizeof x);
+    for (unsigned char c : b) h = (h ^ c) * 0x100000001b3ULL;
+  }
+  std::error_code ec;
+  const std::uintmax_t bytes = std::filesystem::file_size(file, ec);
+  char sum[32];
+  std::snprintf(sum, sizeof sum, "%016llx", static_cast<unsigned long long>(h));
+  const std::string differ = dist::first_difference(
+      (ec ? std::string() : std::to_string(bytes) + " bytes, ") + "weights hashing to " + sum);
+  dist::phase([&] {
+    if (!differ.empty())
+      throw invalid_argument(file + ": the ranks read different files under this name (" + differ +
+                             "): every rank must read the same file");
+  });
+}
+
 template <class T>
 int solve_distributed_as(settings& s) {
   const dist::session& world = *s.dist;
@@ -1545,6 +1570,8 @@ int solve_distributed_as(settings& s) {
     opt.personalization = vertex_file(s.personalize, in.meta, "--personalize");
     opt.initial = vertex_file(s.initial, in.meta, "--initial");
   });
+  require_same_vertex_file(s.personalize, opt.personalization);
+  require_same_vertex_file(s.initial, opt.initial);
   progress_line progress;
   std::vector<std::pair<int, double>> history;  // for --plot (rank 0)
   if (world.rank() == 0 && (progress.enabled() || !s.plot.empty()))
@@ -1637,6 +1664,71 @@ app::batched_request batched_request_of(const settings& s) {
   return r;
 }
 
+// An argument as a shell would take it back: quoted where it holds anything
+// but plain word characters.
+std::string shell_word(const std::string& a) {
+  if (!a.empty() && a.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                                        "_-+=.,:/@%") == std::string::npos)
+    return a;
+  std::string q = "'";
+  for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Under mpirun every rank must be given the same arguments: each rank takes
+// its path through the load and the solve from them (the graph, the
+// precision, the cache, the tolerance), and ranks given different ones
+// (mpirun -np 1 pagerank x.mtx : -np 1 pagerank y.mtx --tol 1e-3) waited in
+// collectives the others never entered, aborted, or exchanged floats for
+// doubles. Compared before any rank parses them, so that a rank whose
+// arguments are refused still takes part. argv[0] is left out: the
+// program's path may differ between hosts.
+void require_same_arguments(int argc, char** argv) {
+  std::string mine;
+  for (int k = 1; k < argc; ++k) mine += (k > 1 ? " " : "") + shell_word(argv[k]);
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of the line (quoted: one line, one argument list)
+  for (unsigned char c : mine) h = (h ^ c) * 0x100000001b3ULL;
+  if (dist::same_everywhere(h)) return;
+  const std::vector<std::string> all = dist::all_strings(mine);
+  std::size_t other = 1;
+  while (other + 1 < all.size() && all[other] == all[0]) ++other;
+  throw usage_error(
+      "the ranks were started with different arguments (rank 0: " + (all[0].empty() ? "none" : all[0]) +
+      "; rank " + std::to_string(other) + ": " + (all[other].empty() ? "none" : all[other]) +
+      "): mpirun must start every rank with the same command line");
+}
+
+// parse_command_line on every rank. The same arguments can still be read
+// differently where a check looks at the rank's host (whether an output is
+// one of the inputs): a rank that refused them and one that went on to load
+// the graph would leave each other waiting, so the ranks agree first, and a
+// refusal on any rank stops every rank with that rank's message.
+bool parse_on_every_rank(int argc, char** argv, settings& s) {
+  std::exception_ptr refused;
+  bool go = false;
+  try {
+    go = parse_command_line(argc, argv, s);
+  } catch (...) {
+    refused = std::current_exception();
+  }
+  const std::uint64_t failures = dist::total_sum(refused ? 1 : 0);
+  if (failures == 0) return go;
+  std::string why;
+  if (refused) {
+    try {
+      std::rethrow_exception(refused);
+    } catch (const std::exception& x) {
+      why = x.what();
+    }
+  }
+  const std::vector<std::string> all = dist::all_strings(refused ? why : std::string());
+  int size = static_cast<int>(all.size());
+  if (failures == static_cast<std::uint64_t>(size)) std::rethrow_exception(refused);  // the same everywhere
+  int first = 0;
+  while (all[static_cast<std::size_t>(first)].empty() && first + 1 < size) ++first;
+  throw usage_error("rank " + std::to_string(first) + ": " + all[static_cast<std::size_t>(first)]);
+}
+
 // What the ranks > 0 print: nothing.
 struct discard_buffer : std::streambuf {
   int overflow(int c) override { return traits_type::not_eof(c); }
@@ -1667,8 +1759,9 @@ int main_body(int argc, char** argv, std::shared_ptr<dist::session>& world) {
     // first, could kill rank 0 before its error line (mpi_pagerank_np4_faults,
     // 2 runs in 30 of `--exchange sideways`).
     world = std::make_shared<dist::session>();
+    require_same_arguments(argc, argv);
   }
-  if (!parse_command_line(argc, argv, s)) return ok;
+  if (!(world ? parse_on_every_rank(argc, argv, s) : parse_command_line(argc, argv, s))) return ok;
   if (world || (s.bench_dist && s.gpus == 0)) {  // the distributed solve ("distributed" above)
     if (app::batched_mode(s.batched))
       throw usage_error("--sources and --bench-sources run in one process, not under mpirun");

@@ -457,6 +457,29 @@ TEST(DistFaults, ABadWeightOnTheLastRankStopsEveryRank) {
   EXPECT_EQ(dist::total_sum(1), static_cast<std::uint64_t>(world_size()));
 }
 
+// Ranks that read different graphs under one name (copies that differ
+// between hosts): one error naming the input and both ranks' sizes, where the
+// block counts' all-reduce mixed lengths and to_csr found arcs outside the
+// matrix, naming nothing.
+TEST(DistFaults, RanksThatReadDifferentGraphsStopEveryRankNamingTheInput) {
+  const int size = world_size(), last = size - 1;
+  if (size == 1) GTEST_SKIP() << "one rank reads one graph";
+  const coo_matrix<double> a = io::generate_synthetic("rmat:10:5000");
+  const index_t n = world_rank() == last ? a.rows + 1 : a.rows;
+  try {
+    dist::exchange_arcs(slice_of(a, world_rank(), size), n, false, dist::mirror::none, {}, "g.mtx");
+    FAIL() << "no error";
+  } catch (const invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "rank 0: g.mtx: the ranks read different graphs (rank 0: " + std::to_string(a.rows) +
+                  " vertices; rank " + std::to_string(last) + ": " + std::to_string(a.rows + 1) +
+                  " vertices): every rank must read the same input, unchanged while "
+                  "the run reads it");
+  }
+  EXPECT_EQ(dist::total_sum(1), static_cast<std::uint64_t>(size));
+  EXPECT_EQ(dist::first_difference("same"), "");
+}
+
 TEST(DistFaults, AgreeNamesTheLowestFailingRankAndKeepsTheType) {
   const int size = world_size();
   std::exception_ptr mine;

@@ -32,7 +32,10 @@
 #                                                            in the last rank's bytes, too few, out of memory
 #                                                            on the last rank, options refused under mpirun
 #                                                            (--gpus, --reorder, --pull fused|persistent), an
-#                                                            unwritable output: one
+#                                                            unwritable output, ranks started with different
+#                                                            arguments, the same arguments refused on one rank
+#                                                            only, files of one name that differ between ranks
+#                                                            (the graph, --personalize): one
 #                                                            message naming the rank, the documented exit
 #                                                            code, no output file, no hang
 set -u
@@ -349,6 +352,52 @@ case $mode in
         expect_failure 64 "--pull $pull is a GPU step; mpirun runs on the CPU" "${mpirun[@]}" -np "$np" "$pr" \
           data/cage8.mtx --pull "$pull" --no-cache -o "$dir/out.tsv"
       done
+    fi
+    if [ "$np" -gt 1 ]; then
+      # Ranks started with different arguments (mpirun's MPMD form): one line naming two of them, exit
+      # 64 on every rank, before any rank reads (different graphs hit to_csr unnamed, a different --tol
+      # aborted, --precision double beside float solved on garbage, a refused --bogus left the others
+      # waiting).
+      one=(--device cpu --no-cache -o "$dir/out.tsv")
+      expect_failure 64 "the ranks were started with different arguments (rank 0: data/cage8.mtx .*; rank 1: data/1138_bus.mtx " \
+        "${mpirun[@]}" -np 1 "$pr" data/cage8.mtx "${one[@]}" : -np "$last" "$pr" data/1138_bus.mtx "${one[@]}"
+      for extra in "--tol 1e-3" "--alpha 0.5" "--precision double" "--bogus" "--output $dir/other.tsv"; do
+        # shellcheck disable=SC2086
+        expect_failure 64 "the ranks were started with different arguments (rank 0: .*; rank $last: .* ${extra%% *}[ )]" \
+          "${mpirun[@]}" -np "$last" "$pr" data/cage8.mtx "${one[@]}" : -np 1 "$pr" data/cage8.mtx "${one[@]}" $extra
+      done
+      # The same arguments read differently on one host (its g.mtx is its out.tsv): refused there,
+      # every rank stops with that rank's message.
+      mkdir -p "$dir/host-a" "$dir/host-b"
+      cp data/cage8.mtx "$dir/host-a/g.mtx"
+      cp data/cage8.mtx "$dir/host-b/g.mtx"
+      ln -f "$dir/host-b/g.mtx" "$dir/host-b/out.tsv"
+      expect_failure 64 "rank $last: --output out.tsv is the input file g.mtx" "${mpirun[@]}" \
+        -np "$last" -wdir "$dir/host-a" "$pr" g.mtx --device cpu --no-cache -o out.tsv : \
+        -np 1 -wdir "$dir/host-b" "$pr" g.mtx --device cpu --no-cache -o out.tsv
+      rm -f "$dir/host-b/out.tsv" "$dir/host-a/out.tsv"
+      # Files of one name whose contents differ between the ranks (hosts): the file named, both ranks'
+      # views, exit 65 on every rank (was 'to_csr: entry ... outside the 1015 x 1015 matrix'). Another
+      # size line, then the same size line and another last entry (with the cache on).
+      for change in other-size last-entry; do
+        if [ $change = other-size ]; then
+          cp data/1138_bus.mtx "$dir/host-b/g.mtx"
+        else
+          cp data/cage8.mtx "$dir/host-b/g.mtx"
+          sed -i '$s/.*/1 1 0.5/' "$dir/host-b/g.mtx"
+        fi
+        expect_failure 65 "rank 0: g.mtx: the ranks read different files under this name (rank 0: 283808 bytes, 1015 x 1015, 11003 entries, real general; rank $last: " \
+          "${mpirun[@]}" -np "$last" -wdir "$dir/host-a" "$pr" g.mtx --device cpu --cache-dir "$dir/cache" -o out.tsv : \
+          -np 1 -wdir "$dir/host-b" "$pr" g.mtx --device cpu --cache-dir "$dir/cache" -o out.tsv
+        [ ! -e "$dir/host-a/out.tsv" ] || fail "an output was written from different files"
+      done
+      # A --personalize file that differs between the ranks.
+      cp data/cage8.mtx "$dir/host-b/g.mtx"
+      printf '1 1\n' >"$dir/host-a/v.txt"
+      printf '2 1\n' >"$dir/host-b/v.txt"
+      expect_failure 65 "rank 0: v.txt: the ranks read different files under this name (rank 0: 4 bytes, weights hashing to [0-9a-f]*; rank $last: 4 bytes" \
+        "${mpirun[@]}" -np "$last" -wdir "$dir/host-a" "$pr" g.mtx --personalize v.txt --device cpu --no-cache -o out.tsv : \
+        -np 1 -wdir "$dir/host-b" "$pr" g.mtx --personalize v.txt --device cpu --no-cache -o out.tsv
     fi
     # The output cannot be written (rank 0's phase): every rank stops.
     expect_failure 66 "${p0}$dir/no-such-folder/out.tsv" "${run[@]}" data/cage8.mtx -o "$dir/no-such-folder/out.tsv"

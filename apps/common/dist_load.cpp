@@ -47,6 +47,20 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
   stopwatch step;
   std::unique_ptr<io::mm_file_part> part;
   dist::phase([&] { part = std::make_unique<io::mm_file_part>(path, world.rank(), world.size()); });
+  // Each rank read the header and cut the body by the size it saw itself:
+  // copies that differ would be cut at different places.
+  const io::mm_header& seen = part->header();
+  const char* field[] = {"real", "integer", "pattern"};
+  const char* symmetry[] = {"general", "symmetric", "skew-symmetric"};
+  const std::string differ = dist::first_difference(
+      std::to_string(part->file_bytes()) + " bytes, " + std::to_string(seen.rows) + " x " +
+      std::to_string(seen.cols) + ", " + std::to_string(seen.entries) + " entries, " +
+      field[static_cast<int>(seen.field)] + " " + symmetry[static_cast<int>(seen.symmetry)]);
+  dist::phase([&] {
+    if (!differ.empty())
+      throw invalid_argument(path + ": the ranks read different files under this name (" + differ +
+                             "): every rank must read the same file, unchanged while the run reads it");
+  });
   const std::uint64_t first_line = part->body_line() + dist::exclusive_sum(part->lines());
   coo_matrix<double> arcs;
   dist::phase([&] { arcs = part->parse(first_line, opt); });

@@ -109,6 +109,14 @@ std::uint64_t total_sum(std::uint64_t mine);                    // sum over all 
 std::vector<double> all_values(double mine);                    // every rank's value, in rank order
 std::vector<std::string> all_strings(const std::string& mine);  // every rank's text, in rank order
 bool same_everywhere(std::uint64_t mine);                       // every rank passed the same value
+// Each rank's description of what it read (a file's size and header, a
+// graph's vertex count), which must be the same on every rank: "" where it
+// is, else "rank 0: <its text>; rank R: <its text>" on every rank, R the first
+// rank whose text differs from rank 0's. A file of one name that differs
+// between hosts, or one rewritten while the ranks read it, is then one error
+// naming the ranks, where the ranks went on to parse different graphs and
+// the arcs of one fell outside another's vertices.
+std::string first_difference(const std::string& mine);
 
 // A rank's share of a graph's arcs, source -> target (0-based, n vertices),
 // in the order the single-process reader keeps them: rank 0's arcs before

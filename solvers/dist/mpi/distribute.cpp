@@ -158,7 +158,17 @@ local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror
       }
     };
   };
+  // The ranks must cut the same graph: one of another size (or symmetry)
+  // would put its arcs outside the others' vertices, and its block counts
+  // would not match theirs in the all-reduce below.
+  const std::string differ = first_difference(std::to_string(n) + " vertices" +
+                                              (m == mirror::symmetric ? ", symmetric"
+                                               : m == mirror::skew    ? ", skew-symmetric"
+                                                                      : ""));
   phase(named([&] {
+    if (!differ.empty())
+      throw invalid_argument("the ranks read different graphs (" + differ +
+                             "): every rank must read the same input, unchanged while the run reads it");
     if (n <= 0) throw invalid_argument("the graph is empty (0 vertices)");
     // This rank's share: the arcs sent and received (16 bytes each, twice
     // with the mirrors) and P^T's rows (about 32 bytes per link while they
@@ -221,7 +231,7 @@ local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror
 
   // The local CSR of A^T (row i - lo = target i), as make_pagerank_graph
   // converts: a stable sort, so duplicates are merged in arc order.
-  phase([&] {
+  phase(named([&] {
     coo_matrix<double> local;
     local.rows = n;
     local.cols = g.hi - g.lo;
@@ -238,7 +248,7 @@ local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror
     opt.transpose = true;
     opt.dup = weighted ? duplicates::sum : duplicates::keep_one;
     g.at = to_csr(local, opt);  // rows hi - lo, columns n
-  });
+  }));
   return g;
 }
 

@@ -204,4 +204,14 @@ bool same_everywhere(std::uint64_t mine) {
   return lo == hi;
 }
 
+std::string first_difference(const std::string& mine) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a: the texts travel only where they differ
+  for (unsigned char c : mine) h = (h ^ c) * 0x100000001b3ULL;
+  if (same_everywhere(h)) return {};
+  const std::vector<std::string> all = all_strings(mine);
+  std::size_t r = 1;
+  while (r + 1 < all.size() && all[r] == all[0]) ++r;
+  return "rank 0: " + all[0] + "; rank " + std::to_string(r) + ": " + all[r];
+}
+
 }  // namespace perron::dist

@@ -29,6 +29,7 @@ std::uint64_t total_sum(std::uint64_t mine) { return mine; }
 std::vector<double> all_values(double mine) { return {mine}; }
 std::vector<std::string> all_strings(const std::string& mine) { return {mine}; }
 bool same_everywhere(std::uint64_t) { return true; }
+std::string first_difference(const std::string&) { return {}; }
 
 arc_copy scatter_arcs(const arc_slice&, bool, int) { no_mpi(); }
 void broadcast(std::vector<std::int64_t>&, int) { no_mpi(); }

@@ -147,10 +147,10 @@ __global__ void update_r_kernel(std::size_t n, const T* __restrict__ q, T* __res
     s->rho_prev = s->rho;
     s->rho = t[0];
     s->iterations += 1;
-    if (t[0] <= s->tol2)
-      s->status = st_converged_recurrence;
-    else if (!isfinite(t[0]))
+    if (!isfinite(t[0]))
       s->status = st_diverged;
+    else if (t[0] <= s->tol2)
+      s->status = st_converged_recurrence;
     else if (s->iterations >= s->max_iterations)
       s->status = st_max_iterations;
   });

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/cuda/check.cuh"
@@ -63,9 +64,12 @@ __device__ inline double threshold_squared(double bb, double rel_tol, double abs
 
 // The stop rule on the device for rho = (r, r) against tol2 (the squared
 // threshold): the status it gives, st_running when the iteration goes on.
+// A rho that is not finite diverged whatever tol2 is (a b holding inf makes
+// tol2 inf too, and inf <= inf was "converged" at x0), as run_shell decides
+// on the CPU.
 __device__ inline int stop_status(double rho, double tol2, int iterations, int max_iterations) {
-  if (rho <= tol2) return st_converged;
   if (!isfinite(rho)) return st_diverged;
+  if (rho <= tol2) return st_converged;
   if (iterations >= max_iterations) return st_max_iterations;
   return st_running;
 }
@@ -118,7 +122,20 @@ class shell : public iterative_solver<T>::method {
       return res;
     }
     const bool packed = aligned16(d_b) && aligned16(d_x);  // own buffers always are
-    return packed ? run<pack_width<T>>(d_b, d_x, stop) : run<1>(d_b, d_x, stop);
+    solve_result res = packed ? run<pack_width<T>>(d_b, d_x, stop) : run<1>(d_b, d_x, stop);
+    if constexpr (std::is_same_v<T, double>) {
+      // The device's (b, b) and (r, r) overflow for ||b|| past about 1e154
+      // ("diverged" at iteration 0, x untouched) and underflow below about
+      // 1e-162 ("converged" at x0, a wrong answer); a float b cannot reach
+      // either in double sums. There, and only there (a solve that stopped
+      // at once or failed), the system is solved again from the x it left,
+      // scaled by a power of two as detail::run_scaled does on the CPU
+      // (solvers/iterative_shell.hpp gives the math): the usual solve pays
+      // nothing, this one a norm and a copy of b.
+      if ((res.iterations == 0 || !res.converged) && !(res.rhs_norm >= 0x1p-300 && res.rhs_norm < 0x1p301))
+        return solve_scaled(d_b, d_x, stop, res);
+    }
+    return res;
   }
 
   // A method built from args, whose operator is an spmv_plan of a (kernel
@@ -161,6 +178,28 @@ class shell : public iterative_solver<T>::method {
   pinned_buffer<State> h_state{1};
 
  private:
+  solve_result solve_scaled(const T* d_b, T* d_x, const stop_criterion& stop, const solve_result& first) {
+    const std::size_t n = static_cast<std::size_t>(this->n);
+    const double norm = cuda::nrm2_value(n, d_b, scratch, this->stream);  // scale-safe (Blue's sums)
+    const int e = std::isfinite(norm) && norm > 0 ? std::ilogb(norm) : 0;
+    if (e >= -300 && e <= 300) return first;  // b = 0, inf or NaN: the first outcome stands
+    const int k = std::clamp(e, -1000, 1000);
+    const double s = std::ldexp(1.0, -k), back = std::ldexp(1.0, k);
+    device_buffer<T> bs(n);
+    cuda::copy(n, d_b, bs.data(), this->stream);
+    cuda::scale(n, T(s), bs.data(), this->stream);
+    cuda::scale(n, T(s), d_x, this->stream);
+    stop_criterion scaled = stop;
+    scaled.abs_tol = stop.abs_tol * s;
+    const bool packed = aligned16(d_x);
+    solve_result res = packed ? run<pack_width<T>>(bs.data(), d_x, scaled) : run<1>(bs.data(), d_x, scaled);
+    cuda::scale(n, T(back), d_x, this->stream);
+    res.residual *= back;
+    res.rhs_norm = norm;
+    res.host_syncs += first.host_syncs + 1;
+    return res;
+  }
+
   template <int W>
   solve_result run(const T* d_b, T* d_x, const stop_criterion& stop) {
     Method& m = static_cast<Method&>(*this);

@@ -63,6 +63,15 @@ bool is_number(std::string_view f) {
          (is_id(f) || detail::scan_real(f.data(), f.data() + f.size(), v) == f.data() + f.size());
 }
 
+// A header's field is a column name: text, no control byte (a line of
+// binary bytes whose blanks happen to split it in two or three is no header).
+bool is_name(std::string_view f) {
+  return std::none_of(f.begin(), f.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
 const char* field_names(bool weights) { return weights ? "from to weight" : "from to"; }
 
 std::string diagnose_edge(const char* line, const char* end, bool weights) {
@@ -337,7 +346,8 @@ edge_columns edge_list_columns(std::string_view text) {
     if (!skip_empty_or_comment(q, end, '#')) {
       const auto fields = edge_fields(q, end);
       if (!header && (fields.size() == 2 || fields.size() == 3) &&
-          std::none_of(fields.begin(), fields.end(), is_number)) {
+          std::none_of(fields.begin(), fields.end(), is_number) &&
+          std::all_of(fields.begin(), fields.end(), is_name)) {
         // A header: the edges start on the next line.
         header = true;
         c.weights = fields.size() == 3;

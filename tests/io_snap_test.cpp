@@ -203,6 +203,10 @@ TEST(io_snap, HeaderAndFieldCountErrors) {
   fails("0 1\n1 2 3 4\n", 2, "expected 2 fields (from to) or 3 (from to weight), found 4 (unexpected '4')");
   fails("# c\n\nsource target\n0 x\n", 4, "target id 'x' is not a non-negative integer");
   fails("0;1\n", 1, "source id '0;1' is not a non-negative integer");
+  // Binary bytes split in two by a blank are no header (they were, and the
+  // file an empty graph): the line is the error.
+  fails(std::string("\x01\x93x\x7f \x02\xff\n", 8), 1, "source id");
+  fails(std::string("ab\x00c de\n0 1\n", 12), 1, "source id");
   // A header only: no edges.
   const auto g = io::parse_snap("source,target\n", "g.csv");
   EXPECT_EQ(g.matrix.nnz(), 0u);

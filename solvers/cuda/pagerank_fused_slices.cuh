@@ -448,10 +448,12 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
       const unsigned short* __restrict__ wp = a.word + p0 + lane;
       index_t col = 0;
       unsigned left = mine;  // the lane's high halves not yet used
-      for (unsigned j = 0; j < width; j += unroll) {
+      // One batch from wp: whole (eight words, no test a word, as the 32-bit
+      // loop's) or the lane's last part from position j.
+      const auto batch = [&](auto whole, unsigned j) {
         unsigned w[unroll];
 #pragma unroll
-        for (int u = 0; u < unroll; ++u) w[u] = j + u < len ? __ldcs(wp + (j + u) * 32) : 0u;
+        for (int u = 0; u < unroll; ++u) w[u] = whole || j + u < len ? __ldcs(wp + u * 32) : 0u;
         // The batch's high halves are the lane's next ones, in order: the
         // first prefetch of them are asked for with the words (their
         // addresses do not wait for the flags), the rare rest after.
@@ -478,8 +480,15 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
         const int h = __popc(flags);
         hp += h;
         left -= static_cast<unsigned>(h);
-        gather_links<coherent>(a, x, hub, cj, j, len, acc);
-      }
+        if constexpr (decltype(whole)::value)
+          gather_links<coherent>(a, x, hub, cj, 0u, static_cast<unsigned>(unroll), acc);
+        else
+          gather_links<coherent>(a, x, hub, cj, j, len, acc);
+      };
+      unsigned j = 0;
+      for (; j + unroll <= len; j += unroll, wp += unroll * 32) batch(std::true_type{}, 0u);
+      if (j < len) batch(std::false_type{}, j);
+      (void)width;
     }
     finish_slice<coherent>(a, q, R, slice_outside(a.vrow, q, R), acc, rd, x, xn, alpha, c, personalized,
                            v_uniform, s);

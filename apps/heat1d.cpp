@@ -345,6 +345,23 @@ plan make_plan(const command_line& c) {
   return pl;
 }
 
+// A run of 10^11 point updates or more (a minute or more on a CPU) says so
+// before it starts, and an explicit one why: 'heat1d -m explicit -n 30001'
+// planned 2 * 10^8 steps (dt under the stability limit, 0.5 dx^2 / kappa)
+// and ran for hours with no word where stderr was no terminal (no progress bar).
+void note_long_run(const plan& pl) {
+  const settings& s = pl.s;
+  if (s.run.steady || s.app.bench) return;
+  const double updates = double(pl.steps) * double(s.problem.n);
+  if (updates < 1e11) return;
+  std::cerr << "heat1d: " << pl.steps << " steps of dt = " << s.step.dt << " on " << s.problem.n
+            << " points planned, " << updates << " point updates";
+  if (s.step.scheme == heat::method::explicit_euler)
+    std::cerr << " (explicit steps stay under the stability limit dt <= 0.5 dx^2 / kappa; --method cn "
+                 "or implicit take any dt, --dt or --steps sets it)";
+  std::cerr << "\n";
+}
+
 // ---- outputs ----------------------------------------------------------------------
 
 // Every output goes through io::output_file: a temporary beside the target,
@@ -829,6 +846,7 @@ int main_body(int argc, char** argv) {
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();
   const plan pl = make_plan(c);
+  note_long_run(pl);
   return pl.is_float() ? simulate<float>(pl) : simulate<double>(pl);
 }
 

@@ -297,5 +297,20 @@ TEST_F(heat1d_app, GpuRunMatchesTheCpuRun) {
   EXPECT_GT(json_number(b.out, "step_ms_median"), 0);
 }
 
+// A run of 10^11 point updates or more says so before its first step: an
+// explicit run on a fine grid (2 * 10^8 steps under the stability limit) ran
+// for hours with no word where stderr was no terminal. Stopped by timeout.
+TEST_F(heat1d_app, ALongRunSaysSoFirst) {
+  const outcome o =
+      run_command("timeout 3 " + quote(app_path("heat1d")) + " -m explicit -n 30001 --device cpu", dir_);
+  EXPECT_EQ(o.code, 124) << o.err;
+  EXPECT_NE(o.err.find("heat1d: 200000000 steps of dt = 5e-10 on 30001 points planned"), std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("stability limit"), std::string::npos) << o.err;
+  const outcome quick = run("--device cpu");
+  EXPECT_EQ(quick.code, 0) << quick.err;
+  EXPECT_EQ(quick.err.find("point updates"), std::string::npos) << quick.err;
+}
+
 }  // namespace
 }  // namespace perron::test

@@ -94,6 +94,13 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     return false;
   }
   if (s.files.empty()) throw usage_error("no FILE given");
+  // --write generates and writes; it times nothing, so the timing options
+  // asked for with it were dropped without a word (--json gave no JSON).
+  if (vm.count("write"))
+    for (const char* t : {"json", "cache", "cache-dir", "repeat", "threads"})
+      if (vm.count(t) && !vm[t].defaulted())
+        throw usage_error(std::string("--") + t +
+                          " does not apply to --write, which writes a matrix and times nothing");
   if (s.threads < 0) throw usage_error("--threads must be >= 0");
   // A team past this is no benchmark of the parser: -j 100000 crashed in
   // libgomp's thread creation (SIGSEGV), -j 2147483647 asked it for 481 GB.

@@ -153,5 +153,18 @@ TEST_F(read_bench_app, TheTemporaryCacheGoesWhenAFileFails) {
   EXPECT_TRUE(fs::is_empty(tmp)) << fs::directory_iterator(tmp)->path();
 }
 
+// --write times nothing: a timing option beside it was dropped without a
+// word (--json gave no JSON); now it is refused and nothing is written.
+TEST_F(read_bench_app, WriteRefusesTheTimingOptions) {
+  for (const char* opt : {"--json", "--cache", "--cache-dir d", "-r 3", "-j 2"}) {
+    const outcome o = run(std::string("--write tridiag:5 ") + opt + " " + quote((dir_ / "m.mtx").string()));
+    EXPECT_EQ(o.code, 64) << opt << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("does not apply to --write"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(dir_ / "m.mtx")) << opt;
+  }
+  EXPECT_EQ(run("--write tridiag:5 " + quote((dir_ / "m.mtx").string())).code, 0);
+}
+
 }  // namespace
 }  // namespace perron::test

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "core/memory.hpp"
+#include "kernels/blue_norm.hpp"
 
 namespace perron {
 
@@ -51,45 +52,16 @@ double ordered_sum(std::int64_t m, Term term) {
   return ordered_fold<double>(m, [&term](double& s, std::int64_t i) { s += term(i); });
 }
 
-// Blue's scaled sum of squares (Blue 1978, as LAPACK 3.10's dnrm2 has it,
-// Anderson 2017): squares of |v| > 2^486 are summed times 2^-1076, of
-// |v| < 2^-511 times 2^1074, the rest as they are, so no square and no sum of
-// fewer than 2^50 of them overflows or underflows. The GPU's nrm2
-// (kernels/cuda/vector_ops.cu) uses the same constants and finish().
+// nrm2's three sums (kernels/blue_norm.hpp) as one accumulator of ordered_fold.
 struct blue_sums {
-  static constexpr double small_at = 0x1p-511, big_at = 0x1p486;
-  static constexpr double small_scale = 0x1p537, big_scale = 0x1p-538;
-  double sum_small = 0, sum_mid = 0, sum_big = 0;
-
-  void add(double v) {
-    const double a = std::abs(v);
-    if (a > big_at) {
-      sum_big += (a * big_scale) * (a * big_scale);
-    } else if (a < small_at) {
-      sum_small += (a * small_scale) * (a * small_scale);
-    } else {
-      sum_mid += a * a;  // NaN lands here and poisons every branch of finish()
-    }
-  }
+  double s[3] = {0, 0, 0};
+  void add(double v) { perron::detail::blue::add(s, v); }
   blue_sums& operator+=(const blue_sums& o) {
-    sum_small += o.sum_small;
-    sum_mid += o.sum_mid;
-    sum_big += o.sum_big;
+    for (int k = 0; k < 3; ++k) s[k] += o.s[k];
     return *this;
   }
-  // sqrt(sum_small / small_scale^2 + sum_mid + sum_big / big_scale^2) without
-  // a term that cannot be represented: beside a square above 2^972 the small
-  // ones are below rounding; the small and medium parts meet as norms ys and
-  // ym, hi * sqrt(1 + (lo / hi)^2).
   double finish() const {
-    if (sum_big > 0) return std::sqrt(sum_big + (sum_mid * big_scale) * big_scale) / big_scale;
-    if (sum_small > 0) {
-      if (!(sum_mid > 0 || std::isnan(sum_mid))) return std::sqrt(sum_small) / small_scale;
-      const double ys = std::sqrt(sum_small) / small_scale, ym = std::sqrt(sum_mid);
-      const double lo = ys > ym ? ym : ys, hi = ys > ym ? ys : ym;
-      return hi * std::sqrt(1 + (lo / hi) * (lo / hi));
-    }
-    return std::sqrt(sum_mid);
+    return perron::detail::blue::finish(s, [](double v) { return std::sqrt(v); });
   }
 };
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/cuda/check.cuh"
+#include "kernels/blue_norm.hpp"
 #include "kernels/cuda/vector_ops.cuh"
 #include "kernels/vector_ops.hpp"
 
@@ -43,45 +44,11 @@ __global__ void dot_kernel(std::size_t n, const T* __restrict__ x, const T* __re
   detail::grid_reduce<1, detail::sum_op>(s, partials, counter, out);
 }
 
-// Blue's scaled sum of squares, as the CPU's nrm2 (kernels/cpu/vector_ops.cpp,
-// blue_sums) has it: s[0] the squares of |v| < 2^-511 times 2^1074, s[1] the
-// others up to 2^486 as they are, s[2] those above times 2^-1076; no square
-// overflows or underflows. NaN goes to s[1] and poisons every branch of the finish.
-constexpr double blue_small_at = 0x1p-511, blue_big_at = 0x1p486;
-constexpr double blue_small_scale = 0x1p537, blue_big_scale = 0x1p-538;
-
-__device__ __forceinline__ void blue_add(double (&s)[3], double v) {
-  const double a = fabs(v);
-  if (a > blue_big_at) {
-    s[2] += (a * blue_big_scale) * (a * blue_big_scale);
-  } else if (a < blue_small_at) {
-    s[0] += (a * blue_small_scale) * (a * blue_small_scale);
-  } else {
-    s[1] += a * a;
-  }
-}
-
-// sqrt(s0 / 2^1074 + s1 + s2 * 2^1076) without a term that cannot be
-// represented (the CPU's blue_sums::finish, line for line).
+// nrm2's three sums (kernels/blue_norm.hpp), finished by the grid's last block.
 struct store_nrm2 {
   double* d_result;
   __device__ void operator()(const double (&t)[3]) const {
-    const double sum_small = t[0], sum_mid = t[1], sum_big = t[2];
-    double r;
-    if (sum_big > 0) {
-      r = sqrt(sum_big + (sum_mid * blue_big_scale) * blue_big_scale) / blue_big_scale;
-    } else if (sum_small > 0) {
-      if (!(sum_mid > 0 || sum_mid != sum_mid)) {
-        r = sqrt(sum_small) / blue_small_scale;
-      } else {
-        const double ys = sqrt(sum_small) / blue_small_scale, ym = sqrt(sum_mid);
-        const double lo = ys > ym ? ym : ys, hi = ys > ym ? ys : ym;
-        r = hi * sqrt(1 + (lo / hi) * (lo / hi));
-      }
-    } else {
-      r = sqrt(sum_mid);
-    }
-    *d_result = r;
+    *d_result = perron::detail::blue::finish(t, [](double v) { return ::sqrt(v); });
   }
 };
 
@@ -94,9 +61,9 @@ __global__ void nrm2_kernel(std::size_t n, const T* __restrict__ x, double* part
       [&](std::size_t i) {
         const auto a = load_pack<W>(x + i);
 #pragma unroll
-        for (int k = 0; k < W; ++k) blue_add(s, double(a.v[k]));
+        for (int k = 0; k < W; ++k) perron::detail::blue::add(s, double(a.v[k]));
       },
-      [&](std::size_t i) { blue_add(s, double(x[i])); });
+      [&](std::size_t i) { perron::detail::blue::add(s, double(x[i])); });
   detail::grid_reduce<3, detail::sum_op>(s, partials, counter, out);
 }
 

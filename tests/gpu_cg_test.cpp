@@ -223,42 +223,14 @@ TEST_F(gpu_cg, HugeAndTinyRightHandSidesAreSolvedAsTheirScaledSystem) {
   cuda::jacobi_solver<double> jacobi_gpu(a, spmv_kernel::csr_vector, jacobi_options{1.0});
   for (int method = 0; method < 2; ++method) {
     SCOPED_TRACE(method == 0 ? "cg" : "jacobi");
-    auto solve = [&](const std::vector<double>& b, std::vector<double>& x, const stop_criterion& st) {
+    auto solve = [&](const std::vector<double>& b, std::vector<double>& x) {
       cuda::device_buffer<double> db(b), dx(x);
-      const solve_result r =
-          method == 0 ? cg_gpu.solve(db.data(), dx.data(), st) : jacobi_gpu.solve(db.data(), dx.data(), st);
+      const solve_result r = method == 0 ? cg_gpu.solve(db.data(), dx.data(), stop)
+                                         : jacobi_gpu.solve(db.data(), dx.data(), stop);
       x = dx.download();
       return r;
     };
-    std::vector<double> x0(n, 0.0);
-    const solve_result r0 = solve(b0, x0, stop);
-    ASSERT_TRUE(r0.converged);
-    for (int k : {600, -600}) {
-      SCOPED_TRACE(testing::Message() << "b = 2^" << k << " b0");
-      std::vector<double> b(b0), x(n, 0.0);
-      for (double& v : b) v = std::ldexp(v, k);
-      const solve_result r = solve(b, x, stop);
-      EXPECT_TRUE(r.converged);
-      EXPECT_EQ(r.iterations, r0.iterations);
-      for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], std::ldexp(x0[i], k)) << i;
-      EXPECT_EQ(r.residual, std::ldexp(r0.residual, k));
-    }
-    for (double scale : {1e160, 1e-170}) {
-      SCOPED_TRACE(testing::Message() << "b = " << scale << " b0");
-      std::vector<double> b(b0), x(n, 0.0);
-      for (double& v : b) v *= scale;
-      const solve_result r = solve(b, x, stop);
-      EXPECT_EQ(r.status, solve_status::converged);
-      EXPECT_GT(r.iterations, 0);
-      EXPECT_NEAR(r.rhs_norm / scale, r0.rhs_norm, 1e-12 * r0.rhs_norm);
-      EXPECT_LE(r.residual, stop.rel_tol * r.rhs_norm);
-      for (std::size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i] / scale, x0[i], 1e-8) << i;
-    }
-    // A right-hand side holding inf is diverged, not scaled (it was
-    // "converged" at x0: tol2 was inf too, and inf <= inf).
-    std::vector<double> bad(b0), xb(n, 0.0);
-    bad[7] = INFINITY;
-    EXPECT_EQ(solve(bad, xb, stop).status, solve_status::diverged);
+    test::expect_scaled_solves(solve, b0, stop, {{600, -600}, false, 0, 1e-12});
   }
 }
 

@@ -3,6 +3,8 @@
 // SuiteSparse systems.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <optional>
 #include <string>
@@ -15,6 +17,55 @@
 #include "tests/support/support.hpp"
 
 namespace perron::test {
+
+// What expect_scaled_solves checks beyond the common part.
+struct scaled_solve_checks {
+  std::vector<int> powers{600, -600};  // b = 2^k b0: b0's very steps, x = 2^k x0 bit for bit
+  bool rhs_norm_exact = false;         // and rhs_norm = 2^k that of b0 (where b holds no subnormal)
+  int min_iterations = 0;              // for b = 1e160 b0 and 1e-170 b0: more steps than this
+  double rhs_norm_tol = -1;            // and rhs_norm / scale within this of b0's (relative; < 0: unchecked)
+};
+
+// A b whose (b, b) overflows or underflows in double is solved as its system
+// scaled by a power of two (detail::run_scaled on the CPU, the shell's
+// solve_scaled on the GPU): solve(b, x) -> solve_result from x = 0, double.
+// Then a b holding inf is diverged, not scaled.
+template <class Solve>
+void expect_scaled_solves(Solve solve, const std::vector<double>& b0, const stop_criterion& stop,
+                          const scaled_solve_checks& c = {}) {
+  const std::size_t n = b0.size();
+  std::vector<double> x0(n, 0.0);
+  const solve_result r0 = solve(b0, x0);
+  ASSERT_TRUE(r0.converged);
+  for (int k : c.powers) {
+    SCOPED_TRACE(testing::Message() << "b = 2^" << k << " b0");
+    std::vector<double> b(b0), x(n, 0.0);
+    for (double& v : b) v = std::ldexp(v, k);
+    const solve_result r = solve(b, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, r0.iterations);
+    if (k > -1000) {  // 2^-1050 b0 holds subnormals, which lose bits
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(x[i], std::ldexp(x0[i], k)) << i;
+      EXPECT_EQ(r.residual, std::ldexp(r0.residual, k));
+      if (c.rhs_norm_exact) EXPECT_EQ(r.rhs_norm, std::ldexp(r0.rhs_norm, k));
+    }
+  }
+  for (double scale : {1e160, 1e-170}) {
+    SCOPED_TRACE(testing::Message() << "b = " << scale << " b0");
+    std::vector<double> b(b0), x(n, 0.0);
+    for (double& v : b) v *= scale;
+    const solve_result r = solve(b, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.status, solve_status::converged);
+    EXPECT_GT(r.iterations, c.min_iterations);
+    if (c.rhs_norm_tol >= 0) EXPECT_NEAR(r.rhs_norm / scale, r0.rhs_norm, c.rhs_norm_tol * r0.rhs_norm);
+    EXPECT_LE(r.residual, stop.rel_tol * r.rhs_norm);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_NEAR(x[i] / scale, x0[i], 1e-8) << i;
+  }
+  std::vector<double> bad(b0), xb(n, 0.0);
+  bad[7] = INFINITY;
+  EXPECT_EQ(solve(bad, xb).status, solve_status::diverged);
+}
 
 // ||v||_2 in double.
 template <class T>

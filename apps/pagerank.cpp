@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -37,6 +36,7 @@
 #include "core/context_start.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/memory.hpp"
 #include "core/text.hpp"
 #include "io/cache.hpp"
@@ -1520,12 +1520,7 @@ void print_bench_dist(std::ostream& o, const settings& s, const dist::local_grap
 // with its own v or r_0 and the result matching no file.
 void require_same_vertex_file(const std::string& file, const std::vector<double>& w) {
   if (file.empty()) return;
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the weights' bytes
-  for (double x : w) {
-    unsigned char b[sizeof x];
-    std::memcpy(b, &x, sizeof x);
-    for (unsigned char c : b) h = (h ^ c) * 0x100000001b3ULL;
-  }
+  const std::uint64_t h = fnv1a(w.data(), w.size() * sizeof(double));
   std::error_code ec;
   const std::uintmax_t bytes = std::filesystem::file_size(file, ec);
   char sum[32];
@@ -1686,16 +1681,11 @@ std::string shell_word(const std::string& a) {
 void require_same_arguments(int argc, char** argv) {
   std::string mine;
   for (int k = 1; k < argc; ++k) mine += (k > 1 ? " " : "") + shell_word(argv[k]);
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of the line (quoted: one line, one argument list)
-  for (unsigned char c : mine) h = (h ^ c) * 0x100000001b3ULL;
-  if (dist::same_everywhere(h)) return;
-  const std::vector<std::string> all = dist::all_strings(mine);
-  std::size_t other = 1;
-  while (other + 1 < all.size() && all[other] == all[0]) ++other;
-  throw usage_error(
-      "the ranks were started with different arguments (rank 0: " + (all[0].empty() ? "none" : all[0]) +
-      "; rank " + std::to_string(other) + ": " + (all[other].empty() ? "none" : all[other]) +
-      "): mpirun must start every rank with the same command line");
+  // Quoted words: one line is one argument list; "(none)" is no quoted word.
+  const std::string differ = dist::first_difference(mine.empty() ? "(none)" : mine);
+  if (!differ.empty())
+    throw usage_error("the ranks were started with different arguments (" + differ +
+                      "): mpirun must start every rank with the same command line");
 }
 
 // parse_command_line on every rank. The same arguments can still be read

@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "io/output_file.hpp"
 #include "io/synthetic.hpp"
 #include "io/text_input.hpp"
@@ -173,12 +174,6 @@ std::optional<source_stamp> stamp_of(const std::string& source) {
 }
 
 namespace {
-
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
 
 // "<file name>.<hash of the path>": what every cache file of the source starts with.
 std::string stem_for(const source_key& k) {

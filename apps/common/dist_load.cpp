@@ -11,6 +11,7 @@
 
 #include "apps/common/timer.hpp"
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/memory.hpp"
 #include "io/archive.hpp"
 #include "io/cache.hpp"
@@ -506,9 +507,7 @@ void warn_all(const std::string& mine, const dist::session& world) {
 }
 
 std::uint64_t hash_of(const std::vector<index_t>& first) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the values
-  for (index_t x : first) h = (h ^ static_cast<std::uint32_t>(x)) * 0x100000001b3ULL;
-  return h;
+  return fnv1a(first.data(), first.size() * sizeof(index_t));
 }
 
 // Collective: every rank's part from the per-rank cache, or nullopt on every

@@ -11,6 +11,7 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "core/hash.hpp"
 #include "core/memory.hpp"
 
 namespace perron::dist {
@@ -205,9 +206,7 @@ bool same_everywhere(std::uint64_t mine) {
 }
 
 std::string first_difference(const std::string& mine) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a: the texts travel only where they differ
-  for (unsigned char c : mine) h = (h ^ c) * 0x100000001b3ULL;
-  if (same_everywhere(h)) return {};
+  if (same_everywhere(fnv1a(mine))) return {};  // the texts travel only where they differ
   const std::vector<std::string> all = all_strings(mine);
   std::size_t r = 1;
   while (r + 1 < all.size() && all[r] == all[0]) ++r;

@@ -1,7 +1,8 @@
 // The layering of docs/ARCHITECTURE.md, checked on the source tree: a file
 // under core/ includes only core/; kernels/ and io/ include core/ and
 // themselves; solvers/ include core/, kernels/ and solvers/ (never io/);
-// apps/, bench/, tests/ and examples/ may include anything. System and CUDA
+// bench/ anything but apps/; apps/, python/, tests/ and examples/ may include
+// anything. System and CUDA
 // headers are always allowed: a project include is one whose path starts
 // with one of the project's top-level folders.
 #include <gtest/gtest.h>

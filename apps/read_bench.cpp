@@ -73,8 +73,9 @@ struct settings {
 // The command line into s; false when it asked for --help (printed).
 bool parse_command_line(int argc, char** argv, settings& s) {
   po::options_description o(usage_text);
-  o.add_options()("help,h", "this help")("threads,j", po::value<int>(&s.threads)->default_value(0),
-                                         "parser threads (0: all hardware threads)")(
+  o.add_options()("help,h", "this help")(
+      "threads,j", po::value<int>(&s.threads)->default_value(0),
+      "parser threads (0: the run's team: every processor but one from 8 up, or OMP_NUM_THREADS)")(
       "repeat,r", po::value<int>(&s.repeat)->default_value(5), "timed loads per file (median reported)")(
       "cache", po::bool_switch(&s.cache), "also time the reload from the binary cache")(
       "cache-dir", po::value<std::string>(&s.cache_dir)->value_name("DIR"),

@@ -275,7 +275,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "benchmark the distributed solve: the CPU one (under mpirun, or alone as one rank), or with --gpus "
      "the GPUs' (CUDA events, the host checking every --check-every iterations): per rank or GPU, the "
      "median compute and communication time per iteration, bytes sent and received per iteration, "
-     "GTEPS (uses --alpha, --tol, --max-iter, --precision; writes --output if given)")
+     "GTEPS, as a text table, not with --json (uses --alpha, --tol, --max-iter, --precision; writes "
+     "--output if given)")
     ("sources", po::value(&s.batched.sources)->value_name("FILE"),
      "personalized PageRank of every source set in FILE at once (one set per line: vertices as in "
      "GRAPH, each optionally ':weight', e.g. '7 19:0.5'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
@@ -349,6 +350,10 @@ void check_app_options(const settings& s) {
 // --gpus and --bench-dist against the other options (the distributed modes).
 void check_dist_options(const settings& s) {
   if (s.gpus < 0) throw usage_error("--gpus must be at least 1");
+  // The timings are a text table on stdout; --json's summary would follow it
+  // there, and stdout would parse as no JSON.
+  if (s.bench_dist && s.json)
+    throw usage_error("--json does not apply to --bench-dist, whose timings are a text table");
   if (s.gpus > 0 && (s.bench || app::batched_mode(s.batched) || s.opt.device == pagerank_device::cpu ||
                      (s.opt.kernel && !on_gpu(*s.opt.kernel)) || s.opt.pull == pagerank_pull::fused ||
                      s.opt.pull == pagerank_pull::persistent || extrapolation_named(s.opt.accelerate)))

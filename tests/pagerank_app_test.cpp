@@ -526,6 +526,9 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--gpus", "1", "--exchange-chunks", "-1"}, 64, "--exchange-chunks must be"},
       {{g, "--row-cost", "1"}, 64, "--row-cost needs --gpus"},
       {{g, "--exchange", "halo"}, 64, "--exchange needs mpirun, --bench-dist or --gpus"},
+      // --bench-dist prints a text table: with --json, stdout held the table, then the JSON.
+      {{g, "--bench-dist", "--json"}, 64, "--json does not apply to --bench-dist"},
+      {{g, "--gpus", "1", "--bench-dist", "--json"}, 64, "--json does not apply to --bench-dist"},
       {{g, "--exchange", "sideways", "--gpus", "1"}, 64, "--exchange must be auto, all or halo"},
       {{g, "--gpus", "2", "--exchange", "halo", "--exchange-chunks", "3"}, 64, "in one chunk"},
       {{"rmat:27:2147483648", "--gpus", "2", "--exchange", "halo"}, 64, "generates it in pieces"},

@@ -60,6 +60,10 @@ std::vector<std::string_view> split(std::string_view s) {
 std::uint64_t parse_count(std::string_view s, const std::string& spec, const char* what) {
   std::uint64_t v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  // A count past 2^64 is an integer too: "is not a non-negative integer" was false of it.
+  if (ec == std::errc::result_out_of_range && p == s.data() + s.size())
+    throw invalid_argument("synthetic matrix '" + spec + "': " + what + " '" + std::string(s) +
+                           "' is too large (at most 2^64 - 1)");
   if (ec != std::errc() || p != s.data() + s.size() || s.empty())
     throw invalid_argument("synthetic matrix '" + spec + "': " + what + " '" + std::string(s) +
                            "' is not a non-negative integer (" + std::string(forms) + ")");
@@ -547,7 +551,11 @@ rmat_skew parse_skew(std::string_view s, const std::string& spec) {
     p[i] = parse_real(s.substr(0, comma), spec, "R-MAT probability");
     s.remove_prefix(std::min(s.size(), comma + 1));
   }
-  if (!(p[0] >= 0 && p[1] >= 0 && p[2] >= 0 && p[0] + p[1] + p[2] <= 1.0))
+  // A + B + C = 1 (D = 0) is legal, but its sum in doubles may round past 1
+  // (0.34 + 0.56 + 0.1 = 1 + 2^-52): a few ulps are allowed. The draws compare
+  // a uniform u < 1 with the running sums, so D's quadrant stays empty.
+  const double sum = p[0] + p[1] + p[2];
+  if (!(p[0] >= 0 && p[1] >= 0 && p[2] >= 0 && sum <= 1.0 + 4 * std::numeric_limits<double>::epsilon()))
     throw invalid_argument("synthetic matrix '" + spec +
                            "': the R-MAT probabilities A,B,C must be >= 0 with A + B + C <= 1");
   return rmat_skew{p[0], p[1], p[2]};
@@ -882,7 +890,8 @@ coo_matrix<double> tridiag(index_t n) {
   a.rows = a.cols = n;
   const std::uint64_t nnz = n == 0 ? 0 : 3 * static_cast<std::uint64_t>(n) - 2;
   if (nnz > max_index)
-    throw invalid_argument("synthetic matrix tridiag: too many nonzeros for 32-bit indices");
+    throw invalid_argument("synthetic matrix 'tridiag:" + std::to_string(n) + "': " + std::to_string(nnz) +
+                           " nonzeros exceed the 32-bit index limit " + std::to_string(max_index));
   check_host_memory(16.0 * double(nnz), "synthetic matrix 'tridiag:" + std::to_string(n) + "'");
   a.row_idx.resize(nnz);
   a.col_idx.resize(nnz);

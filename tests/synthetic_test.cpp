@@ -120,6 +120,22 @@ TEST(Synthetic, RmatSkewParameterControlsTheSkew) {
   EXPECT_LT(strong.nnz(), mild.nnz());
 }
 
+// A + B + C = 1 (D = 0) is legal however the doubles round: 0.34 + 0.56 + 0.1
+// sums to 1 + 2^-52 and was refused. With D = 0 no draw takes quadrant d
+// (down and right) at any level, so no arc's row and column share a set bit.
+TEST(Synthetic, RmatProbabilitiesSummingToOneAreAccepted) {
+  for (const char* spec : {"rmat:8:3000:0.34,0.56,0.1", "rmat:8:3000:0.33,0.56,0.11",
+                           "rmat:8:3000:0.55,0.34,0.11", "rmat:8:3000:0.5,0.3,0.2", "rmat:8:3000:1,0,0"}) {
+    SCOPED_TRACE(spec);
+    coo_matrix<double> a;
+    ASSERT_NO_THROW(a = io::generate_synthetic(spec));
+    EXPECT_GT(a.nnz(), 0u);
+    for (std::size_t k = 0; k < a.nnz(); ++k) ASSERT_EQ(a.row_idx[k] & a.col_idx[k], 0) << k;
+  }
+  EXPECT_THROW(io::generate_synthetic("rmat:8:3000:0.34,0.56,0.11"), invalid_argument);
+  EXPECT_THROW(io::generate_synthetic("rmat:8:3000:0.5,0.3,0.2000001"), invalid_argument);
+}
+
 TEST(Synthetic, ErdosRenyiHasNearlyUniformDegrees) {
   const auto a = io::generate_synthetic("er:20000:200000");
   EXPECT_EQ(a.rows, 20000);
@@ -283,6 +299,7 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
                           "synthetic:7:100",
                           "synthetic:seedX:100",
                           "tridiag:3000000000",
+                          "tridiag:1000000000",  // fits 32-bit ids, its 3e9 nonzeros do not
                           "rmat:x:1",
                           "rmat:10:100:0.5,0.5",
                           "rmat:10:100:0.5,0.5,0.5",
@@ -307,13 +324,21 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
                           "dangling:10:10",
                           "chain:10:0",
                           "chain:10",
-                          "er:5:5:5"}) {
+                          "er:5:5:5",
+                          "er:10:99999999999999999999"}) {
     try {
       io::generate_synthetic(bad);
       ADD_FAILURE() << bad << " accepted";
     } catch (const invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
     }
+  }
+  // A count past 2^64 is said to be one, not "not a non-negative integer".
+  try {
+    io::generate_synthetic("er:10:99999999999999999999");
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'99999999999999999999' is too large"), std::string::npos)
+        << e.what();
   }
   // The size the apps check memory with, from the spec alone, refuses it too.
   EXPECT_THROW(io::synthetic_graph_size("hub:10:18446744073709551610"), invalid_argument);

@@ -300,9 +300,14 @@ std::string stamp_problem(int fd, std::uint64_t file_bytes, const source_key& ke
   if (file_bytes < sizeof h || !pread_all(fd, &h, sizeof h, 0))
     return "truncated (" + std::to_string(file_bytes) + " bytes, shorter than its header)";
   if (std::memcmp(h.magic, want, sizeof want) != 0) return std::string("not a perron ") + kind;
-  if (h.version != version || h.endian != endian_mark)
+  if (h.version != version)
     return "written by another cache format (version " + std::to_string(h.version) + ", this is " +
            std::to_string(version) + ")";
+  // Apart from the version: a bad mark alone read "another cache format (version 2, this is 2)".
+  if (h.endian != endian_mark)
+    return h.endian == __builtin_bswap32(endian_mark)
+               ? std::string("written on a machine of the other byte order")
+               : std::string("corrupt header (bad byte-order mark)");
   if (h.path_bytes > 65536) return "corrupt header";
   std::string path(static_cast<std::size_t>(h.path_bytes), '\0');
   if (!pread_all(fd, path.data(), path.size(), sizeof h)) return "truncated header";

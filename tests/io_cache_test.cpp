@@ -149,6 +149,22 @@ TEST_F(io_cache, TruncatedOrForeignCacheIsRebuilt) {
     EXPECT_NE(err.find("truncated"), std::string::npos) << err;
     expect_same(m, truth);
   }
+  // A header of this format whose byte-order mark is damaged (bytes 12-15,
+  // after the magic and version): said to be "another cache format (version
+  // 2, this is 2)".
+  (void)load(p);  // rebuilt whole
+  {
+    std::fstream f(c, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(12);
+    f.put('\x55');
+  }
+  {
+    const auto [m, err] = load(p);
+    EXPECT_FALSE(m.timings.from_cache);
+    EXPECT_NE(err.find("corrupt header (bad byte-order mark)"), std::string::npos) << err;
+    EXPECT_EQ(err.find("another cache format"), std::string::npos) << err;
+    expect_same(m, truth);
+  }
   std::ofstream(c, std::ios::binary)
       << "not a cache at all, but long enough to hold a header......................"
          "..............................";

@@ -65,8 +65,8 @@ std::string trial_text(const std::vector<trial_time>& times) {
 }
 
 std::string layout_pin() {
-  for (const char* name :
-       {"PERRON_FUSED_HUB", "PERRON_FUSED_WINDOW", "PERRON_FUSED_INDEX", "PERRON_PERSISTENT"}) {
+  for (const char* name : {"PERRON_FUSED_HUB", "PERRON_FUSED_WINDOW", "PERRON_FUSED_INDEX",
+                           "PERRON_FUSED_LOOP", "PERRON_PERSISTENT"}) {
     const char* v = std::getenv(name);
     if (v != nullptr && *v != '\0') return name;
   }
@@ -237,6 +237,14 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
       *this = std::move(cached);
       decision_ = decision_cached(rec->times);
       reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
+      // A layout the build could not take as remembered (an older record's,
+      // without a choice made since, or a mode no longer a candidate) was
+      // timed anew: kept with the same pull times, so the next run takes it.
+      if (!layout_.empty() && layout_ != rec->layout) {
+        trial_record renewed = *rec;
+        renewed.layout = layout_;
+        memo.record = format_trial_record(renewed, f, g.vertices(), device);
+      }
       return true;
     }
   }

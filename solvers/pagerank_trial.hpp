@@ -110,7 +110,7 @@ std::optional<trial_record> untimed_record(const std::optional<trial_record>& ke
                                            const std::string& built_layout);
 
 // The environment variable that pins a pattern pull's layout for a test or
-// an experiment (PERRON_FUSED_HUB, PERRON_FUSED_WINDOW, PERRON_FUSED_INDEX,
+// an experiment (PERRON_FUSED_HUB, PERRON_FUSED_WINDOW, PERRON_FUSED_INDEX, PERRON_FUSED_LOOP,
 // PERRON_PERSISTENT): the first one set, "" where none is. A solver built
 // under a pin keeps no record with the graph: a later run without the pin
 // would take the pinned layout (or the times it gave) as its own.

@@ -1087,6 +1087,79 @@ TYPED_TEST(gpu_pagerank, FusedIndexWidthsGiveTheSameBits) {
   EXPECT_LE(l1_diff(r.rank, random_run.rank), 2 * solve_tolerance<T>::l1());
 }
 
+// The fused step's two loops (fused_loop: a lane's whole batches untested,
+// or every batch tested a link) add the same loads in the same order: the
+// same bits, on the edge shapes and a random graph, with personalization;
+// layout() names the loop built. Unpinned, the layout trial times both; a
+// remembered layout that names a loop is built with it, untimed, and one
+// that does not (an older record's) has its loops timed and is kept anew.
+TYPED_TEST(gpu_pagerank, FusedLoopsGiveTheSameBits) {
+  using T = TypeParam;
+  auto shapes = persistent_shapes();
+  shapes.push_back({"random 200000", random_graph(200000, 1500000, 191)});
+  const auto last_word = [](const std::string& s) { return s.substr(s.rfind(' ') + 1); };
+  for (const auto& [what, a] : shapes) {
+    const auto g = make_pagerank_graph<T>(a, false);
+    pagerank_options o = plain_steps();
+    o.tol = solve_tolerance<T>::tol;
+    std::vector<pagerank_result> runs[2];
+    for (int l = 0; l < 2; ++l) {
+      const std::string loop = l == 0 ? "whole" : "tested";
+      const scoped_env env("PERRON_FUSED_LOOP", loop.c_str());
+      pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
+      EXPECT_EQ(last_word(s.layout()), loop) << what << ": " << s.layout();
+      EXPECT_EQ(s.kernel_reason().find("; loop whole "), std::string::npos) << s.kernel_reason();
+      for (int variant = 0; variant < 2; ++variant) {
+        o.personalization = variant == 1 ? random_vector(a.rows, 193, 0.0, 1.0) : std::vector<double>{};
+        runs[l].push_back(s.solve(o));
+        expect_solves(a, g, o, runs[l].back(), what + " " + loop + " variant " + std::to_string(variant));
+      }
+    }
+    for (std::size_t i = 0; i < runs[0].size(); ++i)
+      EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << what << " variant " << i;
+  }
+  {
+    const scoped_env bad("PERRON_FUSED_LOOP", "fast");
+    const auto g = make_pagerank_graph<T>(shapes.front().second, false);
+    EXPECT_THROW(pagerank_cuda<T>(g, spmv_kernel::automatic, pagerank_pull::fused), invalid_argument);
+  }
+
+  const coo_matrix<double> a = unsure_band_graph();
+  const auto g = make_pagerank_graph<T>(a, false);
+  const pull_facts f = pagerank_cuda<T>::facts(g);
+  ASSERT_TRUE(model_band(f).unsure) << model_band(f).why;
+  pagerank_cuda<T> timed(g, spmv_kernel::automatic, pagerank_pull::fused);
+  EXPECT_NE(timed.kernel_reason().find("; loop whole "), std::string::npos) << timed.kernel_reason();
+  const std::string kept = last_word(timed.layout());
+  EXPECT_TRUE(kept == "whole" || kept == "tested") << timed.layout();
+  pagerank_options o = plain_steps();
+  o.tol = solve_tolerance<T>::tol;
+  trial_record rec;
+  rec.times.push_back(trial_time{pagerank_pull::fused, "pull-fused", 5.0});
+  rec.times.push_back(trial_time{pagerank_pull::spmv, "cusparse", 9.0});
+  for (const std::string layout : {"hub 0 tested", "hub 0 whole", "hub 0"}) {
+    rec.layout = layout;
+    pull_trial_memo memo;
+    memo.remembered = format_trial_record(rec, f, g.vertices(), cuda::device_description(0));
+    pagerank_cuda<T> cached(g, std::nullopt, pagerank_pull::automatic, &memo);
+    EXPECT_EQ(cached.pull_decision().rfind("cached trial: ", 0), 0u) << cached.pull_decision();
+    ASSERT_EQ(cached.pull(), pagerank_pull::fused);
+    if (layout == "hub 0") {  // the loops timed, and the layout kept with the same times
+      EXPECT_NE(cached.kernel_reason().find("; loop whole "), std::string::npos) << cached.kernel_reason();
+      ASSERT_FALSE(memo.record.empty());
+      const auto renewed = parse_trial_record(memo.record, f, g.vertices(), cuda::device_description(0));
+      ASSERT_TRUE(renewed.has_value()) << memo.record;
+      EXPECT_EQ(renewed->layout, cached.layout());
+      EXPECT_EQ(renewed->times.size(), rec.times.size());
+    } else {
+      EXPECT_EQ(cached.layout(), layout);
+      EXPECT_EQ(cached.kernel_reason().find("; loop whole "), std::string::npos) << cached.kernel_reason();
+      EXPECT_TRUE(memo.record.empty()) << memo.record;
+    }
+    expect_solves(a, g, o, cached.solve(o), "remembered layout " + layout);
+  }
+}
+
 // The fused pull's windowed order (PERRON_FUSED_WINDOW: in-degree order
 // within runs of W consecutive ids): every window gives the reference's
 // ranks (windows of one slice, windows that cut rows between slices, one

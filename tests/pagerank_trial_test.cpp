@@ -228,7 +228,7 @@ TEST(pagerank_trial, UntimedRecordIsKeptWhereTheLayoutIsNew) {
 // The environment variables that pin a layout are named by layout_pin();
 // none set (or set empty): "".
 TEST(pagerank_trial, LayoutPinsAreNamed) {
-  const char* names[] = {"PERRON_FUSED_HUB", "PERRON_FUSED_WINDOW", "PERRON_FUSED_INDEX",
+  const char* names[] = {"PERRON_FUSED_HUB", "PERRON_FUSED_WINDOW", "PERRON_FUSED_INDEX", "PERRON_FUSED_LOOP",
                          "PERRON_PERSISTENT"};
   std::map<std::string, std::string> saved;
   for (const char* n : names)

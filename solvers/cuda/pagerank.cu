@@ -523,8 +523,9 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     // The persistent pull runs the fused layout with its own row split.
     const int vrow_links = pull == pagerank_pull::persistent ? persistent_pull<T>::vrow_links(g.links())
                                                              : fused_pull<T>::default_vrow_links;
-    // "hub H" (fused), "hub H [window W] <mode grid hub>" (persistent):
-    // pagerank_cuda::layout().
+    // "hub H <loop>" (fused), "hub H [window W] <mode grid hub>"
+    // (persistent): pagerank_cuda::layout(). A fused record without the
+    // loop (an older run's) keeps its hub and times the loops.
     std::istringstream words(layout);
     std::string tag, mode;
     int hub = -1;
@@ -542,8 +543,12 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
         std::getline(rest >> std::ws, mode);
       }
     }
-    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, pull == pagerank_pull::fused,
-                                            window, hub, pull == pagerank_pull::persistent);
+    const bool is_persistent = pull == pagerank_pull::persistent;
+    const std::optional<fused_loop> loop = is_persistent ? std::optional(fused_loop::whole)
+                                           : hub >= 0    ? parse_fused_loop(mode)
+                                                         : std::nullopt;
+    fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, !is_persistent, window, hub,
+                                            is_persistent, loop);
     order_note.clear();
     order_trial_seconds = 0;
     if (pull == pagerank_pull::persistent) {
@@ -592,7 +597,8 @@ void pagerank_cuda<T>::impl::try_own_order(const pagerank_graph<T>& g, int vrow_
   std::unique_ptr<persistent_pull<T>> own;
   try {
     own_fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, false,
-                                                persistent_pull<T>::own_order_window, fused->hub(), true);
+                                                persistent_pull<T>::own_order_window, fused->hub(), true,
+                                                fused_loop::whole);
     own = std::make_unique<persistent_pull<T>>(*own_fused, stream.get(), "", true);
   } catch (const error& e) {
     // A second layout is an option (no room for it on a shared device, no
@@ -764,7 +770,8 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
                            (m.persistent && m.fused->order_window() > 0
                                 ? " window " + std::to_string(m.fused->order_window())
                                 : std::string()) +
-                           (m.persistent ? " " + m.persistent->mode_text() : std::string());
+                           (m.persistent ? " " + m.persistent->mode_text()
+                                         : " " + std::string(name(m.fused->loop())));
   if (m.plan) kernel_ = m.plan->kernel();
   reason_ =
       (choice.reason.empty() ? "" : choice.reason + "; ") +

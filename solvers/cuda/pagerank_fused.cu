@@ -235,7 +235,8 @@ __global__ void __launch_bounds__(setup_threads)
   if (accumulate_grid<setup_threads>(make_double2(0.0, dangling), st, totals)) close_init(st, totals, start);
 }
 
-template <class T, bool packed>
+// whole: fused_loop::whole (the 16-bit words' loop has only that form).
+template <class T, bool packed, bool whole>
 __global__ void __launch_bounds__(step_threads, 1)
     fused_step(fused_args<T> a, pagerank_state* st, pagerank_progress* progress,
                cudaGraphConditionalHandle handle, int set_condition) {
@@ -256,7 +257,7 @@ __global__ void __launch_bounds__(step_threads, 1)
   __syncthreads();
 
   step_sums s;
-  pull_slices<false, T, packed>(a, x, xn, hub, next_slice, alpha, c, personalized, v_uniform, s);
+  pull_slices<false, T, packed, whole>(a, x, xn, hub, next_slice, alpha, c, personalized, v_uniform, s);
   // The block's sums in thread 0, which closes the grid's sums.
   double2 totals;
   if (!block_sums(s) || !close_grid_sums(s.l1, s.dangling, st, totals)) return;
@@ -505,10 +506,12 @@ void fused_pull<T>::build_index16(const cuda::device_buffer<index_t>& csr_col,
 
 template <class T>
 fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links, bool index16,
-                          index_t order_window, int hub, bool long_rows_start_slices)
+                          index_t order_window, int hub, bool long_rows_start_slices,
+                          std::optional<fused_loop> loop)
     : stream_(stream),
       vrow_links_(vrow_links),
       window_(order_window),
+      remembered_loop_(loop),
       index16_(index16),
       long_rows_start_slices_(long_rows_start_slices) {
   if (order_window < 0 || (order_window & (order_window - 1)) != 0)
@@ -546,11 +549,14 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   v_ = cuda::device_buffer<T>(n);
 
   // The hub: as much of x as shared memory holds.
-  cudaFuncAttributes fa32{}, fa16{};
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa32, fused_step<T, false>));
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa16, fused_step<T, true>));
-  const long long room = (static_cast<long long>(optin) -
-                          static_cast<long long>(std::max(fa32.sharedSizeBytes, fa16.sharedSizeBytes))) /
+  const auto steps = {fused_step<T, false, true>, fused_step<T, false, false>, fused_step<T, true, true>};
+  std::size_t static_smem = 0;
+  for (const auto k : steps) {
+    cudaFuncAttributes fa{};
+    PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, k));
+    static_smem = std::max(static_smem, fa.sharedSizeBytes);
+  }
+  const long long room = (static_cast<long long>(optin) - static_cast<long long>(static_smem)) /
                          static_cast<long long>(sizeof(T));
   max_hub_ = static_cast<int>(std::max<long long>(0, std::min<long long>(room, n_)) / 32 *
                               32);  // whole 16-byte vectors
@@ -561,10 +567,8 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   // captured steps above it, and the driver crashed now and then when it
   // destroyed their graph, in double; docs/PERFORMANCE.md.)
   const int kernel_room = static_cast<int>(std::max<long long>(0, room) * static_cast<long long>(sizeof(T)));
-  PERRON_CUDA_CHECK(
-      cudaFuncSetAttribute(fused_step<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel_room));
-  PERRON_CUDA_CHECK(
-      cudaFuncSetAttribute(fused_step<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel_room));
+  for (const auto k : steps)
+    PERRON_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kernel_room));
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   choose_layout(hub);
 }
@@ -574,6 +578,22 @@ bool forced_hub(int max_hub, int& hub, std::string& trial) {
   hub = static_cast<int>(std::clamp<long>(std::strtol(env, nullptr, 10), 0, max_hub) / 32 * 32);
   trial = "fixed by PERRON_FUSED_HUB";
   return true;
+}
+
+std::string_view name(fused_loop l) { return l == fused_loop::whole ? "whole" : "tested"; }
+
+std::optional<fused_loop> parse_fused_loop(std::string_view word) {
+  if (word == "whole") return fused_loop::whole;
+  if (word == "tested") return fused_loop::tested;
+  return std::nullopt;
+}
+
+std::optional<fused_loop> forced_loop() {
+  const char* env = std::getenv("PERRON_FUSED_LOOP");
+  if (env == nullptr || *env == '\0') return std::nullopt;
+  const std::optional<fused_loop> l = parse_fused_loop(env);
+  if (!l) throw invalid_argument("PERRON_FUSED_LOOP must be whole or tested, got '" + std::string(env) + "'");
+  return l;
 }
 
 bool forced_window(index_t& window) {
@@ -600,7 +620,9 @@ pagerank_state trial_state(int max_iter) {
 // scratch state that never stops) with the 32-bit index; then, where the
 // 16-bit index was built, the width: the one named, or for `trial` the
 // faster at the chosen hub. The width not kept is freed. A remembered hub
-// (hub >= 0, a multiple of 32 that fits) skips the hub trial.
+// (hub >= 0, a multiple of 32 that fits) skips the hub trial. Between the
+// two, where no loop was remembered or pinned, the step's two loops
+// (fused_loop) at the chosen hub, the faster kept: 7 steps more.
 template <class T>
 void fused_pull<T>::choose_layout(int remembered) {
   const scoped_seconds clock(trial_seconds_);
@@ -622,6 +644,10 @@ void fused_pull<T>::choose_layout(int remembered) {
     return ms[ms.size() / 2];
   };
   packed_ = false;
+  // The loop pinned or remembered, or the whole one for the hub trial.
+  const std::optional<fused_loop> pinned = forced_loop();
+  const bool loop_known = pinned || remembered_loop_;
+  loop_ = pinned ? *pinned : remembered_loop_.value_or(fused_loop::whole);
   float best = 0;
   char buf[160];
   const bool forced = forced_hub(max_hub_, hub_, trial_);
@@ -645,7 +671,18 @@ void fused_pull<T>::choose_layout(int remembered) {
     }
     hub_ = best_hub;
   }
-  if (!timed && index_ == fused_index::trial) best = median_step();  // the 32-bit time at this hub
+  if (!loop_known) {
+    // Both loops at that hub (the hub trial timed the whole one there).
+    const float t_whole = timed ? best : median_step();
+    loop_ = fused_loop::tested;
+    const float t_tested = median_step();
+    loop_ = t_tested < t_whole ? fused_loop::tested : fused_loop::whole;
+    best = std::min(t_whole, t_tested);
+    std::snprintf(buf, sizeof buf, "; loop whole %.1f us, tested %.1f us", 1e3 * t_whole, 1e3 * t_tested);
+    trial_ += buf;
+  } else if (!timed && index_ == fused_index::trial) {
+    best = median_step();  // the 32-bit time at this hub
+  }
   const double b32 = static_cast<double>(col_.bytes()) / static_cast<double>(std::max<std::size_t>(nnz_, 1));
   if (!index16_) {
     index_bytes_ = b32;
@@ -695,9 +732,14 @@ void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
   const fused_args<T> a = args();
   const std::size_t hub_bytes = static_cast<std::size_t>(hub_) * sizeof(T);
   if (packed_)
-    fused_step<T, true><<<grid_, step_threads, hub_bytes, stream_>>>(a, st, progress, handle, set_condition);
+    fused_step<T, true, true>
+        <<<grid_, step_threads, hub_bytes, stream_>>>(a, st, progress, handle, set_condition);
+  else if (loop_ == fused_loop::whole)
+    fused_step<T, false, true>
+        <<<grid_, step_threads, hub_bytes, stream_>>>(a, st, progress, handle, set_condition);
   else
-    fused_step<T, false><<<grid_, step_threads, hub_bytes, stream_>>>(a, st, progress, handle, set_condition);
+    fused_step<T, false, false>
+        <<<grid_, step_threads, hub_bytes, stream_>>>(a, st, progress, handle, set_condition);
   PERRON_CUDA_CHECK_LAUNCH("pagerank fused_step");
 }
 

@@ -70,6 +70,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/device.hpp"
@@ -108,6 +109,27 @@ bool forced_hub(int max_hub, int& hub, std::string& trial);
 // stop by tolerance, max_iter of them at most.
 pagerank_state trial_state(int max_iter);
 
+// How the fused step's lanes walk their links (pull_slices): `whole`, a
+// lane's whole batches of eight with no test a link and then its one part
+// batch tested; `tested`, every batch tested a link up to the slice's width
+// (the loop before session 54). The same loads added in the same order: the
+// same bits. Neither is faster on every graph (H200, us a step, whole /
+// tested: hub:1000000:200000 15.5 / 21.0, er:20000:20000000 38.8 / 47.3,
+// powerlaw:100000:1000000:2.2 14.2 / 17.0, but hub:10000000:2000000 168.5
+// / 155.8, chain:10000000:10000000 175.9 / 166.8, rmat:20:10000000 in
+// double 49.9 / 48.2; docs/PERFORMANCE.md, session 55), and no graph
+// statistic tried separated them (chain:1000000:1000000, every slice one
+// link wide, prefers whole; its 10^7-vertex twin, tested), so the layout
+// trial times both at the hub it keeps.
+enum class fused_loop { whole, tested };
+std::string_view name(fused_loop l);
+// "whole" or "tested" (a remembered layout's word); nullopt otherwise.
+std::optional<fused_loop> parse_fused_loop(std::string_view word);
+
+// The loop fixed by PERRON_FUSED_LOOP (whole or tested), for tests and
+// experiments; invalid_argument for any other value, nullopt when unset.
+std::optional<fused_loop> forced_loop();
+
 // The order's window fixed by PERRON_FUSED_WINDOW (0 or a power of two), for
 // experiments; true when it is set.
 bool forced_window(index_t& window);
@@ -134,9 +156,12 @@ class fused_pull {
   // the trial when it still fits (-1: time the candidates).
   // long_rows_start_slices: a row longer than a slice's virtual rows starts a
   // slice (the persistent pull's layout: no two such rows chained across one).
+  // loop: the step's loop (fused_loop) an earlier trial picked; nullopt:
+  // time both. The persistent pull, whose solves do not run these steps,
+  // names one.
   fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow_links = default_vrow_links,
              bool index16 = false, index_t order_window = 0, int hub = -1,
-             bool long_rows_start_slices = false);
+             bool long_rows_start_slices = false, std::optional<fused_loop> loop = std::nullopt);
 
   // r_0 from d_r0 (n values in the graph's order; unused when uniform), and
   // the state: `start`'s, with the dangling mass of r_0.
@@ -168,6 +193,7 @@ class fused_pull {
   T* iterate(int parity) { return x_[parity & 1].data(); }
   const index_t* out_degrees() const { return deg_.data(); }
   int hub() const { return hub_; }  // entries of x kept in shared memory
+  fused_loop loop() const { return loop_; }
   index_t order_window() const { return window_; }
   // perm: entry k is the graph's id of vertex k (a copy from the device).
   std::vector<index_t> order() const { return perm_.download(); }
@@ -179,7 +205,8 @@ class fused_pull {
   // The kernels' view of this pull (pagerank_fused_slices.cuh), for kernels
   // that run its steps themselves (the persistent pull).
   fused_args<T> args();
-  // The hub trial: "entries: median step time" per candidate.
+  // The hub trial: "entries: median step time" per candidate, then the
+  // loops' and the index widths' times where they were timed.
   const std::string& trial() const { return trial_; }
   double trial_seconds() const { return trial_seconds_; }  // wall time of that trial
   std::size_t device_bytes() const;
@@ -202,6 +229,8 @@ class fused_pull {
   int vrow_links_ = default_vrow_links;
   index_t window_ = 0;
   int hub_ = 0, max_hub_ = 0;
+  fused_loop loop_ = fused_loop::whole;
+  std::optional<fused_loop> remembered_loop_;
   fused_index index_ = fused_index::bits32;
   bool index16_ = false;                 // rows sorted and the 16-bit index built
   bool long_rows_start_slices_ = false;  // build_slices: the persistent pull's layout

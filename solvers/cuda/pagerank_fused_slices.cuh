@@ -375,8 +375,9 @@ __device__ __forceinline__ void gather_links(const fused_args<T>& a, const T* __
 // b + 2 grid, ...: every block gets the same mix of long and short rows. Its
 // warps take them in that order from the shared counter, the longest first
 // (rows are sorted by length). `packed`: the links are read from the 16-bit
-// words (a.word) instead of a.col.
-template <bool coherent, class T, bool packed = false>
+// words (a.word) instead of a.col. `whole`: the fused step's loop of whole
+// batches (fused_loop::whole); otherwise each batch is tested a link.
+template <bool coherent, class T, bool packed = false, bool whole = true>
 __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __restrict__ x,
                                             T* __restrict__ xn, const T* hub, unsigned& next_slice,
                                             double alpha, double c, bool personalized, double v_uniform,
@@ -400,13 +401,14 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
     // reads 128 contiguous bytes per j), `unroll` loads in flight before the
     // gathers, each one load from the hub or from x.
     double acc = 0;  // finish_row says why double
-    if constexpr (!packed && !coherent) {
-      // The fused step: the lane's whole batches with no test a link, then
-      // its last part batch; the same loads, added in the same order. Tested
-      // a link (the loop below), each of the eight re-derived its addresses
-      // and the hub's generic window under its predicate, about 30
-      // instructions a link (SASS, sm_90): a step of 1000-link rows streamed
-      // its indices at 1.7 TB/s, csr-vector twice the bytes in the same time.
+    if constexpr (!packed && !coherent && whole) {
+      // The fused step's whole loop: the lane's whole batches with no test a
+      // link, then its last part batch; the same loads, added in the same
+      // order. Tested a link (the loop below), each of the eight re-derived
+      // its addresses and the hub's generic window under its predicate,
+      // about 30 instructions a link (SASS, sm_90): a step of 1000-link rows
+      // streamed its indices at 1.7 TB/s, csr-vector twice the bytes in the
+      // same time. Yet on some graphs the tested loop is faster (fused_loop).
       const index_t* __restrict__ cp = a.col + p0 + lane;
       unsigned j = 0;
       for (; j + unroll <= len; j += unroll, cp += unroll * 32) {
@@ -423,10 +425,11 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
         gather_links<coherent>(a, x, hub, cj, j, len, acc);
       }
     } else if constexpr (!packed) {
-      // The persistent kernel's streamed mode: the warp's batches together to
-      // the slice's width, each link tested. The loop above measured 1-16%
-      // slower there (H200, rmat:12:4000000 9.0 -> 10.4 us a step,
-      // er:100000:1000000 12.9 -> 14.1; docs/PERFORMANCE.md, session 54).
+      // The fused step's tested loop and the persistent kernel's streamed
+      // mode: the warp's batches together to the slice's width, each link
+      // tested. The loop above measured 1-16% slower in the streamed mode
+      // (H200, rmat:12:4000000 9.0 -> 10.4 us a step, er:100000:1000000 12.9
+      // -> 14.1; docs/PERFORMANCE.md, session 54).
       const index_t* __restrict__ cp = a.col + p0 + lane;
       for (unsigned j = 0; j < width; j += unroll) {
         index_t cj[unroll];
@@ -448,12 +451,12 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
       const unsigned short* __restrict__ wp = a.word + p0 + lane;
       index_t col = 0;
       unsigned left = mine;  // the lane's high halves not yet used
-      // One batch from wp: whole (eight words, no test a word, as the 32-bit
+      // One batch from wp: full_batch (eight words, no test a word, as the 32-bit
       // loop's) or the lane's last part from position j.
-      const auto batch = [&](auto whole, unsigned j) {
+      const auto batch = [&](auto full_batch, unsigned j) {
         unsigned w[unroll];
 #pragma unroll
-        for (int u = 0; u < unroll; ++u) w[u] = whole || j + u < len ? __ldcs(wp + u * 32) : 0u;
+        for (int u = 0; u < unroll; ++u) w[u] = full_batch || j + u < len ? __ldcs(wp + u * 32) : 0u;
         // The batch's high halves are the lane's next ones, in order: the
         // first prefetch of them are asked for with the words (their
         // addresses do not wait for the flags), the rare rest after.
@@ -480,7 +483,7 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
         const int h = __popc(flags);
         hp += h;
         left -= static_cast<unsigned>(h);
-        if constexpr (decltype(whole)::value)
+        if constexpr (decltype(full_batch)::value)
           gather_links<coherent>(a, x, hub, cj, 0u, static_cast<unsigned>(unroll), acc);
         else
           gather_links<coherent>(a, x, hub, cj, j, len, acc);

@@ -1184,11 +1184,13 @@ void require_vertices(const std::string& graph, index_t rows, index_t cols) {
 // generated, then PageRank's 48 bytes a vertex beside it; make_pagerank_graph's
 // and pagerank_graph_from_pattern's checks) from the spec, before generating:
 // the generator checks only its own peak, so rmat:30:10 generated 4 GB over 4 s
-// and chain:2147483647:1 8 GB before PageRank's check refused them.
+// and chain:2147483647:1 8 GB before PageRank's check refused them (and the
+// matrices tridiag:N, synthetic:seedS:N too: tridiag:20000000 filled 0.9 GB
+// before a limit of 1 GB refused its PageRank).
 template <class T>
 void check_host_room_first(const settings& s) {
-  if (!io::is_synthetic_graph_spec(s.graph)) return;
-  const io::synthetic_size size = io::synthetic_graph_size(s.graph);
+  if (!io::is_synthetic_spec(s.graph)) return;
+  const io::synthetic_size size = io::synthetic_spec_size(s.graph);
   if (size.vertices == 0) require_vertices(s.graph, 0, 0);
   const double n = double(size.vertices), m = double(size.arcs);
   const double bytes = generate_transposed(s) ? 52.0 * n + (4.0 + sizeof(T)) * m : 48.0 * (n + m);

@@ -88,21 +88,31 @@ index_t checked_dim(std::uint64_t n, const std::string& spec) {
 }
 
 // synthetic:seedS:N — each row has 0..32 distinct uniformly random columns.
-coo_matrix<double> seeded_random(std::uint64_t seed, index_t n) {
-  constexpr int max_per_row = 32;
-  coo_matrix<double> a;
-  a.rows = a.cols = n;
-  // Pass 1: row lengths (min(k, n) so tiny matrices can hold distinct columns),
-  // counted before anything is allocated: synthetic:seed1:200000000 filled an
-  // array of 1.6 GB before its nonzeros were found past 32-bit indices.
-  const std::string spec = "synthetic:seed" + std::to_string(seed) + ":" + std::to_string(n);
-  const auto row_length = [&](index_t r) {
-    stream_rng g{splitmix64(seed * 0x100000001b3ULL + static_cast<std::uint64_t>(r))};
-    return std::min<std::uint64_t>(g.below(max_per_row + 1), static_cast<std::uint64_t>(n));
-  };
+constexpr int seeded_max_per_row = 32;
+
+// Row r's length: min(k, n), so that tiny matrices can hold distinct columns.
+std::uint64_t seeded_row_length(std::uint64_t seed, index_t n, index_t r) {
+  stream_rng g{splitmix64(seed * 0x100000001b3ULL + static_cast<std::uint64_t>(r))};
+  return std::min<std::uint64_t>(g.below(seeded_max_per_row + 1), static_cast<std::uint64_t>(n));
+}
+
+std::uint64_t seeded_nonzeros(std::uint64_t seed, index_t n) {
   std::uint64_t nnz = 0;
 #pragma omp parallel for schedule(static) reduction(+ : nnz)
-  for (index_t r = 0; r < n; ++r) nnz += row_length(r);
+  for (index_t r = 0; r < n; ++r) nnz += seeded_row_length(seed, n, r);
+  return nnz;
+}
+
+coo_matrix<double> seeded_random(std::uint64_t seed, index_t n) {
+  constexpr int max_per_row = seeded_max_per_row;
+  coo_matrix<double> a;
+  a.rows = a.cols = n;
+  // Pass 1: row lengths, counted before anything is allocated:
+  // synthetic:seed1:200000000 filled an array of 1.6 GB before its nonzeros
+  // were found past 32-bit indices.
+  const std::string spec = "synthetic:seed" + std::to_string(seed) + ":" + std::to_string(n);
+  const auto row_length = [&](index_t r) { return seeded_row_length(seed, n, r); };
+  const std::uint64_t nnz = seeded_nonzeros(seed, n);
   if (nnz > max_index)
     throw invalid_argument("synthetic matrix '" + spec + "': " + std::to_string(nnz) +
                            " nonzeros exceed the 32-bit index limit " + std::to_string(max_index));
@@ -1076,6 +1086,24 @@ synthetic_size synthetic_graph_size(const std::string& spec) {
   if (family == "chain") return {n, y == 0 ? 0 : x - (x + y - 1) / y};
   if (family == "hub") return {n, hub_draws(x, y, spec)};
   return {n, y};  // er, powerlaw, dangling, web: N:M
+}
+
+synthetic_size synthetic_spec_size(const std::string& spec) {
+  if (is_synthetic_graph_spec(spec)) return synthetic_graph_size(spec);
+  const auto parts = split(spec);
+  const std::string_view family = parts[0];
+  const std::size_t args = parts.size() - 1;
+  const auto count = [&](std::size_t i, const char* what) { return parse_count(parts[i], spec, what); };
+  if (family == "synthetic" && args == 2 && parts[1].rfind("seed", 0) == 0) {
+    const std::uint64_t seed = parse_count(parts[1].substr(4), spec, "seed");
+    const index_t n = checked_dim(count(2, "size"), spec);
+    return {n, seeded_nonzeros(seed, n)};
+  }
+  if (family == "tridiag" && args == 1) {
+    const index_t n = checked_dim(count(1, "size"), spec);
+    return {n, n == 0 ? 0 : 3 * static_cast<std::uint64_t>(n) - 2};
+  }
+  throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
 }
 
 std::vector<index_t> web_sites(const std::string& spec) {

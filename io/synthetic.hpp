@@ -87,6 +87,10 @@ struct synthetic_size {
   std::uint64_t arcs = 0;
 };
 synthetic_size synthetic_graph_size(const std::string& spec);
+// The same for any spec (is_synthetic_spec): the graphs' as above; tridiag:N
+// and synthetic:seedS:N their rows and nonzeros (the seeded matrix's counted
+// from its row lengths, one hash a row, as generating it counts them first).
+synthetic_size synthetic_spec_size(const std::string& spec);
 
 // web:N:M[...]: the first page of each site, then N (site s owns pages
 // [sites[s], sites[s + 1])), for tests and measurements of locality.

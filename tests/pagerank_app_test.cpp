@@ -673,6 +673,17 @@ TEST_F(pagerank_app, TooLargeAGeneratedGraphIsRefusedBeforeItIsGenerated) {
   EXPECT_NE(o.err.find("PERRON_MEMORY_LIMIT"), std::string::npos) << o.err;
   EXPECT_LT(seconds, 2.0);
   EXPECT_TRUE(o.out.empty()) << o.out;
+  // The matrices too: tridiag:20000000 (0.96 GB of triplets) and
+  // synthetic:seed1:3500000 (0.9 GB) were generated first, and refused after
+  // ("tridiag:20000000: PageRank of a graph of ...").
+  ::setenv("PERRON_MEMORY_LIMIT", "1e9", 1);
+  for (const char* spec : {"tridiag:20000000", "synthetic:seed1:3500000"}) {
+    const outcome m = run({spec, "--device", "cpu", "--no-cache"});
+    EXPECT_EQ(m.code, 65) << m.err;
+    EXPECT_EQ(m.err_lines(), 1) << m.err;
+    EXPECT_NE(m.err.find("PageRank of '" + std::string(spec) + "' ("), std::string::npos) << m.err;
+  }
+  ::unsetenv("PERRON_MEMORY_LIMIT");
 }
 
 // The binary cache: on by default, a second run loads from it with the same

@@ -136,6 +136,22 @@ TEST(Synthetic, RmatProbabilitiesSummingToOneAreAccepted) {
   EXPECT_THROW(io::generate_synthetic("rmat:8:3000:0.5,0.3,0.2000001"), invalid_argument);
 }
 
+// The size the apps check memory with before generating, for the matrices
+// too: their exact rows and nonzeros.
+TEST(Synthetic, SpecSizeOfTheMatricesIsExact) {
+  for (const char* spec : {"tridiag:1", "tridiag:10", "synthetic:seed3:400", "synthetic:seed1:1"}) {
+    const io::synthetic_size size = io::synthetic_spec_size(spec);
+    const auto a = io::generate_synthetic(spec);
+    EXPECT_EQ(size.vertices, a.rows) << spec;
+    EXPECT_EQ(size.arcs, a.nnz()) << spec;
+  }
+  EXPECT_EQ(io::synthetic_spec_size("tridiag:0").arcs, 0u);
+  EXPECT_EQ(io::synthetic_spec_size("rmat:10:5000").arcs, io::synthetic_graph_size("rmat:10:5000").arcs);
+  for (const char* bad :
+       {"tridiag:", "tridiag:1:2", "synthetic:seed:5", "synthetic:5:5", "tridiag:3000000000"})
+    EXPECT_THROW(io::synthetic_spec_size(bad), invalid_argument) << bad;
+}
+
 TEST(Synthetic, ErdosRenyiHasNearlyUniformDegrees) {
   const auto a = io::generate_synthetic("er:20000:200000");
   EXPECT_EQ(a.rows, 20000);

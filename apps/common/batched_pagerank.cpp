@@ -116,8 +116,8 @@ int solve_sources(const batched_request& r, const pagerank_batched_options& opt)
   // pagerank_batched checks them). rmat:26:10 was generated (seconds, GBs)
   // before the solve refused it.
   std::optional<io::source_sets> early;
-  if (io::is_synthetic_graph_spec(r.graph)) {
-    const io::synthetic_size size = io::synthetic_graph_size(r.graph);
+  if (io::is_synthetic_spec(r.graph)) {
+    const io::synthetic_size size = io::synthetic_spec_size(r.graph);
     if (size.vertices > 0) {
       early = io::read_sources_file(r.sources, static_cast<index_t>(size.vertices), {});
       const double n = double(size.vertices), m = double(size.arcs), sets = double(early->sets.size());

@@ -182,9 +182,12 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
   m.timings.text_bytes = rs.text_bytes;
   text = detail::text_buffer();  // release the text before the cache copy is written
   if (opt.cache.enabled && stamp) {
+    // Only a written cache has a write time: the summary said "cache write
+    // 0.000 s" beside the warning that nothing was cached (no HOME, a file
+    // where the folder belongs).
     const auto cache_start = clock_type::now();
-    cache_store(path, *stamp, m, opt.cache, threads);
-    m.timings.cache_seconds = seconds_since(cache_start);
+    if (cache_store(path, *stamp, m, opt.cache, threads))
+      m.timings.cache_seconds = seconds_since(cache_start);
   }
   m.read_seconds = seconds_since(start);
   return m;

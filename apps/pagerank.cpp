@@ -88,12 +88,12 @@ const char* usage_text =
     "CPU (OpenMP), whichever is predicted to finish first. Prints a summary and the\n"
     "top-ranked vertices.\n"
     "\n"
-    "GRAPH is a Matrix Market file (.mtx, .mtx.gz; entry (i, j) is the arc i -> j;\n"
-    "symmetric files are undirected graphs), an edge list (SNAP .txt, .csv, .tsv,\n"
-    "plain or .gz; a line 'from to' or 'from to weight', blanks or a comma between,\n"
-    "an optional header line of names; integer ids need not be contiguous), or a\n"
-    "generated graph (N vertices, M arc draws with duplicates merged;\n"
-    "io/synthetic.hpp):\n"
+    "GRAPH is a Matrix Market file (.mtx, .mtx.gz, or the main .mtx of a SuiteSparse\n"
+    ".tar.gz; entry (i, j) is the arc i -> j; symmetric files are undirected\n"
+    "graphs), an edge list (SNAP .txt, .csv, .tsv, plain or .gz; a line 'from to'\n"
+    "or 'from to weight', blanks or a comma between, an optional header line of\n"
+    "names; integer ids need not be contiguous), or a generated graph (N vertices,\n"
+    "M arc draws with duplicates merged; io/synthetic.hpp):\n"
     "  rmat:S:M[:A,B,C]    R-MAT, 2^S vertices, quadrant probabilities A,B,C\n"
     "                      (default .57,.19,.19; larger A, more skew)\n"
     "  er:N:M              Erdos-Renyi, both ends uniform\n"
@@ -378,7 +378,10 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     return false;
   }
   po::notify(vm);
-  if (s.graph.empty()) throw usage_error("missing GRAPH (a .mtx, .mtx.gz, .txt or .txt.gz file)");
+  if (s.graph.empty())
+    throw usage_error(
+        "missing GRAPH (a .mtx, .mtx.gz, .tar.gz, .txt, .csv or .txt.gz file, or a spec such as "
+        "rmat:20:10000000)");
   // A file option given an empty name ("--output $UNSET") is refused, not taken as left out.
   for (const char* o : {"personalize", "initial", "output", "plot", "sources", "output-matrix"})
     if (vm.count(o) && vm[o].as<std::string>().empty())

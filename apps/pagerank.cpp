@@ -97,7 +97,7 @@ const char* usage_text =
     "  rmat:S:M[:A,B,C]    R-MAT, 2^S vertices, quadrant probabilities A,B,C\n"
     "                      (default .57,.19,.19; larger A, more skew)\n"
     "  er:N:M              Erdos-Renyi, both ends uniform\n"
-    "  powerlaw:N:M:GAMMA  configuration model, degrees ~ d^-GAMMA (GAMMA > 2)\n"
+    "  powerlaw:N:M:GAMMA  configuration model, degrees ~ d^-GAMMA, 2 < GAMMA <= 100\n"
     "  grid:R:C            R x C lattice, 4 neighbours both ways (road-like)\n"
     "  hub:N:M             every vertex links to vertex 1, plus M uniform arcs\n"
     "  dangling:N:M:F      M uniform arcs from (1 - F) N vertices; F of them dangling\n"

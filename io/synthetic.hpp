@@ -7,7 +7,7 @@
 //   rmat:S:M[:A,B,C]     R-MAT, 2^S vertices, quadrant probabilities A,B,C and D = 1 - A - B - C
 //                        (default Graph500's .57,.19,.19; .25,.25,.25 is uniform; larger A, more skew)
 //   er:N:M               Erdos-Renyi: both ends of each arc uniform
-//   powerlaw:N:M:GAMMA   configuration model (Chung-Lu): in- and out-degrees ~ d^-GAMMA, GAMMA > 2
+//   powerlaw:N:M:GAMMA   configuration model (Chung-Lu): in- and out-degrees ~ d^-GAMMA, 2 < GAMMA <= 100
 //   grid:R:C             R x C lattice, each vertex linked both ways to its <= 4 neighbours (road-like)
 //   hub:N:M              every vertex links to vertex 0 (one row of P^T holds N - 1 links), plus
 //                        M uniform arcs

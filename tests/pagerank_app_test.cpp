@@ -88,6 +88,8 @@ TEST_F(pagerank_app, Help) {
         "--weighted", "--personalize", "--initial", "--top", "--output", "--json", "--loop", "--bench",
         "Exit codes", "csr-vector", "--accelerate", "--accelerate-every"})
     EXPECT_NE(o.out.find(s), std::string::npos) << s;
+  // powerlaw's range as io/synthetic.cpp checks it (it said only GAMMA > 2).
+  EXPECT_NE(o.out.find("2 < GAMMA <= 100"), std::string::npos);
   EXPECT_TRUE(o.err.empty());
 }
 

@@ -168,7 +168,8 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
     ("device,d", po::value(&e.device)->default_value(std::string(name(opt.device))),
      "auto | cpu | cuda; auto: the one predicted to finish first (CUDA context, transfer and solve "
      "against the CPU's conversion and solve, from the graph's size, the thread count and the "
-     "iterations of the last solve of this graph and setting, kept beside its cache entry)")
+     "iterations of the last solve of this graph and setting, kept beside its cache entry); a GPU "
+     "--kernel or --pull named takes the GPU, and fails without one")
     ("kernel,k", po::value(&e.kernel)->default_value("auto"),
      ("SpMV kernel: " + spmv_kernel_names() + "; cpu forces the CPU path").c_str())
     ("pull", po::value(&e.pull)->default_value(std::string(name(opt.pull))),
@@ -897,7 +898,7 @@ std::optional<input_guess> guess_graph(const settings& s) {
 // and teardown (docs/PERFORMANCE.md, "Device choice"): auto does not gamble.
 bool start_context_now(const settings& s) {
   if (!may_use_gpu(s)) return false;
-  if (s.opt.device == pagerank_device::cuda) return true;
+  if (s.opt.device == pagerank_device::cuda || !gpu_option_named(s.opt).empty()) return true;
   const std::optional<input_guess> guess = guess_graph(s);
   if (!guess) return true;
   device_facts f = solve_facts(s);
@@ -942,6 +943,10 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
   } else if (o.device == pagerank_device::cuda) {
     p.gpu = true;
     p.reason = "--device cuda" + named;
+  } else if (const std::string option = gpu_option_named(o); !option.empty()) {
+    // No usable GPU: convert_for() says so (pagerank_runs_on_gpu).
+    p.gpu = true;
+    p.reason = "auto: " + option + " runs on the GPU" + named;
   } else if (f.context_ready && context.devices() == 0) {
     p.reason = "auto: no usable CUDA device";
   } else {
@@ -1014,11 +1019,11 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
     t.context_started = true;
     t.context_wait += context.wait();
     step.restart();
-    if (s.opt.device == pagerank_device::automatic && !cuda::available()) {
+    if (s.opt.device == pagerank_device::automatic && !cuda::available() && gpu_option_named(s.opt).empty()) {
       plan.gpu = false;
       plan.reason = "auto: no usable CUDA device";
     } else {
-      pagerank_runs_on_gpu(s.opt);  // cuda_error for --device cuda without a usable GPU
+      pagerank_runs_on_gpu(s.opt);  // cuda_error for --device cuda or a GPU option without a usable GPU
     }
   }
   t.context_ready = context.ready();

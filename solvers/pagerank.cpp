@@ -1119,14 +1119,25 @@ pagerank_options permuted(pagerank_options opt, const permutation& p) {
 
 // ---- dispatch --------------------------------------------------------------------
 
+std::string gpu_option_named(const pagerank_options& opt) {
+  if (opt.kernel && *opt.kernel != spmv_kernel::cpu && *opt.kernel != spmv_kernel::automatic)
+    return "--kernel " + std::string(name(*opt.kernel));
+  if (opt.pull != pagerank_pull::automatic) return "--pull " + std::string(name(opt.pull));
+  return "";
+}
+
 bool pagerank_runs_on_gpu(const pagerank_options& opt) {
-  const bool gpu =
-      opt.device == pagerank_device::cuda ||
-      (opt.device == pagerank_device::automatic && opt.kernel != spmv_kernel::cpu && cuda::available());
-  if (gpu && !cuda::available())
-    throw cuda_error(cuda::built()
-                         ? "--device cuda: no usable CUDA device"
-                         : "--device cuda: perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)");
+  if (opt.device == pagerank_device::cpu) return false;  // validate() refuses a GPU option beside it
+  const std::string named = opt.device == pagerank_device::cuda ? "--device cuda" : gpu_option_named(opt);
+  const bool gpu = !named.empty() || (opt.device == pagerank_device::automatic &&
+                                      opt.kernel != spmv_kernel::cpu && cuda::available());
+  if (gpu && !cuda::available()) {
+    const std::string why = cuda::built() ? "no usable CUDA device"
+                                          : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)";
+    throw cuda_error(opt.device == pagerank_device::cuda
+                         ? named + ": " + why
+                         : named + " runs on the GPU: " + why + " (leave it out for the CPU solve)");
+  }
   return gpu;
 }
 

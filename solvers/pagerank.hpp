@@ -602,11 +602,19 @@ double pagerank_device_bytes(index_t n, std::size_t links, std::size_t value_byt
 
 // ---- dispatch ------------------------------------------------------------
 // opt.device automatic: the GPU when cuda::available() and opt.kernel is not
-// cpu; kernel cpu forces the CPU path (and device cuda with kernel cpu is an error).
+// cpu; kernel cpu forces the CPU path (and device cuda with kernel cpu is an
+// error); a GPU kernel or pull named (gpu_option_named) needs the GPU.
 template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt);
 
-// Whether pagerank() runs opt on the GPU; cuda_error for device cuda without a usable GPU.
+// The GPU kernel or pull opt names, as the command line spells it
+// ("--kernel merge", "--pull fused"; "" for none): it means nothing on the
+// CPU path, so device automatic takes the GPU for it, and fails without one
+// as device cuda does, where it was dropped without a word.
+std::string gpu_option_named(const pagerank_options& opt);
+
+// Whether pagerank() runs opt on the GPU; cuda_error for device cuda, or a
+// GPU option named, without a usable GPU.
 bool pagerank_runs_on_gpu(const pagerank_options& opt);
 
 }  // namespace perron

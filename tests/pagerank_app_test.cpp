@@ -935,7 +935,32 @@ TEST_F(pagerank_app, DevicesAndKernels) {
     EXPECT_EQ(o.err_lines(), 1) << o.err;
     o = run({g});  // auto falls back to the CPU
     EXPECT_EQ(o.code, 0) << o.err;
+    // ... but not where a GPU kernel or pull is named: it would be dropped.
+    for (const auto& named : {std::vector<std::string>{"--kernel", "merge"},
+                              {"--pull", "fused"},
+                              {"--pull", "spmv"},
+                              {"--sources", file("s.txt", "1\n"), "--kernel", "ell"}}) {
+      std::vector<std::string> cmd{g};
+      cmd.insert(cmd.end(), named.begin(), named.end());
+      o = run(cmd);
+      EXPECT_EQ(o.code, 70) << named.back() << ": " << o.err;
+      EXPECT_EQ(o.err_lines(), 1) << o.err;
+      EXPECT_NE(o.err.find(named[named.size() - 2] + " " + named.back() + " runs on the GPU"),
+                std::string::npos)
+          << o.err;
+    }
     return;
+  }
+  // A GPU kernel or pull named under auto takes the GPU, however small the graph.
+  for (const auto& named : {std::vector<std::string>{"--kernel", "merge"}, {"--pull", "fused"}}) {
+    std::vector<std::string> cmd{g, "--json"};
+    cmd.insert(cmd.end(), named.begin(), named.end());
+    o = run(cmd);
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.out.find("\"device\": \"cuda\""), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\"reason\": \"auto: " + named[0] + " " + named[1] + " runs on the GPU"),
+              std::string::npos)
+        << o.out;
   }
   for (const char* k : {"auto", "csr-scalar", "csr-vector", "cusparse", "merge"}) {
     o = run({g, "--device", "cuda", "--kernel", k, "--json"});

@@ -1402,7 +1402,31 @@ TEST(pagerank_dispatch, CpuKernelForcesTheCpu) {
     pagerank_options cuda_only;
     cuda_only.device = pagerank_device::cuda;
     EXPECT_THROW(pagerank(g, cuda_only), cuda_error);
+    pagerank_options merge;  // a GPU kernel named under auto needs the GPU
+    merge.kernel = spmv_kernel::merge;
+    EXPECT_THROW(pagerank(g, merge), cuda_error);
+    pagerank_options fused;
+    fused.pull = pagerank_pull::fused;
+    EXPECT_THROW(pagerank(g, fused), cuda_error);
   }
+}
+
+TEST(pagerank_dispatch, GpuOptionsAreNamed) {
+  pagerank_options o;
+  EXPECT_EQ(gpu_option_named(o), "");
+  o.kernel = spmv_kernel::automatic;
+  EXPECT_EQ(gpu_option_named(o), "");
+  o.kernel = spmv_kernel::cpu;
+  EXPECT_EQ(gpu_option_named(o), "");
+  o.kernel = spmv_kernel::merge;
+  EXPECT_EQ(gpu_option_named(o), "--kernel merge");
+  o.kernel.reset();
+  o.pull = pagerank_pull::spmv;
+  EXPECT_EQ(gpu_option_named(o), "--pull spmv");
+  o.pull = pagerank_pull::persistent;
+  EXPECT_EQ(gpu_option_named(o), "--pull persistent");
+  o.device = pagerank_device::cpu;  // named, but the CPU asked for: not the GPU
+  EXPECT_FALSE(pagerank_runs_on_gpu(o));
 }
 
 }  // namespace

@@ -166,7 +166,8 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo.
     personalization / nstart: None (uniform), an array of n non-negative weights, or a
     dict {vertex: weight}. weighted: use A's values as arc weights (else every nonzero
-    counts once; a stored zero is no arc either way). device: "auto", "cpu" or "cuda"; precision: "float" or "double"
+    counts once; a stored zero is no arc either way). device: "auto", "cpu" or "cuda" (auto takes the GPU
+    where kernel names a GPU kernel or pull a GPU step, and raises without one); precision: "float" or "double"
     (reductions are in double either way). Not converging within max_iter is reported
     in info.converged, not raised. accelerate: "auto" (quadratic where the residual's
     rate says the solve has more than a few steps left), "none", "quadratic", "aitken" or "rre"

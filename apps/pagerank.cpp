@@ -192,7 +192,7 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "iterations per host check for --loop check-every, and for --gpus")
     ("graph-unroll", po::value(&opt.graph_unroll)->default_value(opt.graph_unroll),
      "iterations per trip of the WHILE loop for --loop graph-while (results stay exact); 0: chosen "
-     "from the measured SpMV time (1 to 8)")
+     "from the measured SpMV time (1 to 8); at most 1024")
     ("accelerate", po::value(&e.accelerate)->default_value(std::string(name(opt.accelerate))),
      "fewer iterations: auto | none | quadratic (quadratic extrapolation of Kamvar et al. 2003 from "
      "the last four iterates) | aitken (Aitken delta^2 per vertex) | rre (reduced rank extrapolation "

@@ -563,9 +563,12 @@ void pagerank_options::validate() const {
   if (max_iter < 1) throw invalid_argument("--max-iter must be at least 1, got " + std::to_string(max_iter));
   if (check_interval < 1)
     throw invalid_argument("--check-every must be at least 1, got " + std::to_string(check_interval));
-  if (graph_unroll < 0)
-    throw invalid_argument("--graph-unroll must be 0 (automatic) or more, got " +
-                           std::to_string(graph_unroll));
+  // A trip's graph holds its steps' launches, captured before the first
+  // step: 'pagerank g --graph-unroll 2000000000' would capture 4 * 10^9 of
+  // them before anything ran.
+  if (graph_unroll < 0 || graph_unroll > max_graph_unroll)
+    throw invalid_argument("--graph-unroll must be 0 (automatic) to " + std::to_string(max_graph_unroll) +
+                           " steps a trip, got " + std::to_string(graph_unroll));
   if (accelerate_every < 4)
     throw invalid_argument(
         "--accelerate-every must be at least 4 (quadratic extrapolation reads the last "

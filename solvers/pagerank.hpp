@@ -381,8 +381,11 @@ struct pagerank_options {
   // but those SpMVs are spent. 0: chosen per graph from the SpMV's measured
   // time s, U = sqrt(2 K c / s) rounded, in [1, 8], which minimises
   // K c / U + (U - 1) s / 2 (trips plus the expected spent steps) for
-  // K = 30 iterations and c = 4 us (docs/PERFORMANCE.md, PageRank).
+  // K = 30 iterations and c = 4 us (docs/PERFORMANCE.md, PageRank). At most
+  // max_graph_unroll: the body graph holds its steps' launches, captured
+  // before the solve.
   int graph_unroll = 0;
+  static constexpr int max_graph_unroll = 1024;
   // false: no CUDA graphs at all (check_every, each step launched directly),
   // for tools that do not follow graph launches, and to test that path.
   bool use_graphs = true;

@@ -1079,6 +1079,7 @@ TEST(pagerank_options, Validation) {
   bad([](auto& o) { o.max_iter = 0; });
   bad([](auto& o) { o.check_interval = 0; });
   bad([](auto& o) { o.graph_unroll = -1; });
+  bad([](auto& o) { o.graph_unroll = pagerank_options::max_graph_unroll + 1; });
   bad([](auto& o) { o.personalization = {1, 2, 3}; });      // wrong length
   bad([](auto& o) { o.personalization = {1, -1, 1, 1}; });  // negative
   bad([](auto& o) { o.personalization = {0, 0, 0, 0}; });   // all zero

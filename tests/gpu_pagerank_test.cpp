@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -1017,6 +1018,41 @@ TYPED_TEST(gpu_pagerank, PersistentStartsTheUniformSolveItself) {
   }
 }
 
+// Each shape solved by the fused pull built under each of two values of the
+// layout pin `pin` (a variable of layout_pin()), plain and personalized
+// (seed): both builds must give the same bits and match the reference or
+// the CPU. check(w, solver) sees each build, each(w, variant, what, result)
+// each solve; the runs of the second value come back, by shape.
+template <class T, class Check, class Each>
+std::vector<std::vector<pagerank_result>> expect_pins_agree(
+    const std::vector<std::pair<std::string, coo_matrix<double>>>& shapes, const char* pin,
+    const std::array<const char*, 2>& values, std::uint64_t seed, Check check, Each each) {
+  std::vector<std::vector<pagerank_result>> second;
+  for (const auto& [what, a] : shapes) {
+    const auto g = make_pagerank_graph<T>(a, false);
+    pagerank_options o = plain_steps();
+    o.tol = solve_tolerance<T>::tol;
+    std::vector<pagerank_result> runs[2];
+    for (int w = 0; w < 2; ++w) {
+      const scoped_env env(pin, values[w]);
+      pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
+      check(w, s);
+      for (int variant = 0; variant < 2; ++variant) {
+        o.personalization = variant == 1 ? random_vector(a.rows, seed, 0.0, 1.0) : std::vector<double>{};
+        runs[w].push_back(s.solve(o));
+        const std::string at = what + " " + values[w] + " variant " + std::to_string(variant);
+        EXPECT_TRUE(runs[w].back().converged) << at;
+        expect_solves(a, g, o, runs[w].back(), at);
+        each(w, variant, what, runs[w].back());
+      }
+    }
+    for (std::size_t i = 0; i < runs[0].size(); ++i)
+      EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << what << " variant " << i;
+    second.push_back(runs[1]);
+  }
+  return second;
+}
+
 // The fused pull's two index widths (pagerank_fused.cuh: 32-bit columns, or
 // 16-bit differences with escapes to a per-slice array) built from the same
 // sorted rows read the same columns in the same order, so they give the same
@@ -1039,40 +1075,25 @@ TYPED_TEST(gpu_pagerank, FusedIndexWidthsGiveTheSameBits) {
     star.values.push_back(1);
   }
   shapes.push_back({"star at 77777", std::move(star)});
-  pagerank_result random_run;  // random 200000, no personalization
   int trial_took_16 = 0;
-  for (const auto& [what, a] : shapes) {
-    const auto g = make_pagerank_graph<T>(a, false);
-    pagerank_options o = plain_steps();
-    o.tol = solve_tolerance<T>::tol;
-    std::vector<pagerank_result> runs[2];
-    for (int w = 0; w < 2; ++w) {
-      scoped_env env("PERRON_FUSED_INDEX", w == 0 ? "trial" : "16");
-      pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
-      if (w == 0) {
-        EXPECT_NE(s.kernel_reason().find("; index 16-bit ("), std::string::npos) << s.kernel_reason();
-      }
-      for (int variant = 0; variant < 2; ++variant) {
-        o.personalization = variant == 1 ? random_vector(a.rows, 181, 0.0, 1.0) : std::vector<double>{};
-        runs[w].push_back(s.solve(o));
-        const pagerank_result& r = runs[w].back();
-        const std::string at = what + (w ? " 16-bit" : " trial") + " variant " + std::to_string(variant);
+  const auto runs = expect_pins_agree<T>(
+      shapes, "PERRON_FUSED_INDEX", {"trial", "16"}, 181,
+      [](int w, const pagerank_cuda<T>& s) {
+        if (w == 0) {
+          EXPECT_NE(s.kernel_reason().find("; index 16-bit ("), std::string::npos) << s.kernel_reason();
+        }
+      },
+      [&](int w, int variant, const std::string& what, const pagerank_result& r) {
         if (w == 1) {
-          EXPECT_TRUE(r.index16) << at << ": " << r.kernel_reason;
+          EXPECT_TRUE(r.index16) << what << ": " << r.kernel_reason;
           if (what == "random 200000") {  // 7.5 links a row (at 2^21 1.4: there the count bytes cost more)
-            EXPECT_LT(r.index_bytes_per_link, 3.0) << at;
+            EXPECT_LT(r.index_bytes_per_link, 3.0) << what;
           }
         } else if (variant == 0) {
           trial_took_16 += r.index16;
         }
-        EXPECT_TRUE(r.converged) << at;
-        expect_solves(a, g, o, r, at);
-      }
-    }
-    for (std::size_t i = 0; i < runs[0].size(); ++i)
-      EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << what << " variant " << i;
-    if (what == "random 200000") random_run = runs[1][0];
-  }
+      });
+  const pagerank_result random_run = runs[shapes.size() - 3][0];  // random 200000, no personalization
   std::cout << "[ note ] the trial kept the 16-bit index on " << trial_took_16 << " of " << shapes.size()
             << " graphs\n";
   // Unset: the 32-bit index alone, from unsorted rows.
@@ -1098,26 +1119,13 @@ TYPED_TEST(gpu_pagerank, FusedLoopsGiveTheSameBits) {
   auto shapes = persistent_shapes();
   shapes.push_back({"random 200000", random_graph(200000, 1500000, 191)});
   const auto last_word = [](const std::string& s) { return s.substr(s.rfind(' ') + 1); };
-  for (const auto& [what, a] : shapes) {
-    const auto g = make_pagerank_graph<T>(a, false);
-    pagerank_options o = plain_steps();
-    o.tol = solve_tolerance<T>::tol;
-    std::vector<pagerank_result> runs[2];
-    for (int l = 0; l < 2; ++l) {
-      const std::string loop = l == 0 ? "whole" : "tested";
-      const scoped_env env("PERRON_FUSED_LOOP", loop.c_str());
-      pagerank_cuda<T> s(g, spmv_kernel::automatic, pagerank_pull::fused);
-      EXPECT_EQ(last_word(s.layout()), loop) << what << ": " << s.layout();
-      EXPECT_EQ(s.kernel_reason().find("; loop whole "), std::string::npos) << s.kernel_reason();
-      for (int variant = 0; variant < 2; ++variant) {
-        o.personalization = variant == 1 ? random_vector(a.rows, 193, 0.0, 1.0) : std::vector<double>{};
-        runs[l].push_back(s.solve(o));
-        expect_solves(a, g, o, runs[l].back(), what + " " + loop + " variant " + std::to_string(variant));
-      }
-    }
-    for (std::size_t i = 0; i < runs[0].size(); ++i)
-      EXPECT_TRUE(same_bits(runs[0][i], runs[1][i])) << what << " variant " << i;
-  }
+  expect_pins_agree<T>(
+      shapes, "PERRON_FUSED_LOOP", {"whole", "tested"}, 193,
+      [&](int w, const pagerank_cuda<T>& s) {
+        EXPECT_EQ(last_word(s.layout()), w == 0 ? "whole" : "tested") << s.layout();
+        EXPECT_EQ(s.kernel_reason().find("; loop whole "), std::string::npos) << s.kernel_reason();
+      },
+      [](int, int, const std::string&, const pagerank_result&) {});
   {
     const scoped_env bad("PERRON_FUSED_LOOP", "fast");
     const auto g = make_pagerank_graph<T>(shapes.front().second, false);

@@ -1018,6 +1018,17 @@ TYPED_TEST(gpu_pagerank, PersistentStartsTheUniformSolveItself) {
   }
 }
 
+// The solver a later run builds from the trial record rec kept with g's
+// cache entry (memo.record: what it would keep anew).
+template <class T>
+pagerank_cuda<T> built_from_record(const pagerank_graph<T>& g, const pull_facts& f, const trial_record& rec,
+                                   pull_trial_memo& memo) {
+  memo.remembered = format_trial_record(rec, f, g.vertices(), cuda::device_description(0));
+  pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::automatic, &memo);
+  EXPECT_EQ(s.pull_decision().rfind("cached trial: ", 0), 0u) << s.pull_decision();
+  return s;
+}
+
 // Each shape solved by the fused pull built under each of two values of the
 // layout pin `pin` (a variable of layout_pin()), plain and personalized
 // (seed): both builds must give the same bits and match the reference or
@@ -1148,9 +1159,7 @@ TYPED_TEST(gpu_pagerank, FusedLoopsGiveTheSameBits) {
   for (const std::string layout : {"hub 0 tested", "hub 0 whole", "hub 0"}) {
     rec.layout = layout;
     pull_trial_memo memo;
-    memo.remembered = format_trial_record(rec, f, g.vertices(), cuda::device_description(0));
-    pagerank_cuda<T> cached(g, std::nullopt, pagerank_pull::automatic, &memo);
-    EXPECT_EQ(cached.pull_decision().rfind("cached trial: ", 0), 0u) << cached.pull_decision();
+    pagerank_cuda<T> cached = built_from_record(g, f, rec, memo);
     ASSERT_EQ(cached.pull(), pagerank_pull::fused);
     if (layout == "hub 0") {  // the loops timed, and the layout kept with the same times
       EXPECT_NE(cached.kernel_reason().find("; loop whole "), std::string::npos) << cached.kernel_reason();
@@ -1327,9 +1336,7 @@ TYPED_TEST(gpu_pagerank, PersistentOwnOrderSolvesAndIsRemembered) {
   rec.times.push_back(trial_time{pagerank_pull::fused, "pull-fused", 9.0});
   rec.layout = layout;
   pull_trial_memo memo;
-  memo.remembered = format_trial_record(rec, f, g.vertices(), cuda::device_description(0));
-  pagerank_cuda<T> cached(g, std::nullopt, pagerank_pull::automatic, &memo);
-  EXPECT_EQ(cached.pull_decision().rfind("cached trial: ", 0), 0u) << cached.pull_decision();
+  pagerank_cuda<T> cached = built_from_record(g, f, rec, memo);
   EXPECT_EQ(cached.pull(), pagerank_pull::persistent);
   EXPECT_EQ(cached.layout(), layout);
   EXPECT_NE(cached.kernel_reason().find("within runs of " + window + " ids"), std::string::npos)

@@ -25,7 +25,9 @@
 #                                                            last rank's windows), too few, a bad line in a
 #                                                            .tar.gz's member, a bad SNAP line, a truncated
 #                                                            .gz: one message with the true line; junk after
-#                                                            a streamed .tar.gz's gzip data: refused
+#                                                            a streamed .tar.gz's gzip data: refused; comments
+#                                                            longer than a window before the size line or an
+#                                                            edge list's first line
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a graph without vertices (named),
 #                                                            procfs files (size 0, read to their end), a bad
 #                                                            line and too many entries
@@ -416,6 +418,16 @@ case $mode in
     compare "$dir/cage8.mtx.gz" --weighted
     gzip -c data/netscience.mtx >"$dir/netscience.mtx.gz"
     compare "$dir/netscience.mtx.gz" --weighted
+    # Comments longer than a window before a .mtx.gz's size line and before an edge list's first
+    # (weighted) line: the header was parsed from the first window alone ('missing size line' in
+    # the comments; the list's field count taken from a comment, its 3-field lines refused).
+    comments() { awk -v c="$1" 'BEGIN { for (i = 1; i <= 300; i++) print c " comment " i ", together longer than a window" }'; }
+    { sed -n 1p data/cage8.mtx && comments % && sed 1d data/cage8.mtx; } | gzip >"$dir/long-header.mtx.gz"
+    compare "$dir/long-header.mtx.gz" --weighted
+    { comments '#' && sed '/^%/d' data/cage8.mtx | sed 1d; } >"$dir/long-header.txt"
+    gzip -c "$dir/long-header.txt" >"$dir/long-header.txt.gz"
+    compare "$dir/long-header.txt" --weighted
+    compare "$dir/long-header.txt.gz" --weighted
     # A SuiteSparse .tar.gz (when built with libarchive): its member streamed too.
     mkdir -p "$dir/cage8" && cp data/cage8.mtx "$dir/cage8/" && tar -czf "$dir/cage8.tar.gz" -C "$dir" cage8
     archives=false

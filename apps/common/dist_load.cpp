@@ -302,6 +302,44 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& 
   return exchange(path, a.slice(), n, weighted, dist::mirror::none, info.meta.label);
 }
 
+// True when `text` holds the line that ends a header: for Matrix Market
+// (`mm`) a line past the banner that is neither blank nor a '%' comment (the
+// size line, or what parse_header refuses in its place), for an edge list
+// the first line that is neither blank nor a '#' or '%' comment (its header
+// or its first edge, which say how many fields the lines have).
+bool holds_header_end(std::string_view text, bool mm) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  if (mm) p = io::detail::next_line(p, end);  // the banner
+  for (; p != end; p = io::detail::next_line(p, end)) {
+    const char* q = io::detail::skip_blanks(p, end);
+    if (q == end || *q == '\n' || *q == '%' || (!mm && *q == '#') ||
+        (*q == '\r' && (q + 1 == end || q[1] == '\n')))
+      continue;
+    return true;
+  }
+  return false;
+}
+
+// The first window, joined with the windows after it up to the end of the
+// header (into `joined`, which must outlive the view): the header was parsed
+// from the first window alone, and comments longer than it (a window is
+// 1 MiB for a small file) cut it short, so that under mpirun a .mtx.gz said
+// 'missing size line' in its comments and an edge list's fields were counted
+// from a comment, where one process (a first window of 8 MiB, a plain file
+// whole) read the same file.
+std::string_view through_header(std::string_view first, io::detail::text_windows& windows, bool mm,
+                                std::string& joined) {
+  while (!holds_header_end(first, mm)) {
+    if (joined.empty()) joined.assign(first);  // next() ends the view's life
+    const std::string_view w = windows.next();
+    joined.append(w);
+    first = joined;
+    if (w.empty()) break;
+  }
+  return first;
+}
+
 // Collective. Rank 0 opens the input and reads its header; an input it
 // cannot stream (not a regular file, one whose size reads 0, an `array`
 // Matrix Market file) goes to load_whole.
@@ -311,6 +349,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
   const int P = world.size(), me = world.rank();
   std::unique_ptr<io::detail::text_windows> windows;
   std::string_view first;   // rank 0: the first window's body
+  std::string joined;       // rank 0: the first windows, when the header runs past one
   std::string name = path;  // what errors call the input: an archive's member too
   stream_part part;
   std::vector<std::int64_t> facts(10, 0);
@@ -336,7 +375,9 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
                      : io::detail::open_file_windows(path, window);
     }
     first = windows->next();
-    if (archive || io::detect_input_format(first, name) == io::input_format::matrix_market) {
+    const bool mm = archive || io::detect_input_format(first, name) == io::input_format::matrix_market;
+    first = through_header(first, *windows, mm, joined);
+    if (mm) {
       part.mm = io::detail::parse_mm_stream_header(first, name);
       if (!part.mm.header.coordinate) return;
       first.remove_prefix(part.mm.body_offset);

@@ -163,6 +163,9 @@ case $mode in
       "$pr" "$g" --precision double --device cpu --tol 1e-10 --no-cache --accelerate none -o "$dir/ref.tsv" >/dev/null ||
         fail "single-process run on $g"
       cached_run false "" "$np" "$g"
+      # --json's text_bytes: the whole input's text, as one process counts it (not rank 0's part).
+      grep -q "\"text_bytes\": $(gzip -dcf "$g" | wc -c)}" "$dir/cached.out" ||
+        fail "$g, np $np: text_bytes is not the input's $(gzip -dcf "$g" | wc -c): $(grep -o '"text_bytes": [0-9]*' "$dir/cached.out")"
       [ "$(ls "$dir/cache" | grep -c "\.$ext\$")" -eq "$([ "$np" -gt 1 ] && echo "$np" || echo 1)" ] ||
         fail "$g: cache files after the first run: $(ls "$dir/cache")"
       cached_run true "" "$np" "$g"

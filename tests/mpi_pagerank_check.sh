@@ -16,7 +16,7 @@
 #                                                            ranks; a corrupt or truncated part, a changed file
 #                                                            and a change of NP make every rank read again;
 #                                                            a distributed run keeps the single-process run's
-#                                                            CSR of A^T
+#                                                            CSR of A^T; an unusable --cache-dir: one warning
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP stream          .gz, .tar.gz and SNAP text streamed by rank 0 in
 #                                                            small windows (PERRON_DIST_WINDOW) so that every
 #                                                            rank parses some: ranks bitwise those of one
@@ -228,6 +228,14 @@ case $mode in
       >/dev/null || fail "single-process --weighted run"
     cached_run false "" "$np" "$dir/graph.mtx" --weighted
     cached_run true "" "$np" "$dir/graph.mtx" --weighted
+    # A --cache-dir that no rank can create (a file): one warning naming the ranks, not one a rank.
+    if [ "$np" -gt 1 ]; then
+      timeout 240 "${mpirun[@]}" -np "$np" "$pr" "$dir/graph.mtx" --device cpu --cache-dir "$dir/ref.tsv" --top 0 \
+        >/dev/null 2>"$dir/warn.err" || fail "mpirun with a file as --cache-dir: $(cat "$dir/warn.err")"
+      [ "$(grep -c warning "$dir/warn.err")" -eq 1 ] &&
+        grep -q "^perron: warning: ranks 0-$((np - 1)): cannot create the cache directory $dir/ref.tsv" "$dir/warn.err" ||
+        fail "not one warning for ranks 0-$((np - 1)): $(cat "$dir/warn.err")"
+    fi
     ;;
   compare)
     graph=$5

@@ -541,12 +541,34 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
   return a;
 }
 
-// Rank 0 prints every rank's warning (the others' stderr is closed), one line each.
+// "rank 3", "ranks 0-4", "ranks 0, 2, 5" (ascending).
+std::string rank_list(const std::vector<std::size_t>& ranks) {
+  if (ranks.size() == 1) return "rank " + std::to_string(ranks[0]);
+  if (ranks.back() - ranks.front() + 1 == ranks.size())
+    return "ranks " + std::to_string(ranks.front()) + "-" + std::to_string(ranks.back());
+  std::string s = "ranks ";
+  for (std::size_t k = 0; k < ranks.size(); ++k) s += (k ? ", " : "") + std::to_string(ranks[k]);
+  return s;
+}
+
+// Rank 0 prints the ranks' warnings (the others' stderr is closed), one line
+// per text with the ranks that gave it: a cause every rank shares (an
+// unwritable --cache-dir) was printed once per rank, P lines of one text.
+void print_warnings(const std::vector<std::string>& all) {
+  for (std::size_t p = 0; p < all.size(); ++p) {
+    if (all[p].empty() || std::find(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(p), all[p]) !=
+                              all.begin() + static_cast<std::ptrdiff_t>(p))
+      continue;  // none, or printed with the first rank that gave it
+    std::vector<std::size_t> ranks;
+    for (std::size_t q = p; q < all.size(); ++q)
+      if (all[q] == all[p]) ranks.push_back(q);
+    std::cerr << "perron: warning: " << rank_list(ranks) << ": " << all[p] << '\n';
+  }
+}
+
 void warn_all(const std::string& mine, const dist::session& world) {
   const std::vector<std::string> all = dist::all_strings(mine);
-  if (world.rank() != 0) return;
-  for (std::size_t p = 0; p < all.size(); ++p)
-    if (!all[p].empty()) std::cerr << "perron: warning: rank " << p << ": " << all[p] << '\n';
+  if (world.rank() == 0) print_warnings(all);
 }
 
 std::uint64_t hash_of(const std::vector<index_t>& first) {
@@ -572,8 +594,7 @@ std::optional<io::rank_part> cached_part(const std::string& path, const io::rank
   const std::vector<std::string> all = dist::all_strings(why);
   const bool told = std::any_of(all.begin(), all.end(), [](const std::string& x) { return !x.empty(); });
   if (world.rank() == 0) {
-    for (std::size_t p = 0; p < all.size(); ++p)
-      if (!all[p].empty()) std::cerr << "perron: warning: rank " << p << ": " << all[p] << '\n';
+    print_warnings(all);
     // Reasons nobody gave: a part missing (deleted, or another host's cache folder), or parts of two runs.
     if (hits == P && !same)
       std::cerr << "perron: warning: the ranks' cached parts come from different partitions; re-reading the "

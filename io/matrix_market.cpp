@@ -4,6 +4,7 @@
 // never by the size line; the size line is checked against the data after.
 #include "io/matrix_market.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -917,6 +918,11 @@ void mm_file_part::check_count(std::uint64_t entries_before, std::uint64_t mine,
 
 bool mm_file_part::splittable(const std::string& path) {
   try {
+    // Not opened unless regular: every rank asks, and opening a named pipe
+    // waits for a writer and takes its text from the one process that reads
+    // it ('mpirun -np 3 pagerank fifo.mtx' hung, where one process read it).
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     if (detail::is_gzip_file(path)) return false;
     const detail::ranged_file f(path);
     detail::text_buffer prefix;

@@ -29,7 +29,8 @@
 #                                                            longer than a window before the size line or an
 #                                                            edge list's first line
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a graph without vertices (named),
-#                                                            procfs files (size 0, read to their end), a bad
+#                                                            procfs files (size 0, read to their end), a named
+#                                                            pipe (read by rank 0 alone), a bad
 #                                                            line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
 #                                                            on the last rank, options refused under mpirun
@@ -306,6 +307,16 @@ case $mode in
     expect_failure 65 "${p0}/proc/self/status:1: unrecognized format" "${run[@]}" /proc/self/status -o "$dir/out.tsv"
     : >"$dir/empty.txt"
     expect_failure 65 "${p0}$dir/empty.txt: empty file" "${run[@]}" "$dir/empty.txt" -o "$dir/out.tsv"
+    # A named pipe: read by rank 0 alone, as one process reads it (every rank opened it to see
+    # whether it could be read in parts, the opens waited for a writer, and the job hung).
+    mkfifo "$dir/pipe.mtx"
+    timeout 60 cp data/karate.mtx "$dir/pipe.mtx" &
+    timeout 60 "${run[@]}" "$dir/pipe.mtx" --precision double --tol 1e-10 --accelerate none -o "$dir/pipe.tsv" \
+      >"$dir/pipe.out" 2>&1 || fail "a named pipe (exit $?, 124: hung): $(cat "$dir/pipe.out")"
+    wait
+    "$pr" data/karate.mtx --device cpu --no-cache --precision double --tol 1e-10 --accelerate none -o "$dir/one.tsv" \
+      >/dev/null || fail "single-process run on karate"
+    cmp -s "$dir/one.tsv" "$dir/pipe.tsv" || fail "a named pipe: ranks differ from the file's"
     ports=/proc/sys/net/ipv4/ip_local_port_range  # two ids: a graph of one link, where it is there
     if [ "$(stat -c %s $ports 2>/dev/null)" = 0 ] && grep -q '^[0-9]*[[:space:]]*[0-9]*$' $ports; then
       compare $ports

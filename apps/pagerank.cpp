@@ -1581,6 +1581,16 @@ int solve_distributed_as(settings& s) {
   t.convert = in.build_seconds;
   pagerank_options& opt = s.opt;
   dist::phase([&] {
+    // Every rank reads these files itself: a named pipe (mkfifo, <(...))
+    // gave its text to one rank and an empty read to the others ('all
+    // weights are zero'), or left a rank's open waiting for a writer gone.
+    for (const std::string& f : {s.personalize, s.initial}) {
+      std::error_code ec;
+      const std::filesystem::file_status st = std::filesystem::status(f, ec);
+      if (!f.empty() && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+          !std::filesystem::is_directory(st))
+        throw io_error(f, "not a regular file: under mpirun every rank reads it, so it must be a file");
+    }
     opt.personalization = vertex_file(s.personalize, in.meta, "--personalize");
     opt.initial = vertex_file(s.initial, in.meta, "--initial");
   });

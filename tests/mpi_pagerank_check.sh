@@ -30,7 +30,8 @@
 #                                                            edge list's first line
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP faults          a missing file, a graph without vertices (named),
 #                                                            procfs files (size 0, read to their end), a named
-#                                                            pipe (read by rank 0 alone), a bad
+#                                                            pipe (read by rank 0 alone; as --personalize:
+#                                                            refused), a bad
 #                                                            line and too many entries
 #                                                            in the last rank's bytes, too few, out of memory
 #                                                            on the last rank, options refused under mpirun
@@ -317,6 +318,14 @@ case $mode in
     "$pr" data/karate.mtx --device cpu --no-cache --precision double --tol 1e-10 --accelerate none -o "$dir/one.tsv" \
       >/dev/null || fail "single-process run on karate"
     cmp -s "$dir/one.tsv" "$dir/pipe.tsv" || fail "a named pipe: ranks differ from the file's"
+    # A named pipe as --personalize, which every rank reads itself: refused before any rank opens
+    # it (a writer's text went to one rank, 'all weights are zero' on another; with no writer yet
+    # every open waited: hung).
+    if [ "$np" -gt 1 ]; then
+      mkfifo "$dir/v.pipe"
+      expect_failure 66 "${p0}$dir/v.pipe: not a regular file: under mpirun every rank reads it" \
+        "${run[@]}" data/karate.mtx --personalize "$dir/v.pipe" -o "$dir/out.tsv"
+    fi
     ports=/proc/sys/net/ipv4/ip_local_port_range  # two ids: a graph of one link, where it is there
     if [ "$(stat -c %s $ports 2>/dev/null)" = 0 ] && grep -q '^[0-9]*[[:space:]]*[0-9]*$' $ports; then
       compare $ports

@@ -6,6 +6,7 @@
 // benchmark input (e.g. a flickr-sized R-MAT graph) as a Matrix Market file.
 #include <omp.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "apps/common/app.hpp"
@@ -102,6 +104,20 @@ bool parse_command_line(int argc, char** argv, settings& s) {
       if (vm.count(t) && !vm[t].defaulted())
         throw usage_error(std::string("--") + t +
                           " does not apply to --write, which writes a matrix and times nothing");
+  // --cache-dir is the folder of the cache --cache times: without --cache it
+  // did nothing, without a word.
+  if (vm.count("cache-dir") && !s.cache)
+    throw usage_error("--cache-dir applies to --cache (the timed reload from the binary cache); add --cache");
+  if (vm.count("cache-dir") && s.cache_dir.empty())
+    throw usage_error(
+        "--cache-dir needs a folder name, got an empty one (without it, --cache uses a fresh "
+        "temporary folder)");
+  // A generated graph has no cache: '--cache rmat:20:1000000' said 'rmat:20:1000000: no such file'.
+  if (s.cache)
+    for (const std::string& f : s.files)
+      if (io::is_synthetic_spec(f))
+        throw usage_error("--cache times the reload of a file's binary cache, and " + f +
+                          " is a generated graph, which is never cached; leave --cache out for it");
   if (s.threads < 0) throw usage_error("--threads must be >= 0");
   // A team past this is no benchmark of the parser: -j 100000 crashed in
   // libgomp's thread creation (SIGSEGV), -j 2147483647 asked it for 481 GB.
@@ -111,6 +127,33 @@ bool parse_command_line(int argc, char** argv, settings& s) {
                       " (4 per processor, at least 1024; got " + std::to_string(s.threads) + ")");
   if (s.repeat < 1) throw usage_error("--repeat must be >= 1");
   return true;
+}
+
+// Every FILE is read --repeat + 1 times (and twice more with --cache): a pipe
+// gives its text once, so '<(zcat g.mtx.gz)' or a FIFO was read by the warm-up
+// and the first timed load then waited for a writer that never came. Checked
+// before any file is read; a missing file or a folder gets load_matrix's error.
+void require_regular_files(const settings& s) {
+  for (const std::string& f : s.files) {
+    struct stat st {};
+    if (io::is_synthetic_spec(f) || ::stat(f.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+      continue;
+    throw io_error(
+        f, "not a regular file: read-bench reads each FILE " + std::to_string(s.repeat + 1) +
+               " times (--repeat " + std::to_string(s.repeat) +
+               " after a warm-up), and a pipe or device gives its text once; save it to a file first");
+  }
+}
+
+// The folder --cache-dir names, made before any file is read: one that cannot
+// be (a file, /dev/null) warned 'not caching' and then ended in the bare
+// 'filesystem error: cannot get file size: Not a directory' (exit 71).
+void require_cache_folder(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!ec && !fs::is_directory(dir, ec)) ec = std::make_error_code(std::errc::not_a_directory);
+  if (ec) throw io_error(dir, "--cache-dir: cannot make it a folder for the cache: " + ec.message());
 }
 
 int write_synthetic(const settings& s) {
@@ -139,7 +182,10 @@ cache_figures time_cache(const std::string& file, const io::read_options& opt, c
   c.cache.dir = dir;
   io::load_matrix(file, c);  // writes the cache
   cache_figures cf;
-  cf.bytes = std::filesystem::file_size(io::cache_file_for(file, dir));
+  // The cache's writer warns and goes on where it cannot write (a full disk).
+  std::error_code ec;
+  cf.bytes = std::filesystem::file_size(io::cache_file_for(file, dir), ec);
+  if (ec) throw io_error(dir, "the cache of " + file + " could not be written there (" + ec.message() + ")");
   std::vector<double> t;
   for (int r = 0; r < repeat; ++r) {
     const auto m = io::load_matrix(file, c);
@@ -196,6 +242,8 @@ int main_body(int argc, char** argv) {
       if (!dir.empty()) fs::remove_all(dir, ec);
     }
   } temp_cache;
+  require_regular_files(s);
+  if (s.cache && !s.cache_dir.empty()) require_cache_folder(s.cache_dir);
   if (s.cache && s.cache_dir.empty()) {
     temp_cache.dir = fs::temp_directory_path() / ("perron-read-bench-" + std::to_string(::getpid()));
     s.cache_dir = temp_cache.dir.string();

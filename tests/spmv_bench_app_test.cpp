@@ -2,9 +2,11 @@
 // what needs no GPU: the command line's checks, made before the device is
 // asked for (read-bench runs on the CPU).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/device.hpp"
 #include "tests/support/app_runner.hpp"
@@ -164,6 +166,63 @@ TEST_F(read_bench_app, WriteRefusesTheTimingOptions) {
     EXPECT_FALSE(fs::exists(dir_ / "m.mtx")) << opt;
   }
   EXPECT_EQ(run("--write tridiag:5 " + quote((dir_ / "m.mtx").string())).code, 0);
+}
+
+// read-bench reads each FILE --repeat + 1 times: a FIFO (or '<(zcat g.gz)')
+// gave its text to the warm-up and the first timed load then waited for a
+// writer forever. Refused before any file is read, as is a device.
+TEST_F(read_bench_app, APipeIsRefusedNotWaitedOn) {
+  const fs::path fifo = dir_ / "g.mtx";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  for (const std::string& file : {fifo.string(), std::string("/dev/zero")}) {
+    // For the FIFO, a writer that gives the text once, as a shell's '<(...)' does.
+    const std::string feed = file == fifo.string() ? "(cat " + quote(a) + " > " + quote(file) + " &); " : "";
+    const outcome o =
+        run_command(feed + "timeout 20 " + quote(app_path("read-bench")) + " -r 2 " + quote(file), dir_);
+    EXPECT_EQ(o.code, 66) << file << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find(file + ": not a regular file: read-bench reads each FILE 3 times"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(o.out, "");
+  }
+  // Unblock the writer left waiting on the FIFO.
+  run_command("timeout 5 cat " + quote(fifo.string()) + " > /dev/null", dir_);
+}
+
+// The cache --cache times: its folder is checked before any file is read (a
+// file as --cache-dir warned 'not caching', then ended in 'filesystem error:
+// cannot get file size: Not a directory', exit 71); --cache-dir without --cache
+// did nothing without a word; a generated graph, never cached, was 'no such
+// file' under --cache.
+TEST_F(read_bench_app, CacheOptionsThatCannotWorkAreRefusedFirst) {
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  const std::string file_as_dir = write("f", "x");
+  struct expected {
+    std::string args;
+    int code;
+    std::string text;
+  };
+  for (const expected& e : std::vector<expected>{
+           {"--cache --cache-dir " + quote(file_as_dir) + " " + quote(a), 66,
+            file_as_dir + ": --cache-dir: cannot make it a folder for the cache: Not a directory"},
+           {"--cache --cache-dir /dev/null " + quote(a), 66,
+            "/dev/null: --cache-dir: cannot make it a folder"},
+           {"--cache-dir " + quote(path("c")) + " " + quote(a), 64, "--cache-dir applies to --cache"},
+           {"--cache --cache-dir '' " + quote(a), 64, "--cache-dir needs a folder name"},
+           {"--cache tridiag:5", 64, "tridiag:5 is a generated graph, which is never cached"}}) {
+    const outcome o = run("-r 1 " + e.args);
+    EXPECT_EQ(o.code, e.code) << e.args << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find(e.text), std::string::npos) << e.args << ": " << o.err;
+    EXPECT_EQ(o.out, "") << e.args;
+  }
+  EXPECT_FALSE(fs::exists(path("c")));
+  const outcome o = run("-r 1 --cache --cache-dir " + quote(path("new/c")) + " " + quote(a));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_FALSE(fs::is_empty(path("new/c")));
+  EXPECT_EQ(run("-r 1 tridiag:5").code, 0);
 }
 
 }  // namespace

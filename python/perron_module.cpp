@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -89,8 +90,25 @@ transpose_rows rows_of(const pagerank_request& req) {
   return req.transposed ? transpose_rows::check : transpose_rows::sorted_unique;
 }
 
+// Ctrl-C during a CPU solve: the solver calls progress after every step with
+// the GIL released; at most every 0.1 s this takes the GIL and lets Python run
+// its signal handlers, and what they raise (KeyboardInterrupt) ends the solve.
+// Without it Ctrl-C waited for the solve's end, max_iter steps where tol is
+// out of reach. (Not on the GPU, whose solver reports progress from its wait.)
+std::function<void(int, double)> signal_check() {
+  using clock = std::chrono::steady_clock;
+  return [next = clock::now()](int, double) mutable {
+    if (clock::now() < next) return;
+    next = clock::now() + std::chrono::milliseconds(100);
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  };
+}
+
 template <class T>
-py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, const pagerank_options& opt) {
+py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_options opt) {
+  opt.validate();  // before pagerank_runs_on_gpu, as pagerank() asks them
+  if (!pagerank_runs_on_gpu(opt)) opt.progress = signal_check();
   pagerank_result r;
   {
     py::gil_scoped_release free;

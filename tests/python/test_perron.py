@@ -344,3 +344,23 @@ def test_scalar_keywords_are_checked_and_named():
     with pytest.raises(ValueError, match="sources: a sequence"):
         perron.pagerank_batched(A, None, device="cpu")
     assert perron.pagerank(A, max_iter=np.int64(3), device="cpu")[1].iterations <= 3
+
+
+def test_ctrl_c_ends_a_long_cpu_solve():
+    # the solve ran with the GIL released and looked at no signal: Ctrl-C waited for max_iter steps
+    # (here about 30 s; with max_iter=2**31 - 1 and a tol out of reach, a day)
+    import signal
+    import threading
+    import time
+    A = perron.read_matrix(DATA / "wb-cs-stanford.mtx", cache=False)
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            perron.pagerank(A, tol=1e-300, max_iter=10**6, precision="double", accelerate="none", device="cpu")
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 5
+    ranks, info = perron.pagerank(A, device="cpu")  # the next solve runs as before
+    assert info.converged and abs(ranks.sum() - 1) < 1e-5

@@ -104,7 +104,31 @@ def _graph_arrays(A, weighted):
     # Unweighted, the values are not read: a complex or object A needs no cast.
     real = weighted or A.dtype == _np.float64
     data = _np.ascontiguousarray(A.data, dtype=_np.float64) if real else _np.ones(A.nnz)
+    if weighted:
+        _check_weights(A, data)
     return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
+
+
+def _check_weights(A, data):
+    # Checked here to name vertices as the caller numbers them: the solver's message said
+    # "arc 1 -> 3" (1-based, as in a Matrix Market file) for A[0, 2], and named --weighted.
+    def arc(k):  # (source, target) of A's k-th stored entry, A CSR or CSC
+        major, minor = int(_np.searchsorted(A.indptr, k, side="right")) - 1, int(A.indices[k])
+        return (minor, major) if A.format == "csc" else (major, minor)
+
+    bad = _np.flatnonzero(~(_np.isfinite(data) & (data >= 0)))
+    if len(bad):
+        i, j = arc(bad[0])
+        raise ValueError(f"weighted: arc {i} -> {j} has weight {data[bad[0]]} (weights must be finite and "
+                         f"non-negative)")
+    with _np.errstate(over="ignore"):
+        total = data.sum()
+    if not _np.isfinite(total):  # no vertex's out-weight can overflow where the total does not
+        source = A.indices if A.format == "csc" else _np.repeat(_np.arange(A.shape[0]), _np.diff(A.indptr))
+        out = _np.bincount(source, weights=data, minlength=A.shape[0])
+        over = _np.flatnonzero(~_np.isfinite(out))
+        if len(over):
+            raise ValueError(f"weighted: vertex {over[0]}: the sum of its out-arc weights overflows a double")
 
 
 def _integer(v, what):

@@ -364,3 +364,28 @@ def test_ctrl_c_ends_a_long_cpu_solve():
     assert time.monotonic() - start < 5
     ranks, info = perron.pagerank(A, device="cpu")  # the next solve runs as before
     assert info.converged and abs(ranks.sum() - 1) < 1e-5
+
+
+def test_bad_weights_name_the_arc_as_the_caller_numbers_it():
+    # the solver's message named A[0, 2] "arc 1 -> 3" (1-based, a Matrix Market file's numbers) and
+    # the command line's --weighted; vertex 0's overflowing out-weight was "vertex 1"
+    A = np.array([[0, 1, 1], [1, 0, 0], [0, 1, 0]], float)
+    for w, shown in [(np.nan, "nan"), (-1.0, "-1.0"), (np.inf, "inf")]:
+        B = A.copy()
+        B[0, 2] = w
+        B = sp.csr_matrix(B)
+        for fmt in ["csr", "csc", "coo"]:
+            with pytest.raises(ValueError, match=f"^weighted: arc 0 -> 2 has weight {shown} "):
+                perron.pagerank(B.asformat(fmt), weighted=True, device="cpu")
+            with pytest.raises(ValueError, match="^weighted: arc 0 -> 2 "):
+                perron.pagerank_batched(B.asformat(fmt), [[1]], weighted=True, device="cpu")
+        perron.pagerank(B, device="cpu")  # unweighted, the values are not read
+    C = A.copy()
+    C[2, 1], C[2, 0] = 1e308, 1e308  # vertex 2's out-weight overflows
+    for fmt in ["csr", "csc"]:
+        with pytest.raises(ValueError, match="^weighted: vertex 2: the sum of its out-arc weights overflows"):
+            perron.pagerank(sp.csr_matrix(C).asformat(fmt), weighted=True, device="cpu")
+    D = A.copy()
+    D[0, 1], D[1, 0] = 1e308, 1e308  # the total overflows, no vertex's out-weight does
+    ranks, info = perron.pagerank(sp.csr_matrix(D), weighted=True, device="cpu")
+    assert info.converged and abs(ranks.sum() - 1) < 1e-5

@@ -161,14 +161,19 @@ def _vertex_vector(v, n, what):
                 raise ValueError(f"{what}: vertex {k} is not in the graph (0 .. {n - 1})")
             if isinstance(w, (complex, _np.complexfloating)):
                 raise TypeError(f"{what}: the weight of vertex {k} is complex ({w})")
-            out[int(k)] = w
+            out[int(k)] = _real(w, f"{what}: the weight of vertex {k}")
     else:
+        if _sp.issparse(v):  # np.asarray made it a 0-d object array: "setting an array element with a sequence"
+            v = v.toarray()
         v = _np.asarray(v)
         if v.dtype.kind == "c":  # the cast to float64 would drop the imaginary parts
             raise TypeError(f"{what}: the weights must be real, got {v.dtype}")
         if v.ndim > 1 and max(v.shape) != v.size:  # (n, 1) is a vector; (2, n / 2) is not
             raise ValueError(f"{what}: a vector of one weight per vertex, got shape {v.shape}")
-        out = v.astype(_np.float64).ravel()
+        try:
+            out = v.astype(_np.float64).ravel()
+        except (TypeError, ValueError):  # numpy's message named no keyword
+            raise TypeError(f"{what}: the weights must be real numbers, got {v.dtype} {str(v)[:60]}") from None
         if len(out) != n:
             raise ValueError(f"{what}: {len(out)} values for a graph of {n} vertices")
     # Checked here to name the vertex as the caller numbers it (the solver says "entry k + 1")
@@ -188,7 +193,7 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     """PageRank of the graph whose adjacency matrix is A (A[i, j] != 0: an arc i -> j).
 
     Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo.
-    personalization / nstart: None (uniform), an array of n non-negative weights, or a
+    personalization / nstart: None (uniform), an array (or scipy sparse vector) of n non-negative weights, or a
     dict {vertex: weight}. weighted: use A's values as arc weights (else every nonzero
     counts once; a stored zero is no arc either way). device: "auto", "cpu" or "cuda" (auto takes the GPU
     where kernel names a GPU kernel or pull a GPU step, and raises without one); precision: "float" or "double"
@@ -240,8 +245,8 @@ class BatchedPageRankInfo:
 def _source_set(item, n, c):
     """One source set as [(vertex, weight)]: a vertex, a sequence of vertices (equal
     weights) or a dict {vertex: weight}."""
-    if isinstance(item, dict):
-        pairs = [(k, float(w)) for k, w in item.items()]
+    if isinstance(item, dict):  # float() named no set: "could not convert string to float: 'x'"
+        pairs = [(k, _real(w, f"sources[{c}]: the weight of vertex {k!r}")) for k, w in item.items()]
     elif isinstance(item, (int, _np.integer)):
         pairs = [(item, 1.0)]
     else:
@@ -263,6 +268,8 @@ def _source_set(item, n, c):
         out.append((int(v), w))
     if not any(w > 0 for _, w in out):
         raise ValueError(f"sources[{c}]: all weights are zero")
+    if not _np.isfinite(sum(w for _, w in out)):  # the solver said "--sources: set 1: ..." for sources[0]
+        raise ValueError(f"sources[{c}]: the weights' sum overflows")
     return out
 
 

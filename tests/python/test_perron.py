@@ -389,3 +389,27 @@ def test_bad_weights_name_the_arc_as_the_caller_numbers_it():
     D[0, 1], D[1, 0] = 1e308, 1e308  # the total overflows, no vertex's out-weight does
     ranks, info = perron.pagerank(sp.csr_matrix(D), weighted=True, device="cpu")
     assert info.converged and abs(ranks.sum() - 1) < 1e-5
+
+
+def test_weights_given_in_python_name_their_keyword():
+    A = karate()
+    # float()'s and numpy's own messages named neither the keyword nor the set:
+    # "could not convert string to float: 'x'", "setting an array element with a sequence."
+    with pytest.raises(TypeError, match=r"^sources\[1\]: the weight of vertex 0 must be a real number"):
+        perron.pagerank_batched(A, [[0], {0: "x"}], device="cpu")
+    with pytest.raises(TypeError, match=r"^sources\[0\]: the weight of vertex 3 must be a real number"):
+        perron.pagerank_batched(A, [{3: 1j}], device="cpu")
+    # the solver said "--sources: set 2: the weights' sum overflows" for sources[1]
+    with pytest.raises(ValueError, match=r"^sources\[1\]: the weights' sum overflows"):
+        perron.pagerank_batched(A, [[0], {0: 1e308, 1: 1e308}], device="cpu")
+    for kw in ["personalization", "nstart"]:
+        with pytest.raises(TypeError, match=f"^{kw}: the weights must be real numbers"):
+            perron.pagerank(A, device="cpu", **{kw: ["a"] * 34})
+        with pytest.raises(TypeError, match=f"^{kw}: the weight of vertex 2 must be a real number"):
+            perron.pagerank(A, device="cpu", **{kw: {2: [1.0]}})
+    # a scipy sparse vector is one weight per vertex (it was an error naming nothing)
+    v = np.zeros(34)
+    v[[0, 33]] = [1.0, 3.0]
+    for sparse in [sp.csr_matrix(v), sp.csc_matrix(v.reshape(34, 1))]:
+        np.testing.assert_allclose(perron.pagerank(A, personalization=sparse, device="cpu")[0],
+                                   perron.pagerank(A, personalization=v, device="cpu")[0])

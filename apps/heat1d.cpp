@@ -367,8 +367,7 @@ void note_long_run(const plan& pl) {
 // Every output goes through io::output_file: a temporary beside the target,
 // renamed into place when complete, so a failed run leaves no truncated file
 // and any earlier one intact. Numbers as "%.17g" (every bit of a double).
-void write_profile(const std::string& path, const heat::grid_problem& p, const std::vector<double>& u) {
-  io::output_file f(path);
+void write_profile(io::output_file& f, const heat::grid_problem& p, const std::vector<double>& u) {
   for (index_t i = 0; i < p.n; ++i) std::fprintf(f.get(), "%.17g\t%.17g\n", p.x(i), u[i]);
   f.commit();
 }
@@ -585,7 +584,7 @@ void compare_with_exact(const plan& pl, const heat::time_stepper<T>& ts, run_rec
   if (rec.exact) rec.max_error = ts.max_error(*rec.exact);
 }
 
-void write_plot(const plan& pl, const run_record& rec) {
+void write_plot(const plan& pl, const run_record& rec, io::output_file& f) {
   const heat::grid_problem& p = pl.s.problem;
   std::vector<plot_series> series;
   for (const auto& c : rec.curves)
@@ -602,7 +601,8 @@ void write_plot(const plan& pl, const run_record& rec) {
               heat::describe(p.left) + ", right " + heat::describe(p.right);
   po_.x_label = "x";
   po_.y_label = "u(x, t)";
-  write_svg_line_plot(pl.s.app.plot, series, po_);
+  f.write(svg_line_plot(series, po_));
+  f.commit();
 }
 
 // ---- summaries ----------------------------------------------------------------------
@@ -768,17 +768,17 @@ int report_end(const plan& pl, const run_record& rec) {
 }
 
 // The summaries: JSON to stdout ('-'), or JSON to a file and the text to stdout.
-void write_summaries(const plan& pl, const run_record& rec, double total_s) {
+void write_summaries(const plan& pl, const run_record& rec, double total_s,
+                     std::optional<io::output_file>& file) {
   const std::string& json = pl.s.app.json;
   const std::string js = json.empty() ? std::string() : json_summary(pl, rec, total_s);
   if (json == "-") {
     std::cout << js;
     return;
   }
-  if (!json.empty()) {
-    io::output_file f(json);
-    f.write(js);
-    f.commit();
+  if (file) {
+    file->write(js);
+    file->commit();
   }
   summary_stream(pl.s.app) << text_summary(pl, rec);
 }
@@ -788,8 +788,21 @@ std::string kernel_label(const heat::step_options& o, spmv_kernel used) {
   return o.form == heat::operator_form::stencil ? "stencil" : std::string(name(used));
 }
 
+// The files asked for, opened (each a temporary beside its target) before the
+// first step: a missing folder or a directory named as --output, --json or
+// --plot was found only when written, after the last step, and the run's
+// profile and summary were lost with it.
+struct output_files {
+  std::optional<io::output_file> profile, plot, json;
+  explicit output_files(const app_options& a) {
+    if (!a.output.empty()) profile.emplace(a.output);
+    if (!a.plot.empty()) plot.emplace(a.plot);
+    if (!a.json.empty() && a.json != "-") json.emplace(a.json);
+  }
+};
+
 template <class T>
-int simulate(const plan& pl) {
+int simulate(const plan& pl, output_files& out) {
   stopwatch total;
   const heat::grid_problem& p = pl.s.problem;
   run_record rec;
@@ -816,9 +829,9 @@ int simulate(const plan& pl) {
   rec.r = ts.r();
   compare_with_exact(pl, ts, rec);
 
-  if (!a.output.empty()) write_profile(a.output, p, ts.solution());
-  if (!a.plot.empty()) write_plot(pl, rec);
-  write_summaries(pl, rec, total.seconds());
+  if (out.profile) write_profile(*out.profile, p, ts.solution());
+  if (out.plot) write_plot(pl, rec, *out.plot);
+  write_summaries(pl, rec, total.seconds(), out.json);
   // The whole run, outputs included (the JSON records it as timings.total_s).
   if (pl.s.app.json != "-") summary_stream(a) << "time: whole run " << format_g(total.seconds(), 3) << " s\n";
   return report_end(pl, rec);
@@ -846,8 +859,9 @@ int main_body(int argc, char** argv) {
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();
   const plan pl = make_plan(c);
+  output_files out(pl.s.app);
   note_long_run(pl);
-  return pl.is_float() ? simulate<float>(pl) : simulate<double>(pl);
+  return pl.is_float() ? simulate<float>(pl, out) : simulate<double>(pl, out);
 }
 
 }  // namespace

@@ -312,5 +312,31 @@ TEST_F(heat1d_app, ALongRunSaysSoFirst) {
   EXPECT_EQ(quick.err.find("point updates"), std::string::npos) << quick.err;
 }
 
+// An output that cannot be written (a missing folder, a folder named as the
+// file) is refused before the first step: it was found only when written,
+// after the last one, so a long run ended in the error and lost its profile
+// and summary. The run here would take hours; it is killed by timeout if it starts.
+TEST_F(heat1d_app, AnOutputThatCannotBeWrittenIsRefusedBeforeTheRun) {
+  fs::create_directory(dir_ / "folder");
+  const std::string long_run =
+      "timeout 20 " + quote(app_path("heat1d")) + " -m explicit -n 30001 --device cpu ";
+  for (const std::string& option : {"--output", "--json", "--plot"})
+    for (const std::string& file : {path("missing/u.out"), path("folder")}) {
+      // Beside one output that can be written, which is not left behind either.
+      const std::string other =
+          option == "--output" ? "--json " + quote(path("j.json")) : "-o " + quote(path("u.tsv"));
+      const outcome o = run_command(long_run + other + " " + option + " " + quote(file), dir_);
+      EXPECT_EQ(o.code, 66) << option << " " << file << ": " << o.err;
+      EXPECT_EQ(o.err_lines(), 1) << o.err;
+      EXPECT_NE(o.err.find(file + ": "), std::string::npos) << o.err;
+      EXPECT_EQ(o.out, "");
+    }
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.path().filename() != "stdout" && e.path().filename() != "stderr")
+      left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"folder"});
+}
+
 }  // namespace
 }  // namespace perron::test

@@ -39,6 +39,28 @@ TEST_F(spmv_bench_app, AnOutputThatIsAnInputIsRefused) {
   }
 }
 
+// --json=FILE and --csv=FILE that cannot be written (a missing folder, a
+// folder named as the file) are refused before the timing: they were found
+// only when written, after every kernel had run, and the results were lost.
+// One line, before the device is asked for (so without a GPU too).
+TEST_F(spmv_bench_app, AnOutputThatCannotBeWrittenIsRefusedFirst) {
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  fs::create_directory(dir_ / "folder");
+  for (const std::string& file : {path("missing/r"), path("folder")})
+    for (const std::string& option : {"--json=", "--csv="}) {
+      const std::string other = option == "--json=" ? "--csv=" : "--json=";
+      const outcome o = run(other + quote(path("ok")) + " " + option + quote(file) + " " + quote(a));
+      EXPECT_EQ(o.code, 66) << option << file << ": " << o.err;
+      EXPECT_EQ(o.err_lines(), 1) << o.err;
+      EXPECT_EQ(o.err.rfind("spmv-bench: error: " + file + ": ", 0), 0u) << o.err;
+      EXPECT_EQ(o.out, "");
+    }
+  for (const auto& e : fs::directory_iterator(dir_))  // neither "ok" nor a temporary beside it
+    EXPECT_TRUE(e.path().filename() == "a.mtx" || e.path().filename() == "folder" ||
+                e.path().filename() == "stdout" || e.path().filename() == "stderr")
+        << e.path();
+}
+
 // --copy-mib's two device buffers are checked against the GPU's room before
 // they are allocated (1000000 MiB ended in cudaMalloc's out-of-memory text on
 // the H200): refused with both sizes, before the device is asked for, so

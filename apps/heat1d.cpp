@@ -147,7 +147,7 @@ const char* trailer_text =
     "of to T; it needs a steady state to exist (not two Neumann ends with net inflow).\n"
     "\n"
     "Outputs: --output FILE: the final profile, lines 'x<TAB>u' (no header). Any one output\n"
-    "may be '-', standard output; the text summary then goes to stderr.\n"
+    "may be '-' (or /dev/stdout), standard output; the text summary then goes to stderr.\n"
     "--snapshot FILE with --snapshot-every K: lines 't<TAB>x<TAB>u' every K steps from step\n"
     "0 (and the last step), a blank line between snapshots (gnuplot 'index').\n"
     "--json FILE ('-' = stdout instead of the text summary): N, steps, method, solver,\n"
@@ -338,6 +338,9 @@ plan make_plan(const command_line& c) {
     s.step.stop.rel_tol = c.rtol ? *c.rtol : heat::default_step_rel_tol(s.problem, s.step, pl.is_float());
     s.step.validate(s.problem);
     s.app.validate();
+    // '-o /dev/stdout' is '-o -': the text summary went after the profile in the same stream.
+    for (std::string* f : {&s.app.output, &s.app.snapshot, &s.app.json, &s.app.plot})
+      if (io::names_standard_output(*f)) *f = "-";
     check_outputs(s);
   } catch (const invalid_argument& e) {
     throw usage_error(e.what());

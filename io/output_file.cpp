@@ -50,6 +50,8 @@ int own_descriptor(const std::string& path) {
 
 }  // namespace
 
+bool names_standard_output(const std::string& path) { return path == "-" || own_descriptor(path) == 1; }
+
 void output_file::open_in_place(int fd) {
   if (fd < 0) fail(path_, "cannot open for writing", errno);
   f_ = ::fdopen(fd, "wb");

@@ -57,6 +57,11 @@ void write_lines(output_file& out, std::size_t lines,
 void append_g(std::string& text, double x, int digits);
 void append_integer(std::string& text, long long v);
 
+// Whether `path` names this process's standard output: "-", /dev/stdout,
+// /dev/fd/1 or /proc/self/fd/1 (all written to descriptor 1). An app that
+// moves its summary off stdout for "-" does so for these too.
+bool names_standard_output(const std::string& path);
+
 // invalid_argument when `output` ("-" excepted) is the same file as one of
 // `inputs` (same device and inode, so through links and other spellings too):
 // "<option> FILE is the input graph; refusing to overwrite it".

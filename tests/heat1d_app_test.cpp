@@ -226,6 +226,29 @@ TEST_F(heat1d_app, StandardOutputHoldsOneOutputAlone) {
   }
 }
 
+// /dev/stdout, /dev/fd/1 and /proc/self/fd/1 are standard output as '-' is:
+// 'heat1d -o /dev/stdout > u.tsv' gave a TSV with the text summary after the
+// profile, '--json /dev/stdout' the JSON and then the summary, and
+// '-o /dev/stdout --json -' both outputs in one stream, exit 0.
+TEST_F(heat1d_app, StandardOutputByAnyNameHoldsOneOutputAlone) {
+  outcome o = run("--device cpu --N 3 --steps 10 --method explicit -o /dev/stdout");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "0\t0\n0.5\t" + std::string("0.43438845422363231") + "\n1\t0\n");
+  EXPECT_NE(o.err.find("heat1d: N = 3"), std::string::npos) << o.err;
+  o = run("--device cpu --N 11 --json /dev/fd/1");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.rfind("{\n", 0), 0u) << o.out;
+  EXPECT_EQ(o.out.substr(o.out.size() - 2), "}\n") << o.out;
+  EXPECT_EQ(o.out.find("heat1d: N ="), std::string::npos) << o.out;
+  for (const std::string& opts : {"-o /dev/stdout --json -", "--plot /proc/self/fd/1 -o /dev/fd/1"}) {
+    o = run("--device cpu --N 11 " + opts);
+    EXPECT_EQ(o.code, 64) << opts << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("both name standard output"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "") << opts;
+  }
+}
+
 // A summary or '--json -' that cannot reach stdout (a full disk) is an error:
 // the exit's flush failed silently and the run exited 0 with nothing written.
 TEST_F(heat1d_app, AStdoutThatCannotBeWrittenIsAnError) {

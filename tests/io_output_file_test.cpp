@@ -170,6 +170,15 @@ TEST_F(OutputFile, DashIsStandardOutput) {
 
 // append_g writes what printf's "%.*g" does, for every precision the apps
 // use and values of every scale (ranks, their tails, zero, subnormals).
+// The names an app treats as "-": the process's descriptor 1 by any spelling.
+TEST(NamesStandardOutput, DashAndDescriptorOneOnly) {
+  for (const char* p : {"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+    EXPECT_TRUE(io::names_standard_output(p)) << p;
+  for (const char* p :
+       {"", "--", "/dev/stderr", "/dev/fd/2", "/dev/fd/10", "/dev/fd/1x", "/dev/null", "stdout", "./-"})
+    EXPECT_FALSE(io::names_standard_output(p)) << p;
+}
+
 TEST(AppendG, IsPrintfsG) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> mantissa(0.5, 1.0);

@@ -230,6 +230,16 @@ py::object spmv_csr(index_t rows, index_t cols, const array<index_t>& indptr, co
   return spmv_typed<double>(std::move(a), x.cast<array<double>>(), kernel);
 }
 
+// An error's message as Python text. A path given as bytes that are not UTF-8
+// (a name Linux allows) keeps them as \xNN escapes: PyErr_SetString decodes
+// strictly, and such a message came out empty.
+void set_error(PyObject* type, const char* what) {
+  PyObject* text = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "backslashreplace");
+  if (text == nullptr) return;  // (out of memory: that error is set)
+  PyErr_SetObject(type, text);
+  Py_DECREF(text);
+}
+
 void register_errors(py::module_& m) {
   static py::exception<cuda_error> cuda_exc(m, "CudaError", PyExc_RuntimeError);
   py::register_exception_translator([](std::exception_ptr p) {
@@ -240,13 +250,13 @@ void register_errors(py::module_& m) {
       // searched: that escaped the translator as a RuntimeError.
       std::error_code ec;
       if (std::filesystem::status(e.file, ec).type() == std::filesystem::file_type::not_found)
-        PyErr_SetString(PyExc_FileNotFoundError, e.what());
+        set_error(PyExc_FileNotFoundError, e.what());
       else
-        PyErr_SetString(PyExc_OSError, e.what());
+        set_error(PyExc_OSError, e.what());
     } catch (const cuda_error& e) {
-      cuda_exc(e.what());
+      set_error(cuda_exc.ptr(), e.what());
     } catch (const error& e) {  // parse, dimension, not_supported, invalid_argument
-      PyErr_SetString(PyExc_ValueError, e.what());
+      set_error(PyExc_ValueError, e.what());
     }
   });
 }

@@ -307,11 +307,12 @@ def read_matrix(path, cache=True, labels=False):
     (duplicates summed), and with labels=True also the original vertex ids of a SNAP
     file (empty for Matrix Market, where vertex i is i + 1)."""
     # As open() takes it: str(b"g.mtx") named the file "b'g.mtx'", and C++ stops a path at
-    # a NUL, so "g.mtx\0x" read g.mtx.
+    # a NUL, so "g.mtx\0x" read g.mtx. It goes to C++ as the bytes open() would use: a name
+    # that is not UTF-8 (os.fsdecode's surrogates) failed pybind11's str conversion.
     path = _os.fsdecode(_os.fspath(path))
     if "\0" in path:
         raise ValueError(f"read_matrix: the path {path!r} holds a NUL character")
-    shape, indptr, indices, data, ids = _perron.read_matrix(path, bool(cache))
+    shape, indptr, indices, data, ids = _perron.read_matrix(_os.fsencode(path), bool(cache))
     A = _sp.csr_matrix((data, indices, indptr), shape=shape)
     return (A, ids) if labels else A
 

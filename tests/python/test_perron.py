@@ -413,3 +413,23 @@ def test_weights_given_in_python_name_their_keyword():
     for sparse in [sp.csr_matrix(v), sp.csc_matrix(v.reshape(34, 1))]:
         np.testing.assert_allclose(perron.pagerank(A, personalization=sparse, device="cpu")[0],
                                    perron.pagerank(A, personalization=v, device="cpu")[0])
+
+
+def test_read_matrix_takes_a_file_name_that_is_not_utf8(tmp_path):
+    # os.fsdecode's surrogates failed pybind11's str conversion ("incompatible function arguments"),
+    # and a message naming such a path came out empty
+    folder = os.fsencode(tmp_path)
+    good, bad, missing = folder + b"/k\xff.mtx", folder + b"/bad\xff.mtx", folder + b"/none\xff.mtx"
+    try:
+        with open(good, "wb") as f:
+            f.write((DATA / "karate.mtx").read_bytes())
+    except OSError:
+        pytest.skip("this file system refuses names that are not UTF-8")
+    with open(bad, "wb") as f:
+        f.write(b"garbage\n")
+    for path in [good, os.fsdecode(good), pathlib.Path(os.fsdecode(good))]:
+        assert perron.read_matrix(path, cache=False).shape == (34, 34)
+    with pytest.raises(ValueError, match=r"bad\\xff\.mtx:1: "):
+        perron.read_matrix(bad, cache=False)
+    with pytest.raises(FileNotFoundError, match=r"none\\xff\.mtx: no such file"):
+        perron.read_matrix(missing)

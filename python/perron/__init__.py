@@ -82,14 +82,21 @@ def _graph_arrays(A, weighted):
         if len(A) != 2:
             raise ValueError("a graph given as a tuple is (indptr, indices) of its CSR")
         indptr, indices = (_np.asarray(x) for x in A)
+        if indptr.ndim != 1 or indices.ndim != 1:  # len() of a scalar named nothing; 2-D was raveled
+            raise ValueError(f"a graph given as a tuple is (indptr, indices) of its CSR, two 1-D arrays; got shapes "
+                             f"{indptr.shape} and {indices.shape}")
         n = len(indptr) - 1
         if n < 0:
             raise ValueError("indptr must hold n + 1 entries")
+        if n == 0:  # (checked here: a source or personalization vertex was "not in the graph (0 .. -1)")
+            raise ValueError("the graph is empty (0 vertices)")
         return n, _index_array(indptr), _index_array(indices), _np.ones(len(indices)), False
     if not _sp.issparse(A):
         raise ValueError("A must be a scipy.sparse matrix or an (indptr, indices) tuple")
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"PageRank needs a square adjacency matrix, got {A.shape[0]} x {A.shape[1]}")
+    if A.shape[0] == 0:
+        raise ValueError("the graph is empty (0 vertices)")
     _check_shape(A)
     if weighted and A.dtype.kind == "c":  # casting to float64 would drop the imaginary parts
         raise TypeError(f"weighted=True needs real arc weights, A holds {A.dtype}")

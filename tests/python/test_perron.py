@@ -433,3 +433,18 @@ def test_read_matrix_takes_a_file_name_that_is_not_utf8(tmp_path):
         perron.read_matrix(bad, cache=False)
     with pytest.raises(FileNotFoundError, match=r"none\\xff\.mtx: no such file"):
         perron.read_matrix(missing)
+
+
+def test_an_empty_graph_and_a_tuple_of_other_shapes_are_named():
+    # pagerank_batched and a personalization said "vertex 0 is not in the graph (0 .. -1)"
+    for empty in [sp.csr_matrix((0, 0)), sp.coo_matrix((0, 0)), (np.array([0]), np.array([], dtype=np.int32))]:
+        for call in [lambda: perron.pagerank(empty, device="cpu"),
+                     lambda: perron.pagerank(empty, personalization={0: 1.0}, device="cpu"),
+                     lambda: perron.pagerank_batched(empty, [[0]], device="cpu")]:
+            with pytest.raises(ValueError, match="^the graph is empty"):
+                call()
+    # a scalar indptr raised "len() of unsized object"; a 2-D one the C++ "row_ptr has 4 entries for 1 rows"
+    for bad in [(np.int64(3), np.array([1, 0])), (np.array([[0, 1], [2, 2]]), np.array([1, 0])),
+                (np.array([0, 1, 2]), np.array([[1], [0]]))]:
+        with pytest.raises(ValueError, match="two 1-D arrays"):
+            perron.pagerank(bad, device="cpu")

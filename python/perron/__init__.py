@@ -98,6 +98,10 @@ def _graph_arrays(A, weighted):
     if A.shape[0] == 0:
         raise ValueError("the graph is empty (0 vertices)")
     _check_shape(A)
+    # Strings, dates and times were taken as numbers where weighted (a date as its days since
+    # 1970), and failed in numpy ("ufunc 'logical_and' did not contain a loop") where not.
+    if A.dtype.kind not in "biufcO":
+        raise TypeError(f"A must hold numbers, got dtype {A.dtype}")
     if weighted and A.dtype.kind == "c":  # casting to float64 would drop the imaginary parts
         raise TypeError(f"weighted=True needs real arc weights, A holds {A.dtype}")
     if A.format not in ("csr", "csc"):
@@ -333,7 +337,7 @@ def spmv(A, x, kernel="auto"):
     _check_shape(A)
     # Casting complex values to float64 drops their imaginary parts (only a ComplexWarning),
     # and an x of any shape was taken by its size (3 x 5 for 15 columns); None became NaN.
-    if A.dtype.kind == "c":
+    if A.dtype.kind not in "biufO":  # strings, dates and times were cast to numbers too
         raise TypeError(f"spmv: A must be real, got {A.dtype}")
     x = _np.asarray(x)
     if x.dtype.kind not in "biuf":

@@ -448,3 +448,23 @@ def test_an_empty_graph_and_a_tuple_of_other_shapes_are_named():
                 (np.array([0, 1, 2]), np.array([[1], [0]]))]:
         with pytest.raises(ValueError, match="two 1-D arrays"):
             perron.pagerank(bad, device="cpu")
+
+
+def test_values_that_are_not_numbers_are_refused():
+    # spmv took a date as its days since 1970 and a string as its number; pagerank(weighted=True) the
+    # same, and unweighted failed in numpy ("ufunc 'logical_and' did not contain a loop")
+    pattern = (np.array([1, 2, 0]), np.array([0, 2, 3, 3]))
+    for values in [np.array(["1", "2", "3"]), np.array([np.datetime64("2020-01-01")] * 3),
+                   np.array([np.timedelta64(1, "D")] * 3)]:
+        A = sp.csr_matrix((values, *pattern), shape=(3, 3))
+        with pytest.raises(TypeError, match="spmv: A must be real"):
+            perron.spmv(A, np.ones(3))
+        for weighted in [False, True]:
+            with pytest.raises(TypeError, match="A must hold numbers"):
+                perron.pagerank(A, weighted=weighted, device="cpu")
+            with pytest.raises(TypeError, match="A must hold numbers"):
+                perron.pagerank_batched(A, [[0]], weighted=weighted, device="cpu")
+    B = sp.csr_matrix((np.array([1, 2.5, 3], dtype=object), *pattern), shape=(3, 3))  # numbers as objects
+    np.testing.assert_allclose(perron.spmv(B, np.ones(3)), [3.5, 3, 0])
+    np.testing.assert_allclose(perron.pagerank(B, weighted=True, device="cpu", precision="double")[0],
+                               perron.pagerank(B.astype(float), weighted=True, device="cpu", precision="double")[0])

@@ -91,7 +91,29 @@ std::vector<spmv_kernel> parse_kernel_list(const std::vector<std::string>& args)
   return out;
 }
 
+// '--json a.mtx b.mtx' took a.mtx for --json's FILE (an option with an
+// implicit value takes the next word), timed b.mtx alone and then wrote the
+// JSON over a.mtx. A FILE is given as --json=FILE, as --help says: a bare
+// --json or --csv (or a prefix Boost would take for one) becomes '--json=-',
+// so the word after it stays a MATRIX.
+std::vector<std::string> bare_outputs_to_stdout(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() < 3 || a.compare(0, 2, "--") != 0 || a.find('=') != std::string::npos) continue;
+    const std::string name = a.substr(2);
+    if (std::string("json").rfind(name, 0) == 0 ||
+        (name.size() >= 2 && std::string("csv").rfind(name, 0) == 0))
+      a += "=-";
+  }
+  return args;
+}
+
 bool parse_command_line(int argc, char** argv, settings& s) {
+  std::vector<std::string> args = bare_outputs_to_stdout(argc, argv);
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
   std::vector<std::string> kernel_args;
   po::options_description o(usage_text);
   // clang-format off
@@ -114,12 +136,15 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   // clang-format on
   app::add_input_options(o, s.input);
   po::variables_map vm;
-  if (!parse_bench_command_line(argc, argv, o, vm, "matrix", &s.matrices)) return false;
+  if (!parse_bench_command_line(argc, arg_ptrs.data(), o, vm, "matrix", &s.matrices)) return false;
   if (s.matrices.empty()) throw usage_error("no MATRIX given");
   require_precision(s.precision);
   require_at_least("iterations", s.iterations, 100);
   require_at_least("warmup", s.warmup, 1);
   require_at_least("copy-mib", s.copy_mib, 64);
+  // --json=/dev/stdout is --json: the table went after the JSON in the same stream.
+  for (std::string* f : {&s.json, &s.csv})
+    if (!f->empty() && io::names_standard_output(*f)) *f = "-";
   if (s.json == "-" && s.csv == "-") throw usage_error("--json and --csv cannot both go to stdout");
   // Written after the timing: neither may replace a matrix read ('--json=a.mtx a.mtx') or the other.
   try {

@@ -61,6 +61,48 @@ TEST_F(spmv_bench_app, AnOutputThatCannotBeWrittenIsRefusedFirst) {
         << e.path();
 }
 
+// The word after a bare --json or --csv is a MATRIX, not the output's FILE
+// (that is --json=FILE): '--json a.mtx b.mtx' timed b.mtx alone and then
+// wrote the JSON over a.mtx; '--json a.mtx' said 'no MATRIX given'.
+TEST_F(spmv_bench_app, TheWordAfterABareJsonIsAMatrix) {
+  const std::string text = "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n";
+  const std::string a = write("a.mtx", text);
+  // a.mtx read as a MATRIX: --json=a.mtx then names an input.
+  for (const std::string& args :
+       {"--json=" + quote(a) + " --csv " + quote(a), "--csv=" + quote(a) + " --js " + quote(a)}) {
+    const outcome o = run(args);
+    EXPECT_EQ(o.code, 64) << args << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("is the input file"), std::string::npos) << args << ": " << o.err;
+  }
+  // The table's place taken by the JSON, the matrix read (without a GPU: the device's error).
+  const outcome o = run("-n 100 -w 1 --no-cache --json " + quote(a));
+  EXPECT_EQ(o.err.find("no MATRIX given"), std::string::npos) << o.err;
+  if (cuda::available()) {
+    EXPECT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(o.out.rfind("{", 0), 0u) << o.out;
+  } else {
+    EXPECT_EQ(o.code, 70) << o.err;
+  }
+  EXPECT_EQ(slurp(a), text);
+  EXPECT_NE(run("--json").err.find("no MATRIX given"), std::string::npos);
+}
+
+// --json=/dev/stdout (or /dev/fd/1) is --json, standard output: written as a
+// file, the JSON was followed by the table in the same stream. So it and
+// --csv=- (or the like) are refused as --json --csv are, before the device is asked for.
+TEST_F(spmv_bench_app, StandardOutputByAnyNameHoldsOneOutputAlone) {
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  for (const std::string& args :
+       {"--json=/dev/stdout --csv", "--json --csv=/dev/fd/1", "--json=/proc/self/fd/1 --csv=/dev/stdout"}) {
+    const outcome o = run(args + " " + quote(a));
+    EXPECT_EQ(o.code, 64) << args << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("--json and --csv cannot both go to stdout"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "") << args;
+  }
+}
+
 // --copy-mib's two device buffers are checked against the GPU's room before
 // they are allocated (1000000 MiB ended in cudaMalloc's out-of-memory text on
 // the H200): refused with both sizes, before the device is asked for, so

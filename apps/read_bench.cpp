@@ -24,6 +24,7 @@
 #include "io/cache.hpp"
 #include "io/load.hpp"
 #include "io/matrix_market.hpp"
+#include "io/output_file.hpp"
 #include "io/synthetic.hpp"
 
 namespace po = boost::program_options;
@@ -163,8 +164,8 @@ int write_synthetic(const settings& s) {
   const auto a = io::generate_synthetic(s.write_spec);
   const bool pattern = s.write_spec.rfind("rmat:", 0) == 0;
   io::write_matrix_market(s.files[0], a, pattern ? io::mm_field::pattern : io::mm_field::real);
-  // Not after the matrix when it went to stdout ('-'): the line became part of the file.
-  (s.files[0] == "-" ? std::cerr : std::cout)
+  // Not after the matrix when it went to stdout ('-', /dev/stdout): the line became part of the file.
+  (io::names_standard_output(s.files[0]) ? std::cerr : std::cout)
       << "wrote " << s.files[0] << ": " << a.rows << " x " << a.cols << ", " << a.nnz() << " entries\n";
   return ok;
 }

@@ -194,14 +194,17 @@ TEST_F(read_bench_app, AThreadCountPastAnyHostIsRefused) {
 
 // --write SPEC - prints the Matrix Market file alone on stdout (the 'wrote'
 // line followed it, a line the file's reader refuses).
+// (/dev/stdout and /dev/fd/1 too: the line followed the matrix there.)
 TEST_F(read_bench_app, WriteToStandardOutputIsTheMatrixAlone) {
-  const outcome o = run("--write tridiag:5 -");
-  ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(o.out.rfind("%%MatrixMarket matrix coordinate real general\n", 0), 0u) << o.out;
-  EXPECT_EQ(o.out.find("wrote"), std::string::npos) << o.out;
-  EXPECT_NE(o.err.find("wrote -: 5 x 5, 13 entries"), std::string::npos) << o.err;
-  const std::string m = write("m.mtx", o.out);
-  EXPECT_EQ(run("-r 1 " + quote(m)).code, 0);
+  for (const std::string& out : {"-", "/dev/stdout", "/dev/fd/1"}) {
+    const outcome o = run("--write tridiag:5 " + out);
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(o.out.rfind("%%MatrixMarket matrix coordinate real general\n", 0), 0u) << o.out;
+    EXPECT_EQ(o.out.find("wrote"), std::string::npos) << out << ": " << o.out;
+    EXPECT_NE(o.err.find("wrote " + out + ": 5 x 5, 13 entries"), std::string::npos) << o.err;
+    const std::string m = write("m.mtx", o.out);
+    EXPECT_EQ(run("-r 1 " + quote(m)).code, 0);
+  }
 }
 
 // --cache without --cache-dir caches in a fresh folder under TMPDIR, removed

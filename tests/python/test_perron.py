@@ -468,3 +468,13 @@ def test_values_that_are_not_numbers_are_refused():
     np.testing.assert_allclose(perron.spmv(B, np.ones(3)), [3.5, 3, 0])
     np.testing.assert_allclose(perron.pagerank(B, weighted=True, device="cpu", precision="double")[0],
                                perron.pagerank(B.astype(float), weighted=True, device="cpu", precision="double")[0])
+
+
+@pytest.mark.skipif(perron.gpu_available(), reason="a GPU runs these kernels")
+def test_spmv_names_a_gpu_kernel_without_a_gpu():
+    # the plan's error said only "perron was built without CUDA (...)", naming neither spmv nor the kernel
+    A = random_digraph(10, 30, 1)
+    for k in perron.kernels():
+        if k not in ("cpu", "auto"):
+            with pytest.raises(perron.CudaError, match=f"^spmv: kernel '{k}' runs on the GPU: "):
+                perron.spmv(A, np.ones(10), kernel=k)

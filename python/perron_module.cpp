@@ -90,14 +90,15 @@ transpose_rows rows_of(const pagerank_request& req) {
   return req.transposed ? transpose_rows::check : transpose_rows::sorted_unique;
 }
 
-// Ctrl-C during a CPU solve: the solver calls progress after every step with
-// the GIL released; at most every 0.1 s this takes the GIL and lets Python run
-// its signal handlers, and what they raise (KeyboardInterrupt) ends the solve.
-// Without it Ctrl-C waited for the solve's end, max_iter steps where tol is
-// out of reach. (Not on the GPU, whose solver reports progress from its wait.)
+// Ctrl-C during a CPU solve, single or batched: the solver calls progress
+// after every step with the GIL released; at most every 0.1 s this takes the
+// GIL and lets Python run its signal handlers, and what they raise
+// (KeyboardInterrupt) ends the solve. Without it Ctrl-C waited for the
+// solve's end, max_iter steps where tol is out of reach. (Not on the GPU,
+// whose single solver reports progress from its wait.)
 std::function<void(int, double)> signal_check() {
   using clock = std::chrono::steady_clock;
-  return [next = clock::now()](int, double) mutable {
+  return [next = clock::now() + std::chrono::milliseconds(100)](int, double) mutable {
     if (clock::now() < next) return;
     next = clock::now() + std::chrono::milliseconds(100);
     py::gil_scoped_acquire gil;
@@ -152,8 +153,9 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
 // R as an n x s array in column order (column c: the ranks for set c, no copy)
 // and per set its iterations, residual and whether it converged.
 template <class T>
-py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req,
-                        const pagerank_batched_options& opt, const std::vector<source_set>& sources) {
+py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pagerank_batched_options opt,
+                        const std::vector<source_set>& sources) {
+  if (!pagerank_runs_on_gpu(opt.base)) opt.base.progress = signal_check();  // (validated by the caller)
   pagerank_batched_result r;
   {
     py::gil_scoped_release free;

@@ -34,7 +34,10 @@ using source_set = std::vector<std::pair<index_t, double>>;
 struct pagerank_batched_options {
   // alpha, tol, max_iter, device, kernel (cpu forces the CPU) as for a single
   // solve; personalization and initial must stay empty (the sources replace
-  // them; every column starts from its own v_c).
+  // them; every column starts from its own v_c). progress: the CPU solve
+  // calls it after every step of a block with the block's step and the
+  // largest residual of the block's columns (a callback may throw to stop
+  // the solve: the Python module's Ctrl-C); the GPU solve does not call it.
   pagerank_options base;
   // At most this many steps between compactions of the block (>= 1); a large
   // value keeps converged columns in the block until the end. The GPU also

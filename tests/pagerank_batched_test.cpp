@@ -178,6 +178,30 @@ TEST(pagerank_batched, NotConvergingIsAResult) {
   expect_columns_match(g, sources, r, options(1e-14, 3), 1e-12);
 }
 
+// base.progress: after every step of a block, with the block's step and its
+// largest residual; a callback that throws stops the solve (the Python
+// module's Ctrl-C).
+TEST(pagerank_batched, ProgressAfterEveryStepAndAThrowStops) {
+  const auto g = make_pagerank_graph<double>(random_graph(200, 1000, 3), false);
+  const auto sources = random_sources(g.vertices(), 4, 1);
+  auto opt = options(1e-10, 1000);
+  std::vector<std::pair<int, double>> calls;
+  opt.base.progress = [&](int k, double residual) { calls.emplace_back(k, residual); };
+  const auto r = pagerank_batched_cpu(g, sources, opt);
+  int most = 0;
+  double last = 0;
+  for (std::size_t c = 0; c < sources.size(); ++c)
+    if (r.iterations[c] > most) most = r.iterations[c], last = r.residual[c];
+  ASSERT_EQ(calls.size(), static_cast<std::size_t>(most));
+  for (std::size_t k = 0; k < calls.size(); ++k) EXPECT_EQ(calls[k].first, static_cast<int>(k) + 1);
+  EXPECT_EQ(calls.back().second, last);
+  struct stop {};
+  opt.base.progress = [](int k, double) {
+    if (k == 3) throw stop{};
+  };
+  EXPECT_THROW(pagerank_batched_cpu(g, sources, opt), stop);
+}
+
 // The GPU solver's widening of copied-out columns: pieces that span column
 // ends, groups of one column shorter than a piece, odd lengths.
 TEST(pagerank_batched, WideningCopiesEveryValue) {

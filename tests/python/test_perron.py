@@ -346,24 +346,31 @@ def test_scalar_keywords_are_checked_and_named():
     assert perron.pagerank(A, max_iter=np.int64(3), device="cpu")[1].iterations <= 3
 
 
-def test_ctrl_c_ends_a_long_cpu_solve():
+@pytest.mark.parametrize("batched", [False, True])
+def test_ctrl_c_ends_a_long_cpu_solve(batched):
     # the solve ran with the GIL released and looked at no signal: Ctrl-C waited for max_iter steps
-    # (here about 30 s; with max_iter=2**31 - 1 and a tol out of reach, a day)
+    # (here 30-100 s; with max_iter=2**31 - 1 and a tol out of reach, days)
     import signal
     import threading
     import time
     A = perron.read_matrix(DATA / "wb-cs-stanford.mtx", cache=False)
+    kw = dict(tol=1e-300, max_iter=10**6, precision="double", device="cpu")
     timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            perron.pagerank(A, tol=1e-300, max_iter=10**6, precision="double", accelerate="none", device="cpu")
+            if batched:
+                perron.pagerank_batched(A, [[0], [1], [2]], **kw)
+            else:
+                perron.pagerank(A, accelerate="none", **kw)
     finally:
         timer.cancel()
     assert time.monotonic() - start < 5
     ranks, info = perron.pagerank(A, device="cpu")  # the next solve runs as before
     assert info.converged and abs(ranks.sum() - 1) < 1e-5
+    R, info = perron.pagerank_batched(A, [[0]], device="cpu")
+    assert info.converged.all() and abs(R.sum() - 1) < 1e-5
 
 
 def test_bad_weights_name_the_arc_as_the_caller_numbers_it():

@@ -7,12 +7,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "core/device.hpp"
@@ -31,6 +33,41 @@ namespace {
 
 template <class T>
 using array = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+// Threads other than the main one whose work ends once Python is exiting
+// (a daemon thread's solve) wait in ~gil_released for the process's exit:
+// taking the GIL back in a finalizing interpreter ends the thread by
+// pthread_exit, and its unwinding through py::gil_scoped_release's destructor
+// (noexcept) aborted the process ('terminate called without an active
+// exception'; Python 3.14 waits so itself). `exiting` is set by an atexit
+// callback, which Python runs on the main thread before it finalizes, so that
+// a thread already waiting for the GIL then is rare; it is ended by the same
+// pthread_exit, whose unwinding ~gil_released lets through (noexcept(false))
+// and pybind11 rethrows.
+std::atomic<bool> exiting{false};
+unsigned long main_thread = 0;  // PyThread_get_thread_ident() of Python's main thread
+
+class gil_released {
+ public:
+  gil_released() : state_(PyEval_SaveThread()) {}
+  ~gil_released() noexcept(false) {
+    if (PyThread_get_thread_ident() != main_thread && (exiting.load() || finalizing()))
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    PyEval_RestoreThread(state_);
+  }
+  gil_released(const gil_released&) = delete;
+  gil_released& operator=(const gil_released&) = delete;
+
+ private:
+  static bool finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing() != 0;
+#else
+    return _Py_IsFinalizing() != 0;
+#endif
+  }
+  PyThreadState* state_;
+};
 
 template <class T>
 std::vector<T> to_vector(const array<T>& a) {
@@ -68,7 +105,7 @@ py::tuple read_matrix(const std::string& path, bool cache) {
   io::loaded_matrix m;
   csr_matrix<double> a;
   {
-    py::gil_scoped_release free;
+    gil_released free;
     m = io::load_matrix(path, opt);
     a = to_csr(m.matrix);
   }
@@ -94,9 +131,12 @@ transpose_rows rows_of(const pagerank_request& req) {
 // after every step with the GIL released; at most every 0.1 s this takes the
 // GIL and lets Python run its signal handlers, and what they raise
 // (KeyboardInterrupt) ends the solve. Without it Ctrl-C waited for the
-// solve's end, max_iter steps where tol is out of reach. (Not on the GPU,
-// whose single solver reports progress from its wait.)
+// solve's end, max_iter steps where tol is out of reach. Only on the main
+// thread, the one Python runs handlers on (on another, a daemon thread taking
+// the GIL in a finalizing interpreter is ended: gil_released above). (Not on
+// the GPU, whose single solver reports progress from its wait.)
 std::function<void(int, double)> signal_check() {
+  if (PyThread_get_thread_ident() != main_thread) return {};
   using clock = std::chrono::steady_clock;
   return [next = clock::now() + std::chrono::milliseconds(100)](int, double) mutable {
     if (clock::now() < next) return;
@@ -112,7 +152,7 @@ py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_o
   if (!pagerank_runs_on_gpu(opt)) opt.progress = signal_check();
   pagerank_result r;
   {
-    py::gil_scoped_release free;
+    gil_released free;
     r = pagerank(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)), opt);
   }
   py::dict info;
@@ -141,7 +181,7 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
   if (req.kernel != "auto") opt.kernel = parse_spmv_kernel(req.kernel);
   csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
   if (!req.transposed) {
-    py::gil_scoped_release free;
+    gil_released free;
     a = transpose(a);  // merges an arc given twice (kernels/convert.hpp)
   }
   if (req.precision == "double") return solve<double>(std::move(a), req, opt);
@@ -158,7 +198,7 @@ py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pa
   if (!pagerank_runs_on_gpu(opt.base)) opt.base.progress = signal_check();  // (validated by the caller)
   pagerank_batched_result r;
   {
-    py::gil_scoped_release free;
+    gil_released free;
     r = pagerank_batched(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)),
                          sources, opt);
   }
@@ -189,7 +229,7 @@ py::tuple pagerank_batched_csr(const array<index_t>& indptr, const array<index_t
   opt.validate(req.n, sources);
   csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
   if (!req.transposed) {
-    py::gil_scoped_release free;
+    gil_released free;
     a = transpose(a);  // merges an arc given twice (kernels/convert.hpp)
   }
   if (req.precision == "double") return solve_batched<double>(std::move(a), req, opt, sources);
@@ -214,7 +254,7 @@ py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std
   csr_matrix<T> a = value_cast<T>(a64);
   std::vector<T> y(static_cast<std::size_t>(a.rows));
   {
-    py::gil_scoped_release free;
+    gil_released free;
     if (k == spmv_kernel::cpu) {
       spmv(a, T(1), x.data(), T(0), y.data());
     } else {
@@ -276,6 +316,8 @@ PYBIND11_MODULE(_perron, m) {
   using namespace perron::python;
   m.doc() = "perron's C++ core (use the package perron, which wraps it)";
   register_errors(m);
+  main_thread = py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  py::module_::import("atexit").attr("register")(py::cpp_function([] { exiting = true; }));
   py::class_<pagerank_request>(m, "PageRankRequest")
       .def(py::init<>())
       .def_readwrite("n", &pagerank_request::n)

@@ -485,3 +485,34 @@ def test_spmv_names_a_gpu_kernel_without_a_gpu():
         if k not in ("cpu", "auto"):
             with pytest.raises(perron.CudaError, match=f"^spmv: kernel '{k}' runs on the GPU: "):
                 perron.spmv(A, np.ones(10), kernel=k)
+
+
+def test_a_daemon_thread_solving_at_exit_does_not_abort_the_process(tmp_path):
+    # a solve that ended while the interpreter was finalizing took the GIL back in
+    # py::gil_scoped_release's destructor, which ended the thread by pthread_exit: the process
+    # aborted ("terminate called without an active exception", signal 6) instead of exiting
+    import subprocess
+    import sys
+    script = tmp_path / "daemon.py"
+    script.write_text(f"""
+import gc, threading, time
+import perron
+A = perron.read_matrix({str(DATA / "wb-cs-stanford.mtx")!r}, cache=False)
+kw = dict(tol=1e-300, precision="double", accelerate="none", device="cpu")
+start = time.monotonic()
+perron.pagerank(A, max_iter=200, **kw)
+steps = int(0.5 / ((time.monotonic() - start) / 200))  # a solve of about 0.5 s
+
+class Slow:  # cyclic garbage: its __del__ runs in the finalizing interpreter and holds it open 1 s
+    def __del__(self, sleep=time.sleep):
+        sleep(1.0)
+
+gc.disable()
+s = Slow()
+s.me = s
+del s
+threading.Thread(target=perron.pagerank, args=(A,), kwargs=dict(max_iter=steps, **kw), daemon=True).start()
+time.sleep(0.2)  # the thread is in the solve, the GIL released, when the interpreter finalizes
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

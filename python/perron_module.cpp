@@ -34,14 +34,15 @@ namespace {
 template <class T>
 using array = py::array_t<T, py::array::c_style | py::array::forcecast>;
 
-// Threads other than the main one whose work ends once Python is exiting
-// (a daemon thread's solve) wait in ~gil_released for the process's exit:
-// taking the GIL back in a finalizing interpreter ends the thread by
-// pthread_exit, and its unwinding through py::gil_scoped_release's destructor
-// (noexcept) aborted the process ('terminate called without an active
-// exception'; Python 3.14 waits so itself). `exiting` is set by an atexit
-// callback, which Python runs on the main thread before it finalizes, so that
-// a thread already waiting for the GIL then is rare; it is ended by the same
+// A daemon thread whose work ends once Python is exiting waits in
+// ~gil_released for the process's exit: taking the GIL back in a finalizing
+// interpreter ends the thread by pthread_exit, and its unwinding through
+// py::gil_scoped_release's destructor (noexcept) aborted the process
+// ('terminate called without an active exception'; Python 3.14 waits so
+// itself). `exiting` is set by an atexit callback, which Python runs on the
+// main thread before it finalizes, so that a daemon thread already waiting for
+// the GIL then is rare; it, or a thread that is no daemon (those Python waits
+// for before, unless started in an atexit callback), is ended by the same
 // pthread_exit, whose unwinding ~gil_released lets through (noexcept(false))
 // and pybind11 rethrows.
 std::atomic<bool> exiting{false};
@@ -49,9 +50,9 @@ unsigned long main_thread = 0;  // PyThread_get_thread_ident() of Python's main 
 
 class gil_released {
  public:
-  gil_released() : state_(PyEval_SaveThread()) {}
+  gil_released() : daemon_(daemon_thread()), state_(PyEval_SaveThread()) {}
   ~gil_released() noexcept(false) {
-    if (PyThread_get_thread_ident() != main_thread && (exiting.load() || finalizing()))
+    if (daemon_ && (exiting.load() || finalizing()))
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     PyEval_RestoreThread(state_);
   }
@@ -59,6 +60,10 @@ class gil_released {
   gil_released& operator=(const gil_released&) = delete;
 
  private:
+  static bool daemon_thread() {  // (threads Python did not start are daemons too)
+    return PyThread_get_thread_ident() != main_thread &&
+           py::module_::import("threading").attr("current_thread")().attr("daemon").cast<bool>();
+  }
   static bool finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
     return Py_IsFinalizing() != 0;
@@ -66,6 +71,7 @@ class gil_released {
     return _Py_IsFinalizing() != 0;
 #endif
   }
+  bool daemon_;
   PyThreadState* state_;
 };
 

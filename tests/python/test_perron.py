@@ -516,3 +516,25 @@ time.sleep(0.2)  # the thread is in the solve, the GIL released, when the interp
 """)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_thread_joined_by_an_atexit_callback_still_solves(tmp_path):
+    # a thread (no daemon) solving in an atexit callback that ran after perron's: every thread
+    # but the main one waited forever at the end of its call once atexit had run (e88f448)
+    import subprocess
+    import sys
+    script = tmp_path / "late.py"
+    script.write_text(f"""
+import atexit, threading
+
+def late():
+    A = perron.read_matrix({str(DATA / "karate.mtx")!r}, cache=False)
+    t = threading.Thread(target=lambda: print("solved", perron.pagerank(A, device="cpu")[1].converged))
+    t.start()
+    t.join()
+
+atexit.register(late)  # before perron's own callback is registered: it runs after it
+import perron
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "solved True" in done.stdout, done.stderr

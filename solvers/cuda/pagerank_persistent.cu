@@ -308,21 +308,26 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
                                                    index_t n, double residual, double dangling, double alpha,
                                                    double tol);
 
-template <class Team, class T>
+// R: rre (ex.rre_w > 0), else the quadratic. Each is its own kernel (the
+// kernels' template flag R): a kernel that could call both carried rre's
+// code, and the quadratic solve's steps paid for it (below, "X").
+template <bool R, class Team, class T>
 __device__ __forceinline__ double extrapolate_step(const persistent_extrapolation<T>& ex, ex_book& bk,
                                                    Team team, T* xk, const index_t* __restrict__ deg,
                                                    index_t n, int k, int max_iter, double residual,
                                                    double dangling, double alpha, double tol) {
   if (!(residual >= tol) || k >= max_iter || bk.disabled) return -1.0;
   const int s = k % ex.every;
-  const int which = ex.rre_w ? accel::rre_slot(s, ex.every) : accel::run_slot(s, ex.every, false);
+  const int which = R ? accel::rre_slot(s, ex.every) : accel::run_slot(s, ex.every, false);
   if (which >= 0) {
     save_iterate(ex, bk, team, xk, n, which, residual, dangling);
     return -1.0;
   }
   if (s != 0) return -1.0;
-  return ex.rre_w ? extrapolate_run_rre(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol)
-                  : extrapolate_run(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol);
+  if constexpr (R)
+    return extrapolate_run_rre(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol);
+  else
+    return extrapolate_run(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol);
 }
 
 // x_k replaced by `combine` over the team's share (from first, by stride),
@@ -615,7 +620,7 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
   return bk.new_dangling;
 }
 
-template <class T, bool X>
+template <class T, bool X, bool R = false>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_solve(fused_args<T> a, pagerank_state* st, pagerank_progress* progress, fixed60* acc,
                      int batch, const __grid_constant__ persistent_extrapolation<T> ex,
@@ -682,8 +687,8 @@ __global__ void __launch_bounds__(step_threads, 1)
     }
     if constexpr (X) {
       if (more) {
-        const double nd = extrapolate_step(ex, bk, grid, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k, p.max_iter,
-                                           residual, dangling, p.alpha, p.tol);
+        const double nd = extrapolate_step<R>(ex, bk, grid, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k, p.max_iter,
+                                              residual, dangling, p.alpha, p.tol);
         if (nd >= 0.0) {
           dangling = nd;
           if (blockIdx.x == 0 && threadIdx.x == 0) st->dangling = nd;  // the next launch's start
@@ -1096,8 +1101,12 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
 // batch of eight gathers in flight (two took turns: four round trips a
 // batch); the extrapolating kernel's steps cost 0.65-0.75 us more than the
 // plain kernel's on as-caida and wiki-Vote, 0.3-0.4 us now (H200, float;
-// docs/PERFORMANCE.md, session 37).
-template <class T, bool X>
+// docs/PERFORMANCE.md, session 37). R: the extrapolation is rre's. A kernel
+// that carried both extrapolations' code (rre's calls and shared sums beside
+// the quadratic's) made the quadratic solve's every step 0.4-1.3 us slower
+// than the plain kernel's (cnr-2000 1.3 us of 10.6, er:100000:1000000 0.5
+// of 7.4; docs/PERFORMANCE.md, session 56), so each has its own kernel.
+template <class T, bool X, bool R = false>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_resident(fused_args<T> a, const unsigned* deal, pagerank_state* st,
                         pagerank_progress* progress, fixed60* acc, int batch,
@@ -1145,9 +1154,9 @@ __global__ void __launch_bounds__(step_threads, 1)
         saved.first = s.first;
         saved.replaced = s.replaced;
       }
-      const double nd = extrapolate_step(ex, bk, grid, (s.k & 1) ? a.x1 : a.x0, a.deg, a.n, s.k, s.p.max_iter,
-                                         cuda::detail::from_fixed60(done.x),
-                                         cuda::detail::from_fixed60(done.y), s.p.alpha, s.p.tol);
+      const double nd = extrapolate_step<R>(ex, bk, grid, (s.k & 1) ? a.x1 : a.x0, a.deg, a.n, s.k,
+                                            s.p.max_iter, cuda::detail::from_fixed60(done.x),
+                                            cuda::detail::from_fixed60(done.y), s.p.alpha, s.p.tol);
       if (threadIdx.x == 0 && nd >= 0.0) {
         saved.dangling = nd;
         saved.replaced = true;
@@ -1220,7 +1229,7 @@ struct cluster_layout {
         L(reinterpret_cast<unsigned char*>(vdeg + 32 * static_cast<std::size_t>(nb)), nb) {}
 };
 
-template <class T, bool X>
+template <class T, bool X, bool R = false>
 __global__ void __launch_bounds__(step_threads, 1)
     persistent_cluster(fused_args<T> a, const cut_row* cut_rows, index_t cuts, pagerank_state* st,
                        pagerank_progress* progress, int batch,
@@ -1388,8 +1397,8 @@ __global__ void __launch_bounds__(step_threads, 1)
     }
     if constexpr (X) {
       if (more) {
-        const double nd = extrapolate_step(ex, bk, cluster_team{}, (k & 1) ? Q.x1 : Q.x0, a.deg, n, k,
-                                           p.max_iter, residual, dangling, p.alpha, p.tol);
+        const double nd = extrapolate_step<R>(ex, bk, cluster_team{}, (k & 1) ? Q.x1 : Q.x0, a.deg, n, k,
+                                              p.max_iter, residual, dangling, p.alpha, p.tol);
         if (nd >= 0.0) dangling = nd;
         more = !(residual < p.tol || k >= p.last);
       }
@@ -1443,37 +1452,47 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   PERRON_CUDA_CHECK(
       cudaMemsetAsync(acc_.data(), 0, acc_.bytes(), stream_));  // then kept zero by the launches
   cudaFuncAttributes fa{};
-  // Each kernel comes plain and extrapolating (X); the latter's static shared
-  // memory (the extrapolation's book and sums) is the larger, so its sizes
-  // bound both.
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_solve<T, true>));
-  const long long room = (static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)) /
+  // Each kernel comes plain, extrapolating by the quadratic (X) and by rre (X,
+  // R); the extrapolating ones' static shared memory (the extrapolation's book
+  // and sums) is the larger, so the larger of theirs bounds all three.
+  const auto static_bytes = [&fa](auto quadratic, auto rre) {
+    PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, quadratic));
+    const std::size_t q = fa.sharedSizeBytes;
+    PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, rre));
+    return static_cast<long long>(std::max(q, fa.sharedSizeBytes));
+  };
+  const long long room = (static_cast<long long>(optin) -
+                          static_bytes(persistent_solve<T, true>, persistent_solve<T, true, true>)) /
                          static_cast<long long>(sizeof(T));
   max_hub_ = static_cast<int>(std::min<long long>(std::max<long long>(0, room), fused.max_hub()) / 32 * 32);
   // All the device allows the kernel, not this graph's hub: the attribute is
   // the process's, shared with every other solver (pagerank_fused.cu).
-  for (auto kernel : {persistent_solve<T, false>, persistent_solve<T, true>})
+  for (auto kernel : {persistent_solve<T, false>, persistent_solve<T, true>, persistent_solve<T, true, true>})
     PERRON_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(std::max<long long>(0, room) * sizeof(T))));
   const auto hub_bytes = static_cast<std::size_t>(max_hub_) * sizeof(T);
   // Every block must be resident at once (a cooperative launch refuses more):
   // the blocks that fit per SM with the largest hub, on every SM.
-  int per_sm = 0;
-  PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_solve<T, true>,
-                                                                  step_threads, hub_bytes));
+  int per_sm = INT_MAX;
+  for (auto kernel : {persistent_solve<T, true>, persistent_solve<T, true, true>}) {
+    int fits = 0;
+    PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, step_threads, hub_bytes));
+    per_sm = std::min(per_sm, fits);
+  }
   if (per_sm < 1)
     throw cuda_error("the persistent pull: a block of " + std::to_string(step_threads) + " threads and " +
                      std::to_string(hub_bytes) + " bytes of shared memory does not fit on an SM");
   streamed_grid_ = per_sm * sms_;
   grid_ = streamed_grid_;
   // Resident mode: the largest shared memory a block of it may take.
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_resident<T, true>));
-  max_resident_bytes_ = static_cast<std::size_t>(
-      std::max<long long>(0, static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)));
+  max_resident_bytes_ = static_cast<std::size_t>(std::max<long long>(
+      0, static_cast<long long>(optin) -
+             static_bytes(persistent_resident<T, true>, persistent_resident<T, true, true>)));
   int clusters = 0;
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device));
   max_resident_cluster_ = clusters ? 16 : 0;
-  for (auto kernel : {persistent_resident<T, false>, persistent_resident<T, true>}) {
+  for (auto kernel :
+       {persistent_resident<T, false>, persistent_resident<T, true>, persistent_resident<T, true, true>}) {
     PERRON_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(max_resident_bytes_)));
     if (clusters &&
@@ -1504,15 +1523,16 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   // Cluster mode: where the device launches clusters (sm_90 on), as large as
   // it allows (16 blocks where non-portable sizes are), and x fits twice in
   // a block's shared memory.
-  PERRON_CUDA_CHECK(cudaFuncGetAttributes(&fa, persistent_cluster<T, true>));
-  max_cluster_bytes_ = static_cast<std::size_t>(
-      std::max<long long>(0, static_cast<long long>(optin) - static_cast<long long>(fa.sharedSizeBytes)));
+  max_cluster_bytes_ = static_cast<std::size_t>(std::max<long long>(
+      0, static_cast<long long>(optin) -
+             static_bytes(persistent_cluster<T, true>, persistent_cluster<T, true, true>)));
   n_ = fused_.args().n;
   ex_partials_ =
       cuda::device_buffer<double>(rre_sum_slots * ((static_cast<std::size_t>(n_) + ex_chunk - 1) / ex_chunk));
   if (clusters && 2 * cluster_layout<T>::x_entries(n_) * sizeof(T) < max_cluster_bytes_) {
     max_cluster_ = 16;
-    for (auto kernel : {persistent_cluster<T, false>, persistent_cluster<T, true>}) {
+    for (auto kernel :
+         {persistent_cluster<T, false>, persistent_cluster<T, true>, persistent_cluster<T, true, true>}) {
       PERRON_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(max_cluster_bytes_)));
       if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
@@ -1560,24 +1580,30 @@ std::size_t persistent_pull<T>::cluster_bytes(int blocks) const {
   }
   if (most > max_cluster_bytes_) return 0;
   const cluster_launch launch(blocks, most, nullptr);
-  int active = 0;
-  if (cudaOccupancyMaxActiveClusters(&active, persistent_cluster<T, true>, &launch.cfg) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
+  for (auto kernel : {persistent_cluster<T, true>, persistent_cluster<T, true, true>}) {
+    int active = 0;
+    if (cudaOccupancyMaxActiveClusters(&active, kernel, &launch.cfg) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    if (active < 1) return 0;
   }
-  return active >= 1 ? std::max<std::size_t>(most, 16) : 0;
+  return std::max<std::size_t>(most, 16);
 }
 
 template <class T>
 bool persistent_pull<T>::resident_cluster_fits(int grid, std::size_t bytes) const {
   if (grid < 2 || grid > max_resident_cluster_) return false;
   const cluster_launch launch(grid, bytes, nullptr);
-  int active = 0;
-  if (cudaOccupancyMaxActiveClusters(&active, persistent_resident<T, true>, &launch.cfg) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
+  for (auto kernel : {persistent_resident<T, true>, persistent_resident<T, true, true>}) {
+    int active = 0;
+    if (cudaOccupancyMaxActiveClusters(&active, kernel, &launch.cfg) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    if (active < 1) return false;
   }
-  return active >= 1;
+  return true;
 }
 
 template <class T>
@@ -1623,10 +1649,11 @@ std::size_t persistent_pull<T>::resident_bytes(int grid, bool grouped, std::vect
   }
   if (most > max_resident_bytes_) return 0;
   if (deal) *deal = std::move(d);
-  int per_sm = 0;
-  PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_resident<T, true>,
-                                                                  step_threads, most));
-  if (per_sm < 1 || static_cast<long long>(per_sm) * sms_ < grid) return 0;
+  for (auto kernel : {persistent_resident<T, true>, persistent_resident<T, true, true>}) {
+    int per_sm = 0;
+    PERRON_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, step_threads, most));
+    if (per_sm < 1 || static_cast<long long>(per_sm) * sms_ < grid) return 0;
+  }
   return std::max<std::size_t>(most, 16);
 }
 
@@ -1659,9 +1686,11 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
     const cluster_launch launch(grid_, smem_, stream_);
     const int4* cut = cut_.data();
     const auto cuts = static_cast<index_t>(cut_.size());
-    PERRON_CUDA_CHECK(cudaLaunchKernelEx(
-        &launch.cfg, ex.every > 0 ? persistent_cluster<T, true> : persistent_cluster<T, false>, a, cut, cuts,
-        st, progress, batch, ex, start, from_start));
+    PERRON_CUDA_CHECK(cudaLaunchKernelEx(&launch.cfg,
+                                         ex.every == 0 ? persistent_cluster<T, false>
+                                         : ex.rre_w    ? persistent_cluster<T, true, true>
+                                                       : persistent_cluster<T, true>,
+                                         a, cut, cuts, st, progress, batch, ex, start, from_start));
     PERRON_CUDA_CHECK_LAUNCH("pagerank persistent_cluster");
     return;
   }
@@ -1671,11 +1700,14 @@ void persistent_pull<T>::launch_solve(pagerank_state* st, pagerank_progress* pro
   void* resident_params[] = {&a, &deal, &st, &progress, &acc, &batch, &ex, &start, &from_start};
   const bool resident = mode_ == mode::resident;
   void** params = resident ? resident_params : streamed_params;
-  const bool x = ex.every > 0;
-  const void* kernel = resident ? (x ? reinterpret_cast<const void*>(persistent_resident<T, true>)
-                                     : reinterpret_cast<const void*>(persistent_resident<T, false>))
-                                : (x ? reinterpret_cast<const void*>(persistent_solve<T, true>)
-                                     : reinterpret_cast<const void*>(persistent_solve<T, false>));
+  const void* kernels[2][3] = {// [resident][plain, quadratic, rre]
+                               {reinterpret_cast<const void*>(persistent_solve<T, false>),
+                                reinterpret_cast<const void*>(persistent_solve<T, true>),
+                                reinterpret_cast<const void*>(persistent_solve<T, true, true>)},
+                               {reinterpret_cast<const void*>(persistent_resident<T, false>),
+                                reinterpret_cast<const void*>(persistent_resident<T, true>),
+                                reinterpret_cast<const void*>(persistent_resident<T, true, true>)}};
+  const void* kernel = kernels[resident ? 1 : 0][ex.every == 0 ? 0 : ex.rre_w ? 2 : 1];
   const std::size_t smem = resident ? smem_ : static_cast<std::size_t>(hub_) * sizeof(T);
   if (resident && one_cluster_) {
     const cluster_launch launch(grid_, smem, stream_);

@@ -10,7 +10,7 @@
 //   g++ -O3 -std=c++17 -fopenmp -I. scripts/extrapolation_probe.cpp \
 //       build-gpu/libperron_io.a build-gpu/libperron_core.a -lisal -lz \
 //       -L/usr/local/cuda/lib64 -lcudart -o /tmp/extrapolation_probe
-//   /tmp/extrapolation_probe [--float] [--alpha=A] [--tol=T] [--drop=D]
+//   /tmp/extrapolation_probe [--float] [--alpha=A] [--tol=T] [--drop=D] [--idle-steps=S]
 //       [--configs=m/every,...  (m > 0: RRE, m < 0: MPE, 0: quadratic)] GRAPH...
 #include <cmath>
 #include <cstdio>
@@ -162,13 +162,20 @@ bool mpe(const std::deque<vec>& xs, vec& out, double alpha) {
 }
 
 // Periodic extrapolation behind auto's gates; m = 0: perron's quadratic
-// (the same formulas), m > 0: RRE over m differences.
+// (the same formulas), m > 0: RRE over m differences. Prints steps:applied
+// (plain steps, extrapolations made) per config.
+// idle_steps > 0: an extrapolation is idle where it left the residual fewer
+// than idle_steps plain steps below the plain course (and not above it by
+// more than 2%), instead of within 2% of it. applied: the extrapolations made.
+int idle_steps = 0;
+long applied = 0;
 long periodic(problem& p, int m, int every, double tol, int max_steps) {
   const int n = p.g.n;
   vec x(n, 1.0 / n), y(n), e;
   std::deque<vec> hist;  // the last iterates of the run
   const int keep = m == 0 ? 4 : std::abs(m) + 1;
   p.matvecs = 0;
+  applied = 0;
   int run = 0, idle = 0;
   bool on = true, checking = false;
   double res_before = 0, rate1_before = 0, res1 = 0;
@@ -184,7 +191,12 @@ long periodic(problem& p, int m, int every, double tol, int max_steps) {
     if (run == every - 1) res1 = r;
     if (run == every && checking) {
       checking = false;
-      idle = accel::extrapolation_idle(r, res_before, rate1_before, every) ? idle + 1 : 0;
+      bool was_idle = accel::extrapolation_idle(r, res_before, rate1_before, every);
+      if (idle_steps > 0 && rate1_before > 0 && rate1_before < 1) {
+        const double plain = res_before * accel::power(rate1_before, every);
+        was_idle = r <= 1.02 * plain && r >= plain * accel::power(rate1_before, idle_steps);
+      }
+      idle = was_idle ? idle + 1 : 0;
       if (idle >= accel::idle_to_stop) {
         on = false;
         continue;
@@ -213,6 +225,7 @@ long periodic(problem& p, int m, int every, double tol, int max_steps) {
       }
     }
     if (ok) {
+      ++applied;
       x.swap(e);
       res_before = r;
       rate1_before = res1 > 0 ? r / res1 : 0;
@@ -278,6 +291,8 @@ int main(int argc, char** argv) {
     const std::string s = argv[a];
     if (s.rfind("--tol=", 0) == 0)
       tol = std::stod(s.substr(6));
+    else if (s.rfind("--idle-steps=", 0) == 0)
+      idle_steps = std::stoi(s.substr(13));
     else if (s == "--float")
       single = true;
     else if (s.rfind("--alpha=", 0) == 0)
@@ -309,7 +324,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < p.g.n; ++i) p.inv[i] = p.g.deg[i] ? 1.0 / p.g.deg[i] : 0.0;
     const int cap = 3000;
     std::printf("%s\t%d\t%zu\t%ld", spec.c_str(), p.g.n, p.g.col.size(), periodic(p, 0, 1 << 30, tol, cap));
-    for (auto [m, e] : configs) std::printf("\t%ld", periodic(p, m, e, tol, cap));
+    for (auto [m, e] : configs) {
+      const long steps = periodic(p, m, e, tol, cap);
+      std::printf("\t%ld:%ld", steps, applied);
+    }
     std::printf("\t%ld\n", anderson(p, 5, tol, cap));
     std::fflush(stdout);
   }

@@ -161,7 +161,7 @@ def _real(v, what):
 
 def _vertex_vector(v, n, what):
     if v is None:
-        return []
+        return _np.empty(0)
     if isinstance(v, dict):  # networkx style: {vertex: weight}, unlisted vertices 0
         out = _np.zeros(n)
         for k, w in v.items():
@@ -195,7 +195,7 @@ def _vertex_vector(v, n, what):
     total = out.sum()
     if not 0 < total < _np.inf:
         raise ValueError(f"{what}: " + ("all weights are zero" if total == 0 else "the weights' sum overflows"))
-    return out.tolist()
+    return out
 
 
 def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=False,

@@ -216,7 +216,7 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     extrapolation after every accelerate_every plain steps (fewer steps where mixing is slow;
     convergence is still decided by a plain step, so the result meets tol as without it;
     info.extrapolations counts those applied). The solve releases the GIL; on the CPU, Ctrl-C
-    (KeyboardInterrupt on the main thread) ends it within 0.1 s.
+    (KeyboardInterrupt on the main thread) ends it after the step under way.
     """
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     req = _perron.PageRankRequest()
@@ -297,7 +297,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     for that set, within the precision), and a BatchedPageRankInfo. Each set stops on
     its own when its L1 change falls below tol. device, precision, weighted, alpha,
     tol and max_iter as for pagerank(). The solve releases the GIL; on the CPU, Ctrl-C ends it
-    within 0.1 s.
+    after the step under way.
     """
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     if isinstance(sources, (int, _np.integer, dict)) or not hasattr(sources, "__iter__"):

@@ -120,6 +120,17 @@ py::tuple read_matrix(const std::string& path, bool cache) {
                         to_numpy(std::move(m.label)));
 }
 
+// Before the caller's arrays are copied, what make_pagerank_graph checks for
+// the command line: about 48 bytes a vertex (out-degrees, dangling flags, the
+// solver's vectors, the ranks) and 32 a link (the copies of A^T in double and
+// in T, the conversion's scratch). The module's path had no such check, so a
+// graph too large for the host went on until an allocation failed.
+void check_pagerank_memory(index_t n, std::size_t links) {
+  check_host_memory(
+      48.0 * double(n) + 32.0 * double(links),
+      "PageRank of a graph of " + std::to_string(n) + " vertices and " + std::to_string(links) + " links");
+}
+
 struct pagerank_request {
   index_t n = 0;
   bool transposed = false;  // the arrays are CSR of A^T (CSC of A)
@@ -185,6 +196,7 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
   opt.pull = parse_pagerank_pull(req.pull);
   opt.accelerate = parse_pagerank_accel(req.accelerate);
   if (req.kernel != "auto") opt.kernel = parse_spmv_kernel(req.kernel);
+  check_pagerank_memory(req.n, static_cast<std::size_t>(indices.size()));
   csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
   if (!req.transposed) {
     gil_released free;
@@ -233,6 +245,7 @@ py::tuple pagerank_batched_csr(const array<index_t>& indptr, const array<index_t
   opt.base = base;
   opt.base.device = parse_pagerank_device(req.device);
   opt.validate(req.n, sources);
+  check_pagerank_memory(req.n, static_cast<std::size_t>(indices.size()));
   csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
   if (!req.transposed) {
     gil_released free;
@@ -277,6 +290,11 @@ py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std
 py::object spmv_csr(index_t rows, index_t cols, const array<index_t>& indptr, const array<index_t>& indices,
                     const array<double>& data, const py::array& x, const std::string& kernel) {
   const team_scope team(process_team());  // a core left to the machine's other work
+  // The copy of A, its copy in the precision of x and y (unchecked before, as PageRank's).
+  const auto links = static_cast<double>(indices.size());
+  check_host_memory(
+      2.0 * (4.0 * (double(rows) + 1) + 12.0 * links) + 8.0 * double(rows),
+      "spmv of a " + dimensions(rows, cols) + " matrix with " + std::to_string(indices.size()) + " entries");
   csr_matrix<double> a = csr_from(rows, cols, indptr, indices, data);
   if (py::isinstance<py::array_t<float>>(x))
     return spmv_typed<float>(std::move(a), x.cast<array<float>>(), kernel);

@@ -538,3 +538,18 @@ import perron
 """)
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "solved True" in done.stdout, done.stderr
+
+
+def test_a_graph_too_large_for_the_memory_is_refused_before_it_is_copied(monkeypatch):
+    # the module's path had no memory check (the command line's make_pagerank_graph has one):
+    # under PERRON_MEMORY_LIMIT=3G, pagerank of 2^28 vertices took 4.3 GB and spmv 5 GB
+    A = random_digraph(100000, 300000, 4)
+    monkeypatch.setenv("PERRON_MEMORY_LIMIT", "1M")
+    for call in [lambda: perron.pagerank(A, device="cpu"), lambda: perron.pagerank_batched(A, [[0]], device="cpu")]:
+        with pytest.raises(ValueError, match="^PageRank of a graph of 100000 vertices and .* links needs about .* "
+                                             "PERRON_MEMORY_LIMIT allows"):
+            call()
+    with pytest.raises(ValueError, match="^spmv of a 100000 x 100000 matrix .* PERRON_MEMORY_LIMIT allows"):
+        perron.spmv(A, np.ones(100000))
+    monkeypatch.setenv("PERRON_MEMORY_LIMIT", "1G")
+    assert perron.pagerank(A, device="cpu")[1].converged

@@ -192,7 +192,8 @@ def _vertex_vector(v, n, what):
     if len(bad):
         raise ValueError(f"{what}: vertex {bad[0]} has weight {out[bad[0]]} (weights must be finite and "
                          f"non-negative)")
-    total = out.sum()
+    with _np.errstate(over="ignore"):  # the error below says it; numpy's RuntimeWarning came first
+        total = out.sum()
     if not 0 < total < _np.inf:
         raise ValueError(f"{what}: " + ("all weights are zero" if total == 0 else "the weights' sum overflows"))
     return out

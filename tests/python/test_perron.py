@@ -299,6 +299,7 @@ def test_read_matrix_paths_as_open_takes_them(tmp_path):
     assert not isinstance(e.value, FileNotFoundError)
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # numpy's overflow warning came before the error
 def test_personalization_and_nstart_name_the_vertex_and_refuse_what_int_or_a_cast_hid():
     A = karate()
     for kw in ["personalization", "nstart"]:

@@ -2,10 +2,12 @@
 
 #include <omp.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -126,8 +128,22 @@ int solve_team(std::size_t work, std::size_t grain) {
   return static_cast<int>(std::clamp<std::size_t>(work / std::max<std::size_t>(grain / 2, 1), 1, most));
 }
 
-int process_team() {
-  const int allowed = std::max(1, omp_get_max_threads());
+int thread_ceiling() {
+  const long long procs = std::max(1, omp_get_num_procs());
+  long long most = 64 * procs;
+  rlimit r{};
+  if (getrlimit(RLIMIT_NPROC, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+    most = std::min<long long>(most, static_cast<long long>(r.rlim_cur / 2));
+  return static_cast<int>(std::clamp<long long>(most, 1, INT_MAX));
+}
+
+int process_team(std::string* note) {
+  const int asked = std::max(1, omp_get_max_threads());
+  const int allowed = std::min(asked, thread_ceiling());
+  if (note && allowed < asked)
+    *note = "OMP_NUM_THREADS=" + std::to_string(asked) +
+            " is more threads than this process can start or use (" + std::to_string(omp_get_num_procs()) +
+            " processors): using " + std::to_string(allowed);
   if (threads_chosen_by_user()) return allowed;
   const int procs = std::max(1, omp_get_num_procs());
   return procs >= 8 ? std::min(allowed, procs - 1) : allowed;

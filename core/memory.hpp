@@ -75,8 +75,15 @@ int solve_team(std::size_t work, std::size_t grain = parallel_grain);
 // converting facebook-combined took 77 ms against 5 quiet, on 15 threads
 // 4.8; cnr-2000 94 -> 23 ms, rmat:20:10000000 178 -> 99; quiet, the 15
 // threads cost the largest load 5% (web:1048576:16777216, 179 -> 190 ms;
-// docs/PERFORMANCE.md, session 47).
-int process_team();
+// docs/PERFORMANCE.md, session 47). Never more than thread_ceiling(); note,
+// where given, gets a line for the user when that cut the count asked for.
+int process_team(std::string* note = nullptr);
+// The most threads a run starts whatever OMP_NUM_THREADS says: 64 a processor
+// (no region here gains past a few) and half the user's process limit
+// (RLIMIT_NPROC counts threads). libgomp faults where it cannot start a
+// team's threads: 'OMP_NUM_THREADS=100000 pagerank wiki-Vote.txt' died of
+// SIGSEGV in GOMP_parallel under ulimit -u 96365.
+int thread_ceiling();
 // Whether the user set the thread count (OMP_NUM_THREADS): then teams are
 // not capped for the machine's sake (process_team, dist::session).
 bool threads_chosen_by_user();

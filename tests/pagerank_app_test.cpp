@@ -688,6 +688,30 @@ TEST_F(pagerank_app, TooLargeAGeneratedGraphIsRefusedBeforeItIsGenerated) {
   ::unsetenv("PERRON_MEMORY_LIMIT");
 }
 
+// OMP_NUM_THREADS past what the process can start: one warning and the run on
+// thread_ceiling()'s team, where libgomp died of SIGSEGV in its first
+// parallel region (100000 threads under ulimit -u 96365: every input, a file
+// or a generated graph, one solve or a batch).
+TEST_F(pagerank_app, TooManyOpenMPThreadsAreCappedWithAWarning) {
+  const char* kept = std::getenv("OMP_NUM_THREADS");
+  const std::string before = kept ? kept : "";
+  ::setenv("OMP_NUM_THREADS", "100000", 1);
+  const std::string sources = file("sources.txt", "1 2\n3\n");
+  const outcome one = run({"rmat:12:50000", "--device", "cpu", "--top", "1"});
+  const outcome batch = run({"rmat:12:50000", "--device", "cpu", "--sources", sources, "--top", "1"});
+  if (kept)
+    ::setenv("OMP_NUM_THREADS", before.c_str(), 1);
+  else
+    ::unsetenv("OMP_NUM_THREADS");
+  for (const outcome* o : {&one, &batch}) {
+    EXPECT_EQ(o->code, 0) << o->err;
+    EXPECT_NE(o->err.find("warning: OMP_NUM_THREADS=100000 is more threads than this process can start"),
+              std::string::npos)
+        << o->err;
+    EXPECT_FALSE(o->out.empty());
+  }
+}
+
 // The binary cache: on by default, a second run loads from it with the same
 // ranks; --no-cache neither reads nor writes it; --cache-dir moves it.
 TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {

@@ -111,6 +111,24 @@ TEST(process_team, LeavesACoreFromEightUnlessTheUserChose) {
   }
 }
 
+// A count the user chose past thread_ceiling() (64 a processor, half the
+// process limit) is cut to it, with a note for the user; none below it.
+TEST(process_team, CapsACountNoProcessCanStart) {
+  const thread_settings_kept kept;
+  const int procs = omp_get_num_procs();
+  EXPECT_LE(thread_ceiling(), 64 * procs);
+  EXPECT_GE(thread_ceiling(), 1);
+  ::setenv("OMP_NUM_THREADS", "100000", 1);
+  omp_set_num_threads(100000);
+  std::string note;
+  EXPECT_EQ(process_team(&note), std::min(100000, thread_ceiling()));
+  EXPECT_NE(note.find("OMP_NUM_THREADS=100000 is more threads"), std::string::npos) << note;
+  omp_set_num_threads(std::min(4, thread_ceiling()));
+  note.clear();
+  EXPECT_EQ(process_team(&note), std::min(4, thread_ceiling()));
+  EXPECT_TRUE(note.empty()) << note;
+}
+
 // A solve's team: regions inside take at most it (host_threads() and
 // threads_for_work follow), clamped to [1, the team outside]; nested scopes
 // and exceptions give the outer team back.

@@ -24,7 +24,9 @@ int run(const char* app_name, const std::function<int()>& body) {
     return code;
   };
   try {
-    const team_scope team(process_team());  // a core left to the machine's other work
+    std::string note;  // OMP_NUM_THREADS past what the process can start (thread_ceiling)
+    const team_scope team(process_team(&note));  // a core left to the machine's other work
+    if (!note.empty()) std::cerr << (std::string(app_name) + ": warning: " + note + "\n") << std::flush;
     const int code = body();
     // What went to stdout (a summary, '--json -') must have arrived: on a full
     // disk (/dev/full) the exit flush failed silently and the run exited 0.

@@ -370,7 +370,8 @@ void note_long_run(const plan& pl) {
 // Every output goes through io::output_file: a temporary beside the target,
 // renamed into place when complete, so a failed run leaves no truncated file
 // and any earlier one intact. Numbers as "%.17g" (every bit of a double).
-void write_profile(io::output_file& f, const heat::grid_problem& p, const std::vector<double>& u) {
+void write_profile(const std::string& path, const heat::grid_problem& p, const std::vector<double>& u) {
+  io::output_file f(path);
   for (index_t i = 0; i < p.n; ++i) std::fprintf(f.get(), "%.17g\t%.17g\n", p.x(i), u[i]);
   f.commit();
 }
@@ -587,7 +588,7 @@ void compare_with_exact(const plan& pl, const heat::time_stepper<T>& ts, run_rec
   if (rec.exact) rec.max_error = ts.max_error(*rec.exact);
 }
 
-void write_plot(const plan& pl, const run_record& rec, io::output_file& f) {
+void write_plot(const plan& pl, const run_record& rec) {
   const heat::grid_problem& p = pl.s.problem;
   std::vector<plot_series> series;
   for (const auto& c : rec.curves)
@@ -604,8 +605,7 @@ void write_plot(const plan& pl, const run_record& rec, io::output_file& f) {
               heat::describe(p.left) + ", right " + heat::describe(p.right);
   po_.x_label = "x";
   po_.y_label = "u(x, t)";
-  f.write(svg_line_plot(series, po_));
-  f.commit();
+  write_svg_line_plot(pl.s.app.plot, series, po_);
 }
 
 // ---- summaries ----------------------------------------------------------------------
@@ -771,17 +771,17 @@ int report_end(const plan& pl, const run_record& rec) {
 }
 
 // The summaries: JSON to stdout ('-'), or JSON to a file and the text to stdout.
-void write_summaries(const plan& pl, const run_record& rec, double total_s,
-                     std::optional<io::output_file>& file) {
+void write_summaries(const plan& pl, const run_record& rec, double total_s) {
   const std::string& json = pl.s.app.json;
   const std::string js = json.empty() ? std::string() : json_summary(pl, rec, total_s);
   if (json == "-") {
     std::cout << js;
     return;
   }
-  if (file) {
-    file->write(js);
-    file->commit();
+  if (!json.empty()) {
+    io::output_file f(json);
+    f.write(js);
+    f.commit();
   }
   summary_stream(pl.s.app) << text_summary(pl, rec);
 }
@@ -791,21 +791,8 @@ std::string kernel_label(const heat::step_options& o, spmv_kernel used) {
   return o.form == heat::operator_form::stencil ? "stencil" : std::string(name(used));
 }
 
-// The files asked for, opened (each a temporary beside its target) before the
-// first step: a missing folder or a directory named as --output, --json or
-// --plot was found only when written, after the last step, and the run's
-// profile and summary were lost with it.
-struct output_files {
-  std::optional<io::output_file> profile, plot, json;
-  explicit output_files(const app_options& a) {
-    if (!a.output.empty()) profile.emplace(a.output);
-    if (!a.plot.empty()) plot.emplace(a.plot);
-    if (!a.json.empty() && a.json != "-") json.emplace(a.json);
-  }
-};
-
 template <class T>
-int simulate(const plan& pl, output_files& out) {
+int simulate(const plan& pl) {
   stopwatch total;
   const heat::grid_problem& p = pl.s.problem;
   run_record rec;
@@ -832,9 +819,9 @@ int simulate(const plan& pl, output_files& out) {
   rec.r = ts.r();
   compare_with_exact(pl, ts, rec);
 
-  if (out.profile) write_profile(*out.profile, p, ts.solution());
-  if (out.plot) write_plot(pl, rec, *out.plot);
-  write_summaries(pl, rec, total.seconds(), out.json);
+  if (!a.output.empty()) write_profile(a.output, p, ts.solution());
+  if (!a.plot.empty()) write_plot(pl, rec);
+  write_summaries(pl, rec, total.seconds());
   // The whole run, outputs included (the JSON records it as timings.total_s).
   if (pl.s.app.json != "-") summary_stream(a) << "time: whole run " << format_g(total.seconds(), 3) << " s\n";
   return report_end(pl, rec);
@@ -862,9 +849,13 @@ int main_body(int argc, char** argv) {
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();
   const plan pl = make_plan(c);
-  output_files out(pl.s.app);
+  // Each output that cannot be written is named before the run: a missing
+  // folder or a folder named as the file was found only when written, after
+  // the last step, and the run's profile and summary were lost with it.
+  for (const std::string* f : {&pl.s.app.output, &pl.s.app.snapshot, &pl.s.app.json, &pl.s.app.plot})
+    if (!f->empty()) io::check_output_path(*f);
   note_long_run(pl);
-  return pl.is_float() ? simulate<float>(pl, out) : simulate<double>(pl, out);
+  return pl.is_float() ? simulate<float>(pl) : simulate<double>(pl);
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <limits>
-#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -405,12 +405,11 @@ void print_json(std::FILE* f, const settings& s, const std::string& device, doub
 int main_body(int argc, char** argv) {
   settings s;
   if (!parse_command_line(argc, argv, s)) return ok;
-  // --json=FILE and --csv=FILE opened (a temporary beside each) before the
-  // timing: a missing folder or a folder named as the file was found only
-  // when written, after minutes of timing, and the table was lost with it.
-  std::optional<io::output_file> json_file, csv_file;
-  if (!s.json.empty() && s.json != "-") json_file.emplace(s.json);
-  if (!s.csv.empty() && s.csv != "-") csv_file.emplace(s.csv);
+  // --json=FILE and --csv=FILE checked before the timing: a missing folder or
+  // a folder named as the file was found only when written, after minutes of
+  // timing, and the table was lost with it.
+  for (const std::string* f : {&s.json, &s.csv})
+    if (!f->empty()) io::check_output_path(*f);
   // The copy's two buffers of --copy-mib each, refused with the bytes before
   // they are asked for: --copy-mib 1000000 ended in cudaMalloc's out-of-memory
   // text. First, so that PERRON_GPU_MEMORY_LIMIT shows it without a GPU too.
@@ -428,14 +427,14 @@ int main_body(int argc, char** argv) {
       bench_matrix<float>(s, spec, copy_gbs, results);
   }
   // Files first, then stdout: the table unless JSON or CSV was asked there.
-  if (json_file) {
-    print_json(json_file->get(), s, device, copy_gbs, results);
-    json_file->commit();  // the temporary renamed into place
-  }
-  if (csv_file) {
-    print_csv(csv_file->get(), results);
-    csv_file->commit();
-  }
+  auto to_file = [](const std::string& path, const std::function<void(std::FILE*)>& print) {
+    io::output_file f(path);  // a temporary renamed into place when complete
+    print(f.get());
+    f.commit();
+  };
+  if (!s.json.empty() && s.json != "-")
+    to_file(s.json, [&](std::FILE* f) { print_json(f, s, device, copy_gbs, results); });
+  if (!s.csv.empty() && s.csv != "-") to_file(s.csv, [&](std::FILE* f) { print_csv(f, results); });
   if (s.json == "-") {
     print_json(stdout, s, device, copy_gbs, results);
   } else if (s.csv == "-") {

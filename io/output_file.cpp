@@ -50,6 +50,17 @@ int own_descriptor(const std::string& path) {
 
 }  // namespace
 
+void check_output_path(const std::string& path) {
+  if (path.empty()) throw invalid_argument("an output file name is empty");
+  if (path == "-" || own_descriptor(path) >= 0) return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory");
+    return;  // a device or a pipe: opened in place when written
+  }
+  const output_file probe(path);  // its temporary, removed by the destructor
+}
+
 bool names_standard_output(const std::string& path) { return path == "-" || own_descriptor(path) == 1; }
 
 void output_file::open_in_place(int fd) {

@@ -57,6 +57,14 @@ void write_lines(output_file& out, std::size_t lines,
 void append_g(std::string& text, double x, int digits);
 void append_integer(std::string& text, long long v);
 
+// Checks, before a long run, that output_file(path) could write `path` later,
+// and leaves nothing behind: io_error for a folder that is missing or not
+// writable ("cannot create a file in its folder") or a directory named as the
+// file ("is a directory"), by making a temporary beside it and removing it.
+// A device, a pipe or standard output is not opened (a pipe's reader would see
+// its end); their errors come when written.
+void check_output_path(const std::string& path);
+
 // Whether `path` names this process's standard output: "-", /dev/stdout,
 // /dev/fd/1 or /proc/self/fd/1 (all written to descriptor 1). An app that
 // moves its summary off stdout for "-" does so for these too.

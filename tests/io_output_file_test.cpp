@@ -170,6 +170,21 @@ TEST_F(OutputFile, DashIsStandardOutput) {
 
 // append_g writes what printf's "%.*g" does, for every precision the apps
 // use and values of every scale (ranks, their tails, zero, subnormals).
+// check_output_path: what output_file would refuse when the run ends is
+// refused before it, and nothing is left behind or changed.
+TEST_F(OutputFile, CheckOutputPathRefusesWhatCannotBeWrittenAndLeavesNothing) {
+  EXPECT_THROW(check_output_path(path("no-such-folder/ranks.tsv")), io_error);
+  EXPECT_THROW(check_output_path(dir_.string()), io_error);
+  EXPECT_THROW(check_output_path(""), invalid_argument);
+  write(path("old.tsv"), "kept\n");
+  for (const std::string& p :
+       {path("new.tsv"), path("old.tsv"), std::string("-"), std::string("/dev/stdout")})
+    EXPECT_NO_THROW(check_output_path(p)) << p;
+  if (fs::exists("/dev/null")) EXPECT_NO_THROW(check_output_path("/dev/null"));
+  EXPECT_EQ(read(path("old.tsv")), "kept\n");
+  EXPECT_EQ(entries(), 1u);  // old.tsv alone: no new.tsv, no temporary
+}
+
 // The names an app treats as "-": the process's descriptor 1 by any spelling.
 TEST(NamesStandardOutput, DashAndDescriptorOneOnly) {
   for (const char* p : {"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})

@@ -141,7 +141,8 @@ int process_team(std::string* note) {
   const int asked = std::max(1, omp_get_max_threads());
   const int allowed = std::min(asked, thread_ceiling());
   if (note && allowed < asked)
-    *note = "OMP_NUM_THREADS=" + std::to_string(asked) +
+    *note = (threads_chosen_by_user() ? "OMP_NUM_THREADS=" : "") + std::to_string(asked) +
+            (threads_chosen_by_user() ? "" : " threads") +
             " is more threads than this process can start or use (" + std::to_string(omp_get_num_procs()) +
             " processors): using " + std::to_string(allowed);
   if (threads_chosen_by_user()) return allowed;

@@ -46,6 +46,7 @@ struct launch_params {
   bool personalized;
   double v_uniform;  // v_i = 1 / n unless personalized
   int last, max_iter;
+  bool trace;                 // report_progress 2: the progress of step k at progress[k] (the mode trials')
   launch_params() = default;  // trivial: a resident launch keeps one in shared memory
   __device__ __forceinline__ launch_params(const pagerank_state* st, index_t n, int batch)
       : alpha(st->alpha),
@@ -53,13 +54,16 @@ struct launch_params {
         personalized(st->personalized != 0),
         v_uniform(1.0 / static_cast<double>(n)),
         last(st->max_iter - st->iteration > batch ? st->iteration + batch : st->max_iter),
-        max_iter(st->max_iter) {}
+        max_iter(st->max_iter),
+        trace(st->report_progress == 2) {}
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // the cluster kernel's (sm_90 on)
   // After step k - 1 -> k (k steps done): the progress line's values.
-  __device__ __forceinline__ static void report_step(pagerank_progress* pr, int k, double residual) {
+  // trace (report_progress 2, the mode trials'): step k's record at pr[k].
+  __device__ __forceinline__ static void report_step(pagerank_progress* pr, bool trace, int k,
+                                                     double residual) {
     if (!pr) return;
-    volatile pagerank_progress* v = pr;
+    volatile pagerank_progress* v = pr + (trace ? k : 0);
     v->residual = residual;
     v->iteration = k;
   }
@@ -100,11 +104,36 @@ constexpr int ex_per_thread = 1;
 constexpr int ex_chunk = ex_per_thread * step_threads;
 constexpr int ex_batch = 4;  // a thread's loads in flight before its stores (saves, combination)
 
-// Whether step k's end saves an iterate or ends a run (the only steps whose
-// end calls extrapolate_step).
+// Whether step k's end saves an iterate or ends a run: the cluster kernel's
+// steps whose end calls extrapolate_step (the grid kernels' only a run's
+// end, iterate_of).
 __device__ __forceinline__ bool ex_due(int every, int rre_w, int k) {
   const int at = k % every;
   return at == 0 || (rre_w ? accel::rre_slot(at, every) : accel::run_slot(at, every, false)) >= 0;
+}
+
+// The grid kernels (streamed, resident) save no iterate: a step whose x_k
+// is one of the run's last W writes it straight into its history slot
+// (the step k - 1 -> k writes iterate_of(k), the next step gathers from
+// it), so only a run's end leaves the step loop. Copying x_k there after
+// the step instead cost a loop exit, an L2 round trip to reload the
+// step's sums and a pass over n a save: on a solve that never extrapolates
+// (er:100000:1000000, p2p-Gnutella05) the three saves of its first run were
+// 5-20% of the solve (H200, docs/PERFORMANCE.md, session 57). The run's
+// end slot (k mod every = 0) is never a history slot, so x_k is in
+// x0 / x1 by parity there, and at a launch's end (copy_to_parity).
+template <bool R, class T>
+__device__ __forceinline__ int history_slot(const persistent_extrapolation<T>& ex, int k) {
+  const int at = k % ex.every;
+  return R ? accel::rre_slot(at, ex.every) : accel::run_slot(at, ex.every, false);
+}
+template <bool R, class T>
+__device__ __forceinline__ T* iterate_of(const fused_args<T>& a, const persistent_extrapolation<T>& ex,
+                                         int k) {
+  const int which = history_slot<R>(ex, k);
+  if (which < 0) return (k & 1) ? a.x1 : a.x0;
+  if constexpr (R) return ex.window + static_cast<long long>(which) * a.n;
+  return which == 0 ? ex.hist[0] : which == 1 ? ex.hist[1] : ex.hist[2];
 }
 
 // rre's sums a chunk writes: the Gram matrix of W differences and W masses,
@@ -296,6 +325,38 @@ __device__ __noinline__ void save_iterate(const persistent_extrapolation<T>& ex,
     if (which == (ex.rre_w ? ex.rre_w - 1 : 2)) bk.residual_1 = residual;
   }
   store_book(bk, ex, team.rank());
+}
+
+// The grid kernels' part of save_iterate (iterate_of says why): x_k's
+// dangling mass and residual where x_k is a history slot, in the block's
+// book only (store_book at the run's end and at the launch's end).
+template <bool R, class T>
+__device__ __forceinline__ void note_iterate(ex_book& bk, const persistent_extrapolation<T>& ex, int k,
+                                             double residual, double dangling) {
+  if (threadIdx.x != 0) return;
+  const int which = history_slot<R>(ex, k);
+  if (which < 0) return;
+  bk.dangling[which] = dangling;
+  if (which == (R ? ex.rre_w - 1 : 2)) bk.residual_1 = residual;
+}
+
+// At a grid kernel's end: x_k into x0 / x1 by parity where it sits in a
+// history slot (the solve stopped there), where the rank kernels and the
+// next launch look for it, and the book for the next launch. x_k was
+// written before the barrier that ended its step; nothing reads x0 / x1
+// after this in the launch.
+template <bool R, class T>
+__device__ __forceinline__ void end_grid_launch(const fused_args<T>& a, const persistent_extrapolation<T>& ex,
+                                                const ex_book& bk, int k) {
+  const T* from = iterate_of<R>(a, ex, k);
+  T* to = (k & 1) ? a.x1 : a.x0;
+  if (from != to) {
+    const long long stride = static_cast<long long>(gridDim.x) * step_threads;
+    for (long long i = static_cast<long long>(blockIdx.x) * step_threads + threadIdx.x; i < a.n; i += stride)
+      to[i] = __ldcg(from + i);
+  }
+  __syncthreads();  // thread 0's last note_iterate before store_book
+  store_book(bk, ex, static_cast<int>(blockIdx.x));
 }
 
 template <class Team, class T>
@@ -646,12 +707,12 @@ __global__ void __launch_bounds__(step_threads, 1)
   T* hub = reinterpret_cast<T*>(smem);
   __shared__ unsigned next_slice;  // this block's next slice in this step
   double residual = 0;
-  // X: an inner loop of steps that leaves where a step's end saves or
-  // extrapolates (the resident kernel says why).
+  // X: an inner loop of steps that leaves where a run ends (the resident
+  // kernel says why), each step's x_k and x_{k+1} where iterate_of puts them.
   for (bool more = true; more;) {
     for (;;) {
-      const T* x = (k & 1) ? a.x1 : a.x0;
-      T* xn = (k & 1) ? a.x0 : a.x1;
+      const T* x = X ? iterate_of<R>(a, ex, k) : (k & 1) ? a.x1 : a.x0;
+      T* xn = X ? iterate_of<R>(a, ex, k + 1) : (k & 1) ? a.x0 : a.x1;
       // r_{k+1} = alpha P^T r_k + c_k v, c_k = alpha dangling_k + 1 - alpha.
       const double c = p.alpha * dangling + (1.0 - p.alpha);
       // The last step's readers of the hub and the counter are past the barrier.
@@ -677,7 +738,8 @@ __global__ void __launch_bounds__(step_threads, 1)
         close_step(st, make_double2(residual, dangling), progress, 0, 0);
       }
       if constexpr (X) {
-        if (ex_due(ex.every, ex.rre_w, k)) break;
+        note_iterate<R>(bk, ex, k, residual, dangling);
+        if (k % ex.every == 0) break;
       }
       // The same bits in every block: every block leaves after the same step.
       if (residual < p.tol || k >= p.last) {
@@ -697,6 +759,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       }
     }
   }
+  if constexpr (X) end_grid_launch<R>(a, ex, bk, k);
   leave_launch(acc);
 }
 
@@ -1000,17 +1063,19 @@ __device__ __forceinline__ resident_loop read_loop(const volatile resident_loop&
   s.p.v_uniform = v.p.v_uniform;
   s.p.last = v.p.last;
   s.p.max_iter = v.p.max_iter;
+  s.p.trace = v.p.trace;
   s.nb = v.nb;
   return s;
 }
 
 // The resident kernel's steps from s until the solve stops (s.more false)
-// or, X, until a step whose end saves or extrapolates (ex_due).
-template <class T, bool X>
+// or, X, until a step whose end ends a run (x_k and x_{k+1} where
+// iterate_of puts them; bk: the block's book, for note_iterate).
+template <class T, bool X, bool RRE = false>
 __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_state* st,
                                                pagerank_progress* progress, fixed60* acc,
                                                const grid_team& grid, const persistent_extrapolation<T>& ex,
-                                               resident_loop& s) {
+                                               ex_book& bk, resident_loop& s) {
   extern __shared__ __align__(16) unsigned char smem[];
   const launch_params& p = s.p;
   const int nb = s.nb;
@@ -1020,8 +1085,8 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
   double dangling = s.dangling;
   bool first = s.first, replaced = s.replaced;
   for (;; first = false) {
-    const T* x = (k & 1) ? a.x1 : a.x0;
-    T* xn = (k & 1) ? a.x0 : a.x1;
+    const T* x = X ? iterate_of<RRE>(a, ex, k) : (k & 1) ? a.x1 : a.x0;
+    T* xn = X ? iterate_of<RRE>(a, ex, k + 1) : (k & 1) ? a.x0 : a.x1;
     // Step k - 1's sums (slot (k - 1) mod 3), asked for now, used below.
     const fixed60* prev = acc + 2 * ((k + 2) % 3);
     ulonglong2 prev_sums{0, 0};
@@ -1045,6 +1110,7 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
         acc[2 * ((k + 1) % 3) + 1] = 0;
         close_step(st, make_double2(residual, dangling), progress, 0, 0);
       }
+      if constexpr (X) note_iterate<RRE>(bk, ex, k, residual, dangling);
       // The same bits in every thread of the grid: all leave before step k.
       if (residual < p.tol || k >= p.last) {
         s.more = false;
@@ -1067,7 +1133,7 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
     grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
     ++k;
     if constexpr (X) {
-      if (ex_due(ex.every, ex.rre_w, k)) {
+      if (k % ex.every == 0) {
         first = false;
         break;
       }
@@ -1090,8 +1156,9 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
 // stopping step leaves x_{k}, the counters and the slots as a finished step
 // left them (its gathers are only reads).
 //
-// X: the steps run in runs that end at every step whose end saves or
-// extrapolates (ex_due), so that the call is outside the loop the steps spend
+// X: the steps run in runs that end where a run of --accelerate-every steps
+// ends (the saves are the steps' own writes: iterate_of), so that the
+// extrapolation's call is outside the loop the steps spend
 // their time in (calling it from inside that loop kept three of the loop's
 // values in local memory, reloaded from L2 after every grid barrier, which
 // invalidates L1: about 1 us a step on the H200). Between runs the loop's
@@ -1133,7 +1200,7 @@ __global__ void __launch_bounds__(step_threads, 1)
   if (fresh) grid.sync();  // x_0 and the state written before any block reads them
   if constexpr (!X) {
     resident_loop s{st->iteration, st->dangling, true, false, true, launch_params(st, a.n, batch), nb};
-    resident_steps<T, false>(a, st, progress, acc, grid, ex, s);
+    resident_steps<T, false>(a, st, progress, acc, grid, ex, bk, s);
   } else {
     __shared__ resident_loop saved;
     if (threadIdx.x == 0)
@@ -1142,8 +1209,11 @@ __global__ void __launch_bounds__(step_threads, 1)
     __syncthreads();
     for (;;) {
       resident_loop s = read_loop(saved);
-      resident_steps<T, true>(a, st, progress, acc, grid, ex, s);
-      if (!s.more) break;
+      resident_steps<T, true, R>(a, st, progress, acc, grid, ex, bk, s);
+      if (!s.more) {
+        end_grid_launch<R>(a, ex, bk, s.k);
+        break;
+      }
       // Step k - 1's sums now (the top of the next step reads them again;
       // that slot is cleared later).
       const ulonglong2 done = load_slot(acc + 2 * ((s.k + 2) % 3));
@@ -1385,7 +1455,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       residual = cuda::detail::from_fixed60(l1);
       dangling = cuda::detail::from_fixed60(dm);
       ++k;
-      if (me == 0 && threadIdx.x == 0) launch_params::report_step(progress, k, residual);
+      if (me == 0 && threadIdx.x == 0) launch_params::report_step(progress, p.trace, k, residual);
       if constexpr (X) {
         if (ex_due(ex.every, ex.rre_w, k)) break;
       }
@@ -1442,7 +1512,7 @@ struct cluster_launch {
 template <class T>
 persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, const std::string& remembered,
                                     bool resident_only)
-    : fused_(fused), stream_(stream), acc_(acc_words) {
+    : fused_(fused), stream_(stream), acc_(acc_words), trace_(trial_steps + 1) {
   int device = 0, cooperative = 0, optin = 0;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
@@ -1451,6 +1521,7 @@ persistent_pull<T>::persistent_pull(fused_pull<T>& fused, cudaStream_t stream, c
   if (!cooperative) throw cuda_error("the persistent pull needs a device with cooperative launch");
   PERRON_CUDA_CHECK(
       cudaMemsetAsync(acc_.data(), 0, acc_.bytes(), stream_));  // then kept zero by the launches
+  PERRON_CUDA_CHECK(cudaMemsetAsync(trace_.data(), 0, trace_.bytes(), stream_));
   cudaFuncAttributes fa{};
   // Each kernel comes plain, extrapolating by the quadratic (X) and by rre (X,
   // R); the extrapolating ones' static shared memory (the extrapolation's book
@@ -1875,16 +1946,36 @@ float persistent_pull<T>::time_steps() {
   return ms[ms.size() / 2];
 }
 
+// Each timed solve also leaves its residuals in trace_ (report_progress 2:
+// the progress record of step k at trace_[k]; a few stores a step, off the
+// timed steps' critical path as the progress line's are).
 template <class T>
 float persistent_pull<T>::time_once(pagerank_state* st, cuda::event& e0, cuda::event& e1) {
-  const pagerank_state h = trial_state(trial_steps);
+  pagerank_state h = trial_state(trial_steps);
+  h.report_progress = 2;
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st, &h, sizeof h, cudaMemcpyHostToDevice, stream_));
   fused_.launch_init(nullptr, 1, st, solve_start{h});
   e0.record(stream_);
-  launch_solve(st, nullptr, INT_MAX);
+  launch_solve(st, trace_.data(), INT_MAX);
   e1.record(stream_);
   e1.synchronize();
+  traced_ = true;
+  trace_host_.residuals.clear();
   return e1.ms_since(e0);
+}
+
+template <class T>
+const typename persistent_pull<T>::plain_trace& persistent_pull<T>::trial_trace() {
+  if (traced_ && trace_host_.residuals.empty()) {
+    std::vector<pagerank_progress> t(trace_.size());
+    PERRON_CUDA_CHECK(
+        cudaMemcpyAsync(t.data(), trace_.data(), trace_.bytes(), cudaMemcpyDeviceToHost, stream_));
+    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    trace_host_.alpha = trial_state(trial_steps).alpha;
+    for (int k = 1; k < static_cast<int>(t.size()) && t[k].iteration == k; ++k)
+      trace_host_.residuals.push_back(t[k].residual);
+  }
+  return trace_host_;
 }
 
 template <class T>

@@ -176,6 +176,26 @@ constexpr bool extrapolation_pays(double residual, double residual_1_before, dou
   return residual * rate1 * rate1 >= tol;
 }
 
+// auto's solve read off the plain solve's first steps: residual[k - 1] =
+// ||r_k - r_{k-1}||_1 of plain step k from the same start, k = 1 .. count.
+// True where the solve stops (tol or max_iter) within those steps with no
+// extrapolation on the way: every run's end before the stop is refused by
+// the gate (extrapolation_pays, residual_1 = step k - 1's, as the solvers
+// keep it), so auto's solve is the plain one, step for step, and can run
+// without the extrapolating machinery (its saves, its run ends, the
+// persistent kernel's extrapolating form). False where it extrapolates or
+// the steps given do not reach the stop.
+constexpr bool plain_steps_decide(const double* residual, int count, double tol, int max_iter, int every) {
+  for (int k = 1; k <= count; ++k) {
+    const double r = residual[k - 1];
+    if (!(r >= 0.0)) return false;  // NaN: not a trace to trust
+    if (r < tol || k >= max_iter) return true;
+    if (every > 0 && k % every == 0 && extrapolation_pays(r, k >= 2 ? residual[k - 2] : 0.0, tol))
+      return false;
+  }
+  return false;
+}
+
 // x^k for k >= 0 (constexpr, for the device too).
 constexpr double power(double x, int k) {
   double p = 1.0;

@@ -1779,6 +1779,62 @@ TYPED_TEST(gpu_pagerank_accel, PersistentExtrapolatesInItsKernel) {
   }
 }
 
+// auto on the persistent pull where the mode trial's plain steps show the
+// solve stopping before an extrapolation is due: the plain kernel runs it
+// (the reason says so), with the bits and steps of --accelerate none; where
+// an extrapolation is due, or the solve's alpha or start is not the
+// trial's, the extrapolating kernel as before.
+TYPED_TEST(gpu_pagerank_accel, PersistentAutoRunsPlainWhereTheTrialShowsNoExtrapolation) {
+  using T = TypeParam;
+  // 11 steps at tol 1e-6 (CPU, float and double), the run's end at step 10 refused by the gate
+  const auto fast = make_pagerank_graph<T>(io::generate_synthetic("er:30000:300000"), false);
+  const auto slow = make_pagerank_graph<T>(grid_graph(60), false);
+  const std::string note = "the plain kernel runs them";
+  for (const double tol : {1e-6, 1e-5}) {
+    pagerank_options o = accel_options(pagerank_accel::automatic, 0.85, tol);
+    pagerank_options plain = o;
+    plain.accelerate = pagerank_accel::none;
+    pagerank_cuda<T> f(fast, std::nullopt, pagerank_pull::persistent);
+    const auto ra = f.solve(o), rn = f.solve(plain);
+    const std::string at = "tol " + std::to_string(tol);
+    ASSERT_EQ(pagerank_cpu(fast, o).extrapolations, 0) << at;  // the graph is one where auto is plain
+    ASSERT_LT(ra.iterations, 2 * o.accelerate_every) << at;
+    EXPECT_NE(ra.kernel_reason.find(note), std::string::npos) << at << ": " << ra.kernel_reason;
+    EXPECT_EQ(ra.extrapolations, 0) << at;
+    EXPECT_TRUE(same_result(ra, rn)) << at;
+    EXPECT_EQ(ra.accelerate, pagerank_accel::automatic) << at;
+    // batches of the check-every loop: the same
+    pagerank_options b = o;
+    b.loop = pagerank_loop::check_every;
+    b.check_interval = 3;
+    EXPECT_TRUE(same_result(f.solve(b), rn)) << at;
+    // not the trial's alpha: the extrapolating kernel (no extrapolation due here either)
+    pagerank_options other = o;
+    other.alpha = 0.8;
+    pagerank_options other_plain = other;
+    other_plain.accelerate = pagerank_accel::none;
+    const auto oa = f.solve(other);
+    EXPECT_EQ(oa.kernel_reason.find(note), std::string::npos) << at;
+    EXPECT_TRUE(same_result(oa, f.solve(other_plain))) << at;
+    // a start of the user's: the same
+    pagerank_options start = o;
+    start.initial.assign(fast.vertices(), 1.0 / fast.vertices());
+    EXPECT_EQ(f.solve(start).kernel_reason.find(note), std::string::npos) << at;
+    // an extrapolation due: the extrapolating kernel, which extrapolates
+    pagerank_cuda<T> s(slow, std::nullopt, pagerank_pull::persistent);
+    const auto sa = s.solve(o);
+    EXPECT_EQ(sa.kernel_reason.find(note), std::string::npos) << at;
+    EXPECT_GT(sa.extrapolations, 0) << at;
+    EXPECT_LT(sa.iterations, s.solve(plain).iterations) << at;
+    // an extrapolating solve's count is not reported by the plain one after it
+    pagerank_options q = o;
+    q.accelerate = pagerank_accel::quadratic;
+    q.accelerate_every = 4;
+    EXPECT_GT(f.solve(q).extrapolations, 0) << at;
+    EXPECT_EQ(f.solve(o).extrapolations, 0) << at;
+  }
+}
+
 // Every pull extrapolates: the persistent kernel quadratically inside its
 // launch, in each of its modes (the same bits in all), and a persistent
 // solver runs its fused pull's steps for aitken (and says so), its

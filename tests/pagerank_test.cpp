@@ -308,6 +308,29 @@ TEST(pagerank_accel_rules, GateAndIdleStop) {
   EXPECT_EQ(accel::run_slot(3, 4, false), 2);
 }
 
+// auto read off plain steps: it is the plain solve where it stops before a
+// run's end that the gate lets through.
+TEST(PagerankAccel, PlainStepsDecideAutosSolveOnlyWhereNoExtrapolationIsDue) {
+  std::vector<double> fast;  // rate 0.3 from 0.5: 1e-6 reached at step 12
+  for (double r = 0.5; fast.size() < 20; r *= 0.3) fast.push_back(r);
+  // at step 10 (1.0e-5) two steps at 0.3 reach 9e-7 < 1e-6: refused, stops at 12
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 10));
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 12, 1e-6, 1000, 10));
+  EXPECT_FALSE(accel::plain_steps_decide(fast.data(), 11, 1e-6, 1000, 10));  // the stop not seen
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 3, 1e-6, 3, 10));       // max_iter stops it
+  EXPECT_FALSE(
+      accel::plain_steps_decide(fast.data(), 20, 1e-9, 1000, 10));  // at 1e-9 the gate lets it through
+  EXPECT_FALSE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 4));  // a run's end at step 4
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 0));   // no runs
+  std::vector<double> slow;  // rate 0.8: the gate lets step 10 through
+  for (double r = 0.5; slow.size() < 20; r *= 0.8) slow.push_back(r);
+  EXPECT_FALSE(accel::plain_steps_decide(slow.data(), 20, 1e-6, 1000, 10));
+  EXPECT_TRUE(accel::plain_steps_decide(slow.data(), 20, 1e-1, 1000, 10));  // stops at step 9
+  const double nan[2] = {0.5, std::nan("")};
+  EXPECT_FALSE(accel::plain_steps_decide(nan, 2, 1e-6, 1000, 10));
+  EXPECT_FALSE(accel::plain_steps_decide(nullptr, 0, 1e-6, 1000, 10));
+}
+
 // rre's saved iterates: x_{k-W} .. x_{k-1} after steps every-W .. every-1,
 // W = min(8, every - 1); its sums' order.
 TEST(pagerank_accel_rules, RreWindow) {

@@ -179,6 +179,16 @@ class persistent_pull {
   // Device time of one step in the mode kept: the trial's figure, or timed
   // now where no trial ran (one candidate, a remembered mode).
   double step_us();
+  // The residuals ||r_k - r_{k-1}||_1 of steps k = 1, 2, ... of the trials'
+  // solves (plain steps from the uniform start, uniform v, damping `alpha`;
+  // every mode and candidate gives the same bits), as many as a trial took;
+  // empty where no solve was timed (one candidate, a remembered mode). The
+  // solver reads auto's first run ends off them (accel::plain_steps_decide).
+  struct plain_trace {
+    double alpha = 0;
+    std::vector<double> residuals;
+  };
+  const plain_trace& trial_trace();
   std::size_t device_bytes() const { return acc_.bytes() + cut_.bytes() + ex_partials_.bytes(); }
 
  private:
@@ -217,10 +227,13 @@ class persistent_pull {
   int hub_ = 0, max_hub_ = 0;
   std::string trial_;
   double trial_seconds_ = 0;
-  double step_us_ = 0;                    // the kept mode's step (0: not timed yet)
-  std::vector<unsigned> slice_start_;     // the fused layout's, on the host: resident_bytes()
-  std::vector<unsigned char> cut_after_;  // per slice: a row goes on into the next slice
-  cuda::device_buffer<unsigned> deal_;    // the resident grid's deal_slices()
+  double step_us_ = 0;                            // the kept mode's step (0: not timed yet)
+  cuda::device_buffer<pagerank_progress> trace_;  // a timed solve's residual after each step
+  bool traced_ = false;                           // a timed solve wrote trace_
+  plain_trace trace_host_;                        // trace_ read back (trial_trace())
+  std::vector<unsigned> slice_start_;             // the fused layout's, on the host: resident_bytes()
+  std::vector<unsigned char> cut_after_;          // per slice: a row goes on into the next slice
+  cuda::device_buffer<unsigned> deal_;            // the resident grid's deal_slices()
   // 3 slots of (residual, dangling) as 2^-60 counts (step k adds to slot k mod 3), the grid
   // barrier's count and the launch's blocks left: zero between launches (leave_launch).
   cuda::device_buffer<cuda::detail::fixed60> acc_;

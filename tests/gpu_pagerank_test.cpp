@@ -1538,9 +1538,13 @@ void check_accel(const std::string& graph, pagerank_accel mode, double alpha) {
     EXPECT_EQ(r.pull, pull);
     if (r.loop == pagerank_loop::graph_while) {
       EXPECT_EQ(r.host_syncs, 1u) << at;
-      // The fused pull: one run of accelerate_every steps per trip; the
-      // spmv pull: trips that divide it (the extrapolation in an IF node).
-      if (pull == pagerank_pull::fused)
+      // The fused pull: one run of accelerate_every steps per trip (unless
+      // auto runs the plain steps: its trial's steps show no extrapolation
+      // due); the spmv pull: trips that divide it (the extrapolation in an IF node).
+      const bool plain_auto = r.kernel_reason.find("the plain steps run them") != std::string::npos;
+      if (plain_auto)
+        EXPECT_EQ(mode, pagerank_accel::automatic) << at;
+      else if (pull == pagerank_pull::fused)
         EXPECT_EQ(r.graph_unroll, 10) << at;
       else
         EXPECT_EQ(10 % r.graph_unroll, 0) << at << ": trips of " << r.graph_unroll;
@@ -1779,24 +1783,27 @@ TYPED_TEST(gpu_pagerank_accel, PersistentExtrapolatesInItsKernel) {
   }
 }
 
-// auto on the persistent pull where the mode trial's plain steps show the
-// solve stopping before an extrapolation is due: the plain kernel runs it
-// (the reason says so), with the bits and steps of --accelerate none; where
+// auto on the persistent and fused pulls where their layout trial's plain
+// steps show the solve stopping before an extrapolation is due: the plain
+// steps run it (the reason says so), with the bits and steps of
+// --accelerate none; where
 // an extrapolation is due, or the solve's alpha or start is not the
 // trial's, the extrapolating kernel as before.
-TYPED_TEST(gpu_pagerank_accel, PersistentAutoRunsPlainWhereTheTrialShowsNoExtrapolation) {
+TYPED_TEST(gpu_pagerank_accel, AutoRunsPlainWhereTheTrialShowsNoExtrapolation) {
   using T = TypeParam;
   // 11 steps at tol 1e-6 (CPU, float and double), the run's end at step 10 refused by the gate
   const auto fast = make_pagerank_graph<T>(io::generate_synthetic("er:30000:300000"), false);
   const auto slow = make_pagerank_graph<T>(grid_graph(60), false);
-  const std::string note = "the plain kernel runs them";
-  for (const double tol : {1e-6, 1e-5}) {
+  const std::string note = "the plain steps run them";
+  for (const auto [pull, tol] :
+       {std::pair{pagerank_pull::persistent, 1e-6}, std::pair{pagerank_pull::persistent, 1e-5},
+        std::pair{pagerank_pull::fused, 1e-6}, std::pair{pagerank_pull::fused, 1e-5}}) {
     pagerank_options o = accel_options(pagerank_accel::automatic, 0.85, tol);
     pagerank_options plain = o;
     plain.accelerate = pagerank_accel::none;
-    pagerank_cuda<T> f(fast, std::nullopt, pagerank_pull::persistent);
+    pagerank_cuda<T> f(fast, std::nullopt, pull);
     const auto ra = f.solve(o), rn = f.solve(plain);
-    const std::string at = "tol " + std::to_string(tol);
+    const std::string at = std::string(name(pull)) + ", tol " + std::to_string(tol);
     ASSERT_EQ(pagerank_cpu(fast, o).extrapolations, 0) << at;  // the graph is one where auto is plain
     ASSERT_LT(ra.iterations, 2 * o.accelerate_every) << at;
     EXPECT_NE(ra.kernel_reason.find(note), std::string::npos) << at << ": " << ra.kernel_reason;
@@ -1821,7 +1828,7 @@ TYPED_TEST(gpu_pagerank_accel, PersistentAutoRunsPlainWhereTheTrialShowsNoExtrap
     start.initial.assign(fast.vertices(), 1.0 / fast.vertices());
     EXPECT_EQ(f.solve(start).kernel_reason.find(note), std::string::npos) << at;
     // an extrapolation due: the extrapolating kernel, which extrapolates
-    pagerank_cuda<T> s(slow, std::nullopt, pagerank_pull::persistent);
+    pagerank_cuda<T> s(slow, std::nullopt, pull);
     const auto sa = s.solve(o);
     EXPECT_EQ(sa.kernel_reason.find(note), std::string::npos) << at;
     EXPECT_GT(sa.extrapolations, 0) << at;

@@ -988,7 +988,23 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   // The persistent kernel extrapolates itself, quadratic, auto's gated
   // quadratic and rre (pagerank_persistent.cuh); with aitken a persistent
   // solver runs the steps of its fused pull (the same layout).
-  const bool accelerating = opt.accelerate != pagerank_accel::none;
+  // auto where a layout trial's plain steps (the same start, v and alpha:
+  // the persistent pull's mode trial, the fused pull's hub trial) show the
+  // solve stopping before any run's end lets an extrapolation through: the
+  // plain steps run it, the same steps and bits, without the extrapolation's
+  // machinery (the persistent pull's extrapolating kernel, about 0.4 us a
+  // step and a refused run's end: er:100000:1000000, 11 steps, 6% of its
+  // solve; the fused pull's saves and run-end kernels; docs/PERFORMANCE.md,
+  // session 57).
+  bool plain_auto = false;
+  if (opt.accelerate == pagerank_accel::automatic && opt.initial.empty() && opt.personalization.empty() &&
+      (m.persistent || m.fused)) {
+    const plain_trace& trace = m.persistent ? m.persistent->trial_trace() : m.fused->trial_trace();
+    plain_auto = trace.alpha == opt.alpha &&
+                 accel::plain_steps_decide(trace.residuals.data(), static_cast<int>(trace.residuals.size()),
+                                           opt.tol, opt.max_iter, opt.accelerate_every);
+  }
+  const bool accelerating = opt.accelerate != pagerank_accel::none && !plain_auto;
   const bool persistent = m.persistent && opt.accelerate != pagerank_accel::aitken;
   res.pull = m.persistent && !persistent ? pagerank_pull::fused : pull_;
   res.kernel = kernel_;
@@ -1003,7 +1019,11 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
                                               : "");
   res.pull_decision = decision_;
   res.trial_seconds = trial_seconds_;
-  res.accelerate = accelerating ? opt.accelerate : pagerank_accel::none;
+  res.accelerate = opt.accelerate;
+  if (plain_auto)
+    res.kernel_reason +=
+        "; auto: the layout trial's plain steps stop before an extrapolation is due, so "
+        "the plain steps run them";
   if (accelerating && !m.accel) {
     m.accel = std::make_unique<accel_buffers<T>>(m.n, m.stream.get());
     device_bytes_ += m.accel->device_bytes();
@@ -1032,24 +1052,6 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
     res.loop_note += std::string(res.loop_note.empty() ? "" : "; ") +
                      "the SpMV does not capture into a CUDA graph: steps are launched one by one";
 
-  // auto where the mode trial's plain steps (the same start, v and alpha)
-  // show the solve stopping before any run's end lets an extrapolation
-  // through: the plain kernel runs it, the same steps and bits, without the
-  // extrapolating kernel's cost (about 0.4 us a step and a refused run's
-  // end: er:100000:1000000, 11 steps, 6% of its solve; docs/PERFORMANCE.md,
-  // session 57).
-  bool plain_auto = false;
-  if (persistent && opt.accelerate == pagerank_accel::automatic && opt.initial.empty() &&
-      opt.personalization.empty()) {
-    const auto& trace = m.persistent->trial_trace();
-    plain_auto = trace.alpha == opt.alpha &&
-                 accel::plain_steps_decide(trace.residuals.data(), static_cast<int>(trace.residuals.size()),
-                                           opt.tol, opt.max_iter, opt.accelerate_every);
-    if (plain_auto)
-      res.kernel_reason +=
-          "; auto: the mode trial's plain steps stop before an extrapolation is due, so "
-          "the plain kernel runs them";
-  }
   m.upload(opt, loop);
   m.ev_start.record(m.stream.get());
   // The persistent kernel starts a uniform solve itself (launch_solve's fresh).
@@ -1103,7 +1105,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
 
   const pagerank_state& hs = m.h_state[0];  // as the device publishes it
   persistent_extrapolation<T> ex;
-  if (persistent && accelerating && !plain_auto) {
+  if (persistent && accelerating) {
     for (int w = 0; w < 3; ++w) ex.hist[w] = m.accel->history(w);
     ex.ac = m.accel->state();
     ex.every = opt.accelerate_every;
@@ -1154,8 +1156,8 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   res.iterations = hs.iteration;
   res.residual = hs.residual;
   res.converged = hs.converged != 0;
-  res.extrapolations = m.accel && !plain_auto ? m.h_accel[0].extrapolations : 0;
-  res.extrapolations_rejected = m.accel && !plain_auto ? m.h_accel[0].rejected : 0;
+  res.extrapolations = m.accel && accelerating ? m.h_accel[0].extrapolations : 0;
+  res.extrapolations_rejected = m.accel && accelerating ? m.h_accel[0].rejected : 0;
   res.solve_seconds = seconds(t0, end);
   const double receiving = seconds(received, end);
   res.solve_phases = {{"launch", std::max(0.0, res.solve_seconds - allocating - waiting - receiving)},

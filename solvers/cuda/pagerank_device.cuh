@@ -21,7 +21,8 @@ struct pagerank_state {
   double tol;
   int max_iter;
   int personalized;     // v read from d_v; else uniform 1/n
-  int report_progress;  // write (iteration, residual) to mapped host memory every step (2: at progress[k])
+  int report_progress;  // write (iteration, residual) to mapped host memory every step (C > 1: at
+                        // progress[k], k < C)
   // the iteration
   int iteration;  // k: steps completed
   int done;       // converged or at max_iter: later update launches are no-ops
@@ -180,8 +181,8 @@ __device__ inline void close_step(pagerank_state* st, double2 totals, pagerank_p
   const bool stop = converged || k >= st->max_iter;
   st->converged = converged;
   st->done = stop;
-  if (st->report_progress) {  // 2: a record a step, step k's at progress[k] (persistent_pull's trials)
-    volatile pagerank_progress* p = progress + (st->report_progress == 2 ? k : 0);
+  if (st->report_progress) {  // C > 1: a record a step, step k's at progress[k] for k < C (the trials')
+    volatile pagerank_progress* p = progress + (k < st->report_progress ? k : 0);
     p->residual = residual;
     p->iteration = k;
   }

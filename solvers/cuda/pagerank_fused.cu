@@ -626,16 +626,20 @@ pagerank_state trial_state(int max_iter) {
 template <class T>
 void fused_pull<T>::choose_layout(int remembered) {
   const scoped_seconds clock(trial_seconds_);
-  const pagerank_state h = trial_state(INT_MAX);
+  pagerank_state h = trial_state(INT_MAX);
+  trace_ = cuda::device_buffer<pagerank_progress>(trace_records);
+  PERRON_CUDA_CHECK(cudaMemsetAsync(trace_.data(), 0, trace_.bytes(), stream_));
+  h.report_progress = trace_records;  // each step's residual at trace_[k] (plain_trace)
   cuda::device_buffer<pagerank_state> st(1);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream_));
   launch_init(nullptr, 1, st.data(), solve_start{h});
   cuda::event e0, e1;
   const auto median_step = [&] {
     std::vector<float> ms;
+    traced_ = true;
     for (int i = 0; i < 7; ++i) {
       e0.record(stream_);
-      launch_step(st.data(), nullptr, 0, 0);
+      launch_step(st.data(), trace_.data(), 0, 0);
       e1.record(stream_);
       e1.synchronize();
       if (i >= 2) ms.push_back(e1.ms_since(e0));
@@ -711,6 +715,28 @@ void fused_pull<T>::choose_layout(int remembered) {
     high_start_ = cuda::device_buffer<unsigned>();
     vhigh_ = cuda::device_buffer<unsigned char>();
   }
+}
+
+plain_trace read_trace(const cuda::device_buffer<pagerank_progress>& records, cudaStream_t stream) {
+  std::vector<pagerank_progress> t(records.size());
+  PERRON_CUDA_CHECK(
+      cudaMemcpyAsync(t.data(), records.data(), records.bytes(), cudaMemcpyDeviceToHost, stream));
+  PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));
+  plain_trace out;
+  out.alpha = trial_state(1).alpha;
+  for (int k = 1; k < static_cast<int>(t.size()) && t[k].iteration == k; ++k)
+    out.residuals.push_back(t[k].residual);
+  return out;
+}
+
+template <class T>
+const plain_trace& fused_pull<T>::trial_trace() {
+  if (traced_) {
+    trace_host_ = read_trace(trace_, stream_);
+    traced_ = false;
+    trace_ = cuda::device_buffer<pagerank_progress>();
+  }
+  return trace_host_;
 }
 
 template <class T>

@@ -109,6 +109,19 @@ bool forced_hub(int max_hub, int& hub, std::string& trial);
 // stop by tolerance, max_iter of them at most.
 pagerank_state trial_state(int max_iter);
 
+// The residuals ||r_k - r_{k-1}||_1 of steps k = 1, 2, ... of a layout
+// trial's plain steps from the uniform start (uniform v, damping `alpha`,
+// trial_state's): the first steps of a default solve, bit for bit. The
+// solver reads auto's first run ends off them (accel::plain_steps_decide).
+// Recorded by a trial state whose report_progress is the record's capacity
+// C >= 2 (close_step: step k's record at progress[k] for k < C).
+struct plain_trace {
+  double alpha = 0;
+  std::vector<double> residuals;
+};
+// The records of steps 1 .. size - 1 that a trial left, until the first missing.
+plain_trace read_trace(const cuda::device_buffer<pagerank_progress>& records, cudaStream_t stream);
+
 // How the fused step's lanes walk their links (pull_slices): `whole`, a
 // lane's whole batches of eight with no test a link and then its one part
 // batch tested; `tested`, every batch tested a link up to the slice's width
@@ -209,6 +222,9 @@ class fused_pull {
   // loops' and the index widths' times where they were timed.
   const std::string& trial() const { return trial_; }
   double trial_seconds() const { return trial_seconds_; }  // wall time of that trial
+  // The hub trial's steps (one solve from the uniform start, candidates
+  // taking turns: the same bits); empty where none were timed.
+  const plain_trace& trial_trace();
   std::size_t device_bytes() const;
 
  private:
@@ -239,6 +255,10 @@ class fused_pull {
   int grid_ = 1;
   std::string trial_;
   double trial_seconds_ = 0;
+  static constexpr int trace_records = 64;        // the trials' steps: at most 4 hubs, 2 loops, 2 widths x 7
+  cuda::device_buffer<pagerank_progress> trace_;  // their residuals (plain_trace)
+  bool traced_ = false;
+  plain_trace trace_host_;
   cuda::device_buffer<unsigned> slice_start_;  // stored links < 2^32
   cuda::device_buffer<index_t> col_, vrow_, deg_, perm_, order_, parts_, first_slice_;
   cuda::device_buffer<unsigned short> vlen_;

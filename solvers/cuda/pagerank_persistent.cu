@@ -46,7 +46,7 @@ struct launch_params {
   bool personalized;
   double v_uniform;  // v_i = 1 / n unless personalized
   int last, max_iter;
-  bool trace;                 // report_progress 2: the progress of step k at progress[k] (the mode trials')
+  int trace;  // report_progress > 1: step k's progress at progress[k] for k < trace (the mode trials')
   launch_params() = default;  // trivial: a resident launch keeps one in shared memory
   __device__ __forceinline__ launch_params(const pagerank_state* st, index_t n, int batch)
       : alpha(st->alpha),
@@ -55,15 +55,15 @@ struct launch_params {
         v_uniform(1.0 / static_cast<double>(n)),
         last(st->max_iter - st->iteration > batch ? st->iteration + batch : st->max_iter),
         max_iter(st->max_iter),
-        trace(st->report_progress == 2) {}
+        trace(st->report_progress > 1 ? st->report_progress : 0) {}
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900  // the cluster kernel's (sm_90 on)
   // After step k - 1 -> k (k steps done): the progress line's values.
-  // trace (report_progress 2, the mode trials'): step k's record at pr[k].
-  __device__ __forceinline__ static void report_step(pagerank_progress* pr, bool trace, int k,
+  // trace (report_progress > 1, the mode trials'): step k's record at pr[k] for k < trace.
+  __device__ __forceinline__ static void report_step(pagerank_progress* pr, int trace, int k,
                                                      double residual) {
     if (!pr) return;
-    volatile pagerank_progress* v = pr + (trace ? k : 0);
+    volatile pagerank_progress* v = pr + (k < trace ? k : 0);
     v->residual = residual;
     v->iteration = k;
   }
@@ -1946,13 +1946,13 @@ float persistent_pull<T>::time_steps() {
   return ms[ms.size() / 2];
 }
 
-// Each timed solve also leaves its residuals in trace_ (report_progress 2:
-// the progress record of step k at trace_[k]; a few stores a step, off the
+// Each timed solve also leaves its residuals in trace_ (report_progress its
+// capacity: the record of step k at trace_[k]; a few stores a step, off the
 // timed steps' critical path as the progress line's are).
 template <class T>
 float persistent_pull<T>::time_once(pagerank_state* st, cuda::event& e0, cuda::event& e1) {
   pagerank_state h = trial_state(trial_steps);
-  h.report_progress = 2;
+  h.report_progress = trial_steps + 1;  // step k's residual at trace_[k] (plain_trace)
   PERRON_CUDA_CHECK(cudaMemcpyAsync(st, &h, sizeof h, cudaMemcpyHostToDevice, stream_));
   fused_.launch_init(nullptr, 1, st, solve_start{h});
   e0.record(stream_);
@@ -1965,16 +1965,8 @@ float persistent_pull<T>::time_once(pagerank_state* st, cuda::event& e0, cuda::e
 }
 
 template <class T>
-const typename persistent_pull<T>::plain_trace& persistent_pull<T>::trial_trace() {
-  if (traced_ && trace_host_.residuals.empty()) {
-    std::vector<pagerank_progress> t(trace_.size());
-    PERRON_CUDA_CHECK(
-        cudaMemcpyAsync(t.data(), trace_.data(), trace_.bytes(), cudaMemcpyDeviceToHost, stream_));
-    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    trace_host_.alpha = trial_state(trial_steps).alpha;
-    for (int k = 1; k < static_cast<int>(t.size()) && t[k].iteration == k; ++k)
-      trace_host_.residuals.push_back(t[k].residual);
-  }
+const plain_trace& persistent_pull<T>::trial_trace() {
+  if (traced_ && trace_host_.residuals.empty()) trace_host_ = read_trace(trace_, stream_);
   return trace_host_;
 }
 

@@ -179,15 +179,9 @@ class persistent_pull {
   // Device time of one step in the mode kept: the trial's figure, or timed
   // now where no trial ran (one candidate, a remembered mode).
   double step_us();
-  // The residuals ||r_k - r_{k-1}||_1 of steps k = 1, 2, ... of the trials'
-  // solves (plain steps from the uniform start, uniform v, damping `alpha`;
-  // every mode and candidate gives the same bits), as many as a trial took;
-  // empty where no solve was timed (one candidate, a remembered mode). The
-  // solver reads auto's first run ends off them (accel::plain_steps_decide).
-  struct plain_trace {
-    double alpha = 0;
-    std::vector<double> residuals;
-  };
+  // The trials' solves' residuals (plain_trace, pagerank_fused.cuh): every
+  // mode and candidate gives the same bits; empty where no solve was timed
+  // (one candidate, a remembered mode).
   const plain_trace& trial_trace();
   std::size_t device_bytes() const { return acc_.bytes() + cut_.bytes() + ex_partials_.bytes(); }
 

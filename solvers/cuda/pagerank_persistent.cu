@@ -117,11 +117,12 @@ __device__ __forceinline__ bool ex_due(int every, int rre_w, int k) {
 // (the step k - 1 -> k writes iterate_of(k), the next step gathers from
 // it), so only a run's end leaves the step loop. Copying x_k there after
 // the step instead cost a loop exit, an L2 round trip to reload the
-// step's sums and a pass over n a save: on a solve that never extrapolates
-// (er:100000:1000000, p2p-Gnutella05) the three saves of its first run were
-// 5-20% of the solve (H200, docs/PERFORMANCE.md, session 57). The run's
-// end slot (k mod every = 0) is never a history slot, so x_k is in
-// x0 / x1 by parity there, and at a launch's end (copy_to_parity).
+// step's sums and a pass over n a save: on solves that never extrapolate
+// the three saves of the first run were 4-9% of the solve
+// (er:100000:1000000, p2p-Gnutella05, rmat:10:12000; H200,
+// docs/PERFORMANCE.md, session 57). The run's end slot (k mod every = 0) is
+// never a history slot, so x_k is in x0 / x1 by parity there, and at a
+// launch's end (end_grid_launch).
 template <bool R, class T>
 __device__ __forceinline__ int history_slot(const persistent_extrapolation<T>& ex, int k) {
   const int at = k % ex.every;

@@ -143,8 +143,10 @@ const char* trailer_text =
     "Time: give --dt or --steps (not both); the step count is ceil(T / dt) and dt is then\n"
     "adjusted down to T / steps so that the run ends exactly at T. Without either: 100\n"
     "steps for implicit / cn, and 0.9 of the largest stable dt for explicit.\n"
-    "--steady runs until max |u' - u| < --steady-tol (at most --max-steps steps) instead\n"
-    "of to T; it needs a steady state to exist (not two Neumann ends with net inflow).\n"
+    "--steady runs until the distance to the steady state a step's change implies,\n"
+    "max |u' - u| rho / (1 - rho) (rho: how much the slowest mode shrinks a step at this\n"
+    "dt), is below --steady-tol (at most --max-steps steps) instead of to T; it needs a\n"
+    "steady state to exist (not two Neumann ends with net inflow).\n"
     "\n"
     "Outputs: --output FILE: the final profile, lines 'x<TAB>u' (no header). Any one output\n"
     "may be '-' (or /dev/stdout), standard output; the text summary then goes to stderr.\n"
@@ -246,7 +248,7 @@ po::options_description make_options(command_line& c) {
     ("omega", stored(st.omega), "Jacobi weight, in (0, 2)")
     ("check-interval", stored(st.check_interval), "GPU: fewest iterations between two host looks at the convergence flag")
     ("steady", po::bool_switch(&s.run.steady), "run to the steady state instead of to T")
-    ("steady-tol", stored(s.run.steady_tol), "--steady stops when max |u' - u| < this")
+    ("steady-tol", stored(s.run.steady_tol), "--steady stops when the implied distance to the steady state is below this")
     ("max-steps", stored(s.run.max_steps), "--steady gives up after this many steps")
     ("force", po::bool_switch(&st.force), "run explicit steps even when r > 1/2 (unstable)")
     ("output,o", po::value<std::string>(&a.output)->value_name("FILE"), "final profile as TSV 'x<TAB>u'")
@@ -268,7 +270,8 @@ po::options_description make_options(command_line& c) {
 // (by its struct's validate()).
 struct plan {
   settings s;
-  long steps = 0;  // to T (not --steady)
+  long steps = 0;           // to T (not --steady)
+  bool rtol_given = false;  // --rtol on the command line (--steady may tighten the default)
   bool is_float() const { return s.app.prec == precision::single_precision; }
 };
 
@@ -336,6 +339,7 @@ plan make_plan(const command_line& c) {
     s.step.dt = tp.dt;
     pl.steps = tp.steps;
     s.step.stop.rel_tol = c.rtol ? *c.rtol : heat::default_step_rel_tol(s.problem, s.step, pl.is_float());
+    pl.rtol_given = c.rtol.has_value();
     s.step.validate(s.problem);
     s.app.validate();
     // '-o /dev/stdout' is '-o -': the text summary went after the profile in the same stream.
@@ -453,6 +457,8 @@ struct run_stats {
   int max_iterations = 0;
   long host_syncs = 0;
   double last_change = -1;
+  double contraction = 0;     // --steady: rho, the slowest mode's factor a step (heat::steady_contraction)
+  double last_distance = -1;  // --steady: the distance to the steady state the last change implies
   bool failed = false;
   long failed_step = 0;  // 1-based step that failed
   heat::step_report failure;
@@ -483,10 +489,10 @@ bool iterative(const heat::step_options& o) {
 }
 
 std::string progress_text(const plan& pl, long k, long limit, double t, const heat::step_report& r,
-                          double elapsed) {
+                          double distance, double elapsed) {
   std::ostringstream line;
   if (pl.s.run.steady) {
-    line << "step " << k << "  t = " << format_g(t, 4) << "  max|du| = " << format_g(r.change, 3)
+    line << "step " << k << "  t = " << format_g(t, 4) << "  distance ~ " << format_g(distance, 3)
          << " (target " << format_g(pl.s.run.steady_tol, 3) << ")  " << format_duration(elapsed);
   } else {
     const double f = double(k) / double(limit);
@@ -531,6 +537,7 @@ void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
   progress_line progress(!pl.s.app.no_progress && stderr_is_terminal());
   run_stats& st = rec.st;
   const long limit = run.steady ? run.max_steps : pl.steps;
+  if (run.steady) st.contraction = heat::steady_contraction(p, pl.s.step.scheme, pl.s.step.dt);
   // Explicit steps with no snapshot or plot sample between go in batches
   // (time_stepper::advance: several per pass over memory on the GPU).
   const bool batch = !run.steady && pl.s.step.scheme == heat::method::explicit_euler && !snap.due(1, true) &&
@@ -554,13 +561,15 @@ void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
     st.max_iterations = std::max(st.max_iterations, r.iterations);
     st.host_syncs += r.host_syncs;
     st.last_change = r.change;
-    const bool done_steady = run.steady && r.change < run.steady_tol;
+    st.last_distance = heat::steady_distance(r.change, st.contraction);
+    const bool done_steady = run.steady && st.last_distance < run.steady_tol;
     const double t = ts.time();
     const bool last = k == limit || done_steady;
     if (snap.due(k, last)) snap.write(t, ts.solution());
     if (plot.take(k, last) && (rec.curves.empty() || rec.curves.back().t != t))
       rec.curves.push_back(make_curve(p, t, ts.solution()));
-    if (progress.enabled()) progress.update(progress_text(pl, k, limit, t, r, sw.seconds()), last);
+    if (progress.enabled())
+      progress.update(progress_text(pl, k, limit, t, r, st.last_distance, sw.seconds()), last);
     if (done_steady) {
       st.steady_reached = true;
       break;
@@ -657,7 +666,9 @@ std::string json_summary(const plan& pl, const run_record& rec, double total_s) 
   if (pl.s.run.steady)
     js << ",\n  \"steady\": {\"tol\": " << json_number(pl.s.run.steady_tol)
        << ", \"reached\": " << (st.steady_reached ? "true" : "false")
-       << ", \"final_change\": " << json_number(st.last_change) << "}";
+       << ", \"final_change\": " << json_number(st.last_change)
+       << ", \"contraction\": " << json_number(st.contraction)
+       << ", \"estimated_distance\": " << json_number(st.last_distance) << "}";
   js << ",\n  \"max_error\": " << json_number(rec.max_error) << ",\n  \"error_reference\": "
      << (rec.exact ? "\"" + json_escape(rec.reference) + "\"" : std::string("null"))
      << ",\n  \"finite\": " << (rec.finite() ? "true" : "false")
@@ -724,10 +735,14 @@ std::string text_summary(const plan& pl, const run_record& rec) {
     o << "iterations per step: mean " << format_g(st.steps ? double(st.iterations) / double(st.steps) : 0, 4)
       << ", max " << st.max_iterations << "; host syncs per step "
       << format_g(st.steps ? double(st.host_syncs) / double(st.steps) : 0, 3) << '\n';
-  if (pl.s.run.steady)
-    o << "steady state: " << (st.steady_reached ? "reached" : "NOT reached")
-      << ", last max|du| = " << format_g(st.last_change, 3) << " (tol " << format_g(pl.s.run.steady_tol)
-      << ")\n";
+  if (pl.s.run.steady && st.last_distance < 0) {
+    o << "steady state: NOT reached, no step completed\n";
+  } else if (pl.s.run.steady) {
+    o << "steady state: " << (st.steady_reached ? "reached" : "NOT reached") << ", distance ~ "
+      << format_g(st.last_distance, 3) << " (tol " << format_g(pl.s.run.steady_tol)
+      << ") from the last max|du| = " << format_g(st.last_change, 3)
+      << " and rho = " << format_g(st.contraction, 10) << " a step\n";
+  }
   if (rec.exact) o << "max error vs " << rec.reference << ": " << format_g(rec.max_error, 4) << '\n';
   o << "integral of u: " << format_g(rec.integral0, 12) << " -> " << format_g(rec.integral, 12) << '\n';
   o << "time: setup " << format_g(rec.setup_s, 3) << " s, stepping " << format_g(rec.run_s, 3) << " s";
@@ -735,6 +750,16 @@ std::string text_summary(const plan& pl, const run_record& rec) {
   o << '\n';
   if (rec.bench) o << text_bench(*rec.bench, it);
   return o.str();
+}
+
+// How many more steps the steady state needs at this rho, for the error
+// message: the distance shrinks by rho a step. A larger --dt helps implicit
+// steps (rho -> 0 as dt grows), not Crank-Nicolson's (its fast modes -> -1).
+std::string steps_left(const run_stats& st, double tol) {
+  if (!(st.contraction < 1)) return ": it does not decay at this dt";
+  if (!(st.last_distance > tol) || !std::isfinite(st.last_distance)) return "";
+  const double more = std::log(st.last_distance / tol) / -std::log(st.contraction);
+  return ": about " + format_g(std::ceil(more), 3) + " more steps at this --dt";
 }
 
 // A failed step or an unreached steady state: one line on stderr, exit 2.
@@ -762,9 +787,11 @@ int report_end(const plan& pl, const run_record& rec) {
     return not_converged;
   }
   if (pl.s.run.steady && !st.steady_reached) {
-    std::cerr << "heat1d: error: steady state not reached in " << st.steps
-              << " steps (last max|du| = " << format_g(st.last_change, 3) << ", --steady-tol "
-              << format_g(pl.s.run.steady_tol) << "); outputs hold the last profile\n";
+    std::cerr << "heat1d: error: steady state not reached in " << st.steps << " steps: distance ~ "
+              << format_g(st.last_distance, 3) << " > --steady-tol " << format_g(pl.s.run.steady_tol)
+              << " (last max|du| = " << format_g(st.last_change, 3)
+              << ", the slowest mode shrinks by rho = " << format_g(st.contraction, 10) << " a step"
+              << steps_left(st, pl.s.run.steady_tol) << "); outputs hold the last profile\n";
     return not_converged;
   }
   return ok;
@@ -791,14 +818,50 @@ std::string kernel_label(const heat::step_options& o, spmv_kernel used) {
   return o.form == heat::operator_form::stencil ? "stencil" : std::string(name(used));
 }
 
+// --steady in T once the initial profile is known: the step solves' default
+// tolerance tightened (double) until their own errors leave the steps well
+// inside --steady-tol, and a usage error where they cannot get there at all
+// (heat::steady_floor): the change of a stalled step is 0 however far off it is.
 template <class T>
-int simulate(const plan& pl) {
+plan steady_plan(plan pl, const heat::initial_condition& ic) {
+  if (!pl.s.run.steady) return pl;
+  heat::step_options& o = pl.s.step;
+  const double u = std::numeric_limits<T>::epsilon() / 2;
+  double u0_bound = 1;  // sin, gauss, step
+  for (double v : ic.values) u0_bound = std::max(u0_bound, std::abs(v));
+  const double tol = pl.s.run.steady_tol;
+  if (!pl.rtol_given && !pl.is_float())
+    o.stop.rel_tol = heat::steady_rel_tol(pl.s.problem, o, o.stop.rel_tol, tol, u, u0_bound);
+  const double floor = heat::steady_floor(pl.s.problem, o, u, u0_bound);
+  if (!(floor <= tol)) {
+    const double rho = heat::steady_contraction(pl.s.problem, o.scheme, o.dt);
+    std::string fixes = pl.is_float() ? "--precision double, " : "";
+    if (o.scheme != heat::method::explicit_euler && o.solver != heat::step_solver::direct)
+      fixes += pl.rtol_given ? "a smaller --rtol, " : "";
+    if (o.scheme == heat::method::implicit_euler) fixes += "a larger --dt, ";
+    throw usage_error(
+        "--steady: " +
+        (rho < 1 ? "these steps stall about " + format_g(floor, 3) +
+                       " off the steady state, above --steady-tol " + format_g(tol) +
+                       " (each step's own error, its solve's rtol and " + precision_name(pl.is_float()) +
+                       " rounding, adds up rho / (1 - rho) = " + format_g(rho / (1 - rho), 3) +
+                       " times at rho = " + format_g(rho, 10) + " a step); use " + fixes +
+                       "or --steady-tol " + format_g(2 * floor, 2)
+                 : "the steps do not approach the steady state at this dt (rho = " + format_g(rho, 3) +
+                       " a step); use a smaller --dt"));
+  }
+  return pl;
+}
+
+template <class T>
+int simulate(const plan& given) {
   stopwatch total;
-  const heat::grid_problem& p = pl.s.problem;
+  const heat::grid_problem& p = given.s.problem;
   run_record rec;
-  const app_options& a = pl.s.app;
-  heat::initial_condition ic = pl.s.ic;
+  const app_options& a = given.s.app;
+  heat::initial_condition ic = given.s.ic;
   if (ic.type == heat::initial_condition::kind::file) ic.values = io::read_profile(ic.path, std::size_t(p.n));
+  const plan pl = steady_plan<T>(given, ic);
 
   stopwatch sw;
   // The profile is evaluated where the state lives (on the GPU: no host

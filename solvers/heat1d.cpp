@@ -361,6 +361,57 @@ double theta(method m) {
   return 0.0;
 }
 
+double steady_contraction(const grid_problem& p, method m, double dt) {
+  const double r = p.kappa * dt / (p.dx() * p.dx());
+  if (!(r > 0)) return INFINITY;
+  const double pi = std::acos(-1.0);
+  const bool alike = is_neumann(p.left) == is_neumann(p.right);
+  const double phi1 = alike ? pi / double(p.n - 1) : pi / (2.0 * double(p.n - 1));
+  const double mu_low = 4 * std::pow(std::sin(phi1 / 2), 2);
+  const double mu_high =
+      is_neumann(p.left) && is_neumann(p.right) ? 4.0 : 4 * std::pow(std::cos(phi1 / 2), 2);
+  const double th = theta(m);
+  const auto g = [&](double mu) { return std::abs((1 - (1 - th) * r * mu) / (1 + th * r * mu)); };
+  return std::max(g(mu_low), g(mu_high));
+}
+
+namespace {
+// A bound of max|u_steady| from the data (steady_floor's comment).
+double steady_scale(const grid_problem& p, double u0_bound) {
+  const double g = p.length * ((is_neumann(p.left) ? std::abs(p.left.value) : 0) +
+                               (is_neumann(p.right) ? std::abs(p.right.value) : 0));
+  double v = is_neumann(p.left) && is_neumann(p.right) ? std::abs(u0_bound) : 0;
+  if (is_dirichlet(p.left)) v = std::max(v, std::abs(p.left.value));
+  if (is_dirichlet(p.right)) v = std::max(v, std::abs(p.right.value));
+  return v + g;
+}
+
+bool iterates(const step_options& o) {
+  return o.scheme != method::explicit_euler && o.solver != step_solver::direct;
+}
+}  // namespace
+
+double steady_floor(const grid_problem& p, const step_options& o, double unit_roundoff, double u0_bound) {
+  const double rho = steady_contraction(p, o.scheme, o.dt);
+  const double per_step = (iterates(o) ? o.stop.rel_tol * std::sqrt(double(p.n)) : 0) + 2 * unit_roundoff;
+  return steady_distance(per_step * steady_scale(p, u0_bound), rho);
+}
+
+double steady_rel_tol(const grid_problem& p, const step_options& o, double given, double tol,
+                      double unit_roundoff, double u0_bound) {
+  if (!iterates(o)) return given;
+  const double rho = steady_contraction(p, o.scheme, o.dt);
+  const double scale = steady_scale(p, u0_bound);
+  if (!(rho < 1) || scale == 0) return given;
+  const double wanted = (tol / 10 / (scale * rho / (1 - rho)) - 2 * unit_roundoff) / std::sqrt(double(p.n));
+  return std::min(given, std::max(wanted, 64 * unit_roundoff));
+}
+
+double steady_distance(double change, double rho) {
+  if (!(rho < 1)) return INFINITY;
+  return change * rho / (1 - rho);
+}
+
 double max_stable_dt(const grid_problem& p) {
   const double dx = p.dx();
   return p.kappa > 0 ? max_stable_r * dx * dx / p.kappa : INFINITY;

@@ -144,6 +144,25 @@ std::string_view name(method m);
 method parse_method(std::string_view s);  // "explicit", "implicit", "cn"
 double theta(method m);
 
+// How fast steps of size dt approach the steady state: the largest |g(mu)|
+// over the modes that decay, g(mu) = (1 - (1 - theta) r mu) / (1 + theta r mu)
+// the theta-scheme's factor on a mode of S with eigenvalue -mu, r = kappa dt /
+// dx^2. S's modes (ghost-point ends; Dirichlet ends are not unknowns) are
+// sin or cos of i phi_k, mu_k = 4 sin^2(phi_k / 2):
+//   both ends of one kind:  phi_k = k pi / (N - 1)
+//   one of each:            phi_k = (2k - 1) pi / (2 (N - 1))
+// (two Neumann ends: k = 0 is the conserved constant, which does not decay),
+// so mu runs from mu_1 to 4 cos^2(phi_1 / 2) (4 with two Neumann ends), and
+// |g| is largest at one of those ends. Infinite where kappa dt = 0.
+double steady_contraction(const grid_problem& p, method m, double dt);
+// The distance to the steady state a step's change implies: the error
+// shrinks by at most rho a step, so after a step that moved u by `change`
+// (max norm) the error is about rho / (1 - rho) change, the geometric tail.
+// Infinite where rho >= 1. --steady stops where this is below --steady-tol:
+// the change alone is 1 / (1 - rho) times too hopeful (kappa 1e-6 at the
+// default dt: 10^8).
+double steady_distance(double change, double rho);
+
 // Largest r = kappa dt / dx^2 for which FTCS is stable (and monotone): 1/2.
 constexpr double max_stable_r = 0.5;
 double max_stable_dt(const grid_problem& p);
@@ -256,6 +275,26 @@ struct step_options {
 // invalid_argument where that floor passes 1e-3 (a float solve would then
 // accept the warm start itself).
 double default_step_rel_tol(const grid_problem& p, const step_options& o, bool single_precision);
+
+// What --steady can reach. Each step carries an error of its own: its linear
+// solve's residual, up to rel_tol ||b||_2 ~ rel_tol sqrt(N) max|u| where the
+// solver iterates, and a couple of units of rounding u of T times max|u|.
+// Steps that contract by rho (steady_contraction) settle on a fixed point that
+// error rho / (1 - rho) times over, so they stall about
+//     floor = (rel_tol sqrt(N) + 2 u) max|u_steady| rho / (1 - rho)
+// off the steady state, where a step's change no longer tells the distance (the
+// warm start meets rel_tol and the step changes nothing: heat1d --steady in
+// float claimed a 1e-8 steady state 5e-3 off it). Measured stalls: 0.1-1.1 of
+// this floor at N = 101 and 1001 (implicit, Dirichlet and mixed ends).
+// max|u_steady| is bounded from the data: the Dirichlet values, |G| L at a
+// Neumann end, and with two Neumann ends u0_bound, a bound of |u0| (the steady
+// level is u0's mean).
+double steady_floor(const grid_problem& p, const step_options& o, double unit_roundoff, double u0_bound);
+// The step solves' relative tolerance for --steady to tol where the user gave
+// none: `given` (the default), tightened until steady_floor is a tenth of tol,
+// but not below 64 u (CG on these systems reaches about 10 u, measured).
+double steady_rel_tol(const grid_problem& p, const step_options& o, double given, double tol,
+                      double unit_roundoff, double u0_bound);
 
 // How long to run: to final_time in steps of dt (or a given number of
 // steps), or with steady to the steady state. Defaults are the command

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -424,6 +425,80 @@ TEST(heat_steady, ReachesTheLinearSteadyState) {
   p.right = parse_boundary("neumann:1");
   EXPECT_FALSE(steady_state_obstacle(p).empty());
   EXPECT_FALSE(exact_steady_state(p, std::vector<double>(p.n, 0.0)).has_value());
+}
+
+// steady_contraction is the factor the slowest mode of the steps shrinks by: the
+// changes of steps from a profile with every mode in it fall by it at the end,
+// for each kind of end and each scheme (Crank-Nicolson at r = 80 is held back by
+// its fast modes, g(4) = -159 / 161; the others by mu_1).
+TEST(heat_steady, ContractionIsTheChangesOwnRatio) {
+  for (auto [l, r] : std::vector<std::pair<const char*, const char*>>{{"dirichlet:1", "dirichlet:3"},
+                                                                      {"dirichlet:2", "neumann:0.5"},
+                                                                      {"neumann:1", "dirichlet:0"},
+                                                                      {"neumann:0.3", "neumann:-0.3"}}) {
+    const grid_problem p = problem(41, l, r);
+    const auto u0 = initial_profile(parse_initial_condition("step:0.37"), p);
+    for (auto [m, dt] : std::vector<std::pair<method, double>>{{method::explicit_euler, 0.45 / 1600},
+                                                               {method::implicit_euler, 0.05},
+                                                               {method::crank_nicolson, 0.05}}) {
+      time_stepper<double> ts(
+          p, options(m, m == method::explicit_euler ? step_solver::direct : step_solver::cg, dt), u0);
+      const double rho = steady_contraction(p, m, dt);
+      double before = ts.step(true).change, ratio = 0;
+      // To well above the solves' noise (rel_tol 1e-12), where one mode is left.
+      for (int k = 0; k < 20000 && before > 1e-7; ++k) {
+        const double change = ts.step(true).change;
+        ratio = change / before;
+        before = change;
+      }
+      // Not above rho (but for the solves' noise); Crank-Nicolson's fastest modes lie close together
+      // (|g| 0.98757, 0.98754, ...), so their mix falls short by 3% of 1 - rho.
+      const double slack = (m == method::crank_nicolson ? 5e-2 : 2e-3) * (1 - rho);
+      EXPECT_LE(ratio, rho + 2e-3 * (1 - rho)) << l << " " << r << " " << name(m);
+      EXPECT_GE(ratio, rho - slack) << l << " " << r << " " << name(m);
+    }
+  }
+  // No decay without kappa dt, and none past FTCS's limit.
+  EXPECT_EQ(steady_contraction(problem(41, "dirichlet", "dirichlet", 0.0), method::implicit_euler, 0.1),
+            INFINITY);
+  EXPECT_GT(steady_contraction(problem(41, "dirichlet", "dirichlet"), method::explicit_euler, 0.6 / 1600), 1);
+  EXPECT_EQ(steady_distance(1e-9, 1.0), INFINITY);
+  EXPECT_NEAR(steady_distance(1e-9, 0.99), 99e-9, 1e-20);
+}
+
+// The change of a stalled step is 0 however far off it is: what the steps can
+// reach is refused up front where it lies above the tolerance, and the default
+// solve tolerance is tightened in double until it does not.
+TEST(heat_steady, FloorAndTightenedSolveTolerance) {
+  const grid_problem p = problem(101, "dirichlet:1", "dirichlet:1");
+  step_options o = options(method::implicit_euler, step_solver::cg, 1e-3);
+  const double rho = steady_contraction(p, o.scheme, o.dt);
+  const double k = rho / (1 - rho);
+  const double u_double = std::numeric_limits<double>::epsilon() / 2,
+               u_float = std::numeric_limits<float>::epsilon() / 2;
+  o.stop.rel_tol = 1e-10;
+  EXPECT_NEAR(steady_floor(p, o, u_double, 1), (1e-10 * std::sqrt(101.0) + 2 * u_double) * k, 1e-12 * k);
+  const double tight = steady_rel_tol(p, o, 1e-10, 1e-8, u_double, 1);
+  EXPECT_LT(tight, 1e-10);
+  o.stop.rel_tol = tight;
+  EXPECT_LE(steady_floor(p, o, u_double, 1), 1.01e-9);
+  // A tolerance nothing in double reaches keeps 64 u.
+  EXPECT_EQ(steady_rel_tol(p, o, 1e-10, 1e-20, u_double, 1), 64 * u_double);
+  // Float's default at r = 10: the floor is far above 1e-8.
+  o.stop.rel_tol = 2.05e-5;
+  EXPECT_GT(steady_floor(p, o, u_float, 1), 1e-4);
+  // Zero Dirichlet ends: the steady state is 0, the relative residuals shrink with u.
+  EXPECT_EQ(steady_floor(problem(101, "dirichlet:0", "dirichlet:0"), o, u_float, 1), 0);
+  // Two Neumann ends: the level is u0's mean, bounded by u0_bound; G L is added.
+  const grid_problem nn = problem(101, "neumann:0.5", "neumann:-0.5");
+  EXPECT_NEAR(steady_floor(nn, o, u_float, 3) / steady_floor(nn, o, u_float, 1), (3 + 1.0) / (1 + 1.0),
+              1e-12);
+  // Explicit and direct steps carry rounding only.
+  step_options e = options(method::explicit_euler, step_solver::direct, 0.45e-4);
+  e.stop.rel_tol = 1;
+  EXPECT_NEAR(steady_floor(p, e, u_double, 1),
+              steady_distance(2 * u_double, steady_contraction(p, e.scheme, e.dt)), 1e-20);
+  EXPECT_EQ(steady_rel_tol(p, e, 1e-10, 1e-8, u_double, 1), 1e-10);
 }
 
 // ---- float -------------------------------------------------------------------

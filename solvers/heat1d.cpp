@@ -440,6 +440,12 @@ void step_options::validate(const grid_problem& p) const {
     throw invalid_argument("--rtol must be a finite number >= 0 (got " + format_g(stop.rel_tol) + ")");
   if (!finite_at_least(stop.abs_tol, 0))
     throw invalid_argument("--atol must be a finite number >= 0 (got " + format_g(stop.abs_tol) + ")");
+  // Both zero ask for a residual of exactly 0, which rounding never gives: the
+  // run went --max-iter iterations and failed at the first step.
+  if (stop.rel_tol == 0 && stop.abs_tol == 0 && scheme != method::explicit_euler &&
+      solver != step_solver::direct)
+    throw invalid_argument("--rtol 0 with --atol 0 asks " + std::string(name(solver)) +
+                           " for a residual of exactly 0, which rounding never gives; give one of them > 0");
   if (!(omega > 0 && omega < 2))
     throw invalid_argument("--omega, the Jacobi weight, must be in (0, 2) (got " + format_g(omega) + ")");
   if (check_interval < 1)

@@ -174,6 +174,7 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--dt nan", 64, "dt"},
       {"--dt 0.01 --steps 5", 64, "not both"},
       {"--bc robin", 64, "boundary condition"},
+      {"--rtol 0 --atol 0", 64, "exactly 0"},
       {"--left dirichlet:x", 64, "boundary condition"},
       {"--ic cos:1", 64, "initial condition"},
       {"--method rk4", 64, "method"},

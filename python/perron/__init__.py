@@ -292,7 +292,8 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     product per step reads the graph once for every set still iterating.
 
     sources: a sequence of source sets, each a vertex, a sequence of vertices (sharing
-    the teleport equally) or a dict {vertex: weight} (weights normalized to sum 1).
+    the teleport equally, one share for each time a vertex is listed) or a dict
+    {vertex: weight} (weights normalized to sum 1).
     Returns (R, info): R an n x s numpy array whose column c holds the ranks for
     sources[c] (each column sums to 1; the same as pagerank(A, personalization=...)
     for that set, within the precision), and a BatchedPageRankInfo. Each set stops on

@@ -484,10 +484,6 @@ struct run_record {
   bool finite() const { return std::isfinite(integral); }  // a NaN or inf anywhere in u makes it so
 };
 
-bool iterative(const heat::step_options& o) {
-  return o.scheme != heat::method::explicit_euler && o.solver != heat::step_solver::direct;
-}
-
 std::string progress_text(const plan& pl, long k, long limit, double t, const heat::step_report& r,
                           double distance, double elapsed) {
   std::ostringstream line;
@@ -501,7 +497,7 @@ std::string progress_text(const plan& pl, long k, long limit, double t, const he
          << "%  step " << k << '/' << limit << "  t = " << format_g(t, 4) << "  ETA "
          << format_duration(elapsed / f * (1 - f));
   }
-  if (iterative(pl.s.step)) line << "  it " << r.iterations;
+  if (heat::iterates(pl.s.step)) line << "  it " << r.iterations;
   return line.str();
 }
 
@@ -714,7 +710,7 @@ std::string text_summary(const plan& pl, const run_record& rec) {
   const heat::grid_problem& p = pl.s.problem;
   const heat::step_options& s = pl.s.step;
   const run_stats& st = rec.st;
-  const bool it = iterative(s);
+  const bool it = heat::iterates(s);
   std::ostringstream o;
   o << "heat1d: N = " << p.n << ", L = " << format_g(p.length) << ", kappa = " << format_g(p.kappa)
     << ", dx = " << format_g(p.dx()) << "; left " << heat::describe(p.left) << ", right "
@@ -836,8 +832,7 @@ plan steady_plan(plan pl, const heat::initial_condition& ic) {
   if (!(floor <= tol)) {
     const double rho = heat::steady_contraction(pl.s.problem, o.scheme, o.dt);
     std::string fixes = pl.is_float() ? "--precision double, " : "";
-    if (o.scheme != heat::method::explicit_euler && o.solver != heat::step_solver::direct)
-      fixes += pl.rtol_given ? "a smaller --rtol, " : "";
+    if (heat::iterates(o)) fixes += pl.rtol_given ? "a smaller --rtol, " : "";
     if (o.scheme == heat::method::implicit_euler) fixes += "a larger --dt, ";
     throw usage_error(
         "--steady: " +

@@ -361,6 +361,10 @@ double theta(method m) {
   return 0.0;
 }
 
+bool iterates(const step_options& o) {
+  return o.scheme != method::explicit_euler && o.solver != step_solver::direct;
+}
+
 double steady_contraction(const grid_problem& p, method m, double dt) {
   const double r = p.kappa * dt / (p.dx() * p.dx());
   if (!(r > 0)) return INFINITY;
@@ -386,9 +390,6 @@ double steady_scale(const grid_problem& p, double u0_bound) {
   return v + g;
 }
 
-bool iterates(const step_options& o) {
-  return o.scheme != method::explicit_euler && o.solver != step_solver::direct;
-}
 }  // namespace
 
 double steady_floor(const grid_problem& p, const step_options& o, double unit_roundoff, double u0_bound) {
@@ -442,8 +443,7 @@ void step_options::validate(const grid_problem& p) const {
     throw invalid_argument("--atol must be a finite number >= 0 (got " + format_g(stop.abs_tol) + ")");
   // Both zero ask for a residual of exactly 0, which rounding never gives: the
   // run went --max-iter iterations and failed at the first step.
-  if (stop.rel_tol == 0 && stop.abs_tol == 0 && scheme != method::explicit_euler &&
-      solver != step_solver::direct)
+  if (stop.rel_tol == 0 && stop.abs_tol == 0 && iterates(*this))
     throw invalid_argument("--rtol 0 with --atol 0 asks " + std::string(name(solver)) +
                            " for a residual of exactly 0, which rounding never gives; give one of them > 0");
   if (!(omega > 0 && omega < 2))
@@ -477,7 +477,7 @@ double default_step_rel_tol(const grid_problem& p, const step_options& o, bool s
   if (!single_precision) return default_rel_tol<double>();
   const double r = mesh_ratio(p, o.dt);
   const double floor = 5e-7 * (1 + 4 * theta(o.scheme) * r);
-  const bool iterative = o.scheme != method::explicit_euler && o.solver != step_solver::direct;
+  const bool iterative = iterates(o);
   if (iterative && floor > 1e-3)
     throw invalid_argument("float cannot resolve implicit steps at r = kappa dt / dx^2 = " + format_g(r) +
                            ": rounding alone leaves a relative residual near " + format_g(floor) +
@@ -1028,7 +1028,7 @@ double row_bound(const tridiagonal_stencil& m, double x) {
 // must stay below FLT_MAX.
 template <class T>
 void check_step_range(const grid_problem& p, const step_options& opt, const step_stencils& st, double big) {
-  const bool iterative = opt.scheme != method::explicit_euler && opt.solver != step_solver::direct;
+  const bool iterative = iterates(opt);
   const double lhs_sum = row_bound(st.lhs, 1.0);
   const double reach = row_bound(st.rhs, big) + (iterative ? lhs_sum * big : 0.0);
   const bool single = sizeof(T) < sizeof(double);
@@ -1090,7 +1090,7 @@ void time_stepper<T>::build(const grid_problem& p, const step_options& opt, cons
   // jacobi, and the GPU's cg / jacobi with --operator csr (their solvers plan
   // a host CSR). The GPU's rhs with --operator csr is built on the device.
   const bool gpu_csr = opt.where == device::cuda && opt.form == operator_form::csr;
-  const bool iterative = opt.scheme != method::explicit_euler && opt.solver != step_solver::direct;
+  const bool iterative = iterates(opt);
   // Before anything of size N: the state and the solver's vectors (about ten
   // of T a point), the profiles the caller keeps in double, and for cg /
   // jacobi the CSR of A (--N 300000000 filled a 24 GB host and ran on).

@@ -270,6 +270,10 @@ struct step_options {
   void validate(const grid_problem& p) const;
 };
 
+// Whether a step solves its system by iterations (cg, jacobi) that stop at
+// stop.rel_tol / abs_tol: implicit or Crank-Nicolson steps not solved directly.
+bool iterates(const step_options& o);
+
 // The default relative residual of a step's solve: 1e-10 in double; in float
 // max(1e-5, 5e-7 (1 + 4 theta r)), near what float rounding allows. Throws
 // invalid_argument where that floor passes 1e-3 (a float solve would then

@@ -343,6 +343,7 @@ spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_
 // candidates instead (solvers/pagerank_trial.hpp: the band, the trial and
 // the record kept with the graph's cache entry).
 struct pull_trial_memo;
+struct plain_trace;  // a layout trial's plain steps' residuals (the same header)
 
 // choose_pull on a graph's facts.
 template <class T>
@@ -568,9 +569,15 @@ class pagerank_cuda {
 
   // The constructor's two ways (solvers/cuda/pagerank.cu, solvers/pagerank_trial.cpp).
   pagerank_cuda() = default;  // for trial_pull, which builds through build_chosen
-  // layout: a remembered layout() of this graph and pull ("": the pulls' own trials).
+  // layout: a remembered layout() of this graph and pull ("": the pulls' own
+  // trials); trace: the residuals of that layout's plain steps remembered with
+  // it (nullptr or empty: none), which auto's solves read where the build took
+  // the layout as remembered and so ran no layout trial.
   void build_chosen(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel, const pull_choice& choice,
-                    const std::string& layout = "");
+                    const std::string& layout = "", const plain_trace* trace = nullptr);
+  // The plain steps' residuals of the layout built: its trial's, else the
+  // remembered ones build_chosen took (empty: none; the SpMV pull has none).
+  plain_trace layout_trace();
   // False: nothing remembered and no trial ran (the model decides).
   bool trial_pull(const pagerank_graph<T>& g, const pull_facts& f, const pull_choice& model,
                   pull_trial_memo& memo);

@@ -109,6 +109,11 @@ std::string format_trial_record(const trial_record& r, const pull_facts& f, inde
     for (const trial_time& t : r.times)
       s += "time " + std::string(name(t.pull)) + " " + t.kernel + " " + format_g(t.us_per_step, 17) + "\n";
   if (!r.layout.empty()) s += "layout " + r.layout + "\n";
+  if (!r.layout.empty() && !r.trace.residuals.empty() && r.trace.residuals.size() <= max_trace_steps) {
+    s += "trace " + format_g(r.trace.alpha, 17);
+    for (const double x : r.trace.residuals) s += " " + format_g(x, 17);
+    s += "\n";
+  }
   return s;
 }
 
@@ -125,6 +130,24 @@ bool kernel_fits(pagerank_pull p, const std::string& k) {
   }
 }
 
+// "<alpha> <r1> ... <rk>": alpha in (0, 1), 1 <= k <= max_trace_steps
+// residuals, each finite and >= 0, written as format_g(x, 17) writes them.
+bool parse_trace(const std::string& text, plain_trace& t) {
+  std::istringstream w(text);
+  std::string word;
+  std::vector<double> v;
+  while (w >> word) {
+    char* end = nullptr;
+    const double x = std::strtod(word.c_str(), &end);
+    if (end != word.c_str() + word.size() || !std::isfinite(x) || x < 0) return false;
+    v.push_back(x);
+  }
+  if (v.size() < 2 || v.size() > max_trace_steps + 1 || !(v[0] > 0 && v[0] < 1)) return false;
+  t.alpha = v[0];
+  t.residuals.assign(v.begin() + 1, v.end());
+  return true;
+}
+
 }  // namespace
 
 std::optional<trial_record> parse_trial_record(std::string_view text, const pull_facts& f, index_t vertices,
@@ -139,9 +162,14 @@ std::optional<trial_record> parse_trial_record(std::string_view text, const pull
   if (!std::getline(in, line) || line != "device " + device) return std::nullopt;
   trial_record r;
   while (std::getline(in, line)) {
-    if (line.rfind("layout ", 0) == 0) {  // the last line, once, after the times
+    if (line.rfind("layout ", 0) == 0) {  // once, after the times
       if (!r.layout.empty() || r.times.empty() || line.size() == 7) return std::nullopt;
       r.layout = line.substr(7);
+      continue;
+    }
+    if (line.rfind("trace ", 0) == 0) {  // the last line, once, after the layout
+      if (r.layout.empty() || !r.trace.residuals.empty() || !parse_trace(line.substr(6), r.trace))
+        return std::nullopt;
       continue;
     }
     if (!r.layout.empty() || r.untimed) return std::nullopt;
@@ -233,7 +261,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
           w.pull == pagerank_pull::spmv ? std::optional(parse_spmv_kernel(w.kernel)) : std::nullopt;
       pagerank_cuda<T> cached;
       cached.expected_iterations_ = expected_iterations_;
-      cached.build_chosen(g, k, pull_choice{w.pull, ""}, rec->layout);
+      cached.build_chosen(g, k, pull_choice{w.pull, ""}, rec->layout, &rec->trace);
       *this = std::move(cached);
       decision_ = decision_cached(rec->times);
       reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
@@ -243,6 +271,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
       if (!layout_.empty() && layout_ != rec->layout) {
         trial_record renewed = *rec;
         renewed.layout = layout_;
+        renewed.trace = layout_trace();
         memo.record = format_trial_record(renewed, f, g.vertices(), device);
       }
       return true;
@@ -276,6 +305,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
   reason_ = "auto pull: " + decision_ + " (" + band + ")" + (reason_.empty() ? "" : "; " + reason_);
   trial_record rec;
   rec.layout = layout_;
+  rec.trace = layout_trace();
   rec.times.push_back(o.times[w]);
   for (std::size_t i = 0; i < o.times.size(); ++i)
     if (i != w && std::isfinite(o.times[i].us_per_step)) rec.times.push_back(o.times[i]);

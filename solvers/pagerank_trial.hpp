@@ -17,6 +17,19 @@
 
 namespace perron {
 
+// The residuals ||r_k - r_{k-1}||_1 of steps k = 1, 2, ... of a pattern
+// pull's layout trial (plain steps from the uniform start, uniform v, damping
+// `alpha`): the first steps of a default solve on that layout, bit for bit.
+// The GPU solver records them (solvers/cuda/pagerank_fused.cuh, read_trace)
+// and reads auto's first run ends off them (accel::plain_steps_decide).
+struct plain_trace {
+  double alpha = 0;
+  std::vector<double> residuals;
+};
+// The most residuals a record keeps (the fused pull's trial records 63 steps,
+// the persistent pull's 20).
+inline constexpr std::size_t max_trace_steps = 64;
+
 // ---- the confidence band ------------------------------------------------------
 // From the corpus with every pull measured on every graph (docs/PERFORMANCE.md,
 // session 36: 65 graphs and 45 held out, float and double): below
@@ -68,7 +81,7 @@ int pick_trial(const std::vector<trial_time>& times, pagerank_pull model);
 std::string trial_text(const std::vector<trial_time>& times);
 
 // The outcome kept with the graph's cache entry, one line of text:
-//   perron-pull-trial 1 <value bytes> <vertices> <links> <device...> | <pull> <kernel> <us> [...]
+//   perron-pull-trial 2 <value bytes> <vertices> <links> <device...> | <pull> <kernel> <us> [...]
 // Times for every candidate, the winner first. The graph's facts and the GPU's
 // name are in it so that a record for another precision, graph or device is
 // refused (parse_trial_record returns nullopt; the trial then runs again).
@@ -83,12 +96,22 @@ std::string trial_text(const std::vector<trial_time>& times);
 // has one entry in times, its time NaN, and a layout. The pull trial refuses
 // it (it times no candidates); the model or a named pull takes a layout from
 // either kind when the record's winner is that pull.
+// A "trace <alpha> <r1> ... <rk>" line after the layout keeps the residuals
+// of the layout trial's plain steps (plain_trace, below), so that a run that
+// builds the layout from the record, and so runs no layout trial, still reads
+// auto's first run ends off them (accel::plain_steps_decide): the second run
+// of a graph takes the first run's steps, plain where those were. A record
+// without one (an older run's) leaves auto to extrapolate as it would without
+// a trace.
 struct trial_record {
   std::vector<trial_time> times;  // winner first
   std::string layout;
   bool untimed = false;  // the untimed kind: times[0] the pull that timed its layout
+  plain_trace trace;     // the layout's plain steps (empty: none kept)
 };
-inline constexpr int trial_record_version = 1;
+// 2: the trace line (session 59); a version 1 record is refused, so its
+// graph's next run times its trials once more and keeps them with a trace.
+inline constexpr int trial_record_version = 2;
 std::string format_trial_record(const trial_record& r, const pull_facts& f, index_t vertices,
                                 const std::string& device);
 std::optional<trial_record> parse_trial_record(std::string_view text, const pull_facts& f, index_t vertices,

@@ -809,7 +809,8 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
   EXPECT_LE(max_abs_diff(cached.solve(o).rank, ref), solve_tolerance<T>::max_abs);
 
   pull_trial_memo bad;
-  bad.remembered = "perron-pull-trial 1\nfacts 4 1 1\ndevice x\ntime fused pull-fused 1\n";
+  bad.remembered = "perron-pull-trial " + std::to_string(trial_record_version) +
+                   "\nfacts 4 1 1\ndevice x\ntime fused pull-fused 1\n";
   bad.may_trial = false;
   pagerank_cuda<T> model(g, std::nullopt, pagerank_pull::automatic, &bad);
   EXPECT_EQ(model.pull_decision(), "model");
@@ -1810,6 +1811,29 @@ TYPED_TEST(gpu_pagerank_accel, AutoRunsPlainWhereTheTrialShowsNoExtrapolation) {
     EXPECT_EQ(ra.extrapolations, 0) << at;
     EXPECT_TRUE(same_result(ra, rn)) << at;
     EXPECT_EQ(ra.accelerate, pagerank_accel::automatic) << at;
+    // A second run that builds the layout from the first's record (no layout
+    // trial runs) reads the same steps off the record: plain too, the same bits.
+    pull_trial_memo first;
+    pagerank_cuda<T> recorded(fast, std::nullopt, pull, &first);
+    ASSERT_NE(first.record.find("\ntrace "), std::string::npos) << at << ": " << first.record;
+    pull_trial_memo again;
+    again.remembered = first.record;
+    pagerank_cuda<T> cached(fast, std::nullopt, pull, &again);
+    EXPECT_EQ(cached.layout(), recorded.layout()) << at;
+    EXPECT_TRUE(again.record.empty()) << at << ": " << again.record;  // nothing new to keep
+    const auto ca = cached.solve(o);
+    EXPECT_NE(ca.kernel_reason.find(note), std::string::npos) << at << ": " << ca.kernel_reason;
+    EXPECT_EQ(ca.extrapolations, 0) << at;
+    EXPECT_TRUE(same_result(ca, cached.solve(plain))) << at;
+    // the record of a graph where an extrapolation is due: the extrapolating kernel again
+    pull_trial_memo slow_first;
+    pagerank_cuda<T> slow_recorded(slow, std::nullopt, pull, &slow_first);
+    pull_trial_memo slow_again;
+    slow_again.remembered = slow_first.record;
+    pagerank_cuda<T> slow_cached(slow, std::nullopt, pull, &slow_again);
+    const auto sc = slow_cached.solve(o);
+    EXPECT_EQ(sc.kernel_reason.find(note), std::string::npos) << at;
+    EXPECT_GT(sc.extrapolations, 0) << at;
     // batches of the check-every loop: the same
     pagerank_options b = o;
     b.loop = pagerank_loop::check_every;

@@ -290,6 +290,48 @@ TEST(pagerank_trial, RecordKeepsTheWinnersLayout) {
   EXPECT_EQ(back->times[0].pull, pagerank_pull::persistent);
 }
 
+// The layout's plain steps travel with it bit for bit (auto's run ends are
+// read off them where the next run builds the layout from the record, timed
+// or untimed), and only with a layout.
+TEST(pagerank_trial, RecordKeepsTheLayoutsPlainSteps) {
+  const pull_facts f = facts(999'949, 27, 8);
+  const std::string dev = "NVIDIA H200 (sm_90, 132 SMs, 63 MB L2)";
+  trial_record r;
+  r.times = {tt(pagerank_pull::persistent, 9.04), tt(pagerank_pull::fused, 11.3)};
+  r.layout = "hub 0 resident 132 0";
+  r.trace.alpha = 0.85;
+  r.trace.residuals = {0.85, 0.1234567890123456789, 1.0 / 3.0, 4.9406564584124654e-324, 0.0, 2.5e-7};
+  for (const bool untimed : {false, true}) {
+    trial_record u = r;
+    if (untimed) {
+      u.untimed = true;
+      u.times.resize(1);
+      u.times[0].us_per_step = std::numeric_limits<double>::quiet_NaN();
+    }
+    const std::string text = format_trial_record(u, f, 100'000, dev);
+    const auto back = parse_trial_record(text, f, 100'000, dev);
+    ASSERT_TRUE(back.has_value()) << text;
+    EXPECT_EQ(back->untimed, untimed);
+    EXPECT_EQ(back->layout, r.layout);
+    EXPECT_EQ(back->trace.alpha, r.trace.alpha);
+    EXPECT_EQ(back->trace.residuals, r.trace.residuals) << text;  // exact: %.17g round-trips a double
+  }
+  // No layout (an SpMV winner's record): no trace written.
+  trial_record spmv;
+  spmv.times = {tt(pagerank_pull::spmv, 12.0, "cusparse")};
+  spmv.trace = r.trace;
+  const std::string text = format_trial_record(spmv, f, 100'000, dev);
+  EXPECT_EQ(text.find("trace"), std::string::npos) << text;
+  const auto back = parse_trial_record(text, f, 100'000, dev);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(back->trace.residuals.empty());
+  // A record without a trace reads as one with none.
+  r.trace = {};
+  const auto none = parse_trial_record(format_trial_record(r, f, 100'000, dev), f, 100'000, dev);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->trace.residuals.empty());
+}
+
 TEST(pagerank_trial, InvalidRecordsAreRefused) {
   const pull_facts f = facts(1000, 20, 8);
   const std::string head =
@@ -303,8 +345,10 @@ TEST(pagerank_trial, InvalidRecordsAreRefused) {
            head,  // no time
            std::string(
                "perron-pull-trial 0\nfacts 8 100 1000\ndevice D\ntime fused pull-fused 5.5\n"),  // version
+           std::string("perron-pull-trial 1\nfacts 8 100 1000\ndevice D\ntime fused pull-fused 5.5\n"
+                       "layout hub 64\n"),  // version 1: no trace kept
            std::string(
-               "perron-pull-trial 1\nfacts 8 100\ndevice D\ntime fused pull-fused 5.5\n"),  // short facts
+               "perron-pull-trial 2\nfacts 8 100\ndevice D\ntime fused pull-fused 5.5\n"),  // short facts
            head + "time sideways pull-fused 5.5\n",                                         // unknown pull
            head + "time auto pull-fused 5.5\n",   // not a concrete pull
            head + "time fused csr-vector 5.5\n",  // kernel of another pull
@@ -324,6 +368,25 @@ TEST(pagerank_trial, InvalidRecordsAreRefused) {
            head + "time fused pull-fused 5.5\nlayout \n",                       // empty layout
            head + "time fused pull-fused 5.5\nlayout hub 64\nlayout hub 32\n",  // two layouts
            head + "time fused pull-fused 5.5\nlayout hub 64\ntime spmv cusparse 6\n",  // a time after it
+           head + "time fused pull-fused 5.5\ntrace 0.85 1 0.5\n",                 // a trace without a layout
+           head + "time fused pull-fused 5.5\ntrace 0.85 1 0.5\nlayout hub 64\n",  // before the layout
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 0.85\n",        // no residual
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 0.85 1 -0.5\n",  // negative
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 0.85 1 nan\n",
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 0.85 1 inf\n",
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 0.85 1 0.5x\n",  // not a number
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 1 1 0.5\n",      // alpha out of (0, 1)
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 0 1 0.5\n",
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 0.85 1\ntrace 0.85 1\n",  // two traces
+           head +
+               "time fused pull-fused 5.5\nlayout hub 64\ntrace 0.85 1\nlayout hub 32\n",  // a line after it
+           head + "time fused pull-fused 5.5\nlayout hub 64\ntrace 0.85" +
+               [] {
+                 std::string many;  // more residuals than a record keeps
+                 for (std::size_t i = 0; i <= max_trace_steps; ++i) many += " 1";
+                 return many;
+               }() +
+               "\n",
        })
     EXPECT_FALSE(parse_trial_record(bad, f, 100, "D")) << bad;
 }

@@ -251,6 +251,15 @@ struct pagerank_cuda<T>::impl {
   unsigned grid = 1;
 
   std::unique_ptr<accel_buffers<T>> accel;  // --accelerate, allocated by the first such solve
+  // The plain steps' residuals remembered with a layout the build took from a
+  // record (build_chosen), where no layout trial ran to record them.
+  plain_trace remembered_trace;
+  // The layout's plain steps: its trial's, else the remembered ones.
+  const plain_trace& trace() {
+    static const plain_trace none;
+    const plain_trace* t = persistent ? &persistent->trial_trace() : fused ? &fused->trial_trace() : &none;
+    return t->residuals.empty() && (persistent || fused) ? remembered_trace : *t;
+  }
 
   // What one WHILE trip or one check_every batch runs: `steps` plain steps
   // and, unless mode is none, the extrapolation of runs of `every` steps:
@@ -653,6 +662,11 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
 }
 
 template <class T>
+plain_trace pagerank_cuda<T>::layout_trace() {
+  return impl_ ? impl_->trace() : plain_trace{};
+}
+
+template <class T>
 std::vector<index_t> pagerank_cuda<T>::vertex_order() const {
   return impl_->fused ? impl_->fused->order() : std::vector<index_t>{};
 }
@@ -692,12 +706,14 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
     std::optional<trial_record> kept;
     if (memo_layout && !memo->remembered.empty())
       kept = parse_trial_record(memo->remembered, keyed, g.vertices(), cuda::device_description(0));
-    build_chosen(g, kernel, choice, remembered_layout(kept, choice.pull));
+    build_chosen(g, kernel, choice, remembered_layout(kept, choice.pull), kept ? &kept->trace : nullptr);
     decision_ = choice.reason.empty() ? "named" : decision_model();
-    const auto rec =
+    auto rec =
         untimed_record(kept, choice.pull, pull != pagerank_pull::automatic, pull_, kernel_name(), layout_);
-    if (memo_layout && rec)
+    if (memo_layout && rec) {
+      rec->trace = layout_trace();
       memo->record = format_trial_record(*rec, keyed, g.vertices(), cuda::device_description(0));
+    }
   }
   if (memo && !layout_pin().empty()) memo->record.clear();  // a pinned layout is not this graph's pick
   setup_.insert(setup_.begin(), chose);
@@ -705,7 +721,8 @@ pagerank_cuda<T>::pagerank_cuda(const pagerank_graph<T>& g, std::optional<spmv_k
 
 template <class T>
 void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<spmv_kernel> kernel,
-                                    const pull_choice& chosen_by, const std::string& layout) {
+                                    const pull_choice& chosen_by, const std::string& layout,
+                                    const plain_trace* trace) {
   pull_choice choice = chosen_by;
   pagerank_pull pull = choice.pull;
   const bool chosen = !choice.reason.empty();  // by auto's rule, not named
@@ -772,6 +789,8 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
                                 : std::string()) +
                            (m.persistent ? " " + m.persistent->mode_text()
                                          : " " + std::string(name(m.fused->loop())));
+  // The remembered steps are this layout's only where the build took it as remembered.
+  if (trace && !layout.empty() && layout_ == layout) m.remembered_trace = *trace;
   if (m.plan) kernel_ = m.plan->kernel();
   reason_ =
       (choice.reason.empty() ? "" : choice.reason + "; ") +
@@ -999,7 +1018,7 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   bool plain_auto = false;
   if (opt.accelerate == pagerank_accel::automatic && opt.initial.empty() && opt.personalization.empty() &&
       (m.persistent || m.fused)) {
-    const plain_trace& trace = m.persistent ? m.persistent->trial_trace() : m.fused->trial_trace();
+    const plain_trace& trace = m.trace();
     plain_auto = trace.alpha == opt.alpha &&
                  accel::plain_steps_decide(trace.residuals.data(), static_cast<int>(trace.residuals.size()),
                                            opt.tol, opt.max_iter, opt.accelerate_every);

@@ -78,6 +78,7 @@
 #include "solvers/cuda/pagerank_device.cuh"
 #include "solvers/pagerank.hpp"
 #include "solvers/pagerank_compact_ranks.hpp"
+#include "solvers/pagerank_trial.hpp"
 
 namespace perron::pagerank_gpu {
 
@@ -109,16 +110,9 @@ bool forced_hub(int max_hub, int& hub, std::string& trial);
 // stop by tolerance, max_iter of them at most.
 pagerank_state trial_state(int max_iter);
 
-// The residuals ||r_k - r_{k-1}||_1 of steps k = 1, 2, ... of a layout
-// trial's plain steps from the uniform start (uniform v, damping `alpha`,
-// trial_state's): the first steps of a default solve, bit for bit. The
-// solver reads auto's first run ends off them (accel::plain_steps_decide).
-// Recorded by a trial state whose report_progress is the record's capacity
-// C >= 2 (close_step: step k's record at progress[k] for k < C).
-struct plain_trace {
-  double alpha = 0;
-  std::vector<double> residuals;
-};
+// A layout trial's plain steps' residuals (plain_trace, solvers/pagerank_trial.hpp;
+// trial_state's alpha) are recorded by a trial state whose report_progress is
+// the record's capacity C >= 2 (close_step: step k's record at progress[k] for k < C).
 // The records of steps 1 .. size - 1 that a trial left, until the first missing.
 plain_trace read_trace(const cuda::device_buffer<pagerank_progress>& records, cudaStream_t stream);
 

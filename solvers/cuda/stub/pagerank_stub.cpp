@@ -2,6 +2,7 @@
 // other members are defined in the header or never reached).
 #include "core/error.hpp"
 #include "solvers/pagerank.hpp"
+#include "solvers/pagerank_trial.hpp"
 
 namespace perron {
 
@@ -25,10 +26,14 @@ std::vector<index_t> pagerank_cuda<T>::vertex_order() const {
 }
 template <class T>
 void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>&, std::optional<spmv_kernel>, const pull_choice&,
-                                    const std::string&) {
+                                    const std::string&, const plain_trace*) {
   // unreachable: trial_pull (solvers/pagerank_trial.cpp) runs only inside the GPU constructor
   throw cuda_error(
       "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc): the GPU PageRank solver is unavailable");
+}
+template <class T>
+plain_trace pagerank_cuda<T>::layout_trace() {
+  return {};  // unreachable: no object can be built
 }
 
 template class pagerank_cuda<float>;

@@ -41,6 +41,14 @@ struct dimension_error : error {
   using error::error;
 };
 
+// More memory than the host or the GPU has free (core/memory.hpp's checks,
+// before anything large is allocated). A dimension_error, so callers and exit
+// codes that take shapes beyond what fits take it as before; Python raises
+// MemoryError for it.
+struct memory_error : dimension_error {
+  using dimension_error::dimension_error;
+};
+
 // Bad argument values (negative weights, alpha out of range, unknown kernel name, ...).
 struct invalid_argument : error {
   using error::error;

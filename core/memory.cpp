@@ -250,7 +250,7 @@ void check_limit(double bytes, std::size_t limit, const std::string& what, const
                  const char* env_name, const char* free_where) {
   if (!(bytes > double(limit))) return;
   const double env = env_bytes(env_name);
-  throw dimension_error(memory_refusal(
+  throw memory_error(memory_refusal(
       bytes, double(limit), what, kind,
       env > 0 && env <= double(limit) ? std::string("that ") + env_name + " allows" : free_where));
 }

@@ -195,8 +195,8 @@ std::vector<T> fresh_copy(Iterator first, Iterator last) {
 // for anything else.
 std::size_t host_memory_limit();
 
-// Throws dimension_error ("<what> needs about X GB of memory, more than the
-// Y GB free on this host") when `bytes` exceeds host_memory_limit(): a small
+// Throws memory_error, a dimension_error ("<what> needs about X GB of memory,
+// more than the Y GB free on this host"), when `bytes` exceeds host_memory_limit(): a small
 // file that declares 2^31 - 1 vertices must end in a clear error, not in
 // the out-of-memory killer half-way through filling arrays.
 void check_host_memory(double bytes, const std::string& what);
@@ -218,7 +218,7 @@ std::size_t free_memory();
 // when unset).
 std::size_t device_memory_limit();
 
-// The same refusal for the GPU: dimension_error ("<what> needs about X GB of
+// The same refusal for the GPU: memory_error ("<what> needs about X GB of
 // GPU memory, more than the Y GB free on the GPU") when `bytes` exceeds
 // device_memory_limit(). Called before a solve's large device allocations.
 void check_device_memory(double bytes, const std::string& what);

@@ -1,7 +1,8 @@
 // perron's Python extension (_perron): the C++ entry points the package
 // perron (python/perron/__init__.py) wraps. Arrays cross as numpy arrays;
-// perron's errors become ValueError / FileNotFoundError / OSError /
-// RuntimeError; solves and reads run with the GIL released.
+// perron's errors become ValueError / MemoryError / FileNotFoundError /
+// OSError / RuntimeError (their messages name keywords, not flags); solves and reads run with the GIL
+// released.
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -15,6 +16,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/device.hpp"
@@ -301,6 +303,53 @@ py::object spmv_csr(index_t rows, index_t cols, const array<index_t>& indptr, co
   return spmv_typed<double>(std::move(a), x.cast<array<double>>(), kernel);
 }
 
+// The library names an option as the command line spells it (--max-iter);
+// a Python caller gave it as a keyword (max_iter), so the message names that.
+// A flag in parentheses after the thing it sets ("initial vector
+// (--initial)") is dropped; a flag the Python functions do not take is left
+// as it is, and so is anything not a flag in a sentence (a path's "x/--tol").
+std::string python_names(const std::string& what) {
+  static const std::pair<const char*, const char*> keywords[] = {{"alpha", "alpha"},
+                                                                 {"tol", "tol"},
+                                                                 {"max-iter", "max_iter"},
+                                                                 {"accelerate-every", "accelerate_every"},
+                                                                 {"accelerate", "accelerate"},
+                                                                 {"device", "device"},
+                                                                 {"precision", "precision"},
+                                                                 {"kernel", "kernel"},
+                                                                 {"pull", "pull"},
+                                                                 {"weighted", "weighted"},
+                                                                 {"sources", "sources"},
+                                                                 {"personalize", "personalization"},
+                                                                 {"initial", "nstart"}};
+  const auto is_name = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; };
+  std::string out;
+  for (std::size_t i = 0; i < what.size();) {
+    if (what.compare(i, 2, "--") != 0 || (i > 0 && what[i - 1] != ' ' && what[i - 1] != '(')) {
+      out += what[i++];
+      continue;
+    }
+    std::size_t end = i + 2;
+    while (end < what.size() && is_name(what[end])) ++end;
+    const std::string flag = what.substr(i + 2, end - i - 2);
+    const char* keyword = nullptr;
+    const bool ends = end == what.size() || std::strchr(" ,:;)", what[end]) != nullptr;
+    for (const auto& [f, k] : keywords)
+      if (ends && flag == f) keyword = k;
+    if (keyword == nullptr) {
+      out += what.substr(i, end - i);
+    } else if (out.size() >= 2 && out.compare(out.size() - 2, 2, " (") == 0 && end < what.size() &&
+               what[end] == ')') {
+      out.resize(out.size() - 2);  // "thing (--flag)": the thing alone
+      ++end;
+    } else {
+      out += keyword;
+    }
+    i = end;
+  }
+  return out;
+}
+
 // An error's message as Python text. A path given as bytes that are not UTF-8
 // (a name Linux allows) keeps them as \xNN escapes: PyErr_SetString decodes
 // strictly, and such a message came out empty.
@@ -325,9 +374,15 @@ void register_errors(py::module_& m) {
       else
         set_error(PyExc_OSError, e.what());
     } catch (const cuda_error& e) {
-      set_error(cuda_exc.ptr(), e.what());
+      set_error(cuda_exc.ptr(), python_names(e.what()).c_str());
+    } catch (const parse_error& e) {  // the file's name and line as they are
+      const std::string what = e.what();
+      const std::size_t at = what.size() - e.reason.size();
+      set_error(PyExc_ValueError, (what.substr(0, at) + python_names(what.substr(at))).c_str());
+    } catch (const memory_error& e) {  // more than the host or the GPU has free
+      set_error(PyExc_MemoryError, python_names(e.what()).c_str());
     } catch (const error& e) {  // parse, dimension, not_supported, invalid_argument
-      set_error(PyExc_ValueError, e.what());
+      set_error(PyExc_ValueError, python_names(e.what()).c_str());
     }
   });
 }

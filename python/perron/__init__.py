@@ -6,6 +6,12 @@
     A = perron.read_matrix("graph.mtx.gz")      # Matrix Market, .gz, .tar.gz, SNAP -> scipy CSR
     y = perron.spmv(A, x, kernel="auto")
 
+Errors: ValueError for bad arguments and malformed files (FileNotFoundError /
+OSError for files that cannot be read), MemoryError where a graph needs more
+memory than the host or the GPU has free (refused before it is copied),
+CudaError (a RuntimeError) where the GPU fails. Messages name the keywords
+(max_iter), not the command line's flags.
+
 perron's tol bounds the L1 change of the rank vector between two steps,
 ||r_k+1 - r_k||_1 < tol. networkx.pagerank stops when that change is below
 N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).

@@ -67,7 +67,7 @@ def test_accelerate_meets_tol_and_reports(device, mode):
     assert info.converged and info.extrapolations >= 0
     assert info.accelerate == mode or (mode == "auto" and info.accelerate == "none")
     np.testing.assert_allclose(ranks, want, rtol=0, atol=3e-8)  # (tol + nx tol) / (1 - alpha)
-    with pytest.raises(ValueError, match="--accelerate-every"):
+    with pytest.raises(ValueError, match="^accelerate_every must be at least 4"):
         perron.pagerank(A, accelerate=mode, accelerate_every=3)
     with pytest.raises(ValueError, match="acceleration"):
         perron.pagerank(A, accelerate="cubic")
@@ -92,6 +92,23 @@ def test_dangling_vertices_match_networkx():
     A = sp.csr_matrix(([1.0, 1.0, 1.0], ([0, 1, 1], [1, 2, 3])), shape=(5, 5))  # 2, 3, 4 dangling
     ranks, _ = perron.pagerank(A, tol=1e-13, precision="double", device="cpu")
     np.testing.assert_allclose(ranks, nx_ranks(A), atol=1e-11)
+
+
+def test_messages_name_the_keywords_not_the_command_lines_flags(tmp_path, monkeypatch):
+    A = karate()
+    for kwargs, start in [({"alpha": 1.5}, "alpha must be in [0, 1)"),
+                          ({"tol": 0.0}, "tol must be a positive number"),
+                          ({"max_iter": 0}, "max_iter must be at least 1"),
+                          ({"nstart": {0: -1.0}}, "nstart: vertex 0 has weight -1"),
+                          ({"device": "cpu", "kernel": "csr-vector"}, "device cpu runs the cpu kernel; kernel")]:
+        with pytest.raises(ValueError) as e:
+            perron.pagerank(A, **kwargs)
+        assert str(e.value).startswith(start) and "--" not in str(e.value), (kwargs, str(e.value))
+    # a file's name stays as it is, flag-like or not
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "--tol").write_text("%%MatrixMarket matrix coordinate real general\n3 3 1\n1 4 1\n")
+    with pytest.raises(ValueError, match=r"^--tol:3: "):
+        perron.read_matrix("--tol", cache=False)
 
 
 def test_not_converged_is_reported_not_raised():
@@ -543,14 +560,15 @@ import perron
 
 def test_a_graph_too_large_for_the_memory_is_refused_before_it_is_copied(monkeypatch):
     # the module's path had no memory check (the command line's make_pagerank_graph has one):
-    # under PERRON_MEMORY_LIMIT=3G, pagerank of 2^28 vertices took 4.3 GB and spmv 5 GB
+    # under PERRON_MEMORY_LIMIT=3G, pagerank of 2^28 vertices took 4.3 GB and spmv 5 GB.
+    # The refusal is a MemoryError (it was a ValueError: nothing was wrong with the arguments).
     A = random_digraph(100000, 300000, 4)
     monkeypatch.setenv("PERRON_MEMORY_LIMIT", "1M")
     for call in [lambda: perron.pagerank(A, device="cpu"), lambda: perron.pagerank_batched(A, [[0]], device="cpu")]:
-        with pytest.raises(ValueError, match="^PageRank of a graph of 100000 vertices and .* links needs about .* "
-                                             "PERRON_MEMORY_LIMIT allows"):
+        with pytest.raises(MemoryError, match="^PageRank of a graph of 100000 vertices and .* links needs about .* "
+                                              "PERRON_MEMORY_LIMIT allows"):
             call()
-    with pytest.raises(ValueError, match="^spmv of a 100000 x 100000 matrix .* PERRON_MEMORY_LIMIT allows"):
+    with pytest.raises(MemoryError, match="^spmv of a 100000 x 100000 matrix .* PERRON_MEMORY_LIMIT allows"):
         perron.spmv(A, np.ones(100000))
     monkeypatch.setenv("PERRON_MEMORY_LIMIT", "1G")
     assert perron.pagerank(A, device="cpu")[1].converged

@@ -121,6 +121,7 @@ std::string usage_text(const settings& d) {
          "Each implicit step is a symmetric positive definite tridiagonal system (the\n"
          "half-cell weights at Neumann ends keep it symmetric), solved by --solver:\n"
          "  cg        conjugate gradients, warm-started from u, to ||b - A u|| <= rtol ||b||\n"
+         "            after at least one iteration (a step smaller than rtol is still taken)\n"
          "  jacobi    weighted Jacobi (--omega), warm-started, same criterion\n"
          "  direct    tridiagonal elimination: Thomas on the CPU, a partitioned Thomas on the GPU\n"
          "\n"
@@ -830,20 +831,41 @@ plan steady_plan(plan pl, const heat::initial_condition& ic) {
     o.stop.rel_tol = heat::steady_rel_tol(pl.s.problem, o, o.stop.rel_tol, tol, u, u0_bound);
   const double floor = heat::steady_floor(pl.s.problem, o, u, u0_bound);
   if (!(floor <= tol)) {
-    const double rho = heat::steady_contraction(pl.s.problem, o.scheme, o.dt);
-    std::string fixes = pl.is_float() ? "--precision double, " : "";
-    if (heat::iterates(o)) fixes += pl.rtol_given ? "a smaller --rtol, " : "";
-    if (o.scheme == heat::method::implicit_euler) fixes += "a larger --dt, ";
-    throw usage_error(
-        "--steady: " +
-        (rho < 1 ? "these steps stall about " + format_g(floor, 3) +
-                       " off the steady state, above --steady-tol " + format_g(tol) +
-                       " (each step's own error, its solve's rtol and " + precision_name(pl.is_float()) +
-                       " rounding, adds up rho / (1 - rho) = " + format_g(rho / (1 - rho), 3) +
-                       " times at rho = " + format_g(rho, 10) + " a step); use " + fixes +
-                       "or --steady-tol " + format_g(2 * floor, 2)
-                 : "the steps do not approach the steady state at this dt (rho = " + format_g(rho, 3) +
-                       " a step); use a smaller --dt"));
+    const heat::grid_problem& p = pl.s.problem;
+    const double rho = heat::steady_contraction(p, o.scheme, o.dt);
+    // rho > 1: explicit steps past their stable r; rho near 1: steps too
+    // small for their change to outweigh their error (r tiny), or
+    // Crank-Nicolson's highest mode (r huge). The step that helps is the one
+    // that lowers rho.
+    const bool growing = rho > 1;
+    const bool larger = heat::steady_contraction(p, o.scheme, 2 * o.dt) < rho;
+    const bool smaller = !larger && heat::steady_contraction(p, o.scheme, o.dt / 2) < rho;
+    std::vector<std::string> fixes;
+    if (smaller) fixes.push_back("a smaller --dt");
+    if (pl.is_float()) fixes.push_back("--precision double");
+    if (heat::iterates(o) && pl.rtol_given) fixes.push_back("a smaller --rtol");
+    if (larger)
+      fixes.push_back(o.scheme == heat::method::explicit_euler
+                          ? "a larger --dt (at most " + format_g(heat::max_stable_dt(p), 3) +
+                                ", the stable limit) or --method implicit"
+                          : std::string("a larger --dt"));
+    if (std::isfinite(floor)) fixes.push_back("--steady-tol " + format_g(2 * floor, 2));
+    std::string use;
+    for (std::size_t k = 0; k < fixes.size(); ++k)
+      use += (k == 0 ? "" : k + 1 == fixes.size() ? ", or " : ", ") + fixes[k];
+    const std::string why =
+        growing
+            ? "the steps do not approach the steady state at this dt (rho = " + format_g(rho, 3) + " a step)"
+        : std::isfinite(floor)
+            ? "these steps stall about " + format_g(floor, 3) + " off the steady state, above --steady-tol " +
+                  format_g(tol) + " (each step's own error, its solve's rtol and " +
+                  precision_name(pl.is_float()) +
+                  " rounding, adds up rho / (1 - rho) = " + format_g(rho / (1 - rho), 3) +
+                  " times at rho = " + format_g(rho, 10) + " a step)"
+            : std::string("a step's change rounds away in ") + precision_name(pl.is_float()) +
+                  " before it reaches the steady state: it takes 1 - rho = " + format_g(1 - rho, 3) +
+                  " of the distance a step at this dt";
+    throw usage_error("--steady: " + why + "; use " + use);
   }
   return pl;
 }

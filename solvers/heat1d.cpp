@@ -365,6 +365,12 @@ bool iterates(const step_options& o) {
   return o.scheme != method::explicit_euler && o.solver != step_solver::direct;
 }
 
+stop_criterion step_stop(const step_options& o) {
+  stop_criterion s = o.stop;
+  s.min_iterations = 1;
+  return s;
+}
+
 double steady_contraction(const grid_problem& p, method m, double dt) {
   const double r = p.kappa * dt / (p.dx() * p.dx());
   if (!(r > 0)) return INFINITY;
@@ -392,10 +398,19 @@ double steady_scale(const grid_problem& p, double u0_bound) {
 
 }  // namespace
 
+namespace {
+// A step's own error as a fraction of max|u| (steady_floor's comment).
+double step_error(const grid_problem& p, const step_options& o, double unit_roundoff) {
+  return (iterates(o) ? o.stop.rel_tol * std::sqrt(double(p.n)) : 0) + 2 * unit_roundoff;
+}
+}  // namespace
+
 double steady_floor(const grid_problem& p, const step_options& o, double unit_roundoff, double u0_bound) {
   const double rho = steady_contraction(p, o.scheme, o.dt);
-  const double per_step = (iterates(o) ? o.stop.rel_tol * std::sqrt(double(p.n)) : 0) + 2 * unit_roundoff;
-  return steady_distance(per_step * steady_scale(p, u0_bound), rho);
+  // What a step takes off the distance, less the rounding of the distance's part of u.
+  const double room = 1 - rho - 2 * unit_roundoff * rho;
+  if (!(rho < 1) || !(room > 0)) return INFINITY;
+  return step_error(p, o, unit_roundoff) * steady_scale(p, u0_bound) * rho / room;
 }
 
 double steady_rel_tol(const grid_problem& p, const step_options& o, double given, double tol,
@@ -919,8 +934,8 @@ class cpu_backend final : public backend<T> {
       copy(n, u_.data(), next_.data());                 // warm start from u^n
       const solve_result res =
           o.solver == step_solver::cg
-              ? perron::detail::cg_assembled(s_.lhs, b_.data(), next_.data(), o.stop)
-              : perron::detail::jacobi_assembled(s_.lhs, b_.data(), next_.data(), o.stop, o.omega);
+              ? perron::detail::cg_assembled(s_.lhs, b_.data(), next_.data(), step_stop(o))
+              : perron::detail::jacobi_assembled(s_.lhs, b_.data(), next_.data(), step_stop(o), o.omega);
       rep.iterations = res.iterations;
       rep.residual = res.relative_residual();
       rep.converged = res.converged;

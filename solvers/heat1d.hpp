@@ -274,22 +274,39 @@ struct step_options {
 // stop.rel_tol / abs_tol: implicit or Crank-Nicolson steps not solved directly.
 bool iterates(const step_options& o);
 
+// The stop rule of an iterated step's solve: o.stop, with at least one
+// iteration. The solve starts from u^n, whose residual b - A u^n is the step's
+// change times A (theta r S u^n and the ends' terms): where that lies under
+// rel_tol ||b||, the warm start alone passed and the step changed nothing, so
+// runs of small r froze (--dt 1e-12 --T 1e-7: 9.9e-7 off the exact solution,
+// its whole change, where the direct solve is 8e-11 off; --steady with --kappa
+// 1e-10 said "reached" at the initial profile, 1 off). One iteration from u^n
+// moves along that residual by the step's own Rayleigh quotient, the change
+// to O(r) of itself (A = I - theta r S).
+stop_criterion step_stop(const step_options& o);
+
 // The default relative residual of a step's solve: 1e-10 in double; in float
 // max(1e-5, 5e-7 (1 + 4 theta r)), near what float rounding allows. Throws
 // invalid_argument where that floor passes 1e-3 (a float solve would then
 // accept the warm start itself).
 double default_step_rel_tol(const grid_problem& p, const step_options& o, bool single_precision);
 
-// What --steady can reach. Each step carries an error of its own: its linear
-// solve's residual, up to rel_tol ||b||_2 ~ rel_tol sqrt(N) max|u| where the
-// solver iterates, and a couple of units of rounding u of T times max|u|.
-// Steps that contract by rho (steady_contraction) settle on a fixed point that
-// error rho / (1 - rho) times over, so they stall about
-//     floor = (rel_tol sqrt(N) + 2 u) max|u_steady| rho / (1 - rho)
-// off the steady state, where a step's change no longer tells the distance (the
-// warm start meets rel_tol and the step changes nothing: heat1d --steady in
-// float claimed a 1e-8 steady state 5e-3 off it). Measured stalls: 0.1-1.1 of
-// this floor at N = 101 and 1001 (implicit, Dirichlet and mixed ends).
+// What --steady can reach. Each step carries an error of its own, a fraction
+// e = rel_tol sqrt(N) + 2 u of max|u|: its linear solve's residual, up to
+// rel_tol ||b||_2 ~ rel_tol sqrt(N) max|u| where the solver iterates, and a
+// couple of units of rounding u of T. Near the steady state max|u| ~ s =
+// max|u_steady|, and steps that contract by rho (steady_contraction) settle on
+// a fixed point that error rho / (1 - rho) times over: they stall about
+//     floor = e s rho / (1 - rho - 2 u rho)
+// off the steady state, where a step's change no longer tells the distance (in
+// float, heat1d --steady claimed a 1e-8 steady state 5e-3 off it). The
+// denominator: at a distance d a step takes (1 - rho) d off it, and rounding
+// may undo 2 u rho d of that (the solve's error on that part is a fraction of
+// the step's change, as it iterates at least once: step_stop); INFINITY where
+// 1 - rho <= 2 u rho, steps whose change rounds away at any distance (float
+// with --kappa 1e-8: 1 - rho = 1e-10; "reached" was claimed at the initial
+// profile, 1 off). Measured stalls: 0.1-1.1 of this floor at N = 101 and 1001
+// (implicit, Dirichlet and mixed ends).
 // max|u_steady| is bounded from the data: the Dirichlet values, |G| L at a
 // Neumann end, and with two Neumann ends u0_bound, a bound of |u0| (the steady
 // level is u0's mean).

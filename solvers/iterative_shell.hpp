@@ -41,7 +41,7 @@ struct step_outcome {
 // Runs the stop rule of stop_criterion, for a right-hand side of norm
 // rhs_norm (run_scaled's):
 //   rho = m.start(tol)                     (r, r) of b - A x0
-//   until sqrt(rho) <= tol: rho = m.step(rho, tol)
+//   until sqrt(rho) <= tol (after min_iterations steps, or rho == 0): rho = m.step(rho, tol)
 // diverged when rho is not finite, max_iterations at the limit, breakdown
 // when the step says so. Each step is one update of x; `rho` is always the
 // (r, r) of the x the step leaves behind (a method whose recurrence drifts
@@ -59,7 +59,7 @@ solve_result run_shell(double rhs_norm, const stop_criterion& stop, Method&& m) 
       res.status = solve_status::diverged;
       return res;
     }
-    if (res.residual <= tol) break;
+    if (res.residual <= tol && (res.iterations >= stop.min_iterations || rho == 0)) break;
     if (res.iterations >= stop.max_iterations) {
       res.status = solve_status::max_iterations;
       return res;

@@ -29,6 +29,9 @@ void stop_criterion::validate() const {
   if (max_iterations < 0)
     throw invalid_argument("maximum number of iterations (--max-iter) must be >= 0 (got " +
                            std::to_string(max_iterations) + ")");
+  if (min_iterations < 0)
+    throw invalid_argument("minimum number of iterations must be >= 0 (got " +
+                           std::to_string(min_iterations) + ")");
   check_tolerance(rel_tol, "relative tolerance (--rtol)");
   check_tolerance(abs_tol, "absolute tolerance (--atol)");
 }

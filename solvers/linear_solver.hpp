@@ -17,11 +17,16 @@ namespace perron {
 // Stop at the first iterate x with ||b - A x||_2 <= max(rel_tol * ||b||_2, abs_tol)
 // (converged), or after max_iterations updates (not converged). The residual
 // the decision rests on is the true one, b - A x recomputed, not only the
-// recurrence's estimate (which drifts from it in finite precision).
+// recurrence's estimate (which drifts from it in finite precision). With
+// min_iterations, the first min_iterations updates are taken whatever the
+// residual, unless it is exactly 0 (x solves the system; CG could not step):
+// a warm-started time step whose change lies under rel_tol ||b|| is still
+// taken (solvers/heat1d.hpp, step_stop).
 struct stop_criterion {
   int max_iterations = 1000;  // --max-iter
   double rel_tol = 1e-10;     // --rtol
   double abs_tol = 0;         // --atol
+  int min_iterations = 0;
 
   double threshold(double rhs_norm) const {
     const double rel = rel_tol * rhs_norm;

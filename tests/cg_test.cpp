@@ -109,11 +109,22 @@ TEST(cg, StoppingCriterion) {
   r = cg(a, b, x, stop_criterion{1000, 1e-2, 0});
   EXPECT_EQ(r.iterations, 0);
   EXPECT_TRUE(r.converged);
-  // b = 0, x = 0: converged at once.
+  // ... unless min_iterations asks for some: the step is taken, and improves x.
+  const double before = test::true_residual(a, b, x);
+  r = cg(a, b, x, stop_criterion{1000, 1e-2, 0, 1});
+  EXPECT_EQ(r.iterations, 1);
+  EXPECT_TRUE(r.converged);
+  EXPECT_LT(test::true_residual(a, b, x), before);
+  // b = 0, x = 0: converged at once, min_iterations or not (a zero residual: nothing to step along).
   std::vector<double> zero(200, 0.0), x0(200, 0.0);
   r = cg(a, zero, x0, stop_criterion{});
   EXPECT_TRUE(r.converged);
   EXPECT_EQ(r.iterations, 0);
+  r = cg(a, zero, x0, stop_criterion{1000, 1e-10, 0, 1});
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.iterations, 0);
+  EXPECT_EQ(r.status, solve_status::converged);
+  EXPECT_THROW(cg(a, b, x, stop_criterion{1000, 1e-10, 0, -1}), invalid_argument);
 }
 
 // b of norm 1e160 or 1e-170: (r, r) overflows or underflows in double. Before,

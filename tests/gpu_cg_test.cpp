@@ -199,6 +199,23 @@ TEST_F(gpu_cg, OutcomesAndBadInput) {
   const solve_result r2 = s2.solve(z.data(), x.data(), stop_criterion{});
   EXPECT_TRUE(r2.converged);
   EXPECT_EQ(r2.iterations, 0);
+  // min_iterations: a zero residual still stops at once; a warm start that
+  // meets the tolerance takes the iterations asked for (CG and Jacobi).
+  EXPECT_EQ(s2.solve(z.data(), x.data(), stop_criterion{1000, 1e-10, 0, 1}).iterations, 0);
+  {
+    const std::vector<double> hb = test::random_vector(100, 3);
+    cuda::device_buffer<double> b(hb), w(std::vector<double>(100, 0.0));
+    ASSERT_TRUE(s2.solve(b.data(), w.data(), stop_criterion{1000, 1e-12, 0}).converged);
+    EXPECT_EQ(s2.solve(b.data(), w.data(), stop_criterion{1000, 1e-3, 0}).iterations, 0);
+    const solve_result warm = s2.solve(b.data(), w.data(), stop_criterion{1000, 1e-3, 0, 1});
+    EXPECT_EQ(warm.iterations, 1);
+    EXPECT_TRUE(warm.converged);
+    cuda::jacobi_solver<double> j(a, spmv_kernel::csr_vector, jacobi_options{1.0});
+    cuda::device_buffer<double> wj(std::vector<double>(100, 0.0));
+    ASSERT_TRUE(j.solve(b.data(), wj.data(), stop_criterion{100000, 1e-12, 0}).converged);
+    EXPECT_EQ(j.solve(b.data(), wj.data(), stop_criterion{1000, 1e-3, 0}).iterations, 0);
+    EXPECT_EQ(j.solve(b.data(), wj.data(), stop_criterion{1000, 1e-3, 0, 2}).iterations, 2);
+  }
   EXPECT_THROW(s2.solve(z.data(), x.data(), stop_criterion{-1, 1e-10, 0}), invalid_argument);
   EXPECT_THROW(cuda::cg_solver<double>(a, spmv_kernel::cpu), invalid_argument);
   csr_matrix<double> rect;

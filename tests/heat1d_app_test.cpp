@@ -150,6 +150,27 @@ TEST_F(heat1d_app, SteadyStateIsJudgedByItsDistance) {
   const outcome unstable = run("--device cpu --steady --method explicit --dt 1e-4 --force");
   EXPECT_EQ(unstable.code, 64);
   EXPECT_NE(unstable.err.find("do not approach the steady state"), std::string::npos) << unstable.err;
+  EXPECT_NE(unstable.err.find("use a smaller --dt"), std::string::npos) << unstable.err;
+
+  // Steps too small to move: each step's solve iterates at least once, so
+  // they are not mistaken for a steady state (they took no iteration, changed
+  // nothing and "reached" it 1 off); where the change rounds away, refused.
+  const outcome frozen = run("--device cpu --steady --kappa 1e-10 --max-steps 1000");
+  EXPECT_EQ(frozen.code, 2) << frozen.out << frozen.err;
+  EXPECT_NE(frozen.err.find("steady state not reached"), std::string::npos) << frozen.err;
+  const outcome rounds = run("--device cpu --steady --kappa 1e-8 --precision float");
+  EXPECT_EQ(rounds.code, 64);
+  EXPECT_NE(rounds.err.find("rounds away in float"), std::string::npos) << rounds.err;
+  EXPECT_NE(rounds.err.find("use --precision double, or a larger --dt"), std::string::npos) << rounds.err;
+  const outcome still = run("--device cpu --steady --kappa 1e-14");
+  EXPECT_EQ(still.code, 64);
+  EXPECT_NE(still.err.find("use a larger --dt"), std::string::npos) << still.err;
+  // Every refusal's advice is a list that reads ("use or ..." did not).
+  const outcome tight_tol =
+      run("--device cpu --steady --left dirichlet:1 --right dirichlet:3 --steady-tol 1e-300");
+  EXPECT_EQ(tight_tol.code, 64);
+  EXPECT_EQ(tight_tol.err.find("use or"), std::string::npos) << tight_tol.err;
+  EXPECT_NE(tight_tol.err.find("use a larger --dt, or --steady-tol"), std::string::npos) << tight_tol.err;
 
   // Double: the default solve tolerance is tightened to reach a steady state off zero.
   const outcome tight = run("--device cpu --steady --bc dirichlet:1 --ic gauss:0.3:0.1 --json -");

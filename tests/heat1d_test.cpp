@@ -400,6 +400,31 @@ TEST(heat_solvers, CgAndJacobiAgreeWithDirectToTheSolverTolerance) {
   }
 }
 
+// Steps whose change lies under rtol ||b||: the warm start alone met the
+// criterion, the solve took no iteration and the steps changed nothing (--dt
+// 1e-12 --T 1e-7: the whole change, 9.9e-7, lost). step_stop takes at least
+// one iteration, which here is the change to O(r): the direct solve's result.
+TEST(heat_solvers, StepsSmallerThanTheSolveToleranceAreTaken) {
+  const grid_problem p = dirichlet_problem(101);
+  const auto u0 = initial_profile(parse_initial_condition("sin:1"), p);
+  step_options od = options(method::crank_nicolson, step_solver::direct, 1e-12);
+  const auto ref = run(p, od, u0, 1000);
+  ASSERT_GT(max_diff(ref, u0), 9e-9);  // 1000 steps of 1e-12 move u by about pi^2 1e-9
+  for (step_solver sv : {step_solver::cg, step_solver::jacobi}) {
+    step_options o = options(method::crank_nicolson, sv, od.dt);
+    o.stop.rel_tol = 1e-10;  // the default, far above a step's change of about 1e-11
+    time_stepper<double> ts(p, o, u0);
+    for (int k = 0; k < 1000; ++k) {
+      const step_report r = ts.step();
+      ASSERT_TRUE(r.converged);
+      ASSERT_EQ(r.iterations, 1) << name(sv) << " step " << k;
+    }
+    EXPECT_LT(max_diff(ts.solution(), ref), 1e-12) << name(sv);  // rounding of 1000 steps; the change is 1e-8
+  }
+  EXPECT_EQ(step_stop(od).min_iterations, 1);
+  EXPECT_EQ(step_stop(od).rel_tol, od.stop.rel_tol);
+}
+
 // ---- steady state --------------------------------------------------------------
 
 // Each kind of end against each: Dirichlet pairs, mixed both ways, two Neumann
@@ -494,6 +519,12 @@ TEST(heat_steady, FloorAndTightenedSolveTolerance) {
   const grid_problem nn = problem(101, "neumann:0.5", "neumann:-0.5");
   EXPECT_NEAR(steady_floor(nn, o, u_float, 3) / steady_floor(nn, o, u_float, 1), (3 + 1.0) / (1 + 1.0),
               1e-12);
+  // Steps whose change rounds away before the steady state (1 - rho <= 2 u rho):
+  // no floor reached from afar, whatever the ends.
+  const grid_problem slow = problem(101, "dirichlet:0", "dirichlet:0", 1e-8);
+  ASSERT_LT(1 - steady_contraction(slow, o.scheme, o.dt), 2 * u_float);
+  EXPECT_EQ(steady_floor(slow, o, u_float, 1), INFINITY);
+  EXPECT_LT(steady_floor(slow, o, u_double, 1), INFINITY);
   // Explicit and direct steps carry rounding only.
   step_options e = options(method::explicit_euler, step_solver::direct, 0.45e-4);
   e.stop.rel_tol = 1;

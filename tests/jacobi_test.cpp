@@ -136,6 +136,12 @@ TEST(jacobi, IterationCountIsExactAndWarmStartsWork) {
   r = jacobi(a, b, x, stop_criterion{5000, 1e-10, 0});
   EXPECT_EQ(r.iterations + 7, full.iterations);
   EXPECT_EQ(x, cold);
+  // At the solution: no iteration, or min_iterations of them.
+  r = jacobi(a, b, x, stop_criterion{5000, 1e-6, 0});
+  EXPECT_EQ(r.iterations, 0);
+  r = jacobi(a, b, x, stop_criterion{5000, 1e-6, 0, 2});
+  EXPECT_EQ(r.iterations, 2);
+  EXPECT_TRUE(r.converged);
 }
 
 TEST(jacobi, BadInput) {

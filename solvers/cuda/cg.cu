@@ -86,7 +86,7 @@ __global__ void residual_kernel(std::size_t n, const T* __restrict__ b, const T*
     s->bnorm2 = t[1];
     s->tol2 = threshold_squared(t[1], rel_tol, abs_tol);
     if (mode == mode_measure) return;
-    s->status = stop_status(t[0], s->tol2, s->iterations, s->max_iterations);
+    s->status = stop_status(t[0], s->tol2, s->iterations, s->max_iterations, s->min_iterations);
   });
 }
 

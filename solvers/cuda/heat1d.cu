@@ -527,8 +527,8 @@ class cuda_backend final : public backend<T>, public device_probe {
     } else {
       rhs_->apply(u_.data(), b_.data(), true);
       cuda::copy(n, static_cast<const T*>(u_.data()), x_.data(), stream_);  // warm start from u^n
-      const solve_result res =
-          cg_ ? cg_->solve(b_.data(), x_.data(), o.stop) : jacobi_->solve(b_.data(), x_.data(), o.stop);
+      const solve_result res = cg_ ? cg_->solve(b_.data(), x_.data(), step_stop(o))
+                                   : jacobi_->solve(b_.data(), x_.data(), step_stop(o));
       rep.iterations = res.iterations;
       rep.residual = res.relative_residual();
       rep.converged = res.converged;

@@ -60,8 +60,8 @@ __global__ void jacobi_step_kernel(std::size_t n, const T* __restrict__ b, const
   grid_reduce<2, sum_op>(acc, partials, counter, [=](const double(&t)[2]) {
     s->rho = t[0];
     s->bnorm2 = t[1];
-    const int status =
-        stop_status(t[0], threshold_squared(t[1], rel_tol, abs_tol), s->iterations, s->max_iterations);
+    const int status = stop_status(t[0], threshold_squared(t[1], rel_tol, abs_tol), s->iterations,
+                                   s->max_iterations, s->min_iterations);
     if (status != st_running)
       s->status = status;
     else

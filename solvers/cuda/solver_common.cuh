@@ -67,9 +67,10 @@ __device__ inline double threshold_squared(double bb, double rel_tol, double abs
 // A rho that is not finite diverged whatever tol2 is (a b holding inf makes
 // tol2 inf too, and inf <= inf was "converged" at x0), as run_shell decides
 // on the CPU.
-__device__ inline int stop_status(double rho, double tol2, int iterations, int max_iterations) {
+__device__ inline int stop_status(double rho, double tol2, int iterations, int max_iterations,
+                                  int min_iterations) {
   if (!isfinite(rho)) return st_diverged;
-  if (rho <= tol2) return st_converged;
+  if (rho <= tol2 && (iterations >= min_iterations || rho == 0)) return st_converged;
   if (iterations >= max_iterations) return st_max_iterations;
   return st_running;
 }
@@ -81,12 +82,14 @@ struct base_state {
   int iterations;
   int status;  // device_status
   int max_iterations;
+  int min_iterations;  // stop_criterion's
 };
 
 template <class State>
-__global__ void init_state_kernel(State* s, int max_iterations) {
+__global__ void init_state_kernel(State* s, int max_iterations, int min_iterations) {
   *s = State{};
   s->max_iterations = max_iterations;
+  s->min_iterations = min_iterations;
   s->status = st_running;
 }
 
@@ -204,7 +207,8 @@ class shell : public iterative_solver<T>::method {
   solve_result run(const T* d_b, T* d_x, const stop_criterion& stop) {
     Method& m = static_cast<Method&>(*this);
     solve_result res;
-    init_state_kernel<State><<<1, 1, 0, this->stream>>>(state.data(), stop.max_iterations);
+    init_state_kernel<State>
+        <<<1, 1, 0, this->stream>>>(state.data(), stop.max_iterations, stop.min_iterations);
     PERRON_CUDA_CHECK_LAUNCH("init_state_kernel");
     m.template start<W>(d_b, d_x, stop);
     // Scheduling counts the device's iterations, not the host's launches:

@@ -246,7 +246,9 @@ po::options_description make_options(command_line& c) {
     ("rtol", given(c.rtol), rtol_help.c_str())
     ("atol", stored(st.stop.abs_tol), "absolute residual: a step is solved when ||b - A u|| <= max(rtol ||b||, atol)")
     ("max-iter", stored(st.stop.max_iterations), "iterations per step for cg / jacobi")
-    ("omega", stored(st.omega), "Jacobi weight, in (0, 2)")
+    ("omega", stored(st.omega),
+     "Jacobi weight, in (0, 2); it converges below 2 / lambda_max(D^-1 A), near 1 where r is large (1 always "
+     "does)")
     ("check-interval", stored(st.check_interval), "GPU: fewest iterations between two host looks at the convergence flag")
     ("steady", po::bool_switch(&s.run.steady), "run to the steady state instead of to T")
     ("steady-tol", stored(s.run.steady_tol), "--steady stops when the implied distance to the steady state is below this")

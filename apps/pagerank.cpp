@@ -594,7 +594,7 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
                         "% (measured in " + format_g(reorder->locality_seconds, 3) + " s)");
   }
   line("precision", s.precision);
-  line("alpha", format_g(s.opt.alpha));
+  line("alpha", format_g(s.opt.alpha, 15));  // 0.99999999999 is not 1 (which is refused)
   line("tol", format_g(s.opt.tol));
   line("iterations", std::to_string(r.iterations));
   line("residual", format_g(r.residual, 4));

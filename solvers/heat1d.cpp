@@ -190,7 +190,8 @@ initial_condition parse_initial_condition(std::string_view spec) {
     if (parts.size() == 2) {
       const double k = parse_number(parts[1], where);
       if (k < 1 || k != std::floor(k) || k > 1e9)
-        throw invalid_argument(where + ": the mode K must be a positive integer");
+        throw invalid_argument(where + ": the mode K must be an integer from 1 to 1e9 (got " +
+                               std::string(parts[1]) + ")");
       ic.mode = static_cast<int>(k);
     }
   } else if (ic.type == initial_condition::kind::gauss) {

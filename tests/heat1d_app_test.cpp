@@ -137,40 +137,40 @@ TEST_F(heat1d_app, SteadyStateIsJudgedByItsDistance) {
   EXPECT_LT(json_number(near.out, "estimated_distance"), 1e-8);
   EXPECT_NEAR(json_number(near.out, "contraction"), 0.99018, 1e-5);
 
-  const outcome slow = run("--device cpu --steady --kappa 1e-6 --max-steps 1000");
-  EXPECT_EQ(slow.code, 2);
-  EXPECT_NE(slow.err.find("steady state not reached in 1000 steps"), std::string::npos) << slow.err;
-  EXPECT_NE(slow.err.find("more steps at this --dt"), std::string::npos) << slow.err;
-
-  const outcome stalls = run("--device cpu --steady --precision float --bc dirichlet:1");
-  EXPECT_EQ(stalls.code, 64);
-  EXPECT_NE(stalls.err.find("stall about"), std::string::npos) << stalls.err;
-  EXPECT_NE(stalls.err.find("--precision double"), std::string::npos) << stalls.err;
-
-  const outcome unstable = run("--device cpu --steady --method explicit --dt 1e-4 --force");
-  EXPECT_EQ(unstable.code, 64);
-  EXPECT_NE(unstable.err.find("do not approach the steady state"), std::string::npos) << unstable.err;
-  EXPECT_NE(unstable.err.find("use a smaller --dt"), std::string::npos) << unstable.err;
-
-  // Steps too small to move: each step's solve iterates at least once, so
-  // they are not mistaken for a steady state (they took no iteration, changed
-  // nothing and "reached" it 1 off); where the change rounds away, refused.
-  const outcome frozen = run("--device cpu --steady --kappa 1e-10 --max-steps 1000");
-  EXPECT_EQ(frozen.code, 2) << frozen.out << frozen.err;
-  EXPECT_NE(frozen.err.find("steady state not reached"), std::string::npos) << frozen.err;
-  const outcome rounds = run("--device cpu --steady --kappa 1e-8 --precision float");
-  EXPECT_EQ(rounds.code, 64);
-  EXPECT_NE(rounds.err.find("rounds away in float"), std::string::npos) << rounds.err;
-  EXPECT_NE(rounds.err.find("use --precision double, or a larger --dt"), std::string::npos) << rounds.err;
-  const outcome still = run("--device cpu --steady --kappa 1e-14");
-  EXPECT_EQ(still.code, 64);
-  EXPECT_NE(still.err.find("use a larger --dt"), std::string::npos) << still.err;
-  // Every refusal's advice is a list that reads ("use or ..." did not).
-  const outcome tight_tol =
-      run("--device cpu --steady --left dirichlet:1 --right dirichlet:3 --steady-tol 1e-300");
-  EXPECT_EQ(tight_tol.code, 64);
-  EXPECT_EQ(tight_tol.err.find("use or"), std::string::npos) << tight_tol.err;
-  EXPECT_NE(tight_tol.err.find("use a larger --dt, or --steady-tol"), std::string::npos) << tight_tol.err;
+  // Runs that end short of it (exit 2) and steps refused before the run (64):
+  // the message says why and what to change, as a list that reads ("use or
+  // --steady-tol ..." did not).
+  struct short_of {
+    const char* args;
+    int code;
+    std::vector<const char*> says;
+  };
+  for (const short_of& e : std::vector<short_of>{
+           {"--kappa 1e-6 --max-steps 1000",
+            2,
+            {"steady state not reached in 1000 steps", "more steps at this --dt"}},
+           {"--precision float --bc dirichlet:1", 64, {"stall about", "--precision double"}},
+           {"--method explicit --dt 1e-4 --force",
+            64,
+            {"do not approach the steady state", "use a smaller --dt"}},
+           // Steps too small to move: each step's solve iterates at least once,
+           // so they are not mistaken for a steady state (they took no
+           // iteration, changed nothing and "reached" it 1 off); where the
+           // change rounds away, refused.
+           {"--kappa 1e-10 --max-steps 1000", 2, {"steady state not reached"}},
+           {"--kappa 1e-8 --precision float",
+            64,
+            {"rounds away in float", "use --precision double, or a larger --dt"}},
+           {"--kappa 1e-14", 64, {"use a larger --dt"}},
+           {"--left dirichlet:1 --right dirichlet:3 --steady-tol 1e-300",
+            64,
+            {"use a larger --dt, or --steady-tol"}},
+       }) {
+    const outcome o = run(std::string("--device cpu --steady ") + e.args);
+    EXPECT_EQ(o.code, e.code) << e.args << ": " << o.out << o.err;
+    for (const char* said : e.says) EXPECT_NE(o.err.find(said), std::string::npos) << e.args << ": " << o.err;
+    EXPECT_EQ(o.err.find("use or"), std::string::npos) << o.err;
+  }
 
   // Double: the default solve tolerance is tightened to reach a steady state off zero.
   const outcome tight = run("--device cpu --steady --bc dirichlet:1 --ic gauss:0.3:0.1 --json -");

@@ -276,12 +276,19 @@ TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {
   EXPECT_EQ(untimed_spmv_kernel(0, 0, 0), spmv_kernel::ell);  // nothing to pad
 }
 
+// A timed record: the persistent pull won with `layout`, the fused pull second.
+trial_record persistent_won(double persistent_us, double fused_us, const std::string& layout) {
+  trial_record r;
+  r.times = {tt(pagerank_pull::persistent, persistent_us), tt(pagerank_pull::fused, fused_us)};
+  r.layout = layout;
+  return r;
+}
+const std::string h200 = "NVIDIA H200 (sm_90, 132 SMs, 63 MB L2)";
+
 TEST(pagerank_trial, RecordKeepsTheWinnersLayout) {
   const pull_facts f = facts(3'216'152, 18235, 4);
-  const std::string dev = "NVIDIA H200 (sm_90, 132 SMs, 63 MB L2)";
-  trial_record r;
-  r.times = {tt(pagerank_pull::persistent, 14.78), tt(pagerank_pull::fused, 19.73)};
-  r.layout = "hub 14464 resident 132 0";
+  const std::string& dev = h200;
+  const trial_record r = persistent_won(14.78, 19.73, "hub 14464 resident 132 0");
   const std::string text = format_trial_record(r, f, 325557, dev);
   const auto back = parse_trial_record(text, f, 325557, dev);
   ASSERT_TRUE(back.has_value()) << text;
@@ -295,10 +302,8 @@ TEST(pagerank_trial, RecordKeepsTheWinnersLayout) {
 // or untimed), and only with a layout.
 TEST(pagerank_trial, RecordKeepsTheLayoutsPlainSteps) {
   const pull_facts f = facts(999'949, 27, 8);
-  const std::string dev = "NVIDIA H200 (sm_90, 132 SMs, 63 MB L2)";
-  trial_record r;
-  r.times = {tt(pagerank_pull::persistent, 9.04), tt(pagerank_pull::fused, 11.3)};
-  r.layout = "hub 0 resident 132 0";
+  const std::string& dev = h200;
+  trial_record r = persistent_won(9.04, 11.3, "hub 0 resident 132 0");
   r.trace.alpha = 0.85;
   r.trace.residuals = {0.85, 0.1234567890123456789, 1.0 / 3.0, 4.9406564584124654e-324, 0.0, 2.5e-7};
   for (const bool untimed : {false, true}) {

@@ -176,7 +176,8 @@ const char* trailer_text =
     "Exit codes: 0 ok; 2 a step's linear solve did not converge, the solution became\n"
     "NaN or inf, or the steady state was not reached (outputs up to the last good step\n"
     "are still written); 64 bad command line or option value; 65 bad initial-condition\n"
-    "file content; 66 unreadable file; 70 CUDA failure or no GPU for --device cuda;\n"
+    "file content, a grid larger than the memory free, or values whose steps would\n"
+    "overflow; 66 unreadable file; 70 CUDA failure or no GPU for --device cuda;\n"
     "71 internal error.\n";
 
 // A numeric option stored straight into its field; --help prints the field's

@@ -928,6 +928,11 @@ int main_body(int argc, char** argv) {
   for (const char* o : {"output", "snapshot", "json", "plot", "bc", "left", "right"})
     if (vm.count(o) && vm[o].as<std::string>().empty())
       throw usage_error(std::string("--") + o + " needs a value, got an empty one");
+  // Options only --steady reads are refused without it (they were ignored: a
+  // run to T with --steady-tol given looked like a steady run).
+  for (const char* o : {"steady-tol", "max-steps"})
+    if (vm.count(o) && !vm[o].defaulted() && !c.s.run.steady)
+      throw usage_error(std::string("--") + o + " applies to --steady runs; add --steady or leave it out");
   // A run that may start CUDA leaves the context's teardown to a child
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();

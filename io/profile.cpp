@@ -42,8 +42,9 @@ std::vector<double> read_profile(const std::string& path, std::size_t expected) 
       if (stop != w.c_str() + w.size() || !std::isfinite(x))
         throw parse_error(path, line_no, detail::quote_token(t, p) + " is not a finite number");
       if (expected && v.size() == expected)
-        throw dimension_error(path + ": more than N = " + std::to_string(expected) +
-                              " values (one per grid point)");
+        throw dimension_error(path + ":" + std::to_string(line_no) + ": value " +
+                              std::to_string(expected + 1) + " is more than N = " + std::to_string(expected) +
+                              " (one value per grid point)");
       v.push_back(x);
     }
   }

@@ -205,6 +205,8 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--omega 3 --solver jacobi", 64, "omega"},
       {"--method explicit --dt 0.001", 64, "largest stable dt is 5e-05"},
       {"--steady --bc neumann:1", 64, "no steady state"},
+      {"--steady-tol 1e-6", 64, "--steady-tol applies to --steady runs"},
+      {"--max-steps 10", 64, "--max-steps applies to --steady runs"},
       {"--snapshot-every 3", 64, "--snapshot"},
       {"--nosuchoption", 64, "nosuchoption"},
       {"--L 1e308", 64, "dx^2 is out of double precision's range"},

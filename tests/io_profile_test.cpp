@@ -45,6 +45,13 @@ TEST_F(profile_file, WrongCountIsADimensionErrorNamingTheCount) {
     EXPECT_NE(std::string(e.what()).find("3 values"), std::string::npos) << e.what();
   }
   EXPECT_THROW(read_profile(write("long.txt", "1 2 3 4 5\n"), 4), dimension_error);
+  try {  // the line of the first value too many
+    read_profile(write("longer.txt", "1 2\n# two more\n3 4\n\n5\n"), 4);
+    ADD_FAILURE() << "five values for N = 4 were read";
+  } catch (const dimension_error& e) {
+    EXPECT_NE(std::string(e.what()).find("longer.txt:5: value 5 is more than N = 4"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(profile_file, BadTokensAreParseErrorsWithFileAndLine) {

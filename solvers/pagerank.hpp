@@ -343,7 +343,7 @@ spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_
 // candidates instead (solvers/pagerank_trial.hpp: the band, the trial and
 // the record kept with the graph's cache entry).
 struct pull_trial_memo;
-struct plain_trace;  // a layout trial's plain steps' residuals (the same header)
+struct plain_trace;  // a layout trial's plain steps' residuals (solvers/pagerank_trial.hpp)
 
 // choose_pull on a graph's facts.
 template <class T>

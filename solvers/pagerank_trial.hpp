@@ -101,8 +101,8 @@ std::string trial_text(const std::vector<trial_time>& times);
 // builds the layout from the record, and so runs no layout trial, still reads
 // auto's first run ends off them (accel::plain_steps_decide): the second run
 // of a graph takes the first run's steps, plain where those were. A record
-// without one (an older run's) leaves auto to extrapolate as it would without
-// a trace.
+// without one (its layout trial timed no steps: one candidate) leaves auto to
+// extrapolate as it would without a trace.
 struct trial_record {
   std::vector<trial_time> times;  // winner first
   std::string layout;

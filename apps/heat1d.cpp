@@ -658,9 +658,11 @@ std::string json_summary(const plan& pl, const run_record& rec, double total_s) 
      << "\",\n  \"rtol\": " << json_number(o.stop.rel_tol) << ",\n  \"max_iter\": " << o.stop.max_iterations
      << ",\n  \"iterations_per_step\": {\"mean\": " << json_number(mean_it)
      << ", \"max\": " << st.max_iterations << ", \"total\": " << st.iterations
-     << "},\n  \"host_syncs\": {\"total\": " << st.host_syncs
-     << ", \"per_step\": " << json_number(syncs_per_step)
-     << "},\n  \"converged\": " << (st.failed ? "false" : "true")
+     << "},\n  \"host_syncs\": {\"total\": " << st.host_syncs << ", \"per_step\": "
+     << json_number(syncs_per_step)
+     // A run whose values left the finite range did not converge either
+     // (an explicit run has no solve to fail: it said true beside "finite": false).
+     << "},\n  \"converged\": " << (st.failed || !rec.finite() ? "false" : "true")
      << ",\n  \"failed_step\": " << (st.failed ? std::to_string(st.failed_step) : "null")
      << ",\n  \"failure_residual\": " << (st.failed ? json_number(st.failure.residual) : "null");
   if (pl.s.run.steady)

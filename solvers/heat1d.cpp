@@ -1054,10 +1054,17 @@ void check_step_range(const grid_problem& p, const step_options& opt, const step
                   : std::numeric_limits<double>::max();
   if (reach <= limit) return;
   const char* type = single ? "float" : "double";
+  // A Neumann flux enters the step as forcing (c above), not through |u|:
+  // name it where it is there, so neumann:1e308 is not blamed on the data.
+  std::string fluxes;
+  for (const auto& [side, bc] : {std::pair{"x = 0", &p.left}, std::pair{"x = L", &p.right}}) {
+    if (bc->kind != boundary_kind::neumann || bc->value == 0) continue;
+    fluxes += (fluxes.empty() ? "" : ", ") + std::string("neumann:") + format_g(bc->value) + " at " + side;
+  }
   throw invalid_argument(
       std::string("the values overflow ") + type + ": |u| reaches " + format_g(big) +
       " (Dirichlet values, the initial profile), and a step with its boundary forcing (" +
-      std::string(name(opt.scheme)) +
+      (fluxes.empty() ? std::string() : fluxes + "; ") + std::string(name(opt.scheme)) +
       (opt.scheme == method::explicit_euler ? std::string() : ", " + std::string(name(opt.solver))) +
       ", r = " + format_g(st.r, 3) + ", N = " + std::to_string(p.n) + ") can form values up to " +
       format_g(reach, 3) + ", past " +

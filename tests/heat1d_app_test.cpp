@@ -360,6 +360,7 @@ TEST_F(heat1d_app, ABlownUpSolutionIsAnError) {
     EXPECT_NE(o.err.find("not finite at t = 1 (step 1000)"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("r > 1/2"), std::string::npos) << o.err;
     EXPECT_NE(slurp(path("r.json")).find("\"finite\": false"), std::string::npos);
+    EXPECT_NE(slurp(path("r.json")).find("\"converged\": false"), std::string::npos);
     EXPECT_TRUE(fs::exists(path("u.tsv")));
   }
   const outcome ok = run("--device cpu --N 101 --json -");

@@ -726,6 +726,14 @@ TEST(heat_errors, ValuesWhoseStepsOverflowAreRefusedSayingSo) {
                                    u0);
             }).find("|u| reaches 1e+300"),
             std::string::npos);
+  // A Neumann flux is forcing, not data: the message names it (it blamed
+  // "Dirichlet values, the initial profile" at |u| = 1).
+  grid_problem flux;
+  flux.right = parse_boundary("neumann:-1e300");
+  const std::string m = message([&] {
+    time_stepper<double>(flux, options(method::crank_nicolson, step_solver::cg, 1e-3), initial_condition{});
+  });
+  EXPECT_NE(m.find("boundary forcing (neumann:-1e+300 at x = L; cn"), std::string::npos) << m;
 }
 
 TEST(heat_errors, BadProblemsAndOptionsAreRefused) {

@@ -19,7 +19,9 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -189,6 +191,21 @@ std::string stem_for(const source_key& k) {
 std::string file_name_for(const source_key& k) { return stem_for(k) + ".perron-cache"; }
 
 void warn(const std::string& msg) { std::cerr << "perron: warning: " << msg << '\n'; }
+
+// Makes the cache directory, or says once a process that it cannot: the
+// graph's entry and each side file of a run (iterations, the layout record)
+// said it again, one warning each.
+bool cache_dir_ready(const std::string& dir, const std::string& source) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!ec) return true;
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(dir).second)
+    warn("cannot create the cache directory " + dir + " (" + ec.message() + "); not caching " + source);
+  return false;
+}
 
 bool pread_all(int fd, void* out, std::size_t n, std::uint64_t off) {
   auto* p = static_cast<char*>(out);
@@ -474,12 +491,7 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
   }
   threads = detail::thread_count(threads);
   const std::string file = dir + "/" + file_name_for(*key);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    warn("cannot create the cache directory " + dir + " (" + ec.message() + "); not caching " + source);
-    return false;
-  }
+  if (!cache_dir_ready(dir, source)) return false;
   const file_header h = header_for(*key, m, threads);
   const std::string why =
       write_atomically(file, source, [&](int fd) { return write_cache_file(fd, h, key->path, m); });
@@ -799,9 +811,9 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
   const auto where = dir.empty() ? std::nullopt : side_file(source, dir, tag);
   if (!where) return false;
   const auto& [file, header] = *where;
+  if (!cache_dir_ready(dir, source)) return false;
   try {
     std::error_code ec;
-    fs::create_directories(dir, ec);
     // output_file writes a pipe or device in place: a FIFO there would block
     // the run until some reader came (the cache is never worth that).
     if (const auto st = fs::status(file, ec); !ec && fs::exists(st) && !fs::is_regular_file(st)) {

@@ -733,6 +733,15 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("parse"), std::string::npos) << o.out;
   EXPECT_FALSE(fs::is_empty(path("elsewhere")));
+  // A folder that cannot be made is one warning, not one per file the run
+  // would keep (the entry, then the iterations: two lines before), and the
+  // run goes on.
+  std::ofstream(path("a-file")) << "not a folder\n";
+  o = run({g, "--device", "cpu", "--cache-dir", path("a-file")});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("cannot create the cache directory"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(path("a-file")), "not a folder\n");
 }
 
 // An unweighted graph's first conversion keeps its CSR of A^T beside the

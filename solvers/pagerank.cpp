@@ -511,18 +511,25 @@ std::vector<double> normalized_distribution(const std::vector<double>& w, index_
   if (w.size() != nn)
     throw invalid_argument(std::string(what) + ": " + std::to_string(w.size()) + " values for a graph of " +
                            std::to_string(n) + " vertices");
-  double sum = 0.0;
+  double sum = 0.0, most = 0.0;
   for (std::size_t i = 0; i < nn; ++i) {
     if (!(w[i] >= 0.0) || !std::isfinite(w[i]))
       throw invalid_argument(std::string(what) + ": entry " + std::to_string(i + 1) + " is " +
                              format_g(w[i], 17) + " (weights must be finite and non-negative)");
     sum += w[i];
+    most = std::max(most, w[i]);
   }
-  if (!(sum > 0.0) || !std::isfinite(sum))
-    throw invalid_argument(std::string(what) + ": " +
-                           (sum > 0.0 ? std::string("the weights' sum overflows") : "all weights are zero"));
+  if (!(sum > 0.0)) throw invalid_argument(std::string(what) + ": all weights are zero");
+  // Finite weights are relative: where their sum overflows (two of 1e308)
+  // they are summed over the largest, w_i / sum_j w_j = (w_i / m) / sum_j (w_j / m),
+  // each term in [0, 1] and the sum at most n. They were refused.
+  const double scale = std::isfinite(sum) ? 1.0 : most;
+  if (scale != 1.0) {
+    sum = 0.0;
+    for (std::size_t i = 0; i < nn; ++i) sum += w[i] / scale;
+  }
   std::vector<double> out(nn);
-  for (std::size_t i = 0; i < nn; ++i) out[i] = w[i] / sum;
+  for (std::size_t i = 0; i < nn; ++i) out[i] = w[i] / scale / sum;
   return out;
 }
 

@@ -1128,6 +1128,24 @@ TEST(pagerank_options, Validation) {
   }
 }
 
+// Weights are relative: finite ones whose sum overflows double are
+// normalized over the largest (they were refused), bit for bit as the same
+// weights scaled into range where the scale is a power of two.
+TEST(pagerank_options, WeightsWhoseSumOverflowsAreNormalized) {
+  EXPECT_EQ(normalized_distribution({1e308, 1e308, 0, 1e308}, 4, "v"),
+            (std::vector<double>{1.0 / 3, 1.0 / 3, 0, 1.0 / 3}));
+  const double big = std::ldexp(1.0, 1023);
+  EXPECT_EQ(normalized_distribution({big, big / 2, big / 4, big}, 4, "v"),
+            normalized_distribution({1, 0.5, 0.25, 1}, 4, "v"));
+  const auto g = make_pagerank_graph<double>(cycle_graph(4), false);
+  pagerank_options o, scaled;
+  o.personalization = {1e308, 1e308, 0, 0};
+  o.initial = {0, 1e308, 1e308, 1e308};
+  scaled.personalization = {1, 1, 0, 0};
+  scaled.initial = {0, 1, 1, 1};
+  EXPECT_EQ(pagerank_cpu(g, o).rank, pagerank_cpu(g, scaled).rank);
+}
+
 // Each message names the command-line flag and the value it got.
 TEST(pagerank_options, MessagesNameTheFlag) {
   const auto message = [](auto tweak) {

@@ -198,11 +198,9 @@ def _vertex_vector(v, n, what):
     if len(bad):
         raise ValueError(f"{what}: vertex {bad[0]} has weight {out[bad[0]]} (weights must be finite and "
                          f"non-negative)")
-    with _np.errstate(over="ignore"):  # the error below says it; numpy's RuntimeWarning came first
-        total = out.sum()
-    if not 0 < total < _np.inf:
-        raise ValueError(f"{what}: " + ("all weights are zero" if total == 0 else "the weights' sum overflows"))
-    return out
+    if not out.any():
+        raise ValueError(f"{what}: all weights are zero")
+    return out  # the solver normalizes them, over the largest where their sum overflows
 
 
 def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=False,

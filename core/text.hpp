@@ -2,11 +2,45 @@
 // JSON and help texts all format through these functions.
 #pragma once
 
+#include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace perron {
+
+// A finite double at p: optional sign ('+' too), decimal or exponent
+// notation, as std::from_chars reads it (no hex, inf or nan: strtod took
+// "0x10" as 16); underflow gives the nearest representable value, as strtod.
+// Returns the end of the number, or nullptr on anything else (nan, inf,
+// overflow, no digits). Every reader of numbers (files, option specs) uses it.
+inline const char* scan_real(const char* p, const char* end, double& value) {
+  // from_chars takes no '+'; a second sign after it is still refused below.
+  if (p != end && *p == '+') {
+    ++p;
+    if (p != end && (*p == '-' || *p == '+')) return nullptr;
+  }
+  const auto [q, ec] = std::from_chars(p, end, value, std::chars_format::general);
+  if (ec == std::errc()) return std::isfinite(value) ? q : nullptr;
+  if (ec != std::errc::result_out_of_range) return nullptr;
+  // Out of range: overflow is an error, underflow rounds (to a subnormal or
+  // zero) as strtod does. Rare, so the slow path is fine here.
+  const std::string token(p, static_cast<std::size_t>(q - p));
+  errno = 0;
+  const double v = std::strtod(token.c_str(), nullptr);
+  if (!std::isfinite(v)) return nullptr;
+  value = v;
+  return q;
+}
+
+// The whole of s as scan_real reads it, or false.
+inline bool parse_real(std::string_view s, double& value) {
+  const char* end = s.data() + s.size();
+  return !s.empty() && scan_real(s.data(), end, value) == end;
+}
 
 // printf "%.*g": `digits` significant digits (17 round-trips a double).
 inline std::string format_g(double v, int digits = 6) {

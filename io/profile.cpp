@@ -36,10 +36,8 @@ std::vector<double> read_profile(const std::string& path, std::size_t expected) 
     } else {
       const char* t = p;
       while (p != end && *p != '\n' && *p != '#' && !is_space(*p)) ++p;
-      const std::string w(t, p);
-      char* stop = nullptr;
-      const double x = std::strtod(w.c_str(), &stop);
-      if (stop != w.c_str() + w.size() || !std::isfinite(x))
+      double x = 0;
+      if (scan_real(t, p, x) != p)
         throw parse_error(path, line_no, detail::quote_token(t, p) + " is not a finite number");
       if (expected && v.size() == expected)
         throw dimension_error(path + ":" + std::to_string(line_no) + ": value " +

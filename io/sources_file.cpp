@@ -66,14 +66,19 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_na
     p = end;
     if (*p == ':') {
       const char* start = ++p;
-      w = std::strtod(start, &end);
-      if (end == start || (*end != '\0' && !blank(*end)))
-        throw parse_error(path, line, "vertex " + std::to_string(id) + ": the weight is not a number");
-      if (!(w >= 0.0) || !std::isfinite(w))
+      while (*p != '\0' && !blank(*p)) ++p;
+      if (scan_real(start, p, w) != p) {  // as the graph readers: no hex, inf, nan or overflow
+        const std::string why = detail::real_problem(start, p);
+        if (why.rfind("is not a number", 0) == 0)
+          throw parse_error(path, line, "vertex " + std::to_string(id) + ": the weight is not a number");
+        throw parse_error(path, line,
+                          "vertex " + std::to_string(id) + ": weight " + detail::quote_token(start, p) + " " +
+                              why + " (weights must be finite and non-negative)");
+      }
+      if (!(w >= 0.0))
         throw parse_error(path, line,
                           "vertex " + std::to_string(id) + ": weight " + format_g(w, 17) +
                               " (weights must be finite and non-negative)");
-      p = end;
     }
     // As --personalize refuses a vertex listed twice (was: accepted silently).
     if (!seen.insert(v).second)

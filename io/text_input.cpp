@@ -527,25 +527,6 @@ const char* scan_signed(const char* p, const char* end, std::int64_t& value) {
   return p;
 }
 
-const char* scan_real(const char* p, const char* end, double& value) {
-  // from_chars takes no '+'; a second sign after it is still refused below.
-  if (p != end && *p == '+') {
-    ++p;
-    if (p != end && (*p == '-' || *p == '+')) return nullptr;
-  }
-  const auto [q, ec] = std::from_chars(p, end, value, std::chars_format::general);
-  if (ec == std::errc()) return std::isfinite(value) ? q : nullptr;
-  if (ec != std::errc::result_out_of_range) return nullptr;
-  // Out of range: overflow is an error, underflow rounds (to a subnormal or
-  // zero) as strtod does. Rare, so the slow path is fine here.
-  std::string token(p, static_cast<std::size_t>(q - p));
-  errno = 0;
-  const double v = std::strtod(token.c_str(), nullptr);
-  if (!std::isfinite(v)) return nullptr;
-  value = v;
-  return q;
-}
-
 std::string real_problem(const char* p, const char* end) {
   const char* s = p;
   if (s != end && *s == '+') {

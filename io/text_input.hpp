@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/memory.hpp"
+#include "core/text.hpp"
 
 namespace perron::io::detail {
 
@@ -385,10 +386,8 @@ inline const char* scan_unsigned(const char* p, const char* end, std::uint64_t& 
 // Signed decimal integer (optional '+' or '-') that fits int64.
 const char* scan_signed(const char* p, const char* end, std::int64_t& value);
 
-// Finite double: optional sign ('+' too), decimal or exponent notation, as
-// std::from_chars reads it; underflow gives the nearest representable value.
-// Returns nullptr on anything else (nan, inf, overflow, no digits).
-const char* scan_real(const char* p, const char* end, double& value);
+// Finite double (core/text.hpp: every reader of numbers takes the same ones).
+using perron::scan_real;
 
 // Why a token is not a finite double, for messages ("is not a number",
 // "is not finite", "overflows double").

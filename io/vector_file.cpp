@@ -54,14 +54,22 @@ weight_line parse_weight_line(const char* p, const std::string& path, std::uint6
     throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing");
   if (end == p || (*end != ' ' && *end != '\t') || errno == ERANGE)
     throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
-  p = end;
-  const double x = std::strtod(p, &end);
-  if (end == p)
-    throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing or not a number");
   for (p = end; *p == ' ' || *p == '\t'; ++p) {
   }
+  const char* w = p;
+  while (*p != '\0' && *p != ' ' && *p != '\t') ++p;
+  double x = 0;
+  if (w == p) throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing");
+  if (scan_real(w, p, x) != p) {
+    const std::string why = detail::real_problem(w, p);
+    throw parse_error(path, lineno,
+                      "weight " + detail::quote_token(w, p) + " " + why +
+                          (why == "is not a finite number" ? " (weights must be finite)" : ""));
+  }
+  for (; *p == ' ' || *p == '\t'; ++p) {
+  }
   if (*p != '\0') throw parse_error(path, lineno, "expected 'vertex weight', found more on the line");
-  if (!(x >= 0.0) || !std::isfinite(x))
+  if (!(x >= 0.0))
     throw parse_error(path, lineno,
                       "weight " + format_g(x, 17) + ": weights must be finite and non-negative");
   return {id, x};

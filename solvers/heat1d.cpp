@@ -58,12 +58,9 @@ constexpr name_table<operator_form, 2> operator_form_names{{
 
 // Whole string as a finite double, or invalid_argument naming `what`.
 double parse_number(std::string_view s, const std::string& what) {
-  std::string str(s);
-  if (str.empty()) throw invalid_argument(what + ": missing number");
-  char* end = nullptr;
-  const double v = std::strtod(str.c_str(), &end);
-  if (end != str.c_str() + str.size() || !std::isfinite(v))
-    throw invalid_argument(what + ": '" + str + "' is not a finite number");
+  if (s.empty()) throw invalid_argument(what + ": missing number");
+  double v = 0;
+  if (!parse_real(s, v)) throw invalid_argument(what + ": '" + std::string(s) + "' is not a finite number");
   return v;
 }
 

@@ -67,6 +67,11 @@ TEST_F(profile_file, BadTokensAreParseErrorsWithFileAndLine) {
   EXPECT_THROW(read_profile(write("nan.txt", "1 nan 3 4")), parse_error);
   EXPECT_THROW(read_profile(write("inf.txt", "1 2 inf 4"), 4), parse_error);
   EXPECT_THROW(read_profile(write("glued.txt", "1 2x 3 4"), 4), parse_error);
+  // Numbers as every reader takes them: strtod took 0x10 as 16 and 1e-400 as 0.
+  EXPECT_THROW(read_profile(write("hex.txt", "1 0x10 3 4"), 4), parse_error);
+  EXPECT_THROW(read_profile(write("big.txt", "1 1e400 3 4"), 4), parse_error);
+  EXPECT_EQ(read_profile(write("tiny.txt", "+1 1e-400 -3 4e-310"), 4),
+            (std::vector<double>{1, 0, -3, 4e-310}));
 }
 
 // A device of binary data is refused at line 1 at once: it was read as one

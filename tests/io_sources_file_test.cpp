@@ -41,8 +41,10 @@ TEST_F(sources_file, BadFilesNameTheLine) {
       {"1\n2 99\n", ":2: vertex 99 is not in the graph (vertices are numbered 1..20)"},
       {"1\n0\n", ":2: vertex 0 is not in the graph"},
       {"1 2:-1\n", ":1: vertex 2: weight -1"},
-      {"1 2:nan\n", ":1: vertex 2: weight nan"},
-      {"1 2:inf\n", ":1: vertex 2: weight inf"},
+      {"1 2:nan\n", ":1: vertex 2: weight 'nan' is not a finite number"},
+      {"1 2:0x2\n", ":1: vertex 2: the weight is not a number"},  // strtod took it as 2
+      {"1 2:1e999\n", ":1: vertex 2: weight '1e999' overflows double"},
+      {"1 2:inf\n", ":1: vertex 2: weight 'inf' is not a finite number"},
       {"1 2:x\n", ":1: vertex 2: the weight is not a number"},
       {"1 2:\n", ":1: vertex 2: the weight is not a number"},
       {"1 2:0.5x\n", ":1: vertex 2: the weight is not a number"},

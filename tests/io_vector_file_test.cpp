@@ -66,6 +66,8 @@ TEST_F(vertex_file, TsvErrorsNameTheLine) {
   expect_line("2 1 3\n", 1, "extra field");
   expect_line("# ok\n3 -1\n", 2, "negative weight");
   expect_line("3 nan\n", 1, "NaN weight");
+  expect_line("3 0x10\n", 1, "hex weight");  // strtod took it as 16; no other reader does
+  expect_line("3 1e999\n", 1, "overflowing weight");
   EXPECT_THROW(io::read_vertex_weights(write("v.tsv", "7 1\n"), 3, {5, 6, 8}), parse_error);  // unknown label
   EXPECT_THROW(io::read_vertex_weights(path("missing.tsv"), 3, {}), io_error);
 }

@@ -87,7 +87,7 @@ TEST_F(pagerank_sources_app, BadFilesNameTheLine) {
       {"1\n\n2\n", ":2: empty line"},
       {"1 2\n6\n", ":2: vertex 6 is not in the graph"},
       {"1:-2\n", ":1: vertex 1: weight -2"},
-      {"1 2:nan\n", ":1: vertex 2: weight nan"},
+      {"1 2:nan\n", ":1: vertex 2: weight 'nan' is not a finite number"},
       {"1 2.5\n", ":1: expected 'vertex' or 'vertex:weight', got '2.5'"},
   };
   for (const auto& [text, message] : cases) {

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <streambuf>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "apps/common/app.hpp"
@@ -1141,11 +1142,23 @@ void print_bench_gpus(std::ostream& o, const settings& s, const Graph& g,
 }
 
 // ok, or not_converged with the one warning line a user sees (the results are
-// still printed and written).
+// still printed and written). A tol under the precision's epsilon is past
+// what rounding lets the residual reach on most graphs (||r_new - r||_1 of
+// ranks summing to 1, each rounded to eps of itself: wb-cs-stanford in float
+// cycles at 1.6e-9 for 1000 steps with --tol 1e-300), so the line says so
+// rather than leaving a user to raise --max-iter.
+template <class T>
 int exit_code(const pagerank_result& r, double tol) {
   if (r.converged) return ok;
+  constexpr double eps = std::numeric_limits<T>::epsilon();
   std::cerr << "pagerank: warning: not converged: residual " << format_g(r.residual, 4) << " >= tol "
-            << format_g(tol) << " after " << r.iterations << " iterations (--max-iter)\n";
+            << format_g(tol) << " after " << r.iterations << " iterations (--max-iter)";
+  if (tol < eps)
+    std::cerr << "; tol is below " << (std::is_same_v<T, float> ? "float" : "double") << "'s rounding ("
+              << format_g(eps, 3) << "), which the residual may never reach: "
+              << (std::is_same_v<T, float> ? "use --precision double or a larger --tol"
+                                           : "use a larger --tol");
+  std::cerr << '\n';
   return not_converged;
 }
 
@@ -1311,7 +1324,7 @@ int solve_in_pieces(settings& s) {
   else if (!s.bench_dist)
     print_summary<T>(o, s, graph, counts, r, t, plan);
   o.flush();
-  return exit_code(r, s.opt.tol);
+  return exit_code<T>(r, s.opt.tol);
 }
 
 // A file's CSR of A^T kept by an earlier run (io/cache.hpp's per-rank part,
@@ -1474,7 +1487,7 @@ int solve(settings& s) {
   else if (!s.bench_dist)
     print_summary<T>(o, s, graph, g, r, t, plan, ro);
   o.flush();
-  return exit_code(r, opt.tol);
+  return exit_code<T>(r, opt.tol);
 }
 
 // ---- distributed: mpirun -np P pagerank (solvers/dist, apps/common/dist_load) -------
@@ -1635,7 +1648,7 @@ int solve_distributed_as(settings& s) {
   else if (!s.bench_dist)
     print_summary<T>(o, s, in.meta, counts, r, t, plan);
   o.flush();
-  return exit_code(r, opt.tol);
+  return exit_code<T>(r, opt.tol);
 }
 
 int solve_distributed(settings& s) {

@@ -392,6 +392,18 @@ TEST_F(pagerank_app, NotConvergedStillWritesAndExits2) {
   EXPECT_NE(o.err.find("not converged"), std::string::npos) << o.err;
   EXPECT_NE(o.out.find("converged   no"), std::string::npos) << o.out;
   EXPECT_EQ(parse_tsv(slurp(out)).size(), 5u);
+  EXPECT_EQ(o.err.find("rounding"), std::string::npos) << o.err;
+  // A tol under the precision's rounding: the line says so (wb-cs-stanford in
+  // float cycles at 1.6e-9 without extrapolation).
+  const std::string wb = file("wb.mtx", slurp(PERRON_SOURCE_DIR "/data/wb-cs-stanford.mtx"));
+  const outcome tiny =
+      run({wb, "--device", "cpu", "--tol", "1e-300", "--accelerate", "none", "--max-iter", "300"});
+  EXPECT_EQ(tiny.code, 2) << tiny.err;
+  EXPECT_EQ(tiny.err_lines(), 1) << tiny.err;
+  EXPECT_NE(tiny.err.find("tol is below float's rounding (1.19e-07), which the residual may never reach: use "
+                          "--precision double or a larger --tol"),
+            std::string::npos)
+      << tiny.err;
 }
 
 TEST_F(pagerank_app, PersonalizeAndInitial) {

@@ -25,8 +25,8 @@ namespace perron {
 // threads * buckets counters, so it is used only when that is at most nnz
 // (otherwise the serial pass, O(nnz + buckets), is the cheaper one anyway).
 template <class Key, class Place>
-void stable_bucket(Key key, std::size_t n, index_t buckets, std::vector<index_t>& ptr, Place place) {
-  const std::size_t b = static_cast<std::size_t>(buckets);
+void stable_bucket(Key key, std::size_t n, std::size_t buckets, std::vector<index_t>& ptr, Place place) {
+  const std::size_t b = buckets;
   ptr.assign(b + 1, 0);
   int p = threads_for_work(n);
   while (p > 1 && static_cast<std::size_t>(p) * b > n) --p;

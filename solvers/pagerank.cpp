@@ -396,23 +396,26 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   return f;
 }
 
-// A stable counting sort on the in-degree (the highest first, ids in order),
-// then a stable partition into the two parts.
+// One stable counting sort on (part, in-degree): the front part's buckets
+// first, the highest in-degree first in each part, ids in order within a
+// bucket. The back part's rows are dangling and at most
+// fused_front_row_links long, so it needs that many buckets more. (Before: a
+// sort by in-degree, a stable partition and the inverse permutation, the
+// same places.)
 template <class T>
 std::vector<index_t> fused_order_places(const pagerank_graph<T>& g) {
   const auto& rp = g.pt.row_ptr;
-  const index_t most = longest_row(g.pt);
-  const auto len = [&](std::size_t i) { return rp[i + 1] - rp[i]; };
-  std::vector<index_t> order(static_cast<std::size_t>(g.vertices())), by_degree;
+  const auto most = static_cast<std::size_t>(longest_row(g.pt));
+  const auto n = static_cast<std::size_t>(g.vertices());
+  const auto back = static_cast<std::size_t>(fused_front_row_links);
+  std::vector<index_t> place(n), by_key;
   stable_bucket(
-      [&](std::size_t i) { return most - len(i); }, order.size(), most + 1, by_degree,
-      [&](std::size_t i, index_t at) { order[static_cast<std::size_t>(at)] = static_cast<index_t>(i); });
-  std::stable_partition(order.begin(), order.end(), [&](index_t v) {
-    return fused_front_part(g.dangling[static_cast<std::size_t>(v)] != 0, len(static_cast<std::size_t>(v)));
-  });
-  std::vector<index_t> place(order.size());
-  for (std::size_t k = 0; k < order.size(); ++k)
-    place[static_cast<std::size_t>(order[k])] = static_cast<index_t>(k);
+      [&](std::size_t i) {
+        const auto len = static_cast<std::size_t>(rp[i + 1] - rp[i]);
+        return fused_front_part(g.dangling[i] != 0, static_cast<index_t>(len)) ? most - len
+                                                                               : most + 1 + (back - len);
+      },
+      n, most + back + 2, by_key, [&](std::size_t i, index_t at) { place[i] = at; });
   return place;
 }
 

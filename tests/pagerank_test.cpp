@@ -925,7 +925,9 @@ TEST(pagerank_graph, FusedOrderPutsTheGatheredVerticesFirst) {
   for (index_t j = 2; j < 72; ++j) EXPECT_EQ(place[j], j - 1);  // the sources (no in-links), by id
   EXPECT_EQ(place[1], 71);                                      // the back part: 1 (64 links) ...
   for (index_t j = 72; j < 80; ++j) EXPECT_EQ(place[j], j);     // ... then 72..79, by id
-  for (const char* spec : {"dangling:3000:10000:0.9", "rmat:12:40000", "powerlaw:3000:12000:2.5"})
+  // (the last two large enough for the counting sort's threads)
+  for (const char* spec : {"dangling:3000:10000:0.9", "rmat:12:40000", "powerlaw:3000:12000:2.5",
+                           "dangling:300000:900000:0.8", "rmat:18:600000"})
     check(make_pagerank_graph<float>(io::generate_synthetic(spec), false), spec);
   check(make_pagerank_graph<float>(graph_from_arcs(5, {}), false), "no links");
 }

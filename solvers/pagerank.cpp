@@ -472,12 +472,17 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (f.max_in_degree < short_rows_in_degree) {
     const std::string rows = "every row short (max in-degree " + std::to_string(f.max_in_degree) + " < " +
                              std::to_string(short_rows_in_degree) + ")";
-    if (f.value_bytes == 4) return {pagerank_pull::spmv, "auto pull: spmv, float with " + rows};
     if (f.max_in_degree <= chain_in_degree)
-      return {pagerank_pull::spmv, "auto pull: spmv, double with rows of at most " +
-                                       std::to_string(chain_in_degree) +
+      return {pagerank_pull::spmv, "auto pull: spmv, rows of at most " + std::to_string(chain_in_degree) +
                                        " link (chains: the fused pull's rows would be all its work)"};
-    return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
+    if (f.value_bytes == 8) return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
+    if (f.vertices <= 0 || mean < float_short_rows_fused_mean)
+      return {pagerank_pull::spmv, "auto pull: spmv, float with " + rows +
+                                       (f.vertices > 0 ? " and a mean in-degree of " + format_g(mean, 3) +
+                                                             " < " + format_g(float_short_rows_fused_mean, 3)
+                                                       : std::string())};
+    // Float, short rows of more links a vertex: the local-order clause
+    // (grids: the SpMV pull) or the fused pull, below.
   }
   const std::string past_persistent =
       " > " + std::to_string(persistent_max_links) + " (past the persistent pull's)";

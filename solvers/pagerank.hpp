@@ -202,16 +202,17 @@ index_t longest_row(const csr_matrix<T>& a);
 //  - the persistent pull (the whole solve in one kernel) on small and middle
 //    graphs: see persistent_min_links below;
 //  - when every row is short (max in-degree below short_rows_in_degree:
-//    grids, chains, meshes, circuits), the precision decides: the fused
-//    pull streams 4 bytes per link where the SpMV pull streams 4 + sizeof(T);
-//    in double that saving wins where rows hold a few links (grids, meshes),
-//    in float the fused pull's per-row work (segmented scan, row update)
-//    costs more than it saves (the SpMV pull 0.67-0.86x its time per step on
-//    the large ones), and so it does in double on chains (no row of more than
-//    chain_in_degree link: each lane of a slice carries one link, the row's
-//    work is all there is; the SpMV pull 0.88-0.98x the fused pull's time at
-//    10^6-10^7 links on the H100, 0.80-0.81x on an H200, session 23; and
-//    0.54-0.98x the persistent pull's from 1.9 x 10^5 links, session 36);
+//    grids, chains, meshes, circuits, random graphs of few links a vertex):
+//    on chains (no row of more than chain_in_degree link: each lane of a
+//    slice carries one link, the row's work is all there is) the SpMV pull
+//    (0.88-0.98x the fused pull's time at 10^6-10^7 links on the H100,
+//    0.80-0.81x on an H200, session 23; 0.54-0.98x the persistent pull's
+//    from 1.9 x 10^5 links, session 36); elsewhere the fused pull streams 4
+//    bytes per link where the SpMV pull streams 4 + sizeof(T), which wins in
+//    double; in float the fused pull's per-row work (segmented scan, row
+//    update) costs about what it saves: the SpMV pull where rows hold fewer
+//    than float_short_rows_fused_mean links on average, and on grids through
+//    the local-order clause below, else the fused pull;
 //  - otherwise the fused pull: fewer bytes per link, and its in-degree order
 //    keeps the gathers local (0.43-0.90x the SpMV pull's time per step on
 //    every such graph), but for the star and local-order clauses below.
@@ -219,6 +220,16 @@ index_t longest_row(const csr_matrix<T>& a);
 // (solvers/pagerank_trial.hpp).
 inline constexpr index_t short_rows_in_degree = 15;
 inline constexpr index_t chain_in_degree = 1;
+// Float, short rows past the persistent range (H200, session 60,
+// docs/PERFORMANCE.md "Short rows in float"): the SpMV pull took 0.86-1.00x
+// the fused pull's time a step on random graphs of 1 link a vertex
+// (er:8000000:8000000, dangling:8000000:8000000:0.9), 0.99-1.09x at 1.5-1.8
+// (er:4000000:6000000, er:5000000:9000000, dangling:5000000:7500000:0.8) and
+// 1.11-1.18x at 2-2.5 (er:3000000:7000000, er:4000000:10000000,
+// er:6000000:14000000, dangling:6000000:12000000:0.8), where it had been the
+// rule for every short-row graph in float; on grids (4 links a vertex, their
+// own order local) 0.73-0.82x from 10 M links.
+inline constexpr double float_short_rows_fused_mean = 1.25;
 // Except where the graph's own order is already local: from
 // local_min_vertices vertices (x past 1 MB in float), when a fraction of the
 // links join ids less than locality_window apart (web crawls numbered by

@@ -46,6 +46,18 @@ inline constexpr std::size_t max_trace_steps = 64;
 // a step, dangling:2000000:95000:0.5 0.82x; in double the persistent pull
 // 0.71-0.83x the others').
 inline constexpr std::size_t band_max_links = 4'000'000;
+// Past it, one more unsure range: float with every row short but for chains
+// (max in-degree from chain_in_degree + 1 to below short_rows_in_degree: grids,
+// meshes, random graphs of few links a vertex), below
+// short_rows_band_max_links. There the two pulls run close and neither
+// wins on every shape (docs/PERFORMANCE.md, session 60, H200): the SpMV
+// pull took 1.02-1.06x the fused pull's time a step on grids of 6-7 M links
+// (whose local order the model gives it), 0.99-1.09x on random graphs of
+// 1.5-1.8 links a vertex (which it gives the fused pull); from 8 M links
+// grids 0.73-0.82x, random graphs of 1 link a vertex 0.86-1.00x, of 2-2.5
+// links 1.11-1.18x: the model's picks (choose_pull). In double the fused
+// pull leads on all of them (1.08-1.45x), sure.
+inline constexpr std::size_t short_rows_band_max_links = 8'000'000;
 
 struct pull_band {
   bool unsure = false;  // time the candidates

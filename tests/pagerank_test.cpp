@@ -1214,7 +1214,8 @@ TEST(pagerank_options, Names) {
   // auto (choose_pull): the persistent pull below persistent_min_links, and
   // from there to persistent_max_links but on chains; past it short rows
   // (every in-degree under short_rows_in_degree) fused in double and spmv in
-  // float, else fused; a named pull passes through.
+  // float where the mean in-degree is unknown (0 vertices here) or below
+  // float_short_rows_fused_mean, else fused; a named pull passes through.
   const auto facts = [](bool pattern, std::size_t links, index_t max_in, std::size_t bytes) {
     return pull_facts{pattern, links, max_in, bytes};
   };
@@ -1321,7 +1322,20 @@ TEST(pagerank_options, Names) {
     even.max_in_degree = 4;
     even.links = pmax_even + 1;
     even.vertices = static_cast<index_t>(even.links / 4);
+    // 4 links a vertex: in float the fused pull too (a random graph's
+    // order), but a grid's own order is local: the SpMV pull.
+    EXPECT_EQ(pick(even), pagerank_pull::fused);
+    even.local_links = 1.0;
+    even.local_links_fused = 0.999;
     EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
+    even.local_links = even.local_links_fused = 0;
+    // Float, few links a vertex (er:8000000:8000000): the SpMV pull.
+    even.vertices = static_cast<index_t>(even.links);
+    EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
+    even.vertices = static_cast<index_t>(double(even.links) / float_short_rows_fused_mean) + 1;
+    EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
+    even.vertices = static_cast<index_t>(even.links / 2);  // 2 links a vertex (er:6000000:12000000's kind)
+    EXPECT_EQ(pick(even), pagerank_pull::fused);
     even.links = pmax_even;
     even.vertices = 0;  // unknown: not even
     EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);

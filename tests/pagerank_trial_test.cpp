@@ -58,6 +58,24 @@ TEST(pagerank_trial, BandFromTheCorpus) {
   EXPECT_FALSE(model_band(facts(2'999'999 * 2, 1, 4)).unsure);  // a chain: spmv
   EXPECT_FALSE(model_band(facts(10'233'600, 4, 4)).unsure);     // grid:1600:1600: spmv, 0.82x
   EXPECT_FALSE(model_band(facts(5'995'000, 15, 4)).unsure);     // a longer row: fused, sure
+  // A local own order in double past band_max_links: the SpMV pull 0.89-1.115x
+  // the fused pull's step; a trial to local_band_max_links. Not in float, nor
+  // below local_min_vertices or the double clause's locality.
+  pull_facts web = facts(9'300'000, 3196, 8);  // web:800000:10000000:0.95,3, held out: 1.115x
+  web.vertices = 800'000;
+  web.local_links = 0.95;
+  EXPECT_TRUE(model_band(web).unsure);
+  web.value_bytes = 4;
+  EXPECT_FALSE(model_band(web).unsure);
+  web.value_bytes = 8;
+  web.links = local_band_max_links;
+  EXPECT_FALSE(model_band(web).unsure);
+  web.links = 9'300'000;
+  web.local_links = local_min_fraction_double - 0.01;
+  EXPECT_FALSE(model_band(web).unsure);
+  web.local_links = 0.95;
+  web.vertices = local_min_vertices - 1;
+  EXPECT_FALSE(model_band(web).unsure);
   // Nor past pattern_pull_max_vertices vertices, where only the SpMV pull runs.
   pull_facts many = facts(1000, 20, 4);
   many.vertices = pattern_pull_max_vertices + 1;

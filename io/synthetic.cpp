@@ -26,7 +26,11 @@ namespace {
 
 constexpr std::string_view forms =
     "expected synthetic:seedS:N, tridiag:N, rmat:S:M[:A,B,C], er:N:M, powerlaw:N:M:GAMMA, grid:R:C, hub:N:M, "
-    "dangling:N:M:F, chain:N:L or web:N:M[:LOCAL[,GAMMA]]";
+    "dangling:N:M:F, chain:N:L, web:N:M[:LOCAL[,GAMMA]], cite:N:M[:COPY] or ws:N:K:P";
+
+// The graph families' prefixes, for the refusal of a spec that is none of them.
+constexpr std::string_view graph_families =
+    "rmat:, er:, powerlaw:, grid:, hub:, dangling:, chain:, web:, cite:, ws:";
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -42,6 +46,9 @@ struct stream_rng {
   // Uniform in [0, n) by the multiply-shift method (no modulo bias worth noting for n < 2^32).
   std::uint32_t below(std::uint32_t n) {
     return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32);  // < 2^32 * 2^32: fits 64 bits
+  }
+  std::uint64_t below64(std::uint64_t n) {
+    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
   }
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };
@@ -815,6 +822,82 @@ pattern_rows web(index_t n, std::uint64_t m, web_model w, const draw_target& to,
                        }));
 }
 
+// cite:N:M[:COPY] — a citation graph (Price's model as a copying process):
+// vertices in order of time, each citing older ones, so the graph is acyclic,
+// vertex 0 is dangling and the old vertices draw most links. The M draws are
+// spread evenly over the sources 1 .. N - 1 (draw e's source is
+// 1 + floor(e (N - 1) / M)); a draw's target is, with probability COPY
+// (default 0.5), the target of a uniform earlier draw (one of an older
+// source), else a uniform older vertex. A vertex then gains links in
+// proportion to those it has (linear preferential attachment): in-degrees
+// ~ d^-(1 + 1 / COPY) (the copying model of Kumar et al.; 3 at the default).
+// Ids are not shuffled: low ids are old and popular, as in an index numbered
+// by date. N = 1: the M draws are self loops.
+struct cite_model {
+  std::uint64_t m = 0, older = 0;  // older: N - 1, the sources
+  double copy = 0.5;
+  // Draw e's source, 1 .. N - 1.
+  std::uint32_t source(std::uint64_t e) const {
+    return static_cast<std::uint32_t>(1 + static_cast<unsigned __int128>(e) * older / m);
+  }
+  // Draws whose source is below v (>= 1): ceil((v - 1) m / older).
+  std::uint64_t before(std::uint32_t v) const {
+    const unsigned __int128 p = static_cast<unsigned __int128>(v - 1) * m;
+    return static_cast<std::uint64_t>((p + older - 1) / older);
+  }
+  // Draw e's arc. A copy goes to a strictly earlier draw, so the walk ends
+  // (after 1 / (1 - COPY) draws on average).
+  std::uint64_t operator()(std::uint64_t e) const {
+    if (older == 0) return arc(0, 0);
+    const std::uint32_t v = source(e);
+    for (std::uint64_t d = e;;) {
+      stream_rng g = draw_stream(0xc17e000ULL, d);
+      const std::uint32_t s = source(d);
+      const std::uint64_t earlier = before(s);
+      if (earlier == 0 || g.unit() >= copy) return arc(v, g.below(s));
+      d = g.below64(earlier);
+    }
+  }
+};
+
+pattern_rows citation(index_t n, std::uint64_t m, double copy, const draw_target& to,
+                      const std::string& spec) {
+  cite_model c;
+  c.m = m;
+  c.older = static_cast<std::uint64_t>(n) - 1;
+  c.copy = copy;
+  return rows_of_draws(n, m, to, spec, each_draw(c));
+}
+
+// ws:N:K:P's draws, N K; invalid_argument unless 1 <= K <= N - 1 (a larger K
+// would list a neighbour twice or the vertex itself).
+std::uint64_t ws_draws(std::uint64_t n, std::uint64_t k, const std::string& spec) {
+  if (k < 1 || k >= n)
+    throw invalid_argument("synthetic matrix '" + spec +
+                           "': the neighbour count K must be between 1 and N - 1");
+  return n * k;  // n < 2^31, k < n: no wrap
+}
+
+// ws:N:K:P — the small world of Watts and Strogatz, directed: N vertices on a
+// ring, each linked to its K nearest (v + 1, v - 1, v + 2, v - 2, ...), each
+// arc rewired with probability P to a uniform target (duplicates merged).
+// P = 0 is a ring lattice banded in the ids (K links a vertex in and out, a
+// wider grid); P = 1 is er:N:NK with K out-links a vertex; 0.01-0.1, the
+// lattice's locality with a few random long links.
+pattern_rows small_world(index_t n, std::uint64_t k, double p, const draw_target& to,
+                         const std::string& spec) {
+  const auto un = static_cast<std::uint32_t>(n);
+  const std::uint64_t m = ws_draws(static_cast<std::uint64_t>(n), k, spec);
+  return rows_of_draws(n, m, to, spec, each_draw([=](std::uint64_t e) {
+                         stream_rng g = draw_stream(0x5a11000ULL, e);
+                         const auto v = static_cast<std::uint32_t>(e / k);
+                         const std::uint64_t j = e % k, d = j / 2 + 1;  // d <= (K + 1) / 2 < N
+                         if (g.unit() < p) return arc(v, g.below(un));
+                         const std::uint64_t t = (j % 2 == 0) ? (v + d) % un : (v + un - d) % un;
+                         return arc(v, static_cast<std::uint32_t>(t));
+                       }));
+}
+
 // Rows of a structured pattern, each listing its sorted columns through
 // cols(r, out) -> count (at most 4): counted, prefix-summed, filled in
 // parallel. arcs: their total, known in closed form, checked before anything
@@ -930,7 +1013,8 @@ bool is_synthetic_spec(const std::string& spec) {
 }
 
 bool is_synthetic_graph_spec(const std::string& spec) {
-  for (const char* prefix : {"rmat:", "er:", "powerlaw:", "grid:", "hub:", "dangling:", "chain:", "web:"})
+  for (const char* prefix :
+       {"rmat:", "er:", "powerlaw:", "grid:", "hub:", "dangling:", "chain:", "web:", "cite:", "ws:"})
     if (spec.rfind(prefix, 0) == 0) return true;
   return false;
 }
@@ -981,6 +1065,18 @@ pattern_rows graph_rows(const std::string& spec, const draw_target& to) {
   if (family == "web" && (args == 2 || args == 3))
     return web(vertices(1), count(2, "link count"), args == 3 ? parse_web(parts[3], spec) : web_model{}, to,
                spec);
+  if (family == "cite" && (args == 2 || args == 3)) {
+    const double copy = args == 3 ? parse_real(parts[3], spec, "copy probability") : 0.5;
+    if (!(copy >= 0.0 && copy < 1.0))
+      throw invalid_argument("synthetic matrix '" + spec + "': the copy probability must be in [0, 1)");
+    return citation(vertices(1), count(2, "citation count"), copy, to, spec);
+  }
+  if (family == "ws" && args == 3) {
+    const double p = parse_real(parts[3], spec, "rewiring probability");
+    if (!(p >= 0.0 && p <= 1.0))
+      throw invalid_argument("synthetic matrix '" + spec + "': the rewiring probability must be in [0, 1]");
+    return small_world(vertices(1), count(2, "neighbour count"), p, to, spec);
+  }
   throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
 }
 
@@ -1000,9 +1096,7 @@ coo_matrix<double> generate_synthetic(const std::string& spec) {
 template <class T>
 csr_matrix<T> generate_graph_transpose(const std::string& spec) {
   if (!is_synthetic_graph_spec(spec))
-    throw invalid_argument("'" + spec +
-                           "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
-                           "dangling:, chain:, web:)");
+    throw invalid_argument("'" + spec + "' is not a generated graph (" + std::string(graph_families) + ")");
   pattern_rows p = graph_rows(spec, draw_target{true});
   csr_matrix<T> at;
   at.rows = at.cols = p.n;
@@ -1018,9 +1112,7 @@ template csr_matrix<double> generate_graph_transpose<double>(const std::string&)
 bool synthetic_draws(const std::string& spec, std::uint64_t e0, std::uint64_t e1,
                      std::vector<index_t>& source, std::vector<index_t>& target) {
   if (!is_synthetic_graph_spec(spec))
-    throw invalid_argument("'" + spec +
-                           "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
-                           "dangling:, chain:, web:)");
+    throw invalid_argument("'" + spec + "' is not a generated graph (" + std::string(graph_families) + ")");
   const std::string_view family = split(spec)[0];
   if (family == "grid" || family == "chain") return false;  // not drawn: built whole
   draw_target to;
@@ -1034,9 +1126,7 @@ bool synthetic_draws(const std::string& spec, std::uint64_t e0, std::uint64_t e1
 
 transpose_pieces generate_transpose_pieces(const std::string& spec, const piece_cut& cut) {
   if (!is_synthetic_graph_spec(spec))
-    throw invalid_argument("'" + spec +
-                           "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
-                           "dangling:, chain:, web:)");
+    throw invalid_argument("'" + spec + "' is not a generated graph (" + std::string(graph_families) + ")");
   transpose_pieces out;
   pattern_rows whole = graph_rows(spec, draw_target{true, &cut, &out});
   if (!out.at.first.empty()) return out;  // a family of draws: built in pieces
@@ -1064,9 +1154,7 @@ transpose_pieces generate_transpose_pieces(const std::string& spec, const piece_
 
 synthetic_size synthetic_graph_size(const std::string& spec) {
   if (!is_synthetic_graph_spec(spec))
-    throw invalid_argument("'" + spec +
-                           "' is not a generated graph (rmat:, er:, powerlaw:, grid:, hub:, "
-                           "dangling:, chain:, web:)");
+    throw invalid_argument("'" + spec + "' is not a generated graph (" + std::string(graph_families) + ")");
   const auto parts = split(spec);
   if (parts.size() < 3)
     throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
@@ -1085,7 +1173,8 @@ synthetic_size synthetic_graph_size(const std::string& spec) {
   const index_t n = checked_dim(x, spec);
   if (family == "chain") return {n, y == 0 ? 0 : x - (x + y - 1) / y};
   if (family == "hub") return {n, hub_draws(x, y, spec)};
-  return {n, y};  // er, powerlaw, dangling, web: N:M
+  if (family == "ws") return {n, ws_draws(x, y, spec)};
+  return {n, y};  // er, powerlaw, dangling, web, cite: N:M
 }
 
 synthetic_size synthetic_spec_size(const std::string& spec) {

@@ -17,6 +17,11 @@
 //                        a fraction LOCAL (default 0.9) of the links stay in their source's
 //                        site, to its popular pages (power law GAMMA, default 2.5), the others
 //                        go to popular pages of popular sites (io/synthetic.cpp has the model)
+//   cite:N:M[:COPY]      citation-like: each vertex cites older ones (ids in order of time, acyclic),
+//                        a fraction COPY (default 0.5) of the citations copied from an older
+//                        vertex's, so in-degrees ~ d^-(1 + 1/COPY) and low ids are the popular ones
+//   ws:N:K:P             small world (Watts-Strogatz): a ring, each vertex linked to its K nearest
+//                        (1 <= K < N), each link rewired to a uniform target with probability P
 // Deterministic: the same spec gives the same matrix on every machine and for
 // every thread count (each draw has its own counter-based random stream).
 // R-MAT draws run as AVX-512 vectors where the CPU has them (the same
@@ -37,7 +42,7 @@ namespace perron::io {
 
 // Any of the prefixes above.
 bool is_synthetic_spec(const std::string& spec);
-// The graph families (rmat: to chain:, web:), whose matrices are patterns.
+// The graph families (rmat: to ws:), whose matrices are patterns.
 bool is_synthetic_graph_spec(const std::string& spec);
 
 // Throws invalid_argument naming the spec and the expected forms when malformed,

@@ -295,8 +295,8 @@ TEST(Synthetic, RecognisesOnlyItsPrefixes) {
   EXPECT_TRUE(io::is_synthetic_spec("rmat:20:10000000"));
   EXPECT_TRUE(io::is_synthetic_spec("tridiag:10"));
   EXPECT_TRUE(io::is_synthetic_spec("synthetic:seed002:1000000"));
-  for (const char* g :
-       {"rmat:4:10", "er:1:1", "powerlaw:9:9:2.5", "grid:2:2", "hub:3:1", "dangling:3:3:0.5", "chain:3:3"}) {
+  for (const char* g : {"rmat:4:10", "er:1:1", "powerlaw:9:9:2.5", "grid:2:2", "hub:3:1", "dangling:3:3:0.5",
+                        "chain:3:3", "cite:3:3", "ws:3:2:0"}) {
     EXPECT_TRUE(io::is_synthetic_spec(g)) << g;
     EXPECT_TRUE(io::is_synthetic_graph_spec(g)) << g;
   }
@@ -341,6 +341,17 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
                           "chain:10:0",
                           "chain:10",
                           "er:5:5:5",
+                          "cite:10",
+                          "cite:0:10",
+                          "cite:10:10:1",
+                          "cite:10:10:-0.1",
+                          "cite:10:10:0.5:1",
+                          "ws:10:3",
+                          "ws:10:0:0.1",
+                          "ws:10:10:0.1",
+                          "ws:1:1:0",
+                          "ws:10:3:1.5",
+                          "ws:10:3:nan",
                           "er:10:99999999999999999999"}) {
     try {
       io::generate_synthetic(bad);
@@ -359,6 +370,9 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
   // The size the apps check memory with, from the spec alone, refuses it too.
   EXPECT_THROW(io::synthetic_graph_size("hub:10:18446744073709551610"), invalid_argument);
   EXPECT_EQ(io::synthetic_graph_size("hub:10:18446744073709551606").arcs, ~std::uint64_t{0});
+  EXPECT_THROW(io::synthetic_graph_size("ws:10:10:0.1"), invalid_argument);
+  EXPECT_EQ(io::synthetic_graph_size("ws:10:3:0.1").arcs, 30u);
+  EXPECT_EQ(io::synthetic_graph_size("cite:10:33").arcs, 33u);
 }
 
 namespace {
@@ -379,10 +393,13 @@ csr_matrix<float> transpose_of(const coo_matrix<double>& a) {
   return t;
 }
 
-const char* const graph_specs[] = {
-    "rmat:12:40000",    "rmat:10:20000:0.7,0.1,0.1", "er:3000:20000", "powerlaw:4000:30000:2.3",
-    "hub:2000:500",     "dangling:3000:20000:0.6",   "grid:13:17",    "chain:100:7",
-    "web:20000:200000", "web:5000:40000:0.5,2.2"};
+const char* const graph_specs[] = {"rmat:12:40000",    "rmat:10:20000:0.7,0.1,0.1",
+                                   "er:3000:20000",    "powerlaw:4000:30000:2.3",
+                                   "hub:2000:500",     "dangling:3000:20000:0.6",
+                                   "grid:13:17",       "chain:100:7",
+                                   "web:20000:200000", "web:5000:40000:0.5,2.2",
+                                   "cite:5000:40000",  "cite:3000:20000:0.8",
+                                   "ws:4000:6:0.05",   "ws:50:49:1"};
 }  // namespace
 
 // generate_graph_transpose is generate_synthetic's graph, transposed.
@@ -595,7 +612,8 @@ TEST(Synthetic, PiecesAreTheWholeTransposeCut) {
       },
   };
   for (const char* spec : {"rmat:14:150000", "er:9000:60000", "powerlaw:10000:80000:2.5", "hub:9000:20000",
-                           "dangling:9000:30000:0.5", "web:13000:90000", "grid:70:90", "chain:9000:7"}) {
+                           "dangling:9000:30000:0.5", "web:13000:90000", "grid:70:90", "chain:9000:7",
+                           "cite:9000:50000", "ws:9000:4:0.1"}) {
     const csr_matrix<float> whole = io::generate_graph_transpose<float>(spec);
     for (std::size_t c = 0; c < cuts.size(); ++c) {
       omp_set_num_threads(c == 0 ? 1 : threads);
@@ -660,8 +678,9 @@ TEST(Synthetic, PiecesRefuseBadCutsAndCheckMemoryFirst) {
 // A graph's draws in shares (one per process under mpirun): in draw order,
 // duplicates kept; together exactly the arcs of the whole graph once merged.
 TEST(Synthetic, DrawSharesMakeTheWholeGraph) {
-  for (const char* spec : {"rmat:12:40000", "er:5000:30000", "hub:3000:6000", "web:6000:40000",
-                           "dangling:4000:20000:0.3", "powerlaw:4000:20000:2.5"}) {
+  for (const char* spec :
+       {"rmat:12:40000", "er:5000:30000", "hub:3000:6000", "web:6000:40000", "dangling:4000:20000:0.3",
+        "powerlaw:4000:20000:2.5", "cite:4000:30000", "ws:3000:5:0.2"}) {
     const csr_matrix<float> whole = io::generate_graph_transpose<float>(spec);
     const std::uint64_t m = io::synthetic_graph_size(spec).arcs;
     std::set<std::pair<index_t, index_t>> arcs;  // (target, source)
@@ -685,4 +704,73 @@ TEST(Synthetic, DrawSharesMakeTheWholeGraph) {
   EXPECT_TRUE(io::synthetic_draws("er:100:50", 40, 1000, s, t));  // clamped to the 50 draws
   EXPECT_EQ(s.size(), 10u);
   EXPECT_THROW(io::synthetic_draws("data/karate.mtx", 0, 1, s, t), invalid_argument);
+}
+
+// cite:N:M: acyclic (every citation to an older, lower id), vertex 0 cites
+// nothing, each other vertex about M / (N - 1) citations, and the copying
+// makes old vertices popular: more copying, a heavier tail.
+TEST(Synthetic, CitationsGoToOlderVerticesWithAPopularFew) {
+  const auto top_share = [](const coo_matrix<double>& a) {  // links into the top 1% of vertices
+    degrees d(a);
+    std::sort(d.in.begin(), d.in.end(), std::greater<int>());
+    long long top = 0;
+    for (std::size_t i = 0; i < d.in.size() / 100; ++i) top += d.in[i];
+    return double(top) / double(a.nnz());
+  };
+  const coo_matrix<double> a = io::generate_synthetic("cite:20000:200000");
+  expect_pattern(a);
+  for (std::size_t k = 0; k < a.nnz(); ++k) ASSERT_LT(a.col_idx[k], a.row_idx[k]) << k;
+  const degrees d(a);
+  EXPECT_EQ(d.out[0], 0);
+  EXPECT_LE(degrees::max(d.out), 11);  // 10 or 11 draws a source, fewer where two meet
+  EXPECT_GT(a.nnz(), 180000u);
+  // The oldest vertices draw the most: vertex 1's in-degree is far above the mean 10.
+  EXPECT_GT(d.in[1], 200);
+  const double plain = top_share(a), uniform = top_share(io::generate_synthetic("cite:20000:200000:0")),
+               heavy = top_share(io::generate_synthetic("cite:20000:200000:0.8"));
+  EXPECT_LT(uniform, plain);
+  EXPECT_LT(plain, heavy);
+  EXPECT_GT(heavy, 0.3) << heavy;
+  // One vertex: its draws are self loops; fewer draws than vertices: the
+  // sources spread (every draw still to an older vertex).
+  EXPECT_EQ(io::generate_synthetic("cite:1:5").nnz(), 1u);
+  const coo_matrix<double> sparse = io::generate_synthetic("cite:1000:100");
+  EXPECT_EQ(sparse.nnz(), 100u);  // each draw its own source: no two meet
+  for (std::size_t k = 0; k < sparse.nnz(); ++k) ASSERT_LT(sparse.col_idx[k], sparse.row_idx[k]);
+  EXPECT_EQ(degrees::max(degrees(sparse).out), 1);
+}
+
+// ws:N:K:P: P = 0 is the ring lattice exactly; P = 1 keeps no more of it than
+// chance; in between about P of the links leave it.
+TEST(Synthetic, SmallWorldIsARingLatticeWithRewiredLinks) {
+  const index_t n = 5000;
+  const auto on_ring = [&](index_t v, index_t t, int k) {
+    const index_t d = std::min((t - v + n) % n, (v - t + n) % n);
+    return d >= 1 && d <= (k + 1) / 2;
+  };
+  const coo_matrix<double> lattice = io::generate_synthetic("ws:5000:6:0");
+  expect_pattern(lattice);
+  ASSERT_EQ(lattice.nnz(), 30000u);
+  for (std::size_t k = 0; k < lattice.nnz(); ++k)
+    ASSERT_TRUE(on_ring(lattice.row_idx[k], lattice.col_idx[k], 6)) << k;
+  const degrees d(lattice);
+  EXPECT_EQ(degrees::max(d.in), 6);
+  EXPECT_EQ(degrees::zeros(d.in), 0);
+  // K odd: v + 1, v - 1, v + 2 (three out-links a vertex).
+  const coo_matrix<double> odd = io::generate_synthetic("ws:5000:3:0");
+  ASSERT_EQ(odd.nnz(), 15000u);
+  for (std::size_t k = 0; k < odd.nnz(); ++k) {
+    const index_t v = odd.row_idx[k], t = odd.col_idx[k];
+    ASSERT_TRUE(t == (v + 1) % n || t == (v + n - 1) % n || t == (v + 2) % n) << v << " -> " << t;
+  }
+  const auto off_ring = [&](const std::string& spec) {
+    const coo_matrix<double> a = io::generate_synthetic(spec);
+    std::size_t off = 0;
+    for (std::size_t k = 0; k < a.nnz(); ++k) off += !on_ring(a.row_idx[k], a.col_idx[k], 10);
+    return double(off) / double(a.nnz());
+  };
+  const double some = off_ring("ws:5000:10:0.1"), all = off_ring("ws:5000:10:1");
+  EXPECT_GT(some, 0.08) << some;
+  EXPECT_LT(some, 0.11) << some;
+  EXPECT_GT(all, 0.99) << all;
 }

@@ -25,22 +25,21 @@ pull_band model_band(const pull_facts& f) {
   if (f.links < persistent_min_links && f.vertices < small)
     return {false, links + " and " + std::to_string(f.vertices) + " vertices < " + std::to_string(small) +
                        ", the model's sure range"};
-  const bool short_float = f.value_bytes == 4 && f.max_in_degree > chain_in_degree &&
-                           f.max_in_degree < short_rows_in_degree && f.links < short_rows_band_max_links;
-  if (f.links >= band_max_links && short_float)
+  if (f.links < band_max_links)
+    return {true, links + " < " + std::to_string(band_max_links) + " (and " + std::to_string(f.vertices) +
+                      " vertices): the model is unsure"};
+  // Past band_max_links, two shapes where the model is unsure further out.
+  if (f.value_bytes == 4 && f.max_in_degree > chain_in_degree && f.max_in_degree < short_rows_in_degree &&
+      f.links < short_rows_band_max_links)
     return {true, links + " < " + std::to_string(short_rows_band_max_links) +
                       " in float, every row short (max in-degree " + std::to_string(f.max_in_degree) +
                       "): the model is unsure"};
-  const bool local_double = f.value_bytes == 8 && f.vertices >= local_min_vertices &&
-                            f.local_links >= local_min_fraction_double && f.links < local_band_max_links;
-  if (f.links >= band_max_links && local_double)
+  if (f.value_bytes == 8 && f.vertices >= local_min_vertices && f.local_links >= local_min_fraction_double &&
+      f.links < local_band_max_links)
     return {true, links + " < " + std::to_string(local_band_max_links) + " in double, " +
                       format_g(100 * f.local_links, 3) + "% of them within " +
                       std::to_string(locality_window) + " ids: the model is unsure"};
-  if (f.links >= band_max_links)
-    return {false, links + " >= " + std::to_string(band_max_links) + ", the model's sure range"};
-  return {true, links + " < " + std::to_string(band_max_links) + " (and " + std::to_string(f.vertices) +
-                    " vertices): the model is unsure"};
+  return {false, links + " >= " + std::to_string(band_max_links) + ", the model's sure range"};
 }
 
 std::vector<pagerank_pull> trial_candidates(pagerank_pull model) {

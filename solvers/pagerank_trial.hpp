@@ -58,15 +58,18 @@ inline constexpr std::size_t band_max_links = 4'000'000;
 // links 1.11-1.18x: the model's picks (choose_pull). In double the fused
 // pull leads on all of them (1.08-1.45x), sure.
 inline constexpr std::size_t short_rows_band_max_links = 8'000'000;
-// And double where the graph's own order is local (the model's local-order
-// clause, pagerank.hpp: local_min_fraction_double of the links within
-// locality_window ids, from local_min_vertices), below local_band_max_links:
-// the SpMV pull took 0.89-1.06x the fused pull's time a step on the web-like
-// graphs of 4-30 M links held out in sessions 50-60, and 1.115x on
-// web:800000:10000000:0.95,3 (session 60's fifth held-out set: its popular
-// pages less popular than any before, the longest row 3196 links), which
-// the model gave the SpMV pull. In float the SpMV pull led on every such
-// graph (0.50-0.97x), sure.
+// And where the graph's own order is local (the model's local-order clause,
+// pagerank.hpp: local_min_fraction_float or _double of the links within
+// locality_window ids, from local_min_vertices), but for chains (the model's
+// chain rule), below local_band_max_links. In double the SpMV pull took
+// 0.89-1.06x the fused pull's time a step on the web-like graphs of 4-30 M
+// links held out in sessions 50-60, and 1.115x on web:800000:10000000:0.95,3
+// (session 60's fifth held-out set: its popular pages less popular than any
+// before), which the model gave the SpMV pull. In float the SpMV pull led on
+// every web-like graph and grid (0.50-0.97x), but not on the small worlds of
+// session 61's sixth held-out set (ws:N:K:P, rings of K links a vertex, a
+// fraction P rewired): 1.23x on ws:2000000:6:0.01, 1.12x on
+// ws:1000000:16:0.3, their in-degrees nearly even and x in L2.
 inline constexpr std::size_t local_band_max_links = 32'000'000;
 
 struct pull_band {

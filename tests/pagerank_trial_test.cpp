@@ -58,16 +58,32 @@ TEST(pagerank_trial, BandFromTheCorpus) {
   EXPECT_FALSE(model_band(facts(2'999'999 * 2, 1, 4)).unsure);  // a chain: spmv
   EXPECT_FALSE(model_band(facts(10'233'600, 4, 4)).unsure);     // grid:1600:1600: spmv, 0.82x
   EXPECT_FALSE(model_band(facts(5'995'000, 15, 4)).unsure);     // a longer row: fused, sure
-  // A local own order in double past band_max_links: the SpMV pull 0.89-1.115x
-  // the fused pull's step; a trial to local_band_max_links. Not in float, nor
-  // below local_min_vertices or the double clause's locality.
+  // A local own order past band_max_links: in double the SpMV pull 0.89-1.115x
+  // the fused pull's step, in float 0.50-0.97x on web graphs and grids but
+  // 1.12-1.23x on small worlds; a trial to local_band_max_links. Not below
+  // local_min_vertices or the clause's locality, nor on chains.
   pull_facts web = facts(9'300'000, 3196, 8);  // web:800000:10000000:0.95,3, held out: 1.115x
   web.vertices = 800'000;
   web.local_links = 0.95;
   EXPECT_TRUE(model_band(web).unsure);
   web.value_bytes = 4;
+  EXPECT_TRUE(model_band(web).unsure);
+  web.local_links = local_min_fraction_float - 0.01;
   EXPECT_FALSE(model_band(web).unsure);
+  web.local_links = 0.4;  // float's clause, not double's
+  EXPECT_TRUE(model_band(web).unsure);
   web.value_bytes = 8;
+  EXPECT_FALSE(model_band(web).unsure);
+  web.local_links = 0.95;
+  pull_facts ws = facts(12'000'000, 10, 4);  // ws:2000000:6:0.01, held out: 1.23x by the model's SpMV pull
+  ws.vertices = 2'000'000;
+  ws.local_links = 0.99;
+  EXPECT_TRUE(model_band(ws).unsure);
+  ws.max_in_degree = chain_in_degree;  // chain:10000000:10000000: the chain rule, sure
+  ws.links = ws.vertices = 10'000'000;
+  EXPECT_FALSE(model_band(ws).unsure);
+  ws.value_bytes = 8;
+  EXPECT_FALSE(model_band(ws).unsure);
   web.links = local_band_max_links;
   EXPECT_FALSE(model_band(web).unsure);
   web.links = 9'300'000;

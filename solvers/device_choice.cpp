@@ -124,7 +124,9 @@ input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links,
     case input_kind::synthetic: {
       g.links = links;
       g.vertices = vertices;
-      const double draw_ns = family == "er"         ? r.synthetic_er_ns
+      const double draw_ns = family == "ws"         ? r.synthetic_ws_ns
+                             : family == "er"       ? r.synthetic_er_ns
+                             : family == "cite"     ? r.synthetic_cite_ns
                              : family == "rmat"     ? r.synthetic_rmat_ns
                              : family == "web"      ? r.synthetic_web_ns
                              : family == "powerlaw" ? r.synthetic_powerlaw_ns

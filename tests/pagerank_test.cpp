@@ -1345,7 +1345,7 @@ TEST(pagerank_options, Names) {
   // fused would run.
   for (std::size_t bytes : {4u, 8u}) {
     const double local_min = bytes == 4 ? local_min_fraction_float : local_min_fraction_double;
-    pull_facts loc = facts(true, large, long_row, bytes);
+    pull_facts loc = facts(true, large, 30'330, bytes);  // skewed, as web graphs are
     loc.vertices = local_min_vertices;
     loc.local_links = local_min;
     EXPECT_EQ(pick(loc), pagerank_pull::spmv);
@@ -1369,6 +1369,34 @@ TEST(pagerank_options, Names) {
     loc.vertices = local_min_vertices;
     loc.links = pmax;  // the persistent clause comes first
     EXPECT_EQ(pick(loc), pagerank_pull::persistent);
+  }
+  // Even rows, not short: the fused pull despite the local order (small
+  // worlds), in both precisions; rows of 4 (a grid, float) or a skewed
+  // longest row (a web graph): the SpMV pull.
+  for (std::size_t bytes : {4u, 8u}) {
+    pull_facts ws = facts(true, 36'000'000, 21, bytes);  // ws:3000000:12:0.1, held out: 1.44x / 1.95x
+    ws.vertices = 3'000'000;
+    ws.local_links = 0.9;
+    ws.local_links_fused = 0.1;
+    ws.l2_bytes = 63'000'000;
+    EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, ws, std::nullopt).reason.find("rows even"),
+              std::string::npos);
+    ws.max_in_degree = static_cast<index_t>(local_even_max_to_mean * 12) + 1;
+    EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
+    ws.max_in_degree = 21;
+    ws.links = static_cast<std::size_t>(local_even_fused_mean * 3'000'000) - 1;
+    // (in double, x in L2 and so few links a vertex: fused by the clause above)
+    EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+    ws.l2_bytes = 0;
+    EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
+  }
+  {
+    pull_facts grid = facts(true, 10'233'600, 4, 4);  // grid:1600:1600 float: 0.82x
+    grid.vertices = 2'560'000;
+    grid.local_links = 1.0;
+    grid.local_links_fused = 0.99;
+    EXPECT_EQ(pick(grid), pagerank_pull::spmv);
   }
   // In double, few links a vertex with x in L2: the fused pull despite the
   // local order; with x past L2, or from local_min_mean_double links a

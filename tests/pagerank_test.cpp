@@ -1385,10 +1385,14 @@ TEST(pagerank_options, Names) {
     ws.max_in_degree = static_cast<index_t>(local_even_max_to_mean * 12) + 1;
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
     ws.max_in_degree = 21;
+    ws.l2_bytes = 3'000'000 * bytes - 1;  // x past L2: in float its own order's gathers pay
+    EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+    ws.l2_bytes = 63'000'000;
+    ws.max_in_degree = 21;
     ws.links = static_cast<std::size_t>(local_even_fused_mean * 3'000'000) - 1;
     // (in double, x in L2 and so few links a vertex: fused by the clause above)
     EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
-    ws.l2_bytes = 0;
+    ws.l2_bytes = 0;  // unknown: as past L2
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
   }
   {

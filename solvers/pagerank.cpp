@@ -431,9 +431,10 @@ spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_
   if (max_in_degree >= short_rows_in_degree)
     return double(max_in_degree) >= untimed_adaptive_row_fraction * double(links) ? spmv_kernel::csr_adaptive
                                                                                   : spmv_kernel::cusparse;
-  const double slots = double(rows) * double(max_in_degree);
-  return slots <= untimed_ell_max_fill * double(std::max<std::size_t>(links, 1)) ? spmv_kernel::ell
-                                                                                 : spmv_kernel::csr_adaptive;
+  const double slots = double(rows) * double(max_in_degree),
+               nonzero = double(std::max<std::size_t>(links, 1));
+  if (slots <= untimed_ell_max_fill * nonzero) return spmv_kernel::ell;
+  return slots <= untimed_scalar_max_fill * nonzero ? spmv_kernel::csr_scalar : spmv_kernel::csr_adaptive;
 }
 
 void require_pull_fits(pagerank_pull p, index_t vertices) {

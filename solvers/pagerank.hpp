@@ -351,9 +351,14 @@ void require_pull_fits(pagerank_pull p, index_t vertices);
 // small (rows x longest row at most 1.5x the links: grids, chains; the
 // trial's pick on every such graph of the corpus from 10^6 links, 1.1-1.3x
 // faster than a thread per row, and built from the host without the CSR's
-// upload), else csr-adaptive (1.13-1.15x faster than a thread per row on
+// upload), a thread per row (csr-scalar) where the rows are nearly even
+// (at most untimed_scalar_max_fill: small worlds of 4-6 links a vertex at
+// 1.67-2.25, whose rows differ by a few links: 1.08-1.32x faster than
+// csr-adaptive in float, 1.02-1.24x in double, ws:20000000:6:0.01 1.32x;
+// session 61), else csr-adaptive (1.13-1.15x faster than a thread per row on
 // er:4000000:6000000 and dangling:4000000:6000000:0.5, whose rows of 0-11
-// links leave a warp of one row per thread waiting on its longest);
+// links leave a warp of one row per thread waiting on its longest, at
+// 5.6-10 x the mean);
 // csr-adaptive too where one row holds at least untimed_adaptive_row_fraction
 // of the links (cuSPARSE's ALG1 serializes that row on hub:N:M graphs: 1.04-
 // 1.18x slower at a quarter of the links in one row, 1.3-1.8x at half, 2.0x at
@@ -362,6 +367,7 @@ void require_pull_fits(pagerank_pull p, index_t vertices);
 // ALG1 elsewhere (the trial's pick on every large graph of other shapes).
 inline constexpr double spmv_trial_link_ns = 12.0;
 inline constexpr double untimed_ell_max_fill = 1.5;
+inline constexpr double untimed_scalar_max_fill = 3.0;
 inline constexpr double untimed_adaptive_row_fraction = 0.25;
 bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes);
 spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree);

@@ -311,6 +311,10 @@ TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {
   EXPECT_EQ(untimed_spmv_kernel(10'000'000, 9'999'999, 1), spmv_kernel::ell);
   EXPECT_EQ(untimed_spmv_kernel(1'000'000, 999'944, 9), spmv_kernel::csr_adaptive);
   EXPECT_EQ(untimed_spmv_kernel(4'000'000, 5'999'997, 10), spmv_kernel::csr_adaptive);
+  // Nearly even rows past ELL's padding (ws:20000000:6:0.01, 1.67 x the links): a thread a row.
+  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 120'000'000, 10), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 80'000'000, 12), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 80'000'000, 13), spmv_kernel::csr_adaptive);
   EXPECT_EQ(untimed_spmv_kernel(1'000'000, 1'000'000, short_rows_in_degree - 1), spmv_kernel::csr_adaptive);
   // One row holding the graph: csr-adaptive splits it; a hub of 4% is cuSPARSE's.
   EXPECT_EQ(untimed_spmv_kernel(10'000'000, 11'999'998, 9'999'999), spmv_kernel::csr_adaptive);

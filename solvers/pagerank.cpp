@@ -499,12 +499,13 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     if (f.value_bytes == 8 && x_in_l2 && mean < local_min_mean_double)
       return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders + "), but " +
                                         format_g(mean, 3) + " links a vertex and x in L2 in double"};
+    const double even = f.value_bytes == 8 ? local_even_max_to_mean_double : local_even_max_to_mean_float;
     if ((f.value_bytes == 8 || x_in_l2) && mean >= local_even_fused_mean &&
-        double(f.max_in_degree) <= local_even_max_to_mean * mean)
+        double(f.max_in_degree) <= even * mean)
       return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders +
                                         "), but rows even (max in-degree " + std::to_string(f.max_in_degree) +
-                                        " <= " + format_g(local_even_max_to_mean, 3) + " x the mean " +
-                                        format_g(mean, 3) + ") and not short"};
+                                        " <= " + format_g(even, 3) + " x the mean " + format_g(mean, 3) +
+                                        ") and not short"};
     if (f.local_links > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};

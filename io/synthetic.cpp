@@ -846,7 +846,9 @@ struct cite_model {
     return static_cast<std::uint64_t>((p + older - 1) / older);
   }
   // Draw e's arc. A copy goes to a strictly earlier draw, so the walk ends
-  // (after 1 / (1 - COPY) draws on average).
+  // (after at most 1 / (1 - COPY) draws on average, and each copy lands on a
+  // uniform earlier draw, about e times nearer the start: about ln M + 1
+  // draws at most whatever COPY, so no COPY below 1 makes it hang).
   std::uint64_t operator()(std::uint64_t e) const {
     if (older == 0) return arc(0, 0);
     const std::uint32_t v = source(e);

@@ -123,7 +123,7 @@ struct device_rates {
   // at 16 threads on the H100 host). With one rate of 160 er:2000000:20000000's load
   // was guessed twice too long and its context started for nothing (auto 1.13x the CPU).
   // Session 61, the same host and threads, 4 * 10^7 draws: er 0.224 s (84 ns), ws:N:10:0.05
-  // 0.183 s (69), cite:N:M 0.327 s (123; its copies walk back 1 / (1 - COPY) draws:
+  // 0.183 s (69), cite:N:M 0.327 s (123; its copies walk back up to 1 / (1 - COPY) draws:
   // COPY 0.8 took 247).
   double synthetic_link_ns = 160.0;
   double synthetic_ws_ns = 69.0;

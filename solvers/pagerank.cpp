@@ -444,6 +444,11 @@ void require_pull_fits(pagerank_pull p, index_t vertices) {
                           " the fused and persistent pulls count (use --pull spmv or auto)");
 }
 
+bool own_order_local(const pull_facts& f) {
+  const double local_min = f.value_bytes == 4 ? local_min_fraction_float : local_min_fraction_double;
+  return f.vertices >= local_min_vertices && f.local_links >= local_min;
+}
+
 pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv_kernel> kernel) {
   if (p != pagerank_pull::automatic) return {p, ""};
   if (kernel) return {pagerank_pull::spmv, "auto pull: spmv, a kernel was named"};
@@ -490,9 +495,8 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   if (f.value_bytes == 4 && double(f.max_in_degree) >= float_spmv_row_fraction * double(f.links))
     return {pagerank_pull::spmv, "auto pull: spmv, float with one row of " + std::to_string(f.max_in_degree) +
                                      " of the " + size + " (the fused pull's per-row work on the rest)"};
-  const double local_min = f.value_bytes == 4 ? local_min_fraction_float : local_min_fraction_double;
   const std::string window = " within " + std::to_string(locality_window) + " ids";
-  if (f.vertices >= local_min_vertices && f.local_links >= local_min) {
+  if (own_order_local(f)) {
     const std::string orders = format_g(100 * f.local_links, 3) + "% of links" + window + ", " +
                                format_g(100 * f.local_links_fused, 3) + "% in the in-degree order";
     const bool x_in_l2 = double(f.vertices) * double(f.value_bytes) <= double(f.l2_bytes);

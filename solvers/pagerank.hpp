@@ -249,6 +249,10 @@ inline constexpr double float_short_rows_fused_mean = 1.25;
 inline constexpr index_t local_min_vertices = 1 << 18;
 inline constexpr double local_min_fraction_float = 0.25;
 inline constexpr double local_min_fraction_double = 0.5;
+// Whether the local-order clause asks about f's graph: local_min_vertices or
+// more, and its precision's fraction of the links within locality_window ids
+// (choose_pull's clause and the trial's band, pagerank_trial.hpp, both ask).
+bool own_order_local(const pull_facts& f);
 // In double the clause also asks for local_min_mean_double links a vertex
 // where x fits in the device's L2: there a gather costs a sector of L2 in
 // either order, and only rows of several sorted, local sources share one; on

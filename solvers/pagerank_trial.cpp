@@ -34,9 +34,7 @@ pull_band model_band(const pull_facts& f) {
     return {true, links + " < " + std::to_string(short_rows_band_max_links) +
                       " in float, every row short (max in-degree " + std::to_string(f.max_in_degree) +
                       "): the model is unsure"};
-  const double local_min = f.value_bytes == 4 ? local_min_fraction_float : local_min_fraction_double;
-  if (f.max_in_degree > chain_in_degree && f.vertices >= local_min_vertices && f.local_links >= local_min &&
-      f.links < local_band_max_links)
+  if (f.max_in_degree > chain_in_degree && own_order_local(f) && f.links < local_band_max_links)
     return {true, links + " < " + std::to_string(local_band_max_links) + ", " +
                       format_g(100 * f.local_links, 3) + "% of them within " +
                       std::to_string(locality_window) + " ids: the model is unsure"};

@@ -26,11 +26,12 @@ namespace {
 
 constexpr std::string_view forms =
     "expected synthetic:seedS:N, tridiag:N, rmat:S:M[:A,B,C], er:N:M, powerlaw:N:M:GAMMA, grid:R:C, hub:N:M, "
-    "dangling:N:M:F, chain:N:L, web:N:M[:LOCAL[,GAMMA]], cite:N:M[:COPY] or ws:N:K:P";
+    "dangling:N:M:F, chain:N:L, web:N:M[:LOCAL[,GAMMA]], cite:N:M[:COPY], ws:N:K:P, sbm:N:M:K[:MU] or "
+    "bip:U:I:M[:GAMMA]";
 
 // The graph families' prefixes, for the refusal of a spec that is none of them.
 constexpr std::string_view graph_families =
-    "rmat:, er:, powerlaw:, grid:, hub:, dangling:, chain:, web:, cite:, ws:";
+    "rmat:, er:, powerlaw:, grid:, hub:, dangling:, chain:, web:, cite:, ws:, sbm:, bip:";
 
 std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -900,6 +901,63 @@ pattern_rows small_world(index_t n, std::uint64_t k, double p, const draw_target
                        }));
 }
 
+// sbm:N:M:K[:MU] — communities (the planted partition, a stochastic block
+// model): K communities of consecutive ids, community c holding
+// [floor(c N / K), floor((c + 1) N / K)); M arcs, each from a uniform source
+// to, with probability 1 - MU (default 0.1), a uniform vertex of the source's
+// own community, else a uniform vertex anywhere (self loops and duplicates as
+// in er:). Rows of even length (Poisson), the links in blocks on the diagonal
+// of the ids: a social graph numbered by its communities, as a reordering
+// leaves it. K = 1 or MU = 1 is er:N:M.
+struct sbm_model {
+  std::uint64_t n = 1, k = 1;
+  double mu = 0.1;
+  // The community of v: the largest c with floor(c N / K) <= v, i.e.
+  // c N < (v + 1) K (every product below 2^62).
+  std::uint64_t community(std::uint64_t v) const { return ((v + 1) * k - 1) / n; }
+  std::uint64_t start(std::uint64_t c) const { return c * n / k; }
+  std::uint64_t operator()(std::uint64_t e) const {
+    stream_rng g = draw_stream(0x5b3000ULL, e);
+    const auto un = static_cast<std::uint32_t>(n);
+    const std::uint32_t v = g.below(un);
+    if (g.unit() < mu) return arc(v, g.below(un));
+    const std::uint64_t c = community(v), lo = start(c);
+    return arc(v, static_cast<std::uint32_t>(lo + g.below(static_cast<std::uint32_t>(start(c + 1) - lo))));
+  }
+};
+
+// bip:U:I:M[:GAMMA]'s draws, 2M (each interaction both ways), and its vertex
+// count U + I; invalid_argument where either side is empty or 2M passes 2^64.
+std::uint64_t bip_draws(std::uint64_t users, std::uint64_t items, std::uint64_t m, const std::string& spec) {
+  if (users < 1 || items < 1)
+    throw invalid_argument("synthetic matrix '" + spec + "': both sides need at least one vertex");
+  if (m > std::numeric_limits<std::uint64_t>::max() / 2)
+    throw invalid_argument("synthetic matrix '" + spec + "': 2M arcs pass 2^64");
+  return 2 * m;
+}
+
+// bip:U:I:M[:GAMMA] — a bipartite interaction graph (users and items, as in
+// ratings, purchases or authorship): vertices 0 .. U - 1 are users, U .. U +
+// I - 1 items; M interactions, each a user and an item drawn by
+// power_rank(GAMMA) (default 2.5: both sides' activity heavy-tailed, as in
+// rating data), each side's ids shuffled; an interaction is two arcs, user ->
+// item and item -> user (draw e < M the first of interaction e, draw M + e the
+// second). Every cycle is even, so P has the eigenvalue -1 and the power
+// iteration's error alternates in sign at rate alpha: a test of the
+// extrapolations, which assume a positive dominant error.
+struct bip_model {
+  std::uint32_t users = 1, items = 1;
+  std::uint64_t m = 0;
+  power_rank rank{2.5};
+  vertex_shuffle user_ids{1, 0}, item_ids{1, 0};
+  std::uint64_t operator()(std::uint64_t e) const {
+    const bool back = e >= m;
+    stream_rng g = draw_stream(0xb19000ULL, back ? e - m : e);
+    const std::uint32_t u = user_ids(rank(g, users)), i = users + item_ids(rank(g, items));
+    return back ? arc(i, u) : arc(u, i);
+  }
+};
+
 // Rows of a structured pattern, each listing its sorted columns through
 // cols(r, out) -> count (at most 4): counted, prefix-summed, filled in
 // parallel. arcs: their total, known in closed form, checked before anything
@@ -1015,8 +1073,8 @@ bool is_synthetic_spec(const std::string& spec) {
 }
 
 bool is_synthetic_graph_spec(const std::string& spec) {
-  for (const char* prefix :
-       {"rmat:", "er:", "powerlaw:", "grid:", "hub:", "dangling:", "chain:", "web:", "cite:", "ws:"})
+  for (const char* prefix : {"rmat:", "er:", "powerlaw:", "grid:", "hub:", "dangling:", "chain:", "web:",
+                             "cite:", "ws:", "sbm:", "bip:"})
     if (spec.rfind(prefix, 0) == 0) return true;
   return false;
 }
@@ -1078,6 +1136,37 @@ pattern_rows graph_rows(const std::string& spec, const draw_target& to) {
     if (!(p >= 0.0 && p <= 1.0))
       throw invalid_argument("synthetic matrix '" + spec + "': the rewiring probability must be in [0, 1]");
     return small_world(vertices(1), count(2, "neighbour count"), p, to, spec);
+  }
+  if (family == "sbm" && (args == 3 || args == 4)) {
+    sbm_model s;
+    s.n = static_cast<std::uint64_t>(vertices(1));
+    s.k = count(3, "community count");
+    if (s.k < 1 || s.k > s.n)
+      throw invalid_argument("synthetic matrix '" + spec +
+                             "': the community count K must be between 1 and N");
+    if (args == 4) s.mu = parse_real(parts[4], spec, "mixing fraction");
+    if (!(s.mu >= 0.0 && s.mu <= 1.0))
+      throw invalid_argument("synthetic matrix '" + spec + "': the mixing fraction must be in [0, 1]");
+    return rows_of_draws(static_cast<index_t>(s.n), count(2, "arc count"), to, spec, each_draw(s));
+  }
+  if (family == "bip" && (args == 3 || args == 4)) {
+    // Each side checked alone first, so that their sum cannot wrap.
+    const std::uint64_t users = checked_dim(count(1, "user count"), spec);
+    const std::uint64_t items = checked_dim(count(2, "item count"), spec);
+    const std::uint64_t m = count(3, "interaction count");
+    const double gamma = args == 4 ? parse_real(parts[4], spec, "degree exponent") : 2.5;
+    if (!(gamma > 2.0 && gamma <= 100.0))
+      throw invalid_argument("synthetic matrix '" + spec + "': the degree exponent must be in (2, 100]");
+    const std::uint64_t draws = bip_draws(users, items, m, spec);
+    const index_t n = checked_dim(users + items, spec);
+    bip_model b;
+    b.users = static_cast<std::uint32_t>(users);
+    b.items = static_cast<std::uint32_t>(items);
+    b.m = m;
+    b.rank = power_rank(gamma);
+    b.user_ids = vertex_shuffle(static_cast<index_t>(users), 0xb19a5e75ULL);
+    b.item_ids = vertex_shuffle(static_cast<index_t>(items), 0xb1917e35ULL);
+    return rows_of_draws(n, draws, to, spec, each_draw(b));
   }
   throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
 }
@@ -1172,11 +1261,18 @@ synthetic_size synthetic_graph_size(const std::string& spec) {
         spec);
     return {n, n == 0 ? 0 : 2 * (x * (y - 1) + y * (x - 1))};
   }
+  if (family == "bip") {
+    if (parts.size() < 4)
+      throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
+    const std::uint64_t users = checked_dim(x, spec), items = checked_dim(y, spec);
+    const std::uint64_t m = parse_count(parts[3], spec, "interaction count");
+    return {checked_dim(users + items, spec), bip_draws(users, items, m, spec)};
+  }
   const index_t n = checked_dim(x, spec);
   if (family == "chain") return {n, y == 0 ? 0 : x - (x + y - 1) / y};
   if (family == "hub") return {n, hub_draws(x, y, spec)};
   if (family == "ws") return {n, ws_draws(x, y, spec)};
-  return {n, y};  // er, powerlaw, dangling, web, cite: N:M
+  return {n, y};  // er, powerlaw, dangling, web, cite, sbm: N:M
 }
 
 synthetic_size synthetic_spec_size(const std::string& spec) {

@@ -22,6 +22,11 @@
 //                        vertex's, so in-degrees ~ d^-(1 + 1/COPY) and low ids are the popular ones
 //   ws:N:K:P             small world (Watts-Strogatz): a ring, each vertex linked to its K nearest
 //                        (1 <= K < N), each link rewired to a uniform target with probability P
+//   sbm:N:M:K[:MU]       communities (a stochastic block model): K blocks of consecutive ids
+//                        (1 <= K <= N), a fraction MU (default 0.1) of the arcs to a uniform vertex,
+//                        the others to a uniform vertex of their source's block
+//   bip:U:I:M[:GAMMA]    bipartite: users 0 .. U - 1, items U .. U + I - 1, M interactions each
+//                        both ways (2M arcs), both ends by a power law GAMMA (default 2.5)
 // Deterministic: the same spec gives the same matrix on every machine and for
 // every thread count (each draw has its own counter-based random stream).
 // R-MAT draws run as AVX-512 vectors where the CPU has them (the same
@@ -42,7 +47,7 @@ namespace perron::io {
 
 // Any of the prefixes above.
 bool is_synthetic_spec(const std::string& spec);
-// The graph families (rmat: to ws:), whose matrices are patterns.
+// The graph families (rmat: to bip:), whose matrices are patterns.
 bool is_synthetic_graph_spec(const std::string& spec);
 
 // Throws invalid_argument naming the spec and the expected forms when malformed,

@@ -296,7 +296,7 @@ TEST(Synthetic, RecognisesOnlyItsPrefixes) {
   EXPECT_TRUE(io::is_synthetic_spec("tridiag:10"));
   EXPECT_TRUE(io::is_synthetic_spec("synthetic:seed002:1000000"));
   for (const char* g : {"rmat:4:10", "er:1:1", "powerlaw:9:9:2.5", "grid:2:2", "hub:3:1", "dangling:3:3:0.5",
-                        "chain:3:3", "cite:3:3", "ws:3:2:0"}) {
+                        "chain:3:3", "cite:3:3", "ws:3:2:0", "sbm:3:3:1", "bip:1:1:1"}) {
     EXPECT_TRUE(io::is_synthetic_spec(g)) << g;
     EXPECT_TRUE(io::is_synthetic_graph_spec(g)) << g;
   }
@@ -352,6 +352,20 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
                           "ws:1:1:0",
                           "ws:10:3:1.5",
                           "ws:10:3:nan",
+                          "sbm:10:10",
+                          "sbm:10:10:0",
+                          "sbm:10:10:11",
+                          "sbm:10:10:2:1.5",
+                          "sbm:10:10:2:-0.1",
+                          "sbm:10:10:2:0.1:3",
+                          "sbm:0:10:1",
+                          "bip:10:10",
+                          "bip:0:10:5",
+                          "bip:10:0:5",
+                          "bip:10:10:5:2",
+                          "bip:10:10:5:2.5:1",
+                          "bip:2000000000:2000000000:5",
+                          "bip:10:10:9223372036854775808",
                           "er:10:99999999999999999999"}) {
     try {
       io::generate_synthetic(bad);
@@ -373,6 +387,12 @@ TEST(Synthetic, MalformedSpecsAreClearErrors) {
   EXPECT_THROW(io::synthetic_graph_size("ws:10:10:0.1"), invalid_argument);
   EXPECT_EQ(io::synthetic_graph_size("ws:10:3:0.1").arcs, 30u);
   EXPECT_EQ(io::synthetic_graph_size("cite:10:33").arcs, 33u);
+  EXPECT_EQ(io::synthetic_graph_size("sbm:10:33:2").arcs, 33u);
+  const io::synthetic_size b = io::synthetic_graph_size("bip:10:20:33");
+  EXPECT_EQ(b.vertices, 30);
+  EXPECT_EQ(b.arcs, 66u);
+  for (const char* bad : {"bip:10:20", "bip:2000000000:2000000000:5", "bip:10:10:9223372036854775808"})
+    EXPECT_THROW(io::synthetic_graph_size(bad), invalid_argument) << bad;
 }
 
 namespace {
@@ -393,13 +413,15 @@ csr_matrix<float> transpose_of(const coo_matrix<double>& a) {
   return t;
 }
 
-const char* const graph_specs[] = {"rmat:12:40000",    "rmat:10:20000:0.7,0.1,0.1",
-                                   "er:3000:20000",    "powerlaw:4000:30000:2.3",
-                                   "hub:2000:500",     "dangling:3000:20000:0.6",
-                                   "grid:13:17",       "chain:100:7",
-                                   "web:20000:200000", "web:5000:40000:0.5,2.2",
-                                   "cite:5000:40000",  "cite:3000:20000:0.8",
-                                   "ws:4000:6:0.05",   "ws:50:49:1"};
+const char* const graph_specs[] = {"rmat:12:40000",      "rmat:10:20000:0.7,0.1,0.1",
+                                   "er:3000:20000",      "powerlaw:4000:30000:2.3",
+                                   "hub:2000:500",       "dangling:3000:20000:0.6",
+                                   "grid:13:17",         "chain:100:7",
+                                   "web:20000:200000",   "web:5000:40000:0.5,2.2",
+                                   "cite:5000:40000",    "cite:3000:20000:0.8",
+                                   "ws:4000:6:0.05",     "ws:50:49:1",
+                                   "sbm:5000:40000:20",  "sbm:3000:20000:3000:0.5",
+                                   "bip:2000:500:20000", "bip:300:4000:9000:3"};
 }  // namespace
 
 // generate_graph_transpose is generate_synthetic's graph, transposed.
@@ -613,7 +635,7 @@ TEST(Synthetic, PiecesAreTheWholeTransposeCut) {
   };
   for (const char* spec : {"rmat:14:150000", "er:9000:60000", "powerlaw:10000:80000:2.5", "hub:9000:20000",
                            "dangling:9000:30000:0.5", "web:13000:90000", "grid:70:90", "chain:9000:7",
-                           "cite:9000:50000", "ws:9000:4:0.1"}) {
+                           "cite:9000:50000", "ws:9000:4:0.1", "sbm:9000:60000:7", "bip:5000:4500:30000"}) {
     const csr_matrix<float> whole = io::generate_graph_transpose<float>(spec);
     for (std::size_t c = 0; c < cuts.size(); ++c) {
       omp_set_num_threads(c == 0 ? 1 : threads);
@@ -678,9 +700,9 @@ TEST(Synthetic, PiecesRefuseBadCutsAndCheckMemoryFirst) {
 // A graph's draws in shares (one per process under mpirun): in draw order,
 // duplicates kept; together exactly the arcs of the whole graph once merged.
 TEST(Synthetic, DrawSharesMakeTheWholeGraph) {
-  for (const char* spec :
-       {"rmat:12:40000", "er:5000:30000", "hub:3000:6000", "web:6000:40000", "dangling:4000:20000:0.3",
-        "powerlaw:4000:20000:2.5", "cite:4000:30000", "ws:3000:5:0.2"}) {
+  for (const char* spec : {"rmat:12:40000", "er:5000:30000", "hub:3000:6000", "web:6000:40000",
+                           "dangling:4000:20000:0.3", "powerlaw:4000:20000:2.5", "cite:4000:30000",
+                           "ws:3000:5:0.2", "sbm:4000:30000:9:0.3", "bip:1000:3000:15000"}) {
     const csr_matrix<float> whole = io::generate_graph_transpose<float>(spec);
     const std::uint64_t m = io::synthetic_graph_size(spec).arcs;
     std::set<std::pair<index_t, index_t>> arcs;  // (target, source)
@@ -773,4 +795,55 @@ TEST(Synthetic, SmallWorldIsARingLatticeWithRewiredLinks) {
   EXPECT_GT(some, 0.08) << some;
   EXPECT_LT(some, 0.11) << some;
   EXPECT_GT(all, 0.99) << all;
+}
+
+// sbm:N:M:K[:MU]: about 1 - MU of the arcs inside their source's block of
+// consecutive ids (the others uniform, so a share 1 / K of them lands inside
+// too); even rows; MU = 1 leaves no trace of the blocks.
+TEST(Synthetic, CommunitiesKeepMostLinksInTheirBlock) {
+  const std::uint64_t n = 10000, k = 7;  // blocks of 1428 and 1429
+  const auto block = [&](index_t v) { return ((static_cast<std::uint64_t>(v) + 1) * k - 1) / n; };
+  for (index_t v : {0, 1427, 1428, 1429, 9999}) {
+    EXPECT_LE(block(v) * n / k, static_cast<std::uint64_t>(v));
+    EXPECT_GT((block(v) + 1) * n / k, static_cast<std::uint64_t>(v));
+  }
+  const auto inside = [&](const std::string& spec) {
+    const coo_matrix<double> a = io::generate_synthetic(spec);
+    expect_pattern(a);
+    std::size_t in = 0;
+    for (std::size_t e = 0; e < a.nnz(); ++e) in += block(a.row_idx[e]) == block(a.col_idx[e]);
+    return double(in) / double(a.nnz());
+  };
+  const double plain = inside("sbm:10000:100000:7"), mixed = inside("sbm:10000:100000:7:0.5"),
+               none = inside("sbm:10000:100000:7:1");
+  EXPECT_NEAR(plain, 0.9 + 0.1 / 7, 0.01) << plain;
+  EXPECT_NEAR(mixed, 0.5 + 0.5 / 7, 0.01) << mixed;
+  EXPECT_NEAR(none, 1.0 / 7, 0.01) << none;
+  const degrees d(io::generate_synthetic("sbm:10000:100000:7"));
+  EXPECT_LT(degrees::max(d.in), 40);  // Poisson(10): no hubs
+  // One block per vertex: every inside arc is a self loop.
+  const coo_matrix<double> loops = io::generate_synthetic("sbm:100:1000:100:0");
+  for (std::size_t e = 0; e < loops.nnz(); ++e) ASSERT_EQ(loops.row_idx[e], loops.col_idx[e]);
+  EXPECT_EQ(loops.nnz(), 100u);
+}
+
+// bip:U:I:M[:GAMMA]: every arc between a user (< U) and an item (>= U), each
+// both ways (A is symmetric), the items' and users' degrees heavy-tailed.
+TEST(Synthetic, BipartiteLinksUsersAndItemsBothWays) {
+  const index_t users = 3000, items = 7000;
+  const coo_matrix<double> a = io::generate_synthetic("bip:3000:7000:60000");
+  expect_pattern(a);
+  ASSERT_EQ(a.rows, users + items);
+  std::set<std::pair<index_t, index_t>> arcs;
+  for (std::size_t e = 0; e < a.nnz(); ++e) {
+    ASSERT_NE(a.row_idx[e] < users, a.col_idx[e] < users) << a.row_idx[e] << " -> " << a.col_idx[e];
+    arcs.emplace(a.row_idx[e], a.col_idx[e]);
+  }
+  for (const auto& [i, j] : arcs) ASSERT_TRUE(arcs.count({j, i})) << i << " -> " << j;
+  const degrees d(a);
+  EXPECT_EQ(d.in, d.out);
+  // Power law 2.5 over 7000 items: the busiest item far above the mean (60000 / 7000).
+  EXPECT_GT(degrees::max(d.in), 200);
+  const degrees flat(io::generate_synthetic("bip:3000:7000:60000:50"));
+  EXPECT_LT(degrees::max(flat.in), degrees::max(d.in) / 4);
 }

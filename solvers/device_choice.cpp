@@ -130,6 +130,8 @@ input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links,
                              : family == "rmat"     ? r.synthetic_rmat_ns
                              : family == "web"      ? r.synthetic_web_ns
                              : family == "powerlaw" ? r.synthetic_powerlaw_ns
+                             : family == "sbm"      ? r.synthetic_sbm_ns
+                             : family == "bip"      ? r.synthetic_bip_ns
                                                     : r.synthetic_link_ns;
       g.load_seconds = ns(double(links) * draw_ns / std::max(threads, 1));
       return g;

@@ -124,7 +124,11 @@ struct device_rates {
   // was guessed twice too long and its context started for nothing (auto 1.13x the CPU).
   // Session 61, the same host and threads, 4 * 10^7 draws: er 0.224 s (84 ns), ws:N:10:0.05
   // 0.183 s (69), cite:N:M 0.327 s (123; its copies walk back up to 1 / (1 - COPY) draws:
-  // COPY 0.8 took 247).
+  // COPY 0.8 took 247). Session 62, 4 * 10^7 draws, three runs each, against
+  // er's in the same run (0.186-0.193 s, read as 84 ns): sbm:N:M:K[:MU]
+  // 0.209-0.230 s (101: one more draw a link, for its block), bip:U:I:M
+  // 0.773-0.788 s (345: each end a power-law rank and a shuffle, drawn for
+  // both of an interaction's arcs).
   double synthetic_link_ns = 160.0;
   double synthetic_ws_ns = 69.0;
   double synthetic_cite_ns = 123.0;
@@ -132,6 +136,8 @@ struct device_rates {
   double synthetic_rmat_ns = 132.0;
   double synthetic_web_ns = 181.0;
   double synthetic_powerlaw_ns = 238.0;
+  double synthetic_sbm_ns = 101.0;
+  double synthetic_bip_ns = 345.0;
 };
 
 // What the choice is made from.

@@ -234,9 +234,9 @@ TEST(DeviceChoice, GuessesFromTheInput) {
   EXPECT_EQ(s16.links, 10'000'000u);
   EXPECT_EQ(s16.vertices, 1 << 20);
   EXPECT_NEAR(s2.load_seconds, 8 * s16.load_seconds, 1e-9);
-  // Each generator at its own rate: ws's draws cheapest, powerlaw's dearest.
+  // Each generator at its own rate: ws's draws cheapest, bip's dearest.
   double last = 0;
-  for (const char* family : {"ws", "er", "cite", "rmat", "web", "powerlaw"}) {
+  for (const char* family : {"ws", "er", "sbm", "cite", "rmat", "web", "powerlaw", "bip"}) {
     const double t = guess_input(input_kind::synthetic, 0, 10'000'000, 1 << 20, 16, {}, family).load_seconds;
     EXPECT_GT(t, last) << family;
     last = t;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -371,28 +372,31 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   // 0.1 s of a GPU run's set-up on one thread (H200 host).
   const index_t most = longest_row(g.pt);
   f.max_in_degree = most;
-  // The fraction of the sampled links (i, j) with |id(i) - id(j)| < locality_window.
+  // The fractions of the sampled links (i, j) with |id(i) - id(j)| <
+  // locality_window and, at mid range, in [local_near_window, local_mid_window).
   const index_t stride = std::max<index_t>(1, f.vertices / local_sample_rows);
-  const auto local_fraction = [&](auto id) {
-    std::size_t sampled = 0, local = 0;
+  const auto local_fractions = [&](auto id) {
+    std::size_t sampled = 0, local = 0, mid = 0;
     const index_t samples = (f.vertices + stride - 1) / stride;
-#pragma omp parallel for reduction(+ : sampled, local) schedule(static)
+#pragma omp parallel for reduction(+ : sampled, local, mid) schedule(static)
     for (index_t s = 0; s < samples; ++s) {
       const index_t i = s * stride;
       for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
-        const index_t a = id(i), b = id(g.pt.col_idx[q]);
-        local += (a > b ? a - b : b - a) < locality_window;
+        const index_t a = id(i), b = id(g.pt.col_idx[q]), d = a > b ? a - b : b - a;
+        local += d < locality_window;
+        mid += d >= local_near_window && d < local_mid_window;
         ++sampled;
       }
     }
-    return sampled ? static_cast<double>(local) / static_cast<double>(sampled) : 0.0;
+    const double over = sampled ? 1.0 / static_cast<double>(sampled) : 0.0;
+    return std::pair{static_cast<double>(local) * over, static_cast<double>(mid) * over};
   };
-  f.local_links = local_fraction([](index_t v) { return v; });
+  std::tie(f.local_links, f.local_links_mid) = local_fractions([](index_t v) { return v; });
   if (f.vertices < local_min_vertices ||
       f.local_links < std::min(local_min_fraction_float, local_min_fraction_double))
     return f;
   const std::vector<index_t> place = fused_order_places(g);
-  f.local_links_fused = local_fraction([&](index_t v) { return place[static_cast<std::size_t>(v)]; });
+  f.local_links_fused = local_fractions([&](index_t v) { return place[static_cast<std::size_t>(v)]; }).first;
   return f;
 }
 
@@ -498,18 +502,24 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
   const std::string window = " within " + std::to_string(locality_window) + " ids";
   if (own_order_local(f)) {
     const std::string orders = format_g(100 * f.local_links, 3) + "% of links" + window + ", " +
-                               format_g(100 * f.local_links_fused, 3) + "% in the in-degree order";
+                               format_g(100 * f.local_links_fused, 3) + "% in the in-degree order, " +
+                               format_g(100 * f.local_links_mid, 3) + "% at mid range (" +
+                               std::to_string(local_near_window) + " to " + std::to_string(local_mid_window) +
+                               " ids)";
     const bool x_in_l2 = double(f.vertices) * double(f.value_bytes) <= double(f.l2_bytes);
     if (f.value_bytes == 8 && x_in_l2 && mean < local_min_mean_double)
       return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders + "), but " +
                                         format_g(mean, 3) + " links a vertex and x in L2 in double"};
-    const double even = f.value_bytes == 8 ? local_even_max_to_mean_double : local_even_max_to_mean_float;
-    if ((f.value_bytes == 8 || x_in_l2) && mean >= local_even_fused_mean &&
-        double(f.max_in_degree) <= even * mean)
+    // Even rows: the fused pull, but for a mid-range locality where x is
+    // past L2 or, in float, anywhere; and in float where x is past L2.
+    const bool mid = f.local_links_mid >= local_mid_spmv_fraction;
+    const bool even_fused = f.value_bytes == 8 ? x_in_l2 || !mid : x_in_l2 && !mid;
+    if (even_fused && mean >= local_even_fused_mean &&
+        double(f.max_in_degree) <= local_even_max_to_mean * mean)
       return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders +
                                         "), but rows even (max in-degree " + std::to_string(f.max_in_degree) +
-                                        " <= " + format_g(even, 3) + " x the mean " + format_g(mean, 3) +
-                                        ") and not short"};
+                                        " <= " + format_g(local_even_max_to_mean, 3) + " x the mean " +
+                                        format_g(mean, 3) + ") and not short"};
     if (f.local_links > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};

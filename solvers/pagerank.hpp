@@ -160,6 +160,10 @@ struct pull_facts {
   // candidate: measured only when local_links reaches the lower of the local
   // thresholds on local_min_vertices or more (else 0).
   double local_links_fused = 0;
+  // The same sampled links' fraction in the graph's own order at mid range:
+  // local_near_window <= |i - j| < local_mid_window (the even-rows clause,
+  // below). Measured with local_links.
+  double local_links_mid = 0;
   // The solver's device L2 in bytes (pagerank_cuda::facts sets it; 0 unknown).
   std::size_t l2_bytes = 0;
 };
@@ -263,24 +267,43 @@ bool own_order_local(const pull_facts& f);
 // 0.85x; H200, session 28, docs/PERFORMANCE.md "Rows that hold the graph").
 inline constexpr double local_min_mean_double = 5.0;
 // Nor where the in-degrees are even (the longest row at most
-// local_even_max_to_mean_float or _double x the mean) and not short (a mean
-// of local_even_fused_mean links a vertex or more), in float only with x in
-// L2: meshes, rings, small worlds. The web-like graphs and grids the clause
-// was fitted on are skewed (the longest row 2000 x the mean) or short (4
-// links a vertex); on the small worlds of session 61's held-out sets
-// (ws:N:K:P, K = 6-20, 12-160 M links, the longest row 1.25-2.7 x the mean)
-// the SpMV pull took 1.04-1.69x the fused pull's time a step in float with x
-// in L2, 1.12-2.15x in double, where the model gave it to them; at 4 links a
-// vertex it won (ws:4000000:4:0.02 0.94x, grid:1600:1600 0.82x), and in float
-// with x past L2 (ws:20000000:6:0.01, 80 MB: 0.95x), where its own order's
-// gathers pay for the 4 bytes a link of values the fused pull does not
-// stream (in double, 8 bytes, the fused pull led there too: 0.70x). Web-like
-// graphs of flat popularity (web:N:M:LOCAL,GAMMA with GAMMA 10-100, the
-// longest row 3.1-4.0 x the mean) sit between: the SpMV pull 0.94-0.97x the
-// fused pull's step in float (a tie at 3.45), 1.02-1.13x in double; hence
-// the bound's two values (H200, docs/PERFORMANCE.md, session 61).
-inline constexpr double local_even_max_to_mean_float = 3.0;
-inline constexpr double local_even_max_to_mean_double = 4.0;
+// local_even_max_to_mean x the mean) and not short (a mean of
+// local_even_fused_mean links a vertex or more), unless the own order's
+// locality is at mid range: meshes, rings, small worlds, communities. The
+// web-like graphs and grids the clause was fitted on are skewed (the longest
+// row 2000 x the mean) or short (4 links a vertex); on the small worlds of
+// session 61's held-out sets (ws:N:K:P, K = 6-20, 12-160 M links, the
+// longest row 1.25-3.1 x the mean) the SpMV pull took 1.04-1.69x the fused
+// pull's time a step in float with x in L2, 1.12-2.15x in double, where the
+// model gave it to them; at 4 links a vertex it won (ws:4000000:4:0.02
+// 0.94x, grid:1600:1600 0.82x), and in float with x past L2
+// (ws:20000000:6:0.01, 80 MB: 0.95x), where its own order's gathers pay for
+// the 4 bytes a link of values the fused pull does not stream (in double, 8
+// bytes, the fused pull led there too: 0.70x).
+// Where the rows are even, what decides is the range of the own order's
+// locality (session 62's held-out communities, sbm:N:M:K:MU, blocks of
+// 100-100000 consecutive ids, 36-80 M links; H200, docs/PERFORMANCE.md
+// "Communities and bipartite graphs"): links within a few dozen ids (a
+// ring's, blocks of 100) the fused pull's order keeps well enough (ties by
+// id within an in-degree: the SpMV pull 1.04-1.69x its time a step), and
+// links thousands of ids apart (blocks of 10^5, 400 KB of x) gather from L2
+// in either order (1.13-1.16x); links at mid range, local_near_window to
+// local_mid_window ids apart (blocks of 10^3-10^4: 4-40 KB of x that the
+// rows of a few neighbouring warps share), the SpMV pull gathers from L1 in
+// its own order, where the in-degree order spreads them: it took 0.74-0.94x
+// the fused pull's time in float with x in L2 (sbm:4000000:40000000:400:0.1
+// 0.74x, its model pick 1.35x the best), and 0.87x in double with x past L2
+// (sbm:10000000:80000000:1000:0.1); in double with x in L2 the fused pull
+// still led or tied (0.98-1.22x), its values' 8 bytes a link not streamed.
+// Web graphs of flat popularity (web:N:M:LOCAL,GAMMA with GAMMA 10-100, the
+// longest row 3.1-4.0 x the mean, 37-39% of links at mid range) sit with
+// them: the SpMV pull 0.94-1.01x in float. The sampled small worlds hold
+// under 2% of their links at mid range, the blocks of 100 9-12%, of 10^5
+// 4-8%, the communities where the SpMV pull won 57-83%.
+inline constexpr double local_even_max_to_mean = 4.0;
+inline constexpr index_t local_near_window = 64;
+inline constexpr index_t local_mid_window = 4096;
+inline constexpr double local_mid_spmv_fraction = 0.3;
 inline constexpr double local_even_fused_mean = 5.0;
 // Where one row holds at least float_spmv_row_fraction of the links (a
 // star: every vertex links to one), in float the SpMV pull (its kernel

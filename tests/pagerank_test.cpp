@@ -1378,13 +1378,15 @@ TEST(pagerank_options, Names) {
     ws.vertices = 3'000'000;
     ws.local_links = 0.9;
     ws.local_links_fused = 0.1;
+    ws.local_links_mid = 0.002;
     ws.l2_bytes = 63'000'000;
     EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
     EXPECT_NE(choose_pull(pagerank_pull::automatic, ws, std::nullopt).reason.find("rows even"),
               std::string::npos);
-    const double even = bytes == 4 ? local_even_max_to_mean_float : local_even_max_to_mean_double;
-    ws.max_in_degree = static_cast<index_t>(even * 12) + 1;
+    ws.max_in_degree = static_cast<index_t>(local_even_max_to_mean * 12) + 1;
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
+    ws.max_in_degree = static_cast<index_t>(local_even_max_to_mean * 12);
+    EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
     ws.max_in_degree = 21;
     ws.l2_bytes = 3'000'000 * bytes - 1;  // x past L2: in float its own order's gathers pay
     EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
@@ -1396,13 +1398,40 @@ TEST(pagerank_options, Names) {
     ws.l2_bytes = 0;  // unknown: as past L2
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
   }
-  // A web graph of flat popularity, its longest row 3.1x the mean: the SpMV
-  // pull in float (0.97x), the fused pull in double (the SpMV pull 1.13x).
+  // Communities with the locality at mid range (sbm:4000000:40000000:400:0.1,
+  // blocks of 10^4 ids: 57% of links 64 to 4096 ids apart): the SpMV pull in
+  // float (0.74x); in double with x in L2 the fused pull (a tie), past L2
+  // the SpMV pull (sbm:10000000:80000000:1000:0.1, 0.87x). Blocks of 100
+  // (10% at mid range) or a ring: the fused pull in both.
+  for (std::size_t bytes : {4u, 8u}) {
+    pull_facts sbm = facts(true, 39'983'832, 29, bytes);
+    sbm.vertices = 4'000'000;
+    sbm.local_links = 0.9;
+    sbm.local_links_fused = 0.08;
+    sbm.local_links_mid = 0.57;
+    sbm.l2_bytes = 63'000'000;
+    EXPECT_EQ(pick(sbm), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, sbm, std::nullopt).reason.find("at mid range"),
+              std::string::npos);
+    sbm.l2_bytes = 4'000'000 * bytes - 1;
+    EXPECT_EQ(pick(sbm), pagerank_pull::spmv) << bytes;
+    sbm.local_links_mid = local_mid_spmv_fraction;
+    EXPECT_EQ(pick(sbm), pagerank_pull::spmv) << bytes;
+    sbm.l2_bytes = 63'000'000;
+    sbm.local_links_mid = local_mid_spmv_fraction - 0.01;  // blocks of 100 (0.09-0.12)
+    EXPECT_EQ(pick(sbm), pagerank_pull::fused) << bytes;
+    sbm.l2_bytes = 4'000'000 * bytes - 1;
+    EXPECT_EQ(pick(sbm), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+  }
+  // A web graph of flat popularity, its longest row 3.1x the mean and 37% of
+  // its links at mid range: the SpMV pull in float (0.97x), the fused pull in
+  // double (the SpMV pull 1.13x).
   for (std::size_t bytes : {4u, 8u}) {
     pull_facts flat = facts(true, 38'410'640, 30, bytes);  // web:4000000:40000000:0.95,20
     flat.vertices = 4'000'000;
     flat.local_links = 0.9;
     flat.local_links_fused = 0.1;
+    flat.local_links_mid = 0.37;
     flat.l2_bytes = 63'000'000;
     EXPECT_EQ(pick(flat), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
   }
@@ -1458,6 +1487,18 @@ TEST(pagerank_options, Names) {
   EXPECT_GT(skew.local_links, local_min_fraction_float);
   EXPECT_GT(skew.local_links_fused, skew.local_links);
   EXPECT_EQ(pf.local_links_fused, pf.local_links_fused);  // measured on the path too (no NaN)
+  // The mid range (64 to 4096 ids apart): none on a path, most of the links
+  // of communities of 2000 consecutive ids (uniform within: 1 - 2 (64 / 2000)
+  // of the 90% inside, less the few over 4096), little of rings or of blocks
+  // of 100.
+  EXPECT_EQ(pf.local_links_mid, 0.0);
+  const auto mid_of = [](const char* spec) {
+    return pull_facts_of(make_pagerank_graph<float>(io::generate_synthetic(spec), false)).local_links_mid;
+  };
+  const double blocks = mid_of("sbm:300000:3000000:150");
+  EXPECT_GT(blocks, 0.8) << blocks;
+  EXPECT_LT(mid_of("sbm:300000:3000000:3000"), 0.2);
+  EXPECT_LT(mid_of("ws:300000:10:0.1"), 0.02);
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, pmin, deep, 4), std::nullopt)
                 .reason.find("auto pull: persistent"),
             std::string::npos);
@@ -1482,6 +1523,7 @@ TEST(pagerank_options, GraphFactsDoNotDependOnTheThreadCount) {
       EXPECT_EQ(many.max_in_degree, one.max_in_degree) << spec << ", " << p;
       EXPECT_EQ(many.local_links, one.local_links) << spec << ", " << p;
       EXPECT_EQ(many.local_links_fused, one.local_links_fused) << spec << ", " << p;
+      EXPECT_EQ(many.local_links_mid, one.local_links_mid) << spec << ", " << p;
     }
     EXPECT_GT(one.local_links_fused, 0.0) << spec;  // the fused order's locality was measured
   }

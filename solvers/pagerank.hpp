@@ -282,28 +282,31 @@ inline constexpr double local_min_mean_double = 5.0;
 // bytes, the fused pull led there too: 0.70x).
 // Where the rows are even, what decides is the range of the own order's
 // locality (session 62's held-out communities, sbm:N:M:K:MU, blocks of
-// 100-100000 consecutive ids, 36-80 M links; H200, docs/PERFORMANCE.md
-// "Communities and bipartite graphs"): links within a few dozen ids (a
-// ring's, blocks of 100) the fused pull's order keeps well enough (ties by
-// id within an in-degree: the SpMV pull 1.04-1.69x its time a step), and
-// links thousands of ids apart (blocks of 10^5, 400 KB of x) gather from L2
-// in either order (1.13-1.16x); links at mid range, local_near_window to
-// local_mid_window ids apart (blocks of 10^3-10^4: 4-40 KB of x that the
-// rows of a few neighbouring warps share), the SpMV pull gathers from L1 in
-// its own order, where the in-degree order spreads them: it took 0.74-0.94x
-// the fused pull's time in float with x in L2 (sbm:4000000:40000000:400:0.1
-// 0.74x, its model pick 1.35x the best), and 0.87x in double with x past L2
-// (sbm:10000000:80000000:1000:0.1); in double with x in L2 the fused pull
-// still led or tied (0.98-1.22x), its values' 8 bytes a link not streamed.
-// Web graphs of flat popularity (web:N:M:LOCAL,GAMMA with GAMMA 10-100, the
-// longest row 3.1-4.0 x the mean, 37-39% of links at mid range) sit with
-// them: the SpMV pull 0.94-1.01x in float. The sampled small worlds hold
-// under 2% of their links at mid range, the blocks of 100 9-12%, of 10^5
-// 4-8%, the communities where the SpMV pull won 57-83%.
+// 100-100000 consecutive ids, 36-80 M links, and rings of up to 200 links a
+// vertex; H200, docs/PERFORMANCE.md "Communities and bipartite graphs"):
+// links within a few hundred ids (rings of K <= 200, blocks of 100-500) the
+// fused pull's in-degree order keeps well enough (the SpMV pull 1.01-1.69x
+// its time a step in float), and links tens of thousands of ids apart
+// (blocks of 10^5: 400 KB of x) gather from L2 in either order (1.13-1.16x);
+// links at mid range, local_near_window to local_mid_window ids apart
+// (blocks of 10^3-10^4: 4-40 KB of x that the rows of a few neighbouring
+// warps share), the SpMV pull gathers from L1 in its own order, where the
+// in-degree order spreads them: it took 0.70-0.94x the fused pull's time in
+// float with x in L2 (sbm:4000000:40000000:400:0.1 0.74x, its model pick
+// 1.35x the best; blocks of 1000: 0.93-1.03x), and 0.87x in double with x
+// past L2 (sbm:10000000:80000000:1000:0.1); in double with x in L2 the fused
+// pull still led or tied (0.98-1.22x), its values' 8 bytes a link not
+// streamed. Web graphs of flat popularity (web:N:M:LOCAL,GAMMA with GAMMA
+// 10-100, the longest row 3.1-4.0 x the mean) sit with them: 19-20% of
+// their links at mid range, the SpMV pull 0.94-1.01x in float. The blocks
+// of 1000 hold 19-23% of their links there, of 2000-10000 44-50%, the rings
+// and blocks of up to 500 none, of 10^5 3-7%. (A mid range from 64 ids, tried
+// first, gave blocks of 200-300 and rings of 200 links the SpMV pull at
+// 1.20-1.66x the fused pull's step.)
 inline constexpr double local_even_max_to_mean = 4.0;
-inline constexpr index_t local_near_window = 64;
+inline constexpr index_t local_near_window = 512;
 inline constexpr index_t local_mid_window = 4096;
-inline constexpr double local_mid_spmv_fraction = 0.3;
+inline constexpr double local_mid_spmv_fraction = 0.15;
 inline constexpr double local_even_fused_mean = 5.0;
 // Where one row holds at least float_spmv_row_fraction of the links (a
 // star: every vertex links to one), in float the SpMV pull (its kernel

@@ -1399,16 +1399,17 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
   }
   // Communities with the locality at mid range (sbm:4000000:40000000:400:0.1,
-  // blocks of 10^4 ids: 57% of links 64 to 4096 ids apart): the SpMV pull in
+  // blocks of 10^4 ids: 50% of links 512 to 4096 ids apart): the SpMV pull in
   // float (0.74x); in double with x in L2 the fused pull (a tie), past L2
-  // the SpMV pull (sbm:10000000:80000000:1000:0.1, 0.87x). Blocks of 100
-  // (10% at mid range) or a ring: the fused pull in both.
+  // the SpMV pull (sbm:10000000:80000000:1000:0.1, 0.87x). Blocks of up to
+  // 500 ids or of 10^5 (under 7% at mid range), or a ring: the fused pull in
+  // both.
   for (std::size_t bytes : {4u, 8u}) {
     pull_facts sbm = facts(true, 39'983'832, 29, bytes);
     sbm.vertices = 4'000'000;
     sbm.local_links = 0.9;
     sbm.local_links_fused = 0.08;
-    sbm.local_links_mid = 0.57;
+    sbm.local_links_mid = 0.5;
     sbm.l2_bytes = 63'000'000;
     EXPECT_EQ(pick(sbm), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
     EXPECT_NE(choose_pull(pagerank_pull::automatic, sbm, std::nullopt).reason.find("at mid range"),
@@ -1418,12 +1419,12 @@ TEST(pagerank_options, Names) {
     sbm.local_links_mid = local_mid_spmv_fraction;
     EXPECT_EQ(pick(sbm), pagerank_pull::spmv) << bytes;
     sbm.l2_bytes = 63'000'000;
-    sbm.local_links_mid = local_mid_spmv_fraction - 0.01;  // blocks of 100 (0.09-0.12)
+    sbm.local_links_mid = local_mid_spmv_fraction - 0.01;  // blocks of 10^5 (0.03-0.07)
     EXPECT_EQ(pick(sbm), pagerank_pull::fused) << bytes;
     sbm.l2_bytes = 4'000'000 * bytes - 1;
     EXPECT_EQ(pick(sbm), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
   }
-  // A web graph of flat popularity, its longest row 3.1x the mean and 37% of
+  // A web graph of flat popularity, its longest row 3.1x the mean and 20% of
   // its links at mid range: the SpMV pull in float (0.97x), the fused pull in
   // double (the SpMV pull 1.13x).
   for (std::size_t bytes : {4u, 8u}) {
@@ -1431,7 +1432,7 @@ TEST(pagerank_options, Names) {
     flat.vertices = 4'000'000;
     flat.local_links = 0.9;
     flat.local_links_fused = 0.1;
-    flat.local_links_mid = 0.37;
+    flat.local_links_mid = 0.2;
     flat.l2_bytes = 63'000'000;
     EXPECT_EQ(pick(flat), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
   }
@@ -1487,17 +1488,17 @@ TEST(pagerank_options, Names) {
   EXPECT_GT(skew.local_links, local_min_fraction_float);
   EXPECT_GT(skew.local_links_fused, skew.local_links);
   EXPECT_EQ(pf.local_links_fused, pf.local_links_fused);  // measured on the path too (no NaN)
-  // The mid range (64 to 4096 ids apart): none on a path, most of the links
-  // of communities of 2000 consecutive ids (uniform within: 1 - 2 (64 / 2000)
-  // of the 90% inside, less the few over 4096), little of rings or of blocks
-  // of 100.
+  // The mid range (512 to 4096 ids apart): none on a path, about half the
+  // links of communities of 2000 consecutive ids (uniform within: (1 -
+  // 512 / 2000)^2 of the 90% inside), none of blocks of 300 or of rings.
   EXPECT_EQ(pf.local_links_mid, 0.0);
   const auto mid_of = [](const char* spec) {
     return pull_facts_of(make_pagerank_graph<float>(io::generate_synthetic(spec), false)).local_links_mid;
   };
   const double blocks = mid_of("sbm:300000:3000000:150");
-  EXPECT_GT(blocks, 0.8) << blocks;
-  EXPECT_LT(mid_of("sbm:300000:3000000:3000"), 0.2);
+  EXPECT_GT(blocks, 0.4) << blocks;
+  EXPECT_LT(blocks, 0.6) << blocks;
+  EXPECT_LT(mid_of("sbm:300000:3000000:1000"), 0.02);
   EXPECT_LT(mid_of("ws:300000:10:0.1"), 0.02);
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, pmin, deep, 4), std::nullopt)
                 .reason.find("auto pull: persistent"),

@@ -11,6 +11,17 @@ carry=${1:-.gpu}
 build=${2:-build-gpu}
 shift $(( $# > 2 ? 2 : $# )) || true
 scripts/install-deps.sh
+# One build at a time: two ninjas in one build folder each compile the same
+# objects and read the same depfiles, which the first deletes, so the second
+# records no header dependencies for them, and a later header change leaves
+# those objects stale (session 62: six CUDA objects with no dependencies, the
+# host and device halves of the solver then disagreed on a struct's layout).
+mkdir -p "$build"
+exec 9>"$build/.gpu-prepare.lock"
+if ! flock -n 9; then
+  echo "gpu-prepare: another run is building $build; wait for it" >&2
+  exit 1
+fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DPERRON_CUDA=ON -DPERRON_STATIC_RUNTIME=ON -DPERRON_LIBARCHIVE=OFF -DPERRON_PYTHON=OFF -DPERRON_MPI=OFF >/dev/null
 ninja -C "$build" "$@"

@@ -1370,16 +1370,25 @@ TEST(pagerank_options, Names) {
     loc.links = pmax;  // the persistent clause comes first
     EXPECT_EQ(pick(loc), pagerank_pull::persistent);
   }
+  // A graph of `vertices` whose own order is local: `local` of its sampled
+  // links within locality_window ids, `fused` in the in-degree order, `mid`
+  // at mid range; the H200's L2.
+  const auto local_facts = [&](std::size_t links, index_t max_in, std::size_t bytes, index_t vertices,
+                               double local, double fused, double mid) {
+    pull_facts f = facts(true, links, max_in, bytes);
+    f.vertices = vertices;
+    f.local_links = local;
+    f.local_links_fused = fused;
+    f.local_links_mid = mid;
+    f.l2_bytes = 63'000'000;
+    return f;
+  };
   // Even rows, not short: the fused pull despite the local order (small
   // worlds), in both precisions; rows of 4 (a grid, float) or a skewed
   // longest row (a web graph): the SpMV pull.
   for (std::size_t bytes : {4u, 8u}) {
-    pull_facts ws = facts(true, 36'000'000, 21, bytes);  // ws:3000000:12:0.1, held out: 1.44x / 1.95x
-    ws.vertices = 3'000'000;
-    ws.local_links = 0.9;
-    ws.local_links_fused = 0.1;
-    ws.local_links_mid = 0.002;
-    ws.l2_bytes = 63'000'000;
+    // ws:3000000:12:0.1, held out: 1.44x / 1.95x
+    pull_facts ws = local_facts(36'000'000, 21, bytes, 3'000'000, 0.9, 0.1, 0.002);
     EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
     EXPECT_NE(choose_pull(pagerank_pull::automatic, ws, std::nullopt).reason.find("rows even"),
               std::string::npos);
@@ -1405,12 +1414,7 @@ TEST(pagerank_options, Names) {
   // 500 ids or of 10^5 (under 7% at mid range), or a ring: the fused pull in
   // both.
   for (std::size_t bytes : {4u, 8u}) {
-    pull_facts sbm = facts(true, 39'983'832, 29, bytes);
-    sbm.vertices = 4'000'000;
-    sbm.local_links = 0.9;
-    sbm.local_links_fused = 0.08;
-    sbm.local_links_mid = 0.5;
-    sbm.l2_bytes = 63'000'000;
+    pull_facts sbm = local_facts(39'983'832, 29, bytes, 4'000'000, 0.9, 0.08, 0.5);
     EXPECT_EQ(pick(sbm), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
     EXPECT_NE(choose_pull(pagerank_pull::automatic, sbm, std::nullopt).reason.find("at mid range"),
               std::string::npos);
@@ -1428,12 +1432,8 @@ TEST(pagerank_options, Names) {
   // its links at mid range: the SpMV pull in float (0.97x), the fused pull in
   // double (the SpMV pull 1.13x).
   for (std::size_t bytes : {4u, 8u}) {
-    pull_facts flat = facts(true, 38'410'640, 30, bytes);  // web:4000000:40000000:0.95,20
-    flat.vertices = 4'000'000;
-    flat.local_links = 0.9;
-    flat.local_links_fused = 0.1;
-    flat.local_links_mid = 0.2;
-    flat.l2_bytes = 63'000'000;
+    // web:4000000:40000000:0.95,20
+    const pull_facts flat = local_facts(38'410'640, 30, bytes, 4'000'000, 0.9, 0.1, 0.2);
     EXPECT_EQ(pick(flat), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
   }
   {

@@ -285,7 +285,7 @@ inline constexpr double local_min_mean_double = 5.0;
 // 100-100000 consecutive ids, 36-80 M links, and rings of up to 200 links a
 // vertex; H200, docs/PERFORMANCE.md "Communities and bipartite graphs"):
 // links within a few hundred ids (rings of K <= 200, blocks of 100-500) the
-// fused pull's in-degree order keeps well enough (the SpMV pull 1.01-1.69x
+// fused pull's in-degree order keeps well enough (the SpMV pull 1.01-1.70x
 // its time a step in float), and links tens of thousands of ids apart
 // (blocks of 10^5: 400 KB of x) gather from L2 in either order (1.13-1.16x);
 // links at mid range, local_near_window to local_mid_window ids apart
@@ -295,14 +295,15 @@ inline constexpr double local_min_mean_double = 5.0;
 // float with x in L2 (sbm:4000000:40000000:400:0.1 0.74x, its model pick
 // 1.35x the best; blocks of 1000: 0.93-1.03x), and 0.87x in double with x
 // past L2 (sbm:10000000:80000000:1000:0.1); in double with x in L2 the fused
-// pull still led or tied (0.98-1.22x), its values' 8 bytes a link not
-// streamed. Web graphs of flat popularity (web:N:M:LOCAL,GAMMA with GAMMA
-// 10-100, the longest row 3.1-4.0 x the mean) sit with them: 19-20% of
-// their links at mid range, the SpMV pull 0.94-1.01x in float. The blocks
-// of 1000 hold 19-23% of their links there, of 2000-10000 44-50%, the rings
-// and blocks of up to 500 none, of 10^5 3-7%. (A mid range from 64 ids, tried
-// first, gave blocks of 200-300 and rings of 200 links the SpMV pull at
-// 1.20-1.66x the fused pull's step.)
+// pull led or tied everywhere but on blocks of 2000 (the SpMV pull 0.95x;
+// ties at 0.98-1.03x on blocks of 1500-10^4 and a flat web), its values' 8
+// bytes a link not streamed. Web graphs of flat popularity
+// (web:N:M:LOCAL,GAMMA with GAMMA 10-100, the longest row 3.1-4.0 x the
+// mean) sit with them: 19-20% of their links at mid range, the SpMV pull
+// 0.94-1.01x in float. The blocks of 1000 hold 19-23% of their links there,
+// of 2000-10000 44-50%, the rings and blocks of up to 500 none, of 10^5
+// 3-7%. (A mid range from 64 ids, tried first, gave blocks of 200-300 and
+// rings of 200 links the SpMV pull at 1.20-1.66x the fused pull's step.)
 inline constexpr double local_even_max_to_mean = 4.0;
 inline constexpr index_t local_near_window = 512;
 inline constexpr index_t local_mid_window = 4096;

@@ -926,14 +926,28 @@ struct sbm_model {
   }
 };
 
-// bip:U:I:M[:GAMMA]'s draws, 2M (each interaction both ways), and its vertex
-// count U + I; invalid_argument where either side is empty or 2M passes 2^64.
-std::uint64_t bip_draws(std::uint64_t users, std::uint64_t items, std::uint64_t m, const std::string& spec) {
-  if (users < 1 || items < 1)
+// bip:U:I:M[:GAMMA]'s counts from parts[1..3]: each side from 1 to the
+// 32-bit limit on its own (so that their sum cannot wrap), U + I vertices
+// within it too, and 2M draws (each interaction both ways) below 2^64;
+// invalid_argument otherwise.
+struct bip_counts {
+  std::uint64_t users = 0, items = 0, m = 0, draws = 0;
+  index_t n = 0;
+};
+bip_counts bip_sizes(const std::vector<std::string_view>& parts, const std::string& spec) {
+  if (parts.size() < 4)
+    throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
+  bip_counts b;
+  b.users = checked_dim(parse_count(parts[1], spec, "user count"), spec);
+  b.items = checked_dim(parse_count(parts[2], spec, "item count"), spec);
+  b.m = parse_count(parts[3], spec, "interaction count");
+  if (b.users < 1 || b.items < 1)
     throw invalid_argument("synthetic matrix '" + spec + "': both sides need at least one vertex");
-  if (m > std::numeric_limits<std::uint64_t>::max() / 2)
+  if (b.m > std::numeric_limits<std::uint64_t>::max() / 2)
     throw invalid_argument("synthetic matrix '" + spec + "': 2M arcs pass 2^64");
-  return 2 * m;
+  b.draws = 2 * b.m;
+  b.n = checked_dim(b.users + b.items, spec);
+  return b;
 }
 
 // bip:U:I:M[:GAMMA] — a bipartite interaction graph (users and items, as in
@@ -1150,23 +1164,18 @@ pattern_rows graph_rows(const std::string& spec, const draw_target& to) {
     return rows_of_draws(static_cast<index_t>(s.n), count(2, "arc count"), to, spec, each_draw(s));
   }
   if (family == "bip" && (args == 3 || args == 4)) {
-    // Each side checked alone first, so that their sum cannot wrap.
-    const std::uint64_t users = checked_dim(count(1, "user count"), spec);
-    const std::uint64_t items = checked_dim(count(2, "item count"), spec);
-    const std::uint64_t m = count(3, "interaction count");
+    const bip_counts c = bip_sizes(parts, spec);
     const double gamma = args == 4 ? parse_real(parts[4], spec, "degree exponent") : 2.5;
     if (!(gamma > 2.0 && gamma <= 100.0))
       throw invalid_argument("synthetic matrix '" + spec + "': the degree exponent must be in (2, 100]");
-    const std::uint64_t draws = bip_draws(users, items, m, spec);
-    const index_t n = checked_dim(users + items, spec);
     bip_model b;
-    b.users = static_cast<std::uint32_t>(users);
-    b.items = static_cast<std::uint32_t>(items);
-    b.m = m;
+    b.users = static_cast<std::uint32_t>(c.users);
+    b.items = static_cast<std::uint32_t>(c.items);
+    b.m = c.m;
     b.rank = power_rank(gamma);
-    b.user_ids = vertex_shuffle(static_cast<index_t>(users), 0xb19a5e75ULL);
-    b.item_ids = vertex_shuffle(static_cast<index_t>(items), 0xb1917e35ULL);
-    return rows_of_draws(n, draws, to, spec, each_draw(b));
+    b.user_ids = vertex_shuffle(static_cast<index_t>(c.users), 0xb19a5e75ULL);
+    b.item_ids = vertex_shuffle(static_cast<index_t>(c.items), 0xb1917e35ULL);
+    return rows_of_draws(c.n, c.draws, to, spec, each_draw(b));
   }
   throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
 }
@@ -1262,11 +1271,8 @@ synthetic_size synthetic_graph_size(const std::string& spec) {
     return {n, n == 0 ? 0 : 2 * (x * (y - 1) + y * (x - 1))};
   }
   if (family == "bip") {
-    if (parts.size() < 4)
-      throw invalid_argument("malformed synthetic matrix '" + spec + "': " + std::string(forms));
-    const std::uint64_t users = checked_dim(x, spec), items = checked_dim(y, spec);
-    const std::uint64_t m = parse_count(parts[3], spec, "interaction count");
-    return {checked_dim(users + items, spec), bip_draws(users, items, m, spec)};
+    const bip_counts c = bip_sizes(parts, spec);
+    return {c.n, c.draws};
   }
   const index_t n = checked_dim(x, spec);
   if (family == "chain") return {n, y == 0 ? 0 : x - (x + y - 1) / y};

@@ -431,10 +431,16 @@ bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes)
   return saved_per_link > spmv_trial_link_ns * 1e-9;
 }
 
-spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree) {
-  if (max_in_degree >= short_rows_in_degree)
-    return double(max_in_degree) >= untimed_adaptive_row_fraction * double(links) ? spmv_kernel::csr_adaptive
-                                                                                  : spmv_kernel::cusparse;
+spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree,
+                                std::size_t value_bytes) {
+  if (max_in_degree >= short_rows_in_degree) {
+    if (double(max_in_degree) >= untimed_adaptive_row_fraction * double(links))
+      return spmv_kernel::csr_adaptive;
+    const double mean = double(links) / double(std::max<index_t>(rows, 1));
+    const bool short_even =
+        mean < untimed_adaptive_mean_double && double(max_in_degree) <= untimed_even_max_to_mean * mean;
+    return value_bytes == 8 && short_even ? spmv_kernel::csr_adaptive : spmv_kernel::cusparse;
+  }
   const double slots = double(rows) * double(max_in_degree),
                nonzero = double(std::max<std::size_t>(links, 1));
   if (slots <= untimed_ell_max_fill * nonzero) return spmv_kernel::ell;

@@ -398,14 +398,32 @@ void require_pull_fits(pagerank_pull p, index_t vertices);
 // of the links (cuSPARSE's ALG1 serializes that row on hub:N:M graphs: 1.04-
 // 1.18x slower at a quarter of the links in one row, 1.3-1.8x at half, 2.0x at
 // 83%; but 0.43x csr-adaptive's time on powerlaw:2000000:8000000:2.05, whose
-// longest row holds 18.5% among many long ones, and 0.65x at 4%); cuSPARSE's
-// ALG1 elsewhere (the trial's pick on every large graph of other shapes).
+// longest row holds 18.5% among many long ones, and 0.65x at 4%);
+// csr-adaptive too in double where rows are few on average (mean below
+// untimed_adaptive_mean_double) and even (the longest at most
+// untimed_even_max_to_mean x the mean: a random graph's tail, not a hub):
+// cuSPARSE's ALG1 took 1.03-1.15x csr-adaptive's time on the 9 such graphs
+// of sessions 28-62 (er:, dangling: and sbm: graphs of 3.0-6.4 links a
+// vertex, 4.5-60 M links, the longest row 3.4-5.3x the mean;
+// sbm:12000000:60000000:120000:0.1 1.15x, x past L2), 0.99-1.01x from 7
+// links (sbm:6000000:42000000:4000:0.15, er:1500000:12000000), and won from
+// 8 on most. Held out (14 graphs of 25-60 M links, session 63): 1.02-1.17x
+// on the 7 whose own order is local, communities and rings rewired at 10-20%
+// (sbm:9000000:36000000:90000:0.15 1.16x, ws:10000000:5:0.1 1.17x), which is
+// where auto runs the SpMV pull in double; 0.94-0.99x on random graphs with
+// x past half of L2 and rings rewired at 30-50%, which auto gives the fused
+// pull. In float the two run within 4% there (docs/PERFORMANCE.md "Short
+// even rows in double"); cuSPARSE's ALG1 elsewhere (the trial's pick on
+// every large graph of other shapes).
 inline constexpr double spmv_trial_link_ns = 12.0;
 inline constexpr double untimed_ell_max_fill = 1.5;
 inline constexpr double untimed_scalar_max_fill = 3.0;
 inline constexpr double untimed_adaptive_row_fraction = 0.25;
+inline constexpr double untimed_adaptive_mean_double = 6.5;
+inline constexpr double untimed_even_max_to_mean = 8.0;
 bool spmv_trial_pays(std::size_t links, int iterations, std::size_t value_bytes);
-spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree);
+spmv_kernel untimed_spmv_kernel(index_t rows, std::size_t links, index_t max_in_degree,
+                                std::size_t value_bytes);
 
 // Where this model is unsure, a caller may let the GPU solver time the
 // candidates instead (solvers/pagerank_trial.hpp: the band, the trial and

@@ -307,22 +307,33 @@ TEST(pagerank_trial, TheKernelTrialRunsWhereItPays) {
   EXPECT_LE(d, f);
   // Without it: ELL on short rows of little padding (grid:3000:3000, chains),
   // a thread per row on other short rows (mostly dangling), cuSPARSE otherwise.
-  EXPECT_EQ(untimed_spmv_kernel(9'000'000, 35'988'000, 4), spmv_kernel::ell);
-  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 9'999'999, 1), spmv_kernel::ell);
-  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 999'944, 9), spmv_kernel::csr_adaptive);
-  EXPECT_EQ(untimed_spmv_kernel(4'000'000, 5'999'997, 10), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(9'000'000, 35'988'000, 4, 4), spmv_kernel::ell);
+  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 9'999'999, 1, 4), spmv_kernel::ell);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 999'944, 9, 4), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(4'000'000, 5'999'997, 10, 4), spmv_kernel::csr_adaptive);
   // Nearly even rows past ELL's padding (ws:20000000:6:0.01, 1.67 x the links): a thread a row.
-  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 120'000'000, 10), spmv_kernel::csr_scalar);
-  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 80'000'000, 12), spmv_kernel::csr_scalar);
-  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 80'000'000, 13), spmv_kernel::csr_adaptive);
-  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 1'000'000, short_rows_in_degree - 1), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 120'000'000, 10, 4), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 80'000'000, 12, 4), spmv_kernel::csr_scalar);
+  EXPECT_EQ(untimed_spmv_kernel(20'000'000, 80'000'000, 13, 4), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 1'000'000, short_rows_in_degree - 1, 4),
+            spmv_kernel::csr_adaptive);
   // One row holding the graph: csr-adaptive splits it; a hub of 4% is cuSPARSE's.
-  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 11'999'998, 9'999'999), spmv_kernel::csr_adaptive);
-  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 40'000'000, 10'000'000), spmv_kernel::csr_adaptive);
-  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 8'399'318, 342'252), spmv_kernel::cusparse);
-  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 14'000'000, short_rows_in_degree), spmv_kernel::cusparse);
-  EXPECT_EQ(untimed_spmv_kernel(1'048'576, 9'711'274, 26819), spmv_kernel::cusparse);
-  EXPECT_EQ(untimed_spmv_kernel(0, 0, 0), spmv_kernel::ell);  // nothing to pad
+  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 11'999'998, 9'999'999, 4), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(10'000'000, 40'000'000, 10'000'000, 4), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 8'399'318, 342'252, 4), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(1'000'000, 14'000'000, short_rows_in_degree, 4), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(1'048'576, 9'711'274, 26819, 4), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(0, 0, 0, 4), spmv_kernel::ell);  // nothing to pad
+  // Double, rows of a few links on average and even: csr-adaptive
+  // (sbm:12000000:60000000:120000:0.1, er:3000000:9000000); cuSPARSE from
+  // 6.5 links a row, where a hub's tail makes them uneven, and in float.
+  EXPECT_EQ(untimed_spmv_kernel(12'000'000, 58'803'182, 20, 8), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(3'000'000, 8'999'000, 16, 8), spmv_kernel::csr_adaptive);
+  EXPECT_EQ(untimed_spmv_kernel(12'000'000, 58'803'182, 20, 4), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(6'000'000, 41'900'000, 24, 8), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(2'000'000, 12'000'000, 42'838, 8), spmv_kernel::cusparse);
+  EXPECT_EQ(untimed_spmv_kernel(4'000'000, 24'000'000, 48, 8), spmv_kernel::csr_adaptive);  // 8x the mean
+  EXPECT_EQ(untimed_spmv_kernel(4'000'000, 24'000'000, 49, 8), spmv_kernel::cusparse);      // past it
 }
 
 // A timed record: the persistent pull won with `layout`, the fused pull second.

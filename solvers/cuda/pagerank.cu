@@ -580,13 +580,13 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     kernel_note.clear();
     if (k == spmv_kernel::automatic && !spmv_trial_pays(g.links(), iterations, sizeof(T))) {
       const index_t longest = longest_row(g.pt);
-      k = untimed_spmv_kernel(g.vertices(), g.links(), longest);
-      kernel_note =
-          "kernel untimed (a trial of the kernels' formats, about " +
-          format_g(spmv_trial_link_ns * 1e-9 * double(g.links()), 2) + " s, would not pay in " +
-          std::to_string(iterations) + " steps): " + std::string(name(k)) +
-          (k != spmv_kernel::cusparse ? ", every row short (max in-degree " + std::to_string(longest) + ")"
-                                      : std::string());
+      k = untimed_spmv_kernel(g.vertices(), g.links(), longest, sizeof(T));
+      kernel_note = "kernel untimed (a trial of the kernels' formats, about " +
+                    format_g(spmv_trial_link_ns * 1e-9 * double(g.links()), 2) + " s, would not pay in " +
+                    std::to_string(iterations) + " steps): " + std::string(name(k)) + " (rows of up to " +
+                    std::to_string(longest) + " links, " +
+                    format_g(double(g.links()) / double(std::max<index_t>(g.vertices(), 1)), 3) +
+                    " on average)";
     }
     plan = std::make_unique<spmv_plan<T>>(g.pt, k, stream.get());
   }

@@ -526,6 +526,14 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                                         "), but rows even (max in-degree " + std::to_string(f.max_in_degree) +
                                         " <= " + format_g(local_even_max_to_mean, 3) + " x the mean " +
                                         format_g(mean, 3) + ") and not short"};
+    const double x_bytes = double(f.vertices) * double(f.value_bytes);
+    if (f.value_bytes == 8 && x_bytes <= local_fused_l2_fraction_double * double(f.l2_bytes) &&
+        double(f.max_in_degree) < local_skewed_max_to_mean_double * mean)
+      return {pagerank_pull::fused,
+              "auto pull: fused, " + size + " in a local order (" + orders +
+                  "), but in double with x within " + format_g(local_fused_l2_fraction_double, 3) +
+                  " of L2 and the longest row (" + std::to_string(f.max_in_degree) + ") < " +
+                  format_g(local_skewed_max_to_mean_double, 4) + " x the mean " + format_g(mean, 3)};
     if (f.local_links > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};

@@ -266,6 +266,26 @@ bool own_order_local(const pull_facts& f);
 // with x past L2 the local order won at 1.9 links too (web:8388608:16000000:
 // 0.85x; H200, session 28, docs/PERFORMANCE.md "Rows that hold the graph").
 inline constexpr double local_min_mean_double = 5.0;
+// Where x fills at most local_fused_l2_fraction_double of L2, double also
+// asks for the longest row at least local_skewed_max_to_mean_double x the
+// mean. Web graphs of 2.5-7 M vertices, 29-56 M links, 57-90% local, their
+// popularity's exponent from 40 down to 2.6 (web:N:M:LOCAL,GAMMA; 23 graphs,
+// sessions 62-63, docs/PERFORMANCE.md "Web graphs in double: skew and the
+// size of x"): with x of 20-32 MB (0.32-0.51 of the H200's 63 MB L2) and
+// the longest row 5-830 x the mean the fused pull took 0.87-0.98x the SpMV
+// pull's time a step on 11 of 12 (1.03x at 800x); with x of 36-56 MB
+// (0.57-0.89 of L2) the SpMV pull took 0.90-1.00x the fused pull's on 7 of
+// 8 (1.01x on one), whatever the skew; from 1000x the SpMV pull led or tied
+// at every size measured since session 28 (0.87-1.02x; the crawl-like
+// web:N:M of 1500-7000x). A popular page's sources are
+// spread over the sites, so the own order's locality saves little of the
+// gathers while the SpMV pull streams 8 more bytes a link; the fused pull's
+// scattered gathers hit L2 while x holds about half of it, and miss past
+// that, where the own order's gathers, within the sites, still hit; and a
+// skewed web's long rows read their sources within the site. The bound
+// sits in the gap the measurements leave, 0.51-0.57 of L2 (no graph between).
+inline constexpr double local_fused_l2_fraction_double = 0.55;
+inline constexpr double local_skewed_max_to_mean_double = 1000.0;
 // Nor where the in-degrees are even (the longest row at most
 // local_even_max_to_mean x the mean) and not short (a mean of
 // local_even_fused_mean links a vertex or more), unless the own order's

@@ -1393,7 +1393,8 @@ TEST(pagerank_options, Names) {
     EXPECT_NE(choose_pull(pagerank_pull::automatic, ws, std::nullopt).reason.find("rows even"),
               std::string::npos);
     ws.max_in_degree = static_cast<index_t>(local_even_max_to_mean * 12) + 1;
-    EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
+    // (in double with x in L2, rows short of a skewed web's: fused, below)
+    EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
     ws.max_in_degree = static_cast<index_t>(local_even_max_to_mean * 12);
     EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
     ws.max_in_degree = 21;
@@ -1465,6 +1466,34 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
     web.l2_bytes = 0;  // unknown: as past L2
     web.value_bytes = 8;
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+  }
+  // In double with x in about half of L2, a web of flatter popularity (the
+  // longest row below local_skewed_max_to_mean_double x the mean): the fused
+  // pull (web:4000000:36000000:0.8,12, 7x, x 32 MB: the SpMV pull 1.10x); a
+  // crawl-like skew, or x past local_fused_l2_fraction_double of L2
+  // (web:5500000:44000000:0.9,3.5, 44 MB: the SpMV pull 0.90x), or float:
+  // the SpMV pull.
+  {
+    pull_facts web = local_facts(35'044'464, 61, 8, 4'000'000, 0.75, 0.083, 0.165);
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("the longest row"),
+              std::string::npos);
+    web.l2_bytes = static_cast<std::size_t>(std::ceil(4'000'000 * 8 / local_fused_l2_fraction_double));
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    web.l2_bytes -= 64;
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.l2_bytes = 63'000'000;
+    const double mean = 35'044'464 / 4'000'000.0;
+    web.max_in_degree = static_cast<index_t>(local_skewed_max_to_mean_double * mean) + 1;
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.max_in_degree = static_cast<index_t>(local_skewed_max_to_mean_double * mean) - 1;
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    web.l2_bytes = 4'000'000 * 8 - 1;
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.l2_bytes = 63'000'000;
+    web.max_in_degree = 61;
+    web.value_bytes = 4;
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
   }
   // pull_facts_of: a path is all local, a random graph on 300000 vertices

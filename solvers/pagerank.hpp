@@ -284,6 +284,8 @@ inline constexpr double local_min_mean_double = 5.0;
 // that, where the own order's gathers, within the sites, still hit; and a
 // skewed web's long rows read their sources within the site. The bound
 // sits in the gap the measurements leave, 0.51-0.57 of L2 (no graph between).
+// Held out after (9 more webs, 14-72 MB of x, 4-1300x): the model's pick
+// within 5% of the better pull on 8 of 8 (worst 1.038, at 0.61 of L2).
 inline constexpr double local_fused_l2_fraction_double = 0.55;
 inline constexpr double local_skewed_max_to_mean_double = 1000.0;
 // Nor where the in-degrees are even (the longest row at most
@@ -427,14 +429,15 @@ void require_pull_fits(pagerank_pull p, index_t vertices);
 // vertex, 4.5-60 M links, the longest row 3.4-5.3x the mean;
 // sbm:12000000:60000000:120000:0.1 1.15x, x past L2), 0.99-1.01x from 7
 // links (sbm:6000000:42000000:4000:0.15, er:1500000:12000000), and won from
-// 8 on most. Held out (14 graphs of 25-60 M links, session 63): 1.02-1.17x
-// on the 7 whose own order is local, communities and rings rewired at 10-20%
-// (sbm:9000000:36000000:90000:0.15 1.16x, ws:10000000:5:0.1 1.17x), which is
-// where auto runs the SpMV pull in double; 0.94-0.99x on random graphs with
-// x past half of L2 and rings rewired at 30-50%, which auto gives the fused
-// pull. In float the two run within 4% there (docs/PERFORMANCE.md "Short
-// even rows in double"); cuSPARSE's ALG1 elsewhere (the trial's pick on
-// every large graph of other shapes).
+// 8 on most. Held out (15 graphs of 25-60 M links, session 63): 1.02-1.17x
+// on 7 (communities of 4-5 links a vertex, sbm:9000000:36000000:90000:0.15
+// 1.16x; rings rewired at 10-20%, ws:10000000:5:0.1 1.17x), 0.94-0.99x on 8
+// (random graphs with x past half of L2, rings rewired at 30-50%,
+// communities of 6 links a vertex); on the 5 where auto ran the SpMV pull
+// in double (local orders; the others took the fused pull) it was the
+// faster kernel on 4 (ws:8000000:5:0.4 0.98x). In float the two run within
+// 4% there (docs/PERFORMANCE.md "Short even rows in double"); cuSPARSE's
+// ALG1 elsewhere (the trial's pick on every large graph of other shapes).
 inline constexpr double spmv_trial_link_ns = 12.0;
 inline constexpr double untimed_ell_max_fill = 1.5;
 inline constexpr double untimed_scalar_max_fill = 3.0;

@@ -512,7 +512,8 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                                format_g(100 * f.local_links_mid, 3) + "% at mid range (" +
                                std::to_string(local_near_window) + " to " + std::to_string(local_mid_window) +
                                " ids)";
-    const bool x_in_l2 = double(f.vertices) * double(f.value_bytes) <= double(f.l2_bytes);
+    const double x_bytes = double(f.vertices) * double(f.value_bytes);
+    const bool x_in_l2 = x_bytes <= double(f.l2_bytes);
     if (f.value_bytes == 8 && x_in_l2 && mean < local_min_mean_double)
       return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders + "), but " +
                                         format_g(mean, 3) + " links a vertex and x in L2 in double"};
@@ -526,7 +527,6 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                                         "), but rows even (max in-degree " + std::to_string(f.max_in_degree) +
                                         " <= " + format_g(local_even_max_to_mean, 3) + " x the mean " +
                                         format_g(mean, 3) + ") and not short"};
-    const double x_bytes = double(f.vertices) * double(f.value_bytes);
     if (f.value_bytes == 8 && x_bytes <= local_fused_l2_fraction_double * double(f.l2_bytes) &&
         double(f.max_in_degree) < local_skewed_max_to_mean_double * mean)
       return {pagerank_pull::fused,

@@ -521,12 +521,17 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     // past L2 or, in float, anywhere; and in float where x is past L2.
     const bool mid = f.local_links_mid >= local_mid_spmv_fraction;
     const bool even_fused = f.value_bytes == 8 ? x_in_l2 || !mid : x_in_l2 && !mid;
-    if (even_fused && mean >= local_even_fused_mean &&
+    const bool not_short = mean >= local_even_fused_mean;
+    if (even_fused && (not_short || f.local_links < local_even_spmv_fraction) &&
         double(f.max_in_degree) <= local_even_max_to_mean * mean)
-      return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders +
-                                        "), but rows even (max in-degree " + std::to_string(f.max_in_degree) +
-                                        " <= " + format_g(local_even_max_to_mean, 3) + " x the mean " +
-                                        format_g(mean, 3) + ") and not short"};
+      return {
+          pagerank_pull::fused,
+          "auto pull: fused, " + size + " in a local order (" + orders + "), but rows even (max in-degree " +
+              std::to_string(f.max_in_degree) + " <= " + format_g(local_even_max_to_mean, 3) +
+              " x the mean " + format_g(mean, 3) + ") and " +
+              (not_short ? std::string("not short")
+                         : "the order only partly local (< " + format_g(100 * local_even_spmv_fraction, 3) +
+                               "% of links" + window + ")")};
     if (f.value_bytes == 8 && x_bytes <= local_fused_l2_fraction_double * double(f.l2_bytes) &&
         double(f.max_in_degree) < local_skewed_max_to_mean_double * mean)
       return {pagerank_pull::fused,

@@ -331,6 +331,21 @@ inline constexpr index_t local_near_window = 512;
 inline constexpr index_t local_mid_window = 4096;
 inline constexpr double local_mid_spmv_fraction = 0.15;
 inline constexpr double local_even_fused_mean = 5.0;
+// Nor, below that mean, where the own order is only partly local (fewer than
+// local_even_spmv_fraction of the links within locality_window ids): a fifth
+// or more of the SpMV pull's gathers then go anywhere in x, as the fused
+// pull's do, and it streams the values' 4 or 8 more bytes a link. Even rows
+// of 4-5 links a vertex (session 64, H200, docs/PERFORMANCE.md "Even rows of
+// 4 to 5 links"): 60-80% local (ws:8000000:5:0.4, whose duplicates merged
+// leave 4.99998 links a vertex, ws:6000000:5:0.2, ws:12000000:4:0.3,
+// sbm:8000000:40000000:80000:0.2) the fused pull took 0.82-0.99x the SpMV
+// pull's time a step in float and double but for a tie in float (1.02x at
+// 70%), 31% local (ws:6000000:5:0.7) 0.87-0.91x; 90% local or more
+// (sbm:8000000:M:80000:0.1 at 3.9-4.7 links, ws:8000000:4:0.1,
+// ws:10000000:5:0.1) the SpMV pull took 0.96-1.03x the fused pull's, and
+// grids (all links local) 0.74-1.06x in float. The bound sits in the gap
+// 0.80-0.90 the measurements leave.
+inline constexpr double local_even_spmv_fraction = 0.85;
 // Where one row holds at least float_spmv_row_fraction of the links (a
 // star: every vertex links to one), in float the SpMV pull (its kernel
 // csr-adaptive, which splits that row: untimed_spmv_kernel): on hub:N:M

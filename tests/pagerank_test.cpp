@@ -1410,14 +1410,19 @@ TEST(pagerank_options, Names) {
     ws.l2_bytes = 0;  // unknown: as past L2
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
   }
-  // Even rows of fewer than local_even_fused_mean links, the order only
-  // partly local: the fused pull (ws:8000000:5:0.4, 60% local, duplicates
-  // merged to 4.99998 links a vertex: the SpMV pull 1.08x / 1.11x); from
-  // local_even_spmv_fraction local the SpMV pull as before (sbm blocks of
-  // 100, 90% local: 0.96-1.01x), but for x past L2 in double, where the
-  // clause asks no mean (fused); skewed rows keep it whatever the locality.
+  // Even rows of 4.99998 links a vertex (ws:8000000:5:0.4, its duplicates
+  // merged), 60% local: not short, the fused pull (the SpMV pull 1.08x /
+  // 1.11x). Below local_even_fused_mean links, the order only partly local
+  // (ws:12000000:4:0.3, 70%): the fused pull; from local_even_spmv_fraction
+  // local the SpMV pull as before, but for x past L2 in double, where the
+  // clause asks no mean; skewed rows keep it whatever the locality.
   for (std::size_t bytes : {4u, 8u}) {
-    pull_facts ws = local_facts(39'999'996, 17, bytes, 8'000'000, 0.604, 0.100, 0.0);
+    const pull_facts ring5 = local_facts(39'999'996, 17, bytes, 8'000'000, 0.604, 0.100, 0.0);
+    EXPECT_EQ(pick(ring5), pagerank_pull::fused) << bytes;
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, ring5, std::nullopt).reason.find("not short"),
+              std::string::npos)
+        << bytes;
+    pull_facts ws = local_facts(47'999'999, 15, bytes, 12'000'000, 0.702, 0.145, 0.0);
     EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
     EXPECT_NE(choose_pull(pagerank_pull::automatic, ws, std::nullopt).reason.find("only partly local"),
               std::string::npos)
@@ -1426,10 +1431,10 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
     ws.local_links = local_even_spmv_fraction - 0.01;
     EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
-    ws.max_in_degree = static_cast<index_t>(local_even_max_to_mean * 5);  // past 4x the mean 4.99998
+    ws.max_in_degree = 17;  // past 4x the mean 3.99999
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
-    ws.max_in_degree = 17;
-    ws.l2_bytes = 8'000'000 * bytes - 1;  // x past L2: in float the own order's gathers pay
+    ws.max_in_degree = 15;
+    ws.l2_bytes = 12'000'000 * bytes - 1;  // x past L2: in float the own order's gathers pay
     EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
   }
   // Communities with the locality at mid range (sbm:4000000:40000000:400:0.1,

@@ -521,17 +521,19 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     // past L2 or, in float, anywhere; and in float where x is past L2.
     const bool mid = f.local_links_mid >= local_mid_spmv_fraction;
     const bool even_fused = f.value_bytes == 8 ? x_in_l2 || !mid : x_in_l2 && !mid;
-    const bool not_short = mean >= local_even_fused_mean;
-    if (even_fused && (not_short || f.local_links < local_even_spmv_fraction) &&
-        double(f.max_in_degree) <= local_even_max_to_mean * mean)
+    // In float with x past local_even_l2_fraction_float of L2, more links a
+    // vertex (the fused pull's scattered gathers start to miss).
+    const bool far = f.value_bytes == 4 && x_bytes > local_even_l2_fraction_float * double(f.l2_bytes);
+    const double even_mean = far ? local_even_far_mean_float : local_even_fused_mean;
+    if (even_fused && mean >= even_mean && double(f.max_in_degree) <= local_even_max_to_mean * mean)
       return {
           pagerank_pull::fused,
           "auto pull: fused, " + size + " in a local order (" + orders + "), but rows even (max in-degree " +
               std::to_string(f.max_in_degree) + " <= " + format_g(local_even_max_to_mean, 3) +
-              " x the mean " + format_g(mean, 3) + ") and " +
-              (not_short ? std::string("not short")
-                         : "the order only partly local (< " + format_g(100 * local_even_spmv_fraction, 3) +
-                               "% of links" + window + ")")};
+              " x the mean " + format_g(mean, 3) + ") and not short (>= " + format_g(even_mean, 3) +
+              " links a vertex" +
+              (far ? " with x past " + format_g(local_even_l2_fraction_float, 3) + " of L2 in float" : "") +
+              ")"};
     if (f.value_bytes == 8 && x_bytes <= local_fused_l2_fraction_double * double(f.l2_bytes) &&
         double(f.max_in_degree) < local_skewed_max_to_mean_double * mean)
       return {pagerank_pull::fused,
@@ -539,11 +541,11 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                   "), but in double with x within " + format_g(local_fused_l2_fraction_double, 3) +
                   " of L2 and the longest row (" + std::to_string(f.max_in_degree) + ") < " +
                   format_g(local_skewed_max_to_mean_double, 4) + " x the mean " + format_g(mean, 3)};
-    if (f.local_links > f.local_links_fused)
+    if (f.local_links + local_order_tie > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};
     return {pagerank_pull::fused, "auto pull: fused, " + size + past_persistent +
-                                      ", its in-degree order as local as the graph's (" + orders + ")"};
+                                      ", its in-degree order more local than the graph's (" + orders + ")"};
   }
   return {pagerank_pull::fused, "auto pull: fused, " + size + past_persistent};
 }

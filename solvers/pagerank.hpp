@@ -253,6 +253,13 @@ inline constexpr double float_short_rows_fused_mean = 1.25;
 inline constexpr index_t local_min_vertices = 1 << 18;
 inline constexpr double local_min_fraction_float = 0.25;
 inline constexpr double local_min_fraction_double = 0.5;
+// "More local" by more than local_order_tie: on a regular graph the two
+// orders agree (a grid's in-degree order is its own order but for the
+// border), and so do their sampled fractions, to 10^-5 on grids wider than
+// locality_window (half their links local in both), where a strict
+// comparison gave grid:250:60000 the fused pull at 1.36x the SpMV pull's
+// step in float (session 64); the sampling's own error is about 10^-3.
+inline constexpr double local_order_tie = 0.02;
 // Whether the local-order clause asks about f's graph: local_min_vertices or
 // more, and its precision's fraction of the links within locality_window ids
 // (choose_pull's clause and the trial's band, pagerank_trial.hpp, both ask).
@@ -333,29 +340,27 @@ inline constexpr double local_mid_spmv_fraction = 0.15;
 // The mean's bound was 5 (session 61: the first small worlds past 4 links
 // a vertex, K = 5, were the fused pull's); but a ring's K links a vertex
 // lose a few to merged duplicates (ws:8000000:5:0.4: 4.99998), and the rows
-// of 4-5 links measured since (session 64, H200, docs/PERFORMANCE.md "Even
-// rows of 4 to 5 links") put it lower: on the 7 even ones of 4.90-5 links
-// (ws:N:5:P, P = 0.05-0.7; sbm:N:M:K:MU of 100-vertex blocks) the fused pull
-// took 0.73-0.99x the SpMV pull's time a step in float and double, where
-// the model had given three of them the SpMV pull (1.01-1.14x the best);
-// at 3.9-4.66 links and 90% local (sbm:8000000:M:80000:0.1) the SpMV pull
-// took 0.96-1.01x the fused pull's. The bound sits in the gap 4.66-4.90.
-// (Not settled: how far x's size moves it. sbm:12000000:60000000:120000:0.1,
-// 4.90 links, x at 0.76 of L2 in float, its longest row 4.08x the mean and
-// so not even here: the SpMV pull 0.92x.)
-inline constexpr double local_even_fused_mean = 4.8;
-// Nor, below that mean, where the own order is only partly local (fewer than
-// local_even_spmv_fraction of the links within locality_window ids): a
-// fifth or more of the SpMV pull's gathers then go anywhere in x, as the
-// fused pull's do, and it streams the values' 4 or 8 more bytes a link. At
-// 4 links a vertex 70% local (ws:12000000:4:0.3) the fused pull took 0.95x
-// the SpMV pull's time in double and tied in float (1.02x); 85-98% local,
-// in float, the SpMV pull took 0.94-0.98x the fused pull's (ws:N:4:P, P =
-// 0.02-0.1; sbm:9000000:36000000:90000:0.15, 85%: 0.95x), grids 0.74-1.06x;
-// at 5 links the fused pull's lead grows as fewer links are local (90%:
-// 0.88-0.97x, 60%: 0.90-0.93x, 31%: 0.87-0.91x). The bound sits in the gap
-// 0.70-0.85.
-inline constexpr double local_even_spmv_fraction = 0.8;
+// of 4-6 links measured since (session 64, H200, docs/PERFORMANCE.md "Even
+// rows of 4 to 6 links") put it lower: from 4.74 links (sbm:N:M:K:MU of
+// 100-vertex blocks at 4.74-4.92, ws:N:5:P) the fused pull took 0.73-0.99x
+// the SpMV pull's time a step in both precisions where x fills at most
+// 0.64 of L2 (the model had given four of them the SpMV pull, 1.01-1.14x
+// the best); at 3.9-4.66 links (sbm:8000000:M:80000:0.1, ws:N:4:P) the
+// SpMV pull took 0.94-1.01x the fused pull's. The bound sits in the gap
+// 4.66-4.74.
+inline constexpr double local_even_fused_mean = 4.7;
+// In float, where x fills more than local_even_l2_fraction_float of L2, the
+// fused pull's in-degree order scatters its gathers over more than L2 keeps
+// beside the streamed index, and the clause asks local_even_far_mean_float
+// links a vertex: with x at 0.76-0.95 of L2 the SpMV pull took 0.94-0.99x
+// the fused pull's time at 5-5.86 links (ws:12000000:5:0.02,
+// ws:14000000:5:0.1, ws:15000000:5:0.05, sbm:12000000:72000000:120000:0.1),
+// where the fused pull took 0.88-0.90x the SpMV pull's at 8 links
+// (ws:12000000:8:0.01); at 0.64 of L2 the fused pull led at 5 and 6
+// (ws:10000000:5:0.1 0.97x, ws:10000000:6:0.5 0.96x). The bounds sit in the
+// gaps 0.64-0.76 and 5.86-8.
+inline constexpr double local_even_l2_fraction_float = 0.7;
+inline constexpr double local_even_far_mean_float = 7.0;
 // Where one row holds at least float_spmv_row_fraction of the links (a
 // star: every vertex links to one), in float the SpMV pull (its kernel
 // csr-adaptive, which splits that row: untimed_spmv_kernel): on hub:N:M

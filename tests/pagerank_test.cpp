@@ -1354,13 +1354,14 @@ TEST(pagerank_options, Names) {
     EXPECT_NE(choose_pull(pagerank_pull::automatic, loc, std::nullopt).reason.find("already local"),
               std::string::npos);
     EXPECT_EQ(pick(loc, std::nullopt, pagerank_pull::fused), pagerank_pull::fused);
-    // ... unless the fused pull's in-degree order is as local (a skewed R-MAT).
-    loc.local_links_fused = local_min;
+    // ... unless the fused pull's in-degree order is more local (a skewed
+    // R-MAT), by more than local_order_tie.
+    loc.local_links_fused = local_min + local_order_tie + 0.001;
     EXPECT_EQ(pick(loc), pagerank_pull::fused);
     EXPECT_NE(
-        choose_pull(pagerank_pull::automatic, loc, std::nullopt).reason.find("in-degree order as local"),
+        choose_pull(pagerank_pull::automatic, loc, std::nullopt).reason.find("in-degree order more local"),
         std::string::npos);
-    loc.local_links_fused = local_min - 0.01;
+    loc.local_links_fused = local_min + local_order_tie - 0.001;
     EXPECT_EQ(pick(loc), pagerank_pull::spmv);
     loc.local_links_fused = 0;
     loc.local_links = local_min - 0.01;
@@ -1411,31 +1412,50 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
   }
   // Even rows of 4.99998 links a vertex (ws:8000000:5:0.4, its duplicates
-  // merged), 60% local: not short, the fused pull (the SpMV pull 1.08x /
-  // 1.11x). Below local_even_fused_mean links, the order only partly local
-  // (ws:12000000:4:0.3, 70%): the fused pull; from local_even_spmv_fraction
-  // local the SpMV pull as before, but for x past L2 in double, where the
-  // clause asks no mean; skewed rows keep it whatever the locality.
+  // merged): from local_even_fused_mean the fused pull (the SpMV pull 1.08x /
+  // 1.11x), below it the SpMV pull; in float with x past
+  // local_even_l2_fraction_float of L2, from local_even_far_mean_float
+  // (ws:12000000:5:0.02: the SpMV pull 0.94x; ws:12000000:8:0.01: the fused
+  // pull 0.89x).
   for (std::size_t bytes : {4u, 8u}) {
-    const pull_facts ring5 = local_facts(39'999'996, 17, bytes, 8'000'000, 0.604, 0.100, 0.0);
-    EXPECT_EQ(pick(ring5), pagerank_pull::fused) << bytes;
-    EXPECT_NE(choose_pull(pagerank_pull::automatic, ring5, std::nullopt).reason.find("not short"),
+    pull_facts ring = local_facts(39'999'996, 17, bytes, 8'000'000, 0.604, 0.100, 0.0);
+    EXPECT_EQ(pick(ring), pagerank_pull::fused) << bytes;
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, ring, std::nullopt).reason.find("not short"),
               std::string::npos)
         << bytes;
-    pull_facts ws = local_facts(47'999'999, 15, bytes, 12'000'000, 0.702, 0.145, 0.0);
-    EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
-    EXPECT_NE(choose_pull(pagerank_pull::automatic, ws, std::nullopt).reason.find("only partly local"),
-              std::string::npos)
-        << bytes;
-    ws.local_links = local_even_spmv_fraction;
-    EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
-    ws.local_links = local_even_spmv_fraction - 0.01;
-    EXPECT_EQ(pick(ws), pagerank_pull::fused) << bytes;
-    ws.max_in_degree = 17;  // past 4x the mean 3.99999
-    EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
-    ws.max_in_degree = 15;
-    ws.l2_bytes = 12'000'000 * bytes - 1;  // x past L2: in float the own order's gathers pay
-    EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+    ring.links = static_cast<std::size_t>(local_even_fused_mean * 8'000'000) - 1;
+    EXPECT_EQ(pick(ring), pagerank_pull::spmv) << bytes;
+    // x at 0.76 of L2, rows of 5 and 7 links (of 19 at most: in double not short)
+    pull_facts wide = local_facts(59'999'999, 19, bytes, 12'000'000, 0.98, 0.693, 0.0);
+    EXPECT_EQ(pick(wide), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+    wide.l2_bytes = static_cast<std::size_t>(12'000'000 * bytes / local_even_l2_fraction_float) + 1;
+    EXPECT_EQ(pick(wide), pagerank_pull::fused) << bytes;
+    wide.l2_bytes = 63'000'000;
+    wide.links = static_cast<std::size_t>(local_even_far_mean_float * 12'000'000);
+    wide.max_in_degree = 27;
+    EXPECT_EQ(pick(wide), pagerank_pull::fused) << bytes;
+    if (bytes == 4) {
+      EXPECT_NE(choose_pull(pagerank_pull::automatic, wide, std::nullopt).reason.find("past 0.7 of L2"),
+                std::string::npos);
+    }
+    wide.links -= 12;  // a mean just under local_even_far_mean_float
+    EXPECT_EQ(pick(wide), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+  }
+  // A grid wider than locality_window (grid:250:60000): half its links
+  // local in its own order and in the in-degree order alike; a tie is the
+  // SpMV pull's in float (0.74x the fused pull's step), short rows the fused
+  // pull's in double. The in-degree order more local by local_order_tie
+  // (a skewed R-MAT's): the fused pull.
+  {
+    pull_facts grid = local_facts(59'910'000, 4, 4, 15'000'000, 0.500977, 0.501022, 0.0);
+    EXPECT_EQ(pick(grid), pagerank_pull::spmv);
+    grid.value_bytes = 8;
+    grid.local_links = local_min_fraction_double;
+    grid.local_links_fused = local_min_fraction_double;
+    EXPECT_EQ(pick(grid), pagerank_pull::fused);
+    grid.value_bytes = 4;
+    grid.local_links_fused = grid.local_links + local_order_tie + 0.001;
+    EXPECT_EQ(pick(grid), pagerank_pull::fused);
   }
   // Communities with the locality at mid range (sbm:4000000:40000000:400:0.1,
   // blocks of 10^4 ids: 50% of links 512 to 4096 ids apart): the SpMV pull in

@@ -353,14 +353,17 @@ inline constexpr double local_even_fused_mean = 4.7;
 // fused pull's in-degree order scatters its gathers over more than L2 keeps
 // beside the streamed index, and the clause asks local_even_far_mean_float
 // links a vertex: with x at 0.76-0.95 of L2 the SpMV pull took 0.94-0.99x
-// the fused pull's time at 5-5.86 links (ws:12000000:5:0.02,
-// ws:14000000:5:0.1, ws:15000000:5:0.05, sbm:12000000:72000000:120000:0.1),
-// where the fused pull took 0.88-0.90x the SpMV pull's at 8 links
-// (ws:12000000:8:0.01); at 0.64 of L2 the fused pull led at 5 and 6
-// (ws:10000000:5:0.1 0.97x, ws:10000000:6:0.5 0.96x). The bounds sit in the
-// gaps 0.64-0.76 and 5.86-8.
-inline constexpr double local_even_l2_fraction_float = 0.7;
-inline constexpr double local_even_far_mean_float = 7.0;
+// the fused pull's time at 5-6 links (ws:12000000:5:0.02,
+// ws:14000000:5:0.1, ws:15000000:5:0.05, ws:13000000:6:0.05,
+// sbm:12000000:72000000:120000:0.1), where the
+// fused pull took 0.88-0.92x the SpMV pull's at 7 and 8 links
+// (ws:12500000:7:0.1, ws:12000000:8:0.01); at 0.54-0.73 of L2 the fused
+// pull led at 5-6.8 (0.94-0.97x: ws:10000000:5:0.1, ws:9000000:5:0.15,
+// ws:8500000:5:0.6, ws:11500000:5:0.25, ws:10000000:6:0.5,
+// ws:11000000:6:0.2; sbm:11000000:77000000:110000:0.1 a tie). The bounds
+// sit in the gaps 0.73-0.76 and 6-7 (a ring's 7 links merge to 6.99999).
+inline constexpr double local_even_l2_fraction_float = 0.75;
+inline constexpr double local_even_far_mean_float = 6.5;
 // Where one row holds at least float_spmv_row_fraction of the links (a
 // star: every vertex links to one), in float the SpMV pull (its kernel
 // csr-adaptive, which splits that row: untimed_spmv_kernel): on hub:N:M

@@ -1425,17 +1425,17 @@ TEST(pagerank_options, Names) {
         << bytes;
     ring.links = static_cast<std::size_t>(local_even_fused_mean * 8'000'000) - 1;
     EXPECT_EQ(pick(ring), pagerank_pull::spmv) << bytes;
-    // x at 0.76 of L2, rows of 5 and 7 links (of 19 at most: in double not short)
+    // x at 0.76 of L2, rows of 5 and 6.5 links (of 19 and 25 at most: in double not short)
     pull_facts wide = local_facts(59'999'999, 19, bytes, 12'000'000, 0.98, 0.693, 0.0);
     EXPECT_EQ(pick(wide), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
     wide.l2_bytes = static_cast<std::size_t>(12'000'000 * bytes / local_even_l2_fraction_float) + 1;
     EXPECT_EQ(pick(wide), pagerank_pull::fused) << bytes;
     wide.l2_bytes = 63'000'000;
     wide.links = static_cast<std::size_t>(local_even_far_mean_float * 12'000'000);
-    wide.max_in_degree = 27;
+    wide.max_in_degree = 25;
     EXPECT_EQ(pick(wide), pagerank_pull::fused) << bytes;
     if (bytes == 4) {
-      EXPECT_NE(choose_pull(pagerank_pull::automatic, wide, std::nullopt).reason.find("past 0.7 of L2"),
+      EXPECT_NE(choose_pull(pagerank_pull::automatic, wide, std::nullopt).reason.find("past 0.75 of L2"),
                 std::string::npos);
     }
     wide.links -= 12;  // a mean just under local_even_far_mean_float

@@ -521,9 +521,11 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     // past L2 or, in float, anywhere; and in float where x is past L2.
     const bool mid = f.local_links_mid >= local_mid_spmv_fraction;
     const bool even_fused = f.value_bytes == 8 ? x_in_l2 || !mid : x_in_l2 && !mid;
-    // In float with x past local_even_l2_fraction_float of L2, more links a
-    // vertex (the fused pull's scattered gathers start to miss).
-    const bool far = f.value_bytes == 4 && x_bytes > local_even_l2_fraction_float * double(f.l2_bytes);
+    // In float with x past local_even_l2_fraction_float of L2 and nearly all
+    // links local, more links a vertex (the fused pull's scattered gathers
+    // start to miss where the own order's hit).
+    const bool far = f.value_bytes == 4 && x_bytes > local_even_l2_fraction_float * double(f.l2_bytes) &&
+                     f.local_links >= local_even_far_local_float;
     const double even_mean = far ? local_even_far_mean_float : local_even_fused_mean;
     if (even_fused && mean >= even_mean && double(f.max_in_degree) <= local_even_max_to_mean * mean)
       return {
@@ -532,7 +534,9 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
               std::to_string(f.max_in_degree) + " <= " + format_g(local_even_max_to_mean, 3) +
               " x the mean " + format_g(mean, 3) + ") and not short (>= " + format_g(even_mean, 3) +
               " links a vertex" +
-              (far ? " with x past " + format_g(local_even_l2_fraction_float, 3) + " of L2 in float" : "") +
+              (far ? " with x past " + format_g(local_even_l2_fraction_float, 3) + " of L2 in float and " +
+                         format_g(100 * local_even_far_local_float, 3) + "% of links local"
+                   : "") +
               ")"};
     if (f.value_bytes == 8 && x_bytes <= local_fused_l2_fraction_double * double(f.l2_bytes) &&
         double(f.max_in_degree) < local_skewed_max_to_mean_double * mean)

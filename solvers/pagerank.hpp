@@ -349,20 +349,25 @@ inline constexpr double local_mid_spmv_fraction = 0.15;
 // SpMV pull took 0.94-1.01x the fused pull's. The bound sits in the gap
 // 4.66-4.74.
 inline constexpr double local_even_fused_mean = 4.7;
-// In float, where x fills more than local_even_l2_fraction_float of L2, the
-// fused pull's in-degree order scatters its gathers over more than L2 keeps
-// beside the streamed index, and the clause asks local_even_far_mean_float
-// links a vertex: with x at 0.76-0.95 of L2 the SpMV pull took 0.94-0.99x
-// the fused pull's time at 5-6 links (ws:12000000:5:0.02,
-// ws:14000000:5:0.1, ws:15000000:5:0.05, ws:13000000:6:0.05,
-// sbm:12000000:72000000:120000:0.1), where the
-// fused pull took 0.88-0.92x the SpMV pull's at 7 and 8 links
-// (ws:12500000:7:0.1, ws:12000000:8:0.01); at 0.54-0.73 of L2 the fused
-// pull led at 5-6.8 (0.94-0.97x: ws:10000000:5:0.1, ws:9000000:5:0.15,
-// ws:8500000:5:0.6, ws:11500000:5:0.25, ws:10000000:6:0.5,
-// ws:11000000:6:0.2; sbm:11000000:77000000:110000:0.1 a tie). The bounds
-// sit in the gaps 0.73-0.76 and 6-7 (a ring's 7 links merge to 6.99999).
+// In float, where x fills more than local_even_l2_fraction_float of L2 and
+// local_even_far_local_float of the links or more are local, the clause
+// asks local_even_far_mean_float links a vertex: the fused pull's in-degree
+// order scatters its gathers over more than L2 keeps beside the streamed
+// index, where the own order's nearly all hit. With x at 0.76-0.95 of L2
+// (session 64, 14 graphs of 5-8 links, docs/PERFORMANCE.md "Even rows of 4
+// to 8 links") the SpMV pull took 0.94-0.99x the fused pull's time a step
+// at 5-6 links 95-98% local (ws:12000000:5:0.02, ws:15000000:5:0.05,
+// ws:13000000:6:0.05), the fused pull 0.88-0.99x at 7-8 links
+// (ws:13500000:7:0.05, ws:12000000:8:0.01); at 85-90% local the two within
+// 6% either way (the SpMV pull's time over the fused pull's:
+// ws:14000000:5:0.1 0.99, sbm:12000000:72000000:120000:0.1 0.95,
+// sbm:13000000:85000000:130000:0.15 0.96, ws:12200000:6:0.1 1.06), and the
+// fused pull led from 70% down (0.97-0.98x, four ws:N:K:P of P 0.3-0.6);
+// at 0.54-0.73 of L2 the fused pull led at 5-6.8 links (0.94-0.97x, six
+// graphs). The bounds sit in the gaps 0.73-0.76 of L2, 0.90-0.95 local and
+// 6-7 links (a ring's 7 links merge to 6.99999).
 inline constexpr double local_even_l2_fraction_float = 0.75;
+inline constexpr double local_even_far_local_float = 0.925;
 inline constexpr double local_even_far_mean_float = 6.5;
 // Where one row holds at least float_spmv_row_fraction of the links (a
 // star: every vertex links to one), in float the SpMV pull (its kernel

@@ -1440,6 +1440,8 @@ TEST(pagerank_options, Names) {
     }
     wide.links -= 12;  // a mean just under local_even_far_mean_float
     EXPECT_EQ(pick(wide), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+    wide.local_links = local_even_far_local_float - 0.01;  // 90% local (ws:12200000:6:0.1): fused
+    EXPECT_EQ(pick(wide), pagerank_pull::fused) << bytes;
   }
   // A grid wider than locality_window (grid:250:60000): half its links
   // local in its own order and in the in-degree order alike; a tie is the

@@ -1553,8 +1553,9 @@ void check_accel(const std::string& graph, pagerank_accel mode, double alpha) {
     // auto: the same decisions as the CPU's, up to rounding in the sums
     // (aitken's safeguard turns on the last bits of a residual: harvard500 at
     // 0.99 in float took 63 steps on the CPU, 73 and 93 on the pulls).
-    if (mode == pagerank_accel::automatic || mode == pagerank_accel::rre)
+    if (mode == pagerank_accel::automatic || mode == pagerank_accel::rre) {
       EXPECT_NEAR(r.iterations, c.iterations, 2 + c.iterations / 10) << at;
+    }
     const auto [truth, err] = expect_accel_matches_reference<T>(*ag, alpha, tol, r.rank);
     EXPECT_LE(l1_diff(r.rank, c.rank), 2 * accel_l1_bound<T>(alpha, tol)) << at;
     const pagerank_result plain = s.solve(accel_options(pagerank_accel::none, alpha, tol));
@@ -1656,7 +1657,9 @@ TYPED_TEST(gpu_pagerank_accel, LongRunsTakeShortTrips) {
       EXPECT_EQ(w.graph_unroll, trip) << at;
       EXPECT_EQ(w.host_syncs, 1u) << at;
       EXPECT_GT(w.iterations, every) << at;  // a run completed
-      if (mode != pagerank_accel::automatic) EXPECT_GT(w.extrapolations, 0) << at;
+      if (mode != pagerank_accel::automatic) {
+        EXPECT_GT(w.extrapolations, 0) << at;
+      }
       o.loop = pagerank_loop::check_every;
       EXPECT_TRUE(same_result(w, s.solve(o))) << at;
     }
@@ -1796,7 +1799,7 @@ TYPED_TEST(gpu_pagerank_accel, AutoRunsPlainWhereTheTrialShowsNoExtrapolation) {
   const auto fast = make_pagerank_graph<T>(io::generate_synthetic("er:30000:300000"), false);
   const auto slow = make_pagerank_graph<T>(grid_graph(60), false);
   const std::string note = "the plain steps run them";
-  for (const auto [pull, tol] :
+  for (const auto& [pull, tol] :
        {std::pair{pagerank_pull::persistent, 1e-6}, std::pair{pagerank_pull::persistent, 1e-5},
         std::pair{pagerank_pull::fused, 1e-6}, std::pair{pagerank_pull::fused, 1e-5}}) {
     pagerank_options o = accel_options(pagerank_accel::automatic, 0.85, tol);
@@ -2067,7 +2070,9 @@ TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
       EXPECT_EQ(rm.accelerate, pagerank_accel::automatic) << at;
       EXPECT_EQ(rm.loop, pagerank_loop::graph_while) << at;
       EXPECT_EQ(10 % rm.graph_unroll, 0) << at;
-      if (unroll == 3) EXPECT_EQ(rm.graph_unroll, 2) << at;
+      if (unroll == 3) {
+        EXPECT_EQ(rm.graph_unroll, 2) << at;
+      }
       EXPECT_EQ(rc.extrapolations, accel::idle_to_stop) << at;
       EXPECT_NEAR(rc.iterations, cc.iterations, 10) << at;
       EXPECT_NEAR(rm.iterations, cm.iterations, 10) << at;

@@ -341,7 +341,7 @@ inline constexpr double local_mid_spmv_fraction = 0.15;
 // a vertex, K = 5, were the fused pull's); but a ring's K links a vertex
 // lose a few to merged duplicates (ws:8000000:5:0.4: 4.99998), and the rows
 // of 4-6 links measured since (session 64, H200, docs/PERFORMANCE.md "Even
-// rows of 4 to 6 links") put it lower: from 4.74 links (sbm:N:M:K:MU of
+// rows of 4 to 8 links") put it lower: from 4.74 links (sbm:N:M:K:MU of
 // 100-vertex blocks at 4.74-4.92, ws:N:5:P) the fused pull took 0.73-0.99x
 // the SpMV pull's time a step in both precisions where x fills at most
 // 0.64 of L2 (the model had given four of them the SpMV pull, 1.01-1.14x

@@ -336,13 +336,18 @@ void check_kernel(spmv_kernel kernel, const csr_matrix<double>& a64) {
 // product and every partial sum is an integer of magnitude at most 4 * 10^6 <
 // 2^24, exact in float and double whatever the summation order: y must equal
 // the integer sum, bit for bit.
+// The values in {-2, -1, 1, 2}, spread by a hash of the position.
+int hashed_value(std::size_t k, std::size_t) {
+  const int v = static_cast<int>((k * 2654435761u >> 7) % 4);
+  return v < 2 ? v - 2 : v - 1;
+}
+
+// value_of(k, nnz): the integer at nonzero k, |value| <= 2.
 template <class T>
-void check_exact(spmv_kernel kernel, const csr_matrix<double>& a64) {
+void check_exact(spmv_kernel kernel, const csr_matrix<double>& a64,
+                 const std::function<int(std::size_t, std::size_t)>& value_of = hashed_value) {
   csr_matrix<T> a = value_cast<T>(a64);
-  for (std::size_t k = 0; k < a.nnz(); ++k) {
-    const int v = static_cast<int>((k * 2654435761u >> 7) % 4);
-    a.values[k] = static_cast<T>(v < 2 ? v - 2 : v - 1);
-  }
+  for (std::size_t k = 0; k < a.nnz(); ++k) a.values[k] = static_cast<T>(value_of(k, a.nnz()));
   std::vector<T> x(static_cast<std::size_t>(a.cols));
   for (std::size_t i = 0; i < x.size(); ++i)
     x[i] = static_cast<T>(static_cast<int>((i * 40503u >> 3) % 5) - 2);
@@ -401,6 +406,52 @@ INSTANTIATE_TEST_SUITE_P(All, GpuSpmv,
                          ::testing::Combine(::testing::ValuesIn(gpu_kernels()),
                                             ::testing::Values(precision::f32, precision::f64),
                                             ::testing::ValuesIn(matrix_names())),
+                         test_name);
+
+// ---- one value only -------------------------------------------------------------------
+
+// A matrix whose nonzeros all hold one value v is run as its pattern, no
+// value read and alpha scaled by v (kernels/cuda/spmv_common.cuh,
+// matrix_values). Every kernel, both precisions, on shapes that reach each
+// kernel's paths (rows cut into parts, merge's fix-up, empty rows, one entry,
+// an R-MAT): v = 0.3 within the tolerance, v = 1 and -2 exactly, and ones
+// but the last value 2 (a check that stopped one short would take the ones).
+template <class T>
+void check_one_value(spmv_kernel kernel, const csr_matrix<double>& a64) {
+  csr_matrix<double> a = a64;
+  std::fill(a.values.begin(), a.values.end(), 0.3);
+  check_kernel<T>(kernel, a);
+  check_exact<T>(kernel, a64, [](std::size_t, std::size_t) { return 1; });
+  check_exact<T>(kernel, a64, [](std::size_t, std::size_t) { return -2; });
+  check_exact<T>(kernel, a64, [](std::size_t k, std::size_t nnz) { return k + 1 == nnz ? 2 : 1; });
+  if (kernel == spmv_kernel::automatic || kernel == spmv_kernel::ell) return;
+  // Which kernels say they read none: every CSR kernel but cuSPARSE's.
+  const bool skips = kernel != spmv_kernel::cusparse && kernel != spmv_kernel::cusparse_alg2;
+  const std::string one = spmv_plan<T>(value_cast<T>(a), kernel).description();
+  EXPECT_EQ(one.find("every value 0.3: none read") != std::string::npos, skips) << one;
+  if (a.nnz() < 2) return;
+  a.values.back() = 0.25;
+  const std::string two = spmv_plan<T>(value_cast<T>(a), kernel).description();
+  EXPECT_EQ(two.find("none read"), std::string::npos) << two;
+}
+
+class GpuSpmvOneValue : public test::gpu_test_with_param<param> {};
+
+TEST_P(GpuSpmvOneValue, MatchesCpuReference) {
+  const auto& [kernel, prec, matrix_name] = GetParam();
+  const csr_matrix<double>* a = matrix(matrix_name);
+  ASSERT_NE(a, nullptr);
+  if (prec == precision::f32)
+    check_one_value<float>(kernel, *a);
+  else
+    check_one_value<double>(kernel, *a);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GpuSpmvOneValue,
+                         ::testing::Combine(::testing::ValuesIn(gpu_kernels()),
+                                            ::testing::Values(precision::f32, precision::f64),
+                                            ::testing::Values("one_by_one", "rect_1000x700", "varied_rows",
+                                                              "empty_rows", "huge_row", "rmat_16")),
                          test_name);
 
 // ---- the plan's contract ------------------------------------------------------------

@@ -60,12 +60,11 @@ __device__ T block_sum(T v, T* warp_sums) {
   return total;  // valid in thread 0
 }
 
-template <class T>
+template <class T, class Values>
 __global__ void __launch_bounds__(adaptive_block)
     csr_adaptive_kernel(const row_block* __restrict__ blocks, const index_t* __restrict__ row_ptr,
-                        const index_t* __restrict__ col_idx, const T* __restrict__ values,
-                        const T* __restrict__ x, T alpha, T beta, T* __restrict__ y, T* __restrict__ partials,
-                        unsigned* __restrict__ tickets) {
+                        const index_t* __restrict__ col_idx, Values values, const T* __restrict__ x, T alpha,
+                        T beta, T* __restrict__ y, T* __restrict__ partials, unsigned* __restrict__ tickets) {
   __shared__ T products[stream_nnz];
   __shared__ index_t offsets[stream_rows + 1];  // row starts relative to nnz_begin
   __shared__ T warp_sums[adaptive_block / 32];
@@ -91,7 +90,7 @@ __global__ void __launch_bounds__(adaptive_block)
     for (int j = 0; j < per_thread; ++j) {
       const int i = threadIdx.x + j * adaptive_block;
       c[j] = i < count ? load_stream(col_idx + b.nnz_begin + i) : 0;
-      v[j] = i < count ? load_stream(values + b.nnz_begin + i) : T(0);
+      v[j] = i < count ? values[b.nnz_begin + i] : T(0);
     }
 #pragma unroll
     for (int j = 0; j < offset_loads; ++j) {
@@ -130,7 +129,7 @@ __global__ void __launch_bounds__(adaptive_block)
     for (int u = 0; u < long_unroll; ++u) {
       const long long k = base + threadIdx.x + u * adaptive_block;
       c[u] = k < b.nnz_end ? load_stream(col_idx + k) : -1;
-      v[u] = k < b.nnz_end ? load_stream(values + k) : T(0);
+      v[u] = k < b.nnz_end ? values[k] : T(0);
     }
 #pragma unroll
     for (int u = 0; u < long_unroll; ++u)
@@ -173,9 +172,11 @@ class adaptive_engine final : public engine<T> {
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     if (blocks_.size() == 0) return;
     const unsigned grid = grid_for(blocks_.size() * adaptive_block, adaptive_block, "csr-adaptive");
-    csr_adaptive_kernel<T><<<grid, adaptive_block, 0, stream_>>>(
-        blocks_.data(), a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), d_x, alpha, beta, d_y,
-        partials_.data(), tickets_.data());
+    launch_with_values(*a_, alpha, [&](auto values, T scaled) {
+      csr_adaptive_kernel<<<grid, adaptive_block, 0, stream_>>>(blocks_.data(), a_->row_ptr.data(),
+                                                                a_->col_idx.data(), values, d_x, scaled, beta,
+                                                                d_y, partials_.data(), tickets_.data());
+    });
     PERRON_CUDA_CHECK_LAUNCH("csr_adaptive_kernel");
   }
   std::size_t extra_bytes() const override { return blocks_.bytes() + partials_.bytes() + tickets_.bytes(); }

@@ -14,11 +14,11 @@ namespace {
 
 constexpr unsigned cached_block = 256;
 
-template <class T>
+template <class T, class Values>
 __global__ void __launch_bounds__(cached_block)
     csr_cached_kernel(index_t rows, index_t cols, const index_t* __restrict__ row_ptr,
-                      const index_t* __restrict__ col_idx, const T* __restrict__ values,
-                      const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
+                      const index_t* __restrict__ col_idx, Values values, const T* __restrict__ x, T alpha,
+                      T beta, T* __restrict__ y) {
   __shared__ T window[cached_block];
   const std::size_t window_begin = static_cast<std::size_t>(blockIdx.x) * cached_block;
   const std::size_t window_end = min(window_begin + cached_block, static_cast<std::size_t>(cols));
@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(cached_block)
   for (long long k = begin; k < end; ++k) {
     const std::size_t c = static_cast<std::size_t>(load_stream(col_idx + k));
     const T xc = (c >= window_begin && c < window_end) ? window[c - window_begin] : load_x(x + c);
-    sum += load_stream(values + k) * xc;
+    sum += values[k] * xc;
   }
   store_y(y, r, alpha, sum, beta);
 }
@@ -44,8 +44,10 @@ class cached_engine final : public engine<T> {
 
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const unsigned grid = grid_for(static_cast<std::size_t>(a_->rows), cached_block, "csr-cached");
-    csr_cached_kernel<T><<<grid, cached_block, 0, stream_>>>(
-        a_->rows, a_->cols, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), d_x, alpha, beta, d_y);
+    launch_with_values(*a_, alpha, [&](auto values, T scaled) {
+      csr_cached_kernel<<<grid, cached_block, 0, stream_>>>(
+          a_->rows, a_->cols, a_->row_ptr.data(), a_->col_idx.data(), values, d_x, scaled, beta, d_y);
+    });
     PERRON_CUDA_CHECK_LAUNCH("csr_cached_kernel");
   }
   std::size_t extra_bytes() const override { return 0; }

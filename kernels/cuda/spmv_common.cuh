@@ -22,6 +22,25 @@ __device__ __forceinline__ T load_stream(const T* p) {
   else
     return __ldg(p);
 }
+// Where a kernel reads A's values: values[k]. A matrix whose nonzeros all hold
+// one value v (a graph's adjacency, a pattern file: every value 1) is run as
+// the pattern with v folded into alpha (launch_with_values, spmv_engine.cuh),
+// Read = false, so no value is loaded: of the bytes a CSR SpMV moves per
+// nonzero (4 index + 4 or 8 value + the gather of x, a 32-byte L2 sector where
+// columns are random + row_ptr and y over the row) the value's 4 or 8 go.
+// Then y = alpha v (A_pattern x): for v = 1 the same bits as reading the ones.
+template <class T, bool Read>
+struct matrix_values {
+  const T* p;  // null when !Read
+  template <class I>
+  __device__ __forceinline__ T operator[](I k) const {
+    if constexpr (Read)
+      return load_stream(p + k);
+    else
+      return T(1);
+  }
+};
+
 // x is gathered and reused across rows: read-only cached path.
 template <class T>
 __device__ __forceinline__ T load_x(const T* p) {

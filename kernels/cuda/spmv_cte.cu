@@ -21,11 +21,10 @@ namespace {
 
 constexpr unsigned cte_block = 256;
 
-template <class T>
+template <class T, class Values>
 __global__ void __launch_bounds__(cte_block)
     csr_cte_kernel(index_t rows, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-                   const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
-                   T* __restrict__ y) {
+                   Values values, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
   const std::size_t first_row = global_thread() / 32 * 32;
   if (first_row >= static_cast<std::size_t>(rows)) return;  // uniform across the warp
   const int lane = static_cast<int>(threadIdx.x % 32);
@@ -41,7 +40,7 @@ __global__ void __launch_bounds__(cte_block)
   for (long long base = warp_begin; base < warp_end; base += 32) {
     const long long k = base + lane;
     T v = 0;
-    if (k < warp_end) v = load_stream(values + k) * load_x(x + load_stream(col_idx + k));
+    if (k < warp_end) v = values[k] * load_x(x + load_stream(col_idx + k));
 
     // The row of entry k: the last lane whose row starts at or before k (an
     // empty row shares its start with the next row, which wins).
@@ -77,8 +76,10 @@ class cte_engine final : public engine<T> {
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const std::size_t warps = (static_cast<std::size_t>(a_->rows) + 31) / 32;
     const unsigned grid = grid_for(warps * 32, cte_block, "csr-cte");
-    csr_cte_kernel<T><<<grid, cte_block, 0, stream_>>>(a_->rows, a_->row_ptr.data(), a_->col_idx.data(),
-                                                       a_->values.data(), d_x, alpha, beta, d_y);
+    launch_with_values(*a_, alpha, [&](auto values, T scaled) {
+      csr_cte_kernel<<<grid, cte_block, 0, stream_>>>(a_->rows, a_->row_ptr.data(), a_->col_idx.data(),
+                                                      values, d_x, scaled, beta, d_y);
+    });
     PERRON_CUDA_CHECK_LAUNCH("csr_cte_kernel");
   }
   std::size_t extra_bytes() const override { return 0; }

@@ -63,6 +63,7 @@ class cusparse_engine final : public engine<T> {
                                        vec_y_, value_type<T>, alg_, buffer_.data()));
   }
   std::size_t extra_bytes() const override { return buffer_.bytes(); }
+  bool reads_every_value() const override { return true; }
   std::string description() const override {
     return alg2_ ? "cusparse-alg2 (cusparseSpMV, CUSPARSE_SPMV_CSR_ALG2)"
                  : "cusparse (cusparseSpMV, CUSPARSE_SPMV_CSR_ALG1)";

@@ -95,6 +95,7 @@ class ell_engine final : public engine<T> {
   }
   std::size_t extra_bytes() const override { return col_idx_.bytes() + values_.bytes(); }
   bool uses_csr() const override { return false; }
+  bool reads_every_value() const override { return true; }
   std::string description() const override { return "ell (width " + std::to_string(width_) + ")"; }
 
  private:

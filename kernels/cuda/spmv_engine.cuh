@@ -16,6 +16,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/formats.hpp"
+#include "kernels/cuda/spmv_common.cuh"
 #include "kernels/spmv.hpp"
 
 namespace perron::cuda::spmv {
@@ -29,6 +30,11 @@ struct device_csr {
   device_buffer<index_t> row_ptr;
   device_buffer<index_t> col_idx;
   device_buffer<T> values;
+  // Every value bit-equal to one_value (and nnz > 0): the CSR kernels read
+  // none (matrix_values). Set by upload_csr from the host matrix; a plan built
+  // from a device CSR leaves it false (no pass over the caller's arrays).
+  bool one_value_only = false;
+  T one_value = 0;
 
   std::size_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
 };
@@ -63,12 +69,26 @@ class engine {
   virtual std::size_t extra_bytes() const = 0;
   // Whether the engine reads the shared CSR arrays (ELL does not).
   virtual bool uses_csr() const { return true; }
+  // Whether it reads the values even where they are all one value (cuSPARSE:
+  // the library is handed the arrays; ELL: its own padded copy).
+  virtual bool reads_every_value() const { return false; }
   // "csr-vector (16 lanes/row)", ...
   virtual std::string description() const = 0;
 };
 
 template <class T>
 using csr_ptr = std::shared_ptr<const device_csr<T>>;
+
+// Calls launch(values, alpha) with the matrix_values a kernel reads: the
+// array itself, or (one value only) none and alpha scaled by that value.
+// Every engine that reads the CSR arrays launches through it.
+template <class T, class Launch>
+void launch_with_values(const device_csr<T>& a, T alpha, Launch&& launch) {
+  if (a.one_value_only)
+    launch(matrix_values<T, false>{nullptr}, alpha * a.one_value);
+  else
+    launch(matrix_values<T, true>{a.values.data()}, alpha);
+}
 
 // What a kernel's factory may use to configure its engine.
 template <class T>

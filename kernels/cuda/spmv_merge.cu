@@ -38,12 +38,11 @@ struct merge_coord {
   index_t nz;   // nonzeros consumed before this tile
 };
 
-template <class T>
+template <class T, class Values>
 __global__ void __launch_bounds__(merge_block)
     merge_kernel(const merge_coord* __restrict__ coords, const index_t* __restrict__ row_ptr,
-                 const index_t* __restrict__ col_idx, const T* __restrict__ values, const T* __restrict__ x,
-                 T alpha, T beta, T* __restrict__ y, index_t* __restrict__ carry_row,
-                 T* __restrict__ carry_val) {
+                 const index_t* __restrict__ col_idx, Values values, const T* __restrict__ x, T alpha, T beta,
+                 T* __restrict__ y, index_t* __restrict__ carry_row, T* __restrict__ carry_val) {
   __shared__ index_t
       row_end[merge_tile];  // end of each row completed in this tile, relative to the tile's first nonzero
   __shared__ T products[merge_tile];
@@ -64,7 +63,7 @@ __global__ void __launch_bounds__(merge_block)
     const std::size_t k = static_cast<std::size_t>(c0.nz) + i;
     e[j] = i < nrows ? load_stream(row_ptr + c0.row + i + 1) : 0;
     c[j] = i < nnz ? load_stream(col_idx + k) : 0;
-    v[j] = i < nnz ? load_stream(values + k) : T(0);
+    v[j] = i < nnz ? values[k] : T(0);
   }
 #pragma unroll
   for (int j = 0; j < items_per_thread; ++j) {
@@ -170,14 +169,20 @@ class merge_engine final : public engine<T> {
 
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const unsigned grid = grid_for(tiles_ * merge_block, merge_block, "merge");
-    merge_kernel<T><<<grid, merge_block, 0, stream_>>>(coords_.data(), a_->row_ptr.data(), a_->col_idx.data(),
-                                                       a_->values.data(), d_x, alpha, beta, d_y,
-                                                       carry_row_.data(), carry_val_.data());
+    // One value only: both kernels take alpha scaled by it (the fix-up adds
+    // alpha * carry, carry a sum over the pattern).
+    T scaled_alpha = alpha;
+    launch_with_values(*a_, alpha, [&](auto values, T scaled) {
+      scaled_alpha = scaled;
+      merge_kernel<<<grid, merge_block, 0, stream_>>>(coords_.data(), a_->row_ptr.data(), a_->col_idx.data(),
+                                                      values, d_x, scaled, beta, d_y, carry_row_.data(),
+                                                      carry_val_.data());
+    });
     PERRON_CUDA_CHECK_LAUNCH("merge_kernel");
     if (!needs_fixup_) return;
     const unsigned fix_grid = grid_for(tiles_, fixup_block, "merge fix-up");
     merge_fixup_kernel<T><<<fix_grid, fixup_block, 0, stream_>>>(tiles_, a_->rows, carry_row_.data(),
-                                                                 carry_val_.data(), alpha, d_y);
+                                                                 carry_val_.data(), scaled_alpha, d_y);
     PERRON_CUDA_CHECK_LAUNCH("merge_fixup_kernel");
   }
   std::size_t extra_bytes() const override {

@@ -1,11 +1,13 @@
 // spmv_plan: validates and uploads the matrix once, builds the engine of the
 // requested kernel (or lets the auto trial pick one), and forwards apply().
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <string>
 
 #include "core/cuda/check.cuh"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
@@ -80,6 +82,14 @@ std::shared_ptr<const device_csr<T>> upload_csr(const csr_matrix<T>& a) {
   d->row_ptr.upload(a.row_ptr);
   d->col_idx.upload(a.col_idx);
   d->values.upload(a.values);
+  // One value only (bitwise, so -0.0 and 0.0 or two NaNs of different bits
+  // count as different): the CSR kernels then read none.
+  if (!a.values.empty()) {
+    const T first = a.values.front();
+    d->one_value_only = std::all_of(a.values.begin(), a.values.end(),
+                                    [&](T v) { return std::memcmp(&v, &first, sizeof(T)) == 0; });
+    d->one_value = first;
+  }
   return d;
 }
 
@@ -301,7 +311,11 @@ const std::string& spmv_plan<T>::reason() const {
 }
 template <class T>
 std::string spmv_plan<T>::description() const {
-  return checked(impl_).engine->description();
+  const impl& p = checked(impl_);
+  std::string text = p.engine->description();
+  if (p.csr && p.csr->one_value_only && !p.engine->reads_every_value())
+    text += ", every value " + format_g(static_cast<double>(p.csr->one_value)) + ": none read";
+  return text;
 }
 
 template class spmv_plan<float>;

@@ -14,11 +14,10 @@ namespace {
 
 constexpr unsigned scalar_block = 256;
 
-template <class T>
+template <class T, class Values>
 __global__ void __launch_bounds__(scalar_block)
     csr_scalar_kernel(index_t rows, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-                      const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
-                      T* __restrict__ y) {
+                      Values values, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
   const std::size_t r = global_thread();
   if (r >= static_cast<std::size_t>(rows)) return;
   // 64-bit positions: k + 4 must not overflow near nnz = 2^31 - 1.
@@ -32,11 +31,11 @@ __global__ void __launch_bounds__(scalar_block)
 #pragma unroll
     for (int u = 0; u < 4; ++u) c[u] = load_stream(col_idx + k + u);
 #pragma unroll
-    for (int u = 0; u < 4; ++u) v[u] = load_stream(values + k + u);
+    for (int u = 0; u < 4; ++u) v[u] = values[k + u];
 #pragma unroll
     for (int u = 0; u < 4; ++u) sum += v[u] * load_x(x + c[u]);
   }
-  for (; k < end; ++k) sum += load_stream(values + k) * load_x(x + load_stream(col_idx + k));
+  for (; k < end; ++k) sum += values[k] * load_x(x + load_stream(col_idx + k));
   store_y(y, r, alpha, sum, beta);
 }
 
@@ -47,8 +46,10 @@ class scalar_engine final : public engine<T> {
 
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const unsigned grid = grid_for(static_cast<std::size_t>(a_->rows), scalar_block, "csr-scalar");
-    csr_scalar_kernel<T><<<grid, scalar_block, 0, stream_>>>(a_->rows, a_->row_ptr.data(), a_->col_idx.data(),
-                                                             a_->values.data(), d_x, alpha, beta, d_y);
+    launch_with_values(*a_, alpha, [&](auto values, T scaled) {
+      csr_scalar_kernel<<<grid, scalar_block, 0, stream_>>>(a_->rows, a_->row_ptr.data(), a_->col_idx.data(),
+                                                            values, d_x, scaled, beta, d_y);
+    });
     PERRON_CUDA_CHECK_LAUNCH("csr_scalar_kernel");
   }
   std::size_t extra_bytes() const override { return 0; }

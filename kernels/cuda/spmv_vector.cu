@@ -17,11 +17,10 @@ namespace {
 
 constexpr unsigned vector_block = 256;
 
-template <int V, class T>
+template <int V, class T, class Values>
 __global__ void __launch_bounds__(vector_block)
     csr_vector_kernel(index_t rows, const index_t* __restrict__ row_ptr, const index_t* __restrict__ col_idx,
-                      const T* __restrict__ values, const T* __restrict__ x, T alpha, T beta,
-                      T* __restrict__ y) {
+                      Values values, const T* __restrict__ x, T alpha, T beta, T* __restrict__ y) {
   const std::size_t t = global_thread();
   const std::size_t r = t / V;
   const int lane = static_cast<int>(t % V);
@@ -33,11 +32,11 @@ __global__ void __launch_bounds__(vector_block)
     // Two independent gathers in flight per lane and step.
     for (; k + V < end; k += 2 * V) {
       const index_t c0 = load_stream(col_idx + k), c1 = load_stream(col_idx + k + V);
-      const T v0 = load_stream(values + k), v1 = load_stream(values + k + V);
+      const T v0 = values[k], v1 = values[k + V];
       sum += v0 * load_x(x + c0);
       sum += v1 * load_x(x + c1);
     }
-    if (k < end) sum += load_stream(values + k) * load_x(x + load_stream(col_idx + k));
+    if (k < end) sum += values[k] * load_x(x + load_stream(col_idx + k));
   }
   // Every lane of the warp takes part (groups never straddle warps: V | 32).
   sum = group_sum<V>(sum);
@@ -70,8 +69,10 @@ class vector_engine final : public engine<T> {
   template <int V>
   void launch(T alpha, const T* d_x, T beta, T* d_y) const {
     const unsigned grid = grid_for(static_cast<std::size_t>(a_->rows) * V, vector_block, "csr-vector");
-    csr_vector_kernel<V, T><<<grid, vector_block, 0, stream_>>>(
-        a_->rows, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), d_x, alpha, beta, d_y);
+    launch_with_values(*a_, alpha, [&](auto values, T scaled) {
+      csr_vector_kernel<V, T><<<grid, vector_block, 0, stream_>>>(
+          a_->rows, a_->row_ptr.data(), a_->col_idx.data(), values, d_x, scaled, beta, d_y);
+    });
     PERRON_CUDA_CHECK_LAUNCH("csr_vector_kernel");
   }
 

@@ -62,7 +62,7 @@ const char* usage_text =
     "against cuSPARSE CSR ALG1 measured in the same process (> 1: faster), and the\n"
     "largest error against the CPU reference relative to sum_j |a_ij x_j| (PASS\n"
     "when every row is within 2 eps (row length + 1) of it).\n"
-    "A matrix whose nonzeros all hold one value (a graph's adjacency, a pattern\n"
+    "A matrix whose nonzeros all hold 1, or all -1 (a graph's adjacency, a pattern\n"
     "file) is run by the CSR kernels as its pattern, no value read (cuSPARSE and\n"
     "ell still read them); the byte count above still counts the values, and\n"
     "--read-values nudges each matrix's first value so that every kernel reads them.\n"

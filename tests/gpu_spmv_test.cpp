@@ -410,26 +410,37 @@ INSTANTIATE_TEST_SUITE_P(All, GpuSpmv,
 
 // ---- one value only -------------------------------------------------------------------
 
-// A matrix whose nonzeros all hold one value v is run as its pattern, no
-// value read and alpha scaled by v (kernels/cuda/spmv_common.cuh,
+// A matrix whose nonzeros all hold one value v = 1 or -1 is run as its
+// pattern, no value read and alpha scaled by v (kernels/cuda/spmv_common.cuh,
 // matrix_values). Every kernel, both precisions, on shapes that reach each
 // kernel's paths (rows cut into parts, merge's fix-up, empty rows, one entry,
-// an R-MAT): v = 0.3 within the tolerance, v = 1 and -2 exactly, and ones
-// but the last value 2 (a check that stopped one short would take the ones).
+// an R-MAT): v = 1 and -1 within the tolerance and exactly, -2 exactly (read:
+// only +-1 skip), ones but the last value 2 (a check that stopped one short
+// would take the ones), and which plans say they read none.
 template <class T>
 void check_one_value(spmv_kernel kernel, const csr_matrix<double>& a64) {
   csr_matrix<double> a = a64;
-  std::fill(a.values.begin(), a.values.end(), 0.3);
-  check_kernel<T>(kernel, a);
+  for (double v : {1.0, -1.0}) {
+    std::fill(a.values.begin(), a.values.end(), v);
+    check_kernel<T>(kernel, a);
+  }
   check_exact<T>(kernel, a64, [](std::size_t, std::size_t) { return 1; });
+  check_exact<T>(kernel, a64, [](std::size_t, std::size_t) { return -1; });
   check_exact<T>(kernel, a64, [](std::size_t, std::size_t) { return -2; });
   check_exact<T>(kernel, a64, [](std::size_t k, std::size_t nnz) { return k + 1 == nnz ? 2 : 1; });
   if (kernel == spmv_kernel::automatic || kernel == spmv_kernel::ell) return;
   // Which kernels say they read none: every CSR kernel but cuSPARSE's.
   const bool skips = kernel != spmv_kernel::cusparse && kernel != spmv_kernel::cusparse_alg2;
-  const std::string one = spmv_plan<T>(value_cast<T>(a), kernel).description();
-  EXPECT_EQ(one.find("every value 0.3: none read") != std::string::npos, skips) << one;
+  auto description = [&](double v) {
+    std::fill(a.values.begin(), a.values.end(), v);
+    return spmv_plan<T>(value_cast<T>(a), kernel).description();
+  };
+  const std::string one = description(1.0), minus = description(-1.0), other = description(0.3);
+  EXPECT_EQ(one.find("every value 1: none read") != std::string::npos, skips) << one;
+  EXPECT_EQ(minus.find("every value -1: none read") != std::string::npos, skips) << minus;
+  EXPECT_EQ(other.find("none read"), std::string::npos) << other;
   if (a.nnz() < 2) return;
+  a.values.assign(a.nnz(), 1.0);
   a.values.back() = 0.25;
   const std::string two = spmv_plan<T>(value_cast<T>(a), kernel).description();
   EXPECT_EQ(two.find("none read"), std::string::npos) << two;

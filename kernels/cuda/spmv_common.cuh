@@ -23,12 +23,15 @@ __device__ __forceinline__ T load_stream(const T* p) {
     return __ldg(p);
 }
 // Where a kernel reads A's values: values[k]. A matrix whose nonzeros all hold
-// one value v (a graph's adjacency, a pattern file: every value 1) is run as
-// the pattern with v folded into alpha (launch_with_values, spmv_engine.cuh),
+// one value v = 1 or -1 (a graph's adjacency, a pattern file) is run as the
+// pattern with v folded into alpha (launch_with_values, spmv_engine.cuh),
 // Read = false, so no value is loaded: of the bytes a CSR SpMV moves per
 // nonzero (4 index + 4 or 8 value + the gather of x, a 32-byte L2 sector where
 // columns are random + row_ptr and y over the row) the value's 4 or 8 go.
-// Then y = alpha v (A_pattern x): for v = 1 the same bits as reading the ones.
+// y = (alpha v) (A_pattern x) has the bits of reading the values because v is
+// +-1 (a product by it and the negation are exact); another v would round
+// differently and could overflow where the products do not (|v| < 1 with x
+// near the largest T), so those matrices are read as they are.
 template <class T, bool Read>
 struct matrix_values {
   const T* p;  // null when !Read

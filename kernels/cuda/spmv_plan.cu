@@ -82,9 +82,9 @@ std::shared_ptr<const device_csr<T>> upload_csr(const csr_matrix<T>& a) {
   d->row_ptr.upload(a.row_ptr);
   d->col_idx.upload(a.col_idx);
   d->values.upload(a.values);
-  // One value only (bitwise, so -0.0 and 0.0 or two NaNs of different bits
-  // count as different): the CSR kernels then read none.
-  if (!a.values.empty()) {
+  // One value only, 1 or -1 (matrix_values, spmv_common.cuh, says why no
+  // other): the CSR kernels then read none.
+  if (!a.values.empty() && (a.values.front() == T(1) || a.values.front() == T(-1))) {
     const T first = a.values.front();
     d->one_value_only = std::all_of(a.values.begin(), a.values.end(),
                                     [&](T v) { return std::memcmp(&v, &first, sizeof(T)) == 0; });

@@ -31,7 +31,8 @@ struct device_csr {
   device_buffer<index_t> col_idx;
   device_buffer<T> values;
   // Every value bit-equal to one_value, 1 or -1 (and nnz > 0): the CSR
-  // kernels read none (matrix_values). Set by upload_csr from the host matrix; a plan built
+  // kernels read none (matrix_values), and a plan whose kernel is one of them
+  // frees `values`. Set by upload_csr from the host matrix; a plan built
   // from a device CSR leaves it false (no pass over the caller's arrays).
   bool one_value_only = false;
   T one_value = 0;

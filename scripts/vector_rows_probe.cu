@@ -15,13 +15,13 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e = (x);                                                       \
-    if (e != cudaSuccess) {                                                    \
-      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));     \
-      std::exit(1);                                                            \
-    }                                                                          \
+#define CK(x)                                                               \
+  do {                                                                      \
+    cudaError_t e = (x);                                                    \
+    if (e != cudaSuccess) {                                                 \
+      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+      std::exit(1);                                                         \
+    }                                                                       \
   } while (0)
 
 __global__ void floor_kernel(size_t nnz, const int* __restrict__ col, const float* __restrict__ x,
@@ -42,9 +42,9 @@ __global__ void floor_kernel(size_t nnz, const int* __restrict__ col, const floa
 // of all R rows before the first gather is used (R gathers in flight), then
 // walks what is left of each row V at a time.
 template <int V, int R, bool Values>
-__global__ void __launch_bounds__(256) vec_rows(int rows, const int* __restrict__ rp, const int* __restrict__ col,
-                                                const float* __restrict__ val, const float* __restrict__ x,
-                                                float* __restrict__ y) {
+__global__ void __launch_bounds__(256)
+    vec_rows(int rows, const int* __restrict__ rp, const int* __restrict__ col, const float* __restrict__ val,
+             const float* __restrict__ x, float* __restrict__ y) {
   const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t g = t / V;
   const int lane = int(t % V);
@@ -69,7 +69,8 @@ __global__ void __launch_bounds__(256) vec_rows(int rows, const int* __restrict_
   for (int i = 0; i < R; ++i) sum[i] = c[i] >= 0 ? v[i] * __ldg(x + c[i]) : 0.0f;
 #pragma unroll
   for (int i = 0; i < R; ++i)
-    for (int k = beg[i] + lane + V; k < end[i]; k += V) sum[i] += (Values ? __ldg(val + k) : 1.0f) * __ldg(x + __ldg(col + k));
+    for (int k = beg[i] + lane + V; k < end[i]; k += V)
+      sum[i] += (Values ? __ldg(val + k) : 1.0f) * __ldg(x + __ldg(col + k));
 #pragma unroll
   for (int i = 0; i < R; ++i)
 #pragma unroll
@@ -157,9 +158,9 @@ int main(int argc, char** argv) {
     std::printf("  %-22s V %2d R %d %s %8.2f us  /floor %.3f  max err %.1e\n", name, V, R,
                 values ? "valued " : "pattern", us, us / fl, worst);
   };
-#define RUN(V, R)                                              \
-  run(vec_rows<V, R, false>, V, R, false, "vec_rows");         \
+#define RUN(V, R)                                      \
+  run(vec_rows<V, R, false>, V, R, false, "vec_rows"); \
   run(vec_rows<V, R, true>, V, R, true, "vec_rows");
-  RUN(32, 1) RUN(16, 1) RUN(16, 2) RUN(16, 4) RUN(8, 1) RUN(8, 2) RUN(8, 4) RUN(4, 4) RUN(4, 8) RUN(32, 2)
-  return 0;
+  RUN(32, 1)
+  RUN(16, 1) RUN(16, 2) RUN(16, 4) RUN(8, 1) RUN(8, 2) RUN(8, 4) RUN(4, 4) RUN(4, 8) RUN(32, 2) return 0;
 }

@@ -47,7 +47,9 @@ void expect_scaled_solves(Solve solve, const std::vector<double>& b0, const stop
     if (k > -1000) {  // 2^-1050 b0 holds subnormals, which lose bits
       for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(x[i], std::ldexp(x0[i], k)) << i;
       EXPECT_EQ(r.residual, std::ldexp(r0.residual, k));
-      if (c.rhs_norm_exact) EXPECT_EQ(r.rhs_norm, std::ldexp(r0.rhs_norm, k));
+      if (c.rhs_norm_exact) {
+        EXPECT_EQ(r.rhs_norm, std::ldexp(r0.rhs_norm, k));
+      }
     }
   }
   for (double scale : {1e160, 1e-170}) {
@@ -58,7 +60,9 @@ void expect_scaled_solves(Solve solve, const std::vector<double>& b0, const stop
     EXPECT_TRUE(r.converged);
     EXPECT_EQ(r.status, solve_status::converged);
     EXPECT_GT(r.iterations, c.min_iterations);
-    if (c.rhs_norm_tol >= 0) EXPECT_NEAR(r.rhs_norm / scale, r0.rhs_norm, c.rhs_norm_tol * r0.rhs_norm);
+    if (c.rhs_norm_tol >= 0) {
+      EXPECT_NEAR(r.rhs_norm / scale, r0.rhs_norm, c.rhs_norm_tol * r0.rhs_norm);
+    }
     EXPECT_LE(r.residual, stop.rel_tol * r.rhs_norm);
     for (std::size_t i = 0; i < n; ++i) ASSERT_NEAR(x[i] / scale, x0[i], 1e-8) << i;
   }

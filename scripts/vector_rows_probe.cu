@@ -1,6 +1,6 @@
 // Probe (session 65): does a CSR-vector group that keeps several rows'
 // gathers in flight close the gap between a random-column SpMV and its gather
-// floor? Standalone: nvcc -O3 -std=c++17 -arch=sm_90 -o /tmp/vrp scripts/vector_rows_probe.cu
+// floor? Standalone: nvcc -O3 -std=c++17 -arch=sm_90 -I. -o /tmp/vrp scripts/vector_rows_probe.cu
 //   /tmp/vrp ROWS MEAN_LEN [uniform]   (Poisson row lengths, or uniform in [0, 2 MEAN])
 // Prints, in us (median of 101 calls after 10 warm-ups, CUDA events), the gather
 // floor (the column stream and one x gather a nonzero, as spmv-bench --floors)
@@ -15,14 +15,9 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                               \
-  do {                                                                      \
-    cudaError_t e = (x);                                                    \
-    if (e != cudaSuccess) {                                                 \
-      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                         \
-    }                                                                       \
-  } while (0)
+#include "scripts/probe_cuda.cuh"
+
+using namespace perron;
 
 __global__ void floor_kernel(size_t nnz, const int* __restrict__ col, const float* __restrict__ x,
                              float* __restrict__ sink) {
@@ -81,26 +76,6 @@ __global__ void __launch_bounds__(256)
       if (r0 + i < size_t(rows)) y[r0 + i] = sum[i];
 }
 
-template <class F>
-double time_us(F f) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 10; ++i) f();
-  std::vector<float> ms;
-  for (int i = 0; i < 101; ++i) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float m = 0;
-    CK(cudaEventElapsedTime(&m, a, b));
-    ms.push_back(m);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[50] * 1e3;
-}
-
 int main(int argc, char** argv) {
   const int rows = argc > 1 ? std::atoi(argv[1]) : 1000000;
   const double mean = argc > 2 ? std::atof(argv[2]) : 16;
@@ -128,30 +103,25 @@ int main(int argc, char** argv) {
       ref[r] += double(val[k]) * x[col[k]];
       refp[r] += x[col[k]];
     }
-  int *d_rp, *d_col;
-  float *d_val, *d_x, *d_y, *d_sink;
-  CK(cudaMalloc(&d_rp, rp.size() * 4));
-  CK(cudaMalloc(&d_col, nnz * 4));
-  CK(cudaMalloc(&d_val, nnz * 4));
-  CK(cudaMalloc(&d_x, rows * 4));
-  CK(cudaMalloc(&d_y, rows * 4));
-  CK(cudaMalloc(&d_sink, 4));
-  CK(cudaMemcpy(d_rp, rp.data(), rp.size() * 4, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(d_col, col.data(), nnz * 4, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(d_val, val.data(), nnz * 4, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(d_x, x.data(), rows * 4, cudaMemcpyHostToDevice));
+  int* d_rp = probe::upload(rp);
+  int* d_col = probe::upload(col);
+  float* d_val = probe::upload(val);
+  float* d_x = probe::upload(x);
+  float* d_y = probe::upload(std::vector<float>(rows));
+  float* d_sink = probe::upload(std::vector<float>(1));
   int sms = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const unsigned fgrid = unsigned(std::min<size_t>((nnz + 255) / 256, size_t(sms) * 8));
-  const double fl = time_us([&] { floor_kernel<<<fgrid, 256>>>(nnz, d_col, d_x, d_sink); });
+  probe::event_timer timer(10, 101);
+  const double fl = timer.median_us([&] { floor_kernel<<<fgrid, 256>>>(nnz, d_col, d_x, d_sink); });
   std::printf("rows %d nnz %zu mean %.2f %s: floor %.2f us\n", rows, nnz, double(nnz) / rows,
               uniform ? "uniform" : "poisson", fl);
   auto run = [&](auto kernel, int V, int R, bool values, const char* name) {
     const size_t threads = (size_t(rows) + R - 1) / R * V;
     const unsigned grid = unsigned((threads + 255) / 256);
-    const double us = time_us([&] { kernel<<<grid, 256>>>(rows, d_rp, d_col, d_val, d_x, d_y); });
+    const double us = timer.median_us([&] { kernel<<<grid, 256>>>(rows, d_rp, d_col, d_val, d_x, d_y); });
     std::vector<float> y(rows);
-    CK(cudaMemcpy(y.data(), d_y, rows * 4, cudaMemcpyDeviceToHost));
+    PERRON_CUDA_CHECK(cudaMemcpy(y.data(), d_y, rows * 4, cudaMemcpyDeviceToHost));
     double worst = 0;
     const std::vector<double>& rr = values ? ref : refp;
     for (int r = 0; r < rows; ++r) worst = std::max(worst, std::abs(y[r] - rr[r]));

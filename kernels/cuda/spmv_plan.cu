@@ -1,7 +1,6 @@
 // spmv_plan: validates and uploads the matrix once, builds the engine of the
 // requested kernel (or lets the auto trial pick one), and forwards apply().
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <string>
 
@@ -86,8 +85,8 @@ std::shared_ptr<const device_csr<T>> upload_csr(const csr_matrix<T>& a) {
   // other): the CSR kernels then read none.
   if (!a.values.empty() && (a.values.front() == T(1) || a.values.front() == T(-1))) {
     const T first = a.values.front();
-    d->one_value_only = std::all_of(a.values.begin(), a.values.end(),
-                                    [&](T v) { return std::memcmp(&v, &first, sizeof(T)) == 0; });
+    // == on +-1 is bitwise: no other bits (not -0, not a NaN) compare equal to it.
+    d->one_value_only = std::all_of(a.values.begin(), a.values.end(), [&](T v) { return v == first; });
     d->one_value = first;
   }
   return d;

@@ -113,7 +113,9 @@ __global__ void chunk_spikes_kernel(std::size_t n, std::size_t chunks, stencil_c
   const chunk_span c = chunk_of(n, k);
   double af = 0, al = 1, bf = 1, bl = 0, zf = 0, zl = 0;  // empty interior
   if (c.q > c.s) {
-    const auto [ls, uq] = couplings(n, a, c);
+    // Named copies, not structured bindings: C++17 lambdas cannot capture those.
+    const coupling_pair cp = couplings(n, a, c);
+    const double ls = cp.lower_first, uq = cp.upper_last;
     interior_solve<T>(
         n, a, c.s, c.q, [&](std::size_t i) { return i == c.s ? -ls : 0.0; }, af, al, (T*)nullptr);
     interior_solve<T>(
@@ -190,7 +192,9 @@ __global__ void chunk_back_kernel(std::size_t n, std::size_t chunks, stencil_coe
   const chunk_span c = chunk_of(n, k);
   const double left = k ? double(sep[k - 1]) : 0.0, right = double(sep[k]);
   if (c.q > c.s) {
-    const auto [ls, uq] = couplings(n, a, c);
+    // Named copies, not structured bindings: C++17 lambdas cannot capture those.
+    const coupling_pair cp = couplings(n, a, c);
+    const double ls = cp.lower_first, uq = cp.upper_last;
     double f, z;
     interior_solve<T>(
         n, a, c.s, c.q,

@@ -1327,8 +1327,8 @@ __global__ void __launch_bounds__(step_threads, 1)
   const cluster_layout<T> Q(smem, blocks, a.slices, cuts, n, nb);
   load_resident(a, Q.L, span);
   for (int i = warp; i < nb; i += step_warps) {
-    const index_t R = Q.L.vrow[32 * i + lane];
-    Q.vdeg[32 * i + lane] = R < n ? __ldg(a.deg + R) : 0;
+    const index_t row = Q.L.vrow[32 * i + lane];
+    Q.vdeg[32 * i + lane] = row < n ? __ldg(a.deg + row) : 0;
   }
   for (index_t j = static_cast<index_t>(threadIdx.x); j < cuts; j += step_threads) Q.cut[j] = cut_rows[j];
   {
@@ -1362,11 +1362,11 @@ __global__ void __launch_bounds__(step_threads, 1)
       // A: the block's slices, in resident_gather's order.
       for (int i = warp; i < nb; i += step_warps) {
         const int at = 32 * i + lane;
-        const index_t R = Q.L.vrow[at];
+        const index_t row = Q.L.vrow[at];
         const unsigned len = Q.L.vlen[at];
         row_data<T> rd{};
-        if (R < n)
-          rd = {Q.vdeg[at], xc[R], p.personalized ? static_cast<double>(__ldg(a.v + R)) : p.v_uniform};
+        if (row < n)
+          rd = {Q.vdeg[at], xc[row], p.personalized ? static_cast<double>(__ldg(a.v + row)) : p.v_uniform};
         const index_t* cp = Q.L.col + Q.L.off[i] + lane;
         double acc = 0;
         for (unsigned j = 0; j < len; j += unroll) {
@@ -1379,11 +1379,11 @@ __global__ void __launch_bounds__(step_threads, 1)
             if (j + u < len) acc += static_cast<double>(xc[cj[u]]);
         }
         const index_t q = static_cast<index_t>(me) + static_cast<index_t>(i) * static_cast<index_t>(blocks);
-        const index_t out = slice_outside(Q.L, i, R);
-        const slice_scan sc = scan_slice(n, R, out, acc);
+        const index_t out = slice_outside(Q.L, i, row);
+        const slice_scan sc = scan_slice(n, row, out, acc);
         if (sc.finishes) {
           const T xs = update_row(sc.sum, rd, p.alpha, c, s);
-          for (int b = 0; b < blocks; ++b) cluster.map_shared_rank(xn, b)[R] = xs;
+          for (int b = 0; b < blocks; ++b) cluster.map_shared_rank(xn, b)[row] = xs;
         }
         if (sc.head_lane) {  // lane b writes block b's slot
           const double h = __shfl_sync(full, sc.sum, __ffs(sc.head_lane) - 1);

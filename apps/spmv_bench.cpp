@@ -136,7 +136,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
      "CSV on stdout instead of the table, or (--csv=FILE) into FILE as well as the table")
     ("no-check", "skip the comparison with the CPU reference")
     ("floors", po::bool_switch(&s.floors),
-     "also time x-gather-floor: a kernel streaming only col_idx and gathering x[col] per nonzero")
+     "also time x-gather-floor: a kernel streaming only col_idx and gathering x[col] per nonzero; and, for a "
+     "matrix whose values the kernels read (not one value 1 or -1), x-gather-floor-values: the values streamed too")
     ("read-values", po::bool_switch(&s.read_values),
      "first value of each matrix moved to the next representable number: no matrix has one value only, every "
      "kernel reads the values (what the one-value path saves, timed)")
@@ -314,12 +315,14 @@ struct matrix_bench {
     return r;
   }
 
-  // The x-gather floor (--floors), against the baseline.
-  result gather_floor(const result& baseline) {
+  // The x-gather floor (--floors), against the baseline; with_values: the
+  // floor of a matrix whose values every kernel must read.
+  result gather_floor(const result& baseline, bool with_values) {
     result r = make_result(spmv_kernel::cusparse);
-    r.kernel = r.resolved = "x-gather-floor";
-    r.description = "col_idx stream + one x gather per nonzero (no values, row_ptr or y)";
-    const gpu_timing t = time_gather_floor(a, d_x.data(), s.warmup, s.iterations, s.cold);
+    r.kernel = r.resolved = with_values ? "x-gather-floor-values" : "x-gather-floor";
+    r.description = with_values ? "col_idx and values streamed + one x gather per nonzero (no row_ptr or y)"
+                                : "col_idx stream + one x gather per nonzero (no values, row_ptr or y)";
+    const gpu_timing t = time_gather_floor(a, d_x.data(), s.warmup, s.iterations, s.cold, with_values);
     r.median_us = t.median_us();
     r.min_us = *std::min_element(t.us.begin(), t.us.end());
     r.gbs = bytes / (r.median_us * 1e3);
@@ -346,7 +349,10 @@ void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, s
   matrix_bench<T> bench{s, base_name(spec), a, std::move(x), std::move(ref), copy_gbs};
 
   const result baseline = bench.run_kernel(spmv_kernel::cusparse);
-  if (s.floors) out.push_back(bench.gather_floor(baseline));
+  if (s.floors) {
+    out.push_back(bench.gather_floor(baseline, false));
+    if (!runs_as_pattern(bench.a)) out.push_back(bench.gather_floor(baseline, true));
+  }
   for (spmv_kernel k : s.kernels) {
     result r = k == spmv_kernel::cusparse ? baseline : bench.run_kernel(k);
     if (!r.refused && baseline.median_us > 0) r.vs_alg1 = baseline.median_us / r.median_us;

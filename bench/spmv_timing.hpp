@@ -25,10 +25,13 @@ gpu_timing time_spmv(const spmv_plan<T>& plan, T alpha, const T* d_x, T beta, T*
 
 // Diagnostic floor for a CSR matrix: the time of a kernel that streams only
 // col_idx and gathers x[col] once per nonzero (no values, no row_ptr, no y),
-// with d_x on the device (cols entries), timed like time_spmv.
+// with d_x on the device (cols entries), timed like time_spmv. With
+// with_values it streams the values too and sums a_k x[col_k]: the floor of a
+// matrix whose values a kernel must read (not one value: spmv_common.cuh's
+// matrix_values), which moves 4 or 8 bytes a nonzero more.
 template <class T>
 gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, int iterations,
-                             bool flush_l2 = false);
+                             bool flush_l2 = false, bool with_values = false);
 
 // What checking an SpMV result y = A x needs per row: sum_j |a_ij x_j| and the
 // row length. A row accumulated in T is right when |y_i - exact_i| <=

@@ -35,6 +35,19 @@ template <class T>
 int spmv_team(const csr_matrix<T>& a);
 
 // ---- GPU (kernels/cuda/) ---------------------------------------------------
+// Whether the GPU CSR kernels run `a` as its pattern, reading no value: every
+// value bit-equal to one 1 or -1 (kernels/cuda/spmv_common.cuh, matrix_values,
+// says why no other). == on +-1 is bitwise: no other bits (not -0, not a NaN)
+// compare equal to it. One pass over the values, on the host.
+template <class T>
+bool runs_as_pattern(const csr_matrix<T>& a) {
+  if (a.values.empty() || !(a.values.front() == T(1) || a.values.front() == T(-1))) return false;
+  const T first = a.values.front();
+  for (const T v : a.values)
+    if (!(v == first)) return false;
+  return true;
+}
+
 // A plan owns A on the device in the layout its kernel needs, plus that
 // kernel's preprocessing (row blocks, ELL padding, merge partitions, cuSPARSE
 // descriptors and buffer), built once and reused every call. apply()

@@ -17,10 +17,11 @@ namespace cuda::spmv {
 namespace {
 
 // Only the column stream and one x gather per nonzero: the traffic every CSR
-// kernel has beyond the value and row_ptr streams. The sum is written only if
-// it equals an impossible value, so the loads cannot be dropped.
-template <class T>
-__global__ void gather_floor_kernel(std::size_t nnz, const index_t* __restrict__ col_idx,
+// kernel has beyond the value and row_ptr streams (Values: matrix_values, with
+// Read the value stream too). The sum is written only if it equals an
+// impossible value, so the loads cannot be dropped.
+template <class T, class Values>
+__global__ void gather_floor_kernel(std::size_t nnz, const index_t* __restrict__ col_idx, Values values,
                                     const T* __restrict__ x, T* __restrict__ sink) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   T sum = 0;
@@ -28,9 +29,10 @@ __global__ void gather_floor_kernel(std::size_t nnz, const index_t* __restrict__
   for (; k + 3 * stride < nnz; k += 4 * stride) {
     const index_t c0 = load_stream(col_idx + k), c1 = load_stream(col_idx + k + stride);
     const index_t c2 = load_stream(col_idx + k + 2 * stride), c3 = load_stream(col_idx + k + 3 * stride);
-    sum += load_x(x + c0) + load_x(x + c1) + load_x(x + c2) + load_x(x + c3);
+    const T v0 = values[k], v1 = values[k + stride], v2 = values[k + 2 * stride], v3 = values[k + 3 * stride];
+    sum += v0 * load_x(x + c0) + v1 * load_x(x + c1) + v2 * load_x(x + c2) + v3 * load_x(x + c3);
   }
-  for (; k < nnz; k += stride) sum += load_x(x + load_stream(col_idx + k));
+  for (; k < nnz; k += stride) sum += values[k] * load_x(x + load_stream(col_idx + k));
   if (sum == T(-1.2345e30)) *sink = sum;
 }
 
@@ -57,9 +59,11 @@ gpu_timing time_spmv(const spmv_plan<T>& plan, T alpha, const T* d_x, T beta, T*
 }
 
 template <class T>
-gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, int iterations,
-                             bool flush_l2) {
+gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, int iterations, bool flush_l2,
+                             bool with_values) {
   cuda::device_buffer<index_t> d_col(a.col_idx);
+  cuda::device_buffer<T> d_values;
+  if (with_values) d_values = cuda::device_buffer<T>(a.values);
   cuda::device_buffer<T> d_sink(1);
   cuda::device_buffer<unsigned char> flush;
   if (flush_l2) flush = l2_flush_buffer();
@@ -70,7 +74,12 @@ gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, i
   // Enough threads to fill the GPU (8 blocks of 256 per SM), fewer when there is little work.
   const unsigned grid = cuda::grid_for(nnz, 256, static_cast<unsigned>(sms) * 8);
   auto launch = [&] {
-    cuda::spmv::gather_floor_kernel<T><<<grid, 256>>>(nnz, d_col.data(), d_x, d_sink.data());
+    if (with_values)
+      cuda::spmv::gather_floor_kernel<<<grid, 256>>>(
+          nnz, d_col.data(), cuda::spmv::matrix_values<T, true>{d_values.data()}, d_x, d_sink.data());
+    else
+      cuda::spmv::gather_floor_kernel<<<grid, 256>>>(
+          nnz, d_col.data(), cuda::spmv::matrix_values<T, false>{nullptr}, d_x, d_sink.data());
     PERRON_CUDA_CHECK_LAUNCH("gather_floor_kernel");
   };
   return {cuda::time_calls(launch, nullptr, warmup, iterations, flush.data(), flush.bytes())};
@@ -94,7 +103,7 @@ double copy_bandwidth_gbs(std::size_t bytes, int iterations) {
 template gpu_timing time_spmv(const spmv_plan<float>&, float, const float*, float, float*, int, int, bool);
 template gpu_timing time_spmv(const spmv_plan<double>&, double, const double*, double, double*, int, int,
                               bool);
-template gpu_timing time_gather_floor(const csr_matrix<float>&, const float*, int, int, bool);
-template gpu_timing time_gather_floor(const csr_matrix<double>&, const double*, int, int, bool);
+template gpu_timing time_gather_floor(const csr_matrix<float>&, const float*, int, int, bool, bool);
+template gpu_timing time_gather_floor(const csr_matrix<double>&, const double*, int, int, bool, bool);
 
 }  // namespace perron

@@ -81,13 +81,10 @@ std::shared_ptr<const device_csr<T>> upload_csr(const csr_matrix<T>& a) {
   d->row_ptr.upload(a.row_ptr);
   d->col_idx.upload(a.col_idx);
   d->values.upload(a.values);
-  // One value only, 1 or -1 (matrix_values, spmv_common.cuh, says why no
-  // other): the CSR kernels then read none.
-  if (!a.values.empty() && (a.values.front() == T(1) || a.values.front() == T(-1))) {
-    const T first = a.values.front();
-    // == on +-1 is bitwise: no other bits (not -0, not a NaN) compare equal to it.
-    d->one_value_only = std::all_of(a.values.begin(), a.values.end(), [&](T v) { return v == first; });
-    d->one_value = first;
+  // One value only, 1 or -1: the CSR kernels then read none.
+  if (runs_as_pattern(a)) {
+    d->one_value_only = true;
+    d->one_value = a.values.front();
   }
   return d;
 }

@@ -149,6 +149,17 @@ const std::vector<named_maker>& generated() {
                                     : i % 97 == 5 ? 1500
                                                   : (i * 7919) % 97; }, 107);
        }},
+      // Rows at the edge of csr-adaptive's stream block of 2048 nonzeros,
+      // starting anywhere within 32 entries: its loads (and csr-cte's) start
+      // at the first nonzero rounded down to 32, so a row of 2020 that starts
+      // 30 entries past a multiple of 32 is a long row there.
+      {"stream_edges",
+       [] {
+         static constexpr index_t lengths[] = {2048, 5,    2047, 2020, 31,   33, 2040, 1,
+                                               0,    2030, 17,   2000, 2046, 64, 3};
+         return rows_of_length(
+             300, 5000, [](index_t i) { return lengths[i % 15]; }, 111);
+       }},
       // Every third row empty, the others 1..20 entries.
       {"empty_rows",
        [] {
@@ -465,7 +476,8 @@ INSTANTIATE_TEST_SUITE_P(All, GpuSpmvOneValue,
                          ::testing::Combine(::testing::ValuesIn(gpu_kernels()),
                                             ::testing::Values(precision::f32, precision::f64),
                                             ::testing::Values("one_by_one", "rect_1000x700", "varied_rows",
-                                                              "empty_rows", "huge_row", "rmat_16")),
+                                                              "stream_edges", "empty_rows", "huge_row",
+                                                              "rmat_16")),
                          test_name);
 
 // ---- the plan's contract ------------------------------------------------------------

@@ -150,9 +150,9 @@ const std::vector<named_maker>& generated() {
                                                   : (i * 7919) % 97; }, 107);
        }},
       // Rows at the edge of csr-adaptive's stream block of 2048 nonzeros,
-      // starting anywhere within 32 entries: its loads (and csr-cte's) start
-      // at the first nonzero rounded down to 32, so a row of 2020 that starts
-      // 30 entries past a multiple of 32 is a long row there.
+      // starting anywhere within 32 entries: its loads start at the first
+      // nonzero rounded down to 32, so a row of 2020 that starts 30 entries
+      // past a multiple of 32 is a long row there.
       {"stream_edges",
        [] {
          static constexpr index_t lengths[] = {2048, 5,    2047, 2020, 31,   33, 2040, 1,

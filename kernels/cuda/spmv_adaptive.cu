@@ -86,10 +86,10 @@ __global__ void __launch_bounds__(adaptive_block)
     }
     // The streams are read from nnz_begin rounded down to 32 entries, so that
     // a warp's 32 indices lie in one 128-byte line: from nnz_begin itself they
-    // straddle two, 5 L2 sectors where 4 hold them, and an SpMV with random
-    // columns is bound by L2 sectors (x's gathers), so the 2M extra sectors of
-    // 16M nonzeros cost about 2.5% (ncu, session 66). The planner keeps
-    // shift + count <= stream_nnz.
+    // straddle two, 5 L2 sectors where 4 hold them. An SpMV with random
+    // columns is bound by L2 sectors (x's gathers): on 16 M nonzeros the 0.5 M
+    // fifth sectors of 19 M cost about 2.5% (ncu, session 66). The planner
+    // keeps shift + count <= stream_nnz.
     const index_t base = b.nnz_begin & ~index_t(31);
     const int shift = b.nnz_begin - base;
     index_t c[per_thread];

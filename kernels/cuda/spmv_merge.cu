@@ -55,21 +55,30 @@ __global__ void __launch_bounds__(merge_block)
   const int nrows = c1.row - c0.row;
   const int nnz = c1.nz - c0.nz;
   // Every load of the tile is issued before the first one is used.
-  index_t e[items_per_thread], c[items_per_thread];
-  T v[items_per_thread];
+  // The column and value streams are read from c0.nz rounded down to 32
+  // entries, so that a warp's 32 indices lie in one 128-byte line (from c0.nz
+  // itself they straddle two: 5 L2 sectors where 4 hold them, and an SpMV
+  // with random columns is bound by L2 sectors; csr-adaptive does the same).
+  // shift + nnz can pass the tile by up to 31 entries: one more load, in the
+  // first warp.
+  const std::size_t base = static_cast<std::size_t>(c0.nz) & ~std::size_t(31);
+  const int shift = static_cast<int>(static_cast<std::size_t>(c0.nz) - base);
+  constexpr int loads = items_per_thread + 1;
+  index_t e[items_per_thread], c[loads];
+  T v[loads];
 #pragma unroll
-  for (int j = 0; j < items_per_thread; ++j) {
+  for (int j = 0; j < loads; ++j) {
     const int i = threadIdx.x + j * merge_block;
-    const std::size_t k = static_cast<std::size_t>(c0.nz) + i;
-    e[j] = i < nrows ? load_stream(row_ptr + c0.row + i + 1) : 0;
-    c[j] = i < nnz ? load_stream(col_idx + k) : 0;
-    v[j] = i < nnz ? values[k] : T(0);
+    if (j < items_per_thread) e[j] = i < nrows ? load_stream(row_ptr + c0.row + i + 1) : 0;
+    const bool mine = i >= shift && i < shift + nnz;
+    c[j] = mine ? load_stream(col_idx + base + i) : 0;
+    v[j] = mine ? values[base + i] : T(0);
   }
 #pragma unroll
-  for (int j = 0; j < items_per_thread; ++j) {
+  for (int j = 0; j < loads; ++j) {
     const int i = threadIdx.x + j * merge_block;
-    if (i < nrows) row_end[i] = e[j] - c0.nz;
-    if (i < nnz) products[i] = v[j] * load_x(x + c[j]);
+    if (j < items_per_thread && i < nrows) row_end[i] = e[j] - c0.nz;
+    if (i >= shift && i < shift + nnz) products[i - shift] = v[j] * load_x(x + c[j]);
   }
   __syncthreads();
 

@@ -27,12 +27,13 @@ __global__ void gather_floor_kernel(std::size_t nnz, const index_t* __restrict__
   T sum = 0;
   std::size_t k = global_thread();
   for (; k + 3 * stride < nnz; k += 4 * stride) {
-    const index_t c0 = load_stream(col_idx + k), c1 = load_stream(col_idx + k + stride);
-    const index_t c2 = load_stream(col_idx + k + 2 * stride), c3 = load_stream(col_idx + k + 3 * stride);
-    const T v0 = values[k], v1 = values[k + stride], v2 = values[k + 2 * stride], v3 = values[k + 3 * stride];
+    const index_t c0 = load_once(col_idx + k), c1 = load_once(col_idx + k + stride);
+    const index_t c2 = load_once(col_idx + k + 2 * stride), c3 = load_once(col_idx + k + 3 * stride);
+    const T v0 = values.once(k), v1 = values.once(k + stride), v2 = values.once(k + 2 * stride),
+            v3 = values.once(k + 3 * stride);
     sum += v0 * load_x(x + c0) + v1 * load_x(x + c1) + v2 * load_x(x + c2) + v3 * load_x(x + c3);
   }
-  for (; k < nnz; k += stride) sum += values[k] * load_x(x + load_stream(col_idx + k));
+  for (; k < nnz; k += stride) sum += values.once(k) * load_x(x + load_once(col_idx + k));
   if (sum == T(-1.2345e30)) *sink = sum;
 }
 

@@ -98,8 +98,8 @@ __global__ void __launch_bounds__(adaptive_block)
     for (int j = 0; j < per_thread; ++j) {
       const int i = threadIdx.x + j * adaptive_block;
       const bool mine = i >= shift && i < shift + count;
-      c[j] = mine ? load_stream(col_idx + base + i) : 0;
-      v[j] = mine ? values[base + i] : T(0);
+      c[j] = mine ? load_once(col_idx + base + i) : 0;
+      v[j] = mine ? values.once(base + i) : T(0);
     }
 #pragma unroll
     for (int j = 0; j < offset_loads; ++j) {
@@ -139,8 +139,8 @@ __global__ void __launch_bounds__(adaptive_block)
     for (int u = 0; u < long_unroll; ++u) {
       const long long k = base + threadIdx.x + u * adaptive_block;
       const bool mine = k >= b.nnz_begin && k < b.nnz_end;
-      c[u] = mine ? load_stream(col_idx + k) : -1;
-      v[u] = mine ? values[k] : T(0);
+      c[u] = mine ? load_once(col_idx + k) : -1;
+      v[u] = mine ? values.once(k) : T(0);
     }
 #pragma unroll
     for (int u = 0; u < long_unroll; ++u)

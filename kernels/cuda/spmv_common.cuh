@@ -11,16 +11,22 @@ namespace perron::cuda::spmv {
 
 constexpr unsigned full_mask = 0xffffffffu;
 
-// The matrix streams (row_ptr, col_idx, values): read-only cached path by
-// default. Each nonzero is read once per SpMV, so evict-first loads (__ldcs)
-// are the alternative worth timing; flip this constant to try them.
-constexpr bool stream_evict_first = false;
+// The matrix streams. A warp that reads 32 consecutive entries of col_idx or
+// values in one instruction takes whole 128-byte lines that no one reads
+// again in this SpMV: load_once reads them evict-first (ld.global.cs) in L1
+// and L2, so that where x does not fit in L2 beside the streams its lines
+// stay longer (x is gathered and reused: load_x). load_stream keeps the
+// normal policy for reads whose line is read again soon: row_ptr (a row's end
+// is the next row's start) and a thread walking its own row (csr-scalar,
+// csr-cached), where evict-first loses the line between the thread's steps
+// (measured: docs/PERFORMANCE.md, "Streams read once, evicted first").
+template <class T>
+__device__ __forceinline__ T load_once(const T* p) {
+  return __ldcs(p);
+}
 template <class T>
 __device__ __forceinline__ T load_stream(const T* p) {
-  if constexpr (stream_evict_first)
-    return __ldcs(p);
-  else
-    return __ldg(p);
+  return __ldg(p);
 }
 // Where a kernel reads A's values: values[k]. A matrix whose nonzeros all hold
 // one value v = 1 or -1 (a graph's adjacency, a pattern file) is run as the
@@ -39,6 +45,14 @@ struct matrix_values {
   __device__ __forceinline__ T operator[](I k) const {
     if constexpr (Read)
       return load_stream(p + k);
+    else
+      return T(1);
+  }
+  // values[k] read by load_once (a warp's consecutive entries, read once).
+  template <class I>
+  __device__ __forceinline__ T once(I k) const {
+    if constexpr (Read)
+      return load_once(p + k);
     else
       return T(1);
   }

@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(cte_block)
   for (long long base = warp_begin; base < warp_end; base += 32) {
     const long long k = base + lane;
     T v = 0;
-    if (k < warp_end) v = values[k] * load_x(x + load_stream(col_idx + k));
+    if (k < warp_end) v = values.once(k) * load_x(x + load_once(col_idx + k));
 
     // The row of entry k: the last lane whose row starts at or before k (an
     // empty row shares its start with the next row, which wins).

@@ -34,12 +34,11 @@ __global__ void __launch_bounds__(ell_block)
     index_t c[ell_unroll];
 #pragma unroll
     for (int u = 0; u < ell_unroll; ++u)
-      c[u] =
-          slot + u < width ? load_stream(col_idx + static_cast<std::size_t>(slot + u) * n + r) : ell_padding;
+      c[u] = slot + u < width ? load_once(col_idx + static_cast<std::size_t>(slot + u) * n + r) : ell_padding;
     T v[ell_unroll];
 #pragma unroll
     for (int u = 0; u < ell_unroll; ++u)
-      v[u] = c[u] != ell_padding ? load_stream(values + static_cast<std::size_t>(slot + u) * n + r) : T(0);
+      v[u] = c[u] != ell_padding ? load_once(values + static_cast<std::size_t>(slot + u) * n + r) : T(0);
 #pragma unroll
     for (int u = 0; u < ell_unroll; ++u)
       if (c[u] != ell_padding) sum += v[u] * load_x(x + c[u]);

@@ -71,8 +71,8 @@ __global__ void __launch_bounds__(merge_block)
     const int i = threadIdx.x + j * merge_block;
     if (j < items_per_thread) e[j] = i < nrows ? load_stream(row_ptr + c0.row + i + 1) : 0;
     const bool mine = i >= shift && i < shift + nnz;
-    c[j] = mine ? load_stream(col_idx + base + i) : 0;
-    v[j] = mine ? values[base + i] : T(0);
+    c[j] = mine ? load_once(col_idx + base + i) : 0;
+    v[j] = mine ? values.once(base + i) : T(0);
   }
 #pragma unroll
   for (int j = 0; j < loads; ++j) {

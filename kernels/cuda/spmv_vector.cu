@@ -31,12 +31,12 @@ __global__ void __launch_bounds__(vector_block)
     long long k = load_stream(row_ptr + r) + lane;
     // Two independent gathers in flight per lane and step.
     for (; k + V < end; k += 2 * V) {
-      const index_t c0 = load_stream(col_idx + k), c1 = load_stream(col_idx + k + V);
-      const T v0 = values[k], v1 = values[k + V];
+      const index_t c0 = load_once(col_idx + k), c1 = load_once(col_idx + k + V);
+      const T v0 = values.once(k), v1 = values.once(k + V);
       sum += v0 * load_x(x + c0);
       sum += v1 * load_x(x + c1);
     }
-    if (k < end) sum += values[k] * load_x(x + load_stream(col_idx + k));
+    if (k < end) sum += values.once(k) * load_x(x + load_once(col_idx + k));
   }
   // Every lane of the warp takes part (groups never straddle warps: V | 32).
   sum = group_sum<V>(sum);

@@ -32,6 +32,17 @@ constexpr unsigned merge_block = 256;
 constexpr int items_per_thread = 8;
 constexpr int merge_tile = merge_block * items_per_thread;
 constexpr unsigned fixup_block = 256;
+// The tile in shared memory is 27.8 KB a block in double; left to itself the
+// driver gives the SM's on-chip memory to shared memory for the most blocks
+// (8: 222 KB), leaving L1 about 30 KB for the gathers of x in flight, and the
+// kernel ran at half speed where x is large (double er:4000000:40000000 690
+// us against csr-cte's 338). Asked for 60% of the largest carveout it keeps
+// fewer blocks and a larger L1: 343 us there, 0.50-0.93x the time on 11 of
+// 14 matrices, 1.15-1.19x on local short rows (grid, ws), where merge takes
+// 2-3x csr-scalar's time anyway. In float (18.5 KB a tile) 40% made R-MAT 5-8%
+// faster but local orders 6-13% slower, so float keeps the driver's choice
+// (docs/PERFORMANCE.md, "merge's shared memory against L1").
+constexpr int merge_carveout_percent_double = 60;
 
 struct merge_coord {
   index_t row;  // rows completed before this tile
@@ -174,7 +185,14 @@ class merge_engine final : public engine<T> {
         carry_row_(tiles_),
         carry_val_(tiles_),
         needs_fixup_(needs_fixup),
-        stream_(s) {}
+        stream_(s) {
+    // A preference of the kernel (per process), not of this plan.
+    if constexpr (sizeof(T) == 8)
+      for (const void* f : {reinterpret_cast<const void*>(merge_kernel<T, matrix_values<T, true>>),
+                            reinterpret_cast<const void*>(merge_kernel<T, matrix_values<T, false>>)})
+        PERRON_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                               merge_carveout_percent_double));
+  }
 
   void apply(T alpha, const T* d_x, T beta, T* d_y) const override {
     const unsigned grid = grid_for(tiles_ * merge_block, merge_block, "merge");

@@ -139,8 +139,9 @@ const std::vector<named_maker>& generated() {
       {"rect_1000x700", [] { return csr_of(test::random_coo(1000, 700, 0.01, 104)); }},
       {"wide_60x20000", [] { return csr_of(test::random_coo(60, 20000, 0.01, 105)); }},
       {"square_3000", [] { return csr_of(test::random_coo(3000, 3000, 0.003, 106)); }},
-      // Lengths 0..96, every 97th row 1500 (> one stream block of csr-adaptive),
-      // every 1700th row 40000 (several long-row parts).
+      // Lengths 0..96, every 97th row 1500 (csr-adaptive: a long row in
+      // double, a warp's row in float), every 1700th row 40000 (several
+      // long-row parts).
       {"varied_rows",
        [] {
          return rows_of_length(
@@ -149,16 +150,28 @@ const std::vector<named_maker>& generated() {
                                     : i % 97 == 5 ? 1500
                                                   : (i * 7919) % 97; }, 107);
        }},
-      // Rows at the edge of csr-adaptive's stream block of 2048 nonzeros,
-      // starting anywhere within 32 entries: its loads start at the first
-      // nonzero rounded down to 32, so a row of 2020 that starts 30 entries
-      // past a multiple of 32 is a long row there.
+      // Rows at the edge of csr-adaptive's stream block of 2048 nonzeros in
+      // float and 1024 in double, starting anywhere within 32 entries: its
+      // loads start at the first nonzero rounded down to 32, so a row of 2020
+      // that starts 30 entries past a multiple of 32 is a long row there.
       {"stream_edges",
        [] {
-         static constexpr index_t lengths[] = {2048, 5,    2047, 2020, 31,   33, 2040, 1,
-                                               0,    2030, 17,   2000, 2046, 64, 3};
+         static constexpr index_t lengths[] = {2048, 5,    2047, 2020, 31, 33,   2040, 1,    0,    2030,
+                                               17,   2000, 2046, 64,   3,  1024, 1023, 1000, 1020, 1022};
          return rows_of_length(
-             300, 5000, [](index_t i) { return lengths[i % 15]; }, 111);
+             300, 5000, [](index_t i) { return lengths[i % 20]; }, 111);
+       }},
+      // csr-adaptive's stream blocks holding rows a whole warp sums (more
+      // than 32 entries) among short ones; rows of exactly 32 stay with their
+      // lanes; past row 2500, rows of 33 and 0 alternate: 62 warp rows a
+      // block in float, 31 in double, the most a block holds.
+      {"wide_rows",
+       [] {
+         static constexpr index_t lengths[] = {33, 0, 34, 1, 32, 0, 33, 2, 200, 0};
+         return rows_of_length(
+             5000, 4000, [](index_t i) { return i < 2500     ? lengths[i % 10]
+                                                : i % 2 == 0 ? 33
+                                                             : 0; }, 112);
        }},
       // Every third row empty, the others 1..20 entries.
       {"empty_rows",

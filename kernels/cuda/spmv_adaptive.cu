@@ -1,13 +1,14 @@
 // csr-adaptive (Greathouse & Daga, SC14): rows are grouped once, on the host,
 // into row blocks, and each thread block takes one:
-//  * stream block: consecutive rows holding at most stream_nnz nonzeros in
-//    all (and at most stream_rows rows). The block loads its row offsets and
-//    the products a_k * x[col_k] of its nonzeros into shared memory (all
+//  * stream block: consecutive rows holding at most stream_nnz<T> nonzeros
+//    in all (and at most stream_rows rows). The block loads its row offsets
+//    and the products a_k * x[col_k] of its nonzeros into shared memory (all
 //    loads coalesced and independent: the block's nonzero range is in its
 //    descriptor, so nothing waits for row_ptr), then reduces row by row: with
 //    R rows, groups of clamp(pow2floor(256 / R), 1, 32) lanes per row and a
-//    shuffle reduction in each group.
-//  * long-row part: a row with more than stream_nnz nonzeros is split into
+//    shuffle reduction in each group; a row of more than wide_row_nnz
+//    products among them is left to a whole warp afterwards.
+//  * long-row part: a row with more than stream_nnz<T> nonzeros is split into
 //    parts of long_part_nnz; each part is reduced by the whole block (warp
 //    shuffles, then the block's 8 warp sums). A row of one part writes y
 //    directly; otherwise each part stores its sum to a partial slot, and the
@@ -31,11 +32,27 @@ namespace perron::cuda::spmv {
 namespace {
 
 constexpr unsigned adaptive_block = 256;
-constexpr int stream_nnz = 2048;                         // products in shared memory per stream block
-constexpr int per_thread = stream_nnz / adaptive_block;  // 8 loads in flight per thread
-constexpr int stream_rows = 1024;                        // rows per stream block at most
-constexpr int long_part_nnz = 16 * 1024;                 // nonzeros per block for long rows
-constexpr int long_unroll = 4;                           // loads in flight per thread, long rows
+// A stream block's products take 8 KB of shared memory: 2048 in float (8
+// loads in flight a thread), 1024 in double (4). With 2048 doubles (20.5 KB
+// a block with the offsets) the driver gave 8 blocks 172 KB and left L1 too
+// small for the gathers in flight: 1024 made double 0.90x the time over 14
+// generated matrices (er:4000000:40000000 0.88x), 0.85x over the 32 shared;
+// in float 1024 was 1.2-1.3x slower on local orders (grid, sbm, ws)
+// (docs/PERFORMANCE.md, "csr-adaptive: long rows among short ones by warps").
+template <class T>
+constexpr int stream_nnz = 8192 / static_cast<int>(sizeof(T));
+constexpr int stream_rows = 1024;         // rows per stream block at most
+constexpr int long_part_nnz = 16 * 1024;  // nonzeros per block for long rows
+constexpr int long_unroll = 4;            // loads in flight per thread, long rows
+constexpr int wide_row_nnz = 32;          // a stream block's row longer than this is summed by a warp
+
+// Lanes per row in a stream block of `rows` rows: pow2floor(256 / rows)
+// within [1, 32] (the kernel's reduction and the planner's wide rows).
+__host__ __device__ constexpr int lanes_per_row(int rows) {
+  int lanes = 1;
+  while (lanes < 32 && lanes * 2 * rows <= static_cast<int>(adaptive_block)) lanes *= 2;
+  return lanes;
+}
 
 struct row_block {
   index_t row_begin;
@@ -43,7 +60,7 @@ struct row_block {
   index_t nnz_begin;  // this block's nonzeros [nnz_begin, nnz_end)
   index_t nnz_end;
   index_t part;    // -1: stream block; else this part's index within its row
-  index_t parts;   // long row: number of parts
+  index_t parts;   // long row: number of parts; stream block: 1 if a row of it is summed by a warp
   index_t slot;    // long row with parts > 1: first partial-sum slot
   index_t ticket;  // long row with parts > 1: its ticket counter
 };
@@ -65,16 +82,19 @@ __global__ void __launch_bounds__(adaptive_block)
     csr_adaptive_kernel(const row_block* __restrict__ blocks, const index_t* __restrict__ row_ptr,
                         const index_t* __restrict__ col_idx, Values values, const T* __restrict__ x, T alpha,
                         T beta, T* __restrict__ y, T* __restrict__ partials, unsigned* __restrict__ tickets) {
-  __shared__ T products[stream_nnz];
+  constexpr int per_thread = stream_nnz<T> / adaptive_block;
+  __shared__ T products[stream_nnz<T>];
   __shared__ index_t offsets[stream_rows + 1];  // row starts relative to nnz_begin
   __shared__ T warp_sums[adaptive_block / 32];
   __shared__ bool last_part;
+  __shared__ int wide_count;                               // stream block: rows a whole warp sums
+  __shared__ int wide_rows[stream_nnz<T> / wide_row_nnz];  // (more than wide_row_nnz products each)
   const row_block b = blocks[blockIdx.x];
 
   if (b.part < 0) {
     // ---- stream block --------------------------------------------------------
     const int nrows = b.row_end - b.row_begin;
-    const int count = b.nnz_end - b.nnz_begin;  // <= stream_nnz
+    const int count = b.nnz_end - b.nnz_begin;  // <= stream_nnz<T>
     // Every load of the block is issued before the first one is used.
     constexpr int offset_loads =
         (stream_rows + adaptive_block) / adaptive_block;  // ceil((stream_rows + 1) / 256)
@@ -89,7 +109,7 @@ __global__ void __launch_bounds__(adaptive_block)
     // straddle two, 5 L2 sectors where 4 hold them. An SpMV with random
     // columns is bound by L2 sectors (x's gathers): on 16 M nonzeros the 0.5 M
     // fifth sectors of 19 M cost about 2.5% (ncu, session 66). The planner
-    // keeps shift + count <= stream_nnz.
+    // keeps shift + count <= stream_nnz<T>.
     const index_t base = b.nnz_begin & ~index_t(31);
     const int shift = b.nnz_begin - base;
     index_t c[per_thread];
@@ -111,20 +131,44 @@ __global__ void __launch_bounds__(adaptive_block)
       const int i = threadIdx.x + j * adaptive_block;
       if (i >= shift && i < shift + count) products[i - shift] = v[j] * load_x(x + c[j]);
     }
+    // The planner flags the blocks that hold a row for a warp: the others
+    // skip the list and its barrier (a cost on local orders' short rows).
+    const bool wide = b.parts != 0;
+    if (wide && threadIdx.x == 0) wide_count = 0;
     __syncthreads();
-    int lanes = 1;  // lanes per row: pow2floor(256 / nrows), within [1, 32]
-    while (lanes < 32 && lanes * 2 * nrows <= static_cast<int>(adaptive_block)) lanes *= 2;
+    const int lanes = lanes_per_row(nrows);
     const int groups = adaptive_block / lanes;
     const int group = threadIdx.x / lanes, lane = threadIdx.x % lanes;
     // Uniform trip count for the whole block, so every lane reaches the shuffles.
     for (int base = 0; base < nrows; base += groups) {
       const int local = base + group;
       T sum = 0;
-      if (local < nrows)
-        for (int i = offsets[local] + lane; i < offsets[local + 1]; i += lanes) sum += products[i];
+      bool mine = local < nrows;
+      if (mine) {
+        const int lo = offsets[local], hi = offsets[local + 1];
+        if (wide && lanes < 32 && hi - lo > wide_row_nnz) {
+          // A long row among short ones: its few lanes would walk it while the
+          // rest of the block waits; a whole warp takes it below.
+          mine = false;
+          if (lane == 0) wide_rows[atomicAdd(&wide_count, 1)] = local;
+        } else {
+          for (int i = lo + lane; i < hi; i += lanes) sum += products[i];
+        }
+      }
       sum = group_sum(sum, lanes);
-      if (lane == 0 && local < nrows)
-        store_y(y, static_cast<std::size_t>(b.row_begin) + local, alpha, sum, beta);
+      if (lane == 0 && mine) store_y(y, static_cast<std::size_t>(b.row_begin) + local, alpha, sum, beta);
+    }
+    if (!wide) return;
+    __syncthreads();
+    // Each long row's sum by one warp in a fixed order (lane strides, then
+    // the shuffle tree), whichever warp takes it: the same bits every call.
+    const int warp = threadIdx.x / 32, warp_lane = threadIdx.x % 32;
+    for (int w = warp; w < wide_count; w += adaptive_block / 32) {
+      const int local = wide_rows[w];
+      T sum = 0;
+      for (int i = offsets[local] + warp_lane; i < offsets[local + 1]; i += 32) sum += products[i];
+      sum = group_sum<32>(sum);
+      if (warp_lane == 0) store_y(y, static_cast<std::size_t>(b.row_begin) + local, alpha, sum, beta);
     }
     return;
   }
@@ -193,7 +237,7 @@ class adaptive_engine final : public engine<T> {
   std::size_t extra_bytes() const override { return blocks_.bytes() + partials_.bytes() + tickets_.bytes(); }
   std::string description() const override {
     return "csr-adaptive (" + std::to_string(blocks_.size()) +
-           " row blocks of <= " + std::to_string(stream_nnz) + " nonzeros, " + std::to_string(long_rows_) +
+           " row blocks of <= " + std::to_string(stream_nnz<T>) + " nonzeros, " + std::to_string(long_rows_) +
            " long rows)";
   }
 
@@ -223,7 +267,7 @@ std::unique_ptr<engine<T>> make_csr_adaptive(const engine_args<T>& x) {
   const auto aligned = [](index_t k) { return k & ~index_t(31); };
   while (r < rows) {
     const index_t len = rp[r + 1] - rp[r];
-    if (rp[r + 1] - aligned(rp[r]) > stream_nnz) {
+    if (rp[r + 1] - aligned(rp[r]) > stream_nnz<T>) {
       const index_t parts =
           static_cast<index_t>((static_cast<long long>(len) + long_part_nnz - 1) / long_part_nnz);
       const index_t slot = parts > 1 ? slots : 0, ticket = parts > 1 ? tickets : 0;
@@ -243,8 +287,11 @@ std::unique_ptr<engine<T>> make_csr_adaptive(const engine_args<T>& x) {
     // Greedy: add rows while their nonzeros fit in shared memory. The first
     // row always fits (tested above), so every block makes progress.
     const index_t begin = r;
-    while (r < rows && r - begin < stream_rows && rp[r + 1] - aligned(rp[begin]) <= stream_nnz) ++r;
-    blocks.push_back({begin, r, rp[begin], rp[r], -1, 0, 0, 0});
+    while (r < rows && r - begin < stream_rows && rp[r + 1] - aligned(rp[begin]) <= stream_nnz<T>) ++r;
+    index_t wide = 0;
+    if (lanes_per_row(r - begin) < 32)
+      for (index_t i = begin; i < r && !wide; ++i) wide = rp[i + 1] - rp[i] > wide_row_nnz;
+    blocks.push_back({begin, r, rp[begin], rp[r], -1, wide, 0, 0});
   }
   return std::make_unique<adaptive_engine<T>>(x.csr, blocks, slots, tickets, long_rows, x.stream);
 }

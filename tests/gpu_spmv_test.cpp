@@ -173,6 +173,21 @@ const std::vector<named_maker>& generated() {
                                                 : i % 2 == 0 ? 33
                                                              : 0; }, 112);
        }},
+      // ELL's narrow widths, 4 rows a thread at width 1 and 2 at width 2
+      // (kernels/cuda/spmv_ell.cu): row counts one past and one short of a
+      // block's rows (1024, 512), some rows empty, a last block part full.
+      {"narrow_1",
+       [] {
+         return rows_of_length(
+             5121, 7000, [](index_t i) { return i % 7 == 3 ? 0 : 1; }, 113);
+       }},
+      {"narrow_2",
+       [] {
+         return rows_of_length(
+             2559, 3000, [](index_t i) { return i % 5 == 0    ? 1
+                                                : i % 11 == 4 ? 0
+                                                              : 2; }, 114);
+       }},
       // Every third row empty, the others 1..20 entries.
       {"empty_rows",
        [] {
@@ -255,8 +270,14 @@ std::size_t rows_outside(const std::vector<T>& y, const std::vector<T>& ref, con
   std::ostringstream os;
   for (std::size_t i = 0; i < y.size(); ++i) {
     const double beta_y = beta == T(0) ? 0.0 : std::abs(static_cast<double>(beta) * y_before[i]);
-    const double tol = 2 * eps * (b.len[i] + 1) * std::abs(static_cast<double>(alpha)) * b.abs_ax[i] +
-                       2 * eps * beta_y + floor;
+    // Each side computes fl(fl(alpha s) + fl(beta y)), s a sum of len
+    // products, within u (len + 2) |alpha| sum|a x| + 2 u |beta y| of the
+    // exact value (u = eps; the final add rounds |result| <= |alpha| sum|a x|
+    // + |beta y|); the two sides' difference within twice that. A row of one
+    // product with beta != 0 reaches it: cuSPARSE in double was 4.0 u off the
+    // CPU where 2 u (len + 1) + 2 u |beta y| allowed 3.8.
+    const double tol = 2 * eps * (b.len[i] + 2) * std::abs(static_cast<double>(alpha)) * b.abs_ax[i] +
+                       4 * eps * beta_y + floor;
     const double err = std::abs(static_cast<double>(y[i]) - static_cast<double>(ref[i]));
     if (!(err <= tol)) {  // NaN fails too
       if (++bad <= 5)
@@ -452,8 +473,17 @@ void check_one_value(spmv_kernel kernel, const csr_matrix<double>& a64) {
   check_exact<T>(kernel, a64, [](std::size_t, std::size_t) { return -1; });
   check_exact<T>(kernel, a64, [](std::size_t, std::size_t) { return -2; });
   check_exact<T>(kernel, a64, [](std::size_t k, std::size_t nnz) { return k + 1 == nnz ? 2 : 1; });
-  if (kernel == spmv_kernel::automatic || kernel == spmv_kernel::ell) return;
-  // Which kernels say they read none: every CSR kernel but cuSPARSE's.
+  if (kernel == spmv_kernel::automatic) return;
+  index_t width = 0;
+  for (index_t r = 0; r < a.rows; ++r) width = std::max(width, a.row_ptr[r + 1] - a.row_ptr[r]);
+  if (kernel == spmv_kernel::ell) {
+    try {
+      spmv_plan<T> probe(value_cast<T>(a), kernel);
+    } catch (const dimension_error&) {
+      return;  // padding refused (check_kernel says where that is allowed)
+    }
+  }
+  // Which kernels say they read none: every CSR kernel but cuSPARSE's, and ELL.
   const bool skips = kernel != spmv_kernel::cusparse && kernel != spmv_kernel::cusparse_alg2;
   auto description = [&](double v) {
     std::fill(a.values.begin(), a.values.end(), v);
@@ -469,8 +499,12 @@ void check_one_value(spmv_kernel kernel, const csr_matrix<double>& a64) {
   a.values.back() = 0.25;
   const spmv_plan<T> read(value_cast<T>(a), kernel);
   EXPECT_EQ(read.description().find("none read"), std::string::npos) << read.description();
-  // A plan that reads no value holds none on the device; the others all of them.
-  EXPECT_EQ(ones.device_bytes() + (skips ? a.nnz() * sizeof(T) : 0), read.device_bytes());
+  // A plan that reads no value holds none on the device; the others all of
+  // them (ELL: a value a slot, padding too).
+  const std::size_t values = kernel == spmv_kernel::ell
+                                 ? static_cast<std::size_t>(a.rows) * static_cast<std::size_t>(width)
+                                 : a.nnz();
+  EXPECT_EQ(ones.device_bytes() + (skips ? values * sizeof(T) : 0), read.device_bytes());
 }
 
 class GpuSpmvOneValue : public test::gpu_test_with_param<param> {};
@@ -490,7 +524,7 @@ INSTANTIATE_TEST_SUITE_P(All, GpuSpmvOneValue,
                                             ::testing::Values(precision::f32, precision::f64),
                                             ::testing::Values("one_by_one", "rect_1000x700", "varied_rows",
                                                               "stream_edges", "empty_rows", "huge_row",
-                                                              "rmat_16")),
+                                                              "rmat_16", "narrow_1", "narrow_2")),
                          test_name);
 
 // ---- the plan's contract ------------------------------------------------------------
@@ -542,8 +576,8 @@ TEST_F(SpmvPlanGpu, NullVectorsAndMovedFromPlanAreRefused) {
 // is refused before its allocation, naming what it needed, and auto's trial
 // skips it instead of failing.
 TEST_F(SpmvPlanGpu, EllThatDoesNotFitIsRefusedByName) {
-  // 1000 rows of one entry and one of 8: 8000 slots (64 KB of ELL in float)
-  // for 1007 nonzeros (12 KB of CSR).
+  // 1000 rows of one entry and one of 8: 8000 slots (64 KB of ELL in float,
+  // its values read: not all 1) for 1007 nonzeros (12 KB of CSR).
   csr_matrix<float> a;
   a.rows = a.cols = 1000;
   for (index_t r = 0; r < 1000; ++r) {
@@ -551,7 +585,7 @@ TEST_F(SpmvPlanGpu, EllThatDoesNotFitIsRefusedByName) {
     for (index_t k = 0; k < len; ++k) a.col_idx.push_back(r == 500 ? 1 + k * 100 : (r * 7) % 1000);
     a.row_ptr.push_back(static_cast<index_t>(a.col_idx.size()));
   }
-  a.values.assign(a.col_idx.size(), 1.0f);
+  a.values.assign(a.col_idx.size(), 0.5f);
   ::setenv("PERRON_GPU_MEMORY_LIMIT", "32000", 1);
   try {
     spmv_plan<float> refused(a, spmv_kernel::ell);

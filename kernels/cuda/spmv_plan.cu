@@ -156,6 +156,8 @@ struct spmv_plan<T>::impl {
   std::string reason;
   cuda::spmv::csr_ptr<T> csr;  // held only while the engine reads it
   std::unique_ptr<cuda::spmv::engine<T>> engine;
+  // Every value this one 1 or -1 and an engine that reads none (0: read).
+  T none_read = 0;
 };
 
 template <class T>
@@ -188,6 +190,7 @@ spmv_plan<T>::spmv_plan(const csr_matrix<T>& a, spmv_kernel kernel, cuda::stream
     p->engine = sp::make_engine<T>(kernel, &a, p->csr, st, stream);
     p->kernel = kernel;
   }
+  if (p->csr && p->csr->one_value_only && !p->engine->reads_every_value()) p->none_read = p->csr->one_value;
   if (!p->engine->uses_csr()) {
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));  // the format's build read it
     p->csr.reset();
@@ -316,8 +319,8 @@ template <class T>
 std::string spmv_plan<T>::description() const {
   const impl& p = checked(impl_);
   std::string text = p.engine->description();
-  if (p.csr && p.csr->one_value_only && !p.engine->reads_every_value())
-    text += ", every value " + format_g(static_cast<double>(p.csr->one_value)) + ": none read";
+  if (p.none_read != T(0))
+    text += ", every value " + format_g(static_cast<double>(p.none_read)) + ": none read";
   return text;
 }
 

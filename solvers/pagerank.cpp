@@ -485,6 +485,7 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                   " and even (max in-degree " + std::to_string(f.max_in_degree) + " <= " +
                   format_g(persistent_even_max_to_mean, 3) + " x the mean " + format_g(mean, 3) + ")"};
   }
+  std::string short_note;  // why short rows of few links did not take the SpMV pull
   if (f.max_in_degree < short_rows_in_degree) {
     const std::string rows = "every row short (max in-degree " + std::to_string(f.max_in_degree) + " < " +
                              std::to_string(short_rows_in_degree) + ")";
@@ -492,13 +493,22 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
       return {pagerank_pull::spmv, "auto pull: spmv, rows of at most " + std::to_string(chain_in_degree) +
                                        " link (chains: the fused pull's rows would be all its work)"};
     if (f.value_bytes == 8) return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
-    if (f.vertices <= 0 || mean < float_short_rows_fused_mean)
-      return {pagerank_pull::spmv, "auto pull: spmv, float with " + rows +
-                                       (f.vertices > 0 ? " and a mean in-degree of " + format_g(mean, 3) +
-                                                             " < " + format_g(float_short_rows_fused_mean, 3)
-                                                       : std::string())};
-    // Float, short rows of more links a vertex: the local-order clause
-    // (grids: the SpMV pull) or the fused pull, below.
+    const double x_l2 =
+        f.l2_bytes > 0 ? double(f.vertices) * double(f.value_bytes) / double(f.l2_bytes) : 0.0;
+    if (f.vertices <= 0 || (mean < float_short_rows_fused_mean && x_l2 <= float_short_rows_spmv_l2_fraction))
+      return {pagerank_pull::spmv,
+              "auto pull: spmv, float with " + rows +
+                  (f.vertices > 0 ? " and a mean in-degree of " + format_g(mean, 3) + " < " +
+                                        format_g(float_short_rows_fused_mean, 3) +
+                                        (f.l2_bytes > 0 ? ", x " + format_g(x_l2, 3) + " of L2 <= " +
+                                                              format_g(float_short_rows_spmv_l2_fraction, 3)
+                                                        : std::string())
+                                  : std::string())};
+    // Float, short rows of more links a vertex or x past that part of L2:
+    // the local-order clause (grids: the SpMV pull) or the fused pull, below.
+    if (mean < float_short_rows_fused_mean)
+      short_note = ", float with " + rows + " of " + format_g(mean, 3) + " links a vertex but x " +
+                   format_g(x_l2, 3) + " of L2 > " + format_g(float_short_rows_spmv_l2_fraction, 3);
   }
   const std::string past_persistent =
       " > " + std::to_string(persistent_max_links) + " (past the persistent pull's)";
@@ -551,7 +561,7 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     return {pagerank_pull::fused, "auto pull: fused, " + size + past_persistent +
                                       ", its in-degree order more local than the graph's (" + orders + ")"};
   }
-  return {pagerank_pull::fused, "auto pull: fused, " + size + past_persistent};
+  return {pagerank_pull::fused, "auto pull: fused, " + size + past_persistent + short_note};
 }
 
 std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel) {

@@ -215,8 +215,9 @@ index_t longest_row(const csr_matrix<T>& a);
 //    bytes per link where the SpMV pull streams 4 + sizeof(T), which wins in
 //    double; in float the fused pull's per-row work (segmented scan, row
 //    update) costs about what it saves: the SpMV pull where rows hold fewer
-//    than float_short_rows_fused_mean links on average, and on grids through
-//    the local-order clause below, else the fused pull;
+//    than float_short_rows_fused_mean links on average where x fills at most
+//    float_short_rows_spmv_l2_fraction of L2, and on grids through the
+//    local-order clause below, else the fused pull;
 //  - otherwise the fused pull: fewer bytes per link, and its in-degree order
 //    keeps the gathers local (0.43-0.90x the SpMV pull's time per step on
 //    every such graph), but for the star and local-order clauses below.
@@ -234,6 +235,19 @@ inline constexpr index_t chain_in_degree = 1;
 // rule for every short-row graph in float; on grids (4 links a vertex, their
 // own order local) 0.73-0.82x from 10 M links.
 inline constexpr double float_short_rows_fused_mean = 1.25;
+// ... and only where x fills at most float_short_rows_spmv_l2_fraction of L2
+// (0: unknown, taken as within): past it the fused pull's in-degree order
+// keeps the gathers that miss fewer (H200, session 69, docs/PERFORMANCE.md
+// "ELL's narrow rows ..."): the SpMV pull's time over the fused pull's on
+// random graphs of 1-1.23 links a vertex past the trial's band rose with x,
+// 0.93-0.97x at 0.41-0.51 of L2 (er:6500000:8000000, er:8000000:8000000,
+// dangling:8000000:8000000:0.9), 0.98-1.03x at 0.57-0.64 (er:9000000:9000000,
+// dangling:9000000:9000000:0.5, er:10000000:10000000), 1.04-1.49x from 0.76
+// (er:12000000:12000000 1.10, dangling:15000000:15000000:0.5 1.28,
+// er:16000000:16000000 1.15, dangling:20000000:20000000:0.9 1.49,
+// er:20000000:24000000 1.12, er:25000000:25000000 1.08,
+// er:32000000:32000000 1.04). The bound sits in the ties' range.
+inline constexpr double float_short_rows_spmv_l2_fraction = 0.6;
 // Except where the graph's own order is already local: from
 // local_min_vertices vertices (x past 1 MB in float), when a fraction of the
 // links join ids less than locality_window apart (web crawls numbered by
@@ -446,7 +460,9 @@ void require_pull_fits(pagerank_pull p, index_t vertices);
 // small (rows x longest row at most 1.5x the links: grids, chains; the
 // trial's pick on every such graph of the corpus from 10^6 links, 1.1-1.3x
 // faster than a thread per row, and built from the host without the CSR's
-// upload), a thread per row (csr-scalar) where the rows are nearly even
+// upload; on rows of one or two links, 4 or 2 rows a thread:
+// chain:10000000:10000000 32.3 us a call in float, csr-adaptive 58.0 and a
+// thread per row 72.8, session 69), a thread per row (csr-scalar) where the rows are nearly even
 // (at most untimed_scalar_max_fill: small worlds of 4-6 links a vertex at
 // 1.67-2.25, whose rows differ by a few links: 1.08-1.32x faster than
 // csr-adaptive in float, 1.02-1.24x in double, ws:20000000:6:0.01 1.32x;

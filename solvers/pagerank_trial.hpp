@@ -54,8 +54,9 @@ inline constexpr std::size_t band_max_links = 4'000'000;
 // pull took 1.02-1.06x the fused pull's time a step on grids of 6-7 M links
 // (whose local order the model gives it), 0.99-1.09x on random graphs of
 // 1.5-1.8 links a vertex (which it gives the fused pull); from 8 M links
-// grids 0.73-0.82x, random graphs of 1 link a vertex 0.86-1.00x, of 2-2.5
-// links 1.11-1.18x: the model's picks (choose_pull). In double the fused
+// grids 0.73-0.82x, random graphs of 1 link a vertex 0.86-1.00x (to
+// about 0.6 of L2 for x; past it 1.04-1.49x, session 69), of 2-2.5 links
+// 1.11-1.18x: the model's picks (choose_pull). In double the fused
 // pull leads on all of them (1.08-1.45x), sure.
 inline constexpr std::size_t short_rows_band_max_links = 8'000'000;
 // And where the graph's own order is local (the model's local-order clause,

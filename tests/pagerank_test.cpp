@@ -1334,6 +1334,18 @@ TEST(pagerank_options, Names) {
     // Float, few links a vertex (er:8000000:8000000): the SpMV pull.
     even.vertices = static_cast<index_t>(even.links);
     EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
+    // ... where x fills at most float_short_rows_spmv_l2_fraction of L2 (or
+    // L2 is unknown): er:8000000:8000000 at 0.51 of the H200's, not
+    // er:12000000:12000000 at 0.76.
+    const double x_bytes = double(even.vertices) * double(bytes);
+    even.l2_bytes = static_cast<std::size_t>(x_bytes / 0.51);
+    EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
+    even.l2_bytes = static_cast<std::size_t>(x_bytes / (float_short_rows_spmv_l2_fraction + 0.01));
+    EXPECT_EQ(pick(even), pagerank_pull::fused);
+    if (bytes == 4)
+      EXPECT_NE(choose_pull(pagerank_pull::automatic, even, std::nullopt).reason.find("of L2 >"),
+                std::string::npos);
+    even.l2_bytes = 0;
     even.vertices = static_cast<index_t>(double(even.links) / float_short_rows_fused_mean) + 1;
     EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
     even.vertices = static_cast<index_t>(even.links / 2);  // 2 links a vertex (er:6000000:12000000's kind)

@@ -35,7 +35,7 @@ template <class T>
 int spmv_team(const csr_matrix<T>& a);
 
 // ---- GPU (kernels/cuda/) ---------------------------------------------------
-// Whether the GPU CSR kernels run `a` as its pattern, reading no value: every
+// Whether the GPU CSR and ELL kernels run `a` as its pattern, reading no value: every
 // value bit-equal to one 1 or -1 (kernels/cuda/spmv_common.cuh, matrix_values,
 // says why no other). == on +-1 is bitwise: no other bits (not -0, not a NaN)
 // compare equal to it. One pass over the values, on the host.

@@ -71,7 +71,7 @@ class engine {
   // Whether the engine reads the shared CSR arrays (ELL does not).
   virtual bool uses_csr() const { return true; }
   // Whether it reads the values even where they are all one value (cuSPARSE:
-  // the library is handed the arrays; ELL: its own padded copy).
+  // the library is handed the arrays).
   virtual bool reads_every_value() const { return false; }
   // "csr-vector (16 lanes/row)", ...
   virtual std::string description() const = 0;

@@ -281,7 +281,7 @@ TEST_F(heat1d_app, StandardOutputHoldsOneOutputAlone) {
   // One interior point, r = 0.04: u(1/2) = (1 - 2 r)^10 sin(pi / 2) = 0.92^10.
   EXPECT_EQ(o.out, "0\t0\n0.5\t" + std::string("0.43438845422363231") + "\n1\t0\n");
   EXPECT_NE(o.err.find("heat1d: N = 3"), std::string::npos) << o.err;
-  for (const std::string& opts :
+  for (const std::string opts :
        {"-o - --json -", "--plot - -o -", "--snapshot - --snapshot-every 5 --json -"}) {
     o = run("--device cpu --N 11 " + opts);
     EXPECT_EQ(o.code, 64) << opts << ": " << o.err;
@@ -305,7 +305,7 @@ TEST_F(heat1d_app, StandardOutputByAnyNameHoldsOneOutputAlone) {
   EXPECT_EQ(o.out.rfind("{\n", 0), 0u) << o.out;
   EXPECT_EQ(o.out.substr(o.out.size() - 2), "}\n") << o.out;
   EXPECT_EQ(o.out.find("heat1d: N ="), std::string::npos) << o.out;
-  for (const std::string& opts : {"-o /dev/stdout --json -", "--plot /proc/self/fd/1 -o /dev/fd/1"}) {
+  for (const std::string opts : {"-o /dev/stdout --json -", "--plot /proc/self/fd/1 -o /dev/fd/1"}) {
     o = run("--device cpu --N 11 " + opts);
     EXPECT_EQ(o.code, 64) << opts << ": " << o.err;
     EXPECT_EQ(o.err_lines(), 1) << o.err;
@@ -318,7 +318,7 @@ TEST_F(heat1d_app, StandardOutputByAnyNameHoldsOneOutputAlone) {
 // the exit's flush failed silently and the run exited 0 with nothing written.
 TEST_F(heat1d_app, AStdoutThatCannotBeWrittenIsAnError) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
-  for (const std::string& opts : {"", " --json -"}) {
+  for (const std::string opts : {"", " --json -"}) {
     const outcome o =
         run_command("(" + quote(app_path("heat1d")) + " --device cpu --N 11" + opts + " >/dev/full)", dir_);
     EXPECT_EQ(o.code, 66) << opts << ": " << o.err;
@@ -409,7 +409,7 @@ TEST_F(heat1d_app, AnOutputThatCannotBeWrittenIsRefusedBeforeTheRun) {
   fs::create_directory(dir_ / "folder");
   const std::string long_run =
       "timeout 20 " + quote(app_path("heat1d")) + " -m explicit -n 30001 --device cpu ";
-  for (const std::string& option : {"--output", "--json", "--plot"})
+  for (const std::string option : {"--output", "--json", "--plot"})
     for (const std::string& file : {path("missing/u.out"), path("folder")}) {
       // Beside one output that can be written, which is not left behind either.
       const std::string other =

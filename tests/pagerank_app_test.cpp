@@ -613,7 +613,9 @@ TEST_F(pagerank_app, GpusTakesBenchDistAndAGpuKernel) {
   // Where it runs, --json says the GPUs solved (device_choice once said "cpu": the
   // host converts P^T before the split).
   const outcome j = run({g, "--gpus", "1", "--json"});
-  if (j.code == 0) EXPECT_NE(j.out.find("\"chosen\": \"cuda\""), std::string::npos) << j.out;
+  if (j.code == 0) {
+    EXPECT_NE(j.out.find("\"chosen\": \"cuda\""), std::string::npos) << j.out;
+  }
 }
 
 // Every file of the bad-input suite, as a user would meet it: one line on

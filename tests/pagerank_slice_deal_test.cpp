@@ -80,7 +80,9 @@ TEST(SliceDeal, ACutRowsRunStaysInOneBlock) {
       const bool has20 = std::count(b.begin(), b.end(), 20u) > 0;
       EXPECT_EQ(has0, std::count(b.begin(), b.end(), 10u) > 0);
       EXPECT_EQ(has20, std::count(b.begin(), b.end(), 22u) > 0);
-      if (has0) EXPECT_EQ(std::count_if(b.begin(), b.end(), [](unsigned q) { return q <= 10; }), 11);
+      if (has0) {
+        EXPECT_EQ(std::count_if(b.begin(), b.end(), [](unsigned q) { return q <= 10; }), 11);
+      }
     }
   }
 }

@@ -1342,9 +1342,10 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);
     even.l2_bytes = static_cast<std::size_t>(x_bytes / (float_short_rows_spmv_l2_fraction + 0.01));
     EXPECT_EQ(pick(even), pagerank_pull::fused);
-    if (bytes == 4)
+    if (bytes == 4) {
       EXPECT_NE(choose_pull(pagerank_pull::automatic, even, std::nullopt).reason.find("of L2 >"),
                 std::string::npos);
+    }
     even.l2_bytes = 0;
     even.vertices = static_cast<index_t>(double(even.links) / float_short_rows_fused_mean) + 1;
     EXPECT_EQ(pick(even), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused);

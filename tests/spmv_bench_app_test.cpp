@@ -47,7 +47,7 @@ TEST_F(spmv_bench_app, AnOutputThatCannotBeWrittenIsRefusedFirst) {
   const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
   fs::create_directory(dir_ / "folder");
   for (const std::string& file : {path("missing/r"), path("folder")})
-    for (const std::string& option : {"--json=", "--csv="}) {
+    for (const std::string option : {"--json=", "--csv="}) {
       const std::string other = option == "--json=" ? "--csv=" : "--json=";
       const outcome o = run(other + quote(path("ok")) + " " + option + quote(file) + " " + quote(a));
       EXPECT_EQ(o.code, 66) << option << file << ": " << o.err;
@@ -93,7 +93,7 @@ TEST_F(spmv_bench_app, TheWordAfterABareJsonIsAMatrix) {
 // --csv=- (or the like) are refused as --json --csv are, before the device is asked for.
 TEST_F(spmv_bench_app, StandardOutputByAnyNameHoldsOneOutputAlone) {
   const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
-  for (const std::string& args :
+  for (const std::string args :
        {"--json=/dev/stdout --csv", "--json --csv=/dev/fd/1", "--json=/proc/self/fd/1 --csv=/dev/stdout"}) {
     const outcome o = run(args + " " + quote(a));
     EXPECT_EQ(o.code, 64) << args << ": " << o.err;
@@ -127,7 +127,7 @@ TEST_F(spmv_bench_app, ACopyLargerThanTheGpuIsRefusedWithItsBytes) {
 TEST_F(spmv_bench_app, SpmmBlocksLargerThanTheMemoryAreRefused) {
   if (!cuda::available()) GTEST_SKIP() << "no usable CUDA device";
   const std::string spmm = quote(app_path("spmm-bench")) + " -n 3 -w 1 --no-cache rmat:16:100000 --k 1024";
-  for (const std::string& limit : {"PERRON_MEMORY_LIMIT", "PERRON_GPU_MEMORY_LIMIT"}) {
+  for (const std::string limit : {"PERRON_MEMORY_LIMIT", "PERRON_GPU_MEMORY_LIMIT"}) {
     const outcome o = run_command(limit + "=100000000 " + spmm, dir_);  // 100 MB; X alone is 268 MB
     EXPECT_EQ(o.code, 65) << limit << ": " << o.err;
     EXPECT_EQ(o.err_lines(), 1) << o.err;
@@ -145,8 +145,10 @@ TEST_F(spmv_bench_app, SpmmGraphsMayFollowTheKs) {
   const std::string spmm = quote(app_path("spmm-bench")) + " -n 3 -w 1 --no-cache ";
   outcome o = run_command(spmm + "--k 8 32 128 " + quote(a), dir_);
   EXPECT_EQ(o.code, cuda::available() ? 0 : 70) << o.err;
-  if (cuda::available()) EXPECT_NE(o.out.find("a.mtx"), std::string::npos) << o.out;
-  for (const std::string& k : {"0", "1025", "8.5", "nan", "-1"}) {
+  if (cuda::available()) {
+    EXPECT_NE(o.out.find("a.mtx"), std::string::npos) << o.out;
+  }
+  for (const std::string k : {"0", "1025", "8.5", "nan", "-1"}) {
     o = run_command(spmm + "--k " + k + " " + quote(a), dir_);
     EXPECT_EQ(o.code, 64) << k << ": " << o.err;
     EXPECT_EQ(o.err_lines(), 1) << o.err;
@@ -161,7 +163,7 @@ TEST_F(spmv_bench_app, SpmmGraphsMayFollowTheKs) {
 // gemm-bench reads no file: a word that is no option's value is refused
 // ('gemm-bench 512' ran the default sizes, 1024 to 8192, on the GPU).
 TEST_F(spmv_bench_app, GemmRefusesAStrayArgument) {
-  for (const std::string& args : {"512", "--sizes 64 -- 128", "--runs 3 extra"}) {
+  for (const std::string args : {"512", "--sizes 64 -- 128", "--runs 3 extra"}) {
     const outcome o = run_command(quote(app_path("gemm-bench")) + " " + args, dir_);
     EXPECT_EQ(o.code, 64) << args << ": " << o.err;
     EXPECT_EQ(o.err_lines(), 1) << o.err;
@@ -182,7 +184,7 @@ class read_bench_app : public app_test {
 // refused before any file is read.
 TEST_F(read_bench_app, AThreadCountPastAnyHostIsRefused) {
   const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
-  for (const std::string& j : {"100000", "2147483647"}) {
+  for (const std::string j : {"100000", "2147483647"}) {
     const outcome o = run("-r 1 -j " + j + " " + quote(a));
     EXPECT_EQ(o.code, 64) << j << ": " << o.err;
     EXPECT_EQ(o.err_lines(), 1) << o.err;
@@ -196,7 +198,7 @@ TEST_F(read_bench_app, AThreadCountPastAnyHostIsRefused) {
 // line followed it, a line the file's reader refuses).
 // (/dev/stdout and /dev/fd/1 too: the line followed the matrix there.)
 TEST_F(read_bench_app, WriteToStandardOutputIsTheMatrixAlone) {
-  for (const std::string& out : {"-", "/dev/stdout", "/dev/fd/1"}) {
+  for (const std::string out : {"-", "/dev/stdout", "/dev/fd/1"}) {
     const outcome o = run("--write tridiag:5 " + out);
     ASSERT_EQ(o.code, 0) << o.err;
     EXPECT_EQ(o.out.rfind("%%MatrixMarket matrix coordinate real general\n", 0), 0u) << o.out;

@@ -1,15 +1,16 @@
 // ell: column-major padded ELL, a thread per row (Bell & Garland's ELL
-// kernel; 2 or 4 rows a thread where rows hold 1 or 2 entries). Slot n of row r sits at n * rows + r, so a
-// warp's loads of one slot are 32 consecutive words: perfectly coalesced, and no row_ptr at all. to_ell puts
-// each row's padding after its entries (column ell_padding), so a thread stops at its first padding slot, and
-// a warp whose 32 rows are all padded from slot n on loads nothing more.
+// kernel; 4 or 2 rows a thread where rows hold 1 or 2 entries). Slot n of row
+// r sits at n * rows + r, so a warp's loads of one slot are 32 consecutive
+// words: perfectly coalesced, and no row_ptr at all. to_ell puts each row's
+// padding after its entries (column ell_padding), so a thread stops at its
+// first padding slot, and a warp whose 32 rows are all padded from slot n on
+// loads nothing more.
 //
-// Bytes: rows * width * (index + value) + x + y (no value where all are one
-// +-1). For uniform rows (stencils,
-// tridiag: width 3) that is the CSR traffic minus row_ptr (4 bytes/row) with
-// ideal coalescing; the plan refuses (to_ell's dimension_error, or
-// check_ell_fill's for the device build) when padding would exceed 8x the
-// nonzeros.
+// Bytes: rows * width * (index + value) + x + y (no value where every one is
+// the same 1 or -1). For uniform rows (stencils, tridiag: width 3) that is the
+// CSR traffic minus row_ptr (4 bytes/row) with ideal coalescing; the plan
+// refuses (to_ell's dimension_error, or check_ell_fill's for the device build)
+// when padding would exceed 8x the nonzeros.
 #include "core/cuda/check.cuh"
 #include "core/memory.hpp"
 #include "kernels/convert.hpp"

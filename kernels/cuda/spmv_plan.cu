@@ -198,7 +198,7 @@ spmv_plan<T>::spmv_plan(const csr_matrix<T>& a, spmv_kernel kernel, cuda::stream
   // Every value 1 (or -1) and a kernel that reads none: their device memory,
   // 4 or 8 bytes a nonzero, goes back (uploaded for the trial's cuSPARSE
   // candidates, which read them). upload_csr made the object non-const.
-  if (p->csr && p->csr->one_value_only && !p->engine->reads_every_value()) {
+  if (p->csr && p->none_read != T(0)) {
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream));  // no queued work reads them
     const_cast<sp::device_csr<T>&>(*p->csr).values = cuda::device_buffer<T>();
   }

@@ -137,7 +137,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     ("no-check", "skip the comparison with the CPU reference")
     ("floors", po::bool_switch(&s.floors),
      "also time x-gather-floor: a kernel streaming only col_idx and gathering x[col] per nonzero; and, for a "
-     "matrix whose values the kernels read (not one value 1 or -1), x-gather-floor-values: the values streamed too")
+     "matrix whose values the kernels read (not one value 1 or -1), x-gather-floor-values: the values streamed "
+     "too; and x-gather-floor-rows: also row_ptr read and y written, one stream each (the bytes of any CSR SpMV)")
     ("read-values", po::bool_switch(&s.read_values),
      "first value of each matrix moved to the next representable number: no matrix has one value only, every "
      "kernel reads the values (what the one-value path saves, timed)")
@@ -316,13 +317,20 @@ struct matrix_bench {
   }
 
   // The x-gather floor (--floors), against the baseline; with_values: the
-  // floor of a matrix whose values every kernel must read.
-  result gather_floor(const result& baseline, bool with_values) {
+  // floor of a matrix whose values every kernel must read; with_rows: row_ptr
+  // read and y written too (what any CSR SpMV moves).
+  result gather_floor(const result& baseline, bool with_values, bool with_rows = false) {
     result r = make_result(spmv_kernel::cusparse);
-    r.kernel = r.resolved = with_values ? "x-gather-floor-values" : "x-gather-floor";
-    r.description = with_values ? "col_idx and values streamed + one x gather per nonzero (no row_ptr or y)"
-                                : "col_idx stream + one x gather per nonzero (no values, row_ptr or y)";
-    const gpu_timing t = time_gather_floor(a, d_x.data(), s.warmup, s.iterations, s.cold, with_values);
+    r.kernel = r.resolved = with_rows     ? "x-gather-floor-rows"
+                            : with_values ? "x-gather-floor-values"
+                                          : "x-gather-floor";
+    r.description = with_rows
+                        ? std::string(with_values ? "col_idx and values" : "col_idx") +
+                              " streamed + one x gather per nonzero + row_ptr read and y written per row"
+                    : with_values ? "col_idx and values streamed + one x gather per nonzero (no row_ptr or y)"
+                                  : "col_idx stream + one x gather per nonzero (no values, row_ptr or y)";
+    const gpu_timing t =
+        time_gather_floor(a, d_x.data(), s.warmup, s.iterations, s.cold, with_values, with_rows);
     r.median_us = t.median_us();
     r.min_us = *std::min_element(t.us.begin(), t.us.end());
     r.gbs = bytes / (r.median_us * 1e3);
@@ -352,6 +360,7 @@ void bench_matrix(const settings& s, const std::string& spec, double copy_gbs, s
   if (s.floors) {
     out.push_back(bench.gather_floor(baseline, false));
     if (!runs_as_pattern(bench.a)) out.push_back(bench.gather_floor(baseline, true));
+    out.push_back(bench.gather_floor(baseline, !runs_as_pattern(bench.a), true));
   }
   for (spmv_kernel k : s.kernels) {
     result r = k == spmv_kernel::cusparse ? baseline : bench.run_kernel(k);

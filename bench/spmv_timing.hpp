@@ -28,10 +28,12 @@ gpu_timing time_spmv(const spmv_plan<T>& plan, T alpha, const T* d_x, T beta, T*
 // with d_x on the device (cols entries), timed like time_spmv. With
 // with_values it streams the values too and sums a_k x[col_k]: the floor of a
 // matrix whose values a kernel must read (not one value: spmv_common.cuh's
-// matrix_values), which moves 4 or 8 bytes a nonzero more.
+// matrix_values), which moves 4 or 8 bytes a nonzero more. With with_rows it
+// also reads row_ptr and writes y, one coalesced stream each: the bytes any
+// CSR SpMV moves (4 + value bytes a row more), without its row sums.
 template <class T>
 gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, int iterations,
-                             bool flush_l2 = false, bool with_values = false);
+                             bool flush_l2 = false, bool with_values = false, bool with_rows = false);
 
 // What checking an SpMV result y = A x needs per row: sum_j |a_ij x_j| and the
 // row length. A row accumulated in T is right when |y_i - exact_i| <=

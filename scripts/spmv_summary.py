@@ -47,7 +47,7 @@ def main(files):
         a1, au = k.get("cusparse"), k.get("auto")
         if not a1 or not au:
             continue
-        ran = [r for r in k.values() if not r["refused"] and r["kernel"] != "auto" and r["kernel"] != "x-gather-floor"]
+        ran = [r for r in k.values() if not r["refused"] and r["kernel"] != "auto" and not r["kernel"].startswith("x-gather-floor")]
         best = min(ran, key=lambda r: r["median_us"])
         ratio = a1["median_us"] / au["median_us"]
         big = rows[m]["nnz"] >= 100_000 or any(x in m for x in anchors)

@@ -620,6 +620,11 @@ TEST_F(SpmvPlanGpu, TimingHelpersMeasureSomething) {
   const gpu_timing floor = time_gather_floor(a, d_x.data(), 1, 100);
   EXPECT_EQ(floor.us.size(), 100u);
   EXPECT_GT(floor.median_us(), 0.0);
+  for (const bool values : {false, true}) {
+    const gpu_timing rows = time_gather_floor(a, d_x.data(), 1, 100, false, values, /*with_rows=*/true);
+    EXPECT_EQ(rows.us.size(), 100u);
+    EXPECT_GT(rows.median_us(), 0.0);
+  }
   EXPECT_GT(copy_bandwidth_gbs(std::size_t(64) << 20, 3), 10.0);  // GB/s; any GPU copies faster than this
 }
 

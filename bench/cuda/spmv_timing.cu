@@ -3,6 +3,7 @@
 // copy bandwidth that the benchmarks' percentages refer to, and the x-gather
 // floor of a matrix.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "bench/spmv_timing.hpp"
@@ -19,10 +20,13 @@ namespace {
 // Only the column stream and one x gather per nonzero: the traffic every CSR
 // kernel has beyond the value and row_ptr streams (Values: matrix_values, with
 // Read the value stream too). The sum is written only if it equals an
-// impossible value, so the loads cannot be dropped.
-template <class T, class Values>
+// impossible value, so the loads cannot be dropped. With Rows, each row's end
+// is read from row_ptr and a value written to y too, in coalesced streams:
+// what any CSR SpMV moves at least, without its reduction.
+template <class T, class Values, bool Rows>
 __global__ void gather_floor_kernel(std::size_t nnz, const index_t* __restrict__ col_idx, Values values,
-                                    const T* __restrict__ x, T* __restrict__ sink) {
+                                    const T* __restrict__ x, T* __restrict__ sink, index_t rows,
+                                    const index_t* __restrict__ row_ptr, T* __restrict__ y) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   T sum = 0;
   std::size_t k = global_thread();
@@ -34,6 +38,9 @@ __global__ void gather_floor_kernel(std::size_t nnz, const index_t* __restrict__
     sum += v0 * load_x(x + c0) + v1 * load_x(x + c1) + v2 * load_x(x + c2) + v3 * load_x(x + c3);
   }
   for (; k < nnz; k += stride) sum += values.once(k) * load_x(x + load_once(col_idx + k));
+  if constexpr (Rows)
+    for (std::size_t r = global_thread(); r < static_cast<std::size_t>(rows); r += stride)
+      y[r] = static_cast<T>(load_once(row_ptr + r + 1));
   if (sum == T(-1.2345e30)) *sink = sum;
 }
 
@@ -61,10 +68,14 @@ gpu_timing time_spmv(const spmv_plan<T>& plan, T alpha, const T* d_x, T beta, T*
 
 template <class T>
 gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, int iterations, bool flush_l2,
-                             bool with_values) {
-  cuda::device_buffer<index_t> d_col(a.col_idx);
-  cuda::device_buffer<T> d_values;
+                             bool with_values, bool with_rows) {
+  cuda::device_buffer<index_t> d_col(a.col_idx), d_row_ptr;
+  cuda::device_buffer<T> d_values, d_y;
   if (with_values) d_values = cuda::device_buffer<T>(a.values);
+  if (with_rows) {
+    d_row_ptr = cuda::device_buffer<index_t>(a.row_ptr);
+    d_y = cuda::device_buffer<T>(static_cast<std::size_t>(a.rows));
+  }
   cuda::device_buffer<T> d_sink(1);
   cuda::device_buffer<unsigned char> flush;
   if (flush_l2) flush = l2_flush_buffer();
@@ -73,14 +84,21 @@ gpu_timing time_gather_floor(const csr_matrix<T>& a, const T* d_x, int warmup, i
   PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::size_t nnz = a.nnz();
   // Enough threads to fill the GPU (8 blocks of 256 per SM), fewer when there is little work.
-  const unsigned grid = cuda::grid_for(nnz, 256, static_cast<unsigned>(sms) * 8);
+  const unsigned grid = cuda::grid_for(std::max(nnz, static_cast<std::size_t>(with_rows ? a.rows : 0)), 256,
+                                       static_cast<unsigned>(sms) * 8);
+  const auto run = [&](auto values, auto rows) {
+    cuda::spmv::gather_floor_kernel<T, decltype(values), decltype(rows)::value>
+        <<<grid, 256>>>(nnz, d_col.data(), values, d_x, d_sink.data(), a.rows, d_row_ptr.data(), d_y.data());
+  };
   auto launch = [&] {
+    using with = std::true_type;
+    using without = std::false_type;
+    const cuda::spmv::matrix_values<T, true> read{d_values.data()};
+    const cuda::spmv::matrix_values<T, false> none{nullptr};
     if (with_values)
-      cuda::spmv::gather_floor_kernel<<<grid, 256>>>(
-          nnz, d_col.data(), cuda::spmv::matrix_values<T, true>{d_values.data()}, d_x, d_sink.data());
+      with_rows ? run(read, with{}) : run(read, without{});
     else
-      cuda::spmv::gather_floor_kernel<<<grid, 256>>>(
-          nnz, d_col.data(), cuda::spmv::matrix_values<T, false>{nullptr}, d_x, d_sink.data());
+      with_rows ? run(none, with{}) : run(none, without{});
     PERRON_CUDA_CHECK_LAUNCH("gather_floor_kernel");
   };
   return {cuda::time_calls(launch, nullptr, warmup, iterations, flush.data(), flush.bytes())};
@@ -104,7 +122,7 @@ double copy_bandwidth_gbs(std::size_t bytes, int iterations) {
 template gpu_timing time_spmv(const spmv_plan<float>&, float, const float*, float, float*, int, int, bool);
 template gpu_timing time_spmv(const spmv_plan<double>&, double, const double*, double, double*, int, int,
                               bool);
-template gpu_timing time_gather_floor(const csr_matrix<float>&, const float*, int, int, bool, bool);
-template gpu_timing time_gather_floor(const csr_matrix<double>&, const double*, int, int, bool, bool);
+template gpu_timing time_gather_floor(const csr_matrix<float>&, const float*, int, int, bool, bool, bool);
+template gpu_timing time_gather_floor(const csr_matrix<double>&, const double*, int, int, bool, bool, bool);
 
 }  // namespace perron

@@ -13,11 +13,11 @@ template gpu_timing time_spmv(const spmv_plan<double>&, double, const double*, d
                               bool);
 
 template <class T>
-gpu_timing time_gather_floor(const csr_matrix<T>&, const T*, int, int, bool, bool) {
+gpu_timing time_gather_floor(const csr_matrix<T>&, const T*, int, int, bool, bool, bool) {
   cuda::throw_no_cuda();
 }
-template gpu_timing time_gather_floor(const csr_matrix<float>&, const float*, int, int, bool, bool);
-template gpu_timing time_gather_floor(const csr_matrix<double>&, const double*, int, int, bool, bool);
+template gpu_timing time_gather_floor(const csr_matrix<float>&, const float*, int, int, bool, bool, bool);
+template gpu_timing time_gather_floor(const csr_matrix<double>&, const double*, int, int, bool, bool, bool);
 
 double copy_bandwidth_gbs(std::size_t, int) { cuda::throw_no_cuda(); }
 

@@ -106,8 +106,8 @@ constexpr int ex_batch = 4;  // a thread's loads in flight before its stores (sa
 
 // Whether step k's end saves an iterate or ends a run: the cluster kernel's
 // steps whose end calls extrapolate_step (the grid kernels' only a run's
-// end, iterate_of).
-__device__ __forceinline__ bool ex_due(int every, int rre_w, int k) {
+// end, iterate_of). Unused below sm_90, where no cluster kernel is compiled.
+[[maybe_unused]] __device__ __forceinline__ bool ex_due(int every, int rre_w, int k) {
   const int at = k % every;
   return at == 0 || (rre_w ? accel::rre_slot(at, every) : accel::run_slot(at, every, false)) >= 0;
 }
@@ -820,7 +820,8 @@ struct block_span {
     return list ? static_cast<index_t>(__ldg(list + first + i)) : first + static_cast<index_t>(i) * stride;
   }
 };
-__device__ __forceinline__ block_span dealt_slices(index_t slices) {
+// The cluster kernel's slices, dealt round-robin (unused below sm_90).
+[[maybe_unused]] __device__ __forceinline__ block_span dealt_slices(index_t slices) {
   const auto b = static_cast<index_t>(blockIdx.x), g = static_cast<index_t>(gridDim.x);
   return {nullptr, b, g, b < slices ? static_cast<int>((slices - 1 - b) / g + 1) : 0};
 }

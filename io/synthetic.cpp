@@ -24,6 +24,9 @@
 namespace perron::io {
 namespace {
 
+// 64 x 64 -> 128-bit products (GCC and Clang; __extension__ keeps -Wpedantic quiet).
+__extension__ typedef unsigned __int128 uint128;
+
 constexpr std::string_view forms =
     "expected synthetic:seedS:N, tridiag:N, rmat:S:M[:A,B,C], er:N:M, powerlaw:N:M:GAMMA, grid:R:C, hub:N:M, "
     "dangling:N:M:F, chain:N:L, web:N:M[:LOCAL[,GAMMA]], cite:N:M[:COPY], ws:N:K:P, sbm:N:M:K[:MU] or "
@@ -49,7 +52,7 @@ struct stream_rng {
     return static_cast<std::uint32_t>(((next() >> 32) * n) >> 32);  // < 2^32 * 2^32: fits 64 bits
   }
   std::uint64_t below64(std::uint64_t n) {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+    return static_cast<std::uint64_t>((static_cast<uint128>(next()) * n) >> 64);
   }
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
 };
@@ -839,11 +842,11 @@ struct cite_model {
   double copy = 0.5;
   // Draw e's source, 1 .. N - 1.
   std::uint32_t source(std::uint64_t e) const {
-    return static_cast<std::uint32_t>(1 + static_cast<unsigned __int128>(e) * older / m);
+    return static_cast<std::uint32_t>(1 + static_cast<uint128>(e) * older / m);
   }
   // Draws whose source is below v (>= 1): ceil((v - 1) m / older).
   std::uint64_t before(std::uint32_t v) const {
-    const unsigned __int128 p = static_cast<unsigned __int128>(v - 1) * m;
+    const uint128 p = static_cast<uint128>(v - 1) * m;
     return static_cast<std::uint64_t>((p + older - 1) / older);
   }
   // Draw e's arc. A copy goes to a strictly earlier draw, so the walk ends

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/command_line.hpp"
 #include "apps/common/detached_exit.hpp"
 #include "apps/common/progress.hpp"
 #include "apps/common/svg_plot.hpp"
@@ -916,7 +917,7 @@ int main_body(int argc, char** argv) {
   command_line c;
   po::options_description opts = make_options(c);
   po::variables_map vm;
-  po::store(po::parse_command_line(argc, argv, opts), vm);
+  store_command_line(argc, argv, opts, vm);
   if (vm.count("help")) {
     std::cout << opts << trailer_text;
     return ok;

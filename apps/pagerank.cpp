@@ -26,6 +26,7 @@
 
 #include "apps/common/app.hpp"
 #include "apps/common/batched_pagerank.hpp"
+#include "apps/common/command_line.hpp"
 #include "apps/common/detached_exit.hpp"
 #include "apps/common/dist_load.hpp"
 #include "apps/common/input_options.hpp"
@@ -381,10 +382,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   po::options_description all;
   all.add(visible);
   all.add_options()("graph", po::value<std::string>(&s.graph));
-  po::positional_options_description pos;
-  pos.add("graph", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  store_command_line(argc, argv, all, vm, "graph", 1, "pagerank reads one GRAPH");
   if (vm.count("help")) {
     std::cout << visible << exit_text;
     return false;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/command_line.hpp"
 #include "apps/common/usage.hpp"
 #include "core/error.hpp"
 #include "core/stats.hpp"
@@ -88,10 +89,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
       "write the synthetic matrix SPEC (e.g. rmat:20:10000000) to the one FILE as Matrix Market");
   po::options_description all;
   all.add(o).add_options()("file", po::value<std::vector<std::string>>(&s.files));
-  po::positional_options_description pos;
-  pos.add("file", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+  store_command_line(argc, argv, all, vm, "file", -1);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << o << '\n';

@@ -217,6 +217,9 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--bc ''", 64, "--bc needs a value"},
       {"--ic file:/nonexistent/u0.txt", 66, "/nonexistent/u0.txt"},
       {"--ic file:/dev/zero", 65, "/dev/zero:1: binary data"},  // was read until memory ran out
+      // A stray word was dropped: '--n 500' read '--n' as --no-progress and ran N = 101.
+      {"--n 500", 64, "unexpected argument '500': '--n' was read as --no-progress, which takes no value"},
+      {"u.tsv", 64, "unexpected argument 'u.tsv'"},
   };
   for (const auto& c : cases) {
     const outcome o = run("--device cpu " + c.args);

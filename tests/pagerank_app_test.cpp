@@ -552,6 +552,7 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--gpus", "1", "--row-cost", "-2"}, 64, "--row-cost must be a number of links"},
       {{g, "--gpus", "1", "--row-cost", "nan"}, 64, "--row-cost must be a number of links"},
       {{g, "--no-such-option"}, 64, "no-such-option"},
+      {{g, "--js", "5"}, 64, "unexpected argument '5': '--js' was read as --json, which takes no value"},
       // An empty file name is refused, never taken as the option left out (ranks unwritten, uniform v).
       {{g, "--output", ""}, 64, "--output needs a file name"},
       {{g, "--personalize", ""}, 64, "--personalize needs a file name"},
@@ -562,7 +563,7 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--output-matrix", path("m.mtx")}, 64, "it needs --sources FILE"},
       {{g, "--bench-sources", "-1"}, 64, "--bench-sources must be at least 1"},
       {{g, "--bench-sources", "0"}, 64, "--bench-sources must be at least 1"},
-      {{g, g}, 64, ""},
+      {{g, g}, 64, "(pagerank reads one GRAPH; options are --name value)"},
       {{path("missing.mtx")}, 66, "missing.mtx"},
       {{rect}, 65, "rect.mtx: PageRank needs a square adjacency matrix"},
       {{empty}, 65, ""},

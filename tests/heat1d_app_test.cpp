@@ -399,9 +399,19 @@ TEST_F(heat1d_app, ALongRunSaysSoFirst) {
   EXPECT_NE(o.err.find("heat1d: 200000000 steps of dt = 5e-10 on 30001 points planned"), std::string::npos)
       << o.err;
   EXPECT_NE(o.err.find("stability limit"), std::string::npos) << o.err;
+  // Many steps of few points: each step's fixed cost counts (10^9 steps of 3 points said nothing).
+  const outcome tiny = run_command(
+      "timeout 3 " + quote(app_path("heat1d")) + " -n 3 -m explicit --T 1 --dt 1e-9 --device cpu", dir_);
+  EXPECT_EQ(tiny.code, 124) << tiny.err;
+  EXPECT_NE(tiny.err.find("heat1d: 1000000000 steps of dt = 1e-09 on 3 points planned"), std::string::npos)
+      << tiny.err;
   const outcome quick = run("--device cpu");
   EXPECT_EQ(quick.code, 0) << quick.err;
   EXPECT_EQ(quick.err.find("point updates"), std::string::npos) << quick.err;
+  // 10^5 steps of a small grid (a fraction of a second) stay quiet.
+  const outcome short_run = run("--device cpu -n 11 --T 0.1 --dt 1e-6");
+  EXPECT_EQ(short_run.code, 0) << short_run.err;
+  EXPECT_EQ(short_run.err.find("point updates"), std::string::npos) << short_run.err;
 }
 
 // An output that cannot be written (a missing folder, a folder named as the

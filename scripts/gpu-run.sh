@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run ON THE GPU MACHINE over a folder made by scripts/gpu-prepare.sh:
-#   scripts/gpu-run.sh [CARRY_DIR=.gpu] [tests] [sanitize] [bench] [python]
+#   scripts/gpu-run.sh [CARRY_DIR=.gpu] [tests] [sanitize] [bench] [python [networkx]]
 #   (default: tests sanitize bench)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -87,6 +87,15 @@ for step in $steps; do
         && PYTHONPATH=$site python3 -m pytest -q -p no:cacheprovider tests/python >"$out/python-tests.log" 2>&1 \
         || status=1
       tail -n 3 "$out/python-tests.log" ;;
+    networkx)
+      # perron from Python against networkx and a SciPy loop (after `python`,
+      # whose module it imports): every shared graph and three generated ones
+      # (networkx skipped past 4 M links), perron on the CPU, the GPU and auto.
+      echo "== apps/pagerank_networkx_bench.py"
+      PYTHONPATH=/tmp/perron-py python3 apps/pagerank_networkx_bench.py --devices cpu,cuda,auto \
+        "$PERRON_SHARED_DATA"/graphs/* rmat:18:2500000 er:1000000:10000000 web:1048576:16777216 \
+        >"$out/networkx-bench.jsonl" 2>"$out/networkx-bench.txt" || status=1
+      cat "$out/networkx-bench.txt" ;;
     bench)
       [ -x scripts/gpu-bench.sh ] && { PERRON_LOG_DIR=$out scripts/gpu-bench.sh "$carry" || status=1; } ;;
   esac

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # Run ON THE GPU MACHINE: scripts/gpu-cli-sweep.sh [CARRY_DIR=.gpu]
 # A command-line sweep of the GPU path on edge-case graphs: every run's exit
 # code, a signal or timeout flagged; valid runs compared with --device cpu.

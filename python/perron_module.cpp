@@ -3,6 +3,7 @@
 // perron's errors become ValueError / MemoryError / FileNotFoundError /
 // OSError / RuntimeError (their messages name keywords, not flags); solves and reads run with the GIL
 // released.
+#include <omp.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -25,6 +26,7 @@
 #include "io/load.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/spmv.hpp"
+#include "solvers/device_choice.hpp"
 #include "solvers/pagerank.hpp"
 #include "solvers/pagerank_batched.hpp"
 
@@ -165,20 +167,54 @@ std::function<void(int, double)> signal_check() {
   };
 }
 
+// This process has solved on the GPU, so its primary context is up (it lives
+// until the process ends) and a later choice does not pay for its creation.
+std::atomic<bool> gpu_context_up{false};
+
+// device="auto" (validated options): the device predicted to answer first,
+// by the model `pagerank --device auto` uses (solvers/device_choice.hpp), for
+// a graph already in memory; opt.device becomes cpu where that is the CPU.
+// Returns why. The module took the GPU wherever one was usable: on the H200
+// host a call there took 4.5-15 ms on 13 of the 14 shared graphs, which the
+// CPU solved in 0.05-4.7 ms (docs/PERFORMANCE.md, "perron against networkx").
+std::string choose_device(pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
+                          bool weighted) {
+  if (opt.device == pagerank_device::cpu) return "device='cpu'";
+  if (opt.device == pagerank_device::cuda) return "device='cuda'";
+  if (opt.kernel == spmv_kernel::cpu) return "kernel='cpu'";
+  if (!gpu_option_named(opt).empty()) return "auto: a GPU kernel or pull is named";
+  if (!cuda::available()) return "auto: no usable CUDA device";
+  device_facts f;
+  f.vertices = n;
+  f.links = links;
+  f.value_bytes = value_bytes;
+  f.pattern = !weighted;  // no kernel or pull named: a pattern pull may run
+  f.threads = omp_get_max_threads();
+  f.iterations = expected_iterations(opt.alpha, opt.tol, opt.max_iter);
+  f.context_started = f.context_ready = gpu_context_up.load();
+  const device_estimate e = estimate_devices(f);
+  if (!e.choose_gpu) opt.device = pagerank_device::cpu;
+  return "auto: " + e.reason;
+}
+
 template <class T>
 py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_options opt) {
   opt.validate();  // before pagerank_runs_on_gpu, as pagerank() asks them
-  if (!pagerank_runs_on_gpu(opt)) opt.progress = signal_check();
+  const std::string why = choose_device(opt, at.rows, at.col_idx.size(), sizeof(T), req.weighted);
+  const bool gpu = pagerank_runs_on_gpu(opt);
+  if (!gpu) opt.progress = signal_check();
   pagerank_result r;
   {
     gil_released free;
     r = pagerank(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)), opt);
   }
+  if (gpu) gpu_context_up = true;
   py::dict info;
   info["iterations"] = r.iterations;
   info["residual"] = r.residual;
   info["converged"] = r.converged;
   info["device"] = r.on_gpu ? "cuda" : "cpu";
+  info["device_choice"] = why;
   info["pull"] = std::string(name(r.pull));
   info["kernel"] = r.on_gpu ? kernel_text(r.pull, r.kernel) : std::string("cpu");
   info["solve_seconds"] = r.solve_seconds;
@@ -215,13 +251,15 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
 template <class T>
 py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pagerank_batched_options opt,
                         const std::vector<source_set>& sources) {
-  if (!pagerank_runs_on_gpu(opt.base)) opt.base.progress = signal_check();  // (validated by the caller)
+  const bool gpu = pagerank_runs_on_gpu(opt.base);
+  if (!gpu) opt.base.progress = signal_check();  // (validated by the caller)
   pagerank_batched_result r;
   {
     gil_released free;
     r = pagerank_batched(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)),
                          sources, opt);
   }
+  if (gpu) gpu_context_up = true;
   py::dict info;
   info["iterations"] = to_numpy(std::vector<int>(r.iterations));
   info["residual"] = to_numpy(std::vector<double>(r.residual));
@@ -284,6 +322,7 @@ py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std
       d_x.upload(x.data(), static_cast<std::size_t>(x.size()));
       plan.apply(T(1), d_x.data(), T(0), d_y.data());
       d_y.download(y.data());
+      gpu_context_up = true;
     }
   }
   return to_numpy(std::move(y));

@@ -41,13 +41,15 @@ def kernels():
 
 class PageRankInfo:
     """What a solve did: iterations, residual (L1 change of the last step),
-    converged, device ("cpu" / "cuda"), pull, kernel, and timings in seconds."""
+    converged, device ("cpu" / "cuda") and device_choice (why: with device="auto", each
+    device's predicted time), pull, kernel, and timings in seconds."""
 
     def __init__(self, d):
         self.iterations = d["iterations"]
         self.residual = d["residual"]
         self.converged = d["converged"]
         self.device = d["device"]
+        self.device_choice = d["device_choice"]
         self.pull = d["pull"]
         self.kernel = d["kernel"]
         self.timings = {"solve": d["solve_seconds"], "device": d["device_seconds"]}
@@ -211,8 +213,10 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo.
     personalization / nstart: None (uniform), an array (or scipy sparse vector) of n non-negative weights, or a
     dict {vertex: weight}. weighted: use A's values as arc weights (else every nonzero
-    counts once; a stored zero is no arc either way). device: "auto", "cpu" or "cuda" (auto takes the GPU
-    where kernel names a GPU kernel or pull a GPU step, and raises without one); precision: "float" or "double"
+    counts once; a stored zero is no arc either way). device: "auto", "cpu" or "cuda" (auto: the device
+    predicted to answer first, as `pagerank --device auto` (the CUDA context counted until this process
+    has used the GPU), info.device_choice says why; the GPU where kernel names a GPU kernel or pull a GPU
+    step, which raises without one); precision: "float" or "double"
     (reductions are in double either way). Not converging within max_iter is reported
     in info.converged, not raised. accelerate: "auto" (quadratic where the residual's
     rate says the solve has more than a few steps left), "none", "quadratic", "aitken" or "rre"

@@ -111,6 +111,22 @@ def test_messages_name_the_keywords_not_the_command_lines_flags(tmp_path, monkey
         perron.read_matrix("--tol", cache=False)
 
 
+def test_auto_takes_the_device_predicted_to_answer_first():
+    # karate solves in well under a millisecond on the CPU; a GPU call costs milliseconds
+    # even with the context up (it took the GPU wherever one was usable).
+    ranks, info = perron.pagerank(karate(), device="auto")
+    assert info.device == "cpu"
+    if perron.gpu_available():
+        assert info.device_choice.startswith("auto: predicted cpu"), info.device_choice
+        _, cuda = perron.pagerank(karate(), device="cuda")
+        assert cuda.device == "cuda" and cuda.device_choice == "device='cuda'"
+        assert perron.pagerank(karate(), device="auto")[1].device == "cpu"  # the context up: still the CPU
+        assert perron.pagerank(karate(), kernel="merge")[1].device == "cuda"  # a GPU kernel named
+    else:
+        assert info.device_choice == "auto: no usable CUDA device"
+    assert perron.pagerank(karate(), device="cpu")[1].device_choice == "device='cpu'"
+
+
 def test_not_converged_is_reported_not_raised():
     ranks, info = perron.pagerank(karate(), max_iter=2, tol=1e-12, device="cpu")
     assert not info.converged and info.iterations == 2 and ranks.shape == (34,)

@@ -132,6 +132,16 @@ def main():
         print(line, file=sys.stderr)
     print("each perron column: seconds, speedup over networkx, over the scipy loop; '!' = converged off "
           "networkx's ranks", file=sys.stderr)
+    for prec in ("double", "float") if "auto" in devices else ():
+        # auto against the better of cpu and cuda measured in the same run
+        picks = [(r["graph"], r.get(f"perron_auto_{prec}_device")) for r in rows]
+        worst = []
+        for r in rows:
+            best = min(r[f"perron_{d}_{prec}_s"] for d in ("cpu", "cuda") if f"perron_{d}_{prec}_s" in r)
+            worst.append(r[f"perron_auto_{prec}_s"] / best)
+        gpu = [g for g, d in picks if d == "cuda"]
+        print(f"auto, {prec}: cuda on {len(gpu)} of {len(picks)} graphs ({', '.join(gpu) or 'none'}); auto / best "
+              f"device {min(worst):.2f}-{max(worst):.2f}", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -13,10 +13,13 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -171,19 +174,47 @@ std::function<void(int, double)> signal_check() {
 // until the process ends) and a later choice does not pay for its creation.
 std::atomic<bool> gpu_context_up{false};
 
+// The iterations of this process's last solve of a graph of that size and
+// setting: the one fact the device model cannot see in the size (the bound,
+// expected_iterations, is 1.5-8x the count), kept as the command line keeps
+// it beside the cache entry. Not for personalized or warm-started solves.
+struct iterations_key {
+  index_t n;
+  std::size_t links;
+  double alpha, tol;
+  int max_iter, accelerate, value_bytes;
+  bool operator<(const iterations_key& o) const {
+    return std::tie(n, links, alpha, tol, max_iter, accelerate, value_bytes) <
+           std::tie(o.n, o.links, o.alpha, o.tol, o.max_iter, o.accelerate, o.value_bytes);
+  }
+};
+std::mutex iterations_mutex;
+std::map<iterations_key, int> last_iterations;  // at most 4096 entries
+
+std::optional<iterations_key> iterations_key_of(const pagerank_options& opt, index_t n, std::size_t links,
+                                                int value_bytes) {
+  if (!opt.personalization.empty() || !opt.initial.empty()) return std::nullopt;
+  return iterations_key{n, links, opt.alpha, opt.tol, opt.max_iter, int(opt.accelerate), value_bytes};
+}
+
 // device="auto" (validated options): the device predicted to answer first,
 // by the model `pagerank --device auto` uses (solvers/device_choice.hpp), for
 // a graph already in memory; opt.device becomes cpu where that is the CPU.
 // Returns why. The module took the GPU wherever one was usable: on the H200
-// host a call there took 4.5-15 ms on 13 of the 14 shared graphs, which the
-// CPU solved in 0.05-4.7 ms (docs/PERFORMANCE.md, "perron against networkx").
+// host a call there took 6-21 ms on 13 of the 14 shared graphs, which the
+// CPU solved in 0.1-7.7 ms (docs/PERFORMANCE.md, "perron against networkx").
+// Where the model says CPU, CUDA is not asked whether a device exists: the
+// driver's start-up alone took 0.1 s of a 5 ms call.
 std::string choose_device(pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
                           bool weighted) {
   if (opt.device == pagerank_device::cpu) return "device='cpu'";
   if (opt.device == pagerank_device::cuda) return "device='cuda'";
   if (opt.kernel == spmv_kernel::cpu) return "kernel='cpu'";
   if (!gpu_option_named(opt).empty()) return "auto: a GPU kernel or pull is named";
-  if (!cuda::available()) return "auto: no usable CUDA device";
+  if (!cuda::built()) {
+    opt.device = pagerank_device::cpu;
+    return "auto: perron was built without CUDA";
+  }
   device_facts f;
   f.vertices = n;
   f.links = links;
@@ -191,16 +222,48 @@ std::string choose_device(pagerank_options& opt, index_t n, std::size_t links, i
   f.pattern = !weighted;  // no kernel or pull named: a pattern pull may run
   f.threads = omp_get_max_threads();
   f.iterations = expected_iterations(opt.alpha, opt.tol, opt.max_iter);
+  if (const auto key = iterations_key_of(opt, n, links, value_bytes)) {
+    const std::lock_guard<std::mutex> lock(iterations_mutex);
+    if (const auto it = last_iterations.find(*key); it != last_iterations.end()) {
+      f.iterations = it->second;
+      f.iterations_known = true;
+    }
+  }
   f.context_started = f.context_ready = gpu_context_up.load();
-  const device_estimate e = estimate_devices(f);
-  if (!e.choose_gpu) opt.device = pagerank_device::cpu;
+  // A first GPU call in a process costs more than the command line's context
+  // (0.24 s, created there beside the load): 0.31-0.33 s over the CPU's call
+  // on wiki-Vote (10^5 links) and rmat:18:2500000, fresh processes, H200 host,
+  // the driver's start-up, the context and the module's first launches, with
+  // nothing to overlap them.
+  device_rates rates;
+  rates.context_s = 0.32;
+  const device_estimate e = estimate_devices(f, rates);
+  if (!e.choose_gpu) {
+    opt.device = pagerank_device::cpu;
+    return "auto: " + e.reason;
+  }
+  if (!cuda::available()) {
+    opt.device = pagerank_device::cpu;
+    return "auto: no usable CUDA device";
+  }
   return "auto: " + e.reason;
+}
+
+void remember_iterations(const pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
+                         const pagerank_result& r) {
+  const auto key = iterations_key_of(opt, n, links, value_bytes);
+  if (!key || !r.converged) return;
+  const std::lock_guard<std::mutex> lock(iterations_mutex);
+  if (last_iterations.size() >= 4096) last_iterations.clear();
+  last_iterations[*key] = r.iterations;
 }
 
 template <class T>
 py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_options opt) {
   opt.validate();  // before pagerank_runs_on_gpu, as pagerank() asks them
-  const std::string why = choose_device(opt, at.rows, at.col_idx.size(), sizeof(T), req.weighted);
+  const index_t n = at.rows;
+  const std::size_t links = at.col_idx.size();
+  const std::string why = choose_device(opt, n, links, sizeof(T), req.weighted);
   const bool gpu = pagerank_runs_on_gpu(opt);
   if (!gpu) opt.progress = signal_check();
   pagerank_result r;
@@ -209,6 +272,7 @@ py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_o
     r = pagerank(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)), opt);
   }
   if (gpu) gpu_context_up = true;
+  remember_iterations(opt, n, links, sizeof(T), r);
   py::dict info;
   info["iterations"] = r.iterations;
   info["residual"] = r.residual;

@@ -122,8 +122,8 @@ def test_auto_takes_the_device_predicted_to_answer_first():
         assert cuda.device == "cuda" and cuda.device_choice == "device='cuda'"
         assert perron.pagerank(karate(), device="auto")[1].device == "cpu"  # the context up: still the CPU
         assert perron.pagerank(karate(), kernel="merge")[1].device == "cuda"  # a GPU kernel named
-    else:
-        assert info.device_choice == "auto: no usable CUDA device"
+    else:  # the model says CPU before CUDA is asked (or perron has no CUDA)
+        assert info.device_choice.startswith(("auto: predicted cpu", "auto: perron was built without CUDA"))
     assert perron.pagerank(karate(), device="cpu")[1].device_choice == "device='cpu'"
 
 

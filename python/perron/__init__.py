@@ -69,8 +69,10 @@ def _index_array(a):
     # A float or bool array would be cast to int32 without a word (1.5 -> 1, True -> 1).
     if a.size and a.dtype.kind not in "iu":
         raise TypeError(f"an index array must hold integers, got dtype {a.dtype}")
-    if a.size and (a.min() < 0 or a.max() > _np.iinfo(_np.int32).max):
-        raise ValueError("perron uses 32-bit indices; an index array holds a value outside [0, 2^31)")
+    if a.size and a.min() < 0:
+        raise ValueError(f"an index array holds a negative value ({a.min()})")
+    if a.size and a.max() > _np.iinfo(_np.int32).max:
+        raise ValueError(f"perron uses 32-bit indices; an index array holds {a.max()}, past 2^31 - 1")
     return _np.ascontiguousarray(a, dtype=_np.int32)
 
 

@@ -127,6 +127,11 @@ def test_auto_takes_the_device_predicted_to_answer_first():
     assert perron.pagerank(karate(), device="cpu")[1].device_choice == "device='cpu'"
 
 
+def test_a_negative_index_is_named_as_such():
+    with pytest.raises(ValueError, match=r"an index array holds a negative value \(-1\)"):
+        perron.pagerank((np.array([0, 1, 2]), np.array([0, -1])), device="cpu")
+
+
 def test_not_converged_is_reported_not_raised():
     ranks, info = perron.pagerank(karate(), max_iter=2, tol=1e-12, device="cpu")
     assert not info.converged and info.iterations == 2 and ranks.shape == (34,)

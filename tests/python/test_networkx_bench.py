@@ -20,7 +20,7 @@ def test_the_benchmark_agrees_with_networkx():
     rows = [json.loads(line) for line in run.stdout.splitlines()]
     assert [r["graph"] for r in rows] == graphs
     for r in rows:
-        assert r["networkx_s"] > 0 and r["scipy_s"] > 0
+        assert r["networkx_s"] > 0 and r["scipy_s"] > 0 and 0 < r["networkx_convert_s"]
         assert r["scipy_l1"] < 1e-4
         for dev in devices.split(","):
             assert r[f"perron_{dev}_double_l1"] < 1e-4, r

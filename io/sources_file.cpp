@@ -94,10 +94,24 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_na
 
 }  // namespace
 
-source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label) {
+sources_text read_sources_text(const std::string& path) {
   // Read whole (a device or pipe checked for text and read within the memory free).
   const detail::text_buffer whole = detail::read_file(path, 1);
-  std::istringstream in{std::string(whole.view())};
+  sources_text file{path, std::string(whole.view()), 0};
+  std::size_t start = 0;
+  while (start < file.text.size()) {
+    std::size_t end = file.text.find('\n', start);
+    if (end == std::string::npos) end = file.text.size();
+    const std::size_t first = file.text.find_first_not_of(" \t\r", start);
+    if (first < end && file.text[first] != '#') ++file.sets;
+    start = end + 1;
+  }
+  return file;
+}
+
+source_sets parse_sources(const sources_text& file, index_t n, const std::vector<std::int64_t>& label) {
+  const std::string& path = file.path;
+  std::istringstream in{file.text};
   const vertex_names names(n, label);
   source_sets out;
   std::string text;
@@ -114,6 +128,10 @@ source_sets read_sources_file(const std::string& path, index_t n, const std::vec
   if (in.bad()) throw io_error(path, "read error");
   if (out.sets.empty()) throw parse_error(path, 0, "no source sets (one set of vertices per line)");
   return out;
+}
+
+source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label) {
+  return parse_sources(read_sources_text(path), n, label);
 }
 
 }  // namespace perron::io

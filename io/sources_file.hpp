@@ -28,4 +28,16 @@ struct source_sets {
 // are all zero, and for a file without sets (line 0).
 source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label);
 
+// The same in two steps, for a caller that needs the number of sets before
+// the graph is loaded (the device model of pagerank --sources) and can read
+// the file only once (a pipe): its text and the lines that hold a set
+// (neither blank nor a comment), then the sets against the graph.
+struct sources_text {
+  std::string path;
+  std::string text;
+  std::size_t sets = 0;
+};
+sources_text read_sources_text(const std::string& path);
+source_sets parse_sources(const sources_text& file, index_t n, const std::vector<std::int64_t>& label);
+
 }  // namespace perron::io

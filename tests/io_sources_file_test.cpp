@@ -25,6 +25,21 @@ TEST_F(sources_file, OneBasedSetsWithAndWithoutWeights) {
   EXPECT_EQ(s.line, (std::vector<std::uint64_t>{1, 3, 4}));
 }
 
+TEST_F(sources_file, TheTextCountsItsSetsBeforeTheGraphIsKnown) {
+  // Read once (a pipe can be read only once), counted, then parsed against the graph.
+  const io::sources_text t =
+      io::read_sources_text(write("s.txt", "7 19:0.5\r\n# a comment\n  3\t4:2  \n1:0 2"));
+  EXPECT_EQ(t.sets, 3u);
+  const auto s = io::parse_sources(t, 20, {});
+  ASSERT_EQ(s.sets.size(), 3u);
+  EXPECT_EQ(s.sets[2], (set{{0, 0.0}, {1, 1.0}}));
+  EXPECT_EQ(io::read_sources_text(write("c.txt", "# only\n  # comments\n")).sets, 0u);
+  // An empty line is counted as no set here; the parse names it.
+  const io::sources_text blank = io::read_sources_text(write("b.txt", "1\n\n2\n"));
+  EXPECT_EQ(blank.sets, 2u);
+  EXPECT_THROW(io::parse_sources(blank, 20, {}), parse_error);
+}
+
 TEST_F(sources_file, LabelsNameTheVertices) {
   const auto s = io::read_sources_file(write("s.txt", "35 10:3\n"), 3, {10, 20, 35});
   ASSERT_EQ(s.sets.size(), 1u);

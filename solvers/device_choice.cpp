@@ -49,6 +49,55 @@ double gpu_step_bytes(const device_facts& f) {
 
 std::string seconds_text(double s) { return format_g(s, 2) + " s"; }
 
+// Batched personalized PageRank: the seconds of every column's K steps, in
+// blocks as the solvers cut them (every column taken to run all K steps: a
+// bound, as K is). A CPU block of k columns reads P^T once a step in chunks
+// of 64 bytes of R a row; a narrower chunk costs at least a single step.
+double cpu_batched_seconds(const device_facts& f, const device_rates& r, double p, double k_steps) {
+  const double chunk_bytes = 64.0;
+  const double spill = std::min(1.0, double(f.vertices) * chunk_bytes / r.cpu_batched_spill_bytes);
+  const auto lerp = [&](double a, double b) { return a + spill * (b - a); };
+  const double precision = f.value_bytes == 8 ? r.cpu_batched_double : 1.0;
+  const double link =
+      precision * std::max(lerp(r.cpu_batched_link_core_ns, r.cpu_batched_link_core_memory_ns) / p,
+                           lerp(r.cpu_batched_link_cached_ns, r.cpu_batched_link_memory_ns));
+  const double vertex = precision * std::max(r.cpu_batched_vertex_core_ns / p, r.cpu_batched_vertex_ns);
+  const double single_link = cpu_step_seconds(f, r, p) - r.cpu_step_thread_s * p;  // one column's single step
+  const std::size_t per_chunk =
+      static_cast<std::size_t>(chunk_bytes) / static_cast<std::size_t>(f.value_bytes);
+  double step = 0;  // all blocks' steps, one each
+  for (std::size_t left = f.columns; left > 0;) {
+    const std::size_t k =
+        std::min<std::size_t>(left, static_cast<std::size_t>(std::max(r.cpu_batched_block, 1)));
+    left -= k;
+    double block = r.cpu_step_thread_s * p;
+    for (std::size_t c = 0; c < k; c += per_chunk) {
+      const double w = double(std::min(per_chunk, k - c));
+      block += std::max(single_link, ns(w * (double(f.links) * link + double(f.vertices) * vertex)));
+    }
+    step += block;
+  }
+  return k_steps * step;
+}
+
+// The GPU's: a block's step is a launch, a read of P^T and per column a row
+// of R gathered a link; then every set's ranks come back (widened on the host).
+double gpu_batched_seconds(const device_facts& f, const device_rates& r, double k_steps) {
+  const double width = std::max(r.gpu_batched_block, 1);
+  const double blocks = std::ceil(double(f.columns) / width);
+  const double block_bytes = double(f.vertices) * std::min(double(f.columns), width) * f.value_bytes;
+  const double spill = std::min(1.0, block_bytes / r.gpu_l2_bytes);
+  const double precision = f.value_bytes == 8 ? r.gpu_batched_double : 1.0;
+  const double column =
+      precision *
+      ns(double(f.links) * (r.gpu_batched_link_cached_ns +
+                            spill * (r.gpu_batched_link_memory_ns - r.gpu_batched_link_cached_ns)) +
+         double(f.vertices) * r.gpu_batched_vertex_ns);
+  const double block_step = r.gpu_batched_step_s + ns(double(f.links) * r.gpu_batched_graph_ns);
+  return r.gpu_solve_fixed_s + k_steps * (blocks * block_step + double(f.columns) * column) +
+         ns(double(f.vertices) * double(f.columns) * r.gpu_batched_result_ns);
+}
+
 }  // namespace
 
 device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
@@ -60,7 +109,7 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   // host, whichever device solves (apps/pagerank.cpp convert_for).
   e.cpu_convert = f.from_pattern ? r.cpu_convert_fixed_s + ns(double(f.links) * r.cpu_pattern_convert_ns / p)
                                  : cpu_convert_seconds(f, r, p);
-  e.cpu_solve = k * cpu_step_seconds(f, r, p);
+  e.cpu_solve = f.columns > 0 ? cpu_batched_seconds(f, r, p, k) : k * cpu_step_seconds(f, r, p);
 
   // What is left of the context's creation: all of it when not started, the
   // rest of the expected time when under way (at least a little: it has not
@@ -80,8 +129,9 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   e.gpu_convert =
       f.from_pattern ? e.cpu_convert : r.gpu_convert_fixed_s + ns(double(f.links) * r.gpu_convert_link_ns);
   e.gpu_setup = r.gpu_setup_fixed_s + ns(double(f.links) * r.gpu_setup_link_ns);
-  e.gpu_solve = r.gpu_solve_fixed_s + ns(double(f.vertices) * r.gpu_vertex_ns) +
-                k * std::max(r.gpu_step_s, gpu_step_bytes(f) / r.gpu_bandwidth);
+  e.gpu_solve = f.columns > 0 ? gpu_batched_seconds(f, r, k)
+                              : r.gpu_solve_fixed_s + ns(double(f.vertices) * r.gpu_vertex_ns) +
+                                    k * std::max(r.gpu_step_s, gpu_step_bytes(f) / r.gpu_bandwidth);
   // The context comes up during the load; the conversion runs on the host
   // meanwhile, or on the device once the context is there: whichever ends first.
   const double slowed = load + r.context_slowdown * std::min(load, e.context_left);
@@ -97,6 +147,7 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   if (e.context_left > 0) e.reason += " (" + seconds_text(e.context_left) + " of it the CUDA context)";
   e.reason += " for " + std::to_string(f.iterations) +
               (f.iterations_known ? " iterations (the last solve's)" : " iterations (the bound)");
+  if (f.columns > 0) e.reason += " of " + std::to_string(f.columns) + " source sets";
   return e;
 }
 

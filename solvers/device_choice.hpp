@@ -138,6 +138,45 @@ struct device_rates {
   double synthetic_powerlaw_ns = 238.0;
   double synthetic_sbm_ns = 101.0;
   double synthetic_bip_ns = 345.0;
+
+  // ---- Batched personalized PageRank (device_facts::columns > 0; the step of
+  // solvers/pagerank_batched.hpp). H200 host, 15 threads, seven graphs of
+  // 3.7 * 10^4 to 10^7 links at 1-256 single-vertex source sets, and the
+  // 2-core development machine (scripts/batched-device-bench.sh;
+  // docs/PERFORMANCE.md "The batched mode's device by the model").
+  // CPU: blocks of 128 columns, each cut into chunks of one 64-byte line of R
+  // (16 floats, 8 doubles); a step gathers a line a link from a chunk's n x 64
+  // bytes, so the cost of a column a link falls with the chunk's fill and
+  // rises as n x 64 bytes outgrow the caches (spill over cpu_batched_spill_bytes):
+  // cage11 and ca-AstroPh 0.035-0.041 ns (2.5 and 1.1 MB), cnr-2000 0.042 (21 MB,
+  // local), er:1000000:10000000 0.114 (64 MB); one thread 1.46 there (0.37 at
+  // cnr-2000 on the 2-core machine), 4 threads 0.45, 8 threads 0.20. Double: a chunk
+  // of 8 columns, 1.14-1.53x the float time a column (cnr-2000 1.45, er 1.53).
+  int cpu_batched_block = 128;
+  double cpu_batched_link_core_ns = 0.37;         // per column and link, one thread, R's chunk in cache
+  double cpu_batched_link_core_memory_ns = 1.46;  // the same, the chunk far past the caches
+  double cpu_batched_link_cached_ns = 0.035;      // the floor of all threads, in cache
+  double cpu_batched_link_memory_ns = 0.115;      // the floor of all threads, far past
+  double cpu_batched_spill_bytes = 64e6;
+  double cpu_batched_vertex_core_ns = 1.0;  // per column and vertex (the update, the residual), one thread
+  double cpu_batched_vertex_ns = 0.1;       // the floor (wb-cs-stanford at 256 sets: 0.19 with its barriers)
+  double cpu_batched_double = 1.45;         // a double column's cost over a float one's
+  // GPU: blocks of 64 columns (pagerank_batched_gpu_width), a step of a block
+  // costs a launch and check (karate at 256 sets: 25 us a block-step), one
+  // read of P^T (cnr-2000 and er at one set: 19 ps a link), and per column a
+  // row of R gathered a link (0.7 ps on cnr-2000's local links, 1.2 on cage11,
+  // 2.6 on er:1000000:10000000 whose block of R, 256 MB, is far past L2) and
+  // the update's n values; the ranks of every set come back widened to double
+  // on the host. Double: 1.6-1.8x a column's float time.
+  int gpu_batched_block = 64;
+  double gpu_batched_step_s = 25e-6;
+  double gpu_batched_graph_ns = 0.019;        // per link and block-step
+  double gpu_batched_link_cached_ns = 0.001;  // per column and link, the block of R in L2
+  double gpu_batched_link_memory_ns = 0.0026;
+  double gpu_l2_bytes = 50e6;
+  double gpu_batched_vertex_ns = 0.005;  // per column and vertex
+  double gpu_batched_result_ns = 0.4;    // per column and vertex: the ranks' download and widening
+  double gpu_batched_double = 1.7;
 };
 
 // What the choice is made from.
@@ -150,7 +189,11 @@ struct device_facts {
   int iterations = 1;             // expected (expected_iterations, or the last solve's count)
   bool iterations_known = false;  // iterations is the last solve's count
   bool from_pattern = false;      // generated as the CSR of A^T: converted in place on the host
-  double load_left = 0;           // seconds of loading still ahead (before the load: its estimate)
+  // Batched personalized PageRank (pagerank --sources, perron.pagerank_batched):
+  // the number of source sets, each a column of the block that iterates (0:
+  // one solve). iterations is then each set's count (the bound, as for one).
+  std::size_t columns = 0;
+  double load_left = 0;  // seconds of loading still ahead (before the load: its estimate)
   // The CUDA context: not started, under way for context_elapsed s, or ready.
   bool context_started = false;
   bool context_ready = false;

@@ -267,5 +267,69 @@ TEST(DeviceChoice, ReasonNamesBothPredictions) {
   EXPECT_GE(e.gpu, e.context_left + e.gpu_setup + e.gpu_solve + r.gpu_exit_s - 1e-12);
 }
 
+// ---- batched personalized PageRank (device_facts::columns) -----------------------
+// The cases are runs of scripts/batched-device-bench.sh (docs/PERFORMANCE.md,
+// "The batched mode's device by the model"), H200 host, 15 threads, float,
+// each with one device at least 1.6x the other's wall time.
+
+device_facts sets(device_facts f, std::size_t columns, int iterations) {
+  f.columns = columns;
+  f.iterations = iterations;
+  f.iterations_known = true;
+  return f;
+}
+
+TEST(DeviceChoice, BatchedSmallGraphsStayOnTheCpu) {
+  // karate at 256 sets: cpu 0.012 s, cuda 0.316; ca-AstroPh at 64: 0.085 against 0.364
+  EXPECT_FALSE(estimate_devices(sets(graph(34, 156, 15), 256, 38)).choose_gpu);
+  EXPECT_FALSE(estimate_devices(sets(graph(17903, 394062, 15), 64, 60)).choose_gpu);
+  // cnr-2000 at 8 sets: 0.176 against 0.407
+  EXPECT_FALSE(estimate_devices(sets(graph(325557, 3216152, 15), 8, 78)).choose_gpu);
+}
+
+TEST(DeviceChoice, BatchedLargeBlocksTakeTheGpu) {
+  // cnr-2000 at 256 sets: cpu 2.60 s, cuda 0.687; rmat:20:10000000 at 64: 3.12 against 0.944
+  EXPECT_TRUE(estimate_devices(sets(graph(325557, 3216152, 15), 256, 78)).choose_gpu);
+  EXPECT_TRUE(estimate_devices(sets(graph(1048576, 10000000, 15), 64, 40)).choose_gpu);
+  // er:1000000:10000000 at 256: 5.13 against 1.48
+  EXPECT_TRUE(estimate_devices(sets(graph(1000000, 10000000, 15), 256, 17)).choose_gpu);
+}
+
+TEST(DeviceChoice, BatchedOneSetCostsOneSolve) {
+  // A block of one column runs the single step (its chunk is one column wide).
+  const device_facts one = graph(325557, 3216152, 15);
+  const device_estimate single = estimate_devices(one);
+  const device_estimate batched = estimate_devices(sets(one, 1, one.iterations));
+  EXPECT_NEAR(batched.cpu_solve, single.cpu_solve, single.cpu_solve * 0.01);
+  // More sets cost more on both devices, and less a set on the CPU.
+  const device_estimate sixty_four = estimate_devices(sets(one, 64, one.iterations));
+  EXPECT_GT(sixty_four.cpu_solve, batched.cpu_solve);
+  EXPECT_LT(sixty_four.cpu_solve, 64 * batched.cpu_solve);
+  EXPECT_GT(sixty_four.gpu_solve, batched.gpu_solve);
+}
+
+TEST(DeviceChoice, BatchedMoreSetsFavourTheGpu) {
+  // Past some number of sets the GPU answers first, and stays ahead.
+  const device_facts f = graph(39082, 559722, 15);  // cage11
+  bool gpu = false;
+  for (std::size_t k = 1; k <= 4096; k *= 2) {
+    const device_estimate e = estimate_devices(sets(f, k, 72));
+    EXPECT_TRUE(e.choose_gpu || !gpu) << k << " sets: " << e.reason;
+    gpu = e.choose_gpu;
+  }
+  EXPECT_TRUE(gpu);
+  EXPECT_FALSE(estimate_devices(sets(f, 1, 72)).choose_gpu);
+}
+
+TEST(DeviceChoice, BatchedDoubleCostsMore) {
+  device_facts f = sets(graph(325557, 3216152, 15), 64, 78);
+  const device_estimate single = estimate_devices(f);
+  f.value_bytes = 8;
+  const device_estimate twice = estimate_devices(f);
+  EXPECT_GT(twice.cpu_solve, single.cpu_solve * 1.2);
+  EXPECT_GT(twice.gpu_solve, single.gpu_solve * 1.2);
+  EXPECT_NE(twice.reason.find("of 64 source sets"), std::string::npos) << twice.reason;
+}
+
 }  // namespace
 }  // namespace perron::test

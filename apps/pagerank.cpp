@@ -31,6 +31,7 @@
 #include "apps/common/dist_load.hpp"
 #include "apps/common/input_options.hpp"
 #include "apps/common/progress.hpp"
+#include "apps/common/remembered_count.hpp"
 #include "apps/common/svg_plot.hpp"
 #include "apps/common/timer.hpp"
 #include "apps/common/usage.hpp"
@@ -801,33 +802,14 @@ std::pair<std::string, std::string> iterations_note_key(const settings& s) {
 std::optional<int> remembered_iterations(const settings& s) {
   const auto [tag, key] = iterations_note_key(s);
   if (tag.empty()) return std::nullopt;
-  const io::cache_options cache = app::read_options_for(s.input).cache;
-  const std::optional<std::string> text = io::side_load(s.graph, cache, tag);
-  if (!text) return std::nullopt;
-  std::istringstream in(*text);
-  for (std::string line; std::getline(in, line);)
-    if (line.compare(0, key.size(), key) == 0) {
-      char* end = nullptr;
-      const long k = std::strtol(line.c_str() + key.size(), &end, 10);
-      if (end != line.c_str() + key.size() && k >= 1 && k <= s.opt.max_iter) return static_cast<int>(k);
-    }
-  return std::nullopt;
+  return app::remembered_count(s.graph, app::read_options_for(s.input).cache, tag, key, s.opt.max_iter);
 }
 
 // Keeps r's count for the next run (this setting's line replaced, others kept, at most 16).
 void remember_iterations(const settings& s, int iterations) {
   const auto [tag, key] = iterations_note_key(s);
-  if (tag.empty() || iterations < 1) return;
-  const io::cache_options cache = app::read_options_for(s.input).cache;
-  std::string kept = key + std::to_string(iterations) + "\n";
-  std::istringstream in(io::side_load(s.graph, cache, tag).value_or(""));
-  int lines = 1;
-  for (std::string line; std::getline(in, line) && lines < 16;)
-    if (!line.empty() && line.compare(0, key.size(), key) != 0) {
-      kept += line + "\n";
-      ++lines;
-    }
-  io::side_store(s.graph, cache, tag, kept);  // a hint: a warning where it cannot be kept
+  if (tag.empty()) return;
+  app::remember_count(s.graph, app::read_options_for(s.input).cache, tag, key, iterations);
 }
 
 bool generate_transposed(const settings& s);
@@ -1707,6 +1689,14 @@ app::batched_request batched_request_of(const settings& s) {
   r.top = s.top;
   r.json = s.json;
   r.input = s.input;
+  r.facts = solve_facts(s);
+  r.facts.from_pattern = false;  // the batched mode sorts P^T from the arcs (make_pagerank_graph)
+  if (const std::optional<input_guess> guess = guess_graph(s)) {
+    r.facts.links = guess->links;
+    r.facts.vertices = guess->vertices;
+    r.facts.load_left = guess->load_seconds;
+    r.guessed = true;
+  }
   return r;
 }
 

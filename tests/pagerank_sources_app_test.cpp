@@ -204,6 +204,35 @@ TEST_F(pagerank_sources_app, OutputsThatAreInputsAreRefused) {
   }
 }
 
+// --device auto asks the device model with the number of sets (solvers/device_choice.hpp)
+// and says why; the next run predicts with the mean count a set took; the sets
+// may come from a pipe (read once, before the graph).
+TEST_F(pagerank_sources_app, AutoSaysWhyAndRemembersTheCount) {
+  const std::string graph =
+      write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 5\n1 2\n2 3\n3 1\n3 4\n4 5\n");
+  const std::string sources = write("s.txt", "1\n2 3\n");
+  const outcome first = run({graph, "--sources", sources, "--top", "1"});
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.err.find("pagerank: device auto: "), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("iterations (the bound) of 2 source sets"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find(" column-steps, "), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("cpu ("), std::string::npos) << first.err;  // a 5-vertex graph: the CPU
+  const outcome second = run({graph, "--sources", sources, "--top", "1"});
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.err.find("iterations (the last solve's) of 2 source sets"), std::string::npos)
+      << second.err;
+  EXPECT_EQ(second.out, first.out);
+  const outcome piped =
+      run_command("(printf '1\\n2 3\\n' | XDG_CACHE_HOME=" + quote((dir_ / "xdg-cache").string()) + " " +
+                      quote(app_path("pagerank")) + " " + quote(graph) + " --sources /dev/stdin --top 1)",
+                  dir_);
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(piped.out, first.out);
+  const outcome named = run({graph, "--sources", sources, "--top", "1", "--device", "cpu"});
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_NE(named.err.find("pagerank: device cpu (named; auto would take "), std::string::npos) << named.err;
+}
+
 TEST_F(pagerank_sources_app, BenchSourcesOnTheCpu) {
   const std::string graph =
       write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3 1\n3 4\n");

@@ -17,8 +17,11 @@
 #include <string>
 
 #include "apps/common/app.hpp"
+#include "apps/common/detached_exit.hpp"
+#include "apps/common/remembered_count.hpp"
 #include "apps/common/timer.hpp"
 #include "apps/common/usage.hpp"
+#include "core/context_start.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
@@ -87,18 +90,21 @@ std::string device_text(bool gpu) {
              : "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
 }
 
-void print_summary(const batched_request& r, const pagerank_batched_result& res, double load_s) {
+void print_summary(const batched_request& r, const pagerank_batched_result& res, double load_s,
+                   const std::string& why) {
   const auto [lo, hi] = std::minmax_element(res.iterations.begin(), res.iterations.end());
   const auto conv = std::count(res.converged.begin(), res.converged.end(), std::uint8_t(1));
   std::cerr << "pagerank: " << res.sources << " source sets on " << r.graph << " (" << res.vertices
             << " vertices), " << device_text(res.on_gpu) << "\n";
+  std::cerr << "pagerank: device " << why << "\n";
   if (res.on_gpu)
     std::cerr << "pagerank: step " << res.step_choice
               << (res.trial_seconds > 0 ? " (trial " + format_g(res.trial_seconds * 1e3, 3) + " ms)" : "")
               << "\n";
   std::cerr << "pagerank: " << conv << " of " << res.sources << " converged, iterations " << *lo << " to "
-            << *hi << ", " << res.compactions << " compactions, load " << format_g(load_s, 3) << " s, solve "
-            << format_g(res.solve_seconds, 3) << " s\n";
+            << *hi << ", " << res.column_steps << " column-steps, " << res.compactions
+            << " compactions, load " << format_g(load_s, 3) << " s, solve " << format_g(res.solve_seconds, 3)
+            << " s\n";
 }
 
 // A graph without vertices: one error naming the file or spec.
@@ -106,9 +112,101 @@ void require_vertices(const std::string& name, const coo_matrix<double>& a) {
   if (a.rows == 0 && a.cols == 0) throw invalid_argument(name + ": the graph is empty (0 vertices)");
 }
 
+// ---- the device of --sources (--device auto: solvers/device_choice.hpp) ------------
+// As for one solve (apps/pagerank.cpp): the CUDA context starts on a thread
+// before the load where the model, on the guessed size, expects the GPU to
+// answer first (with the teardown split from the user's wait), and the
+// device is decided after the load on the real size. The iterations: the
+// mean count a set took in the last batched solve of this setting, kept
+// beside the graph's cache entry, else the bound (which leans to the GPU).
+
+// Whether the model decides: --device auto, no CPU kernel, no GPU option named.
+bool model_decides(const pagerank_options& o) {
+  return o.device == pagerank_device::automatic && o.kernel != spmv_kernel::cpu &&
+         gpu_option_named(o).empty();
+}
+
+std::pair<std::string, std::string> batched_iterations_key(const batched_request& r) {
+  return {std::string("iterations-batched-") + (r.double_precision ? "double" : "float") +
+              (r.weighted ? "-weighted" : ""),
+          "alpha " + format_g(r.opt.alpha, 17) + " tol " + format_g(r.opt.tol, 17) + " iterations "};
+}
+
+device_facts batched_facts(const batched_request& r, std::size_t sets) {
+  device_facts f = r.facts;
+  f.columns = sets;
+  const auto [tag, key] = batched_iterations_key(r);
+  if (const auto k = remembered_count(r.graph, read_options_for(r.input).cache, tag, key, r.opt.max_iter)) {
+    f.iterations = *k;
+    f.iterations_known = true;
+  }
+  return f;
+}
+
+// Before the load: start the context now?
+bool start_context_first(const batched_request& r, std::size_t sets) {
+  const pagerank_options& o = r.opt;
+  if (o.device == pagerank_device::cpu || o.kernel == spmv_kernel::cpu) return false;
+  if (!model_decides(o)) return true;  // --device cuda, or a GPU kernel named
+  if (!r.guessed) return true;         // nothing to guess from: the load will say what is wrong
+  device_facts f = batched_facts(r, sets);
+  f.exit_detached = detached_exit::possible();  // the split comes with the context
+  return estimate_devices(f).choose_gpu;
+}
+
+struct batched_device {
+  bool gpu = false;
+  bool convert_on_gpu = false;
+  std::string reason;
+};
+
+// After the load: the device, from the graph's size and the context's state.
+batched_device decide_device(const batched_request& r, const io::loaded_matrix& graph, std::size_t sets,
+                             cuda::context_start& context) {
+  device_facts f = batched_facts(r, sets);
+  f.vertices = graph.matrix.rows;
+  f.links = graph.matrix.nnz();
+  f.load_left = 0;
+  f.context_started = context.started();
+  f.context_ready = context.ready();
+  f.context_elapsed = context.elapsed();
+  f.exit_detached = detached_exit::active();
+  const device_estimate e = estimate_devices(f);
+  batched_device d;
+  if (!model_decides(r.opt)) {
+    d.gpu = pagerank_runs_on_gpu(r.opt);  // throws where the named GPU is missing
+    d.reason = std::string(d.gpu ? "cuda" : "cpu") + " (named; auto would take " +
+               (e.choose_gpu ? "cuda" : "cpu") + ": " + e.reason + ")";
+  } else if (f.context_ready && context.devices() == 0) {
+    d.reason = "auto: no usable CUDA device";
+  } else {
+    d.gpu = e.choose_gpu;
+    d.reason = "auto: " + e.reason + (f.context_started ? "" : ", context not started before the load");
+  }
+  if (d.gpu && !context.started()) context.start();  // comes up while the host converts
+  d.convert_on_gpu = d.gpu && e.convert_on_gpu;
+  return d;
+}
+
+// The mean count a set took, kept for the next run's model.
+void remember_batched_iterations(const batched_request& r, const pagerank_batched_result& res) {
+  if (res.iterations.empty()) return;
+  const double sum = std::accumulate(res.iterations.begin(), res.iterations.end(), 0.0);
+  const auto [tag, key] = batched_iterations_key(r);
+  remember_count(r.graph, read_options_for(r.input).cache, tag, key,
+                 static_cast<int>(std::ceil(sum / double(res.iterations.size()))));
+}
+
 template <class T>
-int solve_sources(const batched_request& r, const pagerank_batched_options& opt) {
+int solve_sources(const batched_request& r, pagerank_batched_options opt) {
   stopwatch step;
+  // Read whole, first (a pipe too): the model asks how many sets there are.
+  const io::sources_text file = io::read_sources_text(r.sources);
+  cuda::context_start context;
+  if (start_context_first(r, file.sets)) {
+    detached_exit::split();  // the driver's teardown after the user's wait
+    context.start();
+  }
   // A generated graph's sets are read (its vertices are 1..n, known from the
   // spec) and the whole run's memory checked before it is generated: the
   // graph, PageRank's 48 bytes a vertex and link beside it (as for one solve,
@@ -119,7 +217,7 @@ int solve_sources(const batched_request& r, const pagerank_batched_options& opt)
   if (io::is_synthetic_spec(r.graph)) {
     const io::synthetic_size size = io::synthetic_spec_size(r.graph);
     if (size.vertices > 0) {
-      early = io::read_sources_file(r.sources, static_cast<index_t>(size.vertices), {});
+      early = io::parse_sources(file, static_cast<index_t>(size.vertices), {});
       const double n = double(size.vertices), m = double(size.arcs), sets = double(early->sets.size());
       check_host_memory(48.0 * (n + m) + 8.0 * sets * n + 32.0 * std::min(sets, 128.0) * n,
                         "personalized PageRank of " + std::to_string(early->sets.size()) +
@@ -129,17 +227,26 @@ int solve_sources(const batched_request& r, const pagerank_batched_options& opt)
   }
   io::loaded_matrix graph = io::load_matrix(r.graph, read_options_for(r.input));
   require_vertices(r.graph, graph.matrix);
-  const bool gpu = pagerank_runs_on_gpu(opt.base);
-  const pagerank_graph<T> g = naming_input(
-      r.graph, [&] { return make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu); });
-  const io::source_sets sets =
-      early ? std::move(*early) : io::read_sources_file(r.sources, g.vertices(), graph.label);
+  batched_device device = decide_device(r, graph, file.sets, context);
+  const auto wait_for_gpu = [&] {  // where the model's GPU has no device after all, the CPU solves
+    context.wait();
+    if (context.devices() == 0 && model_decides(r.opt))
+      device = {false, false, "auto: no usable CUDA device"};
+  };
+  if (device.convert_on_gpu) wait_for_gpu();
+  const pagerank_graph<T> g = naming_input(r.graph, [&] {
+    return make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, device.convert_on_gpu);
+  });
+  const io::source_sets sets = early ? std::move(*early) : io::parse_sources(file, g.vertices(), graph.label);
+  if (device.gpu) wait_for_gpu();
+  opt.base.device = device.gpu ? pagerank_device::cuda : pagerank_device::cpu;
   const double load_s = step.lap();
   const pagerank_batched_result res = pagerank_batched(g, sets.sets, opt);
+  remember_batched_iterations(r, res);
   constexpr int digits = std::numeric_limits<T>::max_digits10;
   if (!r.output_matrix.empty()) write_matrix(r.output_matrix, sets, res, digits);
   write_top(r.output.empty() ? "-" : r.output, graph, sets, res, r.top, digits);
-  print_summary(r, res, load_s);
+  print_summary(r, res, load_s, device.reason);
   if (!res.all_converged()) {
     std::cerr << "pagerank: warning: some source sets did not converge within --max-iter "
               << opt.base.max_iter << "\n";

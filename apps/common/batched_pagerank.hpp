@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/common/input_options.hpp"
+#include "solvers/device_choice.hpp"
 #include "solvers/pagerank.hpp"
 
 namespace perron::app {
@@ -25,6 +26,12 @@ struct batched_request {
   int bench_sources = 0;      // --bench-sources S (0: no benchmark)
   bool json = false;          // refused: the batched mode prints TSV
   input_settings input;
+  // --device auto (the solve's device by the model of solvers/device_choice.hpp):
+  // the facts the command line gives (precision, threads, the iterations'
+  // bound), and the graph's size and load time where they could be guessed
+  // before the load (guessed) from its cache entry, file or spec.
+  device_facts facts;
+  bool guessed = false;
 };
 
 // Whether the command line asks for the batched mode.

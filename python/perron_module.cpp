@@ -11,10 +11,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -183,18 +185,20 @@ struct iterations_key {
   std::size_t links;
   double alpha, tol;
   int max_iter, accelerate, value_bytes;
+  bool batched;  // pagerank_batched: the mean count a set took
   bool operator<(const iterations_key& o) const {
-    return std::tie(n, links, alpha, tol, max_iter, accelerate, value_bytes) <
-           std::tie(o.n, o.links, o.alpha, o.tol, o.max_iter, o.accelerate, o.value_bytes);
+    return std::tie(n, links, alpha, tol, max_iter, accelerate, value_bytes, batched) <
+           std::tie(o.n, o.links, o.alpha, o.tol, o.max_iter, o.accelerate, o.value_bytes, o.batched);
   }
 };
 std::mutex iterations_mutex;
 std::map<iterations_key, int> last_iterations;  // at most 4096 entries
 
 std::optional<iterations_key> iterations_key_of(const pagerank_options& opt, index_t n, std::size_t links,
-                                                int value_bytes) {
+                                                int value_bytes, bool batched) {
   if (!opt.personalization.empty() || !opt.initial.empty()) return std::nullopt;
-  return iterations_key{n, links, opt.alpha, opt.tol, opt.max_iter, int(opt.accelerate), value_bytes};
+  return iterations_key{n,           links,  opt.alpha, opt.tol, opt.max_iter, int(opt.accelerate),
+                        value_bytes, batched};
 }
 
 // device="auto" (validated options): the device predicted to answer first,
@@ -204,9 +208,10 @@ std::optional<iterations_key> iterations_key_of(const pagerank_options& opt, ind
 // host a call there took 6-21 ms on 13 of the 14 shared graphs, which the
 // CPU solved in 0.1-7.7 ms (docs/PERFORMANCE.md, "perron against networkx").
 // Where the model says CPU, CUDA is not asked whether a device exists: the
-// driver's start-up alone took 0.1 s of a 5 ms call.
-std::string choose_device(pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
-                          bool weighted) {
+// driver's start-up alone took 0.1 s of a 5 ms call. columns: pagerank_batched's
+// number of source sets (0: one solve).
+std::string choose_device(pagerank_options& opt, index_t n, std::size_t links, int value_bytes, bool weighted,
+                          std::size_t columns = 0) {
   if (opt.device == pagerank_device::cpu) return "device='cpu'";
   if (opt.device == pagerank_device::cuda) return "device='cuda'";
   if (opt.kernel == spmv_kernel::cpu) return "kernel='cpu'";
@@ -221,8 +226,9 @@ std::string choose_device(pagerank_options& opt, index_t n, std::size_t links, i
   f.value_bytes = value_bytes;
   f.pattern = !weighted;  // no kernel or pull named: a pattern pull may run
   f.threads = omp_get_max_threads();
+  f.columns = columns;
   f.iterations = expected_iterations(opt.alpha, opt.tol, opt.max_iter);
-  if (const auto key = iterations_key_of(opt, n, links, value_bytes)) {
+  if (const auto key = iterations_key_of(opt, n, links, value_bytes, columns > 0)) {
     const std::lock_guard<std::mutex> lock(iterations_mutex);
     if (const auto it = last_iterations.find(*key); it != last_iterations.end()) {
       f.iterations = it->second;
@@ -249,13 +255,25 @@ std::string choose_device(pagerank_options& opt, index_t n, std::size_t links, i
   return "auto: " + e.reason;
 }
 
-void remember_iterations(const pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
-                         const pagerank_result& r) {
-  const auto key = iterations_key_of(opt, n, links, value_bytes);
-  if (!key || !r.converged) return;
+void remember(const iterations_key& key, int iterations) {
   const std::lock_guard<std::mutex> lock(iterations_mutex);
   if (last_iterations.size() >= 4096) last_iterations.clear();
-  last_iterations[*key] = r.iterations;
+  last_iterations[key] = iterations;
+}
+
+void remember_iterations(const pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
+                         const pagerank_result& r) {
+  const auto key = iterations_key_of(opt, n, links, value_bytes, false);
+  if (key && r.converged) remember(*key, r.iterations);
+}
+
+// pagerank_batched: the mean count a set took (the model's iterations a column).
+void remember_iterations(const pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
+                         const pagerank_batched_result& r) {
+  const auto key = iterations_key_of(opt, n, links, value_bytes, true);
+  if (!key || r.iterations.empty()) return;
+  const double sum = std::accumulate(r.iterations.begin(), r.iterations.end(), 0.0);
+  remember(*key, static_cast<int>(std::ceil(sum / double(r.iterations.size()))));
 }
 
 template <class T>
@@ -315,6 +333,9 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
 template <class T>
 py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pagerank_batched_options opt,
                         const std::vector<source_set>& sources) {
+  const index_t n = at.rows;
+  const std::size_t links = at.col_idx.size();
+  const std::string why = choose_device(opt.base, n, links, sizeof(T), req.weighted, sources.size());
   const bool gpu = pagerank_runs_on_gpu(opt.base);
   if (!gpu) opt.base.progress = signal_check();  // (validated by the caller)
   pagerank_batched_result r;
@@ -324,7 +345,9 @@ py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pa
                          sources, opt);
   }
   if (gpu) gpu_context_up = true;
+  remember_iterations(opt.base, n, links, sizeof(T), r);
   py::dict info;
+  info["device_choice"] = why;
   info["iterations"] = to_numpy(std::vector<int>(r.iterations));
   info["residual"] = to_numpy(std::vector<double>(r.residual));
   info["converged"] = to_numpy(std::vector<std::uint8_t>(r.converged));  // 0 / 1, bool in Python
@@ -334,10 +357,11 @@ py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pa
   info["column_steps"] = r.column_steps;
   info["compactions"] = r.compactions;
   if (r.on_gpu) info["step"] = r.step_choice;  // which step ran, and its trial's times
-  const auto n = static_cast<std::size_t>(r.vertices), cols = r.sources;
+  const auto rows = static_cast<std::size_t>(r.vertices), cols = r.sources;
   auto* owner = new rank_block(std::move(r.rank));
   py::capsule free_when_done(owner, [](void* p) { delete static_cast<rank_block*>(p); });
-  py::array_t<double> ranks({n, cols}, {sizeof(double), n * sizeof(double)}, owner->data(), free_when_done);
+  py::array_t<double> ranks({rows, cols}, {sizeof(double), rows * sizeof(double)}, owner->data(),
+                            free_when_done);
   return py::make_tuple(ranks, info);
 }
 

@@ -244,7 +244,8 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
 
 class BatchedPageRankInfo:
     """What a batched solve did: per source set (numpy arrays of length s) iterations,
-    residual and converged; device ("cpu" / "cuda"), column_steps (column-steps of
+    residual and converged; device ("cpu" / "cuda") and device_choice (why: with
+    device="auto", each device's predicted time), column_steps (column-steps of
     work), compactions, timings in seconds, and on the GPU step: which step ran
     ("fused" or "two kernels") and the times of the trial that chose it."""
 
@@ -253,6 +254,7 @@ class BatchedPageRankInfo:
         self.residual = d["residual"]
         self.converged = d["converged"].astype(bool)
         self.device = d["device"]
+        self.device_choice = d["device_choice"]
         self.column_steps = d["column_steps"]
         self.compactions = d["compactions"]
         self.step = d.get("step", "")
@@ -308,8 +310,9 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     sources[c] (each column sums to 1; the same as pagerank(A, personalization=...)
     for that set, within the precision), and a BatchedPageRankInfo. Each set stops on
     its own when its L1 change falls below tol. device, precision, weighted, alpha,
-    tol and max_iter as for pagerank(). The solve releases the GIL; on the CPU, Ctrl-C ends it
-    after the step under way.
+    tol and max_iter as for pagerank() (device="auto": the device predicted to answer
+    first for this many sets; info.device_choice says why). The solve releases the GIL;
+    on the CPU, Ctrl-C ends it after the step under way.
     """
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     if isinstance(sources, (int, _np.integer, dict)) or not hasattr(sources, "__iter__"):

@@ -127,6 +127,21 @@ def test_auto_takes_the_device_predicted_to_answer_first():
     assert perron.pagerank(karate(), device="cpu")[1].device_choice == "device='cpu'"
 
 
+def test_batched_auto_asks_the_model_with_the_number_of_sets():
+    # 64 sets on karate: a fraction of a millisecond on the CPU, a context's creation on the GPU
+    # (pagerank_batched took the GPU wherever one was usable).
+    R, info = perron.pagerank_batched(karate(), [[v] for v in range(34)] * 2, device="auto")
+    assert R.shape == (34, 68) and info.device == "cpu"
+    if perron.gpu_available():
+        assert info.device_choice.startswith("auto: predicted cpu"), info.device_choice
+        assert "of 68 source sets" in info.device_choice, info.device_choice
+        _, cuda = perron.pagerank_batched(karate(), [[0]], device="cuda")
+        assert cuda.device == "cuda" and cuda.device_choice == "device='cuda'"
+    else:
+        assert info.device_choice.startswith(("auto: predicted cpu", "auto: perron was built without CUDA"))
+    assert perron.pagerank_batched(karate(), [[0]], device="cpu")[1].device_choice == "device='cpu'"
+
+
 def test_a_negative_index_is_named_as_such():
     with pytest.raises(ValueError, match=r"an index array holds a negative value \(-1\)"):
         perron.pagerank((np.array([0, 1, 2]), np.array([0, -1])), device="cpu")

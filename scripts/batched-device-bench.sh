@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The batched mode's device choice (docs/PERFORMANCE.md, "The batched mode's
 # device by the model"): the wall time of
-# `pagerank GRAPH --sources FILE --device cpu | cuda | auto` for S random
+# `pagerank GRAPH --sources FILE --device cpu | cuda | auto` (and auto-first: auto
+# without the count an earlier run kept, so with the bound) for S random
 # single-vertex source sets (seed 1) per graph and S, from the binary cache
 # (one run fills it first; XDG_CACHE_HOME is a fresh folder), ROUNDS rounds
 # (default 2), the device order turning each round. Each run's stderr
@@ -26,10 +27,12 @@ fi
 prec=()
 [ "${PRECISION:-float}" = double ] && prec=(--precision double)
 now() { date +%s.%N; }
-# The vertex count: a Matrix Market size line, or a spec's second field (rmat: 2^scale).
+# The vertex count: a Matrix Market size line, or a spec's (rmat: 2^scale; grid:R:C
+# R * C; bip:U:I U + I; the others their second field).
 vertices() {
   case $1 in
     rmat:*) echo $((1 << $(echo "$1" | cut -d: -f2))) ;;
+    grid:* | bip:*) echo "$1" | awk -F: '{ print ($1 == "grid") ? $2 * $3 : $2 + $3 }' ;;
     *:*) echo "$1" | cut -d: -f2 ;;
     *.gz) zcat "$1" | grep -v '^%' | head -n 1 | awk '{print $1}' ;;
     *) grep -v '^%' "$1" | head -n 1 | awk '{print $1}' ;;
@@ -43,13 +46,15 @@ for g in "${graphs[@]}"; do
     src="$out/$name.$s.sources"
     awk -v n="$n" -v s="$s" 'BEGIN { srand(1); for (i = 0; i < s; ++i) print 1 + int(rand() * n) }' >"$src"
     for round in $(seq 1 "${ROUNDS:-2}"); do
-      devs=(cpu cuda auto)
-      for k in 0 1 2; do
-        dev=${devs[$(( (k + round - 1) % 3 ))]}
+      # auto-first: auto without the count a set took in an earlier run (it predicts with the bound)
+      devs=(cpu cuda auto auto-first)
+      for k in 0 1 2 3; do
+        dev=${devs[$(( (k + round - 1) % 4 ))]}
         for _ in $(seq 50); do pgrep -x pagerank >/dev/null || break; sleep 0.05; done
         sleep 0.1
+        [ "$dev" = auto-first ] && rm -f "$XDG_CACHE_HOME"/perron/*.iterations-batched-*
         t0=$(now)
-        pagerank --top 0 "${prec[@]}" --device "$dev" --sources "$src" "$g" \
+        pagerank --top 0 "${prec[@]}" --device "${dev%-first}" --sources "$src" "$g" \
           >/dev/null 2>"$out/$name.$s.$dev.$round.err"
         rc=$?
         t1=$(now)

@@ -150,8 +150,12 @@ struct device_rates {
   // rises as n x 64 bytes outgrow the caches (spill over cpu_batched_spill_bytes):
   // cage11 and ca-AstroPh 0.035-0.041 ns (2.5 and 1.1 MB), cnr-2000 0.042 (21 MB,
   // local), er:1000000:10000000 0.114 (64 MB); one thread 1.46 there (0.37 at
-  // cnr-2000 on the 2-core machine), 4 threads 0.45, 8 threads 0.20. Double: a chunk
-  // of 8 columns, 1.14-1.53x the float time a column (cnr-2000 1.45, er 1.53).
+  // cnr-2000 on the 2-core machine), 4 threads 0.45, 8 threads 0.20; a second
+  // lease measured 0.05-0.06 on the small graphs (leases differ by up to 50%).
+  // Double: a chunk of 8 columns, twice the lines a column: by column-steps
+  // 0.167-0.176 ns on er (1.5x float), 1.0-1.2x on cnr-2000, cage11 and
+  // ca-AstroPh, whose chunks stay nearer: cpu_batched_double where the chunk
+  // spills, 1 where it does not.
   int cpu_batched_block = 128;
   double cpu_batched_link_core_ns = 0.37;         // per column and link, one thread, R's chunk in cache
   double cpu_batched_link_core_memory_ns = 1.46;  // the same, the chunk far past the caches
@@ -160,7 +164,7 @@ struct device_rates {
   double cpu_batched_spill_bytes = 64e6;
   double cpu_batched_vertex_core_ns = 1.0;  // per column and vertex (the update, the residual), one thread
   double cpu_batched_vertex_ns = 0.1;       // the floor (wb-cs-stanford at 256 sets: 0.19 with its barriers)
-  double cpu_batched_double = 1.45;         // a double column's cost over a float one's
+  double cpu_batched_double = 1.5;          // a double column's cost over a float one's, spilled
   // GPU: blocks of 64 columns (pagerank_batched_gpu_width), a step of a block
   // costs a launch and check (karate at 256 sets: 25 us a block-step), one
   // read of P^T (cnr-2000 and er at one set: 19 ps a link), and per column a

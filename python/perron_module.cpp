@@ -11,12 +11,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -271,9 +269,7 @@ void remember_iterations(const pagerank_options& opt, index_t n, std::size_t lin
 void remember_iterations(const pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
                          const pagerank_batched_result& r) {
   const auto key = iterations_key_of(opt, n, links, value_bytes, true);
-  if (!key || r.iterations.empty()) return;
-  const double sum = std::accumulate(r.iterations.begin(), r.iterations.end(), 0.0);
-  remember(*key, static_cast<int>(std::ceil(sum / double(r.iterations.size()))));
+  if (key && !r.iterations.empty()) remember(*key, r.mean_iterations());
 }
 
 template <class T>

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <string>
 
 #include "core/error.hpp"
@@ -69,6 +70,12 @@ void pagerank_batched_options::validate(index_t n, const std::vector<source_set>
 
 bool pagerank_batched_result::all_converged() const {
   return std::all_of(converged.begin(), converged.end(), [](std::uint8_t c) { return c != 0; });
+}
+
+int pagerank_batched_result::mean_iterations() const {
+  if (iterations.empty()) return 0;
+  const double sum = std::accumulate(iterations.begin(), iterations.end(), 0.0);
+  return static_cast<int>(std::ceil(sum / double(iterations.size())));
 }
 
 // ---- shared pieces ---------------------------------------------------------------

@@ -125,6 +125,9 @@ struct pagerank_batched_result {
 
   const double* column(std::size_t c) const { return rank.data() + c * static_cast<std::size_t>(vertices); }
   bool all_converged() const;
+  // The mean count a set took, rounded up (0 without sets): what the device
+  // model predicts the next batched solve of this graph with.
+  int mean_iterations() const;
 };
 
 // ---- CPU (solvers/pagerank_batched.cpp; OpenMP, kernels' spmm) --------------

@@ -190,11 +190,8 @@ batched_device decide_device(const batched_request& r, const io::loaded_matrix& 
 
 // The mean count a set took, kept for the next run's model.
 void remember_batched_iterations(const batched_request& r, const pagerank_batched_result& res) {
-  if (res.iterations.empty()) return;
-  const double sum = std::accumulate(res.iterations.begin(), res.iterations.end(), 0.0);
   const auto [tag, key] = batched_iterations_key(r);
-  remember_count(r.graph, read_options_for(r.input).cache, tag, key,
-                 static_cast<int>(std::ceil(sum / double(res.iterations.size()))));
+  remember_count(r.graph, read_options_for(r.input).cache, tag, key, res.mean_iterations());
 }
 
 template <class T>

@@ -102,5 +102,17 @@ inline constexpr std::size_t locality_cache_bytes = 1 << 20;
 inline constexpr int locality_cache_parts = 64;
 template <class T>
 locality_stats locality_of(const csr_matrix<T>& a, index_t window = locality_window);
+// The cheap estimate of locality_stats::within_window that the device model
+// asks for (solvers/device_choice.hpp device_facts::local_links): the fraction
+// of the entries (i, j) with |i - j| < window over about `samples` entries
+// evenly spaced (a CSR's rows evenly spaced, whole; a COO's entries). On a
+// 10^7-link graph a few milliseconds less than a whole pass; 0 for no entries.
+inline constexpr std::size_t local_fraction_samples = std::size_t{1} << 18;
+template <class T>
+double local_fraction(const csr_matrix<T>& a, index_t window = locality_window,
+                      std::size_t samples = local_fraction_samples);
+template <class T>
+double local_fraction(const coo_matrix<T>& a, index_t window = locality_window,
+                      std::size_t samples = local_fraction_samples);
 
 }  // namespace perron

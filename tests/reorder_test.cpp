@@ -262,6 +262,29 @@ TEST(reorder, LocalityOfAKnownMatrix) {
   EXPECT_DOUBLE_EQ(locality_of(csr_of(640, same)).cache_hits, 1.0 - 64.0 / 640.0);
 }
 
+TEST(reorder, LocalFractionSamplesWhatLocalityOfCounts) {
+  // Small enough that every entry is sampled: exactly within_window, for the
+  // CSR and for the same entries as a COO.
+  const csr_matrix<double> known = csr_of(4, {{0, 1}, {1, 0}, {2, 0}, {3, 3}});
+  EXPECT_DOUBLE_EQ(local_fraction(known, 2), 0.75);
+  coo_matrix<double> coo;
+  coo.rows = coo.cols = 4;
+  coo.row_idx = {0, 1, 2, 3};
+  coo.col_idx = {1, 0, 0, 3};
+  coo.values = {1, 1, 1, 1};
+  EXPECT_DOUBLE_EQ(local_fraction(coo, 2), 0.75);
+  EXPECT_EQ(local_fraction(csr_of(3, {})), 0.0);
+  EXPECT_EQ(local_fraction(coo_matrix<double>{}), 0.0);
+  // Sampled (far more entries than samples): near the whole count, on a
+  // random matrix and on a grid before and after its shuffle.
+  for (const csr_matrix<double>& a : {random_csr(200000, 2000000, 3), shuffled_grid(300, 300, 5)}) {
+    const double whole = locality_of(a, 20000).within_window;
+    EXPECT_NEAR(local_fraction(a, 20000, 4096), whole, 0.03);
+  }
+  const csr_matrix<double> shuffled = shuffled_grid(300, 300, 5);
+  EXPECT_EQ(local_fraction(permute(shuffled, locality_order(shuffled, vertex_order::rcm)), 1000, 4096), 1.0);
+}
+
 // ---- PageRank in the new order ----------------------------------------------------
 
 class reorder_pagerank : public ::testing::TestWithParam<std::tuple<std::string, vertex_order>> {};

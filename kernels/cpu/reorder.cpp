@@ -395,10 +395,43 @@ locality_stats locality_of(const csr_matrix<T>& a, index_t window) {
   return s;
 }
 
-#define PERRON_REORDER_INSTANTIATE(T)                                          \
-  template permutation locality_order<T>(const csr_matrix<T>&, vertex_order);  \
-  template csr_matrix<T> permute<T>(const csr_matrix<T>&, const permutation&); \
-  template locality_stats locality_of<T>(const csr_matrix<T>&, index_t);
+namespace {
+bool near(index_t i, index_t j, index_t window) {
+  return static_cast<unsigned long long>(std::llabs(static_cast<long long>(i) - j)) <
+         static_cast<unsigned long long>(window);
+}
+}  // namespace
+
+template <class T>
+double local_fraction(const csr_matrix<T>& a, index_t window, std::size_t samples) {
+  if (a.nnz() == 0) return 0.0;
+  // Rows evenly spaced, each whole, until about `samples` entries are seen:
+  // a row's entries are the links one gather of the step reads together.
+  const std::size_t mean = std::max<std::size_t>(1, a.nnz() / std::max<std::size_t>(a.rows, 1));
+  const auto want_rows = static_cast<index_t>(std::max<std::size_t>(1, samples / mean));
+  const index_t stride = std::max<index_t>(1, a.rows / want_rows);
+  std::size_t seen = 0, local = 0;
+  for (index_t i = 0; i < a.rows; i += stride)
+    for (index_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k, ++seen) local += near(i, a.col_idx[k], window);
+  return seen ? static_cast<double>(local) / static_cast<double>(seen) : 0.0;
+}
+
+template <class T>
+double local_fraction(const coo_matrix<T>& a, index_t window, std::size_t samples) {
+  const std::size_t nnz = a.row_idx.size();
+  if (nnz == 0) return 0.0;
+  const std::size_t stride = std::max<std::size_t>(1, nnz / std::max<std::size_t>(samples, 1));
+  std::size_t seen = 0, local = 0;
+  for (std::size_t k = 0; k < nnz; k += stride, ++seen) local += near(a.row_idx[k], a.col_idx[k], window);
+  return static_cast<double>(local) / static_cast<double>(seen);
+}
+
+#define PERRON_REORDER_INSTANTIATE(T)                                            \
+  template permutation locality_order<T>(const csr_matrix<T>&, vertex_order);    \
+  template csr_matrix<T> permute<T>(const csr_matrix<T>&, const permutation&);   \
+  template locality_stats locality_of<T>(const csr_matrix<T>&, index_t);         \
+  template double local_fraction<T>(const csr_matrix<T>&, index_t, std::size_t); \
+  template double local_fraction<T>(const coo_matrix<T>&, index_t, std::size_t);
 PERRON_REORDER_INSTANTIATE(float)
 PERRON_REORDER_INSTANTIATE(double)
 #undef PERRON_REORDER_INSTANTIATE

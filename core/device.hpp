@@ -30,6 +30,10 @@ inline bool available() noexcept { return device_count() > 0; }
 // process), so that a caller can overlap it with host work on another thread.
 // Errors are left for the first real call to report.
 void initialize() noexcept;
+// Whether this process has created its primary context (initialize, or any
+// device allocation): a GPU call then no longer pays for its creation
+// (solvers/pagerank_device.hpp). False without CUDA.
+bool context_up() noexcept;
 
 // Makes `device` the calling thread's current one (cudaSetDevice): the
 // device free_memory() and the allocations then speak of.

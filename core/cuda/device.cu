@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -32,11 +33,17 @@ int device_count() noexcept {
   return count;
 }
 
+namespace {
+std::atomic<bool> context_created{false};
+}  // namespace
+
 void initialize() noexcept {
   if (device_count() == 0) return;
-  cudaFree(nullptr);  // the idiomatic way to force context creation
+  context_created = cudaFree(nullptr) == cudaSuccess;  // the idiomatic way to force context creation
   cudaGetLastError();
 }
+
+bool context_up() noexcept { return context_created.load(std::memory_order_relaxed); }
 
 void set_device(int device) { PERRON_CUDA_CHECK(cudaSetDevice(device)); }
 
@@ -74,6 +81,7 @@ void reduction_scratch::reset_counter() {
 void* malloc_bytes(std::size_t bytes) {
   void* p = nullptr;
   PERRON_CUDA_CHECK(cudaMalloc(&p, bytes));
+  context_created.store(true, std::memory_order_relaxed);
   return p;
 }
 

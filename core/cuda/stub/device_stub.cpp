@@ -13,6 +13,7 @@ namespace perron::cuda {
 bool built() noexcept { return false; }
 int device_count() noexcept { return 0; }
 void initialize() noexcept {}
+bool context_up() noexcept { return false; }
 std::size_t free_memory() { throw_no_cuda(); }
 std::string device_description(int) { throw_no_cuda(); }
 std::size_t l2_cache_bytes(int) { throw_no_cuda(); }

@@ -13,13 +13,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <map>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,10 +24,11 @@
 #include "core/memory.hpp"
 #include "io/load.hpp"
 #include "kernels/convert.hpp"
+#include "kernels/reorder.hpp"
 #include "kernels/spmv.hpp"
-#include "solvers/device_choice.hpp"
 #include "solvers/pagerank.hpp"
 #include "solvers/pagerank_batched.hpp"
+#include "solvers/pagerank_device.hpp"
 
 namespace py = pybind11;
 
@@ -170,114 +167,37 @@ std::function<void(int, double)> signal_check() {
   };
 }
 
-// This process has solved on the GPU, so its primary context is up (it lives
-// until the process ends) and a later choice does not pay for its creation.
-std::atomic<bool> gpu_context_up{false};
-
-// The iterations of this process's last solve of a graph of that size and
-// setting: the one fact the device model cannot see in the size (the bound,
-// expected_iterations, is 1.5-8x the count), kept as the command line keeps
-// it beside the cache entry. Not for personalized or warm-started solves.
-struct iterations_key {
-  index_t n;
-  std::size_t links;
-  double alpha, tol;
-  int max_iter, accelerate, value_bytes;
-  bool batched;  // pagerank_batched: the mean count a set took
-  bool operator<(const iterations_key& o) const {
-    return std::tie(n, links, alpha, tol, max_iter, accelerate, value_bytes, batched) <
-           std::tie(o.n, o.links, o.alpha, o.tol, o.max_iter, o.accelerate, o.value_bytes, o.batched);
-  }
-};
-std::mutex iterations_mutex;
-std::map<iterations_key, int> last_iterations;  // at most 4096 entries
-
-std::optional<iterations_key> iterations_key_of(const pagerank_options& opt, index_t n, std::size_t links,
-                                                int value_bytes, bool batched) {
-  if (!opt.personalization.empty() || !opt.initial.empty()) return std::nullopt;
-  return iterations_key{n,           links,  opt.alpha, opt.tol, opt.max_iter, int(opt.accelerate),
-                        value_bytes, batched};
-}
-
 // device="auto" (validated options): the device predicted to answer first,
-// by the model `pagerank --device auto` uses (solvers/device_choice.hpp), for
-// a graph already in memory; opt.device becomes cpu where that is the CPU.
-// Returns why. The module took the GPU wherever one was usable: on the H200
-// host a call there took 6-21 ms on 13 of the 14 shared graphs, which the
-// CPU solved in 0.1-7.7 ms (docs/PERFORMANCE.md, "perron against networkx").
-// Where the model says CPU, CUDA is not asked whether a device exists: the
-// driver's start-up alone took 0.1 s of a 5 ms call. columns: pagerank_batched's
-// number of source sets (0: one solve).
-std::string choose_device(pagerank_options& opt, index_t n, std::size_t links, int value_bytes, bool weighted,
+// by the library's decide_device (solvers/pagerank_device.hpp: the model
+// `pagerank --device auto` uses, for a graph in memory, P^T built next on the
+// host for either device); opt.device becomes cpu or cuda. Returns why. The
+// module took the GPU wherever one was usable: on the H200 host a call there
+// took 6-21 ms on 13 of the 14 shared graphs, which the CPU solved in 0.1-7.7
+// ms (docs/PERFORMANCE.md, "perron against networkx"). columns:
+// pagerank_batched's number of source sets (0: one solve).
+std::string choose_device(pagerank_options& opt, const csr_matrix<double>& at, int value_bytes, bool weighted,
                           std::size_t columns = 0) {
   if (opt.device == pagerank_device::cpu) return "device='cpu'";
   if (opt.device == pagerank_device::cuda) return "device='cuda'";
   if (opt.kernel == spmv_kernel::cpu) return "kernel='cpu'";
   if (!gpu_option_named(opt).empty()) return "auto: a GPU kernel or pull is named";
-  if (!cuda::built()) {
-    opt.device = pagerank_device::cpu;
-    return "auto: perron was built without CUDA";
-  }
-  device_facts f;
-  f.vertices = n;
-  f.links = links;
-  f.value_bytes = value_bytes;
-  f.pattern = !weighted;  // no kernel or pull named: a pattern pull may run
-  f.threads = omp_get_max_threads();
-  f.columns = columns;
-  f.iterations = expected_iterations(opt.alpha, opt.tol, opt.max_iter);
-  if (const auto key = iterations_key_of(opt, n, links, value_bytes, columns > 0)) {
-    const std::lock_guard<std::mutex> lock(iterations_mutex);
-    if (const auto it = last_iterations.find(*key); it != last_iterations.end()) {
-      f.iterations = it->second;
-      f.iterations_known = true;
-    }
-  }
-  f.context_started = f.context_ready = gpu_context_up.load();
-  // A first GPU call in a process costs more than the command line's context
-  // (0.24 s, created there beside the load): 0.31-0.33 s over the CPU's call
-  // on wiki-Vote (10^5 links) and rmat:18:2500000, fresh processes, H200 host,
-  // the driver's start-up, the context and the module's first launches, with
-  // nothing to overlap them.
-  device_rates rates;
-  rates.context_s = 0.32;
-  const device_estimate e = estimate_devices(f, rates);
-  if (!e.choose_gpu) {
-    opt.device = pagerank_device::cpu;
-    return "auto: " + e.reason;
-  }
-  if (!cuda::available()) {
-    opt.device = pagerank_device::cpu;
-    return "auto: no usable CUDA device";
-  }
-  return "auto: " + e.reason;
-}
-
-void remember(const iterations_key& key, int iterations) {
-  const std::lock_guard<std::mutex> lock(iterations_mutex);
-  if (last_iterations.size() >= 4096) last_iterations.clear();
-  last_iterations[key] = iterations;
-}
-
-void remember_iterations(const pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
-                         const pagerank_result& r) {
-  const auto key = iterations_key_of(opt, n, links, value_bytes, false);
-  if (key && r.converged) remember(*key, r.iterations);
-}
-
-// pagerank_batched: the mean count a set took (the model's iterations a column).
-void remember_iterations(const pagerank_options& opt, index_t n, std::size_t links, int value_bytes,
-                         const pagerank_batched_result& r) {
-  const auto key = iterations_key_of(opt, n, links, value_bytes, true);
-  if (key && !r.iterations.empty()) remember(*key, r.mean_iterations());
+  in_memory_graph g;
+  g.vertices = at.rows;
+  g.links = at.col_idx.size();
+  g.value_bytes = value_bytes;
+  g.pattern = !weighted;  // no kernel or pull named: a pattern pull may run
+  g.local_links = local_fraction(at);
+  g.columns = columns;
+  g.converted = false;
+  const device_decision d = decide_device(opt, g);
+  opt.device = d.gpu ? pagerank_device::cuda : pagerank_device::cpu;
+  return d.reason;
 }
 
 template <class T>
 py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_options opt) {
   opt.validate();  // before pagerank_runs_on_gpu, as pagerank() asks them
-  const index_t n = at.rows;
-  const std::size_t links = at.col_idx.size();
-  const std::string why = choose_device(opt, n, links, sizeof(T), req.weighted);
+  const std::string why = choose_device(opt, at, sizeof(T), req.weighted);
   const bool gpu = pagerank_runs_on_gpu(opt);
   if (!gpu) opt.progress = signal_check();
   pagerank_result r;
@@ -285,8 +205,6 @@ py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_o
     gil_released free;
     r = pagerank(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)), opt);
   }
-  if (gpu) gpu_context_up = true;
-  remember_iterations(opt, n, links, sizeof(T), r);
   py::dict info;
   info["iterations"] = r.iterations;
   info["residual"] = r.residual;
@@ -297,6 +215,7 @@ py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_o
   info["kernel"] = r.on_gpu ? kernel_text(r.pull, r.kernel) : std::string("cpu");
   info["solve_seconds"] = r.solve_seconds;
   info["device_seconds"] = r.device_seconds;
+  info["trial_seconds"] = r.trial_seconds;  // GPU: the pull trial's wall time (0: none ran)
   info["host_syncs"] = r.host_syncs;
   info["accelerate"] = std::string(name(r.accelerate));
   info["extrapolations"] = r.extrapolations;
@@ -329,9 +248,7 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
 template <class T>
 py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pagerank_batched_options opt,
                         const std::vector<source_set>& sources) {
-  const index_t n = at.rows;
-  const std::size_t links = at.col_idx.size();
-  const std::string why = choose_device(opt.base, n, links, sizeof(T), req.weighted, sources.size());
+  const std::string why = choose_device(opt.base, at, sizeof(T), req.weighted, sources.size());
   const bool gpu = pagerank_runs_on_gpu(opt.base);
   if (!gpu) opt.base.progress = signal_check();  // (validated by the caller)
   pagerank_batched_result r;
@@ -340,8 +257,6 @@ py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pa
     r = pagerank_batched(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)),
                          sources, opt);
   }
-  if (gpu) gpu_context_up = true;
-  remember_iterations(opt.base, n, links, sizeof(T), r);
   py::dict info;
   info["device_choice"] = why;
   info["iterations"] = to_numpy(std::vector<int>(r.iterations));
@@ -406,7 +321,6 @@ py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std
       d_x.upload(x.data(), static_cast<std::size_t>(x.size()));
       plan.apply(T(1), d_x.data(), T(0), d_y.data());
       d_y.download(y.data());
-      gpu_context_up = true;
     }
   }
   return to_numpy(std::move(y));

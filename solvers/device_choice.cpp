@@ -31,9 +31,12 @@ double cpu_convert_seconds(const device_facts& f, const device_rates& r, double 
 
 // One CPU power iteration: the pull scales with the threads until the memory
 // system that all of them share caps it, at a floor that rises with x's
-// bytes (gathers that hit the caches, then ones that miss).
+// bytes (gathers that hit the caches, then ones that miss), for the links
+// that leave their row's neighbourhood.
 double cpu_step_seconds(const device_facts& f, const device_rates& r, double p) {
-  const double spill = std::min(1.0, double(f.vertices) * f.value_bytes / r.cpu_gather_spill_bytes);
+  const double far = 1.0 - std::clamp(f.local_links, 0.0, 1.0);
+  const double spill = (r.cpu_local_spill + (1.0 - r.cpu_local_spill) * far) *
+                       std::min(1.0, double(f.vertices) * f.value_bytes / r.cpu_gather_spill_bytes);
   const double floor = r.cpu_link_cached_ns + spill * (r.cpu_link_memory_ns - r.cpu_link_cached_ns);
   const double link = std::max(r.cpu_link_core_ns / p, floor);
   const double vertex = std::max(r.cpu_vertex_core_ns / p, r.cpu_vertex_memory_ns);
@@ -109,8 +112,10 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   const double load = std::max(f.load_left, 0.0);
   // A generated graph comes as the CSR of A^T and becomes P^T in place on the
   // host, whichever device solves (apps/pagerank.cpp convert_for).
-  e.cpu_convert = f.from_pattern ? r.cpu_convert_fixed_s + ns(double(f.links) * r.cpu_pattern_convert_ns / p)
-                                 : cpu_convert_seconds(f, r, p);
+  e.cpu_convert = f.in_memory && f.converted ? 0.0
+                  : f.from_pattern || f.in_memory
+                      ? r.cpu_convert_fixed_s + ns(double(f.links) * r.cpu_pattern_convert_ns / p)
+                      : cpu_convert_seconds(f, r, p);
   e.cpu_solve = f.columns > 0 ? cpu_batched_seconds(f, r, p, k) : k * cpu_step_seconds(f, r, p);
 
   // What is left of the context's creation: all of it when not started, the
@@ -128,9 +133,13 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   if (f.context_started && !f.exit_detached) e.cpu = std::max(e.cpu, e.context_left) + r.gpu_exit_s;
 
   // (For a generated graph the GPU run converts on the host too: the same time.)
+  const bool on_host = f.from_pattern || f.in_memory;
   e.gpu_convert =
-      f.from_pattern ? e.cpu_convert : r.gpu_convert_fixed_s + ns(double(f.links) * r.gpu_convert_link_ns);
-  e.gpu_setup = r.gpu_setup_fixed_s + ns(double(f.links) * r.gpu_setup_link_ns);
+      on_host ? e.cpu_convert : r.gpu_convert_fixed_s + ns(double(f.links) * r.gpu_convert_link_ns);
+  e.gpu_setup = r.gpu_setup_fixed_s +
+                ns(double(f.vertices) * r.gpu_setup_vertex_ns + double(f.links) * r.gpu_setup_link_ns);
+  if (f.layout_trials && f.columns == 0)
+    e.gpu_setup += r.gpu_trial_fixed_s + ns(double(f.links) * r.gpu_trial_link_ns);
   e.gpu_solve = f.columns > 0 ? gpu_batched_seconds(f, r, k)
                               : r.gpu_solve_fixed_s + ns(double(f.vertices) * r.gpu_vertex_ns) +
                                     k * std::max(r.gpu_step_s, gpu_step_bytes(f) / r.gpu_bandwidth);
@@ -138,8 +147,8 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   // meanwhile, or on the device once the context is there: whichever ends first.
   const double slowed = load + r.context_slowdown * std::min(load, e.context_left);
   const double host_first = std::max(slowed + e.cpu_convert, e.context_left);
-  const double device_first = f.from_pattern ? std::numeric_limits<double>::infinity()
-                                             : std::max(slowed, e.context_left) + e.gpu_convert;
+  const double device_first =
+      on_host ? std::numeric_limits<double>::infinity() : std::max(slowed, e.context_left) + e.gpu_convert;
   e.convert_on_gpu = device_first < host_first;
   e.gpu =
       std::min(host_first, device_first) + e.gpu_setup + e.gpu_solve + (f.exit_detached ? 0 : r.gpu_exit_s);

@@ -60,15 +60,27 @@ struct device_rates {
   // 1 MB, cage11), 0.33-0.35 at 4 MB (er, powerlaw, rmat:20 of 10^7 links),
   // 0.49 at 8 MB (er:2000000:20000000), 0.44-0.58 at 16 MB (rmat:22, er of
   // 4 * 10^7 links); between them linear in x's bytes (session 27's step:
-  // 0.25, 0.47 and 0.68). A local order gathers as if x were small
-  // (web:1048576:16777216, 4 MB: 0.19), which this model does not see: it
-  // errs towards the GPU there. 2 threads: 0.77 (cnr-2000).
+  // 0.25, 0.47 and 0.68). 2 threads: 0.77 (cnr-2000).
+  // A local order gathers nearly as if x were small: of the spill's cost a
+  // link within locality_window ids of its row (device_facts::local_links)
+  // pays cpu_local_spill, the share that streaming x and the neighbourhood's
+  // lines from the outer caches still costs. Session 73, H200 host, 15
+  // threads, 34 solves of 2.0 * 10^6 to 2.4 * 10^7 links, 3-100% local
+  // (grid, ws, sbm, web, cnr-2000 against er, rmat, cite, powerlaw,
+  // dangling, bip): 0.13-0.23 ns a link where 90% or more are local at 4-16
+  // MB of x, 0.36-0.71 where under 15% are; least squares on the step's
+  // links gave the share 0.25-0.3 (rms error 0.21 in log; 0.41 with no
+  // locality, the model before). That lease's random gathers ran 1.2-1.4x
+  // this model's floors (leases differ), which were left where they were.
+  // The chains of that set (one link a vertex) took 0.62-0.66 ns a vertex
+  // with its link: the vertex floor.
   double cpu_link_core_ns = 1.5;           // per link on one thread
   double cpu_link_cached_ns = 0.15;        // per link, the floor of all threads, x in cache
   double cpu_link_memory_ns = 0.55;        // per link, the floor of all threads, x far past it
   double cpu_gather_spill_bytes = 10.0e6;  // x's bytes where gathers reach the memory floor
+  double cpu_local_spill = 0.25;           // a local link's share of the spill's cost
   double cpu_vertex_core_ns = 8.0;         // per vertex on one thread (update, residual, dangling mass)
-  double cpu_vertex_memory_ns = 1.0;       // per vertex, the floor
+  double cpu_vertex_memory_ns = 0.65;      // per vertex, the floor
   // Per iteration and thread: the parallel region's start and barrier (one a
   // step since session 26, solvers/pagerank_step.hpp): email-Eu-core's 26 k
   // links take 38 us a step at 16 threads.
@@ -101,8 +113,23 @@ struct device_rates {
   // ms for graphs of 156 to 559722 links, cnr-2000 21 ms, 3.3-4.9 ns a link
   // from 10^7 links (rmat:20 37 ms, web:1048576:16777216 49 ms, er and
   // rmat:22 of 4 * 10^7 links 163-165 ms). Session 27's were 4 ms and 4.8 ns.
-  double gpu_setup_fixed_s = 0.010;
-  double gpu_setup_link_ns = 3.9;
+  // Session 73 (the same host, 34 runs of 17 graphs of 2.5 * 10^5 to 4 *
+  // 10^6 vertices): the vertices, not the links, set it past 10^6 of them;
+  // a chain of 4 * 10^6 vertices and links took 120-137 ms (the model of
+  // session 47: 25), one of 10^6 58-98, a grid of 10^6 vertices and 4 * 10^6
+  // links 73-101, er of 10^6 vertices and 10^7 links 43-59, er of 2 * 10^6
+  // and 2 * 10^7 98-107; least squares with the small graphs' 12 ms and
+  // session 47's 4 * 10^7-link graphs: 27.5 ns a vertex, 1.15 a link.
+  double gpu_setup_fixed_s = 0.012;
+  double gpu_setup_vertex_ns = 27.5;
+  double gpu_setup_link_ns = 1.15;
+  // ---- GPU: the layout trials (the fused pull's hub sizes, the persistent
+  // pull's modes), where no record of them is kept (device_facts::
+  // layout_trials): 0-6 ms on 13 of those 17 graphs, 9-12 on the grid of
+  // 10^6 vertices, 20-21 on dangling:1000000:5000000:0.8. (The pull trial of a
+  // file's first run, 144-151 ms on cnr-2000, is not modelled: one run pays it.)
+  double gpu_trial_fixed_s = 0.002;
+  double gpu_trial_link_ns = 0.3;
   // ---- GPU: the solve (graph instantiation, the ranks' download and
   // widening) besides its steps: 0.6-1.9 ns a vertex now (4 * 10^6 vertices
   // in 4.3-5.2 ms with 11 steps, 10^6 in 1.7-2.4 ms; session 47), where the
@@ -193,6 +220,21 @@ struct device_facts {
   int iterations = 1;             // expected (expected_iterations, or the last solve's count)
   bool iterations_known = false;  // iterations is the last solve's count
   bool from_pattern = false;      // generated as the CSR of A^T: converted in place on the host
+  // The fraction of links (i, j) with |i - j| < locality_window in the order
+  // the CPU solves in (kernels/reorder.hpp local_fraction; 0: unknown, taken
+  // as random). A CPU step's gathers of those links hit the core's caches
+  // whatever x's size.
+  double local_links = 0;
+  // A graph already in memory (solvers/pagerank_device.hpp): nothing to
+  // load; P^T built already (converted) or next, in place on the host, for
+  // either device.
+  bool in_memory = false;
+  bool converted = false;
+  // The GPU's set-up times its layouts (the pull trial, the fused pull's hub
+  // sizes, the persistent pull's modes): no record of them kept beside the
+  // cache entry by an earlier GPU run (a first run, --pull-trial off, a graph
+  // in memory).
+  bool layout_trials = false;
   // Batched personalized PageRank (pagerank --sources, perron.pagerank_batched):
   // the number of source sets, each a column of the block that iterates (0:
   // one solve). iterations is then each set's count (the bound, as for one).

@@ -23,6 +23,7 @@
 #include "kernels/gpu_convert.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/pagerank_accel.hpp"
+#include "solvers/pagerank_device.hpp"
 #include "solvers/pagerank_step.hpp"
 #include "solvers/pagerank_trial.hpp"
 
@@ -1220,10 +1221,19 @@ template <class T>
 pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt) {
   opt.validate();  // before the device question: a bad combination is the caller's error, not the GPU's
   check_graph_arrays(g);
-  if (!pagerank_runs_on_gpu(opt)) return pagerank_cpu(g, opt);
-  require_pull_fits(opt.pull, g.vertices());
-  pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
-  return solver.solve(opt);
+  const in_memory_graph facts = in_memory_graph_of(g, 0, device_left_to_model(opt));
+  const device_decision device = decide_device(opt, facts);
+  pagerank_result r;
+  if (!device.gpu) {
+    r = pagerank_cpu(g, opt);
+  } else {
+    require_pull_fits(opt.pull, g.vertices());
+    pagerank_cuda<T> solver(g, opt.kernel, opt.pull);  // it resolves auto and says why
+    r = solver.solve(opt);
+  }
+  r.device_choice = device.reason;
+  if (r.converged) remember_solve(opt, facts, r.iterations);
+  return r;
 }
 
 // ---- instantiations --------------------------------------------------------------

@@ -626,6 +626,10 @@ struct pagerank_result {
   // the vertices without in-links took their out-degree's value
   // (solvers/pagerank_compact_ranks.hpp); 0 on the CPU.
   std::size_t ranks_sent = 0;
+  // Why this device: pagerank()'s decide_device (solvers/pagerank_device.hpp),
+  // "auto: predicted cpu 0.004 s, cuda 0.33 s ..."; empty from the solvers
+  // called directly (pagerank_cpu, pagerank_cuda).
+  std::string device_choice;
   std::string kernel_reason;  // why this pull / kernel (GPU only)
   // How the pull was decided (GPU only): "named" (--pull or --kernel), "model"
   // (choose_pull), "trial: fused 18.2 us vs spmv (csr-vector) 19 us per step"
@@ -786,8 +790,10 @@ pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt
 // as device cuda does, where it was dropped without a word.
 std::string gpu_option_named(const pagerank_options& opt);
 
-// Whether pagerank() runs opt on the GPU; cuda_error for device cuda, or a
-// GPU option named, without a usable GPU.
+// Whether opt names the GPU, or leaves automatic where a GPU is usable;
+// cuda_error for device cuda, or a GPU option named, without a usable GPU.
+// pagerank() and pagerank_batched() ask decide_device instead, which gives
+// automatic to the end-to-end model (solvers/pagerank_device.hpp).
 bool pagerank_runs_on_gpu(const pagerank_options& opt);
 
 }  // namespace perron

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/text.hpp"
+#include "solvers/pagerank_device.hpp"
 
 // x86-64 with GCC or Clang: the step's loops also compiled for AVX2 and
 // AVX-512 (target attributes), chosen at run time.
@@ -558,8 +559,13 @@ template <class T>
 pagerank_batched_result pagerank_batched(const pagerank_graph<T>& g, const std::vector<source_set>& sources,
                                          const pagerank_batched_options& opt) {
   opt.validate();
-  return pagerank_runs_on_gpu(opt.base) ? pagerank_batched_cuda(g, sources, opt)
-                                        : pagerank_batched_cpu(g, sources, opt);
+  const in_memory_graph facts = in_memory_graph_of(g, sources.size(), device_left_to_model(opt.base));
+  const device_decision device = decide_device(opt.base, facts);
+  pagerank_batched_result r =
+      device.gpu ? pagerank_batched_cuda(g, sources, opt) : pagerank_batched_cpu(g, sources, opt);
+  r.device_choice = device.reason;
+  if (!r.iterations.empty()) remember_solve(opt.base, facts, r.mean_iterations());
+  return r;
 }
 
 template pagerank_batched_result pagerank_batched_cpu<float>(const pagerank_graph<float>&,

@@ -122,6 +122,9 @@ struct pagerank_batched_result {
   // host time of that trial when this solve ran it (the first automatic one).
   std::string step_choice;
   double trial_seconds = 0;
+  // Why this device (pagerank_batched()'s decide_device; empty from the
+  // solvers called directly).
+  std::string device_choice;
 
   const double* column(std::size_t c) const { return rank.data() + c * static_cast<std::size_t>(vertices); }
   bool all_converged() const;
@@ -171,7 +174,8 @@ pagerank_batched_result pagerank_batched_cuda(const pagerank_graph<T>& g,
                                               const std::vector<source_set>& sources,
                                               const pagerank_batched_options& opt);
 
-// opt.base.device / kernel decide as pagerank() does (pagerank_runs_on_gpu).
+// opt.base.device / kernel decide as pagerank() does (decide_device, with the
+// number of sets).
 template <class T>
 pagerank_batched_result pagerank_batched(const pagerank_graph<T>& g, const std::vector<source_set>& sources,
                                          const pagerank_batched_options& opt);

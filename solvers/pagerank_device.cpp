@@ -35,8 +35,8 @@ constexpr std::size_t most_remembered = 4096;
 
 std::optional<iterations_key> key_of(const pagerank_options& opt, const in_memory_graph& g) {
   if (!opt.personalization.empty() || !opt.initial.empty()) return std::nullopt;
-  return iterations_key{g.vertices,     g.links,       opt.alpha, opt.tol, opt.max_iter, int(opt.accelerate),
-                        g.value_bytes, g.columns > 0};
+  return iterations_key{g.vertices,          g.links,       opt.alpha,    opt.tol, opt.max_iter,
+                        int(opt.accelerate), g.value_bytes, g.columns > 0};
 }
 
 }  // namespace

@@ -267,6 +267,46 @@ TEST(DeviceChoice, ReasonNamesBothPredictions) {
   EXPECT_GE(e.gpu, e.context_left + e.gpu_setup + e.gpu_solve + r.gpu_exit_s - 1e-12);
 }
 
+TEST(DeviceChoice, LocalLinksGatherFromTheCaches) {
+  // A 4 MB x whose links stay within their row's neighbourhood (a grid, a
+  // chain, a web crawl's host order): the CPU's step costs what a small x's
+  // does, and a random one's more.
+  device_facts random = ready(graph(1000000, 4000000, 15));
+  random.iterations = 21;
+  device_facts local = random;
+  local.local_links = 1.0;
+  device_facts half = random;
+  half.local_links = 0.5;
+  const double r = estimate_devices(random).cpu_solve, l = estimate_devices(local).cpu_solve,
+               h = estimate_devices(half).cpu_solve;
+  EXPECT_LT(l, 0.75 * r);
+  EXPECT_GT(h, l);
+  EXPECT_LT(h, r);
+  device_facts small = ready(graph(10000, 40000, 15));  // x in cache: locality changes little
+  const double before = estimate_devices(small).cpu_solve;
+  small.local_links = 1.0;
+  EXPECT_NEAR(estimate_devices(small).cpu_solve, before, 0.01 * before);
+}
+
+TEST(DeviceChoice, AGraphInMemory) {
+  // Nothing to load; built already: no conversion on either side; the GPU's
+  // set-up runs its layout trials again (no cache entry keeps them).
+  device_facts f = ready(graph(1000000, 4000000, 15));
+  const device_estimate file = estimate_devices(f);
+  f.in_memory = f.converted = f.layout_trials = true;
+  const device_estimate built = estimate_devices(f);
+  EXPECT_EQ(built.cpu_convert, 0.0);
+  EXPECT_EQ(built.gpu_convert, 0.0);
+  EXPECT_GT(built.gpu_setup, file.gpu_setup);
+  // Built next, on the host, for either device: the same conversion on both.
+  f.converted = false;
+  const device_estimate next = estimate_devices(f);
+  EXPECT_GT(next.cpu_convert, 0.0);
+  EXPECT_EQ(next.gpu_convert, next.cpu_convert);
+  EXPECT_FALSE(next.convert_on_gpu);
+  EXPECT_NEAR(next.gpu - next.cpu, built.gpu - built.cpu, 1e-9);
+}
+
 // ---- batched personalized PageRank (device_facts::columns) -----------------------
 // The cases are runs of scripts/batched-device-bench.sh (docs/PERFORMANCE.md,
 // "The batched mode's device by the model"), H200 host, 15 threads, float,

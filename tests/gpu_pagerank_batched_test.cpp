@@ -216,11 +216,19 @@ TEST_F(gpu_pagerank_batched, TwoKernelStep) {
   }
 }
 
-TEST_F(gpu_pagerank_batched, DispatchRunsOnTheGpu) {
+// device automatic asks the end-to-end model (solvers/pagerank_device.hpp):
+// three sets on a graph of 100 vertices answer first on the CPU; device cuda
+// runs on the GPU, with the automatic step's trial.
+TEST_F(gpu_pagerank_batched, DispatchRunsWhereTheModelOrTheCallerSays) {
   const auto g = make_pagerank_graph<float>(random_graph(100, 500, 1), false);
   pagerank_batched_options opt;
+  const auto automatic = pagerank_batched(g, random_sources(100, 3, 1), opt);
+  EXPECT_FALSE(automatic.on_gpu);
+  EXPECT_EQ(automatic.device_choice.rfind("auto: predicted cpu", 0), 0u) << automatic.device_choice;
+  opt.base.device = pagerank_device::cuda;
   const auto r = pagerank_batched(g, random_sources(100, 3, 1), opt);
   EXPECT_TRUE(r.on_gpu);
+  EXPECT_EQ(r.device_choice, "device cuda");
   EXPECT_GT(r.trial_seconds, 0) << "the automatic step: a trial by the first solve";
   opt.base.device = pagerank_device::cpu;
   EXPECT_FALSE(pagerank_batched(g, random_sources(100, 3, 1), opt).on_gpu);

@@ -2221,6 +2221,30 @@ TEST(gpu_pagerank_errors, CpuKernelIsRefused) {
   EXPECT_THROW(pagerank_cuda<float>(g, spmv_kernel::cpu), invalid_argument);
 }
 
+// pagerank() with device automatic asks the end-to-end model
+// (solvers/pagerank_device.hpp): a small graph answers first on the CPU, before
+// and after this process's context is up; device cuda runs there and brings
+// the context up.
+TEST(gpu_pagerank_device, AutomaticAsksTheModel) {
+  PERRON_REQUIRE_DEVICE_OR_SKIP();
+  const auto g = make_pagerank_graph<float>(cycle_graph(40), false);
+  const pagerank_result first = pagerank(g, pagerank_options{});
+  EXPECT_FALSE(first.on_gpu);
+  EXPECT_EQ(first.device_choice.rfind("auto: predicted cpu", 0), 0u) << first.device_choice;
+  pagerank_options cuda_asked;
+  cuda_asked.device = pagerank_device::cuda;
+  const pagerank_result gpu = pagerank(g, cuda_asked);
+  EXPECT_TRUE(gpu.on_gpu);
+  EXPECT_EQ(gpu.device_choice, "device cuda");
+  EXPECT_TRUE(cuda::context_up());
+  const pagerank_result again = pagerank(g, pagerank_options{});
+  EXPECT_FALSE(again.on_gpu) << again.device_choice;
+  EXPECT_NE(again.device_choice.find("last solve"), std::string::npos) << again.device_choice;
+  pagerank_options merge;  // a GPU kernel named: the GPU
+  merge.kernel = spmv_kernel::merge;
+  EXPECT_TRUE(pagerank(g, merge).on_gpu);
+}
+
 TEST(gpu_pagerank_errors, NoDeviceIsACudaError) {
   if (cuda::available()) GTEST_SKIP() << "a device is present";
   const auto g = make_pagerank_graph<float>(cycle_graph(4), false);

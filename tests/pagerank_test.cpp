@@ -1635,7 +1635,9 @@ TEST(pagerank_dispatch, CpuKernelForcesTheCpu) {
   o.device = pagerank_device::cuda;
   EXPECT_THROW(pagerank(g, o), invalid_argument);
   if (!cuda::available()) {
-    EXPECT_FALSE(pagerank(g, pagerank_options{}).on_gpu);  // auto falls back to the CPU
+    const pagerank_result automatic = pagerank(g, pagerank_options{});
+    EXPECT_FALSE(automatic.on_gpu);  // auto falls back to the CPU, and says why
+    EXPECT_EQ(automatic.device_choice.rfind("auto: ", 0), 0u) << automatic.device_choice;
     pagerank_options cuda_only;
     cuda_only.device = pagerank_device::cuda;
     EXPECT_THROW(pagerank(g, cuda_only), cuda_error);

@@ -52,7 +52,7 @@ class PageRankInfo:
         self.device_choice = d["device_choice"]
         self.pull = d["pull"]
         self.kernel = d["kernel"]
-        self.timings = {"solve": d["solve_seconds"], "device": d["device_seconds"]}
+        self.timings = {"solve": d["solve_seconds"], "device": d["device_seconds"], "trial": d["trial_seconds"]}
         self.host_syncs = d["host_syncs"]
         self.accelerate = d["accelerate"]
         self.extrapolations = d["extrapolations"]

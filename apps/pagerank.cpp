@@ -47,6 +47,7 @@
 #include "io/output_file.hpp"
 #include "io/synthetic.hpp"
 #include "io/vector_file.hpp"
+#include "kernels/reorder.hpp"
 #include "solvers/device_choice.hpp"
 #include "solvers/dist/pagerank_dist.hpp"
 #include "solvers/dist/pagerank_nccl.hpp"
@@ -515,6 +516,7 @@ struct device_plan {
   std::string reason;           // "--device cpu", "auto: predicted cpu 0.12 s, cuda 0.31 s ..."
   int expected_iterations = 0;
   bool iterations_known = false;            // expected_iterations is the last solve's count, not the bound
+  double local_links = 0;                   // device_facts::local_links, as the model read it
   std::optional<device_estimate> estimate;  // absent for the distributed solve (mpirun)
 };
 
@@ -649,11 +651,12 @@ std::string device_choice_json(const settings& s, const device_plan& plan) {
     const auto f = [](double x) { return format_g(x, 4); };
     j += ", \"expected_iterations\": " + std::to_string(plan.expected_iterations) +
          ", \"iterations_from\": \"" + (plan.iterations_known ? "last solve" : "bound") + "\"" +
-         ", \"cuda_convert_on\": \"" + (e->convert_on_gpu ? "cuda" : "cpu") +
-         "\", \"predicted\": {\"cpu\": " + f(e->cpu) + ", \"cpu_convert\": " + f(e->cpu_convert) +
-         ", \"cpu_solve\": " + f(e->cpu_solve) + ", \"cuda\": " + f(e->gpu) +
-         ", \"context_left\": " + f(e->context_left) + ", \"cuda_convert\": " + f(e->gpu_convert) +
-         ", \"cuda_setup\": " + f(e->gpu_setup) + ", \"cuda_solve\": " + f(e->gpu_solve) + "}";
+         ", \"local_links\": " + f(plan.local_links) + ", \"cuda_convert_on\": \"" +
+         (e->convert_on_gpu ? "cuda" : "cpu") + "\", \"predicted\": {\"cpu\": " + f(e->cpu) +
+         ", \"cpu_convert\": " + f(e->cpu_convert) + ", \"cpu_solve\": " + f(e->cpu_solve) +
+         ", \"cuda\": " + f(e->gpu) + ", \"context_left\": " + f(e->context_left) +
+         ", \"cuda_convert\": " + f(e->gpu_convert) + ", \"cuda_setup\": " + f(e->gpu_setup) +
+         ", \"cuda_solve\": " + f(e->gpu_solve) + "}";
   }
   return j + "}";
 }
@@ -835,6 +838,25 @@ std::uint64_t transpose_kept(const settings& s) {
   return ec ? 0 : bytes;
 }
 
+// The pull trial's record beside the graph's cache entry, one per precision
+// (solvers/pagerank_trial.hpp, io::side_load); a reordered graph is another
+// graph to the trial.
+std::string pull_record_tag(const settings& s) {
+  return "pull-" + s.precision + (s.reorder == vertex_order::none ? "" : "-" + std::string(name(s.reorder)));
+}
+
+// Whether a GPU run keeps that record (the cache on, the graph a file or a spec).
+bool keeps_pull_record(const settings& s) {
+  const io::cache_options cache = app::read_options_for(s.input).cache;
+  return cache.enabled && !io::cache_dir(cache).empty() && io::stamp_of(s.graph).has_value();
+}
+
+// Whether the GPU's set-up will time its layouts: no record kept by an earlier run.
+bool layout_trials_ahead(const settings& s) {
+  if (s.pull_trial == "off" || !keeps_pull_record(s)) return true;
+  return !io::side_load(s.graph, app::read_options_for(s.input).cache, pull_record_tag(s)).has_value();
+}
+
 // The model's facts but for the graph's size (solvers/device_choice.hpp).
 device_facts solve_facts(const settings& s) {
   device_facts f;
@@ -846,6 +868,7 @@ device_facts solve_facts(const settings& s) {
   f.iterations = known ? *known : expected_iterations(s.opt.alpha, s.opt.tol, s.opt.max_iter);
   f.iterations_known = known.has_value();
   f.from_pattern = generate_transposed(s) || transpose_kept(s) > 0;
+  f.layout_trials = layout_trials_ahead(s);
   return f;
 }
 
@@ -905,9 +928,10 @@ bool start_context_now(const settings& s) {
 // after the load from the graph's size, the thread count and how far the
 // context has come; the context is not waited for here.
 // from_pattern: P^T is built in place from a CSR of A^T (a generated graph,
-// or a file's kept by an earlier run), not sorted from the arcs.
+// or a file's kept by an earlier run), not sorted from the arcs. local_links:
+// the links' locality in the order as loaded (device_facts::local_links).
 device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::size_t links,
-                        bool from_pattern, const cuda::context_start& context) {
+                        bool from_pattern, double local_links, const cuda::context_start& context) {
   device_plan p;
   const pagerank_options& o = s.opt;
   if (s.dist) {
@@ -918,6 +942,8 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
   f.vertices = graph.matrix.rows;
   f.links = links;
   f.from_pattern = from_pattern;
+  f.local_links = local_links;
+  p.local_links = local_links;
   p.expected_iterations = f.iterations;
   p.iterations_known = f.iterations_known;
   f.context_started = context.started();
@@ -963,10 +989,8 @@ pagerank_result run_solver(const settings& s, const pagerank_graph<T>& g, const 
   // The pull trial's outcome lives beside the graph's cache entry, one per
   // precision (solvers/pagerank_trial.hpp, io::side_load).
   const io::cache_options cache = app::read_options_for(s.input).cache;
-  // A reordered graph is another graph to the trial.
-  const std::string tag =
-      "pull-" + s.precision + (s.reorder == vertex_order::none ? "" : "-" + std::string(name(s.reorder)));
-  const bool keep = cache.enabled && !io::cache_dir(cache).empty() && io::stamp_of(s.graph).has_value();
+  const std::string tag = pull_record_tag(s);
+  const bool keep = keeps_pull_record(s);
   pull_trial_memo memo;
   memo.may_trial = s.pull_trial == "on" || (s.pull_trial == "auto" && keep);
   memo.expected_iterations =
@@ -1432,7 +1456,8 @@ int solve(settings& s) {
   if (s.gpus > 0)  // P^T built on the host, then split over the GPUs
     plan.reason = "--gpus " + std::to_string(s.gpus);
   else
-    plan = plan_device(s, graph, at ? at->nnz() : graph.matrix.nnz(), at.has_value(), context);
+    plan = plan_device(s, graph, at ? at->nnz() : graph.matrix.nnz(), at.has_value(),
+                       at ? local_fraction(*at) : local_fraction(graph.matrix), context);
   pagerank_graph<T> g = convert_for<T>(s, graph, at, plan, context, t);
   if (stamp) keep_transpose(s, *stamp, graph, g, t);
   const std::optional<reorder_report> reorder = reorder_graph(s, g, t);

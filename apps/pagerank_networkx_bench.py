@@ -114,6 +114,11 @@ def main():
                 rec[key + "_s"] = s
                 rec[key + "_iterations"] = info.iterations
                 rec[key + "_device"] = info.device
+                # Where the call's time went, for the device model: the solve
+                # (its set-up excluded), the GPU's pull trial, and why auto chose.
+                rec[key + "_solve_s"] = info.timings["solve"]
+                rec[key + "_trial_s"] = info.timings["trial"]
+                rec[key + "_choice"] = info.device_choice
                 rec[key + "_l1"] = l1
                 if not info.converged or l1 > (1e-4 if prec == "double" else 1e-3):
                     rec[key + "_failed"] = True

@@ -49,6 +49,26 @@ void validate(const coo_matrix<T>& a, const char* who) {
                           ") lies outside the " + dimensions(rows, cols) + " matrix");
 }
 
+void validate_pattern(index_t rows, index_t cols, const index_t* row_ptr, std::size_t row_ptr_size,
+                      const index_t* col_idx, std::size_t nnz, const char* who) {
+  check_dimensions(rows, cols, who);
+  const std::string w(who);
+  if (row_ptr_size != static_cast<std::size_t>(rows) + 1)
+    throw dimension_error(w + ": row_ptr has " + std::to_string(row_ptr_size) + " entries for " +
+                          std::to_string(rows) + " rows (expected rows + 1)");
+  check_nnz_fits(nnz, who);
+  if (row_ptr[0] != 0 || static_cast<std::size_t>(row_ptr[rows]) != nnz)
+    throw dimension_error(w + ": row_ptr runs from " + std::to_string(row_ptr[0]) + " to " +
+                          std::to_string(row_ptr[rows]) + ", expected 0 to nnz = " + std::to_string(nnz));
+  bool monotone = true, in_range = true;
+#pragma omp parallel for reduction(&& : monotone) num_threads(threads_for_work(row_ptr_size)) schedule(static)
+  for (index_t r = 0; r < rows; ++r) monotone = monotone && row_ptr[r] <= row_ptr[r + 1];
+  if (!monotone) throw dimension_error(w + ": row_ptr decreases");
+#pragma omp parallel for reduction(&& : in_range) num_threads(threads_for_work(nnz)) schedule(static)
+  for (std::size_t k = 0; k < nnz; ++k) in_range = in_range && col_idx[k] >= 0 && col_idx[k] < cols;
+  if (!in_range) throw dimension_error(w + ": a column index lies outside [0, " + std::to_string(cols) + ")");
+}
+
 // A CSR whose arrays are consistent: row_ptr has rows + 1 non-decreasing entries
 // from 0 to nnz, columns in range. (Sortedness within rows is the producer's
 // promise and is not re-checked.) The conversions and writers call this before
@@ -56,28 +76,11 @@ void validate(const coo_matrix<T>& a, const char* who) {
 // out-of-bounds access; the SpMV hot paths check array sizes only (O(1) per call).
 template <class T>
 void validate(const csr_matrix<T>& a, const char* who) {
-  check_dimensions(a.rows, a.cols, who);
-  const std::string w(who);
-  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1)
-    throw dimension_error(w + ": row_ptr has " + std::to_string(a.row_ptr.size()) + " entries for " +
-                          std::to_string(a.rows) + " rows (expected rows + 1)");
   if (a.values.size() != a.col_idx.size())
-    throw dimension_error(w + ": col_idx has " + std::to_string(a.col_idx.size()) + " entries but values " +
-                          std::to_string(a.values.size()));
-  check_nnz_fits(a.nnz(), who);
-  if (a.row_ptr.front() != 0 || static_cast<std::size_t>(a.row_ptr.back()) != a.nnz())
-    throw dimension_error(w + ": row_ptr runs from " + std::to_string(a.row_ptr.front()) + " to " +
-                          std::to_string(a.row_ptr.back()) +
-                          ", expected 0 to nnz = " + std::to_string(a.nnz()));
-  bool monotone = true, in_range = true;
-  const index_t rows = a.rows, cols = a.cols;
-#pragma omp parallel for reduction(&& : monotone) num_threads(threads_for_work(a.row_ptr.size())) schedule(static)
-  for (index_t r = 0; r < rows; ++r) monotone = monotone && a.row_ptr[r] <= a.row_ptr[r + 1];
-  if (!monotone) throw dimension_error(w + ": row_ptr decreases");
-  const std::size_t n = a.nnz();
-#pragma omp parallel for reduction(&& : in_range) num_threads(threads_for_work(n)) schedule(static)
-  for (std::size_t k = 0; k < n; ++k) in_range = in_range && a.col_idx[k] >= 0 && a.col_idx[k] < cols;
-  if (!in_range) throw dimension_error(w + ": a column index lies outside [0, " + std::to_string(cols) + ")");
+    throw dimension_error(std::string(who) + ": col_idx has " + std::to_string(a.col_idx.size()) +
+                          " entries but values " + std::to_string(a.values.size()));
+  validate_pattern(a.rows, a.cols, a.row_ptr.data(), a.row_ptr.size(), a.col_idx.data(), a.col_idx.size(),
+                   who);
 }
 
 #define PERRON_VALIDATE_INSTANTIATE(T)                          \

@@ -92,5 +92,9 @@ template <class T>
 void validate(const coo_matrix<T>& a, const char* who);
 template <class T>
 void validate(const csr_matrix<T>& a, const char* who);
+// The CSR checks on a pattern given as arrays (row_ptr: rows + 1 entries,
+// col_idx: nnz), no values: validate() of a CSR less its values' length.
+void validate_pattern(index_t rows, index_t cols, const index_t* row_ptr, std::size_t row_ptr_size,
+                      const index_t* col_idx, std::size_t nnz, const char* who);
 
 }  // namespace perron

@@ -125,14 +125,16 @@ csr_matrix<T> build_csr(index_t out_rows, index_t out_cols, std::size_t n, const
 }
 
 // Row index of every entry (the COO row array of a CSR).
+std::vector<index_t> expand_rows(index_t rows, const index_t* row_ptr, std::size_t nnz) {
+  std::vector<index_t> row = fresh_vector<index_t>(nnz);
+#pragma omp parallel for schedule(dynamic, 512) \
+    num_threads(threads_for_work(nnz + static_cast <std::size_t>(rows)))
+  for (index_t r = 0; r < rows; ++r) std::fill(row.begin() + row_ptr[r], row.begin() + row_ptr[r + 1], r);
+  return row;
+}
 template <class T>
 std::vector<index_t> expand_rows(const csr_matrix<T>& a) {
-  std::vector<index_t> row(a.nnz());
-#pragma omp parallel for schedule(dynamic, 512) \
-    num_threads(threads_for_work(a.nnz() + static_cast <std::size_t>(a.rows)))
-  for (index_t r = 0; r < a.rows; ++r)
-    std::fill(row.begin() + a.row_ptr[r], row.begin() + a.row_ptr[r + 1], r);
-  return row;
+  return expand_rows(a.rows, a.row_ptr.data(), a.nnz());
 }
 
 std::string fixed1(double x) {
@@ -194,6 +196,18 @@ csr_matrix<T> transpose(const csr_matrix<T>& a) {
   // nothing in the common case (one pass over the columns).
   const std::vector<index_t> row = expand_rows(a);
   return build_csr(a.cols, a.rows, a.nnz(), a.col_idx.data(), row.data(), a.values.data(), duplicates::sum);
+}
+
+template <class T>
+csr_matrix<T> pattern_transpose(index_t rows, index_t cols, const index_t* row_ptr, std::size_t row_ptr_size,
+                                const index_t* col_idx, std::size_t nnz, const char* who) {
+  validate_pattern(rows, cols, row_ptr, row_ptr_size, col_idx, nnz, who);
+  check_host_memory(static_cast<double>(nnz) * (2 * sizeof(index_t) + sizeof(T)) +
+                        static_cast<double>(cols) * sizeof(index_t),
+                    "the transpose of a pattern of " + std::to_string(nnz) + " entries");
+  // As transpose(): A's entries bucketed by column, visited row by row.
+  const std::vector<index_t> row = expand_rows(rows, row_ptr, nnz);
+  return build_csr<T>(cols, rows, nnz, col_idx, row.data(), nullptr, duplicates::keep_one);
 }
 
 namespace {
@@ -366,12 +380,14 @@ std::vector<T> to_dense(const csr_matrix<T>& a) {
   return d;
 }
 
-#define PERRON_CONVERT_INSTANTIATE(T)                                  \
-  template csr_matrix<T> to_csr<T>(const coo_matrix<T>&, csr_options); \
-  template coo_matrix<T> to_coo<T>(const csr_matrix<T>&);              \
-  template csr_matrix<T> transpose<T>(const csr_matrix<T>&);           \
-  template ell_matrix<T> to_ell<T>(const csr_matrix<T>&, double);      \
-  template csr_matrix<T> to_csr<T>(const ell_matrix<T>&);              \
+#define PERRON_CONVERT_INSTANTIATE(T)                                                                        \
+  template csr_matrix<T> to_csr<T>(const coo_matrix<T>&, csr_options);                                       \
+  template coo_matrix<T> to_coo<T>(const csr_matrix<T>&);                                                    \
+  template csr_matrix<T> transpose<T>(const csr_matrix<T>&);                                                 \
+  template csr_matrix<T> pattern_transpose<T>(index_t, index_t, const index_t*, std::size_t, const index_t*, \
+                                              std::size_t, const char*);                                     \
+  template ell_matrix<T> to_ell<T>(const csr_matrix<T>&, double);                                            \
+  template csr_matrix<T> to_csr<T>(const ell_matrix<T>&);                                                    \
   template std::vector<T> to_dense<T>(const csr_matrix<T>&);
 
 PERRON_CONVERT_INSTANTIATE(float)

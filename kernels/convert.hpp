@@ -29,6 +29,18 @@ csr_matrix<T> to_csr(const coo_matrix<T>& a, csr_options opt = {});
 template <class T, class From>
 csr_matrix<T> pattern_to_csr(const coo_matrix<From>& a, bool transpose);
 
+// The CSR of A^T of the pattern of A given as its CSR's row pointer
+// (rows + 1 entries) and columns (nnz), A's values never read: the entries,
+// order and merging of transpose() with a column listed twice in a row kept
+// once, the output's values all T(0), for the caller to fill (an unweighted
+// graph's P^T: solvers' pagerank_graph_from_pattern). It saves the values'
+// copies and scatter (the Python module's unweighted graphs). dimension_error
+// for arrays that are not a CSR (validate_pattern, naming `who`).
+template <class T>
+csr_matrix<T> pattern_transpose(index_t rows, index_t cols, const index_t* row_ptr, std::size_t row_ptr_size,
+                                const index_t* col_idx, std::size_t nnz,
+                                const char* who = "pattern_transpose");
+
 // CSR -> COO (row-major order).
 template <class T>
 coo_matrix<T> to_coo(const csr_matrix<T>& a);

@@ -24,7 +24,6 @@
 #include "core/memory.hpp"
 #include "io/load.hpp"
 #include "kernels/convert.hpp"
-#include "kernels/reorder.hpp"
 #include "kernels/spmv.hpp"
 #include "solvers/pagerank.hpp"
 #include "solvers/pagerank_batched.hpp"
@@ -142,10 +141,38 @@ struct pagerank_request {
   std::string device = "auto", precision = "float", kernel = "auto", pull = "auto", accelerate = "auto";
 };
 
-// The caller's CSR of A^T is checked; the one transpose() made of its CSR of
-// A has its rows sorted and merged already.
-transpose_rows rows_of(const pagerank_request& req) {
-  return req.transposed ? transpose_rows::check : transpose_rows::sorted_unique;
+// The caller's graph as P^T (with the GIL released: the arrays are the
+// caller's, borrowed for the call). Unweighted, the values are never read:
+// the pattern of A^T alone (A's transposed in parallel, or the CSC's indices
+// copied), P^T written over it in place (pagerank_graph_from_pattern). Before,
+// every graph went through a copy of A in double and transpose()'s scatter of
+// the values: 260 ms of a 300 ms CPU call on er:1000000:10000000 (H200 host,
+// session 73), the solve 39. Weighted: A in double, transposed with its
+// weights (an arc given twice: their sum), checked and normalized.
+template <class T>
+pagerank_graph<T> graph_of(const array<index_t>& indptr, const array<index_t>& indices,
+                           const array<double>& data, const pagerank_request& req) {
+  const auto nnz = static_cast<std::size_t>(indices.size());
+  const auto ptr_size = static_cast<std::size_t>(indptr.size());
+  gil_released free;
+  if (!req.weighted && req.transposed) {
+    validate_pattern(req.n, req.n, indptr.data(), ptr_size, indices.data(), nnz, "the sparse matrix");
+    csr_matrix<T> at;
+    at.rows = at.cols = req.n;
+    at.row_ptr = to_vector(indptr);
+    at.col_idx = to_vector(indices);
+    at.values = fresh_vector<T>(nnz);  // P^T's values, written by the build
+    return pagerank_graph_from_pattern(std::move(at), {}, transpose_rows::check);
+  }
+  if (!req.weighted)  // sorted and merged by the transpose (a column listed twice: one arc)
+    return pagerank_graph_from_pattern(
+        pattern_transpose<T>(req.n, req.n, indptr.data(), ptr_size, indices.data(), nnz, "the sparse matrix"),
+        {}, transpose_rows::sorted_unique);
+  csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
+  if (!req.transposed) a = transpose(a);  // merges an arc given twice (kernels/convert.hpp)
+  // The caller's CSR of A^T is checked; transpose()'s has its rows sorted and merged.
+  return pagerank_graph_from_transpose<T>(
+      std::move(a), true, {}, req.transposed ? transpose_rows::check : transpose_rows::sorted_unique);
 }
 
 // Ctrl-C during a CPU solve, single or batched: the solver calls progress
@@ -169,41 +196,35 @@ std::function<void(int, double)> signal_check() {
 
 // device="auto" (validated options): the device predicted to answer first,
 // by the library's decide_device (solvers/pagerank_device.hpp: the model
-// `pagerank --device auto` uses, for a graph in memory, P^T built next on the
-// host for either device); opt.device becomes cpu or cuda. Returns why. The
+// `pagerank --device auto` uses, for a graph in memory); opt.device becomes
+// cpu or cuda. Returns why. The
 // module took the GPU wherever one was usable: on the H200 host a call there
 // took 6-21 ms on 13 of the 14 shared graphs, which the CPU solved in 0.1-7.7
 // ms (docs/PERFORMANCE.md, "perron against networkx"). columns:
 // pagerank_batched's number of source sets (0: one solve).
-std::string choose_device(pagerank_options& opt, const csr_matrix<double>& at, int value_bytes, bool weighted,
-                          std::size_t columns = 0) {
+template <class T>
+std::string choose_device(pagerank_options& opt, const pagerank_graph<T>& g, std::size_t columns = 0) {
   if (opt.device == pagerank_device::cpu) return "device='cpu'";
   if (opt.device == pagerank_device::cuda) return "device='cuda'";
   if (opt.kernel == spmv_kernel::cpu) return "kernel='cpu'";
   if (!gpu_option_named(opt).empty()) return "auto: a GPU kernel or pull is named";
-  in_memory_graph g;
-  g.vertices = at.rows;
-  g.links = at.col_idx.size();
-  g.value_bytes = value_bytes;
-  g.pattern = !weighted;  // no kernel or pull named: a pattern pull may run
-  g.local_links = local_fraction(at);
-  g.columns = columns;
-  g.converted = false;
-  const device_decision d = decide_device(opt, g);
+  const device_decision d = decide_device(opt, in_memory_graph_of(g, columns));
   opt.device = d.gpu ? pagerank_device::cuda : pagerank_device::cpu;
   return d.reason;
 }
 
 template <class T>
-py::tuple solve(csr_matrix<double>&& at, const pagerank_request& req, pagerank_options opt) {
+py::tuple solve(const array<index_t>& indptr, const array<index_t>& indices, const array<double>& data,
+                const pagerank_request& req, pagerank_options opt) {
   opt.validate();  // before pagerank_runs_on_gpu, as pagerank() asks them
-  const std::string why = choose_device(opt, at, sizeof(T), req.weighted);
+  const pagerank_graph<T> g = graph_of<T>(indptr, indices, data, req);
+  const std::string why = choose_device(opt, g);
   const bool gpu = pagerank_runs_on_gpu(opt);
   if (!gpu) opt.progress = signal_check();
   pagerank_result r;
   {
     gil_released free;
-    r = pagerank(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)), opt);
+    r = pagerank(g, opt);
   }
   py::dict info;
   info["iterations"] = r.iterations;
@@ -232,13 +253,8 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
   opt.accelerate = parse_pagerank_accel(req.accelerate);
   if (req.kernel != "auto") opt.kernel = parse_spmv_kernel(req.kernel);
   check_pagerank_memory(req.n, static_cast<std::size_t>(indices.size()));
-  csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
-  if (!req.transposed) {
-    gil_released free;
-    a = transpose(a);  // merges an arc given twice (kernels/convert.hpp)
-  }
-  if (req.precision == "double") return solve<double>(std::move(a), req, opt);
-  if (req.precision == "float") return solve<float>(std::move(a), req, opt);
+  if (req.precision == "double") return solve<double>(indptr, indices, data, req, opt);
+  if (req.precision == "float") return solve<float>(indptr, indices, data, req, opt);
   throw invalid_argument("precision must be 'float' or 'double', got '" + req.precision + "'");
 }
 
@@ -246,16 +262,17 @@ py::tuple pagerank_csr(const array<index_t>& indptr, const array<index_t>& indic
 // R as an n x s array in column order (column c: the ranks for set c, no copy)
 // and per set its iterations, residual and whether it converged.
 template <class T>
-py::tuple solve_batched(csr_matrix<double>&& at, const pagerank_request& req, pagerank_batched_options opt,
+py::tuple solve_batched(const array<index_t>& indptr, const array<index_t>& indices,
+                        const array<double>& data, const pagerank_request& req, pagerank_batched_options opt,
                         const std::vector<source_set>& sources) {
-  const std::string why = choose_device(opt.base, at, sizeof(T), req.weighted, sources.size());
+  const pagerank_graph<T> g = graph_of<T>(indptr, indices, data, req);
+  const std::string why = choose_device(opt.base, g, sources.size());
   const bool gpu = pagerank_runs_on_gpu(opt.base);
   if (!gpu) opt.base.progress = signal_check();  // (validated by the caller)
   pagerank_batched_result r;
   {
     gil_released free;
-    r = pagerank_batched(pagerank_graph_from_transpose<T>(std::move(at), req.weighted, {}, rows_of(req)),
-                         sources, opt);
+    r = pagerank_batched(g, sources, opt);
   }
   py::dict info;
   info["device_choice"] = why;
@@ -285,13 +302,8 @@ py::tuple pagerank_batched_csr(const array<index_t>& indptr, const array<index_t
   opt.base.device = parse_pagerank_device(req.device);
   opt.validate(req.n, sources);
   check_pagerank_memory(req.n, static_cast<std::size_t>(indices.size()));
-  csr_matrix<double> a = csr_from(req.n, req.n, indptr, indices, data);
-  if (!req.transposed) {
-    gil_released free;
-    a = transpose(a);  // merges an arc given twice (kernels/convert.hpp)
-  }
-  if (req.precision == "double") return solve_batched<double>(std::move(a), req, opt, sources);
-  if (req.precision == "float") return solve_batched<float>(std::move(a), req, opt, sources);
+  if (req.precision == "double") return solve_batched<double>(indptr, indices, data, req, opt, sources);
+  if (req.precision == "float") return solve_batched<float>(indptr, indices, data, req, opt, sources);
   throw invalid_argument("precision must be 'float' or 'double', got '" + req.precision + "'");
 }
 

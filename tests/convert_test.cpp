@@ -568,6 +568,43 @@ TEST(ConvertTranspose, ColumnListedTwiceInARowIsOneEntrySummed) {
   EXPECT_EQ(t.values, (std::vector<double>{2.0, 5.0, 8.0}));
 }
 
+TEST(ConvertTranspose, PatternTransposeIsTransposesPatternWithoutTheValues) {
+  // The same entries as transpose(), a column listed twice in a row kept once,
+  // every value 0; on every shape of the random suite (unsorted, duplicated rows).
+  csr_matrix<double> c;
+  c.rows = 2;
+  c.cols = 2;
+  c.row_ptr = {0, 3, 4};
+  c.col_idx = {1, 0, 1, 1};
+  const auto t = pattern_transpose<float>(c.rows, c.cols, c.row_ptr.data(), c.row_ptr.size(),
+                                          c.col_idx.data(), c.col_idx.size());
+  EXPECT_TRUE(test::valid_csr(t));
+  EXPECT_EQ(t.row_ptr, (std::vector<index_t>{0, 1, 3}));
+  EXPECT_EQ(t.col_idx, (std::vector<index_t>{0, 0, 1}));
+  EXPECT_EQ(t.values, (std::vector<float>{0.f, 0.f, 0.f}));
+  for (const shape& s : shapes) {
+    const csr_matrix<double> a = to_csr(random_matrix<double>(s));
+    const csr_matrix<double> want = transpose(a);
+    const csr_matrix<double> got = pattern_transpose<double>(a.rows, a.cols, a.row_ptr.data(),
+                                                             a.row_ptr.size(), a.col_idx.data(), a.nnz());
+    EXPECT_EQ(got.rows, want.rows) << shape_param_name(s);
+    EXPECT_EQ(got.cols, want.cols) << shape_param_name(s);
+    EXPECT_EQ(got.row_ptr, want.row_ptr) << shape_param_name(s);
+    EXPECT_EQ(got.col_idx, want.col_idx) << shape_param_name(s);
+  }
+  // Arrays that are no CSR: one error naming the caller's word, nothing read past them.
+  const std::vector<index_t> ptr = {0, 2, 1}, col = {0, 1};
+  EXPECT_THROW(pattern_transpose<float>(2, 2, ptr.data(), ptr.size(), col.data(), col.size(), "the graph"),
+               dimension_error);
+  const std::vector<index_t> ok_ptr = {0, 1, 2}, far = {0, 7};
+  try {
+    pattern_transpose<float>(2, 2, ok_ptr.data(), ok_ptr.size(), far.data(), far.size(), "the graph");
+    ADD_FAILURE() << "a column outside the matrix was taken";
+  } catch (const dimension_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("the graph: ", 0), 0u) << e.what();
+  }
+}
+
 TEST(ConvertErrors, DenseCopyOfAHugeMatrixIsRefused) {
   csr_matrix<double> c;
   c.rows = 100000;

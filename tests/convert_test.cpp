@@ -552,30 +552,30 @@ TEST(ConvertEll, HandBuiltUnsortedRowsAreSortedAndMerged) {
   EXPECT_EQ(c.values, (std::vector<double>{2.0, 5.0, 5.0}));
 }
 
-TEST(ConvertTranspose, ColumnListedTwiceInARowIsOneEntrySummed) {
-  // Row 0 lists column 1 twice (validate() accepts it): A^T's row 1 held row
-  // 0 twice, and a graph built from it counted the arc twice.
+// Row 0 lists column 1 twice (validate() accepts it): A^T's row 1 held row
+// 0 twice, and a graph built from it counted the arc twice.
+csr_matrix<double> row_listing_a_column_twice() {
   csr_matrix<double> c;
   c.rows = 2;
   c.cols = 2;
   c.row_ptr = {0, 3, 4};
   c.col_idx = {1, 0, 1, 1};
   c.values = {1.0, 2.0, 4.0, 8.0};
-  const auto t = transpose(c);
+  return c;
+}
+
+TEST(ConvertTranspose, ColumnListedTwiceInARowIsOneEntrySummed) {
+  const auto t = transpose(row_listing_a_column_twice());
   EXPECT_TRUE(test::valid_csr(t));
   EXPECT_EQ(t.row_ptr, (std::vector<index_t>{0, 1, 3}));
   EXPECT_EQ(t.col_idx, (std::vector<index_t>{0, 0, 1}));
   EXPECT_EQ(t.values, (std::vector<double>{2.0, 5.0, 8.0}));
 }
 
-TEST(ConvertTranspose, PatternTransposeIsTransposesPatternWithoutTheValues) {
+TEST(ConvertTranspose, PatternTransposeIsTransposeWithoutTheValues) {
   // The same entries as transpose(), a column listed twice in a row kept once,
-  // every value 0; on every shape of the random suite (unsorted, duplicated rows).
-  csr_matrix<double> c;
-  c.rows = 2;
-  c.cols = 2;
-  c.row_ptr = {0, 3, 4};
-  c.col_idx = {1, 0, 1, 1};
+  // every value 0; and on every shape of the random suite.
+  const csr_matrix<double> c = row_listing_a_column_twice();
   const auto t = pattern_transpose<float>(c.rows, c.cols, c.row_ptr.data(), c.row_ptr.size(),
                                           c.col_idx.data(), c.col_idx.size());
   EXPECT_TRUE(test::valid_csr(t));

@@ -474,6 +474,21 @@ TEST_F(pagerank_app, Weighted) {
   EXPECT_EQ(run({bad}).code, 0);  // unweighted: values ignored
 }
 
+// An entry stored as 0 is an arc of the pattern (vertex 2's one out-link,
+// so no vertex dangles) and weighs 0 with --weighted (vertex 2 dangles).
+// The Python module, given a scipy matrix, reads a stored zero as no arc
+// (python/perron/__init__.py): the file's pattern is the graph here.
+TEST_F(pagerank_app, AStoredZeroIsAnArcThatWeighsZero) {
+  const std::string g = file(
+      "z.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 2 1.0\n2 3 0.0\n3 1 2.0\n1 3 1.0\n");
+  const outcome plain = run({g, "--device", "cpu"});
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("links       4\ndangling    0\n"), std::string::npos) << plain.out;
+  const outcome weighted = run({g, "--device", "cpu", "--weighted"});
+  ASSERT_EQ(weighted.code, 0) << weighted.err;
+  EXPECT_NE(weighted.out.find("links       4\ndangling    1\n"), std::string::npos) << weighted.out;
+}
+
 // An edge list with a header and weights, comma-separated (as pandas or
 // networkx write it), ranks as the same graph in Matrix Market, weighted or
 // not, its vertices named by the file's ids; a negative weight names its arc.

@@ -219,7 +219,8 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo.
     personalization / nstart: None (uniform), an array (or scipy sparse vector) of n non-negative weights, or a
     dict {vertex: weight}. weighted: use A's values as arc weights (else every nonzero
-    counts once; a stored zero is no arc either way). device: "auto", "cpu" or "cuda" (auto: the device
+    counts once; a stored zero is no arc either way; the command line takes every entry a file lists
+    as an arc, one stored as 0 too: A with A.data[:] = 1 counts them here). device: "auto", "cpu" or "cuda" (auto: the device
     predicted to answer first, as `pagerank --device auto` (the CUDA context counted until this process
     has used the GPU), info.device_choice says why; the GPU where kernel names a GPU kernel or pull a GPU
     step, which raises without one); precision: "float" or "double"

@@ -15,15 +15,18 @@
 #include <vector>
 
 #include "core/formats.hpp"
+#include "core/memory.hpp"
 
 namespace perron {
 
+// (Unwritten until laid out: every entry is written, each thread touching
+// the pages of its own rows first.)
 struct virtual_rows {
-  std::vector<index_t> vrow;         // each virtual row's row (n: an empty lane)
-  std::vector<index_t> vbegin;       // its first link's position in the CSR
-  std::vector<unsigned short> vlen;  // its links
-  std::vector<index_t> parts;        // per row: the slices its virtual rows span
-  std::vector<index_t> first_slice;  // per row: the first of them
+  uninitialized_vector<index_t> vrow;         // each virtual row's row (n: an empty lane)
+  uninitialized_vector<index_t> vbegin;       // its first link's position in the CSR
+  uninitialized_vector<unsigned short> vlen;  // its links
+  uninitialized_vector<index_t> parts;        // per row: the slices its virtual rows span
+  uninitialized_vector<index_t> first_slice;  // per row: the first of them
 };
 
 // rp: the row pointers of the relabelled CSR (n + 1 entries); W: links per
@@ -31,7 +34,11 @@ struct virtual_rows {
 // long_rows_start_slices: a row of more virtual rows than a slice holds
 // starts a slice (the persistent pull's layout). dimension_error where the
 // virtual rows outnumber what index_t counts.
-virtual_rows lay_virtual_rows(const std::vector<index_t>& rp, int W, std::size_t warps,
+virtual_rows lay_virtual_rows(const index_t* rp, std::size_t rp_size, int W, std::size_t warps,
                               bool long_rows_start_slices);
+inline virtual_rows lay_virtual_rows(const std::vector<index_t>& rp, int W, std::size_t warps,
+                                     bool long_rows_start_slices) {
+  return lay_virtual_rows(rp.data(), rp.size(), W, warps, long_rows_start_slices);
+}
 
 }  // namespace perron

@@ -98,6 +98,73 @@ int most_long_rows_in_a_run(const virtual_rows& v, const std::vector<index_t>& r
   return count.empty() ? 0 : *std::max_element(count.begin(), count.end());
 }
 
+// The layout's rule as one serial pass (the library lays rows in parallel):
+// a row of v virtual rows starting at lane pos % 32 of a slice first takes
+// the lanes left empty where v > left and left <= keep (keep 16, or 4 where
+// the first pass passes 32 * warps virtual rows), or where long rows start
+// slices and v > 32.
+virtual_rows serial_layout(const std::vector<index_t>& rp, int W, std::size_t warps, bool long_rows) {
+  const auto n = static_cast<index_t>(rp.size() - 1);
+  virtual_rows out;
+  const auto lay = [&](long long keep, std::size_t most) {
+    out = virtual_rows{};
+    out.parts.assign(static_cast<std::size_t>(n), 0);
+    out.first_slice.assign(static_cast<std::size_t>(n), 0);
+    for (index_t k = 0; k < n; ++k) {
+      const long long L = rp[k + 1] - rp[k], v = L > W ? (L + W - 1) / W : 1;
+      const long long left = 32 - static_cast<long long>(out.vrow.size() % 32);
+      if ((v > left && left <= keep) || (long_rows && v > 32 && left < 32))
+        for (long long i = 0; i < left; ++i) {
+          out.vrow.push_back(n);
+          out.vlen.push_back(0);
+          out.vbegin.push_back(rp[k]);
+        }
+      const std::size_t first = out.vrow.size();
+      index_t b = rp[k];
+      for (long long i = 0; i < v; ++i) {
+        const auto l = static_cast<index_t>(L / v + (i < L % v ? 1 : 0));
+        out.vrow.push_back(k);
+        out.vlen.push_back(static_cast<unsigned short>(l));
+        out.vbegin.push_back(b);
+        b += l;
+      }
+      if (out.vrow.size() > most) return false;
+      out.first_slice[k] = static_cast<index_t>(first / 32);
+      out.parts[k] = static_cast<index_t>((out.vrow.size() - 1) / 32 - first / 32 + 1);
+    }
+    return true;
+  };
+  if (!lay(16, 32 * warps)) lay(4, std::numeric_limits<std::size_t>::max());
+  return out;
+}
+
+// The parallel layout is the serial rule's, entry for entry, on row counts
+// that split over every thread (from 2 * 32768 rows), rows of one to
+// thousands of virtual rows anywhere, in and out of length order.
+TEST(pagerank_slices, ParallelLayoutIsTheSerialRule) {
+  std::mt19937 g(74);
+  for (int t = 0; t < 8; ++t) {
+    std::vector<index_t> len(t % 4 == 0 ? 1 + g() % 100 : 70000 + g() % 90000);
+    for (auto& l : len)
+      l = t % 3 == 0 ? g() % 9 : t % 3 == 1 ? (g() % 200 == 0 ? g() % 5000 : g() % 5) : g() % 300;
+    if (t % 2) std::sort(len.begin(), len.end(), std::greater<>());
+    const auto rp = row_ptr_of(len);
+    for (int W : {1, 8, 64})
+      for (std::size_t warps : {std::size_t{4224}, std::size_t{8}})
+        for (bool long_rows : {false, true}) {
+          const std::string at = "case " + std::to_string(t) + " W " + std::to_string(W) + " warps " +
+                                 std::to_string(warps) + (long_rows ? " long rows start slices" : "");
+          const virtual_rows got = lay_virtual_rows(rp, W, warps, long_rows);
+          const virtual_rows want = serial_layout(rp, W, warps, long_rows);
+          ASSERT_EQ(got.vrow, want.vrow) << at;
+          ASSERT_EQ(got.vbegin, want.vbegin) << at;
+          ASSERT_EQ(got.vlen, want.vlen) << at;
+          ASSERT_EQ(got.parts, want.parts) << at;
+          ASSERT_EQ(got.first_slice, want.first_slice) << at;
+        }
+  }
+}
+
 TEST(pagerank_slices, RowsLaidOutWholeAndInOrder) {
   std::mt19937 g(7);
   for (int t = 0; t < 60; ++t) {

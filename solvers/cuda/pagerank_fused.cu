@@ -407,18 +407,29 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before this function's buffers are freed
 }
 
+namespace {
+// A host array on the device (an empty one allocates nothing).
+template <class V>
+cuda::device_buffer<typename V::value_type> uploaded(const V& h) {
+  cuda::device_buffer<typename V::value_type> d(h.size());
+  d.upload(h.data(), h.size());
+  return d;
+}
+}  // namespace
+
 // Virtual rows and slices of the relabelled CSR, and the slice storage col_.
 template <class T>
 void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
                                  const cuda::device_buffer<index_t>& csr_col) {
-  // Virtual rows, on the host (one pass over the rows; solvers/pagerank_slices.hpp
+  // Virtual rows, on the host (in parallel; solvers/pagerank_slices.hpp
   // says how), then the slices, stored 32 x their widest virtual row.
-  const std::vector<index_t> rp = row_ptr.download();
+  uninitialized_vector<index_t> rp(row_ptr.size());
+  row_ptr.download(rp.data());
   const auto warps = static_cast<std::size_t>(grid_) * step_warps;  // a grid of one block per SM
-  virtual_rows lay = lay_virtual_rows(rp, vrow_links_, warps, long_rows_start_slices_);
-  std::vector<index_t>& vrow = lay.vrow;
-  std::vector<unsigned short>& vlen = lay.vlen;
-  const std::vector<index_t>&vbegin = lay.vbegin, &parts = lay.parts, &first_slice = lay.first_slice;
+  virtual_rows lay = lay_virtual_rows(rp.data(), rp.size(), vrow_links_, warps, long_rows_start_slices_);
+  auto& vrow = lay.vrow;
+  auto& vlen = lay.vlen;
+  const auto &vbegin = lay.vbegin, &parts = lay.parts, &first_slice = lay.first_slice;
   const std::size_t vrows = vrow.size();
   slices_ = static_cast<index_t>((vrows + 31) / 32);
   vrow.resize(32 * static_cast<std::size_t>(slices_) + 1, n_);  // n: past the last row
@@ -434,10 +445,10 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
   col_ = cuda::device_buffer<index_t>(std::max<std::size_t>(start[slices_], 1));
   PERRON_CUDA_CHECK(cudaMemsetAsync(col_.data(), 0, col_.bytes(), stream_));  // padding: never read
   slice_start_ = cuda::device_buffer<unsigned>(start);
-  vrow_ = cuda::device_buffer<index_t>(vrow);
-  vlen_ = cuda::device_buffer<unsigned short>(vlen);
+  vrow_ = uploaded(vrow);
+  vlen_ = uploaded(vlen);
   {
-    cuda::device_buffer<index_t> d_vbegin(vbegin);
+    const cuda::device_buffer<index_t> d_vbegin = uploaded(vbegin);
     fill_slices<<<setup_grid(static_cast<long long>(vrows)), setup_threads, 0, stream_>>>(
         static_cast<long long>(vrows), slice_start_.data(), vlen_.data(), d_vbegin.data(), csr_col.data(),
         col_.data());
@@ -445,8 +456,8 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
     if (index16_) build_index16(csr_col, d_vbegin);
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
-  parts_ = cuda::device_buffer<index_t>(parts);
-  first_slice_ = cuda::device_buffer<index_t>(first_slice);
+  parts_ = uploaded(parts);
+  first_slice_ = uploaded(first_slice);
 }
 
 // Sorts each row's columns (for the 16-bit index's small differences; the

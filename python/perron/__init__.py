@@ -104,7 +104,8 @@ def _graph_arrays(A, weighted):
             raise ValueError("indptr must hold n + 1 entries")
         if n == 0:  # (checked here: a source or personalization vertex was "not in the graph (0 .. -1)")
             raise ValueError("the graph is empty (0 vertices)")
-        return n, _index_array(indptr), _index_array(indices), _np.ones(len(indices)) if weighted else _no_values, False
+        values = _np.ones(len(indices)) if weighted else _no_values
+        return n, _index_array(indptr), _index_array(indices), values, False
     if not _sp.issparse(A):
         raise ValueError("A must be a scipy.sparse matrix or an (indptr, indices) tuple")
     if A.shape[0] != A.shape[1]:
@@ -220,10 +221,10 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     personalization / nstart: None (uniform), an array (or scipy sparse vector) of n non-negative weights, or a
     dict {vertex: weight}. weighted: use A's values as arc weights (else every nonzero
     counts once; a stored zero is no arc either way; the command line takes every entry a file lists
-    as an arc, one stored as 0 too: A with A.data[:] = 1 counts them here). device: "auto", "cpu" or "cuda" (auto: the device
-    predicted to answer first, as `pagerank --device auto` (the CUDA context counted until this process
-    has used the GPU), info.device_choice says why; the GPU where kernel names a GPU kernel or pull a GPU
-    step, which raises without one); precision: "float" or "double"
+    as an arc, one stored as 0 too: A with A.data[:] = 1 counts them here). device: "auto", "cpu" or
+    "cuda" (auto: the device predicted to answer first, as `pagerank --device auto` (the CUDA context
+    counted until this process has used the GPU), info.device_choice says why; the GPU where kernel
+    names a GPU kernel or pull a GPU step, which raises without one); precision: "float" or "double"
     (reductions are in double either way). Not converging within max_iter is reported
     in info.converged, not raised. accelerate: "auto" (quadratic where the residual's
     rate says the solve has more than a few steps left), "none", "quadratic", "aitken" or "rre"

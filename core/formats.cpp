@@ -60,13 +60,32 @@ void validate_pattern(index_t rows, index_t cols, const index_t* row_ptr, std::s
   if (row_ptr[0] != 0 || static_cast<std::size_t>(row_ptr[rows]) != nnz)
     throw dimension_error(w + ": row_ptr runs from " + std::to_string(row_ptr[0]) + " to " +
                           std::to_string(row_ptr[rows]) + ", expected 0 to nnz = " + std::to_string(nnz));
-  bool monotone = true, in_range = true;
-#pragma omp parallel for reduction(&& : monotone) num_threads(threads_for_work(row_ptr_size)) schedule(static)
-  for (index_t r = 0; r < rows; ++r) monotone = monotone && row_ptr[r] <= row_ptr[r + 1];
-  if (!monotone) throw dimension_error(w + ": row_ptr decreases");
-#pragma omp parallel for reduction(&& : in_range) num_threads(threads_for_work(nnz)) schedule(static)
-  for (std::size_t k = 0; k < nnz; ++k) in_range = in_range && col_idx[k] >= 0 && col_idx[k] < cols;
-  if (!in_range) throw dimension_error(w + ": a column index lies outside [0, " + std::to_string(cols) + ")");
+  // The first offending row and entry, named (min reductions: the same
+  // answer for every thread count).
+  index_t bad_row = rows;
+#pragma omp parallel for reduction(min : bad_row) num_threads(threads_for_work(row_ptr_size)) schedule(static)
+  for (index_t r = 0; r < rows; ++r)
+    if (row_ptr[r] > row_ptr[r + 1]) bad_row = std::min(bad_row, r);
+  if (bad_row < rows)
+    throw dimension_error(w + ": row_ptr decreases at row " + std::to_string(bad_row) + " (" +
+                          std::to_string(row_ptr[bad_row]) + " -> " + std::to_string(row_ptr[bad_row + 1]) +
+                          ")");
+  std::size_t bad = nnz;
+#pragma omp parallel for reduction(min : bad) num_threads(threads_for_work(nnz)) schedule(static)
+  for (std::size_t k = 0; k < nnz; ++k)
+    if (col_idx[k] < 0 || col_idx[k] >= cols) bad = std::min(bad, k);
+  if (bad < nnz)
+    throw dimension_error(w + ": column index " + std::to_string(col_idx[bad]) + " of entry " +
+                          std::to_string(bad) + " lies outside [0, " + std::to_string(cols) + ")");
+}
+
+index_t longest_row(const index_t* row_ptr, index_t rows) {
+  index_t most = 0;
+#pragma omp parallel for reduction(max                                                                    \
+                                   : most) num_threads(threads_for_work(static_cast <std::size_t>(rows))) \
+    schedule(static)
+  for (index_t r = 0; r < rows; ++r) most = std::max(most, row_ptr[r + 1] - row_ptr[r]);
+  return most;
 }
 
 // A CSR whose arrays are consistent: row_ptr has rows + 1 non-decreasing entries

@@ -97,4 +97,7 @@ void validate(const csr_matrix<T>& a, const char* who);
 void validate_pattern(index_t rows, index_t cols, const index_t* row_ptr, std::size_t row_ptr_size,
                       const index_t* col_idx, std::size_t nnz, const char* who);
 
+// The most entries a row of a validated CSR holds (0 for no rows), in parallel.
+index_t longest_row(const index_t* row_ptr, index_t rows);
+
 }  // namespace perron

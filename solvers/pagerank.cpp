@@ -354,11 +354,7 @@ pagerank_device parse_pagerank_device(std::string_view s) { return parse_in(devi
 
 template <class T>
 index_t longest_row(const csr_matrix<T>& a) {
-  index_t most = 0;
-  const auto& rp = a.row_ptr;
-#pragma omp parallel for reduction(max : most) schedule(static)
-  for (index_t i = 0; i < a.rows; ++i) most = std::max(most, rp[i + 1] - rp[i]);
-  return most;
+  return longest_row(a.row_ptr.data(), a.rows);
 }
 
 template <class T>

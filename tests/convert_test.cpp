@@ -437,6 +437,31 @@ TEST(ConvertErrors, CorruptCsrIsRefusedNotRead) {
   EXPECT_THROW(to_dense(bad), dimension_error);
 }
 
+// The checks run in parallel and still name the first offending row and
+// entry, whatever the thread count (past two grains of rows and entries).
+TEST(ConvertErrors, ValidationNamesTheFirstBadRowAndEntry) {
+  const index_t n = 200000;
+  std::vector<index_t> ptr(static_cast<std::size_t>(n) + 1), col(static_cast<std::size_t>(n));
+  for (index_t r = 0; r <= n; ++r) ptr[static_cast<std::size_t>(r)] = r;
+  for (index_t k = 0; k < n; ++k) col[static_cast<std::size_t>(k)] = (k * 7) % n;
+  EXPECT_NO_THROW(validate_pattern(n, n, ptr.data(), ptr.size(), col.data(), col.size(), "g"));
+  EXPECT_EQ(longest_row(ptr.data(), n), 1);
+  const auto message = [&](const std::vector<index_t>& p, const std::vector<index_t>& c) {
+    try {
+      validate_pattern(n, n, p.data(), p.size(), c.data(), c.size(), "g");
+    } catch (const dimension_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto p = ptr;
+  p[150001] = 150003, p[170001] = 170003;  // rows 150001 and 170001 decrease after them
+  EXPECT_EQ(message(p, col), "g: row_ptr decreases at row 150001 (150003 -> 150002)");
+  auto c = col;
+  c[123456] = -1, c[199999] = n;
+  EXPECT_EQ(message(ptr, c), "g: column index -1 of entry 123456 lies outside [0, 200000)");
+}
+
 TEST(ConvertErrors, EllRefusesAbsurdPaddingNamingTheWidestRow) {
   // 1000 rows, row 7 with 10^4 entries, the rest one each: 10^7 slots for
   // 10999 nonzeros, a fill ratio of 909.2.

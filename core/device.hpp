@@ -61,7 +61,11 @@ class device_buffer {
   explicit device_buffer(std::size_t n) : size_(n) {
     if (n) data_ = static_cast<T*>(malloc_bytes(n * sizeof(T)));
   }
-  explicit device_buffer(const std::vector<T>& h) : device_buffer(h.size()) { upload(h); }
+  // From a host vector of any allocator (uninitialized_vector too).
+  template <class A>
+  explicit device_buffer(const std::vector<T, A>& h) : device_buffer(h.size()) {
+    upload(h.data(), h.size());
+  }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
   device_buffer(device_buffer&& o) noexcept
@@ -81,7 +85,10 @@ class device_buffer {
   std::size_t size() const noexcept { return size_; }
   std::size_t bytes() const noexcept { return size_ * sizeof(T); }
 
-  void upload(const std::vector<T>& h) { upload(h.data(), h.size()); }
+  template <class A>
+  void upload(const std::vector<T, A>& h) {
+    upload(h.data(), h.size());
+  }
   void upload(const T* h, std::size_t n) {
     if (n != size_) resize_discard(n);
     if (n) copy_to_device(data_, h, n * sizeof(T));

@@ -407,16 +407,6 @@ void fused_pull<T>::relabel(const csr_matrix<T>& pt, cuda::device_buffer<index_t
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before this function's buffers are freed
 }
 
-namespace {
-// A host array on the device (an empty one allocates nothing).
-template <class V>
-cuda::device_buffer<typename V::value_type> uploaded(const V& h) {
-  cuda::device_buffer<typename V::value_type> d(h.size());
-  d.upload(h.data(), h.size());
-  return d;
-}
-}  // namespace
-
 // Virtual rows and slices of the relabelled CSR, and the slice storage col_.
 template <class T>
 void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
@@ -445,10 +435,10 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
   col_ = cuda::device_buffer<index_t>(std::max<std::size_t>(start[slices_], 1));
   PERRON_CUDA_CHECK(cudaMemsetAsync(col_.data(), 0, col_.bytes(), stream_));  // padding: never read
   slice_start_ = cuda::device_buffer<unsigned>(start);
-  vrow_ = uploaded(vrow);
-  vlen_ = uploaded(vlen);
+  vrow_ = cuda::device_buffer<index_t>(vrow);
+  vlen_ = cuda::device_buffer<unsigned short>(vlen);
   {
-    const cuda::device_buffer<index_t> d_vbegin = uploaded(vbegin);
+    const cuda::device_buffer<index_t> d_vbegin(vbegin);
     fill_slices<<<setup_grid(static_cast<long long>(vrows)), setup_threads, 0, stream_>>>(
         static_cast<long long>(vrows), slice_start_.data(), vlen_.data(), d_vbegin.data(), csr_col.data(),
         col_.data());
@@ -456,8 +446,8 @@ void fused_pull<T>::build_slices(const cuda::device_buffer<index_t>& row_ptr,
     if (index16_) build_index16(csr_col, d_vbegin);
     PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
-  parts_ = uploaded(parts);
-  first_slice_ = uploaded(first_slice);
+  parts_ = cuda::device_buffer<index_t>(parts);
+  first_slice_ = cuda::device_buffer<index_t>(first_slice);
 }
 
 // Sorts each row's columns (for the 16-bit index's small differences; the

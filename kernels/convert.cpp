@@ -243,12 +243,17 @@ template <class T>
 ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
   validate(a, "to_ell");
   check_max_fill(max_fill);
-  index_t width = 0, widest = 0;
-  for (index_t r = 0; r < a.rows; ++r) {
-    const index_t len = a.row_ptr[r + 1] - a.row_ptr[r];
-    if (len > width) width = len, widest = r;
+  // The width in parallel (a serial pass was 3 ms of a 4 * 10^6-row ELL's
+  // 14); the widest row's id, which only the refusal names, where it is one.
+  const index_t width = longest_row(a.row_ptr.data(), a.rows);
+  try {
+    check_ell_fill(a.rows, width, a.nnz(), -1, max_fill);
+  } catch (const dimension_error&) {
+    index_t widest = 0;
+    while (a.row_ptr[widest + 1] - a.row_ptr[widest] != width) ++widest;
+    check_ell_fill(a.rows, width, a.nnz(), widest, max_fill);  // throws again, naming it
+    throw;
   }
-  check_ell_fill(a.rows, width, a.nnz(), widest, max_fill);
   const std::size_t rows = static_cast<std::size_t>(a.rows);
   const std::size_t slots = rows * static_cast<std::size_t>(width);  // < 2^62: no overflow
   // The bytes in double: slots * 12 may pass 2^64. Whatever max_fill allowed

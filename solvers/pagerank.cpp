@@ -357,6 +357,20 @@ index_t longest_row(const csr_matrix<T>& a) {
   return longest_row(a.row_ptr.data(), a.rows);
 }
 
+uninitialized_vector<std::uint32_t> dangling_bits(const std::vector<std::uint8_t>& dangling) {
+  const std::size_t n = dangling.size(), words = (n + 31) / 32;
+  uninitialized_vector<std::uint32_t> bits(words);
+  const std::uint8_t* d = dangling.data();
+#pragma omp parallel for num_threads(threads_for_work(n)) schedule(static)
+  for (std::size_t w = 0; w < words; ++w) {
+    const std::size_t first = 32 * w, end = std::min(n, first + 32);
+    std::uint32_t word = 0;
+    for (std::size_t j = first; j < end; ++j) word |= std::uint32_t(d[j] != 0) << (j - first);
+    bits[w] = word;
+  }
+  return bits;
+}
+
 template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   pull_facts f;

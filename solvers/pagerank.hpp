@@ -198,6 +198,10 @@ std::vector<index_t> fused_order_places(const pagerank_graph<T>& g);
 // The most entries of one row of `a` (P^T's: the largest in-degree), in parallel.
 template <class T>
 index_t longest_row(const csr_matrix<T>& a);
+// The dangling mask as the GPU step reads it: vertex j is bit j & 31 of word
+// j >> 5 (n/8 bytes a step), the words built in parallel (serially, 4 ms of
+// a 4 * 10^6-vertex graph's set-up).
+uninitialized_vector<std::uint32_t> dangling_bits(const std::vector<std::uint8_t>& dangling);
 
 // The rule of `automatic`, fitted on the corpus of docs/PERFORMANCE.md
 // (65 graphs, shared and generated, 10^1-10^8 links, float and double, every

@@ -883,6 +883,26 @@ TEST(pagerank_graph, ZeroWeightOutArcsMakeADanglingVertex) {
   EXPECT_LE(max_abs_diff(r.rank, reference_pagerank(reference_from_coo(a, true), 0.85)), 1e-10);
 }
 
+// The GPU step's dangling bits: vertex j is bit j & 31 of word j >> 5, the
+// last word's spare bits clear, for every size around a word and one large
+// enough for the parallel loop's threads.
+TEST(pagerank_graph, DanglingBitsPackTheMask) {
+  std::mt19937 rng(7);
+  for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32),
+                              std::size_t(33), std::size_t(64), std::size_t(1000), std::size_t(3'000'001)}) {
+    std::vector<std::uint8_t> mask(n);
+    for (auto& m : mask) m = static_cast<std::uint8_t>(rng() % 3 == 0 ? 1 + rng() % 255 : 0);
+    const auto bits = dangling_bits(mask);
+    ASSERT_EQ(bits.size(), (n + 31) / 32) << n;
+    for (std::size_t w = 0; w < bits.size(); ++w) {
+      std::uint32_t want = 0;
+      for (std::size_t j = 32 * w; j < std::min(n, 32 * w + 32); ++j)
+        if (mask[j]) want |= 1u << (j & 31);
+      ASSERT_EQ(bits[w], want) << "n " << n << ", word " << w;
+    }
+  }
+}
+
 // The pattern pulls' vertex order (fused_order_places; the GPU relabels by
 // the same keys): a permutation, the front part (sources and rows of more
 // than fused_front_row_links links) before the other dangling vertices, each

@@ -636,10 +636,7 @@ void pagerank_cuda<T>::impl::allocate(const pagerank_graph<T>& g) {
   d_v = cuda::device_buffer<T>(nn);
   if (plan) {
     d_y = cuda::device_buffer<T>(nn);
-    std::vector<std::uint32_t> bits((nn + 31) / 32, 0u);
-    for (std::size_t j = 0; j < nn; ++j)
-      if (g.dangling[j]) bits[j >> 5] |= 1u << (j & 31);
-    d_bits = cuda::device_buffer<std::uint32_t>(bits);
+    d_bits = cuda::device_buffer<std::uint32_t>(dangling_bits(g.dangling));
   }
   int device = 0, sms = 1;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));

@@ -22,9 +22,12 @@
 // the trial half a second. The fastest wins, except that cuSPARSE ALG1 is
 // kept unless the fastest beats it by more than 3%: medians of 31 calls still
 // move by a percent or two between runs, and a near-tie must not make auto
-// slower than the library it is measured against. reason() lists every candidate. A plan built from a device
-// CSR has no host matrix: the kernels that plan from it (x.host()) are "refused".
+// slower than the library it is measured against. reason() lists every candidate, with what building
+// and timing it took in brackets (ms), and the whole trial's time: the set-up a user pays for the
+// pick. A plan built from a device CSR has no host matrix: the kernels that plan from it (x.host())
+// are "refused".
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -111,16 +114,22 @@ auto_choice<T> choose_automatic(const csr_matrix<T>* h, const csr_ptr<T>& a, con
             "no nonzeros: y = beta * y, no trial needed; csr-scalar (one pass over y)"};
   const std::vector<spmv_kernel> candidates = candidates_for(st);
 
+  using clock = std::chrono::steady_clock;
+  const auto ms_since = [](clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+  };
+  const clock::time_point trial_start = clock::now();
   device_buffer<T> d_x(static_cast<std::size_t>(a->cols)), d_y(static_cast<std::size_t>(a->rows));
   fill(d_x.data(), d_x.size(), T(1), s);  // timing on zeros can flatter (METHOD.md); ones are neutral here
   fill(d_y.data(), d_y.size(), T(0), s);
-
   auto_choice<T> best{spmv_kernel::merge, nullptr, {}};
   double best_us = 0;
   std::unique_ptr<engine<T>> alg1;  // cuSPARSE ALG1's engine while it is not the best
   double alg1_us = 0;
   std::string report;
   for (spmv_kernel k : candidates) {
+    const clock::time_point built = clock::now();
+    const auto cost = [&] { return " [" + format_fixed(ms_since(built), 1) + "]"; };
     std::unique_ptr<engine<T>> e;
     try {
       e = make_engine<T>(k, h, a, st, s);
@@ -133,13 +142,14 @@ auto_choice<T> choose_automatic(const csr_matrix<T>* h, const csr_ptr<T>& a, con
     // most of the trial.
     const double probe = time_engine(*e, d_x.data(), d_y.data(), s, 1, 3);
     if (best.engine && probe > probe_drop * best_us) {
-      note(report, k, format_fixed(probe, 1) + " (3 calls)");
+      note(report, k, format_fixed(probe, 1) + " (3 calls)" + cost());
       continue;
     }
     const int calls = trial_calls_for(probe);
     const double us = time_engine(*e, d_x.data(), d_y.data(), s, trial_warmup, calls);
     note(report, k,
-         format_fixed(us, 1) + (calls == trial_calls ? "" : " (" + std::to_string(calls) + " calls)"));
+         format_fixed(us, 1) + (calls == trial_calls ? "" : " (" + std::to_string(calls) + " calls)") +
+             cost());
     if (k == spmv_kernel::cusparse) alg1_us = us;
     if (!best.engine || us < best_us) {
       if (best.engine && best.kernel == spmv_kernel::cusparse) alg1 = std::move(best.engine);
@@ -157,8 +167,9 @@ auto_choice<T> choose_automatic(const csr_matrix<T>* h, const csr_ptr<T>& a, con
     best.engine = std::move(alg1);
   }
   PERRON_CUDA_CHECK(cudaStreamSynchronize(s));  // before d_x, d_y are freed
-  best.reason = "timed trial (us per call, median of " + std::to_string(trial_calls) + "): " + report +
-                " -> " + std::string(name(best.kernel)) + tie;
+  best.reason = "timed trial (us per call, median of " + std::to_string(trial_calls) +
+                "; [ms to build and time]): " + report + " -> " + std::string(name(best.kernel)) + tie +
+                "; the trial took " + format_fixed(ms_since(trial_start), 1) + " ms";
   return best;
 }
 

@@ -250,7 +250,7 @@ ell_matrix<T> to_ell(const csr_matrix<T>& a, double max_fill) {
     check_ell_fill(a.rows, width, a.nnz(), -1, max_fill);
   } catch (const dimension_error&) {
     index_t widest = 0;
-    while (a.row_ptr[widest + 1] - a.row_ptr[widest] != width) ++widest;
+    while (widest + 1 < a.rows && a.row_ptr[widest + 1] - a.row_ptr[widest] != width) ++widest;
     check_ell_fill(a.rows, width, a.nnz(), widest, max_fill);  // throws again, naming it
     throw;
   }

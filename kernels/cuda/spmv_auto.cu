@@ -5,7 +5,7 @@
 // few milliseconds, once, against the thousands of SpMVs a solver then does.
 //
 // Candidates come from the registry (core/spmv_kernels.def: the trial order
-// and rule columns): merge, csr-adaptive and cuSPARSE (ALG1, ALG2) always; the
+// and rule columns): merge, csr-adaptive and cuSPARSE's ALG1 always; the
 // others only where they cannot be pathological (a long row serialised on one
 // thread or warp, ELL padding): csr-vector and csr-cte when no row exceeds
 // 2^15 entries, csr-scalar and csr-cached when no row exceeds 32, ell when its
@@ -25,7 +25,9 @@
 // slower than the library it is measured against. reason() lists every candidate, with what building
 // and timing it took in brackets (ms), and the whole trial's time: the set-up a user pays for the
 // pick. A plan built from a device CSR has no host matrix: the kernels that plan from it (x.host())
-// are "refused".
+// are "refused". cuSPARSE's ALG2 (deterministic) is not a candidate: it was
+// the fastest in one trial of thousands, by 1.5% (docs/PERFORMANCE.md,
+// session 76), and building and timing it cost 2-4 ms of every trial.
 #include <algorithm>
 #include <chrono>
 #include <string>

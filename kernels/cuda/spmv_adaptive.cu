@@ -25,45 +25,23 @@
 
 #include "core/cuda/check.cuh"
 #include "core/error.hpp"
+#include "kernels/adaptive_blocks.hpp"
 #include "kernels/cuda/spmv_common.cuh"
 #include "kernels/cuda/spmv_engine.cuh"
 
 namespace perron::cuda::spmv {
 namespace {
 
-constexpr unsigned adaptive_block = 256;
-// A stream block's products take 8 KB of shared memory: 2048 in float (8
-// loads in flight a thread), 1024 in double (4). With 2048 doubles (20.5 KB
-// a block with the offsets) the driver gave 8 blocks 172 KB and left L1 too
-// small for the gathers in flight: 1024 made double 0.90x the time over 14
-// generated matrices (er:4000000:40000000 0.88x), 0.85x over the 32 shared;
-// in float 1024 was 1.2-1.3x slower on local orders (grid, sbm, ws)
-// (docs/PERFORMANCE.md, "csr-adaptive: long rows among short ones by warps").
-template <class T>
-constexpr int stream_nnz = 8192 / static_cast<int>(sizeof(T));
-constexpr int stream_rows = 1024;         // rows per stream block at most
-constexpr int long_part_nnz = 16 * 1024;  // nonzeros per block for long rows
-constexpr int long_unroll = 4;            // loads in flight per thread, long rows
-constexpr int wide_row_nnz = 32;          // a stream block's row longer than this is summed by a warp
-
-// Lanes per row in a stream block of `rows` rows: pow2floor(256 / rows)
-// within [1, 32] (the kernel's reduction and the planner's wide rows).
-__host__ __device__ constexpr int lanes_per_row(int rows) {
-  int lanes = 1;
-  while (lanes < 32 && lanes * 2 * rows <= static_cast<int>(adaptive_block)) lanes *= 2;
-  return lanes;
-}
-
-struct row_block {
-  index_t row_begin;
-  index_t row_end;    // stream block: one past its last row; long-row part: row_begin + 1
-  index_t nnz_begin;  // this block's nonzeros [nnz_begin, nnz_end)
-  index_t nnz_end;
-  index_t part;    // -1: stream block; else this part's index within its row
-  index_t parts;   // long row: number of parts; stream block: 1 if a row of it is summed by a warp
-  index_t slot;    // long row with parts > 1: first partial-sum slot
-  index_t ticket;  // long row with parts > 1: its ticket counter
-};
+// The row blocks, their limits and the lanes a row gets: kernels/adaptive_blocks.hpp
+// (planned on the host).
+using adaptive::lanes_per_row;
+using adaptive::long_part_nnz;
+using adaptive::row_block;
+using adaptive::stream_nnz;
+using adaptive::stream_rows;
+using adaptive::wide_row_nnz;
+constexpr unsigned adaptive_block = adaptive::block_threads;
+constexpr int long_unroll = 4;  // loads in flight per thread, long rows
 
 template <class T>
 __device__ T block_sum(T v, T* warp_sums) {
@@ -257,43 +235,8 @@ class adaptive_engine final : public engine<T> {
 template <class T>
 std::unique_ptr<engine<T>> make_csr_adaptive(const engine_args<T>& x) {
   const csr_matrix<T>& h = x.host();
-  std::vector<row_block> blocks;
-  index_t slots = 0, tickets = 0, long_rows = 0;
-  const index_t rows = h.rows;
-  const auto& rp = h.row_ptr;
-  index_t r = 0;
-  // A stream block's nonzeros are counted from its first one rounded down to
-  // 32 entries (the kernel loads from there).
-  const auto aligned = [](index_t k) { return k & ~index_t(31); };
-  while (r < rows) {
-    const index_t len = rp[r + 1] - rp[r];
-    if (rp[r + 1] - aligned(rp[r]) > stream_nnz<T>) {
-      const index_t parts =
-          static_cast<index_t>((static_cast<long long>(len) + long_part_nnz - 1) / long_part_nnz);
-      const index_t slot = parts > 1 ? slots : 0, ticket = parts > 1 ? tickets : 0;
-      if (parts > 1) {
-        slots += parts;
-        ++tickets;
-      }
-      for (index_t p = 0; p < parts; ++p) {
-        const index_t lo = rp[r] + p * long_part_nnz;
-        const index_t hi = p + 1 == parts ? rp[r + 1] : lo + long_part_nnz;
-        blocks.push_back({r, r + 1, lo, hi, p, parts, slot, ticket});
-      }
-      ++long_rows;
-      ++r;
-      continue;
-    }
-    // Greedy: add rows while their nonzeros fit in shared memory. The first
-    // row always fits (tested above), so every block makes progress.
-    const index_t begin = r;
-    while (r < rows && r - begin < stream_rows && rp[r + 1] - aligned(rp[begin]) <= stream_nnz<T>) ++r;
-    index_t wide = 0;
-    if (lanes_per_row(r - begin) < 32)
-      for (index_t i = begin; i < r && !wide; ++i) wide = rp[i + 1] - rp[i] > wide_row_nnz;
-    blocks.push_back({begin, r, rp[begin], rp[r], -1, wide, 0, 0});
-  }
-  return std::make_unique<adaptive_engine<T>>(x.csr, blocks, slots, tickets, long_rows, x.stream);
+  const adaptive::plan p = adaptive::plan_blocks(h.row_ptr.data(), h.rows, stream_nnz<T>);
+  return std::make_unique<adaptive_engine<T>>(x.csr, p.blocks, p.slots, p.tickets, p.long_rows, x.stream);
 }
 
 PERRON_SPMV_INSTANTIATE_MAKE(csr_adaptive)

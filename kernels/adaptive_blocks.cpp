@@ -6,13 +6,16 @@
 
 namespace perron::adaptive {
 
-// Walked a row at a time, the rule took 6-9 ms of a plan of 4 * 10^6 short
-// rows (one thread, two passes over the rows). Its stream block from row b
-// ends at the last row e <= min(rows, b + stream_rows) with row_ptr[e] -
-// first <= stream_nnz (row_ptr is monotone, and row b itself fits), so the
-// ends are found by a galloping search over at most stream_rows entries, a
-// few steps a block; the wide marks, a walk over each block's rows, are taken
-// in parallel afterwards. The same blocks as the walk, entry for entry.
+// Walked a row at a time (one thread, two passes over the rows), the rule
+// took 4.7-6 ms of a plan of 4 * 10^6 short rows on the 2-core development
+// machine, and csr-adaptive's candidate 8-14 ms of chain:4000000:4000000's
+// trial on the H200 host (docs/PERFORMANCE.md, session 76). Its stream block
+// from row b ends at the last row e <= min(rows, b + stream_rows) with
+// row_ptr[e] - first <= stream_nnz (row_ptr is monotone, and row b itself
+// fits), so the ends are found by a galloping search over at most
+// stream_rows entries, a few steps a block; the wide marks, a walk over each
+// block's rows, are taken in parallel afterwards. The same blocks as the
+// walk, entry for entry.
 plan plan_blocks(const index_t* rp, index_t rows, int stream_nnz) {
   plan out;
   const auto aligned = [](index_t k) { return k & ~index_t(31); };

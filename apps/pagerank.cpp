@@ -45,6 +45,7 @@
 #include "io/cache.hpp"
 #include "io/load.hpp"
 #include "io/output_file.hpp"
+#include "io/snap.hpp"
 #include "io/synthetic.hpp"
 #include "io/vector_file.hpp"
 #include "kernels/reorder.hpp"
@@ -88,9 +89,9 @@ struct settings {
 const char* usage_text =
     "Usage: pagerank [options] GRAPH\n"
     "\n"
-    "PageRank of the directed graph in GRAPH by power iteration, on the GPU or the\n"
-    "CPU (OpenMP), whichever is predicted to finish first. Prints a summary and the\n"
-    "top-ranked vertices.\n"
+    "PageRank of the directed graph in GRAPH (or undirected: --undirected) by power\n"
+    "iteration, on the GPU or the CPU (OpenMP), whichever is predicted to finish\n"
+    "first. Prints a summary and the top-ranked vertices.\n"
     "\n"
     "GRAPH is a Matrix Market file (.mtx, .mtx.gz, or the main .mtx of a SuiteSparse\n"
     ".tar.gz; entry (i, j) is the arc i -> j; symmetric files are undirected\n"
@@ -234,6 +235,11 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "float | double: storage and SpMV arithmetic; reductions are double either way")
     ("weighted,w", po::bool_switch(&s.weighted),
      "use the matrix values as arc weights (duplicates summed); negative or NaN weights are errors")
+    ("undirected,u", po::bool_switch(&s.input.undirected),
+     "the graph is undirected: every arc is taken both ways (SNAP's com-*, roadNet-* and ca-* edge "
+     "lists store each edge once; a generated graph becomes symmetric); an edge listed both ways is one "
+     "edge, but with --weighted it weighs twice (A + A^T); a symmetric Matrix Market file is undirected "
+     "already")
     ("personalize", po::value(&s.personalize)->value_name("FILE"),
      "teleport (and dangling) distribution v from FILE instead of uniform")
     ("initial", po::value(&s.initial)->value_name("FILE"), "start vector from FILE instead of uniform")
@@ -532,9 +538,13 @@ struct reorder_report {
 };
 
 std::string format_name(const io::loaded_matrix& g) {
-  if (g.format == io::input_format::snap) return g.pattern ? "edge list" : "edge list with weights";
-  if (g.format == io::input_format::synthetic) return g.pattern ? "generated graph" : "generated matrix";
-  return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") + (g.symmetric ? ", symmetric" : "");
+  const std::string undirected = g.undirected && !g.symmetric ? ", undirected" : "";
+  if (g.format == io::input_format::snap)
+    return (g.pattern ? "edge list" : "edge list with weights") + undirected;
+  if (g.format == io::input_format::synthetic)
+    return (g.pattern ? "generated graph" : "generated matrix") + undirected;
+  return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") + (g.symmetric ? ", symmetric" : "") +
+         undirected;
 }
 
 std::string device_text(const pagerank_result& r) {
@@ -695,6 +705,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"graph\": " << str(s.graph) << ",\n";
   o << "  \"format\": " << str(format_name(graph)) << ",\n";
   o << "  \"weighted\": " << (s.weighted ? "true" : "false") << ",\n";
+  o << "  \"undirected\": " << (graph.undirected || graph.symmetric ? "true" : "false") << ",\n";
   o << "  \"vertices\": " << g.vertices() << ",\n";
   o << "  \"links\": " << g.links() << ",\n";
   o << "  \"dangling\": " << g.dangling_count << ",\n";
@@ -798,7 +809,8 @@ bool may_use_gpu(const settings& s) {
 std::pair<std::string, std::string> iterations_note_key(const settings& s) {
   if (!s.personalize.empty() || !s.initial.empty() || s.dist || s.gpus > 0) return {};
   if (app::batched_mode(s.batched)) return {};
-  return {"iterations-" + s.precision + (s.weighted ? "-weighted" : ""),
+  return {"iterations-" + s.precision + (s.weighted ? "-weighted" : "") +
+              (s.input.undirected ? "-undirected" : ""),
           "alpha " + format_g(s.opt.alpha, 17) + " tol " + format_g(s.opt.tol, 17) + " accelerate " +
               std::string(name(s.opt.accelerate)) + " iterations "};
 }
@@ -819,6 +831,11 @@ void remember_iterations(const settings& s, int iterations) {
 
 bool generate_transposed(const settings& s);
 
+// The key of a file's kept CSR of A^T: one rank of one, unweighted, directed or not.
+io::rank_part_key transpose_key(const settings& s) {
+  return io::rank_part_key{1, 0, false, s.input.undirected};
+}
+
 // Whether this run keeps a file's CSR of A^T in the cache and builds P^T
 // from it (kept_transpose, keep_transpose): an unweighted file of one
 // process, the cache on.
@@ -835,8 +852,7 @@ std::uint64_t transpose_kept(const settings& s) {
   const std::string dir = io::cache_dir(ro.cache);
   std::error_code ec;
   if (dir.empty() || !std::filesystem::is_regular_file(s.graph, ec)) return 0;
-  const auto bytes =
-      std::filesystem::file_size(io::rank_cache_file_for(s.graph, io::rank_part_key{1, 0, false}, dir), ec);
+  const auto bytes = std::filesystem::file_size(io::rank_cache_file_for(s.graph, transpose_key(s), dir), ec);
   return ec ? 0 : bytes;
 }
 
@@ -844,7 +860,8 @@ std::uint64_t transpose_kept(const settings& s) {
 // (solvers/pagerank_trial.hpp, io::side_load); a reordered graph is another
 // graph to the trial.
 std::string pull_record_tag(const settings& s) {
-  return "pull-" + s.precision + (s.reorder == vertex_order::none ? "" : "-" + std::string(name(s.reorder)));
+  return "pull-" + s.precision + (s.input.undirected ? "-undirected" : "") +
+         (s.reorder == vertex_order::none ? "" : "-" + std::string(name(s.reorder)));
 }
 
 // Whether a GPU run keeps that record (the cache on, the graph a file or a spec).
@@ -919,7 +936,8 @@ bool start_context_now(const settings& s) {
   const std::optional<input_guess> guess = guess_graph(s);
   if (!guess) return true;
   device_facts f = solve_facts(s);
-  f.links = guess->links;
+  // Undirected: each arc and its mirror (a kept CSR of A^T holds both already).
+  f.links = guess->links * (s.input.undirected && transpose_kept(s) == 0 ? 2 : 1);
   f.vertices = guess->vertices;
   f.load_left = guess->load_seconds;
   f.exit_detached = detached_exit::possible();  // the split comes with the context
@@ -1185,7 +1203,10 @@ int exit_code(const pagerank_result& r, double tol) {
 // no COO -> CSR conversion beside it (37 GB more by make_pagerank_graph's own
 // check): the generation's 17 GB is the run's peak (docs/PERFORMANCE.md).
 // --gpus takes it too: it splits the rows of that P^T over the GPUs.
-bool generate_transposed(const settings& s) { return io::is_synthetic_graph_spec(s.graph) && !s.weighted; }
+// Not undirected: its mirrors come from the arcs (io::load_matrix).
+bool generate_transposed(const settings& s) {
+  return io::is_synthetic_graph_spec(s.graph) && !s.weighted && !s.input.undirected;
+}
 
 // --device cuda on a generated graph: the GPU's free memory is checked from
 // the spec's size before the graph is generated (the host's is checked by
@@ -1230,7 +1251,7 @@ void check_host_room_first(const settings& s) {
   if (!io::is_synthetic_spec(s.graph)) return;
   const io::synthetic_size size = io::synthetic_spec_size(s.graph);
   if (size.vertices == 0) require_vertices(s.graph, 0, 0);
-  const double n = double(size.vertices), m = double(size.arcs);
+  const double n = double(size.vertices), m = double(size.arcs) * (s.input.undirected ? 2.0 : 1.0);
   const double bytes = generate_transposed(s) ? 52.0 * n + (4.0 + sizeof(T)) * m : 48.0 * (n + m);
   check_host_memory(bytes, "PageRank of '" + s.graph + "' (" + std::to_string(size.vertices) +
                                " vertices, up to " + std::to_string(size.arcs) + " links)");
@@ -1362,7 +1383,7 @@ std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix
   std::string why;  // a part there but refused (stale, corrupt): said as the arcs' cache says it
   try {
     stamp = io::stamp_of(s.graph);  // before the read: a file changed meanwhile is not kept
-    part = io::rank_cache_load(s.graph, io::rank_part_key{1, 0, false}, ro.cache, ro.threads, why);
+    part = io::rank_cache_load(s.graph, transpose_key(s), ro.cache, ro.threads, why);
   } catch (const std::exception& x) {  // out of memory, say: the cache is optional
     part.reset();
     why = std::string("cannot read the graph's kept CSR of A^T (") + x.what() + ")";
@@ -1373,6 +1394,7 @@ std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix
   graph.format = part->format;
   graph.pattern = part->pattern;
   graph.symmetric = part->symmetric;
+  graph.undirected = s.input.undirected;  // the kept CSR is of the mirrored arcs (its key)
   graph.label = std::move(part->label);
   graph.matrix.rows = graph.matrix.cols = part->n;  // no arcs: they are in the CSR
   graph.timings.from_cache = graph.timings.cache_transposed = true;
@@ -1409,7 +1431,7 @@ void keep_transpose(const settings& s, const io::source_stamp& stamp, io::loaded
   p.label = graph.label;
   std::string why;
   try {
-    why = io::rank_cache_store(s.graph, stamp, io::rank_part_key{1, 0, false}, p, ro.cache, ro.threads);
+    why = io::rank_cache_store(s.graph, stamp, transpose_key(s), p, ro.cache, ro.threads);
   } catch (const std::exception& x) {  // out of memory, say
     why = x.what();
   }
@@ -1454,6 +1476,13 @@ int solve(settings& s) {
   else
     require_vertices(s.graph, graph.matrix.rows, graph.matrix.cols);
   t.load = step.lap();
+  // SNAP's undirected sets list each edge once (com-lj.ungraph.txt) or both
+  // ways (roadNet-CA.txt) under "# Undirected graph": read as arcs, the first
+  // are another graph than the user's. Said, not guessed: the flag decides.
+  if (graph.format == io::input_format::snap && !s.input.undirected && io::header_says_undirected(s.graph))
+    std::cerr << "pagerank: note: " << s.graph
+              << "'s header says it is an undirected graph; each of its lines is one arc 'from -> to' here, "
+                 "--undirected takes every edge both ways\n";
   device_plan plan;
   if (s.gpus > 0)  // P^T built on the host, then split over the GPUs
     plan.reason = "--gpus " + std::to_string(s.gpus);

@@ -522,7 +522,8 @@ struct part_header {
   std::uint8_t pattern;
   std::uint8_t symmetric;
   std::uint8_t weighted;
-  std::uint8_t reserved[4];
+  std::uint8_t undirected;  // 0 in parts written before the field (their arcs as the file lists them)
+  std::uint8_t reserved[3];
   std::int64_t source_ctime_ns;
   std::uint64_t payload_checksum;
   std::uint64_t header_checksum;  // of the fields above and the path
@@ -532,7 +533,7 @@ static_assert(std::is_trivially_copyable_v<part_header>);
 
 std::string part_name_for(const source_key& k, const rank_part_key& key) {
   return stem_for(k) + ".np" + std::to_string(key.ranks) + ".r" + std::to_string(key.rank) +
-         (key.weighted ? ".w" : "") + ".perron-part";
+         (key.undirected ? ".u" : "") + (key.weighted ? ".w" : "") + ".perron-part";
 }
 
 // The payload's regions in file order: every rank's range, the row pointer,
@@ -570,6 +571,8 @@ std::string part_header_problem(int fd, std::uint64_t file_bytes, const source_k
     return why;
   if (h.ranks != key.ranks || h.rank != key.rank || (h.weighted != 0) != key.weighted)
     return "written for rank " + std::to_string(h.rank) + " of " + std::to_string(h.ranks);
+  if ((h.undirected != 0) != key.undirected)
+    return std::string("written for the graph ") + (h.undirected ? "undirected" : "as listed");
   if (h.n <= 0 || h.rows < 0 || h.rows > h.n || h.format > 2 || h.nnz > file_bytes / 4 ||
       h.labels > file_bytes / 8)
     return "corrupt header";
@@ -711,6 +714,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
   h.pattern = p.pattern;
   h.symmetric = p.symmetric;
   h.weighted = key.weighted;
+  h.undirected = key.undirected;
   rank_part& q = const_cast<rank_part&>(p);  // region_data's pointers; nothing is written through them
   std::uint64_t sum = 0;
   for_each_region(h, [&](int which, std::size_t bytes) {
@@ -733,9 +737,11 @@ int rank_cache_prune(const std::string& source, const rank_part_key& key, const 
   const std::string dir = cache_dir(opt);
   const auto src = key_of(source);
   if (dir.empty() || !src) return 0;
-  // <stem>.np<P>.r<R>[.w].perron-part with P != key.ranks and the same weighting.
-  const std::string prefix = stem_for(*src) + ".np",
-                    suffix = std::string(key.weighted ? ".w" : "") + ".perron-part";
+  // <stem>.np<P>.r<R>[.u][.w].perron-part with P != key.ranks and the same
+  // weighting and direction (another's suffix leaves a name whose middle is
+  // not "<P>.r<R>": skipped).
+  const std::string prefix = stem_for(*src) + ".np", suffix = std::string(key.undirected ? ".u" : "") +
+                                                              (key.weighted ? ".w" : "") + ".perron-part";
   int removed = 0;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {

@@ -64,7 +64,8 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
 // the app compares across ranks) and a checksum of its payload.
 struct rank_part_key {
   int ranks = 1, rank = 0;
-  bool weighted = false;  // the values are summed weights (else a pattern: no values stored)
+  bool weighted = false;    // the values are summed weights (else a pattern: no values stored)
+  bool undirected = false;  // every arc was taken both ways (read_options::undirected)
 };
 
 struct rank_part {

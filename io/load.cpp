@@ -131,7 +131,9 @@ loaded_matrix parse_matrix(std::string_view text, const std::string& name, const
   return m;
 }
 
-loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
+namespace {
+
+loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   const auto start = clock_type::now();
   if (is_synthetic_spec(path)) {
     loaded_matrix m;
@@ -190,6 +192,29 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
       m.timings.cache_seconds = seconds_since(cache_start);
   }
   m.read_seconds = seconds_since(start);
+  return m;
+}
+
+}  // namespace
+
+void make_undirected(loaded_matrix& m, const std::string& name, unsigned threads) {
+  if (m.undirected) return;
+  const auto start = clock_type::now();
+  m.undirected = true;
+  if (m.symmetric) return;  // expanded already: each edge both ways
+  if (m.matrix.rows != m.matrix.cols)
+    throw dimension_error(name +
+                          ": an undirected graph needs a square matrix (one vertex a row and a column), "
+                          "got " +
+                          std::to_string(m.matrix.rows) + " x " + std::to_string(m.matrix.cols));
+  detail::mirror_entries(m.matrix, 1.0, name, detail::thread_count(threads));
+  m.timings.undirected_seconds = seconds_since(start);
+  m.read_seconds += m.timings.undirected_seconds;
+}
+
+loaded_matrix load_matrix(const std::string& path, const read_options& opt) {
+  loaded_matrix m = load_as_listed(path, opt);
+  if (opt.undirected) make_undirected(m, path, opt.threads);
   return m;
 }
 

@@ -36,6 +36,7 @@ struct load_timings {
   bool cache_transposed = false;      // the hit was a CSR of A^T (a per-rank part), not the arcs
   double transpose_kept_seconds = 0;  // writing the graph's CSR of A^T for the next run (pagerank)
   std::string transpose_not_kept;     // why that write failed ("" where it was kept or not tried)
+  double undirected_seconds = 0;      // the mirrored arcs appended (read_options::undirected)
 };
 
 struct loaded_matrix {
@@ -43,6 +44,7 @@ struct loaded_matrix {
   coo_matrix<double> matrix;
   bool pattern = false;             // values carry no information (MM pattern, unweighted edge list, rmat)
   bool symmetric = false;           // the file was symmetric / skew (already expanded)
+  bool undirected = false;          // read_options::undirected: every arc also taken reversed
   std::vector<std::int64_t> label;  // SNAP: original ids; empty for MM (label = index + 1)
   double read_seconds = 0;          // total time to load (read + parse, or the cache)
   load_timings timings;
@@ -50,7 +52,15 @@ struct loaded_matrix {
   std::int64_t label_of(index_t i) const { return label.empty() ? std::int64_t(i) + 1 : label[i]; }
 };
 
+// With opt.undirected, every arc as read (from the file, its cache entry or
+// the generator) also reversed: the mirrors appended after the arcs, as a
+// symmetric file's (not again for a symmetric file); dimension_error for a
+// matrix that is not square. The cache keeps the arcs as the file lists them.
 loaded_matrix load_matrix(const std::string& path, const read_options& opt = {});
+
+// What load_matrix does for opt.undirected, to a graph already loaded: `name`
+// for errors, threads as read_options::threads.
+void make_undirected(loaded_matrix& m, const std::string& name, unsigned threads = 0);
 
 // The same dispatch over text already in memory (no cache, no archives);
 // `name` decides by extension as a path would.

@@ -426,42 +426,6 @@ void check_count(const std::string& name, const parsed_header& ph, std::uint64_t
                           (seen == 1 ? " entry" : " entries") + " (line " + std::to_string(last_line) + ")");
 }
 
-// Each off-diagonal (i, j, v) of a symmetric file gains (j, i, sign * v),
-// appended after the entries in their order, in parallel pieces.
-void mirror_entries(coo_matrix<double>& a, double sign, const std::string& name, unsigned threads) {
-  const std::size_t nnz = a.row_idx.size();
-  const std::size_t pieces = nnz < (std::size_t(1) << 16) ? 1 : std::size_t(threads) * 4;
-  std::vector<std::size_t> off_diag(pieces, 0);
-  const auto np = static_cast<std::int64_t>(pieces);
-  const auto first = [&](std::size_t k) { return nnz / pieces * k + std::min(k, nnz % pieces); };
-#pragma omp parallel for schedule(static) num_threads(threads) if (np > 1)
-  for (std::int64_t k = 0; k < np; ++k) {
-    const auto kk = static_cast<std::size_t>(k);
-    std::size_t c = 0;
-    for (std::size_t e = first(kk); e < first(kk + 1); ++e) c += a.row_idx[e] != a.col_idx[e];
-    off_diag[kk] = c;
-  }
-  const auto mirror_at = detail::offsets_of(off_diag);
-  detail::check_parse_growth(name, nnz, mirror_at.back(), 2 * sizeof(index_t) + sizeof(double),
-                             a.row_idx.capacity(), "with their mirrored entries");
-  detail::resize_outputs(nnz + mirror_at.back(), threads, a.row_idx, a.col_idx, a.values);
-  index_t* r = a.row_idx.data();
-  index_t* c = a.col_idx.data();
-  double* v = a.values.data();
-#pragma omp parallel for schedule(static) num_threads(threads) if (np > 1)
-  for (std::int64_t k = 0; k < np; ++k) {
-    const auto kk = static_cast<std::size_t>(k);
-    std::size_t o = nnz + mirror_at[kk];
-    for (std::size_t e = first(kk); e < first(kk + 1); ++e) {
-      if (r[e] == c[e]) continue;
-      r[o] = c[e];
-      c[o] = r[e];
-      v[o] = sign * v[e];
-      ++o;
-    }
-  }
-}
-
 // One window of coordinate lines appended to `a` (which holds the entries of
 // the windows before): parsed into per-line slots past the end, then packed.
 // Returns the newlines in [begin, end).
@@ -527,7 +491,7 @@ mm_matrix parse_coordinate(const parsed_header& ph, const char* end, detail::tex
   }
   check_count(name, ph, seen, last_line);
   if (ph.h.symmetry != mm_symmetry::general)
-    mirror_entries(a, ph.h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0, name, threads);
+    detail::mirror_entries(a, ph.h.symmetry == mm_symmetry::skew_symmetric ? -1.0 : 1.0, name, threads);
   return out;
 }
 
@@ -707,6 +671,41 @@ mm_matrix parse_matrix_market(std::string_view text, const std::string& name, co
 }
 
 namespace detail {
+
+// In parallel pieces, each piece's mirrors in the order of its entries.
+void mirror_entries(coo_matrix<double>& a, double sign, const std::string& name, unsigned threads) {
+  const std::size_t nnz = a.row_idx.size();
+  const std::size_t pieces = nnz < (std::size_t(1) << 16) ? 1 : std::size_t(threads) * 4;
+  std::vector<std::size_t> off_diag(pieces, 0);
+  const auto np = static_cast<std::int64_t>(pieces);
+  const auto first = [&](std::size_t k) { return nnz / pieces * k + std::min(k, nnz % pieces); };
+#pragma omp parallel for schedule(static) num_threads(threads) if (np > 1)
+  for (std::int64_t k = 0; k < np; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    std::size_t c = 0;
+    for (std::size_t e = first(kk); e < first(kk + 1); ++e) c += a.row_idx[e] != a.col_idx[e];
+    off_diag[kk] = c;
+  }
+  const auto mirror_at = detail::offsets_of(off_diag);
+  detail::check_parse_growth(name, nnz, mirror_at.back(), 2 * sizeof(index_t) + sizeof(double),
+                             a.row_idx.capacity(), "with their mirrored entries");
+  detail::resize_outputs(nnz + mirror_at.back(), threads, a.row_idx, a.col_idx, a.values);
+  index_t* r = a.row_idx.data();
+  index_t* c = a.col_idx.data();
+  double* v = a.values.data();
+#pragma omp parallel for schedule(static) num_threads(threads) if (np > 1)
+  for (std::int64_t k = 0; k < np; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    std::size_t o = nnz + mirror_at[kk];
+    for (std::size_t e = first(kk); e < first(kk + 1); ++e) {
+      if (r[e] == c[e]) continue;
+      r[o] = c[e];
+      c[o] = r[e];
+      v[o] = sign * v[e];
+      ++o;
+    }
+  }
+}
 
 mm_stream_header parse_mm_stream_header(std::string_view first_window, const std::string& name) {
   const parsed_header ph = parse_header(first_window, name);

@@ -39,6 +39,11 @@ struct read_options {
   unsigned threads = 0;         // 0: all hardware threads (omp_get_max_threads())
   std::size_t chunk_bytes = 0;  // parallel parse chunk size; 0: automatic (tests force small chunks)
   cache_options cache;          // used by load_matrix only
+  // load_matrix only: the input's arcs are undirected edges, each taken both
+  // ways (its mirror appended after every arc, as a symmetric file's; a
+  // symmetric file is so already). For pagerank --undirected: SNAP's
+  // undirected graphs (com-*, roadNet-*) list each edge once.
+  bool undirected = false;
 };
 
 // A coordinate matrix as read (an `array` file is accepted too and gives its
@@ -96,6 +101,11 @@ void parse_mm_stream_chunk(const mm_stream_header& h, std::string_view text, std
 // line): fewer entries than declared, worded as read_matrix_market words it.
 void check_mm_stream_count(const mm_stream_header& h, std::uint64_t entries, std::uint64_t last_line,
                            const std::string& name);
+// Each off-diagonal entry (i, j, v) of a gains (j, i, sign * v), appended
+// after the entries in their order (a symmetric file's expansion, and an
+// undirected graph's: read_options::undirected). parse_error naming `name`
+// where the host has no room for them.
+void mirror_entries(coo_matrix<double>& a, double sign, const std::string& name, unsigned threads);
 }  // namespace detail
 
 // One part of a plain (uncompressed, regular) coordinate Matrix Market file,

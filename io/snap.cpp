@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
@@ -443,6 +445,32 @@ snap_graph read_snap(const std::string& path, const read_options& opt) {
   }
   const auto text = detail::read_file(path, detail::thread_count(opt.threads));
   return parse_snap(text.view(), path, opt);
+}
+
+bool header_says_undirected(const std::string& path) {
+  std::string_view head;
+  std::unique_ptr<detail::text_windows> w;
+  try {
+    constexpr std::size_t window = std::size_t(64) << 10;
+    w = detail::is_gzip_file(path) ? detail::open_gzip_windows(path, window, 1)
+                                   : detail::open_file_windows(path, window);
+    head = w->next();
+  } catch (const std::exception&) {
+    return false;  // the load reports what is wrong with the file
+  }
+  const char* p = head.data();
+  const char* end = p + head.size();
+  while (p != end) {
+    const char* q = detail::skip_blanks(p, end);
+    const char* e = detail::next_line(p, end);
+    if (q != e && *q != '\n' && *q != '\r' && *q != '#' && *q != '%')
+      return false;  // a data line: past the header
+    std::string line(q, e);
+    for (char& c : line) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (line.find("undirected graph") != std::string::npos) return true;
+    p = e;
+  }
+  return false;
 }
 
 }  // namespace perron::io

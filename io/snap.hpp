@@ -32,6 +32,13 @@ snap_graph read_snap(const std::string& path, const read_options& opt = {});
 // The same over text in memory; `name` is what errors call the input.
 snap_graph parse_snap(std::string_view text, const std::string& name, const read_options& opt = {});
 
+// Whether the comment lines that open an edge list (plain or gzipped; '#' or
+// '%') say "Undirected graph", as SNAP's undirected sets do (roadNet-CA.txt,
+// com-lj.ungraph.txt: "# Undirected graph: ..."), read from its first 64 KB.
+// false for anything else, a file that cannot be read included: a hint for
+// the user (pagerank --undirected), never an error.
+bool header_says_undirected(const std::string& path);
+
 namespace detail {
 class text_windows;  // io/text_input.hpp
 

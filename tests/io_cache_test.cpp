@@ -280,6 +280,16 @@ TEST_F(io_cache, RankPartRoundTripsAndIsKeyedByRanksRankAndWeighting) {
     EXPECT_FALSE(io::rank_cache_load(src, {2, 0, weighted}, opt_.cache, 1, why));
     EXPECT_FALSE(io::rank_cache_load(src, {3, 1, weighted}, opt_.cache, 1, why));
     EXPECT_EQ(why, "");
+    // The graph read undirected is another graph: its own file, beside this one.
+    EXPECT_FALSE(io::rank_cache_load(src, {2, 1, weighted, true}, opt_.cache, 1, why));
+    EXPECT_EQ(why, "");
+    io::rank_part u = some_part(weighted);
+    u.rows.col_idx[0] = 2;
+    EXPECT_EQ(io::rank_cache_store(src, *io::stamp_of(src), {2, 1, weighted, true}, u, opt_.cache, 1), "");
+    const auto v = io::rank_cache_load(src, {2, 1, weighted, true}, opt_.cache, 1, why);
+    ASSERT_TRUE(v) << why;
+    EXPECT_EQ(v->rows.col_idx, u.rows.col_idx);
+    EXPECT_EQ(io::rank_cache_load(src, key, opt_.cache, 1, why)->rows.col_idx, p.rows.col_idx);
   }
 }
 

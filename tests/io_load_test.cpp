@@ -52,6 +52,39 @@ TEST_F(io_load, SnapByExtensionOrBySniffing) {
   }
 }
 
+// read_options::undirected: every arc of an edge list, a general file or a
+// generated graph also reversed, the mirrors after the arcs in their order
+// (a self loop once); a symmetric file is undirected already (not mirrored
+// twice); the cache keeps the arcs as listed; a matrix that is not square
+// cannot be an undirected graph.
+TEST_F(io_load, UndirectedMirrorsEveryArcOnceAfterTheArcs) {
+  io::read_options undirected;
+  undirected.undirected = true;
+  undirected.cache.enabled = true;
+  undirected.cache.dir = (dir_ / "cache").string();
+  const std::string edges = write("u.txt", "# g\n10 20\n20 30\n30 30\n");
+  for (int round = 0; round < 2; ++round) {  // parsed, then from the cache entry
+    const auto m = io::load_matrix(edges, undirected);
+    EXPECT_TRUE(m.undirected);
+    EXPECT_EQ(m.timings.from_cache, round == 1);
+    EXPECT_EQ(m.matrix.row_idx, (std::vector<index_t>{0, 1, 2, 1, 2}));
+    EXPECT_EQ(m.matrix.col_idx, (std::vector<index_t>{1, 2, 2, 0, 1}));
+  }
+  undirected.cache.enabled = false;
+  const auto directed = io::load_matrix(edges, {});
+  EXPECT_FALSE(directed.undirected);
+  EXPECT_EQ(directed.matrix.nnz(), 3u);
+  const auto sym = io::load_matrix(write("s.mtx", mm_text), undirected);
+  EXPECT_TRUE(sym.undirected);
+  EXPECT_EQ(sym.matrix.nnz(), 3u);  // (1,1), (3,1) and its mirror, as without
+  const auto gen = io::load_matrix("chain:4:4", undirected);
+  EXPECT_EQ(gen.matrix.nnz(), 6u);
+  EXPECT_THROW(
+      io::load_matrix(write("r.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n"),
+                      undirected),
+      dimension_error);
+}
+
 TEST_F(io_load, MtxNameWithoutBannerSaysSo) {
   try {
     io::load_matrix(write("edges.mtx", edge_text));

@@ -6,6 +6,9 @@
 #                                                            byte-identical), also with --exchange all and
 #                                                            halo; exit 77 if GRAPH is absent
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP weighted        --weighted on real-valued files
+#   mpi_pagerank_check.sh PAGERANK MPIEXEC NP undirected      --undirected read in parts, streamed, drawn,
+#                                                            generated whole, weighted, and from the per-rank
+#                                                            cache beside the directed graph's
 #   mpi_pagerank_check.sh PAGERANK MPIEXEC NP uneven          10007 vertices (also with --personalize and
 #                                                            --initial); a graph whose links all enter
 #                                                            the first 4096 vertices (ranks with no vertices,
@@ -243,6 +246,26 @@ case $mode in
     graph=$5
     case $graph in *:*) ;; *) [ -e "$graph" ] || { echo "skipped: $graph is absent"; exit 77; } ;; esac
     compare "$graph"
+    ;;
+  undirected)
+    # --undirected: each rank mirrors the arcs it is sent as the single process does (after every
+    # arc): read in parts (a general .mtx), streamed (SNAP text, .gz), drawn by every rank (rmat:),
+    # generated whole (chain:), weighted; the ranks of one process, bitwise.
+    compare data/cage8.mtx --undirected
+    compare data/cage8.mtx --undirected --weighted
+    PERRON_DIST_WINDOW=4096 compare data/wiki-Vote.txt --undirected
+    compare data/email-Eu-core.txt.gz --undirected
+    compare rmat:12:40000 --undirected
+    compare chain:300:300 --undirected
+    # The per-rank cache keeps the directed and the undirected graph apart.
+    for u in "" --undirected "" --undirected; do
+      "$pr" data/wiki-Vote.txt $u --precision double --device cpu --tol 1e-10 --no-cache --accelerate none \
+        -o "$dir/ref.tsv" >/dev/null || fail "single-process run on wiki-Vote.txt $u"
+      timeout 240 "${mpirun[@]}" -np "$np" "$pr" data/wiki-Vote.txt $u --precision double --device cpu --tol 1e-10 \
+        --cache-dir "$dir/ucache" --accelerate none -o "$dir/u.tsv" >"$dir/u.out" 2>&1 ||
+        fail "mpirun -np $np on wiki-Vote.txt $u: $(cat "$dir/u.out")"
+      cmp -s "$dir/ref.tsv" "$dir/u.tsv" || fail "wiki-Vote.txt $u from the per-rank cache: ranks differ (np $np)"
+    done
     ;;
   weighted)
     # A .gz is read whole by rank 0, which sends the weights with the arcs.

@@ -514,6 +514,71 @@ TEST_F(pagerank_app, WeightedCsvEdgeList) {
   EXPECT_NE(o.err.find("2 -> 3"), std::string::npos) << o.err;
 }
 
+// --undirected: an edge list of each edge once ranks as the symmetric
+// Matrix Market file of those edges (the same bytes), from the file and from
+// its cache entries (the kept CSR of A^T is another graph's than the
+// directed run's); weighted, an edge listed once weighs as the symmetric
+// file's; a symmetric file or a grid is unchanged; a path's ends rank alike;
+// --json says so; a matrix that is not square is one error naming the file.
+TEST_F(pagerank_app, UndirectedTakesEveryArcBothWays) {
+  const std::string sym =
+      file("s.mtx",
+           "%%MatrixMarket matrix coordinate real symmetric\n5 5 5\n2 1 0.5\n3 1 2\n3 2 1\n"
+           "4 3 1.5\n5 4 1\n");
+  const std::string edges = file("e.txt", "1 2 0.5\n1 3 2\n2 3 1\n3 4 1.5\n4 5 1\n");
+  const std::vector<std::string> flags = {"--device", "cpu", "-p", "double", "--tol", "1e-12", "--top", "0"};
+  for (const bool weighted : {false, true}) {
+    auto a = flags;
+    a.insert(a.end(), {sym, "--output", path("s.tsv")});
+    if (weighted) a.push_back("--weighted");
+    ASSERT_EQ(run(a).code, 0);
+    for (int round = 0; round < 3; ++round) {  // parsed, then from the cache twice
+      auto b = flags;
+      b.insert(b.end(), {edges, "--undirected", "--output", path("e.tsv")});
+      if (weighted) b.push_back("--weighted");
+      const outcome o = run(b);
+      ASSERT_EQ(o.code, 0) << o.err;
+      EXPECT_NE(o.out.find("(edge list with weights, undirected"), std::string::npos) << o.out;
+      EXPECT_EQ(slurp(path("s.tsv")), slurp(path("e.tsv"))) << weighted << " " << round;
+      auto c = flags;  // the same file directed, between: its own entries
+      c.insert(c.end(), {edges, "--output", path("d.tsv")});
+      ASSERT_EQ(run(c).code, 0);
+      EXPECT_NE(slurp(path("d.tsv")), slurp(path("e.tsv")));
+    }
+  }
+  auto a = flags, b = flags;
+  a.insert(a.end(), {sym, "--output", path("a.tsv")});
+  b.insert(b.end(), {sym, "--undirected", "--output", path("b.tsv")});
+  ASSERT_EQ(run(a).code, 0);
+  ASSERT_EQ(run(b).code, 0);
+  EXPECT_EQ(slurp(path("a.tsv")), slurp(path("b.tsv")));
+  const outcome j = run({"chain:6:6", "--undirected", "--json", "--device", "cpu", "-p", "double", "--tol",
+                         "1e-12", "--output", path("c.tsv")});
+  ASSERT_EQ(j.code, 0) << j.err;
+  EXPECT_NE(j.out.find("\"undirected\": true"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"links\": 10"), std::string::npos) << j.out;
+  const auto path_ranks = parse_tsv(slurp(path("c.tsv")));
+  EXPECT_NEAR(path_ranks.at(1), path_ranks.at(6), 1e-12);
+  EXPECT_NEAR(path_ranks.at(2), path_ranks.at(5), 1e-12);
+  // A SNAP header that says "Undirected graph": a note without the flag, none with it.
+  const std::string ungraph =
+      file("u.txt", "# Undirected graph: ../../data/output/u.txt\n# Nodes: 3\n1\t2\n2\t3\n");
+  const outcome noted = run({ungraph, "--device", "cpu"});
+  ASSERT_EQ(noted.code, 0) << noted.err;
+  EXPECT_NE(noted.err.find("pagerank: note: " + ungraph + "'s header says it is an undirected graph"),
+            std::string::npos)
+      << noted.err;
+  const outcome quiet = run({ungraph, "--device", "cpu", "--undirected"});
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  EXPECT_EQ(run({edges, "--device", "cpu"}).err, "");
+  const std::string rect = file("r.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n");
+  const outcome bad = run({rect, "--undirected"});
+  EXPECT_EQ(bad.code, 65) << bad.err;
+  EXPECT_EQ(bad.err_lines(), 1) << bad.err;
+  EXPECT_NE(bad.err.find(rect + ": an undirected graph needs a square matrix"), std::string::npos) << bad.err;
+}
+
 TEST_F(pagerank_app, BadInputs) {
   struct bad_case {
     std::vector<std::string> args;

@@ -128,7 +128,7 @@ bool model_decides(const pagerank_options& o) {
 
 std::pair<std::string, std::string> batched_iterations_key(const batched_request& r) {
   return {std::string("iterations-batched-") + (r.double_precision ? "double" : "float") +
-              (r.weighted ? "-weighted" : ""),
+              (r.weighted ? "-weighted" : "") + (r.input.undirected ? "-undirected" : ""),
           "alpha " + format_g(r.opt.alpha, 17) + " tol " + format_g(r.opt.tol, 17) + " iterations "};
 }
 

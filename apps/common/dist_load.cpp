@@ -30,6 +30,16 @@ void check_square(index_t rows, index_t cols) {
                           std::to_string(rows) + " x " + std::to_string(cols));
 }
 
+// How exchange_arcs makes a file's mirror arcs: a symmetric file's, or every
+// arc's where the graph is read undirected (io::read_options::undirected;
+// after every rank's arcs, as the single process appends them).
+dist::mirror mirror_for(io::mm_symmetry s, bool undirected) {
+  return s == io::mm_symmetry::symmetric        ? dist::mirror::symmetric
+         : s == io::mm_symmetry::skew_symmetric ? dist::mirror::skew
+         : undirected                           ? dist::mirror::symmetric
+                                                : dist::mirror::none;
+}
+
 // exchange_arcs, after an agreed check that the graph has vertices: the error
 // names the file or spec, as the single-process run's does (apps/pagerank.cpp
 // require_vertices; the solver's own check cannot name it).
@@ -88,9 +98,7 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
   part.reset();
   info.load_seconds = step.lap();
   info.meta.timings.parse_seconds = info.load_seconds - info.meta.timings.read_seconds;
-  const dist::mirror m = h.symmetry == io::mm_symmetry::general     ? dist::mirror::none
-                         : h.symmetry == io::mm_symmetry::symmetric ? dist::mirror::symmetric
-                                                                    : dist::mirror::skew;
+  const dist::mirror m = mirror_for(h.symmetry, opt.undirected);
   const dist::arc_slice slice{arcs.row_idx.data(), arcs.col_idx.data(), arcs.values.data(), arcs.nnz()};
   dist::local_arcs a = exchange(path, slice, h.rows, weighted, m);
   info.build_seconds = step.lap();
@@ -105,7 +113,8 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
 // duplicates: the rows the single process builds (bitwise the same ranks),
 // while no rank ever holds the whole graph (rank 0 generating it whole and
 // sending out slices held 16 bytes a link on one host).
-dist::local_arcs load_generated(const std::string& spec, const dist::session& world, dist_input& info) {
+dist::local_arcs load_generated(const std::string& spec, bool undirected, const dist::session& world,
+                                dist_input& info) {
   stopwatch step;
   io::loaded_matrix& m = info.meta;
   io::synthetic_size size;
@@ -129,7 +138,8 @@ dist::local_arcs load_generated(const std::string& spec, const dist::session& wo
   info.generated = true;
   info.load_seconds = step.lap();
   const dist::arc_slice mine{source.data(), target.data(), nullptr, source.size()};
-  dist::local_arcs a = exchange(spec, mine, size.vertices, false, dist::mirror::none, m.label);
+  dist::local_arcs a = exchange(spec, mine, size.vertices, false,
+                                undirected ? dist::mirror::symmetric : dist::mirror::none, m.label);
   info.build_seconds = step.lap();
   return a;
 }
@@ -237,7 +247,7 @@ void parse_window(stream_mode mode, std::string_view text, std::uint64_t first_l
 // SNAP: the ids renumbered as parse_snap does (new id = rank among all
 // distinct ids), the distinct ids merged rank after rank into a list every
 // rank holds (n values: the vertex names, as every rank holds them anyway).
-dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& path,
+dist::local_arcs snap_arcs(stream_part& part, bool weighted, bool undirected, const std::string& path,
                            const dist::session& world, dist_input& info) {
   const std::uint64_t edges = dist::total_sum(part.src.size());
   dist::phase([&] {
@@ -301,7 +311,8 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, const std::string& 
   const auto n = static_cast<index_t>(all.size());
   info.meta.label = std::move(all);
   info.meta.matrix.rows = info.meta.matrix.cols = n;
-  return exchange(path, a.slice(), n, weighted, dist::mirror::none, info.meta.label);
+  return exchange(path, a.slice(), n, weighted, undirected ? dist::mirror::symmetric : dist::mirror::none,
+                  info.meta.label);
 }
 
 // True when `text` holds the line that ends a header: for Matrix Market
@@ -517,7 +528,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
   dist::local_arcs a;
   if (mode == stream_mode::snap) {
     info.meta.pattern = !part.weights;
-    a = snap_arcs(part, weighted, name, world, info);
+    a = snap_arcs(part, weighted, opt.undirected, name, world, info);
   } else {
     const io::mm_header& h = part.mm.header;
     const std::uint64_t entries = dist::total_sum(part.entries.nnz());
@@ -530,9 +541,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     info.meta.symmetric = h.symmetry != io::mm_symmetry::general;
     info.meta.matrix.rows = h.rows;
     info.meta.matrix.cols = h.cols;
-    const dist::mirror m = h.symmetry == io::mm_symmetry::general     ? dist::mirror::none
-                           : h.symmetry == io::mm_symmetry::symmetric ? dist::mirror::symmetric
-                                                                      : dist::mirror::skew;
+    const dist::mirror m = mirror_for(h.symmetry, opt.undirected);
     const coo_matrix<double>& e = part.entries;
     const dist::arc_slice slice{e.row_idx.data(), e.col_idx.data(), e.values.data(), e.nnz()};
     a = exchange(path, slice, h.rows, weighted, m);
@@ -642,7 +651,8 @@ template <class T>
 dist::local_graph<T> load_distributed(const std::string& path, bool weighted, const io::read_options& opt,
                                       const dist::session& world, dist_input& info) {
   // Every rank must take the same path (they all enter its collectives).
-  const io::rank_part_key key{world.size(), world.rank(), weighted};
+  const io::rank_part_key key{world.size(), world.rank(), weighted, opt.undirected};
+  info.meta.undirected = opt.undirected;  // the summary's; the arcs below are mirrored by the load
   const bool cached = opt.cache.enabled && !io::is_synthetic_spec(path);
   std::optional<io::source_stamp> stamp;
   if (cached) {
@@ -677,7 +687,7 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
                      path.rfind("chain:", 0) != 0;
   dist::local_arcs a = info.in_parts ? load_in_parts(path, weighted, opt, world, info)
                        : streamable  ? load_streamed(path, weighted, opt, world, info)
-                       : drawn       ? load_generated(path, world, info)
+                       : drawn       ? load_generated(path, opt.undirected, world, info)
                                      : load_whole(path, weighted, opt, world, info);
   if (cached && dist::total_sum(stamp ? 1 : 0) == static_cast<std::uint64_t>(world.size()))
     store_part(path, *stamp, key, opt, world, a, info);

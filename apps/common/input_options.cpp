@@ -34,20 +34,25 @@ io::read_options read_options_for(const input_settings& s) {
   io::read_options r;
   r.cache.enabled = !s.no_cache;
   r.cache.dir = s.cache_dir;
+  r.undirected = s.undirected;
   return r;
 }
 
 namespace {
 std::string seconds(double x) { return format_fixed(x, 3) + " s"; }
+std::string describe_undirected(const io::load_timings& t) {
+  return t.undirected_seconds > 0 ? ", made undirected in " + seconds(t.undirected_seconds) : "";
+}
 // A time in the JSON summary ("%.6g"; 0 stands for a time not measured).
 std::string real(double x) { return format_g(std::isfinite(x) ? x : 0.0, 6); }
 }  // namespace
 
 std::string describe_load(const io::load_timings& t) {
   const std::string kept =
-      !t.transpose_not_kept.empty()  ? ", its CSR of A^T not kept (" + t.transpose_not_kept + ")"
-      : t.transpose_kept_seconds > 0 ? ", its CSR of A^T kept in " + seconds(t.transpose_kept_seconds)
-                                     : "";
+      describe_undirected(t) +
+      (!t.transpose_not_kept.empty()  ? ", its CSR of A^T not kept (" + t.transpose_not_kept + ")"
+       : t.transpose_kept_seconds > 0 ? ", its CSR of A^T kept in " + seconds(t.transpose_kept_seconds)
+                                      : std::string());
   if (t.from_cache)
     return std::string(t.cache_transposed ? "from the cache (CSR of A^T) in " : "from the cache in ") +
            seconds(t.cache_seconds) + kept;
@@ -63,7 +68,8 @@ std::string load_json(const io::load_timings& t) {
          ", \"transpose_kept\": " + real(t.transpose_kept_seconds) + ", \"transpose_not_kept\": " +
          (t.transpose_not_kept.empty() ? std::string("null")
                                        : "\"" + json_escape(t.transpose_not_kept) + "\"") +
-         ", \"text_bytes\": " + std::to_string(t.text_bytes) + "}";
+         ", \"mirror\": " + real(t.undirected_seconds) + ", \"text_bytes\": " + std::to_string(t.text_bytes) +
+         "}";
 }
 
 }  // namespace perron::app

@@ -106,11 +106,13 @@ csr_matrix<double> csr_from(index_t rows, index_t cols, const array<index_t>& in
 }
 
 // Reads a matrix file (Matrix Market, .gz, .tar.gz, SNAP) into CSR arrays,
-// duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market).
-py::tuple read_matrix(const std::string& path, bool cache) {
+// duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market);
+// undirected: every arc also reversed (io::read_options::undirected).
+py::tuple read_matrix(const std::string& path, bool cache, bool undirected) {
   const team_scope team(process_team());  // a core left to the machine's other work
   io::read_options opt;
   opt.cache.enabled = cache;
+  opt.undirected = undirected;
   io::loaded_matrix m;
   csr_matrix<double> a;
   {
@@ -470,7 +472,7 @@ PYBIND11_MODULE(_perron, m) {
       .def_property(
           "initial", [](const pagerank_options& o) { return o.initial; },
           [](pagerank_options& o, const array<double>& v) { o.initial = to_vector(v); });
-  m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true);
+  m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true, py::arg("undirected") = false);
   m.def("pagerank_csr", &pagerank_csr);
   m.def("pagerank_batched_csr", &pagerank_batched_csr);
   m.def("spmv_csr", &spmv_csr);

@@ -335,18 +335,20 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     return R, BatchedPageRankInfo(info)
 
 
-def read_matrix(path, cache=True, labels=False):
+def read_matrix(path, cache=True, labels=False, undirected=False):
     """Reads a Matrix Market (.mtx, .mtx.gz, SuiteSparse .tar.gz) or edge-list file (SNAP .txt, CSV)
     through perron's parallel parser and binary cache; returns a scipy CSR matrix
     (duplicates summed), and with labels=True also the original vertex ids of a SNAP
-    file (empty for Matrix Market, where vertex i is i + 1)."""
+    file (empty for Matrix Market, where vertex i is i + 1). undirected=True takes every
+    arc both ways, as pagerank --undirected does (A + A^T; a symmetric file is so already):
+    SNAP's undirected sets list each edge once."""
     # As open() takes it: str(b"g.mtx") named the file "b'g.mtx'", and C++ stops a path at
     # a NUL, so "g.mtx\0x" read g.mtx. It goes to C++ as the bytes open() would use: a name
     # that is not UTF-8 (os.fsdecode's surrogates) failed pybind11's str conversion.
     path = _os.fsdecode(_os.fspath(path))
     if "\0" in path:
         raise ValueError(f"read_matrix: the path {path!r} holds a NUL character")
-    shape, indptr, indices, data, ids = _perron.read_matrix(_os.fsencode(path), bool(cache))
+    shape, indptr, indices, data, ids = _perron.read_matrix(_os.fsencode(path), bool(cache), bool(undirected))
     A = _sp.csr_matrix((data, indices, indptr), shape=shape)
     return (A, ids) if labels else A
 

@@ -228,6 +228,10 @@ def test_read_matrix_matches_scipy(tmp_path):
     snap.write_text("# a SNAP edge list\n10\t20\n20\t30\n30\t10\n")
     A, ids = perron.read_matrix(snap, labels=True)
     assert A.shape == (3, 3) and A.nnz == 3 and list(ids) == [10, 20, 30]
+    U = perron.read_matrix(snap, undirected=True)
+    assert abs(U - (A + A.T)).max() == 0 and U.nnz == 6
+    K = perron.read_matrix(DATA / "karate.mtx", cache=False, undirected=True)  # symmetric already
+    assert abs(K - perron.read_matrix(DATA / "karate.mtx", cache=False)).max() == 0
 
 
 def test_read_matrix_errors():

@@ -1223,14 +1223,15 @@ void check_gpu_room_first(const settings& s, cuda::context_start& context, timin
   if (s.opt.device != pagerank_device::cuda || !io::is_synthetic_graph_spec(s.graph) || s.gpus > 0) return;
   const io::synthetic_size size = io::synthetic_graph_size(s.graph);
   const pagerank_pull pull = s.weighted || s.opt.kernel ? pagerank_pull::spmv : s.opt.pull;
-  const double bytes = pagerank_device_bytes(size.vertices, size.arcs, sizeof(T), pull);
+  const std::uint64_t links = size.arcs * (s.input.undirected ? 2 : 1);
+  const double bytes = pagerank_device_bytes(size.vertices, links, sizeof(T), pull);
   if (bytes < room_check_first_bytes) return;
   t.context_wait += context.wait();
   // The context is waited for already: no GPU is reported now, not after the
   // generation (rmat:24:200000000 --device cuda generated for 24 s first).
   pagerank_runs_on_gpu(s.opt);
   check_device_memory(bytes, "PageRank on the GPU of '" + s.graph + "' (" + std::to_string(size.vertices) +
-                                 " vertices, up to " + std::to_string(size.arcs) + " links)");
+                                 " vertices, up to " + std::to_string(links) + " links)");
 }
 
 // A graph without vertices (a file of comments only, grid:0:5, tridiag:0):
@@ -1254,7 +1255,8 @@ void check_host_room_first(const settings& s) {
   const double n = double(size.vertices), m = double(size.arcs) * (s.input.undirected ? 2.0 : 1.0);
   const double bytes = generate_transposed(s) ? 52.0 * n + (4.0 + sizeof(T)) * m : 48.0 * (n + m);
   check_host_memory(bytes, "PageRank of '" + s.graph + "' (" + std::to_string(size.vertices) +
-                               " vertices, up to " + std::to_string(size.arcs) + " links)");
+                               " vertices, up to " + std::to_string(static_cast<std::uint64_t>(m)) +
+                               " links" + (s.input.undirected ? ", undirected" : "") + ")");
 }
 
 // --reorder: g relabelled in place in the asked locality order; nullopt for none.

@@ -119,6 +119,10 @@ source_sets parse_sources(const sources_text& file, index_t n, const std::vector
   while (std::getline(in, text)) {
     ++line;
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    // The line is parsed through c_str(), which ends at a NUL: '1\0 99' read
+    // as the set {1}, the rest of the line dropped without a word.
+    if (text.find('\0') != std::string::npos)
+      throw parse_error(path, line, "binary data (byte 0x00): not a line of vertices");
     const auto first = text.find_first_not_of(" \t");
     if (first == std::string::npos) throw parse_error(path, line, "empty line (one source set per line)");
     if (text[first] == '#') continue;

@@ -89,6 +89,10 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
   while (std::getline(in, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // The line is parsed through c_str(), which ends at a NUL: '1 0.5\0 junk'
+    // read as '1 0.5', the rest of the line dropped without a word.
+    if (line.find('\0') != std::string::npos)
+      throw parse_error(path, lineno, "binary data (byte 0x00): not a 'vertex weight' line");
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
     const weight_line wl = parse_weight_line(line.c_str() + first, path, lineno);

@@ -68,6 +68,9 @@ TEST_F(sources_file, BadFilesNameTheLine) {
       {"1:0 2:0\n", ":1: all weights of the set are zero"},
       {"# only a comment\n", ": no source sets"},
       {"", ": no source sets"},
+      // A NUL ended the parsed line: '1\0 99' read as the set {1}.
+      {std::string("2\n1\0 99\n", 8), ":2: binary data (byte 0x00)"},
+      {std::string("\0\n", 2), ":1: binary data (byte 0x00)"},  // was "all weights of the set are zero"
   };
   for (const auto& [text, message] : cases) {
     const std::string p = write("bad.txt", text);

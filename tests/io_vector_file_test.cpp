@@ -68,6 +68,9 @@ TEST_F(vertex_file, TsvErrorsNameTheLine) {
   expect_line("3 nan\n", 1, "NaN weight");
   expect_line("3 0x10\n", 1, "hex weight");  // strtod took it as 16; no other reader does
   expect_line("3 1e999\n", 1, "overflowing weight");
+  // A NUL ended the parsed line: '1 0.5\0 9 junk' read as '1 0.5'.
+  expect_line("2 1\n1 0.5" + std::string(1, '\0') + " 9 junk\n", 2, "NUL byte");
+  expect_line(std::string("# c\0\n"), 1, "NUL byte in a comment");
   EXPECT_THROW(io::read_vertex_weights(write("v.tsv", "7 1\n"), 3, {5, 6, 8}), parse_error);  // unknown label
   EXPECT_THROW(io::read_vertex_weights(path("missing.tsv"), 3, {}), io_error);
 }

@@ -790,15 +790,24 @@ std::optional<std::string> side_load(const std::string& source, const cache_opti
   std::error_code ec;
   const auto bytes = fs::file_size(file, ec);
   if (ec) return std::nullopt;  // none yet
+  // Said once a process: a run reads a side file several times (the device
+  // choice, the trial, the count after the solve), and a bad one was warned
+  // of three times, word for word.
+  const auto warn_once = [&file](const std::string& msg) {
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (said.insert(file).second) warn(msg);
+  };
   if (bytes > side_max_bytes + 256) {
-    warn(file + ": " + std::to_string(bytes) + " bytes, not a perron side file; ignored");
+    warn_once(file + ": " + std::to_string(bytes) + " bytes, not a perron side file; ignored");
     return std::nullopt;
   }
   std::ifstream in(file, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (text.compare(0, header.size(), header) != 0) {
     // Another stamp (the source changed: stale, silently) or not ours (a warning).
-    if (text.rfind("perron-side 1\nstamp ", 0) != 0) warn(file + ": not a perron side file; ignored");
+    if (text.rfind("perron-side 1\nstamp ", 0) != 0) warn_once(file + ": not a perron side file; ignored");
     return std::nullopt;
   }
   return text.substr(header.size());

@@ -774,6 +774,30 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   EXPECT_EQ(slurp(path("a-file")), "not a folder\n");
 }
 
+// A side file of the cache that is not perron's (here the iteration count
+// kept beside the entry) is one warning a run, not one per read of it (three
+// before: the device choice, the trial and the count after the solve), and
+// the run replaces it.
+TEST_F(pagerank_app, ABadSideFileIsOneWarning) {
+  const std::string g = file("small.mtx", small_mtx);
+  const fs::path xdg = dir_ / "xdg-cache" / "perron";
+  outcome o = run({g, "--device", "cpu"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::vector<fs::path> sides;
+  for (const auto& e : fs::directory_iterator(xdg))
+    if (e.path().filename().string().find(".perron-cache.iterations") != std::string::npos)
+      sides.push_back(e.path());
+  ASSERT_EQ(sides.size(), 1u);
+  for (const std::string& junk : {std::string("garbage\n"), std::string(300000, 'x')}) {
+    std::ofstream(sides[0], std::ios::binary | std::ios::trunc) << junk;
+    o = run({g, "--device", "cpu"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("not a perron side file; ignored"), std::string::npos) << o.err;
+    EXPECT_EQ(slurp(sides[0]).rfind("perron-side 1\n", 0), 0u);
+  }
+}
+
 // An unweighted graph's first conversion keeps its CSR of A^T beside the
 // cache entry, and the next run builds P^T from it in place: the same ranks,
 // bit for bit, in float and double, for a SNAP file (its own ids), a

@@ -772,6 +772,15 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   EXPECT_EQ(o.err_lines(), 1) << o.err;
   EXPECT_NE(o.err.find("cannot create the cache directory"), std::string::npos) << o.err;
   EXPECT_EQ(slurp(path("a-file")), "not a folder\n");
+  // So is a folder where no file can be made (read-only; root writes there,
+  // but not in /proc/self): the entry and the iterations said it twice.
+  fs::create_directories(path("read-only"));
+  fs::permissions(path("read-only"), fs::perms::owner_read | fs::perms::owner_exec);
+  const std::string read_only = ::geteuid() == 0 ? "/proc/self" : path("read-only");
+  o = run({g, "--device", "cpu", "--cache-dir", read_only});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("cannot write the cache " + read_only + "/"), std::string::npos) << o.err;
 }
 
 // A side file of the cache that is not perron's (here the iteration count

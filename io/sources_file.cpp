@@ -97,7 +97,8 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_na
 sources_text read_sources_text(const std::string& path) {
   // Read whole (a device or pipe checked for text and read within the memory free).
   const detail::text_buffer whole = detail::read_file(path, 1);
-  sources_text file{path, std::string(whole.view()), 0};
+  // Without a byte order mark, as the graph readers (its first vertex was refused).
+  sources_text file{path, std::string(detail::without_bom(whole.view())), 0};
   std::size_t start = 0;
   while (start < file.text.size()) {
     std::size_t end = file.text.find('\n', start);

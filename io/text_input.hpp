@@ -200,6 +200,13 @@ class ranged_file {
 // True when the bytes start with the gzip magic number 1f 8b.
 bool has_gzip_magic(const void* data, std::size_t size);
 
+// The text without the UTF-8 byte order mark it may start with (Windows
+// editors write one), as the graph readers take it.
+inline std::string_view without_bom(std::string_view text) {
+  if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.remove_prefix(3);
+  return text;
+}
+
 // Inflates an in-memory gzip (or zlib) stream; `name` is used in errors.
 text_buffer gunzip(const std::string& name, const void* data, std::size_t size);
 

@@ -121,9 +121,12 @@ std::vector<double> read_vertex_weights(const std::string& path, index_t n,
                                         const std::vector<std::int64_t>& label) {
   // Read once (a pipe cannot be opened twice; a device or pipe is checked
   // for text and read within the memory free; .gz inflated).
-  const detail::text_buffer text = detail::read_file(path, 1);
-  if (starts_like_matrix_market(text.view())) return read_array_weights(text.view(), path, n, label);
-  return read_text_weights(text.view(), path, n, label);
+  const detail::text_buffer buffer = detail::read_file(path, 1);
+  // A byte order mark (as the graph readers skip it): the first line was
+  // refused as "the vertex is not an integer", a Matrix Market array too.
+  const std::string_view text = detail::without_bom(buffer.view());
+  if (starts_like_matrix_market(text)) return read_array_weights(text, path, n, label);
+  return read_text_weights(text, path, n, label);
 }
 
 }  // namespace perron::io

@@ -144,7 +144,8 @@ TEST_F(pagerank_app, OutputThatIsAnInputIsRefused) {
                                                {g, "--output", path("link.mtx")},
                                                {g, "--personalize", v, "--output", v},
                                                {g, "--plot", g},
-                                               {g, "--output", "-", "--plot", "-"}}) {
+                                               {g, "--output", "-", "--plot", "-"},
+                                               {g, "--output", "-", "--plot", "/dev/stdout"}}) {
     const outcome o = run(args);
     EXPECT_EQ(o.code, 64) << args[2];
     EXPECT_EQ(o.err_lines(), 1) << o.err;
@@ -159,13 +160,24 @@ TEST_F(pagerank_app, OutputThatIsAnInputIsRefused) {
 }
 
 // --output - : standard output holds only the TSV, the summary goes to stderr;
-// no file named '-' and no temporary is left behind.
+// no file named '-' and no temporary is left behind. So for /dev/stdout,
+// /dev/fd/1 and /proc/self/fd/1 (the summary, or --json's, went after the
+// ranks on stdout).
 TEST_F(pagerank_app, OutputDashIsStandardOutput) {
   const std::string g = file("small.mtx", small_mtx);
   const outcome o = run({g, "--output", "-"});
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(parse_tsv(o.out).size(), 5u);
   EXPECT_NE(o.err.find("iterations"), std::string::npos);
+  for (const char* out : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+    for (const char* json : {"", "--json"}) {
+      std::vector<std::string> args{g, "--output", out, "--device", "cpu"};
+      if (*json) args.push_back(json);
+      const outcome p = run(args);
+      ASSERT_EQ(p.code, 0) << out << " " << json << ": " << p.err;
+      EXPECT_EQ(p.out, o.out) << out << " " << json;
+      EXPECT_NE(p.err.find("iterations"), std::string::npos) << out << " " << json << ": " << p.err;
+    }
   for (const auto& e : fs::directory_iterator(dir_)) {
     const std::string name = e.path().filename().string();
     EXPECT_NE(name, "-");

@@ -319,6 +319,11 @@ void throw_first_error(const std::string& file, const std::vector<line_chunk>& c
 
 // The token at p, quoted and shortened for a message: 'abc', '1e99...'.
 std::string quote_token(const char* p, const char* end);
+
+// The bytes [p, end) quoted whole, control bytes escaped, as quote_token
+// quotes a token: for a field already cut out of its line, whose last byte
+// may be a stray CR that quote_token would take for a CRLF line's end.
+std::string quote_bytes(const char* p, const char* end);
 // A byte for a message: 'x', or 0x0d for control characters.
 std::string describe_char(char c);
 

@@ -305,7 +305,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "GRAPH, each optionally ':weight', e.g. '7 19:0.5'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
      "of the --top vertices per set (to --output FILE if given)")
     ("output-matrix", po::value(&s.batched.output_matrix)->value_name("FILE"),
-     "with --sources: every rank as a Matrix Market array, vertices x sets")
+     "with --sources: every rank as a Matrix Market array, vertices x sets ('-': on stdout, the top of each "
+     "set then on stderr)")
     ("bench-sources", po::value(&s.batched.bench_sources)->value_name("S"),
      "time S personalized solves as one batched solve against S single solves (sources: the first "
      "S sets of --sources, else S random vertices)");
@@ -346,6 +347,15 @@ void check_outputs(const settings& s) {
     throw usage_error(x.what());
   }
   if (!s.plot.empty() && s.plot == s.output) throw usage_error("--plot and --output name the same file");
+  // '--output - --output-matrix -' wrote the top of each set and the matrix into one stream.
+  const std::string_view* first = nullptr;
+  for (const auto& [option, file] : outputs) {
+    if (file != "-") continue;
+    if (first)
+      throw usage_error(std::string(*first) + " and " + std::string(option) +
+                        " both name standard output ('-'); give one of them a file");
+    first = &option;
+  }
 }
 
 // The app's own options and their combinations with the solver's.
@@ -411,6 +421,11 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     throw usage_error("--output-matrix writes the ranks of every set of --sources; it needs --sources FILE");
   if (vm.count("bench-sources") && s.batched.bench_sources < 1)
     throw usage_error("--bench-sources must be at least 1, got " + std::to_string(s.batched.bench_sources));
+  // '--output /dev/stdout' is '--output -' (as heat1d's and spmv-bench's): the
+  // summary (or --json's) went after the ranks in the same stream, and
+  // '--output - --plot /dev/stdout' wrote the ranks and the SVG into it.
+  for (std::string* f : {&s.output, &s.plot, &s.batched.output_matrix})
+    if (!f->empty() && io::names_standard_output(*f)) *f = "-";
   parse_solver_options(s.opt, e);
   try {
     s.reorder = parse_vertex_order(e.reorder);

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <memory>
 #include <vector>
 
 #include "core/error.hpp"
@@ -59,19 +61,85 @@ bool is_archive_name(const std::string& path) {
 
 namespace {
 
-struct archive_reader {
-  archive* a = archive_read_new();
-  ~archive_reader() { archive_read_free(a); }
+// A gzip archive's bytes are inflated by perron's inflater (io/inflate.hpp)
+// and handed to libarchive as a plain tar, not through libarchive's gzip
+// filter: that filter skips the gzip trailer without checking its CRC-32 and
+// length, so a .tar.gz whose deflate data or trailer was corrupted (a flipped
+// digit in a stored block) read as a valid matrix of other numbers. The
+// inflater checks both, reads further members as gzip -d does and refuses
+// data after the last one, as it does for .mtx.gz.
+struct gzip_source {
+  std::string path;
+  std::FILE* file = nullptr;
+  std::unique_ptr<gzip_inflater> z;
+  std::vector<char> buffer = std::vector<char>(std::size_t(1) << 20);
+  std::exception_ptr failure;  // what the inflater threw (it cannot cross libarchive's C frames)
+  ~gzip_source() {
+    if (file) std::fclose(file);
+  }
+  // Inflates what is left, the text dropped (the tar's padding after its end
+  // marker), so that a bad CRC or length in the trailer, or junk after it, is
+  // seen; rethrows what the inflater threw.
+  void finish() {
+    if (failure) std::rethrow_exception(failure);
+    while (z->read(buffer.data(), buffer.size()) == buffer.size()) {
+    }
+  }
 };
 
-std::string archive_message(archive* a, const char* fallback) {
-  const char* m = archive_error_string(a);
-  return m ? m : fallback;
+la_ssize_t gzip_source_read(archive* a, void* client, const void** out) {
+  auto* s = static_cast<gzip_source*>(client);
+  if (s->failure) return -1;
+  try {
+    *out = s->buffer.data();
+    return static_cast<la_ssize_t>(s->z->read(s->buffer.data(), s->buffer.size()));
+  } catch (...) {
+    s->failure = std::current_exception();
+    archive_set_error(a, EIO, "corrupt gzip data");
+    return -1;
+  }
+}
+
+struct archive_reader {
+  archive* a = archive_read_new();
+  std::unique_ptr<gzip_source> gzip;  // set for a gzip archive
+  ~archive_reader() { archive_read_free(a); }
+  // What libarchive's failure came from: the inflater's own error where it
+  // failed (a CRC, truncated data), else libarchive's message or `fallback`.
+  [[noreturn]] void fail(const std::string& path, const std::string& what, const char* fallback) const {
+    if (gzip && gzip->failure) std::rethrow_exception(gzip->failure);
+    const char* m = archive_error_string(a);
+    throw io_error(path, what + (m ? m : fallback));
+  }
+};
+
+// Opens `path` into r, a gzip file through gzip_source. False when it cannot
+// (libarchive's message in r.a).
+bool open_archive(archive_reader& r, const std::string& path) {
+  archive_read_support_filter_all(r.a);
+  archive_read_support_format_all(r.a);
+  unsigned char magic[2] = {0, 0};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw io_error(path, std::strerror(errno));
+  const std::size_t got = std::fread(magic, 1, 2, f);
+  if (!has_gzip_magic(magic, got)) {
+    std::fclose(f);
+    return archive_read_open_filename(r.a, path.c_str(), std::size_t(1) << 20) == ARCHIVE_OK;
+  }
+  std::rewind(f);
+  r.gzip = std::make_unique<gzip_source>();
+  r.gzip->path = path;
+  r.gzip->file = f;
+  r.gzip->z = std::make_unique<gzip_inflater>(
+      path, [f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f); });
+  return archive_read_open(r.a, r.gzip.get(), nullptr, gzip_source_read, nullptr) == ARCHIVE_OK;
 }
 
 // Reads the current member's data, growing from the header's size (capped
 // by what deflate could have produced from the whole archive).
-text_buffer read_member(archive* a, archive_entry* e, const std::string& path, std::uint64_t archive_bytes) {
+text_buffer read_member(const archive_reader& r, archive_entry* e, const std::string& path,
+                        std::uint64_t archive_bytes) {
+  archive* a = r.a;
   const std::int64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
   const std::uint64_t cap = archive_bytes * 1032 + (1 << 20);
   text_buffer out(static_cast<std::size_t>(
@@ -80,8 +148,8 @@ text_buffer read_member(archive* a, archive_entry* e, const std::string& path, s
     if (out.room() == 0) out.reserve(out.capacity() + std::max<std::size_t>(out.capacity() / 2, 1 << 20));
     const la_ssize_t got = archive_read_data(a, out.tail(), out.room());
     if (got < 0)
-      throw io_error(path, "cannot read " + std::string(archive_entry_pathname(e)) + " in the archive: " +
-                               archive_message(a, "read failed (truncated or corrupt archive?)"));
+      r.fail(path, "cannot read " + std::string(archive_entry_pathname(e)) + " in the archive: ",
+             "read failed (truncated or corrupt archive?)");
     if (got == 0) break;
     out.set_size(out.size() + static_cast<std::size_t>(got));
   }
@@ -92,33 +160,17 @@ text_buffer read_member(archive* a, archive_entry* e, const std::string& path, s
 }
 
 // After the member read: the archive read to its end, then, for a gzip one,
-// nothing may follow the gzip data (as for .mtx.gz and .txt.gz; libarchive
-// stops at the end of the gzip member and ignores what follows). Where
-// libarchive consumed fewer bytes than the file holds, the file is inflated
-// once more, the text dropped, by the inflater that refuses trailing data
-// (the tar's padding after its end marker may also be left unread).
-void check_archive_end(archive* a, const std::string& path, std::uint64_t file_bytes, bool at_end) {
+// the rest of the gzip data inflated (gzip_source::finish): its trailer's
+// CRC-32 and length checked, and nothing but further gzip members after it
+// (as for .mtx.gz and .txt.gz; libarchive stops at the tar's end marker).
+void check_archive_end(const archive_reader& r, const std::string& path, bool at_end) {
   archive_entry* e = nullptr;
   while (!at_end) {
-    const int rc = archive_read_next_header(a, &e);
+    const int rc = archive_read_next_header(r.a, &e);
     if (rc == ARCHIVE_EOF) break;
-    if (rc == ARCHIVE_FATAL)
-      throw io_error(path, "cannot read the archive: " + archive_message(a, "corrupt or truncated"));
+    if (rc == ARCHIVE_FATAL) r.fail(path, "cannot read the archive: ", "corrupt or truncated");
   }
-  const int filters = archive_filter_count(a);
-  if (filters < 2 || archive_filter_code(a, 0) != ARCHIVE_FILTER_GZIP) return;
-  const la_int64_t raw = archive_filter_bytes(a, filters - 1);
-  if (raw >= 0 && static_cast<std::uint64_t>(raw) >= file_bytes) return;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw io_error(path, std::strerror(errno));
-  struct closer {
-    std::FILE* f;
-    ~closer() { std::fclose(f); }
-  } close_it{f};
-  gzip_inflater z(path, [f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f); });
-  std::vector<char> scratch(std::size_t(1) << 20);
-  while (z.read(scratch.data(), scratch.size()) == scratch.size()) {
-  }
+  if (r.gzip) r.gzip->finish();
 }
 
 }  // namespace
@@ -132,10 +184,7 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
   }
   if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
   archive_reader r;
-  archive_read_support_filter_all(r.a);
-  archive_read_support_format_all(r.a);
-  if (archive_read_open_filename(r.a, path.c_str(), std::size_t(1) << 20) != ARCHIVE_OK)
-    throw io_error(path, "cannot open the archive: " + archive_message(r.a, "unknown error"));
+  if (!open_archive(r, path)) r.fail(path, "cannot open the archive: ", "unknown error");
 
   const std::string wanted = archive_stem(path) + ".mtx";
   std::vector<std::string> members, mtx;
@@ -145,8 +194,7 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
   for (;;) {
     const int rc = archive_read_next_header(r.a, &e);
     if (rc == ARCHIVE_EOF) break;
-    if (rc == ARCHIVE_FATAL)
-      throw io_error(path, "cannot read the archive: " + archive_message(r.a, "corrupt or truncated"));
+    if (rc == ARCHIVE_FATAL) r.fail(path, "cannot read the archive: ", "corrupt or truncated");
     if (rc == ARCHIVE_RETRY) continue;
     if (archive_entry_filetype(e) != AE_IFREG) continue;
     const std::string name = archive_entry_pathname(e);
@@ -155,8 +203,8 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
     mtx.push_back(name);
     if (base_name(name) == wanted) {
       member = name;
-      text_buffer t = read_member(r.a, e, path, static_cast<std::uint64_t>(st.st_size));
-      check_archive_end(r.a, path, static_cast<std::uint64_t>(st.st_size), false);
+      text_buffer t = read_member(r, e, path, static_cast<std::uint64_t>(st.st_size));
+      check_archive_end(r, path, false);
       if (stats) {
         stats->file_bytes = static_cast<std::uint64_t>(st.st_size);
         stats->gzip = true;
@@ -165,7 +213,7 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
       return t;
     }
     if (mtx.size() == 1) {
-      tentative = read_member(r.a, e, path, static_cast<std::uint64_t>(st.st_size));
+      tentative = read_member(r, e, path, static_cast<std::uint64_t>(st.st_size));
       tentative_name = name;
     } else {
       tentative = text_buffer();  // ambiguous unless one named like the archive follows
@@ -178,7 +226,7 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
                       "the archive holds several .mtx files and none is named " + wanted + " (" +
                           member_list(mtx) + "); unpack it and name the one to read");
   member = tentative_name;
-  check_archive_end(r.a, path, static_cast<std::uint64_t>(st.st_size), true);
+  check_archive_end(r, path, true);
   if (stats) {
     stats->file_bytes = static_cast<std::uint64_t>(st.st_size);
     stats->gzip = true;
@@ -232,17 +280,17 @@ class archive_windows final : public text_windows {
     if (buf_.room() < window_) buf_.reserve(buf_.size() + window_);
     const la_ssize_t got = archive_read_data(r_->a, buf_.tail(), buf_.room());
     if (got < 0)
-      throw io_error(path_, "cannot read " + member_ + " in the archive: " +
-                                archive_message(r_->a, "read failed (truncated or corrupt archive?)"));
+      r_->fail(path_,
+               "cannot read " + member_ + " in the archive: ", "read failed (truncated or corrupt archive?)");
     if (got == 0) {
       done_ = true;
       const std::uint64_t total = stats_.text_bytes + buf_.size();
       if (declared_ > 0 && total != static_cast<std::uint64_t>(declared_))
         throw io_error(path_, member_ + " in the archive is truncated (" + std::to_string(total) + " of " +
                                   std::to_string(declared_) + " bytes)");
-      // The rest of the archive read, and nothing after its gzip data, as
-      // read_archive_matrix checks (costs nothing where libarchive read the whole file).
-      check_archive_end(r_->a, path_, stats_.file_bytes, false);
+      // The rest of the archive read, its gzip trailer checked and nothing
+      // after its gzip data, as read_archive_matrix checks.
+      check_archive_end(*r_, path_, false);
     }
     buf_.set_size(buf_.size() + static_cast<std::size_t>(got));
   }
@@ -268,9 +316,7 @@ std::unique_ptr<text_windows> open_archive_windows(const std::string& path, std:
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
   auto r = std::make_unique<archive_reader>();
-  archive_read_support_filter_all(r->a);
-  archive_read_support_format_all(r->a);
-  if (archive_read_open_filename(r->a, path.c_str(), std::size_t(1) << 20) != ARCHIVE_OK) return nullptr;
+  if (!open_archive(*r, path)) return nullptr;
   const std::string wanted = archive_stem(path) + ".mtx";
   archive_entry* e = nullptr;
   for (;;) {

@@ -192,18 +192,25 @@ std::string file_name_for(const source_key& k) { return stem_for(k) + ".perron-c
 
 void warn(const std::string& msg) { std::cerr << "perron: warning: " << msg << '\n'; }
 
-// Makes the cache directory, or says once a process that it cannot: the
-// graph's entry and each side file of a run (iterations, the layout record)
-// said it again, one warning each.
+// Warns once a process of `key` (a cache directory, a message): the graph's
+// entry and each side file of a run (iterations, the layout record) said it
+// again, one warning each, where the folder could not be made or no file
+// could be made in it (a read-only folder), and a bad side file was warned of
+// at each of its reads.
+void warn_once(const std::string& key, const std::string& msg) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(key).second) warn(msg);
+}
+
+// Makes the cache directory, or says once a process that it cannot.
 bool cache_dir_ready(const std::string& dir, const std::string& source) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!ec) return true;
-  static std::mutex mutex;
-  static std::set<std::string> said;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (said.insert(dir).second)
-    warn("cannot create the cache directory " + dir + " (" + ec.message() + "); not caching " + source);
+  warn_once(dir,
+            "cannot create the cache directory " + dir + " (" + ec.message() + "); not caching " + source);
   return false;
 }
 
@@ -234,14 +241,18 @@ bool write_all(int fd, const void* data, std::size_t n) {
 
 // Writes a cache file through a temporary in the same directory, renamed
 // into place once complete (atomic on POSIX: a reader sees the old file or
-// the whole new one); write(fd) writes the content. Why it could not, or "".
+// the whole new one); write(fd) writes the content. Why it could not, or "";
+// `no_file` tells that the temporary could not be made (nothing can be written there).
 template <class Write>
-std::string write_atomically(const std::string& file, const std::string& source, Write write) {
+std::string write_atomically(const std::string& file, const std::string& source, Write write,
+                             bool* no_file = nullptr) {
   const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   detail::file_descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0)
+  if (fd.get() < 0) {
+    if (no_file) *no_file = true;
     return "cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source;
+  }
   // err: the errno of the step that failed (errno itself is left stale by
   // calls that succeed, and close or unlink would overwrite it).
   int err = 0;
@@ -493,9 +504,13 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
   const std::string file = dir + "/" + file_name_for(*key);
   if (!cache_dir_ready(dir, source)) return false;
   const file_header h = header_for(*key, m, threads);
-  const std::string why =
-      write_atomically(file, source, [&](int fd) { return write_cache_file(fd, h, key->path, m); });
-  if (!why.empty()) warn(why);
+  bool no_file = false;
+  const std::string why = write_atomically(
+      file, source, [&](int fd) { return write_cache_file(fd, h, key->path, m); }, &no_file);
+  if (no_file)
+    warn_once(dir, why);  // as the side files of the run, which fail there too
+  else if (!why.empty())
+    warn(why);
   return why.empty();
 }
 
@@ -796,15 +811,21 @@ std::optional<std::string> side_load(const std::string& source, const cache_opti
   std::error_code ec;
   const auto bytes = fs::file_size(file, ec);
   if (ec) return std::nullopt;  // none yet
+  // Each said once a process: a run reads a side file several times (the
+  // device choice, the trial, the count after the solve).
   if (bytes > side_max_bytes + 256) {
-    warn(file + ": " + std::to_string(bytes) + " bytes, not a perron side file; ignored");
+    const std::string msg = file + ": " + std::to_string(bytes) + " bytes, not a perron side file; ignored";
+    warn_once(msg, msg);
     return std::nullopt;
   }
   std::ifstream in(file, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (text.compare(0, header.size(), header) != 0) {
     // Another stamp (the source changed: stale, silently) or not ours (a warning).
-    if (text.rfind("perron-side 1\nstamp ", 0) != 0) warn(file + ": not a perron side file; ignored");
+    if (text.rfind("perron-side 1\nstamp ", 0) != 0) {
+      const std::string msg = file + ": not a perron side file; ignored";
+      warn_once(msg, msg);
+    }
     return std::nullopt;
   }
   return text.substr(header.size());
@@ -831,7 +852,7 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
     out.commit();
     return true;
   } catch (const error& e) {
-    warn(std::string("cannot keep ") + tag + " for " + source + ": " + e.what());
+    warn_once(dir, std::string("cannot keep ") + tag + " for " + source + ": " + e.what());
     return false;
   }
 }

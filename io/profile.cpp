@@ -21,8 +21,10 @@ std::vector<double> read_profile(const std::string& path, std::size_t expected) 
   const detail::text_buffer text = detail::read_file(path, 1);
   std::vector<double> v;
   v.reserve(std::min<std::size_t>(expected, text.size() / 2 + 1));  // a value takes 2 bytes at least
-  const char* p = text.data();
-  const char* const end = p + text.size();
+  // Without a byte order mark, as the graph readers (its first value was refused).
+  const std::string_view body = detail::without_bom(text.view());
+  const char* p = body.data();
+  const char* const end = p + body.size();
   std::uint64_t line_no = 1;
   const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
   while (p != end) {

@@ -76,6 +76,9 @@ bool is_name(std::string_view f) {
 
 const char* field_names(bool weights) { return weights ? "from to weight" : "from to"; }
 
+// Each field is quoted whole (quote_bytes): a line ending "\r\r\n" (a CRLF
+// file converted once more) said "target id '1412' is not a non-negative
+// integer", its stray CR hidden.
 std::string diagnose_edge(const char* line, const char* end, bool weights) {
   const auto fields = edge_fields(line, end);
   const char* names[2] = {"source id", "target id"};
@@ -87,7 +90,7 @@ std::string diagnose_edge(const char* line, const char* end, bool weights) {
     std::uint64_t v = 0;
     if (detail::scan_unsigned(b, e, v) == e) continue;
     std::int64_t s = 0;
-    const std::string q = detail::quote_token(b, e);
+    const std::string q = detail::quote_bytes(b, e);
     if (*b == '-' && detail::scan_signed(b, e, s) == e)
       return std::string(names[k]) + " " + q + " is negative";
     const bool digits =
@@ -100,8 +103,16 @@ std::string diagnose_edge(const char* line, const char* end, bool weights) {
     const char* e = b + fields[2].size();
     if (b == e) return "weight is an empty field";
     double w = 0;
-    if (detail::scan_real(b, e, w) != e)
-      return "weight " + detail::quote_token(b, e) + " " + detail::real_problem(b, e);
+    if (detail::scan_real(b, e, w) != e) {
+      std::string why = detail::real_problem(b, e);
+      if (why.empty()) {
+        // real_problem ends a number at a CR (a CRLF line's end): here one stray in the field ("0.5\r").
+        const char* c = std::find_if(b, e, [](char x) { return static_cast<unsigned char>(x) < 0x20; });
+        why =
+            "is not a number" + (c != e ? " (unexpected " + detail::describe_char(*c) + ")" : std::string());
+      }
+      return "weight " + detail::quote_bytes(b, e) + " " + why;
+    }
   }
   if (fields.size() != 2 && fields.size() != 3) {
     std::string why =
@@ -109,7 +120,7 @@ std::string diagnose_edge(const char* line, const char* end, bool weights) {
     if (fields.size() > 3) {
       const std::string_view x = fields[3];
       why += " (unexpected " +
-             (x.empty() ? std::string("empty field") : detail::quote_token(x.data(), x.data() + x.size())) +
+             (x.empty() ? std::string("empty field") : detail::quote_bytes(x.data(), x.data() + x.size())) +
              ")";
     }
     return why;

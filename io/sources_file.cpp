@@ -97,7 +97,8 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_na
 sources_text read_sources_text(const std::string& path) {
   // Read whole (a device or pipe checked for text and read within the memory free).
   const detail::text_buffer whole = detail::read_file(path, 1);
-  sources_text file{path, std::string(whole.view()), 0};
+  // Without a byte order mark, as the graph readers (its first vertex was refused).
+  sources_text file{path, std::string(detail::without_bom(whole.view())), 0};
   std::size_t start = 0;
   while (start < file.text.size()) {
     std::size_t end = file.text.find('\n', start);
@@ -119,6 +120,10 @@ source_sets parse_sources(const sources_text& file, index_t n, const std::vector
   while (std::getline(in, text)) {
     ++line;
     if (!text.empty() && text.back() == '\r') text.pop_back();
+    // The line is parsed through c_str(), which ends at a NUL: '1\0 99' read
+    // as the set {1}, the rest of the line dropped without a word.
+    if (text.find('\0') != std::string::npos)
+      throw parse_error(path, line, "binary data (byte 0x00): not a line of vertices");
     const auto first = text.find_first_not_of(" \t");
     if (first == std::string::npos) throw parse_error(path, line, "empty line (one source set per line)");
     if (text[first] == '#') continue;

@@ -489,6 +489,10 @@ std::string describe_char(char c) {
 std::string quote_token(const char* p, const char* end) {
   const char* q = p;
   while (q != end && !is_blank(*q) && *q != '\n' && !(*q == '\r' && (q + 1 == end || q[1] == '\n'))) ++q;
+  return quote_bytes(p, q);
+}
+
+std::string quote_bytes(const char* p, const char* q) {
   constexpr std::size_t max_shown = 24;
   std::string s;
   for (const char* c = p; c != q && s.size() < max_shown; ++c) {

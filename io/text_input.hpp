@@ -200,6 +200,13 @@ class ranged_file {
 // True when the bytes start with the gzip magic number 1f 8b.
 bool has_gzip_magic(const void* data, std::size_t size);
 
+// The text without the UTF-8 byte order mark it may start with (Windows
+// editors write one), as the graph readers take it.
+inline std::string_view without_bom(std::string_view text) {
+  if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.remove_prefix(3);
+  return text;
+}
+
 // Inflates an in-memory gzip (or zlib) stream; `name` is used in errors.
 text_buffer gunzip(const std::string& name, const void* data, std::size_t size);
 
@@ -312,6 +319,11 @@ void throw_first_error(const std::string& file, const std::vector<line_chunk>& c
 
 // The token at p, quoted and shortened for a message: 'abc', '1e99...'.
 std::string quote_token(const char* p, const char* end);
+
+// The bytes [p, end) quoted whole, control bytes escaped, as quote_token
+// quotes a token: for a field already cut out of its line, whose last byte
+// may be a stray CR that quote_token would take for a CRLF line's end.
+std::string quote_bytes(const char* p, const char* end);
 // A byte for a message: 'x', or 0x0d for control characters.
 std::string describe_char(char c);
 

@@ -89,6 +89,10 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
   while (std::getline(in, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    // The line is parsed through c_str(), which ends at a NUL: '1 0.5\0 junk'
+    // read as '1 0.5', the rest of the line dropped without a word.
+    if (line.find('\0') != std::string::npos)
+      throw parse_error(path, lineno, "binary data (byte 0x00): not a 'vertex weight' line");
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
     const weight_line wl = parse_weight_line(line.c_str() + first, path, lineno);
@@ -117,9 +121,12 @@ std::vector<double> read_vertex_weights(const std::string& path, index_t n,
                                         const std::vector<std::int64_t>& label) {
   // Read once (a pipe cannot be opened twice; a device or pipe is checked
   // for text and read within the memory free; .gz inflated).
-  const detail::text_buffer text = detail::read_file(path, 1);
-  if (starts_like_matrix_market(text.view())) return read_array_weights(text.view(), path, n, label);
-  return read_text_weights(text.view(), path, n, label);
+  const detail::text_buffer buffer = detail::read_file(path, 1);
+  // A byte order mark (as the graph readers skip it): the first line was
+  // refused as "the vertex is not an integer", a Matrix Market array too.
+  const std::string_view text = detail::without_bom(buffer.view());
+  if (starts_like_matrix_market(text)) return read_array_weights(text, path, n, label);
+  return read_text_weights(text, path, n, label);
 }
 
 }  // namespace perron::io

@@ -37,6 +37,17 @@ TEST_F(profile_file, ReadsNumbersInAnyLayoutWithComments) {
   EXPECT_EQ(read_profile(write("empty.txt", "# nothing\n")), std::vector<double>{});
 }
 
+// A UTF-8 byte order mark (Windows editors write one) is skipped, as the graph
+// readers skip it: "'\xef\xbb\xbf0.5' is not a finite number" before.
+TEST_F(profile_file, ByteOrderMarkIsSkipped) {
+  EXPECT_EQ(read_profile(write("bom.txt",
+                               "\xEF\xBB\xBF"
+                               "0.5\n1\n"),
+                         2),
+            (std::vector<double>{0.5, 1}));
+  EXPECT_EQ(read_profile(write("bom-comment.txt", "\xEF\xBB\xBF# u\n2\n"), 1), (std::vector<double>{2}));
+}
+
 TEST_F(profile_file, WrongCountIsADimensionErrorNamingTheCount) {
   try {
     read_profile(write("short.txt", "1 2 3\n"), 4);

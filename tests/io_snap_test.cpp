@@ -207,6 +207,11 @@ TEST(io_snap, HeaderAndFieldCountErrors) {
   // file an empty graph): the line is the error.
   fails(std::string("\x01\x93x\x7f \x02\xff\n", 8), 1, "source id");
   fails(std::string("ab\x00c de\n0 1\n", 12), 1, "source id");
+  // A stray CR before a line's CRLF (a CRLF file converted once more) is
+  // shown: "target id '1412' is not a non-negative integer" hid it, and a
+  // weight's message ended after the quote ("weight '0.5' ").
+  fails("0 1\r\n1 1412\r\r\n", 2, "target id '1412\\x0d' is not a non-negative integer");
+  fails("0 1 1\r\n1 2 0.5\r\r\n", 2, "weight '0.5\\x0d' is not a number (unexpected 0x0d)");
   // A header only: no edges.
   const auto g = io::parse_snap("source,target\n", "g.csv");
   EXPECT_EQ(g.matrix.nnz(), 0u);

@@ -40,6 +40,18 @@ TEST_F(sources_file, TheTextCountsItsSetsBeforeTheGraphIsKnown) {
   EXPECT_THROW(io::parse_sources(blank, 20, {}), parse_error);
 }
 
+// A UTF-8 byte order mark (Windows editors write one) is skipped, as the graph
+// readers skip it: "expected 'vertex' or 'vertex:weight', got '\xef\xbb\xbf7'" before.
+TEST_F(sources_file, ByteOrderMarkIsSkipped) {
+  const auto s = io::read_sources_file(write("s.txt",
+                                             "\xEF\xBB\xBF"
+                                             "7 19:0.5\n3\n"),
+                                       20, {});
+  ASSERT_EQ(s.sets.size(), 2u);
+  EXPECT_EQ(s.sets[0], (set{{6, 1.0}, {18, 0.5}}));
+  EXPECT_EQ(io::read_sources_text(write("c.txt", "\xEF\xBB\xBF# only a comment\n")).sets, 0u);
+}
+
 TEST_F(sources_file, LabelsNameTheVertices) {
   const auto s = io::read_sources_file(write("s.txt", "35 10:3\n"), 3, {10, 20, 35});
   ASSERT_EQ(s.sets.size(), 1u);
@@ -68,6 +80,9 @@ TEST_F(sources_file, BadFilesNameTheLine) {
       {"1:0 2:0\n", ":1: all weights of the set are zero"},
       {"# only a comment\n", ": no source sets"},
       {"", ": no source sets"},
+      // A NUL ended the parsed line: '1\0 99' read as the set {1}.
+      {std::string("2\n1\0 99\n", 8), ":2: binary data (byte 0x00)"},
+      {std::string("\0\n", 2), ":1: binary data (byte 0x00)"},  // was "all weights of the set are zero"
   };
   for (const auto& [text, message] : cases) {
     const std::string p = write("bad.txt", text);

@@ -43,6 +43,18 @@ TEST_F(vertex_file, TsvWithLabels) {
   EXPECT_EQ(w, (std::vector<double>{0.5, 0.0, 2.5}));
 }
 
+// A UTF-8 byte order mark (Windows editors write one) is skipped, as the graph
+// readers skip it: the first line was "the vertex is not an integer", a
+// Matrix Market array's banner too.
+TEST_F(vertex_file, ByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  EXPECT_EQ(io::read_vertex_weights(write("v.tsv", bom + "1 1\n4 3\n"), 4, {}),
+            (std::vector<double>{1, 0, 0, 3}));
+  EXPECT_EQ(io::read_vertex_weights(
+                write("a.mtx", bom + "%%MatrixMarket matrix array real general\n2 1\n1\n3\n"), 2, {}),
+            (std::vector<double>{1, 3}));
+}
+
 TEST_F(vertex_file, TsvOneBasedWithoutLabels) {
   const auto w = io::read_vertex_weights(write("v.tsv", "1 1\n4 3\n"), 4, {});
   EXPECT_EQ(w, (std::vector<double>{1, 0, 0, 3}));
@@ -68,6 +80,9 @@ TEST_F(vertex_file, TsvErrorsNameTheLine) {
   expect_line("3 nan\n", 1, "NaN weight");
   expect_line("3 0x10\n", 1, "hex weight");  // strtod took it as 16; no other reader does
   expect_line("3 1e999\n", 1, "overflowing weight");
+  // A NUL ended the parsed line: '1 0.5\0 9 junk' read as '1 0.5'.
+  expect_line("2 1\n1 0.5" + std::string(1, '\0') + " 9 junk\n", 2, "NUL byte");
+  expect_line(std::string("# c\0\n", 5), 1, "NUL byte in a comment");
   EXPECT_THROW(io::read_vertex_weights(write("v.tsv", "7 1\n"), 3, {5, 6, 8}), parse_error);  // unknown label
   EXPECT_THROW(io::read_vertex_weights(path("missing.tsv"), 3, {}), io_error);
 }

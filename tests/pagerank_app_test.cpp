@@ -144,7 +144,8 @@ TEST_F(pagerank_app, OutputThatIsAnInputIsRefused) {
                                                {g, "--output", path("link.mtx")},
                                                {g, "--personalize", v, "--output", v},
                                                {g, "--plot", g},
-                                               {g, "--output", "-", "--plot", "-"}}) {
+                                               {g, "--output", "-", "--plot", "-"},
+                                               {g, "--output", "-", "--plot", "/dev/stdout"}}) {
     const outcome o = run(args);
     EXPECT_EQ(o.code, 64) << args[2];
     EXPECT_EQ(o.err_lines(), 1) << o.err;
@@ -159,13 +160,24 @@ TEST_F(pagerank_app, OutputThatIsAnInputIsRefused) {
 }
 
 // --output - : standard output holds only the TSV, the summary goes to stderr;
-// no file named '-' and no temporary is left behind.
+// no file named '-' and no temporary is left behind. So for /dev/stdout,
+// /dev/fd/1 and /proc/self/fd/1 (the summary, or --json's, went after the
+// ranks on stdout).
 TEST_F(pagerank_app, OutputDashIsStandardOutput) {
   const std::string g = file("small.mtx", small_mtx);
   const outcome o = run({g, "--output", "-"});
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(parse_tsv(o.out).size(), 5u);
   EXPECT_NE(o.err.find("iterations"), std::string::npos);
+  for (const char* out : {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+    for (const char* json : {"", "--json"}) {
+      std::vector<std::string> args{g, "--output", out, "--device", "cpu"};
+      if (*json) args.push_back(json);
+      const outcome p = run(args);
+      ASSERT_EQ(p.code, 0) << out << " " << json << ": " << p.err;
+      EXPECT_EQ(p.out, o.out) << out << " " << json;
+      EXPECT_NE(p.err.find("iterations"), std::string::npos) << out << " " << json << ": " << p.err;
+    }
   for (const auto& e : fs::directory_iterator(dir_)) {
     const std::string name = e.path().filename().string();
     EXPECT_NE(name, "-");
@@ -837,6 +849,39 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   EXPECT_EQ(o.err_lines(), 1) << o.err;
   EXPECT_NE(o.err.find("cannot create the cache directory"), std::string::npos) << o.err;
   EXPECT_EQ(slurp(path("a-file")), "not a folder\n");
+  // So is a folder where no file can be made (read-only; root writes there,
+  // but not in /proc/self): the entry and the iterations said it twice.
+  fs::create_directories(path("read-only"));
+  fs::permissions(path("read-only"), fs::perms::owner_read | fs::perms::owner_exec);
+  const std::string read_only = ::geteuid() == 0 ? "/proc/self" : path("read-only");
+  o = run({g, "--device", "cpu", "--cache-dir", read_only});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("cannot write the cache " + read_only + "/"), std::string::npos) << o.err;
+}
+
+// A side file of the cache that is not perron's (here the iteration count
+// kept beside the entry) is one warning a run, not one per read of it (three
+// before: the device choice, the trial and the count after the solve), and
+// the run replaces it.
+TEST_F(pagerank_app, ABadSideFileIsOneWarning) {
+  const std::string g = file("small.mtx", small_mtx);
+  const fs::path xdg = dir_ / "xdg-cache" / "perron";
+  outcome o = run({g, "--device", "cpu"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::vector<fs::path> sides;
+  for (const auto& e : fs::directory_iterator(xdg))
+    if (e.path().filename().string().find(".perron-cache.iterations") != std::string::npos)
+      sides.push_back(e.path());
+  ASSERT_EQ(sides.size(), 1u);
+  for (const std::string& junk : {std::string("garbage\n"), std::string(300000, 'x')}) {
+    std::ofstream(sides[0], std::ios::binary | std::ios::trunc) << junk;
+    o = run({g, "--device", "cpu"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("not a perron side file; ignored"), std::string::npos) << o.err;
+    EXPECT_EQ(slurp(sides[0]).rfind("perron-side 1\n", 0), 0u);
+  }
 }
 
 // An unweighted graph's first conversion keeps its CSR of A^T beside the

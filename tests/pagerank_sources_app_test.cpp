@@ -204,6 +204,35 @@ TEST_F(pagerank_sources_app, OutputsThatAreInputsAreRefused) {
   }
 }
 
+// Standard output holds one output: '--output-matrix -' (or /dev/stdout)
+// alone, the top of each set on stderr (it went after the matrix on stdout,
+// which then read as no Matrix Market file); '--output - --output-matrix -'
+// (or /dev/fd/1 for either) is refused (both went into one stream).
+TEST_F(pagerank_sources_app, StandardOutputHoldsOneOutput) {
+  const std::string graph =
+      write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");
+  const std::string sources = write("s.txt", "1\n2\n");
+  for (const char* to : {"-", "/dev/stdout"}) {
+    const outcome o = run({graph, "--sources", sources, "--device", "cpu", "--output-matrix", to});
+    ASSERT_EQ(o.code, 0) << to << ": " << o.err;
+    EXPECT_EQ(o.out.rfind("%%MatrixMarket matrix array real general\n", 0), 0u) << o.out;
+    EXPECT_EQ(o.out.find("source_line"), std::string::npos) << to << ": " << o.out;
+    EXPECT_NE(o.err.find("source_line\tvertex\trank\n"), std::string::npos) << o.err;
+    const std::string m = write("m.mtx", o.out);
+    const io::mm_array a = io::read_matrix_market_array(m);
+    EXPECT_EQ(a.values.size(), 6u);
+  }
+  for (const auto& [output, matrix] : std::vector<std::pair<std::string, std::string>>{
+           {"-", "-"}, {"/dev/fd/1", "-"}, {"-", "/dev/stdout"}}) {
+    const outcome o =
+        run({graph, "--sources", sources, "--device", "cpu", "--output", output, "--output-matrix", matrix});
+    EXPECT_EQ(o.code, 64) << output << " " << matrix << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find("both name standard output"), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "");
+  }
+}
+
 // --device auto asks the device model with the number of sets (solvers/device_choice.hpp)
 // and says why; the next run predicts with the mean count a set took; the sets
 // may come from a pipe (read once, before the graph).

@@ -242,7 +242,12 @@ int solve_sources(const batched_request& r, pagerank_batched_options opt) {
   remember_batched_iterations(r, res);
   constexpr int digits = std::numeric_limits<T>::max_digits10;
   if (!r.output_matrix.empty()) write_matrix(r.output_matrix, sets, res, digits);
-  write_top(r.output.empty() ? "-" : r.output, graph, sets, res, r.top, digits);
+  // Standard output holds the matrix with '--output-matrix -': the top of
+  // each set went after it there, and the stream read as no Matrix Market file.
+  write_top(!r.output.empty()        ? r.output
+            : r.output_matrix == "-" ? "/dev/stderr"
+                                     : "-",
+            graph, sets, res, r.top, digits);
   print_summary(r, res, load_s, device.reason);
   if (!res.all_converged()) {
     std::cerr << "pagerank: warning: some source sets did not converge within --max-iter "

@@ -19,8 +19,9 @@ struct batched_request {
   pagerank_options opt;  // alpha, tol, max-iter, device, kernel, pull, loop (singles of the benchmark)
   bool double_precision = false;
   bool weighted = false;
-  std::string sources;        // --sources FILE
-  std::string output;         // --output FILE: the top-K TSV there instead of stdout
+  std::string sources;  // --sources FILE
+  // --output FILE: the top-K TSV there instead of stdout (stderr where --output-matrix is '-')
+  std::string output;
   std::string output_matrix;  // --output-matrix FILE: every rank, Matrix Market array n x s
   int top = 10;               // --top K per source
   int bench_sources = 0;      // --bench-sources S (0: no benchmark)

@@ -1728,7 +1728,8 @@ int bench(const settings& s) {
   io::loaded_matrix graph = io::load_matrix(s.graph, app::read_options_for(s.input));
   bench::pagerank_suite_input in;
   in.load_seconds = step.lap();
-  in.graph_name = s.graph;
+  in.graph_name =
+      s.graph + (s.input.undirected ? " --undirected" : "");  // the corpus's records tell them apart
   in.matrix = std::move(graph.matrix);
   in.label = std::move(graph.label);
   in.weighted = s.weighted;

@@ -43,6 +43,9 @@ void set_device(int device);
 std::string device_description(int device = 0);
 // The device's L2 cache in bytes.
 std::size_t l2_cache_bytes(int device = 0);
+// The shared memory a grid of one block per SM may hold: the SMs times the
+// most a block may opt in to (132 x 227 KB on an H100 or H200).
+std::size_t grid_shared_memory_bytes(int device = 0);
 
 // Raw memory; every call is checked and throws cuda_error with file and line.
 // The copies to the device have landed when they return (core/cuda/device.cu).

@@ -166,6 +166,9 @@ struct pull_facts {
   double local_links_mid = 0;
   // The solver's device L2 in bytes (pagerank_cuda::facts sets it; 0 unknown).
   std::size_t l2_bytes = 0;
+  // The shared memory of its SMs, a block each (cuda::grid_shared_memory_bytes;
+  // 0 unknown): what the persistent pull's resident mode may hold.
+  std::size_t grid_shared_bytes = 0;
 };
 inline constexpr index_t local_sample_rows = 1 << 16;
 template <class T>

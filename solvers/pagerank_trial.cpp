@@ -38,7 +38,23 @@ pull_band model_band(const pull_facts& f) {
     return {true, links + " < " + std::to_string(local_band_max_links) + ", " +
                       format_g(100 * f.local_links, 3) + "% of them within " +
                       std::to_string(locality_window) + " ids: the model is unsure"};
+  if (f.max_in_degree > chain_in_degree && resident_may_fit(f))
+    return {true,
+            links + " in about " + format_g(resident_bytes_estimate(f) / 1e6, 3) + " MB, within the " +
+                format_g(double(f.grid_shared_bytes) / 1e6, 3) +
+                " MB of the SMs' shared memory (the persistent pull's resident mode): the model is unsure"};
   return {false, links + " >= " + std::to_string(band_max_links) + ", the model's sure range"};
+}
+
+double resident_bytes_estimate(const pull_facts& f) {
+  const double n = double(f.vertices), links = double(f.links);
+  // Virtual rows: a vertex's row at least, and one more a 64 links past
+  // (rows longer than the layout's widest virtual row are split).
+  return resident_link_bytes * links + resident_vertex_bytes * (n + links / 64);
+}
+
+bool resident_may_fit(const pull_facts& f) {
+  return f.grid_shared_bytes > 0 && resident_bytes_estimate(f) <= double(f.grid_shared_bytes);
 }
 
 std::vector<pagerank_pull> trial_candidates(pagerank_pull model) {

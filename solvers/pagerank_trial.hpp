@@ -72,6 +72,29 @@ inline constexpr std::size_t short_rows_band_max_links = 8'000'000;
 // fraction P rewired): 1.23x on ws:2000000:6:0.01, 1.12x on
 // ws:1000000:16:0.3, their in-degrees nearly even and x in L2.
 inline constexpr std::size_t local_band_max_links = 32'000'000;
+// And wherever the persistent pull's resident mode may hold the pattern in
+// the SMs' shared memory (pull_facts::grid_shared_bytes; the layout's bytes
+// as solvers/cuda/pagerank_persistent.cu's resident_layout counts them: 4 a
+// link, 228 a slice of 32 virtual rows, a vertex's row one at least). Its
+// steps then read no index from L2, which pays where the gathers are few
+// sectors a warp, and not where they scatter: the resident step took
+// 0.55-0.68x the fused pull's on 3D meshes of 26 links a vertex (216 000-262 144
+// vertices, 5.4-6.6 M links) and 0.91x on a ring of 20 (ws:300000:20:0.02),
+// but 1.17-1.47x on the same meshes with shuffled ids, on random,
+// block-model and geometric graphs and on a ring of 15 links rewired at 0.1
+// (5.9-7 M links; H200, session 78, docs/PERFORMANCE.md "3D meshes, shuffled
+// ids ..."): nothing the model's facts show tells them apart, the model gave
+// the meshes the fused pull (1.67-1.90x the best) where the local-order
+// clause's vertex count did not bring them into the band above, so the trial
+// times the pulls there. Past the SMs' shared memory the persistent pull
+// streams its index too, and loses to the fused pull from 5 M links
+// (persistent_max_even_links).
+inline constexpr double resident_link_bytes = 4;
+inline constexpr double resident_vertex_bytes = 228.0 / 32;
+// The resident layout's bytes for f's graph (0 where grid_shared_bytes is
+// unknown) and whether they fit.
+double resident_bytes_estimate(const pull_facts& f);
+bool resident_may_fit(const pull_facts& f);
 
 struct pull_band {
   bool unsure = false;  // time the candidates

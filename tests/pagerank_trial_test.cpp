@@ -105,6 +105,43 @@ TEST(pagerank_trial, BandFromTheCorpus) {
   EXPECT_FALSE(model_band(facts(200'000, 20, 8)).why.empty());
 }
 
+// Past band_max_links, wherever the persistent pull's resident mode may hold
+// the pattern in the SMs' shared memory: the trial (3D meshes of 26 links a
+// vertex 0.55-0.68x the fused pull's step resident, the same graphs with
+// shuffled ids 1.17x; session 78). Not where the device is unknown, past its
+// shared memory, or on chains.
+TEST(pagerank_trial, BandWhereTheResidentModeMayHoldThePattern) {
+  const std::size_t h200 = 132 * std::size_t{232448};
+  pull_facts mesh = facts(5'423'752, 26, 4);  // the 27-point mesh of 60^3 vertices: 1.67x by the model
+  mesh.vertices = 216'000;
+  EXPECT_FALSE(model_band(mesh).unsure) << model_band(mesh).why;  // no device known
+  mesh.grid_shared_bytes = h200;
+  EXPECT_TRUE(resident_may_fit(mesh));
+  for (const std::size_t b : {4, 8}) {
+    mesh.value_bytes = b;  // the resident mode holds the index alone
+    EXPECT_TRUE(model_band(mesh).unsure) << model_band(mesh).why;
+    EXPECT_NE(model_band(mesh).why.find("resident"), std::string::npos) << model_band(mesh).why;
+  }
+  // 66^3 vertices (7.2 M links): past it (the persistent pull streamed, 1.6x).
+  pull_facts big = facts(7'242'040, 26, 4);
+  big.vertices = 287'496;
+  big.grid_shared_bytes = h200;
+  EXPECT_FALSE(resident_may_fit(big));
+  EXPECT_FALSE(model_band(big).unsure) << model_band(big).why;
+  // The same links over 10^6 vertices (a 7-point mesh of 100^3): a row a vertex
+  // at least, 228 bytes a slice of 32: past it.
+  pull_facts wide = facts(5'940'000, 6, 8);
+  wide.vertices = 1'000'000;
+  wide.grid_shared_bytes = h200;
+  EXPECT_FALSE(model_band(wide).unsure) << model_band(wide).why;
+  pull_facts chain = facts(5'000'000, 1, 4);
+  chain.vertices = 5'000'001;
+  chain.grid_shared_bytes = std::size_t{1} << 40;
+  EXPECT_FALSE(model_band(chain).unsure) << model_band(chain).why;
+  EXPECT_DOUBLE_EQ(resident_bytes_estimate(mesh),
+                   4.0 * 5'423'752 + 228.0 / 32 * (216'000 + 5'423'752 / 64.0));
+}
+
 TEST(pagerank_trial, CandidatesStartWithTheModelsChoice) {
   const auto F = pagerank_pull::fused, S = pagerank_pull::spmv, P = pagerank_pull::persistent;
   EXPECT_EQ(trial_candidates(S), (std::vector<pagerank_pull>{S, F, P}));

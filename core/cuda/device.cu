@@ -74,6 +74,13 @@ std::size_t l2_cache_bytes(int device) {
   return static_cast<std::size_t>(bytes);
 }
 
+std::size_t grid_shared_memory_bytes(int device) {
+  int sms = 0, per_block = 0;
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PERRON_CUDA_CHECK(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_block);
+}
+
 void reduction_scratch::reset_counter() {
   PERRON_CUDA_CHECK(cudaMemset(counter_.data(), 0, sizeof(unsigned)));
 }

@@ -671,7 +671,10 @@ std::vector<index_t> pagerank_cuda<T>::vertex_order() const {
 template <class T>
 pull_facts pagerank_cuda<T>::facts(const pagerank_graph<T>& g) {
   pull_facts f = pull_facts_of(g);
-  if (cuda::available()) f.l2_bytes = cuda::l2_cache_bytes(0);
+  if (cuda::available()) {
+    f.l2_bytes = cuda::l2_cache_bytes(0);
+    f.grid_shared_bytes = cuda::grid_shared_memory_bytes(0);
+  }
   return f;
 }
 

@@ -17,6 +17,7 @@ bool context_up() noexcept { return false; }
 std::size_t free_memory() { throw_no_cuda(); }
 std::string device_description(int) { throw_no_cuda(); }
 std::size_t l2_cache_bytes(int) { throw_no_cuda(); }
+std::size_t grid_shared_memory_bytes(int) { throw_no_cuda(); }
 void set_device(int) { throw_no_cuda(); }
 void* malloc_bytes(std::size_t) { throw_no_cuda(); }
 void free_bytes(void*) noexcept {}

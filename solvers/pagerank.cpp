@@ -371,43 +371,66 @@ uninitialized_vector<std::uint32_t> dangling_bits(const std::vector<std::uint8_t
   return bits;
 }
 
+namespace {
+
+// The fractions of links (i, j), over the rows of every stride-th vertex,
+// with |id(i) - id(j)| < locality_window and, at mid range, in
+// [local_near_window, local_mid_window): pull_facts::local_links and
+// local_links_mid (the pull rule) and own_order_local_links (the persistent
+// pull's order trial).
+template <class T, class Id>
+std::pair<double, double> sampled_locality(const pagerank_graph<T>& g, Id id) {
+  const auto& rp = g.pt.row_ptr;
+  const index_t n = g.vertices();
+  const index_t stride = std::max<index_t>(1, n / local_sample_rows);
+  std::size_t sampled = 0, local = 0, mid = 0;
+  const index_t samples = (n + stride - 1) / stride;
+#pragma omp parallel for reduction(+ : sampled, local, mid) schedule(static)
+  for (index_t s = 0; s < samples; ++s) {
+    const index_t i = s * stride;
+    for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
+      const index_t a = id(i), b = id(g.pt.col_idx[q]), d = a > b ? a - b : b - a;
+      local += d < locality_window;
+      mid += d >= local_near_window && d < local_mid_window;
+      ++sampled;
+    }
+  }
+  const double over = sampled ? 1.0 / static_cast<double>(sampled) : 0.0;
+  return {static_cast<double>(local) * over, static_cast<double>(mid) * over};
+}
+
+}  // namespace
+
+bool own_order_trial_size(std::size_t links, index_t vertices, double local_links, index_t max_in_degree) {
+  if (links <= persistent_own_order_trial_links) return true;
+  const double mean = double(links) / double(std::max<index_t>(vertices, 1));
+  return links <= own_order_local_trial_links && local_links >= own_order_local_fraction &&
+         double(max_in_degree) <= persistent_even_max_to_mean * mean;
+}
+
+template <class T>
+double own_order_local_links(const pagerank_graph<T>& g) {
+  return sampled_locality(g, [](index_t v) { return v; }).first;
+}
+
 template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   pull_facts f;
   f.pattern = g.pattern;
   f.links = g.links();
   f.value_bytes = sizeof(T);
-  const auto& rp = g.pt.row_ptr;
   f.vertices = g.vertices();
   // In parallel: on a graph of 9 M vertices (grid:3000:3000) these facts took
   // 0.1 s of a GPU run's set-up on one thread (H200 host).
   const index_t most = longest_row(g.pt);
   f.max_in_degree = most;
-  // The fractions of the sampled links (i, j) with |id(i) - id(j)| <
-  // locality_window and, at mid range, in [local_near_window, local_mid_window).
-  const index_t stride = std::max<index_t>(1, f.vertices / local_sample_rows);
-  const auto local_fractions = [&](auto id) {
-    std::size_t sampled = 0, local = 0, mid = 0;
-    const index_t samples = (f.vertices + stride - 1) / stride;
-#pragma omp parallel for reduction(+ : sampled, local, mid) schedule(static)
-    for (index_t s = 0; s < samples; ++s) {
-      const index_t i = s * stride;
-      for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
-        const index_t a = id(i), b = id(g.pt.col_idx[q]), d = a > b ? a - b : b - a;
-        local += d < locality_window;
-        mid += d >= local_near_window && d < local_mid_window;
-        ++sampled;
-      }
-    }
-    const double over = sampled ? 1.0 / static_cast<double>(sampled) : 0.0;
-    return std::pair{static_cast<double>(local) * over, static_cast<double>(mid) * over};
-  };
-  std::tie(f.local_links, f.local_links_mid) = local_fractions([](index_t v) { return v; });
+  std::tie(f.local_links, f.local_links_mid) = sampled_locality(g, [](index_t v) { return v; });
   if (f.vertices < local_min_vertices ||
       f.local_links < std::min(local_min_fraction_float, local_min_fraction_double))
     return f;
   const std::vector<index_t> place = fused_order_places(g);
-  f.local_links_fused = local_fractions([&](index_t v) { return place[static_cast<std::size_t>(v)]; }).first;
+  f.local_links_fused =
+      sampled_locality(g, [&](index_t v) { return place[static_cast<std::size_t>(v)]; }).first;
   return f;
 }
 
@@ -1251,6 +1274,8 @@ pagerank_result pagerank(const pagerank_graph<T>& g, const pagerank_options& opt
 template index_t longest_row<float>(const csr_matrix<float>&);
 template index_t longest_row<double>(const csr_matrix<double>&);
 template pull_facts pull_facts_of<float>(const pagerank_graph<float>&);
+template double own_order_local_links<float>(const pagerank_graph<float>&);
+template double own_order_local_links<double>(const pagerank_graph<double>&);
 template pull_facts pull_facts_of<double>(const pagerank_graph<double>&);
 template std::vector<index_t> fused_order_places<float>(const pagerank_graph<float>&);
 template std::vector<index_t> fused_order_places<double>(const pagerank_graph<double>&);

@@ -173,6 +173,10 @@ struct pull_facts {
 inline constexpr index_t local_sample_rows = 1 << 16;
 template <class T>
 pull_facts pull_facts_of(const pagerank_graph<T>& g);
+// pull_facts::local_links alone (the persistent pull's order trial asks it
+// where no facts were taken: a named pull).
+template <class T>
+double own_order_local_links(const pagerank_graph<T>& g);
 
 // The vertex order of the pattern pulls (fused and persistent; relabelled on
 // the GPU, solvers/cuda/pagerank_fused.cu): two parts, each by decreasing
@@ -194,6 +198,28 @@ constexpr bool fused_front_part(bool dangling, index_t in_degree) {
 // the graph's own, with rows by decreasing in-degree (ties by id) only within
 // each run of persistent_own_order_window consecutive ids.
 inline constexpr index_t persistent_own_order_window = 32;
+// Where it is timed (with a resident grid in the in-degree order): on graphs
+// of at most persistent_own_order_trial_links links (the .cuh says why; the
+// losses measured past it, cnr-2000, rmat:16:1000000 and mostly dangling
+// graphs, were on skewed graphs or own orders not local), and to
+// own_order_local_trial_links where the in-degrees are even (the longest row
+// at most persistent_even_max_to_mean x the mean) and at least
+// own_order_local_fraction of the links join ids less than locality_window
+// apart (own_order_local_links): there the own order took 0.72-0.82x the
+// in-degree order's resident step on a geometric graph of 1.8 M links
+// (rgg-200000-8, 7.1 -> 5.8 us in float, 8.8 -> 6.7 in double), 0.88-0.95x on
+// rings of 6-10 links rewired at 0.05-0.15 (ws:300000:6:0.1,
+// ws:600000:7:0.15, ws:400000:10:0.05), tied on grids and a 27-point mesh and
+// lost 1.02-1.55x on block models, where the trial kept the in-degree order;
+// skewed local graphs lost (cnr-2000 10.6 -> 28 us, web:262144:3000000 19.3 ->
+// 20.6) and paid 12-30 ms more of a first run's trial (H200, session 78,
+// docs/PERFORMANCE.md "3D meshes, shuffled ids ...").
+inline constexpr std::size_t persistent_own_order_trial_links = std::size_t{1} << 20;
+inline constexpr std::size_t own_order_local_trial_links = std::size_t{1} << 23;
+inline constexpr double own_order_local_fraction = 0.5;
+// Whether a graph of these facts is in that range (local_links and
+// max_in_degree are asked only past persistent_own_order_trial_links links).
+bool own_order_trial_size(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
 // place[v] = vertex v's position in that order, on the host (the locality
 // that pull_facts_of measures in it).
 template <class T>

@@ -563,8 +563,14 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     if (pull == pagerank_pull::persistent) {
       persistent = std::make_unique<persistent_pull<T>>(*fused, stream.get(), hub < 0 ? "" : mode);
       index_t forced = 0;
+      // Past own_order_trial_links the trial asks the own order's locality and
+      // the longest row (both sampled or parallel: about a millisecond).
+      const bool asks = g.links() > persistent_pull<T>::own_order_trial_links && persistent->resident();
+      const double local = asks ? own_order_local_links(g) : 0.0;
+      const index_t longest = asks ? longest_row(g.pt) : 0;
       if (hub < 0 && !forced_window(forced) &&
-          persistent_pull<T>::order_trial_pays(g.vertices(), g.links(), persistent->resident())) {
+          persistent_pull<T>::order_trial_pays(g.vertices(), g.links(), persistent->resident(), local,
+                                               longest)) {
         // Setup's "layout trials": the kept pair's trials plus this, so that
         // the whole second pair and the first pair's trials are counted once.
         const double first = fused->trial_seconds() + persistent->trial_seconds();

@@ -1731,9 +1731,11 @@ std::size_t persistent_pull<T>::resident_bytes(int grid, bool grouped, std::vect
 }
 
 template <class T>
-bool persistent_pull<T>::order_trial_pays(index_t vertices, std::size_t links, bool resident) {
+bool persistent_pull<T>::order_trial_pays(index_t vertices, std::size_t links, bool resident,
+                                          double local_links, index_t max_in_degree) {
   const char* pinned = std::getenv("PERRON_PERSISTENT");
-  return resident && vertices > own_order_window && links <= own_order_trial_links &&
+  return resident && vertices > own_order_window &&
+         own_order_trial_size(links, vertices, local_links, max_in_degree) &&
          (pinned == nullptr || *pinned == '\0');
 }
 

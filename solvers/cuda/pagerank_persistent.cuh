@@ -138,12 +138,15 @@ class persistent_pull {
   // 10^6 links and more it lost (cnr-2000 11 -> 12-28 us, rmat:16:1000000
   // 8.0 -> 9.3, mostly dangling graphs 7.1 -> 9.1) or tied, and the order
   // trial adds 3-12 ms to the setup (its layout and resident grids): so only
-  // resident grids on graphs of at most own_order_trial_links links, and not
-  // where PERRON_PERSISTENT pins a mode (tests and experiments on one layout;
+  // resident grids on graphs of at most own_order_trial_links links (or
+  // more, where the own order is local and the rows even:
+  // own_order_trial_size, solvers/pagerank.hpp), and not where
+  // PERRON_PERSISTENT pins a mode (tests and experiments on one layout;
   // PERRON_FUSED_WINDOW pins the order).
   static constexpr index_t own_order_window = persistent_own_order_window;  // solvers/pagerank.hpp
-  static constexpr std::size_t own_order_trial_links = std::size_t{1} << 20;
-  static bool order_trial_pays(index_t vertices, std::size_t links, bool resident);
+  static constexpr std::size_t own_order_trial_links = persistent_own_order_trial_links;
+  static bool order_trial_pays(index_t vertices, std::size_t links, bool resident, double local_links = 0,
+                               index_t max_in_degree = 0);
 
   // Steps from the state's iterate (after fused.launch_init) until converged,
   // max_iter or `batch` steps (the check_every loop), closed like

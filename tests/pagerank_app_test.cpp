@@ -860,6 +860,36 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   EXPECT_NE(o.err.find("cannot write the cache " + read_only + "/"), std::string::npos) << o.err;
 }
 
+// A cache entry larger than the file-size limit (ulimit -f) is not kept, with
+// a warning, and the run goes on: SIGXFSZ killed it while it wrote the entry
+// (no output, the entry's temporary left in the cache folder). An output
+// past the limit is the output's error line.
+TEST_F(pagerank_app, AFileSizeLimitIsAWarningForTheCache) {
+  std::string text = "%%MatrixMarket matrix coordinate pattern general\n100 100 6000\n";
+  for (int k = 0; k < 6000; ++k)
+    text += std::to_string(k % 100 + 1) + " " + std::to_string((k * 7 + k / 100) % 100 + 1) + "\n";
+  const std::string g = file("dense.mtx", text);
+  outcome o = run({g, "--no-cache", "--device", "cpu", "--output", path("a.tsv")});
+  ASSERT_EQ(o.code, 0) << o.err;
+  ASSERT_LT(slurp(path("a.tsv")).size(), 4000u);  // within the limit below, the entry (48 KB) past it
+  const std::string cmd = "ulimit -f 16; " + quote(app_path("pagerank")) + " " + quote(g) +
+                          " --device cpu --cache-dir " + quote(path("c")) + " --output " +
+                          quote(path("b.tsv"));
+  o = run_command(cmd, dir_);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("(File too large); not caching"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(path("a.tsv")), slurp(path("b.tsv")));
+  for (const auto& e : fs::directory_iterator(path("c")))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  o = run_command("ulimit -f 1; " + quote(app_path("pagerank")) + " " + quote(g) +
+                      " --no-cache --device cpu --output " + quote(path("c.tsv")),
+                  dir_);
+  EXPECT_EQ(o.code, 66) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("c.tsv: cannot write: File too large"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(path("c.tsv")));
+}
+
 // A side file of the cache that is not perron's (here the iteration count
 // kept beside the entry) is one warning a run, not one per read of it (three
 // before: the device choice, the trial and the count after the solve), and

@@ -1,6 +1,7 @@
 // The pagerank app as a user runs it: the built binary in a subprocess, its
 // exit codes, its one-line errors, the TSV and JSON outputs.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -584,6 +585,16 @@ TEST_F(pagerank_app, UndirectedTakesEveryArcBothWays) {
   ASSERT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_EQ(quiet.err, "");
   EXPECT_EQ(run({edges, "--device", "cpu"}).err, "");
+  // Through a named pipe: read to its end, no note, and no wait for another
+  // writer (the header's second read opened the pipe and waited forever).
+  const std::string fifo = path("u.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const outcome piped =
+      run_command("(cat " + quote(ungraph) + " > " + quote(fifo) + " &); timeout 60 " +
+                      quote(app_path("pagerank")) + " " + quote(fifo) + " --no-cache --device cpu --top 1",
+                  dir_);
+  EXPECT_EQ(piped.code, 0) << piped.err;
+  EXPECT_NE(piped.out.find("converged   yes"), std::string::npos) << piped.out;
   const std::string rect = file("r.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n");
   const outcome bad = run({rect, "--undirected"});
   EXPECT_EQ(bad.code, 65) << bad.err;

@@ -67,31 +67,47 @@ namespace {
 // length, so a .tar.gz whose deflate data or trailer was corrupted (a flipped
 // digit in a stored block) read as a valid matrix of other numbers. The
 // inflater checks both, reads further members as gzip -d does and refuses
-// data after the last one, as it does for .mtx.gz.
-struct gzip_source {
+// data after the last one, as it does for .mtx.gz. A plain tar that is no
+// regular file (a named pipe) comes through here too, uninflated.
+struct archive_source {
   std::string path;
   std::FILE* file = nullptr;
-  std::unique_ptr<gzip_inflater> z;
+  // The bytes read to tell gzip from tar, handed out first: a named pipe
+  // cannot be rewound, and a .tar.gz through one lost them ('corrupt gzip
+  // data (incorrect header)'; a plain .tar was opened a second time).
+  unsigned char head[2] = {0, 0};
+  std::size_t head_size = 0, head_used = 0;
+  std::unique_ptr<gzip_inflater> z;  // set for a gzip archive
   std::vector<char> buffer = std::vector<char>(std::size_t(1) << 20);
   std::exception_ptr failure;  // what the inflater threw (it cannot cross libarchive's C frames)
-  ~gzip_source() {
+  ~archive_source() {
     if (file) std::fclose(file);
+  }
+  // The file's bytes, its head first.
+  std::size_t raw(unsigned char* out, std::size_t n) {
+    std::size_t k = 0;
+    while (head_used < head_size && k < n) out[k++] = head[head_used++];
+    return k + std::fread(out + k, 1, n - k, file);
   }
   // Inflates what is left, the text dropped (the tar's padding after its end
   // marker), so that a bad CRC or length in the trailer, or junk after it, is
   // seen; rethrows what the inflater threw.
   void finish() {
     if (failure) std::rethrow_exception(failure);
+    if (!z) return;
     while (z->read(buffer.data(), buffer.size()) == buffer.size()) {
     }
   }
 };
 
-la_ssize_t gzip_source_read(archive* a, void* client, const void** out) {
-  auto* s = static_cast<gzip_source*>(client);
+la_ssize_t archive_source_read(archive* a, void* client, const void** out) {
+  auto* s = static_cast<archive_source*>(client);
   if (s->failure) return -1;
   try {
     *out = s->buffer.data();
+    if (!s->z)
+      return static_cast<la_ssize_t>(
+          s->raw(reinterpret_cast<unsigned char*>(s->buffer.data()), s->buffer.size()));
     return static_cast<la_ssize_t>(s->z->read(s->buffer.data(), s->buffer.size()));
   } catch (...) {
     s->failure = std::current_exception();
@@ -102,37 +118,36 @@ la_ssize_t gzip_source_read(archive* a, void* client, const void** out) {
 
 struct archive_reader {
   archive* a = archive_read_new();
-  std::unique_ptr<gzip_source> gzip;  // set for a gzip archive
+  std::unique_ptr<archive_source> source;  // set for a gzip archive or one that is no regular file
   ~archive_reader() { archive_read_free(a); }
   // What libarchive's failure came from: the inflater's own error where it
   // failed (a CRC, truncated data), else libarchive's message or `fallback`.
   [[noreturn]] void fail(const std::string& path, const std::string& what, const char* fallback) const {
-    if (gzip && gzip->failure) std::rethrow_exception(gzip->failure);
+    if (source && source->failure) std::rethrow_exception(source->failure);
     const char* m = archive_error_string(a);
     throw io_error(path, what + (m ? m : fallback));
   }
 };
 
-// Opens `path` into r, a gzip file through gzip_source. False when it cannot
-// (libarchive's message in r.a).
+// Opens `path` into r, a gzip file or one that is no regular file through
+// archive_source. False when it cannot (libarchive's message in r.a).
 bool open_archive(archive_reader& r, const std::string& path) {
   archive_read_support_filter_all(r.a);
   archive_read_support_format_all(r.a);
-  unsigned char magic[2] = {0, 0};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw io_error(path, std::strerror(errno));
-  const std::size_t got = std::fread(magic, 1, 2, f);
-  if (!has_gzip_magic(magic, got)) {
-    std::fclose(f);
+  auto s = std::make_unique<archive_source>();
+  s->path = path;
+  s->file = std::fopen(path.c_str(), "rb");
+  if (!s->file) throw io_error(path, std::strerror(errno));
+  s->head_size = std::fread(s->head, 1, sizeof s->head, s->file);
+  const bool gzip = has_gzip_magic(s->head, s->head_size);
+  struct stat st {};
+  if (!gzip && ::fstat(::fileno(s->file), &st) == 0 && S_ISREG(st.st_mode))
     return archive_read_open_filename(r.a, path.c_str(), std::size_t(1) << 20) == ARCHIVE_OK;
-  }
-  std::rewind(f);
-  r.gzip = std::make_unique<gzip_source>();
-  r.gzip->path = path;
-  r.gzip->file = f;
-  r.gzip->z = std::make_unique<gzip_inflater>(
-      path, [f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f); });
-  return archive_read_open(r.a, r.gzip.get(), nullptr, gzip_source_read, nullptr) == ARCHIVE_OK;
+  if (gzip)
+    s->z = std::make_unique<gzip_inflater>(
+        path, [src = s.get()](unsigned char* out, std::size_t n) { return src->raw(out, n); });
+  r.source = std::move(s);
+  return archive_read_open(r.a, r.source.get(), nullptr, archive_source_read, nullptr) == ARCHIVE_OK;
 }
 
 // Reads the current member's data, growing from the header's size (capped
@@ -160,7 +175,7 @@ text_buffer read_member(const archive_reader& r, archive_entry* e, const std::st
 }
 
 // After the member read: the archive read to its end, then, for a gzip one,
-// the rest of the gzip data inflated (gzip_source::finish): its trailer's
+// the rest of the gzip data inflated (archive_source::finish): its trailer's
 // CRC-32 and length checked, and nothing but further gzip members after it
 // (as for .mtx.gz and .txt.gz; libarchive stops at the tar's end marker).
 void check_archive_end(const archive_reader& r, const std::string& path, bool at_end) {
@@ -170,7 +185,7 @@ void check_archive_end(const archive_reader& r, const std::string& path, bool at
     if (rc == ARCHIVE_EOF) break;
     if (rc == ARCHIVE_FATAL) r.fail(path, "cannot read the archive: ", "corrupt or truncated");
   }
-  if (r.gzip) r.gzip->finish();
+  if (r.source) r.source->finish();
 }
 
 }  // namespace

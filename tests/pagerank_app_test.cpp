@@ -668,6 +668,8 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--bench-sources", "0"}, 64, "--bench-sources must be at least 1"},
       {{g, g}, 64, "(pagerank reads one GRAPH; options are --name value)"},
       {{path("missing.mtx")}, 66, "missing.mtx"},
+      // A name holding a line break or a carriage return: one line still.
+      {{path("two\nlines\r.mtx")}, 66, "two\\x0alines\\x0d.mtx: no such file"},
       {{rect}, 65, "rect.mtx: PageRank needs a square adjacency matrix"},
       {{empty}, 65, ""},
   };

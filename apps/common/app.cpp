@@ -16,12 +16,34 @@
 
 namespace perron::app {
 
+namespace {
+
+// The message with its control bytes shown as \xNN (a tab kept): a name the
+// user gave that holds a line break ('pagerank $'g\n.mtx'') split the error
+// over two lines, and a carriage return overwrote its start on a terminal.
+std::string one_line(const std::string& msg) {
+  std::string out;
+  for (const char c : msg) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 int run(const char* app_name, const std::function<int()>& body) {
   auto fail = [&](int code, const std::string& msg) {
     // The whole line in one insertion (one write for the unbuffered stream):
     // piece by piece, under mpirun another process's banner landed between
     // them. Through std::cerr, which the distributed app silences on ranks > 0.
-    std::cerr << (std::string(app_name) + ": error: " + msg + "\n") << std::flush;
+    std::cerr << (std::string(app_name) + ": error: " + one_line(msg) + "\n") << std::flush;
     return code;
   };
   // A write past the file-size limit (ulimit -f, RLIMIT_FSIZE) fails with

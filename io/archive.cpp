@@ -306,7 +306,17 @@ class archive_windows final : public text_windows {
   }
   const read_stats& stats() const override { return stats_; }
   void read_more() {
-    if (buf_.room() < window_) buf_.reserve(buf_.size() + window_);
+    if (buf_.room() < window_) {
+      // Grown only by a line longer than the window (next() reads on), within
+      // the memory perron may use: a member of one 100 MB line grew rank 0 to
+      // 189 MB under PERRON_MEMORY_LIMIT=60M (mpirun -np 2), unchecked.
+      const std::size_t want = buf_.size() + window_;
+      if (want > buf_.capacity())
+        perron::check_host_memory_holding(double(want), double(buf_.capacity()),
+                                          path_ + ": reading a line of " + member_ + " longer than " +
+                                              std::to_string(buf_.size()) + " bytes");
+      buf_.reserve(want);
+    }
     const la_ssize_t got = archive_read_data(r_->a, buf_.tail(), buf_.room());
     if (got < 0)
       r_->fail(path_,

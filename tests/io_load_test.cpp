@@ -389,6 +389,28 @@ TEST_F(io_load, ValidTextLargerThanMemoryIsRefusedWhileParsing) {
     ASSERT_EQ(std::system(("tar -C '" + path("tar") + "' -czf '" + path("big.tar.gz") + "' big.mtx").c_str()),
               0);
     refused(path("big.tar.gz"), "reading big.mtx whole (");
+    // The distributed reader's windows (mpirun: rank 0 streams the member)
+    // carry a line longer than a window whole, within the limit too.
+    fs::create_directories(path("long/big"));
+    write("long/big/big.mtx",
+          "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2" + std::string(12000000, ' ') + "\n");
+    ASSERT_EQ(
+        std::system(
+            ("tar -C '" + path("long") + "' -czf '" + path("long/big.tar.gz") + "' big/big.mtx").c_str()),
+        0);
+    std::string member;
+    const auto windows = io::detail::open_archive_windows(path("long/big.tar.gz"), 1 << 16, member);
+    ASSERT_NE(windows, nullptr);
+    try {
+      while (!windows->next().empty()) {
+      }
+      ADD_FAILURE() << "a 12 MB line read in windows under a 10 MB limit";
+    } catch (const dimension_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(
+                    path("long/big.tar.gz") + ": reading a line of big/big.mtx longer than ", 0),
+                0u)
+          << e.what();
+    }
   }
   // A symmetric file whose entries fit and whose mirrored entries do not.
   std::string sym = "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1000000\n";

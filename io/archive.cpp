@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "io/inflate.hpp"
 
 #ifdef PERRON_HAVE_LIBARCHIVE
@@ -67,31 +68,47 @@ namespace {
 // length, so a .tar.gz whose deflate data or trailer was corrupted (a flipped
 // digit in a stored block) read as a valid matrix of other numbers. The
 // inflater checks both, reads further members as gzip -d does and refuses
-// data after the last one, as it does for .mtx.gz.
-struct gzip_source {
+// data after the last one, as it does for .mtx.gz. A plain tar that is no
+// regular file (a named pipe) comes through here too, uninflated.
+struct archive_source {
   std::string path;
   std::FILE* file = nullptr;
-  std::unique_ptr<gzip_inflater> z;
+  // The bytes read to tell gzip from tar, handed out first: a named pipe
+  // cannot be rewound, and a .tar.gz through one lost them ('corrupt gzip
+  // data (incorrect header)'; a plain .tar was opened a second time).
+  unsigned char head[2] = {0, 0};
+  std::size_t head_size = 0, head_used = 0;
+  std::unique_ptr<gzip_inflater> z;  // set for a gzip archive
   std::vector<char> buffer = std::vector<char>(std::size_t(1) << 20);
   std::exception_ptr failure;  // what the inflater threw (it cannot cross libarchive's C frames)
-  ~gzip_source() {
+  ~archive_source() {
     if (file) std::fclose(file);
+  }
+  // The file's bytes, its head first.
+  std::size_t raw(unsigned char* out, std::size_t n) {
+    std::size_t k = 0;
+    while (head_used < head_size && k < n) out[k++] = head[head_used++];
+    return k + std::fread(out + k, 1, n - k, file);
   }
   // Inflates what is left, the text dropped (the tar's padding after its end
   // marker), so that a bad CRC or length in the trailer, or junk after it, is
   // seen; rethrows what the inflater threw.
   void finish() {
     if (failure) std::rethrow_exception(failure);
+    if (!z) return;
     while (z->read(buffer.data(), buffer.size()) == buffer.size()) {
     }
   }
 };
 
-la_ssize_t gzip_source_read(archive* a, void* client, const void** out) {
-  auto* s = static_cast<gzip_source*>(client);
+la_ssize_t archive_source_read(archive* a, void* client, const void** out) {
+  auto* s = static_cast<archive_source*>(client);
   if (s->failure) return -1;
   try {
     *out = s->buffer.data();
+    if (!s->z)
+      return static_cast<la_ssize_t>(
+          s->raw(reinterpret_cast<unsigned char*>(s->buffer.data()), s->buffer.size()));
     return static_cast<la_ssize_t>(s->z->read(s->buffer.data(), s->buffer.size()));
   } catch (...) {
     s->failure = std::current_exception();
@@ -102,37 +119,36 @@ la_ssize_t gzip_source_read(archive* a, void* client, const void** out) {
 
 struct archive_reader {
   archive* a = archive_read_new();
-  std::unique_ptr<gzip_source> gzip;  // set for a gzip archive
+  std::unique_ptr<archive_source> source;  // set for a gzip archive or one that is no regular file
   ~archive_reader() { archive_read_free(a); }
   // What libarchive's failure came from: the inflater's own error where it
   // failed (a CRC, truncated data), else libarchive's message or `fallback`.
   [[noreturn]] void fail(const std::string& path, const std::string& what, const char* fallback) const {
-    if (gzip && gzip->failure) std::rethrow_exception(gzip->failure);
+    if (source && source->failure) std::rethrow_exception(source->failure);
     const char* m = archive_error_string(a);
     throw io_error(path, what + (m ? m : fallback));
   }
 };
 
-// Opens `path` into r, a gzip file through gzip_source. False when it cannot
-// (libarchive's message in r.a).
+// Opens `path` into r, a gzip file or one that is no regular file through
+// archive_source. False when it cannot (libarchive's message in r.a).
 bool open_archive(archive_reader& r, const std::string& path) {
   archive_read_support_filter_all(r.a);
   archive_read_support_format_all(r.a);
-  unsigned char magic[2] = {0, 0};
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw io_error(path, std::strerror(errno));
-  const std::size_t got = std::fread(magic, 1, 2, f);
-  if (!has_gzip_magic(magic, got)) {
-    std::fclose(f);
+  auto s = std::make_unique<archive_source>();
+  s->path = path;
+  s->file = std::fopen(path.c_str(), "rb");
+  if (!s->file) throw io_error(path, std::strerror(errno));
+  s->head_size = std::fread(s->head, 1, sizeof s->head, s->file);
+  const bool gzip = has_gzip_magic(s->head, s->head_size);
+  struct stat st {};
+  if (!gzip && ::fstat(::fileno(s->file), &st) == 0 && S_ISREG(st.st_mode))
     return archive_read_open_filename(r.a, path.c_str(), std::size_t(1) << 20) == ARCHIVE_OK;
-  }
-  std::rewind(f);
-  r.gzip = std::make_unique<gzip_source>();
-  r.gzip->path = path;
-  r.gzip->file = f;
-  r.gzip->z = std::make_unique<gzip_inflater>(
-      path, [f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f); });
-  return archive_read_open(r.a, r.gzip.get(), nullptr, gzip_source_read, nullptr) == ARCHIVE_OK;
+  if (gzip)
+    s->z = std::make_unique<gzip_inflater>(
+        path, [src = s.get()](unsigned char* out, std::size_t n) { return src->raw(out, n); });
+  r.source = std::move(s);
+  return archive_read_open(r.a, r.source.get(), nullptr, archive_source_read, nullptr) == ARCHIVE_OK;
 }
 
 // Reads the current member's data, growing from the header's size (capped
@@ -142,10 +158,23 @@ text_buffer read_member(const archive_reader& r, archive_entry* e, const std::st
   archive* a = r.a;
   const std::int64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
   const std::uint64_t cap = archive_bytes * 1032 + (1 << 20);
-  text_buffer out(static_cast<std::size_t>(
-      std::min<std::uint64_t>(declared > 0 ? std::uint64_t(declared) : 1 << 20, cap)));
+  // The member's text is read whole, within the memory perron may use, as a
+  // plain file is (read_regular): a .tar.gz of 97 KB whose member holds 100 MB
+  // of lines read all of it under PERRON_MEMORY_LIMIT=60M before the parse
+  // refused it, and a larger one filled the host until the OOM killer.
+  const std::string what = path + ": reading " + archive_entry_pathname(e) + " whole";
+  const auto within_memory = [&what](std::size_t bytes, std::size_t held) {
+    perron::check_host_memory_holding(double(bytes), double(held),
+                                      what + " (" + std::to_string(bytes) + " bytes)");
+    return bytes;
+  };
+  text_buffer out(within_memory(static_cast<std::size_t>(std::min<std::uint64_t>(
+                                    declared > 0 ? std::uint64_t(declared) : 1 << 20, cap)),
+                                0));
   for (;;) {
-    if (out.room() == 0) out.reserve(out.capacity() + std::max<std::size_t>(out.capacity() / 2, 1 << 20));
+    if (out.room() == 0)
+      out.reserve(
+          within_memory(out.capacity() + std::max<std::size_t>(out.capacity() / 2, 1 << 20), out.capacity()));
     const la_ssize_t got = archive_read_data(a, out.tail(), out.room());
     if (got < 0)
       r.fail(path, "cannot read " + std::string(archive_entry_pathname(e)) + " in the archive: ",
@@ -160,7 +189,7 @@ text_buffer read_member(const archive_reader& r, archive_entry* e, const std::st
 }
 
 // After the member read: the archive read to its end, then, for a gzip one,
-// the rest of the gzip data inflated (gzip_source::finish): its trailer's
+// the rest of the gzip data inflated (archive_source::finish): its trailer's
 // CRC-32 and length checked, and nothing but further gzip members after it
 // (as for .mtx.gz and .txt.gz; libarchive stops at the tar's end marker).
 void check_archive_end(const archive_reader& r, const std::string& path, bool at_end) {
@@ -170,7 +199,7 @@ void check_archive_end(const archive_reader& r, const std::string& path, bool at
     if (rc == ARCHIVE_EOF) break;
     if (rc == ARCHIVE_FATAL) r.fail(path, "cannot read the archive: ", "corrupt or truncated");
   }
-  if (r.gzip) r.gzip->finish();
+  if (r.source) r.source->finish();
 }
 
 }  // namespace
@@ -277,7 +306,17 @@ class archive_windows final : public text_windows {
   }
   const read_stats& stats() const override { return stats_; }
   void read_more() {
-    if (buf_.room() < window_) buf_.reserve(buf_.size() + window_);
+    if (buf_.room() < window_) {
+      // Grown only by a line longer than the window (next() reads on), within
+      // the memory perron may use: a member of one 100 MB line grew rank 0 to
+      // 189 MB under PERRON_MEMORY_LIMIT=60M (mpirun -np 2), unchecked.
+      const std::size_t want = buf_.size() + window_;
+      if (want > buf_.capacity())
+        perron::check_host_memory_holding(double(want), double(buf_.capacity()),
+                                          path_ + ": reading a line of " + member_ + " longer than " +
+                                              std::to_string(buf_.size()) + " bytes");
+      buf_.reserve(want);
+    }
     const la_ssize_t got = archive_read_data(r_->a, buf_.tail(), buf_.room());
     if (got < 0)
       r_->fail(path_,

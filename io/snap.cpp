@@ -2,7 +2,10 @@
 // reader (io/text_input.hpp), then a monotone remap of the original ids.
 #include "io/snap.hpp"
 
+#include <fcntl.h>
 #include <omp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -469,8 +472,18 @@ bool header_says_undirected(const std::string& path) {
   std::string text(head_bytes, '\0');
   std::size_t got = 0;
   try {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!f) return false;  // the load reports what is wrong with the file
+    // A regular file only, opened without waiting: the graph was read from a
+    // named pipe (mkfifo g.txt; cat edges > g.txt &) to its end, and fopen
+    // waited for a writer that never came, after the load, before the solve.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;  // the load reports what is wrong with the file
+    struct stat st {};
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
+        ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? ::fdopen(fd, "rb") : nullptr, &std::fclose);
+    if (!f) {
+      ::close(fd);
+      return false;  // a pipe or a device: what it held is read (no note)
+    }
     if (detail::is_gzip_file(path)) {
       detail::gzip_inflater z(
           path, [&f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f.get()); });

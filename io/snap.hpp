@@ -35,8 +35,10 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
 // Whether the comment lines that open an edge list (plain or gzipped; '#' or
 // '%') say "Undirected graph", as SNAP's undirected sets do (roadNet-CA.txt,
 // com-lj.ungraph.txt: "# Undirected graph: ..."), read from its first 16 KB.
-// false for anything else, a file that cannot be read included: a hint for
-// the user (pagerank --undirected), never an error.
+// false for anything else, a file that cannot be read included, and for a
+// named pipe or a device (not opened: its text was read by the load, and
+// opening a pipe waits for a writer): a hint for the user (pagerank
+// --undirected), never an error.
 bool header_says_undirected(const std::string& path);
 
 namespace detail {

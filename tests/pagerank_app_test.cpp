@@ -1,6 +1,7 @@
 // The pagerank app as a user runs it: the built binary in a subprocess, its
 // exit codes, its one-line errors, the TSV and JSON outputs.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -584,6 +585,16 @@ TEST_F(pagerank_app, UndirectedTakesEveryArcBothWays) {
   ASSERT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_EQ(quiet.err, "");
   EXPECT_EQ(run({edges, "--device", "cpu"}).err, "");
+  // Through a named pipe: read to its end, no note, and no wait for another
+  // writer (the header's second read opened the pipe and waited forever).
+  const std::string fifo = path("u.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const outcome piped =
+      run_command("(cat " + quote(ungraph) + " > " + quote(fifo) + " &); timeout 60 " +
+                      quote(app_path("pagerank")) + " " + quote(fifo) + " --no-cache --device cpu --top 1",
+                  dir_);
+  EXPECT_EQ(piped.code, 0) << piped.err;
+  EXPECT_NE(piped.out.find("converged   yes"), std::string::npos) << piped.out;
   const std::string rect = file("r.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n");
   const outcome bad = run({rect, "--undirected"});
   EXPECT_EQ(bad.code, 65) << bad.err;
@@ -657,6 +668,8 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--bench-sources", "0"}, 64, "--bench-sources must be at least 1"},
       {{g, g}, 64, "(pagerank reads one GRAPH; options are --name value)"},
       {{path("missing.mtx")}, 66, "missing.mtx"},
+      // A name holding a line break or a carriage return: one line still.
+      {{path("two\nlines\r.mtx")}, 66, "two\\x0alines\\x0d.mtx: no such file"},
       {{rect}, 65, "rect.mtx: PageRank needs a square adjacency matrix"},
       {{empty}, 65, ""},
   };
@@ -858,6 +871,36 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(o.err_lines(), 1) << o.err;
   EXPECT_NE(o.err.find("cannot write the cache " + read_only + "/"), std::string::npos) << o.err;
+}
+
+// A cache entry larger than the file-size limit (ulimit -f) is not kept, with
+// a warning, and the run goes on: SIGXFSZ killed it while it wrote the entry
+// (no output, the entry's temporary left in the cache folder). An output
+// past the limit is the output's error line.
+TEST_F(pagerank_app, AFileSizeLimitIsAWarningForTheCache) {
+  std::string text = "%%MatrixMarket matrix coordinate pattern general\n100 100 6000\n";
+  for (int k = 0; k < 6000; ++k)
+    text += std::to_string(k % 100 + 1) + " " + std::to_string((k * 7 + k / 100) % 100 + 1) + "\n";
+  const std::string g = file("dense.mtx", text);
+  outcome o = run({g, "--no-cache", "--device", "cpu", "--output", path("a.tsv")});
+  ASSERT_EQ(o.code, 0) << o.err;
+  ASSERT_LT(slurp(path("a.tsv")).size(), 4000u);  // within the limit below, the entry (48 KB) past it
+  const std::string cmd = "ulimit -f 16; " + quote(app_path("pagerank")) + " " + quote(g) +
+                          " --device cpu --cache-dir " + quote(path("c")) + " --output " +
+                          quote(path("b.tsv"));
+  o = run_command(cmd, dir_);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("(File too large); not caching"), std::string::npos) << o.err;
+  EXPECT_EQ(slurp(path("a.tsv")), slurp(path("b.tsv")));
+  for (const auto& e : fs::directory_iterator(path("c")))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  o = run_command("ulimit -f 1; " + quote(app_path("pagerank")) + " " + quote(g) +
+                      " --no-cache --device cpu --output " + quote(path("c.tsv")),
+                  dir_);
+  EXPECT_EQ(o.code, 66) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("c.tsv: cannot write: File too large"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(path("c.tsv")));
 }
 
 // A side file of the cache that is not perron's (here the iteration count

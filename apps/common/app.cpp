@@ -4,6 +4,7 @@
 
 #include <boost/program_options/errors.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -15,14 +16,43 @@
 
 namespace perron::app {
 
+namespace {
+
+// The message with its control bytes shown as \xNN (a tab kept): a name the
+// user gave that holds a line break ('pagerank $'g\n.mtx'') split the error
+// over two lines, and a carriage return overwrote its start on a terminal.
+std::string one_line(const std::string& msg) {
+  std::string out;
+  for (const char c : msg) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 int run(const char* app_name, const std::function<int()>& body) {
   auto fail = [&](int code, const std::string& msg) {
     // The whole line in one insertion (one write for the unbuffered stream):
     // piece by piece, under mpirun another process's banner landed between
     // them. Through std::cerr, which the distributed app silences on ranks > 0.
-    std::cerr << (std::string(app_name) + ": error: " + msg + "\n") << std::flush;
+    std::cerr << (std::string(app_name) + ": error: " + one_line(msg) + "\n") << std::flush;
     return code;
   };
+  // A write past the file-size limit (ulimit -f, RLIMIT_FSIZE) fails with
+  // EFBIG, which every writer reports (a cache entry not kept: a warning; an
+  // output: its error line), instead of SIGXFSZ ending the process: 'ulimit
+  // -f 1000; pagerank g.mtx -o r.tsv' was killed writing the graph's cache
+  // entry ('File size limit exceeded', exit 153), before its output, leaving
+  // the entry's temporary in the cache folder. (Python ignores it likewise.)
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     std::string note;  // OMP_NUM_THREADS past what the process can start (thread_ceiling)
     const team_scope team(process_team(&note));  // a core left to the machine's other work

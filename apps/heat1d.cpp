@@ -292,14 +292,7 @@ void check_outputs(const settings& s) {
   // By any spelling: '-o u.tsv --json ./u.tsv' wrote the JSON over the profile.
   io::check_distinct_outputs(outputs);
   // '-' at most once: '-o - --json -' printed the profile and the JSON into one stream.
-  const std::string_view* first = nullptr;
-  for (const auto& [option, file] : outputs) {
-    if (file != "-") continue;
-    if (first)
-      throw invalid_argument(std::string(*first) + " and " + std::string(option) +
-                             " both name standard output ('-'); give one of them a file");
-    first = &option;
-  }
+  io::check_one_standard_output(outputs);
 }
 
 // The text summary's stream: stderr when an output goes to stdout ('-o -'

@@ -343,19 +343,12 @@ void check_outputs(const settings& s) {
     for (const auto& [option, file] : outputs)
       if (!file.empty()) io::check_not_an_input(file, inputs, option);
     io::check_distinct_outputs(outputs);
+    // '--output - --output-matrix -' wrote the top of each set and the matrix into one stream.
+    io::check_one_standard_output(outputs);
   } catch (const invalid_argument& x) {
     throw usage_error(x.what());
   }
   if (!s.plot.empty() && s.plot == s.output) throw usage_error("--plot and --output name the same file");
-  // '--output - --output-matrix -' wrote the top of each set and the matrix into one stream.
-  const std::string_view* first = nullptr;
-  for (const auto& [option, file] : outputs) {
-    if (file != "-") continue;
-    if (first)
-      throw usage_error(std::string(*first) + " and " + std::string(option) +
-                        " both name standard output ('-'); give one of them a file");
-    first = &option;
-  }
 }
 
 // The app's own options and their combinations with the solver's.

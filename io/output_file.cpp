@@ -230,4 +230,15 @@ void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::s
   }
 }
 
+void check_one_standard_output(const std::vector<std::pair<std::string_view, std::string>>& outputs) {
+  const std::string_view* first = nullptr;
+  for (const auto& [option, file] : outputs) {
+    if (file != "-") continue;
+    if (first)
+      throw invalid_argument(std::string(*first) + " and " + std::string(option) +
+                             " both name standard output ('-'); give one of them a file");
+    first = &option;
+  }
+}
+
 }  // namespace perron::io

@@ -81,5 +81,9 @@ void check_not_an_input(const std::string& output, const std::vector<std::string
 // it exists yet or not: "<option> and <option> name the same file FILE" (the
 // second write would replace the first's). "-" (standard output) is exempt.
 void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs);
+// invalid_argument when two of `outputs` name "-" (standard output: both would
+// go into one stream): "<option> and <option> both name standard output
+// ('-'); give one of them a file".
+void check_one_standard_output(const std::vector<std::pair<std::string_view, std::string>>& outputs);
 
 }  // namespace perron::io

@@ -1398,7 +1398,7 @@ std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix
     part.reset();
     why = std::string("cannot read the graph's kept CSR of A^T (") + x.what() + ")";
   }
-  if (!why.empty()) std::cerr << "perron: warning: " << why << "; reading the graph's arcs\n";
+  if (!why.empty()) std::cerr << ("perron: warning: " + one_line(why) + "; reading the graph's arcs\n");
   if (!part) return std::nullopt;
   stamp.reset();
   graph.format = part->format;
@@ -1490,7 +1490,7 @@ int solve(settings& s) {
   // ways (roadNet-CA.txt) under "# Undirected graph": read as arcs, the first
   // are another graph than the user's. Said, not guessed: the flag decides.
   if (graph.format == io::input_format::snap && !s.input.undirected && io::header_says_undirected(s.graph))
-    std::cerr << "pagerank: note: " << s.graph
+    std::cerr << "pagerank: note: " << one_line(s.graph)
               << "'s header says it is an undirected graph; each of its lines is one arc 'from -> to' here, "
                  "--undirected takes every edge both ways\n";
   device_plan plan;

@@ -60,12 +60,46 @@ inline std::string format_fixed(double v, int decimals) {
 // which JSON cannot write.
 inline std::string json_number(double v) { return std::isfinite(v) ? format_g(v, 17) : "null"; }
 
+// The length of the well-formed UTF-8 sequence at s[i] (Unicode 15, table
+// 3-7: no overlong forms, no surrogates, nothing past U+10FFFF), or 0.
+inline std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = at(i);
+  if (c < 0x80) return 1;
+  std::size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range
+  if (c >= 0xc2 && c <= 0xdf) {
+    len = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < len; ++k)
+    if (at(i + k) < 0x80 || at(i + k) > 0xbf) return 0;
+  return len;
+}
+
 // The contents of a JSON string (without its quotes): quote, backslash and
-// control characters escaped.
-inline std::string json_escape(const std::string& s) {
+// control characters escaped. A byte that is not part of well-formed UTF-8
+// (a file name in Latin-1: Linux names are bytes) is written as \udcXX, the
+// lone low surrogate Python's "surrogateescape" gives it: the text stays valid
+// JSON (written raw, the byte made the whole document invalid UTF-8, which
+// JSON readers refuse), and Python gets the name's bytes back with
+// s.encode("utf-8", "surrogateescape"), as os.fsencode does.
+inline std::string json_escape(std::string_view s) {
   std::string o;
   o.reserve(s.size() + 2);
-  for (const unsigned char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    char buf[8];
     if (c == '"' || c == '\\') {
       o += '\\';
       o += static_cast<char>(c);
@@ -76,14 +110,45 @@ inline std::string json_escape(const std::string& s) {
     } else if (c == '\r') {
       o += "\\r";
     } else if (c < 0x20) {
-      char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
       o += buf;
+    } else if (c >= 0x80) {
+      const std::size_t len = utf8_sequence(s, i);
+      if (len == 0) {
+        std::snprintf(buf, sizeof buf, "\\udc%02x", static_cast<unsigned>(c));
+        o += buf;
+        ++i;
+      } else {
+        o.append(s.data() + i, len);
+        i += len;
+      }
+      continue;
     } else {
       o += static_cast<char>(c);
     }
+    ++i;
   }
   return o;
+}
+
+// A message as one line of text: its control bytes shown as \xNN (a tab
+// kept). Errors and warnings carry the user's words as given, and a file
+// name holding a line break ('pagerank $'g\n.mtx'') split one over two lines;
+// a carriage return overwrote its start on a terminal.
+inline std::string one_line(std::string_view msg) {
+  std::string out;
+  out.reserve(msg.size());
+  for (const char c : msg) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 // A duration for progress lines: "12.3s", "4m05s", "2h07m".

@@ -26,6 +26,7 @@
 
 #include "core/error.hpp"
 #include "core/hash.hpp"
+#include "core/text.hpp"
 #include "io/output_file.hpp"
 #include "io/synthetic.hpp"
 #include "io/text_input.hpp"
@@ -190,7 +191,8 @@ std::string stem_for(const source_key& k) {
 
 std::string file_name_for(const source_key& k) { return stem_for(k) + ".perron-cache"; }
 
-void warn(const std::string& msg) { std::cerr << "perron: warning: " << msg << '\n'; }
+// One line whatever the message holds: it names the user's files.
+void warn(const std::string& msg) { std::cerr << ("perron: warning: " + one_line(msg) + "\n") << std::flush; }
 
 // Warns once a process of `key` (a cache directory, a message): the graph's
 // entry and each side file of a run (iterations, the layout record) said it

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/device.hpp"
+#include "core/text.hpp"
 #include "tests/pagerank_reference.hpp"
 #include "tests/support/app_runner.hpp"
 #include "tests/support/support.hpp"
@@ -265,6 +266,26 @@ TEST_F(pagerank_app, Json) {
     EXPECT_NE(o.out.find(s), std::string::npos) << s << "\n" << o.out;
   EXPECT_EQ(o.out.find(": inf"), std::string::npos);
   EXPECT_EQ(o.out.find(": nan"), std::string::npos);
+}
+
+// A file name that is not UTF-8 (a Latin-1 e-acute: Linux names are bytes)
+// keeps --json valid: the byte is \udce9 (Python's surrogateescape), where
+// written raw it made the whole document invalid UTF-8. A warning naming a
+// file with a line break stays one line.
+TEST_F(pagerank_app, JsonOfANameThatIsNotUtf8) {
+  const std::string g = file("caf\xe9.mtx", small_mtx);
+  const outcome o = run({g, "--json", "--device", "cpu"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("caf\\udce9.mtx"), std::string::npos) << o.out;
+  for (std::size_t i = 0; i < o.out.size();) {
+    const std::size_t len = utf8_sequence(o.out, i);
+    ASSERT_GT(len, 0u) << "byte " << i << " of " << o.out;
+    i += len;
+  }
+  const std::string ungraph = file("u\nv.txt", "# Undirected graph\n1\t2\n2\t3\n");
+  const outcome noted = run({ungraph, "--device", "cpu"});
+  ASSERT_EQ(noted.code, 0) << noted.err;
+  EXPECT_NE(noted.err.find("u\\x0av.txt's header says"), std::string::npos) << noted.err;
 }
 
 // --accelerate: the summary and the JSON say what ran; the ranks are the plain

@@ -16,28 +16,6 @@
 
 namespace perron::app {
 
-namespace {
-
-// The message with its control bytes shown as \xNN (a tab kept): a name the
-// user gave that holds a line break ('pagerank $'g\n.mtx'') split the error
-// over two lines, and a carriage return overwrote its start on a terminal.
-std::string one_line(const std::string& msg) {
-  std::string out;
-  for (const char c : msg) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t') || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 int run(const char* app_name, const std::function<int()>& body) {
   auto fail = [&](int code, const std::string& msg) {
     // The whole line in one insertion (one write for the unbuffered stream):
@@ -56,7 +34,8 @@ int run(const char* app_name, const std::function<int()>& body) {
   try {
     std::string note;  // OMP_NUM_THREADS past what the process can start (thread_ceiling)
     const team_scope team(process_team(&note));  // a core left to the machine's other work
-    if (!note.empty()) std::cerr << (std::string(app_name) + ": warning: " + note + "\n") << std::flush;
+    if (!note.empty())
+      std::cerr << (std::string(app_name) + ": warning: " + one_line(note) + "\n") << std::flush;
     const int code = body();
     // What went to stdout (a summary, '--json -') must have arrived: on a full
     // disk (/dev/full) the exit flush failed silently and the run exited 0.

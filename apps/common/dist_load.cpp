@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/hash.hpp"
 #include "core/memory.hpp"
+#include "core/text.hpp"
 #include "io/archive.hpp"
 #include "io/cache.hpp"
 #include "io/matrix_market.hpp"
@@ -571,7 +572,7 @@ void print_warnings(const std::vector<std::string>& all) {
     std::vector<std::size_t> ranks;
     for (std::size_t q = p; q < all.size(); ++q)
       if (all[q] == all[p]) ranks.push_back(q);
-    std::cerr << "perron: warning: " << rank_list(ranks) << ": " << all[p] << '\n';
+    std::cerr << ("perron: warning: " + rank_list(ranks) + ": " + one_line(all[p]) + "\n");
   }
 }
 

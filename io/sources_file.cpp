@@ -87,8 +87,9 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_na
     sum += w;
     while (blank(*p)) ++p;
   }
+  // Weights are relative: a finite sum past double (two of 1e308) is
+  // normalized by the solver (relative_weights), as --personalize's.
   if (!(sum > 0.0)) throw parse_error(path, line, "all weights of the set are zero");
-  if (!std::isfinite(sum)) throw parse_error(path, line, "the weights' sum overflows");
   return set;
 }
 

@@ -64,8 +64,8 @@ void pagerank_batched_options::validate(index_t n, const std::vector<source_set>
                                " (weights must be finite, non-negative)");
       sum += w;
     }
-    if (!(sum > 0.0) || !std::isfinite(sum))
-      throw invalid_argument(where + (sum > 0.0 ? "the weights' sum overflows" : "all weights are zero"));
+    // A finite sum past double (two of 1e308) is fine: relative_weights.
+    if (!(sum > 0.0)) throw invalid_argument(where + "all weights are zero");
   }
 }
 
@@ -83,6 +83,26 @@ int pagerank_batched_result::mean_iterations() const {
 
 namespace detail {
 
+// w_i / sum_j w_j for a set's finite, non-negative weights. Weights are
+// relative, as --personalize's (normalized_distribution): where their
+// sum overflows (two of 1e308) they are summed over the largest,
+// (w_i / m) / sum_j (w_j / m), each term in [0, 1]. They were refused.
+std::vector<double> relative_weights(const source_set& s) {
+  double sum = 0.0, most = 0.0;
+  for (const auto& e : s) {
+    sum += e.second;
+    most = std::max(most, e.second);
+  }
+  const double scale = std::isfinite(sum) ? 1.0 : most;
+  if (scale != 1.0) {
+    sum = 0.0;
+    for (const auto& e : s) sum += e.second / scale;
+  }
+  std::vector<double> w(s.size());
+  for (std::size_t k = 0; k < s.size(); ++k) w[k] = s[k].second / scale / sum;
+  return w;
+}
+
 teleport_rows make_teleport_rows(const std::vector<source_set>& sources, const std::vector<std::size_t>& live,
                                  index_t n) {
   // Counting sort of the (vertex, slot, w / sum_c) triplets by vertex.
@@ -95,12 +115,12 @@ teleport_rows make_teleport_rows(const std::vector<source_set>& sources, const s
   t.weight.resize(t.slot.size());
   std::vector<index_t> next(t.row_ptr.begin(), t.row_ptr.end() - 1);
   for (std::size_t s = 0; s < live.size(); ++s) {
-    double sum = 0.0;
-    for (const auto& e : sources[live[s]]) sum += e.second;
-    for (const auto& [v, w] : sources[live[s]]) {
-      const auto k = static_cast<std::size_t>(next[static_cast<std::size_t>(v)]++);
+    const source_set& set = sources[live[s]];
+    const std::vector<double> w = relative_weights(set);
+    for (std::size_t e = 0; e < set.size(); ++e) {
+      const auto k = static_cast<std::size_t>(next[static_cast<std::size_t>(set[e].first)]++);
       t.slot[k] = static_cast<index_t>(s);
-      t.weight[k] = w / sum;
+      t.weight[k] = w[e];
     }
   }
   return t;
@@ -113,9 +133,9 @@ teleport_list make_teleport_list(const std::vector<source_set>& sources, std::si
   };
   std::vector<entry> all;
   for (std::size_t c = begin; c < end; ++c) {
-    double sum = 0.0;
-    for (const auto& e : sources[c]) sum += e.second;
-    for (const auto& [v, w] : sources[c]) all.push_back({v, static_cast<index_t>(c - begin), w / sum});
+    const std::vector<double> w = relative_weights(sources[c]);
+    for (std::size_t e = 0; e < sources[c].size(); ++e)
+      all.push_back({sources[c][e].first, static_cast<index_t>(c - begin), w[e]});
   }
   std::stable_sort(all.begin(), all.end(),
                    [](const entry& a, const entry& b) { return a.vertex < b.vertex; });

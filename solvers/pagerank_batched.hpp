@@ -189,6 +189,9 @@ struct teleport_rows {
   std::vector<index_t> slot;
   std::vector<double> weight;
 };
+// A set's weights over their sum, in the set's order (a sum past double's
+// range too: the weights are relative).
+std::vector<double> relative_weights(const source_set& s);
 // For the columns `live` (indices into sources), normalized; n vertices.
 teleport_rows make_teleport_rows(const std::vector<source_set>& sources, const std::vector<std::size_t>& live,
                                  index_t n);

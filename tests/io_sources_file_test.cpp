@@ -52,6 +52,15 @@ TEST_F(sources_file, ByteOrderMarkIsSkipped) {
   EXPECT_EQ(io::read_sources_text(write("c.txt", "\xEF\xBB\xBF# only a comment\n")).sets, 0u);
 }
 
+// Weights are relative: finite ones whose sum passes double's range are
+// read as given (the solver normalizes them over the largest), as
+// --personalize's; they were refused ("the weights' sum overflows").
+TEST_F(sources_file, WeightsWhoseSumOverflowsAreRead) {
+  const auto s = io::read_sources_file(write("s.txt", "1:1e308 2:1e308\n"), 3, {});
+  ASSERT_EQ(s.sets.size(), 1u);
+  EXPECT_EQ(s.sets[0], (set{{0, 1e308}, {1, 1e308}}));
+}
+
 TEST_F(sources_file, LabelsNameTheVertices) {
   const auto s = io::read_sources_file(write("s.txt", "35 10:3\n"), 3, {10, 20, 35});
   ASSERT_EQ(s.sets.size(), 1u);

@@ -3,6 +3,8 @@
 // compaction and block splitting change the work, not the results.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <string>
 #include <type_traits>
@@ -267,6 +269,23 @@ TEST(pagerank_batched, BadOptionsNameTheFlag) {
   o = options(1e-6, 100);
   o.base.personalization = std::vector<double>(10, 1.0);
   expect_invalid(o, good, "--personalize");
+}
+
+// Weights are relative, as --personalize's: a set whose finite weights sum
+// past double (two of 1e308) is normalized over the largest, bit for bit as
+// the same weights scaled into range by a power of two (it was refused).
+TEST(pagerank_batched, WeightsWhoseSumOverflowsAreNormalized) {
+  const double big = std::ldexp(1.0, 1023);
+  const std::vector<source_set> huge{{{0, big}, {3, big / 2}, {5, big}}, {{1, 1e308}, {2, 1e308}}},
+      scaled{{{0, 1.0}, {3, 0.5}, {5, 1.0}}, {{1, 1.0}, {2, 1.0}}};
+  EXPECT_EQ(detail::relative_weights(huge[0]), (std::vector<double>{0.4, 0.2, 0.4}));
+  EXPECT_EQ(detail::relative_weights(huge[1]), (std::vector<double>{0.5, 0.5}));
+  const auto o = options(1e-10, 1000);
+  EXPECT_NO_THROW(o.validate(10, huge));
+  const auto g = make_pagerank_graph<double>(random_graph(10, 30, 1), false);
+  const auto a = pagerank_batched_cpu(g, huge, o), b = pagerank_batched_cpu(g, scaled, o);
+  ASSERT_EQ(a.rank.size(), b.rank.size());
+  EXPECT_TRUE(std::equal(a.rank.begin(), a.rank.end(), b.rank.begin()));
 }
 
 }  // namespace

@@ -408,6 +408,13 @@ bool own_order_trial_size(std::size_t links, index_t vertices, double local_link
          double(max_in_degree) <= persistent_even_max_to_mean * mean;
 }
 
+bool fused_own_order_trial(std::size_t links, index_t vertices, double local_links, index_t max_in_degree) {
+  const double mean = double(links) / double(std::max<index_t>(vertices, 1));
+  return links > fused_own_order_min_links && vertices > persistent_own_order_window &&
+         local_links >= own_order_local_fraction &&
+         double(max_in_degree) <= persistent_even_max_to_mean * mean;
+}
+
 template <class T>
 double own_order_local_links(const pagerank_graph<T>& g) {
   return sampled_locality(g, [](index_t v) { return v; }).first;

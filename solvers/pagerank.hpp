@@ -220,6 +220,18 @@ inline constexpr double own_order_local_fraction = 0.5;
 // Whether a graph of these facts is in that range (local_links and
 // max_in_degree are asked only past persistent_own_order_trial_links links).
 bool own_order_trial_size(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
+// The fused pull times the same own order (by in-degree within runs of
+// persistent_own_order_window ids) beside the in-degree order on graphs of
+// more than fused_own_order_min_links links whose own order is local and
+// whose rows are even, as above, at any size: geometric graphs of 6.6-10.7 M
+// links took 0.71-0.91x the in-degree order's step, a ring of 16 rewired at
+// 0.3 0.87-0.94x; meshes, grids and rings of few links tied (their in-degree
+// order keeps the ids' order); the own order lost 1.02-1.39x where it is not
+// local or the rows are skewed, which the conditions leave out (H200,
+// docs/PERFORMANCE.md, "The fused pull's own order past 2^20 links ...",
+// session 79).
+inline constexpr std::size_t fused_own_order_min_links = std::size_t{1} << 20;
+bool fused_own_order_trial(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
 // place[v] = vertex v's position in that order, on the host (the locality
 // that pull_facts_of measures in it).
 template <class T>

@@ -1352,6 +1352,75 @@ TYPED_TEST(gpu_pagerank, PersistentOwnOrderSolvesAndIsRemembered) {
   expect_solves(a, g, o, cached.solve(o), "remembered own order");
 }
 
+// The fused pull's second vertex order (fused_own_order_trial): on a graph
+// past fused_own_order_min_links links whose own order is local and whose
+// rows are even (a grid), the trial times both orders, says what it measured,
+// keeps either, and what it kept solves as the reference (plain and
+// personalized); the layout names the window where the own order was kept.
+// Not on a random graph (its own order not local) or under a pinned window.
+// A fused layout remembered with its window is rebuilt in that order with no
+// trials.
+TYPED_TEST(gpu_pagerank, FusedOwnOrderSolvesAndIsRemembered) {
+  using T = TypeParam;
+  const std::string window = std::to_string(persistent_own_order_window);
+  const coo_matrix<double> grid = io::load_matrix("grid:600:600").matrix;
+  ASSERT_GT(grid.nnz(), fused_own_order_min_links);
+  {
+    const auto g = make_pagerank_graph<T>(grid, false);
+    pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::fused);
+    const std::string& why = s.kernel_reason();
+    ASSERT_NE(why.find("vertex order by trial"), std::string::npos) << why;
+    const bool own = why.find("-> own") != std::string::npos;
+    EXPECT_EQ(s.layout().find(" window " + window + " ") != std::string::npos, own) << s.layout();
+    if (own) {
+      EXPECT_TRUE(is_windowed_order(s.vertex_order(), g, persistent_own_order_window));
+    } else {
+      const std::vector<index_t> place = fused_order_places(g), order = s.vertex_order();
+      for (std::size_t k = 0; k < order.size(); ++k)
+        ASSERT_EQ(place[static_cast<std::size_t>(order[k])], static_cast<index_t>(k)) << k;
+    }
+    std::cout << "[ note ] grid:600:600" << (std::is_same_v<T, float> ? " float: " : " double: ")
+              << why.substr(why.find("vertex order by trial")) << "\n";
+    pagerank_options o = plain_steps();
+    o.tol = solve_tolerance<T>::tol;
+    for (int variant = 0; variant < 2; ++variant) {
+      o.personalization = variant == 1 ? random_vector(grid.rows, 199, 0.0, 1.0) : std::vector<double>{};
+      expect_solves(grid, g, o, s.solve(o), "grid order trial variant " + std::to_string(variant));
+    }
+    const scoped_env w("PERRON_FUSED_WINDOW", "0");
+    pagerank_cuda<T> pinned(g, std::nullopt, pagerank_pull::fused);
+    EXPECT_EQ(pinned.kernel_reason().find("vertex order by trial"), std::string::npos)
+        << pinned.kernel_reason();
+  }
+  {
+    const auto g = make_pagerank_graph<T>(random_graph(200000, 1500000, 201), false);
+    pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::fused);
+    EXPECT_EQ(s.kernel_reason().find("vertex order by trial"), std::string::npos) << s.kernel_reason();
+    EXPECT_EQ(s.layout().find(" window "), std::string::npos) << s.layout();
+  }
+  const coo_matrix<double> a = unsure_band_graph();
+  const auto g = make_pagerank_graph<T>(a, false);
+  const pull_facts f = pagerank_cuda<T>::facts(g);
+  ASSERT_TRUE(model_band(f).unsure) << model_band(f).why;
+  trial_record rec;
+  rec.times.push_back(trial_time{pagerank_pull::fused, "pull-fused", 5.0});
+  rec.times.push_back(trial_time{pagerank_pull::spmv, "cusparse", 9.0});
+  rec.layout = "hub 0 window " + window + " whole";
+  pull_trial_memo memo;
+  pagerank_cuda<T> cached = built_from_record(g, f, rec, memo);
+  ASSERT_EQ(cached.pull(), pagerank_pull::fused);
+  EXPECT_EQ(cached.layout(), rec.layout);
+  EXPECT_TRUE(memo.record.empty()) << memo.record;
+  EXPECT_NE(cached.kernel_reason().find("within windows of " + window + " ids"), std::string::npos)
+      << cached.kernel_reason();
+  EXPECT_EQ(cached.kernel_reason().find("vertex order by trial"), std::string::npos)
+      << cached.kernel_reason();
+  EXPECT_TRUE(is_windowed_order(cached.vertex_order(), g, persistent_own_order_window));
+  pagerank_options o = plain_steps();
+  o.tol = solve_tolerance<T>::tol;
+  expect_solves(a, g, o, cached.solve(o), "remembered fused own order");
+}
+
 // Where the model is sure (a small graph: the persistent pull), or the pull
 // is named, its layout trials run once: the first construction leaves an
 // untimed record (pull_trial_memo), the next builds that layout from it with

@@ -1639,6 +1639,21 @@ TEST(pagerank_rule, OwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   EXPECT_FALSE(own_order_trial_size(own_order_local_trial_links, 1'000'000, own_order_local_fraction, 34));
 }
 
+// The fused pull's own-order trial: past fused_own_order_min_links links,
+// local and even, at any size (no upper bound, unlike the persistent pull's).
+TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
+  EXPECT_TRUE(fused_own_order_trial(6'589'616, 300'000, 0.99, 36));                  // rgg-300000-20
+  EXPECT_TRUE(fused_own_order_trial(63'597'600, 10'648'000, 1.0, 6));                // mesh7-220
+  EXPECT_TRUE(fused_own_order_trial(15'999'939, 1'000'000, 0.7, 31));                // ws:1000000:16:0.3
+  EXPECT_FALSE(fused_own_order_trial(fused_own_order_min_links, 100'000, 1.0, 10));  // small: not asked
+  EXPECT_FALSE(fused_own_order_trial(3'216'152, 325'557, 0.9, 18'235));              // cnr-2000: skewed
+  EXPECT_FALSE(fused_own_order_trial(11'994'005, 1'000'000, 1.0, 3'000));  // a band clipped at its ends
+  EXPECT_FALSE(fused_own_order_trial(6'593'088, 300'000, 0.01, 36));       // rgg-300000-20-shuf: not local
+  EXPECT_FALSE(fused_own_order_trial(2'000'000, 20, 1.0, 200'000));        // fewer vertices than a window
+  EXPECT_TRUE(fused_own_order_trial(4'000'000, 1'000'000, own_order_local_fraction, 16));
+  EXPECT_FALSE(fused_own_order_trial(4'000'000, 1'000'000, own_order_local_fraction, 17));
+}
+
 TEST(pagerank_options, GraphFactsDoNotDependOnTheThreadCount) {
   const int threads = omp_get_max_threads();
   // Graphs whose own order is local enough for the fused order's locality to be asked.

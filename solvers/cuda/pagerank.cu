@@ -510,6 +510,7 @@ struct pagerank_cuda<T>::impl {
   std::pair<std::size_t, std::size_t> piece_values(std::size_t c, std::size_t chunks) const;
   void receive_rank(std::size_t chunks, pagerank_result& res);
   void try_own_order(const pagerank_graph<T>& g, int vrow_links);
+  void try_fused_own_order(const pagerank_graph<T>& g, int vrow_links);
   std::string order_note;          // try_own_order's outcome ("" none ran)
   double order_trial_seconds = 0;  // the order trial's cost beyond the kept pair's own trials
   // The persistent pull's fresh start (persistent_pull::launch_solve): the
@@ -580,6 +581,17 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
         }
         order_trial_seconds += first - fused->trial_seconds() - persistent->trial_seconds();
       }
+    } else if (hub < 0 && g.links() > fused_own_order_min_links) {
+      index_t forced = 0;
+      if (!forced_window(forced) &&
+          fused_own_order_trial(g.links(), g.vertices(), own_order_local_links(g), longest_row(g.pt))) {
+        const double first = fused->trial_seconds();
+        {
+          const scoped_seconds clock(order_trial_seconds);
+          try_fused_own_order(g, vrow_links);
+        }
+        order_trial_seconds += first - fused->trial_seconds();
+      }
     }
   } else {
     spmv_kernel k = kernel.value_or(spmv_kernel::automatic);
@@ -631,6 +643,33 @@ void pagerank_cuda<T>::impl::try_own_order(const pagerank_graph<T>& g, int vrow_
     persistent = std::move(own);  // before its fused layout goes
     fused = std::move(own_fused);
   }
+}
+
+// The fused pull's second vertex order (fused_own_order_trial, solvers/
+// pagerank.hpp, says where): the graph's own, rows by in-degree within runs
+// of own_order_window ids, built with its own hub and loop trials and kept
+// where its step is faster by more than trial_tie_fraction (each layout's
+// median step at its pick). Not bitwise the in-degree order's ranks (rows
+// summed in another order); the pick is kept in the layout record.
+template <class T>
+void pagerank_cuda<T>::impl::try_fused_own_order(const pagerank_graph<T>& g, int vrow_links) {
+  std::unique_ptr<fused_pull<T>> own;
+  try {
+    own = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, true,
+                                          persistent_pull<T>::own_order_window);
+  } catch (const error& e) {
+    // A second layout is an option (no room for it on a shared device): the
+    // in-degree order runs.
+    order_note = std::string("the graph's own vertex order not tried: ") + e.what();
+    return;
+  }
+  const double degree_us = fused->step_us(), own_us = own->step_us();
+  const bool keep_own = own_us > 0 && own_us < degree_us * (1 - trial_tie_fraction);
+  order_note = "vertex order by trial: by in-degree " + format_g(degree_us, 3) +
+               " us, the graph's own (by in-degree within runs of " +
+               std::to_string(persistent_pull<T>::own_order_window) + " ids) " + format_g(own_us, 3) +
+               " us a step -> " + (keep_own ? "own" : "in-degree");
+  if (keep_own) fused = std::move(own);
 }
 
 // Every buffer the graphs point at is allocated here, once: a captured graph
@@ -790,9 +829,8 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
   pull_ = m.persistent ? pagerank_pull::persistent : m.fused ? pagerank_pull::fused : pagerank_pull::spmv;
   layout_ = !m.fused ? ""
                      : "hub " + std::to_string(m.fused->hub()) +
-                           (m.persistent && m.fused->order_window() > 0
-                                ? " window " + std::to_string(m.fused->order_window())
-                                : std::string()) +
+                           (m.fused->order_window() > 0 ? " window " + std::to_string(m.fused->order_window())
+                                                        : std::string()) +
                            (m.persistent ? " " + m.persistent->mode_text()
                                          : " " + std::string(name(m.fused->loop())));
   // The remembered steps are this layout's only where the build took it as remembered.
@@ -815,7 +853,8 @@ void pagerank_cuda<T>::build_chosen(const pagerank_graph<T>& g, std::optional<sp
                       : std::string(
                             "sources and long rows, then the other dangling vertices, each by in-degree")) +
                  ", sliced, " + std::to_string(m.fused->hub()) +
-                 " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")"
+                 " entries of x in shared memory (step time by hub size: " + m.fused->trial() + ")" +
+                 (m.order_note.empty() ? std::string() : "; " + m.order_note)
            : (m.kernel_note.empty() ? "" : m.kernel_note + "; ") + m.plan->reason());
   device_bytes_ = (m.plan ? m.plan->device_bytes() : m.fused->device_bytes()) +
                   (m.persistent ? m.persistent->device_bytes() : 0) + m.d_r.bytes() + m.d_y.bytes() +

@@ -689,6 +689,7 @@ void fused_pull<T>::choose_layout(int remembered) {
     best = median_step();  // the 32-bit time at this hub
   }
   const double b32 = static_cast<double>(col_.bytes()) / static_cast<double>(std::max<std::size_t>(nnz_, 1));
+  step_us_ = 1e3 * static_cast<double>(best);  // 0 where nothing was timed
   if (!index16_) {
     index_bytes_ = b32;
     return;
@@ -703,6 +704,7 @@ void fused_pull<T>::choose_layout(int remembered) {
     packed_ = true;
     const float t16 = median_step();
     packed_ = t16 < best;
+    if (packed_) step_us_ = 1e3 * static_cast<double>(t16);
     std::snprintf(buf, sizeof buf, "; index 16-bit (%.2f bytes per link): %.1f us, 32-bit (%.2f): %.1f us",
                   b16, 1e3 * t16, b32, 1e3 * best);
   }

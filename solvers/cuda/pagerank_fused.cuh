@@ -216,6 +216,9 @@ class fused_pull {
   // loops' and the index widths' times where they were timed.
   const std::string& trial() const { return trial_; }
   double trial_seconds() const { return trial_seconds_; }  // wall time of that trial
+  // The kept layout's median step in that trial, us (0 where none was timed:
+  // a remembered hub and loop).
+  double step_us() const { return step_us_; }
   // The hub trial's steps (one solve from the uniform start, candidates
   // taking turns: the same bits); empty where none were timed.
   const plain_trace& trial_trace();
@@ -249,6 +252,7 @@ class fused_pull {
   int grid_ = 1;
   std::string trial_;
   double trial_seconds_ = 0;
+  double step_us_ = 0;
   static constexpr int trace_records = 64;        // the trials' steps: at most 4 hubs, 2 loops, 2 widths x 7
   cuda::device_buffer<pagerank_progress> trace_;  // their residuals (plain_trace)
   bool traced_ = false;

@@ -164,6 +164,13 @@ SHAPES = {
     'band-250000-24-20': lambda: band(250000, 24, 20),
     'cliques-10000-25': lambda: cliques(10000, 25),
     'mesh19-64-shuf': lambda: shuffled(mesh19(64, 64, 64)),
+    # session 79: local, even graphs past 2^23 links (the fused pull's own order)
+    'rgg-600000-16': lambda: rgg(600000, 16),
+    'rgg-2000000-10': lambda: rgg(2000000, 10),
+    'band-1000000-12-1000': lambda: band(1000000, 12, 1000),
+    'mesh19-120': lambda: mesh19(120, 120, 120),
+    'mesh7-220': lambda: mesh(220, 220, 220, False),
+    'mesh19-120-shuf': lambda: shuffled(mesh19(120, 120, 120)),
 }
 
 

@@ -529,6 +529,12 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   if (n_ <= 0 || pt.cols != n_) throw dimension_error("fused pull: P^T must be square and non-empty");
   if (nnz_ > max_index) throw dimension_error("fused pull: more links than index_t counts");
   if (window_ >= n_) window_ = 0;  // one window: the global order
+  // Runs of consecutive slices a block (launch_step) where the windowed
+  // order's rows are even: on skewed graphs a run holds a site's long rows
+  // (cnr-2000 and web:1048576:16777216 in windows of 32 ids 1.8-3.3x slower
+  // than slices across the grid; session 79).
+  contiguous_ =
+      window_ > 0 && double(longest_row(pt)) <= persistent_even_max_to_mean * double(nnz_) / double(n_);
   const auto n = static_cast<std::size_t>(n_);
   int device = 0, optin = 0, sms = 1;
   PERRON_CUDA_CHECK(cudaGetDevice(&device));
@@ -758,7 +764,12 @@ void fused_pull<T>::launch_personalization(const T* d_v) {
 template <class T>
 void fused_pull<T>::launch_step(pagerank_state* st, pagerank_progress* progress,
                                 cudaGraphConditionalHandle handle, int set_condition) {
-  const fused_args<T> a = args();
+  fused_args<T> a = args();
+  // In a windowed order of even rows each block takes a run of consecutive
+  // slices (their rows' neighbours in its L1: rgg-300000-20 17.4 -> 15.6 us,
+  // sbm:3000000:45000000:300 257 -> 140 in float, session 79); otherwise
+  // slices across the grid (each block the same mix of lengths).
+  a.contiguous = contiguous_;
   const std::size_t hub_bytes = static_cast<std::size_t>(hub_) * sizeof(T);
   if (packed_)
     fused_step<T, true, true>

@@ -253,6 +253,7 @@ class fused_pull {
   std::string trial_;
   double trial_seconds_ = 0;
   double step_us_ = 0;
+  bool contiguous_ = false;                       // fused_args::contiguous for the steps (launch_step)
   static constexpr int trace_records = 64;        // the trials' steps: at most 4 hubs, 2 loops, 2 widths x 7
   cuda::device_buffer<pagerank_progress> trace_;  // their residuals (plain_trace)
   bool traced_ = false;

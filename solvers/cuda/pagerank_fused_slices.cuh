@@ -47,6 +47,11 @@ struct fused_args {
   index_t slices;
   index_t n;
   int hub;
+  // pull_slices: block b takes the b-th run of ceil(slices / grid) slices
+  // (true) or slices b, b + grid, ... (false). The fused step in a windowed
+  // order (fused_pull::launch_step) runs the first: neighbouring ids on one
+  // SM, whose L1 then holds the x of their common neighbours.
+  bool contiguous = false;
 };
 
 // One block per SM: one copy of the hub per SM.
@@ -372,11 +377,13 @@ __device__ __forceinline__ void gather_links(const fused_args<T>& a, const T* __
 // One step's pull over the block's slices, x_k -> x_{k+1}, adding to s. The
 // hub (a.hub entries of x_k) is in shared memory and next_slice was set to
 // step_warps, both before a __syncthreads. Block b takes slices b, b + grid,
-// b + 2 grid, ...: every block gets the same mix of long and short rows. Its
-// warps take them in that order from the shared counter, the longest first
-// (rows are sorted by length). `packed`: the links are read from the 16-bit
-// words (a.word) instead of a.col. `whole`: the fused step's loop of whole
-// batches (fused_loop::whole); otherwise each batch is tested a link.
+// b + 2 grid, ...: every block gets the same mix of long and short rows (in
+// the in-degree order, rows sorted by length), or with a.contiguous the b-th
+// run of consecutive slices (a windowed order: neighbouring ids, whose
+// gathers then share the SM's L1; lengths mixed within every run). Its
+// warps take them in that order from the shared counter, the longest first. `packed`: the links are read from
+// the 16-bit words (a.word) instead of a.col. `whole`: the fused step's loop of whole batches
+// (fused_loop::whole); otherwise each batch is tested a link.
 template <bool coherent, class T, bool packed = false, bool whole = true>
 __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __restrict__ x,
                                             T* __restrict__ xn, const T* hub, unsigned& next_slice,
@@ -386,9 +393,12 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const index_t n = a.n;
   const index_t grid = static_cast<index_t>(gridDim.x);
+  const index_t run = a.contiguous ? (a.slices + grid - 1) / grid : 1;
+  const index_t first = static_cast<index_t>(blockIdx.x) * run, stride = a.contiguous ? 1 : grid;
+  const index_t end = a.contiguous ? min(first + run, a.slices) : a.slices;
   for (unsigned i = warp;;) {
-    const index_t q = static_cast<index_t>(blockIdx.x) + static_cast<index_t>(i) * grid;
-    if (q >= a.slices) break;
+    const index_t q = first + static_cast<index_t>(i) * stride;
+    if (q >= end) break;
     unsigned grab = 0;
     if (lane == 0) grab = atomicAdd(&next_slice, 1u);  // the next one, asked for now
     const unsigned p0 = __ldg(a.slice_start + q), width = (__ldg(a.slice_start + q + 1) - p0) >> 5;

@@ -171,6 +171,9 @@ SHAPES = {
     'mesh19-120': lambda: mesh19(120, 120, 120),
     'mesh7-220': lambda: mesh(220, 220, 220, False),
     'mesh19-120-shuf': lambda: shuffled(mesh19(120, 120, 120)),
+    'rgg-4000000-8': lambda: rgg(4000000, 8),
+    'rgg-1000000-30': lambda: rgg(1000000, 30),
+    'mesh19-160': lambda: mesh19(160, 160, 160),
 }
 
 

@@ -218,8 +218,9 @@ po::options_description make_options(command_line& c) {
   po::options_description o(usage_text(s));
   const std::string default_end = " (default " + heat::describe(s.problem.left) + ")";
   const std::string rtol_help =
-      "relative residual per step for cg / jacobi (default " + default_text(default_rel_tol<double>()) +
-      " double; float: max(" + default_text(default_rel_tol<float>()) +
+      "relative residual per step for cg / jacobi, below 1 (default " +
+      default_text(default_rel_tol<double>()) + " double; float: max(" +
+      default_text(default_rel_tol<float>()) +
       ", 5e-7 (1 + 4 theta r)), near what float rounding allows; past 1e-3 the run is "
       "refused)";
   // clang-format off

@@ -196,6 +196,7 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--dt 0.01 --steps 5", 64, "not both"},
       {"--bc robin", 64, "boundary condition"},
       {"--rtol 0 --atol 0", 64, "exactly 0"},
+      {"--rtol 2 --solver jacobi", 64, "--rtol must be below 1"},  // grew a decaying profile to 1e30
       {"--left dirichlet:x", 64, "boundary condition"},
       {"--ic cos:1", 64, "initial condition"},
       {"--method rk4", 64, "method"},

@@ -17,6 +17,7 @@ perron's tol bounds the L1 change of the rank vector between two steps,
 N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).
 """
 
+import numbers as _numbers
 import os as _os
 
 import numpy as _np
@@ -121,6 +122,8 @@ def _graph_arrays(A, weighted):
         raise TypeError(f"weighted=True needs real arc weights, A holds {A.dtype}")
     if A.format not in ("csr", "csc"):
         A = A.tocsr()
+    if A.dtype.kind == "O":
+        _check_objects(A, _numbers.Real if weighted else _numbers.Number)
     # Unsorted indices or duplicates, or stored zeros (left by arithmetic or by zeroing an
     # entry: A[i, j] == 0 is no arc, as in networkx, where it weighs 0): a canonical copy.
     if not A.has_canonical_format or not A.data.all():
@@ -135,16 +138,27 @@ def _graph_arrays(A, weighted):
     return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
 
 
+def _entry(A, k):
+    """(row, column) of the k-th stored entry of A, CSR or CSC."""
+    major, minor = int(_np.searchsorted(A.indptr, k, side="right")) - 1, int(A.indices[k])
+    return (minor, major) if A.format == "csc" else (major, minor)
+
+
+def _check_objects(A, kind, prefix=""):
+    # An object array's values are numpy's to cast: None became NaN (spmv returned NaN rows without a
+    # word), a string its number, and pagerank failed in scipy ("unsupported data types in input").
+    for k, v in enumerate(A.data):
+        if not isinstance(v, kind):
+            i, j = _entry(A, k)
+            raise TypeError(f"{prefix}A[{i}, {j}] holds {v!r}, not a {'real ' if kind is _numbers.Real else ''}number")
+
+
 def _check_weights(A, data):
     # Checked here to name vertices as the caller numbers them: the solver's message said
     # "arc 1 -> 3" (1-based, as in a Matrix Market file) for A[0, 2], and named --weighted.
-    def arc(k):  # (source, target) of A's k-th stored entry, A CSR or CSC
-        major, minor = int(_np.searchsorted(A.indptr, k, side="right")) - 1, int(A.indices[k])
-        return (minor, major) if A.format == "csc" else (major, minor)
-
     bad = _np.flatnonzero(~(_np.isfinite(data) & (data >= 0)))
     if len(bad):
-        i, j = arc(bad[0])
+        i, j = _entry(A, bad[0])
         raise ValueError(f"weighted: arc {i} -> {j} has weight {data[bad[0]]} (weights must be finite and "
                          f"non-negative)")
     with _np.errstate(over="ignore"):
@@ -370,6 +384,8 @@ def spmv(A, x, kernel="auto"):
     if x.ndim != 1:
         raise ValueError(f"spmv: x must be a vector (1-D), got shape {x.shape}")
     A = A.tocsr()
+    if A.dtype.kind == "O":
+        _check_objects(A, _numbers.Real, "spmv: ")
     if x.dtype != _np.float32:
         x = _np.ascontiguousarray(x, dtype=_np.float64)
     data = _np.ascontiguousarray(A.data, dtype=_np.float64)

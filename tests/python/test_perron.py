@@ -536,6 +536,27 @@ def test_values_that_are_not_numbers_are_refused():
                                perron.pagerank(B.astype(float), weighted=True, device="cpu", precision="double")[0])
 
 
+def test_objects_that_are_not_numbers_are_refused():
+    # numpy casts an object array's None to NaN: spmv returned NaN rows without a word; pagerank failed in
+    # scipy ("unsupported data types in input"), and took the string "2" as the weight 2
+    pattern = (np.array([1, 2, 0]), np.array([0, 2, 3, 3]))
+    for v in [None, "2", 2j]:
+        A = sp.csr_matrix((np.array([1, v, 3], dtype=object), *pattern), shape=(3, 3))
+        with pytest.raises(TypeError, match=r"^spmv: A\[0, 2\] holds .*, not a real number$"):
+            perron.spmv(A, np.ones(3))
+        # (scipy converts no object array between formats: the CSC is built from the same arrays)
+        for B, at in [(A, r"A\[0, 2\]"), (sp.csc_matrix((A.data, A.indices, A.indptr), shape=(3, 3)), r"A\[2, 0\]")]:
+            with pytest.raises(TypeError, match=f"^{at} holds .*, not a real number$"):
+                perron.pagerank(B, weighted=True, device="cpu")
+            with pytest.raises(TypeError, match=f"^{at} holds .*, not a real number$"):
+                perron.pagerank_batched(B, [[0]], weighted=True, device="cpu")
+            if isinstance(v, complex):  # unweighted, a nonzero number is an arc, a complex one too
+                assert perron.pagerank(B, device="cpu")[1].converged
+            else:
+                with pytest.raises(TypeError, match=f"^{at} holds {v!r}, not a number$"):
+                    perron.pagerank(B, device="cpu")
+
+
 @pytest.mark.skipif(perron.gpu_available(), reason="a GPU runs these kernels")
 def test_spmv_names_a_gpu_kernel_without_a_gpu():
     # the plan's error said only "perron was built without CUDA (...)", naming neither spmv nor the kernel

@@ -182,6 +182,9 @@ def _integer(v, what):
 
 
 def _real(v, what):
+    # float() reads text too: alpha="0.5" and the weight "2" were taken as numbers
+    if isinstance(v, (str, bytes, bytearray, _np.str_, _np.bytes_)):
+        raise TypeError(f"{what} must be a real number, got {v!r}")
     try:
         return float(v)
     except (TypeError, ValueError):  # float()'s own message names no keyword
@@ -210,10 +213,11 @@ def _vertex_vector(v, n, what):
             raise TypeError(f"{what}: the weights must be real, got {v.dtype}")
         if v.ndim > 1 and max(v.shape) != v.size:  # (n, 1) is a vector; (2, n / 2) is not
             raise ValueError(f"{what}: a vector of one weight per vertex, got shape {v.shape}")
-        try:
-            out = v.astype(_np.float64).ravel()
-        except (TypeError, ValueError):  # numpy's message named no keyword
-            raise TypeError(f"{what}: the weights must be real numbers, got {v.dtype} {str(v)[:60]}") from None
+        # numpy casts text to its number, a date to its days since 1970, and an object None to NaN
+        if v.dtype.kind not in "biufO" or (v.dtype.kind == "O" and not all(
+                isinstance(w, _numbers.Real) for w in v.ravel())):
+            raise TypeError(f"{what}: the weights must be real numbers, got {v.dtype} {str(v)[:60]}")
+        out = v.astype(_np.float64).ravel()
         if len(out) != n:
             raise ValueError(f"{what}: {len(out)} values for a graph of {n} vertices")
     # Checked here to name the vertex as the caller numbers it (the solver says "entry k + 1")

@@ -398,6 +398,10 @@ def test_scalar_keywords_are_checked_and_named():
     # float(None) names no keyword
     with pytest.raises(TypeError, match="alpha must be a real number"):
         perron.pagerank(A, alpha=None, device="cpu")
+    with pytest.raises(TypeError, match="alpha must be a real number, got '0.5'"):  # float() read the text
+        perron.pagerank(A, alpha="0.5", device="cpu")
+    with pytest.raises(TypeError, match=r"^sources\[0\]: the weight of vertex 3 must be a real number, got '2'"):
+        perron.pagerank_batched(A, [{3: "2"}], device="cpu")
     with pytest.raises(TypeError, match="tol must be a real number"):
         perron.pagerank_batched(A, [[1]], tol=1j, device="cpu")
     with pytest.raises(ValueError, match="sources: a sequence"):
@@ -469,8 +473,15 @@ def test_weights_given_in_python_name_their_keyword():
     with pytest.raises(ValueError, match=r"^sources\[1\]: the weights' sum overflows"):
         perron.pagerank_batched(A, [[0], {0: 1e308, 1: 1e308}], device="cpu")
     for kw in ["personalization", "nstart"]:
-        with pytest.raises(TypeError, match=f"^{kw}: the weights must be real numbers"):
-            perron.pagerank(A, device="cpu", **{kw: ["a"] * 34})
+        # numpy cast text to its number, a date to its days since 1970, an object None to NaN
+        for bad in [["a"] * 34, ["1"] * 34, np.array([np.datetime64("2020-01-01")] * 34),
+                    np.array([np.timedelta64(1, "D")] * 34), np.array([b"1"] * 34),
+                    np.array([1.0] * 33 + [None], dtype=object)]:
+            with pytest.raises(TypeError, match=f"^{kw}: the weights must be real numbers"):
+                perron.pagerank(A, device="cpu", **{kw: bad})
+        with pytest.raises(TypeError, match=f"^{kw}: the weight of vertex 2 must be a real number, got '2'"):
+            perron.pagerank(A, device="cpu", **{kw: {2: "2"}})
+        assert perron.pagerank(A, device="cpu", **{kw: np.array([1] * 34, dtype=object)})[1].converged
         with pytest.raises(TypeError, match=f"^{kw}: the weight of vertex 2 must be a real number"):
             perron.pagerank(A, device="cpu", **{kw: {2: [1.0]}})
     # a scipy sparse vector is one weight per vertex (it was an error naming nothing)

@@ -890,6 +890,9 @@ int simulate(const plan& given) {
   // The profile is evaluated where the state lives (on the GPU: no host
   // vector); the host gets its own copy only for the outputs that print it.
   heat::time_stepper<T> ts(p, pl.s.step, ic);
+  // After the stepper's own checks (memory, the initial file, the values'
+  // range): '-n 2147483647' said "100 steps ... planned" above its refusal.
+  note_long_run(pl);
   rec.integral0 = ts.integral();
   rec.setup_s = sw.lap();
   if (!a.snapshot.empty() || !a.plot.empty()) rec.u0 = heat::initial_profile(ic, p);
@@ -945,7 +948,6 @@ int main_body(int argc, char** argv) {
   // the last step, and the run's profile and summary were lost with it.
   for (const std::string* f : {&pl.s.app.output, &pl.s.app.snapshot, &pl.s.app.json, &pl.s.app.plot})
     if (!f->empty()) io::check_output_path(*f);
-  note_long_run(pl);
   return pl.is_float() ? simulate<float>(pl) : simulate<double>(pl);
 }
 

@@ -409,6 +409,15 @@ TEST_F(heat1d_app, ALongRunSaysSoFirst) {
   const outcome quick = run("--device cpu");
   EXPECT_EQ(quick.code, 0) << quick.err;
   EXPECT_EQ(quick.err.find("point updates"), std::string::npos) << quick.err;
+  // A run refused is not announced: the note came above the refusal, two lines.
+  std::ofstream(path("short.txt")) << "1 2 3\n";
+  for (const std::string& refused :
+       {std::string("-n 2147483647"), "-n 1000000000 --ic file:" + quote(path("short.txt"))}) {
+    const outcome o = run("--device cpu " + refused);
+    EXPECT_EQ(o.code, 65) << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_EQ(o.err.find("point updates"), std::string::npos) << o.err;
+  }
   // 10^5 steps of a small grid (a fraction of a second) stay quiet.
   const outcome short_run = run("--device cpu -n 11 --T 0.1 --dt 1e-6");
   EXPECT_EQ(short_run.code, 0) << short_run.err;

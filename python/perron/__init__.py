@@ -393,5 +393,14 @@ def spmv(A, x, kernel="auto"):
     if x.dtype != _np.float32:
         x = _np.ascontiguousarray(x, dtype=_np.float64)
     data = _np.ascontiguousarray(A.data, dtype=_np.float64)
+    if x.dtype == _np.float32:
+        # A's values are rounded to float32 too: one past its range became inf, and inf * 0 NaN
+        # (A = [[1e300, 1]], x = [0, 1] gave NaN where A @ x is 1)
+        with _np.errstate(over="ignore"):
+            big = _np.flatnonzero(_np.isinf(data.astype(_np.float32)) & _np.isfinite(data))
+        if len(big):
+            i, j = _entry(A, big[0])
+            raise ValueError(f"spmv: A[{i}, {j}] = {data[big[0]]:g} is past float32's range, the precision a float32 x "
+                             f"chooses; pass x as float64")
     return _perron.spmv_csr(A.shape[0], A.shape[1], _index_array(A.indptr), _index_array(A.indices), data,
                             _np.ascontiguousarray(x), str(kernel))

@@ -568,6 +568,17 @@ def test_objects_that_are_not_numbers_are_refused():
                     perron.pagerank(B, device="cpu")
 
 
+def test_spmv_in_float32_refuses_values_past_its_range():
+    # a float32 x rounds A to float32: 1e300 became inf, and inf * 0 NaN where A @ x is 1
+    A = sp.csr_matrix(np.array([[0.0, 1.0, 0.0], [1e300, 1.0, 0.0]]))
+    x = np.array([0, 1, 0], dtype=np.float32)
+    with pytest.raises(ValueError, match=r"^spmv: A\[1, 0\] = 1e\+300 is past float32's range"):
+        perron.spmv(A, x, kernel="cpu")
+    np.testing.assert_array_equal(perron.spmv(A, x.astype(np.float64), kernel="cpu"), [1, 1])
+    B = sp.csr_matrix(np.array([[np.inf, 3e38]]))  # inf is a value as given; 3e38 fits
+    assert np.isnan(perron.spmv(B, np.array([0, 1], dtype=np.float32), kernel="cpu")[0])
+
+
 @pytest.mark.skipif(perron.gpu_available(), reason="a GPU runs these kernels")
 def test_spmv_names_a_gpu_kernel_without_a_gpu():
     # the plan's error said only "perron was built without CUDA (...)", naming neither spmv nor the kernel

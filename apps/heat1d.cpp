@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "apps/common/app.hpp"
@@ -939,6 +940,18 @@ int main_body(int argc, char** argv) {
   for (const char* o : {"steady-tol", "max-steps"})
     if (vm.count(o) && !vm[o].defaulted() && !c.s.run.steady)
       throw usage_error(std::string("--") + o + " applies to --steady runs; add --steady or leave it out");
+  // So are those only another option reads: '--plot-curves 5' without --plot,
+  // '--bench-steps 20' without --bench and '--omega 1.5' with cg ran as if
+  // they were not given.
+  const bool jacobi_solves =
+      c.s.step.solver == heat::step_solver::jacobi && c.s.step.scheme != heat::method::explicit_euler;
+  for (const auto& [o, applies, needs] :
+       {std::tuple<const char*, bool, const char*>{"plot-curves", !c.s.app.plot.empty(), "--plot FILE.svg"},
+        {"bench-steps", c.s.app.bench, "--bench"},
+        {"bench-warmup", c.s.app.bench, "--bench"},
+        {"omega", jacobi_solves, "--solver jacobi (with --method implicit or cn)"}})
+    if (vm.count(o) && !vm[o].defaulted() && !applies)
+      throw usage_error(std::string("--") + o + " applies to " + needs + "; add it or leave --" + o + " out");
   // A run that may start CUDA leaves the context's teardown to a child
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();

@@ -208,6 +208,12 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--steady --bc neumann:1", 64, "no steady state"},
       {"--steady-tol 1e-6", 64, "--steady-tol applies to --steady runs"},
       {"--max-steps 10", 64, "--max-steps applies to --steady runs"},
+      // options another one reads were dropped without it
+      {"--plot-curves 5", 64, "--plot-curves applies to --plot FILE.svg; add it or leave --plot-curves out"},
+      {"--bench-steps 20", 64, "--bench-steps applies to --bench"},
+      {"--bench-warmup 2", 64, "--bench-warmup applies to --bench"},
+      {"--omega 1.5", 64, "--omega applies to --solver jacobi"},
+      {"--omega 1.5 --solver jacobi --method explicit", 64, "--omega applies to --solver jacobi"},
       {"--snapshot-every 3", 64, "--snapshot"},
       {"--nosuchoption", 64, "nosuchoption"},
       {"--L 1e308", 64, "dx^2 is out of double precision's range"},

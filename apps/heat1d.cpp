@@ -857,6 +857,11 @@ plan steady_plan(plan pl, const heat::initial_condition& ic) {
                                 ", the stable limit) or --method implicit"
                           : std::string("a larger --dt"));
     if (std::isfinite(floor)) fixes.push_back("--steady-tol " + format_g(2 * floor, 2));
+    // Steps so small that doubling them leaves rho at 1 exactly (--kappa 1e-16:
+    // r = 1e-15) matched none of the above, and the message ended "; use ".
+    if (fixes.empty())
+      fixes.push_back("a much larger --dt or --kappa (r = kappa dt / dx^2 is " +
+                      format_g(p.kappa * (o.dt / (p.dx() * p.dx())), 3) + ")");
     std::string use;
     for (std::size_t k = 0; k < fixes.size(); ++k)
       use += (k == 0 ? "" : k + 1 == fixes.size() ? ", or " : ", ") + fixes[k];

@@ -162,6 +162,8 @@ TEST_F(heat1d_app, SteadyStateIsJudgedByItsDistance) {
             64,
             {"rounds away in float", "use --precision double, or a larger --dt"}},
            {"--kappa 1e-14", 64, {"use a larger --dt"}},
+           // so small that twice the step rounds away too: the list was empty ("; use  (see --help)")
+           {"--kappa 1e-18", 64, {"; use a much larger --dt or --kappa (r = kappa dt / dx^2 is 1e-17)"}},
            {"--left dirichlet:1 --right dirichlet:3 --steady-tol 1e-300",
             64,
             {"use a larger --dt, or --steady-tol"}},

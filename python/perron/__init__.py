@@ -138,6 +138,13 @@ def _graph_arrays(A, weighted):
     return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
 
 
+_DOUBLE_MAX = _np.finfo(_np.float64).max
+
+
+def _huge(v):
+    return "an integer" if isinstance(v, _numbers.Integral) else "a number"
+
+
 def _entry(A, k):
     """(row, column) of the k-th stored entry of A, CSR or CSC."""
     major, minor = int(_np.searchsorted(A.indptr, k, side="right")) - 1, int(A.indices[k])
@@ -151,6 +158,10 @@ def _check_objects(A, kind, prefix=""):
         if not isinstance(v, kind):
             i, j = _entry(A, k)
             raise TypeError(f"{prefix}A[{i}, {j}] holds {v!r}, not a {'real ' if kind is _numbers.Real else ''}number")
+        # an int past double's range: numpy's cast raised "int too large to convert to float", naming nothing
+        if kind is _numbers.Real and isinstance(v, _numbers.Rational) and abs(v) > _DOUBLE_MAX:
+            i, j = _entry(A, k)
+            raise ValueError(f"{prefix}A[{i}, {j}] holds {_huge(v)} past double's range")
 
 
 def _check_weights(A, data):
@@ -189,6 +200,8 @@ def _real(v, what):
         return float(v)
     except (TypeError, ValueError):  # float()'s own message names no keyword
         raise TypeError(f"{what} must be a real number, got {v!r}") from None
+    except OverflowError:  # nor does "int too large to convert to float"
+        raise ValueError(f"{what} must be a finite number, got {_huge(v)} past double's range") from None
 
 
 def _vertex_vector(v, n, what):
@@ -217,7 +230,12 @@ def _vertex_vector(v, n, what):
         if v.dtype.kind not in "biufO" or (v.dtype.kind == "O" and not all(
                 isinstance(w, _numbers.Real) for w in v.ravel())):
             raise TypeError(f"{what}: the weights must be real numbers, got {v.dtype} {str(v)[:60]}")
-        out = v.astype(_np.float64).ravel()
+        try:
+            out = v.astype(_np.float64).ravel()
+        except OverflowError:  # an object int past double's range: "int too large to convert to float"
+            k = next(k for k, w in enumerate(v.ravel()) if abs(w) > _DOUBLE_MAX)
+            raise ValueError(f"{what}: vertex {k} has a weight past double's range (weights must be finite and "
+                             f"non-negative)") from None
         if len(out) != n:
             raise ValueError(f"{what}: {len(out)} values for a graph of {n} vertices")
     # Checked here to name the vertex as the caller numbers it (the solver says "entry k + 1")

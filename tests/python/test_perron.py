@@ -482,8 +482,23 @@ def test_weights_given_in_python_name_their_keyword():
         with pytest.raises(TypeError, match=f"^{kw}: the weight of vertex 2 must be a real number, got '2'"):
             perron.pagerank(A, device="cpu", **{kw: {2: "2"}})
         assert perron.pagerank(A, device="cpu", **{kw: np.array([1] * 34, dtype=object)})[1].converged
+        # an int past double's range raised OverflowError "int too large to convert to float", naming nothing
+        with pytest.raises(ValueError, match=f"^{kw}: vertex 3 has a weight past double's range"):
+            perron.pagerank(A, device="cpu", **{kw: [1] * 3 + [10**400] + [1] * 30})
+        with pytest.raises(ValueError, match=f"^{kw}: the weight of vertex 3 must be a finite number, got an integer"):
+            perron.pagerank(A, device="cpu", **{kw: {3: 10**400}})
         with pytest.raises(TypeError, match=f"^{kw}: the weight of vertex 2 must be a real number"):
             perron.pagerank(A, device="cpu", **{kw: {2: [1.0]}})
+    with pytest.raises(ValueError, match="^alpha must be a finite number, got an integer past double's range"):
+        perron.pagerank(A, alpha=10**400, device="cpu")
+    with pytest.raises(ValueError, match=r"^sources\[0\]: the weight of vertex 0 must be a finite number"):
+        perron.pagerank_batched(A, [{0: 10**400}], device="cpu")
+    B = sp.csr_matrix((np.array([1, 10**400], dtype=object), np.array([1, 0]), np.array([0, 1, 2])), shape=(2, 2))
+    with pytest.raises(ValueError, match=r"^spmv: A\[1, 0\] holds an integer past double's range"):
+        perron.spmv(B, np.ones(2))
+    with pytest.raises(ValueError, match=r"^A\[1, 0\] holds an integer past double's range"):
+        perron.pagerank(B, weighted=True, device="cpu")
+    assert perron.pagerank(B, device="cpu")[1].converged  # unweighted, its values are not read
     # a scipy sparse vector is one weight per vertex (it was an error naming nothing)
     v = np.zeros(34)
     v[[0, 33]] = [1.0, 3.0]

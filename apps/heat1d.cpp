@@ -20,6 +20,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "apps/common/app.hpp"
@@ -218,8 +219,9 @@ po::options_description make_options(command_line& c) {
   po::options_description o(usage_text(s));
   const std::string default_end = " (default " + heat::describe(s.problem.left) + ")";
   const std::string rtol_help =
-      "relative residual per step for cg / jacobi (default " + default_text(default_rel_tol<double>()) +
-      " double; float: max(" + default_text(default_rel_tol<float>()) +
+      "relative residual per step for cg / jacobi, below 1 (default " +
+      default_text(default_rel_tol<double>()) + " double; float: max(" +
+      default_text(default_rel_tol<float>()) +
       ", 5e-7 (1 + 4 theta r)), near what float rounding allows; past 1e-3 the run is "
       "refused)";
   // clang-format off
@@ -855,6 +857,11 @@ plan steady_plan(plan pl, const heat::initial_condition& ic) {
                                 ", the stable limit) or --method implicit"
                           : std::string("a larger --dt"));
     if (std::isfinite(floor)) fixes.push_back("--steady-tol " + format_g(2 * floor, 2));
+    // Steps so small that doubling them leaves rho at 1 exactly (--kappa 1e-16:
+    // r = 1e-15) matched none of the above, and the message ended "; use ".
+    if (fixes.empty())
+      fixes.push_back("a much larger --dt or --kappa (r = kappa dt / dx^2 is " +
+                      format_g(p.kappa * (o.dt / (p.dx() * p.dx())), 3) + ")");
     std::string use;
     for (std::size_t k = 0; k < fixes.size(); ++k)
       use += (k == 0 ? "" : k + 1 == fixes.size() ? ", or " : ", ") + fixes[k];
@@ -889,6 +896,9 @@ int simulate(const plan& given) {
   // The profile is evaluated where the state lives (on the GPU: no host
   // vector); the host gets its own copy only for the outputs that print it.
   heat::time_stepper<T> ts(p, pl.s.step, ic);
+  // After the stepper's own checks (memory, the initial file, the values'
+  // range): '-n 2147483647' said "100 steps ... planned" above its refusal.
+  note_long_run(pl);
   rec.integral0 = ts.integral();
   rec.setup_s = sw.lap();
   if (!a.snapshot.empty() || !a.plot.empty()) rec.u0 = heat::initial_profile(ic, p);
@@ -935,6 +945,18 @@ int main_body(int argc, char** argv) {
   for (const char* o : {"steady-tol", "max-steps"})
     if (vm.count(o) && !vm[o].defaulted() && !c.s.run.steady)
       throw usage_error(std::string("--") + o + " applies to --steady runs; add --steady or leave it out");
+  // So are those only another option reads: '--plot-curves 5' without --plot,
+  // '--bench-steps 20' without --bench and '--omega 1.5' with cg ran as if
+  // they were not given.
+  const bool jacobi_solves =
+      c.s.step.solver == heat::step_solver::jacobi && c.s.step.scheme != heat::method::explicit_euler;
+  for (const auto& [o, applies, needs] :
+       {std::tuple<const char*, bool, const char*>{"plot-curves", !c.s.app.plot.empty(), "--plot FILE.svg"},
+        {"bench-steps", c.s.app.bench, "--bench"},
+        {"bench-warmup", c.s.app.bench, "--bench"},
+        {"omega", jacobi_solves, "--solver jacobi (with --method implicit or cn)"}})
+    if (vm.count(o) && !vm[o].defaulted() && !applies)
+      throw usage_error(std::string("--") + o + " applies to " + needs + "; add it or leave --" + o + " out");
   // A run that may start CUDA leaves the context's teardown to a child
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();
@@ -944,7 +966,6 @@ int main_body(int argc, char** argv) {
   // the last step, and the run's profile and summary were lost with it.
   for (const std::string* f : {&pl.s.app.output, &pl.s.app.snapshot, &pl.s.app.json, &pl.s.app.plot})
     if (!f->empty()) io::check_output_path(*f);
-  note_long_run(pl);
   return pl.is_float() ? simulate<float>(pl) : simulate<double>(pl);
 }
 

@@ -1216,6 +1216,21 @@ bool generate_transposed(const settings& s) {
   return io::is_synthetic_graph_spec(s.graph) && !s.weighted && !s.input.undirected;
 }
 
+// A generated graph's links at most: its arc draws, each both ways where
+// --undirected; the count saturates at 2^64 - 1 (twice the draws wrapped
+// round, a few links for the GPU's check) and the text names it past that.
+// The host check's count was the double of its bytes cast back to an integer,
+// undefined past 2^64: 'er:1000:18446744073709551615' was refused "up to 0 links".
+std::uint64_t spec_links(const io::synthetic_size& size, bool undirected) {
+  const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+  return !undirected ? size.arcs : size.arcs > most / 2 ? most : 2 * size.arcs;
+}
+std::string spec_links_text(const io::synthetic_size& size, bool undirected) {
+  if (undirected && size.arcs > std::numeric_limits<std::uint64_t>::max() / 2)
+    return "2 x " + std::to_string(size.arcs);
+  return std::to_string(spec_links(size, undirected));
+}
+
 // --device cuda on a generated graph: the GPU's free memory is checked from
 // the spec's size before the graph is generated (the host's is checked by
 // the generator), so a graph the GPU cannot hold fails in a moment, not
@@ -1231,7 +1246,7 @@ void check_gpu_room_first(const settings& s, cuda::context_start& context, timin
   if (s.opt.device != pagerank_device::cuda || !io::is_synthetic_graph_spec(s.graph) || s.gpus > 0) return;
   const io::synthetic_size size = io::synthetic_graph_size(s.graph);
   const pagerank_pull pull = s.weighted || s.opt.kernel ? pagerank_pull::spmv : s.opt.pull;
-  const std::uint64_t links = size.arcs * (s.input.undirected ? 2 : 1);
+  const std::uint64_t links = spec_links(size, s.input.undirected);
   const double bytes = pagerank_device_bytes(size.vertices, links, sizeof(T), pull);
   if (bytes < room_check_first_bytes) return;
   t.context_wait += context.wait();
@@ -1239,7 +1254,7 @@ void check_gpu_room_first(const settings& s, cuda::context_start& context, timin
   // generation (rmat:24:200000000 --device cuda generated for 24 s first).
   pagerank_runs_on_gpu(s.opt);
   check_device_memory(bytes, "PageRank on the GPU of '" + s.graph + "' (" + std::to_string(size.vertices) +
-                                 " vertices, up to " + std::to_string(links) + " links)");
+                                 " vertices, up to " + spec_links_text(size, s.input.undirected) + " links)");
 }
 
 // A graph without vertices (a file of comments only, grid:0:5, tridiag:0):
@@ -1263,8 +1278,8 @@ void check_host_room_first(const settings& s) {
   const double n = double(size.vertices), m = double(size.arcs) * (s.input.undirected ? 2.0 : 1.0);
   const double bytes = generate_transposed(s) ? 52.0 * n + (4.0 + sizeof(T)) * m : 48.0 * (n + m);
   check_host_memory(bytes, "PageRank of '" + s.graph + "' (" + std::to_string(size.vertices) +
-                               " vertices, up to " + std::to_string(static_cast<std::uint64_t>(m)) +
-                               " links" + (s.input.undirected ? ", undirected" : "") + ")");
+                               " vertices, up to " + spec_links_text(size, s.input.undirected) + " links" +
+                               (s.input.undirected ? ", undirected" : "") + ")");
 }
 
 // --reorder: g relabelled in place in the asked locality order; nullopt for none.

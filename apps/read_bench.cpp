@@ -7,10 +7,14 @@
 #include <omp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -154,6 +158,16 @@ void require_cache_folder(const std::string& dir) {
   fs::create_directories(dir, ec);
   if (!ec && !fs::is_directory(dir, ec)) ec = std::make_error_code(std::errc::not_a_directory);
   if (ec) throw io_error(dir, "--cache-dir: cannot make it a folder for the cache: " + ec.message());
+  // A folder that takes no file (/proc, a read-only mount): the cache's writer
+  // warned 'not caching' and the run ended 'the cache of F could not be written
+  // there', two lines on stderr after the table's header on stdout. A file made
+  // and removed there first says so alone.
+  std::string probe = (fs::path(dir) / ".read-bench-probe.XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw io_error(dir, std::string("--cache-dir: cannot write the cache there: ") + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 int write_synthetic(const settings& s) {

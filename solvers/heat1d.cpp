@@ -454,6 +454,14 @@ void step_options::validate(const grid_problem& p) const {
     throw invalid_argument("--rtol must be a finite number >= 0 (got " + format_g(stop.rel_tol) + ")");
   if (!finite_at_least(stop.abs_tol, 0))
     throw invalid_argument("--atol must be a finite number >= 0 (got " + format_g(stop.abs_tol) + ")");
+  // ||b - A u|| <= rtol ||b|| with rtol >= 1 is met by u = 0, and by an iterate
+  // further off than that: each step took whatever its first iteration gave
+  // (step_stop), and '--rtol 2 -s jacobi' grew a Gaussian's integral from 0.25
+  // to 1.8e30 between two zero Dirichlet ends, exit 0.
+  if (iterates(*this) && stop.rel_tol >= 1)
+    throw invalid_argument("--rtol must be below 1 (got " + format_g(stop.rel_tol) +
+                           "): a relative residual of 1 or more is met by u = 0, so " +
+                           std::string(name(solver)) + " would take any iterate as a step's solution");
   // Both zero ask for a residual of exactly 0, which rounding never gives: the
   // run went --max-iter iterations and failed at the first step.
   if (stop.rel_tol == 0 && stop.abs_tol == 0 && iterates(*this))

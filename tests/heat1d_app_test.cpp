@@ -162,6 +162,8 @@ TEST_F(heat1d_app, SteadyStateIsJudgedByItsDistance) {
             64,
             {"rounds away in float", "use --precision double, or a larger --dt"}},
            {"--kappa 1e-14", 64, {"use a larger --dt"}},
+           // so small that twice the step rounds away too: the list was empty ("; use  (see --help)")
+           {"--kappa 1e-18", 64, {"; use a much larger --dt or --kappa (r = kappa dt / dx^2 is 1e-17)"}},
            {"--left dirichlet:1 --right dirichlet:3 --steady-tol 1e-300",
             64,
             {"use a larger --dt, or --steady-tol"}},
@@ -196,6 +198,7 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--dt 0.01 --steps 5", 64, "not both"},
       {"--bc robin", 64, "boundary condition"},
       {"--rtol 0 --atol 0", 64, "exactly 0"},
+      {"--rtol 2 --solver jacobi", 64, "--rtol must be below 1"},  // grew a decaying profile to 1e30
       {"--left dirichlet:x", 64, "boundary condition"},
       {"--ic cos:1", 64, "initial condition"},
       {"--method rk4", 64, "method"},
@@ -207,6 +210,12 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--steady --bc neumann:1", 64, "no steady state"},
       {"--steady-tol 1e-6", 64, "--steady-tol applies to --steady runs"},
       {"--max-steps 10", 64, "--max-steps applies to --steady runs"},
+      // options another one reads were dropped without it
+      {"--plot-curves 5", 64, "--plot-curves applies to --plot FILE.svg; add it or leave --plot-curves out"},
+      {"--bench-steps 20", 64, "--bench-steps applies to --bench"},
+      {"--bench-warmup 2", 64, "--bench-warmup applies to --bench"},
+      {"--omega 1.5", 64, "--omega applies to --solver jacobi"},
+      {"--omega 1.5 --solver jacobi --method explicit", 64, "--omega applies to --solver jacobi"},
       {"--snapshot-every 3", 64, "--snapshot"},
       {"--nosuchoption", 64, "nosuchoption"},
       {"--L 1e308", 64, "dx^2 is out of double precision's range"},
@@ -408,6 +417,15 @@ TEST_F(heat1d_app, ALongRunSaysSoFirst) {
   const outcome quick = run("--device cpu");
   EXPECT_EQ(quick.code, 0) << quick.err;
   EXPECT_EQ(quick.err.find("point updates"), std::string::npos) << quick.err;
+  // A run refused is not announced: the note came above the refusal, two lines.
+  std::ofstream(path("short.txt")) << "1 2 3\n";
+  for (const std::string& refused :
+       {std::string("-n 2147483647"), "-n 1000000000 --ic file:" + quote(path("short.txt"))}) {
+    const outcome o = run("--device cpu " + refused);
+    EXPECT_EQ(o.code, 65) << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_EQ(o.err.find("point updates"), std::string::npos) << o.err;
+  }
   // 10^5 steps of a small grid (a fraction of a second) stay quiet.
   const outcome short_run = run("--device cpu -n 11 --T 0.1 --dt 1e-6");
   EXPECT_EQ(short_run.code, 0) << short_run.err;

@@ -786,6 +786,14 @@ TEST(heat_options, ValidateNamesTheOption) {
   o.stop.max_iterations = 0;
   EXPECT_NE(message([&] { o.validate(p); }).find("--max-iter must be >= 1"), std::string::npos);
   o = step_options{};
+  o.stop.rel_tol = 1;  // met by u = 0: jacobi steps grew a decaying profile to 1e30
+  for (step_solver sv : {step_solver::cg, step_solver::jacobi}) {
+    o.solver = sv;
+    EXPECT_NE(message([&] { o.validate(p); }).find("--rtol must be below 1 (got 1)"), std::string::npos);
+  }
+  o.solver = step_solver::direct;  // reads no tolerance
+  EXPECT_EQ(message([&] { o.validate(p); }), "(accepted)");
+  o = step_options{};
   o.omega = 2;
   EXPECT_NE(message([&] { o.validate(p); }).find("--omega"), std::string::npos);
   run_options r;

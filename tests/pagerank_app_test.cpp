@@ -829,6 +829,22 @@ TEST_F(pagerank_app, TooLargeAGeneratedGraphIsRefusedBeforeItIsGenerated) {
   ::unsetenv("PERRON_MEMORY_LIMIT");
 }
 
+// A spec of 2^64 - 1 draws is refused naming them: the count was its bytes'
+// double cast back to an integer, undefined past 2^64, and said "up to 0 links".
+TEST_F(pagerank_app, AGeneratedGraphOfTheMostDrawsNamesThem) {
+  const std::string spec = "er:1000:18446744073709551615";
+  const outcome o = run({spec, "--device", "cpu"});
+  EXPECT_EQ(o.code, 65) << o.err;
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find("(1000 vertices, up to 18446744073709551615 links)"), std::string::npos) << o.err;
+  const outcome u = run({spec, "--device", "cpu", "--undirected"});
+  EXPECT_EQ(u.code, 65) << u.err;
+  EXPECT_EQ(u.err_lines(), 1) << u.err;
+  EXPECT_NE(u.err.find("up to 2 x 18446744073709551615 links, undirected"), std::string::npos) << u.err;
+  const outcome h = run({"er:1000:9223372036854775807", "--device", "cpu", "--undirected"});
+  EXPECT_NE(h.err.find("up to 18446744073709551614 links, undirected"), std::string::npos) << h.err;
+}
+
 // OMP_NUM_THREADS past what the process can start: one warning and the run on
 // thread_ceiling()'s team, where libgomp died of SIGSEGV in its first
 // parallel region (100000 threads under ulimit -u 96365: every input, a file

@@ -264,7 +264,8 @@ TEST_F(read_bench_app, APipeIsRefusedNotWaitedOn) {
 // file as --cache-dir warned 'not caching', then ended in 'filesystem error:
 // cannot get file size: Not a directory', exit 71); --cache-dir without --cache
 // did nothing without a word; a generated graph, never cached, was 'no such
-// file' under --cache.
+// file' under --cache; a folder that takes no file (/proc) warned 'not caching'
+// and then failed, two lines after the table's header.
 TEST_F(read_bench_app, CacheOptionsThatCannotWorkAreRefusedFirst) {
   const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
   const std::string file_as_dir = write("f", "x");
@@ -278,6 +279,9 @@ TEST_F(read_bench_app, CacheOptionsThatCannotWorkAreRefusedFirst) {
             file_as_dir + ": --cache-dir: cannot make it a folder for the cache: Not a directory"},
            {"--cache --cache-dir /dev/null " + quote(a), 66,
             "/dev/null: --cache-dir: cannot make it a folder"},
+           // a folder that takes no file: a warning, then the error, after the table's header
+           {"--cache --cache-dir /proc " + quote(a), 66,
+            "/proc: --cache-dir: cannot write the cache there: "},
            {"--cache-dir " + quote(path("c")) + " " + quote(a), 64, "--cache-dir applies to --cache"},
            {"--cache --cache-dir '' " + quote(a), 64, "--cache-dir needs a folder name"},
            {"--cache tridiag:5", 64, "tridiag:5 is a generated graph, which is never cached"}}) {

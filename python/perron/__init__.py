@@ -17,6 +17,7 @@ perron's tol bounds the L1 change of the rank vector between two steps,
 N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).
 """
 
+import numbers as _numbers
 import os as _os
 
 import numpy as _np
@@ -121,6 +122,8 @@ def _graph_arrays(A, weighted):
         raise TypeError(f"weighted=True needs real arc weights, A holds {A.dtype}")
     if A.format not in ("csr", "csc"):
         A = A.tocsr()
+    if A.dtype.kind == "O":
+        _check_objects(A, _numbers.Real if weighted else _numbers.Number)
     # Unsorted indices or duplicates, or stored zeros (left by arithmetic or by zeroing an
     # entry: A[i, j] == 0 is no arc, as in networkx, where it weighs 0): a canonical copy.
     if not A.has_canonical_format or not A.data.all():
@@ -135,16 +138,38 @@ def _graph_arrays(A, weighted):
     return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
 
 
+_DOUBLE_MAX = _np.finfo(_np.float64).max
+
+
+def _huge(v):
+    return "an integer" if isinstance(v, _numbers.Integral) else "a number"
+
+
+def _entry(A, k):
+    """(row, column) of the k-th stored entry of A, CSR or CSC."""
+    major, minor = int(_np.searchsorted(A.indptr, k, side="right")) - 1, int(A.indices[k])
+    return (minor, major) if A.format == "csc" else (major, minor)
+
+
+def _check_objects(A, kind, prefix=""):
+    # An object array's values are numpy's to cast: None became NaN (spmv returned NaN rows without a
+    # word), a string its number, and pagerank failed in scipy ("unsupported data types in input").
+    for k, v in enumerate(A.data):
+        if not isinstance(v, kind):
+            i, j = _entry(A, k)
+            raise TypeError(f"{prefix}A[{i}, {j}] holds {v!r}, not a {'real ' if kind is _numbers.Real else ''}number")
+        # an int past double's range: numpy's cast raised "int too large to convert to float", naming nothing
+        if kind is _numbers.Real and isinstance(v, _numbers.Rational) and abs(v) > _DOUBLE_MAX:
+            i, j = _entry(A, k)
+            raise ValueError(f"{prefix}A[{i}, {j}] holds {_huge(v)} past double's range")
+
+
 def _check_weights(A, data):
     # Checked here to name vertices as the caller numbers them: the solver's message said
     # "arc 1 -> 3" (1-based, as in a Matrix Market file) for A[0, 2], and named --weighted.
-    def arc(k):  # (source, target) of A's k-th stored entry, A CSR or CSC
-        major, minor = int(_np.searchsorted(A.indptr, k, side="right")) - 1, int(A.indices[k])
-        return (minor, major) if A.format == "csc" else (major, minor)
-
     bad = _np.flatnonzero(~(_np.isfinite(data) & (data >= 0)))
     if len(bad):
-        i, j = arc(bad[0])
+        i, j = _entry(A, bad[0])
         raise ValueError(f"weighted: arc {i} -> {j} has weight {data[bad[0]]} (weights must be finite and "
                          f"non-negative)")
     with _np.errstate(over="ignore"):
@@ -168,10 +193,15 @@ def _integer(v, what):
 
 
 def _real(v, what):
+    # float() reads text too: alpha="0.5" and the weight "2" were taken as numbers
+    if isinstance(v, (str, bytes, bytearray, _np.str_, _np.bytes_)):
+        raise TypeError(f"{what} must be a real number, got {v!r}")
     try:
         return float(v)
     except (TypeError, ValueError):  # float()'s own message names no keyword
         raise TypeError(f"{what} must be a real number, got {v!r}") from None
+    except OverflowError:  # nor does "int too large to convert to float"
+        raise ValueError(f"{what} must be a finite number, got {_huge(v)} past double's range") from None
 
 
 def _vertex_vector(v, n, what):
@@ -196,10 +226,16 @@ def _vertex_vector(v, n, what):
             raise TypeError(f"{what}: the weights must be real, got {v.dtype}")
         if v.ndim > 1 and max(v.shape) != v.size:  # (n, 1) is a vector; (2, n / 2) is not
             raise ValueError(f"{what}: a vector of one weight per vertex, got shape {v.shape}")
+        # numpy casts text to its number, a date to its days since 1970, and an object None to NaN
+        if v.dtype.kind not in "biufO" or (v.dtype.kind == "O" and not all(
+                isinstance(w, _numbers.Real) for w in v.ravel())):
+            raise TypeError(f"{what}: the weights must be real numbers, got {v.dtype} {str(v)[:60]}")
         try:
             out = v.astype(_np.float64).ravel()
-        except (TypeError, ValueError):  # numpy's message named no keyword
-            raise TypeError(f"{what}: the weights must be real numbers, got {v.dtype} {str(v)[:60]}") from None
+        except OverflowError:  # an object int past double's range: "int too large to convert to float"
+            k = next(k for k, w in enumerate(v.ravel()) if abs(w) > _DOUBLE_MAX)
+            raise ValueError(f"{what}: vertex {k} has a weight past double's range (weights must be finite and "
+                             f"non-negative)") from None
         if len(out) != n:
             raise ValueError(f"{what}: {len(out)} values for a graph of {n} vertices")
     # Checked here to name the vertex as the caller numbers it (the solver says "entry k + 1")
@@ -370,8 +406,19 @@ def spmv(A, x, kernel="auto"):
     if x.ndim != 1:
         raise ValueError(f"spmv: x must be a vector (1-D), got shape {x.shape}")
     A = A.tocsr()
+    if A.dtype.kind == "O":
+        _check_objects(A, _numbers.Real, "spmv: ")
     if x.dtype != _np.float32:
         x = _np.ascontiguousarray(x, dtype=_np.float64)
     data = _np.ascontiguousarray(A.data, dtype=_np.float64)
+    if x.dtype == _np.float32:
+        # A's values are rounded to float32 too: one past its range became inf, and inf * 0 NaN
+        # (A = [[1e300, 1]], x = [0, 1] gave NaN where A @ x is 1)
+        with _np.errstate(over="ignore"):
+            big = _np.flatnonzero(_np.isinf(data.astype(_np.float32)) & _np.isfinite(data))
+        if len(big):
+            i, j = _entry(A, big[0])
+            raise ValueError(f"spmv: A[{i}, {j}] = {data[big[0]]:g} is past float32's range, the precision a float32 x "
+                             f"chooses; pass x as float64")
     return _perron.spmv_csr(A.shape[0], A.shape[1], _index_array(A.indptr), _index_array(A.indices), data,
                             _np.ascontiguousarray(x), str(kernel))

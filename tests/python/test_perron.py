@@ -398,6 +398,10 @@ def test_scalar_keywords_are_checked_and_named():
     # float(None) names no keyword
     with pytest.raises(TypeError, match="alpha must be a real number"):
         perron.pagerank(A, alpha=None, device="cpu")
+    with pytest.raises(TypeError, match="alpha must be a real number, got '0.5'"):  # float() read the text
+        perron.pagerank(A, alpha="0.5", device="cpu")
+    with pytest.raises(TypeError, match=r"^sources\[0\]: the weight of vertex 3 must be a real number, got '2'"):
+        perron.pagerank_batched(A, [{3: "2"}], device="cpu")
     with pytest.raises(TypeError, match="tol must be a real number"):
         perron.pagerank_batched(A, [[1]], tol=1j, device="cpu")
     with pytest.raises(ValueError, match="sources: a sequence"):
@@ -469,10 +473,32 @@ def test_weights_given_in_python_name_their_keyword():
     with pytest.raises(ValueError, match=r"^sources\[1\]: the weights' sum overflows"):
         perron.pagerank_batched(A, [[0], {0: 1e308, 1: 1e308}], device="cpu")
     for kw in ["personalization", "nstart"]:
-        with pytest.raises(TypeError, match=f"^{kw}: the weights must be real numbers"):
-            perron.pagerank(A, device="cpu", **{kw: ["a"] * 34})
+        # numpy cast text to its number, a date to its days since 1970, an object None to NaN
+        for bad in [["a"] * 34, ["1"] * 34, np.array([np.datetime64("2020-01-01")] * 34),
+                    np.array([np.timedelta64(1, "D")] * 34), np.array([b"1"] * 34),
+                    np.array([1.0] * 33 + [None], dtype=object)]:
+            with pytest.raises(TypeError, match=f"^{kw}: the weights must be real numbers"):
+                perron.pagerank(A, device="cpu", **{kw: bad})
+        with pytest.raises(TypeError, match=f"^{kw}: the weight of vertex 2 must be a real number, got '2'"):
+            perron.pagerank(A, device="cpu", **{kw: {2: "2"}})
+        assert perron.pagerank(A, device="cpu", **{kw: np.array([1] * 34, dtype=object)})[1].converged
+        # an int past double's range raised OverflowError "int too large to convert to float", naming nothing
+        with pytest.raises(ValueError, match=f"^{kw}: vertex 3 has a weight past double's range"):
+            perron.pagerank(A, device="cpu", **{kw: [1] * 3 + [10**400] + [1] * 30})
+        with pytest.raises(ValueError, match=f"^{kw}: the weight of vertex 3 must be a finite number, got an integer"):
+            perron.pagerank(A, device="cpu", **{kw: {3: 10**400}})
         with pytest.raises(TypeError, match=f"^{kw}: the weight of vertex 2 must be a real number"):
             perron.pagerank(A, device="cpu", **{kw: {2: [1.0]}})
+    with pytest.raises(ValueError, match="^alpha must be a finite number, got an integer past double's range"):
+        perron.pagerank(A, alpha=10**400, device="cpu")
+    with pytest.raises(ValueError, match=r"^sources\[0\]: the weight of vertex 0 must be a finite number"):
+        perron.pagerank_batched(A, [{0: 10**400}], device="cpu")
+    B = sp.csr_matrix((np.array([1, 10**400], dtype=object), np.array([1, 0]), np.array([0, 1, 2])), shape=(2, 2))
+    with pytest.raises(ValueError, match=r"^spmv: A\[1, 0\] holds an integer past double's range"):
+        perron.spmv(B, np.ones(2))
+    with pytest.raises(ValueError, match=r"^A\[1, 0\] holds an integer past double's range"):
+        perron.pagerank(B, weighted=True, device="cpu")
+    assert perron.pagerank(B, device="cpu")[1].converged  # unweighted, its values are not read
     # a scipy sparse vector is one weight per vertex (it was an error naming nothing)
     v = np.zeros(34)
     v[[0, 33]] = [1.0, 3.0]
@@ -534,6 +560,38 @@ def test_values_that_are_not_numbers_are_refused():
     np.testing.assert_allclose(perron.spmv(B, np.ones(3)), [3.5, 3, 0])
     np.testing.assert_allclose(perron.pagerank(B, weighted=True, device="cpu", precision="double")[0],
                                perron.pagerank(B.astype(float), weighted=True, device="cpu", precision="double")[0])
+
+
+def test_objects_that_are_not_numbers_are_refused():
+    # numpy casts an object array's None to NaN: spmv returned NaN rows without a word; pagerank failed in
+    # scipy ("unsupported data types in input"), and took the string "2" as the weight 2
+    pattern = (np.array([1, 2, 0]), np.array([0, 2, 3, 3]))
+    for v in [None, "2", 2j]:
+        A = sp.csr_matrix((np.array([1, v, 3], dtype=object), *pattern), shape=(3, 3))
+        with pytest.raises(TypeError, match=r"^spmv: A\[0, 2\] holds .*, not a real number$"):
+            perron.spmv(A, np.ones(3))
+        # (scipy converts no object array between formats: the CSC is built from the same arrays)
+        for B, at in [(A, r"A\[0, 2\]"), (sp.csc_matrix((A.data, A.indices, A.indptr), shape=(3, 3)), r"A\[2, 0\]")]:
+            with pytest.raises(TypeError, match=f"^{at} holds .*, not a real number$"):
+                perron.pagerank(B, weighted=True, device="cpu")
+            with pytest.raises(TypeError, match=f"^{at} holds .*, not a real number$"):
+                perron.pagerank_batched(B, [[0]], weighted=True, device="cpu")
+            if isinstance(v, complex):  # unweighted, a nonzero number is an arc, a complex one too
+                assert perron.pagerank(B, device="cpu")[1].converged
+            else:
+                with pytest.raises(TypeError, match=f"^{at} holds {v!r}, not a number$"):
+                    perron.pagerank(B, device="cpu")
+
+
+def test_spmv_in_float32_refuses_values_past_its_range():
+    # a float32 x rounds A to float32: 1e300 became inf, and inf * 0 NaN where A @ x is 1
+    A = sp.csr_matrix(np.array([[0.0, 1.0, 0.0], [1e300, 1.0, 0.0]]))
+    x = np.array([0, 1, 0], dtype=np.float32)
+    with pytest.raises(ValueError, match=r"^spmv: A\[1, 0\] = 1e\+300 is past float32's range"):
+        perron.spmv(A, x, kernel="cpu")
+    np.testing.assert_array_equal(perron.spmv(A, x.astype(np.float64), kernel="cpu"), [1, 1])
+    B = sp.csr_matrix(np.array([[np.inf, 3e38]]))  # inf is a value as given; 3e38 fits
+    assert np.isnan(perron.spmv(B, np.array([0, 1], dtype=np.float32), kernel="cpu")[0])
 
 
 @pytest.mark.skipif(perron.gpu_available(), reason="a GPU runs these kernels")

@@ -174,6 +174,20 @@ SHAPES = {
     'rgg-4000000-8': lambda: rgg(4000000, 8),
     'rgg-1000000-30': lambda: rgg(1000000, 30),
     'mesh19-160': lambda: mesh19(160, 160, 160),
+    # session 80: local, even graphs past 32 M links with links at mid range
+    # (512-4096 ids apart: a layer of 1600 or 900 ids, a cell row of 4-8 points)
+    'mesh7-40x40x5000': lambda: mesh(40, 40, 5000, False),
+    'mesh27-30x30x1500': lambda: mesh(30, 30, 1500, True),
+    'rgg-2000000-16': lambda: rgg(2000000, 16),
+    'rgg-6000000-6': lambda: rgg(6000000, 6),
+    'rgg-8000000-4': lambda: rgg(8000000, 4),
+    # held out after the rule's change
+    'rgg-3000000-12': lambda: rgg(3000000, 12),
+    'rgg-9000000-4': lambda: rgg(9000000, 4),
+    'rgg-1500000-12': lambda: rgg(1500000, 12),
+    'mesh27-40x40x900': lambda: mesh(40, 40, 900, True),
+    'mesh19-36x36x2000': lambda: mesh19(36, 36, 2000),
+    'band-4000000-10-2000': lambda: band(4000000, 10, 2000),
 }
 
 

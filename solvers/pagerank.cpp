@@ -410,7 +410,7 @@ bool own_order_trial_size(std::size_t links, index_t vertices, double local_link
 
 bool fused_own_order_trial(std::size_t links, index_t vertices, double local_links, index_t max_in_degree) {
   const double mean = double(links) / double(std::max<index_t>(vertices, 1));
-  return links > fused_own_order_min_links && vertices > persistent_own_order_window &&
+  return links > fused_own_order_min_links && vertices > fused_own_order_window &&
          local_links >= own_order_local_fraction &&
          double(max_in_degree) <= persistent_even_max_to_mean * mean;
 }
@@ -569,8 +569,11 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
       return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders + "), but " +
                                         format_g(mean, 3) + " links a vertex and x in L2 in double"};
     // Even rows: the fused pull, but for a mid-range locality where x is
-    // past L2 or, in float, anywhere; and in float where x is past L2.
-    const bool mid = f.local_links_mid >= local_mid_spmv_fraction;
+    // past L2 or, in float, anywhere; and in float where x is past L2. A
+    // mid-range locality only the in-degree order loses: where the fused
+    // pull times the own order too (fused_own_order_trial), it does not count.
+    const bool own_order_timed = fused_own_order_trial(f.links, f.vertices, f.local_links, f.max_in_degree);
+    const bool mid = f.local_links_mid >= local_mid_spmv_fraction && !own_order_timed;
     const bool even_fused = f.value_bytes == 8 ? x_in_l2 || !mid : x_in_l2 && !mid;
     // In float with x past local_even_l2_fraction_float of L2 and nearly all
     // links local, more links a vertex (the fused pull's scattered gathers
@@ -588,7 +591,10 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
               (far ? " with x past " + format_g(local_even_l2_fraction_float, 3) + " of L2 in float and " +
                          format_g(100 * local_even_far_local_float, 3) + "% of links local"
                    : "") +
-              ")"};
+              ")" +
+              (own_order_timed
+                   ? ", its own order timed (runs of " + std::to_string(fused_own_order_window) + " ids)"
+                   : "")};
     if (f.value_bytes == 8 && x_bytes <= local_fused_l2_fraction_double * double(f.l2_bytes) &&
         double(f.max_in_degree) < local_skewed_max_to_mean_double * mean)
       return {pagerank_pull::fused,

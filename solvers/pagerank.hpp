@@ -231,6 +231,19 @@ bool own_order_trial_size(std::size_t links, index_t vertices, double local_link
 // docs/PERFORMANCE.md, "The fused pull's own order past 2^20 links ...",
 // session 79).
 inline constexpr std::size_t fused_own_order_min_links = std::size_t{1} << 20;
+// Its runs are fused_own_order_window ids (the persistent pull's are
+// persistent_own_order_window). A run's rows sorted by in-degree make its
+// slices of 32 rows: in runs of 32 ids a slice is a run, and on rows of
+// Poisson-like lengths (block models, rewired rings, geometric graphs of
+// 8-20 links a vertex) 32 x the longest row stores 1.2-1.8x the links; in
+// runs of 1024, 1.00-1.04x, while a block's run of consecutive slices
+// (fused_args::contiguous) keeps the gathers local. On 15 such graphs of
+// 6.6-60 M links (H200, float, session 80, docs/PERFORMANCE.md "The fused
+// pull's own order in runs of 1024 ids ...") runs of 1024 took 0.69-1.00x the
+// step of runs of 32 (sbm:4000000:40000000:400:0.1 162 -> 113 us), and
+// were within 8% of the best of 32, 128, 256, 512 and 1024 on every one
+// (geometric mean 1.009; 512: 1.024, 256: 1.046, 32: 1.237).
+inline constexpr index_t fused_own_order_window = 1024;
 bool fused_own_order_trial(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
 // place[v] = vertex v's position in that order, on the host (the locality
 // that pull_facts_of measures in it).
@@ -396,6 +409,16 @@ inline constexpr double local_even_max_to_mean = 4.0;
 inline constexpr index_t local_near_window = 512;
 inline constexpr index_t local_mid_window = 4096;
 inline constexpr double local_mid_spmv_fraction = 0.15;
+// Those figures were the in-degree order's. Where the fused pull also times
+// the own order in runs of fused_own_order_window ids (fused_own_order_trial:
+// local and even; session 80, H200, docs/PERFORMANCE.md "The fused pull's
+// own order in runs of 1024 ids ..."), the mid range does not count: on 13
+// such graphs of 10-80 M links held out with x in L2 in float (block models
+// of 300-10^4 ids a block, geometric graphs, rewired rings, 3D meshes, a
+// flat web) the SpMV pull took 0.95-2.0x the fused pull's step, and
+// 1.13-1.21x in double with x past L2 (sbm:10000000:80000000:2000:0.1,
+// rgg-8000000-4). In float past L2 (none measured) the clause stands.
+
 // The mean's bound was 5 (session 61: the first small worlds past 4 links
 // a vertex, K = 5, were the fused pull's); but a ring's K links a vertex
 // lose a few to merged duplicates (ws:8000000:5:0.4: 4.99998), and the rows

@@ -1362,7 +1362,7 @@ TYPED_TEST(gpu_pagerank, PersistentOwnOrderSolvesAndIsRemembered) {
 // trials.
 TYPED_TEST(gpu_pagerank, FusedOwnOrderSolvesAndIsRemembered) {
   using T = TypeParam;
-  const std::string window = std::to_string(persistent_own_order_window);
+  const std::string window = std::to_string(fused_own_order_window);
   const coo_matrix<double> grid = io::load_matrix("grid:600:600").matrix;
   ASSERT_GT(grid.nnz(), fused_own_order_min_links);
   {
@@ -1373,7 +1373,7 @@ TYPED_TEST(gpu_pagerank, FusedOwnOrderSolvesAndIsRemembered) {
     const bool own = why.find("-> own") != std::string::npos;
     EXPECT_EQ(s.layout().find(" window " + window + " ") != std::string::npos, own) << s.layout();
     if (own) {
-      EXPECT_TRUE(is_windowed_order(s.vertex_order(), g, persistent_own_order_window));
+      EXPECT_TRUE(is_windowed_order(s.vertex_order(), g, fused_own_order_window));
     } else {
       const std::vector<index_t> place = fused_order_places(g), order = s.vertex_order();
       for (std::size_t k = 0; k < order.size(); ++k)
@@ -1415,10 +1415,24 @@ TYPED_TEST(gpu_pagerank, FusedOwnOrderSolvesAndIsRemembered) {
       << cached.kernel_reason();
   EXPECT_EQ(cached.kernel_reason().find("vertex order by trial"), std::string::npos)
       << cached.kernel_reason();
-  EXPECT_TRUE(is_windowed_order(cached.vertex_order(), g, persistent_own_order_window));
+  EXPECT_TRUE(is_windowed_order(cached.vertex_order(), g, fused_own_order_window));
   pagerank_options o = plain_steps();
   o.tol = solve_tolerance<T>::tol;
   expect_solves(a, g, o, cached.solve(o), "remembered fused own order");
+  // An older build's fused own order in runs of 32 ids: not rebuilt; the
+  // layout trials run again and the record keeps what they picked.
+  rec.layout = "hub 0 window 32 whole";
+  pull_trial_memo old;
+  pagerank_cuda<T> renewed = built_from_record(g, f, rec, old);
+  ASSERT_EQ(renewed.pull(), pagerank_pull::fused);
+  EXPECT_EQ(renewed.layout().find(" window 32 "), std::string::npos) << renewed.layout();
+  EXPECT_NE(renewed.kernel_reason().find("step time by hub size"), std::string::npos)
+      << renewed.kernel_reason();
+  ASSERT_FALSE(old.record.empty());
+  const auto kept = parse_trial_record(old.record, f, g.vertices(), cuda::device_description(0));
+  ASSERT_TRUE(kept.has_value()) << old.record;
+  EXPECT_EQ(kept->layout, renewed.layout());
+  expect_solves(a, g, o, renewed.solve(o), "a window of 32 remembered");
 }
 
 // Where the model is sure (a small graph: the persistent pull), or the pull

@@ -1493,32 +1493,54 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(grid), pagerank_pull::fused);
   }
   // Communities with the locality at mid range (sbm:4000000:40000000:400:0.1,
-  // blocks of 10^4 ids: 50% of links 512 to 4096 ids apart): the SpMV pull in
-  // float (0.74x); in double with x in L2 the fused pull (a tie), past L2
-  // the SpMV pull (sbm:10000000:80000000:1000:0.1, 0.87x). Blocks of up to
-  // 500 ids or of 10^5 (under 7% at mid range), or a ring: the fused pull in
-  // both.
+  // blocks of 10^4 ids: 50% of links 512 to 4096 ids apart): the fused pull
+  // times its own order in runs of fused_own_order_window ids there (local
+  // and even), which the SpMV pull's step did not beat in float with x in L2
+  // (1.56x) or in double past L2 (sbm:10000000:80000000:2000:0.1, 1.13x): the
+  // fused pull in both; in float past L2 the SpMV pull. Where the fused pull
+  // would not time its own order (under own_order_local_fraction of the
+  // links local: in float the clause asks 0.25), the mid range counts as
+  // before: the SpMV pull in float (the in-degree order's 0.74x). (In double
+  // the clause asks half the links local, so the own order is timed wherever
+  // it asks; a longest row past 4x the mean leaves the even-rows clause: the
+  // SpMV pull past L2.) Blocks of 10^5 ids (under 7% at mid range): the fused
+  // pull in both.
   for (std::size_t bytes : {4u, 8u}) {
     pull_facts sbm = local_facts(39'983'832, 29, bytes, 4'000'000, 0.9, 0.08, 0.5);
-    EXPECT_EQ(pick(sbm), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
-    EXPECT_NE(choose_pull(pagerank_pull::automatic, sbm, std::nullopt).reason.find("at mid range"),
-              std::string::npos);
-    sbm.l2_bytes = 4'000'000 * bytes - 1;
-    EXPECT_EQ(pick(sbm), pagerank_pull::spmv) << bytes;
-    sbm.local_links_mid = local_mid_spmv_fraction;
-    EXPECT_EQ(pick(sbm), pagerank_pull::spmv) << bytes;
-    sbm.l2_bytes = 63'000'000;
-    sbm.local_links_mid = local_mid_spmv_fraction - 0.01;  // blocks of 10^5 (0.03-0.07)
+    ASSERT_TRUE(fused_own_order_trial(sbm.links, sbm.vertices, sbm.local_links, sbm.max_in_degree));
     EXPECT_EQ(pick(sbm), pagerank_pull::fused) << bytes;
+    const std::string why = choose_pull(pagerank_pull::automatic, sbm, std::nullopt).reason;
+    EXPECT_NE(why.find("at mid range"), std::string::npos) << why;
+    EXPECT_NE(why.find("its own order timed (runs of " + std::to_string(fused_own_order_window) + " ids)"),
+              std::string::npos)
+        << why;
+    sbm.l2_bytes = 4'000'000 * bytes - 1;
+    EXPECT_EQ(pick(sbm), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
+    sbm.l2_bytes = 63'000'000;
+    if (bytes == 4) {
+      sbm.local_links = own_order_local_fraction - 0.01;  // its own order not timed
+      EXPECT_EQ(pick(sbm), pagerank_pull::spmv);
+      sbm.local_links_mid = local_mid_spmv_fraction - 0.01;
+      EXPECT_EQ(pick(sbm), pagerank_pull::fused);
+    } else {
+      sbm.max_in_degree = static_cast<index_t>(persistent_even_max_to_mean * 10) + 1;  // not even
+      sbm.l2_bytes = 4'000'000 * bytes - 1;
+      EXPECT_EQ(pick(sbm), pagerank_pull::spmv);
+    }
+    sbm = local_facts(39'983'832, 29, bytes, 4'000'000, 0.9, 0.08, local_mid_spmv_fraction - 0.01);
+    EXPECT_EQ(pick(sbm), pagerank_pull::fused) << bytes;  // blocks of 10^5 (0.03-0.07)
     sbm.l2_bytes = 4'000'000 * bytes - 1;
     EXPECT_EQ(pick(sbm), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
   }
   // A web graph of flat popularity, its longest row 3.1x the mean and 20% of
-  // its links at mid range: the SpMV pull in float (0.97x), the fused pull in
-  // double (the SpMV pull 1.13x).
+  // its links at mid range: the fused pull, its own order timed (in float
+  // web:6000000:48000000:0.9,50 the SpMV pull 1.45x; in the in-degree order
+  // it was 0.97x: the SpMV pull where the own order would not be timed).
   for (std::size_t bytes : {4u, 8u}) {
     // web:4000000:40000000:0.95,20
-    const pull_facts flat = local_facts(38'410'640, 30, bytes, 4'000'000, 0.9, 0.1, 0.2);
+    pull_facts flat = local_facts(38'410'640, 30, bytes, 4'000'000, 0.9, 0.1, 0.2);
+    EXPECT_EQ(pick(flat), pagerank_pull::fused) << bytes;
+    flat.local_links = 0.45;
     EXPECT_EQ(pick(flat), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
   }
   {
@@ -1650,6 +1672,8 @@ TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   EXPECT_FALSE(fused_own_order_trial(11'994'005, 1'000'000, 1.0, 3'000));  // a band clipped at its ends
   EXPECT_FALSE(fused_own_order_trial(6'593'088, 300'000, 0.01, 36));       // rgg-300000-20-shuf: not local
   EXPECT_FALSE(fused_own_order_trial(2'000'000, 20, 1.0, 200'000));        // fewer vertices than a window
+  EXPECT_FALSE(fused_own_order_trial(2'000'000, fused_own_order_window, 1.0, 4000));
+  EXPECT_TRUE(fused_own_order_trial(2'000'000, fused_own_order_window + 1, 1.0, 4000));
   EXPECT_TRUE(fused_own_order_trial(4'000'000, 1'000'000, own_order_local_fraction, 16));
   EXPECT_FALSE(fused_own_order_trial(4'000'000, 1'000'000, own_order_local_fraction, 17));
 }

@@ -554,6 +554,13 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
       }
     }
     const bool is_persistent = pull == pagerank_pull::persistent;
+    if (!is_persistent && window != 0 && window != fused_own_order_window) {
+      // A fused own order in other runs (an older build's 32 ids, 1.0-1.5x
+      // this build's step): the trials run again and the record is rewritten.
+      hub = -1;
+      window = 0;
+      mode.clear();
+    }
     const std::optional<fused_loop> loop = is_persistent ? std::optional(fused_loop::whole)
                                            : hub >= 0    ? parse_fused_loop(mode)
                                                          : std::nullopt;
@@ -647,7 +654,7 @@ void pagerank_cuda<T>::impl::try_own_order(const pagerank_graph<T>& g, int vrow_
 
 // The fused pull's second vertex order (fused_own_order_trial, solvers/
 // pagerank.hpp, says where): the graph's own, rows by in-degree within runs
-// of own_order_window ids, built with its own hub and loop trials and kept
+// of fused_own_order_window ids, built with its own hub and loop trials and kept
 // where its step is faster by more than trial_tie_fraction (each layout's
 // median step at its pick). Not bitwise the in-degree order's ranks (rows
 // summed in another order); the pick is kept in the layout record.
@@ -655,8 +662,7 @@ template <class T>
 void pagerank_cuda<T>::impl::try_fused_own_order(const pagerank_graph<T>& g, int vrow_links) {
   std::unique_ptr<fused_pull<T>> own;
   try {
-    own = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, true,
-                                          persistent_pull<T>::own_order_window);
+    own = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, true, fused_own_order_window);
   } catch (const error& e) {
     // A second layout is an option (no room for it on a shared device): the
     // in-degree order runs.
@@ -666,9 +672,8 @@ void pagerank_cuda<T>::impl::try_fused_own_order(const pagerank_graph<T>& g, int
   const double degree_us = fused->step_us(), own_us = own->step_us();
   const bool keep_own = own_us > 0 && own_us < degree_us * (1 - trial_tie_fraction);
   order_note = "vertex order by trial: by in-degree " + format_g(degree_us, 3) +
-               " us, the graph's own (by in-degree within runs of " +
-               std::to_string(persistent_pull<T>::own_order_window) + " ids) " + format_g(own_us, 3) +
-               " us a step -> " + (keep_own ? "own" : "in-degree");
+               " us, the graph's own (by in-degree within runs of " + std::to_string(fused_own_order_window) +
+               " ids) " + format_g(own_us, 3) + " us a step -> " + (keep_own ? "own" : "in-degree");
   if (keep_own) fused = std::move(own);
 }
 

@@ -180,7 +180,8 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
   o.add_options()
     ("alpha,a", po::value(&opt.alpha)->default_value(opt.alpha, format_g(opt.alpha)), "damping factor, in [0, 1)")
     ("tol,t", po::value(&opt.tol)->default_value(opt.tol, format_g(opt.tol)),
-     "stop when the L1 norm of the change of r is below this (not scaled by the vertex count)")
+     "stop when the L1 norm of the change of r is below this (not scaled by the vertex count); below 2, "
+     "the most that change can be")
     ("max-iter,m", po::value(&opt.max_iter)->default_value(opt.max_iter), "at most this many iterations (>= 1)")
     ("device,d", po::value(&e.device)->default_value(std::string(name(opt.device))),
      "auto | cpu | cuda; auto: the one predicted to finish first (CUDA context, transfer and solve "

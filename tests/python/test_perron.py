@@ -111,6 +111,19 @@ def test_messages_name_the_keywords_not_the_command_lines_flags(tmp_path, monkey
         perron.read_matrix("--tol", cache=False)
 
 
+def test_a_tol_no_change_can_reach_is_refused():
+    # The L1 change of two rank vectors (each summing to 1) is at most 2: tol=10 stopped after one
+    # step and said converged. The C++ options' validate() refuses it, for the command line too.
+    A = karate()
+    for tol in (2, 10.0):
+        with pytest.raises(ValueError, match=r"^tol must be below 2, got (2|10): it bounds the L1 change"):
+            perron.pagerank(A, tol=tol, device="cpu")
+        with pytest.raises(ValueError, match=r"^tol must be below 2"):
+            perron.pagerank_batched(A, [[0]], tol=tol, device="cpu")
+    _, info = perron.pagerank(A, tol=1.9, device="cpu")
+    assert info.converged and info.residual < 1.9
+
+
 def test_auto_takes_the_device_predicted_to_answer_first():
     # karate solves in well under a millisecond on the CPU; a GPU call costs milliseconds
     # even with the context up (it took the GPU wherever one was usable).

@@ -947,16 +947,28 @@ int main_body(int argc, char** argv) {
       throw usage_error(std::string("--") + o + " applies to --steady runs; add --steady or leave it out");
   // So are those only another option reads: '--plot-curves 5' without --plot,
   // '--bench-steps 20' without --bench and '--omega 1.5' with cg ran as if
-  // they were not given.
+  // they were not given; so did a step solve's stop rule (--max-iter, --atol,
+  // --rtol) where no step iterates, and the message names what ignored it.
   const bool jacobi_solves =
       c.s.step.solver == heat::step_solver::jacobi && c.s.step.scheme != heat::method::explicit_euler;
-  for (const auto& [o, applies, needs] :
-       {std::tuple<const char*, bool, const char*>{"plot-curves", !c.s.app.plot.empty(), "--plot FILE.svg"},
-        {"bench-steps", c.s.app.bench, "--bench"},
-        {"bench-warmup", c.s.app.bench, "--bench"},
-        {"omega", jacobi_solves, "--solver jacobi (with --method implicit or cn)"}})
+  const bool iterates = heat::iterates(c.s.step);
+  const char* iterating = "--solver cg or jacobi (with --method implicit or cn)";
+  const char* not_iterating =
+      c.s.step.scheme == heat::method::explicit_euler
+          ? ", not to --method explicit, whose steps solve no system"
+          : ", not to --solver direct, which solves each step exactly, without iterating";
+  for (const auto& [o, applies, needs, ignored_by] :
+       {std::tuple<const char*, bool, const char*, const char*>{"plot-curves", !c.s.app.plot.empty(),
+                                                                "--plot FILE.svg", ""},
+        {"bench-steps", c.s.app.bench, "--bench", ""},
+        {"bench-warmup", c.s.app.bench, "--bench", ""},
+        {"omega", jacobi_solves, "--solver jacobi (with --method implicit or cn)", ""},
+        {"max-iter", iterates, iterating, not_iterating},
+        {"atol", iterates, iterating, not_iterating},
+        {"rtol", iterates, iterating, not_iterating}})
     if (vm.count(o) && !vm[o].defaulted() && !applies)
-      throw usage_error(std::string("--") + o + " applies to " + needs + "; add it or leave --" + o + " out");
+      throw usage_error(std::string("--") + o + " applies to " + needs + ignored_by + "; add it or leave --" +
+                        o + " out");
   // A run that may start CUDA leaves the context's teardown to a child
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();

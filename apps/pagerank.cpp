@@ -180,7 +180,8 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
   o.add_options()
     ("alpha,a", po::value(&opt.alpha)->default_value(opt.alpha, format_g(opt.alpha)), "damping factor, in [0, 1)")
     ("tol,t", po::value(&opt.tol)->default_value(opt.tol, format_g(opt.tol)),
-     "stop when the L1 norm of the change of r is below this (not scaled by the vertex count)")
+     "stop when the L1 norm of the change of r is below this (not scaled by the vertex count); below 2, "
+     "the most that change can be")
     ("max-iter,m", po::value(&opt.max_iter)->default_value(opt.max_iter), "at most this many iterations (>= 1)")
     ("device,d", po::value(&e.device)->default_value(std::string(name(opt.device))),
      "auto | cpu | cuda; auto: the one predicted to finish first (CUDA context, transfer and solve "
@@ -1216,21 +1217,6 @@ bool generate_transposed(const settings& s) {
   return io::is_synthetic_graph_spec(s.graph) && !s.weighted && !s.input.undirected;
 }
 
-// A generated graph's links at most: its arc draws, each both ways where
-// --undirected; the count saturates at 2^64 - 1 (twice the draws wrapped
-// round, a few links for the GPU's check) and the text names it past that.
-// The host check's count was the double of its bytes cast back to an integer,
-// undefined past 2^64: 'er:1000:18446744073709551615' was refused "up to 0 links".
-std::uint64_t spec_links(const io::synthetic_size& size, bool undirected) {
-  const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
-  return !undirected ? size.arcs : size.arcs > most / 2 ? most : 2 * size.arcs;
-}
-std::string spec_links_text(const io::synthetic_size& size, bool undirected) {
-  if (undirected && size.arcs > std::numeric_limits<std::uint64_t>::max() / 2)
-    return "2 x " + std::to_string(size.arcs);
-  return std::to_string(spec_links(size, undirected));
-}
-
 // --device cuda on a generated graph: the GPU's free memory is checked from
 // the spec's size before the graph is generated (the host's is checked by
 // the generator), so a graph the GPU cannot hold fails in a moment, not
@@ -1275,7 +1261,7 @@ void check_host_room_first(const settings& s) {
   if (!io::is_synthetic_spec(s.graph)) return;
   const io::synthetic_size size = io::synthetic_spec_size(s.graph);
   if (size.vertices == 0) require_vertices(s.graph, 0, 0);
-  const double n = double(size.vertices), m = double(size.arcs) * (s.input.undirected ? 2.0 : 1.0);
+  const double n = double(size.vertices), m = double(spec_links(size, s.input.undirected));
   const double bytes = generate_transposed(s) ? 52.0 * n + (4.0 + sizeof(T)) * m : 48.0 * (n + m);
   check_host_memory(bytes, "PageRank of '" + s.graph + "' (" + std::to_string(size.vertices) +
                                " vertices, up to " + spec_links_text(size, s.input.undirected) + " links" +

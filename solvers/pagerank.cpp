@@ -679,6 +679,18 @@ void pagerank_options::validate() const {
     throw invalid_argument("--alpha must be in [0, 1), got " + format_g(alpha, 17));
   if (!(tol > 0.0) || !std::isfinite(tol))
     throw invalid_argument("--tol must be a positive number, got " + format_g(tol, 17));
+  // tol bounds ||r_{k+1} - r_k||_1, and both are probability vectors (>= 0,
+  // summing to 1), so ||r_{k+1} - r_k||_1 <= ||r_{k+1}||_1 + ||r_k||_1 = 2.
+  // Every solve starts from one (the uniform or --initial vector; under
+  // --sources each set's own v_c) and its first step is a plain one with
+  // --accelerate too, so a tol of 2 or more passed that step whatever the
+  // graph: 'pagerank --tol 10 G' stopped after one step, "converged", exit 0.
+  // (At exactly 2 only a step between vectors of disjoint supports is not
+  // below it, and the next one is, at most 2 alpha.)
+  if (tol >= 2)
+    throw invalid_argument("--tol must be below 2, got " + format_g(tol, 17) +
+                           ": it bounds the L1 change of the ranks between two steps, which is at most 2 "
+                           "(both sum to 1), so the first step would pass as converged whatever the graph");
   if (max_iter < 1) throw invalid_argument("--max-iter must be at least 1, got " + std::to_string(max_iter));
   if (check_interval < 1)
     throw invalid_argument("--check-every must be at least 1, got " + std::to_string(check_interval));

@@ -587,7 +587,7 @@ pagerank_pull resolve_pull(pagerank_pull p, const pagerank_graph<T>& g, std::opt
 // messages of validate() name the flags.
 struct pagerank_options {
   double alpha = 0.85;  // --alpha: damping, in [0, 1)
-  double tol = 1e-6;    // --tol: on ||r_{k+1} - r_k||_1, > 0
+  double tol = 1e-6;    // --tol: on ||r_{k+1} - r_k||_1, in (0, 2) (the L1 change is at most 2)
   int max_iter = 1000;  // --max-iter: >= 1
   // --personalize: empty = uniform; else one non-negative weight per vertex
   // (not all zero), normalized to sum 1 by the solver.

@@ -216,6 +216,17 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--bench-warmup 2", 64, "--bench-warmup applies to --bench"},
       {"--omega 1.5", 64, "--omega applies to --solver jacobi"},
       {"--omega 1.5 --solver jacobi --method explicit", 64, "--omega applies to --solver jacobi"},
+      // a step solve's stop rule where no step iterates: explicit and direct steps ignored it
+      {"--method explicit --rtol 1e-3", 64,
+       "--rtol applies to --solver cg or jacobi (with --method implicit or cn), not to --method explicit, "
+       "whose steps solve no system; add it or leave --rtol out"},
+      {"--method explicit --max-iter 5", 64, "--max-iter applies to --solver cg or jacobi"},
+      {"--method explicit --atol 1e-9", 64, "--atol applies to --solver cg or jacobi"},
+      {"--solver direct --max-iter 5", 64,
+       "--max-iter applies to --solver cg or jacobi (with --method implicit or cn), not to --solver direct, "
+       "which solves each step exactly, without iterating; add it or leave --max-iter out"},
+      {"--solver direct --atol 1e-9", 64, "--atol applies to --solver cg or jacobi"},
+      {"--solver direct --method implicit --rtol 1e-3", 64, "not to --solver direct"},
       {"--snapshot-every 3", 64, "--snapshot"},
       {"--nosuchoption", 64, "nosuchoption"},
       {"--L 1e308", 64, "dx^2 is out of double precision's range"},

@@ -638,6 +638,10 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--alpha", "-0.5"}, 64, "--alpha"},
       {{g, "--alpha", "abc"}, 64, "alpha"},
       {{g, "--tol", "0"}, 64, "--tol"},
+      // the L1 change of the ranks is at most 2: these stopped after one step, "converged"
+      {{g, "--tol", "10"}, 64, "--tol must be below 2, got 10: it bounds the L1 change"},
+      {{g, "--tol", "2", "--accelerate", "quadratic"}, 64, "--tol must be below 2, got 2"},
+      {{g, "--tol", "2", "--sources", g}, 64, "--tol must be below 2, got 2"},
       {{g, "--max-iter", "0"}, 64, "--max-iter"},
       {{g, "--precision", "half"}, 64, "--precision"},
       {{g, "--kernel", "bogus"}, 64, "csr-vector"},

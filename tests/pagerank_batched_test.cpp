@@ -243,6 +243,9 @@ TEST(pagerank_batched, BadOptionsNameTheFlag) {
   expect_invalid(o, {{{10, 1.0}}}, "--sources: set 1: vertex index 10");
   expect_invalid(o, {{{1, -1.0}}}, "--sources: set 1: weight -1");
   expect_invalid(o, {{{1, 0.0}}}, "--sources: set 1: all weights are zero");
+  // A set's L1 change is at most 2 (both iterates sum to 1): tol 2 or more
+  // passed every set's first step (pagerank_options::validate).
+  expect_invalid(options(2, 100), good, "--tol must be below 2, got 2");
   o.compact_every = 0;
   expect_invalid(o, good, "--compact-every");
   o = options(1e-6, 100);

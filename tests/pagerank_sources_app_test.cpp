@@ -156,6 +156,30 @@ TEST_F(pagerank_sources_app, TooLargeAGeneratedGraphIsRefusedBeforeItIsGenerated
   EXPECT_NE(bad.err.find("bad.txt:2: vertex 99 is not in the graph"), std::string::npos) << bad.err;
 }
 
+// Under --undirected each drawn arc is stored both ways: the check from the
+// spec counts 2 x 10^6 links for er:100000:1000000, 48 (n + m) + 40 s n bytes
+// = 108.8 MB for two sets against 60.8 MB directed. Counted once, it passed
+// at 80 MB, where the single solve of the same graph is refused.
+TEST_F(pagerank_sources_app, AnUndirectedGeneratedGraphIsCountedWithItsMirroredLinks) {
+  const std::string sources = write("s.txt", "1\n2 3\n");
+  ::setenv("PERRON_MEMORY_LIMIT", "80e6", 1);
+  const outcome u = run({"er:100000:1000000", "--undirected", "--sources", sources, "--device", "cpu"});
+  const outcome d = run({"er:100000:1000000", "--sources", sources, "--device", "cpu", "--top", "1"});
+  const outcome single = run({"er:100000:1000000", "--undirected", "--device", "cpu"});
+  ::unsetenv("PERRON_MEMORY_LIMIT");
+  EXPECT_EQ(u.code, 65) << u.err;
+  EXPECT_EQ(u.err_lines(), 1) << u.err;
+  EXPECT_NE(
+      u.err.find("personalized PageRank of 2 source sets on 'er:100000:1000000' (100000 vertices, up to "
+                 "2000000 links, undirected) needs about 108.8 MB"),
+      std::string::npos)
+      << u.err;
+  EXPECT_TRUE(u.out.empty()) << u.out;
+  EXPECT_EQ(d.code, 0) << d.err;  // directed, 10^6 links fit
+  EXPECT_EQ(single.code, 65) << single.err;
+  EXPECT_NE(single.err.find("up to 2000000 links, undirected"), std::string::npos) << single.err;
+}
+
 TEST_F(pagerank_sources_app, ConflictsAreUsageErrors) {
   const std::string graph =
       write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");

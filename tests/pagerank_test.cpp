@@ -1203,6 +1203,41 @@ TEST(pagerank_options, MessagesNameTheFlag) {
   EXPECT_NO_THROW(pagerank_options{}.validate(4));
 }
 
+// tol bounds ||r_{k+1} - r_k||_1 of two probability vectors, at most 2: a tol
+// of 2 or more was met by the first step whatever the graph ('--tol 10' ran
+// one step and said "converged"). The bound is reached, so a tol just below 2
+// still decides: alpha 0 takes r_0 = e_1 to r_1 = v = e_0 in one step.
+TEST(pagerank_options, TolAtOrAboveTheMostTheResidualCanBeIsRefused) {
+  const auto g = make_pagerank_graph<double>(cycle_graph(4), false);
+  for (double tol : {2.0, 10.0, double(INFINITY)}) {
+    pagerank_options o;
+    o.tol = tol;
+    try {
+      o.validate();
+      ADD_FAILURE() << "tol " << tol << " accepted";
+    } catch (const invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(tol == 2    ? "--tol must be below 2, got 2: "
+                                            : tol == 10 ? "--tol must be below 2, got 10: "
+                                                        : "--tol must be a positive number",
+                                            0),
+                0u)
+          << e.what();
+    }
+    EXPECT_THROW(pagerank_cpu(g, o), invalid_argument);
+    o.accelerate = pagerank_accel::quadratic;
+    EXPECT_THROW(pagerank_cpu(g, o), invalid_argument);
+  }
+  pagerank_options o;
+  o.alpha = 0;
+  o.personalization = {1, 0, 0, 0};
+  o.initial = {0, 1, 0, 0};
+  o.tol = std::nextafter(2.0, 0.0);
+  const pagerank_result r = pagerank_cpu(g, o);
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.iterations, 2);  // the first step's change is 2, not below tol; the second's 0
+  EXPECT_EQ(r.residual, 0.0);
+}
+
 // Two solves of one graph agree bit for bit: ranks, residual and iteration count.
 TYPED_TEST(pagerank_cpu_variants, BitwiseReproducible) {
   using T = TypeParam;

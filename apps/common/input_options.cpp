@@ -1,6 +1,7 @@
 #include "apps/common/input_options.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "apps/common/usage.hpp"
 #include "core/text.hpp"
@@ -70,6 +71,17 @@ std::string load_json(const io::load_timings& t) {
                                        : "\"" + json_escape(t.transpose_not_kept) + "\"") +
          ", \"mirror\": " + real(t.undirected_seconds) + ", \"text_bytes\": " + std::to_string(t.text_bytes) +
          "}";
+}
+
+std::uint64_t spec_links(const io::synthetic_size& size, bool undirected) {
+  const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+  return !undirected ? size.arcs : size.arcs > most / 2 ? most : 2 * size.arcs;
+}
+
+std::string spec_links_text(const io::synthetic_size& size, bool undirected) {
+  if (undirected && size.arcs > std::numeric_limits<std::uint64_t>::max() / 2)
+    return "2 x " + std::to_string(size.arcs);
+  return std::to_string(spec_links(size, undirected));
 }
 
 }  // namespace perron::app

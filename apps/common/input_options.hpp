@@ -4,9 +4,11 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdint>
 #include <string>
 
 #include "io/load.hpp"
+#include "io/synthetic.hpp"
 
 namespace perron::app {
 
@@ -26,5 +28,15 @@ std::string describe_load(const io::load_timings& t);
 
 // The same as a JSON object: {"read": .., "parse": .., "cache": .., "from_cache": .., "text_bytes": ..}.
 std::string load_json(const io::load_timings& t);
+
+// A generated graph's links at most, as the run stores them: its arc draws,
+// each both ways where --undirected (io::load_matrix keeps every arc and its
+// mirror); what the memory checks made before it is generated count. The
+// count saturates at 2^64 - 1 (twice the draws wrapped round, a few links for
+// the GPU's check) and the text names it past that. The host check's count
+// was the double of its bytes cast back to an integer, undefined past 2^64:
+// 'er:1000:18446744073709551615' was refused "up to 0 links".
+std::uint64_t spec_links(const io::synthetic_size& size, bool undirected);
+std::string spec_links_text(const io::synthetic_size& size, bool undirected);
 
 }  // namespace perron::app

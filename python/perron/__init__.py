@@ -192,6 +192,14 @@ def _integer(v, what):
     return int(v)
 
 
+def _flag(v, what):
+    # bool() takes any object: weighted="no" (a non-empty string) was True, and cache=None or
+    # labels=[] False, without a word. Only True and False (numpy's too) say which.
+    if not isinstance(v, (bool, _np.bool_)):
+        raise TypeError(f"{what} must be True or False, got {v!r}")
+    return bool(v)
+
+
 def _real(v, what):
     # float() reads text too: alpha="0.5" and the weight "2" were taken as numbers
     if isinstance(v, (str, bytes, bytearray, _np.str_, _np.bytes_)):
@@ -271,9 +279,10 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     info.extrapolations counts those applied). The solve releases the GIL; on the CPU, Ctrl-C
     (KeyboardInterrupt on the main thread) ends it after the step under way.
     """
+    weighted = _flag(weighted, "weighted")
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     req = _perron.PageRankRequest()
-    req.n, req.transposed, req.weighted = n, transposed, bool(weighted)
+    req.n, req.transposed, req.weighted = n, transposed, weighted
     req.device, req.precision, req.kernel, req.pull = str(device), str(precision), str(kernel), str(pull)
     opt = _perron.PageRankOptions()
     opt.alpha, opt.tol, opt.max_iter = _real(alpha, "alpha"), _real(tol, "tol"), _integer(max_iter, "max_iter")
@@ -356,6 +365,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     first for this many sets; info.device_choice says why). The solve releases the GIL;
     on the CPU, Ctrl-C ends it after the step under way.
     """
+    weighted = _flag(weighted, "weighted")
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     if isinstance(sources, (int, _np.integer, dict)) or not hasattr(sources, "__iter__"):
         raise ValueError("sources: a sequence of source sets (e.g. [[3], [7, 9], {4: 0.5, 8: 1.5}])")
@@ -363,7 +373,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     if not sets:
         raise ValueError("sources: no source sets")
     req = _perron.PageRankRequest()
-    req.n, req.transposed, req.weighted = n, transposed, bool(weighted)
+    req.n, req.transposed, req.weighted = n, transposed, weighted
     req.device, req.precision = str(device), str(precision)
     opt = _perron.PageRankOptions()
     opt.alpha, opt.tol, opt.max_iter = _real(alpha, "alpha"), _real(tol, "tol"), _integer(max_iter, "max_iter")
@@ -381,10 +391,12 @@ def read_matrix(path, cache=True, labels=False, undirected=False):
     # As open() takes it: str(b"g.mtx") named the file "b'g.mtx'", and C++ stops a path at
     # a NUL, so "g.mtx\0x" read g.mtx. It goes to C++ as the bytes open() would use: a name
     # that is not UTF-8 (os.fsdecode's surrogates) failed pybind11's str conversion.
+    cache, labels = _flag(cache, "read_matrix: cache"), _flag(labels, "read_matrix: labels")
+    undirected = _flag(undirected, "read_matrix: undirected")
     path = _os.fsdecode(_os.fspath(path))
     if "\0" in path:
         raise ValueError(f"read_matrix: the path {path!r} holds a NUL character")
-    shape, indptr, indices, data, ids = _perron.read_matrix(_os.fsencode(path), bool(cache), bool(undirected))
+    shape, indptr, indices, data, ids = _perron.read_matrix(_os.fsencode(path), cache, undirected)
     A = _sp.csr_matrix((data, indices, indptr), shape=shape)
     return (A, ids) if labels else A
 

@@ -111,6 +111,37 @@ def test_messages_name_the_keywords_not_the_command_lines_flags(tmp_path, monkey
         perron.read_matrix("--tol", cache=False)
 
 
+def test_a_tol_no_change_can_reach_is_refused():
+    # The L1 change of two rank vectors (each summing to 1) is at most 2: tol=10 stopped after one
+    # step and said converged. The C++ options' validate() refuses it, for the command line too.
+    A = karate()
+    for tol in (2, 10.0):
+        with pytest.raises(ValueError, match=r"^tol must be below 2, got (2|10): it bounds the L1 change"):
+            perron.pagerank(A, tol=tol, device="cpu")
+        with pytest.raises(ValueError, match=r"^tol must be below 2"):
+            perron.pagerank_batched(A, [[0]], tol=tol, device="cpu")
+    _, info = perron.pagerank(A, tol=1.9, device="cpu")
+    assert info.converged and info.residual < 1.9
+
+
+def test_switches_take_only_true_or_false(tmp_path):
+    # bool() took weighted="no" as True (the values read as weights) and labels=[] or cache=None as
+    # False, without a word: a switch is True or False (numpy's too), else a TypeError naming it.
+    A, path = karate(), DATA / "karate.mtx"
+    for bad in ("no", "False", 0, 1, None, [], 1.0, np.array([True])):
+        with pytest.raises(TypeError, match=r"^weighted must be True or False, got "):
+            perron.pagerank(A, weighted=bad, device="cpu")
+        with pytest.raises(TypeError, match=r"^weighted must be True or False, got "):
+            perron.pagerank_batched(A, [[0]], weighted=bad, device="cpu")
+        for kw in ("cache", "labels", "undirected"):
+            with pytest.raises(TypeError, match=rf"^read_matrix: {kw} must be True or False, got "):
+                perron.read_matrix(path, **{kw: bad})
+    assert perron.pagerank(A, weighted=np.bool_(True), device="cpu")[1].converged
+    assert perron.pagerank_batched(A, [[0]], weighted=np.False_, device="cpu")[1].converged.all()
+    A2, ids = perron.read_matrix(path, cache=np.False_, labels=np.True_, undirected=np.bool_(False))
+    assert A2.shape == (34, 34) and len(ids) == 0
+
+
 def test_auto_takes_the_device_predicted_to_answer_first():
     # karate solves in well under a millisecond on the CPU; a GPU call costs milliseconds
     # even with the context up (it took the GPU wherever one was usable).

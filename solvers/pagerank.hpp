@@ -220,8 +220,8 @@ inline constexpr double own_order_local_fraction = 0.5;
 // Whether a graph of these facts is in that range (local_links and
 // max_in_degree are asked only past persistent_own_order_trial_links links).
 bool own_order_trial_size(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
-// The fused pull times the same own order (by in-degree within runs of
-// persistent_own_order_window ids) beside the in-degree order on graphs of
+// The fused pull times an own order too (by in-degree within runs of
+// fused_own_order_window ids, below) beside the in-degree order on graphs of
 // more than fused_own_order_min_links links whose own order is local and
 // whose rows are even, as above, at any size: geometric graphs of 6.6-10.7 M
 // links took 0.71-0.91x the in-degree order's step, a ring of 16 rewired at
@@ -239,7 +239,7 @@ inline constexpr std::size_t fused_own_order_min_links = std::size_t{1} << 20;
 // runs of 1024, 1.00-1.04x, while a block's run of consecutive slices
 // (fused_args::contiguous) keeps the gathers local. On 15 such graphs of
 // 6.6-60 M links (H200, float, session 80, docs/PERFORMANCE.md "The fused
-// pull's own order in runs of 1024 ids ...") runs of 1024 took 0.69-1.00x the
+// pull's own order in runs of 1024 ids ...") runs of 1024 took 0.68-1.01x the
 // step of runs of 32 (sbm:4000000:40000000:400:0.1 162 -> 113 us), and
 // were within 8% of the best of 32, 128, 256, 512 and 1024 on every one
 // (geometric mean 1.009; 512: 1.024, 256: 1.046, 32: 1.237).
@@ -411,14 +411,15 @@ inline constexpr index_t local_mid_window = 4096;
 inline constexpr double local_mid_spmv_fraction = 0.15;
 // Those figures were the in-degree order's. Where the fused pull also times
 // the own order in runs of fused_own_order_window ids (fused_own_order_trial:
-// local and even; session 80, H200, docs/PERFORMANCE.md "The fused pull's
-// own order in runs of 1024 ids ..."), the mid range does not count: on 13
-// such graphs of 10-80 M links held out with x in L2 in float (block models
-// of 300-10^4 ids a block, geometric graphs, rewired rings, 3D meshes, a
-// flat web) the SpMV pull took 0.95-2.0x the fused pull's step, and
-// 1.13-1.21x in double with x past L2 (sbm:10000000:80000000:2000:0.1,
-// rgg-8000000-4). In float past L2 (none measured) the clause stands.
-
+// local and even), the mid range does not count (session 80, H200,
+// docs/PERFORMANCE.md "The fused pull's own order in runs of 1024 ids ..."):
+// on 15 such graphs of 6.6-80 M links the fused pull in those runs led the
+// SpMV pull or tied in float with x in L2 (but for two geometric graphs whose
+// steps moved 0.86-1.30x either way between passes), and held out, the nine
+// (graph, precision) pairs the clause gave the SpMV pull (block models,
+// geometric graphs, 3D meshes of 20-72 M links in float; a block model past
+// L2 in double) ran it at 1.20-2.02x the fused pull's step. In float with x
+// past L2 (none measured) the clause stands.
 // The mean's bound was 5 (session 61: the first small worlds past 4 links
 // a vertex, K = 5, were the fused pull's); but a ring's K links a vertex
 // lose a few to merged duplicates (ws:8000000:5:0.4: 4.99998), and the rows

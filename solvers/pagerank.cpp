@@ -568,13 +568,13 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     if (f.value_bytes == 8 && x_in_l2 && mean < local_min_mean_double)
       return {pagerank_pull::fused, "auto pull: fused, " + size + " in a local order (" + orders + "), but " +
                                         format_g(mean, 3) + " links a vertex and x in L2 in double"};
-    // Even rows: the fused pull, but for a mid-range locality where x is
-    // past L2 or, in float, anywhere; and in float where x is past L2. A
-    // mid-range locality only the in-degree order loses: where the fused
-    // pull times the own order too (fused_own_order_trial), it does not count.
+    // Even rows: the fused pull where it also times the graph's own order
+    // (fused_own_order_trial: its gathers then as local as the SpMV pull's).
+    // Else, in its in-degree order, but for a mid-range locality where x is
+    // past L2 or, in float, anywhere; and in float where x is past L2.
     const bool own_order_timed = fused_own_order_trial(f.links, f.vertices, f.local_links, f.max_in_degree);
-    const bool mid = f.local_links_mid >= local_mid_spmv_fraction && !own_order_timed;
-    const bool even_fused = f.value_bytes == 8 ? x_in_l2 || !mid : x_in_l2 && !mid;
+    const bool mid = f.local_links_mid >= local_mid_spmv_fraction;
+    const bool even_fused = own_order_timed || (f.value_bytes == 8 ? x_in_l2 || !mid : x_in_l2 && !mid);
     // In float with x past local_even_l2_fraction_float of L2 and nearly all
     // links local, more links a vertex (the fused pull's scattered gathers
     // start to miss where the own order's hit).

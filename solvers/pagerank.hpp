@@ -411,15 +411,18 @@ inline constexpr index_t local_mid_window = 4096;
 inline constexpr double local_mid_spmv_fraction = 0.15;
 // Those figures were the in-degree order's. Where the fused pull also times
 // the own order in runs of fused_own_order_window ids (fused_own_order_trial:
-// local and even), the mid range does not count (session 80, H200,
-// docs/PERFORMANCE.md "The fused pull's own order in runs of 1024 ids ..."):
-// on 15 such graphs of 6.6-80 M links the fused pull in those runs led the
-// SpMV pull or tied in float with x in L2 (but for two geometric graphs whose
-// steps moved 0.86-1.30x either way between passes), and held out, the nine
+// local and even), neither the mid range nor x past L2 counts (session 80,
+// H200, docs/PERFORMANCE.md "The fused pull's own order in runs of 1024 ids
+// ..."): on 15 such graphs of 6.6-60 M links the fused pull in those runs led
+// the SpMV pull or tied in float with x in L2 (but for two geometric graphs
+// whose steps moved 0.86-1.30x either way between passes); held out, the nine
 // (graph, precision) pairs the clause gave the SpMV pull (block models,
-// geometric graphs, 3D meshes of 20-72 M links in float; a block model past
-// L2 in double) ran it at 1.20-2.02x the fused pull's step. In float with x
-// past L2 (none measured) the clause stands.
+// geometric graphs, 3D meshes of 20-72 M links in float; a block model past L2
+// in double) ran it at 1.20-2.02x the fused pull's step; in float with x past
+// L2 (block models, rewired rings, a flat web of 108-180 M links) the SpMV
+// pull took 1.05-1.33x the fused pull's step on 7 of 7. (The far clause below
+// still gives rings of nearly all local links and few links a vertex the
+// SpMV pull: ws:20000000:6:0.01 0.98x, ws:12000000:5:0.02 0.98x.)
 // The mean's bound was 5 (session 61: the first small worlds past 4 links
 // a vertex, K = 5, were the fused pull's); but a ring's K links a vertex
 // lose a few to merged duplicates (ws:8000000:5:0.4: 4.99998), and the rows

@@ -948,7 +948,8 @@ int main_body(int argc, char** argv) {
   // So are those only another option reads: '--plot-curves 5' without --plot,
   // '--bench-steps 20' without --bench and '--omega 1.5' with cg ran as if
   // they were not given; so did a step solve's stop rule (--max-iter, --atol,
-  // --rtol) where no step iterates, and the message names what ignored it.
+  // --rtol, and --check-interval, which only the GPU's iterations read) where
+  // no step iterates, and the message names what ignored it.
   const bool jacobi_solves =
       c.s.step.solver == heat::step_solver::jacobi && c.s.step.scheme != heat::method::explicit_euler;
   const bool iterates = heat::iterates(c.s.step);
@@ -963,6 +964,10 @@ int main_body(int argc, char** argv) {
         {"bench-steps", c.s.app.bench, "--bench", ""},
         {"bench-warmup", c.s.app.bench, "--bench", ""},
         {"omega", jacobi_solves, "--solver jacobi (with --method implicit or cn)", ""},
+        {"check-interval", iterates, iterating, not_iterating},
+        {"check-interval", c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu,
+         "GPU runs (--device cuda or auto)",
+         ", not to --device cpu or --kernel cpu, whose solves test every iteration"},
         {"max-iter", iterates, iterating, not_iterating},
         {"atol", iterates, iterating, not_iterating},
         {"rtol", iterates, iterating, not_iterating}})

@@ -415,6 +415,13 @@ bool fused_own_order_trial(std::size_t links, index_t vertices, double local_lin
          double(max_in_degree) <= persistent_even_max_to_mean * mean;
 }
 
+bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree) {
+  const double mean = double(links) / double(std::max<index_t>(vertices, 1));
+  return links >= fused_own_order_skewed_min_links && vertices > fused_own_order_window &&
+         local_links >= own_order_local_fraction &&
+         double(max_in_degree) > persistent_even_max_to_mean * mean;
+}
+
 template <class T>
 double own_order_local_links(const pagerank_graph<T>& g) {
   return sampled_locality(g, [](index_t v) { return v; }).first;
@@ -602,6 +609,18 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                   "), but in double with x within " + format_g(local_fused_l2_fraction_double, 3) +
                   " of L2 and the longest row (" + std::to_string(f.max_in_degree) + ") < " +
                   format_g(local_skewed_max_to_mean_double, 4) + " x the mean " + format_g(mean, 3)};
+    // Skewed rows in double with x past that part of L2, where the fused
+    // pull runs in its own order (fused_own_order_first): there the own
+    // order's gathers stay within the sites and the SpMV pull streams 8 more
+    // bytes a link (solvers/pagerank.hpp).
+    if (f.value_bytes == 8 && x_bytes > local_fused_l2_fraction_double * double(f.l2_bytes) &&
+        fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree))
+      return {pagerank_pull::fused,
+              "auto pull: fused, " + size + " in a local order (" + orders + "), skewed (max in-degree " +
+                  std::to_string(f.max_in_degree) + " > " + format_g(persistent_even_max_to_mean, 3) +
+                  " x the mean " + format_g(mean, 3) + ") in double with x past " +
+                  format_g(local_fused_l2_fraction_double, 3) + " of L2, in its own order (runs of " +
+                  std::to_string(fused_own_order_window) + " ids)"};
     if (f.local_links + local_order_tie > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};

@@ -245,6 +245,20 @@ inline constexpr std::size_t fused_own_order_min_links = std::size_t{1} << 20;
 // (geometric mean 1.009; 512: 1.024, 256: 1.046, 32: 1.237).
 inline constexpr index_t fused_own_order_window = 1024;
 bool fused_own_order_trial(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
+// Where the rows are skewed (the longest past persistent_even_max_to_mean x
+// the mean) and the own order local, from fused_own_order_skewed_min_links
+// links the fused pull is built in its own order (runs of
+// fused_own_order_window ids) with no trial of the in-degree order: there
+// the own order took 0.45-0.92x the in-degree order's step on all 12 web
+// graphs measured (33-237 M links, the generator's LOCAL 0.55-0.95;
+// web:16777216:268435456 3324 -> 1481 us in double, 2031 -> 1227 in float),
+// where a trial of both orders took 70-450 ms of a first run's set-up (a
+// second layout and its trials) for a solve of 10-46 ms. Below it they tied at
+// 15-24 M links (0.92-1.03x) and the own order lost on smaller graphs
+// (cnr-2000 1.0-1.3x, web:1048576:10000000 1.04-1.6x) (H200, session 81,
+// docs/PERFORMANCE.md "Skewed local graphs: the fused pull in its own order ...").
+inline constexpr std::size_t fused_own_order_skewed_min_links = std::size_t{1} << 25;
+bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
 // place[v] = vertex v's position in that order, on the host (the locality
 // that pull_facts_of measures in it).
 template <class T>
@@ -365,6 +379,11 @@ inline constexpr double local_min_mean_double = 5.0;
 // sits in the gap the measurements leave, 0.51-0.57 of L2 (no graph between).
 // Held out after (9 more webs, 14-72 MB of x, 4-1300x): the model's pick
 // within 5% of the better pull on 8 of 8 (worst 1.038, at 0.61 of L2).
+// Past the bound, from fused_own_order_skewed_min_links links, the fused pull
+// again: there it runs in its own order (fused_own_order_first), whose step
+// was 0.92-0.95x the SpMV pull's on four webs of 43-237 M links with x at
+// 0.97-2.1 of L2 (the SpMV pull had been auto's pick); held out after, 14
+// more of 33-300 M links 0.86-1.02x (H200, session 81).
 inline constexpr double local_fused_l2_fraction_double = 0.55;
 inline constexpr double local_skewed_max_to_mean_double = 1000.0;
 // Nor where the in-degrees are even (the longest row at most

@@ -1435,6 +1435,52 @@ TYPED_TEST(gpu_pagerank, FusedOwnOrderSolvesAndIsRemembered) {
   expect_solves(a, g, o, renewed.solve(o), "a window of 32 remembered");
 }
 
+// A skewed graph whose own order is local, past fused_own_order_skewed_min_links
+// links (a web graph's sites): the fused pull starts in its own order, with
+// no trial of the in-degree order, says so, and solves as the reference; a
+// record of the in-degree order (an older build's) is rebuilt in the own
+// order; a pinned window still rules.
+TYPED_TEST(gpu_pagerank, FusedOwnOrderFirstOnSkewedLocalGraphs) {
+  using T = TypeParam;
+  const std::string window = std::to_string(fused_own_order_window);
+  const coo_matrix<double> web = io::load_matrix("web:3000000:40000000:0.7,30").matrix;
+  const auto g = make_pagerank_graph<T>(web, false);
+  const pull_facts f = pagerank_cuda<T>::facts(g);
+  ASSERT_TRUE(fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree))
+      << f.links << " links, longest row " << f.max_in_degree << ", local " << f.local_links;
+  pagerank_options o = plain_steps();
+  o.tol = solve_tolerance<T>::tol;
+  {
+    pull_trial_memo memo;
+    pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::fused, &memo);
+    const std::string& why = s.kernel_reason();
+    EXPECT_NE(why.find("vertex order: the graph's own"), std::string::npos) << why;
+    EXPECT_EQ(why.find("vertex order by trial"), std::string::npos) << why;
+    EXPECT_NE(s.layout().find(" window " + window + " "), std::string::npos) << s.layout();
+    EXPECT_TRUE(is_windowed_order(s.vertex_order(), g, fused_own_order_window));
+    expect_solves(web, g, o, s.solve(o), "skewed web in its own order");
+    // The same record with the in-degree order (an older build's): rebuilt
+    // in the own order.
+    ASSERT_FALSE(memo.record.empty()) << why;
+    auto rec = parse_trial_record(memo.record, f, g.vertices(), cuda::device_description(0));
+    ASSERT_TRUE(rec.has_value()) << memo.record;
+    const std::size_t at = rec->layout.find(" window " + window);
+    ASSERT_NE(at, std::string::npos) << rec->layout;
+    rec->layout.erase(at, window.size() + 8);
+    pull_trial_memo older;
+    older.remembered = format_trial_record(*rec, f, g.vertices(), cuda::device_description(0));
+    pagerank_cuda<T> renewed(g, std::nullopt, pagerank_pull::fused, &older);
+    EXPECT_NE(renewed.layout().find(" window " + window + " "), std::string::npos)
+        << rec->layout << " -> " << renewed.layout();
+    EXPECT_NE(renewed.kernel_reason().find("vertex order: the graph's own"), std::string::npos)
+        << renewed.kernel_reason();
+  }
+  const scoped_env w("PERRON_FUSED_WINDOW", "0");
+  pagerank_cuda<T> pinned(g, std::nullopt, pagerank_pull::fused);
+  EXPECT_EQ(pinned.kernel_reason().find("vertex order"), std::string::npos) << pinned.kernel_reason();
+  EXPECT_EQ(pinned.layout().find(" window "), std::string::npos) << pinned.layout();
+}
+
 // Where the model is sure (a small graph: the persistent pull), or the pull
 // is named, its layout trials run once: the first construction leaves an
 // untimed record (pull_trial_memo), the next builds that layout from it with

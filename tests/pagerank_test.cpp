@@ -1566,6 +1566,8 @@ TEST(pagerank_options, Names) {
     } else {
       sbm.max_in_degree = static_cast<index_t>(persistent_even_max_to_mean * 10) + 1;  // not even
       sbm.l2_bytes = 4'000'000 * bytes - 1;
+      EXPECT_EQ(pick(sbm), pagerank_pull::fused);  // skewed, in its own order (below)
+      sbm.links = fused_own_order_skewed_min_links - 1;
       EXPECT_EQ(pick(sbm), pagerank_pull::spmv);
     }
     sbm = local_facts(39'983'832, 29, bytes, 4'000'000, 0.9, 0.08, local_mid_spmv_fraction - 0.01);
@@ -1624,6 +1626,9 @@ TEST(pagerank_options, Names) {
   {
     pull_facts web = local_facts(35'044'464, 61, 8, 4'000'000, 0.75, 0.083, 0.165);
     EXPECT_EQ(pick(web), pagerank_pull::fused);
+    // (With x past the bound it now runs the fused pull in its own order,
+    // below; these cases ask the clause at fewer links.)
+    web.links = fused_own_order_skewed_min_links - 1;
     EXPECT_NE(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("the longest row"),
               std::string::npos);
     web.l2_bytes = static_cast<std::size_t>(std::ceil(4'000'000 * 8 / local_fused_l2_fraction_double));
@@ -1631,7 +1636,7 @@ TEST(pagerank_options, Names) {
     web.l2_bytes -= 64;
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
     web.l2_bytes = 63'000'000;
-    const double mean = 35'044'464 / 4'000'000.0;
+    const double mean = double(fused_own_order_skewed_min_links - 1) / 4'000'000.0;
     web.max_in_degree = static_cast<index_t>(local_skewed_max_to_mean_double * mean) + 1;
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
     web.max_in_degree = static_cast<index_t>(local_skewed_max_to_mean_double * mean) - 1;
@@ -1642,6 +1647,33 @@ TEST(pagerank_options, Names) {
     web.max_in_degree = 61;
     web.value_bytes = 4;
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
+  }
+  // Skewed and local from fused_own_order_skewed_min_links links, in double
+  // with x past local_fused_l2_fraction_double of L2: the fused pull, which
+  // runs in its own order there (web:8000000:100000000:0.95, x 64 MB: the SpMV
+  // pull 1.086x its step); in float, below that many links, or with x within
+  // the bound: as before.
+  {
+    pull_facts web = local_facts(88'882'512, 51'450, 8, 8'000'000, 0.877, 0.038, 0.222);
+    ASSERT_TRUE(fused_own_order_first(web.links, web.vertices, web.local_links, web.max_in_degree));
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("in its own order"),
+              std::string::npos);
+    web.l2_bytes = 0;  // unknown: as past L2
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    web.l2_bytes = static_cast<std::size_t>(std::ceil(8'000'000 * 8 / local_fused_l2_fraction_double));
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);  // the longest row past local_skewed_max_to_mean_double x
+    web.l2_bytes = 63'000'000;
+    web.value_bytes = 4;
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.value_bytes = 8;
+    web.links = fused_own_order_skewed_min_links - 1;
+    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.links = fused_own_order_skewed_min_links;
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    web.local_links = own_order_local_fraction - 0.01;  // not local enough for the own order's trial
+    EXPECT_EQ(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("in its own order"),
+              std::string::npos);
   }
   // pull_facts_of: a path is all local, a random graph on 300000 vertices
   // about 2 x 32768 / 300000 of it (random_graph's arcs are not all uniform).
@@ -1703,7 +1735,8 @@ TEST(pagerank_rule, OwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
 }
 
 // The fused pull's own-order trial: past fused_own_order_min_links links,
-// local and even, at any size (no upper bound, unlike the persistent pull's).
+// local and even, at any size (no upper bound, unlike the persistent pull's);
+// skewed ones from fused_own_order_skewed_min_links start in the own order.
 TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   EXPECT_TRUE(fused_own_order_trial(6'589'616, 300'000, 0.99, 36));                  // rgg-300000-20
   EXPECT_TRUE(fused_own_order_trial(63'597'600, 10'648'000, 1.0, 6));                // mesh7-220
@@ -1711,8 +1744,18 @@ TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   EXPECT_FALSE(fused_own_order_trial(fused_own_order_min_links, 100'000, 1.0, 10));  // small: not asked
   EXPECT_FALSE(fused_own_order_trial(3'216'152, 325'557, 0.9, 18'235));              // cnr-2000: skewed
   EXPECT_FALSE(fused_own_order_trial(11'994'005, 1'000'000, 1.0, 3'000));  // a band clipped at its ends
-  EXPECT_FALSE(fused_own_order_trial(6'593'088, 300'000, 0.01, 36));       // rgg-300000-20-shuf: not local
-  EXPECT_FALSE(fused_own_order_trial(2'000'000, 20, 1.0, 200'000));        // fewer vertices than a window
+  // Skewed, local and from fused_own_order_skewed_min_links links: no trial,
+  // the own order first.
+  EXPECT_FALSE(fused_own_order_trial(236'000'000, 16'777'216, 0.8, 500'000));  // web:16777216:268435456
+  EXPECT_TRUE(fused_own_order_first(236'000'000, 16'777'216, 0.8, 500'000));
+  EXPECT_FALSE(fused_own_order_first(fused_own_order_skewed_min_links - 1, 2'000'000, 0.9, 70'000));
+  EXPECT_TRUE(fused_own_order_first(fused_own_order_skewed_min_links, 2'000'000, 0.9, 70'000));
+  EXPECT_FALSE(fused_own_order_first(268'000'000, 16'777'216, 0.12, 500'000));  // rmat:24: not local
+  EXPECT_FALSE(fused_own_order_first(63'597'600, 10'648'000, 1.0, 6));          // mesh7-220: even
+  EXPECT_FALSE(
+      fused_own_order_first(fused_own_order_skewed_min_links, fused_own_order_window, 1.0, 1'000'000));
+  EXPECT_FALSE(fused_own_order_trial(6'593'088, 300'000, 0.01, 36));  // rgg-300000-20-shuf: not local
+  EXPECT_FALSE(fused_own_order_trial(2'000'000, 20, 1.0, 200'000));   // fewer vertices than a window
   EXPECT_FALSE(fused_own_order_trial(2'000'000, fused_own_order_window, 1.0, 4000));
   EXPECT_TRUE(fused_own_order_trial(2'000'000, fused_own_order_window + 1, 1.0, 4000));
   EXPECT_TRUE(fused_own_order_trial(4'000'000, 1'000'000, own_order_local_fraction, 16));

@@ -561,16 +561,38 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
       window = 0;
       mode.clear();
     }
+    order_note.clear();
+    order_trial_seconds = 0;
+    // The fused pull's vertex order: skewed, local and large graphs start in
+    // their own (fused_own_order_first: the in-degree order lost there on
+    // every one measured, and a trial of both would build a second layout);
+    // even, local ones time both, below. A record of the in-degree order
+    // for such a graph is an older build's: the trials run again. The facts
+    // are sampled or parallel (about a millisecond).
+    index_t forced = 0;
+    double own_local = 0.0;
+    index_t own_longest = 0;
+    const bool asks_order = !is_persistent && g.links() > fused_own_order_min_links && !forced_window(forced);
+    if (asks_order) {
+      own_local = own_order_local_links(g);
+      own_longest = longest_row(g.pt);
+      if (window == 0 && fused_own_order_first(g.links(), g.vertices(), own_local, own_longest)) {
+        hub = -1;
+        mode.clear();
+        window = fused_own_order_window;
+        order_note = "vertex order: the graph's own (by in-degree within runs of " +
+                     std::to_string(fused_own_order_window) + " ids), its rows skewed (the longest " +
+                     std::to_string(own_longest) + " links) and " + format_g(100 * own_local, 3) +
+                     "% of links local";
+      }
+    }
     const std::optional<fused_loop> loop = is_persistent ? std::optional(fused_loop::whole)
                                            : hub >= 0    ? parse_fused_loop(mode)
                                                          : std::nullopt;
     fused = std::make_unique<fused_pull<T>>(g.pt, stream.get(), vrow_links, !is_persistent, window, hub,
                                             is_persistent, loop);
-    order_note.clear();
-    order_trial_seconds = 0;
     if (pull == pagerank_pull::persistent) {
       persistent = std::make_unique<persistent_pull<T>>(*fused, stream.get(), hub < 0 ? "" : mode);
-      index_t forced = 0;
       // Past own_order_trial_links the trial asks the own order's locality and
       // the longest row (both sampled or parallel: about a millisecond).
       const bool asks = g.links() > persistent_pull<T>::own_order_trial_links && persistent->resident();
@@ -588,10 +610,8 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
         }
         order_trial_seconds += first - fused->trial_seconds() - persistent->trial_seconds();
       }
-    } else if (hub < 0 && g.links() > fused_own_order_min_links) {
-      index_t forced = 0;
-      if (!forced_window(forced) &&
-          fused_own_order_trial(g.links(), g.vertices(), own_order_local_links(g), longest_row(g.pt))) {
+    } else if (asks_order && hub < 0 && window == 0) {
+      if (fused_own_order_trial(g.links(), g.vertices(), own_local, own_longest)) {
         const double first = fused->trial_seconds();
         {
           const scoped_seconds clock(order_trial_seconds);

@@ -419,7 +419,7 @@ bool fused_own_order_first(std::size_t links, index_t vertices, double local_lin
   const double mean = double(links) / double(std::max<index_t>(vertices, 1));
   return links >= fused_own_order_skewed_min_links && vertices > fused_own_order_window &&
          local_links >= own_order_local_fraction &&
-         double(max_in_degree) > persistent_even_max_to_mean * mean;
+         double(max_in_degree) > fused_own_order_skewed_max_to_mean * mean;
 }
 
 template <class T>
@@ -617,7 +617,7 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
         fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree))
       return {pagerank_pull::fused,
               "auto pull: fused, " + size + " in a local order (" + orders + "), skewed (max in-degree " +
-                  std::to_string(f.max_in_degree) + " > " + format_g(persistent_even_max_to_mean, 3) +
+                  std::to_string(f.max_in_degree) + " > " + format_g(fused_own_order_skewed_max_to_mean, 3) +
                   " x the mean " + format_g(mean, 3) + ") in double with x past " +
                   format_g(local_fused_l2_fraction_double, 3) + " of L2, in its own order (runs of " +
                   std::to_string(fused_own_order_window) + " ids)"};

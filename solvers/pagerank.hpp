@@ -245,8 +245,8 @@ inline constexpr std::size_t fused_own_order_min_links = std::size_t{1} << 20;
 // (geometric mean 1.009; 512: 1.024, 256: 1.046, 32: 1.237).
 inline constexpr index_t fused_own_order_window = 1024;
 bool fused_own_order_trial(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
-// Where the rows are skewed (the longest past persistent_even_max_to_mean x
-// the mean) and the own order local, from fused_own_order_skewed_min_links
+// Where the rows are skewed (the longest past fused_own_order_skewed_max_to_mean
+// x the mean) and the own order local, from fused_own_order_skewed_min_links
 // links the fused pull is built in its own order (runs of
 // fused_own_order_window ids) with no trial of the in-degree order: there
 // the own order took 0.45-0.92x the in-degree order's step on all 12 web
@@ -257,7 +257,15 @@ bool fused_own_order_trial(std::size_t links, index_t vertices, double local_lin
 // 15-24 M links (0.92-1.03x) and the own order lost on smaller graphs
 // (cnr-2000 1.0-1.3x, web:1048576:10000000 1.04-1.6x) (H200, session 81,
 // docs/PERFORMANCE.md "Skewed local graphs: the fused pull in its own order ...").
+// The webs' longest rows were 19-540000x the mean; at 5.9x
+// (web:3000000:40000000:0.7,30) the orders tied. Rows of Poisson-like
+// lengths pass 4x the mean by chance on graphs of few links a vertex (a
+// geometric graph of 4: the longest 17), where the trial kept the in-degree
+// order (rgg-8000000-4, session 80), so the bound asks for more: a Poisson
+// tail passes 8x the mean only at about 2 links a vertex or fewer, where the
+// longest row stays under short_rows_in_degree (an earlier clause).
 inline constexpr std::size_t fused_own_order_skewed_min_links = std::size_t{1} << 25;
+inline constexpr double fused_own_order_skewed_max_to_mean = 8.0;
 bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
 // place[v] = vertex v's position in that order, on the host (the locality
 // that pull_facts_of measures in it).

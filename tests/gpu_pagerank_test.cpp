@@ -1443,7 +1443,7 @@ TYPED_TEST(gpu_pagerank, FusedOwnOrderSolvesAndIsRemembered) {
 TYPED_TEST(gpu_pagerank, FusedOwnOrderFirstOnSkewedLocalGraphs) {
   using T = TypeParam;
   const std::string window = std::to_string(fused_own_order_window);
-  const coo_matrix<double> web = io::load_matrix("web:3000000:40000000:0.7,30").matrix;
+  const coo_matrix<double> web = io::load_matrix("web:3000000:40000000").matrix;
   const auto g = make_pagerank_graph<T>(web, false);
   const pull_facts f = pagerank_cuda<T>::facts(g);
   ASSERT_TRUE(fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree))

@@ -1566,9 +1566,7 @@ TEST(pagerank_options, Names) {
     } else {
       sbm.max_in_degree = static_cast<index_t>(persistent_even_max_to_mean * 10) + 1;  // not even
       sbm.l2_bytes = 4'000'000 * bytes - 1;
-      EXPECT_EQ(pick(sbm), pagerank_pull::fused);  // skewed, in its own order (below)
-      sbm.links = fused_own_order_skewed_min_links - 1;
-      EXPECT_EQ(pick(sbm), pagerank_pull::spmv);
+      EXPECT_EQ(pick(sbm), pagerank_pull::spmv);  // a tail, not skewed enough for the own order first
     }
     sbm = local_facts(39'983'832, 29, bytes, 4'000'000, 0.9, 0.08, local_mid_spmv_fraction - 0.01);
     EXPECT_EQ(pick(sbm), pagerank_pull::fused) << bytes;  // blocks of 10^5 (0.03-0.07)
@@ -1754,8 +1752,14 @@ TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   EXPECT_FALSE(fused_own_order_first(63'597'600, 10'648'000, 1.0, 6));          // mesh7-220: even
   EXPECT_FALSE(
       fused_own_order_first(fused_own_order_skewed_min_links, fused_own_order_window, 1.0, 1'000'000));
-  EXPECT_FALSE(fused_own_order_trial(6'593'088, 300'000, 0.01, 36));  // rgg-300000-20-shuf: not local
-  EXPECT_FALSE(fused_own_order_trial(2'000'000, 20, 1.0, 200'000));   // fewer vertices than a window
+  // The longest row past fused_own_order_skewed_max_to_mean x the mean (a
+  // Poisson tail of a geometric graph of 4 links a vertex, 17, is not).
+  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 17));
+  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 32));
+  EXPECT_TRUE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 33));
+  EXPECT_TRUE(fused_own_order_first(67'025'280, 7'000'000, 0.9, 181));  // web:7000000:70000000:0.95,5
+  EXPECT_FALSE(fused_own_order_trial(6'593'088, 300'000, 0.01, 36));    // rgg-300000-20-shuf: not local
+  EXPECT_FALSE(fused_own_order_trial(2'000'000, 20, 1.0, 200'000));     // fewer vertices than a window
   EXPECT_FALSE(fused_own_order_trial(2'000'000, fused_own_order_window, 1.0, 4000));
   EXPECT_TRUE(fused_own_order_trial(2'000'000, fused_own_order_window + 1, 1.0, 4000));
   EXPECT_TRUE(fused_own_order_trial(4'000'000, 1'000'000, own_order_local_fraction, 16));

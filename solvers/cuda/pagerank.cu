@@ -568,11 +568,13 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     // every one measured, and a trial of both would build a second layout);
     // even, local ones time both, below. A record of the in-degree order
     // for such a graph is an older build's: the trials run again. The facts
-    // are sampled or parallel (about a millisecond).
+    // are sampled or parallel (about a millisecond); a record of the own
+    // order needs neither.
     index_t forced = 0;
     double own_local = 0.0;
     index_t own_longest = 0;
-    const bool asks_order = !is_persistent && g.links() > fused_own_order_min_links && !forced_window(forced);
+    const bool asks_order = !is_persistent && g.links() > fused_own_order_min_links &&
+                            (hub < 0 || window == 0) && !forced_window(forced);
     if (asks_order) {
       own_local = own_order_local_links(g);
       own_longest = longest_row(g.pt);

@@ -935,6 +935,12 @@ std::optional<input_guess> guess_graph(const settings& s) {
   return guess_input(gz ? input_kind::gz : input_kind::text, bytes, 0, 0, p);
 }
 
+// The links the solve will hold, from a guess: under --undirected each arc
+// and its mirror (a kept CSR of A^T holds both already).
+std::size_t guessed_links(const settings& s, const input_guess& guess) {
+  return guess.links * (s.input.undirected && transpose_kept(s) == 0 ? 2 : 1);
+}
+
 // Whether to start the CUDA context at program start: for --device cuda, and
 // for auto when the model, on the guessed size, expects the GPU to finish
 // first. A context started and then not used costs about its whole creation
@@ -945,8 +951,7 @@ bool start_context_now(const settings& s) {
   const std::optional<input_guess> guess = guess_graph(s);
   if (!guess) return true;
   device_facts f = solve_facts(s);
-  // Undirected: each arc and its mirror (a kept CSR of A^T holds both already).
-  f.links = guess->links * (s.input.undirected && transpose_kept(s) == 0 ? 2 : 1);
+  f.links = guessed_links(s, *guess);
   f.vertices = guess->vertices;
   f.load_left = guess->load_seconds;
   f.exit_detached = detached_exit::possible();  // the split comes with the context
@@ -1760,7 +1765,7 @@ app::batched_request batched_request_of(const settings& s) {
   r.facts = solve_facts(s);
   r.facts.from_pattern = false;  // the batched mode sorts P^T from the arcs (make_pagerank_graph)
   if (const std::optional<input_guess> guess = guess_graph(s)) {
-    r.facts.links = guess->links;
+    r.facts.links = guessed_links(s, *guess);
     r.facts.vertices = guess->vertices;
     r.facts.load_left = guess->load_seconds;
     r.guessed = true;

@@ -978,6 +978,13 @@ int main_body(int argc, char** argv) {
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();
   const plan pl = make_plan(c);
+  // Under --device auto with no usable GPU the steps run on the CPU, which
+  // tests every iteration: --check-interval, accepted because a GPU might
+  // have run them, is said to go unread rather than dropped in silence.
+  if (vm.count("check-interval") && !vm["check-interval"].defaulted() &&
+      pl.s.step.where != heat::device::cuda)
+    std::cerr << "heat1d: note: --check-interval is read by GPU runs; with no usable CUDA device this run is "
+                 "on the CPU, which tests every iteration\n";
   // Each output that cannot be written is named before the run: a missing
   // folder or a folder named as the file was found only when written, after
   // the last step, and the run's profile and summary were lost with it.

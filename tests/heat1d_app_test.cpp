@@ -253,6 +253,16 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
     EXPECT_NE(o.err.find(c.says), std::string::npos) << c.args << ": " << o.err;
     EXPECT_EQ(o.out, "") << c.args;
   }
+  // Under --device auto with no usable GPU (none visible) --check-interval is
+  // accepted, the steps run on the CPU, and a note says it went unread.
+  {
+    const outcome o =
+        run_command("CUDA_VISIBLE_DEVICES= " + quote(app_path("heat1d")) +
+                        " --N 51 --T 0.02 --steps 20 --method implicit --solver cg --check-interval 8",
+                    dir_);
+    EXPECT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.err.find("heat1d: note: --check-interval is read by GPU runs"), std::string::npos) << o.err;
+  }
   // --force runs the unstable explicit step anyway.
   EXPECT_EQ(run("--device cpu --method explicit --dt 0.001 --force").code, 0);
 }

@@ -188,6 +188,9 @@ SHAPES = {
     'mesh27-40x40x900': lambda: mesh(40, 40, 900, True),
     'mesh19-36x36x2000': lambda: mesh19(36, 36, 2000),
     'band-4000000-10-2000': lambda: band(4000000, 10, 2000),
+    # session 82: rows of Poisson-like lengths (the longest 4-8x the mean), x past half of L2
+    'band-9000000-4-2000': lambda: band(9000000, 4, 2000),
+    'band-12000000-3-5000': lambda: band(12000000, 3, 5000),
 }
 
 

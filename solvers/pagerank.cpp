@@ -415,11 +415,14 @@ bool fused_own_order_trial(std::size_t links, index_t vertices, double local_lin
          double(max_in_degree) <= persistent_even_max_to_mean * mean;
 }
 
-bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree) {
+bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree,
+                           double x_l2) {
   const double mean = double(links) / double(std::max<index_t>(vertices, 1));
-  return links >= fused_own_order_skewed_min_links && vertices > fused_own_order_window &&
-         local_links >= own_order_local_fraction &&
-         double(max_in_degree) > fused_own_order_skewed_max_to_mean * mean;
+  if (vertices <= fused_own_order_window || local_links < own_order_local_fraction) return false;
+  const double most = double(max_in_degree);
+  if (most > fused_own_order_skewed_max_to_mean * mean) return links >= fused_own_order_skewed_min_links;
+  return links > fused_own_order_min_links && most > persistent_even_max_to_mean * mean &&
+         x_l2 > fused_own_order_tail_l2_fraction;
 }
 
 template <class T>
@@ -613,14 +616,15 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     // pull runs in its own order (fused_own_order_first): there the own
     // order's gathers stay within the sites and the SpMV pull streams 8 more
     // bytes a link (solvers/pagerank.hpp).
+    const double x_l2 = f.l2_bytes > 0 ? x_bytes / double(f.l2_bytes) : HUGE_VAL;
     if (f.value_bytes == 8 && x_bytes > local_fused_l2_fraction_double * double(f.l2_bytes) &&
-        fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree))
+        fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree, x_l2))
       return {pagerank_pull::fused,
-              "auto pull: fused, " + size + " in a local order (" + orders + "), skewed (max in-degree " +
-                  std::to_string(f.max_in_degree) + " > " + format_g(fused_own_order_skewed_max_to_mean, 3) +
-                  " x the mean " + format_g(mean, 3) + ") in double with x past " +
-                  format_g(local_fused_l2_fraction_double, 3) + " of L2, in its own order (runs of " +
-                  std::to_string(fused_own_order_window) + " ids)"};
+              "auto pull: fused, " + size + " in a local order (" + orders +
+                  "), its rows not even (max in-degree " + std::to_string(f.max_in_degree) + " > " +
+                  format_g(persistent_even_max_to_mean, 3) + " x the mean " + format_g(mean, 3) +
+                  ") in double with x past " + format_g(local_fused_l2_fraction_double, 3) +
+                  " of L2, in its own order (runs of " + std::to_string(fused_own_order_window) + " ids)"};
     if (f.local_links + local_order_tie > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};

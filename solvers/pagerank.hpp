@@ -258,15 +258,32 @@ bool fused_own_order_trial(std::size_t links, index_t vertices, double local_lin
 // (cnr-2000 1.0-1.3x, web:1048576:10000000 1.04-1.6x) (H200, session 81,
 // docs/PERFORMANCE.md "Skewed local graphs: the fused pull in its own order ...").
 // The webs' longest rows were 19-540000x the mean; at 5.9x
-// (web:3000000:40000000:0.7,30) the orders tied. Rows of Poisson-like
-// lengths pass 4x the mean by chance on graphs of few links a vertex (a
-// geometric graph of 4: the longest 17), where the trial kept the in-degree
-// order (rgg-8000000-4, session 80), so the bound asks for more: a Poisson
-// tail passes 8x the mean only at about 2 links a vertex or fewer, where the
-// longest row stays under short_rows_in_degree (an earlier clause).
+// (web:3000000:40000000:0.7,30, x 0.38 of L2 in double) the orders tied.
+// Rows of Poisson-like lengths pass 4x the mean by chance on graphs of few
+// links a vertex, and a Poisson tail passes 8x only at about 2 links a
+// vertex or fewer: such rows are asked about x instead (below).
 inline constexpr std::size_t fused_own_order_skewed_min_links = std::size_t{1} << 25;
 inline constexpr double fused_own_order_skewed_max_to_mean = 8.0;
-bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree);
+// Between the two bounds (the longest row past persistent_even_max_to_mean
+// but at most fused_own_order_skewed_max_to_mean x the mean: Poisson-like
+// tails at 2-5 links a vertex, webs of flat popularity) the own order
+// comes first too, from fused_own_order_min_links links, where x fills more
+// than fused_own_order_tail_l2_fraction of L2: there the in-degree order's
+// scattered gathers miss and the own order's, within blocks or sites, hit.
+// Block models and banded graphs of 2-5 links a vertex (sbm:N:M:K:0.1-0.2,
+// band-N-K-W; 30-80 M links, x 0.76-2.5 of L2 in double) took 0.64-0.87x the
+// in-degree order's step and 0.80-1.00x the SpMV pull's in double, where the
+// model had given them the SpMV pull or the in-degree order (1.04-1.49x the
+// best); webs of flat popularity (web:N:M:0.8-0.85,30-45, the longest row
+// 4.6-5.7x the mean, x 0.76-1.1 of L2) 0.85-1.00x the in-degree order's and
+// 0.90-0.96x the SpMV pull's; with x at 0.25-0.5 of L2 the webs' own order
+// took 1.02-1.06x the in-degree order's (H200, medians of 1-3 runs, session
+// 82, docs/PERFORMANCE.md "Rows of Poisson-like lengths ...").
+inline constexpr double fused_own_order_tail_l2_fraction = 0.55;
+// x_l2: x's bytes (vertices x the value's size) over the device's L2 (past
+// every bound where L2 is unknown).
+bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree,
+                           double x_l2);
 // place[v] = vertex v's position in that order, on the host (the locality
 // that pull_facts_of measures in it).
 template <class T>

@@ -1482,7 +1482,9 @@ TEST(pagerank_options, Names) {
     // (in double, x in L2 and so few links a vertex: fused by the clause above)
     EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
     ws.l2_bytes = 0;  // unknown: as past L2
-    EXPECT_EQ(pick(ws), pagerank_pull::spmv) << bytes;
+    // (in double the longest row, 4.5x the mean, is a tail: fused in its own
+    // order, fused_own_order_first)
+    EXPECT_EQ(pick(ws), bytes == 4 ? pagerank_pull::spmv : pagerank_pull::fused) << bytes;
   }
   // Even rows of 4.99998 links a vertex (ws:8000000:5:0.4, its duplicates
   // merged): from local_even_fused_mean the fused pull (the SpMV pull 1.08x /
@@ -1566,7 +1568,18 @@ TEST(pagerank_options, Names) {
     } else {
       sbm.max_in_degree = static_cast<index_t>(persistent_even_max_to_mean * 10) + 1;  // not even
       sbm.l2_bytes = 4'000'000 * bytes - 1;
-      EXPECT_EQ(pick(sbm), pagerank_pull::spmv);  // a tail, not skewed enough for the own order first
+      // A tail with x past L2: the fused pull in its own order
+      // (fused_own_order_first; block models of 30-80 M links took 0.78-1.00x
+      // the SpMV pull's step in double there).
+      EXPECT_EQ(pick(sbm), pagerank_pull::fused);
+      EXPECT_NE(choose_pull(pagerank_pull::automatic, sbm, std::nullopt).reason.find("in its own order"),
+                std::string::npos);
+      sbm.l2_bytes = static_cast<std::size_t>(4'000'000 * bytes / local_fused_l2_fraction_double) + 64;
+      // x within that part of L2: the in-degree order (the clause for x in
+      // about half of L2), the own order not first.
+      EXPECT_EQ(pick(sbm), pagerank_pull::fused);
+      EXPECT_EQ(choose_pull(pagerank_pull::automatic, sbm, std::nullopt).reason.find("in its own order"),
+                std::string::npos);
     }
     sbm = local_facts(39'983'832, 29, bytes, 4'000'000, 0.9, 0.08, local_mid_spmv_fraction - 0.01);
     EXPECT_EQ(pick(sbm), pagerank_pull::fused) << bytes;  // blocks of 10^5 (0.03-0.07)
@@ -1632,7 +1645,17 @@ TEST(pagerank_options, Names) {
     web.l2_bytes = static_cast<std::size_t>(std::ceil(4'000'000 * 8 / local_fused_l2_fraction_double));
     EXPECT_EQ(pick(web), pagerank_pull::fused);
     web.l2_bytes -= 64;
+    // Past the bound, the longest row 7.3x the mean (between the even rows'
+    // 4x and the skewed webs' 8x): the fused pull in its own order
+    // (fused_own_order_first's tails: web:8000000:64000000:0.8,30, 5.2x, x
+    // 1.0 of L2, its step 0.91x the SpMV pull's); past 8x at fewer than
+    // fused_own_order_skewed_min_links links, the SpMV pull.
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("in its own order"),
+              std::string::npos);
+    web.max_in_degree = 70;
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    web.max_in_degree = 61;
     web.l2_bytes = 63'000'000;
     const double mean = double(fused_own_order_skewed_min_links - 1) / 4'000'000.0;
     web.max_in_degree = static_cast<index_t>(local_skewed_max_to_mean_double * mean) + 1;
@@ -1653,7 +1676,7 @@ TEST(pagerank_options, Names) {
   // the bound: as before.
   {
     pull_facts web = local_facts(88'882'512, 51'450, 8, 8'000'000, 0.877, 0.038, 0.222);
-    ASSERT_TRUE(fused_own_order_first(web.links, web.vertices, web.local_links, web.max_in_degree));
+    ASSERT_TRUE(fused_own_order_first(web.links, web.vertices, web.local_links, web.max_in_degree, 1.02));
     EXPECT_EQ(pick(web), pagerank_pull::fused);
     EXPECT_NE(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("in its own order"),
               std::string::npos);
@@ -1743,23 +1766,40 @@ TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   EXPECT_FALSE(fused_own_order_trial(3'216'152, 325'557, 0.9, 18'235));              // cnr-2000: skewed
   EXPECT_FALSE(fused_own_order_trial(11'994'005, 1'000'000, 1.0, 3'000));  // a band clipped at its ends
   // Skewed, local and from fused_own_order_skewed_min_links links: no trial,
-  // the own order first.
+  // the own order first, whatever the size of x (x_l2, the last argument).
   EXPECT_FALSE(fused_own_order_trial(236'000'000, 16'777'216, 0.8, 500'000));  // web:16777216:268435456
-  EXPECT_TRUE(fused_own_order_first(236'000'000, 16'777'216, 0.8, 500'000));
-  EXPECT_FALSE(fused_own_order_first(fused_own_order_skewed_min_links - 1, 2'000'000, 0.9, 70'000));
-  EXPECT_TRUE(fused_own_order_first(fused_own_order_skewed_min_links, 2'000'000, 0.9, 70'000));
-  EXPECT_FALSE(fused_own_order_first(268'000'000, 16'777'216, 0.12, 500'000));  // rmat:24: not local
-  EXPECT_FALSE(fused_own_order_first(63'597'600, 10'648'000, 1.0, 6));          // mesh7-220: even
+  EXPECT_TRUE(fused_own_order_first(236'000'000, 16'777'216, 0.8, 500'000, 2.1));
+  EXPECT_TRUE(fused_own_order_first(236'000'000, 16'777'216, 0.8, 500'000, 0.1));
+  EXPECT_FALSE(fused_own_order_first(fused_own_order_skewed_min_links - 1, 2'000'000, 0.9, 70'000, 2.0));
+  EXPECT_TRUE(fused_own_order_first(fused_own_order_skewed_min_links, 2'000'000, 0.9, 70'000, 0.25));
+  EXPECT_FALSE(fused_own_order_first(268'000'000, 16'777'216, 0.12, 500'000, 2.1));  // rmat:24: not local
+  EXPECT_FALSE(fused_own_order_first(63'597'600, 10'648'000, 1.0, 6, 1.35));         // mesh7-220: even
   EXPECT_FALSE(
-      fused_own_order_first(fused_own_order_skewed_min_links, fused_own_order_window, 1.0, 1'000'000));
-  // The longest row past fused_own_order_skewed_max_to_mean x the mean (a
-  // Poisson tail of a geometric graph of 4 links a vertex, 17, is not).
-  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 17));
-  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 32));
-  EXPECT_TRUE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 33));
-  EXPECT_TRUE(fused_own_order_first(67'025'280, 7'000'000, 0.9, 181));  // web:7000000:70000000:0.95,5
-  EXPECT_FALSE(fused_own_order_trial(6'593'088, 300'000, 0.01, 36));    // rgg-300000-20-shuf: not local
-  EXPECT_FALSE(fused_own_order_trial(2'000'000, 20, 1.0, 200'000));     // fewer vertices than a window
+      fused_own_order_first(fused_own_order_skewed_min_links, fused_own_order_window, 1.0, 1'000'000, 2.0));
+  EXPECT_TRUE(fused_own_order_first(67'025'280, 7'000'000, 0.9, 181, 0.89));  // web:7000000:70000000:0.95,5
+  // Rows not even but at most fused_own_order_skewed_max_to_mean x the mean
+  // (Poisson-like tails: sbm:8000000:36000000:8000:0.1, 35.9 M links, the
+  // longest 19): the own order first from fused_own_order_min_links links
+  // where x fills more than fused_own_order_tail_l2_fraction of L2 (double
+  // on an H200: 64 MB, 1.02), not in float there (0.51) or where the rows are even.
+  const double tail = fused_own_order_tail_l2_fraction;
+  EXPECT_TRUE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 19, 1.02));
+  EXPECT_FALSE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 19, 0.51));
+  EXPECT_FALSE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 17, 1.02));  // 3.8x: even (the trial)
+  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 16, 2.0));
+  EXPECT_TRUE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 17, tail + 0.01));
+  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 17, tail));
+  EXPECT_TRUE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 32, 0.8));
+  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.49, 32, 0.8));  // not local
+  // Past 8x the mean below fused_own_order_skewed_min_links links: the
+  // in-degree order (skewed webs of 15-24 M links tied, smaller ones lost),
+  // whatever the size of x.
+  EXPECT_FALSE(fused_own_order_first(30'000'000, 9'000'000, 0.99, 27, 2.0));
+  EXPECT_TRUE(fused_own_order_first(30'000'000, 9'000'000, 0.99, 26, 2.0));
+  EXPECT_TRUE(fused_own_order_first(fused_own_order_min_links + 1, 300'000, 0.99, 16, 2.0));
+  EXPECT_FALSE(fused_own_order_first(fused_own_order_min_links, 300'000, 0.99, 16, 2.0));
+  EXPECT_FALSE(fused_own_order_trial(6'593'088, 300'000, 0.01, 36));  // rgg-300000-20-shuf: not local
+  EXPECT_FALSE(fused_own_order_trial(2'000'000, 20, 1.0, 200'000));   // fewer vertices than a window
   EXPECT_FALSE(fused_own_order_trial(2'000'000, fused_own_order_window, 1.0, 4000));
   EXPECT_TRUE(fused_own_order_trial(2'000'000, fused_own_order_window + 1, 1.0, 4000));
   EXPECT_TRUE(fused_own_order_trial(4'000'000, 1'000'000, own_order_local_fraction, 16));

@@ -578,14 +578,18 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     if (asks_order) {
       own_local = own_order_local_links(g);
       own_longest = longest_row(g.pt);
-      if (window == 0 && fused_own_order_first(g.links(), g.vertices(), own_local, own_longest)) {
+      const std::size_t l2 = cuda::l2_cache_bytes(0);
+      const double x_l2 = l2 > 0 ? double(g.vertices()) * double(sizeof(T)) / double(l2) : HUGE_VAL;
+      if (window == 0 && fused_own_order_first(g.links(), g.vertices(), own_local, own_longest, x_l2)) {
         hub = -1;
         mode.clear();
         window = fused_own_order_window;
         order_note = "vertex order: the graph's own (by in-degree within runs of " +
-                     std::to_string(fused_own_order_window) + " ids), its rows skewed (the longest " +
-                     std::to_string(own_longest) + " links) and " + format_g(100 * own_local, 3) +
-                     "% of links local";
+                     std::to_string(fused_own_order_window) + " ids), its rows not even (the longest " +
+                     std::to_string(own_longest) + " links, " +
+                     format_g(double(own_longest) * double(g.vertices()) / double(g.links()), 3) +
+                     "x the mean), " + format_g(100 * own_local, 3) + "% of links local and x " +
+                     format_g(x_l2, 3) + " of L2";
       }
     }
     const std::optional<fused_loop> loop = is_persistent ? std::optional(fused_loop::whole)

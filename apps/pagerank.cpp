@@ -195,12 +195,10 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
       "pulling over the pattern of an unweighted graph with the update fused, vertices relabelled by "
       "in-degree; faster per iteration on power-law graphs, cheaper to set up) | persistent (the "
       "fused pull's iterations in one kernel per solve: no relaunch per iteration) | auto (for an "
-      "unweighted graph with no --kernel named: persistent under " + std::to_string(persistent_min_links) +
-      " links, and up to " + std::to_string(persistent_max_links) + " links (" +
-      std::to_string(persistent_max_even_links) + " where no vertex has more than " +
-      format_g(persistent_even_max_to_mean, 3) + "x the mean in-degree) but on chains; past that, when every "
-      "vertex has fewer than " + std::to_string(short_rows_in_degree) +
-      " in-links, fused in double and spmv in float, else fused; spmv for weighted graphs)")
+      "unweighted graph with no --kernel named: a model of the graph's size, skew and locality and of "
+      "x's size against the GPU's L2 picks (the persistent pull under " + std::to_string(persistent_min_links) +
+      " links; README), and where it is unsure a trial (--pull-trial); --json's pull_choice says which and "
+      "why; spmv for weighted graphs)")
          .c_str())
     ("loop", po::value(&e.loop)->default_value(std::string(name(opt.loop))),
      "GPU convergence loop: graph-while (CUDA graph with a conditional WHILE node, one host sync "
@@ -254,9 +252,12 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "each solver's microseconds per iteration beside the best SpMV")
     ("pull-trial", po::value(&s.pull_trial)->default_value(s.pull_trial),
      ("auto | on | off: with --pull auto, where the model is unsure (" + std::to_string(persistent_min_links) +
-      " to " + std::to_string(band_max_links) +
-      " links, or fewer on as many vertices), time a few steps of the fused, SpMV and persistent "
-      "pulls on the GPU and keep the fastest; "
+      " to " + std::to_string(band_max_links) + " links, or fewer on as many vertices; to " +
+      std::to_string(short_rows_band_max_links) + " in float where every row is short, to " +
+      std::to_string(local_band_max_links) +
+      " where the graph's own order is local; or where the persistent pull's layout may fit the SMs' "
+      "shared memory), time a few steps of the fused, SpMV and persistent pulls on the GPU and keep the "
+      "fastest; "
      "the outcome is kept beside the graph's binary cache entry and reused by the next run. auto: "
      "trial only where it can be kept (a file, the cache on); on: also without; off: the model alone")
          .c_str())

@@ -256,7 +256,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
       std::to_string(short_rows_band_max_links) + " in float where every row is short, to " +
       std::to_string(local_band_max_links) +
       " where the graph's own order is local; or where the persistent pull's layout may fit the SMs' "
-      "shared memory), time a few steps of the fused, SpMV and persistent pulls on the GPU and keep the "
+      "shared memory), time a few steps of the fused, SpMV and persistent pulls on the GPU (the persistent "
+      "pull to " + std::to_string(persistent_max_links) + " links or where that layout may fit) and keep the "
       "fastest; "
      "the outcome is kept beside the graph's binary cache entry and reused by the next run. auto: "
      "trial only where it can be kept (a file, the cache on); on: also without; off: the model alone")

@@ -57,10 +57,14 @@ bool resident_may_fit(const pull_facts& f) {
   return f.grid_shared_bytes > 0 && resident_bytes_estimate(f) <= double(f.grid_shared_bytes);
 }
 
-std::vector<pagerank_pull> trial_candidates(pagerank_pull model) {
+bool persistent_trial_pays(const pull_facts& f) {
+  return f.links <= persistent_max_links || resident_may_fit(f);
+}
+
+std::vector<pagerank_pull> trial_candidates(pagerank_pull model, const pull_facts& f) {
   std::vector<pagerank_pull> c{model};
   for (const pagerank_pull p : {pagerank_pull::fused, pagerank_pull::spmv, pagerank_pull::persistent})
-    if (p != model) c.push_back(p);
+    if (p != model && (p != pagerank_pull::persistent || persistent_trial_pays(f))) c.push_back(p);
   return c;
 }
 
@@ -321,7 +325,7 @@ bool pagerank_cuda<T>::trial_pull(const pagerank_graph<T>& g, const pull_facts& 
     }
     return t;
   };
-  const trial_outcome o = run_trial(trial_candidates(model.pull), model.pull, measure);
+  const trial_outcome o = run_trial(trial_candidates(model.pull, f), model.pull, measure);
   if (o.winner < 0) return false;
   const auto w = static_cast<std::size_t>(o.winner);
   *this = std::move(*built[w]);

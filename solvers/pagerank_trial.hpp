@@ -104,8 +104,21 @@ struct pull_band {
 pull_band model_band(const pull_facts& f);
 
 // The pulls a trial times: the model's choice first, then the others of
-// fused / spmv / persistent.
-std::vector<pagerank_pull> trial_candidates(pagerank_pull model);
+// fused / spmv / persistent, the persistent pull only where
+// persistent_trial_pays (or the model chose it).
+std::vector<pagerank_pull> trial_candidates(pagerank_pull model, const pull_facts& f);
+// Up to persistent_max_links links, or where its resident mode may hold the
+// pattern (resident_may_fit). Past both it streams its index as the fused
+// pull does and waits at a grid barrier a step besides: over 604 (graph,
+// precision) pairs of the corpora of sessions 36-78 past both bounds, its
+// step was ahead of the better of the other two pulls on 12, by at most 0.65%
+// on a graph of the trial's band (web:800000:10000000:0.95,3 in double) and
+// 2.8-7% on three outside it (10^7-10^8-link random graphs in double), while
+// timing it cost the trial much of its time: 410 steps (trial_step_us) at
+// 1.4-1.9x the best pull's step and a layout of its own (a 30 M-link block
+// model's trial 1.06-1.28 s before, 0.59-0.71 s after, the same picks; H200,
+// session 82, docs/PERFORMANCE.md "Rows of Poisson-like lengths ...").
+bool persistent_trial_pays(const pull_facts& f);
 
 // ---- the trial's bookkeeping -------------------------------------------------------
 // One candidate as timed: the pull, the kernel it ran ("pull-fused" or the

@@ -786,7 +786,7 @@ TYPED_TEST(gpu_pagerank, AutoPullTrialPicksRemembersAndSolves) {
   ASSERT_FALSE(memo.record.empty());
   const auto rec = parse_trial_record(memo.record, f, g.vertices(), cuda::device_description(0));
   ASSERT_TRUE(rec.has_value()) << memo.record;
-  ASSERT_EQ(rec->times.size(), trial_candidates(model_pull).size());
+  ASSERT_EQ(rec->times.size(), trial_candidates(model_pull, f).size());
   EXPECT_EQ(rec->times.front().pull, tried.pull());
   EXPECT_EQ(rec->times.front().kernel, tried.kernel_name());
   pagerank_options o = plain_steps();

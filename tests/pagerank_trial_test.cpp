@@ -144,9 +144,27 @@ TEST(pagerank_trial, BandWhereTheResidentModeMayHoldThePattern) {
 
 TEST(pagerank_trial, CandidatesStartWithTheModelsChoice) {
   const auto F = pagerank_pull::fused, S = pagerank_pull::spmv, P = pagerank_pull::persistent;
-  EXPECT_EQ(trial_candidates(S), (std::vector<pagerank_pull>{S, F, P}));
-  EXPECT_EQ(trial_candidates(F), (std::vector<pagerank_pull>{F, S, P}));
-  EXPECT_EQ(trial_candidates(P), (std::vector<pagerank_pull>{P, F, S}));
+  pull_facts f;
+  f.pattern = true;
+  f.links = persistent_max_links;
+  f.vertices = 500'000;
+  EXPECT_EQ(trial_candidates(S, f), (std::vector<pagerank_pull>{S, F, P}));
+  EXPECT_EQ(trial_candidates(F, f), (std::vector<pagerank_pull>{F, S, P}));
+  EXPECT_EQ(trial_candidates(P, f), (std::vector<pagerank_pull>{P, F, S}));
+  // Past persistent_max_links the persistent pull only where its resident
+  // mode may hold the pattern (or the model chose it).
+  f.links = persistent_max_links + 1;
+  EXPECT_FALSE(persistent_trial_pays(f));  // the SMs' shared memory unknown
+  EXPECT_EQ(trial_candidates(S, f), (std::vector<pagerank_pull>{S, F}));
+  EXPECT_EQ(trial_candidates(F, f), (std::vector<pagerank_pull>{F, S}));
+  EXPECT_EQ(trial_candidates(P, f), (std::vector<pagerank_pull>{P, F, S}));
+  f.grid_shared_bytes = 30'000'000;  // an H200's, about
+  EXPECT_TRUE(persistent_trial_pays(f));
+  EXPECT_EQ(trial_candidates(S, f), (std::vector<pagerank_pull>{S, F, P}));
+  f.links = 30'000'000;  // a block model of the local band: streamed
+  f.vertices = 12'000'000;
+  EXPECT_FALSE(persistent_trial_pays(f));
+  EXPECT_EQ(trial_candidates(F, f), (std::vector<pagerank_pull>{F, S}));
 }
 
 trial_time tt(pagerank_pull p, double us, std::string k = "") {
@@ -184,7 +202,8 @@ TEST(pagerank_trial, RunTrialTimesEveryCandidateOnceInOrder) {
     asked.push_back(p);
     return tt(p, fake.at(p));
   };
-  const trial_outcome o = run_trial(trial_candidates(pagerank_pull::spmv), pagerank_pull::spmv, timer);
+  const pull_facts cnr = facts(3'216'152, 18235, 4);
+  const trial_outcome o = run_trial(trial_candidates(pagerank_pull::spmv, cnr), pagerank_pull::spmv, timer);
   EXPECT_EQ(asked, (std::vector<pagerank_pull>{pagerank_pull::spmv, pagerank_pull::fused,
                                                pagerank_pull::persistent}));
   ASSERT_EQ(o.times.size(), 3u);
@@ -195,7 +214,7 @@ TEST(pagerank_trial, RunTrialTimesEveryCandidateOnceInOrder) {
   EXPECT_EQ(decision_model(), "model");
   // A failing candidate is reported as such.
   fake[pagerank_pull::fused] = std::numeric_limits<double>::quiet_NaN();
-  const trial_outcome f = run_trial(trial_candidates(pagerank_pull::spmv), pagerank_pull::spmv, timer);
+  const trial_outcome f = run_trial(trial_candidates(pagerank_pull::spmv, cnr), pagerank_pull::spmv, timer);
   EXPECT_EQ(f.winner, 0);
   EXPECT_NE(trial_text(f.times).find("fused failed"), std::string::npos) << trial_text(f.times);
 }

@@ -616,7 +616,7 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     // pull runs in its own order (fused_own_order_first): there the own
     // order's gathers stay within the sites and the SpMV pull streams 8 more
     // bytes a link (solvers/pagerank.hpp).
-    const double x_l2 = f.l2_bytes > 0 ? x_bytes / double(f.l2_bytes) : HUGE_VAL;
+    const double x_l2 = x_l2_fraction(f.vertices, f.value_bytes, f.l2_bytes);
     if (f.value_bytes == 8 && x_bytes > local_fused_l2_fraction_double * double(f.l2_bytes) &&
         fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree, x_l2))
       return {pagerank_pull::fused,

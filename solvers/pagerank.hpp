@@ -17,6 +17,7 @@
 // accumulates in double either way.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -280,10 +281,14 @@ inline constexpr double fused_own_order_skewed_max_to_mean = 8.0;
 // took 1.02-1.06x the in-degree order's (H200, medians of 1-3 runs, session
 // 82, docs/PERFORMANCE.md "Rows of Poisson-like lengths ...").
 inline constexpr double fused_own_order_tail_l2_fraction = 0.55;
-// x_l2: x's bytes (vertices x the value's size) over the device's L2 (past
-// every bound where L2 is unknown).
+// x_l2: x_l2_fraction, x's bytes over the device's L2.
 bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree,
                            double x_l2);
+// x's bytes (vertices x the value's size) over l2_bytes; where L2 is unknown
+// (0), past every bound.
+inline double x_l2_fraction(index_t vertices, std::size_t value_bytes, std::size_t l2_bytes) {
+  return l2_bytes > 0 ? double(vertices) * double(value_bytes) / double(l2_bytes) : HUGE_VAL;
+}
 // place[v] = vertex v's position in that order, on the host (the locality
 // that pull_facts_of measures in it).
 template <class T>

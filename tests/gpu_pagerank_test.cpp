@@ -1446,7 +1446,7 @@ TYPED_TEST(gpu_pagerank, FusedOwnOrderFirstOnSkewedLocalGraphs) {
   const coo_matrix<double> web = io::load_matrix("web:3000000:40000000").matrix;
   const auto g = make_pagerank_graph<T>(web, false);
   const pull_facts f = pagerank_cuda<T>::facts(g);
-  const double x_l2 = double(f.vertices) * double(sizeof(T)) / double(f.l2_bytes);
+  const double x_l2 = x_l2_fraction(f.vertices, sizeof(T), f.l2_bytes);
   ASSERT_TRUE(fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree, x_l2))
       << f.links << " links, longest row " << f.max_in_degree << ", local " << f.local_links;
   pagerank_options o = plain_steps();
@@ -1495,7 +1495,7 @@ TYPED_TEST(gpu_pagerank, FusedOwnOrderFirstOnPoissonTailsWhereXPassesL2) {
   ASSERT_GT(double(f.max_in_degree), persistent_even_max_to_mean * mean) << f.max_in_degree;
   ASSERT_LE(double(f.max_in_degree), fused_own_order_skewed_max_to_mean * mean) << f.max_in_degree;
   ASSERT_GE(f.local_links, own_order_local_fraction);
-  const double x_l2 = double(f.vertices) * double(sizeof(T)) / double(f.l2_bytes);
+  const double x_l2 = x_l2_fraction(f.vertices, sizeof(T), f.l2_bytes);
   const bool own = x_l2 > fused_own_order_tail_l2_fraction;
   EXPECT_EQ(fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree, x_l2), own);
   pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::fused);

@@ -1569,7 +1569,7 @@ TEST(pagerank_options, Names) {
       sbm.max_in_degree = static_cast<index_t>(persistent_even_max_to_mean * 10) + 1;  // not even
       sbm.l2_bytes = 4'000'000 * bytes - 1;
       // A tail with x past L2: the fused pull in its own order
-      // (fused_own_order_first; block models of 30-80 M links took 0.78-1.00x
+      // (fused_own_order_first; block models of 30-80 M links took 0.80-1.00x
       // the SpMV pull's step in double there).
       EXPECT_EQ(pick(sbm), pagerank_pull::fused);
       EXPECT_NE(choose_pull(pagerank_pull::automatic, sbm, std::nullopt).reason.find("in its own order"),
@@ -1783,6 +1783,8 @@ TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   // where x fills more than fused_own_order_tail_l2_fraction of L2 (double
   // on an H200: 64 MB, 1.02), not in float there (0.51) or where the rows are even.
   const double tail = fused_own_order_tail_l2_fraction;
+  EXPECT_DOUBLE_EQ(x_l2_fraction(8'000'000, 8, 64'000'000), 1.0);
+  EXPECT_GT(x_l2_fraction(8'000'000, 4, 0), 1e300);  // L2 unknown: past every bound
   EXPECT_TRUE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 19, 1.02));
   EXPECT_FALSE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 19, 0.51));
   EXPECT_FALSE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 17, 1.02));  // 3.8x: even (the trial)

@@ -578,8 +578,7 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
     if (asks_order) {
       own_local = own_order_local_links(g);
       own_longest = longest_row(g.pt);
-      const std::size_t l2 = cuda::l2_cache_bytes(0);
-      const double x_l2 = l2 > 0 ? double(g.vertices()) * double(sizeof(T)) / double(l2) : HUGE_VAL;
+      const double x_l2 = x_l2_fraction(g.vertices(), sizeof(T), cuda::l2_cache_bytes(0));
       if (window == 0 && fused_own_order_first(g.links(), g.vertices(), own_local, own_longest, x_l2)) {
         hub = -1;
         mode.clear();

@@ -422,7 +422,8 @@ bool fused_own_order_first(std::size_t links, index_t vertices, double local_lin
   const double most = double(max_in_degree);
   if (most > fused_own_order_skewed_max_to_mean * mean) return links >= fused_own_order_skewed_min_links;
   return links > fused_own_order_min_links && most > persistent_even_max_to_mean * mean &&
-         x_l2 > fused_own_order_tail_l2_fraction;
+         (x_l2 > fused_own_order_tail_l2_fraction ||
+          (mean < fused_own_order_short_mean && x_l2 > fused_own_order_short_l2_fraction));
 }
 
 template <class T>

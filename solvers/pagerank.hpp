@@ -281,6 +281,24 @@ inline constexpr double fused_own_order_skewed_max_to_mean = 8.0;
 // took 1.02-1.06x the in-degree order's (H200, medians of 1-3 runs, session
 // 82, docs/PERFORMANCE.md "Rows of Poisson-like lengths ...").
 inline constexpr double fused_own_order_tail_l2_fraction = 0.55;
+// On such rows of fewer than fused_own_order_short_mean links a vertex, from
+// fused_own_order_short_l2_fraction of L2: where a row holds few links, its
+// gathers decide the step, and past a fifth of L2 the in-degree order's
+// scattered ones miss where the own order's, within blocks or sites, hit.
+// Measured by device time a step (CUDA events; the solve's wait, which
+// session 82 read, moved 10-25% between processes on the same layout while
+// device time held within 1%): block models, webs of flat popularity and
+// rewired rings of 2-4.5 links a vertex with x past 0.2 of L2 (4-18 M
+// links), own / in-degree 0.89-0.99 on all 15 in double and on 5 of 6 in
+// float (1.03 on sbm:4000000:12000000:40000:0.2), where auto's double pick
+// (the fused pull in the in-degree order) had run 1.00-1.12x the best (past
+// 1.05 on four); below 0.2 of L2 0.96-1.04 (the own order ahead on 7 of 11);
+// webs of 6-13 links a vertex at 0.1-0.51 of L2 0.99-1.05 (the in-degree
+// order ahead on 9 of 10). Held out after: five more in double, auto within
+// 1.03 of the best (H200, session 83, docs/PERFORMANCE.md "Few links a
+// vertex ...").
+inline constexpr double fused_own_order_short_mean = 5.0;
+inline constexpr double fused_own_order_short_l2_fraction = 0.2;
 // x_l2: x_l2_fraction, x's bytes over the device's L2.
 bool fused_own_order_first(std::size_t links, index_t vertices, double local_links, index_t max_in_degree,
                            double x_l2);

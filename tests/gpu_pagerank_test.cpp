@@ -1482,30 +1482,37 @@ TYPED_TEST(gpu_pagerank, FusedOwnOrderFirstOnSkewedLocalGraphs) {
   EXPECT_EQ(pinned.layout().find(" window "), std::string::npos) << pinned.layout();
 }
 
-// Rows of Poisson-like lengths (a block model of 4 links a vertex: the
+// Rows of Poisson-like lengths (block models of 4 links a vertex: the
 // longest row 4-8x the mean, neither even nor skewed) start in the own order
-// where x fills more than fused_own_order_tail_l2_fraction of L2 (in double
-// on an H100 or H200), else in the in-degree order with no trial.
-TYPED_TEST(gpu_pagerank, FusedOwnOrderFirstOnPoissonTailsWhereXPassesL2) {
+// where x fills more than fused_own_order_tail_l2_fraction of L2 or, at fewer
+// than fused_own_order_short_mean links a vertex, more than
+// fused_own_order_short_l2_fraction (on an H100 or H200: both graphs in
+// double, the larger in float), else in the in-degree order (the smaller in
+// float), with no trial either way.
+TYPED_TEST(gpu_pagerank, FusedOwnOrderFirstOnPoissonTailsWhereXFillsL2) {
   using T = TypeParam;
-  const coo_matrix<double> sbm = io::load_matrix("sbm:4500000:18000000:4500:0.1").matrix;
-  const auto g = make_pagerank_graph<T>(sbm, false);
-  const pull_facts f = pagerank_cuda<T>::facts(g);
-  const double mean = double(f.links) / double(f.vertices);
-  ASSERT_GT(double(f.max_in_degree), persistent_even_max_to_mean * mean) << f.max_in_degree;
-  ASSERT_LE(double(f.max_in_degree), fused_own_order_skewed_max_to_mean * mean) << f.max_in_degree;
-  ASSERT_GE(f.local_links, own_order_local_fraction);
-  const double x_l2 = x_l2_fraction(f.vertices, sizeof(T), f.l2_bytes);
-  const bool own = x_l2 > fused_own_order_tail_l2_fraction;
-  EXPECT_EQ(fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree, x_l2), own);
-  pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::fused);
-  const std::string& why = s.kernel_reason();
-  EXPECT_EQ(why.find("vertex order: the graph's own") != std::string::npos, own) << x_l2 << ": " << why;
-  EXPECT_EQ(why.find("vertex order by trial"), std::string::npos) << why;
-  EXPECT_EQ(static_cast<bool>(is_windowed_order(s.vertex_order(), g, fused_own_order_window)), own);
-  pagerank_options o = plain_steps();
-  o.tol = solve_tolerance<T>::tol;
-  expect_solves(sbm, g, o, s.solve(o), "block model of Poisson-like rows");
+  for (const char* spec : {"sbm:4500000:18000000:4500:0.1", "sbm:2000000:8000000:2000:0.1"}) {
+    SCOPED_TRACE(spec);
+    const coo_matrix<double> sbm = io::load_matrix(spec).matrix;
+    const auto g = make_pagerank_graph<T>(sbm, false);
+    const pull_facts f = pagerank_cuda<T>::facts(g);
+    const double mean = double(f.links) / double(f.vertices);
+    ASSERT_GT(double(f.max_in_degree), persistent_even_max_to_mean * mean) << f.max_in_degree;
+    ASSERT_LE(double(f.max_in_degree), fused_own_order_skewed_max_to_mean * mean) << f.max_in_degree;
+    ASSERT_LT(mean, fused_own_order_short_mean);
+    ASSERT_GE(f.local_links, own_order_local_fraction);
+    const double x_l2 = x_l2_fraction(f.vertices, sizeof(T), f.l2_bytes);
+    const bool own = x_l2 > fused_own_order_short_l2_fraction;
+    EXPECT_EQ(fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree, x_l2), own);
+    pagerank_cuda<T> s(g, std::nullopt, pagerank_pull::fused);
+    const std::string& why = s.kernel_reason();
+    EXPECT_EQ(why.find("vertex order: the graph's own") != std::string::npos, own) << x_l2 << ": " << why;
+    EXPECT_EQ(why.find("vertex order by trial"), std::string::npos) << why;
+    EXPECT_EQ(static_cast<bool>(is_windowed_order(s.vertex_order(), g, fused_own_order_window)), own);
+    pagerank_options o = plain_steps();
+    o.tol = solve_tolerance<T>::tol;
+    expect_solves(sbm, g, o, s.solve(o), "block model of Poisson-like rows");
+  }
 }
 
 // Where the model is sure (a small graph: the persistent pull), or the pull

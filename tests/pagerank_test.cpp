@@ -1781,18 +1781,29 @@ TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   // (Poisson-like tails: sbm:8000000:36000000:8000:0.1, 35.9 M links, the
   // longest 19): the own order first from fused_own_order_min_links links
   // where x fills more than fused_own_order_tail_l2_fraction of L2 (double
-  // on an H200: 64 MB, 1.02), not in float there (0.51) or where the rows are even.
+  // on an H200: 64 MB, 1.02), and on fewer than fused_own_order_short_mean
+  // links a vertex (4.49 here) from fused_own_order_short_l2_fraction (float
+  // there, 0.51), not where the rows are even.
   const double tail = fused_own_order_tail_l2_fraction;
+  const double short_l2 = fused_own_order_short_l2_fraction;
   EXPECT_DOUBLE_EQ(x_l2_fraction(8'000'000, 8, 64'000'000), 1.0);
   EXPECT_GT(x_l2_fraction(8'000'000, 4, 0), 1e300);  // L2 unknown: past every bound
   EXPECT_TRUE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 19, 1.02));
-  EXPECT_FALSE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 19, 0.51));
+  EXPECT_TRUE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 19, 0.51));
+  EXPECT_FALSE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 19, 0.13));  // x small: in-degree
   EXPECT_FALSE(fused_own_order_first(35'934'538, 8'000'000, 0.9, 17, 1.02));  // 3.8x: even (the trial)
   EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 16, 2.0));
-  EXPECT_TRUE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 17, tail + 0.01));
-  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 17, tail));
+  // 4 links a vertex: from short_l2; 5.5 (webs of flat popularity): from tail.
+  EXPECT_TRUE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 17, short_l2 + 0.01));
+  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 17, short_l2));
+  EXPECT_TRUE(fused_own_order_first(49'500'000, 9'000'000, 0.99, 23, tail + 0.01));
+  EXPECT_FALSE(fused_own_order_first(49'500'000, 9'000'000, 0.99, 23, tail));
+  EXPECT_FALSE(fused_own_order_first(49'500'000, 9'000'000, 0.99, 23, short_l2 + 0.01));
+  EXPECT_TRUE(fused_own_order_first(44'999'999, 9'000'000, 0.99, 23, short_l2 + 0.01));  // mean just below 5
+  EXPECT_FALSE(fused_own_order_first(45'000'000, 9'000'000, 0.99, 23, short_l2 + 0.01));
   EXPECT_TRUE(fused_own_order_first(36'000'000, 9'000'000, 0.99, 32, 0.8));
   EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.49, 32, 0.8));  // not local
+  EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.49, 32, 0.3));
   // Past 8x the mean below fused_own_order_skewed_min_links links: the
   // in-degree order (skewed webs of 15-24 M links tied, smaller ones lost),
   // whatever the size of x.

@@ -587,7 +587,8 @@ void pagerank_cuda<T>::impl::build(const pagerank_graph<T>& g, std::optional<spm
                      std::to_string(fused_own_order_window) + " ids), its rows not even (the longest " +
                      std::to_string(own_longest) + " links, " +
                      format_g(double(own_longest) * double(g.vertices()) / double(g.links()), 3) +
-                     "x the mean), " + format_g(100 * own_local, 3) + "% of links local and x " +
+                     "x the mean, " + format_g(double(g.links()) / double(g.vertices()), 3) +
+                     " links a vertex), " + format_g(100 * own_local, 3) + "% of links local and x " +
                      format_g(x_l2, 3) + " of L2";
       }
     }

@@ -420,10 +420,12 @@ bool fused_own_order_first(std::size_t links, index_t vertices, double local_lin
   const double mean = double(links) / double(std::max<index_t>(vertices, 1));
   if (vertices <= fused_own_order_window || local_links < own_order_local_fraction) return false;
   const double most = double(max_in_degree);
-  if (most > fused_own_order_skewed_max_to_mean * mean) return links >= fused_own_order_skewed_min_links;
-  return links > fused_own_order_min_links && most > persistent_even_max_to_mean * mean &&
-         (x_l2 > fused_own_order_tail_l2_fraction ||
-          (mean < fused_own_order_short_mean && x_l2 > fused_own_order_short_l2_fraction));
+  const bool skewed = most > fused_own_order_skewed_max_to_mean * mean;
+  if (skewed && links >= fused_own_order_skewed_min_links) return true;
+  if (links <= fused_own_order_min_links || most <= persistent_even_max_to_mean * mean) return false;
+  // Few links a vertex, the rows past even, skewed or not.
+  if (mean < fused_own_order_short_mean && x_l2 > fused_own_order_short_l2_fraction) return true;
+  return !skewed && x_l2 > fused_own_order_tail_l2_fraction;
 }
 
 template <class T>

@@ -262,7 +262,8 @@ bool fused_own_order_trial(std::size_t links, index_t vertices, double local_lin
 // (web:3000000:40000000:0.7,30, x 0.38 of L2 in double) the orders tied.
 // Rows of Poisson-like lengths pass 4x the mean by chance on graphs of few
 // links a vertex, and a Poisson tail passes 8x only at about 2 links a
-// vertex or fewer: such rows are asked about x instead (below).
+// vertex or fewer: such rows are asked about x instead (below). Below 2^25
+// links, skewed rows of few links a vertex are asked the same (below).
 inline constexpr std::size_t fused_own_order_skewed_min_links = std::size_t{1} << 25;
 inline constexpr double fused_own_order_skewed_max_to_mean = 8.0;
 // Between the two bounds (the longest row past persistent_even_max_to_mean
@@ -281,8 +282,9 @@ inline constexpr double fused_own_order_skewed_max_to_mean = 8.0;
 // took 1.02-1.06x the in-degree order's (H200, medians of 1-3 runs, session
 // 82, docs/PERFORMANCE.md "Rows of Poisson-like lengths ...").
 inline constexpr double fused_own_order_tail_l2_fraction = 0.55;
-// On such rows of fewer than fused_own_order_short_mean links a vertex, from
-// fused_own_order_short_l2_fraction of L2: where a row holds few links, its
+// On such rows of fewer than fused_own_order_short_mean links a vertex, and
+// on skewed ones (past 8x the mean) below fused_own_order_skewed_min_links
+// links, from fused_own_order_short_l2_fraction of L2: where a row holds few links, its
 // gathers decide the step, and past a fifth of L2 the in-degree order's
 // scattered ones miss where the own order's, within blocks or sites, hit.
 // Measured by device time a step (CUDA events; the solve's wait, which
@@ -295,8 +297,11 @@ inline constexpr double fused_own_order_tail_l2_fraction = 0.55;
 // 1.05 on four); below 0.2 of L2 0.96-1.04 (the own order ahead on 7 of 11);
 // webs of 6-13 links a vertex at 0.1-0.51 of L2 0.99-1.05 (the in-degree
 // order ahead on 9 of 10). Held out after: five more in double, auto within
-// 1.03 of the best (H200, session 83, docs/PERFORMANCE.md "Few links a
-// vertex ...").
+// 1.03 of the best. Webs of 3 links a vertex, 6-20 M links, x 0.25-0.76 of L2,
+// their longest rows 9-526x the mean: own / in-degree 0.79-0.98 on all six
+// in double (auto 1.04-1.26x the best before: web:6000000:20000000:0.85,6
+// 207 -> 164 us) and 0.93-0.97 on four in float (H200, session 83,
+// docs/PERFORMANCE.md "Few links a vertex ...").
 inline constexpr double fused_own_order_short_mean = 5.0;
 inline constexpr double fused_own_order_short_l2_fraction = 0.2;
 // x_l2: x_l2_fraction, x's bytes over the device's L2.
@@ -431,7 +436,12 @@ inline constexpr double local_min_mean_double = 5.0;
 // again: there it runs in its own order (fused_own_order_first), whose step
 // was 0.92-0.95x the SpMV pull's on four webs of 43-237 M links with x at
 // 0.97-2.1 of L2 (the SpMV pull had been auto's pick); held out after, 14
-// more of 33-300 M links 0.86-1.02x (H200, session 81).
+// more of 33-300 M links 0.86-1.02x (H200, session 81). Wherever else
+// fused_own_order_first holds (rows 4-8x the mean; under 5 links a vertex at
+// any skew): on skewed webs of 1.9-3.3 links a vertex, 12-30 M links, x
+// 0.64-1.27 of L2, 0.79-0.86x the SpMV pull's step on all five, which had
+// been the model's pick where x passed L2 (web:8388608:16000000 228 -> 194
+// us; H200, session 83).
 inline constexpr double local_fused_l2_fraction_double = 0.55;
 inline constexpr double local_skewed_max_to_mean_double = 1000.0;
 // Nor where the in-degrees are even (the longest row at most

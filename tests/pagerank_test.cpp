@@ -1605,8 +1605,14 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(grid), pagerank_pull::spmv);
   }
   // In double, few links a vertex with x in L2: the fused pull despite the
-  // local order; with x past L2, or from local_min_mean_double links a
-  // vertex, or in float, the SpMV pull.
+  // local order; from local_min_mean_double links a vertex, or in float, the
+  // SpMV pull. With x past L2 the SpMV pull had it too (session 28: 0.85x the
+  // fused pull's step in the in-degree order on web:8388608:16000000); since
+  // session 83 the fused pull runs such graphs (under
+  // fused_own_order_short_mean links a vertex, x past
+  // fused_own_order_short_l2_fraction of L2) in its own order, which took
+  // 0.85x the SpMV pull's step there, so the clause for x past 0.55 of L2
+  // gives it the fused pull.
   {
     pull_facts web = facts(true, 7'792'669, 7582, 8);
     web.vertices = 4'194'304;
@@ -1617,7 +1623,9 @@ TEST(pagerank_options, Names) {
     EXPECT_NE(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("links a vertex"),
               std::string::npos);
     web.l2_bytes = 30'000'000;  // x (33.6 MB) past L2
-    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    EXPECT_NE(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("in its own order"),
+              std::string::npos);
     web.l2_bytes = 63'000'000;
     web.links = static_cast<std::size_t>(local_min_mean_double * web.vertices);
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
@@ -1626,7 +1634,7 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
     web.l2_bytes = 0;  // unknown: as past L2
     web.value_bytes = 8;
-    EXPECT_EQ(pick(web), pagerank_pull::spmv);
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
   }
   // In double with x in about half of L2, a web of flatter popularity (the
   // longest row below local_skewed_max_to_mean_double x the mean): the fused
@@ -1688,10 +1696,13 @@ TEST(pagerank_options, Names) {
     web.value_bytes = 4;
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
     web.value_bytes = 8;
-    web.links = fused_own_order_skewed_min_links - 1;
+    web.links = fused_own_order_skewed_min_links - 1;  // 4.2 links a vertex: the own order still
+    EXPECT_EQ(pick(web), pagerank_pull::fused);
+    web.vertices = 6'000'000;  // 5.6 links a vertex: the SpMV pull below that many links
     EXPECT_EQ(pick(web), pagerank_pull::spmv);
     web.links = fused_own_order_skewed_min_links;
     EXPECT_EQ(pick(web), pagerank_pull::fused);
+    web.vertices = 8'000'000;
     web.local_links = own_order_local_fraction - 0.01;  // not local enough for the own order's trial
     EXPECT_EQ(choose_pull(pagerank_pull::automatic, web, std::nullopt).reason.find("in its own order"),
               std::string::npos);
@@ -1805,9 +1816,15 @@ TEST(pagerank_rule, FusedOwnOrderTrialWhereTheOwnOrderIsLocalAndEven) {
   EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.49, 32, 0.8));  // not local
   EXPECT_FALSE(fused_own_order_first(36'000'000, 9'000'000, 0.49, 32, 0.3));
   // Past 8x the mean below fused_own_order_skewed_min_links links: the
-  // in-degree order (skewed webs of 15-24 M links tied, smaller ones lost),
-  // whatever the size of x.
-  EXPECT_FALSE(fused_own_order_first(30'000'000, 9'000'000, 0.99, 27, 2.0));
+  // in-degree order (skewed webs of about 10 links a vertex and 15-24 M links
+  // tied, smaller ones lost), whatever the size of x, but on fewer than
+  // fused_own_order_short_mean links a vertex, from short_l2 (webs of 3).
+  EXPECT_FALSE(fused_own_order_first(30'000'000, 3'000'000, 0.99, 81, 2.0));  // 10 a vertex, 8.1x
+  EXPECT_TRUE(fused_own_order_first(30'000'000, 3'000'000, 0.99, 80, 2.0));   // 8x: the tails' rule
+  EXPECT_TRUE(fused_own_order_first(30'000'000, 9'000'000, 0.99, 27, 2.0));   // 3.3 a vertex
+  EXPECT_TRUE(fused_own_order_first(30'000'000, 9'000'000, 0.99, 5000, short_l2 + 0.01));
+  EXPECT_FALSE(fused_own_order_first(30'000'000, 9'000'000, 0.99, 5000, short_l2));
+  EXPECT_FALSE(fused_own_order_first(fused_own_order_min_links, 300'000, 0.99, 5000, 2.0));
   EXPECT_TRUE(fused_own_order_first(30'000'000, 9'000'000, 0.99, 26, 2.0));
   EXPECT_TRUE(fused_own_order_first(fused_own_order_min_links + 1, 300'000, 0.99, 16, 2.0));
   EXPECT_FALSE(fused_own_order_first(fused_own_order_min_links, 300'000, 0.99, 16, 2.0));

@@ -620,7 +620,7 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     // order's gathers stay within the sites and the SpMV pull streams 8 more
     // bytes a link (solvers/pagerank.hpp).
     const double x_l2 = x_l2_fraction(f.vertices, f.value_bytes, f.l2_bytes);
-    if (f.value_bytes == 8 && x_bytes > local_fused_l2_fraction_double * double(f.l2_bytes) &&
+    if (f.value_bytes == 8 && x_l2 > local_fused_l2_fraction_double &&
         fused_own_order_first(f.links, f.vertices, f.local_links, f.max_in_degree, x_l2))
       return {pagerank_pull::fused,
               "auto pull: fused, " + size + " in a local order (" + orders +

@@ -300,8 +300,10 @@ inline constexpr double fused_own_order_tail_l2_fraction = 0.55;
 // 1.03 of the best. Webs of 3 links a vertex, 6-20 M links, x 0.25-0.76 of L2,
 // their longest rows 9-526x the mean: own / in-degree 0.79-0.98 on all six
 // in double (auto 1.04-1.26x the best before: web:6000000:20000000:0.85,6
-// 207 -> 164 us) and 0.93-0.97 on four in float (H200, session 83,
-// docs/PERFORMANCE.md "Few links a vertex ...").
+// 207 -> 164 us) and 0.93-0.97 on four in float; held out after, seven
+// webs of 1.9-4.7 links a vertex (8-30 M links, 7-8573x), auto within 1.006
+// of the best in double (H200, session 83, docs/PERFORMANCE.md "Few links a
+// vertex ...").
 inline constexpr double fused_own_order_short_mean = 5.0;
 inline constexpr double fused_own_order_short_l2_fraction = 0.2;
 // x_l2: x_l2_fraction, x's bytes over the device's L2.

@@ -374,29 +374,34 @@ uninitialized_vector<std::uint32_t> dangling_bits(const std::vector<std::uint8_t
 namespace {
 
 // The fractions of links (i, j), over the rows of every stride-th vertex,
-// with |id(i) - id(j)| < locality_window and, at mid range, in
-// [local_near_window, local_mid_window): pull_facts::local_links and
-// local_links_mid (the pull rule) and own_order_local_links (the persistent
-// pull's order trial).
+// with |id(i) - id(j)| < locality_window, at mid range in
+// [local_near_window, local_mid_window), and within local_warp_window:
+// pull_facts::local_links, local_links_mid and local_links_warp (the pull
+// rule) and own_order_local_links (the persistent pull's order trial).
+struct locality {
+  double local = 0, mid = 0, warp = 0;
+};
 template <class T, class Id>
-std::pair<double, double> sampled_locality(const pagerank_graph<T>& g, Id id) {
+locality sampled_locality(const pagerank_graph<T>& g, Id id) {
   const auto& rp = g.pt.row_ptr;
   const index_t n = g.vertices();
   const index_t stride = std::max<index_t>(1, n / local_sample_rows);
-  std::size_t sampled = 0, local = 0, mid = 0;
+  std::size_t sampled = 0, local = 0, mid = 0, warp = 0;
   const index_t samples = (n + stride - 1) / stride;
-#pragma omp parallel for reduction(+ : sampled, local, mid) schedule(static)
+#pragma omp parallel for reduction(+ : sampled, local, mid, warp) schedule(static)
   for (index_t s = 0; s < samples; ++s) {
     const index_t i = s * stride;
     for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
       const index_t a = id(i), b = id(g.pt.col_idx[q]), d = a > b ? a - b : b - a;
       local += d < locality_window;
       mid += d >= local_near_window && d < local_mid_window;
+      warp += d < local_warp_window;
       ++sampled;
     }
   }
   const double over = sampled ? 1.0 / static_cast<double>(sampled) : 0.0;
-  return {static_cast<double>(local) * over, static_cast<double>(mid) * over};
+  return {static_cast<double>(local) * over, static_cast<double>(mid) * over,
+          static_cast<double>(warp) * over};
 }
 
 }  // namespace
@@ -430,7 +435,7 @@ bool fused_own_order_first(std::size_t links, index_t vertices, double local_lin
 
 template <class T>
 double own_order_local_links(const pagerank_graph<T>& g) {
-  return sampled_locality(g, [](index_t v) { return v; }).first;
+  return sampled_locality(g, [](index_t v) { return v; }).local;
 }
 
 template <class T>
@@ -444,13 +449,16 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   // 0.1 s of a GPU run's set-up on one thread (H200 host).
   const index_t most = longest_row(g.pt);
   f.max_in_degree = most;
-  std::tie(f.local_links, f.local_links_mid) = sampled_locality(g, [](index_t v) { return v; });
+  const locality own = sampled_locality(g, [](index_t v) { return v; });
+  f.local_links = own.local;
+  f.local_links_mid = own.mid;
+  f.local_links_warp = own.warp;
   if (f.vertices < local_min_vertices ||
       f.local_links < std::min(local_min_fraction_float, local_min_fraction_double))
     return f;
   const std::vector<index_t> place = fused_order_places(g);
   f.local_links_fused =
-      sampled_locality(g, [&](index_t v) { return place[static_cast<std::size_t>(v)]; }).first;
+      sampled_locality(g, [&](index_t v) { return place[static_cast<std::size_t>(v)]; }).local;
   return f;
 }
 
@@ -546,7 +554,18 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
     if (f.max_in_degree <= chain_in_degree)
       return {pagerank_pull::spmv, "auto pull: spmv, rows of at most " + std::to_string(chain_in_degree) +
                                        " link (chains: the fused pull's rows would be all its work)"};
-    if (f.value_bytes == 8) return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
+    if (f.value_bytes == 8) {
+      // Rings, chains and small blocks of few links a vertex, their links
+      // within a warp's reach of x: the SpMV pull (solvers/pagerank.hpp,
+      // double_short_rows_spmv_mean).
+      if (f.local_links_warp >= double_short_rows_warp_fraction && mean < double_short_rows_spmv_mean)
+        return {pagerank_pull::spmv, "auto pull: spmv, double with " + rows + ", " + format_g(mean, 3) +
+                                         " links a vertex < " + format_g(double_short_rows_spmv_mean, 3) +
+                                         " and " + format_g(100 * f.local_links_warp, 3) +
+                                         "% of links within " + std::to_string(local_warp_window) +
+                                         " ids in the graph's own order"};
+      return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
+    }
     const double x_l2 =
         f.l2_bytes > 0 ? double(f.vertices) * double(f.value_bytes) / double(f.l2_bytes) : 0.0;
     if (f.vertices <= 0 || (mean < float_short_rows_fused_mean && x_l2 <= float_short_rows_spmv_l2_fraction))

@@ -165,6 +165,10 @@ struct pull_facts {
   // local_near_window <= |i - j| < local_mid_window (the even-rows clause,
   // below). Measured with local_links.
   double local_links_mid = 0;
+  // ... and within local_warp_window ids (a warp's rows gathering from a
+  // few KB of x in the own order: rings, chains, small blocks). Measured
+  // with local_links.
+  double local_links_warp = 0;
   // The solver's device L2 in bytes (pagerank_cuda::facts sets it; 0 unknown).
   std::size_t l2_bytes = 0;
   // The shared memory of its SMs, a block each (cuda::grid_shared_memory_bytes;
@@ -340,8 +344,10 @@ uninitialized_vector<std::uint32_t> dangling_bits(const std::vector<std::uint8_t
 //    0.80-0.81x on an H200, session 23; 0.54-0.98x the persistent pull's
 //    from 1.9 x 10^5 links, session 36); elsewhere the fused pull streams 4
 //    bytes per link where the SpMV pull streams 4 + sizeof(T), which wins in
-//    double; in float the fused pull's per-row work (segmented scan, row
-//    update) costs about what it saves: the SpMV pull where rows hold fewer
+//    double (but for local orders of few links a vertex: see
+//    double_short_rows_spmv_mean); in float the fused pull's per-row work
+//    (segmented scan, row update) costs about what it saves: the SpMV pull
+//    where rows hold fewer
 //    than float_short_rows_fused_mean links on average where x fills at most
 //    float_short_rows_spmv_l2_fraction of L2, and on grids through the
 //    local-order clause below, else the fused pull;
@@ -375,6 +381,31 @@ inline constexpr double float_short_rows_fused_mean = 1.25;
 // er:20000000:24000000 1.12, er:25000000:25000000 1.08,
 // er:32000000:32000000 1.04). The bound sits in the ties' range.
 inline constexpr double float_short_rows_spmv_l2_fraction = 0.6;
+// Double, short rows, where a vertex holds fewer than
+// double_short_rows_spmv_mean links and double_short_rows_warp_fraction of
+// them or more join ids less than local_warp_window apart (rewired rings and
+// chains, blocks of a few hundred consecutive ids, in their own order): the
+// SpMV pull. There a warp's 32 consecutive rows gather from about 2 KB of x
+// (L1), where the fused pull's slices, sorted by in-degree within runs of
+// ids (either order), spread a warp's lanes over its run; and a row of one
+// or two links is the fused pull's whole work (its row update and slice
+// bookkeeping, as on chains). Measured by device time a step (H200, session
+// 84, docs/PERFORMANCE.md "Double, short rows of near links ..."): the SpMV
+// pull took 0.73-0.89x the fused pull's best order on rings of 1 link (ws:N:1:P,
+// 4-12 M vertices, P 0.02-0.5: 50-98% of links within 128 ids), 0.93-0.99x on
+// rings of 2 (ws:N:2:P, 2-10 M vertices, P 0.05-0.5, x 0.25-1.3 of L2) and
+// 0.90-0.96x on blocks of 60-250 ids (sbm:N:M:K:0.1-0.2, 62-90% within 128
+// ids), where the fused pull had been the model's pick (1.02-1.37x the
+// best). Where the links spread wider (blocks of 1000 ids: 17-22% within 128;
+// of 10^4: 2%; webs of flat popularity: 34-36%), the fused pull led on
+// blocks of 10^4 (0.88-0.95x, 1.5-2.5 links a vertex) and the two stayed
+// within 5% elsewhere; from 3 links a vertex the fused pull led on rings too
+// (0.93-0.96x), and on a ring of 2 with x at 2x L2 (ws:16000000:2:0.3, 0.95x).
+// The bounds sit in the gaps 36-50% of links within 128 ids and 2-2.5 links
+// a vertex (a ring's 2 links merge to 1.99999).
+inline constexpr double double_short_rows_spmv_mean = 2.25;
+inline constexpr double double_short_rows_warp_fraction = 0.45;
+inline constexpr index_t local_warp_window = 128;
 // Except where the graph's own order is already local: from
 // local_min_vertices vertices (x past 1 MB in float), when a fraction of the
 // links join ids less than locality_window apart (web crawls numbered by

@@ -391,18 +391,21 @@ inline constexpr double float_short_rows_spmv_l2_fraction = 0.6;
 // or two links is the fused pull's whole work (its row update and slice
 // bookkeeping, as on chains). Measured by device time a step (H200, session
 // 84, docs/PERFORMANCE.md "Double, short rows of near links ..."): the SpMV
-// pull took 0.73-0.89x the fused pull's best order on rings of 1 link (ws:N:1:P,
-// 4-12 M vertices, P 0.02-0.5: 50-98% of links within 128 ids), 0.93-0.99x on
-// rings of 2 (ws:N:2:P, 2-10 M vertices, P 0.05-0.5, x 0.25-1.3 of L2) and
+// pull took 0.74-0.89x the fused pull's best order on rings of 1 link
+// (ws:N:1:P, 4-12 M vertices, P 0.02-0.5: 50-98% of links within 128 ids),
+// 0.93-1.02x on rings of 2 (ws:N:2:P, 2-16 M vertices, P 0.05-0.5) and
 // 0.90-0.96x on blocks of 60-250 ids (sbm:N:M:K:0.1-0.2, 62-90% within 128
-// ids), where the fused pull had been the model's pick (1.02-1.37x the
-// best). Where the links spread wider (blocks of 1000 ids: 17-22% within 128;
-// of 10^4: 2%; webs of flat popularity: 34-36%), the fused pull led on
-// blocks of 10^4 (0.88-0.95x, 1.5-2.5 links a vertex) and the two stayed
+// ids), where the fused pull had been the model's pick (1.00-1.36x the
+// best). Where the links spread wider (blocks of 1000 ids: 17-22% within
+// 128; of 10^4: 2%; webs of flat popularity: 34-36%), the fused pull led on
+// blocks of 10^4 (0.87-0.95x, 1.5-2.5 links a vertex) and the two stayed
 // within 5% elsewhere; from 3 links a vertex the fused pull led on rings too
-// (0.93-0.96x), and on a ring of 2 with x at 2x L2 (ws:16000000:2:0.3, 0.95x).
-// The bounds sit in the gaps 36-50% of links within 128 ids and 2-2.5 links
-// a vertex (a ring's 2 links merge to 1.99999).
+// (0.93-0.96x). Over 40 such graphs the pick within 5% of the best on 37
+// (24 before); left: blocks of 500 ids (40% within 128: the SpMV pull
+// 0.90x, the fused pick 1.107x) and of 1000 at 1.5 links (1.051). The
+// bounds sit in the gaps 36-50% of links within 128 ids (held out, 40% went
+// the SpMV pull's way: the crossing may lie near 30%) and 2-2.5 links a
+// vertex (a ring's 2 links merge to 1.99999).
 inline constexpr double double_short_rows_spmv_mean = 2.25;
 inline constexpr double double_short_rows_warp_fraction = 0.45;
 inline constexpr index_t local_warp_window = 128;

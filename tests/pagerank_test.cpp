@@ -1762,9 +1762,10 @@ TEST(pagerank_options, Names) {
   // links of communities of 2000 consecutive ids (uniform within: (1 -
   // 512 / 2000)^2 of the 90% inside), none of blocks of 300 or of rings.
   EXPECT_EQ(pf.local_links_mid, 0.0);
-  const auto mid_of = [](const char* spec) {
-    return pull_facts_of(make_pagerank_graph<float>(io::generate_synthetic(spec), false)).local_links_mid;
+  const auto facts_of = [](const char* spec) {
+    return pull_facts_of(make_pagerank_graph<float>(io::generate_synthetic(spec), false));
   };
+  const auto mid_of = [&](const char* spec) { return facts_of(spec).local_links_mid; };
   const double blocks = mid_of("sbm:300000:3000000:150");
   EXPECT_GT(blocks, 0.4) << blocks;
   EXPECT_LT(blocks, 0.6) << blocks;
@@ -1773,9 +1774,7 @@ TEST(pagerank_options, Names) {
   // Within local_warp_window (128 ids): a ring's links but those rewired,
   // few of a block model's of 1000-id blocks (about 22% of the 90% inside),
   // most of one's of 100-id blocks, all of a path's.
-  const auto warp_of = [](const char* spec) {
-    return pull_facts_of(make_pagerank_graph<float>(io::generate_synthetic(spec), false)).local_links_warp;
-  };
+  const auto warp_of = [&](const char* spec) { return facts_of(spec).local_links_warp; };
   const double ring = warp_of("ws:300000:2:0.3");
   EXPECT_GT(ring, 0.67) << ring;
   EXPECT_LT(ring, 0.73) << ring;

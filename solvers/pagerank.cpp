@@ -375,33 +375,33 @@ namespace {
 
 // The fractions of links (i, j), over the rows of every stride-th vertex,
 // with |id(i) - id(j)| < locality_window, at mid range in
-// [local_near_window, local_mid_window), and within local_warp_window:
-// pull_facts::local_links, local_links_mid and local_links_warp (the pull
+// [local_near_window, local_mid_window), and below local_near_window:
+// pull_facts::local_links, local_links_mid and local_links_near (the pull
 // rule) and own_order_local_links (the persistent pull's order trial).
 struct locality {
-  double local = 0, mid = 0, warp = 0;
+  double local = 0, mid = 0, nearby = 0;
 };
 template <class T, class Id>
 locality sampled_locality(const pagerank_graph<T>& g, Id id) {
   const auto& rp = g.pt.row_ptr;
   const index_t n = g.vertices();
   const index_t stride = std::max<index_t>(1, n / local_sample_rows);
-  std::size_t sampled = 0, local = 0, mid = 0, warp = 0;
+  std::size_t sampled = 0, local = 0, mid = 0, nearby = 0;
   const index_t samples = (n + stride - 1) / stride;
-#pragma omp parallel for reduction(+ : sampled, local, mid, warp) schedule(static)
+#pragma omp parallel for reduction(+ : sampled, local, mid, nearby) schedule(static)
   for (index_t s = 0; s < samples; ++s) {
     const index_t i = s * stride;
     for (index_t q = rp[i]; q < rp[i + 1]; ++q) {
       const index_t a = id(i), b = id(g.pt.col_idx[q]), d = a > b ? a - b : b - a;
       local += d < locality_window;
       mid += d >= local_near_window && d < local_mid_window;
-      warp += d < local_warp_window;
+      nearby += d < local_near_window;
       ++sampled;
     }
   }
   const double over = sampled ? 1.0 / static_cast<double>(sampled) : 0.0;
   return {static_cast<double>(local) * over, static_cast<double>(mid) * over,
-          static_cast<double>(warp) * over};
+          static_cast<double>(nearby) * over};
 }
 
 }  // namespace
@@ -452,7 +452,7 @@ pull_facts pull_facts_of(const pagerank_graph<T>& g) {
   const locality own = sampled_locality(g, [](index_t v) { return v; });
   f.local_links = own.local;
   f.local_links_mid = own.mid;
-  f.local_links_warp = own.warp;
+  f.local_links_near = own.nearby;
   if (f.vertices < local_min_vertices ||
       f.local_links < std::min(local_min_fraction_float, local_min_fraction_double))
     return f;
@@ -558,11 +558,11 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
       // Rings, chains and small blocks of few links a vertex, their links
       // within a warp's reach of x: the SpMV pull (solvers/pagerank.hpp,
       // double_short_rows_spmv_mean).
-      if (f.local_links_warp >= double_short_rows_warp_fraction && mean < double_short_rows_spmv_mean)
+      if (f.local_links_near >= double_short_rows_near_fraction && mean < double_short_rows_spmv_mean)
         return {pagerank_pull::spmv, "auto pull: spmv, double with " + rows + ", " + format_g(mean, 3) +
                                          " links a vertex < " + format_g(double_short_rows_spmv_mean, 3) +
-                                         " and " + format_g(100 * f.local_links_warp, 3) +
-                                         "% of links within " + std::to_string(local_warp_window) +
+                                         " and " + format_g(100 * f.local_links_near, 3) +
+                                         "% of links within " + std::to_string(local_near_window) +
                                          " ids in the graph's own order"};
       return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
     }

@@ -165,10 +165,10 @@ struct pull_facts {
   // local_near_window <= |i - j| < local_mid_window (the even-rows clause,
   // below). Measured with local_links.
   double local_links_mid = 0;
-  // ... and within local_warp_window ids (a warp's rows gathering from a
-  // few KB of x in the own order: rings, chains, small blocks). Measured
-  // with local_links.
-  double local_links_warp = 0;
+  // ... and near: |i - j| < local_near_window (a warp's 32 rows gathering
+  // from a few KB of x in the own order: rings, chains, blocks of up to a
+  // few thousand ids). Measured with local_links.
+  double local_links_near = 0;
   // The solver's device L2 in bytes (pagerank_cuda::facts sets it; 0 unknown).
   std::size_t l2_bytes = 0;
   // The shared memory of its SMs, a block each (cuda::grid_shared_memory_bytes;
@@ -382,33 +382,36 @@ inline constexpr double float_short_rows_fused_mean = 1.25;
 // er:32000000:32000000 1.04). The bound sits in the ties' range.
 inline constexpr double float_short_rows_spmv_l2_fraction = 0.6;
 // Double, short rows, where a vertex holds fewer than
-// double_short_rows_spmv_mean links and double_short_rows_warp_fraction of
-// them or more join ids less than local_warp_window apart (rewired rings and
-// chains, blocks of a few hundred consecutive ids, in their own order): the
-// SpMV pull. There a warp's 32 consecutive rows gather from about 2 KB of x
-// (L1), where the fused pull's slices, sorted by in-degree within runs of
-// ids (either order), spread a warp's lanes over its run; and a row of one
-// or two links is the fused pull's whole work (its row update and slice
-// bookkeeping, as on chains). Measured by device time a step (H200, session
-// 84, docs/PERFORMANCE.md "Double, short rows of near links ..."): the SpMV
-// pull took 0.74-0.89x the fused pull's best order on rings of 1 link
-// (ws:N:1:P, 4-12 M vertices, P 0.02-0.5: 50-98% of links within 128 ids),
-// 0.93-1.02x on rings of 2 (ws:N:2:P, 2-16 M vertices, P 0.05-0.5) and
-// 0.90-0.96x on blocks of 60-250 ids (sbm:N:M:K:0.1-0.2, 62-90% within 128
-// ids), where the fused pull had been the model's pick (1.00-1.36x the
-// best). Where the links spread wider (blocks of 1000 ids: 17-22% within
-// 128; of 10^4: 2%; webs of flat popularity: 34-36%), the fused pull led on
-// blocks of 10^4 (0.87-0.95x, 1.5-2.5 links a vertex) and the two stayed
-// within 5% elsewhere; from 3 links a vertex the fused pull led on rings too
-// (0.93-0.96x). Over 40 such graphs the pick within 5% of the best on 37
-// (24 before); left: blocks of 500 ids (40% within 128: the SpMV pull
-// 0.90x, the fused pick 1.107x) and of 1000 at 1.5 links (1.051). The
-// bounds sit in the gaps 36-50% of links within 128 ids (held out, 40% went
-// the SpMV pull's way: the crossing may lie near 30%) and 2-2.5 links a
-// vertex (a ring's 2 links merge to 1.99999).
+// double_short_rows_spmv_mean links and double_short_rows_near_fraction of
+// them or more join ids less than local_near_window apart (rings and
+// chains rewired by up to half, blocks of up to 1500-2000 consecutive ids,
+// in their own order): the SpMV pull. There a warp's 32 consecutive rows
+// gather from a few KB of x (4 KB of doubles for 512 ids: L1), where the
+// fused pull's slices, sorted by in-degree within runs of ids (either
+// order), spread a warp's lanes over its run; and a row of one or two links
+// is the fused pull's whole work (its row update and slice bookkeeping, as
+// on chains). Measured by device time a step (H200, sessions 84-85,
+// docs/PERFORMANCE.md "Double, short rows of near links ..." and "Blocks of
+// a thousand ids ..."): the SpMV pull took 0.74-0.95x the fused pull's best
+// order on rings of 1 link (ws:N:1:P, 4-12 M vertices, P 0.02-0.65),
+// 0.93-1.02x on rings of 2 rewired by up to half (ws:N:2:P, P 0.05-0.45),
+// 0.89-0.99x on blocks of 60-1500 ids (sbm:N:M:K:MU, MU 0.05-0.25: 48-90%
+// of links within 512 ids), where the fused pull had been the model's pick
+// (1.00-1.36x the best). Where the links spread wider the fused pull led
+// or tied: blocks of 10^4 ids (8-9% within 512; 0.87-0.95x), rings of 2
+// rewired by 60-70% (30-40%; 0.95-0.96x), blocks of 2000 ids (40%; 1.00);
+// webs of flat popularity (43-48%) sit at the bound, the two within 4.5%
+// either way. From 3 links a vertex the fused pull led on rings too
+// (0.93-0.96x). Over 49 such graphs of under 2.25 links, by this rule the
+// pick within 5% of the best on 47 (by the first rule, 45% within 128 ids,
+// 40; by the fused pull everywhere, 26); left ws:8000000:1:0.65 (35% within
+// 512, the fused pick 1.057) and ws:16000000:2:0.3 (x at 2x L2, the SpMV
+// pick 1.050).
+// The bounds sit in the gaps 40-45% of links within 512 ids and 2-2.5 links
+// a vertex (a ring's 2 links merge to 1.99999). Fitted on those 49 (the
+// first rule's held-out set of 14 among them); not yet held out.
 inline constexpr double double_short_rows_spmv_mean = 2.25;
-inline constexpr double double_short_rows_warp_fraction = 0.45;
-inline constexpr index_t local_warp_window = 128;
+inline constexpr double double_short_rows_near_fraction = 0.43;
 // Except where the graph's own order is already local: from
 // local_min_vertices vertices (x past 1 MB in float), when a fraction of the
 // links join ids less than locality_window apart (web crawls numbered by

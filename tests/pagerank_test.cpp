@@ -1289,23 +1289,24 @@ TEST(pagerank_options, Names) {
   EXPECT_EQ(pick(facts(true, large, short_row, 8)), pagerank_pull::fused);
   EXPECT_EQ(pick(facts(false, small, short_row, 8)), pagerank_pull::spmv);
   // ... but in double the SpMV pull where a vertex holds fewer than
-  // double_short_rows_spmv_mean links and double_short_rows_warp_fraction of
-  // them or more join ids less than local_warp_window apart (rings of 1-2
-  // links, ws:8000000:2:0.05); at the mean's bound or with the links spread
-  // over blocks (sbm:8000000:16000000:800:0.2, 2% within 128 ids), the fused pull.
+  // double_short_rows_spmv_mean links and double_short_rows_near_fraction of
+  // them or more join ids less than local_near_window apart (rings of 1-2
+  // links, ws:8000000:2:0.05; blocks of 1000 ids); at the mean's bound or
+  // with the links spread over larger blocks (sbm:8000000:16000000:800:0.2,
+  // 8% within 512 ids), the fused pull.
   {
     pull_facts ring = facts(true, 16'000'000, 7, 8);
     ring.vertices = 8'000'000;
-    ring.local_links = ring.local_links_warp = 0.95;
+    ring.local_links = ring.local_links_near = 0.95;
     EXPECT_EQ(pick(ring), pagerank_pull::spmv);
     const std::string why = choose_pull(pagerank_pull::automatic, ring, std::nullopt).reason;
     EXPECT_NE(why.find("2 links a vertex < 2.25"), std::string::npos) << why;
-    EXPECT_NE(why.find("95% of links within 128 ids"), std::string::npos) << why;
-    ring.local_links_warp = double_short_rows_warp_fraction;
+    EXPECT_NE(why.find("95% of links within 512 ids"), std::string::npos) << why;
+    ring.local_links_near = double_short_rows_near_fraction;
     EXPECT_EQ(pick(ring), pagerank_pull::spmv);
-    ring.local_links_warp = double_short_rows_warp_fraction - 0.01;
+    ring.local_links_near = double_short_rows_near_fraction - 0.01;
     EXPECT_EQ(pick(ring), pagerank_pull::fused);
-    ring.local_links_warp = 0.95;
+    ring.local_links_near = 0.95;
     ring.vertices = static_cast<index_t>(double(ring.links) / double_short_rows_spmv_mean);  // the bound
     EXPECT_EQ(pick(ring), pagerank_pull::fused);
     ring.vertices += 1;
@@ -1771,16 +1772,20 @@ TEST(pagerank_options, Names) {
   EXPECT_LT(blocks, 0.6) << blocks;
   EXPECT_LT(mid_of("sbm:300000:3000000:1000"), 0.02);
   EXPECT_LT(mid_of("ws:300000:10:0.1"), 0.02);
-  // Within local_warp_window (128 ids): a ring's links but those rewired,
-  // few of a block model's of 1000-id blocks (about 22% of the 90% inside),
-  // most of one's of 100-id blocks, all of a path's.
-  const auto warp_of = [&](const char* spec) { return facts_of(spec).local_links_warp; };
-  const double ring = warp_of("ws:300000:2:0.3");
+  // Near, within local_near_window (512 ids): a ring's links but those
+  // rewired, few of a block model's of 10^4-id blocks (about 9% of the 90%
+  // inside), most of one's of 1000-id blocks (about 68%), nearly all of
+  // one's of 100-id blocks, all of a path's.
+  const auto near_of = [&](const char* spec) { return facts_of(spec).local_links_near; };
+  const double ring = near_of("ws:300000:2:0.3");
   EXPECT_GT(ring, 0.67) << ring;
   EXPECT_LT(ring, 0.73) << ring;
-  EXPECT_LT(warp_of("sbm:300000:600000:300:0.1"), 0.25);
-  EXPECT_GT(warp_of("sbm:300000:600000:3000:0.1"), 0.8);
-  EXPECT_DOUBLE_EQ(pf.local_links_warp, 1.0);
+  EXPECT_LT(near_of("sbm:300000:600000:30:0.1"), 0.15);
+  const double thousands = near_of("sbm:300000:600000:300:0.1");
+  EXPECT_GT(thousands, 0.6) << thousands;
+  EXPECT_LT(thousands, 0.75) << thousands;
+  EXPECT_GT(near_of("sbm:300000:600000:3000:0.1"), 0.85);
+  EXPECT_DOUBLE_EQ(pf.local_links_near, 1.0);
   EXPECT_NE(choose_pull(pagerank_pull::automatic, facts(true, pmin, deep, 4), std::nullopt)
                 .reason.find("auto pull: persistent"),
             std::string::npos);

@@ -19,7 +19,9 @@ and appends one JSON line to FILE per run: the graph, precision,
 configuration, round, iterations, `device_us` (seconds.device / iterations:
 CUDA events around the solve; session 83 found the host's wait a step moving
 10-25% between processes where the device's did not), the pull and kernel it
-ran and auto's reason. Rounds go over every graph before the next starts, so
+ran, how it was decided (`reason`: "model", "trial: ...", "named") and why
+(`why`: the run's kernel_reason, which gives the model's clause and the facts
+it read). Rounds go over every graph before the next starts, so
 that a configuration's samples come from processes apart in time. A solve
 that does not reach 1e-30 exits non-zero with its JSON: its figure stands. A
 run with no JSON is reported and skipped. `--budget S` starts no run after S
@@ -85,7 +87,7 @@ def run(args):
                     choice = d.get("pull_choice", {})
                     rec = {"graph": g, "precision": args.precision, "config": c, "round": r, "iterations": it,
                            "device_us": round(us, 2), "pull": choice.get("pull"), "kernel": d.get("kernel"),
-                           "reason": choice.get("reason"), "set": args.set}
+                           "reason": choice.get("reason"), "why": d.get("kernel_reason"), "set": args.set}
                     out.write(json.dumps(rec) + "\n")
                     out.flush()
                     print(f"{g} {c} {rec['device_us']} us ({rec['pull']})", flush=True)

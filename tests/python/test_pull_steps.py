@@ -28,7 +28,7 @@ us = {{"spmv": 90, "fused": 120 if window == "0" else 100, "auto": 100}}[pull]
 iterations = int(args[args.index("--max-iter") + 1])
 print(json.dumps({{"iterations": iterations, "seconds": {{"device": us * iterations * 1e-6}},
                   "pull_choice": {{"pull": "fused" if pull == "auto" else pull, "reason": "why"}},
-                  "kernel": "pull-fused"}}))
+                  "kernel": "pull-fused", "kernel_reason": "auto pull: " + pull}}))
 sys.exit(3)  # as a solve that did not reach its tolerance
 '''
 
@@ -47,6 +47,7 @@ def test_runs_each_configuration_and_tables_them(tmp_path):
     assert {(d["config"], d["device_us"]) for d in lines} == {("auto", 100.0), ("spmv", 90.0), ("own", 100.0),
                                                                ("indeg", 120.0)}
     assert all(d["precision"] == "double" and d["iterations"] == 50 and d["set"] == "t" for d in lines)
+    assert {d["why"] for d in lines if d["config"] == "auto"} == {"auto pull: auto"}
     assert run.stdout.count("FAIL bad.mtx") == 8 and "no such file" in run.stdout
     table = run.stdout[run.stdout.index("\ngraph ") :]  # after the progress lines
     row = [line for line in table.splitlines() if line.startswith("sbm:1000:2000:10 ")]

@@ -347,10 +347,9 @@ uninitialized_vector<std::uint32_t> dangling_bits(const std::vector<std::uint8_t
 //    double (but for local orders of few links a vertex: see
 //    double_short_rows_spmv_mean); in float the fused pull's per-row work
 //    (segmented scan, row update) costs about what it saves: the SpMV pull
-//    where rows hold fewer
-//    than float_short_rows_fused_mean links on average where x fills at most
-//    float_short_rows_spmv_l2_fraction of L2, and on grids through the
-//    local-order clause below, else the fused pull;
+//    where rows hold fewer than float_short_rows_fused_mean links on average
+//    where x fills at most float_short_rows_spmv_l2_fraction of L2, and on
+//    grids through the local-order clause below, else the fused pull;
 //  - otherwise the fused pull: fewer bytes per link, and its in-degree order
 //    keeps the gathers local (0.43-0.90x the SpMV pull's time per step on
 //    every such graph), but for the star and local-order clauses below.
@@ -406,10 +405,10 @@ inline constexpr double float_short_rows_spmv_l2_fraction = 0.6;
 // pick within 5% of the best on 47 (by the first rule, 45% within 128 ids,
 // 40; by the fused pull everywhere, 26); left ws:8000000:1:0.65 (35% within
 // 512, the fused pick 1.057) and ws:16000000:2:0.3 (x at 2x L2, the SpMV
-// pick 1.050).
-// The bounds sit in the gaps 40-45% of links within 512 ids and 2-2.5 links
-// a vertex (a ring's 2 links merge to 1.99999). Fitted on those 49 (the
-// first rule's held-out set of 14 among them); not yet held out.
+// pick 1.050). The bounds sit in the gaps 40-45% of links within 512 ids
+// and 2-2.5 links a vertex (a ring's 2 links merge to 1.99999). Fitted on
+// those 49 (the first rule's held-out set of 14 among them); not yet held
+// out.
 inline constexpr double double_short_rows_spmv_mean = 2.25;
 inline constexpr double double_short_rows_near_fraction = 0.43;
 // Except where the graph's own order is already local: from

@@ -54,6 +54,9 @@ CONFIGS = {
     "indeg": ({"PERRON_FUSED_WINDOW": "0"}, ["--pull", "fused"]),
 }
 
+LAYOUT_PINS = ("PERRON_FUSED_HUB", "PERRON_FUSED_WINDOW", "PERRON_FUSED_INDEX", "PERRON_FUSED_LOOP",
+               "PERRON_PERSISTENT")
+
 
 def run(args):
     configs = args.configs.split(",")
@@ -70,8 +73,11 @@ def run(args):
                 for c in configs:
                     if time.time() > deadline:
                         print("pull_steps: budget spent; no more runs", flush=True)
+                        table([args.out])
                         return
-                    env = dict(os.environ)
+                    # A layout pin left in the caller's environment (solvers/pagerank_trial.hpp,
+                    # layout_pin) would pin auto too: each configuration sets only its own.
+                    env = {k: v for k, v in os.environ.items() if k not in LAYOUT_PINS}
                     env.update(CONFIGS[c][0])
                     cmd = [binary, g, "--device", "cuda", "-p", args.precision, "--accelerate", "none", "--tol",
                            "1e-30", "--max-iter", str(args.iterations), "--json", "--top", "0", "--no-cache"]

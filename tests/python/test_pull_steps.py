@@ -14,7 +14,8 @@ ROOT = pathlib.Path(os.environ.get("PERRON_SOURCE_DIR", pathlib.Path(__file__).p
 SCRIPT = str(ROOT / "scripts" / "pull_steps.py")
 
 # us a step: the SpMV pull 90, the fused pull 100 in its own order and 120 in
-# the in-degree order, auto 100 (the fused pull); "bad" graphs fail.
+# the in-degree order, auto 100 (the fused pull; 130 under a layout pin);
+# "bad" graphs fail.
 FAKE = r'''#!{python}
 import json, os, sys
 args = sys.argv[1:]
@@ -24,7 +25,7 @@ if args[0].startswith("bad"):
 assert args[args.index("--tol") + 1] == "1e-30" and "--no-cache" in args and "--json" in args
 pull = args[args.index("--pull") + 1] if "--pull" in args else "auto"
 window = os.environ.get("PERRON_FUSED_WINDOW")
-us = {{"spmv": 90, "fused": 120 if window == "0" else 100, "auto": 100}}[pull]
+us = {{"spmv": 90, "fused": 120 if window == "0" else 100, "auto": 130 if window else 100}}[pull]
 iterations = int(args[args.index("--max-iter") + 1])
 print(json.dumps({{"iterations": iterations, "seconds": {{"device": us * iterations * 1e-6}},
                   "pull_choice": {{"pull": "fused" if pull == "auto" else pull, "reason": "why"}},
@@ -38,9 +39,10 @@ def test_runs_each_configuration_and_tables_them(tmp_path):
     fake.write_text(FAKE.format(python=sys.executable))
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     out = tmp_path / "steps.jsonl"
+    env = dict(os.environ, PERRON_FUSED_WINDOW="0")  # a pin left set: auto and spmv must not see it
     run = subprocess.run([sys.executable, SCRIPT, "run", "--bin", str(fake), "--out", str(out), "--precision",
                           "double", "--rounds", "2", "--iterations", "50", "--set", "t", "sbm:1000:2000:10",
-                          "bad.mtx"], capture_output=True, text=True)
+                          "bad.mtx"], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 8  # 2 rounds x 4 configurations of the good graph

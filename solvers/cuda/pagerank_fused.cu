@@ -152,24 +152,29 @@ __global__ void fill_slices(long long vrows, const unsigned* __restrict__ slice_
 }
 
 // The 16-bit index (fused_args::word): the escaped links of each virtual row,
-// into vhigh (the kernels' count bytes) and counts (for the scan). A lane's
-// columns ascend (the rows are sorted), each difference from the one before
-// it (the first from 0), escaped from 2^15 on.
-constexpr unsigned index16_limit = 0x8000u;
+// into vlen16 (with its links and its first link's base: index16_first) and
+// counts (for the scan). A lane's columns ascend (the rows are sorted), each
+// difference from the one before it, escaped from 2^15 on.
+__device__ bool index16_near(index_t row, index_t first_col) {
+  const auto c = static_cast<unsigned>(first_col);
+  return c >= index16_limit && c - static_cast<unsigned>(row) + (index16_limit >> 1) < index16_limit;
+}
 
 __global__ void count_high(long long vrows, const unsigned short* __restrict__ vlen,
-                           const index_t* __restrict__ vbegin, const index_t* __restrict__ csr_col,
-                           unsigned char* __restrict__ vhigh, unsigned* __restrict__ counts) {
+                           const index_t* __restrict__ vbegin, const index_t* __restrict__ vrow,
+                           const index_t* __restrict__ csr_col, unsigned short* __restrict__ vlen16,
+                           unsigned* __restrict__ counts) {
   for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < vrows;
        g += gridDim.x * (long long)blockDim.x) {
     const index_t* c = csr_col + vbegin[g];
+    const bool near = vlen[g] > 0 && index16_near(vrow[g], c[0]);
     unsigned e = 0;
-    index_t prev = 0;
+    unsigned prev = index16_first(vrow[g], near);
     for (unsigned j = 0; j < vlen[g]; ++j) {
-      e += static_cast<unsigned>(c[j] - prev) >= index16_limit;
-      prev = c[j];
+      e += static_cast<unsigned>(c[j]) - prev >= index16_limit;
+      prev = static_cast<unsigned>(c[j]);
     }
-    vhigh[g] = static_cast<unsigned char>(e);
+    vlen16[g] = index16_vlen(vlen[g], e, near);
     counts[g] = e;
   }
 }
@@ -180,17 +185,18 @@ __global__ void count_high(long long vrows, const unsigned short* __restrict__ v
 // lane.
 __global__ void fill_slices16(long long vrows, const unsigned* __restrict__ slice_start,
                               const unsigned short* __restrict__ vlen, const index_t* __restrict__ vbegin,
-                              const index_t* __restrict__ csr_col, const unsigned* __restrict__ off,
-                              unsigned short* __restrict__ word, unsigned short* __restrict__ high) {
+                              const index_t* __restrict__ vrow, const index_t* __restrict__ csr_col,
+                              const unsigned* __restrict__ off, unsigned short* __restrict__ word,
+                              unsigned short* __restrict__ high) {
   for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < vrows;
        g += gridDim.x * (long long)blockDim.x) {
     const unsigned p = slice_start[g / 32] + static_cast<unsigned>(g % 32);
     const index_t* c = csr_col + vbegin[g];
     unsigned o = off[g];
-    index_t prev = 0;
+    unsigned prev = index16_first(vrow[g], vlen[g] > 0 && index16_near(vrow[g], c[0]));
     for (unsigned j = 0; j < vlen[g]; ++j) {
-      const auto d = static_cast<unsigned>(c[j] - prev);
-      prev = c[j];
+      const unsigned d = static_cast<unsigned>(c[j]) - prev;
+      prev = static_cast<unsigned>(c[j]);
       if (d >= index16_limit) {
         word[p + 32 * j] = static_cast<unsigned short>(index16_limit | (d & (index16_limit - 1)));
         high[o++] = static_cast<unsigned short>(d >> 15);
@@ -307,7 +313,7 @@ fused_args<T> fused_pull<T>::args() {
   a.word = packed_ ? word_.data() : nullptr;
   a.high = high_.data();
   a.high_start = high_start_.data();
-  a.vhigh = vhigh_.data();
+  a.vlen16 = vlen16_.data();
   a.slice_start = slice_start_.data();
   a.vrow = vrow_.data();
   a.vlen = vlen_.data();
@@ -474,12 +480,12 @@ void fused_pull<T>::build_index16(const cuda::device_buffer<index_t>& csr_col,
                                   const cuda::device_buffer<index_t>& d_vbegin) {
   const auto vrows = static_cast<long long>(d_vbegin.size());
   const std::size_t padded = 32 * static_cast<std::size_t>(slices_);
-  vhigh_ = cuda::device_buffer<unsigned char>(std::max<std::size_t>(padded, 1));
+  vlen16_ = cuda::device_buffer<unsigned short>(padded + 1);  // as vlen_: 0 past the last
   cuda::device_buffer<unsigned> counts(padded + 1), off(padded + 1);
-  PERRON_CUDA_CHECK(cudaMemsetAsync(vhigh_.data(), 0, vhigh_.bytes(), stream_));
+  PERRON_CUDA_CHECK(cudaMemsetAsync(vlen16_.data(), 0, vlen16_.bytes(), stream_));
   PERRON_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), stream_));
-  count_high<<<setup_grid(vrows), setup_threads, 0, stream_>>>(vrows, vlen_.data(), d_vbegin.data(),
-                                                               csr_col.data(), vhigh_.data(), counts.data());
+  count_high<<<setup_grid(vrows), setup_threads, 0, stream_>>>(
+      vrows, vlen_.data(), d_vbegin.data(), vrow_.data(), csr_col.data(), vlen16_.data(), counts.data());
   PERRON_CUDA_CHECK_LAUNCH("count_high");
   temp_bytes temp;
   std::size_t bytes = 0;
@@ -498,9 +504,9 @@ void fused_pull<T>::build_index16(const cuda::device_buffer<index_t>& csr_col,
   every_32nd<<<setup_grid(slices_ + 1LL), setup_threads, 0, stream_>>>(slices_, off.data(),
                                                                        high_start_.data());
   PERRON_CUDA_CHECK_LAUNCH("every_32nd");
-  fill_slices16<<<setup_grid(vrows), setup_threads, 0, stream_>>>(vrows, slice_start_.data(), vlen_.data(),
-                                                                  d_vbegin.data(), csr_col.data(), off.data(),
-                                                                  word_.data(), high_.data());
+  fill_slices16<<<setup_grid(vrows), setup_threads, 0, stream_>>>(
+      vrows, slice_start_.data(), vlen_.data(), d_vbegin.data(), vrow_.data(), csr_col.data(), off.data(),
+      word_.data(), high_.data());
   PERRON_CUDA_CHECK_LAUNCH("fill_slices16");
   PERRON_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
@@ -520,8 +526,8 @@ fused_pull<T>::fused_pull(const csr_matrix<T>& pt, cudaStream_t stream, int vrow
   forced_window(window_);
   if (vrow_links < 1 || vrow_links > 65535)
     throw invalid_argument("fused pull: links per virtual row out of range");
-  // A virtual row's escapes are counted in a byte.
-  if (vrow_links > 255) index16_ = false;
+  // A virtual row's links and escapes are counted in 7 bits each (index16_vlen).
+  if (vrow_links > static_cast<int>(index16_max_links)) index16_ = false;
   index_ = index16_ ? fused_index_choice() : fused_index::bits32;
   index16_ = index_ != fused_index::bits32;  // rows sorted and the 16-bit index built
   n_ = pt.rows;
@@ -700,9 +706,10 @@ void fused_pull<T>::choose_layout(int remembered) {
     index_bytes_ = b32;
     return;
   }
-  const double b16 =
-      static_cast<double>(word_.bytes() + high_.bytes() + high_start_.bytes() + vhigh_.bytes()) /
-      static_cast<double>(std::max<std::size_t>(nnz_, 1));
+  // The index's bytes a step reads: vlen16 is read in vlen_'s place (its
+  // spare byte holds the escape counts), so it is no part of them.
+  const double b16 = static_cast<double>(word_.bytes() + high_.bytes() + high_start_.bytes()) /
+                     static_cast<double>(std::max<std::size_t>(nnz_, 1));
   if (index_ == fused_index::bits16) {
     packed_ = true;
     std::snprintf(buf, sizeof buf, "; 16-bit index (%.2f bytes per link) named by PERRON_FUSED_INDEX", b16);
@@ -722,7 +729,7 @@ void fused_pull<T>::choose_layout(int remembered) {
     word_ = cuda::device_buffer<unsigned short>();
     high_ = cuda::device_buffer<unsigned short>();
     high_start_ = cuda::device_buffer<unsigned>();
-    vhigh_ = cuda::device_buffer<unsigned char>();
+    vlen16_ = cuda::device_buffer<unsigned short>();
   }
 }
 
@@ -841,7 +848,7 @@ unsigned fused_pull<T>::init_grid() const {
 
 template <class T>
 std::size_t fused_pull<T>::device_bytes() const {
-  return col_.bytes() + word_.bytes() + high_.bytes() + high_start_.bytes() + vhigh_.bytes() +
+  return col_.bytes() + word_.bytes() + high_.bytes() + high_start_.bytes() + vlen16_.bytes() +
          slice_start_.bytes() + vrow_.bytes() + vlen_.bytes() + deg_.bytes() + perm_.bytes() +
          order_.bytes() + parts_.bytes() + first_slice_.bytes() + count_.bytes() + x_[0].bytes() +
          x_[1].bytes() + v_.bytes() + tail_.bytes() + head_.bytes() + rank_code_.bytes() + rank_rep_.bytes() +

@@ -54,10 +54,13 @@
 // beside the gathers, so each row's columns are sorted and a lane stores the
 // differences between its consecutive columns in 16-bit words at the same
 // positions (15 bits, and a flag for a difference of 2^15 or more whose high
-// bits go to a per-slice array, found by a scan of per-lane counts).
-// In-degree order puts the most-linked sources at small ids, so most
-// differences are small: 2.1-2.5 bytes per link against 4 on R-MAT 16-26
-// (scripts/compressed_index_model.cpp). Off by default (fused_index_choice() says
+// bits go to a per-slice array, found by a scan of per-lane counts kept in
+// the spare byte of each virtual row's length). In-degree order puts the
+// most-linked sources at small ids, so most differences are small: 2.1-2.5
+// bytes per link against 4 on R-MAT 16-26 (scripts/compressed_index_model.cpp);
+// a virtual row's first difference is from 0 or from near its own row,
+// whichever the first column is near (fused_args, index16_first): in a local
+// order (the web graphs' own) links join near ids. Off by default (fused_index_choice() says
 // why); when asked for, both widths are built from the sorted rows, so they
 // sum a row's links in the same order and give the same bits, and one is
 // kept (choose_layout), the other freed.
@@ -263,7 +266,7 @@ class fused_pull {
   cuda::device_buffer<unsigned short> vlen_;
   cuda::device_buffer<unsigned short> word_, high_;  // the 16-bit index (fused_args gives the layout)
   cuda::device_buffer<unsigned> high_start_;
-  cuda::device_buffer<unsigned char> vhigh_;
+  cuda::device_buffer<unsigned short> vlen16_;  // vlen_ with the escapes and base (fused_args)
   cuda::device_buffer<unsigned> count_;
   cuda::device_buffer<T> x_[2], v_;
   cuda::device_buffer<double> tail_, head_;  // cut rows' slice partials, summed in double

@@ -23,27 +23,31 @@ struct fused_args {
   const index_t* col;  // the links, slice by slice, column-major within a slice
   // The same links in 16 bits (pagerank_fused.cuh, "16-bit index"), at the
   // same positions as col: a lane's columns ascend, and each word holds the
-  // low 15 bits of the difference from the lane's previous column (from 0 for
-  // its first) and in bit 15 whether the difference has more; those high
-  // bits (difference >> 15, < 2^16 since ids are below 2^31) follow each
-  // other in `high`, a slice's lanes in lane order from high_start[q], a lane
-  // finding its first from the counts vhigh of the lanes before it.
+  // low 15 bits of the difference from the lane's previous column (for its
+  // first, from its base: index16_first), and in bit 15 whether the
+  // difference has more; those high bits (difference >> 15, < 2^16 since ids
+  // are below 2^31) follow each other in `high`, a slice's lanes in lane
+  // order from high_start[q], a lane finding its first from the escape
+  // counts of the lanes before it. vlen16 replaces vlen there: each virtual
+  // row's links in its low byte, its escapes and its first base in the high
+  // byte (index16_vlen), so the lengths and the counts are one load, with no
+  // stream of counts of their own.
   const unsigned short* word;  // null where the pull runs col
   const unsigned short* high;
-  const unsigned* high_start;   // slices + 1
-  const unsigned char* vhigh;   // 32 slices: escaped links of each virtual row
-  const unsigned* slice_start;  // slices + 1: first stored entry of each slice (32 x its width apart)
-  const index_t* vrow;          // 32 slices + 1: the row of each virtual row (n past the last)
-  const unsigned short* vlen;   // 32 slices + 1: links of each virtual row (0 past the last)
-  const index_t* deg;           // n: out-degree, 0 for dangling
-  const index_t* parts;         // n: slices holding the row's virtual rows (> 1: cut)
-  const index_t* first_slice;   // n: the slice holding the row's first virtual row
-  unsigned* count;              // n: partials received this step, for cut rows
-  double* tail;                 // per slice: partial of the row that goes on after it
-  double* head;                 // per slice: partial of the row that began before it and ends in it
-  T* x0;                        // x_k for even k
-  T* x1;                        // x_k for odd k
-  const T* v;                   // personalization in the relabelled order
+  const unsigned* high_start;    // slices + 1
+  const unsigned short* vlen16;  // 32 slices + 1: links, escapes and base of each virtual row
+  const unsigned* slice_start;   // slices + 1: first stored entry of each slice (32 x its width apart)
+  const index_t* vrow;           // 32 slices + 1: the row of each virtual row (n past the last)
+  const unsigned short* vlen;    // 32 slices + 1: links of each virtual row (0 past the last)
+  const index_t* deg;            // n: out-degree, 0 for dangling
+  const index_t* parts;          // n: slices holding the row's virtual rows (> 1: cut)
+  const index_t* first_slice;    // n: the slice holding the row's first virtual row
+  unsigned* count;               // n: partials received this step, for cut rows
+  double* tail;                  // per slice: partial of the row that goes on after it
+  double* head;                  // per slice: partial of the row that began before it and ends in it
+  T* x0;                         // x_k for even k
+  T* x1;                         // x_k for odd k
+  const T* v;                    // personalization in the relabelled order
   index_t slices;
   index_t n;
   int hub;
@@ -65,6 +69,32 @@ constexpr int unroll = 8;
 // (fused_args::word): a batch has more than 4 escapes in about 1% of
 // batches at R-MAT 26's 20% escaped links.
 constexpr int prefetch = 4;
+
+// The 16-bit index's differences: below index16_limit a word holds one whole.
+constexpr unsigned index16_limit = 0x8000u;
+// A virtual row's first difference is taken from 0 or, where its vlen16 word
+// has index16_near_base, from its row's id less 2^14: the builder takes the
+// row only where the first column escapes from 0 (it is 2^15 or more) and
+// not from the row (it lies in [row - 2^14, row + 2^14)), so that base is
+// never negative nor past the first column. In the in-degree order a row's
+// first column is a popular source, a small id: from 0. In an order where
+// links join near ids (a web graph's sites, the fused pull's own order) it
+// lies within 2^14 of its row: from the row. From 0 alone nearly every
+// virtual row past 2^15 ids escaped its first link there: 0.12-0.15 escapes a
+// link on the web graphs, 0.07-0.10 with the row's base (counted on the CPU,
+// docs/PERFORMANCE.md, sessions 85-86).
+// vlen16: links (bits 0-7), escapes (bits 8-14: virtual rows of at most
+// index16_max_links links) and the base (bit 15).
+constexpr unsigned index16_max_links = 0x7fu;
+constexpr unsigned index16_near_base = 0x8000u;
+__host__ __device__ constexpr unsigned short index16_vlen(unsigned links, unsigned escapes, bool near) {
+  return static_cast<unsigned short>(links | escapes << 8 | (near ? index16_near_base : 0u));
+}
+__host__ __device__ constexpr unsigned index16_len_of(unsigned v) { return v & 0xffu; }
+__host__ __device__ constexpr unsigned index16_escapes_of(unsigned v) { return (v >> 8) & index16_max_links; }
+__host__ __device__ constexpr unsigned index16_first(index_t row, bool near) {
+  return near ? static_cast<unsigned>(row) - (index16_limit >> 1) : 0u;
+}
 
 // A thread's shares of ||x_{k+1} - x_k||_1 and of the dangling mass, as
 // 64-bit counts of 2^-60 (core/cuda/reduce.cuh): warps take slices in whatever
@@ -403,7 +433,8 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
     if (lane == 0) grab = atomicAdd(&next_slice, 1u);  // the next one, asked for now
     const unsigned p0 = __ldg(a.slice_start + q), width = (__ldg(a.slice_start + q + 1) - p0) >> 5;
     const index_t R = __ldg(a.vrow + q * 32 + lane);  // this lane's virtual row's row and length
-    const unsigned len = __ldg(a.vlen + q * 32 + lane);
+    const unsigned vl = packed ? __ldg(a.vlen16 + q * 32 + lane) : __ldg(a.vlen + q * 32 + lane);
+    const unsigned len = packed ? index16_len_of(vl) : vl;
     // The lane's row's data, asked for now so that it arrives with the links.
     row_data<T> rd{};
     if (R < n) rd = load_row<coherent>(a, x, R, personalized, v_uniform);
@@ -450,7 +481,7 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
       }
     } else {
       // The lane's first high half: the slice's first plus the lanes' before it.
-      const unsigned mine = __ldg(a.vhigh + q * 32 + lane);
+      const unsigned mine = index16_escapes_of(vl);
       unsigned before = mine;
 #pragma unroll
       for (int off = 1; off < 32; off <<= 1) {
@@ -459,7 +490,7 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
       }
       const unsigned short* __restrict__ hp = a.high + __ldg(a.high_start + q) + (before - mine);
       const unsigned short* __restrict__ wp = a.word + p0 + lane;
-      index_t col = 0;
+      unsigned col = index16_first(R, vl & index16_near_base);
       unsigned left = mine;  // the lane's high halves not yet used
       // One batch from wp: full_batch (eight words, no test a word, as the 32-bit
       // loop's) or the lane's last part from position j.
@@ -487,8 +518,8 @@ __device__ __forceinline__ void pull_slices(const fused_args<T>& a, const T* __r
               if (r == t) hi = hv[t];
             if (u >= prefetch && r >= prefetch) hi = __ldg(hp + r);
           }
-          col += static_cast<index_t>((w[u] & 0x7fffu) | (hi << 15));
-          cj[u] = col;
+          col += (w[u] & 0x7fffu) | (hi << 15);
+          cj[u] = static_cast<index_t>(col);
         }
         const int h = __popc(flags);
         hp += h;

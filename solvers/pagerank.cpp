@@ -647,6 +647,19 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
                   format_g(persistent_even_max_to_mean, 3) + " x the mean " + format_g(mean, 3) +
                   ") in double with x past " + format_g(local_fused_l2_fraction_double, 3) +
                   " of L2, in its own order (runs of " + std::to_string(fused_own_order_window) + " ids)"};
+    // Small blocks with a quarter or more of their links random, in float
+    // (solvers/pagerank.hpp, float_small_blocks_max_local).
+    if (f.value_bytes == 4 && mean >= float_small_blocks_min_mean &&
+        double(f.max_in_degree) <= float_small_blocks_max_to_mean * mean &&
+        x_l2 <= float_small_blocks_l2_fraction && f.local_links <= float_small_blocks_max_local &&
+        f.local_links_near >= float_small_blocks_near_of_local * f.local_links)
+      return {pagerank_pull::fused,
+              "auto pull: fused, " + size + " in a local order (" + orders +
+                  "), but float with even rows (max in-degree " + std::to_string(f.max_in_degree) + " <= " +
+                  format_g(float_small_blocks_max_to_mean, 3) + " x the mean " + format_g(mean, 3) + "), x " +
+                  format_g(x_l2, 3) + " of L2, at most " + format_g(100 * float_small_blocks_max_local, 3) +
+                  "% of links local and " + format_g(100 * f.local_links_near, 3) + "% within " +
+                  std::to_string(local_near_window) + " ids (small blocks with random links)"};
     if (f.local_links + local_order_tie > f.local_links_fused)
       return {pagerank_pull::spmv,
               "auto pull: spmv, " + size + " in an order already local (" + orders + ")"};

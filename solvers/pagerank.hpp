@@ -570,6 +570,30 @@ inline constexpr double local_even_fused_mean = 4.7;
 inline constexpr double local_even_l2_fraction_float = 0.75;
 inline constexpr double local_even_far_local_float = 0.925;
 inline constexpr double local_even_far_mean_float = 6.5;
+// In float, even rows (the longest at most float_small_blocks_max_to_mean x
+// the mean) of float_small_blocks_min_mean links a vertex or more, with x
+// within float_small_blocks_l2_fraction of L2, at most
+// float_small_blocks_max_local of the links local and at least
+// float_small_blocks_near_of_local of those within local_near_window ids:
+// blocks of tens to a couple of hundred ids with a quarter or more of the
+// links random. There the fused pull, in its own order (fused_own_order_first
+// or its trial: runs of fused_own_order_window ids keep each block), took
+// 0.90-0.97x the SpMV pull's step, which the clause below had given them
+// (sbm:N:M:K:MU of 50-200-id blocks at MU 0.25-0.4, 27-55 M links, x 0.38-0.8
+// of L2; sbm:6000000:28000000:120000:0.3 152 -> 139 us); at 20% random
+// (80% local) the pulls tie (the SpMV pull 0.97-1.03x), and blocks of 1000
+// ids or more (fewer of the local links within 512 ids: 0.5-0.7 of them)
+// keep the SpMV pull ahead (sbm:10000000:48000000:10000:0.3 0.98x,
+// sbm:3500000:12000000:700:0.25 0.87x at 3.4 links). Rings of 4 links lie
+// under the mean's bound, on both sides of the pulls' tie (ws:8000000:4:0.3
+// the SpMV pull 0.92x, 0.4 1.09x: left). Fitted on the block models of
+// sessions 82-84 and a probe of nine graphs (session 86, H200, device time a
+// step; docs/PERFORMANCE.md "Small blocks with random links in float ...").
+inline constexpr double float_small_blocks_max_to_mean = 4.5;
+inline constexpr double float_small_blocks_min_mean = 4.2;
+inline constexpr double float_small_blocks_l2_fraction = 0.9;
+inline constexpr double float_small_blocks_max_local = 0.775;
+inline constexpr double float_small_blocks_near_of_local = 0.95;
 // Where one row holds at least float_spmv_row_fraction of the links (a
 // star: every vertex links to one), in float the SpMV pull (its kernel
 // csr-adaptive, which splits that row: untimed_spmv_kernel): on hub:N:M

@@ -1565,6 +1565,48 @@ TEST(pagerank_options, Names) {
     grid.local_links_fused = grid.local_links + local_order_tie + 0.001;
     EXPECT_EQ(pick(grid), pagerank_pull::fused);
   }
+  // Small blocks with a quarter or more of their links random, in float
+  // (sbm:8000000:36000000:80000:0.3: blocks of 100 ids, 70% of links local,
+  // 99.7% of those within 512 ids, 4.45 links a vertex, the longest row 4.27x
+  // the mean, x 0.51 of L2): the fused pull (the SpMV pull 1.05x its step).
+  // At 80% local (0.2 random: a tie), with blocks of 1000 ids (60% of the
+  // local links within 512), under float_small_blocks_min_mean links, the
+  // longest row past float_small_blocks_max_to_mean x the mean or x past
+  // float_small_blocks_l2_fraction of L2: the SpMV pull.
+  {
+    const pull_facts blocks = [&] {
+      pull_facts f = local_facts(35'607'783, 19, 4, 8'000'000, 0.70, 0.098, 0.0002);
+      f.local_links_near = 0.698;
+      return f;
+    }();
+    EXPECT_EQ(pick(blocks), pagerank_pull::fused);
+    const std::string why = choose_pull(pagerank_pull::automatic, blocks, std::nullopt).reason;
+    EXPECT_NE(why.find("small blocks with random links"), std::string::npos) << why;
+    pull_facts f = blocks;
+    f.local_links = float_small_blocks_max_local;
+    f.local_links_near = f.local_links * float_small_blocks_near_of_local;
+    EXPECT_EQ(pick(f), pagerank_pull::fused);
+    f.local_links = 0.8;
+    f.local_links_near = 0.798;
+    EXPECT_EQ(pick(f), pagerank_pull::spmv);
+    f = blocks;
+    f.local_links_near = 0.6 * f.local_links;
+    EXPECT_EQ(pick(f), pagerank_pull::spmv);
+    f = blocks;
+    f.links = static_cast<std::size_t>(float_small_blocks_min_mean * 8'000'000) - 1;
+    f.max_in_degree = 18;  // within 4.5x the mean
+    EXPECT_EQ(pick(f), pagerank_pull::spmv);
+    f.links += 2;
+    EXPECT_EQ(pick(f), pagerank_pull::fused);
+    f = blocks;
+    f.max_in_degree = static_cast<index_t>(float_small_blocks_max_to_mean * 35'607'783 / 8'000'000) + 1;
+    EXPECT_EQ(pick(f), pagerank_pull::spmv);
+    f = blocks;
+    f.l2_bytes = static_cast<std::size_t>(32'000'000 / float_small_blocks_l2_fraction) - 1;
+    EXPECT_EQ(pick(f), pagerank_pull::spmv);
+    f.l2_bytes += 2;
+    EXPECT_EQ(pick(f), pagerank_pull::fused);
+  }
   // Communities with the locality at mid range (sbm:4000000:40000000:400:0.1,
   // blocks of 10^4 ids: 50% of links 512 to 4096 ids apart): the fused pull
   // times its own order in runs of fused_own_order_window ids there (local

@@ -407,8 +407,11 @@ inline constexpr double float_short_rows_spmv_l2_fraction = 0.6;
 // 512, the fused pick 1.057) and ws:16000000:2:0.3 (x at 2x L2, the SpMV
 // pick 1.050). The bounds sit in the gaps 40-45% of links within 512 ids
 // and 2-2.5 links a vertex (a ring's 2 links merge to 1.99999). Fitted on
-// those 49 (the first rule's held-out set of 14 among them); not yet held
-// out.
+// those 49 (the first rule's held-out set of 14 among them). Held out after
+// (session 86, "Held out: ..."): 19 graphs (blocks of 1000-2500 ids, rings
+// of 1-2 links rewired by 50-90%, flat webs, controls), 18 within 5%; left
+// ws:9000000:2:0.5 (the SpMV pick 1.056: on rings of 2 links the SpMV
+// pull's lead shrinks as x passes L2 and more links are random).
 inline constexpr double double_short_rows_spmv_mean = 2.25;
 inline constexpr double double_short_rows_near_fraction = 0.43;
 // Except where the graph's own order is already local: from
@@ -965,8 +968,11 @@ class pagerank_cuda {
 // from the environment variable PERRON_FUSED_INDEX: 32 (also when unset), 16,
 // or `trial` (both built, the faster per step kept); invalid_argument for any
 // other value. 32 by default: on the H100 the 16-bit index was slower on
-// every graph measured (docs/PERFORMANCE.md, "16-bit column indices"), and
-// building it costs a sort of every row.
+// every graph measured (docs/PERFORMANCE.md, "16-bit column indices"); on
+// the H200 at 2.33-2.48 bytes a link (R-MAT 24-26, web graphs in their own
+// order) it tied the 32-bit one on the webs and was 2-6% slower on R-MAT
+// (session 86): the gathers of x bound the step. Building it costs a sort
+// of every row.
 enum class fused_index { bits32, bits16, trial };
 fused_index fused_index_choice();
 

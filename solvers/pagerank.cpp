@@ -558,12 +558,25 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
       // Rings, chains and small blocks of few links a vertex, their links
       // within a warp's reach of x: the SpMV pull (solvers/pagerank.hpp,
       // double_short_rows_spmv_mean).
-      if (f.local_links_near >= double_short_rows_near_fraction && mean < double_short_rows_spmv_mean)
+      // But where random links gather past L2 (double_short_rows_random_x_l2).
+      const double random_x_l2 = (1.0 - f.local_links) * x_l2_fraction(f.vertices, f.value_bytes, f.l2_bytes);
+      const bool random_past_l2 =
+          mean >= double_short_rows_random_min_mean && random_x_l2 > double_short_rows_random_x_l2;
+      const bool near =
+          f.local_links_near >= double_short_rows_near_fraction && mean < double_short_rows_spmv_mean;
+      if (near && !random_past_l2)
         return {pagerank_pull::spmv, "auto pull: spmv, double with " + rows + ", " + format_g(mean, 3) +
                                          " links a vertex < " + format_g(double_short_rows_spmv_mean, 3) +
                                          " and " + format_g(100 * f.local_links_near, 3) +
                                          "% of links within " + std::to_string(local_near_window) +
                                          " ids in the graph's own order"};
+      if (near)
+        return {pagerank_pull::fused,
+                "auto pull: fused, double with " + rows + ", " + format_g(mean, 3) + " links a vertex, " +
+                    format_g(100 * f.local_links_near, 3) + "% of links within " +
+                    std::to_string(local_near_window) + " ids but the random links (" +
+                    format_g(100 * (1.0 - f.local_links), 3) + "%) times x over L2 " +
+                    format_g(random_x_l2, 3) + " > " + format_g(double_short_rows_random_x_l2, 3)};
       return {pagerank_pull::fused, "auto pull: fused, double with " + rows};
     }
     const double x_l2 =

@@ -414,6 +414,25 @@ inline constexpr double float_short_rows_spmv_l2_fraction = 0.6;
 // pull's lead shrinks as x passes L2 and more links are random).
 inline constexpr double double_short_rows_spmv_mean = 2.25;
 inline constexpr double double_short_rows_near_fraction = 0.43;
+// ... but for the fused pull where a vertex holds
+// double_short_rows_random_min_mean links or more and the random links
+// (those past locality_window ids: 1 - local_links) times x over L2 pass
+// double_short_rows_random_x_l2: there the gathers that miss L2 decide the
+// step, and the SpMV pull streams 12 more bytes a link (values and row
+// pointers) beside them. On the 41 double graphs of 1.4-2.2 links a vertex
+// the clause above gave the SpMV pull (sessions 84-86, rings of 2 links,
+// block models, flat webs, H200, device time a step), where that product is
+// at most 0.305 the SpMV pull led or came within 4.4% (six flat webs and
+// ws:9000000:2:0.25 1.001-1.044x the fused pull's best order; the block
+// models' fused pull up to 1.125x), and past 0.345 the fused pull led on all
+// four, 0.95-0.97x (ws:9000000:2:0.5 and ws:16000000:2:0.3, whose SpMV picks
+// had run 1.050-1.056x the best; ws:5000000:2:0.55,
+// sbm:10000000:20000000:10000:0.3).
+// Rings of 1 link keep the SpMV pull past it (ws:7000000:1:0.55, 0.40: the
+// SpMV pull 0.915x): a row of one link is all the fused pull's per-row work.
+// The bounds sit in the gaps 0.305-0.345 and 1.0-1.43 links a vertex.
+inline constexpr double double_short_rows_random_x_l2 = 0.325;
+inline constexpr double double_short_rows_random_min_mean = 1.25;
 // Except where the graph's own order is already local: from
 // local_min_vertices vertices (x past 1 MB in float), when a fraction of the
 // links join ids less than locality_window apart (web crawls numbered by

@@ -1298,6 +1298,7 @@ TEST(pagerank_options, Names) {
     pull_facts ring = facts(true, 16'000'000, 7, 8);
     ring.vertices = 8'000'000;
     ring.local_links = ring.local_links_near = 0.95;
+    ring.l2_bytes = 63'000'000;  // x 1.02 of it
     EXPECT_EQ(pick(ring), pagerank_pull::spmv);
     const std::string why = choose_pull(pagerank_pull::automatic, ring, std::nullopt).reason;
     EXPECT_NE(why.find("2 links a vertex < 2.25"), std::string::npos) << why;
@@ -1318,6 +1319,38 @@ TEST(pagerank_options, Names) {
     EXPECT_EQ(pick(ring), pagerank_pull::spmv);
     EXPECT_EQ(choose_pull(pagerank_pull::automatic, ring, std::nullopt).reason.find("links a vertex <"),
               std::string::npos);
+  }
+  // ... but the fused pull where the random links times x over L2 pass
+  // double_short_rows_random_x_l2 (ws:9000000:2:0.5: half the links random,
+  // x 1.14 of L2, the SpMV pull 1.056x), from
+  // double_short_rows_random_min_mean links a vertex: a ring of 1 link keeps
+  // the SpMV pull (ws:7000000:1:0.55, 0.40: the SpMV pull 0.915x); L2
+  // unknown counts as past it.
+  {
+    pull_facts ring = facts(true, 18'000'000, 11, 8);
+    ring.vertices = 9'000'000;
+    ring.local_links = 0.504;
+    ring.local_links_near = 0.501;
+    ring.l2_bytes = 63'000'000;
+    EXPECT_EQ(pick(ring), pagerank_pull::fused);
+    const std::string why = choose_pull(pagerank_pull::automatic, ring, std::nullopt).reason;
+    EXPECT_NE(why.find("times x over L2"), std::string::npos) << why;
+    // the product at the bound: 0.496 x 72 MB / L2 = 0.325
+    ring.l2_bytes = static_cast<std::size_t>((1 - 0.504) * 72e6 / double_short_rows_random_x_l2) + 1;
+    EXPECT_EQ(pick(ring), pagerank_pull::spmv);
+    ring.l2_bytes -= 1000;
+    EXPECT_EQ(pick(ring), pagerank_pull::fused);
+    ring.l2_bytes = 0;
+    EXPECT_EQ(pick(ring), pagerank_pull::fused);
+    ring.l2_bytes = 63'000'000;
+    ring.local_links = 0.75;  // ws:9000000:2:0.25, 0.28: the SpMV pull (1.02x)
+    EXPECT_EQ(pick(ring), pagerank_pull::spmv);
+    ring.local_links = 0.504;
+    ring.links = 9'000'000;  // one link a vertex
+    ring.max_in_degree = 9;
+    EXPECT_EQ(pick(ring), pagerank_pull::spmv);
+    ring.links = static_cast<std::size_t>(double_short_rows_random_min_mean * 9'000'000);
+    EXPECT_EQ(pick(ring), pagerank_pull::fused);
   }
   // Past pattern_pull_max_vertices vertices only the SpMV pull runs: auto
   // takes it (er:1100000000:1000 took the persistent pull, refused after the

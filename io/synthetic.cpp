@@ -304,7 +304,8 @@ pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::
         index_t* row = scratch.data() + begin;
         sort_row(row, static_cast<std::size_t>(end - begin), col_bits, tmp);
         const auto distinct = static_cast<std::uint64_t>(std::unique(row, scratch.data() + end) - row);
-        std::memcpy(packed + 8 * s + 4 * written, row, 4 * distinct);  // 4 * written <= 8 * (k - s)
+        if (distinct)  // (an empty bucket's row is a null pointer, which memcpy may not take)
+          std::memcpy(packed + 8 * s + 4 * written, row, 4 * distinct);  // 4 * written <= 8 * (k - s)
         out.row_ptr[r + 1] = static_cast<index_t>(distinct);
         written += distinct;
         begin = end;
@@ -323,7 +324,8 @@ pattern_rows sorted_rows(index_t n, std::unique_ptr<std::uint64_t[]> keys, std::
       sum += static_cast<std::uint64_t>(out.row_ptr[r + 1]);
       out.row_ptr[r + 1] = static_cast<index_t>(sum);
     }
-    std::memcpy(out.col.data() + kept[b], packed + 8 * bucket_start[b], 4 * (kept[b + 1] - kept[b]));
+    if (kept[b + 1] > kept[b])  // (no links at all: out.col holds no array)
+      std::memcpy(out.col.data() + kept[b], packed + 8 * bucket_start[b], 4 * (kept[b + 1] - kept[b]));
   }
   return out;
 }

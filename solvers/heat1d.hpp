@@ -208,7 +208,7 @@ step_stencils make_step_stencils(const grid_problem& p, method m, double dt);
 // Row i of a stencil: (lower, diag, upper) and the constant.
 inline void stencil_row(const tridiagonal_stencil& s, index_t i, double& l, double& d, double& u, double& c) {
   const index_t n = s.n;
-  if (i >= 2 && i + 2 < n) {
+  if (i >= 2 && i < n - 2) {  // (not i + 2 < n: at n = 2^31 - 1 that overflows)
     l = s.lower, d = s.diag, u = s.upper, c = 0;
     return;
   }

@@ -194,6 +194,17 @@ pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
   return g;
 }
 
+}  // namespace
+
+void check_vertex_count(std::int64_t vertices) {
+  if (vertices > pagerank_max_vertices)
+    throw dimension_error(std::to_string(vertices) + " vertices: PageRank takes at most " +
+                          std::to_string(pagerank_max_vertices) +
+                          " (32-bit vertex ids, less room for its blocks of rows)");
+}
+
+namespace {
+
 // The adjacency matrix A, rows x cols, must be square and not empty, with
 // one label per vertex or none.
 void check_graph_shape(index_t rows, index_t cols, const std::vector<std::int64_t>& label) {
@@ -201,6 +212,7 @@ void check_graph_shape(index_t rows, index_t cols, const std::vector<std::int64_
     throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
                           std::to_string(rows) + " x " + std::to_string(cols));
   if (rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
+  check_vertex_count(rows);
   if (!label.empty() && label.size() != static_cast<std::size_t>(rows))
     throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
                           std::to_string(rows) + " vertices");
@@ -1163,6 +1175,7 @@ void check_graph_arrays(const pagerank_graph<T>& g) {
                           std::to_string(pt.col_idx.size()) + ", values " + std::to_string(pt.values.size()) +
                           ", dangling " + std::to_string(g.dangling.size()) +
                           "): build it with make_pagerank_graph or pagerank_graph_from_*");
+  check_vertex_count(pt.rows);
 }
 
 }  // namespace

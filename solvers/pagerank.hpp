@@ -676,6 +676,15 @@ pull_choice choose_pull(pagerank_pull p, const pull_facts& f, std::optional<spmv
 // pull's set-up (and auto's persistent pull), er:1100000000:1000 in the
 // layout's refusal after the upload, chain:2147483647:1 ran on past 90 s.
 inline constexpr index_t pattern_pull_max_vertices = static_cast<index_t>(max_index / 2);
+// The most vertices PageRank takes: the 32-bit limit less room for the CPU
+// solver's loops over blocks of vertices, whose index_t bounds pass n by up to
+// a block ((n + 4095) / 4096 blocks of rows; the locality sample's stride, up
+// to n / 2^16, past its last row): within 2^16 of 2^31 those overflowed.
+// check_vertex_count refuses more (dimension_error) before anything of n is
+// allocated: every builder of a pagerank_graph, and each rank's share under
+// mpirun.
+inline constexpr index_t pagerank_max_vertices = static_cast<index_t>(max_index - 65536);
+void check_vertex_count(std::int64_t vertices);
 // dimension_error naming the pull and both counts for a named fused or
 // persistent pull on more than pattern_pull_max_vertices vertices.
 void require_pull_fits(pagerank_pull p, index_t vertices);

@@ -789,20 +789,26 @@ TEST_F(pagerank_app, EveryInvalidFileGivesOneLineAndItsExitCode) {
   EXPECT_GT(cases, 60);
 }
 
-// A small file declaring 2^31 - 1 vertices: one clear error at once, no
-// attempt to allocate ~100 GB (the limit is pinned so that the GPU host's
-// 128 GB give the same answer as CI's 24 GB).
+// A small file declaring 2^31 - 2^16 - 1 vertices (pagerank_max_vertices):
+// one clear error at once, no attempt to allocate ~100 GB (the limit is
+// pinned so that the GPU host's 128 GB give the same answer as CI's 24 GB);
+// one declaring 2^31 - 1, past that count, the same from its count alone.
 TEST_F(pagerank_app, TooLargeForThisMachineIsOneClearError) {
-  const std::string g =
-      file("huge.mtx", "%%MatrixMarket matrix coordinate pattern general\n2147483647 2147483647 1\n1 1\n");
   ::setenv("PERRON_MEMORY_LIMIT", "20e9", 1);
-  const outcome o = run({g, "--no-cache"});
+  for (const std::string vertices : {"2147418111", "2147483647"}) {
+    const std::string g =
+        file("huge-" + vertices + ".mtx",
+             "%%MatrixMarket matrix coordinate pattern general\n" + vertices + " " + vertices + " 1\n1 1\n");
+    const outcome o = run({g, "--no-cache"});
+    EXPECT_EQ(o.code, 65) << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find(vertices + " vertices"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(vertices == "2147418111" ? "GB of memory" : "PageRank takes at most 2147418111"),
+              std::string::npos)
+        << o.err;
+    EXPECT_TRUE(o.out.empty()) << o.out;
+  }
   ::unsetenv("PERRON_MEMORY_LIMIT");
-  EXPECT_EQ(o.code, 65) << o.err;
-  EXPECT_EQ(o.err_lines(), 1) << o.err;
-  EXPECT_NE(o.err.find("2147483647 vertices"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find("GB of memory"), std::string::npos) << o.err;
-  EXPECT_TRUE(o.out.empty()) << o.out;
 }
 
 // A generated graph the host cannot hold with PageRank's vectors is refused

@@ -711,6 +711,21 @@ TEST(pagerank_graph, HandBuiltGraphWithInconsistentArraysIsRefused) {
   EXPECT_THROW(pagerank_cpu(pagerank_graph<float>{}, o), dimension_error);  // 0 vertices
 }
 
+// Past pagerank_max_vertices (2^31 - 2^16 - 1) a graph is one clear error
+// before anything of its size is allocated: a file declaring 2^31 - 1
+// vertices, on a host with the memory for them, had reached the CPU solver's
+// blocked loops, whose index_t bounds overflowed there.
+TEST(pagerank_graph, MoreVerticesThanTheLimitAreRefusedFirst) {
+  EXPECT_NO_THROW(check_vertex_count(pagerank_max_vertices));
+  expect_throw_message<dimension_error>([] { check_vertex_count(std::int64_t{pagerank_max_vertices} + 1); },
+                                        "PageRank takes at most 2147418111");
+  coo_matrix<double> a;
+  a.rows = a.cols =
+      static_cast<index_t>(max_index);  // 2^31 - 1, no arcs: refused before the 100 GB of vectors
+  expect_throw_message<dimension_error>([&] { make_pagerank_graph<float>(a, false); },
+                                        "2147483647 vertices: PageRank takes at most");
+}
+
 // The step over a range of rows (what each MPI rank runs) is bitwise the
 // whole step's rows and block sums, the range starting on a block boundary.
 TEST(pagerank_step, RowRangeIsBitwiseTheWhole) {

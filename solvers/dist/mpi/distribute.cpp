@@ -170,6 +170,7 @@ local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror
       throw invalid_argument("the ranks read different graphs (" + differ +
                              "): every rank must read the same input, unchanged while the run reads it");
     if (n <= 0) throw invalid_argument("the graph is empty (0 vertices)");
+    check_vertex_count(n);
     // This rank's share: the arcs sent and received (16 bytes each, twice
     // with the mirrors) and P^T's rows (about 32 bytes per link while they
     // are built), plus vectors of n (out-weights, ranks, flags: about 48).

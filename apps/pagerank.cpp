@@ -1854,10 +1854,13 @@ int main_body(int argc, char** argv, std::shared_ptr<dist::session>& world) {
     if (dist::launch_rank() != 0) {
       // A buffer that drops what it is given, not none: a stream without one
       // is a failed stream, and app::run reports a stdout that failed as an
-      // unwritable one (every rank > 0 exited 66 after a good solve).
-      static discard_buffer nowhere;
-      std::cout.rdbuf(&nowhere);
-      std::cerr.rdbuf(&nowhere);
+      // unwritable one (every rank > 0 exited 66 after a good solve). Never
+      // destroyed: the streams flush into it at exit, after every static
+      // made here is gone (a static buffer was destroyed first, and every
+      // rank > 0 ended in a SEGV in ~ios_base::Init under AddressSanitizer).
+      static discard_buffer* const nowhere = new discard_buffer;
+      std::cout.rdbuf(nowhere);
+      std::cerr.rdbuf(nowhere);
     }
     // The session opens before the command line is read, so that a refused
     // one also ends in MPI_Finalize's barrier (main): read first, every rank

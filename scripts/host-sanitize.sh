@@ -8,12 +8,14 @@
 # Left out: fuzz_smoke (its own clang sanitizer build, tests/fuzz/) and
 # example_find_package (it builds an outside project against the install,
 # without these flags, so its link fails on the sanitizers' symbols).
+# PERRON_SANITIZE_MPI=ON adds the mpirun tests (with ASAN_OPTIONS=detect_leaks=0:
+# Open MPI's own allocations at exit read as leaks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build-sanitize}
 shift || true
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERRON_CUDA=OFF -DPERRON_MPI=OFF \
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERRON_CUDA=OFF -DPERRON_MPI="${PERRON_SANITIZE_MPI:-OFF}" \
   -DPERRON_PYTHON=OFF -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
   -DCMAKE_SHARED_LINKER_FLAGS="$flags" >/dev/null
 cmake --build "$dir"

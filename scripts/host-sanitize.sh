@@ -3,7 +3,7 @@
 # in a build folder of their own, without CUDA, MPI or Python, so that what
 # the sanitizers see is the host code: core, io, the CPU kernels and solvers,
 # and the programs as the app tests run them. Any report fails its test
-# (halt_on_error). Takes 15-20 minutes to build and 15 to run on 2 cores.
+# (halt_on_error). About 20 minutes to build and 5 to run on 2 cores.
 #   scripts/host-sanitize.sh [BUILD_DIR=build-sanitize] [ctest args...]
 # Left out: fuzz_smoke (its own clang sanitizer build, tests/fuzz/) and
 # example_find_package (it builds an outside project against the install,

@@ -420,13 +420,24 @@ struct pagerank_cuda<T>::impl {
       cudaGraphExec_t exec = nullptr;
       PERRON_CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
       while_exec.reset(exec);
-      return true;
     } catch (const error& e) {
       cuda::abandon_capture(stream.get(), true);
       while_error =
           "the " + kernel_name() + " SpMV could not run inside a conditional CUDA graph (" + e.what() + ")";
       return false;
     }
+    // Upload it now and wait for the upload (once a graph, before its first
+    // launch). Without this, compute-sanitizer's memcheck stopped the
+    // accelerate tests with a "misaligned address" at a later synchronize
+    // (99 reports; with it, 0) and called the float solves' reads of the
+    // 16-bit index test out of bounds though inside their allocation (with
+    // it, 0; other tests still draw such reports, unless launches are
+    // serialized). Plain runs read the right buffers either way
+    // (docs/PERFORMANCE.md, session 89; NVIDIA/warp#1406 is the same report
+    // on another conditional graph).
+    PERRON_CUDA_CHECK(cudaGraphUpload(while_exec.get(), stream.get()));
+    PERRON_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    return true;
   }
 
   // The check_every loop's graph of `size` steps; false: launch them directly.

@@ -990,8 +990,8 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
   p.convert_on_gpu = p.estimate->convert_on_gpu;
   // A device named on the command line is used; the prediction is still
   // reported (what auto would have done).
-  const std::string named = " (auto would take " + std::string(p.estimate->choose_gpu ? "cuda" : "cpu") +
-                            ": " + p.estimate->reason + ")";
+  const std::string named =
+      " (auto would take " + auto_would_take(*p.estimate, f.context_ready, context.devices()) + ")";
   if (!may_use_gpu(s)) {
     p.reason = (o.device == pagerank_device::cpu ? "--device cpu" : "--kernel cpu") + named;
   } else if (o.device == pagerank_device::cuda) {

@@ -162,6 +162,12 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   return e;
 }
 
+std::string auto_would_take(const device_estimate& e, bool context_ready, int devices) {
+  if (context_ready && devices == 0) return "cpu: no usable CUDA device";
+  if (!e.choose_gpu) return "cpu: " + e.reason;
+  return std::string(context_ready ? "cuda" : "cuda, if a CUDA device is usable") + ": " + e.reason;
+}
+
 input_guess guess_input(input_kind kind, std::uint64_t bytes, std::size_t links, index_t vertices,
                         int threads, const device_rates& r, std::string_view family) {
   input_guess g;

@@ -269,6 +269,12 @@ int expected_iterations(double alpha, double tol, int max_iter);
 // the load, and where a GPU run converts, all read it).
 device_estimate estimate_devices(const device_facts& f, const device_rates& r = {});
 
+// What --device auto would have done, for a run whose device was named: "cuda: predicted ...",
+// or where the context came up with no device "cpu: no usable CUDA device". A
+// context not started (--device cpu starts none) leaves it unknown whether a GPU is
+// there: "cuda, if a CUDA device is usable: predicted ...".
+std::string auto_would_take(const device_estimate& e, bool context_ready, int devices);
+
 // Before the load: the graph's size and load time guessed from what the input
 // is, for estimate_devices. kind: what the bytes are (transposed: a kept CSR
 // of A^T, about 4.4 bytes a link with its row pointers at 10 links a vertex).

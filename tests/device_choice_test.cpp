@@ -267,6 +267,20 @@ TEST(DeviceChoice, ReasonNamesBothPredictions) {
   EXPECT_GE(e.gpu, e.context_left + e.gpu_setup + e.gpu_solve + r.gpu_exit_s - 1e-12);
 }
 
+// A named device reports what auto would have done; with the context never
+// started (--device cpu) whether a GPU is there is unknown, and said so.
+TEST(DeviceChoice, WhatAutoWouldTakeSaysWhatIsKnown) {
+  const device_estimate gpu = estimate_devices(graph(10'000'000, 100'000'000, 2));
+  ASSERT_TRUE(gpu.choose_gpu) << gpu.reason;
+  EXPECT_EQ(auto_would_take(gpu, true, 1), "cuda: " + gpu.reason);
+  EXPECT_EQ(auto_would_take(gpu, false, 0), "cuda, if a CUDA device is usable: " + gpu.reason);
+  EXPECT_EQ(auto_would_take(gpu, true, 0), "cpu: no usable CUDA device");
+  const device_estimate cpu = estimate_devices(graph(34, 156, 2));
+  ASSERT_FALSE(cpu.choose_gpu) << cpu.reason;
+  EXPECT_EQ(auto_would_take(cpu, false, 0), "cpu: " + cpu.reason);
+  EXPECT_EQ(auto_would_take(cpu, true, 0), "cpu: no usable CUDA device");
+}
+
 TEST(DeviceChoice, LocalLinksGatherFromTheCaches) {
   // A 4 MB x whose links stay within their row's neighbourhood (a grid, a
   // chain, a web crawl's host order): the CPU's step costs what a small x's

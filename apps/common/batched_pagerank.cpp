@@ -176,7 +176,7 @@ batched_device decide_device(const batched_request& r, const io::loaded_matrix& 
   if (!model_decides(r.opt)) {
     d.gpu = pagerank_runs_on_gpu(r.opt);  // throws where the named GPU is missing
     d.reason = std::string(d.gpu ? "cuda" : "cpu") + " (named; auto would take " +
-               (e.choose_gpu ? "cuda" : "cpu") + ": " + e.reason + ")";
+               auto_would_take(e, f.context_ready, context.devices()) + ")";
   } else if (f.context_ready && context.devices() == 0) {
     d.reason = "auto: no usable CUDA device";
   } else {

@@ -58,6 +58,33 @@ bool is_archive_name(const std::string& path) {
   return ends_with(path, ".tar.gz") || ends_with(path, ".tgz") || ends_with(path, ".tar");
 }
 
+bool is_archive(const std::string& path) {
+  if (is_archive_name(path)) return true;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> close(f, &std::fclose);
+  char head[512];
+  std::size_t got = std::fread(head, 1, sizeof head, f);
+  if (has_gzip_magic(head, got)) {
+    // Only the first tar header's bytes are inflated; corrupt data is the reader's to report.
+    try {
+      std::rewind(f);
+      gzip_inflater z(path, [f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f); });
+      got = 0;
+      while (got < sizeof head) {
+        const std::size_t k = z.read(head + got, sizeof head - got);
+        if (k == 0) break;
+        got += k;
+      }
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  return is_tar(std::string_view(head, got));
+}
+
 #ifdef PERRON_HAVE_LIBARCHIVE
 
 namespace {
@@ -204,17 +231,12 @@ void check_archive_end(const archive_reader& r, const std::string& path, bool at
 
 }  // namespace
 
-text_buffer read_archive_matrix(const std::string& path, std::string& member, read_stats* stats) {
-  const auto start = std::chrono::steady_clock::now();
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) throw io_error(path, "no such file");
-    throw io_error(path, std::strerror(errno));
-  }
-  if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
-  archive_reader r;
-  if (!open_archive(r, path)) r.fail(path, "cannot open the archive: ", "unknown error");
+namespace {
 
+// The main .mtx member of the open archive r (read_archive_matrix's choice);
+// archive_bytes bounds what a member may inflate to.
+text_buffer main_member(const archive_reader& r, const std::string& path, std::uint64_t archive_bytes,
+                        std::string& member) {
   const std::string wanted = archive_stem(path) + ".mtx";
   std::vector<std::string> members, mtx;
   text_buffer tentative;  // the first .mtx, kept in case it is the only one
@@ -232,17 +254,12 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
     mtx.push_back(name);
     if (base_name(name) == wanted) {
       member = name;
-      text_buffer t = read_member(r, e, path, static_cast<std::uint64_t>(st.st_size));
+      text_buffer t = read_member(r, e, path, archive_bytes);
       check_archive_end(r, path, false);
-      if (stats) {
-        stats->file_bytes = static_cast<std::uint64_t>(st.st_size);
-        stats->gzip = true;
-        stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      }
       return t;
     }
     if (mtx.size() == 1) {
-      tentative = read_member(r, e, path, static_cast<std::uint64_t>(st.st_size));
+      tentative = read_member(r, e, path, archive_bytes);
       tentative_name = name;
     } else {
       tentative = text_buffer();  // ambiguous unless one named like the archive follows
@@ -256,12 +273,37 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
                           member_list(mtx) + "); unpack it and name the one to read");
   member = tentative_name;
   check_archive_end(r, path, true);
+  return tentative;
+}
+
+}  // namespace
+
+text_buffer read_archive_matrix(const std::string& path, std::string& member, read_stats* stats) {
+  const auto start = std::chrono::steady_clock::now();
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) throw io_error(path, "no such file");
+    throw io_error(path, std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
+  archive_reader r;
+  if (!open_archive(r, path)) r.fail(path, "cannot open the archive: ", "unknown error");
+  text_buffer t = main_member(r, path, static_cast<std::uint64_t>(st.st_size), member);
   if (stats) {
     stats->file_bytes = static_cast<std::uint64_t>(st.st_size);
     stats->gzip = true;
     stats->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  return tentative;
+  return t;
+}
+
+text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& name, std::string& member) {
+  archive_reader r;
+  archive_read_support_filter_all(r.a);
+  archive_read_support_format_all(r.a);
+  if (archive_read_open_memory(r.a, bytes.data(), bytes.size()) != ARCHIVE_OK)
+    r.fail(name, "cannot open the archive: ", "unknown error");
+  return main_member(r, name, bytes.size(), member);
 }
 
 namespace {
@@ -382,6 +424,10 @@ text_buffer read_archive_matrix(const std::string& path, std::string&, read_stat
   throw not_supported(path +
                       ": reading .tar.gz archives needs libarchive, and perron was built without it "
                       "(install libarchive-dev and rebuild, or unpack the archive and pass the .mtx)");
+}
+
+text_buffer read_archive_matrix_in(const text_buffer&, const std::string& name, std::string& member) {
+  return read_archive_matrix(name, member, nullptr);  // the same refusal
 }
 
 #endif

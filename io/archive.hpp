@@ -12,6 +12,17 @@ namespace perron::io::detail {
 // True for *.tar.gz, *.tgz (and *.tar).
 bool is_archive_name(const std::string& path);
 
+// An archive by its name (is_archive_name), or a regular file of another
+// name whose content is one: a tar, plain or gzipped (a SuiteSparse download
+// saved as "flickr" or "download.gz" read "unrecognized format"). A file that
+// cannot be read is no archive here: its reader says why.
+bool is_archive(const std::string& path);
+
+// read_archive_matrix over an archive's bytes already in memory (a tar
+// that came through a pipe, inflated where it was gzip, whose first bytes
+// are gone from the pipe); `name` is what errors call it.
+text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& name, std::string& member);
+
 // Reads the main .mtx member: the one named like the archive (flickr.tar.gz
 // -> .../flickr.mtx), else the only .mtx. parse_error listing the members
 // when there is none or the choice is ambiguous; io_error when the archive is

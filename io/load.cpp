@@ -156,7 +156,7 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   detail::read_stats rs;
   detail::text_buffer text;
   std::string name = path;
-  const bool archive = detail::is_archive_name(path);
+  bool archive = detail::is_archive(path);
   loaded_matrix m;
   if (!archive && detail::is_gzip_file(path)) {
     // Inflated window by window on a second thread while the parse runs:
@@ -173,6 +173,14 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
       name = path + ":" + member;
     } else {
       text = detail::read_file(path, threads, &rs);
+      // A tar through a pipe ('cat flickr.tar.gz | pagerank -'), inflated:
+      // its first bytes are gone from the pipe, so it is read from memory.
+      if (detail::is_tar(text.view())) {
+        std::string member;
+        text = detail::read_archive_matrix_in(text, path, member);
+        name = path + ":" + member;
+        archive = true;
+      }
     }
     rs.text_bytes = text.size();
     const auto parse_start = clock_type::now();

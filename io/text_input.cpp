@@ -125,8 +125,10 @@ void grow_within_memory(text_buffer& buf, std::size_t want, const std::string& p
 // The first bytes of a text of unknown size (a pipe, a device): a NUL or
 // another control byte there is binary data, not Matrix Market or edge-list
 // text, and is refused at once (naming its line) instead of being read to
-// the end (/dev/zero, /dev/urandom never end).
+// the end (/dev/zero, /dev/urandom never end). A tar archive's header holds
+// NULs: it passes, read whole (within memory) for the archive reader.
 void check_text_start(const char* p, std::size_t n, const std::string& path) {
+  if (is_tar(std::string_view(p, n))) return;  // a tar through a pipe: the load reads it as an archive
   constexpr std::size_t checked = 4096;
   const char* end = p + std::min(n, checked);
   for (const char* q = p; q != end; ++q) {
@@ -264,6 +266,11 @@ std::size_t count_newlines(const char* p, const char* end) {
 #endif
   for (; p != end; ++p) n += *p == '\n';
   return n;
+}
+
+bool is_tar(std::string_view head) {
+  constexpr std::size_t magic_at = 257;  // ustar's magic field (POSIX.1-1988; GNU tar's "ustar  ")
+  return head.size() >= magic_at + 5 && head.substr(magic_at, 5) == "ustar";
 }
 
 bool has_gzip_magic(const void* data, std::size_t size) {

@@ -200,6 +200,10 @@ class ranged_file {
 // True when the bytes start with the gzip magic number 1f 8b.
 bool has_gzip_magic(const void* data, std::size_t size);
 
+// True where `head` (a file's first bytes, inflated where gzip) opens a tar
+// archive: a POSIX or GNU header, "ustar" at byte 257.
+bool is_tar(std::string_view head);
+
 // The text without the UTF-8 byte order mark it may start with (Windows
 // editors write one), as the graph readers take it.
 inline std::string_view without_bom(std::string_view text) {

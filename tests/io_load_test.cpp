@@ -168,6 +168,47 @@ TEST_F(io_load, SuiteSparseArchiveThroughANamedPipe) {
   }
 }
 
+// An archive is one by its content too: a SuiteSparse .tar.gz saved under
+// another name (a download's "karate", "karate.gz") or a tar through a pipe
+// of any name (cat karate.tar.gz | pagerank -) read "unrecognized format" or
+// "binary data (byte 0x00)".
+TEST_F(io_load, ArchivesAreFoundByTheirContent) {
+  const std::string archive = test::data_dir() + "/karate.tar.gz";
+  try {
+    io::load_matrix(archive);
+  } catch (const not_supported& e) {
+    GTEST_SKIP() << e.what();  // built without libarchive
+  }
+  const auto plain = io::load_matrix(test::data_dir() + "/karate.mtx");
+  const std::string tar = path("karate.tar");
+  ASSERT_EQ(std::system(("gzip -dc '" + archive + "' > '" + tar + "'").c_str()), 0);
+  EXPECT_FALSE(io::detail::is_archive(test::data_dir() + "/karate.mtx"));
+  EXPECT_FALSE(io::detail::is_archive(path("missing")));
+  for (const auto& [source, name] : {std::pair{archive, "karate"}, std::pair{archive, "karate.gz"},
+                                     std::pair{tar, "download"}, std::pair{tar, "karate.dat"}}) {
+    const std::string file = copy(source, name);
+    EXPECT_TRUE(io::detail::is_archive(file)) << name;
+    const auto m = io::load_matrix(file);
+    EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx) << name;
+    EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx) << name;
+    EXPECT_TRUE(m.symmetric) << name;
+  }
+  for (const std::string& source : {archive, tar}) {
+    const std::string fifo = path("stdin");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    ASSERT_EQ(std::system(("cat '" + source + "' > '" + fifo + "' &").c_str()), 0);
+    try {
+      const auto m = io::load_matrix(fifo);
+      EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx) << source;
+      EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx) << source;
+      EXPECT_TRUE(m.symmetric) << source;
+    } catch (const error& e) {
+      ADD_FAILURE() << source << ": " << e.what();
+    }
+    fs::remove(fifo);
+  }
+}
+
 // Junk after a .tar.gz's gzip data is refused, naming the file, as after a
 // .mtx.gz (libarchive ignored it); a second gzip member is not junk.
 TEST_F(io_load, TarGzWithTrailingJunkIsRefused) {

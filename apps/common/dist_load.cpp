@@ -377,7 +377,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     const bool gzip = io::detail::is_gzip_file(path);
     std::uint64_t total = std::max<std::uint64_t>(announced_text_bytes(path, gzip), 1);
     const std::size_t window = stream_window(total, P);
-    const bool archive = io::detail::is_archive_name(path);
+    const bool archive = io::detail::is_archive(path);
     if (archive) {  // a SuiteSparse .tar.gz: its main .mtx member, when it comes first
       std::string member;
       windows = io::detail::open_archive_windows(path, window, member);

@@ -97,8 +97,9 @@ const char* usage_text =
     ".tar.gz; entry (i, j) is the arc i -> j; symmetric files are undirected\n"
     "graphs), an edge list (SNAP .txt, .csv, .tsv, plain or .gz; a line 'from to'\n"
     "or 'from to weight', blanks or a comma between, an optional header line of\n"
-    "names; integer ids need not be contiguous), or a generated graph (N vertices,\n"
-    "M arc draws with duplicates merged; io/synthetic.hpp):\n"
+    "names; integer ids need not be contiguous), '-' for either on standard input,\n"
+    "or a generated graph (N vertices, M arc draws with duplicates merged;\n"
+    "io/synthetic.hpp):\n"
     "  rmat:S:M[:A,B,C]    R-MAT, 2^S vertices, quadrant probabilities A,B,C\n"
     "                      (default .57,.19,.19; larger A, more skew)\n"
     "  er:N:M              Erdos-Renyi, both ends uniform\n"
@@ -409,6 +410,10 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     throw usage_error(
         "missing GRAPH (a .mtx, .mtx.gz, .tar.gz, .txt, .csv or .txt.gz file, or a spec such as "
         "rmat:20:10000000)");
+  // '-' is standard input, as Unix tools read it ('cat g.mtx | pagerank -'
+  // said "-: no such file"); the load reads a pipe to its end, and under
+  // mpirun rank 0 reads it whole (apps/common/dist_load).
+  if (s.graph == "-") s.graph = "/dev/stdin";
   // A file option given an empty name ("--output $UNSET") is refused, not taken as left out.
   for (const char* o : {"personalize", "initial", "output", "plot", "sources", "output-matrix"})
     if (vm.count(o) && vm[o].as<std::string>().empty())

@@ -187,6 +187,36 @@ TEST_F(pagerank_app, OutputDashIsStandardOutput) {
   }
 }
 
+// GRAPH '-' is standard input, as Unix tools read it ("-: no such file"
+// before): a Matrix Market file, an edge list, or a SuiteSparse archive
+// piped in rank as their files do.
+TEST_F(pagerank_app, GraphDashIsStandardInput) {
+  const std::string g = file("small.mtx", small_mtx);
+  const outcome o = run({g, "--output", "-", "--device", "cpu"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::vector<std::string> sources{g};
+  const std::string karate = test::data_dir() + "/karate.tar.gz";
+  if (fs::exists(karate)) sources.push_back(karate);
+  for (const std::string& source : sources) {
+    const std::string app = quote(app_path("pagerank"));
+    const std::string cache = "XDG_CACHE_HOME=" + quote((dir_ / "xdg-cache").string()) + " ";
+    const outcome from_file =
+        run_command(cache + app + " " + quote(source) + " --output - --device cpu", dir_);
+    // A pipe, and a file given as stdin (run_command's own stdin is /dev/null: the subshell's).
+    const outcome piped =
+        run_command("(cat " + quote(source) + " | " + cache + app + " - --output - --device cpu)", dir_);
+    if (piped.err.find("needs libarchive") != std::string::npos) continue;  // built without it
+    const outcome redirected =
+        run_command("(" + cache + app + " - --output - --device cpu < " + quote(source) + ")", dir_);
+    ASSERT_EQ(from_file.code, 0) << source << ": " << from_file.err;
+    ASSERT_EQ(piped.code, 0) << source << ": " << piped.err;
+    ASSERT_EQ(redirected.code, 0) << source << ": " << redirected.err;
+    EXPECT_EQ(piped.out, from_file.out) << source;
+    EXPECT_EQ(redirected.out, from_file.out) << source;
+    EXPECT_NE(piped.err.find("/dev/stdin"), std::string::npos) << piped.err;
+  }
+}
+
 // --plot: one point per iteration the solver ran, on a log axis.
 TEST_F(pagerank_app, PlotOfTheResidual) {
   const std::string g = file("small.mtx", small_mtx);

@@ -269,8 +269,22 @@ std::size_t count_newlines(const char* p, const char* end) {
 }
 
 bool is_tar(std::string_view head) {
-  constexpr std::size_t magic_at = 257;  // ustar's magic field (POSIX.1-1988; GNU tar's "ustar  ")
-  return head.size() >= magic_at + 5 && head.substr(magic_at, 5) == "ustar";
+  // A ustar header block (POSIX.1-1988; GNU tar's "ustar  " too): "ustar" at
+  // byte 257 and, so that a text that holds the word there is not taken for
+  // one, the block's checksum: the octal number at bytes 148-155, the sum of
+  // its 512 bytes with those eight counted as blanks.
+  constexpr std::size_t block = 512, magic_at = 257, sum_at = 148, sum_bytes = 8;
+  if (head.size() < block || head.substr(magic_at, 5) != "ustar") return false;
+  unsigned long sum = 0;
+  for (std::size_t i = 0; i < block; ++i)
+    sum += (i >= sum_at && i < sum_at + sum_bytes) ? ' ' : static_cast<unsigned char>(head[i]);
+  unsigned long stored = 0;
+  std::size_t i = sum_at;
+  while (i < sum_at + sum_bytes && head[i] == ' ') ++i;
+  const std::size_t digits_from = i;
+  for (; i < sum_at + sum_bytes && head[i] >= '0' && head[i] <= '7'; ++i)
+    stored = stored * 8 + (head[i] - '0');
+  return i > digits_from && stored == sum;
 }
 
 bool has_gzip_magic(const void* data, std::size_t size) {

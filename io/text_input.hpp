@@ -201,7 +201,7 @@ class ranged_file {
 bool has_gzip_magic(const void* data, std::size_t size);
 
 // True where `head` (a file's first bytes, inflated where gzip) opens a tar
-// archive: a POSIX or GNU header, "ustar" at byte 257.
+// archive: a POSIX or GNU header block, "ustar" at byte 257 and its checksum right.
 bool is_tar(std::string_view head);
 
 // The text without the UTF-8 byte order mark it may start with (Windows

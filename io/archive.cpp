@@ -37,11 +37,28 @@ std::string base_name(const std::string& p) {
 }
 
 // flickr.tar.gz -> flickr
+// The names an archive goes by: tar, compressed or not, and zip (the
+// SuiteSparse collection's .tar.gz; KONECT's .tar.bz2; Network Repository's .zip).
+constexpr const char* archive_suffixes[] = {".tar.gz", ".tgz",     ".tar.bz2", ".tbz2", ".tbz", ".tar.xz",
+                                            ".txz",    ".tar.zst", ".tzst",    ".tar",  ".zip"};
+
 std::string archive_stem(const std::string& path) {
   std::string b = base_name(path);
-  for (const char* suffix : {".tar.gz", ".tgz", ".tar"})
+  for (const char* suffix : archive_suffixes)
     if (ends_with(b, suffix)) return b.substr(0, b.size() - std::strlen(suffix));
   return b;
+}
+
+// A member the graph may be when the archive holds no .mtx: an edge list by
+// its extension, or KONECT's out.NAME.
+bool edge_list_member(const std::string& name) {
+  const std::string b = base_name(name);
+  std::string lower = b;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower.rfind("readme", 0) == 0 || lower.rfind("license", 0) == 0) return false;
+  for (const char* ext : {".txt", ".tsv", ".csv", ".edges", ".el"})
+    if (ends_with(b, ext)) return true;
+  return b.rfind("out.", 0) == 0;
 }
 
 std::string member_list(const std::vector<std::string>& names) {
@@ -55,7 +72,20 @@ std::string member_list(const std::vector<std::string>& names) {
 }  // namespace
 
 bool is_archive_name(const std::string& path) {
-  return ends_with(path, ".tar.gz") || ends_with(path, ".tgz") || ends_with(path, ".tar");
+  for (const char* suffix : archive_suffixes)
+    if (ends_with(path, suffix)) return true;
+  return false;
+}
+
+bool is_packed_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  unsigned char head[8];
+  const std::size_t got = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  return has_packed_magic(head, got);
 }
 
 bool is_archive(const std::string& path) {
@@ -67,6 +97,7 @@ bool is_archive(const std::string& path) {
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> close(f, &std::fclose);
   char head[512];
   std::size_t got = std::fread(head, 1, sizeof head, f);
+  if (has_zip_magic(head, got)) return true;
   if (has_gzip_magic(head, got)) {
     // Only the first tar header's bytes are inflated; corrupt data is the reader's to report.
     try {
@@ -159,9 +190,10 @@ struct archive_reader {
 
 // Opens `path` into r, a gzip file or one that is no regular file through
 // archive_source. False when it cannot (libarchive's message in r.a).
-bool open_archive(archive_reader& r, const std::string& path) {
+bool open_archive(archive_reader& r, const std::string& path, bool raw = false) {
   archive_read_support_filter_all(r.a);
   archive_read_support_format_all(r.a);
+  if (raw) archive_read_support_format_raw(r.a);  // bids last: a file compressed whole
   auto s = std::make_unique<archive_source>();
   s->path = path;
   s->file = std::fopen(path.c_str(), "rb");
@@ -241,16 +273,32 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
   std::vector<std::string> members, mtx;
   text_buffer tentative;  // the first .mtx, kept in case it is the only one
   std::string tentative_name;
+  text_buffer edges;  // the first edge list, kept in case no .mtx comes and it is the only one
+  std::string edges_name;
+  int edge_lists = 0;
   archive_entry* e = nullptr;
   for (;;) {
     const int rc = archive_read_next_header(r.a, &e);
     if (rc == ARCHIVE_EOF) break;
     if (rc == ARCHIVE_FATAL) r.fail(path, "cannot read the archive: ", "corrupt or truncated");
     if (rc == ARCHIVE_RETRY) continue;
+    if (archive_format(r.a) == ARCHIVE_FORMAT_RAW) {  // a file compressed whole: its text, no member
+      member.clear();
+      text_buffer t = read_member(r, e, path, archive_bytes);
+      check_archive_end(r, path, false);
+      return t;
+    }
     if (archive_entry_filetype(e) != AE_IFREG) continue;
     const std::string name = archive_entry_pathname(e);
     members.push_back(name);
-    if (!ends_with(name, ".mtx")) continue;
+    if (!ends_with(name, ".mtx")) {
+      if (mtx.empty() && edge_list_member(name) && ++edge_lists == 1) {
+        edges = read_member(r, e, path, archive_bytes);
+        edges_name = name;
+      }
+      continue;
+    }
+    edges = text_buffer();  // a .mtx is the graph
     mtx.push_back(name);
     if (base_name(name) == wanted) {
       member = name;
@@ -265,8 +313,17 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
       tentative = text_buffer();  // ambiguous unless one named like the archive follows
     }
   }
+  if (mtx.empty() && edge_lists == 1) {  // KONECT's NAME/out.NAME, an edge list's .txt
+    member = edges_name;
+    check_archive_end(r, path, true);
+    return edges;
+  }
   if (mtx.empty())
-    throw parse_error(path, 0, "the archive holds no .mtx file (members: " + member_list(members) + ")");
+    throw parse_error(
+        path, 0,
+        std::string("the archive holds no .mtx file") +
+            (edge_lists > 1 ? " and several edge lists; unpack it and name the one to read" : "") +
+            " (members: " + member_list(members) + ")");
   if (mtx.size() > 1)
     throw parse_error(path, 0,
                       "the archive holds several .mtx files and none is named " + wanted + " (" +
@@ -278,7 +335,10 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
 
 }  // namespace
 
-text_buffer read_archive_matrix(const std::string& path, std::string& member, read_stats* stats) {
+namespace {
+
+text_buffer read_through_libarchive(const std::string& path, std::string& member, read_stats* stats,
+                                    bool raw) {
   const auto start = std::chrono::steady_clock::now();
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -287,7 +347,7 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
   }
   if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
   archive_reader r;
-  if (!open_archive(r, path)) r.fail(path, "cannot open the archive: ", "unknown error");
+  if (!open_archive(r, path, raw)) r.fail(path, "cannot open the archive: ", "unknown error");
   text_buffer t = main_member(r, path, static_cast<std::uint64_t>(st.st_size), member);
   if (stats) {
     stats->file_bytes = static_cast<std::uint64_t>(st.st_size);
@@ -297,10 +357,21 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
   return t;
 }
 
+}  // namespace
+
+text_buffer read_archive_matrix(const std::string& path, std::string& member, read_stats* stats) {
+  return read_through_libarchive(path, member, stats, false);
+}
+
+text_buffer read_packed(const std::string& path, std::string& member, read_stats* stats) {
+  return read_through_libarchive(path, member, stats, true);
+}
+
 text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& name, std::string& member) {
   archive_reader r;
   archive_read_support_filter_all(r.a);
   archive_read_support_format_all(r.a);
+  archive_read_support_format_raw(r.a);
   if (archive_read_open_memory(r.a, bytes.data(), bytes.size()) != ARCHIVE_OK)
     r.fail(name, "cannot open the archive: ", "unknown error");
   return main_member(r, name, bytes.size(), member);
@@ -428,6 +499,12 @@ text_buffer read_archive_matrix(const std::string& path, std::string&, read_stat
 
 text_buffer read_archive_matrix_in(const text_buffer&, const std::string& name, std::string& member) {
   return read_archive_matrix(name, member, nullptr);  // the same refusal
+}
+
+text_buffer read_packed(const std::string& path, std::string&, read_stats*) {
+  throw not_supported(path +
+                      ": reading bzip2, xz and zstd files needs libarchive, and perron was built without it "
+                      "(install libarchive-dev and rebuild, or decompress the file and pass it)");
 }
 
 #endif

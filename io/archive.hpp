@@ -9,22 +9,33 @@
 
 namespace perron::io::detail {
 
-// True for *.tar.gz, *.tgz (and *.tar).
+// True for *.tar.gz, *.tgz, *.tar, *.zip and tars compressed by bzip2, xz
+// or zstd (*.tar.bz2, *.tbz2, *.tar.xz, *.txz, *.tar.zst, ...).
 bool is_archive_name(const std::string& path);
 
+// A regular file that opens a bzip2, xz or zstd stream (has_packed_magic):
+// one file compressed whole, or a tar so compressed under another name.
+bool is_packed_file(const std::string& path);
+
+// Such a file's text through libarchive: a tar's main member, chosen as
+// read_archive_matrix chooses it (`member` its path), or the whole file's
+// text (`member` left empty). not_supported without libarchive.
+text_buffer read_packed(const std::string& path, std::string& member, read_stats* stats = nullptr);
+
 // An archive by its name (is_archive_name), or a regular file of another
-// name whose content is one: a tar, plain or gzipped (a SuiteSparse download
-// saved as "flickr" or "download.gz" read "unrecognized format"). A file that
-// cannot be read is no archive here: its reader says why.
+// name whose content is one: a tar, plain or gzipped, or a zip (a SuiteSparse
+// download saved as "flickr" or "download.gz" read "unrecognized format"). A
+// file that cannot be read is no archive here: its reader says why.
 bool is_archive(const std::string& path);
 
-// read_archive_matrix over an archive's bytes already in memory (a tar
-// that came through a pipe, inflated where it was gzip, whose first bytes
-// are gone from the pipe); `name` is what errors call it.
+// read_packed over bytes already in memory (a tar or a zip that came
+// through a pipe, inflated where it was gzip, or a bzip2, xz or zstd stream,
+// whose first bytes are gone from the pipe); `name` is what errors call it.
 text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& name, std::string& member);
 
 // Reads the main .mtx member: the one named like the archive (flickr.tar.gz
-// -> .../flickr.mtx), else the only .mtx. parse_error listing the members
+// -> .../flickr.mtx), else the only .mtx, else, where there is none, the only
+// edge list (.txt, .tsv, .csv, .edges, .el, or KONECT's out.NAME). parse_error listing the members
 // when there is none or the choice is ambiguous; io_error when the archive is
 // unreadable or truncated; not_supported when built without libarchive.
 // `member` receives the chosen member's path inside the archive.

@@ -29,10 +29,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The extension that names the format, ignoring a trailing .gz.
+// The extension that names the format, ignoring a compression's (.gz, .bz2, .xz, .zst).
 std::string format_extension(const std::string& name) {
   std::string n = lower(name);
-  if (ends_with(n, ".gz")) n.resize(n.size() - 3);
+  for (const char* packed : {".gz", ".bz2", ".xz", ".zst"})
+    if (ends_with(n, packed)) {
+      n.resize(n.size() - std::strlen(packed));
+      break;
+    }
   const auto slash = n.find_last_of('/');
   const auto dot = n.find_last_of('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
@@ -156,7 +160,8 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   detail::read_stats rs;
   detail::text_buffer text;
   std::string name = path;
-  bool archive = detail::is_archive(path);
+  const bool archive = detail::is_archive(path);
+  const bool packed = !archive && detail::is_packed_file(path);
   loaded_matrix m;
   if (!archive && detail::is_gzip_file(path)) {
     // Inflated window by window on a second thread while the parse runs:
@@ -167,24 +172,28 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
     m.timings.parse_seconds = seconds_since(parse_start);
     rs = windows->stats();
   } else {
+    // An archive's member, or the text of a file compressed whole (member "").
+    std::string member;
     if (archive) {
-      std::string member;
       text = detail::read_archive_matrix(path, member, &rs);
-      name = path + ":" + member;
+    } else if (packed) {
+      text = detail::read_packed(path, member, &rs);
     } else {
       text = detail::read_file(path, threads, &rs);
-      // A tar through a pipe ('cat flickr.tar.gz | pagerank -'), inflated:
-      // its first bytes are gone from the pipe, so it is read from memory.
-      if (detail::is_tar(text.view())) {
-        std::string member;
+      // An archive or a compressed stream through a pipe ('cat flickr.tar.gz |
+      // pagerank -', inflated where gzip): its first bytes are gone from the
+      // pipe, so it is read from memory.
+      const std::string_view t = text.view();
+      if (detail::is_tar(t) || detail::has_zip_magic(t.data(), t.size()) ||
+          detail::has_packed_magic(t.data(), t.size()))
         text = detail::read_archive_matrix_in(text, path, member);
-        name = path + ":" + member;
-        archive = true;
-      }
     }
+    if (!member.empty()) name = path + ":" + member;
     rs.text_bytes = text.size();
     const auto parse_start = clock_type::now();
-    m = from_text(text.view(), name, opt, archive);
+    // A member named .mtx is Matrix Market (the reader names what is
+    // missing); an edge list, or a file compressed whole, is told as a file is.
+    m = from_text(text.view(), name, opt, ends_with(lower(member), ".mtx"));
     m.timings.parse_seconds = seconds_since(parse_start);
   }
   m.timings.read_seconds = rs.seconds;

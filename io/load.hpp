@@ -2,7 +2,10 @@
 // from the content/extension and returns the COO plus the labels that outputs
 // use for vertex i. Dispatch, in order:
 //   synthetic:..., rmat:..., tridiag:...    -> io::generate_synthetic (no file)
-//   *.tar.gz, *.tgz                          -> the main .mtx inside (libarchive)
+//   an archive, by name or content: a tar (plain, .gz, .bz2, .xz, .zst) or a
+//   .zip                                     -> its main .mtx, else its one
+//                                               edge list (libarchive; io/archive.hpp)
+//   a file compressed whole by bzip2, xz or zstd -> its text (libarchive), then as below
 //   a %%MatrixMarket banner (plain or .gz)   -> Matrix Market
 //   *.txt, *.el, *.tsv, *.csv, *.edges (+ .gz) -> edge list (io/snap.hpp)
 //   anything else: the first non-comment line decides ('%' banner -> MM, two

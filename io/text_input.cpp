@@ -125,10 +125,11 @@ void grow_within_memory(text_buffer& buf, std::size_t want, const std::string& p
 // The first bytes of a text of unknown size (a pipe, a device): a NUL or
 // another control byte there is binary data, not Matrix Market or edge-list
 // text, and is refused at once (naming its line) instead of being read to
-// the end (/dev/zero, /dev/urandom never end). A tar archive's header holds
-// NULs: it passes, read whole (within memory) for the archive reader.
+// the end (/dev/zero, /dev/urandom never end). An archive or a compressed
+// stream passes, read whole (within memory) for the archive reader.
 void check_text_start(const char* p, std::size_t n, const std::string& path) {
-  if (is_tar(std::string_view(p, n))) return;  // a tar through a pipe: the load reads it as an archive
+  // A tar, a zip or a bzip2, xz or zstd stream through a pipe: the load reads it through libarchive.
+  if (is_tar(std::string_view(p, n)) || has_zip_magic(p, n) || has_packed_magic(p, n)) return;
   constexpr std::size_t checked = 4096;
   const char* end = p + std::min(n, checked);
   for (const char* q = p; q != end; ++q) {
@@ -285,6 +286,21 @@ bool is_tar(std::string_view head) {
   for (; i < sum_at + sum_bytes && head[i] >= '0' && head[i] <= '7'; ++i)
     stored = stored * 8 + (head[i] - '0');
   return i > digits_from && stored == sum;
+}
+
+bool has_zip_magic(const void* data, std::size_t size) {
+  return size >= 4 && std::memcmp(data, "PK\x03\x04", 4) == 0;
+}
+
+bool has_packed_magic(const void* data, std::size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  const bool bzip2 = size >= 4 && p[0] == 'B' && p[1] == 'Z' && p[2] == 'h' && p[3] >= '1' && p[3] <= '9';
+  const bool xz = size >= 6 && std::memcmp(p,
+                                           "\xFD"
+                                           "7zXZ\x00",
+                                           6) == 0;
+  const bool zstd = size >= 4 && std::memcmp(p, "\x28\xB5\x2F\xFD", 4) == 0;
+  return bzip2 || xz || zstd;
 }
 
 bool has_gzip_magic(const void* data, std::size_t size) {

@@ -200,6 +200,13 @@ class ranged_file {
 // True when the bytes start with the gzip magic number 1f 8b.
 bool has_gzip_magic(const void* data, std::size_t size);
 
+// True where the bytes open a zip archive (a local file header, PK 3 4).
+bool has_zip_magic(const void* data, std::size_t size);
+
+// True where the bytes open a bzip2, xz or zstd stream: a file compressed
+// whole (graph.mtx.bz2) or a tar so compressed, read through libarchive.
+bool has_packed_magic(const void* data, std::size_t size);
+
 // True where `head` (a file's first bytes, inflated where gzip) opens a tar
 // archive: a POSIX or GNU header block, "ustar" at byte 257 and its checksum right.
 bool is_tar(std::string_view head);

@@ -374,6 +374,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     // A size of 0 may hide content (procfs: /proc/self/status), which the windows, read by the
     // size, would miss: load_whole reads it to its end as a stream (or says it is empty).
     if (st.st_size == 0) return;
+    if (io::detail::is_packed_file(path)) return;  // bzip2, xz, zstd: load_whole decompresses it
     const bool gzip = io::detail::is_gzip_file(path);
     std::uint64_t total = std::max<std::uint64_t>(announced_text_bytes(path, gzip), 1);
     const std::size_t window = stream_window(total, P);

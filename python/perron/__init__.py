@@ -3,7 +3,7 @@
     import perron, scipy.sparse as sp
     ranks, info = perron.pagerank(A)            # A: any scipy.sparse matrix, row = source
     R, info = perron.pagerank_batched(A, [[3], [7, 9]])  # personalized, one column per source set
-    A = perron.read_matrix("graph.mtx.gz")      # Matrix Market, .gz, .tar.gz, SNAP -> scipy CSR
+    A = perron.read_matrix("graph.mtx.gz")      # Matrix Market or SNAP; .gz/.bz2/.xz, .tar.gz, .zip -> scipy CSR
     y = perron.spmv(A, x, kernel="auto")
 
 Errors: ValueError for bad arguments and malformed files (FileNotFoundError /

@@ -221,7 +221,11 @@ text_buffer read_member(const archive_reader& r, archive_entry* e, const std::st
   // plain file is (read_regular): a .tar.gz of 97 KB whose member holds 100 MB
   // of lines read all of it under PERRON_MEMORY_LIMIT=60M before the parse
   // refused it, and a larger one filled the host until the OOM killer.
-  const std::string what = path + ": reading " + archive_entry_pathname(e) + " whole";
+  // A file compressed whole (libarchive's raw format) has one entry, "data": its text.
+  const bool raw = archive_format(r.a) == ARCHIVE_FORMAT_RAW;
+  const std::string entry = raw ? std::string("its text") : std::string(archive_entry_pathname(e));
+  const std::string where = raw ? "" : " in the archive";
+  const std::string what = path + ": reading " + entry + " whole";
   const auto within_memory = [&what](std::size_t bytes, std::size_t held) {
     perron::check_host_memory_holding(double(bytes), double(held),
                                       what + " (" + std::to_string(bytes) + " bytes)");
@@ -236,14 +240,13 @@ text_buffer read_member(const archive_reader& r, archive_entry* e, const std::st
           within_memory(out.capacity() + std::max<std::size_t>(out.capacity() / 2, 1 << 20), out.capacity()));
     const la_ssize_t got = archive_read_data(a, out.tail(), out.room());
     if (got < 0)
-      r.fail(path, "cannot read " + std::string(archive_entry_pathname(e)) + " in the archive: ",
-             "read failed (truncated or corrupt archive?)");
+      r.fail(path, "cannot read " + entry + where + ": ", "read failed (truncated or corrupt archive?)");
     if (got == 0) break;
     out.set_size(out.size() + static_cast<std::size_t>(got));
   }
   if (declared > 0 && out.size() != static_cast<std::uint64_t>(declared))
-    throw io_error(path, std::string(archive_entry_pathname(e)) + " in the archive is truncated (" +
-                             std::to_string(out.size()) + " of " + std::to_string(declared) + " bytes)");
+    throw io_error(path, entry + where + " is truncated (" + std::to_string(out.size()) + " of " +
+                             std::to_string(declared) + " bytes)");
   return out;
 }
 
@@ -347,7 +350,8 @@ text_buffer read_through_libarchive(const std::string& path, std::string& member
   }
   if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
   archive_reader r;
-  if (!open_archive(r, path, raw)) r.fail(path, "cannot open the archive: ", "unknown error");
+  if (!open_archive(r, path, raw))
+    r.fail(path, raw ? "cannot read it: " : "cannot open the archive: ", "unknown error");
   text_buffer t = main_member(r, path, static_cast<std::uint64_t>(st.st_size), member);
   if (stats) {
     stats->file_bytes = static_cast<std::uint64_t>(st.st_size);

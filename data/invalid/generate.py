@@ -2,7 +2,7 @@
 """Regenerates data/invalid/: one small file per class of bad input, and
 MANIFEST.tsv saying what each must give (error kind, line, words of the
 message). Run from anywhere: python3 data/invalid/generate.py"""
-import gzip, io, os, shutil, tarfile
+import bz2, gzip, io, os, shutil, tarfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 os.chdir(here)
@@ -13,9 +13,9 @@ for f in os.listdir('.'):
 BANNER = '%%MatrixMarket matrix coordinate real general\n'
 
 
-def tar_gz(name, members):
+def tar_gz(name, members, mode='w:gz'):
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode='w:gz', format=tarfile.USTAR_FORMAT) as t:
+    with tarfile.open(fileobj=buf, mode=mode, format=tarfile.USTAR_FORMAT) as t:
         for m, data in members:
             info = tarfile.TarInfo(m); info.size = len(data); info.mtime = 0
             t.addfile(info, io.BytesIO(data))
@@ -32,6 +32,8 @@ small = (BANNER + '1 1 1\n1 1 1\n').encode()
 tar_gz('ambiguous.tar.gz', [('ambiguous/a.mtx', small), ('ambiguous/b.mtx', small)])
 tar_gz('bad-member.tar.gz', [('bad-member/bad-member.mtx', (BANNER + '2 2 1\n1 3 1\n').encode())])
 whole = open('ambiguous.tar.gz', 'rb').read()
+tar_gz('two-edge-lists.tar.bz2', [('two-edge-lists/a.edges', b'1 2\n'), ('two-edge-lists/b.txt', b'2 3\n')], 'w:bz2')
+good_bz2 = bz2.compress(good)
 snap_gz = gzip.compress(b'# g\n' + b''.join(b'%d\t%d\n' % (i, i + 1) for i in range(200)), mtime=0)
 
 # (file, its contents or None when written above or absent, error kind, line,
@@ -99,16 +101,18 @@ CASES = [
     ('ambiguous.tar.gz', None, 'parse_error', 0, 'several .mtx files and none is named ambiguous.mtx'),
     ('bad-member.tar.gz', None, 'parse_error', 3, 'bad-member.tar.gz:bad-member/bad-member.mtx:3: column index 3 out of range 1..2'),
     ('truncated.tar.gz', whole[: len(whole) // 2], 'io_error', 0, 'truncated.tar.gz'),
+    ('two-edge-lists.tar.bz2', None, 'parse_error', 0, 'no .mtx file and several edge lists'),
+    ('truncated.mtx.bz2', good_bz2[: len(good_bz2) // 2], 'io_error', 0, 'truncated.mtx.bz2: cannot read it'),
     # --- SNAP edge lists ---
     ('snap-empty.txt', '', 'parse_error', 0, 'empty file'),
     ('snap-non-numeric.txt', '# c\n0 1\n1 two\n', 'parse_error', 3, "target id 'two' is not a non-negative integer"),
     ('snap-negative-id.txt', '0 1\r\n-4 1\r\n', 'parse_error', 2, "source id '-4' is negative"),
-    ('snap-three-fields.txt', '0\t1\n1\t2\t0.5\n', 'parse_error', 2, 'found 3 fields where the list's lines have 2'),
+    ('snap-three-fields.txt', '0\t1\n1\t2\t0.5\n', 'parse_error', 2, "found 3 fields where the list's lines have 2"),
     ('edges-four-fields.txt', '0 1 1 1190000000\n', 'parse_error', 1, "or 3 (from to weight), found 4 (unexpected '1190000000')"),
-    ('edges-missing-weight.csv', 'from,to,weight\n0,1,2\n1,2\n', 'parse_error', 3, 'found 2 fields where the list's lines have 3'),
+    ('edges-missing-weight.csv', 'from,to,weight\n0,1,2\n1,2\n', 'parse_error', 3, "found 2 fields where the list's lines have 3"),
     ('edges-weight-nan.csv', '0,1,0.5\n1,2,nan\n', 'parse_error', 2, "weight 'nan'"),
     ('edges-empty-field.csv', '0,1\n0,,1\n', 'parse_error', 2, 'target id is an empty field'),
-    ('edges-trailing-comma.csv', '0,1\n1,2,\n', 'parse_error', 2, 'found 3 fields where the list's lines have 2'),
+    ('edges-trailing-comma.csv', '0,1\n1,2,\n', 'parse_error', 2, "found 3 fields where the list's lines have 2"),
     ('snap-one-field.txt', '0 1\n7\n', 'parse_error', 2, 'expected 2 fields (from to) or 3 (from to weight), found 1'),
     ('snap-id-overflow.txt', '0 1\n1 99999999999999999999\n', 'parse_error', 2, 'does not fit a 63-bit integer'),
     ('snap-truncated.txt.gz', snap_gz[: len(snap_gz) // 2], 'io_error', 0, 'truncated gzip file'),

@@ -140,34 +140,48 @@ TEST_F(io_load, SuiteSparseTarGzReadsTheMainMatrix) {
   EXPECT_EQ(other.matrix.row_idx, plain.matrix.row_idx);
 }
 
+// Whether this build reads archives (libarchive); the tests of archives skip without it.
+bool reads_archives() {
+  try {
+    io::load_matrix(test::data_dir() + "/karate.tar.gz");
+    return true;
+  } catch (const not_supported&) {
+    return false;
+  }
+}
+
+void expect_same_graph(const io::loaded_matrix& m, const io::loaded_matrix& plain, const std::string& what) {
+  EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx) << what;
+  EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx) << what;
+  EXPECT_EQ(m.symmetric, plain.symmetric) << what;
+}
+
+// `source` loaded as it comes through the named pipe `fifo` (which the reader
+// can neither seek nor open twice) is `plain`'s graph.
+void expect_same_through_pipe(const std::string& source, const std::string& fifo,
+                              const io::loaded_matrix& plain) {
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(std::system(("cat '" + source + "' > '" + fifo + "' &").c_str()), 0);
+  try {
+    expect_same_graph(io::load_matrix(fifo), plain, source + " through a pipe");
+  } catch (const error& e) {
+    ADD_FAILURE() << source << " through a pipe: " << e.what();
+  }
+  fs::remove(fifo);
+}
+
 // A SuiteSparse archive through a named pipe (mkfifo g.tar.gz; curl ... >
 // g.tar.gz &) reads as from its file, gzipped or a plain tar: the bytes read
 // to tell gzip from tar were lost to the pipe, and the .tar.gz was refused as
 // 'corrupt gzip data (incorrect header)', the .tar opened a second time.
 TEST_F(io_load, SuiteSparseArchiveThroughANamedPipe) {
+  if (!reads_archives()) GTEST_SKIP() << "built without libarchive";
   const std::string archive = test::data_dir() + "/karate.tar.gz";
-  try {
-    io::load_matrix(archive);
-  } catch (const not_supported& e) {
-    GTEST_SKIP() << e.what();  // built without libarchive
-  }
   const auto plain = io::load_matrix(test::data_dir() + "/karate.mtx");
   const std::string tar = path("karate.tar");
   ASSERT_EQ(std::system(("gzip -dc '" + archive + "' > '" + tar + "'").c_str()), 0);
-  for (const std::string& source : {archive, tar}) {
-    const std::string fifo = path("club.tar.gz");
-    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    ASSERT_EQ(std::system(("cat '" + source + "' > '" + fifo + "' &").c_str()), 0);
-    try {
-      const auto m = io::load_matrix(fifo);
-      EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx) << source;
-      EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx) << source;
-      EXPECT_TRUE(m.symmetric) << source;
-    } catch (const error& e) {
-      ADD_FAILURE() << source << ": " << e.what();
-    }
-    fs::remove(fifo);
-  }
+  for (const std::string& source : {archive, tar})
+    expect_same_through_pipe(source, path("club.tar.gz"), plain);
 }
 
 // An archive is one by its content too: a SuiteSparse .tar.gz saved under
@@ -175,12 +189,8 @@ TEST_F(io_load, SuiteSparseArchiveThroughANamedPipe) {
 // of any name (cat karate.tar.gz | pagerank -) read "unrecognized format" or
 // "binary data (byte 0x00)".
 TEST_F(io_load, ArchivesAreFoundByTheirContent) {
+  if (!reads_archives()) GTEST_SKIP() << "built without libarchive";
   const std::string archive = test::data_dir() + "/karate.tar.gz";
-  try {
-    io::load_matrix(archive);
-  } catch (const not_supported& e) {
-    GTEST_SKIP() << e.what();  // built without libarchive
-  }
   const auto plain = io::load_matrix(test::data_dir() + "/karate.mtx");
   const std::string tar = path("karate.tar");
   ASSERT_EQ(std::system(("gzip -dc '" + archive + "' > '" + tar + "'").c_str()), 0);
@@ -198,25 +208,9 @@ TEST_F(io_load, ArchivesAreFoundByTheirContent) {
                                      std::pair{tar, "download"}, std::pair{tar, "karate.dat"}}) {
     const std::string file = copy(source, name);
     EXPECT_TRUE(io::detail::is_archive(file)) << name;
-    const auto m = io::load_matrix(file);
-    EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx) << name;
-    EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx) << name;
-    EXPECT_TRUE(m.symmetric) << name;
+    expect_same_graph(io::load_matrix(file), plain, name);
   }
-  for (const std::string& source : {archive, tar}) {
-    const std::string fifo = path("stdin");
-    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    ASSERT_EQ(std::system(("cat '" + source + "' > '" + fifo + "' &").c_str()), 0);
-    try {
-      const auto m = io::load_matrix(fifo);
-      EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx) << source;
-      EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx) << source;
-      EXPECT_TRUE(m.symmetric) << source;
-    } catch (const error& e) {
-      ADD_FAILURE() << source << ": " << e.what();
-    }
-    fs::remove(fifo);
-  }
+  for (const std::string& source : {archive, tar}) expect_same_through_pipe(source, path("stdin"), plain);
 }
 
 // Files compressed whole by bzip2, xz or zstd, tars so compressed and zip
@@ -225,11 +219,7 @@ TEST_F(io_load, ArchivesAreFoundByTheirContent) {
 // no .mtx gives its one edge list (KONECT's NAME/out.NAME). Each kind is made
 // by its command-line tool where the machine has it, else skipped.
 TEST_F(io_load, CompressedFilesAndOtherArchives) {
-  try {
-    io::load_matrix(test::data_dir() + "/karate.tar.gz");
-  } catch (const not_supported& e) {
-    GTEST_SKIP() << e.what();  // built without libarchive
-  }
+  if (!reads_archives()) GTEST_SKIP() << "built without libarchive";
   const auto plain = io::load_matrix(test::data_dir() + "/karate.mtx");
   const std::string karate = test::data_dir() + "/karate.mtx";
   for (const char* dir : {"pack/karate", "pack/konect", "pack/two"}) fs::create_directories(path(dir));
@@ -257,23 +247,12 @@ TEST_F(io_load, CompressedFilesAndOtherArchives) {
     const std::string unnamed = copy(named, std::string("download-") + std::to_string(made));
     for (const std::string& source : {named, unnamed}) {
       try {
-        const auto m = io::load_matrix(source);
-        EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx) << source;
-        EXPECT_EQ(m.matrix.col_idx, plain.matrix.col_idx) << source;
-        EXPECT_TRUE(m.symmetric) << source;
+        expect_same_graph(io::load_matrix(source), plain, source);
       } catch (const error& e) {
         ADD_FAILURE() << source << ": " << e.what();
       }
     }
-    const std::string fifo = path("pipe");
-    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    ASSERT_EQ(std::system(("cat '" + named + "' > '" + fifo + "' &").c_str()), 0);
-    try {
-      EXPECT_EQ(io::load_matrix(fifo).matrix.col_idx, plain.matrix.col_idx) << file << " through a pipe";
-    } catch (const error& e) {
-      ADD_FAILURE() << file << " through a pipe: " << e.what();
-    }
-    fs::remove(fifo);
+    expect_same_through_pipe(named, path("pipe"), plain);
   }
   if (made == 0) GTEST_SKIP() << "none of bzip2, xz, zstd, tar, zip made its file";
   if (make("tar -cjf konect.tar.bz2 konect")) {

@@ -82,7 +82,7 @@ bool is_packed_file(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return false;
-  unsigned char head[8];
+  unsigned char head[16];
   const std::size_t got = std::fread(head, 1, sizeof head, f);
   std::fclose(f);
   return has_packed_magic(head, got);
@@ -282,6 +282,8 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
   archive_entry* e = nullptr;
   for (;;) {
     const int rc = archive_read_next_header(r.a, &e);
+    if (rc == ARCHIVE_EOF && archive_format(r.a) == ARCHIVE_FORMAT_EMPTY)  // a compressed empty file
+      throw parse_error(path, 0, "empty file");
     if (rc == ARCHIVE_EOF) break;
     if (rc == ARCHIVE_FATAL) r.fail(path, "cannot read the archive: ", "corrupt or truncated");
     if (rc == ARCHIVE_RETRY) continue;

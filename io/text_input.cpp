@@ -294,7 +294,11 @@ bool has_zip_magic(const void* data, std::size_t size) {
 
 bool has_packed_magic(const void* data, std::size_t size) {
   const auto* p = static_cast<const unsigned char*>(data);
-  const bool bzip2 = size >= 4 && p[0] == 'B' && p[1] == 'Z' && p[2] == 'h' && p[3] >= '1' && p[3] <= '9';
+  // bzip2: "BZh", the block size 1-9, then a block's magic (pi's digits in
+  // BCD) or, for an empty stream, the end's (sqrt(pi)'s): a text may open with "BZh1".
+  const bool bzip2 = size >= 10 && p[0] == 'B' && p[1] == 'Z' && p[2] == 'h' && p[3] >= '1' && p[3] <= '9' &&
+                     (std::memcmp(p + 4, "\x31\x41\x59\x26\x53\x59", 6) == 0 ||
+                      std::memcmp(p + 4, "\x17\x72\x45\x38\x50\x90", 6) == 0);
   const bool xz = size >= 6 && std::memcmp(p,
                                            "\xFD"
                                            "7zXZ\x00",

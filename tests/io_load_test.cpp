@@ -204,6 +204,10 @@ TEST_F(io_load, ArchivesAreFoundByTheirContent) {
     EXPECT_FALSE(io::detail::is_archive(file)) << name;
     EXPECT_EQ(io::load_matrix(file).matrix.nnz(), 1u) << name;
   }
+  // Nor is a header that opens with bzip2's "BZh1" a bzip2 stream: its block magic does not follow.
+  const std::string bzh = write("bzh.csv", "BZh1,target\n1,2\n");
+  EXPECT_FALSE(io::detail::is_packed_file(bzh));
+  EXPECT_EQ(io::load_matrix(bzh).matrix.nnz(), 1u);
   for (const auto& [source, name] : {std::pair{archive, "karate"}, std::pair{archive, "karate.gz"},
                                      std::pair{tar, "download"}, std::pair{tar, "karate.dat"}}) {
     const std::string file = copy(source, name);

@@ -36,12 +36,12 @@ std::string base_name(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// flickr.tar.gz -> flickr
 // The names an archive goes by: tar, compressed or not, and zip (the
 // SuiteSparse collection's .tar.gz; KONECT's .tar.bz2; Network Repository's .zip).
 constexpr const char* archive_suffixes[] = {".tar.gz", ".tgz",     ".tar.bz2", ".tbz2", ".tbz", ".tar.xz",
                                             ".txz",    ".tar.zst", ".tzst",    ".tar",  ".zip"};
 
+// flickr.tar.gz -> flickr
 std::string archive_stem(const std::string& path) {
   std::string b = base_name(path);
   for (const char* suffix : archive_suffixes)
@@ -337,10 +337,6 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
   check_archive_end(r, path, true);
   return tentative;
 }
-
-}  // namespace
-
-namespace {
 
 text_buffer read_through_libarchive(const std::string& path, std::string& member, read_stats* stats,
                                     bool raw) {

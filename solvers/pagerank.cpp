@@ -1262,15 +1262,14 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     // (none after the last allowed step: no plain step would check it)
     if (!accelerating || k == opt.max_iter) continue;
     // The iterates of steps every-3, every-2, every-1 of a run are kept (each
-    // by the step after it); after step `every` the extrapolation replaces r (y is free until the
-    // next SpMV), and the next plain step measures its true residual.
+    // by the step after it); after step `every` the extrapolation replaces r
+    // (y is free until the next SpMV), and the next plain step measures its
+    // true residual.
     ++run;
     // y holds the iterate before this step's, free until the next step writes
     // it: kept by a swap with its slot's buffer (whose old iterate was the last
-    // run's), no copy. The quadratic's and aitken's copies of r into their
-    // slots, one thread each and the slots' pages first touched there, cost a
-    // 2-core VM 25-30 ms a run on graphs of 10^6 vertices (er:1000000:10000000:
-    // 11 steps, none extrapolated, 1.2-1.3x the plain solve; docs/PERFORMANCE.md).
+    // run's). A copy of r would be a serial pass over n values a slot, and the
+    // slot's pages first touched by one thread (docs/PERFORMANCE.md, session 91).
     const int w = rre ? accel::rre_slot(run - 1, every)
                       : accel::run_slot(run - 1, every, opt.accelerate == pagerank_accel::aitken);
     if (w >= 0) hist[w].swap(y);

@@ -69,7 +69,7 @@ input_format detect(std::string_view text, const std::string& name) {
       throw parse_error(
           name, line,
           "unrecognized format: neither a Matrix Market banner (%%MatrixMarket ...) nor an edge "
-          "list ('from to' or 'from to weight' a line)");
+          "list ('from to', 'from to weight' or 'from to weight time' a line)");
     }
     p = detail::next_line(p, end);
     ++line;

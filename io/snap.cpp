@@ -79,15 +79,20 @@ bool is_name(std::string_view f) {
   });
 }
 
-const char* field_names(bool weights) { return weights ? "from to weight" : "from to"; }
+// An edge line's layouts: "from to", "from to weight", and KONECT's "from to
+// weight time" (its temporal networks; the time is read as a number and dropped).
+constexpr std::size_t max_fields = 4;
+const char* field_names(std::size_t fields) {
+  return fields == 4 ? "from to weight time" : fields == 3 ? "from to weight" : "from to";
+}
 
 // Each field is quoted whole (quote_bytes): a line ending "\r\r\n" (a CRLF
 // file converted once more) said "target id '1412' is not a non-negative
 // integer", its stray CR hidden.
-std::string diagnose_edge(const char* line, const char* end, bool weights) {
+std::string diagnose_edge(const char* line, const char* end, std::size_t want) {
   const auto fields = edge_fields(line, end);
   const char* names[2] = {"source id", "target id"};
-  const std::size_t want = weights ? 3 : 2;
+  const bool weights = want >= 3;
   for (std::size_t k = 0; k < std::min<std::size_t>(2, fields.size()); ++k) {
     const char* b = fields[k].data();
     const char* e = b + fields[k].size();
@@ -119,11 +124,18 @@ std::string diagnose_edge(const char* line, const char* end, bool weights) {
       return "weight " + detail::quote_bytes(b, e) + " " + why;
     }
   }
-  if (fields.size() != 2 && fields.size() != 3) {
-    std::string why =
-        "expected 2 fields (from to) or 3 (from to weight), found " + std::to_string(fields.size());
-    if (fields.size() > 3) {
-      const std::string_view x = fields[3];
+  if (want == 4 && fields.size() >= 4) {
+    const char* b = fields[3].data();
+    const char* e = b + fields[3].size();
+    double t = 0;
+    if (b == e) return "time is an empty field";
+    if (detail::scan_real(b, e, t) != e) return "time " + detail::quote_bytes(b, e) + " is not a number";
+  }
+  if (fields.size() < 2 || fields.size() > max_fields) {
+    std::string why = "expected 2 fields (from to), 3 (from to weight) or 4 (from to weight time), found " +
+                      std::to_string(fields.size());
+    if (fields.size() > max_fields) {
+      const std::string_view x = fields[max_fields];
       why += " (unexpected " +
              (x.empty() ? std::string("empty field") : detail::quote_bytes(x.data(), x.data() + x.size())) +
              ")";
@@ -132,7 +144,7 @@ std::string diagnose_edge(const char* line, const char* end, bool weights) {
   }
   if (fields.size() != want)
     return "found " + std::to_string(fields.size()) + " fields where the list's lines have " +
-           std::to_string(want) + " (" + field_names(weights) + ")";
+           std::to_string(want) + " (" + field_names(want) + ")";
   return "malformed edge line";
 }
 
@@ -142,9 +154,9 @@ struct chunk_result {
   detail::chunk_error error;
 };
 
-// weight: null for a list of "from to" lines.
-void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst, double* weight,
-                      chunk_result& res) {
+// weight: null for a list of "from to" lines; fields: the lines' count (2-4).
+void parse_edge_chunk(const line_chunk& c, std::size_t fields, std::int64_t* src, std::int64_t* dst,
+                      double* weight, chunk_result& res) {
   const char* p = c.begin;
   const char* const end = c.end;
   std::size_t n = 0;
@@ -159,12 +171,14 @@ void parse_edge_chunk(const line_chunk& c, std::int64_t* src, std::int64_t* dst,
     const char* q = detail::scan_unsigned(p, end, a);
     if (q && at_field_end(q, end)) q = detail::scan_unsigned(skip_separator(q, end), end, b);
     if (weight && q && at_field_end(q, end)) q = detail::scan_real(skip_separator(q, end), end, w);
+    double time = 0;  // KONECT's timestamp: read to check it is a number, then dropped
+    if (fields == 4 && q && at_field_end(q, end)) q = detail::scan_real(skip_separator(q, end), end, time);
     const char* next = q && detail::at_delimiter(q, end) ? detail::end_of_line(q, end) : nullptr;
     if (!next) {
       res.edges = n;
       res.max_id = max_id;
       res.error.line = line;
-      res.error.reason = diagnose_edge(line, end, weight != nullptr);
+      res.error.reason = diagnose_edge(line, end, fields);
       return;
     }
     src[n] = static_cast<std::int64_t>(a);
@@ -190,7 +204,8 @@ struct edge_list {
 // Returns the newlines in [begin, end).
 std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_t first_line,
                                 const std::string& name, const read_options& opt, unsigned threads,
-                                bool weights, edge_list& el) {
+                                std::size_t fields, edge_list& el) {
+  const bool weights = fields >= 3;
   const auto chunks = detail::split_lines(begin, end, first_line, threads, opt.chunk_bytes);
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
   std::vector<std::int64_t>& src = el.src;
@@ -208,7 +223,7 @@ std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nchunks > 1)
   for (std::int64_t k = 0; k < nchunks; ++k) {
     const auto& c = chunks[static_cast<std::size_t>(k)];
-    parse_edge_chunk(c, src.data() + base + c.first_slot, dst.data() + base + c.first_slot,
+    parse_edge_chunk(c, fields, src.data() + base + c.first_slot, dst.data() + base + c.first_slot,
                      weights ? weight.data() + base + c.first_slot : nullptr,
                      res[static_cast<std::size_t>(k)]);
   }
@@ -236,7 +251,9 @@ std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_
 
 // Every window's edges, in file order, the first window from its first edge line's line.
 edge_list parse_edges(std::string_view first, std::uint64_t first_line, detail::text_windows& more,
-                      const std::string& name, const read_options& opt, unsigned threads, bool weights) {
+                      const std::string& name, const read_options& opt, unsigned threads,
+                      std::size_t fields) {
+  const bool weights = fields >= 3;
   edge_list el;
   if (weights)
     detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst,
@@ -245,7 +262,7 @@ edge_list parse_edges(std::string_view first, std::uint64_t first_line, detail::
     detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst);
   std::uint64_t line = first_line;
   for (std::string_view w = first; !w.empty(); w = more.next()) {
-    line += parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, weights, el);
+    line += parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, fields, el);
   }
   return el;
 }
@@ -363,20 +380,20 @@ edge_columns edge_list_columns(std::string_view text) {
     if (q == end) break;
     if (!skip_empty_or_comment(q, end, '#')) {
       const auto fields = edge_fields(q, end);
-      if (!header && (fields.size() == 2 || fields.size() == 3) &&
+      if (!header && fields.size() >= 2 && fields.size() <= max_fields &&
           std::none_of(fields.begin(), fields.end(), is_number) &&
           std::all_of(fields.begin(), fields.end(), is_name)) {
         // A header: the edges start on the next line.
         header = true;
-        c.weights = fields.size() == 3;
+        c.fields = fields.size();
         p = next_line(q, end);
         c.body_offset = static_cast<std::size_t>(p - begin);
         c.body_line = ++line;
         continue;
       }
-      if ((fields.size() == 2 || fields.size() == 3) && is_id(fields[0]) && is_id(fields[1])) {
+      if (fields.size() >= 2 && fields.size() <= max_fields && is_id(fields[0]) && is_id(fields[1])) {
         c.edge_line = true;
-        if (!header) c.weights = fields.size() == 3;  // else the header's count binds the lines
+        if (!header) c.fields = fields.size();  // else the header's count binds the lines
       }
       // Else the parse says what is wrong with it (with the header's field count, or 2).
       return c;
@@ -395,12 +412,12 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
     text.remove_prefix(3);  // UTF-8 byte order mark
   const edge_columns columns = edge_list_columns(text);
   text.remove_prefix(columns.body_offset);
-  edge_list el = parse_edges(text, columns.body_line, windows, name, opt, threads, columns.weights);
+  edge_list el = parse_edges(text, columns.body_line, windows, name, opt, threads, columns.fields);
   const std::size_t edges = el.src.size();
 
   // Monotone remap: new id = rank of the original id among the distinct ids.
   snap_graph g;
-  g.weighted = columns.weights;
+  g.weighted = columns.weights();
   std::vector<std::int64_t>& ids = g.original_id;
   const std::uint64_t ids_seen = 2 * static_cast<std::uint64_t>(edges);
   id_ranks ranks;
@@ -412,7 +429,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
   // they) once the old ids are freed: about 36 bytes an edge in all, checked
   // before any of it is allocated (a file whose parse fitted could still
   // fill the host here).
-  const double held = (columns.weights ? 24.0 : 16.0) * double(edges);
+  const double held = (columns.weights() ? 24.0 : 16.0) * double(edges);
   check_host_memory_holding(
       held + 20.0 * double(edges) + (ranks.bitmap ? 16.0 * double(el.max_id / 64 + 1) : 0.0), held,
       name + ": renumbering the vertex ids of its " + std::to_string(edges) + " edges");
@@ -426,7 +443,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
   std::vector<std::int64_t>().swap(el.src);
   remap(el.dst, ranks, ids, threads, a.col_idx);
   std::vector<std::int64_t>().swap(el.dst);
-  if (columns.weights) {
+  if (columns.weights()) {
     a.values = std::move(el.weight);
   } else {
     a.values.reserve(edges);
@@ -438,7 +455,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
 }
 
 void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std::string& name,
-                      const read_options& opt, bool weights, std::vector<std::int64_t>& src,
+                      const read_options& opt, std::size_t fields, std::vector<std::int64_t>& src,
                       std::vector<std::int64_t>& dst, std::vector<double>& weight) {
   if (text.empty()) return;
   edge_list el;
@@ -446,7 +463,7 @@ void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std
   el.dst.swap(dst);
   el.weight.swap(weight);
   parse_edge_window(text.data(), text.data() + text.size(), first_line, name, opt, thread_count(opt.threads),
-                    weights, el);
+                    fields, el);
   src.swap(el.src);
   dst.swap(el.dst);
   weight.swap(el.weight);

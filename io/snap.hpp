@@ -1,8 +1,8 @@
 // Edge lists (SNAP .txt, .csv, .tsv, ..., plain or .gz): '#' or '%' comment
-// lines, then one arc a line, "from to" or "from to weight", the fields
-// separated by blanks or by a comma (CSV, blanks around it allowed), ids
-// non-negative integers that need not be contiguous. A first data line whose
-// two or three fields are all not numbers is a header ("source,target",
+// lines, then one arc a line, "from to", "from to weight" or KONECT's "from
+// to weight time", the fields separated by blanks or by a comma (CSV, blanks
+// around it allowed), ids non-negative integers that need not be contiguous.
+// A first data line whose two to four fields are all not numbers is a header ("source,target",
 // "from to weight": networkx, pandas and Gephi write one) and is skipped.
 // Ids are remapped to 0..n-1 in ascending order of original id (a monotone
 // mapping), and the mapping is kept so outputs can name the original ids.
@@ -24,7 +24,8 @@ struct snap_graph {
   bool weighted = false;                  // the lines gave a third field, the weight
 };
 
-// Every data line holds as many fields as the first edge line (2 or 3); a
+// Every data line holds as many fields as the first edge line: "from to",
+// "from to weight" or KONECT's "from to weight time" (the time dropped); a
 // weight is a finite real number (its sign is PageRank's to judge, with the
 // arc's name). Self loops and duplicates are kept.
 snap_graph read_snap(const std::string& path, const read_options& opt = {});
@@ -46,8 +47,9 @@ class text_windows;  // io/text_input.hpp
 
 // The shape of an edge list, from its first lines (edge_list_columns).
 struct edge_columns {
-  bool weights = false;         // every edge line holds a third field, the weight
-  bool edge_line = false;       // the text shows an edge line: 2 or 3 fields, the first two ids
+  std::size_t fields = 2;  // every edge line's: from to (2), a weight (3), KONECT's time after it (4)
+  bool edge_line = false;  // the text shows an edge line: 2 to 4 fields, the first two ids
+  bool weights() const { return fields >= 3; }
   std::size_t body_offset = 0;  // bytes before the first edge line's line (a header and what precedes it)
   std::uint64_t body_line = 1;  // the number of the line at body_offset
 };
@@ -63,11 +65,11 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
 // first_line) appended to src and dst as their original ids, in order: a
 // list streamed by one process and parsed chunk by chunk by several
 // (apps/common/dist_load.cpp), renumbered by the caller as parse_snap does
-// (ascending original id), with the weights where `weights` (the file's
-// edge_columns, from its first window, whose header the caller removed).
+// (ascending original id), with the weights where `fields` is 3 or 4 (the
+// file's edge_columns, from its first window, whose header the caller removed).
 // Errors as read_snap's, with their lines.
 void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std::string& name,
-                      const read_options& opt, bool weights, std::vector<std::int64_t>& src,
+                      const read_options& opt, std::size_t fields, std::vector<std::int64_t>& src,
                       std::vector<std::int64_t>& dst, std::vector<double>& weight);
 }  // namespace detail
 

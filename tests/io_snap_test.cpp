@@ -200,7 +200,12 @@ TEST(io_snap, HeaderAndFieldCountErrors) {
   fails("src,dst\n0,1\nsrc,dst\n", 3, "source id 'src' is not a non-negative integer");
   fails("src,dst,w\n0,1\n", 2, "found 2 fields where the list's lines have 3 (from to weight)");
   fails("0 1 1\n1 2 -inf\n", 2, "weight '-inf'");
-  fails("0 1\n1 2 3 4\n", 2, "expected 2 fields (from to) or 3 (from to weight), found 4 (unexpected '4')");
+  fails("0 1\n1 2 3 4\n", 2, "found 4 fields where the list's lines have 2 (from to)");
+  fails(
+      "0 1 1 5\n1 2 3 4 5\n", 2,
+      "expected 2 fields (from to), 3 (from to weight) or 4 (from to weight time), found 5 (unexpected '5')");
+  fails("0 1 1 1190000000\n1 2 1\n", 2, "found 3 fields where the list's lines have 4 (from to weight time)");
+  fails("0 1 1 1190000000\n1 2 1 noon\n", 2, "time 'noon' is not a number");
   fails("# c\n\nsource target\n0 x\n", 4, "target id 'x' is not a non-negative integer");
   fails("0;1\n", 1, "source id '0;1' is not a non-negative integer");
   // Binary bytes split in two by a blank are no header (they were, and the
@@ -219,17 +224,37 @@ TEST(io_snap, HeaderAndFieldCountErrors) {
 
 TEST(io_snap, EdgeListColumns) {
   const auto c = io::detail::edge_list_columns("# a\n% b\n\nfrom to weight\n1 2 3\n");
-  EXPECT_TRUE(c.weights);
+  EXPECT_TRUE(c.weights());
   EXPECT_TRUE(c.edge_line);
   EXPECT_EQ(c.body_line, 5u);
   EXPECT_EQ(c.body_offset, std::string("# a\n% b\n\nfrom to weight\n").size());
   const auto d = io::detail::edge_list_columns("1,2\n");
-  EXPECT_FALSE(d.weights);
+  EXPECT_FALSE(d.weights());
   EXPECT_TRUE(d.edge_line);
   EXPECT_EQ(d.body_offset, 0u);
   EXPECT_EQ(d.body_line, 1u);
   EXPECT_FALSE(io::detail::edge_list_columns("hello world\n").edge_line);  // a header with no edge after it
-  EXPECT_FALSE(io::detail::edge_list_columns("1 2 3 4\n").edge_line);
+  const auto t = io::detail::edge_list_columns("% asym positive\n1 2 1 1190000000\n");  // KONECT's time
+  EXPECT_TRUE(t.edge_line);
+  EXPECT_EQ(t.fields, 4u);
+  EXPECT_TRUE(t.weights());
+  EXPECT_FALSE(io::detail::edge_list_columns("1 2 3 4 5\n").edge_line);
+}
+
+// KONECT's temporal networks: "from to weight time", the time read as a
+// number and dropped; the weight is the arc's (repeated arcs add up where
+// the solve merges them).
+TEST(io_snap, KonectTimeColumnDropped) {
+  const auto g = io::parse_snap(
+      "% asym positive\n% 3 3 3\n1 2 1 1190000000\n2 3 2 1190000001\n3 1 1 -5.5e3\n", "out.konect");
+  EXPECT_TRUE(g.weighted);
+  EXPECT_EQ(g.matrix.row_idx, (std::vector<index_t>{0, 1, 2}));
+  EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{1, 2, 0}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{1.0, 2.0, 1.0}));
+  // The same with a header of four names and commas.
+  const auto h = io::parse_snap("from,to,weight,time\n1,2,1,7\n2,3,2,8\n3,1,1,9\n", "t.csv");
+  EXPECT_EQ(h.matrix.col_idx, g.matrix.col_idx);
+  EXPECT_EQ(h.matrix.values, g.matrix.values);
 }
 
 // Weights survive the parallel parse: chunk by chunk (holes of comment lines

@@ -231,7 +231,8 @@ struct stream_part {
   io::detail::mm_stream_header mm;
   coo_matrix<double> entries;
   std::vector<std::int64_t> src, dst;
-  bool weights = false;   // the edge list's lines give a weight (io::detail::edge_columns)
+  std::size_t fields = 2;  // the edge list's lines' (io::detail::edge_columns): 3 or 4 give a weight
+  bool weights() const { return fields >= 3; }
   std::vector<double> w;  // then the weights, in the order of src and dst
   std::uint64_t text_bytes = 0;
 };
@@ -242,7 +243,7 @@ void parse_window(stream_mode mode, std::string_view text, std::uint64_t first_l
   if (mode == stream_mode::matrix_market)
     io::detail::parse_mm_stream_chunk(part.mm, text, first_line, before, path, opt, part.entries);
   else
-    io::detail::parse_snap_chunk(text, first_line, path, opt, part.weights, part.src, part.dst, part.w);
+    io::detail::parse_snap_chunk(text, first_line, path, opt, part.fields, part.src, part.dst, part.w);
 }
 
 // SNAP: the ids renumbered as parse_snap does (new id = rank among all
@@ -271,7 +272,7 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, bool undirected, co
   // within the memory could still fill a host here).
   const std::uint64_t distinct_bound = dist::total_sum(mine.size());
   dist::phase([&] {
-    const double held = (part.weights ? 40.0 : 32.0) * double(part.src.size());
+    const double held = (part.weights() ? 40.0 : 32.0) * double(part.src.size());
     check_host_memory_holding(held + 16.0 * double(distinct_bound), held,
                               path + ": renumbering the vertex ids of its " + std::to_string(edges) +
                                   " edges (every rank holds the distinct ids)");
@@ -303,7 +304,7 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, bool undirected, co
     };
     map(part.src, a.source);
     map(part.dst, a.target);
-    if (weighted && part.weights)
+    if (weighted && part.weights())
       a.weight.swap(part.w);
     else if (weighted)
       a.weight.assign(a.source.size(), 1.0);
@@ -414,10 +415,10 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
       // edge line.
       const io::detail::edge_columns columns = io::detail::edge_list_columns(first);
       first.remove_prefix(columns.body_offset);
-      part.weights = columns.weights;
+      part.fields = columns.fields;
       facts = {static_cast<std::int64_t>(stream_mode::snap),
                static_cast<std::int64_t>(total),
-               columns.weights ? 1 : 0,
+               static_cast<std::int64_t>(columns.fields),
                0,
                0,
                0,
@@ -448,7 +449,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     part.mm.size_line = static_cast<std::uint64_t>(facts[7]);
     part.mm.body_line = static_cast<std::uint64_t>(facts[8]);
   }
-  if (mode == stream_mode::snap) part.weights = facts[2] != 0;
+  if (mode == stream_mode::snap) part.fields = static_cast<std::size_t>(facts[2]);
   const auto window = static_cast<std::size_t>(facts[9]);
 
   // The stream. Each window: {bytes, first line, entry lines before} then
@@ -529,7 +530,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
   info.meta.timings.parse_seconds = info.load_seconds - info.meta.timings.read_seconds;
   dist::local_arcs a;
   if (mode == stream_mode::snap) {
-    info.meta.pattern = !part.weights;
+    info.meta.pattern = !part.weights();
     a = snap_arcs(part, weighted, opt.undirected, name, world, info);
   } else {
     const io::mm_header& h = part.mm.header;

@@ -1502,12 +1502,25 @@ int solve(settings& s) {
     require_vertices(s.graph, graph.matrix.rows, graph.matrix.cols);
   t.load = step.lap();
   // SNAP's undirected sets list each edge once (com-lj.ungraph.txt) or both
-  // ways (roadNet-CA.txt) under "# Undirected graph": read as arcs, the first
-  // are another graph than the user's. Said, not guessed: the flag decides.
-  if (graph.format == io::input_format::snap && !s.input.undirected && io::header_says_undirected(s.graph))
-    std::cerr << "pagerank: note: " << one_line(s.graph)
-              << "'s header says it is an undirected graph; each of its lines is one arc 'from -> to' here, "
-                 "--undirected takes every edge both ways\n";
+  // ways (roadNet-CA.txt) under "# Undirected graph", KONECT's under "% sym":
+  // read as arcs, the first are another graph than the user's. KONECT's
+  // bipartite sets ("% bip") number users and items each from 1: read as one
+  // set of ids, user 3 and item 3 are one vertex. Said, not guessed: the
+  // flags decide.
+  if (graph.format == io::input_format::snap) {
+    const io::header_graph h = io::graph_in_header(s.graph);
+    if (h == io::header_graph::undirected && !s.input.undirected)
+      std::cerr
+          << "pagerank: note: " << one_line(s.graph)
+          << "'s header says it is an undirected graph; each of its lines is one arc 'from -> to' here, "
+             "--undirected takes every edge both ways\n";
+    if (h == io::header_graph::bipartite)
+      std::cerr
+          << "pagerank: note: " << one_line(s.graph)
+          << "'s header says it is a bipartite graph (KONECT's '% bip'): its two columns number two sets "
+             "of vertices, each from 1, read here as one set (id 3 of the first column is id 3 of the "
+             "second); renumber one column to keep them apart\n";
+  }
   device_plan plan;
   if (s.gpus > 0)  // P^T built on the host, then split over the GPUs
     plan.reason = "--gpus " + std::to_string(s.gpus);

@@ -487,11 +487,44 @@ std::unique_ptr<text_windows> open_archive_windows(const std::string& path, std:
   }
 }
 
+std::string edge_list_head(const std::string& path, std::size_t bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  try {
+    archive_reader r;
+    if (!open_archive(r, path, true)) return {};
+    archive_entry* e = nullptr;
+    for (;;) {
+      const int rc = archive_read_next_header(r.a, &e);
+      if (rc == ARCHIVE_RETRY) continue;
+      if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return {};
+      const bool raw = archive_format(r.a) == ARCHIVE_FORMAT_RAW;  // a file compressed whole: its text
+      if (!raw && archive_entry_filetype(e) != AE_IFREG) continue;
+      const std::string name = raw ? std::string() : std::string(archive_entry_pathname(e));
+      if (!raw && ends_with(name, ".mtx")) return {};  // the graph is a .mtx: no edge list's header
+      if (!raw && !edge_list_member(name)) continue;
+      std::string head(bytes, '\0');
+      std::size_t got = 0;
+      while (got < bytes) {
+        const la_ssize_t k = archive_read_data(r.a, head.data() + got, bytes - got);
+        if (k <= 0) break;
+        got += static_cast<std::size_t>(k);
+      }
+      head.resize(got);
+      return head;
+    }
+  } catch (const std::exception&) {
+    return {};  // corrupt data: the load says so
+  }
+}
+
 #else
 
 std::unique_ptr<text_windows> open_archive_windows(const std::string&, std::size_t, std::string&) {
   return nullptr;
 }
+
+std::string edge_list_head(const std::string&, std::size_t) { return {}; }
 
 text_buffer read_archive_matrix(const std::string& path, std::string&, read_stats*) {
   throw not_supported(path +

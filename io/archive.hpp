@@ -51,4 +51,12 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
 std::unique_ptr<text_windows> open_archive_windows(const std::string& path, std::size_t window,
                                                    std::string& member);
 
+// The first `bytes` of the text read_archive_matrix would take where it is an
+// edge list (the first edge-list member: KONECT's out.NAME), or of a file
+// compressed whole (read_packed's text); "" where a .mtx member comes first,
+// where there is none, without libarchive, or where anything fails (a hint's
+// input: the load reports what is wrong). Inflates no more than it returns
+// plus the members before it.
+std::string edge_list_head(const std::string& path, std::size_t bytes);
+
 }  // namespace perron::io::detail

@@ -33,14 +33,18 @@ snap_graph read_snap(const std::string& path, const read_options& opt = {});
 // The same over text in memory; `name` is what errors call the input.
 snap_graph parse_snap(std::string_view text, const std::string& name, const read_options& opt = {});
 
-// Whether the comment lines that open an edge list (plain or gzipped; '#' or
-// '%') say "Undirected graph", as SNAP's undirected sets do (roadNet-CA.txt,
-// com-lj.ungraph.txt: "# Undirected graph: ..."), read from its first 16 KB.
-// false for anything else, a file that cannot be read included, and for a
-// named pipe or a device (not opened: its text was read by the load, and
-// opening a pipe waits for a writer): a hint for the user (pagerank
-// --undirected), never an error.
-bool header_says_undirected(const std::string& path);
+// What the comment lines that open an edge list say of its graph: SNAP's
+// undirected sets say "Undirected graph" (roadNet-CA.txt, com-lj.ungraph.txt:
+// "# Undirected graph: ..."); KONECT's out.NAME opens with "% sym ..."
+// (undirected), "% asym ..." (directed) or "% bip ..." (bipartite: two sets
+// of vertices, each numbered from 1). Read from the first 16 KB of the text
+// the load takes: a plain or gzipped file, an archive's edge-list member, a
+// file compressed whole. unknown for anything else, a file that cannot be
+// read included, and for a named pipe or a device (not opened: its text was
+// read by the load, and opening a pipe waits for a writer): a hint for the
+// user (pagerank --undirected), never an error.
+enum class header_graph { unknown, undirected, bipartite };
+header_graph graph_in_header(const std::string& path);
 
 namespace detail {
 class text_windows;  // io/text_input.hpp

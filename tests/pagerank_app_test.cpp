@@ -653,6 +653,40 @@ TEST_F(pagerank_app, UndirectedTakesEveryArcBothWays) {
   EXPECT_NE(bad.err.find(rect + ": an undirected graph needs a square matrix"), std::string::npos) << bad.err;
 }
 
+// KONECT's out.NAME says its graph's kind on its first line: "% sym"
+// (undirected) gets the note SNAP's "Undirected graph" gets, "% bip"
+// (two sets of ids, each from 1) one of its own, "% asym" none; the same
+// from the .tar.bz2 KONECT ships, whose member's head is read for it.
+TEST_F(pagerank_app, KonectHeaderNotes) {
+  const std::string sym = file("out.sym", "% sym unweighted\n% 3 3 3\n1 2 1 1190000000\n2 3 1 1190000001\n");
+  const outcome u = run({sym, "--device", "cpu"});
+  ASSERT_EQ(u.code, 0) << u.err;
+  EXPECT_NE(u.err.find("pagerank: note: " + sym + "'s header says it is an undirected graph"),
+            std::string::npos)
+      << u.err;
+  EXPECT_EQ(run({sym, "--device", "cpu", "--undirected"}).err, "");
+  const std::string bip = file("out.bip", "% bip unweighted\n% 3 2 2\n1 1\n1 2\n2 1\n");
+  const outcome b = run({bip, "--device", "cpu"});
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_NE(b.err.find("pagerank: note: " + bip + "'s header says it is a bipartite graph"),
+            std::string::npos)
+      << b.err;
+  EXPECT_EQ(run({file("out.asym", "% asym unweighted\n1 2\n2 3\n"), "--device", "cpu"}).err, "");
+  // In KONECT's archive: NAME/README.NAME before NAME/out.NAME.
+  fs::create_directories(dir_ / "k" / "toy");
+  std::ofstream(dir_ / "k" / "toy" / "README.toy") << "A toy network.\n";
+  std::ofstream(dir_ / "k" / "toy" / "out.toy") << slurp(sym);
+  const outcome packed = run_command("tar -C " + quote((dir_ / "k").string()) + " -cjf " +
+                                         quote(path("toy.tar.bz2")) + " toy/README.toy toy/out.toy",
+                                     dir_);
+  if (packed.code != 0) GTEST_SKIP() << "no tar with bzip2 here: " << packed.err;
+  const outcome a = run({path("toy.tar.bz2"), "--device", "cpu"});
+  if (a.err.find("needs libarchive") != std::string::npos) GTEST_SKIP() << "built without libarchive";
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.err.find("'s header says it is an undirected graph"), std::string::npos) << a.err;
+  EXPECT_NE(a.out.find("links       2"), std::string::npos) << a.out;
+}
+
 TEST_F(pagerank_app, BadInputs) {
   struct bad_case {
     std::vector<std::string> args;

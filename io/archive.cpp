@@ -77,28 +77,20 @@ bool is_archive_name(const std::string& path) {
   return false;
 }
 
-bool is_packed_file(const std::string& path) {
+packing packing_of(const std::string& path) {
+  const bool named = is_archive_name(path);
+  const packing by_name = named ? packing::tar : packing::plain;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return by_name;
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  unsigned char head[16];
-  const std::size_t got = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
-  return has_packed_magic(head, got);
-}
-
-bool is_archive(const std::string& path) {
-  if (is_archive_name(path)) return true;
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
+  if (!f) return by_name;
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> close(f, &std::fclose);
   char head[512];
   std::size_t got = std::fread(head, 1, sizeof head, f);
-  if (has_zip_magic(head, got)) return true;
+  if (has_zip_magic(head, got)) return packing::zip;
+  if (has_packed_magic(head, got)) return packing::compressed;
   if (has_gzip_magic(head, got)) {
+    if (named) return packing::gzip_tar;  // libarchive says what else it holds
     // Only the first tar header's bytes are inflated; corrupt data is the reader's to report.
     try {
       std::rewind(f);
@@ -110,10 +102,11 @@ bool is_archive(const std::string& path) {
         got += k;
       }
     } catch (const std::exception&) {
-      return false;
+      return packing::gzip;
     }
+    return is_tar(std::string_view(head, got)) ? packing::gzip_tar : packing::gzip;
   }
-  return is_tar(std::string_view(head, got));
+  return is_tar(std::string_view(head, got)) ? packing::tar : by_name;
 }
 
 #ifdef PERRON_HAVE_LIBARCHIVE

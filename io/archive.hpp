@@ -13,20 +13,32 @@ namespace perron::io::detail {
 // or zstd (*.tar.bz2, *.tbz2, *.tar.xz, *.txz, *.tar.zst, ...).
 bool is_archive_name(const std::string& path);
 
-// A regular file that opens a bzip2, xz or zstd stream (has_packed_magic):
-// one file compressed whole, or a tar so compressed under another name.
-bool is_packed_file(const std::string& path);
+// How a file's text is packed, told once by its content (its first 512
+// bytes, inflated where gzip) and its name, so that every reader takes the
+// same path: a SuiteSparse download saved as "flickr" or "download.gz" is
+// still a gzipped tar, a text holding "ustar" at byte 257 still a text
+// (is_tar checks the header's checksum), a text opening with "BZh1" still a
+// text (has_packed_magic checks the block's magic).
+enum class packing {
+  plain,     // the text itself; also what is no regular file (a pipe, sniffed in memory) or cannot be opened
+  gzip,      // one gzip stream of a text (io/inflate.hpp, window by window)
+  tar,       // a tar; also a file named as an archive whose content says nothing else (libarchive says why)
+  gzip_tar,  // a gzipped tar (SuiteSparse's .tar.gz)
+  zip,       // a zip (Network Repository's .zip)
+  compressed,  // a bzip2, xz or zstd stream: a text compressed whole, or a tar so compressed (KONECT's
+               // .tar.bz2)
+};
+packing packing_of(const std::string& path);
 
-// Such a file's text through libarchive: a tar's main member, chosen as
-// read_archive_matrix chooses it (`member` its path), or the whole file's
-// text (`member` left empty). not_supported without libarchive.
+// tar, gzip_tar and zip: read_archive_matrix picks the member (a compressed
+// stream goes to read_packed, which does the same for a tar inside).
+inline bool is_archive(packing k) { return k == packing::tar || k == packing::gzip_tar || k == packing::zip; }
+
+// A compressed file's text (packing::compressed) through libarchive: a
+// tar's main member, chosen as read_archive_matrix chooses it (`member` its
+// path), or the whole file's text (`member` left empty). not_supported
+// without libarchive.
 text_buffer read_packed(const std::string& path, std::string& member, read_stats* stats = nullptr);
-
-// An archive by its name (is_archive_name), or a regular file of another
-// name whose content is one: a tar, plain or gzipped, or a zip (a SuiteSparse
-// download saved as "flickr" or "download.gz" read "unrecognized format"). A
-// file that cannot be read is no archive here: its reader says why.
-bool is_archive(const std::string& path);
 
 // read_packed over bytes already in memory (a tar or a zip that came
 // through a pipe, inflated where it was gzip, or a bzip2, xz or zstd stream,

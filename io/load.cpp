@@ -160,10 +160,9 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   detail::read_stats rs;
   detail::text_buffer text;
   std::string name = path;
-  const bool archive = detail::is_archive(path);
-  const bool packed = !archive && detail::is_packed_file(path);
+  const detail::packing packing = detail::packing_of(path);
   loaded_matrix m;
-  if (!archive && detail::is_gzip_file(path)) {
+  if (packing == detail::packing::gzip) {
     // Inflated window by window on a second thread while the parse runs:
     // parse_seconds is the whole pipeline, read_seconds the inflater's share.
     const auto windows = detail::open_gzip_windows(path, detail::auto_window, threads);
@@ -174,9 +173,9 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   } else {
     // An archive's member, or the text of a file compressed whole (member "").
     std::string member;
-    if (archive) {
+    if (detail::is_archive(packing)) {
       text = detail::read_archive_matrix(path, member, &rs);
-    } else if (packed) {
+    } else if (packing == detail::packing::compressed) {
       text = detail::read_packed(path, member, &rs);
     } else {
       text = detail::read_file(path, threads, &rs);

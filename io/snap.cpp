@@ -503,12 +503,13 @@ std::string edge_list_head(const std::string& path) {
     ::close(fd);
     return {};  // a pipe or a device: what it held is read (no note)
   }
-  if (detail::is_archive(path) || detail::is_packed_file(path))
+  const detail::packing packing = detail::packing_of(path);
+  if (detail::is_archive(packing) || packing == detail::packing::compressed)
     return detail::edge_list_head(path, head_bytes);
   std::string text(head_bytes, '\0');
   std::size_t got = 0;
   try {
-    if (detail::is_gzip_file(path)) {
+    if (packing == detail::packing::gzip) {
       detail::gzip_inflater z(
           path, [&f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f.get()); });
       got = z.read(text.data(), head_bytes);

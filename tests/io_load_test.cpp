@@ -194,24 +194,26 @@ TEST_F(io_load, ArchivesAreFoundByTheirContent) {
   const auto plain = io::load_matrix(test::data_dir() + "/karate.mtx");
   const std::string tar = path("karate.tar");
   ASSERT_EQ(std::system(("gzip -dc '" + archive + "' > '" + tar + "'").c_str()), 0);
-  EXPECT_FALSE(io::detail::is_archive(test::data_dir() + "/karate.mtx"));
-  EXPECT_FALSE(io::detail::is_archive(path("missing")));
+  using io::detail::packing;
+  EXPECT_EQ(io::detail::packing_of(test::data_dir() + "/karate.mtx"), packing::plain);
+  EXPECT_EQ(io::detail::packing_of(path("missing")), packing::plain);
+  EXPECT_EQ(io::detail::packing_of(path("missing.tar.gz")), packing::tar);  // libarchive says it is missing
   // A text holding "ustar" where a tar header holds it is still text: the header's checksum says so.
   std::string banner = "%%MatrixMarket matrix coordinate pattern general\n%";
   banner += std::string(257 - banner.size(), ' ') + "ustar" + std::string(300, ' ') + "\n2 2 1\n1 2\n";
   for (const char* name : {"word.mtx", "word"}) {
     const std::string file = write(name, banner);
-    EXPECT_FALSE(io::detail::is_archive(file)) << name;
+    EXPECT_EQ(io::detail::packing_of(file), packing::plain) << name;
     EXPECT_EQ(io::load_matrix(file).matrix.nnz(), 1u) << name;
   }
   // Nor is a header that opens with bzip2's "BZh1" a bzip2 stream: its block magic does not follow.
   const std::string bzh = write("bzh.csv", "BZh1,target\n1,2\n");
-  EXPECT_FALSE(io::detail::is_packed_file(bzh));
+  EXPECT_EQ(io::detail::packing_of(bzh), packing::plain);
   EXPECT_EQ(io::load_matrix(bzh).matrix.nnz(), 1u);
   for (const auto& [source, name] : {std::pair{archive, "karate"}, std::pair{archive, "karate.gz"},
                                      std::pair{tar, "download"}, std::pair{tar, "karate.dat"}}) {
     const std::string file = copy(source, name);
-    EXPECT_TRUE(io::detail::is_archive(file)) << name;
+    EXPECT_EQ(io::detail::packing_of(file), source == archive ? packing::gzip_tar : packing::tar) << name;
     expect_same_graph(io::load_matrix(file), plain, name);
   }
   for (const std::string& source : {archive, tar}) expect_same_through_pipe(source, path("stdin"), plain);

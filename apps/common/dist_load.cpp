@@ -375,11 +375,12 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     // A size of 0 may hide content (procfs: /proc/self/status), which the windows, read by the
     // size, would miss: load_whole reads it to its end as a stream (or says it is empty).
     if (st.st_size == 0) return;
-    if (io::detail::is_packed_file(path)) return;  // bzip2, xz, zstd: load_whole decompresses it
-    const bool gzip = io::detail::is_gzip_file(path);
+    const io::detail::packing packing = io::detail::packing_of(path);
+    if (packing == io::detail::packing::compressed) return;  // bzip2, xz, zstd: load_whole decompresses it
+    const bool gzip = packing == io::detail::packing::gzip || packing == io::detail::packing::gzip_tar;
     std::uint64_t total = std::max<std::uint64_t>(announced_text_bytes(path, gzip), 1);
     const std::size_t window = stream_window(total, P);
-    const bool archive = io::detail::is_archive(path);
+    const bool archive = io::detail::is_archive(packing);
     if (archive) {  // a SuiteSparse .tar.gz: its main .mtx member, when it comes first
       std::string member;
       windows = io::detail::open_archive_windows(path, window, member);

@@ -177,7 +177,16 @@ struct archive_reader {
   [[noreturn]] void fail(const std::string& path, const std::string& what, const char* fallback) const {
     if (source && source->failure) std::rethrow_exception(source->failure);
     const char* m = archive_error_string(a);
-    throw io_error(path, what + (m ? m : fallback));
+    std::string said = m ? m : fallback;
+    // What libarchive passes on from liblzma and zlib as they say it, where a
+    // file was cut short: LZMA_BUF_ERROR ("Lzma library error:  No progress
+    // is possible") and Z_BUF_ERROR ("ZIP decompression failed (-5)"); bzip2
+    // and zstd say "truncated ... input" themselves.
+    if (said.find("Lzma library error") != std::string::npos &&
+        said.find("No progress is possible") != std::string::npos)
+      said = "truncated xz input";
+    if (said == "ZIP decompression failed (-5)") said = "truncated zip input";
+    throw io_error(path, what + said);
   }
 };
 

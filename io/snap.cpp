@@ -87,12 +87,46 @@ const char* field_names(std::size_t fields) {
   return fields == 4 ? "from to weight time" : fields == 3 ? "from to weight" : "from to";
 }
 
+// networkx's write_edgelist (its default, data=True) ends each line with
+// the edge's attributes as a Python dict: "1 2 {}", "1 2 {'weight': 2.0}".
+// The weight is the 'weight' key's number, 1 where the dict has none (as
+// networkx's pagerank takes a missing weight). p at the '{': returns past
+// the dict's '}', which ends the line, or nullptr with `why` set.
+const char* scan_data_dict(const char* p, const char* end, double& w, const char*& why) {
+  const char* close = p;
+  while (close != end && *close != '\n') ++close;
+  while (close != p && (detail::is_blank(close[-1]) || close[-1] == '\r')) --close;
+  if (close == p || close[-1] != '}') {
+    why = "expected the edge's data as networkx writes it, a dict {...} that ends the line";
+    return nullptr;
+  }
+  w = 1.0;
+  for (const char* key : {"'weight'", "\"weight\""}) {
+    const std::string_view inside(p, static_cast<std::size_t>(close - p));
+    const std::size_t at = inside.find(key);
+    if (at == std::string_view::npos) continue;
+    const char* v = detail::skip_blanks(p + at + 8, close);
+    if (v == close || *v != ':') break;  // a value named 'weight', not the key
+    v = detail::skip_blanks(v + 1, close);
+    const char* e = detail::scan_real(v, close, w);
+    const char* t = e ? detail::skip_blanks(e, close) : close;
+    if (t == close || (*t != ',' && *t != '}')) {
+      why = "the 'weight' in the edge's data is not a number";
+      return nullptr;
+    }
+    break;
+  }
+  return close;
+}
+
 // Each field is quoted whole (quote_bytes): a line ending "\r\r\n" (a CRLF
 // file converted once more) said "target id '1412' is not a non-negative
 // integer", its stray CR hidden.
-std::string diagnose_edge(const char* line, const char* end, std::size_t want) {
-  const auto fields = edge_fields(line, end);
+std::string diagnose_edge(const char* line, const char* end, const detail::edge_columns& columns) {
+  auto fields = edge_fields(line, end);
+  if (columns.index && !fields.empty()) fields.erase(fields.begin());  // pandas' row index
   const char* names[2] = {"source id", "target id"};
+  const std::size_t want = columns.fields;
   const bool weights = want >= 3;
   for (std::size_t k = 0; k < std::min<std::size_t>(2, fields.size()); ++k) {
     const char* b = fields[k].data();
@@ -108,6 +142,16 @@ std::string diagnose_edge(const char* line, const char* end, std::size_t want) {
         std::all_of(b + (*b == '+'), e, [](char c) { return c >= '0' && c <= '9'; }) && e - b > (*b == '+');
     if (digits) return std::string(names[k]) + " " + q + " does not fit a 63-bit integer";
     return std::string(names[k]) + " " + q + " is not a non-negative integer";
+  }
+  if (columns.data && fields.size() >= 2) {
+    const char* p = skip_separator(fields[1].data() + fields[1].size(), end);
+    double w = 0;
+    const char* why = "malformed edge line";
+    if (p == end || *p != '{')
+      why = "expected the edge's data as networkx writes it, a dict {...} that ends the line";
+    else
+      scan_data_dict(p, end, w, why);
+    return why;
   }
   if (weights && fields.size() >= 3) {
     const char* b = fields[2].data();
@@ -155,9 +199,11 @@ struct chunk_result {
   detail::chunk_error error;
 };
 
-// weight: null for a list of "from to" lines; fields: the lines' count (2-4).
-void parse_edge_chunk(const line_chunk& c, std::size_t fields, std::int64_t* src, std::int64_t* dst,
-                      double* weight, chunk_result& res) {
+// weight: null for a list of "from to" lines.
+void parse_edge_chunk(const line_chunk& c, const detail::edge_columns& columns, std::int64_t* src,
+                      std::int64_t* dst, double* weight, chunk_result& res) {
+  const std::size_t fields = columns.fields;
+  const bool data = columns.data, index = columns.index;
   const char* p = c.begin;
   const char* const end = c.end;
   std::size_t n = 0;
@@ -169,9 +215,20 @@ void parse_edge_chunk(const line_chunk& c, std::size_t fields, std::int64_t* src
     if (detail::skip_empty_or_comment(p, end, '#')) continue;
     std::uint64_t a = 0, b = 0;
     double w = 0;
-    const char* q = detail::scan_unsigned(p, end, a);
+    const char* q = p;
+    if (index) {  // pandas' row index: any field, dropped
+      while (q != end && !at_field_end(q, end)) ++q;
+      q = q != p ? skip_separator(q, end) : nullptr;
+    }
+    q = q ? detail::scan_unsigned(q, end, a) : nullptr;
     if (q && at_field_end(q, end)) q = detail::scan_unsigned(skip_separator(q, end), end, b);
-    if (weight && q && at_field_end(q, end)) q = detail::scan_real(skip_separator(q, end), end, w);
+    if (data && q && at_field_end(q, end)) {
+      const char* why = nullptr;
+      q = skip_separator(q, end);
+      q = q != end && *q == '{' ? scan_data_dict(q, end, w, why) : nullptr;
+    } else if (weight && q && at_field_end(q, end)) {
+      q = detail::scan_real(skip_separator(q, end), end, w);
+    }
     double time = 0;  // KONECT's timestamp: read to check it is a number, then dropped
     if (fields == 4 && q && at_field_end(q, end)) q = detail::scan_real(skip_separator(q, end), end, time);
     const char* next = q && detail::at_delimiter(q, end) ? detail::end_of_line(q, end) : nullptr;
@@ -179,7 +236,7 @@ void parse_edge_chunk(const line_chunk& c, std::size_t fields, std::int64_t* src
       res.edges = n;
       res.max_id = max_id;
       res.error.line = line;
-      res.error.reason = diagnose_edge(line, end, fields);
+      res.error.reason = diagnose_edge(line, end, columns);
       return;
     }
     src[n] = static_cast<std::int64_t>(a);
@@ -205,8 +262,8 @@ struct edge_list {
 // Returns the newlines in [begin, end).
 std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_t first_line,
                                 const std::string& name, const read_options& opt, unsigned threads,
-                                std::size_t fields, edge_list& el) {
-  const bool weights = fields >= 3;
+                                const detail::edge_columns& columns, edge_list& el) {
+  const bool weights = columns.weights();
   const auto chunks = detail::split_lines(begin, end, first_line, threads, opt.chunk_bytes);
   const std::size_t slots = chunks.empty() ? 0 : chunks.back().first_slot + chunks.back().lines;
   std::vector<std::int64_t>& src = el.src;
@@ -224,7 +281,7 @@ std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nchunks > 1)
   for (std::int64_t k = 0; k < nchunks; ++k) {
     const auto& c = chunks[static_cast<std::size_t>(k)];
-    parse_edge_chunk(c, fields, src.data() + base + c.first_slot, dst.data() + base + c.first_slot,
+    parse_edge_chunk(c, columns, src.data() + base + c.first_slot, dst.data() + base + c.first_slot,
                      weights ? weight.data() + base + c.first_slot : nullptr,
                      res[static_cast<std::size_t>(k)]);
   }
@@ -253,8 +310,8 @@ std::uint64_t parse_edge_window(const char* begin, const char* end, std::uint64_
 // Every window's edges, in file order, the first window from its first edge line's line.
 edge_list parse_edges(std::string_view first, std::uint64_t first_line, detail::text_windows& more,
                       const std::string& name, const read_options& opt, unsigned threads,
-                      std::size_t fields) {
-  const bool weights = fields >= 3;
+                      const detail::edge_columns& columns) {
+  const bool weights = columns.weights();
   edge_list el;
   if (weights)
     detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst,
@@ -263,7 +320,7 @@ edge_list parse_edges(std::string_view first, std::uint64_t first_line, detail::
     detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst);
   std::uint64_t line = first_line;
   for (std::string_view w = first; !w.empty(); w = more.next()) {
-    line += parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, fields, el);
+    line += parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, columns, el);
   }
   return el;
 }
@@ -380,21 +437,31 @@ edge_columns edge_list_columns(std::string_view text) {
     const char* q = skip_blanks(p, end);
     if (q == end) break;
     if (!skip_empty_or_comment(q, end, '#')) {
-      const auto fields = edge_fields(q, end);
-      if (!header && fields.size() >= 2 && fields.size() <= max_fields &&
+      auto fields = edge_fields(q, end);
+      // pandas' to_csv with its row index: a header whose first name is
+      // empty (",source,target"), and each line's first field that index.
+      const bool index = !header && fields.size() >= 3 && fields[0].empty();
+      if (!header && fields.size() >= 2 + index && fields.size() <= max_fields + index &&
           std::none_of(fields.begin(), fields.end(), is_number) &&
           std::all_of(fields.begin(), fields.end(), is_name)) {
         // A header: the edges start on the next line.
         header = true;
-        c.fields = fields.size();
+        c.index = index;
+        c.fields = fields.size() - index;
         p = next_line(q, end);
         c.body_offset = static_cast<std::size_t>(p - begin);
         c.body_line = ++line;
         continue;
       }
-      if (fields.size() >= 2 && fields.size() <= max_fields && is_id(fields[0]) && is_id(fields[1])) {
+      if (c.index && !fields.empty()) fields.erase(fields.begin());
+      // networkx's "from to {data}": the data's fields are the dict's, split at its blanks and commas.
+      const bool data = !header && fields.size() >= 3 && !fields[2].empty() && fields[2][0] == '{';
+      if (fields.size() >= 2 && (fields.size() <= max_fields || data) && is_id(fields[0]) &&
+          is_id(fields[1])) {
         c.edge_line = true;
-        if (!header) c.fields = fields.size();  // else the header's count binds the lines
+        c.data = data;
+        if (data) c.fields = 2;
+        if (!header && !data) c.fields = fields.size();  // else the header's count binds the lines
       }
       // Else the parse says what is wrong with it (with the header's field count, or 2).
       return c;
@@ -413,7 +480,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
     text.remove_prefix(3);  // UTF-8 byte order mark
   const edge_columns columns = edge_list_columns(text);
   text.remove_prefix(columns.body_offset);
-  edge_list el = parse_edges(text, columns.body_line, windows, name, opt, threads, columns.fields);
+  edge_list el = parse_edges(text, columns.body_line, windows, name, opt, threads, columns);
   const std::size_t edges = el.src.size();
 
   // Monotone remap: new id = rank of the original id among the distinct ids.
@@ -456,7 +523,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
 }
 
 void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std::string& name,
-                      const read_options& opt, std::size_t fields, std::vector<std::int64_t>& src,
+                      const read_options& opt, const edge_columns& columns, std::vector<std::int64_t>& src,
                       std::vector<std::int64_t>& dst, std::vector<double>& weight) {
   if (text.empty()) return;
   edge_list el;
@@ -464,7 +531,7 @@ void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std
   el.dst.swap(dst);
   el.weight.swap(weight);
   parse_edge_window(text.data(), text.data() + text.size(), first_line, name, opt, thread_count(opt.threads),
-                    fields, el);
+                    columns, el);
   src.swap(el.src);
   dst.swap(el.dst);
   weight.swap(el.weight);

@@ -53,7 +53,9 @@ class text_windows;  // io/text_input.hpp
 struct edge_columns {
   std::size_t fields = 2;  // every edge line's: from to (2), a weight (3), KONECT's time after it (4)
   bool edge_line = false;  // the text shows an edge line: 2 to 4 fields, the first two ids
-  bool weights() const { return fields >= 3; }
+  bool data = false;       // networkx's "from to {'weight': w}": the weight from the dict (1 without)
+  bool index = false;      // pandas' to_csv: a first column of row numbers (header ",source,target"), dropped
+  bool weights() const { return fields >= 3 || data; }
   std::size_t body_offset = 0;  // bytes before the first edge line's line (a header and what precedes it)
   std::uint64_t body_line = 1;  // the number of the line at body_offset
 };
@@ -69,11 +71,11 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
 // first_line) appended to src and dst as their original ids, in order: a
 // list streamed by one process and parsed chunk by chunk by several
 // (apps/common/dist_load.cpp), renumbered by the caller as parse_snap does
-// (ascending original id), with the weights where `fields` is 3 or 4 (the
+// (ascending original id), with the weights where columns.weights() (the
 // file's edge_columns, from its first window, whose header the caller removed).
 // Errors as read_snap's, with their lines.
 void parse_snap_chunk(std::string_view text, std::uint64_t first_line, const std::string& name,
-                      const read_options& opt, std::size_t fields, std::vector<std::int64_t>& src,
+                      const read_options& opt, const edge_columns& columns, std::vector<std::int64_t>& src,
                       std::vector<std::int64_t>& dst, std::vector<double>& weight);
 }  // namespace detail
 

@@ -257,6 +257,45 @@ TEST(io_snap, KonectTimeColumnDropped) {
   EXPECT_EQ(h.matrix.values, g.matrix.values);
 }
 
+// networkx's write_edgelist with its default data=True ends a line with the
+// edge's attributes, a Python dict: the weight is its 'weight' (1 without).
+// pandas' to_csv with its default index=True writes a first column of row
+// numbers under an empty name: dropped (it was read as the source, and the
+// target as a weight).
+TEST(io_snap, NetworkxDataAndPandasIndex) {
+  const auto g = io::parse_snap(
+      "1 2 {}\n1 3 {'weight': 2.5}\n2 3 {'color': 'red', 'weight': 4}\r\n"
+      "3 1 {\"weight\": 1e3, 'w': 7}\n",
+      "g.edgelist");
+  EXPECT_TRUE(g.weighted);
+  EXPECT_EQ(g.matrix.row_idx, (std::vector<index_t>{0, 0, 1, 2}));
+  EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{1, 2, 2, 0}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{1.0, 2.5, 4.0, 1000.0}));
+  const auto c = io::parse_snap("1,2,{}\n2,3,{'weight': 3}\n", "c.edgelist");  // delimiter=','
+  EXPECT_EQ(c.matrix.values, (std::vector<double>{1.0, 3.0}));
+  for (const char* text : {",source,target\n0,1,2\n1,1,3\n2,2,3\n3,3,1\n",
+                           ",source,target,weight\n0,1,2,1\n1,1,3,1\n2,2,3,1\n3,3,1,1\n"}) {
+    const auto p = io::parse_snap(text, "p.csv");
+    EXPECT_EQ(p.original_id, (std::vector<std::int64_t>{1, 2, 3})) << text;
+    EXPECT_EQ(p.matrix.row_idx, (std::vector<index_t>{0, 0, 1, 2})) << text;
+    EXPECT_EQ(p.matrix.col_idx, (std::vector<index_t>{1, 2, 2, 0})) << text;
+  }
+  const auto fails = [](const std::string& text, std::uint64_t line, const std::string& words) {
+    try {
+      io::parse_snap(text, "g.edgelist");
+      ADD_FAILURE() << text;
+    } catch (const parse_error& e) {
+      EXPECT_EQ(e.line, line) << e.what();
+      EXPECT_NE(e.reason.find(words), std::string::npos) << e.what();
+    }
+  };
+  fails("1 2 {}\n2 3 {'weight': 'heavy'}\n", 2, "the 'weight' in the edge's data is not a number");
+  fails("1 2 {}\n2 3 {'weight': 2\n", 2, "a dict {...} that ends the line");
+  fails("1 2 {}\n2 3\n", 2, "a dict {...} that ends the line");
+  fails("1 2 {}\nx 3 {}\n", 2, "source id 'x' is not a non-negative integer");
+  fails(",source,target\n0,1,2\n1,1\n", 3, "found 1");
+}
+
 // Weights survive the parallel parse: chunk by chunk (holes of comment lines
 // packed away) as on one thread, errors at their lines.
 TEST(io_snap, WeightsInEveryChunk) {

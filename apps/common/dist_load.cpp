@@ -231,8 +231,8 @@ struct stream_part {
   io::detail::mm_stream_header mm;
   coo_matrix<double> entries;
   std::vector<std::int64_t> src, dst;
-  std::size_t fields = 2;  // the edge list's lines' (io::detail::edge_columns): 3 or 4 give a weight
-  bool weights() const { return fields >= 3; }
+  io::detail::edge_columns columns;  // the edge list's lines' layout
+  bool weights() const { return columns.weights(); }
   std::vector<double> w;  // then the weights, in the order of src and dst
   std::uint64_t text_bytes = 0;
 };
@@ -243,7 +243,7 @@ void parse_window(stream_mode mode, std::string_view text, std::uint64_t first_l
   if (mode == stream_mode::matrix_market)
     io::detail::parse_mm_stream_chunk(part.mm, text, first_line, before, path, opt, part.entries);
   else
-    io::detail::parse_snap_chunk(text, first_line, path, opt, part.fields, part.src, part.dst, part.w);
+    io::detail::parse_snap_chunk(text, first_line, path, opt, part.columns, part.src, part.dst, part.w);
 }
 
 // SNAP: the ids renumbered as parse_snap does (new id = rank among all
@@ -416,12 +416,12 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
       // edge line.
       const io::detail::edge_columns columns = io::detail::edge_list_columns(first);
       first.remove_prefix(columns.body_offset);
-      part.fields = columns.fields;
+      part.columns = columns;
       facts = {static_cast<std::int64_t>(stream_mode::snap),
                static_cast<std::int64_t>(total),
                static_cast<std::int64_t>(columns.fields),
-               0,
-               0,
+               columns.data ? 1 : 0,
+               columns.index ? 1 : 0,
                0,
                0,
                0,
@@ -450,7 +450,11 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     part.mm.size_line = static_cast<std::uint64_t>(facts[7]);
     part.mm.body_line = static_cast<std::uint64_t>(facts[8]);
   }
-  if (mode == stream_mode::snap) part.fields = static_cast<std::size_t>(facts[2]);
+  if (mode == stream_mode::snap) {
+    part.columns.fields = static_cast<std::size_t>(facts[2]);
+    part.columns.data = facts[3] != 0;
+    part.columns.index = facts[4] != 0;
+  }
   const auto window = static_cast<std::size_t>(facts[9]);
 
   // The stream. Each window: {bytes, first line, entry lines before} then

@@ -65,7 +65,8 @@ input_format detect(std::string_view text, const std::string& name) {
     if (q != end && *q != '\n' && *q != '#' && *q != '%' && *q != '\r') {
       const detail::edge_columns c =
           detail::edge_list_columns(std::string_view(q, static_cast<std::size_t>(end - q)));
-      if (c.edge_line) return input_format::snap;
+      // An edge list of vertex names: the parse says why it is refused.
+      if (c.edge_line || c.names) return input_format::snap;
       throw parse_error(
           name, line,
           "unrecognized format: neither a Matrix Market banner (%%MatrixMarket ...) nor an edge "

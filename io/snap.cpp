@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -119,6 +120,12 @@ const char* scan_data_dict(const char* p, const char* end, double& w, const char
   return close;
 }
 
+// What an edge list of vertex names gets told: the outputs, the cache and
+// --sources name vertices by integer ids.
+constexpr const char* names_hint =
+    " (vertices are named by integer ids here, not by names: number them first, e.g. networkx's "
+    "convert_node_labels_to_integers or pandas' factorize)";
+
 // Each field is quoted whole (quote_bytes): a line ending "\r\r\n" (a CRLF
 // file converted once more) said "target id '1412' is not a non-negative
 // integer", its stray CR hidden.
@@ -141,7 +148,9 @@ std::string diagnose_edge(const char* line, const char* end, const detail::edge_
     const bool digits =
         std::all_of(b + (*b == '+'), e, [](char c) { return c >= '0' && c <= '9'; }) && e - b > (*b == '+');
     if (digits) return std::string(names[k]) + " " + q + " does not fit a 63-bit integer";
-    return std::string(names[k]) + " " + q + " is not a non-negative integer";
+    // A name, not a corrupt number: a word from its first byte ("alice"; a stray "x" is no name).
+    const bool name = e - b >= 2 && std::isalpha(static_cast<unsigned char>(*b)) && !is_number(fields[k]);
+    return std::string(names[k]) + " " + q + " is not a non-negative integer" + (name ? names_hint : "");
   }
   if (columns.data && fields.size() >= 2) {
     const char* p = skip_separator(fields[1].data() + fields[1].size(), end);
@@ -462,6 +471,10 @@ edge_columns edge_list_columns(std::string_view text) {
         c.data = data;
         if (data) c.fields = 2;
         if (!header && !data) c.fields = fields.size();  // else the header's count binds the lines
+      } else if (header && fields.size() == c.fields &&
+                 std::all_of(fields.begin(), fields.begin() + 2,
+                             [](auto f) { return !f.empty() && is_name(f) && !is_number(f); })) {
+        c.names = true;  // "alice bob" under "source target": names where ids belong
       }
       // Else the parse says what is wrong with it (with the header's field count, or 2).
       return c;

@@ -55,6 +55,7 @@ struct edge_columns {
   bool edge_line = false;  // the text shows an edge line: 2 to 4 fields, the first two ids
   bool data = false;       // networkx's "from to {'weight': w}": the weight from the dict (1 without)
   bool index = false;      // pandas' to_csv: a first column of row numbers (header ",source,target"), dropped
+  bool names = false;  // under a header, a line of names where the ids belong: an edge list the parse refuses
   bool weights() const { return fields >= 3 || data; }
   std::size_t body_offset = 0;  // bytes before the first edge line's line (a header and what precedes it)
   std::uint64_t body_line = 1;  // the number of the line at body_offset

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/load.hpp"
 #include "io/snap.hpp"
 #include "tests/io_reference.hpp"
 #include "tests/support/support.hpp"
@@ -294,6 +296,33 @@ TEST(io_snap, NetworkxDataAndPandasIndex) {
   fails("1 2 {}\n2 3\n", 2, "a dict {...} that ends the line");
   fails("1 2 {}\nx 3 {}\n", 2, "source id 'x' is not a non-negative integer");
   fails(",source,target\n0,1,2\n1,1\n", 3, "found 1");
+}
+
+// An edge list of vertex names (networkx's write_edgelist of a graph of
+// strings) is refused with what to do, also where no extension says it is
+// an edge list (it read "unrecognized format").
+TEST(io_snap, NamesAreRefusedWithAHint) {
+  for (const char* name : {"g.txt", "g.edgelist"}) {
+    for (const auto& [text, line, id] : {std::tuple{"alice bob\nbob carol\n", 2, "'bob'"},
+                                         std::tuple{"source,target\nalice,bob\n", 2, "'alice'"},
+                                         std::tuple{"1 2\nalice bob\n", 2, "'alice'"}}) {
+      try {
+        io::parse_matrix(text, name);
+        ADD_FAILURE() << name << ": " << text;
+      } catch (const parse_error& e) {
+        EXPECT_EQ(e.line, static_cast<std::uint64_t>(line)) << e.what();
+        EXPECT_NE(e.reason.find(std::string("source id ") + id), std::string::npos) << e.what();
+        EXPECT_NE(e.reason.find("not by names"), std::string::npos) << e.what();
+      }
+    }
+  }
+  // Prose under no extension is no edge list.
+  try {
+    io::parse_matrix("hello world\nthis is text\n", "notes");
+    ADD_FAILURE();
+  } catch (const parse_error& e) {
+    EXPECT_NE(e.reason.find("unrecognized format"), std::string::npos) << e.what();
+  }
 }
 
 // Weights survive the parallel parse: chunk by chunk (holes of comment lines

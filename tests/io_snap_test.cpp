@@ -187,17 +187,23 @@ TEST(io_snap, CsvWithHeaderAndWeights) {
   }
 }
 
+// parse_snap(text, name) throws a parse_error at `line` whose reason holds `words`.
+void expect_parse_error(const std::string& text, const std::string& name, std::uint64_t line,
+                        const std::string& words) {
+  try {
+    io::parse_snap(text, name);
+    ADD_FAILURE() << text;
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, line) << e.what();
+    EXPECT_NE(e.reason.find(words), std::string::npos) << e.what();
+  }
+}
+
 // Only the first data line may be a header; every line holds the first
 // edge line's field count; errors name the line counted from the file's start.
 TEST(io_snap, HeaderAndFieldCountErrors) {
   const auto fails = [](const std::string& text, std::uint64_t line, const std::string& words) {
-    try {
-      io::parse_snap(text, "g.csv");
-      ADD_FAILURE() << text;
-    } catch (const parse_error& e) {
-      EXPECT_EQ(e.line, line) << e.what();
-      EXPECT_NE(e.reason.find(words), std::string::npos) << e.what();
-    }
+    expect_parse_error(text, "g.csv", line, words);
   };
   fails("src,dst\n0,1\nsrc,dst\n", 3, "source id 'src' is not a non-negative integer");
   fails("src,dst,w\n0,1\n", 2, "found 2 fields where the list's lines have 3 (from to weight)");
@@ -283,13 +289,7 @@ TEST(io_snap, NetworkxDataAndPandasIndex) {
     EXPECT_EQ(p.matrix.col_idx, (std::vector<index_t>{1, 2, 2, 0})) << text;
   }
   const auto fails = [](const std::string& text, std::uint64_t line, const std::string& words) {
-    try {
-      io::parse_snap(text, "g.edgelist");
-      ADD_FAILURE() << text;
-    } catch (const parse_error& e) {
-      EXPECT_EQ(e.line, line) << e.what();
-      EXPECT_NE(e.reason.find(words), std::string::npos) << e.what();
-    }
+    expect_parse_error(text, "g.edgelist", line, words);
   };
   fails("1 2 {}\n2 3 {'weight': 'heavy'}\n", 2, "the 'weight' in the edge's data is not a number");
   fails("1 2 {}\n2 3 {'weight': 2\n", 2, "a dict {...} that ends the line");

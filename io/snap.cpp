@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -126,6 +127,25 @@ constexpr const char* names_hint =
     " (vertices are named by integer ids here, not by names: number them first, e.g. networkx's "
     "convert_node_labels_to_integers or pandas' factorize)";
 
+// What is wrong with an id's field `f` ("" where it is an id); `what` is
+// "source id" or "target id".
+std::string id_problem(const char* what, std::string_view f) {
+  const char* b = f.data();
+  const char* e = b + f.size();
+  if (b == e) return std::string(what) + " is an empty field";
+  std::uint64_t v = 0;
+  if (detail::scan_unsigned(b, e, v) == e) return {};
+  std::int64_t s = 0;
+  const std::string q = detail::quote_bytes(b, e);
+  if (*b == '-' && detail::scan_signed(b, e, s) == e) return std::string(what) + " " + q + " is negative";
+  const bool digits =
+      std::all_of(b + (*b == '+'), e, [](char c) { return c >= '0' && c <= '9'; }) && e - b > (*b == '+');
+  if (digits) return std::string(what) + " " + q + " does not fit a 63-bit integer";
+  // A name, not a corrupt number: a word from its first byte ("alice"; a stray "x" is no name).
+  const bool name = e - b >= 2 && std::isalpha(static_cast<unsigned char>(*b)) && !is_number(f);
+  return std::string(what) + " " + q + " is not a non-negative integer" + (name ? names_hint : "");
+}
+
 // Each field is quoted whole (quote_bytes): a line ending "\r\r\n" (a CRLF
 // file converted once more) said "target id '1412' is not a non-negative
 // integer", its stray CR hidden.
@@ -136,21 +156,8 @@ std::string diagnose_edge(const char* line, const char* end, const detail::edge_
   const std::size_t want = columns.fields;
   const bool weights = want >= 3;
   for (std::size_t k = 0; k < std::min<std::size_t>(2, fields.size()); ++k) {
-    const char* b = fields[k].data();
-    const char* e = b + fields[k].size();
-    if (b == e) return std::string(names[k]) + " is an empty field";
-    std::uint64_t v = 0;
-    if (detail::scan_unsigned(b, e, v) == e) continue;
-    std::int64_t s = 0;
-    const std::string q = detail::quote_bytes(b, e);
-    if (*b == '-' && detail::scan_signed(b, e, s) == e)
-      return std::string(names[k]) + " " + q + " is negative";
-    const bool digits =
-        std::all_of(b + (*b == '+'), e, [](char c) { return c >= '0' && c <= '9'; }) && e - b > (*b == '+');
-    if (digits) return std::string(names[k]) + " " + q + " does not fit a 63-bit integer";
-    // A name, not a corrupt number: a word from its first byte ("alice"; a stray "x" is no name).
-    const bool name = e - b >= 2 && std::isalpha(static_cast<unsigned char>(*b)) && !is_number(fields[k]);
-    return std::string(names[k]) + " " + q + " is not a non-negative integer" + (name ? names_hint : "");
+    std::string why = id_problem(names[k], fields[k]);
+    if (!why.empty()) return why;
   }
   if (columns.data && fields.size() >= 2) {
     const char* p = skip_separator(fields[1].data() + fields[1].size(), end);
@@ -208,9 +215,101 @@ struct chunk_result {
   detail::chunk_error error;
 };
 
+// One line's fields as a CSV reader splits them: blanks or a comma between,
+// empty fields between commas, a field in double quotes holding commas and
+// blanks ("a, b", "" for a quote). Returns the next line's start, or nullptr
+// where a quote is not closed or text follows a closing quote.
+const char* split_fields(const char* p, const char* end, std::vector<std::string_view>& f) {
+  f.clear();
+  p = detail::skip_blanks(p, end);
+  for (;;) {
+    const char* b = p;
+    if (p != end && *p == '"') {
+      for (++p; p != end && *p != '\n'; ++p)
+        if (*p == '"') {
+          if (p + 1 != end && p[1] == '"') {
+            ++p;
+            continue;
+          }
+          break;
+        }
+      if (p == end || *p != '"') return nullptr;
+      ++p;
+    } else {
+      while (p != end && !detail::is_blank(*p) && *p != ',' && !at_line_end(p, end)) ++p;
+    }
+    f.emplace_back(b, static_cast<std::size_t>(p - b));
+    const char* r = detail::skip_blanks(p, end);
+    if (r != end && *r == ',') {
+      p = detail::skip_blanks(r + 1, end);
+      continue;
+    }
+    if (at_line_end(r, end)) return detail::end_of_line(r, end);
+    if (r == p) return nullptr;  // text right after a closing quote
+    p = r;
+  }
+}
+
+// A field's number, whole: nullptr where it holds anything else.
+bool whole_id(std::string_view f, std::uint64_t& v) {
+  return !f.empty() && detail::scan_unsigned(f.data(), f.data() + f.size(), v) == f.data() + f.size();
+}
+bool whole_real(std::string_view f, double& v) {
+  return !f.empty() && detail::scan_real(f.data(), f.data() + f.size(), v) == f.data() + f.size();
+}
+
+// The lines under a header that names its columns (edge_columns::named):
+// source, target and weight by their places, the other fields skipped.
+void parse_named_chunk(const line_chunk& c, const detail::edge_columns& columns, std::int64_t* src,
+                       std::int64_t* dst, double* weight, chunk_result& res) {
+  const char* p = c.begin;
+  const char* const end = c.end;
+  std::size_t n = 0;
+  std::uint64_t max_id = 0;
+  std::vector<std::string_view> f;
+  f.reserve(columns.named);
+  const auto fail = [&](const char* line, std::string why) {
+    res.edges = n;
+    res.max_id = max_id;
+    res.error.line = line;
+    res.error.reason = std::move(why);
+  };
+  while (p != end) {
+    const char* line = p;
+    p = detail::skip_blanks(p, end);
+    if (p == end) break;
+    if (detail::skip_empty_or_comment(p, end, '#')) continue;
+    const char* next = split_fields(p, end, f);
+    if (!next) return fail(line, "a field's double quote is not closed, or text follows its closing quote");
+    if (f.size() != columns.named)
+      return fail(line, "found " + std::to_string(f.size()) + " fields where the header names " +
+                            std::to_string(columns.named));
+    std::uint64_t a = 0, b = 0;
+    double w = 0;
+    const std::string_view fa = f[columns.source], fb = f[columns.target];
+    if (!whole_id(fa, a)) return fail(line, id_problem("source id", fa));
+    if (!whole_id(fb, b)) return fail(line, id_problem("target id", fb));
+    if (weight) {
+      const std::string_view fw = f[static_cast<std::size_t>(columns.weight_at)];
+      if (!whole_real(fw, w) || !std::isfinite(w))
+        return fail(line, "weight " + detail::quote_bytes(fw.data(), fw.data() + fw.size()) +
+                              " is not a finite number");
+    }
+    src[n] = static_cast<std::int64_t>(a);
+    dst[n] = static_cast<std::int64_t>(b);
+    if (weight) weight[n] = w;
+    max_id = std::max(max_id, std::max(a, b));
+    ++n;
+    p = next;
+  }
+  res.edges = n;
+  res.max_id = max_id;
+}
+
 // weight: null for a list of "from to" lines.
 void parse_edge_chunk(const line_chunk& c, const detail::edge_columns& columns, std::int64_t* src,
                       std::int64_t* dst, double* weight, chunk_result& res) {
+  if (columns.named) return parse_named_chunk(c, columns, src, dst, weight, res);
   const std::size_t fields = columns.fields;
   const bool data = columns.data, index = columns.index;
   const char* p = c.begin;
@@ -435,6 +534,39 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
 
 namespace detail {
 
+namespace {
+
+// A header's column names, as the tools that write edge tables call them
+// (pandas and networkx: source, target, weight; Gephi: Source, Target,
+// Weight; igraph and others: from, to; u, v): case, blanks and quotes aside.
+struct column_roles {
+  int source = -1, target = -1, weight = -1;
+};
+column_roles roles_by_name(const std::vector<std::string_view>& fields) {
+  static const char* const sources[] = {"source",    "src",    "from",    "u",           "node1",
+                                        "source_id", "src_id", "from_id", "source_node", "from_node"};
+  static const char* const targets[] = {"target", "dst",   "to",          "v",       "node2", "target_id",
+                                        "dst_id", "to_id", "target_node", "to_node", "dest",  "destination"};
+  static const char* const weights[] = {"weight", "w", "weights", "value"};
+  column_roles r;
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    std::string_view f = fields[k];
+    if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
+    std::string name(f);
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const auto is = [&name](const auto& list) {
+      return std::any_of(std::begin(list), std::end(list), [&name](const char* x) { return name == x; });
+    };
+    int* role = is(sources) ? &r.source : is(targets) ? &r.target : is(weights) ? &r.weight : nullptr;
+    if (!role) continue;
+    if (*role >= 0) return {};  // a name twice: no choice by name
+    *role = static_cast<int>(k);
+  }
+  return r;
+}
+
+}  // namespace
+
 edge_columns edge_list_columns(std::string_view text) {
   edge_columns c;
   const char* const begin = text.data();
@@ -447,20 +579,50 @@ edge_columns edge_list_columns(std::string_view text) {
     if (q == end) break;
     if (!skip_empty_or_comment(q, end, '#')) {
       auto fields = edge_fields(q, end);
-      // pandas' to_csv with its row index: a header whose first name is
-      // empty (",source,target"), and each line's first field that index.
-      const bool index = !header && fields.size() >= 3 && fields[0].empty();
-      if (!header && fields.size() >= 2 + index && fields.size() <= max_fields + index &&
-          std::none_of(fields.begin(), fields.end(), is_number) &&
+      if (!header && fields.size() >= 2 && std::none_of(fields.begin(), fields.end(), is_number) &&
           std::all_of(fields.begin(), fields.end(), is_name)) {
-        // A header: the edges start on the next line.
-        header = true;
-        c.index = index;
-        c.fields = fields.size() - index;
-        p = next_line(q, end);
-        c.body_offset = static_cast<std::size_t>(p - begin);
-        c.body_line = ++line;
-        continue;
+        std::vector<std::string_view> names;
+        if (!split_fields(q, end, names)) names = fields;
+        const std::size_t n = names.size();
+        // pandas' to_csv with its row index: a header whose first name is
+        // empty (",source,target"), and each line's first field that index.
+        const bool index = n >= 3 && names[0].empty();
+        const std::size_t lead = index ? 1 : 0;
+        const int first = static_cast<int>(lead);
+        const column_roles r = roles_by_name(names);
+        // Named columns where they are not the places' own (from to
+        // [weight]): Gephi's "Source,Target,Type,Id,Label,timeset,Weight",
+        // "target,source", "from,to,weight,time".
+        const bool by_name = r.source >= 0 && r.target >= 0 &&
+                             (r.source != first || r.target != first + 1 || n - lead > 3 ||
+                              (n - lead == 3 && r.weight != first + 2));
+        if (by_name || (n >= 2 + lead && n <= max_fields + lead)) {
+          // A header: the edges start on the next line.
+          header = true;
+          if (by_name) {
+            c.named = n;
+            c.source = r.source;
+            c.target = r.target;
+            c.weight_at = r.weight;
+          } else {
+            c.index = index;
+            c.fields = n - index;
+          }
+          p = next_line(q, end);
+          c.body_offset = static_cast<std::size_t>(p - begin);
+          c.body_line = ++line;
+          continue;
+        }
+      }
+      if (c.named) {
+        std::vector<std::string_view> f;
+        std::uint64_t id = 0;
+        const bool whole = split_fields(q, end, f) && f.size() == c.named;
+        const auto at = [&f](int k) { return f[static_cast<std::size_t>(k)]; };
+        c.edge_line = whole && whole_id(at(c.source), id) && whole_id(at(c.target), id);
+        c.names = whole && !c.edge_line && is_name(at(c.source)) && !at(c.source).empty() &&
+                  !is_number(at(c.source));
+        return c;
       }
       if (c.index && !fields.empty()) fields.erase(fields.begin());
       // networkx's "from to {data}": the data's fields are the dict's, split at its blanks and commas.

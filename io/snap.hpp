@@ -2,8 +2,12 @@
 // lines, then one arc a line, "from to", "from to weight" or KONECT's "from
 // to weight time", the fields separated by blanks or by a comma (CSV, blanks
 // around it allowed), ids non-negative integers that need not be contiguous.
-// A first data line whose two to four fields are all not numbers is a header ("source,target",
-// "from to weight": networkx, pandas and Gephi write one) and is skipped.
+// networkx's write_edgelist lines "from to {'weight': w}" are read too. A
+// first data line whose fields are all not numbers is a header ("source,
+// target", "from to weight": networkx, pandas and Gephi write one): where it
+// names its columns elsewhere than their places (Gephi's "Source,Target,
+// Type,Id,Label,timeset,Weight"), they are taken by name and the others
+// skipped; pandas' unnamed index column is dropped.
 // Ids are remapped to 0..n-1 in ascending order of original id (a monotone
 // mapping), and the mapping is kept so outputs can name the original ids.
 #pragma once
@@ -56,7 +60,13 @@ struct edge_columns {
   bool data = false;       // networkx's "from to {'weight': w}": the weight from the dict (1 without)
   bool index = false;      // pandas' to_csv: a first column of row numbers (header ",source,target"), dropped
   bool names = false;  // under a header, a line of names where the ids belong: an edge list the parse refuses
-  bool weights() const { return fields >= 3 || data; }
+  // Under a header that names its columns where they are not the places'
+  // own (Gephi's "Source,Target,Type,Id,Label,timeset,Weight", "target,
+  // source"): every line's field count, the columns taken by name, the others
+  // skipped; 0 for the fields by place.
+  std::size_t named = 0;
+  int source = 0, target = 1, weight_at = -1;  // with named: the columns (weight_at -1: none)
+  bool weights() const { return named ? weight_at >= 0 : fields >= 3 || data; }
   std::size_t body_offset = 0;  // bytes before the first edge line's line (a header and what precedes it)
   std::uint64_t body_line = 1;  // the number of the line at body_offset
 };

@@ -298,6 +298,38 @@ TEST(io_snap, NetworkxDataAndPandasIndex) {
   fails(",source,target\n0,1,2\n1,1\n", 3, "found 1");
 }
 
+// A header that names its columns elsewhere than "from to [weight]" says
+// where they are: Gephi's edge table (Source,Target,Type,Id,Label,timeset,
+// Weight; a label in quotes may hold a comma), "target,source". The other
+// columns are skipped, whatever they hold.
+TEST(io_snap, ColumnsByTheirNames) {
+  const auto g = io::parse_snap(
+      "Source,Target,Type,Id,Label,timeset,Weight\n1,2,Directed,0,,,1.5\n"
+      "2,3,Directed,1,\"a, \"\"b\"\"\",,2.5\n3,1,Undirected,2,c,,1\n",
+      "gephi.csv");
+  EXPECT_TRUE(g.weighted);
+  EXPECT_EQ(g.matrix.row_idx, (std::vector<index_t>{0, 1, 2}));
+  EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{1, 2, 0}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{1.5, 2.5, 1.0}));
+  const auto r = io::parse_snap("target,source\n2,1\n3,2\n", "r.csv");
+  EXPECT_FALSE(r.weighted);
+  EXPECT_EQ(r.matrix.row_idx, (std::vector<index_t>{0, 1}));
+  EXPECT_EQ(r.matrix.col_idx, (std::vector<index_t>{1, 2}));
+  const auto t = io::parse_snap("\"from\" \"to\" \"weight\" \"time\"\n1 2 0.5 7\n", "t.tsv");
+  EXPECT_EQ(t.matrix.values, (std::vector<double>{0.5}));
+  // The positional layouts keep their fast path.
+  EXPECT_EQ(io::detail::edge_list_columns("source,target,weight\n1,2,3\n").named, 0u);
+  EXPECT_EQ(io::detail::edge_list_columns(",source,target\n0,1,2\n").named, 0u);
+  EXPECT_EQ(io::detail::edge_list_columns("Source,Target,Type\n1,2,x\n").named, 3u);
+  expect_parse_error("Source,Target,Type,Weight\n1,2,Directed,1\n2,3,Directed\n", "g.csv", 3,
+                     "found 3 fields where the header names 4");
+  expect_parse_error("Source,Target,Label\n1,2,\"open\n", "g.csv", 2, "double quote is not closed");
+  expect_parse_error("Source,Target,Weight,Type\n1,2,heavy,x\n", "g.csv", 2,
+                     "weight 'heavy' is not a finite number");
+  expect_parse_error("Id,Source,Target\n0,alice,bob\n", "g.csv", 2,
+                     "source id 'alice' is not a non-negative integer");
+}
+
 // An edge list of vertex names (networkx's write_edgelist of a graph of
 // strings) is refused with what to do, also where no extension says it is
 // an edge list (it read "unrecognized format").

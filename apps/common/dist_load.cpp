@@ -422,9 +422,9 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
                static_cast<std::int64_t>(columns.fields),
                columns.data ? 1 : 0,
                columns.index ? 1 : 0,
-               0,
-               0,
-               0,
+               static_cast<std::int64_t>(columns.named),
+               columns.source | std::int64_t(columns.target) << 32,
+               columns.weight_at,
                static_cast<std::int64_t>(columns.body_line),
                static_cast<std::int64_t>(window)};
     }
@@ -454,6 +454,10 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     part.columns.fields = static_cast<std::size_t>(facts[2]);
     part.columns.data = facts[3] != 0;
     part.columns.index = facts[4] != 0;
+    part.columns.named = static_cast<std::size_t>(facts[5]);
+    part.columns.source = static_cast<int>(facts[6] & 0xffffffff);
+    part.columns.target = static_cast<int>(facts[6] >> 32);
+    part.columns.weight_at = static_cast<int>(facts[7]);
   }
   const auto window = static_cast<std::size_t>(facts[9]);
 

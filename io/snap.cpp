@@ -250,7 +250,7 @@ const char* split_fields(const char* p, const char* end, std::vector<std::string
   }
 }
 
-// A field's number, whole: nullptr where it holds anything else.
+// Whether a field is one number, whole (an id; a real).
 bool whole_id(std::string_view f, std::uint64_t& v) {
   return !f.empty() && detail::scan_unsigned(f.data(), f.data() + f.size(), v) == f.data() + f.size();
 }

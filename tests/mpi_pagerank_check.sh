@@ -536,6 +536,15 @@ case $mode in
     gzip "$dir/snap.txt"
     expect_failure 65 "${prefix}$dir/snap.txt.gz:$line: target id '-3' is negative" \
       "${run[@]}" "$dir/snap.txt.gz" -o "$dir/out.tsv"
+    # Gephi's edge table (columns by name, the others skipped) with a short line near its end.
+    {
+      echo 'Source,Target,Type,Id,Label,timeset,Weight'
+      gzip -dc data/email-Eu-core.txt.gz | grep -v '^#' | awk '{ printf "%s,%s,Directed,%d,\"v, %s\",,1.5\n", $1, $2, NR, $1 }'
+    } >"$dir/gephi.csv"
+    line=$(($(wc -l <"$dir/gephi.csv") - 5))
+    sed -i "${line}s/,Directed,.*/,Directed/" "$dir/gephi.csv"
+    expect_failure 65 "${prefix}$dir/gephi.csv:$line: found 3 fields where the header names 7" \
+      "${run[@]}" "$dir/gephi.csv" -o "$dir/out.tsv"
     # A truncated .gz: rank 0 cannot read on; every rank stops.
     write_uneven "$dir/cut.mtx" 10007
     gzip "$dir/cut.mtx"

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "io/inflate.hpp"
+#include "io/snap.hpp"
 
 #ifdef PERRON_HAVE_LIBARCHIVE
 #include <archive.h>
@@ -56,7 +57,7 @@ bool edge_list_member(const std::string& name) {
   std::string lower = b;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower.rfind("readme", 0) == 0 || lower.rfind("license", 0) == 0) return false;
-  for (const char* ext : {".txt", ".tsv", ".csv", ".edges", ".el"})
+  for (const char* ext : edge_list_extensions)
     if (ends_with(b, ext)) return true;
   return b.rfind("out.", 0) == 0;
 }

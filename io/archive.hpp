@@ -47,7 +47,7 @@ text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& 
 
 // Reads the main .mtx member: the one named like the archive (flickr.tar.gz
 // -> .../flickr.mtx), else the only .mtx, else, where there is none, the only
-// edge list (.txt, .tsv, .csv, .edges, .el, or KONECT's out.NAME). parse_error listing the members
+// edge list (detail::edge_list_extensions, or KONECT's out.NAME). parse_error listing the members
 // when there is none or the choice is ambiguous; io_error when the archive is
 // unreadable or truncated; not_supported when built without libarchive.
 // `member` receives the chosen member's path inside the archive.

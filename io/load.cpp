@@ -44,7 +44,8 @@ std::string format_extension(const std::string& name) {
 }
 
 bool snap_extension(const std::string& ext) {
-  return ext == ".txt" || ext == ".el" || ext == ".tsv" || ext == ".csv" || ext == ".edges";
+  return std::any_of(std::begin(detail::edge_list_extensions), std::end(detail::edge_list_extensions),
+                     [&ext](const char* e) { return ext == e; });
 }
 
 input_format detect(std::string_view text, const std::string& name) {

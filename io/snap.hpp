@@ -53,6 +53,11 @@ header_graph graph_in_header(const std::string& path);
 namespace detail {
 class text_windows;  // io/text_input.hpp
 
+// The extensions that name an edge list (lower case, compression's aside):
+// a file so named is read as one without sniffing, and an archive with no
+// .mtx takes its member so named.
+constexpr const char* edge_list_extensions[] = {".txt", ".tsv", ".csv", ".edges", ".el", ".edgelist"};
+
 // The shape of an edge list, from its first lines (edge_list_columns).
 struct edge_columns {
   std::size_t fields = 2;  // every edge line's: from to (2), a weight (3), KONECT's time after it (4)

@@ -215,6 +215,34 @@ struct chunk_result {
   detail::chunk_error error;
 };
 
+// Where a chunk's parse puts its edges (original ids; weights where `weight`
+// is set, null for a list of "from to" lines), counted in locals the loop
+// keeps in registers, then handed to its chunk_result at the chunk's end or
+// at its first bad line.
+struct chunk_edges {
+  std::int64_t* src;
+  std::int64_t* dst;
+  double* weight;
+  std::size_t n = 0;
+  std::uint64_t max_id = 0;
+  void add(std::uint64_t a, std::uint64_t b, double w) {
+    src[n] = static_cast<std::int64_t>(a);
+    dst[n] = static_cast<std::int64_t>(b);
+    if (weight) weight[n] = w;
+    max_id = std::max(max_id, std::max(a, b));
+    ++n;
+  }
+  void end(chunk_result& res) const {
+    res.edges = n;
+    res.max_id = max_id;
+  }
+  void fail(chunk_result& res, const char* line, std::string why) const {
+    end(res);
+    res.error.line = line;
+    res.error.reason = std::move(why);
+  }
+};
+
 // One line's fields as a CSV reader splits them: blanks or a comma between,
 // empty fields between commas, a field in double quotes holding commas and
 // blanks ("a, b", "" for a quote). Returns the next line's start, or nullptr
@@ -264,16 +292,10 @@ void parse_named_chunk(const line_chunk& c, const detail::edge_columns& columns,
                        std::int64_t* dst, double* weight, chunk_result& res) {
   const char* p = c.begin;
   const char* const end = c.end;
-  std::size_t n = 0;
-  std::uint64_t max_id = 0;
+  chunk_edges out{src, dst, weight};
   std::vector<std::string_view> f;
   f.reserve(columns.named);
-  const auto fail = [&](const char* line, std::string why) {
-    res.edges = n;
-    res.max_id = max_id;
-    res.error.line = line;
-    res.error.reason = std::move(why);
-  };
+  const auto fail = [&](const char* line, std::string why) { out.fail(res, line, std::move(why)); };
   while (p != end) {
     const char* line = p;
     p = detail::skip_blanks(p, end);
@@ -295,18 +317,14 @@ void parse_named_chunk(const line_chunk& c, const detail::edge_columns& columns,
         return fail(line, "weight " + detail::quote_bytes(fw.data(), fw.data() + fw.size()) +
                               " is not a finite number");
     }
-    src[n] = static_cast<std::int64_t>(a);
-    dst[n] = static_cast<std::int64_t>(b);
-    if (weight) weight[n] = w;
-    max_id = std::max(max_id, std::max(a, b));
-    ++n;
+    out.add(a, b, w);
     p = next;
   }
-  res.edges = n;
-  res.max_id = max_id;
+  out.end(res);
 }
 
-// weight: null for a list of "from to" lines.
+// One chunk's lines: the positional layouts in one pass of the scanners,
+// a header's named columns by a split of each line.
 void parse_edge_chunk(const line_chunk& c, const detail::edge_columns& columns, std::int64_t* src,
                       std::int64_t* dst, double* weight, chunk_result& res) {
   if (columns.named) return parse_named_chunk(c, columns, src, dst, weight, res);
@@ -314,8 +332,7 @@ void parse_edge_chunk(const line_chunk& c, const detail::edge_columns& columns, 
   const bool data = columns.data, index = columns.index;
   const char* p = c.begin;
   const char* const end = c.end;
-  std::size_t n = 0;
-  std::uint64_t max_id = 0;
+  chunk_edges out{src, dst, weight};
   while (p != end) {
     const char* line = p;
     p = detail::skip_blanks(p, end);
@@ -340,22 +357,11 @@ void parse_edge_chunk(const line_chunk& c, const detail::edge_columns& columns, 
     double time = 0;  // KONECT's timestamp: read to check it is a number, then dropped
     if (fields == 4 && q && at_field_end(q, end)) q = detail::scan_real(skip_separator(q, end), end, time);
     const char* next = q && detail::at_delimiter(q, end) ? detail::end_of_line(q, end) : nullptr;
-    if (!next) {
-      res.edges = n;
-      res.max_id = max_id;
-      res.error.line = line;
-      res.error.reason = diagnose_edge(line, end, columns);
-      return;
-    }
-    src[n] = static_cast<std::int64_t>(a);
-    dst[n] = static_cast<std::int64_t>(b);
-    if (weight) weight[n] = w;
-    max_id = std::max(max_id, std::max(a, b));
-    ++n;
+    if (!next) return out.fail(res, line, diagnose_edge(line, end, columns));
+    out.add(a, b, w);
     p = next;
   }
-  res.edges = n;
-  res.max_id = max_id;
+  out.end(res);
 }
 
 // The edges in file order, as their original 64-bit ids (and weights).

@@ -737,7 +737,7 @@ namespace {
 // readers set up buffers and threads for a whole file (1.3-2.7 ms the first
 // call on a .txt.gz here, against 0.7-1.1 ms for this, most of it the
 // inflater's start). "" for anything that cannot be read.
-std::string edge_list_head(const std::string& path) {
+std::string header_text(const std::string& path) {
   constexpr std::size_t head_bytes = std::size_t(16) << 10;
   // A regular file only, opened without waiting: the graph was read from a
   // named pipe (mkfifo g.txt; cat edges > g.txt &) to its end, and fopen
@@ -786,7 +786,7 @@ header_graph konect_format(std::string_view line) {
 }  // namespace
 
 header_graph graph_in_header(const std::string& path) {
-  const std::string text = edge_list_head(path);
+  const std::string text = header_text(path);
   const char* p = text.data();
   const char* end = p + text.size();
   if (end - p >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;

@@ -479,10 +479,11 @@ template <class T>
 void write_ranks(const std::string& path, const io::loaded_matrix& graph, const rank_vector& rank) {
   io::output_file out(path);
   // "vertex\trank\n" a line, formatted on every core (io::write_lines).
+  const vertex_naming naming = graph.naming();
   io::write_lines(out, rank.size(), [&](std::size_t first, std::size_t last, std::string& text) {
     text.reserve((last - first) * 32);
     for (std::size_t i = first; i < last; ++i) {
-      io::append_integer(text, graph.label_of(static_cast<index_t>(i)));
+      naming.append(text, static_cast<index_t>(i));
       text += '\t';
       io::append_g(text, rank[i], rank_digits<T>());
       text += '\n';
@@ -560,7 +561,8 @@ struct reorder_report {
 std::string format_name(const io::loaded_matrix& g) {
   const std::string undirected = g.undirected && !g.symmetric ? ", undirected" : "";
   if (g.format == io::input_format::snap)
-    return (g.pattern ? "edge list" : "edge list with weights") + undirected;
+    return std::string(g.pattern ? "edge list" : "edge list with weights") +
+           (g.name.empty() ? "" : ", vertex names") + undirected;
   if (g.format == io::input_format::synthetic)
     return (g.pattern ? "generated graph" : "generated matrix") + undirected;
   return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") + (g.symmetric ? ", symmetric" : "") +
@@ -665,9 +667,13 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   char buf[128];
   std::snprintf(buf, sizeof buf, "%6s  %12s  %s\n", "#", "vertex", "pagerank");
   o << buf;
+  const vertex_naming naming = graph.naming();
   for (std::size_t k = 0; k < top.size(); ++k) {
-    std::snprintf(buf, sizeof buf, "%6zu  %12lld  %.*g\n", k + 1,
-                  static_cast<long long>(graph.label_of(top[k])), rank_digits<T>(), r.rank[top[k]]);
+    // A name may be longer than the column (or than buf): it pushes the rank right.
+    std::snprintf(buf, sizeof buf, "%6zu  ", k + 1);
+    const std::string who = naming(top[k]);
+    o << buf << std::string(who.size() < 12 ? 12 - who.size() : 0, ' ') << who;
+    std::snprintf(buf, sizeof buf, "  %.*g\n", rank_digits<T>(), r.rank[top[k]]);
     o << buf;
   }
 }
@@ -789,7 +795,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"top\": [";
   const auto top = top_of(r.rank.data(), static_cast<index_t>(r.rank.size()), s.top);
   for (std::size_t k = 0; k < top.size(); ++k)
-    o << (k ? ",\n    " : "\n    ") << "{\"vertex\": " << graph.label_of(top[k]) << ", \"rank\": "
+    o << (k ? ",\n    " : "\n    ") << "{\"vertex\": " << graph.naming().json(top[k]) << ", \"rank\": "
       << (std::isfinite(r.rank[top[k]]) ? format_g(r.rank[top[k]], rank_digits<T>()) : "null") << "}";
   o << (top.empty() ? "]\n" : "\n  ]\n") << "}\n";
 }
@@ -801,7 +807,7 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
 // (the solver's own check named only the option).
 std::vector<double> vertex_file(const std::string& path, const io::loaded_matrix& graph, const char* option) {
   if (path.empty()) return {};
-  std::vector<double> w = io::read_vertex_weights(path, graph.matrix.rows, graph.label);
+  std::vector<double> w = io::read_vertex_weights(path, graph.matrix.rows, graph.naming());
   if (std::none_of(w.begin(), w.end(), [](double x) { return x > 0.0; }))
     throw invalid_argument(path + ": all weights are zero (" + option +
                            " needs a vertex of positive weight; an unlisted vertex weighs 0)");
@@ -1073,7 +1079,7 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
     t.convert = step.lap();
   } else if (!plan.gpu || !plan.convert_on_gpu) {
     g = naming_input(s.graph,
-                     [&] { return make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, false); });
+                     [&] { return make_pagerank_graph<T>(graph.matrix, s.weighted, graph.naming(), false); });
     t.convert = step.lap();
   }
   if (plan.gpu) {
@@ -1092,8 +1098,8 @@ pagerank_graph<T> convert_for(const settings& s, const io::loaded_matrix& graph,
   t.driver = context.driver_seconds();
   if (!g) {
     t.convert_on_gpu = plan.gpu;
-    g = naming_input(s.graph,
-                     [&] { return make_pagerank_graph<T>(graph.matrix, s.weighted, graph.label, plan.gpu); });
+    g = naming_input(
+        s.graph, [&] { return make_pagerank_graph<T>(graph.matrix, s.weighted, graph.naming(), plan.gpu); });
     t.convert = step.lap();
   }
   return std::move(*g);
@@ -1423,6 +1429,7 @@ std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix
   graph.symmetric = part->symmetric;
   graph.undirected = s.input.undirected;  // the kept CSR is of the mirrored arcs (its key)
   graph.label = std::move(part->label);
+  graph.name = std::move(part->name);
   graph.matrix.rows = graph.matrix.cols = part->n;  // no arcs: they are in the CSR
   graph.timings.from_cache = graph.timings.cache_transposed = true;
   csr_matrix<T> at;
@@ -1456,6 +1463,7 @@ void keep_transpose(const settings& s, const io::source_stamp& stamp, io::loaded
   p.rows.row_ptr = g.pt.row_ptr;
   p.rows.col_idx = g.pt.col_idx;
   p.label = graph.label;
+  p.name = graph.name;
   std::string why;
   try {
     why = io::rank_cache_store(s.graph, stamp, transpose_key(s), p, ro.cache, ro.threads);
@@ -1755,6 +1763,7 @@ int bench(const settings& s) {
       s.graph + (s.input.undirected ? " --undirected" : "");  // the corpus's records tell them apart
   in.matrix = std::move(graph.matrix);
   in.label = std::move(graph.label);
+  in.name = std::move(graph.name);
   in.weighted = s.weighted;
   in.precision = s.precision;
   in.options = s.opt;

@@ -102,11 +102,12 @@ class suite {
 template <class T>
 void suite<T>::build_graph() {
   auto t0 = clock_type::now();
-  g_ = make_pagerank_graph<T>(in_.matrix, in_.weighted, in_.label);
+  g_ = make_pagerank_graph<T>(in_.matrix, in_.weighted, vertex_naming(in_.label, in_.name));
   t_convert_ = seconds_since(t0);
-  make_pagerank_graph<T>(in_.matrix, in_.weighted, in_.label, true);
+  make_pagerank_graph<T>(in_.matrix, in_.weighted, vertex_naming(in_.label, in_.name), true);
   t0 = clock_type::now();
-  const pagerank_graph<T> g_gpu = make_pagerank_graph<T>(in_.matrix, in_.weighted, in_.label, true);
+  const pagerank_graph<T> g_gpu =
+      make_pagerank_graph<T>(in_.matrix, in_.weighted, vertex_naming(in_.label, in_.name), true);
   t_convert_gpu_ = seconds_since(t0);
   const bool same =
       g_gpu.pt.row_ptr == g_.pt.row_ptr && g_gpu.pt.col_idx == g_.pt.col_idx &&
@@ -456,7 +457,8 @@ template <class T>
 std::string precision_json(const pagerank_suite_input& in, std::size_t l2, std::string* stats) {
   const pagerank_options& opt = in.options;
   auto t0 = clock_type::now();
-  const pagerank_graph<T> g = make_pagerank_graph<T>(in.matrix, in.weighted, in.label, true);
+  const pagerank_graph<T> g =
+      make_pagerank_graph<T>(in.matrix, in.weighted, vertex_naming(in.label, in.name), true);
   const double convert = seconds_since(t0);
   if (stats) *stats = graph_stats_json(g);
   const double x_bytes = static_cast<double>(g.vertices()) * sizeof(T);

@@ -17,6 +17,7 @@ struct pagerank_suite_input {
   std::string graph_name;     // as given on the command line
   coo_matrix<double> matrix;  // the adjacency matrix (arc i -> j at (i, j))
   std::vector<std::int64_t> label;
+  std::vector<std::string> name;  // an edge list of names (label then empty)
   bool weighted = false;
   double load_seconds = 0;   // reading the graph, for the header line
   std::string precision;     // "float" or "double", for the header line

@@ -116,7 +116,8 @@ struct file_header {
   std::uint8_t pattern;
   std::uint8_t symmetric;
   std::uint8_t has_values;
-  std::uint8_t reserved[4];
+  std::uint8_t named;  // the label region holds vertex names (names_region)
+  std::uint8_t reserved[3];
   std::int64_t source_ctime_ns;
   std::uint64_t payload_checksum;
   std::uint64_t header_checksum;  // of the fields above and the path
@@ -415,6 +416,12 @@ std::string read_payload(int fd, const file_header& h, unsigned threads, loaded_
   if (!ok) return "truncated while reading";
   if (sum != h.payload_checksum) return "checksum mismatch (corrupt)";
   if (!in_range) return "indices out of range (corrupt)";
+  if (h.named) {
+    if (!unpack_names(m.label, static_cast<std::size_t>(h.rows), m.name)) return "corrupt vertex names";
+    std::vector<std::int64_t>().swap(m.label);
+  } else if (!m.label.empty() && m.label.size() != static_cast<std::size_t>(h.rows)) {
+    return "corrupt labels";
+  }
   return {};
 }
 
@@ -450,14 +457,17 @@ std::optional<loaded_matrix> cache_load(const std::string& source, const cache_o
 
 namespace {
 
-// The header of the cache file of m, with both checksums.
-file_header header_for(const source_key& key, const loaded_matrix& m, unsigned threads) {
+// The header of the cache file of m, with both checksums; `labels` is the
+// label region (m's ids, or its names' region).
+file_header header_for(const source_key& key, const loaded_matrix& m, const std::vector<std::int64_t>& labels,
+                       unsigned threads) {
   const auto& a = m.matrix;
   const bool has_values = !m.pattern;
   file_header h{};
   stamp_header(h, magic, cache_format_version, key);
   h.nnz = a.nnz();
-  h.labels = m.label.size();
+  h.labels = labels.size();
+  h.named = !m.name.empty();
   h.rows = a.rows;
   h.cols = a.cols;
   h.format = static_cast<std::uint8_t>(m.format);
@@ -468,14 +478,15 @@ file_header header_for(const source_key& key, const loaded_matrix& m, unsigned t
   sum = combine(sum, region_hash(a.row_idx.data(), a.nnz() * 4, threads));
   sum = combine(sum, region_hash(a.col_idx.data(), a.nnz() * 4, threads));
   if (has_values) sum = combine(sum, region_hash(a.values.data(), a.nnz() * 8, threads));
-  sum = combine(sum, region_hash(m.label.data(), m.label.size() * 8, threads));
+  sum = combine(sum, region_hash(labels.data(), labels.size() * 8, threads));
   h.payload_checksum = sum;
   h.header_checksum = header_hash(h, key.path);
   return h;
 }
 
 // Header, source path, padding and payload, in the order cache_load reads them.
-bool write_cache_file(int fd, const file_header& h, const std::string& path, const loaded_matrix& m) {
+bool write_cache_file(int fd, const file_header& h, const std::string& path, const loaded_matrix& m,
+                      const std::vector<std::int64_t>& labels) {
   const auto& a = m.matrix;
   const bool has_values = h.has_values != 0;
   const char zeros[8] = {};
@@ -483,7 +494,7 @@ bool write_cache_file(int fd, const file_header& h, const std::string& path, con
          write_all(fd, zeros, pad8(path.size()) - path.size()) &&
          write_all(fd, a.row_idx.data(), a.nnz() * 4) && write_all(fd, a.col_idx.data(), a.nnz() * 4) &&
          (!has_values || write_all(fd, a.values.data(), a.nnz() * 8)) &&
-         write_all(fd, m.label.data(), m.label.size() * 8);
+         write_all(fd, labels.data(), labels.size() * 8);
 }
 
 }  // namespace
@@ -505,10 +516,12 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
   threads = detail::thread_count(threads);
   const std::string file = dir + "/" + file_name_for(*key);
   if (!cache_dir_ready(dir, source)) return false;
-  const file_header h = header_for(*key, m, threads);
+  const std::vector<std::int64_t> names = m.name.empty() ? std::vector<std::int64_t>{} : pack_names(m.name);
+  const std::vector<std::int64_t>& labels = m.name.empty() ? m.label : names;
+  const file_header h = header_for(*key, m, labels, threads);
   bool no_file = false;
   const std::string why = write_atomically(
-      file, source, [&](int fd) { return write_cache_file(fd, h, key->path, m); }, &no_file);
+      file, source, [&](int fd) { return write_cache_file(fd, h, key->path, m, labels); }, &no_file);
   if (no_file)
     warn_once(dir, why);  // as the side files of the run, which fail there too
   else if (!why.empty())
@@ -540,7 +553,8 @@ struct part_header {
   std::uint8_t symmetric;
   std::uint8_t weighted;
   std::uint8_t undirected;  // 0 in parts written before the field (their arcs as the file lists them)
-  std::uint8_t reserved[3];
+  std::uint8_t named;       // the label region holds vertex names (names_region)
+  std::uint8_t reserved[2];
   std::int64_t source_ctime_ns;
   std::uint64_t payload_checksum;
   std::uint64_t header_checksum;  // of the fields above and the path
@@ -692,6 +706,10 @@ std::optional<rank_part> rank_cache_load(const std::string& source, const rank_p
   if (!ok) return refuse("truncated while reading");
   if (sum != h.payload_checksum) return refuse("checksum mismatch (corrupt)");
   if (!in_range.load()) return refuse("indices out of range (corrupt)");
+  if (h.named) {
+    if (!unpack_names(p.label, static_cast<std::size_t>(h.n), p.name)) return refuse("corrupt vertex names");
+    std::vector<std::int64_t>().swap(p.label);
+  }
   if (const std::string r = part_problem(h, p); !r.empty()) return refuse(r);
   return p;
 }
@@ -711,7 +729,8 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
   if (key.ranks < 1 || key.rank < 0 || key.rank >= key.ranks ||
       p.first.size() != std::size_t(key.ranks) + 1 || p.rows.row_ptr.size() != rows + 1 ||
       (key.weighted && p.rows.values.size() != p.rows.col_idx.size()) ||
-      (!p.label.empty() && p.label.size() != static_cast<std::size_t>(p.n)))
+      (!p.label.empty() && p.label.size() != static_cast<std::size_t>(p.n)) ||
+      (!p.name.empty() && (p.name.size() != static_cast<std::size_t>(p.n) || !p.label.empty())))
     throw invalid_argument("rank_cache_store: the part's sizes do not match its key");
   threads = detail::thread_count(threads);
   const std::string file = dir + "/" + part_name_for(*src, key);
@@ -726,16 +745,23 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
   h.n = p.n;
   h.rows = p.rows.rows;
   h.nnz = p.rows.nnz();
-  h.labels = p.label.size();
+  // The names where the ids go.
+  const std::vector<std::int64_t> names = p.name.empty() ? std::vector<std::int64_t>{} : pack_names(p.name);
+  const std::vector<std::int64_t>& labels = p.name.empty() ? p.label : names;
+  h.labels = labels.size();
+  h.named = !p.name.empty();
   h.format = static_cast<std::uint8_t>(p.format);
   h.pattern = p.pattern;
   h.symmetric = p.symmetric;
   h.weighted = key.weighted;
   h.undirected = key.undirected;
   rank_part& q = const_cast<rank_part&>(p);  // region_data's pointers; nothing is written through them
+  const auto data = [&](int which) {
+    return which == 4 ? const_cast<std::int64_t*>(labels.data()) : region_data(q, which);
+  };
   std::uint64_t sum = 0;
   for_each_region(h, [&](int which, std::size_t bytes) {
-    sum = combine(sum, region_hash(region_data(q, which), bytes, threads));
+    sum = combine(sum, region_hash(data(which), bytes, threads));
     return true;
   });
   h.payload_checksum = sum;
@@ -744,8 +770,8 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
     const char zeros[8] = {};
     return write_all(fd, &h, sizeof h) && write_all(fd, src->path.data(), src->path.size()) &&
            write_all(fd, zeros, pad8(src->path.size()) - src->path.size()) &&
-           for_each_region(
-               h, [&](int which, std::size_t bytes) { return write_all(fd, region_data(q, which), bytes); });
+           for_each_region(h,
+                           [&](int which, std::size_t bytes) { return write_all(fd, data(which), bytes); });
   });
 }
 

@@ -75,7 +75,8 @@ struct rank_part {
   std::vector<index_t> first;               // every rank's range: first[p] .. first[p + 1]
   csr_matrix<double> rows;                  // rows first[rank] .. first[rank + 1] of A^T, n columns;
                                             // values only when weighted
-  std::vector<std::int64_t> label;          // the input's vertex names (SNAP), else empty
+  std::vector<std::int64_t> label;          // the input's vertex ids (SNAP), else empty
+  std::vector<std::string> name;            // an edge list of vertex names: name[i] (label empty)
 };
 
 // Where rank `key.rank`'s part of `source` lives in `dir` (the source must exist).
@@ -116,7 +117,9 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
 
 // Format version of the cache files (bumped whenever the layout or the
 // parser's output changes, so old caches are rebuilt).
-constexpr unsigned cache_format_version = 2;       // 2: the source's ctime in the stamp
-constexpr unsigned rank_cache_format_version = 2;  // 2: the source's ctime in the stamp
+// 2: the source's ctime in the stamp; 3: an edge list's vertex names kept (a
+// flag in the header, the names where the integer ids go).
+constexpr unsigned cache_format_version = 3;
+constexpr unsigned rank_cache_format_version = 3;
 
 }  // namespace perron::io

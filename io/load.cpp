@@ -66,8 +66,9 @@ input_format detect(std::string_view text, const std::string& name) {
     if (q != end && *q != '\n' && *q != '#' && *q != '%' && *q != '\r') {
       const detail::edge_columns c =
           detail::edge_list_columns(std::string_view(q, static_cast<std::size_t>(end - q)));
-      // An edge list of vertex names: the parse says why it is refused.
-      if (c.edge_line || c.names) return input_format::snap;
+      if (c.edge_line ||
+          (c.names && detail::names_hold_up(std::string_view(q, static_cast<std::size_t>(end - q)), c, 16)))
+        return input_format::snap;
       throw parse_error(
           name, line,
           "unrecognized format: neither a Matrix Market banner (%%MatrixMarket ...) nor an edge "
@@ -111,6 +112,7 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
     snap_graph g = detail::parse_snap_windows(all, name, opt);
     m.matrix = std::move(g.matrix);
     m.label = std::move(g.original_id);
+    m.name = std::move(g.name);
     m.pattern = !g.weighted;
   }
   return m;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/formats.hpp"
+#include "core/vertex_naming.hpp"
 #include "io/matrix_market.hpp"
 
 namespace perron::io {
@@ -49,10 +50,12 @@ struct loaded_matrix {
   bool symmetric = false;           // the file was symmetric / skew (already expanded)
   bool undirected = false;          // read_options::undirected: every arc also taken reversed
   std::vector<std::int64_t> label;  // SNAP: original ids; empty for MM (label = index + 1)
+  std::vector<std::string> name;    // an edge list of vertex names: name[i] (label then empty)
   double read_seconds = 0;          // total time to load (read + parse, or the cache)
   load_timings timings;
 
-  std::int64_t label_of(index_t i) const { return label.empty() ? std::int64_t(i) + 1 : label[i]; }
+  // How outputs and messages call vertex i (its name, its id, or i + 1).
+  vertex_naming naming() const { return {label, name}; }
 };
 
 // With opt.undirected, every arc as read (from the file, its cache entry or

@@ -17,6 +17,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
@@ -82,6 +83,12 @@ bool is_name(std::string_view f) {
   });
 }
 
+// A word: a name that starts with a letter, two bytes or more ("alice",
+// "u42"; a stray "x" beside an id is a bad id).
+bool is_word(std::string_view f) {
+  return f.size() >= 2 && std::isalpha(static_cast<unsigned char>(f[0])) && !is_number(f);
+}
+
 // An edge line's layouts: "from to", "from to weight", and KONECT's "from to
 // weight time" (its temporal networks; the time is read as a number and dropped).
 constexpr std::size_t max_fields = 4;
@@ -121,11 +128,11 @@ const char* scan_data_dict(const char* p, const char* end, double& w, const char
   return close;
 }
 
-// What an edge list of vertex names gets told: the outputs, the cache and
-// --sources name vertices by integer ids.
+// What a name among integer ids gets told: the list's first edge line
+// decides whether its vertices are ids or names (parse_names).
 constexpr const char* names_hint =
-    " (vertices are named by integer ids here, not by names: number them first, e.g. networkx's "
-    "convert_node_labels_to_integers or pandas' factorize)";
+    " (the list's first edge gives integer ids, so every vertex must be one; an edge list of vertex names "
+    "is read where its first edge names its vertices)";
 
 // What is wrong with an id's field `f` ("" where it is an id); `what` is
 // "source id" or "target id".
@@ -141,9 +148,8 @@ std::string id_problem(const char* what, std::string_view f) {
   const bool digits =
       std::all_of(b + (*b == '+'), e, [](char c) { return c >= '0' && c <= '9'; }) && e - b > (*b == '+');
   if (digits) return std::string(what) + " " + q + " does not fit a 63-bit integer";
-  // A name, not a corrupt number: a word from its first byte ("alice"; a stray "x" is no name).
-  const bool name = e - b >= 2 && std::isalpha(static_cast<unsigned char>(*b)) && !is_number(f);
-  return std::string(what) + " " + q + " is not a non-negative integer" + (name ? names_hint : "");
+  // A name, not a corrupt number ("alice"; a stray "x" is no name).
+  return std::string(what) + " " + q + " is not a non-negative integer" + (is_word(f) ? names_hint : "");
 }
 
 // Each field is quoted whole (quote_bytes): a line ending "\r\r\n" (a CRLF
@@ -439,6 +445,186 @@ edge_list parse_edges(std::string_view first, std::uint64_t first_line, detail::
   return el;
 }
 
+// ---- an edge list of vertex names ---------------------------------------------
+//
+// "alice bob" lines (networkx's write_edgelist of a graph of strings, igraph's
+// ncol, a CSV of user names): every token where an id belongs is a name,
+// "007" and "7" two of them. Vertices are numbered in the order their names
+// first appear (source before target on a line), as networkx's read_edgelist
+// adds its nodes; one thread reads the lines, so that order is the file's.
+
+// A name as its field holds it, CSV's quotes removed ("" is one quote);
+// `scratch` holds an unescaped copy where it needs one.
+std::string_view unquoted(std::string_view f, std::string& scratch) {
+  if (f.size() < 2 || f.front() != '"' || f.back() != '"') return f;
+  f = f.substr(1, f.size() - 2);
+  if (f.find('"') == std::string_view::npos) return f;
+  scratch.clear();
+  for (std::size_t k = 0; k < f.size(); ++k) {
+    scratch += f[k];
+    if (f[k] == '"' && k + 1 < f.size() && f[k + 1] == '"') ++k;
+  }
+  return scratch;
+}
+
+// Each distinct name once, numbered from 0 in order of first appearance.
+// The names live in blocks that never move, so the index can hold views.
+class name_table {
+ public:
+  index_t intern(std::string_view s) {
+    if (const auto it = index_.find(s); it != index_.end()) return it->second;
+    if (order_.size() >= static_cast<std::size_t>(max_index)) return -1;
+    const std::string_view kept = keep(s);
+    const auto id = static_cast<index_t>(order_.size());
+    index_.emplace(kept, id);
+    order_.push_back(kept);
+    return id;
+  }
+  std::vector<std::string> names() const { return {order_.begin(), order_.end()}; }
+
+ private:
+  std::string_view keep(std::string_view s) {
+    if (blocks_.empty() || used_ + s.size() > block_size_) {
+      block_size_ = std::max<std::size_t>(std::size_t(1) << 20, s.size());
+      blocks_.emplace_back(new char[block_size_]);
+      used_ = 0;
+    }
+    char* at = blocks_.back().get() + used_;
+    std::copy(s.begin(), s.end(), at);
+    used_ += s.size();
+    return {at, s.size()};
+  }
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::size_t block_size_ = 0, used_ = 0;
+  std::unordered_map<std::string_view, index_t> index_;
+  std::vector<std::string_view> order_;
+};
+
+// Whether the two fields where the ids belong make a list of names: text,
+// not empty, and both not numbers ("a b") or one a word ("alice 7"). An id
+// that is negative, too large or fractional is still refused as one: "-1 2"
+// is a bad id, not two names.
+bool names_of_vertices(std::string_view a, std::string_view b) {
+  std::string s1, s2;
+  a = unquoted(a, s1);
+  b = unquoted(b, s2);
+  return !a.empty() && !b.empty() && is_name(a) && is_name(b) &&
+         ((!is_number(a) && !is_number(b)) || is_word(a) || is_word(b));
+}
+
+struct named_edges {
+  std::vector<index_t> src, dst;
+  std::vector<double> weight;  // empty unless the lines give one
+  name_table names;
+};
+
+// One window's lines in order; parse_error with its line for a bad one.
+// Returns the newlines in [begin, end).
+std::uint64_t parse_name_window(const char* begin, const char* end, std::uint64_t first_line,
+                                const std::string& name, const detail::edge_columns& columns,
+                                named_edges& out) {
+  const bool weights = columns.weights();
+  const std::size_t lines = detail::count_newlines(begin, end) + 1;
+  detail::check_parse_growth(name, out.src.size(), lines,
+                             2 * sizeof(index_t) + (weights ? sizeof(double) : 0), out.src.capacity());
+  std::vector<std::string_view> f;
+  std::string s1, s2;
+  std::uint64_t line = first_line;
+  const char* p = begin;
+  const auto fail = [&](const std::string& why) { throw parse_error(name, line, why); };
+  const auto vertex = [&](const char* what, std::string_view field, std::string& scratch) {
+    const std::string_view v = unquoted(field, scratch);
+    if (v.empty()) fail(std::string(what) + " is an empty field");
+    if (!is_name(v))
+      fail(std::string(what) + " " + detail::quote_bytes(v.data(), v.data() + v.size()) +
+           " holds a control character");
+    const index_t id = out.names.intern(v);
+    if (id < 0)
+      throw dimension_error(name + ": more than " + std::to_string(max_index) +
+                            " distinct vertex names exceed perron's 32-bit index limit");
+    return id;
+  };
+  const auto number = [&](const char* what, std::string_view field, double& v) {
+    if (!whole_real(field, v) || !std::isfinite(v))
+      fail(std::string(what) + " " + detail::quote_bytes(field.data(), field.data() + field.size()) +
+           " is not a finite number");
+  };
+  for (; p != end; ++line) {
+    const char* q = detail::skip_blanks(p, end);
+    if (q == end) break;
+    if (detail::skip_empty_or_comment(q, end, '#')) {
+      p = q;
+      continue;
+    }
+    double w = 1.0;
+    const char* next = nullptr;
+    if (columns.data) {
+      // "alice bob {'weight': 2.0}": the names before the dict, the weight from it.
+      const char* brace = q;
+      while (brace != end && *brace != '{' && *brace != '\n') ++brace;
+      if (brace == end || *brace != '{')
+        fail("expected the edge's data as networkx writes it, a dict {...} that ends the line");
+      if (!split_fields(q, brace, f) || f.size() != 2)
+        fail("expected two vertex names before the edge's data, found " + std::to_string(f.size()));
+      const char* why = nullptr;
+      const char* close = scan_data_dict(brace, end, w, why);
+      if (!close) fail(why);
+      next = detail::end_of_line(close, end);
+    } else {
+      next = split_fields(q, end, f);
+      if (!next) fail("a field's double quote is not closed, or text follows its closing quote");
+    }
+    std::size_t source = 0, target = 1;
+    if (columns.named) {
+      if (f.size() != columns.named)
+        fail("found " + std::to_string(f.size()) + " fields where the header names " +
+             std::to_string(columns.named));
+      source = static_cast<std::size_t>(columns.source);
+      target = static_cast<std::size_t>(columns.target);
+      if (weights) number("weight", f[static_cast<std::size_t>(columns.weight_at)], w);
+    } else if (!columns.data) {
+      const std::size_t lead = columns.index ? 1 : 0;  // pandas' row index, dropped
+      if (f.size() != columns.fields + lead)
+        fail("found " + std::to_string(f.size() - std::min(f.size(), lead)) +
+             " fields where the list's lines have " + std::to_string(columns.fields) + " (" +
+             field_names(columns.fields) + ")");
+      source += lead;
+      target += lead;
+      if (columns.fields >= 3) number("weight", f[lead + 2], w);
+      double time = 0;  // KONECT's timestamp: checked, then dropped
+      if (columns.fields == 4) number("time", f[lead + 3], time);
+    }
+    out.src.push_back(vertex("source name", f[source], s1));
+    out.dst.push_back(vertex("target name", f[target], s2));
+    if (weights) out.weight.push_back(w);
+    p = next;
+  }
+  return line - first_line - (begin != end && end[-1] != '\n' ? 1 : 0);
+}
+
+snap_graph parse_names(std::string_view first, std::uint64_t first_line, detail::text_windows& more,
+                       const std::string& name, const detail::edge_columns& columns) {
+  named_edges el;
+  std::uint64_t line = first_line;
+  for (std::string_view w = first; !w.empty(); w = more.next())
+    line += parse_name_window(w.data(), w.data() + w.size(), line, name, columns, el);
+  snap_graph g;
+  g.weighted = columns.weights();
+  g.name = el.names.names();
+  coo_matrix<double>& a = g.matrix;
+  a.rows = a.cols = static_cast<index_t>(g.name.size());
+  if (el.src.size() > static_cast<std::size_t>(max_index))
+    throw dimension_error(name + ": " + std::to_string(el.src.size()) +
+                          " edges exceed perron's 32-bit index limit (" + std::to_string(max_index) + ")");
+  a.row_idx = std::move(el.src);
+  a.col_idx = std::move(el.dst);
+  if (g.weighted)
+    a.values = std::move(el.weight);
+  else
+    a.values.assign(a.row_idx.size(), 1.0);
+  return g;
+}
+
 // The rank of each original id among the distinct ids (the new vertex id),
 // and the distinct ids in order (snap_graph::original_id).
 //
@@ -580,12 +766,19 @@ edge_columns edge_list_columns(std::string_view text) {
   const char* p = begin;
   std::uint64_t line = 1;
   bool header = false;
+  // Where a first line of names lies, and whether it stays a header once the
+  // next line shows names where the ids belong (an edge list of names).
+  std::size_t header_offset = 0, header_fields = 0;
+  std::uint64_t header_line = 1;
+  bool header_kept = true;
   while (p != end) {
     const char* q = skip_blanks(p, end);
     if (q == end) break;
     if (!skip_empty_or_comment(q, end, '#')) {
       auto fields = edge_fields(q, end);
-      if (!header && fields.size() >= 2 && std::none_of(fields.begin(), fields.end(), is_number) &&
+      // (networkx's "alice bob {}" is an edge with its data, not a header.)
+      const bool dict = fields.size() >= 3 && !fields[2].empty() && fields[2][0] == '{';
+      if (!header && !dict && fields.size() >= 2 && std::none_of(fields.begin(), fields.end(), is_number) &&
           std::all_of(fields.begin(), fields.end(), is_name)) {
         std::vector<std::string_view> names;
         if (!split_fields(q, end, names)) names = fields;
@@ -605,6 +798,11 @@ edge_columns edge_list_columns(std::string_view text) {
         if (by_name || (n >= 2 + lead && n <= max_fields + lead)) {
           // A header: the edges start on the next line.
           header = true;
+          header_offset = static_cast<std::size_t>(q - begin);
+          header_line = line;
+          header_fields = n;
+          const std::string_view text_line(q, static_cast<std::size_t>(next_line(q, end) - q));
+          header_kept = (r.source >= 0 && r.target >= 0) || text_line.find(',') != std::string_view::npos;
           if (by_name) {
             c.named = n;
             c.source = r.source;
@@ -626,23 +824,39 @@ edge_columns edge_list_columns(std::string_view text) {
         const bool whole = split_fields(q, end, f) && f.size() == c.named;
         const auto at = [&f](int k) { return f[static_cast<std::size_t>(k)]; };
         c.edge_line = whole && whole_id(at(c.source), id) && whole_id(at(c.target), id);
-        c.names = whole && !c.edge_line && is_name(at(c.source)) && !at(c.source).empty() &&
-                  !is_number(at(c.source));
+        c.names = whole && !c.edge_line && names_of_vertices(at(c.source), at(c.target));
         return c;
       }
       if (c.index && !fields.empty()) fields.erase(fields.begin());
       // networkx's "from to {data}": the data's fields are the dict's, split at its blanks and commas.
       const bool data = !header && fields.size() >= 3 && !fields[2].empty() && fields[2][0] == '{';
+      // The vertex fields as CSV splits them (a quoted name may hold blanks or commas).
+      std::vector<std::string_view> csv;
+      if (!data && split_fields(q, end, csv) && c.index && !csv.empty()) csv.erase(csv.begin());
+      if (data || csv.size() < 2) csv = fields;
       if (fields.size() >= 2 && (fields.size() <= max_fields || data) && is_id(fields[0]) &&
           is_id(fields[1])) {
         c.edge_line = true;
         c.data = data;
         if (data) c.fields = 2;
         if (!header && !data) c.fields = fields.size();  // else the header's count binds the lines
-      } else if (header && fields.size() == c.fields &&
-                 std::all_of(fields.begin(), fields.begin() + 2,
-                             [](auto f) { return !f.empty() && is_name(f) && !is_number(f); })) {
-        c.names = true;  // "alice bob" under "source target": names where ids belong
+      } else if (csv.size() >= 2 && (csv.size() <= max_fields || data) && names_of_vertices(csv[0], csv[1])) {
+        // "alice bob": every vertex field of the list is a name.
+        c.names = true;
+        c.data = data;
+        if (data) c.fields = 2;
+        if (!header && !data) c.fields = csv.size();
+        // A first line of names is a header where commas separate it
+        // (pandas, Gephi, a spreadsheet) or it names its columns (source,
+        // target, ...); two words between blanks (networkx's write_edgelist,
+        // igraph's ncol) are the first edge.
+        if (header && !header_kept) {
+          c.body_offset = header_offset;
+          c.body_line = header_line;
+          c.index = false;
+          c.fields = header_fields;
+          if (header_fields > max_fields) c.names = false;  // neither a header nor an edge: the parse says
+        }
       }
       // Else the parse says what is wrong with it (with the header's field count, or 2).
       return c;
@@ -653,6 +867,30 @@ edge_columns edge_list_columns(std::string_view text) {
   return c;
 }
 
+bool names_hold_up(std::string_view text, const edge_columns& columns, int lines) {
+  const char* p = text.data() + std::min(columns.body_offset, text.size());
+  const char* const end = text.data() + text.size();
+  const std::size_t want = columns.named ? columns.named : columns.fields + (columns.index ? 1 : 0);
+  std::vector<std::string_view> f;
+  while (p != end && lines > 0) {
+    const char* q = skip_blanks(p, end);
+    if (q == end) break;
+    if (skip_empty_or_comment(q, end, '#')) {
+      p = q;
+      continue;
+    }
+    const char* next = next_line(q, end);
+    if (columns.data) {
+      if (std::find(q, next, '{') == next) return false;
+    } else if (!split_fields(q, end, f) || f.size() != want) {
+      return false;
+    }
+    p = next;
+    --lines;
+  }
+  return true;
+}
+
 snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt) {
   std::string_view text = windows.next();
   if (text.empty()) throw parse_error(name, 0, "empty file");
@@ -661,6 +899,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
     text.remove_prefix(3);  // UTF-8 byte order mark
   const edge_columns columns = edge_list_columns(text);
   text.remove_prefix(columns.body_offset);
+  if (columns.names) return parse_names(text, columns.body_line, windows, name, columns);
   edge_list el = parse_edges(text, columns.body_line, windows, name, opt, threads, columns);
   const std::size_t edges = el.src.size();
 

@@ -10,6 +10,13 @@
 // skipped; pandas' unnamed index column is dropped.
 // Ids are remapped to 0..n-1 in ascending order of original id (a monotone
 // mapping), and the mapping is kept so outputs can name the original ids.
+// Where the first edge line names its vertices ("alice bob": networkx's
+// write_edgelist of a graph of strings, igraph's ncol, a CSV of user names),
+// every vertex field is a name (CSV quotes removed; "007" and "7" differ),
+// numbered in order of first appearance as networkx's read_edgelist adds
+// them. A first line of names is then a header only where commas separate it
+// or it names its columns (source, target, ...): two names between blanks or
+// tabs are the first edge.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +31,9 @@ namespace perron::io {
 
 struct snap_graph {
   coo_matrix<double> matrix;              // arc i -> j is entry (i, j): its weight, else 1
-  std::vector<std::int64_t> original_id;  // original_id[new id] = id in the file
-  bool weighted = false;                  // the lines gave a third field, the weight
+  std::vector<std::int64_t> original_id;  // original_id[new id] = id in the file (integer ids)
+  std::vector<std::string> name;  // an edge list of names: name[new id], ids in order of first appearance
+  bool weighted = false;          // the lines gave a third field, the weight
 };
 
 // Every data line holds as many fields as the first edge line: "from to",
@@ -64,7 +72,7 @@ struct edge_columns {
   bool edge_line = false;  // the text shows an edge line: 2 to 4 fields, the first two ids
   bool data = false;       // networkx's "from to {'weight': w}": the weight from the dict (1 without)
   bool index = false;      // pandas' to_csv: a first column of row numbers (header ",source,target"), dropped
-  bool names = false;  // under a header, a line of names where the ids belong: an edge list the parse refuses
+  bool names = false;      // the first edge line names its vertices: every line is read by name (parse_names)
   // Under a header that names its columns where they are not the places'
   // own (Gephi's "Source,Target,Type,Id,Label,timeset,Weight", "target,
   // source"): every line's field count, the columns taken by name, the others
@@ -80,6 +88,11 @@ struct edge_columns {
 // holds the header's field count, else the first edge line's (2 without
 // either).
 edge_columns edge_list_columns(std::string_view text);
+// Whether the first `lines` data lines of `text` from columns.body_offset
+// (an edge list of names, columns.names) hold the fields its first line
+// does: a text whose format is sniffed (no edge-list extension) is taken for
+// such a list only then (two lines of "key: value" are no graph).
+bool names_hold_up(std::string_view text, const edge_columns& columns, int lines);
 
 // parse_snap over text given window by window (a .gz file streamed).
 snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt);

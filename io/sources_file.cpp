@@ -15,30 +15,16 @@
 namespace perron::io {
 namespace {
 
-// Vertex names (as in the graph file) to 0-based indices.
-class vertex_names {
- public:
-  vertex_names(index_t n, const std::vector<std::int64_t>& label) : n_(n), labelled_(!label.empty()) {
-    index_of_.reserve(label.size());
-    for (std::size_t i = 0; i < label.size(); ++i) index_of_.emplace(label[i], static_cast<index_t>(i));
-  }
-  // -1 when no vertex has this name.
-  index_t find(long long id) const {
-    if (!labelled_) return id >= 1 && id <= static_cast<long long>(n_) ? static_cast<index_t>(id - 1) : -1;
-    const auto it = index_of_.find(id);
-    return it == index_of_.end() ? -1 : it->second;
-  }
-  std::string range() const {
-    return labelled_ ? std::string() : " (vertices are numbered 1.." + std::to_string(n_) + ")";
-  }
-
- private:
-  index_t n_;
-  bool labelled_;
-  std::unordered_map<std::int64_t, index_t> index_of_;
-};
-
 bool blank(char c) { return c == ' ' || c == '\t'; }
+
+// An integer as strtoll reads one (a sign, digits), whole.
+bool is_integer(std::string_view t) {
+  std::size_t k = !t.empty() && (t[0] == '-' || t[0] == '+');
+  if (k == t.size()) return false;
+  for (; k < t.size(); ++k)
+    if (t[k] < '0' || t[k] > '9') return false;
+  return true;
+}
 
 // The token at p (up to the next blank), quoted, for messages.
 std::string token_at(const char* p) {
@@ -48,43 +34,52 @@ std::string token_at(const char* p) {
 }
 
 // One line's "vertex[:weight]" tokens.
-std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_names& names,
+std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_lookup& names,
                                                   const std::string& path, std::uint64_t line) {
   std::vector<std::pair<index_t, double>> set;
   std::unordered_set<index_t> seen;
   double sum = 0.0;
   while (*p != '\0') {
-    char* end = nullptr;
-    errno = 0;
-    const long long id = std::strtoll(p, &end, 10);
-    if (end == p || errno == ERANGE || (*end != '\0' && *end != ':' && !blank(*end)))
-      throw parse_error(path, line, "expected 'vertex' or 'vertex:weight', got " + token_at(p));
-    const index_t v = names.find(id);
-    if (v < 0)
-      throw parse_error(path, line, "vertex " + std::to_string(id) + " is not in the graph" + names.range());
+    const char* end = p;
+    while (*end != '\0' && !blank(*end)) ++end;
+    const std::string_view token(p, static_cast<std::size_t>(end - p));
+    // The vertex and its weight: a name holding ':' is taken whole where the
+    // graph has it; ids split at the first ':', names at the last.
+    index_t v = names.named() ? names.find(token) : -1;
+    std::string_view who = token;
+    const char* weight = nullptr;
+    if (v < 0) {
+      const std::size_t colon = names.named() ? token.rfind(':') : token.find(':');
+      if (colon != std::string_view::npos) {
+        who = token.substr(0, colon);
+        weight = p + colon + 1;
+      }
+      if (who.empty() || (!names.named() && names.find(who) < 0 && !is_integer(who)))
+        throw parse_error(path, line, "expected 'vertex' or 'vertex:weight', got " + token_at(p));
+      v = names.find(who);
+    }
+    const std::string id(who);
+    if (v < 0) throw parse_error(path, line, "vertex " + id + " is not in the graph" + names.range());
     double w = 1.0;
-    p = end;
-    if (*p == ':') {
-      const char* start = ++p;
-      while (*p != '\0' && !blank(*p)) ++p;
-      if (scan_real(start, p, w) != p) {  // as the graph readers: no hex, inf, nan or overflow
-        const std::string why = detail::real_problem(start, p);
+    if (weight) {
+      if (scan_real(weight, end, w) != end) {  // as the graph readers: no hex, inf, nan or overflow
+        const std::string why = detail::real_problem(weight, end);
         if (why.rfind("is not a number", 0) == 0)
-          throw parse_error(path, line, "vertex " + std::to_string(id) + ": the weight is not a number");
+          throw parse_error(path, line, "vertex " + id + ": the weight is not a number");
         throw parse_error(path, line,
-                          "vertex " + std::to_string(id) + ": weight " + detail::quote_token(start, p) + " " +
-                              why + " (weights must be finite and non-negative)");
+                          "vertex " + id + ": weight " + detail::quote_token(weight, end) + " " + why +
+                              " (weights must be finite and non-negative)");
       }
       if (!(w >= 0.0))
-        throw parse_error(path, line,
-                          "vertex " + std::to_string(id) + ": weight " + format_g(w, 17) +
-                              " (weights must be finite and non-negative)");
+        throw parse_error(
+            path, line,
+            "vertex " + id + ": weight " + format_g(w, 17) + " (weights must be finite and non-negative)");
     }
     // As --personalize refuses a vertex listed twice (was: accepted silently).
-    if (!seen.insert(v).second)
-      throw parse_error(path, line, "vertex " + std::to_string(id) + " is listed twice in the set");
+    if (!seen.insert(v).second) throw parse_error(path, line, "vertex " + id + " is listed twice in the set");
     set.emplace_back(v, w);
     sum += w;
+    p = end;
     while (blank(*p)) ++p;
   }
   // Weights are relative: a finite sum past double (two of 1e308) is
@@ -111,10 +106,10 @@ sources_text read_sources_text(const std::string& path) {
   return file;
 }
 
-source_sets parse_sources(const sources_text& file, index_t n, const std::vector<std::int64_t>& label) {
+source_sets parse_sources(const sources_text& file, index_t n, const vertex_naming& label) {
   const std::string& path = file.path;
   std::istringstream in{file.text};
-  const vertex_names names(n, label);
+  const vertex_lookup names(n, label);
   source_sets out;
   std::string text;
   std::uint64_t line = 0;
@@ -136,7 +131,7 @@ source_sets parse_sources(const sources_text& file, index_t n, const std::vector
   return out;
 }
 
-source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label) {
+source_sets read_sources_file(const std::string& path, index_t n, const vertex_naming& label) {
   return parse_sources(read_sources_text(path), n, label);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/formats.hpp"
+#include "core/vertex_naming.hpp"
 
 namespace perron::io {
 
@@ -20,13 +21,14 @@ struct source_sets {
   std::vector<std::uint64_t> line;  // line[s]: the set's 1-based line in the file
 };
 
-// Reads FILE for a graph of n vertices named by label (io::loaded_matrix::label;
-// empty: 1-based Matrix Market numbering). io_error when it cannot be read;
+// Reads FILE for a graph of n vertices named by label (io::loaded_matrix::naming();
+// none: 1-based Matrix Market numbering). In a graph of vertex names a token
+// is a name, "name:weight" where the whole token names no vertex. io_error when it cannot be read;
 // parse_error with the file and line for an empty line, an unknown vertex or
 // one listed twice in a set, a
 // malformed number, a negative / NaN / infinite weight or a set whose weights
 // are all zero, and for a file without sets (line 0).
-source_sets read_sources_file(const std::string& path, index_t n, const std::vector<std::int64_t>& label);
+source_sets read_sources_file(const std::string& path, index_t n, const vertex_naming& label);
 
 // The same in two steps, for a caller that needs the number of sets before
 // the graph is loaded (the device model of pagerank --sources) and can read
@@ -38,6 +40,6 @@ struct sources_text {
   std::size_t sets = 0;
 };
 sources_text read_sources_text(const std::string& path);
-source_sets parse_sources(const sources_text& file, index_t n, const std::vector<std::int64_t>& label);
+source_sets parse_sources(const sources_text& file, index_t n, const vertex_naming& label);
 
 }  // namespace perron::io

@@ -16,14 +16,10 @@
 namespace perron::io {
 namespace {
 
-std::string vertex_name(const std::vector<std::int64_t>& label, index_t i) {
-  return std::to_string(label.empty() ? std::int64_t(i) + 1 : label[static_cast<std::size_t>(i)]);
-}
-
 bool starts_like_matrix_market(std::string_view text) { return text.rfind("%%MatrixMarket", 0) == 0; }
 
 std::vector<double> read_array_weights(std::string_view text, const std::string& path, index_t n,
-                                       const std::vector<std::int64_t>& label) {
+                                       const vertex_naming& label) {
   const auto nn = static_cast<std::size_t>(n);
   mm_array arr = parse_matrix_market_array(text, path);
   const auto rows = arr.header.rows, cols = arr.header.cols;
@@ -34,27 +30,22 @@ std::vector<double> read_array_weights(std::string_view text, const std::string&
   for (std::size_t i = 0; i < nn; ++i)
     if (!(arr.values[i] >= 0.0) || !std::isfinite(arr.values[i]))
       throw parse_error(path, 0,
-                        "value " + std::to_string(i + 1) + " (vertex " + vertex_name(label, index_t(i)) +
-                            ") is " + format_g(arr.values[i], 17) +
-                            "; weights must be finite and non-negative");
+                        "value " + std::to_string(i + 1) + " (vertex " + label(index_t(i)) + ") is " +
+                            format_g(arr.values[i], 17) + "; weights must be finite and non-negative");
   return std::move(arr.values);
 }
 
 struct weight_line {
-  long long id;
+  std::string_view vertex;
   double weight;
 };
 
 // One non-comment line "vertex weight" (the text from its first non-blank character).
 weight_line parse_weight_line(const char* p, const std::string& path, std::uint64_t lineno) {
-  char* end = nullptr;
-  errno = 0;
-  const long long id = std::strtoll(p, &end, 10);
-  if (end != p && *end == '\0')
-    throw parse_error(path, lineno, "expected 'vertex weight', the weight is missing");
-  if (end == p || (*end != ' ' && *end != '\t') || errno == ERANGE)
-    throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
-  for (p = end; *p == ' ' || *p == '\t'; ++p) {
+  const char* v = p;
+  while (*p != '\0' && *p != ' ' && *p != '\t') ++p;
+  const std::string_view vertex(v, static_cast<std::size_t>(p - v));
+  for (; *p == ' ' || *p == '\t'; ++p) {
   }
   const char* w = p;
   while (*p != '\0' && *p != ' ' && *p != '\t') ++p;
@@ -72,15 +63,22 @@ weight_line parse_weight_line(const char* p, const std::string& path, std::uint6
   if (!(x >= 0.0))
     throw parse_error(path, lineno,
                       "weight " + format_g(x, 17) + ": weights must be finite and non-negative");
-  return {id, x};
+  return {vertex, x};
+}
+
+// An integer as strtoll reads one (a sign, digits), whole.
+bool is_integer(std::string_view t) {
+  std::size_t k = !t.empty() && (t[0] == '-' || t[0] == '+');
+  if (k == t.size()) return false;
+  for (; k < t.size(); ++k)
+    if (t[k] < '0' || t[k] > '9') return false;
+  return true;
 }
 
 std::vector<double> read_text_weights(std::string_view text, const std::string& path, index_t n,
-                                      const std::vector<std::int64_t>& label) {
+                                      const vertex_naming& label) {
   const auto nn = static_cast<std::size_t>(n);
-  std::unordered_map<std::int64_t, index_t> index_of;
-  index_of.reserve(label.size());
-  for (std::size_t i = 0; i < label.size(); ++i) index_of.emplace(label[i], static_cast<index_t>(i));
+  const vertex_lookup names(n, label);
   std::vector<double> w(nn, 0.0);
   std::vector<std::uint8_t> seen(nn, 0);
   std::istringstream in{std::string(text)};
@@ -96,18 +94,12 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
     const weight_line wl = parse_weight_line(line.c_str() + first, path, lineno);
-    index_t i = -1;
-    if (label.empty()) {
-      if (wl.id >= 1 && wl.id <= static_cast<long long>(n)) i = static_cast<index_t>(wl.id - 1);
-    } else if (auto it = index_of.find(wl.id); it != index_of.end()) {
-      i = it->second;
-    }
-    if (i < 0)
-      throw parse_error(
-          path, lineno,
-          "vertex " + std::to_string(wl.id) + " is not in the graph" +
-              (label.empty() ? " (vertices are numbered 1.." + std::to_string(n) + ")" : std::string()));
-    if (seen[i]) throw parse_error(path, lineno, "vertex " + std::to_string(wl.id) + " is listed twice");
+    if (!names.named() && !is_integer(wl.vertex))
+      throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
+    const index_t i = names.find(wl.vertex);
+    const std::string who(wl.vertex);
+    if (i < 0) throw parse_error(path, lineno, "vertex " + who + " is not in the graph" + names.range());
+    if (seen[i]) throw parse_error(path, lineno, "vertex " + who + " is listed twice");
     seen[i] = 1;
     w[i] = wl.weight;
   }
@@ -117,8 +109,7 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
 
 }  // namespace
 
-std::vector<double> read_vertex_weights(const std::string& path, index_t n,
-                                        const std::vector<std::int64_t>& label) {
+std::vector<double> read_vertex_weights(const std::string& path, index_t n, const vertex_naming& label) {
   // Read once (a pipe cannot be opened twice; a device or pipe is checked
   // for text and read within the memory free; .gz inflated).
   const detail::text_buffer buffer = detail::read_file(path, 1);

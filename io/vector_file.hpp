@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/formats.hpp"
+#include "core/vertex_naming.hpp"
 
 namespace perron::io {
 
@@ -19,7 +20,6 @@ namespace perron::io {
 // line, dimension_error for a wrong length): unknown or repeated vertex,
 // malformed number, negative / NaN / infinite weight, wrong count. All-zero is
 // left to the solver's checks (normalized_distribution).
-std::vector<double> read_vertex_weights(const std::string& path, index_t n,
-                                        const std::vector<std::int64_t>& label);
+std::vector<double> read_vertex_weights(const std::string& path, index_t n, const vertex_naming& label);
 
 }  // namespace perron::io

@@ -105,8 +105,22 @@ csr_matrix<double> csr_from(index_t rows, index_t cols, const array<index_t>& in
   return a;
 }
 
+// An edge list's vertex names as a list of str: UTF-8, a byte that is not
+// decoded as os.fsdecode does (surrogateescape), so no name is refused.
+py::list names_list(const std::vector<std::string>& name) {
+  py::list out(name.size());
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    PyObject* s =
+        PyUnicode_DecodeUTF8(name[i].data(), static_cast<Py_ssize_t>(name[i].size()), "surrogateescape");
+    if (!s) throw py::error_already_set();
+    out[i] = py::reinterpret_steal<py::object>(s);
+  }
+  return out;
+}
+
 // Reads a matrix file (Matrix Market, .gz, .tar.gz, SNAP) into CSR arrays,
-// duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market);
+// duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market),
+// a list of str for an edge list of vertex names;
 // undirected: every arc also reversed (io::read_options::undirected).
 py::tuple read_matrix(const std::string& path, bool cache, bool undirected) {
   const team_scope team(process_team());  // a core left to the machine's other work
@@ -120,9 +134,10 @@ py::tuple read_matrix(const std::string& path, bool cache, bool undirected) {
     m = io::load_matrix(path, opt);
     a = to_csr(m.matrix);
   }
+  py::object labels =
+      m.name.empty() ? py::object(to_numpy(std::move(m.label))) : py::object(names_list(m.name));
   return py::make_tuple(py::make_tuple(a.rows, a.cols), to_numpy(std::move(a.row_ptr)),
-                        to_numpy(std::move(a.col_idx)), to_numpy(std::move(a.values)),
-                        to_numpy(std::move(m.label)));
+                        to_numpy(std::move(a.col_idx)), to_numpy(std::move(a.values)), labels);
 }
 
 // Before the caller's arrays are copied, what make_pagerank_graph checks for

@@ -37,9 +37,7 @@ index_t row_of(const csr_matrix<T>& a, std::size_t k) {
   return static_cast<index_t>(it - a.row_ptr.begin()) - 1;
 }
 
-std::string vertex_name(const std::vector<std::int64_t>& label, index_t i) {
-  return std::to_string(label.empty() ? std::int64_t(i) + 1 : label[static_cast<std::size_t>(i)]);
-}
+std::string vertex_name(const vertex_naming& label, index_t i) { return label(i); }
 
 // How often each of 0..n-1 occurs in col[0..links) (exact in any order).
 // Each thread counts its share into a histogram of its own, then they are
@@ -127,8 +125,7 @@ pagerank_graph<T> graph_from_pattern(csr_matrix<T> at) {
 // callers'). A weighted graph's out-weights are summed link by link in A^T's
 // order (the order the distributed solve sums them in too), serially.
 template <class T>
-pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted,
-                                       const std::vector<std::int64_t>& label) {
+pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted, const vertex_naming& label) {
   if (!weighted) {
     csr_matrix<T> pattern;
     pattern.rows = at.rows;
@@ -207,13 +204,13 @@ namespace {
 
 // The adjacency matrix A, rows x cols, must be square and not empty, with
 // one label per vertex or none.
-void check_graph_shape(index_t rows, index_t cols, const std::vector<std::int64_t>& label) {
+void check_graph_shape(index_t rows, index_t cols, const vertex_naming& label) {
   if (rows != cols)
     throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
                           std::to_string(rows) + " x " + std::to_string(cols));
   if (rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
   check_vertex_count(rows);
-  if (!label.empty() && label.size() != static_cast<std::size_t>(rows))
+  if (label.labelled() && label.size() != static_cast<std::size_t>(rows))
     throw dimension_error("vertex labels: " + std::to_string(label.size()) + " labels for " +
                           std::to_string(rows) + " vertices");
 }
@@ -225,7 +222,7 @@ void check_graph_shape(index_t rows, index_t cols, const std::vector<std::int64_
 // parallel pass over the columns; the first offending row is named, the same
 // for every thread count.
 template <class T>
-void check_sources_sorted_unique(const csr_matrix<T>& at, const std::vector<std::int64_t>& label) {
+void check_sources_sorted_unique(const csr_matrix<T>& at, const vertex_naming& label) {
   const index_t n = at.rows;
   const index_t* ptr = at.row_ptr.data();
   const index_t* col = at.col_idx.data();
@@ -256,8 +253,8 @@ void check_sources_sorted_unique(const csr_matrix<T>& at, const std::vector<std:
 // ---- the operator ----------------------------------------------------------
 
 template <class T>
-pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted,
-                                      const std::vector<std::int64_t>& label, bool on_gpu) {
+pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted, const vertex_naming& label,
+                                      bool on_gpu) {
   check_graph_shape(a.rows, a.cols, label);
   // Per vertex: out-degree, dangling flag, the solver's vectors and the ranks
   // (about 48 bytes); per link: P^T in double and in T, and the conversion's
@@ -287,7 +284,7 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
 
 template <class T>
 pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weighted,
-                                                const std::vector<std::int64_t>& label, transpose_rows rows) {
+                                                const vertex_naming& label, transpose_rows rows) {
   validate(at, "PageRank graph (CSR of A^T)");
   check_graph_shape(at.cols, at.rows, label);  // A is at.cols x at.rows
   if (rows == transpose_rows::check) check_sources_sorted_unique(at, label);
@@ -295,7 +292,7 @@ pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weig
 }
 
 template <class T>
-pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label,
+pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const vertex_naming& label,
                                               transpose_rows rows) {
   validate(at, "PageRank graph (CSR of A^T)");
   check_graph_shape(at.cols, at.rows, label);  // A is at.cols x at.rows
@@ -1390,20 +1387,16 @@ template std::vector<index_t> fused_order_places<float>(const pagerank_graph<flo
 template std::vector<index_t> fused_order_places<double>(const pagerank_graph<double>&);
 
 template pagerank_graph<float> make_pagerank_graph<float>(const coo_matrix<double>&, bool,
-                                                          const std::vector<std::int64_t>&, bool);
+                                                          const vertex_naming&, bool);
 template pagerank_graph<double> make_pagerank_graph<double>(const coo_matrix<double>&, bool,
-                                                            const std::vector<std::int64_t>&, bool);
+                                                            const vertex_naming&, bool);
 template pagerank_graph<float> pagerank_graph_from_transpose<float>(csr_matrix<double>, bool,
-                                                                    const std::vector<std::int64_t>&,
-                                                                    transpose_rows);
+                                                                    const vertex_naming&, transpose_rows);
 template pagerank_graph<double> pagerank_graph_from_transpose<double>(csr_matrix<double>, bool,
-                                                                      const std::vector<std::int64_t>&,
-                                                                      transpose_rows);
-template pagerank_graph<float> pagerank_graph_from_pattern<float>(csr_matrix<float>,
-                                                                  const std::vector<std::int64_t>&,
+                                                                      const vertex_naming&, transpose_rows);
+template pagerank_graph<float> pagerank_graph_from_pattern<float>(csr_matrix<float>, const vertex_naming&,
                                                                   transpose_rows);
-template pagerank_graph<double> pagerank_graph_from_pattern<double>(csr_matrix<double>,
-                                                                    const std::vector<std::int64_t>&,
+template pagerank_graph<double> pagerank_graph_from_pattern<double>(csr_matrix<double>, const vertex_naming&,
                                                                     transpose_rows);
 template pagerank_graph<float> permuted<float>(const pagerank_graph<float>&, const permutation&);
 template pagerank_graph<double> permuted<double>(const pagerank_graph<double>&, const permutation&);

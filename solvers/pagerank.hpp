@@ -31,6 +31,7 @@
 #include "core/formats.hpp"
 #include "core/memory.hpp"
 #include "core/registry.hpp"
+#include "core/vertex_naming.hpp"
 #include "kernels/reorder.hpp"
 #include "kernels/spmv.hpp"
 
@@ -59,13 +60,13 @@ struct pagerank_graph {
 //  - unweighted: values are ignored and duplicate arcs count once;
 //  - weighted: values are arc weights, duplicates summed; a negative, NaN or
 //    infinite weight is an invalid_argument naming the arc.
-// label: vertex names for messages (io::loaded_matrix::label; empty = 1-based).
+// label: vertex names for messages (io::loaded_matrix::naming(); none = 1-based).
 // on_gpu: the COO -> CSR sort runs on the GPU (kernels/gpu_convert.hpp;
 // bit-identical to the host conversion), for a solve that will run there.
 // Throws dimension_error for a non-square matrix, invalid_argument for 0 vertices.
 template <class T>
 pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted,
-                                      const std::vector<std::int64_t>& label = {}, bool on_gpu = false);
+                                      const vertex_naming& label = {}, bool on_gpu = false);
 
 // Whether the builds below check that each row of the CSR of A^T lists its
 // sources sorted and once (a pass over the columns, about 7% of the CPU
@@ -82,7 +83,7 @@ enum class transpose_rows { check, sorted_unique };
 // beside validate()'s, unless rows says they are). Weights as above.
 template <class T>
 pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weighted,
-                                                const std::vector<std::int64_t>& label = {},
+                                                const vertex_naming& label = {},
                                                 transpose_rows rows = transpose_rows::check);
 
 // An unweighted graph given as the pattern of the CSR of A^T (row i = target,
@@ -92,7 +93,7 @@ pagerank_graph<T> pagerank_graph_from_transpose(csr_matrix<double> at, bool weig
 // increments, so the same for every thread count). The same graph, bit for bit, as make_pagerank_graph of its
 // arcs, without a second copy of the links.
 template <class T>
-pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const std::vector<std::int64_t>& label = {},
+pagerank_graph<T> pagerank_graph_from_pattern(csr_matrix<T> at, const vertex_naming& label = {},
                                               transpose_rows rows = transpose_rows::check);
 
 // The same PageRank problem in another vertex order (kernels/reorder.hpp):

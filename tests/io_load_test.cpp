@@ -42,7 +42,7 @@ TEST_F(io_load, MatrixMarketIsFoundByItsBannerWhateverTheName) {
     EXPECT_FALSE(m.pattern);
     EXPECT_EQ(m.matrix.nnz(), 3u);
     EXPECT_TRUE(m.label.empty());
-    EXPECT_EQ(m.label_of(2), 3);  // Matrix Market vertices are named 1..n
+    EXPECT_EQ(m.naming()(2), "3");  // Matrix Market vertices are named 1..n
   }
 }
 
@@ -53,7 +53,7 @@ TEST_F(io_load, SnapByExtensionOrBySniffing) {
     EXPECT_TRUE(m.pattern);
     EXPECT_EQ(m.matrix.rows, 3);
     EXPECT_EQ(m.label, (std::vector<std::int64_t>{10, 20, 30}));
-    EXPECT_EQ(m.label_of(1), 20);
+    EXPECT_EQ(m.naming()(1), "20");
   }
 }
 

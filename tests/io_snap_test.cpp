@@ -326,28 +326,62 @@ TEST(io_snap, ColumnsByTheirNames) {
   expect_parse_error("Source,Target,Label\n1,2,\"open\n", "g.csv", 2, "double quote is not closed");
   expect_parse_error("Source,Target,Weight,Type\n1,2,heavy,x\n", "g.csv", 2,
                      "weight 'heavy' is not a finite number");
-  expect_parse_error("Id,Source,Target\n0,alice,bob\n", "g.csv", 2,
-                     "source id 'alice' is not a non-negative integer");
+  expect_parse_error("Id,Source,Target\n0,alice,bob\n1,bob,\n", "g.csv", 3, "target name is an empty field");
 }
 
-// An edge list of vertex names (networkx's write_edgelist of a graph of
-// strings) is refused with what to do, also where no extension says it is
-// an edge list (it read "unrecognized format").
-TEST(io_snap, NamesAreRefusedWithAHint) {
-  for (const char* name : {"g.txt", "g.edgelist"}) {
-    for (const auto& [text, line, id] : {std::tuple{"alice bob\nbob carol\n", 2, "'bob'"},
-                                         std::tuple{"source,target\nalice,bob\n", 2, "'alice'"},
-                                         std::tuple{"1 2\nalice bob\n", 2, "'alice'"}}) {
-      try {
-        io::parse_matrix(text, name);
-        ADD_FAILURE() << name << ": " << text;
-      } catch (const parse_error& e) {
-        EXPECT_EQ(e.line, static_cast<std::uint64_t>(line)) << e.what();
-        EXPECT_NE(e.reason.find(std::string("source id ") + id), std::string::npos) << e.what();
-        EXPECT_NE(e.reason.find("not by names"), std::string::npos) << e.what();
-      }
-    }
+// Edge lists of vertex names: networkx's write_edgelist of a graph of
+// strings (with and without its data), igraph's ncol, a CSV with quoted
+// names, Gephi's table of names. Vertices in order of first appearance.
+TEST(io_snap, VertexNames) {
+  const auto names = [](const io::snap_graph& g) { return g.name; };
+  using strings = std::vector<std::string>;
+  for (const char* name : {"g.txt", "g.edgelist", "graph"}) {
+    const auto m = io::parse_matrix("alice bob\nbob carol\ncarol alice\ndave alice\n", name);
+    EXPECT_EQ(m.name, (strings{"alice", "bob", "carol", "dave"})) << name;
+    EXPECT_TRUE(m.label.empty());
+    EXPECT_EQ(m.matrix.row_idx, (std::vector<index_t>{0, 1, 2, 3})) << name;
+    EXPECT_EQ(m.matrix.col_idx, (std::vector<index_t>{1, 2, 0, 0})) << name;
+    EXPECT_EQ(m.naming()(3), "dave");
+    EXPECT_EQ(m.naming().json(3), "\"dave\"");
   }
+  // Every token a name once the first edge names its vertices: "7" and "007" are two.
+  auto g = io::parse_snap("a b\nb 7x\n7x 007\n", "g.txt");
+  EXPECT_EQ(names(g), (strings{"a", "b", "7x", "007"}));
+  // (A line of words over ids is their header.)
+  EXPECT_EQ(io::parse_snap("a b\n7 007\n", "g.txt").original_id, (std::vector<std::int64_t>{7}));
+  g = io::parse_snap("alice 7\n7 bob\n", "g.txt");
+  EXPECT_EQ(names(g), (strings{"alice", "7", "bob"}));
+  // networkx's data: the weight from the dict, 1 without one; a header is never a dict line.
+  g = io::parse_snap("alice bob {}\nbob carol {'weight': 2.5}\n", "g.edgelist");
+  EXPECT_TRUE(g.weighted);
+  EXPECT_EQ(names(g), (strings{"alice", "bob", "carol"}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{1.0, 2.5}));
+  // A header: commas, or names of columns; quoted names hold commas and quotes.
+  g = io::parse_snap("user,friend,weight\n\"Smith, J\",bob,2\nbob,\"say \"\"hi\"\"\",0.5\n", "g.csv");
+  EXPECT_EQ(names(g), (strings{"Smith, J", "bob", "say \"hi\""}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{2.0, 0.5}));
+  g = io::parse_snap("source target\nalice bob\n", "g.txt");
+  EXPECT_EQ(names(g), (strings{"alice", "bob"}));
+  // Two words between blanks are the first edge (networkx writes no header).
+  g = io::parse_snap("user follower\nalice bob\n", "g.txt");
+  EXPECT_EQ(names(g), (strings{"user", "follower", "alice", "bob"}));
+  // pandas' index column and Gephi's columns by name.
+  g = io::parse_snap(",source,target\n0,alice,bob\n1,bob,alice\n", "g.csv");
+  EXPECT_EQ(names(g), (strings{"alice", "bob"}));
+  EXPECT_EQ(g.matrix.nnz(), 2u);
+  g = io::parse_snap("Id,Target,Source,Weight\n0,bob,alice,3\n", "g.csv");
+  EXPECT_EQ(names(g), (strings{"alice", "bob"}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{3.0}));
+  // KONECT's time column, checked and dropped.
+  g = io::parse_snap("alice bob 1 1500000000\n", "g.txt");
+  EXPECT_EQ(g.matrix.nnz(), 1u);
+  // Errors name the line: a field count, a weight, an empty name, a name among ids.
+  expect_parse_error("alice bob\nbob carol dave\n", "g.txt", 2,
+                     "found 3 fields where the list's lines have 2");
+  expect_parse_error("alice bob 1\nbob carol x\n", "g.txt", 2, "weight 'x' is not a finite number");
+  expect_parse_error("alice,bob\nbob,carol\n,carol\n", "g.csv", 3, "source name is an empty field");
+  expect_parse_error("1 2\nalice bob\n", "g.txt", 2, "first edge gives integer ids");
+  expect_parse_error("1 x\n", "g.txt", 1, "target id 'x' is not a non-negative integer");
   // Prose under no extension is no edge list.
   try {
     io::parse_matrix("hello world\nthis is text\n", "notes");

@@ -62,11 +62,12 @@ TEST_F(sources_file, WeightsWhoseSumOverflowsAreRead) {
 }
 
 TEST_F(sources_file, LabelsNameTheVertices) {
-  const auto s = io::read_sources_file(write("s.txt", "35 10:3\n"), 3, {10, 20, 35});
+  const auto s = io::read_sources_file(write("s.txt", "35 10:3\n"), 3, std::vector<std::int64_t>{10, 20, 35});
   ASSERT_EQ(s.sets.size(), 1u);
   EXPECT_EQ(s.sets[0], (set{{2, 1.0}, {0, 3.0}}));
   // 1 is not a label, although it would be a 1-based index
-  EXPECT_THROW(io::read_sources_file(write("t.txt", "1\n"), 3, {10, 20, 35}), parse_error);
+  EXPECT_THROW(io::read_sources_file(write("t.txt", "1\n"), 3, std::vector<std::int64_t>{10, 20, 35}),
+               parse_error);
 }
 
 // Every bad file: a parse_error naming the file and the line.

@@ -39,7 +39,7 @@ class vertex_file : public ::testing::Test {
 
 TEST_F(vertex_file, TsvWithLabels) {
   const std::string p = write("v.tsv", "# comment\r\n35\t2.5\r\n\r\n10 0.5\n  % also a comment\n");
-  const auto w = io::read_vertex_weights(p, 3, {10, 20, 35});
+  const auto w = io::read_vertex_weights(p, 3, std::vector<std::int64_t>{10, 20, 35});
   EXPECT_EQ(w, (std::vector<double>{0.5, 0.0, 2.5}));
 }
 
@@ -83,7 +83,8 @@ TEST_F(vertex_file, TsvErrorsNameTheLine) {
   // A NUL ended the parsed line: '1 0.5\0 9 junk' read as '1 0.5'.
   expect_line("2 1\n1 0.5" + std::string(1, '\0') + " 9 junk\n", 2, "NUL byte");
   expect_line(std::string("# c\0\n", 5), 1, "NUL byte in a comment");
-  EXPECT_THROW(io::read_vertex_weights(write("v.tsv", "7 1\n"), 3, {5, 6, 8}), parse_error);  // unknown label
+  EXPECT_THROW(io::read_vertex_weights(write("v.tsv", "7 1\n"), 3, std::vector<std::int64_t>{5, 6, 8}),
+               parse_error);  // unknown label
   EXPECT_THROW(io::read_vertex_weights(path("missing.tsv"), 3, {}), io_error);
 }
 

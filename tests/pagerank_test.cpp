@@ -648,7 +648,7 @@ TEST(pagerank_graph, TransposeRowsMustBeSortedAndUnique) {
   pattern.values = {0, 0, 0};
   expect_throw_message<invalid_argument>(
       [&] {
-        pagerank_graph_from_pattern<float>(pattern, {10, 20, 30});
+        pagerank_graph_from_pattern<float>(pattern, std::vector<std::int64_t>{10, 20, 30});
       },
       "in-arcs of vertex 20 are not sorted by source (30 before 10)");
   pattern.col_idx = {0, 2, 0};  // sorted and unique: the graph 0 -> 1, 2 -> 1, 0 -> 2
@@ -979,7 +979,7 @@ TEST(pagerank_graph, Errors) {
   const auto neg = graph_from_arcs(3, {{0, 1}, {1, 2}}, {1, -2});
   EXPECT_NO_THROW(make_pagerank_graph<double>(neg, false));  // values ignored when unweighted
   try {
-    make_pagerank_graph<double>(neg, true, {10, 20, 30});
+    make_pagerank_graph<double>(neg, true, std::vector<std::int64_t>{10, 20, 30});
     FAIL() << "negative weight accepted";
   } catch (const invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("20 -> 30"), std::string::npos) << e.what();
@@ -1019,7 +1019,9 @@ TEST(pagerank_graph, ShapeErrorsOfEveryEntryPoint) {
   csr_matrix<double> sq;
   sq.rows = sq.cols = 2;
   sq.row_ptr = {0, 0, 0};
-  const std::string w = message([&] { pagerank_graph_from_transpose<double>(sq, false, {7, 8, 9}); });
+  const std::string w = message([&] {
+    pagerank_graph_from_transpose<double>(sq, false, std::vector<std::int64_t>{7, 8, 9});
+  });
   EXPECT_NE(w.find("vertex labels: 3 labels for 2 vertices"), std::string::npos) << w;
 }
 

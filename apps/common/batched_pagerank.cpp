@@ -58,10 +58,11 @@ void write_top(const std::string& path, const io::loaded_matrix& graph, const io
   io::output_file out(path);
   std::FILE* f = out.get();
   std::fprintf(f, "source_line\tvertex\trank\n");
+  const vertex_naming naming = graph.naming();
   for (std::size_t c = 0; c < res.sources; ++c)
     for (index_t i : top_of(res.column(c), res.vertices, top))
-      std::fprintf(f, "%llu\t%lld\t%.*g\n", static_cast<unsigned long long>(sets.line[c]),
-                   static_cast<long long>(graph.label_of(i)), digits, res.column(c)[i]);
+      std::fprintf(f, "%llu\t%s\t%.*g\n", static_cast<unsigned long long>(sets.line[c]), naming(i).c_str(),
+                   digits, res.column(c)[i]);
   out.commit();
 }
 
@@ -236,9 +237,10 @@ int solve_sources(const batched_request& r, pagerank_batched_options opt) {
   };
   if (device.convert_on_gpu) wait_for_gpu();
   const pagerank_graph<T> g = naming_input(r.graph, [&] {
-    return make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, device.convert_on_gpu);
+    return make_pagerank_graph<T>(graph.matrix, r.weighted, graph.naming(), device.convert_on_gpu);
   });
-  const io::source_sets sets = early ? std::move(*early) : io::parse_sources(file, g.vertices(), graph.label);
+  const io::source_sets sets =
+      early ? std::move(*early) : io::parse_sources(file, g.vertices(), graph.naming());
   if (device.gpu) wait_for_gpu();
   opt.base.device = device.gpu ? pagerank_device::cuda : pagerank_device::cpu;
   const double load_s = step.lap();
@@ -264,8 +266,7 @@ int solve_sources(const batched_request& r, pagerank_batched_options opt) {
 // ---- --bench-sources ----------------------------------------------------------------
 
 // S sources: the first S sets of --sources, else S distinct random vertices (seed 1).
-std::vector<source_set> bench_set(const batched_request& r, index_t n,
-                                  const std::vector<std::int64_t>& label) {
+std::vector<source_set> bench_set(const batched_request& r, index_t n, const vertex_naming& label) {
   if (!r.sources.empty()) {
     auto sets = io::read_sources_file(r.sources, n, label).sets;
     if (sets.size() > static_cast<std::size_t>(r.bench_sources))
@@ -378,8 +379,8 @@ int bench_sources(const batched_request& r, const pagerank_batched_options& opt)
                     "--bench-sources " + std::to_string(r.bench_sources) + " on " +
                         std::to_string(graph.matrix.rows) + " vertices (the sets and their ranks)");
   const pagerank_graph<T> g = naming_input(
-      r.graph, [&] { return make_pagerank_graph<T>(graph.matrix, r.weighted, graph.label, gpu); });
-  const std::vector<source_set> sets = bench_set(r, g.vertices(), graph.label);
+      r.graph, [&] { return make_pagerank_graph<T>(graph.matrix, r.weighted, graph.naming(), gpu); });
+  const std::vector<source_set> sets = bench_set(r, g.vertices(), graph.naming());
   pagerank_batched_options never = opt;
   never.compact_every = std::numeric_limits<int>::max() / 2;
   const int repeat = gpu ? 5 : 3;  // a GPU solve takes 0.03-0.3 s: more runs for the median

@@ -45,7 +45,7 @@ dist::mirror mirror_for(io::mm_symmetry s, bool undirected) {
 // names the file or spec, as the single-process run's does (apps/pagerank.cpp
 // require_vertices; the solver's own check cannot name it).
 dist::local_arcs exchange(const std::string& name, const dist::arc_slice& arcs, index_t n, bool weighted,
-                          dist::mirror m, const std::vector<std::int64_t>& label = {}) {
+                          dist::mirror m, const vertex_naming& label = {}) {
   dist::phase([&] {
     if (n == 0) throw invalid_argument(name + ": the graph is empty (0 vertices)");
   });
@@ -140,7 +140,7 @@ dist::local_arcs load_generated(const std::string& spec, bool undirected, const 
   info.load_seconds = step.lap();
   const dist::arc_slice mine{source.data(), target.data(), nullptr, source.size()};
   dist::local_arcs a = exchange(spec, mine, size.vertices, false,
-                                undirected ? dist::mirror::symmetric : dist::mirror::none, m.label);
+                                undirected ? dist::mirror::symmetric : dist::mirror::none, m.naming());
   info.build_seconds = step.lap();
   return a;
 }
@@ -162,9 +162,16 @@ dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_opt
   // What every rank needs of the input: its size, what the summary shows, the vertex names.
   std::vector<std::int64_t> facts = {m.matrix.rows, static_cast<std::int64_t>(m.format), m.pattern,
                                      m.symmetric};
+  facts.push_back(!m.name.empty());
   dist::broadcast(facts);
   dist::broadcast(m.label);
   const auto n = static_cast<index_t>(facts[0]);
+  if (facts[4]) {  // an edge list of vertex names: the names too
+    std::vector<std::int64_t> words = world.rank() == 0 ? pack_names(m.name) : std::vector<std::int64_t>{};
+    dist::broadcast(words);
+    if (world.rank() != 0 && !unpack_names(words, static_cast<std::size_t>(n), m.name))
+      throw invalid_argument(path + ": the vertex names broadcast by rank 0 do not unpack");
+  }
   m.format = static_cast<io::input_format>(facts[1]);
   m.pattern = facts[2] != 0;
   m.symmetric = facts[3] != 0;
@@ -174,7 +181,7 @@ dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_opt
   dist::arc_copy mine = dist::scatter_arcs(all, weighted);
   m.matrix = coo_matrix<double>{};  // rank 0's whole graph, gone before the exchange
   m.matrix.rows = m.matrix.cols = n;
-  dist::local_arcs a = exchange(path, mine.slice(), n, weighted, dist::mirror::none, m.label);
+  dist::local_arcs a = exchange(path, mine.slice(), n, weighted, dist::mirror::none, m.naming());
   info.build_seconds = step.lap();
   return a;
 }
@@ -415,6 +422,9 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
       // A header line goes with the first window's start; every rank's lines hold the fields of the first
       // edge line.
       const io::detail::edge_columns columns = io::detail::edge_list_columns(first);
+      // An edge list of vertex names: numbered in order of first appearance
+      // by one reader (rank 0 reads it whole), then the names to every rank.
+      if (columns.names) return;
       first.remove_prefix(columns.body_offset);
       part.columns = columns;
       facts = {static_cast<std::int64_t>(stream_mode::snap),
@@ -643,6 +653,7 @@ void store_part(const std::string& path, const io::source_stamp& stamp, const io
   p.first = a.first;
   p.rows = std::move(a.at);
   p.label = std::move(info.meta.label);
+  p.name = std::move(info.meta.name);
   std::string why;
   try {
     why = io::rank_cache_store(path, stamp, key, p, opt.cache, opt.threads);
@@ -651,6 +662,7 @@ void store_part(const std::string& path, const io::source_stamp& stamp, const io
   }
   a.at = std::move(p.rows);
   info.meta.label = std::move(p.label);
+  info.meta.name = std::move(p.name);
   warn_all(why, world);
   if (dist::total_sum(why.empty() ? 1 : 0) == static_cast<std::uint64_t>(world.size()) && world.rank() == 0)
     io::rank_cache_prune(path, key, opt.cache);
@@ -675,6 +687,7 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
       info.meta.pattern = p->pattern;
       info.meta.symmetric = p->symmetric;
       info.meta.label = std::move(p->label);
+      info.meta.name = std::move(p->name);
       info.meta.matrix.rows = info.meta.matrix.cols = p->n;
       info.meta.timings.from_cache = info.meta.timings.cache_transposed = true;
       dist::local_arcs a;
@@ -685,7 +698,7 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
       a.at = std::move(p->rows);
       info.from_cache = true;
       info.load_seconds = info.meta.timings.cache_seconds = w.lap();
-      dist::local_graph<T> g = dist::finish_graph<T>(std::move(a), weighted, info.meta.label);
+      dist::local_graph<T> g = dist::finish_graph<T>(std::move(a), weighted, info.meta.naming());
       info.build_seconds = w.lap();
       return g;
     }
@@ -704,7 +717,7 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
   if (cached && dist::total_sum(stamp ? 1 : 0) == static_cast<std::uint64_t>(world.size()))
     store_part(path, *stamp, key, opt, world, a, info);
   stopwatch w;
-  dist::local_graph<T> g = dist::finish_graph<T>(std::move(a), weighted, info.meta.label);
+  dist::local_graph<T> g = dist::finish_graph<T>(std::move(a), weighted, info.meta.naming());
   info.build_seconds += w.seconds();
   return g;
 }

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   }
   try {
     const perron::io::loaded_matrix g = perron::io::load_matrix(argv[1]);
-    const auto graph = perron::make_pagerank_graph<double>(g.matrix, /*weighted=*/false, g.label);
+    const auto graph = perron::make_pagerank_graph<double>(g.matrix, /*weighted=*/false, g.naming());
     const perron::pagerank_result r = perron::pagerank(graph, perron::pagerank_options{});
     std::vector<std::size_t> order(r.rank.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     std::printf("%zu vertices, %d iterations, %s\n", r.rank.size(), r.iterations,
                 r.converged ? "converged" : "not converged");
     for (std::size_t k = 0; k < top; ++k)
-      std::printf("%zu  vertex %lld  %.9f\n", k + 1, static_cast<long long>(g.label_of(order[k])),
+      std::printf("%zu  vertex %s  %.9f\n", k + 1, g.naming()(static_cast<perron::index_t>(order[k])).c_str(),
                   r.rank[order[k]]);
     return r.converged ? 0 : 2;
   } catch (const std::exception& e) {

@@ -175,7 +175,7 @@ struct local_graph {
 // It is finish_graph(exchange_arcs(...)).
 template <class T>
 local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted, mirror m,
-                                const std::vector<std::int64_t>& label = {});
+                                const vertex_naming& label = {});
 
 // The two halves of distribute_graph, apart so that the app can keep this
 // rank's arcs in its per-rank cache (io/cache.hpp) and skip the parse and the
@@ -192,11 +192,11 @@ struct local_arcs {
 // input: what the errors about the arcs name first (the file, as the
 // single-process app names it), if not empty.
 local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror m,
-                         const std::vector<std::int64_t>& label = {}, const std::string& input = {});
+                         const vertex_naming& label = {}, const std::string& input = {});
 // Collective: d_j over every rank's arcs (an all-reduce), the dangling flags
 // and P^T(i, j) = A(j, i) / d_j. a.at's values are read only when weighted.
 template <class T>
-local_graph<T> finish_graph(local_arcs&& a, bool weighted, const std::vector<std::int64_t>& label = {});
+local_graph<T> finish_graph(local_arcs&& a, bool weighted, const vertex_naming& label = {});
 
 // Per-iteration timings of a distributed solve (--bench-dist), this rank's.
 struct iteration_stats {

@@ -265,6 +265,20 @@ def test_read_matrix_matches_scipy(tmp_path):
     assert abs(K - perron.read_matrix(DATA / "karate.mtx", cache=False)).max() == 0
 
 
+def test_read_matrix_vertex_names(tmp_path):
+    # networkx's write_edgelist of a graph of strings: the names, in order of first appearance, with a
+    # byte that is not UTF-8 given back as os.fsdecode gives it.
+    named = tmp_path / "named.edgelist"
+    named.write_bytes(b"alice bob {}\nbob caf\xe9 {'weight': 2.0}\ncaf\xe9 alice {}\n")
+    A, names = perron.read_matrix(named, cache=False, labels=True)
+    assert names == ["alice", "bob", "caf\udce9"]
+    assert A.shape == (3, 3) and A.nnz == 3 and A[1, 2] == 2.0
+    # From the cache the same names (its second read).
+    A2, names2 = perron.read_matrix(named, labels=True)
+    A3, names3 = perron.read_matrix(named, labels=True)
+    assert names3 == names and abs(A3 - A).max() == 0
+
+
 def test_read_matrix_errors():
     with pytest.raises(FileNotFoundError):
         perron.read_matrix("/no/such/file.mtx")

@@ -19,12 +19,10 @@ namespace {
 
 constexpr index_t sum_block = pagerank_sum_block;  // solvers/pagerank.hpp
 
-std::string vertex_name(const std::vector<std::int64_t>& label, index_t i) {
-  return std::to_string(label.empty() ? std::int64_t(i) + 1 : label[static_cast<std::size_t>(i)]);
-}
+std::string vertex_name(const vertex_naming& label, index_t i) { return label(i); }
 
 // The check and message of make_pagerank_graph (solvers/pagerank.cpp).
-void check_weight(double w, index_t from, index_t to, const std::vector<std::int64_t>& label) {
+void check_weight(double w, index_t from, index_t to, const vertex_naming& label) {
   if (!(w >= 0.0) || !std::isfinite(w))
     throw invalid_argument("arc " + vertex_name(label, from) + " -> " + vertex_name(label, to) +
                            " has weight " + format_g(w, 17) +
@@ -134,7 +132,7 @@ std::vector<double> out_weights(const csr_matrix<double>& at, index_t n, bool we
 }  // namespace
 
 local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror m,
-                         const std::vector<std::int64_t>& label, const std::string& input) {
+                         const vertex_naming& label, const std::string& input) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -254,7 +252,7 @@ local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror
 }
 
 template <class T>
-local_graph<T> finish_graph(local_arcs&& a, bool weighted, const std::vector<std::int64_t>& label) {
+local_graph<T> finish_graph(local_arcs&& a, bool weighted, const vertex_naming& label) {
   const index_t n = a.n;
   csr_matrix<double> at = std::move(a.at);
   local_graph<T> g;
@@ -381,15 +379,15 @@ void broadcast(std::vector<std::int64_t>& values, int root) {
 
 template <class T>
 local_graph<T> distribute_graph(const arc_slice& arcs, index_t n, bool weighted, mirror m,
-                                const std::vector<std::int64_t>& label) {
+                                const vertex_naming& label) {
   return finish_graph<T>(exchange_arcs(arcs, n, weighted, m, label), weighted, label);
 }
 
-template local_graph<float> finish_graph<float>(local_arcs&&, bool, const std::vector<std::int64_t>&);
-template local_graph<double> finish_graph<double>(local_arcs&&, bool, const std::vector<std::int64_t>&);
+template local_graph<float> finish_graph<float>(local_arcs&&, bool, const vertex_naming&);
+template local_graph<double> finish_graph<double>(local_arcs&&, bool, const vertex_naming&);
 template local_graph<float> distribute_graph<float>(const arc_slice&, index_t, bool, mirror,
-                                                    const std::vector<std::int64_t>&);
+                                                    const vertex_naming&);
 template local_graph<double> distribute_graph<double>(const arc_slice&, index_t, bool, mirror,
-                                                      const std::vector<std::int64_t>&);
+                                                      const vertex_naming&);
 
 }  // namespace perron::dist

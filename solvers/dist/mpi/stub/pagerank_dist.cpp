@@ -38,18 +38,17 @@ void receive_numbers(std::uint64_t*, std::size_t, int) { no_mpi(); }
 void send_bytes(const char*, std::size_t, int) { no_mpi(); }
 void receive_bytes(char*, std::size_t, int) { no_mpi(); }
 
-local_arcs exchange_arcs(const arc_slice&, index_t, bool, mirror, const std::vector<std::int64_t>&,
-                         const std::string&) {
+local_arcs exchange_arcs(const arc_slice&, index_t, bool, mirror, const vertex_naming&, const std::string&) {
   no_mpi();
 }
 
 template <class T>
-local_graph<T> finish_graph(local_arcs&&, bool, const std::vector<std::int64_t>&) {
+local_graph<T> finish_graph(local_arcs&&, bool, const vertex_naming&) {
   no_mpi();
 }
 
 template <class T>
-local_graph<T> distribute_graph(const arc_slice&, index_t, bool, mirror, const std::vector<std::int64_t>&) {
+local_graph<T> distribute_graph(const arc_slice&, index_t, bool, mirror, const vertex_naming&) {
   no_mpi();
 }
 
@@ -69,12 +68,12 @@ pagerank_result pagerank_mpi(const local_graph<T>&, const pagerank_options&, ite
   no_mpi();
 }
 
-template local_graph<float> finish_graph<float>(local_arcs&&, bool, const std::vector<std::int64_t>&);
-template local_graph<double> finish_graph<double>(local_arcs&&, bool, const std::vector<std::int64_t>&);
+template local_graph<float> finish_graph<float>(local_arcs&&, bool, const vertex_naming&);
+template local_graph<double> finish_graph<double>(local_arcs&&, bool, const vertex_naming&);
 template local_graph<float> distribute_graph<float>(const arc_slice&, index_t, bool, mirror,
-                                                    const std::vector<std::int64_t>&);
+                                                    const vertex_naming&);
 template local_graph<double> distribute_graph<double>(const arc_slice&, index_t, bool, mirror,
-                                                      const std::vector<std::int64_t>&);
+                                                      const vertex_naming&);
 template exchange_plan plan_exchange(const local_graph<float>&, exchange_kind);
 template exchange_plan plan_exchange(const local_graph<double>&, exchange_kind);
 template pagerank_result pagerank_mpi<float>(const local_graph<float>&, const pagerank_options&,

@@ -545,6 +545,12 @@ case $mode in
     sed -i "${line}s/,Directed,.*/,Directed/" "$dir/gephi.csv"
     expect_failure 65 "${prefix}$dir/gephi.csv:$line: found 3 fields where the header names 7" \
       "${run[@]}" "$dir/gephi.csv" -o "$dir/out.tsv"
+    # An edge list of vertex names (weighted, networkx's data dicts): rank 0 reads it whole and
+    # sends the names; every output names the vertices as one process does.
+    gzip -dc data/email-Eu-core.txt.gz | grep -v '^#' |
+      awk '{ printf "v%s u%s {\x27weight\x27: %d}\n", $1, $2, NR % 3 + 1 }' | gzip >"$dir/names.edgelist.gz"
+    compare "$dir/names.edgelist.gz" --weighted
+    grep -q "^v0	" "$dir/dist.tsv" || fail "names.edgelist.gz: no vertex named v0 in $(head -2 "$dir/dist.tsv")"
     # A truncated .gz: rank 0 cannot read on; every rank stops.
     write_uneven "$dir/cut.mtx" 10007
     gzip "$dir/cut.mtx"

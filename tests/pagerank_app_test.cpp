@@ -984,6 +984,64 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   EXPECT_NE(o.err.find("cannot write the cache " + read_only + "/"), std::string::npos) << o.err;
 }
 
+// An edge list of vertex names (networkx's write_edgelist of a graph of
+// strings): the same ranks as the graph numbered in order of first
+// appearance, every output naming its vertices, from the file, from the arcs'
+// cache and from the kept CSR of A^T alike; the files that name vertices
+// (--personalize, --sources) name them so too.
+TEST_F(pagerank_app, VertexNames) {
+  const std::string named =
+      file("friends.edgelist",
+           "alice bob {}\nbob carol {'weight': 2.0}\ncarol alice {}\n\"dave o'neil\" alice {}\ncarol caf\xc3\xa9 {}\n");
+  const std::string ids = file("friends.txt", "0 1 1\n1 2 2\n2 0 1\n3 0 1\n2 4 1\n");
+  const std::vector<std::string> names = {"alice", "bob", "carol", "dave o'neil", "caf\xc3\xa9"};
+  for (const char* weighted : {"--weighted", "--no-weighted"}) {
+    std::vector<std::string> common = {"--device", "cpu", "-p", "double", "--tol", "1e-12"};
+    if (std::string(weighted) == "--weighted") common.push_back(weighted);
+    auto with = [&](std::vector<std::string> a) {
+      a.insert(a.end(), common.begin(), common.end());
+      return a;
+    };
+    const outcome base = run(with({ids, "--no-cache", "-o", path("ids.tsv")}));
+    ASSERT_EQ(base.code, 0) << base.err;
+    // The file, then its arcs' cache entry, then the kept CSR of A^T.
+    for (int pass = 0; pass < 3; ++pass) {
+      const outcome o = run(with({named, "-o", path("names.tsv"), "--json"}));
+      ASSERT_EQ(o.code, 0) << o.err;
+      EXPECT_NE(o.out.find("\"format\": \"edge list"), std::string::npos) << o.out;
+      EXPECT_NE(o.out.find("vertex names"), std::string::npos) << o.out;
+      EXPECT_NE(o.out.find("{\"vertex\": \"alice\", \"rank\": "), std::string::npos) << o.out;
+      // Line k of each output: vertex k's name (or id) and the same rank.
+      std::istringstream a(slurp(path("ids.tsv"))), b(slurp(path("names.tsv")));
+      std::string la, lb;
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        ASSERT_TRUE(std::getline(a, la) && std::getline(b, lb)) << pass;
+        EXPECT_EQ(lb, names[k] + la.substr(la.find('\t'))) << pass;
+      }
+    }
+    const outcome top = run(with({named, "--top", "2"}));
+    ASSERT_EQ(top.code, 0) << top.err;
+    const std::string table = top.out.substr(std::min(top.out.size(), top.out.find("top 2 vertices")));
+    EXPECT_EQ(std::count_if(names.begin(), names.end(),
+                            [&](const std::string& v) { return table.find("  " + v + "  ") != std::string::npos; }),
+              2)
+        << top.out;
+  }
+  // --personalize and --sources by name; a name not in the graph is one error with its line.
+  const outcome p = run({named, "--device", "cpu", "--personalize", file("p.txt", "caf\xc3\xa9 1\nbob 0.5\n")});
+  EXPECT_EQ(p.code, 0) << p.err;
+  const outcome q = run({named, "--device", "cpu", "--personalize", file("q.txt", "bob 1\nerin 1\n")});
+  EXPECT_NE(q.code, 0);
+  EXPECT_NE(q.err.find("q.txt:2: vertex erin is not in the graph"), std::string::npos) << q.err;
+  const outcome s = run({named, "--device", "cpu", "--sources", file("s.txt", "alice\nbob:2 carol\n"), "--top", "1",
+                         "--output", path("s.tsv")});
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_EQ(slurp(path("s.tsv")).rfind("source_line\tvertex\trank\n1\t", 0), 0u) << slurp(path("s.tsv"));
+  const outcome t = run({named, "--device", "cpu", "--sources", file("t.txt", "alice erin:2\n")});
+  EXPECT_NE(t.code, 0);
+  EXPECT_NE(t.err.find("t.txt:1: vertex erin is not in the graph"), std::string::npos) << t.err;
+}
+
 // A cache entry larger than the file-size limit (ulimit -f) is not kept, with
 // a warning, and the run goes on: SIGXFSZ killed it while it wrote the entry
 // (no output, the entry's temporary left in the cache folder). An output

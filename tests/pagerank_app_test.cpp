@@ -990,9 +990,9 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
 // cache and from the kept CSR of A^T alike; the files that name vertices
 // (--personalize, --sources) name them so too.
 TEST_F(pagerank_app, VertexNames) {
-  const std::string named =
-      file("friends.edgelist",
-           "alice bob {}\nbob carol {'weight': 2.0}\ncarol alice {}\n\"dave o'neil\" alice {}\ncarol caf\xc3\xa9 {}\n");
+  const std::string named = file("friends.edgelist",
+                                 "alice bob {}\nbob carol {'weight': 2.0}\ncarol alice {}\n\"dave o'neil\" "
+                                 "alice {}\ncarol caf\xc3\xa9 {}\n");
   const std::string ids = file("friends.txt", "0 1 1\n1 2 2\n2 0 1\n3 0 1\n2 4 1\n");
   const std::vector<std::string> names = {"alice", "bob", "carol", "dave o'neil", "caf\xc3\xa9"};
   for (const char* weighted : {"--weighted", "--no-weighted"}) {
@@ -1022,19 +1022,21 @@ TEST_F(pagerank_app, VertexNames) {
     const outcome top = run(with({named, "--top", "2"}));
     ASSERT_EQ(top.code, 0) << top.err;
     const std::string table = top.out.substr(std::min(top.out.size(), top.out.find("top 2 vertices")));
-    EXPECT_EQ(std::count_if(names.begin(), names.end(),
-                            [&](const std::string& v) { return table.find("  " + v + "  ") != std::string::npos; }),
-              2)
+    EXPECT_EQ(
+        std::count_if(names.begin(), names.end(),
+                      [&](const std::string& v) { return table.find("  " + v + "  ") != std::string::npos; }),
+        2)
         << top.out;
   }
   // --personalize and --sources by name; a name not in the graph is one error with its line.
-  const outcome p = run({named, "--device", "cpu", "--personalize", file("p.txt", "caf\xc3\xa9 1\nbob 0.5\n")});
+  const outcome p =
+      run({named, "--device", "cpu", "--personalize", file("p.txt", "caf\xc3\xa9 1\nbob 0.5\n")});
   EXPECT_EQ(p.code, 0) << p.err;
   const outcome q = run({named, "--device", "cpu", "--personalize", file("q.txt", "bob 1\nerin 1\n")});
   EXPECT_NE(q.code, 0);
   EXPECT_NE(q.err.find("q.txt:2: vertex erin is not in the graph"), std::string::npos) << q.err;
-  const outcome s = run({named, "--device", "cpu", "--sources", file("s.txt", "alice\nbob:2 carol\n"), "--top", "1",
-                         "--output", path("s.tsv")});
+  const outcome s = run({named, "--device", "cpu", "--sources", file("s.txt", "alice\nbob:2 carol\n"),
+                         "--top", "1", "--output", path("s.tsv")});
   ASSERT_EQ(s.code, 0) << s.err;
   EXPECT_EQ(slurp(path("s.tsv")).rfind("source_line\tvertex\trank\n1\t", 0), 0u) << slurp(path("s.tsv"));
   const outcome t = run({named, "--device", "cpu", "--sources", file("t.txt", "alice erin:2\n")});

@@ -42,6 +42,17 @@ inline bool parse_real(std::string_view s, double& value) {
   return !s.empty() && scan_real(s.data(), end, value) == end;
 }
 
+// Whether s is an integer as strtoll writes one (a sign, then digits), whole:
+// a vertex written as an id in a file that names vertices (any size; whether
+// the graph has it is the lookup's to say).
+inline bool is_integer_text(std::string_view s) {
+  std::size_t k = !s.empty() && (s[0] == '-' || s[0] == '+');
+  if (k == s.size()) return false;
+  for (; k < s.size(); ++k)
+    if (s[k] < '0' || s[k] > '9') return false;
+  return true;
+}
+
 // printf "%.*g": `digits` significant digits (17 round-trips a double).
 inline std::string format_g(double v, int digits = 6) {
   char buf[64];

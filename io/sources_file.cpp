@@ -17,15 +17,6 @@ namespace {
 
 bool blank(char c) { return c == ' ' || c == '\t'; }
 
-// An integer as strtoll reads one (a sign, digits), whole.
-bool is_integer(std::string_view t) {
-  std::size_t k = !t.empty() && (t[0] == '-' || t[0] == '+');
-  if (k == t.size()) return false;
-  for (; k < t.size(); ++k)
-    if (t[k] < '0' || t[k] > '9') return false;
-  return true;
-}
-
 // The token at p (up to the next blank), quoted, for messages.
 std::string token_at(const char* p) {
   const char* e = p;
@@ -54,7 +45,7 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_lo
         who = token.substr(0, colon);
         weight = p + colon + 1;
       }
-      if (who.empty() || (!names.named() && names.find(who) < 0 && !is_integer(who)))
+      if (who.empty() || (!names.named() && names.find(who) < 0 && !is_integer_text(who)))
         throw parse_error(path, line, "expected 'vertex' or 'vertex:weight', got " + token_at(p));
       v = names.find(who);
     }

@@ -66,15 +66,6 @@ weight_line parse_weight_line(const char* p, const std::string& path, std::uint6
   return {vertex, x};
 }
 
-// An integer as strtoll reads one (a sign, digits), whole.
-bool is_integer(std::string_view t) {
-  std::size_t k = !t.empty() && (t[0] == '-' || t[0] == '+');
-  if (k == t.size()) return false;
-  for (; k < t.size(); ++k)
-    if (t[k] < '0' || t[k] > '9') return false;
-  return true;
-}
-
 std::vector<double> read_text_weights(std::string_view text, const std::string& path, index_t n,
                                       const vertex_naming& label) {
   const auto nn = static_cast<std::size_t>(n);
@@ -94,7 +85,7 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
     const weight_line wl = parse_weight_line(line.c_str() + first, path, lineno);
-    if (!names.named() && !is_integer(wl.vertex))
+    if (!names.named() && !is_integer_text(wl.vertex))
       throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
     const index_t i = names.find(wl.vertex);
     const std::string who(wl.vertex);

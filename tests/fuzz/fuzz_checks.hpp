@@ -108,7 +108,8 @@ inline std::string check_snap_input(std::string_view text) {
   for (std::size_t chunk : {std::size_t(1), std::size_t(11)}) {
     const auto many = attempt([&] { return io::parse_snap(text, "fuzz.txt", chunked(chunk)); });
     const std::string d = compare(one, many, [](const io::snap_graph& a, const io::snap_graph& b) {
-      return same_coo(a.matrix, b.matrix) && a.original_id == b.original_id && a.weighted == b.weighted;
+      return same_coo(a.matrix, b.matrix) && a.original_id == b.original_id && a.name == b.name &&
+             a.weighted == b.weighted;
     });
     if (!d.empty()) return "snap, chunk " + std::to_string(chunk) + ": " + d;
   }
@@ -116,11 +117,21 @@ inline std::string check_snap_input(std::string_view text) {
     const auto& g = one.value;
     const std::string bad = check_coo(g.matrix);
     if (!bad.empty()) return "snap: " + bad;
-    if (g.matrix.rows != g.matrix.cols || static_cast<std::size_t>(g.matrix.rows) != g.original_id.size())
+    // Integer ids (ascending, distinct) or names (distinct, not empty, no control byte), never both.
+    const std::size_t labels = g.name.empty() ? g.original_id.size() : g.name.size();
+    if (g.matrix.rows != g.matrix.cols || static_cast<std::size_t>(g.matrix.rows) != labels)
       return "snap: matrix size differs from the number of ids";
+    if (!g.name.empty() && !g.original_id.empty()) return "snap: both ids and names";
     if (!std::is_sorted(g.original_id.begin(), g.original_id.end()) ||
         std::adjacent_find(g.original_id.begin(), g.original_id.end()) != g.original_id.end())
       return "snap: original ids not strictly ascending";
+    std::vector<std::string> sorted = g.name;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return "snap: a name twice";
+    for (const std::string& s : g.name)
+      if (s.empty() ||
+          std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+        return "snap: an empty name, or one with a control byte";
   }
   attempt([&] { return io::parse_matrix(text, "fuzz", chunked(0)); });
   return "";

@@ -91,8 +91,10 @@ packing packing_of(const std::string& path) {
   if (has_zip_magic(head, got)) return packing::zip;
   if (has_packed_magic(head, got)) return packing::compressed;
   if (has_gzip_magic(head, got)) {
-    if (named) return packing::gzip_tar;  // libarchive says what else it holds
-    // Only the first tar header's bytes are inflated; corrupt data is the reader's to report.
+    // Only the first tar header's bytes are inflated; corrupt data is the
+    // reader's to report (the archive's, for a name that says archive). A
+    // gzipped text named .tgz or .tar.gz is read as the text it is (it read
+    // "cannot open the archive: Unrecognized archive format").
     try {
       std::rewind(f);
       gzip_inflater z(path, [f](unsigned char* out, std::size_t n) { return std::fread(out, 1, n, f); });
@@ -103,9 +105,9 @@ packing packing_of(const std::string& path) {
         got += k;
       }
     } catch (const std::exception&) {
-      return packing::gzip;
+      return named ? packing::gzip_tar : packing::gzip;
     }
-    return is_tar(std::string_view(head, got)) ? packing::gzip_tar : packing::gzip;
+    return is_tar(std::string_view(head, got)) || (named && got == 0) ? packing::gzip_tar : packing::gzip;
   }
   return is_tar(std::string_view(head, got)) ? packing::tar : by_name;
 }

@@ -317,6 +317,20 @@ TEST_F(io_load, TarGzWithTrailingJunkIsRefused) {
             io::load_matrix(archive).matrix.nnz());
 }
 
+// A gzipped text whose name says archive (.tgz, .tar.gz) is read as the
+// text it holds: it read "Unrecognized archive format".
+TEST_F(io_load, GzippedTextNamedAsAnArchiveIsReadAsText) {
+  const std::string karate = test::data_dir() + "/karate.mtx";
+  const auto want = io::load_matrix(karate, {});
+  for (const char* name : {"karate.tgz", "karate.tar.gz"}) {
+    const std::string p = (dir_ / name).string();
+    ASSERT_EQ(std::system(("gzip -c " + karate + " > " + p).c_str()), 0);
+    const auto m = io::load_matrix(p, {});
+    EXPECT_EQ(m.matrix.nnz(), want.matrix.nnz()) << name;
+    EXPECT_EQ(m.matrix.col_idx, want.matrix.col_idx) << name;
+  }
+}
+
 // The tar of `archive` (a .tar.gz), `zeros` bytes of zeros after its end
 // marker, gzipped again in stored blocks (level 0): its text lies in the file
 // as it is, and a flipped digit still inflates.

@@ -768,9 +768,8 @@ column_roles roles_by_name(const std::vector<std::string_view>& fields) {
   static const char* const weights[] = {"weight", "w", "weights", "value"};
   column_roles r;
   for (std::size_t k = 0; k < fields.size(); ++k) {
-    std::string_view f = fields[k];
-    if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
-    std::string name(f);
+    std::string scratch;
+    std::string name(unquoted(fields[k], scratch));  // as the names of vertices are unquoted
     for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     const auto is = [&name](const auto& list) {
       return std::any_of(std::begin(list), std::end(list), [&name](const char* x) { return name == x; });

@@ -359,7 +359,7 @@ std::string header_problem(int fd, std::uint64_t file_bytes, const source_key& k
   const std::uint64_t begin = sizeof h + pad8(h.path_bytes);
   const std::uint64_t per_entry = 8 + (h.has_values ? 8 : 0);
   if (h.nnz > file_bytes / per_entry || h.labels > file_bytes / 8 || h.rows < 0 || h.cols < 0 ||
-      h.format > 2 || begin + h.nnz * per_entry + h.labels * 8 != file_bytes)
+      h.format >= input_format_count || begin + h.nnz * per_entry + h.labels * 8 != file_bytes)
     return "truncated or corrupt (" + std::to_string(file_bytes) + " bytes do not match its header)";
   return {};
 }
@@ -604,7 +604,7 @@ std::string part_header_problem(int fd, std::uint64_t file_bytes, const source_k
     return "written for rank " + std::to_string(h.rank) + " of " + std::to_string(h.ranks);
   if ((h.undirected != 0) != key.undirected)
     return std::string("written for the graph ") + (h.undirected ? "undirected" : "as listed");
-  if (h.n <= 0 || h.rows < 0 || h.rows > h.n || h.format > 2 || h.nnz > file_bytes / 4 ||
+  if (h.n <= 0 || h.rows < 0 || h.rows > h.n || h.format >= input_format_count || h.nnz > file_bytes / 4 ||
       h.labels > file_bytes / 8)
     return "corrupt header";
   std::uint64_t end = sizeof h + pad8(h.path_bytes);

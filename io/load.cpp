@@ -1,5 +1,7 @@
 #include "io/load.hpp"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -7,6 +9,7 @@
 #include "core/error.hpp"
 #include "io/archive.hpp"
 #include "io/cache.hpp"
+#include "io/graph_files.hpp"
 #include "io/snap.hpp"
 #include "io/synthetic.hpp"
 #include "io/text_input.hpp"
@@ -52,12 +55,23 @@ input_format detect(std::string_view text, const std::string& name) {
   const char* p = text.data();
   const char* end = p + text.size();
   if (text.size() >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
-  if (end - p >= 2 && p[0] == '%' && p[1] == '%') return input_format::matrix_market;
   const std::string ext = format_extension(name);
+  // Pajek's comments open with '%' too: its name decides unless the banner is whole.
+  const bool banner = end - p >= 14 && strncasecmp(p, "%%MatrixMarket", 14) == 0;
+  if (!banner) {
+    if (ext == ".graphml") return input_format::graphml;
+    if (ext == ".gml") return input_format::gml;
+    if (ext == ".net" || ext == ".paj") return input_format::pajek;
+  }
+  if (end - p >= 2 && p[0] == '%' && p[1] == '%') return input_format::matrix_market;
   if (ext == ".mtx" || ext == ".mm")
     return input_format::matrix_market;  // the MM reader names what is missing
   if (snap_extension(ext)) return input_format::snap;
   if (text.empty()) throw parse_error(name, 0, "empty file");
+  const std::string_view rest(p, static_cast<std::size_t>(end - p));
+  if (detail::looks_like_graphml(rest)) return input_format::graphml;
+  if (detail::looks_like_gml(rest)) return input_format::gml;
+  if (detail::looks_like_pajek(rest)) return input_format::pajek;
   // Sniff the first line that is not a comment or blank: two ids (and a
   // weight), or a header line before them, make an edge list.
   std::uint64_t line = 1;
@@ -71,8 +85,8 @@ input_format detect(std::string_view text, const std::string& name) {
         return input_format::snap;
       throw parse_error(
           name, line,
-          "unrecognized format: neither a Matrix Market banner (%%MatrixMarket ...) nor an edge "
-          "list ('from to', 'from to weight' or 'from to weight time' a line)");
+          "unrecognized format: neither a Matrix Market banner (%%MatrixMarket ...), an edge list "
+          "('from to', 'from to weight' or 'from to weight time' a line) nor GraphML, GML or Pajek");
     }
     p = detail::next_line(p, end);
     ++line;
@@ -108,6 +122,23 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
     m.matrix = std::move(mm.matrix);
     m.pattern = mm.header.field == mm_field::pattern;
     m.symmetric = mm.header.symmetry != mm_symmetry::general;
+  } else if (f == input_format::graphml || f == input_format::gml || f == input_format::pajek) {
+    declared_graph g;
+    if (f == input_format::graphml) {
+      g = detail::parse_graphml(all, name);
+    } else if (f == input_format::pajek) {
+      g = detail::parse_pajek(all, name);
+    } else {
+      // GML's tokens may cross lines (a string): read whole.
+      std::string text;
+      for (std::string_view w = all.next(); !w.empty(); w = all.next()) text.append(w);
+      g = detail::parse_gml(text, name);
+    }
+    m.matrix = std::move(g.matrix);
+    m.label = std::move(g.original_id);
+    m.name = std::move(g.name);
+    m.pattern = !g.weighted;
+    m.symmetric = g.undirected;
   } else {
     snap_graph g = detail::parse_snap_windows(all, name, opt);
     m.matrix = std::move(g.matrix);

@@ -8,9 +8,11 @@
 //   a file compressed whole by bzip2, xz or zstd -> its text (libarchive), then as below
 //   a %%MatrixMarket banner (plain or .gz)   -> Matrix Market
 //   *.txt, *.el, *.tsv, *.csv, *.edges (+ .gz) -> edge list (io/snap.hpp)
-//   anything else: the first non-comment line decides ('%' banner -> MM, two
-//   ids and maybe a weight, or a header line -> edge list), else parse_error
-//   "unrecognized format".
+//   *.graphml, *.gml, *.net / *.paj (+ .gz)  -> GraphML, GML, Pajek (io/graph_files.hpp)
+//   anything else: the content decides (<?xml or <graphml -> GraphML, a
+//   first key graph / Creator -> GML, *Vertices -> Pajek; else the first
+//   non-comment line: two ids and maybe a weight, or a header line -> edge
+//   list), else parse_error "unrecognized format".
 // With opt.cache.enabled the parsed result is kept in a binary cache keyed by
 // the file's absolute path, size, modification and status-change times
 // (io/cache.hpp).
@@ -27,7 +29,9 @@
 
 namespace perron::io {
 
-enum class input_format { matrix_market, snap, synthetic };
+// The cache files keep the format as its number: new ones go at the end.
+enum class input_format { matrix_market, snap, synthetic, graphml, gml, pajek };
+constexpr int input_format_count = 6;
 
 // Where the load time went (the apps' --timings / --json show it).
 struct load_timings {
@@ -46,9 +50,9 @@ struct load_timings {
 struct loaded_matrix {
   input_format format = input_format::matrix_market;
   coo_matrix<double> matrix;
-  bool pattern = false;             // values carry no information (MM pattern, unweighted edge list, rmat)
-  bool symmetric = false;           // the file was symmetric / skew (already expanded)
-  bool undirected = false;          // read_options::undirected: every arc also taken reversed
+  bool pattern = false;     // values carry no information (MM pattern, unweighted edge list, rmat)
+  bool symmetric = false;   // the file was symmetric / skew, or its edges undirected (already expanded)
+  bool undirected = false;  // read_options::undirected: every arc also taken reversed
   std::vector<std::int64_t> label;  // SNAP: original ids; empty for MM (label = index + 1)
   std::vector<std::string> name;    // an edge list of vertex names: name[i] (label then empty)
   double read_seconds = 0;          // total time to load (read + parse, or the cache)

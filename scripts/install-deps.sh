@@ -2,7 +2,7 @@
 # Installs the Debian packages perron builds against, if any is missing.
 # Idempotent: does nothing (and needs no network) when everything is present.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ zlib1g-dev libisal-dev libboost-program-options-dev libgtest-dev libarchive-dev clang-format
+pkgs=(cmake ninja-build g++ zlib1g-dev libisal-dev libboost-program-options-dev libgtest-dev libarchive-dev libexpat1-dev clang-format
       libopenmpi-dev openmpi-bin pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-networkx)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -399,7 +399,11 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
                      : io::detail::open_file_windows(path, window);
     }
     first = windows->next();
-    const bool mm = archive || io::detect_input_format(first, name) == io::input_format::matrix_market;
+    const io::input_format format =
+        archive ? io::input_format::matrix_market : io::detect_input_format(first, name);
+    // GraphML, GML and Pajek files: read whole by rank 0 (their vertices are declared, not streamed).
+    if (format != io::input_format::matrix_market && format != io::input_format::snap) return;
+    const bool mm = format == io::input_format::matrix_market;
     first = through_header(first, *windows, mm, joined);
     if (mm) {
       part.mm = io::detail::parse_mm_stream_header(first, name);

@@ -1,0 +1,702 @@
+// GML and Pajek readers and what the three graph-file readers share (the
+// vertex table, the arcs, the names); GraphML's is io/graphml.cpp.
+#include "io/graph_files.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "io/matrix_market.hpp"
+#include "io/text_input.hpp"
+
+namespace perron::io::detail {
+
+// ---- the builder -------------------------------------------------------------
+
+index_t graph_builder::vertex(std::string_view key, std::uint64_t line) {
+  const auto [it, added] = index_.try_emplace(std::string(key), static_cast<index_t>(keys_.size()));
+  if (added) {
+    if (keys_.size() >= max_index) {
+      index_.erase(it);
+      throw parse_error(file_, line, "more than " + std::to_string(max_index) + " vertices");
+    }
+    keys_.emplace_back(key);
+  }
+  return it->second;
+}
+
+index_t graph_builder::find(std::string_view key) const {
+  const auto it = index_.find(std::string(key));
+  return it == index_.end() ? -1 : it->second;
+}
+
+void graph_builder::declare_numbered(std::size_t count, std::uint64_t line) {
+  if (count > max_index)
+    throw parse_error(file_, line,
+                      std::to_string(count) + " vertices: more than " + std::to_string(max_index));
+  numbered_ = count;
+}
+
+void graph_builder::label(index_t v, std::string text) {
+  if (text.empty()) return;
+  if (labels_.empty()) labels_.resize(vertices());
+  if (labels_.size() < vertices()) labels_.resize(vertices());
+  std::string& slot = labels_[static_cast<std::size_t>(v)];
+  labelled_ += slot.empty();
+  slot = std::move(text);
+}
+
+void graph_builder::arc(index_t from, index_t to, double weight, bool weighted, bool undirected) {
+  if (undirected)
+    undirected_.push_back(arcs_.row_idx.size());
+  else
+    directed_ = true;
+  weighted_ = weighted_ || weighted;
+  arcs_.row_idx.push_back(from);
+  arcs_.col_idx.push_back(to);
+  arcs_.values.push_back(weighted ? weight : 1.0);
+}
+
+declared_graph graph_builder::finish(bool keys_as_ids) {
+  declared_graph g;
+  const std::size_t n = vertices();
+  g.matrix = std::move(arcs_);
+  g.matrix.rows = g.matrix.cols = static_cast<index_t>(n);
+  g.weighted = weighted_;
+  if (!directed_ && !undirected_.empty()) {
+    // Every edge undirected: mirrored as a symmetric Matrix Market file's.
+    mirror_entries(g.matrix, 1.0, file_, thread_count(0));
+    g.undirected = true;
+  } else {
+    for (const std::size_t e : undirected_) {
+      const index_t r = g.matrix.row_idx[e], c = g.matrix.col_idx[e];
+      if (r == c) continue;
+      const double v = g.matrix.values[e];
+      g.matrix.row_idx.push_back(c);
+      g.matrix.col_idx.push_back(r);
+      g.matrix.values.push_back(v);
+    }
+  }
+  // Labels name the vertices where every vertex has its own.
+  bool by_labels = n > 0 && labelled_ == n;
+  if (by_labels) {
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(n);
+    for (const std::string& l : labels_)
+      if (!seen.insert(l).second) {
+        by_labels = false;
+        break;
+      }
+  }
+  if (by_labels) {
+    g.name = std::move(labels_);
+  } else if (numbered_ > 0) {
+    // Pajek's numbers: vertex v is v + 1, the default naming.
+  } else if (keys_as_ids) {
+    g.original_id.reserve(n);
+    for (const std::string& k : keys_) g.original_id.push_back(std::stoll(k));
+  } else {
+    g.name = std::move(keys_);
+  }
+  return g;
+}
+
+namespace {
+
+std::string_view skip_bom(std::string_view s) {
+  if (s.size() >= 3 && std::memcmp(s.data(), "\xEF\xBB\xBF", 3) == 0) s.remove_prefix(3);
+  return s;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The first line of `s` that is neither blank nor opened by `comment`, without its end.
+std::string_view first_data_line(std::string_view s, char comment) {
+  s = skip_bom(s);
+  while (!s.empty()) {
+    const std::size_t eol = s.find('\n');
+    std::string_view line = s.substr(0, eol);
+    std::size_t k = 0;
+    while (k < line.size() && is_space(line[k])) ++k;
+    line.remove_prefix(k);
+    if (!line.empty() && line[0] != comment) return line;
+    if (eol == std::string_view::npos) break;
+    s.remove_prefix(eol + 1);
+  }
+  return {};
+}
+
+}  // namespace
+
+bool looks_like_graphml(std::string_view head) {
+  head = skip_bom(head);
+  std::size_t k = 0;
+  while (k < head.size() && is_space(head[k])) ++k;
+  head.remove_prefix(k);
+  return head.rfind("<?xml", 0) == 0 || head.rfind("<graphml", 0) == 0;
+}
+
+bool looks_like_gml(std::string_view head) {
+  const std::string_view line = first_data_line(head, '#');
+  for (const char* key : {"graph", "Creator", "Version"}) {
+    const std::size_t n = std::strlen(key);
+    if (line.rfind(key, 0) != 0 ||
+        (line.size() > n && !is_space(line[n]) && line[n] != '[' && line[n] != '"'))
+      continue;
+    if (std::strcmp(key, "graph") != 0) return true;
+    // "graph" then '[' (on its line or a later one): not a one-word edge list.
+    std::string_view rest = head.substr(static_cast<std::size_t>(line.data() - head.data()) + n);
+    std::size_t k = 0;
+    while (k < rest.size() && is_space(rest[k])) ++k;
+    return k < rest.size() && rest[k] == '[';
+  }
+  return false;
+}
+
+bool looks_like_pajek(std::string_view head) {
+  const std::string_view line = first_data_line(head, '%');
+  const std::string l = lower(line.substr(0, std::min<std::size_t>(line.size(), 16)));
+  return l.rfind("*network", 0) == 0 || l.rfind("*vertices", 0) == 0;
+}
+
+// ---- GML ---------------------------------------------------------------------
+//
+// A list of key-value pairs, a value being an integer, a real, a "string"
+// (HTML entities as networkx writes them: &quot; &amp; &#233; ...) or a
+// [ list ]; '#' starts a comment to the line's end.
+
+namespace {
+
+enum class gml_kind { key, integer, real, string, open, close, end };
+
+struct gml_token {
+  gml_kind kind = gml_kind::end;
+  std::string_view text;  // as written (a string's without its quotes)
+  std::uint64_t line = 1;
+};
+
+class gml_lexer {
+ public:
+  gml_lexer(std::string_view text, const std::string& file)
+      : p_(text.data()), end_(p_ + text.size()), file_(file) {}
+
+  gml_token next() {
+    skip();
+    gml_token t;
+    t.line = line_;
+    if (p_ == end_) return t;
+    const char c = *p_;
+    if (c == '[' || c == ']') {
+      t.kind = c == '[' ? gml_kind::open : gml_kind::close;
+      t.text = std::string_view(p_++, 1);
+      return t;
+    }
+    if (c == '"') {
+      const char* q = ++p_;
+      while (p_ != end_ && *p_ != '"') line_ += *p_++ == '\n';
+      if (p_ == end_)
+        throw parse_error(file_, t.line, "a string opened here is not closed (no '\"' after it)");
+      t.kind = gml_kind::string;
+      t.text = std::string_view(q, static_cast<std::size_t>(p_ - q));
+      ++p_;
+      return t;
+    }
+    const char* q = p_;
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      while (p_ != end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_')) ++p_;
+      t.kind = gml_kind::key;
+      t.text = std::string_view(q, static_cast<std::size_t>(p_ - q));
+      // networkx writes inf and nan as INF, NAN, -INF: values, not keys.
+      if (t.text == "INF" || t.text == "NAN") t.kind = gml_kind::real;
+      return t;
+    }
+    while (p_ != end_ && !is_space(*p_) && *p_ != '[' && *p_ != ']' && *p_ != '"' && *p_ != '#') ++p_;
+    t.text = std::string_view(q, static_cast<std::size_t>(p_ - q));
+    if (is_integer_text(t.text)) {
+      t.kind = gml_kind::integer;
+    } else {
+      double v = 0;
+      if (!parse_real(t.text, v) && t.text != "-INF" && t.text != "+INF")
+        throw parse_error(file_, t.line,
+                          "unexpected " + quote_token(q, p_) + " (a GML key, number, string or [ ])");
+      t.kind = gml_kind::real;
+    }
+    return t;
+  }
+
+ private:
+  void skip() {
+    while (p_ != end_) {
+      if (*p_ == '\n') {
+        ++line_;
+        ++p_;
+      } else if (is_space(*p_)) {
+        ++p_;
+      } else if (*p_ == '#') {
+        while (p_ != end_ && *p_ != '\n') ++p_;
+      } else {
+        break;
+      }
+    }
+  }
+
+  const char* p_;
+  const char* end_;
+  const std::string& file_;
+  std::uint64_t line_ = 1;
+};
+
+// A GML string's text with its HTML entities decoded (networkx escapes '"',
+// '&' and characters outside ASCII so).
+std::string gml_unescape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '&') {
+      out += s[i];
+      continue;
+    }
+    const std::size_t semi = s.find(';', i);
+    if (semi == std::string_view::npos || semi - i > 10) {
+      out += s[i];
+      continue;
+    }
+    const std::string_view e = s.substr(i + 1, semi - i - 1);
+    std::uint32_t cp = 0;
+    bool known = true;
+    if (e == "quot")
+      cp = '"';
+    else if (e == "amp")
+      cp = '&';
+    else if (e == "lt")
+      cp = '<';
+    else if (e == "gt")
+      cp = '>';
+    else if (e == "apos")
+      cp = '\'';
+    else if (e.size() > 1 && e[0] == '#') {
+      const bool hex = e[1] == 'x' || e[1] == 'X';
+      const std::string_view digits = e.substr(hex ? 2 : 1);
+      const auto [q, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), cp, hex ? 16 : 10);
+      known = ec == std::errc() && q == digits.data() + digits.size() && !digits.empty() && cp > 0 &&
+              cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+    } else {
+      known = false;
+    }
+    if (!known) {
+      out += s[i];
+      continue;
+    }
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    i = semi;
+  }
+  return out;
+}
+
+class gml_reader {
+ public:
+  gml_reader(std::string_view text, const std::string& file) : lex_(text, file), file_(file), build_(file) {}
+
+  declared_graph read() {
+    bool graphs = false;
+    for (gml_token key = lex_.next(); key.kind != gml_kind::end; key = lex_.next()) {
+      expect_key(key);
+      const gml_token value = value_of(key);
+      if (key.text == "graph" && value.kind == gml_kind::open) {
+        if (graphs) throw parse_error(file_, key.line, "a second graph: perron reads one graph a file");
+        graphs = true;
+        graph(value.line);
+      } else {
+        skip(value);
+      }
+    }
+    if (!graphs) throw parse_error(file_, 0, "no 'graph [ ... ]' in this GML file");
+    for (const pending_edge& e : edges_) {
+      const index_t s = vertex_of(e.source, e.line, "source");
+      const index_t t = vertex_of(e.target, e.line, "target");
+      build_.arc(s, t, e.weight, e.weighted, !directed_);
+    }
+    return build_.finish(true);
+  }
+
+ private:
+  struct pending_edge {
+    std::int64_t source = 0, target = 0;
+    double weight = 1;
+    bool weighted = false;
+    std::uint64_t line = 0;
+  };
+
+  void expect_key(const gml_token& t) const {
+    if (t.kind != gml_kind::key)
+      throw parse_error(file_, t.line,
+                        t.kind == gml_kind::close ? "a ']' with no '[' open"
+                                                  : "expected a key, found '" + std::string(t.text) + "'");
+  }
+
+  gml_token value_of(const gml_token& key) {
+    const gml_token v = lex_.next();
+    if (v.kind == gml_kind::end || v.kind == gml_kind::close || v.kind == gml_kind::key)
+      throw parse_error(file_, key.line,
+                        "key '" + std::string(key.text) + "' has no value" +
+                            (v.kind == gml_kind::key ? " (found '" + std::string(v.text) + "')" : ""));
+    return v;
+  }
+
+  // Past a value: a list to its matching ']', iteratively (no recursion a
+  // hostile nesting could overflow).
+  void skip(const gml_token& value) {
+    if (value.kind != gml_kind::open) return;
+    std::uint64_t depth = 1;
+    while (depth > 0) {
+      const gml_token t = lex_.next();
+      if (t.kind == gml_kind::end) throw parse_error(file_, value.line, "the list opened here is not closed");
+      depth += t.kind == gml_kind::open;
+      depth -= t.kind == gml_kind::close;
+    }
+  }
+
+  std::int64_t integer(const gml_token& key, const gml_token& v) const {
+    std::int64_t x = 0;
+    if (v.kind != gml_kind::integer ||
+        scan_signed(v.text.data(), v.text.data() + v.text.size(), x) == nullptr)
+      throw parse_error(file_, v.line,
+                        "'" + std::string(key.text) + "' is '" + std::string(v.text) + "', not an integer");
+    return x;
+  }
+
+  double real(const gml_token& key, const gml_token& v) const {
+    double x = 0;
+    if ((v.kind != gml_kind::integer && v.kind != gml_kind::real) || !parse_real(v.text, x))
+      throw parse_error(
+          file_, v.line,
+          "edge " + std::string(key.text) + " '" + std::string(v.text) + "' is not a finite number");
+    return x;
+  }
+
+  void graph(std::uint64_t open_line) {
+    for (;;) {
+      const gml_token key = lex_.next();
+      if (key.kind == gml_kind::close) return;
+      if (key.kind == gml_kind::end)
+        throw parse_error(file_, open_line, "the graph's list is not closed (no ']')");
+      expect_key(key);
+      const gml_token value = value_of(key);
+      if (key.text == "directed" && value.kind != gml_kind::open) {
+        directed_ = integer(key, value) != 0;
+      } else if (key.text == "node" && value.kind == gml_kind::open) {
+        node(value.line);
+      } else if (key.text == "edge" && value.kind == gml_kind::open) {
+        edge(value.line);
+      } else {
+        skip(value);
+      }
+    }
+  }
+
+  void node(std::uint64_t open_line) {
+    bool has_id = false;
+    std::int64_t id = 0;
+    std::string label;
+    for (;;) {
+      const gml_token key = lex_.next();
+      if (key.kind == gml_kind::close) break;
+      if (key.kind == gml_kind::end)
+        throw parse_error(file_, open_line, "the node's list is not closed (no ']')");
+      expect_key(key);
+      const gml_token value = value_of(key);
+      if (key.text == "id" && value.kind != gml_kind::open) {
+        id = integer(key, value);
+        has_id = true;
+      } else if (key.text == "label" && value.kind != gml_kind::open) {
+        label = value.kind == gml_kind::string ? gml_unescape(value.text) : std::string(value.text);
+      } else {
+        skip(value);
+      }
+    }
+    if (!has_id) throw parse_error(file_, open_line, "a node with no id");
+    const std::string key = std::to_string(id);
+    if (build_.find(key) >= 0) throw parse_error(file_, open_line, "node id " + key + " is declared twice");
+    build_.label(build_.vertex(key, open_line), std::move(label));
+  }
+
+  void edge(std::uint64_t open_line) {
+    pending_edge e;
+    e.line = open_line;
+    bool source = false, target = false, by_value = false;
+    for (;;) {
+      const gml_token key = lex_.next();
+      if (key.kind == gml_kind::close) break;
+      if (key.kind == gml_kind::end)
+        throw parse_error(file_, open_line, "the edge's list is not closed (no ']')");
+      expect_key(key);
+      const gml_token value = value_of(key);
+      if (key.text == "source" && value.kind != gml_kind::open) {
+        e.source = integer(key, value);
+        source = true;
+      } else if (key.text == "target" && value.kind != gml_kind::open) {
+        e.target = integer(key, value);
+        target = true;
+      } else if (key.text == "weight" && value.kind != gml_kind::open) {
+        e.weight = real(key, value);
+        e.weighted = true;
+        by_value = false;
+      } else if (key.text == "value" && (value.kind == gml_kind::integer || value.kind == gml_kind::real) &&
+                 (!e.weighted || by_value)) {
+        e.weight = real(key, value);  // Newman's files weigh edges by `value`
+        e.weighted = by_value = true;
+      } else {
+        skip(value);
+      }
+    }
+    if (!source || !target)
+      throw parse_error(file_, open_line, std::string("an edge with no ") + (source ? "target" : "source"));
+    edges_.push_back(e);
+  }
+
+  index_t vertex_of(std::int64_t id, std::uint64_t line, const char* end) const {
+    const index_t v = build_.find(std::to_string(id));
+    if (v < 0)
+      throw parse_error(file_, line,
+                        std::string("the edge's ") + end + " " + std::to_string(id) + " is no node's id");
+    return v;
+  }
+
+  gml_lexer lex_;
+  const std::string& file_;
+  graph_builder build_;
+  std::vector<pending_edge> edges_;
+  bool directed_ = false;  // GML's default: undirected
+};
+
+}  // namespace
+
+declared_graph parse_gml(std::string_view text, const std::string& name) {
+  return gml_reader(skip_bom(text), name).read();
+}
+
+// ---- Pajek -------------------------------------------------------------------
+//
+// '%' comments; *Network; *Vertices n (then "k label x y ..." lines, the
+// label quoted where it holds blanks); *Arcs / *Edges ("u v [weight]
+// [attributes]"), *Arcslist / *Edgeslist ("u v1 v2 ..."), *Matrix (n rows
+// of n weights); other sections (*Partition, *Vector of a .paj project) are
+// skipped.
+
+namespace {
+
+enum class pajek_section { none, vertices, arcs, edges, arcs_list, edges_list, matrix, other };
+
+// The line's fields: blank-separated, a "quoted" one whole (without quotes).
+std::vector<std::string_view> pajek_fields(std::string_view line) {
+  std::vector<std::string_view> f;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    if (i == line.size()) break;
+    if (line[i] == '"') {
+      const std::size_t close = line.find('"', i + 1);
+      const std::size_t stop = close == std::string_view::npos ? line.size() : close;
+      f.push_back(line.substr(i + 1, stop - i - 1));
+      i = close == std::string_view::npos ? line.size() : close + 1;
+    } else {
+      const std::size_t start = i;
+      while (i < line.size() && !is_space(line[i])) ++i;
+      f.push_back(line.substr(start, i - start));
+    }
+  }
+  return f;
+}
+
+class pajek_reader {
+ public:
+  explicit pajek_reader(const std::string& file) : file_(file), build_(file) {}
+
+  void line(std::string_view l, std::uint64_t number) {
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (number == 1) l = skip_bom(l);
+    std::size_t k = 0;
+    while (k < l.size() && is_space(l[k])) ++k;
+    l.remove_prefix(k);
+    if (l.empty() || l[0] == '%') return;
+    if (l[0] == '*') return header(l, number);
+    switch (section_) {
+      case pajek_section::none:
+        throw parse_error(file_, number, "a line before *Vertices (a Pajek file opens with *Vertices n)");
+      case pajek_section::vertices:
+        return vertex(l, number);
+      case pajek_section::arcs:
+      case pajek_section::edges:
+        return arc(l, number);
+      case pajek_section::arcs_list:
+      case pajek_section::edges_list:
+        return arc_list(l, number);
+      case pajek_section::matrix:
+        return matrix_row(l, number);
+      case pajek_section::other:
+        return;
+    }
+  }
+
+  declared_graph finish() {
+    if (!declared_) throw parse_error(file_, 0, "no *Vertices line: not a Pajek network");
+    return build_.finish(false);
+  }
+
+ private:
+  void header(std::string_view l, std::uint64_t number) {
+    const std::vector<std::string_view> f = pajek_fields(l);
+    const std::string word = lower(f[0]);
+    const auto need_vertices = [&] {
+      if (!declared_) throw parse_error(file_, number, std::string(f[0]) + " before *Vertices");
+    };
+    if (word == "*network") {
+      if (++networks_ > 1 || declared_)
+        throw parse_error(file_, number, "a second network (a Pajek project): perron reads one graph a file");
+      section_ = pajek_section::none;
+    } else if (word == "*vertices") {
+      if (declared_)
+        throw parse_error(file_, number,
+                          "a second *Vertices (a Pajek project): perron reads one graph a file");
+      std::uint64_t n = 0;
+      if (f.size() < 2 ||
+          scan_unsigned(f[1].data(), f[1].data() + f[1].size(), n) != f[1].data() + f[1].size())
+        throw parse_error(file_, number, "*Vertices needs the number of vertices ('*Vertices 34')");
+      build_.declare_numbered(n, number);
+      n_ = n;
+      declared_ = true;
+      section_ = pajek_section::vertices;
+    } else if (word == "*arcs") {
+      need_vertices();
+      section_ = pajek_section::arcs;
+    } else if (word == "*edges") {
+      need_vertices();
+      section_ = pajek_section::edges;
+    } else if (word == "*arcslist") {
+      need_vertices();
+      section_ = pajek_section::arcs_list;
+    } else if (word == "*edgeslist") {
+      need_vertices();
+      section_ = pajek_section::edges_list;
+    } else if (word == "*matrix") {
+      need_vertices();
+      section_ = pajek_section::matrix;
+      row_ = col_ = 0;
+    } else {
+      // *Partition, *Vector, *Permutation ... of a project: not the graph.
+      if (declared_)
+        section_ = pajek_section::other;
+      else
+        throw parse_error(file_, number, "'" + std::string(f[0]) + "' before *Vertices");
+    }
+  }
+
+  index_t number_of(std::string_view field, std::uint64_t line, const char* what) const {
+    std::uint64_t k = 0;
+    if (field.empty() ||
+        scan_unsigned(field.data(), field.data() + field.size(), k) != field.data() + field.size())
+      throw parse_error(file_, line,
+                        std::string(what) + " '" + std::string(field) + "' is not a vertex number (1 to " +
+                            std::to_string(n_) + ")");
+    if (k < 1 || k > n_)
+      throw parse_error(file_, line,
+                        std::string(what) + " " + std::to_string(k) + " is beyond the " + std::to_string(n_) +
+                            " vertices *Vertices declares (numbered from 1)");
+    return static_cast<index_t>(k - 1);
+  }
+
+  void vertex(std::string_view l, std::uint64_t number) {
+    const std::vector<std::string_view> f = pajek_fields(l);
+    const index_t v = number_of(f[0], number, "vertex");
+    if (f.size() > 1) build_.label(v, std::string(f[1]));
+  }
+
+  void arc(std::string_view l, std::uint64_t number) {
+    const std::vector<std::string_view> f = pajek_fields(l);
+    if (f.size() < 2)
+      throw parse_error(file_, number, "an arc needs two vertex numbers ('1 2' or '1 2 0.5')");
+    const index_t u = number_of(f[0], number, "vertex");
+    const index_t v = number_of(f[1], number, "vertex");
+    double w = 1;
+    bool weighted = false;
+    if (f.size() > 2) {
+      const char c = f[2][0];
+      // A weight is a number; words after the ends are Pajek's attributes (c Blue, l "x").
+      if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') {
+        if (!parse_real(f[2], w))
+          throw parse_error(file_, number, "weight '" + std::string(f[2]) + "' is not a finite number");
+        weighted = true;
+      }
+    }
+    build_.arc(u, v, w, weighted, section_ == pajek_section::edges);
+  }
+
+  void arc_list(std::string_view l, std::uint64_t number) {
+    const std::vector<std::string_view> f = pajek_fields(l);
+    const index_t u = number_of(f[0], number, "vertex");
+    for (std::size_t k = 1; k < f.size(); ++k)
+      build_.arc(u, number_of(f[k], number, "vertex"), 1, false, section_ == pajek_section::edges_list);
+  }
+
+  void matrix_row(std::string_view l, std::uint64_t number) {
+    for (const std::string_view field : pajek_fields(l)) {
+      if (row_ >= n_)
+        throw parse_error(file_, number, "more than the " + std::to_string(n_) + " rows *Matrix holds");
+      double w = 0;
+      if (!parse_real(field, w))
+        throw parse_error(file_, number, "matrix entry '" + std::string(field) + "' is not a finite number");
+      if (w != 0) build_.arc(static_cast<index_t>(row_), static_cast<index_t>(col_), w, w != 1, false);
+      if (++col_ == n_) {
+        col_ = 0;
+        ++row_;
+      }
+    }
+  }
+
+  const std::string& file_;
+  graph_builder build_;
+  pajek_section section_ = pajek_section::none;
+  std::uint64_t n_ = 0, row_ = 0, col_ = 0;
+  int networks_ = 0;
+  bool declared_ = false;
+};
+
+}  // namespace
+
+declared_graph parse_pajek(text_windows& windows, const std::string& name) {
+  pajek_reader reader(name);
+  std::uint64_t number = 1;
+  for (std::string_view w = windows.next(); !w.empty(); w = windows.next()) {
+    while (!w.empty()) {
+      const std::size_t eol = w.find('\n');
+      reader.line(w.substr(0, eol), number++);
+      if (eol == std::string_view::npos) break;
+      w.remove_prefix(eol + 1);
+    }
+  }
+  return reader.finish();
+}
+
+}  // namespace perron::io::detail

@@ -18,14 +18,14 @@ namespace {
 namespace fs = std::filesystem;
 
 struct corpus_file {
-  std::string target;  // matrix_market, snap, gzip
+  std::string target;  // matrix_market, snap, gzip, graph_files
   std::string path;
 };
 
 std::vector<corpus_file> corpus() {
   std::vector<corpus_file> files;
   const fs::path root = fs::path(PERRON_SOURCE_DIR) / "tests" / "fuzz" / "corpus";
-  for (const char* target : {"matrix_market", "snap", "gzip"})
+  for (const char* target : {"matrix_market", "snap", "gzip", "graph_files"})
     if (fs::is_directory(root / target))
       for (const auto& e : fs::directory_iterator(root / target))
         if (e.is_regular_file()) files.push_back({target, e.path().string()});
@@ -46,6 +46,8 @@ TEST_P(io_corpus_replay, ParsesOrFailsWithAPerronError) {
       bug = fuzz::check_matrix_market_input(data);
     else if (f.target == "snap")
       bug = fuzz::check_snap_input(data);
+    else if (f.target == "graph_files")
+      bug = fuzz::check_graph_file_input(data);
     else
       bug = fuzz::check_gzip_input(data);
   } catch (const std::exception& e) {

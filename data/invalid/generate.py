@@ -122,6 +122,15 @@ CASES = [
     ('snap-one-field.txt', '0 1\n7\n', 'parse_error', 2, 'expected 2 fields (from to), 3 (from to weight) or 4 (from to weight time), found 1'),
     ('snap-id-overflow.txt', '0 1\n1 99999999999999999999\n', 'parse_error', 2, 'does not fit a 63-bit integer'),
     ('snap-truncated.txt.gz', snap_gz[: len(snap_gz) // 2], 'io_error', 0, 'truncated gzip file'),
+    ('graphml-mismatched-tag.graphml', '<graphml>\n<graph edgedefault="directed">\n<node id="a">\n<node id="b"/>\n</graph>\n</graphml>\n', 'parse_error', 5, 'not well-formed XML: mismatched tag'),
+    ('graphml-weight-text.graphml', '<graphml><key id="w" for="edge" attr.name="weight"/>\n<graph><edge source="a" target="b">\n<data key="w">heavy</data></edge></graph></graphml>\n', 'parse_error', 3, "edge weight 'heavy' is not a finite number"),
+    ('graphml-hyperedge.graphml', '<graphml><graph>\n<node id="a"/><node id="b"/><node id="c"/>\n<hyperedge><endpoint node="a"/></hyperedge></graph></graphml>\n', 'parse_error', 3, 'hyperedge'),
+    ('not-graphml.xml', '<?xml version="1.0"?>\n<gexf version="1.2"><graph/></gexf>\n', 'parse_error', 2, 'not GraphML'),
+    ('gml-edge-to-no-node.gml', 'graph [\n  node [ id 1 ]\n  edge [ source 1 target 2 ]\n]\n', 'parse_error', 3, "the edge's target 2 is no node's id"),
+    ('gml-unclosed.gml', 'Creator "x"\ngraph [\n  node [ id 1 ]\n', 'parse_error', 2, "the graph's list is not closed"),
+    ('gml-id-twice.gml', 'graph [\n  node [ id 1 ]\n  node [ id 1 ]\n]\n', 'parse_error', 3, 'node id 1 is declared twice'),
+    ('pajek-beyond-vertices.net', '*Vertices 3\n1 "a"\n*Arcs\n1 2\n2 4\n', 'parse_error', 5, '4 is beyond the 3 vertices'),
+    ('pajek-no-vertices.net', '% x\n*Arcs\n1 2\n', 'parse_error', 2, '*Arcs before *Vertices'),
 ]
 
 for name, data, kind, line, words in CASES:

@@ -382,11 +382,12 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
 
 
 def read_matrix(path, cache=True, labels=False, undirected=False):
-    """Reads a Matrix Market (.mtx, .mtx.gz, SuiteSparse .tar.gz) or edge-list file (SNAP .txt, CSV)
-    through perron's parallel parser and binary cache; returns a scipy CSR matrix
-    (duplicates summed), and with labels=True also the original vertex ids of a SNAP
-    file (empty for Matrix Market, where vertex i is i + 1), or for an edge list of
-    vertex names ("alice bob" lines) a list of the names, vertex i's at i. undirected=True takes every
+    """Reads a Matrix Market (.mtx, .mtx.gz, SuiteSparse .tar.gz), edge-list (SNAP .txt, CSV),
+    GraphML, GML or Pajek file through perron's parsers and binary cache; returns a scipy CSR matrix
+    (duplicates summed; an undirected graph file's edges both ways), and with labels=True also the
+    original vertex ids of a SNAP file or a GML file without labels (empty for Matrix Market and
+    Pajek numbers, where vertex i is i + 1), or for an edge list of vertex names ("alice bob"
+    lines), a GraphML file or labelled GML and Pajek files a list of the names, vertex i's at i. undirected=True takes every
     arc both ways, as pagerank --undirected does (A + A^T; a symmetric file is so already):
     SNAP's undirected sets list each edge once."""
     # As open() takes it: str(b"g.mtx") named the file "b'g.mtx'", and C++ stops a path at

@@ -10,8 +10,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "io/load.hpp"
@@ -143,6 +146,43 @@ inline std::string check_gzip_input(std::string_view data) {
       attempt([&] { return std::string(io::detail::gunzip("fuzz.gz", data.data(), data.size()).view()); });
   if (!text.ok) return "";
   attempt([&] { return io::parse_matrix(text.value, "fuzz", chunked(0)); });
+  return "";
+}
+
+// GraphML, GML and Pajek (io/graph_files.hpp): the bytes as each format
+// (by extension) and as a file of no extension (the sniff). A graph read is
+// consistent: indices in range, finite values, ids or distinct names of
+// every vertex, never both; undirected means the arcs come in mirrored pairs.
+inline std::string check_graph_file_input(std::string_view text) {
+  for (const char* name : {"fuzz.graphml", "fuzz.gml", "fuzz.net", "fuzz"}) {
+    const auto r = attempt([&] { return io::parse_matrix(text, name, chunked(0)); });
+    if (!r.ok) continue;
+    const io::loaded_matrix& m = r.value;
+    const std::string where = std::string(name) + ": ";
+    const std::string bad = check_coo(m.matrix);
+    if (!bad.empty()) return where + bad;
+    if (m.matrix.rows != m.matrix.cols) return where + "not square";
+    const auto n = static_cast<std::size_t>(m.matrix.rows);
+    if (!m.name.empty() && !m.label.empty()) return where + "both ids and names";
+    if ((!m.name.empty() && m.name.size() != n) || (!m.label.empty() && m.label.size() != n))
+      return where + "names or ids for another number of vertices";
+    std::vector<std::string> sorted = m.name;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return where + "a name twice";
+    std::vector<std::int64_t> ids = m.label;
+    std::sort(ids.begin(), ids.end());
+    if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) return where + "an id twice";
+    if (m.symmetric && m.format != io::input_format::matrix_market) {
+      std::vector<std::pair<index_t, index_t>> arcs, mirrored;
+      for (std::size_t e = 0; e < m.matrix.nnz(); ++e) {
+        arcs.emplace_back(m.matrix.row_idx[e], m.matrix.col_idx[e]);
+        mirrored.emplace_back(m.matrix.col_idx[e], m.matrix.row_idx[e]);
+      }
+      std::sort(arcs.begin(), arcs.end());
+      std::sort(mirrored.begin(), mirrored.end());
+      if (arcs != mirrored) return where + "undirected, but an arc without its mirror";
+    }
+  }
   return "";
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The ctest `fuzz_smoke`: builds the three libFuzzer targets with clang in a
+# The ctest `fuzz_smoke`: builds the four libFuzzer targets with clang in a
 # build folder of their own and runs each for a few seconds on a scratch copy of
 # its committed corpus, so that they cannot stop building or start failing
 # unseen. Exits 77 (ctest: skipped) when clang or its libFuzzer is missing.
@@ -29,10 +29,10 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -
 CC=clang CXX=clang++ "$cmake" -S "$src" -B "$build" "${generator[@]}" "${launcher[@]}" -DPERRON_FUZZ=ON \
   -DPERRON_CUDA=OFF -DPERRON_BUILD_APPS=OFF -DPERRON_BUILD_TESTS=OFF >"$build/configure.log" ||
   { cat "$build/configure.log"; exit 1; }
-"$cmake" --build "$build" --parallel "$(nproc)" --target fuzz_matrix_market fuzz_snap fuzz_gzip
+"$cmake" --build "$build" --parallel "$(nproc)" --target fuzz_matrix_market fuzz_snap fuzz_gzip fuzz_graph_files
 
 status=0
-for target in matrix_market snap gzip; do
+for target in matrix_market snap gzip graph_files; do
   corpus="$build/run/$target"
   artifacts="$build/artifacts/$target/"
   rm -rf "$corpus" "$artifacts"

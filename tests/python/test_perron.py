@@ -279,6 +279,21 @@ def test_read_matrix_vertex_names(tmp_path):
     assert names3 == names and abs(A3 - A).max() == 0
 
 
+def test_read_matrix_graph_files():
+    # Newman's Les Miserables GML (labels, edge `value` weights) against networkx's reader and pagerank.
+    A, names = perron.read_matrix(DATA / "lesmis.gml", cache=False, labels=True)
+    G = nx.read_gml(DATA / "lesmis.gml")
+    assert names == list(G.nodes())
+    ranks, _ = perron.pagerank(A, weighted=True, tol=1e-12, device="cpu", precision="double")
+    want = nx.pagerank(G.to_directed(), weight="value", tol=1e-14)
+    assert max(abs(ranks[i] - want[v]) for i, v in enumerate(names)) < 1e-9
+    # GraphML names its vertices by id, Pajek by label.
+    _, ids = perron.read_matrix(DATA / "karate.graphml", cache=False, labels=True)
+    assert ids[:3] == ["1", "2", "3"]
+    _, dolphins = perron.read_matrix(DATA / "dolphins.net", cache=False, labels=True)
+    assert dolphins[0] == "Beak" and len(dolphins) == 62
+
+
 def test_read_matrix_errors():
     with pytest.raises(FileNotFoundError):
         perron.read_matrix("/no/such/file.mtx")

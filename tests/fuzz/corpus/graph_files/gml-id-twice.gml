@@ -1,0 +1,4 @@
+graph [
+  node [ id 1 ]
+  node [ id 1 ]
+]

@@ -1,0 +1,3 @@
+Creator "x"
+graph [
+  node [ id 1 ]

@@ -1,4 +1,4 @@
-// pagerank: PageRank of a graph file (Matrix Market or edge list) on the
+// pagerank: PageRank of a graph file (Matrix Market, edge list, GraphML, GML, Pajek) on the
 // GPU or the CPU, with a summary, the top-ranked vertices, optional TSV/JSON
 // output, and a benchmark mode (--bench) against a naive cuSPARSE baseline.
 #include "solvers/pagerank.hpp"
@@ -101,7 +101,11 @@ const char* usage_text =
     "are taken by name (Gephi's edge table; pandas' unnamed index dropped);\n"
     "integer ids need not be contiguous; where the first edge names its vertices,\n"
     "'alice bob', every vertex is a name, numbered in order of first appearance),\n"
-    "plain, compressed (.gz,\n"
+    "or a graph tool's file: GraphML (.graphml), GML (.gml) or Pajek (.net, .paj),\n"
+    "read as networkx reads them (vertices in the file's order, named by GraphML's\n"
+    "ids, GML's and Pajek's labels where each vertex has its own, else their ids;\n"
+    "an undirected graph's edges both ways; weights: GraphML's 'weight' key, GML's\n"
+    "weight or value, Pajek's third field), plain, compressed (.gz,\n"
     ".bz2, .xz, .zst) or the main one in an archive (SuiteSparse .tar.gz, KONECT\n"
     ".tar.bz2, .zip), '-' for any of them on standard input,\n"
     "or a generated graph (N vertices, M arc draws with duplicates merged;\n"
@@ -129,7 +133,8 @@ const char* usage_text =
     "  bip:U:I:M[:GAMMA]   bipartite: U users and I items, M interactions each both\n"
     "                      ways, both sides' degrees ~ power law GAMMA (2.5)\n"
     "(also the matrices synthetic:seedS:N and tridiag:N). Arcs are unweighted unless\n"
-    "--weighted (weights: Matrix Market values, an edge list's third field); every\n"
+    "--weighted (weights: Matrix Market values, an edge list's third field; arcs\n"
+    "listed twice, a multigraph's parallel edges, then add up); every\n"
     "entry the file lists is an arc, one stored as 0 too (the matrix's pattern, as\n"
     "SuiteSparse keeps such entries), which --weighted weighs 0; self\n"
     "loops count. Vertices are named as in the file: 1-based for Matrix Market, the\n"
@@ -567,6 +572,14 @@ std::string format_name(const io::loaded_matrix& g) {
            (g.name.empty() ? "" : ", vertex names") + undirected;
   if (g.format == io::input_format::synthetic)
     return (g.pattern ? "generated graph" : "generated matrix") + undirected;
+  if (g.format == io::input_format::graphml || g.format == io::input_format::gml ||
+      g.format == io::input_format::pajek) {
+    const char* kind = g.format == io::input_format::graphml ? "GraphML"
+                       : g.format == io::input_format::gml   ? "GML"
+                                                             : "Pajek";
+    return std::string(kind) + (g.pattern ? "" : " with weights") + (g.name.empty() ? "" : ", vertex names") +
+           (g.symmetric || g.undirected ? ", undirected" : "");
+  }
   return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") + (g.symmetric ? ", symmetric" : "") +
          undirected;
 }

@@ -279,6 +279,12 @@ case $mode in
     "$pr" data/cage8.mtx --weighted --precision double --device cpu --tol 1e-10 --no-cache --accelerate none \
       -o "$dir/mtx.tsv" >/dev/null || fail "single-process --weighted run on cage8.mtx"
     cmp -s "$dir/one.tsv" "$dir/mtx.tsv" || fail "cage8.csv: ranks differ from cage8.mtx's"
+    # Graph files (GML with Newman's weights, Pajek, GraphML gzipped): read whole by rank 0, the
+    # names broadcast, the undirected edges both ways.
+    gzip -c data/karate.graphml >"$dir/karate.graphml.gz"
+    for g in data/lesmis.gml data/netscience.net "$dir/karate.graphml.gz"; do
+      compare "$g" --weighted
+    done
     for g in data/cage8.mtx data/netscience.mtx data/west0067.mtx; do
       # west0067 has negative values: both runs must refuse it alike
       if [ "$g" = data/west0067.mtx ]; then

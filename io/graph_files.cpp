@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -16,21 +15,12 @@ namespace perron::io::detail {
 // ---- the builder -------------------------------------------------------------
 
 index_t graph_builder::vertex(std::string_view key, std::uint64_t line) {
-  const auto [it, added] = index_.try_emplace(std::string(key), static_cast<index_t>(keys_.size()));
-  if (added) {
-    if (keys_.size() >= max_index) {
-      index_.erase(it);
-      throw parse_error(file_, line, "more than " + std::to_string(max_index) + " vertices");
-    }
-    keys_.emplace_back(key);
-  }
-  return it->second;
+  const index_t v = keys_.intern(key);
+  if (v < 0) throw parse_error(file_, line, "more than " + std::to_string(max_index) + " vertices");
+  return v;
 }
 
-index_t graph_builder::find(std::string_view key) const {
-  const auto it = index_.find(std::string(key));
-  return it == index_.end() ? -1 : it->second;
-}
+index_t graph_builder::find(std::string_view key) const { return keys_.find(key); }
 
 void graph_builder::declare_numbered(std::size_t count, std::uint64_t line) {
   if (count > max_index)
@@ -40,12 +30,7 @@ void graph_builder::declare_numbered(std::size_t count, std::uint64_t line) {
 }
 
 void graph_builder::label(index_t v, std::string text) {
-  if (text.empty()) return;
-  if (labels_.empty()) labels_.resize(vertices());
-  if (labels_.size() < vertices()) labels_.resize(vertices());
-  std::string& slot = labels_[static_cast<std::size_t>(v)];
-  labelled_ += slot.empty();
-  slot = std::move(text);
+  if (!text.empty()) labels_.emplace_back(v, std::move(text));
 }
 
 void graph_builder::arc(index_t from, index_t to, double weight, bool weighted, bool undirected) {
@@ -79,26 +64,30 @@ declared_graph graph_builder::finish(bool keys_as_ids) {
       g.matrix.values.push_back(v);
     }
   }
-  // Labels name the vertices where every vertex has its own.
-  bool by_labels = n > 0 && labelled_ == n;
+  // Labels name the vertices where every vertex has its own (a later line's
+  // over an earlier one's) and no two are equal.
+  bool by_labels = n > 0 && labels_.size() >= n;
+  std::vector<std::string> named;
   if (by_labels) {
-    std::unordered_set<std::string_view> seen;
-    seen.reserve(n);
-    for (const std::string& l : labels_)
-      if (!seen.insert(l).second) {
+    named.resize(n);
+    for (auto& [v, text] : labels_) named[static_cast<std::size_t>(v)] = std::move(text);
+    name_table seen;
+    for (const std::string& l : named)
+      if (l.empty() || seen.find(l) >= 0 || seen.intern(l) < 0) {
         by_labels = false;
         break;
       }
   }
   if (by_labels) {
-    g.name = std::move(labels_);
+    g.name = std::move(named);
   } else if (numbered_ > 0) {
     // Pajek's numbers: vertex v is v + 1, the default naming.
   } else if (keys_as_ids) {
     g.original_id.reserve(n);
-    for (const std::string& k : keys_) g.original_id.push_back(std::stoll(k));
+    for (std::size_t v = 0; v < n; ++v)
+      g.original_id.push_back(std::stoll(std::string(keys_[static_cast<index_t>(v)])));
   } else {
-    g.name = std::move(keys_);
+    g.name = keys_.names();
   }
   return g;
 }

@@ -26,10 +26,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/formats.hpp"
+#include "io/name_table.hpp"
 
 namespace perron::io {
 
@@ -82,11 +83,11 @@ class graph_builder {
 
  private:
   std::string file_;
-  std::vector<std::string> keys_;  // keys_[v]: the vertex's key (GraphML's id, GML's id as written)
-  std::unordered_map<std::string, index_t> index_;
-  std::size_t numbered_ = 0;         // Pajek: vertices 0..numbered_-1, no keys
-  std::vector<std::string> labels_;  // labels_[v], "" where none was given (sized on the first label)
-  std::size_t labelled_ = 0;
+  name_table keys_;  // the vertices' keys (GraphML's ids, GML's ids as written), numbered as declared
+  std::size_t numbered_ = 0;  // Pajek: vertices 0..numbered_-1, no keys
+  // (vertex, label) as given: as many as the file's lines, where a vector of
+  // every vertex's would be as many as *Vertices claims.
+  std::vector<std::pair<index_t, std::string>> labels_;
   coo_matrix<double> arcs_;
   std::vector<std::size_t> undirected_;  // the arcs to mirror
   bool weighted_ = false, directed_ = false;

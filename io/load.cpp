@@ -129,10 +129,17 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
     } else if (f == input_format::pajek) {
       g = detail::parse_pajek(all, name);
     } else {
-      // GML's tokens may cross lines (a string): read whole.
-      std::string text;
-      for (std::string_view w = all.next(); !w.empty(); w = all.next()) text.append(w);
-      g = detail::parse_gml(text, name);
+      // GML's tokens may cross lines (a string): read whole (a file read
+      // whole is one window already, parsed where it lies).
+      const std::string_view one = all.next();
+      std::string_view w = all.next();
+      if (w.empty()) {
+        g = detail::parse_gml(one, name);
+      } else {
+        std::string text(one);
+        for (; !w.empty(); w = all.next()) text.append(w);
+        g = detail::parse_gml(text, name);
+      }
     }
     m.matrix = std::move(g.matrix);
     m.label = std::move(g.original_id);

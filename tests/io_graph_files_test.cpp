@@ -211,6 +211,16 @@ TEST_F(io_graph_files, CachedAsRead) {
   EXPECT_EQ(arcs(again.matrix), arcs(first.matrix));
 }
 
+// *Vertices may claim more vertices than the file has lines: nothing is
+// allocated per claimed vertex while reading (the solver's memory check then
+// says what the graph needs, as for a Matrix Market size line).
+TEST_F(io_graph_files, DeclaredVerticesAllocateNothingUntilUsed) {
+  const auto g = io::load_matrix(write("v.net", "*Vertices 2000000000\n1 \"a\"\n*Arcs\n1 2\n"), no_cache());
+  EXPECT_EQ(g.matrix.rows, 2000000000);
+  EXPECT_EQ(g.matrix.nnz(), 1u);
+  EXPECT_TRUE(g.name.empty() && g.label.empty());
+}
+
 void expect_error(const std::string& path, std::uint64_t line, const std::string& words) {
   try {
     io::load_matrix(path, no_cache());

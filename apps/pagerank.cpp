@@ -252,7 +252,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "edge, but with --weighted it weighs twice (A + A^T); a symmetric Matrix Market file is undirected "
      "already")
     ("personalize", po::value(&s.personalize)->value_name("FILE"),
-     "teleport (and dangling) distribution v from FILE instead of uniform")
+     "teleport (and dangling) distribution v from FILE instead of uniform ('vertex weight' lines; a "
+     "name with blanks in double quotes: '\"Newman, M\" 1')")
     ("initial", po::value(&s.initial)->value_name("FILE"), "start vector from FILE instead of uniform")
     ("top,n", po::value(&s.top)->default_value(s.top), "print the K highest-ranked vertices (0: none)")
     ("output,o", po::value(&s.output)->value_name("FILE"),
@@ -317,7 +318,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "--output if given)")
     ("sources", po::value(&s.batched.sources)->value_name("FILE"),
      "personalized PageRank of every source set in FILE at once (one set per line: vertices as in "
-     "GRAPH, each optionally ':weight', e.g. '7 19:0.5'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
+     "GRAPH, each optionally ':weight', e.g. '7 19:0.5', a name with blanks in double quotes: "
+     "'\"Newman, M\":2'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
      "of the --top vertices per set (to --output FILE if given)")
     ("output-matrix", po::value(&s.batched.output_matrix)->value_name("FILE"),
      "with --sources: every rank as a Matrix Market array, vertices x sets ('-': on stdout, the top of each "

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -32,14 +33,31 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_lo
   double sum = 0.0;
   while (*p != '\0') {
     const char* end = p;
-    while (*end != '\0' && !blank(*end)) ++end;
-    const std::string_view token(p, static_cast<std::size_t>(end - p));
-    // The vertex and its weight: a name holding ':' is taken whole where the
-    // graph has it; ids split at the first ':', names at the last.
-    index_t v = names.named() ? names.find(token) : -1;
-    std::string_view who = token;
+    std::string_view token, who;
     const char* weight = nullptr;
-    if (v < 0) {
+    index_t v = -1;
+    if (*p == '"') {
+      // "a name with blanks"[:weight], as GML and Pajek labels are: the
+      // name whole, quotes aside.
+      const char* close = std::strchr(p + 1, '"');
+      if (!close) throw parse_error(path, line, "a vertex's opening '\"' is not closed: " + token_at(p));
+      who = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
+      end = close + 1;
+      if (*end == ':') weight = ++end;
+      while (*end != '\0' && !blank(*end)) ++end;
+      if (weight == nullptr && end != close + 1)
+        throw parse_error(path, line, "expected '\"vertex\"' or '\"vertex\":weight', got " + token_at(p));
+      v = names.find(who);
+      token = who;
+    } else {
+      while (*end != '\0' && !blank(*end)) ++end;
+      token = std::string_view(p, static_cast<std::size_t>(end - p));
+      who = token;
+      // The vertex and its weight: a name holding ':' is taken whole where the
+      // graph has it; ids split at the first ':', names at the last.
+      v = names.named() ? names.find(token) : -1;
+    }
+    if (v < 0 && *p != '"') {
       const std::size_t colon = names.named() ? token.rfind(':') : token.find(':');
       if (colon != std::string_view::npos) {
         who = token.substr(0, colon);

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
@@ -42,9 +43,20 @@ struct weight_line {
 
 // One non-comment line "vertex weight" (the text from its first non-blank character).
 weight_line parse_weight_line(const char* p, const std::string& path, std::uint64_t lineno) {
-  const char* v = p;
-  while (*p != '\0' && *p != ' ' && *p != '\t') ++p;
-  const std::string_view vertex(v, static_cast<std::size_t>(p - v));
+  std::string_view vertex;
+  if (*p == '"') {
+    // "a name with blanks" weight, as GML and Pajek labels are.
+    const char* close = std::strchr(p + 1, '"');
+    if (!close) throw parse_error(path, lineno, "the vertex's opening '\"' is not closed");
+    vertex = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
+    p = close + 1;
+    if (*p != '\0' && *p != ' ' && *p != '\t')
+      throw parse_error(path, lineno, "expected '\"vertex\" weight', found more after the closing '\"'");
+  } else {
+    const char* v = p;
+    while (*p != '\0' && *p != ' ' && *p != '\t') ++p;
+    vertex = std::string_view(v, static_cast<std::size_t>(p - v));
+  }
   for (; *p == ' ' || *p == '\t'; ++p) {
   }
   const char* w = p;

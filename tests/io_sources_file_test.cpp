@@ -2,6 +2,7 @@
 // "vertex[:weight]" tokens, vertices named as in the graph file.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,34 @@ TEST_F(sources_file, LabelsNameTheVertices) {
   // 1 is not a label, although it would be a 1-based index
   EXPECT_THROW(io::read_sources_file(write("t.txt", "1\n"), 3, std::vector<std::int64_t>{10, 20, 35}),
                parse_error);
+}
+
+// Names with blanks (GML and Pajek labels: "Newman, M") quoted, with or without a weight.
+TEST_F(sources_file, QuotedNamesHoldBlanks) {
+  const std::vector<std::int64_t> no_ids;
+  const std::vector<std::string> names = {"Newman, M", "Barabasi, A", "x:y"};
+  const auto s =
+      io::read_sources_file(write("q.txt", "\"Newman, M\" \"Barabasi, A\":2\n\"x:y\":0.5 \"Newman, M\"\n"), 3,
+                            vertex_naming(no_ids, names));
+  ASSERT_EQ(s.sets.size(), 2u);
+  EXPECT_EQ(s.sets[0], (set{{0, 1.0}, {1, 2.0}}));
+  EXPECT_EQ(s.sets[1], (set{{2, 0.5}, {0, 1.0}}));
+  // Integer ids may be quoted too.
+  EXPECT_EQ(io::read_sources_file(write("i.txt", "\"3\":2 1\n"), 4, {}).sets[0], (set{{2, 2.0}, {0, 1.0}}));
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {"\"Newman, M\n", ":1: a vertex's opening '\"' is not closed"},
+           {"\"Newman\"\n", ":1: vertex Newman is not in the graph"},
+           {"\"Newman, M\"x\n", ":1: expected '\"vertex\"' or '\"vertex\":weight'"},
+           {"\"Newman, M\":heavy\n", ":1: vertex Newman, M: the weight is not a number"}}) {
+    const std::string p = write("bad.txt", text);
+    try {
+      io::read_sources_file(p, 3, vertex_naming(no_ids, names));
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const parse_error& e) {
+      EXPECT_NE(std::string(e.what()).find(p + message), std::string::npos)
+          << e.what() << " (wanted " << message << ")";
+    }
+  }
 }
 
 // Every bad file: a parse_error naming the file and the line.

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "io/matrix_market.hpp"
@@ -41,6 +43,19 @@ TEST_F(vertex_file, TsvWithLabels) {
   const std::string p = write("v.tsv", "# comment\r\n35\t2.5\r\n\r\n10 0.5\n  % also a comment\n");
   const auto w = io::read_vertex_weights(p, 3, std::vector<std::int64_t>{10, 20, 35});
   EXPECT_EQ(w, (std::vector<double>{0.5, 0.0, 2.5}));
+}
+
+// A name with blanks (a GML or Pajek label) quoted; its errors name the line.
+TEST_F(vertex_file, QuotedNamesHoldBlanks) {
+  const std::vector<std::int64_t> no_ids;
+  const std::vector<std::string> names = {"Newman, M", "Jeong, H"};
+  const auto w = io::read_vertex_weights(write("q.tsv", "\"Jeong, H\" 2\n\"Newman, M\"\t0.5\n"), 2,
+                                         vertex_naming(no_ids, names));
+  EXPECT_EQ(w, (std::vector<double>{0.5, 2.0}));
+  EXPECT_THROW(io::read_vertex_weights(write("b.tsv", "\"Jeong, H 2\n"), 2, vertex_naming(no_ids, names)),
+               parse_error);
+  EXPECT_THROW(io::read_vertex_weights(write("c.tsv", "\"Jeong, H\"2\n"), 2, vertex_naming(no_ids, names)),
+               parse_error);
 }
 
 // A UTF-8 byte order mark (Windows editors write one) is skipped, as the graph

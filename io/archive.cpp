@@ -193,12 +193,30 @@ struct archive_reader {
   }
 };
 
+// The archive formats a download may come in, each told by its magic bytes;
+// not libarchive's _all: its mtree reader bids on plain text and took a GML
+// file compressed whole ("graph [ ...") for an mtree ("Can't parse line 1").
+// raw: a file compressed whole, which bids last.
+void support_formats(struct archive* a, bool raw) {
+  archive_read_support_format_tar(a);
+  archive_read_support_format_zip(a);
+  archive_read_support_format_7zip(a);
+  archive_read_support_format_cpio(a);
+  archive_read_support_format_ar(a);
+  archive_read_support_format_iso9660(a);
+  archive_read_support_format_rar(a);
+  archive_read_support_format_rar5(a);
+  archive_read_support_format_xar(a);
+  archive_read_support_format_cab(a);
+  archive_read_support_format_lha(a);
+  if (raw) archive_read_support_format_raw(a);
+}
+
 // Opens `path` into r, a gzip file or one that is no regular file through
 // archive_source. False when it cannot (libarchive's message in r.a).
 bool open_archive(archive_reader& r, const std::string& path, bool raw = false) {
   archive_read_support_filter_all(r.a);
-  archive_read_support_format_all(r.a);
-  if (raw) archive_read_support_format_raw(r.a);  // bids last: a file compressed whole
+  support_formats(r.a, raw);
   auto s = std::make_unique<archive_source>();
   s->path = path;
   s->file = std::fopen(path.c_str(), "rb");
@@ -377,8 +395,7 @@ text_buffer read_packed(const std::string& path, std::string& member, read_stats
 text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& name, std::string& member) {
   archive_reader r;
   archive_read_support_filter_all(r.a);
-  archive_read_support_format_all(r.a);
-  archive_read_support_format_raw(r.a);
+  support_formats(r.a, true);
   if (archive_read_open_memory(r.a, bytes.data(), bytes.size()) != ARCHIVE_OK)
     r.fail(name, "cannot open the archive: ", "unknown error");
   return main_member(r, name, bytes.size(), member);

@@ -48,7 +48,8 @@ std::string_view trimmed(std::string_view s) {
 
 // The edge being read (between <edge> and </edge>).
 struct edge_state {
-  index_t source = 0, target = 0;
+  index_t source = -1, target = -1;    // -1: an end no <node> has declared yet
+  std::string source_key, target_key;  // where an end is -1
   double weight = 1;
   bool weighted = false, undirected = true;
   std::uint64_t line = 0;
@@ -146,8 +147,12 @@ class graphml_reader {
       if (!s || !t) return stop(std::string("an <edge> with no ") + (s ? "target" : "source"));
       edge_.emplace();
       edge_->line = XML_GetCurrentLineNumber(parser_);
-      edge_->source = vertex(s);
-      edge_->target = vertex(t);
+      // networkx numbers a graph's <node>s first, then an edge's undeclared
+      // end at its edge: such an edge waits for the graph's end.
+      edge_->source = build_.find(s);
+      edge_->target = build_.find(t);
+      if (edge_->source < 0) edge_->source_key = s;
+      if (edge_->target < 0) edge_->target_key = t;
       edge_->undirected = graph_depth_.back();
       if (const XML_Char* d = attribute(attrs, "directed")) {
         if (std::strcmp(d, "true") == 0 || std::strcmp(d, "1") == 0)
@@ -184,10 +189,21 @@ class graphml_reader {
       edge_->weighted = true;
       collect_ = false;
     } else if (name == "edge" && edge_) {
-      build_.arc(edge_->source, edge_->target, edge_->weight, edge_->weighted, edge_->undirected);
+      if (edge_->source < 0 || edge_->target < 0)
+        waiting_.push_back(std::move(*edge_));
+      else
+        build_.arc(edge_->source, edge_->target, edge_->weight, edge_->weighted, edge_->undirected);
       edge_.reset();
     } else if (name == "graph" && !graph_depth_.empty()) {
       graph_depth_.pop_back();
+      if (graph_depth_.empty()) {
+        for (edge_state& e : waiting_) {
+          if (e.source < 0) e.source = vertex(e.source_key.c_str());
+          if (e.target < 0) e.target = vertex(e.target_key.c_str());
+          build_.arc(e.source, e.target, e.weight, e.weighted, e.undirected);
+        }
+        waiting_.clear();
+      }
     }
   }
 
@@ -214,6 +230,7 @@ class graphml_reader {
   std::string weight_key_, text_;
   std::optional<double> default_weight_;
   std::optional<edge_state> edge_;
+  std::vector<edge_state> waiting_;  // edges to an end not yet declared, in the file's order
 };
 
 }  // namespace

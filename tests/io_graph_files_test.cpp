@@ -174,6 +174,14 @@ TEST_F(io_graph_files, MixedEdgesDefaultsAndEntities) {
   EXPECT_EQ(g.name, (std::vector<std::string>{"x", "y", "z"}));
   EXPECT_EQ(arcs(g.matrix), (std::vector<std::tuple<index_t, index_t, double>>{
                                 {0, 1, 3.0}, {1, 2, 2.0}, {2, 1, 2.0}, {2, 2, 3.0}}));
+  // networkx numbers the <node>s first, then an edge's undeclared ends.
+  const auto order = io::load_matrix(write("o.graphml",
+                                           "<graphml><graph edgedefault=\"directed\">"
+                                           "<edge source=\"c\" target=\"a\"/><node id=\"b\"/>"
+                                           "<node id=\"a\"/></graph></graphml>"),
+                                     no_cache());
+  EXPECT_EQ(order.name, (std::vector<std::string>{"b", "a", "c"}));
+  EXPECT_EQ(arcs(order.matrix), (std::vector<std::tuple<index_t, index_t, double>>{{2, 1, 1.0}}));
   // GML: entities in labels (networkx escapes so), comments, nested lists skipped.
   const auto m =
       io::load_matrix(write("e.gml",

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -570,12 +571,79 @@ std::uint64_t parse_name_window(const char* begin, const char* end, std::uint64_
   return line - first_line - (begin != end && end[-1] != '\n' ? 1 : 0);
 }
 
+// One window in chunks on `threads` threads, each chunk's names numbered in
+// its own order, then merged chunk by chunk: a chunk's names, in its order,
+// take the next numbers where they are new. So every name gets the number
+// the one-thread parse gives it (its first appearance), and the first bad
+// line in the window is the error, as there. Returns the window's newlines.
+std::uint64_t parse_name_chunks(std::string_view w, std::uint64_t first_line, const std::string& name,
+                                const detail::edge_columns& columns, const read_options& opt,
+                                unsigned threads, named_edges& out) {
+  // About one chunk a thread: the merge looks up each chunk's distinct names
+  // once, on one thread, so more chunks cost more merge.
+  const std::size_t chunk_bytes = opt.chunk_bytes ? opt.chunk_bytes : w.size() / threads + 1;
+  const auto chunks = detail::split_lines(w.data(), w.data() + w.size(), first_line, threads, chunk_bytes);
+  if (chunks.size() <= 1)
+    return parse_name_window(w.data(), w.data() + w.size(), first_line, name, columns, out);
+  std::vector<named_edges> part(chunks.size());
+  std::vector<std::exception_ptr> failed(chunks.size());
+  const auto nchunks = static_cast<std::int64_t>(chunks.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (std::int64_t k = 0; k < nchunks; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    try {
+      parse_name_window(chunks[kk].begin, chunks[kk].end, chunks[kk].first_line, name, columns, part[kk]);
+    } catch (...) {
+      failed[kk] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+  // The merge: each chunk's numbers to the whole list's, in order.
+  std::vector<std::vector<index_t>> renumber(chunks.size());
+  std::vector<std::size_t> at(chunks.size() + 1, out.src.size());
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const detail::name_table& local = part[k].names;
+    renumber[k].resize(local.size());
+    for (std::size_t j = 0; j < local.size(); ++j) {
+      const index_t id = out.names.intern(local[static_cast<index_t>(j)]);
+      if (id < 0)
+        throw dimension_error(name + ": more than " + std::to_string(max_index) +
+                              " distinct vertex names exceed perron's 32-bit index limit");
+      renumber[k][j] = id;
+    }
+    at[k + 1] = at[k] + part[k].src.size();
+  }
+  const bool weights = columns.weights();
+  detail::check_parse_growth(name, out.src.size(), at.back() - out.src.size(),
+                             2 * sizeof(index_t) + (weights ? sizeof(double) : 0), out.src.capacity());
+  out.src.resize(at.back());
+  out.dst.resize(at.back());
+  if (weights) out.weight.resize(at.back());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (std::int64_t k = 0; k < nchunks; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    const std::vector<index_t>& to = renumber[kk];
+    const named_edges& p = part[kk];
+    for (std::size_t e = 0; e < p.src.size(); ++e) {
+      out.src[at[kk] + e] = to[static_cast<std::size_t>(p.src[e])];
+      out.dst[at[kk] + e] = to[static_cast<std::size_t>(p.dst[e])];
+    }
+    if (weights)
+      std::copy(p.weight.begin(), p.weight.end(), out.weight.begin() + static_cast<std::ptrdiff_t>(at[kk]));
+  }
+  return detail::newlines_in(chunks);
+}
+
 snap_graph parse_names(std::string_view first, std::uint64_t first_line, detail::text_windows& more,
-                       const std::string& name, const detail::edge_columns& columns) {
+                       const std::string& name, const detail::edge_columns& columns, const read_options& opt,
+                       unsigned threads) {
   named_edges el;
   std::uint64_t line = first_line;
   for (std::string_view w = first; !w.empty(); w = more.next())
-    line += parse_name_window(w.data(), w.data() + w.size(), line, name, columns, el);
+    line += threads > 1 || opt.chunk_bytes
+                ? parse_name_chunks(w, line, name, columns, opt, threads, el)
+                : parse_name_window(w.data(), w.data() + w.size(), line, name, columns, el);
   snap_graph g;
   g.weighted = columns.weights();
   g.name = el.names.names();
@@ -866,7 +934,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
     text.remove_prefix(3);  // UTF-8 byte order mark
   const edge_columns columns = edge_list_columns(text);
   text.remove_prefix(columns.body_offset);
-  if (columns.names) return parse_names(text, columns.body_line, windows, name, columns);
+  if (columns.names) return parse_names(text, columns.body_line, windows, name, columns, opt, threads);
   edge_list el = parse_edges(text, columns.body_line, windows, name, opt, threads, columns);
   const std::size_t edges = el.src.size();
 

@@ -53,6 +53,27 @@ inline bool is_integer_text(std::string_view s) {
   return true;
 }
 
+// s with its ASCII letters in lower case: extensions, header words and
+// keywords that any case names.
+inline std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// Whether a and b are equal but for the case of ASCII letters.
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
 // printf "%.*g": `digits` significant digits (17 round-trips a double).
 inline std::string format_g(double v, int digits = 6) {
   char buf[64];

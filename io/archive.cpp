@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/text.hpp"
 #include "io/inflate.hpp"
 #include "io/snap.hpp"
 
@@ -54,8 +55,7 @@ std::string archive_stem(const std::string& path) {
 // its extension, or KONECT's out.NAME.
 bool edge_list_member(const std::string& name) {
   const std::string b = base_name(name);
-  std::string lower = b;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = ascii_lower(b);
   if (lower.rfind("readme", 0) == 0 || lower.rfind("license", 0) == 0) return false;
   for (const char* ext : edge_list_extensions)
     if (ends_with(b, ext)) return true;

@@ -73,7 +73,7 @@ declared_graph graph_builder::finish(bool keys_as_ids) {
     for (auto& [v, text] : labels_) named[static_cast<std::size_t>(v)] = std::move(text);
     name_table seen;
     for (const std::string& l : named)
-      if (l.empty() || seen.find(l) >= 0 || seen.intern(l) < 0) {
+      if (const std::size_t before = seen.size(); l.empty() || seen.intern(l) < 0 || seen.size() == before) {
         by_labels = false;
         break;
       }
@@ -94,22 +94,11 @@ declared_graph graph_builder::finish(bool keys_as_ids) {
 
 namespace {
 
-std::string_view skip_bom(std::string_view s) {
-  if (s.size() >= 3 && std::memcmp(s.data(), "\xEF\xBB\xBF", 3) == 0) s.remove_prefix(3);
-  return s;
-}
-
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // The first line of `s` that is neither blank nor opened by `comment`, without its end.
 std::string_view first_data_line(std::string_view s, char comment) {
-  s = skip_bom(s);
+  s = without_bom(s);
   while (!s.empty()) {
     const std::size_t eol = s.find('\n');
     std::string_view line = s.substr(0, eol);
@@ -126,7 +115,7 @@ std::string_view first_data_line(std::string_view s, char comment) {
 }  // namespace
 
 bool looks_like_graphml(std::string_view head) {
-  head = skip_bom(head);
+  head = without_bom(head);
   std::size_t k = 0;
   while (k < head.size() && is_space(head[k])) ++k;
   head.remove_prefix(k);
@@ -152,7 +141,7 @@ bool looks_like_gml(std::string_view head) {
 
 bool looks_like_pajek(std::string_view head) {
   const std::string_view line = first_data_line(head, '%');
-  const std::string l = lower(line.substr(0, std::min<std::size_t>(line.size(), 16)));
+  const std::string l = ascii_lower(line.substr(0, std::min<std::size_t>(line.size(), 16)));
   return l.rfind("*network", 0) == 0 || l.rfind("*vertices", 0) == 0;
 }
 
@@ -483,7 +472,7 @@ class gml_reader {
 }  // namespace
 
 declared_graph parse_gml(std::string_view text, const std::string& name) {
-  return gml_reader(skip_bom(text), name).read();
+  return gml_reader(without_bom(text), name).read();
 }
 
 // ---- Pajek -------------------------------------------------------------------
@@ -498,9 +487,9 @@ namespace {
 
 enum class pajek_section { none, vertices, arcs, edges, arcs_list, edges_list, matrix, other };
 
-// The line's fields: blank-separated, a "quoted" one whole (without quotes).
-std::vector<std::string_view> pajek_fields(std::string_view line) {
-  std::vector<std::string_view> f;
+// The line's fields into f: blank-separated, a "quoted" one whole (without quotes).
+void pajek_fields(std::string_view line, std::vector<std::string_view>& f) {
+  f.clear();
   std::size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && is_space(line[i])) ++i;
@@ -516,7 +505,6 @@ std::vector<std::string_view> pajek_fields(std::string_view line) {
       f.push_back(line.substr(start, i - start));
     }
   }
-  return f;
 }
 
 class pajek_reader {
@@ -525,7 +513,7 @@ class pajek_reader {
 
   void line(std::string_view l, std::uint64_t number) {
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    if (number == 1) l = skip_bom(l);
+    if (number == 1) l = without_bom(l);
     std::size_t k = 0;
     while (k < l.size() && is_space(l[k])) ++k;
     l.remove_prefix(k);
@@ -556,8 +544,9 @@ class pajek_reader {
 
  private:
   void header(std::string_view l, std::uint64_t number) {
-    const std::vector<std::string_view> f = pajek_fields(l);
-    const std::string word = lower(f[0]);
+    pajek_fields(l, f_);
+    const std::vector<std::string_view>& f = f_;
+    const std::string word = ascii_lower(f[0]);
     const auto need_vertices = [&] {
       if (!declared_) throw parse_error(file_, number, std::string(f[0]) + " before *Vertices");
     };
@@ -617,13 +606,15 @@ class pajek_reader {
   }
 
   void vertex(std::string_view l, std::uint64_t number) {
-    const std::vector<std::string_view> f = pajek_fields(l);
+    pajek_fields(l, f_);
+    const std::vector<std::string_view>& f = f_;
     const index_t v = number_of(f[0], number, "vertex");
     if (f.size() > 1) build_.label(v, std::string(f[1]));
   }
 
   void arc(std::string_view l, std::uint64_t number) {
-    const std::vector<std::string_view> f = pajek_fields(l);
+    pajek_fields(l, f_);
+    const std::vector<std::string_view>& f = f_;
     if (f.size() < 2)
       throw parse_error(file_, number, "an arc needs two vertex numbers ('1 2' or '1 2 0.5')");
     const index_t u = number_of(f[0], number, "vertex");
@@ -643,14 +634,16 @@ class pajek_reader {
   }
 
   void arc_list(std::string_view l, std::uint64_t number) {
-    const std::vector<std::string_view> f = pajek_fields(l);
+    pajek_fields(l, f_);
+    const std::vector<std::string_view>& f = f_;
     const index_t u = number_of(f[0], number, "vertex");
     for (std::size_t k = 1; k < f.size(); ++k)
       build_.arc(u, number_of(f[k], number, "vertex"), 1, false, section_ == pajek_section::edges_list);
   }
 
   void matrix_row(std::string_view l, std::uint64_t number) {
-    for (const std::string_view field : pajek_fields(l)) {
+    pajek_fields(l, f_);
+    for (const std::string_view field : f_) {
       if (row_ >= n_)
         throw parse_error(file_, number, "more than the " + std::to_string(n_) + " rows *Matrix holds");
       double w = 0;
@@ -666,6 +659,7 @@ class pajek_reader {
 
   const std::string& file_;
   graph_builder build_;
+  std::vector<std::string_view> f_;  // the line's fields, kept from line to line
   pajek_section section_ = pajek_section::none;
   std::uint64_t n_ = 0, row_ = 0, col_ = 0;
   int networks_ = 0;

@@ -34,12 +34,6 @@ const XML_Char* attribute(const XML_Char** attrs, const char* wanted) {
   return nullptr;
 }
 
-bool same_words(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 std::string_view trimmed(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -124,7 +118,7 @@ class graphml_reader {
       const XML_Char* id = attribute(attrs, "id");
       const XML_Char* attr_name = attribute(attrs, "attr.name");
       const XML_Char* domain = attribute(attrs, "for");
-      in_weight_key_ = id && attr_name && same_words(attr_name, "weight") &&
+      in_weight_key_ = id && attr_name && iequals(attr_name, "weight") &&
                        (!domain || std::strcmp(domain, "edge") == 0 || std::strcmp(domain, "all") == 0);
       if (in_weight_key_) weight_key_ = id;
     } else if (name == "default" && in_weight_key_) {

@@ -1,12 +1,11 @@
 #include "io/load.hpp"
 
-#include <strings.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "io/archive.hpp"
 #include "io/cache.hpp"
 #include "io/graph_files.hpp"
@@ -23,18 +22,13 @@ double seconds_since(clock_type::time_point t) {
   return std::chrono::duration<double>(clock_type::now() - t).count();
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // The extension that names the format, ignoring a compression's (.gz, .bz2, .xz, .zst).
 std::string format_extension(const std::string& name) {
-  std::string n = lower(name);
+  std::string n = ascii_lower(name);
   for (const char* packed : {".gz", ".bz2", ".xz", ".zst"})
     if (ends_with(n, packed)) {
       n.resize(n.size() - std::strlen(packed));
@@ -57,7 +51,7 @@ input_format detect(std::string_view text, const std::string& name) {
   if (text.size() >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
   const std::string ext = format_extension(name);
   // Pajek's comments open with '%' too: its name decides unless the banner is whole.
-  const bool banner = end - p >= 14 && strncasecmp(p, "%%MatrixMarket", 14) == 0;
+  const bool banner = end - p >= 14 && iequals(std::string_view(p, 14), "%%MatrixMarket");
   if (!banner) {
     if (ext == ".graphml") return input_format::graphml;
     if (ext == ".gml") return input_format::gml;
@@ -234,7 +228,7 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
     const auto parse_start = clock_type::now();
     // A member named .mtx is Matrix Market (the reader names what is
     // missing); an edge list, or a file compressed whole, is told as a file is.
-    m = from_text(text.view(), name, opt, ends_with(lower(member), ".mtx"));
+    m = from_text(text.view(), name, opt, ends_with(ascii_lower(member), ".mtx"));
     m.timings.parse_seconds = seconds_since(parse_start);
   }
   m.timings.read_seconds = rs.seconds;

@@ -22,6 +22,7 @@
 
 #include "core/error.hpp"
 #include "core/formats.hpp"
+#include "core/text.hpp"
 #include "io/output_file.hpp"
 #include "io/text_input.hpp"
 
@@ -32,14 +33,6 @@ using detail::line_chunk;
 
 constexpr const char* banner_form =
     "%%MatrixMarket matrix coordinate|array real|integer|pattern general|symmetric|skew-symmetric";
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 
 std::string quoted(std::string_view s) { return detail::quote_token(s.data(), s.data() + s.size()); }
 

@@ -22,6 +22,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "core/text.hpp"
 #include "io/archive.hpp"
 #include "io/inflate.hpp"
 #include "io/name_table.hpp"
@@ -779,8 +780,8 @@ column_roles roles_by_name(const std::vector<std::string_view>& fields) {
   column_roles r;
   for (std::size_t k = 0; k < fields.size(); ++k) {
     std::string scratch;
-    std::string name(unquoted(fields[k], scratch));  // as the names of vertices are unquoted
-    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string name =
+        ascii_lower(unquoted(fields[k], scratch));  // as the names of vertices are unquoted
     const auto is = [&name](const auto& list) {
       return std::any_of(std::begin(list), std::end(list), [&name](const char* x) { return name == x; });
     };
@@ -1073,8 +1074,7 @@ header_graph graph_in_header(const std::string& path) {
       const header_graph k = konect_format(std::string_view(q, static_cast<std::size_t>(e - q)));
       if (k != header_graph::unknown) return k;
     }
-    std::string line(q, e);
-    for (char& c : line) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string line = ascii_lower(std::string_view(q, static_cast<std::size_t>(e - q)));
     if (line.find("undirected graph") != std::string::npos) return header_graph::undirected;
     p = e;
   }

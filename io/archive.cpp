@@ -62,6 +62,37 @@ bool edge_list_member(const std::string& name) {
   return b.rfind("out.", 0) == 0;
 }
 
+// What a member may hold, the graph's likeliest first: a Matrix Market file;
+// a graph file (GraphML, GML, Pajek: Newman's karate.zip holds karate.gml
+// beside karate.txt, which describes it in prose); an edge list.
+enum class member_kind : int { none = 0, edge_list = 1, graph_file = 2, matrix_market = 3 };
+
+member_kind kind_of(const std::string& name) {
+  if (ends_with(name, ".mtx")) return member_kind::matrix_market;
+  for (const char* ext : {".graphml", ".gml", ".net", ".paj"})
+    if (ends_with(name, ext)) return member_kind::graph_file;
+  return edge_list_member(name) ? member_kind::edge_list : member_kind::none;
+}
+
+const char* kind_words(member_kind k) {
+  switch (k) {
+    case member_kind::matrix_market:
+      return ".mtx files";
+    case member_kind::graph_file:
+      return "graph files (.graphml, .gml, .net)";
+    default:
+      return "edge lists";
+  }
+}
+
+// flickr/flickr.mtx in flickr.tar.gz, karate.gml in karate.zip: the member
+// whose name less its extension is the archive's less its own.
+bool named_like(const std::string& member, const std::string& stem) {
+  const std::string b = base_name(member);
+  const auto dot = b.find_last_of('.');
+  return dot != std::string::npos && b.compare(0, dot, stem) == 0 && dot == stem.size();
+}
+
 std::string member_list(const std::vector<std::string>& names) {
   std::string s;
   const std::size_t shown = std::min<std::size_t>(names.size(), 12);
@@ -291,17 +322,17 @@ void check_archive_end(const archive_reader& r, const std::string& path, bool at
 
 namespace {
 
-// The main .mtx member of the open archive r (read_archive_matrix's choice);
-// archive_bytes bounds what a member may inflate to.
+// The graph's member of the open archive r (read_archive_matrix's choice):
+// of the members of the likeliest kind (kind_of), the one named like the
+// archive, else the only one. A .mtx named like the archive is taken where it
+// comes, the rest read. archive_bytes bounds what a member may inflate to.
 text_buffer main_member(const archive_reader& r, const std::string& path, std::uint64_t archive_bytes,
                         std::string& member) {
-  const std::string wanted = archive_stem(path) + ".mtx";
-  std::vector<std::string> members, mtx;
-  text_buffer tentative;  // the first .mtx, kept in case it is the only one
-  std::string tentative_name;
-  text_buffer edges;  // the first edge list, kept in case no .mtx comes and it is the only one
-  std::string edges_name;
-  int edge_lists = 0;
+  const std::string stem = archive_stem(path);
+  std::vector<std::string> members, best_names;  // every member; those of the best kind yet
+  member_kind best = member_kind::none;
+  text_buffer first, named;  // the best kind's first member, and one named like the archive
+  std::string first_name, named_name;
   archive_entry* e = nullptr;
   for (;;) {
     const int rc = archive_read_next_header(r.a, &e);
@@ -319,46 +350,53 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
     if (archive_entry_filetype(e) != AE_IFREG) continue;
     const std::string name = archive_entry_pathname(e);
     members.push_back(name);
-    if (!ends_with(name, ".mtx")) {
-      if (mtx.empty() && edge_list_member(name) && ++edge_lists == 1) {
-        edges = read_member(r, e, path, archive_bytes);
-        edges_name = name;
-      }
-      continue;
+    const member_kind k = kind_of(name);
+    if (k == member_kind::none || k < best) continue;
+    if (k > best) {  // a likelier kind: what was kept of the others goes
+      best = k;
+      best_names.clear();
+      first = text_buffer();
+      named = text_buffer();
+      first_name.clear();
+      named_name.clear();
     }
-    edges = text_buffer();  // a .mtx is the graph
-    mtx.push_back(name);
-    if (base_name(name) == wanted) {
+    best_names.push_back(name);
+    const bool is_named = named_name.empty() && named_like(name, stem);
+    if (is_named && k == member_kind::matrix_market) {
       member = name;
       text_buffer t = read_member(r, e, path, archive_bytes);
       check_archive_end(r, path, false);
       return t;
     }
-    if (mtx.size() == 1) {
-      tentative = read_member(r, e, path, archive_bytes);
-      tentative_name = name;
+    if (is_named) {
+      named = read_member(r, e, path, archive_bytes);
+      named_name = name;
+      first = text_buffer();  // not needed: the named one wins
+    } else if (best_names.size() == 1) {
+      first = read_member(r, e, path, archive_bytes);
+      first_name = name;
     } else {
-      tentative = text_buffer();  // ambiguous unless one named like the archive follows
+      first = text_buffer();  // ambiguous unless one named like the archive
     }
   }
-  if (mtx.empty() && edge_lists == 1) {  // KONECT's NAME/out.NAME, an edge list's .txt
-    member = edges_name;
-    check_archive_end(r, path, true);
-    return edges;
-  }
-  if (mtx.empty())
-    throw parse_error(
-        path, 0,
-        std::string("the archive holds no .mtx file") +
-            (edge_lists > 1 ? " and several edge lists; unpack it and name the one to read" : "") +
-            " (members: " + member_list(members) + ")");
-  if (mtx.size() > 1)
+  if (best == member_kind::none)
     throw parse_error(path, 0,
-                      "the archive holds several .mtx files and none is named " + wanted + " (" +
-                          member_list(mtx) + "); unpack it and name the one to read");
-  member = tentative_name;
+                      "the archive holds no .mtx file, graph file (.graphml, .gml, .net) or edge list "
+                      "(members: " +
+                          member_list(members) + ")");
+  if (!named_name.empty()) {
+    member = named_name;
+    check_archive_end(r, path, true);
+    return named;
+  }
+  if (best_names.size() > 1)
+    throw parse_error(path, 0,
+                      std::string("the archive holds several ") + kind_words(best) + " and none is named " +
+                          stem + (best == member_kind::matrix_market ? ".mtx" : ".*") + " (" +
+                          member_list(best_names) + "); unpack it and name the one to read");
+  member = first_name;
   check_archive_end(r, path, true);
-  return tentative;
+  return first;
 }
 
 text_buffer read_through_libarchive(const std::string& path, std::string& member, read_stats* stats,
@@ -523,7 +561,7 @@ std::string edge_list_head(const std::string& path, std::size_t bytes) {
       const bool raw = archive_format(r.a) == ARCHIVE_FORMAT_RAW;  // a file compressed whole: its text
       if (!raw && archive_entry_filetype(e) != AE_IFREG) continue;
       const std::string name = raw ? std::string() : std::string(archive_entry_pathname(e));
-      if (!raw && ends_with(name, ".mtx")) return {};  // the graph is a .mtx: no edge list's header
+      if (!raw && kind_of(name) > member_kind::edge_list) return {};  // a .mtx or graph file: no edge list's
       if (!raw && !edge_list_member(name)) continue;
       std::string head(bytes, '\0');
       std::size_t got = 0;

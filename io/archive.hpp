@@ -45,9 +45,11 @@ text_buffer read_packed(const std::string& path, std::string& member, read_stats
 // whose first bytes are gone from the pipe); `name` is what errors call it.
 text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& name, std::string& member);
 
-// Reads the main .mtx member: the one named like the archive (flickr.tar.gz
-// -> .../flickr.mtx), else the only .mtx, else, where there is none, the only
-// edge list (detail::edge_list_extensions, or KONECT's out.NAME). parse_error listing the members
+// Reads the graph's member: of the .mtx members, the one named like the
+// archive (flickr.tar.gz -> .../flickr.mtx), else the only one; where there is
+// none, so of the graph files (.graphml, .gml, .net, .paj: karate.zip ->
+// karate.gml, beside karate.txt), then of the edge lists
+// (detail::edge_list_extensions, or KONECT's out.NAME). parse_error listing the members
 // when there is none or the choice is ambiguous; io_error when the archive is
 // unreadable or truncated; not_supported when built without libarchive.
 // `member` receives the chosen member's path inside the archive.
@@ -65,7 +67,7 @@ std::unique_ptr<text_windows> open_archive_windows(const std::string& path, std:
 
 // The first `bytes` of the text read_archive_matrix would take where it is an
 // edge list (the first edge-list member: KONECT's out.NAME), or of a file
-// compressed whole (read_packed's text); "" where a .mtx member comes first,
+// compressed whole (read_packed's text); "" where a .mtx or graph file comes first,
 // where there is none, without libarchive, or where anything fails (a hint's
 // input: the load reports what is wrong). Inflates no more than it returns
 // plus the members before it.

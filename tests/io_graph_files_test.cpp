@@ -234,6 +234,56 @@ TEST_F(io_graph_files, CompressedWholeByName) {
   if (made == 0) GTEST_SKIP() << "none of bzip2, xz, zstd made its file";
 }
 
+// In an archive a graph file comes before an edge list: Newman's karate.zip
+// holds karate.gml beside karate.txt, prose that was read as an edge list
+// and refused. Of two graph files the one named like the archive is read;
+// a .mtx comes before both.
+TEST_F(io_graph_files, ArchivesGiveTheirGraphFile) {
+  try {
+    io::load_matrix(test::data_dir() + "/karate.tar.gz", no_cache());
+  } catch (const not_supported&) {
+    GTEST_SKIP() << "built without libarchive";
+  }
+  const std::string d = test::data_dir();
+  const auto gml = io::load_matrix(d + "/karate.gml", no_cache());
+  const auto lesmis = io::load_matrix(d + "/lesmis.gml", no_cache());
+  const auto run = [&](const std::string& command) {
+    return std::system(("cd '" + path("") + "' && (" + command + ") >/dev/null 2>&1").c_str()) == 0;
+  };
+  ASSERT_TRUE(
+      run("mkdir -p newman two both && cp '" + d + "/karate.gml' newman/ && " +
+          "printf 'The file karate.gml contains the network of friendships.\\n' > newman/karate.txt && "
+          "cp '" +
+          d + "/lesmis.gml' '" + d + "/karate.graphml' two/ && " +
+          "printf 'Two graphs.\\n' > two/lesmis.txt && "
+          "cp '" +
+          d + "/karate.gml' '" + d + "/karate.mtx' both/"));
+  std::vector<std::string> newman;
+  if (run("cd newman && tar -cf ../karate.tar karate.txt karate.gml")) newman.push_back(path("karate.tar"));
+  if (run("cd newman && zip -q ../karate.zip karate.txt karate.gml")) newman.push_back(path("karate.zip"));
+  ASSERT_FALSE(newman.empty());
+  for (const std::string& archive : newman) {
+    SCOPED_TRACE(archive);
+    const auto g = io::load_matrix(archive, no_cache());
+    EXPECT_EQ(g.format, io::input_format::gml);
+    EXPECT_EQ(arcs(g.matrix), arcs(gml.matrix));
+  }
+  ASSERT_TRUE(run("cd two && tar -czf ../lesmis.tar.gz karate.graphml lesmis.txt lesmis.gml"));
+  const auto named = io::load_matrix(path("lesmis.tar.gz"), no_cache());
+  EXPECT_EQ(named.format, io::input_format::gml);
+  EXPECT_EQ(named.name, lesmis.name);
+  EXPECT_EQ(arcs(named.matrix), arcs(lesmis.matrix));
+  ASSERT_TRUE(run("cd two && tar -czf ../graphs.tar.gz karate.graphml lesmis.gml"));
+  try {
+    io::load_matrix(path("graphs.tar.gz"), no_cache());
+    ADD_FAILURE() << "one of two graph files was taken";
+  } catch (const parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find("several graph files"), std::string::npos) << e.what();
+  }
+  ASSERT_TRUE(run("cd both && tar -cf ../club.tar karate.gml karate.mtx"));
+  EXPECT_EQ(io::load_matrix(path("club.tar"), no_cache()).format, io::input_format::matrix_market);
+}
+
 TEST_F(io_graph_files, CachedAsRead) {
   io::read_options o;
   o.cache.enabled = true;

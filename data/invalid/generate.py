@@ -33,6 +33,10 @@ tar_gz('ambiguous.tar.gz', [('ambiguous/a.mtx', small), ('ambiguous/b.mtx', smal
 tar_gz('bad-member.tar.gz', [('bad-member/bad-member.mtx', (BANNER + '2 2 1\n1 3 1\n').encode())])
 whole = open('ambiguous.tar.gz', 'rb').read()
 tar_gz('two-edge-lists.tar.bz2', [('two-edge-lists/a.edges', b'1 2\n'), ('two-edge-lists/b.txt', b'2 3\n')], 'w:bz2')
+# Two graph files beside a description: which graph is the user's to say.
+tar_gz('two-graph-files.tar.gz', [('two-graph-files/a.gml', b'graph [ node [ id 1 ] ]\n'),
+                                  ('two-graph-files/b.net', b'*Vertices 1\n'),
+                                  ('two-graph-files/about.txt', b'Two graphs.\n')])
 good_bz2 = bz2.compress(good)
 snap_gz = gzip.compress(b'# g\n' + b''.join(b'%d\t%d\n' % (i, i + 1) for i in range(200)), mtime=0)
 
@@ -97,11 +101,12 @@ CASES = [
     ('size-beyond-int32.mtx', BANNER + '3000000000 3 1\n1 1 1\n', 'parse_error', 2, "exceeds perron's 32-bit index limit"),
     ('value-overflows-double.mtx', BANNER + '2 2 1\n1 1 1e309\n', 'parse_error', 3, "value '1e309' overflows double precision"),
     ('integer-overflows-int64.mtx', '%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 9223372036854775808\n', 'parse_error', 3, 'does not fit a 64-bit integer'),
-    ('no-mtx-inside.tar.gz', None, 'parse_error', 0, 'the archive holds no .mtx file (members: no-mtx-inside/README.txt, no-mtx-inside/x_b.mat)'),
+    ('no-mtx-inside.tar.gz', None, 'parse_error', 0, 'the archive holds no .mtx file, graph file (.graphml, .gml, .net) or edge list (members: no-mtx-inside/README.txt, no-mtx-inside/x_b.mat)'),
     ('ambiguous.tar.gz', None, 'parse_error', 0, 'several .mtx files and none is named ambiguous.mtx'),
     ('bad-member.tar.gz', None, 'parse_error', 3, 'bad-member.tar.gz:bad-member/bad-member.mtx:3: column index 3 out of range 1..2'),
     ('truncated.tar.gz', whole[: len(whole) // 2], 'io_error', 0, 'truncated.tar.gz'),
-    ('two-edge-lists.tar.bz2', None, 'parse_error', 0, 'no .mtx file and several edge lists'),
+    ('two-edge-lists.tar.bz2', None, 'parse_error', 0, 'several edge lists and none is named two-edge-lists.*'),
+    ('two-graph-files.tar.gz', None, 'parse_error', 0, 'several graph files (.graphml, .gml, .net) and none is named two-graph-files.*'),
     ('truncated.mtx.bz2', good_bz2[: len(good_bz2) // 2], 'io_error', 0, 'truncated.mtx.bz2: cannot read it'),
     # --- SNAP edge lists ---
     ('snap-empty.txt', '', 'parse_error', 0, 'empty file'),

@@ -12,7 +12,9 @@ rmat:18:2000000) it times, as medians of --repeat runs after one warm-up:
              Python-level sum over the dangling vertices: the best a SciPy
              user writes by hand;
   perron     perron.pagerank(A) on each device asked for (--devices), in double
-             and float.
+             and float; and perron.pagerank(G) on the networkx graph (its
+             conversion included, the first device, double: perron_graph_s),
+             what a networkx user's call costs.
 Every solver stops at the same test, the L1 change of one step below --tol
 (networkx's tol is per vertex: it gets tol / N), at alpha 0.85, with a uniform
 teleport and dangling vertices spread uniformly. Each perron result is checked
@@ -96,6 +98,16 @@ def main():
             # calls perron pays too (perron takes a matrix): its SciPy solve is the rest.
             rec["networkx_convert_s"], _ = median_seconds(
                 lambda: nx.to_scipy_sparse_array(G, nodelist=list(G), weight="weight", dtype=float), args.repeat)
+            # The networkx user's whole call on perron: G read from its adjacency dicts, then solved.
+            dev = next(d for d in devices if d != "cuda" or perron.gpu_available())
+            s, (ranks, info) = median_seconds(
+                lambda: perron.pagerank(G, alpha=args.alpha, tol=args.tol, device=dev, precision="double",
+                                        max_iter=10000), args.repeat)
+            rec["perron_graph_s"], rec["perron_graph_device"] = s, info.device
+            rec["perron_graph_l1"] = float(np.abs(np.array([ranks[i] for i in range(n)]) - reference).sum())
+            if not info.converged or rec["perron_graph_l1"] > 1e-4:
+                rec["perron_graph_failed"] = True
+                failed = True
             del G
         s, (x, it) = median_seconds(lambda: scipy_pagerank(A, args.alpha, args.tol, 10000), args.repeat)
         rec["scipy_s"], rec["scipy_iterations"] = s, it
@@ -127,13 +139,15 @@ def main():
         rows.append(rec)
 
     cols = [(f"perron_{d}_{p}", f"{d} {p}") for d in devices for p in ("double", "float")]
-    head = f"{'graph':28} {'links':>9} {'networkx s (convert)':>20} {'scipy s':>9}" + "".join(f" {c[1]:>28}"
-                                                                                              for c in cols)
+    head = (f"{'graph':28} {'links':>9} {'networkx s (convert)':>20} {'perron(G) s':>19} {'scipy s':>9}" +
+            "".join(f" {c[1]:>28}" for c in cols))
     print(head, file=sys.stderr)
     for r in rows:
         line = f"{r['graph'][-28:]:28} {r['links']:>9} "
         line += (f"{r['networkx_s']:>10.4f} ({r['networkx_convert_s']:>7.4f}) " if "networkx_s" in r
                  else f"{'skipped':>20} ")
+        line += (f"{r['perron_graph_s']:>9.4f} {r['networkx_s'] / r['perron_graph_s']:>6.0f}x"
+                 f"{'!' if r.get('perron_graph_failed') else ' '}  " if "perron_graph_s" in r else f"{'-':>19} ")
         line += f"{r['scipy_s']:>9.4f}"
         for key, _ in cols:
             if key + "_s" not in r:
@@ -143,8 +157,9 @@ def main():
             nxr = f"{r['networkx_s'] / t:.0f}x" if "networkx_s" in r else "-"
             line += f" {t:>8.4f} {nxr:>7} {r['scipy_s'] / t:>6.1f}x{'!' if r.get(key + '_failed') else ' '}".rjust(29)
         print(line, file=sys.stderr)
-    print("each perron column: seconds, speedup over networkx, over the scipy loop; '!' = converged off "
-          "networkx's ranks", file=sys.stderr)
+    print("perron(G): perron.pagerank on the networkx graph, seconds and speedup over networkx; each perron "
+          "column: seconds, speedup over networkx, over the scipy loop; '!' = converged off networkx's ranks",
+          file=sys.stderr)
     for prec in ("double", "float") if "auto" in devices else ():
         # auto against the better of cpu and cuda measured in the same run
         picks = [(r["graph"], r.get(f"perron_auto_{prec}_device")) for r in rows]

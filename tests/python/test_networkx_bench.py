@@ -22,6 +22,7 @@ def test_the_benchmark_agrees_with_networkx():
     for r in rows:
         assert r["networkx_s"] > 0 and r["scipy_s"] > 0 and 0 < r["networkx_convert_s"]
         assert r["scipy_l1"] < 1e-4
+        assert r["perron_graph_s"] > 0 and r["perron_graph_l1"] < 1e-4, r
         for dev in devices.split(","):
             assert r[f"perron_{dev}_double_l1"] < 1e-4, r
             assert r[f"perron_{dev}_float_l1"] < 1e-3, r

@@ -484,7 +484,9 @@ def test_ctrl_c_ends_a_long_cpu_solve(batched):
     try:
         with pytest.raises(KeyboardInterrupt):
             if batched:
-                perron.pagerank_batched(A, [[0], [1], [2]], **kw)
+                # a set of one vertex reaches tol 1e-300 (its far ranks decay as 0.85^k: 4232 steps,
+                # 0.19 s, before the Ctrl-C came); one of every vertex stays at rounding's change
+                perron.pagerank_batched(A, [[0], [1], list(range(A.shape[0]))], **kw)
             else:
                 perron.pagerank(A, accelerate="none", **kw)
     finally:
@@ -731,3 +733,63 @@ def test_a_graph_too_large_for_the_memory_is_refused_before_it_is_copied(monkeyp
         perron.spmv(A, np.ones(100000))
     monkeypatch.setenv("PERRON_MEMORY_LIMIT", "1G")
     assert perron.pagerank(A, device="cpu")[1].converged
+
+
+# A networkx graph is taken as it is: ranks keyed by node as networkx.pagerank gives them, personalization,
+# nstart and source sets by node, weights from an edge attribute.
+@pytest.mark.parametrize("device", DEVICES)
+def test_networkx_graphs_as_networkx_ranks_them(device):
+    lesmis = nx.read_gml(DATA / "lesmis.gml")  # labels, edge `value` weights
+    nx.set_edge_attributes(lesmis, {e: float(v) for e, v in nx.get_edge_attributes(lesmis, "value").items()}, "w")
+    G = nx.gnm_random_graph(200, 900, seed=3, directed=True)
+    G = nx.relabel_nodes(G, {v: f"v{v}" for v in G})  # names, not positions
+    G.add_node("alone")  # a vertex without links: dangling, in no edge
+    cases = [
+        (lesmis, {}, {}),
+        (lesmis, {"weighted": "w"}, {"weight": "w"}),
+        (nx.DiGraph(lesmis), {}, {}),
+        (G, {}, {}),
+        (G, {"personalization": {"v3": 1, "v7": 2}}, {"personalization": {"v3": 1, "v7": 2}}),
+        (nx.grid_2d_graph(7, 9), {}, {}),  # tuples as nodes
+        (nx.DiGraph([(5, 3), (3, 9), (9, 5), (9, 0)]), {}, {}),  # integers, not their positions
+        (nx.from_scipy_sparse_array(karate(), create_using=nx.DiGraph), {}, {}),  # positions (numpy ints)
+    ]
+    multi = nx.MultiDiGraph([(0, 1), (0, 1), (1, 2), (2, 0), (0, 2)])
+    cases.append((multi, {"weighted": True}, {}))  # parallel arcs add up: networkx's weight 1 each
+    for graph, ours, theirs in cases:
+        want = nx.pagerank(graph, tol=1e-14, max_iter=10000, **({"weight": None} | theirs))
+        ranks, info = perron.pagerank(graph, tol=1e-13, precision="double", device=device, **ours)
+        assert info.converged and isinstance(ranks, dict) and list(ranks) == list(graph)
+        assert max(abs(ranks[v] - want[v]) for v in graph) < 1e-10, (graph, ours)
+    # nstart by node, a vector in the order of list(G)
+    ranks, _ = perron.pagerank(G, nstart={"v5": 1.0}, device=device)
+    same, _ = perron.pagerank(G, nstart=np.eye(1, G.number_of_nodes(), list(G).index("v5")).ravel(), device=device)
+    assert ranks == same
+    # source sets by node; R's rows follow list(G)
+    R, info = perron.pagerank_batched(G, ["v3", ["v3", "v9"], {"alone": 1}], tol=1e-12, precision="double",
+                                      device=device)
+    one, _ = perron.pagerank(G, personalization={"v3": 1}, tol=1e-12, precision="double", device=device)
+    np.testing.assert_allclose(R[:, 0], [one[v] for v in G], atol=1e-9)
+    assert R[list(G).index("alone"), 2] > 0.15
+    R, _ = perron.pagerank_batched(nx.grid_2d_graph(3, 3), [(1, 1)], device=device)
+    assert R.shape == (9, 1)
+
+
+def test_networkx_graphs_bad_input_named():
+    G = nx.DiGraph([("a", "b"), ("b", "c")])
+    with pytest.raises(ValueError, match="personalization: vertex 'z' is not in the graph"):
+        perron.pagerank(G, personalization={"z": 1})
+    with pytest.raises(ValueError, match="personalization: vertex 'b' has weight -1"):
+        perron.pagerank(G, personalization={"b": -1})
+    with pytest.raises(ValueError, match=r"sources\[1\]: vertex 'zz' is not in the graph"):
+        perron.pagerank_batched(G, ["a", "zz"])
+    with pytest.raises(ValueError, match="the graph is empty"):
+        perron.pagerank(nx.Graph())
+    G["a"]["b"]["weight"] = "heavy"
+    with pytest.raises(TypeError, match="'weight' attribute must hold real numbers"):
+        perron.pagerank(G, weighted=True)
+    G["a"]["b"]["weight"] = -2.0
+    with pytest.raises(ValueError, match="weighted: edge 'a' -> 'b' has weight -2.0"):
+        perron.pagerank(G, weighted=True)
+    with pytest.raises(TypeError, match="weighted must be True or False"):
+        perron.pagerank(G, weighted=1)

@@ -22,6 +22,13 @@ index_t graph_builder::vertex(std::string_view key, std::uint64_t line) {
 
 index_t graph_builder::find(std::string_view key) const { return keys_.find(key); }
 
+index_t graph_builder::vertex_id(std::int64_t id, std::uint64_t line) {
+  if (ids_.size() >= static_cast<std::size_t>(max_index))
+    throw parse_error(file_, line, "more than " + std::to_string(max_index) + " vertices");
+  ids_.push_back(id);
+  return static_cast<index_t>(ids_.size() - 1);
+}
+
 void graph_builder::declare_numbered(std::size_t count, std::uint64_t line) {
   if (count > max_index)
     throw parse_error(file_, line,
@@ -44,7 +51,7 @@ void graph_builder::arc(index_t from, index_t to, double weight, bool weighted, 
   arcs_.values.push_back(weighted ? weight : 1.0);
 }
 
-declared_graph graph_builder::finish(bool keys_as_ids) {
+declared_graph graph_builder::finish() {
   declared_graph g;
   const std::size_t n = vertices();
   g.matrix = std::move(arcs_);
@@ -82,10 +89,8 @@ declared_graph graph_builder::finish(bool keys_as_ids) {
     g.name = std::move(named);
   } else if (numbered_ > 0) {
     // Pajek's numbers: vertex v is v + 1, the default naming.
-  } else if (keys_as_ids) {
-    g.original_id.reserve(n);
-    for (std::size_t v = 0; v < n; ++v)
-      g.original_id.push_back(std::stoll(std::string(keys_[static_cast<index_t>(v)])));
+  } else if (!ids_.empty()) {
+    g.original_id = std::move(ids_);
   } else {
     g.name = keys_.names();
   }
@@ -293,6 +298,59 @@ std::string gml_unescape(std::string_view s) {
   return out;
 }
 
+// GML's node ids -> vertices, built once every node is read (an edge may
+// come before its nodes). Ids within a range of at most 4 a vertex (networkx
+// writes 0..n-1, Newman 1..n) index a table; others are found by binary
+// search in (id, vertex) sorted. parse_error at the second node of an id
+// declared twice. Integers, not their text interned: the strings' table took
+// a quarter of a 10^7-edge file's parse.
+class id_lookup {
+ public:
+  id_lookup(const std::vector<std::int64_t>& ids, const std::vector<std::uint64_t>& lines,
+            const std::string& file) {
+    if (ids.empty()) return;
+    const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
+    min_ = *lo;
+    // The span as unsigned: max - min of two int64 may overflow int64.
+    const std::uint64_t span = static_cast<std::uint64_t>(*hi) - static_cast<std::uint64_t>(*lo);
+    const auto twice = [&](std::size_t v) {
+      throw parse_error(file, lines[v], "node id " + std::to_string(ids[v]) + " is declared twice");
+    };
+    if (span / 4 < ids.size()) {
+      table_.assign(span + 1, -1);
+      for (std::size_t v = 0; v < ids.size(); ++v) {
+        index_t& slot = table_[static_cast<std::uint64_t>(ids[v]) - static_cast<std::uint64_t>(min_)];
+        if (slot >= 0) twice(v);
+        slot = static_cast<index_t>(v);
+      }
+      return;
+    }
+    sorted_.reserve(ids.size());
+    for (std::size_t v = 0; v < ids.size(); ++v) sorted_.emplace_back(ids[v], static_cast<index_t>(v));
+    std::sort(sorted_.begin(), sorted_.end());
+    std::size_t first_twice = ids.size();  // the earliest node that repeats an id, as the file reads
+    for (std::size_t k = 1; k < sorted_.size(); ++k)
+      if (sorted_[k].first == sorted_[k - 1].first)
+        first_twice = std::min(first_twice, static_cast<std::size_t>(sorted_[k].second));
+    if (first_twice < ids.size()) twice(first_twice);
+  }
+
+  // The vertex of `id`, else -1.
+  index_t find(std::int64_t id) const {
+    if (!table_.empty()) {
+      const std::uint64_t k = static_cast<std::uint64_t>(id) - static_cast<std::uint64_t>(min_);
+      return k < table_.size() ? table_[k] : -1;
+    }
+    const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::make_pair(id, index_t(-1)));
+    return it != sorted_.end() && it->first == id ? it->second : -1;
+  }
+
+ private:
+  std::int64_t min_ = 0;
+  std::vector<index_t> table_;
+  std::vector<std::pair<std::int64_t, index_t>> sorted_;
+};
+
 class gml_reader {
  public:
   gml_reader(std::string_view text, const std::string& file) : lex_(text, file), file_(file), build_(file) {}
@@ -311,12 +369,14 @@ class gml_reader {
       }
     }
     if (!graphs) throw parse_error(file_, 0, "no 'graph [ ... ]' in this GML file");
+    const id_lookup lookup(build_.ids(), node_lines_, file_);
+    node_lines_ = std::vector<std::uint64_t>();
     for (const pending_edge& e : edges_) {
-      const index_t s = vertex_of(e.source, e.line, "source");
-      const index_t t = vertex_of(e.target, e.line, "target");
+      const index_t s = vertex_of(lookup, e.source, e.line, "source");
+      const index_t t = vertex_of(lookup, e.target, e.line, "target");
       build_.arc(s, t, e.weight, e.weighted, !directed_);
     }
-    return build_.finish(true);
+    return build_.finish();
   }
 
  private:
@@ -415,9 +475,8 @@ class gml_reader {
       }
     }
     if (!has_id) throw parse_error(file_, open_line, "a node with no id");
-    const std::string key = std::to_string(id);
-    if (build_.find(key) >= 0) throw parse_error(file_, open_line, "node id " + key + " is declared twice");
-    build_.label(build_.vertex(key, open_line), std::move(label));
+    build_.label(build_.vertex_id(id, open_line), std::move(label));
+    node_lines_.push_back(open_line);  // for an id declared twice, found once all are read
   }
 
   void edge(std::uint64_t open_line) {
@@ -454,8 +513,8 @@ class gml_reader {
     edges_.push_back(e);
   }
 
-  index_t vertex_of(std::int64_t id, std::uint64_t line, const char* end) const {
-    const index_t v = build_.find(std::to_string(id));
+  index_t vertex_of(const id_lookup& lookup, std::int64_t id, std::uint64_t line, const char* end) const {
+    const index_t v = lookup.find(id);
     if (v < 0)
       throw parse_error(file_, line,
                         std::string("the edge's ") + end + " " + std::to_string(id) + " is no node's id");
@@ -466,7 +525,8 @@ class gml_reader {
   const std::string& file_;
   graph_builder build_;
   std::vector<pending_edge> edges_;
-  bool directed_ = false;  // GML's default: undirected
+  std::vector<std::uint64_t> node_lines_;  // where vertex v's node list opens
+  bool directed_ = false;                  // GML's default: undirected
 };
 
 }  // namespace
@@ -539,7 +599,7 @@ class pajek_reader {
 
   declared_graph finish() {
     if (!declared_) throw parse_error(file_, 0, "no *Vertices line: not a Pajek network");
-    return build_.finish(false);
+    return build_.finish();
   }
 
  private:

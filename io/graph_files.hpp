@@ -72,19 +72,25 @@ class graph_builder {
   index_t vertex(std::string_view key, std::uint64_t line);
   // The vertex of `key` where it was declared, else -1.
   index_t find(std::string_view key) const;
-  std::size_t vertices() const { return numbered_ + keys_.size(); }
+  std::size_t vertices() const { return numbered_ + keys_.size() + ids_.size(); }
+  // A vertex called by an integer id (GML's), declared now; the reader keeps
+  // the ids' lookup (ids()). parse_error past what an index holds.
+  index_t vertex_id(std::int64_t id, std::uint64_t line);
+  const std::vector<std::int64_t>& ids() const { return ids_; }
   // `count` vertices without keys (Pajek's numbered ones: vertex k is k + 1).
   void declare_numbered(std::size_t count, std::uint64_t line);
   void label(index_t v, std::string text);
   void arc(index_t from, index_t to, double weight, bool weighted, bool undirected);
-  // keys_as_ids: the keys are integers to call the vertices by where labels
-  // do not name them (GML); numbered: no keys, the numbers do (Pajek).
-  declared_graph finish(bool keys_as_ids);
+  // Vertices are named by their labels where each has its own and no two are
+  // equal, else by their integer ids (vertex_id), their keys, or, numbered
+  // (Pajek), by their numbers.
+  declared_graph finish();
 
  private:
   std::string file_;
   name_table keys_;  // the vertices' keys (GraphML's ids, GML's ids as written), numbered as declared
-  std::size_t numbered_ = 0;  // Pajek: vertices 0..numbered_-1, no keys
+  std::size_t numbered_ = 0;       // Pajek: vertices 0..numbered_-1, no keys
+  std::vector<std::int64_t> ids_;  // GML: vertex v's id, no keys
   // (vertex, label) as given: as many as the file's lines, where a vector of
   // every vertex's would be as many as *Vertices claims.
   std::vector<std::pair<index_t, std::string>> labels_;

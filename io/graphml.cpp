@@ -76,7 +76,7 @@ class graphml_reader {
   declared_graph finish() {
     if (!root_seen_) throw parse_error(file_, 0, "empty GraphML document (no <graphml> element)");
     if (graphs_ == 0) throw parse_error(file_, 0, "no <graph> in this GraphML file");
-    return build_.finish(false);
+    return build_.finish();
   }
 
  private:

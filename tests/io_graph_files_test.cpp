@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -319,6 +320,39 @@ void expect_error(const std::string& path, std::uint64_t line, const std::string
     EXPECT_EQ(e.line, line) << e.what();
     EXPECT_NE(e.reason.find(words), std::string::npos) << e.what();
   }
+}
+
+// GML's ids are integers looked up as such: dense ones (networkx's 0..n-1,
+// Newman's 1..n) through a table, sparse ones (to both ends of int64) by
+// search; an edge may come before its nodes; an id declared twice is named
+// at its earliest repeat, whichever way it is looked up.
+TEST_F(io_graph_files, GmlIdsDenseOrSparse) {
+  const std::string dense =
+      "graph [ directed 1\n edge [ source 3 target 1 ]\n node [ id 3 ] node [ id 1 ] node [ id 2 ]\n"
+      " edge [ source 1 target 2 ] ]\n";
+  const auto d = io::load_matrix(write("dense.gml", dense), no_cache());
+  EXPECT_EQ(d.label, (std::vector<std::int64_t>{3, 1, 2}));
+  EXPECT_EQ(pattern_arcs(d.matrix),
+            (std::vector<std::tuple<index_t, index_t, double>>{{0, 1, 1}, {1, 2, 1}}));
+  const std::string sparse =
+      "graph [ directed 1\n node [ id 9223372036854775807 ] node [ id -9223372036854775808 ]\n"
+      " node [ id 1000000000000 ] node [ id -5 ]\n edge [ source -5 target 9223372036854775807 ]\n"
+      " edge [ source 1000000000000 target -9223372036854775808 ] ]\n";
+  const auto g = io::load_matrix(write("sparse.gml", sparse), no_cache());
+  EXPECT_EQ(g.label, (std::vector<std::int64_t>{INT64_MAX, INT64_MIN, 1000000000000, -5}));
+  EXPECT_EQ(pattern_arcs(g.matrix),
+            (std::vector<std::tuple<index_t, index_t, double>>{{2, 1, 1}, {3, 0, 1}}));
+  expect_error(write("twice-sparse.gml",
+                     "graph [\n node [ id 900000000000 ]\n node [ id 5 ]\n node [ id 7 ]\n"
+                     " node [ id 900000000000 ]\n node [ id 5 ]\n]"),
+               5, "node id 900000000000 is declared twice");
+  expect_error(
+      write("twice-dense.gml", "graph [\n node [ id 2 ]\n node [ id 1 ]\n node [ id 2 ]\n node [ id 1 ]\n]"),
+      4, "node id 2 is declared twice");
+  expect_error(
+      write("missing-sparse.gml",
+            "graph [\n node [ id 0 ] node [ id 800000000000 ]\n edge [ source 0 target 400000000000 ]\n]"),
+      3, "the edge's target 400000000000 is no node's id");
 }
 
 TEST_F(io_graph_files, BadFilesGiveOneErrorWithTheirLine) {

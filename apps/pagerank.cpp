@@ -253,6 +253,10 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "lists store each edge once; a generated graph becomes symmetric); an edge listed both ways is one "
      "edge, but with --weighted it weighs twice (A + A^T); a symmetric Matrix Market file is undirected "
      "already")
+    ("names", po::bool_switch(&s.input.names),
+     "an edge list's every vertex is a name, where its first edge gives integer ids too ('1 2' then "
+     "'2 alice'; '007' and '7' differ), numbered in order of first appearance; without it a list is "
+     "read by name only where its first edge names its vertices (no cache: read from the file each run)")
     ("personalize", po::value(&s.personalize)->value_name("FILE"),
      "teleport (and dangling) distribution v from FILE instead of uniform ('vertex weight' lines; a "
      "name with blanks in double quotes: '\"Newman, M\" 1')")

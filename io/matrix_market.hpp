@@ -44,6 +44,11 @@ struct read_options {
   // symmetric file is so already). For pagerank --undirected: SNAP's
   // undirected graphs (com-*, roadNet-*) list each edge once.
   bool undirected = false;
+  // Edge lists: every vertex field is a name, where the first edge gives
+  // integer ids too ("1 2" then "2 alice"): "007" and "7" differ, vertices are
+  // numbered in order of first appearance. Else an edge list of names is read
+  // only where its first edge names its vertices. For pagerank --names.
+  bool all_names = false;
 };
 
 // A coordinate matrix as read (an `array` file is accepted too and gives its

@@ -135,7 +135,8 @@ const char* scan_data_dict(const char* p, const char* end, double& w, const char
 // decides whether its vertices are ids or names (parse_names).
 constexpr const char* names_hint =
     " (the list's first edge gives integer ids, so every vertex must be one; an edge list of vertex names "
-    "is read where its first edge names its vertices)";
+    "is read where its first edge names its vertices, or with --names (Python: names=True) whatever it "
+    "gives)";
 
 // What is wrong with an id's field `f` ("" where it is an id); `what` is
 // "source id" or "target id".
@@ -903,6 +904,12 @@ edge_columns edge_list_columns(std::string_view text) {
   return c;
 }
 
+edge_columns edge_list_columns(std::string_view text, const read_options& opt) {
+  edge_columns c = edge_list_columns(text);
+  if (opt.all_names && c.edge_line) c.names = true;
+  return c;
+}
+
 bool names_hold_up(std::string_view text, const edge_columns& columns, int lines) {
   const char* p = text.data() + std::min(columns.body_offset, text.size());
   const char* const end = text.data() + text.size();
@@ -933,7 +940,7 @@ snap_graph parse_snap_windows(text_windows& windows, const std::string& name, co
   const unsigned threads = windows.parse_threads(opt.threads);
   if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
     text.remove_prefix(3);  // UTF-8 byte order mark
-  const edge_columns columns = edge_list_columns(text);
+  const edge_columns columns = edge_list_columns(text, opt);
   text.remove_prefix(columns.body_offset);
   if (columns.names) return parse_names(text, columns.body_line, windows, name, columns, opt, threads);
   edge_list el = parse_edges(text, columns.body_line, windows, name, opt, threads, columns);

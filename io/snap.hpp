@@ -88,6 +88,9 @@ struct edge_columns {
 // holds the header's field count, else the first edge line's (2 without
 // either).
 edge_columns edge_list_columns(std::string_view text);
+// The same where every vertex field is to be read as a name (read_options::
+// all_names): an edge line of integer ids is read by name too.
+edge_columns edge_list_columns(std::string_view text, const read_options& opt);
 // Whether the first `lines` data lines of `text` from columns.body_offset
 // (an edge list of names, columns.names) hold the fields its first line
 // does: a text whose format is sniffed (no edge-list extension) is taken for

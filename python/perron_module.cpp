@@ -122,11 +122,12 @@ py::list names_list(const std::vector<std::string>& name) {
 // duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market),
 // a list of str for an edge list of vertex names;
 // undirected: every arc also reversed (io::read_options::undirected).
-py::tuple read_matrix(const std::string& path, bool cache, bool undirected) {
+py::tuple read_matrix(const std::string& path, bool cache, bool undirected, bool names) {
   const team_scope team(process_team());  // a core left to the machine's other work
   io::read_options opt;
-  opt.cache.enabled = cache;
+  opt.cache.enabled = cache && !names;  // an entry keeps a file's default reading, as pagerank --names
   opt.undirected = undirected;
+  opt.all_names = names;
   io::loaded_matrix m;
   csr_matrix<double> a;
   {
@@ -487,7 +488,8 @@ PYBIND11_MODULE(_perron, m) {
       .def_property(
           "initial", [](const pagerank_options& o) { return o.initial; },
           [](pagerank_options& o, const array<double>& v) { o.initial = to_vector(v); });
-  m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true, py::arg("undirected") = false);
+  m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true, py::arg("undirected") = false,
+        py::arg("names") = false);
   m.def("pagerank_csr", &pagerank_csr);
   m.def("pagerank_batched_csr", &pagerank_batched_csr);
   m.def("spmv_csr", &spmv_csr);

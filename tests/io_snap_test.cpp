@@ -391,6 +391,34 @@ TEST(io_snap, VertexNames) {
   }
 }
 
+// read_options::all_names (pagerank --names): every vertex a name where the
+// first edge gives integer ids too; the default still refuses such a list.
+TEST(io_snap, AllNamesWhereTheFirstEdgeGivesIds) {
+  using strings = std::vector<std::string>;
+  io::read_options names;
+  names.all_names = true;
+  auto g = io::parse_snap("1 2\n2 alice\nalice 007\n007 7\n", "g.txt", names);
+  EXPECT_EQ(g.name, (strings{"1", "2", "alice", "007", "7"}));
+  EXPECT_TRUE(g.original_id.empty());
+  EXPECT_EQ(g.matrix.row_idx, (std::vector<index_t>{0, 1, 2, 3}));
+  EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{1, 2, 3, 4}));
+  // A header, weights and a pandas index, as without the option.
+  g = io::parse_snap("from,to,weight\n10,20,0.5\n20,bob,2\n", "g.csv", names);
+  EXPECT_EQ(g.name, (strings{"10", "20", "bob"}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{0.5, 2.0}));
+  g = io::parse_snap(",source,target\n0,3,4\n1,4,x\n", "g.csv", names);
+  EXPECT_EQ(g.name, (strings{"3", "4", "x"}));
+  // Through load_matrix, and by chunks on every thread.
+  std::string big;
+  for (int i = 0; i < 20000; ++i) big += std::to_string(i) + " " + std::to_string(i + 1) + "\n";
+  big += "20000 zed\n";
+  names.chunk_bytes = 4096;
+  const auto m = io::parse_matrix(big, "g.txt", names);
+  EXPECT_EQ(m.name.size(), 20002u);
+  EXPECT_EQ(m.name.back(), "zed");
+  expect_parse_error("1 2\n2 alice\n", "g.txt", 2, "with --names (Python: names=True)");
+}
+
 // Weights survive the parallel parse: chunk by chunk (holes of comment lines
 // packed away) as on one thread, errors at their lines.
 TEST(io_snap, WeightsInEveryChunk) {

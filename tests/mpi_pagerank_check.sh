@@ -557,6 +557,10 @@ case $mode in
       awk '{ printf "v%s u%s {\x27weight\x27: %d}\n", $1, $2, NR % 3 + 1 }' | gzip >"$dir/names.edgelist.gz"
     compare "$dir/names.edgelist.gz" --weighted
     grep -q "^v0	" "$dir/dist.tsv" || fail "names.edgelist.gz: no vertex named v0 in $(head -2 "$dir/dist.tsv")"
+    # --names: integer ids first, a name later; rank 0 reads it by name as one process does.
+    { gzip -dc data/email-Eu-core.txt.gz | grep -v '^#'; echo '0 zed'; } >"$dir/mixed.txt"
+    compare "$dir/mixed.txt" --names
+    grep -q "^zed	" "$dir/dist.tsv" || fail "mixed.txt --names: no vertex named zed"
     # A truncated .gz: rank 0 cannot read on; every rank stops.
     write_uneven "$dir/cut.mtx" 10007
     gzip "$dir/cut.mtx"

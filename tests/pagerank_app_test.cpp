@@ -984,6 +984,32 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
   EXPECT_NE(o.err.find("cannot write the cache " + read_only + "/"), std::string::npos) << o.err;
 }
 
+// --names: a list whose first edge gives integer ids and a later one a name
+// is read by name (refused without it, the error saying so); no cache entry
+// is read or written, so a later run without it reads the file its own way.
+TEST_F(pagerank_app, NamesReadsEveryVertexByName) {
+  const std::string g = file("mixed.txt", "1 2\n2 alice\nalice 1\n");
+  const fs::path xdg = dir_ / "xdg-cache" / "perron";
+  outcome o = run({g, "--device", "cpu"});
+  EXPECT_EQ(o.code, 65);  // EX_DATAERR
+  EXPECT_NE(o.err.find("mixed.txt:2:"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("with --names"), std::string::npos) << o.err;
+  o = run({g, "--names", "--device", "cpu", "-p", "double", "--output", path("r.tsv")});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("vertex names"), std::string::npos) << o.out;
+  EXPECT_EQ(slurp(path("r.tsv")).substr(0, 2), "1\t");
+  EXPECT_NE(slurp(path("r.tsv")).find("\nalice\t"), std::string::npos);
+  EXPECT_FALSE(fs::exists(xdg) && !fs::is_empty(xdg));
+  // A list of integers under --names: names, "07" apart from "7".
+  const std::string ints = file("ints.txt", "7 07\n07 7\n");
+  o = run({ints, "--names", "--device", "cpu", "--top", "2"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("vertices    2"), std::string::npos) << o.out;
+  o = run({ints, "--device", "cpu", "--top", "2"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("vertices    1"), std::string::npos) << o.out;
+}
+
 // An edge list of vertex names (networkx's write_edgelist of a graph of
 // strings): the same ranks as the graph numbered in order of first
 // appearance, every output naming its vertices, from the file, from the arcs'

@@ -425,7 +425,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
       if (first.size() >= 3 && first.compare(0, 3, "\xEF\xBB\xBF") == 0) first.remove_prefix(3);
       // A header line goes with the first window's start; every rank's lines hold the fields of the first
       // edge line.
-      const io::detail::edge_columns columns = io::detail::edge_list_columns(first);
+      const io::detail::edge_columns columns = io::detail::edge_list_columns(first, opt);
       // An edge list of vertex names: numbered in order of first appearance
       // by one reader (rank 0 reads it whole), then the names to every rank.
       if (columns.names) return;

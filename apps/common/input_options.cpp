@@ -33,9 +33,12 @@ void add_input_options(po::options_description& o, input_settings& s) {
 
 io::read_options read_options_for(const input_settings& s) {
   io::read_options r;
-  r.cache.enabled = !s.no_cache;
+  // A cache entry keeps a file's default reading: --names reads past it
+  // (neither loads nor writes one), as --no-cache does.
+  r.cache.enabled = !s.no_cache && !s.names;
   r.cache.dir = s.cache_dir;
   r.undirected = s.undirected;
+  r.all_names = s.names;
   return r;
 }
 

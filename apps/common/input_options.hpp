@@ -16,6 +16,7 @@ struct input_settings {
   bool no_cache = false;
   std::string cache_dir;    // empty: $XDG_CACHE_HOME/perron or ~/.cache/perron
   bool undirected = false;  // pagerank --undirected (io::read_options::undirected); no other app offers it
+  bool names = false;       // pagerank --names (io::read_options::all_names), likewise
 };
 
 void add_input_options(boost::program_options::options_description& o, input_settings& s);

@@ -793,3 +793,15 @@ def test_networkx_graphs_bad_input_named():
         perron.pagerank(G, weighted=True)
     with pytest.raises(TypeError, match="weighted must be True or False"):
         perron.pagerank(G, weighted=1)
+
+
+def test_read_matrix_names(tmp_path):
+    # the first edge gives integer ids, a later one a name: refused, unless names=True
+    f = tmp_path / "mixed.txt"
+    f.write_text("1 2\n2 alice\nalice 007\n")
+    with pytest.raises(ValueError, match="names=True"):
+        perron.read_matrix(f)
+    A, names = perron.read_matrix(f, labels=True, names=True)
+    assert names == ["1", "2", "alice", "007"] and A.nnz == 3
+    with pytest.raises(TypeError, match="read_matrix: names must be True or False"):
+        perron.read_matrix(f, names="yes")

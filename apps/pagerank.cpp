@@ -1540,6 +1540,7 @@ int solve(settings& s) {
   // bipartite sets ("% bip") number users and items each from 1: read as one
   // set of ids, user 3 and item 3 are one vertex. Said, not guessed: the
   // flags decide.
+  app::note_unused_names(s.input, s.graph, graph.format);
   if (graph.format == io::input_format::snap) {
     const io::header_graph h = io::graph_in_header(s.graph);
     if (h == io::header_graph::undirected && !s.input.undirected)

@@ -1008,6 +1008,10 @@ TEST_F(pagerank_app, NamesReadsEveryVertexByName) {
   o = run({ints, "--device", "cpu", "--top", "2"});
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("vertices    1"), std::string::npos) << o.out;
+  // On a file that is no edge list it changes nothing, and says so.
+  o = run({file("small.mtx", small_mtx), "--names", "--device", "cpu"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("is no edge list, so it changes nothing"), std::string::npos) << o.err;
 }
 
 // An edge list of vertex names (networkx's write_edgelist of a graph of

@@ -1,6 +1,7 @@
 #include "apps/common/input_options.hpp"
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 
 #include "apps/common/usage.hpp"
@@ -40,6 +41,12 @@ io::read_options read_options_for(const input_settings& s) {
   r.undirected = s.undirected;
   r.all_names = s.names;
   return r;
+}
+
+void note_unused_names(const input_settings& s, const std::string& graph, io::input_format format) {
+  if (s.names && format != io::input_format::snap)
+    std::cerr << "pagerank: note: --names reads an edge list's vertices by name; " << one_line(graph)
+              << " is no edge list, so it changes nothing\n";
 }
 
 namespace {

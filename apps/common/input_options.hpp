@@ -23,6 +23,11 @@ void add_input_options(boost::program_options::options_description& o, input_set
 
 io::read_options read_options_for(const input_settings& s);
 
+// A note on standard error where --names was given for an input that is no
+// edge list (a Matrix Market or graph file, a generated graph): it changes
+// nothing there.
+void note_unused_names(const input_settings& s, const std::string& graph, io::input_format format);
+
 // "read 0.051 s, parse 0.093 s, cache write 0.012 s" or "from the cache in 0.010 s"
 // (", made undirected in 0.004 s" after it where every arc was mirrored).
 std::string describe_load(const io::load_timings& t);

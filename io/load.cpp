@@ -1,11 +1,14 @@
 #include "io/load.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -159,14 +162,21 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
 // lists are read whole, for their parse on every thread; GML's tokens may
 // cross lines, so it is too.
 bool streamed_plain_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;  // read_file says why
+  // Opened without waiting, and only a regular file read: opening a named
+  // pipe waits for its writer, and closing it then loses what the writer
+  // sent (the run hung on its second open; io/snap.cpp's header_text too).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;  // read_file says why
   struct stat st {};
-  const bool regular = ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode);
-  std::string head(regular ? 4096 : 0, '\0');
-  head.resize(std::fread(head.data(), 1, head.size(), f));
-  std::fclose(f);
-  if (!regular || head.empty()) return false;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
+      ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? ::fdopen(fd, "rb") : nullptr, &std::fclose);
+  if (!f) {
+    ::close(fd);
+    return false;
+  }
+  std::string head(4096, '\0');
+  head.resize(std::fread(head.data(), 1, head.size(), f.get()));
+  if (head.empty()) return false;
   try {
     const input_format k = detect(head, path);
     return k == input_format::graphml || k == input_format::pajek;

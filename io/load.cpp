@@ -162,12 +162,14 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
 // lists are read whole, for their parse on every thread; GML's tokens may
 // cross lines, so it is too.
 bool streamed_plain_file(const std::string& path) {
-  // Opened without waiting, and only a regular file read: opening a named
-  // pipe waits for its writer, and closing it then loses what the writer
-  // sent (the run hung on its second open; io/snap.cpp's header_text too).
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;  // read_file says why
+  // Only a regular file is opened: an open of a named pipe, even one that
+  // does not wait (O_NONBLOCK), lets its writer start, and the close loses
+  // what it sent: the run then waited on its second open for ever (a FIFO
+  // under mpirun, and pagerank_app_test's split test, hung).
   struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;  // read_file says why
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);    // a swap since: no wait
+  if (fd < 0) return false;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(
       ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? ::fdopen(fd, "rb") : nullptr, &std::fclose);
   if (!f) {

@@ -147,7 +147,7 @@ def _is_networkx(A):
 
 
 def _from_networkx(G, weighted):
-    """(A, nodes, weighted): G's adjacency matrix in CSR with its vertices in the order of list(G).
+    """(A, nodes, index, weighted): G's adjacency matrix in CSR with its vertices in the order of list(G).
     weighted: False (each linked pair once, a multigraph's parallel edges too), True (the 'weight' attribute, 1 where an edge has
     none, as networkx.pagerank's default weight="weight" reads it) or an attribute's name. An
     undirected graph's edges go both ways (its adjacency holds them so); a multigraph's parallel
@@ -192,7 +192,7 @@ def _from_networkx(G, weighted):
             raise ValueError(f"weighted: edge {nodes[u]!r} -> {nodes[indices[bad[0]]]!r} has weight {data[bad[0]]} "
                              f"(weights must be finite and non-negative)")
     A = _sp.csr_matrix((data, indices, indptr), shape=(n, n))
-    return A, nodes, attribute is not None
+    return A, nodes, index, attribute is not None
 
 
 def _hashable(v):
@@ -281,15 +281,14 @@ def _real(v, what):
         raise ValueError(f"{what} must be a finite number, got {_huge(v)} past double's range") from None
 
 
-def _vertex_vector(v, n, what, nodes=None):
-    """One weight a vertex from None, a vector or a dict {vertex: weight}; nodes: a networkx
-    graph's, which a dict names (vertex i is nodes[i] in messages)."""
+def _vertex_vector(v, n, what, nodes=None, index=None):
+    """One weight a vertex from None, a vector or a dict {vertex: weight}; nodes and index
+    (node -> position): a networkx graph's, which a dict names (vertex i is nodes[i] in messages)."""
     if v is None:
         return _np.empty(0)
     name = (lambda i: repr(nodes[i])) if nodes is not None else str
     if isinstance(v, dict):  # networkx style: {vertex: weight}, unlisted vertices 0
         out = _np.zeros(n)
-        index = _node_index(nodes) if nodes is not None else None
         for k, w in v.items():
             if index is not None:
                 if k not in index:
@@ -362,9 +361,9 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     info.extrapolations counts those applied). The solve releases the GIL; on the CPU, Ctrl-C
     (KeyboardInterrupt on the main thread) ends it after the step under way.
     """
-    nodes = None
+    nodes = index = None
     if _is_networkx(A):
-        A, nodes, weighted = _from_networkx(A, weighted)
+        A, nodes, index, weighted = _from_networkx(A, weighted)
     else:
         weighted = _flag(weighted, "weighted")
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
@@ -374,8 +373,8 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     opt = _perron.PageRankOptions()
     opt.alpha, opt.tol, opt.max_iter = _real(alpha, "alpha"), _real(tol, "tol"), _integer(max_iter, "max_iter")
     req.accelerate, opt.accelerate_every = str(accelerate), _integer(accelerate_every, "accelerate_every")
-    opt.personalization = _vertex_vector(personalization, n, "personalization", nodes)
-    opt.initial = _vertex_vector(nstart, n, "nstart", nodes)
+    opt.personalization = _vertex_vector(personalization, n, "personalization", nodes, index)
+    opt.initial = _vertex_vector(nstart, n, "nstart", nodes, index)
     ranks, info = _perron.pagerank_csr(indptr, indices, data, req, opt)
     if nodes is not None:
         return dict(zip(nodes, ranks.tolist())), PageRankInfo(info)
@@ -465,15 +464,14 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     first for this many sets; info.device_choice says why). The solve releases the GIL;
     on the CPU, Ctrl-C ends it after the step under way.
     """
-    nodes = None
+    nodes = index = None
     if _is_networkx(A):
-        A, nodes, weighted = _from_networkx(A, weighted)
+        A, nodes, index, weighted = _from_networkx(A, weighted)
     else:
         weighted = _flag(weighted, "weighted")
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     if isinstance(sources, (int, _np.integer, dict)) or not hasattr(sources, "__iter__"):
         raise ValueError("sources: a sequence of source sets (e.g. [[3], [7, 9], {4: 0.5, 8: 1.5}])")
-    index = _node_index(nodes) if nodes is not None else None
     sets = [_source_set(item, n, c, index) for c, item in enumerate(sources)]
     if not sets:
         raise ValueError("sources: no source sets")

@@ -1711,6 +1711,7 @@ int solve_distributed_as(settings& s) {
       app::load_distributed<T>(s.graph, s.weighted, app::read_options_for(s.input), world, in);
   t.load = in.load_seconds;
   t.convert = in.build_seconds;
+  if (world.rank() == 0) app::note_unused_names(s.input, s.graph, in.meta.format);
   pagerank_options& opt = s.opt;
   dist::phase([&] {
     // Every rank reads these files itself: a named pipe (mkfifo, <(...))

@@ -561,6 +561,10 @@ case $mode in
     { gzip -dc data/email-Eu-core.txt.gz | grep -v '^#'; echo '0 zed'; } >"$dir/mixed.txt"
     compare "$dir/mixed.txt" --names
     grep -q "^zed	" "$dir/dist.tsv" || fail "mixed.txt --names: no vertex named zed"
+    # --names on a file that is no edge list: the one note a single process prints, from rank 0.
+    compare data/lesmis.gml --names
+    [ "$(grep -c 'is no edge list' "$dir/dist.out")" = 1 ] ||
+      fail "lesmis.gml --names under mpirun: not one note: $(cat "$dir/dist.out")"
     # A truncated .gz: rank 0 cannot read on; every rank stops.
     write_uneven "$dir/cut.mtx" 10007
     gzip "$dir/cut.mtx"

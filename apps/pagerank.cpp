@@ -256,7 +256,7 @@ po::options_description make_options(settings& s, enum_texts& e) {
     ("names", po::bool_switch(&s.input.names),
      "an edge list's every vertex is a name, where its first edge gives integer ids too ('1 2' then "
      "'2 alice'; '007' and '7' differ), numbered in order of first appearance; without it a list is "
-     "read by name only where its first edge names its vertices (no cache: read from the file each run)")
+     "read by name only where its first edge names its vertices (cached apart from the file's reading by ids)")
     ("personalize", po::value(&s.personalize)->value_name("FILE"),
      "teleport (and dangling) distribution v from FILE instead of uniform ('vertex weight' lines; a "
      "name with blanks in double quotes: '\"Newman, M\" 1')")
@@ -901,7 +901,8 @@ std::uint64_t transpose_kept(const settings& s) {
   const std::string dir = io::cache_dir(ro.cache);
   std::error_code ec;
   if (dir.empty() || !std::filesystem::is_regular_file(s.graph, ec)) return 0;
-  const auto bytes = std::filesystem::file_size(io::rank_cache_file_for(s.graph, transpose_key(s), dir), ec);
+  const auto bytes =
+      std::filesystem::file_size(io::rank_cache_file_for(s.graph, transpose_key(s), ro.cache), ec);
   return ec ? 0 : bytes;
 }
 
@@ -962,7 +963,7 @@ std::optional<input_guess> guess_graph(const settings& s) {
   if (ro.cache.enabled) {
     const std::string dir = io::cache_dir(ro.cache);
     if (!dir.empty() && fs::is_regular_file(s.graph, ec)) {
-      const auto bytes = fs::file_size(io::cache_file_for(s.graph, dir), ec);
+      const auto bytes = fs::file_size(io::cache_file_for(s.graph, ro.cache), ec);
       if (!ec) return guess_input(input_kind::cache, bytes, 0, 0, p);
     }
   }

@@ -198,7 +198,7 @@ cache_figures time_cache(const std::string& file, const io::read_options& opt, c
   cache_figures cf;
   // The cache's writer warns and goes on where it cannot write (a full disk).
   std::error_code ec;
-  cf.bytes = std::filesystem::file_size(io::cache_file_for(file, dir), ec);
+  cf.bytes = std::filesystem::file_size(io::cache_file_for(file, c.cache), ec);
   if (ec) throw io_error(dir, "the cache of " + file + " could not be written there (" + ec.message() + ")");
   std::vector<double> t;
   for (int r = 0; r < repeat; ++r) {

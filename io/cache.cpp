@@ -136,7 +136,8 @@ std::uint64_t header_hash(const Header& h, const std::string& path) {
 }
 
 struct source_key {
-  std::string path;  // absolute, symlinks resolved
+  std::string path;     // absolute, symlinks resolved
+  std::string reading;  // cache_options::reading: "" for the source's default reading
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0, ctime_ns = 0;
 };
@@ -153,7 +154,7 @@ void stamp_header(Header& h, const char (&m)[8], std::uint32_t version, const so
   h.path_bytes = key.path.size();
 }
 
-std::optional<source_key> key_of(const std::string& source) {
+std::optional<source_key> key_of(const std::string& source, const std::string& reading = {}) {
   std::error_code ec;
   const fs::path canon = fs::canonical(source, ec);
   if (ec) return std::nullopt;
@@ -161,6 +162,7 @@ std::optional<source_key> key_of(const std::string& source) {
   if (::stat(canon.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   source_key k;
   k.path = canon.string();
+  k.reading = reading;
   k.size = static_cast<std::uint64_t>(st.st_size);
   k.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   k.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
@@ -179,14 +181,19 @@ std::optional<source_stamp> stamp_of(const std::string& source) {
 
 namespace {
 
-// "<file name>.<hash of the path>": what every cache file of the source starts with.
+// "<file name>.<hash of the path>": what every cache file of the source
+// starts with; "<file name>.<reading>.<hash of path and reading>" for another
+// reading of it, so that no name of one is a prefix of the other's
+// (rank_cache_prune matches by prefix).
 std::string stem_for(const source_key& k) {
   std::string base = fs::path(k.path).filename().string();
+  if (!k.reading.empty()) base += "." + k.reading;
   for (char& c : base)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
   if (base.size() > 80) base.resize(80);
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(k.path)));
+  const std::string hashed = k.reading.empty() ? k.path : k.path + '\0' + k.reading;
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(hashed)));
   return base + "." + hex;
 }
 
@@ -313,10 +320,10 @@ std::string default_cache_dir() {
 
 std::string cache_dir(const cache_options& opt) { return opt.dir.empty() ? default_cache_dir() : opt.dir; }
 
-std::string cache_file_for(const std::string& source, const std::string& dir) {
-  const auto key = key_of(source);
+std::string cache_file_for(const std::string& source, const cache_options& opt) {
+  const auto key = key_of(source, opt.reading);
   if (!key) throw io_error(source, "no such file");
-  return dir + "/" + file_name_for(*key);
+  return cache_dir(opt) + "/" + file_name_for(*key);
 }
 
 namespace {
@@ -432,7 +439,7 @@ std::optional<loaded_matrix> cache_load(const std::string& source, const cache_o
   if (!opt.enabled) return std::nullopt;
   const std::string dir = cache_dir(opt);
   if (dir.empty()) return std::nullopt;
-  const auto key = key_of(source);
+  const auto key = key_of(source, opt.reading);
   if (!key) return std::nullopt;  // the reader will say what is wrong with the source
   const std::string file = dir + "/" + file_name_for(*key);
   threads = detail::thread_count(threads);
@@ -507,7 +514,7 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
     warn("no cache directory (neither XDG_CACHE_HOME nor HOME is set); not caching " + source);
     return false;
   }
-  const auto key = key_of(source);
+  const auto key = key_of(source, opt.reading);
   if (!key) return false;
   if (key->size != before.size || key->mtime_ns != before.mtime_ns || key->ctime_ns != before.ctime_ns) {
     warn(source + " changed while it was read; not caching it");
@@ -642,10 +649,11 @@ std::string side_header(const source_key& k) {
 
 }  // namespace
 
-std::string rank_cache_file_for(const std::string& source, const rank_part_key& key, const std::string& dir) {
-  const auto k = key_of(source);
+std::string rank_cache_file_for(const std::string& source, const rank_part_key& key,
+                                const cache_options& opt) {
+  const auto k = key_of(source, opt.reading);
   if (!k) throw io_error(source, "no such file");
-  return dir + "/" + part_name_for(*k, key);
+  return cache_dir(opt) + "/" + part_name_for(*k, key);
 }
 
 std::optional<rank_part> rank_cache_load(const std::string& source, const rank_part_key& key,
@@ -653,7 +661,7 @@ std::optional<rank_part> rank_cache_load(const std::string& source, const rank_p
   why.clear();
   if (!opt.enabled) return std::nullopt;
   const std::string dir = cache_dir(opt);
-  const auto src = key_of(source);
+  const auto src = key_of(source, opt.reading);
   if (dir.empty() || !src) return std::nullopt;
   const std::string file = dir + "/" + part_name_for(*src, key);
   threads = detail::thread_count(threads);
@@ -720,7 +728,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
   const std::string dir = cache_dir(opt);
   if (dir.empty())
     return "no cache directory (neither XDG_CACHE_HOME nor HOME is set); not caching " + source;
-  const auto src = key_of(source);
+  const auto src = key_of(source, opt.reading);
   if (!src) return source + " is no longer a regular file; not caching it";  // it had a stamp
   if (src->size != before.size || src->mtime_ns != before.mtime_ns || src->ctime_ns != before.ctime_ns)
     return source + " changed while it was read; not caching it";
@@ -778,7 +786,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
 int rank_cache_prune(const std::string& source, const rank_part_key& key, const cache_options& opt) {
   if (!opt.enabled) return 0;
   const std::string dir = cache_dir(opt);
-  const auto src = key_of(source);
+  const auto src = key_of(source, opt.reading);
   if (dir.empty() || !src) return 0;
   // <stem>.np<P>.r<R>[.u][.w].perron-part with P != key.ranks and the same
   // weighting and direction (another's suffix leaves a name whose middle is
@@ -813,16 +821,17 @@ namespace {
 // Where source's side file `tag` lives in dir and the header it starts with:
 // beside a file's cache entry, stamped with its size and modification time;
 // for a generated graph's spec (the same graph every run, io/synthetic.hpp),
-// keyed and stamped by the spec itself. nullopt: neither.
+// keyed and stamped by the spec itself (it has one reading). nullopt: neither.
 std::optional<std::pair<std::string, std::string>> side_file(const std::string& source,
-                                                             const std::string& dir, const std::string& tag) {
+                                                             const cache_options& opt, const std::string& dir,
+                                                             const std::string& tag) {
   if (is_synthetic_spec(source)) {
     char hash[17];
     std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(source)));
     return std::make_pair(dir + "/generated." + hash + ".perron-cache." + tag,
                           "perron-side 1\nstamp spec " + source + "\n");
   }
-  const auto key = key_of(source);
+  const auto key = key_of(source, opt.reading);
   if (!key) return std::nullopt;
   return std::make_pair(dir + "/" + file_name_for(*key) + "." + tag, side_header(*key));
 }
@@ -833,7 +842,7 @@ std::optional<std::string> side_load(const std::string& source, const cache_opti
                                      const std::string& tag) {
   if (!opt.enabled) return std::nullopt;
   const std::string dir = cache_dir(opt);
-  const auto where = dir.empty() ? std::nullopt : side_file(source, dir, tag);
+  const auto where = dir.empty() ? std::nullopt : side_file(source, opt, dir, tag);
   if (!where) return std::nullopt;
   const auto& [file, header] = *where;
   std::error_code ec;
@@ -863,7 +872,7 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
                 const std::string& text) {
   if (!opt.enabled || text.size() > side_max_bytes) return false;
   const std::string dir = cache_dir(opt);
-  const auto where = dir.empty() ? std::nullopt : side_file(source, dir, tag);
+  const auto where = dir.empty() ? std::nullopt : side_file(source, opt, dir, tag);
   if (!where) return false;
   const auto& [file, header] = *where;
   if (!cache_dir_ready(dir, source)) return false;

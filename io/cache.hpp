@@ -1,10 +1,10 @@
 // Binary cache of parsed inputs, so that the second load of a large text file
-// runs at disk speed. One file per source, named after the source's absolute
-// path; it records the source's size, modification and status-change times, a format version
-// and a checksum of everything it holds. A cache file that is corrupt,
-// truncated, from another version or stale (the source changed) is reported
-// as a warning on stderr and rebuilt, never trusted. Files are written to a
-// temporary name and renamed, so readers never see a half-written cache.
+// runs at disk speed. One file per source and reading of it (the default, or
+// an edge list read by name: cache_options::reading), named after the
+// source's absolute path; it records the source's size, modification and status-change times, a format
+// version and a checksum of everything it holds. A cache file that is corrupt, truncated, from another
+// version or stale (the source changed) is reported as a warning on stderr and rebuilt, never trusted. Files
+// are written to a temporary name and renamed, so readers never see a half-written cache.
 //
 // Library calls leave the cache off (read_options::cache.enabled = false);
 // the apps turn it on and offer --no-cache and --cache-dir.
@@ -26,8 +26,9 @@ std::string default_cache_dir();
 // The directory the options select (opt.dir, else default_cache_dir()).
 std::string cache_dir(const cache_options& opt);
 
-// Where the cache of `source` lives in `dir` (the source must exist).
-std::string cache_file_for(const std::string& source, const std::string& dir);
+// Where the cache of `source`, read as opt.reading says, lives in
+// cache_dir(opt) (the source must exist).
+std::string cache_file_for(const std::string& source, const cache_options& opt);
 
 // The cached load of `source`, or nullopt when there is no usable cache
 // (a warning on stderr says why when a cache file existed but was refused).
@@ -79,8 +80,9 @@ struct rank_part {
   std::vector<std::string> name;            // an edge list of vertex names: name[i] (label empty)
 };
 
-// Where rank `key.rank`'s part of `source` lives in `dir` (the source must exist).
-std::string rank_cache_file_for(const std::string& source, const rank_part_key& key, const std::string& dir);
+// Where rank `key.rank`'s part of `source` lives in cache_dir(opt) (the source must exist).
+std::string rank_cache_file_for(const std::string& source, const rank_part_key& key,
+                                const cache_options& opt);
 
 // The part, or nullopt with `why` set when a file existed but was refused
 // (corrupt, truncated, stale, another P or rank) and left empty when there
@@ -118,7 +120,8 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
 // Format version of the cache files (bumped whenever the layout or the
 // parser's output changes, so old caches are rebuilt).
 // 2: the source's ctime in the stamp; 3: an edge list's vertex names kept (a
-// flag in the header, the names where the integer ids go).
+// flag in the header, the names where the integer ids go). Another reading of
+// a source (cache_options::reading) is another file, not another version.
 constexpr unsigned cache_format_version = 3;
 constexpr unsigned rank_cache_format_version = 3;
 

@@ -221,15 +221,16 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
     return m;
   }
   const unsigned threads = detail::thread_count(opt.threads);
-  if (opt.cache.enabled) {
-    if (auto cached = cache_load(path, opt.cache, threads)) {
+  const cache_options cache = cache_options_of(opt);
+  if (cache.enabled) {
+    if (auto cached = cache_load(path, cache, threads)) {
       cached->timings.cache_seconds = seconds_since(start);
       cached->read_seconds = cached->timings.cache_seconds;
       return std::move(*cached);
     }
   }
   // Stamped before reading: cache_store refuses a file that changed meanwhile.
-  const std::optional<source_stamp> stamp = opt.cache.enabled ? stamp_of(path) : std::nullopt;
+  const std::optional<source_stamp> stamp = cache.enabled ? stamp_of(path) : std::nullopt;
   detail::read_stats rs;
   detail::text_buffer text;
   std::string name = path;
@@ -278,13 +279,12 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   m.timings.file_bytes = rs.file_bytes;
   m.timings.text_bytes = rs.text_bytes;
   text = detail::text_buffer();  // release the text before the cache copy is written
-  if (opt.cache.enabled && stamp) {
+  if (cache.enabled && stamp) {
     // Only a written cache has a write time: the summary said "cache write
     // 0.000 s" beside the warning that nothing was cached (no HOME, a file
     // where the folder belongs).
     const auto cache_start = clock_type::now();
-    if (cache_store(path, *stamp, m, opt.cache, threads))
-      m.timings.cache_seconds = seconds_since(cache_start);
+    if (cache_store(path, *stamp, m, cache, threads)) m.timings.cache_seconds = seconds_since(cache_start);
   }
   m.read_seconds = seconds_since(start);
   return m;

@@ -33,6 +33,10 @@ struct mm_header {
 struct cache_options {
   bool enabled = false;
   std::string dir;  // empty: default_cache_dir() ($XDG_CACHE_HOME/perron or ~/.cache/perron)
+  // "" for a source's default reading, else the name of another reading that
+  // parses it into another graph (cache_options_of: "names" for all_names);
+  // each reading has entries and side files of its own.
+  std::string reading;
 };
 
 struct read_options {
@@ -50,6 +54,16 @@ struct read_options {
   // only where its first edge names its vertices. For pagerank --names.
   bool all_names = false;
 };
+
+// The cache options a load with `opt` keys its entries by: opt.cache with the
+// reading all_names asks for ("names"). An edge list read by name is another
+// graph than the same file read by its ids (their numbering differs), so
+// neither may serve the other's entry, side files or per-rank parts.
+inline cache_options cache_options_of(const read_options& opt) {
+  cache_options c = opt.cache;
+  if (opt.all_names) c.reading = "names";
+  return c;
+}
 
 // A coordinate matrix as read (an `array` file is accepted too and gives its
 // nonzero entries): symmetric / skew-symmetric are expanded to

@@ -125,7 +125,7 @@ py::list names_list(const std::vector<std::string>& name) {
 py::tuple read_matrix(const std::string& path, bool cache, bool undirected, bool names) {
   const team_scope team(process_team());  // a core left to the machine's other work
   io::read_options opt;
-  opt.cache.enabled = cache && !names;  // an entry keeps a file's default reading, as pagerank --names
+  opt.cache.enabled = cache;  // a reading by name keeps entries of its own (io::cache_options_of)
   opt.undirected = undirected;
   opt.all_names = names;
   io::loaded_matrix m;

@@ -41,7 +41,7 @@ class io_cache : public test::scratch_test {
     fs::copy_file(from, p, fs::copy_options::overwrite_existing);
     return p.string();
   }
-  std::string cache_file(const std::string& src) { return io::cache_file_for(src, opt_.cache.dir); }
+  std::string cache_file(const std::string& src) { return io::cache_file_for(src, opt_.cache); }
 
   // Loads with stderr captured; returns (matrix, stderr text).
   std::pair<io::loaded_matrix, std::string> load(const std::string& p) {
@@ -312,7 +312,7 @@ TEST_F(io_cache, RankPartCorruptTruncatedOrStaleIsRefusedWithAReason) {
   const std::string src = source("g.mtx", test::data_dir() + "/cage8.mtx");
   const io::rank_part_key key{2, 1, true};
   ASSERT_EQ(io::rank_cache_store(src, *io::stamp_of(src), key, some_part(true), opt_.cache, 1), "");
-  const std::string file = io::rank_cache_file_for(src, key, opt_.cache.dir);
+  const std::string file = io::rank_cache_file_for(src, key, opt_.cache);
   std::string why;
   {  // one payload byte flipped
     std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
@@ -406,7 +406,7 @@ TEST_F(io_cache, RankPartPruneRemovesOnlyOtherRankCounts) {
   std::string why;
   EXPECT_TRUE(io::rank_cache_load(src, {2, 1, false}, opt_.cache, 1, why)) << why;
   EXPECT_FALSE(io::rank_cache_load(src, {3, 1, false}, opt_.cache, 1, why));
-  EXPECT_TRUE(fs::exists(io::rank_cache_file_for(src, {3, 0, true}, opt_.cache.dir)));
+  EXPECT_TRUE(fs::exists(io::rank_cache_file_for(src, {3, 0, true}, opt_.cache)));
   EXPECT_TRUE(io::rank_cache_load(src, {1, 0, false}, opt_.cache, 1, why)) << why;
 }
 
@@ -462,6 +462,44 @@ TEST_F(io_cache, ForeignSideFilesAreRefusedWithAWarning) {
 
 // A FIFO where a cache file belongs (in a user's --cache-dir) is refused as
 // no regular file, never opened and waited on for a writer: the run hung.
+// An edge list read by name (read_options::all_names, pagerank --names) is
+// another graph than the same file read by its ids: each reading has an entry
+// and side files of its own, and neither serves the other.
+TEST_F(io_cache, AReadingByNameKeepsEntriesOfItsOwn) {
+  const fs::path p = dir_ / "src" / "ids.txt";
+  { std::ofstream(p) << "30 10\n10 20\n20 30\n"; }
+  const std::string src = p.string();
+  const auto ids = load(src).first;
+  ASSERT_TRUE(ids.name.empty());
+  EXPECT_FALSE(ids.timings.from_cache);
+  opt_.all_names = true;
+  const io::cache_options by_name = io::cache_options_of(opt_);
+  EXPECT_EQ(by_name.reading, "names");
+  const auto named = load(src).first;
+  EXPECT_FALSE(named.timings.from_cache) << "the reading by ids served the reading by name";
+  EXPECT_EQ(named.name, (std::vector<std::string>{"30", "10", "20"}));
+  const auto named_again = load(src).first;
+  EXPECT_TRUE(named_again.timings.from_cache);
+  EXPECT_EQ(named_again.name, named.name);
+  expect_same(named_again, named);
+  opt_.all_names = false;
+  const auto ids_again = load(src).first;
+  EXPECT_TRUE(ids_again.timings.from_cache);
+  EXPECT_TRUE(ids_again.name.empty());
+  expect_same(ids_again, ids);
+  EXPECT_NE(io::cache_file_for(src, opt_.cache), io::cache_file_for(src, by_name));
+  EXPECT_TRUE(fs::exists(io::cache_file_for(src, by_name)));
+  // Side files (the pull trial's record, the last solve's count) likewise.
+  ASSERT_TRUE(io::side_store(src, opt_.cache, "t", "by ids"));
+  EXPECT_FALSE(io::side_load(src, by_name, "t").has_value());
+  ASSERT_TRUE(io::side_store(src, by_name, "t", "by name"));
+  EXPECT_EQ(io::side_load(src, opt_.cache, "t").value_or(""), "by ids");
+  EXPECT_EQ(io::side_load(src, by_name, "t").value_or(""), "by name");
+  // And the per-rank parts: another reading's are not another P's to prune.
+  const io::rank_part_key key{2, 0, false, false};
+  EXPECT_NE(io::rank_cache_file_for(src, key, opt_.cache), io::rank_cache_file_for(src, key, by_name));
+}
+
 TEST_F(io_cache, FifosWhereCacheFilesBelongAreRefusedNotWaitedOn) {
   const std::string p = source("karate.mtx", test::data_dir() + "/karate.mtx");
   fs::create_directories(opt_.cache.dir);

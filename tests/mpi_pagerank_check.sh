@@ -233,6 +233,17 @@ case $mode in
       >/dev/null || fail "single-process --weighted run"
     cached_run false "" "$np" "$dir/graph.mtx" --weighted
     cached_run true "" "$np" "$dir/graph.mtx" --weighted
+    # --names keeps its own parts too: an edge list of integers read by name is another graph
+    # (numbered by first appearance, "07" apart from "7") than the same list read by its ids.
+    rm -rf "$dir/cache"
+    { echo "7 07"; echo "07 7"; gzip -dc data/email-Eu-core.txt.gz; } >"$dir/ints.txt"
+    for names in --names ""; do
+      "$pr" "$dir/ints.txt" $names --precision double --device cpu --tol 1e-10 --no-cache --accelerate none \
+        -o "$dir/ref.tsv" >/dev/null || fail "single-process run on ints.txt $names"
+      cached_run false "" "$np" "$dir/ints.txt" $names
+      cached_run true "" "$np" "$dir/ints.txt" $names
+    done
+    grep -q "^07	" "$dir/cached.tsv" && fail "ints.txt read by ids named a vertex 07"
     # A --cache-dir that no rank can create (a file): one warning naming the ranks, not one a rank.
     if [ "$np" -gt 1 ]; then
       timeout 240 "${mpirun[@]}" -np "$np" "$pr" "$dir/graph.mtx" --device cpu --cache-dir "$dir/ref.tsv" --top 0 \

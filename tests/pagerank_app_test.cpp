@@ -985,8 +985,9 @@ TEST_F(pagerank_app, SecondRunLoadsFromTheCache) {
 }
 
 // --names: a list whose first edge gives integer ids and a later one a name
-// is read by name (refused without it, the error saying so); no cache entry
-// is read or written, so a later run without it reads the file its own way.
+// is read by name (refused without it, the error saying so). Its cache
+// entries are its own: a run with it and a run without it each read the
+// file their own way, then each from its own entry.
 TEST_F(pagerank_app, NamesReadsEveryVertexByName) {
   const std::string g = file("mixed.txt", "1 2\n2 alice\nalice 1\n");
   const fs::path xdg = dir_ / "xdg-cache" / "perron";
@@ -999,15 +1000,24 @@ TEST_F(pagerank_app, NamesReadsEveryVertexByName) {
   EXPECT_NE(o.out.find("vertex names"), std::string::npos) << o.out;
   EXPECT_EQ(slurp(path("r.tsv")).substr(0, 2), "1\t");
   EXPECT_NE(slurp(path("r.tsv")).find("\nalice\t"), std::string::npos);
-  EXPECT_FALSE(fs::exists(xdg) && !fs::is_empty(xdg));
-  // A list of integers under --names: names, "07" apart from "7".
+  EXPECT_TRUE(fs::exists(xdg) && !fs::is_empty(xdg));
+  o = run({g, "--names", "--device", "cpu", "-p", "double", "--output", path("r2.tsv")});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("from the cache"), std::string::npos) << o.out;
+  EXPECT_EQ(slurp(path("r2.tsv")), slurp(path("r.tsv")));
+  // A list of integers under --names: names, "07" apart from "7"; read by
+  // ids, one vertex. Each reading twice, the second from its own entry.
   const std::string ints = file("ints.txt", "7 07\n07 7\n");
-  o = run({ints, "--names", "--device", "cpu", "--top", "2"});
-  ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_NE(o.out.find("vertices    2"), std::string::npos) << o.out;
-  o = run({ints, "--device", "cpu", "--top", "2"});
-  ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_NE(o.out.find("vertices    1"), std::string::npos) << o.out;
+  for (int pass = 0; pass < 2; ++pass) {
+    o = run({ints, "--names", "--device", "cpu", "--top", "2"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.out.find("vertices    2"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("from the cache") != std::string::npos, pass == 1) << o.out;
+    o = run({ints, "--device", "cpu", "--top", "2"});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.out.find("vertices    1"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("from the cache") != std::string::npos, pass == 1) << o.out;
+  }
   // On a file that is no edge list it changes nothing, and says so.
   o = run({file("small.mtx", small_mtx), "--names", "--device", "cpu"});
   ASSERT_EQ(o.code, 0) << o.err;

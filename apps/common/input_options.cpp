@@ -34,12 +34,12 @@ void add_input_options(po::options_description& o, input_settings& s) {
 
 io::read_options read_options_for(const input_settings& s) {
   io::read_options r;
-  // A cache entry keeps a file's default reading: --names reads past it
-  // (neither loads nor writes one), as --no-cache does.
-  r.cache.enabled = !s.no_cache && !s.names;
+  r.cache.enabled = !s.no_cache;
   r.cache.dir = s.cache_dir;
   r.undirected = s.undirected;
   r.all_names = s.names;
+  // --names reads another graph from an edge list: entries of its own.
+  r.cache = io::cache_options_of(r);
   return r;
 }
 

@@ -494,7 +494,7 @@ def read_matrix(path, cache=True, labels=False, undirected=False, names=False):
     arc both ways, as pagerank --undirected does (A + A^T; a symmetric file is so already):
     SNAP's undirected sets list each edge once. names=True reads an edge list's every vertex as
     a name where its first edge gives integer ids too ("1 2" then "2 alice"), as pagerank --names
-    (the cache is not used then)."""
+    (its cache entry is one of its own: the file read by ids keeps another)."""
     # As open() takes it: str(b"g.mtx") named the file "b'g.mtx'", and C++ stops a path at
     # a NUL, so "g.mtx\0x" read g.mtx. It goes to C++ as the bytes open() would use: a name
     # that is not UTF-8 (os.fsdecode's surrogates) failed pybind11's str conversion.

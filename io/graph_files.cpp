@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -166,16 +168,40 @@ struct gml_token {
   std::uint64_t line = 1;
 };
 
+// GML's tokens, window by window (text_windows: runs of whole lines), so a
+// large file is never held whole (a 685 MB file held 1.44 GB at its peak when
+// read whole). A token's text is valid until the next call. Keys, numbers
+// and brackets end on their line, so only a string (it may hold newlines),
+// or a token at the end of a window that does not end a line, crosses
+// windows: its text is gathered in carry_.
 class gml_lexer {
+  // ASCII's letters and digits, as GML's keys spell them (not the locale's).
+  static bool is_alpha(char c) { return static_cast<unsigned>((c | 0x20) - 'a') < 26u; }
+  static bool is_digit(char c) { return static_cast<unsigned>(c - '0') < 10u; }
+
  public:
-  gml_lexer(std::string_view text, const std::string& file)
-      : p_(text.data()), end_(p_ + text.size()), file_(file) {}
+  gml_lexer(text_windows& windows, const std::string& file) : windows_(windows), file_(file) {
+    std::string_view w = windows_.next();
+    done_ = w.empty();
+    // A byte order mark is looked for in a first window of 3 bytes at least.
+    if (!done_ && w.size() < 3) {
+      head_.assign(w);
+      while (head_.size() < 3 && !(w = windows_.next()).empty()) head_.append(w);
+      if (w.empty()) done_ = true;
+      w = head_;
+    }
+    w = without_bom(w);  // empty where the mark was all: the next window follows
+    p_ = w.data();
+    end_ = p_ + w.size();
+  }
 
   gml_token next() {
-    skip();
     gml_token t;
+    if (!skip()) {
+      t.line = line_;
+      return t;
+    }
     t.line = line_;
-    if (p_ == end_) return t;
     const char c = *p_;
     if (c == '[' || c == ']') {
       t.kind = c == '[' ? gml_kind::open : gml_kind::close;
@@ -183,56 +209,102 @@ class gml_lexer {
       return t;
     }
     if (c == '"') {
-      const char* q = ++p_;
-      while (p_ != end_ && *p_ != '"') line_ += *p_++ == '\n';
+      ++p_;
+      t.text = scan([this](char x) {
+        line_ += x == '\n';
+        return x != '"';
+      });
       if (p_ == end_)
         throw parse_error(file_, t.line, "a string opened here is not closed (no '\"' after it)");
       t.kind = gml_kind::string;
-      t.text = std::string_view(q, static_cast<std::size_t>(p_ - q));
       ++p_;
       return t;
     }
-    const char* q = p_;
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      while (p_ != end_ && (std::isalnum(static_cast<unsigned char>(*p_)) || *p_ == '_')) ++p_;
+    if (is_alpha(c) || c == '_') {
+      t.text = scan([](char x) { return is_alpha(x) || is_digit(x) || x == '_'; });
       t.kind = gml_kind::key;
-      t.text = std::string_view(q, static_cast<std::size_t>(p_ - q));
       // networkx writes inf and nan as INF, NAN, -INF: values, not keys.
       if (t.text == "INF" || t.text == "NAN") t.kind = gml_kind::real;
       return t;
     }
-    while (p_ != end_ && !is_space(*p_) && *p_ != '[' && *p_ != ']' && *p_ != '"' && *p_ != '#') ++p_;
-    t.text = std::string_view(q, static_cast<std::size_t>(p_ - q));
+    t.text = scan([](char x) { return !is_space(x) && x != '[' && x != ']' && x != '"' && x != '#'; });
     if (is_integer_text(t.text)) {
       t.kind = gml_kind::integer;
     } else {
       double v = 0;
       if (!parse_real(t.text, v) && t.text != "-INF" && t.text != "+INF")
         throw parse_error(file_, t.line,
-                          "unexpected " + quote_token(q, p_) + " (a GML key, number, string or [ ])");
+                          "unexpected " + quote_token(t.text.data(), t.text.data() + t.text.size()) +
+                              " (a GML key, number, string or [ ])");
       t.kind = gml_kind::real;
     }
     return t;
   }
 
  private:
-  void skip() {
-    while (p_ != end_) {
-      if (*p_ == '\n') {
-        ++line_;
-        ++p_;
-      } else if (is_space(*p_)) {
-        ++p_;
-      } else if (*p_ == '#') {
-        while (p_ != end_ && *p_ != '\n') ++p_;
-      } else {
-        break;
+  // The token from p_ on while `more` holds of its characters: a view of the
+  // window where it ends in it, else its pieces gathered across windows.
+  // p_ is left at the first character past it (end_ at the text's end).
+  template <class More>
+  std::string_view scan(More more) {
+    const char* q = p_;
+    while (p_ != end_ && more(*p_)) ++p_;
+    if (p_ != end_ || done_) return std::string_view(q, static_cast<std::size_t>(p_ - q));
+    carry_.assign(q, p_);
+    while (p_ == end_ && refill()) {
+      q = p_;
+      while (p_ != end_ && more(*p_)) ++p_;
+      carry_.append(q, p_);
+    }
+    return carry_;
+  }
+
+  // The next window in p_ .. end_; false after the last.
+  bool refill() {
+    if (done_) return false;
+    const std::string_view w = windows_.next();
+    done_ = w.empty();
+    p_ = w.data();
+    end_ = p_ + w.size();
+    return !done_;
+  }
+
+  // Past blanks and '#' comments (a comment may run past a window's end);
+  // false at the text's end.
+  bool skip() {
+    for (;;) {
+      while (p_ != end_) {
+        if (in_comment_) {
+          const void* eol = std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_));
+          if (!eol) {
+            p_ = end_;
+            break;
+          }
+          p_ = static_cast<const char*>(eol);
+          in_comment_ = false;
+        }
+        if (*p_ == '\n') {
+          ++line_;
+          ++p_;
+        } else if (is_space(*p_)) {
+          ++p_;
+        } else if (*p_ == '#') {
+          in_comment_ = true;
+          ++p_;
+        } else {
+          return true;
+        }
       }
+      if (!refill()) return false;
     }
   }
 
-  const char* p_;
-  const char* end_;
+  text_windows& windows_;
+  const char* p_ = nullptr;
+  const char* end_ = nullptr;
+  bool done_ = false, in_comment_ = false;
+  std::string carry_;  // a token that crossed windows
+  std::string head_;   // a first window too short to hold a byte order mark, with the next ones
   const std::string& file_;
   std::uint64_t line_ = 1;
 };
@@ -351,16 +423,34 @@ class id_lookup {
   std::vector<std::pair<std::int64_t, index_t>> sorted_;
 };
 
+// The keys the reader looks for, by number (gml_key_names[k] for key k).
+enum class gml_key : unsigned char {
+  other,
+  graph,
+  directed,
+  node,
+  edge,
+  id,
+  label,
+  source,
+  target,
+  weight,
+  value
+};
+constexpr std::string_view gml_key_names[] = {"",      "graph",  "directed", "node",   "edge", "id",
+                                              "label", "source", "target",   "weight", "value"};
+
 class gml_reader {
  public:
-  gml_reader(std::string_view text, const std::string& file) : lex_(text, file), file_(file), build_(file) {}
+  gml_reader(text_windows& windows, const std::string& file)
+      : lex_(windows, file), file_(file), build_(file) {}
 
   declared_graph read() {
     bool graphs = false;
     for (gml_token key = lex_.next(); key.kind != gml_kind::end; key = lex_.next()) {
       expect_key(key);
       const gml_token value = value_of(key);
-      if (key.text == "graph" && value.kind == gml_kind::open) {
+      if (key_ == gml_key::graph && value.kind == gml_kind::open) {
         if (graphs) throw parse_error(file_, key.line, "a second graph: perron reads one graph a file");
         graphs = true;
         graph(value.line);
@@ -394,13 +484,24 @@ class gml_reader {
                                                   : "expected a key, found '" + std::string(t.text) + "'");
   }
 
+  // The value after `key`, which is kept in key_ first (a token's text
+  // lasts until the lexer's next token): the keys perron reads by name, the
+  // text of any other.
   gml_token value_of(const gml_token& key) {
+    key_ = gml_key::other;
+    for (std::size_t k = 1; k < std::size(gml_key_names); ++k)
+      if (key.text == gml_key_names[k]) key_ = static_cast<gml_key>(k);
+    if (key_ == gml_key::other) other_key_.assign(key.text);
     const gml_token v = lex_.next();
     if (v.kind == gml_kind::end || v.kind == gml_kind::close || v.kind == gml_kind::key)
       throw parse_error(file_, key.line,
-                        "key '" + std::string(key.text) + "' has no value" +
+                        "key '" + key_name() + "' has no value" +
                             (v.kind == gml_kind::key ? " (found '" + std::string(v.text) + "')" : ""));
     return v;
+  }
+
+  std::string key_name() const {
+    return key_ == gml_key::other ? other_key_ : std::string(gml_key_names[static_cast<std::size_t>(key_)]);
   }
 
   // Past a value: a list to its matching ']', iteratively (no recursion a
@@ -416,21 +517,21 @@ class gml_reader {
     }
   }
 
-  std::int64_t integer(const gml_token& key, const gml_token& v) const {
+  // The value v of the key key_.
+  std::int64_t integer(const gml_token& v) const {
     std::int64_t x = 0;
     if (v.kind != gml_kind::integer ||
         scan_signed(v.text.data(), v.text.data() + v.text.size(), x) == nullptr)
       throw parse_error(file_, v.line,
-                        "'" + std::string(key.text) + "' is '" + std::string(v.text) + "', not an integer");
+                        "'" + key_name() + "' is '" + std::string(v.text) + "', not an integer");
     return x;
   }
 
-  double real(const gml_token& key, const gml_token& v) const {
+  double real(const gml_token& v) const {
     double x = 0;
     if ((v.kind != gml_kind::integer && v.kind != gml_kind::real) || !parse_real(v.text, x))
-      throw parse_error(
-          file_, v.line,
-          "edge " + std::string(key.text) + " '" + std::string(v.text) + "' is not a finite number");
+      throw parse_error(file_, v.line,
+                        "edge " + key_name() + " '" + std::string(v.text) + "' is not a finite number");
     return x;
   }
 
@@ -442,11 +543,11 @@ class gml_reader {
         throw parse_error(file_, open_line, "the graph's list is not closed (no ']')");
       expect_key(key);
       const gml_token value = value_of(key);
-      if (key.text == "directed" && value.kind != gml_kind::open) {
-        directed_ = integer(key, value) != 0;
-      } else if (key.text == "node" && value.kind == gml_kind::open) {
+      if (key_ == gml_key::directed && value.kind != gml_kind::open) {
+        directed_ = integer(value) != 0;
+      } else if (key_ == gml_key::node && value.kind == gml_kind::open) {
         node(value.line);
-      } else if (key.text == "edge" && value.kind == gml_kind::open) {
+      } else if (key_ == gml_key::edge && value.kind == gml_kind::open) {
         edge(value.line);
       } else {
         skip(value);
@@ -465,10 +566,10 @@ class gml_reader {
         throw parse_error(file_, open_line, "the node's list is not closed (no ']')");
       expect_key(key);
       const gml_token value = value_of(key);
-      if (key.text == "id" && value.kind != gml_kind::open) {
-        id = integer(key, value);
+      if (key_ == gml_key::id && value.kind != gml_kind::open) {
+        id = integer(value);
         has_id = true;
-      } else if (key.text == "label" && value.kind != gml_kind::open) {
+      } else if (key_ == gml_key::label && value.kind != gml_kind::open) {
         label = value.kind == gml_kind::string ? gml_unescape(value.text) : std::string(value.text);
       } else {
         skip(value);
@@ -490,19 +591,20 @@ class gml_reader {
         throw parse_error(file_, open_line, "the edge's list is not closed (no ']')");
       expect_key(key);
       const gml_token value = value_of(key);
-      if (key.text == "source" && value.kind != gml_kind::open) {
-        e.source = integer(key, value);
+      if (key_ == gml_key::source && value.kind != gml_kind::open) {
+        e.source = integer(value);
         source = true;
-      } else if (key.text == "target" && value.kind != gml_kind::open) {
-        e.target = integer(key, value);
+      } else if (key_ == gml_key::target && value.kind != gml_kind::open) {
+        e.target = integer(value);
         target = true;
-      } else if (key.text == "weight" && value.kind != gml_kind::open) {
-        e.weight = real(key, value);
+      } else if (key_ == gml_key::weight && value.kind != gml_kind::open) {
+        e.weight = real(value);
         e.weighted = true;
         by_value = false;
-      } else if (key.text == "value" && (value.kind == gml_kind::integer || value.kind == gml_kind::real) &&
+      } else if (key_ == gml_key::value &&
+                 (value.kind == gml_kind::integer || value.kind == gml_kind::real) &&
                  (!e.weighted || by_value)) {
-        e.weight = real(key, value);  // Newman's files weigh edges by `value`
+        e.weight = real(value);  // Newman's files weigh edges by `value`
         e.weighted = by_value = true;
       } else {
         skip(value);
@@ -522,6 +624,8 @@ class gml_reader {
   }
 
   gml_lexer lex_;
+  gml_key key_ = gml_key::other;  // the key whose value was read last
+  std::string other_key_;         // its text, where it is none perron reads
   const std::string& file_;
   graph_builder build_;
   std::vector<pending_edge> edges_;
@@ -531,8 +635,8 @@ class gml_reader {
 
 }  // namespace
 
-declared_graph parse_gml(std::string_view text, const std::string& name) {
-  return gml_reader(without_bom(text), name).read();
+declared_graph parse_gml(text_windows& windows, const std::string& name) {
+  return gml_reader(windows, name).read();
 }
 
 // ---- Pajek -------------------------------------------------------------------

@@ -48,8 +48,8 @@ class text_windows;  // io/text_input.hpp
 // GraphML through expat, window by window (a .graphml.gz streamed);
 // not_supported where perron was built without expat.
 declared_graph parse_graphml(text_windows& windows, const std::string& name);
-// GML: the whole text.
-declared_graph parse_gml(std::string_view text, const std::string& name);
+// GML, window by window (a string may cross windows).
+declared_graph parse_gml(text_windows& windows, const std::string& name);
 // Pajek, window by window (whole lines).
 declared_graph parse_pajek(text_windows& windows, const std::string& name);
 

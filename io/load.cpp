@@ -129,17 +129,7 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
     } else if (f == input_format::pajek) {
       g = detail::parse_pajek(all, name);
     } else {
-      // GML's tokens may cross lines (a string): read whole (a file read
-      // whole is one window already, parsed where it lies).
-      const std::string_view one = all.next();
-      std::string_view w = all.next();
-      if (w.empty()) {
-        g = detail::parse_gml(one, name);
-      } else {
-        std::string text(one);
-        for (; !w.empty(); w = all.next()) text.append(w);
-        g = detail::parse_gml(text, name);
-      }
+      g = detail::parse_gml(all, name);
     }
     m.matrix = std::move(g.matrix);
     m.label = std::move(g.original_id);
@@ -157,10 +147,9 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
 }
 
 // A plain regular file whose parse runs window by window on one thread
-// (GraphML through expat, Pajek): read so, it is never held whole (a 790 MB
-// GraphML file held 790 MB more than its graph). Matrix Market files and edge
-// lists are read whole, for their parse on every thread; GML's tokens may
-// cross lines, so it is too.
+// (GraphML through expat, GML, Pajek): read so, it is never held whole (a
+// 790 MB GraphML file held 790 MB more than its graph). Matrix Market files
+// and edge lists are read whole, for their parse on every thread.
 bool streamed_plain_file(const std::string& path) {
   // Only a regular file is opened: an open of a named pipe, even one that
   // does not wait (O_NONBLOCK), lets its writer start, and the close loses
@@ -181,7 +170,7 @@ bool streamed_plain_file(const std::string& path) {
   if (head.empty()) return false;
   try {
     const input_format k = detect(head, path);
-    return k == input_format::graphml || k == input_format::pajek;
+    return k == input_format::graphml || k == input_format::gml || k == input_format::pajek;
   } catch (const std::exception&) {
     return false;  // the whole read's parse words it
   }

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <tuple>
@@ -17,8 +19,10 @@
 #include "core/error.hpp"
 #include "io/graph_files.hpp"
 #include "io/load.hpp"
+#include "io/text_input.hpp"
 #include "tests/support/scratch.hpp"
 #include "tests/support/support.hpp"
+#include "tests/support/text_pieces.hpp"
 
 namespace perron {
 namespace {
@@ -310,6 +314,67 @@ TEST_F(io_graph_files, DeclaredVerticesAllocateNothingUntilUsed) {
   EXPECT_EQ(g.matrix.rows, 2000000000);
   EXPECT_EQ(g.matrix.nnz(), 1u);
   EXPECT_TRUE(g.name.empty() && g.label.empty());
+}
+
+// GML is read window by window (a large file is never held whole): a token
+// cut by a window's end, a string that spans several windows, a comment that
+// runs past one, give the graph and the lines the whole text gives.
+TEST_F(io_graph_files, GmlAcrossWindowsIsTheWholeText) {
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string d = test::data_dir() + "/";
+  const std::string mine =
+      "\xEF\xBB\xBF# a comment that runs on\r\ngraph [ directed 1 comment \"a string\nof two lines\"\n"
+      "  node [ id 17 label \"caf&#233; &amp; \"\n]  node [ id -5 label \"x\" ]\n"
+      "  edge [ source 17 target -5 weight 2.5 ] edge [ source -5 target 17 value 1e2 ]\n";
+  const std::vector<std::string> texts = {
+      read(d + "lesmis.gml"), read(d + "karate.gml"), mine + "]\n",
+      mine + "  edge [ source 17 target 17 weight INF ]\n]\n",  // refused at line 7
+      "graph [\n node [ id 1 label \"open\n\n"};                // a string left open: line 2
+  const auto whole = [](const std::string& text) {
+    io::detail::whole_text w(text);
+    return io::detail::parse_gml(w, "g.gml");
+  };
+  const auto g = whole(texts[2]);
+  EXPECT_EQ(g.name, (std::vector<std::string>{"caf\xC3\xA9 & ", "x"}));
+  EXPECT_EQ(arcs(g.matrix), (std::vector<std::tuple<index_t, index_t, double>>{{0, 1, 2.5}, {1, 0, 100}}));
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    std::string what;
+    io::declared_graph want;
+    try {
+      want = whole(texts[t]);
+    } catch (const parse_error& e) {
+      what = e.what();
+      EXPECT_EQ(e.line, t == 3 ? 7u : 2u) << e.what();
+      EXPECT_NE(e.reason.find(t == 3 ? "'INF' is not a finite number" : "not closed"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(what.empty(), t < 3) << what;
+    for (std::size_t size : {1, 2, 3, 5, 7, 64, 1000}) {
+      test::text_pieces windows(texts[t], size);
+      try {
+        const auto got = io::detail::parse_gml(windows, "g.gml");
+        ASSERT_TRUE(what.empty()) << "text " << t << " read in pieces of " << size
+                                  << ", refused whole: " << what;
+        EXPECT_EQ(arcs(got.matrix), arcs(want.matrix)) << size;
+        EXPECT_EQ(got.matrix.rows, want.matrix.rows) << size;
+        EXPECT_EQ(got.name, want.name) << size;
+        EXPECT_EQ(got.original_id, want.original_id) << size;
+        EXPECT_EQ(got.weighted, want.weighted) << size;
+        EXPECT_EQ(got.undirected, want.undirected) << size;
+      } catch (const parse_error& e) {
+        EXPECT_EQ(std::string(e.what()), what) << "text " << t << " in pieces of " << size;
+      }
+    }
+  }
+  // Through the file's own windows (whole lines; a plain GML file is read so).
+  const auto lesmis = io::load_matrix(d + "lesmis.gml", no_cache());
+  const auto windows = io::detail::open_file_windows(d + "lesmis.gml", 4096);
+  const auto got = io::detail::parse_gml(*windows, "lesmis.gml");
+  EXPECT_EQ(got.name, lesmis.name);
+  EXPECT_EQ(arcs(got.matrix), arcs(lesmis.matrix));
 }
 
 void expect_error(const std::string& path, std::uint64_t line, const std::string& words) {

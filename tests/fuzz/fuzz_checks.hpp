@@ -17,10 +17,12 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/graph_files.hpp"
 #include "io/load.hpp"
 #include "io/matrix_market.hpp"
 #include "io/snap.hpp"
 #include "io/text_input.hpp"
+#include "tests/support/text_pieces.hpp"
 
 namespace perron::fuzz {
 
@@ -152,7 +154,8 @@ inline std::string check_gzip_input(std::string_view data) {
 // GraphML, GML and Pajek (io/graph_files.hpp): the bytes as each format
 // (by extension) and as a file of no extension (the sniff). A graph read is
 // consistent: indices in range, finite values, ids or distinct names of
-// every vertex, never both; undirected means the arcs come in mirrored pairs.
+// every vertex, never both; undirected means the arcs come in mirrored pairs;
+// a GML file read in pieces cut anywhere is the same graph.
 inline std::string check_graph_file_input(std::string_view text) {
   for (const char* name : {"fuzz.graphml", "fuzz.gml", "fuzz.net", "fuzz"}) {
     const auto r = attempt([&] { return io::parse_matrix(text, name, chunked(0)); });
@@ -172,6 +175,21 @@ inline std::string check_graph_file_input(std::string_view text) {
     std::vector<std::int64_t> ids = m.label;
     std::sort(ids.begin(), ids.end());
     if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) return where + "an id twice";
+    // GML is parsed window by window: in pieces cut anywhere, the graph the
+    // whole text gives (the pieces' outcome compared where the whole parsed).
+    if (m.format == io::input_format::gml) {
+      for (std::size_t size : {1, 7}) {
+        const auto p = attempt([&] {
+          test::text_pieces pieces(text, size);
+          return io::detail::parse_gml(pieces, name);
+        });
+        if (!p.ok) return where + "refused in pieces of " + std::to_string(size) + ": " + p.error;
+        if (p.value.matrix.row_idx != m.matrix.row_idx || p.value.matrix.col_idx != m.matrix.col_idx ||
+            p.value.matrix.values != m.matrix.values || p.value.name != m.name ||
+            p.value.original_id != m.label)
+          return where + "another graph in pieces of " + std::to_string(size);
+      }
+    }
     if (m.symmetric && m.format != io::input_format::matrix_market) {
       std::vector<std::pair<index_t, index_t>> arcs, mirrored;
       for (std::size_t e = 0; e < m.matrix.nnz(); ++e) {

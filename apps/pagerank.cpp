@@ -257,6 +257,12 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "an edge list's every vertex is a name, where its first edge gives integer ids too ('1 2' then "
      "'2 alice'; '007' and '7' differ), numbered in order of first appearance; without it a list is "
      "read by name only where its first edge names its vertices (cached apart from the file's reading by ids)")
+    ("bipartite", po::bool_switch(&s.input.bipartite),
+     "the two columns of the edge list (a matrix's rows and columns) number two sets of vertices, as "
+     "KONECT's bipartite sets ('% bip': users and items, each from 1) do: an arc from the first set to the "
+     "second; an edge list's second-column id x becomes x + K, K = largest first-column id - smallest "
+     "second-column id + 1 where they overlap (KONECT: the items after the users), a matrix's column j "
+     "vertex rows + j; with --undirected, both ways")
     ("personalize", po::value(&s.personalize)->value_name("FILE"),
      "teleport (and dangling) distribution v from FILE instead of uniform ('vertex weight' lines; a "
      "name with blanks in double quotes: '\"Newman, M\" 1')")
@@ -393,6 +399,14 @@ void check_app_options(const settings& s) {
   if (s.bench && s.json && !s.plot.empty()) throw usage_error("--bench --json writes no --plot");
   if (s.reorder != vertex_order::none && (s.bench || app::batched_mode(s.batched)))
     throw usage_error("--reorder runs in the single solve; it cannot be combined with --bench or --sources");
+  if (s.input.bipartite && s.input.names)
+    throw usage_error(
+        "--bipartite reads two sets of vertices numbered by integer ids; --names reads one set "
+        "of names");
+  if (s.input.bipartite && io::is_synthetic_spec(s.graph))
+    throw usage_error(
+        "--bipartite reads the two columns of a file as two sets; a generated graph's vertices "
+        "are one set (bip:U:I:M generates users and items apart)");
   check_outputs(s);
 }
 
@@ -573,8 +587,15 @@ struct reorder_report {
   double locality_seconds = 0;  // measuring before and after (not part of the reorder's time)
 };
 
+// Where the input was read as two sets (--bipartite): where the second starts.
+std::string bipartite_text(const io::loaded_matrix& g) {
+  if (g.first_set <= 0) return "";
+  return ", bipartite: the first " + std::to_string(g.first_set) + " vertices, then the second set from id " +
+         g.naming()(g.first_set);
+}
+
 std::string format_name(const io::loaded_matrix& g) {
-  const std::string undirected = g.undirected && !g.symmetric ? ", undirected" : "";
+  const std::string undirected = (g.undirected && !g.symmetric ? ", undirected" : "") + bipartite_text(g);
   if (g.format == io::input_format::snap)
     return std::string(g.pattern ? "edge list" : "edge list with weights") +
            (g.name.empty() ? "" : ", vertex names") + undirected;
@@ -755,6 +776,11 @@ void print_json(std::ostream& o, const settings& s, const io::loaded_matrix& gra
   o << "  \"format\": " << str(format_name(graph)) << ",\n";
   o << "  \"weighted\": " << (s.weighted ? "true" : "false") << ",\n";
   o << "  \"undirected\": " << (graph.undirected || graph.symmetric ? "true" : "false") << ",\n";
+  if (graph.first_set > 0)
+    o << "  \"bipartite\": {\"first_set\": " << graph.first_set
+      << ", \"second_from\": " << graph.naming().json(graph.first_set) << "},\n";
+  else
+    o << "  \"bipartite\": false,\n";
   o << "  \"vertices\": " << g.vertices() << ",\n";
   o << "  \"links\": " << g.links() << ",\n";
   o << "  \"dangling\": " << g.dangling_count << ",\n";
@@ -1451,6 +1477,7 @@ std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix
   graph.format = part->format;
   graph.pattern = part->pattern;
   graph.symmetric = part->symmetric;
+  graph.first_set = part->first_set;
   graph.undirected = s.input.undirected;  // the kept CSR is of the mirrored arcs (its key)
   graph.label = std::move(part->label);
   graph.name = std::move(part->name);
@@ -1481,6 +1508,7 @@ void keep_transpose(const settings& s, const io::source_stamp& stamp, io::loaded
   p.format = graph.format;
   p.pattern = graph.pattern;
   p.symmetric = graph.symmetric;
+  p.first_set = graph.first_set;
   p.n = g.vertices();
   p.first = {0, p.n};
   p.rows.rows = p.rows.cols = p.n;
@@ -1549,12 +1577,12 @@ int solve(settings& s) {
           << "pagerank: note: " << one_line(s.graph)
           << "'s header says it is an undirected graph; each of its lines is one arc 'from -> to' here, "
              "--undirected takes every edge both ways\n";
-    if (h == io::header_graph::bipartite)
+    if (h == io::header_graph::bipartite && !s.input.bipartite)
       std::cerr
           << "pagerank: note: " << one_line(s.graph)
           << "'s header says it is a bipartite graph (KONECT's '% bip'): its two columns number two sets "
              "of vertices, each from 1, read here as one set (id 3 of the first column is id 3 of the "
-             "second); renumber one column to keep them apart\n";
+             "second); --bipartite keeps them apart\n";
   }
   device_plan plan;
   if (s.gpus > 0)  // P^T built on the host, then split over the GPUs

@@ -119,10 +119,12 @@ struct file_header {
   std::uint8_t named;  // the label region holds vertex names (names_region)
   std::uint8_t reserved[3];
   std::int64_t source_ctime_ns;
+  std::int32_t first_set;  // loaded_matrix::first_set (a bipartite reading), else 0
+  std::int32_t unused;
   std::uint64_t payload_checksum;
   std::uint64_t header_checksum;  // of the fields above and the path
 };
-static_assert(sizeof(file_header) == 96, "cache header layout");
+static_assert(sizeof(file_header) == 104, "cache header layout");
 static_assert(std::is_trivially_copyable_v<file_header>);
 
 std::uint64_t pad8(std::uint64_t n) { return (n + 7) / 8 * 8; }
@@ -366,7 +368,8 @@ std::string header_problem(int fd, std::uint64_t file_bytes, const source_key& k
   const std::uint64_t begin = sizeof h + pad8(h.path_bytes);
   const std::uint64_t per_entry = 8 + (h.has_values ? 8 : 0);
   if (h.nnz > file_bytes / per_entry || h.labels > file_bytes / 8 || h.rows < 0 || h.cols < 0 ||
-      h.format >= input_format_count || begin + h.nnz * per_entry + h.labels * 8 != file_bytes)
+      h.format >= input_format_count || h.first_set < 0 || h.first_set > h.rows ||
+      begin + h.nnz * per_entry + h.labels * 8 != file_bytes)
     return "truncated or corrupt (" + std::to_string(file_bytes) + " bytes do not match its header)";
   return {};
 }
@@ -376,6 +379,7 @@ std::string read_payload(int fd, const file_header& h, unsigned threads, loaded_
   m.format = static_cast<input_format>(h.format);
   m.pattern = h.pattern != 0;
   m.symmetric = h.symmetric != 0;
+  m.first_set = h.first_set;
   auto& a = m.matrix;
   a.rows = h.rows;
   a.cols = h.cols;
@@ -481,6 +485,7 @@ file_header header_for(const source_key& key, const loaded_matrix& m, const std:
   h.pattern = m.pattern;
   h.symmetric = m.symmetric;
   h.has_values = has_values;
+  h.first_set = m.first_set;
   std::uint64_t sum = 0;
   sum = combine(sum, region_hash(a.row_idx.data(), a.nnz() * 4, threads));
   sum = combine(sum, region_hash(a.col_idx.data(), a.nnz() * 4, threads));
@@ -563,10 +568,12 @@ struct part_header {
   std::uint8_t named;       // the label region holds vertex names (names_region)
   std::uint8_t reserved[2];
   std::int64_t source_ctime_ns;
+  std::int32_t first_set;  // rank_part::first_set (a bipartite reading), else 0
+  std::int32_t unused;
   std::uint64_t payload_checksum;
   std::uint64_t header_checksum;  // of the fields above and the path
 };
-static_assert(sizeof(part_header) == 104, "rank cache header layout");
+static_assert(sizeof(part_header) == 112, "rank cache header layout");
 static_assert(std::is_trivially_copyable_v<part_header>);
 
 std::string part_name_for(const source_key& k, const rank_part_key& key) {
@@ -611,8 +618,8 @@ std::string part_header_problem(int fd, std::uint64_t file_bytes, const source_k
     return "written for rank " + std::to_string(h.rank) + " of " + std::to_string(h.ranks);
   if ((h.undirected != 0) != key.undirected)
     return std::string("written for the graph ") + (h.undirected ? "undirected" : "as listed");
-  if (h.n <= 0 || h.rows < 0 || h.rows > h.n || h.format >= input_format_count || h.nnz > file_bytes / 4 ||
-      h.labels > file_bytes / 8)
+  if (h.n <= 0 || h.rows < 0 || h.rows > h.n || h.first_set < 0 || h.first_set > h.n ||
+      h.format >= input_format_count || h.nnz > file_bytes / 4 || h.labels > file_bytes / 8)
     return "corrupt header";
   std::uint64_t end = sizeof h + pad8(h.path_bytes);
   for_each_region(h, [&](int, std::size_t bytes) { return end += bytes, true; });
@@ -681,6 +688,7 @@ std::optional<rank_part> rank_cache_load(const std::string& source, const rank_p
   p.format = static_cast<input_format>(h.format);
   p.pattern = h.pattern != 0;
   p.symmetric = h.symmetric != 0;
+  p.first_set = h.first_set;
   p.n = h.n;
   p.first.resize(static_cast<std::size_t>(h.ranks) + 1);
   p.rows.rows = h.rows;
@@ -763,6 +771,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
   h.symmetric = p.symmetric;
   h.weighted = key.weighted;
   h.undirected = key.undirected;
+  h.first_set = p.first_set;
   rank_part& q = const_cast<rank_part&>(p);  // region_data's pointers; nothing is written through them
   const auto data = [&](int which) {
     return which == 4 ? const_cast<std::int64_t*>(labels.data()) : region_data(q, which);

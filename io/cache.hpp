@@ -72,6 +72,7 @@ struct rank_part_key {
 struct rank_part {
   input_format format = input_format::matrix_market;
   bool pattern = false, symmetric = false;  // what the summary shows of the input
+  index_t first_set = 0;                    // loaded_matrix::first_set
   index_t n = 0;                            // vertices of the whole graph
   std::vector<index_t> first;               // every rank's range: first[p] .. first[p + 1]
   csr_matrix<double> rows;                  // rows first[rank] .. first[rank + 1] of A^T, n columns;
@@ -120,9 +121,10 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
 // Format version of the cache files (bumped whenever the layout or the
 // parser's output changes, so old caches are rebuilt).
 // 2: the source's ctime in the stamp; 3: an edge list's vertex names kept (a
-// flag in the header, the names where the integer ids go). Another reading of
-// a source (cache_options::reading) is another file, not another version.
-constexpr unsigned cache_format_version = 3;
-constexpr unsigned rank_cache_format_version = 3;
+// flag in the header, the names where the integer ids go); 4: the first set
+// of a bipartite reading (read_options::bipartite). Another reading of a
+// source (cache_options::reading) is another file, not another version.
+constexpr unsigned cache_format_version = 4;
+constexpr unsigned rank_cache_format_version = 4;
 
 }  // namespace perron::io

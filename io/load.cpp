@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -202,6 +204,11 @@ namespace {
 loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   const auto start = clock_type::now();
   if (is_synthetic_spec(path)) {
+    if (opt.bipartite)
+      throw not_supported(
+          path +
+          ": a generated graph's vertices are one set; --bipartite reads the two columns of a "
+          "file as two sets (bip:U:I:M generates users and items apart)");
     loaded_matrix m;
     m.format = input_format::synthetic;
     m.matrix = generate_synthetic(path);
@@ -264,6 +271,12 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
     m = from_text(text.view(), name, opt, ends_with(ascii_lower(member), ".mtx"));
     m.timings.parse_seconds = seconds_since(parse_start);
   }
+  if (opt.bipartite) {
+    // Before the cache keeps it: the entry (its own reading) is the graph as two sets.
+    const auto split_start = clock_type::now();
+    make_bipartite(m, name, threads);
+    m.timings.parse_seconds += seconds_since(split_start);
+  }
   m.timings.read_seconds = rs.seconds;
   m.timings.file_bytes = rs.file_bytes;
   m.timings.text_bytes = rs.text_bytes;
@@ -294,6 +307,95 @@ void make_undirected(loaded_matrix& m, const std::string& name, unsigned threads
   detail::mirror_entries(m.matrix, 1.0, name, detail::thread_count(threads));
   m.timings.undirected_seconds = seconds_since(start);
   m.read_seconds += m.timings.undirected_seconds;
+}
+
+void make_bipartite(loaded_matrix& m, const std::string& name, unsigned threads) {
+  const std::string why =
+      " --bipartite reads the two columns of an edge list, or a matrix's rows and columns, as "
+      "two sets of vertices";
+  if (m.format == input_format::graphml || m.format == input_format::gml || m.format == input_format::pajek)
+    throw not_supported(name + ": a graph file declares its vertices;" + why);
+  if (!m.name.empty())
+    throw not_supported(name + ": an edge list of vertex names calls each vertex by one name;" + why);
+  if (m.symmetric)
+    throw not_supported(name + ": a symmetric matrix's rows and columns are one set of vertices;" + why);
+  if (m.first_set > 0) return;  // read so already (from its cache entry)
+  coo_matrix<double>& a = m.matrix;
+  const auto nnz = static_cast<std::int64_t>(a.nnz());
+  threads = detail::thread_count(threads);
+  if (m.label.empty()) {
+    // Rows then columns, as the matrix declares them (empty ones too: each is a vertex).
+    if (std::int64_t(a.rows) + a.cols > std::numeric_limits<index_t>::max())
+      throw dimension_error(name + ": " + std::to_string(a.rows) + " rows and " + std::to_string(a.cols) +
+                            " columns make " + std::to_string(std::int64_t(a.rows) + a.cols) +
+                            " vertices, more than a 32-bit index holds");
+    const index_t rows = a.rows;
+    index_t* col = a.col_idx.data();
+#pragma omp parallel for schedule(static) num_threads(threads) if (nnz > 65536)
+    for (std::int64_t e = 0; e < nnz; ++e) col[e] += rows;
+    m.first_set = rows;
+    a.rows = a.cols = rows + a.cols;
+    return;
+  }
+  // An edge list's vertices by id (ascending, io/snap.cpp): those of the first
+  // column, then those of the second, each in id order.
+  const auto n = static_cast<std::size_t>(a.rows);
+  std::vector<std::uint8_t> first(n, 0), second(n, 0);
+  const index_t* row = a.row_idx.data();
+  const index_t* col = a.col_idx.data();
+  for (std::int64_t e = 0; e < nnz; ++e) {
+    first[static_cast<std::size_t>(row[e])] = 1;
+    second[static_cast<std::size_t>(col[e])] = 1;
+  }
+  std::vector<index_t> to_first(n, -1), to_second(n, -1);
+  index_t n1 = 0, n2 = 0;
+  std::int64_t largest_first = std::numeric_limits<std::int64_t>::min();
+  std::int64_t smallest_second = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t v = 0; v < n; ++v) {
+    if (first[v]) {
+      to_first[v] = n1++;
+      largest_first = std::max(largest_first, m.label[v]);
+    }
+    if (second[v]) {
+      ++n2;
+      smallest_second = std::min(smallest_second, m.label[v]);
+    }
+  }
+  if (std::int64_t(n1) + n2 > std::numeric_limits<index_t>::max())
+    throw dimension_error(name + ": " + std::to_string(n1) + " + " + std::to_string(n2) +
+                          " vertices in two sets, more than a 32-bit index holds");
+  // K = max(0, largest_first - smallest_second + 1), the span taken unsigned
+  // (two int64 ids may lie further apart than an int64 holds).
+  std::int64_t k = 0;
+  if (n1 > 0 && n2 > 0 && largest_first >= smallest_second) {
+    const auto span = static_cast<std::uint64_t>(largest_first) - static_cast<std::uint64_t>(smallest_second);
+    if (span >= std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+      throw dimension_error(name + ": the ids of its two columns span more than a 64-bit id holds apart");
+    k = static_cast<std::int64_t>(span) + 1;
+  }
+  std::vector<std::int64_t> label(static_cast<std::size_t>(n1) + static_cast<std::size_t>(n2));
+  index_t next = n1;
+  for (std::size_t v = 0; v < n; ++v) {
+    if (first[v]) label[static_cast<std::size_t>(to_first[v])] = m.label[v];
+    if (second[v]) {
+      if (m.label[v] > std::numeric_limits<std::int64_t>::max() - k)
+        throw dimension_error(name + ": id " + std::to_string(m.label[v]) +
+                              " of its second column, moved past " +
+                              "the first column's ids, is more than a 64-bit id holds");
+      to_second[v] = next;
+      label[static_cast<std::size_t>(next++)] = m.label[v] + k;
+    }
+  }
+  index_t* r = a.row_idx.data();
+  index_t* c = a.col_idx.data();
+#pragma omp parallel for schedule(static) num_threads(threads) if (nnz > 65536)
+  for (std::int64_t e = 0; e < nnz; ++e) {
+    r[e] = to_first[static_cast<std::size_t>(r[e])];
+    c[e] = to_second[static_cast<std::size_t>(c[e])];
+  }
+  m.label = std::move(label);
+  m.first_set = n1;
+  a.rows = a.cols = n1 + n2;
 }
 
 loaded_matrix load_matrix(const std::string& path, const read_options& opt) {

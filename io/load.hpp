@@ -55,7 +55,10 @@ struct loaded_matrix {
   bool undirected = false;  // read_options::undirected: every arc also taken reversed
   std::vector<std::int64_t> label;  // SNAP: original ids; empty for MM (label = index + 1)
   std::vector<std::string> name;    // an edge list of vertex names: name[i] (label then empty)
-  double read_seconds = 0;          // total time to load (read + parse, or the cache)
+  // Read as bipartite (read_options::bipartite): vertices [0, first_set) are
+  // the first column's, the others the second's; 0 otherwise.
+  index_t first_set = 0;
+  double read_seconds = 0;  // total time to load (read + parse, or the cache)
   load_timings timings;
 
   // How outputs and messages call vertex i (its name, its id, or i + 1).
@@ -71,6 +74,19 @@ loaded_matrix load_matrix(const std::string& path, const read_options& opt = {})
 // What load_matrix does for opt.undirected, to a graph already loaded: `name`
 // for errors, threads as read_options::threads.
 void make_undirected(loaded_matrix& m, const std::string& name, unsigned threads = 0);
+
+// What load_matrix does for opt.bipartite, to a graph as parsed (before the
+// cache keeps it): the first column's vertices (a matrix's rows), then the
+// second's (its columns), each in order, and the arcs between them; first_set
+// set. A matrix's column j becomes vertex rows + j (its id rows + j + 1), so
+// a rectangular matrix is a graph; an edge list's second-column id x becomes
+// x + K, with K = max(0, largest first-column id - smallest second-column id
+// + 1): KONECT's sets, both numbered from 1, give the second set the ids
+// after the first's largest, and ids already apart stay as written.
+// not_supported for a symmetric matrix (its rows and columns are one set), a
+// graph file (it declares its vertices) and vertex names; dimension_error
+// past what an index holds.
+void make_bipartite(loaded_matrix& m, const std::string& name, unsigned threads = 0);
 
 // The same dispatch over text already in memory (no cache, no archives);
 // `name` decides by extension as a path would.

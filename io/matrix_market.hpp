@@ -53,15 +53,23 @@ struct read_options {
   // numbered in order of first appearance. Else an edge list of names is read
   // only where its first edge names its vertices. For pagerank --names.
   bool all_names = false;
+  // load_matrix only: the input's two columns (an edge list's, or a matrix's
+  // rows and columns) number two sets of vertices, as KONECT's bipartite
+  // sets ("% bip": users and items, each numbered from 1) do; the second
+  // set's vertices follow the first's (io/load.hpp, make_bipartite). For
+  // pagerank --bipartite.
+  bool bipartite = false;
 };
 
 // The cache options a load with `opt` keys its entries by: opt.cache with the
-// reading all_names asks for ("names"). An edge list read by name is another
-// graph than the same file read by its ids (their numbering differs), so
-// neither may serve the other's entry, side files or per-rank parts.
+// reading all_names or bipartite asks for ("names", "bipartite"). An edge
+// list read by name, or as two sets, is another graph than the same file read
+// by its ids (their numbering differs), so neither may serve the other's
+// entry, side files or per-rank parts.
 inline cache_options cache_options_of(const read_options& opt) {
   cache_options c = opt.cache;
   if (opt.all_names) c.reading = "names";
+  if (opt.bipartite) c.reading = "bipartite";  // (load_matrix refuses names beside it)
   return c;
 }
 

@@ -121,13 +121,16 @@ py::list names_list(const std::vector<std::string>& name) {
 // Reads a matrix file (Matrix Market, .gz, .tar.gz, SNAP) into CSR arrays,
 // duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market),
 // a list of str for an edge list of vertex names;
-// undirected: every arc also reversed (io::read_options::undirected).
-py::tuple read_matrix(const std::string& path, bool cache, bool undirected, bool names) {
+// undirected: every arc also reversed (io::read_options::undirected);
+// bipartite: the two columns as two sets of vertices (io::read_options::bipartite).
+py::tuple read_matrix(const std::string& path, bool cache, bool undirected, bool names, bool bipartite) {
   const team_scope team(process_team());  // a core left to the machine's other work
   io::read_options opt;
-  opt.cache.enabled = cache;  // a reading by name keeps entries of its own (io::cache_options_of)
+  opt.cache.enabled =
+      cache;  // a reading by name or as two sets keeps entries of its own (io::cache_options_of)
   opt.undirected = undirected;
   opt.all_names = names;
+  opt.bipartite = bipartite;
   io::loaded_matrix m;
   csr_matrix<double> a;
   {
@@ -489,7 +492,7 @@ PYBIND11_MODULE(_perron, m) {
           "initial", [](const pagerank_options& o) { return o.initial; },
           [](pagerank_options& o, const array<double>& v) { o.initial = to_vector(v); });
   m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true, py::arg("undirected") = false,
-        py::arg("names") = false);
+        py::arg("names") = false, py::arg("bipartite") = false);
   m.def("pagerank_csr", &pagerank_csr);
   m.def("pagerank_batched_csr", &pagerank_batched_csr);
   m.def("spmv_csr", &spmv_csr);

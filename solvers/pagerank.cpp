@@ -207,7 +207,9 @@ namespace {
 void check_graph_shape(index_t rows, index_t cols, const vertex_naming& label) {
   if (rows != cols)
     throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
-                          std::to_string(rows) + " x " + std::to_string(cols));
+                          std::to_string(rows) + " x " + std::to_string(cols) +
+                          "; rows and columns as two sets of vertices: --bipartite (Python: "
+                          "read_matrix(..., bipartite=True))");
   if (rows == 0) throw invalid_argument("the graph is empty (0 vertices)");
   check_vertex_count(rows);
   if (label.labelled() && label.size() != static_cast<std::size_t>(rows))

@@ -91,6 +91,83 @@ TEST_F(io_load, UndirectedMirrorsEveryArcOnceAfterTheArcs) {
       dimension_error);
 }
 
+// read_options::bipartite: an edge list's two columns, or a matrix's rows and
+// columns, as two sets of vertices, the first set's vertices first: KONECT's
+// sets (both from 1) put the second after the first's largest id; ids
+// already apart stay as written; a matrix's column j is vertex rows + j. Its
+// cache entry is its own and keeps the first set; --undirected mirrors after.
+// Refused for what is one set: a symmetric matrix, a graph file, names, a
+// generated graph.
+TEST_F(io_load, BipartiteReadsTwoSetsOfVertices) {
+  io::read_options two;
+  two.bipartite = true;
+  two.cache.enabled = true;
+  two.cache.dir = (dir_ / "cache").string();
+  const std::string konect = write("out.k", "% bip unweighted\n% 5 3 3\n1 1\n1 2\n2 2\n3 3\n3 1\n");
+  for (int round = 0; round < 2; ++round) {  // parsed, then from its cache entry
+    const auto m = io::load_matrix(konect, two);
+    EXPECT_EQ(m.timings.from_cache, round == 1);
+    EXPECT_EQ(m.first_set, 3);
+    EXPECT_EQ(m.matrix.rows, 6);
+    EXPECT_EQ(m.matrix.cols, 6);
+    EXPECT_EQ(m.label, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(m.matrix.row_idx, (std::vector<index_t>{0, 0, 1, 2, 2}));
+    EXPECT_EQ(m.matrix.col_idx, (std::vector<index_t>{3, 4, 4, 5, 3}));
+  }
+  const auto one = io::load_matrix(konect, [&] {
+    io::read_options o = two;
+    o.bipartite = false;
+    return o;
+  }());
+  EXPECT_FALSE(one.timings.from_cache);  // the default reading's entry is another
+  EXPECT_EQ(one.first_set, 0);
+  EXPECT_EQ(one.matrix.rows, 3);
+  two.cache.enabled = false;
+  // Sets whose ids are apart already keep them; sets of a user's own kind
+  // (the first column's ids above the second's) move the second past the first.
+  auto m = io::load_matrix(write("apart.txt", "1 10\n2 12\n"), two);
+  EXPECT_EQ(m.label, (std::vector<std::int64_t>{1, 2, 10, 12}));
+  m = io::load_matrix(write("zero.txt", "0 0\n5 1\n"), two);
+  EXPECT_EQ(m.label, (std::vector<std::int64_t>{0, 5, 6, 7}));
+  EXPECT_EQ(m.first_set, 2);
+  // A vertex only in the second column, one only in the first.
+  m = io::load_matrix(write("one-sided.txt", "7 8\n"), two);
+  EXPECT_EQ(m.label, (std::vector<std::int64_t>{7, 8}));
+  // Weights stay with their arcs; --undirected mirrors the arcs between the sets.
+  two.undirected = true;
+  m = io::load_matrix(write("w.txt", "1 1 0.5\n2 1 2\n"), two);
+  EXPECT_EQ(m.label, (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(m.matrix.row_idx, (std::vector<index_t>{0, 1, 2, 2}));
+  EXPECT_EQ(m.matrix.col_idx, (std::vector<index_t>{2, 2, 0, 1}));
+  EXPECT_EQ(m.matrix.values, (std::vector<double>{0.5, 2, 0.5, 2}));
+  two.undirected = false;
+  // A rectangular matrix: rows, then columns (empty ones too), ids 1 .. rows + cols.
+  m = io::load_matrix(test::data_dir() + "/lp_afiro.mtx", two);
+  EXPECT_EQ(m.first_set, 27);
+  EXPECT_EQ(m.matrix.rows, 78);
+  EXPECT_EQ(m.matrix.cols, 78);
+  EXPECT_TRUE(m.label.empty());
+  const auto plain = io::load_matrix(test::data_dir() + "/lp_afiro.mtx");
+  EXPECT_EQ(m.matrix.row_idx, plain.matrix.row_idx);
+  for (std::size_t e = 0; e < m.matrix.nnz(); ++e)
+    EXPECT_EQ(m.matrix.col_idx[e], plain.matrix.col_idx[e] + 27);
+  // One set, refused with the reason.
+  const auto refused = [&](const std::string& path, const std::string& words) {
+    try {
+      io::load_matrix(path, two);
+      ADD_FAILURE() << path << " read as two sets";
+    } catch (const not_supported& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused(test::data_dir() + "/karate.mtx", "a symmetric matrix's rows and columns are one set");
+  refused(test::data_dir() + "/lesmis.gml", "a graph file declares its vertices");
+  refused(write("names.txt", "alice bob\nbob carol\n"), "an edge list of vertex names");
+  refused("rmat:8:100", "a generated graph's vertices are one set");
+  two.all_names = true;
+  refused(write("ints.txt", "1 2\n"), "an edge list of vertex names");
+}
+
 TEST_F(io_load, MtxNameWithoutBannerSaysSo) {
   try {
     io::load_matrix(write("edges.mtx", edge_text));

@@ -244,6 +244,15 @@ case $mode in
       cached_run true "" "$np" "$dir/ints.txt" $names
     done
     grep -q "^07	" "$dir/cached.tsv" && fail "ints.txt read by ids named a vertex 07"
+    # --bipartite likewise (rank 0 reads the graph whole and splits it into its two sets), its
+    # parts keeping where the second set starts: the summary says it from the cache too.
+    { echo "% bip unweighted"; gzip -dc data/email-Eu-core.txt.gz | grep -v '^#'; } >"$dir/out.bip"
+    "$pr" "$dir/out.bip" --bipartite --precision double --device cpu --tol 1e-10 --no-cache --accelerate none \
+      -o "$dir/ref.tsv" >/dev/null || fail "single-process run on out.bip --bipartite"
+    cached_run false "" "$np" "$dir/out.bip" --bipartite
+    cached_run true "" "$np" "$dir/out.bip" --bipartite
+    grep -q '"bipartite": {"first_set": [1-9]' "$dir/cached.out" ||
+      fail "out.bip --bipartite from the cache: no first set in $(grep -o '"bipartite": [^,]*' "$dir/cached.out")"
     # A --cache-dir that no rank can create (a file): one warning naming the ranks, not one a rank.
     if [ "$np" -gt 1 ]; then
       timeout 240 "${mpirun[@]}" -np "$np" "$pr" "$dir/graph.mtx" --device cpu --cache-dir "$dir/ref.tsv" --top 0 \
@@ -572,6 +581,10 @@ case $mode in
     { gzip -dc data/email-Eu-core.txt.gz | grep -v '^#'; echo '0 zed'; } >"$dir/mixed.txt"
     compare "$dir/mixed.txt" --names
     grep -q "^zed	" "$dir/dist.tsv" || fail "mixed.txt --names: no vertex named zed"
+    # --bipartite: a rectangular matrix and a KONECT-like list as two sets, read whole by rank 0.
+    compare data/lp_afiro.mtx --bipartite
+    { echo "% bip unweighted"; cat data/wiki-Vote.txt; } >"$dir/wiki.bip"
+    compare "$dir/wiki.bip" --bipartite --undirected
     # --names on a file that is no edge list: the one note a single process prints, from rank 0.
     compare data/lesmis.gml --names
     [ "$(grep -c 'is no edge list' "$dir/dist.out")" = 1 ] ||

@@ -1024,6 +1024,54 @@ TEST_F(pagerank_app, NamesReadsEveryVertexByName) {
   EXPECT_NE(o.err.find("is no edge list, so it changes nothing"), std::string::npos) << o.err;
 }
 
+// --bipartite: KONECT's "% bip" file read as two sets (the note that says so
+// without it), the items after the users; a rectangular matrix as a graph of
+// rows and columns (refused without it, the error naming the option); the
+// second run from its own cache entry, the same ranks; what is one set refused.
+TEST_F(pagerank_app, BipartiteReadsTwoSetsOfVertices) {
+  const std::string g = file("out.konect", "% bip unweighted\n% 5 3 3\n1 1\n1 2\n2 2\n3 3\n3 1\n");
+  outcome o = run({g, "--device", "cpu", "--top", "1"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("--bipartite keeps them apart"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("vertices    3"), std::string::npos) << o.out;
+  for (const char* tsv : {"a.tsv", "b.tsv"}) {
+    o = run({g, "--bipartite", "--device", "cpu", "-p", "double", "--output", path(tsv)});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(o.err, "");
+    EXPECT_NE(o.out.find("vertices    6"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("     1             5"), std::string::npos)
+        << o.out;  // item 2: users 1 and 2 link it
+    EXPECT_NE(o.out.find("bipartite: the first 3 vertices, then the second set from id 4"), std::string::npos)
+        << o.out;
+    EXPECT_EQ(o.out.find("from the cache") != std::string::npos, std::string(tsv) == "b.tsv") << o.out;
+    const std::string ranks = slurp(path(tsv));  // in vertex order: users 1-3, then items 4-6
+    EXPECT_EQ(std::count(ranks.begin(), ranks.end(), '\n'), 6) << ranks;
+    EXPECT_NE(ranks.find("\n6\t"), std::string::npos) << ranks;
+  }
+  EXPECT_EQ(slurp(path("a.tsv")), slurp(path("b.tsv")));
+  o = run({g, "--bipartite", "--device", "cpu", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"bipartite\": {\"first_set\": 3, \"second_from\": 4}"), std::string::npos) << o.out;
+  const std::string rect = test::data_dir() + "/lp_afiro.mtx";
+  o = run({rect, "--device", "cpu", "--no-cache"});
+  EXPECT_EQ(o.code, 65);
+  EXPECT_NE(o.err.find("got 27 x 51; rows and columns as two sets of vertices: --bipartite"),
+            std::string::npos)
+      << o.err;
+  o = run({rect, "--bipartite", "--undirected", "--device", "cpu", "--no-cache", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"vertices\": 78"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"links\": 204"), std::string::npos) << o.out;
+  o = run({test::data_dir() + "/karate.mtx", "--bipartite", "--device", "cpu"});
+  EXPECT_EQ(o.code, 69);
+  EXPECT_NE(o.err.find("a symmetric matrix's rows and columns are one set"), std::string::npos) << o.err;
+  o = run({"rmat:8:100", "--bipartite"});
+  EXPECT_EQ(o.code, 64);
+  EXPECT_NE(o.err.find("a generated graph's vertices are one set"), std::string::npos) << o.err;
+  o = run({g, "--bipartite", "--names"});
+  EXPECT_EQ(o.code, 64);
+}
+
 // An edge list of vertex names (networkx's write_edgelist of a graph of
 // strings): the same ranks as the graph numbered in order of first
 // appearance, every output naming its vertices, from the file, from the arcs'

@@ -28,7 +28,9 @@ void check_square(index_t rows, index_t cols) {
   // The message of make_pagerank_graph.
   if (rows != cols)
     throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
-                          std::to_string(rows) + " x " + std::to_string(cols));
+                          std::to_string(rows) + " x " + std::to_string(cols) +
+                          "; rows and columns as two sets of vertices: --bipartite (Python: "
+                          "read_matrix(..., bipartite=True))");
 }
 
 // How exchange_arcs makes a file's mirror arcs: a symmetric file's, or every
@@ -147,7 +149,8 @@ dist::local_arcs load_generated(const std::string& spec, bool undirected, const 
 
 // order (dist::scatter_arcs): the other ranks never hold the whole graph,
 // rank 0 does while it reads. For specs, `array` files, an archive whose
-// member is chosen after reading others, what is not a regular file.
+// member is chosen after reading others, what is not a regular file, a
+// graph read as two sets (--bipartite).
 // Not through the single-process cache (the per-rank cache serves the next run).
 dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_options opt,
                             const dist::session& world, dist_input& info) {
@@ -163,6 +166,7 @@ dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_opt
   std::vector<std::int64_t> facts = {m.matrix.rows, static_cast<std::int64_t>(m.format), m.pattern,
                                      m.symmetric};
   facts.push_back(!m.name.empty());
+  facts.push_back(m.first_set);
   dist::broadcast(facts);
   dist::broadcast(m.label);
   const auto n = static_cast<index_t>(facts[0]);
@@ -175,6 +179,7 @@ dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_opt
   m.format = static_cast<io::input_format>(facts[1]);
   m.pattern = facts[2] != 0;
   m.symmetric = facts[3] != 0;
+  m.first_set = static_cast<index_t>(facts[5]);
   info.load_seconds = step.lap();
   const dist::arc_slice all{m.matrix.row_idx.data(), m.matrix.col_idx.data(), m.matrix.values.data(),
                             m.matrix.nnz()};
@@ -653,6 +658,7 @@ void store_part(const std::string& path, const io::source_stamp& stamp, const io
   p.format = info.meta.format;
   p.pattern = info.meta.pattern;
   p.symmetric = info.meta.symmetric;
+  p.first_set = info.meta.first_set;
   p.n = a.n;
   p.first = a.first;
   p.rows = std::move(a.at);
@@ -690,6 +696,7 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
       info.meta.format = p->format;
       info.meta.pattern = p->pattern;
       info.meta.symmetric = p->symmetric;
+      info.meta.first_set = p->first_set;
       info.meta.label = std::move(p->label);
       info.meta.name = std::move(p->name);
       info.meta.matrix.rows = info.meta.matrix.cols = p->n;
@@ -707,10 +714,12 @@ dist::local_graph<T> load_distributed(const std::string& path, bool weighted, co
       return g;
     }
   }
-  const bool mine = !io::is_synthetic_spec(path) && io::mm_file_part::splittable(path);
+  // A graph read as two sets (--bipartite) is read whole by rank 0, which
+  // splits it as one process does (io::make_bipartite needs every arc).
+  const bool mine = !opt.bipartite && !io::is_synthetic_spec(path) && io::mm_file_part::splittable(path);
   info.in_parts = dist::total_sum(mine ? 1 : 0) == static_cast<std::uint64_t>(world.size());
   // A compressed or SNAP text, an archive's .mtx: streamed by rank 0 (not a spec).
-  const bool streamable = !io::is_synthetic_spec(path);
+  const bool streamable = !opt.bipartite && !io::is_synthetic_spec(path);
   // Generated and drawn (not grid: or chain:, built whole): each rank draws its share.
   const bool drawn = !weighted && io::is_synthetic_graph_spec(path) && path.rfind("grid:", 0) != 0 &&
                      path.rfind("chain:", 0) != 0;

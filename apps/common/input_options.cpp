@@ -38,7 +38,8 @@ io::read_options read_options_for(const input_settings& s) {
   r.cache.dir = s.cache_dir;
   r.undirected = s.undirected;
   r.all_names = s.names;
-  // --names reads another graph from an edge list: entries of its own.
+  r.bipartite = s.bipartite;
+  // --names and --bipartite read another graph from a file: entries of their own.
   r.cache = io::cache_options_of(r);
   return r;
 }

@@ -17,6 +17,7 @@ struct input_settings {
   std::string cache_dir;    // empty: $XDG_CACHE_HOME/perron or ~/.cache/perron
   bool undirected = false;  // pagerank --undirected (io::read_options::undirected); no other app offers it
   bool names = false;       // pagerank --names (io::read_options::all_names), likewise
+  bool bipartite = false;   // pagerank --bipartite (io::read_options::bipartite), likewise
 };
 
 void add_input_options(boost::program_options::options_description& o, input_settings& s);

@@ -484,7 +484,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     return R, BatchedPageRankInfo(info)
 
 
-def read_matrix(path, cache=True, labels=False, undirected=False, names=False):
+def read_matrix(path, cache=True, labels=False, undirected=False, names=False, bipartite=False):
     """Reads a Matrix Market (.mtx, .mtx.gz, SuiteSparse .tar.gz), edge-list (SNAP .txt, CSV),
     GraphML, GML or Pajek file through perron's parsers and binary cache; returns a scipy CSR matrix
     (duplicates summed; an undirected graph file's edges both ways), and with labels=True also the
@@ -494,17 +494,23 @@ def read_matrix(path, cache=True, labels=False, undirected=False, names=False):
     arc both ways, as pagerank --undirected does (A + A^T; a symmetric file is so already):
     SNAP's undirected sets list each edge once. names=True reads an edge list's every vertex as
     a name where its first edge gives integer ids too ("1 2" then "2 alice"), as pagerank --names
-    (its cache entry is one of its own: the file read by ids keeps another)."""
+    (its cache entry is one of its own: the file read by ids keeps another). bipartite=True reads
+    the two columns of an edge list (a matrix's rows and columns) as two sets of vertices, as
+    pagerank --bipartite does: KONECT's "% bip" sets, or a rectangular matrix as a square
+    adjacency of rows + columns vertices; the second set's vertices follow the first's (an edge
+    list's second-column ids moved past the first column's where they overlap, a matrix's
+    column j vertex rows + j)."""
     # As open() takes it: str(b"g.mtx") named the file "b'g.mtx'", and C++ stops a path at
     # a NUL, so "g.mtx\0x" read g.mtx. It goes to C++ as the bytes open() would use: a name
     # that is not UTF-8 (os.fsdecode's surrogates) failed pybind11's str conversion.
     cache, labels = _flag(cache, "read_matrix: cache"), _flag(labels, "read_matrix: labels")
     undirected = _flag(undirected, "read_matrix: undirected")
     names = _flag(names, "read_matrix: names")
+    bipartite = _flag(bipartite, "read_matrix: bipartite")
     path = _os.fsdecode(_os.fspath(path))
     if "\0" in path:
         raise ValueError(f"read_matrix: the path {path!r} holds a NUL character")
-    shape, indptr, indices, data, ids = _perron.read_matrix(_os.fsencode(path), cache, undirected, names)
+    shape, indptr, indices, data, ids = _perron.read_matrix(_os.fsencode(path), cache, undirected, names, bipartite)
     A = _sp.csr_matrix((data, indices, indptr), shape=shape)
     return (A, ids) if labels else A
 

@@ -805,3 +805,26 @@ def test_read_matrix_names(tmp_path):
     assert names == ["1", "2", "alice", "007"] and A.nnz == 3
     with pytest.raises(TypeError, match="read_matrix: names must be True or False"):
         perron.read_matrix(f, names="yes")
+
+
+def test_read_matrix_bipartite(tmp_path, monkeypatch):
+    # KONECT's "% bip": users and items each from 1; the items after the users; its cache entry
+    # (a reading of its own) in this test's folder
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    f = tmp_path / "out.konect"
+    f.write_text("% bip unweighted\n1 1\n1 2\n2 2\n3 3\n3 1\n")
+    for cache in (False, True, True):
+        A, ids = perron.read_matrix(f, labels=True, bipartite=True, cache=cache)
+        assert A.shape == (6, 6) and list(ids) == [1, 2, 3, 4, 5, 6]
+        assert sorted(zip(*A.nonzero())) == [(0, 3), (0, 4), (1, 4), (2, 3), (2, 5)]
+    assert len(list((tmp_path / "cache" / "perron").glob("out.konect.bipartite.*.perron-cache"))) == 1
+    assert perron.read_matrix(f).shape == (3, 3)  # the file's own reading: another entry
+    # a rectangular matrix: its rows, then its columns
+    plain = perron.read_matrix(DATA / "lp_afiro.mtx", cache=False)
+    A = perron.read_matrix(DATA / "lp_afiro.mtx", cache=False, bipartite=True)
+    assert A.shape == (78, 78)
+    assert (A[:27, 27:] != plain).nnz == 0 and A[:27, :27].nnz == 0 and A[27:, :].nnz == 0
+    with pytest.raises(Exception, match="one set of vertices"):
+        perron.read_matrix(DATA / "karate.mtx", cache=False, bipartite=True)
+    with pytest.raises(TypeError, match="read_matrix: bipartite must be True or False"):
+        perron.read_matrix(f, bipartite="yes")

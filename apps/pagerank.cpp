@@ -1563,27 +1563,7 @@ int solve(settings& s) {
   else
     require_vertices(s.graph, graph.matrix.rows, graph.matrix.cols);
   t.load = step.lap();
-  // SNAP's undirected sets list each edge once (com-lj.ungraph.txt) or both
-  // ways (roadNet-CA.txt) under "# Undirected graph", KONECT's under "% sym":
-  // read as arcs, the first are another graph than the user's. KONECT's
-  // bipartite sets ("% bip") number users and items each from 1: read as one
-  // set of ids, user 3 and item 3 are one vertex. Said, not guessed: the
-  // flags decide.
-  app::note_unused_names(s.input, s.graph, graph.format);
-  if (graph.format == io::input_format::snap) {
-    const io::header_graph h = io::graph_in_header(s.graph);
-    if (h == io::header_graph::undirected && !s.input.undirected)
-      std::cerr
-          << "pagerank: note: " << one_line(s.graph)
-          << "'s header says it is an undirected graph; each of its lines is one arc 'from -> to' here, "
-             "--undirected takes every edge both ways\n";
-    if (h == io::header_graph::bipartite && !s.input.bipartite)
-      std::cerr
-          << "pagerank: note: " << one_line(s.graph)
-          << "'s header says it is a bipartite graph (KONECT's '% bip'): its two columns number two sets "
-             "of vertices, each from 1, read here as one set (id 3 of the first column is id 3 of the "
-             "second); --bipartite keeps them apart\n";
-  }
+  app::note_input(s.input, s.graph, graph.format);
   device_plan plan;
   if (s.gpus > 0)  // P^T built on the host, then split over the GPUs
     plan.reason = "--gpus " + std::to_string(s.gpus);
@@ -1740,7 +1720,7 @@ int solve_distributed_as(settings& s) {
       app::load_distributed<T>(s.graph, s.weighted, app::read_options_for(s.input), world, in);
   t.load = in.load_seconds;
   t.convert = in.build_seconds;
-  if (world.rank() == 0) app::note_unused_names(s.input, s.graph, in.meta.format);
+  if (world.rank() == 0) app::note_input(s.input, s.graph, in.meta.format);
   pagerank_options& opt = s.opt;
   dist::phase([&] {
     // Every rank reads these files itself: a named pipe (mkfifo, <(...))

@@ -585,6 +585,10 @@ case $mode in
     compare data/lp_afiro.mtx --bipartite
     { echo "% bip unweighted"; cat data/wiki-Vote.txt; } >"$dir/wiki.bip"
     compare "$dir/wiki.bip" --bipartite --undirected
+    # Without it, the note a single process prints, once, from rank 0.
+    compare "$dir/wiki.bip"
+    [ "$(grep -c "header says it is a bipartite graph" "$dir/dist.out")" -eq 1 ] ||
+      fail "wiki.bip under mpirun: not one note: $(cat "$dir/dist.out")"
     # --names on a file that is no edge list: the one note a single process prints, from rank 0.
     compare data/lesmis.gml --names
     [ "$(grep -c 'is no edge list' "$dir/dist.out")" = 1 ] ||

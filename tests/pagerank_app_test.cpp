@@ -1034,6 +1034,10 @@ TEST_F(pagerank_app, BipartiteReadsTwoSetsOfVertices) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.err.find("--bipartite keeps them apart"), std::string::npos) << o.err;
   EXPECT_NE(o.out.find("vertices    3"), std::string::npos) << o.out;
+  o = run(
+      {g, "--device", "cpu", "--sources", file("sources.txt", "1\n3\n")});  // the batched solve says it too
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("--bipartite keeps them apart"), std::string::npos) << o.err;
   for (const char* tsv : {"a.tsv", "b.tsv"}) {
     o = run({g, "--bipartite", "--device", "cpu", "-p", "double", "--output", path(tsv)});
     ASSERT_EQ(o.code, 0) << o.err;

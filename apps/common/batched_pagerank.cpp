@@ -229,7 +229,7 @@ int solve_sources(const batched_request& r, pagerank_batched_options opt) {
   }
   io::loaded_matrix graph = io::load_matrix(r.graph, read_options_for(r.input));
   require_vertices(r.graph, graph.matrix);
-  note_unused_names(r.input, r.graph, graph.format);
+  note_input(r.input, r.graph, graph.format);
   batched_device device = decide_device(r, graph, file.sets, context);
   const auto wait_for_gpu = [&] {  // where the model's GPU has no device after all, the CPU solves
     context.wait();

@@ -7,6 +7,7 @@
 #include "apps/common/usage.hpp"
 #include "core/text.hpp"
 #include "io/cache.hpp"
+#include "io/snap.hpp"
 
 namespace perron::app {
 
@@ -44,10 +45,25 @@ io::read_options read_options_for(const input_settings& s) {
   return r;
 }
 
-void note_unused_names(const input_settings& s, const std::string& graph, io::input_format format) {
+void note_input(const input_settings& s, const std::string& graph, io::input_format format) {
   if (s.names && format != io::input_format::snap)
     std::cerr << "pagerank: note: --names reads an edge list's vertices by name; " << one_line(graph)
               << " is no edge list, so it changes nothing\n";
+  if (format != io::input_format::snap) return;
+  // SNAP's undirected sets list each edge once (com-lj.ungraph.txt) or both
+  // ways (roadNet-CA.txt): read as arcs, the first are another graph than
+  // the user's. KONECT's bipartite sets number users and items each from 1:
+  // read as one set of ids, user 3 and item 3 are one vertex.
+  const io::header_graph h = io::graph_in_header(graph);
+  if (h == io::header_graph::undirected && !s.undirected)
+    std::cerr << "pagerank: note: " << one_line(graph)
+              << "'s header says it is an undirected graph; each of its lines is one arc 'from -> to' here, "
+                 "--undirected takes every edge both ways\n";
+  if (h == io::header_graph::bipartite && !s.bipartite)
+    std::cerr << "pagerank: note: " << one_line(graph)
+              << "'s header says it is a bipartite graph (KONECT's '% bip'): its two columns number two sets "
+                 "of vertices, each from 1, read here as one set (id 3 of the first column is id 3 of the "
+                 "second); --bipartite keeps them apart\n";
 }
 
 namespace {

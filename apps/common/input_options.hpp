@@ -24,10 +24,13 @@ void add_input_options(boost::program_options::options_description& o, input_set
 
 io::read_options read_options_for(const input_settings& s);
 
-// A note on standard error where --names was given for an input that is no
-// edge list (a Matrix Market or graph file, a generated graph): it changes
-// nothing there.
-void note_unused_names(const input_settings& s, const std::string& graph, io::input_format format);
+// The notes on standard error that a loaded input may call for: --names
+// given for an input that is no edge list (it changes nothing there); an
+// edge list whose header says its graph is undirected (SNAP's "# Undirected
+// graph", KONECT's "% sym") read without --undirected, or bipartite (KONECT's
+// "% bip") read without --bipartite. Said, not guessed: the flags decide.
+// Every solve calls it once (under mpirun, rank 0).
+void note_input(const input_settings& s, const std::string& graph, io::input_format format);
 
 // "read 0.051 s, parse 0.093 s, cache write 0.012 s" or "from the cache in 0.010 s"
 // (", made undirected in 0.004 s" after it where every arc was mirrored).

@@ -1,10 +1,12 @@
 // Binary cache of parsed inputs, so that the second load of a large text file
-// runs at disk speed. One file per source and reading of it (the default, or
-// an edge list read by name: cache_options::reading), named after the
-// source's absolute path; it records the source's size, modification and status-change times, a format
-// version and a checksum of everything it holds. A cache file that is corrupt, truncated, from another
-// version or stale (the source changed) is reported as a warning on stderr and rebuilt, never trusted. Files
-// are written to a temporary name and renamed, so readers never see a half-written cache.
+// runs at disk speed. One file per source and reading of it (the default, an
+// edge list read by name, a graph read as two sets: cache_options::reading),
+// named after the source's absolute path; it records the source's size,
+// modification and status-change times, a format version and a checksum of
+// everything it holds. A cache file that is corrupt, truncated, from another
+// version or stale (the source changed) is reported as a warning on stderr
+// and rebuilt, never trusted. Files are written to a temporary name and
+// renamed, so readers never see a half-written cache.
 //
 // Library calls leave the cache off (read_options::cache.enabled = false);
 // the apps turn it on and offer --no-cache and --cache-dir.

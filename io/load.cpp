@@ -203,6 +203,11 @@ namespace {
 
 loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   const auto start = clock_type::now();
+  // Checked before the cache: a bipartite reading's entry would serve it.
+  if (opt.bipartite && opt.all_names)
+    throw not_supported(path +
+                        ": --bipartite reads two sets of vertices numbered by integer ids; --names (Python: "
+                        "names=True) reads one set of names");
   if (is_synthetic_spec(path)) {
     if (opt.bipartite)
       throw not_supported(
@@ -319,7 +324,7 @@ void make_bipartite(loaded_matrix& m, const std::string& name, unsigned threads)
     throw not_supported(name + ": an edge list of vertex names calls each vertex by one name;" + why);
   if (m.symmetric)
     throw not_supported(name + ": a symmetric matrix's rows and columns are one set of vertices;" + why);
-  if (m.first_set > 0) return;  // read so already (from its cache entry)
+  if (m.first_set > 0) return;  // split already: a second call leaves it as it is
   coo_matrix<double>& a = m.matrix;
   const auto nnz = static_cast<std::int64_t>(a.nnz());
   threads = detail::thread_count(threads);

@@ -69,7 +69,7 @@ struct read_options {
 inline cache_options cache_options_of(const read_options& opt) {
   cache_options c = opt.cache;
   if (opt.all_names) c.reading = "names";
-  if (opt.bipartite) c.reading = "bipartite";  // (load_matrix refuses names beside it)
+  if (opt.bipartite) c.reading = "bipartite";  // (load_matrix refuses all_names beside it)
   return c;
 }
 

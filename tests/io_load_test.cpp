@@ -164,8 +164,10 @@ TEST_F(io_load, BipartiteReadsTwoSetsOfVertices) {
   refused(test::data_dir() + "/lesmis.gml", "a graph file declares its vertices");
   refused(write("names.txt", "alice bob\nbob carol\n"), "an edge list of vertex names");
   refused("rmat:8:100", "a generated graph's vertices are one set");
-  two.all_names = true;
-  refused(write("ints.txt", "1 2\n"), "an edge list of vertex names");
+  two.all_names = true;  // refused before the cache, whose bipartite entry would serve it
+  refused(write("ints.txt", "1 2\n"), "--names (Python: names=True) reads one set of names");
+  two.cache.enabled = true;
+  refused(konect, "--names (Python: names=True) reads one set of names");
 }
 
 TEST_F(io_load, MtxNameWithoutBannerSaysSo) {

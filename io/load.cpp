@@ -82,8 +82,11 @@ input_format detect(std::string_view text, const std::string& name) {
     if (q != end && *q != '\n' && *q != '#' && *q != '%' && *q != '\r') {
       const detail::edge_columns c =
           detail::edge_list_columns(std::string_view(q, static_cast<std::size_t>(end - q)));
+      // One line of two words is too little to take a file of no edge-list
+      // extension for a graph ("hello world"); under such an extension it is one edge.
       if (c.edge_line ||
-          (c.names && detail::names_hold_up(std::string_view(q, static_cast<std::size_t>(end - q)), c, 16)))
+          (c.names && !c.lone &&
+           detail::names_hold_up(std::string_view(q, static_cast<std::size_t>(end - q)), c, 16)))
         return input_format::snap;
       throw parse_error(
           name, line,

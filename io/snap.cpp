@@ -901,6 +901,16 @@ edge_columns edge_list_columns(std::string_view text) {
     p = next_line(p, end);
     ++line;
   }
+  // A first line of names between blanks and no line after it: the list's one
+  // edge (networkx's write_edgelist of one edge), as a second line of names
+  // would have shown; a header names its columns or is split by commas.
+  if (header && !header_kept && !c.named && header_fields <= max_fields) {
+    c.names = true;
+    c.lone = true;
+    c.body_offset = header_offset;
+    c.body_line = header_line;
+    c.fields = header_fields;
+  }
   return c;
 }
 

@@ -73,6 +73,7 @@ struct edge_columns {
   bool data = false;       // networkx's "from to {'weight': w}": the weight from the dict (1 without)
   bool index = false;      // pandas' to_csv: a first column of row numbers (header ",source,target"), dropped
   bool names = false;      // the first edge line names its vertices: every line is read by name (parse_names)
+  bool lone = false;       // with names: the text's one data line, names between blanks (no header: an edge)
   // Under a header that names its columns where they are not the places'
   // own (Gephi's "Source,Target,Type,Id,Label,timeset,Weight", "target,
   // source"): every line's field count, the columns taken by name, the others

@@ -365,6 +365,17 @@ TEST(io_snap, VertexNames) {
   // Two words between blanks are the first edge (networkx writes no header).
   g = io::parse_snap("user follower\nalice bob\n", "g.txt");
   EXPECT_EQ(names(g), (strings{"user", "follower", "alice", "bob"}));
+  // ... and so is a lone line of two words: the list's one edge. A header
+  // alone (columns by name, or commas) is a list of no edges.
+  for (const char* text : {"alice bob\n", "alice bob", "# one edge\nalice bob\n\n"}) {
+    g = io::parse_snap(text, "g.txt");
+    EXPECT_EQ(names(g), (strings{"alice", "bob"})) << text;
+    EXPECT_EQ(g.matrix.nnz(), 1u) << text;
+  }
+  g = io::parse_snap("alice bob 2.5\n", "g.txt");
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{2.5}));
+  EXPECT_EQ(io::parse_snap("source target\n", "g.txt").matrix.nnz(), 0u);
+  EXPECT_EQ(io::parse_snap("user,friend\n", "g.csv").matrix.nnz(), 0u);
   // pandas' index column and Gephi's columns by name.
   g = io::parse_snap(",source,target\n0,alice,bob\n1,bob,alice\n", "g.csv");
   EXPECT_EQ(names(g), (strings{"alice", "bob"}));
@@ -382,12 +393,14 @@ TEST(io_snap, VertexNames) {
   expect_parse_error("alice,bob\nbob,carol\n,carol\n", "g.csv", 3, "source name is an empty field");
   expect_parse_error("1 2\nalice bob\n", "g.txt", 2, "first edge gives integer ids");
   expect_parse_error("1 x\n", "g.txt", 1, "target id 'x' is not a non-negative integer");
-  // Prose under no extension is no edge list.
-  try {
-    io::parse_matrix("hello world\nthis is text\n", "notes");
-    ADD_FAILURE();
-  } catch (const parse_error& e) {
-    EXPECT_NE(e.reason.find("unrecognized format"), std::string::npos) << e.what();
+  // Prose under no extension is no edge list, nor is one line of two words there.
+  for (const char* text : {"hello world\nthis is text\n", "hello world\n"}) {
+    try {
+      io::parse_matrix(text, "notes");
+      ADD_FAILURE() << text;
+    } catch (const parse_error& e) {
+      EXPECT_NE(e.reason.find("unrecognized format"), std::string::npos) << e.what();
+    }
   }
 }
 

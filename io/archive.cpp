@@ -324,7 +324,7 @@ namespace {
 
 // The graph's member of the open archive r (read_archive_matrix's choice):
 // of the members of the likeliest kind (kind_of), the one named like the
-// archive, else the only one. A .mtx named like the archive is taken where it
+// archive, else of edge lists edges.*, else the only one. A .mtx named like the archive is taken where it
 // comes, the rest read. archive_bytes bounds what a member may inflate to.
 text_buffer main_member(const archive_reader& r, const std::string& path, std::uint64_t archive_bytes,
                         std::string& member) {
@@ -333,6 +333,7 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
   member_kind best = member_kind::none;
   text_buffer first, named;  // the best kind's first member, and one named like the archive
   std::string first_name, named_name;
+  bool named_by_edges = false;  // named holds edges.*, not a member named like the archive
   archive_entry* e = nullptr;
   for (;;) {
     const int rc = archive_read_next_header(r.a, &e);
@@ -359,9 +360,15 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
       named = text_buffer();
       first_name.clear();
       named_name.clear();
+      named_by_edges = false;
     }
     best_names.push_back(name);
-    const bool is_named = named_name.empty() && named_like(name, stem);
+    // Named like the archive; else, of edge lists, edges.* (Netzschleuder's
+    // csv.zip: edges.csv beside nodes.csv and gprops.csv), unless one named
+    // like the archive comes after it.
+    const bool like_archive = named_like(name, stem);
+    const bool edges = k == member_kind::edge_list && named_like(name, "edges");
+    const bool is_named = (named_name.empty() || (like_archive && named_by_edges)) && (like_archive || edges);
     if (is_named && k == member_kind::matrix_market) {
       member = name;
       text_buffer t = read_member(r, e, path, archive_bytes);
@@ -371,6 +378,7 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
     if (is_named) {
       named = read_member(r, e, path, archive_bytes);
       named_name = name;
+      named_by_edges = !like_archive;
       first = text_buffer();  // not needed: the named one wins
     } else if (best_names.size() == 1) {
       first = read_member(r, e, path, archive_bytes);
@@ -392,8 +400,11 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
   if (best_names.size() > 1)
     throw parse_error(path, 0,
                       std::string("the archive holds several ") + kind_words(best) + " and none is named " +
-                          stem + (best == member_kind::matrix_market ? ".mtx" : ".*") + " (" +
-                          member_list(best_names) + "); unpack it and name the one to read");
+                          stem +
+                          (best == member_kind::matrix_market ? ".mtx"
+                           : best == member_kind::edge_list   ? ".* or edges.*"
+                                                              : ".*") +
+                          " (" + member_list(best_names) + "); unpack it and name the one to read");
   member = first_name;
   check_archive_end(r, path, true);
   return first;

@@ -125,7 +125,8 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
 // 2: the source's ctime in the stamp; 3: an edge list's vertex names kept (a
 // flag in the header, the names where the integer ids go); 4: the first set
 // of a bipartite reading (read_options::bipartite); 5: an edge list of one
-// line of names is that edge (it read as a header, an empty graph). Another
+// line of names is that edge (it read as a header, an empty graph), a comment
+// naming the columns (Netzschleuder's) read as their header. Another
 // reading of a source (cache_options::reading) is another file, not another version.
 constexpr unsigned cache_format_version = 5;
 constexpr unsigned rank_cache_format_version = 5;

@@ -808,9 +808,17 @@ edge_columns edge_list_columns(std::string_view text) {
   std::size_t header_offset = 0, header_fields = 0;
   std::uint64_t header_line = 1;
   bool header_kept = true;
+  // The last comment before the first data line, split as column names:
+  // Netzschleuder's edges.csv names its columns in one ("# source, target,
+  // time, weight").
+  std::vector<std::string_view> comment_names;
   while (p != end) {
     const char* q = skip_blanks(p, end);
     if (q == end) break;
+    if (!header && *q == '#' &&
+        (!split_fields(q + 1, end, comment_names) || comment_names.size() < 2 ||
+         !std::all_of(comment_names.begin(), comment_names.end(), is_name)))
+      comment_names.clear();
     if (!skip_empty_or_comment(q, end, '#')) {
       auto fields = edge_fields(q, end);
       // (networkx's "alice bob {}" is an edge with its data, not a header.)
@@ -853,6 +861,21 @@ edge_columns edge_list_columns(std::string_view text) {
           c.body_offset = static_cast<std::size_t>(p - begin);
           c.body_line = ++line;
           continue;
+        }
+      }
+      // A comment naming the columns elsewhere than from to [weight], over a
+      // first data line of as many fields: the columns by those names.
+      if (!header && !comment_names.empty()) {
+        const column_roles r = roles_by_name(comment_names);
+        const std::size_t n = comment_names.size();
+        std::vector<std::string_view> f;
+        if (r.source >= 0 && r.target >= 0 &&
+            (r.source != 0 || r.target != 1 || n > 3 || (n == 3 && r.weight != 2)) &&
+            split_fields(q, end, f) && f.size() == n) {
+          c.named = n;
+          c.source = r.source;
+          c.target = r.target;
+          c.weight_at = r.weight;
         }
       }
       if (c.named) {

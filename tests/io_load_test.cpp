@@ -426,6 +426,18 @@ TEST_F(io_load, CompressedFilesAndOtherArchives) {
       EXPECT_NE(std::string(e.what()).find("several edge lists"), std::string::npos) << e.what();
     }
   }
+  // Netzschleuder's csv.zip: edges.csv (its columns named in a comment)
+  // beside nodes.csv and gprops.csv; edges.csv is the graph.
+  fs::create_directories(path("pack/nz"));
+  write("pack/nz/nodes.csv", "# index, name\n0,a\n1,b\n2,c\n");
+  write("pack/nz/edges.csv", "# source, target, time\n0,1,1990\n1,2,1991\n2,0,1992\n");
+  write("pack/nz/gprops.csv", "# prop_name, value\nname,test\n");
+  if (make("cd nz && zip -q ../nz.csv.zip nodes.csv edges.csv gprops.csv")) {
+    const auto m = io::load_matrix(path("pack/nz.csv.zip"));
+    EXPECT_EQ(m.format, io::input_format::snap);
+    EXPECT_EQ(m.matrix.nnz(), 3u);
+    EXPECT_TRUE(m.pattern);  // the time column is no weight
+  }
 }
 
 // Junk after a .tar.gz's gzip data is refused, naming the file, as after a

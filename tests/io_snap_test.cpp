@@ -317,6 +317,18 @@ TEST(io_snap, ColumnsByTheirNames) {
   EXPECT_EQ(r.matrix.col_idx, (std::vector<index_t>{1, 2}));
   const auto t = io::parse_snap("\"from\" \"to\" \"weight\" \"time\"\n1 2 0.5 7\n", "t.tsv");
   EXPECT_EQ(t.matrix.values, (std::vector<double>{0.5}));
+  // Netzschleuder's edges.csv names its columns in a comment: by name where
+  // the first line holds as many fields, else by place as any comment.
+  const auto n = io::parse_snap("# source, target, time, weight\n0,1,1990,2.5\n1,2,1991,1\n", "edges.csv");
+  EXPECT_TRUE(n.weighted);
+  EXPECT_EQ(n.matrix.values, (std::vector<double>{2.5, 1.0}));
+  const auto u = io::parse_snap("# source, target, year\n0,1,1990\n1,2,1991\n", "edges.csv");
+  EXPECT_FALSE(u.weighted);
+  EXPECT_EQ(u.matrix.nnz(), 2u);
+  EXPECT_EQ(io::detail::edge_list_columns("# source, target, weight\n0,1,2\n").named, 0u);
+  EXPECT_EQ(io::detail::edge_list_columns("# source, target, year\n0,1\n").named, 0u);
+  EXPECT_EQ(io::detail::edge_list_columns("# source, target, year\n# a note\n0,1,2\n").named, 0u);
+  EXPECT_EQ(io::detail::edge_list_columns("# FromNodeId\tToNodeId\n0\t1\n").named, 0u);
   // The positional layouts keep their fast path.
   EXPECT_EQ(io::detail::edge_list_columns("source,target,weight\n1,2,3\n").named, 0u);
   EXPECT_EQ(io::detail::edge_list_columns(",source,target\n0,1,2\n").named, 0u);

@@ -207,7 +207,9 @@ def _node_index(nodes):
     return {v: i for i, v in enumerate(nodes)}
 
 
-_DOUBLE_MAX = _np.finfo(_np.float64).max
+# A Python float: Python compares an int of any size with it exactly, where
+# NumPy 2 raised OverflowError converting the int to compare with a float64.
+_DOUBLE_MAX = float(_np.finfo(_np.float64).max)
 
 
 def _huge(v):

@@ -447,6 +447,11 @@ TEST_F(io_graph_files, BadFilesGiveOneErrorWithTheirLine) {
   expect_error(write("h.gml", "graph [ ]\ngraph [ ]"), 2, "a second graph");
   expect_error(write("a.net", "*Vertices 2\n*Arcs\n1 3\n"), 3, "3 is beyond the 2 vertices");
   expect_error(write("b.net", "*Vertices 2\n*Arcs\n1 2 1.5x\n"), 3, "weight '1.5x' is not a finite number");
+  // nan and inf are no attributes (they read as no weight, 1); Pajek's attributes stay skipped.
+  expect_error(write("b2.net", "*Vertices 2\n*Arcs\n1 2 nan\n"), 3, "weight 'nan' is not a finite number");
+  expect_error(write("b3.net", "*Vertices 2\n*Edges\n1 2 Inf c Blue\n"), 3,
+               "weight 'Inf' is not a finite number");
+  EXPECT_EQ(io::load_matrix(write("b4.net", "*Vertices 2\n*Arcs\n1 2 c Blue\n")).matrix.nnz(), 1u);
   expect_error(write("c.net", "1 2\n"), 1, "a line before *Vertices");
   expect_error(write("d.net", "*Arcs\n1 2\n"), 1, "*Arcs before *Vertices");
   expect_error(write("e.net", "*Vertices two\n"), 1, "needs the number of vertices");

@@ -964,6 +964,8 @@ int main_body(int argc, char** argv) {
         {"bench-steps", c.s.app.bench, "--bench", ""},
         {"bench-warmup", c.s.app.bench, "--bench", ""},
         {"omega", jacobi_solves, "--solver jacobi (with --method implicit or cn)", ""},
+        {"solver", c.s.step.scheme != heat::method::explicit_euler, "--method implicit or cn",
+         ", not to --method explicit, whose steps solve no system"},
         {"check-interval", iterates, iterating, not_iterating},
         {"check-interval", c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu,
          "GPU runs (--device cuda or auto)",
@@ -990,6 +992,7 @@ int main_body(int argc, char** argv) {
   // the last step, and the run's profile and summary were lost with it.
   for (const std::string* f : {&pl.s.app.output, &pl.s.app.snapshot, &pl.s.app.json, &pl.s.app.plot})
     if (!f->empty()) io::check_output_path(*f);
+  if (!pl.s.app.plot.empty()) check_plot_name(pl.s.app.plot);
   return pl.is_float() ? simulate<float>(pl) : simulate<double>(pl);
 }
 

@@ -378,6 +378,7 @@ void check_outputs(const settings& s) {
     throw usage_error(x.what());
   }
   if (!s.plot.empty() && s.plot == s.output) throw usage_error("--plot and --output name the same file");
+  if (!s.plot.empty()) check_plot_name(s.plot);
 }
 
 // The app's own options and their combinations with the solver's.
@@ -512,7 +513,7 @@ void write_ranks(const std::string& path, const io::loaded_matrix& graph, const 
   io::write_lines(out, rank.size(), [&](std::size_t first, std::size_t last, std::string& text) {
     text.reserve((last - first) * 32);
     for (std::size_t i = first; i < last; ++i) {
-      naming.append(text, static_cast<index_t>(i));
+      naming.append_field(text, static_cast<index_t>(i));  // quoted where --initial needs it to read it back
       text += '\t';
       io::append_g(text, rank[i], rank_digits<T>());
       text += '\n';

@@ -25,6 +25,29 @@ void vertex_naming::append(std::string& out, index_t i) const {
   out.append(buf, r.ptr);
 }
 
+void vertex_naming::append_field(std::string& out, index_t i) const {
+  if (!named()) return append(out, i);
+  const std::string& name = (*name_)[static_cast<std::size_t>(i)];
+  const bool quote = name.find_first_of(" \t\r\n\"") != std::string::npos ||
+                     (!name.empty() && (name[0] == '#' || name[0] == '%'));
+  if (!quote) {
+    out += name;
+    return;
+  }
+  out += '"';
+  for (const char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+std::string vertex_naming::field(index_t i) const {
+  std::string s;
+  append_field(s, i);
+  return s;
+}
+
 std::string vertex_naming::json(index_t i) const {
   if (named()) return "\"" + json_escape((*name_)[static_cast<std::size_t>(i)]) + "\"";
   return (*this)(i);

@@ -36,6 +36,12 @@ class vertex_naming {
   void append(std::string& out, index_t i) const;
   // As a JSON value: a number, or a string for a name.
   std::string json(index_t i) const;
+  // As a field of a line that the vertex files read back (--output's
+  // "vertex<TAB>rank", read by --initial): a name that holds a blank, a tab,
+  // a line break or a '"', or opens with a comment's '#' or '%', in double
+  // quotes, each '"' in it doubled (as CSV and pandas write a field).
+  void append_field(std::string& out, index_t i) const;
+  std::string field(index_t i) const;
 
  private:
   friend class vertex_lookup;

@@ -30,6 +30,7 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_lo
                                                   const std::string& path, std::uint64_t line) {
   std::vector<std::pair<index_t, double>> set;
   std::unordered_set<index_t> seen;
+  std::string quoted;  // a quoted name, its doubled quotes made one
   double sum = 0.0;
   while (*p != '\0') {
     const char* end = p;
@@ -38,14 +39,14 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_lo
     index_t v = -1;
     if (*p == '"') {
       // "a name with blanks"[:weight], as GML and Pajek labels are: the
-      // name whole, quotes aside.
-      const char* close = std::strchr(p + 1, '"');
-      if (!close) throw parse_error(path, line, "a vertex's opening '\"' is not closed: " + token_at(p));
-      who = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
-      end = close + 1;
+      // name whole, quotes aside ('""' for a '"' in it).
+      const char* after = detail::quoted_name(p, quoted);
+      if (!after) throw parse_error(path, line, "a vertex's opening '\"' is not closed: " + token_at(p));
+      who = quoted;
+      end = after;
       if (*end == ':') weight = ++end;
       while (*end != '\0' && !blank(*end)) ++end;
-      if (weight == nullptr && end != close + 1)
+      if (weight == nullptr && end != after)
         throw parse_error(path, line, "expected '\"vertex\"' or '\"vertex\":weight', got " + token_at(p));
       v = names.find(who);
       token = who;

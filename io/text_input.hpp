@@ -342,6 +342,21 @@ std::string describe_char(char c);
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
+// A "quoted name" in a NUL-terminated line, p at its opening '"', a '"' in
+// it doubled (as --output, CSV and pandas write one): the name, and the
+// position after its closing quote, or nullptr where none closes it.
+inline const char* quoted_name(const char* p, std::string& name) {
+  name.clear();
+  for (++p; *p != '\0'; ++p) {
+    if (*p == '"') {
+      if (p[1] != '"') return p + 1;
+      ++p;
+    }
+    name += *p;
+  }
+  return nullptr;
+}
+
 // End of a token: a blank, a line end, or the end of the buffer.
 inline bool at_delimiter(const char* p, const char* end) {
   return p == end || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';

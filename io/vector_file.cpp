@@ -42,14 +42,14 @@ struct weight_line {
 };
 
 // One non-comment line "vertex weight" (the text from its first non-blank character).
-weight_line parse_weight_line(const char* p, const std::string& path, std::uint64_t lineno) {
+weight_line parse_weight_line(const char* p, const std::string& path, std::uint64_t lineno,
+                              std::string& quoted) {
   std::string_view vertex;
   if (*p == '"') {
-    // "a name with blanks" weight, as GML and Pajek labels are.
-    const char* close = std::strchr(p + 1, '"');
-    if (!close) throw parse_error(path, lineno, "the vertex's opening '\"' is not closed");
-    vertex = std::string_view(p + 1, static_cast<std::size_t>(close - p - 1));
-    p = close + 1;
+    // "a name with blanks" weight, as GML and Pajek labels are and --output writes them.
+    p = detail::quoted_name(p, quoted);
+    if (!p) throw parse_error(path, lineno, "the vertex's opening '\"' is not closed");
+    vertex = quoted;
     if (*p != '\0' && *p != ' ' && *p != '\t')
       throw parse_error(path, lineno, "expected '\"vertex\" weight', found more after the closing '\"'");
   } else {
@@ -85,7 +85,7 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
   std::vector<double> w(nn, 0.0);
   std::vector<std::uint8_t> seen(nn, 0);
   std::istringstream in{std::string(text)};
-  std::string line;
+  std::string line, quoted;
   std::uint64_t lineno = 0;
   while (std::getline(in, line)) {
     ++lineno;
@@ -96,7 +96,7 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
       throw parse_error(path, lineno, "binary data (byte 0x00): not a 'vertex weight' line");
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
-    const weight_line wl = parse_weight_line(line.c_str() + first, path, lineno);
+    const weight_line wl = parse_weight_line(line.c_str() + first, path, lineno, quoted);
     if (!names.named() && !is_integer_text(wl.vertex))
       throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
     const index_t i = names.find(wl.vertex);

@@ -216,6 +216,9 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--bench-warmup 2", 64, "--bench-warmup applies to --bench"},
       {"--omega 1.5", 64, "--omega applies to --solver jacobi"},
       {"--omega 1.5 --solver jacobi --method explicit", 64, "--omega applies to --solver jacobi"},
+      {"--method explicit --solver jacobi", 64,
+       "--solver applies to --method implicit or cn, not to --method explicit"},
+      {"--plot u.png", 64, "--plot writes SVG, and 'u.png' names another format (.png)"},
       // a step solve's stop rule where no step iterates: explicit and direct steps ignored it
       {"--method explicit --rtol 1e-3", 64,
        "--rtol applies to --solver cg or jacobi (with --method implicit or cn), not to --method explicit, "

@@ -81,6 +81,12 @@ TEST_F(sources_file, QuotedNamesHoldBlanks) {
   ASSERT_EQ(s.sets.size(), 2u);
   EXPECT_EQ(s.sets[0], (set{{0, 1.0}, {1, 2.0}}));
   EXPECT_EQ(s.sets[1], (set{{2, 0.5}, {0, 1.0}}));
+  // A '"' in a quoted name doubled, as --output writes it.
+  const std::vector<std::string> quoting = {"say \"hi\"", "b"};
+  EXPECT_EQ(
+      io::read_sources_file(write("d.txt", "\"say \"\"hi\"\"\":3 b\n"), 2, vertex_naming(no_ids, quoting))
+          .sets[0],
+      (set{{0, 3.0}, {1, 1.0}}));
   // Integer ids may be quoted too.
   EXPECT_EQ(io::read_sources_file(write("i.txt", "\"3\":2 1\n"), 4, {}).sets[0], (set{{2, 2.0}, {0, 1.0}}));
   for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{

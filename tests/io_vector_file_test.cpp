@@ -58,6 +58,21 @@ TEST_F(vertex_file, QuotedNamesHoldBlanks) {
                parse_error);
 }
 
+// What --output writes (vertex_naming::field) reads back: a '"' doubled in
+// a quoted name, a name that opens with '#' quoted, not a comment.
+TEST_F(vertex_file, OutputFieldsReadBack) {
+  const std::vector<std::int64_t> no_ids;
+  const std::vector<std::string> names = {"say \"hi\"", "#tag", "a\tb", "plain", "Les Mis"};
+  const vertex_naming naming(no_ids, names);
+  EXPECT_EQ(naming.field(0), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(naming.field(1), "\"#tag\"");
+  EXPECT_EQ(naming.field(3), "plain");
+  std::string text;
+  for (index_t i = 0; i < 5; ++i) text += naming.field(i) + "\t" + std::to_string(i + 1) + "\n";
+  EXPECT_EQ(io::read_vertex_weights(write("out.tsv", text), 5, naming), (std::vector<double>{1, 2, 3, 4, 5}));
+  EXPECT_EQ(vertex_naming(no_ids).field(2), "3");  // no names: the number as it is
+}
+
 // A UTF-8 byte order mark (Windows editors write one) is skipped, as the graph
 // readers skip it: the first line was "the vertex is not an integer", a
 // Matrix Market array's banner too.

@@ -61,8 +61,8 @@ void write_top(const std::string& path, const io::loaded_matrix& graph, const io
   const vertex_naming naming = graph.naming();
   for (std::size_t c = 0; c < res.sources; ++c)
     for (index_t i : top_of(res.column(c), res.vertices, top))
-      std::fprintf(f, "%llu\t%s\t%.*g\n", static_cast<unsigned long long>(sets.line[c]), naming(i).c_str(),
-                   digits, res.column(c)[i]);
+      std::fprintf(f, "%llu\t%s\t%.*g\n", static_cast<unsigned long long>(sets.line[c]),
+                   naming.field(i).c_str(), digits, res.column(c)[i]);
   out.commit();
 }
 

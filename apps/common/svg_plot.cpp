@@ -1,10 +1,13 @@
 #include "apps/common/svg_plot.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
+#include "apps/common/usage.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "io/output_file.hpp"
@@ -345,6 +348,14 @@ std::string svg_bar_chart(const std::vector<plot_bar>& bars, const plot_options&
 void write_svg_bar_chart(const std::string& path, const std::vector<plot_bar>& bars,
                          const plot_options& opt) {
   write_file(path, svg_bar_chart(bars, opt));
+}
+
+void check_plot_name(const std::string& path, const char* option) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!ext.empty() && ext != ".svg")
+    throw usage_error(std::string(option) + " writes SVG, and '" + path + "' names another format (" + ext +
+                      "); name the file FILE.svg");
 }
 
 }  // namespace perron::app

@@ -36,6 +36,10 @@ std::vector<double> nice_ticks(double lo, double hi, int target = 6);
 void decimate(std::vector<double>& x, std::vector<double>& y, int buckets);
 
 std::string svg_line_plot(const std::vector<plot_series>& series, const plot_options& opt);
+// A --plot FILE the apps write SVG into: one whose extension says another
+// format ("p.png": an SVG no image viewer opens under that name) is a
+// usage_error naming `option`; no extension, ".svg" (any case) and "-" pass.
+void check_plot_name(const std::string& path, const char* option = "--plot");
 // Writes the SVG to path through io::output_file (a temporary renamed into
 // place; "-" is standard output); perron::io_error when it cannot be written.
 void write_svg_line_plot(const std::string& path, const std::vector<plot_series>& series,

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -222,13 +223,138 @@ std::string size_text(double b) {
   return out;
 }
 
+// A number read from a one-value file (a cgroup's memory.max), or `none`
+// where the file is absent, says "max" or holds no number.
+double file_number(const std::string& path, double none) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return none;
+  double v = none;
+  char word[64] = {0};
+  if (std::fscanf(f, "%63s", word) == 1) {
+    char* end = nullptr;
+    const double x = std::strtod(word, &end);
+    if (end != word && *end == '\0') v = x;
+  }
+  std::fclose(f);
+  return v;
+}
+
+// The sum of the named fields of a memory.stat file ("file 123" lines).
+double stat_fields(const std::string& path, std::initializer_list<const char*> names) {
+  std::FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return 0;
+  double sum = 0;
+  char key[128];
+  double v = 0;
+  while (std::fscanf(f, "%127s %lf", key, &v) == 2)
+    for (const char* n : names)
+      if (std::strcmp(key, n) == 0) sum += v;
+  std::fclose(f);
+  return sum;
+}
+
+// What the memory cgroups this process runs in leave free (their limit less
+// what they hold that the kernel cannot drop: the page cache it can), the
+// least over the cgroup and its parents; 0 where none sets a limit. A
+// container's limit (docker --memory, a batch job's) is no part of
+// MemAvailable, which counts the host's; past it the process is killed.
+}  // namespace
+
+namespace detail {
+
+double cgroup_free_bytes(const std::string& proc_cgroup, const std::string& v1_root,
+                         const std::string& v2_root) {
+  std::FILE* f = std::fopen(proc_cgroup.c_str(), "r");
+  if (!f) return 0;
+  std::string v1, v2;  // this process's paths in the v1 memory hierarchy and in v2's
+  bool in_v2 = false;
+  char line[4096];
+  while (std::fgets(line, sizeof line, f)) {
+    std::string l(line);
+    if (!l.empty() && l.back() == '\n') l.pop_back();
+    const auto a = l.find(':'), b = a == std::string::npos ? a : l.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = l.substr(a + 1, b - a - 1), path = l.substr(b + 1);
+    if (l.compare(0, a, "0") == 0 && controllers.empty()) {
+      v2 = path;
+      in_v2 = true;
+    }
+    for (std::size_t at = 0; at <= controllers.size();) {
+      const auto comma = std::min(controllers.find(',', at), controllers.size());
+      if (controllers.compare(at, comma - at, "memory") == 0) v1 = path;
+      at = comma + 1;
+    }
+  }
+  std::fclose(f);
+  double least = 0;
+  const auto consider = [&least](double limit, double held) {
+    if (!(limit > 0) || limit >= 1e18) return;  // "max", or v1's 2^63 for none
+    const double free = std::max(0.0, limit - held);
+    least = least > 0 ? std::min(least, free) : free;
+  };
+  // The path and each folder above it to the mount (in a container without a
+  // cgroup namespace the path names the host's folders: absent here, skipped).
+  const auto each_level = [](const std::string& root, std::string path, auto&& at) {
+    for (;;) {
+      at(root + path);
+      if (path.empty() || path == "/") break;
+      path.erase(path.find_last_of('/'));
+    }
+  };
+  if (!v1.empty())
+    each_level(v1_root, v1, [&](const std::string& d) {
+      const double usage = file_number(d + "/memory.usage_in_bytes", -1);
+      if (usage < 0) return;
+      consider(file_number(d + "/memory.limit_in_bytes", 0),
+               usage - stat_fields(d + "/memory.stat", {"total_inactive_file", "total_active_file"}));
+    });
+  if (in_v2)
+    each_level(v2_root, v2, [&](const std::string& d) {
+      const double current = file_number(d + "/memory.current", -1);
+      if (current < 0) return;
+      consider(file_number(d + "/memory.max", 0), current - stat_fields(d + "/memory.stat", {"file"}));
+    });
+  return least;
+}
+
+}  // namespace detail
+
+namespace {
+
+// What `ulimit -v` (RLIMIT_AS) leaves of this process's address space; 0
+// where it sets no limit.
+double address_space_free_bytes() {
+  rlimit r{};
+  if (::getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return 0;
+  double used = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    double pages = 0;
+    if (std::fscanf(f, "%lf", &pages) == 1) used = pages * double(::sysconf(_SC_PAGESIZE));
+    std::fclose(f);
+  }
+  return std::max(1.0, double(r.rlim_cur) - used);
+}
+
 // host_memory_limit() for data of which `held` bytes are in use already (so
-// already out of the memory free, but not out of PERRON_MEMORY_LIMIT's).
-double host_limit_holding(double held) {
+// already out of the memory free, but not out of PERRON_MEMORY_LIMIT's);
+// `where` what sets it, for a refusal's words.
+double host_limit_holding(double held, const char** where = nullptr) {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   double limit = pages > 0 && page > 0 ? double(pages) * double(page) : 1e300;
+  const char* by = "free on this host";
   if (const double free = available_bytes(); free > 0) limit = std::min(limit, free + held);
+  if (const double free =
+          detail::cgroup_free_bytes("/proc/self/cgroup", "/sys/fs/cgroup/memory", "/sys/fs/cgroup");
+      free > 0 && free + held < limit) {
+    limit = free + held;
+    by = "that this process's memory cgroup (a container's or a job's limit) leaves free";
+  }
+  if (const double free = address_space_free_bytes(); free > 0 && free + held < limit) {
+    limit = free + held;
+    by = "of address space that this process's limit (ulimit -v) leaves";
+  }
   if (const double v = env_bytes("PERRON_MEMORY_LIMIT"); v > 0) limit = std::min(limit, v);
+  if (where) *where = by;
   return limit;
 }
 
@@ -257,13 +383,12 @@ void check_limit(double bytes, std::size_t limit, const std::string& what, const
 
 }  // namespace
 
-void check_host_memory(double bytes, const std::string& what) {
-  check_limit(bytes, host_memory_limit(), what, "memory", "PERRON_MEMORY_LIMIT", "free on this host");
-}
+void check_host_memory(double bytes, const std::string& what) { check_host_memory_holding(bytes, 0, what); }
 
 void check_host_memory_holding(double bytes, double held, const std::string& what) {
-  check_limit(bytes, to_size(host_limit_holding(held)), what, "memory", "PERRON_MEMORY_LIMIT",
-              "free on this host");
+  const char* where = nullptr;
+  const double limit = host_limit_holding(held, &where);
+  check_limit(bytes, to_size(limit), what, "memory", "PERRON_MEMORY_LIMIT", where);
 }
 
 std::size_t device_memory_limit() {

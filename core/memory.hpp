@@ -189,11 +189,23 @@ std::vector<T> fresh_copy(Iterator first, Iterator last) {
 
 // The memory perron may plan to use on this host: the memory free now
 // (MemAvailable of /proc/meminfo: free pages plus the page cache the kernel
-// can drop; physical memory where that cannot be read), or less when the
+// can drop; physical memory where that cannot be read), less where the
+// process's memory cgroup or its address-space limit (ulimit -v) leaves
+// less, or less when the
 // environment variable PERRON_MEMORY_LIMIT gives a byte count (8e9, or with
 // K, M, G or T, powers of 1024: 8G); invalid_argument naming the variable
 // for anything else.
 std::size_t host_memory_limit();
+
+namespace detail {
+// What the memory cgroups of the process that `proc_cgroup` describes
+// (/proc/self/cgroup) leave free: each level's limit less what it holds but
+// its page cache, the least over the cgroup and its parents, in the v1
+// hierarchy under v1_root (/sys/fs/cgroup/memory) and v2's under v2_root
+// (/sys/fs/cgroup); 0 where none sets a limit. host_memory_limit() counts it.
+double cgroup_free_bytes(const std::string& proc_cgroup, const std::string& v1_root,
+                         const std::string& v2_root);
+}  // namespace detail
 
 // Throws memory_error, a dimension_error ("<what> needs about X GB of memory,
 // more than the Y GB free on this host"), when `bytes` exceeds host_memory_limit(): a small

@@ -3,10 +3,13 @@
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,6 +117,48 @@ namespace {
 // optional K, M, G or T (powers of 1024); anything else is one error naming
 // the variable, not a limit silently left out ("abc", "-5") or read as a few
 // bytes ("2X" was 2).
+// A container's or a batch job's memory cgroup: its limit less what it holds
+// but the page cache, the least over the levels, in v1's hierarchy and v2's;
+// none where no level sets one (v1's 2^63 and v2's "max").
+TEST(MemoryLimit, CgroupsLeaveTheirLimitLessWhatTheyHold) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("perron-cgroup-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const auto put = [&](const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  };
+  const fs::path v1 = root / "v1", v2 = root / "v2";
+  put(root / "cgroup-v1", "12:cpu,cpuacct:/\n4:memory:/jobs/42\n0::/\n");
+  put(v1 / "memory.usage_in_bytes", "500\n");
+  put(v1 / "memory.limit_in_bytes", "9223372036854771712\n");
+  put(v1 / "memory.stat", "total_inactive_file 0\ntotal_active_file 0\n");
+  put(v1 / "jobs/42/memory.usage_in_bytes", "3000\n");
+  put(v1 / "jobs/42/memory.limit_in_bytes", "10000\n");
+  put(v1 / "jobs/42/memory.stat", "cache 1000\ntotal_inactive_file 600\ntotal_active_file 400\n");
+  EXPECT_EQ(detail::cgroup_free_bytes((root / "cgroup-v1").string(), v1.string(), v2.string()), 8000.0);
+  put(v1 / "jobs/memory.usage_in_bytes", "5000\n");
+  put(v1 / "jobs/memory.limit_in_bytes", "6000\n");
+  put(v1 / "jobs/memory.stat", "total_inactive_file 0\ntotal_active_file 0\n");
+  EXPECT_EQ(detail::cgroup_free_bytes((root / "cgroup-v1").string(), v1.string(), v2.string()), 1000.0);
+  put(root / "cgroup-v2", "0::/user.slice/job\n");
+  put(v2 / "user.slice/job/memory.current", "7000\n");
+  put(v2 / "user.slice/job/memory.max", "max\n");
+  put(v2 / "user.slice/job/memory.stat", "anon 5000\nfile 2000\n");
+  EXPECT_EQ(detail::cgroup_free_bytes((root / "cgroup-v2").string(), v1.string(), v2.string()), 0.0);
+  put(v2 / "user.slice/memory.current", "7000\n");
+  put(v2 / "user.slice/memory.max", "20000\n");
+  put(v2 / "user.slice/memory.stat", "anon 5000\nfile 2000\n");
+  EXPECT_EQ(detail::cgroup_free_bytes((root / "cgroup-v2").string(), v1.string(), v2.string()), 15000.0);
+  // A path the mount does not show (a container without a cgroup namespace): its mount's own files.
+  put(root / "cgroup-docker", "0::/docker/abc\n");
+  put(v2 / "memory.current", "100\n");
+  put(v2 / "memory.max", "1100\n");
+  EXPECT_EQ(detail::cgroup_free_bytes((root / "cgroup-docker").string(), v1.string(), v2.string()), 1000.0);
+  EXPECT_EQ(detail::cgroup_free_bytes((root / "absent").string(), v1.string(), v2.string()), 0.0);
+  fs::remove_all(root);
+}
+
 TEST(MemoryLimit, ByteCountsWithUnitsAndClearErrors) {
   const std::pair<const char*, double> ok[] = {
       {"1e6", 1e6},        {"8000", 8000.0},         {"8000B", 8000.0},     {"4K", 4096.0},

@@ -789,9 +789,7 @@ class pajek_reader {
       const char c = f[2][0];
       // A weight is a number; words after the ends are Pajek's attributes (c Blue, l "x"),
       // but for the words of a number that is not finite (nan, inf: read as no weight, 1).
-      std::string word(f[2]);
-      for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      const bool not_finite = word == "nan" || word == "inf" || word == "infinity";
+      const bool not_finite = iequals(f[2], "nan") || iequals(f[2], "inf") || iequals(f[2], "infinity");
       if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.' || not_finite) {
         if (!parse_real(f[2], w))
           throw parse_error(file_, number, "weight '" + std::string(f[2]) + "' is not a finite number");

@@ -794,6 +794,17 @@ column_roles roles_by_name(const std::vector<std::string_view>& fields) {
   return r;
 }
 
+// Whether columns so named must be read by name: they put source and target
+// elsewhere than their places (from to [weight], after `lead` fields of a row
+// index) or hold more than those: Gephi's "Source,Target,Type,Id,Label,
+// timeset,Weight", "target,source", "from,to,weight,time".
+bool by_name_layout(const column_roles& r, std::size_t n, std::size_t lead) {
+  const int first = static_cast<int>(lead);
+  return r.source >= 0 && r.target >= 0 &&
+         (r.source != first || r.target != first + 1 || n - lead > 3 ||
+          (n - lead == 3 && r.weight != first + 2));
+}
+
 }  // namespace
 
 edge_columns edge_list_columns(std::string_view text) {
@@ -832,14 +843,8 @@ edge_columns edge_list_columns(std::string_view text) {
         // empty (",source,target"), and each line's first field that index.
         const bool index = n >= 3 && names[0].empty();
         const std::size_t lead = index ? 1 : 0;
-        const int first = static_cast<int>(lead);
         const column_roles r = roles_by_name(names);
-        // Named columns where they are not the places' own (from to
-        // [weight]): Gephi's "Source,Target,Type,Id,Label,timeset,Weight",
-        // "target,source", "from,to,weight,time".
-        const bool by_name = r.source >= 0 && r.target >= 0 &&
-                             (r.source != first || r.target != first + 1 || n - lead > 3 ||
-                              (n - lead == 3 && r.weight != first + 2));
+        const bool by_name = by_name_layout(r, n, lead);
         if (by_name || (n >= 2 + lead && n <= max_fields + lead)) {
           // A header: the edges start on the next line.
           header = true;
@@ -869,9 +874,7 @@ edge_columns edge_list_columns(std::string_view text) {
         const column_roles r = roles_by_name(comment_names);
         const std::size_t n = comment_names.size();
         std::vector<std::string_view> f;
-        if (r.source >= 0 && r.target >= 0 &&
-            (r.source != 0 || r.target != 1 || n > 3 || (n == 3 && r.weight != 2)) &&
-            split_fields(q, end, f) && f.size() == n) {
+        if (by_name_layout(r, n, 0) && split_fields(q, end, f) && f.size() == n) {
           c.named = n;
           c.source = r.source;
           c.target = r.target;

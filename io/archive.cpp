@@ -138,7 +138,12 @@ packing packing_of(const std::string& path) {
     } catch (const std::exception&) {
       return named ? packing::gzip_tar : packing::gzip;
     }
-    return is_tar(std::string_view(head, got)) || (named && got == 0) ? packing::gzip_tar : packing::gzip;
+    // A tar of no files is only its end marker, blocks of zeros: under a name
+    // that says archive it is the archive that holds nothing (it read as an
+    // unrecognized text).
+    const bool tar_end = got > 0 && std::all_of(head, head + got, [](char c) { return c == 0; });
+    return is_tar(std::string_view(head, got)) || (named && (got == 0 || tar_end)) ? packing::gzip_tar
+                                                                                   : packing::gzip;
   }
   return is_tar(std::string_view(head, got)) ? packing::tar : by_name;
 }

@@ -109,6 +109,17 @@ bool gzip_inflater::start_next_member() {
     next_in_ = in_.get();
     avail_in_ = got + 1;
   }
+  if (*next_in_ == 0) {
+    // Zero bytes after the last member (a file padded to a tape or disk
+    // block) end the stream, as gzip -d and gzip -t take them; anything else
+    // in them is junk.
+    for (;;) {
+      for (; avail_in_ > 0; ++next_in_, --avail_in_)
+        if (*next_in_ != 0) throw io_error(name_, "unexpected data after the end of the gzip stream");
+      if (input_done_) return false;
+      refill();
+    }
+  }
   if (!gzip_magic(next_in_, avail_in_))
     throw io_error(name_, "unexpected data after the end of the gzip stream");
   engine_->reset();

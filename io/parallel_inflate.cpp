@@ -638,6 +638,12 @@ void parallel_gzip_reader::start_tail(std::size_t member_end) {
   }
   if (size_ - member_end < 2 || data_[member_end] != 0x1f || data_[member_end + 1] != 0x8b) {
     mode_ = mode::done;
+    // Zero bytes to the end (a file padded to a block) end the stream, as
+    // they do for gzip -d (io/inflate.cpp); anything else is junk.
+    if (std::all_of(data_ + member_end, data_ + size_, [](unsigned char c) { return c == 0; })) {
+      consumed_ = size_;
+      return;
+    }
     throw io_error(name_, "unexpected data after the end of the gzip stream");
   }
   mode_ = mode::sequential;

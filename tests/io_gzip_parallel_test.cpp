@@ -219,6 +219,31 @@ TEST(io_gzip_parallel, SeveralMembersAndEmptyOnes) {
   expect_same(gzip("x", 6), "one byte", 4, 256, false);
 }
 
+// Zero bytes after the last member (a file padded to a block) end the stream,
+// as gzip -d takes them, in both readers; junk among or after them, or a
+// member after them, is refused as junk is ("trailing garbage" to gzip).
+TEST(io_gzip_parallel, TrailingZerosEndTheStream) {
+  const std::string text = matrix_text(400000, 21);
+  const std::string gz = gzip(text, 6, Z_DEFAULT_STRATEGY, 2);
+  for (std::size_t zeros : {std::size_t(1), std::size_t(2), std::size_t(3000), std::size_t(1) << 18}) {
+    const std::string padded = gz + std::string(zeros, '\0');
+    const result seq = sequential_gunzip(padded);
+    EXPECT_EQ(seq.error, "") << zeros;
+    EXPECT_TRUE(seq.text == text) << zeros;
+    for (std::size_t chunk : tiny_chunks) {
+      const result par = parallel_gunzip(padded, 3, chunk);
+      EXPECT_EQ(par.error, "") << zeros << " chunk " << chunk;
+      EXPECT_TRUE(par.text == text) << zeros << " chunk " << chunk;
+    }
+  }
+  for (const std::string& tail : {std::string(5, '\0') + "x", std::string(300000, '\0') + "x",
+                                  std::string(2, '\0') + gzip("1 1\n", 6)}) {
+    const std::string junk = gz + tail;
+    EXPECT_EQ(sequential_gunzip(junk).error, "t.gz: unexpected data after the end of the gzip stream");
+    EXPECT_EQ(parallel_gunzip(junk, 3, 1000).error, "t.gz: unexpected data after the end of the gzip stream");
+  }
+}
+
 TEST(io_gzip_parallel, OneThreadAndSmallInputGoSequential) {
   const std::string gz = gzip(matrix_text(100000, 11), 6);
   const result one = parallel_gunzip(gz, 1, 256);

@@ -464,6 +464,29 @@ TEST_F(io_load, TarGzWithTrailingJunkIsRefused) {
             io::load_matrix(archive).matrix.nnz());
 }
 
+// A .tar.gz of no files (tar's end marker only, zeros) is the archive that
+// holds nothing, not an unrecognized text.
+TEST_F(io_load, EmptyTarGzHoldsNoFile) {
+  try {
+    io::load_matrix(test::data_dir() + "/karate.tar.gz", {});
+  } catch (const not_supported& e) {
+    GTEST_SKIP() << e.what();  // built without libarchive
+  }
+  const std::string empty = write("empty.tar.gz", "");
+  gzFile g = gzopen(empty.c_str(), "wb");
+  ASSERT_NE(g, nullptr);
+  const std::string end_marker(10240, '\0');  // what tar writes for no files
+  ASSERT_EQ(gzwrite(g, end_marker.data(), static_cast<unsigned>(end_marker.size())), int(end_marker.size()));
+  gzclose(g);
+  try {
+    io::load_matrix(empty);
+    ADD_FAILURE();
+  } catch (const parse_error& e) {
+    EXPECT_NE(std::string(e.what()).find(empty + ": the archive holds no .mtx file"), std::string::npos)
+        << e.what();
+  }
+}
+
 // A gzipped text whose name says archive (.tgz, .tar.gz) is read as the
 // text it holds: it read "Unrecognized archive format".
 TEST_F(io_load, GzippedTextNamedAsAnArchiveIsReadAsText) {

@@ -716,7 +716,7 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
   for (std::size_t k = 0; k < top.size(); ++k) {
     // A name may be longer than the column (or than buf): it pushes the rank right.
     std::snprintf(buf, sizeof buf, "%6zu  ", k + 1);
-    const std::string who = naming(top[k]);
+    const std::string who = one_line(naming(top[k]));  // a line break in a label as \x0a: one row a vertex
     o << buf << std::string(who.size() < 12 ? 12 - who.size() : 0, ' ') << who;
     std::snprintf(buf, sizeof buf, "  %.*g\n", rank_digits<T>(), r.rank[top[k]]);
     o << buf;

@@ -106,10 +106,9 @@ bool unpack_names(const std::vector<std::int64_t>& words, std::size_t n, std::ve
   for (std::size_t i = 0; i < n; ++i) {
     const auto end = static_cast<std::uint64_t>(words[i]);
     if (end <= at || end > room) return false;
+    // Any bytes: a GML or GraphML label may hold a tab or a line break (the
+    // payload's checksum, not the bytes, tells a corrupt entry).
     name[i].assign(text + at, text + end);
-    if (std::any_of(name[i].begin(), name[i].end(),
-                    [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
-      return false;
     at = end;
   }
   return room - at < 8;  // no word past the last name's

@@ -79,12 +79,17 @@ bool is_number(std::string_view f) {
 
 // A header's field is a column name: text, no control byte (a line of
 // binary bytes whose blanks happen to split it in two or three is no header).
-bool is_name(std::string_view f) {
-  return std::none_of(f.begin(), f.end(), [](char c) {
+bool is_name_text(std::string_view f, bool quoted) {
+  return std::none_of(f.begin(), f.end(), [quoted](char c) {
     const auto u = static_cast<unsigned char>(c);
-    return u < 0x20 || u == 0x7f;
+    return (u < 0x20 && !(quoted && c == '\t')) || u == 0x7f;
   });
 }
+bool is_name(std::string_view f) { return is_name_text(f, false); }
+
+// Whether a CSV field is in double quotes (a name in them may hold a tab: a
+// spreadsheet's cell, a name --output wrote).
+bool in_quotes(std::string_view f) { return f.size() >= 2 && f.front() == '"' && f.back() == '"'; }
 
 // A word: a name that starts with a letter, two bytes or more ("alice",
 // "u42"; a stray "x" beside an id is a bad id).
@@ -460,7 +465,7 @@ edge_list parse_edges(std::string_view first, std::uint64_t first_line, detail::
 // A name as its field holds it, CSV's quotes removed ("" is one quote);
 // `scratch` holds an unescaped copy where it needs one.
 std::string_view unquoted(std::string_view f, std::string& scratch) {
-  if (f.size() < 2 || f.front() != '"' || f.back() != '"') return f;
+  if (!in_quotes(f)) return f;
   f = f.substr(1, f.size() - 2);
   if (f.find('"') == std::string_view::npos) return f;
   scratch.clear();
@@ -477,9 +482,10 @@ std::string_view unquoted(std::string_view f, std::string& scratch) {
 // is a bad id, not two names.
 bool names_of_vertices(std::string_view a, std::string_view b) {
   std::string s1, s2;
+  const bool qa = in_quotes(a), qb = in_quotes(b);
   a = unquoted(a, s1);
   b = unquoted(b, s2);
-  return !a.empty() && !b.empty() && is_name(a) && is_name(b) &&
+  return !a.empty() && !b.empty() && is_name_text(a, qa) && is_name_text(b, qb) &&
          ((!is_number(a) && !is_number(b)) || is_word(a) || is_word(b));
 }
 
@@ -506,7 +512,7 @@ std::uint64_t parse_name_window(const char* begin, const char* end, std::uint64_
   const auto vertex = [&](const char* what, std::string_view field, std::string& scratch) {
     const std::string_view v = unquoted(field, scratch);
     if (v.empty()) fail(std::string(what) + " is an empty field");
-    if (!is_name(v))
+    if (!is_name_text(v, in_quotes(field)))
       fail(std::string(what) + " " + detail::quote_bytes(v.data(), v.data() + v.size()) +
            " holds a control character");
     const index_t id = out.names.intern(v);

@@ -1,6 +1,7 @@
 // Per-vertex weight files: a Matrix Market array, or "vertex weight" lines.
 #include "io/vector_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -78,6 +79,19 @@ weight_line parse_weight_line(const char* p, const std::string& path, std::uint6
   return {vertex, x};
 }
 
+void chomp_cr(std::string& line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+}
+
+bool starts_quoted(const std::string& line) {
+  const auto first = line.find_first_not_of(" \t");
+  return first != std::string::npos && line[first] == '"';
+}
+
+std::size_t count_quotes(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '"'));
+}
+
 std::vector<double> read_text_weights(std::string_view text, const std::string& path, index_t n,
                                       const vertex_naming& label) {
   const auto nn = static_cast<std::size_t>(n);
@@ -85,24 +99,36 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
   std::vector<double> w(nn, 0.0);
   std::vector<std::uint8_t> seen(nn, 0);
   std::istringstream in{std::string(text)};
-  std::string line, quoted;
+  std::string line, more, quoted;
   std::uint64_t lineno = 0;
   while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::uint64_t at = ++lineno;
+    // A quoted name that holds a line break (a GML label, written so by
+    // --output) goes on over the next lines, as in CSV; the line named in an
+    // error is the one it starts on.
+    // (Quotes counted, not re-scanned: an odd count leaves one open, as
+    // CSV's quotes toggle; a stray quote costs one pass over the rest.)
+    chomp_cr(line);
+    if (starts_quoted(line))
+      for (std::size_t quotes = count_quotes(line); quotes % 2 == 1 && std::getline(in, more); ++lineno) {
+        chomp_cr(more);
+        quotes += count_quotes(more);
+        line += '\n';
+        line += more;
+      }
     // The line is parsed through c_str(), which ends at a NUL: '1 0.5\0 junk'
     // read as '1 0.5', the rest of the line dropped without a word.
     if (line.find('\0') != std::string::npos)
-      throw parse_error(path, lineno, "binary data (byte 0x00): not a 'vertex weight' line");
+      throw parse_error(path, at, "binary data (byte 0x00): not a 'vertex weight' line");
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
-    const weight_line wl = parse_weight_line(line.c_str() + first, path, lineno, quoted);
+    const weight_line wl = parse_weight_line(line.c_str() + first, path, at, quoted);
     if (!names.named() && !is_integer_text(wl.vertex))
-      throw parse_error(path, lineno, "expected 'vertex weight', the vertex is not an integer");
+      throw parse_error(path, at, "expected 'vertex weight', the vertex is not an integer");
     const index_t i = names.find(wl.vertex);
     const std::string who(wl.vertex);
-    if (i < 0) throw parse_error(path, lineno, "vertex " + who + " is not in the graph" + names.range());
-    if (seen[i]) throw parse_error(path, lineno, "vertex " + who + " is listed twice");
+    if (i < 0) throw parse_error(path, at, "vertex " + who + " is not in the graph" + names.range());
+    if (seen[i]) throw parse_error(path, at, "vertex " + who + " is listed twice");
     seen[i] = 1;
     w[i] = wl.weight;
   }

@@ -462,6 +462,26 @@ TEST_F(io_cache, ForeignSideFilesAreRefusedWithAWarning) {
 
 // A FIFO where a cache file belongs (in a user's --cache-dir) is refused as
 // no regular file, never opened and waited on for a writer: the run hung.
+// Labels that hold a tab or line breaks (GML's strings may) are kept by the
+// entry and served back: the entry was refused as "corrupt vertex names" and
+// rewritten on every run, with a warning each time.
+TEST_F(io_cache, NamesWithControlCharactersAreServed) {
+  const fs::path p = dir_ / "src" / "labels.gml";
+  {
+    std::ofstream(p) << "graph [\n directed 1\n node [ id 1 label \"a\tb\" ]\n node [ id 2 label \"c\nd\" ]\n"
+                        " node [ id 3 label \"e\r\n\x01f\" ]\n edge [ source 1 target 2 ]\n"
+                        " edge [ source 3 target 1 ]\n]\n";
+  }
+  const auto first = load(p.string());
+  EXPECT_FALSE(first.first.timings.from_cache);
+  ASSERT_EQ(first.first.name, (std::vector<std::string>{"a\tb", "c\nd", "e\r\n\x01f"}));
+  const auto again = load(p.string());
+  EXPECT_TRUE(again.first.timings.from_cache);
+  EXPECT_EQ(again.second, "");
+  EXPECT_EQ(again.first.name, first.first.name);
+  expect_same(again.first, first.first);
+}
+
 // An edge list read by name (read_options::all_names, pagerank --names) is
 // another graph than the same file read by its ids: each reading has an entry
 // and side files of its own, and neither serves the other.

@@ -372,6 +372,13 @@ TEST(io_snap, VertexNames) {
   g = io::parse_snap("user,friend,weight\n\"Smith, J\",bob,2\nbob,\"say \"\"hi\"\"\",0.5\n", "g.csv");
   EXPECT_EQ(names(g), (strings{"Smith, J", "bob", "say \"hi\""}));
   EXPECT_EQ(g.matrix.values, (std::vector<double>{2.0, 0.5}));
+  // A tab in a quoted name (a spreadsheet's cell, a name --output wrote) is
+  // the name's; one unquoted is a control character.
+  g = io::parse_snap("a,b\n\"x\ty\",z\nz,\"x\ty\"\n", "g.csv");
+  EXPECT_EQ(names(g), (strings{"x\ty", "z"}));
+  g = io::parse_snap("\"x\ty\" z\nz \"x\ty\"\n", "g.txt");
+  EXPECT_EQ(names(g), (strings{"x\ty", "z"}));
+  expect_parse_error("alice bob\nbob carol\ncarol da\x01ve\n", "g.txt", 3, "holds a control character");
   g = io::parse_snap("source target\nalice bob\n", "g.txt");
   EXPECT_EQ(names(g), (strings{"alice", "bob"}));
   // Two words between blanks are the first edge (networkx writes no header).

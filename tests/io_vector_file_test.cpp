@@ -73,6 +73,35 @@ TEST_F(vertex_file, OutputFieldsReadBack) {
   EXPECT_EQ(vertex_naming(no_ids).field(2), "3");  // no names: the number as it is
 }
 
+// A name with a line break (a GML label) is written quoted over two lines
+// and read back so, CRLF lines too; a quote never closed is named at the
+// line it opens on.
+TEST_F(vertex_file, QuotedNamesHoldLineBreaks) {
+  const std::vector<std::int64_t> no_ids;
+  const std::vector<std::string> names = {"c\nd", "a", "e\n\nf"};
+  const vertex_naming naming(no_ids, names);
+  EXPECT_EQ(naming.field(0), "\"c\nd\"");
+  std::string text;
+  for (index_t i = 0; i < 3; ++i) text += naming.field(i) + "\t" + std::to_string(i + 1) + "\n";
+  EXPECT_EQ(io::read_vertex_weights(write("nl.tsv", text), 3, naming), (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(
+      io::read_vertex_weights(write("crlf.tsv", "a 2\r\n\"c\r\nd\" 1\r\n\"e\r\n\r\nf\" 3\r\n"), 3, naming),
+      (std::vector<double>{1, 2, 3}));
+  try {
+    io::read_vertex_weights(write("open.tsv", "a 2\n\"c\nd 1\ne 3\n"), 3, naming);
+    ADD_FAILURE();
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 2u) << e.what();
+  }
+  // The lines after a name over two are counted.
+  try {
+    io::read_vertex_weights(write("after.tsv", "\"c\nd\" 1\nzz 3\n"), 3, naming);
+    ADD_FAILURE();
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 3u) << e.what();
+  }
+}
+
 // A UTF-8 byte order mark (Windows editors write one) is skipped, as the graph
 // readers skip it: the first line was "the vertex is not an integer", a
 // Matrix Market array's banner too.

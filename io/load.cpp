@@ -53,7 +53,7 @@ bool snap_extension(const std::string& ext) {
                      [&ext](const char* e) { return ext == e; });
 }
 
-input_format detect(std::string_view text, const std::string& name) {
+input_format detect(std::string_view text, const std::string& name, bool names = false) {
   const char* p = text.data();
   const char* end = p + text.size();
   if (text.size() >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;
@@ -83,9 +83,11 @@ input_format detect(std::string_view text, const std::string& name) {
       const detail::edge_columns c =
           detail::edge_list_columns(std::string_view(q, static_cast<std::size_t>(end - q)));
       // One line of two words is too little to take a file of no edge-list
-      // extension for a graph ("hello world"); under such an extension it is one edge.
+      // extension for a graph ("hello world"); under such an extension, or
+      // read with --names (the user's word that it is an edge list of
+      // names: 'echo alice bob | pagerank --names -'), it is one edge.
       if (c.edge_line ||
-          (c.names && !c.lone &&
+          (c.names && (!c.lone || names) &&
            detail::names_hold_up(std::string_view(q, static_cast<std::size_t>(end - q)), c, 16)))
         return input_format::snap;
       throw parse_error(
@@ -120,7 +122,7 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
   const std::string_view first = windows.next();
   first_again all(windows, first);
   loaded_matrix m;
-  const input_format f = force_mm ? input_format::matrix_market : detect(first, name);
+  const input_format f = force_mm ? input_format::matrix_market : detect(first, name, opt.all_names);
   m.format = f;
   if (f == input_format::matrix_market) {
     mm_matrix mm = detail::parse_matrix_market_windows(all, name, opt);
@@ -189,8 +191,8 @@ loaded_matrix from_text(std::string_view text, const std::string& name, const re
 
 }  // namespace
 
-input_format detect_input_format(std::string_view first_window, const std::string& name) {
-  return detect(first_window, name);
+input_format detect_input_format(std::string_view first_window, const std::string& name, bool names) {
+  return detect(first_window, name, names);
 }
 
 loaded_matrix parse_matrix(std::string_view text, const std::string& name, const read_options& opt) {

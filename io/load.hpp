@@ -94,7 +94,8 @@ loaded_matrix parse_matrix(std::string_view text, const std::string& name, const
 
 // The format load_matrix reads a text as, from its first window of whole
 // lines (a Matrix Market banner, else the name's extension, else a sniff of
-// the first data line); parse_error as load_matrix's for neither.
-input_format detect_input_format(std::string_view first_window, const std::string& name);
+// the first data line; `names`: read_options::all_names); parse_error as
+// load_matrix's for neither.
+input_format detect_input_format(std::string_view first_window, const std::string& name, bool names = false);
 
 }  // namespace perron::io

@@ -412,7 +412,8 @@ TEST(io_snap, VertexNames) {
   expect_parse_error("alice,bob\nbob,carol\n,carol\n", "g.csv", 3, "source name is an empty field");
   expect_parse_error("1 2\nalice bob\n", "g.txt", 2, "first edge gives integer ids");
   expect_parse_error("1 x\n", "g.txt", 1, "target id 'x' is not a non-negative integer");
-  // Prose under no extension is no edge list, nor is one line of two words there.
+  // Prose under no extension is no edge list, nor is one line of two words
+  // there, unless read by name (--names: 'echo alice bob | pagerank --names -').
   for (const char* text : {"hello world\nthis is text\n", "hello world\n"}) {
     try {
       io::parse_matrix(text, "notes");
@@ -421,6 +422,11 @@ TEST(io_snap, VertexNames) {
       EXPECT_NE(e.reason.find("unrecognized format"), std::string::npos) << e.what();
     }
   }
+  io::read_options by_name;
+  by_name.all_names = true;
+  EXPECT_EQ(io::parse_matrix("alice bob\n", "-", by_name).name, (strings{"alice", "bob"}));
+  EXPECT_EQ(io::detect_input_format("alice bob\n", "-", true), io::input_format::snap);
+  EXPECT_THROW(io::parse_matrix("hello world\nthis is text\n", "notes", by_name), parse_error);
 }
 
 // read_options::all_names (pagerank --names): every vertex a name where the

@@ -405,7 +405,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     }
     first = windows->next();
     const io::input_format format =
-        archive ? io::input_format::matrix_market : io::detect_input_format(first, name);
+        archive ? io::input_format::matrix_market : io::detect_input_format(first, name, opt.all_names);
     // GraphML, GML and Pajek files: read whole by rank 0 (their vertices are declared, not streamed).
     if (format != io::input_format::matrix_market && format != io::input_format::snap) return;
     const bool mm = format == io::input_format::matrix_market;

@@ -468,6 +468,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     throw usage_error(std::string("--reorder: ") + x.what());
   }
   check_app_options(s);
+  s.input.weighted = s.weighted;
   // --gpus 0 is not "no --gpus": 0 is the unset value, so refuse it here.
   if (vm.count("gpus") && s.gpus < 1) throw usage_error("--gpus must be at least 1");
   for (const char* o : {"exchange-chunks", "row-cost"})

@@ -53,6 +53,11 @@ void graph_builder::arc(index_t from, index_t to, double weight, bool weighted, 
   arcs_.values.push_back(weighted ? weight : 1.0);
 }
 
+std::string graph_builder::negative_weight(double w) const {
+  return w < 0.0 && !refuse_negative_.empty() ? "weight " + format_g(w, 17) + ": " + refuse_negative_
+                                              : std::string();
+}
+
 declared_graph graph_builder::finish() {
   declared_graph g;
   const std::size_t n = vertices();
@@ -442,8 +447,8 @@ constexpr std::string_view gml_key_names[] = {"",      "graph",  "directed", "no
 
 class gml_reader {
  public:
-  gml_reader(text_windows& windows, const std::string& file)
-      : lex_(windows, file), file_(file), build_(file) {}
+  gml_reader(text_windows& windows, const std::string& file, const std::string& refuse_negative)
+      : lex_(windows, file), file_(file), build_(file, refuse_negative) {}
 
   declared_graph read() {
     bool graphs = false;
@@ -535,6 +540,14 @@ class gml_reader {
     return x;
   }
 
+  // An edge's weight (its `weight` or `value`), refused at its line where negative ones are.
+  double weight(const gml_token& v) const {
+    const double x = real(v);
+    const std::string why = build_.negative_weight(x);
+    if (!why.empty()) throw parse_error(file_, v.line, why);
+    return x;
+  }
+
   void graph(std::uint64_t open_line) {
     for (;;) {
       const gml_token key = lex_.next();
@@ -598,13 +611,13 @@ class gml_reader {
         e.target = integer(value);
         target = true;
       } else if (key_ == gml_key::weight && value.kind != gml_kind::open) {
-        e.weight = real(value);
+        e.weight = weight(value);
         e.weighted = true;
         by_value = false;
       } else if (key_ == gml_key::value &&
                  (value.kind == gml_kind::integer || value.kind == gml_kind::real) &&
                  (!e.weighted || by_value)) {
-        e.weight = real(value);  // Newman's files weigh edges by `value`
+        e.weight = weight(value);  // Newman's files weigh edges by `value`
         e.weighted = by_value = true;
       } else {
         skip(value);
@@ -635,8 +648,8 @@ class gml_reader {
 
 }  // namespace
 
-declared_graph parse_gml(text_windows& windows, const std::string& name) {
-  return gml_reader(windows, name).read();
+declared_graph parse_gml(text_windows& windows, const std::string& name, const std::string& refuse_negative) {
+  return gml_reader(windows, name, refuse_negative).read();
 }
 
 // ---- Pajek -------------------------------------------------------------------
@@ -673,7 +686,8 @@ void pajek_fields(std::string_view line, std::vector<std::string_view>& f) {
 
 class pajek_reader {
  public:
-  explicit pajek_reader(const std::string& file) : file_(file), build_(file) {}
+  pajek_reader(const std::string& file, const std::string& refuse_negative)
+      : file_(file), build_(file, refuse_negative) {}
 
   void line(std::string_view l, std::uint64_t number) {
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
@@ -793,6 +807,8 @@ class pajek_reader {
       if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.' || not_finite) {
         if (!parse_real(f[2], w))
           throw parse_error(file_, number, "weight '" + std::string(f[2]) + "' is not a finite number");
+        const std::string why = build_.negative_weight(w);
+        if (!why.empty()) throw parse_error(file_, number, why);
         weighted = true;
       }
     }
@@ -815,6 +831,8 @@ class pajek_reader {
       double w = 0;
       if (!parse_real(field, w))
         throw parse_error(file_, number, "matrix entry '" + std::string(field) + "' is not a finite number");
+      const std::string why = build_.negative_weight(w);
+      if (!why.empty()) throw parse_error(file_, number, why);
       if (w != 0) build_.arc(static_cast<index_t>(row_), static_cast<index_t>(col_), w, w != 1, false);
       if (++col_ == n_) {
         col_ = 0;
@@ -834,8 +852,9 @@ class pajek_reader {
 
 }  // namespace
 
-declared_graph parse_pajek(text_windows& windows, const std::string& name) {
-  pajek_reader reader(name);
+declared_graph parse_pajek(text_windows& windows, const std::string& name,
+                           const std::string& refuse_negative) {
+  pajek_reader reader(name, refuse_negative);
   std::uint64_t number = 1;
   for (std::string_view w = windows.next(); !w.empty(); w = windows.next()) {
     while (!w.empty()) {

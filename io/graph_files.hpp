@@ -47,11 +47,15 @@ class text_windows;  // io/text_input.hpp
 
 // GraphML through expat, window by window (a .graphml.gz streamed);
 // not_supported where perron was built without expat.
-declared_graph parse_graphml(text_windows& windows, const std::string& name);
+// refuse_negative: read_options::refuse_negative, for each reader.
+declared_graph parse_graphml(text_windows& windows, const std::string& name,
+                             const std::string& refuse_negative = {});
 // GML, window by window (a string may cross windows).
-declared_graph parse_gml(text_windows& windows, const std::string& name);
+declared_graph parse_gml(text_windows& windows, const std::string& name,
+                         const std::string& refuse_negative = {});
 // Pajek, window by window (whole lines).
-declared_graph parse_pajek(text_windows& windows, const std::string& name);
+declared_graph parse_pajek(text_windows& windows, const std::string& name,
+                           const std::string& refuse_negative = {});
 
 // Whether a text's start (byte order mark and blank space skipped) is a
 // GraphML document (`<?xml`, `<graphml`), a GML one (a first key `graph`,
@@ -66,7 +70,10 @@ bool looks_like_pajek(std::string_view head);
 // given, undirected edges mirrored at the end.
 class graph_builder {
  public:
-  explicit graph_builder(std::string file) : file_(std::move(file)) {}
+  // refuse_negative: read_options::refuse_negative (a weight below zero is
+  // refused at its line: negative_weight says why).
+  explicit graph_builder(std::string file, std::string refuse_negative = {})
+      : file_(std::move(file)), refuse_negative_(std::move(refuse_negative)) {}
   // The vertex of `key`, declared now where it is new; parse_error where the
   // vertices pass what an index holds.
   index_t vertex(std::string_view key, std::uint64_t line);
@@ -81,6 +88,8 @@ class graph_builder {
   void declare_numbered(std::size_t count, std::uint64_t line);
   void label(index_t v, std::string text);
   void arc(index_t from, index_t to, double weight, bool weighted, bool undirected);
+  // Why weight w is refused ("weight -0.5: --weighted needs ..."), or "".
+  std::string negative_weight(double w) const;
   // Vertices are named by their labels where each has its own and no two are
   // equal, else by their integer ids (vertex_id), their keys, or, numbered
   // (Pajek), by their numbers.
@@ -88,6 +97,7 @@ class graph_builder {
 
  private:
   std::string file_;
+  std::string refuse_negative_;
   name_table keys_;  // the vertices' keys (GraphML's ids, GML's ids as written), numbered as declared
   std::size_t numbered_ = 0;       // Pajek: vertices 0..numbered_-1, no keys
   std::vector<std::int64_t> ids_;  // GML: vertex v's id, no keys

@@ -51,8 +51,8 @@ struct edge_state {
 
 class graphml_reader {
  public:
-  explicit graphml_reader(const std::string& file)
-      : file_(file), build_(file), parser_(XML_ParserCreate(nullptr)) {
+  graphml_reader(const std::string& file, const std::string& refuse_negative)
+      : file_(file), build_(file, refuse_negative), parser_(XML_ParserCreate(nullptr)) {
     if (!parser_) throw std::bad_alloc();
     XML_SetUserData(parser_, this);
     XML_SetElementHandler(parser_, &graphml_reader::start_thunk, &graphml_reader::end_thunk);
@@ -177,11 +177,14 @@ class graphml_reader {
       double w = 0;
       if (!parse_real(trimmed(text_), w))
         return stop("the weight key's default '" + text_ + "' is not a finite number");
+      if (const std::string why = build_.negative_weight(w); !why.empty())
+        return stop("the weight key's default: " + why);
       default_weight_ = w;
       collect_ = false;
     } else if (name == "data" && collect_) {
       double w = 0;
       if (!parse_real(trimmed(text_), w)) return stop("edge weight '" + text_ + "' is not a finite number");
+      if (const std::string why = build_.negative_weight(w); !why.empty()) return stop("edge " + why);
       edge_->weight = w;
       edge_->weighted = true;
       collect_ = false;
@@ -232,8 +235,9 @@ class graphml_reader {
 
 }  // namespace
 
-declared_graph parse_graphml(text_windows& windows, const std::string& name) {
-  graphml_reader reader(name);
+declared_graph parse_graphml(text_windows& windows, const std::string& name,
+                             const std::string& refuse_negative) {
+  graphml_reader reader(name, refuse_negative);
   std::uint64_t bytes = 0;
   for (std::string_view w = windows.next(); !w.empty(); w = windows.next()) {
     bytes += w.size();
@@ -246,7 +250,7 @@ declared_graph parse_graphml(text_windows& windows, const std::string& name) {
 
 #else
 
-declared_graph parse_graphml(text_windows&, const std::string& name) {
+declared_graph parse_graphml(text_windows&, const std::string& name, const std::string&) {
   throw not_supported(name +
                       ": reading GraphML needs expat, and this perron was built without it "
                       "(apt-get install libexpat1-dev, then rebuild)");

@@ -132,11 +132,11 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
   } else if (f == input_format::graphml || f == input_format::gml || f == input_format::pajek) {
     declared_graph g;
     if (f == input_format::graphml) {
-      g = detail::parse_graphml(all, name);
+      g = detail::parse_graphml(all, name, opt.refuse_negative);
     } else if (f == input_format::pajek) {
-      g = detail::parse_pajek(all, name);
+      g = detail::parse_pajek(all, name, opt.refuse_negative);
     } else {
-      g = detail::parse_gml(all, name);
+      g = detail::parse_gml(all, name, opt.refuse_negative);
     }
     m.matrix = std::move(g.matrix);
     m.label = std::move(g.original_id);

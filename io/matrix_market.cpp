@@ -281,8 +281,8 @@ struct chunk_result {
 
 // The one parse loop for coordinate lines, used for every chunk.
 template <mm_field Field>
-void parse_coordinate_chunk(const line_chunk& c, const mm_header& h, index_t* row, index_t* col, double* val,
-                            chunk_result& res) {
+void parse_coordinate_chunk(const line_chunk& c, const mm_header& h, const std::string& refuse_negative,
+                            index_t* row, index_t* col, double* val, chunk_result& res) {
   const char* p = c.begin;
   const char* const end = c.end;
   const std::uint64_t rows = static_cast<std::uint64_t>(h.rows);
@@ -326,6 +326,14 @@ void parse_coordinate_chunk(const line_chunk& c, const mm_header& h, index_t* ro
     } else if (skew && v != 0.0) {
       return fail(line, "entry (" + std::to_string(i) + ", " + std::to_string(j) +
                             ") is nonzero, but the diagonal of a skew-symmetric matrix is zero");
+    }
+    if constexpr (Field != mm_field::pattern) {
+      if (!refuse_negative.empty() && (v < 0.0 || (skew && i != j && v != 0.0)))
+        return fail(line, "entry (" + std::to_string(i) + ", " + std::to_string(j) + ") " +
+                              (v < 0.0 ? "has value " + format_g(v, 17)
+                                       : "of a skew-symmetric matrix stands for (" + std::to_string(j) +
+                                             ", " + std::to_string(i) + ") = " + format_g(-v, 17)) +
+                              ": " + refuse_negative);
     }
     row[n] = static_cast<index_t>(i - 1);
     col[n] = static_cast<index_t>(j - 1);
@@ -441,13 +449,13 @@ std::uint64_t parse_coordinate_window(const parsed_header& ph, const char* begin
     const std::size_t s = ch.first_slot;
     switch (h.field) {
       case mm_field::real:
-        parse_coordinate_chunk<mm_field::real>(ch, h, r + s, c + s, v + s, cr);
+        parse_coordinate_chunk<mm_field::real>(ch, h, opt.refuse_negative, r + s, c + s, v + s, cr);
         break;
       case mm_field::integer:
-        parse_coordinate_chunk<mm_field::integer>(ch, h, r + s, c + s, v + s, cr);
+        parse_coordinate_chunk<mm_field::integer>(ch, h, opt.refuse_negative, r + s, c + s, v + s, cr);
         break;
       case mm_field::pattern:
-        parse_coordinate_chunk<mm_field::pattern>(ch, h, r + s, c + s, v + s, cr);
+        parse_coordinate_chunk<mm_field::pattern>(ch, h, opt.refuse_negative, r + s, c + s, v + s, cr);
         break;
     }
   });

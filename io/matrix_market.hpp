@@ -59,6 +59,12 @@ struct read_options {
   // set's vertices follow the first's (io/load.hpp, make_bipartite). For
   // pagerank --bipartite.
   bool bipartite = false;
+  // Non-empty: a value or weight below zero is refused at its line, this
+  // saying why (pagerank --weighted: "--weighted needs finite, non-negative
+  // weights"; the solver's own check names the arc only, found after the
+  // parse). A skew-symmetric entry off the diagonal is one (its mirror is
+  // negated). Not part of the graph: a cache entry serves either reading.
+  std::string refuse_negative;
 };
 
 // The cache options a load with `opt` keys its entries by: opt.cache with the

@@ -224,6 +224,14 @@ std::string diagnose_edge(const char* line, const char* end, const detail::edge_
   return "malformed edge line";
 }
 
+// Why a weight is refused where the reading refuses negative ones
+// (edge_columns::refuse_negative), or "" for one that is kept.
+std::string negative_weight(double w, const detail::edge_columns& columns) {
+  return w < 0.0 && !columns.refuse_negative.empty()
+             ? "weight " + format_g(w, 17) + ": " + columns.refuse_negative
+             : std::string();
+}
+
 struct chunk_result {
   std::size_t edges = 0;
   std::uint64_t max_id = 0;
@@ -331,6 +339,7 @@ void parse_named_chunk(const line_chunk& c, const detail::edge_columns& columns,
       if (!whole_real(fw, w) || !std::isfinite(w))
         return fail(line, "weight " + detail::quote_bytes(fw.data(), fw.data() + fw.size()) +
                               " is not a finite number");
+      if (w < 0.0 && !columns.refuse_negative.empty()) return fail(line, negative_weight(w, columns));
     }
     out.add(a, b, w);
     p = next;
@@ -373,6 +382,7 @@ void parse_edge_chunk(const line_chunk& c, const detail::edge_columns& columns, 
     if (fields == 4 && q && at_field_end(q, end)) q = detail::scan_real(skip_separator(q, end), end, time);
     const char* next = q && detail::at_delimiter(q, end) ? detail::end_of_line(q, end) : nullptr;
     if (!next) return out.fail(res, line, diagnose_edge(line, end, columns));
+    if (w < 0.0 && !columns.refuse_negative.empty()) return out.fail(res, line, negative_weight(w, columns));
     out.add(a, b, w);
     p = next;
   }
@@ -571,6 +581,7 @@ std::uint64_t parse_name_window(const char* begin, const char* end, std::uint64_
       double time = 0;  // KONECT's timestamp: checked, then dropped
       if (columns.fields == 4) number("time", f[lead + 3], time);
     }
+    if (w < 0.0 && !columns.refuse_negative.empty()) fail(negative_weight(w, columns));
     out.src.push_back(vertex("source name", f[source], s1));
     out.dst.push_back(vertex("target name", f[target], s2));
     if (weights) out.weight.push_back(w);
@@ -949,6 +960,7 @@ edge_columns edge_list_columns(std::string_view text) {
 edge_columns edge_list_columns(std::string_view text, const read_options& opt) {
   edge_columns c = edge_list_columns(text);
   if (opt.all_names && c.edge_line) c.names = true;
+  c.refuse_negative = opt.refuse_negative;
   return c;
 }
 

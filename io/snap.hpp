@@ -83,6 +83,7 @@ struct edge_columns {
   bool weights() const { return named ? weight_at >= 0 : fields >= 3 || data; }
   std::size_t body_offset = 0;  // bytes before the first edge line's line (a header and what precedes it)
   std::uint64_t body_line = 1;  // the number of the line at body_offset
+  std::string refuse_negative;  // read_options::refuse_negative: a weight below 0 refused at its line
 };
 // Reads the first data line of `text` (the start of an edge list, byte order
 // mark removed) and, where it is a header, the one after it: every line

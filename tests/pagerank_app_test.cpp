@@ -536,11 +536,14 @@ TEST_F(pagerank_app, Weighted) {
   EXPECT_EQ(run({g, "--weighted", "--output", out}).code, 0);
   const std::string bad =
       file("neg.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1.0\n2 3 -3\n");
-  const outcome o = run({bad, "--weighted"});
+  outcome o = run({bad, "--weighted"});
   EXPECT_EQ(o.code, 65);
   EXPECT_EQ(o.err_lines(), 1) << o.err;
-  EXPECT_NE(o.err.find(bad + ": arc 2 -> 3 has weight -3"), std::string::npos) << o.err;  // names the file
+  EXPECT_NE(o.err.find(bad + ":4: entry (2, 3) has value -3"), std::string::npos) << o.err;  // its line
   EXPECT_EQ(run({bad}).code, 0);  // unweighted: values ignored
+  o = run({bad, "--weighted"});   // the graph from the cache: its arc named
+  EXPECT_EQ(o.code, 65);
+  EXPECT_NE(o.err.find(bad + ": arc 2 -> 3 has weight -3"), std::string::npos) << o.err;
 }
 
 // An entry stored as 0 is an arc of the pattern (vertex 2's one out-link,
@@ -560,7 +563,8 @@ TEST_F(pagerank_app, AStoredZeroIsAnArcThatWeighsZero) {
 
 // An edge list with a header and weights, comma-separated (as pandas or
 // networkx write it), ranks as the same graph in Matrix Market, weighted or
-// not, its vertices named by the file's ids; a negative weight names its arc.
+// not, its vertices named by the file's ids; a negative weight names its
+// line (its arc where the graph came from the cache, read unweighted before).
 TEST_F(pagerank_app, WeightedCsvEdgeList) {
   const std::string mtx = file(
       "w.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 5\n1 2 0.5\n1 3 3\n2 3 1\n3 1 1\n4 1 2\n");
@@ -577,7 +581,14 @@ TEST_F(pagerank_app, WeightedCsvEdgeList) {
     EXPECT_EQ(parse_tsv(slurp(path("m.tsv"))), parse_tsv(slurp(path("c.tsv")))) << weighted;
   }
   const std::string bad = file("neg.csv", "u,v,w\n1,2,1.0\n2,3,-3\n");
-  const outcome o = run({bad, "--weighted"});
+  outcome o = run({bad, "--weighted"});
+  EXPECT_EQ(o.code, 65);
+  EXPECT_EQ(o.err_lines(), 1) << o.err;
+  EXPECT_NE(o.err.find(bad + ":3: weight -3: --weighted needs finite, non-negative weights"),
+            std::string::npos)
+      << o.err;
+  ASSERT_EQ(run({bad, "--device", "cpu"}).code, 0);
+  o = run({bad, "--weighted"});
   EXPECT_EQ(o.code, 65);
   EXPECT_EQ(o.err_lines(), 1) << o.err;
   EXPECT_NE(o.err.find("2 -> 3"), std::string::npos) << o.err;

@@ -40,6 +40,8 @@ io::read_options read_options_for(const input_settings& s) {
   r.undirected = s.undirected;
   r.all_names = s.names;
   r.bipartite = s.bipartite;
+  // The solver's words (solvers/pagerank.cpp), said by the reader at the line.
+  if (s.weighted) r.refuse_negative = "--weighted needs finite, non-negative weights";
   // --names and --bipartite read another graph from a file: entries of their own.
   r.cache = io::cache_options_of(r);
   return r;

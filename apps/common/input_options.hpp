@@ -18,6 +18,7 @@ struct input_settings {
   bool undirected = false;  // pagerank --undirected (io::read_options::undirected); no other app offers it
   bool names = false;       // pagerank --names (io::read_options::all_names), likewise
   bool bipartite = false;   // pagerank --bipartite (io::read_options::bipartite), likewise
+  bool weighted = false;    // pagerank --weighted: a negative weight refused at its line (refuse_negative)
 };
 
 void add_input_options(boost::program_options::options_description& o, input_settings& s);

@@ -717,11 +717,24 @@ class pajek_reader {
 
   declared_graph finish() {
     if (!declared_) throw parse_error(file_, 0, "no *Vertices line: not a Pajek network");
+    matrix_whole(0);
     return build_.finish();
   }
 
  private:
+  // A *Matrix section holds its n rows whole: one that ends short (at the
+  // next section's line `number`, or at the file's end, 0) is refused; it
+  // read as the rows given, the rest no arcs.
+  void matrix_whole(std::uint64_t number) const {
+    if (section_ == pajek_section::matrix && row_ < n_)
+      throw parse_error(file_, number,
+                        "*Matrix (line " + std::to_string(matrix_line_) + ") ends after " +
+                            std::to_string(row_) + " of the " + std::to_string(n_) +
+                            " rows *Vertices declares");
+  }
+
   void header(std::string_view l, std::uint64_t number) {
+    matrix_whole(number);
     pajek_fields(l, f_);
     const std::vector<std::string_view>& f = f_;
     const std::string word = ascii_lower(f[0]);
@@ -759,7 +772,8 @@ class pajek_reader {
     } else if (word == "*matrix") {
       need_vertices();
       section_ = pajek_section::matrix;
-      row_ = col_ = 0;
+      row_ = 0;
+      matrix_line_ = number;
     } else {
       // *Partition, *Vector, *Permutation ... of a project: not the graph.
       if (declared_)
@@ -823,29 +837,33 @@ class pajek_reader {
       build_.arc(u, number_of(f[k], number, "vertex"), 1, false, section_ == pajek_section::edges_list);
   }
 
+  // One row a line, as Pajek writes it: a line of another count shifted
+  // every later value into another cell without a word.
   void matrix_row(std::string_view l, std::uint64_t number) {
     pajek_fields(l, f_);
-    for (const std::string_view field : f_) {
-      if (row_ >= n_)
-        throw parse_error(file_, number, "more than the " + std::to_string(n_) + " rows *Matrix holds");
+    if (row_ >= n_)
+      throw parse_error(file_, number, "more than the " + std::to_string(n_) + " rows *Matrix holds");
+    if (f_.size() != n_)
+      throw parse_error(file_, number,
+                        "row " + std::to_string(row_ + 1) + " of *Matrix holds " + std::to_string(f_.size()) +
+                            " values; *Vertices declares " + std::to_string(n_));
+    for (std::size_t col = 0; col < f_.size(); ++col) {
+      const std::string_view field = f_[col];
       double w = 0;
       if (!parse_real(field, w))
         throw parse_error(file_, number, "matrix entry '" + std::string(field) + "' is not a finite number");
       const std::string why = build_.negative_weight(w);
       if (!why.empty()) throw parse_error(file_, number, why);
-      if (w != 0) build_.arc(static_cast<index_t>(row_), static_cast<index_t>(col_), w, w != 1, false);
-      if (++col_ == n_) {
-        col_ = 0;
-        ++row_;
-      }
+      if (w != 0) build_.arc(static_cast<index_t>(row_), static_cast<index_t>(col), w, w != 1, false);
     }
+    ++row_;
   }
 
   const std::string& file_;
   graph_builder build_;
   std::vector<std::string_view> f_;  // the line's fields, kept from line to line
   pajek_section section_ = pajek_section::none;
-  std::uint64_t n_ = 0, row_ = 0, col_ = 0;
+  std::uint64_t n_ = 0, row_ = 0, matrix_line_ = 0;
   int networks_ = 0;
   bool declared_ = false;
 };

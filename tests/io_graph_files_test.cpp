@@ -459,6 +459,16 @@ TEST_F(io_graph_files, BadFilesGiveOneErrorWithTheirLine) {
   expect_error(write("g.net", "*Network a\n*Vertices 1\n*Network b\n"), 3, "a second network");
   expect_error(write("h.net", "*Vertices 1\n*Vertices 1\n"), 2, "a second *Vertices");
   expect_error(write("i.net", "*Vertices 2\n*Matrix\n0 1\n1 0\n1 1\n"), 5, "more than the 2 rows");
+  // *Matrix: one row a line, every row there (a short row shifted the values after it).
+  expect_error(write("j.net", "*Vertices 3\n*Matrix\n0 1 0\n1 1\n0 1 0\n"), 4,
+               "row 2 of *Matrix holds 2 values; *Vertices declares 3");
+  expect_error(write("k.net", "*Vertices 3\n*Matrix\n0 1 0\n"), 0,
+               "*Matrix (line 2) ends after 1 of the 3 rows *Vertices declares");
+  expect_error(write("l.net", "*Vertices 3\n*Matrix\n0 1 0\n1 0 1\n*Arcs\n1 2\n"), 5,
+               "*Matrix (line 2) ends after 2 of the 3 rows");
+  EXPECT_EQ(
+      io::load_matrix(write("m.net", "*Vertices 3\n*Matrix\n0 1 0\n1 0 1\n0 1 0\n*Arcs\n1 3\n")).matrix.nnz(),
+      5u);
 }
 
 }  // namespace

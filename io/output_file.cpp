@@ -107,10 +107,12 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) fail(path_, "cannot create a file in its folder", errno);
   temp_ = pattern;
-  // mkstemp makes the file 0600; an output gets the usual 0666 & ~umask.
+  // mkstemp makes the file 0600; a new output gets the usual 0666 & ~umask,
+  // one that replaces a file keeps that file's mode (a private 0600 file
+  // became world-readable).
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
+  ::fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
   f_ = ::fdopen(fd, "wb");
   if (!f_) {
     const int err = errno;

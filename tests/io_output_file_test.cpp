@@ -89,6 +89,29 @@ TEST_F(OutputFile, NewFilesGetTheUsualPermissions) {
   EXPECT_EQ(st.st_mode & 0777, 0644u);
 }
 
+// A replaced file keeps its mode: a private 0600 file stays private, an
+// executable script executable, through a link too.
+TEST_F(OutputFile, AReplacedFileKeepsItsMode) {
+  for (const mode_t mode : {mode_t(0600), mode_t(0755), mode_t(0640)}) {
+    write(path("ranks.tsv"), "old\n");
+    ASSERT_EQ(::chmod(path("ranks.tsv").c_str(), mode), 0);
+    output_file out(path("ranks.tsv"));
+    out.write("new\n");
+    out.commit();
+    struct stat st {};
+    ASSERT_EQ(::stat(path("ranks.tsv").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, mode);
+    EXPECT_EQ(read(path("ranks.tsv")), "new\n");
+  }
+  fs::create_symlink(dir_ / "ranks.tsv", dir_ / "link.tsv");
+  output_file out(path("link.tsv"));
+  out.write("newer\n");
+  out.commit();
+  struct stat st {};
+  ASSERT_EQ(::stat(path("ranks.tsv").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+}
+
 TEST_F(OutputFile, BadTargetsAreIoErrors) {
   EXPECT_THROW(output_file(path("no-such-folder/ranks.tsv")), io_error);
   EXPECT_THROW(output_file(dir_.string()), io_error);

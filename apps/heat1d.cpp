@@ -176,8 +176,10 @@ const char* trailer_text =
     "context down after that (PERRON_TEARDOWN=wait keeps one process).\n"
     "\n"
     "Exit codes: 0 ok; 2 a step's linear solve did not converge, the solution became\n"
-    "NaN or inf, or the steady state was not reached (outputs up to the last good step\n"
-    "are still written); 64 bad command line or option value; 65 bad initial-condition\n"
+    "NaN or inf (checked every 256 steps: the run stops at the first check that finds\n"
+    "it), or the steady state was not reached (outputs are still written: snapshots up\n"
+    "to the last good step, the profile where the run stopped); 64 bad command line or\n"
+    "option value; 65 bad initial-condition\n"
     "file content, a grid larger than the memory free, or values whose steps would\n"
     "overflow; 66 unreadable file; 70 CUDA failure or no GPU for --device cuda;\n"
     "71 internal error.\n";
@@ -469,7 +471,15 @@ struct run_stats {
   long failed_step = 0;  // 1-based step that failed
   heat::step_report failure;
   bool steady_reached = false;
+  // The last step checked finite (run_steps checks every check_every
+  // steps): a run that turns NaN or inf stops at the first check after.
+  long finite_step = 0;
 };
+
+// Steps between checks that u is finite: one reduction and host sync each,
+// nothing beside a pass of steps; an unstable --force run stopped within
+// this many steps of blowing up (it ran to T, 500 steps of NaN).
+constexpr long check_every = 256;
 
 // What a run produced: everything the summaries and the plot report. The
 // profiles u0 and u come to the host only for the outputs that print them
@@ -575,6 +585,10 @@ void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
     if (done_steady) {
       st.steady_reached = true;
       break;
+    }
+    if (!last && k - st.finite_step >= check_every) {
+      if (!std::isfinite(ts.integral())) break;  // the summary and error say where
+      st.finite_step = k;
     }
   }
   progress.clear();
@@ -782,12 +796,13 @@ int report_end(const plan& pl, const run_record& rec) {
   if (!rec.finite()) {
     const bool blown = o.scheme == heat::method::explicit_euler && rec.r > heat::max_stable_r;
     std::cerr << "heat1d: error: the solution is not finite at t = " << format_g(rec.t_end) << " (step "
-              << st.steps << "): its integral is " << format_g(rec.integral) << ", NaN or inf values ("
+              << st.steps << (st.finite_step > 0 ? "; finite at step " + std::to_string(st.finite_step) : "")
+              << "): its integral is " << format_g(rec.integral) << ", NaN or inf values ("
               << precision_name(pl.is_float()) << ", r = kappa dt / dx^2 = " << format_g(rec.r, 3) << ": "
               << (blown           ? "explicit steps with r > 1/2 are unstable"
                   : pl.is_float() ? "float cannot carry this step; use --precision double or a smaller --dt"
                                   : "use a smaller --dt")
-              << "); outputs hold that profile\n";
+              << "); the run stopped there, outputs hold that profile\n";
     return not_converged;
   }
   if (pl.s.run.steady && !st.steady_reached) {

@@ -510,6 +510,9 @@ double default_step_rel_tol(const grid_problem& p, const step_options& o, bool s
 namespace {
 // Steps of dt to reach t (at least t / dt less a rounding allowance).
 double steps_to(double t, double dt) { return std::ceil(t / dt * (1 - 1e-12)); }
+// The most steps a run takes, however they are asked for (--dt, --steps,
+// --max-steps): more than a machine steps in years, and within a long.
+constexpr double most_steps = 1e15;
 }  // namespace
 
 void run_options::validate(const grid_problem& p) const {
@@ -519,16 +522,22 @@ void run_options::validate(const grid_problem& p) const {
   if (dt && steps) throw invalid_argument("give --dt or --steps, not both");
   if (dt && !finite_above(*dt, 0))
     throw invalid_argument("--dt, the time step, must be a finite number > 0 (got " + format_g(*dt) + ")");
-  if (dt && !steady && steps_to(final_time, *dt) > 1e15)
+  if (dt && !steady && steps_to(final_time, *dt) > most_steps)
     throw invalid_argument("--T / --dt = " + format_g(final_time / *dt) + " steps is too many");
   if (steps && *steps < 1)
     throw invalid_argument("--steps must be >= 1 (got " + std::to_string(*steps) + ")");
+  if (steps && double(*steps) > most_steps)
+    throw invalid_argument("--steps " + std::to_string(*steps) + " is too many (at most " +
+                           format_g(most_steps) + ")");
   if (steps && final_time == 0) throw invalid_argument("--steps with T = 0 gives no step size; give --dt");
   if (!steady) return;
   if (!finite_above(steady_tol, 0))
     throw invalid_argument("--steady-tol must be a finite number > 0 (got " + format_g(steady_tol) + ")");
   if (max_steps < 1)
     throw invalid_argument("--max-steps must be >= 1 (got " + std::to_string(max_steps) + ")");
+  if (double(max_steps) > most_steps)
+    throw invalid_argument("--max-steps " + std::to_string(max_steps) + " is too many (at most " +
+                           format_g(most_steps) + ")");
   const std::string why = steady_state_obstacle(p);
   if (!why.empty()) throw invalid_argument("--steady: " + why);
 }
@@ -554,7 +563,7 @@ time_plan plan_time(const grid_problem& p, method m, const run_options& r) {
   }
   // The automatic dt is checked as a given one is (run_options::validate): the
   // step count cast to long overflowed, and the run was refused for a negative --dt.
-  if (!(steps_to(t, dt) <= 1e15))
+  if (!(steps_to(t, dt) <= most_steps))
     throw invalid_argument("--T / dt = " + format_g(t / dt) + " steps is too many (dt " + format_g(dt) +
                            (m == method::explicit_euler ? ", 0.9 of the largest stable dt" : "") + ")");
   plan.steps = static_cast<long>(steps_to(t, dt));

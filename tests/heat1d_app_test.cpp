@@ -389,7 +389,8 @@ TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
 
 // A run that blows up (NaN or inf in u) is an error, not a result: one
 // line naming the time and the cause, exit 2, "finite": false in the JSON,
-// the profile still written.
+// the profile still written. It stops at the first check after (every 256
+// steps), not at T: the last 500 of 1000 steps went on over NaN.
 TEST_F(heat1d_app, ABlownUpSolutionIsAnError) {
   for (const char* prec : {"double", "float"}) {
     const outcome o = run(std::string("--device cpu --precision ") + prec +
@@ -397,15 +398,27 @@ TEST_F(heat1d_app, ABlownUpSolutionIsAnError) {
                           " --json " + quote(path("r.json")));
     EXPECT_EQ(o.code, 2) << o.err;
     EXPECT_EQ(o.err_lines(), 1) << o.err;
-    EXPECT_NE(o.err.find("not finite at t = 1 (step 1000)"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("not finite at t = 0.256 (step 256)"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("the run stopped there"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("r > 1/2"), std::string::npos) << o.err;
     EXPECT_NE(slurp(path("r.json")).find("\"finite\": false"), std::string::npos);
     EXPECT_NE(slurp(path("r.json")).find("\"converged\": false"), std::string::npos);
     EXPECT_TRUE(fs::exists(path("u.tsv")));
   }
+  // Slower to blow up (r just past 1/2): the step it was last finite named.
+  const outcome slow = run("--device cpu --method explicit --force --N 101 --dt 5.2e-5 --T 1");
+  EXPECT_EQ(slow.code, 2) << slow.err;
+  EXPECT_NE(slow.err.find("; finite at step "), std::string::npos) << slow.err;
   const outcome ok = run("--device cpu --N 101 --json -");
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("\"finite\": true"), std::string::npos);
+  // Every way of asking for steps has one bound: --steps and --max-steps as --dt.
+  for (const char* args :
+       {"--steps 9223372036854775807", "--steady --max-steps 9223372036854775807", "--dt 1e-17"}) {
+    const outcome many = run(std::string("--device cpu ") + args);
+    EXPECT_EQ(many.code, 64) << args;
+    EXPECT_NE(many.err.find("too many"), std::string::npos) << many.err;
+  }
 }
 
 TEST_F(heat1d_app, GpuRunMatchesTheCpuRun) {

@@ -179,10 +179,9 @@ const char* trailer_text =
     "NaN or inf (checked every 256 steps: the run stops at the first check that finds\n"
     "it), or the steady state was not reached (outputs are still written: snapshots up\n"
     "to the last good step, the profile where the run stopped); 64 bad command line or\n"
-    "option value; 65 bad initial-condition\n"
-    "file content, a grid larger than the memory free, or values whose steps would\n"
-    "overflow; 66 unreadable file; 70 CUDA failure or no GPU for --device cuda;\n"
-    "71 internal error.\n";
+    "option value; 65 bad initial-condition file content, a grid larger than the\n"
+    "memory free, or values whose steps would overflow; 66 unreadable file; 70 CUDA\n"
+    "failure or no GPU for --device cuda; 71 internal error.\n";
 
 // A numeric option stored straight into its field; --help prints the field's
 // value, the struct's default.

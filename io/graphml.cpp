@@ -5,6 +5,9 @@
 #include <cctype>
 #include <cstring>
 #include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -79,6 +82,14 @@ class graphml_reader {
   declared_graph finish() {
     if (!root_seen_) throw parse_error(file_, 0, "empty GraphML document (no <graphml> element)");
     if (graphs_ == 0) throw parse_error(file_, 0, "no <graph> in this GraphML file");
+    // A <data> of a key never declared (networkx refuses it too: "no key"):
+    // were it the weight, the graph read unweighted without a word.
+    const std::pair<const std::string, std::uint64_t>* first = nullptr;  // the first in the file
+    for (const auto& used : undeclared_)
+      if (!keys_.count(used.first) && (!first || used.second < first->second)) first = &used;
+    if (first)
+      throw parse_error(file_, first->second,
+                        "a <data> of key '" + first->first + "', which no <key> declares");
     return build_.finish();
   }
 
@@ -123,7 +134,16 @@ class graphml_reader {
       const XML_Char* domain = attribute(attrs, "for");
       in_weight_key_ = id && attr_name && iequals(attr_name, "weight") &&
                        (!domain || std::strcmp(domain, "edge") == 0 || std::strcmp(domain, "all") == 0);
-      if (in_weight_key_) weight_key_ = id;
+      if (id) keys_.insert(id);
+      if (in_weight_key_) {
+        // GraphML declares its keys before the graph; a weight key after
+        // edges that gave it values (read as <data> of no key) came too late
+        // for them: read unweighted without a word.
+        if (const auto used = undeclared_.find(id); used != undeclared_.end())
+          return stop("the weight key '" + std::string(id) + "' is declared after edges that use it (line " +
+                      std::to_string(used->second) + "): GraphML declares its <key>s before the <graph>");
+        weight_key_ = id;
+      }
     } else if (name == "default" && in_weight_key_) {
       begin_text();
     } else if (name == "graph") {
@@ -161,9 +181,10 @@ class graphml_reader {
       }
       edge_->weighted = default_weight_.has_value();
       edge_->weight = default_weight_.value_or(1.0);
-    } else if (name == "data" && edge_ && !weight_key_.empty()) {
+    } else if (name == "data") {
       const XML_Char* key = attribute(attrs, "key");
-      if (key && weight_key_ == key) begin_text();
+      if (key && !keys_.count(key)) undeclared_.emplace(key, XML_GetCurrentLineNumber(parser_));
+      if (key && edge_ && !weight_key_.empty() && weight_key_ == key) begin_text();
     } else if (name == "hyperedge") {
       return stop("a <hyperedge>: perron reads graphs of edges between two vertices");
     }
@@ -228,6 +249,9 @@ class graphml_reader {
   int depth_ = 0, graphs_ = 0;
   std::vector<bool> graph_depth_;  // each open <graph>'s default: undirected
   std::string weight_key_, text_;
+  std::unordered_set<std::string> keys_;  // every <key>'s id declared so far
+  std::unordered_map<std::string, std::uint64_t>
+      undeclared_;  // a <data>'s key not yet declared: its first line
   std::optional<double> default_weight_;
   std::optional<edge_state> edge_;
   std::vector<edge_state> waiting_;  // edges to an end not yet declared, in the file's order

@@ -431,6 +431,24 @@ TEST_F(io_graph_files, BadFilesGiveOneErrorWithTheirLine) {
                      "<edge source=\"a\" target=\"b\"><data key=\"w\">heavy</data></edge></graph></graphml>"),
                2, "edge weight 'heavy' is not a finite number");
   expect_error(write("f.graphml", "<graphml><graph>\n<node/></graph></graphml>"), 2, "a <node> with no id");
+  // A weight key declared after the edges that use it (they read unweighted),
+  // and a <data> of a key never declared (networkx: "no key").
+  expect_error(write("h.graphml",
+                     "<graphml><graph edgedefault=\"directed\">\n<edge source=\"a\" target=\"b\">"
+                     "<data key=\"w\">3</data></edge></graph>\n"
+                     "<key id=\"w\" for=\"edge\" attr.name=\"weight\"/></graphml>"),
+               3, "the weight key 'w' is declared after edges that use it (line 2)");
+  expect_error(write("i.graphml",
+                     "<graphml><graph>\n<node id=\"a\"><data key=\"d0\">x</data></node>\n"
+                     "<edge source=\"a\" target=\"a\"><data key=\"w\">3</data></edge></graph></graphml>"),
+               2, "a <data> of key 'd0', which no <key> declares");
+  // A key of another attribute declared late is no matter to the graph.
+  EXPECT_EQ(io::load_matrix(write("j.graphml",
+                                  "<graphml><graph>\n<node id=\"a\"><data key=\"d0\">x</data>"
+                                  "</node></graph><key id=\"d0\" attr.name=\"color\"/></graphml>"),
+                            no_cache())
+                .matrix.rows,
+            1);
   expect_error(write("g.graphml", ""), 0, "empty GraphML");
   expect_error(write("a.gml", "graph [\n node [ id 1 ]\n edge [ source 1 target 2 ]\n]"), 3,
                "the edge's target 2 is no node's id");

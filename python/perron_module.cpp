@@ -494,6 +494,9 @@ PYBIND11_MODULE(_perron, m) {
   m.def("read_matrix", &read_matrix, py::arg("path"), py::arg("cache") = true, py::arg("undirected") = false,
         py::arg("names") = false, py::arg("bipartite") = false);
   m.def("pagerank_csr", &pagerank_csr);
+  // The solve's memory check on its own: the package runs it before it
+  // converts or copies a graph (a COO's tocsr() allocated GBs first).
+  m.def("check_pagerank_memory", &check_pagerank_memory, py::arg("n"), py::arg("links"));
   m.def("pagerank_batched_csr", &pagerank_batched_csr);
   m.def("spmv_csr", &spmv_csr);
   m.def("gpu_available", [] { return cuda::available(); });

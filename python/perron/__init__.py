@@ -91,6 +91,18 @@ def _check_shape(A):
 _no_values = _np.empty(0)
 
 
+def _check_memory(n, links):
+    """The solve's check of the host memory a PageRank of n vertices and `links` links needs
+    (MemoryError, in its words), run before A is converted or copied: tocsr() of a COO matrix
+    of 1.5e9 vertices and one entry first allocated 6 GB (its indptr) for a solve of 72 GB to
+    refuse. Below 2^16 vertices and links, where the copies come to a few MB at most, the
+    solve's check alone (reading the memory free takes 0.14 ms, a fifth of karate's whole
+    call); past 32-bit ids the reader of the arrays refuses the graph."""
+    if n + links < 1 << 16 or n > _np.iinfo(_np.int32).max:
+        return
+    _perron.check_pagerank_memory(int(n), int(links))
+
+
 def _graph_arrays(A, weighted):
     """(n, indptr, indices, data, transposed): CSC is already the CSR of A^T and
     CSR is passed as is; other formats convert to CSR (a copy). Stored zeros are
@@ -107,6 +119,7 @@ def _graph_arrays(A, weighted):
             raise ValueError("indptr must hold n + 1 entries")
         if n == 0:  # (checked here: a source or personalization vertex was "not in the graph (0 .. -1)")
             raise ValueError("the graph is empty (0 vertices)")
+        _check_memory(n, len(indices))
         values = _np.ones(len(indices)) if weighted else _no_values
         return n, _index_array(indptr), _index_array(indices), values, False
     if not _sp.issparse(A):
@@ -122,6 +135,7 @@ def _graph_arrays(A, weighted):
         raise TypeError(f"A must hold numbers, got dtype {A.dtype}")
     if weighted and A.dtype.kind == "c":  # casting to float64 would drop the imaginary parts
         raise TypeError(f"weighted=True needs real arc weights, A holds {A.dtype}")
+    _check_memory(A.shape[0], A.nnz)  # before tocsr() or a canonical copy (A.nnz: duplicates too)
     if A.format not in ("csr", "csc"):
         A = A.tocsr()
     if A.dtype.kind == "O":
@@ -171,6 +185,7 @@ def _from_networkx(G, weighted):
     links = int(indptr[-1])
     if links > _np.iinfo(_np.int32).max:
         raise ValueError(f"perron uses 32-bit indices; the graph has {links} arcs, past 2^31 - 1")
+    _check_memory(n, links)  # before the arrays of the arcs
     neighbours = _itertools.chain.from_iterable(rows)
     if nodes == list(range(n)):  # the nodes are their positions: no lookup (numpy ints hash slowly: 30x)
         indices = _np.fromiter(neighbours, dtype=_np.int32, count=links)
@@ -426,21 +441,28 @@ def _source_set(item, n, c, index=None):
     if not pairs:
         raise ValueError(f"sources[{c}]: no vertices")
     out = []
+    seen = set()
     for v, w in pairs:
         if index is not None:
             if not _hashable(v) or v not in index:
                 raise ValueError(f"sources[{c}]: vertex {v!r} is not in the graph")
             if not _np.isfinite(w) or w < 0:
                 raise ValueError(f"sources[{c}]: weight {w} of vertex {v!r} is not a finite non-negative number")
-            out.append((index[v], w))
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
-            raise ValueError(f"sources[{c}]: vertex {v!r} is not an integer")
-        if not 0 <= int(v) < n:
-            raise ValueError(f"sources[{c}]: vertex {v} is not in the graph (0 .. {n - 1})")
-        if not _np.isfinite(w) or w < 0:
-            raise ValueError(f"sources[{c}]: weight {w} of vertex {v} is not a finite non-negative number")
-        out.append((int(v), w))
+            i, name = index[v], repr(v)
+        else:
+            if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+                raise ValueError(f"sources[{c}]: vertex {v!r} is not an integer")
+            if not 0 <= int(v) < n:
+                raise ValueError(f"sources[{c}]: vertex {v} is not in the graph (0 .. {n - 1})")
+            if not _np.isfinite(w) or w < 0:
+                raise ValueError(f"sources[{c}]: weight {w} of vertex {v} is not a finite non-negative number")
+            i, name = int(v), str(v)
+        # As --sources and --personalize refuse it: [1, 1, 2] was taken as {1: 2, 2: 1}. (A dict
+        # cannot repeat a key, but one node can be named twice: 1 and 1.0 in a networkx graph.)
+        if i in seen:
+            raise ValueError(f"sources[{c}]: vertex {name} is listed twice in the set")
+        seen.add(i)
+        out.append((i, w))
     if not any(w > 0 for _, w in out):
         raise ValueError(f"sources[{c}]: all weights are zero")
     if not _np.isfinite(sum(w for _, w in out)):  # the solver said "--sources: set 1: ..." for sources[0]
@@ -454,8 +476,8 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     product per step reads the graph once for every set still iterating.
 
     sources: a sequence of source sets, each a vertex, a sequence of vertices (sharing
-    the teleport equally, one share for each time a vertex is listed) or a dict
-    {vertex: weight} (weights normalized to sum 1).
+    the teleport equally; a vertex listed twice in a set is refused, as the command line's
+    --sources refuses it) or a dict {vertex: weight} (weights normalized to sum 1).
     A networkx graph is taken as pagerank() takes it: its source sets name nodes, and R's
     rows follow list(G).
     Returns (R, info): R an n x s numpy array whose column c holds the ranks for

@@ -207,7 +207,7 @@ def test_bad_arguments_raise_value_error():
 @pytest.mark.parametrize("precision,bound", [("double", 1e-9), ("float", 1e-6)])
 def test_batched_columns_equal_single_solves(device, precision, bound):
     A = random_digraph(500, 3000, 5)  # dangling vertices included
-    sets = [3, [7, 9], {4: 0.5, 8: 1.5}, np.int64(499), [11, 11]]
+    sets = [3, [7, 9], {4: 0.5, 8: 1.5}, np.int64(499), [11, 13]]  # ([11, 11] is refused: listed twice)
     R, info = perron.pagerank_batched(A, sets, tol=1e-10, device=device, precision=precision)
     assert R.shape == (500, len(sets)) and R.flags.f_contiguous
     assert info.device == device and info.converged.all() and len(info.iterations) == len(sets)
@@ -216,9 +216,7 @@ def test_batched_columns_equal_single_solves(device, precision, bound):
         if isinstance(item, dict):
             v = item
         else:
-            v = {}
-            for x in np.atleast_1d(item):
-                v[int(x)] = v.get(int(x), 0.0) + 1.0
+            v = {int(x): 1.0 for x in np.atleast_1d(item)}
         single, sinfo = perron.pagerank(A, personalization=v, tol=1e-10, device=device, precision=precision,
                                         accelerate="none")  # the batched solve's plain steps
         assert np.abs(R[:, c] - single).max() <= bound, c
@@ -246,6 +244,28 @@ def test_batched_not_converged_and_bad_sources():
         perron.pagerank_batched(A, [[1]], alpha=2.0, device="cpu")
     with pytest.raises(ValueError, match="precision"):
         perron.pagerank_batched(A, [[1]], precision="half", device="cpu")
+
+
+def test_a_vertex_listed_twice_in_a_source_set_is_refused():
+    # As --sources ("s.txt:1: vertex 1 is listed twice in the set") and --personalize refuse it:
+    # [[1, 1, 2]] was taken without a word as [{1: 2, 2: 1}].
+    A = karate()
+    for bad, what in [([[1, 1, 2]], "sources\\[0\\]: vertex 1 is listed twice in the set"),
+                      ([[0], (3, 5, 3)], "sources\\[1\\]: vertex 3 is listed twice in the set"),
+                      ([[0], [4], np.array([7, 7])], "sources\\[2\\]: vertex 7 is listed twice"),
+                      ([[2, np.int64(2)]], "sources\\[0\\]: vertex 2 is listed twice")]:
+        with pytest.raises(ValueError, match=f"^{what}"):
+            perron.pagerank_batched(A, bad, device="cpu")
+    # a networkx graph's set names its nodes, as the caller gave them (1.0 is node 1)
+    G = nx.relabel_nodes(nx.from_scipy_sparse_array(A, create_using=nx.DiGraph), {0: "hub"})
+    for bad, what in [([["hub", 5, "hub"]], "sources\\[0\\]: vertex 'hub' is listed twice in the set"),
+                      ([[2], [1, 1.0]], "sources\\[1\\]: vertex 1.0 is listed twice in the set")]:
+        with pytest.raises(ValueError, match=f"^{what}"):
+            perron.pagerank_batched(G, bad, device="cpu")
+    # the same vertex in two sets, or once with a weight, is no repeat
+    R, info = perron.pagerank_batched(A, [[1, 2], [1], {1: 2.0, 2: 1.0}], tol=1e-12, device="cpu", precision="double")
+    assert info.converged.all()
+    assert np.abs(R[:, 2] - nx_ranks(A, personalization={1: 2.0, 2: 1.0})).max() < 1e-9
 
 
 def test_read_matrix_matches_scipy(tmp_path):
@@ -733,6 +753,55 @@ def test_a_graph_too_large_for_the_memory_is_refused_before_it_is_copied(monkeyp
         perron.spmv(A, np.ones(100000))
     monkeypatch.setenv("PERRON_MEMORY_LIMIT", "1G")
     assert perron.pagerank(A, device="cpu")[1].converged
+
+
+def test_a_graph_too_large_is_refused_before_tocsr_allocates_it(tmp_path):
+    # A COO (or DOK) matrix went through tocsr() before the memory check: 1.5e9 vertices and one
+    # entry allocated a 6 GB indptr (peak RSS 5.9 GB, 12 s) before "needs about 72.0 GB" was said.
+    # In a process of its own, for its peak RSS (ru_maxrss); PERRON_MEMORY_LIMIT refuses on any host.
+    import subprocess
+    import sys
+    script = tmp_path / "huge.py"
+    script.write_text("""
+import resource, numpy as np, scipy.sparse as sp, perron
+n = 1_500_000_000
+coo = sp.coo_matrix((np.ones(1), ([0], [1])), shape=(n, n))
+for A in [coo, coo.todok()]:
+    for call in [lambda: perron.pagerank(A), lambda: perron.pagerank_batched(A, [[0]])]:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        try:
+            call()
+            print("not refused")
+        except MemoryError as e:
+            print(e)
+        print("grew", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)  # KiB on Linux
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          env=os.environ | {"PERRON_MEMORY_LIMIT": "1G"})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 8, done.stdout
+    for refusal, grew in zip(lines[::2], lines[1::2]):
+        assert refusal.startswith("PageRank of a graph of 1500000000 vertices and 1 links needs about 72.0 GB"), refusal
+        assert int(grew.split()[1]) < 100_000, (refusal, grew)  # KiB: 100 MB, against the 6 GB of an indptr
+
+
+def test_networkx_and_tuple_graphs_are_refused_before_they_are_converted(monkeypatch):
+    # The same check, with the same words, before a networkx graph's arcs or a tuple's int32 copies are made.
+    monkeypatch.setenv("PERRON_MEMORY_LIMIT", "1M")
+    G = nx.empty_graph(100000, create_using=nx.DiGraph)
+    G.add_edges_from([(0, 1), (1, 2)])
+    A = random_digraph(100000, 2, 5)
+    tuple_graph = (A.indptr.astype(np.int64), A.indices.astype(np.int64))
+    for graph, where in [(G, "_from_networkx"), (tuple_graph, "_graph_arrays")]:
+        for call in [lambda: perron.pagerank(graph), lambda: perron.pagerank_batched(graph, [[0]])]:
+            with pytest.raises(MemoryError, match="^PageRank of a graph of 100000 vertices and 2 links needs about "
+                                                  ".* PERRON_MEMORY_LIMIT allows") as e:
+                call()
+            assert where in [t.name for t in e.traceback]  # refused there, before the conversion
+    monkeypatch.setenv("PERRON_MEMORY_LIMIT", "1G")
+    assert perron.pagerank(G, device="cpu")[1].converged
+    assert perron.pagerank_batched(tuple_graph, [[0], [1, 2]], device="cpu")[1].converged.all()
 
 
 # A networkx graph is taken as it is: ranks keyed by node as networkx.pagerank gives them, personalization,

@@ -790,10 +790,13 @@ struct column_roles {
   int source = -1, target = -1, weight = -1;
 };
 column_roles roles_by_name(const std::vector<std::string_view>& fields) {
-  static const char* const sources[] = {"source",    "src",    "from",    "u",           "node1",
-                                        "source_id", "src_id", "from_id", "source_node", "from_node"};
-  static const char* const targets[] = {"target", "dst",   "to",          "v",       "node2", "target_id",
-                                        "dst_id", "to_id", "target_node", "to_node", "dest",  "destination"};
+  // (SNAP's comment line names them FromNodeId and ToNodeId.)
+  static const char* const sources[] = {"source",      "src",       "from",       "u",
+                                        "node1",       "source_id", "src_id",     "from_id",
+                                        "source_node", "from_node", "fromnodeid", "fromnode"};
+  static const char* const targets[] = {"target",    "dst",         "to",       "v",           "node2",
+                                        "target_id", "dst_id",      "to_id",    "target_node", "to_node",
+                                        "dest",      "destination", "tonodeid", "tonode"};
   static const char* const weights[] = {"weight", "w", "weights", "value"};
   column_roles r;
   for (std::size_t k = 0; k < fields.size(); ++k) {
@@ -907,6 +910,12 @@ edge_columns edge_list_columns(std::string_view text) {
         c.names = whole && !c.edge_line && names_of_vertices(at(c.source), at(c.target));
         return c;
       }
+      if (header && !header_kept) {  // undone below where the words turn out to be the first edge
+        c.header_words = true;
+        c.header_offset = header_offset;
+        c.header_line = header_line;
+        c.header_fields = header_fields;
+      }
       if (c.index && !fields.empty()) fields.erase(fields.begin());
       // networkx's "from to {data}": the data's fields are the dict's, split at its blanks and commas.
       const bool data = !header && fields.size() >= 3 && !fields[2].empty() && fields[2][0] == '{';
@@ -935,6 +944,7 @@ edge_columns edge_list_columns(std::string_view text) {
           c.body_line = header_line;
           c.index = false;
           c.fields = header_fields;
+          c.header_words = false;
           if (header_fields > max_fields) c.names = false;  // neither a header nor an edge: the parse says
         }
       }
@@ -959,7 +969,18 @@ edge_columns edge_list_columns(std::string_view text) {
 
 edge_columns edge_list_columns(std::string_view text, const read_options& opt) {
   edge_columns c = edge_list_columns(text);
-  if (opt.all_names && c.edge_line) c.names = true;
+  if (opt.all_names && c.edge_line) {
+    c.names = true;
+    // Every field a name: a line of words between blanks over the ids is the
+    // first edge, as it is over names ("alice bob\n1 2": three edges).
+    if (c.header_words && c.header_fields <= max_fields && !c.named) {
+      c.body_offset = c.header_offset;
+      c.body_line = c.header_line;
+      c.index = false;
+      c.fields = c.header_fields;
+      c.header_words = false;
+    }
+  }
   c.refuse_negative = opt.refuse_negative;
   return c;
 }
@@ -1120,6 +1141,22 @@ header_graph konect_format(std::string_view line) {
 }
 
 }  // namespace
+
+std::pair<std::string, std::uint64_t> header_of_words(const std::string& path) {
+  const std::string text = header_text(path);
+  if (text.empty()) return {};
+  try {
+    const std::string_view t = detail::without_bom(text);
+    const detail::edge_columns c = detail::edge_list_columns(t);
+    if (!c.header_words || !c.edge_line || c.header_offset >= t.size()) return {};
+    const char* b = t.data() + c.header_offset;
+    const char* e = detail::next_line(b, t.data() + t.size());
+    while (e != b && (e[-1] == '\n' || e[-1] == '\r')) --e;
+    return {std::string(b, e), c.header_line};
+  } catch (const std::exception&) {
+    return {};  // the load says what is wrong
+  }
+}
 
 header_graph graph_in_header(const std::string& path) {
   const std::string text = header_text(path);

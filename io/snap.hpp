@@ -58,6 +58,13 @@ snap_graph parse_snap(std::string_view text, const std::string& name, const read
 enum class header_graph { unknown, undirected, bipartite };
 header_graph graph_in_header(const std::string& path);
 
+// The first line of an edge list read as a header of words between blanks
+// that names no column the reader knows ("alice bob" over lines of ids: a
+// header, or the first edge of names?), and its line number; "" (0) for any
+// other list, or where the text cannot be read as graph_in_header reads it.
+// For a note to the user: --names reads such a line as the first edge.
+std::pair<std::string, std::uint64_t> header_of_words(const std::string& path);
+
 namespace detail {
 class text_windows;  // io/text_input.hpp
 
@@ -84,6 +91,13 @@ struct edge_columns {
   std::size_t body_offset = 0;  // bytes before the first edge line's line (a header and what precedes it)
   std::uint64_t body_line = 1;  // the number of the line at body_offset
   std::string refuse_negative;  // read_options::refuse_negative: a weight below 0 refused at its line
+  // A header of words between blanks that names no column ("alice bob"
+  // over lines of ids): where it lies, for a note, or to be read as the first
+  // edge where every field is a name (read_options::all_names).
+  bool header_words = false;
+  std::size_t header_offset = 0;
+  std::uint64_t header_line = 0;
+  std::size_t header_fields = 0;
 };
 // Reads the first data line of `text` (the start of an edge list, byte order
 // mark removed) and, where it is a header, the one after it: every line

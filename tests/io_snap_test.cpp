@@ -12,6 +12,7 @@
 #include "io/load.hpp"
 #include "io/snap.hpp"
 #include "tests/io_reference.hpp"
+#include "tests/support/scratch.hpp"
 #include "tests/support/support.hpp"
 
 namespace perron {
@@ -455,6 +456,34 @@ TEST(io_snap, AllNamesWhereTheFirstEdgeGivesIds) {
   EXPECT_EQ(m.name.size(), 20002u);
   EXPECT_EQ(m.name.back(), "zed");
   expect_parse_error("1 2\n2 alice\n", "g.txt", 2, "with --names (Python: names=True)");
+}
+
+// A first line of words between blanks over lines of ids: the columns'
+// header read by ids (a note says so: header_of_words), the first edge where
+// every field is a name; a header that names its columns (SNAP's FromNodeId
+// ToNodeId too) or is split by commas stays a header either way.
+using io_snap_files = test::scratch_test;
+
+TEST_F(io_snap_files, WordsOverIdsAreAHeaderOrTheFirstEdgeByName) {
+  using strings = std::vector<std::string>;
+  io::read_options names;
+  names.all_names = true;
+  EXPECT_EQ(io::parse_snap("alice bob\n1 2\n2 3\n", "g.txt").matrix.nnz(), 2u);
+  auto g = io::parse_snap("alice bob\n1 2\n2 3\n", "g.txt", names);
+  EXPECT_EQ(g.name, (strings{"alice", "bob", "1", "2", "3"}));
+  EXPECT_EQ(g.matrix.nnz(), 3u);
+  g = io::parse_snap("# c\nalice bob 2\n1 2 1\n", "g.txt", names);
+  EXPECT_EQ(g.name, (strings{"alice", "bob", "1", "2"}));
+  EXPECT_EQ(g.matrix.values, (std::vector<double>{2.0, 1.0}));
+  for (const char* text : {"FromNodeId ToNodeId\n1 2\n", "source target\n1 2\n", "user,follower\n1,2\n"}) {
+    EXPECT_EQ(io::parse_snap(text, "g.txt", names).name, (strings{"1", "2"})) << text;
+    EXPECT_EQ(io::parse_snap(text, "g.txt").matrix.nnz(), 1u) << text;
+  }
+  EXPECT_EQ(io::header_of_words(write("a.txt", "# c\nalice bob\n1 2\n")),
+            (std::pair<std::string, std::uint64_t>{"alice bob", 2}));
+  for (const char* text :
+       {"alice bob\nbob carol\n", "source target\n1 2\n", "a,b\n1,2\n", "1 2\n", "alice bob\n"})
+    EXPECT_EQ(io::header_of_words(write("b.txt", text)).second, 0u) << text;
 }
 
 // Weights survive the parallel parse: chunk by chunk (holes of comment lines

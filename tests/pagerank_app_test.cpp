@@ -688,6 +688,17 @@ TEST_F(pagerank_app, KonectHeaderNotes) {
             std::string::npos)
       << b.err;
   EXPECT_EQ(run({file("out.asym", "% asym unweighted\n1 2\n2 3\n"), "--device", "cpu"}).err, "");
+  // A first line of words over ids: read as the header, and said so; --names reads it as an edge.
+  const std::string words = file("words.txt", "alice bob\n1 2\n2 3\n");
+  const outcome w = run({words, "--device", "cpu", "--json"});
+  ASSERT_EQ(w.code, 0) << w.err;
+  EXPECT_NE(w.err.find("pagerank: note: " + words + ":1: 'alice bob' is read as the header"),
+            std::string::npos)
+      << w.err;
+  const outcome n = run({words, "--device", "cpu", "--names", "--json"});
+  ASSERT_EQ(n.code, 0) << n.err;
+  EXPECT_EQ(n.err, "");
+  EXPECT_NE(n.out.find("\"links\": 3"), std::string::npos) << n.out;
   // In KONECT's archive: NAME/README.NAME before NAME/out.NAME.
   fs::create_directories(dir_ / "k" / "toy");
   std::ofstream(dir_ / "k" / "toy" / "README.toy") << "A toy network.\n";

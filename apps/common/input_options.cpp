@@ -56,6 +56,15 @@ void note_input(const input_settings& s, const std::string& graph, io::input_for
   // ways (roadNet-CA.txt): read as arcs, the first are another graph than
   // the user's. KONECT's bipartite sets number users and items each from 1:
   // read as one set of ids, user 3 and item 3 are one vertex.
+  // A first line of words between blanks over lines of ids was read as the
+  // columns' header: were it an edge of names, it was lost without a word.
+  if (!s.names && !s.bipartite) {
+    const auto [words, line] = io::header_of_words(graph);
+    if (!words.empty())
+      std::cerr << "pagerank: note: " << one_line(graph) << ":" << line << ": '" << one_line(words)
+                << "' is read as the header of the list's columns, the lines after it giving integer ids; "
+                   "were it an edge, --names reads every vertex field as a name, that line's too\n";
+  }
   const io::header_graph h = io::graph_in_header(graph);
   if (h == io::header_graph::undirected && !s.undirected)
     std::cerr << "pagerank: note: " << one_line(graph)

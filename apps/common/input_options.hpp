@@ -29,7 +29,9 @@ io::read_options read_options_for(const input_settings& s);
 // given for an input that is no edge list (it changes nothing there); an
 // edge list whose header says its graph is undirected (SNAP's "# Undirected
 // graph", KONECT's "% sym") read without --undirected, or bipartite (KONECT's
-// "% bip") read without --bipartite. Said, not guessed: the flags decide.
+// "% bip") read without --bipartite; a first line of words between blanks
+// over lines of ids, read as a header ("alice bob": or an edge of names?).
+// Said, not guessed: the flags decide.
 // Every solve calls it once (under mpirun, rank 0).
 void note_input(const input_settings& s, const std::string& graph, io::input_format format);
 

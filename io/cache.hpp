@@ -126,9 +126,12 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
 // flag in the header, the names where the integer ids go); 4: the first set
 // of a bipartite reading (read_options::bipartite); 5: an edge list of one
 // line of names is that edge (it read as a header, an empty graph), a comment
-// naming the columns (Netzschleuder's) read as their header. Another
-// reading of a source (cache_options::reading) is another file, not another version.
-constexpr unsigned cache_format_version = 5;
-constexpr unsigned rank_cache_format_version = 5;
+// naming the columns (Netzschleuder's) read as their header; 6: with --names
+// a first line of words over ids is an edge, a Pajek *Matrix short of rows
+// and a GraphML <data> of an undeclared key are refused (their old entries
+// hold the graphs read before). Another reading of a source
+// (cache_options::reading) is another file, not another version.
+constexpr unsigned cache_format_version = 6;
+constexpr unsigned rank_cache_format_version = 6;
 
 }  // namespace perron::io

@@ -62,6 +62,16 @@ struct line_cursor {
   }
 };
 
+// Why a size line's field is no count: " is not a whole number" for a real
+// ("2.0", "1e6": numbers, but no count of rows or entries), else " is not a
+// number".
+std::string not_a_count(std::string_view token) {
+  double x = 0;
+  return detail::scan_real(token.data(), token.data() + token.size(), x) == token.data() + token.size()
+             ? " is not a whole number"
+             : " is not a number";
+}
+
 index_t checked_size(std::string_view token, const char* what, const std::string& name, std::uint64_t line) {
   std::uint64_t v = 0;
   const char* b = token.data();
@@ -82,7 +92,7 @@ index_t checked_size(std::string_view token, const char* what, const std::string
                         std::string("size line: ") + what + " " + quoted(token) +
                             " exceeds perron's 32-bit index limit (" + std::to_string(max_index) + ")");
     throw parse_error(name, line,
-                      std::string("size line: ") + what + " " + quoted(token) + " is not a number");
+                      std::string("size line: ") + what + " " + quoted(token) + not_a_count(token));
   }
   if (v > max_index)
     throw parse_error(name, line,
@@ -165,7 +175,7 @@ void parse_size_line(const std::vector<std::string_view>& sizes, mm_header& h, c
     if (sizes[2][0] == '-' && detail::scan_signed(b, x, s) == x)
       throw parse_error(name, line, "size line: entries " + quoted(sizes[2]) + " is negative");
     if (detail::scan_unsigned(b, x, e) != x)
-      throw parse_error(name, line, "size line: entries " + quoted(sizes[2]) + " is not a number");
+      throw parse_error(name, line, "size line: entries " + quoted(sizes[2]) + not_a_count(sizes[2]));
     h.entries = e;
   } else {
     h.entries = static_cast<std::uint64_t>(h.rows) * static_cast<std::uint64_t>(h.cols);

@@ -38,6 +38,7 @@ tar_gz('two-graph-files.tar.gz', [('two-graph-files/a.gml', b'graph [ node [ id 
                                   ('two-graph-files/b.net', b'*Vertices 1\n'),
                                   ('two-graph-files/about.txt', b'Two graphs.\n')])
 good_bz2 = bz2.compress(good)
+tar_gz('empty.tar.gz', [])  # only tar's end marker: zeros
 snap_gz = gzip.compress(b'# g\n' + b''.join(b'%d\t%d\n' % (i, i + 1) for i in range(200)), mtime=0)
 
 # (file, its contents or None when written above or absent, error kind, line,
@@ -59,6 +60,7 @@ CASES = [
     ('size-line-non-numeric.mtx', BANNER + 'three 3 1\n1 1 1\n', 'parse_error', 2, "rows 'three' is not a number"),
     ('size-line-too-few.mtx', BANNER + '% c\n3 3\n1 1 1\n', 'parse_error', 3, 'expected 3 numbers (rows columns entries), found 2'),
     ('size-line-entries-negative.mtx', BANNER + '3 3 -1\n', 'parse_error', 2, "entries '-1' is negative"),
+    ('size-line-real.mtx', BANNER + '3 3 2.0\n1 2 1\n2 3 1\n', 'parse_error', 2, "entries '2.0' is not a whole number"),
     ('fewer-entries.mtx', BANNER + '3 3 4\n1 1 1\n2 2 2\n3 3 3\n', 'parse_error', 2, 'declares 4 entries, but the file ends after 3 entries'),
     ('more-entries.mtx', BANNER + '3 3 2\n1 1 1\n2 2 2\n3 3 3\n', 'parse_error', 5, 'entry 3 is one more than the 2'),
     ('row-index-zero.mtx', BANNER + '5 5 2\n1 1 1\n0 2 1\n', 'parse_error', 4, 'row index 0 out of range 1..5'),
@@ -136,6 +138,11 @@ CASES = [
     ('gml-id-twice.gml', 'graph [\n  node [ id 1 ]\n  node [ id 1 ]\n]\n', 'parse_error', 3, 'node id 1 is declared twice'),
     ('pajek-beyond-vertices.net', '*Vertices 3\n1 "a"\n*Arcs\n1 2\n2 4\n', 'parse_error', 5, '4 is beyond the 3 vertices'),
     ('pajek-no-vertices.net', '% x\n*Arcs\n1 2\n', 'parse_error', 2, '*Arcs before *Vertices'),
+    ('pajek-matrix-short-row.net', '*Vertices 3\n*Matrix\n0 1 0\n1 1\n0 1 0\n', 'parse_error', 4, 'row 2 of *Matrix holds 2 values; *Vertices declares 3'),
+    ('pajek-matrix-missing-rows.net', '*Vertices 3\n*Matrix\n0 1 0\n', 'parse_error', 0, '*Matrix (line 2) ends after 1 of the 3 rows'),
+    ('graphml-undeclared-key.graphml', '<graphml><graph edgedefault="directed">\n<node id="a"/><node id="b"/>\n<edge source="a" target="b"><data key="w">2</data></edge>\n</graph></graphml>\n', 'parse_error', 3, "a <data> of key 'w', which no <key> declares"),
+    ('graphml-weight-key-late.graphml', '<graphml><graph edgedefault="directed">\n<edge source="a" target="b"><data key="w">2</data></edge>\n</graph>\n<key id="w" for="edge" attr.name="weight"/></graphml>\n', 'parse_error', 4, "the weight key 'w' is declared after edges that use it (line 2)"),
+    ('empty.tar.gz', None, 'parse_error', 0, 'the archive holds no .mtx file'),
 ]
 
 for name, data, kind, line, words in CASES:

@@ -389,8 +389,8 @@ TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
 
 // A run that blows up (NaN or inf in u) is an error, not a result: one
 // line naming the time and the cause, exit 2, "finite": false in the JSON,
-// the profile still written. It stops at the first check after (every 256
-// steps), not at T: the last 500 of 1000 steps went on over NaN.
+// the profile still written. It stops at the first check after (steps 256,
+// 512, 1024, ...), not at T: the last 500 of 1000 steps went on over NaN.
 TEST_F(heat1d_app, ABlownUpSolutionIsAnError) {
   for (const char* prec : {"double", "float"}) {
     const outcome o = run(std::string("--device cpu --precision ") + prec +

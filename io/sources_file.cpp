@@ -131,7 +131,13 @@ source_sets parse_sources(const sources_text& file, index_t n, const vertex_nami
     if (text.find('\0') != std::string::npos)
       throw parse_error(path, line, "binary data (byte 0x00): not a line of vertices");
     const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos) throw parse_error(path, line, "empty line (one source set per line)");
+    if (first == std::string::npos) {
+      // Blank lines that end the file are no sets (an editor's, a here-document's);
+      // one between sets may be a set left empty: refused, naming it.
+      const auto rest = static_cast<std::size_t>(in.tellg());
+      if (in.eof() || file.text.find_first_not_of(" \t\r\n", rest) == std::string::npos) break;
+      throw parse_error(path, line, "empty line (one source set per line)");
+    }
     if (text[first] == '#') continue;
     out.sets.push_back(parse_set(text.c_str() + first, names, path, line));
     out.line.push_back(line);

@@ -105,6 +105,16 @@ TEST_F(sources_file, QuotedNamesHoldBlanks) {
   }
 }
 
+// Blank lines that end the file are no sets; one between sets is refused.
+TEST_F(sources_file, TrailingBlankLinesAreNoSets) {
+  for (const char* text : {"1 2\n3\n\n", "1 2\n3\n\n \t\n\r\n", "1 2\r\n3\r\n\r\n", "1 2\n3\n  "}) {
+    const auto s = io::read_sources_file(write("s.txt", text), 20, vertex_naming());
+    EXPECT_EQ(s.sets.size(), 2u) << text;
+  }
+  EXPECT_THROW(io::read_sources_file(write("m.txt", "\n1\n"), 20, vertex_naming()), parse_error);
+  EXPECT_THROW(io::read_sources_file(write("e.txt", "\n\n"), 20, vertex_naming()), parse_error);
+}
+
 // Every bad file: a parse_error naming the file and the line.
 TEST_F(sources_file, BadFilesNameTheLine) {
   const std::vector<std::pair<std::string, std::string>> cases = {

@@ -204,8 +204,19 @@ def _from_networkx(G, weighted):
         bad = _np.flatnonzero(~(_np.isfinite(data) & (data >= 0)))
         if len(bad):  # named here by node (_check_weights names positions)
             u = int(_np.searchsorted(indptr, bad[0], side="right")) - 1
-            raise ValueError(f"weighted: edge {nodes[u]!r} -> {nodes[indices[bad[0]]]!r} has weight {data[bad[0]]} "
+            v = nodes[indices[bad[0]]]
+            given = data[bad[0]]
+            if not G.is_multigraph() and G[nodes[u]][v].get(attribute, 1) is None:
+                given = None  # (numpy reads None as nan: "has weight nan" for weight=None)
+            raise ValueError(f"weighted: edge {nodes[u]!r} -> {v!r} has weight {given} "
                              f"(weights must be finite and non-negative)")
+        with _np.errstate(over="ignore"):
+            total = data.sum()
+        if not _np.isfinite(total):  # a node's out-weights past double, named by node (_check_weights: its position)
+            out = _np.bincount(_np.repeat(_np.arange(n), _np.diff(indptr)), weights=data, minlength=n)
+            over = _np.flatnonzero(~_np.isfinite(out))
+            if len(over):
+                raise ValueError(f"weighted: node {nodes[over[0]]!r}: the sum of its out-edge weights overflows a double")
     A = _sp.csr_matrix((data, indices, indptr), shape=(n, n))
     return A, nodes, index, attribute is not None
 

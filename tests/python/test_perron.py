@@ -860,6 +860,13 @@ def test_networkx_graphs_bad_input_named():
     G["a"]["b"]["weight"] = -2.0
     with pytest.raises(ValueError, match="weighted: edge 'a' -> 'b' has weight -2.0"):
         perron.pagerank(G, weighted=True)
+    G["a"]["b"]["weight"] = None  # (numpy read it as nan: "has weight nan")
+    with pytest.raises(ValueError, match="weighted: edge 'a' -> 'b' has weight None"):
+        perron.pagerank(G, weighted=True)
+    # out-weights past double named by node, not by position ("vertex 0")
+    H = nx.DiGraph([("x", "y", {"weight": 1e308}), ("x", "z", {"weight": 1e308}), ("y", "x", {"weight": 1.0})])
+    with pytest.raises(ValueError, match="^weighted: node 'x': the sum of its out-edge weights overflows a double"):
+        perron.pagerank(H, weighted=True)
     with pytest.raises(TypeError, match="weighted must be True or False"):
         perron.pagerank(G, weighted=1)
 

@@ -265,6 +265,7 @@ std::string write_atomically(const std::string& file, const std::string& source,
     if (no_file) *no_file = true;
     return "cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source;
   }
+  temporary_guard guard(tmp);  // a signal while it is written removes it (io/temporary_files.hpp)
   // err: the errno of the step that failed (errno itself is left stale by
   // calls that succeed, and close or unlink would overwrite it).
   int err = 0;
@@ -279,8 +280,9 @@ std::string write_atomically(const std::string& file, const std::string& source,
     ok = false;
     err = errno;
   }
+  if (!ok) ::unlink(tmp.c_str());
+  guard.release();
   if (!ok) {
-    ::unlink(tmp.c_str());
     return "cannot write the cache " + file + " (" + std::strerror(err ? err : EIO) + "); not caching " +
            source;
   }

@@ -107,6 +107,7 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) fail(path_, "cannot create a file in its folder", errno);
   temp_ = pattern;
+  guard_ = temporary_guard(temp_);
   // mkstemp makes the file 0600; a new output gets the usual 0666 & ~umask,
   // one that replaces a file keeps that file's mode (a private 0600 file
   // became world-readable).
@@ -128,6 +129,7 @@ output_file::~output_file() {
   if (is_stdout() || !f_) return;
   std::fclose(f_);
   if (!temp_.empty()) ::unlink(temp_.c_str());
+  guard_.release();
 }
 
 void output_file::write(std::string_view bytes) {
@@ -182,10 +184,9 @@ void output_file::commit() {
   if (ok && !temp_.empty() && ::fsync(::fileno(f)) != 0 && errno != EINVAL) ok = false, err = errno;
   if (std::fclose(f) != 0 && ok) ok = false, err = errno;
   if (ok && !temp_.empty() && std::rename(temp_.c_str(), target_.c_str()) != 0) ok = false, err = errno;
-  if (!ok) {
-    if (!temp_.empty()) ::unlink(temp_.c_str());
-    fail(path_, "cannot write", err);
-  }
+  if (!ok && !temp_.empty()) ::unlink(temp_.c_str());
+  guard_.release();
+  if (!ok) fail(path_, "cannot write", err);
 }
 
 void check_not_an_input(const std::string& output, const std::vector<std::string>& inputs,

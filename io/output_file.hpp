@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/temporary_files.hpp"
+
 namespace perron::io {
 
 class output_file {
@@ -43,6 +45,7 @@ class output_file {
   void open_in_place(int fd);  // f_ on fd, no temporary (io_error naming path_ for fd < 0)
 
   std::string path_, temp_, target_;  // target_: what temp_ is renamed to (a link's file)
+  temporary_guard guard_;             // temp_, removed by a signal (io/temporary_files.hpp)
   std::FILE* f_ = nullptr;
 };
 

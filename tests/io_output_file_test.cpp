@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -17,6 +20,7 @@
 
 #include "core/error.hpp"
 #include "io/output_file.hpp"
+#include "io/temporary_files.hpp"
 
 namespace perron::io {
 namespace {
@@ -110,6 +114,51 @@ TEST_F(OutputFile, AReplacedFileKeepsItsMode) {
   struct stat st {};
   ASSERT_EQ(::stat(path("ranks.tsv").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
+}
+
+// A signal while an output or a cache entry is written removes its temporary
+// and ends the process as the signal would (Ctrl-C left '.out.tsv.tmp-XXXXXX'
+// beside the output); a temporary released (renamed into place) is kept, and
+// a handler of the caller's own is left alone.
+TEST_F(OutputFile, ASignalRemovesTheTemporaries) {
+  const auto child = [&](const std::function<void()>& body) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      body();
+      ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return status;
+  };
+  write(path("entry.tmp"), "half an entry");
+  write(path("kept.tmp"), "renamed into place");
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const int status = child([&] {
+      remove_temporaries_on_signal();
+      temporary_guard entry(path("entry.tmp"));
+      temporary_guard kept(path("kept.tmp"));
+      kept.release();
+      output_file out(path("ranks.tsv"));
+      out.write("half a file");
+      std::raise(sig);
+    });
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+    EXPECT_FALSE(fs::exists(path("entry.tmp")));
+    EXPECT_TRUE(fs::exists(path("kept.tmp")));
+    EXPECT_FALSE(fs::exists(path("ranks.tsv")));
+    EXPECT_EQ(entries(), 1u);  // kept.tmp: the output's temporary is gone too
+    write(path("entry.tmp"), "half an entry");
+  }
+  // A handler already there (Python's SIGINT) is not replaced.
+  const int status = child([&] {
+    std::signal(SIGINT, [](int) { ::_exit(7); });
+    remove_temporaries_on_signal();
+    temporary_guard entry(path("entry.tmp"));
+    std::raise(SIGINT);
+  });
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 7) << status;
+  EXPECT_TRUE(fs::exists(path("entry.tmp")));
 }
 
 TEST_F(OutputFile, BadTargetsAreIoErrors) {

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "io/temporary_files.hpp"
 
 namespace perron::app {
 
@@ -31,6 +32,9 @@ int run(const char* app_name, const std::function<int()>& body) {
   // entry ('File size limit exceeded', exit 153), before its output, leaving
   // the entry's temporary in the cache folder. (Python ignores it likewise.)
   std::signal(SIGXFSZ, SIG_IGN);
+  // Ctrl-C or a kill while an output or a cache entry is written removes its
+  // temporary (they were left behind, the cache's never removed by a later run).
+  io::remove_temporaries_on_signal();
   try {
     std::string note;  // OMP_NUM_THREADS past what the process can start (thread_ceiling)
     const team_scope team(process_team(&note));  // a core left to the machine's other work

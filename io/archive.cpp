@@ -67,7 +67,17 @@ bool edge_list_member(const std::string& name) {
 // beside karate.txt, which describes it in prose); an edge list.
 enum class member_kind : int { none = 0, edge_list = 1, graph_file = 2, matrix_market = 3 };
 
-member_kind kind_of(const std::string& name) {
+// A member's name without the suffix of its own compression ("x.mtx.gz",
+// KONECT's "out.x.gz"): a member compressed on its own is told, and read
+// (unpacked), as the file it holds.
+std::string without_packing(const std::string& name) {
+  for (const char* packed : {".gz", ".bz2", ".xz", ".zst"})
+    if (ends_with(name, packed)) return name.substr(0, name.size() - std::strlen(packed));
+  return name;
+}
+
+member_kind kind_of(const std::string& packed_name) {
+  const std::string name = without_packing(packed_name);
   if (ends_with(name, ".mtx")) return member_kind::matrix_market;
   for (const char* ext : {".graphml", ".gml", ".net", ".paj"})
     if (ends_with(name, ext)) return member_kind::graph_file;
@@ -88,7 +98,7 @@ const char* kind_words(member_kind k) {
 // flickr/flickr.mtx in flickr.tar.gz, karate.gml in karate.zip: the member
 // whose name less its extension is the archive's less its own.
 bool named_like(const std::string& member, const std::string& stem) {
-  const std::string b = base_name(member);
+  const std::string b = base_name(without_packing(member));
   const auto dot = b.find_last_of('.');
   return dot != std::string::npos && b.compare(0, dot, stem) == 0 && dot == stem.size();
 }
@@ -309,6 +319,19 @@ text_buffer read_member(const archive_reader& r, archive_entry* e, const std::st
   return out;
 }
 
+// The chosen member's text: a member compressed on its own (x.mtx.gz in a
+// tar, KONECT's out.x.gz) inflated, as a file of its name would be; its gzip
+// bytes were parsed as text ("source id '\x1f\x8b...'").
+text_buffer unpacked(text_buffer t, const std::string& path, const std::string& member) {
+  const std::string name = path + ":" + member;
+  if (has_gzip_magic(t.data(), t.size())) return gunzip(name, t.data(), t.size());
+  if (has_packed_magic(t.data(), t.size())) {
+    std::string inner;
+    return read_archive_matrix_in(t, name, inner);
+  }
+  return t;
+}
+
 // After the member read: the archive read to its end, then, for a gzip one,
 // the rest of the gzip data inflated (archive_source::finish): its trailer's
 // CRC-32 and length checked, and nothing but further gzip members after it
@@ -378,7 +401,7 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
       member = name;
       text_buffer t = read_member(r, e, path, archive_bytes);
       check_archive_end(r, path, false);
-      return t;
+      return unpacked(std::move(t), path, member);
     }
     if (is_named) {
       named = read_member(r, e, path, archive_bytes);
@@ -400,7 +423,7 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
   if (!named_name.empty()) {
     member = named_name;
     check_archive_end(r, path, true);
-    return named;
+    return unpacked(std::move(named), path, member);
   }
   if (best_names.size() > 1)
     throw parse_error(path, 0,
@@ -412,7 +435,7 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
                           " (" + member_list(best_names) + "); unpack it and name the one to read");
   member = first_name;
   check_archive_end(r, path, true);
-  return first;
+  return unpacked(std::move(first), path, member);
 }
 
 text_buffer read_through_libarchive(const std::string& path, std::string& member, read_stats* stats,

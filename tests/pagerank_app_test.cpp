@@ -714,6 +714,30 @@ TEST_F(pagerank_app, KonectHeaderNotes) {
   EXPECT_NE(a.out.find("links       2"), std::string::npos) << a.out;
 }
 
+// A member compressed on its own is read as the file it holds: KONECT's
+// out.NAME.gz (its gzip bytes were parsed as text: "source id '\x1f\x8b...'")
+// and x.mtx.gz in a tar ("the archive holds no .mtx file").
+TEST_F(pagerank_app, ArchiveMembersCompressedOnTheirOwn) {
+  const std::string edges = file("edges", "1 2\n2 3\n3 1\n3 4\n");
+  fs::create_directories(dir_ / "a" / "toy");
+  fs::create_directories(dir_ / "b" / "m");
+  const outcome made = run_command(
+      "gzip -c " + quote(edges) + " > " + quote((dir_ / "a" / "toy" / "out.toy.gz").string()) +
+          " && gzip -c " + quote(test::data_dir() + "/karate.mtx") + " > " +
+          quote((dir_ / "b" / "m" / "m.mtx.gz").string()) + " && tar -C " + quote((dir_ / "a").string()) +
+          " -czf " + quote(path("toy.tar.gz")) + " toy && tar -C " + quote((dir_ / "b").string()) + " -cf " +
+          quote(path("m.tar")) + " m",
+      dir_);
+  if (made.code != 0) GTEST_SKIP() << "no tar or gzip here: " << made.err;
+  const outcome a = run({path("toy.tar.gz"), "--device", "cpu", "--no-cache"});
+  if (a.err.find("needs libarchive") != std::string::npos) GTEST_SKIP() << "built without libarchive";
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_NE(a.out.find("links       4"), std::string::npos) << a.out;
+  const outcome m = run({path("m.tar"), "--device", "cpu", "--no-cache"});
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_NE(m.out.find("links       156"), std::string::npos) << m.out;
+}
+
 TEST_F(pagerank_app, BadInputs) {
   struct bad_case {
     std::vector<std::string> args;

@@ -66,6 +66,15 @@ TEST_F(pagerank_sources_app, TopPerSourceAndMatrix) {
     for (std::size_t i = 0; i < 34; ++i)
       EXPECT_NEAR(m.values[c * 34 + i], ref[i], 1e-9) << "vertex " << i + 1 << ", set " << c;
   }
+  EXPECT_NE(slurp(matrix).find("\n% rows: vertices 1 to 34\n"), std::string::npos);
+  // Where the file gives its own ids, the header says which vertex the rows start and end at.
+  const std::string ids = write("ids.txt", "30 10\n10 20\n20 30\n");
+  ASSERT_EQ(
+      run({ids, "--sources", write("i.txt", "10\n"), "--device", "cpu", "--output-matrix", matrix}).code, 0);
+  EXPECT_NE(slurp(matrix).find(
+                "\n% rows: the graph's vertices in --output's order, row 1 vertex 10, row 3 vertex 30\n"),
+            std::string::npos)
+      << slurp(matrix);
 }
 
 TEST_F(pagerank_sources_app, SnapIdsAndOutputFile) {

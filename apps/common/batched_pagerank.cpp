@@ -68,13 +68,22 @@ void write_top(const std::string& path, const io::loaded_matrix& graph, const io
 
 // Matrix Market array, column-major: column c holds the ranks of set c.
 void write_matrix(const std::string& path, const io::source_sets& sets, const pagerank_batched_result& res,
-                  int digits) {
+                  const vertex_naming& naming, int digits) {
   io::output_file out(path);
   std::FILE* f = out.get();
   std::fprintf(f, "%%%%MatrixMarket matrix array real general\n");
   std::fprintf(f, "%% personalized PageRank; columns: the source sets on lines");
   for (std::uint64_t line : sets.line) std::fprintf(f, " %llu", static_cast<unsigned long long>(line));
   std::fprintf(f, " of the sources file\n");
+  // The rows' vertices: where the file gave its own ids or names, row i is not
+  // vertex i (a SNAP list's ids 3..8297 in 7115 rows), and nothing said so.
+  const auto n = static_cast<index_t>(res.vertices);
+  if (naming.labelled() && n > 0)
+    std::fprintf(f,
+                 "%% rows: the graph's vertices in --output's order, row 1 vertex %s, row %lld vertex %s\n",
+                 one_line(naming(0)).c_str(), static_cast<long long>(n), one_line(naming(n - 1)).c_str());
+  else
+    std::fprintf(f, "%% rows: vertices 1 to %lld\n", static_cast<long long>(n));
   std::fprintf(f, "%lld %zu\n", static_cast<long long>(res.vertices), res.sources);
   io::write_lines(out, res.rank.size(), [&](std::size_t first, std::size_t last, std::string& text) {
     text.reserve((last - first) * 24);
@@ -248,7 +257,7 @@ int solve_sources(const batched_request& r, pagerank_batched_options opt) {
   const pagerank_batched_result res = pagerank_batched(g, sets.sets, opt);
   remember_batched_iterations(r, res);
   constexpr int digits = std::numeric_limits<T>::max_digits10;
-  if (!r.output_matrix.empty()) write_matrix(r.output_matrix, sets, res, digits);
+  if (!r.output_matrix.empty()) write_matrix(r.output_matrix, sets, res, graph.naming(), digits);
   // Standard output holds the matrix with '--output-matrix -': the top of
   // each set went after it there, and the stream read as no Matrix Market file.
   write_top(!r.output.empty()        ? r.output

@@ -246,6 +246,16 @@ TEST_F(pagerank_app, PlotOfTheResidual) {
   ASSERT_NE(curve, std::string::npos);
   const std::string d = text.substr(curve, text.find("/>", curve) - curve);
   EXPECT_EQ(std::count(d.begin(), d.end(), 'M') + std::count(d.begin(), d.end(), 'L'), drawn);
+  // A file name of a control byte and of bytes that are no UTF-8 (Linux names
+  // are bytes) shows them as \xNN: written raw, the SVG was no well-formed XML.
+  const std::string odd = file(std::string("c\x01\xff&.mtx"), small_mtx);
+  ASSERT_EQ(run({odd, "--plot", svg, "--device", "cpu"}).code, 0);
+  const std::string named = slurp(svg);
+  EXPECT_NE(named.find("c\\x01\\xff&amp;.mtx"), std::string::npos) << named.substr(0, 400);
+  EXPECT_TRUE(std::none_of(named.begin(), named.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && c != '\n' && c != '\t') || u >= 0x80;
+  }));
 }
 
 // --bench --plot: a bar per solver (us per iteration), the best SpMV first and

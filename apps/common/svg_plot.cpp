@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <sstream>
@@ -20,9 +21,29 @@ namespace {
 const char* const palette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 
+// Text for the SVG: XML's five characters escaped, and what XML 1.0 cannot
+// hold at all, a control byte or a byte that is not well-formed UTF-8 (a
+// file name's: Linux names are bytes), shown as \xNN: the SVG of 'c\x01.mtx'
+// was no well-formed XML, and no viewer opened it.
 std::string xml_escape(const std::string& s) {
   std::string o;
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x80) {
+      const std::size_t n = utf8_sequence(s, i);
+      if (n > 0) {
+        o.append(s, i, n);
+        i += n;
+        continue;
+      }
+    }
+    const char c = s[i++];
+    if ((u < 0x20 && c != '\t') || u == 0x7f || u >= 0x80) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      o += buf;
+      continue;
+    }
     switch (c) {
       case '&':
         o += "&amp;";

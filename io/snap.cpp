@@ -170,6 +170,16 @@ std::string diagnose_edge(const char* line, const char* end, const detail::edge_
   const char* names[2] = {"source id", "target id"};
   const std::size_t want = columns.fields;
   const bool weights = want >= 3;
+  // A control byte in a vertex field: said so, not that the other field is no
+  // id ("cd e\x01f" under a line of words read as a header said "source id 'cd'").
+  for (std::size_t k = 0; k < std::min<std::size_t>(2, fields.size()); ++k)
+    if (std::any_of(fields[k].begin(), fields[k].end(), [](char c) {
+          const auto u = static_cast<unsigned char>(c);
+          return (u < 0x20 && c != '\r') || u == 0x7f;
+        }))
+      return std::string(k == 0 ? "source" : "target") + " field " +
+             detail::quote_bytes(fields[k].data(), fields[k].data() + fields[k].size()) +
+             " holds a control character";
   for (std::size_t k = 0; k < std::min<std::size_t>(2, fields.size()); ++k) {
     std::string why = id_problem(names[k], fields[k]);
     if (!why.empty()) return why;

@@ -219,8 +219,12 @@ TEST(io_snap, HeaderAndFieldCountErrors) {
   fails("0;1\n", 1, "source id '0;1' is not a non-negative integer");
   // Binary bytes split in two by a blank are no header (they were, and the
   // file an empty graph): the line is the error.
-  fails(std::string("\x01\x93x\x7f \x02\xff\n", 8), 1, "source id");
-  fails(std::string("ab\x00c de\n0 1\n", 12), 1, "source id");
+  fails(std::string("\x01\x93x\x7f \x02\xff\n", 8), 1, "source field '\\x01");
+  fails(std::string("ab\x00c de\n0 1\n", 12), 1, "source field 'ab");
+  // A control byte in a name under a line of words: said so (it said "source id 'cd' is not ...").
+  fails(std::string("ab cd\ncd e\x01"
+                    "f\n"),
+        2, "target field 'e\\x01f' holds a control character");
   // A stray CR before a line's CRLF (a CRLF file converted once more) is
   // shown: "target id '1412' is not a non-negative integer" hid it, and a
   // weight's message ended after the quote ("weight '0.5' ").

@@ -332,6 +332,10 @@ std::string cache_file_for(const std::string& source, const cache_options& opt) 
 
 namespace {
 
+// Why an entry of a source changed since it was written is refused: the
+// expected case, rebuilt silently (a warning for any other reason).
+constexpr const char* stale_entry = "stale: the source changed since it was cached";
+
 // The checks both cache files' headers (file_header, part_header) start with,
 // in this order: its length, magic and format version, then the path it was
 // written for (read after it, bounded first), the header checksum over both,
@@ -356,7 +360,7 @@ std::string stamp_problem(int fd, std::uint64_t file_bytes, const source_key& ke
   if (header_hash(h, path) != h.header_checksum) return "header checksum mismatch (corrupt)";
   if (path != key.path) return "it belongs to another file (" + path + ")";
   if (h.source_size != key.size || h.source_mtime_ns != key.mtime_ns || h.source_ctime_ns != key.ctime_ns)
-    return "stale: the source changed since it was cached";
+    return std::string(stale_entry);
   return {};
 }
 
@@ -453,7 +457,10 @@ std::optional<loaded_matrix> cache_load(const std::string& source, const cache_o
   detail::file_descriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return std::nullopt;  // no cache yet: not worth a warning
   auto refuse = [&](const std::string& why) -> std::optional<loaded_matrix> {
-    warn("ignoring the cache " + file + " of " + source + ": " + why + "; re-reading the source");
+    // A source changed since: rebuilt without a word, as the README says
+    // (two warnings followed every edit of an input).
+    if (why != stale_entry)
+      warn("ignoring the cache " + file + " of " + source + ": " + why + "; re-reading the source");
     return std::nullopt;
   };
   struct stat st {};
@@ -677,7 +684,7 @@ std::optional<rank_part> rank_cache_load(const std::string& source, const rank_p
   detail::file_descriptor fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return std::nullopt;  // none yet
   const auto refuse = [&](const std::string& reason) -> std::optional<rank_part> {
-    why = "ignoring the cache " + file + " of " + source + ": " + reason;
+    if (reason != stale_entry) why = "ignoring the cache " + file + " of " + source + ": " + reason;
     return std::nullopt;
   };
   struct stat st {};

@@ -76,11 +76,15 @@ struct app_options {
 
   // Throws invalid_argument naming the option.
   void validate() const {
-    if (snapshot_every < 0) throw invalid_argument("--snapshot-every must be >= 0");
+    // (0, the default, is "no snapshots": -1 said ">= 0", and 0 then "needs
+    // --snapshot-every K".)
+    if (snapshot_every < 0)
+      throw invalid_argument("--snapshot-every must be >= 1 (steps between snapshots), got " +
+                             std::to_string(snapshot_every));
+    if (!snapshot.empty() && snapshot_every == 0)
+      throw invalid_argument("--snapshot needs --snapshot-every K, K >= 1 steps between snapshots");
     if (snapshot_every > 0 && snapshot.empty())
       throw invalid_argument("--snapshot-every needs --snapshot FILE");
-    if (!snapshot.empty() && snapshot_every == 0)
-      throw invalid_argument("--snapshot needs --snapshot-every K");
     if (plot_curves < 2 || plot_curves > 12) throw invalid_argument("--plot-curves must be in 2 .. 12");
     if (bench && (bench_steps < 1 || bench_warmup < 0))
       throw invalid_argument("--bench-steps must be >= 1, --bench-warmup >= 0");

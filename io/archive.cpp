@@ -358,6 +358,7 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
                         std::string& member) {
   const std::string stem = archive_stem(path);
   std::vector<std::string> members, best_names;  // every member; those of the best kind yet
+  std::vector<std::string> links;                // links named like a graph: "name -> target"
   member_kind best = member_kind::none;
   text_buffer first, named;  // the best kind's first member, and one named like the archive
   std::string first_name, named_name;
@@ -375,6 +376,16 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
       text_buffer t = read_member(r, e, path, archive_bytes);
       check_archive_end(r, path, false);
       return t;
+    }
+    // A link (a symbolic one, or a hard one: GNU tar stores a second name of a
+    // file so) holds no text of its own: not followed, but named in the
+    // refusals below, which read as if it were not there.
+    const char* hard = archive_entry_hardlink(e);
+    const char* soft = archive_entry_filetype(e) == AE_IFLNK ? archive_entry_symlink(e) : nullptr;
+    if ((hard || soft) && archive_entry_pathname(e)) {
+      if (kind_of(archive_entry_pathname(e)) != member_kind::none)
+        links.push_back(std::string(archive_entry_pathname(e)) + " -> " + (hard ? hard : soft));
+      continue;
     }
     if (archive_entry_filetype(e) != AE_IFREG) continue;
     const std::string name = archive_entry_pathname(e);
@@ -415,11 +426,13 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
       first = text_buffer();  // ambiguous unless one named like the archive
     }
   }
+  const std::string not_followed =
+      links.empty() ? std::string() : "; links are not followed (" + member_list(links) + "): unpack it";
   if (best == member_kind::none)
     throw parse_error(path, 0,
                       "the archive holds no .mtx file, graph file (.graphml, .gml, .net) or edge list "
                       "(members: " +
-                          member_list(members) + ")");
+                          member_list(members) + ")" + not_followed);
   if (!named_name.empty()) {
     member = named_name;
     check_archive_end(r, path, true);
@@ -432,7 +445,8 @@ text_buffer main_member(const archive_reader& r, const std::string& path, std::u
                           (best == member_kind::matrix_market ? ".mtx"
                            : best == member_kind::edge_list   ? ".* or edges.*"
                                                               : ".*") +
-                          " (" + member_list(best_names) + "); unpack it and name the one to read");
+                          " (" + member_list(best_names) + "); unpack it and name the one to read" +
+                          (links.empty() ? "" : " (links are not followed: " + member_list(links) + ")"));
   member = first_name;
   check_archive_end(r, path, true);
   return unpacked(std::move(first), path, member);

@@ -746,6 +746,17 @@ TEST_F(pagerank_app, ArchiveMembersCompressedOnTheirOwn) {
   const outcome m = run({path("m.tar"), "--device", "cpu", "--no-cache"});
   ASSERT_EQ(m.code, 0) << m.err;
   EXPECT_NE(m.out.find("links       156"), std::string::npos) << m.out;
+  // A link named like the graph is not followed, and the refusal says so (it read as if absent).
+  fs::create_directories(dir_ / "c" / "x");
+  std::ofstream(dir_ / "c" / "x" / "real.dat") << slurp(edges);
+  fs::create_symlink("real.dat", dir_ / "c" / "x" / "x.mtx");
+  ASSERT_EQ(
+      run_command("tar -C " + quote((dir_ / "c").string()) + " -czf " + quote(path("x.tar.gz")) + " x", dir_)
+          .code,
+      0);
+  const outcome l = run({path("x.tar.gz"), "--device", "cpu", "--no-cache"});
+  EXPECT_EQ(l.code, 65);
+  EXPECT_NE(l.err.find("links are not followed (x/x.mtx -> real.dat)"), std::string::npos) << l.err;
 }
 
 TEST_F(pagerank_app, BadInputs) {

@@ -837,6 +837,16 @@ bool by_name_layout(const column_roles& r, std::size_t n, std::size_t lead) {
 
 }  // namespace
 
+// A line of words taken for the columns' header (edge_columns::header_*)
+// read as the list's first edge instead, the lines from it holding its fields.
+static void header_is_first_edge(edge_columns& c) {
+  c.body_offset = c.header_offset;
+  c.body_line = c.header_line;
+  c.index = false;
+  c.fields = c.header_fields;
+  c.header_words = false;
+}
+
 edge_columns edge_list_columns(std::string_view text) {
   edge_columns c;
   const char* const begin = text.data();
@@ -950,11 +960,7 @@ edge_columns edge_list_columns(std::string_view text) {
         // target, ...); two words between blanks (networkx's write_edgelist,
         // igraph's ncol) are the first edge.
         if (header && !header_kept) {
-          c.body_offset = header_offset;
-          c.body_line = header_line;
-          c.index = false;
-          c.fields = header_fields;
-          c.header_words = false;
+          header_is_first_edge(c);                          // (c.header_* were set above)
           if (header_fields > max_fields) c.names = false;  // neither a header nor an edge: the parse says
         }
       }
@@ -983,13 +989,7 @@ edge_columns edge_list_columns(std::string_view text, const read_options& opt) {
     c.names = true;
     // Every field a name: a line of words between blanks over the ids is the
     // first edge, as it is over names ("alice bob\n1 2": three edges).
-    if (c.header_words && c.header_fields <= max_fields && !c.named) {
-      c.body_offset = c.header_offset;
-      c.body_line = c.header_line;
-      c.index = false;
-      c.fields = c.header_fields;
-      c.header_words = false;
-    }
+    if (c.header_words && c.header_fields <= max_fields && !c.named) header_is_first_edge(c);
   }
   c.refuse_negative = opt.refuse_negative;
   return c;

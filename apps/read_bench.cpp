@@ -31,6 +31,7 @@
 #include "io/matrix_market.hpp"
 #include "io/output_file.hpp"
 #include "io/synthetic.hpp"
+#include "io/temporary_files.hpp"
 
 namespace po = boost::program_options;
 
@@ -188,17 +189,29 @@ struct cache_figures {
   std::uint64_t bytes = 0;
 };
 
-// Writes the cache of `file` once, then times --repeat reloads from it.
+// Writes the cache of `file` once, then times --repeat reloads from it. In a
+// fresh folder of the run's own (`scratch`) the entry is removed after, and
+// by a signal before (io::temporary_guard).
 cache_figures time_cache(const std::string& file, const io::read_options& opt, const std::string& dir,
-                         int repeat) {
+                         int repeat, bool scratch) {
   io::read_options c = opt;
   c.cache.enabled = true;
   c.cache.dir = dir;
+  const std::string entry = io::cache_file_for(file, c.cache);
+  io::temporary_guard guard;
+  if (scratch) guard = io::temporary_guard(entry);
+  struct removed_after {
+    const std::string& path;
+    bool scratch;
+    ~removed_after() {
+      if (scratch) ::unlink(path.c_str());
+    }
+  } remove_entry{entry, scratch};
   io::load_matrix(file, c);  // writes the cache
   cache_figures cf;
   // The cache's writer warns and goes on where it cannot write (a full disk).
   std::error_code ec;
-  cf.bytes = std::filesystem::file_size(io::cache_file_for(file, c.cache), ec);
+  cf.bytes = std::filesystem::file_size(entry, ec);
   if (ec) throw io_error(dir, "the cache of " + file + " could not be written there (" + ec.message() + ")");
   std::vector<double> t;
   for (int r = 0; r < repeat; ++r) {
@@ -249,8 +262,11 @@ int main_body(int argc, char** argv) {
   namespace fs = std::filesystem;
   // The fresh cache folder goes however the run ends: a FILE that failed
   // after one cached left its cache (30 MB for 44 MB of text) in /tmp.
+  // Ctrl-C too: the folder is registered with the signal handler (after its
+  // one entry at a time, time_cache).
   struct removed_after {
     fs::path dir;
+    io::temporary_guard guard;
     ~removed_after() {
       std::error_code ec;
       if (!dir.empty()) fs::remove_all(dir, ec);
@@ -261,6 +277,7 @@ int main_body(int argc, char** argv) {
   if (s.cache && s.cache_dir.empty()) {
     temp_cache.dir = fs::temp_directory_path() / ("perron-read-bench-" + std::to_string(::getpid()));
     s.cache_dir = temp_cache.dir.string();
+    temp_cache.guard = io::temporary_guard(s.cache_dir, io::temporary_kind::folder);
   }
   if (!s.json)
     std::printf("%-28s %8s %10s %10s %9s %9s %9s %9s%s\n", "file", "threads", "text MB", "nnz", "read s",
@@ -268,7 +285,8 @@ int main_body(int argc, char** argv) {
   for (const auto& file : s.files) {
     io::load_matrix(file, opt);  // warm-up: the file into the page cache
     const figures f = time_loads(file, opt, s.repeat);
-    const cache_figures cf = s.cache ? time_cache(file, opt, s.cache_dir, s.repeat) : cache_figures{};
+    const cache_figures cf =
+        s.cache ? time_cache(file, opt, s.cache_dir, s.repeat, !temp_cache.dir.empty()) : cache_figures{};
     const double mbs = static_cast<double>(f.text_bytes) / f.total / 1e6;
     if (s.json)
       print_json(file, used, s, f, mbs, cf);

@@ -251,6 +251,34 @@ bool write_all(int fd, const void* data, std::size_t n) {
   return true;
 }
 
+// A temporary that a write killed outright (SIGKILL, a power cut) left: the
+// signal handler never ran. Such "<entry>.tmp.<pid>.<clock>" files, entries of
+// perron's own by name, are removed by the next write into the folder once
+// untouched for an hour (a live writer, on this host or another sharing the
+// folder, writes its temporary within seconds, so the hour spares it; a pid is
+// no proof of death across hosts). Each held up to a whole entry's bytes.
+void sweep_stale_temporaries(const fs::path& dir) {
+  constexpr auto stale = std::chrono::hours(1);
+  const auto now = fs::file_time_type::clock::now();
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::size_t tmp = name.rfind(".tmp.");
+    if (tmp == std::string::npos || name.find(".perron-") == std::string::npos || name.find(".perron-") > tmp)
+      continue;
+    const std::string tail = name.substr(tmp + 5);  // "<pid>.<clock>"
+    const std::size_t dot = tail.find('.');
+    if (dot == 0 || dot == std::string::npos || dot + 1 == tail.size() ||
+        tail.find_first_not_of("0123456789") != dot ||
+        tail.find_first_not_of("0123456789", dot + 1) != std::string::npos)
+      continue;
+    std::error_code e;
+    if (!it->is_regular_file(e) || e) continue;
+    const auto when = fs::last_write_time(it->path(), e);
+    if (!e && now - when > stale) fs::remove(it->path(), e);
+  }
+}
+
 // Writes a cache file through a temporary in the same directory, renamed
 // into place once complete (atomic on POSIX: a reader sees the old file or
 // the whole new one); write(fd) writes the content. Why it could not, or "";
@@ -266,6 +294,8 @@ std::string write_atomically(const std::string& file, const std::string& source,
     return "cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source;
   }
   temporary_guard guard(tmp);  // a signal while it is written removes it (io/temporary_files.hpp)
+  const fs::path folder = fs::path(file).parent_path();
+  sweep_stale_temporaries(folder.empty() ? fs::path(".") : folder);
   // err: the errno of the step that failed (errno itself is left stale by
   // calls that succeed, and close or unlink would overwrite it).
   int err = 0;

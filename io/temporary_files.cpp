@@ -9,9 +9,10 @@
 namespace perron::io {
 namespace {
 
-// A slot: free (0), being filled (1), or holding a path to unlink (2). The
-// handler only reads slots at 2 and calls unlink(2), which is
-// async-signal-safe; the paths live in static storage, never freed.
+// A slot: free (0), being filled (1), or holding a path to unlink (2) or a
+// folder to rmdir (3). The handler only reads slots at 2 or 3 and calls
+// unlink(2) and rmdir(2), which are async-signal-safe; the paths live in
+// static storage, never freed.
 constexpr int slots = 64;
 constexpr std::size_t path_room = 4096;  // PATH_MAX on Linux
 std::atomic<int> state[slots];
@@ -20,6 +21,9 @@ char path_of[slots][path_room];
 extern "C" void on_signal(int sig) {
   for (int k = 0; k < slots; ++k)
     if (state[k].load(std::memory_order_acquire) == 2) ::unlink(path_of[k]);
+  // Folders after every file, so that one holding registered files empties first.
+  for (int k = 0; k < slots; ++k)
+    if (state[k].load(std::memory_order_acquire) == 3) ::rmdir(path_of[k]);
   // Die of the signal as the default action would (the shell's 130, 143).
   std::signal(sig, SIG_DFL);
   std::raise(sig);
@@ -27,13 +31,13 @@ extern "C" void on_signal(int sig) {
 
 }  // namespace
 
-temporary_guard::temporary_guard(const std::string& path) {
+temporary_guard::temporary_guard(const std::string& path, temporary_kind kind) {
   if (path.size() >= path_room) return;
   for (int k = 0; k < slots; ++k) {
     int free_slot = 0;
     if (state[k].compare_exchange_strong(free_slot, 1, std::memory_order_acq_rel)) {
       std::memcpy(path_of[k], path.c_str(), path.size() + 1);
-      state[k].store(2, std::memory_order_release);
+      state[k].store(kind == temporary_kind::folder ? 3 : 2, std::memory_order_release);
       slot_ = k;
       return;
     }

@@ -1,7 +1,7 @@
 // Temporaries that a signal must not leave behind: the output files' and the
 // cache entries' (io::output_file, write_atomically in io/cache.cpp) are
 // registered while they exist; an app that calls remove_temporaries_on_signal
-// unlinks them on SIGINT, SIGTERM, SIGHUP or SIGPIPE, then dies of the
+// removes them on SIGINT, SIGTERM, SIGHUP or SIGPIPE, then dies of the
 // signal as before. Ctrl-C during a write left '.out.tsv.tmp-XXXXXX' beside
 // the output and 25 MB '.perron-cache.tmp.PID.N' files in the cache folder
 // that no later run removed.
@@ -11,13 +11,18 @@
 
 namespace perron::io {
 
+// What a signal removes: a file (unlink), or a folder of a run's own
+// (rmdir, after every file: read-bench's fresh cache folder, whose entries are
+// registered as files while they exist).
+enum class temporary_kind { file, folder };
+
 // A registered temporary (a slot of a fixed table, so that the handler reads
-// no heap); `path` is unlinked by a signal until release() or destruction.
+// no heap); `path` is removed by a signal until release() or destruction.
 // Past the table's slots (64 at once) a temporary is simply not registered.
 class temporary_guard {
  public:
   temporary_guard() = default;
-  explicit temporary_guard(const std::string& path);
+  explicit temporary_guard(const std::string& path, temporary_kind kind = temporary_kind::file);
   ~temporary_guard() { release(); }
   temporary_guard(const temporary_guard&) = delete;
   temporary_guard& operator=(const temporary_guard&) = delete;

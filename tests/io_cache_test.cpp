@@ -112,6 +112,32 @@ TEST_F(io_cache, SecondLoadComesFromTheCacheAndIsIdentical) {
   }
 }
 
+// A write killed outright (SIGKILL) leaves "<entry>.tmp.<pid>.<clock>"; the
+// next write into the folder removes such a temporary an hour old, and
+// neither a fresh one (a writer at work) nor a file not named like one.
+TEST_F(io_cache, TemporariesAnHourOldAreSweptByTheNextWrite) {
+  const fs::path cache = dir_ / "cache";
+  fs::create_directories(cache);
+  const auto make = [&](const std::string& name, std::chrono::minutes age) {
+    const fs::path p = cache / name;
+    std::ofstream(p) << "half an entry";
+    fs::last_write_time(p, fs::file_time_type::clock::now() - age);
+    return p;
+  };
+  using std::chrono::minutes;
+  const fs::path old_entry = make("karate.mtx.0123456789abcdef.perron-cache.tmp.4242.99887766", minutes(61));
+  const fs::path old_part = make("g.mtx.0123456789abcdef.np2.r0.perron-part.tmp.17.5", minutes(600));
+  const fs::path fresh = make("wiki.txt.0123456789abcdef.perron-cache.tmp.4243.99887767", minutes(59));
+  const fs::path users = make("notes.tmp.4242.1", minutes(600));
+  const fs::path odd = make("x.perron-cache.tmp.42x.1", minutes(600));
+  load(source("karate.mtx", test::data_dir() + "/karate.mtx"));
+  EXPECT_FALSE(fs::exists(old_entry));
+  EXPECT_FALSE(fs::exists(old_part));
+  EXPECT_TRUE(fs::exists(fresh));
+  EXPECT_TRUE(fs::exists(users));
+  EXPECT_TRUE(fs::exists(odd));
+}
+
 TEST_F(io_cache, CorruptCacheIsRefusedWithAWarningAndRebuilt) {
   const std::string p = source("cage8.mtx", test::data_dir() + "/cage8.mtx");
   const auto truth = load(p).first;

@@ -161,6 +161,32 @@ TEST_F(OutputFile, ASignalRemovesTheTemporaries) {
   EXPECT_TRUE(fs::exists(path("entry.tmp")));
 }
 
+// A folder of the run's own goes after its registered files (read-bench's
+// fresh cache folder was left in /tmp by Ctrl-C); one that still holds
+// another file stays, with that file.
+TEST_F(OutputFile, ASignalRemovesAFolderAfterItsFiles) {
+  for (const bool stranger : {false, true}) {
+    fs::create_directory(path("cache"));
+    write(path("cache/entry.bin"), "an entry");
+    if (stranger) write(path("cache/other"), "not ours");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      remove_temporaries_on_signal();
+      temporary_guard folder(path("cache"), temporary_kind::folder);  // registered first, removed last
+      temporary_guard entry(path("cache/entry.bin"));
+      std::raise(SIGTERM);
+      ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+    EXPECT_FALSE(fs::exists(path("cache/entry.bin")));
+    EXPECT_EQ(fs::exists(path("cache")), stranger);
+    EXPECT_EQ(fs::exists(path("cache/other")), stranger);
+    fs::remove_all(path("cache"));
+  }
+}
+
 TEST_F(OutputFile, BadTargetsAreIoErrors) {
   EXPECT_THROW(output_file(path("no-such-folder/ranks.tsv")), io_error);
   EXPECT_THROW(output_file(dir_.string()), io_error);

@@ -1292,6 +1292,7 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     }
     if (run == every) {
       run = 0;
+      if (s.l1 < accel::rounding_floor<T>()) continue;  // rounding, not error, to extrapolate from
       if (gated && !accel::extrapolation_pays(s.l1, residual_1, opt.tol)) continue;
       double dangling = 0.0;
       if (extrapolate(formula, hist, window, r, y, g.dangling.data(), opt.alpha, dangling)) {

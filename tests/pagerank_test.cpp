@@ -314,21 +314,25 @@ TEST(PagerankAccel, PlainStepsDecideAutosSolveOnlyWhereNoExtrapolationIsDue) {
   std::vector<double> fast;  // rate 0.3 from 0.5: 1e-6 reached at step 12
   for (double r = 0.5; fast.size() < 20; r *= 0.3) fast.push_back(r);
   // at step 10 (1.0e-5) two steps at 0.3 reach 9e-7 < 1e-6: refused, stops at 12
-  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 10));
-  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 12, 1e-6, 1000, 10));
-  EXPECT_FALSE(accel::plain_steps_decide(fast.data(), 11, 1e-6, 1000, 10));  // the stop not seen
-  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 3, 1e-6, 3, 10));       // max_iter stops it
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 10, 0.0));
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 12, 1e-6, 1000, 10, 0.0));
+  EXPECT_FALSE(accel::plain_steps_decide(fast.data(), 11, 1e-6, 1000, 10, 0.0));  // the stop not seen
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 3, 1e-6, 3, 10, 0.0));       // max_iter stops it
   EXPECT_FALSE(
-      accel::plain_steps_decide(fast.data(), 20, 1e-9, 1000, 10));  // at 1e-9 the gate lets it through
-  EXPECT_FALSE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 4));  // a run's end at step 4
-  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 0));   // no runs
+      accel::plain_steps_decide(fast.data(), 20, 1e-9, 1000, 10, 0.0));  // at 1e-9 the gate lets it through
+  EXPECT_FALSE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 4, 0.0));  // a run's end at step 4
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 20, 1e-6, 1000, 0, 0.0));   // no runs
+  // Under the rounding floor no run's end extrapolates: step 10 (1.0e-5) under a floor of 1e-4.
+  EXPECT_TRUE(accel::plain_steps_decide(fast.data(), 20, 1e-9, 1000, 10, 1e-4));
   std::vector<double> slow;  // rate 0.8: the gate lets step 10 through
   for (double r = 0.5; slow.size() < 20; r *= 0.8) slow.push_back(r);
-  EXPECT_FALSE(accel::plain_steps_decide(slow.data(), 20, 1e-6, 1000, 10));
-  EXPECT_TRUE(accel::plain_steps_decide(slow.data(), 20, 1e-1, 1000, 10));  // stops at step 9
+  EXPECT_FALSE(accel::plain_steps_decide(slow.data(), 20, 1e-6, 1000, 10, 0.0));
+  EXPECT_TRUE(accel::plain_steps_decide(slow.data(), 20, 1e-1, 1000, 10, 0.0));  // stops at step 9
   const double nan[2] = {0.5, std::nan("")};
-  EXPECT_FALSE(accel::plain_steps_decide(nan, 2, 1e-6, 1000, 10));
-  EXPECT_FALSE(accel::plain_steps_decide(nullptr, 0, 1e-6, 1000, 10));
+  EXPECT_FALSE(accel::plain_steps_decide(nan, 2, 1e-6, 1000, 10, 0.0));
+  EXPECT_FALSE(accel::plain_steps_decide(nullptr, 0, 1e-6, 1000, 10, 0.0));
+  EXPECT_EQ(accel::rounding_floor<float>(), double(std::numeric_limits<float>::epsilon()));
+  EXPECT_EQ(accel::rounding_floor<double>(), std::numeric_limits<double>::epsilon());
 }
 
 // rre's saved iterates: x_{k-W} .. x_{k-1} after steps every-W .. every-1,
@@ -508,6 +512,27 @@ TEST(pagerank_cpu_accelerate, HubConvergesAfterOneRun) {
 // extrapolate and takes exactly the plain steps; on chains (no combination of iterates helps)
 // it stops after idle_to_stop extrapolations; where mixing is slow it takes
 // quadratic's steps, a fraction of plain's.
+// A float solve asked for a tol under float's rounding: the plain steps reach
+// it (an exact fixed point), and no extrapolation built of rounding knocks the
+// iterate back every run to max_iter (auto, quadratic and rre did: 1000
+// steps, 99 extrapolations, on every graph here).
+TEST(pagerank_cpu_accelerate, NoExtrapolationUnderFloatsRounding) {
+  for (const char* spec : {"er:200:1200", "er:500:3000", "er:1000:5000"}) {
+    const auto g = make_pagerank_graph<float>(io::generate_synthetic(spec), false);
+    const auto plain = pagerank_cpu(g, accelerated(pagerank_accel::none, 0.85, 1e-9));
+    ASSERT_TRUE(plain.converged) << spec;
+    for (const pagerank_accel mode :
+         {pagerank_accel::automatic, pagerank_accel::quadratic, pagerank_accel::rre}) {
+      pagerank_options o = accelerated(mode, 0.85, 1e-9);
+      o.max_iter = 1000;
+      const auto r = pagerank_cpu(g, o);
+      EXPECT_TRUE(r.converged) << spec << " " << name(mode) << ": " << r.iterations << " steps, "
+                               << r.extrapolations << " extrapolations";
+      EXPECT_LE(r.iterations, plain.iterations + 10) << spec << " " << name(mode);
+    }
+  }
+}
+
 TEST(pagerank_cpu_accelerate, AutoSkipsIdleAndGatedExtrapolations) {
   pagerank_options o = accelerated(pagerank_accel::automatic, 0.85, 1e-6);
   pagerank_options plain = o;

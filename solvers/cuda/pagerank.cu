@@ -1106,9 +1106,10 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   if (opt.accelerate == pagerank_accel::automatic && opt.initial.empty() && opt.personalization.empty() &&
       (m.persistent || m.fused)) {
     const plain_trace& trace = m.trace();
-    plain_auto = trace.alpha == opt.alpha &&
-                 accel::plain_steps_decide(trace.residuals.data(), static_cast<int>(trace.residuals.size()),
-                                           opt.tol, opt.max_iter, opt.accelerate_every);
+    plain_auto =
+        trace.alpha == opt.alpha &&
+        accel::plain_steps_decide(trace.residuals.data(), static_cast<int>(trace.residuals.size()), opt.tol,
+                                  opt.max_iter, opt.accelerate_every, accel::rounding_floor<T>());
   }
   const bool accelerating = opt.accelerate != pagerank_accel::none && !plain_auto;
   const bool persistent = m.persistent && opt.accelerate != pagerank_accel::aitken;

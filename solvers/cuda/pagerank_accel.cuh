@@ -203,7 +203,8 @@ __global__ void __launch_bounds__(threads)
                 index_t n, pagerank_state* st, accel_state* ac, double* partials_a, unsigned* counter_a,
                 double* partials_b, unsigned* counter_b, int gated) {
   if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reductions
-  if (gated && !accel::extrapolation_pays(st->residual, ac->residual_1, st->tol)) {
+  if (st->residual < accel::rounding_floor<T>() ||
+      (gated && !accel::extrapolation_pays(st->residual, ac->residual_1, st->tol))) {
     if (blockIdx.x == 0 && threadIdx.x == 0) ac->apply = 0;
     return;
   }
@@ -293,7 +294,8 @@ __global__ void __launch_bounds__(threads)
   constexpr int rows = warps / rre_groups;  // warps of a group in a block: each its 32 vertices
   static_assert(S <= threads && warps % rre_groups == 0, "a thread a sum at the end; whole groups");
   if (st->done || ac->disabled) return;  // uniform over the grid: no block reaches the reduction
-  if (!accel::extrapolation_pays(st->residual, ac->residual_1, st->tol)) {
+  if (st->residual < accel::rounding_floor<T>() ||
+      !accel::extrapolation_pays(st->residual, ac->residual_1, st->tol)) {
     if (blockIdx.x == 0 && threadIdx.x == 0) ac->apply = 0;
     return;
   }
@@ -400,6 +402,10 @@ __global__ void __launch_bounds__(threads)
     sums_kernel(const T* __restrict__ h1, const T* __restrict__ h2, accel_vec<T> v, index_t n,
                 pagerank_state* st, accel_state* ac, double* partials, unsigned* counter) {
   if (st->done || ac->disabled) return;
+  if (st->residual < accel::rounding_floor<T>()) {  // uniform over the grid, as the test above
+    if (blockIdx.x == 0 && threadIdx.x == 0) ac->apply = 0;
+    return;
+  }
   const T* __restrict__ r = v.at(st);
   const double alpha = st->alpha;
   double s[2] = {0.0, 0.0};

@@ -420,7 +420,8 @@ __device__ __forceinline__ void gate_run(const persistent_extrapolation<T>& ex, 
       bk.idle = accel::extrapolation_idle(residual, bk.residual_before, bk.rate1, ex.every) ? bk.idle + 1 : 0;
       if (bk.idle >= accel::idle_to_stop) bk.disabled = 1;
     }
-    bk.go = !bk.disabled && (!ex.gated || accel::extrapolation_pays(residual, bk.residual_1, tol));
+    bk.go = !bk.disabled && residual >= accel::rounding_floor<T>() &&
+            (!ex.gated || accel::extrapolation_pays(residual, bk.residual_1, tol));
     store_book(bk, ex, rank);
   }
   __syncthreads();

@@ -1,6 +1,7 @@
 #include "core/memory.hpp"
 
 #include <omp.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -108,6 +109,22 @@ void map_unmapped(void* data, std::size_t bytes, unsigned threads) {
   }
   populate(pieces, threads);
 }
+
+namespace {
+
+// libgomp's threads do not survive fork(): a child's first parallel region of
+// more than one thread waited forever on the parent's pool (Python's
+// multiprocessing forks by default, so a pool.map over perron calls hung once
+// the parent had made one large enough for a team). The child runs every
+// region on its one thread: max-active-levels 0 makes every region inactive,
+// an explicit num_threads clause too.
+void one_thread_in_a_forked_child() {
+  omp_set_num_threads(1);
+  omp_set_max_active_levels(0);
+}
+[[maybe_unused]] const int fork_guard = ::pthread_atfork(nullptr, nullptr, one_thread_in_a_forked_child);
+
+}  // namespace
 
 unsigned host_threads() { return static_cast<unsigned>(std::max(1, omp_get_max_threads())); }
 

@@ -352,6 +352,18 @@ std::string default_cache_dir() {
   return {};
 }
 
+namespace {
+// Why default_cache_dir() is empty (a relative XDG_CACHE_HOME is ignored, as
+// the XDG spec asks: it was named "not set").
+std::string no_cache_directory() {
+  const char* x = std::getenv("XDG_CACHE_HOME");
+  return std::string("no cache directory (") +
+         (x && *x ? "XDG_CACHE_HOME is not an absolute path, and HOME is not set"
+                  : "neither XDG_CACHE_HOME nor HOME is set") +
+         ")";
+}
+}  // namespace
+
 std::string cache_dir(const cache_options& opt) { return opt.dir.empty() ? default_cache_dir() : opt.dir; }
 
 std::string cache_file_for(const std::string& source, const cache_options& opt) {
@@ -555,7 +567,7 @@ bool cache_store(const std::string& source, const source_stamp& before, const lo
   if (!opt.enabled) return false;
   const std::string dir = cache_dir(opt);
   if (dir.empty()) {
-    warn("no cache directory (neither XDG_CACHE_HOME nor HOME is set); not caching " + source);
+    warn(no_cache_directory() + "; not caching " + source);
     return false;
   }
   const auto key = key_of(source, opt.reading);
@@ -773,8 +785,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
                              const rank_part& p, const cache_options& opt, unsigned threads) {
   if (!opt.enabled) return {};
   const std::string dir = cache_dir(opt);
-  if (dir.empty())
-    return "no cache directory (neither XDG_CACHE_HOME nor HOME is set); not caching " + source;
+  if (dir.empty()) return no_cache_directory() + "; not caching " + source;
   const auto src = key_of(source, opt.reading);
   if (!src) return source + " is no longer a regular file; not caching it";  // it had a stamp
   if (src->size != before.size || src->mtime_ns != before.mtime_ns || src->ctime_ns != before.ctime_ns)

@@ -2,7 +2,9 @@
 #include "core/memory.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -52,6 +54,31 @@ bool can_populate() {
 #else
   return false;
 #endif
+}
+
+// A forked child's parallel regions run on its one thread: libgomp's pool,
+// made by the parent's regions, is not in the child, whose first region of
+// several threads waited on it forever (multiprocessing's pool.map).
+TEST(ForkedChild, RunsParallelRegionsOnItsOneThread) {
+  int parent = 0;
+#pragma omp parallel num_threads(4) reduction(+ : parent)
+  parent += 1;
+  ASSERT_GE(parent, 1);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::alarm(20);  // a hang ends the child (SIGALRM), and the test fails
+    int team = 0;
+#pragma omp parallel num_threads(4) reduction(+ : team)
+    team += 1;
+    long sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+    for (int i = 0; i < 1000; ++i) sum += i;
+    ::_exit(team == 1 && sum == 499500 && host_threads() == 1 ? 0 : 3);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_GE(host_threads(), 1u);  // the parent's own count is left alone
 }
 
 TEST(MapUnmapped, MapsEveryPageOfAFreshBuffer) {

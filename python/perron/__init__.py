@@ -140,6 +140,11 @@ def _graph_arrays(A, weighted):
         A = A.tocsr()
     if A.dtype.kind == "O":
         _check_objects(A, _numbers.Real if weighted else _numbers.Number)
+        # As numbers (scipy sums no duplicates of objects, nor drops their zeros): the weights
+        # in double, or unweighted, each entry's arc or none (a complex object too).
+        A = A.copy()
+        A.data = (_np.asarray(A.data, dtype=_np.float64) if weighted else
+                  (A.data != 0).astype(_np.float64))
     # Unsorted indices or duplicates, or stored zeros (left by arithmetic or by zeroing an
     # entry: A[i, j] == 0 is no arc, as in networkx, where it weighs 0): a canonical copy.
     if not A.has_canonical_format or not A.data.all():
@@ -180,6 +185,8 @@ def _from_networkx(G, weighted):
     if adj is None:
         adj = G.adj
     rows = [adj[u] for u in nodes]
+    if type(adj) is not dict:  # a view's atlases, as dicts: networkx 2.8's UnionAtlas (to_undirected(as_view=True))
+        rows = [dict(r) for r in rows]  # counts a pair linked both ways twice in len(), once in its keys
     indptr = _np.zeros(n + 1, dtype=_np.int64)
     indptr[1:] = _np.cumsum(_np.fromiter(map(len, rows), dtype=_np.int64, count=n))
     links = int(indptr[-1])
@@ -201,6 +208,16 @@ def _from_networkx(G, weighted):
             data = _np.fromiter(weights, dtype=_np.float64, count=links)
         except (TypeError, ValueError) as e:  # "could not convert string to float: 'heavy'"
             raise TypeError(f"weighted: the edges' {attribute!r} attribute must hold real numbers ({e})") from None
+        except OverflowError:  # an int past double's range (10**400), named by edge as the others below
+            for u, r in zip(nodes, rows):
+                for v, d in r.items():
+                    w = sum(k.get(attribute, 1) for k in d.values()) if G.is_multigraph() else d.get(attribute, 1)
+                    try:
+                        float(w)
+                    except OverflowError:
+                        raise ValueError(f"weighted: edge {u!r} -> {v!r} has {_huge(w)} past double's range "
+                                         f"as its weight (weights must be finite and non-negative)") from None
+            raise
         bad = _np.flatnonzero(~(_np.isfinite(data) & (data >= 0)))
         if len(bad):  # named here by node (_check_weights names positions)
             u = int(_np.searchsorted(indptr, bad[0], side="right")) - 1

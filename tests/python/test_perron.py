@@ -904,3 +904,46 @@ def test_read_matrix_bipartite(tmp_path, monkeypatch):
         perron.read_matrix(DATA / "karate.mtx", cache=False, bipartite=True)
     with pytest.raises(TypeError, match="read_matrix: bipartite must be True or False"):
         perron.read_matrix(f, bipartite="yes")
+
+
+def test_a_forked_child_runs_its_calls():
+    # libgomp's pool does not survive fork(): after a call large enough for a team, a child's
+    # call (multiprocessing's default on Linux) waited forever for the parent's threads.
+    import signal
+    A = random_digraph(100_000, 500_000, 3)
+    want, _ = perron.pagerank(A, device="cpu")
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(60)  # a hang ends the child
+        try:
+            got, _ = perron.pagerank(A, device="cpu")
+            os._exit(0 if np.array_equal(got, want) else 3)
+        except BaseException:
+            os._exit(4)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
+def test_networkx_views_and_odd_weights():
+    # networkx 2.8's undirected view counts a pair linked both ways twice in len(adj[u])
+    V = nx.DiGraph([(0, 1), (1, 0), (1, 2)]).to_undirected(as_view=True)
+    got, _ = perron.pagerank(V, tol=1e-12, precision="double", device="cpu")
+    want = nx.pagerank(V, tol=1e-12, max_iter=10000)
+    assert max(abs(got[k] - want[k]) for k in want) < 1e-9
+    # an int weight past double's range, named by edge
+    G = nx.DiGraph()
+    G.add_edge("a", "b", weight=10**400)
+    G.add_edge("b", "a")
+    with pytest.raises(ValueError, match="edge 'a' -> 'b' has an integer past double's range"):
+        perron.pagerank(G, weighted=True)
+
+
+def test_object_matrices_with_zeros_and_duplicates():
+    # scipy sums no duplicates of an object matrix, nor drops its zeros: read as numbers first
+    ind, ptr = np.array([1, 0, 0, 1]), np.array([0, 2, 4])
+    for weighted in (False, True):
+        A = sp.csr_matrix((np.array([1, 0, 2, 3], dtype=object), ind, ptr), shape=(2, 2))
+        F = sp.csr_matrix((np.array([1.0, 0.0, 2.0, 3.0]), ind, ptr), shape=(2, 2))
+        got, _ = perron.pagerank(A, device="cpu", precision="double", weighted=weighted)
+        want, _ = perron.pagerank(F, device="cpu", precision="double", weighted=weighted)
+        assert np.array_equal(got, want)

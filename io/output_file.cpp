@@ -48,6 +48,22 @@ int own_descriptor(const std::string& path) {
   return -1;
 }
 
+// Where a write through `path` lands: its symbolic links followed, to a file
+// that may not exist yet (a dangling link, whose target the shell's > makes
+// too), else `path` itself. A loop stops after 40 links (open() refuses it).
+std::string written_path(const std::string& path) {
+  std::filesystem::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat l {};
+    if (::lstat(p.c_str(), &l) != 0 || !S_ISLNK(l.st_mode)) break;
+    std::error_code ec;
+    const std::filesystem::path to = std::filesystem::read_symlink(p, ec);
+    if (ec) break;
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p.string();
+}
+
 }  // namespace
 
 void check_output_path(const std::string& path) {
@@ -93,14 +109,20 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
     open_in_place(::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
     return;
   }
-  // A symbolic link to a file: the file is replaced, not the link.
+  // A symbolic link to a file: the file is replaced, not the link. A link to
+  // no file yet: that file is made (the link was replaced by a file, and a
+  // second output through it, which check_distinct_outputs did not see as
+  // the same file either, overwrote the first).
   std::string target = path_;
   struct stat link {};
-  if (exists && ::lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
-    if (char* real = ::realpath(path_.c_str(), nullptr)) {
+  if (::lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    if (!exists) {
+      target = written_path(path_);
+    } else if (char* real = ::realpath(path_.c_str(), nullptr)) {
       target = real;
       std::free(real);
     }
+  }
   target_ = target;
   // A hidden name in the same folder: rename() is atomic only within one file system.
   std::string pattern = folder_of(target) + "." + base_of(target) + ".tmp-XXXXXX";
@@ -206,9 +228,11 @@ namespace {
 
 // One file by two names: the same inode where both exist; else the same path
 // once made absolute, with "." / ".." and the links of its existing folders
-// resolved (a new file has no inode yet).
-bool same_file(const std::string& a, const std::string& b) {
-  if (a == b) return true;
+// resolved (a new file has no inode yet), and a link to no file yet followed
+// to the file a write through it makes.
+bool same_file(const std::string& first, const std::string& second) {
+  if (first == second) return true;
+  const std::string a = written_path(first), b = written_path(second);  // dangling links too
   struct stat sa {
   }, sb{};
   const bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;

@@ -242,6 +242,18 @@ TEST_F(OutputFile, DevicesAndPipesAreWrittenInPlace) {
   ::close(ends[0]);
 }
 
+// A link to no file yet makes that file and stays a link (it was replaced by
+// a regular file), as the shell's > does.
+TEST_F(OutputFile, ALinkToNoFileYetMakesItsFile) {
+  fs::create_directories(dir_ / "real");
+  fs::create_symlink("real/ranks.tsv", dir_ / "link.tsv");  // relative to the link's folder
+  output_file out(path("link.tsv"));
+  out.write("new\n");
+  out.commit();
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.tsv"));
+  EXPECT_EQ(read(path("real/ranks.tsv")), "new\n");
+}
+
 // A symbolic link's file is replaced; the link stays a link.
 TEST_F(OutputFile, ALinkKeepsPointingAtItsReplacedFile) {
   fs::create_directories(dir_ / "real");
@@ -404,6 +416,12 @@ TEST_F(OutputFile, TwoOutputsThatNameOneFileAreRefused) {
   write(path("old.tsv"), "x");
   fs::create_symlink(path("old.tsv"), path("link.tsv"));
   EXPECT_NE(refused(path("old.tsv"), path("link.tsv")), "");  // existing: by inode
+  // a link to no file yet, relative, through a second link: the file a write through it makes
+  fs::create_symlink("new.tsv", path("dangling.tsv"));
+  fs::create_symlink("sub/../dangling.tsv", path("twice.tsv"));
+  EXPECT_NE(refused(path("new.tsv"), path("dangling.tsv")), "");
+  EXPECT_NE(refused(path("twice.tsv"), path("new.tsv")), "");
+  EXPECT_EQ(refused(path("dangling.tsv"), path("r.tsv")), "");
   EXPECT_EQ(refused(path("r.tsv"), path("s.tsv")), "");
   EXPECT_EQ(refused("-", "-"), "");
   EXPECT_EQ(refused("", ""), "");

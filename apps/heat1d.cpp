@@ -180,10 +180,11 @@ const char* trailer_text =
     "context down after that (PERRON_TEARDOWN=wait keeps one process).\n"
     "\n"
     "Exit codes: 0 ok; 2 a step's linear solve did not converge, the solution became\n"
-    "NaN or inf (checked at steps 256, 512, 1024, ..., then every 65536: the run stops\n"
-    "at the first check that finds it), or the steady state was not reached (outputs are\n"
-    "still written: snapshots up to the last good step, the profile where the run\n"
-    "stopped); 64 bad command line or option value; 65 bad initial-condition file\n"
+    "NaN or inf (checked at steps 256, 512, 1024, ..., then every 65536, and at each\n"
+    "snapshot and plotted step: the run stops at the first check that finds it), or the\n"
+    "steady state was not reached (outputs are still written: snapshots up to the last\n"
+    "good step, the profile where the run stopped); 64 bad command line or option value; 65 bad "
+    "initial-condition file\n"
     "content, a grid larger than the memory free, or values whose steps would overflow;\n"
     "66 unreadable file; 70 CUDA failure or no GPU for --device cuda; 71 internal error.\n";
 
@@ -583,9 +584,18 @@ void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
     const bool done_steady = run.steady && st.last_distance < run.steady_tol;
     const double t = ts.time();
     const bool last = k == limit || done_steady;
-    if (snap.due(k, last)) snap.write(t, ts.solution());
-    if (plot.take(k, last) && (rec.curves.empty() || rec.curves.back().t != t))
-      rec.curves.push_back(make_curve(p, t, ts.solution()));
+    const bool snap_due = snap.due(k, last);
+    const bool plot_due = plot.take(k, last) && (rec.curves.empty() || rec.curves.back().t != t);
+    if (snap_due || plot_due) {
+      // A profile on the host anyway: checked before it is written (the help's "snapshots up to
+      // the last good step": those between two checks held NaN).
+      const std::vector<double> u = ts.solution();
+      if (!std::all_of(u.begin(), u.end(), [](double v) { return std::isfinite(v); }))
+        break;  // the summary and error say where
+      st.finite_step = k;
+      if (snap_due) snap.write(t, u);
+      if (plot_due) rec.curves.push_back(make_curve(p, t, u));
+    }
     if (progress.enabled())
       progress.update(progress_text(pl, k, limit, t, r, st.last_distance, sw.seconds()), last);
     if (done_steady) {
@@ -811,6 +821,11 @@ int report_end(const plan& pl, const run_record& rec) {
               << "); the run stopped there, outputs hold that profile\n";
     return not_converged;
   }
+  if (o.scheme == heat::method::explicit_euler && rec.r > heat::max_stable_r * (1 + 1e-12))
+    std::cerr << "heat1d: warning: explicit steps with r = kappa dt / dx^2 = " << format_g(rec.r, 3)
+              << " > 1/2 are unstable (--force): a mode's error grows up to |1 - 4r| = "
+              << format_g(std::abs(1 - 4 * rec.r), 3) << " times a step, so this profile, finite as it is, "
+              << "need not be the heat equation's\n";
   if (pl.s.run.steady && !st.steady_reached) {
     std::cerr << "heat1d: error: steady state not reached in " << st.steps << " steps: distance ~ "
               << format_g(st.last_distance, 3) << " > --steady-tol " << format_g(pl.s.run.steady_tol)

@@ -409,8 +409,21 @@ TEST_F(heat1d_app, ABlownUpSolutionIsAnError) {
   const outcome slow = run("--device cpu --method explicit --force --N 101 --dt 5.2e-5 --T 1");
   EXPECT_EQ(slow.code, 2) << slow.err;
   EXPECT_NE(slow.err.find("; finite at step "), std::string::npos) << slow.err;
+  // Snapshots stop at the last good one: those between two checks held NaN.
+  const outcome snaps = run("--device cpu --method explicit --force --steps 1024 --snapshot " +
+                            quote(path("s.tsv")) + " --snapshot-every 100");
+  EXPECT_EQ(snaps.code, 2) << snaps.err;
+  EXPECT_NE(snaps.err.find("(step 800; finite at step 700)"), std::string::npos) << snaps.err;
+  EXPECT_EQ(slurp(path("s.tsv")).find("nan"), std::string::npos);
+  // Forced unstable steps that stay finite (200 steps at r = 5): a warning, exit 0 as documented.
+  const outcome short_run = run("--device cpu --method explicit --force --steps 200");
+  EXPECT_EQ(short_run.code, 0) << short_run.err;
+  EXPECT_NE(short_run.err.find("warning: explicit steps with r = kappa dt / dx^2 = 5 > 1/2 are unstable"),
+            std::string::npos)
+      << short_run.err;
   const outcome ok = run("--device cpu --N 101 --json -");
   EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.err, "");
   EXPECT_NE(ok.out.find("\"finite\": true"), std::string::npos);
   // Every way of asking for steps has one bound: --steps and --max-steps as --dt.
   for (const char* args :

@@ -153,12 +153,14 @@ const char* exit_text =
     "Files for --personalize / --initial: a Matrix Market array with one value per\n"
     "vertex, or text lines 'vertex weight' (vertices named as in GRAPH; unlisted\n"
     "vertices get 0). Weights must be non-negative and not all zero; they are\n"
-    "normalized to sum 1.\n"
+    "normalized to sum 1. '-' reads standard input (for one of GRAPH, --personalize,\n"
+    "--initial and --sources).\n"
     "\n"
     "Distributed: started by mpirun -np P (P > 1), P processes solve on the CPU,\n"
-    "each owning a range of vertices (balanced by links) and their in-links; the\n"
-    "ranks are bitwise those of the single-process CPU solve with --accelerate none\n"
-    "(the distributed solve does not extrapolate). A plain coordinate Matrix Market\n"
+    "each owning a range of vertices (balanced by links, cut on blocks of 4096: a\n"
+    "graph of a few blocks leaves processes idle) and their in-links; the ranks are\n"
+    "bitwise those of the single-process CPU solve with --accelerate none (the\n"
+    "distributed solve does not extrapolate). A plain coordinate Matrix Market\n"
     "file is read in parts (each process parses 1/P of its bytes); .gz, .tar.gz and\n"
     "edge lists are streamed by process 0, which sends process p the p-th 1/P of the\n"
     "text to parse; rmat:, er:, powerlaw:, hub:, dangling: and web: are drawn by\n"
@@ -169,7 +171,9 @@ const char* exit_text =
     "the same P skips the parse and the exchange. Rank 0 prints and writes; a\n"
     "failure on any process stops all of them with one message 'rank R: ...' and\n"
     "the exit code below, and no output file. --bench-dist times the distributed\n"
-    "solve (also alone, as one process).\n"
+    "solve (also alone, as one process). OpenMPI's mpirun (4.1) relays standard\n"
+    "output without reporting a full disk or a closed pipe ('| head': mpirun itself\n"
+    "may crash): under mpirun, --output FILE is the way to keep the ranks.\n"
     "\n"
     "A run that may use the GPU (an NVIDIA device node exists) forks before the\n"
     "CUDA context starts: the process started waits for the run's exit code and\n"
@@ -251,8 +255,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
     ("undirected,u", po::bool_switch(&s.input.undirected),
      "the graph is undirected: every arc is taken both ways (SNAP's com-*, roadNet-* and ca-* edge "
      "lists store each edge once; a generated graph becomes symmetric); an edge listed both ways is one "
-     "edge, but with --weighted it weighs twice (A + A^T); a symmetric Matrix Market file is undirected "
-     "already")
+     "edge, but with --weighted it weighs twice (A + A^T, a self-loop once); a symmetric Matrix Market "
+     "file is undirected already")
     ("names", po::bool_switch(&s.input.names),
      "an edge list's every vertex is a name, where its first edge gives integer ids too ('1 2' then "
      "'2 alice'; '007' and '7' differ), numbered in order of first appearance; without it a list is "
@@ -448,6 +452,17 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   // said "-: no such file"); the load reads a pipe to its end, and under
   // mpirun rank 0 reads it whole (apps/common/dist_load).
   if (s.graph == "-") s.graph = "/dev/stdin";
+  // So for --personalize, --initial and --sources ("-: no such file" before);
+  // one of them at most, as the pipe holds one text.
+  int from_stdin = s.graph == "/dev/stdin";
+  for (std::string* f : {&s.personalize, &s.initial, &s.batched.sources}) {
+    if (*f == "-") *f = "/dev/stdin";
+    from_stdin += *f == "/dev/stdin";
+  }
+  if (from_stdin > 1)
+    throw usage_error("standard input ('-' or /dev/stdin) can feed one input, but " +
+                      std::to_string(from_stdin) +
+                      " of GRAPH, --personalize, --initial and --sources name it");
   // A file option given an empty name ("--output $UNSET") is refused, not taken as left out.
   for (const char* o : {"personalize", "initial", "output", "plot", "sources", "output-matrix"})
     if (vm.count(o) && vm[o].as<std::string>().empty())
@@ -1630,6 +1645,21 @@ int solve(settings& s) {
 
 // --bench-dist: per rank, the medians over the iterations after the first
 // (collective: every rank calls it; rank 0 prints).
+// Ranks that hold no rows, said: the ranges are cut on blocks of
+// pagerank_sum_block vertices (so that the ranks are one process's to the
+// bit), and a graph of a few blocks leaves ranks idle ("r shared by halo
+// exchange (0 values a step)" said nothing of one rank doing all the work).
+std::string holding_ranks_note(const std::vector<index_t>& first) {
+  const std::size_t ranks = first.empty() ? 0 : first.size() - 1;
+  std::size_t holding = 0;
+  for (std::size_t p = 0; p < ranks; ++p) holding += first[p + 1] > first[p];
+  if (holding == ranks) return {};
+  return "; " + std::to_string(holding) + " of the " + std::to_string(ranks) + " ranks " +
+         (holding == 1 ? "holds" : "hold") + " rows (ranges are cut on blocks of " +
+         std::to_string(pagerank_sum_block) +
+         " vertices, so that the ranks are a single process's to the bit)";
+}
+
 // How r traveled, for the summary and --bench-dist.
 std::string exchange_note(const dist::exchange_plan& x) {
   return exchange_note(x.halo, x.halo_values, x.all_values);
@@ -1770,7 +1800,7 @@ int solve_distributed_as(settings& s) {
                  : in.in_parts  ? "read in parts (byte ranges)"
                  : in.streamed  ? "read by rank 0 as a stream, windows of lines sent out in order"
                                 : "read whole by rank 0, sent out in slices") +
-                "; " + exchange_note(exchange);
+                "; " + exchange_note(exchange) + holding_ranks_note(g.first);
   const graph_counts counts{g.n, static_cast<index_t>(g.dangling_count), g.links};
   device_plan plan;
   plan.reason = "the distributed CPU solve";

@@ -24,10 +24,10 @@
 namespace perron::app {
 namespace {
 
-void check_square(index_t rows, index_t cols) {
-  // The message of make_pagerank_graph.
+void check_square(const std::string& input, index_t rows, index_t cols) {
+  // The message of make_pagerank_graph, the input named as naming_input names it there.
   if (rows != cols)
-    throw dimension_error("PageRank needs a square adjacency matrix (vertices x vertices), got " +
+    throw dimension_error(input + ": PageRank needs a square adjacency matrix (vertices x vertices), got " +
                           std::to_string(rows) + " x " + std::to_string(cols) +
                           "; rows and columns as two sets of vertices: --bipartite (Python: "
                           "read_matrix(..., bipartite=True))");
@@ -81,7 +81,7 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
   const std::uint64_t before = dist::exclusive_sum(arcs.nnz()), total = dist::total_sum(arcs.nnz());
   dist::phase([&] {
     part->check_count(before, arcs.nnz(), total, first_line);
-    check_square(part->header().rows, part->header().cols);
+    check_square(path, part->header().rows, part->header().cols);
   });
   const io::mm_header h = part->header();
   info.text_bytes = part->text_bytes();
@@ -160,7 +160,7 @@ dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_opt
   dist::phase([&] {
     if (world.rank() != 0) return;
     m = io::load_matrix(path, opt);
-    check_square(m.matrix.rows, m.matrix.cols);
+    check_square(path, m.matrix.rows, m.matrix.cols);
   });
   // What every rank needs of the input: its size, what the summary shows, the vertex names.
   std::vector<std::int64_t> facts = {m.matrix.rows, static_cast<std::int64_t>(m.format), m.pattern,
@@ -566,7 +566,7 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     dist::phase([&] {
       if (me != 0) return;
       if (entries < h.entries) io::detail::check_mm_stream_count(part.mm, entries, last_line, name);
-      check_square(h.rows, h.cols);
+      check_square(name, h.rows, h.cols);
     });
     info.meta.pattern = h.field == io::mm_field::pattern;
     info.meta.symmetric = h.symmetry != io::mm_symmetry::general;

@@ -543,7 +543,7 @@ def read_matrix(path, cache=True, labels=False, undirected=False, names=False, b
     original vertex ids of a SNAP file or a GML file without labels (empty for Matrix Market and
     Pajek numbers, where vertex i is i + 1), or for an edge list of vertex names ("alice bob"
     lines), a GraphML file or labelled GML and Pajek files a list of the names, vertex i's at i. undirected=True takes every
-    arc both ways, as pagerank --undirected does (A + A^T; a symmetric file is so already):
+    arc both ways, as pagerank --undirected does (A + A^T, a self-loop once; a symmetric file is so already):
     SNAP's undirected sets list each edge once. names=True reads an edge list's every vertex as
     a name where its first edge gives integer ids too ("1 2" then "2 alice"), as pagerank --names
     (its cache entry is one of its own: the file read by ids keeps another). bipartite=True reads

@@ -1010,8 +1010,8 @@ int main_body(int argc, char** argv) {
         {"atol", iterates, iterating, not_iterating},
         {"rtol", iterates, iterating, not_iterating}})
     if (vm.count(o) && !vm[o].defaulted() && !applies)
-      throw usage_error(std::string("--") + o + " applies to " + needs + ignored_by + "; add it or leave --" +
-                        o + " out");
+      throw usage_error(std::string("--") + o + " applies to " + needs + ignored_by + "; choose " + needs +
+                        " too, or leave --" + o + " out");
   // A run that may start CUDA leaves the context's teardown to a child
   // (apps/common/detached_exit.hpp); before make_plan, which may start it.
   if (c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu) detached_exit::split();

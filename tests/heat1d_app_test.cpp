@@ -211,7 +211,8 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       {"--steady-tol 1e-6", 64, "--steady-tol applies to --steady runs"},
       {"--max-steps 10", 64, "--max-steps applies to --steady runs"},
       // options another one reads were dropped without it
-      {"--plot-curves 5", 64, "--plot-curves applies to --plot FILE.svg; add it or leave --plot-curves out"},
+      {"--plot-curves 5", 64,
+       "--plot-curves applies to --plot FILE.svg; choose --plot FILE.svg too, or leave --plot-curves out"},
       {"--bench-steps 20", 64, "--bench-steps applies to --bench"},
       {"--bench-warmup 2", 64, "--bench-warmup applies to --bench"},
       {"--omega 1.5", 64, "--omega applies to --solver jacobi"},
@@ -222,12 +223,16 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
       // a step solve's stop rule where no step iterates: explicit and direct steps ignored it
       {"--method explicit --rtol 1e-3", 64,
        "--rtol applies to --solver cg or jacobi (with --method implicit or cn), not to --method explicit, "
-       "whose steps solve no system; add it or leave --rtol out"},
+       "whose steps solve no system; choose --solver cg or jacobi (with --method implicit or cn) too, or "
+       "leave "
+       "--rtol out"},
       {"--method explicit --max-iter 5", 64, "--max-iter applies to --solver cg or jacobi"},
       {"--method explicit --atol 1e-9", 64, "--atol applies to --solver cg or jacobi"},
       {"--solver direct --max-iter 5", 64,
        "--max-iter applies to --solver cg or jacobi (with --method implicit or cn), not to --solver direct, "
-       "which solves each step exactly, without iterating; add it or leave --max-iter out"},
+       "which solves each step exactly, without iterating; choose --solver cg or jacobi (with --method "
+       "implicit "
+       "or cn) too, or leave --max-iter out"},
       {"--solver direct --atol 1e-9", 64, "--atol applies to --solver cg or jacobi"},
       {"--solver direct --method implicit --rtol 1e-3", 64, "not to --solver direct"},
       {"--method explicit --check-interval 4", 64, "--check-interval applies to --solver cg or jacobi"},

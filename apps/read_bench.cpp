@@ -141,11 +141,15 @@ bool parse_command_line(int argc, char** argv, settings& s) {
 void require_regular_files(const settings& s) {
   for (const std::string& f : s.files) {
     struct stat st {};
-    if (io::is_synthetic_spec(f) || ::stat(f.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+    // '-' (standard input to pagerank) said "-: no such file".
+    const bool stdin_name = f == "-";
+    if (!stdin_name && (io::is_synthetic_spec(f) || ::stat(f.c_str(), &st) != 0 || S_ISREG(st.st_mode) ||
+                        S_ISDIR(st.st_mode)))
       continue;
     throw io_error(
-        f, "not a regular file: read-bench reads each FILE " + std::to_string(s.repeat + 1) +
-               " times (--repeat " + std::to_string(s.repeat) +
+        f, std::string(stdin_name ? "standard input" : "not a regular file") +
+               ": read-bench reads each FILE " + std::to_string(s.repeat + 1) + " times (--repeat " +
+               std::to_string(s.repeat) +
                " after a warm-up), and a pipe or device gives its text once; save it to a file first");
   }
 }

@@ -142,9 +142,9 @@ def _graph_arrays(A, weighted):
         _check_objects(A, _numbers.Real if weighted else _numbers.Number)
         # As numbers (scipy sums no duplicates of objects, nor drops their zeros): the weights
         # in double, or unweighted, each entry's arc or none (a complex object too).
-        A = A.copy()
-        A.data = (_np.asarray(A.data, dtype=_np.float64) if weighted else
-                  (A.data != 0).astype(_np.float64))
+        data = _np.asarray(A.data, dtype=_np.float64) if weighted else (A.data != 0).astype(_np.float64)
+        # (a new matrix over the same index arrays, not A.copy(): scipy 1.11 and later copy no object matrix)
+        A = (_sp.csr_matrix if A.format == "csr" else _sp.csc_matrix)((data, A.indices, A.indptr), shape=A.shape)
     # Unsorted indices or duplicates, or stored zeros (left by arithmetic or by zeroing an
     # entry: A[i, j] == 0 is no arc, as in networkx, where it weighs 0): a canonical copy.
     if not A.has_canonical_format or not A.data.all():

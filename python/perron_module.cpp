@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -133,10 +134,22 @@ py::tuple read_matrix(const std::string& path, bool cache, bool undirected, bool
   opt.bipartite = bipartite;
   io::loaded_matrix m;
   csr_matrix<double> a;
+  std::exception_ptr failed;
   {
     gil_released free;
-    m = io::load_matrix(path, opt);
-    a = to_csr(m.matrix);
+    try {
+      m = io::load_matrix(path, opt);
+      a = to_csr(m.matrix);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  }
+  // A read that Ctrl-C interrupted (a FIFO with no writer: open() fails with
+  // EINTR) raises KeyboardInterrupt, not OSError "Interrupted system call"
+  // with the KeyboardInterrupt after it, inside the caller's except OSError.
+  if (failed) {
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    std::rethrow_exception(failed);
   }
   py::object labels =
       m.name.empty() ? py::object(to_numpy(std::move(m.label))) : py::object(names_list(m.name));

@@ -962,3 +962,21 @@ def test_object_matrices_with_zeros_and_duplicates():
         got, _ = perron.pagerank(A, device="cpu", precision="double", weighted=weighted)
         want, _ = perron.pagerank(F, device="cpu", precision="double", weighted=weighted)
         assert np.array_equal(got, want)
+
+
+def test_ctrl_c_during_a_blocked_read_is_keyboard_interrupt(tmp_path):
+    # open() of a FIFO with no writer failed with EINTR: OSError "Interrupted system call" came first,
+    # and the KeyboardInterrupt only after it, inside the caller's except OSError
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    fifo = tmp_path / "g.mtx"
+    os.mkfifo(fifo)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            perron.read_matrix(fifo, cache=False)
+    finally:
+        timer.cancel()

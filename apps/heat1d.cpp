@@ -183,10 +183,10 @@ const char* trailer_text =
     "NaN or inf (checked at steps 256, 512, 1024, ..., then every 65536, and at each\n"
     "snapshot and plotted step: the run stops at the first check that finds it), or the\n"
     "steady state was not reached (outputs are still written: snapshots up to the last\n"
-    "good step, the profile where the run stopped); 64 bad command line or option value; 65 bad "
-    "initial-condition file\n"
-    "content, a grid larger than the memory free, or values whose steps would overflow;\n"
-    "66 unreadable file; 70 CUDA failure or no GPU for --device cuda; 71 internal error.\n";
+    "good step, the profile where the run stopped); 64 bad command line or option\n"
+    "value; 65 bad initial-condition file content, a grid larger than the memory free,\n"
+    "or values whose steps would overflow; 66 unreadable file; 70 CUDA failure or no\n"
+    "GPU for --device cuda; 71 internal error.\n";
 
 // A numeric option stored straight into its field; --help prints the field's
 // value, the struct's default.

@@ -1,5 +1,6 @@
 #include "core/memory.hpp"
 
+#include <fcntl.h>
 #include <omp.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <climits>
 #include <cmath>
@@ -115,14 +117,42 @@ namespace {
 // libgomp's threads do not survive fork(): a child's first parallel region of
 // more than one thread waited forever on the parent's pool (Python's
 // multiprocessing forks by default, so a pool.map over perron calls hung once
-// the parent had made one large enough for a team). The child runs every
-// region on its one thread: max-active-levels 0 makes every region inactive,
-// an explicit num_threads clause too.
-void one_thread_in_a_forked_child() {
+// the parent had made one large enough for a team). Where the parent had
+// threads besides the forking one when it forked (a pool is threads), the
+// child runs every region on its one thread: max-active-levels 0 makes every
+// region inactive, an explicit num_threads clause too. A parent of one thread
+// has no pool, and its child keeps its teams: the apps fork so on purpose
+// before any thread exists (apps/common/detached_exit.hpp), and the whole run
+// goes on in that child (forced to one thread, every GPU host's load and
+// conversion ran on one core).
+std::atomic<bool> forked_with_threads{false};
+
+// The process's thread count, from /proc/self/stat's 20th field; 0 where it
+// cannot be read (then the child is taken as forked with threads: a hang is
+// worse than one thread).
+long process_threads() {
+  const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[1024];
+  const ssize_t got = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (got <= 0) return 0;
+  buf[got] = '\0';
+  const char* p = std::strrchr(buf, ')');  // after the command name, which may hold blanks
+  if (!p) return 0;
+  for (int field = 2; field < 20 && *p; ++p)  // field 3 starts after the blank following ')'
+    if (*p == ' ') ++field;
+  return *p ? std::strtol(p, nullptr, 10) : 0;
+}
+
+void before_fork() { forked_with_threads.store(process_threads() != 1, std::memory_order_relaxed); }
+
+void in_forked_child() {
+  if (!forked_with_threads.load(std::memory_order_relaxed)) return;
   omp_set_num_threads(1);
   omp_set_max_active_levels(0);
 }
-[[maybe_unused]] const int fork_guard = ::pthread_atfork(nullptr, nullptr, one_thread_in_a_forked_child);
+[[maybe_unused]] const int fork_guard = ::pthread_atfork(before_fork, nullptr, in_forked_child);
 
 }  // namespace
 

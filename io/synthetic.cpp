@@ -108,10 +108,12 @@ std::uint64_t seeded_row_length(std::uint64_t seed, index_t n, index_t r) {
 }
 
 std::uint64_t seeded_nonzeros(std::uint64_t seed, index_t n, const std::string& spec) {
-  // Rows of 0-32 columns, 16 a row on average: past 2^27 rows the sum exceeds
-  // 2^31 but with a probability under exp(-n / 8) (Hoeffding), so it is
-  // refused before the count (2 * 10^9 rows took 15 s to count).
-  if (n > (index_t{1} << 27))
+  // Rows of 0-32 columns, 16 a row on average: 2^27 + 2^22 rows or more hold
+  // over 2^31 nonzeros but with a probability under exp(-60000) (Hoeffding:
+  // the mean passes the limit by 16 * 2^22, the rows' spread is 32 sqrt(n)),
+  // so they are refused before the count (2 * 10^9 rows took 15 s to count).
+  // Nearer 2^27 the count decides: half the seeds fit at 2^27 + 1000.
+  if (n >= (index_t{1} << 27) + (index_t{1} << 22))
     throw invalid_argument("synthetic matrix '" + spec + "': about " + std::to_string(16 * std::uint64_t(n)) +
                            " nonzeros (0-32 a row) exceed the 32-bit index limit " +
                            std::to_string(max_index));

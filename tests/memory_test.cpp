@@ -81,6 +81,32 @@ TEST(ForkedChild, RunsParallelRegionsOnItsOneThread) {
   EXPECT_GE(host_threads(), 1u);  // the parent's own count is left alone
 }
 
+// A parent of one thread has no pool: its child keeps its teams (the apps
+// fork so before any thread exists, apps/common/detached_exit.hpp, and the
+// whole run goes on in the child, which the guard above had held to one
+// thread). Run in a fresh process of this binary: the test process has a pool.
+TEST(ForkedChild, OfAParentOfOneThreadKeepsItsTeams) {
+  if (std::getenv("PERRON_FORK_FRESH")) {  // the fresh process: one thread, no region run yet
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::alarm(20);
+      int team = 0;
+#pragma omp parallel num_threads(2) reduction(+ : team)
+      team += 1;
+      ::_exit(team == 2 ? 0 : 3);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    return;
+  }
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string command =
+      "PERRON_FORK_FRESH=1 '" + self +
+      "' --gtest_filter=ForkedChild.OfAParentOfOneThreadKeepsItsTeams > /dev/null 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+}
+
 TEST(MapUnmapped, MapsEveryPageOfAFreshBuffer) {
   if (!can_populate()) GTEST_SKIP() << "no MADV_POPULATE_WRITE on this kernel";
   fresh_mapping m(800);  // a 3 MB result of 4 x 10^5 doubles

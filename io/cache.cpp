@@ -251,17 +251,25 @@ bool write_all(int fd, const void* data, std::size_t n) {
   return true;
 }
 
+}  // namespace
+
 // A temporary that a write killed outright (SIGKILL, a power cut) left: the
 // signal handler never ran. Such "<entry>.tmp.<pid>.<clock>" files, entries of
 // perron's own by name, are removed by the next write into the folder once
 // untouched for an hour (a live writer, on this host or another sharing the
 // folder, writes its temporary within seconds, so the hour spares it; a pid is
 // no proof of death across hosts). Each held up to a whole entry's bytes.
-void sweep_stale_temporaries(const fs::path& dir) {
+// "Now" is the modification time of `fresh`, the temporary this write just
+// made: on a shared (NFS) folder the server stamps both, so a client whose
+// clock runs an hour ahead does not sweep another host's live temporary.
+
+void detail::sweep_stale_temporaries(const std::string& dir, const std::string& fresh) {
   constexpr auto stale = std::chrono::hours(1);
-  const auto now = fs::file_time_type::clock::now();
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+  auto now = fs::last_write_time(fs::path(fresh), ec);
+  if (ec) now = fs::file_time_type::clock::now();
+  ec.clear();
+  for (fs::directory_iterator it(fs::path(dir), ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     const std::size_t tmp = name.rfind(".tmp.");
     if (tmp == std::string::npos || name.find(".perron-") == std::string::npos || name.find(".perron-") > tmp)
@@ -279,6 +287,8 @@ void sweep_stale_temporaries(const fs::path& dir) {
   }
 }
 
+namespace {
+
 // Writes a cache file through a temporary in the same directory, renamed
 // into place once complete (atomic on POSIX: a reader sees the old file or
 // the whole new one); write(fd) writes the content. Why it could not, or "";
@@ -295,7 +305,7 @@ std::string write_atomically(const std::string& file, const std::string& source,
   }
   temporary_guard guard(tmp);  // a signal while it is written removes it (io/temporary_files.hpp)
   const fs::path folder = fs::path(file).parent_path();
-  sweep_stale_temporaries(folder.empty() ? fs::path(".") : folder);
+  detail::sweep_stale_temporaries(folder.empty() ? std::string(".") : folder.string(), tmp);
   // err: the errno of the step that failed (errno itself is left stale by
   // calls that succeed, and close or unlink would overwrite it).
   int err = 0;
@@ -854,7 +864,7 @@ int rank_cache_prune(const std::string& source, const rank_part_key& key, const 
                                                               (key.weighted ? ".w" : "") + ".perron-part";
   int removed = 0;
   std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(fs::path(dir), ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)

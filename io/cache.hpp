@@ -134,4 +134,10 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
 constexpr unsigned cache_format_version = 6;
 constexpr unsigned rank_cache_format_version = 6;
 
+namespace detail {
+// Removes perron's own cache temporaries in `dir` untouched for an hour by the
+// clock that stamped `fresh` (the temporary a write just made; cache.cpp).
+void sweep_stale_temporaries(const std::string& dir, const std::string& fresh);
+}  // namespace detail
+
 }  // namespace perron::io

@@ -138,6 +138,30 @@ TEST_F(io_cache, TemporariesAnHourOldAreSweptByTheNextWrite) {
   EXPECT_TRUE(fs::exists(odd));
 }
 
+// On a shared (NFS) folder the server stamps every temporary; a client whose
+// clock runs hours ahead or behind judges age by the stamp of the temporary it
+// just made, never by its own clock: a live writer's temporary, stamped just
+// before ours, is kept, one stamped over an hour before ours is removed.
+TEST_F(io_cache, TemporariesAreAgedByTheFolderClockNotTheHosts) {
+  const fs::path cache = dir_ / "skew";
+  fs::create_directories(cache);
+  const auto server_now = fs::file_time_type::clock::now() - std::chrono::hours(3);  // ours 3 h ahead
+  const auto make = [&](const std::string& name, std::chrono::minutes age) {
+    const fs::path p = cache / name;
+    std::ofstream(p) << "half an entry";
+    fs::last_write_time(p, server_now - age);
+    return p.string();
+  };
+  using std::chrono::minutes;
+  const std::string ours = make("a.mtx.0123456789abcdef.perron-cache.tmp.1.1", minutes(0));
+  const std::string live = make("b.mtx.0123456789abcdef.perron-cache.tmp.2.2", minutes(5));
+  const std::string dead = make("c.mtx.0123456789abcdef.perron-cache.tmp.3.3", minutes(61));
+  io::detail::sweep_stale_temporaries(cache.string(), ours);
+  EXPECT_TRUE(fs::exists(ours));
+  EXPECT_TRUE(fs::exists(live));  // 3 h 5 min old by this host's clock
+  EXPECT_FALSE(fs::exists(dead));
+}
+
 TEST_F(io_cache, CorruptCacheIsRefusedWithAWarningAndRebuilt) {
   const std::string p = source("cage8.mtx", test::data_dir() + "/cage8.mtx");
   const auto truth = load(p).first;

@@ -847,7 +847,46 @@ static void header_is_first_edge(edge_columns& c) {
   c.header_words = false;
 }
 
-edge_columns edge_list_columns(std::string_view text) {
+namespace {
+
+// Whether a vertex field of the lines in `text` (their first two fields, as
+// blanks split them; the first 64 KB) is one of the words of a first line
+// between blanks that named its columns ("node1 node2", "u v"): then those
+// words are vertices and that line the list's first edge ("u v / v w / w u"),
+// where a header's words ("source target" over "alice bob") name no vertex.
+bool header_words_reappear(std::string_view text, std::string_view a, std::string_view b) {
+  const char* p = text.data();
+  const char* const end = p + std::min(text.size(), std::size_t(1) << 16);
+  while (p != end) {
+    const char* q = skip_blanks(p, end);
+    if (q != end && !skip_empty_or_comment(q, end, '#')) {
+      const auto f = edge_fields(q, end);
+      for (std::size_t k = 0; k < std::min<std::size_t>(f.size(), 2); ++k)
+        if (f[k] == a || f[k] == b) return true;
+    }
+    p = next_line(p, end);
+  }
+  return false;
+}
+
+// Two fields that are vertex names where every field is one (--names): any
+// text without a control byte ("-1", "1.0" and "x" too).
+bool names_by_choice(std::string_view a, std::string_view b) {
+  std::string s1, s2;
+  const bool qa = in_quotes(a), qb = in_quotes(b);
+  a = unquoted(a, s1);
+  b = unquoted(b, s2);
+  return !a.empty() && !b.empty() && is_name_text(a, qa) && is_name_text(b, qb);
+}
+
+}  // namespace
+
+namespace {
+
+edge_columns edge_list_columns(std::string_view text, bool all_names) {
+  const auto names_of = [all_names](std::string_view a, std::string_view b) {
+    return all_names ? names_by_choice(a, b) : names_of_vertices(a, b);
+  };
   edge_columns c;
   const char* const begin = text.data();
   const char* const end = begin + text.size();
@@ -859,6 +898,9 @@ edge_columns edge_list_columns(std::string_view text) {
   std::size_t header_offset = 0, header_fields = 0;
   std::uint64_t header_line = 1;
   bool header_kept = true;
+  // A header kept by its column names between blanks: its source and target
+  // words, which make it the first edge where the lines name them as vertices.
+  std::string_view header_source, header_target;
   // The last comment before the first data line, split as column names:
   // Netzschleuder's edges.csv names its columns in one ("# source, target,
   // time, weight").
@@ -892,7 +934,19 @@ edge_columns edge_list_columns(std::string_view text) {
           header_line = line;
           header_fields = n;
           const std::string_view text_line(q, static_cast<std::size_t>(next_line(q, end) - q));
-          header_kept = (r.source >= 0 && r.target >= 0) || text_line.find(',') != std::string_view::npos;
+          const bool commas = text_line.find(',') != std::string_view::npos;
+          header_kept = (r.source >= 0 && r.target >= 0) || commas;
+          if (!commas && !index && n <= max_fields && r.source >= 0 && r.target >= 0 &&
+              header_words_reappear(
+                  std::string_view(next_line(q, end), static_cast<std::size_t>(end - next_line(q, end))),
+                  names[static_cast<std::size_t>(r.source)], names[static_cast<std::size_t>(r.target)])) {
+            // Its words are vertices: the list's first edge, read by name.
+            c.names = true;
+            c.body_offset = header_offset;
+            c.body_line = header_line;
+            c.fields = n;
+            return c;
+          }
           if (by_name) {
             c.named = n;
             c.source = r.source;
@@ -927,7 +981,7 @@ edge_columns edge_list_columns(std::string_view text) {
         const bool whole = split_fields(q, end, f) && f.size() == c.named;
         const auto at = [&f](int k) { return f[static_cast<std::size_t>(k)]; };
         c.edge_line = whole && whole_id(at(c.source), id) && whole_id(at(c.target), id);
-        c.names = whole && !c.edge_line && names_of_vertices(at(c.source), at(c.target));
+        c.names = whole && !c.edge_line && names_of(at(c.source), at(c.target));
         return c;
       }
       if (header && !header_kept) {  // undone below where the words turn out to be the first edge
@@ -949,7 +1003,7 @@ edge_columns edge_list_columns(std::string_view text) {
         c.data = data;
         if (data) c.fields = 2;
         if (!header && !data) c.fields = fields.size();  // else the header's count binds the lines
-      } else if (csv.size() >= 2 && (csv.size() <= max_fields || data) && names_of_vertices(csv[0], csv[1])) {
+      } else if (csv.size() >= 2 && (csv.size() <= max_fields || data) && names_of(csv[0], csv[1])) {
         // "alice bob": every vertex field of the list is a name.
         c.names = true;
         c.data = data;
@@ -962,6 +1016,17 @@ edge_columns edge_list_columns(std::string_view text) {
         if (header && !header_kept) {
           header_is_first_edge(c);                          // (c.header_* were set above)
           if (header_fields > max_fields) c.names = false;  // neither a header nor an edge: the parse says
+        }
+      } else if (header && !header_kept && header_fields <= max_fields && csv.size() >= 2 &&
+                 csv.size() <= max_fields) {
+        // A first line of names between blanks ("A B") over a line that is
+        // neither ids nor names by the first-line rule ("B 1": a one-letter
+        // name beside a number): the list names its vertices from that line.
+        std::vector<std::string_view> h;
+        split_fields(begin + header_offset, end, h);
+        if (h.size() >= 2 && names_of_vertices(h[0], h[1])) {
+          header_is_first_edge(c);
+          c.names = true;
         }
       }
       // Else the parse says what is wrong with it (with the header's field count, or 2).
@@ -983,8 +1048,12 @@ edge_columns edge_list_columns(std::string_view text) {
   return c;
 }
 
+}  // namespace
+
+edge_columns edge_list_columns(std::string_view text) { return edge_list_columns(text, false); }
+
 edge_columns edge_list_columns(std::string_view text, const read_options& opt) {
-  edge_columns c = edge_list_columns(text);
+  edge_columns c = edge_list_columns(text, opt.all_names);
   if (opt.all_names && c.edge_line) {
     c.names = true;
     // Every field a name: a line of words between blanks over the ids is the

@@ -221,10 +221,11 @@ TEST(io_snap, HeaderAndFieldCountErrors) {
   // file an empty graph): the line is the error.
   fails(std::string("\x01\x93x\x7f \x02\xff\n", 8), 1, "source field '\\x01");
   fails(std::string("ab\x00c de\n0 1\n", 12), 1, "source field 'ab");
-  // A control byte in a name under a line of words: said so (it said "source id 'cd' is not ...").
+  // A control byte in a name under a line of words, which names the list's
+  // vertices from that line: said so (it said "source id 'cd' is not ...").
   fails(std::string("ab cd\ncd e\x01"
                     "f\n"),
-        2, "target field 'e\\x01f' holds a control character");
+        2, "target name 'e\\x01f' holds a control character");
   // A stray CR before a line's CRLF (a CRLF file converted once more) is
   // shown: "target id '1412' is not a non-negative integer" hid it, and a
   // weight's message ended after the quote ("weight '0.5' ").
@@ -483,6 +484,28 @@ TEST_F(io_snap_files, WordsOverIdsAreAHeaderOrTheFirstEdgeByName) {
     EXPECT_EQ(io::parse_snap(text, "g.txt", names).name, (strings{"1", "2"})) << text;
     EXPECT_EQ(io::parse_snap(text, "g.txt").matrix.nnz(), 1u) << text;
   }
+  // Words that name columns ("node1 node2", "u v") but return as vertices
+  // below are the first edge, with or without --names; "source target" over
+  // names whose vertices are others stays a header.
+  for (const char* text :
+       {"node1 node2\nnode2 node3\nnode3 node1\n", "u v\nv w\nw u\n", "# x\nsrc dst\na b\nb src\n"})
+    for (const auto& opt : {io::read_options{}, names}) {
+      const auto e = io::parse_snap(text, "g.txt", opt);
+      EXPECT_EQ(e.matrix.nnz(), 3u) << text;
+      EXPECT_EQ(e.name.size(), 3u + (text[0] == '#')) << text;
+    }
+  EXPECT_EQ(io::parse_snap("source target\nalice bob\n", "g.txt").name, (strings{"alice", "bob"}));
+  EXPECT_EQ(io::parse_snap("u,v\nv,w\n", "g.csv").name, (strings{"v", "w"}));  // commas: a header
+  // A first line of names whose second line pairs a one-letter name with a
+  // number ("B 1"): every field a name from the first line.
+  EXPECT_EQ(io::parse_snap("A B\nB 1\n", "g.txt").name, (strings{"A", "B", "1"}));
+  EXPECT_EQ(io::parse_snap("a b\n-1 c\n", "g.txt").name, (strings{"a", "b", "-1", "c"}));
+  // --names: any field is a name, "-1", "1.0" and "x" beside a number too.
+  EXPECT_EQ(io::parse_snap("-1 5\n5 -1\n", "g.txt", names).name, (strings{"-1", "5"}));
+  EXPECT_EQ(io::parse_snap("1.0 2.0\n", "g.txt", names).name, (strings{"1.0", "2.0"}));
+  EXPECT_EQ(io::parse_snap("A 1\n1 B\n", "g.txt", names).name, (strings{"A", "1", "B"}));
+  EXPECT_EQ(io::parse_snap("source,target\nA,1\n1,B\n", "g.csv", names).name, (strings{"A", "1", "B"}));
+  EXPECT_THROW(io::parse_snap("A 1\n1 B\n", "g.txt"), parse_error);  // a stray letter beside an id
   EXPECT_EQ(io::header_of_words(write("a.txt", "# c\nalice bob\n1 2\n")),
             (std::pair<std::string, std::uint64_t>{"alice bob", 2}));
   for (const char* text :

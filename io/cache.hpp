@@ -129,10 +129,13 @@ bool side_store(const std::string& source, const cache_options& opt, const std::
 // naming the columns (Netzschleuder's) read as their header; 6: with --names
 // a first line of words over ids is an edge, a Pajek *Matrix short of rows
 // and a GraphML <data> of an undeclared key are refused (their old entries
-// hold the graphs read before). Another reading of a source
+// hold the graphs read before); 7: a first line of column words between
+// blanks whose words return as vertices is the first edge ('u v' then 'v w'),
+// 'A B' then 'B 1' a list of names, and --names takes any field as a name.
+// Another reading of a source
 // (cache_options::reading) is another file, not another version.
-constexpr unsigned cache_format_version = 6;
-constexpr unsigned rank_cache_format_version = 6;
+constexpr unsigned cache_format_version = 7;
+constexpr unsigned rank_cache_format_version = 7;
 
 namespace detail {
 // Removes perron's own cache temporaries in `dir` untouched for an hour by the

@@ -915,10 +915,13 @@ std::optional<int> remembered_iterations(const settings& s) {
   return app::remembered_count(s.graph, app::read_options_for(s.input).cache, tag, key, s.opt.max_iter);
 }
 
-// Keeps r's count for the next run (this setting's line replaced, others kept, at most 16).
-void remember_iterations(const settings& s, int iterations) {
+// Keeps r's count for the next run (this setting's line replaced, others kept,
+// at most 16). Only a converged solve's: one that --max-iter stopped says only
+// that the graph takes more, and a run without that cap was then predicted
+// with the cap's count (2 where the graph takes 51).
+void remember_iterations(const settings& s, int iterations, bool converged) {
   const auto [tag, key] = iterations_note_key(s);
-  if (tag.empty()) return;
+  if (tag.empty() || !converged) return;
   app::remember_count(s.graph, app::read_options_for(s.input).cache, tag, key, iterations);
 }
 
@@ -1084,6 +1087,8 @@ device_plan plan_device(const settings& s, const io::loaded_matrix& graph, std::
     // No usable GPU: convert_for() says so (pagerank_runs_on_gpu).
     p.gpu = true;
     p.reason = "auto: " + option + " runs on the GPU" + named;
+  } else if (!cuda::built()) {
+    p.reason = "auto: perron was built without CUDA";  // no prediction of a GPU it cannot use
   } else if (f.context_ready && context.devices() == 0) {
     p.reason = "auto: no usable CUDA device";
   } else {
@@ -1450,7 +1455,7 @@ int solve_in_pieces(settings& s) {
   t.transfer = std::max(0.0, whole - r.solve_seconds);
   s.dist_note = std::to_string(s.gpus) + " GPUs of one process through NCCL, generated in " +
                 std::to_string(s.gpus * chunks) + " pieces of A^T (past the 32-bit limit of one CSR)";
-  remember_iterations(s, r.iterations);
+  remember_iterations(s, r.iterations, r.converged);
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);
   t.output = step.lap();
   t.total = total.seconds();
@@ -1617,7 +1622,7 @@ int solve(settings& s) {
       s.gpus ? solve_on_gpus(g, s, t, s.bench_dist ? &gpu_stats : nullptr) : run_solver(s, g, opt, gpu, t);
   progress.clear();
   if (reorder) r.rank = to_old(r.rank, reorder->perm);  // the input's ids from here on
-  remember_iterations(s, r.iterations);
+  remember_iterations(s, r.iterations, r.converged);
 
   step.restart();
   if (!s.output.empty()) write_ranks<T>(s.output, graph, r.rank);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/device.hpp"
 #include "core/text.hpp"
 
 namespace perron {
@@ -163,6 +164,7 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
 }
 
 std::string auto_would_take(const device_estimate& e, bool context_ready, int devices) {
+  if (!cuda::built()) return "cpu: perron was built without CUDA";  // no prediction for a GPU it cannot use
   if (context_ready && devices == 0) return "cpu: no usable CUDA device";
   if (!e.choose_gpu) return "cpu: " + e.reason;
   return std::string(context_ready ? "cuda" : "cuda, if a CUDA device is usable") + ": " + e.reason;

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/device.hpp"
+
 namespace perron::test {
 namespace {
 
@@ -272,6 +274,10 @@ TEST(DeviceChoice, ReasonNamesBothPredictions) {
 TEST(DeviceChoice, WhatAutoWouldTakeSaysWhatIsKnown) {
   const device_estimate gpu = estimate_devices(graph(10'000'000, 100'000'000, 2));
   ASSERT_TRUE(gpu.choose_gpu) << gpu.reason;
+  if (!cuda::built()) {  // no prediction for a GPU this build cannot use
+    EXPECT_EQ(auto_would_take(gpu, false, 0), "cpu: perron was built without CUDA");
+    return;
+  }
   EXPECT_EQ(auto_would_take(gpu, true, 1), "cuda: " + gpu.reason);
   EXPECT_EQ(auto_would_take(gpu, false, 0), "cuda, if a CUDA device is usable: " + gpu.reason);
   EXPECT_EQ(auto_would_take(gpu, true, 0), "cpu: no usable CUDA device");

@@ -187,6 +187,8 @@ batched_device decide_device(const batched_request& r, const io::loaded_matrix& 
     d.gpu = pagerank_runs_on_gpu(r.opt);  // throws where the named GPU is missing
     d.reason = std::string(d.gpu ? "cuda" : "cpu") + " (named; auto would take " +
                auto_would_take(e, f.context_ready, context.devices()) + ")";
+  } else if (!cuda::built()) {
+    d.reason = "auto: perron was built without CUDA";
   } else if (f.context_ready && context.devices() == 0) {
     d.reason = "auto: no usable CUDA device";
   } else {
@@ -200,6 +202,7 @@ batched_device decide_device(const batched_request& r, const io::loaded_matrix& 
 
 // The mean count a set took, kept for the next run's model.
 void remember_batched_iterations(const batched_request& r, const pagerank_batched_result& res) {
+  if (!res.all_converged()) return;  // a set --max-iter stopped: its count is no prediction
   const auto [tag, key] = batched_iterations_key(r);
   remember_count(r.graph, read_options_for(r.input).cache, tag, key, res.mean_iterations());
 }

@@ -333,6 +333,15 @@ plan make_plan(const command_line& c) {
     if (!c.right.empty()) s.problem.right = heat::parse_boundary(c.right);
     s.problem.validate();
     s.step.where = resolve_device(s.app.device, s.step.kernel);
+    // Under --device auto, a GPU kernel or --bench with no GPU to run on is
+    // the CUDA failure (exit 70, as pagerank's), not a bad command line.
+    if (s.app.device == device_choice::automatic && s.step.where == heat::device::cpu) {
+      const std::string why = cuda::built() ? "no usable CUDA device"
+                                            : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)";
+      if (s.step.kernel != spmv_kernel::automatic && s.step.kernel != spmv_kernel::cpu)
+        throw cuda_error("--kernel " + std::string(name(s.step.kernel)) + " runs on the GPU: " + why);
+      if (s.app.bench) throw cuda_error("--bench times the GPU: " + why);
+    }
     if (s.step.where == heat::device::cpu && s.step.kernel == spmv_kernel::automatic)
       s.step.kernel = spmv_kernel::cpu;
     // Naming a GPU SpMV kernel asks for the CSR operators it runs on.

@@ -271,6 +271,15 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
     EXPECT_EQ(o.code, 0) << o.err;
     EXPECT_NE(o.err.find("heat1d: note: --check-interval is read by GPU runs"), std::string::npos) << o.err;
   }
+  // Under --device auto with no usable GPU, a GPU kernel or --bench is the
+  // CUDA failure, exit 70 as pagerank's (it was 64, a bad command line).
+  for (const char* args : {" --kernel csr-vector", " --bench"}) {
+    const outcome o = run_command("CUDA_VISIBLE_DEVICES= " + quote(app_path("heat1d")) + args, dir_);
+    EXPECT_EQ(o.code, 70) << args << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    EXPECT_NE(o.err.find(cuda::built() ? "no usable CUDA device" : "built without CUDA"), std::string::npos)
+        << o.err;
+  }
   // --force runs the unstable explicit step anyway.
   EXPECT_EQ(run("--device cpu --method explicit --dt 0.001 --force").code, 0);
 }

@@ -167,13 +167,16 @@ def _is_networkx(A):
 
 def _from_networkx(G, weighted):
     """(A, nodes, index, weighted): G's adjacency matrix in CSR with its vertices in the order of list(G).
-    weighted: False (each linked pair once, a multigraph's parallel edges too), True (the 'weight' attribute, 1 where an edge has
+    weighted: None (the default: as True, networkx.pagerank's weight="weight"), False (each linked
+    pair once, a multigraph's parallel edges too), True (the 'weight' attribute, 1 where an edge has
     none, as networkx.pagerank's default weight="weight" reads it) or an attribute's name. An
     undirected graph's edges go both ways (its adjacency holds them so); a multigraph's parallel
     edges add up. Read from the adjacency dicts in one pass: networkx.to_scipy_sparse_array took
     3.2 s at 10^6 arcs, 8x this, and 90% of a whole perron.pagerank(G)."""
     if isinstance(weighted, str):
         attribute = weighted
+    elif weighted is None:  # the default: networkx.pagerank's weight="weight"
+        attribute = "weight"
     else:
         attribute = "weight" if _flag(weighted, "weighted") else None
     nodes = list(G)
@@ -199,6 +202,8 @@ def _from_networkx(G, weighted):
     else:
         indices = _np.fromiter(map(index.__getitem__, neighbours), dtype=_np.int32, count=links)
     data = _np.ones(links)
+    if weighted is None and not G.is_multigraph() and not any(attribute in d for r in rows for d in r.values()):
+        attribute = None  # every edge weighs 1: the pattern alone, the same ranks (no weighted P^T to build)
     if attribute is not None:
         if G.is_multigraph():
             weights = (sum(d.get(attribute, 1) for d in keys.values()) for r in rows for keys in r.values())
@@ -379,7 +384,7 @@ def _vertex_vector(v, n, what, nodes=None, index=None):
     return out  # the solver normalizes them, over the largest where their sum overflows
 
 
-def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=False,
+def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=None,
              device="auto", precision="float", kernel="auto", pull="auto", accelerate="auto",
              accelerate_every=10):
     """PageRank of the graph whose adjacency matrix is A (A[i, j] != 0: an arc i -> j), or of
@@ -388,9 +393,10 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo; for a
     networkx graph, ranks is a dict {node: rank} as networkx.pagerank returns, personalization
     and nstart dicts are keyed by node (a vector follows list(G)), and weighted may name the edge
-    attribute (True: "weight", networkx.pagerank's default; an edge without it weighs 1).
+    attribute (True: "weight"; an edge without it weighs 1; left out, the edges' "weight" as
+    networkx.pagerank's default reads it; False: each linked pair once).
     personalization / nstart: None (uniform), an array (or scipy sparse vector) of n non-negative weights, or a
-    dict {vertex: weight}. weighted: use A's values as arc weights (else every nonzero
+    dict {vertex: weight}. weighted (a matrix; left out, False): use A's values as arc weights (else every nonzero
     counts once; a stored zero is no arc either way; the command line takes every entry a file lists
     as an arc, one stored as 0 too: A with A.data[:] = 1 counts them here). device: "auto", "cpu" or
     "cuda" (auto: the device predicted to answer first, as `pagerank --device auto` (the CUDA context
@@ -410,7 +416,7 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     if _is_networkx(A):
         A, nodes, index, weighted = _from_networkx(A, weighted)
     else:
-        weighted = _flag(weighted, "weighted")
+        weighted = _flag(False if weighted is None else weighted, "weighted")
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     req = _perron.PageRankRequest()
     req.n, req.transposed, req.weighted = n, transposed, weighted
@@ -498,7 +504,7 @@ def _source_set(item, n, c, index=None):
     return out
 
 
-def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=False, device="auto",
+def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=None, device="auto",
                      precision="float"):
     """Personalized PageRank for many source sets at once: one sparse x dense-block
     product per step reads the graph once for every set still iterating.
@@ -520,7 +526,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=F
     if _is_networkx(A):
         A, nodes, index, weighted = _from_networkx(A, weighted)
     else:
-        weighted = _flag(weighted, "weighted")
+        weighted = _flag(False if weighted is None else weighted, "weighted")
     n, indptr, indices, data, transposed = _graph_arrays(A, weighted)
     if isinstance(sources, (int, _np.integer, dict)) or not hasattr(sources, "__iter__"):
         raise ValueError("sources: a sequence of source sets (e.g. [[3], [7, 9], {4: 0.5, 8: 1.5}])")

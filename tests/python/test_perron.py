@@ -137,10 +137,11 @@ def test_switches_take_only_true_or_false(tmp_path):
     # False, without a word: a switch is True or False (numpy's too), else a TypeError naming it.
     A, path = karate(), DATA / "karate.mtx"
     for bad in ("no", "False", 0, 1, None, [], 1.0, np.array([True])):
-        with pytest.raises(TypeError, match=r"^weighted must be True or False, got "):
-            perron.pagerank(A, weighted=bad, device="cpu")
-        with pytest.raises(TypeError, match=r"^weighted must be True or False, got "):
-            perron.pagerank_batched(A, [[0]], weighted=bad, device="cpu")
+        if bad is not None:  # weighted=None is its default (a matrix: False; a networkx graph: "weight")
+            with pytest.raises(TypeError, match=r"^weighted must be True or False, got "):
+                perron.pagerank(A, weighted=bad, device="cpu")
+            with pytest.raises(TypeError, match=r"^weighted must be True or False, got "):
+                perron.pagerank_batched(A, [[0]], weighted=bad, device="cpu")
         for kw in ("cache", "labels", "undirected"):
             with pytest.raises(TypeError, match=rf"^read_matrix: {kw} must be True or False, got "):
                 perron.read_matrix(path, **{kw: bad})

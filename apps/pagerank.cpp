@@ -164,10 +164,11 @@ const char* exit_text =
     "distributed solve does not extrapolate). A plain coordinate Matrix Market\n"
     "file is read in parts (each process parses 1/P of its bytes); .gz, .tar.gz and\n"
     "edge lists are streamed by process 0, which sends process p the p-th 1/P of the\n"
-    "text to parse; rmat:, er:, powerlaw:, hub:, dangling: and web: are drawn by\n"
-    "every process, each its 1/P of the draws; so no process holds the whole graph.\n"
-    "grid:, chain: and --weighted specs are generated whole by process 0, which\n"
-    "sends each process its 1/P of the arcs. Each process caches its part\n"
+    "text to parse; a generated graph (rmat:, er:, web:, cite:, ws:, sbm:, bip:, ...)\n"
+    "is drawn by every process, each its 1/P of the draws; so no process holds the\n"
+    "whole graph. grid:, chain:, the matrices synthetic: and tridiag:, and --weighted\n"
+    "specs are generated whole by process 0, which sends each process its 1/P of\n"
+    "the arcs. Each process caches its part\n"
     "(--cache-dir; not for generated graphs), so the next run on the same file with\n"
     "the same P skips the parse and the exchange. Rank 0 prints and writes; a\n"
     "failure on any process stops all of them with one message 'rank R: ...' and\n"
@@ -299,7 +300,9 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "out-links) first, in 8 groups by out-degree, each group in the input's order; cheap). Its time "
      "and the locality of the links before and after are reported; results are in the graph's own ids "
      "either way (single-process solves only)")
-    ("json", po::bool_switch(&s.json), "print the summary and the top vertices as JSON on stdout")
+    ("json", po::bool_switch(&s.json),
+     "print the summary and the top vertices as JSON on stdout (not with --sources, --bench-sources or "
+     "--bench-dist)")
     ("bench", po::bool_switch(&s.bench),
      "benchmark on the GPU: every SpMV kernel on P^T, perron's solver and a naive cuSPARSE "
      "baseline on the same graph (uses --alpha, --tol, --max-iter, --precision); with --json one "
@@ -1976,7 +1979,9 @@ int main_body(int argc, char** argv, std::shared_ptr<dist::session>& world) {
   if (!(world ? parse_on_every_rank(argc, argv, s) : parse_command_line(argc, argv, s))) return ok;
   if (world || (s.bench_dist && s.gpus == 0)) {  // the distributed solve ("distributed" above)
     if (app::batched_mode(s.batched))
-      throw usage_error("--sources and --bench-sources run in one process, not under mpirun");
+      throw usage_error(world ? "--sources and --bench-sources run in one process, not under mpirun"
+                              : "--bench-dist times the distributed solve of one vector; --sources and "
+                                "--bench-sources solve many: choose one");
     if (!world) world = std::make_shared<dist::session>();
     s.dist = world;
     if (s.dist->size() > 1 || s.bench_dist) return solve_distributed(s);

@@ -69,7 +69,7 @@ csr_matrix<T> generate_graph_transpose(const std::string& spec);
 // 2^31 draws). Piece k's rows are generate_graph_transpose's rows
 // first[k] .. first[k + 1], whatever the cut; out_degree[j] counts j's
 // distinct out-links (its column entries over all pieces). The families of
-// draws (rmat, er, powerlaw, hub, dangling, web) are built piece by piece,
+// draws (every one but grid and chain) are built piece by piece,
 // their draws made twice (count, place); grid and
 // chain are built whole and cut. The host memory is checked first.
 inline constexpr std::uint64_t piece_rows = 4096;
@@ -82,8 +82,8 @@ struct transpose_pieces {
 transpose_pieces generate_transpose_pieces(const std::string& spec, const piece_cut& cut);
 
 // Draws e0 .. e1 - 1 (clamped to the spec's draw count, synthetic_graph_size's
-// arcs) of a generated graph of draws (rmat, er, powerlaw, hub, dangling,
-// web) as arcs source[k] -> target[k], in draw order, duplicates kept (the
+// arcs) of a generated graph of draws (every family but grid and chain) as
+// arcs source[k] -> target[k], in draw order, duplicates kept (the
 // whole graph merges them): one process's share of a graph generated across
 // processes (mpirun). false, and nothing drawn, for grid: and chain:.
 bool synthetic_draws(const std::string& spec, std::uint64_t e0, std::uint64_t e1,

@@ -109,7 +109,7 @@ dist::local_arcs load_in_parts(const std::string& path, bool weighted, const io:
 }
 
 // Rank 0 reads the whole input and hands each rank its 1/P of the arcs in
-// A generated graph of draws (rmat:, er:, powerlaw:, hub:, dangling:, web:):
+// A generated graph of draws (every family but grid: and chain:):
 // each rank draws its own contiguous share of the draws (io::synthetic_draws,
 // in draw order, rank p's before rank p + 1's as exchange_arcs expects) and
 // exchange_arcs sends each arc to its target's rank, which merges the

@@ -57,6 +57,8 @@ void validate_pattern(index_t rows, index_t cols, const index_t* row_ptr, std::s
     throw dimension_error(w + ": row_ptr has " + std::to_string(row_ptr_size) + " entries for " +
                           std::to_string(rows) + " rows (expected rows + 1)");
   check_nnz_fits(nnz, who);
+  if (!row_ptr || (nnz > 0 && !col_idx))  // (read through, a null array crashed the check)
+    throw invalid_argument(w + ": " + (row_ptr ? "col_idx" : "row_ptr") + " is a null pointer");
   if (row_ptr[0] != 0 || static_cast<std::size_t>(row_ptr[rows]) != nnz)
     throw dimension_error(w + ": row_ptr runs from " + std::to_string(row_ptr[0]) + " to " +
                           std::to_string(row_ptr[rows]) + ", expected 0 to nnz = " + std::to_string(nnz));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/error.hpp"
 #include "core/text.hpp"
 
 namespace perron {
@@ -13,7 +14,17 @@ std::string vertex_naming::operator()(index_t i) const {
   return s;
 }
 
+// A vertex past the names or ids (a caller's loaded_matrix of fewer labels
+// than rows) read memory past them; a negative one, any.
+void vertex_naming::check(index_t i) const {
+  const std::size_t known = named() ? name_->size() : id_ && !id_->empty() ? id_->size() : SIZE_MAX;
+  if (i < 0 || static_cast<std::size_t>(i) >= known)
+    throw dimension_error("vertex " + std::to_string(i) + " has no name or id: " + std::to_string(known) +
+                          " are known");
+}
+
 void vertex_naming::append(std::string& out, index_t i) const {
+  check(i);
   const auto k = static_cast<std::size_t>(i);
   if (named()) {
     out += (*name_)[k];
@@ -27,6 +38,7 @@ void vertex_naming::append(std::string& out, index_t i) const {
 
 void vertex_naming::append_field(std::string& out, index_t i) const {
   if (!named()) return append(out, i);
+  check(i);
   const std::string& name = (*name_)[static_cast<std::size_t>(i)];
   const bool quote = name.find_first_of(" \t\r\n\"") != std::string::npos ||
                      (!name.empty() && (name[0] == '#' || name[0] == '%'));
@@ -49,6 +61,7 @@ std::string vertex_naming::field(index_t i) const {
 }
 
 std::string vertex_naming::json(index_t i) const {
+  check(i);
   if (named()) return "\"" + json_escape((*name_)[static_cast<std::size_t>(i)]) + "\"";
   return (*this)(i);
 }

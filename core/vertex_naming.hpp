@@ -44,6 +44,7 @@ class vertex_naming {
   std::string field(index_t i) const;
 
  private:
+  void check(index_t i) const;  // dimension_error for a vertex with no name or id
   friend class vertex_lookup;
   const std::vector<std::int64_t>* id_ = nullptr;
   const std::vector<std::string>* name_ = nullptr;

@@ -70,6 +70,7 @@ solve_result cg(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& 
   // A caller's corrupt CSR would be read out of bounds by every SpMV, which
   // checks sizes only: one O(nnz) pass before the O(nnz) per iteration.
   validate(a, "cg");
+  detail::check_apart(b, x, std::size_t(a.rows), "cg");
   return detail::cg_assembled(a, b, x, stop);
 }
 

@@ -218,7 +218,27 @@ std::string describe(const initial_condition& ic) {
   return head;
 }
 
+void initial_condition::validate() const {
+  const std::string where = "initial condition " + describe(*this);
+  switch (type) {
+    case kind::sine:
+      if (mode < 1 || mode > 1'000'000'000)
+        throw invalid_argument(where + ": the mode K must be an integer from 1 to 1e9");
+      break;
+    case kind::gauss:
+      if (!(width > 0) || !std::isfinite(width))
+        throw invalid_argument(where + ": WIDTH must be > 0 and finite");
+      [[fallthrough]];
+    case kind::step:
+      if (!std::isfinite(x0)) throw invalid_argument(where + ": X0 must be finite");
+      break;
+    case kind::file:
+      break;  // its values are checked against the grid (initial_profile, the stepper)
+  }
+}
+
 std::vector<double> initial_profile(const initial_condition& ic, const grid_problem& p) {
+  ic.validate();
   const auto n = static_cast<std::size_t>(p.n);
   std::vector<double> u(n);
   switch (ic.type) {
@@ -546,6 +566,7 @@ time_plan plan_time(const grid_problem& p, method m, const run_options& r) {
   const double t = r.final_time;
   time_plan plan;
   if (r.steps) {
+    if (*r.steps < 1) throw invalid_argument("--steps must be >= 1 (got " + std::to_string(*r.steps) + ")");
     plan.steps = *r.steps;
     plan.dt = t / double(plan.steps);
     return plan;
@@ -688,6 +709,7 @@ step_stencils make_step_stencils(const grid_problem& p, method m, double dt) {
 // the edge rows before i lack.
 template <class T>
 step_matrices<T> assemble_step(const grid_problem& p, method m, double dt) {
+  p.validate();  // (N = 0 threw std::length_error)
   const index_t n = p.n;
   const step_coefficients k = coefficients_of(p, m, dt);
   const index_t edge[4] = {0, 1, n - 2, n - 1};
@@ -1024,6 +1046,7 @@ time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, co
 template <class T>
 time_stepper<T>::time_stepper(const grid_problem& p, const step_options& opt, const initial_condition& ic) {
   p.validate();
+  ic.validate();
   // Evaluated where the state lives, by the backend (finite by construction);
   // a file's values are checked and uploaded as given values are.
   if (ic.type != initial_condition::kind::file) {
@@ -1158,6 +1181,8 @@ step_report time_stepper<T>::step(bool measure_change) {
 
 template <class T>
 step_report time_stepper<T>::advance(long k) {
+  if (k < 0)
+    throw invalid_argument("time_stepper::advance: a step count of " + std::to_string(k) + " (>= 0)");
   step_report last;
   steps_ += impl_->advance(k, last);
   return last;

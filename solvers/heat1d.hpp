@@ -92,6 +92,10 @@ struct initial_condition {
   double width = 0.1;
   std::string path;            // file: where the values came from (for messages and describe)
   std::vector<double> values;  // file: u(x_i, 0), one per grid point
+  // invalid_argument where the fields are what parse_initial_condition
+  // refuses (a mode outside 1..1e9, a width not > 0, X0 not finite): a struct
+  // filled by hand gave a NaN profile, or a sine of all zeros, without a word.
+  void validate() const;
 };
 initial_condition parse_initial_condition(std::string_view spec);
 std::string describe(const initial_condition& ic);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,17 @@ void check_system(const csr_matrix<T>& a, std::size_t nb, std::size_t nx, const 
     throw dimension_error(std::string(who) + ": matrix is " + std::to_string(a.rows) + " x " +
                           std::to_string(a.cols) + " but b has " + std::to_string(nb) + " and x " +
                           std::to_string(nx) + " entries");
+}
+
+// Throws invalid_argument where b and x (n entries each) share memory: x is
+// written while b is read (cg(a, b, b, ...) ran to its iteration bound with x
+// at 1e57).
+template <class T>
+void check_apart(const T* b, const T* x, std::size_t n, const char* who) {
+  const auto bb = reinterpret_cast<std::uintptr_t>(b), xb = reinterpret_cast<std::uintptr_t>(x);
+  if (n > 0 && bb < xb + n * sizeof(T) && xb < bb + n * sizeof(T))
+    throw invalid_argument(std::string(who) +
+                           ": b and x overlap (x is written while b is read): give x its own array");
 }
 
 }  // namespace perron::detail

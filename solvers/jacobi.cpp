@@ -91,6 +91,7 @@ template <class T>
 solve_result jacobi(const csr_matrix<T>& a, const T* b, T* x, const stop_criterion& stop,
                     const jacobi_options& opt) {
   validate(a, "jacobi");  // the SpMVs check sizes only
+  detail::check_apart(b, x, std::size_t(a.rows), "jacobi");
   return detail::jacobi_assembled(a, b, x, stop, opt.omega);
 }
 

@@ -700,6 +700,8 @@ std::string kernel_text(pagerank_pull pull, std::optional<spmv_kernel> kernel) {
 }
 
 std::vector<double> normalized_distribution(const std::vector<double>& w, index_t n, const char* what) {
+  if (n < 1)  // (a vector of -5 entries threw std::length_error)
+    throw dimension_error(std::string(what) + ": a graph of " + std::to_string(n) + " vertices");
   const auto nn = static_cast<std::size_t>(n);
   if (w.empty()) return std::vector<double>(nn, 1.0 / static_cast<double>(n));
   if (w.size() != nn)

@@ -59,6 +59,20 @@ TEST(cg, SolvesATwoByTwoSystemInTwoIterations) {
   EXPECT_EQ(r.host_syncs, 0);
 }
 
+// b and x in one array: x written while b is read ran to the iteration bound
+// with x at 1e57; refused.
+TEST(cg, OverlappingBAndXAreRefused) {
+  coo_matrix<double> c;
+  c.rows = c.cols = 2;
+  c.row_idx = {0, 0, 1, 1};
+  c.col_idx = {0, 1, 0, 1};
+  c.values = {4, 1, 1, 3};
+  const auto a = to_csr(c);
+  std::vector<double> b{1, 2, 0};
+  EXPECT_THROW(cg(a, b.data(), b.data(), stop_criterion{10, 1e-14, 0}), invalid_argument);
+  EXPECT_THROW(cg(a, b.data(), b.data() + 1, stop_criterion{10, 1e-14, 0}), invalid_argument);
+}
+
 template <class T>
 using cg_typed = test::typed<T>;
 TYPED_TEST_SUITE(cg_typed, test::value_types);

@@ -445,6 +445,9 @@ TEST(ConvertErrors, ValidationNamesTheFirstBadRowAndEntry) {
   for (index_t r = 0; r <= n; ++r) ptr[static_cast<std::size_t>(r)] = r;
   for (index_t k = 0; k < n; ++k) col[static_cast<std::size_t>(k)] = (k * 7) % n;
   EXPECT_NO_THROW(validate_pattern(n, n, ptr.data(), ptr.size(), col.data(), col.size(), "g"));
+  // A null array is refused, not read (the check exists for a caller's arrays).
+  EXPECT_THROW(validate_pattern(n, n, nullptr, ptr.size(), col.data(), col.size(), "g"), invalid_argument);
+  EXPECT_THROW(validate_pattern(n, n, ptr.data(), ptr.size(), nullptr, col.size(), "g"), invalid_argument);
   EXPECT_EQ(longest_row(ptr.data(), n), 1);
   const auto message = [&](const std::vector<index_t>& p, const std::vector<index_t>& c) {
     try {

@@ -278,4 +278,20 @@ TEST(CpuSpmvAccuracy, FloatAccumulatesInDouble) {
   EXPECT_EQ(y, 16777216.0f + 1048576.0f);
 }
 
+// y written while x is read is refused: spmv(a, 1, z, 0, z) gave neither A z
+// nor an error. Arrays apart, or touching end to end, are fine.
+TEST(CpuSpmvArguments, OverlappingXAndYAreRefused) {
+  coo_matrix<double> c;
+  c.rows = c.cols = 3;
+  c.row_idx = {0, 1, 2};
+  c.col_idx = {1, 2, 0};
+  c.values = {1, 1, 1};
+  const auto a = to_csr(c);
+  std::vector<double> z{1, 2, 3, 0, 0, 0};
+  EXPECT_THROW(spmv(a, 1.0, z.data(), 0.0, z.data()), invalid_argument);
+  EXPECT_THROW(spmv(a, 1.0, z.data(), 0.0, z.data() + 2), invalid_argument);
+  spmv(a, 1.0, z.data(), 0.0, z.data() + 3);  // adjacent, not overlapping
+  EXPECT_EQ(z, (std::vector<double>{1, 2, 3, 2, 3, 1}));
+}
+
 }  // namespace

@@ -765,6 +765,30 @@ TEST(heat_errors, BadProblemsAndOptionsAreRefused) {
   o = options(method::crank_nicolson, step_solver::jacobi, 1e-3);
   o.omega = 2.5;
   EXPECT_THROW(time_stepper<double>(p, o, u0), invalid_argument);
+  // An initial condition filled by hand is checked as the parser checks it
+  // (a NaN profile, or a sine of all zeros, ran without a word).
+  const step_options ok = options(method::crank_nicolson, step_solver::cg, 1e-3);
+  for (const auto& bad :
+       {std::pair<double, double>{0.5, 0.0}, {0.5, -0.1}, {0.5, std::nan("")}, {NAN, 0.1}}) {
+    initial_condition g;
+    g.type = initial_condition::kind::gauss;
+    g.x0 = bad.first;
+    g.width = bad.second;
+    EXPECT_THROW(time_stepper<double>(p, ok, g), invalid_argument) << bad.first << " " << bad.second;
+    EXPECT_THROW(initial_profile(g, p), invalid_argument);
+  }
+  for (int mode : {0, -3}) {
+    initial_condition s;
+    s.mode = mode;
+    EXPECT_THROW(time_stepper<double>(p, ok, s), invalid_argument) << mode;
+  }
+  time_stepper<double> ts(p, ok, initial_condition{});
+  EXPECT_THROW(ts.advance(-5), invalid_argument);
+  run_options r;
+  r.steps = -3;
+  EXPECT_THROW(plan_time(p, method::crank_nicolson, r), invalid_argument);
+  p.n = 0;
+  EXPECT_THROW(assemble_step<double>(p, method::implicit_euler, 0.01), invalid_argument);
 }
 
 // Each option is checked once, by its struct, and the message names the

@@ -45,6 +45,15 @@ TEST_F(io_load, MatrixMarketIsFoundByItsBannerWhateverTheName) {
     EXPECT_TRUE(m.label.empty());
     EXPECT_EQ(m.naming()(2), "3");  // Matrix Market vertices are named 1..n
   }
+  // A vertex past the labels is refused, not read from past them.
+  io::loaded_matrix m;
+  m.label = {5, 6};
+  EXPECT_EQ(m.naming()(1), "6");
+  EXPECT_THROW(m.naming()(7), dimension_error);
+  EXPECT_THROW(m.naming().json(-1), dimension_error);
+  m.name = {"a"};
+  m.label.clear();
+  EXPECT_THROW(m.naming().field(1), dimension_error);
 }
 
 TEST_F(io_load, SnapByExtensionOrBySniffing) {

@@ -1198,6 +1198,7 @@ TEST(pagerank_options, Validation) {
 // normalized over the largest (they were refused), bit for bit as the same
 // weights scaled into range where the scale is a power of two.
 TEST(pagerank_options, WeightsWhoseSumOverflowsAreNormalized) {
+  EXPECT_THROW(normalized_distribution({}, -5, "v"), dimension_error);  // (std::length_error)
   EXPECT_EQ(normalized_distribution({1e308, 1e308, 0, 1e308}, 4, "v"),
             (std::vector<double>{1.0 / 3, 1.0 / 3, 0, 1.0 / 3}));
   const double big = std::ldexp(1.0, 1023);

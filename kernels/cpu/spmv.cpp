@@ -54,11 +54,18 @@ void scale_only(index_t rows, T beta, T* y) {
   for (index_t r = 0; r < rows; ++r) y[r] = beta == T(0) ? T(0) : beta * y[r];
 }
 
-void check_vectors(const char* who, index_t rows, index_t cols, const void* x, const void* y) {
+template <class T>
+void check_vectors(const char* who, index_t rows, index_t cols, const T* x, const T* y) {
   if (rows > 0 && y == nullptr)
     throw invalid_argument(std::string(who) + ": y is null for " + std::to_string(rows) + " rows");
   if (cols > 0 && x == nullptr)
     throw invalid_argument(std::string(who) + ": x is null for " + std::to_string(cols) + " columns");
+  // y written while x is read: spmv(a, 1, z, 0, z) gave neither A z nor an error.
+  const auto xb = reinterpret_cast<std::uintptr_t>(x), yb = reinterpret_cast<std::uintptr_t>(y);
+  if (rows > 0 && cols > 0 && xb < yb + static_cast<std::uintptr_t>(rows) * sizeof(T) &&
+      yb < xb + static_cast<std::uintptr_t>(cols) * sizeof(T))
+    throw invalid_argument(std::string(who) +
+                           ": x and y overlap (y is written while x is read): give y its own array");
 }
 
 }  // namespace

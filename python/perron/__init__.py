@@ -21,6 +21,7 @@ N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).
 import itertools as _itertools
 import numbers as _numbers
 import os as _os
+import warnings as _warnings
 
 import numpy as _np
 import scipy.sparse as _sp
@@ -427,9 +428,19 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     opt.personalization = _vertex_vector(personalization, n, "personalization", nodes, index)
     opt.initial = _vertex_vector(nstart, n, "nstart", nodes, index)
     ranks, info = _perron.pagerank_csr(indptr, indices, data, req, opt)
+    _warn_below_rounding(info["converged"], req.precision, opt.tol, info["iterations"])
     if nodes is not None:
         return dict(zip(nodes, ranks.tolist())), PageRankInfo(info)
     return ranks, PageRankInfo(info)
+
+
+def _warn_below_rounding(converged, precision, tol, iterations):
+    # The command line's warning: a float solve asked for a tol under float's
+    # rounding ran max_iter steps and returned converged=False with no hint why.
+    if not _np.all(converged) and precision == "float" and tol < float(_np.finfo(_np.float32).eps):
+        _warnings.warn(f"not converged after {int(_np.max(iterations))} iterations: tol {tol:g} is below float's "
+                       f"rounding ({float(_np.finfo(_np.float32).eps):.3g}), which the residual may never reach; "
+                       f"use precision='double' or a larger tol", RuntimeWarning, stacklevel=3)
 
 
 class BatchedPageRankInfo:
@@ -539,6 +550,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=N
     opt = _perron.PageRankOptions()
     opt.alpha, opt.tol, opt.max_iter = _real(alpha, "alpha"), _real(tol, "tol"), _integer(max_iter, "max_iter")
     R, info = _perron.pagerank_batched_csr(indptr, indices, data, req, opt, sets)
+    _warn_below_rounding(info["converged"], req.precision, opt.tol, info["iterations"])
     return R, BatchedPageRankInfo(info)
 
 

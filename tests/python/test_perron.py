@@ -981,3 +981,16 @@ def test_ctrl_c_during_a_blocked_read_is_keyboard_interrupt(tmp_path):
             perron.read_matrix(fifo, cache=False)
     finally:
         timer.cancel()
+
+
+def test_a_float_solve_under_floats_rounding_says_why_it_did_not_converge():
+    # The command line warns; the module returned converged=False after max_iter steps with no hint.
+    A = karate()
+    with pytest.warns(RuntimeWarning, match=r"below float's rounding .* precision='double'"):
+        _, info = perron.pagerank(A, tol=1e-10, max_iter=200, device="cpu")
+    assert not info.converged
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert perron.pagerank(A, tol=1e-10, precision="double", device="cpu")[1].converged
+        assert not perron.pagerank(A, tol=1e-6, max_iter=2, device="cpu")[1].converged  # no rounding to blame

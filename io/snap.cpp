@@ -499,14 +499,15 @@ std::string_view unquoted(std::string_view f, std::string& scratch) {
 // Whether the two fields where the ids belong make a list of names: text,
 // not empty, and both not numbers ("a b") or one a word ("alice 7"). An id
 // that is negative, too large or fractional is still refused as one: "-1 2"
-// is a bad id, not two names.
-bool names_of_vertices(std::string_view a, std::string_view b) {
+// is a bad id, not two names. all_names (--names): any such text is a name
+// ("-1", "1.0", "x" beside a number).
+bool names_of_vertices(std::string_view a, std::string_view b, bool all_names = false) {
   std::string s1, s2;
   const bool qa = in_quotes(a), qb = in_quotes(b);
   a = unquoted(a, s1);
   b = unquoted(b, s2);
   return !a.empty() && !b.empty() && is_name_text(a, qa) && is_name_text(b, qb) &&
-         ((!is_number(a) && !is_number(b)) || is_word(a) || is_word(b));
+         (all_names || (!is_number(a) && !is_number(b)) || is_word(a) || is_word(b));
 }
 
 struct named_edges {
@@ -869,23 +870,13 @@ bool header_words_reappear(std::string_view text, std::string_view a, std::strin
   return false;
 }
 
-// Two fields that are vertex names where every field is one (--names): any
-// text without a control byte ("-1", "1.0" and "x" too).
-bool names_by_choice(std::string_view a, std::string_view b) {
-  std::string s1, s2;
-  const bool qa = in_quotes(a), qb = in_quotes(b);
-  a = unquoted(a, s1);
-  b = unquoted(b, s2);
-  return !a.empty() && !b.empty() && is_name_text(a, qa) && is_name_text(b, qb);
-}
-
 }  // namespace
 
 namespace {
 
 edge_columns edge_list_columns(std::string_view text, bool all_names) {
   const auto names_of = [all_names](std::string_view a, std::string_view b) {
-    return all_names ? names_by_choice(a, b) : names_of_vertices(a, b);
+    return names_of_vertices(a, b, all_names);
   };
   edge_columns c;
   const char* const begin = text.data();

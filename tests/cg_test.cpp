@@ -43,13 +43,18 @@ csr_matrix<double> random_spd(index_t n, std::uint64_t seed) {
   return to_csr(s);
 }
 
-TEST(cg, SolvesATwoByTwoSystemInTwoIterations) {
+// [[4, 1], [1, 3]]: symmetric positive definite.
+csr_matrix<double> two_by_two() {
   coo_matrix<double> c;
   c.rows = c.cols = 2;
   c.row_idx = {0, 0, 1, 1};
   c.col_idx = {0, 1, 0, 1};
   c.values = {4, 1, 1, 3};
-  const auto a = to_csr(c);
+  return to_csr(c);
+}
+
+TEST(cg, SolvesATwoByTwoSystemInTwoIterations) {
+  const auto a = two_by_two();
   std::vector<double> b{1, 2}, x{2, 1};
   const solve_result r = cg(a, b, x, stop_criterion{10, 1e-14, 0});
   EXPECT_TRUE(r.converged);
@@ -62,12 +67,7 @@ TEST(cg, SolvesATwoByTwoSystemInTwoIterations) {
 // b and x in one array: x written while b is read ran to the iteration bound
 // with x at 1e57; refused.
 TEST(cg, OverlappingBAndXAreRefused) {
-  coo_matrix<double> c;
-  c.rows = c.cols = 2;
-  c.row_idx = {0, 0, 1, 1};
-  c.col_idx = {0, 1, 0, 1};
-  c.values = {4, 1, 1, 3};
-  const auto a = to_csr(c);
+  const auto a = two_by_two();
   std::vector<double> b{1, 2, 0};
   EXPECT_THROW(cg(a, b.data(), b.data(), stop_criterion{10, 1e-14, 0}), invalid_argument);
   EXPECT_THROW(cg(a, b.data(), b.data() + 1, stop_criterion{10, 1e-14, 0}), invalid_argument);

@@ -280,10 +280,11 @@ TEST_F(pagerank_sources_app, AutoSaysWhyAndRemembersTheCount) {
   EXPECT_NE(first.err.find("pagerank: device auto: "), std::string::npos) << first.err;
   // Without CUDA in the build there is no GPU to predict for: the count is kept all the same.
   const bool predicts = cuda::built();
-  if (predicts)
+  if (predicts) {
     EXPECT_NE(first.err.find("iterations (the bound) of 2 source sets"), std::string::npos) << first.err;
-  else
+  } else {
     EXPECT_NE(first.err.find("device auto: perron was built without CUDA"), std::string::npos) << first.err;
+  }
   EXPECT_NE(first.err.find(" column-steps, "), std::string::npos) << first.err;
   EXPECT_NE(first.err.find("cpu ("), std::string::npos) << first.err;  // a 5-vertex graph: the CPU
   bool kept = false;
@@ -292,9 +293,10 @@ TEST_F(pagerank_sources_app, AutoSaysWhyAndRemembersTheCount) {
   EXPECT_TRUE(kept);
   const outcome second = run({graph, "--sources", sources, "--top", "1"});
   ASSERT_EQ(second.code, 0) << second.err;
-  if (predicts)
+  if (predicts) {
     EXPECT_NE(second.err.find("iterations (the last solve's) of 2 source sets"), std::string::npos)
         << second.err;
+  }
   EXPECT_EQ(second.out, first.out);
   const outcome piped =
       run_command("(printf '1\\n2 3\\n' | XDG_CACHE_HOME=" + quote((dir_ / "xdg-cache").string()) + " " +

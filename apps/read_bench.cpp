@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "apps/common/app.hpp"
+#include "apps/common/bench_options.hpp"
 #include "apps/common/command_line.hpp"
 #include "apps/common/usage.hpp"
 #include "core/error.hpp"
@@ -98,7 +99,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   store_command_line(argc, argv, all, vm, "file", -1);
   po::notify(vm);
   if (vm.count("help")) {
-    std::cout << o << '\n';
+    std::cout << o << '\n' << bench_exit_codes;
     return false;
   }
   if (s.files.empty()) throw usage_error("no FILE given");

@@ -29,7 +29,7 @@ bool parse_bench_command_line(int argc, char** argv, const po::options_descripti
   if (positional) all.add_options()(positional, po::value<std::vector<std::string>>(inputs));
   store_command_line(argc, argv, all, vm, positional, positional ? -1 : 0);
   if (vm.count("help")) {
-    std::cout << visible << '\n';
+    std::cout << visible << '\n' << bench_exit_codes;
     return false;
   }
   po::notify(vm);

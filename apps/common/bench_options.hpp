@@ -14,10 +14,16 @@ namespace perron::app {
 // The options of a benchmark's usage text, starting with --help/-h.
 boost::program_options::options_description options_with_help(const char* usage_text);
 
+// The benchmarks' exit codes (apps/common/app.hpp), the last lines of their --help.
+inline constexpr const char* bench_exit_codes =
+    "Exit codes: 0 ok; 64 bad command line; 65 bad input data; 66 missing or\n"
+    "unreadable file; 69 unsupported format; 70 CUDA failure or no GPU; 71\n"
+    "internal error.\n";
+
 // Parses argv against `visible`; when `positional` is given, every positional
 // argument goes to *inputs (hidden from --help), else one is a usage_error.
-// On --help prints `visible` and returns false; otherwise stores into vm,
-// notifies, and returns true.
+// On --help prints `visible` and the exit codes and returns false; otherwise
+// stores into vm, notifies, and returns true.
 bool parse_bench_command_line(int argc, char** argv,
                               const boost::program_options::options_description& visible,
                               boost::program_options::variables_map& vm, const char* positional = nullptr,

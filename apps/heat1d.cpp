@@ -336,8 +336,7 @@ plan make_plan(const command_line& c) {
     // Under --device auto, a GPU kernel or --bench with no GPU to run on is
     // the CUDA failure (exit 70, as pagerank's), not a bad command line.
     if (s.app.device == device_choice::automatic && s.step.where == heat::device::cpu) {
-      const std::string why = cuda::built() ? "no usable CUDA device"
-                                            : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)";
+      const std::string why = cuda::why_unavailable();
       if (s.step.kernel != spmv_kernel::automatic && s.step.kernel != spmv_kernel::cpu)
         throw cuda_error("--kernel " + std::string(name(s.step.kernel)) + " runs on the GPU: " + why);
       if (s.app.bench) throw cuda_error("--bench times the GPU: " + why);

@@ -25,6 +25,10 @@ bool built() noexcept;
 // no device) counts as zero: the CPU path is then used / GPU tests skip.
 int device_count() noexcept;
 inline bool available() noexcept { return device_count() > 0; }
+// Why no GPU can run here, for messages: no usable device, or a build without CUDA.
+inline const char* why_unavailable() noexcept {
+  return built() ? "no usable CUDA device" : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)";
+}
 
 // Creates the device's primary context now (a few hundred ms on a cold
 // process), so that a caller can overlap it with host work on another thread.

@@ -870,10 +870,6 @@ bool header_words_reappear(std::string_view text, std::string_view a, std::strin
   return false;
 }
 
-}  // namespace
-
-namespace {
-
 edge_columns edge_list_columns(std::string_view text, bool all_names) {
   const auto names_of = [all_names](std::string_view a, std::string_view b) {
     return names_of_vertices(a, b, all_names);
@@ -889,9 +885,6 @@ edge_columns edge_list_columns(std::string_view text, bool all_names) {
   std::size_t header_offset = 0, header_fields = 0;
   std::uint64_t header_line = 1;
   bool header_kept = true;
-  // A header kept by its column names between blanks: its source and target
-  // words, which make it the first edge where the lines name them as vertices.
-  std::string_view header_source, header_target;
   // The last comment before the first data line, split as column names:
   // Netzschleuder's edges.csv names its columns in one ("# source, target,
   // time, weight").

@@ -371,9 +371,7 @@ py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std
   spmv_kernel k = parse_spmv_kernel(kernel_name);
   if (k == spmv_kernel::automatic && !cuda::available()) k = spmv_kernel::cpu;
   if (k != spmv_kernel::cpu && !cuda::available())  // the plan's own error named neither spmv nor the kernel
-    throw cuda_error("spmv: kernel '" + kernel_name + "' runs on the GPU: " +
-                     (cuda::built() ? "no usable CUDA device"
-                                    : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)") +
+    throw cuda_error("spmv: kernel '" + kernel_name + "' runs on the GPU: " + cuda::why_unavailable() +
                      " ('cpu' or 'auto' runs on the CPU)");
   csr_matrix<T> a = value_cast<T>(a64);
   std::vector<T> y(static_cast<std::size_t>(a.rows));

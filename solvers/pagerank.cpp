@@ -1352,8 +1352,7 @@ bool pagerank_runs_on_gpu(const pagerank_options& opt) {
   const bool gpu = !named.empty() || (opt.device == pagerank_device::automatic &&
                                       opt.kernel != spmv_kernel::cpu && cuda::available());
   if (gpu && !cuda::available()) {
-    const std::string why = cuda::built() ? "no usable CUDA device"
-                                          : "perron was built without CUDA (PERRON_CUDA=OFF or no nvcc)";
+    const std::string why = cuda::why_unavailable();
     throw cuda_error(opt.device == pagerank_device::cuda
                          ? named + ": " + why
                          : named + " runs on the GPU: " + why + " (leave it out for the CPU solve)");

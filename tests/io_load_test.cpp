@@ -299,7 +299,9 @@ void expect_same_through_pipe(const std::string& source, const std::string& fifo
     ADD_FAILURE() << source << " through a pipe: " << e.what();
   }
   const int reads = counter.reads();
-  if (reads >= 0) EXPECT_EQ(reads, 1) << source << " through a pipe: opened for reading more than once";
+  if (reads >= 0) {
+    EXPECT_EQ(reads, 1) << source << " through a pipe: opened for reading more than once";
+  }
   fs::remove(fifo);
 }
 

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <string>
 
+#include "core/device.hpp"
 #include "core/error.hpp"
 
 namespace perron::app::detached_exit {
@@ -30,9 +31,11 @@ void pass_on(int sig) {
 bool wanted() {
   const char* e = std::getenv("PERRON_TEARDOWN");
   const std::string v = e ? e : "";
+  if (!v.empty() && v != "wait" && v != "background")
+    throw invalid_argument("PERRON_TEARDOWN must be background or wait, not '" + v + "'");
+  if (!cuda::built()) return false;  // a build without CUDA starts no context: nothing to tear down
   if (v == "wait") return false;
   if (v == "background") return true;
-  if (!v.empty()) throw invalid_argument("PERRON_TEARDOWN must be background or wait, not '" + v + "'");
   // A CUDA tool's injection library follows the process the tool started:
   // the run stays in that one.
   if (const char* tool = std::getenv("CUDA_INJECTION64_PATH"); tool && *tool) return false;

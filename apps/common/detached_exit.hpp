@@ -16,7 +16,7 @@
 // unset, a split where a context can start (an NVIDIA device node exists) and
 // no CUDA tool runs the process (compute-sanitizer, Nsight: their injection
 // library follows the process the tool started); background, always; wait,
-// never. Nor when fork fails.
+// never. Never in a build without CUDA (no context), nor when fork fails.
 #pragma once
 
 namespace perron::app::detached_exit {

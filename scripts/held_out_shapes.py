@@ -122,6 +122,84 @@ def outhub(n, m):
     return n, s, d
 
 
+def kleinberg(side, q):
+    """A side x side grid (both ways to the 4 neighbours, row-major ids) plus q long-range arcs a
+    vertex, each to a vertex at lattice distance r with probability ~ r^-2 (Kleinberg's small world)."""
+    n, s, d = grid(side, side)
+    src = np.repeat(np.arange(n, dtype=np.int64), q)
+    # r with density ~ 1/r on [1, side): the r^-2 law summed over the ~r points at distance r
+    r = np.floor(np.exp(rng.random(src.size) * np.log(side))).astype(np.int64)
+    t = rng.random(src.size) * 2 * np.pi
+    x = np.clip(src % side + np.round(r * np.cos(t)).astype(np.int64), 0, side - 1)
+    y = np.clip(src // side + np.round(r * np.sin(t)).astype(np.int64), 0, side - 1)
+    return n, np.concatenate([s, src]), np.concatenate([d, y * side + x])
+
+
+def kron3(levels, m):
+    """A stochastic Kronecker graph of a 3 x 3 initiator (not R-MAT's 2 x 2): 3^levels vertices,
+    m arcs, each arc's base-3 digits of source and target drawn per level from the initiator."""
+    P = np.array([[0.40, 0.12, 0.08], [0.12, 0.10, 0.04], [0.08, 0.04, 0.02]]).ravel()
+    P = np.cumsum(P / P.sum())
+    s = np.zeros(m, dtype=np.int64); d = np.zeros(m, dtype=np.int64)
+    for _ in range(levels):
+        c = np.searchsorted(P, rng.random(m))
+        s = s * 3 + c // 3
+        d = d * 3 + c % 3
+    return 3 ** levels, s, d
+
+
+def coreper(n, core, k, pcore):
+    """Core-periphery: every periphery vertex links to k uniform core vertices (ids 0..core-1) and
+    each core vertex back to k periphery ones; the core's own links at density pcore."""
+    per = np.repeat(np.arange(core, n, dtype=np.int64), k)
+    tocore = rng.integers(0, core, per.size)
+    back = np.repeat(np.arange(core, dtype=np.int64), k)
+    toper = rng.integers(core, n, back.size)
+    cm = int(pcore * core * core)
+    cs = rng.integers(0, core, cm); cd = rng.integers(0, core, cm)
+    return n, np.concatenate([per, back, cs]), np.concatenate([tocore, toper, cd])
+
+
+def multihub(n, m, hubs, share):
+    """m uniform arcs, a fraction share of them aimed at one of `hubs` uniform vertices
+    (many rows of P^T thousands of links long, none holding most of them)."""
+    s = rng.integers(0, n, m)
+    d = rng.integers(0, n, m)
+    h = rng.random(m) < share
+    d[h] = rng.choice(n, hubs, replace=False)[rng.integers(0, hubs, h.sum())]
+    return n, s, d
+
+
+def hsbm(n, m, levels):
+    """Nested communities: an arc stays inside its source's block of n / 2^l ids with l drawn
+    uniformly from 1..levels (each level halves the block), its target uniform in that block."""
+    s = rng.integers(0, n, m)
+    l = rng.integers(1, levels + 1, m)
+    size = np.maximum(n >> l, 1)
+    d = np.minimum((s // size) * size + rng.integers(0, 1 << 62, m) % size, n - 1)
+    return n, s, d
+
+
+def repeated(g, mean):
+    """Every arc given 1 + Poisson(mean - 1) times (duplicates the reader merges)."""
+    n, s, d = g
+    r = 1 + rng.poisson(mean - 1, s.size)
+    return n, np.repeat(s, r), np.repeat(d, r)
+
+
+def reversed_arcs(g):
+    n, s, d = g
+    return n, d, s
+
+
+def clique_ring(count, size):
+    """cliques(count, size) joined in a ring: one arc each way between consecutive cliques."""
+    n, s, d = cliques(count, size)
+    a = np.arange(count, dtype=np.int64) * size
+    b = (a + size) % n
+    return n, np.concatenate([s, a, b]), np.concatenate([d, b, a])
+
+
 def shuffled(g):
     n, s, d = g
     p = rng.permutation(n)
@@ -191,6 +269,24 @@ SHAPES = {
     # session 82: rows of Poisson-like lengths (the longest 4-8x the mean), x past half of L2
     'band-9000000-4-2000': lambda: band(9000000, 4, 2000),
     'band-12000000-3-5000': lambda: band(12000000, 3, 5000),
+    # session 102: shapes no rule was fitted on (small worlds on a lattice, a 3 x 3
+    # Kronecker initiator, core-periphery, many hubs, nested communities, repeated
+    # arcs, preferential attachment reversed, rings of cliques)
+    'kleinberg-1000-1': lambda: kleinberg(1000, 1),
+    'kleinberg-300-2-shuf': lambda: shuffled(kleinberg(300, 2)),
+    'kron3-12-1500000': lambda: kron3(12, 1500000),
+    'kron3-14-20000000': lambda: kron3(14, 20000000),
+    'coreper-1000000-2000-3-0.2': lambda: coreper(1000000, 2000, 3, 0.2),
+    'coreper-100000-300-5-0.5': lambda: coreper(100000, 300, 5, 0.5),
+    'multihub-2000000-16000000-300-0.3': lambda: multihub(2000000, 16000000, 300, 0.3),
+    'multihub-200000-1000000-50-0.5': lambda: multihub(200000, 1000000, 50, 0.5),
+    'hsbm-4000000-30000000-12': lambda: hsbm(4000000, 30000000, 12),
+    'hsbm-500000-3000000-8-shuf': lambda: shuffled(hsbm(500000, 3000000, 8)),
+    'repeated-er-300000-1500000-4': lambda: repeated((300000, rng.integers(0, 300000, 1500000),
+                                                      rng.integers(0, 300000, 1500000)), 4),
+    'ba-200000-5-rev': lambda: reversed_arcs(ba(200000, 5)),
+    'cliquering-40000-12': lambda: clique_ring(40000, 12),
+    'cliquering-3000-40-shuf': lambda: shuffled(clique_ring(3000, 40)),
 }
 
 

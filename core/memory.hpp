@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <string>
@@ -14,6 +15,14 @@
 #include <vector>
 
 namespace perron {
+
+// Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte: an output array
+// that a call writes while it still reads an input (spmv's y and x, a
+// solver's x and b) gives neither the answer nor an error, so callers refuse it.
+inline bool arrays_overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) noexcept {
+  const auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
+  return a_bytes > 0 && b_bytes > 0 && pa < pb + b_bytes && pb < pa + a_bytes;
+}
 
 // madvise(MADV_HUGEPAGE) over the 2 MiB-aligned interior of [data, data + bytes);
 // a no-op below 4 MiB or where the platform has no such advice.

@@ -5,11 +5,11 @@
 
 #include <cmath>
 #include <cstddef>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "kernels/spmv.hpp"
 #include "kernels/vector_ops.hpp"
 #include "solvers/linear_solver.hpp"
@@ -138,8 +138,7 @@ void check_system(const csr_matrix<T>& a, std::size_t nb, std::size_t nx, const 
 // at 1e57).
 template <class T>
 void check_apart(const T* b, const T* x, std::size_t n, const char* who) {
-  const auto bb = reinterpret_cast<std::uintptr_t>(b), xb = reinterpret_cast<std::uintptr_t>(x);
-  if (n > 0 && bb < xb + n * sizeof(T) && xb < bb + n * sizeof(T))
+  if (arrays_overlap(b, n * sizeof(T), x, n * sizeof(T)))
     throw invalid_argument(std::string(who) +
                            ": b and x overlap (x is written while b is read): give x its own array");
 }

@@ -61,9 +61,7 @@ void check_vectors(const char* who, index_t rows, index_t cols, const T* x, cons
   if (cols > 0 && x == nullptr)
     throw invalid_argument(std::string(who) + ": x is null for " + std::to_string(cols) + " columns");
   // y written while x is read: spmv(a, 1, z, 0, z) gave neither A z nor an error.
-  const auto xb = reinterpret_cast<std::uintptr_t>(x), yb = reinterpret_cast<std::uintptr_t>(y);
-  if (rows > 0 && cols > 0 && xb < yb + static_cast<std::uintptr_t>(rows) * sizeof(T) &&
-      yb < xb + static_cast<std::uintptr_t>(cols) * sizeof(T))
+  if (arrays_overlap(x, std::size_t(cols) * sizeof(T), y, std::size_t(rows) * sizeof(T)))
     throw invalid_argument(std::string(who) +
                            ": x and y overlap (y is written while x is read): give y its own array");
 }

@@ -1038,7 +1038,6 @@ std::size_t guessed_links(const settings& s, const input_guess& guess) {
 // and teardown (docs/PERFORMANCE.md, "Device choice"): auto does not gamble.
 bool start_context_now(const settings& s) {
   if (!may_use_gpu(s)) return false;
-  if (!cuda::built()) return false;  // no context to start: the plan or the solve says why
   if (s.opt.device == pagerank_device::cuda || !gpu_option_named(s.opt).empty()) return true;
   const std::optional<input_guess> guess = guess_graph(s);
   if (!guess) return true;

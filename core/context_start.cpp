@@ -26,7 +26,9 @@ double since(clock::time_point t) { return std::chrono::duration<double>(clock::
 }  // namespace
 
 void context_start::start() {
-  if (state_) return;
+  // A build without CUDA has no start-up to overlap: nothing starts, and the
+  // run neither waits for nor reports a context (started() stays false).
+  if (state_ || !built()) return;
   state_ = std::make_shared<state>();
   started_in_process.store(true);
   // The thread holds the state too, so it may outlive this object (detached).

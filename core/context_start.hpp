@@ -2,8 +2,8 @@
 // in the driver's start-up (cuInit, inside cuda::device_count) and the primary
 // context's creation (cuda::initialize); started first thing, both overlap the
 // host's work (reading the graph) instead of following it. Plain C++ over
-// core/device.hpp's two calls, so CPU-only builds need no stand-in: there
-// device_count() is 0 at once.
+// core/device.hpp's calls, so CPU-only builds need no stand-in: there
+// start() starts nothing.
 #pragma once
 
 #include <chrono>
@@ -21,7 +21,7 @@ class context_start {
   // that still has it running must end with std::_Exit (see started()).
   ~context_start();
 
-  void start();  // once; the thread begins at once
+  void start();  // once; the thread begins at once (none in a build without CUDA)
   bool started() const noexcept { return state_ != nullptr; }
   // Whether any context_start of this process was started: then the CUDA
   // runtime's exit handlers may run beside the thread, or tear the context

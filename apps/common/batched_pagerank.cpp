@@ -157,7 +157,6 @@ device_facts batched_facts(const batched_request& r, std::size_t sets) {
 bool start_context_first(const batched_request& r, std::size_t sets) {
   const pagerank_options& o = r.opt;
   if (o.device == pagerank_device::cpu || o.kernel == spmv_kernel::cpu) return false;
-  if (!cuda::built()) return false;    // no context to start: the solve says why it runs on the CPU
   if (!model_decides(o)) return true;  // --device cuda, or a GPU kernel named
   if (!r.guessed) return true;         // nothing to guess from: the load will say what is wrong
   device_facts f = batched_facts(r, sets);

@@ -1,5 +1,7 @@
 #include "core/context_start.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -62,6 +64,11 @@ double context_start::wait() {
   std::unique_lock<std::mutex> lock(state_->m);
   state_->done_cv.wait(lock, [&] { return state_->done.load(std::memory_order_acquire); });
   return since(t);
+}
+
+bool device_node_present() noexcept {
+  static const bool present = access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+  return present;
 }
 
 double context_start::seconds() const noexcept { return ready() ? state_->seconds : 0.0; }

@@ -11,6 +11,14 @@
 
 namespace perron::cuda {
 
+// Whether this machine shows an NVIDIA device node (Linux's /dev/nvidiactl,
+// or WSL's /dev/dxg): without one no context can come up. Not a test of a
+// usable GPU (the driver may still refuse, or create the nodes on its first
+// call), so it decides no device, only what a run says or skips where it
+// would start nothing anyway (apps/common/detached_exit.cpp,
+// solvers/device_choice.cpp). The same in every build.
+bool device_node_present() noexcept;
+
 class context_start {
  public:
   context_start() = default;  // nothing started

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/context_start.hpp"
 #include "core/device.hpp"
 #include "core/text.hpp"
 
@@ -160,6 +161,11 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
   e.reason += " for " + std::to_string(f.iterations) +
               (f.iterations_known ? " iterations (the last solve's)" : " iterations (the bound)");
   if (f.columns > 0) e.reason += " of " + std::to_string(f.columns) + " source sets";
+  // A CUDA build on a machine without an NVIDIA device still predicts (the
+  // nodes alone decide nothing: core/device.hpp), but says what it sees, so a
+  // run that takes the CPU does not read as if a GPU were there.
+  if (cuda::built() && !cuda::device_node_present())
+    e.reason += "; this machine shows no NVIDIA device (/dev/nvidiactl)";
   return e;
 }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/context_start.hpp"
 #include "core/device.hpp"
 
 namespace perron::test {
@@ -267,6 +268,12 @@ TEST(DeviceChoice, ReasonNamesBothPredictions) {
   EXPECT_NE(e.reason.find("CUDA context"), std::string::npos) << e.reason;
   EXPECT_NEAR(e.cpu, e.cpu_convert + e.cpu_solve, 1e-12);  // nothing started: the CPU alone
   EXPECT_GE(e.gpu, e.context_left + e.gpu_setup + e.gpu_solve + r.gpu_exit_s - 1e-12);
+  // A CUDA build where no NVIDIA device node exists (the CI machine, a laptop
+  // without one) still predicts, and says what it sees; the choice is the same.
+  const bool note = e.reason.find("this machine shows no NVIDIA device") != std::string::npos;
+  EXPECT_EQ(note, cuda::built() && !cuda::device_node_present()) << e.reason;
+  const device_estimate big = estimate_devices(graph(10'000'000, 100'000'000, 2));
+  EXPECT_TRUE(big.choose_gpu) << big.reason;
 }
 
 // A named device reports what auto would have done; with the context never

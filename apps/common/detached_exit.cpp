@@ -13,6 +13,7 @@
 #include <iostream>
 #include <string>
 
+#include "core/context_start.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 
@@ -41,7 +42,7 @@ bool wanted() {
   if (const char* tool = std::getenv("CUDA_INJECTION64_PATH"); tool && *tool) return false;
   // No NVIDIA device node (Linux's, or WSL's GPU node): no context can start,
   // so there is nothing to tear down.
-  return access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+  return cuda::device_node_present();
 }
 
 // The waiting process: the child's code when it hands one over, else its end.

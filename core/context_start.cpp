@@ -27,6 +27,11 @@ std::atomic<bool> started_in_process{false};
 double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 }  // namespace
 
+bool device_node_present() noexcept {
+  static const bool present = access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
+  return present;
+}
+
 void context_start::start() {
   // A build without CUDA has no start-up to overlap: nothing starts, and the
   // run neither waits for nor reports a context (started() stays false).
@@ -64,11 +69,6 @@ double context_start::wait() {
   std::unique_lock<std::mutex> lock(state_->m);
   state_->done_cv.wait(lock, [&] { return state_->done.load(std::memory_order_acquire); });
   return since(t);
-}
-
-bool device_node_present() noexcept {
-  static const bool present = access("/dev/nvidiactl", F_OK) == 0 || access("/dev/dxg", F_OK) == 0;
-  return present;
 }
 
 double context_start::seconds() const noexcept { return ready() ? state_->seconds : 0.0; }

@@ -162,7 +162,7 @@ device_estimate estimate_devices(const device_facts& f, const device_rates& r) {
               (f.iterations_known ? " iterations (the last solve's)" : " iterations (the bound)");
   if (f.columns > 0) e.reason += " of " + std::to_string(f.columns) + " source sets";
   // A CUDA build on a machine without an NVIDIA device still predicts (the
-  // nodes alone decide nothing: core/device.hpp), but says what it sees, so a
+  // nodes alone decide nothing: core/context_start.hpp), but says what it sees, so a
   // run that takes the CPU does not read as if a GPU were there.
   if (cuda::built() && !cuda::device_node_present())
     e.reason += "; this machine shows no NVIDIA device (/dev/nvidiactl)";

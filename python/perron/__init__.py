@@ -21,6 +21,7 @@ N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).
 import itertools as _itertools
 import numbers as _numbers
 import os as _os
+import re as _re
 import warnings as _warnings
 
 import numpy as _np
@@ -158,6 +159,31 @@ def _graph_arrays(A, weighted):
     if weighted:
         _check_weights(A, data)
     return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
+
+
+# The solver checks a CSC's columns (the in-arcs of each vertex: sources sorted,
+# each once) where A.has_canonical_format let them through uncopied, and named
+# the C++ functions that sort them. A flag set by hand on unsorted indices gets
+# the matrix's own terms instead, and scipy's cure: sum_duplicates() and
+# sort_indices() do nothing while the flags say their work is done.
+_UNSORTED = _re.compile(r"^PageRank graph \(CSR of A\^T\): the in-arcs of vertex (\d+) "
+                        r"(?:are not sorted by source \((\d+) before (\d+)\)|list source (\d+) twice)")
+
+
+def _solve(transposed, call, *args):
+    """call(*args), a solver given _graph_arrays' arrays; transposed: they are a CSC's own."""
+    try:
+        return call(*args)
+    except ValueError as e:
+        m = _UNSORTED.match(str(e)) if transposed else None
+        if m is None:
+            raise
+        # (the solver names vertices from 1, as a file's ids; Python's from 0)
+        column, before, after, twice = (None if g is None else int(g) - 1 for g in m.groups())
+        what = f"holds row {twice} twice" if twice is not None else f"lists row {before} before row {after}"
+        raise ValueError(f"A (CSC) is flagged has_canonical_format, but its column {column} {what}: "
+                         "set A.has_sorted_indices and A.has_canonical_format to False, then call "
+                         "A.sum_duplicates()") from None
 
 
 def _is_networkx(A):
@@ -427,7 +453,7 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     req.accelerate, opt.accelerate_every = str(accelerate), _integer(accelerate_every, "accelerate_every")
     opt.personalization = _vertex_vector(personalization, n, "personalization", nodes, index)
     opt.initial = _vertex_vector(nstart, n, "nstart", nodes, index)
-    ranks, info = _perron.pagerank_csr(indptr, indices, data, req, opt)
+    ranks, info = _solve(transposed, _perron.pagerank_csr, indptr, indices, data, req, opt)
     _warn_below_rounding(info["converged"], req.precision, opt.tol, info["iterations"])
     if nodes is not None:
         return dict(zip(nodes, ranks.tolist())), PageRankInfo(info)
@@ -549,7 +575,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=N
     req.device, req.precision = str(device), str(precision)
     opt = _perron.PageRankOptions()
     opt.alpha, opt.tol, opt.max_iter = _real(alpha, "alpha"), _real(tol, "tol"), _integer(max_iter, "max_iter")
-    R, info = _perron.pagerank_batched_csr(indptr, indices, data, req, opt, sets)
+    R, info = _solve(transposed, _perron.pagerank_batched_csr, indptr, indices, data, req, opt, sets)
     _warn_below_rounding(info["converged"], req.precision, opt.tol, info["iterations"])
     return R, BatchedPageRankInfo(info)
 

@@ -552,6 +552,32 @@ def test_bad_weights_name_the_arc_as_the_caller_numbers_it():
     assert info.converged and abs(ranks.sum() - 1) < 1e-5
 
 
+
+def test_a_csc_falsely_flagged_canonical_is_named_in_scipy_terms():
+    # The flag let its columns through uncopied; the solver's check caught them, and its message
+    # named C++ functions (make_pagerank_graph, to_csr) and vertices from 1.
+    for indices, what in [([1, 0, 1], "lists row 1 before row 0"), ([0, 0, 1], "holds row 0 twice")]:
+        for weighted in [False, True]:
+            A = sp.csc_matrix((np.array([1.0, 2.0, 3.0]), np.array(indices), np.array([0, 2, 3, 3])), shape=(3, 3))
+            A.has_canonical_format = True
+            message = f"^A \\(CSC\\) is flagged has_canonical_format, but its column 0 {what}: set A.has_sorted_indices"
+            with pytest.raises(ValueError, match=message):
+                perron.pagerank(A, weighted=weighted, device="cpu")
+            with pytest.raises(ValueError, match=message):
+                perron.pagerank_batched(A, [[1]], weighted=weighted, device="cpu")
+            # the cure the message gives
+            A.has_sorted_indices = A.has_canonical_format = False
+            A.sum_duplicates()
+            ranks, info = perron.pagerank(A, weighted=weighted, device="cpu")
+            expected, _ = perron.pagerank(sp.csr_matrix(A), weighted=weighted, device="cpu")
+            assert info.converged and np.allclose(ranks, expected, rtol=0, atol=1e-7)
+    # a CSR flagged so is transposed, which sorts and merges: the ranks are right
+    A = sp.csr_matrix((np.ones(3), np.array([1, 0, 1]), np.array([0, 2, 3, 3])), shape=(3, 3))
+    A.has_canonical_format = True
+    ranks, _ = perron.pagerank(A, device="cpu")
+    expected, _ = perron.pagerank(sp.csr_matrix(A.toarray()), device="cpu")
+    assert np.allclose(ranks, expected, rtol=0, atol=1e-7)
+
 def test_weights_given_in_python_name_their_keyword():
     A = karate()
     # float()'s and numpy's own messages named neither the keyword nor the set:

@@ -29,13 +29,19 @@ for g in "${graphs[@]}"; do
     # cuda-wait: --device cuda in one process, the context's teardown waited for
     # (PERRON_TEARDOWN=wait; apps/common/detached_exit.hpp), beside cuda's split run.
     # Each run on a quiet machine: a split GPU run's child tears its context
-    # down after the run's end (0.05-0.2 s), beside whatever runs next; and
-    # the order turns each round.
+    # down after the run's end (0.05-0.2 s), beside whatever runs next, and
+    # the driver goes on freeing a context's memory after its process has
+    # ended. The order turns each round, and runs backwards every other
+    # round: turned alone, a device always followed the same one (session
+    # 104: auto always came right after cuda-wait's teardown, and its CPU
+    # solve measured up to 20% over cpu's, the same work).
     devs=(cpu cuda cuda-wait auto)
     for k in 0 1 2 3; do
-      dev=${devs[$(( (k + round - 1) % 4 ))]}
+      j=$(( (k + round - 1) % 4 ))
+      [ $(( round % 2 )) -eq 0 ] && j=$(( 3 - j ))
+      dev=${devs[$j]}
       for _ in $(seq 50); do pgrep -x pagerank >/dev/null || break; sleep 0.05; done
-      sleep 0.1
+      sleep 0.3
       t0=$(now)
       if [ "$dev" = cuda-wait ]; then
         PERRON_TEARDOWN=wait pagerank --top 0 --json --device cuda "$g" >"$out/$name.$dev.$round.json" 2>&1

@@ -21,7 +21,6 @@ N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).
 import itertools as _itertools
 import numbers as _numbers
 import os as _os
-import re as _re
 import warnings as _warnings
 
 import numpy as _np
@@ -161,26 +160,33 @@ def _graph_arrays(A, weighted):
     return A.shape[0], _index_array(A.indptr), _index_array(A.indices), data, A.format == "csc"
 
 
-# The solver checks a CSC's columns (the in-arcs of each vertex: sources sorted,
-# each once) where A.has_canonical_format let them through uncopied, and named
-# the C++ functions that sort them. A flag set by hand on unsorted indices gets
-# the matrix's own terms instead, and scipy's cure: sum_duplicates() and
-# sort_indices() do nothing while the flags say their work is done.
-_UNSORTED = _re.compile(r"^PageRank graph \(CSR of A\^T\): the in-arcs of vertex (\d+) "
-                        r"(?:are not sorted by source \((\d+) before (\d+)\)|list source (\d+) twice)")
+def _unsorted_column(indptr, indices):
+    """(column, row, next row) at the first place a CSC's column does not list its rows strictly
+    increasing, or None. One numpy pass: only after a solve refused the arrays."""
+    indptr, indices = _np.asarray(indptr, dtype=_np.int64), _np.asarray(indices, dtype=_np.int64)
+    bad = _np.diff(indices) <= 0  # bad[k]: indices[k] >= indices[k + 1]
+    ends = indptr[1:-1] - 1  # a column's last entry before the next column's first
+    bad[ends[(ends >= 0) & (ends < len(bad))]] = False
+    if not bad.any():
+        return None
+    k = int(_np.argmax(bad))
+    return int(_np.searchsorted(indptr, k, side="right")) - 1, int(indices[k]), int(indices[k + 1])
 
 
-def _solve(transposed, call, *args):
-    """call(*args), a solver given _graph_arrays' arrays; transposed: they are a CSC's own."""
+def _solve(transposed, call, indptr, indices, *args):
+    """call(indptr, indices, *args), a solver given _graph_arrays' arrays. transposed: they are a
+    CSC's own, passed uncopied on the word of A.has_canonical_format; the solver refuses a column
+    out of order, in its own terms (the C++ functions that sort, vertices from 1), which become the
+    matrix's here, with scipy's cure: sum_duplicates() and sort_indices() do nothing while the flags
+    say their work is done."""
     try:
-        return call(*args)
-    except ValueError as e:
-        m = _UNSORTED.match(str(e)) if transposed else None
-        if m is None:
+        return call(indptr, indices, *args)
+    except ValueError:
+        found = _unsorted_column(indptr, indices) if transposed else None
+        if found is None:
             raise
-        # (the solver names vertices from 1, as a file's ids; Python's from 0)
-        column, before, after, twice = (None if g is None else int(g) - 1 for g in m.groups())
-        what = f"holds row {twice} twice" if twice is not None else f"lists row {before} before row {after}"
+        column, row, following = found
+        what = f"holds row {row} twice" if row == following else f"lists row {row} before row {following}"
         raise ValueError(f"A (CSC) is flagged has_canonical_format, but its column {column} {what}: "
                          "set A.has_sorted_indices and A.has_canonical_format to False, then call "
                          "A.sum_duplicates()") from None

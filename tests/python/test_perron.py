@@ -552,7 +552,6 @@ def test_bad_weights_name_the_arc_as_the_caller_numbers_it():
     assert info.converged and abs(ranks.sum() - 1) < 1e-5
 
 
-
 def test_a_csc_falsely_flagged_canonical_is_named_in_scipy_terms():
     # The flag let its columns through uncopied; the solver's check caught them, and its message
     # named C++ functions (make_pagerank_graph, to_csr) and vertices from 1.
@@ -571,12 +570,19 @@ def test_a_csc_falsely_flagged_canonical_is_named_in_scipy_terms():
             ranks, info = perron.pagerank(A, weighted=weighted, device="cpu")
             expected, _ = perron.pagerank(sp.csr_matrix(A), weighted=weighted, device="cpu")
             assert info.converged and np.allclose(ranks, expected, rtol=0, atol=1e-7)
+    # the first column out of order, past an empty one and a column whose last row exceeds the next's first
+    A = sp.csc_matrix((np.ones(5), np.array([1, 3, 0, 2, 1]), np.array([0, 2, 2, 3, 5])), shape=(4, 4))
+    A.has_canonical_format = True
+    message = r"^A \(CSC\) is flagged has_canonical_format, but its column 3 lists row 2 before row 1"
+    with pytest.raises(ValueError, match=message):
+        perron.pagerank(A, device="cpu")
     # a CSR flagged so is transposed, which sorts and merges: the ranks are right
     A = sp.csr_matrix((np.ones(3), np.array([1, 0, 1]), np.array([0, 2, 3, 3])), shape=(3, 3))
     A.has_canonical_format = True
     ranks, _ = perron.pagerank(A, device="cpu")
     expected, _ = perron.pagerank(sp.csr_matrix(A.toarray()), device="cpu")
     assert np.allclose(ranks, expected, rtol=0, atol=1e-7)
+
 
 def test_weights_given_in_python_name_their_keyword():
     A = karate()

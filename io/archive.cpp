@@ -1,6 +1,7 @@
 #include "io/archive.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -172,7 +173,7 @@ namespace {
 // regular file (a named pipe) comes through here too, uninflated.
 struct archive_source {
   std::string path;
-  std::FILE* file = nullptr;
+  int fd = -1;  // read by read_fully: a named pipe's wait runs the interrupt check (io/interrupt.hpp)
   // The bytes read to tell gzip from tar, handed out first: a named pipe
   // cannot be rewound, and a .tar.gz through one lost them ('corrupt gzip
   // data (incorrect header)'; a plain .tar was opened a second time).
@@ -182,13 +183,13 @@ struct archive_source {
   std::vector<char> buffer = std::vector<char>(std::size_t(1) << 20);
   std::exception_ptr failure;  // what the inflater threw (it cannot cross libarchive's C frames)
   ~archive_source() {
-    if (file) std::fclose(file);
+    if (fd >= 0) ::close(fd);
   }
   // The file's bytes, its head first.
   std::size_t raw(unsigned char* out, std::size_t n) {
     std::size_t k = 0;
     while (head_used < head_size && k < n) out[k++] = head[head_used++];
-    return k + std::fread(out + k, 1, n - k, file);
+    return k + read_fully(fd, reinterpret_cast<char*>(out + k), n - k, path);
   }
   // Inflates what is left, the text dropped (the tar's padding after its end
   // marker), so that a bad CRC or length in the trailer, or junk after it, is
@@ -265,12 +266,11 @@ bool open_archive(archive_reader& r, const std::string& path, bool raw = false) 
   support_formats(r.a, raw);
   auto s = std::make_unique<archive_source>();
   s->path = path;
-  s->file = std::fopen(path.c_str(), "rb");
-  if (!s->file) throw io_error(path, std::strerror(errno));
-  s->head_size = std::fread(s->head, 1, sizeof s->head, s->file);
+  s->fd = open_for_reading(path);
+  s->head_size = read_fully(s->fd, reinterpret_cast<char*>(s->head), sizeof s->head, path);
   const bool gzip = has_gzip_magic(s->head, s->head_size);
   struct stat st {};
-  if (!gzip && ::fstat(::fileno(s->file), &st) == 0 && S_ISREG(st.st_mode))
+  if (!gzip && ::fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode))
     return archive_read_open_filename(r.a, path.c_str(), std::size_t(1) << 20) == ARCHIVE_OK;
   if (gzip)
     s->z = std::make_unique<gzip_inflater>(

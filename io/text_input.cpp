@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <omp.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 
 #include "core/error.hpp"
 #include "io/inflate.hpp"
+#include "io/interrupt.hpp"
 #include "io/parallel_inflate.hpp"
 
 #if defined(__SSE2__)
@@ -46,13 +48,32 @@ constexpr std::size_t read_piece = std::size_t(1) << 20;  // compressed bytes pe
   throw io_error(path, std::strerror(err));
 }
 
-// read() until `size` bytes or end of file; returns the bytes read.
+// Until `fd` has bytes to read, its end, or an error read() will report: a
+// pipe or a named pipe may wait for ever, so the wait runs the thread's
+// interrupt check (io/interrupt.hpp) every interrupt_poll_ms and after a
+// signal. A regular file is ready at once.
+void wait_readable(int fd) {
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, interrupt_poll_ms);
+    if (r > 0 || (r < 0 && errno != EINTR)) return;
+    check_interrupt();
+  }
+}
+
+}  // namespace
+
 std::size_t read_fully(int fd, char* out, std::size_t size, const std::string& path) {
   std::size_t done = 0;
   while (done < size) {
+    wait_readable(fd);
     const ssize_t r = ::read(fd, out + done, size - done);
     if (r < 0) {
-      if (errno == EINTR) continue;
+      // A descriptor left non-blocking by the caller (EAGAIN) waits in poll as any other.
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) {
+        check_interrupt();
+        continue;
+      }
       throw_errno(path, errno);
     }
     if (r == 0) break;
@@ -60,6 +81,17 @@ std::size_t read_fully(int fd, char* out, std::size_t size, const std::string& p
   }
   return done;
 }
+
+int open_for_reading(const std::string& path) {
+  for (;;) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) return fd;
+    if (errno != EINTR) throw_errno(path, errno);
+    check_interrupt();  // a named pipe's open waits for a writer
+  }
+}
+
+namespace {
 
 std::size_t pread_fully(int fd, char* out, std::size_t size, std::uint64_t offset, int& err) {
   std::size_t done = 0;
@@ -323,8 +355,7 @@ text_buffer read_file(const std::string& path, unsigned threads, read_stats* sta
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw_errno(path, errno);
   if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
-  file_descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) throw_errno(path, errno);
+  file_descriptor fd(open_for_reading(path));
 
   unsigned char magic[2] = {0, 0};
   // A regular file whose size reads 0 may still have content (procfs,
@@ -366,15 +397,7 @@ text_buffer read_file(const std::string& path, unsigned threads, read_stats* sta
   return text;
 }
 
-namespace {
-int open_or_throw(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_errno(path, errno);
-  return fd;
-}
-}  // namespace
-
-ranged_file::ranged_file(const std::string& path) : path_(path), fd_(open_or_throw(path)) {
+ranged_file::ranged_file(const std::string& path) : path_(path), fd_(open_for_reading(path)) {
   struct stat st {};
   if (::fstat(fd_.get(), &st) != 0) throw_errno(path, errno);
   if (S_ISDIR(st.st_mode)) throw io_error(path, "is a directory, not a file");
@@ -418,6 +441,7 @@ class file_windows final : public text_windows {
     stats_.file_bytes = file_.size();
   }
   std::string_view next() override {
+    check_interrupt();  // a window's parse (GraphML at ~33 MB/s on one thread) may take seconds
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t size = file_.size();
     if (at_ >= size) {
@@ -727,6 +751,7 @@ class gzip_windows final : public text_windows {
   }
 
   std::string_view next() override {
+    check_interrupt();
     if (inline_) {
       if (ended_) return {};
       const auto start = std::chrono::steady_clock::now();

@@ -83,6 +83,16 @@ class file_descriptor {
   int fd_;
 };
 
+// read() until `size` bytes or the end; returns the bytes read. The wait for
+// bytes from a pipe or a named pipe runs the thread's interrupt check
+// (io/interrupt.hpp), which may throw; errors name `path`.
+std::size_t read_fully(int fd, char* out, std::size_t size, const std::string& path);
+
+// open(path, O_RDONLY): a named pipe's open waits for its writer, a signal
+// that interrupts the wait runs the interrupt check and waits again. Errors
+// name `path`.
+int open_for_reading(const std::string& path);
+
 // std::thread-free helpers around OpenMP.
 unsigned thread_count(unsigned requested);  // 0 -> omp_get_max_threads()
 

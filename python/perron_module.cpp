@@ -14,6 +14,9 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -23,6 +26,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
+#include "io/interrupt.hpp"
 #include "io/load.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/spmv.hpp"
@@ -135,6 +139,47 @@ py::list names_list(const std::vector<std::string>& name) {
 // a list of str for an edge list of vertex names;
 // undirected: every arc also reversed (io::read_options::undirected);
 // bipartite: the two columns as two sets of vertices (io::read_options::bipartite).
+// Ctrl-C while a read waits on a pipe or a named pipe (a writer that never
+// writes): the read runs check() every 0.1 s (io/interrupt.hpp), which takes
+// the GIL and lets Python run its signal handlers; what they raise is kept
+// (the error indicator fetched) and the read abandoned by an exception the
+// io layer passes on; raise_if_any(), with the GIL back, raises it. Before,
+// the read retried its interrupted read() and Ctrl-C waited for the writer.
+// Only on the main thread, the one Python runs handlers on.
+class raised_in_read {
+ public:
+  struct abandoned : std::runtime_error {
+    abandoned() : std::runtime_error("the read was interrupted") {}
+  };
+  std::function<void()> check() {
+    return [this] {
+      if (!type_) {
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() == 0) return;
+        PyErr_Fetch(&type_, &value_, &trace_);
+      }
+      throw abandoned();  // again at every later check: a reader that caught the first still ends
+    };
+  }
+  void raise_if_any() {  // with the GIL
+    if (!type_) return;
+    PyErr_Restore(std::exchange(type_, nullptr), std::exchange(value_, nullptr),
+                  std::exchange(trace_, nullptr));
+    throw py::error_already_set();
+  }
+  raised_in_read() = default;
+  raised_in_read(const raised_in_read&) = delete;
+  raised_in_read& operator=(const raised_in_read&) = delete;
+  ~raised_in_read() {  // (with the GIL: raise_if_any ran, or nothing was kept)
+    Py_XDECREF(type_);
+    Py_XDECREF(value_);
+    Py_XDECREF(trace_);
+  }
+
+ private:
+  PyObject *type_ = nullptr, *value_ = nullptr, *trace_ = nullptr;
+};
+
 py::tuple read_matrix(const std::string& path, bool cache, bool undirected, bool names, bool bipartite) {
   const team_scope team(process_team());  // a core left to the machine's other work
   io::read_options opt;
@@ -146,18 +191,23 @@ py::tuple read_matrix(const std::string& path, bool cache, bool undirected, bool
   io::loaded_matrix m;
   csr_matrix<double> a;
   std::exception_ptr failed;
+  raised_in_read raised;
   {
     gil_released free;
     try {
+      std::optional<io::interrupt_scope> interruptible;
+      if (PyThread_get_thread_ident() == main_thread) interruptible.emplace(raised.check());
       m = io::load_matrix(path, opt);
       a = to_csr(m.matrix);
     } catch (...) {
       failed = std::current_exception();
     }
   }
-  // A read that Ctrl-C interrupted (a FIFO with no writer: open() fails with
-  // EINTR) raises KeyboardInterrupt, not OSError "Interrupted system call"
+  // What a signal handler raised while the read waited (KeyboardInterrupt)
+  // is raised, whatever became of the read; then a read that a signal
+  // interrupted otherwise raises it too, not OSError "Interrupted system call"
   // with the KeyboardInterrupt after it, inside the caller's except OSError.
+  raised.raise_if_any();
   if (failed) {
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     std::rethrow_exception(failed);

@@ -2,23 +2,28 @@
 // extension or by sniffing, gzip by magic bytes (not by name), SuiteSparse
 // .tar.gz through libarchive; and what the result carries (labels, flags,
 // timings).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "core/error.hpp"
 #include "io/archive.hpp"
+#include "io/interrupt.hpp"
 #include "io/load.hpp"
 #include "io/snap.hpp"
 #include "io/synthetic.hpp"
@@ -327,6 +332,69 @@ TEST_F(io_load, PlainFilesThroughANamedPipeAreOpenedOnce) {
   for (const char* file : {"karate.graphml", "karate.gml", "dolphins.net", "karate.mtx", "wiki-Vote.txt"}) {
     const std::string source = d + "/" + file;
     expect_same_through_pipe(source, path(std::string("pipe-") + file), io::load_matrix(source));
+  }
+}
+
+// A read from a named pipe whose writer sent a little and then waits runs the
+// thread's interrupt check (io/interrupt.hpp) as it waits, and what the check
+// throws ends it; a check that does not throw lets it wait on to the end.
+// The read retried an interrupted read() and waited for the writer for ever:
+// perron.read_matrix ignored Ctrl-C (session 104).
+struct stop_reading {};
+
+TEST_F(io_load, AReadThatWaitsOnAPipeRunsTheInterruptCheck) {
+  const std::string text = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n";
+  struct fed {
+    std::string name, head, rest;  // the writer sends head, waits, then sends rest
+    std::size_t nnz;
+  };
+  std::vector<fed> cases = {{"wait.mtx", text.substr(0, 30), text.substr(30), 2},
+                            {"wait.graphml", text.substr(0, 30), text.substr(30), 2}};
+  if (reads_archives()) {
+    const std::string tar = path("karate.tar");
+    ASSERT_EQ(std::system(("gzip -dc '" + test::data_dir() + "/karate.tar.gz' > '" + tar + "'").c_str()), 0);
+    std::ifstream in(tar, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    cases.push_back({"wait.tar", bytes.substr(0, 100), bytes.substr(100),
+                     io::load_matrix(test::data_dir() + "/karate.mtx").matrix.nnz()});
+  }
+  for (const fed& c : cases) {
+    for (const bool stop : {true, false}) {
+      const std::string fifo = path((stop ? "stop-" : "go-") + c.name);
+      ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+      std::atomic<bool> go{false};  // the check lets the writer send the rest
+      std::thread writer([&] {
+        const int fd = ::open(fifo.c_str(), O_WRONLY);
+        if (fd < 0) return;
+        bool ok = ::write(fd, c.head.data(), c.head.size()) == static_cast<ssize_t>(c.head.size());
+        for (int k = 0; k < 1000 && !go; ++k) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (ok && !stop)
+          ok = ::write(fd, c.rest.data(), c.rest.size()) == static_cast<ssize_t>(c.rest.size());
+        ::close(fd);
+      });
+      int checks = 0;
+      {
+        io::interrupt_scope scope([&] {
+          if (++checks == 2) {
+            go = true;
+            if (stop) throw stop_reading{};
+          }
+        });
+        if (stop) {
+          EXPECT_THROW(io::load_matrix(fifo, io::read_options{}), stop_reading) << c.name;
+        } else {
+          try {
+            EXPECT_EQ(io::load_matrix(fifo, io::read_options{}).matrix.nnz(), c.nnz) << c.name;
+          } catch (const error& e) {
+            ADD_FAILURE() << c.name << ": " << e.what();
+          }
+        }
+      }
+      go = true;
+      writer.join();
+      EXPECT_GE(checks, 2) << c.name;
+      fs::remove(fifo);
+    }
   }
 }
 

@@ -601,7 +601,8 @@ def read_matrix(path, cache=True, labels=False, undirected=False, names=False, b
     pagerank --bipartite does: KONECT's "% bip" sets, or a rectangular matrix as a square
     adjacency of rows + columns vertices; the second set's vertices follow the first's (an edge
     list's second-column ids moved past the first column's where they overlap, a matrix's
-    column j vertex rows + j)."""
+    column j vertex rows + j). A path may name a pipe or a named pipe (read as it comes); Ctrl-C
+    (KeyboardInterrupt on the main thread) ends a read that waits on its writer."""
     # As open() takes it: str(b"g.mtx") named the file "b'g.mtx'", and C++ stops a path at
     # a NUL, so "g.mtx\0x" read g.mtx. It goes to C++ as the bytes open() would use: a name
     # that is not UTF-8 (os.fsdecode's surrogates) failed pybind11's str conversion.

@@ -1,4 +1,5 @@
 """The Python module against scipy (SpMV, reading) and networkx (PageRank)."""
+import gzip
 import os
 import pathlib
 
@@ -1013,6 +1014,107 @@ def test_ctrl_c_during_a_blocked_read_is_keyboard_interrupt(tmp_path):
             perron.read_matrix(fifo, cache=False)
     finally:
         timer.cancel()
+
+
+_FIFO_TEXT = b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n"
+
+
+def _fifo_tar():
+    import io
+    import tarfile
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as t:
+        info = tarfile.TarInfo("g.mtx")
+        info.size = len(_FIFO_TEXT)
+        t.addfile(info, io.BytesIO(_FIFO_TEXT))
+    return out.getvalue()
+
+
+def _reads_archives():
+    try:
+        perron.read_matrix(DATA / "karate.tar.gz", cache=False)
+        return True
+    except ValueError as e:
+        if "needs libarchive" in str(e):
+            return False
+        raise
+
+
+def _read_a_fifo_fed(tmp_path, name, head, rest=None, handler=None):
+    """read_matrix of a FIFO whose writer sends `head` and then waits: SIGINT at 0.3 s, then
+    `rest` and the end at 0.8 s (or, with rest None, the end once the read is over)."""
+    import signal
+    import threading
+    import time
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    if ".tar" in name and not _reads_archives():
+        pytest.skip("perron was built without libarchive")
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    over = threading.Event()
+
+    def writer():
+        fd = os.open(fifo, os.O_WRONLY)
+        try:
+            os.write(fd, head)
+            if rest is None:
+                over.wait(30)
+            else:
+                time.sleep(0.8)
+                os.write(fd, rest)
+        finally:
+            os.close(fd)
+
+    feed = threading.Thread(target=writer, daemon=True)
+    feed.start()
+    old = signal.signal(signal.SIGINT, handler) if handler else None
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.monotonic()
+    try:
+        return perron.read_matrix(fifo, cache=False), time.monotonic() - start
+    finally:
+        timer.cancel()
+        over.set()
+        feed.join(5)
+        if old:
+            signal.signal(signal.SIGINT, old)
+
+
+@pytest.mark.parametrize("name,head", [
+    ("g.mtx", _FIFO_TEXT[:30]),                    # text read whole from a stream
+    ("g.mtx.gz", gzip.compress(_FIFO_TEXT)[:20]),  # inflated as it comes
+    ("g.tar", b""),                                # an archive through libarchive's callback
+    ("g.graphml", b"<?xml version='1.0'?>"),
+])
+def test_ctrl_c_ends_a_read_whose_writer_never_writes(tmp_path, name, head):
+    # the read retried its interrupted read() (EINTR) and waited for the writer: Ctrl-C came
+    # through only when the writer wrote, never if it did not
+    import time
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        _read_a_fifo_fed(tmp_path, name, head)
+    assert time.monotonic() - start < 3
+
+
+def test_a_read_goes_on_under_a_signal_handler_that_does_not_raise(tmp_path):
+    # a handler that only notes the signal: the read waits on and returns the whole matrix
+    noted = []
+    A, took = _read_a_fifo_fed(tmp_path, "g.mtx", _FIFO_TEXT[:30], _FIFO_TEXT[30:], lambda *a: noted.append(a))
+    assert noted and took >= 0.7 and A.shape == (3, 3) and A.nnz == 2
+    if _reads_archives():
+        A, _ = _read_a_fifo_fed(tmp_path, "h.tar", b"", _fifo_tar(), lambda *a: None)
+        assert A.nnz == 2
+
+    class Raised(Exception):
+        pass
+
+    def raise_it(*a):
+        raise Raised("from the handler")
+
+    with pytest.raises(Raised, match="from the handler"):  # what the handler raises comes out
+        _read_a_fifo_fed(tmp_path, "i.mtx.gz", gzip.compress(_FIFO_TEXT)[:20], None, raise_it)
 
 
 def test_a_float_solve_under_floats_rounding_says_why_it_did_not_converge():

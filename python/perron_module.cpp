@@ -279,18 +279,19 @@ pagerank_graph<T> graph_of(const array<index_t>& indptr, const array<index_t>& i
       std::move(a), true, {}, req.transposed ? transpose_rows::check : transpose_rows::sorted_unique);
 }
 
-// Ctrl-C during a CPU solve, single or batched: the solver calls progress
-// after every step with the GIL released; at most every 0.1 s this takes the
-// GIL and lets Python run its signal handlers, and what they raise
-// (KeyboardInterrupt) ends the solve. Without it Ctrl-C waited for the
-// solve's end, max_iter steps where tol is out of reach. Only on the main
-// thread, the one Python runs handlers on (on another, a daemon thread taking
-// the GIL in a finalizing interpreter is ended: gil_released above). (Not on
-// the GPU, whose single solver reports progress from its wait.)
-std::function<void(int, double)> signal_check() {
+// Ctrl-C during a solve, single or batched (pagerank_options::interrupt): the
+// CPU solvers call it after every step with the GIL released, the GPU solvers
+// while they wait on the device (and stop it before the exception goes on); at most
+// every 0.1 s this takes the GIL and lets Python run its signal handlers, and
+// what they raise (KeyboardInterrupt) ends the solve. Without it Ctrl-C
+// waited for the solve's end, max_iter steps where tol is out of reach. Only
+// on the main thread, the one Python runs handlers on (on another, a daemon
+// thread taking the GIL in a finalizing interpreter is ended: gil_released
+// above).
+std::function<void()> interrupt_check() {
   if (PyThread_get_thread_ident() != main_thread) return {};
   using clock = std::chrono::steady_clock;
-  return [next = clock::now() + std::chrono::milliseconds(100)](int, double) mutable {
+  return [next = clock::now() + std::chrono::milliseconds(100)]() mutable {
     if (clock::now() < next) return;
     next = clock::now() + std::chrono::milliseconds(100);
     py::gil_scoped_acquire gil;
@@ -323,8 +324,7 @@ py::tuple solve(const array<index_t>& indptr, const array<index_t>& indices, con
   opt.validate();  // before pagerank_runs_on_gpu, as pagerank() asks them
   const pagerank_graph<T> g = graph_of<T>(indptr, indices, data, req);
   const std::string why = choose_device(opt, g);
-  const bool gpu = pagerank_runs_on_gpu(opt);
-  if (!gpu) opt.progress = signal_check();
+  opt.interrupt = interrupt_check();
   pagerank_result r;
   {
     gil_released free;
@@ -371,8 +371,7 @@ py::tuple solve_batched(const array<index_t>& indptr, const array<index_t>& indi
                         const std::vector<source_set>& sources) {
   const pagerank_graph<T> g = graph_of<T>(indptr, indices, data, req);
   const std::string why = choose_device(opt.base, g, sources.size());
-  const bool gpu = pagerank_runs_on_gpu(opt.base);
-  if (!gpu) opt.base.progress = signal_check();  // (validated by the caller)
+  opt.base.interrupt = interrupt_check();  // (validated by the caller)
   pagerank_batched_result r;
   {
     gil_released free;

@@ -1256,6 +1256,7 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
     res.iterations = k;
     res.residual = s.l1;
     if (opt.progress) opt.progress(k, s.l1);
+    if (opt.interrupt) opt.interrupt();
     if (s.l1 < opt.tol) {
       res.converged = true;
       break;

@@ -810,6 +810,17 @@ struct pagerank_options {
   // the GPU solver while it waits (from values the device writes to mapped
   // host memory; no extra synchronization). Leave empty for none.
   std::function<void(int, double)> progress;
+  // Called to let the caller end the solve by throwing: by the CPU solvers
+  // after every step (after progress), by the GPU solvers, single and
+  // batched, from the thread that waits on the device, every few
+  // milliseconds. On the GPU the device's work is stopped at its next step
+  // and waited for before the exception goes on to the caller (the Python
+  // module's Ctrl-C: a GPU solve of max_iter steps whose tol was out of reach
+  // held Ctrl-C for its whole length). With it, a persistent solve runs in
+  // launches of interrupt_batch steps, stopped between them. Leave empty for
+  // none.
+  std::function<void()> interrupt;
+  static constexpr int interrupt_batch = 1024;
 
   // Every check that needs no graph: the numbers, the loop, and the
   // device / kernel / pull combination. Throws invalid_argument naming the

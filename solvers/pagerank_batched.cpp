@@ -219,6 +219,7 @@ static void run_block(batched_backend& b, index_t n, const std::vector<source_se
     l1.assign(live.size(), 0.0);
     b.step(l1);
     if (opt.base.progress) opt.base.progress(it, *std::max_element(l1.begin(), l1.end()));
+    if (opt.base.interrupt) opt.base.interrupt();
     res.column_steps += live.size();
     for (std::size_t s = 0; s < live.size(); ++s) {
       if (done[s]) continue;

@@ -37,7 +37,9 @@ struct pagerank_batched_options {
   // them; every column starts from its own v_c). progress: the CPU solve
   // calls it after every step of a block with the block's step and the
   // largest residual of the block's columns (a callback may throw to stop
-  // the solve: the Python module's Ctrl-C); the GPU solve does not call it.
+  // the solve); the GPU solve does not call it. base.interrupt: the CPU solve
+  // calls it after every step, the GPU solve between its batches of steps
+  // (the Python module's Ctrl-C).
   pagerank_options base;
   // At most this many steps between compactions of the block (>= 1); a large
   // value keeps converged columns in the block until the end. The GPU also

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,32 @@ TEST_F(gpu_pagerank_batched, ReusedSolverMatchesFreshSolves) {
     fresh_opt.block_columns = 24;
     EXPECT_LE(max_abs_diff(ranks(r), ranks(pagerank_batched_cuda(g, sources, fresh_opt))), 1e-7);
   }
+}
+
+// An interrupt check that throws ends a batched solve whose tol is out of
+// reach between its batches of steps; the solver object then solves as a
+// fresh one (the Python module's Ctrl-C on the GPU).
+TEST_F(gpu_pagerank_batched, InterruptEndsASolveAndTheSolverGoesOn) {
+  struct stop_solving {};
+  const auto g = make_pagerank_graph<float>(random_graph(3000, 40000, 6), false);
+  pagerank_batched_gpu<float> solver(g, 24);
+  const auto sources = random_sources(g.vertices(), 40, 9);
+  auto endless = options(1e-300, 1000000);
+  const auto start = std::chrono::steady_clock::now();
+  endless.base.interrupt = [&] {
+    if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(50)) throw stop_solving{};
+  };
+  EXPECT_THROW(solver.solve(sources, endless), stop_solving);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  auto opt = options(1e-9, 200);
+  int calls = 0;
+  opt.base.interrupt = [&] { ++calls; };
+  const auto r = solver.solve(sources, opt);
+  EXPECT_GT(calls, 0);
+  expect_columns_match(g, sources, r, opt, 1e-6);
+  auto fresh_opt = options(1e-9, 200);
+  fresh_opt.block_columns = 24;
+  EXPECT_LE(max_abs_diff(ranks(r), ranks(pagerank_batched_cuda(g, sources, fresh_opt))), 1e-7);
 }
 
 // Columns stopped by max_iter keep their last iterate and report it.

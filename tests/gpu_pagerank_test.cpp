@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -750,6 +751,52 @@ TYPED_TEST(gpu_pagerank, PersistentPullStopsAtMaxIter) {
   EXPECT_TRUE(r.converged);
   for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GT(seen[i], seen[i - 1]);
   for (int k : seen) EXPECT_LE(k, r.iterations);
+}
+
+// An interrupt check that throws ends a solve whose tol is out of reach (a
+// million steps) on every pull and loop within a second, the device stopped
+// first: the same solver then solves as before, to the bit. One that never
+// throws changes nothing (the persistent pull then runs in launches of
+// interrupt_batch steps: the same bits as one launch). Without it the Python
+// module's Ctrl-C waited for max_iter steps.
+struct stop_solving {};
+
+TYPED_TEST(gpu_pagerank, InterruptEndsALongSolveAndTheSolverGoesOn) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(long_rows_graph(3000), false);
+  for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused, pagerank_pull::persistent}) {
+    pagerank_cuda<T> s(g, spmv_kernel::automatic, pull);
+    ASSERT_EQ(s.pull(), pull);
+    for (pagerank_loop loop : {pagerank_loop::graph_while, pagerank_loop::check_every}) {
+      for (pagerank_accel accel : {pagerank_accel::none, pagerank_accel::automatic}) {
+        const std::string at =
+            std::string(name(pull)) + " " + std::string(name(loop)) + " " + std::string(name(accel));
+        pagerank_options o = plain_steps();
+        o.loop = loop;
+        o.accelerate = accel;
+        o.check_interval = 64;
+        const auto before = s.solve(o);
+        pagerank_options quiet = o;
+        int calls = 0;
+        quiet.interrupt = [&] { ++calls; };
+        const auto with_check = s.solve(quiet);
+        EXPECT_TRUE(same_bits(before, with_check)) << at;
+        EXPECT_TRUE(with_check.converged) << at;
+
+        pagerank_options endless = o;
+        endless.tol = 1e-300;
+        endless.max_iter = 1000000;
+        const auto start = std::chrono::steady_clock::now();
+        endless.interrupt = [&] {
+          if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(50)) throw stop_solving{};
+        };
+        EXPECT_THROW(s.solve(endless), stop_solving) << at;
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        EXPECT_LT(took, 1.0) << at;
+        EXPECT_TRUE(same_bits(before, s.solve(o))) << at << ": the solve after the interrupted one";
+      }
+    }
+  }
 }
 
 // A graph in the band where auto's model is unsure (model_band), in float

@@ -202,6 +202,13 @@ TEST(pagerank_batched, ProgressAfterEveryStepAndAThrowStops) {
     if (k == 3) throw stop{};
   };
   EXPECT_THROW(pagerank_batched_cpu(g, sources, opt), stop);
+  opt.base.progress = nullptr;  // base.interrupt: after every step too
+  int steps = 0;
+  opt.base.interrupt = [&] {
+    if (++steps == 4) throw stop{};
+  };
+  EXPECT_THROW(pagerank_batched_cpu(g, sources, opt), stop);
+  EXPECT_EQ(steps, 4);
 }
 
 // The GPU solver's widening of copied-out columns: pieces that span column

@@ -1150,6 +1150,25 @@ TYPED_TEST(pagerank_cpu_variants, ProgressEveryIteration) {
   EXPECT_EQ(seen.back().second, r.residual);
 }
 
+// interrupt: after every step (after progress); what it throws ends the solve.
+TYPED_TEST(pagerank_cpu_variants, InterruptAfterEveryStepAndAThrowStops) {
+  using T = TypeParam;
+  const auto g = make_pagerank_graph<T>(random_graph(100, 600, 29), false);
+  pagerank_options o;
+  int calls = 0;
+  o.interrupt = [&] { ++calls; };
+  const auto r = pagerank_cpu(g, o);
+  EXPECT_EQ(calls, r.iterations);
+  struct stop {};
+  o.tol = 1e-300;
+  o.max_iter = 1000000;
+  o.interrupt = [&] {
+    if (--calls == 0) throw stop{};
+  };
+  calls = 5;
+  EXPECT_THROW(pagerank_cpu(g, o), stop);
+}
+
 // ---- options ------------------------------------------------------------------------------
 
 TEST(pagerank_options, Validation) {

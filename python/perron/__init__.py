@@ -442,8 +442,10 @@ def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_ite
     than auto on slowly mixing graphs, a dearer run), an
     extrapolation after every accelerate_every plain steps (fewer steps where mixing is slow;
     convergence is still decided by a plain step, so the result meets tol as without it;
-    info.extrapolations counts those applied). The solve releases the GIL; on the CPU, Ctrl-C
-    (KeyboardInterrupt on the main thread) ends it after the step under way.
+    info.extrapolations counts those applied). The solve releases the GIL; Ctrl-C
+    (KeyboardInterrupt on the main thread) ends it within about 0.1 s: on the CPU after the
+    step under way, on the GPU once the device has stopped at its next step (the persistent
+    pull's at the end of its launch of up to 1024 steps).
     """
     nodes = index = None
     if _is_networkx(A):
@@ -563,7 +565,7 @@ def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=N
     its own when its L1 change falls below tol. device, precision, weighted, alpha,
     tol and max_iter as for pagerank() (device="auto": the device predicted to answer
     first for this many sets; info.device_choice says why). The solve releases the GIL;
-    on the CPU, Ctrl-C ends it after the step under way.
+    Ctrl-C ends it after the step under way (on the GPU, after its batch of up to 8 steps).
     """
     nodes = index = None
     if _is_networkx(A):

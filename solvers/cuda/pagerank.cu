@@ -485,27 +485,58 @@ struct pagerank_cuda<T>::impl {
 
   // Blocks until `done` has happened (the stream is idle when null); with a
   // progress callback, polls the mapped progress record meanwhile (reading
-  // it needs no synchronization).
+  // it needs no synchronization); with an interrupt check, runs it at every
+  // poll (what it throws goes on to solve(), which stops the device).
   void wait(const pagerank_options& opt, const cuda::event* done = nullptr) {
-    if (opt.progress) {
+    if (opt.progress || opt.interrupt) {
       int shown = 0;
+      using clock = std::chrono::steady_clock;
+      const auto begin = clock::now();
       for (;;) {
         const cudaError_t q = done ? cudaEventQuery(done->get()) : cudaStreamQuery(stream.get());
         if (q == cudaSuccess) break;
         if (q != cudaErrorNotReady) PERRON_CUDA_CHECK(q);
         const volatile pagerank_progress* p = h_progress.data();
         const int k = p->iteration;
-        if (k > shown) {
+        if (opt.progress && k > shown) {
           shown = k;
           opt.progress(k, p->residual);
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        if (opt.interrupt) opt.interrupt();
+        // Polled without a pause for the first millisecond, then every
+        // twentieth of the time waited (50 us to 2 ms): a fixed 2 ms sleep
+        // held a 0.15 ms solve (the module's, which polls for Ctrl-C) for
+        // 2 ms; a long solve costs a few hundred polls a second.
+        const auto waited = clock::now() - begin;
+        if (waited < std::chrono::milliseconds(1))
+          std::this_thread::yield();
+        else
+          std::this_thread::sleep_for(std::clamp<clock::duration>(waited / 20, std::chrono::microseconds(50),
+                                                                  std::chrono::milliseconds(2)));
       }
     }
     if (done)
       done->synchronize();
     else
       stream.synchronize();
+  }
+
+  // A solve abandoned while the device runs it (an interrupt check threw):
+  // its max_iter set to 0 in the device's state, which every step's close
+  // reads (close_step: the graph's WHILE loop and the host's batches end at
+  // the next step; a persistent launch at its batch's end), written from a
+  // stream of its own since the solve's is busy; then the solve's stream
+  // waited for, so that nothing of it runs on into the next solve or into
+  // freed memory. Errors are dropped: the exception under way says why.
+  void abandon() noexcept {
+    cudaStream_t side = nullptr;
+    static const int zero = 0;
+    if (cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking) == cudaSuccess) {
+      cudaMemcpyAsync(&d_state.data()->max_iter, &zero, sizeof zero, cudaMemcpyHostToDevice, side);
+      cudaStreamSynchronize(side);
+      cudaStreamDestroy(side);
+    }
+    cudaStreamSynchronize(stream.get());
   }
 
   // layout: a remembered pattern pull's layout (pagerank_cuda::layout(); "": trial it).
@@ -1137,14 +1168,20 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
   }
   if (opt.accelerate == pagerank_accel::rre) device_bytes_ += m.accel->ensure_window();
   // The persistent pull loops in its kernel: one launch per solve (graph_while's
-  // one wait), or per check_interval steps when check_every is asked for.
+  // one wait), or per check_interval steps when check_every is asked for, or
+  // per interrupt_batch steps under an interrupt check (a launch cannot be
+  // stopped midway; the same steps and bits as one launch).
   const bool check_every = !opt.use_graphs || opt.loop == pagerank_loop::check_every;
-  const pagerank_loop loop = !persistent   ? m.choose_loop(opt, accelerating, res)
-                             : check_every ? pagerank_loop::check_every
-                                           : pagerank_loop::graph_while;
+  const bool interruptible = persistent && !check_every && opt.interrupt;
+  const int persistent_batch = check_every ? opt.check_interval : pagerank_options::interrupt_batch;
+  const pagerank_loop loop = !persistent                    ? m.choose_loop(opt, accelerating, res)
+                             : check_every || interruptible ? pagerank_loop::check_every
+                                                            : pagerank_loop::graph_while;
   if (persistent)
-    res.loop_note = check_every ? "one persistent kernel per batch of steps (no CUDA graph)"
-                                : "one persistent kernel runs every step (no CUDA graph)";
+    res.loop_note = check_every     ? "one persistent kernel per batch of steps (no CUDA graph)"
+                    : interruptible ? "one persistent kernel per " + std::to_string(persistent_batch) +
+                                          " steps, the interrupt check run between them (no CUDA graph)"
+                                    : "one persistent kernel runs every step (no CUDA graph)";
   res.loop = loop;
   const typename impl::body batch =
       accelerating ? typename impl::body{opt.accelerate_every, opt.accelerate, opt.accelerate_every}
@@ -1223,38 +1260,47 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
       ex.rre_w = w.w;
     }
   }
-  if (loop == pagerank_loop::graph_while) {
-    // The whole loop, the state and the ranks: one launch, one wait.
-    if (persistent)
-      m.persistent->launch_solve(m.d_state.data(), m.start.state.report_progress ? m.d_progress : nullptr,
-                                 INT_MAX, ex, start_in_kernel ? &fresh : nullptr);
-    else
-      PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
-    m.fetch(true, chunks, &m.ev_stop, persistent);
-    allocate_rank();
-    wait(opt, &m.ev_chunk[0]);  // the state and the first piece of the ranks
-    res.host_syncs = 1;
-  } else {
-    const pagerank_options no_progress;
-    for (;;) {
-      if (persistent) {
-        m.persistent->launch_solve(m.d_state.data(), nullptr, opt.check_interval, ex,
-                                   start_in_kernel && res.host_syncs == 0 ? &fresh : nullptr);
-      } else if (batch_graph) {
-        PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
-      } else {
-        m.launch_body(batch, typename impl::conditions{});
+  // What the interrupt check throws while the device runs the solve stops
+  // the device first (abandon).
+  try {
+    if (loop == pagerank_loop::graph_while) {
+      // The whole loop, the state and the ranks: one launch, one wait.
+      if (persistent)
+        m.persistent->launch_solve(m.d_state.data(), m.start.state.report_progress ? m.d_progress : nullptr,
+                                   INT_MAX, ex, start_in_kernel ? &fresh : nullptr);
+      else
+        PERRON_CUDA_CHECK(cudaGraphLaunch(m.while_exec.get(), m.stream.get()));
+      m.fetch(true, chunks, &m.ev_stop, persistent);
+      allocate_rank();
+      wait(opt, &m.ev_chunk[0]);  // the state and the first piece of the ranks
+      res.host_syncs = 1;
+    } else {
+      pagerank_options no_progress;  // the check's wait polls for the interrupt check alone
+      no_progress.interrupt = opt.interrupt;
+      for (;;) {
+        if (persistent) {
+          m.persistent->launch_solve(m.d_state.data(), nullptr, persistent_batch, ex,
+                                     start_in_kernel && res.host_syncs == 0 ? &fresh : nullptr);
+        } else if (batch_graph) {
+          PERRON_CUDA_CHECK(cudaGraphLaunch(m.batch_exec.get(), m.stream.get()));
+        } else {
+          m.launch_body(batch, typename impl::conditions{});
+        }
+        m.fetch(true, 0);
+        if (res.host_syncs == 0) allocate_rank();
+        wait(no_progress, nullptr);
+        ++res.host_syncs;
+        if (opt.progress) opt.progress(hs.iteration, hs.residual);
+        if (opt.interrupt) opt.interrupt();  // between batches too: a short one's wait may not poll
+        if (hs.done) break;
       }
-      m.fetch(true, 0);
-      if (res.host_syncs == 0) allocate_rank();
-      wait(no_progress, nullptr);
-      ++res.host_syncs;
-      if (opt.progress) opt.progress(hs.iteration, hs.residual);
-      if (hs.done) break;
+      m.ev_stop.record(m.stream.get());
+      m.fetch(false, chunks);
+      ++res.host_syncs;  // receive_rank() below
     }
-    m.ev_stop.record(m.stream.get());
-    m.fetch(false, chunks);
-    ++res.host_syncs;  // receive_rank() below
+  } catch (...) {
+    m.abandon();
+    throw;
   }
   const auto received = clock::now();
   m.receive_rank(chunks, res);  // every event recorded above has completed after this

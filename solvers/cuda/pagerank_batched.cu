@@ -1007,6 +1007,17 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
   for (;;) {
     widen_landed(res, true);  // copies queued before the batch: widened while it runs
     wait_check();
+    // Between batches (at most max_check_steps steps) the device is idle but
+    // for the column copies: those are waited for before the exception goes on.
+    if (opt.base.interrupt) {
+      try {
+        opt.base.interrupt();
+      } catch (...) {
+        cudaStreamSynchronize(copy_stream.get());
+        cudaStreamSynchronize(stream.get());
+        throw;
+      }
+    }
     tail_begin = std::chrono::steady_clock::now();
     extract(res);
     if (std::none_of(pending.begin(), pending.end(), [](std::uint8_t p) { return p != 0; })) {

@@ -499,15 +499,17 @@ def test_scalar_keywords_are_checked_and_named():
     assert perron.pagerank(A, max_iter=np.int64(3), device="cpu")[1].iterations <= 3
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("batched", [False, True])
-def test_ctrl_c_ends_a_long_cpu_solve(batched):
+def test_ctrl_c_ends_a_long_solve(batched, device):
     # the solve ran with the GIL released and looked at no signal: Ctrl-C waited for max_iter steps
-    # (here 30-100 s; with max_iter=2**31 - 1 and a tol out of reach, days)
+    # (here 30-100 s; with max_iter=2**31 - 1 and a tol out of reach, days); on the GPU too, whose
+    # solvers now stop the device at their next step (a persistent solve at its batch's end)
     import signal
     import threading
     import time
     A = perron.read_matrix(DATA / "wb-cs-stanford.mtx", cache=False)
-    kw = dict(tol=1e-300, max_iter=10**6, precision="double", device="cpu")
+    kw = dict(tol=1e-300, max_iter=10**6, precision="double", device=device)
     timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
@@ -522,9 +524,9 @@ def test_ctrl_c_ends_a_long_cpu_solve(batched):
     finally:
         timer.cancel()
     assert time.monotonic() - start < 5
-    ranks, info = perron.pagerank(A, device="cpu")  # the next solve runs as before
+    ranks, info = perron.pagerank(A, device=device)  # the next solve runs as before
     assert info.converged and abs(ranks.sum() - 1) < 1e-5
-    R, info = perron.pagerank_batched(A, [[0]], device="cpu")
+    R, info = perron.pagerank_batched(A, [[0]], device=device)
     assert info.converged.all() and abs(R.sum() - 1) < 1e-5
 
 

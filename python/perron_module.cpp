@@ -134,11 +134,6 @@ py::list names_list(const std::vector<std::string>& name) {
   return out;
 }
 
-// Reads a matrix file (Matrix Market, .gz, .tar.gz, SNAP) into CSR arrays,
-// duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market),
-// a list of str for an edge list of vertex names;
-// undirected: every arc also reversed (io::read_options::undirected);
-// bipartite: the two columns as two sets of vertices (io::read_options::bipartite).
 // Ctrl-C while a read waits on a pipe or a named pipe (a writer that never
 // writes): the read runs check() every 0.1 s (io/interrupt.hpp), which takes
 // the GIL and lets Python run its signal handlers; what they raise is kept
@@ -180,6 +175,11 @@ class raised_in_read {
   PyObject *type_ = nullptr, *value_ = nullptr, *trace_ = nullptr;
 };
 
+// Reads a matrix file (Matrix Market, .gz, .tar.gz, SNAP) into CSR arrays,
+// duplicates summed; labels: SNAP's original vertex ids (empty for Matrix Market),
+// a list of str for an edge list of vertex names;
+// undirected: every arc also reversed (io::read_options::undirected);
+// bipartite: the two columns as two sets of vertices (io::read_options::bipartite).
 py::tuple read_matrix(const std::string& path, bool cache, bool undirected, bool names, bool bipartite) {
   const team_scope team(process_team());  // a core left to the machine's other work
   io::read_options opt;

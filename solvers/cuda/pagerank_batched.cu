@@ -1003,36 +1003,41 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
     check_time[check_parity].record(stream.get());
   };
   gap_timed = false;  // the first batch follows no check
-  queue_batch();
-  for (;;) {
-    widen_landed(res, true);  // copies queued before the batch: widened while it runs
-    wait_check();
-    // Between batches (at most max_check_steps steps) the device is idle but
-    // for the column copies: those are waited for before the exception goes on.
-    if (opt.base.interrupt) {
-      try {
-        opt.base.interrupt();
-      } catch (...) {
-        cudaStreamSynchronize(copy_stream.get());
-        cudaStreamSynchronize(stream.get());
-        throw;
-      }
-    }
-    tail_begin = std::chrono::steady_clock::now();
-    extract(res);
-    if (std::none_of(pending.begin(), pending.end(), [](std::uint8_t p) { return p != 0; })) {
-      issue_copies();
-      break;
-    }
-    if (since >= opt.compact_every && compact()) {
-      ++res.compactions;
-      since = 0;
-    }
+  const auto unmark = [&] {
+    mark_teleport<<<cuda::grid_for(static_cast<std::size_t>(tv), threads, "teleport"), threads, 0,
+                    stream.get()>>>(row_of.data(), vertex.data(), tv, 0);
+  };
+  // A solve abandoned between its batches (an interrupt check threw; the
+  // device is then idle but for the column copies) or by an error: its
+  // teleport marks cleared, or the solver's next solve teleports to this
+  // one's sources too (its columns were wrong by up to 7e14 on the H100,
+  // session 106), and its copies waited for before the exception goes on.
+  try {
     queue_batch();
-    issue_copies();
+    for (;;) {
+      widen_landed(res, true);  // copies queued before the batch: widened while it runs
+      wait_check();
+      if (opt.base.interrupt) opt.base.interrupt();
+      tail_begin = std::chrono::steady_clock::now();
+      extract(res);
+      if (std::none_of(pending.begin(), pending.end(), [](std::uint8_t p) { return p != 0; })) {
+        issue_copies();
+        break;
+      }
+      if (since >= opt.compact_every && compact()) {
+        ++res.compactions;
+        since = 0;
+      }
+      queue_batch();
+      issue_copies();
+    }
+  } catch (...) {
+    unmark();
+    cudaStreamSynchronize(copy_stream.get());
+    cudaStreamSynchronize(stream.get());
+    throw;
   }
-  mark_teleport<<<cuda::grid_for(static_cast<std::size_t>(tv), threads, "teleport"), threads, 0,
-                  stream.get()>>>(row_of.data(), vertex.data(), tv, 0);
+  unmark();
   PERRON_CUDA_CHECK_LAUNCH("batched pagerank mark_teleport");
   const auto w = static_cast<std::size_t>(live);
   PERRON_CUDA_CHECK(cudaMemcpyAsync(h_iterations.data(), iterations.data(), w * sizeof(int),

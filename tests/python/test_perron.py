@@ -509,18 +509,22 @@ def test_ctrl_c_ends_a_long_solve(batched, device):
     import threading
     import time
     A = perron.read_matrix(DATA / "wb-cs-stanford.mtx", cache=False)
-    kw = dict(tol=1e-300, max_iter=10**6, precision="double", device=device)
+    # a ring of 20000 vertices and one chord, alpha 0.99999: every eigenvalue of its walk on the unit
+    # circle, so the iterates change for about a million steps (on wb-cs-stanford the GPU's iterates
+    # reached their fixed point, a residual of 0 that meets any tol, before the Ctrl-C came)
+    n = 20000
+    ring = sp.csr_matrix((np.ones(n + 1), (np.r_[np.arange(n), 0], np.r_[np.arange(1, n + 1) % n, n // 2])),
+                         shape=(n, n))
+    kw = dict(alpha=0.99999, tol=1e-300, max_iter=10**6, precision="double", device=device)
     timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             if batched:
-                # a set of one vertex reaches tol 1e-300 (its far ranks decay as 0.85^k: 4232 steps,
-                # 0.19 s, before the Ctrl-C came); one of every vertex stays at rounding's change
-                perron.pagerank_batched(A, [[0], [1], list(range(A.shape[0]))], **kw)
+                perron.pagerank_batched(ring, [[0], [1], list(range(n))], **kw)
             else:
-                perron.pagerank(A, accelerate="none", **kw)
+                perron.pagerank(ring, accelerate="none", **kw)
     finally:
         timer.cancel()
     assert time.monotonic() - start < 5

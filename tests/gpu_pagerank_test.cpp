@@ -763,7 +763,18 @@ struct stop_solving {};
 
 TYPED_TEST(gpu_pagerank, InterruptEndsALongSolveAndTheSolverGoesOn) {
   using T = TypeParam;
-  const auto g = make_pagerank_graph<T>(long_rows_graph(3000), false);
+  // A ring of 3000 vertices and a chord: every eigenvalue of its walk on the
+  // unit circle, so at alpha 0.99999 the iterates change for about a million
+  // steps (a random graph's reached their fixed point, a residual of 0 that
+  // meets any tol, within 50 ms on the H100, session 106).
+  coo_matrix<double> ring;
+  ring.rows = ring.cols = 3000;
+  for (index_t i = 0; i <= ring.rows; ++i) {
+    ring.row_idx.push_back(i < ring.rows ? i : 0);
+    ring.col_idx.push_back(i < ring.rows ? (i + 1) % ring.rows : ring.rows / 2);
+    ring.values.push_back(1.0);
+  }
+  const auto g = make_pagerank_graph<T>(ring, false);
   for (pagerank_pull pull : {pagerank_pull::spmv, pagerank_pull::fused, pagerank_pull::persistent}) {
     pagerank_cuda<T> s(g, spmv_kernel::automatic, pull);
     ASSERT_EQ(s.pull(), pull);
@@ -782,8 +793,12 @@ TYPED_TEST(gpu_pagerank, InterruptEndsALongSolveAndTheSolverGoesOn) {
         const auto with_check = s.solve(quiet);
         EXPECT_TRUE(same_bits(before, with_check)) << at;
         EXPECT_TRUE(with_check.converged) << at;
+        // The persistent pull's batches send the ranks with the state: one
+        // sync ends a solve of one batch, as without the check.
+        EXPECT_EQ(with_check.host_syncs, before.host_syncs) << at;
 
         pagerank_options endless = o;
+        endless.alpha = 0.99999;
         endless.tol = 1e-300;
         endless.max_iter = 1000000;
         const auto start = std::chrono::steady_clock::now();
@@ -2274,6 +2289,20 @@ TYPED_TEST(gpu_pagerank_accel, SolvesStartFreshAfterAnyStop) {
         EXPECT_FALSE(st.converged) << what;
         EXPECT_TRUE(same_result(s.solve(acc), a0)) << what;
         EXPECT_TRUE(same_result(s.solve(plain), p0)) << what;
+        // Under an interrupt check that never throws (the persistent pull in
+        // launches of interrupt_batch steps, each sending the ranks with the
+        // state): the same results and, for the one-wait loop, one sync.
+        pagerank_options checked = plain, stopped_checked = stopped;
+        checked.interrupt = stopped_checked.interrupt = [] {};
+        const auto pc = s.solve(checked);
+        EXPECT_TRUE(same_result(pc, p0)) << what << " with an interrupt check";
+        if (loop == pagerank_loop::graph_while) {
+          EXPECT_EQ(pc.host_syncs, 1u) << what;
+        }
+        const auto sc = s.solve(stopped_checked);
+        EXPECT_EQ(sc.iterations, 3) << what << " with an interrupt check";
+        EXPECT_FALSE(sc.converged) << what;
+        EXPECT_TRUE(same_result(s.solve(plain), p0)) << what << " after the checked solves";
         EXPECT_EQ(p0.extrapolations, 0) << what;
         EXPECT_TRUE(p0.converged) << what;
       }

@@ -1286,17 +1286,26 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
         } else {
           m.launch_body(batch, typename impl::conditions{});
         }
-        m.fetch(true, 0);
+        // A batch under the interrupt check alone sends the ranks with the
+        // state, as the one-launch solve does: nearly every solve ends in its
+        // first batch, and one sync, not two, ends it (a batch that does not
+        // end sends them for nothing, once per interrupt_batch steps).
+        if (interruptible)
+          m.fetch(true, chunks, &m.ev_stop, true);
+        else
+          m.fetch(true, 0);
         if (res.host_syncs == 0) allocate_rank();
-        wait(no_progress, nullptr);
+        wait(no_progress, interruptible ? &m.ev_chunk[0] : nullptr);
         ++res.host_syncs;
         if (opt.progress) opt.progress(hs.iteration, hs.residual);
         if (opt.interrupt) opt.interrupt();  // between batches too: a short one's wait may not poll
         if (hs.done) break;
       }
-      m.ev_stop.record(m.stream.get());
-      m.fetch(false, chunks);
-      ++res.host_syncs;  // receive_rank() below
+      if (!interruptible) {
+        m.ev_stop.record(m.stream.get());
+        m.fetch(false, chunks);
+        ++res.host_syncs;  // receive_rank() below
+      }
     }
   } catch (...) {
     m.abandon();

@@ -123,8 +123,17 @@ def _graph_arrays(A, weighted):
         _check_memory(n, len(indices))
         values = _np.ones(len(indices)) if weighted else _no_values
         return n, _index_array(indptr), _index_array(indices), values, False
+    if isinstance(A, _np.ndarray):  # a dense adjacency matrix (np.matrix too): its nonzeros are the arcs
+        if A.ndim != 2:
+            raise ValueError(f"A as a numpy array is a dense adjacency matrix, 2-D; got shape {A.shape}")
+        if A.dtype.kind not in "biufc":  # (strings, dates and objects: as in a sparse A, refused)
+            raise TypeError(f"A must hold numbers, got dtype {A.dtype}")
+        if A.shape[0] != A.shape[1]:
+            raise ValueError(f"PageRank needs a square adjacency matrix, got {A.shape[0]} x {A.shape[1]}")
+        A = _sp.csr_matrix(A)
     if not _sp.issparse(A):
-        raise ValueError("A must be a scipy.sparse matrix or an (indptr, indices) tuple")
+        raise ValueError("A must be a scipy.sparse matrix, a 2-D numpy array, an (indptr, indices) tuple or a "
+                         f"networkx graph; got {type(A).__name__}")
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"PageRank needs a square adjacency matrix, got {A.shape[0]} x {A.shape[1]}")
     if A.shape[0] == 0:
@@ -420,8 +429,8 @@ def _vertex_vector(v, n, what, nodes=None, index=None):
 def pagerank(A, alpha=0.85, personalization=None, nstart=None, tol=1e-6, max_iter=1000, weighted=None,
              device="auto", precision="float", kernel="auto", pull="auto", accelerate="auto",
              accelerate_every=10):
-    """PageRank of the graph whose adjacency matrix is A (A[i, j] != 0: an arc i -> j), or of
-    the networkx graph A (Graph, DiGraph and their multigraphs: an undirected edge both ways).
+    """PageRank of the graph whose adjacency matrix is A (A[i, j] != 0: an arc i -> j; scipy
+    sparse, or a dense 2-D numpy array), or of the networkx graph A (Graph, DiGraph and their multigraphs: an undirected edge both ways).
 
     Returns (ranks, info): a numpy array of n ranks summing to 1, and a PageRankInfo; for a
     networkx graph, ranks is a dict {node: rank} as networkx.pagerank returns, personalization

@@ -40,13 +40,13 @@ def random_digraph(n, links, seed):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "tuple"])
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "tuple", "dense"])
 def test_pagerank_matches_networkx(device, fmt):
     A = random_digraph(300, 1500, 7)
     A.data[:] = 1.0  # duplicates summed by tocsr: networkx keeps one unweighted arc
     A = (A != 0).astype(np.float64)
     want = nx_ranks(A)
-    given = (A.indptr, A.indices) if fmt == "tuple" else A.asformat(fmt)
+    given = (A.indptr, A.indices) if fmt == "tuple" else A.toarray() if fmt == "dense" else A.asformat(fmt)
     ranks, info = perron.pagerank(given, tol=1e-12, precision="double", device=device)
     assert info.converged and info.device == device
     assert ranks.shape == (300,)
@@ -209,8 +209,8 @@ def test_bad_arguments_raise_value_error():
         perron.pagerank(A, precision="half", device="cpu")
     with pytest.raises(ValueError, match="device"):
         perron.pagerank(A, device="tpu")
-    with pytest.raises(ValueError):
-        perron.pagerank(np.eye(3))
+    with pytest.raises(ValueError, match="got list"):  # (a numpy array is a dense adjacency matrix)
+        perron.pagerank([[1, 0], [0, 1]])
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -532,6 +532,31 @@ def test_ctrl_c_ends_a_long_solve(batched, device):
     assert info.converged and abs(ranks.sum() - 1) < 1e-5
     R, info = perron.pagerank_batched(A, [[0]], device=device)
     assert info.converged.all() and abs(R.sum() - 1) < 1e-5
+
+
+def test_a_dense_adjacency_matrix_is_taken_as_its_nonzeros():
+    # a numpy array was refused ("A must be a scipy.sparse matrix or an (indptr, indices) tuple")
+    A = np.array([[0, 2.0, 1], [1, 0, 0], [0, 3, 0]])
+    for weighted in (False, True):
+        want, _ = perron.pagerank(sp.csr_matrix(A), weighted=weighted, tol=1e-12, precision="double", device="cpu")
+        for given in (A, A.astype(np.int32), A.astype(bool)):
+            if weighted and given.dtype == bool:
+                continue
+            got, _ = perron.pagerank(given, weighted=weighted, tol=1e-12, precision="double", device="cpu")
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
+    R, _ = perron.pagerank_batched(A, [[0], [2]], tol=1e-12, precision="double", device="cpu")
+    for c, v in enumerate([0, 2]):
+        want, _ = perron.pagerank(sp.csr_matrix(A), personalization={v: 1}, tol=1e-12, precision="double",
+                                  device="cpu")
+        np.testing.assert_allclose(R[:, c], want, rtol=0, atol=1e-10)
+    with pytest.raises(ValueError, match="square adjacency matrix, got 2 x 3"):
+        perron.pagerank(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="2-D; got shape \\(3,\\)"):
+        perron.pagerank(np.ones(3))
+    with pytest.raises(TypeError, match="must hold numbers, got dtype <U1"):
+        perron.pagerank(np.array([["a", "b"], ["c", "d"]]))
+    with pytest.raises(ValueError, match="a 2-D numpy array, an \\(indptr, indices\\) tuple or a networkx graph; got list"):
+        perron.pagerank([[0, 1], [1, 0]])
 
 
 def test_bad_weights_name_the_arc_as_the_caller_numbers_it():

@@ -126,11 +126,9 @@ def _graph_arrays(A, weighted):
     if isinstance(A, _np.ndarray):  # a dense adjacency matrix (np.matrix too): its nonzeros are the arcs
         if A.ndim != 2:
             raise ValueError(f"A as a numpy array is a dense adjacency matrix, 2-D; got shape {A.shape}")
-        if A.dtype.kind not in "biufc":  # (strings, dates and objects: as in a sparse A, refused)
+        if A.dtype.kind not in "biufc":  # (strings, dates and objects: refused before scipy casts them)
             raise TypeError(f"A must hold numbers, got dtype {A.dtype}")
-        if A.shape[0] != A.shape[1]:
-            raise ValueError(f"PageRank needs a square adjacency matrix, got {A.shape[0]} x {A.shape[1]}")
-        A = _sp.csr_matrix(A)
+        A = _sp.csr_matrix(A)  # (its shape checked below, as a sparse A's)
     if not _sp.issparse(A):
         raise ValueError("A must be a scipy.sparse matrix, a 2-D numpy array, an (indptr, indices) tuple or a "
                          f"networkx graph; got {type(A).__name__}")

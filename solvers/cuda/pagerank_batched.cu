@@ -971,17 +971,26 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
   upload_async(ptr, tl.ptr, stream.get());
   upload_async(slot, tl.slot, stream.get());
   upload_async(weight, tl.weight, stream.get());
+  const auto unmark = [&] {
+    mark_teleport<<<cuda::grid_for(static_cast<std::size_t>(tv), threads, "teleport"), threads, 0,
+                    stream.get()>>>(row_of.data(), vertex.data(), tv, 0);
+  };
   mark_teleport<<<cuda::grid_for(static_cast<std::size_t>(tv), threads, "teleport"), threads, 0,
                   stream.get()>>>(row_of.data(), vertex.data(), tv, 1);
   const T r0 = static_cast<T>(1.0 / static_cast<double>(n));
   // dangling_0 = sum over the dangling vertices of the stored start value, as a single solve takes it
   const double coef0 =
       opt.base.alpha * static_cast<double>(dangling_count) * double(r0) + (1.0 - opt.base.alpha);
-  begin_columns<<<1, threads, 0, stream.get()>>>(cols(), outs(), k, live, coef0);
   const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(k);
-  fill_block<T><<<cuda::grid_for(count, threads, 4 * max_blocks), threads, 0, stream.get()>>>(
-      r.data(), layout(k), live, r0);
-  PERRON_CUDA_CHECK_LAUNCH("batched pagerank start");
+  try {  // from the marks on, a failure clears them (below)
+    begin_columns<<<1, threads, 0, stream.get()>>>(cols(), outs(), k, live, coef0);
+    fill_block<T><<<cuda::grid_for(count, threads, 4 * max_blocks), threads, 0, stream.get()>>>(
+        r.data(), layout(k), live, r0);
+    PERRON_CUDA_CHECK_LAUNCH("batched pagerank start");
+  } catch (...) {
+    unmark();
+    throw;
+  }
 
   int steps = 0, since = 0;                            // steps queued; steps since the last compaction
   auto tail_begin = std::chrono::steady_clock::now();  // the last batch's steps done
@@ -1003,10 +1012,6 @@ void pagerank_batched_gpu<T>::impl::run_block(const std::vector<source_set>& sou
     check_time[check_parity].record(stream.get());
   };
   gap_timed = false;  // the first batch follows no check
-  const auto unmark = [&] {
-    mark_teleport<<<cuda::grid_for(static_cast<std::size_t>(tv), threads, "teleport"), threads, 0,
-                    stream.get()>>>(row_of.data(), vertex.data(), tv, 0);
-  };
   // A solve abandoned between its batches (an interrupt check threw; the
   // device is then idle but for the column copies) or by an error: its
   // teleport marks cleared, or the solver's next solve teleports to this

@@ -109,6 +109,7 @@ class first_again final : public detail::text_windows {
   const detail::read_stats& stats() const override { return w_.stats(); }
   unsigned busy_threads() const override { return w_.busy_threads(); }
   std::uint64_t size_hint() const override { return w_.size_hint(); }
+  bool views_persist() const override { return w_.views_persist(); }
 
  private:
   detail::text_windows& w_;

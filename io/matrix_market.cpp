@@ -773,7 +773,13 @@ mm_matrix parse_matrix_market_windows(text_windows& windows, const std::string& 
   const parsed_header ph = parse_header(text, name);
   const char* end = text.data() + text.size();
   if (ph.h.coordinate) return parse_coordinate(ph, end, windows, name, opt);
+  // A dense array is parsed from one text. The first window is copied before
+  // the next call, which may reuse its buffer: gzip windows refill theirs
+  // (a dense array .mtx.gz of more than one window read its first window's
+  // bytes overwritten: "value '\x004637' is not a number", session 107).
+  // A text read whole is one window that stays valid: parsed in place.
   std::string whole;
+  if (!windows.views_persist()) whole.assign(text);
   for (std::string_view w = windows.next(); !w.empty(); w = windows.next()) {
     if (whole.empty()) whole.assign(text);
     whole.append(w);

@@ -123,6 +123,9 @@ class text_windows {
   // About how many bytes of text all windows hold (0: unknown), for reserving
   // the parse's arrays once instead of growing them window by window.
   virtual std::uint64_t size_hint() const { return 0; }
+  // Whether every view next() returned stays valid while the windows live
+  // (text in memory), not only until the next call (buffers refilled).
+  virtual bool views_persist() const { return false; }
   // The parse's thread count for `requested` (0: all).
   unsigned parse_threads(unsigned requested) const {
     const unsigned t = thread_count(requested);
@@ -136,6 +139,7 @@ class whole_text final : public text_windows {
   explicit whole_text(std::string_view text) : text_(text) { stats_.text_bytes = text.size(); }
   std::string_view next() override { return std::exchange(text_, std::string_view()); }
   const read_stats& stats() const override { return stats_; }
+  bool views_persist() const override { return true; }
 
  private:
   std::string_view text_;

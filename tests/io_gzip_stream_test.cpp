@@ -138,6 +138,49 @@ TEST_F(io_gzip_stream, LongRunOfBlankLinesStreams) {
   EXPECT_LT(peak_rss_kib() - before, 96 << 10) << "KiB of peak memory for 192 MiB of blanks";
 }
 
+// A dense array of many windows, in every symmetry: parsed from one text,
+// whose first window was read after the next call had refilled its buffer
+// ("value '\x004637' is not a number" on a 26 MB array, session 107).
+TEST_F(io_gzip_stream, DenseArrayOfManyWindows) {
+  for (const std::string symmetry : {"general", "symmetric"}) {
+    const std::string f = path("array-" + symmetry + ".mtx.gz");
+    const int n = 300;
+    std::string body = "%%MatrixMarket matrix array real " + symmetry + "\n% a comment\n" +
+                       std::to_string(n) + " " + std::to_string(n) + "\n";
+    for (int j = 0; j < n; ++j)
+      for (int i = symmetry == "general" ? 0 : j; i < n; ++i)
+        body += (i + 2 * j) % 7 == 0 ? "0\n" : std::to_string(i * n + j + 1) + ".25\n";
+    write_gz(f, {{body, 1}});
+    io::read_options opt;
+    opt.cache.enabled = false;
+    const io::loaded_matrix whole = io::parse_matrix(body, f, opt);
+    ASSERT_GT(whole.matrix.nnz(), 0u);
+    // The inflater on a thread of its own, and the parallel one inflating
+    // in next() into the one buffer (the file above a tuned minimum size).
+    io::detail::gzip_tuning in_turns;
+    in_turns.min_file_bytes = 1;
+    in_turns.min_threads = 2;
+    in_turns.chunk_bytes = 20000;
+    for (std::size_t window : {std::size_t(0), std::size_t(4096), std::size_t(1) << 16})
+      for (bool parallel : {false, true}) {
+        const std::string at = symmetry + " window " + std::to_string(window) + (parallel ? " parallel" : "");
+        coo_matrix<double> a;
+        if (window == 0) {
+          if (parallel) continue;
+          a = io::load_matrix(f, opt).matrix;
+        } else {
+          auto w =
+              io::detail::open_gzip_windows(f, window, 2, parallel ? in_turns : io::detail::gzip_tuning{});
+          a = io::detail::parse_matrix_market_windows(*w, f, opt).matrix;
+        }
+        EXPECT_EQ(a.rows, n) << at;
+        EXPECT_EQ(a.row_idx, whole.matrix.row_idx) << at;
+        EXPECT_EQ(a.col_idx, whole.matrix.col_idx) << at;
+        EXPECT_EQ(a.values, whole.matrix.values) << at;
+      }
+  }
+}
+
 // Errors keep their line numbers across windows.
 TEST_F(io_gzip_stream, ErrorLineNumbersAcrossWindows) {
   const std::string f = path("bad.mtx.gz");

@@ -13,6 +13,14 @@ out=${PERRON_LOG_DIR:-/tmp/perron-out}; mkdir -p "$out"
 [ -n "${OUT:-}" ] && trap 'tar -C "$out" -czf "$OUT/logs.tgz" .' EXIT
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 status=0
+# One sanitizer TOOL over the test binary T, its tests FILTER, logged as
+# sanitize-TOOL-LOG.log: a failure's tail shown and the step failed.
+sanitize_test() {
+  local tool=$1 t=$2 filter=$3 log="$out/sanitize-$1-$4.log"
+  timeout "${PERRON_SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$t" \
+    --gtest_brief=1 --gtest_filter="$filter" >"$log" 2>&1 || { status=1; tail -n 30 "$log"; }
+  tail -n 2 "$log"
+}
 for step in $steps; do
   case $step in
     tests)
@@ -47,10 +55,7 @@ for step in $steps; do
         # launches serialized do not report (docs/PERFORMANCE.md, session 89).
         serial=0; [ "$name" = gpu_pagerank_test ] && serial=1
         echo "== compute-sanitizer --tool memcheck $name (CUDA_LAUNCH_BLOCKING=$serial)"
-        CUDA_LAUNCH_BLOCKING=$serial timeout "${PERRON_SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool memcheck --error-exitcode 9 "$t" \
-          --gtest_brief=1 --gtest_filter="$f" >"$out/sanitize-memcheck-$name.log" 2>&1 \
-          || { status=1; tail -n 30 "$out/sanitize-memcheck-$name.log"; }
-        tail -n 2 "$out/sanitize-memcheck-$name.log"
+        CUDA_LAUNCH_BLOCKING=$serial sanitize_test memcheck "$t" "$f" "$name"
         # racecheck: not on cuSPARSE's own kernels (it reports hazards inside
         # csrmv_v3_kernel, library code), and not on gpu_pagerank_test, whose
         # solves run in a conditional WHILE graph that this racecheck cannot
@@ -61,18 +66,12 @@ for step in $steps; do
         # run): memchecked here with launches as a user's run has them.
         if [ "$name" = gpu_pagerank_test ]; then
           echo "== compute-sanitizer --tool memcheck $name '*InterruptEnds*' (launches not serialized)"
-          timeout "${PERRON_SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool memcheck --error-exitcode 9 "$t" \
-            --gtest_brief=1 --gtest_filter='*InterruptEnds*' >"$out/sanitize-memcheck-$name-interrupt.log" 2>&1 \
-            || { status=1; tail -n 30 "$out/sanitize-memcheck-$name-interrupt.log"; }
-          tail -n 2 "$out/sanitize-memcheck-$name-interrupt.log"
+          sanitize_test memcheck "$t" '*InterruptEnds*' "$name-interrupt"
           continue
         fi
         rf="$f-*cusparse*:*auto*"; [ "$f" = '*' ] && rf='-*cusparse*'  # auto may pick cuSPARSE
         echo "== compute-sanitizer --tool racecheck $name"
-        timeout "${PERRON_SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool racecheck --error-exitcode 9 "$t" \
-          --gtest_brief=1 --gtest_filter="$rf" >"$out/sanitize-racecheck-$name.log" 2>&1 \
-          || { status=1; tail -n 30 "$out/sanitize-racecheck-$name.log"; }
-        tail -n 2 "$out/sanitize-racecheck-$name.log"
+        sanitize_test racecheck "$t" "$rf" "$name"
       done
       for k in csr-vector csr-adaptive merge csr-cte csr-scalar; do
         for p in float double; do

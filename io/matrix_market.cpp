@@ -769,7 +769,8 @@ void check_mm_stream_count(const mm_stream_header& h, std::uint64_t entries, std
 // vector or matrix, as large as its values) gathered whole.
 mm_matrix parse_matrix_market_windows(text_windows& windows, const std::string& name,
                                       const read_options& opt) {
-  const std::string_view text = windows.next();
+  std::string header;
+  const std::string_view text = first_window(windows, header, name, 1);
   const parsed_header ph = parse_header(text, name);
   const char* end = text.data() + text.size();
   if (ph.h.coordinate) return parse_coordinate(ph, end, windows, name, opt);

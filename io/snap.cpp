@@ -468,7 +468,14 @@ edge_list parse_edges(std::string_view first, std::uint64_t first_line, detail::
   else
     detail::reserve_for_windows(more.size_hint(), first.data(), first.data() + first.size(), el.src, el.dst);
   std::uint64_t line = first_line;
-  for (std::string_view w = first; !w.empty(); w = more.next()) {
+  // The first window's body may be empty (the window ended with the header):
+  // the edges are in the windows after it (all were dropped, session 107).
+  bool at_first = true;
+  for (std::string_view w = first;; w = more.next(), at_first = false) {
+    if (w.empty()) {
+      if (at_first) continue;
+      break;
+    }
     line += parse_edge_window(w.data(), w.data() + w.size(), line, name, opt, threads, columns, el);
   }
   return el;
@@ -670,10 +677,16 @@ snap_graph parse_names(std::string_view first, std::uint64_t first_line, detail:
                        unsigned threads) {
   named_edges el;
   std::uint64_t line = first_line;
-  for (std::string_view w = first; !w.empty(); w = more.next())
+  bool at_first = true;  // (its body may be empty: parse_edges)
+  for (std::string_view w = first;; w = more.next(), at_first = false) {
+    if (w.empty()) {
+      if (at_first) continue;
+      break;
+    }
     line += threads > 1 || opt.chunk_bytes
                 ? parse_name_chunks(w, line, name, columns, opt, threads, el)
                 : parse_name_window(w.data(), w.data() + w.size(), line, name, columns, el);
+  }
   snap_graph g;
   g.weighted = columns.weights();
   g.name = el.names.names();
@@ -1073,7 +1086,8 @@ bool names_hold_up(std::string_view text, const edge_columns& columns, int lines
 }
 
 snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt) {
-  std::string_view text = windows.next();
+  std::string header;
+  std::string_view text = first_window(windows, header, name, 2);
   if (text.empty()) throw parse_error(name, 0, "empty file");
   const unsigned threads = windows.parse_threads(opt.threads);
   if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)

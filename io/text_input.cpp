@@ -928,6 +928,40 @@ std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::si
   return std::make_unique<gzip_windows>(path, window, threads, tuning);
 }
 
+namespace {
+// How many lines of [text) are neither comments nor blank, counted up to `most`.
+std::size_t data_lines(std::string_view text, std::size_t most) {
+  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.remove_prefix(3);
+  const char* p = text.data();
+  const char* end = p + text.size();
+  std::size_t n = 0;
+  while (p != end && n < most) {
+    while (p != end && (is_blank(*p) || *p == '\r')) ++p;
+    if (p == end) break;
+    if (*p != '%' && *p != '#' && *p != '\n') ++n;
+    p = next_line(p, end);
+  }
+  return n;
+}
+}  // namespace
+
+std::string_view first_window(text_windows& windows, std::string& held, const std::string& name,
+                              std::size_t lines) {
+  const std::string_view first = windows.next();
+  std::size_t seen = data_lines(first, lines);
+  if (first.empty() || seen >= lines) return first;
+  held.assign(first);
+  for (std::string_view w = windows.next(); !w.empty(); w = windows.next()) {
+    perron::check_host_memory(double(held.size() + w.size()), name + ": holding its header of " +
+                                                                  std::to_string(held.size() + w.size()) +
+                                                                  " bytes of comments and more");
+    held.append(w);
+    seen += data_lines(w, lines - seen);
+    if (seen >= lines) break;
+  }
+  return held;
+}
+
 bool is_gzip_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;

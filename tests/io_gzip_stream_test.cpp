@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -178,6 +179,78 @@ TEST_F(io_gzip_stream, DenseArrayOfManyWindows) {
         EXPECT_EQ(a.col_idx, whole.matrix.col_idx) << at;
         EXPECT_EQ(a.values, whole.matrix.values) << at;
       }
+  }
+}
+
+// Headers that end at a window's end or run past it: the first window held
+// the header alone, and its edge list's edges (in the windows after it) were
+// all dropped; comments past the first window made the size line "missing"
+// (at a wrong line) or the columns wrong. Each as the text parsed whole.
+TEST_F(io_gzip_stream, HeadersAtAndPastTheFirstWindowsEnd) {
+  const std::size_t window = 4096;
+  const std::string comments = [] {
+    std::string c;
+    for (int k = 0; k < 2000; ++k) c += (k % 3 ? "# " : "  % ") + std::to_string(k) + " a comment line\n";
+    return c;
+  }();
+  std::string mm_comments = comments;  // Matrix Market's comments: '%' first
+  for (char& c : mm_comments)
+    if (c == '#') c = '%';
+  mm_comments.erase(std::remove(mm_comments.begin(), mm_comments.end(), ' '), mm_comments.end());
+  const std::string columns = "source target weight\n";
+  std::vector<std::pair<std::string, std::string>> cases = {
+      // The first window ends right after the column names.
+      {"at-end.txt.gz", std::string(window - 1 - columns.size(), '#') + "\n" + columns},
+      {"long-comments.txt.gz", comments + columns},
+      {"bom-long-comments.txt.gz", "\xEF\xBB\xBF" + comments},
+      {"long-comments.mtx.gz",
+       "%%MatrixMarket matrix coordinate real general\n" + mm_comments + "40 40 120\n"},
+      {"names.txt.gz", comments + "source,target\n"},
+  };
+  for (auto& [file, head] : cases) {
+    std::string body = head;
+    for (int k = 0; k < 120; ++k) {
+      const int u = k % 40 + 1, v = (7 * k + 3) % 40 + 1;
+      if (file == "names.txt.gz")
+        body += "user" + std::to_string(u) + ",item" + std::to_string(v) + "\n";
+      else
+        body += std::to_string(u) + " " + std::to_string(v) +
+                (file == "bom-long-comments.txt.gz" ? "" : " 0.5") + "\n";
+    }
+    const std::string f = path(file);
+    write_gz(f, {{body, 1}});
+    io::read_options opt;
+    opt.cache.enabled = false;
+    const io::loaded_matrix whole = io::parse_matrix(body, f, opt);
+    ASSERT_EQ(whole.matrix.nnz(), 120u) << file;
+    for (bool parallel : {false, true}) {
+      io::detail::gzip_tuning tune;
+      if (parallel) {
+        tune.min_file_bytes = 1;
+        tune.min_threads = 2;
+        tune.pipeline = true;
+        tune.chunk_bytes = 5000;
+      }
+      const auto w = io::detail::open_gzip_windows(f, window, 3, tune);
+      coo_matrix<double> a;
+      std::vector<std::int64_t> label;
+      std::vector<std::string> names;
+      if (file.find(".mtx") != std::string::npos) {
+        a = io::detail::parse_matrix_market_windows(*w, f, opt).matrix;
+      } else {
+        auto g = io::detail::parse_snap_windows(*w, f, opt);
+        a = std::move(g.matrix);
+        label = std::move(g.original_id);
+        names = std::move(g.name);
+      }
+      const std::string at = file + (parallel ? " pipelined" : "");
+      EXPECT_EQ(a.rows, whole.matrix.rows) << at;
+      EXPECT_EQ(a.row_idx, whole.matrix.row_idx) << at;
+      EXPECT_EQ(a.col_idx, whole.matrix.col_idx) << at;
+      EXPECT_EQ(a.values, whole.matrix.values) << at;
+      EXPECT_EQ(label, whole.label) << at;
+      EXPECT_EQ(names, whole.name) << at;
+    }
   }
 }
 

@@ -18,7 +18,10 @@
 namespace perron::io {
 namespace {
 
-bool starts_like_matrix_market(std::string_view text) { return text.rfind("%%MatrixMarket", 0) == 0; }
+// (Any case, as the graph readers take the banner.)
+bool starts_like_matrix_market(std::string_view text) {
+  return text.size() >= 14 && iequals(text.substr(0, 14), "%%MatrixMarket");
+}
 
 std::vector<double> read_array_weights(std::string_view text, const std::string& path, index_t n,
                                        const vertex_naming& label) {

@@ -154,6 +154,11 @@ TEST_F(vertex_file, MatrixMarketArray) {
   EXPECT_THROW(io::read_vertex_weights(p, 5, {}), dimension_error);  // wrong length
   io::write_matrix_market_array(p, {1, -2, 3}, 3, 1);
   EXPECT_THROW(io::read_vertex_weights(p, 3, {}), parse_error);  // negative
+  // The banner in any case, as the graph readers take it (was read as lines
+  // of "vertex weight": "p.mtx:3: ... the weight is missing").
+  EXPECT_EQ(io::read_vertex_weights(
+                write("l.mtx", "%%matrixmarket matrix array real general\n3 1\n1\n0\n2\n"), 3, {}),
+            (std::vector<double>{1, 0, 2}));
 }
 
 // Read once: a named pipe (opened once only) reads; a device is checked for

@@ -420,7 +420,8 @@ inline bool skip_empty_or_comment(const char*& p, const char* end, char comment)
     ++p;
     return true;
   }
-  if (*p == comment || *p == '%' || (*p == '\r' && p + 1 != end && p[1] == '\n')) {
+  // A line of "\r" alone, the text's last one too (it was refused as a line of no fields).
+  if (*p == comment || *p == '%' || (*p == '\r' && (p + 1 == end || p[1] == '\n'))) {
     p = next_line(p, end);
     return true;
   }

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "io/load.hpp"
+#include "io/matrix_market.hpp"
 #include "io/snap.hpp"
 #include "tests/io_reference.hpp"
 #include "tests/support/scratch.hpp"
@@ -96,6 +97,19 @@ TEST(io_snap, SeparatorsCommentsCrlfAndBlankLines) {
   EXPECT_EQ(g.matrix.rows, 4);
   EXPECT_EQ(g.matrix.row_idx, (std::vector<index_t>{0, 1, 2, 3}));
   EXPECT_EQ(g.matrix.col_idx, (std::vector<index_t>{1, 2, 0, 3}));
+  // A last line of "\r" alone, or blanks and "\r", is blank (was "expected 2
+  // fields, found 0"); Matrix Market's body too.
+  for (const char* tail : {"\r", "  \r", "\t\r"}) {
+    EXPECT_EQ(io::parse_snap(std::string("0 1\r\n1 2\r\n") + tail, "g.txt").matrix.nnz(), 2u) << tail;
+    EXPECT_EQ(io::parse_snap(std::string("0 1 0.5\r\n1 2 2\r\n") + tail, "g.txt").matrix.nnz(), 2u) << tail;
+    EXPECT_EQ(
+        io::parse_matrix_market(
+            std::string("%%MatrixMarket matrix coordinate pattern general\r\n3 3 2\r\n1 2\r\n2 3\r\n") + tail,
+            "m.mtx")
+            .matrix.nnz(),
+        2u)
+        << tail;
+  }
 }
 
 // Ids up to 2^63 - 1 exactly (9223372036854775800 and up were refused as

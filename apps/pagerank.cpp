@@ -5,6 +5,8 @@
 
 #include <omp.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -467,6 +469,15 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     throw usage_error("standard input ('-' or /dev/stdin) can feed one input, but " +
                       std::to_string(from_stdin) +
                       " of GRAPH, --personalize, --initial and --sources name it");
+  // A file as standard input is read from its start (/dev/stdin opens it
+  // anew): where the shell had read into it ('{ read l; pagerank -; } < g')
+  // its whole text was taken for the rest of it.
+  struct stat in {};
+  if (const off_t at = from_stdin ? ::lseek(0, 0, SEEK_CUR) : 0;
+      at > 0 && ::fstat(0, &in) == 0 && S_ISREG(in.st_mode))
+    throw usage_error("standard input is a file already read up to byte " + std::to_string(at) +
+                      ", and perron reads a file from its start: pass the rest through a pipe ('tail -c +" +
+                      std::to_string(at + 1) + " FILE | pagerank -') or the file by name");
   // A file option given an empty name ("--output $UNSET") is refused, not taken as left out.
   for (const char* o : {"personalize", "initial", "output", "plot", "sources", "output-matrix"})
     if (vm.count(o) && vm[o].as<std::string>().empty())

@@ -220,6 +220,12 @@ TEST_F(pagerank_app, GraphDashIsStandardInput) {
     EXPECT_EQ(redirected.out, from_file.out) << source;
     EXPECT_NE(piped.err.find("/dev/stdin"), std::string::npos) << piped.err;
   }
+  // A file as stdin that the shell has read into: refused, not read whole.
+  const outcome read_into = run_command(
+      "({ read -r line; " + quote(app_path("pagerank")) + " - --no-cache --device cpu; } < " + quote(g) + ")",
+      dir_);
+  EXPECT_EQ(read_into.code, 64) << read_into.err;  // EX_USAGE
+  EXPECT_NE(read_into.err.find("already read up to byte"), std::string::npos) << read_into.err;
 }
 
 // --plot: one point per iteration the solver ran, on a log axis.

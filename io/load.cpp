@@ -246,7 +246,10 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   if (packing == detail::packing::gzip) {
     // Inflated window by window on a second thread while the parse runs:
     // parse_seconds is the whole pipeline, read_seconds the inflater's share.
-    const auto windows = detail::open_gzip_windows(path, detail::auto_window, threads);
+    detail::gzip_tuning tuning;
+    const std::string ext = format_extension(path);
+    tuning.split_lines = ext == ".graphml" || ext == ".gml";
+    const auto windows = detail::open_gzip_windows(path, detail::auto_window, threads, tuning);
     const auto parse_start = clock_type::now();
     m = from_windows(*windows, name, opt, false);
     m.timings.parse_seconds = seconds_since(parse_start);

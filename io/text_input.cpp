@@ -666,7 +666,9 @@ std::uint64_t size_hint_of(int fd, std::uint64_t size) {
 class gzip_windows final : public text_windows {
  public:
   gzip_windows(const std::string& path, std::size_t window, unsigned threads, const gzip_tuning& tuning)
-      : path_(path), window_(window == auto_window ? default_window : std::max<std::size_t>(window, 4096)) {
+      : path_(path),
+        window_(window == auto_window ? default_window : std::max<std::size_t>(window, 4096)),
+        split_lines_(tuning.split_lines) {
     max_line_ = window_;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw_errno(path, errno);
@@ -833,6 +835,7 @@ class gzip_windows final : public text_windows {
   std::exception_ptr error_;
   unsigned busy_ = 0;         // threads the producer keeps busy
   std::size_t max_line_ = 0;  // longest line a later window may carry
+  bool split_lines_ = false;  // windows end anywhere (gzip_tuning::split_lines)
   std::thread producer_;
 };
 
@@ -872,14 +875,14 @@ bool gzip_windows::fill(text_buffer& b, bool& end) {
   const std::size_t got = inflate(b.mutable_data() + carry_.size(), room);
   end = got < room;
   std::size_t size = carry_.size() + got, cut = size;
-  if (!end && first_ && size < max_line_ && only_comments(b.data(), size)) {
+  if (!end && !split_lines_ && first_ && size < max_line_ && only_comments(b.data(), size)) {
     // The header (banner, comments, size line) must be in the first window:
     // a long run of comments grows it, up to max_line_.
     carry_.assign(b.data(), b.data() + size);
     b.set_size(0);
     return false;
   }
-  if (!end) {
+  if (!end && !split_lines_) {
     const char* nl = static_cast<const char*>(::memrchr(b.data(), '\n', size));
     // The first window goes out whole even without a newline: its header
     // check fails with the format's own message (a gzip bomb of zeros).
@@ -892,7 +895,8 @@ bool gzip_windows::fill(text_buffer& b, bool& end) {
                                   (max_line_ >= (1u << 20) ? std::to_string(max_line_ >> 20) + " MiB"
                                                            : std::to_string(max_line_) + " bytes") +
                                   " after uncompressed byte " + std::to_string(total_out() - size) +
-                                  ": not Matrix Market or SNAP text");
+                                  ": not Matrix Market or edge-list text (a GraphML or GML file is "
+                                  "read as one when its name ends in .graphml.gz or .gml.gz)");
       cut = 0;
     }
   }

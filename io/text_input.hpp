@@ -175,6 +175,10 @@ struct gzip_tuning {
   unsigned min_threads = 0;          // 0: the default (6)
   bool pipeline = false;
   unsigned inflate_threads = 0;  // 0: T - T/4
+  // Windows that may end inside a line, for parsers that take text cut
+  // anywhere (GraphML through expat, GML's lexer): no line is too long. A
+  // GraphML or GML file written on one line was refused past 8 MiB.
+  bool split_lines = false;
 };
 std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::size_t window = auto_window,
                                                 unsigned threads = 0, const gzip_tuning& tuning = {});

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,43 @@ TEST_F(io_gzip_stream, HeadersAtAndPastTheFirstWindowsEnd) {
       EXPECT_EQ(label, whole.label) << at;
       EXPECT_EQ(names, whole.name) << at;
     }
+  }
+}
+
+// GraphML and GML written on one line (minified): read from .gz as the
+// plain text is, past the 8 MiB a line may hold in Matrix Market or an edge
+// list (they were refused as "a line longer than 8 MiB"), by load_matrix's
+// windows and by windows of 4096 bytes cut anywhere.
+TEST_F(io_gzip_stream, OneLineGraphmlAndGml) {
+  const int n = 300000;
+  std::string graphml = "<?xml version=\"1.0\"?><graphml><graph edgedefault=\"directed\">";
+  std::string gml = "graph [ directed 1 ";
+  for (int i = 1; i <= n; ++i) {
+    graphml += "<node id=\"n" + std::to_string(i) + "\"/>";
+    gml += "node [ id " + std::to_string(i) + " ] ";
+  }
+  for (int i = 1; i <= n; ++i) {
+    const std::string u = std::to_string(i), v = std::to_string(i * 7 % n + 1);
+    graphml += "<edge source=\"n" + u + "\" target=\"n" + v + "\"/>";
+    gml += "edge [ source " + u + " target " + v + " ] ";
+  }
+  graphml += "</graph></graphml>";
+  gml += "]";
+  ASSERT_GT(graphml.size(), std::size_t(16) << 20);  // past two windows of 8 MiB
+  io::read_options opt;
+  opt.cache.enabled = false;
+  for (const auto& [file, text] :
+       {std::pair<std::string, std::string>{"one.graphml", graphml}, {"one.gml", gml}}) {
+    const std::string plain = path(file), packed = path(file + ".gz");
+    { std::ofstream(plain, std::ios::binary) << text; }
+    write_gz(packed, {{text, 1}});
+    const io::loaded_matrix want = io::load_matrix(plain, opt);
+    ASSERT_EQ(want.matrix.nnz(), std::size_t(n)) << file;
+    const io::loaded_matrix got = io::load_matrix(packed, opt);
+    EXPECT_EQ(got.matrix.row_idx, want.matrix.row_idx) << file;
+    EXPECT_EQ(got.matrix.col_idx, want.matrix.col_idx) << file;
+    EXPECT_EQ(got.name, want.name) << file;
+    EXPECT_EQ(got.label, want.label) << file;
   }
 }
 

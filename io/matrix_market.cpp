@@ -770,7 +770,7 @@ void check_mm_stream_count(const mm_stream_header& h, std::uint64_t entries, std
 mm_matrix parse_matrix_market_windows(text_windows& windows, const std::string& name,
                                       const read_options& opt) {
   std::string header;
-  const std::string_view text = first_window(windows, header, name, 1);
+  const std::string_view text = through_header(windows.next(), windows, header, name, "%", 1);
   const parsed_header ph = parse_header(text, name);
   const char* end = text.data() + text.size();
   if (ph.h.coordinate) return parse_coordinate(ph, end, windows, name, opt);

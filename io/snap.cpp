@@ -1087,7 +1087,7 @@ bool names_hold_up(std::string_view text, const edge_columns& columns, int lines
 
 snap_graph parse_snap_windows(text_windows& windows, const std::string& name, const read_options& opt) {
   std::string header;
-  std::string_view text = first_window(windows, header, name, 2);
+  std::string_view text = through_header(windows.next(), windows, header, name, "#%", 2);
   if (text.empty()) throw parse_error(name, 0, "empty file");
   const unsigned threads = windows.parse_threads(opt.threads);
   if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)

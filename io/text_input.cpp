@@ -933,8 +933,9 @@ std::unique_ptr<text_windows> open_gzip_windows(const std::string& path, std::si
 }
 
 namespace {
-// How many lines of [text) are neither comments nor blank, counted up to `most`.
-std::size_t data_lines(std::string_view text, std::size_t most) {
+// How many lines of `text` are neither blank nor comments (opened by one of
+// `comments` after blanks), counted up to `most`.
+std::size_t data_lines(std::string_view text, const char* comments, std::size_t most) {
   if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.remove_prefix(3);
   const char* p = text.data();
   const char* end = p + text.size();
@@ -942,25 +943,24 @@ std::size_t data_lines(std::string_view text, std::size_t most) {
   while (p != end && n < most) {
     while (p != end && (is_blank(*p) || *p == '\r')) ++p;
     if (p == end) break;
-    if (*p != '%' && *p != '#' && *p != '\n') ++n;
+    if (*p != '\n' && (*p == '\0' || !std::strchr(comments, *p))) ++n;  // (strchr finds '\0' in any)
     p = next_line(p, end);
   }
   return n;
 }
 }  // namespace
 
-std::string_view first_window(text_windows& windows, std::string& held, const std::string& name,
-                              std::size_t lines) {
-  const std::string_view first = windows.next();
-  std::size_t seen = data_lines(first, lines);
+std::string_view through_header(std::string_view first, text_windows& more, std::string& held,
+                                const std::string& name, const char* comments, std::size_t lines) {
+  std::size_t seen = data_lines(first, comments, lines);
   if (first.empty() || seen >= lines) return first;
-  held.assign(first);
-  for (std::string_view w = windows.next(); !w.empty(); w = windows.next()) {
+  held.assign(first);  // (the next call ends the view's life)
+  for (std::string_view w = more.next(); !w.empty(); w = more.next()) {
     perron::check_host_memory(double(held.size() + w.size()), name + ": holding its header of " +
                                                                   std::to_string(held.size() + w.size()) +
                                                                   " bytes of comments and more");
     held.append(w);
-    seen += data_lines(w, lines - seen);
+    seen += data_lines(w, comments, lines - seen);
     if (seen >= lines) break;
   }
   return held;

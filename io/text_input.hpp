@@ -192,18 +192,18 @@ std::unique_ptr<text_windows> open_file_windows(const std::string& path, std::si
 // True when `path` is a regular file starting with the gzip magic number.
 bool is_gzip_file(const std::string& path);
 
-// The first window of `windows`, and where it holds fewer than `lines` lines
-// that are neither comments nor blank ('%' or '#' first after blanks, a byte
-// order mark before the first), the windows after it until they do, gathered
-// into `held` (within the memory free): a header (a Matrix Market banner,
-// comments and size line: 1 line; an edge list's comments, column names and
-// first edge: 2) is then in one view however long its comments run. Windows
-// end at line ends, so gathering whole windows joins whole lines. The
-// parsers took the first window for the header: a .gz whose comments ran
-// past it was refused with a wrong line ("missing size line" at line 83057 of
-// a size line at 90002, session 107).
-std::string_view first_window(text_windows& windows, std::string& held, const std::string& name,
-                              std::size_t lines);
+// `first` (a window of `more`, the first), and where it holds fewer than
+// `lines` lines that are neither blank nor comments (opened by one of
+// `comments` after blanks; a byte order mark before the first), the windows
+// after it until they do, gathered into `held` (within the memory free): a
+// header (a Matrix Market banner, comments and size line: "%", 1 line; an
+// edge list's comments, column names and first edge: "#%", 2) is then in one
+// view however long its comments run. Windows end at line ends, so whole
+// windows join whole lines. The parsers took the first window for the
+// header: a .gz whose comments ran past it was refused with a wrong line
+// ("missing size line" at line 83057 of a size line at 90002, session 107).
+std::string_view through_header(std::string_view first, text_windows& more, std::string& held,
+                                const std::string& name, const char* comments, std::size_t lines);
 
 // Reads the whole file. io_error (naming the file) when it is missing, a
 // directory, unreadable, or a gzip stream that is corrupt or truncated.

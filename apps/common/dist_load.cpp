@@ -329,44 +329,6 @@ dist::local_arcs snap_arcs(stream_part& part, bool weighted, bool undirected, co
                   info.meta.label);
 }
 
-// True when `text` holds the line that ends a header: for Matrix Market
-// (`mm`) a line past the banner that is neither blank nor a '%' comment (the
-// size line, or what parse_header refuses in its place), for an edge list
-// the first line that is neither blank nor a '#' or '%' comment (its header
-// or its first edge, which say how many fields the lines have).
-bool holds_header_end(std::string_view text, bool mm) {
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  if (mm) p = io::detail::next_line(p, end);  // the banner
-  for (; p != end; p = io::detail::next_line(p, end)) {
-    const char* q = io::detail::skip_blanks(p, end);
-    if (q == end || *q == '\n' || *q == '%' || (!mm && *q == '#') ||
-        (*q == '\r' && (q + 1 == end || q[1] == '\n')))
-      continue;
-    return true;
-  }
-  return false;
-}
-
-// The first window, joined with the windows after it up to the end of the
-// header (into `joined`, which must outlive the view): the header was parsed
-// from the first window alone, and comments longer than it (a window is
-// 1 MiB for a small file) cut it short, so that under mpirun a .mtx.gz said
-// 'missing size line' in its comments and an edge list's fields were counted
-// from a comment, where one process (a first window of 8 MiB, a plain file
-// whole) read the same file.
-std::string_view through_header(std::string_view first, io::detail::text_windows& windows, bool mm,
-                                std::string& joined) {
-  while (!holds_header_end(first, mm)) {
-    if (joined.empty()) joined.assign(first);  // next() ends the view's life
-    const std::string_view w = windows.next();
-    joined.append(w);
-    first = joined;
-    if (w.empty()) break;
-  }
-  return first;
-}
-
 // Collective. Rank 0 opens the input and reads its header; an input it
 // cannot stream (not a regular file, one whose size reads 0, an `array`
 // Matrix Market file) goes to load_whole.
@@ -409,7 +371,10 @@ dist::local_arcs load_streamed(const std::string& path, bool weighted, const io:
     // GraphML, GML and Pajek files: read whole by rank 0 (their vertices are declared, not streamed).
     if (format != io::input_format::matrix_market && format != io::input_format::snap) return;
     const bool mm = format == io::input_format::matrix_market;
-    first = through_header(first, *windows, mm, joined);
+    // The header whole, however long its comments run (a window is 1 MiB for a
+    // small file: under mpirun a .mtx.gz said 'missing size line' in its
+    // comments, and an edge list's fields were counted from a comment).
+    first = io::detail::through_header(first, *windows, joined, name, mm ? "%" : "#%", mm ? 1 : 2);
     if (mm) {
       part.mm = io::detail::parse_mm_stream_header(first, name);
       if (!part.mm.header.coordinate) return;

@@ -1343,7 +1343,11 @@ pagerank_options permuted(pagerank_options opt, const permutation& p) {
 std::string gpu_option_named(const pagerank_options& opt) {
   if (opt.kernel && *opt.kernel != spmv_kernel::cpu && *opt.kernel != spmv_kernel::automatic)
     return "--kernel " + std::string(name(*opt.kernel));
-  if (opt.pull != pagerank_pull::automatic) return "--pull " + std::string(name(opt.pull));
+  // (--kernel cpu with --pull spmv is the CPU's pull, as pagerank runs it: the
+  // module refused it as a GPU step, while its error for --pull fused named it.)
+  if (opt.pull != pagerank_pull::automatic &&
+      !(opt.pull == pagerank_pull::spmv && opt.kernel == spmv_kernel::cpu))
+    return "--pull " + std::string(name(opt.pull));
   return "";
 }
 

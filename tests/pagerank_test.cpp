@@ -2077,6 +2077,10 @@ TEST(pagerank_dispatch, GpuOptionsAreNamed) {
   o.kernel.reset();
   o.pull = pagerank_pull::spmv;
   EXPECT_EQ(gpu_option_named(o), "--pull spmv");
+  o.kernel = spmv_kernel::cpu;  // the CPU's pull: the CPU path, as the command line runs it
+  EXPECT_EQ(gpu_option_named(o), "");
+  EXPECT_FALSE(pagerank_runs_on_gpu(o));
+  o.kernel.reset();
   o.pull = pagerank_pull::persistent;
   EXPECT_EQ(gpu_option_named(o), "--pull persistent");
   o.device = pagerank_device::cpu;  // named, but the CPU asked for: not the GPU

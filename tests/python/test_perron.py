@@ -1159,3 +1159,13 @@ def test_a_float_solve_under_floats_rounding_says_why_it_did_not_converge():
         warnings.simplefilter("error")
         assert perron.pagerank(A, tol=1e-10, precision="double", device="cpu")[1].converged
         assert not perron.pagerank(A, tol=1e-6, max_iter=2, device="cpu")[1].converged  # no rounding to blame
+
+
+def test_kernel_cpu_with_the_spmv_pull_is_the_cpu_path():
+    # the command line's --kernel cpu --pull spmv; the module refused it as a GPU step, though its
+    # error for kernel="cpu", pull="fused" says the cpu kernel needs pull="spmv"
+    A = random_digraph(50, 200, 3)
+    r, info = perron.pagerank(A, kernel="cpu", pull="spmv")
+    want, _ = perron.pagerank(A, device="cpu")
+    np.testing.assert_array_equal(r, want)
+    assert info.device == "cpu"

@@ -40,8 +40,9 @@ void vertex_naming::append_field(std::string& out, index_t i) const {
   if (!named()) return append(out, i);
   check(i);
   const std::string& name = (*name_)[static_cast<std::size_t>(i)];
-  const bool quote = name.find_first_of(" \t\r\n\"") != std::string::npos ||
-                     (!name.empty() && (name[0] == '#' || name[0] == '%'));
+  // (Empty: "", or its line reads back as a weight without a vertex.)
+  const bool quote = name.empty() || name.find_first_of(" \t\r\n\"") != std::string::npos || name[0] == '#' ||
+                     name[0] == '%';
   if (!quote) {
     out += name;
     return;

@@ -62,14 +62,18 @@ TEST_F(vertex_file, QuotedNamesHoldBlanks) {
 // a quoted name, a name that opens with '#' quoted, not a comment.
 TEST_F(vertex_file, OutputFieldsReadBack) {
   const std::vector<std::int64_t> no_ids;
-  const std::vector<std::string> names = {"say \"hi\"", "#tag", "a\tb", "plain", "Les Mis"};
+  // (An empty name, a GraphML node id="", was written as nothing: its line
+  // read back as a weight without a vertex.)
+  const std::vector<std::string> names = {"say \"hi\"", "#tag", "a\tb", "plain", "Les Mis", ""};
   const vertex_naming naming(no_ids, names);
   EXPECT_EQ(naming.field(0), "\"say \"\"hi\"\"\"");
   EXPECT_EQ(naming.field(1), "\"#tag\"");
   EXPECT_EQ(naming.field(3), "plain");
+  EXPECT_EQ(naming.field(5), "\"\"");
   std::string text;
-  for (index_t i = 0; i < 5; ++i) text += naming.field(i) + "\t" + std::to_string(i + 1) + "\n";
-  EXPECT_EQ(io::read_vertex_weights(write("out.tsv", text), 5, naming), (std::vector<double>{1, 2, 3, 4, 5}));
+  for (index_t i = 0; i < 6; ++i) text += naming.field(i) + "\t" + std::to_string(i + 1) + "\n";
+  EXPECT_EQ(io::read_vertex_weights(write("out.tsv", text), 6, naming),
+            (std::vector<double>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(vertex_naming(no_ids).field(2), "3");  // no names: the number as it is
 }
 

@@ -498,6 +498,19 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     throw usage_error(std::string("--reorder: ") + x.what());
   }
   check_app_options(s);
+  // Settings that something else named makes moot: refused, as --pull fused
+  // beside --device cpu is (each was dropped without a word: --json said
+  // "loop": "host" for --device cpu --loop check-every).
+  if (s.opt.device == pagerank_device::cpu || s.opt.kernel == spmv_kernel::cpu)
+    for (const char* o : {"loop", "check-every", "graph-unroll", "pull-trial"})
+      if (!vm[o].defaulted() && !(std::string(o) == "check-every" && vm.count("gpus")))
+        throw usage_error(std::string("--") + o + " sets the GPU's solve; it cannot run with " +
+                          (s.opt.device == pagerank_device::cpu ? "--device cpu" : "--kernel cpu"));
+  if (!vm["bench-runs"].defaulted() && !s.bench) throw usage_error("--bench-runs needs --bench");
+  if (s.bench_dist && !vm["top"].defaulted())
+    throw usage_error(
+        "--bench-dist prints its table in place of the summary and its top list; --top has "
+        "nowhere to go (--output writes the ranks)");
   s.input.weighted = s.weighted;
   // --gpus 0 is not "no --gpus": 0 is the unset value, so refuse it here.
   if (vm.count("gpus") && s.gpus < 1) throw usage_error("--gpus must be at least 1");

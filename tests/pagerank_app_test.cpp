@@ -795,6 +795,13 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--pull", "fused", "--weighted"}, 64, "--pull spmv"},
       {{g, "--pull", "fused", "--kernel", "merge"}, 64, "--kernel merge"},
       {{g, "--pull", "fused", "--device", "cpu"}, 64, "--device cpu"},
+      // The GPU solve's settings beside a CPU named, a setting of a mode not asked for: dropped before.
+      {{g, "--loop", "check-every", "--device", "cpu"}, 64, "--loop sets the GPU's solve"},
+      {{g, "--check-every", "3", "--device", "cpu"}, 64, "--check-every sets the GPU's solve"},
+      {{g, "--graph-unroll", "5", "--kernel", "cpu"}, 64, "cannot run with --kernel cpu"},
+      {{g, "--pull-trial", "on", "--device", "cpu"}, 64, "--pull-trial sets the GPU's solve"},
+      {{g, "--bench-runs", "5"}, 64, "--bench-runs needs --bench"},
+      {{g, "--bench-dist", "--top", "5"}, 64, "--top has nowhere to go"},
       {{g, "--pull", "persistent", "--weighted"}, 64, "--pull spmv"},
       {{g, "--accelerate", "cubic"}, 64, "quadratic"},
       {{g, "--accelerate", "aitken", "--accelerate-every", "3"}, 64, "--accelerate-every must be at least 4"},

@@ -81,6 +81,16 @@ inline std::string format_g(double v, int digits = 6) {
   return buf;
 }
 
+// The fewest significant digits that read back as v itself ("%g" otherwise):
+// a limit printed so can be passed back as it is, where rounding may cross it.
+inline std::string format_shortest(double v) {
+  for (int digits = 1; digits < 17; ++digits) {
+    std::string s = format_g(v, digits);
+    if (std::strtod(s.c_str(), nullptr) == v) return s;
+  }
+  return format_g(v, 17);
+}
+
 // printf "%.*f": `decimals` digits after the point.
 inline std::string format_fixed(double v, int decimals) {
   char buf[64];

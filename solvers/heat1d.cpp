@@ -505,8 +505,11 @@ void step_options::validate(const grid_problem& p) const {
     throw invalid_argument("r = kappa dt / dx^2 = " + format_g(r) +
                            " is past 1e100 (--kappa, --dt or --T too large, or --L too small)");
   if (scheme == method::explicit_euler && r > max_stable_r * (1 + 1e-12) && !force)
-    throw invalid_argument("explicit steps are unstable here: r = kappa dt / dx^2 = " + format_g(r) +
-                           " > 1/2. The largest stable dt is " + format_g(max_stable_dt(p), 10) +
+    // Both to the digits that tell them apart: dt rounded to 10 digits came out
+    // above the limit (1/72 as 0.01388888889), refused again as "r = 0.5 > 1/2";
+    // the limit as the double it is, to pass back as --dt.
+    throw invalid_argument("explicit steps are unstable here: r = kappa dt / dx^2 = " + format_g(r, 15) +
+                           " > 1/2. The largest stable dt is " + format_shortest(max_stable_dt(p)) +
                            " (use --dt <= that, fewer grid points, --method implicit or cn, or --force)");
 }
 

@@ -284,6 +284,24 @@ TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
   EXPECT_EQ(run("--device cpu --method explicit --dt 0.001 --force").code, 0);
 }
 
+// The largest stable dt, as the refusal prints it, runs when passed back
+// (printed to 10 digits, 1/72 came out as 0.01388888889, above the limit,
+// and was refused as "r = 0.5 > 1/2").
+TEST_F(heat1d_app, TheLargestStableDtPrintedRuns) {
+  for (const char* n : {"7", "101", "1000"}) {
+    const outcome refused = run(std::string("--device cpu --method explicit --N ") + n + " --dt 1");
+    ASSERT_EQ(refused.code, 64) << refused.err;
+    const std::string key = "largest stable dt is ";
+    const auto at = refused.err.find(key);
+    ASSERT_NE(at, std::string::npos) << refused.err;
+    const std::string dt =
+        refused.err.substr(at + key.size(), refused.err.find(' ', at + key.size()) - at - key.size());
+    const outcome ran =
+        run(std::string("--device cpu --method explicit --N ") + n + " --dt " + dt + " --T " + dt);
+    EXPECT_EQ(ran.code, 0) << n << " --dt " << dt << ": " << ran.err;
+  }
+}
+
 TEST_F(heat1d_app, InitialConditionFiles) {
   {
     std::ofstream f(path("u0.txt"));

@@ -360,8 +360,9 @@ def _flag(v, what):
 
 
 def _real(v, what):
-    # float() reads text too: alpha="0.5" and the weight "2" were taken as numbers
-    if isinstance(v, (str, bytes, bytearray, _np.str_, _np.bytes_)):
+    # float() reads text too: alpha="0.5" and the weight "2" were taken as numbers; and True and
+    # False (tol=True ran as tol 1: "converged" after a step), which max_iter refuses
+    if isinstance(v, (str, bytes, bytearray, _np.str_, _np.bytes_, bool, _np.bool_)):
         raise TypeError(f"{what} must be a real number, got {v!r}")
     try:
         return float(v)

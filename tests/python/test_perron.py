@@ -494,6 +494,11 @@ def test_scalar_keywords_are_checked_and_named():
         perron.pagerank_batched(A, [{3: "2"}], device="cpu")
     with pytest.raises(TypeError, match="tol must be a real number"):
         perron.pagerank_batched(A, [[1]], tol=1j, device="cpu")
+    # True ran as tol 1 ("converged" after one step), False as alpha 0; max_iter refused them
+    with pytest.raises(TypeError, match="tol must be a real number, got True"):
+        perron.pagerank(A, tol=True, device="cpu")
+    with pytest.raises(TypeError, match="alpha must be a real number, got False"):
+        perron.pagerank_batched(A, [[1]], alpha=np.bool_(False), device="cpu")
     with pytest.raises(ValueError, match="sources: a sequence"):
         perron.pagerank_batched(A, None, device="cpu")
     assert perron.pagerank(A, max_iter=np.int64(3), device="cpu")[1].iterations <= 3

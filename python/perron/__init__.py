@@ -18,6 +18,7 @@ perron's tol bounds the L1 change of the rank vector between two steps,
 N * tol, so perron.pagerank(A, tol=t) matches networkx.pagerank(G, tol=t / N).
 """
 
+import collections.abc as _abc
 import itertools as _itertools
 import numbers as _numbers
 import os as _os
@@ -398,6 +399,11 @@ def _vertex_vector(v, n, what, nodes=None, index=None):
     else:
         if _sp.issparse(v):  # np.asarray made it a 0-d object array: "setting an array element with a sequence"
             v = v.toarray()
+        if isinstance(v, (set, frozenset)):
+            raise TypeError(f"{what}: a set has no order; give a vector of one weight per vertex or a dict "
+                            f"{{vertex: weight}}")
+        if isinstance(v, _abc.Iterator):  # a generator, map(): np.asarray made it a 0-d object array
+            v = list(v)
         v = _np.asarray(v)
         if v.dtype.kind == "c":  # the cast to float64 would drop the imaginary parts
             raise TypeError(f"{what}: the weights must be real, got {v.dtype}")

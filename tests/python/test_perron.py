@@ -467,6 +467,15 @@ def test_personalization_and_nstart_name_the_vertex_and_refuse_what_int_or_a_cas
         # weights are relative: a sum past double's range is normalized, not refused
         np.testing.assert_array_equal(perron.pagerank(A, device="cpu", **{kw: np.full(34, 1e308)})[0],
                                       perron.pagerank(A, device="cpu", **{kw: np.ones(34)})[0])
+        # a generator or map() of weights is read as its list ("got object <generator ...>" before); a
+        # set has no order
+        weights = [1.0 + (i % 3) for i in range(34)]
+        np.testing.assert_array_equal(perron.pagerank(A, device="cpu", **{kw: (w for w in weights)})[0],
+                                      perron.pagerank(A, device="cpu", **{kw: weights})[0])
+        np.testing.assert_array_equal(perron.pagerank(A, device="cpu", **{kw: map(float, weights)})[0],
+                                      perron.pagerank(A, device="cpu", **{kw: weights})[0])
+        with pytest.raises(TypeError, match="a set has no order"):
+            perron.pagerank(A, device="cpu", **{kw: set(weights)})
     column = np.ones((34, 1))  # a column vector is still one weight per vertex
     np.testing.assert_allclose(perron.pagerank(A, personalization=column, device="cpu")[0],
                                perron.pagerank(A, device="cpu")[0])

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -185,14 +186,34 @@ int thread_ceiling() {
   return static_cast<int>(std::clamp<long long>(most, 1, INT_MAX));
 }
 
+namespace {
+// OMP_NUM_THREADS's first number as the user wrote it (0: unset or not a
+// number). libgomp keeps it as an unsigned long and omp_get_max_threads()
+// returns an int: 4294967297 came back as 1 and 2147483648 as negative, and
+// the run went on one thread without a word.
+unsigned long long threads_asked_by_user() {
+  const char* v = std::getenv("OMP_NUM_THREADS");
+  if (!v) return 0;
+  while (*v == ' ' || *v == '\t') ++v;
+  if (*v < '0' || *v > '9') return 0;
+  errno = 0;
+  const unsigned long long n = std::strtoull(v, nullptr, 10);
+  return errno == ERANGE ? ULLONG_MAX : n;
+}
+}  // namespace
+
 int process_team(std::string* note) {
+  const unsigned long long user = threads_asked_by_user();
+  const bool past_int = user > static_cast<unsigned long long>(INT_MAX);
   const int asked = std::max(1, omp_get_max_threads());
-  const int allowed = std::min(asked, thread_ceiling());
-  if (note && allowed < asked)
-    *note = (threads_chosen_by_user() ? "OMP_NUM_THREADS=" : "") + std::to_string(asked) +
+  const int allowed = past_int ? thread_ceiling() : std::min(asked, thread_ceiling());
+  if (note && (allowed < asked || past_int))
+    *note = (threads_chosen_by_user() ? "OMP_NUM_THREADS=" : "") +
+            (past_int ? std::string(std::getenv("OMP_NUM_THREADS")) : std::to_string(asked)) +
             (threads_chosen_by_user() ? "" : " threads") +
             " is more threads than this process can start or use (" + std::to_string(omp_get_num_procs()) +
             " processors): using " + std::to_string(allowed);
+  if (past_int) omp_set_num_threads(allowed);  // (the runtime's own count wrapped)
   if (threads_chosen_by_user()) return allowed;
   const int procs = std::max(1, omp_get_num_procs());
   return procs >= 8 ? std::min(allowed, procs - 1) : allowed;

@@ -64,7 +64,44 @@ std::string written_path(const std::string& path) {
   return p.string();
 }
 
+// The commit_together of this thread, if any (the innermost).
+thread_local commit_together* together = nullptr;
+
+// The temporary's name beside `target`: hidden, and within NAME_MAX (255)
+// and PATH_MAX (4096) however long the target's name is (a name of 244-255
+// bytes, legal, was refused: "File name too long").
+std::string temporary_pattern(const std::string& target) {
+  const std::string folder = folder_of(target);
+  std::string base = base_of(target);
+  constexpr std::size_t name_max = 255, path_max = 4095, added = 12;  // "." and ".tmp-XXXXXX"
+  std::size_t room = name_max - added;
+  if (folder.size() + added < path_max) room = std::min(room, path_max - added - folder.size());
+  if (base.size() > room) base.resize(std::max<std::size_t>(room, 1));
+  return folder + "." + base + ".tmp-XXXXXX";
+}
+
 }  // namespace
+
+commit_together::commit_together() : outer_(std::exchange(together, this)) {}
+
+commit_together::~commit_together() {
+  for (held& h : held_) ::unlink(h.temp.c_str());  // their guards release as they go
+  together = outer_;
+}
+
+void commit_together::commit() {
+  std::vector<held> all = std::move(held_);
+  held_.clear();
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    if (std::rename(all[k].temp.c_str(), all[k].target.c_str()) == 0) {
+      all[k].guard.release();
+      continue;
+    }
+    const int err = errno;
+    for (std::size_t j = k; j < all.size(); ++j) ::unlink(all[j].temp.c_str());
+    fail(all[k].path, "cannot write", err);
+  }
+}
 
 void check_output_path(const std::string& path) {
   if (path.empty()) throw invalid_argument("an output file name is empty");
@@ -102,6 +139,8 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
   }
   struct stat st {};
   const bool exists = ::stat(path_.c_str(), &st) == 0;
+  // A loop of links, as the shell's > refuses it: the link was replaced by a file.
+  if (!exists && errno == ELOOP) fail(path_, "cannot open for writing", ELOOP);
   if (exists && S_ISDIR(st.st_mode)) throw io_error(path_, "is a directory");
   // A device, FIFO or socket (/dev/null, a named pipe): written in place. A
   // temporary renamed over it would replace the node itself.
@@ -125,7 +164,7 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
   }
   target_ = target;
   // A hidden name in the same folder: rename() is atomic only within one file system.
-  std::string pattern = folder_of(target) + "." + base_of(target) + ".tmp-XXXXXX";
+  std::string pattern = temporary_pattern(target);
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0) fail(path_, "cannot create a file in its folder", errno);
   temp_ = pattern;
@@ -205,6 +244,10 @@ void output_file::commit() {
   int err = ok ? 0 : errno;
   if (ok && !temp_.empty() && ::fsync(::fileno(f)) != 0 && errno != EINVAL) ok = false, err = errno;
   if (std::fclose(f) != 0 && ok) ok = false, err = errno;
+  if (ok && !temp_.empty() && together) {  // renamed with the run's other files
+    together->held_.push_back({path_, std::exchange(temp_, std::string()), target_, std::move(guard_)});
+    return;
+  }
   if (ok && !temp_.empty() && std::rename(temp_.c_str(), target_.c_str()) != 0) ok = false, err = errno;
   if (!ok && !temp_.empty()) ::unlink(temp_.c_str());
   guard_.release();

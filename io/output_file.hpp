@@ -33,7 +33,8 @@ class output_file {
   // The stream to write to (fprintf, fwrite); its errors are caught at commit().
   std::FILE* get() const { return f_; }
   void write(std::string_view bytes);
-  // Flushes, syncs and closes the temporary, then renames it over the target;
+  // Flushes, syncs and closes the temporary, then renames it over the target
+  // (or, under a commit_together of this thread, hands the temporary to it);
   // io_error ("cannot write ...: No space left on device") on any failure,
   // in which case the target is as it was.
   void commit();
@@ -47,6 +48,34 @@ class output_file {
   std::string path_, temp_, target_;  // target_: what temp_ is renamed to (a link's file)
   temporary_guard guard_;             // temp_, removed by a signal (io/temporary_files.hpp)
   std::FILE* f_ = nullptr;
+};
+
+// The files of one run, replaced together. While a commit_together lives on
+// a thread, an output_file committed on that thread is written whole (flushed,
+// synced, closed) but stays in its temporary; commit() then renames every one
+// into place. A run whose second output fails (a full disk, --plot into a
+// missing folder) leaves the first one's earlier file as it was: 'pagerank g
+// -o r.tsv --plot nodir/p.svg' replaced r.tsv, then exited 66. The destructor
+// removes what was not committed. Standard output and files written in place
+// (a device, a pipe) are not held: their bytes are out when written.
+class commit_together {
+ public:
+  commit_together();
+  ~commit_together();
+  commit_together(const commit_together&) = delete;
+  commit_together& operator=(const commit_together&) = delete;
+  // Renames every held temporary over its target, in the order committed;
+  // io_error on the first that fails (the ones after it are removed).
+  void commit();
+
+ private:
+  friend class output_file;
+  struct held {
+    std::string path, temp, target;
+    temporary_guard guard;
+  };
+  std::vector<held> held_;
+  commit_together* outer_;
 };
 
 // Text of many lines (a value per vertex): lines [first, last) formatted by

@@ -1,5 +1,6 @@
 #include "io/temporary_files.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -24,10 +25,21 @@ extern "C" void on_signal(int sig) {
   // Folders after every file, so that one holding registered files empties first.
   for (int k = 0; k < slots; ++k)
     if (state[k].load(std::memory_order_acquire) == 3) ::rmdir(path_of[k]);
-  // Die of the signal as the default action would (the shell's 130, 143).
+  // Die of the signal as the default action would (the shell's 130, 143):
+  // the default back, the signal raised and let through at once. (Every
+  // handled signal is blocked while this runs, act.sa_mask below.)
   std::signal(sig, SIG_DFL);
+  sigset_t just;
+  sigemptyset(&just);
+  sigaddset(&just, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &just, nullptr);
   std::raise(sig);
 }
+
+// SIGQUIT too: the detached teardown's waiting parent (apps/common/
+// detached_exit.cpp) passes it on, and its default (a core) left the
+// temporaries behind.
+constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT};
 
 }  // namespace
 
@@ -59,13 +71,19 @@ void temporary_guard::release() {
 }
 
 void remove_temporaries_on_signal() {
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+  for (const int sig : handled) {
     struct sigaction now {};
     if (::sigaction(sig, nullptr, &now) != 0 || now.sa_handler != SIG_DFL) continue;
     struct sigaction act {};
     act.sa_handler = on_signal;
+    // Every handled signal waits while the handler runs. SA_RESETHAND (which
+    // implies SA_NODEFER) put the default back as the first signal was
+    // delivered, so a second one (timeout's to the child and to its group;
+    // Ctrl-C passed on by the detached teardown's parent) ended the process
+    // before the unlinks: a 200 MB snapshot temporary stayed in 6 runs of 10.
     sigemptyset(&act.sa_mask);
-    act.sa_flags = SA_RESETHAND;  // a second signal during the unlinks: the default at once
+    for (const int other : handled) sigaddset(&act.sa_mask, other);
+    act.sa_flags = 0;
     ::sigaction(sig, &act, nullptr);
   }
 }

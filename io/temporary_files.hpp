@@ -1,7 +1,7 @@
 // Temporaries that a signal must not leave behind: the output files' and the
 // cache entries' (io::output_file, write_atomically in io/cache.cpp) are
 // registered while they exist; an app that calls remove_temporaries_on_signal
-// removes them on SIGINT, SIGTERM, SIGHUP or SIGPIPE, then dies of the
+// removes them on SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGQUIT, then dies of the
 // signal as before. Ctrl-C during a write left '.out.tsv.tmp-XXXXXX' beside
 // the output and 25 MB '.perron-cache.tmp.PID.N' files in the cache folder
 // that no later run removed.
@@ -35,7 +35,7 @@ class temporary_guard {
   int slot_ = -1;
 };
 
-// Installs the handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE where each is
+// Installs the handler for SIGINT, SIGTERM, SIGHUP, SIGPIPE and SIGQUIT where each is
 // at its default (a caller's own handler, Python's SIGINT, is left alone).
 // The apps call it once at start (apps/common/app.cpp); a library user that
 // wants the same calls it too.

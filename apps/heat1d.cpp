@@ -846,17 +846,20 @@ int report_end(const plan& pl, const run_record& rec) {
 }
 
 // The summaries: JSON to stdout ('-'), or JSON to a file and the text to stdout.
-void write_summaries(const plan& pl, const run_record& rec, double total_s) {
+// `files`, the run's other files, replace their targets with the JSON file's,
+// before the summary says they were written.
+void write_summaries(const plan& pl, const run_record& rec, double total_s, io::commit_together& files) {
   const std::string& json = pl.s.app.json;
   const std::string js = json.empty() ? std::string() : json_summary(pl, rec, total_s);
-  if (json == "-") {
-    std::cout << js;
-    return;
-  }
-  if (!json.empty()) {
+  if (!json.empty() && json != "-") {
     io::output_file f(json);
     f.write(js);
     f.commit();
+  }
+  files.commit();
+  if (json == "-") {
+    std::cout << js;
+    return;
   }
   summary_stream(pl.s.app) << text_summary(pl, rec);
 }
@@ -947,6 +950,10 @@ int simulate(const plan& given) {
   rec.setup_s = sw.lap();
   if (!a.snapshot.empty() || !a.plot.empty()) rec.u0 = heat::initial_profile(ic, p);
   rec.kernel_name = kernel_label(pl.s.step, ts.kernel());
+  // The snapshot, profile, plot and JSON files replace their targets
+  // together, once all are written (write_summaries): a failed --plot had
+  // left the snapshot and profile files replaced.
+  io::commit_together files;
   if (a.bench) {
     run_bench(ts, pl, rec, sw);
     rec.integral = ts.integral();
@@ -960,7 +967,7 @@ int simulate(const plan& given) {
 
   if (!a.output.empty()) write_profile(a.output, p, ts.solution());
   if (!a.plot.empty()) write_plot(pl, rec);
-  write_summaries(pl, rec, total.seconds());
+  write_summaries(pl, rec, total.seconds(), files);
   // The whole run, outputs included (the JSON records it as timings.total_s).
   if (pl.s.app.json != "-") summary_stream(a) << "time: whole run " << format_g(total.seconds(), 3) << " s\n";
   return report_end(pl, rec);

@@ -401,6 +401,22 @@ TEST_F(heat1d_app, AStdoutThatCannotBeWrittenIsAnError) {
   }
 }
 
+// The profile, snapshot, plot and JSON files replace their targets together:
+// a --plot or --json that could not be written had left the others replaced.
+TEST_F(heat1d_app, AFailedOutputLeavesEveryEarlierFile) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  for (const char* f : {"u.tsv", "s.tsv"}) std::ofstream(path(f)) << "old\n";
+  for (const std::string failing : {" --plot /dev/full", " --json /dev/full"}) {
+    const outcome o = run("--device cpu --N 11 -o " + quote(path("u.tsv")) + " --snapshot " +
+                          quote(path("s.tsv")) + " --snapshot-every 10" + failing);
+    EXPECT_EQ(o.code, 66) << failing << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+    for (const char* f : {"u.tsv", "s.tsv"}) EXPECT_EQ(slurp(path(f)), "old\n") << f << failing;
+  }
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
 TEST_F(heat1d_app, NonConvergenceNamesTheStepAndStillWritesTheProfile) {
   const outcome o = run("--device cpu --method implicit --solver jacobi --max-iter 5 --steps 10 -o " +
                         quote(path("u.tsv")) + " --json " + quote(path("r.json")));

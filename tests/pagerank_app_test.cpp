@@ -166,6 +166,36 @@ TEST_F(pagerank_app, OutputThatIsAnInputIsRefused) {
   EXPECT_FALSE(fs::exists(path("r.png")));
 }
 
+// A run's files replace their targets together: --output's was replaced
+// by a run that then failed on --plot (exit 66). An output whose folder is
+// missing is refused before the graph is read, and a summary that cannot
+// reach stdout is an error with its reason, also where the solve did not
+// converge (exit 2 had lost the summary without a word).
+TEST_F(pagerank_app, AFailedOutputLeavesEveryEarlierFile) {
+  const std::string g = file("small.mtx", small_mtx);
+  const std::string r = file("r.tsv", "old ranks\n");
+  const outcome missing = run({g, "--device", "cpu", "--output", r, "--plot", path("nodir/p.svg")});
+  EXPECT_EQ(missing.code, 66) << missing.err;
+  EXPECT_EQ(missing.err_lines(), 1) << missing.err;
+  EXPECT_EQ(missing.out, "");  // refused before the run: no summary
+  EXPECT_EQ(slurp(r), "old ranks\n");
+  if (fs::exists("/dev/full")) {
+    const outcome full = run({g, "--device", "cpu", "--output", r, "--plot", "/dev/full"});
+    EXPECT_EQ(full.code, 66) << full.err;
+    EXPECT_EQ(slurp(r), "old ranks\n");
+    for (const std::string opts : {"", " --max-iter 1", " --json --max-iter 1"}) {
+      const outcome o = run_command(
+          "(" + quote(app_path("pagerank")) + " " + quote(g) + " --device cpu" + opts + " >/dev/full)", dir_);
+      EXPECT_EQ(o.code, 66) << opts << ": " << o.err;
+      EXPECT_NE(o.err.find("pagerank: error: standard output: cannot write: No space left on device"),
+                std::string::npos)
+          << opts << ": " << o.err;
+    }
+  }
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
 // --output - : standard output holds only the TSV, the summary goes to stderr;
 // no file named '-' and no temporary is left behind. So for /dev/stdout,
 // /dev/fd/1 and /proc/self/fd/1 (the summary, or --json's, went after the

@@ -91,6 +91,20 @@ TEST_F(pagerank_sources_app, SnapIdsAndOutputFile) {
   EXPECT_NE(tsv.find("\n2\t"), std::string::npos) << tsv;
 }
 
+// The matrix and the top file replace their targets together: a failure on
+// the second had left the first replaced.
+TEST_F(pagerank_sources_app, AFailedOutputLeavesTheMatrixAsItWas) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string graph = write("g.txt", "1 2\n2 3\n3 1\n");
+  const std::string matrix = write("m.mtx", "old matrix\n");
+  const outcome o = run({graph, "--sources", write("s.txt", "1\n2\n"), "--device", "cpu", "--output-matrix",
+                         matrix, "--output", "/dev/full"});
+  EXPECT_EQ(o.code, 66) << o.err;
+  EXPECT_EQ(slurp(matrix), "old matrix\n");
+  for (const auto& e : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
 TEST_F(pagerank_sources_app, BadFilesNameTheLine) {
   const std::string graph =
       write("g.mtx", "%%MatrixMarket matrix coordinate pattern general\n5 5 4\n1 2\n2 3\n3 1\n3 4\n");

@@ -42,14 +42,10 @@ int run(const char* app_name, const std::function<int()>& body) {
       std::cerr << (std::string(app_name) + ": warning: " + one_line(note) + "\n") << std::flush;
     const int code = body();
     // What went to stdout (a summary, '--json -') must have arrived: on a full
-    // disk (/dev/full) the exit flush failed silently and the run exited 0.
-    errno = 0;
-    std::cout.flush();
-    const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout;
-    const int why = errno;
-    if (code == ok && !flushed)
-      return fail(no_input, std::string("standard output: cannot write: ") +
-                                (why ? std::strerror(why) : "a write failed"));
+    // disk (/dev/full) the exit flush failed silently and the run exited 0,
+    // and a run that did not converge (2: "results still printed") exited 2
+    // with its summary lost and no word of it.
+    if (code == ok || code == not_converged) flush_standard_output();
     return code;
   } catch (const boost::program_options::error& e) {
     return fail(usage, std::string(e.what()) + " (see --help)");
@@ -70,6 +66,18 @@ int run(const char* app_name, const std::function<int()>& body) {
   } catch (const std::exception& e) {
     return fail(internal, e.what());
   }
+}
+
+void flush_standard_output() {
+  errno = 0;
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout;
+  if (flushed) return;
+  // errno is the failed write's where this flush made it; a write that failed
+  // before (the stream's buffer full mid-summary) left only the error flag.
+  const int why = errno;
+  throw io_error("standard output",
+                 std::string("cannot write: ") + (why ? std::strerror(why) : "a write failed"));
 }
 
 bool stdout_is_terminal() { return isatty(fileno(stdout)) != 0; }

@@ -41,6 +41,12 @@ decltype(auto) naming_input(const std::string& input, F&& f) {
   }
 }
 
+// Flushes std::cout and stdout; io_error ("standard output: cannot write:
+// No space left on device") when a write to it failed, now or before. An app
+// that prints its summary calls it there, where the failed write's reason is
+// still known; app::run calls it after the body too.
+void flush_standard_output();
+
 // True when stdout / stderr is a terminal (progress lines only then).
 bool stdout_is_terminal();
 bool stderr_is_terminal();

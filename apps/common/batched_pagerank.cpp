@@ -260,6 +260,7 @@ int solve_sources(const batched_request& r, pagerank_batched_options opt) {
   const pagerank_batched_result res = pagerank_batched(g, sets.sets, opt);
   remember_batched_iterations(r, res);
   constexpr int digits = std::numeric_limits<T>::max_digits10;
+  io::commit_together files;  // the matrix and the ranks replace their targets, or neither
   if (!r.output_matrix.empty()) write_matrix(r.output_matrix, sets, res, graph.naming(), digits);
   // Standard output holds the matrix with '--output-matrix -': the top of
   // each set went after it there, and the stream read as no Matrix Market file.
@@ -267,6 +268,7 @@ int solve_sources(const batched_request& r, pagerank_batched_options opt) {
             : r.output_matrix == "-" ? "/dev/stderr"
                                      : "-",
             graph, sets, res, r.top, digits);
+  files.commit();
   print_summary(r, res, load_s, device.reason);
   if (!res.all_converged()) {
     std::cerr << "pagerank: warning: some source sets did not converge within --max-iter "

@@ -280,8 +280,18 @@ int main_body(int argc, char** argv) {
   require_regular_files(s);
   if (s.cache && !s.cache_dir.empty()) require_cache_folder(s.cache_dir);
   if (s.cache && s.cache_dir.empty()) {
-    temp_cache.dir = fs::temp_directory_path() / ("perron-read-bench-" + std::to_string(::getpid()));
-    s.cache_dir = temp_cache.dir.string();
+    // A new folder of its own (mkdtemp): a fixed name by the process id
+    // removed a folder of that name that was there before, with its files.
+    std::error_code ec;
+    const fs::path tmp = fs::temp_directory_path(ec);
+    if (ec)
+      throw io_error("TMPDIR", "no folder for the scratch cache (" + ec.message() + "); give --cache-dir");
+    std::string pattern = (tmp / "perron-read-bench-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw io_error(tmp.string(), std::string("cannot make the scratch cache's folder there: ") +
+                                       std::strerror(errno) + "; give --cache-dir");
+    temp_cache.dir = pattern;
+    s.cache_dir = pattern;
     temp_cache.guard = io::temporary_guard(s.cache_dir, io::temporary_kind::folder);
   }
   if (!s.json)

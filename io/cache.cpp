@@ -300,8 +300,13 @@ std::string write_atomically(const std::string& file, const std::string& source,
                           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   detail::file_descriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (fd.get() < 0) {
+    const int err = errno;
     if (no_file) *no_file = true;
-    return "cannot write the cache " + tmp + " (" + std::strerror(errno) + "); not caching " + source;
+    // The folder, not the temporary's name (its process id and clock): under
+    // mpirun the ranks' words then agree and print as one line, not P.
+    const std::string folder = fs::path(file).parent_path().string();
+    return "cannot write a cache file in " + (folder.empty() ? std::string(".") : folder) + " (" +
+           std::strerror(err) + "); not caching " + source;
   }
   temporary_guard guard(tmp);  // a signal while it is written removes it (io/temporary_files.hpp)
   const fs::path folder = fs::path(file).parent_path();

@@ -403,6 +403,15 @@ case $mode in
         --device cpu --no-cache -o "$dir/out.tsv" : -np 1 env PERRON_MEMORY_LIMIT=1000 "$pr" data/cage8.mtx \
         --device cpu --no-cache -o "$dir/out.tsv"
     fi
+    # Ranks on one host share its memory: their shares are summed. Each share of 10^6 vertices
+    # (48 MB while built) passes a 60 MB limit alone; 3 or more ranks together (24 MB each held
+    # to the end) do not (each had passed against the whole host's memory).
+    if [ "$np" -gt 2 ]; then
+      printf '%%%%MatrixMarket matrix coordinate pattern general\n1000000 1000000 3\n1 2\n2 3\n3 1\n' >"$dir/wide.mtx"
+      expect_failure 65 "rank 0: $dir/wide.mtx: the sum of the shares of the $np ranks on this host" \
+        "${mpirun[@]}" -np "$np" env PERRON_MEMORY_LIMIT=60000000 "$pr" "$dir/wide.mtx" --device cpu --no-cache \
+        -o "$dir/out.tsv"
+    fi
     # A SNAP list of 10^6 hashed ids (26 MB) whose parts parse within the last rank's memory
     # (35 MB) but whose renumbering (every rank holds the 2 * 10^6 distinct ids) does not: every
     # rank stops, with one line naming it (was unchecked until PageRank's own check).

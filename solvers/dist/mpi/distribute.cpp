@@ -163,19 +163,39 @@ local_arcs exchange_arcs(const arc_slice& arcs, index_t n, bool weighted, mirror
                                               (m == mirror::symmetric ? ", symmetric"
                                                : m == mirror::skew    ? ", skew-symmetric"
                                                                       : ""));
+  // This rank's share: the arcs sent and received (16 bytes each, twice
+  // with the mirrors) and P^T's rows (about 32 bytes per link while they
+  // are built), plus vectors of n (out-weights, ranks, flags: about 48).
+  const double links = double(arcs.count) * (mirrored ? 2.0 : 1.0);
+  const double share = 48.0 * double(std::max<index_t>(n, 0)) + 64.0 * links;
+  // The ranks that share this one's memory, summed: each rank checked its
+  // own share against the whole host's free memory, so P ranks on one host
+  // passed with P times what it had (4 ranks of a 40 M-vertex graph peaked
+  // at 2.4 GB under a 2.2 GB limit, each passing at 1.9 GB). Summed, a rank
+  // counts the vectors of n it holds to the end (out-weights, r, the result:
+  // about 24 bytes; measured at 40 M vertices, session 108: 13 and 17 on
+  // ranks past 0 in float and double, 21 and 29 on rank 0), not the 48 of its peak
+  // while building, which the ranks do not all reach at once.
+  const double held = 24.0 * double(std::max<index_t>(n, 0)) + 64.0 * links;
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  int node_ranks = 1;
+  MPI_Comm_size(node, &node_ranks);
+  double host_held = held;
+  MPI_Allreduce(&held, &host_held, 1, MPI_DOUBLE, MPI_SUM, node);
+  MPI_Comm_free(&node);
   phase(named([&] {
     if (!differ.empty())
       throw invalid_argument("the ranks read different graphs (" + differ +
                              "): every rank must read the same input, unchanged while the run reads it");
     if (n <= 0) throw invalid_argument("the graph is empty (0 vertices)");
     check_vertex_count(n);
-    // This rank's share: the arcs sent and received (16 bytes each, twice
-    // with the mirrors) and P^T's rows (about 32 bytes per link while they
-    // are built), plus vectors of n (out-weights, ranks, flags: about 48).
-    const double links = double(arcs.count) * (mirrored ? 2.0 : 1.0);
-    check_host_memory(48.0 * double(n) + 64.0 * links,
-                      "its share of the PageRank graph (" + std::to_string(n) + " vertices, " +
-                          std::to_string(static_cast<std::uint64_t>(links)) + " arcs)");
+    const std::string graph = " (" + std::to_string(n) + " vertices, " +
+                              std::to_string(static_cast<std::uint64_t>(links)) + " arcs)";
+    check_host_memory(share, "its share of the PageRank graph" + graph);
+    if (node_ranks > 1)
+      check_host_memory(host_held, "the sum of the shares of the " + std::to_string(node_ranks) +
+                                       " ranks on this host of the PageRank graph" + graph);
     for (std::size_t k = 0; k < arcs.count; ++k) {
       const index_t s = arcs.source[k], t = arcs.target[k];
       if (s < 0 || s >= n || t < 0 || t >= n)

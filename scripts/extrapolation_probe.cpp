@@ -217,7 +217,8 @@ long periodic(problem& p, int m, int every, double tol, int max_steps) {
         a[0] += y1 * y1, a[1] += y1 * y2, a[2] += y2 * y2, a[3] += y1 * y3, a[4] += y2 * y3;
         a[5] += h1[i], a[6] += h2[i], a[7] += h3[i];
       }
-      const auto q = accel::quadratic_extrapolation(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], p.alpha);
+      const auto q = accel::quadratic_extrapolation(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], p.alpha,
+                                                    accel::rounding_floor<double>());
       if (q.ok) {
         e.resize(n);
         for (int i = 0; i < n; ++i) e[i] = q.w0 * h1[i] + q.w1 * h2[i] + q.w2 * h3[i];

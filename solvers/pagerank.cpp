@@ -1045,8 +1045,8 @@ bool extrapolate_quadratic(const T* h0, const T* h1, const T* h2, const T* r, T*
     acc[6] += d(h2[i]);
     acc[7] += d(r[i]);
   });
-  const accel::quadratic_weights q =
-      accel::quadratic_extrapolation(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], alpha);
+  const accel::quadratic_weights q = accel::quadratic_extrapolation(a[0], a[1], a[2], a[3], a[4], a[5], a[6],
+                                                                    a[7], alpha, accel::rounding_floor<T>());
   if (!q.ok) return false;
   dangling = block_sums<1>(n, [&](index_t i, std::array<double, 1>& acc) {
     out[i] = static_cast<T>(q.w0 * d(h1[i]) + q.w1 * d(h2[i]) + q.w2 * d(r[i]));

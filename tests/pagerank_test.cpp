@@ -456,6 +456,46 @@ TEST(pagerank_cpu_accelerate, RreTakesFewerSteps) {
             pagerank_cpu(er, accelerated(pagerank_accel::automatic, 0.85, 1e-6)).iterations);
 }
 
+// Weights that would magnify the iterates' rounding past a thousandth of
+// their mass are refused: a 2-cycle and a 3-cycle at alpha 0.99999 in float
+// (personalized to the 2-cycle) ended at ranks of -110 and 74 after five
+// extrapolations by 1 / (1 - lambda) of noise; plain steps keep every rank
+// in [0, 1]. The one-mode fit at lambda 0.99999 is refused in float's
+// rounding and kept in double's.
+TEST(pagerank_accel_rules, NoExtrapolationThatMagnifiesRounding) {
+  for (const pagerank_accel mode : {pagerank_accel::automatic, pagerank_accel::quadratic}) {
+    const auto g =
+        make_pagerank_graph<float>(graph_from_arcs(5, {{0, 1}, {1, 0}, {2, 3}, {3, 4}, {4, 2}}), false);
+    pagerank_options o = accelerated(mode, 0.99999, 1e-6);
+    o.personalization = {1, 0, 0, 0, 0};
+    const pagerank_result r = pagerank_cpu(g, o);
+    double sum = 0;
+    for (const double x : r.rank) {
+      EXPECT_GE(x, 0.0);
+      EXPECT_LE(x, 1.0);
+      sum += x;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+    EXPECT_GT(r.rank[0], r.rank[2]);  // the 2-cycle gains its mass back from the 3-cycle
+  }
+  const double lambda = 0.99999, star[2] = {0.6, 0.4}, u[2] = {1.0, -1.0};
+  double x[4][2];
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 2; ++i) x[j][i] = star[i] + 0.1 * std::pow(lambda, j) * u[i];
+  double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0, s[3] = {0, 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    const double y1 = x[1][i] - x[0][i], y2 = x[2][i] - x[0][i], y3 = x[3][i] - x[0][i];
+    a11 += y1 * y1, a12 += y1 * y2, a22 += y2 * y2, b1 += y1 * y3, b2 += y2 * y3;
+    for (int j = 0; j < 3; ++j) s[j] += x[j + 1][i];
+  }
+  EXPECT_FALSE(accel::quadratic_extrapolation(a11, a12, a22, b1, b2, s[0], s[1], s[2], 0.999995,
+                                              accel::rounding_floor<float>())
+                   .ok);
+  EXPECT_TRUE(accel::quadratic_extrapolation(a11, a12, a22, b1, b2, s[0], s[1], s[2], 0.999995,
+                                             accel::rounding_floor<double>())
+                  .ok);
+}
+
 // Quadratic extrapolation when one mode is left (its 2 x 2 system singular):
 // the one-mode fit x* = (x_k - lambda x_{k-1}) / (1 - lambda), for a
 // negative lambda too (a hub's mass swinging), not past alpha.
@@ -476,7 +516,7 @@ TEST(pagerank_accel_rules, QuadraticWithOneModeLeft) {
       for (int j = 0; j < 3; ++j) s[j] += x[j + 1][i];
     }
     const accel::quadratic_weights q =
-        accel::quadratic_extrapolation(a11, a12, a22, b1, b2, s[0], s[1], s[2], 0.85);
+        accel::quadratic_extrapolation(a11, a12, a22, b1, b2, s[0], s[1], s[2], 0.85, 0.0);
     if (std::abs(lambda) > 0.85) {
       EXPECT_FALSE(q.ok) << lambda;
       continue;

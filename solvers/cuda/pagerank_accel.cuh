@@ -222,8 +222,8 @@ __global__ void __launch_bounds__(threads)
   });
   grid_reduce<4, sum_op, threads>(b, partials_b, counter_b, [=](const double(&t)[4]) {
     const volatile double* m = ac->first;
-    const accel::quadratic_weights q =
-        accel::quadratic_extrapolation(m[0], m[1], m[2], m[3], t[0], t[1], t[2], t[3], st->alpha);
+    const accel::quadratic_weights q = accel::quadratic_extrapolation(
+        m[0], m[1], m[2], m[3], t[0], t[1], t[2], t[3], st->alpha, accel::rounding_floor<T>());
     ac->w[0] = q.w0;
     ac->w[1] = q.w1;
     ac->w[2] = q.w2;

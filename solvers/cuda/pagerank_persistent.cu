@@ -639,8 +639,8 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
   __syncthreads();
   if (threadIdx.x == 0) {
     const double* t = bk.totals;
-    const accel::quadratic_weights q =
-        accel::quadratic_extrapolation(t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], alpha);
+    const accel::quadratic_weights q = accel::quadratic_extrapolation(
+        t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], alpha, accel::rounding_floor<T>());
     bk.go = q.ok ? 1 : 0;
     if (q.ok) {
       bk.w[0] = q.w0;

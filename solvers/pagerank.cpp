@@ -143,9 +143,12 @@ pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted, con
   std::vector<double> out(static_cast<std::size_t>(n), 0.0);
   for (std::size_t k = 0; k < at.nnz(); ++k) {
     const double w = at.values[k];
+    // An infinite weight here is mostly the sum of an arc's repeated entries
+    // (two of 1.7e308 each, merged by to_csr): the readers refuse 'inf'.
     if (!(w >= 0.0) || !std::isfinite(w))
       throw invalid_argument("arc " + vertex_name(label, at.col_idx[k]) + " -> " +
                              vertex_name(label, row_of(at, k)) + " has weight " + format_g(w, 17) +
+                             (w > 0.0 ? " (its repeated entries, summed, overflow a double)" : "") +
                              ": --weighted needs finite, non-negative weights");
     out[at.col_idx[k]] += w;
   }

@@ -590,6 +590,14 @@ TEST_F(pagerank_app, Weighted) {
   o = run({bad, "--weighted"});   // the graph from the cache: its arc named
   EXPECT_EQ(o.code, 65);
   EXPECT_NE(o.err.find(bad + ": arc 2 -> 3 has weight -3"), std::string::npos) << o.err;
+  // Repeated entries summed past a double: said so (the weight inf named no entry of the file).
+  const std::string twice = file(
+      "twice.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1.7e308\n1 2 1.7e308\n2 3 1\n");
+  o = run({twice, "--weighted", "--no-cache"});
+  EXPECT_EQ(o.code, 65);
+  EXPECT_NE(o.err.find("arc 1 -> 2 has weight inf (its repeated entries, summed, overflow a double)"),
+            std::string::npos)
+      << o.err;
 }
 
 // An entry stored as 0 is an arc of the pattern (vertex 2's one out-link,

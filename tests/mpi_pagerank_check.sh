@@ -469,15 +469,20 @@ case $mode in
       rm -f "$dir/host-b/out.tsv" "$dir/host-a/out.tsv"
       # Files of one name whose contents differ between the ranks (hosts): the file named, both ranks'
       # views, exit 65 on every rank (was 'to_csr: entry ... outside the 1015 x 1015 matrix'). Another
-      # size line, then the same size line and another last entry (with the cache on).
-      for change in other-size last-entry; do
+      # size line, then the same size line and another last entry (with the cache on), then another
+      # weight of the same length: the same size and header, told apart by the sampled bytes (was
+      # solved as one mixed graph).
+      for change in other-size last-entry same-size; do
         if [ $change = other-size ]; then
           cp data/1138_bus.mtx "$dir/host-b/g.mtx"
-        else
+        elif [ $change = last-entry ]; then
           cp data/cage8.mtx "$dir/host-b/g.mtx"
           sed -i '$s/.*/1 1 0.5/' "$dir/host-b/g.mtx"
+        else
+          cp data/cage8.mtx "$dir/host-b/g.mtx"
+          sed -i '$s/.166666666666667/.266666666666667/' "$dir/host-b/g.mtx"
         fi
-        expect_failure 65 "rank 0: g.mtx: the ranks read different files under this name (rank 0: 283808 bytes, 1015 x 1015, 11003 entries, real general; rank $last: " \
+        expect_failure 65 "rank 0: g.mtx: the ranks read different files under this name (rank 0: 283808 bytes, 1015 x 1015, 11003 entries, real general, sampled bytes hashing to [0-9a-f]*; rank $last: " \
           "${mpirun[@]}" -np "$last" -wdir "$dir/host-a" "$pr" g.mtx --device cpu --cache-dir "$dir/cache" -o out.tsv : \
           -np 1 -wdir "$dir/host-b" "$pr" g.mtx --device cpu --cache-dir "$dir/cache" -o out.tsv
         [ ! -e "$dir/host-a/out.tsv" ] || fail "an output was written from different files"

@@ -558,9 +558,7 @@ def _source_set(item, n, c, index=None):
         out.append((i, w))
     if not any(w > 0 for _, w in out):
         raise ValueError(f"sources[{c}]: all weights are zero")
-    if not _np.isfinite(sum(w for _, w in out)):  # the solver said "--sources: set 1: ..." for sources[0]
-        raise ValueError(f"sources[{c}]: the weights' sum overflows")
-    return out
+    return out  # the solver normalizes them, over the largest where their sum overflows (as --sources)
 
 
 def pagerank_batched(A, sources, alpha=0.85, tol=1e-6, max_iter=1000, weighted=None, device="auto",

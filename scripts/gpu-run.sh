@@ -15,9 +15,15 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 status=0
 # One sanitizer TOOL over the test binary T, its tests FILTER, logged as
 # sanitize-TOOL-LOG.log: a failure's tail shown and the step failed.
+# API calls that return an error are not reported by memcheck where the
+# binary makes them on purpose or a library does inside itself:
+# gpu_device_test's absurd allocation (its test: a cuda_error, not a crash),
+# and NCCL's start on one GPU (cudaErrorNoKernelImageForDevice from inside
+# libnccl, 148 of them, session 108). Their accesses are checked as any.
 sanitize_test() {
-  local tool=$1 t=$2 filter=$3 log="$out/sanitize-$1-$4.log"
-  timeout "${PERRON_SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$tool" --error-exitcode 9 "$t" \
+  local tool=$1 t=$2 filter=$3 log="$out/sanitize-$1-$4.log" api=()
+  case "$tool:$(basename "$t")" in memcheck:gpu_device_test | memcheck:gpu_dist_nccl_test) api=(--report-api-errors no) ;; esac
+  timeout "${PERRON_SANITIZE_TIMEOUT:-600}" compute-sanitizer --tool "$tool" "${api[@]}" --error-exitcode 9 "$t" \
     --gtest_brief=1 --gtest_filter="$filter" >"$log" 2>&1 || { status=1; tail -n 30 "$log"; }
   tail -n 2 "$log"
 }
@@ -69,6 +75,10 @@ for step in $steps; do
           sanitize_test memcheck "$t" '*InterruptEnds*' "$name-interrupt"
           continue
         fi
+        # gpu_dist_nccl_test: every GPU's SpMV plan is auto's, which may pick
+        # cuSPARSE (hazards inside csrmv_v3_kernel, session 108); its kernels
+        # are the SpMV kernels racechecked through gpu_spmv_test.
+        [ "$name" = gpu_dist_nccl_test ] && continue
         rf="$f-*cusparse*:*auto*"; [ "$f" = '*' ] && rf='-*cusparse*'  # auto may pick cuSPARSE
         echo "== compute-sanitizer --tool racecheck $name"
         sanitize_test racecheck "$t" "$rf" "$name"

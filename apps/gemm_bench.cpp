@@ -51,15 +51,15 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     ("sizes", po::value<std::vector<int>>(&s.sizes)->multitoken()->value_name("N..."),
      "matrix sizes n (M = N = K = n), each in [1, 16384]; default 1024 2048 4096 8192");
   // clang-format on
-  add_timing_options(o, s.runs, "timed calls per step and size (>= 3)", s.warmup, s.json);
+  add_timing_options(o, s.runs, "timed calls per step and size (3 to 1000000)", s.warmup, s.json);
   po::variables_map vm;
   if (!parse_bench_command_line(argc, argv, o, vm)) return false;
   if (s.sizes.empty()) throw usage_error("--sizes needs at least one size");
   for (int n : s.sizes)
     if (n < 1 || n > 16384)
       throw usage_error("--sizes: each size must be in [1, 16384] (got " + std::to_string(n) + ")");
-  require_at_least("runs", s.runs, 3);
-  require_at_least("warmup", s.warmup, 1);
+  require_calls("runs", s.runs, 3);
+  require_calls("warmup", s.warmup, 1);
   return true;
 }
 

@@ -27,6 +27,7 @@
 #include "apps/common/usage.hpp"
 #include "core/error.hpp"
 #include "core/stats.hpp"
+#include "core/text.hpp"
 #include "io/cache.hpp"
 #include "io/load.hpp"
 #include "io/matrix_market.hpp"
@@ -77,6 +78,7 @@ struct settings {
   int threads = 0, repeat = 5;
   bool cache = false, json = false;
   std::string cache_dir, write_spec;
+  bool writing = false;  // --write given, even as '' (which is refused, not a timing run)
   std::vector<std::string> files;
 };
 
@@ -92,7 +94,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
       "cache directory for --cache (default: a fresh temporary directory, removed after)")(
       "json", po::bool_switch(&s.json), "one JSON object per file instead of the table")(
       "write", po::value<std::string>(&s.write_spec)->value_name("SPEC"),
-      "write the synthetic matrix SPEC (e.g. rmat:20:10000000) to the one FILE as Matrix Market");
+      "write the synthetic matrix SPEC (e.g. rmat:20:10000000) to the one FILE as Matrix Market "
+      "(gzip-compressed where FILE ends in .gz)");
   po::options_description all;
   all.add(o).add_options()("file", po::value<std::vector<std::string>>(&s.files));
   po::variables_map vm;
@@ -103,6 +106,7 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     return false;
   }
   if (s.files.empty()) throw usage_error("no FILE given");
+  s.writing = vm.count("write") > 0;
   // --write generates and writes; it times nothing, so the timing options
   // asked for with it were dropped without a word (--json gave no JSON).
   if (vm.count("write"))
@@ -149,8 +153,8 @@ void require_regular_files(const settings& s) {
       continue;
     throw io_error(
         f, std::string(stdin_name ? "standard input" : "not a regular file") +
-               ": read-bench reads each FILE " + std::to_string(s.repeat + 1) + " times (--repeat " +
-               std::to_string(s.repeat) +
+               ": read-bench reads each FILE " + std::to_string(static_cast<long long>(s.repeat) + 1) +
+               " times (--repeat " + std::to_string(s.repeat) +
                " after a warm-up), and a pipe or device gives its text once; save it to a file first");
   }
 }
@@ -180,6 +184,15 @@ int write_synthetic(const settings& s) {
   if (s.files.size() != 1) throw usage_error("--write takes exactly one output FILE");
   if (!io::is_synthetic_spec(s.write_spec))
     throw usage_error("--write needs a synthetic spec such as rmat:20:10000000");
+  // Matrix Market text, gzip-compressed under a .gz name: a name of another
+  // packing got plain text (g.zip, g.mtx.bz2: unreadable as what they say),
+  // and x.tar.gz a gzipped .mtx that tar does not read.
+  const std::string lower = ascii_lower(s.files[0]);
+  for (const std::string packed : {".tar.gz", ".tgz", ".tar", ".zip", ".bz2", ".xz", ".zst", ".7z"})
+    if (lower.size() > packed.size() &&
+        lower.compare(lower.size() - packed.size(), packed.size(), packed) == 0)
+      throw usage_error("--write writes Matrix Market text, gzip-compressed for a .gz name; " + s.files[0] +
+                        " names a " + packed + " file (write a .mtx or .mtx.gz and pack it yourself)");
   const auto a = io::generate_synthetic(s.write_spec);
   const bool pattern = s.write_spec.rfind("rmat:", 0) == 0;
   io::write_matrix_market(s.files[0], a, pattern ? io::mm_field::pattern : io::mm_field::real);
@@ -258,7 +271,7 @@ void print_row(const std::string& file, unsigned used, const settings& s, const 
 int main_body(int argc, char** argv) {
   settings s;
   if (!parse_command_line(argc, argv, s)) return ok;
-  if (!s.write_spec.empty()) return write_synthetic(s);
+  if (s.writing) return write_synthetic(s);
 
   io::read_options opt;
   opt.threads = static_cast<unsigned>(s.threads);

@@ -84,15 +84,15 @@ bool parse_command_line(int argc, char** argv, settings& s) {
      "columns of X, each in [1, 1024]; default 8 32 128 (the words after the numbers are GRAPHs)")
     ("precision,p", po::value<std::string>(&s.precision)->default_value("float"), "float or double");
   // clang-format on
-  add_timing_options(o, s.runs, "timed calls per implementation (>= 3)", s.warmup, s.json);
+  add_timing_options(o, s.runs, "timed calls per implementation (3 to 1000000)", s.warmup, s.json);
   app::add_input_options(o, s.input);
   po::variables_map vm;
   if (!parse_bench_command_line(argc, argv, o, vm, "graph", &s.graphs)) return false;
   split_k_words(k_words, s);
   if (s.graphs.empty()) throw usage_error("no GRAPH given");
   require_precision(s.precision);
-  require_at_least("runs", s.runs, 3);
-  require_at_least("warmup", s.warmup, 1);
+  require_calls("runs", s.runs, 3);
+  require_calls("warmup", s.warmup, 1);
   return true;
 }
 

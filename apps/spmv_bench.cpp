@@ -76,6 +76,12 @@ const char* usage_text =
 
 std::vector<spmv_kernel> parse_kernel_list(const std::vector<std::string>& args) {
   std::vector<spmv_kernel> out;
+  // A list given but empty ('-k ""', '-k ,': an unset variable) is refused:
+  // it ran every kernel, the default of no --kernel at all.
+  if (!args.empty() && std::all_of(args.begin(), args.end(), [](const std::string& a) {
+        return a.find_first_not_of(", ") == std::string::npos;
+      }))
+    throw usage_error("--kernel names no kernel; give one or more, e.g. --kernel auto,cusparse");
   for (const std::string& arg : args) {
     std::stringstream ss(arg);
     std::string item;
@@ -127,8 +133,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
     ("kernel,k", po::value<std::vector<std::string>>(&kernel_args)->composing()->value_name("LIST"),
      ("kernels to time, comma-separated or repeated (default: every GPU kernel): " + spmv_kernel_names()).c_str())
     ("precision,p", po::value<std::string>(&s.precision)->default_value("float"), "float or double")
-    ("iterations,n", po::value<int>(&s.iterations)->default_value(200), "timed launches per kernel (>= 100)")
-    ("warmup,w", po::value<int>(&s.warmup)->default_value(20), "untimed launches before timing (>= 1)")
+    ("iterations,n", po::value<int>(&s.iterations)->default_value(200), "timed launches per kernel (100 to 1000000)")
+    ("warmup,w", po::value<int>(&s.warmup)->default_value(20), "untimed launches before timing (1 to 1000000)")
     ("cold", po::bool_switch(&s.cold), "flush L2 before every timed launch (A and x come from DRAM)")
     ("json", po::value<std::string>(&s.json)->implicit_value("-")->value_name("[FILE]"),
      "JSON on stdout instead of the table, or (--json=FILE) into FILE as well as the table")
@@ -149,8 +155,8 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   if (!parse_bench_command_line(argc, arg_ptrs.data(), o, vm, "matrix", &s.matrices)) return false;
   if (s.matrices.empty()) throw usage_error("no MATRIX given");
   require_precision(s.precision);
-  require_at_least("iterations", s.iterations, 100);
-  require_at_least("warmup", s.warmup, 1);
+  require_calls("iterations", s.iterations, 100);
+  require_calls("warmup", s.warmup, 1);
   require_at_least("copy-mib", s.copy_mib, 64);
   // --json=/dev/stdout is --json: the table went after the JSON in the same stream.
   for (std::string* f : {&s.json, &s.csv})

@@ -171,6 +171,25 @@ TEST_F(spmv_bench_app, GemmRefusesAStrayArgument) {
   }
 }
 
+// Option values that ran something other than asked: an empty kernel list
+// ('-k ""', an unset variable) ran every kernel; a count of timed calls past
+// a million reserved its times up front (-n 2147483647: 16 GB). Both are
+// refused before any GPU or file is looked at.
+TEST_F(spmv_bench_app, AnEmptyKernelListAndAbsurdCountsAreRefused) {
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  for (const std::string args : {"-k '' ", "-k , ", "-n 2000000 ", "-w 2000000 "}) {
+    const outcome o = run_command(quote(app_path("spmv-bench")) + " " + args + quote(a), dir_);
+    EXPECT_EQ(o.code, 64) << args << ": " << o.err;
+    EXPECT_EQ(o.err_lines(), 1) << o.err;
+  }
+  for (const std::string app : {"spmm-bench", "gemm-bench"}) {
+    const outcome o = run_command(
+        quote(app_path(app)) + " --runs 2000000" + (app == "spmm-bench" ? " " + quote(a) : ""), dir_);
+    EXPECT_EQ(o.code, 64) << app << ": " << o.err;
+    EXPECT_NE(o.err.find("--runs must be <= 1000000"), std::string::npos) << o.err;
+  }
+}
+
 class read_bench_app : public app_test {
  protected:
   read_bench_app() : app_test("read-bench") {}
@@ -235,6 +254,25 @@ TEST_F(read_bench_app, WriteRefusesTheTimingOptions) {
     EXPECT_FALSE(fs::exists(dir_ / "m.mtx")) << opt;
   }
   EXPECT_EQ(run("--write tridiag:5 " + quote((dir_ / "m.mtx").string())).code, 0);
+}
+
+// --write '' is refused (it timed the FILE instead, exit 0: an unset $SPEC
+// wrote nothing), and so is a name of a packing --write does not make (g.zip,
+// g.mtx.bz2 got plain text that nothing reads as what the name says).
+TEST_F(read_bench_app, WriteRefusesAnEmptySpecAndForeignPackings) {
+  const std::string a = write("a.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n");
+  const outcome empty = run("--write '' " + quote(a));
+  EXPECT_EQ(empty.code, 64) << empty.err;
+  EXPECT_EQ(empty.out, "");
+  for (const char* name : {"g.zip", "g.mtx.bz2", "g.tar.gz", "G.MTX.XZ"}) {
+    const outcome o = run(std::string("--write tridiag:5 ") + quote((dir_ / name).string()));
+    EXPECT_EQ(o.code, 64) << name << ": " << o.err;
+    EXPECT_NE(o.err.find("gzip-compressed for a .gz name"), std::string::npos) << o.err;
+    EXPECT_FALSE(fs::exists(dir_ / name)) << name;
+  }
+  const outcome gz = run("--write tridiag:5 " + quote((dir_ / "g.mtx.gz").string()));
+  ASSERT_EQ(gz.code, 0) << gz.err;
+  EXPECT_EQ(run("-r 1 " + quote((dir_ / "g.mtx.gz").string())).code, 0);
 }
 
 // read-bench reads each FILE --repeat + 1 times: a FIFO (or '<(zcat g.gz)')

@@ -41,7 +41,7 @@ void add_timing_options(po::options_description& o, int& runs, const char* runs_
   // clang-format off
   o.add_options()
     ("runs,n", po::value<int>(&runs)->default_value(runs), runs_help)
-    ("warmup,w", po::value<int>(&warmup)->default_value(warmup), "untimed calls before timing (>= 1)")
+    ("warmup,w", po::value<int>(&warmup)->default_value(warmup), "untimed calls before timing (1 to 1000000)")
     ("json", po::bool_switch(&json), "JSON on stdout instead of the table");
   // clang-format on
 }
@@ -50,6 +50,13 @@ void require_at_least(const char* option, int value, int min) {
   if (value < min)
     throw usage_error(std::string("--") + option + " must be >= " + std::to_string(min) + " (got " +
                       std::to_string(value) + ")");
+}
+
+void require_calls(const char* option, int value, int min) {
+  require_at_least(option, value, min);
+  if (value > max_timed_calls)
+    throw usage_error(std::string("--") + option + " must be <= " + std::to_string(max_timed_calls) +
+                      " (got " + std::to_string(value) + ")");
 }
 
 void require_precision(const std::string& precision) {

@@ -36,6 +36,12 @@ void add_timing_options(boost::program_options::options_description& o, int& run
 
 // usage_error "--<option> must be >= <min> (got <value>)" when value < min.
 void require_at_least(const char* option, int value, int min);
+// The most timed or warm-up calls a benchmark option asks: each timed call's
+// time is kept (spmv-bench -n 2147483647 reserved 16 GB for them up front),
+// and a million calls of even a microsecond are a second of medians.
+constexpr int max_timed_calls = 1000000;
+// require_at_least, and usage_error "--<option> must be <= <max_timed_calls> ..." above it.
+void require_calls(const char* option, int value, int min);
 // usage_error unless precision is "float" or "double".
 void require_precision(const std::string& precision);
 // {"device": "<this GPU>", "results": [row, ...]} on stdout; print_row(i)

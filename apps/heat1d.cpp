@@ -327,7 +327,12 @@ plan make_plan(const command_line& c) {
   try {
     if (c.n > long(max_index))
       throw invalid_argument("--N = " + std::to_string(c.n) + " exceeds the 32-bit index limit");
-    s.problem.n = static_cast<index_t>(std::max<long>(c.n, std::numeric_limits<index_t>::min()));
+    heat::check_grid_points(c.n);  // as given: clamped to int, -3000000000 was named -2147483648
+    s.problem.n = static_cast<index_t>(c.n);
+    // --bc sets both ends, which --left and --right then both replaced: it went unread, without a word.
+    if (!c.bc.empty() && !c.left.empty() && !c.right.empty())
+      throw invalid_argument(
+          "--bc sets both ends, and --left and --right set them again: give --bc, or --left and --right");
     if (!c.bc.empty()) s.problem.left = s.problem.right = heat::parse_boundary(c.bc);
     if (!c.left.empty()) s.problem.left = heat::parse_boundary(c.left);
     if (!c.right.empty()) s.problem.right = heat::parse_boundary(c.right);

@@ -149,8 +149,12 @@ std::string describe(const boundary_condition& bc) {
   return std::string(name_in(boundary_names, bc.kind)) + ":" + format_g(bc.value);
 }
 
-void grid_problem::validate() const {
+void check_grid_points(long long n) {
   if (n < 3) throw invalid_argument("--N must be at least 3 grid points (got " + std::to_string(n) + ")");
+}
+
+void grid_problem::validate() const {
+  check_grid_points(n);
   if (!finite_above(length, 0))
     throw invalid_argument("--L, the domain length, must be a finite number > 0 (got " + format_g(length) +
                            ")");

@@ -80,6 +80,10 @@ struct grid_problem {
   void validate() const;
 };
 
+// invalid_argument "--N must be at least 3 grid points (got N)" for n < 3:
+// the app checks the count as given, before it is narrowed to index_t.
+void check_grid_points(long long n);
+
 // Initial conditions: "sin:K" (sin(K pi x / L), K >= 1), "gauss:x0:width"
 // (exp(-(x - x0)^2 / (2 width^2))), "step:x0" (1 left of x0, 0 right, 1/2 at
 // x0), "file:PATH" (one value per grid point, read by io::read_profile into

@@ -401,6 +401,18 @@ TEST_F(heat1d_app, AStdoutThatCannotBeWrittenIsAnError) {
   }
 }
 
+// --bc beside both --left and --right went unread without a word; -N past
+// int's range below was named -2147483648.
+TEST_F(heat1d_app, AnUnreadBcAndAHugeNegativeNAreNamed) {
+  const outcome bc = run("--bc neumann:1 --left dirichlet:0 --right dirichlet:0");
+  EXPECT_EQ(bc.code, 64) << bc.err;
+  EXPECT_NE(bc.err.find("--bc sets both ends"), std::string::npos) << bc.err;
+  EXPECT_EQ(run("--device cpu --bc neumann:0 --left dirichlet:0").code, 0);
+  const outcome n = run("-n -3000000000");
+  EXPECT_EQ(n.code, 64) << n.err;
+  EXPECT_NE(n.err.find("(got -3000000000)"), std::string::npos) << n.err;
+}
+
 // The profile, snapshot, plot and JSON files replace their targets together:
 // a --plot or --json that could not be written had left the others replaced.
 TEST_F(heat1d_app, AFailedOutputLeavesEveryEarlierFile) {

@@ -1026,6 +1026,8 @@ int main_body(int argc, char** argv) {
         {"check-interval", c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu,
          "GPU runs (--device cuda or auto)",
          ", not to --device cpu or --kernel cpu, whose solves test every iteration"},
+        {"operator", c.s.app.device != device_choice::cpu && c.s.step.kernel != spmv_kernel::cpu,
+         "GPU runs (--device cuda or auto)", ", not to --device cpu or --kernel cpu, which never read it"},
         {"max-iter", iterates, iterating, not_iterating},
         {"atol", iterates, iterating, not_iterating},
         {"rtol", iterates, iterating, not_iterating}})

@@ -408,6 +408,10 @@ TEST_F(heat1d_app, AnUnreadBcAndAHugeNegativeNAreNamed) {
   EXPECT_EQ(bc.code, 64) << bc.err;
   EXPECT_NE(bc.err.find("--bc sets both ends"), std::string::npos) << bc.err;
   EXPECT_EQ(run("--device cpu --bc neumann:0 --left dirichlet:0").code, 0);
+  // --operator on the CPU went unread too, and --json said "operator": "csr".
+  const outcome op = run("-n 5 -d cpu --operator csr");
+  EXPECT_EQ(op.code, 64) << op.err;
+  EXPECT_NE(op.err.find("--operator applies to GPU runs"), std::string::npos) << op.err;
   const outcome n = run("-n -3000000000");
   EXPECT_EQ(n.code, 64) << n.err;
   EXPECT_NE(n.err.find("(got -3000000000)"), std::string::npos) << n.err;

@@ -321,7 +321,9 @@ double default_step_rel_tol(const grid_problem& p, const step_options& o, bool s
 double steady_floor(const grid_problem& p, const step_options& o, double unit_roundoff, double u0_bound);
 // The step solves' relative tolerance for --steady to tol where the user gave
 // none: `given` (the default), tightened until steady_floor is a tenth of tol,
-// but not below 64 u (CG on these systems reaches about 10 u, measured).
+// but not below what the solves reach: 64 u, or 2 u (1 + 4 theta r) where r
+// is large (CG stalls near u (1 + 4 theta r), measured; steady_floor then
+// refuses the run up front if that is not enough).
 double steady_rel_tol(const grid_problem& p, const step_options& o, double given, double tol,
                       double unit_roundoff, double u0_bound);
 

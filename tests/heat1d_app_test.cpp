@@ -124,6 +124,22 @@ TEST_F(heat1d_app, SteadyStateReachesTheLinearProfile) {
   EXPECT_NE(below.err.find("a smaller --rtol"), std::string::npos) << below.err;
 }
 
+// N = 1001 at the default dt (Crank-Nicolson, r = 1000): the planner asked
+// CG for 3.2e-14, below the 3.9e-14 it stalls at, and step 2 failed with exit
+// 2. Now the tolerance stays reachable, and the run it cannot carry to 1e-8
+// is refused before it starts, naming a --steady-tol that works.
+TEST_F(heat1d_app, SteadyPlanKeepsTheStepSolvesReachable) {
+  const outcome refused = run("--device cpu --steady --bc dirichlet:1 -n 1001");
+  EXPECT_EQ(refused.code, 64) << refused.err;
+  const std::string::size_type at = refused.err.rfind("--steady-tol ");
+  ASSERT_NE(at, std::string::npos) << refused.err;
+  const std::string tol = refused.err.substr(at + 13, refused.err.find_first_of(" )", at + 13) - at - 13);
+  const outcome taken = run("--device cpu --steady --bc dirichlet:1 -n 1001 --json - --steady-tol " + tol);
+  ASSERT_EQ(taken.code, 0) << taken.err;
+  EXPECT_NE(taken.out.find("\"reached\": true"), std::string::npos);
+  EXPECT_LT(json_number(taken.out, "max_error"), std::stod(tol));
+}
+
 // --steady stops on the distance the change implies, not the change: the
 // default run is within --steady-tol of the steady state (it was 1e-6 off a
 // 1e-8 tolerance), kappa = 1e-6 is not reached (it was, 1.0 off), and steps

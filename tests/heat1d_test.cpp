@@ -508,8 +508,21 @@ TEST(heat_steady, FloorAndTightenedSolveTolerance) {
   EXPECT_LT(tight, 1e-10);
   o.stop.rel_tol = tight;
   EXPECT_LE(steady_floor(p, o, u_double, 1), 1.01e-9);
-  // A tolerance nothing in double reaches keeps 64 u.
-  EXPECT_EQ(steady_rel_tol(p, o, 1e-10, 1e-20, u_double, 1), 64 * u_double);
+  // A tolerance nothing in double reaches keeps what the solves reach: at r =
+  // 10 (implicit) 2 u (1 + 4 r) = 82 u; at small r, 64 u.
+  const double r = p.kappa * o.dt / (p.dx() * p.dx());
+  EXPECT_NEAR(steady_rel_tol(p, o, 1e-10, 1e-20, u_double, 1), 2 * u_double * (1 + 4 * r), 1e-30);
+  step_options small = o;
+  small.dt = 1e-5;
+  EXPECT_EQ(steady_rel_tol(p, small, 1e-10, 1e-20, u_double, 1), 64 * u_double);
+  // N = 1001, Crank-Nicolson at r = 1000: CG stalled near 3.9e-14, so the
+  // planned tolerance stays above that (it was 3.2e-14, and step 2 failed),
+  // and the steady floor it implies refuses --steady-tol 1e-8 up front.
+  const grid_problem wide = problem(1001, "dirichlet:1", "dirichlet:1");
+  step_options cn = options(method::crank_nicolson, step_solver::cg, 1e-3);
+  cn.stop.rel_tol = steady_rel_tol(wide, cn, 1e-10, 1e-8, u_double, 1);
+  EXPECT_GE(cn.stop.rel_tol, 1e-13);
+  EXPECT_GT(steady_floor(wide, cn, u_double, 1), 1e-8);
   // Float's default at r = 10: the floor is far above 1e-8.
   o.stop.rel_tol = 2.05e-5;
   EXPECT_GT(steady_floor(p, o, u_float, 1), 1e-4);

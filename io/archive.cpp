@@ -492,6 +492,31 @@ text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& 
   return main_member(r, name, bytes.size(), member);
 }
 
+text_buffer read_single_text(const std::string& path, const std::string& what) {
+  text_buffer bytes = read_file(path, 1);  // gzip inflated; a pipe or device checked for text
+  // Sniffed in what was read, file or pipe alike; a text compressed whole
+  // (bzip2, xz, zstd) decompressed as it is, never searched for a member.
+  const auto refuse_archive = [&](const text_buffer& t, const char* how) {
+    if (is_tar(t.view()) || has_zip_magic(t.data(), t.size()))
+      throw io_error(path,
+                     std::string("is ") + how + "archive, not " + what + ": unpack it and pass the file");
+  };
+  refuse_archive(bytes, "an ");
+  if (!has_packed_magic(bytes.data(), bytes.size())) return bytes;
+  archive_reader r;
+  archive_read_support_filter_all(r.a);
+  archive_read_support_format_raw(r.a);
+  if (archive_read_open_memory(r.a, bytes.data(), bytes.size()) != ARCHIVE_OK)
+    r.fail(path, "cannot read it: ", "unknown error");
+  archive_entry* e = nullptr;
+  const int rc = archive_read_next_header(r.a, &e);
+  if (rc == ARCHIVE_EOF) return text_buffer();  // a compressed empty file
+  if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) r.fail(path, "cannot read it: ", "corrupt or truncated");
+  text_buffer text = read_member(r, e, path, bytes.size());
+  refuse_archive(text, "a compressed ");
+  return text;
+}
+
 namespace {
 
 class archive_windows final : public text_windows {
@@ -653,6 +678,17 @@ text_buffer read_packed(const std::string& path, std::string&, read_stats*) {
   throw not_supported(path +
                       ": reading bzip2, xz and zstd files needs libarchive, and perron was built without it "
                       "(install libarchive-dev and rebuild, or decompress the file and pass it)");
+}
+
+text_buffer read_single_text(const std::string& path, const std::string& what) {
+  text_buffer bytes = read_file(path, 1);
+  if (is_tar(bytes.view()) || has_zip_magic(bytes.data(), bytes.size()))
+    throw io_error(path, "is an archive, not " + what + ": unpack it and pass the file");
+  if (has_packed_magic(bytes.data(), bytes.size())) {
+    std::string member;
+    return read_packed(path, member);  // the refusal
+  }
+  return bytes;
 }
 
 #endif

@@ -45,6 +45,15 @@ text_buffer read_packed(const std::string& path, std::string& member, read_stats
 // whose first bytes are gone from the pipe); `name` is what errors call it.
 text_buffer read_archive_matrix_in(const text_buffer& bytes, const std::string& name, std::string& member);
 
+// The whole text of a file that holds one vector or list (heat1d's --ic
+// file:, pagerank's --initial, --personalize and --sources files): plain,
+// gzip, or compressed whole by bzip2, xz or zstd, from a file or a pipe (the
+// latter three were parsed as text: "'BZh91AY&SY...' is not a finite
+// number"). A tar or zip, plain or compressed, holds files, not `what`
+// ("a profile"): io_error. not_supported for bzip2, xz and zstd without
+// libarchive.
+text_buffer read_single_text(const std::string& path, const std::string& what);
+
 // Reads the graph's member: of the .mtx members, the one named like the
 // archive (flickr.tar.gz -> .../flickr.mtx), else the only one; where there is
 // none, so of the graph files (.graphml, .gml, .net, .paj: karate.zip ->

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "io/archive.hpp"
 #include "io/text_input.hpp"
 
 namespace perron::io {
@@ -18,7 +19,7 @@ std::vector<double> read_profile(const std::string& path, std::size_t expected) 
   // once (std::getline of its one endless line filled the host), and .gz works.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw io_error(path, "is a directory, not a profile file");
-  const detail::text_buffer text = detail::read_file(path, 1);
+  const detail::text_buffer text = detail::read_single_text(path, "a profile");
   std::vector<double> v;
   v.reserve(std::min<std::size_t>(expected, text.size() / 2 + 1));  // a value takes 2 bytes at least
   // Without a byte order mark, as the graph readers (its first value was refused).

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/archive.hpp"
 #include "io/text_input.hpp"
 
 namespace perron::io {
@@ -102,7 +103,7 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_lo
 
 sources_text read_sources_text(const std::string& path) {
   // Read whole (a device or pipe checked for text and read within the memory free).
-  const detail::text_buffer whole = detail::read_file(path, 1);
+  const detail::text_buffer whole = detail::read_single_text(path, "a list of source sets");
   // Without a byte order mark, as the graph readers (its first vertex was refused).
   sources_text file{path, std::string(detail::without_bom(whole.view())), 0};
   std::size_t start = 0;

@@ -167,9 +167,8 @@ void check_text_start(const char* p, std::size_t n, const std::string& path) {
   for (const char* q = p; q != end; ++q) {
     const auto c = static_cast<unsigned char>(*q);
     if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v') || c == 0x7f)
-      throw parse_error(
-          path, 1 + count_newlines(p, q),
-          "binary data (byte " + describe_char(*q) + "): not Matrix Market, edge-list or vertex text");
+      throw parse_error(path, 1 + count_newlines(p, q),
+                        "binary data (byte " + describe_char(*q) + "), not text");
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "io/archive.hpp"
 #include "io/matrix_market.hpp"
 #include "io/text_input.hpp"
 
@@ -144,7 +145,7 @@ std::vector<double> read_text_weights(std::string_view text, const std::string& 
 std::vector<double> read_vertex_weights(const std::string& path, index_t n, const vertex_naming& label) {
   // Read once (a pipe cannot be opened twice; a device or pipe is checked
   // for text and read within the memory free; .gz inflated).
-  const detail::text_buffer buffer = detail::read_file(path, 1);
+  const detail::text_buffer buffer = detail::read_single_text(path, "a vector of vertex values");
   // A byte order mark (as the graph readers skip it): the first line was
   // refused as "the vertex is not an integer", a Matrix Market array too.
   const std::string_view text = detail::without_bom(buffer.view());

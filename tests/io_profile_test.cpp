@@ -2,6 +2,7 @@
 // comments; the expected count; bad tokens with file and line; unreadable paths.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -83,6 +84,43 @@ TEST_F(profile_file, BadTokensAreParseErrorsWithFileAndLine) {
   EXPECT_THROW(read_profile(write("big.txt", "1 1e400 3 4"), 4), parse_error);
   EXPECT_EQ(read_profile(write("tiny.txt", "+1 1e-400 -3 4e-310"), 4),
             (std::vector<double>{1, 0, -3, 4e-310}));
+}
+
+// A profile compressed whole by bzip2, xz or zstd is read as gzip is (its
+// bytes were parsed as text: "'BZh91AY&SY...' is not a finite number"); a
+// tar or zip, plain or compressed, holds files and is refused as such.
+TEST_F(profile_file, CompressedProfilesAreReadAndArchivesRefused) {
+  const std::string text = "# u0\n1 2\n3.5 -4\n";
+  const auto plain = write("u0.txt", text);
+  const std::vector<double> want{1, 2, 3.5, -4};
+  int made = 0;
+  for (const std::string tool : {"gzip", "bzip2", "xz", "zstd -q"}) {
+    const std::string packed = plain + "." + tool.substr(0, 2);
+    if (std::system((tool + " -c '" + plain + "' > '" + packed + "' 2>/dev/null").c_str()) != 0) continue;
+    SCOPED_TRACE(tool);
+    try {
+      EXPECT_EQ(read_profile(packed, 4), want);
+      ++made;
+    } catch (const not_supported&) {  // built without libarchive: bzip2, xz and zstd refused
+      EXPECT_NE(tool, "gzip");
+    }
+  }
+  if (made == 0) GTEST_SKIP() << "no compressor made its file";
+  const std::string tar = (dir_ / "u0.tar").string();
+  if (std::system(("tar -cf '" + tar + "' -C '" + dir_.string() + "' u0.txt 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "no tar here";
+  for (const std::string& archive : {tar, tar + ".bz"}) {
+    if (archive != tar &&
+        std::system(("bzip2 -c '" + tar + "' > '" + archive + "' 2>/dev/null").c_str()) != 0)
+      continue;
+    try {
+      read_profile(archive, 4);
+      FAIL() << "read an archive as a profile: " << archive;
+    } catch (const io_error& e) {
+      EXPECT_NE(std::string(e.what()).find("archive, not a profile"), std::string::npos) << e.what();
+    } catch (const not_supported&) {
+    }
+  }
 }
 
 // A device of binary data is refused at line 1 at once: it was read as one

@@ -139,7 +139,8 @@ std::string usage_text(const settings& d) {
          "  sin:K           sin(K pi x / L), K = 1, 2, ...\n"
          "  gauss:X0:W      exp(-(x - X0)^2 / (2 W^2))\n"
          "  step:X0         1 for x < X0, 0 for x > X0 (1/2 at X0)\n"
-         "  file:PATH       N numbers (whitespace separated, '#' comments), one per grid point\n"
+         "  file:PATH       N numbers (whitespace separated, '#' comments), one per grid point;\n"
+         "                  a file compressed by gzip, bzip2, xz or zstd is read as its text\n"
          "Dirichlet ends override the initial value there.\n"
          "\n"
          "Options";

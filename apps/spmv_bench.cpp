@@ -131,7 +131,9 @@ bool parse_command_line(int argc, char** argv, settings& s) {
   o.add_options()
     ("help,h", "show this help")
     ("kernel,k", po::value<std::vector<std::string>>(&kernel_args)->composing()->value_name("LIST"),
-     ("kernels to time, comma-separated or repeated (default: every GPU kernel): " + spmv_kernel_names()).c_str())
+     ("kernels to time, comma-separated or repeated (default: every GPU kernel): " + spmv_kernel_names() +
+      " (cpu: the host's OpenMP CSR SpMV, timed beside the GPU's; a GPU is still needed)")
+         .c_str())
     ("precision,p", po::value<std::string>(&s.precision)->default_value("float"), "float or double")
     ("iterations,n", po::value<int>(&s.iterations)->default_value(200), "timed launches per kernel (100 to 1000000)")
     ("warmup,w", po::value<int>(&s.warmup)->default_value(20), "untimed launches before timing (1 to 1000000)")
@@ -404,9 +406,10 @@ void print_csv(std::FILE* f, const std::vector<result>& rs) {
       "matrix,rows,cols,nnz,bytes,kernel,ran,median_us,min_us,gbs,pct_copy,vs_cusparse_alg1,max_rel_err,"
       "check,refused\n");
   for (const result& r : rs)
-    std::fprintf(f, "%s,%d,%d,%zu,%.0f,%s,%s,%.3f,%.3f,%.2f,%.2f,%.4f,%.3e,%s,%d\n", r.matrix.c_str(), r.rows,
-                 r.cols, r.nnz, r.bytes, r.kernel.c_str(), r.refused ? "" : r.resolved.c_str(), r.median_us,
-                 r.min_us, r.gbs, r.pct_copy, r.vs_alg1, r.max_rel_err, r.check.c_str(), r.refused ? 1 : 0);
+    std::fprintf(f, "%s,%d,%d,%zu,%.0f,%s,%s,%.3f,%.3f,%.2f,%.2f,%.4f,%.3e,%s,%d\n",
+                 csv_field(r.matrix).c_str(), r.rows, r.cols, r.nnz, r.bytes, csv_field(r.kernel).c_str(),
+                 r.refused ? "" : csv_field(r.resolved).c_str(), r.median_us, r.min_us, r.gbs, r.pct_copy,
+                 r.vs_alg1, r.max_rel_err, r.check.c_str(), r.refused ? 1 : 0);
 }
 
 void print_json(std::FILE* f, const settings& s, const std::string& device, double copy_gbs,

@@ -173,6 +173,16 @@ inline std::string json_escape(std::string_view s) {
   return o;
 }
 
+// A CSV field (RFC 4180): quoted, its quotes doubled, where it holds a
+// comma, a quote or a line break (spmv-bench's matrix names are the user's
+// paths: 'a,b.mtx' split a row into one column too many).
+inline std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string o = "\"";
+  for (const char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
 // A message as one line of text: its control bytes shown as \xNN (a tab
 // kept). Errors and warnings carry the user's words as given, and a file
 // name holding a line break ('pagerank $'g\n.mtx'') split one over two lines;

@@ -1,4 +1,4 @@
-// core/text.hpp: JSON strings valid whatever bytes a name holds; messages on
+// core/text.hpp: JSON strings valid whatever bytes a name holds; CSV fields; messages on
 // one line.
 #include "core/text.hpp"
 
@@ -8,6 +8,15 @@
 
 namespace perron {
 namespace {
+
+// CSV fields are quoted only where they must be (RFC 4180).
+TEST(csv_field, QuotedWhereACommaQuoteOrLineBreakWouldSplitTheRow) {
+  EXPECT_EQ(csv_field("cnr-2000.mtx"), "cnr-2000.mtx");
+  EXPECT_EQ(csv_field("a,b.mtx"), "\"a,b.mtx\"");
+  EXPECT_EQ(csv_field("say \"hi\".mtx"), "\"say \"\"hi\"\".mtx\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field(""), "");
+}
 
 TEST(json_escape, QuotesBackslashesAndControlBytes) {
   EXPECT_EQ(json_escape("a\"b\\c\n\t\r\x01"), "a\\\"b\\\\c\\n\\t\\r\\u0001");

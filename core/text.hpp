@@ -83,10 +83,17 @@ inline std::string format_g(double v, int digits = 6) {
 
 // The fewest significant digits that read back as v itself ("%g" otherwise):
 // a limit printed so can be passed back as it is, where rounding may cross it.
+// Whole numbers below 10^15 keep their digits: 10 is "10", not "1e+01".
 inline std::string format_shortest(double v) {
   for (int digits = 1; digits < 17; ++digits) {
     std::string s = format_g(v, digits);
-    if (std::strtod(s.c_str(), nullptr) == v) return s;
+    if (std::strtod(s.c_str(), nullptr) != v) continue;
+    const double a = std::fabs(v);
+    if (s.find('e') != std::string::npos && a >= 1 && a < 1e15) {
+      std::string whole = format_g(v, 1 + static_cast<int>(std::floor(std::log10(a))));
+      if (whole.find('e') == std::string::npos && std::strtod(whole.c_str(), nullptr) == v) return whole;
+    }
+    return s;
   }
   return format_g(v, 17);
 }

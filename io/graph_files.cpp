@@ -54,7 +54,7 @@ void graph_builder::arc(index_t from, index_t to, double weight, bool weighted, 
 }
 
 std::string graph_builder::negative_weight(double w) const {
-  return w < 0.0 && !refuse_negative_.empty() ? "weight " + format_g(w, 17) + ": " + refuse_negative_
+  return w < 0.0 && !refuse_negative_.empty() ? "weight " + format_shortest(w) + ": " + refuse_negative_
                                               : std::string();
 }
 

@@ -340,9 +340,9 @@ void parse_coordinate_chunk(const line_chunk& c, const mm_header& h, const std::
     if constexpr (Field != mm_field::pattern) {
       if (!refuse_negative.empty() && (v < 0.0 || (skew && i != j && v != 0.0)))
         return fail(line, "entry (" + std::to_string(i) + ", " + std::to_string(j) + ") " +
-                              (v < 0.0 ? "has value " + format_g(v, 17)
+                              (v < 0.0 ? "has value " + format_shortest(v)
                                        : "of a skew-symmetric matrix stands for (" + std::to_string(j) +
-                                             ", " + std::to_string(i) + ") = " + format_g(-v, 17)) +
+                                             ", " + std::to_string(i) + ") = " + format_shortest(-v)) +
                               ": " + refuse_negative);
     }
     row[n] = static_cast<index_t>(i - 1);

@@ -180,6 +180,14 @@ std::string diagnose_edge(const char* line, const char* end, const detail::edge_
       return std::string(k == 0 ? "source" : "target") + " field " +
              detail::quote_bytes(fields[k].data(), fields[k].data() + fields[k].size()) +
              " holds a control character";
+  // One field: too few, whatever it holds ("Source;Target", a semicolon
+  // separated file, was told its source id is no integer).
+  if (fields.size() == 1) {
+    const std::string_view f = fields[0];
+    const bool other = f.find_first_of(";|") != std::string_view::npos;
+    return "expected 2 fields (from to), 3 (from to weight) or 4 (from to weight time), found 1" +
+           std::string(other ? " (fields are separated by blanks, tabs or commas; not by ';' or '|')" : "");
+  }
   for (std::size_t k = 0; k < std::min<std::size_t>(2, fields.size()); ++k) {
     std::string why = id_problem(names[k], fields[k]);
     if (!why.empty()) return why;
@@ -238,7 +246,7 @@ std::string diagnose_edge(const char* line, const char* end, const detail::edge_
 // (edge_columns::refuse_negative), or "" for one that is kept.
 std::string negative_weight(double w, const detail::edge_columns& columns) {
   return w < 0.0 && !columns.refuse_negative.empty()
-             ? "weight " + format_g(w, 17) + ": " + columns.refuse_negative
+             ? "weight " + format_shortest(w) + ": " + columns.refuse_negative
              : std::string();
 }
 

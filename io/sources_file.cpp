@@ -84,7 +84,7 @@ std::vector<std::pair<index_t, double>> parse_set(const char* p, const vertex_lo
       if (!(w >= 0.0))
         throw parse_error(
             path, line,
-            "vertex " + id + ": weight " + format_g(w, 17) + " (weights must be finite and non-negative)");
+            "vertex " + id + ": weight " + format_shortest(w) + " (weights must be finite and non-negative)");
     }
     // As --personalize refuses a vertex listed twice (was: accepted silently).
     if (!seen.insert(v).second) throw parse_error(path, line, "vertex " + id + " is listed twice in the set");

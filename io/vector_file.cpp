@@ -79,7 +79,7 @@ weight_line parse_weight_line(const char* p, const std::string& path, std::uint6
   if (*p != '\0') throw parse_error(path, lineno, "expected 'vertex weight', found more on the line");
   if (!(x >= 0.0))
     throw parse_error(path, lineno,
-                      "weight " + format_g(x, 17) + ": weights must be finite and non-negative");
+                      "weight " + format_shortest(x) + ": weights must be finite and non-negative");
   return {vertex, x};
 }
 

@@ -147,7 +147,7 @@ pagerank_graph<T> graph_from_transpose(csr_matrix<double> at, bool weighted, con
     // (two of 1.7e308 each, merged by to_csr): the readers refuse 'inf'.
     if (!(w >= 0.0) || !std::isfinite(w))
       throw invalid_argument("arc " + vertex_name(label, at.col_idx[k]) + " -> " +
-                             vertex_name(label, row_of(at, k)) + " has weight " + format_g(w, 17) +
+                             vertex_name(label, row_of(at, k)) + " has weight " + format_shortest(w) +
                              (w > 0.0 ? " (its repeated entries, summed, overflow a double)" : "") +
                              ": --weighted needs finite, non-negative weights");
     out[at.col_idx[k]] += w;
@@ -272,7 +272,7 @@ pagerank_graph<T> make_pagerank_graph(const coo_matrix<double>& a, bool weighted
       const double w = a.values[k];
       if (!(w >= 0.0) || !std::isfinite(w))
         throw invalid_argument("arc " + vertex_name(label, a.row_idx[k]) + " -> " +
-                               vertex_name(label, a.col_idx[k]) + " has weight " + format_g(w, 17) +
+                               vertex_name(label, a.col_idx[k]) + " has weight " + format_shortest(w) +
                                ": --weighted needs finite, non-negative weights");
     }
   }
@@ -763,9 +763,10 @@ void validate_machinery(const pagerank_options& o) {
 
 void pagerank_options::validate() const {
   if (!(alpha >= 0.0 && alpha < 1.0))
-    throw invalid_argument("--alpha must be in [0, 1), got " + format_g(alpha, 17));
+    throw invalid_argument("--alpha must be in [0, 1), got " + format_shortest(alpha));
   if (!(tol > 0.0) || !std::isfinite(tol))
-    throw invalid_argument("--tol must be a positive number, got " + format_g(tol, 17));
+    throw invalid_argument("--tol must be a positive number, got " + format_shortest(tol) +
+                           (tol == 0.0 ? " (a value below 4.9e-324, the smallest double, reads as 0)" : ""));
   // tol bounds ||r_{k+1} - r_k||_1, and both are probability vectors (>= 0,
   // summing to 1), so ||r_{k+1} - r_k||_1 <= ||r_{k+1}||_1 + ||r_k||_1 = 2.
   // Every solve starts from one (the uniform or --initial vector; under
@@ -775,7 +776,7 @@ void pagerank_options::validate() const {
   // (At exactly 2 only a step between vectors of disjoint supports is not
   // below it, and the next one is, at most 2 alpha.)
   if (tol >= 2)
-    throw invalid_argument("--tol must be below 2, got " + format_g(tol, 17) +
+    throw invalid_argument("--tol must be below 2, got " + format_shortest(tol) +
                            ": it bounds the L1 change of the ranks between two steps, which is at most 2 "
                            "(both sum to 1), so the first step would pass as converged whatever the graph");
   if (max_iter < 1) throw invalid_argument("--max-iter must be at least 1, got " + std::to_string(max_iter));

@@ -60,7 +60,7 @@ void pagerank_batched_options::validate(index_t n, const std::vector<source_set>
         throw invalid_argument(where + "vertex index " + std::to_string(v) + " outside [0, " +
                                std::to_string(n) + ")");
       if (!(w >= 0.0) || !std::isfinite(w))
-        throw invalid_argument(where + "weight " + format_g(w, 17) +
+        throw invalid_argument(where + "weight " + format_shortest(w) +
                                " (weights must be finite, non-negative)");
       sum += w;
     }

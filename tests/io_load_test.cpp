@@ -592,6 +592,22 @@ TEST_F(io_load, NegativeWeightsAreRefusedAtTheirLineWhereAsked) {
       EXPECT_EQ(e.reason, in.says) << in.name;
     }
   }
+  // From a cache entry (written by a reading that keeps negative weights) the
+  // refusal still names the line: the file is read again (it named the arc only).
+  io::read_options cached;
+  cached.cache.enabled = true;
+  cached.cache.dir = (dir_ / "cache").string();
+  const std::string listed = write("neg.mtx", inputs[0].text);
+  for (int round = 0; round < 2; ++round)
+    EXPECT_EQ(io::load_matrix(listed, cached).timings.from_cache, round == 1);
+  cached.refuse_negative = "why";
+  try {
+    io::load_matrix(listed, cached);
+    ADD_FAILURE() << "a cached negative weight was taken";
+  } catch (const parse_error& e) {
+    EXPECT_EQ(e.line, 4u) << e.what();
+    EXPECT_EQ(e.reason, inputs[0].says);
+  }
   // A zero, a pattern file's entries and a value of -0 are not negative.
   for (const char* text :
        {"1 2 0\n2 3 -0\n", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n"})

@@ -230,7 +230,14 @@ TEST(io_snap, HeaderAndFieldCountErrors) {
   fails("0 1 1 1190000000\n1 2 1\n", 2, "found 3 fields where the list's lines have 4 (from to weight time)");
   fails("0 1 1 1190000000\n1 2 1 noon\n", 2, "time 'noon' is not a number");
   fails("# c\n\nsource target\n0 x\n", 4, "target id 'x' is not a non-negative integer");
-  fails("0;1\n", 1, "source id '0;1' is not a non-negative integer");
+  // One field is too few whatever it holds; a ';' or '|' in it is named
+  // ("Source;Target", Excel's CSV where ',' is the decimal mark, was told its
+  // source id is no integer because the list's first edge gives ids).
+  fails("0;1\n", 1, "found 1 (fields are separated by blanks, tabs or commas; not by ';' or '|')");
+  fails("Source;Target\n1;2\n", 1,
+        "found 1 (fields are separated by blanks, tabs or commas; not by ';' or '|')");
+  fails("0 1\nalice\n", 2,
+        "expected 2 fields (from to), 3 (from to weight) or 4 (from to weight time), found 1");
   // Binary bytes split in two by a blank are no header (they were, and the
   // file an empty graph): the line is the error.
   fails(std::string("\x01\x93x\x7f \x02\xff\n", 8), 1, "source field '\\x01");

@@ -878,6 +878,11 @@ TEST_F(pagerank_app, BadInputs) {
       {{g, "--output-matrix", path("m.mtx")}, 64, "it needs --sources FILE"},
       {{g, "--bench-sources", "-1"}, 64, "--bench-sources must be at least 1"},
       {{g, "--bench-sources", "0"}, 64, "--bench-sources must be at least 1"},
+      // Fewer sets than asked to time: refused (3 were timed, the summary's count the only sign).
+      {{g, "--bench-sources", "5", "--sources", file("three.txt", "1\n2\n3\n")},
+       64,
+       "holds 3 source sets; ask for at most that many"},
+      {{g, "--tol", "1e-400"}, 64, "got 0 (a value below 4.9e-324"},
       {{g, g}, 64, "(pagerank reads one GRAPH; options are --name value)"},
       {{path("missing.mtx")}, 66, "missing.mtx"},
       // A name holding a line break or a carriage return: one line still.

@@ -4,10 +4,24 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace perron {
 namespace {
+
+// The fewest digits that read back; whole numbers keep their digits.
+TEST(format_shortest, FewestDigitsWholeNumbersWritten) {
+  EXPECT_EQ(format_shortest(-9.017133), "-9.017133");
+  EXPECT_EQ(format_shortest(10), "10");
+  EXPECT_EQ(format_shortest(1000), "1000");
+  EXPECT_EQ(format_shortest(2.5e6), "2500000");
+  EXPECT_EQ(format_shortest(0.1), "0.1");
+  EXPECT_EQ(format_shortest(1e-400), "0");
+  EXPECT_EQ(format_shortest(1e20), "1e+20");
+  EXPECT_EQ(format_shortest(1.5e-7), "1.5e-07");
+  EXPECT_EQ(std::strtod(format_shortest(0.1 + 0.2).c_str(), nullptr), 0.1 + 0.2);
+}
 
 // CSV fields are quoted only where they must be (RFC 4180).
 TEST(csv_field, QuotedWhereACommaQuoteOrLineBreakWouldSplitTheRow) {

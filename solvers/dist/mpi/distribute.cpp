@@ -25,7 +25,7 @@ std::string vertex_name(const vertex_naming& label, index_t i) { return label(i)
 void check_weight(double w, index_t from, index_t to, const vertex_naming& label) {
   if (!(w >= 0.0) || !std::isfinite(w))
     throw invalid_argument("arc " + vertex_name(label, from) + " -> " + vertex_name(label, to) +
-                           " has weight " + format_g(w, 17) +
+                           " has weight " + format_shortest(w) +
                            ": --weighted needs finite, non-negative weights");
 }
 

@@ -22,6 +22,7 @@ import collections.abc as _abc
 import itertools as _itertools
 import numbers as _numbers
 import os as _os
+import re as _re
 import warnings as _warnings
 
 import numpy as _np
@@ -189,7 +190,14 @@ def _solve(transposed, call, indptr, indices, *args):
     say their work is done."""
     try:
         return call(indptr, indices, *args)
-    except ValueError:
+    except ValueError as e:
+        # A CSC's indices are rows: the CSR check's "column index 5 of entry 2" named the wrong axis.
+        outside = _re.search(r"column index (-?\d+) of entry (\d+) lies outside \[0, (\d+)\)", str(e))
+        if transposed and outside:
+            row, entry, n = (int(g) for g in outside.groups())
+            column = int(_np.searchsorted(_np.asarray(indptr, dtype=_np.int64), entry, side="right")) - 1
+            raise ValueError(f"A (CSC): row index {row} of entry {entry} (column {column}) lies outside "
+                             f"[0, {n})") from None
         found = _unsorted_column(indptr, indices) if transposed else None
         if found is None:
             raise

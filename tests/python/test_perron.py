@@ -630,6 +630,22 @@ def test_a_csc_falsely_flagged_canonical_is_named_in_scipy_terms():
     assert np.allclose(ranks, expected, rtol=0, atol=1e-7)
 
 
+def test_a_csc_row_index_out_of_range_is_named_as_a_row():
+    # The CSR check ran on the CSC's arrays as they are (A^T's CSR): it called the row a column.
+    A = sp.csc_matrix((3, 3))
+    A.indptr, A.indices, A.data = np.array([0, 1, 2, 3]), np.array([1, 2, 5]), np.ones(3)
+    message = r"^A \(CSC\): row index 5 of entry 2 \(column 2\) lies outside \[0, 3\)$"
+    with pytest.raises(ValueError, match=message):
+        perron.pagerank(A, device="cpu")
+    with pytest.raises(ValueError, match=message):
+        perron.pagerank_batched(A, [[0]], device="cpu")
+    # a CSR's column index is still a column
+    B = sp.csr_matrix((3, 3))
+    B.indptr, B.indices, B.data = np.array([0, 1, 2, 3]), np.array([1, 2, 5]), np.ones(3)
+    with pytest.raises(ValueError, match=r"column index 5 of entry 2 lies outside \[0, 3\)"):
+        perron.pagerank(B, device="cpu")
+
+
 def test_weights_given_in_python_name_their_keyword():
     A = karate()
     # float()'s and numpy's own messages named neither the keyword nor the set:

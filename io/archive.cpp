@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
@@ -479,6 +480,23 @@ text_buffer read_archive_matrix(const std::string& path, std::string& member, re
   return read_through_libarchive(path, member, stats, false);
 }
 
+std::optional<text_buffer> read_archive_member(const std::string& path, const std::string& member) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  archive_reader r;
+  if (!open_archive(r, path)) r.fail(path, "cannot open the archive: ", "unknown error");
+  archive_entry* e = nullptr;
+  for (;;) {
+    const int rc = archive_read_next_header(r.a, &e);
+    if (rc == ARCHIVE_EOF) return std::nullopt;
+    if (rc == ARCHIVE_FATAL) r.fail(path, "cannot read the archive: ", "corrupt or truncated");
+    if (rc == ARCHIVE_RETRY) continue;
+    const char* name = archive_entry_pathname(e);
+    if (name && member == name && archive_entry_filetype(e) == AE_IFREG)
+      return read_member(r, e, path, static_cast<std::uint64_t>(st.st_size));
+  }
+}
+
 text_buffer read_packed(const std::string& path, std::string& member, read_stats* stats) {
   return read_through_libarchive(path, member, stats, true);
 }
@@ -672,6 +690,10 @@ text_buffer read_archive_matrix(const std::string& path, std::string&, read_stat
 
 text_buffer read_archive_matrix_in(const text_buffer&, const std::string& name, std::string& member) {
   return read_archive_matrix(name, member, nullptr);  // the same refusal
+}
+
+std::optional<text_buffer> read_archive_member(const std::string&, const std::string&) {
+  return std::nullopt;
 }
 
 text_buffer read_packed(const std::string& path, std::string&, read_stats*) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "io/text_input.hpp"
@@ -63,6 +64,12 @@ text_buffer read_single_text(const std::string& path, const std::string& what);
 // unreadable or truncated; not_supported when built without libarchive.
 // `member` receives the chosen member's path inside the archive.
 text_buffer read_archive_matrix(const std::string& path, std::string& member, read_stats* stats = nullptr);
+
+// The member of the archive at `path` whose path in it is `member`, read
+// whole; nullopt where there is none (or `path` is no regular file, or perron
+// was built without libarchive). For a member read beside the graph's:
+// Netzschleuder's nodes.csv beside edges.csv.
+std::optional<text_buffer> read_archive_member(const std::string& path, const std::string& member);
 
 // The same member as windows of about `window` bytes of whole lines, inflated
 // as they are asked for (size_hint(): the member's size from its header),

@@ -207,6 +207,55 @@ loaded_matrix parse_matrix(std::string_view text, const std::string& name, const
 
 namespace {
 
+// Netzschleuder's csv.zip: edges.csv names its vertices by index 0 .. N - 1,
+// and nodes.csv beside it lists all N, those in no edge too. The edge list
+// alone held only the vertices its edges name: a graph of 4 nodes and edges
+// among 3 ranked 3 vertices, each rank a third (every rank changes with N).
+// The vertices nodes.csv lists and no edge names are added, in index order;
+// an index past nodes.csv's is an error of the archive.
+void add_listed_vertices(loaded_matrix& m, std::string_view nodes, const std::string& nodes_name,
+                         const std::string& edges_name) {
+  std::uint64_t line = 0, count = 0, last = 0;
+  std::size_t at = 0;
+  while (at < nodes.size()) {
+    std::size_t end = nodes.find('\n', at);
+    if (end == std::string_view::npos) end = nodes.size();
+    ++line;
+    std::string_view l = nodes.substr(at, end - at);
+    at = end + 1;
+    const std::size_t first = l.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || l[first] == '#') continue;
+    l = l.substr(first);
+    const std::string_view field = l.substr(0, l.find_first_of(", \t\r"));
+    std::uint64_t index = 0;
+    const char* q = detail::scan_unsigned(field.data(), field.data() + field.size(), index);
+    if (q != field.data() + field.size() || field.empty())
+      throw parse_error(nodes_name, line,
+                        "index " + detail::quote_bytes(field.data(), field.data() + field.size()) +
+                            " is not a non-negative integer (nodes.csv lists the vertices by index)");
+    ++count;
+    last = std::max(last, index);
+  }
+  if (count == 0) return;
+  const std::uint64_t n = last + 1;
+  if (n > static_cast<std::uint64_t>(std::numeric_limits<index_t>::max()))
+    throw dimension_error(nodes_name + ": vertex index " + std::to_string(last) + " is past the " +
+                          std::to_string(std::numeric_limits<index_t>::max()) + " vertices perron holds");
+  for (const std::int64_t id : m.label)
+    if (id < 0 || static_cast<std::uint64_t>(id) >= n)
+      throw parse_error(edges_name, 0,
+                        "vertex " + std::to_string(id) + " is in no line of nodes.csv (its indices end at " +
+                            std::to_string(last) + ")");
+  if (static_cast<std::uint64_t>(m.matrix.rows) == n) return;
+  // The labels are the ids in increasing order (the edge list's remap): the
+  // new index of vertex k is its id.
+  for (index_t& r : m.matrix.row_idx) r = static_cast<index_t>(m.label[static_cast<std::size_t>(r)]);
+  for (index_t& c : m.matrix.col_idx) c = static_cast<index_t>(m.label[static_cast<std::size_t>(c)]);
+  m.matrix.rows = m.matrix.cols = static_cast<index_t>(n);
+  m.label.resize(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < m.label.size(); ++i) m.label[i] = static_cast<std::int64_t>(i);
+}
+
 loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
   const auto start = clock_type::now();
   // Checked before the cache: a bipartite reading's entry would serve it.
@@ -291,6 +340,12 @@ loaded_matrix load_as_listed(const std::string& path, const read_options& opt) {
     // A member named .mtx is Matrix Market (the reader names what is
     // missing); an edge list, or a file compressed whole, is told as a file is.
     m = from_text(text.view(), name, opt, ends_with(ascii_lower(member), ".mtx"));
+    const std::size_t slash = member.rfind('/');
+    const std::string folder = slash == std::string::npos ? std::string() : member.substr(0, slash + 1);
+    if (detail::is_archive(packing) && member == folder + "edges.csv" && !m.label.empty() && m.name.empty() &&
+        !opt.bipartite)
+      if (const auto nodes = detail::read_archive_member(path, folder + "nodes.csv"))
+        add_listed_vertices(m, nodes->view(), path + ":" + folder + "nodes.csv", name);
     m.timings.parse_seconds = seconds_since(parse_start);
   }
   if (opt.bipartite) {

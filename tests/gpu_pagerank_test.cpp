@@ -2014,7 +2014,7 @@ TYPED_TEST(gpu_pagerank_accel, NoFitWithAModeAtOne) {
       pagerank_options o = accel_options(mode, 0.99, tol);
       o.personalization = v;
       const pagerank_result r = s.solve(o);
-      const std::string at = std::string(name(pull)) + " pull, " + name(mode);
+      const std::string at = std::string(name(pull)) + " pull, " + std::string(name(mode));
       ASSERT_TRUE(r.converged) << at << ": residual " << r.residual;
       EXPECT_LT(r.iterations, 300) << at;
       EXPECT_LE(l1_diff(r.rank, truth), accel_l1_bound<T>(0.99, tol)) << at;

@@ -517,6 +517,31 @@ TEST_F(io_load, CompressedFilesAndOtherArchives) {
     EXPECT_EQ(m.matrix.nnz(), 3u);
     EXPECT_TRUE(m.pattern);  // the time column is no weight
   }
+  // Vertices nodes.csv lists and no edge names are the graph's too, in index
+  // order (they were dropped: 3 vertices ranked, not 5); in a folder of the
+  // zip as well. An edge naming an index nodes.csv lacks is refused.
+  fs::create_directories(path("pack/iso/g"));
+  write("pack/iso/g/nodes.csv", "# index, name\n0,a\n1,b\n2,c\n3,d\n4,e\n");
+  write("pack/iso/g/edges.csv", "# source, target\n1,3\n3,4\n");
+  if (make("cd iso && zip -q -r ../iso.csv.zip g")) {
+    const auto m = io::load_matrix(path("pack/iso.csv.zip"));
+    EXPECT_EQ(m.matrix.rows, 5);
+    EXPECT_EQ(m.matrix.cols, 5);
+    EXPECT_EQ(m.label, (std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(m.matrix.row_idx, (std::vector<index_t>{1, 3}));
+    EXPECT_EQ(m.matrix.col_idx, (std::vector<index_t>{3, 4}));
+  }
+  write("pack/iso/g/edges.csv", "# source, target\n1,3\n3,7\n");
+  if (make("cd iso && rm -f ../bad.csv.zip && zip -q -r ../bad.csv.zip g")) {
+    try {
+      io::load_matrix(path("pack/bad.csv.zip"));
+      ADD_FAILURE() << "an edge to a vertex nodes.csv lacks was taken";
+    } catch (const parse_error& e) {
+      EXPECT_NE(std::string(e.what()).find("vertex 7 is in no line of nodes.csv (its indices end at 4)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 // Junk after a .tar.gz's gzip data is refused, naming the file, as after a

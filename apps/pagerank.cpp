@@ -758,8 +758,8 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
     line("accelerate", std::string(name(r.accelerate)) + " every " + std::to_string(s.opt.accelerate_every) +
                            " iterations, " + std::to_string(r.extrapolations) + " extrapolations" +
                            (r.extrapolations_rejected ? ", 1 rejected (no more after it)" : "") +
-                           " (iterations counts plain steps; a plain step "
-                           "stopped the solve)");
+                           (r.converged ? " (iterations counts plain steps; a plain step met --tol)"
+                                        : " (iterations counts plain steps; a plain step ended the solve)"));
   if (r.on_gpu) {
     line("loop", std::string(name(r.loop)) +
                      (r.graph_unroll > 0 ? " (" + std::to_string(r.graph_unroll) + " steps per trip)" : "") +

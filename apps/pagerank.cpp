@@ -722,7 +722,7 @@ void print_summary(std::ostream& o, const settings& s, const io::loaded_matrix& 
     std::snprintf(buf, sizeof buf, "%-12s", key);
     o << buf << value << '\n';
   };
-  line("graph", s.graph + " (" + format_name(graph) + (s.weighted ? ", weighted" : "") + ")");
+  line("graph", one_line(s.graph) + " (" + format_name(graph) + (s.weighted ? ", weighted" : "") + ")");
   line("vertices", std::to_string(g.vertices()));
   line("links", std::to_string(g.links()));
   line("dangling", std::to_string(g.dangling_count));

@@ -73,7 +73,8 @@ void note_input(const input_settings& s, const std::string& graph, io::input_for
   if (h == io::header_graph::bipartite && !s.bipartite)
     std::cerr << "pagerank: note: " << one_line(graph)
               << "'s header says it is a bipartite graph (KONECT's '% bip'): its two columns number two sets "
-                 "of vertices, each from 1, read here as one set (id 3 of the first column is id 3 of the "
+                 "of vertices, each from 1, read here as one set (an id in the first column is the vertex of "
+                 "that id in the "
                  "second); --bipartite keeps them apart\n";
 }
 

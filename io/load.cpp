@@ -216,6 +216,7 @@ namespace {
 void add_listed_vertices(loaded_matrix& m, std::string_view nodes, const std::string& nodes_name,
                          const std::string& edges_name) {
   std::uint64_t line = 0, count = 0, last = 0;
+  bool header = false;
   std::size_t at = 0;
   while (at < nodes.size()) {
     std::size_t end = nodes.find('\n', at);
@@ -229,7 +230,12 @@ void add_listed_vertices(loaded_matrix& m, std::string_view nodes, const std::st
     const std::string_view field = l.substr(0, l.find_first_of(", \t\r"));
     std::uint64_t index = 0;
     const char* q = detail::scan_unsigned(field.data(), field.data() + field.size(), index);
-    if (q != field.data() + field.size() || field.empty())
+    const bool number = q == field.data() + field.size() && !field.empty();
+    if (!number && count == 0 && !header) {  // a header without '#' ("index,name")
+      header = true;
+      continue;
+    }
+    if (!number)
       throw parse_error(nodes_name, line,
                         "index " + detail::quote_bytes(field.data(), field.data() + field.size()) +
                             " is not a non-negative integer (nodes.csv lists the vertices by index)");

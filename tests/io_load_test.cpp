@@ -521,7 +521,7 @@ TEST_F(io_load, CompressedFilesAndOtherArchives) {
   // order (they were dropped: 3 vertices ranked, not 5); in a folder of the
   // zip as well. An edge naming an index nodes.csv lacks is refused.
   fs::create_directories(path("pack/iso/g"));
-  write("pack/iso/g/nodes.csv", "# index, name\n0,a\n1,b\n2,c\n3,d\n4,e\n");
+  write("pack/iso/g/nodes.csv", "index,name\n0,a\n1,\"b, c\"\n2,c\n3,d\n4,e\n");  // a header without '#'
   write("pack/iso/g/edges.csv", "# source, target\n1,3\n3,4\n");
   if (make("cd iso && zip -q -r ../iso.csv.zip g")) {
     const auto m = io::load_matrix(path("pack/iso.csv.zip"));

@@ -673,7 +673,10 @@ std::string format_name(const io::loaded_matrix& g) {
     return std::string(kind) + (g.pattern ? "" : " with weights") + (g.name.empty() ? "" : ", vertex names") +
            (g.symmetric || g.undirected ? ", undirected" : "");
   }
-  return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") + (g.symmetric ? ", symmetric" : "") +
+  return std::string("Matrix Market") + (g.pattern ? ", pattern" : "") +
+         (g.skew        ? ", skew-symmetric"
+          : g.symmetric ? ", symmetric"
+                        : "") +
          undirected;
 }
 
@@ -1546,6 +1549,7 @@ std::optional<csr_matrix<T>> kept_transpose(const settings& s, io::loaded_matrix
   graph.format = part->format;
   graph.pattern = part->pattern;
   graph.symmetric = part->symmetric;
+  graph.skew = part->skew;
   graph.first_set = part->first_set;
   graph.undirected = s.input.undirected;  // the kept CSR is of the mirrored arcs (its key)
   graph.label = std::move(part->label);
@@ -1577,6 +1581,7 @@ void keep_transpose(const settings& s, const io::source_stamp& stamp, io::loaded
   p.format = graph.format;
   p.pattern = graph.pattern;
   p.symmetric = graph.symmetric;
+  p.skew = graph.skew;
   p.first_set = graph.first_set;
   p.n = g.vertices();
   p.first = {0, p.n};

@@ -442,6 +442,7 @@ std::string read_payload(int fd, const file_header& h, unsigned threads, loaded_
   m.format = static_cast<input_format>(h.format);
   m.pattern = h.pattern != 0;
   m.symmetric = h.symmetric != 0;
+  m.skew = h.symmetric == 2;  // 2: skew-symmetric (an older reader takes it as symmetric)
   m.first_set = h.first_set;
   auto& a = m.matrix;
   a.rows = h.rows;
@@ -549,7 +550,7 @@ file_header header_for(const source_key& key, const loaded_matrix& m, const std:
   h.cols = a.cols;
   h.format = static_cast<std::uint8_t>(m.format);
   h.pattern = m.pattern;
-  h.symmetric = m.symmetric;
+  h.symmetric = static_cast<std::uint8_t>(m.symmetric ? (m.skew ? 2 : 1) : 0);
   h.has_values = has_values;
   h.first_set = m.first_set;
   std::uint64_t sum = 0;
@@ -754,6 +755,7 @@ std::optional<rank_part> rank_cache_load(const std::string& source, const rank_p
   p.format = static_cast<input_format>(h.format);
   p.pattern = h.pattern != 0;
   p.symmetric = h.symmetric != 0;
+  p.skew = h.symmetric == 2;  // as the whole graph's entry
   p.first_set = h.first_set;
   p.n = h.n;
   p.first.resize(static_cast<std::size_t>(h.ranks) + 1);
@@ -833,7 +835,7 @@ std::string rank_cache_store(const std::string& source, const source_stamp& befo
   h.named = !p.name.empty();
   h.format = static_cast<std::uint8_t>(p.format);
   h.pattern = p.pattern;
-  h.symmetric = p.symmetric;
+  h.symmetric = static_cast<std::uint8_t>(p.symmetric ? (p.skew ? 2 : 1) : 0);
   h.weighted = key.weighted;
   h.undirected = key.undirected;
   h.first_set = p.first_set;

@@ -74,6 +74,7 @@ struct rank_part_key {
 struct rank_part {
   input_format format = input_format::matrix_market;
   bool pattern = false, symmetric = false;  // what the summary shows of the input
+  bool skew = false;                        // of a symmetric one: skew-symmetric
   index_t first_set = 0;                    // loaded_matrix::first_set
   index_t n = 0;                            // vertices of the whole graph
   std::vector<index_t> first;               // every rank's range: first[p] .. first[p + 1]

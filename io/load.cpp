@@ -130,6 +130,7 @@ loaded_matrix from_windows(detail::text_windows& windows, const std::string& nam
     m.matrix = std::move(mm.matrix);
     m.pattern = mm.header.field == mm_field::pattern;
     m.symmetric = mm.header.symmetry != mm_symmetry::general;
+    m.skew = mm.header.symmetry == mm_symmetry::skew_symmetric;
   } else if (f == input_format::graphml || f == input_format::gml || f == input_format::pajek) {
     declared_graph g;
     if (f == input_format::graphml) {

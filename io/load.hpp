@@ -52,6 +52,7 @@ struct loaded_matrix {
   coo_matrix<double> matrix;
   bool pattern = false;     // values carry no information (MM pattern, unweighted edge list, rmat)
   bool symmetric = false;   // the file was symmetric / skew, or its edges undirected (already expanded)
+  bool skew = false;        // of those, a skew-symmetric Matrix Market file (its mirrors negated)
   bool undirected = false;  // read_options::undirected: every arc also taken reversed
   std::vector<std::int64_t> label;  // SNAP: original ids; empty for MM (label = index + 1)
   std::vector<std::string> name;    // an edge list of vertex names: name[i] (label then empty)

@@ -575,6 +575,22 @@ TEST_F(pagerank_app, EmptyVertexFilesAreNamed) {
   EXPECT_NE(o.err.find(none + ": no source sets"), std::string::npos) << o.err;
 }
 
+// A skew-symmetric file is called so, from the file and from both cache
+// entries (the whole graph's, the kept CSR of A^T); it was called symmetric.
+TEST_F(pagerank_app, SkewSymmetricIsNamedSo) {
+  const std::string g =
+      file("k.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1.5\n3 2 2\n");
+  const std::string plain =
+      file("s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1.5\n3 2 2\n");
+  for (int round = 0; round < 3; ++round) {
+    const outcome o = run({g, "--device", "cpu", "--top", "0", "--cache-dir", path("cache")});
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_NE(o.out.find("(Matrix Market, skew-symmetric)"), std::string::npos) << round << "\n" << o.out;
+    const outcome s = run({plain, "--device", "cpu", "--top", "0", "--cache-dir", path("cache")});
+    EXPECT_NE(s.out.find("(Matrix Market, symmetric)"), std::string::npos) << round << "\n" << s.out;
+  }
+}
+
 TEST_F(pagerank_app, Weighted) {
   const std::string g =
       file("w.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 2 1.0\n1 3 3.0\n2 1 1\n3 1 2\n");

@@ -113,10 +113,10 @@ constexpr bool finite(double x) { return x - x == 0.0; }  // false for inf and N
 // 0.99 (two self-loops, one reached from the source and one not: a double
 // root at alpha) went to ranks of +-1.7e13 after 99 such jumps, where plain
 // steps converge in 809. Over 1500 random personalized graphs (3-60
-// vertices, alpha 0.99 and 0.999, a model of the CPU solver, tol 1e-6) the
-// test took the solves that ended off the answer from 20 to 0 and the mean
-// steps from 109 to 84 (plain: 237); on 400 uniform ones at 0.85 and 0.99 it
-// changed none (docs/PERFORMANCE.md, session 109).
+// vertices, alpha 0.99 and 0.999, tol 1e-6; scripts/accel_fit_model.py, a
+// model of the CPU solver) the test took the solves that ended off the answer
+// from 21 to 0 and the mean steps from 110 to 84 (plain: 237); on 400 uniform
+// ones at 0.85 and 0.99, 31.3 to 31.1 (docs/PERFORMANCE.md, session 109).
 //
 // Skipped too where the weights would magnify the iterates' rounding past a
 // thousandth of their mass: floor (rounding_floor<T>() of the solve's

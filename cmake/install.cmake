@@ -4,6 +4,10 @@
 #   find_package(perron CONFIG REQUIRED)          # or ... COMPONENTS cuda
 #   target_link_libraries(app PRIVATE perron::perron)
 # The component `cuda` is found only when this build has the CUDA backend.
+# solvers/dist (mpirun, NCCL) is the apps' and is not installed. The installed
+# headers include each other by paths from their own folder ("../core/x.hpp"),
+# so that a project's own core/x.hpp on its -I path is never taken for perron's
+# (tests/layers_test.cpp checks it).
 include(CMakePackageConfigHelpers)
 
 add_library(perron INTERFACE)
@@ -16,7 +20,8 @@ install(TARGETS perron perron_core perron_kernels perron_io perron_solvers EXPOR
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${CMAKE_INSTALL_INCLUDEDIR}/perron)
 foreach(folder core kernels io solvers)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/perron/${folder}
-          FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def" PATTERN "cuda" EXCLUDE PATTERN "cpu" EXCLUDE)
+          FILES_MATCHING PATTERN "*.hpp" PATTERN "*.def" PATTERN "cuda" EXCLUDE PATTERN "cpu" EXCLUDE
+          PATTERN "dist" EXCLUDE)
 endforeach()
 install(EXPORT perronTargets NAMESPACE perron:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/perron)
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "core/error.hpp"
+#include "error.hpp"
 
 namespace perron {
 

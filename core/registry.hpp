@@ -11,7 +11,7 @@ namespace perron {
 
 enum class spmv_kernel {
 #define PERRON_SPMV_KERNEL(id, text, what, ...) id,
-#include "core/spmv_kernels.def"
+#include "spmv_kernels.def"
 #undef PERRON_SPMV_KERNEL
 };
 

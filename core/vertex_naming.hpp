@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/formats.hpp"
+#include "formats.hpp"
 
 namespace perron {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "io/text_input.hpp"
+#include "text_input.hpp"
 
 namespace perron::io::detail {
 

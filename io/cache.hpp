@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "io/load.hpp"
+#include "load.hpp"
 
 namespace perron::io {
 

@@ -29,8 +29,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "io/name_table.hpp"
+#include "../core/formats.hpp"
+#include "name_table.hpp"
 
 namespace perron::io {
 

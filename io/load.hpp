@@ -23,9 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/vertex_naming.hpp"
-#include "io/matrix_market.hpp"
+#include "../core/formats.hpp"
+#include "../core/vertex_naming.hpp"
+#include "matrix_market.hpp"
 
 namespace perron::io {
 

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/formats.hpp"
+#include "../core/formats.hpp"
 
 namespace perron::io::detail {
 

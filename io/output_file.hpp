@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/temporary_files.hpp"
+#include "temporary_files.hpp"
 
 namespace perron::io {
 

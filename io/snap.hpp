@@ -24,8 +24,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "io/matrix_market.hpp"
+#include "../core/formats.hpp"
+#include "matrix_market.hpp"
 
 namespace perron::io {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/vertex_naming.hpp"
+#include "../core/formats.hpp"
+#include "../core/vertex_naming.hpp"
 
 namespace perron::io {
 

@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "core/formats.hpp"
+#include "../core/formats.hpp"
 
 namespace perron::io {
 

@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/memory.hpp"
-#include "core/text.hpp"
+#include "../core/memory.hpp"
+#include "../core/text.hpp"
 
 namespace perron::io::detail {
 

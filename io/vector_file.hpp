@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/vertex_naming.hpp"
+#include "../core/formats.hpp"
+#include "../core/vertex_naming.hpp"
 
 namespace perron::io {
 

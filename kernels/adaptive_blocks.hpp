@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "core/formats.hpp"
+#include "../core/formats.hpp"
 
 namespace perron::adaptive {
 

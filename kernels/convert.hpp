@@ -3,7 +3,7 @@
 // straight out of the same counting sort).
 #pragma once
 
-#include "core/formats.hpp"
+#include "../core/formats.hpp"
 
 namespace perron {
 

@@ -9,8 +9,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/memory.hpp"
+#include "../core/formats.hpp"
+#include "../core/memory.hpp"
 
 namespace perron {
 

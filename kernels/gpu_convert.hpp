@@ -13,9 +13,9 @@
 // Built without CUDA, these throw cuda_error (kernels/cuda/stub/convert_stub.cpp).
 #pragma once
 
-#include "core/device.hpp"
-#include "core/formats.hpp"
-#include "kernels/convert.hpp"
+#include "../core/device.hpp"
+#include "../core/formats.hpp"
+#include "convert.hpp"
 
 namespace perron {
 namespace cuda {

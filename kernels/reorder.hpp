@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/formats.hpp"
+#include "../core/error.hpp"
+#include "../core/formats.hpp"
 
 namespace perron {
 
@@ -56,15 +56,17 @@ template <class T>
 permutation locality_order(const csr_matrix<T>& a, vertex_order o);
 
 // B = Q A Q^T: B(p.new_id[i], p.new_id[j]) = A(i, j), rows' columns sorted.
-// permute(permute(a, p), p.inverse()) == a. dimension_error when the sizes differ.
+// permute(permute(a, p), p.inverse()) == a. dimension_error when the sizes differ,
+// invalid_argument when p's arrays are not inverse permutations (one built by hand).
 template <class T>
 csr_matrix<T> permute(const csr_matrix<T>& a, const permutation& p);
 
 // Vertex vectors: to_new(x)[p.new_id[i]] = x[i]; to_old undoes it.
-// dimension_error when the length is not p.size().
+// dimension_error when the length is not p.size(), invalid_argument as permute.
 namespace detail {
+void check_permutation(const permutation& p, const char* who);
 void check_vertex_vector(std::size_t length, const permutation& p, const char* who);
-}
+}  // namespace detail
 template <class V, class A>
 std::vector<V, A> to_new(const std::vector<V, A>& x, const permutation& p) {
   detail::check_vertex_vector(x.size(), p, "to_new");

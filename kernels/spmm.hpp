@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <memory>
 
-#include "core/device.hpp"
-#include "core/formats.hpp"
+#include "../core/device.hpp"
+#include "../core/formats.hpp"
 
 namespace perron {
 

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/formats.hpp"
-#include "core/registry.hpp"
+#include "../core/device.hpp"
+#include "../core/formats.hpp"
+#include "../core/registry.hpp"
 
 namespace perron {
 

@@ -21,7 +21,7 @@
 
 #include <cstddef>
 
-#include "core/device.hpp"
+#include "../core/device.hpp"
 
 namespace perron {
 

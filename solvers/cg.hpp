@@ -15,10 +15,10 @@
 #include <memory>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/formats.hpp"
-#include "kernels/spmv.hpp"
-#include "solvers/linear_solver.hpp"
+#include "../core/device.hpp"
+#include "../core/formats.hpp"
+#include "../kernels/spmv.hpp"
+#include "linear_solver.hpp"
 
 namespace perron {
 

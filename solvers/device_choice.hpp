@@ -32,7 +32,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/formats.hpp"
+#include "../core/formats.hpp"
 
 namespace perron {
 

@@ -48,9 +48,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "kernels/spmv.hpp"
-#include "solvers/linear_solver.hpp"
+#include "../core/formats.hpp"
+#include "../kernels/spmv.hpp"
+#include "linear_solver.hpp"
 
 namespace perron::heat {
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "core/memory.hpp"
-#include "kernels/spmv.hpp"
-#include "kernels/vector_ops.hpp"
-#include "solvers/linear_solver.hpp"
+#include "../core/error.hpp"
+#include "../core/memory.hpp"
+#include "../kernels/spmv.hpp"
+#include "../kernels/vector_ops.hpp"
+#include "linear_solver.hpp"
 
 namespace perron::detail {
 

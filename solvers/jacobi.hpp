@@ -14,11 +14,11 @@
 #include <memory>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/formats.hpp"
-#include "kernels/spmv.hpp"
-#include "solvers/cg.hpp"
-#include "solvers/linear_solver.hpp"
+#include "../core/device.hpp"
+#include "../core/formats.hpp"
+#include "../kernels/spmv.hpp"
+#include "cg.hpp"
+#include "linear_solver.hpp"
 
 namespace perron {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "core/device.hpp"
-#include "core/formats.hpp"
-#include "core/registry.hpp"
+#include "../core/device.hpp"
+#include "../core/formats.hpp"
+#include "../core/registry.hpp"
 
 namespace perron {
 

@@ -27,13 +27,13 @@
 #include <string_view>
 #include <vector>
 
-#include "core/device.hpp"
-#include "core/formats.hpp"
-#include "core/memory.hpp"
-#include "core/registry.hpp"
-#include "core/vertex_naming.hpp"
-#include "kernels/reorder.hpp"
-#include "kernels/spmv.hpp"
+#include "../core/device.hpp"
+#include "../core/formats.hpp"
+#include "../core/memory.hpp"
+#include "../core/registry.hpp"
+#include "../core/vertex_naming.hpp"
+#include "../kernels/reorder.hpp"
+#include "../kernels/spmv.hpp"
 
 namespace perron {
 

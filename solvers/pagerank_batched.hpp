@@ -20,9 +20,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/memory.hpp"
-#include "solvers/pagerank.hpp"
+#include "../core/formats.hpp"
+#include "../core/memory.hpp"
+#include "pagerank.hpp"
 
 namespace perron {
 

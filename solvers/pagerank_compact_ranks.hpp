@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/formats.hpp"
+#include "../core/formats.hpp"
 
 namespace perron {
 

@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "core/formats.hpp"
-#include "solvers/pagerank.hpp"
+#include "../core/formats.hpp"
+#include "pagerank.hpp"
 
 namespace perron {
 

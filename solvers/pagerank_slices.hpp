@@ -14,8 +14,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/memory.hpp"
+#include "../core/formats.hpp"
+#include "../core/memory.hpp"
 
 namespace perron {
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "solvers/pagerank.hpp"
+#include "pagerank.hpp"
 
 namespace perron {
 

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <vector>
 
-#include "io/load.hpp"
-#include "solvers/pagerank.hpp"
+#include "perron/io/load.hpp"
+#include "perron/solvers/pagerank.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -186,6 +186,36 @@ TEST(reorder, BadInputsAreErrors) {
   EXPECT_EQ(parse_vertex_order("rcm"), vertex_order::rcm);
 }
 
+// The fields are public: a permutation built by hand that is not one (an id
+// out of range, a repeated id, arrays that do not undo each other) is an
+// error in every function that relabels, never an index out of range or
+// ranks of a graph that was not the caller's.
+TEST(reorder, HandBuiltPermutationsAreChecked) {
+  const csr_matrix<double> a = random_csr(4, 4, 5);
+  const auto throws_naming = [&](const permutation& p, const std::string& what) {
+    for (int f = 0; f < 3; ++f) {
+      try {
+        if (f == 0) permute(a, p);
+        if (f == 1) to_new(std::vector<double>(4), p);
+        if (f == 2) to_old(std::vector<double>(4), p);
+        ADD_FAILURE() << what << ": no error from function " << f;
+      } catch (const invalid_argument& e) {
+        const std::string m = e.what();
+        EXPECT_TRUE(m.find("not a permutation of 4 vertices") != std::string::npos ||
+                    m.find("new_id has 4 entries and its old_id 3") != std::string::npos)
+            << m;
+      }
+    }
+  };
+  throws_naming({{0, 1, 2, 1000000}, {0, 1, 2, 3}}, "an id out of range");
+  throws_naming({{0, 1, 2, -1}, {0, 1, 2, 3}}, "a negative id");
+  throws_naming({{0, 0, 1, 2}, {0, 2, 3, 3}}, "a repeated id");
+  throws_naming({{1, 0, 2, 3}, {0, 1, 2, 3}}, "arrays that do not undo each other");
+  throws_naming({{0, 1, 2, 3}, {0, 1, 2}}, "arrays of two lengths");
+  const permutation q{{3, 2, 0, 1}, {2, 3, 1, 0}};
+  EXPECT_EQ(to_old(to_new(std::vector<double>{1, 2, 3, 4}, q), q), (std::vector<double>{1, 2, 3, 4}));
+}
+
 // A graph too large for the host's memory is one clear error before anything large is allocated.
 TEST(reorder, NoRoomIsOneClearError) {
   const csr_matrix<double> a = random_csr(1000, 5000, 8);

@@ -262,10 +262,34 @@ std::string_view name(vertex_order o) { return name_in(order_names, o); }
 vertex_order parse_vertex_order(std::string_view s) { return parse_in(order_names, s, "vertex order"); }
 std::string vertex_order_names() { return names_in(order_names); }
 
+// The fields are public, so a permutation may be built by hand: one whose two
+// arrays are not inverse permutations of each other would index out of range.
+// O(n), as the relabelling that follows.
+void detail::check_permutation(const permutation& p, const char* who) {
+  const std::size_t n = p.new_id.size();
+  if (p.old_id.size() != n)
+    throw invalid_argument(std::string(who) + ": the permutation's new_id has " + std::to_string(n) +
+                           " entries and its old_id " + std::to_string(p.old_id.size()));
+  std::size_t first_bad = n;
+#pragma omp parallel for schedule(static) reduction(min : first_bad) if (n >= 65536)
+  for (std::size_t i = 0; i < n; ++i) {
+    const index_t j = p.new_id[i];
+    if (j < 0 || static_cast<std::size_t>(j) >= n ||
+        p.old_id[static_cast<std::size_t>(j)] != static_cast<index_t>(i))
+      first_bad = std::min(first_bad, i);
+  }
+  if (first_bad < n)
+    throw invalid_argument(std::string(who) + ": not a permutation of " + std::to_string(n) +
+                           " vertices: new_id[" + std::to_string(first_bad) + "] is " +
+                           std::to_string(p.new_id[first_bad]) +
+                           " (new_id and old_id must be inverse permutations of 0..n-1)");
+}
+
 void detail::check_vertex_vector(std::size_t length, const permutation& p, const char* who) {
   if (length != p.new_id.size())
     throw dimension_error(std::string(who) + ": a vector of " + std::to_string(length) +
                           " entries for a permutation of " + std::to_string(p.new_id.size()) + " vertices");
+  check_permutation(p, who);
 }
 
 permutation permutation::from_order(std::vector<index_t> old_id) {
@@ -315,6 +339,7 @@ csr_matrix<T> permute(const csr_matrix<T>& a, const permutation& p) {
   if (a.rows != p.size())
     throw dimension_error("permute: a " + dimensions(a.rows, a.cols) + " matrix and a permutation of " +
                           std::to_string(p.size()) + " vertices");
+  detail::check_permutation(p, "permute");
   const index_t n = a.rows;
   check_host_memory(
       4.0 * (n + 1) + (4.0 + sizeof(T)) * static_cast<double>(a.nnz()),

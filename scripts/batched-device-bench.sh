@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The batched mode's device choice (docs/PERFORMANCE.md, "The batched mode's
-# device by the model"): the wall time of
+# The batched mode's device choice (docs/PERFORMANCE.md, "`pagerank --sources`
+# and `pagerank_batched` by the device model (session 72)"): the wall time of
 # `pagerank GRAPH --sources FILE --device cpu | cuda | auto` (and auto-first: auto
 # without the count an earlier run kept, so with the bound) for S random
 # single-vertex source sets (seed 1) per graph and S, from the binary cache

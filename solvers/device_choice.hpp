@@ -170,7 +170,7 @@ struct device_rates {
   // solvers/pagerank_batched.hpp). H200 host, 15 threads, seven graphs of
   // 3.7 * 10^4 to 10^7 links at 1-256 single-vertex source sets, and the
   // 2-core development machine (scripts/batched-device-bench.sh;
-  // docs/PERFORMANCE.md "The batched mode's device by the model").
+  // docs/PERFORMANCE.md "`pagerank --sources` and `pagerank_batched` by the device model (session 72)").
   // CPU: blocks of 128 columns, each cut into chunks of one 64-byte line of R
   // (16 floats, 8 doubles); a step gathers a line a link from a chunk's n x 64
   // bytes, so the cost of a column a link falls with the chunk's fill and

@@ -611,7 +611,8 @@ inline constexpr double local_even_far_mean_float = 6.5;
 // under the mean's bound, on both sides of the pulls' tie (ws:8000000:4:0.3
 // the SpMV pull 0.92x, 0.4 1.09x: left). Fitted on the block models of
 // sessions 82-84 and a probe of nine graphs (session 86, H200, device time a
-// step; docs/PERFORMANCE.md "Small blocks with random links in float ...").
+// step; docs/PERFORMANCE.md "Held out: double's short rows ..., session 86", its paragraph
+// "Float, small blocks with random links: the fused pull").
 inline constexpr double float_small_blocks_max_to_mean = 4.5;
 inline constexpr double float_small_blocks_min_mean = 4.2;
 inline constexpr double float_small_blocks_l2_fraction = 0.9;

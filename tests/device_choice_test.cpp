@@ -336,7 +336,7 @@ TEST(DeviceChoice, AGraphInMemory) {
 
 // ---- batched personalized PageRank (device_facts::columns) -----------------------
 // The cases are runs of scripts/batched-device-bench.sh (docs/PERFORMANCE.md,
-// "The batched mode's device by the model"), H200 host, 15 threads, float,
+// "`pagerank --sources` and `pagerank_batched` by the device model (session 72)"), H200 host, 15 threads, float,
 // each with one device at least 1.6x the other's wall time.
 
 device_facts sets(device_facts f, std::size_t columns, int iterations) {

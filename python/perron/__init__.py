@@ -7,8 +7,9 @@
     A = perron.read_matrix("graph.mtx.gz")      # Matrix Market or SNAP; .gz/.bz2/.xz, .tar.gz, .zip -> scipy CSR
     y = perron.spmv(A, x, kernel="auto")
 
-Errors: ValueError for bad arguments and malformed files (FileNotFoundError /
-OSError for files that cannot be read), MemoryError where a graph needs more
+Errors: ValueError for bad arguments and malformed files, TypeError for an
+argument of the wrong type (alpha="x", an index array of floats), FileNotFoundError /
+OSError for files that cannot be read, MemoryError where a graph needs more
 memory than the host or the GPU has free (refused before it is copied),
 CudaError (a RuntimeError) where the GPU fails. Messages name the keywords
 (max_iter), not the command line's flags.

@@ -16,7 +16,8 @@
 //             4-byte start per slice.
 // Build and run:  g++ -O2 -o /tmp/cim scripts/compressed_index_model.cpp
 //                 /tmp/cim 20 16 64      (scale, edge factor, W)
-// Output for scales 16-22 is in docs/PERFORMANCE.md ("Compressed column indices (issue 18 item 3): the model").
+// Output for scales 16-22 is in docs/PERFORMANCE.md ("Compressed column indices (issue 18 item 3): the
+// model").
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -336,8 +336,8 @@ TEST(DeviceChoice, AGraphInMemory) {
 
 // ---- batched personalized PageRank (device_facts::columns) -----------------------
 // The cases are runs of scripts/batched-device-bench.sh (docs/PERFORMANCE.md,
-// "`pagerank --sources` and `pagerank_batched` by the device model (session 72)"), H200 host, 15 threads, float,
-// each with one device at least 1.6x the other's wall time.
+// "`pagerank --sources` and `pagerank_batched` by the device model (session 72)"), H200 host, 15 threads,
+// float, each with one device at least 1.6x the other's wall time.
 
 device_facts sets(device_facts f, std::size_t columns, int iterations) {
   f.columns = columns;

@@ -154,7 +154,9 @@ const char* trailer_text =
     "--steady runs until the distance to the steady state a step's change implies,\n"
     "max |u' - u| rho / (1 - rho) (rho: how much the slowest mode shrinks a step at this\n"
     "dt), is below --steady-tol (at most --max-steps steps) instead of to T; it needs a\n"
-    "steady state to exist (not two Neumann ends with net inflow).\n"
+    "steady state to exist (not two Neumann ends with net inflow). The profile is then\n"
+    "checked against the steady state (linear in x): steps whose own errors (the solve's\n"
+    "rtol, rounding) hold them farther off end the run with exit 2 and what to change.\n"
     "\n"
     "Outputs: --output FILE: the final profile, lines 'x<TAB>u' (no header). Any one output\n"
     "may be '-' (or /dev/stdout), standard output; the text summary then goes to stderr.\n"
@@ -489,6 +491,9 @@ struct run_stats {
   long failed_step = 0;  // 1-based step that failed
   heat::step_report failure;
   bool steady_reached = false;
+  // --steady: where the last change said "reached" but the profile was this
+  // far (max |u - u_steady|) off the steady state; -1 otherwise.
+  double stalled_off = -1;
   // The last step checked finite (run_steps, next_check): a run that turns
   // NaN or inf stops at the first check after (it ran to T: 500 steps of NaN).
   long finite_step = 0;
@@ -595,9 +600,26 @@ void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
     st.host_syncs += r.host_syncs;
     st.last_change = r.change;
     st.last_distance = heat::steady_distance(r.change, st.contraction);
-    const bool done_steady = run.steady && st.last_distance < run.steady_tol;
+    bool done_steady = run.steady && st.last_distance < run.steady_tol;
+    // The change tells the distance only where the steps' own errors are
+    // smaller (heat::steady_floor's model): the steady state is known in
+    // closed form (linear in x), so "reached" is checked against it. Where
+    // the change says reached and the profile is still off, the steps have
+    // stalled there (-n 1001 --dt 100, cg at rtol 1e-10: "distance ~ 4e-14"
+    // 1.3e-7 off it), and more steps do not help.
+    bool stalled = false;
+    if (done_steady) {
+      if (const auto form = heat::steady_form(p, rec.integral0)) {
+        const double off = ts.max_error(*form);
+        if (!(off <= run.steady_tol)) {
+          st.stalled_off = off;
+          done_steady = false;
+          stalled = true;
+        }
+      }
+    }
     const double t = ts.time();
-    const bool last = k == limit || done_steady;
+    const bool last = k == limit || done_steady || stalled;
     const bool snap_due = snap.due(k, last);
     const bool plot_due = plot.take(k, last) && (rec.curves.empty() || rec.curves.back().t != t);
     if (snap_due || plot_due) {
@@ -616,6 +638,7 @@ void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
       st.steady_reached = true;
       break;
     }
+    if (stalled) break;
     if (!last && k >= next_check(st.finite_step)) {
       if (!std::isfinite(ts.integral())) break;  // the summary and error say where
       st.finite_step = k;
@@ -633,7 +656,7 @@ void run_steps(heat::time_stepper<T>& ts, const plan& pl, run_record& rec, stopw
 template <class T>
 void compare_with_exact(const plan& pl, const heat::time_stepper<T>& ts, run_record& rec) {
   const heat::grid_problem& p = pl.s.problem;
-  if (pl.s.run.steady && rec.st.steady_reached) {
+  if (pl.s.run.steady && (rec.st.steady_reached || rec.st.stalled_off >= 0)) {
     rec.exact = heat::steady_form(p, rec.integral0);
     rec.reference = "steady state";
   } else if (!pl.s.run.steady) {
@@ -716,7 +739,8 @@ std::string json_summary(const plan& pl, const run_record& rec, double total_s) 
        << ", \"reached\": " << (st.steady_reached ? "true" : "false")
        << ", \"final_change\": " << json_number(st.last_change)
        << ", \"contraction\": " << json_number(st.contraction)
-       << ", \"estimated_distance\": " << json_number(st.last_distance) << "}";
+       << ", \"estimated_distance\": " << json_number(st.last_distance)
+       << ", \"stalled_off\": " << (st.stalled_off >= 0 ? json_number(st.stalled_off) : "null") << "}";
   js << ",\n  \"max_error\": " << json_number(rec.max_error) << ",\n  \"error_reference\": "
      << (rec.exact ? "\"" + json_escape(rec.reference) + "\"" : std::string("null"))
      << ",\n  \"finite\": " << (rec.finite() ? "true" : "false")
@@ -785,6 +809,10 @@ std::string text_summary(const plan& pl, const run_record& rec) {
       << format_g(st.steps ? double(st.host_syncs) / double(st.steps) : 0, 3) << '\n';
   if (pl.s.run.steady && st.last_distance < 0) {
     o << "steady state: NOT reached, no step completed\n";
+  } else if (pl.s.run.steady && st.stalled_off >= 0) {
+    o << "steady state: NOT reached, stalled " << format_g(st.stalled_off, 3) << " off it (tol "
+      << format_g(pl.s.run.steady_tol) << "), where the last max|du| = " << format_g(st.last_change, 3)
+      << " implied ~ " << format_g(st.last_distance, 3) << '\n';
   } else if (pl.s.run.steady) {
     o << "steady state: " << (st.steady_reached ? "reached" : "NOT reached") << ", distance ~ "
       << format_g(st.last_distance, 3) << " (tol " << format_g(pl.s.run.steady_tol)
@@ -840,6 +868,27 @@ int report_end(const plan& pl, const run_record& rec) {
               << " > 1/2 are unstable (--force): a mode's error grows up to |1 - 4r| = "
               << format_g(std::abs(1 - 4 * rec.r), 3) << " times a step, so this profile, finite as it is, "
               << "need not be the heat equation's\n";
+  if (pl.s.run.steady && st.stalled_off >= 0) {
+    // What lowers a step's own error: its solve's tolerance, the exact solve,
+    // double's rounding; else a tolerance the steps reach.
+    std::vector<std::string> fixes;
+    if (heat::iterates(o)) {
+      fixes.push_back("a smaller --rtol (it is " + format_g(o.stop.rel_tol) + ")");
+      fixes.push_back("--solver direct");
+    }
+    if (pl.is_float()) fixes.push_back("--precision double");
+    fixes.push_back("--steady-tol " + format_g(2 * st.stalled_off, 2));
+    std::string use;
+    for (std::size_t k = 0; k < fixes.size(); ++k)
+      use += (k == 0 ? "" : k + 1 == fixes.size() ? ", or " : ", ") + fixes[k];
+    std::cerr << "heat1d: error: steady state not reached: the steps stalled " << format_g(st.stalled_off, 3)
+              << " off it (max |u - u_steady|) > --steady-tol " << format_g(pl.s.run.steady_tol) << " after "
+              << st.steps << " steps, where their change (last max|du| = " << format_g(st.last_change, 3)
+              << ") implied ~ " << format_g(st.last_distance, 3) << ": each step's own error ("
+              << (heat::iterates(o) ? "its solve's tolerance and " : "") << precision_name(pl.is_float())
+              << " rounding) holds them there; use " << use << "; outputs hold the last profile\n";
+    return not_converged;
+  }
   if (pl.s.run.steady && !st.steady_reached) {
     std::cerr << "heat1d: error: steady state not reached in " << st.steps << " steps: distance ~ "
               << format_g(st.last_distance, 3) << " > --steady-tol " << format_g(pl.s.run.steady_tol)

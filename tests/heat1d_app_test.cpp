@@ -197,6 +197,35 @@ TEST_F(heat1d_app, SteadyStateIsJudgedByItsDistance) {
   EXPECT_LT(json_number(tight.out, "max_error"), 1.5e-8);
 }
 
+// Large steps (rho -> 0) whose solves leave errors the change does not see:
+// "reached, distance ~ 4.26e-14" with the profile 1.3e-7 off the steady
+// state, exit 0. The profile is now checked against the steady state's closed
+// form: the run ends stalled (exit 2), naming what lowers a step's error, and
+// the remedy it names reaches it.
+TEST_F(heat1d_app, SteadyStateStalledOffItIsNotReached) {
+  const std::string big =
+      "--device cpu -n 1001 -m implicit --left dirichlet:1 --right dirichlet:-1 "
+      "--ic step:0.2 --steady --dt 100 ";
+  const outcome stalled = run(big + "--json -");
+  EXPECT_EQ(stalled.code, 2) << stalled.err;
+  EXPECT_NE(stalled.out.find("\"reached\": false"), std::string::npos) << stalled.out;
+  EXPECT_GT(json_number(stalled.out, "stalled_off"), 1e-8);
+  EXPECT_NEAR(json_number(stalled.out, "stalled_off"), json_number(stalled.out, "max_error"), 1e-20);
+  for (const char* said : {"steady state not reached: the steps stalled", "a smaller --rtol (it is 1e-10)",
+                           "--solver direct", "--steady-tol "})
+    EXPECT_NE(stalled.err.find(said), std::string::npos) << stalled.err;
+  const outcome text = run(big);
+  EXPECT_NE(text.out.find("steady state: NOT reached, stalled"), std::string::npos) << text.out;
+  for (const char* fix : {"--rtol 1e-12", "--solver direct"}) {
+    const outcome fixed = run(std::string("--device cpu -n 1001 -m implicit --left dirichlet:1 --right "
+                                          "dirichlet:-1 --ic step:0.2 --steady --dt 100 --json - ") +
+                              fix);
+    ASSERT_EQ(fixed.code, 0) << fix << ": " << fixed.err;
+    EXPECT_LT(json_number(fixed.out, "max_error"), 1e-8) << fix;
+    EXPECT_NE(fixed.out.find("\"stalled_off\": null"), std::string::npos) << fixed.out;
+  }
+}
+
 TEST_F(heat1d_app, BadInputGivesOneClearErrorAndExitCode) {
   struct bad {
     std::string args;

@@ -74,7 +74,9 @@ struct grid_problem {
   boundary_condition left, right;
 
   double dx() const { return length / double(n - 1); }
-  double x(index_t i) const { return i == n - 1 ? length : double(i) * dx(); }
+  // x_i = i L / (N - 1) as written, rounded once: i * dx() rounds twice and
+  // put 0.30000000000000004 for 0.3 at N = 11 (step:0.3 then missed its 1/2).
+  double x(index_t i) const { return length * double(i) / double(n - 1); }
   // Throws invalid_argument naming the option: --N < 3, --L not finite > 0,
   // --kappa not finite >= 0, boundary values not finite.
   void validate() const;

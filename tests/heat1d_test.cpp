@@ -596,6 +596,23 @@ TEST(heat_errors, ABlownUpStateShowsInItsIntegral) {
 
 // The stepper from the initial condition starts from initial_profile; its
 // integral is the trapezoid sum, its max error the host's max |u - exact|.
+// x_i = i L / (N - 1) as the help writes it, rounded once (i * dx put
+// 0.30000000000000004 for x_3 at N = 11, and step:0.3 then gave 0 there, not
+// its documented 1/2).
+TEST(heat_grid, PointsAreILOverNMinusOne) {
+  const grid_problem p = problem(11, "dirichlet:0", "dirichlet:0");
+  for (index_t i = 0; i < p.n; ++i) EXPECT_EQ(p.x(i), double(i) / 10.0) << i;
+  grid_problem longer = p;
+  longer.length = 2.5;
+  EXPECT_EQ(longer.x(10), 2.5);
+  EXPECT_EQ(longer.x(7), 2.5 * 7 / 10);
+  const std::vector<double> u =
+      initial_profile(parse_initial_condition("step:0.3"), problem(11, "neumann", "neumann"));
+  EXPECT_EQ(u[3], 0.5);
+  EXPECT_EQ(u[2], 1.0);
+  EXPECT_EQ(u[4], 0.0);
+}
+
 TEST(heat_summaries, IntegralAndErrorOfTheState) {
   const char* ends[][2] = {
       {"dirichlet:1", "neumann:0.5"}, {"insulated", "insulated"}, {"dirichlet", "dirichlet"}};

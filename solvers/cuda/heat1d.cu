@@ -222,8 +222,8 @@ __global__ void small_thomas_kernel(int m, const T* dl, const T* d, const T* du,
 // ---- the state's profile and summaries, computed where it lives ----------------
 
 // x_i as grid_problem::x computes it.
-__device__ __forceinline__ double grid_x(std::size_t i, std::size_t n, double dx, double length) {
-  return i == n - 1 ? length : double(i) * dx;
+__device__ __forceinline__ double grid_x(std::size_t i, std::size_t n, double length) {
+  return length * double(i) / double(n - 1);
 }
 
 // initial_profile(ic, p) (solvers/heat1d.cpp) with the same expressions:
@@ -239,7 +239,7 @@ template <class T>
 __global__ void profile_kernel(std::size_t n, profile_params q, T* u) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const double x = grid_x(i, n, q.dx, q.length);
+    const double x = grid_x(i, n, q.length);
     double v;
     if (q.kind == 0) {
       v = sin(q.mode_pi * x / q.length);
@@ -284,7 +284,7 @@ __global__ void max_error_kernel(std::size_t n, closed_form_params f, const T* _
   double m[1] = {0.0};
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const double x = grid_x(i, n, f.dx, f.length);
+    const double x = grid_x(i, n, f.length);
     double e = f.amplitude * sin(f.wave * x) + f.level + f.slope * x;
     if (i == 0 && f.pin_left) e = f.left;
     if (i == n - 1 && f.pin_right) e = f.right;

@@ -439,14 +439,19 @@ py::array_t<T> spmv_typed(csr_matrix<double>&& a64, const array<T>& x, const std
   return to_numpy(std::move(y));
 }
 
+// The copy of A, its copy in the precision of x and y (unchecked before, as
+// PageRank's), and `more` bytes the caller needs first (the module's CSR copy
+// of a matrix in another format, checked before scipy makes it).
+void check_spmv_memory(index_t rows, index_t cols, std::size_t entries, double more) {
+  check_host_memory(
+      2.0 * (4.0 * (double(rows) + 1) + 12.0 * double(entries)) + 8.0 * double(rows) + more,
+      "spmv of a " + dimensions(rows, cols) + " matrix with " + std::to_string(entries) + " entries");
+}
+
 py::object spmv_csr(index_t rows, index_t cols, const array<index_t>& indptr, const array<index_t>& indices,
                     const array<double>& data, const py::array& x, const std::string& kernel) {
   const team_scope team(process_team());  // a core left to the machine's other work
-  // The copy of A, its copy in the precision of x and y (unchecked before, as PageRank's).
-  const auto links = static_cast<double>(indices.size());
-  check_host_memory(
-      2.0 * (4.0 * (double(rows) + 1) + 12.0 * links) + 8.0 * double(rows),
-      "spmv of a " + dimensions(rows, cols) + " matrix with " + std::to_string(indices.size()) + " entries");
+  check_spmv_memory(rows, cols, static_cast<std::size_t>(indices.size()), 0.0);
   csr_matrix<double> a = csr_from(rows, cols, indptr, indices, data);
   if (py::isinstance<py::array_t<float>>(x))
     return spmv_typed<float>(std::move(a), x.cast<array<float>>(), kernel);
@@ -577,6 +582,8 @@ PYBIND11_MODULE(_perron, m) {
   // The solve's memory check on its own: the package runs it before it
   // converts or copies a graph (a COO's tocsr() allocated GBs first).
   m.def("check_pagerank_memory", &check_pagerank_memory, py::arg("n"), py::arg("links"));
+  m.def("check_spmv_memory", &check_spmv_memory, py::arg("rows"), py::arg("cols"), py::arg("entries"),
+        py::arg("more"));
   m.def("pagerank_batched_csr", &pagerank_batched_csr);
   m.def("spmv_csr", &spmv_csr);
   m.def("gpu_available", [] { return cuda::available(); });

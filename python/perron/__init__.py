@@ -129,9 +129,18 @@ def _graph_arrays(A, weighted):
     if isinstance(A, _np.ndarray):  # a dense adjacency matrix (np.matrix too): its nonzeros are the arcs
         if A.ndim != 2:
             raise ValueError(f"A as a numpy array is a dense adjacency matrix, 2-D; got shape {A.shape}")
-        if A.dtype.kind not in "biufc":  # (strings, dates and objects: refused before scipy casts them)
+        if A.dtype.kind not in "biufcO":  # (strings, dates and times: refused before scipy casts them)
             raise TypeError(f"A must hold numbers, got dtype {A.dtype}")
-        A = _sp.csr_matrix(A)  # (its shape checked below, as a sparse A's)
+        if A.dtype.kind == "O":
+            # Its entries checked as a sparse object matrix's (below): np.array([[0, 1], [1, 0]],
+            # dtype=object) was refused as "not numbers" where its csr_matrix was taken. scipy
+            # converts no object array, so the CSR is built here, row by row.
+            A = _np.asarray(A)
+            rows, cols = _np.nonzero(_np.asarray(A != 0, dtype=bool))
+            indptr = _np.concatenate(([0], _np.cumsum(_np.bincount(rows, minlength=A.shape[0]))))
+            A = _sp.csr_matrix((A[rows, cols], cols, indptr), shape=A.shape)
+        else:
+            A = _sp.csr_matrix(A)  # (its shape checked below, as a sparse A's)
     if not _sp.issparse(A):
         raise ValueError("A must be a scipy.sparse matrix, a 2-D numpy array, an (indptr, indices) tuple or a "
                          f"networkx graph; got {type(A).__name__}")
@@ -534,6 +543,8 @@ def _source_set(item, n, c, index=None):
         pairs = [(item, 1.0)]  # one node (a tuple of grid_2d_graph's too); a string is no sequence of nodes
     elif isinstance(item, (int, _np.integer)):
         pairs = [(item, 1.0)]
+    elif isinstance(item, _np.ndarray) and item.ndim == 0:  # np.array(1): a vertex, not "a sequence of one"
+        pairs = [(item.item(), 1.0)]
     else:
         try:
             pairs = [(v, 1.0) for v in item]
@@ -652,11 +663,20 @@ def spmv(A, x, kernel="auto"):
     # and an x of any shape was taken by its size (3 x 5 for 15 columns); None became NaN.
     if A.dtype.kind not in "biufO":  # strings, dates and times were cast to numbers too
         raise TypeError(f"spmv: A must be real, got {A.dtype}")
+    if _sp.issparse(x) or x is None:  # np.asarray wrapped them as one object: "got dtype object"
+        raise TypeError(f"spmv: x must be a dense 1-D numpy array of real numbers, got "
+                        f"{'None' if x is None else 'a scipy.sparse ' + type(x).__name__ + ' (x.toarray().ravel())'}")
     x = _np.asarray(x)
     if x.dtype.kind not in "biuf":
         raise TypeError(f"spmv: x must be a vector of real numbers, got dtype {x.dtype}")
     if x.ndim != 1:
         raise ValueError(f"spmv: x must be a vector (1-D), got shape {x.shape}")
+    if A.shape[0] + A.nnz >= 1 << 16:
+        # The memory the spmv needs, and a CSR copy's where A is in another format, checked
+        # before that copy: tocsr() of a COO of 1.5e9 rows and one entry allocated 6 GB (its
+        # indptr) before the module's own check could refuse it.
+        copy = 0 if A.format == "csr" else 4.0 * (A.shape[0] + 1) + (4.0 + A.dtype.itemsize) * A.nnz
+        _perron.check_spmv_memory(int(A.shape[0]), int(A.shape[1]), int(A.nnz), float(copy))
     A = A.tocsr()
     if A.dtype.kind == "O":
         _check_objects(A, _numbers.Real, "spmv: ")

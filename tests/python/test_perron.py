@@ -413,6 +413,23 @@ def test_a_shape_past_32_bits_is_refused_before_any_conversion():
             call()
 
 
+def test_inputs_taken_as_their_numbers_say():
+    # x as a sparse matrix (or None) was "not real numbers, got dtype object"; a dense object
+    # adjacency matrix was refused where its sparse twin was taken; np.array(1) as a source
+    # set was "a sequence" that was none.
+    A = random_digraph(15, 40, 3)
+    for bad, says in [(sp.csr_matrix(np.ones((15, 1))), "scipy.sparse csr_matrix"), (None, "got None")]:
+        with pytest.raises(TypeError, match="dense 1-D numpy array.*" + says):
+            perron.spmv(A, bad)
+    dense = np.array([[0, 1, 0], [1, 0, 1], [1, 0, 0]], dtype=object)
+    np.testing.assert_array_equal(perron.pagerank(dense, tol=1e-12)[0],
+                                  perron.pagerank(dense.astype(float), tol=1e-12)[0])
+    with pytest.raises(TypeError, match=r"A\[0, 1\] holds 'a', not a number"):
+        perron.pagerank(np.array([[0, "a"], [1, 0]], dtype=object))
+    R, _ = perron.pagerank_batched(A, [np.array(4), [4]])
+    np.testing.assert_array_equal(R[:, 0], R[:, 1])
+
+
 def test_spmv_refuses_complex_values_and_an_x_that_is_no_vector():
     A = random_digraph(15, 40, 3)
     x = np.arange(15.0)
@@ -874,8 +891,10 @@ def test_a_graph_too_large_is_refused_before_tocsr_allocates_it(tmp_path):
 import resource, numpy as np, scipy.sparse as sp, perron
 n = 1_500_000_000
 coo = sp.coo_matrix((np.ones(1), ([0], [1])), shape=(n, n))
-for A in [coo, coo.todok()]:
-    for call in [lambda: perron.pagerank(A), lambda: perron.pagerank_batched(A, [[0]])]:
+tall = sp.coo_matrix((np.ones(1), ([0], [1])), shape=(n, 3))
+for A, T in [(coo, tall), (coo.todok(), tall.todok())]:
+    for call in [lambda: perron.pagerank(A), lambda: perron.pagerank_batched(A, [[0]]),
+                 lambda: perron.spmv(T, np.ones(3))]:
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         try:
             call()
@@ -888,9 +907,11 @@ for A in [coo, coo.todok()]:
                           env=os.environ | {"PERRON_MEMORY_LIMIT": "1G"})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert len(lines) == 8, done.stdout
-    for refusal, grew in zip(lines[::2], lines[1::2]):
-        assert refusal.startswith("PageRank of a graph of 1500000000 vertices and 1 links needs about 72.0 GB"), refusal
+    assert len(lines) == 12, done.stdout
+    for k, (refusal, grew) in enumerate(zip(lines[::2], lines[1::2])):
+        # spmv too: its own check came after tocsr() (the CSR copy now counted in it)
+        assert refusal.startswith("spmv of a 1500000000 x 3 matrix with 1 entries needs about" if k % 3 == 2
+                                  else "PageRank of a graph of 1500000000 vertices and 1 links needs about 72.0 GB"), refusal
         assert int(grew.split()[1]) < 100_000, (refusal, grew)  # KiB: 100 MB, against the 6 GB of an indptr
 
 

@@ -119,7 +119,9 @@ bool unpack_names(const std::vector<std::int64_t>& words, std::size_t n, std::ve
   std::uint64_t at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const auto end = static_cast<std::uint64_t>(words[i]);
-    if (end <= at || end > room) return false;
+    // An empty name is a name (GraphML's <node id=""/>): refused here, every
+    // cache entry of such a graph was "corrupt" and rewritten on every run.
+    if (end < at || end > room) return false;
     // Any bytes: a GML or GraphML label may hold a tab or a line break (the
     // payload's checksum, not the bytes, tells a corrupt entry).
     name[i].assign(text + at, text + end);

@@ -533,6 +533,30 @@ TEST_F(io_cache, NamesWithControlCharactersAreServed) {
   expect_same(again.first, first.first);
 }
 
+// An empty name (GraphML's <node id=""/>) is a name: the entry was refused as
+// "corrupt vertex names" on every run and rewritten, with two warnings each
+// time, and read-bench --cache failed with exit 71.
+TEST_F(io_cache, EmptyNamesAreServed) {
+  const fs::path p = dir_ / "src" / "empty.graphml";
+  {
+    std::ofstream(p) << "<?xml version=\"1.0\"?>\n<graphml xmlns=\"http://graphml.graphdrawing.org/xmlns\">\n"
+                        "<graph edgedefault=\"directed\"><node id=\"\"/><node id=\"a\"/>"
+                        "<edge source=\"\" target=\"a\"/></graph></graphml>\n";
+  }
+  const auto first = load(p.string());
+  EXPECT_FALSE(first.first.timings.from_cache);
+  ASSERT_EQ(first.first.name, (std::vector<std::string>{"", "a"}));
+  const auto again = load(p.string());
+  EXPECT_TRUE(again.first.timings.from_cache);
+  EXPECT_EQ(again.second, "");
+  EXPECT_EQ(again.first.name, first.first.name);
+  expect_same(again.first, first.first);
+  std::vector<std::string> names;
+  EXPECT_TRUE(unpack_names(pack_names({"", "", "xy", ""}), 4, names));
+  EXPECT_EQ(names, (std::vector<std::string>{"", "", "xy", ""}));
+  EXPECT_FALSE(unpack_names({2, 1, 0}, 2, names)) << "names that end before they start";
+}
+
 // An edge list read by name (read_options::all_names, pagerank --names) is
 // another graph than the same file read by its ids: each reading has an entry
 // and side files of its own, and neither serves the other.

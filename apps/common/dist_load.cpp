@@ -201,8 +201,11 @@ dist::local_arcs load_whole(const std::string& path, bool weighted, io::read_opt
   if (facts[4]) {  // an edge list of vertex names: the names too
     std::vector<std::int64_t> words = world.rank() == 0 ? pack_names(m.name) : std::vector<std::int64_t>{};
     dist::broadcast(words);
-    if (world.rank() != 0 && !unpack_names(words, static_cast<std::size_t>(n), m.name))
-      throw invalid_argument(path + ": the vertex names broadcast by rank 0 do not unpack");
+    // In a phase: a rank that throws outside one left rank 0 waiting in scatter_arcs.
+    dist::phase([&] {
+      if (world.rank() != 0 && !unpack_names(words, static_cast<std::size_t>(n), m.name))
+        throw invalid_argument(path + ": the vertex names broadcast by rank 0 do not unpack");
+    });
   }
   m.format = static_cast<io::input_format>(facts[1]);
   m.pattern = facts[2] != 0;

@@ -277,8 +277,9 @@ po::options_description make_options(settings& s, enum_texts& e) {
     ("initial", po::value(&s.initial)->value_name("FILE"), "start vector from FILE instead of uniform")
     ("top,n", po::value(&s.top)->default_value(s.top), "print the K highest-ranked vertices (0: none)")
     ("output,o", po::value(&s.output)->value_name("FILE"),
-     "write every rank to FILE as TSV 'vertex<TAB>rank', one line per vertex in id order; "
-     "'-': standard output, the summary (or --json) then goes to standard error")
+     "write every rank to FILE as TSV 'vertex<TAB>rank', one line per vertex in id order "
+     "(gzip-compressed where FILE ends in .gz); '-': standard output, the summary (or --json) then goes to "
+     "standard error")
     ("plot", po::value(&s.plot)->value_name("FILE.svg"),
      "draw the residual of every iteration (log scale) as an SVG line plot; on the GPU this runs "
      "--loop check-every with --check-every 1 to see each iteration; with --bench, a bar chart of "
@@ -344,8 +345,8 @@ po::options_description make_options(settings& s, enum_texts& e) {
      "'\"Newman, M\":2'); prints TSV 'source_line<TAB>vertex<TAB>rank' "
      "of the --top vertices per set (to --output FILE if given)")
     ("output-matrix", po::value(&s.batched.output_matrix)->value_name("FILE"),
-     "with --sources: every rank as a Matrix Market array, vertices x sets ('-': on stdout, the top of each "
-     "set then on stderr)")
+     "with --sources: every rank as a Matrix Market array, vertices x sets (gzip-compressed where FILE ends "
+     "in .gz; '-': on stdout, the top of each set then on stderr)")
     ("bench-sources", po::value(&s.batched.bench_sources)->value_name("S"),
      "time S personalized solves as one batched solve against S single solves (sources: the first "
      "S sets of --sources, else S random vertices)");

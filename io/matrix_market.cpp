@@ -6,7 +6,6 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
@@ -551,61 +550,28 @@ std::vector<double> parse_array_values(const parsed_header& ph, const char* end,
 
 // ---- writing ----------------------------------------------------------------------
 
-// Buffered output to a plain or gzip file through io::output_file (a
-// temporary renamed into place at close(); "-" is standard output); every
-// failure is an io_error. A .gz name is compressed by zlib writing to a
-// duplicate of the temporary's descriptor, so the rename still publishes the
-// file only when complete.
+// Buffered output through io::output_file (a temporary renamed into place at
+// close(); "-" is standard output; a .gz name gzip-compressed there); every
+// failure is an io_error.
 class text_sink {
  public:
-  explicit text_sink(const std::string& path) : path_(path), out_(path) {
-    gz_ = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-    if (gz_) {
-      const int fd = ::dup(::fileno(out_.get()));
-      if (fd < 0) fail();
-      gzf_ = gzdopen(fd, "wb6");
-      if (!gzf_) {
-        ::close(fd);
-        fail();
-      }
-    }
-    buf_.reserve(1 << 20);
-  }
-  ~text_sink() {
-    if (gzf_) gzclose(gzf_);
-  }
-  text_sink(const text_sink&) = delete;
-  text_sink& operator=(const text_sink&) = delete;
+  explicit text_sink(const std::string& path) : out_(path) { buf_.reserve(1 << 20); }
 
   std::string& buffer() { return buf_; }
   void flush_if_full() {
     if (buf_.size() >= (1 << 20)) flush();
   }
   void flush() {
-    if (buf_.empty()) return;
-    if (gz_) {
-      if (gzwrite(gzf_, buf_.data(), static_cast<unsigned>(buf_.size())) != static_cast<int>(buf_.size()))
-        fail();
-    } else {
-      out_.write(buf_);
-    }
+    out_.write(buf_);
     buf_.clear();
   }
   void close() {
     flush();
-    if (gz_ && gzclose(std::exchange(gzf_, nullptr)) != Z_OK) fail();
     out_.commit();
   }
 
  private:
-  [[noreturn]] void fail() {
-    const int err = errno;
-    throw io_error(path_, std::string("cannot write: ") + (err ? std::strerror(err) : "write failed"));
-  }
-  std::string path_;
   output_file out_;
-  bool gz_ = false;
-  gzFile gzf_ = nullptr;
   std::string buf_;
 };
 

@@ -5,8 +5,10 @@
 #include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -124,6 +126,63 @@ void output_file::open_in_place(int fd) {
     ::close(fd);
     fail(path_, "cannot open for writing", err);
   }
+  compress_if_named_gz();
+}
+
+namespace {
+
+bool named_gz(const std::string& path) {
+  return path.size() > 3 && std::equal(path.end() - 3, path.end(), ".gz", [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
+}
+
+// A FILE* whose bytes go through zlib (glibc's fopencookie): every writer of
+// an output_file (fprintf, fwrite, write_lines) compresses without knowing.
+ssize_t gz_cookie_write(void* cookie, const char* data, std::size_t size) {
+  std::size_t done = 0;
+  while (done < size) {  // gzwrite takes an unsigned count
+    const auto piece = static_cast<unsigned>(std::min<std::size_t>(size - done, 1u << 30));
+    const int wrote = gzwrite(static_cast<gzFile>(cookie), data + done, piece);
+    if (wrote <= 0) {
+      if (errno == 0) errno = EIO;
+      return done ? static_cast<ssize_t>(done) : -1;
+    }
+    done += static_cast<std::size_t>(wrote);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+int gz_cookie_close(void* cookie) {
+  errno = 0;
+  if (gzclose(static_cast<gzFile>(cookie)) == Z_OK) return 0;
+  if (errno == 0) errno = EIO;
+  return EOF;
+}
+
+}  // namespace
+
+void output_file::compress_if_named_gz() {
+  if (!named_gz(path_)) return;
+  const int fd = ::fcntl(::fileno(f_), F_DUPFD_CLOEXEC, 0);  // gzclose closes its own
+  gzFile gz = fd < 0 ? nullptr : gzdopen(fd, "wb6");
+  if (!gz) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    fail(path_, "cannot open for writing", err ? err : ENOMEM);
+  }
+  cookie_io_functions_t io{};
+  io.write = gz_cookie_write;
+  io.close = gz_cookie_close;
+  std::FILE* f = ::fopencookie(gz, "wb", io);
+  if (!f) {
+    const int err = errno;
+    gzclose(gz);
+    fail(path_, "cannot open for writing", err);
+  }
+  raw_ = std::exchange(f_, f);
+  static thread_local char buffer[1 << 16];
+  std::setvbuf(f_, buffer, _IOFBF, sizeof buffer);
 }
 
 output_file::output_file(std::string path) : path_(std::move(path)) {
@@ -182,13 +241,24 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
     ::unlink(temp_.c_str());
     fail(path_, "cannot open for writing", err);
   }
-  static thread_local char buffer[1 << 16];
-  std::setvbuf(f_, buffer, _IOFBF, sizeof buffer);
+  try {
+    compress_if_named_gz();
+  } catch (...) {
+    std::fclose(std::exchange(f_, nullptr));
+    ::unlink(temp_.c_str());
+    guard_.release();
+    throw;
+  }
+  if (!raw_) {
+    static thread_local char buffer[1 << 16];
+    std::setvbuf(f_, buffer, _IOFBF, sizeof buffer);
+  }
 }
 
 output_file::~output_file() {
   if (is_stdout() || !f_) return;
   std::fclose(f_);
+  if (raw_) std::fclose(raw_);
   if (!temp_.empty()) ::unlink(temp_.c_str());
   guard_.release();
 }
@@ -242,6 +312,10 @@ void output_file::commit() {
   std::FILE* f = std::exchange(f_, nullptr);
   bool ok = std::fflush(f) == 0 && !std::ferror(f);
   int err = ok ? 0 : errno;
+  if (raw_) {  // the gzip stream's end (gzclose), then the file under it
+    if (std::fclose(f) != 0 && ok) ok = false, err = errno;
+    f = std::exchange(raw_, nullptr);
+  }
   if (ok && !temp_.empty() && ::fsync(::fileno(f)) != 0 && errno != EINVAL) ok = false, err = errno;
   if (std::fclose(f) != 0 && ok) ok = false, err = errno;
   if (ok && !temp_.empty() && together) {  // renamed with the run's other files

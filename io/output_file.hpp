@@ -6,7 +6,9 @@
 // A target that exists and is no regular file (/dev/null, a named pipe), or
 // names one of this process's descriptors (/dev/stdout, /dev/fd/N), is written
 // in place: a rename would replace the node itself. A symbolic link's file is
-// replaced, not the link.
+// replaced, not the link. A name ending in .gz (any case) is written gzip-
+// compressed (zlib, level 6), so `-o ranks.tsv.gz` and `--output-matrix
+// m.mtx.gz` are what their names say (they were plain text under a .gz name).
 #pragma once
 
 #include <cstddef>
@@ -45,9 +47,12 @@ class output_file {
  private:
   void open_in_place(int fd);  // f_ on fd, no temporary (io_error naming path_ for fd < 0)
 
+  void compress_if_named_gz();  // f_ becomes a gzip stream into raw_
+
   std::string path_, temp_, target_;  // target_: what temp_ is renamed to (a link's file)
   temporary_guard guard_;             // temp_, removed by a signal (io/temporary_files.hpp)
   std::FILE* f_ = nullptr;
+  std::FILE* raw_ = nullptr;  // under a .gz name: the file itself, which f_ compresses into
 };
 
 // The files of one run, replaced together. While a commit_together lives on

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <csignal>
@@ -64,6 +65,52 @@ TEST_F(OutputFile, CommitReplacesTheTargetAndLeavesNoTemporary) {
   }
   EXPECT_EQ(read(path("ranks.tsv")), "1\t0.5\n2\t0.5\n");
   EXPECT_EQ(entries(), 1u);
+}
+
+// A .gz name (any case) is gzip: -o ranks.tsv.gz and --output-matrix m.mtx.gz
+// wrote plain text under it, which zcat and scipy refused; read-bench's
+// writer compressed .gz but not .GZ. Every way of writing goes through it.
+TEST_F(OutputFile, AGzNameIsWrittenCompressed) {
+  std::string expected;
+  for (int k = 0; k < 200000; ++k) expected += std::to_string(k) + "\t0.5\n";
+  for (const char* name : {"ranks.tsv.gz", "RANKS.TSV.GZ", "r.Gz"}) {
+    {
+      output_file out(path(name));
+      std::fprintf(out.get(), "%s", expected.substr(0, 1000).c_str());
+      write_lines(out, 1, [&](std::size_t, std::size_t, std::string& text) { text = expected.substr(1000); });
+      out.commit();
+    }
+    const std::string raw = read(path(name));
+    ASSERT_GE(raw.size(), 2u) << name;
+    EXPECT_EQ(static_cast<unsigned char>(raw[0]), 0x1f) << name;
+    EXPECT_EQ(static_cast<unsigned char>(raw[1]), 0x8b) << name;
+    EXPECT_LT(raw.size(), expected.size() / 3) << name;
+    gzFile gz = gzopen(path(name).c_str(), "rb");
+    ASSERT_NE(gz, nullptr);
+    std::string back(expected.size() + 16, '\0');
+    const int got = gzread(gz, back.data(), static_cast<unsigned>(back.size()));
+    gzclose(gz);
+    back.resize(static_cast<std::size_t>(std::max(got, 0)));
+    EXPECT_EQ(back, expected) << name;
+  }
+  EXPECT_EQ(entries(), 3u);
+  {
+    output_file out(path("never.gz"));  // not committed: no file, no temporary
+    out.write("x");
+  }
+  EXPECT_FALSE(fs::exists(path("never.gz")));
+  EXPECT_EQ(entries(), 3u);
+  {
+    commit_together together;
+    output_file a(path("a.gz")), b(path("b.txt"));
+    a.write("compressed");
+    b.write("plain");
+    a.commit();
+    b.commit();
+    together.commit();
+  }
+  EXPECT_EQ(read(path("b.txt")), "plain");
+  EXPECT_EQ(static_cast<unsigned char>(read(path("a.gz"))[0]), 0x1f);
 }
 
 TEST_F(OutputFile, WithoutCommitTheOldFileStaysAndTheTemporaryGoes) {

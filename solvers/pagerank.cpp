@@ -1186,7 +1186,7 @@ void check_graph_arrays(const pagerank_graph<T>& g) {
 }  // namespace
 
 template <class T>
-pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt) {
+pagerank_result pagerank_cpu_run(const pagerank_graph<T>& g, const pagerank_options& opt) {
   check_graph_arrays(g);
   const index_t n = g.vertices();
   opt.validate(n);
@@ -1322,6 +1322,42 @@ pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options&
   res.kernel = spmv_kernel::cpu;
   res.loop = pagerank_loop::host;
   return res;
+}
+
+template <class T>
+pagerank_result pagerank_cpu(const pagerank_graph<T>& g, const pagerank_options& opt) {
+  return without_negative_ranks(pagerank_cpu_run(g, opt), opt,
+                                [&](const pagerank_options& again) { return pagerank_cpu_run(g, again); });
+}
+
+pagerank_result without_negative_ranks(
+    pagerank_result r, const pagerank_options& opt,
+    const std::function<pagerank_result(const pagerank_options&)>& solve_from) {
+  if (r.extrapolations == 0 || !r.converged) return r;
+  const auto n = static_cast<std::ptrdiff_t>(r.rank.size());
+  bool negative = false;
+#pragma omp parallel for schedule(static) reduction(|| : negative) if (n >= 65536)
+  for (std::ptrdiff_t i = 0; i < n; ++i) negative = negative || r.rank[static_cast<std::size_t>(i)] < 0;
+  if (!negative) return r;
+  pagerank_options again = opt;
+  again.accelerate = pagerank_accel::none;
+  again.max_iter = std::max(1, opt.max_iter - r.iterations);
+  again.initial.resize(r.rank.size());
+#pragma omp parallel for schedule(static) if (n >= 65536)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    again.initial[k] = std::max(r.rank[k], 0.0);
+  }
+  pagerank_result more = solve_from(again);
+  r.rank = std::move(more.rank);
+  r.iterations += more.iterations;
+  r.residual = more.residual;
+  r.converged = more.converged;
+  r.host_syncs += more.host_syncs;
+  r.ranks_sent = more.ranks_sent;
+  r.solve_seconds += more.solve_seconds;
+  r.device_seconds += more.device_seconds;
+  return r;
 }
 
 // ---- vertex order ------------------------------------------------------------

@@ -1326,7 +1326,9 @@ pagerank_result pagerank_cuda<T>::solve(const pagerank_options& opt) {
                       {"allocate", allocating},
                       {"wait", waiting},
                       {"receive", receiving}};
-  return res;
+  // (the plain steps it may add extrapolate nothing: no second round)
+  return without_negative_ranks(std::move(res), opt,
+                                [this](const pagerank_options& again) { return solve(again); });
 }
 
 template class pagerank_cuda<float>;

@@ -907,8 +907,8 @@ struct pagerank_result {
 
 // Extrapolation can leave ranks a little below 0 where v is 0 (a personalized
 // solve: -1.7e-6 on email-Eu-core at alpha 0.99 in float, within --tol of the
-// answer, whose ranks are >= 0). Where a converged solve that extrapolated
-// has one, those ranks are set to 0 and the solve goes on by plain steps from
+// answer, whose ranks are >= 0). Where a converged personalized solve that
+// extrapolated has one, those ranks are set to 0 and the solve goes on by plain steps from
 // there (solve_from, the same solver with that start and no extrapolation:
 // a plain step keeps ranks >= 0), so the ranks returned are >= 0 and a plain
 // step still met --tol; its first did on the shared graphs measured. The

@@ -538,6 +538,7 @@ TEST(pagerank_accel_rules, NoNegativeRanks) {
   r.iterations = 7;
   pagerank_options opt;
   opt.max_iter = 10;
+  opt.personalization = {1, 0, 0};
   std::vector<double> start;
   int calls = 0;
   const pagerank_result out = without_negative_ranks(r, opt, [&](const pagerank_options& again) {
@@ -566,6 +567,10 @@ TEST(pagerank_accel_rules, NoNegativeRanks) {
             7);
   r.extrapolations = 2;
   r.converged = false;
+  EXPECT_EQ(without_negative_ranks(r, opt, [&](const pagerank_options&) { return ++calls, r; }).iterations,
+            7);
+  r.converged = true;
+  opt.personalization.clear();  // uniform v: not looked at
   EXPECT_EQ(without_negative_ranks(r, opt, [&](const pagerank_options&) { return ++calls, r; }).iterations,
             7);
   EXPECT_EQ(calls, 1);

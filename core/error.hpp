@@ -15,16 +15,17 @@ struct error : std::runtime_error {
 
 // A file could not be opened / read (missing, directory, I/O failure, truncated .gz).
 struct io_error : error {
-  io_error(const std::string& file, const std::string& what) : error(file + ": " + what), file(file) {}
+  // (path, not file: -Wshadow in a user's build warned of the member)
+  io_error(const std::string& path, const std::string& what) : error(path + ": " + what), file(path) {}
   std::string file;
 };
 
 // Malformed content. line == 0 means "no specific line" (e.g. empty file).
 struct parse_error : error {
-  parse_error(const std::string& file, std::uint64_t line, const std::string& what)
-      : error(file + (line ? ":" + std::to_string(line) : std::string()) + ": " + what),
-        file(file),
-        line(line),
+  parse_error(const std::string& path, std::uint64_t at, const std::string& what)
+      : error(path + (at ? ":" + std::to_string(at) : std::string()) + ": " + what),
+        file(path),
+        line(at),
         reason(what) {}
   std::string file;
   std::uint64_t line;

@@ -18,9 +18,11 @@ message(STATUS "${step_output}")
 
 # A project that is harder on the package: an include folder of its own that
 # holds a header of every installed name (each an #error), C++14 asked for,
-# and perron linked into a shared library of its own. perron's headers must
-# still find perron's (they include each other beside themselves), the package
-# must bring C++17, and its libraries must be position-independent.
+# and perron linked into a shared library of its own, compiled with -Wall
+# -Wextra -Wshadow -Werror over perron's headers. perron's headers must still
+# find perron's (they include each other beside themselves) and warn of
+# nothing, the package must bring C++17, and its libraries must be
+# position-independent.
 if(EXISTS ${WORK}/prefix/include/perron/solvers/dist)
   message(FATAL_ERROR "solvers/dist is installed, but its library (perron_dist) is not")
 endif()
@@ -33,6 +35,9 @@ file(WRITE ${hard}/CMakeLists.txt
      "cmake_minimum_required(VERSION 3.24)\nproject(hard LANGUAGES CXX)\n"
      "set(CMAKE_CXX_STANDARD 14)\nfind_package(perron CONFIG REQUIRED)\n"
      "add_library(plug SHARED plug.cpp)\ntarget_include_directories(plug PRIVATE own)\n"
+     # perron's headers as the project's own (not -isystem), under its warnings
+     "set_target_properties(plug PROPERTIES NO_SYSTEM_FROM_IMPORTED ON)\n"
+     "target_compile_options(plug PRIVATE -Wall -Wextra -Wshadow -Werror)\n"
      "target_link_libraries(plug PRIVATE perron::perron)\n"
      "add_executable(hard main.cpp)\ntarget_link_libraries(hard PRIVATE plug)\n")
 set(includes "")

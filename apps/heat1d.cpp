@@ -849,6 +849,14 @@ std::string steps_left(const run_stats& st, double tol) {
   return ": about " + format_g(std::ceil(more), 3) + " more steps at this --dt";
 }
 
+// "a, b, or c": the remedies a message offers, as a list that reads.
+std::string one_of(const std::vector<std::string>& fixes) {
+  std::string use;
+  for (std::size_t k = 0; k < fixes.size(); ++k)
+    use += (k == 0 ? "" : k + 1 == fixes.size() ? ", or " : ", ") + fixes[k];
+  return use;
+}
+
 // A failed step or an unreached steady state: one line on stderr, exit 2.
 int report_end(const plan& pl, const run_record& rec) {
   const run_stats& st = rec.st;
@@ -889,9 +897,7 @@ int report_end(const plan& pl, const run_record& rec) {
     }
     if (pl.is_float()) fixes.push_back("--precision double");
     fixes.push_back("--steady-tol " + format_g(2 * st.stalled_off, 2));
-    std::string use;
-    for (std::size_t k = 0; k < fixes.size(); ++k)
-      use += (k == 0 ? "" : k + 1 == fixes.size() ? ", or " : ", ") + fixes[k];
+    const std::string use = one_of(fixes);
     std::cerr << "heat1d: error: steady state not reached: the steps stalled " << format_g(st.stalled_off, 3)
               << " off it (max |u - u_steady|) > --steady-tol " << format_g(pl.s.run.steady_tol) << " after "
               << st.steps << " steps, where their change (last max|du| = " << format_g(st.last_change, 3)
@@ -975,9 +981,7 @@ plan steady_plan(plan pl, const heat::initial_condition& ic) {
     if (fixes.empty())
       fixes.push_back("a much larger --dt or --kappa (r = kappa dt / dx^2 is " +
                       format_g(p.kappa * (o.dt / (p.dx() * p.dx())), 3) + ")");
-    std::string use;
-    for (std::size_t k = 0; k < fixes.size(); ++k)
-      use += (k == 0 ? "" : k + 1 == fixes.size() ? ", or " : ", ") + fixes[k];
+    const std::string use = one_of(fixes);
     const std::string why =
         growing
             ? "the steps do not approach the steady state at this dt (rho = " + format_g(rho, 3) + " a step)"

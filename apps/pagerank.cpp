@@ -237,8 +237,9 @@ void add_solver_options(po::options_description& o, pagerank_options& opt, enum_
      "from the last nine iterates, behind auto's rules: 10-40% fewer iterations than auto on slowly "
      "mixing graphs), applied after every "
      "--accelerate-every plain iterations; auto: quadratic, none "
-     "at the end of a run whose next two plain iterations would reach --tol and none after two that left "
-     "the residual on its plain course; only plain "
+     "at the end of a run whose next two plain iterations would reach --tol, none after two that left "
+     "the residual on its plain course and none after one that left it over four times above the most "
+     "plain iterations from the first extrapolation's start could leave (rre too); only plain "
      "iterations decide convergence, so the result meets --tol as without it (CPU and every GPU "
      "pull; the persistent pull extrapolates inside its kernel, and runs its fused steps for aitken)")
     ("accelerate-every", po::value(&opt.accelerate_every)->default_value(opt.accelerate_every),

@@ -1238,6 +1238,8 @@ pagerank_result pagerank_cpu_run(const pagerank_graph<T>& g, const pagerank_opti
   double residual_1 = 0;       // auto: the residual one step before the run's end
   double rate1_before = 0;     // auto: residual_k / residual_{k-1} before the extrapolation
   int idle = 0;                // auto: idle extrapolations in a row
+  double anchor_residual = 0;  // auto: the first extrapolation's step and residual before it
+  int anchor_step = 0;         // (the plain line: accel::behind_plain_line)
 
   pagerank_result res;
   res.accelerate = opt.accelerate;
@@ -1284,7 +1286,8 @@ pagerank_result pagerank_cpu_run(const pagerank_graph<T>& g, const pagerank_opti
       checking = false;
       if (gated) {
         idle = accel::extrapolation_idle(s.l1, residual_before, rate1_before, every) ? idle + 1 : 0;
-        if (idle >= accel::idle_to_stop) {
+        if (idle >= accel::idle_to_stop ||
+            accel::behind_plain_line(s.l1, k, anchor_residual, anchor_step, opt.alpha)) {
           accelerating = false;  // the run is kept; no more extrapolations
           continue;
         }
@@ -1308,6 +1311,10 @@ pagerank_result pagerank_cpu_run(const pagerank_graph<T>& g, const pagerank_opti
         residual_before = s.l1;
         dangling_before = dangling_mass;
         rate1_before = residual_1 > 0.0 ? s.l1 / residual_1 : 0.0;
+        if (anchor_residual == 0.0) {
+          anchor_residual = s.l1;
+          anchor_step = k;
+        }
         dangling_mass = dangling;
         checking = opt.accelerate != pagerank_accel::quadratic;  // aitken's safeguard, auto's stop
         ++res.extrapolations;

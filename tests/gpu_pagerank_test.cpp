@@ -19,6 +19,7 @@
 
 #include "core/device.hpp"
 #include "core/error.hpp"
+#include "io/load.hpp"
 #include "io/synthetic.hpp"
 #include "solvers/pagerank.hpp"
 #include "solvers/pagerank_accel.hpp"
@@ -2450,6 +2451,44 @@ TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
   pagerank_options named = o;
   named.pull = pagerank_pull::persistent;
   EXPECT_NO_THROW(named.validate());
+}
+
+// auto's plain line (solvers/pagerank_accel.hpp) on every pull, as on the CPU:
+// rre personalized to one vertex of wb-cs-stanford at alpha 0.999 ran to
+// max_iter (1999 extrapolations, each a little worse than the plain steps it
+// replaced); the line ends them and the solve converges.
+TYPED_TEST(gpu_pagerank_accel, PlainLineEndsExtrapolationsThatLose) {
+  using T = TypeParam;
+  const auto file = find_graph("wb-cs-stanford.mtx");
+  if (!file) GTEST_SKIP() << "wb-cs-stanford.mtx not found";
+  const auto a = io::load_matrix(*file).matrix;
+  const auto g = make_pagerank_graph<T>(a, false);
+  pagerank_options o = accel_options(pagerank_accel::rre, 0.999, 1e-6);
+  o.max_iter = 20000;
+  o.personalization.assign(static_cast<std::size_t>(a.rows), 0.0);
+  o.personalization[0] = 1;
+  pagerank_options plain = o;
+  plain.accelerate = pagerank_accel::none;
+  const auto cpu = pagerank_cpu(g, o), cpu_plain = pagerank_cpu(g, plain);
+  ASSERT_TRUE(cpu.converged && cpu_plain.converged);
+  const auto expect = [&](const pagerank_result& r, const std::string& at) {
+    EXPECT_TRUE(r.converged) << at << ": residual " << r.residual;
+    EXPECT_EQ(r.accelerate, pagerank_accel::rre) << at;
+    EXPECT_LT(r.extrapolations, 1000) << at;
+    EXPECT_LT(r.iterations, 2 * cpu_plain.iterations) << at << ": plain " << cpu_plain.iterations;
+    EXPECT_NEAR(r.iterations, cpu.iterations, 0.1 * cpu.iterations) << at << ": CPU " << cpu.iterations;
+    std::cout << "[ note ] " << at << ": " << r.iterations << " steps, " << r.extrapolations
+              << " extrapolations (CPU " << cpu.iterations << ", plain " << cpu_plain.iterations << ")\n";
+  };
+  for (pagerank_pull pull : {pagerank_pull::fused, pagerank_pull::spmv}) {
+    pagerank_cuda<T> c(g, std::nullopt, pull);
+    expect(c.solve(o), pull == pagerank_pull::fused ? "fused pull" : "spmv pull");
+  }
+  for (const char* mode : {"resident", "streamed", "cluster"}) {
+    scoped_env env("PERRON_PERSISTENT", mode);
+    pagerank_cuda<T> c(g, std::nullopt, pagerank_pull::persistent);
+    expect(c.solve(o), std::string("persistent pull, ") + mode);
+  }
 }
 
 // The pattern pulls relabel on the device by the keys fused_order_places

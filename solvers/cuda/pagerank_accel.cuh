@@ -73,6 +73,8 @@ struct accel_state {
   int extrapolations;                       // applied and kept in this solve
   int rejected;                             // dropped by the safeguard
   int idle;                                 // auto: idle extrapolations in a row
+  double anchor_residual;                   // auto: the first extrapolation's residual and iteration,
+  int anchor_step;                          // for accel::behind_plain_line (0: none yet)
   unsigned ticket;                          // check_kernel's block counter, zero between launches
 };
 
@@ -86,6 +88,14 @@ using cuda::detail::sum_op;
 
 __device__ __forceinline__ bool dangling_bit(const std::uint32_t* bits, long long i) {
   return (__ldg(bits + (i >> 5)) >> (i & 31)) & 1u;
+}
+
+// auto's plain line from its first extrapolation (accel::behind_plain_line),
+// by the thread that applies an extrapolation.
+__device__ __forceinline__ void anchor_plain_line(const pagerank_state* st, accel_state* ac) {
+  if (ac->anchor_residual > 0.0) return;
+  ac->anchor_residual = st->residual;
+  ac->anchor_step = st->iteration;
 }
 
 }  // namespace accel_detail
@@ -234,6 +244,7 @@ __global__ void __launch_bounds__(threads)
         ac->residual_before = st->residual;
         ac->rate1 = ac->residual_1 > 0.0 ? st->residual / ac->residual_1 : 0.0;
         ac->check = 1;
+        anchor_plain_line(st, ac);
       }
       // The new r's dangling mass: the same combination of the iterates' masses.
       st->dangling = q.w0 * ac->dangling[1] + q.w1 * ac->dangling[2] + q.w2 * st->dangling;
@@ -369,6 +380,7 @@ __global__ void rre_weights_kernel(pagerank_state* st, accel_state* ac) {
     ac->residual_before = st->residual;
     ac->rate1 = ac->residual_1 > 0.0 ? st->residual / ac->residual_1 : 0.0;
     ac->check = 1;
+    anchor_plain_line(st, ac);
     // The new r's dangling mass: the same combination of the iterates' masses.
     double dangling = e.w[W - 1] * st->dangling;
     for (int j = 0; j + 1 < W; ++j) dangling += e.w[j] * ac->dangling[j + 1];
@@ -465,7 +477,10 @@ __global__ void __launch_bounds__(threads)
     ac->idle = accel::extrapolation_idle(st->residual, ac->residual_before, ac->rate1, gated_every)
                    ? ac->idle + 1
                    : 0;
-    if (ac->idle >= accel::idle_to_stop) ac->disabled = 1;
+    if (ac->idle >= accel::idle_to_stop ||
+        accel::behind_plain_line(st->residual, st->iteration, ac->anchor_residual, ac->anchor_step,
+                                 st->alpha))
+      ac->disabled = 1;
     return;
   }
   const bool reject = accel::reject_extrapolation(st->residual, ac->residual_before);

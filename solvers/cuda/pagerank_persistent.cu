@@ -151,6 +151,8 @@ struct ex_book {
   double totals[rre_sum_slots];  // the quadratic's 8 sums, rre's up to 44
   double w[accel::rre_max_window];
   double new_dangling;
+  double anchor_residual;  // auto: the first extrapolation's residual and step (accel::behind_plain_line)
+  int anchor_step;
   int check, idle, disabled, extrapolations, go;
 };
 
@@ -185,8 +187,17 @@ __device__ __forceinline__ void load_book(ex_book& bk, const persistent_extrapol
   bk.rate1 = a.rate1;
   bk.check = a.check;
   bk.idle = a.idle;
+  bk.anchor_residual = a.anchor_residual;
+  bk.anchor_step = a.anchor_step;
   bk.disabled = a.disabled;
   bk.extrapolations = a.extrapolations;
+}
+
+// auto's plain line from its first extrapolation, at step k (accel::behind_plain_line).
+__device__ __forceinline__ void anchor_plain_line(ex_book& bk, double residual, int k) {
+  if (bk.anchor_residual > 0.0) return;
+  bk.anchor_residual = residual;
+  bk.anchor_step = k;
 }
 
 // The first block's thread 0 keeps the record (nothing reads accel_state
@@ -202,6 +213,8 @@ __device__ __forceinline__ void store_book(const ex_book& bk, const persistent_e
   a.rate1 = bk.rate1;
   a.check = bk.check;
   a.idle = bk.idle;
+  a.anchor_residual = bk.anchor_residual;
+  a.anchor_step = bk.anchor_step;
   a.disabled = bk.disabled;
   a.extrapolations = bk.extrapolations;
 }
@@ -363,12 +376,13 @@ __device__ __forceinline__ void end_grid_launch(const fused_args<T>& a, const pe
 template <class Team, class T>
 __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>& ex, ex_book& bk, Team team,
                                                T* xk, const index_t* __restrict__ deg, index_t n,
-                                               double residual, double dangling, double alpha, double tol);
+                                               double residual, double dangling, double alpha, double tol,
+                                               int k);
 template <class Team, class T>
 __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolation<T>& ex, ex_book& bk,
                                                    Team team, T* xk, const index_t* __restrict__ deg,
                                                    index_t n, double residual, double dangling, double alpha,
-                                                   double tol);
+                                                   double tol, int k);
 
 // R: rre (ex.rre_w > 0), else the quadratic. Each is its own kernel (the
 // kernels' template flag R): a kernel that could call both carried rre's
@@ -387,9 +401,9 @@ __device__ __forceinline__ double extrapolate_step(const persistent_extrapolatio
   }
   if (s != 0) return -1.0;
   if constexpr (R)
-    return extrapolate_run_rre(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol);
+    return extrapolate_run_rre(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol, k);
   else
-    return extrapolate_run(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol);
+    return extrapolate_run(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol, k);
 }
 
 // x_k replaced by `combine` over the team's share (from first, by stride),
@@ -408,17 +422,20 @@ __device__ __forceinline__ void combine_in_team(Team team, Combine combine, long
   }
 }
 
-// auto's idle stop for the extrapolation that started the run ending here,
-// then its gate, in every block alike (bk.go says whether to extrapolate).
+// auto's idle stop and plain line for the extrapolation that started the run
+// ending here (at step k), then its gate, in every block alike (bk.go says
+// whether to extrapolate).
 template <class T>
 __device__ __forceinline__ void gate_run(const persistent_extrapolation<T>& ex, ex_book& bk, int rank,
-                                         double residual, double tol) {
+                                         double residual, double alpha, double tol, int k) {
   __syncthreads();  // every thread of the block has read bk.disabled
   if (threadIdx.x == 0) {
-    if (ex.gated && bk.check) {  // auto's idle stop, for the extrapolation that started this run
+    if (ex.gated && bk.check) {  // auto's stops, for the extrapolation that started this run
       bk.check = 0;
       bk.idle = accel::extrapolation_idle(residual, bk.residual_before, bk.rate1, ex.every) ? bk.idle + 1 : 0;
-      if (bk.idle >= accel::idle_to_stop) bk.disabled = 1;
+      if (bk.idle >= accel::idle_to_stop ||
+          accel::behind_plain_line(residual, k, bk.anchor_residual, bk.anchor_step, alpha))
+        bk.disabled = 1;
     }
     bk.go = !bk.disabled && residual >= accel::rounding_floor<T>() &&
             (!ex.gated || accel::extrapolation_pays(residual, bk.residual_1, tol));
@@ -459,7 +476,7 @@ template <class Team, class T>
 __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolation<T>& ex, ex_book& bk,
                                                    Team team, T* xk, const index_t* __restrict__ deg,
                                                    index_t n, double residual, double dangling, double alpha,
-                                                   double tol) {
+                                                   double tol, int k) {
   constexpr unsigned full = 0xffffffffu;
   const int rank = team.rank(), blocks = team.size();
   const int w = ex.rre_w;
@@ -468,7 +485,7 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
   const long long first = static_cast<long long>(rank) * step_threads + threadIdx.x;
   const long long stride = static_cast<long long>(blocks) * step_threads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  gate_run(ex, bk, rank, residual, tol);
+  gate_run(ex, bk, rank, residual, alpha, tol, k);
   if (!bk.go) return -1.0;
   __shared__ double red[step_warps][rre_group];
   for (index_t c = rank; c < chunks; c += blocks) {
@@ -539,6 +556,7 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
       bk.residual_before = residual;
       bk.rate1 = bk.residual_1 > 0.0 ? residual / bk.residual_1 : 0.0;
       bk.check = 1;
+      anchor_plain_line(bk, residual, k);
       // The new r's dangling mass: the same combination of the iterates' masses.
       double nd = e.w[w - 1] * dangling;
       for (int j = 0; j + 1 < w; ++j) nd += e.w[j] * bk.dangling[j + 1];
@@ -575,7 +593,8 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
 template <class Team, class T>
 __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>& ex, ex_book& bk, Team team,
                                                T* xk, const index_t* __restrict__ deg, index_t n,
-                                               double residual, double dangling, double alpha, double tol) {
+                                               double residual, double dangling, double alpha, double tol,
+                                               int k) {
   constexpr unsigned full = 0xffffffffu;
   const int rank = team.rank(), blocks = team.size();
   const auto chunks = static_cast<index_t>((static_cast<long long>(n) + ex_chunk - 1) / ex_chunk);
@@ -583,7 +602,7 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
   const long long first = static_cast<long long>(rank) * step_threads + threadIdx.x;
   const long long stride = static_cast<long long>(blocks) * step_threads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  gate_run(ex, bk, rank, residual, tol);
+  gate_run(ex, bk, rank, residual, alpha, tol, k);
   if (!bk.go) return -1.0;
   // The sums of pagerank_accel.cuh's dots_kernel (add_quadratic_terms), in
   // r = w x (w: out-degree, 1 if dangling).
@@ -650,6 +669,7 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
         bk.residual_before = residual;
         bk.rate1 = bk.residual_1 > 0.0 ? residual / bk.residual_1 : 0.0;
         bk.check = 1;
+        anchor_plain_line(bk, residual, k);
       }
       // The new r's dangling mass: the same combination of the iterates' masses.
       bk.new_dangling = q.w0 * bk.dangling[1] + q.w1 * bk.dangling[2] + q.w2 * dangling;

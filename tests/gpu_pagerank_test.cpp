@@ -2456,7 +2456,9 @@ TYPED_TEST(gpu_pagerank_accel, AutoDecidesAsTheCpu) {
 // auto's plain line (solvers/pagerank_accel.hpp) on every pull, as on the CPU:
 // rre personalized to one vertex of wb-cs-stanford at alpha 0.999 ran to
 // max_iter (1999 extrapolations, each a little worse than the plain steps it
-// replaced); the line ends them and the solve converges.
+// replaced); the line ends them and the solve converges. (Where it ends them
+// moves with the rounding: 800-900 extrapolations on the CPU, a chaotic
+// path, so no step count is compared with the CPU's.)
 TYPED_TEST(gpu_pagerank_accel, PlainLineEndsExtrapolationsThatLose) {
   using T = TypeParam;
   const auto file = find_graph("wb-cs-stanford.mtx");
@@ -2476,7 +2478,6 @@ TYPED_TEST(gpu_pagerank_accel, PlainLineEndsExtrapolationsThatLose) {
     EXPECT_EQ(r.accelerate, pagerank_accel::rre) << at;
     EXPECT_LT(r.extrapolations, 1000) << at;
     EXPECT_LT(r.iterations, 2 * cpu_plain.iterations) << at << ": plain " << cpu_plain.iterations;
-    EXPECT_NEAR(r.iterations, cpu.iterations, 0.1 * cpu.iterations) << at << ": CPU " << cpu.iterations;
     std::cout << "[ note ] " << at << ": " << r.iterations << " steps, " << r.extrapolations
               << " extrapolations (CPU " << cpu.iterations << ", plain " << cpu_plain.iterations << ")\n";
   };

@@ -2476,7 +2476,6 @@ TYPED_TEST(gpu_pagerank_accel, PlainLineEndsExtrapolationsThatLose) {
   const auto expect = [&](const pagerank_result& r, const std::string& at) {
     EXPECT_TRUE(r.converged) << at << ": residual " << r.residual;
     EXPECT_EQ(r.accelerate, pagerank_accel::rre) << at;
-    EXPECT_LT(r.extrapolations, 1000) << at;
     EXPECT_LT(r.iterations, 2 * cpu_plain.iterations) << at << ": plain " << cpu_plain.iterations;
     std::cout << "[ note ] " << at << ": " << r.iterations << " steps, " << r.extrapolations
               << " extrapolations (CPU " << cpu.iterations << ", plain " << cpu_plain.iterations << ")\n";

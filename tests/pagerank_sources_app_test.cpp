@@ -77,6 +77,16 @@ TEST_F(pagerank_sources_app, TopPerSourceAndMatrix) {
                 "\n% rows: the graph's vertices in --output's order, row 1 vertex 10, row 3 vertex 30\n"),
             std::string::npos)
       << slurp(matrix);
+  // Names with blanks or commas quoted as --output quotes them ("Abramson, G" was one name or two).
+  const std::string named =
+      write("named.txt", "\"Kuperman, M\" \"Abramson, G\"\n\"Abramson, G\" bob\nbob \"Kuperman, M\"\n");
+  ASSERT_EQ(
+      run({named, "--sources", write("b.txt", "bob\n"), "--device", "cpu", "--output-matrix", matrix}).code,
+      0);
+  EXPECT_NE(slurp(matrix).find("\n% rows: the graph's vertices in --output's order, row 1 vertex \"Abramson, "
+                               "G\", row 3 vertex \"Kuperman, M\"\n"),
+            std::string::npos)
+      << slurp(matrix);
 }
 
 TEST_F(pagerank_sources_app, SnapIdsAndOutputFile) {

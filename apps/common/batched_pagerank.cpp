@@ -77,11 +77,12 @@ void write_matrix(const std::string& path, const io::source_sets& sets, const pa
   std::fprintf(f, " of the sources file\n");
   // The rows' vertices: where the file gave its own ids or names, row i is not
   // vertex i (a SNAP list's ids 3..8297 in 7115 rows), and nothing said so.
+  // A name as --output writes it: "Kuperman, M" quoted, not read as two.
   const auto n = static_cast<index_t>(res.vertices);
   if (naming.labelled() && n > 0)
-    std::fprintf(f,
-                 "%% rows: the graph's vertices in --output's order, row 1 vertex %s, row %lld vertex %s\n",
-                 one_line(naming(0)).c_str(), static_cast<long long>(n), one_line(naming(n - 1)).c_str());
+    std::fprintf(
+        f, "%% rows: the graph's vertices in --output's order, row 1 vertex %s, row %lld vertex %s\n",
+        one_line(naming.field(0)).c_str(), static_cast<long long>(n), one_line(naming.field(n - 1)).c_str());
   else
     std::fprintf(f, "%% rows: vertices 1 to %lld\n", static_cast<long long>(n));
   std::fprintf(f, "%lld %zu\n", static_cast<long long>(res.vertices), res.sources);

@@ -1822,12 +1822,15 @@ int solve_distributed_as(settings& s) {
     // Every rank reads these files itself: a named pipe (mkfifo, <(...))
     // gave its text to one rank and an empty read to the others ('all
     // weights are zero'), or left a rank's open waiting for a writer gone.
-    for (const std::string& f : {s.personalize, s.initial}) {
+    for (const auto& [option, f] :
+         {std::pair<const char*, const std::string&>{"--personalize", s.personalize},
+          std::pair<const char*, const std::string&>{"--initial", s.initial}}) {
       std::error_code ec;
       const std::filesystem::file_status st = std::filesystem::status(f, ec);
       if (!f.empty() && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
           !std::filesystem::is_directory(st))
-        throw io_error(f, "not a regular file: under mpirun every rank reads it, so it must be a file");
+        throw io_error(f, std::string("not a regular file: under mpirun every rank reads it, so ") + option +
+                              " must name a file" + (f == "/dev/stdin" ? " ('-' is standard input)" : ""));
     }
     opt.personalization = vertex_file(s.personalize, in.meta, "--personalize");
     opt.initial = vertex_file(s.initial, in.meta, "--initial");

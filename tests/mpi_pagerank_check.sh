@@ -372,7 +372,7 @@ case $mode in
     # every open waited: hung).
     if [ "$np" -gt 1 ]; then
       mkfifo "$dir/v.pipe"
-      expect_failure 66 "${p0}$dir/v.pipe: not a regular file: under mpirun every rank reads it" \
+      expect_failure 66 "${p0}$dir/v.pipe: not a regular file: under mpirun every rank reads it, so --personalize must name a file" \
         "${run[@]}" data/karate.mtx --personalize "$dir/v.pipe" -o "$dir/out.tsv"
     fi
     ports=/proc/sys/net/ipv4/ip_local_port_range  # two ids: a graph of one link, where it is there

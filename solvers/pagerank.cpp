@@ -1285,9 +1285,8 @@ pagerank_result pagerank_cpu_run(const pagerank_graph<T>& g, const pagerank_opti
     if (run == every && checking) {
       checking = false;
       if (gated) {
-        idle = accel::extrapolation_idle(s.l1, residual_before, rate1_before, every) ? idle + 1 : 0;
-        if (idle >= accel::idle_to_stop ||
-            accel::behind_plain_line(s.l1, k, anchor_residual, anchor_step, opt.alpha)) {
+        if (accel::gated_stop(idle, s.l1, k, residual_before, rate1_before, every, anchor_residual,
+                              anchor_step, opt.alpha)) {
           accelerating = false;  // the run is kept; no more extrapolations
           continue;
         }
@@ -1311,10 +1310,7 @@ pagerank_result pagerank_cpu_run(const pagerank_graph<T>& g, const pagerank_opti
         residual_before = s.l1;
         dangling_before = dangling_mass;
         rate1_before = residual_1 > 0.0 ? s.l1 / residual_1 : 0.0;
-        if (anchor_residual == 0.0) {
-          anchor_residual = s.l1;
-          anchor_step = k;
-        }
+        accel::anchor_plain_line(anchor_residual, anchor_step, s.l1, k);
         dangling_mass = dangling;
         checking = opt.accelerate != pagerank_accel::quadratic;  // aitken's safeguard, auto's stop
         ++res.extrapolations;

@@ -311,6 +311,24 @@ constexpr bool behind_plain_line(double residual, int step, double anchor_residu
   return anchor_residual > 0.0 && step > anchor_step &&
          residual > plain_line_slack * anchor_residual * power(alpha, step - anchor_step);
 }
+// The line's anchor: the residual and step of the solve's first applied
+// extrapolation (the x_k it replaced); later ones leave it.
+constexpr void anchor_plain_line(double& anchor_residual, int& anchor_step, double residual, int step) {
+  if (anchor_residual > 0.0) return;
+  anchor_residual = residual;
+  anchor_step = step;
+}
+
+// auto's and rre's two stops, at the end of the run that an extrapolation
+// began (`residual` its last, at step `step`): `idle` counts idle
+// extrapolations in a row; true ends the solve's extrapolations. One rule for
+// the CPU loop, the GPU host loop's check_kernel and the persistent kernel's
+// gate_run.
+constexpr bool gated_stop(int& idle, double residual, int step, double residual_before, double rate1_before,
+                          int every, double anchor_residual, int anchor_step, double alpha) {
+  idle = extrapolation_idle(residual, residual_before, rate1_before, every) ? idle + 1 : 0;
+  return idle >= idle_to_stop || behind_plain_line(residual, step, anchor_residual, anchor_step, alpha);
+}
 
 // Which saved iterate the step `step` of a run of `every` plain steps (1 ..
 // every; 0 for every, as a step count modulo every gives it) leaves: 0, 1, 2

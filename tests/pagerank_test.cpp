@@ -320,6 +320,30 @@ TEST(pagerank_accel_rules, PlainLine) {
   EXPECT_TRUE(accel::behind_plain_line(1e-300, 1000000, 1.0, 10, 0.5));  // the line underflows to 0
 }
 
+// The two stops as every loop keeps them: the anchor set once, by the first
+// extrapolation; the idle count kept across runs and reset by a working one.
+TEST(pagerank_accel_rules, GatedStopAndAnchor) {
+  double anchor = 0.0;
+  int at = 0;
+  accel::anchor_plain_line(anchor, at, 1e-3, 10);
+  accel::anchor_plain_line(anchor, at, 1e-4, 20);
+  EXPECT_EQ(anchor, 1e-3);
+  EXPECT_EQ(at, 10);
+  // Runs of 10 at a rate of 0.9: a residual at the plain prediction is idle.
+  const double before = 1e-3, rate = 0.9, plain = before * accel::power(rate, 10);
+  int idle = 0;
+  EXPECT_FALSE(accel::gated_stop(idle, plain, 20, before, rate, 10, anchor, at, 0.99));
+  EXPECT_EQ(idle, 1);
+  EXPECT_FALSE(accel::gated_stop(idle, plain / 10, 30, before, rate, 10, anchor, at, 0.99));  // it worked
+  EXPECT_EQ(idle, 0);
+  EXPECT_FALSE(accel::gated_stop(idle, plain, 40, before, rate, 10, anchor, at, 0.99));
+  EXPECT_TRUE(accel::gated_stop(idle, plain, 50, before, rate, 10, anchor, at, 0.99));  // idle twice in a row
+  idle = 0;
+  // Far above the plain line from the anchor: a stop, idle or not.
+  EXPECT_TRUE(accel::gated_stop(idle, 1.0, 50, before, rate, 10, anchor, at, 0.99));
+  EXPECT_EQ(idle, 0);
+}
+
 // The plain line ends extrapolations that leave the residual above it: rre
 // personalized to one vertex of wb-cs-stanford at alpha 0.999 ran 20000
 // steps to a residual of 1.2e-5 (1999 extrapolations, each a little worse

@@ -93,9 +93,7 @@ __device__ __forceinline__ bool dangling_bit(const std::uint32_t* bits, long lon
 // auto's plain line from its first extrapolation (accel::behind_plain_line),
 // by the thread that applies an extrapolation.
 __device__ __forceinline__ void anchor_plain_line(const pagerank_state* st, accel_state* ac) {
-  if (ac->anchor_residual > 0.0) return;
-  ac->anchor_residual = st->residual;
-  ac->anchor_step = st->iteration;
+  accel::anchor_plain_line(ac->anchor_residual, ac->anchor_step, st->residual, st->iteration);
 }
 
 }  // namespace accel_detail
@@ -474,12 +472,8 @@ __global__ void __launch_bounds__(threads)
   if (gated_every > 0) {
     if (blockIdx.x != 0 || threadIdx.x != 0) return;
     ac->check = 0;
-    ac->idle = accel::extrapolation_idle(st->residual, ac->residual_before, ac->rate1, gated_every)
-                   ? ac->idle + 1
-                   : 0;
-    if (ac->idle >= accel::idle_to_stop ||
-        accel::behind_plain_line(st->residual, st->iteration, ac->anchor_residual, ac->anchor_step,
-                                 st->alpha))
+    if (accel::gated_stop(ac->idle, st->residual, st->iteration, ac->residual_before, ac->rate1, gated_every,
+                          ac->anchor_residual, ac->anchor_step, st->alpha))
       ac->disabled = 1;
     return;
   }

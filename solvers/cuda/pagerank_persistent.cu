@@ -195,9 +195,7 @@ __device__ __forceinline__ void load_book(ex_book& bk, const persistent_extrapol
 
 // auto's plain line from its first extrapolation, at step k (accel::behind_plain_line).
 __device__ __forceinline__ void anchor_plain_line(ex_book& bk, double residual, int k) {
-  if (bk.anchor_residual > 0.0) return;
-  bk.anchor_residual = residual;
-  bk.anchor_step = k;
+  accel::anchor_plain_line(bk.anchor_residual, bk.anchor_step, residual, k);
 }
 
 // The first block's thread 0 keeps the record (nothing reads accel_state
@@ -432,9 +430,8 @@ __device__ __forceinline__ void gate_run(const persistent_extrapolation<T>& ex, 
   if (threadIdx.x == 0) {
     if (ex.gated && bk.check) {  // auto's stops, for the extrapolation that started this run
       bk.check = 0;
-      bk.idle = accel::extrapolation_idle(residual, bk.residual_before, bk.rate1, ex.every) ? bk.idle + 1 : 0;
-      if (bk.idle >= accel::idle_to_stop ||
-          accel::behind_plain_line(residual, k, bk.anchor_residual, bk.anchor_step, alpha))
+      if (accel::gated_stop(bk.idle, residual, k, bk.residual_before, bk.rate1, ex.every, bk.anchor_residual,
+                            bk.anchor_step, alpha))
         bk.disabled = 1;
     }
     bk.go = !bk.disabled && residual >= accel::rounding_floor<T>() &&

@@ -293,8 +293,9 @@ constexpr int idle_to_stop = 2;
 // on the CPU (1999 extrapolations, each a little worse than the plain steps
 // it replaced: a residual of 1.2e-5 after 20000 steps in float, 15963 steps
 // in double, where plain steps converge in 7426; with the stop 12178 and
-// 12146). The GPU's rre wins on that case (772-2672 steps), a difference
-// between the two left open in docs/PERFORMANCE.md.
+// 12146). The GPU's rre had taken 772-2672 steps there only because its sums
+// read the extrapolated iterates' negative entries as 0 in the dangling mass,
+// so its steps were not PageRank steps (core/cuda/reduce.cuh, session 112).
 // The slack: a jump often raises the residual for a run or more while the
 // error falls, up to 2.5 times this line in winning solves (netscience
 // personalized at alpha 0.99: 255 steps against plain's 1043). With no

@@ -47,8 +47,10 @@ struct pagerank_progress {
 // block's pair (a sum in a fixed order within the block) becomes a count of
 // 2^-60 (core/cuda/reduce.cuh fixed60) and is added to the state's
 // accumulators with integer atomics, whose total does not depend on the order
-// the blocks arrive in; the block with the last ticket reads it. Both sums are
-// non-negative and at most 2 (an L1 distance and a mass of distributions).
+// the blocks arrive in; the block with the last ticket reads it. The residual
+// is non-negative and at most 2 (an L1 distance of distributions); the
+// dangling mass, at most 1, is a signed count (to_fixed60_signed): after an
+// extrapolation a block's dangling entries can sum below 0.
 // Called by one thread per block (thread 0); true in the last block's.
 __device__ inline bool close_grid_sums(cuda::detail::fixed60 residual, cuda::detail::fixed60 dangling,
                                        pagerank_state* st, double2& totals) {
@@ -60,7 +62,7 @@ __device__ inline bool close_grid_sums(cuda::detail::fixed60 residual, cuda::det
                               .fetch_add(1u, ::cuda::memory_order_acq_rel);
   if (ticket != gridDim.x - 1) return false;
   totals = make_double2(cuda::detail::from_fixed60(st->residual_acc),
-                        cuda::detail::from_fixed60(st->dangling_acc));
+                        cuda::detail::from_fixed60_signed(st->dangling_acc));
   st->residual_acc = 0;
   st->dangling_acc = 0;
   st->blocks_done = 0;
@@ -96,7 +98,7 @@ __device__ inline bool accumulate_grid(double2 local, pagerank_state* st, double
     y += __shfl_down_sync(full, y, off);
   }
   if (lane != 0) return false;
-  return close_grid_sums(cuda::detail::to_fixed60(x), cuda::detail::to_fixed60(y), st, totals);
+  return close_grid_sums(cuda::detail::to_fixed60(x), cuda::detail::to_fixed60_signed(y), st, totals);
 }
 
 // A solve's start, passed to its init kernel by value: the state's parameters

@@ -177,7 +177,7 @@ __device__ __forceinline__ T update_row(double y, row_data<T> rd, double alpha, 
   }
   const T xs = static_cast<T>(r);
   s.l1 += cuda::detail::to_fixed60(fabs(static_cast<double>(xs) - xo));
-  s.dangling += cuda::detail::to_fixed60(static_cast<double>(xs));
+  s.dangling += cuda::detail::to_fixed60_signed(static_cast<double>(xs));  // below 0 after an extrapolation
   return xs;
 }
 

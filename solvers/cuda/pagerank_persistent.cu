@@ -382,6 +382,11 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
                                                    index_t n, double residual, double dangling, double alpha,
                                                    double tol, int k);
 
+// What the extrapolations return where none replaced x_k, else the new
+// dangling mass: a mass that can be below 0 (a combination of the iterates'
+// masses; the iterates' entries can be), so no negative number marks none.
+constexpr double not_extrapolated = -1.0e308;
+
 // R: rre (ex.rre_w > 0), else the quadratic. Each is its own kernel (the
 // kernels' template flag R): a kernel that could call both carried rre's
 // code, and the quadratic solve's steps paid for it (below, "X").
@@ -390,14 +395,14 @@ __device__ __forceinline__ double extrapolate_step(const persistent_extrapolatio
                                                    Team team, T* xk, const index_t* __restrict__ deg,
                                                    index_t n, int k, int max_iter, double residual,
                                                    double dangling, double alpha, double tol) {
-  if (!(residual >= tol) || k >= max_iter || bk.disabled) return -1.0;
+  if (!(residual >= tol) || k >= max_iter || bk.disabled) return not_extrapolated;
   const int s = k % ex.every;
   const int which = R ? accel::rre_slot(s, ex.every) : accel::run_slot(s, ex.every, false);
   if (which >= 0) {
     save_iterate(ex, bk, team, xk, n, which, residual, dangling);
-    return -1.0;
+    return not_extrapolated;
   }
-  if (s != 0) return -1.0;
+  if (s != 0) return not_extrapolated;
   if constexpr (R)
     return extrapolate_run_rre(ex, bk, team, xk, deg, n, residual, dangling, alpha, tol, k);
   else
@@ -483,7 +488,7 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
   const long long stride = static_cast<long long>(blocks) * step_threads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   gate_run(ex, bk, rank, residual, alpha, tol, k);
-  if (!bk.go) return -1.0;
+  if (!bk.go) return not_extrapolated;
   __shared__ double red[step_warps][rre_group];
   for (index_t c = rank; c < chunks; c += blocks) {
     static_assert(ex_per_thread == 1, "one vertex a thread");
@@ -563,7 +568,7 @@ __device__ __noinline__ double extrapolate_run_rre(const persistent_extrapolatio
     store_book(bk, ex, rank);
   }
   __syncthreads();
-  if (!bk.go) return -1.0;
+  if (!bk.go) return not_extrapolated;
   // x_k = w_0 x_{k-W+1} + ... + w_{W-1} x_k over from, from + step, ...
   const auto combine = [&](long long from, long long step) {
     for (long long base = from; base < n; base += ex_batch * step) {
@@ -600,7 +605,7 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
   const long long stride = static_cast<long long>(blocks) * step_threads;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   gate_run(ex, bk, rank, residual, alpha, tol, k);
-  if (!bk.go) return -1.0;
+  if (!bk.go) return not_extrapolated;
   // The sums of pagerank_accel.cuh's dots_kernel (add_quadratic_terms), in
   // r = w x (w: out-degree, 1 if dangling).
   const T* __restrict__ h0 = ex.hist[0];
@@ -675,7 +680,7 @@ __device__ __noinline__ double extrapolate_run(const persistent_extrapolation<T>
     store_book(bk, ex, rank);
   }
   __syncthreads();
-  if (!bk.go) return -1.0;
+  if (!bk.go) return not_extrapolated;
   const double w0 = bk.w[0], w1 = bk.w[1], w2 = bk.w[2];
   // x_k = w0 x_{k-2} + w1 x_{k-1} + w2 x_k over from, from + step, ...
   const auto combine = [&](long long from, long long step) {
@@ -748,7 +753,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       grid.sync();  // every x_{k+1}(i) and every block's sums written and visible
       const ulonglong2 sums = load_slot(slot);
       residual = cuda::detail::from_fixed60(sums.x);
-      dangling = cuda::detail::from_fixed60(sums.y);
+      dangling = cuda::detail::from_fixed60_signed(sums.y);
       ++k;
       if (blockIdx.x == 0 && threadIdx.x == 0) {
         // Slot (k + 1) mod 3 held step k - 2's sums, read before this barrier.
@@ -770,7 +775,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       if (more) {
         const double nd = extrapolate_step<R>(ex, bk, grid, (k & 1) ? a.x1 : a.x0, a.deg, a.n, k, p.max_iter,
                                               residual, dangling, p.alpha, p.tol);
-        if (nd >= 0.0) {
+        if (nd != not_extrapolated) {
           dangling = nd;
           if (blockIdx.x == 0 && threadIdx.x == 0) st->dangling = nd;  // the next launch's start
         }
@@ -1119,7 +1124,7 @@ __device__ __forceinline__ void resident_steps(const fused_args<T>& a, pagerank_
     if (i < nb) sum = resident_gather(a, L, i, x, p.personalized, p.v_uniform, R, rd);
     if (!first) {
       const double residual = cuda::detail::from_fixed60(prev_sums.x);
-      if (!replaced) dangling = cuda::detail::from_fixed60(prev_sums.y);
+      if (!replaced) dangling = cuda::detail::from_fixed60_signed(prev_sums.y);
       replaced = false;
       // One thread publishes step k - 1 (close_step counts it) and clears
       // slot (k + 1) mod 3: last read in step k - 1, before the barrier that
@@ -1246,8 +1251,8 @@ __global__ void __launch_bounds__(step_threads, 1)
       }
       const double nd = extrapolate_step<R>(ex, bk, grid, (s.k & 1) ? a.x1 : a.x0, a.deg, a.n, s.k,
                                             s.p.max_iter, cuda::detail::from_fixed60(done.x),
-                                            cuda::detail::from_fixed60(done.y), s.p.alpha, s.p.tol);
-      if (threadIdx.x == 0 && nd >= 0.0) {
+                                            cuda::detail::from_fixed60_signed(done.y), s.p.alpha, s.p.tol);
+      if (threadIdx.x == 0 && nd != not_extrapolated) {
         saved.dangling = nd;
         saved.replaced = true;
       }
@@ -1473,7 +1478,7 @@ __global__ void __launch_bounds__(step_threads, 1)
         dm += __shfl_xor_sync(full, dm, off);
       }
       residual = cuda::detail::from_fixed60(l1);
-      dangling = cuda::detail::from_fixed60(dm);
+      dangling = cuda::detail::from_fixed60_signed(dm);
       ++k;
       if (me == 0 && threadIdx.x == 0) launch_params::report_step(progress, p.trace, k, residual);
       if constexpr (X) {
@@ -1489,7 +1494,7 @@ __global__ void __launch_bounds__(step_threads, 1)
       if (more) {
         const double nd = extrapolate_step<R>(ex, bk, cluster_team{}, (k & 1) ? Q.x1 : Q.x0, a.deg, n, k,
                                               p.max_iter, residual, dangling, p.alpha, p.tol);
-        if (nd >= 0.0) dangling = nd;
+        if (nd != not_extrapolated) dangling = nd;
         more = !(residual < p.tol || k >= p.last);
       }
     }
